@@ -1,0 +1,300 @@
+"""Number systems a closed form is evaluated in: float64 (vectorised), mpmath, sympy.
+
+A formula is written **once**, against a context object ``ctx`` (the mpmath idea of
+``fp``/``mp``/``iv`` contexts), and :func:`formula` turns it into a public function with
+three faces::
+
+    @formula
+    def _rho(ctx, u, d):
+        return 2 * d / ((2 * u + d) + ctx.sqrt((2 * u + d) ** 2 + 8 * d * u))
+
+    _rho(u, d)                            # float64, numpy broadcasting
+    _rho(u, d, backend="mpmath", dps=50)  # mpmath at 50 digits (elementwise over arrays)
+    _rho.symbolic(u, d)                   # sympy expression (pass sympy symbols)
+
+Formulas stay branch-free (no ``if`` on values) so that the sympy face is the same
+expression; cancellation-free algebraic forms are used instead of branches.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+import scipy.special as sc
+import sympy
+
+__all__ = ["FP", "MP", "SYM", "Backend", "formula", "get_backend"]
+
+
+class Backend:
+    """Common interface; subclasses bind the elementary functions."""
+
+    name = "abstract"
+
+
+class _Float64(Backend):
+    name = "float64"
+    pi = np.pi
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sqrt = staticmethod(np.sqrt)
+    expm1 = staticmethod(np.expm1)
+    cos = staticmethod(np.cos)
+    sin = staticmethod(np.sin)
+    re = staticmethod(np.real)
+    im = staticmethod(np.imag)
+    abs = staticmethod(np.abs)
+    conj = staticmethod(np.conj)
+    gammaln = staticmethod(sc.gammaln)
+    i0e = staticmethod(sc.i0e)
+
+    @staticmethod
+    def log1p(x: Any) -> Any:
+        """``log(1 + x)``; for complex ``x`` accurate near 0 (``np.log1p`` is not: it
+        returns ``log1p(-1e-17 - 1e-9j) = -1e-9j``, dropping the real part)."""
+        if not np.iscomplexobj(x):
+            return np.log1p(x)
+        xr, xi = np.real(x), np.imag(x)
+        return 0.5 * np.log1p(xr * (2 + xr) + xi * xi) + 1j * np.arctan2(xi, 1 + xr)
+
+    @staticmethod
+    def hyp1f1(a: Any, b: Any, x: Any) -> Any:
+        return sc.hyp1f1(a, b, x)
+
+    @staticmethod
+    def power(x: Any, p: Any) -> Any:
+        return np.power(x, p)
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return np.where(cond, a, b)
+
+
+class _Mpmath(Backend):
+    name = "mpmath"
+    exp = staticmethod(mpmath.exp)
+    log = staticmethod(mpmath.log)
+    sqrt = staticmethod(mpmath.sqrt)
+    expm1 = staticmethod(mpmath.expm1)
+    log1p = staticmethod(mpmath.log1p)
+    cos = staticmethod(mpmath.cos)
+    sin = staticmethod(mpmath.sin)
+    re = staticmethod(mpmath.re)
+    im = staticmethod(mpmath.im)
+    abs = staticmethod(mpmath.fabs)
+    conj = staticmethod(mpmath.conj)
+    gammaln = staticmethod(mpmath.loggamma)
+    hyp1f1 = staticmethod(mpmath.hyp1f1)
+
+    @property
+    def pi(self) -> Any:
+        return mpmath.pi
+
+    @staticmethod
+    def i0e(x: Any) -> Any:
+        return mpmath.besseli(0, x) * mpmath.exp(-mpmath.fabs(x))
+
+    @staticmethod
+    def power(x: Any, p: Any) -> Any:
+        return mpmath.power(x, p)
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return a if cond else b
+
+
+class _Sympy(Backend):
+    name = "sympy"
+    pi = sympy.pi
+    exp = staticmethod(sympy.exp)
+    log = staticmethod(sympy.log)
+    sqrt = staticmethod(sympy.sqrt)
+    cos = staticmethod(sympy.cos)
+    sin = staticmethod(sympy.sin)
+    re = staticmethod(sympy.re)
+    im = staticmethod(sympy.im)
+    abs = staticmethod(sympy.Abs)
+    conj = staticmethod(sympy.conjugate)
+    gammaln = staticmethod(sympy.loggamma)
+
+    @staticmethod
+    def expm1(x: Any) -> Any:
+        return sympy.exp(x) - 1
+
+    @staticmethod
+    def log1p(x: Any) -> Any:
+        return sympy.log(1 + x)
+
+    @staticmethod
+    def hyp1f1(a: Any, b: Any, x: Any) -> Any:
+        return sympy.hyper([a], [b], x)
+
+    @staticmethod
+    def i0e(x: Any) -> Any:
+        return sympy.besseli(0, x) * sympy.exp(-sympy.Abs(x))
+
+    @staticmethod
+    def power(x: Any, p: Any) -> Any:
+        return sympy.Pow(x, p)
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return sympy.Piecewise((a, cond), (b, True))
+
+
+FP = _Float64()
+MP = _Mpmath()
+SYM = _Sympy()
+_BACKENDS = {"float64": FP, "mpmath": MP, "sympy": SYM}
+
+COND_MAX = 1e3  # float64 points with a larger conditioning are recomputed in mpmath
+_MAX_DPS = 2000  # the conditioning fallback gives up (raises) beyond this precision
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called ``name`` (``float64``, ``mpmath`` or ``sympy``)."""
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise ValueError(f"backend must be one of {sorted(_BACKENDS)}; got {name!r}") from None
+
+
+def _to_mp(v: Any) -> Any:
+    if isinstance(v, complex | np.complexfloating):
+        return mpmath.mpc(v)
+    if isinstance(v, mpmath.mpf | mpmath.mpc):
+        return v
+    if isinstance(v, int | np.integer):
+        return int(v)
+    return mpmath.mpf(v)
+
+
+def formula(
+    fn: Callable[..., Any] | None = None,
+    *,
+    check: Callable[..., None] | None = None,
+    conditioning: Callable[..., Any] | None = None,
+) -> Any:
+    """Give a context-generic formula ``fn(ctx, *args)`` its three faces.
+
+    The returned function takes ``backend="float64" | "mpmath"`` and ``dps`` (mpmath
+    digits, default 50; for a formula with ``conditioning`` the result is verified to
+    ``dps`` significant digits, see below) keywords; ``.symbolic(*args)`` returns the
+    sympy expression and ``.impl`` is the raw ``fn(ctx, ...)``.  mpmath precision is set
+    with ``workdps`` and always restored.  Array arguments to the mpmath face are
+    evaluated elementwise and returned as an object array of mpmath numbers.
+
+    ``check(*args)`` validates numeric arguments (raising ``ValueError``) before either
+    numeric face runs.  ``conditioning(ctx, *args)`` returns, for the float64 face, the
+    factor by which rounding errors are amplified (e.g. ``(|t1| + |t2|) / |t1 + t2|`` for
+    a sum that cancels); points where it exceeds ``COND_MAX`` (1e3, so at most ~1e3 eps
+    is lost) are recomputed in mpmath with enough extra digits -- checked by repeating at
+    20 more digits, and raised until two precisions agree -- and converted back, so
+    float64 results never silently lose digits.
+    """
+    if fn is None:
+        return functools.partial(formula, check=check, conditioning=conditioning)
+
+    def _mp(args: tuple[Any, ...], dps: int, f: Callable[..., Any] = fn) -> Any:
+        arrays = [np.asarray(a, dtype=object) for a in args]
+        with mpmath.workdps(dps):
+            if all(a.ndim == 0 for a in arrays):
+                return f(MP, *[_to_mp(a) for a in args])
+            bcast = np.broadcast_arrays(*arrays)
+            out = np.empty(bcast[0].shape, dtype=object)
+            for idx in np.ndindex(out.shape):
+                out[idx] = f(MP, *[_to_mp(b[idx]) for b in bcast])
+            return out
+
+    def _mp_conditioning(ctx: Any, *args: Any) -> Any:
+        try:
+            return conditioning(ctx, *args)  # type: ignore[misc]
+        except ZeroDivisionError:  # mpmath raises where numpy gives inf or NaN
+            return mpmath.inf
+
+    def _mp_verified(args: tuple[Any, ...], work: int, digits: int) -> Any:
+        """mpmath value good to ``digits`` significant digits, for a formula that cancels.
+
+        Two checks, repeated with a larger working precision until both pass: the
+        conditioning, evaluated in mpmath, must leave ``digits`` digits at the working
+        precision, and the results at two precisions 20 digits apart must agree to
+        ``10^-digits``.  A float64 conditioning estimate can be far too small (or NaN)
+        when the difference it divides by is pure rounding noise, and an exact
+        cancellation to 0 at one precision shows up as an infinite conditioning.  A
+        result whose conditioning stays infinite up to ``_MAX_DPS`` digits (an exact
+        zero) is accepted if the two precisions agree there; otherwise ``ValueError``.
+        """
+        tol = mpmath.mpf(10) ** -digits
+        while True:
+            lo, hi = _mp(args, work), _mp(args, work + 20)
+            cond = _mp(args, work + 20, _mp_conditioning)
+            with mpmath.workdps(work + 20):
+                agree = all(
+                    a == b or abs(b - a) <= tol * abs(b)
+                    for a, b in zip(np.ravel(lo), np.ravel(hi), strict=True)
+                )
+                worst = max((abs(c) for c in np.ravel(cond)), key=lambda c: (c != c, c))
+                finite = mpmath.isfinite(worst)
+                need = digits + 5 + (max(0, int(mpmath.log10(worst))) if finite and worst else 0)
+            if agree and finite and need <= work + 20:
+                return hi
+            if work >= _MAX_DPS:
+                if agree:  # an exact cancellation that survives _MAX_DPS digits: exact
+                    return hi
+                raise ValueError(
+                    f"{fn.__name__}: no value good to {digits} digits at {_MAX_DPS} "
+                    f"working digits for arguments {args}"
+                )
+            work = min(_MAX_DPS, max(2 * work, need if finite else 0))
+
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, backend: str = "float64", dps: int = 50, **kwargs: Any) -> Any:
+        if kwargs:
+            try:
+                args = sig.bind(None, *args, **kwargs).args[1:]
+            except TypeError as exc:
+                raise ValueError(f"{fn.__name__}: {exc}") from None
+        ctx = get_backend(backend)
+        if ctx is SYM:
+            return fn(SYM, *args)
+        if check is not None:
+            check(*args)
+        if ctx is MP:
+            if dps < 15:
+                raise ValueError(f"dps must be >= 15; got {dps}")
+            if conditioning is not None:  # a formula that can cancel: verify dps digits
+                return _mp_verified(args, dps + 10, dps)
+            return _mp(args, dps)
+        args = tuple(np.asarray(a) if isinstance(a, list | tuple) else a for a in args)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            out = fn(FP, *args)
+            if conditioning is None:
+                return out
+            cond = np.asarray(conditioning(FP, *args), dtype=float)
+        bad = ~(cond <= COND_MAX)  # NaN conditioning counts as bad
+        if not np.any(bad):
+            return out
+        out = np.array(out, copy=True)
+        bcast = np.broadcast_arrays(*[np.asarray(a) for a in args], cond)
+        shape = bcast[0].shape
+        out = np.broadcast_to(out, shape).copy()
+        bad = np.broadcast_to(bad, shape)
+        for idx in np.ndindex(shape):  # np.nonzero refuses 0-d arrays (scalar inputs)
+            if not bad[idx]:
+                continue
+            c = float(bcast[-1][idx])
+            extra = 40 if not np.isfinite(c) else int(np.log10(max(c, 1.0))) + 5
+            val = _mp_verified(tuple(b[idx] for b in bcast[:-1]), 20 + extra, 17)
+            out[idx] = complex(val) if np.iscomplexobj(out) else float(mpmath.re(val))
+        return out if out.shape else out[()]
+
+    wrapper.symbolic = lambda *args: fn(SYM, *args)  # type: ignore[attr-defined]
+    wrapper.impl = fn  # type: ignore[attr-defined]
+    return wrapper

@@ -1,0 +1,181 @@
+"""Throughput benchmark of the Monte Carlo engine against the vectorised NumPy baseline.
+
+Workload: the positive-random-feature estimator (:func:`rfcheck.features.positive_product`)
+of one pair with ``|x + y| = 1`` in ``d = 64`` with ``M = 64`` features, for the couplings
+``iid`` and ``orf`` and both engine paths (``ensemble``, ``projection``), each next to
+:func:`rfcheck.montecarlo.simulate_numpy` timed in the same run.  The machine's FLOP
+ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
+command.
+
+FLOP model of an ensemble trial (what the Numba kernel executes; a Gaussian draw, an
+``exp`` and a ``sqrt`` count as one FLOP each):
+
+- ``iid``: ``M d`` normals, ``W u``: ``2 M d``, estimator ``4 M`` (``z``, ``exp``, sum);
+- ``orf``, per block of ``b`` rows: ``sum_k (d - k)`` reflector normals and ``2 (d - k)``
+  for their norms, the backward accumulation of ``Q[:, :b]`` from ``b`` Householder
+  reflectors ``sum_{k<b} 4 (d - k)(b - k)`` (``(4/3) d^3`` for ``b = d``), ``b`` chi norms
+  (``3`` each), ``W = Q diag(r)``: ``b d``; then ``W u`` and the estimator as for ``iid``.
+
+The kernel draws Haar directions as products of Householder reflectors of fresh Gaussian
+vectors (the ``Q`` of a Gaussian matrix's QR with the sign fix, without forming ``R``), so
+it executes about half the FLOPs of "QR, then form Q" (``(8/3) d^3``); ``format_table``
+also prints the share under that QR-equivalent count.
+
+Run ``python -m rfcheck.bench`` or
+``python -c "from rfcheck.bench import run_bench, format_table; print(format_table(run_bench()))"``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from rfcheck import features, montecarlo
+
+__all__ = ["flops_per_trial", "format_table", "machine_gflops", "run_bench"]
+
+D = 64
+M = 64
+WORKLOAD = f"posrf d={D} M={M} |x+y|=1"
+BASELINE = "numpy simulate_numpy"
+
+
+def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
+    """Best-of-``repeats`` GFLOP/s of ``A @ B`` for ``n x n`` float64 matrices (dgemm)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n))
+    b = rng.standard_normal((n, n))
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2.0 * n**3 / best / 1e9
+
+
+def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1) -> float:
+    """FLOPs one ensemble-path trial executes (model in the module docstring)."""
+    common = 2 * M * d * n_pairs + 4 * M * n_pairs
+    if coupling == "iid":
+        return float(M * d + common)
+    if coupling != "orf":
+        raise ValueError(f"no FLOP model for coupling {coupling!r}")
+    total = 0
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        for k in range(b):
+            total += 3 * (d - k) + 4 * (d - k) * (b - k)
+        total += 3 * b + b * d
+        m0 += b
+    return float(total + common)
+
+
+def _qr_equivalent_flops(M: int = M, d: int = D) -> float:
+    """FLOPs of the textbook route: ``M d`` normals... per block ``d^2`` normals, a d x d QR
+    ``(4/3) d^3`` and forming ``Q`` ``(4/3) d^3``, chi norms, ``W u`` and the estimator."""
+    nb = -(-M // d)
+    return float(nb * (d * d + (8.0 / 3.0) * d**3) + 3 * M + M * d + 2 * M * d + 4 * M)
+
+
+def _rate(run: Callable[[int], object], seconds: float, n0: int) -> float:
+    """Trials per second of ``run(n)``: calibrate ``n`` to about ``seconds``, best of 3."""
+    n = n0
+    while True:
+        t0 = time.perf_counter()
+        run(n)
+        dt = time.perf_counter() - t0
+        if dt >= 0.2 * seconds or n >= 1 << 26:
+            break
+        n *= 4
+    n = max(1, int(n * seconds / max(dt, 1e-9) / 3))
+    best = np.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        run(n)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return 1.0 / best
+
+
+def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
+    """Time the engine and the NumPy baseline on the PosRF workload.
+
+    Parameters
+    ----------
+    quick : bool
+        Short timings (about 0.1 s each) and a smaller dgemm, for smoke tests.
+    seconds : float
+        Target duration of each of the three timed repeats' total (per measurement).
+
+    Returns
+    -------
+    list of dict
+        One entry per (coupling, path) with keys ``workload``, ``coupling``, ``path``,
+        ``trials_per_s``, ``baseline``, ``baseline_trials_per_s``, ``ratio``,
+        ``flop_ceiling_share`` (ensemble path only, else None), ``flops_per_trial``
+        (ensemble path only, else None) and ``machine_gflops``.
+    """
+    if quick:
+        seconds = min(seconds, 0.1)
+    x = np.zeros(D)
+    x[0] = 0.5
+    prod = features.positive_product(x, x.copy())  # u = x + y = e_1, |u| = 1
+    gflops = machine_gflops(1500 if quick else 4000)
+    entries = []
+    for coupling in ("iid", "orf"):
+        for path in ("ensemble", "projection"):  # warm up: compile before timing
+            montecarlo.simulate(prod, M, 2 * montecarlo.TRIALS_PER_BLOCK, coupling=coupling,
+                                path=path, seed=1)
+        montecarlo.simulate_numpy(prod, M, 4, coupling=coupling, seed=1)
+        base = _rate(lambda n, c=coupling: montecarlo.simulate_numpy(prod, M, n, coupling=c,
+                                                                     seed=2), seconds, 16)
+        for path in ("ensemble", "projection"):
+            rate = _rate(lambda n, c=coupling, p=path: montecarlo.simulate(
+                prod, M, n, coupling=c, path=p, seed=3), seconds, 1024)
+            fpt = flops_per_trial(coupling) if path == "ensemble" else None
+            entries.append({
+                "workload": WORKLOAD,
+                "coupling": coupling,
+                "path": path,
+                "trials_per_s": rate,
+                "baseline": BASELINE,
+                "baseline_trials_per_s": base,
+                "ratio": rate / base,
+                "flop_ceiling_share": None if fpt is None else fpt * rate / (gflops * 1e9),
+                "flops_per_trial": fpt,
+                "machine_gflops": gflops,
+            })
+    return entries
+
+
+def format_table(entries: list[dict]) -> str:
+    """A plain-text table of :func:`run_bench` entries, with the FLOP model notes."""
+    head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
+            f"{'ratio':>8} {'FLOP/trial':>11} {'ceiling share':>13}")
+    lines = [entries[0]["workload"] if entries else "", head, "-" * len(head)]
+    for e in entries:
+        share = e["flop_ceiling_share"]
+        fpt = e["flops_per_trial"]
+        lines.append(
+            f"{e['coupling']:<8} {e['path']:<10} {e['trials_per_s']:>12,.0f} "
+            f"{e['baseline_trials_per_s']:>15,.0f} {e['ratio']:>7.1f}x "
+            f"{'-' if fpt is None else f'{fpt:,.0f}':>11} "
+            f"{'-' if share is None else f'{100 * share:.1f}%':>13}"
+        )
+    if entries:
+        g = entries[0]["machine_gflops"]
+        lines.append(f"machine dgemm ceiling: {g:.1f} GFLOP/s; numba threads: "
+                     f"{numba.get_num_threads()}")
+        for e in entries:
+            if e["coupling"] == "orf" and e["path"] == "ensemble":
+                q = _qr_equivalent_flops() * e["trials_per_s"] / (g * 1e9)
+                lines.append(f"orf ensemble under the QR-equivalent count "
+                             f"({_qr_equivalent_flops():,.0f} FLOP/trial): {100 * q:.1f}%")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(format_table(run_bench()))

@@ -1,0 +1,168 @@
+"""Building blocks shared by the claim modules: pair domains, pair statistics at a point,
+and the three kinds of check (deterministic equality, inequality, Monte Carlo)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck.claims import Budget, Check
+from rfcheck.domains import Domain, Int, Real
+from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
+
+__all__ = [
+    "deterministic_check",
+    "inequality_check",
+    "pair_domain",
+    "pair_vectors",
+    "stats_fp",
+    "stats_mp",
+]
+
+
+def _snap_d1(p: dict[str, Any]) -> dict[str, Any]:
+    """In d = 1 two vectors are parallel or anti-parallel: snap the angle to 0 or pi."""
+    if p.get("d") == 1 and "theta" in p:
+        p["theta"] = 0.0 if p["theta"] < math.pi / 2 else math.pi
+    return p
+
+
+def pair_domain(
+    d: tuple[int, int] = (1, 128), norm: tuple[float, float] = (0.0, 4.0), extra: dict[str, Any] | None = None,
+    constraint: Callable[[dict[str, Any]], bool] | None = None, derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    description: str = "", fixed_points: list[dict[str, Any]] | None = None,
+) -> Domain:
+    """Pairs ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)`` in R^d, plus ``extra`` params.
+
+    The norms' grid includes 0 and the top of the range; theta covers [0, pi] (parallel,
+    orthogonal and anti-parallel pairs); d = 1 snaps theta to 0 or pi.
+    """
+    params: dict[str, Any] = {
+        "d": Int(d[0], d[1], extra=tuple(v for v in (1, 2, 3, 64) if d[0] <= v <= d[1])),
+        "nx": Real(norm[0], norm[1]),
+        "ny": Real(norm[0], norm[1]),
+        "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
+    }
+    params.update(extra or {})
+
+    def full_derive(p: dict[str, Any]) -> dict[str, Any]:
+        p = _snap_d1(p)
+        return derive(p) if derive else p
+
+    return Domain(params, constraint, full_derive, description, fixed_points or [])
+
+
+def stats_mp(p: dict[str, Any]) -> dict[str, Any]:
+    """``sq_x, sq_y, sq_sum, sq_diff`` at the current mpmath precision, without cancellation.
+
+    ``|x - y|^2 = (nx - ny)^2 + 4 nx ny sin^2(theta/2)``, ``|x + y|^2 = (nx - ny)^2 +
+    4 nx ny cos^2(theta/2)``.
+    """
+    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
+    return {
+        "sq_x": nx**2,
+        "sq_y": ny**2,
+        "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * mpmath.cos(th / 2) ** 2,
+        "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * mpmath.sin(th / 2) ** 2,
+        "d": int(p["d"]),
+    }
+
+
+def stats_fp(p: dict[str, Any]) -> dict[str, Any]:
+    """Float64 twin of :func:`stats_mp`."""
+    nx, ny, th = float(p["nx"]), float(p["ny"]), float(p["theta"])
+    return {
+        "sq_x": nx**2,
+        "sq_y": ny**2,
+        "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * math.cos(th / 2) ** 2,
+        "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * math.sin(th / 2) ** 2,
+        "d": int(p["d"]),
+    }
+
+
+def pair_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors ``x, y`` (float64, shape (1, d)) of a pair point."""
+    d = int(p["d"])
+    x = np.zeros((1, d))
+    y = np.zeros((1, d))
+    x[0, 0] = p["nx"]
+    y[0, 0] = p["ny"] * math.cos(p["theta"])
+    if d > 1:
+        y[0, 1] = p["ny"] * math.sin(p["theta"])
+    return x, y
+
+
+def deterministic_check(
+    name: str,
+    printed: Callable[[dict[str, Any]], Any],
+    reference: Callable[[dict[str, Any], int], tuple[Any, Any]],
+    *, atol_scale: Callable[[dict[str, Any], int], Any] | None = None,
+    max_points: int | None = None, description: str = "",
+) -> Check:
+    """Equality of ``printed(point)`` (evaluated in mpmath) with ``reference(point, dps)``.
+
+    ``reference`` returns ``(value, abs_err)``.  The printed side is evaluated at the
+    budget's ``dps``; its rounding enters as ``rtol = 10^(5 - dps)``.  ``atol_scale`` gives
+    a magnitude for absolute tolerance where the value itself may vanish (a variance that
+    is exactly 0 at some point is compared on the scale of the second moment).
+    """
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        dps = budget.dps
+        ref, err = reference(p, dps)
+        with mpmath.workdps(dps):
+            pv = printed(p)
+            scale = abs(atol_scale(p, dps)) if atol_scale else 0
+            return compare_deterministic(p, pv, ref, err, rtol=10.0 ** (5 - dps),
+                                         atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
+
+    return Check(name, 1, evaluate, search=True, max_points=max_points, description=description)
+
+
+def inequality_check(
+    name: str,
+    lhs_rhs: Callable[[dict[str, Any], int], tuple[Any, Any, Any]],
+    *, strength: int = 1, max_points: int | None = None, search: bool = True, description: str = "",
+) -> Check:
+    """A claimed ``lhs <= rhs`` where ``lhs_rhs(point, dps) -> (lhs, rhs, err)``."""
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        lhs, rhs, err = lhs_rhs(p, budget.dps)
+        return compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+
+    return Check(name, strength, evaluate, search=search, max_points=max_points, description=description)
+
+
+def mc_check(
+    name: str,
+    printed: Callable[[dict[str, Any]], Any],
+    simulate_point: Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, tuple[float, float] | None]],
+    *, description: str = "", domain: Domain | None = None,
+) -> Check:
+    """A printed variance/MSE against a Monte Carlo estimate from the Numba engine.
+
+    ``simulate_point(point, n_trials, seed) -> (estimates, target, exact_moments)``; the
+    MSE of the estimates about the (exactly known) target kernel value is compared with
+    ``printed(point)`` by a z-test at family-wise level ``budget.alpha`` over the check's
+    points (Bonferroni).  ``exact_moments`` (``E e``, ``E e^2`` of ``e = (K_hat - K)^2``)
+    gives the exact standard error; otherwise the sample SE is used only when the tail
+    diagnostic trusts it.
+    """
+    from rfcheck.stats import compare_mc, estimate_mse, z_critical
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        with mpmath.workdps(30):
+            pv = float(mpmath.re(printed(p)))
+        if not math.isfinite(pv):
+            return PointEval(p, pv, None, math.inf, math.nan, False, "printed value outside float64")
+        est_samples, target, exact = simulate_point(p, budget.mc_trials, seed)
+        est = estimate_mse(est_samples, target, exact_moments=exact)
+        # float64 rounding of the simulated estimates (relative 1e-13 of the target, squared)
+        atol = (1e-13 * max(abs(target), 1e-300)) ** 2 * 1e4
+        return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=atol)
+
+    return Check(name, 3, evaluate, search=False, description=description, domain=domain)

@@ -1,0 +1,580 @@
+"""Claims of Chefs' Random Tables (``crt``, seed 000), transcribed exactly as printed.
+
+Each ``printed_*`` function is a literal transcription of the paper's formula, evaluated
+in mpmath.  References never use the printed formula: quadrature of the defining
+expectation (``rfcheck.quadrature``), numerical minimisation, and Monte Carlo with the
+Numba engines.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck import features, quadrature
+from rfcheck.claims import Budget, Check, Claim, register
+from rfcheck.claims._common import (
+    deterministic_check,
+    inequality_check,
+    mc_check,
+    pair_domain,
+    pair_vectors,
+    stats_fp,
+    stats_mp,
+)
+from rfcheck.closed_forms import crt as cf
+from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.stats import PointEval, estimate_mse, z_critical
+
+SRC = "000 Chefs' Random Tables"
+_MC_PAIRS = pair_domain(norm=(0.0, 0.7), description="|x|, |y| <= 0.7: where the squared error of the "
+                        "estimator has a finite, estimable fourth moment at the Monte Carlo budget")
+
+
+def _a(p: dict[str, Any]) -> Any:
+    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
+
+
+def _kernel_sq(st: dict[str, Any]) -> Any:
+    return mpmath.exp(-st["sq_diff"])
+
+
+def _gerf_ref(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
+    with mpmath.workdps(dps):
+        st = stats_mp(p)
+    return quadrature.gerf_reference(**st, a=_a(p) if a is None else a,
+                                     s=p.get("s", 1) if s is None else s, dps=dps)
+
+
+# ----------------------------------------------------------------------- sec 2.2
+
+
+def printed_trig_variance(p: dict[str, Any]) -> Any:
+    """CRT sec 2.2: Var Re(f_trig^(1) f_trig^(2)) = (1/2)(1 - K(x, y)^2)^2."""
+    k = mpmath.sqrt(_kernel_sq(stats_mp(p)))
+    return mpmath.mpf(1) / 2 * (1 - k**2) ** 2
+
+
+def printed_pos_variance(p: dict[str, Any]) -> Any:
+    """CRT sec 2.2: Var(f_pos^(1) f_pos^(2)) = exp(4 x^T y) - K(x, y)^2."""
+    st = stats_mp(p)
+    xy = (st["sq_sum"] - st["sq_diff"]) / 4
+    return mpmath.exp(4 * xy) - _kernel_sq(st)
+
+
+def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) -> Any:
+    return _gerf_ref(p, dps, a, s)["second"].value
+
+
+def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
+              coupling: str = "iid") -> tuple[np.ndarray, float, tuple[float, float] | None]:
+    from rfcheck.montecarlo import simulate
+
+    x, y = pair_vectors(p)
+    prod = features.gerf_product(x, y, a, s)
+    if s == -1 and a == 0:
+        prod = features.trig_product(x, y)
+    est = simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0]
+    exact = None
+    if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
+        exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
+    return est, float(prod.target[0]), exact
+
+
+register(Claim(
+    id="crt.text-trig-variance", paper="crt", source=f"{SRC}, sec 2.2",
+    statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
+              "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
+    domain=pair_domain(norm=(0.0, 6.0)),
+    checks=[
+        deterministic_check("quadrature", printed_trig_variance,
+                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, -1)["var"]),
+                            atol_scale=lambda p, dps: 1,
+                            description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
+        mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
+    ],
+))
+
+register(Claim(
+    id="crt.text-pos-variance", paper="crt", source=f"{SRC}, sec 2.2",
+    statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
+              "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
+    domain=pair_domain(norm=(0.0, 5.0)),
+    checks=[
+        deterministic_check("quadrature", printed_pos_variance,
+                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
+                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1)),
+        mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
+                 domain=_MC_PAIRS),
+    ],
+))
+
+
+# ------------------------------------------------------------------------- eq (1)
+
+
+def _eq1_conj_gerf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E Re(f1 conj(f2)) for GERF(A, s) with (5), by quadrature (eq (1) as printed)."""
+    with mpmath.workdps(dps + 15):
+        st = stats_mp(p)
+        a = _a(p)
+        s = p["s"]
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        c = -mpmath.mpf(s + 1) / 2
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
+        # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
+        # the linear coefficient vector is complex and not along one real direction: use
+        # coordinates along x and orthogonal to it (y in span{e1, e2}).
+        nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
+        sb = mpmath.conj(s * b)
+        l1 = b * nx + sb * ny * mpmath.cos(th)
+        l2 = sb * ny * mpmath.sin(th)
+        alpha = a + mpmath.conj(a)
+        pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
+        i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
+        i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
+        i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
+        val = pref * i1 * i2 * i0 ** max(st["d"] - 2, 0)
+        err = abs(pref) * (abs(e1) + abs(e2) + abs(e0) * st["d"]) * max(abs(i1), 1) * max(abs(i2), 1) * max(abs(i0), 1) ** st["d"]
+        return mpmath.re(val), err
+
+
+register(Claim(
+    id="crt.eq1", paper="crt", source=f"{SRC}, sec 2.1, eq (1) with the RFs of sec 2.2",
+    statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
+              "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
+    domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
+                       derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
+    checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
+                                lambda p, dps: _eq1_conj_gerf(p, dps), atol_scale=lambda p, dps: 1,
+                                description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
+    correction="Drop the conjugate: K(x,y) = E Re(f1(w,x) f2(w,y)), as eq (2), Thm 3.1's proof "
+               "(eq 16) and every variance formula use it (claim crt.eq18 holds). With the "
+               "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
+    notes="Eq (1) conjugates f^(2) while eq (2) and the proofs do not; TrigRF as defined in sec 2.2 "
+          "(f^(2) = exp(-i w^T y)) satisfies the unconjugated form only.",
+))
+
+
+# ---------------------------------------------------------------- Thm 3.1, eq (16)-(18)
+
+
+def _gerf_domain(a_re: tuple[float, float], **kw: Any) -> Any:
+    return pair_domain(extra={
+        "a_re": Real(a_re[0], a_re[1], extra=(0.0,)),
+        "a_im": Real(-1.5, 1.5, extra=(0.0,)),
+        "s": Choice((-1, 1)),
+    }, **kw)
+
+
+def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    r = _gerf_ref(p, dps)["mean"]
+    return r.value, r.err
+
+
+register(Claim(
+    id="crt.thm3.1", paper="crt", source=f"{SRC}, Theorem 3.1, eq (5)",
+    statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), "
+              "C = -(s+1)/2, D = (fourth_root(1-4A))^d (principal roots); (1) is "
+              "K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
+    domain=_gerf_domain((-1.5, 0.2375)),
+    checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _eq1_conj_gerf,
+                                atol_scale=lambda p, dps: 1, max_points=40)],
+    correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
+               "statement holds: claim crt.eq18.",
+    notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.",
+))
+
+
+def printed_eq16(p: dict[str, Any]) -> Any:
+    """CRT eq (16), last line: E(f1 f2) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y +
+    (B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)) with (5)."""
+    st = stats_mp(p)
+    a, s, d = _a(p), p["s"], st["d"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    c = -mpmath.mpf(s + 1) / 2
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    xy = (st["sq_sum"] - st["sq_diff"]) / 4
+    return mpmath.re(dd**2 * mpmath.power(mpmath.sqrt(one4a), -d)
+                     * mpmath.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
+
+
+register(Claim(
+    id="crt.eq16", paper="crt", source=f"{SRC}, appendix 9.2, eq (16)",
+    statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
+              "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
+    domain=_gerf_domain((-1.5, 0.2375)),
+    checks=[deterministic_check("quadrature", printed_eq16, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40)],
+))
+
+register(Claim(
+    id="crt.eq18", paper="crt", source=f"{SRC}, appendix 9.2, eq (18) and the display after it",
+    statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
+              "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
+    domain=_gerf_domain((-1.5, 0.2375)),
+    checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
+                                atol_scale=lambda p, dps: 1, max_points=40)],
+))
+
+
+# ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
+
+
+def printed_eq6(p: dict[str, Any]) -> Any:
+    """CRT Thm 3.2, eq (6), with alpha_1..alpha_4 exactly as printed."""
+    st = stats_mp(p)
+    a, s, d = _a(p), p["s"], st["d"]
+    v = st["sq_sum"] if s == 1 else st["sq_diff"]
+    re_a = mpmath.re(a)
+    al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+    al2 = s + s / (1 - 8 * a)
+    al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
+    al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(1 - 4 * a)) / (2 * (1 - 8 * re_a))
+    return (mpmath.mpf(1) / 2 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+            * (mpmath.re(al1 * mpmath.exp(al2 * v)) + al3 * mpmath.exp(al4 * v)) - _kernel_sq(st))
+
+
+def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    r = _gerf_ref(p, dps)["var"]
+    return r.value, r.err
+
+
+register(Claim(
+    id="crt.thm3.2", paper="crt", source=f"{SRC}, Theorem 3.2, eq (6)",
+    statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
+              "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
+              "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
+    domain=_gerf_domain((-1.5, 0.118)),
+    checks=[
+        deterministic_check("quadrature", printed_eq6, _quad_var,
+                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40),
+        mc_check("monte-carlo", printed_eq6,
+                 lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                 domain=pair_domain(norm=(0.0, 0.7), extra={
+                     "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
+                     "s": Choice((-1, 1))},
+                     description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: where the "
+                                 "squared error has a finite, estimable fourth moment")),
+    ],
+))
+
+
+def _quad_abs_second(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E|f1 f2|^2 by quadrature (the quantity eq (21) computes)."""
+    with mpmath.workdps(dps + 15):
+        st = stats_mp(p)
+        a, s, d = _a(p), p["s"], st["d"]
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+        i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
+        i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
+        val = pref * i1 * i0 ** (d - 1)
+        return val, pref * (abs(e1) + d * abs(e0)) * abs(i1) * max(abs(i0), 1) ** d
+
+
+def _printed_eq21(line: int) -> Any:
+    def printed(p: dict[str, Any]) -> Any:
+        st = stats_mp(p)
+        a, s, d = _a(p), p["s"], st["d"]
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        re_a = mpmath.re(a)
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
+        if line == 2:  # second line of (21), exactly as printed: (1-4A)(1-4A), not |1-4A|^2
+            return mpmath.re(mpmath.power(one4a * one4a / (1 - 8 * re_a), mpmath.mpf(d) / 2)
+                             * mpmath.exp((b**2 + mpmath.conj(b) ** 2 + 2 * abs(b) ** 2) / (2 * (1 - 8 * re_a)) * v + tail))
+        al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
+        al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(one4a)) / (2 * (1 - 8 * re_a))
+        return al3 * mpmath.exp(al4 * v + tail)
+
+    printed.__doc__ = f"CRT eq (21), {'second' if line == 2 else 'last'} line, as printed."
+    return printed
+
+
+register(Claim(
+    id="crt.eq21.line2", paper="crt", source=f"{SRC}, appendix 9.3, eq (21), second line",
+    statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
+              "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
+    domain=_gerf_domain((-1.5, 0.118)),
+    checks=[deterministic_check("quadrature", _printed_eq21(2), _quad_abs_second,
+                                atol_scale=lambda p, dps: 0, max_points=40)],
+    correction="(1-4A)(1-4A) should read (1-4A)(1-4conj(A)) = |1-4A|^2; the next line of (21) and "
+               "alpha_3 in eq (6) already use |1-4A|^2 (claim crt.eq21 holds).",
+))
+
+register(Claim(
+    id="crt.eq21", paper="crt", source=f"{SRC}, appendix 9.3, eq (21), last line",
+    statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
+    domain=_gerf_domain((-1.5, 0.118)),
+    checks=[deterministic_check("quadrature", _printed_eq21(3), _quad_abs_second,
+                                atol_scale=lambda p, dps: 0, max_points=40)],
+))
+
+
+# ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
+
+
+def _u_mp(p: dict[str, Any]) -> Any:
+    return stats_mp(p)["sq_sum"]
+
+
+def printed_eq7_rho(p: dict[str, Any]) -> Any:
+    """CRT eq (7) exactly as printed: the square root extends over ``- 2|x+y|^2 - d``."""
+    u, d = _u_mp(p), int(p["d"])
+    return mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
+
+
+def printed_eq22_roots(p: dict[str, Any]) -> tuple[Any, Any]:
+    """CRT eq (22): rho_{1,2} = (+-sqrt((2u+d)^2 + 8du) - 2u - d) / (4u)."""
+    u, d = _u_mp(p), int(p["d"])
+    r = mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u)
+    return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
+
+
+def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """argmin over real A < 1/8 of the GERF variance (s = +1), by numerical minimisation.
+
+    The objective is the library's variance (``closed_forms.crt.gerf_log_variance``, which
+    claim crt.thm3.2 ties to quadrature); neither eq (7) nor eq (22) is used.  The root of
+    the derivative (mpmath numerical differentiation) is bracketed -- the derivative is
+    positive at A = 0 when |x+y| > 0, and a lower end is found by doubling -- and solved
+    by a bracketing method (Anderson-Bjorck); the error bar is the change between ``dps``
+    and ``dps + 10``.  A failure raises, which leaves the point undecided.
+    """
+    out = []
+    for prec in (dps, dps + 10):
+        with mpmath.workdps(prec):
+            st = stats_mp(p)
+
+            def fm(a: Any, st: dict[str, Any] = st) -> Any:
+                # mpmath.diff raises the working precision: follow it
+                return cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=mpmath.mp.dps)
+
+            def g(a: Any, fm: Any = fm) -> Any:
+                return mpmath.diff(fm, a)
+
+            hi = mpmath.mpf(0)
+            lo = -mpmath.mpf(1) / 8
+            for _ in range(80):
+                if g(lo) < 0:
+                    break
+                lo *= 2
+            else:
+                raise ArithmeticError("could not bracket the minimiser")
+            if not g(hi) > 0:
+                raise ArithmeticError("derivative at A = 0 is not positive: cannot bracket")
+            root = mpmath.findroot(g, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-2 * prec + 10),
+                                   maxsteps=400, verify=False)
+            out.append(root)
+    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
+
+
+def _u_positive(p: dict[str, Any]) -> bool:
+    return stats_fp(p)["sq_sum"] > 1e-12
+
+
+_oprf_domain = pair_domain(norm=(0.0, 10.0), constraint=_u_positive,
+                           description="pairs with |x + y|^2 > 0 (the theorem's condition)")
+
+register(Claim(
+    id="crt.thm3.3", paper="crt", source=f"{SRC}, Theorem 3.3, eq (7)",
+    statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
+              "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
+    domain=_oprf_domain,
+    checks=[deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8,
+                                reference_a_star)],
+    correction="rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)/(4u), u = |x+y|^2, the root of eq (22) "
+               "(claim crt.eq22 holds); rfcheck.closed_forms.crt.oprf_rho_star evaluates it as "
+               "2d/((2u + d) + sqrt((2u + d)^2 + 8du)), which does not cancel for small u.",
+    notes="As printed (in the seed transcription) the square root in (7) covers '- 2|x+y|^2 - d'; "
+          "eq (22) in the proof closes it before. Both forms are registered.",
+))
+
+register(Claim(
+    id="crt.eq22", paper="crt", source=f"{SRC}, appendix 9.4, eq (22) (root with '+')",
+    statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
+              "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
+    domain=_oprf_domain,
+    checks=[deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
+                                reference_a_star)],
+))
+
+register(Claim(
+    id="crt.eq22.negative-root", paper="crt", source=f"{SRC}, appendix 9.4, after eq (22)",
+    statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
+    domain=_oprf_domain,
+    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)))],
+))
+
+
+def _with_dps(dps: int, fn: Any) -> Any:
+    with mpmath.workdps(dps):
+        return fn()
+
+
+register(Claim(
+    id="crt.thm3.3.note-negative", paper="crt", source=f"{SRC}, Note after Theorem 3.3",
+    statement="A < 0 for x != -y (A the variance-minimising real parameter)",
+    domain=_oprf_domain,
+    checks=[inequality_check("numerical-minimisation",
+                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)))],
+))
+
+
+register(Claim(
+    id="crt.thm3.3.note-limit", paper="crt", source=f"{SRC}, Note after Theorem 3.3",
+    statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
+    domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
+                                          "theta": Real(math.pi - 1e-2, math.pi - 1e-7, scale="log")},
+                       description="y rotated towards -x: |x+y| = 2 cos(theta/2) from 1e-2 to 5e-8"),
+    checks=[inequality_check(
+        "numerical-minimisation",
+        lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
+            reference_a_star(p, dps)),
+        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))")],
+    notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
+          "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).",
+))
+
+
+def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """mu = log(Var(A_ref) / Var(0)) with both variances by quadrature."""
+    a_ref, a_err = reference_a_star(p, dps)
+    v_opt = _gerf_ref(p, dps, a_ref, 1)["var"]
+    v_pos = _gerf_ref(p, dps, 0, 1)["var"]
+    with mpmath.workdps(dps):
+        mu = mpmath.log(v_opt.value / v_pos.value)
+        err = v_opt.err / abs(v_opt.value) + v_pos.err / abs(v_pos.value)
+    return mu, err
+
+
+register(Claim(
+    id="crt.thm3.3.note-gains", paper="crt", source=f"{SRC}, Note after Theorem 3.3 and Figure 1 (right)",
+    statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
+              "(mu = log(Var_OPRF/Var_PosRF) decreases as |x+y|^2 grows)",
+    domain=pair_domain(d=(1, 128), extra={"nx": Real(0.05, 10.0, scale="log"), "ny": Real(0.0, 0.0),
+                                          "theta": Real(0.0, 0.0), "step": Real(1.01, 1.5)},
+                       description="mu(u) vs mu(step^2 u) along |x+y| = nx"),
+    checks=[inequality_check(
+        "quadrature",
+        lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
+            _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
+        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser")],
+))
+
+register(Claim(
+    id="crt.text-e60", paper="crt", source=f"{SRC}, Figure 1 caption (and sec 1: 'e^60 x variance reduction')",
+    statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
+    domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
+                                          "theta": Real(0.0, 0.0)},
+                       constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
+    checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
+                             search=False, description="mu from quadrature at the numerically minimised A")],
+    notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
+))
+
+
+# ------------------------------------------------------------------------- Thm 4.1
+
+
+def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair, by 1-D quadrature (must be <= 0)."""
+    st = stats_fp(p)
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
+    return r.value - 1, 0, r.err
+
+
+def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Var_ort - Var_iid of the OPRF estimator (M <= d) by Monte Carlo, z-test of the sign."""
+    from rfcheck.montecarlo import simulate
+
+    x, y = pair_vectors(p)
+    prod = features.oprf_product(x, y)
+    m = int(p["M"])
+    k = float(prod.target[0])
+    n = budget.mc_trials
+    e_ort = estimate_mse(simulate(prod, m, n, coupling="orf", seed=seed)[0], k)
+    e_iid = estimate_mse(simulate(prod, m, n, coupling="iid", seed=seed + 1)[0], k)
+    diff = e_ort.value - e_iid.value
+    se = math.hypot(e_ort.se, e_iid.se)
+    zc = z_critical(budget.alpha, budget.mc_points)
+    z = diff / se if se > 0 else 0.0
+    decided = e_ort.trustworthy and e_iid.trustworthy
+    return PointEval(p, 0.0, diff, se, z / zc, decided, e_ort.reason or e_iid.reason,
+                     {"var_ort": e_ort.value, "var_iid": e_iid.value, "z": z, "z_crit": zc})
+
+
+def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
+    p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
+    return p
+
+
+register(Claim(
+    id="crt.thm4.1", paper="crt", source=f"{SRC}, Theorem 4.1, eq (15)",
+    statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
+              "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
+    domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
+    checks=[
+        inequality_check("quadrature", _orf_gap, max_points=24,
+                         description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 "
+                                     "for an orthogonal pair (independent of M and of real A); "
+                                     "checks G <= 0 by 1-D quadrature"),
+        Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
+              description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
+              domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)}, derive=_orf_domain_derive,
+                                 description="|x|, |y| <= 0.7 (estimable tails)")),
+    ],
+    notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
+          "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
+))
+
+
+# ------------------------------------------------------------------------- eq (8)
+
+
+def _eq8(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 in mpmath on seeded random sets."""
+    rng = np.random.default_rng(int(p["seed"]))
+    L, d, s = int(p["L"]), int(p["d"]), int(p["s"])
+    xs = rng.normal(size=(L, d)) * p["scale"]
+    ys = rng.normal(size=(L, d)) * p["scale"] + p["shift"]
+    with mpmath.workdps(dps):
+        X = [[mpmath.mpf(v) for v in row] for row in xs]
+        Y = [[mpmath.mpf(v) for v in row] for row in ys]
+        tot = mpmath.fsum(mpmath.fsum((X[i][k] + s * Y[j][k]) ** 2 for k in range(d))
+                          for i in range(L) for j in range(L))
+        return tot / L**2, 0
+
+
+def printed_eq8(p: dict[str, Any]) -> Any:
+    """CRT eq (8): (1/L) sum|x_i|^2 + (2s/L^2)(sum x_i)^T(sum y_i) + (1/L) sum|y_i|^2."""
+    rng = np.random.default_rng(int(p["seed"]))
+    L, d, s = int(p["L"]), int(p["d"]), int(p["s"])
+    xs = rng.normal(size=(L, d)) * p["scale"]
+    ys = rng.normal(size=(L, d)) * p["scale"] + p["shift"]
+    X = [[mpmath.mpf(v) for v in row] for row in xs]
+    Y = [[mpmath.mpf(v) for v in row] for row in ys]
+    sx = [mpmath.fsum(X[i][k] for i in range(L)) for k in range(d)]
+    sy = [mpmath.fsum(Y[i][k] for i in range(L)) for k in range(d)]
+    return (mpmath.fsum(v**2 for row in X for v in row) / L + 2 * s * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / L**2
+            + mpmath.fsum(v**2 for row in Y for v in row) / L)
+
+
+register(Claim(
+    id="crt.eq8", paper="crt", source=f"{SRC}, sec 3.1, eq (8)",
+    statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
+              "+ (1/L) sum_i |y_i|^2",
+    domain=Domain({
+        "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
+        "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
+    checks=[deterministic_check("brute-force", printed_eq8, _eq8, atol_scale=lambda p, dps: 0, max_points=20)],
+))

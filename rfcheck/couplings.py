@@ -1,0 +1,638 @@
+"""Couplings of the projections w_1..w_M (each row marginally N(0, I_d)).
+
+A coupling is how the M projections of one ensemble are drawn *jointly*.  Each one in
+:data:`COUPLINGS` provides
+
+- an **ensemble sampler** (Numba): fills ``Wt`` (d, M), the transposed ensemble
+  ``W.T``, from a generator state ``st`` (see :mod:`rfcheck.rng`);
+- where the law allows it, a **projection sampler** (Numba): fills, for one fixed unit
+  vector ``u_hat``, ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` directly, without
+  drawing the ensemble (``O(M + d)`` instead of ``O(d^3)`` for ORF);
+- plain-Python twins of both, consuming the same random stream bit for bit (for the
+  parity tests of :mod:`rfcheck.montecarlo`).
+
+The engines dispatch on the integer ``code`` of a coupling inside compiled code
+(:func:`ensemble_into`, :func:`projection_into`); a new coupling (SimRF, SimRF+,
+HD-product, antithetic) adds its samplers, one branch in each dispatcher and an entry in
+:data:`COUPLINGS`.
+
+Couplings here
+--------------
+``"iid"``
+    rows independent N(0, I_d).  Projection law: ``t_m ~ N(0, 1)``,
+    ``sq_m = t_m^2 + chi^2_{d-1}`` (drawn only when needed).
+``"orf"``
+    orthogonal random features (Yu et al. 2016): blocks of ``min(d, remaining)`` rows;
+    within a block, Haar-random orthonormal directions, each scaled by an independent
+    ``chi_d`` norm; blocks independent (the last one truncated).  Directions are the first
+    ``b`` columns of a Haar matrix ``Q = H_1 ... H_b diag(s)`` built from Householder
+    reflectors of fresh Gaussian vectors -- the ``Q`` of the QR factorisation of a Gaussian
+    matrix with the sign fix ``diag(R) > 0`` (Stewart 1980), without computing ``R``.
+    Projection law: ``(q_m . u_hat)_{m <= b}`` are the first ``b`` coordinates of a
+    uniform unit vector of ``S^{d-1}`` (``b`` normals over the root of their squared sum
+    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.
+
+References
+----------
+F. X. Yu et al., "Orthogonal Random Features", NeurIPS 2016.  G. W. Stewart, "The
+efficient generation of random orthogonal matrices with an application to condition
+estimators", SIAM J. Numer. Anal. 17(3) (1980).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from rfcheck import rng as _rng
+from rfcheck import validate
+
+__all__ = [
+    "COUPLINGS",
+    "Coupling",
+    "block_sizes",
+    "ensemble_into",
+    "get_coupling",
+    "pad8",
+    "projection_into",
+    "sample_ensemble",
+    "sample_ensemble_reference",
+    "sample_projection",
+    "scratch",
+    "stream_tag",
+]
+
+IID = 0
+ORF = 1
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True, error_model="numpy")
+def pad8(d):
+    """``d`` rounded up to a multiple of 8 (column count of the scratch arrays)."""
+    return (d + 7) // 8 * 8
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gconsts(a):
+    """Marsaglia-Tsang constants for shape ``a`` (same arithmetic as ``rng.gamma_consts``)."""
+    ae = a if a >= 1.0 else a + 1.0
+    dd = ae - 1.0 / 3.0
+    return dd, 1.0 / math.sqrt(9.0 * dd)
+
+
+def _py_gconsts(a: float) -> tuple[float, float]:
+    ae = a if a >= 1.0 else a + 1.0
+    dd = ae - 1.0 / 3.0
+    return dd, 1.0 / math.sqrt(9.0 * dd)
+
+
+# --------------------------------------------------------------------------- iid
+@njit(cache=True, error_model="numpy")
+def _iid_ensemble(st, M, d, Wt, raw):
+    return _rng.fill_normals(st, Wt.reshape(d * M), raw)
+
+
+@njit(cache=True, error_model="numpy")
+def _iid_projection(st, M, d, need_sq, t, sq, vec, raw):
+    st = _rng.fill_normals(st, t[:M], raw)
+    if need_sq and d > 1:
+        a = 0.5 * (d - 1)
+        dd, c = _gconsts(a)
+        g = vec[0, :M]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        for m in range(M):
+            sq[m] = t[m] * t[m] + 2.0 * g[m]
+    else:
+        for m in range(M):
+            sq[m] = t[m] * t[m] if need_sq else np.nan
+    return st
+
+
+def _py_iid_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return np.array(r.fill_normals(d * M)).reshape(d, M)
+
+
+def _py_iid_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    t = r.fill_normals(M)
+    if need_sq and d > 1:
+        a = 0.5 * (d - 1)
+        dd, c = _py_gconsts(a)
+        g = r.fill_gammas(M, a, dd, c)
+        sq = [t[m] * t[m] + 2.0 * g[m] for m in range(M)]
+    else:
+        sq = [t[m] * t[m] if need_sq else math.nan for m in range(M)]
+    return t, sq
+
+
+# --------------------------------------------------------------------------- orf
+@njit(cache=True, error_model="numpy", inline="always")
+def _draw_reflector(nb, off, k, d, v):
+    """Householder vector from the ``d - k`` normals ``nb[off:]`` into ``v[k:]``.
+
+    ``H = I - tau v v^T`` with ``v = x + sign(x_k) |x| e_k``,
+    ``tau = 2 / |v|^2 = 1 / (|x| (|x| + |x_k|))``; returns ``(off + d - k, tau, s)`` with
+    ``s = -sign(x_k)`` the sign of ``R_kk`` in ``x = H (R_kk e_k)``.
+    """
+    for i in range(k, d):
+        v[i] = nb[off + i - k]
+    nrm2 = 0.0
+    for i in range(k, d):
+        nrm2 += v[i] * v[i]
+    nrm = math.sqrt(nrm2)
+    x1 = v[k]
+    sgn = 1.0 if x1 >= 0.0 else -1.0
+    v[k] = x1 + sgn * nrm
+    den = nrm * (nrm + abs(x1))
+    tau = 1.0 / den if den > 0.0 else 0.0
+    return off + d - k, tau, -sgn
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
+    """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
+    with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
+
+    Columns ``c0:c1``; two rows per pass share the loads of ``wA .. wD``.  Row order and
+    expression order equal the plain-Python twin's (one row at a time), so the numbers do.
+    """
+    n = c1 - c0
+    wa = wA[c0:c1]
+    wb = wB[c0:c1]
+    wc = wC[c0:c1]
+    wd = wD[c0:c1]
+    i = r0
+    while i + 1 < d:
+        a0 = tA * vA[i]
+        b0 = tB * vB[i]
+        a1 = tA * vA[i + 1]
+        b1 = tB * vB[i + 1]
+        g0 = vC[i]
+        h0 = vD[i]
+        g1 = vC[i + 1]
+        h1 = vD[i + 1]
+        x0 = X[i, c0:c1]
+        x1 = X[i + 1, c0:c1]
+        for c in range(n):
+            pa = wa[c]
+            pb = wb[c]
+            y0 = (x0[c] - a0 * pa) - b0 * pb
+            y1 = (x1[c] - a1 * pa) - b1 * pb
+            x0[c] = y0
+            x1[c] = y1
+            wc[c] = (wc[c] + g0 * y0) + g1 * y1
+            wd[c] = (wd[c] + h0 * y0) + h1 * y1
+        i += 2
+    if i < d:
+        a0 = tA * vA[i]
+        b0 = tB * vB[i]
+        g0 = vC[i]
+        h0 = vD[i]
+        x0 = X[i, c0:c1]
+        for c in range(n):
+            y0 = (x0[c] - a0 * wa[c]) - b0 * wb[c]
+            x0[c] = y0
+            wc[c] += g0 * y0
+            wd[c] += h0 * y0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _next_reflector(nb, off, k, d, v, r0):
+    """Reflector ``k`` into ``v`` (:func:`_draw_reflector`), or a null one (``v = 0``,
+    ``tau = 0``) if ``k < 0``; returns ``(off, tau, sign)``."""
+    if k >= 0:
+        return _draw_reflector(nb, off, k, d, v)
+    for i in range(r0, d):
+        v[i] = 0.0
+    return off, 0.0, 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _haar_columns(st, d, b, X, vec, raw, nbuf):
+    """First ``b`` columns of a Haar orthogonal matrix into ``X[:, :b]``; signs in ``vec[8]``.
+
+    ``Q = H_0 H_1 ... H_{b-1}`` is applied to ``I[:, :b]`` by backward accumulation:
+    reflector ``k`` (rows ``k..d-1``, :func:`_draw_reflector`) is drawn for
+    ``k = b-1, b-2, ..., 0`` and the reflectors are applied two at a time (``H_k``, then
+    ``H_{k-1}``, with a null reflector after ``H_0`` when ``b`` is odd).  For the pair
+    ``(A, B) = (k, k-1)``: ``wA = vA^T X``; row ``k-1`` of ``X`` is still ``e_{k-1}``, so
+    ``vB^T X = wB0 + vB[k] e_k + vB[k-1] e_{k-1}`` with ``wB0`` the sum over rows ``> k``,
+    and ``vB^T (H_A X) = vB^T X - tA (vB . vA) wA``; the sweep (:func:`_sweep_pair`) then
+    updates the rows and accumulates ``wB0``-type sums of the next pair.  ``vec[8, k]`` gets
+    ``s_k``, the sign fix ``diag(R) > 0``, so that ``Q diag(s)`` is Haar.  ``vec[0:8]`` is
+    scratch.  The ``sum_k (d - k)`` normals of all reflectors are drawn in one bulk call
+    into ``nbuf`` (the same numbers as one call per reflector: a bulk draw does not depend
+    on how a request is split).  Returns the new generator state.
+
+    Column ranges are widened to multiples of 8 (``X`` and ``vec`` have ``pad8`` columns):
+    the extra columns hold exact zeros and stay zero (``X[i, c] = 0`` for ``c < k <= i``
+    and for ``c >= b``), so the vector loops run without scalar remainders and the
+    numbers equal those of the plain algorithm on columns ``< b``.
+    """
+    b8 = (b + 7) // 8 * 8
+    for i in range(d):
+        for c in range(b8):
+            X[i, c] = 1.0 if (i == c and c < b) else 0.0
+    vA, vB, vC, vD = vec[0], vec[1], vec[2], vec[3]
+    wA, wB, wC, wD = vec[4], vec[5], vec[6], vec[7]
+    sg = vec[8]
+    nb = nbuf[:b * d - b * (b - 1) // 2]
+    st = _rng.fill_normals(st, nb, raw)
+    off, tA, s = _draw_reflector(nb, 0, b - 1, d, vA)
+    sg[b - 1] = s
+    off, tB, s = _next_reflector(nb, off, b - 2, d, vB, 0)
+    if b >= 2:
+        sg[b - 2] = s
+    for c in range(b8):
+        wA[c] = 0.0
+        wB[c] = 0.0
+    k = b - 1
+    while k >= 0:
+        c0 = max(k - 1, 0)
+        c0 -= c0 % 8
+        wA[k] = vA[k]
+        if k >= 1:
+            wB[k] = vB[k]
+            wB[k - 1] = vB[k - 1]
+            gam = 0.0
+            for i in range(k, d):
+                gam += vB[i] * vA[i]
+            t = tA * gam
+            for c in range(c0, b8):
+                wB[c] = wB[c] - t * wA[c]
+            vA[k - 1] = 0.0  # H_A leaves row k-1 alone
+            r0 = k - 1
+        else:
+            r0 = 0
+        off, tC, s = _next_reflector(nb, off, k - 2, d, vC, r0)
+        if k >= 2:
+            sg[k - 2] = s
+        off, tD, s = _next_reflector(nb, off, k - 3, d, vD, r0)
+        if k >= 3:
+            sg[k - 3] = s
+        cn = max(k - 3, 0)
+        cn -= cn % 8
+        for c in range(cn, b8):
+            wC[c] = 0.0
+            wD[c] = 0.0
+        _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, b8, d)
+        vA, vB, vC, vD = vC, vD, vA, vB
+        wA, wB, wC, wD = wC, wD, wA, wB
+        tA, tB = tC, tD
+        k -= 2
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        st = _haar_columns(st, d, b, X, vec, raw, nbuf)
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        w = vec[3]
+        sg = vec[8]
+        for j in range(b):
+            w[j] = math.sqrt(2.0 * g[j]) * sg[j]
+        for i in range(d):
+            xi = X[i, 0:b]
+            wti = Wt[i, m0:m0 + b]
+            for j in range(b):
+                wti[j] = xi[j] * w[j]
+        m0 += b
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_projection(st, M, d, need_sq, t, sq, vec, raw):
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        tb = t[m0:m0 + b]
+        st = _rng.fill_normals(st, tb, raw)
+        s = 0.0
+        for j in range(b):
+            s += tb[j] * tb[j]
+        if b < d:
+            ar = 0.5 * (d - b)
+            ddr, cr = _gconsts(ar)
+            gr, st = _rng.gamma(st, ar, ddr, cr)
+            s += 2.0 * gr
+        inv = 1.0 / math.sqrt(s)
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        sqb = sq[m0:m0 + b]
+        for j in range(b):
+            tb[j] = math.sqrt(2.0 * g[j]) * (tb[j] * inv)
+            sqb[j] = 2.0 * g[j]
+        m0 += b
+    return st
+
+
+def _py_draw_reflector(r: _rng.PyRNG, k: int, d: int) -> tuple[list, float, float]:
+    v = [0.0] * d
+    if k < 0:
+        return v, 0.0, 0.0
+    v[k:d] = r.fill_normals(d - k)
+    nrm2 = 0.0
+    for i in range(k, d):
+        nrm2 += v[i] * v[i]
+    nrm = math.sqrt(nrm2)
+    x1 = v[k]
+    sgn = 1.0 if x1 >= 0.0 else -1.0
+    v[k] = x1 + sgn * nrm
+    den = nrm * (nrm + abs(x1))
+    tau = 1.0 / den if den > 0.0 else 0.0
+    return v, tau, -sgn
+
+
+def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
+    """Twin of :func:`_haar_columns` on columns ``< b`` (same pairs, same expressions)."""
+    X = [[1.0 if i == c else 0.0 for c in range(b)] for i in range(d)]
+    signs = [0.0] * b
+    vA, tA, signs[b - 1] = _py_draw_reflector(r, b - 1, d)
+    vB, tB, s = _py_draw_reflector(r, b - 2, d)
+    if b >= 2:
+        signs[b - 2] = s
+    wA, wB = [0.0] * b, [0.0] * b
+    k = b - 1
+    while k >= 0:
+        wA[k] = vA[k]
+        if k >= 1:
+            wB[k] = vB[k]
+            wB[k - 1] = vB[k - 1]
+            gam = 0.0
+            for i in range(k, d):
+                gam += vB[i] * vA[i]
+            t = tA * gam
+            for c in range(k - 1, b):
+                wB[c] = wB[c] - t * wA[c]
+            vA[k - 1] = 0.0
+            r0 = k - 1
+        else:
+            r0 = 0
+        vC, tC, s = _py_draw_reflector(r, k - 2, d)
+        if k >= 2:
+            signs[k - 2] = s
+        vD, tD, s = _py_draw_reflector(r, k - 3, d)
+        if k >= 3:
+            signs[k - 3] = s
+        wC, wD = [0.0] * b, [0.0] * b
+        for i in range(r0, d):
+            a0 = tA * vA[i]
+            b0 = tB * vB[i]
+            g0 = vC[i]
+            h0 = vD[i]
+            xi = X[i]
+            for c in range(r0, b):
+                y = (xi[c] - a0 * wA[c]) - b0 * wB[c]
+                xi[c] = y
+                wC[c] += g0 * y
+                wD[c] += h0 * y
+        vA, vB, wA, wB, tA, tB = vC, vD, wC, wD, tC, tD
+        k -= 2
+    return X, signs
+
+
+def _py_orf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        X, signs = _py_haar_columns(r, d, b)
+        g = r.fill_gammas(b, a, dd, c)
+        scale = [math.sqrt(2.0 * g[j]) * signs[j] for j in range(b)]
+        for i in range(d):
+            for j in range(b):
+                wt[i, m0 + j] = X[i][j] * scale[j]
+        m0 += b
+    return wt
+
+
+def _py_orf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        t[m0:m0 + b] = r.fill_normals(b)
+        s = 0.0
+        for j in range(b):
+            s += t[m0 + j] * t[m0 + j]
+        if b < d:
+            ar = 0.5 * (d - b)
+            ddr, cr = _py_gconsts(ar)
+            s += 2.0 * r.gamma(ar, ddr, cr)
+        inv = 1.0 / math.sqrt(s)
+        g = r.fill_gammas(b, a, dd, c)
+        for j in range(b):
+            t[m0 + j] = math.sqrt(2.0 * g[j]) * (t[m0 + j] * inv)
+            sq[m0 + j] = 2.0 * g[j]
+        m0 += b
+    return t, sq
+
+
+# --------------------------------------------------------------------------- dispatch
+@njit(cache=True, error_model="numpy")
+def scratch(M, d):
+    """Scratch arrays ``(X, vec, raw, nbuf)`` for :func:`ensemble_into` and
+    :func:`projection_into`.
+
+    ``X`` (d, pad8(d)) float, ``vec`` (10, pad8(max(M, d))) float, ``raw`` (RAW_SIZE,)
+    uint64 (its tail holds the block's fallback generator, see ``rng.init_block``),
+    ``nbuf`` (d (d + 1) / 2,) float.
+    """
+    X = np.empty((d, pad8(d)))
+    vec = np.empty((10, pad8(max(M, d))))
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    nbuf = np.empty(d * (d + 1) // 2)
+    return X, vec, raw, nbuf
+
+
+@njit(cache=True, error_model="numpy")
+def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
+    """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
+
+    ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
+    overwrite.
+    """
+    if code == IID:
+        st = _iid_ensemble(st, M, d, Wt, raw)
+    elif code == ORF:
+        st = _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
+    """Draw ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` for one ensemble of coupling ``code``.
+
+    ``sq`` is NaN where ``need_sq`` is false and the coupling does not get it for free;
+    ``vec``, ``raw`` are scratch from :func:`scratch`.  Returns the new generator state.
+    """
+    if code == IID:
+        st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == ORF:
+        st = _orf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    return st
+
+
+# --------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class Coupling:
+    """A registered coupling.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    code : int
+        Integer dispatched on by :func:`ensemble_into` / :func:`projection_into`.
+    description : str
+        One line for reports.
+    block : Callable[[int], int] | None
+        Rows per independent block as a function of ``d`` (``None``: rows independent).
+    has_projection : bool
+        Whether a projection sampler exists (the law of ``(|w_m|^2, w_m . u_hat)`` is
+        known in closed form).
+    py_ensemble, py_projection : callable
+        Plain-Python twins (same random stream) for the reference engine.
+    """
+
+    name: str
+    code: int
+    description: str
+    block: Callable[[int], int] | None
+    has_projection: bool
+    py_ensemble: Callable[..., np.ndarray]
+    py_projection: Callable[..., tuple[list, list]] | None
+
+
+COUPLINGS: dict[str, Coupling] = {
+    "iid": Coupling(
+        "iid", IID, "independent N(0, I_d) rows", None, True,
+        _py_iid_ensemble, _py_iid_projection,
+    ),
+    "orf": Coupling(
+        "orf", ORF, "orthogonal blocks of d Haar directions with chi_d norms (Yu et al. 2016)",
+        lambda d: d, True, _py_orf_ensemble, _py_orf_projection,
+    ),
+}
+
+
+def get_coupling(name: object) -> Coupling:
+    """The registered coupling called ``name``; ``ValueError`` listing the known ones."""
+    if not isinstance(name, str) or name not in COUPLINGS:
+        raise ValueError(f"unknown coupling {name!r}; known: {sorted(COUPLINGS)}")
+    return COUPLINGS[name]
+
+
+def block_sizes(coupling: str, M: int, d: int) -> list[int]:
+    """Sizes ``b_k`` of the independent blocks of an ensemble of ``M`` rows in dimension ``d``.
+
+    ``[1] * M`` for ``iid``; ``[d, ..., d, M mod d]`` (without a zero) for ``orf``.
+    """
+    c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = validate.positive_int(d, "d")
+    if c.block is None:
+        return [1] * M
+    b = c.block(d)
+    sizes = [b] * (M // b)
+    if M % b:
+        sizes.append(M % b)
+    return sizes
+
+
+def stream_tag(code: int, path: int) -> int:
+    """Stream offset of (coupling, path): engines use ``stream_tag + pair`` as the stream."""
+    return (code << 40) | (path << 32)
+
+
+@njit(cache=True, error_model="numpy")
+def _sample_kernel(code, seed, stream, M, d, Wt):
+    X, vec, raw, nbuf = scratch(M, d)
+    st = _rng.init_block(seed, stream, 0, raw)
+    ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+def sample_ensemble(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
+    """One ensemble ``W`` (M, d) of the coupling ``coupling`` (for tests and users).
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS`.
+    M, d : int
+        Number of projections and dimension (both >= 1).
+    seed : int
+        Integer in ``[0, 2**64)``; the same seed gives the same ensemble.
+
+    Returns
+    -------
+    ndarray, shape (M, d)
+        Rows ``w_m``, each marginally ``N(0, I_d)``.
+    """
+    c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = validate.positive_int(d, "d")
+    key = _rng.seed_key(seed)
+    wt = np.empty((d, M))
+    _sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, wt)
+    return np.ascontiguousarray(wt.T)
+
+
+@njit(cache=True, error_model="numpy")
+def _projection_sample_kernel(code, seed, stream, M, need_sq, d, t, sq):
+    _, vec, raw, _ = scratch(M, 1)
+    st = _rng.init_block(seed, stream, 0, raw)
+    for i in range(t.shape[0]):
+        st = projection_into(code, st, M, d, need_sq, t[i], sq[i], vec, raw)
+
+
+def sample_projection(
+    coupling: str, M: int, d: int, n: int, seed: int = 0, *, need_sq: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` independent draws of ``(w_m . u_hat, |w_m|^2)_{m<M}`` from the projection sampler.
+
+    Returns
+    -------
+    t, sq : ndarray, shape (n, M)
+        Equal in law to ``W @ u_hat`` and the squared row norms of :func:`sample_ensemble`
+        for any fixed unit vector ``u_hat`` (``sq`` is NaN for ``iid`` if not ``need_sq``).
+    """
+    c = get_coupling(coupling)
+    if not c.has_projection:
+        raise ValueError(f"coupling {c.name!r} has no projection sampler")
+    M = validate.positive_int(M, "M")
+    d = validate.positive_int(d, "d")
+    n = validate.positive_int(n, "n")
+    key = _rng.seed_key(seed)
+    t = np.empty((n, M))
+    sq = np.empty((n, M))
+    _projection_sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 3)), M,
+                              bool(need_sq), d, t, sq)
+    return t, sq
+
+
+def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
+    """Plain-Python twin of :func:`sample_ensemble` (bit-identical; slow)."""
+    c = get_coupling(coupling)
+    key = _rng.seed_key(seed)
+    r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
+    return np.ascontiguousarray(c.py_ensemble(r, M, d).T)
+
+
+_rng.tie_cache_to_engine(globals())

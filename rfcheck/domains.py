@@ -1,0 +1,161 @@
+"""Claim domains and the points a search visits: a grid with edges, random points, and
+unit-cube coordinates for an optimiser that maximises a discrepancy.
+
+Domains are searched, not sampled politely: grids include both ends of every range and
+log-spaced levels over orders of magnitude, so extremes that a paper's own figures never
+visited are tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Choice", "Domain", "Int", "Real"]
+
+Point = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Real:
+    """A real parameter in ``[lo, hi]``; ``scale="log"`` spaces levels geometrically."""
+
+    lo: float
+    hi: float
+    scale: str = "linear"
+    extra: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.lo <= self.hi:
+            raise ValueError(f"Real needs lo <= hi; got [{self.lo}, {self.hi}]")
+        if self.scale == "log" and self.lo <= 0:
+            raise ValueError("a log-scaled Real needs lo > 0")
+
+    def levels(self, k: int) -> list[float]:
+        if self.lo == self.hi:
+            return [self.lo]
+        base = np.geomspace(self.lo, self.hi, k) if self.scale == "log" else np.linspace(self.lo, self.hi, k)
+        return sorted({float(v) for v in base} | set(self.extra))
+
+    def sample(self, rng: np.random.Generator) -> float:
+        if self.scale == "log":
+            return float(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi))))
+        return float(rng.uniform(self.lo, self.hi))
+
+    def from_unit(self, t: float) -> float:
+        t = min(max(t, 0.0), 1.0)
+        if self.scale == "log":
+            return float(math.exp(math.log(self.lo) + t * (math.log(self.hi) - math.log(self.lo))))
+        return self.lo + t * (self.hi - self.lo)
+
+    def to_unit(self, v: float) -> float:
+        if self.hi == self.lo:
+            return 0.0
+        if self.scale == "log":
+            return (math.log(v) - math.log(self.lo)) / (math.log(self.hi) - math.log(self.lo))
+        return (v - self.lo) / (self.hi - self.lo)
+
+
+@dataclass(frozen=True)
+class Int:
+    """An integer parameter in ``[lo, hi]`` (log-spaced levels by default)."""
+
+    lo: int
+    hi: int
+    scale: str = "log"
+    extra: tuple[int, ...] = ()
+
+    def levels(self, k: int) -> list[int]:
+        if self.scale == "log" and self.lo > 0:
+            base = np.geomspace(self.lo, self.hi, k)
+        else:
+            base = np.linspace(self.lo, self.hi, k)
+        return sorted({int(round(v)) for v in base} | {self.lo, self.hi} | set(self.extra))
+
+    def sample(self, rng: np.random.Generator) -> int:
+        if self.scale == "log" and self.lo > 0:
+            return int(round(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi + 0.5)))))
+        return int(rng.integers(self.lo, self.hi + 1))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A parameter taking one of finitely many values."""
+
+    values: tuple[Any, ...]
+
+    def levels(self, k: int) -> list[Any]:
+        return list(self.values)
+
+    def sample(self, rng: np.random.Generator) -> Any:
+        return self.values[int(rng.integers(len(self.values)))]
+
+
+@dataclass
+class Domain:
+    """A claim's stated domain: named parameters, an optional constraint, derived values.
+
+    ``constraint(point) -> bool`` drops points outside the domain (e.g. ``M <= d``);
+    ``derive(point) -> point`` may snap or complete a point (e.g. ``M = min(M, d)``).
+    """
+
+    params: dict[str, Real | Int | Choice]
+    constraint: Callable[[Point], bool] | None = None
+    derive: Callable[[Point], Point] | None = None
+    description: str = ""
+    fixed_points: list[Point] = field(default_factory=list)
+
+    def _finish(self, pts: Iterable[Point]) -> list[Point]:
+        out, seen = [], set()
+        for p in pts:
+            if self.derive is not None:
+                p = self.derive(dict(p))
+            if self.constraint is not None and not self.constraint(p):
+                continue
+            key = tuple(sorted((k, repr(v)) for k, v in p.items()))
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+        return out
+
+    def grid(self, levels: int, cap: int, rng: np.random.Generator) -> list[Point]:
+        """Cartesian grid with ``levels`` per axis (ends included), subsampled to ``cap``.
+
+        All ``2^k`` corners are kept first when they fit, then a random subset of the rest.
+        """
+        names = list(self.params)
+        axes = [self.params[n].levels(levels) for n in names]
+        corners = [dict(zip(names, c, strict=True)) for c in itertools.product(*[[a[0], a[-1]] for a in axes])]
+        if len(corners) > cap:
+            keep = rng.choice(len(corners), size=cap, replace=False)
+            corners = [corners[i] for i in sorted(keep)]
+        full = [dict(zip(names, c, strict=True)) for c in itertools.product(*axes)]
+        if len(full) > cap:
+            idx = rng.choice(len(full), size=cap, replace=False)
+            full = [full[i] for i in sorted(idx)]
+        return self._finish(list(self.fixed_points) + corners[:cap] + full)[: max(cap, len(self.fixed_points))]
+
+    def random(self, n: int, rng: np.random.Generator) -> list[Point]:
+        """``n`` points drawn independently (log-uniform on log-scaled axes)."""
+        pts = [{k: p.sample(rng) for k, p in self.params.items()} for _ in range(n)]
+        return self._finish(pts)
+
+    def continuous(self) -> list[str]:
+        """Names of the real-valued parameters an optimiser may move."""
+        return [k for k, p in self.params.items() if isinstance(p, Real) and p.lo < p.hi]
+
+    def from_unit(self, base: Point, names: list[str], t: np.ndarray) -> Point | None:
+        """The point ``base`` with ``names`` set from unit-cube coordinates ``t``."""
+        p = dict(base)
+        for n, ti in zip(names, t, strict=True):
+            p[n] = self.params[n].from_unit(float(ti))  # type: ignore[union-attr]
+        got = self._finish([p])
+        return got[0] if got else None
+
+    def to_unit(self, point: Point, names: list[str]) -> np.ndarray:
+        return np.array([self.params[n].to_unit(point[n]) for n in names])  # type: ignore[union-attr]

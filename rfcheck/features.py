@@ -1,0 +1,150 @@
+"""Feature maps f1(w, x), f2(w, y) and their products in projection form.
+
+Every mechanism of the generalized-exponential family (CRT sec 3.1, eq 4) -- TrigRF,
+PosRF, GERF(A, s) with complex A, OPRF -- has a feature *product* of the form
+
+    f1(w, x) f2(w, y) = exp(log_c + alpha * |w|^2 + beta * w . u),      u = x + s y,
+
+so an estimator depends on a projection ensemble only through ``|w_m|^2`` and the
+projections ``w_m . u`` of one fixed vector.  :class:`ExpProduct` holds that form; the
+Monte Carlo engines (``rfcheck.montecarlo``) consume it, and the explicit feature maps
+below are used by the ensemble path, the attention harness and the tests (the product of
+the explicit maps equals the projection form to rounding).
+
+References
+----------
+CRT: Likhosherstov et al., "Chefs' Random Tables: Non-Trigonometric Random Features",
+sec 2.2 (TrigRF, PosRF), eq (4)-(5) (GERF), Thm 3.3 (OPRF).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rfcheck import validate
+from rfcheck.closed_forms.crt import gerf_coefficients
+
+__all__ = [
+    "ExpProduct",
+    "gerf_coefficients",
+    "gerf_features",
+    "gerf_product",
+    "oprf_product",
+    "positive_product",
+    "trig_product",
+]
+
+
+@dataclass(frozen=True)
+class ExpProduct:
+    """Feature product ``Re exp(log_c + alpha |w|^2 + beta w.u)`` for a batch of pairs.
+
+    Attributes
+    ----------
+    alpha, beta : complex
+        Coefficients of ``|w|^2`` and ``w . u`` (shared by all pairs).
+    log_c : ndarray, shape (P,), complex
+        Per-pair constant (log of the prefactor), principal branch.
+    u : ndarray, shape (P, d), float
+        Per-pair projection vector ``x + s y``.
+    target : ndarray, shape (P,), float
+        The kernel value the estimator is unbiased for.
+    name : str
+        Mechanism name, for reports.
+    """
+
+    alpha: complex
+    beta: complex
+    log_c: np.ndarray
+    u: np.ndarray
+    target: np.ndarray
+    name: str = "gerf"
+
+    @property
+    def d(self) -> int:
+        return int(self.u.shape[1])
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.u.shape[0])
+
+    @property
+    def is_real(self) -> bool:
+        return (
+            self.alpha.imag == 0.0
+            and self.beta.imag == 0.0
+            and bool(np.all(np.imag(self.log_c) == 0.0))
+        )
+
+    def evaluate(self, sq_norms: np.ndarray, proj: np.ndarray) -> np.ndarray:
+        """Feature product for ``|w|^2 = sq_norms`` and ``w . u = proj`` (NumPy, vectorised)."""
+        z = self.log_c[..., None] + self.alpha * sq_norms + self.beta * proj
+        return np.real(np.exp(z)) if np.iscomplexobj(z) else np.exp(z)
+
+
+def gerf_product(x: np.ndarray, y: np.ndarray, a: complex = 0.0, s: int = 1) -> ExpProduct:
+    """GERF(A, s) feature product for pairs ``x[i], y[i]`` (CRT eq 4-5).
+
+    ``f1 f2 = D^2 exp(2A|w|^2 + B w.(x + s y) + C(|x|^2 + |y|^2))``; its expectation under
+    ``w ~ N(0, I_d)`` is the Gaussian kernel ``exp(-|x - y|^2 / 2)``.
+    """
+    x, y = validate.pairs(x, y)
+    d = x.shape[1]
+    a, b, c, _ = gerf_coefficients(a, s, d)
+    log_d2 = 0.5 * d * np.log(complex(1 - 4 * a))  # log D^2, exact principal form
+    norms = np.sum(x * x, axis=1) + np.sum(y * y, axis=1)
+    log_c = log_d2 + c * norms
+    target = np.exp(-0.5 * np.sum((x - y) ** 2, axis=1))
+    if a.imag == 0 and b.imag == 0:
+        log_c = np.real(log_c).astype(float)
+        return ExpProduct(complex(2 * a), complex(b), log_c, x + s * y, target, "gerf")
+    return ExpProduct(complex(2 * a), complex(b), log_c.astype(complex), x + s * y, target, "gerf")
+
+
+def trig_product(x: np.ndarray, y: np.ndarray) -> ExpProduct:
+    """TrigRF (CRT sec 2.2): ``Re exp(i w.(x - y))`` = GERF with A = 0, s = -1."""
+    p = gerf_product(x, y, 0.0, -1)
+    return ExpProduct(0j, 1j, p.log_c, p.u, p.target, "trig")
+
+
+def positive_product(x: np.ndarray, y: np.ndarray) -> ExpProduct:
+    """PosRF (CRT sec 2.2): ``exp(w.(x + y) - |x|^2 - |y|^2)`` = GERF with A = 0, s = +1."""
+    p = gerf_product(x, y, 0.0, 1)
+    return ExpProduct(0j, 1 + 0j, p.log_c, p.u, p.target, "positive")
+
+
+def oprf_product(x: np.ndarray, y: np.ndarray, a: float | None = None) -> ExpProduct:
+    """OPRF (CRT Thm 3.3): GERF with s = +1 and the optimal real ``A*`` for this pair.
+
+    With ``a=None`` and a single pair, ``A*`` is computed from ``|x + y|^2`` by the
+    non-cancelling form of eq (22) (``rfcheck.closed_forms.crt.oprf_a_star``); for
+    several pairs pass ``a`` explicitly (e.g. from the eq (8) statistics).
+    """
+    x, y = validate.pairs(x, y)
+    if a is None:
+        if x.shape[0] != 1:
+            raise ValueError("oprf_product with several pairs needs an explicit A (eq 8 statistics)")
+        from rfcheck.closed_forms.crt import oprf_a_star
+
+        a = float(oprf_a_star(float(np.sum((x + y) ** 2)), x.shape[1]))
+    p = gerf_product(x, y, a, 1)
+    return ExpProduct(p.alpha, p.beta, p.log_c, p.u, p.target, "oprf")
+
+
+def gerf_features(
+    w: np.ndarray, x: np.ndarray, a: complex = 0.0, s: int = 1, which: int = 1
+) -> np.ndarray:
+    """Explicit GERF feature map (CRT eq 4) for projections ``w`` (M, d) and points ``x`` (L, d).
+
+    Returns the (L, M) complex matrix ``f^(which)(w_m, x_l)``; ``which=2`` uses ``s B``.
+    """
+    w = np.asarray(w, dtype=float)
+    x = validate.points(x, "x")
+    if w.ndim != 2 or w.shape[1] != x.shape[1]:
+        raise ValueError(f"w must have shape (M, d) with d = {x.shape[1]}; got {w.shape}")
+    a, b, c, dd = gerf_coefficients(a, s, x.shape[1])
+    sb = b if which == 1 else s * b
+    z = a * np.sum(w * w, axis=1)[None, :] + sb * (x @ w.T) + c * np.sum(x * x, axis=1)[:, None]
+    return dd * np.exp(z)

@@ -1,0 +1,206 @@
+"""High-precision references by quadrature of the defining expectations (mpmath).
+
+These never use a closed form of the quantity they check: a Gaussian expectation in
+R^d is reduced to one-dimensional integrals by rotation invariance only (the direction
+of ``u`` and its orthogonal complement), and each integral is computed by mpmath's
+tanh-sinh quadrature.  Every value carries an error bar: the quadrature's own error
+estimate plus the change when the whole computation is repeated with 15 more digits
+(an explicit check for cancellation, as mpmath recommends).
+
+References
+----------
+CRT appendix 9.2-9.3 (the integrals behind eq (16)-(21)); appendix 9.7 (orthogonal pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+
+__all__ = [
+    "RefValue",
+    "gaussian_exp_moment",
+    "gerf_reference",
+    "orf_pair_factor",
+    "with_error",
+]
+
+
+@dataclass(frozen=True)
+class RefValue:
+    """A reference value with an absolute error bar (mpmath numbers)."""
+
+    value: Any
+    err: Any
+    method: str
+
+    def __float__(self) -> float:
+        return float(mpmath.re(self.value))
+
+
+def with_error(compute: Callable[[int], tuple[Any, Any]], dps: int, method: str) -> RefValue:
+    """Run ``compute(prec) -> (value, quad_err)`` at ``prec`` and ``prec + 15`` digits.
+
+    The error bar is ``|v(prec) - v(prec + 15)| + quad_err(prec + 15)``.  When the two
+    passes disagree by more than ``10^(5 - dps)`` relative (digits lost to cancellation
+    or oscillation), the working precision is doubled, up to three times -- mpmath's
+    ``autoprec`` idea; whatever is left is reported honestly in the error bar.
+    Precision is restored on exit.
+    """
+    prec = dps
+    for _ in range(4):
+        with mpmath.workdps(prec):
+            v1, _ = compute(prec)
+        with mpmath.workdps(prec + 15):
+            v2, e2 = compute(prec + 15)
+            err = abs(v2 - v1) + abs(e2)
+            if err <= mpmath.mpf(10) ** (5 - dps) * abs(v2):
+                break
+        prec *= 2
+    return RefValue(v2, err, f"{method}@{dps}")
+
+
+def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
+    """``E exp(alpha w^2 + beta w)`` for ``w ~ N(0, 1)`` by quadrature (complex allowed).
+
+    Needs ``Re(1 - 2 alpha) > 0``.  For complex ``alpha`` the integration contour is
+    rotated, ``w = e^{i phi} t`` with ``phi = -arg(1 - 2 alpha)/2`` (valid by Cauchy's
+    theorem: the integrand is entire and decays in the sector swept), so the Gaussian
+    factor becomes real and the chirp disappears; the linear term keeps a fixed
+    oscillation, resolved by breakpoints every half period over the bulk, which sits
+    around ``Re(beta')/|1 - 2 alpha|``.  Uses the current mpmath precision; returns
+    ``(value, error_estimate)``.
+    """
+    a = mpmath.mpmathify(alpha)
+    b = mpmath.mpmathify(beta)
+    q0 = 1 - 2 * a
+    if mpmath.re(q0) <= 0:
+        raise ValueError("the Gaussian expectation diverges: need Re(1 - 2 alpha) > 0")
+    phi = -mpmath.arg(q0) / 2 if mpmath.im(q0) != 0 else mpmath.mpf(0)
+    rot = mpmath.expj(phi) if phi != 0 else mpmath.mpf(1)
+    q = abs(q0)
+    b_rot = b * rot
+    c = mpmath.re(b_rot) / q
+    sig = 1 / mpmath.sqrt(q)
+    norm = rot / mpmath.sqrt(2 * mpmath.pi)
+
+    def f(t: Any) -> Any:
+        return mpmath.exp(-q * t * t / 2 + b_rot * t)
+
+    # |f| ~ exp(-q (t - c)^2 / 2): beyond +-width the tails are below 10^-(dps + 10)
+    width = mpmath.sqrt(2 * (mpmath.mp.dps + 10) * mpmath.log(10)) * sig
+    n_osc = int(min(400, abs(mpmath.im(b_rot)) * 2 * width / mpmath.pi)) + 4
+    pts = [-mpmath.inf] + [c - width + 2 * width * k / n_osc for k in range(n_osc + 1)] + [mpmath.inf]
+    val, err = mpmath.quad(f, pts, error=True)
+    return norm * val, abs(norm) * err
+
+
+def gerf_reference(
+    sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, a: Any, s: int, dps: int = 30
+) -> dict[str, RefValue]:
+    """Mean and variance of ``Re f1(w, x) f2(w, y)`` for GERF(A, s) (CRT eq 4-5), by quadrature.
+
+    ``X = D^2 exp(2A|w|^2 + B w.u + C(|x|^2 + |y|^2))`` with ``u = x + s y``; rotating
+    ``u`` onto the first axis, ``E[X] = D^2 e^{C(..)} I(2A, B|u|) I(2A, 0)^{d-1}`` with
+    ``I(alpha, beta) = E exp(alpha w^2 + beta w)`` a 1-D quadrature.  Likewise ``E[X^2]``
+    (parameters doubled) and ``E|X|^2``; ``E[(Re X)^2] = (Re E[X^2] + E|X|^2)/2``.
+
+    Returns ``{"mean": ..., "second": ..., "var": ...}`` of ``Re X`` (only ``"mean"`` when
+    ``Re(1 - 8A) <= 0``, where the second moment is infinite).
+    """
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        aa = mpmath.mpmathify(a)
+        one4a = 1 - 4 * aa
+        b = mpmath.sqrt(s * one4a)
+        c = -mpmath.mpf(s + 1) / 2
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+        v = (1 + s) / mpmath.mpf(2) * mpmath.mpf(sq_sum) + (1 - s) / mpmath.mpf(2) * mpmath.mpf(sq_diff)
+        norm_u = mpmath.sqrt(v)
+        nsum = mpmath.mpf(sq_x) + mpmath.mpf(sq_y)
+        out = []
+        errs = []
+        # second moments exist only when Re(1 - 8A) > 0; the mean needs Re(1 - 4A) > 0
+        n_terms = 3 if mpmath.re(1 - 8 * aa) > 0 else 1
+        for alpha, beta, pref in ((
+            (2 * aa, b * norm_u, dd**2 * mpmath.exp(c * nsum)),
+            (4 * aa, 2 * b * norm_u, dd**4 * mpmath.exp(2 * c * nsum)),
+            (
+                4 * mpmath.re(aa),
+                2 * mpmath.re(b) * norm_u,
+                abs(dd) ** 4 * mpmath.exp(2 * mpmath.re(c) * nsum),
+            ),
+        ))[:n_terms]:
+            i1, e1 = gaussian_exp_moment(alpha, beta)
+            i0, e0 = gaussian_exp_moment(alpha, 0)
+            val = pref * i1 * i0 ** (d - 1)
+            out.append(val)
+            errs.append(abs(pref) * (abs(e1) * abs(i0) ** (d - 1) + abs(i1) * (d - 1) * abs(e0) * abs(i0) ** max(d - 2, 0)))
+        mean = mpmath.re(out[0])
+        if n_terms == 1:
+            return mpmath.matrix([mean]), mpmath.matrix([errs[0]])
+        second = (mpmath.re(out[1]) + mpmath.re(out[2])) / 2
+        return mpmath.matrix([mean, second, second - mean**2]), mpmath.matrix(
+            [errs[0], (errs[1] + errs[2]) / 2, (errs[1] + errs[2]) / 2 + 2 * abs(mean) * errs[0]]
+        )
+
+    # one pass at each precision for all three quantities (cf. ``with_error``)
+    prec = dps
+    for _ in range(4):
+        with mpmath.workdps(prec):
+            v1, _ = compute(prec)
+        with mpmath.workdps(prec + 15):
+            v2, e2 = compute(prec + 15)
+            errs = [abs(v2[i] - v1[i]) + abs(e2[i]) for i in range(len(v2))]
+            # the variance is compared on the scale of the second moment (it may vanish)
+            scale = [abs(v2[0])] + ([abs(v2[1])] * 2 if len(v2) > 1 else [])
+            if all(e <= mpmath.mpf(10) ** (5 - dps) * sc for e, sc in zip(errs, scale, strict=True)):
+                break
+        prec *= 2
+    return {name: RefValue(v2[i], errs[i], f"quadrature@{prec}")
+            for i, name in enumerate(("mean", "second", "var")[: len(v2)])}
+
+
+def orf_pair_factor(u: Any, d: int, dps: int = 20) -> RefValue:
+    """``E[X_1 X_2] / K^2`` for two PosRF/GERF(s=+1) samples from one orthogonal block.
+
+    With directions orthonormal and norms ``R_i ~ chi_d`` independent, ``w_i . z = R_i t_i
+    |z|`` where ``(t_1, t_2)`` are the first two coordinates of a uniform point on
+    S^{d-1}, so (odd parts vanish by the symmetry ``t_i -> -t_i``)
+
+        E[X_1 X_2]/K^2 = e^{-u} E[m(a t_1) m(a t_2)],   a = sqrt(u),  m(b) = E cosh(b R),
+
+    ``m(b) = 1F1(d/2; 1/2; b^2/2)`` (chi_d moments).  Given ``t_1 = t``,
+    ``t_2 = sqrt(1 - t^2) t'`` with ``t'`` a coordinate of a uniform point on S^{d-2}, whose
+    even moments ``(1/2)_k / ((d-1)/2)_k`` give ``E[m(b t')] = 1F1(d/2; (d-1)/2; b^2/2)``.
+    The remaining average over ``t`` (density ``prop. to (1 - t^2)^{(d-3)/2}``) is a 1-D
+    tanh-sinh quadrature.  This avoids the double-series collapse (Chu-Vandermonde) used
+    by the closed form ``rfcheck.closed_forms.crt.orf_log_covariance_factor``.
+    """
+    if d < 2:
+        raise ValueError("an orthogonal pair needs d >= 2")
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        uu = mpmath.mpf(u)
+        half = mpmath.mpf(d) / 2
+        expo = (mpmath.mpf(d) - 3) / 2
+        norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
+
+        def f(t: Any) -> Any:
+            one_t2 = 1 - t * t
+            return (
+                norm
+                * one_t2**expo
+                * mpmath.hyp1f1(half, mpmath.mpf(1) / 2, uu * t * t / 2)
+                * mpmath.hyp1f1(half, half - mpmath.mpf(1) / 2, uu * one_t2 / 2)
+            )
+
+        w = min(mpmath.mpf(1) / 2, 4 / mpmath.sqrt(d))
+        val, err = mpmath.quad(f, [-1, -w, 0, w, 1], error=True)
+        scale = mpmath.exp(-uu)
+        return val * scale, err * scale
+
+    return with_error(compute, dps, f"1-D quadrature@{dps}")

@@ -1,0 +1,369 @@
+"""Turn claims into verdicts: search each claim's domain with each of its checks, decide
+HOLDS / REFUTED / INCONCLUSIVE from the computation, and write reports.
+
+Verdict semantics (``../shared/DESIGN.md``):
+
+* a check REFUTES when some *decided* point disagrees beyond the reference's error bars
+  (``disc > 1``); a Monte Carlo refutation must be confirmed by an independent re-run at
+  that point (fresh seed, 4x the trials), so its false-alarm rate is below ``alpha^2``-ish;
+* a check HOLDS when no decided point disagrees and every point was decided
+  (deterministic checks) or at least half of them were (Monte Carlo checks, whose
+  undecided points -- heavy tails, no power -- are listed in the evidence);
+* otherwise it is INCONCLUSIVE.
+
+The claim's verdict is that of its strongest check that reached one (1 deterministic <
+2 symbolic < 3 Monte Carlo); when a weaker check contradicts it (HOLDS vs REFUTED) the
+claim is INCONCLUSIVE with reason "references disagree" -- a bug somewhere, never hidden.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rfcheck.claims import BUDGETS, Budget, Check, Claim, get, load_all
+from rfcheck.stats import PointEval
+
+__all__ = ["CheckResult", "Verdict", "evaluate_at", "point_seed", "run_claim", "run_claims", "select"]
+
+HOLDS, REFUTED, INCONCLUSIVE = "HOLDS", "REFUTED", "INCONCLUSIVE"
+
+
+@dataclass
+class CheckResult:
+    """A check's outcome over the searched domain."""
+
+    name: str
+    strength: int
+    verdict: str
+    n_points: int
+    n_decided: int
+    n_violations: int
+    worst: PointEval | None
+    reason: str = ""
+    undecided: list[PointEval] = field(default_factory=list)
+    violations: list[PointEval] = field(default_factory=list)
+    evals: list[PointEval] = field(default_factory=list)
+    description: str = ""
+    domain: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "strength": self.strength,
+            "verdict": self.verdict,
+            "points_tried": self.n_points,
+            "points_decided": self.n_decided,
+            "violations": self.n_violations,
+            "reason": self.reason,
+            "worst": self.worst.as_dict() if self.worst else None,
+            "undecided_examples": [u.as_dict() for u in self.undecided[:3]],
+            "description": self.description,
+            "domain": self.domain,
+        }
+
+
+@dataclass
+class Verdict:
+    """A claim's verdict with its evidence."""
+
+    claim: Claim
+    verdict: str
+    checks: list[CheckResult]
+    reason: str
+    seed: int
+    budget: Budget
+    elapsed: float
+
+    def reproduce(self) -> str:
+        cmd = f"rfcheck verify --claim {self.claim.id} --seed {self.seed} --budget {self.budget.name}"
+        return cmd
+
+    def reproduce_point(self) -> str | None:
+        deciding = self.deciding_check()
+        if deciding is None or deciding.worst is None:
+            return None
+        pt = deciding.worst.point
+        at = ",".join(f"{k}={_fmt(v)}" for k, v in pt.items() if not k.startswith("_"))
+        return f"rfcheck verify --claim {self.claim.id} --at '{at}' --seed {self.seed}"
+
+    def deciding_check(self) -> CheckResult | None:
+        done = [c for c in self.checks if c.verdict != INCONCLUSIVE]
+        return min(done, key=lambda c: c.strength) if done else (self.checks[0] if self.checks else None)
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.claim
+        deciding = self.deciding_check()
+        worst = deciding.worst.as_dict() if deciding and deciding.worst else None
+        return {
+            "id": c.id,
+            "paper": c.paper,
+            "source": c.source,
+            "statement": c.statement,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "evidence": {
+                "points_tried": sum(ch.n_points for ch in self.checks),
+                "deciding_check": deciding.name if deciding else None,
+                "precision": f"mpmath {self.budget.dps} digits; Monte Carlo alpha={self.budget.alpha}",
+                "worst": worst,
+                "checks": [ch.as_dict() for ch in self.checks],
+            },
+            "correction": c.correction if self.verdict == REFUTED else None,
+            "notes": c.notes,
+            "reproduce": self.reproduce(),
+            "reproduce_point": self.reproduce_point(),
+            "budget": self.budget.name,
+            "seed": self.seed,
+            "elapsed_s": round(self.elapsed, 2),
+        }
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, complex):
+        return repr(v).strip("()")
+    return repr(v)
+
+
+def point_seed(seed: int, claim_id: str, index: int) -> int:
+    """A per-point seed derived from the run seed, the claim id and the point index."""
+    ss = np.random.SeedSequence([seed, zlib.crc32(claim_id.encode()), index])
+    return int(ss.generate_state(1, dtype=np.uint64)[0] % (2**63))
+
+
+def _safe_eval(check: Check, point: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    try:
+        return check.evaluate(point, budget, seed)
+    except (ValueError, ArithmeticError, ZeroDivisionError) as exc:
+        return PointEval(point, None, None, math.inf, math.nan, False, f"{type(exc).__name__}: {exc}")
+
+
+def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], budget: Budget,
+              seed: int, counter: list[int]) -> list[PointEval]:
+    """Nelder-Mead on the continuous parameters from the two worst points, maximising disc."""
+    from scipy.optimize import minimize
+
+    names = domain.continuous()
+    if not names or budget.opt_evals <= 0:
+        return []
+    found: list[PointEval] = []
+    ranked = sorted((e for e in evals if e.decided and math.isfinite(e.disc)), key=lambda e: -e.disc)
+    for start in ranked[:2]:
+        base = start.point
+
+        def objective(t: np.ndarray, base: dict[str, Any] = base) -> float:
+            p = domain.from_unit(base, names, t)
+            if p is None:
+                return 1e300
+            counter[0] += 1
+            ev = _safe_eval(check, p, budget, point_seed(seed, claim.id, counter[0]))
+            if ev.decided and math.isfinite(ev.disc):
+                found.append(ev)
+                return -ev.disc
+            return 1e300
+
+        t0 = domain.to_unit(base, names)
+        minimize(objective, t0, method="Nelder-Mead",
+                 options={"maxfev": max(budget.opt_evals // 2, 1), "xatol": 1e-4, "fatol": 1e-12})
+    return found
+
+
+def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
+              points: list[dict[str, Any]] | None = None) -> CheckResult:
+    """Run one check over the claim's domain (or over ``points``) and decide its verdict."""
+    rng = np.random.default_rng([seed, zlib.crc32((claim.id + check.name).encode())])
+    domain = check.domain or claim.domain
+    if points is None:
+        pts = domain.grid(budget.grid_levels, budget.grid_cap, rng)
+        pts += domain.random(budget.n_random, rng)
+        if check.strength == 3:
+            order = rng.permutation(len(pts))
+            # keep the domain's fixed points and corners first, then a random spread
+            n_fix = len(domain.fixed_points)
+            head = list(range(min(n_fix, len(pts))))
+            rest = [i for i in order if i >= n_fix]
+            pts = [pts[i] for i in (head + rest)][: max(budget.mc_points, n_fix)]
+        if check.max_points is not None:
+            pts = pts[: check.max_points]
+    else:
+        pts = points
+    evals = [_safe_eval(check, p, budget, point_seed(seed, claim.id, i)) for i, p in enumerate(pts)]
+    if check.search and points is None:
+        evals += _optimise(claim, domain, check, evals, budget, seed, [len(pts)])
+    decided = [e for e in evals if e.decided and math.isfinite(e.disc)]
+    undecided = [e for e in evals if not (e.decided and math.isfinite(e.disc))]
+    violations = [e for e in decided if e.disc > 1]
+    if violations and check.strength == 3:
+        # confirm a Monte Carlo refutation with an independent run
+        worst = max(violations, key=lambda e: e.disc)
+        big = Budget(**{**budget.__dict__, "mc_trials": 4 * budget.mc_trials})
+        conf = _safe_eval(check, worst.point, big, point_seed(seed + 1_000_003, claim.id, 0))
+        if not (conf.decided and conf.disc > 1):
+            violations = []
+            undecided.append(PointEval(worst.point, worst.printed, worst.reference, worst.err,
+                                       worst.disc, False, "refutation not confirmed by an independent re-run"))
+    worst_pool = violations or decided or evals
+    worst = max(worst_pool, key=lambda e: e.disc if math.isfinite(e.disc) else -math.inf) if worst_pool else None
+    if violations:
+        verdict, reason = REFUTED, f"{len(violations)} of {len(decided)} decided points disagree"
+    elif not decided:
+        verdict = INCONCLUSIVE
+        reason = "no point could be decided" + (f" ({undecided[0].note})" if undecided else "")
+    elif undecided and (check.strength < 3 or len(undecided) > len(decided)):
+        verdict = INCONCLUSIVE
+        reason = f"{len(undecided)} of {len(evals)} points undecided (e.g. {undecided[0].note})"
+    else:
+        verdict = HOLDS
+        reason = f"{len(decided)} points agree" + (f"; {len(undecided)} undecided" if undecided else "")
+    return CheckResult(check.name, check.strength, verdict, len(evals), len(decided), len(violations),
+                       worst, reason, undecided, violations, evals, check.description,
+                       domain.description or ("sub-domain" if check.domain else "the claim's domain"))
+
+
+def _combine(claim: Claim, results: list[CheckResult]) -> tuple[str, str]:
+    if claim.unverifiable and not results:
+        return INCONCLUSIVE, claim.unverifiable
+    reached = sorted((r for r in results if r.verdict != INCONCLUSIVE), key=lambda r: r.strength)
+    if not reached:
+        reasons = "; ".join(f"{r.name}: {r.reason}" for r in results)
+        return INCONCLUSIVE, claim.unverifiable or reasons or "no check reached a verdict"
+    top = reached[0]
+    conflicts = [r for r in reached if r.verdict != top.verdict]
+    if conflicts:
+        c = conflicts[0]
+        return INCONCLUSIVE, (f"references disagree: {top.name} says {top.verdict}, "
+                              f"{c.name} says {c.verdict} -- investigate")
+    return top.verdict, f"{top.name}: {top.reason}"
+
+
+def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int = 0,
+              at: dict[str, Any] | None = None) -> Verdict:
+    """Verify one claim (or evaluate it only at the point ``at``)."""
+    claim = get(claim) if isinstance(claim, str) else claim
+    budget = BUDGETS[budget] if isinstance(budget, str) else budget
+    t0 = time.perf_counter()
+    pts = None
+    if at is not None:
+        full = claim.domain._finish([at])
+        if not full:
+            raise ValueError(f"point {at} lies outside the domain of {claim.id}")
+        pts = full
+    results = [run_check(claim, ch, budget, seed, pts) for ch in claim.checks]
+    verdict, reason = _combine(claim, results)
+    return Verdict(claim, verdict, results, reason, seed, budget, time.perf_counter() - t0)
+
+
+def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str = "default") -> Verdict:
+    """All checks of a claim at one point (the ``--at`` reproduction of a counterexample)."""
+    return run_claim(claim_id, budget=budget, seed=seed, at=at)
+
+
+def select(ids: Iterable[str] = (), papers: Iterable[str] = (), all_: bool = False) -> list[Claim]:
+    """Claims by id and/or paper (``all_``: every registered claim)."""
+    reg = load_all()
+    ids, papers = list(ids), list(papers)
+    if all_ or (not ids and not papers):
+        return list(reg.values())
+    out = [get(i) for i in ids]
+    for p in papers:
+        got = [c for c in reg.values() if c.paper == p]
+        if not got:
+            raise ValueError(f"no claims registered for paper {p!r}")
+        out += [c for c in got if c not in out]
+    return out
+
+
+def run_claims(claims: list[Claim], *, budget: str = "default", seed: int = 0,
+               progress: Callable[[Claim, Verdict | None], None] | None = None) -> list[Verdict]:
+    """Verify several claims in order, calling ``progress(claim, verdict)`` after each."""
+    out = []
+    for c in claims:
+        if progress:
+            progress(c, None)
+        v = run_claim(c, budget=budget, seed=seed)
+        out.append(v)
+        if progress:
+            progress(c, v)
+    return out
+
+
+# ----------------------------------------------------------------- many claims, cached
+
+
+def code_version() -> str:
+    """A hash of the package's source: cached verdicts are reused only for identical code."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _verify_one(args: tuple[str, str, int]) -> dict[str, Any]:
+    claim_id, budget, seed = args
+    return run_claim(claim_id, budget=budget, seed=seed).as_dict()
+
+
+def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: int = 1,
+             cache_dir: str | None = None,
+             progress: Callable[[str, dict[str, Any] | None], None] | None = None) -> list[dict[str, Any]]:
+    """Verify claims as independent tasks (a process pool when ``jobs > 1``), with a cache.
+
+    The cache key is (claim id, code version, budget, seed): re-running an interrupted
+    ``verify --all`` resumes where it stopped, and any change to the code invalidates it.
+    Results come back in the order of ``ids``.
+    """
+    import json
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from pathlib import Path
+
+    if budget not in BUDGETS:
+        raise ValueError(f"budget must be one of {sorted(BUDGETS)}; got {budget!r}")
+    results: dict[str, dict[str, Any]] = {}
+    cache = Path(cache_dir) if cache_dir else None
+    version = code_version() if cache else ""
+
+    def cpath(cid: str) -> Path:
+        assert cache is not None
+        key = f"{cid}__{version}__{BUDGETS[budget].key()}__{seed}".replace(":", "-").replace("/", "_")
+        return cache / f"{key}.json"
+
+    todo = []
+    for cid in ids:
+        if cache and cpath(cid).exists():
+            results[cid] = json.loads(cpath(cid).read_text())
+            results[cid]["cached"] = True
+            if progress:
+                progress(cid, results[cid])
+        else:
+            todo.append(cid)
+
+    def done(cid: str, entry: dict[str, Any]) -> None:
+        results[cid] = entry
+        if cache:
+            cache.mkdir(parents=True, exist_ok=True)
+            cpath(cid).write_text(json.dumps(entry, default=str))
+        if progress:
+            progress(cid, entry)
+
+    if jobs <= 1 or len(todo) <= 1:
+        for cid in todo:
+            if progress:
+                progress(cid, None)
+            done(cid, _verify_one((cid, budget, seed)))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as ex:
+            futs = {ex.submit(_verify_one, (cid, budget, seed)): cid for cid in todo}
+            for f in as_completed(futs):
+                done(futs[f], f.result())
+    return [results[c] for c in ids]

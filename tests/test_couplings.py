@@ -1,0 +1,220 @@
+"""Tests of rfcheck.couplings: marginal laws, block structure, projection samplers, twins.
+
+Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4; power
+companions feed the same checks a wrong law.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rfcheck import couplings as cp
+from rfcheck import rng
+
+ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
+Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)
+COUPLINGS = sorted(cp.COUPLINGS)
+
+pytestmark = pytest.mark.mc
+
+
+def _rows(coupling: str, M: int, d: int, n: int, seed: int) -> np.ndarray:
+    """One row per ensemble (index cycling through 0..M-1): ``n`` independent rows."""
+    return np.array([cp.sample_ensemble(coupling, M, d, seed + i)[i % M] for i in range(n)])
+
+
+def _own_axis_p(w: np.ndarray, M: int, d: int) -> float:
+    """KS p-value of row ``m``'s direction along its own axis ``e_{m mod d}`` (rows as in
+    :func:`_rows`): uniform directions give Beta((d-1)/2, (d-1)/2) for (t+1)/2.  This is
+    where a QR without the sign fix shows (Q_mm is biased)."""
+    m = np.arange(w.shape[0]) % M % d
+    t = w[np.arange(w.shape[0]), m] / np.linalg.norm(w, axis=1)
+    return stats.kstest((t + 1) / 2, stats.beta((d - 1) / 2, (d - 1) / 2).cdf).pvalue
+
+
+def _direction_check(w: np.ndarray, d: int) -> tuple[float, float, float]:
+    """p-values: |w| ~ chi_d, (e.u + 1)/2 ~ Beta((d-1)/2, (d-1)/2), and |corr(|w|, t^2)|."""
+    norms = np.linalg.norm(w, axis=1)
+    e = np.ones(d) / math.sqrt(d)
+    t = (w @ e) / norms
+    p_norm = stats.kstest(norms, stats.chi(d).cdf).pvalue
+    if d > 1:
+        p_dir = stats.kstest((t + 1) / 2, stats.beta((d - 1) / 2, (d - 1) / 2).cdf).pvalue
+    else:
+        p_dir = stats.binomtest(int(np.sum(t > 0)), t.size, 0.5).pvalue
+    r = stats.pearsonr(norms, t * t).pvalue if d > 1 else 1.0
+    return p_norm, p_dir, r
+
+
+@pytest.mark.parametrize("coupling", COUPLINGS)
+@pytest.mark.parametrize(("M", "d"), [(5, 5), (3, 8), (11, 4), (2, 1), (7, 2)])
+def test_rows_marginally_standard_normal(coupling, M, d):
+    w = _rows(coupling, M, d, 6000, seed=100 * M + d)
+    p_norm, p_dir, p_indep = _direction_check(w, d)
+    assert p_norm > ALPHA
+    assert p_dir > ALPHA
+    assert p_indep > ALPHA  # norms independent of directions (Pearson test of |w| vs t^2)
+    if d > 1:
+        assert _own_axis_p(w, M, d) > ALPHA
+
+
+def test_missing_sign_fix_is_detected():
+    """Power: Householder directions without the sign fix diag(R) > 0 (the classic ORF bug)
+    fail the own-axis direction check, and the generic one."""
+    d = M = 5
+    a, dd, c = 0.5 * d, *cp._py_gconsts(0.5 * d)
+    rows = []
+    for i in range(3000):
+        r = rng.PyRNG(i, 0, 0)
+        X, _signs = cp._py_haar_columns(r, d, M)  # signs dropped
+        g = r.fill_gammas(M, a, dd, c)
+        rows.append([X[k][i % M] * math.sqrt(2 * g[i % M]) for k in range(d)])
+    w = np.array(rows)
+    assert _own_axis_p(w, M, d) < ALPHA
+    assert _direction_check(w, d)[1] < ALPHA
+
+
+def test_marginal_checks_have_power():
+    """Wrong laws fail the same checks: chi_{d+1} norms, a tilted direction, coupled norms."""
+    g = np.random.default_rng(0)
+    d, n = 5, 6000
+    dirs = g.standard_normal((n, d))
+    dirs /= np.linalg.norm(dirs, axis=1)[:, None]
+    w = dirs * stats.chi(d + 1).rvs(n, random_state=g)[:, None]
+    assert _direction_check(w, d)[0] < ALPHA
+    tilted = dirs + 0.15 / math.sqrt(d)
+    r = stats.chi(d).rvs(n, random_state=g)
+    w = tilted / np.linalg.norm(tilted, axis=1)[:, None] * r[:, None]
+    assert _direction_check(w, d)[1] < ALPHA
+    e = np.ones(d) / math.sqrt(d)
+    t2 = (dirs @ e) ** 2
+    r = np.sort(stats.chi(d).rvs(n, random_state=g))[np.argsort(np.argsort(t2))]  # comonotone
+    assert _direction_check(dirs * r[:, None], d)[2] < ALPHA
+
+
+@pytest.mark.parametrize(("M", "d"), [(16, 16), (5, 16), (40, 16), (64, 64), (1, 3), (7, 1)])
+def test_orf_blocks_exactly_orthogonal(M, d):
+    for seed in range(5):
+        w = cp.sample_ensemble("orf", M, d, seed)
+        q = w / np.linalg.norm(w, axis=1)[:, None]
+        m0 = 0
+        for b in cp.block_sizes("orf", M, d):
+            blk = q[m0:m0 + b]
+            np.testing.assert_allclose(blk @ blk.T, np.eye(b), rtol=0, atol=1e-12)
+            m0 += b
+
+
+def test_orf_blocks_independent():
+    """Directions of different blocks are independent: E (q_0 . q_d)^2 = 1/d (z-test)."""
+    d = 6
+    c = np.empty(4000)
+    for i in range(c.size):
+        w = cp.sample_ensemble("orf", 2 * d, d, 10_000 + i)
+        q = w / np.linalg.norm(w, axis=1)[:, None]
+        c[i] = (q[i % d] @ q[d + (i * 7) % d]) ** 2
+    z = (c.mean() - 1 / d) / (c.std(ddof=1) / math.sqrt(c.size))
+    assert abs(z) < Z_CRIT
+
+
+def test_iid_rows_independent():
+    w = np.array([cp.sample_ensemble("iid", 2, 3, i).ravel() for i in range(5000)])
+    r = np.corrcoef(w.T)
+    n = w.shape[0]
+    off = r[np.triu_indices(6, 1)]
+    assert np.max(np.abs(off)) * math.sqrt(n) < stats.norm.isf(ALPHA / 2 / off.size)
+
+
+@pytest.mark.parametrize("coupling", COUPLINGS)
+def test_sample_ensemble_reproducible(coupling):
+    a = cp.sample_ensemble(coupling, 9, 4, 3)
+    assert a.shape == (9, 4) and a.flags.c_contiguous
+    np.testing.assert_array_equal(a, cp.sample_ensemble(coupling, 9, 4, 3))
+    assert not np.any(a == cp.sample_ensemble(coupling, 9, 4, 4))
+
+
+@pytest.mark.parametrize("coupling", COUPLINGS)
+@pytest.mark.parametrize(("M", "d"), [(3, 5), (5, 5), (12, 5), (1, 1), (4, 1), (7, 2), (9, 9)])
+def test_ensemble_twin_bit_identical(coupling, M, d):
+    for seed in (0, 17):
+        np.testing.assert_array_equal(cp.sample_ensemble(coupling, M, d, seed),
+                                      cp.sample_ensemble_reference(coupling, M, d, seed))
+
+
+# ----------------------------------------------------------------------------- projection law
+@pytest.mark.parametrize(("M", "d"), [(8, 8), (20, 8), (3, 8), (1, 1), (5, 2)])
+def test_orf_projection_structure(M, d):
+    """Exact identity: within a full block sum_m t_m^2 / sq_m = |u_hat|^2 = 1; a partial
+    block of b rows gives Beta(b/2, (d-b)/2)."""
+    t, sq = cp.sample_projection("orf", M, d, 3000, seed=5)
+    m0 = 0
+    for b in cp.block_sizes("orf", M, d):
+        s = np.sum(t[:, m0:m0 + b] ** 2 / sq[:, m0:m0 + b], axis=1)
+        if b == d:
+            np.testing.assert_allclose(s, 1.0, rtol=0, atol=1e-12)
+        else:
+            assert stats.kstest(s, stats.beta(b / 2, (d - b) / 2).cdf).pvalue > ALPHA
+        m0 += b
+
+
+@pytest.mark.parametrize("coupling", COUPLINGS)
+@pytest.mark.parametrize(("M", "d"), [(6, 6), (10, 4), (3, 7)])
+def test_projection_sampler_matches_ensemble_law(coupling, M, d):
+    """(w_m . u_hat, |w_m|^2) from the projection sampler vs the drawn ensembles: two-sample
+    KS per coordinate, and the pairwise products t_0 t_1 (the coupling between rows)."""
+    n = 3000
+    g = np.random.default_rng(1)
+    uh = g.standard_normal(d)
+    uh /= np.linalg.norm(uh)
+    ws = [cp.sample_ensemble(coupling, M, d, 50_000 + i) for i in range(n)]
+    te = np.array([w @ uh for w in ws])
+    sqe = np.array([np.sum(w * w, axis=1) for w in ws])
+    tp, sqp = cp.sample_projection(coupling, M, d, n, seed=6)
+    checks = [(te[:, 0], tp[:, 0]), (te[:, -1], tp[:, -1]), (sqe[:, 0], sqp[:, 0]),
+              (te[:, 0] * te[:, 1 % M], tp[:, 0] * tp[:, 1 % M]),
+              (te[:, 0] ** 2 / sqe[:, 0], tp[:, 0] ** 2 / sqp[:, 0])]
+    for a, b in checks:
+        assert stats.ks_2samp(a, b).pvalue > ALPHA
+
+
+def test_projection_law_check_has_power():
+    """The same KS check tells the ORF row coupling from iid (products of two rows)."""
+    d = M = 4
+    tp_orf, sq_orf = cp.sample_projection("orf", M, d, 3000, seed=6)
+    tp_iid, sq_iid = cp.sample_projection("iid", M, d, 3000, seed=7)
+    a = tp_orf[:, 0] ** 2 / sq_orf[:, 0] + tp_orf[:, 1] ** 2 / sq_orf[:, 1]
+    b = tp_iid[:, 0] ** 2 / sq_iid[:, 0] + tp_iid[:, 1] ** 2 / sq_iid[:, 1]
+    assert stats.ks_2samp(a, b).pvalue < ALPHA
+
+
+def test_iid_projection_without_norms():
+    t, sq = cp.sample_projection("iid", 5, 3, 10, seed=1, need_sq=False)
+    assert np.all(np.isnan(sq)) and np.all(np.isfinite(t))
+    t, sq = cp.sample_projection("iid", 5, 1, 10, seed=1)
+    np.testing.assert_array_equal(sq, t * t)  # d = 1: |w|^2 = t^2 exactly
+
+
+# ----------------------------------------------------------------------------- registry
+def test_registry_and_block_sizes():
+    assert {"iid", "orf"} <= set(cp.COUPLINGS)
+    for name, c in cp.COUPLINGS.items():
+        assert c.name == name
+    assert cp.block_sizes("orf", 10, 4) == [4, 4, 2]
+    assert cp.block_sizes("orf", 3, 4) == [3]
+    assert cp.block_sizes("orf", 8, 4) == [4, 4]
+    assert cp.block_sizes("iid", 3, 4) == [1, 1, 1]
+    assert cp.pad8(1) == 8 and cp.pad8(8) == 8 and cp.pad8(9) == 16
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    (("nope", 3, 3), "unknown coupling"),
+    (("orf", 0, 3), "M must be"),
+    (("orf", 3, 0), "d must be"),
+    (("orf", 3, 3, -1), "seed"),
+])
+def test_bad_arguments(args, match):
+    with pytest.raises(ValueError, match=match):
+        cp.sample_ensemble(*args)

@@ -1,0 +1,284 @@
+"""Tests of rfcheck.montecarlo: parity with the Python twin, reproducibility across thread
+counts, the PosRF MSE closed forms (iid and ORF, both paths), path equivalence and the
+NumPy cross-check.
+
+Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4; each has
+a power companion (a wrong formula or a wrong law that the same check must reject).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from rfcheck import couplings, features, montecarlo
+
+ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
+Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)
+
+pytestmark = pytest.mark.mc
+
+
+def make_pair(d: int, u2: float, v2: float = 0.36, seed: int = 0):
+    """``x, y`` in random position with ``|x + y|^2 = u2`` and ``|x - y|^2 = v2``."""
+    g = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(g.standard_normal((d, 2)))
+    u = math.sqrt(u2) * q[:, 0]
+    v = math.sqrt(v2) * q[:, 1] if d > 1 else np.zeros(d)
+    return (u + v) / 2, (u - v) / 2
+
+
+def posrf_var(x: np.ndarray, y: np.ndarray, M: int, coupling: str) -> float:
+    """Closed-form Var(K_hat_M) of the PosRF estimator (Gaussian kernel) for one pair.
+
+    ``V1 = K^2 expm1(|x+y|^2)``; iid: ``V1 / M``; ORF:
+    ``V1/M + (npairs/M^2) (exp(-2(|x|^2+|y|^2)) 1F1(d; d/2; |x+y|^2/2) - K^2)`` with
+    ``npairs = sum_k b_k (b_k - 1)`` over the orthogonal blocks.
+    """
+    d = x.size
+    a, b = float(x @ x), float(y @ y)
+    u = float((x + y) @ (x + y))
+    k = math.exp(-0.5 * float((x - y) @ (x - y)))
+    v1 = k * k * math.expm1(u)
+    if coupling == "iid":
+        return v1 / M
+    npairs = sum(bk * (bk - 1) for bk in couplings.block_sizes("orf", M, d))
+    cov = math.exp(-2 * (a + b)) * special.hyp1f1(d, d / 2, u / 2) - k * k
+    return v1 / M + npairs / M**2 * cov
+
+
+def mse_z(khat: np.ndarray, target: float, var: float) -> float:
+    """z-score of the sample MSE against ``var``: SE(mean e) = std(e)/sqrt(N), e = (K - K)^2."""
+    e = (khat - target) ** 2
+    return (e.mean() - var) / (e.std(ddof=1) / math.sqrt(e.size))
+
+
+# ----------------------------------------------------------------------------- parity
+PRODUCTS = {
+    "positive": lambda x, y: features.positive_product(x, y),
+    "trig": lambda x, y: features.trig_product(x, y),
+    "gerf_complex": lambda x, y: features.gerf_product(x, y, 0.1 + 0.05j, 1),
+    "gerf_real_A": lambda x, y: features.gerf_product(x, y, -0.2, 1),
+    "gerf_s_minus": lambda x, y: features.gerf_product(x, y, 0.1, -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+@pytest.mark.parametrize("coupling", sorted(couplings.COUPLINGS))
+@pytest.mark.parametrize("path", montecarlo.PATHS)
+def test_compiled_equals_python_reference(name, coupling, path):
+    """The Numba kernels give the same numbers, bit for bit, as the plain-Python twin."""
+    g = np.random.default_rng(1)
+    x, y = 0.3 * g.standard_normal((2, 5)), 0.3 * g.standard_normal((2, 5))
+    prod = PRODUCTS[name](x, y)
+    n = 2 * montecarlo.TRIALS_PER_BLOCK + 3  # three blocks, the last one partial
+    for M in (3, 5, 12):
+        got = montecarlo.simulate(prod, M, n, coupling=coupling, path=path, seed=7)
+        ref = montecarlo.simulate_reference(prod, M, n, coupling=coupling, path=path, seed=7)
+        np.testing.assert_array_equal(got, ref)
+
+
+# ----------------------------------------------------------------------------- reproducibility
+@pytest.mark.parametrize("coupling", sorted(couplings.COUPLINGS))
+@pytest.mark.parametrize("path", montecarlo.PATHS)
+def test_same_numbers_whatever_the_thread_count(coupling, path):
+    x, y = make_pair(6, 1.0)
+    prod = features.positive_product(np.stack([x, y]), np.stack([y, x]))
+    n = 7 * montecarlo.TRIALS_PER_BLOCK + 5
+    old = numba.get_num_threads()
+    try:
+        runs = []
+        nmax = numba.config.NUMBA_NUM_THREADS
+        for k in sorted({1, min(2, nmax), nmax}):
+            numba.set_num_threads(k)
+            runs.append(montecarlo.simulate(prod, 9, n, coupling=coupling, path=path, seed=3))
+    finally:
+        numba.set_num_threads(old)
+    for r in runs[1:]:
+        np.testing.assert_array_equal(runs[0], r)
+
+
+@pytest.mark.parametrize("path", montecarlo.PATHS)
+def test_same_seed_same_numbers_different_seeds_differ(path):
+    x, y = make_pair(6, 1.0)
+    prod = features.positive_product(x, y)
+    a = montecarlo.simulate(prod, 8, 300, coupling="orf", path=path, seed=1)
+    np.testing.assert_array_equal(a, montecarlo.simulate(prod, 8, 300, coupling="orf",
+                                                          path=path, seed=1))
+    assert not np.any(a == montecarlo.simulate(prod, 8, 300, coupling="orf", path=path, seed=2))
+    # a longer run extends a shorter one: blocks are seeded by their index alone
+    b = montecarlo.simulate(prod, 8, 1000, coupling="orf", path=path, seed=1)
+    np.testing.assert_array_equal(a[:, :256], b[:, :256])
+
+
+def test_pairs_share_the_ensemble_only_on_the_ensemble_path():
+    x, y = make_pair(5, 1.0)
+    prod = features.positive_product(np.stack([x, x]), np.stack([y, y]))
+    e = montecarlo.simulate(prod, 6, 200, coupling="orf", path="ensemble", seed=4)
+    np.testing.assert_array_equal(e[0], e[1])
+    p = montecarlo.simulate(prod, 6, 200, coupling="orf", path="projection", seed=4)
+    assert not np.any(p[0] == p[1])
+    assert e.shape == p.shape == (2, 200)
+
+
+# ----------------------------------------------------------------------------- MSE closed forms
+MSE_CASES = [  # (d, |x+y|^2, M): M < d, M = d, M > d with a truncated last block
+    (4, 0.5, 3), (4, 0.5, 4), (4, 0.5, 10), (16, 0.5, 8), (16, 0.5, 40), (64, 1.0, 64),
+]  # |x+y|^2 <= 1 keeps the tails of (K_hat - K)^2 tame enough for 1.2x power at N = 20000
+
+
+@pytest.mark.parametrize(("d", "u2", "M"), MSE_CASES)
+@pytest.mark.parametrize("coupling", sorted(couplings.COUPLINGS))
+@pytest.mark.parametrize("path", montecarlo.PATHS)
+def test_posrf_mse_matches_closed_form(d, u2, M, coupling, path):
+    x, y = make_pair(d, u2, seed=d + M)
+    prod = features.positive_product(x, y)
+    khat = montecarlo.simulate(prod, M, 20_000, coupling=coupling, path=path,
+                               seed=1000 + d + M)[0]
+    k = float(prod.target[0])
+    var = posrf_var(x, y, M, coupling)
+    assert abs(mse_z(khat, k, var)) < Z_CRIT
+    assert abs(khat.mean() - k) / (khat.std(ddof=1) / math.sqrt(khat.size)) < Z_CRIT  # unbiased
+    # power: a formula 1.2x too large is rejected by the same check
+    assert abs(mse_z(khat, k, 1.2 * var)) > Z_CRIT
+
+
+@pytest.mark.parametrize(("d", "u2", "M"), [(16, 0.5, 40), (4, 0.5, 10), (64, 1.0, 64)])
+def test_orf_mse_rejects_the_iid_formula(d, u2, M):
+    """Power: the ORF MSE is told apart from the iid V1/M by the same check."""
+    x, y = make_pair(d, u2)
+    prod = features.positive_product(x, y)
+    khat = montecarlo.simulate(prod, M, 20_000, coupling="orf", seed=5)[0]
+    k = float(prod.target[0])
+    assert abs(mse_z(khat, k, posrf_var(x, y, M, "orf"))) < Z_CRIT
+    assert abs(mse_z(khat, k, posrf_var(x, y, M, "iid"))) > Z_CRIT
+
+
+@pytest.mark.parametrize("name", ["trig", "gerf_complex", "gerf_real_A", "gerf_s_minus"])
+@pytest.mark.parametrize("coupling", sorted(couplings.COUPLINGS))
+def test_other_mechanisms_unbiased(name, coupling):
+    """Complex path (TrigRF, complex-A GERF) and the |w|^2 path (real A != 0): unbiased."""
+    x, y = make_pair(6, 0.8)
+    prod = PRODUCTS[name](x, y)
+    for path in montecarlo.PATHS:
+        khat = montecarlo.simulate(prod, 7, 20_000, coupling=coupling, path=path, seed=9)[0]
+        z = (khat.mean() - prod.target[0]) / (khat.std(ddof=1) / math.sqrt(khat.size))
+        assert abs(z) < Z_CRIT
+
+
+# ----------------------------------------------------------------------------- path equivalence
+PATH_CASES = [("orf", 16, 16), ("orf", 16, 40), ("orf", 5, 3), ("iid", 8, 5)]
+
+
+@pytest.mark.parametrize(("coupling", "d", "M"), PATH_CASES)
+def test_projection_and_ensemble_paths_equal_in_law(coupling, d, M):
+    """Two-sample KS on the K_hat values at ALPHA, and equal MSE within standard errors."""
+    x, y = make_pair(d, 1.5, seed=3)
+    prod = features.positive_product(x, y)
+    n = 8000
+    kp = montecarlo.simulate(prod, M, n, coupling=coupling, path="projection", seed=21)[0]
+    ke = montecarlo.simulate(prod, M, n, coupling=coupling, path="ensemble", seed=22)[0]
+    assert stats.ks_2samp(kp, ke).pvalue > ALPHA
+    k = float(prod.target[0])
+    ep, ee = (kp - k) ** 2, (ke - k) ** 2
+    se = math.sqrt(ep.var(ddof=1) / n + ee.var(ddof=1) / n)
+    assert abs(ep.mean() - ee.mean()) / se < Z_CRIT
+
+
+def test_path_ks_has_power():
+    """The same KS check tells ORF from iid K_hat values (d = M = 64, |x+y|^2 = 1.5)."""
+    x, y = make_pair(64, 1.5, seed=3)
+    prod = features.positive_product(x, y)
+    a = montecarlo.simulate(prod, 64, 8000, coupling="orf", path="projection", seed=21)[0]
+    b = montecarlo.simulate(prod, 64, 8000, coupling="iid", path="ensemble", seed=22)[0]
+    assert stats.ks_2samp(a, b).pvalue < ALPHA
+
+
+@pytest.mark.parametrize("coupling", ["iid", "orf"])
+def test_numpy_baseline_equal_in_law(coupling):
+    x, y = make_pair(8, 1.0, seed=4)
+    prod = features.positive_product(x, y)
+    a = montecarlo.simulate_numpy(prod, 12, 6000, coupling=coupling, seed=5)
+    b = montecarlo.simulate(prod, 12, 6000, coupling=coupling, path="ensemble", seed=5)
+    assert a.shape == b.shape == (1, 6000)
+    assert stats.ks_2samp(a[0], b[0]).pvalue > ALPHA
+    k = float(prod.target[0])
+    assert abs(mse_z(a[0], k, posrf_var(x, y, 12, coupling))) < Z_CRIT
+
+
+def test_numpy_baseline_complex_and_alpha():
+    x, y = make_pair(5, 0.8)
+    prod = features.gerf_product(x, y, 0.1 + 0.05j, 1)
+    khat = montecarlo.simulate_numpy(prod, 5, 20_000, coupling="orf", seed=1)[0]
+    z = (khat.mean() - prod.target[0]) / (khat.std(ddof=1) / math.sqrt(khat.size))
+    assert abs(z) < Z_CRIT
+
+
+# ----------------------------------------------------------------------------- validation
+def test_bad_arguments():
+    x, y = make_pair(4, 1.0)
+    prod = features.positive_product(x, y)
+    cases = [
+        (dict(M=0), "M must be"),
+        (dict(n_trials=-1), "n_trials must be"),
+        (dict(coupling="nope"), "unknown coupling"),
+        (dict(path="both"), "path must be"),
+        (dict(seed=-3), "seed"),
+    ]
+    for kw, match in cases:
+        args = dict(M=3, n_trials=10) | kw
+        with pytest.raises(ValueError, match=match):
+            montecarlo.simulate(prod, args.pop("M"), args.pop("n_trials"), **args)
+    with pytest.raises(ValueError, match="ExpProduct"):
+        montecarlo.simulate("not a product", 3, 10)  # type: ignore[arg-type]
+    bad = features.ExpProduct(0j, 1 + 0j, np.array([np.nan]), prod.u, prod.target)
+    with pytest.raises(ValueError, match="log_c"):
+        montecarlo.simulate(bad, 3, 10)
+
+
+def test_overflow_is_not_silent_nan():
+    """Huge |u|: terms overflow to inf (no NaN, no exception) on both paths."""
+    x = np.zeros(3)
+    x[0] = 400.0
+    prod = features.positive_product(x, x)
+    for path in montecarlo.PATHS:
+        k = montecarlo.simulate(prod, 4, 10, path=path, seed=0)
+        assert not np.any(np.isnan(k))
+
+
+# ----------------------------------------------------------------------------- bench
+def test_bench_flop_model_and_table():
+    from rfcheck import bench
+
+    d = m = 64
+    orf = sum(3 * (d - k) + 4 * (d - k) ** 2 for k in range(d)) + 3 * m + m * d
+    assert bench.flops_per_trial("orf", m, d) == orf + 2 * m * d + 4 * m
+    assert bench.flops_per_trial("iid", m, d) == m * d + 2 * m * d + 4 * m
+    # M > d: two blocks, the second truncated to 3 rows
+    two = bench.flops_per_trial("orf", 7, 4) - bench.flops_per_trial("orf", 4, 4)
+    assert two == (sum(3 * (4 - k) + 4 * (4 - k) * (3 - k) for k in range(3)) + 3 * 3 + 3 * 4
+                   + 3 * (2 * 4 + 4))
+    with pytest.raises(ValueError, match="FLOP model"):
+        bench.flops_per_trial("simrf")
+
+
+def test_bench_quick_smoke():
+    """``run_bench(quick=True)`` returns the documented keys (a smoke test, not a timing)."""
+    from rfcheck import bench
+
+    entries = bench.run_bench(quick=True)
+    keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
+            "baseline_trials_per_s", "ratio", "flop_ceiling_share", "flops_per_trial",
+            "machine_gflops"}
+    assert [(e["coupling"], e["path"]) for e in entries] == [
+        ("iid", "ensemble"), ("iid", "projection"), ("orf", "ensemble"), ("orf", "projection")]
+    for e in entries:
+        assert set(e) == keys
+        assert e["trials_per_s"] > 0 and e["baseline_trials_per_s"] > 0
+        assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
+        assert (e["flop_ceiling_share"] is None) == (e["path"] == "projection")
+    assert "ratio" in bench.format_table(entries)

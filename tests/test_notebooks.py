@@ -1,0 +1,25 @@
+"""Notebooks are executed (jupytext percent scripts) at small sizes."""
+
+from __future__ import annotations
+
+import os
+import runpy
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, monkeypatch, capsys):
+    monkeypatch.setenv("RFCHECK_NOTEBOOK_QUICK", "1")
+    monkeypatch.chdir(path.parent)
+    ns = runpy.run_path(str(path), run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.strip()
+    if path.stem == "crt":
+        verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
+        assert verdicts["crt.thm3.3"] == "REFUTED"
+        assert verdicts["crt.eq22"] == "HOLDS"
+    assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"

@@ -1,0 +1,198 @@
+"""Tests of rfcheck.rng: the generator's law, reproducibility and its Python twin.
+
+Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4 (a p-value
+below it fails); each law check has a power companion that feeds it a wrong law.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rfcheck import montecarlo, rng
+
+ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
+Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)
+
+pytestmark = pytest.mark.mc
+
+
+def _z_mean(x: np.ndarray, mu: float) -> float:
+    return (np.mean(x) - mu) / (np.std(x, ddof=1) / math.sqrt(x.size))
+
+
+# ----------------------------------------------------------------------------- law
+@pytest.mark.parametrize("bulk", [True, False])
+def test_normal_ks_and_moments(bulk):
+    z = rng.draw_normals(400_000, seed=11, bulk=bulk)
+    assert stats.kstest(z, "norm").pvalue > ALPHA
+    assert abs(_z_mean(z, 0.0)) < Z_CRIT
+    assert abs(_z_mean(z * z, 1.0)) < Z_CRIT
+    assert abs(_z_mean(z**4, 3.0)) < Z_CRIT
+
+
+def test_normal_tail_branch():
+    """The ziggurat tail (|z| > r = 3.654) has the right mass (binomial z-test at ALPHA)."""
+    z = rng.draw_normals(2_000_000, seed=12)
+    p = 2 * stats.norm.sf(rng._ZR)
+    k = np.count_nonzero(np.abs(z) > rng._ZR)
+    n = z.size
+    assert abs(k - n * p) / math.sqrt(n * p * (1 - p)) < Z_CRIT
+    # and beyond 4.5, far into the tail-only region
+    p45 = 2 * stats.norm.sf(4.5)
+    k45 = np.count_nonzero(np.abs(z) > 4.5)
+    assert stats.binomtest(k45, n, p45).pvalue > ALPHA
+
+
+def test_normal_power():
+    """The same KS check rejects a slightly wrong law (sd 1.02) -- it has power."""
+    z = rng.draw_normals(400_000, seed=11) * 1.02
+    assert stats.kstest(z, "norm").pvalue < ALPHA
+
+
+def test_uniform_ks_and_moments():
+    u = rng.draw_uniforms(400_000, seed=13)
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert stats.kstest(u, "uniform").pvalue > ALPHA
+    assert abs(_z_mean(u, 0.5)) < Z_CRIT
+    assert abs(_z_mean(u * u, 1 / 3)) < Z_CRIT
+    assert stats.kstest(u**1.01, "uniform").pvalue < ALPHA  # power
+
+
+@pytest.mark.parametrize("a", [0.3, 0.5, 1.0, 2.5, 7.5, 32.0])
+@pytest.mark.parametrize("bulk", [True, False])
+def test_gamma_ks_and_mean(a, bulk):
+    g = rng.draw_gammas(100_000, a, seed=14, bulk=bulk)
+    assert np.all(g > 0)
+    assert stats.kstest(g, stats.gamma(a).cdf).pvalue > ALPHA
+    assert abs(_z_mean(g, a)) < Z_CRIT
+
+
+def test_gamma_power():
+    g = rng.draw_gammas(100_000, 32.0, seed=14)
+    assert stats.kstest(g, stats.gamma(32.5).cdf).pvalue < ALPHA
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 64])
+def test_chi_ks(k):
+    a, _, _ = rng.gamma_consts(k / 2)
+    r = np.sqrt(2.0 * rng.draw_gammas(100_000, a, seed=15))
+    assert stats.kstest(r, stats.chi(k).cdf).pvalue > ALPHA
+    assert stats.kstest(r, stats.chi(k + 1).cdf).pvalue < ALPHA  # power
+
+
+def test_squeeze_is_a_lower_bound():
+    """Deterministic: whenever the squeeze accepts, Marsaglia-Tsang's exact test accepts."""
+    g = np.random.default_rng(0)
+    for a in [1.0, 1.5, 2.5, 8.0, 32.0, 512.0]:
+        _, dd, c = rng.gamma_consts(a)
+        x = np.concatenate([g.standard_normal(20_000), g.uniform(-1 / c, 8, 20_000)])
+        u = g.uniform(0, 1, x.size)
+        for xi, ui in zip(x, u, strict=True):
+            ok, v3 = rng._py_squeeze(float(xi), float(ui), dd, c)
+            if ok:
+                assert rng._py_exact(float(xi), float(ui), v3, dd), (a, xi, ui)
+
+
+def test_squeeze_acceptance_rate():
+    """The squeeze takes almost every candidate for shape 32 (the bulk path's premise)."""
+    _, dd, c = rng.gamma_consts(32.0)
+    x = rng.draw_normals(50_000, seed=1)
+    u = np.random.default_rng(1).uniform(size=x.size)
+    acc = np.mean([rng._py_squeeze(float(a), float(b), dd, c)[0]
+                   for a, b in zip(x, u, strict=True)])
+    assert acc > 0.995
+
+
+# ----------------------------------------------------------------------------- streams
+def test_same_seed_same_numbers_and_different_seeds_differ():
+    a = rng.draw_normals(1000, seed=5)
+    assert np.array_equal(a, rng.draw_normals(1000, seed=5))
+    assert not np.any(a == rng.draw_normals(1000, seed=6))
+    assert not np.any(a == rng.draw_normals(1000, seed=5, stream=1))
+    u = rng.draw_uniforms(1000, seed=2**64 - 1)
+    assert np.array_equal(u, rng.draw_uniforms(1000, seed=2**64 - 1))
+
+
+def test_streams_uncorrelated():
+    a = rng.draw_normals(200_000, seed=5, stream=0)
+    b = rng.draw_normals(200_000, seed=5, stream=1)
+    c = rng.draw_normals(200_000, seed=6, stream=0)
+    for x, y in [(a, b), (a, c)]:
+        r = np.corrcoef(x, y)[0, 1]
+        assert abs(r) * math.sqrt(x.size) < Z_CRIT
+
+
+def test_blocks_and_lanes_get_distinct_states():
+    states = set()
+    for block in range(50):
+        for lane in range(2):
+            states.add(rng.block_state(np.uint64(3), np.uint64(7), np.uint64(block), lane))
+    assert len(states) == 100
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, "1", True, None])
+def test_bad_seed(seed):
+    with pytest.raises(ValueError, match="seed"):
+        rng.draw_normals(3, seed=seed)
+
+
+def test_bad_gamma_shape():
+    with pytest.raises(ValueError, match="shape"):
+        rng.gamma_consts(0.0)
+
+
+# ----------------------------------------------------------------------------- Python twin
+def test_twin_scalar_streams_bit_identical():
+    n = 20_000
+    r = rng.PyXoshiro(9, 4, 0)
+    assert np.array_equal(rng.draw_normals(n, 9, 4, bulk=False), [r.normal() for _ in range(n)])
+    r = rng.PyXoshiro(9, 4, 0)
+    assert np.array_equal(rng.draw_uniforms(n, 9, 4), [r.uniform() for _ in range(n)])
+    for a in [0.4, 3.0]:
+        _, dd, c = rng.gamma_consts(a)
+        r = rng.PyXoshiro(9, 4, 0)
+        got = rng.draw_gammas(5000, a, 9, 4, bulk=False)
+        assert np.array_equal(got, [r.gamma(a, dd, c) for _ in range(5000)])
+
+
+def test_twin_bulk_streams_bit_identical():
+    r = rng.PyRNG(8, 2, 0)
+    assert np.array_equal(rng.draw_normals(50_000, 8, 2), r.fill_normals(50_000))
+    for a in [0.4, 1.0, 32.0]:
+        _, dd, c = rng.gamma_consts(a)
+        r = rng.PyRNG(8, 2, 0)
+        assert np.array_equal(rng.draw_gammas(20_000, a, 8, 2), r.fill_gammas(20_000, a, dd, c))
+
+
+def test_bulk_normals_do_take_the_fixup_path():
+    """The parity above covers the slow branches: about 1.5% of words fail the fast test."""
+    r = rng.PyRNG(8, 2, 0)
+    words = [r.next_u64() for _ in range(20_000)]
+    fails = sum(((w >> 9) & ((1 << 52) - 1)) >= int(rng._ZK[w & 0xFF]) for w in words)
+    assert 200 < fails < 400
+    tails = sum(((w >> 9) & ((1 << 52) - 1)) >= int(rng._ZK[0]) and (w & 0xFF) == 0
+                for w in words)
+    assert tails >= 1
+
+
+# ----------------------------------------------------------------------------- exp
+def test_exp_into_accuracy_and_special_values():
+    g = np.random.default_rng(3)
+    x = np.concatenate([g.uniform(-708, 709, 200_000), g.uniform(-3, 3, 200_000),
+                        [0.0, -0.0, 1e-300, -1e-300, -708.0, 709.0, 0.5 * math.log(2)]])
+    out = np.empty_like(x)
+    montecarlo.exp_into(x, out)
+    ref = np.exp(x)
+    ulp = np.abs(out - ref) / np.spacing(ref)
+    assert ulp.max() <= 2.0  # tolerance: 1 ulp from the polynomial/reduction + 1 from np.exp
+    special = np.array([709.8, 710.0, 1e6, np.inf, -745.2, -800.0, -np.inf, np.nan])
+    out = np.empty_like(special)
+    montecarlo.exp_into(special, out)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out, np.exp(special))
+    assert all(montecarlo._py_exp(float(v)) == o or (math.isnan(v) and math.isnan(o))
+               for v, o in zip(special, out, strict=True))

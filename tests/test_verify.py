@@ -1,0 +1,151 @@
+"""Verdict machinery: every check must be able to fail (power tests with planted errors),
+verdict semantics, reproducibility, and the registered ledger's ids and domains."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from rfcheck import verify
+from rfcheck.claims import BUDGETS, REGISTRY, Check, Claim, load_all
+from rfcheck.claims import crt as crt_claims
+from rfcheck.claims._common import deterministic_check, mc_check, pair_domain
+from rfcheck.stats import PointEval
+
+SMOKE = BUDGETS["smoke"]
+
+
+def _claim(cid: str, checks: list[Check], domain=None) -> Claim:
+    return Claim(id=cid, paper="crt", source="test", statement="planted", domain=domain or pair_domain(norm=(0.0, 0.7)),
+                 checks=checks)
+
+
+def _quad_var_pos(p, dps):
+    r = crt_claims._gerf_ref(p, dps, 0, 1)["var"]
+    return r.value, r.err
+
+
+def test_registry_loads_with_valid_ids():
+    reg = load_all()
+    assert len(reg) >= 15
+    for cid, c in reg.items():
+        assert cid == c.id and cid.startswith("crt.")
+        assert c.checks or c.unverifiable
+
+
+def test_bad_claim_id_rejected():
+    with pytest.raises(ValueError, match="does not follow"):
+        Claim(id="crt.theorem3", paper="crt", source="", statement="", domain=pair_domain(), checks=[])
+
+
+@pytest.mark.parametrize("factor", [1.02, 0.5])
+def test_deterministic_check_refutes_planted_factor(factor):
+    """Power: a PosRF variance off by a constant factor is refuted by quadrature."""
+    wrong = _claim("crt.text-planted-factor", [deterministic_check(
+        "quadrature", lambda p: factor * crt_claims.printed_pos_variance(p), _quad_var_pos,
+        atol_scale=lambda p, dps: 1)])
+    v = verify.run_claim(wrong, budget=SMOKE, seed=1)
+    assert v.verdict == "REFUTED"
+    assert v.checks[0].worst.disc > 1
+
+
+def test_deterministic_check_holds_for_true_formula():
+    right = _claim("crt.text-planted-true", [deterministic_check(
+        "quadrature", crt_claims.printed_pos_variance, _quad_var_pos, atol_scale=lambda p, dps: 1)])
+    v = verify.run_claim(right, budget=SMOKE, seed=1)
+    assert v.verdict == "HOLDS"
+    assert all(e.disc <= 1 for e in v.checks[0].evals)
+
+
+@pytest.mark.mc
+def test_monte_carlo_check_power_and_no_false_alarm():
+    """Power: a 30% too large PosRF variance is refuted by Monte Carlo alone; the true one is not."""
+    sim = lambda p, n, seed: crt_claims._sim_gerf(p, n, seed, 0.0, 1)  # noqa: E731
+    budget = BUDGETS["default"]
+    wrong = _claim("crt.text-planted-mc", [mc_check("monte-carlo", lambda p: 1.3 * crt_claims.printed_pos_variance(p), sim)],
+                   domain=pair_domain(d=(2, 16), norm=(0.3, 0.5)))
+    assert verify.run_claim(wrong, budget=budget, seed=3).verdict == "REFUTED"
+    right = _claim("crt.text-planted-mc-ok", [mc_check("monte-carlo", crt_claims.printed_pos_variance, sim)],
+                   domain=pair_domain(d=(2, 16), norm=(0.3, 0.5)))
+    assert verify.run_claim(right, budget=budget, seed=3).verdict == "HOLDS"
+
+
+def test_heavy_tails_give_inconclusive_not_holds():
+    """A reference that cannot decide must never produce HOLDS."""
+    undecided = Check("mc", 3, lambda p, b, s: PointEval(p, 1.0, 1.0, math.inf, 0.0, False, "heavy tails"),
+                      search=False)
+    v = verify.run_claim(_claim("crt.text-planted-undecided", [undecided]), budget=SMOKE, seed=0)
+    assert v.verdict == "INCONCLUSIVE"
+
+
+def test_references_that_disagree_are_inconclusive():
+    holds = Check("det", 1, lambda p, b, s: PointEval(p, 1.0, 1.0, 0.0, 0.0), search=False)
+    refutes = Check("mc", 3, lambda p, b, s: PointEval(p, 1.0, 2.0, 0.1, 5.0), search=False)
+    v = verify.run_claim(_claim("crt.text-planted-conflict", [holds, refutes]), budget=SMOKE, seed=0)
+    assert v.verdict == "INCONCLUSIVE" and "disagree" in v.reason
+
+
+def test_unconfirmed_monte_carlo_refutation_is_not_refuted():
+    """A one-off Monte Carlo excursion (not reproduced by the confirmation run) is not a refutation."""
+    calls = []
+
+    def flaky(p, b, s):
+        calls.append(s)
+        return PointEval(p, 1.0, 2.0, 0.1, 5.0 if len(calls) == 1 else 0.2)
+
+    v = verify.run_claim(_claim("crt.text-planted-flaky", [Check("mc", 3, flaky, search=False)]), budget=SMOKE, seed=0)
+    assert v.verdict != "REFUTED"
+
+
+def test_verdicts_reproducible_for_a_seed():
+    a = verify.run_claim("crt.eq22", budget=SMOKE, seed=5).as_dict()
+    b = verify.run_claim("crt.eq22", budget=SMOKE, seed=5).as_dict()
+    assert a["evidence"]["worst"] == b["evidence"]["worst"]
+
+
+def test_eq7_as_printed_is_refuted_and_eq22_holds():
+    v7 = verify.run_claim("crt.thm3.3", budget=SMOKE, seed=0)
+    v22 = verify.run_claim("crt.eq22", budget=SMOKE, seed=0)
+    assert v7.verdict == "REFUTED" and v22.verdict == "HOLDS"
+    d = v7.as_dict()
+    assert d["correction"] and d["reproduce_point"].startswith("rfcheck verify --claim crt.thm3.3 --at")
+
+
+def test_counterexample_reproduces_at_point():
+    v = verify.run_claim("crt.thm3.3", budget=SMOKE, seed=0)
+    pt = v.checks[0].worst.point
+    again = verify.evaluate_at("crt.thm3.3", pt)
+    assert again.verdict == "REFUTED"
+    assert again.checks[0].worst.printed == pytest.approx(float(mpmath.re(v.checks[0].worst.printed)))
+
+
+def test_eq1_conjugate_refuted_by_trig_counterexample():
+    # x parallel to y: TrigRF with the conjugate estimates exp(-|x+y|^2/2) = e^-2, not K = 1
+    v = verify.evaluate_at("crt.eq1", {"d": 2, "nx": 1.0, "ny": 1.0, "theta": 0.0, "mech": "trig"})
+    assert v.verdict == "REFUTED"
+    w = v.checks[0].worst
+    assert float(w.printed) == pytest.approx(1.0)
+    assert float(w.reference) == pytest.approx(math.exp(-2.0), rel=1e-12)
+
+
+def test_point_outside_domain_rejected():
+    with pytest.raises(ValueError, match="outside the domain"):
+        verify.evaluate_at("crt.thm3.3", {"d": 3, "nx": 1.0, "ny": 1.0, "theta": math.pi})
+
+
+def test_run_many_cache_roundtrip(tmp_path):
+    ids = ["crt.eq22.negative-root", "crt.eq8"]
+    first = verify.run_many(ids, budget="smoke", seed=0, cache_dir=str(tmp_path))
+    second = verify.run_many(ids, budget="smoke", seed=0, cache_dir=str(tmp_path))
+    assert [e["verdict"] for e in first] == [e["verdict"] for e in second]
+    assert all(e.get("cached") for e in second)
+    assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_every_registered_claim_has_independent_reference():
+    for c in REGISTRY.values():
+        names = {ch.name for ch in c.checks}
+        assert names, c.id
+        assert not names <= {"printed"}, c.id
