@@ -75,8 +75,9 @@ def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1) -> 
 
 
 def _qr_equivalent_flops(M: int = M, d: int = D) -> float:
-    """FLOPs of the textbook route: ``M d`` normals... per block ``d^2`` normals, a d x d QR
-    ``(4/3) d^3`` and forming ``Q`` ``(4/3) d^3``, chi norms, ``W u`` and the estimator."""
+    """FLOPs of the textbook route (what the NumPy baseline does): per block ``d^2``
+    normals, a d x d QR ``(4/3) d^3`` and forming ``Q`` ``(4/3) d^3``; then chi norms,
+    ``W = Q diag(r)``, ``W u`` and the estimator."""
     nb = -(-M // d)
     return float(nb * (d * d + (8.0 / 3.0) * d**3) + 3 * M + M * d + 2 * M * d + 4 * M)
 
@@ -108,7 +109,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     quick : bool
         Short timings (about 0.1 s each) and a smaller dgemm, for smoke tests.
     seconds : float
-        Target duration of each of the three timed repeats' total (per measurement).
+        Approximate wall time of each measurement (three timed repeats, best kept).
 
     Returns
     -------

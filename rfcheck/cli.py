@@ -101,6 +101,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.report:
         paths = report.write_reports(entries, args.report)
         con.print(f"reports written: {', '.join(str(p) for p in paths)}")
+    if args.update_readme:
+        cmd = f"rfcheck verify --all --budget {args.budget} --seed {args.seed}"
+        report.update_readme(entries, args.update_readme, cmd)
+        con.print(f"ledger summary written into {args.update_readme}")
     if args.strict and any(e["verdict"] == "REFUTED" for e in entries):
         return 1
     return 0
@@ -131,6 +135,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import json
+
+    from rfcheck import calibrate
+
+    con = _console()
+    fa = [] if args.skip_false_alarms else calibrate.false_alarms(
+        n_seeds=args.seeds, alpha=args.alpha, progress=lambda c: con.print(f"false alarms: {c}"))
+    mp_rows = [] if args.skip_mutants else calibrate.mutation_power(
+        budget=args.budget, progress=lambda m: con.print(f"mutant: {m}"))
+    print(calibrate.format_tables(fa, mp_rows))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"false_alarms": fa, "mutation_power": mp_rows}, fh, indent=2)
+        print(f"wrote {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rfcheck", description="Verify formulas about random-feature estimators.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -151,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     vp.add_argument("--cache-dir", default=".rfcheck-cache", help="cache of verdicts (resume)")
     vp.add_argument("--no-cache", action="store_true")
+    vp.add_argument("--update-readme", nargs="?", const="README.md", metavar="PATH",
+                    help="rewrite the ledger block of README.md with this run's summary")
     vp.set_defaults(func=cmd_verify)
 
     pp = sub.add_parser("plot", help="reproduce a paper figure into figures/")
@@ -159,6 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--quick", action="store_true", help="small Monte Carlo sizes")
     pp.add_argument("--seed", type=int, default=0)
     pp.set_defaults(func=cmd_plot)
+
+    cp = sub.add_parser("calibrate", help="false-alarm rates and mutation power of the checks")
+    cp.add_argument("--seeds", type=int, default=200)
+    cp.add_argument("--alpha", type=float, default=0.05, help="calibration false-alarm level")
+    cp.add_argument("--budget", default="default", choices=["smoke", "default", "thorough"])
+    cp.add_argument("--json", metavar="PATH")
+    cp.add_argument("--skip-false-alarms", action="store_true")
+    cp.add_argument("--skip-mutants", action="store_true")
+    cp.set_defaults(func=cmd_calibrate)
 
     bp = sub.add_parser("bench", help="Monte Carlo engine speed vs a NumPy baseline")
     bp.add_argument("--json", metavar="PATH")

@@ -20,8 +20,14 @@ from typing import Any
 
 import mpmath
 
+#: half periods resolved by breakpoints before the contour is moved to the steepest-descent line
+MAX_OSCILLATIONS = 120
+#: precision doublings ``with_error`` may try when digits are lost
+MAX_DOUBLINGS = 2
+
 __all__ = [
     "RefValue",
+    "product_with_error",
     "gaussian_exp_moment",
     "gerf_reference",
     "orf_pair_factor",
@@ -46,12 +52,12 @@ def with_error(compute: Callable[[int], tuple[Any, Any]], dps: int, method: str)
 
     The error bar is ``|v(prec) - v(prec + 15)| + quad_err(prec + 15)``.  When the two
     passes disagree by more than ``10^(5 - dps)`` relative (digits lost to cancellation
-    or oscillation), the working precision is doubled, up to three times -- mpmath's
+    or oscillation), the working precision is doubled, up to ``MAX_DOUBLINGS`` times -- mpmath's
     ``autoprec`` idea; whatever is left is reported honestly in the error bar.
     Precision is restored on exit.
     """
     prec = dps
-    for _ in range(4):
+    for _ in range(MAX_DOUBLINGS + 1):
         with mpmath.workdps(prec):
             v1, _ = compute(prec)
         with mpmath.workdps(prec + 15):
@@ -63,6 +69,18 @@ def with_error(compute: Callable[[int], tuple[Any, Any]], dps: int, method: str)
     return RefValue(v2, err, f"{method}@{dps}")
 
 
+def product_with_error(factors: list[tuple[Any, Any, int]]) -> tuple[Any, Any]:
+    """``prod v_i^{k_i}`` and its first-order error bar from ``(v_i, err_i, k_i)``."""
+    val = mpmath.mpf(1)
+    for v, _, k in factors:
+        val *= v**k
+    err = mpmath.mpf(0)
+    for v, e, k in factors:
+        if k:
+            err += k * abs(e) * abs(val) / abs(v) if v != 0 else abs(e)
+    return val, err
+
+
 def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     """``E exp(alpha w^2 + beta w)`` for ``w ~ N(0, 1)`` by quadrature (complex allowed).
 
@@ -71,7 +89,9 @@ def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     theorem: the integrand is entire and decays in the sector swept), so the Gaussian
     factor becomes real and the chirp disappears; the linear term keeps a fixed
     oscillation, resolved by breakpoints every half period over the bulk, which sits
-    around ``Re(beta')/|1 - 2 alpha|``.  Uses the current mpmath precision; returns
+    around ``Re(beta')/|1 - 2 alpha|``.  Beyond ``MAX_OSCILLATIONS`` half periods the
+    contour is also shifted to the steepest-descent line (``Im t = Im(beta')/|1-2alpha|``),
+    where nothing oscillates.  Uses the current mpmath precision; returns
     ``(value, error_estimate)``.
     """
     a = mpmath.mpmathify(alpha)
@@ -83,16 +103,23 @@ def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     rot = mpmath.expj(phi) if phi != 0 else mpmath.mpf(1)
     q = abs(q0)
     b_rot = b * rot
-    c = mpmath.re(b_rot) / q
     sig = 1 / mpmath.sqrt(q)
+    width = mpmath.sqrt(2 * (mpmath.mp.dps + 10) * mpmath.log(10)) * sig
+    n_osc = int(abs(mpmath.im(b_rot)) * 2 * width / mpmath.pi) + 4
+    shift = mpmath.mpf(0)
+    if n_osc > MAX_OSCILLATIONS:
+        # too many oscillations to resolve: move the contour to Im t = Im(beta')/q, where the
+        # linear term is real (the steepest-descent line); the integrand picks up a constant
+        # factor, the remaining integral is a plain Gaussian-shaped quadrature
+        shift = mpmath.mpc(0, mpmath.im(b_rot) / q)
+        n_osc = 4
+    c = mpmath.re(b_rot) / q
     norm = rot / mpmath.sqrt(2 * mpmath.pi)
 
     def f(t: Any) -> Any:
-        return mpmath.exp(-q * t * t / 2 + b_rot * t)
+        z = t + shift
+        return mpmath.exp(-q * z * z / 2 + b_rot * z)
 
-    # |f| ~ exp(-q (t - c)^2 / 2): beyond +-width the tails are below 10^-(dps + 10)
-    width = mpmath.sqrt(2 * (mpmath.mp.dps + 10) * mpmath.log(10)) * sig
-    n_osc = int(min(400, abs(mpmath.im(b_rot)) * 2 * width / mpmath.pi)) + 4
     pts = [-mpmath.inf] + [c - width + 2 * width * k / n_osc for k in range(n_osc + 1)] + [mpmath.inf]
     val, err = mpmath.quad(f, pts, error=True)
     return norm * val, abs(norm) * err
@@ -136,9 +163,9 @@ def gerf_reference(
         ))[:n_terms]:
             i1, e1 = gaussian_exp_moment(alpha, beta)
             i0, e0 = gaussian_exp_moment(alpha, 0)
-            val = pref * i1 * i0 ** (d - 1)
-            out.append(val)
-            errs.append(abs(pref) * (abs(e1) * abs(i0) ** (d - 1) + abs(i1) * (d - 1) * abs(e0) * abs(i0) ** max(d - 2, 0)))
+            val, err = product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+            out.append(pref * val)
+            errs.append(abs(pref) * err)
         mean = mpmath.re(out[0])
         if n_terms == 1:
             return mpmath.matrix([mean]), mpmath.matrix([errs[0]])
@@ -149,7 +176,7 @@ def gerf_reference(
 
     # one pass at each precision for all three quantities (cf. ``with_error``)
     prec = dps
-    for _ in range(4):
+    for _ in range(MAX_DOUBLINGS + 1):
         with mpmath.workdps(prec):
             v1, _ = compute(prec)
         with mpmath.workdps(prec + 15):

@@ -178,6 +178,10 @@ class PointEval:
         def num(v: Any) -> Any:
             if v is None or isinstance(v, str | bool | int):
                 return v
+            import mpmath
+
+            if isinstance(v, mpmath.mpf | mpmath.mpc) and mpmath.isfinite(v) and abs(v) > 1e300:
+                return mpmath.nstr(v, 17)
             try:
                 c = complex(v)
             except (TypeError, ValueError):
@@ -198,8 +202,17 @@ class PointEval:
         }
 
 
-def _abs(v: Any) -> float:
-    return float(abs(complex(v)))
+def _abs(v: Any) -> Any:
+    """|v| as an mpmath number: no overflow for references far outside float64."""
+    import mpmath
+
+    return abs(mpmath.mpmathify(v)) if v is not None else mpmath.mpf(0)
+
+
+def _ratio(num: Any, den: Any) -> float:
+    if den > 0:
+        return float(num / den)
+    return 0.0 if num == 0 else math.inf
 
 
 #: a deterministic reference decides only if its error bar is this small relative to its scale
@@ -217,15 +230,17 @@ def compare_deterministic(
     The point is undecided when the reference's error bar exceeds ``MAX_REF_REL_ERR``
     times ``max(|ref|, |scale|)`` -- an imprecise reference must not let a wrong formula pass.
     """
-    if not math.isfinite(_abs(ref_err)) or not math.isfinite(_abs(ref)):
+    import mpmath
+
+    err, aref = _abs(ref_err), _abs(ref)
+    if not (mpmath.isfinite(err) and mpmath.isfinite(aref)):
         return PointEval(point, printed, ref, math.inf, math.nan, False, "reference has no error bar")
-    if _abs(ref_err) > MAX_REF_REL_ERR * max(_abs(ref), _abs(scale)):
-        return PointEval(point, printed, ref, _abs(ref_err), math.nan, False,
-                         f"reference not precise enough (error {_abs(ref_err):.2g} vs value {_abs(ref):.2g})")
-    diff = _abs(complex(printed) - complex(ref))
-    tol = 10 * _abs(ref_err) + rtol * _abs(ref) + atol
-    disc = diff / tol if tol > 0 else (0.0 if diff == 0 else math.inf)
-    return PointEval(point, printed, ref, _abs(ref_err), disc)
+    if err > MAX_REF_REL_ERR * max(aref, _abs(scale)):
+        return PointEval(point, printed, ref, err, math.nan, False,
+                         f"reference not precise enough (error {mpmath.nstr(err, 2)} vs value {mpmath.nstr(aref, 2)})")
+    diff = _abs(mpmath.mpmathify(printed) - mpmath.mpmathify(ref))
+    tol = 10 * err + rtol * aref + atol
+    return PointEval(point, printed, ref, err, _ratio(diff, tol))
 
 
 def compare_inequality(
@@ -236,13 +251,16 @@ def compare_inequality(
     ``tol = 10 * err + rtol * max(|lhs|, |rhs|)``.  ``disc`` is negative when the inequality
     holds with room to spare, so an optimiser can climb towards a violation.
     """
-    if not math.isfinite(_abs(err)):
+    import mpmath
+
+    e = _abs(err)
+    if not mpmath.isfinite(e):
         return PointEval(point, rhs, lhs, math.inf, math.nan, False, "reference has no error bar")
-    lo, hi = float(lhs), float(rhs)
-    tol = 10 * _abs(err) + rtol * max(abs(lo), abs(hi))
+    lo, hi = mpmath.re(mpmath.mpmathify(lhs)), mpmath.re(mpmath.mpmathify(rhs))
+    tol = 10 * e + rtol * max(abs(lo), abs(hi))
     margin = lo - hi
-    disc = margin / tol if tol > 0 else (math.copysign(math.inf, margin) if margin else 0.0)
-    return PointEval(point, printed if printed is not None else rhs, lhs, _abs(err), disc)
+    disc = float(margin / tol) if tol > 0 else (math.copysign(math.inf, margin) if margin else 0.0)
+    return PointEval(point, printed if printed is not None else rhs, lhs, e, disc)
 
 
 def compare_mc(

@@ -175,8 +175,12 @@ def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], b
 
 
 def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
-              points: list[dict[str, Any]] | None = None) -> CheckResult:
-    """Run one check over the claim's domain (or over ``points``) and decide its verdict."""
+              points: list[dict[str, Any]] | None = None, early_stop: bool = False) -> CheckResult:
+    """Run one check over the claim's domain (or over ``points``) and decide its verdict.
+
+    ``early_stop``: a deterministic check stops at its first decided violation (enough for
+    a REFUTED verdict; used by the mutation suite, whose question is only "is it caught?").
+    """
     rng = np.random.default_rng([seed, zlib.crc32((claim.id + check.name).encode())])
     domain = check.domain or claim.domain
     if points is None:
@@ -193,8 +197,13 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
             pts = pts[: check.max_points]
     else:
         pts = points
-    evals = [_safe_eval(check, p, budget, point_seed(seed, claim.id, i)) for i, p in enumerate(pts)]
-    if check.search and points is None:
+    evals = []
+    for i, p in enumerate(pts):
+        evals.append(_safe_eval(check, p, budget, point_seed(seed, claim.id, i)))
+        if early_stop and check.strength < 3 and evals[-1].decided and evals[-1].disc > 1:
+            break
+    stopped = early_stop and any(e.decided and e.disc > 1 for e in evals) and check.strength < 3
+    if check.search and points is None and not stopped:
         evals += _optimise(claim, domain, check, evals, budget, seed, [len(pts)])
     decided = [e for e in evals if e.decided and math.isfinite(e.disc)]
     undecided = [e for e in evals if not (e.decided and math.isfinite(e.disc))]
@@ -243,7 +252,7 @@ def _combine(claim: Claim, results: list[CheckResult]) -> tuple[str, str]:
 
 
 def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int = 0,
-              at: dict[str, Any] | None = None) -> Verdict:
+              at: dict[str, Any] | None = None, early_stop: bool = False) -> Verdict:
     """Verify one claim (or evaluate it only at the point ``at``)."""
     claim = get(claim) if isinstance(claim, str) else claim
     budget = BUDGETS[budget] if isinstance(budget, str) else budget
@@ -254,7 +263,7 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         if not full:
             raise ValueError(f"point {at} lies outside the domain of {claim.id}")
         pts = full
-    results = [run_check(claim, ch, budget, seed, pts) for ch in claim.checks]
+    results = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in claim.checks]
     verdict, reason = _combine(claim, results)
     return Verdict(claim, verdict, results, reason, seed, budget, time.perf_counter() - t0)
 

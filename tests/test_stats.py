@@ -98,3 +98,17 @@ def test_compare_deterministic_and_inequality():
     assert not undecided.decided
     assert stats.compare_inequality({}, 0.5, 1.0, 0.0, rtol=1e-20).disc < 0
     assert stats.compare_inequality({}, 1.0 + 1e-10, 1.0, 0.0, rtol=1e-20).disc > 1
+
+
+def test_kernels_and_softmax_relation():
+    from rfcheck import kernels
+
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(5, 7)), rng.normal(size=(5, 7))
+    lhs = kernels.log_softmax_kernel(x, y)
+    rhs = 0.5 * np.sum(x * x, 1) + kernels.log_gaussian_kernel(x, y) + 0.5 * np.sum(y * y, 1)
+    assert np.allclose(lhs, rhs, rtol=1e-13, atol=1e-13)
+    with pytest.raises(ValueError, match="float64 range"):
+        kernels.softmax_kernel(np.full(4, 20.0), np.full(4, 20.0))
+    with pytest.raises(ValueError, match="same shape"):
+        kernels.gaussian_kernel(np.ones(3), np.ones(4))

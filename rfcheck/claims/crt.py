@@ -118,29 +118,32 @@ register(Claim(
 
 def _eq1_conj_gerf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E Re(f1 conj(f2)) for GERF(A, s) with (5), by quadrature (eq (1) as printed)."""
-    with mpmath.workdps(dps + 15):
-        st = stats_mp(p)
-        a = _a(p)
-        s = p["s"]
-        one4a = 1 - 4 * a
-        b = mpmath.sqrt(s * one4a)
-        c = -mpmath.mpf(s + 1) / 2
-        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
-        # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
-        # the linear coefficient vector is complex and not along one real direction: use
-        # coordinates along x and orthogonal to it (y in span{e1, e2}).
-        nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
-        sb = mpmath.conj(s * b)
-        l1 = b * nx + sb * ny * mpmath.cos(th)
-        l2 = sb * ny * mpmath.sin(th)
-        alpha = a + mpmath.conj(a)
-        pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
-        i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
-        i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
-        i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
-        val = pref * i1 * i2 * i0 ** max(st["d"] - 2, 0)
-        err = abs(pref) * (abs(e1) + abs(e2) + abs(e0) * st["d"]) * max(abs(i1), 1) * max(abs(i2), 1) * max(abs(i0), 1) ** st["d"]
-        return mpmath.re(val), err
+    r = quadrature.with_error(lambda prec: _eq1_conj_gerf_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def _eq1_conj_gerf_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a = _a(p)
+    s = p["s"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    c = -mpmath.mpf(s + 1) / 2
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
+    # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
+    # the linear coefficient vector is complex and not along one real direction: use
+    # coordinates along x and orthogonal to it (y in span{e1, e2}).
+    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
+    sb = mpmath.conj(s * b)
+    l1 = b * nx + sb * ny * mpmath.cos(th)
+    l2 = sb * ny * mpmath.sin(th)
+    alpha = a + mpmath.conj(a)
+    pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
+    i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
+    i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
+    i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i2, e2, 1), (i0, e0, max(st["d"] - 2, 0))])
+    return mpmath.re(pref * val), abs(pref) * err
 
 
 register(Claim(
@@ -266,18 +269,22 @@ register(Claim(
 
 def _quad_abs_second(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E|f1 f2|^2 by quadrature (the quantity eq (21) computes)."""
-    with mpmath.workdps(dps + 15):
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
-        one4a = 1 - 4 * a
-        b = mpmath.sqrt(s * one4a)
-        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
-        i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
-        i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
-        val = pref * i1 * i0 ** (d - 1)
-        return val, pref * (abs(e1) + d * abs(e0)) * abs(i1) * max(abs(i0), 1) ** d
+    r = quadrature.with_error(lambda prec: _quad_abs_second_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def _quad_abs_second_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a, s, d = _a(p), p["s"], st["d"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    v = st["sq_sum"] if s == 1 else st["sq_diff"]
+    pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+    i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
+    i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+    return pref * val, abs(pref) * err
 
 
 def _printed_eq21(line: int) -> Any:
