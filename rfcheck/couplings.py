@@ -166,28 +166,42 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     wc = wC[c0:c1]
     wd = wD[c0:c1]
     i = r0
-    while i + 1 < d:
+    while i + 3 < d:
         a0 = tA * vA[i]
         b0 = tB * vB[i]
         a1 = tA * vA[i + 1]
         b1 = tB * vB[i + 1]
+        a2 = tA * vA[i + 2]
+        b2 = tB * vB[i + 2]
+        a3 = tA * vA[i + 3]
+        b3 = tB * vB[i + 3]
         g0 = vC[i]
         h0 = vD[i]
         g1 = vC[i + 1]
         h1 = vD[i + 1]
+        g2 = vC[i + 2]
+        h2 = vD[i + 2]
+        g3 = vC[i + 3]
+        h3 = vD[i + 3]
         x0 = X[i, c0:c1]
         x1 = X[i + 1, c0:c1]
+        x2 = X[i + 2, c0:c1]
+        x3 = X[i + 3, c0:c1]
         for c in range(n):
             pa = wa[c]
             pb = wb[c]
             y0 = (x0[c] - a0 * pa) - b0 * pb
             y1 = (x1[c] - a1 * pa) - b1 * pb
+            y2 = (x2[c] - a2 * pa) - b2 * pb
+            y3 = (x3[c] - a3 * pa) - b3 * pb
             x0[c] = y0
             x1[c] = y1
-            wc[c] = (wc[c] + g0 * y0) + g1 * y1
-            wd[c] = (wd[c] + h0 * y0) + h1 * y1
-        i += 2
-    if i < d:
+            x2[c] = y2
+            x3[c] = y3
+            wc[c] = (((wc[c] + g0 * y0) + g1 * y1) + g2 * y2) + g3 * y3
+            wd[c] = (((wd[c] + h0 * y0) + h1 * y1) + h2 * y2) + h3 * y3
+        i += 4
+    while i < d:
         a0 = tA * vA[i]
         b0 = tB * vB[i]
         g0 = vC[i]
@@ -198,6 +212,7 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
             x0[c] = y0
             wc[c] += g0 * y0
             wd[c] += h0 * y0
+        i += 1
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -36,4 +36,6 @@ def test_false_alarm_rate_not_above_nominal():
 
 def test_clopper_pearson():
     lo, hi = calibrate._clopper_pearson(0, 200)
-    assert lo == 0.0 and hi == pytest.approx(0.01811, abs=1e-4)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 200), rel=1e-10)  # exact for k = 0
+    lo, hi = calibrate._clopper_pearson(10, 200)
+    assert lo < 0.05 < hi
