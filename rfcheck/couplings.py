@@ -131,6 +131,37 @@ def _py_iid_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[li
 
 # --------------------------------------------------------------------------- orf
 @njit(cache=True, error_model="numpy", inline="always")
+def _dot4(a, b, lo, hi):
+    """``sum_{lo <= i < hi} a[i] b[i]`` in a fixed order: four interleaved partial sums
+    (``(i - lo) mod 4``), then ``(s0 + s1) + (s2 + s3)`` -- four independent chains."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    i = lo
+    while i + 3 < hi:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    if i < hi:
+        s0 += a[i] * b[i]
+    if i + 1 < hi:
+        s1 += a[i + 1] * b[i + 1]
+    if i + 2 < hi:
+        s2 += a[i + 2] * b[i + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+def _py_dot4(a: list, b: list, lo: int, hi: int) -> float:
+    s = [0.0, 0.0, 0.0, 0.0]
+    for i in range(lo, hi):
+        s[(i - lo) % 4] += a[i] * b[i]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _draw_reflector(nb, off, k, d, v):
     """Householder vector from the ``d - k`` normals ``nb[off:]`` into ``v[k:]``.
 
@@ -140,10 +171,7 @@ def _draw_reflector(nb, off, k, d, v):
     """
     for i in range(k, d):
         v[i] = nb[off + i - k]
-    nrm2 = 0.0
-    for i in range(k, d):
-        nrm2 += v[i] * v[i]
-    nrm = math.sqrt(nrm2)
+    nrm = math.sqrt(_dot4(v, v, k, d))
     x1 = v[k]
     sgn = 1.0 if x1 >= 0.0 else -1.0
     v[k] = x1 + sgn * nrm
@@ -157,7 +185,7 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
     with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
 
-    Columns ``c0:c1``; two rows per pass share the loads of ``wA .. wD``.  Row order and
+    Columns ``c0:c1``; three rows per pass share the loads of ``wA .. wD``.  Row order and
     expression order equal the plain-Python twin's (one row at a time), so the numbers do.
     """
     n = c1 - c0
@@ -166,41 +194,34 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     wc = wC[c0:c1]
     wd = wD[c0:c1]
     i = r0
-    while i + 3 < d:
+    while i + 2 < d:
         a0 = tA * vA[i]
         b0 = tB * vB[i]
         a1 = tA * vA[i + 1]
         b1 = tB * vB[i + 1]
         a2 = tA * vA[i + 2]
         b2 = tB * vB[i + 2]
-        a3 = tA * vA[i + 3]
-        b3 = tB * vB[i + 3]
         g0 = vC[i]
         h0 = vD[i]
         g1 = vC[i + 1]
         h1 = vD[i + 1]
         g2 = vC[i + 2]
         h2 = vD[i + 2]
-        g3 = vC[i + 3]
-        h3 = vD[i + 3]
         x0 = X[i, c0:c1]
         x1 = X[i + 1, c0:c1]
         x2 = X[i + 2, c0:c1]
-        x3 = X[i + 3, c0:c1]
         for c in range(n):
             pa = wa[c]
             pb = wb[c]
             y0 = (x0[c] - a0 * pa) - b0 * pb
             y1 = (x1[c] - a1 * pa) - b1 * pb
             y2 = (x2[c] - a2 * pa) - b2 * pb
-            y3 = (x3[c] - a3 * pa) - b3 * pb
             x0[c] = y0
             x1[c] = y1
             x2[c] = y2
-            x3[c] = y3
-            wc[c] = (((wc[c] + g0 * y0) + g1 * y1) + g2 * y2) + g3 * y3
-            wd[c] = (((wd[c] + h0 * y0) + h1 * y1) + h2 * y2) + h3 * y3
-        i += 4
+            wc[c] = ((wc[c] + g0 * y0) + g1 * y1) + g2 * y2
+            wd[c] = ((wd[c] + h0 * y0) + h1 * y1) + h2 * y2
+        i += 3
     while i < d:
         a0 = tA * vA[i]
         b0 = tB * vB[i]
@@ -273,10 +294,7 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
         if k >= 1:
             wB[k] = vB[k]
             wB[k - 1] = vB[k - 1]
-            gam = 0.0
-            for i in range(k, d):
-                gam += vB[i] * vA[i]
-            t = tA * gam
+            t = tA * _dot4(vB, vA, k, d)
             for c in range(c0, b8):
                 wB[c] = wB[c] - t * wA[c]
             vA[k - 1] = 0.0  # H_A leaves row k-1 alone
@@ -358,10 +376,7 @@ def _py_draw_reflector(r: _rng.PyRNG, k: int, d: int) -> tuple[list, float, floa
     if k < 0:
         return v, 0.0, 0.0
     v[k:d] = r.fill_normals(d - k)
-    nrm2 = 0.0
-    for i in range(k, d):
-        nrm2 += v[i] * v[i]
-    nrm = math.sqrt(nrm2)
+    nrm = math.sqrt(_py_dot4(v, v, k, d))
     x1 = v[k]
     sgn = 1.0 if x1 >= 0.0 else -1.0
     v[k] = x1 + sgn * nrm
@@ -385,10 +400,7 @@ def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
         if k >= 1:
             wB[k] = vB[k]
             wB[k - 1] = vB[k - 1]
-            gam = 0.0
-            for i in range(k, d):
-                gam += vB[i] * vA[i]
-            t = tA * gam
+            t = tA * _py_dot4(vB, vA, k, d)
             for c in range(k - 1, b):
                 wB[c] = wB[c] - t * wA[c]
             vA[k - 1] = 0.0

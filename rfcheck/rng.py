@@ -25,9 +25,9 @@ normal; one normal and one uniform per gamma), and finish the ~1.5% (normals) / 
 generator (lane 1, its state kept in the ``raw`` scratch array).  A rejected candidate is
 completed exactly as the scalar algorithm would (wedge/tail test, or Marsaglia-Tsang's
 exact test) and otherwise replaced by a fresh scalar draw, so each output has exactly the
-target law; the streams differ from the scalar functions'.  About 2.6 ns per normal and
-5 ns per gamma on the development machine, against 2.4-4 ns and 10 ns for the scalar
-loops, whose rare-branch calls spill the state.
+target law; the streams differ from the scalar functions'.  About 2.4 ns per normal and
+5 ns per gamma (shape 32) on the development machine, against 2.4-4 ns and 10-17 ns for
+the scalar loops, whose rare-branch calls spill the state to memory.
 
 Twins
 -----
