@@ -47,26 +47,38 @@ class RefValue:
         return float(mpmath.re(self.value))
 
 
-def with_error(compute: Callable[[int], tuple[Any, Any]], dps: int, method: str) -> RefValue:
-    """Run ``compute(prec) -> (value, quad_err)`` at ``prec`` and ``prec + 15`` digits.
+def _adaptive(compute: Callable[[int], tuple[Any, Any]], dps: int,
+              scales: Callable[[list[Any]], list[Any]] | None = None) -> tuple[list[Any], list[Any], int]:
+    """Run ``compute(prec) -> (values, quad_errs)`` at ``prec`` and ``prec + 15`` digits.
 
-    The error bar is ``|v(prec) - v(prec + 15)| + quad_err(prec + 15)``.  When the two
-    passes disagree by more than ``10^(5 - dps)`` relative (digits lost to cancellation
-    or oscillation), the working precision is doubled, up to ``MAX_DOUBLINGS`` times -- mpmath's
-    ``autoprec`` idea; whatever is left is reported honestly in the error bar.
-    Precision is restored on exit.
+    Values may be one number or a sequence.  Each error bar is ``|v(prec) - v(prec + 15)| +
+    quad_err(prec + 15)``.  When a bar exceeds ``10^(5 - dps)`` times its scale (``|v|`` by
+    default; digits lost to cancellation or oscillation), the working precision is doubled,
+    up to ``MAX_DOUBLINGS`` times -- mpmath's ``autoprec`` idea; whatever is left is reported
+    honestly in the error bar.  Precision is restored on exit.
     """
+
+    def as_list(v: Any) -> list[Any]:
+        return list(v) if isinstance(v, list | tuple | mpmath.matrix) else [v]
+
     prec = dps
     for _ in range(MAX_DOUBLINGS + 1):
         with mpmath.workdps(prec):
-            v1, _ = compute(prec)
+            v1 = as_list(compute(prec)[0])
         with mpmath.workdps(prec + 15):
-            v2, e2 = compute(prec + 15)
-            err = abs(v2 - v1) + abs(e2)
-            if err <= mpmath.mpf(10) ** (5 - dps) * abs(v2):
+            v2, e2 = (as_list(v) for v in compute(prec + 15))
+            errs = [abs(b - a) + abs(e) for a, b, e in zip(v1, v2, e2, strict=True)]
+            sc = scales(v2) if scales else [abs(v) for v in v2]
+            if all(e <= mpmath.mpf(10) ** (5 - dps) * c for e, c in zip(errs, sc, strict=True)):
                 break
         prec *= 2
-    return RefValue(v2, err, f"{method}@{dps}")
+    return v2, errs, prec
+
+
+def with_error(compute: Callable[[int], tuple[Any, Any]], dps: int, method: str) -> RefValue:
+    """A scalar reference with its error bar (see :func:`_adaptive`)."""
+    v, e, prec = _adaptive(compute, dps)
+    return RefValue(v[0], e[0], f"{method}@{prec}")
 
 
 def product_with_error(factors: list[tuple[Any, Any, int]]) -> tuple[Any, Any]:
@@ -174,19 +186,8 @@ def gerf_reference(
             [errs[0], (errs[1] + errs[2]) / 2, (errs[1] + errs[2]) / 2 + 2 * abs(mean) * errs[0]]
         )
 
-    # one pass at each precision for all three quantities (cf. ``with_error``)
-    prec = dps
-    for _ in range(MAX_DOUBLINGS + 1):
-        with mpmath.workdps(prec):
-            v1, _ = compute(prec)
-        with mpmath.workdps(prec + 15):
-            v2, e2 = compute(prec + 15)
-            errs = [abs(v2[i] - v1[i]) + abs(e2[i]) for i in range(len(v2))]
-            # the variance is compared on the scale of the second moment (it may vanish)
-            scale = [abs(v2[0])] + ([abs(v2[1])] * 2 if len(v2) > 1 else [])
-            if all(e <= mpmath.mpf(10) ** (5 - dps) * sc for e, sc in zip(errs, scale, strict=True)):
-                break
-        prec *= 2
+    # the variance is compared on the scale of the second moment (it may vanish)
+    v2, errs, prec = _adaptive(compute, dps, lambda v: [abs(v[0])] + [abs(v[1])] * (len(v) - 1))
     return {name: RefValue(v2[i], errs[i], f"quadrature@{prec}")
             for i, name in enumerate(("mean", "second", "var")[: len(v2)])}
 
@@ -230,4 +231,4 @@ def orf_pair_factor(u: Any, d: int, dps: int = 20) -> RefValue:
         scale = mpmath.exp(-uu)
         return val * scale, err * scale
 
-    return with_error(compute, dps, f"1-D quadrature@{dps}")
+    return with_error(compute, dps, "1-D quadrature")
