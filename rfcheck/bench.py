@@ -2,7 +2,7 @@
 
 Workload: the positive-random-feature estimator (:func:`rfcheck.features.positive_product`)
 of one pair with ``|x + y| = 1`` in ``d = 64`` with ``M = 64`` features, for the couplings
-``iid`` and ``orf`` and both engine paths (``ensemble``, ``projection``), each next to
+``iid``, ``orf`` and ``simrf`` and both engine paths (``ensemble``, ``projection``), each next to
 :func:`rfcheck.montecarlo.simulate_numpy` timed in the same run.  The machine's FLOP
 ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
 command.
@@ -14,7 +14,14 @@ FLOP model of an ensemble trial (what the Numba kernel executes; a Gaussian draw
 - ``orf``, per block of ``b`` rows: ``sum_k (d - k)`` reflector normals and ``2 (d - k)``
   for their norms, the backward accumulation of ``Q[:, :b]`` from ``b`` Householder
   reflectors ``sum_{k<b} 4 (d - k)(b - k)`` (``(4/3) d^3`` for ``b = d``), ``b`` chi norms
-  (``3`` each), ``W = Q diag(r)``: ``b d``; then ``W u`` and the estimator as for ``iid``.
+  (``3`` each), ``W = Q diag(r)``: ``b d``; then ``W u`` and the estimator as for ``iid``;
+- ``simrf``, per block of ``b`` rows: the ``orf`` reflector work for the ``k = d - 1``
+  columns of ``R^T`` that the simplex rows touch, ``b`` chi norms (``3`` each), and per
+  row of ``R^T`` Algorithm 1: ``k`` sign products, a ``k``-term sum, ``1`` scaling and
+  ``4`` FLOPs per simplex row (``(a q - cc y) r``); then ``W u`` and the estimator.
+
+:func:`relative_rates` gives each coupling's trials/s relative to ``orf`` on the same path
+(the SimRF paper's "at no observable extra cost"; rfcheck's target: within 1.5x).
 
 The kernel draws Haar directions as products of Householder reflectors of fresh Gaussian
 vectors (the ``Q`` of a Gaussian matrix's QR with the sign fix, without forming ``R``), so
@@ -35,12 +42,14 @@ import numpy as np
 
 from rfcheck import features, montecarlo
 
-__all__ = ["flops_per_trial", "format_table", "machine_gflops", "run_bench"]
+__all__ = ["COUPLINGS", "flops_per_trial", "format_table", "machine_gflops", "relative_rates",
+           "run_bench"]
 
 D = 64
 M = 64
 WORKLOAD = f"posrf d={D} M={M} |x+y|=1"
 BASELINE = "numpy simulate_numpy"
+COUPLINGS = ("iid", "orf", "simrf")
 
 
 def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
@@ -61,15 +70,19 @@ def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1) -> 
     common = 2 * M * d * n_pairs + 4 * M * n_pairs
     if coupling == "iid":
         return float(M * d + common)
-    if coupling != "orf":
+    if coupling not in ("orf", "simrf"):
         raise ValueError(f"no FLOP model for coupling {coupling!r}")
     total = 0
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        for k in range(b):
-            total += 3 * (d - k) + 4 * (d - k) * (b - k)
-        total += 3 * b + b * d
+        k = b if coupling == "orf" else d - 1  # columns of the Haar factor drawn
+        for i in range(k):
+            total += 3 * (d - i) + 4 * (d - i) * (k - i)
+        if coupling == "orf":
+            total += 3 * b + b * d
+        else:
+            total += 3 * b + d * (2 * k + 1 + 4 * b)
         m0 += b
     return float(total + common)
 
@@ -126,7 +139,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     prod = features.positive_product(x, x.copy())  # u = x + y = e_1, |u| = 1
     gflops = machine_gflops(1500 if quick else 4000)
     entries = []
-    for coupling in ("iid", "orf"):
+    for coupling in COUPLINGS:
         for path in ("ensemble", "projection"):  # warm up: compile before timing
             montecarlo.simulate(prod, M, 2 * montecarlo.TRIALS_PER_BLOCK, coupling=coupling,
                                 path=path, seed=1)
@@ -152,6 +165,13 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     return entries
 
 
+def relative_rates(entries: list[dict], reference: str = "orf") -> dict[tuple[str, str], float]:
+    """``{(coupling, path): trials_per_s / trials_per_s of reference on the same path}``."""
+    ref = {e["path"]: e["trials_per_s"] for e in entries if e["coupling"] == reference}
+    return {(e["coupling"], e["path"]): e["trials_per_s"] / ref[e["path"]]
+            for e in entries if e["path"] in ref}
+
+
 def format_table(entries: list[dict]) -> str:
     """A plain-text table of :func:`run_bench` entries, with the FLOP model notes."""
     head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
@@ -175,6 +195,10 @@ def format_table(entries: list[dict]) -> str:
                 q = _qr_equivalent_flops() * e["trials_per_s"] / (g * 1e9)
                 lines.append(f"orf ensemble under the QR-equivalent count "
                              f"({_qr_equivalent_flops():,.0f} FLOP/trial): {100 * q:.1f}%")
+        for (c, p), r in relative_rates(entries).items():
+            if c == "simrf":
+                lines.append(f"simrf vs orf, {p}: {r:.2f}x the trials/s "
+                             f"({1 / r:.2f}x the time per trial; target <= 1.5x)")
     return "\n".join(lines)
 
 

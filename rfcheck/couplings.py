@@ -31,12 +31,21 @@ Couplings here
     Projection law: ``(q_m . u_hat)_{m <= b}`` are the first ``b`` coordinates of a
     uniform unit vector of ``S^{d-1}`` (``b`` normals over the root of their squared sum
     plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.
+``"simrf"``
+    simplex random features (Reid et al. 2023, eq (8)-(9)): blocks ``W = D S R`` of
+    ``min(d, remaining)`` rows, ``R`` Haar (the ORF sampler; only the first ``d - 1``
+    columns of ``R^T`` are needed because the simplex rows ``s_i`` vanish in the last
+    coordinate), ``S`` the fixed simplex matrix (unit rows, pairwise inner products
+    ``-1/(d-1)``), ``D`` independent ``chi_d`` norms; ``S x`` by Algorithm 1 in ``O(d)``.
+    Needs ``d >= 2``.  Projection law: ``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform
+    on ``S^{d-1}``, all ``s_m . v`` from one Algorithm-1 pass; ``sq_m = r_m^2``.
 
 References
 ----------
 F. X. Yu et al., "Orthogonal Random Features", NeurIPS 2016.  G. W. Stewart, "The
 efficient generation of random orthogonal matrices with an application to condition
-estimators", SIAM J. Numer. Anal. 17(3) (1980).
+estimators", SIAM J. Numer. Anal. 17(3) (1980).  I. Reid, K. Choromanski, V. Likhosherstov,
+A. Weller, "Simplex Random Features", ICML 2023 (eq (8)-(9), Algorithm 1).
 """
 
 from __future__ import annotations
@@ -55,10 +64,12 @@ __all__ = [
     "COUPLINGS",
     "Coupling",
     "block_sizes",
+    "check_dim",
     "ensemble_into",
     "get_coupling",
     "pad8",
     "projection_into",
+    "projection_scratch",
     "sample_ensemble",
     "sample_ensemble_reference",
     "sample_projection",
@@ -68,6 +79,7 @@ __all__ = [
 
 IID = 0
 ORF = 1
+SIMRF = 2
 
 
 # --------------------------------------------------------------------------- helpers
@@ -237,12 +249,17 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _next_reflector(nb, off, k, d, v, r0):
+def _next_reflector(nb, off, k, d, v):
     """Reflector ``k`` into ``v`` (:func:`_draw_reflector`), or a null one (``v = 0``,
-    ``tau = 0``) if ``k < 0``; returns ``(off, tau, sign)``."""
+    ``tau = 0``) if ``k < 0``; returns ``(off, tau, sign)``.
+
+    A null reflector is zeroed on all ``d`` rows: with an odd number of columns it is
+    swept again one pair later from a lower row (``0 * v_i`` with ``v_i`` left from an
+    earlier use of the scratch row would be NaN where that was inf or NaN).
+    """
     if k >= 0:
         return _draw_reflector(nb, off, k, d, v)
-    for i in range(r0, d):
+    for i in range(d):
         v[i] = 0.0
     return off, 0.0, 0.0
 
@@ -280,7 +297,7 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     st = _rng.fill_normals(st, nb, raw)
     off, tA, s = _draw_reflector(nb, 0, b - 1, d, vA)
     sg[b - 1] = s
-    off, tB, s = _next_reflector(nb, off, b - 2, d, vB, 0)
+    off, tB, s = _next_reflector(nb, off, b - 2, d, vB)
     if b >= 2:
         sg[b - 2] = s
     for c in range(b8):
@@ -301,10 +318,10 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
             r0 = k - 1
         else:
             r0 = 0
-        off, tC, s = _next_reflector(nb, off, k - 2, d, vC, r0)
+        off, tC, s = _next_reflector(nb, off, k - 2, d, vC)
         if k >= 2:
             sg[k - 2] = s
-        off, tD, s = _next_reflector(nb, off, k - 3, d, vD, r0)
+        off, tD, s = _next_reflector(nb, off, k - 3, d, vD)
         if k >= 3:
             sg[k - 3] = s
         cn = max(k - 3, 0)
@@ -320,20 +337,38 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     return st
 
 
-@njit(cache=True, error_model="numpy")
-def _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+@njit(cache=True, error_model="numpy", inline="always")
+def _haar_block(st, d, k, b, X, vec, raw, nbuf):
+    """One block's randomness: the first ``k`` Haar columns into ``X`` (signs in ``vec[8]``,
+    :func:`_haar_columns`), then ``b`` chi_d norms ``sqrt(2 Gamma(d/2))`` into ``vec[3, :b]``."""
     a = 0.5 * d
     dd, c = _gconsts(a)
+    st = _haar_columns(st, d, k, X, vec, raw, nbuf)
+    g = vec[0, :b]
+    st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+    w = vec[3]
+    for j in range(b):
+        w[j] = math.sqrt(2.0 * g[j])
+    return st
+
+
+def _py_haar_block(r: _rng.PyRNG, d: int, k: int, b: int) -> tuple[list, list, list]:
+    """Twin of :func:`_haar_block`: ``(X, signs, norms)``."""
+    X, signs = _py_haar_columns(r, d, k)
+    g = r.fill_gammas(b, 0.5 * d, *_py_gconsts(0.5 * d))
+    return X, signs, [math.sqrt(2.0 * g[j]) for j in range(b)]
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        st = _haar_columns(st, d, b, X, vec, raw, nbuf)
-        g = vec[0, :b]
-        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        st = _haar_block(st, d, b, b, X, vec, raw, nbuf)
         w = vec[3]
         sg = vec[8]
         for j in range(b):
-            w[j] = math.sqrt(2.0 * g[j]) * sg[j]
+            w[j] = w[j] * sg[j]
         for i in range(d):
             xi = X[i, 0:b]
             wti = Wt[i, m0:m0 + b]
@@ -431,15 +466,12 @@ def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
 
 
 def _py_orf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
-    a = 0.5 * d
-    dd, c = _py_gconsts(a)
     wt = np.empty((d, M))
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        X, signs = _py_haar_columns(r, d, b)
-        g = r.fill_gammas(b, a, dd, c)
-        scale = [math.sqrt(2.0 * g[j]) * signs[j] for j in range(b)]
+        X, signs, norms = _py_haar_block(r, d, b, b)
+        scale = [norms[j] * signs[j] for j in range(b)]
         for i in range(d):
             for j in range(b):
                 wt[i, m0 + j] = X[i][j] * scale[j]
@@ -471,6 +503,139 @@ def _py_orf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[li
     return t, sq
 
 
+# --------------------------------------------------------------------------- simrf
+@njit(cache=True, error_model="numpy", inline="always")
+def _simplex_consts(d):
+    """Constants of Algorithm 1 (SimRF App. B.2.1) for ``y = S x``:
+    ``y_{d-1} = kinv sum_{i<d-1} x_i`` and ``y_i = a x_i - cc y_{d-1}`` (``i < d-1``), with
+    ``kinv = 1/sqrt(d-1)``, ``a = sqrt(d/(d-1))``, ``cc = (sqrt(d) + 1)/(d-1)``."""
+    return math.sqrt(d / (d - 1.0)), (math.sqrt(d) + 1.0) / (d - 1.0), 1.0 / math.sqrt(d - 1.0)
+
+
+def _py_simplex_consts(d: int) -> tuple[float, float, float]:
+    return math.sqrt(d / (d - 1.0)), (math.sqrt(d) + 1.0) / (d - 1.0), 1.0 / math.sqrt(d - 1.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    """Blocks ``W = D S R`` (SimRF eq (8)): row ``j`` is ``r_j Q s_j`` with ``Q = R^T`` Haar.
+
+    ``s_j`` vanishes in its last coordinate, so only the first ``d - 1`` columns of ``Q``
+    are drawn (:func:`_haar_columns`, signs folded in); ``Q s_j`` follows Algorithm 1 row
+    by row of ``Q``: ``y = kinv sum_k Q_ik s_k``, ``Q_ij a - cc y`` (``O(d)`` per row of
+    ``Q``, ``O(d b)`` per block instead of the ``O(d^2 b)`` product).
+    """
+    sa, cc, kinv = _simplex_consts(d)
+    k = d - 1
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        st = _haar_block(st, d, k, b, X, vec, raw, nbuf)
+        w = vec[3]
+        sg = vec[8]
+        bs = min(b, k)
+        for i in range(d):
+            xi = X[i, 0:k]
+            s = 0.0
+            for j in range(k):
+                xi[j] = xi[j] * sg[j]
+                s += xi[j]
+            y = kinv * s
+            wti = Wt[i, m0:m0 + b]
+            for j in range(bs):
+                wti[j] = (sa * xi[j] - cc * y) * w[j]
+            if b == d:
+                wti[k] = y * w[k]
+        m0 += b
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_projection(st, M, d, need_sq, t, sq, vec, raw):
+    """``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over
+    their norm) and ``S v`` by Algorithm 1; ``sq_m = r_m^2``.  ``O(d)`` per block."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(d)
+    k = d - 1
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = vec[4, :d]
+        st = _rng.fill_normals(st, v, raw)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        sv = 0.0
+        for i in range(k):
+            sv += v[i]
+        y = kinv * (sv * inv)
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        tb = t[m0:m0 + b]
+        sqb = sq[m0:m0 + b]
+        for j in range(min(b, k)):
+            tb[j] = math.sqrt(2.0 * g[j]) * (sa * (v[j] * inv) - cc * y)
+            sqb[j] = 2.0 * g[j]
+        if b == d:
+            tb[k] = math.sqrt(2.0 * g[k]) * y
+            sqb[k] = 2.0 * g[k]
+        m0 += b
+    return st
+
+
+def _py_simrf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    sa, cc, kinv = _py_simplex_consts(d)
+    k = d - 1
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        X, signs, w = _py_haar_block(r, d, k, b)
+        for i in range(d):
+            xi = [X[i][j] * signs[j] for j in range(k)]
+            s = 0.0
+            for j in range(k):
+                s += xi[j]
+            y = kinv * s
+            for j in range(min(b, k)):
+                wt[i, m0 + j] = (sa * xi[j] - cc * y) * w[j]
+            if b == d:
+                wt[i, m0 + k] = y * w[k]
+        m0 += b
+    return wt
+
+
+def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(d)
+    k = d - 1
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = r.fill_normals(d)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        sv = 0.0
+        for i in range(k):
+            sv += v[i]
+        y = kinv * (sv * inv)
+        g = r.fill_gammas(b, a, dd, c)
+        for j in range(min(b, k)):
+            t[m0 + j] = math.sqrt(2.0 * g[j]) * (sa * (v[j] * inv) - cc * y)
+            sq[m0 + j] = 2.0 * g[j]
+        if b == d:
+            t[m0 + k] = math.sqrt(2.0 * g[k]) * y
+            sq[m0 + k] = 2.0 * g[k]
+        m0 += b
+    return t, sq
+
+
 # --------------------------------------------------------------------------- dispatch
 @njit(cache=True, error_model="numpy")
 def scratch(M, d):
@@ -489,6 +654,15 @@ def scratch(M, d):
 
 
 @njit(cache=True, error_model="numpy")
+def projection_scratch(M, d):
+    """Scratch ``(vec, raw)`` for :func:`projection_into`: ``vec`` (10, pad8(max(M, d)))
+    as in :func:`scratch`, without the ``O(d^2)`` arrays of the ensemble path."""
+    vec = np.empty((10, pad8(max(M, d))))
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    return vec, raw
+
+
+@njit(cache=True, error_model="numpy")
 def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
@@ -499,6 +673,8 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
         st = _iid_ensemble(st, M, d, Wt, raw)
     elif code == ORF:
         st = _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == SIMRF:
+        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
     return st
 
 
@@ -507,12 +683,15 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
     """Draw ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` for one ensemble of coupling ``code``.
 
     ``sq`` is NaN where ``need_sq`` is false and the coupling does not get it for free;
-    ``vec``, ``raw`` are scratch from :func:`scratch`.  Returns the new generator state.
+    ``vec``, ``raw`` are scratch from :func:`projection_scratch` (or :func:`scratch`).
+    Returns the new generator state.
     """
     if code == IID:
         st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
     elif code == ORF:
         st = _orf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == SIMRF:
+        st = _simrf_projection(st, M, d, need_sq, t, sq, vec, raw)
     return st
 
 
@@ -536,6 +715,8 @@ class Coupling:
         known in closed form).
     py_ensemble, py_projection : callable
         Plain-Python twins (same random stream) for the reference engine.
+    min_d : int
+        Smallest dimension the coupling is defined for (:func:`check_dim`).
     """
 
     name: str
@@ -545,6 +726,7 @@ class Coupling:
     has_projection: bool
     py_ensemble: Callable[..., np.ndarray]
     py_projection: Callable[..., tuple[list, list]] | None
+    min_d: int = 1
 
 
 COUPLINGS: dict[str, Coupling] = {
@@ -556,6 +738,11 @@ COUPLINGS: dict[str, Coupling] = {
         "orf", ORF, "orthogonal blocks of d Haar directions with chi_d norms (Yu et al. 2016)",
         lambda d: d, True, _py_orf_ensemble, _py_orf_projection,
     ),
+    "simrf": Coupling(
+        "simrf", SIMRF,
+        "simplex blocks D S R of d rows at angle arccos(-1/(d-1)), chi_d norms (Reid et al. 2023)",
+        lambda d: d, True, _py_simrf_ensemble, _py_simrf_projection, 2,
+    ),
 }
 
 
@@ -566,6 +753,13 @@ def get_coupling(name: object) -> Coupling:
     return COUPLINGS[name]
 
 
+def check_dim(c: Coupling, d: int) -> int:
+    """``d`` if coupling ``c`` is defined in dimension ``d``, else ``ValueError``."""
+    if d < c.min_d:
+        raise ValueError(f"coupling {c.name!r} needs d >= {c.min_d}; got d={d}")
+    return d
+
+
 def block_sizes(coupling: str, M: int, d: int) -> list[int]:
     """Sizes ``b_k`` of the independent blocks of an ensemble of ``M`` rows in dimension ``d``.
 
@@ -573,7 +767,7 @@ def block_sizes(coupling: str, M: int, d: int) -> list[int]:
     """
     c = get_coupling(coupling)
     M = validate.positive_int(M, "M")
-    d = validate.positive_int(d, "d")
+    d = check_dim(c, validate.positive_int(d, "d"))
     if c.block is None:
         return [1] * M
     b = c.block(d)
@@ -614,7 +808,7 @@ def sample_ensemble(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
     """
     c = get_coupling(coupling)
     M = validate.positive_int(M, "M")
-    d = validate.positive_int(d, "d")
+    d = check_dim(c, validate.positive_int(d, "d"))
     key = _rng.seed_key(seed)
     wt = np.empty((d, M))
     _sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, wt)
@@ -623,7 +817,7 @@ def sample_ensemble(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
 
 @njit(cache=True, error_model="numpy")
 def _projection_sample_kernel(code, seed, stream, M, need_sq, d, t, sq):
-    _, vec, raw, _ = scratch(M, 1)
+    vec, raw = projection_scratch(M, d)
     st = _rng.init_block(seed, stream, 0, raw)
     for i in range(t.shape[0]):
         st = projection_into(code, st, M, d, need_sq, t[i], sq[i], vec, raw)
@@ -644,7 +838,7 @@ def sample_projection(
     if not c.has_projection:
         raise ValueError(f"coupling {c.name!r} has no projection sampler")
     M = validate.positive_int(M, "M")
-    d = validate.positive_int(d, "d")
+    d = check_dim(c, validate.positive_int(d, "d"))
     n = validate.positive_int(n, "n")
     key = _rng.seed_key(seed)
     t = np.empty((n, M))
@@ -657,6 +851,8 @@ def sample_projection(
 def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
     """Plain-Python twin of :func:`sample_ensemble` (bit-identical; slow)."""
     c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
     key = _rng.seed_key(seed)
     r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
     return np.ascontiguousarray(c.py_ensemble(r, M, d).T)

@@ -43,6 +43,7 @@ __all__ = [
     "PATHS",
     "TRIALS_PER_BLOCK",
     "exp_into",
+    "simplex_matrix",
     "simulate",
     "simulate_numpy",
     "simulate_reference",
@@ -174,7 +175,7 @@ def _projection_kernel(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unor
         sq = np.empty(M)
         z = np.empty(M)
         e = np.empty(M)
-        _, vec, raw, _ = _cp.scratch(M, 1)
+        vec, raw = _cp.projection_scratch(M, d)
         st = _rng.init_block(seed, stream0 + np.uint64(p), np.uint64(blk), raw)
         stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
         for trial in range(blk * TRIALS_PER_BLOCK, stop):
@@ -232,6 +233,7 @@ def _check(prod: object, M: object, n_trials: object, coupling: object, path: ob
     u = validate.finite_array(prod.u, "prod.u")
     if u.ndim != 2 or u.shape[0] < 1 or u.shape[1] < 1:
         raise ValueError(f"prod.u must have shape (P, d) with P, d >= 1; got {u.shape}")
+    _cp.check_dim(c, u.shape[1])
     log_c = np.asarray(prod.log_c)
     if log_c.shape != (u.shape[0],):
         raise ValueError(f"prod.log_c must have shape (P,) = ({u.shape[0]},); got {log_c.shape}")
@@ -262,7 +264,7 @@ def simulate(
     n_trials : int
         Number of independent replicas (>= 1).
     coupling : str
-        Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``).
+        Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``).
     path : {"projection", "ensemble"}
         ``"projection"`` draws ``(|w_m|^2, w_m . u_hat)`` from their joint law, pairs on
         independent streams; ``"ensemble"`` draws one ensemble ``W`` per trial shared by
@@ -397,8 +399,20 @@ def simulate_reference(
 
 
 # --------------------------------------------------------------------------- NumPy baseline
+def simplex_matrix(d: int) -> np.ndarray:
+    """The simplex matrix ``S`` (d, d) of SimRF eq (9): unit rows, ``s_i . s_j = -1/(d-1)``."""
+    if d < 2:
+        raise ValueError(f"the simplex matrix needs d >= 2; got d={d}")
+    S = np.zeros((d, d))
+    S[:d - 1, :d - 1] = math.sqrt(d / (d - 1)) * np.eye(d - 1)
+    S[:d - 1, :d - 1] -= (math.sqrt(d) + 1) / (d - 1) ** 1.5
+    S[d - 1, :d - 1] = 1 / math.sqrt(d - 1)
+    return S
+
+
 def _numpy_directions(rng: np.random.Generator, coupling: str, n: int, M: int, d: int):
-    """``(n, M, d)`` unit-free rows: iid normals, or ORF Haar directions times chi_d norms."""
+    """``(n, M, d)`` rows: iid normals, or ORF Haar directions (SimRF: the simplex rows
+    rotated by them, ``S R``) times chi_d norms."""
     if coupling == "iid":
         return rng.standard_normal((n, M, d))
     nb = -(-M // d)
@@ -407,7 +421,10 @@ def _numpy_directions(rng: np.random.Generator, coupling: str, n: int, M: int, d
     s = np.sign(np.diagonal(R, axis1=1, axis2=2))
     s[s == 0] = 1.0
     Q *= s[:, None, :]  # sign fix: Q diag(sign(diag R)) is Haar
-    dirs = np.swapaxes(Q, 1, 2).reshape(n, nb * d, d)[:, :M]
+    rows = np.swapaxes(Q, 1, 2)  # R = Q^T, Haar
+    if coupling == "simrf":
+        rows = simplex_matrix(d) @ rows  # rows of S R
+    dirs = rows.reshape(n, nb * d, d)[:, :M]
     norms = np.sqrt(rng.chisquare(d, size=(n, M)))
     return dirs * norms[..., None]
 
@@ -424,15 +441,16 @@ def simulate_numpy(
 
     ``numpy.random.default_rng(seed)``; ORF ensembles from a batched ``np.linalg.qr`` of
     Gaussian ``(n, d, d)`` arrays with the sign fix ``diag(R) > 0`` and norms
-    ``sqrt(chisquare(d))``.  Equal in law to :func:`simulate`, not equal in numbers.
+    ``sqrt(chisquare(d))``; SimRF the same with the directions multiplied by the simplex
+    matrix (:func:`simplex_matrix`).  Equal in law to :func:`simulate`, not equal in numbers.
 
     Returns
     -------
     ndarray, shape (P, n_trials)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, "ensemble")
-    if c.name not in ("iid", "orf"):
-        raise ValueError(f"simulate_numpy supports 'iid' and 'orf'; got {c.name!r}")
+    if c.name not in ("iid", "orf", "simrf"):
+        raise ValueError(f"simulate_numpy supports 'iid', 'orf' and 'simrf'; got {c.name!r}")
     rng = np.random.default_rng(_rng.seed_key(seed))
     P, d = u.shape
     is_real = alpha.imag == 0 and beta.imag == 0 and not np.any(np.imag(log_c) != 0)

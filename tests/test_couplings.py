@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy import stats
 
 from rfcheck import couplings as cp
@@ -53,6 +54,10 @@ def _direction_check(w: np.ndarray, d: int) -> tuple[float, float, float]:
 @pytest.mark.parametrize("coupling", COUPLINGS)
 @pytest.mark.parametrize(("M", "d"), [(5, 5), (3, 8), (11, 4), (2, 1), (7, 2)])
 def test_rows_marginally_standard_normal(coupling, M, d):
+    if d < cp.COUPLINGS[coupling].min_d:
+        with pytest.raises(ValueError, match=f"needs d >= {cp.COUPLINGS[coupling].min_d}"):
+            cp.sample_ensemble(coupling, M, d)
+        return
     w = _rows(coupling, M, d, 6000, seed=100 * M + d)
     p_norm, p_dir, p_indep = _direction_check(w, d)
     assert p_norm > ALPHA
@@ -108,12 +113,13 @@ def test_orf_blocks_exactly_orthogonal(M, d):
             m0 += b
 
 
-def test_orf_blocks_independent():
+@pytest.mark.parametrize("coupling", ["orf", "simrf"])
+def test_blocks_independent(coupling):
     """Directions of different blocks are independent: E (q_0 . q_d)^2 = 1/d (z-test)."""
     d = 6
     c = np.empty(4000)
     for i in range(c.size):
-        w = cp.sample_ensemble("orf", 2 * d, d, 10_000 + i)
+        w = cp.sample_ensemble(coupling, 2 * d, d, 10_000 + i)
         q = w / np.linalg.norm(w, axis=1)[:, None]
         c[i] = (q[i % d] @ q[d + (i * 7) % d]) ** 2
     z = (c.mean() - 1 / d) / (c.std(ddof=1) / math.sqrt(c.size))
@@ -139,9 +145,36 @@ def test_sample_ensemble_reproducible(coupling):
 @pytest.mark.parametrize("coupling", COUPLINGS)
 @pytest.mark.parametrize(("M", "d"), [(3, 5), (5, 5), (12, 5), (1, 1), (4, 1), (7, 2), (9, 9)])
 def test_ensemble_twin_bit_identical(coupling, M, d):
+    if d < cp.COUPLINGS[coupling].min_d:
+        with pytest.raises(ValueError, match="needs d >="):
+            cp.sample_ensemble_reference(coupling, M, d)
+        return
     for seed in (0, 17):
         np.testing.assert_array_equal(cp.sample_ensemble(coupling, M, d, seed),
                                       cp.sample_ensemble_reference(coupling, M, d, seed))
+
+
+@njit
+def _ensemble_with_poisoned_scratch(code, seed, stream, M, d, Wt):
+    X, vec, raw, nbuf = cp.scratch(M, d)
+    X[:] = np.nan
+    vec[:] = np.inf
+    nbuf[:] = np.nan
+    st = rng.init_block(seed, stream, 0, raw)
+    cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+@pytest.mark.parametrize("coupling", COUPLINGS)
+@pytest.mark.parametrize(("M", "d"), [(5, 5), (3, 4), (11, 4), (4, 4), (7, 7)])
+def test_ensemble_ignores_stale_scratch(coupling, M, d):
+    """Regression: scratch left NaN/inf by earlier use does not leak into the ensemble
+    (a null Householder reflector of an odd block was once zeroed on rows >= r0 only, and
+    0 * inf from the stale rows made NaN); the numbers equal the twin's."""
+    c = cp.COUPLINGS[coupling]
+    wt = np.empty((d, M))
+    _ensemble_with_poisoned_scratch(c.code, np.uint64(3), np.uint64(cp.stream_tag(c.code, 2)),
+                                    M, d, wt)
+    np.testing.assert_array_equal(wt.T, cp.sample_ensemble_reference(coupling, M, d, 3))
 
 
 # ----------------------------------------------------------------------------- projection law
@@ -199,7 +232,11 @@ def test_iid_projection_without_norms():
 
 # ----------------------------------------------------------------------------- registry
 def test_registry_and_block_sizes():
-    assert {"iid", "orf"} <= set(cp.COUPLINGS)
+    assert {"iid", "orf", "simrf"} <= set(cp.COUPLINGS)
+    assert len({c.code for c in cp.COUPLINGS.values()}) == len(cp.COUPLINGS)
+    tags = {cp.stream_tag(c.code, p) for c in cp.COUPLINGS.values() for p in range(4)}
+    assert len(tags) == 4 * len(cp.COUPLINGS)  # distinct streams per (coupling, path)
+    assert cp.block_sizes("simrf", 10, 4) == [4, 4, 2]
     for name, c in cp.COUPLINGS.items():
         assert c.name == name
     assert cp.block_sizes("orf", 10, 4) == [4, 4, 2]
@@ -214,7 +251,18 @@ def test_registry_and_block_sizes():
     (("orf", 0, 3), "M must be"),
     (("orf", 3, 0), "d must be"),
     (("orf", 3, 3, -1), "seed"),
+    (("simrf", 3, 1), "needs d >= 2"),
 ])
 def test_bad_arguments(args, match):
     with pytest.raises(ValueError, match=match):
         cp.sample_ensemble(*args)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: cp.sample_projection("simrf", 3, 1, 5),
+    lambda: cp.block_sizes("simrf", 3, 1),
+    lambda: cp.sample_ensemble_reference("simrf", 3, 1),
+])
+def test_simrf_needs_two_dimensions(call):
+    with pytest.raises(ValueError, match="'simrf' needs d >= 2; got d=1"):
+        call()

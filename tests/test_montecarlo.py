@@ -32,12 +32,34 @@ def make_pair(d: int, u2: float, v2: float = 0.36, seed: int = 0):
     return (u + v) / 2, (u - v) / 2
 
 
+def pair_mgf(d: int, u2: float, cos: float, n: int = 160) -> float:
+    """``E exp((w_1 + w_2) . u)`` for two rows at a fixed angle (``q_1 . q_2 = cos``) with
+    independent ``chi_d`` norms ``r_1, r_2`` and ``|u|^2 = u2``.
+
+    Given the norms, ``w_1 + w_2`` is isotropic with ``|w_1 + w_2|^2 = rho^2 =
+    r_1^2 + r_2^2 + 2 cos r_1 r_2``, and ``E exp(rho q . u) = 0F1(; d/2; rho^2 u2 / 4)`` for
+    ``q`` uniform on ``S^{d-1}``; so the expectation is the double integral of
+    ``0F1(; d/2; rho^2 u2/4)`` against the two chi_d densities, computed here by a tensor
+    Gauss-Legendre rule on ``[max(0, sqrt(d) - 12), sqrt(d) + 12]^2`` (tails < e^-70).
+    ``cos = 0`` (ORF) gives ``1F1(d; d/2; u2/2)`` (tested to 1e-12); ``cos = -1/(d-1)``
+    is the simplex (SimRF) pair.
+    """
+    lo, hi = max(0.0, math.sqrt(d) - 12.0), math.sqrt(d) + 12.0
+    x, wq = np.polynomial.legendre.leggauss(n)
+    r = lo + (hi - lo) * (x + 1) / 2
+    wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
+    r1, r2 = r[:, None], r[None, :]
+    rho2 = r1 * r1 + r2 * r2 + 2 * cos * r1 * r2
+    return float(wr @ special.hyp0f1(d / 2, rho2 * u2 / 4) @ wr)
+
+
 def posrf_var(x: np.ndarray, y: np.ndarray, M: int, coupling: str) -> float:
     """Closed-form Var(K_hat_M) of the PosRF estimator (Gaussian kernel) for one pair.
 
     ``V1 = K^2 expm1(|x+y|^2)``; iid: ``V1 / M``; ORF:
     ``V1/M + (npairs/M^2) (exp(-2(|x|^2+|y|^2)) 1F1(d; d/2; |x+y|^2/2) - K^2)`` with
-    ``npairs = sum_k b_k (b_k - 1)`` over the orthogonal blocks.
+    ``npairs = sum_k b_k (b_k - 1)`` over the orthogonal blocks; SimRF: the same with
+    ``1F1(d; d/2; |x+y|^2/2)`` replaced by :func:`pair_mgf` at ``cos = -1/(d-1)``.
     """
     d = x.size
     a, b = float(x @ x), float(y @ y)
@@ -46,8 +68,9 @@ def posrf_var(x: np.ndarray, y: np.ndarray, M: int, coupling: str) -> float:
     v1 = k * k * math.expm1(u)
     if coupling == "iid":
         return v1 / M
-    npairs = sum(bk * (bk - 1) for bk in couplings.block_sizes("orf", M, d))
-    cov = math.exp(-2 * (a + b)) * special.hyp1f1(d, d / 2, u / 2) - k * k
+    npairs = sum(bk * (bk - 1) for bk in couplings.block_sizes(coupling, M, d))
+    mgf = special.hyp1f1(d, d / 2, u / 2) if coupling == "orf" else pair_mgf(d, u, -1 / (d - 1))
+    cov = math.exp(-2 * (a + b)) * mgf - k * k
     return v1 / M + npairs / M**2 * cov
 
 
@@ -147,15 +170,43 @@ def test_posrf_mse_matches_closed_form(d, u2, M, coupling, path):
     assert abs(mse_z(khat, k, 1.2 * var)) > Z_CRIT
 
 
-@pytest.mark.parametrize(("d", "u2", "M"), [(16, 0.5, 40), (4, 0.5, 10), (64, 1.0, 64)])
-def test_orf_mse_rejects_the_iid_formula(d, u2, M):
-    """Power: the ORF MSE is told apart from the iid V1/M by the same check."""
+def test_pair_mgf_quadrature_reproduces_the_orf_closed_form():
+    """The quadrature behind the SimRF variance, at cos = 0, equals 1F1(d; d/2; u2/2)."""
+    for d in (2, 4, 16, 64):
+        for u2 in (0.5, 1.0, 4.0):
+            ref = special.hyp1f1(d, d / 2, u2 / 2)
+            assert abs(pair_mgf(d, u2, 0.0) / ref - 1) < 1e-12  # ~20 eps of quadrature sums
+            assert pair_mgf(d, u2, -1 / (d - 1)) < ref  # simplex pairs covary less
+
+
+@pytest.mark.parametrize(("d", "u2", "M"), [(4, 1.0, 4), (4, 1.0, 10), (16, 1.0, 16)])
+def test_simrf_mse_not_above_orf(d, u2, M):
+    """The paper's claim (SimRF sec 3): MSE(SimRF) <= MSE(ORF), here within SE on both paths
+    (one-sided z at ALPHA), and strictly in the closed forms."""
+    x, y = make_pair(d, u2, seed=d + M)
+    prod = features.positive_product(x, y)
+    k = float(prod.target[0])
+    assert posrf_var(x, y, M, "simrf") < posrf_var(x, y, M, "orf")
+    for path in montecarlo.PATHS:
+        es = (montecarlo.simulate(prod, M, 20_000, coupling="simrf", path=path, seed=31)[0] - k)**2
+        eo = (montecarlo.simulate(prod, M, 20_000, coupling="orf", path=path, seed=32)[0] - k)**2
+        se = math.sqrt(es.var(ddof=1) / es.size + eo.var(ddof=1) / eo.size)
+        assert (es.mean() - eo.mean()) / se < stats.norm.isf(ALPHA)
+
+
+@pytest.mark.parametrize(("coupling", "wrong", "d", "u2", "M"), [
+    ("orf", "iid", 16, 0.5, 40), ("orf", "iid", 4, 0.5, 10), ("orf", "iid", 64, 1.0, 64),
+    ("simrf", "orf", 4, 1.0, 40), ("simrf", "orf", 2, 1.0, 20),
+])
+def test_mse_rejects_the_formula_of_another_coupling(coupling, wrong, d, u2, M):
+    """Power: the ORF MSE is told apart from the iid V1/M, and the SimRF MSE from the ORF
+    closed form, by the same check."""
     x, y = make_pair(d, u2)
     prod = features.positive_product(x, y)
-    khat = montecarlo.simulate(prod, M, 20_000, coupling="orf", seed=5)[0]
+    khat = montecarlo.simulate(prod, M, 20_000, coupling=coupling, seed=5)[0]
     k = float(prod.target[0])
-    assert abs(mse_z(khat, k, posrf_var(x, y, M, "orf"))) < Z_CRIT
-    assert abs(mse_z(khat, k, posrf_var(x, y, M, "iid"))) > Z_CRIT
+    assert abs(mse_z(khat, k, posrf_var(x, y, M, coupling))) < Z_CRIT
+    assert abs(mse_z(khat, k, posrf_var(x, y, M, wrong))) > Z_CRIT
 
 
 @pytest.mark.parametrize("name", ["trig", "gerf_complex", "gerf_real_A", "gerf_s_minus"])
@@ -171,7 +222,8 @@ def test_other_mechanisms_unbiased(name, coupling):
 
 
 # ----------------------------------------------------------------------------- path equivalence
-PATH_CASES = [("orf", 16, 16), ("orf", 16, 40), ("orf", 5, 3), ("iid", 8, 5)]
+PATH_CASES = [("orf", 16, 16), ("orf", 16, 40), ("orf", 5, 3), ("iid", 8, 5),
+              ("simrf", 16, 16), ("simrf", 16, 40), ("simrf", 5, 3)]
 
 
 @pytest.mark.parametrize(("coupling", "d", "M"), PATH_CASES)
@@ -198,7 +250,7 @@ def test_path_ks_has_power():
     assert stats.ks_2samp(a, b).pvalue < ALPHA
 
 
-@pytest.mark.parametrize("coupling", ["iid", "orf"])
+@pytest.mark.parametrize("coupling", ["iid", "orf", "simrf"])
 def test_numpy_baseline_equal_in_law(coupling):
     x, y = make_pair(8, 1.0, seed=4)
     prod = features.positive_product(x, y)
@@ -262,8 +314,13 @@ def test_bench_flop_model_and_table():
     two = bench.flops_per_trial("orf", 7, 4) - bench.flops_per_trial("orf", 4, 4)
     assert two == (sum(3 * (4 - k) + 4 * (4 - k) * (3 - k) for k in range(3)) + 3 * 3 + 3 * 4
                    + 3 * (2 * 4 + 4))
+    # simrf: the d - 1 reflectors of R^T, chi norms and Algorithm 1 per row of R^T
+    k = d - 1
+    sim = (sum(3 * (d - i) + 4 * (d - i) * (k - i) for i in range(k)) + 3 * m
+           + d * (2 * k + 1 + 4 * m))
+    assert bench.flops_per_trial("simrf", m, d) == sim + 2 * m * d + 4 * m
     with pytest.raises(ValueError, match="FLOP model"):
-        bench.flops_per_trial("simrf")
+        bench.flops_per_trial("nope")
 
 
 def test_bench_quick_smoke():
@@ -275,10 +332,14 @@ def test_bench_quick_smoke():
             "baseline_trials_per_s", "ratio", "flop_ceiling_share", "flops_per_trial",
             "machine_gflops"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
-        ("iid", "ensemble"), ("iid", "projection"), ("orf", "ensemble"), ("orf", "projection")]
+        (c, p) for c in ("iid", "orf", "simrf") for p in ("ensemble", "projection")]
+    rel = bench.relative_rates(entries)
+    assert rel[("orf", "ensemble")] == rel[("orf", "projection")] == 1.0
+    assert rel[("simrf", "ensemble")] > 0
     for e in entries:
         assert set(e) == keys
         assert e["trials_per_s"] > 0 and e["baseline_trials_per_s"] > 0
         assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
         assert (e["flop_ceiling_share"] is None) == (e["path"] == "projection")
     assert "ratio" in bench.format_table(entries)
+    assert "simrf vs orf, projection" in bench.format_table(entries)
