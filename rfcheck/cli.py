@@ -211,6 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rfcheck: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: still one line, the traceback on request
+        if os.environ.get("RFCHECK_DEBUG"):
+            raise
+        print(f"rfcheck: internal error: {type(exc).__name__}: {exc} (rerun with RFCHECK_DEBUG=1 for the "
+              "traceback, and please report it)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

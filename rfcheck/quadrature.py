@@ -27,10 +27,10 @@ MAX_DOUBLINGS = 2
 
 __all__ = [
     "RefValue",
-    "product_with_error",
     "gaussian_exp_moment",
     "gerf_reference",
     "orf_pair_factor",
+    "product_with_error",
     "with_error",
 ]
 
@@ -187,7 +187,7 @@ def gerf_reference(
         )
 
     # the variance is compared on the scale of the second moment (it may vanish)
-    v2, errs, prec = _adaptive(compute, dps, lambda v: [abs(v[0])] + [abs(v[1])] * (len(v) - 1))
+    v2, errs, prec = _adaptive(compute, dps, lambda v: [abs(v[0])] + ([abs(v[1])] * 2 if len(v) > 1 else []))
     return {name: RefValue(v2[i], errs[i], f"quadrature@{prec}")
             for i, name in enumerate(("mean", "second", "var")[: len(v2)])}
 

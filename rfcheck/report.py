@@ -66,7 +66,7 @@ def _entry_markdown(e: dict[str, Any]) -> str:
         lines += [
             f"*Worst point* ({ev.get('deciding_check')}): {pt}  ",
             f"printed = {_fmt(w.get('printed'))}, reference = {_fmt(w.get('reference'))} "
-            f"± {_fmt(w.get('err'))} (discrepancy {_fmt(w.get('disc'))} × tolerance)",
+            f"± {_fmt(w.get('err'))} (discrepancy {_fmt(w.get('disc'))} x tolerance)",
             "",
         ]
     lines.append("| check | verdict | points | decided | violations | note |")

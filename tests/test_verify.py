@@ -149,3 +149,19 @@ def test_every_registered_claim_has_independent_reference():
         names = {ch.name for ch in c.checks}
         assert names, c.id
         assert not names <= {"printed"}, c.id
+
+
+def test_mean_only_reference_beyond_second_moment_domain():
+    """Re(1 - 8A) <= 0: the mean exists (Thm 3.1 domain), the second moment does not."""
+    import mpmath
+
+    from rfcheck import quadrature
+    from rfcheck.claims._common import stats_mp
+
+    with mpmath.workdps(20):
+        st = stats_mp({"d": 3, "nx": 0.5, "ny": 0.4, "theta": 1.0})
+    r = quadrature.gerf_reference(**st, a=0.2, s=1, dps=20)
+    assert set(r) == {"mean"}
+    assert float(r["mean"].value) == pytest.approx(math.exp(-float(st["sq_diff"]) / 2), rel=1e-15)
+    v = verify.evaluate_at("crt.eq18", {"d": 3, "nx": 0.5, "ny": 0.4, "theta": 1.0, "a_re": 0.2, "a_im": 0.3, "s": 1})
+    assert v.verdict == "HOLDS"

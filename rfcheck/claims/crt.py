@@ -455,7 +455,7 @@ register(Claim(
 
 def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """mu = log(Var(A_ref) / Var(0)) with both variances by quadrature."""
-    a_ref, a_err = reference_a_star(p, dps)
+    a_ref, _ = reference_a_star(p, dps)
     v_opt = _gerf_ref(p, dps, a_ref, 1)["var"]
     v_pos = _gerf_ref(p, dps, 0, 1)["var"]
     with mpmath.workdps(dps):

@@ -1,0 +1,7 @@
+"""``python -m rfcheck``: the command line."""
+
+import sys
+
+from rfcheck.cli import main
+
+sys.exit(main())
