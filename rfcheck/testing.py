@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from rfcheck.features import ExpProduct
 from rfcheck.montecarlo import simulate
@@ -96,7 +95,7 @@ def assert_no_worse_than(
         raise Inconclusive(f"cannot decide: {a.reason or b.reason}")
     se = math.hypot(a.se, b.se)
     z = (a.value - b.value) / se if se > 0 else 0.0
-    zc = float(np.abs(z_critical(2 * alpha)))  # one-sided
+    zc = z_critical(2 * alpha)  # two-sided at 2 alpha = one-sided at alpha
     if z > zc:
         raise AssertionError(f"{coupling} MSE {a.value:.6g} is worse than {baseline} {b.value:.6g} (z = {z:.2f})")
     return a, b

@@ -43,10 +43,21 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
 
 
 def _gerf_ref(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
-    with mpmath.workdps(dps):
-        st = stats_mp(p)
-    return quadrature.gerf_reference(**st, a=_a(p) if a is None else a,
-                                     s=p.get("s", 1) if s is None else s, dps=dps)
+    """Quadrature moments of GERF(A, s) at a pair point (memoised: a check asks for the
+    variance and, for its tolerance scale, the second moment of the same point)."""
+    a = _a(p) if a is None else mpmath.mpmathify(a)
+    s = p.get("s", 1) if s is None else s
+    key = (tuple(sorted((k, repr(v)) for k, v in p.items() if k in ("d", "nx", "ny", "theta"))), dps, repr(a), s)
+    if key not in _GERF_REF_CACHE:
+        if len(_GERF_REF_CACHE) > 256:
+            _GERF_REF_CACHE.clear()
+        with mpmath.workdps(dps):
+            st = stats_mp(p)
+        _GERF_REF_CACHE[key] = quadrature.gerf_reference(**st, a=a, s=s, dps=dps)
+    return _GERF_REF_CACHE[key]
+
+
+_GERF_REF_CACHE: dict[Any, dict[str, Any]] = {}
 
 
 # ----------------------------------------------------------------------- sec 2.2
