@@ -120,12 +120,16 @@ def register(claim: Claim) -> Claim:
     return claim
 
 
-_MODULES = ("crt",)
+def _paper_modules() -> list[str]:
+    """The claim modules present: one per paper, named by its id (``crt.py``, ``hrf.py``)."""
+    import pkgutil
+
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name in PAPERS)
 
 
 def load_all() -> dict[str, Claim]:
     """Import every paper's claim module and return the registry."""
-    for mod in _MODULES:
+    for mod in _paper_modules():
         importlib.import_module(f"rfcheck.claims.{mod}")
     return REGISTRY
 

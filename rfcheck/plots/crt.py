@@ -22,6 +22,8 @@ from rfcheck.closed_forms import crt as cf
 
 __all__ = ["figure1", "plot_mu", "plot_mu_monte_carlo"]
 
+FIGURES = {"crt-fig1": "figure1"}
+
 DIMS = (1, 4, 16, 64, 256)
 
 
