@@ -22,4 +22,8 @@ def test_notebook_runs(path, monkeypatch, capsys):
         verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
         assert verdicts["crt.thm3.3"] == "REFUTED"
         assert verdicts["crt.eq22"] == "HOLDS"
+    if path.stem == "your_estimator":
+        assert ns["good"].verdict == "HOLDS"
+        assert ns["bad"].verdict == "REFUTED"
+        assert ns["flawed"].verdict == "REFUTED"
     assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"
