@@ -111,8 +111,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from rfcheck.plots import FIGURES
+    from rfcheck.plots import FIGURES, write_index
 
+    if args.index:
+        print(write_index(args.out))
+        return 0
+    if args.figure is None:
+        raise ValueError(f"name a figure (one of {', '.join(sorted(FIGURES))}) or pass --index")
     if args.figure not in FIGURES:
         raise ValueError(f"unknown figure {args.figure!r}; available: {', '.join(sorted(FIGURES))}")
     paths = FIGURES[args.figure](out_dir=args.out, quick=args.quick, seed=args.seed)
@@ -178,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.set_defaults(func=cmd_verify)
 
     pp = sub.add_parser("plot", help="reproduce a paper figure into figures/")
-    pp.add_argument("figure", help="e.g. crt-fig1")
+    pp.add_argument("figure", nargs="?", help="e.g. crt-fig1")
+    pp.add_argument("--index", action="store_true", help="write OUT/index.md listing every figure")
     pp.add_argument("--out", default="figures")
     pp.add_argument("--quick", action="store_true", help="small Monte Carlo sizes")
     pp.add_argument("--seed", type=int, default=0)

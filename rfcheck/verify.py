@@ -35,6 +35,11 @@ __all__ = ["CheckResult", "Verdict", "evaluate_at", "point_seed", "run_claim", "
 HOLDS, REFUTED, INCONCLUSIVE = "HOLDS", "REFUTED", "INCONCLUSIVE"
 
 
+#: evaluated points kept per check in a verdict's evidence (for the report's plots)
+MAX_POINTS_KEPT = 400
+_POINT_KEYS = ("point", "printed", "reference", "err", "disc", "decided")
+
+
 @dataclass
 class CheckResult:
     """A check's outcome over the searched domain."""
@@ -64,6 +69,8 @@ class CheckResult:
             "reason": self.reason,
             "worst": self.worst.as_dict() if self.worst else None,
             "undecided_examples": [u.as_dict() for u in self.undecided[:3]],
+            # every evaluated point, compact: the report draws printed vs reference from it
+            "points": [{k: v for k, v in e.as_dict().items() if k in _POINT_KEYS} for e in self.evals[:MAX_POINTS_KEPT]],
             "description": self.description,
             "domain": self.domain,
         }
