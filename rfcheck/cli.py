@@ -89,7 +89,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     prog.advance(task)
 
             entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
-                                      cache_dir=None if args.no_cache else args.cache_dir, progress=progress)
+                                      cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+                                      scheduler=args.scheduler)
     t = Table(title=f"rfcheck ledger (budget {args.budget}, seed {args.seed})")
     for col in ("claim", "verdict", "deciding check", "reason"):
         t.add_column(col, overflow="fold")
@@ -176,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--strict", action="store_true", help="exit 1 if any claim is REFUTED")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
     vp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    vp.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run the claims on a Dask distributed scheduler (e.g. tcp://host:8786; extra rfcheck[dask])")
     vp.add_argument("--cache-dir", default=".rfcheck-cache", help="cache of verdicts (resume)")
     vp.add_argument("--no-cache", action="store_true")
     vp.add_argument("--update-readme", nargs="?", const="README.md", metavar="PATH",
