@@ -49,7 +49,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from rfcheck.backends import MP, formula
+from rfcheck.backends import COND_MAX, MP, formula
 
 __all__ = [
     "b_x",
@@ -149,7 +149,12 @@ def sigma_star_eig(ctx: Any, lam: Any) -> Any:
     return (1 + 2 * lam) / (1 - 2 * lam)
 
 
-@formula(check=_check_coord)
+def _coord_conditioning(ctx: Any, lam: Any, s: Any) -> Any:
+    a, b = 2 * (1 - 2 * lam) * s, 1 + 2 * lam
+    return (ctx.abs(a) + b) / ctx.abs(a - b)
+
+
+@formula(check=_check_coord, conditioning=_coord_conditioning)
 def coord_log_second_moment(ctx: Any, lam: Any, s: Any) -> Any:
     """Log of one coordinate's factor of ``E_{q,k} E_psi[(p_I/psi)^2 Z^2]`` for co-diagonal
     ``Sigma`` (eigenvalue ``s`` on the eigenvector of ``Lambda`` with eigenvalue ``lam``):
@@ -325,6 +330,19 @@ def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64"
                     - mpmath.log(mpmath.det(ilam)))
     ld_ilam, p = _second_moment_parts(lam_m, s)
     ev = np.linalg.eigvalsh(p)
+    # P = 2 Sigma*^{-1} - Sigma^{-1} cancels near the edge of the finite domain: where
+    # float64 cannot resolve its smallest eigenvalue (conditioning > COND_MAX), decide
+    # finiteness and the value in mpmath with enough digits (never a silent sign error)
+    scale = 2 * np.max(np.abs(np.linalg.eigvalsh(p + np.linalg.inv(s)))) + 1 / np.linalg.eigvalsh(s)[0]
+    cond = scale / abs(ev[0]) if ev[0] != 0 else math.inf
+    if not cond <= COND_MAX:
+        extra = 40 if not math.isfinite(cond) else int(math.log10(cond)) + 10
+        val = log_expected_second_moment(lam_m, s, backend="mpmath", dps=20 + extra)
+        if val == mpmath.inf and math.isfinite(cond):
+            return math.inf
+        if val == mpmath.inf:  # exactly singular in float64 arithmetic: try harder once
+            val = log_expected_second_moment(lam_m, s, backend="mpmath", dps=120)
+        return math.inf if val == mpmath.inf else float(val)
     if not ev[0] > 0:
         return math.inf
     return float(0.5 * np.linalg.slogdet(s)[1] - 0.5 * np.sum(np.log(ev)) - ld_ilam)
@@ -399,7 +417,7 @@ def _chol_from_params(theta: np.ndarray, d: int) -> np.ndarray:
     return low
 
 
-def optimise_sigma(lam: Any, *, seed: int = 0, maxiter: int = 20_000) -> tuple[np.ndarray, float]:
+def optimise_sigma(lam: Any, *, seed: int = 0, maxiter: int = 2_000) -> tuple[np.ndarray, float]:
     """Minimise ``log V(N(0, Sigma))`` over SPD ``Sigma = L L^T`` (``L`` lower triangular with a
     log-parametrised diagonal) numerically; independent of Thm 3.2's formula.
 
@@ -432,10 +450,11 @@ def optimise_sigma(lam: Any, *, seed: int = 0, maxiter: int = 20_000) -> tuple[n
             return 1e6
         return float(v) if math.isfinite(v) else 1e6
 
-    r = minimize(obj, theta0, method="Nelder-Mead",
-                 options={"maxiter": maxiter, "maxfev": maxiter, "xatol": 1e-10, "fatol": 1e-15})
-    r2 = minimize(obj, r.x, method="BFGS", options={"gtol": 1e-12})
-    best = r2 if r2.fun <= r.fun else r
+    r = minimize(obj, theta0, method="BFGS", options={"gtol": 1e-10, "maxiter": maxiter})
+    r2 = minimize(obj, r.x, method="Nelder-Mead",
+                  options={"maxiter": maxiter, "maxfev": maxiter, "xatol": 1e-10, "fatol": 1e-15})
+    r3 = minimize(obj, r2.x, method="BFGS", options={"gtol": 1e-12, "maxiter": maxiter})
+    best = min((r, r2, r3), key=lambda res: res.fun)
     low = _chol_from_params(best.x, d)
     return low @ low.T, float(best.fun)
 
@@ -458,12 +477,16 @@ def nested_mc_variance(lam: Any, sigma: Any, *, n_outer: int, n_inner: int, seed
     root = u * np.sqrt(np.maximum(ev, 0))
     cs = np.linalg.cholesky(s)
     out = np.empty(n_outer)
-    for i in range(n_outer):
-        q = root @ rng.standard_normal(d)
-        k = root @ rng.standard_normal(d)
-        om = rng.standard_normal((n_inner, d)) @ cs.T
-        log_w = (-0.5 * np.sum(om * om, axis=1) - 0.5 * d * math.log(2 * math.pi)) - log_gaussian_density(om, s)
-        t = np.exp(log_w + om @ (q + k) - 0.5 * q @ q - 0.5 * k @ k)
-        out[i] = np.var(t, ddof=1)
+    chunk = max(1, 200_000 // n_inner)
+    for lo in range(0, n_outer, chunk):
+        n = min(chunk, n_outer - lo)
+        q = rng.standard_normal((n, d)) @ root.T
+        k = rng.standard_normal((n, d)) @ root.T
+        om = rng.standard_normal((n, n_inner, d)) @ cs.T
+        flat = om.reshape(-1, d)
+        log_w = (-0.5 * np.sum(flat * flat, axis=1) - 0.5 * d * math.log(2 * math.pi)) - log_gaussian_density(flat, s)
+        log_t = (log_w.reshape(n, n_inner) + np.einsum("nmd,nd->nm", om, q + k)
+                 - 0.5 * np.sum(q * q, axis=1)[:, None] - 0.5 * np.sum(k * k, axis=1)[:, None])
+        out[lo:lo + n] = np.var(np.exp(log_t), axis=1, ddof=1)
     lv = log_expected_variance(lam_m, s)
     return out, (math.exp(lv) if math.isfinite(lv) else lv)
