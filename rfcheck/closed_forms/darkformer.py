@@ -311,12 +311,17 @@ def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64"
 
     ``+inf`` where ``2 Sigma*^{-1} - Sigma^{-1}`` is not positive definite (this includes
     every ``Sigma`` when ``lambda_max(Lambda) >= 1/2``).  ``Sigma*^{-1}`` is written as
-    ``(I - 2 Lambda)(I + 2 Lambda)^{-1}``, defined for every PSD ``Lambda``.
+    ``(I - 2 Lambda)(I + 2 Lambda)^{-1}``, defined for every PSD ``Lambda``.  The mpmath
+    face also accepts ``sigma`` as an ``mpmath.matrix`` (used as given, symmetrised).
     """
-    lam_m, s = check_lambda(lam), check_spd(sigma)
+    if backend == "mpmath" and isinstance(sigma, mpmath.matrix):  # an exact mpmath Sigma
+        lam_m, s = check_lambda(lam), None
+    else:
+        lam_m, s = check_lambda(lam), check_spd(sigma)
     if backend == "mpmath":
         with mpmath.workdps(dps):
-            lm, sm = mpmath.matrix(lam_m.tolist()), mpmath.matrix(s.tolist())
+            lm = mpmath.matrix(lam_m.tolist())
+            sm = (sigma + sigma.T) / 2 if s is None else mpmath.matrix(s.tolist())
             d = lm.rows
             eye = mpmath.eye(d)
             ilam = eye + 2 * lm
