@@ -304,3 +304,47 @@ def test_bad_feature_input():
         df.mahalanobis_prf(np.zeros((1, 2)), np.zeros((3, 2)), np.zeros((3, 2)))
     with pytest.raises(ValueError, match="finite"):
         df.mahalanobis_prf(np.array([[np.nan, 0.0]]), np.zeros((3, 2)), np.eye(2))
+
+
+# ------------------------------------------------------------------------ figure
+
+
+def test_darkformer_variance_figure(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rfcheck.plots import FIGURES
+    from rfcheck.plots import darkformer as plots
+
+    fig, ax = plt.subplots()
+    lines = plots.plot_variance(ax)
+    a, y = lines[0].get_data()
+    iso, opt = plots.curves(np.asarray(a))
+    assert np.array_equal(np.isinf(y), np.isinf(iso))
+    assert np.isinf(y[np.asarray(a) >= plots.isotropic_edge()]).all()
+    assert np.allclose(lines[1].get_data()[1], opt / math.log(10), rtol=1e-14)
+    assert np.all(opt <= np.where(np.isinf(iso), np.inf, iso))
+    plt.close(fig)
+    paths = FIGURES["darkformer-variance"](out_dir=tmp_path, quick=True, seed=0)
+    assert all(p.exists() and p.stat().st_size > 10_000 for p in paths)
+
+
+def test_thm32_check_has_power():
+    """The Cauchy-Schwarz equality check rejects a wrong Sigma* (planted: (I + L)(I - L)^{-1})."""
+    from rfcheck.claims import BUDGETS
+    from rfcheck.claims import darkformer as dc
+    from rfcheck.claims._common import deterministic_check
+
+    def wrong(p):
+        lam = dc._lam_mp(p)
+        eye = mpmath.eye(lam.rows)
+        s = (eye + lam) * mpmath.inverse(eye - lam)
+        return mpmath.exp(df.log_expected_second_moment(dc._lam(p), s, backend="mpmath", dps=mpmath.mp.dps))
+
+    chk = deterministic_check("cs", wrong, dc._thm32_cs_rhs)
+    right = deterministic_check("cs", dc._thm32_cs_lhs, dc._thm32_cs_rhs)
+    p = {"d": 2, "l1": 0.2, "l2": 0.05, "l3": 0.0, "l4": 0.0, "rot": 3}
+    assert chk.evaluate(p, BUDGETS["smoke"], 0).disc > 1
+    assert right.evaluate(p, BUDGETS["smoke"], 0).disc <= 1
