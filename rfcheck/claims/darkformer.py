@@ -417,7 +417,7 @@ def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     lw = cf.log_gaussian_density(om_i, sig) - cf.log_gaussian_density(om_i, np.eye(d))
     b = np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)
     ea, eb = estimate_mean(a), estimate_mean(b)
-    se = math.hypot(ea.se, eb.se)
+    se = math.hypot(ea.se, eb.se, 1e-13 * abs(ea.value))  # + float64 rounding (SE 0 when q = k = 0)
     z = (ea.value - eb.value) / se if se > 0 else 0.0
     zc = z_critical(budget.alpha, budget.mc_points)
     decided = ea.trustworthy and eb.trustworthy

@@ -66,8 +66,10 @@ def _kernel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     est = estimate_mean(vals)
     printed = float(printed_kernel(p))
     zc = z_critical(budget.alpha, budget.mc_points)
-    z = (est.value - printed) / est.se if est.se > 0 else (0.0 if est.value == printed else math.inf)
-    return PointEval(p, printed, est.value, est.se, abs(z) / zc, est.trustworthy, est.reason,
+    # float64 rounding of the simulated values (at x = y every trial equals the target: SE 0)
+    se = math.hypot(est.se, 1e-13 * abs(printed))
+    z = (est.value - printed) / se
+    return PointEval(p, printed, est.value, est.se, abs(z) / zc, est.trustworthy or est.se == 0, est.reason,
                      {"z": z, "z_crit": zc, **est.as_dict()})
 
 
