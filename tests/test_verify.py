@@ -31,7 +31,7 @@ def test_registry_loads_with_valid_ids():
     reg = load_all()
     assert len(reg) >= 15
     for cid, c in reg.items():
-        assert cid == c.id and cid.startswith("crt.")
+        assert cid == c.id and cid.startswith(c.paper + ".")
         assert c.checks or c.unverifiable
 
 

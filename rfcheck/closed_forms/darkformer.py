@@ -1,0 +1,497 @@
+"""DARKFormer (seed 001): Mahalanobis positive random features and importance sampling.
+
+Exact results for the importance-weighted positive-random-feature (PRF) estimator of
+the softmax kernel when queries and keys are Gaussian, ``q, k ~ N(0, Lambda)`` iid:
+
+* ``phi_Sigma`` (sec 4.1, eq 3) and the weighted estimators of eq (2) and eq (4);
+* ``B_x(omega) = E_x exp(2 omega^T x - |x|^2)`` (Lemma 3.1, appendix A);
+* ``V(psi) = E_{q,k} Var_omega kappa_hat_psi(q, k)`` for every Gaussian proposal
+  ``psi = N(0, Sigma)``, in closed form, **with its exact domain of finiteness**;
+* the optimal proposal covariance ``Sigma* = (I + 2 Lambda)(I - 2 Lambda)^{-1}``
+  (Theorem 3.2).
+
+Derivation (rfcheck; the paper gives only ``B_x`` up to constants).  Write
+``A = 2 I - Sigma^{-1}``, ``s = q + k``.  For fixed ``(q, k)`` the one-sample second
+moment is the Gaussian integral
+
+    E_psi[(p_I/psi)^2 Z^2] = det(Sigma)^{1/2} det(A)^{-1/2} exp(2 s^T A^{-1} s - |q|^2 - |k|^2)
+
+(finite iff ``A > 0``, i.e. ``Sigma > I/2``), so that, with ``kappa = exp(q^T k)``,
+
+    m Var_omega = kappa^2 (c e^{s^T (2A^{-1} - I) s} - 1),   c = det(Sigma)^{1/2} det(A)^{-1/2} >= 1.
+
+Averaging over ``q, k`` (the Fubini order of Lemma 3.1, ``E_{q,k} Z^2 = B_q B_k``):
+
+    m V(N(0, Sigma)) = det(Sigma)^{1/2} det(2 Sigma*^{-1} - Sigma^{-1})^{-1/2} / det(I + 2 Lambda)
+                       - det(I - 4 Lambda^2)^{-1/2}.
+
+**Finiteness.**  ``V < inf`` iff ``P := 2 Sigma*^{-1} - Sigma^{-1}`` is positive definite,
+i.e. iff every eigenvalue of ``Lambda`` is ``< 1/2`` *and* ``Sigma > Sigma*/2`` (Loewner
+order).  For co-diagonal ``Sigma`` (eigenvalues ``s_i`` in the eigenbasis of
+``Lambda``): ``s_i > (1 + 2 lambda_i) / (2 (1 - 2 lambda_i))``.  In particular the
+isotropic PRF (``Sigma = I``) has finite expected variance iff ``lambda_max < 1/6``, and
+*no* proposal (Gaussian or not) has finite expected variance once ``lambda_max >= 1/2``
+(``E kappa^2 = E exp(2 q^T k)`` diverges and ``Var_omega >= kappa^2 (e^{t |s|^2} - 1)``
+with ``t > 0``).  Functions below return ``+inf`` (never NaN, never an overflow) there.
+
+References
+----------
+Farzam, Mobahi, Miller, Sernau, *Data-aware random feature kernel for transformers*
+(DARKFormer): Lemma 2.1, eq (2)-(6), Lemma 3.1, Theorem 3.2 and its proof (appendix A),
+eq (3)/(8) (appendix B), Proposition 4.1, Proposition C.1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck.backends import COND_MAX, MP, formula
+
+__all__ = [
+    "b_x",
+    "check_lambda",
+    "check_spd",
+    "coord_log_second_moment",
+    "expected_variance",
+    "importance_weighted_estimate",
+    "isotropic_finite_threshold",
+    "log_b_x",
+    "log_expected_kappa_sq",
+    "log_expected_second_moment",
+    "log_expected_variance",
+    "log_gaussian_density",
+    "mahalanobis_prf",
+    "mahalanobis_prf_estimate",
+    "nested_mc_variance",
+    "optimal_variance",
+    "optimise_sigma",
+    "sigma_star",
+    "sigma_star_eig",
+    "variance_finite",
+]
+
+#: lambda_max of Lambda below which the isotropic PRF (Sigma = I) has finite V
+ISOTROPIC_LIMIT = 1.0 / 6.0
+
+
+def isotropic_finite_threshold() -> float:
+    """``1/6``: ``V(p_I) < inf`` iff ``lambda_max(Lambda) < 1/6`` (see module docstring)."""
+    return ISOTROPIC_LIMIT
+
+
+# ------------------------------------------------------------------- validation
+
+
+def _as_matrix(a: Any, name: str) -> np.ndarray:
+    m = np.asarray(a, dtype=float)
+    if m.ndim == 0:
+        m = m.reshape(1, 1)
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {m.shape}")
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"{name} must be finite (no NaN/inf)")
+    if not np.allclose(m, m.T, rtol=1e-12, atol=1e-14 * max(1.0, float(np.max(np.abs(m))))):
+        raise ValueError(f"{name} must be symmetric")
+    return 0.5 * (m + m.T)
+
+
+def check_spd(sigma: Any, name: str = "Sigma") -> np.ndarray:
+    """``sigma`` as a symmetric positive-definite float64 matrix, else ``ValueError``."""
+    s = _as_matrix(sigma, name)
+    ev = np.linalg.eigvalsh(s)
+    if not ev[0] > 0:
+        raise ValueError(f"{name} must be positive definite; smallest eigenvalue {ev[0]:.3g}")
+    return s
+
+
+def check_lambda(lam: Any) -> np.ndarray:
+    """``Lambda`` (covariance of q and k) as a symmetric PSD matrix, else ``ValueError``."""
+    s = _as_matrix(lam, "Lambda")
+    ev = np.linalg.eigvalsh(s)
+    if ev[0] < -1e-14 * max(1.0, ev[-1]):
+        raise ValueError(f"Lambda must be positive semidefinite; smallest eigenvalue {ev[0]:.3g}")
+    return s
+
+
+def _check_lam_eig(lam: Any, *rest: Any) -> None:
+    a = np.asarray(lam, dtype=float)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("eigenvalues of Lambda must be finite (no NaN)")
+    if np.any(a < 0):
+        raise ValueError("eigenvalues of Lambda must be >= 0 (Lambda PSD)")
+
+
+def _check_star(lam: Any) -> None:
+    _check_lam_eig(lam)
+    if np.any(np.asarray(lam, dtype=float) >= 0.5):
+        raise ValueError("Sigma* = (I + 2 Lambda)(I - 2 Lambda)^{-1} is a covariance only if every "
+                         "eigenvalue of Lambda is < 1/2 (Theorem 3.2)")
+
+
+def _check_coord(lam: Any, s: Any) -> None:
+    _check_lam_eig(lam)
+    a = np.asarray(s, dtype=float)
+    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError("eigenvalues of Sigma must be finite and > 0 (Sigma positive definite)")
+
+
+# ------------------------------------------------------------ scalar (eigen) faces
+
+
+@formula(check=_check_star)
+def sigma_star_eig(ctx: Any, lam: Any) -> Any:
+    """Eigenvalue ``(1 + 2 lambda)/(1 - 2 lambda)`` of ``Sigma*`` (DARKFormer Thm 3.2, App. A:
+    ``1/(1 - 2 beta)``, ``beta = 2 lambda/(2 lambda + 1)``); needs ``0 <= lambda < 1/2``."""
+    return (1 + 2 * lam) / (1 - 2 * lam)
+
+
+def _coord_conditioning(ctx: Any, lam: Any, s: Any) -> Any:
+    a, b = 2 * (1 - 2 * lam) * s, 1 + 2 * lam
+    return (ctx.abs(a) + b) / ctx.abs(a - b)
+
+
+@formula(check=_check_coord, conditioning=_coord_conditioning)
+def coord_log_second_moment(ctx: Any, lam: Any, s: Any) -> Any:
+    """Log of one coordinate's factor of ``E_{q,k} E_psi[(p_I/psi)^2 Z^2]`` for co-diagonal
+    ``Sigma`` (eigenvalue ``s`` on the eigenvector of ``Lambda`` with eigenvalue ``lam``):
+
+        1/2 log s - 1/2 log(2 (1 - 2 lam)/(1 + 2 lam) - 1/s) - log(1 + 2 lam).
+
+    Finite iff ``lam < 1/2`` and ``s > (1 + 2 lam)/(2 (1 - 2 lam))``; the float64 face
+    returns ``+inf`` outside (the mpmath face too).  DARKFormer eq (6), Thm 3.2.
+    """
+    p = (2 * (1 - 2 * lam) * s - (1 + 2 * lam)) / ((1 + 2 * lam) * s)
+    val = ctx.log(s) / 2 - ctx.log(p) / 2 - ctx.log(1 + 2 * lam)
+    if ctx.name == "sympy":
+        return val
+    return ctx.where(p > 0, val, math.inf)
+
+
+# ----------------------------------------------------------- feature maps (sec 4)
+
+
+def log_gaussian_density(omega: np.ndarray, sigma: Any) -> np.ndarray:
+    """``log N(omega; 0, Sigma)`` for rows of ``omega`` (float64, Cholesky, no overflow)."""
+    s = check_spd(sigma)
+    omega = np.atleast_2d(np.asarray(omega, dtype=float))
+    c = np.linalg.cholesky(s)
+    z = np.linalg.solve(c, omega.T)
+    d = s.shape[0]
+    return -0.5 * np.sum(z * z, axis=0) - np.sum(np.log(np.diag(c))) - 0.5 * d * math.log(2 * math.pi)
+
+
+def mahalanobis_prf(x: np.ndarray, omega: np.ndarray, m_mat: np.ndarray, *, normalise: bool = True) -> np.ndarray:
+    """DARKFormer sec 4.1 feature map ``phi_Sigma(x, omega) = h(Mx)/sqrt(m) [exp(omega_j^T x)]_j``,
+    ``h(x~) = exp(-|x~|^2/2)``, ``Sigma = M^T M`` (``M`` is ``r x d``, ``r <= d``).
+
+    ``x``: ``(n, d)``; ``omega``: ``(m, d)`` (draw them from ``N(0, Sigma)``).  Returns
+    ``(n, m)``; ``normalise=False`` drops the ``1/sqrt(m)`` (the sec 4.2 form used in eq 4).
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    omega = np.atleast_2d(np.asarray(omega, dtype=float))
+    m_mat = np.atleast_2d(np.asarray(m_mat, dtype=float))
+    if m_mat.shape[1] != x.shape[1] or omega.shape[1] != x.shape[1]:
+        raise ValueError("M must be r x d and omega m x d for inputs x in R^d")
+    if m_mat.shape[0] > m_mat.shape[1]:
+        raise ValueError(f"M must have r <= d rows; got {m_mat.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(omega)) and np.all(np.isfinite(m_mat))):
+        raise ValueError("x, omega and M must be finite (no NaN/inf)")
+    xt = x @ m_mat.T
+    logf = x @ omega.T - 0.5 * np.sum(xt * xt, axis=1, keepdims=True)
+    f = np.exp(logf)
+    return f / math.sqrt(omega.shape[0]) if normalise else f
+
+
+def mahalanobis_prf_estimate(q: np.ndarray, k: np.ndarray, omega: np.ndarray, m_mat: np.ndarray) -> np.ndarray:
+    """``phi_Sigma(q)^T phi_Sigma(k)``: unbiased for ``exp(q^T Sigma k)`` when the rows of
+    ``omega`` are iid ``N(0, Sigma)`` (eq 3).  Rows of ``q``, ``k`` paired; returns ``(n,)``."""
+    fq = mahalanobis_prf(q, omega, m_mat)
+    fk = mahalanobis_prf(k, omega, m_mat)
+    return np.sum(fq * fk, axis=1)
+
+
+def importance_weighted_estimate(q: np.ndarray, k: np.ndarray, omega: np.ndarray, log_w: np.ndarray,
+                                 sigma: Any = None) -> np.ndarray:
+    """Weighted PRF estimator, eq (2)/(4): ``1/m sum_j w(omega_j) phi(q, omega_j) phi(k, omega_j)``
+    with ``phi(x, omega) = exp(omega^T x - x^T Sigma x / 2)`` (``Sigma = I`` for eq 2).
+
+    ``log_w``: ``log w(omega_j)``, shape ``(m,)`` -- for eq (2) ``log p_I - log psi``; for
+    eq (4) with ``w_Sigma = p_Sigma/p_I`` and ``omega ~ p_I``.  Computed in log space per
+    term.  ``q``, ``k``: ``(n, d)`` paired rows; returns ``(n,)``.
+    """
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    k = np.atleast_2d(np.asarray(k, dtype=float))
+    omega = np.atleast_2d(np.asarray(omega, dtype=float))
+    s = np.eye(q.shape[1]) if sigma is None else check_spd(sigma)
+    log_w = np.asarray(log_w, dtype=float).reshape(1, -1)
+    if log_w.shape[1] != omega.shape[0]:
+        raise ValueError("log_w needs one entry per omega row")
+    qq = 0.5 * np.einsum("ni,ij,nj->n", q, s, q)[:, None]
+    kk = 0.5 * np.einsum("ni,ij,nj->n", k, s, k)[:, None]
+    logt = log_w + (q + k) @ omega.T - qq - kk
+    return np.mean(np.exp(logt), axis=1)
+
+
+def log_b_x(omega: np.ndarray, lam: Any) -> np.ndarray:
+    """``log B_x(omega)``, ``B_x(omega) = E_{x ~ N(0, Lambda)} exp(2 omega^T x - |x|^2)``
+    (Lemma 3.1; App. A):  ``-1/2 log det(I + 2 Lambda) + omega^T 2 Lambda (I + 2 Lambda)^{-1} omega``.
+    Finite for every PSD ``Lambda``.  ``omega``: ``(n, d)``; returns ``(n,)``."""
+    lam = check_lambda(lam)
+    d = lam.shape[0]
+    omega = np.atleast_2d(np.asarray(omega, dtype=float))
+    t = 2 * np.linalg.solve(np.eye(d) + 2 * lam, lam)
+    t = 0.5 * (t + t.T)
+    _, ld = np.linalg.slogdet(np.eye(d) + 2 * lam)
+    return -0.5 * ld + np.einsum("ni,ij,nj->n", omega, t, omega)
+
+
+def b_x(omega: np.ndarray, lam: Any) -> np.ndarray:
+    """``B_x(omega)`` (see :func:`log_b_x`)."""
+    return np.exp(log_b_x(omega, lam))
+
+
+# --------------------------------------------------------------- matrix closed forms
+
+
+def sigma_star(lam: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """Optimal proposal covariance ``Sigma* = (I + 2 Lambda)(I - 2 Lambda)^{-1}`` (Thm 3.2).
+
+    ``ValueError`` unless ``Lambda`` is PSD with every eigenvalue ``< 1/2`` (otherwise the
+    expression is not a covariance and ``psi* propto p_I B`` is not normalisable).  Built
+    from the eigen-decomposition, so it is symmetric to rounding.  ``backend="mpmath"``
+    returns an ``mpmath.matrix`` at ``dps`` digits.
+    """
+    lam_m = check_lambda(lam)
+    if backend == "mpmath":
+        with mpmath.workdps(dps):
+            ev, u = mpmath.eigsy(mpmath.matrix(lam_m.tolist()))
+            _check_star(np.maximum([float(ev[i]) for i in range(len(ev))], 0.0))
+            vals = [sigma_star_eig.impl(MP, ev[i]) for i in range(len(ev))]
+            return u * mpmath.diag(vals) * u.T
+    ev, u = np.linalg.eigh(lam_m)
+    ev = np.maximum(ev, 0.0)
+    g = sigma_star_eig(ev)
+    return (u * g) @ u.T
+
+
+def log_expected_kappa_sq(lam: Any) -> float:
+    """``log E_{q,k} exp(2 q^T k) = -1/2 log det(I - 4 Lambda^2)``; ``+inf`` when
+    ``lambda_max >= 1/2`` (the expectation diverges)."""
+    lam = check_lambda(lam)
+    ev = np.linalg.eigvalsh(lam)
+    if ev[-1] >= 0.5:
+        return math.inf
+    return float(-0.5 * np.sum(np.log1p(-4 * ev * ev)))
+
+
+def _second_moment_parts(lam: np.ndarray, sigma: np.ndarray) -> tuple[float, np.ndarray]:
+    d = lam.shape[0]
+    ilam = np.eye(d) + 2 * lam
+    cstar_inv = np.linalg.solve(ilam, np.eye(d) - 2 * lam)  # Sigma*^{-1}; commutes, symmetric
+    p = 2 * 0.5 * (cstar_inv + cstar_inv.T) - np.linalg.inv(sigma)
+    return float(np.linalg.slogdet(ilam)[1]), 0.5 * (p + p.T)
+
+
+def variance_finite(lam: Any, sigma: Any) -> bool:
+    """Whether ``V(N(0, Sigma)) < inf``: ``2 Sigma*^{-1} - Sigma^{-1} > 0`` (module docstring)."""
+    lam_m, s = check_lambda(lam), check_spd(sigma)
+    _, p = _second_moment_parts(lam_m, s)
+    return bool(np.linalg.eigvalsh(p)[0] > 0)
+
+
+def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """``log E_{q,k} E_{omega ~ N(0,Sigma)} [(p_I/psi)^2 Z^2] = log int p_I^2 B_q B_k / psi``
+    (eq 6 times m, without subtracting ``E kappa^2``):
+
+        1/2 log det Sigma - 1/2 log det(2 Sigma*^{-1} - Sigma^{-1}) - log det(I + 2 Lambda),
+
+    ``+inf`` where ``2 Sigma*^{-1} - Sigma^{-1}`` is not positive definite (this includes
+    every ``Sigma`` when ``lambda_max(Lambda) >= 1/2``).  ``Sigma*^{-1}`` is written as
+    ``(I - 2 Lambda)(I + 2 Lambda)^{-1}``, defined for every PSD ``Lambda``.  The mpmath
+    face also accepts ``sigma`` as an ``mpmath.matrix`` (used as given, symmetrised).
+    """
+    if backend == "mpmath" and isinstance(sigma, mpmath.matrix):  # an exact mpmath Sigma
+        lam_m, s = check_lambda(lam), None
+    else:
+        lam_m, s = check_lambda(lam), check_spd(sigma)
+    if backend == "mpmath":
+        with mpmath.workdps(dps):
+            lm = mpmath.matrix(lam_m.tolist())
+            sm = (sigma + sigma.T) / 2 if s is None else mpmath.matrix(s.tolist())
+            d = lm.rows
+            eye = mpmath.eye(d)
+            ilam = eye + 2 * lm
+            cinv = mpmath.inverse(ilam) * (eye - 2 * lm)
+            p = 2 * (cinv + cinv.T) / 2 - mpmath.inverse(sm)
+            p = (p + p.T) / 2
+            ev = mpmath.eigsy(p, eigvals_only=True)
+            if min(ev[i] for i in range(d)) <= 0:
+                return mpmath.inf
+            return (mpmath.log(mpmath.det(sm)) / 2 - sum(mpmath.log(ev[i]) for i in range(d)) / 2
+                    - mpmath.log(mpmath.det(ilam)))
+    ld_ilam, p = _second_moment_parts(lam_m, s)
+    ev = np.linalg.eigvalsh(p)
+    # P = 2 Sigma*^{-1} - Sigma^{-1} cancels near the edge of the finite domain: where
+    # float64 cannot resolve its smallest eigenvalue (conditioning > COND_MAX), decide
+    # finiteness and the value in mpmath with enough digits (never a silent sign error)
+    scale = 2 * np.max(np.abs(np.linalg.eigvalsh(p + np.linalg.inv(s)))) + 1 / np.linalg.eigvalsh(s)[0]
+    cond = scale / abs(ev[0]) if ev[0] != 0 else math.inf
+    if not cond <= COND_MAX:
+        extra = 40 if not math.isfinite(cond) else int(math.log10(cond)) + 10
+        val = log_expected_second_moment(lam_m, s, backend="mpmath", dps=20 + extra)
+        if val == mpmath.inf and math.isfinite(cond):
+            return math.inf
+        if val == mpmath.inf:  # exactly singular in float64 arithmetic: try harder once
+            val = log_expected_second_moment(lam_m, s, backend="mpmath", dps=120)
+        return math.inf if val == mpmath.inf else float(val)
+    if not ev[0] > 0:
+        return math.inf
+    return float(0.5 * np.linalg.slogdet(s)[1] - 0.5 * np.sum(np.log(ev)) - ld_ilam)
+
+
+def log_expected_variance(lam: Any, sigma: Any, m: int = 1, *, backend: str = "float64", dps: int = 50) -> Any:
+    """``log V(N(0, Sigma))``, ``V = E_{q,k ~ N(0, Lambda)} Var_omega kappa_hat_psi(q, k)`` with
+    ``m`` iid features (eq 5-6, here with the constant ``E kappa^2`` kept):
+
+        log(exp(L2) - exp(K2)) - log m,   L2 = :func:`log_expected_second_moment`,
+        K2 = :func:`log_expected_kappa_sq`,
+
+    evaluated as ``L2 + log(-expm1(K2 - L2))`` (no cancellation to 0, no overflow).
+    ``+inf`` outside the finiteness domain (module docstring); ``-inf`` only for
+    ``Lambda = 0`` with ``Sigma = I`` (zero variance).
+    """
+    if int(m) != m or m < 1:
+        raise ValueError(f"m must be a positive integer; got {m}")
+    l2 = log_expected_second_moment(lam, sigma, backend=backend, dps=dps)
+    if backend == "mpmath":
+        with mpmath.workdps(dps):
+            if l2 == mpmath.inf:
+                return mpmath.inf
+            lm = mpmath.matrix(check_lambda(lam).tolist())
+            ev = mpmath.eigsy(lm, eigvals_only=True)
+            k2 = -sum(mpmath.log(1 - 4 * ev[i] ** 2) for i in range(lm.rows)) / 2
+            diff = -mpmath.expm1(k2 - l2)
+            if diff <= 0:
+                return -mpmath.inf
+            return l2 + mpmath.log(diff) - mpmath.log(m)
+    if l2 == math.inf:
+        return math.inf
+    k2 = log_expected_kappa_sq(lam)
+    diff = -math.expm1(k2 - l2)
+    if diff <= 0:
+        return -math.inf
+    return l2 + math.log(diff) - math.log(m)
+
+
+def expected_variance(lam: Any, sigma: Any, m: int = 1) -> float:
+    """``V(N(0, Sigma))`` (float64; ``+inf`` where infinite, see :func:`log_expected_variance`;
+    ``ValueError`` if the finite value overflows float64 -- use the log form)."""
+    lv = log_expected_variance(lam, sigma, m)
+    if lv == math.inf:
+        return math.inf
+    if lv > 709.0:
+        raise ValueError("V exceeds float64; use log_expected_variance")
+    return math.exp(lv)
+
+
+def optimal_variance(lam: Any, m: int = 1) -> float:
+    """``V(psi*) = (prod 1/(1 - 2 lambda_i) - prod (1 - 4 lambda_i^2)^{-1/2}) / m``: the
+    Cauchy-Schwarz bound ``((int f)^2 - E kappa^2)/m`` of Lemma 3.1 (App. A), attained by
+    ``Sigma*``.  ``ValueError`` when ``lambda_max >= 1/2`` (no finite-variance proposal)."""
+    lam_m = check_lambda(lam)
+    ev = np.linalg.eigvalsh(lam_m)
+    _check_star(np.maximum(ev, 0))
+    ev = np.maximum(ev, 0)
+    a = -np.sum(np.log1p(-2 * ev))
+    b = -0.5 * np.sum(np.log1p(-4 * ev * ev))
+    return float(math.exp(a) * -math.expm1(b - a) / m)
+
+
+# ---------------------------------------------------------------- optimisation / MC
+
+
+def _chol_from_params(theta: np.ndarray, d: int) -> np.ndarray:
+    low = np.zeros((d, d))
+    idx = np.tril_indices(d)
+    low[idx] = theta
+    low[np.diag_indices(d)] = np.exp(np.diag(low))
+    return low
+
+
+def optimise_sigma(lam: Any, *, seed: int = 0, maxiter: int = 2_000) -> tuple[np.ndarray, float]:
+    """Minimise ``log V(N(0, Sigma))`` over SPD ``Sigma = L L^T`` (``L`` lower triangular with a
+    log-parametrised diagonal) numerically; independent of Thm 3.2's formula.
+
+    The start is ``c I`` with ``c`` doubled from 1 until ``V`` is finite, plus a small random
+    perturbation (``seed``); Nelder-Mead then BFGS polish.  Returns ``(Sigma_opt, log V_opt)``.
+    ``ValueError`` if no finite start exists (``lambda_max >= 1/2``).
+    """
+    from scipy.optimize import minimize
+
+    lam_m = check_lambda(lam)
+    if np.linalg.eigvalsh(lam_m)[-1] >= 0.5:
+        raise ValueError("no Sigma gives finite V when an eigenvalue of Lambda is >= 1/2")
+    d = lam_m.shape[0]
+    c = 1.0
+    while not variance_finite(lam_m, c * np.eye(d)):
+        c *= 2.0
+    rng = np.random.default_rng(seed)
+    low0 = np.linalg.cholesky(2 * c * np.eye(d))
+    theta0 = low0[np.tril_indices(d)].copy()
+    diag_pos = [i for i, (r, cc) in enumerate(zip(*np.tril_indices(d), strict=True)) if r == cc]
+    theta0[diag_pos] = np.log(theta0[diag_pos])
+    theta0 += 0.05 * rng.standard_normal(theta0.size)
+
+    def obj(theta: np.ndarray) -> float:
+        low = _chol_from_params(theta, d)
+        s = low @ low.T
+        try:
+            v = log_expected_variance(lam_m, s)
+        except (ValueError, np.linalg.LinAlgError):
+            return 1e6
+        return float(v) if math.isfinite(v) else 1e6
+
+    r = minimize(obj, theta0, method="BFGS", options={"gtol": 1e-10, "maxiter": maxiter})
+    r2 = minimize(obj, r.x, method="Nelder-Mead",
+                  options={"maxiter": maxiter, "maxfev": maxiter, "xatol": 1e-10, "fatol": 1e-15})
+    r3 = minimize(obj, r2.x, method="BFGS", options={"gtol": 1e-12, "maxiter": maxiter})
+    best = min((r, r2, r3), key=lambda res: res.fun)
+    low = _chol_from_params(best.x, d)
+    return low @ low.T, float(best.fun)
+
+
+def nested_mc_variance(lam: Any, sigma: Any, *, n_outer: int, n_inner: int, seed: int) -> tuple[np.ndarray, float]:
+    """Nested Monte Carlo of ``V(N(0, Sigma))`` with ``m = 1``: ``n_outer`` fresh pairs
+    ``q, k ~ N(0, Lambda)``; for each, ``n_inner`` fresh ``omega ~ N(0, Sigma)`` and the
+    unbiased sample variance of the importance-weighted one-feature estimator (eq 2).
+
+    Returns ``(per-pair unbiased variance estimates, exact V)``; the mean of the first is
+    unbiased for ``V`` (estimate its SE with :func:`rfcheck.stats.estimate_mean`, whose tail
+    diagnostic flags heavy tails).  The second entry is ``+inf`` outside the finite domain.
+    """
+    if n_inner < 2 or n_outer < 2:
+        raise ValueError("n_inner and n_outer must be >= 2")
+    lam_m, s = check_lambda(lam), check_spd(sigma)
+    d = lam_m.shape[0]
+    rng = np.random.default_rng(seed)
+    ev, u = np.linalg.eigh(lam_m)
+    root = u * np.sqrt(np.maximum(ev, 0))
+    cs = np.linalg.cholesky(s)
+    out = np.empty(n_outer)
+    chunk = max(1, 200_000 // n_inner)
+    for lo in range(0, n_outer, chunk):
+        n = min(chunk, n_outer - lo)
+        q = rng.standard_normal((n, d)) @ root.T
+        k = rng.standard_normal((n, d)) @ root.T
+        om = rng.standard_normal((n, n_inner, d)) @ cs.T
+        flat = om.reshape(-1, d)
+        log_w = (-0.5 * np.sum(flat * flat, axis=1) - 0.5 * d * math.log(2 * math.pi)) - log_gaussian_density(flat, s)
+        log_t = (log_w.reshape(n, n_inner) + np.einsum("nmd,nd->nm", om, q + k)
+                 - 0.5 * np.sum(q * q, axis=1)[:, None] - 0.5 * np.sum(k * k, axis=1)[:, None])
+        out[lo:lo + n] = np.var(np.exp(log_t), axis=1, ddof=1)
+    lv = log_expected_variance(lam_m, s)
+    return out, (math.exp(lv) if math.isfinite(lv) else lv)
