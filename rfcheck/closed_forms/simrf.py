@@ -310,7 +310,9 @@ def _exp(log_value: Any, backend: str, dps: int, name: str) -> Any:
         with mpmath.workdps(dps):
             f = np.frompyfunc(mpmath.exp, 1, 1)
             out = f(log_value)
-            return out if isinstance(out, np.ndarray) and out.shape else (out if not isinstance(out, np.ndarray) else out[()])
+            if isinstance(out, np.ndarray):
+                return out if out.shape else out[()]
+            return out
     arr = np.asarray(log_value, dtype=float)
     if np.any(arr > 709.78):
         raise ValueError(f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); "
@@ -537,7 +539,8 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
         d = int(d)
         c = -mpmath.mpf(1) / (d - 1)
         u = v * v / 2
-        f = _mp_t_average(d, lambda t: mpmath.hyp1f1(d, mpmath.mpf(d) / 2, u) - mpmath.hyp1f1(d, mpmath.mpf(d) / 2, u * (1 + c * t)))
+        b = mpmath.mpf(d) / 2
+        f = _mp_t_average(d, lambda t: mpmath.hyp1f1(d, b, u) - mpmath.hyp1f1(d, b, u * (1 + c * t)))
         return mpmath.log(f)
     c = -sympy.Integer(1) / (d - 1)
     return sympy.log(_sym_t_average(d, lambda t: sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2)
@@ -609,7 +612,8 @@ def prf_mse(v: Any, d: int, m: int, sq_norms: Any, coupling: str, *, backend: st
             vv = mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v
             rho = pair_conformity(vv, d, coupling, backend="mpmath", dps=dps + 10)
             e = mpmath.exp(vv * vv)
-            out = mpmath.exp(-2 * mpmath.mpf(sq_norms)) / m * (e * mpmath.expm1(vv * vv) - mpmath.mpf(npairs) / m * (e - rho))
+            bracket = e * mpmath.expm1(vv * vv) - mpmath.mpf(npairs) / m * (e - rho)
+            out = mpmath.exp(-2 * mpmath.mpf(sq_norms)) / m * bracket
         return +out
     v = np.asarray(v, dtype=float)
     v2 = v * v
