@@ -243,10 +243,10 @@ def _log_hyp1f1(ctx: Any, a: Any, b: Any, z: Any) -> Any:
 def _mp_t_average(d: int, g: Any) -> Any:
     """``E_t g(t)`` in mpmath, ``t = sin phi``, ``phi ~ sin^{d-1}`` on [0, pi] (symmetric)."""
     norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(d) / 2) / (2 * mpmath.gamma(mpmath.mpf(d + 1) / 2))
-    # the weight peaks at pi/2 with width ~ 1/sqrt(d): split there for tanh-sinh
-    w = min(mpmath.mpf(1), 4 / mpmath.sqrt(d))
-    pts = [0, mpmath.pi / 2 - w, mpmath.pi / 2] if w < mpmath.pi / 2 else [0, mpmath.pi / 2]
-    val = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * g(mpmath.sin(ph)), pts)
+    # the weight peaks at pi/2 with width ~ 1/sqrt(d): 16 Gauss-Legendre panels over the peak
+    lo = max(mpmath.mpf(0), mpmath.pi / 2 - 10 / mpmath.sqrt(d))
+    pts = ([mpmath.mpf(0)] if lo > 0 else []) + list(mpmath.linspace(lo, mpmath.pi / 2, 17))
+    val = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * g(mpmath.sin(ph)), pts, method="gauss-legendre")
     return val / norm
 
 
@@ -269,10 +269,10 @@ def log_conformity_kernel(ctx: Any, w: Any, v: Any, d: Any) -> Any:
     ----------
     SimRF Def 3.1, eq (10) and eq (33).
     """
-    return _log_hyp0f1(ctx, d / ctx_two(ctx), v * v * w * w / 4)
+    return _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w / 4)
 
 
-def ctx_two(ctx: Any) -> Any:
+def _two(ctx: Any) -> Any:
     """The number 2 in the context's exact arithmetic (sympy keeps d/2 rational)."""
     return sympy.Integer(2) if ctx.name == "sympy" else 2
 
@@ -344,7 +344,7 @@ def log_conformity_orf(ctx: Any, v: Any, d: Any) -> Any:
     SimRF Thm 4.3, eq (23): ``Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)``
     is the series of ``1F1(d; d/2; v^2/2)``.
     """
-    return _log_hyp1f1(ctx, d, d / ctx_two(ctx), v * v / 2)
+    return _log_hyp1f1(ctx, d, d / _two(ctx), v * v / 2)
 
 
 def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
@@ -387,7 +387,8 @@ def log_conformity_simrf(ctx: Any, v: Any, d: Any) -> Any:
     SimRF Thm 4.3, eq (24) (holds as printed; the double series is the ``t``-average
     expanded binomially, eq (66)).
     """
-    return _angle_impl(ctx, v, d, -1 / (d - 1) if ctx.name != "sympy" else -sympy.Integer(1) / (d - 1))
+    one = {"float64": 1.0, "mpmath": mpmath.mpf(1), "sympy": sympy.Integer(1)}[ctx.name]  # exact -1/(d-1)
+    return _angle_impl(ctx, v, d, -one / (d - 1))
 
 
 def conformity_iid(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
@@ -428,7 +429,7 @@ def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
     ----------
     SimRF Lemma 4.1, eq (18) (holds as printed).
     """
-    return ctx.exp((d - 1) * ctx.log(w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / ctx_two(ctx)))
+    return ctx.exp((d - 1) * ctx.log(w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx)))
 
 
 @formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
@@ -679,7 +680,7 @@ def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
     SimRF sec 5.1 (``m = d`` is the printed prefactor; see :func:`small_v_prefactor_simrf`).
     """
     # 2 Gamma((d+1)/2)^2 / (d Gamma(d/2)^2) = exp(2 S(d/2)); the m = d value is -expm1(2S)
-    return (m - 1) / (d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / ctx_two(ctx)))) + (d - m) / (d - 1)
+    return (m - 1) / (d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))) + (d - m) / (d - 1)
 
 
 @formula(check=lambda d: _dims(d, 2))
@@ -692,7 +693,7 @@ def small_v_prefactor_simrf(ctx: Any, d: Any) -> Any:
     ----------
     SimRF sec 5.1 (holds as printed; 0.00778 at d = 64).
     """
-    return -ctx.expm1(2 * _log_half_ratio(ctx, d / ctx_two(ctx)))
+    return -ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))
 
 
 # --------------------------------------------------------------------------- RFFs (sec 4.1)
@@ -802,7 +803,7 @@ def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any
     ----------
     SimRF Lemma A.1, eq (37)-(40) (holds as printed).
     """
-    return ctx.exp(_log_hyp0f1(ctx, d / ctx_two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1))))
+    return ctx.exp(_log_hyp0f1(ctx, d / _two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1))))
 
 
 def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
