@@ -56,6 +56,8 @@ from rfcheck.backends import formula
 
 __all__ = [
     "conformity_angle",
+    "conformity_of_ensemble",
+    "optimised_ensemble",
     "conformity_estimate",
     "conformity_iid",
     "conformity_kernel",
@@ -826,3 +828,57 @@ def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
     iu = ~np.eye(m, dtype=bool)
     vals = np.exp(_fp_log_hyp0f1(d / 2, v * v * w * w * s2[iu] / 4))
     return float(vals.mean())
+
+
+# ------------------------------------------------------------- eq (12): fixed-norm ensembles
+
+
+def conformity_of_ensemble(W: Any, v: float) -> float:
+    """Eq (12): ``rho = Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k (v w_ij)^{2k}/(2^{2k} k! Gamma(k+d/2))
+    = mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for one ensemble ``W`` (m, d) of fixed vectors.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) (the quantity compared in Fig. 4).
+    """
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    _nonneg(v, "v")
+    m, d = W.shape
+    sums = W[:, None, :] + W[None, :, :]
+    s2 = np.sum(sums * sums, axis=2)[~np.eye(m, dtype=bool)]
+    return float(np.mean(np.exp(_fp_log_hyp0f1(d / 2, v * v * s2 / 4))))
+
+
+def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) -> tuple[np.ndarray, float]:
+    """Numerically minimise eq (12) over the directions of vectors with the given norms
+    (L-BFGS on unconstrained direction vectors, ``starts`` random starts plus the simplex).
+
+    Returns the best ensemble found and its conformity: the 'numerically optimised'
+    benchmark of SimRF Fig. 4 (an upper bound on the true minimum).
+    """
+    from scipy import optimize
+
+    r = validate.finite_array(norms, "norms")
+    if r.ndim != 1 or r.size < 2 or np.any(r <= 0):
+        raise ValueError("norms must be a 1-D array of >= 2 positive numbers")
+    d = r.size
+    rng = np.random.default_rng(seed)
+
+    def ens(flat: np.ndarray) -> np.ndarray:
+        X = flat.reshape(d, d)
+        return r[:, None] * X / np.linalg.norm(X, axis=1, keepdims=True)
+
+    def obj(flat: np.ndarray) -> float:
+        return conformity_of_ensemble(ens(flat), v)
+
+    from rfcheck.montecarlo import simplex_matrix
+
+    inits = [simplex_matrix(d).ravel()] + [rng.standard_normal(d * d) for _ in range(starts)]
+    best, best_val = None, math.inf
+    for x0 in inits:
+        res = optimize.minimize(obj, x0, method="L-BFGS-B", options={"maxiter": 500})
+        if res.fun < best_val:
+            best, best_val = res.x, float(res.fun)
+    return ens(best), best_val
