@@ -22,4 +22,8 @@ def test_notebook_runs(path, monkeypatch, capsys):
         verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
         assert verdicts["crt.thm3.3"] == "REFUTED"
         assert verdicts["crt.eq22"] == "HOLDS"
+    if path.stem == "simrf":
+        verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
+        assert verdicts["simrf.cor4.4"] == "REFUTED"
+        assert verdicts["simrf.thm4.3.orf"] == "HOLDS"
     assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"

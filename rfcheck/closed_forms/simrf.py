@@ -592,14 +592,16 @@ def orf_simrf_conformity_gap(ctx: Any, v: Any, d: Any) -> Any:
 
 
 def prf_mse(v: Any, d: int, m: int, sq_norms: Any, coupling: str, *, backend: str = "float64",
-            dps: int = 50) -> Any:
+            dps: int = 50, refine: bool = True) -> Any:
     """MSE of the PRF estimator of the Gaussian kernel with ``m`` features (eq 11).
 
     ``e^{-2(|x|^2+|y|^2)}/m (e^{v^2} expm1(v^2) - (P/m) (e^{v^2} - rho_c))`` with ``P =
     sum_k b_k (b_k - 1)`` over independent blocks of ``min(d, remaining)`` rows and
     ``rho_c`` the conformity of a coupled pair; the bracket is assembled from the
     cancellation-free gaps.  ``m > d`` uses independent blocks (pairs in different blocks
-    have ``E b_i b_j = e^{v^2}``).
+    have ``E b_i b_j = e^{v^2}``).  The float64 face recomputes points whose bracket cancels
+    by more than a factor 50 (SimRF, small ``v``, ``m ~ d``) in mpmath so that the result is
+    good to 1e-12; ``refine=False`` skips that (relative error up to ~50-1000 x 1e-14, for plots).
 
     References
     ----------
@@ -632,7 +634,7 @@ def prf_mse(v: Any, d: int, m: int, sq_norms: Any, coupling: str, *, backend: st
     with np.errstate(divide="ignore", invalid="ignore"):
         cond = np.array(first, ndmin=1) / bracket
     vf = np.broadcast_to(np.array(v, ndmin=1), bracket.shape)
-    for i in np.flatnonzero(~(cond <= 50) & (vf > 0)):  # 50 eps-losses stay below 1e-12
+    for i in np.flatnonzero(~(cond <= 50) & (vf > 0) & refine):  # 50 eps-losses stay below 1e-12
         bracket[i] = float(prf_mse(float(vf[i]), d, m, 0.0, coupling, backend="mpmath", dps=30)) * m
     bracket = bracket.reshape(np.shape(first))
     out = np.exp(-2 * np.asarray(sq_norms, dtype=float)) / m * bracket
