@@ -46,8 +46,12 @@ U = W / np.linalg.norm(W, axis=1, keepdims=True)
 print("pairwise cosines (SimRF):", np.unique(np.round((U @ U.T)[~np.eye(d, dtype=bool)], 12)))
 Wp, info = couplings.sample_simrf_plus(d, d, seed=1)
 print("SimRF+ passes:", info.passes, "converged:", info.converged)
-print("eq (15) objective  SimRF:", couplings.truncated_conformity_objective(W),
-      " SimRF+:", couplings.truncated_conformity_objective(Wp))
+print(
+    "eq (15) objective  SimRF:",
+    couplings.truncated_conformity_objective(W),
+    " SimRF+:",
+    couplings.truncated_conformity_objective(Wp),
+)
 F = couplings.sample_fast("simrf", 8, 5, seed=0)  # HD-product rotation, padded to D = 8
 print("fast SimRF block (M=8, d=5 padded to 8):", F.shape)
 
@@ -61,8 +65,7 @@ v = np.array([0.1, 1.0, 3.0])
 for name, f in [("IIDRF", simrf.conformity_iid), ("ORF", simrf.conformity_orf), ("SimRF", simrf.conformity_simrf)]:
     print(f"{name:6s}", f(v, 64))
 print("mpmath ORF at 40 digits:", simrf.conformity_orf(1.0, 64, backend="mpmath", dps=40))
-print("gap rho_IID - rho_ORF at v = 1e-4, d = 64 (no cancellation):",
-      np.exp(simrf.log_prf_orthogonality_gap(1e-4, 64)))
+print("gap rho_IID - rho_ORF at v = 1e-4, d = 64 (no cancellation):", np.exp(simrf.log_prf_orthogonality_gap(1e-4, 64)))
 print("sec 5.1 prefactor, d = 64:", simrf.small_v_prefactor_simrf(64))
 
 # %% [markdown]
@@ -77,7 +80,9 @@ prod = features.positive_product(x, y)
 vv = float(np.linalg.norm(x + y))
 for c in ("iid", "orf", "simrf"):
     est = estimate_mse(simulate(prod, 8, N_TRIALS, coupling=c, seed=2)[0], float(prod.target[0]))
-    print(f"{c:6s} MC MSE = {est.value:.3e} ± {est.se:.1e}   eq (11) = {simrf.prf_mse(vv, 8, 8, 0.3**2 + 0.25**2, c):.3e}")
+    print(
+        f"{c:6s} MC MSE = {est.value:.3e} ± {est.se:.1e}   eq (11) = {simrf.prf_mse(vv, 8, 8, 0.3**2 + 0.25**2, c):.3e}"
+    )
 
 # %% [markdown]
 # ## The ledger
@@ -86,8 +91,11 @@ for c in ("iid", "orf", "simrf"):
 # eq (56) misses a square root.  Each comes with a counterexample and a correction.
 
 # %%
-ids = (["simrf.thm4.3.orf", "simrf.cor4.4", "simrf.eq77", "simrf.text-prefactor", "simrf.lem4.1"] if QUICK
-       else [c.id for c in verify.select(papers=["simrf"])])
+ids = (
+    ["simrf.thm4.3.orf", "simrf.cor4.4", "simrf.eq77", "simrf.text-prefactor", "simrf.lem4.1"]
+    if QUICK
+    else [c.id for c in verify.select(papers=["simrf"])]
+)
 entries = verify.run_many(ids, budget=BUDGET, seed=0)
 for e in entries:
     print(f"{e['id']:26s} {e['verdict']:13s} {e['reason']}")
@@ -105,9 +113,9 @@ print("correction:", bad["correction"])
 # `rfcheck plot simrf-fig4` ... `simrf-fig7` write them into `figures/`.
 
 # %%
-from rfcheck.plots import FIGURES  # noqa: E402
-
 import tempfile  # noqa: E402
+
+from rfcheck.plots import FIGURES  # noqa: E402
 
 out = tempfile.mkdtemp() if QUICK else "figures"
 for name in ("simrf-fig4", "simrf-fig5", "simrf-fig6", "simrf-fig7"):

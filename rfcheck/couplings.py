@@ -62,27 +62,27 @@ from rfcheck import validate
 
 __all__ = [
     "COUPLINGS",
+    "Coupling",
     "SimRFPlusInfo",
     "antithetic",
-    "fwht",
-    "hd_rotation",
-    "sample_fast",
-    "sample_simrf_plus",
-    "simrf_plus_block",
-    "truncated_conformity_objective",
-    "Coupling",
     "block_sizes",
     "check_dim",
     "ensemble_into",
+    "fwht",
     "get_coupling",
+    "hd_rotation",
     "pad8",
     "projection_into",
     "projection_scratch",
     "sample_ensemble",
     "sample_ensemble_reference",
+    "sample_fast",
     "sample_projection",
+    "sample_simrf_plus",
     "scratch",
+    "simrf_plus_block",
     "stream_tag",
+    "truncated_conformity_objective",
 ]
 
 IID = 0
@@ -895,7 +895,9 @@ def truncated_conformity_objective(W: np.ndarray) -> float:
     return float(2 * (m - 2) * np.sum(sq) + 2 * np.dot(tot, tot))
 
 
-def simrf_plus_block(W: np.ndarray, *, tol: float = 1e-10, max_passes: int = 1000) -> tuple[np.ndarray, int, bool, float]:
+def simrf_plus_block(
+    W: np.ndarray, *, tol: float = 1e-10, max_passes: int = 1000
+) -> tuple[np.ndarray, int, bool, float]:
     """Apply the SimRF+ update (eq 17) to one block until convergence.
 
     One pass updates ``w_i <- -|w_i| (sum_{j != i} w_j) / |sum_{j != i} w_j|`` for ``i = 1..m``

@@ -41,8 +41,12 @@ def printed_eq23(v: float, d: int) -> mpmath.mpf:
     """Eq (23) summed until terms are below 1e-70 of the sum."""
     v = mpmath.mpf(v)
     pref = mpmath.gamma(mpmath.mpf(d) / 2) / mpmath.gamma(d)
-    return pref * mpmath.nsum(lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k))
-                              * mpmath.gamma(k + d) / mpmath.gamma(k + mpmath.mpf(d) / 2), [0, mpmath.inf])
+    return pref * mpmath.nsum(
+        lambda k: (
+            v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + mpmath.mpf(d) / 2)
+        ),
+        [0, mpmath.inf],
+    )
 
 
 def printed_eq24(v: float, d: int, kmax: int = 400) -> mpmath.mpf:
@@ -68,7 +72,8 @@ def printed_eq21(v: float, d: int, c: float) -> mpmath.mpf:
         x = v * v * (1 + mpmath.sin(ph) * c) / 2
         return mpmath.sin(ph) ** (d - 1) * mpmath.nsum(
             lambda k: x**k / mpmath.factorial(k) * mpmath.gamma(k + d) / mpmath.gamma(k + mpmath.mpf(d) / 2),
-            [0, mpmath.inf])
+            [0, mpmath.inf],
+        )
 
     return mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi]) / (2 ** (d - 1) * mpmath.gamma(mpmath.mpf(d) / 2))
 
@@ -182,7 +187,8 @@ def test_pdfs_normalised_and_give_conformity(d: int) -> None:
         rho = np.trapezoid(p * S.conformity_kernel(w, 0.7, d), w)
         assert rho == pytest.approx(S.conformity_angle(0.7, d, c), rel=1e-7)
     assert np.trapezoid(S.pdf_wij_iid(w, d) * S.conformity_kernel(w, 0.7, d), w) == pytest.approx(
-        math.exp(0.49), rel=1e-7)
+        math.exp(0.49), rel=1e-7
+    )
 
 
 @pytest.mark.parametrize("d", [2, 5, 64])
@@ -197,8 +203,9 @@ def test_eq58_chi2d_is_eq20_at_right_angle(d: int) -> None:
 # ------------------------------------------------------------------- Monte Carlo (couplings)
 
 
-@pytest.mark.parametrize(("coupling", "fn"), [("orf", S.conformity_orf), ("simrf", S.conformity_simrf),
-                                              ("iid", S.conformity_iid)])
+@pytest.mark.parametrize(
+    ("coupling", "fn"), [("orf", S.conformity_orf), ("simrf", S.conformity_simrf), ("iid", S.conformity_iid)]
+)
 def test_conformity_estimand_from_coupled_ensembles(coupling: str, fn: object) -> None:
     d, v, n = 6, 0.8, 2000
     ws = []
@@ -264,7 +271,8 @@ def test_small_v_prefactor() -> None:
     with mpmath.workdps(50):
         g = mpmath.gamma
         printed = 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(mpmath.mpf(d) / 2 + mpmath.mpf(1) / 2) / (
-            g(mpmath.mpf(d) / 2) * g(mpmath.mpf(d) / 2 + 1) ** 2 * 2**d)
+            g(mpmath.mpf(d) / 2) * g(mpmath.mpf(d) / 2 + 1) ** 2 * 2**d
+        )
     assert _rel(S.small_v_prefactor_simrf(d, backend="mpmath"), printed) < MP_RTOL
     assert round(S.small_v_prefactor_simrf(64), 4) == 0.0078
     for dd in (2, 3, 31, 48, 1024, 10**6):
@@ -327,17 +335,20 @@ def test_symbolic_faces() -> None:
 # ------------------------------------------------------------------------------ bad input
 
 
-@pytest.mark.parametrize(("call", "msg"), [
-    (lambda: S.conformity_simrf(1.0, 1), "d must be an integer >= 2"),
-    (lambda: S.conformity_orf(-1.0, 4), "v must be >= 0"),
-    (lambda: S.conformity_orf(float("nan"), 4), "v must be finite"),
-    (lambda: S.conformity_angle(1.0, 4, 1.5), "cos_theta must lie in"),
-    (lambda: S.prf_mse(1.0, 4, 0, 0.1, "orf"), "m must be an integer >= 1"),
-    (lambda: S.prf_mse(1.0, 4, 4, 0.1, "hd"), "coupling must be one of"),
-    (lambda: S.prf_orthogonality_gap(1.0, 4, 5, 0.1), "m <= d"),
-    (lambda: S.rff_mse_ratio_orf_iid(0.0, 4, 2), "z > 0"),
-    (lambda: S.conformity_orf(1.0, 2.5), "d must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("call", "msg"),
+    [
+        (lambda: S.conformity_simrf(1.0, 1), "d must be an integer >= 2"),
+        (lambda: S.conformity_orf(-1.0, 4), "v must be >= 0"),
+        (lambda: S.conformity_orf(float("nan"), 4), "v must be finite"),
+        (lambda: S.conformity_angle(1.0, 4, 1.5), "cos_theta must lie in"),
+        (lambda: S.prf_mse(1.0, 4, 0, 0.1, "orf"), "m must be an integer >= 1"),
+        (lambda: S.prf_mse(1.0, 4, 4, 0.1, "hd"), "coupling must be one of"),
+        (lambda: S.prf_orthogonality_gap(1.0, 4, 5, 0.1), "m <= d"),
+        (lambda: S.rff_mse_ratio_orf_iid(0.0, 4, 2), "z > 0"),
+        (lambda: S.conformity_orf(1.0, 2.5), "d must be an integer"),
+    ],
+)
 def test_bad_input_raises(call: object, msg: str) -> None:
     with pytest.raises(ValueError, match=msg):
         call()  # type: ignore[operator]

@@ -96,16 +96,19 @@ def test_antithetic_pairs() -> None:
     np.testing.assert_array_equal(A[4], W[2])
 
 
-@pytest.mark.parametrize(("call", "msg"), [
-    (lambda: C.sample_fast("orf", 4, 6, pad=False), "power of two"),
-    (lambda: C.sample_fast("simrf", 4, 1), "d must be an integer >= 2"),
-    (lambda: C.sample_fast("iid", 4, 4), "supports 'orf' and 'simrf'"),
-    (lambda: C.sample_simrf_plus(0, 4), "M must be an integer >= 1"),
-    (lambda: C.sample_simrf_plus(4, 1), "needs d >= 2"),
-    (lambda: C.simrf_plus_block(np.ones((3, 2)), tol=float("nan")), "tol must be"),
-    (lambda: C.hd_rotation(6, np.random.default_rng(0)), "power of two"),
-    (lambda: C.antithetic(np.full((2, 2), np.nan)), "finite"),
-])
+@pytest.mark.parametrize(
+    ("call", "msg"),
+    [
+        (lambda: C.sample_fast("orf", 4, 6, pad=False), "power of two"),
+        (lambda: C.sample_fast("simrf", 4, 1), "d must be an integer >= 2"),
+        (lambda: C.sample_fast("iid", 4, 4), "supports 'orf' and 'simrf'"),
+        (lambda: C.sample_simrf_plus(0, 4), "M must be an integer >= 1"),
+        (lambda: C.sample_simrf_plus(4, 1), "needs d >= 2"),
+        (lambda: C.simrf_plus_block(np.ones((3, 2)), tol=float("nan")), "tol must be"),
+        (lambda: C.hd_rotation(6, np.random.default_rng(0)), "power of two"),
+        (lambda: C.antithetic(np.full((2, 2), np.nan)), "finite"),
+    ],
+)
 def test_bad_input(call: object, msg: str) -> None:
     with pytest.raises(ValueError, match=msg):
         call()  # type: ignore[operator]

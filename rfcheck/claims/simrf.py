@@ -15,6 +15,7 @@ References never use the printed formula:
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -23,7 +24,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from rfcheck import features
-from rfcheck.claims import Claim, register
+from rfcheck.claims import Check, Claim, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -32,8 +33,9 @@ SRC = "003 Simplex Random Features"
 MF = mpmath.mpf
 
 
-def _vd_domain(v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256),
-               extra: dict[str, Any] | None = None, **kw: Any) -> Domain:
+def _vd_domain(
+    v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256), extra: dict[str, Any] | None = None, **kw: Any
+) -> Domain:
     params: dict[str, Any] = {
         "v": Real(v[0], v[1], extra=(1.0,)),
         "d": Int(d[0], d[1], extra=tuple(x for x in (2, 3, 6, 64) if d[0] <= x <= d[1])),
@@ -99,8 +101,13 @@ def _with(dps: int, fn: Any) -> Any:
 def printed_eq23(v: Any, d: int) -> Any:
     """Eq (23): Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)."""
     v = MF(v)
-    return mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * _series(
-        lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2))
+    return (
+        mpmath.gamma(MF(d) / 2)
+        / mpmath.gamma(d)
+        * _series(
+            lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+        )
+    )
 
 
 def printed_eq24(v: Any, d: int) -> Any:
@@ -134,8 +141,11 @@ def printed_eq25_bracket(v: Any, d: int) -> Any:
 def printed_eq11(rho: Any, v: Any, m: int, sq_norms: Any) -> Any:
     """Eq (11): e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho - e^{v^2}))."""
     v = MF(v)
-    return mpmath.exp(-2 * MF(sq_norms)) / m * ((mpmath.exp(2 * v * v) - mpmath.exp(v * v))
-                                               + (m - 1) * (rho - mpmath.exp(v * v)))
+    return (
+        mpmath.exp(-2 * MF(sq_norms))
+        / m
+        * ((mpmath.exp(2 * v * v) - mpmath.exp(v * v)) + (m - 1) * (rho - mpmath.exp(v * v)))
+    )
 
 
 # ---------------------------------------------------------------------- references
@@ -152,6 +162,7 @@ def eq10_quadrature(v: float, d: int, c: float, n: int = 160) -> tuple[float, fl
 
     Error bar: the change from ``n`` to ``3n/2`` nodes plus 1e-13 relative rounding.
     """
+
     def rule(nn: int) -> float:
         lo, hi = max(0.0, math.sqrt(d) - 14.0), math.sqrt(d) + 14.0
         x, wq = np.polynomial.legendre.leggauss(nn)
@@ -173,6 +184,7 @@ def _quad_ref(coupling: str) -> Any:
         if not math.isfinite(val):
             return mpmath.nan, mpmath.inf
         return MF(val), MF(err)
+
     return ref
 
 
@@ -183,7 +195,9 @@ def _direction_average(w: Any, v: Any, d: int) -> tuple[Any, Any]:
     """E exp(w q . v) over q uniform on S^{d-1}: 1-D quadrature in the polar angle."""
     if d == 1:
         return mpmath.cosh(w * v), 0
-    num = mpmath.quad(lambda a: mpmath.exp(w * v * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), [0, mpmath.pi / 2, mpmath.pi])
+    num = mpmath.quad(
+        lambda a: mpmath.exp(w * v * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), [0, mpmath.pi / 2, mpmath.pi]
+    )
     den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(MF(d - 1) / 2) / mpmath.gamma(MF(d) / 2)
     return num / den, abs(num / den) * MF(10) ** (5 - mpmath.mp.dps)
 
@@ -192,19 +206,28 @@ def printed_eq33_bracket(p: dict[str, Any]) -> Any:
     """Eq (33) bracket at a fixed w_ij = w: Gamma(d/2) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
     v, w, d = MF(p["v"]), MF(p["w"]), int(p["d"])
     return mpmath.gamma(MF(d) / 2) * _series(
-        lambda k: (v * w) ** (2 * k) / (4**k * mpmath.factorial(k) * mpmath.gamma(k + MF(d) / 2)))
+        lambda k: (v * w) ** (2 * k) / (4**k * mpmath.factorial(k) * mpmath.gamma(k + MF(d) / 2))
+    )
 
 
-register(Claim(
-    id="simrf.eq33", paper="simrf", source=f"{SRC}, appendix A.1, eq (31)-(33)",
-    statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
-              "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
-    domain=_vd_domain(extra={"w": Real(0.0, 30.0)}, d=(1, 256)),
-    checks=[deterministic_check(
-        "direction-quadrature", printed_eq33_bracket,
-        lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
-        description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle")],
-))
+register(
+    Claim(
+        id="simrf.eq33",
+        paper="simrf",
+        source=f"{SRC}, appendix A.1, eq (31)-(33)",
+        statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
+        "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
+        domain=_vd_domain(extra={"w": Real(0.0, 30.0)}, d=(1, 256)),
+        checks=[
+            deterministic_check(
+                "direction-quadrature",
+                printed_eq33_bracket,
+                lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
+                description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------- Lemma 4.1
@@ -218,33 +241,63 @@ def printed_eq18(p: dict[str, Any]) -> Any:
 def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """pdf of |g|, g ~ N(0, 2 I_d): derivative of the regularised incomplete gamma CDF."""
     w, d = MF(p["w"]), int(p["d"])
-    return _quad_err(lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d) / 2, 0, t * t / 4, regularized=True), w,
-                                              direction=1), dps)
+    return _quad_err(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d) / 2, 0, t * t / 4, regularized=True), w, direction=1), dps
+    )
 
 
-register(Claim(
-    id="simrf.lem4.1.pdf", paper="simrf", source=f"{SRC}, Lemma 4.1, eq (18) (= eq (52))",
-    statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
-    domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
-    checks=[deterministic_check("cdf-derivative", printed_eq18, _ref_pdf_sqrt2_chi, atol_scale=lambda p, dps: 1,
-                                description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath")],
-))
+register(
+    Claim(
+        id="simrf.lem4.1.pdf",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.1, eq (18) (= eq (52))",
+        statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
+        domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "cdf-derivative",
+                printed_eq18,
+                _ref_pdf_sqrt2_chi,
+                atol_scale=lambda p, dps: 1,
+                description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
+            )
+        ],
+    )
+)
 
 
 def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
     v = MF(p["v"])
-    return _quad_err(lambda: mpmath.quad(lambda t: mpmath.exp(t * v - t * t / 4) / mpmath.sqrt(4 * mpmath.pi),
-                                         [-mpmath.inf, 2 * v * v - 10, 2 * v * v, 2 * v * v + 10, mpmath.inf]), dps)
+    return _quad_err(
+        lambda: mpmath.quad(
+            lambda t: mpmath.exp(t * v - t * t / 4) / mpmath.sqrt(4 * mpmath.pi),
+            [-mpmath.inf, 2 * v * v - 10, 2 * v * v, 2 * v * v + 10, mpmath.inf],
+        ),
+        dps,
+    )
 
 
-register(Claim(
-    id="simrf.lem4.1", paper="simrf", source=f"{SRC}, Lemma 4.1, eq (19) (= eq (53))",
-    statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
-    domain=_vd_domain(d=(1, 1024)),
-    checks=[_no_search(deterministic_check("quadrature", lambda p: mpmath.exp(MF(p["v"]) ** 2), _ref_iid_mgf,
-                                description="E exp(t v), t ~ N(0, 2), by quadrature"), 12)],
-))
+register(
+    Claim(
+        id="simrf.lem4.1",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.1, eq (19) (= eq (53))",
+        statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
+        domain=_vd_domain(d=(1, 1024)),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "quadrature",
+                    lambda p: mpmath.exp(MF(p["v"]) ** 2),
+                    _ref_iid_mgf,
+                    description="E exp(t v), t ~ N(0, 2), by quadrature",
+                ),
+                12,
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------- Lemma 4.2
@@ -258,8 +311,11 @@ def printed_eq20(p: dict[str, Any]) -> Any:
         return (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1) * mpmath.exp(-w * w / (2 * s2)) / s2**d
 
     # the integrand peaks at pi/4 with width ~ 1/sqrt(d): 16 panels keep tanh-sinh accurate
-    return w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33),
-                                                                            method="gauss-legendre")
+    return (
+        w ** (2 * d - 1)
+        / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2)
+        * mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
+    )
 
 
 def _pdf_angle_at(p: dict[str, Any]) -> Any:
@@ -283,7 +339,7 @@ def _pdf_angle_at(p: dict[str, Any]) -> Any:
         return tot
 
     brk = sorted({MF(0), min(w, top), top})
-    pts = [a + (b - a) * j / 8 for a, b in zip(brk[:-1], brk[1:], strict=True) for j in range(8)] + [brk[-1]]
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
     return mpmath.quad(f, pts)
 
 
@@ -292,15 +348,29 @@ def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: _pdf_angle_at(p), dps)
 
 
-register(Claim(
-    id="simrf.lem4.2.pdf", paper="simrf", source=f"{SRC}, Lemma 4.2, eq (20) (= eq (56), (60))",
-    statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
-              "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
-    domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("change-of-variables", printed_eq20, _ref_pdf_angle, max_points=30,
-                                atol_scale=lambda p, dps: 1,
-                                description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)"), 6)],
-))
+register(
+    Claim(
+        id="simrf.lem4.2.pdf",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.2, eq (20) (= eq (56), (60))",
+        statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
+        "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
+        domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "change-of-variables",
+                    printed_eq20,
+                    _ref_pdf_angle,
+                    max_points=30,
+                    atol_scale=lambda p, dps: 1,
+                    description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
+                ),
+                6,
+            )
+        ],
+    )
+)
 
 
 def printed_eq21(p: dict[str, Any]) -> Any:
@@ -321,14 +391,28 @@ def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(val), MF(err)
 
 
-register(Claim(
-    id="simrf.lem4.2", paper="simrf", source=f"{SRC}, Lemma 4.2, eq (21) (= eq (63))",
-    statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
-              "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
-    domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("eq10-quadrature", printed_eq21, _ref_angle_quad, max_points=12,
-                                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms"), 6)],
-))
+register(
+    Claim(
+        id="simrf.lem4.2",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.2, eq (21) (= eq (63))",
+        statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
+        "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
+        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    printed_eq21,
+                    _ref_angle_quad,
+                    max_points=12,
+                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+                ),
+                6,
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------- Thm 4.3
@@ -337,26 +421,50 @@ register(Claim(
 def _printed_rho(coupling: str) -> Any:
     def pr(p: dict[str, Any]) -> Any:
         return printed_eq23(p["v"], int(p["d"])) if coupling == "orf" else printed_eq24(p["v"], int(p["d"]))
+
     return pr
 
 
 for _part, _eq, _stmt in (
     ("orf", "(23) (= eq (65))", "rho_ORF(x,y) = Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)"),
-    ("simrf", "(24) (= eq (67))", "rho_SimRF(x,y) = sqrt(pi)/(Gamma(d/2) 2^{d-1}) sum_k Gamma(k+d)/Gamma(k+d/2) "
-     "v^{2k}/2^k sum_{p=0}^k (-1/(d-1))^p Gamma((d+p)/2)/Gamma((d+p+1)/2) 1/((k-p)! p!)"),
+    (
+        "simrf",
+        "(24) (= eq (67))",
+        "rho_SimRF(x,y) = sqrt(pi)/(Gamma(d/2) 2^{d-1}) sum_k Gamma(k+d)/Gamma(k+d/2) "
+        "v^{2k}/2^k sum_{p=0}^k (-1/(d-1))^p Gamma((d+p)/2)/Gamma((d+p+1)/2) 1/((k-p)! p!)",
+    ),
 ):
-    register(Claim(
-        id=f"simrf.thm4.3.{_part}", paper="simrf", source=f"{SRC}, Theorem 4.3, eq {_eq}",
-        statement=_stmt,
-        domain=_vd_domain(d=(2, 256)),
-        checks=[
-            _no_search(deterministic_check("eq10-quadrature", _printed_rho(_part), _quad_ref(_part), max_points=10,
-                                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1"), 6),
-            _no_search(deterministic_check("hypergeometric", _printed_rho(_part),
-                                lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps), max_points=16,
-                                description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath"), 10),
-        ],
-    ))
+    register(
+        Claim(
+            id=f"simrf.thm4.3.{_part}",
+            paper="simrf",
+            source=f"{SRC}, Theorem 4.3, eq {_eq}",
+            statement=_stmt,
+            domain=_vd_domain(d=(2, 256)),
+            checks=[
+                _no_search(
+                    deterministic_check(
+                        "eq10-quadrature",
+                        _printed_rho(_part),
+                        _quad_ref(_part),
+                        max_points=10,
+                        description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
+                    ),
+                    6,
+                ),
+                _no_search(
+                    deterministic_check(
+                        "hypergeometric",
+                        _printed_rho(_part),
+                        lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
+                        max_points=16,
+                        description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
+                    ),
+                    10,
+                ),
+            ],
+        )
+    )
 
 
 # ------------------------------------------------------------------- Thm 3.2 (MSE)
@@ -364,10 +472,16 @@ for _part, _eq, _stmt in (
 
 def _mse_domain() -> Domain:
     return Domain(
-        {"d": Int(2, 24, extra=(2, 3, 6)), "m": Int(2, 48, extra=(2,)), "nx": Real(0.0, 0.45),
-         "ny": Real(0.0, 0.45), "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
-         "coupling": Choice(("iid", "orf", "simrf"))},
-        description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)")
+        {
+            "d": Int(2, 24, extra=(2, 3, 6)),
+            "m": Int(2, 48, extra=(2,)),
+            "nx": Real(0.0, 0.45),
+            "ny": Real(0.0, 0.45),
+            "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
+            "coupling": Choice(("iid", "orf", "simrf")),
+        },
+        description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
+    )
 
 
 def _pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -404,15 +518,25 @@ def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
     return est, float(prod.target[0]), None
 
 
-register(Claim(
-    id="simrf.thm3.2", paper="simrf", source=f"{SRC}, Theorem 3.2, eq (11) (= eq (30), (34))",
-    statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
-              "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
-              "independent blocks)",
-    domain=_mse_domain(),
-    checks=[mc_check("monte-carlo", printed_thm32, _sim_prf,
-                     description="MSE of the PRF estimator simulated with the coupling (projection engine)")],
-))
+register(
+    Claim(
+        id="simrf.thm3.2",
+        paper="simrf",
+        source=f"{SRC}, Theorem 3.2, eq (11) (= eq (30), (34))",
+        statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
+        "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
+        "independent blocks)",
+        domain=_mse_domain(),
+        checks=[
+            mc_check(
+                "monte-carlo",
+                printed_thm32,
+                _sim_prf,
+                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------- Cor 3.3
@@ -426,16 +550,29 @@ def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, b, (abs(a) + abs(b)) * MF(10) ** (-dps + 3)
 
 
-register(Claim(
-    id="simrf.cor3.3", paper="simrf", source=f"{SRC}, Corollary 3.3",
-    statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
-              "for arbitrary data dimensionality d",
-    domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
-    checks=[_no_search(inequality_check("closed-forms", _cor33, max_points=20,
-                             description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)"), 10)],
-    notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
-          "holds only for v > 0 (and m >= 2).",
-))
+register(
+    Claim(
+        id="simrf.cor3.3",
+        paper="simrf",
+        source=f"{SRC}, Corollary 3.3",
+        statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
+        "for arbitrary data dimensionality d",
+        domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "closed-forms",
+                    _cor33,
+                    max_points=20,
+                    description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
+                ),
+                10,
+            )
+        ],
+        notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
+        "holds only for v > 0 (and m >= 2).",
+    )
+)
 
 
 # --------------------------------------------------------------- Thm 3.4 (numerical)
@@ -469,17 +606,28 @@ def _thm34(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(simplex), MF(best), MF(1e-12 * simplex)
 
 
-register(Claim(
-    id="simrf.thm3.4", paper="simrf", source=f"{SRC}, Theorem 3.4 (proof appendix A.2)",
-    statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
-              "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
-    domain=_vd_domain(v=(0.1, 3.0), d=(2, 6)),
-    checks=[inequality_check("optimiser", _thm34, max_points=5, search=False,
-                             description="rho(simplex) <= min over d unit directions (L-BFGS, 4 random starts) of "
-                                         "mean_{i!=j} rho_theta(cos theta_ij); rho_theta from the eq (21) closed form")],
-    notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
-          "conformity is the average over configurations, so minimising over deterministic configurations suffices.",
-))
+register(
+    Claim(
+        id="simrf.thm3.4",
+        paper="simrf",
+        source=f"{SRC}, Theorem 3.4 (proof appendix A.2)",
+        statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
+        "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
+        domain=_vd_domain(v=(0.1, 3.0), d=(2, 6)),
+        checks=[
+            inequality_check(
+                "optimiser",
+                _thm34,
+                max_points=5,
+                search=False,
+                description="rho(simplex) <= min over d unit directions (L-BFGS, 4 random starts) of "
+                "mean_{i!=j} rho_theta(cos theta_ij); rho_theta from the eq (21) closed form",
+            )
+        ],
+        notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
+        "conformity is the average over configurations, so minimising over deterministic configurations suffices.",
+    )
+)
 
 
 # --------------------------------------------------------------------- Cor 4.4
@@ -500,23 +648,41 @@ def printed_eq25(p: dict[str, Any]) -> Any:
 
 
 def _gap_domain() -> Domain:
-    return _vd_domain(v=(0.0, 3.0), d=(2, 64), extra={"m": Int(2, 64, extra=(2,)), "sq": Real(0.0, 2.0)},
-                      constraint=lambda p: p["m"] <= p["d"])
+    return _vd_domain(
+        v=(0.0, 3.0),
+        d=(2, 64),
+        extra={"m": Int(2, 64, extra=(2,)), "sq": Real(0.0, 2.0)},
+        constraint=lambda p: p["m"] <= p["d"],
+    )
 
 
-register(Claim(
-    id="simrf.cor4.4", paper="simrf", source=f"{SRC}, Corollary 4.4, eq (25)",
-    statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
-              "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
-    domain=_gap_domain(),
-    checks=[_no_search(deterministic_check("eq10-quadrature", printed_eq25, _gap_ref, max_points=12,
-                                atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                                description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature"), 10)],
-    correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
-               "Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2)) "
-               "(rfcheck.closed_forms.simrf.prf_orthogonality_gap; claim simrf.eq69 holds). As printed the "
-               "bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0.",
-))
+register(
+    Claim(
+        id="simrf.cor4.4",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.4, eq (25)",
+        statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
+        "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
+        domain=_gap_domain(),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    printed_eq25,
+                    _gap_ref,
+                    max_points=12,
+                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+                ),
+                10,
+            )
+        ],
+        correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
+        "Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2)) "
+        "(rfcheck.closed_forms.simrf.prf_orthogonality_gap; claim simrf.eq69 holds). As printed the "
+        "bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0.",
+    )
+)
 
 
 def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -524,14 +690,27 @@ def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), val, err
 
 
-register(Claim(
-    id="simrf.cor4.4.positive", paper="simrf", source=f"{SRC}, Corollary 4.4 (last sentence) and eq (70)",
-    statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
-    domain=_gap_domain(),
-    checks=[_no_search(inequality_check("eq10-quadrature", _gap_positive, max_points=12,
-                             description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)"), 10)],
-    notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
-))
+register(
+    Claim(
+        id="simrf.cor4.4.positive",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.4 (last sentence) and eq (70)",
+        statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
+        domain=_gap_domain(),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "eq10-quadrature",
+                    _gap_positive,
+                    max_points=12,
+                    description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
+                ),
+                10,
+            )
+        ],
+        notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
+    )
+)
 
 
 def printed_eq69(line: int) -> Any:
@@ -539,29 +718,56 @@ def printed_eq69(line: int) -> Any:
         v, d, m = MF(p["v"]), int(p["d"]), int(p["m"])
         pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
         if line == 1:
-            s = mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * _series(
-                lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2))
+            s = (
+                mpmath.gamma(MF(d) / 2)
+                / mpmath.gamma(d)
+                * _series(
+                    lambda k: (
+                        v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+                    )
+                )
+            )
             return pref * (mpmath.exp(v * v) - s)
 
         def term(k: Any) -> Any:
             k = int(k)
-            ratio = mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
+            ratio = (
+                mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
+            )
             return v ** (2 * k) / mpmath.factorial(k) * (1 - ratio)
 
         return pref * _series(term)
+
     return pr
 
 
 for _line in (1, 2):
-    register(Claim(
-        id=f"simrf.eq69.line{_line}", paper="simrf", source=f"{SRC}, appendix A.7, eq (69), line {_line}",
-        statement=("Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
-                   "Gamma(k+d)/Gamma(k+d/2))") if _line == 1 else
-                  "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
-        domain=_gap_domain(),
-        checks=[_no_search(deterministic_check("eq10-quadrature", printed_eq69(_line), _gap_ref, max_points=12,
-                                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"]))), 8)],
-    ))
+    register(
+        Claim(
+            id=f"simrf.eq69.line{_line}",
+            paper="simrf",
+            source=f"{SRC}, appendix A.7, eq (69), line {_line}",
+            statement=(
+                "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
+                "Gamma(k+d)/Gamma(k+d/2))"
+            )
+            if _line == 1
+            else "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
+            domain=_gap_domain(),
+            checks=[
+                _no_search(
+                    deterministic_check(
+                        "eq10-quadrature",
+                        printed_eq69(_line),
+                        _gap_ref,
+                        max_points=12,
+                        atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    ),
+                    8,
+                )
+            ],
+        )
+    )
 
 
 def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -570,13 +776,17 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), 1 - prod, MF(10) ** (-dps + 2)
 
 
-register(Claim(
-    id="simrf.eq70", paper="simrf", source=f"{SRC}, appendix A.7, eq (70)",
-    statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
-    domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
-    checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
-    notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
-))
+register(
+    Claim(
+        id="simrf.eq70",
+        paper="simrf",
+        source=f"{SRC}, appendix A.7, eq (70)",
+        statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
+        domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
+        checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
+        notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
+    )
+)
 
 
 # --------------------------------------------------------------------- Thm 4.5 (RFF)
@@ -616,22 +826,39 @@ def _rff_gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 def printed_eq26(p: dict[str, Any]) -> Any:
     z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
     with mpmath.workdps(mpmath.mp.dps + int(float(z) ** 2) + 10):  # alternating series: guard digits
-        s = _series(lambda k: (-z * z) ** k / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d)
-                        / mpmath.gamma(k + MF(d) / 2))
+        s = _series(
+            lambda k: (-z * z) ** k / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+        )
         out = MF(m - 1) / m * (mpmath.exp(-z * z) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s)
     return +out
 
 
-register(Claim(
-    id="simrf.thm4.5", paper="simrf", source=f"{SRC}, Theorem 4.5, eq (26) (= eq (76))",
-    statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
-              "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
-    domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3, 64)), "m": Int(1, 128, extra=(2,))},
-                  constraint=lambda p: p["m"] <= p["d"]),
-    checks=[_no_search(deterministic_check("bessel-quadrature", printed_eq26, _rff_gap_ref, max_points=16,
-                                atol_scale=lambda p, dps: 1,
-                                description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)"), 8)],
-))
+register(
+    Claim(
+        id="simrf.thm4.5",
+        paper="simrf",
+        source=f"{SRC}, Theorem 4.5, eq (26) (= eq (76))",
+        statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
+        "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
+        domain=Domain(
+            {"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3, 64)), "m": Int(1, 128, extra=(2,))},
+            constraint=lambda p: p["m"] <= p["d"],
+        ),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "bessel-quadrature",
+                    printed_eq26,
+                    _rff_gap_ref,
+                    max_points=16,
+                    atol_scale=lambda p, dps: 1,
+                    description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+                ),
+                8,
+            )
+        ],
+    )
+)
 
 
 def printed_eq74(p: dict[str, Any]) -> Any:
@@ -654,15 +881,31 @@ def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
     return est, float(prod.target[0]), None
 
 
-register(Claim(
-    id="simrf.eq74", paper="simrf", source=f"{SRC}, appendix A.8, eq (74)-(75)",
-    statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
-              "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
-    domain=Domain({"z": Real(0.2, 2.5), "d": Int(2, 16, extra=(2, 3)), "m": Int(2, 32, extra=(2,)),
-                   "coupling": Choice(("iid", "orf"))}),
-    checks=[mc_check("monte-carlo", printed_eq74, _sim_rff,
-                     description="MSE of the RFF estimator simulated with the coupling (projection engine)")],
-))
+register(
+    Claim(
+        id="simrf.eq74",
+        paper="simrf",
+        source=f"{SRC}, appendix A.8, eq (74)-(75)",
+        statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
+        "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
+        domain=Domain(
+            {
+                "z": Real(0.2, 2.5),
+                "d": Int(2, 16, extra=(2, 3)),
+                "m": Int(2, 32, extra=(2,)),
+                "coupling": Choice(("iid", "orf")),
+            }
+        ),
+        checks=[
+            mc_check(
+                "monte-carlo",
+                printed_eq74,
+                _sim_rff,
+                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------- Cor 4.6 / eq (77)
@@ -691,16 +934,32 @@ def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return val, (m - 1) * _rff_cov_err(z, d) / iid
 
 
-register(Claim(
-    id="simrf.eq77", paper="simrf", source=f"{SRC}, appendix A.9, eq (77)",
-    statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
-    domain=Domain({"z": Real(0.1, 3.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 64)), "m": Int(2, 128, extra=(2,))},
-                  constraint=lambda p: p["m"] <= p["d"]),
-    checks=[_no_search(deterministic_check("bessel-quadrature", printed_eq77, _ratio_ref, max_points=10,
-                                description="ratio of eq (74) MSEs with E_ort by Bessel quadrature"), 8)],
-    correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
-               "eq (77) holds and leads to eq (86) = eq (27) (rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid).",
-))
+register(
+    Claim(
+        id="simrf.eq77",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (77)",
+        statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
+        domain=Domain(
+            {"z": Real(0.1, 3.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 64)), "m": Int(2, 128, extra=(2,))},
+            constraint=lambda p: p["m"] <= p["d"],
+        ),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "bessel-quadrature",
+                    printed_eq77,
+                    _ratio_ref,
+                    max_points=10,
+                    description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+                ),
+                8,
+            )
+        ],
+        correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
+        "eq (77) holds and leads to eq (86) = eq (27) (rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid).",
+    )
+)
 
 
 def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -717,14 +976,24 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return growth, MF(2), MF(10) ** (-dps + 5)
 
 
-register(Claim(
-    id="simrf.cor4.6", paper="simrf", source=f"{SRC}, Corollary 4.6, eq (27) (= eq (86))",
-    statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
-    domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
-    checks=[inequality_check("remainder-growth", _cor46, max_points=12,
-                             description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
-                                         "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4")],
-))
+register(
+    Claim(
+        id="simrf.cor4.6",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.6, eq (27) (= eq (86))",
+        statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
+        domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                _cor46,
+                max_points=12,
+                description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
+                "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4",
+            )
+        ],
+    )
+)
 
 
 def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -734,13 +1003,23 @@ def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return s, abs(s) * MF(10) ** (-dps + 3) + MF(10) ** (-dps)
 
 
-register(Claim(
-    id="simrf.eq85", paper="simrf", source=f"{SRC}, appendix A.9, eq (85), last equality",
-    statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
-    domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
-    checks=[deterministic_check("series", lambda p: -MF(p["z"]) ** 4 * mpmath.exp(-MF(p["z"]) ** 2) / (2 * int(p["d"])),
-                                _eq85, atol_scale=lambda p, dps: 1 / MF(p["d"]))],
-))
+register(
+    Claim(
+        id="simrf.eq85",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (85), last equality",
+        statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
+        domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
+        checks=[
+            deterministic_check(
+                "series",
+                lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
+                _eq85,
+                atol_scale=lambda p, dps: 1 / MF(p["d"]),
+            )
+        ],
+    )
+)
 
 
 def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -755,13 +1034,23 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
 
 
-register(Claim(
-    id="simrf.eq84", paper="simrf", source=f"{SRC}, appendix A.9, eq (84)",
-    statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
-    domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
-    checks=[inequality_check("remainder-growth", _eq84_growth, max_points=16,
-                             description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d")],
-))
+register(
+    Claim(
+        id="simrf.eq84",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (84)",
+        statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
+        domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                _eq84_growth,
+                max_points=16,
+                description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------- sec 5.1 prefactor
@@ -769,7 +1058,9 @@ register(Claim(
 
 def printed_prefactor(d: int) -> Any:
     g = mpmath.gamma
-    return 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(MF(d) / 2 + MF(1) / 2) / (g(MF(d) / 2) * g(MF(d) / 2 + 1) ** 2 * 2**d)
+    return 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(MF(d) / 2 + MF(1) / 2) / (
+        g(MF(d) / 2) * g(MF(d) / 2 + 1) ** 2 * 2**d
+    )
 
 
 def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -778,22 +1069,42 @@ def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d = int(p["d"])
 
     def compute() -> Any:
-        er = mpmath.quad(lambda r: r * mpmath.exp((d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2)
-                                                  - mpmath.loggamma(MF(d) / 2)), [0, mpmath.sqrt(d), mpmath.inf])
+        er = mpmath.quad(
+            lambda r: (
+                r
+                * mpmath.exp(
+                    (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
+                )
+            ),
+            [0, mpmath.sqrt(d), mpmath.inf],
+        )
         coef_rho = (2 * d + 2 * (-MF(1) / (d - 1)) * er**2) / (2 * d)
         return 1 + (d - 1) * (coef_rho - 1)  # e^{2v^2}-e^{v^2} -> v^2, (m-1)(rho - e^{v^2}) -> (m-1)(coef-1) v^2
 
     return _quad_err(compute, dps + 10)
 
 
-register(Claim(
-    id="simrf.text-small-v", paper="simrf", source=f"{SRC}, sec 5.1",
-    statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
-              "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
-    domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
-    checks=[_no_search(deterministic_check("chi-moment-quadrature", lambda p: printed_prefactor(int(p["d"])), _small_v_ref,
-                                description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature"), 8)],
-))
+register(
+    Claim(
+        id="simrf.text-small-v",
+        paper="simrf",
+        source=f"{SRC}, sec 5.1",
+        statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
+        "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
+        domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "chi-moment-quadrature",
+                    lambda p: printed_prefactor(int(p["d"])),
+                    _small_v_ref,
+                    description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+                ),
+                8,
+            )
+        ],
+    )
+)
 
 
 def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -801,15 +1112,23 @@ def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return abs(MF("0.0078") - ref), MF("0.00005"), err
 
 
-register(Claim(
-    id="simrf.text-prefactor", paper="simrf", source=f"{SRC}, sec 5.1",
-    statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
-    domain=Domain({"d": Choice((64,))}),
-    checks=[inequality_check(
-        "chi-moment-quadrature", _prefactor_digits,
-        description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
-                    "prefactor from the chi_d moment quadrature")],
-))
+register(
+    Claim(
+        id="simrf.text-prefactor",
+        paper="simrf",
+        source=f"{SRC}, sec 5.1",
+        statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
+        domain=Domain({"d": Choice((64,))}),
+        checks=[
+            inequality_check(
+                "chi-moment-quadrature",
+                _prefactor_digits,
+                description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
+                "prefactor from the chi_d moment quadrature",
+            )
+        ],
+    )
+)
 
 
 # ------------------------------------------------------------------ Lemma A.1 / eq (39)-(40)
@@ -821,20 +1140,35 @@ def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     rng = np.random.default_rng(d * 7919 + int(100 * v) + int(1000 * w))
     best = math.inf
     for _ in range(3):
-        r = optimize.minimize(lambda f: cf.equal_norm_conformity(v, w, d, f.reshape(d, d)),
-                              rng.standard_normal(d * d), method="L-BFGS-B", options={"maxiter": 300})
+        r = optimize.minimize(
+            lambda f: cf.equal_norm_conformity(v, w, d, f.reshape(d, d)),
+            rng.standard_normal(d * d),
+            method="L-BFGS-B",
+            options={"maxiter": 300},
+        )
         best = min(best, float(r.fun))
     return MF(bound), MF(best), MF(1e-12 * bound)
 
 
-register(Claim(
-    id="simrf.lema.1", paper="simrf", source=f"{SRC}, Lemma A.1, eq (36)-(40)",
-    statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
-              "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
-    domain=Domain({"d": Int(2, 7), "v": Real(0.1, 3.0), "w": Real(0.5, 6.0)}),
-    checks=[inequality_check("optimiser", _lema1, max_points=5, search=False,
-                             description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)")],
-))
+register(
+    Claim(
+        id="simrf.lema.1",
+        paper="simrf",
+        source=f"{SRC}, Lemma A.1, eq (36)-(40)",
+        statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
+        "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
+        domain=Domain({"d": Int(2, 7), "v": Real(0.1, 3.0), "w": Real(0.5, 6.0)}),
+        checks=[
+            inequality_check(
+                "optimiser",
+                _lema1,
+                max_points=5,
+                search=False,
+                description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)",
+            )
+        ],
+    )
+)
 
 
 def _unit_rows(p: dict[str, Any]) -> list[list[Any]]:
@@ -860,18 +1194,33 @@ def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     m, dim = int(p["m"]), int(p["dim"])
     with mpmath.workdps(dps):
         rows = _unit_rows(p)
-        lhs = mpmath.fsum(mpmath.fsum((rows[i][k] + rows[j][k]) ** 2 for k in range(dim))
-                          for i in range(m) for j in range(m) if i != j)
+        lhs = mpmath.fsum(
+            mpmath.fsum((rows[i][k] + rows[j][k]) ** 2 for k in range(dim))
+            for i in range(m)
+            for j in range(m)
+            if i != j
+        )
         return lhs, MF(10) ** (-dps + 3) * (m * m + 1)
 
 
-register(Claim(
-    id="simrf.eq39", paper="simrf", source=f"{SRC}, appendix A.2, eq (39)",
-    statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
-    domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
-    checks=[deterministic_check("direct-sum", printed_eq39, _eq39, atol_scale=lambda p, dps: int(p["m"]) ** 2,
-                                description="both sides for random unit vectors, mpmath")],
-))
+register(
+    Claim(
+        id="simrf.eq39",
+        paper="simrf",
+        source=f"{SRC}, appendix A.2, eq (39)",
+        statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
+        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
+        checks=[
+            deterministic_check(
+                "direct-sum",
+                printed_eq39,
+                _eq39,
+                atol_scale=lambda p, dps: int(p["m"]) ** 2,
+                description="both sides for random unit vectors, mpmath",
+            )
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------- identities of A.5-A.6
@@ -879,42 +1228,79 @@ register(Claim(
 
 def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d = int(p["d"])
-    return _quad_err(lambda: mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), [0, mpmath.pi / 2, mpmath.pi])
-                     / mpmath.gamma(MF(d) / 2), dps)
+    return _quad_err(
+        lambda: (
+            mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), [0, mpmath.pi / 2, mpmath.pi]) / mpmath.gamma(MF(d) / 2)
+        ),
+        dps,
+    )
 
 
-register(Claim(
-    id="simrf.eq64", paper="simrf", source=f"{SRC}, appendix A.6, eq (64)",
-    statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
-              "= 2^{d-1} Gamma(d/2)/Gamma(d)",
-    domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
-    checks=[
-        deterministic_check("quadrature-middle", lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
-                            _eq64),
-        deterministic_check("quadrature-right", lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2)
-                            / mpmath.gamma(int(p["d"])), _eq64),
-    ],
-))
+register(
+    Claim(
+        id="simrf.eq64",
+        paper="simrf",
+        source=f"{SRC}, appendix A.6, eq (64)",
+        statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
+        "= 2^{d-1} Gamma(d/2)/Gamma(d)",
+        domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "quadrature-middle",
+                lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
+                _eq64,
+            ),
+            deterministic_check(
+                "quadrature-right",
+                lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
+                _eq64,
+            ),
+        ],
+    )
+)
 
 
 def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     w, d = MF(p["w"]), int(p["d"])
-    return _quad_err(lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d), 0, t * t / 2, regularized=True), w,
-                                              direction=1), dps)
+    return _quad_err(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d), 0, t * t / 2, regularized=True), w, direction=1), dps
+    )
 
 
-register(Claim(
-    id="simrf.eq58", paper="simrf", source=f"{SRC}, appendix A.5, eq (57)-(58)",
-    statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), the chi_{2d} law",
-    domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 256, extra=(2, 3))}),
-    checks=[
-        deterministic_check("cdf-derivative", lambda p: MF(p["w"]) ** (2 * int(p["d"]) - 1) * mpmath.exp(-MF(p["w"]) ** 2 / 2)
-                            / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"]))), _eq58_ref, atol_scale=lambda p, dps: 1,
-                            description="derivative of the chi^2_{2d} CDF P(d, w^2/2)"),
-        _no_search(deterministic_check("eq20-at-right-angle", lambda p: printed_eq20({**p, "cos": 0}), _eq58_ref, max_points=12,
-                            atol_scale=lambda p, dps: 1, description="eq (20) evaluated at cos theta = 0"), 6),
-    ],
-))
+register(
+    Claim(
+        id="simrf.eq58",
+        paper="simrf",
+        source=f"{SRC}, appendix A.5, eq (57)-(58)",
+        statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), "
+        "the chi_{2d} law",
+        domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "cdf-derivative",
+                lambda p: (
+                    MF(p["w"]) ** (2 * int(p["d"]) - 1)
+                    * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
+                    / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
+                ),
+                _eq58_ref,
+                atol_scale=lambda p, dps: 1,
+                description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+            ),
+            _no_search(
+                deterministic_check(
+                    "eq20-at-right-angle",
+                    lambda p: printed_eq20({**p, "cos": 0}),
+                    _eq58_ref,
+                    max_points=12,
+                    atol_scale=lambda p, dps: 1,
+                    description="eq (20) evaluated at cos theta = 0",
+                ),
+                6,
+            ),
+        ],
+    )
+)
 
 
 def printed_eq56_middle(p: dict[str, Any]) -> Any:
@@ -928,20 +1314,33 @@ def printed_eq56_middle(p: dict[str, Any]) -> Any:
         s = 1 + mpmath.sin(2 * ph) * c
         return w / mpmath.sqrt(s) * pchi(w * mpmath.cos(ph) / mpmath.sqrt(s)) * pchi(w * mpmath.sin(ph) / s)
 
-    return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33),
-                                                                            method="gauss-legendre")
+    return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
 
 
-register(Claim(
-    id="simrf.eq56", paper="simrf", source=f"{SRC}, appendix A.5, eq (56), first expression",
-    statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
-              "p_chi(w sin phi/(1+sin(2phi)cos theta))",
-    domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("change-of-variables", printed_eq56_middle, _ref_pdf_angle, max_points=16,
-                                atol_scale=lambda p, dps: 1), 8)],
-    correction="The second p_chi argument needs the square root, w sin phi / sqrt(1 + sin(2phi) cos theta); the "
-               "final form of eq (56) (= eq (20)) is correct (claim simrf.lem4.2.pdf).",
-))
+register(
+    Claim(
+        id="simrf.eq56",
+        paper="simrf",
+        source=f"{SRC}, appendix A.5, eq (56), first expression",
+        statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
+        "p_chi(w sin phi/(1+sin(2phi)cos theta))",
+        domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "change-of-variables",
+                    printed_eq56_middle,
+                    _ref_pdf_angle,
+                    max_points=16,
+                    atol_scale=lambda p, dps: 1,
+                ),
+                8,
+            )
+        ],
+        correction="The second p_chi argument needs the square root, w sin phi / sqrt(1 + sin(2phi) cos theta); the "
+        "final form of eq (56) (= eq (20)) is correct (claim simrf.lem4.2.pdf).",
+    )
+)
 
 
 # ------------------------------------------------------------------- sec 3.2 / Fig. 4 (SimRF+)
@@ -958,20 +1357,33 @@ def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(a), MF(b), MF(1e-13 * b)
 
 
-register(Claim(
-    id="simrf.text-simrfplus", paper="simrf", source=f"{SRC}, sec 3.2 and Fig. 4",
-    statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
-              "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
-              "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
-    domain=Domain({"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)),
-                   "seed": Int(0, 10**6, scale="linear")}),
-    checks=[_no_search(inequality_check("fixed-draw", _simrf_plus_vs,
-                                        description="eq (12) for the SimRF and SimRF+ arrangements of the same norms"),
-                       20)],
-    notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v (Fig. 4: d = 6, v = 1). "
-          "Outside that (not claimed by the paper) it can fail: at d = 3, v = 3, seed 1000000 rho_SimRF+ = 24.63 > "
-          "rho_SimRF = 23.34 (found by an earlier run of this check over v <= 3).",
-))
+register(
+    Claim(
+        id="simrf.text-simrfplus",
+        paper="simrf",
+        source=f"{SRC}, sec 3.2 and Fig. 4",
+        statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
+        "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
+        "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
+        domain=Domain(
+            {"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+        ),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "fixed-draw",
+                    _simrf_plus_vs,
+                    description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
+                ),
+                20,
+            )
+        ],
+        notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v "
+        "(Fig. 4: d = 6, v = 1). "
+        "Outside that (not claimed by the paper) it can fail: at d = 3, v = 3, seed 1000000 rho_SimRF+ = 24.63 > "
+        "rho_SimRF = 23.34 (found by an earlier run of this check over v <= 3).",
+    )
+)
 
 
 def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -987,16 +1399,29 @@ def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(a - opt), MF(b - opt), MF(1e-12 * b)
 
 
-register(Claim(
-    id="simrf.fig4", paper="simrf", source=f"{SRC}, Fig. 4 and sec 3.2",
-    statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
-              "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
-              "for a draw of norms, d = 6, v = 1 and around",
-    domain=Domain({"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)),
-                   "seed": Int(0, 10**6, scale="linear")}),
-    checks=[_no_search(inequality_check("optimiser", _opt_close,
-                                        description="numerical minimum of eq (12) over directions (L-BFGS from the "
-                                                    "simplex and a random start)"), 4)],
-    notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
-          "of the gap between SimRF and the numerical optimum).",
-))
+register(
+    Claim(
+        id="simrf.fig4",
+        paper="simrf",
+        source=f"{SRC}, Fig. 4 and sec 3.2",
+        statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
+        "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
+        "for a draw of norms, d = 6, v = 1 and around",
+        domain=Domain(
+            {"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+        ),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "optimiser",
+                    _opt_close,
+                    description="numerical minimum of eq (12) over directions (L-BFGS from the "
+                    "simplex and a random start)",
+                ),
+                4,
+            )
+        ],
+        notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
+        "of the gap between SimRF and the numerical optimum).",
+    )
+)

@@ -56,11 +56,10 @@ from rfcheck.backends import formula
 
 __all__ = [
     "conformity_angle",
-    "conformity_of_ensemble",
-    "optimised_ensemble",
     "conformity_estimate",
     "conformity_iid",
     "conformity_kernel",
+    "conformity_of_ensemble",
     "conformity_orf",
     "conformity_simrf",
     "equal_norm_conformity",
@@ -71,6 +70,7 @@ __all__ = [
     "log_conformity_orf",
     "log_conformity_simrf",
     "log_prf_orthogonality_gap",
+    "optimised_ensemble",
     "orf_simrf_conformity_gap",
     "pair_conformity",
     "pdf_wij_angle",
@@ -219,7 +219,7 @@ def _fp_t_average_log(d: np.ndarray, log_g: Any, *args: np.ndarray) -> np.ndarra
         sub = [r[sel][:, None] for r in rest]
         lg = log_g(t[None, :], float(dv), *sub)
         mx = np.max(lg, axis=1, keepdims=True)
-        out[sel] = (mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1)))
+        out[sel] = mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1))
     return out
 
 
@@ -317,8 +317,9 @@ def _exp(log_value: Any, backend: str, dps: int, name: str) -> Any:
             return out
     arr = np.asarray(log_value, dtype=float)
     if np.any(arr > 709.78):
-        raise ValueError(f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); "
-                         f"use log_{name} or backend='mpmath'")
+        raise ValueError(
+            f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); use log_{name} or backend='mpmath'"
+        )
     out = np.exp(arr)
     return out if out.shape else float(out)
 
@@ -351,6 +352,7 @@ def log_conformity_orf(ctx: Any, v: Any, d: Any) -> Any:
 
 def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
     if ctx.name == "float64":
+
         def lg(t: Any, dv: float, vv: Any, cc: Any) -> Any:
             return _fp_log_hyp1f1(dv, dv / 2, vv * vv / 2 * (1 + cc * t))
 
@@ -450,6 +452,7 @@ def _pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
     #      = chi_{2d}(w) * E_t[ e^{-w^2 c t / (2(1+ct))} (1+ct)^{-d} ]   (t-average as for rho)
     # since e^{-w^2/(2(1+ct))} = e^{-w^2/2} e^{w^2 c t/(2(1+ct))}.
     if ctx.name == "float64":
+
         def lg(t: Any, dv: float, ww: Any, cc: Any) -> Any:
             return ww * ww * cc * t / (2 * (1 + cc * t)) - dv * np.log1p(cc * t)
 
@@ -461,7 +464,8 @@ def _pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
         avg = _mp_t_average(d, lambda t: mpmath.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d))
         return pdf_wij_orf.impl(ctx, w, d) * avg
     return pdf_wij_orf.impl(ctx, w, d) * _sym_t_average(
-        d, lambda t: sympy.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d))
+        d, lambda t: sympy.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d)
+    )
 
 
 @formula(check=lambda w, d, cos_theta: (_nonneg(w, "w"), _dims(d), _cos(cos_theta)) and None)
@@ -529,12 +533,14 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
     """``rho_ORF - rho_SimRF = E_t sum_j T_j(v^2/2) (1 - (1 + c t)^j)``, ``T_j`` the terms of
     ``1F1(d; d/2; .)``, ``c = -1/(d-1)`` (all terms >= 0)."""
     if ctx.name == "float64":
+
         def lg(t: Any, dv: float, vv: Any) -> Any:
             c = -1.0 / (dv - 1)
             u = np.broadcast_to(vv * vv / 2, np.broadcast_shapes(np.shape(vv), np.shape(t)))
             lt = np.log1p(c * np.broadcast_to(t, u.shape))
-            return _fp_pos_series(u, lambda k: (dv + k) / ((dv / 2 + k) * (k + 1)),
-                                  lambda k: -np.expm1(k * lt), min_terms=3)
+            return _fp_pos_series(
+                u, lambda k: (dv + k) / ((dv / 2 + k) * (k + 1)), lambda k: -np.expm1(k * lt), min_terms=3
+            )
 
         with np.errstate(divide="ignore"):
             return _fp_t_average_log(np.asarray(d), lg, v)
@@ -546,8 +552,15 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
         f = _mp_t_average(d, lambda t: mpmath.hyp1f1(d, b, u) - mpmath.hyp1f1(d, b, u * (1 + c * t)))
         return mpmath.log(f)
     c = -sympy.Integer(1) / (d - 1)
-    return sympy.log(_sym_t_average(d, lambda t: sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2)
-                                    - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))))
+    return sympy.log(
+        _sym_t_average(
+            d,
+            lambda t: (
+                sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2)
+                - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))
+            ),
+        )
+    )
 
 
 @formula(check=_check_vd)
@@ -591,8 +604,17 @@ def orf_simrf_conformity_gap(ctx: Any, v: Any, d: Any) -> Any:
     return _gap_simrf_terms(ctx, v, d)
 
 
-def prf_mse(v: Any, d: int, m: int, sq_norms: Any, coupling: str, *, backend: str = "float64",
-            dps: int = 50, refine: bool = True) -> Any:
+def prf_mse(
+    v: Any,
+    d: int,
+    m: int,
+    sq_norms: Any,
+    coupling: str,
+    *,
+    backend: str = "float64",
+    dps: int = 50,
+    refine: bool = True,
+) -> Any:
     """MSE of the PRF estimator of the Gaussian kernel with ``m`` features (eq 11).
 
     ``e^{-2(|x|^2+|y|^2)}/m (e^{v^2} expm1(v^2) - (P/m) (e^{v^2} - rho_c))`` with ``P =

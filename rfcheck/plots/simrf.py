@@ -64,8 +64,9 @@ def _save(fig: Any, out_dir: str | Path, name: str, note: str) -> list[Path]:
 # ----------------------------------------------------------------------------- Fig. 4
 
 
-def conformities_fig4(d: int = 6, v: float = 1.0, seed: int = 0, n_iid: int = 100,
-                      starts: int = 3) -> dict[str, tuple[float, float]]:
+def conformities_fig4(
+    d: int = 6, v: float = 1.0, seed: int = 0, n_iid: int = 100, starts: int = 3
+) -> dict[str, tuple[float, float]]:
     """Eq (12) conformity of each arrangement of one draw of norms: ``{name: (value, std)}``
     (std only for IIDRF, over ``n_iid`` random couplings)."""
     W_s = couplings.sample_ensemble("simrf", d, d, seed=seed)
@@ -103,8 +104,13 @@ def figure4(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
         ax.text(i, val, f"{val:.4f}", ha="center", va="bottom", fontsize=8)
     ax.set_ylabel("RF-conformity rho (eq 12), lower is better")
     ax.set_title("SimRF Fig. 4: d = 6, v = 1, one draw of chi_6 norms")
-    return _save(fig, out_dir, "simrf-fig4", "IIDRF: mean ± 1 std over random couplings of the same norms; "
-                 "numerically optimised: L-BFGS over directions (upper bound on the minimum).")
+    return _save(
+        fig,
+        out_dir,
+        "simrf-fig4",
+        "IIDRF: mean ± 1 std over random couplings of the same norms; "
+        "numerically optimised: L-BFGS over directions (upper bound on the minimum).",
+    )
 
 
 # ----------------------------------------------------------------------------- Fig. 5
@@ -116,8 +122,11 @@ def plot_pdfs(ax: Any = None, d: int = 6, w_max: float | None = None) -> list[An
     ax = ax or plt.gca()
     w = np.linspace(1e-6, w_max or (2 * math.sqrt(2 * d) + 4), 400)
     lines = []
-    for lab, p in (("IIDRF (eq 18)", cf.pdf_wij_iid(w, d)), ("ORF (eq 58, chi_2d)", cf.pdf_wij_orf(w, d)),
-                   ("SimRF (eq 20)", cf.pdf_wij_angle(w, d, -1 / (d - 1)))):
+    for lab, p in (
+        ("IIDRF (eq 18)", cf.pdf_wij_iid(w, d)),
+        ("ORF (eq 58, chi_2d)", cf.pdf_wij_orf(w, d)),
+        ("SimRF (eq 20)", cf.pdf_wij_angle(w, d, -1 / (d - 1))),
+    ):
         (ln,) = ax.plot(w, p, label=lab)
         lines.append(ln)
     return lines
@@ -158,7 +167,9 @@ def plot_mse_ratios(ax: Any = None, d: int = 64, v_max: float = 3.0) -> list[Any
     iid = cf.prf_mse(v, d, d, 0.0, "iid")
     lines = []
     for c in ("orf", "simrf"):
-        (ln,) = ax.plot(v, cf.prf_mse(v, d, d, 0.0, c, refine=False) / iid, label=f"{c.upper() if c == 'orf' else 'SimRF'} / IIDRF")
+        (ln,) = ax.plot(
+            v, cf.prf_mse(v, d, d, 0.0, c, refine=False) / iid, label=f"{c.upper() if c == 'orf' else 'SimRF'} / IIDRF"
+        )
         lines.append(ln)
     return lines
 
@@ -172,8 +183,9 @@ def mse_ratio_monte_carlo(v: float, d: int, coupling: str, n_trials: int, seed: 
     x = np.zeros((1, d))
     x[0, 0] = v / 2
     prod = features.positive_product(x, x.copy())
-    est = estimate_mse(simulate(prod, d, n_trials, coupling=coupling, path="projection", seed=seed)[0],
-                       float(prod.target[0]))
+    est = estimate_mse(
+        simulate(prod, d, n_trials, coupling=coupling, path="projection", seed=seed)[0], float(prod.target[0])
+    )
     iid = cf.prf_mse(v, d, d, 2 * (v / 2) ** 2, "iid")
     return est.value / iid, est.se / iid, est.trustworthy
 
@@ -191,22 +203,36 @@ def figure6(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
             sel = [(v, r, s) for v, r, s, ok in pts if ok == trusted]
             if sel:
                 vv, rr, ss = map(np.array, zip(*sel, strict=True))
-                ax.errorbar(vv, rr, yerr=2 * ss, fmt="o", ms=4, capsize=2, color=ln.get_color(),
-                            mfc=None if trusted else "white")
+                ax.errorbar(
+                    vv,
+                    rr,
+                    yerr=2 * ss,
+                    fmt="o",
+                    ms=4,
+                    capsize=2,
+                    color=ln.get_color(),
+                    mfc=None if trusted else "white",
+                )
     ax.axhline(1, color="k", lw=0.5)
     ax.set_xlabel("v = |x + y|")
     ax.set_ylabel("MSE ratio")
     ax.set_title(f"SimRF Fig. 6: MSE ratios, d = m = {d} (closed forms eq 11, 19, 23, 24)")
     ax.legend(fontsize=8)
-    return _save(fig, out_dir, "simrf-fig6", f"Points: Monte Carlo ({n:,} trials, ±2 SE) over the exact IIDRF "
-                 "MSE;\nhollow: the tail diagnostic does not trust the sample SE.")
+    return _save(
+        fig,
+        out_dir,
+        "simrf-fig6",
+        f"Points: Monte Carlo ({n:,} trials, ±2 SE) over the exact IIDRF "
+        "MSE;\nhollow: the tail diagnostic does not trust the sample SE.",
+    )
 
 
 # ----------------------------------------------------------------------------- Fig. 7
 
 
-def gram_errors(coupling: str, ms: list[int], N: int = 64, d: int = 64, sigma: float = 0.1,
-                reps: int = 20, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def gram_errors(
+    coupling: str, ms: list[int], N: int = 64, d: int = 64, sigma: float = 0.1, reps: int = 20, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Frobenius error ``sum_ij (K_ij - K_hat_ij)^2`` of the PRF Gram matrix (eq 7) for each
     number of features in ``ms``: (mean, std) over ``reps`` draws of the features."""
     rng = np.random.default_rng(seed)
