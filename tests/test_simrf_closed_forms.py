@@ -145,7 +145,7 @@ def test_float64_conformities_match_mpmath(d: int) -> None:
 
 @pytest.mark.parametrize("d", [2, 3, 64, 1024])
 def test_float64_gaps_match_mpmath_without_cancellation(d: int) -> None:
-    for v in [1e-4, 0.05, 1.0, 6.0, 10.0]:
+    for v in [1e-4, 1.0, 10.0]:
         for f in (S.log_prf_orthogonality_gap, S.orf_simrf_conformity_gap):
             got, ref = f(v, d), f(v, d, backend="mpmath", dps=40)
             assert abs(float(got) - float(ref)) < FP_RTOL, (f.__name__, v)
