@@ -1425,3 +1425,118 @@ register(
         "of the gap between SimRF and the numerical optimum).",
     )
 )
+
+
+# ------------------------------------------------------------- A.6 eq (66), A.9 eq (79)-(83)
+
+
+def printed_eq66(p: dict[str, Any]) -> Any:
+    """Eq (66), right-hand side: sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
+    d, k = int(p["d"]), int(p["k"])
+    with mpmath.workdps(mpmath.mp.dps + k):  # alternating binomial sum: guard digits
+        c = -MF(1) / (d - 1)
+        out = mpmath.fsum(
+            mpmath.binomial(k, q)
+            * c**q
+            * mpmath.sqrt(mpmath.pi)
+            * mpmath.gamma(MF(d + q) / 2)
+            / mpmath.gamma(MF(d + q + 1) / 2)
+            for q in range(k + 1)
+        )
+    return +out
+
+
+def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    d, k = int(p["d"]), int(p["k"])
+    return _quad_err(
+        lambda: mpmath.quad(
+            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
+            mpmath.linspace(0, mpmath.pi, 9),
+        ),
+        dps,
+    )
+
+
+register(
+    Claim(
+        id="simrf.eq66",
+        paper="simrf",
+        source=f"{SRC}, appendix A.6, eq (66)",
+        statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
+        "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
+        domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
+        checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
+    )
+)
+
+
+def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
+    def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        k, d0 = int(p["k"]), int(p["d"])
+        with mpmath.workdps(dps):
+            r1 = d0 * d0 * abs(exact(k, MF(d0)) - approx(k, MF(d0)))
+            r2 = (4 * d0) ** 2 * abs(exact(k, MF(4 * d0)) - approx(k, MF(4 * d0)))
+            return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
+
+    register(
+        Claim(
+            id=f"simrf.eq{eq}",
+            paper="simrf",
+            source=f"{SRC}, appendix A.9, eq ({eq})",
+            statement=statement + " (to O(1/d^2) at fixed k)",
+            domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
+            checks=[
+                inequality_check(
+                    "remainder-growth",
+                    check,
+                    max_points=16,
+                    description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
+                )
+            ],
+        )
+    )
+
+
+_growth_claim(
+    "81",
+    "sqrt((k+d-1)(d/2-1)/((k+d/2-1)(d-1))) ~ 1 - k/(2d)",
+    lambda k, d: mpmath.sqrt((k + d - 1) * (d / 2 - 1) / ((k + d / 2 - 1) * (d - 1))),
+    lambda k, d: 1 - k / (2 * d),
+)
+_growth_claim(
+    "82",
+    "(1/2^k) ((k+d-1)/(k+d/2-1))^k ~ 1 - k(k-1)/d",
+    lambda k, d: ((k + d - 1) / (k + d / 2 - 1)) ** k / 2**k,
+    lambda k, d: 1 - k * (k - 1) / d,
+)
+_growth_claim(
+    "83",
+    "(1 + k/(d-1))^{d-1} / (1 + k/(d/2-1))^{d/2-1} ~ 1 + k^2/(2d)",
+    lambda k, d: (1 + k / (d - 1)) ** (d - 1) / (1 + k / (d / 2 - 1)) ** (d / 2 - 1),
+    lambda k, d: 1 + MF(k * k) / (2 * d),
+)
+
+register(
+    Claim(
+        id="simrf.eq79",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (79)",
+        statement="lim_{x -> infinity} Gamma(x+1) = sqrt(2 pi x) e^{-x} x^x",
+        domain=Domain({"x": Real(1.0, 100.0)}),
+        unverifiable="As printed the limit is ill-formed (both sides diverge, the right side depends on x); the "
+        "intended Stirling asymptotic Gamma(x+1) ~ sqrt(2 pi x) (x/e)^x is standard. Not checked.",
+    )
+)
+
+register(
+    Claim(
+        id="simrf.eq80",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (80)",
+        statement="lim_{d -> infinity} (1/2^k) Gamma(k+d)Gamma(d/2)/(Gamma(k+d/2)Gamma(d)) = (1/2^k) sqrt(...) "
+        "(k+d-1)^{m+d-1} (d/2-1)^{d/2-1} / ((k+d/2-1)^{k+d/2-1} (d-1)^{d-1}) = ...",
+        domain=Domain({"k": Int(0, 12), "d": Int(100, 10_000)}),
+        unverifiable="Ill-formed as printed: a limit d -> infinity equated to d-dependent expressions, and an "
+        "exponent m+d-1 (m undefined here; k+d-1 is meant). Its consequences eq (81)-(84) are checked.",
+    )
+)
