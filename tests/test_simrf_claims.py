@@ -43,3 +43,20 @@ def test_corrections_match_closed_forms() -> None:
         b = C.printed_eq25_bracket(1.0, 8)
     assert float(b) == pytest.approx(math.exp(1) - float(mpmath.hyp1f1(8, 4, 1)), rel=1e-12)
     assert b < 0
+
+
+def test_pair_monte_carlo_check_has_power() -> None:
+    """The thm4.3 Monte Carlo reference separates SimRF from ORF pairs (a wrong printed value is seen)."""
+    import numpy as np
+
+    from rfcheck.couplings import sample_projection
+    from rfcheck.stats import estimate_mean
+
+    d, v = 3, 0.8
+    t, _ = sample_projection("simrf", 2, d, 200_000, seed=5, need_sq=False)
+    est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+    with mpmath.workdps(30):
+        simrf_val = float(C.printed_eq24(v, d))
+        orf_val = float(C.printed_eq23(v, d))
+    assert abs(est.value - simrf_val) < 4.5 * est.se
+    assert abs(est.value - orf_val) > 4.5 * est.se

@@ -24,10 +24,11 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from rfcheck import features
-from rfcheck.claims import Check, Claim, register
+from rfcheck.claims import Budget, Check, Claim, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.stats import PointEval
 
 SRC = "003 Simplex Random Features"
 MF = mpmath.mpf
@@ -425,6 +426,31 @@ def _printed_rho(coupling: str) -> Any:
     return pr
 
 
+def _mc_pair(coupling: str) -> Any:
+    """E[b_1 b_2] = E exp(v (w_1 + w_2) . u_hat) for two rows of one coupled block, by Monte Carlo
+    with the projection sampler of the coupling; z-test at the budget's family-wise level."""
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.couplings import sample_projection
+        from rfcheck.stats import compare_mc, estimate_mean, z_critical
+
+        d, v = int(p["d"]), float(p["v"])
+        with mpmath.workdps(30):
+            pv = float(_printed_rho(coupling)(p))
+        t, _ = sample_projection(coupling, 2, d, budget.mc_trials, seed=seed, need_sq=False)
+        est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+        return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points))
+
+    return Check(
+        "monte-carlo",
+        3,
+        evaluate,
+        search=False,
+        description="E[b_1 b_2] for a coupled pair from the projection sampler (Numba)",
+        domain=_vd_domain(v=(0.05, 0.8), d=(2, 256)),
+    )
+
+
 for _part, _eq, _stmt in (
     ("orf", "(23) (= eq (65))", "rho_ORF(x,y) = Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)"),
     (
@@ -462,6 +488,7 @@ for _part, _eq, _stmt in (
                     ),
                     10,
                 ),
+                _mc_pair(_part),
             ],
         )
     )
