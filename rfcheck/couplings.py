@@ -63,18 +63,26 @@ from rfcheck import validate
 __all__ = [
     "COUPLINGS",
     "Coupling",
+    "SimRFPlusInfo",
+    "antithetic",
     "block_sizes",
     "check_dim",
     "ensemble_into",
+    "fwht",
     "get_coupling",
+    "hd_rotation",
     "pad8",
     "projection_into",
     "projection_scratch",
     "sample_ensemble",
     "sample_ensemble_reference",
+    "sample_fast",
     "sample_projection",
+    "sample_simrf_plus",
     "scratch",
+    "simrf_plus_block",
     "stream_tag",
+    "truncated_conformity_objective",
 ]
 
 IID = 0
@@ -856,6 +864,178 @@ def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> n
     key = _rng.seed_key(seed)
     r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
     return np.ascontiguousarray(c.py_ensemble(r, M, d).T)
+
+
+
+
+# ------------------------------------------------------------- NumPy samplers (SimRF sec 3.2, App. B.2)
+# SimRF+, fast HD-product ORF/SimRF and antithetic pairs are provided as NumPy samplers that
+# return projection matrices W (M, d); they are not (yet) wired into the Numba engines.
+
+
+@dataclass(frozen=True)
+class SimRFPlusInfo:
+    """Convergence report of the SimRF+ iteration (eq 17), one entry per block."""
+
+    passes: tuple[int, ...]
+    converged: tuple[bool, ...]
+    max_change: tuple[float, ...]
+
+
+def truncated_conformity_objective(W: np.ndarray) -> float:
+    """``sum_{i != j} |w_i + w_j|^2`` over the rows of one block -- eq (15) without its
+    positive prefactor ``Gamma(d/2) v^2 / (4 m (m-1) Gamma(1 + d/2))``."""
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    m = W.shape[0]
+    sq = np.sum(W * W, axis=1)
+    tot = np.sum(W, axis=0)
+    # sum_{i != j} |w_i + w_j|^2 = 2 (m - 2) sum_i |w_i|^2 + 2 |sum_i w_i|^2
+    return float(2 * (m - 2) * np.sum(sq) + 2 * np.dot(tot, tot))
+
+
+def simrf_plus_block(
+    W: np.ndarray, *, tol: float = 1e-10, max_passes: int = 1000
+) -> tuple[np.ndarray, int, bool, float]:
+    """Apply the SimRF+ update (eq 17) to one block until convergence.
+
+    One pass updates ``w_i <- -|w_i| (sum_{j != i} w_j) / |sum_{j != i} w_j|`` for ``i = 1..m``
+    in turn (Gauss-Seidel; each update cannot increase the truncated objective eq 15).
+    Convergence criterion: a whole pass moves no unit direction by more than ``tol``
+    (``max_i |w_hat_i(new) - w_hat_i(old)| <= tol``).  Returns ``(W, passes, converged,
+    last max change)``; norms are unchanged.  Eq (16) is the fixed point.
+    """
+    W = np.array(validate.finite_array(W, "W"), dtype=float, copy=True)
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    if not (tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a positive finite number; got {tol}")
+    max_passes = validate.positive_int(max_passes, "max_passes")
+    norms = np.linalg.norm(W, axis=1)
+    total = W.sum(axis=0)
+    change = math.inf
+    for n in range(1, max_passes + 1):
+        change = 0.0
+        for i in range(W.shape[0]):
+            rest = total - W[i]
+            rn = float(np.linalg.norm(rest))
+            if rn == 0.0 or norms[i] == 0.0:
+                continue
+            new = -norms[i] * rest / rn
+            change = max(change, float(np.linalg.norm(new / norms[i] - W[i] / norms[i])))
+            total = rest + new
+            W[i] = new
+        if change <= tol:
+            return W, n, True, change
+    return W, max_passes, False, change
+
+
+def sample_simrf_plus(M: int, d: int, seed: int = 0, *, tol: float = 1e-10,
+                      max_passes: int = 1000) -> tuple[np.ndarray, SimRFPlusInfo]:
+    """SimRF+ ensemble ``W`` (M, d) (SimRF sec 3.2, eq 16-17): SimRF blocks of ``min(d, remaining)``
+    rows (:func:`sample_ensemble`), each rearranged by :func:`simrf_plus_block` from its simplex
+    initialisation.  Norms stay ``chi_d``; each row stays marginally ``N(0, I_d)`` (the Haar
+    rotation of the block is applied before the update and commutes with it).
+    """
+    M = validate.positive_int(M, "M")
+    d = check_dim(get_coupling("simrf"), validate.positive_int(d, "d"))
+    W = sample_ensemble("simrf", M, d, seed)
+    out, passes, conv, changes = W.copy(), [], [], []
+    start = 0
+    for b in block_sizes("simrf", M, d):
+        if b >= 2:
+            blk, n, ok, ch = simrf_plus_block(W[start:start + b], tol=tol, max_passes=max_passes)
+            out[start:start + b] = blk
+            passes.append(n)
+            conv.append(ok)
+            changes.append(ch)
+        start += b
+    return out, SimRFPlusInfo(tuple(passes), tuple(conv), tuple(changes))
+
+
+def _is_pow2(n: int) -> bool:
+    return n >= 1 and (n & (n - 1)) == 0
+
+
+def fwht(x: np.ndarray) -> np.ndarray:
+    """Normalised fast Walsh-Hadamard transform ``H x`` along the last axis (eq 90), ``O(D log D)``;
+    the length must be a power of two."""
+    a = np.array(x, dtype=float, copy=True)
+    n = a.shape[-1]
+    if not _is_pow2(n):
+        raise ValueError(f"the Hadamard transform needs a power-of-two length; got {n}")
+    h = 1
+    while h < n:
+        a = a.reshape(*a.shape[:-1], n // (2 * h), 2, h)
+        u, v = a[..., 0, :].copy(), a[..., 1, :].copy()
+        a[..., 0, :], a[..., 1, :] = u + v, u - v
+        a = a.reshape(*a.shape[:-3], n)
+        h *= 2
+    return a / math.sqrt(n)
+
+
+def hd_rotation(D: int, rng: np.random.Generator, k: int = 3) -> np.ndarray:
+    """``R~ = prod_{i=1}^k H D_i`` (eq 89): ``H`` the normalised Hadamard matrix (eq 90) and
+    ``D_i`` independent Rademacher diagonals; an exactly orthogonal (D, D) matrix, only
+    approximately Haar.  ``D`` must be a power of two."""
+    D = validate.positive_int(D, "D")
+    if not _is_pow2(D):
+        raise ValueError(f"HD-product rotations need D a power of two; got D={D}")
+    k = validate.positive_int(k, "k")
+    signs = rng.choice([-1.0, 1.0], size=(k, D))
+    R = np.eye(D)
+    for i in range(k - 1, -1, -1):  # R <- H D_i R, innermost factor first: R~ = H D_1 H D_2 ... H D_k
+        R = fwht((signs[i][:, None] * R).T).T  # H X = (fwht of the columns of X), H symmetric
+    return R
+
+
+def sample_fast(coupling: str, M: int, d: int, seed: int = 0, *, k: int = 3, pad: bool = True) -> np.ndarray:
+    """Fast ORF / fast SimRF projections (SimRF sec 4.2, App. B.2.2): ``W`` (M, d).
+
+    Each block of ``D = 2^ceil(log2 d)`` rows is ``diag(r) R~`` (fast ORF) or ``diag(r) S R~``
+    (fast SimRF, ``S`` the D-dimensional simplex of eq 9) with ``R~`` the HD-product of
+    :func:`hd_rotation` (``k = 3``) and ``r ~ chi_D``; data are zero-padded to ``D``, so only
+    the first ``d`` columns act (``W`` is returned restricted to them).  Blocks are
+    independent; ``M > D`` uses several.  ``pad=False`` requires ``d`` a power of two.
+    """
+    if coupling not in ("orf", "simrf"):
+        raise ValueError(f"sample_fast supports 'orf' and 'simrf'; got {coupling!r}")
+    M = validate.positive_int(M, "M")
+    d = validate.positive_int(d, "d", 2 if coupling == "simrf" else 1)
+    if not pad and not _is_pow2(d):
+        raise ValueError(f"HD-product rotations need d a power of two (or pad=True to zero-pad); got d={d}")
+    D = 1 << max(0, (d - 1).bit_length())
+    if coupling == "simrf" and D < 2:
+        D = 2
+    rng = np.random.default_rng(_rng.seed_key(seed))
+    rows = []
+    S = None
+    if coupling == "simrf":
+        S = np.zeros((D, D))
+        S[:D - 1, :D - 1] = math.sqrt(D / (D - 1)) * np.eye(D - 1) - (math.sqrt(D) + 1) / (D - 1) ** 1.5
+        S[D - 1, :D - 1] = 1 / math.sqrt(D - 1)
+    while sum(r.shape[0] for r in rows) < M:
+        R = hd_rotation(D, rng, k)
+        B = R if S is None else S @ R
+        r = np.sqrt(rng.chisquare(D, size=D))
+        rows.append(r[:, None] * B)
+    W = np.concatenate(rows)[:M, :d]
+    return np.ascontiguousarray(W)
+
+
+def antithetic(W: np.ndarray) -> np.ndarray:
+    """Antithetic version of an ensemble: rows ``w_1, -w_1, w_2, -w_2, ...`` from the first
+    ``ceil(M/2)`` rows of ``W`` (M, d), truncated to ``M`` rows.  Marginals are unchanged
+    (N(0, I) is symmetric); the estimator's odd-order terms cancel within each pair."""
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 1:
+        raise ValueError("W must have shape (M, d) with M >= 1")
+    M = W.shape[0]
+    half = W[: (M + 1) // 2]
+    out = np.empty((2 * half.shape[0], W.shape[1]))
+    out[0::2], out[1::2] = half, -half
+    return out[:M]
 
 
 _rng.tie_cache_to_engine(globals())

@@ -26,4 +26,8 @@ def test_notebook_runs(path, monkeypatch, capsys):
         assert ns["good"].verdict == "HOLDS"
         assert ns["bad"].verdict == "REFUTED"
         assert ns["flawed"].verdict == "REFUTED"
+    if path.stem == "simrf":
+        verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
+        assert verdicts["simrf.cor4.4"] == "REFUTED"
+        assert verdicts["simrf.thm4.3.orf"] == "HOLDS"
     assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"

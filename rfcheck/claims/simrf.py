@@ -1,0 +1,1569 @@
+"""Claims of Simplex Random Features (``simrf``, seed 003), transcribed exactly as printed.
+
+Each ``printed_*`` function is a literal transcription of the paper's formula (series
+summed term by term in mpmath, with guard digits where the printed series alternates).
+References never use the printed formula:
+
+* the definition eq (10) by quadrature: ``E 0F1(; d/2; v^2 w_ij^2 / 4)`` over the two
+  ``chi_d`` norms of a pair at a fixed angle (2-D Gauss-Legendre, error bar from two rule
+  sizes), and 1-D quadratures of defining integrals in mpmath;
+* the hypergeometric closed forms of :mod:`rfcheck.closed_forms.simrf` (mpmath faces;
+  tested against the definition quadrature and Monte Carlo in the test suite);
+* Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
+* numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import optimize, special, stats
+
+from rfcheck import features
+from rfcheck.claims import Budget, Check, Claim, register
+from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
+from rfcheck.closed_forms import simrf as cf
+from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.stats import PointEval
+
+SRC = "003 Simplex Random Features"
+MF = mpmath.mpf
+
+
+def _vd_domain(
+    v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256), extra: dict[str, Any] | None = None, **kw: Any
+) -> Domain:
+    params: dict[str, Any] = {
+        "v": Real(v[0], v[1], extra=(1.0,)),
+        "d": Int(d[0], d[1], extra=tuple(x for x in (2, 3, 6, 64) if d[0] <= x <= d[1])),
+    }
+    params.update(extra or {})
+    return Domain(params, **kw)
+
+
+def _series(term: Any) -> Any:
+    """``sum_{k>=0} term(k)`` summed directly until the terms, past their peak, fall below
+    ``10^-(dps+8)`` of the sum (``mpmath.nsum``'s extrapolation misjudges large-argument series)."""
+    tot, k, prev = MF(0), 0, mpmath.inf
+    tol = MF(10) ** (-mpmath.mp.dps - 8)
+    while True:
+        t = term(k)
+        tot += t
+        if k > 8 and abs(t) <= tol * abs(tot) and abs(t) <= prev:
+            return tot
+        prev = abs(t)
+        k += 1
+        if k > 200_000:
+            raise ValueError("series did not converge in 200000 terms")
+
+
+def _ratio_series(t0: Any, ratio: Any) -> Any:
+    """``sum_k t_k`` with ``t_{k+1} = t_k ratio(k)`` (positive terms), summed to ``10^-(dps+8)``."""
+    t, tot, k = t0, t0, 0
+    tol = MF(10) ** (-mpmath.mp.dps - 8)
+    while True:
+        r = ratio(k)
+        t *= r
+        tot += t
+        k += 1
+        if (r < 1 and t <= tol * tot) or t == 0:
+            return tot
+
+
+def _quad_err(compute: Any, dps: int) -> tuple[Any, Any]:
+    """A mpmath computation ``compute()`` repeated at ``dps + 10`` and ``dps + 25`` digits:
+    value from the finer one, error bar = their difference plus 10^(3 - dps) relative."""
+    with mpmath.workdps(dps + 10):
+        a = compute()
+    with mpmath.workdps(dps + 25):
+        b = compute()
+        return b, abs(b - a) + abs(b) * MF(10) ** (3 - dps)
+
+
+def _no_search(check: Check, n: int) -> Check:
+    """An expensive check: at most ``n`` grid/random points, no optimiser climb (verify time budget)."""
+    check.max_points = n
+    check.search = False
+    return check
+
+
+def _with(dps: int, fn: Any) -> Any:
+    with mpmath.workdps(dps):
+        return fn()
+
+
+# ------------------------------------------------------------------ printed formulas
+
+
+def printed_eq23(v: Any, d: int) -> Any:
+    """Eq (23): Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)."""
+    v = MF(v)
+    return (
+        mpmath.gamma(MF(d) / 2)
+        / mpmath.gamma(d)
+        * _series(
+            lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+        )
+    )
+
+
+def printed_eq24(v: Any, d: int) -> Any:
+    """Eq (24), the double series, with guard digits for its alternating inner sum."""
+    dps = mpmath.mp.dps
+    with mpmath.workdps(2 * dps + 20 + int(3 * float(v) ** 2)):
+        v = MF(v)
+        c = -MF(1) / (d - 1)
+        g: list[Any] = []
+        tot = MF(0)
+        k = 0
+        while True:
+            g.append(mpmath.gamma(MF(d + k) / 2) / mpmath.gamma(MF(d + k + 1) / 2))
+            inner = mpmath.fsum(c**p * g[p] / (mpmath.factorial(k - p) * mpmath.factorial(p)) for p in range(k + 1))
+            term = mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2) * v ** (2 * k) / 2**k * inner
+            tot += term
+            if (k > 4 and abs(term) < MF(10) ** (-dps - 10) * abs(tot)) or v == 0:
+                break
+            k += 1
+        out = mpmath.sqrt(mpmath.pi) / (mpmath.gamma(MF(d) / 2) * 2 ** (d - 1)) * tot
+    return +out
+
+
+def printed_eq25_bracket(v: Any, d: int) -> Any:
+    """Eq (25) bracket as printed: e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)."""
+    v = MF(v)
+    s = _series(lambda k: v ** (2 * k) / mpmath.factorial(k) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2))
+    return mpmath.exp(v * v) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s
+
+
+def printed_eq11(rho: Any, v: Any, m: int, sq_norms: Any) -> Any:
+    """Eq (11): e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho - e^{v^2}))."""
+    v = MF(v)
+    return (
+        mpmath.exp(-2 * MF(sq_norms))
+        / m
+        * ((mpmath.exp(2 * v * v) - mpmath.exp(v * v)) + (m - 1) * (rho - mpmath.exp(v * v)))
+    )
+
+
+# ---------------------------------------------------------------------- references
+
+
+def _mp_conformity(v: Any, d: int, coupling: str, dps: int) -> tuple[Any, Any]:
+    """Hypergeometric closed form (mpmath face, ``dps + 10`` digits) with its error bar."""
+    val = cf.pair_conformity(MF(v), d, coupling, backend="mpmath", dps=dps + 10)
+    return val, abs(val) * MF(10) ** (-dps - 3)
+
+
+def eq10_quadrature(v: float, d: int, c: float, n: int = 160) -> tuple[float, float]:
+    """Eq (10) by 2-D Gauss-Legendre over the two chi_d norms (float64, scipy 0F1).
+
+    Error bar: the change from ``n`` to ``3n/2`` nodes plus 1e-13 relative rounding.
+    """
+
+    def rule(nn: int) -> float:
+        lo, hi = max(0.0, math.sqrt(d) - 14.0), math.sqrt(d) + 14.0
+        x, wq = np.polynomial.legendre.leggauss(nn)
+        r = lo + (hi - lo) * (x + 1) / 2
+        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
+        r1, r2 = r[:, None], r[None, :]
+        w2 = np.maximum(r1 * r1 + r2 * r2 + 2 * c * r1 * r2, 0.0)
+        return float(wr @ special.hyp0f1(d / 2, w2 * v * v / 4) @ wr)
+
+    a, b = rule(n), rule(n * 3 // 2)
+    return b, abs(a - b) + 1e-13 * abs(b)
+
+
+def _quad_ref(coupling: str) -> Any:
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        d = int(p["d"])
+        c = 0.0 if coupling == "orf" else -1.0 / (d - 1)
+        val, err = eq10_quadrature(float(p["v"]), d, c)
+        if not math.isfinite(val):
+            return mpmath.nan, mpmath.inf
+        return MF(val), MF(err)
+
+    return ref
+
+
+# ------------------------------------------------------------------ eq (33) / (31)
+
+
+def _direction_average(w: Any, v: Any, d: int) -> tuple[Any, Any]:
+    """E exp(w q . v) over q uniform on S^{d-1}: 1-D quadrature in the polar angle."""
+    if d == 1:
+        return mpmath.cosh(w * v), 0
+    num = mpmath.quad(
+        lambda a: mpmath.exp(w * v * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), [0, mpmath.pi / 2, mpmath.pi]
+    )
+    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(MF(d - 1) / 2) / mpmath.gamma(MF(d) / 2)
+    return num / den, abs(num / den) * MF(10) ** (5 - mpmath.mp.dps)
+
+
+def printed_eq33_bracket(p: dict[str, Any]) -> Any:
+    """Eq (33) bracket at a fixed w_ij = w: Gamma(d/2) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
+    v, w, d = MF(p["v"]), MF(p["w"]), int(p["d"])
+    return mpmath.gamma(MF(d) / 2) * _series(
+        lambda k: (v * w) ** (2 * k) / (4**k * mpmath.factorial(k) * mpmath.gamma(k + MF(d) / 2))
+    )
+
+
+register(
+    Claim(
+        id="simrf.eq33",
+        paper="simrf",
+        source=f"{SRC}, appendix A.1, eq (31)-(33)",
+        statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
+        "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
+        domain=_vd_domain(extra={"w": Real(0.0, 30.0)}, d=(1, 256)),
+        checks=[
+            deterministic_check(
+                "direction-quadrature",
+                printed_eq33_bracket,
+                lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
+                description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------------- Lemma 4.1
+
+
+def printed_eq18(p: dict[str, Any]) -> Any:
+    w, d = MF(p["w"]), int(p["d"])
+    return w ** (d - 1) * mpmath.exp(-w * w / 4) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
+
+
+def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """pdf of |g|, g ~ N(0, 2 I_d): derivative of the regularised incomplete gamma CDF."""
+    w, d = MF(p["w"]), int(p["d"])
+    return _quad_err(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d) / 2, 0, t * t / 4, regularized=True), w, direction=1), dps
+    )
+
+
+register(
+    Claim(
+        id="simrf.lem4.1.pdf",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.1, eq (18) (= eq (52))",
+        statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
+        domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "cdf-derivative",
+                printed_eq18,
+                _ref_pdf_sqrt2_chi,
+                atol_scale=lambda p, dps: 1,
+                description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
+            )
+        ],
+    )
+)
+
+
+def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
+    v = MF(p["v"])
+    return _quad_err(
+        lambda: mpmath.quad(
+            lambda t: mpmath.exp(t * v - t * t / 4) / mpmath.sqrt(4 * mpmath.pi),
+            [-mpmath.inf, 2 * v * v - 10, 2 * v * v, 2 * v * v + 10, mpmath.inf],
+        ),
+        dps,
+    )
+
+
+register(
+    Claim(
+        id="simrf.lem4.1",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.1, eq (19) (= eq (53))",
+        statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
+        domain=_vd_domain(d=(1, 1024)),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "quadrature",
+                    lambda p: mpmath.exp(MF(p["v"]) ** 2),
+                    _ref_iid_mgf,
+                    description="E exp(t v), t ~ N(0, 2), by quadrature",
+                ),
+                12,
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------------- Lemma 4.2
+
+
+def printed_eq20(p: dict[str, Any]) -> Any:
+    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+
+    def f(ph: Any) -> Any:
+        s2 = 1 + mpmath.sin(2 * ph) * c
+        return (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1) * mpmath.exp(-w * w / (2 * s2)) / s2**d
+
+    # the integrand peaks at pi/4 with width ~ 1/sqrt(d): 16 panels keep tanh-sinh accurate
+    return (
+        w ** (2 * d - 1)
+        / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2)
+        * mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
+    )
+
+
+def _pdf_angle_at(p: dict[str, Any]) -> Any:
+    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+
+    def lchi(r: Any) -> Any:
+        return (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
+
+    s = 1 - c * c
+    top = w / mpmath.sqrt(s)
+
+    def f(r1: Any) -> Any:
+        disc = w * w - r1 * r1 * s
+        if disc <= 0 or r1 <= 0:
+            return MF(0)
+        q = mpmath.sqrt(disc)
+        tot = MF(0)
+        for r2 in (-c * r1 + q, -c * r1 - q):
+            if r2 > 0:
+                tot += mpmath.exp(lchi(r1) + lchi(r2)) * w / q
+        return tot
+
+    brk = sorted({MF(0), min(w, top), top})
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
+    return mpmath.quad(f, pts)
+
+
+def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """pdf of sqrt(r1^2 + r2^2 + 2c r1 r2), r ~ chi_d iid: change of variables r2(r1, w), 1-D quadrature."""
+    return _quad_err(lambda: _pdf_angle_at(p), dps)
+
+
+register(
+    Claim(
+        id="simrf.lem4.2.pdf",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.2, eq (20) (= eq (56), (60))",
+        statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
+        "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
+        domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "change-of-variables",
+                    printed_eq20,
+                    _ref_pdf_angle,
+                    max_points=30,
+                    atol_scale=lambda p, dps: 1,
+                    description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
+                ),
+                6,
+            )
+        ],
+    )
+)
+
+
+def printed_eq21(p: dict[str, Any]) -> Any:
+    v, d, c = MF(p["v"]), int(p["d"]), MF(p["cos"])
+
+    g0 = mpmath.gamma(d) / mpmath.gamma(MF(d) / 2)
+
+    def inner(ph: Any) -> Any:
+        x = v * v * (1 + mpmath.sin(ph) * c) / 2
+        # the k-series of eq (21), terms x^k/k! Gamma(k+d)/Gamma(k+d/2) by their exact ratio
+        return mpmath.sin(ph) ** (d - 1) * _ratio_series(g0, lambda k: x * (k + d) / ((k + 1) * (k + MF(d) / 2)))
+
+    return mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi]) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
+
+
+def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    val, err = eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
+    return MF(val), MF(err)
+
+
+register(
+    Claim(
+        id="simrf.lem4.2",
+        paper="simrf",
+        source=f"{SRC}, Lemma 4.2, eq (21) (= eq (63))",
+        statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
+        "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
+        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    printed_eq21,
+                    _ref_angle_quad,
+                    max_points=12,
+                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+                ),
+                6,
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------------- Thm 4.3
+
+
+def _printed_rho(coupling: str) -> Any:
+    def pr(p: dict[str, Any]) -> Any:
+        return printed_eq23(p["v"], int(p["d"])) if coupling == "orf" else printed_eq24(p["v"], int(p["d"]))
+
+    return pr
+
+
+def _mc_pair(coupling: str) -> Any:
+    """E[b_1 b_2] = E exp(v (w_1 + w_2) . u_hat) for two rows of one coupled block, by Monte Carlo
+    with the projection sampler of the coupling; z-test at the budget's family-wise level."""
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.couplings import sample_projection
+        from rfcheck.stats import compare_mc, estimate_mean, z_critical
+
+        d, v = int(p["d"]), float(p["v"])
+        with mpmath.workdps(30):
+            pv = float(_printed_rho(coupling)(p))
+        t, _ = sample_projection(coupling, 2, d, budget.mc_trials, seed=seed, need_sq=False)
+        est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+        return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points))
+
+    return Check(
+        "monte-carlo",
+        3,
+        evaluate,
+        search=False,
+        description="E[b_1 b_2] for a coupled pair from the projection sampler (Numba)",
+        domain=_vd_domain(v=(0.05, 0.8), d=(2, 256)),
+    )
+
+
+for _part, _eq, _stmt in (
+    ("orf", "(23) (= eq (65))", "rho_ORF(x,y) = Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)"),
+    (
+        "simrf",
+        "(24) (= eq (67))",
+        "rho_SimRF(x,y) = sqrt(pi)/(Gamma(d/2) 2^{d-1}) sum_k Gamma(k+d)/Gamma(k+d/2) "
+        "v^{2k}/2^k sum_{p=0}^k (-1/(d-1))^p Gamma((d+p)/2)/Gamma((d+p+1)/2) 1/((k-p)! p!)",
+    ),
+):
+    register(
+        Claim(
+            id=f"simrf.thm4.3.{_part}",
+            paper="simrf",
+            source=f"{SRC}, Theorem 4.3, eq {_eq}",
+            statement=_stmt,
+            domain=_vd_domain(d=(2, 256)),
+            checks=[
+                _no_search(
+                    deterministic_check(
+                        "eq10-quadrature",
+                        _printed_rho(_part),
+                        _quad_ref(_part),
+                        max_points=10,
+                        description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
+                    ),
+                    6,
+                ),
+                _no_search(
+                    deterministic_check(
+                        "hypergeometric",
+                        _printed_rho(_part),
+                        lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
+                        max_points=16,
+                        description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
+                    ),
+                    10,
+                ),
+                _mc_pair(_part),
+            ],
+        )
+    )
+
+
+# ------------------------------------------------------------------- Thm 3.2 (MSE)
+
+
+def _mse_domain() -> Domain:
+    return Domain(
+        {
+            "d": Int(2, 24, extra=(2, 3, 6)),
+            "m": Int(2, 48, extra=(2,)),
+            "nx": Real(0.0, 0.45),
+            "ny": Real(0.0, 0.45),
+            "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
+            "coupling": Choice(("iid", "orf", "simrf")),
+        },
+        description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
+    )
+
+
+def _pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    d = int(p["d"])
+    x, y = np.zeros((1, d)), np.zeros((1, d))
+    x[0, 0] = p["nx"]
+    y[0, 0] = p["ny"] * math.cos(p["theta"])
+    if d > 1:
+        y[0, 1] = p["ny"] * math.sin(p["theta"])
+    return x, y
+
+
+def _v_sq(p: dict[str, Any]) -> tuple[Any, Any]:
+    nx, ny, th = MF(p["nx"]), MF(p["ny"]), MF(p["theta"])
+    return mpmath.sqrt((nx - ny) ** 2 + 4 * nx * ny * mpmath.cos(th / 2) ** 2), nx**2 + ny**2
+
+
+def printed_thm32(p: dict[str, Any]) -> Any:
+    """Eq (11) with rho of eq (10) for the whole ensemble: coupled pairs in blocks of d, others independent."""
+    d, m, c = int(p["d"]), int(p["m"]), p["coupling"]
+    v, sq = _v_sq(p)
+    rc = {"iid": lambda: mpmath.exp(v * v), "orf": lambda: printed_eq23(v, d), "simrf": lambda: printed_eq24(v, d)}[c]()
+    npairs = cf._n_coupled_pairs(m, d, c)
+    rho = (npairs * rc + (m * (m - 1) - npairs) * mpmath.exp(v * v)) / (m * (m - 1))
+    return printed_eq11(rho, v, m, sq)
+
+
+def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+    from rfcheck.montecarlo import simulate
+
+    x, y = _pair(p)
+    prod = features.positive_product(x, y)
+    est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
+    return est, float(prod.target[0]), None
+
+
+register(
+    Claim(
+        id="simrf.thm3.2",
+        paper="simrf",
+        source=f"{SRC}, Theorem 3.2, eq (11) (= eq (30), (34))",
+        statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
+        "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
+        "independent blocks)",
+        domain=_mse_domain(),
+        checks=[
+            mc_check(
+                "monte-carlo",
+                printed_thm32,
+                _sim_prf,
+                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------------- Cor 3.3
+
+
+def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(MSE_SimRF, MSE_ORF, err) from the closed forms (m features, blocks of d)."""
+    d, m, v = int(p["d"]), int(p["m"]), float(p["v"])
+    a = cf.prf_mse(v, d, m, 0.0, "simrf", backend="mpmath", dps=dps)
+    b = cf.prf_mse(v, d, m, 0.0, "orf", backend="mpmath", dps=dps)
+    return a, b, (abs(a) + abs(b)) * MF(10) ** (-dps + 3)
+
+
+register(
+    Claim(
+        id="simrf.cor3.3",
+        paper="simrf",
+        source=f"{SRC}, Corollary 3.3",
+        statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
+        "for arbitrary data dimensionality d",
+        domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "closed-forms",
+                    _cor33,
+                    max_points=20,
+                    description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
+                ),
+                10,
+            )
+        ],
+        notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
+        "holds only for v > 0 (and m >= 2).",
+    )
+)
+
+
+# --------------------------------------------------------------- Thm 3.4 (numerical)
+
+
+def _config_objective(d: int, v: float) -> Any:
+    """mean_{i != j} rho_theta(cos theta_ij) for d unit directions (rows of X, normalised)."""
+    cs = np.cos(np.linspace(0, np.pi, 257))  # Chebyshev-Lobatto nodes in c
+    vals = cf.log_conformity_angle(v, d, cs)
+    cheb = np.polynomial.chebyshev.Chebyshev.fit(cs, np.exp(vals), 256)
+
+    def obj(flat: np.ndarray) -> float:
+        X = flat.reshape(d, d)
+        U = X / np.linalg.norm(X, axis=1, keepdims=True)
+        G = np.clip(U @ U.T, -1, 1)
+        iu = ~np.eye(d, dtype=bool)
+        return float(np.mean(cheb(G[iu])))
+
+    return obj
+
+
+def _thm34(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    d, v = int(p["d"]), float(p["v"])
+    simplex = float(cf.conformity_simrf(v, d))
+    obj = _config_objective(d, v)
+    rng = np.random.default_rng(1000 * d + int(1000 * v))
+    best = math.inf
+    for _ in range(3):
+        r = optimize.minimize(obj, rng.standard_normal(d * d), method="L-BFGS-B", options={"maxiter": 300})
+        best = min(best, float(r.fun))
+    return MF(simplex), MF(best), MF(1e-12 * simplex)
+
+
+register(
+    Claim(
+        id="simrf.thm3.4",
+        paper="simrf",
+        source=f"{SRC}, Theorem 3.4 (proof appendix A.2)",
+        statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
+        "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
+        domain=_vd_domain(v=(0.1, 3.0), d=(2, 6)),
+        checks=[
+            inequality_check(
+                "optimiser",
+                _thm34,
+                max_points=5,
+                search=False,
+                description="rho(simplex) <= min over d unit directions (L-BFGS, 4 random starts) of "
+                "mean_{i!=j} rho_theta(cos theta_ij); rho_theta from the eq (21) closed form",
+            )
+        ],
+        notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
+        "conformity is the average over configurations, so minimising over deterministic configurations suffices.",
+    )
+)
+
+
+# --------------------------------------------------------------------- Cor 4.4
+
+
+def _gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - rho_ORF), rho_ORF by the definition quadrature."""
+    d, m, v = int(p["d"]), int(p["m"]), float(p["v"])
+    rho, err = eq10_quadrature(v, d, 0.0)
+    with mpmath.workdps(dps):
+        pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
+        return pref * (mpmath.exp(MF(v) ** 2) - MF(rho)), pref * MF(err)
+
+
+def printed_eq25(p: dict[str, Any]) -> Any:
+    d, m = int(p["d"]), int(p["m"])
+    return mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m * printed_eq25_bracket(p["v"], d)
+
+
+def _gap_domain() -> Domain:
+    return _vd_domain(
+        v=(0.0, 3.0),
+        d=(2, 64),
+        extra={"m": Int(2, 64, extra=(2,)), "sq": Real(0.0, 2.0)},
+        constraint=lambda p: p["m"] <= p["d"],
+    )
+
+
+register(
+    Claim(
+        id="simrf.cor4.4",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.4, eq (25)",
+        statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
+        "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
+        domain=_gap_domain(),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    printed_eq25,
+                    _gap_ref,
+                    max_points=12,
+                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+                ),
+                10,
+            )
+        ],
+        correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
+        "Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2)) "
+        "(rfcheck.closed_forms.simrf.prf_orthogonality_gap; claim simrf.eq69 holds). As printed the "
+        "bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0.",
+    )
+)
+
+
+def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    val, err = _gap_ref(p, dps)
+    return MF(0), val, err
+
+
+register(
+    Claim(
+        id="simrf.cor4.4.positive",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.4 (last sentence) and eq (70)",
+        statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
+        domain=_gap_domain(),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "eq10-quadrature",
+                    _gap_positive,
+                    max_points=12,
+                    description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
+                ),
+                10,
+            )
+        ],
+        notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
+    )
+)
+
+
+def printed_eq69(line: int) -> Any:
+    def pr(p: dict[str, Any]) -> Any:
+        v, d, m = MF(p["v"]), int(p["d"]), int(p["m"])
+        pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
+        if line == 1:
+            s = (
+                mpmath.gamma(MF(d) / 2)
+                / mpmath.gamma(d)
+                * _series(
+                    lambda k: (
+                        v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+                    )
+                )
+            )
+            return pref * (mpmath.exp(v * v) - s)
+
+        def term(k: Any) -> Any:
+            k = int(k)
+            ratio = (
+                mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
+            )
+            return v ** (2 * k) / mpmath.factorial(k) * (1 - ratio)
+
+        return pref * _series(term)
+
+    return pr
+
+
+for _line in (1, 2):
+    register(
+        Claim(
+            id=f"simrf.eq69.line{_line}",
+            paper="simrf",
+            source=f"{SRC}, appendix A.7, eq (69), line {_line}",
+            statement=(
+                "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
+                "Gamma(k+d)/Gamma(k+d/2))"
+            )
+            if _line == 1
+            else "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
+            domain=_gap_domain(),
+            checks=[
+                _no_search(
+                    deterministic_check(
+                        "eq10-quadrature",
+                        printed_eq69(_line),
+                        _gap_ref,
+                        max_points=12,
+                        atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    ),
+                    8,
+                )
+            ],
+        )
+    )
+
+
+def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    d, k = int(p["d"]), int(p["k"])
+    prod = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
+    return MF(0), 1 - prod, MF(10) ** (-dps + 2)
+
+
+register(
+    Claim(
+        id="simrf.eq70",
+        paper="simrf",
+        source=f"{SRC}, appendix A.7, eq (70)",
+        statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
+        domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
+        checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
+        notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
+    )
+)
+
+
+# --------------------------------------------------------------------- Thm 4.5 (RFF)
+
+
+def _rff_orf_cov_ref(z: Any, d: int) -> Any:
+    """E cos(w_ij . z) for an orthogonal pair: |w_ij| ~ chi_{2d} (A.5), E over the direction of
+    cos(rho q . z) = Gamma(d/2) (rho z/2)^{1-d/2} J_{d/2-1}(rho z); 1-D quadrature in rho (scipy, float64,
+    relative error ~1e-13, returned as an mpmath number)."""
+    from scipy import integrate
+
+    zf = float(z)
+
+    def f(r: float) -> float:
+        x = r * zf
+        lchi = (2 * d - 1) * math.log(r) - r * r / 2 - (d - 1) * math.log(2) - math.lgamma(d) if r > 0 else -math.inf
+        if x < 1e-8:
+            return math.exp(lchi)
+        return math.exp(lchi + math.lgamma(d / 2) + (1 - d / 2) * math.log(x / 2)) * special.jv(d / 2 - 1, x)
+
+    hi = math.sqrt(2 * d) + 14
+    lo = max(0.0, math.sqrt(2 * d) - 14)
+    val, _ = integrate.quad(f, lo, hi, limit=400, epsabs=0, epsrel=1e-13)
+    return MF(val)
+
+
+def _rff_cov_err(z: Any, d: int) -> Any:
+    return MF(1e-12)
+
+
+def _rff_gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
+    with mpmath.workdps(dps):
+        return MF(m - 1) / m * (mpmath.exp(-z * z) - _rff_orf_cov_ref(z, d)), _rff_cov_err(z, d)
+
+
+def printed_eq26(p: dict[str, Any]) -> Any:
+    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
+    with mpmath.workdps(mpmath.mp.dps + int(float(z) ** 2) + 10):  # alternating series: guard digits
+        s = _series(
+            lambda k: (-z * z) ** k / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+        )
+        out = MF(m - 1) / m * (mpmath.exp(-z * z) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s)
+    return +out
+
+
+register(
+    Claim(
+        id="simrf.thm4.5",
+        paper="simrf",
+        source=f"{SRC}, Theorem 4.5, eq (26) (= eq (76))",
+        statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
+        "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
+        domain=Domain(
+            {"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3, 64)), "m": Int(1, 128, extra=(2,))},
+            constraint=lambda p: p["m"] <= p["d"],
+        ),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "bessel-quadrature",
+                    printed_eq26,
+                    _rff_gap_ref,
+                    max_points=16,
+                    atol_scale=lambda p, dps: 1,
+                    description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+                ),
+                8,
+            )
+        ],
+    )
+)
+
+
+def printed_eq74(p: dict[str, Any]) -> Any:
+    """Eq (74) with E[a_i a_j] = E cos(w_ij.z) (A.8) for ORF pairs, e^{-z^2} for iid."""
+    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
+    eaa = _rff_orf_cov_ref(z, d) if p["coupling"] == "orf" else mpmath.exp(-z * z)
+    npairs = cf._n_coupled_pairs(m, d, p["coupling"])
+    mean_eaa = (npairs * eaa + (m * (m - 1) - npairs) * mpmath.exp(-z * z)) / (m * (m - 1)) if m > 1 else 0
+    return 1 / MF(m) * ((1 - mpmath.exp(-z * z)) ** 2 / 2 + (m - 1) * (mean_eaa - mpmath.exp(-z * z)))
+
+
+def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+    from rfcheck.montecarlo import simulate
+
+    d = int(p["d"])
+    x, y = np.zeros((1, d)), np.zeros((1, d))
+    x[0, 0] = float(p["z"])
+    prod = features.trig_product(x, y)
+    est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
+    return est, float(prod.target[0]), None
+
+
+register(
+    Claim(
+        id="simrf.eq74",
+        paper="simrf",
+        source=f"{SRC}, appendix A.8, eq (74)-(75)",
+        statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
+        "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
+        domain=Domain(
+            {
+                "z": Real(0.2, 2.5),
+                "d": Int(2, 16, extra=(2, 3)),
+                "m": Int(2, 32, extra=(2,)),
+                "coupling": Choice(("iid", "orf")),
+            }
+        ),
+        checks=[
+            mc_check(
+                "monte-carlo",
+                printed_eq74,
+                _sim_rff,
+                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------------- Cor 4.6 / eq (77)
+
+
+def _exact_ratio(z: Any, d: int, m: int) -> Any:
+    e = mpmath.exp(-z * z)
+    g = e - mpmath.hyp1f1(d, MF(d) / 2, -z * z / 2)
+    return 1 - 2 * (m - 1) * g / (1 - e) ** 2
+
+
+def printed_eq77(p: dict[str, Any]) -> Any:
+    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
+    with mpmath.workdps(mpmath.mp.dps + 10):
+        e_ort = _rff_orf_cov_ref(z, d)
+        out = 1 + 2 * (m - 1) / (1 + mpmath.exp(-z * z)) ** 2 * (e_ort - mpmath.exp(-z * z))
+    return +out
+
+
+def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """MSE_ORF / MSE_IID from eq (74) with the ORF pair covariance by Bessel quadrature."""
+    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
+    with mpmath.workdps(dps):
+        iid = (1 - mpmath.exp(-z * z)) ** 2 / 2
+        val = (iid + (m - 1) * (_rff_orf_cov_ref(z, d) - mpmath.exp(-z * z))) / iid
+        return val, (m - 1) * _rff_cov_err(z, d) / iid
+
+
+register(
+    Claim(
+        id="simrf.eq77",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (77)",
+        statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
+        domain=Domain(
+            {"z": Real(0.1, 3.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 64)), "m": Int(2, 128, extra=(2,))},
+            constraint=lambda p: p["m"] <= p["d"],
+        ),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "bessel-quadrature",
+                    printed_eq77,
+                    _ratio_ref,
+                    max_points=10,
+                    description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+                ),
+                8,
+            )
+        ],
+        correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
+        "eq (77) holds and leads to eq (86) = eq (27) (rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid).",
+    )
+)
+
+
+def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """d^2 |exact - leading| must stay bounded: its growth from d to 4d is at most 2 (O(1/d) remainder -> 4)."""
+    with mpmath.workdps(dps + 10):
+        z, m, d0 = MF(p["z"]), int(p["m"]), int(p["d"])
+
+        def rem(d: int) -> Any:
+            lead = 1 - (m - 1) * mpmath.exp(-z * z) * z**4 / (d * (1 - mpmath.exp(-z * z)) ** 2)
+            return d * d * abs(_exact_ratio(z, d, m) - lead)
+
+        r1, r2 = rem(4 * d0), rem(16 * d0)
+        growth = r2 / r1 if r1 else MF(0)
+    return growth, MF(2), MF(10) ** (-dps + 5)
+
+
+register(
+    Claim(
+        id="simrf.cor4.6",
+        paper="simrf",
+        source=f"{SRC}, Corollary 4.6, eq (27) (= eq (86))",
+        statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
+        domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                _cor46,
+                max_points=12,
+                description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
+                "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4",
+            )
+        ],
+    )
+)
+
+
+def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    z, d = MF(p["z"]), int(p["d"])
+    with mpmath.workdps(dps + 10 + int(float(z) ** 2)):
+        s = -_series(lambda k: (-z * z) ** k / mpmath.factorial(k) * k * (k - 1) / (2 * d))
+    return s, abs(s) * MF(10) ** (-dps + 3) + MF(10) ** (-dps)
+
+
+register(
+    Claim(
+        id="simrf.eq85",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (85), last equality",
+        statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
+        domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
+        checks=[
+            deterministic_check(
+                "series",
+                lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
+                _eq85,
+                atol_scale=lambda p, dps: 1 / MF(p["d"]),
+            )
+        ],
+    )
+)
+
+
+def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    k, d0 = int(p["k"]), int(p["d"])
+
+    def rem(d: int) -> Any:
+        exact = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
+        return d * d * abs(exact - (1 - MF(k * (k - 1)) / (2 * d)))
+
+    with mpmath.workdps(dps):
+        r1, r2 = rem(d0), rem(4 * d0)
+        return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
+
+
+register(
+    Claim(
+        id="simrf.eq84",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (84)",
+        statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
+        domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                _eq84_growth,
+                max_points=16,
+                description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------- sec 5.1 prefactor
+
+
+def printed_prefactor(d: int) -> Any:
+    g = mpmath.gamma
+    return 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(MF(d) / 2 + MF(1) / 2) / (
+        g(MF(d) / 2) * g(MF(d) / 2 + 1) ** 2 * 2**d
+    )
+
+
+def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """lim_{v->0} m e^{2(x^2+y^2)} MSE_SimRF / v^2 at m = d, from the definition: the v^2 coefficient of
+    rho_SimRF is E[w_ij^2]/(2d) with E w_ij^2 = 2d + 2c (E r)^2, c = -1/(d-1), E r by quadrature of chi_d."""
+    d = int(p["d"])
+
+    def compute() -> Any:
+        er = mpmath.quad(
+            lambda r: (
+                r
+                * mpmath.exp(
+                    (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
+                )
+            ),
+            [0, mpmath.sqrt(d), mpmath.inf],
+        )
+        coef_rho = (2 * d + 2 * (-MF(1) / (d - 1)) * er**2) / (2 * d)
+        return 1 + (d - 1) * (coef_rho - 1)  # e^{2v^2}-e^{v^2} -> v^2, (m-1)(rho - e^{v^2}) -> (m-1)(coef-1) v^2
+
+    return _quad_err(compute, dps + 10)
+
+
+register(
+    Claim(
+        id="simrf.text-small-v",
+        paper="simrf",
+        source=f"{SRC}, sec 5.1",
+        statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
+        "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
+        domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "chi-moment-quadrature",
+                    lambda p: printed_prefactor(int(p["d"])),
+                    _small_v_ref,
+                    description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+                ),
+                8,
+            )
+        ],
+    )
+)
+
+
+def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    ref, err = _small_v_ref(p, dps)
+    return abs(MF("0.0078") - ref), MF("0.00005"), err
+
+
+register(
+    Claim(
+        id="simrf.text-prefactor",
+        paper="simrf",
+        source=f"{SRC}, sec 5.1",
+        statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
+        domain=Domain({"d": Choice((64,))}),
+        checks=[
+            inequality_check(
+                "chi-moment-quadrature",
+                _prefactor_digits,
+                description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
+                "prefactor from the chi_d moment quadrature",
+            )
+        ],
+    )
+)
+
+
+# ------------------------------------------------------------------ Lemma A.1 / eq (39)-(40)
+
+
+def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    d, v, w = int(p["d"]), float(p["v"]), float(p["w"])
+    bound = float(cf.equal_norm_conformity_bound(v, w, d, d))
+    rng = np.random.default_rng(d * 7919 + int(100 * v) + int(1000 * w))
+    best = math.inf
+    for _ in range(3):
+        r = optimize.minimize(
+            lambda f: cf.equal_norm_conformity(v, w, d, f.reshape(d, d)),
+            rng.standard_normal(d * d),
+            method="L-BFGS-B",
+            options={"maxiter": 300},
+        )
+        best = min(best, float(r.fun))
+    return MF(bound), MF(best), MF(1e-12 * bound)
+
+
+register(
+    Claim(
+        id="simrf.lema.1",
+        paper="simrf",
+        source=f"{SRC}, Lemma A.1, eq (36)-(40)",
+        statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
+        "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
+        domain=Domain({"d": Int(2, 7), "v": Real(0.1, 3.0), "w": Real(0.5, 6.0)}),
+        checks=[
+            inequality_check(
+                "optimiser",
+                _lema1,
+                max_points=5,
+                search=False,
+                description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)",
+            )
+        ],
+    )
+)
+
+
+def _unit_rows(p: dict[str, Any]) -> list[list[Any]]:
+    """Random unit vectors (rows) of the point, in mpmath at the current precision."""
+    m, dim = int(p["m"]), int(p["dim"])
+    g = np.random.default_rng(int(p["seed"])).standard_normal((m, dim))
+    rows = []
+    for i in range(m):
+        r = [MF(float(x)) for x in g[i]]
+        n = mpmath.sqrt(mpmath.fsum(x * x for x in r))
+        rows.append([x / n for x in r])
+    return rows
+
+
+def printed_eq39(p: dict[str, Any]) -> Any:
+    rows = _unit_rows(p)
+    s = [mpmath.fsum(r[k] for r in rows) for k in range(int(p["dim"]))]
+    m = int(p["m"])
+    return 2 * m * (m - 2) + 2 * mpmath.fsum(x * x for x in s)
+
+
+def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    m, dim = int(p["m"]), int(p["dim"])
+    with mpmath.workdps(dps):
+        rows = _unit_rows(p)
+        lhs = mpmath.fsum(
+            mpmath.fsum((rows[i][k] + rows[j][k]) ** 2 for k in range(dim))
+            for i in range(m)
+            for j in range(m)
+            if i != j
+        )
+        return lhs, MF(10) ** (-dps + 3) * (m * m + 1)
+
+
+register(
+    Claim(
+        id="simrf.eq39",
+        paper="simrf",
+        source=f"{SRC}, appendix A.2, eq (39)",
+        statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
+        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
+        checks=[
+            deterministic_check(
+                "direct-sum",
+                printed_eq39,
+                _eq39,
+                atol_scale=lambda p, dps: int(p["m"]) ** 2,
+                description="both sides for random unit vectors, mpmath",
+            )
+        ],
+    )
+)
+
+
+# --------------------------------------------------------------- identities of A.5-A.6
+
+
+def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    d = int(p["d"])
+    return _quad_err(
+        lambda: (
+            mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), [0, mpmath.pi / 2, mpmath.pi]) / mpmath.gamma(MF(d) / 2)
+        ),
+        dps,
+    )
+
+
+register(
+    Claim(
+        id="simrf.eq64",
+        paper="simrf",
+        source=f"{SRC}, appendix A.6, eq (64)",
+        statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
+        "= 2^{d-1} Gamma(d/2)/Gamma(d)",
+        domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "quadrature-middle",
+                lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
+                _eq64,
+            ),
+            deterministic_check(
+                "quadrature-right",
+                lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
+                _eq64,
+            ),
+        ],
+    )
+)
+
+
+def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    w, d = MF(p["w"]), int(p["d"])
+    return _quad_err(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d), 0, t * t / 2, regularized=True), w, direction=1), dps
+    )
+
+
+register(
+    Claim(
+        id="simrf.eq58",
+        paper="simrf",
+        source=f"{SRC}, appendix A.5, eq (57)-(58)",
+        statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), "
+        "the chi_{2d} law",
+        domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+        checks=[
+            deterministic_check(
+                "cdf-derivative",
+                lambda p: (
+                    MF(p["w"]) ** (2 * int(p["d"]) - 1)
+                    * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
+                    / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
+                ),
+                _eq58_ref,
+                atol_scale=lambda p, dps: 1,
+                description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+            ),
+            _no_search(
+                deterministic_check(
+                    "eq20-at-right-angle",
+                    lambda p: printed_eq20({**p, "cos": 0}),
+                    _eq58_ref,
+                    max_points=12,
+                    atol_scale=lambda p, dps: 1,
+                    description="eq (20) evaluated at cos theta = 0",
+                ),
+                6,
+            ),
+        ],
+    )
+)
+
+
+def printed_eq56_middle(p: dict[str, Any]) -> Any:
+    """Eq (56), first expression as printed (second p_chi argument without the square root)."""
+    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+
+    def pchi(r: Any) -> Any:
+        return r ** (d - 1) * mpmath.exp(-r * r / 2) / (2 ** (MF(d) / 2 - 1) * mpmath.gamma(MF(d) / 2))
+
+    def f(ph: Any) -> Any:
+        s = 1 + mpmath.sin(2 * ph) * c
+        return w / mpmath.sqrt(s) * pchi(w * mpmath.cos(ph) / mpmath.sqrt(s)) * pchi(w * mpmath.sin(ph) / s)
+
+    return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
+
+
+register(
+    Claim(
+        id="simrf.eq56",
+        paper="simrf",
+        source=f"{SRC}, appendix A.5, eq (56), first expression",
+        statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
+        "p_chi(w sin phi/(1+sin(2phi)cos theta))",
+        domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "change-of-variables",
+                    printed_eq56_middle,
+                    _ref_pdf_angle,
+                    max_points=16,
+                    atol_scale=lambda p, dps: 1,
+                ),
+                8,
+            )
+        ],
+        correction="The second p_chi argument needs the square root, w sin phi / sqrt(1 + sin(2phi) cos theta); the "
+        "final form of eq (56) (= eq (20)) is correct (claim simrf.lem4.2.pdf).",
+    )
+)
+
+
+# ------------------------------------------------------------------- sec 3.2 / Fig. 4 (SimRF+)
+
+
+def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(rho_SimRF+, rho_SimRF, err) for one draw of norms (eq 12, fixed vectors)."""
+    from rfcheck import couplings
+
+    d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    return MF(a), MF(b), MF(1e-13 * b)
+
+
+register(
+    Claim(
+        id="simrf.text-simrfplus",
+        paper="simrf",
+        source=f"{SRC}, sec 3.2 and Fig. 4",
+        statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
+        "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
+        "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
+        domain=Domain(
+            {"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+        ),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "fixed-draw",
+                    _simrf_plus_vs,
+                    description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
+                ),
+                20,
+            )
+        ],
+        notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v "
+        "(Fig. 4: d = 6, v = 1). "
+        "Outside that (not claimed by the paper) it can fail: at d = 3, v = 3, seed 1000000 rho_SimRF+ = 24.63 > "
+        "rho_SimRF = 23.34 (found by an earlier run of this check over v <= 3).",
+    )
+)
+
+
+def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """SimRF+ is closer to the numerical optimum than SimRF is: rho+ - rho_opt <= rho_S - rho_opt."""
+    from rfcheck import couplings
+
+    d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    _, opt = cf.optimised_ensemble(np.linalg.norm(W0, axis=1), v, starts=1, seed=seed)
+    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    opt = min(opt, a, b)
+    return MF(a - opt), MF(b - opt), MF(1e-12 * b)
+
+
+register(
+    Claim(
+        id="simrf.fig4",
+        paper="simrf",
+        source=f"{SRC}, Fig. 4 and sec 3.2",
+        statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
+        "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
+        "for a draw of norms, d = 6, v = 1 and around",
+        domain=Domain(
+            {"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+        ),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "optimiser",
+                    _opt_close,
+                    description="numerical minimum of eq (12) over directions (L-BFGS from the "
+                    "simplex and a random start)",
+                ),
+                4,
+            )
+        ],
+        notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
+        "of the gap between SimRF and the numerical optimum).",
+    )
+)
+
+
+# ------------------------------------------------------------- A.6 eq (66), A.9 eq (79)-(83)
+
+
+def printed_eq66(p: dict[str, Any]) -> Any:
+    """Eq (66), right-hand side: sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
+    d, k = int(p["d"]), int(p["k"])
+    with mpmath.workdps(mpmath.mp.dps + k):  # alternating binomial sum: guard digits
+        c = -MF(1) / (d - 1)
+        out = mpmath.fsum(
+            mpmath.binomial(k, q)
+            * c**q
+            * mpmath.sqrt(mpmath.pi)
+            * mpmath.gamma(MF(d + q) / 2)
+            / mpmath.gamma(MF(d + q + 1) / 2)
+            for q in range(k + 1)
+        )
+    return +out
+
+
+def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    d, k = int(p["d"]), int(p["k"])
+    return _quad_err(
+        lambda: mpmath.quad(
+            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
+            mpmath.linspace(0, mpmath.pi, 9),
+        ),
+        dps,
+    )
+
+
+register(
+    Claim(
+        id="simrf.eq66",
+        paper="simrf",
+        source=f"{SRC}, appendix A.6, eq (66)",
+        statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
+        "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
+        domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
+        checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
+    )
+)
+
+
+def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
+    def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        k, d0 = int(p["k"]), int(p["d"])
+        with mpmath.workdps(dps):
+            r1 = d0 * d0 * abs(exact(k, MF(d0)) - approx(k, MF(d0)))
+            r2 = (4 * d0) ** 2 * abs(exact(k, MF(4 * d0)) - approx(k, MF(4 * d0)))
+            return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
+
+    register(
+        Claim(
+            id=f"simrf.eq{eq}",
+            paper="simrf",
+            source=f"{SRC}, appendix A.9, eq ({eq})",
+            statement=statement + " (to O(1/d^2) at fixed k)",
+            domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
+            checks=[
+                inequality_check(
+                    "remainder-growth",
+                    check,
+                    max_points=16,
+                    description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
+                )
+            ],
+        )
+    )
+
+
+_growth_claim(
+    "81",
+    "sqrt((k+d-1)(d/2-1)/((k+d/2-1)(d-1))) ~ 1 - k/(2d)",
+    lambda k, d: mpmath.sqrt((k + d - 1) * (d / 2 - 1) / ((k + d / 2 - 1) * (d - 1))),
+    lambda k, d: 1 - k / (2 * d),
+)
+_growth_claim(
+    "82",
+    "(1/2^k) ((k+d-1)/(k+d/2-1))^k ~ 1 - k(k-1)/d",
+    lambda k, d: ((k + d - 1) / (k + d / 2 - 1)) ** k / 2**k,
+    lambda k, d: 1 - k * (k - 1) / d,
+)
+_growth_claim(
+    "83",
+    "(1 + k/(d-1))^{d-1} / (1 + k/(d/2-1))^{d/2-1} ~ 1 + k^2/(2d)",
+    lambda k, d: (1 + k / (d - 1)) ** (d - 1) / (1 + k / (d / 2 - 1)) ** (d / 2 - 1),
+    lambda k, d: 1 + MF(k * k) / (2 * d),
+)
+
+register(
+    Claim(
+        id="simrf.eq79",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (79)",
+        statement="lim_{x -> infinity} Gamma(x+1) = sqrt(2 pi x) e^{-x} x^x",
+        domain=Domain({"x": Real(1.0, 100.0)}),
+        unverifiable="As printed the limit is ill-formed (both sides diverge, the right side depends on x); the "
+        "intended Stirling asymptotic Gamma(x+1) ~ sqrt(2 pi x) (x/e)^x is standard. Not checked.",
+    )
+)
+
+register(
+    Claim(
+        id="simrf.eq80",
+        paper="simrf",
+        source=f"{SRC}, appendix A.9, eq (80)",
+        statement="lim_{d -> infinity} (1/2^k) Gamma(k+d)Gamma(d/2)/(Gamma(k+d/2)Gamma(d)) = (1/2^k) sqrt(...) "
+        "(k+d-1)^{m+d-1} (d/2-1)^{d/2-1} / ((k+d/2-1)^{k+d/2-1} (d-1)^{d-1}) = ...",
+        domain=Domain({"k": Int(0, 12), "d": Int(100, 10_000)}),
+        unverifiable="Ill-formed as printed: a limit d -> infinity equated to d-dependent expressions, and an "
+        "exponent m+d-1 (m undefined here; k+d-1 is meant). Its consequences eq (81)-(84) are checked.",
+    )
+)

@@ -1,0 +1,908 @@
+"""Closed forms of Simplex Random Features (SimRF) -- correct versions, each citing its equation.
+
+Every public result is one context-generic definition (``rfcheck.backends.formula``)
+with a float64 face (vectorised), an mpmath face (``backend="mpmath", dps=...``) and a
+sympy face (``.symbolic(...)``).
+
+The RF-conformity as a hypergeometric function
+----------------------------------------------
+The bracket of eq (10) is ``Gamma(d/2) sum_k (v w/2)^{2k} / (k! Gamma(k + d/2)) =
+0F1(; d/2; v^2 w^2 / 4)`` -- the conditional expectation ``E[exp(w_ij . v) | |w_ij| = w]``
+of an isotropic vector -- so ``rho = E 0F1(; d/2; v^2 w_ij^2 / 4)``.  For two rows with
+independent ``chi_d`` norms at a fixed angle (``cos theta = c``), integrating the norm
+radius in closed form (``int r^{2d-1} e^{-r^2/2} 0F1(; b; a r^2) dr = 2^{d-1} Gamma(d)
+1F1(d; b; 2a)``) gives
+
+    rho_theta(v) = E_t 1F1(d; d/2; (v^2 / 2)(1 + c t)),   t = sin(phi),
+    phi with density  sin(phi)^{d-1} / B  on [0, pi],
+
+i.e. ``t^2 ~ Beta(d/2, 1/2)``.  Hence (all terms positive, no cancellation):
+
+* IIDRF (eq 19): ``exp(v^2)``;
+* ORF (eq 23, ``c = 0``): ``1F1(d; d/2; v^2 / 2)``;
+* SimRF (eq 24, ``c = -1/(d-1)``): the ``t``-average above, equal to the single series
+  ``sum_p (c v^2/2)^p / p! (d)_p / (d/2)_p  E[t^p]  1F1(d + p; d/2 + p; v^2/2)`` (a
+  rearrangement of eq 24; tested against the printed double series at 50 digits).
+
+Float64 faces sum positive hypergeometric series with rescaling (log-space values, no
+overflow; relative error ~ sqrt(#terms) eps) and average over ``t`` with a Gauss-Jacobi
+rule for the weight ``t^{d-1} (1 - t)^{-1/2}`` (the remaining factor ``(1 + t)^{-1/2}``
+is smooth).  Gaps (differences of nearly equal conformities) are summed as series of
+positive differences (``-expm1`` of accurate logarithms), never as a difference of two
+rounded values; the one alternating series (RFFs) carries a conditioning estimate so
+that the float64 face recomputes ill-conditioned points in mpmath.
+
+References
+----------
+I. Reid, K. Choromanski, V. Likhosherstov, A. Weller, "Simplex Random Features", ICML 2023
+(``../shared/seeds/003_*``): Def 3.1 eq (10), Thm 3.2 eq (11), Lemma 4.1 eq (18)-(19),
+Lemma 4.2 eq (20)-(21), Thm 4.3 eq (23)-(24), Cor 4.4 eq (25), Thm 4.5 eq (26),
+Cor 4.6 eq (27), sec 5.1, Lemma A.1 eq (40), appendix A.5 eq (58), A.8 eq (74).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+import scipy.special as sc
+import sympy
+
+from rfcheck import validate
+from rfcheck.backends import formula
+
+__all__ = [
+    "conformity_angle",
+    "conformity_estimate",
+    "conformity_iid",
+    "conformity_kernel",
+    "conformity_of_ensemble",
+    "conformity_orf",
+    "conformity_simrf",
+    "equal_norm_conformity",
+    "equal_norm_conformity_bound",
+    "log_conformity_angle",
+    "log_conformity_iid",
+    "log_conformity_kernel",
+    "log_conformity_orf",
+    "log_conformity_simrf",
+    "log_prf_orthogonality_gap",
+    "optimised_ensemble",
+    "orf_simrf_conformity_gap",
+    "pair_conformity",
+    "pdf_wij_angle",
+    "pdf_wij_iid",
+    "pdf_wij_orf",
+    "prf_mse",
+    "prf_mse_from_conformity",
+    "prf_orthogonality_gap",
+    "rff_mse",
+    "rff_mse_ratio_asymptotic",
+    "rff_mse_ratio_orf_iid",
+    "rff_orthogonality_gap",
+    "simplex_cos",
+    "small_v_mse_coefficient",
+    "small_v_prefactor_simrf",
+]
+
+_COUPLINGS = ("iid", "orf", "simrf")
+_EPS = float(np.finfo(float).eps)
+_GJ_NODES = 96  # Gauss-Jacobi nodes of the t-average (tested to 1e-13 for d <= 1024, v <= 10)
+_GJ_BETA_MAX = 900.0  # larger t-powers stay in the integrand (weights overflow past ~1020)
+
+
+# ------------------------------------------------------------------ validation helpers
+
+
+def _nonneg(v: Any, name: str) -> np.ndarray:
+    a = np.asarray(v, dtype=float) if not isinstance(v, mpmath.mpf) else np.asarray(float(v))
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(a < 0):
+        raise ValueError(f"{name} must be >= 0")
+    return a
+
+
+def _dims(d: Any, minimum: int = 1) -> None:
+    arr = np.asarray(d, dtype=object).ravel()
+    for x in arr:
+        validate.positive_int(x, "d", minimum)
+
+
+def _cos(c: Any) -> None:
+    a = np.asarray(c, dtype=float)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("cos_theta must be finite (no NaN or inf)")
+    if np.any(np.abs(a) > 1):
+        raise ValueError("cos_theta must lie in [-1, 1]")
+
+
+def _check_vd(v: Any, d: Any) -> None:
+    _nonneg(v, "v")
+    _dims(d)
+
+
+def _check_vd2(v: Any, d: Any) -> None:
+    _nonneg(v, "v")
+    _dims(d, 2)
+
+
+def _check_angle(v: Any, d: Any, cos_theta: Any) -> None:
+    _nonneg(v, "v")
+    _dims(d)
+    _cos(cos_theta)
+
+
+def _check_coupling(coupling: str) -> None:
+    if coupling not in _COUPLINGS:
+        raise ValueError(f"coupling must be one of {_COUPLINGS}; got {coupling!r}")
+
+
+def _check_m(m: Any) -> None:
+    for x in np.asarray(m, dtype=object).ravel():
+        validate.positive_int(x, "m")
+
+
+# --------------------------------------------------------- float64 positive series engine
+
+
+def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int = 0) -> np.ndarray:
+    """``log sum_k T_k f_k`` with ``T_0 = 1``, ``T_{k+1} = T_k ratio(k) z`` (all >= 0).
+
+    ``ratio(k)`` and ``factor(k)`` return arrays broadcastable to ``z``; ``factor`` (default
+    1) must be in ``[0, 1]`` and non-increasing-irrelevant: the series stops once the
+    terms are past their peak and below ``eps/4`` of the sum.  Rescales by ``2^-600``
+    whenever a term exceeds ``2^600``, so the value may lie far outside float64.
+    """
+    z = np.asarray(z, dtype=float)
+    t = np.ones_like(z)
+    f0 = factor(0) if factor is not None else 1.0
+    s = np.broadcast_to(np.asarray(f0, dtype=float), z.shape).copy()
+    logscale = np.zeros_like(z)
+    big = 2.0**600
+    k = 0
+    while True:
+        r = ratio(k) * z
+        t = t * r
+        k += 1
+        f = factor(k) if factor is not None else 1.0
+        s = s + t * f
+        hi = t > big
+        if np.any(hi):
+            t = np.where(hi, t / big, t)
+            s = np.where(hi, s / big, s)
+            logscale = logscale + np.where(hi, 600 * math.log(2.0), 0.0)
+        done = (r < 1) & (t <= 0.25 * _EPS * s) | (t == 0)
+        if k >= min_terms and np.all(done):
+            break
+        if k > 200_000:
+            raise ValueError("series did not converge in 200000 terms (argument too large for float64 face)")
+    with np.errstate(divide="ignore"):
+        return np.log(s) + logscale
+
+
+def _fp_log_hyp0f1(b: Any, z: Any) -> np.ndarray:
+    b, z = np.broadcast_arrays(np.asarray(b, dtype=float), np.asarray(z, dtype=float))
+    return _fp_pos_series(z, lambda k: 1.0 / ((b + k) * (k + 1)))
+
+
+def _fp_log_hyp1f1(a: Any, b: Any, z: Any) -> np.ndarray:
+    """log 1F1(a; b; z) for ``a, b > 0``, ``z >= 0`` (positive series)."""
+    a, b, z = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, z)))
+    return _fp_pos_series(z, lambda k: (a + k) / ((b + k) * (k + 1)))
+
+
+@functools.lru_cache(maxsize=64)
+def _gj_rule(d: int, n: int = _GJ_NODES) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes ``t`` and normalised weights of ``E_t g(t)`` for the density
+    ``prop. to t^{d-1} (1 - t^2)^{-1/2}`` on [0, 1] (``t = sin phi``)."""
+    beta = min(float(d - 1), _GJ_BETA_MAX)
+    x, w = sc.roots_jacobi(n, -0.5, beta)
+    t = (1 + x) / 2
+    lw = np.log(w) + (d - 1 - beta) * np.log(t) - 0.5 * np.log1p(t)
+    lw -= lw.max()
+    ww = np.exp(lw)
+    return t, ww / ww.sum()
+
+
+def _fp_t_average_log(d: np.ndarray, log_g: Any, *args: np.ndarray) -> np.ndarray:
+    """``log E_t exp(log_g(t, d, *args))`` elementwise over broadcast ``d, args``."""
+    bc = np.broadcast_arrays(np.asarray(d), *[np.asarray(a, dtype=float) for a in args])
+    dd, rest = bc[0], bc[1:]
+    out = np.empty(dd.shape, dtype=float)
+    for dv in np.unique(dd):
+        sel = dd == dv
+        t, w = _gj_rule(int(dv))
+        sub = [r[sel][:, None] for r in rest]
+        lg = log_g(t[None, :], float(dv), *sub)
+        mx = np.max(lg, axis=1, keepdims=True)
+        out[sel] = mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1))
+    return out
+
+
+# --------------------------------------------------------------- context dispatch helpers
+
+
+def _log_hyp0f1(ctx: Any, b: Any, z: Any) -> Any:
+    if ctx.name == "float64":
+        return _fp_log_hyp0f1(b, z)
+    if ctx.name == "mpmath":
+        return mpmath.log(mpmath.hyp0f1(b, z))
+    return sympy.log(sympy.hyper([], [b], z))
+
+
+def _log_hyp1f1(ctx: Any, a: Any, b: Any, z: Any) -> Any:
+    if ctx.name == "float64":
+        return _fp_log_hyp1f1(a, b, z)
+    if ctx.name == "mpmath":
+        return mpmath.log(mpmath.hyp1f1(a, b, z))
+    return sympy.log(sympy.hyper([a], [b], z))
+
+
+def _mp_t_average(d: int, g: Any) -> Any:
+    """``E_t g(t)`` in mpmath, ``t = sin phi``, ``phi ~ sin^{d-1}`` on [0, pi] (symmetric)."""
+    norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(d) / 2) / (2 * mpmath.gamma(mpmath.mpf(d + 1) / 2))
+    # the weight peaks at pi/2 with width ~ 1/sqrt(d): 16 Gauss-Legendre panels over the peak
+    lo = max(mpmath.mpf(0), mpmath.pi / 2 - 10 / mpmath.sqrt(d))
+    pts = ([mpmath.mpf(0)] if lo > 0 else []) + list(mpmath.linspace(lo, mpmath.pi / 2, 17))
+    val = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * g(mpmath.sin(ph)), pts, method="gauss-legendre")
+    return val / norm
+
+
+def _sym_t_average(d: Any, g: Any) -> Any:
+    ph = sympy.Symbol("phi", positive=True)
+    norm = sympy.sqrt(sympy.pi) * sympy.gamma(d / sympy.Integer(2)) / sympy.gamma((d + 1) / sympy.Integer(2))
+    return sympy.Integral(sympy.sin(ph) ** (d - 1) * g(sympy.sin(ph)), (ph, 0, sympy.pi)) / norm
+
+
+# ----------------------------------------------------------------------- eq (10) kernel
+
+
+@formula(check=lambda w, v, d: (_nonneg(w, "w"), _check_vd(v, d)) and None)
+def log_conformity_kernel(ctx: Any, w: Any, v: Any, d: Any) -> Any:
+    """log of the eq (10) bracket ``Gamma(d/2) sum_k (v w)^{2k} / (2^{2k} k! Gamma(k + d/2))``.
+
+    Equal to ``log 0F1(; d/2; v^2 w^2 / 4)`` = ``log E[exp(w_ij . v) | |w_ij| = w]``.
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10) and eq (33).
+    """
+    return _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w / 4)
+
+
+def _two(ctx: Any) -> Any:
+    """The number 2 in the context's exact arithmetic (sympy keeps d/2 rational)."""
+    return sympy.Integer(2) if ctx.name == "sympy" else 2
+
+
+def conformity_kernel(w: Any, v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """The eq (10) bracket ``0F1(; d/2; v^2 w^2 / 4)`` (see :func:`log_conformity_kernel`)."""
+    out = log_conformity_kernel(w, v, d, backend=backend, dps=dps)
+    return _exp(out, backend, dps, "conformity_kernel")
+
+
+def conformity_estimate(w_samples: Any, v: float, d: int) -> tuple[float, float]:
+    """Eq (10) as an estimand: the mean of ``0F1(; d/2; v^2 w_ij^2/4)`` over samples of
+    ``w_ij = |w_i + w_j|`` (e.g. all ordered pairs ``i != j`` of simulated ensembles),
+    with its standard error ``std / sqrt(n)`` (samples assumed independent across rows
+    of ``w_samples``: pass one row per ensemble, pairs along the last axis).
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10).
+    """
+    w = validate.finite_array(w_samples, "w_samples")
+    if w.ndim == 1:
+        w = w[:, None]
+    if w.shape[0] < 2:
+        raise ValueError("conformity_estimate needs samples from at least 2 ensembles")
+    validate.positive_int(d, "d")
+    _nonneg(v, "v")
+    _nonneg(w, "w_samples")
+    vals = np.exp(_fp_log_hyp0f1(d / 2, (v * w) ** 2 / 4)).mean(axis=1)
+    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
+
+
+def _exp(log_value: Any, backend: str, dps: int, name: str) -> Any:
+    if backend == "mpmath":
+        with mpmath.workdps(dps):
+            f = np.frompyfunc(mpmath.exp, 1, 1)
+            out = f(log_value)
+            if isinstance(out, np.ndarray):
+                return out if out.shape else out[()]
+            return out
+    arr = np.asarray(log_value, dtype=float)
+    if np.any(arr > 709.78):
+        raise ValueError(
+            f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); use log_{name} or backend='mpmath'"
+        )
+    out = np.exp(arr)
+    return out if out.shape else float(out)
+
+
+# ------------------------------------------------------------------ conformities (eq 19-24)
+
+
+@formula(check=_check_vd)
+def log_conformity_iid(ctx: Any, v: Any, d: Any) -> Any:
+    """log RF-conformity of IIDRFs, ``log rho = v^2``.
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (19) (holds as printed).
+    """
+    return v * v + 0 * d
+
+
+@formula(check=_check_vd)
+def log_conformity_orf(ctx: Any, v: Any, d: Any) -> Any:
+    """log RF-conformity of ORFs, ``log 1F1(d; d/2; v^2/2)`` (positive series).
+
+    References
+    ----------
+    SimRF Thm 4.3, eq (23): ``Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)``
+    is the series of ``1F1(d; d/2; v^2/2)``.
+    """
+    return _log_hyp1f1(ctx, d, d / _two(ctx), v * v / 2)
+
+
+def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
+    if ctx.name == "float64":
+
+        def lg(t: Any, dv: float, vv: Any, cc: Any) -> Any:
+            return _fp_log_hyp1f1(dv, dv / 2, vv * vv / 2 * (1 + cc * t))
+
+        return _fp_t_average_log(np.asarray(d), lg, v, c)
+    if ctx.name == "mpmath":
+        d = int(d)
+        return mpmath.log(_mp_t_average(d, lambda t: mpmath.hyp1f1(d, mpmath.mpf(d) / 2, v * v / 2 * (1 + c * t))))
+    return sympy.log(_sym_t_average(d, lambda t: sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))))
+
+
+@formula(check=_check_angle)
+def log_conformity_angle(ctx: Any, v: Any, d: Any, cos_theta: Any) -> Any:
+    """log RF-conformity of two marginally Gaussian rows at a fixed angle ``theta``.
+
+    ``rho_theta = E_t 1F1(d; d/2; (v^2/2)(1 + cos(theta) t))``, ``t = sin phi`` with
+    ``phi ~ sin^{d-1}`` on [0, pi] -- eq (21) with its sum over ``k`` summed.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (21) (holds as printed).
+    """
+    return _angle_impl(ctx, v, d, cos_theta)
+
+
+def simplex_cos(d: Any) -> Any:
+    """``cos theta = -1/(d-1)`` of the simplex block (SimRF eq 9)."""
+    return -1 / (np.asarray(d, dtype=float) - 1)
+
+
+@formula(check=_check_vd2)
+def log_conformity_simrf(ctx: Any, v: Any, d: Any) -> Any:
+    """log RF-conformity of SimRFs: :func:`log_conformity_angle` at ``cos theta = -1/(d-1)``.
+
+    References
+    ----------
+    SimRF Thm 4.3, eq (24) (holds as printed; the double series is the ``t``-average
+    expanded binomially, eq (66)).
+    """
+    one = {"float64": 1.0, "mpmath": mpmath.mpf(1), "sympy": sympy.Integer(1)}[ctx.name]  # exact -1/(d-1)
+    return _angle_impl(ctx, v, d, -one / (d - 1))
+
+
+def conformity_iid(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """RF-conformity of IIDRFs, ``exp(v^2)`` (SimRF eq 19)."""
+    return _exp(log_conformity_iid(v, d, backend=backend, dps=dps), backend, dps, "conformity_iid")
+
+
+def conformity_orf(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """RF-conformity of ORFs, ``1F1(d; d/2; v^2/2)`` (SimRF eq 23)."""
+    return _exp(log_conformity_orf(v, d, backend=backend, dps=dps), backend, dps, "conformity_orf")
+
+
+def conformity_simrf(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """RF-conformity of SimRFs (SimRF eq 24)."""
+    return _exp(log_conformity_simrf(v, d, backend=backend, dps=dps), backend, dps, "conformity_simrf")
+
+
+def conformity_angle(v: Any, d: Any, cos_theta: Any, *, backend: str = "float64", dps: int = 50) -> Any:
+    """RF-conformity at a fixed angle (SimRF eq 21)."""
+    return _exp(log_conformity_angle(v, d, cos_theta, backend=backend, dps=dps), backend, dps, "conformity_angle")
+
+
+def pair_conformity(v: Any, d: int, coupling: str, *, backend: str = "float64", dps: int = 50) -> Any:
+    """``E[b_i b_j]`` of one coupled pair (``exp(v^2)`` for iid) -- the conformity of a block."""
+    _check_coupling(coupling)
+    fn = {"iid": conformity_iid, "orf": conformity_orf, "simrf": conformity_simrf}[coupling]
+    return fn(v, d, backend=backend, dps=dps)
+
+
+# ------------------------------------------------------------------------------ pdfs
+
+
+@formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
+def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
+    """pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows: ``sqrt(2) chi_d``.
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (18) (holds as printed).
+    """
+    return ctx.exp((d - 1) * ctx.log(w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx)))
+
+
+@formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
+def pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
+    """pdf of ``w_ij`` for orthogonal rows: ``chi_{2d}``, ``w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d))``.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (58) (eq (20) at theta = pi/2; holds as printed).
+    """
+    return ctx.exp((2 * d - 1) * ctx.log(w) - w * w / 2 - (d - 1) * ctx.log(2) - ctx.gammaln(d))
+
+
+def _pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
+    # p(w) = w^{2d-1} 2^{1-d} / (Gamma(d/2)^2) * int_0^1 t^{d-1}(1-t^2)^{-1/2} e^{-w^2/(2(1+ct))}(1+ct)^{-d} dt
+    #      = chi_{2d}(w) * E_t[ e^{-w^2 c t / (2(1+ct))} (1+ct)^{-d} ]   (t-average as for rho)
+    # since e^{-w^2/(2(1+ct))} = e^{-w^2/2} e^{w^2 c t/(2(1+ct))}.
+    if ctx.name == "float64":
+
+        def lg(t: Any, dv: float, ww: Any, cc: Any) -> Any:
+            return ww * ww * cc * t / (2 * (1 + cc * t)) - dv * np.log1p(cc * t)
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_chi = (2 * d - 1) * np.log(w) - w * w / 2 - (d - 1) * np.log(2) - sc.gammaln(d)
+            return np.exp(log_chi + _fp_t_average_log(np.asarray(d), lg, w, c))
+    if ctx.name == "mpmath":
+        d = int(d)
+        avg = _mp_t_average(d, lambda t: mpmath.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d))
+        return pdf_wij_orf.impl(ctx, w, d) * avg
+    return pdf_wij_orf.impl(ctx, w, d) * _sym_t_average(
+        d, lambda t: sympy.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d)
+    )
+
+
+@formula(check=lambda w, d, cos_theta: (_nonneg(w, "w"), _dims(d), _cos(cos_theta)) and None)
+def pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
+    """pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle.
+
+    ``chi_{2d}(w) E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``, ``c = cos theta``,
+    ``t = sin phi``, ``phi ~ sin^{d-1}`` -- eq (20) after ``phi -> phi/2``.  For
+    ``|cos theta| = 1`` the law has an atom or a singular density at the ends; the
+    float64 face is accurate (1e-12) for ``|cos theta| <= 1/2``; use mpmath otherwise.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) (holds as printed).
+    """
+    return _pdf_angle_impl(ctx, w, d, cos_theta)
+
+
+# -------------------------------------------------------------------- MSE (Thm 3.2, eq 11)
+
+
+def _n_coupled_pairs(m: int, d: int, coupling: str) -> int:
+    """``sum_k b_k (b_k - 1)`` over independent blocks of ``min(d, remaining)`` rows."""
+    if coupling == "iid":
+        return 0
+    b = [d] * (m // d) + ([m % d] if m % d else [])
+    return sum(x * (x - 1) for x in b)
+
+
+def prf_mse_from_conformity(rho: Any, v: Any, m: Any, sq_norms: Any) -> Any:
+    """Eq (11) as a function of the conformity: ``e^{-2(|x|^2+|y|^2)}/m ((e^{2v^2} - e^{v^2}) +
+    (m-1)(rho - e^{v^2}))`` (float64; use :func:`prf_mse` for a cancellation-free value).
+
+    References
+    ----------
+    SimRF Thm 3.2, eq (11) (holds as printed, with rho of the whole ensemble, eq 10).
+    """
+    _nonneg(v, "v")
+    _nonneg(sq_norms, "sq_norms")
+    _check_m(m)
+    v2 = np.asarray(v, dtype=float) ** 2
+    return np.exp(-2 * np.asarray(sq_norms)) / m * (np.exp(v2) * np.expm1(v2) + (m - 1) * (rho - np.exp(v2)))
+
+
+def _gap_orf_terms(ctx: Any, v: Any, d: Any) -> Any:
+    """``e^{v^2} - rho_ORF = sum_k v^{2k}/k! (1 - prod_{j<k} (d+j)/(d+2j))`` (all terms >= 0)."""
+    if ctx.name == "float64":
+        v2 = np.asarray(v, dtype=float) ** 2
+        dd = np.asarray(d, dtype=float)
+        v2, dd = np.broadcast_arrays(v2, dd)
+        state = {"L": np.zeros(v2.shape)}
+
+        def factor(k: int) -> Any:
+            if k >= 1:
+                state["L"] = state["L"] + np.log1p(-(k - 1) / (dd + 2 * (k - 1)))
+            return -np.expm1(state["L"])
+
+        return _fp_pos_series(v2, lambda k: 1.0 / (k + 1), factor, min_terms=3)
+    if ctx.name == "mpmath":
+        return mpmath.log(mpmath.exp(v * v) - mpmath.hyp1f1(d, mpmath.mpf(d) / 2, v * v / 2))
+    return sympy.log(sympy.exp(v * v) - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2))
+
+
+def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
+    """``rho_ORF - rho_SimRF = E_t sum_j T_j(v^2/2) (1 - (1 + c t)^j)``, ``T_j`` the terms of
+    ``1F1(d; d/2; .)``, ``c = -1/(d-1)`` (all terms >= 0)."""
+    if ctx.name == "float64":
+
+        def lg(t: Any, dv: float, vv: Any) -> Any:
+            c = -1.0 / (dv - 1)
+            u = np.broadcast_to(vv * vv / 2, np.broadcast_shapes(np.shape(vv), np.shape(t)))
+            lt = np.log1p(c * np.broadcast_to(t, u.shape))
+            return _fp_pos_series(
+                u, lambda k: (dv + k) / ((dv / 2 + k) * (k + 1)), lambda k: -np.expm1(k * lt), min_terms=3
+            )
+
+        with np.errstate(divide="ignore"):
+            return _fp_t_average_log(np.asarray(d), lg, v)
+    if ctx.name == "mpmath":
+        d = int(d)
+        c = -mpmath.mpf(1) / (d - 1)
+        u = v * v / 2
+        b = mpmath.mpf(d) / 2
+        f = _mp_t_average(d, lambda t: mpmath.hyp1f1(d, b, u) - mpmath.hyp1f1(d, b, u * (1 + c * t)))
+        return mpmath.log(f)
+    c = -sympy.Integer(1) / (d - 1)
+    return sympy.log(
+        _sym_t_average(
+            d,
+            lambda t: (
+                sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2)
+                - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))
+            ),
+        )
+    )
+
+
+@formula(check=_check_vd)
+def log_prf_orthogonality_gap(ctx: Any, v: Any, d: Any) -> Any:
+    """``log(rho_IID - rho_ORF) = log(e^{v^2} - 1F1(d; d/2; v^2/2))`` without cancellation
+    (``-inf`` at ``v = 0``); the MSE gap of Cor 4.4 is ``e^{-2(|x|^2+|y|^2)} (m-1)/m`` times it.
+
+    References
+    ----------
+    SimRF Cor 4.4, eq (68)-(69) (eq (25) as printed drops the ``2^k`` of eq (23); see
+    claim ``simrf.cor4.4``).
+    """
+    return _gap_orf_terms(ctx, v, d)
+
+
+def prf_orthogonality_gap(v: Any, d: Any, m: Any, sq_norms: Any) -> Any:
+    """PRF orthogonality gap ``MSE_IID - MSE_ORF = e^{-2(|x|^2+|y|^2)} (m-1)/m (e^{v^2} - rho_ORF)``,
+    ``m <= d`` (float64, no cancellation).
+
+    References
+    ----------
+    SimRF Cor 4.4, corrected eq (25) = eq (68)/(69).
+    """
+    _check_m(m)
+    if np.any(np.asarray(m) > np.asarray(d)):
+        raise ValueError("Cor 4.4 needs m <= d (one orthogonal block)")
+    _nonneg(sq_norms, "sq_norms")
+    lg = log_prf_orthogonality_gap(v, d)
+    with np.errstate(under="ignore"):
+        return (np.asarray(m) - 1) / np.asarray(m) * np.exp(lg - 2 * np.asarray(sq_norms, dtype=float))
+
+
+@formula(check=_check_vd2)
+def orf_simrf_conformity_gap(ctx: Any, v: Any, d: Any) -> Any:
+    """log of ``rho_ORF - rho_SimRF > 0`` (``-inf`` at ``v = 0``), summed without cancellation.
+
+    References
+    ----------
+    SimRF Cor 3.3 and eq (22): every term of the t-average is smaller for ``cos theta < 0``.
+    """
+    return _gap_simrf_terms(ctx, v, d)
+
+
+def prf_mse(
+    v: Any,
+    d: int,
+    m: int,
+    sq_norms: Any,
+    coupling: str,
+    *,
+    backend: str = "float64",
+    dps: int = 50,
+    refine: bool = True,
+) -> Any:
+    """MSE of the PRF estimator of the Gaussian kernel with ``m`` features (eq 11).
+
+    ``e^{-2(|x|^2+|y|^2)}/m (e^{v^2} expm1(v^2) - (P/m) (e^{v^2} - rho_c))`` with ``P =
+    sum_k b_k (b_k - 1)`` over independent blocks of ``min(d, remaining)`` rows and
+    ``rho_c`` the conformity of a coupled pair; the bracket is assembled from the
+    cancellation-free gaps.  ``m > d`` uses independent blocks (pairs in different blocks
+    have ``E b_i b_j = e^{v^2}``).  The float64 face recomputes points whose bracket cancels
+    by more than a factor 50 (SimRF, small ``v``, ``m ~ d``) in mpmath so that the result is
+    good to 1e-12; ``refine=False`` skips that (relative error up to ~50-1000 x 1e-14, for plots).
+
+    References
+    ----------
+    SimRF Thm 3.2, eq (11) with eq (19), (23), (24).
+    """
+    _check_coupling(coupling)
+    validate.positive_int(d, "d", 2 if coupling == "simrf" else 1)
+    validate.positive_int(m, "m")
+    _nonneg(sq_norms, "sq_norms")
+    npairs = _n_coupled_pairs(m, d, coupling)
+    if backend == "mpmath":
+        with mpmath.workdps(dps + 10):
+            vv = mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v
+            rho = pair_conformity(vv, d, coupling, backend="mpmath", dps=dps + 10)
+            e = mpmath.exp(vv * vv)
+            bracket = e * mpmath.expm1(vv * vv) - mpmath.mpf(npairs) / m * (e - rho)
+            out = mpmath.exp(-2 * mpmath.mpf(sq_norms)) / m * bracket
+        return +out
+    v = np.asarray(v, dtype=float)
+    v2 = v * v
+    first = np.exp(v2) * np.expm1(v2)
+    if coupling == "iid" or npairs == 0:
+        gap = 0.0
+    elif coupling == "orf":
+        gap = np.exp(log_prf_orthogonality_gap(v, d))
+    else:
+        gap = np.exp(log_prf_orthogonality_gap(v, d)) + np.exp(orf_simrf_conformity_gap(v, d))
+    bracket = np.array(first - npairs / m * gap, dtype=float, ndmin=1)
+    # cancellation when (P/m) gap ~ first (SimRF, small v, m = d): recompute those in mpmath
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cond = np.array(first, ndmin=1) / bracket
+    vf = np.broadcast_to(np.array(v, ndmin=1), bracket.shape)
+    for i in np.flatnonzero(~(cond <= 50) & (vf > 0) & refine):  # 50 eps-losses stay below 1e-12
+        bracket[i] = float(prf_mse(float(vf[i]), d, m, 0.0, coupling, backend="mpmath", dps=30)) * m
+    bracket = bracket.reshape(np.shape(first))
+    out = np.exp(-2 * np.asarray(sq_norms, dtype=float)) / m * bracket
+    return out if np.ndim(out) else float(out)
+
+
+# ------------------------------------------------------------- sec 5.1 small-v expansion
+
+
+_S_COEF = [float((sympy.Rational(1, 2**n) - 2) * sympy.bernoulli(n + 1) / (n * (n + 1))) for n in range(1, 24, 2)]
+
+
+def _fp_log_gamma_half_ratio(z: np.ndarray) -> np.ndarray:
+    """``S(z) = log(Gamma(z + 1/2) / (Gamma(z) sqrt(z)))`` accurate to ~eps relative.
+
+    Asymptotic series (Bernoulli numbers) at ``z + N >= 24`` and the exact recurrence
+    ``S(z) = S(z+N) - sum_j [log1p(1/(2(z+j))) - log1p(1/(z+j))/2]``.
+    """
+    z = np.asarray(z, dtype=float)
+    n_up = np.maximum(0, np.ceil(24 - z)).astype(int)
+    zz = z + n_up
+    s = np.zeros_like(zz)
+    for i, c in enumerate(_S_COEF):
+        s = s + c / zz ** (2 * i + 1)
+    for j in range(int(n_up.max()) if n_up.size else 0):
+        act = j < n_up
+        zj = z + j
+        s = s - np.where(act, np.log1p(0.5 / zj) - 0.5 * np.log1p(1.0 / zj), 0.0)
+    return s
+
+
+def _log_half_ratio(ctx: Any, z: Any) -> Any:
+    if ctx.name == "float64":
+        return _fp_log_gamma_half_ratio(z)
+    if ctx.name == "mpmath":
+        return mpmath.loggamma(z + mpmath.mpf(1) / 2) - mpmath.loggamma(z) - mpmath.log(z) / 2
+    return sympy.log(sympy.gamma(z + sympy.Rational(1, 2)) / (sympy.gamma(z) * sympy.sqrt(z)))
+
+
+@formula(check=lambda d, m: (_dims(d, 2), _check_m(m)) and None)
+def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
+    """Coefficient of ``v^2`` in ``m e^{2(|x|^2+|y|^2)} MSE_SimRF`` for ``m <= d``:
+    ``1 - (m-1) 2 Gamma((d+1)/2)^2 / (Gamma(d/2)^2 d (d-1))`` (from ``E w_ij^2 = 2d - 2(E r)^2/(d-1)``).
+
+    References
+    ----------
+    SimRF sec 5.1 (``m = d`` is the printed prefactor; see :func:`small_v_prefactor_simrf`).
+    """
+    # 2 Gamma((d+1)/2)^2 / (d Gamma(d/2)^2) = exp(2 S(d/2)); the m = d value is -expm1(2S)
+    return (m - 1) / (d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))) + (d - m) / (d - 1)
+
+
+@formula(check=lambda d: _dims(d, 2))
+def small_v_prefactor_simrf(ctx: Any, d: Any) -> Any:
+    """The ``v^2`` prefactor of ``MSE_SimRF`` in sec 5.1,
+    ``1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d) = -expm1(2 S(d/2))``
+    (``m = d``, MSE normalised so that IIDRF gives ``v^2``); ~ ``1/(4d)`` for large ``d``.
+
+    References
+    ----------
+    SimRF sec 5.1 (holds as printed; 0.00778 at d = 64).
+    """
+    return -ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))
+
+
+# --------------------------------------------------------------------------- RFFs (sec 4.1)
+
+
+def _check_zdm(z: Any, d: Any, m: Any) -> None:
+    _nonneg(z, "z")
+    _dims(d)
+    _check_m(m)
+
+
+def _rff_gap_bracket(ctx: Any, z: Any, d: Any) -> Any:
+    """``e^{-z^2} - 1F1(d; d/2; -z^2/2) = sum_k (-z^2)^k/k! (1 - prod_{j<k}(d+j)/(d+2j))``."""
+    if ctx.name == "float64":
+        return np.exp(-z * z) - sc.hyp1f1(d, d / 2, -z * z / 2)
+    if ctx.name == "mpmath":
+        return mpmath.exp(-z * z) - mpmath.hyp1f1(d, mpmath.mpf(d) / 2, -z * z / 2)
+    return sympy.exp(-z * z) - sympy.hyper([d], [d / sympy.Integer(2)], -z * z / 2)
+
+
+def _rff_gap_conditioning(ctx: Any, z: Any, d: Any, m: Any) -> Any:
+    # |terms| sum: e^{z^2} - ... bounded by e^{z^2} + 1F1(d; d/2; z^2/2); relative to the gap
+    if ctx.name == "float64":
+        num = np.exp(z * z) + np.exp(_fp_log_hyp1f1(d, d / 2, z * z / 2))
+        den = np.abs(_rff_gap_bracket(ctx, z, d))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(z == 0, 1.0, num / den)
+    num = mpmath.exp(z * z) + mpmath.hyp1f1(d, mpmath.mpf(d) / 2, z * z / 2)
+    return num / abs(_rff_gap_bracket(ctx, z, d))
+
+
+@formula(check=_check_zdm, conditioning=_rff_gap_conditioning)
+def rff_orthogonality_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
+    """RFF orthogonality gap ``MSE_IID - MSE_ORF = (m-1)/m (e^{-z^2} - 1F1(d; d/2; -z^2/2))``,
+    ``m <= d``.  The bracket alternates in sign; ill-conditioned float64 points (large
+    ``z``) are recomputed in mpmath by the ``formula`` machinery.
+
+    References
+    ----------
+    SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
+    """
+    return (m - 1) / m * _rff_gap_bracket(ctx, z, d)
+
+
+def rff_mse(z: Any, d: int, m: int, coupling: str) -> Any:
+    """MSE of the RFF estimator ``(1/m) sum cos(w_i . z)`` (eq 74), iid or ORF, any ``m``.
+
+    ``(1/m)((1 - e^{-z^2})^2/2 + (P/m)(1F1(d; d/2; -z^2/2) - e^{-z^2}))`` with ``P`` the
+    number of ordered coupled pairs (0 for iid).
+
+    References
+    ----------
+    SimRF appendix A.8, eq (74)-(75).
+    """
+    if coupling not in ("iid", "orf"):
+        raise ValueError(f"rff_mse supports coupling 'iid' or 'orf'; got {coupling!r}")
+    validate.positive_int(d, "d")
+    validate.positive_int(m, "m")
+    z = _nonneg(z, "z")
+    npairs = _n_coupled_pairs(m, d, coupling)
+    first = (-np.expm1(-z * z)) ** 2 / 2
+    if npairs == 0:
+        return first / m
+    b = int(min(m, d))
+    gap_b = rff_orthogonality_gap(z, d, b) * b / (b - 1)  # e^{-z^2} - 1F1
+    return (first - npairs / m * gap_b) / m
+
+
+def rff_mse_ratio_orf_iid(z: Any, d: int, m: int) -> Any:
+    """Exact ``MSE_ORF / MSE_IID`` for RFFs, ``m <= d``: ``1 - 2(m-1) G / (1 - e^{-z^2})^2``,
+    ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)``.
+
+    References
+    ----------
+    SimRF eq (77) with the denominator ``(1 - e^{-z^2})^2`` (eq (77) prints ``(1 + e^{-z^2})^2``).
+    """
+    z = _nonneg(z, "z")
+    if np.any(z == 0):
+        raise ValueError("the MSE ratio needs z > 0 (both MSEs vanish at z = 0)")
+    validate.positive_int(m, "m")
+    if m > d:
+        raise ValueError("Cor 4.6 needs m <= d")
+    g = rff_orthogonality_gap(z, d, m) * m / (m - 1) if m > 1 else 0 * z
+    return 1 - 2 * (m - 1) * g / np.expm1(-z * z) ** 2
+
+
+@formula(check=_check_zdm)
+def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
+    """Leading-order ``MSE_ORF / MSE_IID = 1 - (m-1) e^{-z^2} z^4 / (d (1 - e^{-z^2})^2)``.
+
+    References
+    ----------
+    SimRF Cor 4.6, eq (27) and eq (86); Yu et al. (2016).
+    """
+    return 1 - (m - 1) * ctx.exp(-z * z) * z**4 / (d * ctx.expm1(-z * z) ** 2)
+
+
+# ----------------------------------------------------------------- Lemma A.1 (equal norms)
+
+
+@formula(check=lambda v, w, d, m: (_nonneg(v, "v"), _nonneg(w, "w"), _dims(d), _check_m(m)) and None)
+def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any:
+    """Lower bound of Lemma A.1: ``m(m-1) f(2(m-2)/(m-1)) = 0F1(; d/2; v^2 w^2 (m-2) / (2(m-1)))``
+    for ``m >= 2`` rows of equal norm ``w`` (attained by the simplex, ``m = d``).
+
+    References
+    ----------
+    SimRF Lemma A.1, eq (37)-(40) (holds as printed).
+    """
+    return ctx.exp(_log_hyp0f1(ctx, d / _two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1))))
+
+
+def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
+    """Eq (36): ``rho = (1/(m(m-1))) sum_{i != j} 0F1(; d/2; v^2 w^2 |u_i + u_j|^2 / 4)`` for
+    unit directions ``u_i`` (rows of ``directions``, normalised here) of equal norm ``w``.
+
+    References
+    ----------
+    SimRF Lemma A.1, eq (36).
+    """
+    u = validate.finite_array(directions, "directions")
+    if u.ndim != 2 or u.shape[0] < 2:
+        raise ValueError("directions must have shape (m, d') with m >= 2")
+    nrm = np.linalg.norm(u, axis=1)
+    if np.any(nrm == 0):
+        raise ValueError("directions must be nonzero")
+    u = u / nrm[:, None]
+    m = u.shape[0]
+    s2 = np.maximum(2 + 2 * (u @ u.T), 0.0)
+    iu = ~np.eye(m, dtype=bool)
+    vals = np.exp(_fp_log_hyp0f1(d / 2, v * v * w * w * s2[iu] / 4))
+    return float(vals.mean())
+
+
+# ------------------------------------------------------------- eq (12): fixed-norm ensembles
+
+
+def conformity_of_ensemble(W: Any, v: float) -> float:
+    """Eq (12): ``rho = Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k (v w_ij)^{2k}/(2^{2k} k! Gamma(k+d/2))
+    = mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for one ensemble ``W`` (m, d) of fixed vectors.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) (the quantity compared in Fig. 4).
+    """
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    _nonneg(v, "v")
+    m, d = W.shape
+    sums = W[:, None, :] + W[None, :, :]
+    s2 = np.sum(sums * sums, axis=2)[~np.eye(m, dtype=bool)]
+    return float(np.mean(np.exp(_fp_log_hyp0f1(d / 2, v * v * s2 / 4))))
+
+
+def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) -> tuple[np.ndarray, float]:
+    """Numerically minimise eq (12) over the directions of vectors with the given norms
+    (L-BFGS on unconstrained direction vectors, ``starts`` random starts plus the simplex).
+
+    Returns the best ensemble found and its conformity: the 'numerically optimised'
+    benchmark of SimRF Fig. 4 (an upper bound on the true minimum).
+    """
+    from scipy import optimize
+
+    r = validate.finite_array(norms, "norms")
+    if r.ndim != 1 or r.size < 2 or np.any(r <= 0):
+        raise ValueError("norms must be a 1-D array of >= 2 positive numbers")
+    d = r.size
+    rng = np.random.default_rng(seed)
+
+    def ens(flat: np.ndarray) -> np.ndarray:
+        X = flat.reshape(d, d)
+        return r[:, None] * X / np.linalg.norm(X, axis=1, keepdims=True)
+
+    def obj(flat: np.ndarray) -> float:
+        return conformity_of_ensemble(ens(flat), v)
+
+    from rfcheck.montecarlo import simplex_matrix
+
+    inits = [simplex_matrix(d).ravel()] + [rng.standard_normal(d * d) for _ in range(starts)]
+    best, best_val = None, math.inf
+    for x0 in inits:
+        res = optimize.minimize(obj, x0, method="L-BFGS-B", options={"maxiter": 500})
+        if res.fun < best_val:
+            best, best_val = res.x, float(res.fun)
+    return ens(best), best_val

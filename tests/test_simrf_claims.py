@@ -1,0 +1,62 @@
+"""SimRF ledger: the refuted printed forms stay refuted at their counterexamples, the correct
+ones hold there, and the corrections named in the ledger are what rfcheck computes."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from rfcheck import verify
+from rfcheck.claims import simrf as C
+from rfcheck.closed_forms import simrf as cf
+
+
+@pytest.mark.parametrize(
+    ("cid", "at", "verdict"),
+    [
+        ("simrf.cor4.4", {"v": 3.0, "d": 64, "m": 2, "sq": 0.0}, "REFUTED"),
+        ("simrf.eq69.line1", {"v": 3.0, "d": 64, "m": 2, "sq": 0.0}, "HOLDS"),
+        ("simrf.eq77", {"z": 1.0, "d": 2, "m": 2}, "REFUTED"),
+        ("simrf.eq56", {"w": 0.05, "d": 2, "cos": -0.9}, "REFUTED"),
+        ("simrf.lem4.2.pdf", {"w": 0.05, "d": 2, "cos": -0.9}, "HOLDS"),
+        ("simrf.thm4.3.simrf", {"v": 2.0, "d": 7}, "HOLDS"),
+    ],
+)
+def test_verdicts_at_points(cid: str, at: dict, verdict: str) -> None:
+    assert verify.evaluate_at(cid, at).verdict == verdict
+
+
+def test_corrections_match_closed_forms() -> None:
+    # Cor 4.4 corrected (eq 69) equals the cancellation-free closed form
+    with mpmath.workdps(30):
+        p = {"v": 1.3, "d": 16, "m": 8, "sq": 0.2}
+        val = C.printed_eq69(1)(p)
+    assert float(val) == pytest.approx(cf.prf_orthogonality_gap(1.3, 16, 8, 0.2), rel=1e-12)
+    # eq (77) with (1 - e^{-z^2})^2 is the exact ratio
+    with mpmath.workdps(30):
+        ref, _ = C._ratio_ref({"z": 1.0, "d": 2, "m": 2}, 30)
+    assert float(ref) == pytest.approx(cf.rff_mse_ratio_orf_iid(1.0, 2, 2), rel=1e-10)
+    # printed eq (25) bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0
+    with mpmath.workdps(30):
+        b = C.printed_eq25_bracket(1.0, 8)
+    assert float(b) == pytest.approx(math.exp(1) - float(mpmath.hyp1f1(8, 4, 1)), rel=1e-12)
+    assert b < 0
+
+
+def test_pair_monte_carlo_check_has_power() -> None:
+    """The thm4.3 Monte Carlo reference separates SimRF from ORF pairs (a wrong printed value is seen)."""
+    import numpy as np
+
+    from rfcheck.couplings import sample_projection
+    from rfcheck.stats import estimate_mean
+
+    d, v = 3, 0.8
+    t, _ = sample_projection("simrf", 2, d, 200_000, seed=5, need_sq=False)
+    est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+    with mpmath.workdps(30):
+        simrf_val = float(C.printed_eq24(v, d))
+        orf_val = float(C.printed_eq23(v, d))
+    assert abs(est.value - simrf_val) < 4.5 * est.se
+    assert abs(est.value - orf_val) > 4.5 * est.se
