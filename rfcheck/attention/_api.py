@@ -137,18 +137,19 @@ def attention_features(
     q, k, _ = _check_qkv(q, k, q)
     if q.ndim != 2:
         raise ValueError("attention_features takes one head: q, k of shape (L, d)")
+    if method not in _core.METHODS or method == "exact":
+        raise ValueError(f"method must be one of {_core.METHODS[1:]}; got {method!r}")
     params = _core.as_params(projections, method)
-    if params is None:
-        if key is None:
-            raise ValueError("pass key= or projections=")
-        dr = None if darkformer_m is None else np.asarray(darkformer_m).shape[0]
-        params = _core.draw_params(key, method, num_features, q.shape[-1], coupling, q.dtype, hybrid_n, dr)
-    a = F.oprf_a_eq8(q, k) if (method == "favor++" and oprf_a is None) else oprf_a
-    dm = None if darkformer_m is None else jnp.asarray(darkformer_m, q.dtype)
-    (sq, bq), (sk, bk) = _core.feature_pair(q, k, method, params, stabilise=stabilise, oprf_a=a,
-                                            sigma=None if sigma is None else jnp.asarray(sigma, q.dtype),
-                                            dark_m=dm, rfa_norm_factor=rfa_norm_factor)
-    return jnp.exp(sq)[:, None] * bq, jnp.exp(sk)[:, None] * bk
+    if params is None and key is None:
+        raise ValueError("pass key= or projections=")
+    if params is not None:
+        params = {n: a.astype(q.dtype) for n, a in params.items()}
+    return _core._features(
+        q, k, key, params, None if oprf_a is None else jnp.asarray(oprf_a, q.dtype),
+        None if sigma is None else jnp.asarray(sigma, q.dtype),
+        None if darkformer_m is None else jnp.asarray(darkformer_m, q.dtype),
+        method=method, num_features=int(num_features), coupling=coupling, stabilise=bool(stabilise),
+        hybrid_n=int(hybrid_n), rfa_norm_factor=bool(rfa_norm_factor))
 
 
 def unnormalised_attention(q: Any, k: Any, **kwargs: Any) -> jax.Array:

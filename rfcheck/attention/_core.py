@@ -149,6 +149,23 @@ def _attention(q, k, v, key, projections, oprf_a, sigma, gate, dark_m, *, method
     return linear_bidirectional(fq, fk, v)
 
 
+@functools.partial(jax.jit, static_argnames=("method", "num_features", "coupling", "stabilise", "hybrid_n",
+                                              "rfa_norm_factor"))
+def _features(q, k, key, projections, oprf_a, sigma, dark_m, *, method, num_features, coupling, stabilise, hybrid_n,
+              rfa_norm_factor):
+    """Jitted ``(phi(q), phi(k))`` with the scales multiplied in (see ``attention_features``)."""
+    if projections is not None:
+        params = dict(projections)
+    else:
+        params = draw_params(key, method, num_features, q.shape[-1], coupling, q.dtype, hybrid_n,
+                             None if dark_m is None else dark_m.shape[0])
+    if method == "favor++" and oprf_a is None:
+        oprf_a = F.oprf_a_eq8(q, k)
+    (sq, bq), (sk, bk) = feature_pair(q, k, method, params, stabilise=stabilise, oprf_a=oprf_a, sigma=sigma,
+                                      dark_m=dark_m, rfa_norm_factor=rfa_norm_factor)
+    return jnp.exp(sq)[:, None] * bq, jnp.exp(sk)[:, None] * bk
+
+
 def as_params(projections: Any, method: str) -> dict[str, Any] | None:
     """Canonical ``projections=`` argument: an array ``W`` (M, d) or a dict of draws."""
     if projections is None:
