@@ -38,7 +38,8 @@ KEY = jax.random.key(0)
 # %% [markdown]
 # ## The harness
 # One functional entry point; the random-feature methods draw their projections from an
-# explicit key.  (float32 here; the variance study below runs in float64.)  Errors of the normalised output against exact softmax attention:
+# explicit key (float32 here; the variance study below runs in float64).  Errors of the
+# normalised output against exact softmax attention:
 
 # %%
 q, k = mse.isotropic_data(L, D, scale=1.0, seed=0)
