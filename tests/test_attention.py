@@ -16,6 +16,7 @@ from rfcheck.attention import (  # noqa: E402
     attention_features,
     causality_audit,
     draw_projections,
+    enable_x64,
     mse,
     oprf_a_eq8,
     unnormalised_attention,
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.jax
 
 @pytest.fixture(autouse=True)
 def _x64():
-    with jax.enable_x64(True):
+    with enable_x64(True):
         yield
 
 
@@ -254,7 +255,7 @@ def test_audit_catches_leaks():
 @pytest.fixture(scope="module")
 def small_study():
     """L = 32, d = 8, M = 8, R = 4000 draws (enough for the tail diagnostic's 32 batches)."""
-    with jax.enable_x64(True):
+    with enable_x64(True):
         q, k = mse.isotropic_data(32, 8, scale=0.5, seed=1)
         return mse.run_study(q, k, num_features=8, n_draws=4000, seed=3, batch=1000,
                              variants=("prf-iid", "prf-orf", "prf-simrf", "oprf-iid", "oprf-orf", "trig-iid"))

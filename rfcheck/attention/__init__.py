@@ -51,7 +51,7 @@ from rfcheck.attention._api import (
     unnormalised_attention,
     whitening_matrix,
 )
-from rfcheck.attention._features import draw_projections
+from rfcheck.attention._features import draw_projections, enable_x64
 from rfcheck.attention.audit import CausalityReport, causality_audit
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "attention_features",
     "causality_audit",
     "draw_projections",
+    "enable_x64",
     "oprf_a_eq8",
     "unnormalised_attention",
     "whitening_matrix",

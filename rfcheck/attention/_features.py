@@ -30,6 +30,17 @@ import jax.numpy as jnp
 COUPLINGS = ("iid", "orf", "simrf")
 
 
+def enable_x64(on: bool = True) -> Any:
+    """Context manager turning JAX's 64-bit mode on (``jax.enable_x64`` or, on older JAX,
+    ``jax.experimental.enable_x64``)."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(on)
+    from jax.experimental import disable_x64 as _d
+    from jax.experimental import enable_x64 as _e  # JAX < 0.6
+
+    return _e() if on else _d()
+
+
 # ------------------------------------------------------------------------ projections
 def _haar(key: Any, d: int, dtype: Any) -> jax.Array:
     g = jax.random.normal(key, (d, d), dtype)

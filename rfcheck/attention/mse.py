@@ -225,7 +225,7 @@ def run_study(
                                          + np.mean(np.sum(k * k, 1))), d))
     rng = np.random.default_rng(seed + 1)
     v = rng.normal(size=(n, 4))
-    with jax.enable_x64(True):
+    with F.enable_x64(True):
         qj, kj, vj = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
         a_exact = jnp.exp(qj @ kj.T)
         out_exact = (a_exact @ vj) / jnp.sum(a_exact, axis=1, keepdims=True)
@@ -327,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scale", type=float, default=1.0, help="|q|, |k| ~ scale")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--darkformer", action="store_true", help="add the anisotropic DARKFormer study")
+    p.add_argument("--dark-top", type=float, default=0.1, help="largest eigenvalue of Lambda (< 1/2)")
+    p.add_argument("--dark-condition", type=float, default=10.0, help="condition number of Lambda")
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
     q, k = isotropic_data(args.len, args.dim, scale=args.scale, seed=args.seed)
@@ -336,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         print(format_study(st), "\n")
         out.append({"config": st.config, "variants": st.variants, "entries": st.entries})
         if args.darkformer:
-            qa, ka, lam = anisotropic_data(args.len, args.dim, seed=args.seed)
+            qa, ka, lam = anisotropic_data(args.len, args.dim, top=args.dark_top, condition=args.dark_condition,
+                                           seed=args.seed)
             st = run_study(qa, ka, num_features=m, n_draws=args.draws, seed=args.seed,
                            variants=("prf-iid",), dark_cov=lam)
             print(format_study(st), "\n")
