@@ -279,11 +279,14 @@ def test_attention_scale_mse_matches_closed_forms_and_orderings(small_study):
 
 @pytest.mark.mc
 def test_attention_scale_mse_test_has_power(small_study):
-    """A closed form off by 10% (M -> 0.9 M) would be REFUTED by the same z-test."""
+    """A closed form off by 10% (M -> 0.9 M) would be REFUTED by the same z-test, and so would the
+    reversed orderings (iid <= ORF <= SimRF): their z is the negative of a HOLDS ordering's."""
     for e in small_study.entries:
         if e["kind"] == "equality":
             wrong = e["closed_form"] / 0.9
             assert abs(e["empirical"] - wrong) / e["se"] > e["z_crit"], e
+        elif e["verdict"] == "HOLDS":
+            assert -e["z"] > e["z_crit"], e
 
 
 @pytest.mark.slow
