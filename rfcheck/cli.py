@@ -125,7 +125,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     import json
 
     if args.workload == "attention":
-        from rfcheck.attention import bench as abench
+        try:
+            from rfcheck.attention import bench as abench
+        except ImportError as exc:
+            raise ValueError(str(exc)) from None
 
         entries = abench.run_attention_bench(min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem,
                                              repeats=args.repeats)
