@@ -89,7 +89,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     prog.advance(task)
 
             entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
-                                      cache_dir=None if args.no_cache else args.cache_dir, progress=progress)
+                                      cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+                                      scheduler=args.scheduler)
     t = Table(title=f"rfcheck ledger (budget {args.budget}, seed {args.seed})")
     for col in ("claim", "verdict", "deciding check", "reason"):
         t.add_column(col, overflow="fold")
@@ -111,8 +112,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from rfcheck.plots import FIGURES
+    from rfcheck.plots import FIGURES, write_index
 
+    if args.index:
+        print(write_index(args.out))
+        return 0
+    if args.figure is None:
+        raise ValueError(f"name a figure (one of {', '.join(sorted(FIGURES))}) or pass --index")
     if args.figure not in FIGURES:
         raise ValueError(f"unknown figure {args.figure!r}; available: {', '.join(sorted(FIGURES))}")
     paths = FIGURES[args.figure](out_dir=args.out, quick=args.quick, seed=args.seed)
@@ -186,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--strict", action="store_true", help="exit 1 if any claim is REFUTED")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
     vp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    vp.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run the claims on a Dask distributed scheduler (e.g. tcp://host:8786; extra rfcheck[dask])")
     vp.add_argument("--cache-dir", default=".rfcheck-cache", help="cache of verdicts (resume)")
     vp.add_argument("--no-cache", action="store_true")
     vp.add_argument("--update-readme", nargs="?", const="README.md", metavar="PATH",
@@ -193,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.set_defaults(func=cmd_verify)
 
     pp = sub.add_parser("plot", help="reproduce a paper figure into figures/")
-    pp.add_argument("figure", help="e.g. crt-fig1")
+    pp.add_argument("figure", nargs="?", help="e.g. crt-fig1")
+    pp.add_argument("--index", action="store_true", help="write OUT/index.md listing every figure")
     pp.add_argument("--out", default="figures")
     pp.add_argument("--quick", action="store_true", help="small Monte Carlo sizes")
     pp.add_argument("--seed", type=int, default=0)

@@ -1,4 +1,6 @@
-"""Ledger reports: JSON (machine-readable) and Markdown (one page per paper + a summary).
+"""Ledger reports: JSON (machine-readable), Markdown and HTML (one page per paper + an
+index), and for every REFUTED claim a small plot of printed vs reference values over the
+points the verification evaluated.
 
 Input is the list of verdict dictionaries produced by ``Verdict.as_dict()`` (the
 interchange format between worker processes, the cache and the reports).  The JSON schema
@@ -7,14 +9,16 @@ is documented in README.md ("Report format").
 
 from __future__ import annotations
 
+import html
 import json
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rfcheck.claims import PAPERS
 
-__all__ = ["summary_counts", "summary_markdown", "update_readme", "write_reports"]
+__all__ = ["plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
 
@@ -79,33 +83,173 @@ def _entry_markdown(e: dict[str, Any]) -> str:
         lines += [f"*Correction:* {e['correction']}", ""]
     if e.get("notes"):
         lines += [f"*Notes:* {e['notes']}", ""]
+    if e.get("_plot"):
+        lines += [f"![printed vs reference for {e['id']}]({e['_plot']})", ""]
     lines += [f"Reproduce: `{e['reproduce']}`" + (f"  \nAt the worst point: `{e['reproduce_point']}`"
                                                    if e.get("reproduce_point") else ""), ""]
     return "\n".join(lines)
 
 
-def write_reports(entries: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """Write ``ledger.json``, ``<paper>.json``, ``<paper>.md`` and ``index.md`` into ``out_dir``."""
+def _num(v: Any) -> float:
+    """A real number from a report value (complex values by their real part; else NaN)."""
+    if isinstance(v, dict) and set(v) == {"re", "im"}:
+        return float(v["re"])
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _deciding_points(e: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    ev = e["evidence"]
+    for ch in ev["checks"]:
+        if ch["name"] == ev.get("deciding_check"):
+            return ch["name"], ch.get("points") or []
+    return "", []
+
+
+def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
+    """Printed vs reference at every decided point of the deciding check (left: the two
+    values against the parameter that varies most; right: reference vs printed, with the
+    violations marked).  ``None`` if the evidence holds no plottable points."""
+    name, pts = _deciding_points(e)
+    pts = [p for p in pts if p.get("decided") and math.isfinite(_num(p["printed"])) and math.isfinite(
+        _num(p["reference"]))]
+    if len(pts) < 2:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = [k for k in pts[0]["point"] if not k.startswith("_")]
+    spread = {k: len({str(p["point"].get(k)) for p in pts}) for k in keys}
+    xk = max(keys, key=lambda k: spread[k]) if keys else None
+    xs = [_num(p["point"].get(xk)) if xk else i for i, p in enumerate(pts)]
+    pr = [_num(p["printed"]) for p in pts]
+    rf = [_num(p["reference"]) for p in pts]
+    bad = [_num(p["disc"]) > 1 for p in pts]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
+    a1.scatter(xs, rf, s=14, marker="o", facecolors="none", edgecolors="C0", label="reference")
+    a1.scatter(xs, pr, s=10, marker="x", color="C3", label="printed")
+    a1.set_xlabel(xk or "point")
+    a1.set_ylabel("value")
+    a1.legend(fontsize=8)
+    lo, hi = min(rf + pr), max(rf + pr)
+    a2.plot([lo, hi], [lo, hi], color="0.6", lw=0.8)
+    a2.scatter([r for r, b in zip(rf, bad, strict=True) if not b], [p for p, b in zip(pr, bad, strict=True) if not b],
+               s=10, color="C0", label="agree")
+    a2.scatter([r for r, b in zip(rf, bad, strict=True) if b], [p for p, b in zip(pr, bad, strict=True) if b],
+               s=14, color="C3", label="disagree")
+    mags = [abs(v) for v in rf + pr if v != 0]
+    if mags and max(mags) / min(mags) > 1e3:  # values span decades: log (symlog if signs differ)
+        kw = {} if lo > 0 else {"linthresh": min(mags)}
+        scale = "log" if lo > 0 else "symlog"
+        a1.set_yscale(scale, **kw)
+        a2.set_xscale(scale, **kw)
+        a2.set_yscale(scale, **kw)
+    a2.set_xlabel("reference")
+    a2.set_ylabel("printed")
+    a2.legend(fontsize=8)
+    fig.suptitle(f"{e['id']} REFUTED: printed vs {name} at {len(pts)} evaluated points", fontsize=10)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def _html_page(title: str, body: str) -> str:
+    style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em}"
+             ".HOLDS{color:#176}.REFUTED{color:#b00}.INCONCLUSIVE{color:#a60}code{background:#f4f4f4}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{body}</body></html>\n")
+
+
+def _html_table(rows: list[list[str]], head: list[str]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{trs}</table>"
+
+
+def _summary_html(entries: list[dict[str, Any]]) -> str:
+    counts = summary_counts(entries)
+    rows = [[p, str(sum(c.values())), str(c["HOLDS"]), str(c["REFUTED"]), str(c["INCONCLUSIVE"])]
+            for p, c in counts.items()]
+    return _html_table(rows, ["paper", "claims", "HOLDS", "REFUTED", "INCONCLUSIVE"])
+
+
+def _entry_html(e: dict[str, Any]) -> str:
+    esc = html.escape
+    ev = e["evidence"]
+    w = ev.get("worst") or {}
+    out = [f"<h3 id='{esc(e['id'])}'><code>{esc(e['id'])}</code> — <span class='{e['verdict']}'>{e['verdict']}</span></h3>",
+           f"<p><i>Source:</i> {esc(e['source'])}<br><i>Statement (as printed):</i> {esc(e['statement'])}</p>",
+           f"<p><i>Reason:</i> {esc(e['reason'])}</p>"]
+    if w:
+        pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items())
+        out.append(f"<p><i>Worst point</i> ({esc(str(ev.get('deciding_check')))}): {esc(pt)}<br>printed = "
+                   f"{esc(_fmt(w.get('printed')))}, reference = {esc(_fmt(w.get('reference')))} ± "
+                   f"{esc(_fmt(w.get('err')))} (discrepancy {esc(_fmt(w.get('disc')))} x tolerance)</p>")
+    out.append(_html_table([[esc(c["name"]), f"<span class='{c['verdict']}'>{c['verdict']}</span>",
+                             str(c["points_tried"]), str(c["points_decided"]), str(c["violations"]),
+                             esc(c["reason"])] for c in ev["checks"]],
+                           ["check", "verdict", "points", "decided", "violations", "note"]))
+    if e.get("correction"):
+        out.append(f"<p><i>Correction:</i> {esc(e['correction'])}</p>")
+    if e.get("notes"):
+        out.append(f"<p><i>Notes:</i> {esc(e['notes'])}</p>")
+    if e.get("_plot"):
+        out.append(f"<p><img src='{esc(e['_plot'])}' alt='printed vs reference' style='max-width:100%'></p>")
+    out.append(f"<p>Reproduce: <code>{esc(e['reproduce'])}</code>"
+               + (f"<br>At the worst point: <code>{esc(e['reproduce_point'])}</code>" if e.get("reproduce_point")
+                  else "") + "</p>")
+    return "\n".join(out)
+
+
+def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+    """Write ``ledger.json``, ``<paper>.json``, ``<paper>.md``, ``<paper>.html``, ``index.md``,
+    ``index.html`` and (``plots``) ``plots/<claim id>.png`` for every REFUTED claim into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     p = out / "ledger.json"
     p.write_text(json.dumps(entries, indent=2, default=str))
     written.append(p)
+    shown = []
+    for e in entries:
+        e = dict(e)
+        if plots and e["verdict"] == "REFUTED":
+            img = plot_refuted(e, out / "plots" / f"{e['id']}.png")
+            if img is not None:
+                e["_plot"] = f"plots/{img.name}"
+                written.append(img)
+        shown.append(e)
     index = ["# rfcheck ledger", "", summary_markdown(entries), ""]
+    index_html = ["<h1>rfcheck ledger</h1>", _summary_html(entries), "<ul>"]
     for paper in sorted({e["paper"] for e in entries}):
         ents = [e for e in entries if e["paper"] == paper]
+        shown_p = [e for e in shown if e["paper"] == paper]
         pj = out / f"{paper}.json"
         pj.write_text(json.dumps(ents, indent=2, default=str))
-        md = [f"# {PAPERS.get(paper, paper)}", "", summary_markdown(ents), ""]
-        md += [_entry_markdown(e) for e in ents]
+        title = PAPERS.get(paper, paper)
+        md = [f"# {title}", "", summary_markdown(ents), ""]
+        md += [_entry_markdown(e) for e in shown_p]
         pm = out / f"{paper}.md"
         pm.write_text("\n".join(md))
-        written += [pj, pm]
-        index.append(f"- [{paper}]({paper}.md): {PAPERS.get(paper, paper)}")
+        ph = out / f"{paper}.html"
+        ph.write_text(_html_page(title, f"<h1>{html.escape(title)}</h1>" + _summary_html(ents)
+                                 + "".join(_entry_html(e) for e in shown_p)))
+        written += [pj, pm, ph]
+        index.append(f"- [{paper}]({paper}.md): {title}")
+        index_html.append(f"<li><a href='{paper}.html'>{paper}</a>: {html.escape(title)}</li>")
     pi = out / "index.md"
     pi.write_text("\n".join(index) + "\n")
-    written.append(pi)
+    ph = out / "index.html"
+    ph.write_text(_html_page("rfcheck ledger", "".join(index_html) + "</ul>"))
+    written += [pi, ph]
     return written
 
 

@@ -35,6 +35,11 @@ __all__ = ["CheckResult", "Verdict", "evaluate_at", "point_seed", "run_claim", "
 HOLDS, REFUTED, INCONCLUSIVE = "HOLDS", "REFUTED", "INCONCLUSIVE"
 
 
+#: evaluated points kept per check in a verdict's evidence (for the report's plots)
+MAX_POINTS_KEPT = 400
+_POINT_KEYS = ("point", "printed", "reference", "err", "disc", "decided")
+
+
 @dataclass
 class CheckResult:
     """A check's outcome over the searched domain."""
@@ -64,6 +69,8 @@ class CheckResult:
             "reason": self.reason,
             "worst": self.worst.as_dict() if self.worst else None,
             "undecided_examples": [u.as_dict() for u in self.undecided[:3]],
+            # every evaluated point, compact: the report draws printed vs reference from it
+            "points": [{k: v for k, v in e.as_dict().items() if k in _POINT_KEYS} for e in self.evals[:MAX_POINTS_KEPT]],
             "description": self.description,
             "domain": self.domain,
         }
@@ -325,8 +332,14 @@ def _verify_one(args: tuple[str, str, int]) -> dict[str, Any]:
 
 def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: int = 1,
              cache_dir: str | None = None,
-             progress: Callable[[str, dict[str, Any] | None], None] | None = None) -> list[dict[str, Any]]:
+             progress: Callable[[str, dict[str, Any] | None], None] | None = None,
+             scheduler: str | None = None) -> list[dict[str, Any]]:
     """Verify claims as independent tasks (a process pool when ``jobs > 1``), with a cache.
+
+    ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``); the
+    same tasks then run on its workers (optional extra ``rfcheck[dask]``; the workers need
+    rfcheck installed at the same code version).  Verdicts do not depend on where a task
+    runs: every random number is seeded from (seed, claim id, point).
 
     The cache key is (claim id, code version, budget, seed): re-running an interrupted
     ``verify --all`` resumes where it stopped, and any change to the code invalidates it.
@@ -365,7 +378,29 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
         if progress:
             progress(cid, entry)
 
-    if jobs <= 1 or len(todo) <= 1:
+    if scheduler is not None and todo:
+        try:
+            from distributed import Client, as_completed as dask_completed
+        except ImportError as exc:
+            raise ValueError("--scheduler needs the Dask extra: pip install 'rfcheck[dask]'") from exc
+        import os
+
+        timeout = float(os.environ.get("RFCHECK_DASK_TIMEOUT", "30"))
+        try:
+            client = Client(scheduler, timeout=f"{timeout}s")
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s "
+                             f"({type(exc).__name__})") from exc
+        with client:
+            threads = client.nthreads()
+            if any(n > 1 for n in threads.values()):
+                # mpmath's working precision is process-global: threads would share it
+                raise ValueError(f"Dask workers must run one thread each (dask worker --nthreads 1); got {threads}")
+            futs = {client.submit(_verify_one, (cid, budget, seed), key=f"rfcheck-{cid}-{seed}-{budget}",
+                                  pure=False): cid for cid in todo}
+            for f in dask_completed(list(futs)):
+                done(futs[f], f.result())
+    elif jobs <= 1 or len(todo) <= 1:
         for cid in todo:
             if progress:
                 progress(cid, None)

@@ -21,6 +21,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
     (["verify", "--claim", "crt.thm3.3", "--at", "d=3,nx=1,ny=1,theta=3.141592653589793"], "outside the domain"),
     (["verify", "--claim", "crt.eq22", "--at", "bogus"], "name=value"),
     (["plot", "nofig"], "unknown figure"),
+    (["plot"], "name a figure"),
 ])
 def test_bad_input_is_one_line(args, needle):
     r = run(*args)
@@ -58,9 +59,25 @@ def test_verify_report_schema_and_strict(tmp_path):
     md = (rep / "crt.md").read_text()
     assert "crt.thm3.3" in md and "REFUTED" in md
     assert "| crt |" in (rep / "index.md").read_text()
+    # HTML pages, and a printed-vs-reference plot for the REFUTED claim only
+    page = (rep / "crt.html").read_text()
+    assert "<span class='REFUTED'>REFUTED</span>" in page and "plots/crt.thm3.3.png" in page
+    assert (rep / "plots" / "crt.thm3.3.png").stat().st_size > 1000
+    assert not (rep / "plots" / "crt.eq22.png").exists()
+    assert "crt.html" in (rep / "index.html").read_text()
+    pts = entries[0]["evidence"]["checks"][0]["points"]
+    assert pts and {"point", "printed", "reference", "disc", "decided"} <= set(pts[0])
 
 
 def test_verify_without_strict_exits_zero():
     r = run("verify", "--claim", "crt.thm3.3", "--budget", "smoke", "--no-cache", "--jobs", "1")
     assert r.returncode == 0
     assert "REFUTED" in r.stdout
+
+
+def test_figures_index(tmp_path):
+    (tmp_path / "crt-fig1.png").write_bytes(b"png")
+    assert main(["plot", "--index", "--out", str(tmp_path)]) == 0
+    idx = (tmp_path / "index.md").read_text()
+    assert "## crt-fig1" in idx and "rfcheck plot crt-fig1" in idx and "Files: crt-fig1.png" in idx
+    assert "Figure 1" in idx  # the caption comes from the figure function's docstring

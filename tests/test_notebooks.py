@@ -28,4 +28,8 @@ def test_notebook_runs(path, monkeypatch, capsys):
         assert ns["scan_vs_quadratic"] < 1e-5  # float32
         assert ns["ours"].causal and not ns["leaky"].causal
         assert "REFUTED" not in ns["verdicts"].values()
+    if path.stem == "your_estimator":
+        assert ns["good"].verdict == "HOLDS"
+        assert ns["bad"].verdict == "REFUTED"
+        assert ns["flawed"].verdict == "REFUTED"
     assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"

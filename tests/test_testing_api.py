@@ -56,3 +56,80 @@ def test_one_pair_only():
     x = np.ones((2, 3)) * 0.1
     with pytest.raises(ValueError, match="one"):
         assert_unbiased(features.positive_product(x, x), 2)
+
+
+# -- users' own estimators (rfcheck.custom) -------------------------------------------------
+
+from rfcheck import custom  # noqa: E402
+from rfcheck.testing import adversarial_pairs, check_estimator  # noqa: E402
+
+
+def _posrf(sampler="iid") -> custom.Estimator:
+    """PosRF written by a user: f(w, x) = exp(w.x - |x|^2), Gaussian kernel."""
+
+    def f(W, x):
+        return np.exp(W @ x - x @ x)
+
+    return custom.Estimator(f, f, lambda x, y: float(np.exp(-0.5 * np.sum((x - y) ** 2))), sampler, "user PosRF")
+
+
+def _antithetic_var(x, y, m):
+    """Exact variance of antithetic PosRF with m/2 iid pairs: (Var g + E g(w)g(-w) - K^2)/m."""
+    st = {k: (float(v[0]) if k != "d" else v) for k, v in crt.pair_stats(x[None], y[None]).items()}
+    k2 = np.exp(-np.sum((x - y) ** 2))
+    return (float(crt.positive_variance(**st)) + np.exp(-2 * (x @ x + y @ y)) - k2) / m
+
+
+def test_user_estimator_matches_engine_in_law():
+    """The NumPy path for a user's feature maps agrees with the engine's PosRF (MSE within SE)."""
+    x, y = _pair(6, 0.5, 0.3)
+    vals = _posrf().at(x, y).replicas(4, 100_000, seed=5)
+    assert abs(vals.mean() - np.exp(-0.5 * np.sum((x - y) ** 2))) < 5 * vals.std() / np.sqrt(vals.size)
+    assert_variance_matches(_posrf().at(x, y), 4, _pos_var(x, y, 4), seed=5)
+
+
+def test_replicas_reproducible_and_validated():
+    x, y = _pair(3, 0.2, 0.1)
+    b = _posrf("orf").at(x, y)
+    np.testing.assert_array_equal(b.replicas(3, 50, seed=1), b.replicas(3, 50, seed=1))
+    assert not np.array_equal(b.replicas(3, 50, seed=1), b.replicas(3, 50, seed=2))
+    with pytest.raises(ValueError, match="shape"):
+        custom.Estimator(lambda W, x: W @ x, lambda W, x: (W @ x)[..., :1], lambda x, y: 1.0).at(x, y).replicas(3, 10)
+    with pytest.raises(ValueError, match="even"):
+        _posrf(custom.antithetic("iid")).at(x, y).replicas(3, 10)
+    with pytest.raises(ValueError, match="same length"):
+        _posrf().at(np.zeros(2), np.zeros(3))
+
+
+def test_check_estimator_antithetic_true_variance_holds_wrong_refuted():
+    est = _posrf(custom.antithetic("iid"))
+    pairs = adversarial_pairs(4, radii=(0.2, 0.3))  # where the squared error's 4th moment is estimable
+    rep = check_estimator(est, 8, claimed_variance=_antithetic_var, pairs=pairs, n_trials=100_000, seed=7)
+    assert rep.verdict == "HOLDS", str(rep)
+    naive = lambda x, y, m: _pos_var(x, y, m)  # noqa: E731 -- forgets the antithetic covariance
+    rep = check_estimator(est, 8, claimed_variance=naive, pairs=pairs, n_trials=100_000, seed=7)
+    assert rep.verdict == "REFUTED", str(rep)
+    assert rep.counterexample["test"] == "variance"
+
+
+def test_check_estimator_finds_bias_only_on_axes():
+    """A sampler whose rows have the wrong sign law on coordinate 0 only: the kernel is
+    biased along e_0 -- found by the adversarial pairs."""
+
+    def bad(rng, n, M, d):
+        W = rng.standard_normal((n, M, d))
+        W[..., 0] = -np.abs(W[..., 0])
+        return W
+
+    rep = check_estimator(_posrf(bad), 8, d=4, n_trials=50_000, seed=3)
+    assert rep.verdict == "REFUTED"
+    assert "e_0" in rep.counterexample["pair"]
+    assert any(r["status"] == "agrees" and "e_3" in r["pair"] for r in rep.rows)
+
+
+def test_adversarial_pairs_shapes():
+    ps = adversarial_pairs(5, radii=(0.5,))
+    assert len(ps) == 7 and all(x.shape == (5,) and y.shape == (5,) for _, x, y in ps)
+    assert any(np.allclose(x, -y) for _, x, y in ps)
+    with pytest.raises(ValueError, match="d must"):
+        adversarial_pairs(1)

@@ -165,3 +165,31 @@ def test_mean_only_reference_beyond_second_moment_domain():
     assert float(r["mean"].value) == pytest.approx(math.exp(-float(st["sq_diff"]) / 2), rel=1e-15)
     v = verify.evaluate_at("crt.eq18", {"d": 3, "nx": 0.5, "ny": 0.4, "theta": 1.0, "a_re": 0.2, "a_im": 0.3, "s": 1})
     assert v.verdict == "HOLDS"
+
+
+def test_dask_scheduler_gives_the_same_verdicts():
+    """``--scheduler``: the same tasks on a Dask LocalCluster give the same verdicts."""
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    ids = ["crt.eq8", "crt.eq21.line2"]  # cheap: one HOLDS, one REFUTED
+    local = verify.run_many(ids, budget="smoke", seed=5, jobs=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = verify.run_many(ids, budget="smoke", seed=5, scheduler=cluster.scheduler_address)
+    assert [e["verdict"] for e in remote] == [e["verdict"] for e in local] == ["HOLDS", "REFUTED"]
+    for a, b in zip(local, remote, strict=True):
+        assert a["evidence"]["worst"] == b["evidence"]["worst"]
+
+
+def test_dask_workers_with_threads_refused():
+    """mpmath's precision is process-global, so threaded workers could corrupt references."""
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as c, \
+            pytest.raises(ValueError, match="one thread"):
+        verify.run_many(["crt.eq8"], budget="smoke", scheduler=c.scheduler_address)
+
+
+def test_scheduler_unreachable_is_a_clear_error(monkeypatch):
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    monkeypatch.setenv("RFCHECK_DASK_TIMEOUT", "2")
+    with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
+        verify.run_many(["crt.eq8"], budget="smoke", scheduler="tcp://127.0.0.1:9")
