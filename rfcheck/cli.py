@@ -130,6 +130,21 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import json
 
+    if args.workload == "attention":
+        try:
+            from rfcheck.attention import bench as abench
+        except ImportError as exc:
+            raise ValueError(str(exc)) from None
+
+        entries = abench.run_attention_bench(min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem,
+                                             repeats=args.repeats)
+        print(abench.format_bench(entries))
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump({"entries": entries, "summary": abench.summarise(entries)}, fh, indent=2)
+            print(f"wrote {args.json}")
+        return 0
+
     from rfcheck import bench
 
     entries = bench.run_bench(quick=args.quick)
@@ -202,9 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--skip-mutants", action="store_true")
     cp.set_defaults(func=cmd_calibrate)
 
-    bp = sub.add_parser("bench", help="Monte Carlo engine speed vs a NumPy baseline")
+    bp = sub.add_parser("bench", help="Monte Carlo engine speed vs a NumPy baseline; 'bench attention': scaling")
+    bp.add_argument("workload", nargs="?", default="engine", choices=["engine", "attention"],
+                    help="engine (default) or attention (exact vs linear attention, time and memory vs L; needs jax)")
     bp.add_argument("--json", metavar="PATH")
     bp.add_argument("--quick", action="store_true")
+    bp.add_argument("--min-len", type=int, default=1024, help="attention: smallest L")
+    bp.add_argument("--max-len", type=int, default=65536, help="attention: largest L (doubling from --min-len)")
+    bp.add_argument("--exact-mem", type=float, default=4 * 2**30, help="attention: skip exact beyond this many bytes")
+    bp.add_argument("--repeats", type=int, default=3, help="attention: best of this many timed runs")
     bp.set_defaults(func=cmd_bench)
     return p
 
