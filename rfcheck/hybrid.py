@@ -186,14 +186,16 @@ def _check_hrf(bases: Sequence[Blocks], lambdas: Sequence[tuple[float, Blocks]])
 
 
 def general_hrf(bases: Sequence[Blocks], lambdas: Sequence[tuple[float, Blocks]]) -> np.ndarray:
-    """``sum_k lambda_k SM^k + (1 - sum_k lambda_k) SM^{p+1}`` (eq 8) with ``lambda_k = a_k + rho_1^T rho_2`` (eq 10)."""
+    """``sum_k lambda_k SM^k + (1 - sum_k lambda_k) SM^{p+1}`` (eq 8), ``lambda_k = a_k + rho_1^T rho_2`` (eq 10)."""
     _check_hrf(bases, lambdas)
     lam = [a + blk.value() for a, blk in lambdas]
     out = sum(lk * b.value() for lk, b in zip(lam, bases[:-1], strict=True))
     return out + (1 - sum(lam)) * bases[-1].value()
 
 
-def hrf_feature_vectors(bases: Sequence[Blocks], lambdas: Sequence[tuple[float, Blocks]]) -> tuple[np.ndarray, np.ndarray]:
+def hrf_feature_vectors(
+    bases: Sequence[Blocks], lambdas: Sequence[tuple[float, Blocks]]
+) -> tuple[np.ndarray, np.ndarray]:
     """``(Psi_1(x), Psi_2(y))`` of Lemma 2.3, eq (11): ``Psi_1(x)^T Psi_2(y)`` is eq (8)'s estimate.
 
     ``Psi_j = Psi_j^1 * Psi_j^2 * Psi_j^3 * Psi_j^4`` (concatenation): the ``a_k`` parts
@@ -207,7 +209,9 @@ def hrf_feature_vectors(bases: Sequence[Blocks], lambdas: Sequence[tuple[float, 
     n = lambdas[0][1].k if lambdas else 1
     sides: list[list[np.ndarray]] = [[], []]
     for side in (0, 1):
-        get = (lambda b, s=side: b.x if s == 0 else b.y)
+        def get(b: Blocks, s: int = side) -> tuple[np.ndarray, ...]:
+            return b.x if s == 0 else b.y
+
         parts = sides[side]
         for (a, _), base in zip(lambdas, bases[:-1], strict=True):  # Psi^1
             parts.extend(np.sqrt(complex(a) / m) * blk for blk in get(base))
