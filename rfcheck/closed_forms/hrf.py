@@ -156,6 +156,33 @@ def _sq_sum(ctx: Any, nx: Any, ny: Any, theta: Any) -> Any:
     return (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(theta / 2) ** 2
 
 
+_TINY = 1e-70  # float64 inputs in (0, _TINY) may underflow in products of four: mpmath instead
+
+
+def _tiny(ctx: Any, *vals: Any) -> Any:
+    """Conditioning term: ``inf`` where a float64 input lies in ``(0, 1e-70)`` (products such
+    as ``nx ny sin^2(theta/2)`` could underflow and silently zero an MSE), else 1; the
+    formula mechanism then recomputes those points in mpmath.  Always 1 in mpmath."""
+    if ctx.name != "float64":
+        return 1
+    bad = np.zeros(np.broadcast(*[np.asarray(v, dtype=float) for v in vals]).shape, dtype=bool)
+    for v in vals:
+        a = np.abs(np.asarray(v, dtype=float))
+        bad = bad | ((a > 0) & (a < _TINY))
+    return np.where(bad, np.inf, 1.0)
+
+
+_PI_LO = 1.2246467991473532e-16  # pi - float(pi)
+
+
+def _pi_minus(ctx: Any, theta: Any) -> Any:
+    """``pi - theta``; in float64 with the low part of pi, so that ``theta = float(pi)``
+    gives ``1.2e-16`` (its true distance from pi), not 0."""
+    if ctx.name == "float64":
+        return (np.pi - theta) + _PI_LO
+    return ctx.pi - theta
+
+
 def _log1mexp(ctx: Any, t: Any) -> Any:
     """``log(1 - exp(-t))`` for ``t >= 0`` (``-inf`` at ``t = 0``)."""
     return ctx.log(-ctx.expm1(-t))
@@ -164,7 +191,11 @@ def _log1mexp(ctx: Any, t: Any) -> Any:
 # ------------------------------------------------------------------------ Lemma 2.2, eq (7)
 
 
-@formula(check=_check_pair_m)
+def _cond_pair(ctx: Any, nx: Any, ny: Any, theta: Any, *rest: Any) -> Any:
+    return _tiny(ctx, nx, ny, theta)
+
+
+@formula(check=_check_pair_m, conditioning=_cond_pair)
 def log_mse_trig(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     """log MSE of ``SM^trig_m`` (eq 2): ``(2m)^-1 exp(|x|^2 + |y|^2) (1 - exp(-|x - y|^2))^2``.
 
@@ -176,7 +207,7 @@ def log_mse_trig(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     return -ctx.log(2 * m) + nx**2 + ny**2 + 2 * _log1mexp(ctx, _sq_diff(ctx, nx, ny, theta))
 
 
-@formula(check=_check_pair_m)
+@formula(check=_check_pair_m, conditioning=_cond_pair)
 def log_mse_pos(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     """log MSE of ``SM^++_m`` (eq 3): ``(2m)^-1 exp(2|z|^2 - |x|^2 - |y|^2)(1 - exp(-|z|^2))^2``.
 
@@ -209,15 +240,16 @@ def _bipolar_terms(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, e2: Any, o2: 
     big = ctx.where(lp > lt, lp, lt)
     big = ctx.where(big > -ctx.exp(700), big, 0)  # both MSEs zero (x = y = 0): any shift
     # (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) = (4/m) exp(2 x.y) sin^2((|x|^2 - |y|^2)/2)
-    lc = ctx.log(4 / m) + 2 * nx * ny * ctx.cos(theta) - big
-    cross = shared * c * ctx.exp(lc) * ctx.sin((nx - ny) * (nx + ny) / 2) ** 2
+    lc = ctx.log(4) - ctx.log(m) + 2 * nx * ny * ctx.cos(theta) - big
+    lc = lc + 2 * ctx.log(ctx.abs(ctx.sin((nx - ny) * (nx + ny) / 2)))  # -inf when |x| = |y|
+    cross = shared * c * ctx.exp(lc)
     return big, e2 * ctx.exp(lp - big), o2 * ctx.exp(lt - big), cross
 
 
 def _bipolar_conditioning(ctx: Any, *args: Any) -> Any:
     _, a, b, cr = _bipolar_terms(ctx, *args)
     # a, b >= 0: only the subtracted term can cancel; no subtraction (cr = 0) -> 1
-    return 1 + 2 * ctx.abs(cr) / (ctx.abs(a + b - cr) + (ctx.abs(cr) == 0))
+    return (1 + 2 * ctx.abs(cr) / (ctx.abs(a + b - cr) + (ctx.abs(cr) == 0))) * _tiny(ctx, *args[:3])
 
 
 @formula(check=_check_bipolar, conditioning=_bipolar_conditioning)
@@ -271,7 +303,7 @@ def angular_lambda_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
     eq (44) is misprinted; the final one holds).
     """
     p = theta / ctx.pi
-    return p * (p - p / n + 1 / n)
+    return p * (p * (n - 1) + 1) / n  # = p (p - p/n + 1/n); no float 1/n in the mpmath face
 
 
 @formula(check=_check_theta_n)
@@ -284,7 +316,7 @@ def angular_one_minus_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
     ----------
     HRF Thm D.1, eq (45) (second coefficient); from Lemma 3.2 by ``theta -> pi - theta``.
     """
-    q = (ctx.pi - theta) / ctx.pi
+    q = _pi_minus(ctx, theta) / ctx.pi
     return q * (q + (1 - q) / n)
 
 
@@ -297,8 +329,8 @@ def angular_lambda_cross_moment(ctx: Any, theta: Any, n: Any) -> Any:
     HRF Thm D.1, eq (46) (``p(1 - 1/n - p + p/n)``).
     """
     p = theta / ctx.pi
-    q = (ctx.pi - theta) / ctx.pi
-    return p * q * (1 - 1 / n)
+    q = _pi_minus(ctx, theta) / ctx.pi
+    return p * q * (n - 1) / n
 
 
 # ------------------------------------------------------------------- Thm D.1, eq (45)-(47)
@@ -338,7 +370,11 @@ def _check_same(r: Any, theta: Any, m: Any, n: Any) -> None:
     _check_count("n", n)
 
 
-@formula(check=_check_same)
+def _cond_r_theta(ctx: Any, r: Any, theta: Any, *rest: Any) -> Any:
+    return _tiny(ctx, r, theta)
+
+
+@formula(check=_check_same, conditioning=_cond_r_theta)
 def log_mse_angular_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: Any) -> Any:
     """log MSE of the angular hybrid for ``|x| = |y| = r`` (either projection variant).
 
@@ -368,7 +404,7 @@ def _log_rel_err_base(ctx: Any, m: Any, u: Any) -> Any:
     return -ctx.log(2 * m) / 2 + u / 2 + _log1mexp(ctx, u)
 
 
-@formula(check=_check_r_theta_m)
+@formula(check=_check_r_theta_m, conditioning=_cond_r_theta)
 def log_rel_error_trig(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     """``log eps_{theta,r}(SM^trig_m) = log((2m)^-1/2 exp(2r^2 s)(1 - exp(-4 r^2 s)))``, ``s = sin^2(theta/2)``.
 
@@ -379,7 +415,7 @@ def log_rel_error_trig(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.sin(theta / 2) ** 2)
 
 
-@formula(check=_check_r_theta_m)
+@formula(check=_check_r_theta_m, conditioning=_cond_r_theta)
 def log_rel_error_pos(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     """``log eps_{theta,r}(SM^++_m)``: eq (25)'s expression at ``pi - theta`` (``cos^2(theta/2)``).
 
@@ -415,7 +451,7 @@ def log_max_rel_error_base(ctx: Any, r: Any, m: Any) -> Any:
 # --------------------------------------------------------------------- Thm 3.5, eq (27)
 
 
-@formula(check=_check_same)
+@formula(check=_check_same, conditioning=_cond_r_theta)
 def log_rel_error_angular_hybrid(ctx: Any, r: Any, theta: Any, m: Any, n: Any) -> Any:
     """``log eps_{theta,r}(SM^anghyb_{m,n}) = (log MSE - 2 r^2 cos(theta)) / 2`` on ``S(r)``.
 
@@ -502,7 +538,7 @@ def log_angular_hybrid_max_rel_error_bound(ctx: Any, r: Any, m: Any, n: Any) -> 
     HRF Thm 3.5, eq (27); appendix D.3 eq (51)-(65) with eq (64) corrected.
     """
     return log_w.impl(ctx, r) - ctx.log(2 * m) / 2 + ctx.log(
-        (1 - 1 / n) / (ctx.pi * r**2) + 1 / (n * ctx.sqrt(ctx.pi) * r)) / 2
+        (n - 1) / (n * ctx.pi * r**2) + 1 / (n * ctx.sqrt(ctx.pi) * r)) / 2
 
 
 # --------------------------------------------------------------- appendix F, Thm F.1/F.2
@@ -514,7 +550,7 @@ def _check_sigma_r(sigma: Any, r: Any) -> None:
     _check_r(r)
 
 
-@formula(check=_check_sigma_r)
+@formula(check=lambda r, sigma: _check_sigma_r(sigma, r))
 def gauss_rho(ctx: Any, r: Any, sigma: Any) -> Any:
     """``rho = 1 - exp(-2 sigma^2 r^2)`` (eq 68)."""
     return -ctx.expm1(-2 * sigma**2 * r**2)
@@ -591,7 +627,7 @@ def _check_gauss_mse(nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r
 
 
 @formula(check=_check_gauss_mse,
-         conditioning=lambda ctx, *a: _bipolar_conditioning(ctx, *_gauss_args(ctx, *a)))
+         conditioning=lambda ctx, *a: _bipolar_conditioning(ctx, *_gauss_args(ctx, *a)) * _tiny(ctx, a[5], a[6]))
 def log_mse_gauss_hybrid(
     ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r: Any, shared: Any
 ) -> Any:
@@ -615,7 +651,7 @@ def _check_gauss_same(r: Any, theta: Any, m: Any, n: Any, sigma: Any) -> None:
     _check_sigma_r(sigma, r)
 
 
-@formula(check=_check_gauss_same)
+@formula(check=_check_gauss_same, conditioning=lambda ctx, r, th, m, n, sg: _tiny(ctx, r, th, sg))
 def log_mse_gauss_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: Any, sigma: Any) -> Any:
     """log MSE of the normalised bipolar Gaussian hybrid for ``|x| = |y| = r`` (either variant).
 
