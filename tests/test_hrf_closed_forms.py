@@ -9,6 +9,7 @@ maxima.  Tolerances start from float64 ``EPS``; every looser one says why.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -67,7 +68,7 @@ def ref_angular_moments(th: float, n: int) -> tuple[mpmath.mpf, mpmath.mpf]:
         brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
                       (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
         pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
-        q = mpmath.fsum(f((a + b) / 2) * (b - a) for a, b in zip(pts[:-1], pts[1:], strict=True)) / (2 * mpmath.pi)
+        q = mpmath.fsum(f((a + b) / 2) * (b - a) for a, b in itertools.pairwise(pts)) / (2 * mpmath.pi)
         m1 = mpmath.fsum(mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) * k for k in range(n + 1)) / n
         m2 = mpmath.fsum(mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) * k * k for k in range(n + 1)) / n**2
         return m1, m2
@@ -368,7 +369,7 @@ def test_pair_geometry_accurate_near_0_and_pi():
     x = np.array([1.0, 0.0, 0.0])
     for t in (1e-9, 1.0, math.pi - 1e-9):
         y = 2 * np.array([math.cos(t), math.sin(t), 0.0])
-        nx, ny, th = hrf.pair_geometry(x, y)
+        _nx, ny, th = hrf.pair_geometry(x, y)
         assert abs(th[0] - t) < 4 * EPS * max(1, t) and ny[0] == pytest.approx(2.0)
     with pytest.raises(ValueError, match="zero vector"):
         hrf.pair_geometry(x, np.zeros(3))
