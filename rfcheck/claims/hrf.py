@@ -1045,6 +1045,75 @@ for _which in ("trig", "pos"):
     ))
 
 
+def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``eps_{theta,r}`` at ``10^-k`` from the limit point (pi for trig, 0 for ++), k = dps + 5, + 6."""
+
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
+        r, m = mpmath.mpf(p["r"]), int(p["m"])
+        with mpmath.workdps(dps + 20):
+            out = []
+            for k in (dps + 5, dps + 6):
+                h = mpmath.mpf(10) ** (-k)
+                out.append(mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)))
+            return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+
+    return ref
+
+
+register(Claim(
+    id="hrf.lem3.4.limits", paper="hrf", source=f"{SRC}, Lemma 3.4, eq (26)",
+    statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) = sqrt(1/(2m)) W(r)",
+    domain=_SPHERE_R,
+    checks=[deterministic_check("limit-trig", printed_w, _lim34("trig"), atol_scale=lambda p, dps: 0, max_points=20),
+            deterministic_check("limit-pos", printed_w, _lim34("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
+))
+
+
+def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
+    worst, err = mpmath.mpf(0), mpmath.mpf(0)
+    for t in (mpmath.mpf(0), mpmath.pi):
+        with mpmath.workdps(dps + 10):
+            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="angular")
+        v, e = _ref_hyb_mse(q, dps, int(p["shared"]))
+        worst, err = max(worst, v), err + e
+    return worst, mpmath.mpf(0), err
+
+
+register(Claim(
+    id="hrf.text-angular-zero-variance", paper="hrf", source=f"{SRC}, sec 2.4 and after Lemma 3.2",
+    statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
+              "if inputs x, y have the same length",
+    domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
+    checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
+                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
+))
+
+
+def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(MSE at theta = 0) - (MSE at theta = pi): the first is 0, the second > 0 (trig-estimated lambda)."""
+    vals = []
+    err = mpmath.mpf(0)
+    for t in (mpmath.mpf(0), mpmath.pi):
+        with mpmath.workdps(dps + 10):
+            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="gauss")
+        v, e = _ref_hyb_mse(q, dps, 0)
+        vals.append(v)
+        err += e
+    return vals[0], mpmath.mpf(0), err
+
+
+register(Claim(
+    id="hrf.text-f-zero-variance", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
+              "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
+    domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
+    checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
+                             description="MSE at theta = 0 (exactly) <= 0")],
+))
+
+
 # ======================================================================= Thm 3.5, eq (27)
 
 
