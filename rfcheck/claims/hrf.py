@@ -18,6 +18,7 @@ on ``(|x|, |y|, theta)`` only, and for iid Gaussian projections ``d = 2`` is exa
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -151,7 +152,9 @@ def _angular_lambda_moments(theta: Any, n: int) -> tuple[Any, Any]:
             mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2)
 
 
-def _gauss_lambda_moments_at(p: dict[str, Any], gm: Callable[[Any], tuple[Any, Any]] = _mgf) -> tuple[list[Any], list[Any]]:
+def _gauss_lambda_moments_at(
+    p: dict[str, Any], gm: Callable[[Any], tuple[Any, Any]] = _mgf
+) -> tuple[list[Any], list[Any]]:
     """``E lam, E lam^2`` of eq (69) from quadrature moments of ``cos(sigma g |Delta|)``."""
     g = _geo(p)
     n, sigma, r = int(p["n"]), mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
@@ -359,7 +362,8 @@ register(Claim(
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
                                 lambda p, dps: _quad_exp_dot(_zvec(p), dps),
-                                atol_scale=lambda p, dps: mpmath.exp(mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
+                                atol_scale=lambda p, dps: mpmath.exp(
+                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
                                 max_points=30), 4)],
 ))
 
@@ -393,7 +397,8 @@ def printed_eq14(p: dict[str, Any]) -> Any:
     a = _amat(p)
     x, y = _xy_mp(p)
     b = (a.T) ** -1
-    return mpmath.exp(_bsq(a * x) / 2) * mpmath.exp(_bsq(b * y) / 2) * mpmath.exp(mpmath.fsum(x[i] * y[i] for i in range(2)))
+    xy = mpmath.fsum(x[i] * y[i] for i in range(2))
+    return mpmath.exp(_bsq(a * x) / 2) * mpmath.exp(_bsq(b * y) / 2) * mpmath.exp(xy)
 
 
 def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -415,6 +420,10 @@ register(Claim(
 ))
 
 
+def _sm_xy(p: dict[str, Any]) -> Any:
+    return mpmath.exp(p["x0"] * mpmath.mpf(p["y0"]) + p["x1"] * mpmath.mpf(p["y1"]))
+
+
 def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     v, e = _ref_eq14(p, dps)
     with mpmath.workdps(dps + 10):
@@ -429,8 +438,7 @@ register(Claim(
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(p["x0"] * mpmath.mpf(p["y0"]) + p["x1"] * mpmath.mpf(p["y1"])),
-                                _ref_eq15,
+    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15,
         atol_scale=lambda p, dps: 1, max_points=30), 5)],
 ))
 
@@ -677,7 +685,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
                                                                    "lam": Choice(("angular",))},
-                                         description="0.05 <= |x|, |y| <= 0.5, angular lambda (theta needs x, y != 0)")),
+                                         description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)")),
         ],
     ))
 
@@ -787,7 +795,7 @@ def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
             brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
                           (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
             pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
-            q = mpmath.fsum((b - a) for a, b in zip(pts[:-1], pts[1:], strict=True)
+            q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
                             if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
             n = int(p["n"])
             m1, m2 = _angular_lambda_moments(q * mpmath.pi, n)
@@ -829,7 +837,8 @@ register(Claim(
 
 register(Claim(
     id="hrf.lem3.2.second", paper="hrf", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
-    statement="For the angular hybrid estimator (eq 19): E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
+    statement="For the angular hybrid estimator (eq 19): "
+              "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
     domain=_LAM_DOMAIN,
     checks=[
         deterministic_check("binomial-sum", printed_lem32(2), _ref_lam(2), atol_scale=lambda p, dps: 1),
@@ -891,7 +900,8 @@ def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
         q = g["th"] / mpmath.pi
         v = (q * (q - q / n + mpmath.mpf(1) / n) / (2 * m) * mpmath.exp(g["z2"]) * g["sm"] ** 2
              * (1 - mpmath.exp(-g["z2"])) ** 2
-             + (1 - q) * (1 - q + q / n) / (2 * m) * mpmath.exp(g["z2"]) * g["sm"] ** -2 * (1 - mpmath.exp(-g["d2"])) ** 2)
+             + (1 - q) * (1 - q + q / n) / (2 * m) * mpmath.exp(g["z2"]) * g["sm"] ** -2
+             * (1 - mpmath.exp(-g["d2"])) ** 2)
         if shared:
             v -= (mpmath.mpf(2) / m * g["sm"] ** 2 * (1 - mpmath.cos(g["x2"] - g["y2"]))
                   * q * (1 - mpmath.mpf(1) / n - q + q / n))
@@ -1063,7 +1073,8 @@ def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
 register(Claim(
     id="hrf.lem3.4.limits", paper="hrf", source=f"{SRC}, Lemma 3.4, eq (26)",
-    statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) = sqrt(1/(2m)) W(r)",
+    statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
+              "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
     checks=[deterministic_check("limit-trig", printed_w, _lim34("trig"), atol_scale=lambda p, dps: 0, max_points=20),
             deterministic_check("limit-pos", printed_w, _lim34("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
@@ -1207,7 +1218,8 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.thm3.5.limit-pi-corrected", paper="hrf", source=f"{SRC}, Theorem 3.5 ('Furthermore'), read with sqrt(pi - theta)",
+    id="hrf.thm3.5.limit-pi-corrected", paper="hrf",
+    source=f"{SRC}, Theorem 3.5 ('Furthermore'), read with sqrt(pi - theta)",
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(pi - theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _limit_ratio("pi"), atol_scale=lambda p, dps: 0,
@@ -1333,11 +1345,15 @@ register(Claim(
 ))
 
 
-def _eq_max_b(i: int, printed_bound: Callable[[Any, int], Any]) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+def _eq_max_b(
+    i: int, printed_bound: Callable[[Any, int], Any]
+) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
-            f = (lambda t: mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf"))
+            def f(t: Any, r: Any = r, n: int = n) -> Any:
+                return mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
+
             mx, e = _max_over_theta(f, dps, 0.0)
             return mx, mpmath.log(printed_bound(r, n)), e
 
@@ -1387,7 +1403,8 @@ register(Claim(
 
 def _eq66_printed(p: dict[str, Any]) -> Any:
     r, m, n, t = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"]), mpmath.mpf(p["theta"])
-    return mpmath.log(mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(_a_r(r, t, n) + _a_r(r, mpmath.pi - t, n)))
+    h = _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n)
+    return mpmath.log(mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(h))
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1467,7 +1484,8 @@ register(Claim(
     domain=_GAUSS,
     checks=[
         deterministic_check("moment-expansion", printed_thmf1,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale, max_points=30),
+                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
+                            max_points=30),
         mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "sigma": Real(0.3, 1.5),
                                                               "r": Real(0.3, 1.0)}, description="|x|, |y| <= 0.5")),
@@ -1481,11 +1499,13 @@ register(Claim(
     domain=_GAUSS,
     checks=[
         deterministic_check("moment-expansion", printed_thmf1,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale, max_points=30),
+                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
+                            max_points=30),
         mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
                  domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4), "sigma": Real(0.3, 1.5),
                                                               "r": Real(0.3, 1.0)},
-                                     description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, theta = 2.7",
+                                     description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, "
+                                                 "theta = 2.7",
                                      fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1, "n": 1, "sigma": 1.2,
                                                     "r": 0.5}])),
     ],
@@ -1523,7 +1543,8 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
         id=f"hrf.thmf.2{_sfx}", paper="hrf", source=f"{SRC}, Theorem F.2, eq (77)-(79)",
         statement=("|x| = |y| = r: MSE(SM^gausshyb_{m,n}(theta, r)) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig), "
                    "(78)-(79) with sin(theta/2)^2" if not _sh else
-                   "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the same [eq 77]"),
+                   "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the "
+                   "same [eq 77]"),
         domain=_GAUSS_SAME,
         checks=[deterministic_check("moment-expansion", printed_thmf2,
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
@@ -1697,6 +1718,11 @@ register(Claim(
 ))
 
 
+def _sm_h2(p: dict[str, Any]) -> Any:
+    x, y = _xy_h2(p)
+    return mpmath.exp(mpmath.fsum(a * b for a, b in zip(x, y, strict=True)))
+
+
 def _ref_eq90(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     v, e = _ref_eq89(p, dps)
     with mpmath.workdps(dps + 10):
@@ -1712,8 +1738,7 @@ register(Claim(
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
-    checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(a * b for a, b in zip(*_xy_h2(p), strict=True))),
-                                _ref_eq90, atol_scale=lambda p, dps: 1, max_points=24), 6)],
+    checks=[_cheap(deterministic_check("quadrature", _sm_h2, _ref_eq90, atol_scale=lambda p, dps: 1), 6)],
     correction="Unbiased with exp(-(A u)^2/2) (bilinear square, eq 15); eq (91)-(92) as printed are biased for "
                "complex A^{i,j}.",
 ))
