@@ -646,6 +646,44 @@ register(Claim(
 ))
 
 
+def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
+    g = _geo(p)
+    x = [g["nx"], mpmath.mpf(0)]
+    y = [g["ny"] * mpmath.cos(g["th"]), g["ny"] * mpmath.sin(g["th"])]
+    my = [mpmath.mpf(p["m1"]) * y[0], mpmath.mpf(p["m2"]) * y[1]]
+    return x, my, mpmath.mpf(p["c"])
+
+
+def printed_eq20(p: dict[str, Any]) -> Any:
+    """lambda^k(x, y) = exp(-|x + M_k y|^2/(2 c_k^2)), the target of eq (20)'s features."""
+    x, my, c = _eq20_xy(p)
+    return mpmath.exp(-mpmath.fsum((a + b) ** 2 for a, b in zip(x, my, strict=True)) / (2 * c**2))
+
+
+def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times
+    exp(-(|u|^2 + |v|^2)/2) E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh from the MGF."""
+    with mpmath.workdps(dps + 10):
+        x, my, c = _eq20_xy(p)
+        u = [a / c for a in x]
+        v = [-b / c for b in my]
+        sq = lambda w: mpmath.fsum(t**2 for t in w)  # noqa: E731
+        pref = mpmath.exp(-sq(x) / (2 * c**2)) * mpmath.exp(-sq(my) / (2 * c**2))
+        ecosh, _ = _mgf(mpmath.sqrt(sq([a + b for a, b in zip(u, v, strict=True)])))
+        return pref * mpmath.exp(-(sq(u) + sq(v)) / 2) * ecosh, mpmath.mpf(10) ** (-dps - 5)
+
+
+register(Claim(
+    id="hrf.eq20", paper="hrf", source=f"{SRC}, sec 2.4, eq (20)",
+    statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
+              "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
+    domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
+                        description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
+    checks=[deterministic_check("moment-expansion", printed_eq20, _ref_eq20, atol_scale=lambda p, dps: 1,
+                                max_points=30)],
+))
+
+
 # ====================================================================== Thm 3.1, eq (22)-(23)
 
 
