@@ -204,10 +204,16 @@ def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, A
         es12 = eyz / m + (1 - mpmath.mpf(1) / m) * ey * ez
         k = g["sm"]
         scale = mpmath.exp(2 * a) + mpmath.exp(-2 * a) * ey2 + k**2
-        err = (sum(abs(e) for e in berr) + sum(abs(e) for e in lerr)) * scale * 10
+        # relative error of the inputs (moments), propagated as rel * (sum of |terms|) by callers
+        rel = max([abs(e) / abs(v) for e, v in zip(berr, (ey, ey2, ez, ez2, eyz), strict=True) if v != 0]
+                  + [abs(e) / max(abs(v), 1) for e, v in zip(lerr, lam, strict=True)])
+        rel = 10 * rel + mpmath.mpf(10) ** (-dps - 5)
         return {"ES1": es1, "ES1sq": es1sq, "ES2": es2, "ES2sq": es2sq, "ES12": es12, "l1": lam[0],
                 "l2": lam[1], "mse1": es1sq - 2 * k * es1 + k**2, "mse2": es2sq - 2 * k * es2 + k**2,
-                "K": k, "err": err, "scale": scale}
+                "K": k, "rel": rel, "scale": scale,
+                "err1": rel * 3 * (abs(es1sq) + 2 * k * abs(es1) + k**2),
+                "err2": rel * 3 * (abs(es2sq) + 2 * k * abs(es2) + k**2),
+                "err12": rel * 3 * (abs(eyz) / m + abs(ey * ez))}
 
 
 def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
@@ -222,7 +228,9 @@ def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: b
         k = h["K"]
         second = l2 * h["ES1sq"] + o2 * h["ES2sq"] + 2 * c * e12
         first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
-        return second - 2 * k * first + k**2, h["err"]
+        terms = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + abs(2 * c * e12) + abs(2 * k * l1 * h["ES1"])
+                 + abs(2 * k * (1 - l1) * h["ES2"]) + k**2)
+        return second - 2 * k * first + k**2, h["rel"] * 5 * terms
 
 
 def _scale(p: dict[str, Any], dps: int) -> Any:
@@ -247,7 +255,7 @@ def printed_lem22(which: str) -> Callable[[dict[str, Any]], Any]:
 def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
-        return (h["mse2"] if which == "trig" else h["mse1"]), h["err"]
+        return (h["mse2"], h["err2"]) if which == "trig" else (h["mse1"], h["err1"])
 
     return ref
 
@@ -310,7 +318,8 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
-        return (h["ES2"] if which == "trig" else h["ES1"]), h["err"]
+        v = h["ES2"] if which == "trig" else h["ES1"]
+        return v, h["rel"] * 3 * abs(v)
 
     return ref
 
@@ -737,7 +746,7 @@ def printed_eq36(p: dict[str, Any]) -> Any:
 
 def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
     h = _hyb_moments(p, dps, quad)
-    return h["ES12"], h["err"]
+    return h["ES12"], h["err12"]
 
 
 register(Claim(
@@ -804,7 +813,9 @@ def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
         h = _hyb_moments(p, dps)
         with mpmath.workdps(dps + 10):
             e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
-            return ((h["l1"] - h["l2"]) * e12 - h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]), h["err"]
+            t1 = (h["l1"] - h["l2"]) * e12
+            t2 = h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
+            return t1 - t2, h["rel"] * 5 * (abs(t1) + abs(t2))
 
     return ref
 
@@ -1017,7 +1028,7 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
         with mpmath.workdps(dps + 10):
             mse = h["mse2"] if which == "trig" else h["mse1"]
             v = mpmath.sqrt(mse) / h["K"] if mse > 0 else mpmath.mpf(0)
-            return v, mpmath.sqrt(h["err"]) / h["K"]
+            return v, mpmath.sqrt(h["err2"] if which == "trig" else h["err1"]) / h["K"]
 
     return ref
 
