@@ -147,6 +147,8 @@ def test_run_many_cache_roundtrip(tmp_path):
 def test_every_registered_claim_has_independent_reference():
     for c in REGISTRY.values():
         names = {ch.name for ch in c.checks}
+        if c.unverifiable:  # e.g. a table of experiments: INCONCLUSIVE with its reason
+            continue
         assert names, c.id
         assert not names <= {"printed"}, c.id
 
