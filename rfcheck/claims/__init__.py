@@ -121,10 +121,11 @@ def register(claim: Claim) -> Claim:
 
 
 def _paper_modules() -> list[str]:
-    """The claim modules present: one per paper, named by its id (``crt.py``, ``hrf.py``)."""
+    """The claim modules present: one per paper, named by its id (``crt.py``, ``hrf.py``), and
+    ``attention.py`` (printed results restated at attention scale, several papers)."""
     import pkgutil
 
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name in PAPERS)
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name in PAPERS or m.name == "attention")
 
 
 def load_all() -> dict[str, Claim]:

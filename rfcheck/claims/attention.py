@@ -1,0 +1,153 @@
+"""Printed variance results, checked at attention scale (JAX harness, ``rfcheck.attention``).
+
+Each claim here restates a printed kernel-level result for the unnormalised attention matrix
+``A_ij = exp(q_i . k_j)`` estimated by linear attention with ``M`` features: the quantity is
+the pair-averaged MSE ``L^-2 sum_ij E(A_hat_ij - A_ij)^2`` over ``R`` independent feature
+draws (one draw serves all ``L^2`` pairs, as in attention).  References:
+
+* equality -- the mean of the per-entry closed forms (``rfcheck.closed_forms.crt``), z-test
+  on the ``R`` per-draw pair-averaged squared errors;
+* orderings -- paired draws (the variants share their randomness), z-test on the per-draw
+  differences; HOLDS needs the difference significantly negative, REFUTED significantly
+  positive.
+
+Heavy tails (the tail diagnostic of ``rfcheck.stats``) give INCONCLUSIVE.  Sizes: ``L = 64``
+at the smoke/default budgets (``R = 2000`` draws), ``L = 256`` (``R = 4000``) at thorough;
+``d = 16``, inputs of norm about 0.5.  The larger studies of the issue (L = 1024, 4096) are
+``python -m rfcheck.attention.mse`` runs.  Without JAX every point is undecided.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from rfcheck.claims import Budget, Check, Claim, register
+from rfcheck.domains import Choice, Domain
+from rfcheck.stats import Estimate, PointEval, compare_mc, z_critical
+
+D = 16
+SCALE = 0.5
+
+
+def _sizes(budget: Budget) -> tuple[int, int]:
+    return (256, 4000) if budget.name == "thorough" else (64, 2000)
+
+
+@lru_cache(maxsize=8)
+def _study(L: int, m: int, R: int, seed: int, dark: bool) -> Any:
+    from rfcheck.attention import mse
+
+    if dark:
+        q, k, lam = _dark_data(L, seed)
+        return mse.run_study(q, k, num_features=m, n_draws=R, seed=seed, variants=("prf-iid",), dark_cov=lam)
+    q, k = mse.isotropic_data(L, D, scale=SCALE, seed=seed)
+    return mse.run_study(q, k, num_features=m, n_draws=R, seed=seed)
+
+
+def _dark_data(L: int, seed: int) -> Any:
+    import numpy as np
+
+    lam = np.diag(np.geomspace(0.15, 0.0015, D))  # anisotropic, eigenvalues < 1/6: variances finite
+    rng = np.random.default_rng(seed + 7)
+    root = np.sqrt(lam)
+    return rng.standard_normal((L, D)) @ root, rng.standard_normal((L, D)) @ root, lam
+
+
+def _no_jax(p: dict[str, Any]) -> PointEval | None:
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return PointEval(p, None, None, float("inf"), float("nan"), False, "JAX is not installed (rfcheck[jax])")
+    return None
+
+
+def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    miss = _no_jax(p)
+    if miss:
+        return miss
+    L, R = _sizes(budget)
+    v = _study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
+    est = Estimate(v["mse_mean"], v["se"], R, "sample", v["trustworthy"], 0.0, 0.0, v["note"])
+    return compare_mc(p, v["closed_form"], est, z_crit=z_critical(budget.alpha, 10))
+
+
+def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        miss = _no_jax(p)
+        if miss:
+            return miss
+        L, R = _sizes(budget)
+        st = _study(L, int(p["M"]), R, 0, dark)
+        a, b = pairs[p["which"]]
+        sign = 1.0
+        for x in st.entries:  # the study tests its fixed orderings; a reversed one flips the sign
+            if x["kind"] == "ordering" and x["statement"] == f"pair-averaged MSE of {a} <= that of {b}":
+                e = x
+                break
+            if x["kind"] == "ordering" and x["statement"] == f"pair-averaged MSE of {b} <= that of {a}":
+                e, sign = x, -1.0
+                break
+        else:
+            raise ValueError(f"the attention study has no ordering between {a} and {b}")
+        zc = z_critical(budget.alpha, 10)
+        z = sign * e["z"]
+        trusted = not (e["note"].startswith("heavy") or e["note"].startswith("relative SE"))
+        # a <= b: violated when the paired difference is significantly positive, shown when it is
+        # significantly negative; in between the test has no power (undecided)
+        decided = trusted and abs(z) > zc
+        note = e["note"] if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")
+        return PointEval(p, f"{a} <= {b}", sign * e["paired_diff"], e["se"], z / zc, decided, note,
+                         {"z": z, "z_crit": zc, "L": L, "R": R})
+
+    return evaluate
+
+
+_M = {"M": Choice((16, 64))}
+_SRC_ATT = "restated for the L x L attention matrix (rfcheck.attention, pair-averaged MSE over R draws)"
+
+register(Claim(
+    id="crt.thm3.2.attention", paper="crt", source=f"CRT Thm 3.2 / Thm 4.1 closed forms, {_SRC_ATT}",
+    statement="The pair-averaged MSE of the linear-attention estimate of exp(q_i . k_j) equals the mean over "
+              "pairs of the per-entry closed-form variance (PosRF and OPRF with iid and orthogonal features, "
+              "TrigRF with iid features)",
+    domain=Domain({**_M, "variant": Choice(("prf-iid", "prf-orf", "oprf-iid", "oprf-orf", "trig-iid"))},
+                  description=f"L = 64 (thorough 256), d = {D}, |q|, |k| ~ {SCALE}"),
+    checks=[Check("attention-mc", 3, _equality, search=False,
+                  description="JAX linear attention, R independent draws, z-test vs the mean closed form")],
+))
+
+register(Claim(
+    id="crt.thm4.1.attention", paper="crt", source=f"CRT Thm 4.1, {_SRC_ATT}",
+    statement="Orthogonal features have lower variance than iid features (PosRF and OPRF)",
+    domain=Domain({**_M, "which": Choice(("prf", "oprf"))}, description=f"L = 64 (thorough 256), d = {D}"),
+    checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-orf", "prf-iid"), "oprf": ("oprf-orf", "oprf-iid")}),
+                  search=False, description="paired draws, z-test on the per-draw difference")],
+))
+
+register(Claim(
+    id="crt.thm3.3.attention", paper="crt", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
+    statement="OPRF (FAVOR++, A from the eq 8 statistics) has lower variance than PosRF (FAVOR+), iid and "
+              "orthogonal features",
+    domain=Domain({**_M, "which": Choice(("iid", "orf"))}, description=f"L = 64 (thorough 256), d = {D}"),
+    checks=[Check("attention-paired", 3, _ordering({"iid": ("oprf-iid", "prf-iid"), "orf": ("oprf-orf", "prf-orf")}),
+                  search=False, description="paired draws, z-test on the per-draw difference")],
+))
+
+register(Claim(
+    id="simrf.cor3.3.attention", paper="simrf", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
+    statement="For PRFs, the MSE obtained with SimRFs is lower than with ORFs",
+    domain=Domain({**_M, "which": Choice(("prf",))}, description=f"L = 64 (thorough 256), d = {D}"),
+    checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-simrf", "prf-orf")}), search=False,
+                  description="paired draws (SimRF and ORF share rotation and norms), z-test on the difference")],
+))
+
+register(Claim(
+    id="darkformer.thm3.2.item2.attention", paper="darkformer", source=f"DARKFormer Thm 3.2 item 2, {_SRC_ATT}",
+    statement="Sampling from the aligned proposal psi* = N(0, Sigma*) (with importance weights) gives lower "
+              "variance than the isotropic N(0, I) for anisotropic Gaussian q, k",
+    domain=Domain({**_M, "which": Choice(("dark",))},
+                  description=f"L = 64 (thorough 256), d = {D}, Lambda = diag(geomspace(0.15, 0.0015))"),
+    checks=[Check("attention-paired", 3, _ordering({"dark": ("dark-aligned", "dark-isotropic")}, dark=True),
+                  search=False, description="paired draws, z-test on the per-draw difference")],
+))
