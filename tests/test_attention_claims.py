@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("jax", reason="the attention-scale claims need JAX (pip install 'rfcheck[jax]')")
 
-from rfcheck import verify  # noqa: E402
-from rfcheck.claims import BUDGETS, Check, Claim  # noqa: E402
-from rfcheck.claims import attention as att  # noqa: E402
-from rfcheck.domains import Choice, Domain  # noqa: E402
+from rfcheck import verify
+from rfcheck.claims import BUDGETS, Check, Claim
+from rfcheck.claims import attention as att
+from rfcheck.domains import Choice, Domain
 
 
 @pytest.mark.parametrize("cid", ["crt.thm3.2.attention", "crt.thm4.1.attention", "crt.thm3.3.attention",
