@@ -31,7 +31,8 @@ def _collect() -> dict[str, Callable[..., list[Path]]]:
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "FIGURES" for t in node.targets):
                 for name, func in ast.literal_eval(node.value).items():
-                    CAPTIONS[name] = " ".join((docs.get(func) or module_doc).split("\n\n")[0].split())
+                    own = " ".join((docs.get(func) or "").split("\n\n")[0].split())
+                    CAPTIONS[name] = " ".join(f"{own} {' '.join(module_doc.split())}".split())
 
                     def draw(*a: Any, _m: str = info.name, _f: str = func, **kw: Any) -> list[Path]:
                         return getattr(importlib.import_module(f"rfcheck.plots.{_m}"), _f)(*a, **kw)
