@@ -29,11 +29,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from rfcheck import validate
 import scipy.special as sc
 
-from rfcheck.backends import formula, get_backend
+from rfcheck import validate
+from rfcheck.backends import MP, formula, get_backend
 
 __all__ = [
     "dirf_log_variance",
@@ -43,20 +42,14 @@ __all__ = [
     "geometric_log_variance",
     "geometric_p_star",
     "geometric_variance",
-    "gerf_optimize",
-    "log_i0",
-    "poisson_lambda_star",
-    "poisson_log_pk",
-    "poisson_log_variance",
-    "poisson_variance",
-    "positive_shift",
-    "set_stats",
     "gerf_coefficients",
     "gerf_iid_error_moments",
     "gerf_log_raw_moment",
     "gerf_log_variance",
+    "gerf_optimize",
     "gerf_variance",
     "log_expm1",
+    "log_i0",
     "oprf_a_star",
     "oprf_log_variance",
     "oprf_log_variance_ratio",
@@ -66,8 +59,14 @@ __all__ = [
     "orf_gerf_variance",
     "orf_log_covariance_factor",
     "pair_stats",
+    "poisson_lambda_star",
+    "poisson_log_pk",
+    "poisson_log_variance",
+    "poisson_variance",
     "positive_log_variance",
+    "positive_shift",
     "positive_variance",
+    "set_stats",
     "trig_log_variance",
     "trig_variance",
 ]
@@ -672,11 +671,11 @@ def _geom_z_mp(a_row: Any, xy: Any, p: Any, dps: int) -> Any:
     with mpmath.workdps(dps):
         p = mpmath.mpf(p)
         c = 2 / mpmath.sqrt(1 - p)
-        s = mpmath.fsum(log_i0.impl(MP_CTX(), c * mpmath.mpf(a)) for a in a_row)
+        s = mpmath.fsum(log_i0.impl(MP, c * mpmath.mpf(a)) for a in a_row)
         return -len(a_row) * mpmath.log(p) + s - 2 * mpmath.mpf(xy)
 
 
-def MP_CTX() -> Any:  # noqa: N802 - the mpmath context object of rfcheck.backends
+def MP -> Any:
     from rfcheck.backends import MP
 
     return MP
@@ -714,7 +713,7 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
         for i in range(flat.shape[0]):
             with mpmath.workdps(dps + 10):
                 z = _geom_z_mp(flat[i], xyb[i], pb[i], dps + 10)
-                out[i] = -mpmath.mpf(sdb[i]) + log_expm1.impl(MP_CTX(), z)
+                out[i] = -mpmath.mpf(sdb[i]) + log_expm1.impl(MP, z)
         return out.reshape(shp) if shp else out[0]
     get_backend(backend)
     pa = np.asarray(p, dtype=float)
@@ -740,7 +739,7 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
             if badb[idx]:
                 z = _geom_z_mp(ab[idx], xyb[idx], pb[idx], 40)
                 with mpmath.workdps(40):
-                    out[idx] = float(-mpmath.mpf(sdb[idx]) + log_expm1.impl(MP_CTX(), z))
+                    out[idx] = float(-mpmath.mpf(sdb[idx]) + log_expm1.impl(MP, z))
     return out if out.shape else float(out)
 
 
@@ -826,7 +825,7 @@ def dirf_log_variance(x: Any, y: Any, log_pk: Any, *, dps: int = 30, kmax: int =
         sy = sum(mpmath.mpf(v) ** 2 for v in ya[0])
         sd = sum((mpmath.mpf(u) - mpmath.mpf(v)) ** 2 for u, v in zip(xa[0], ya[0], strict=True))
         log_m2 = tot - sx - sy
-        return -sd + log_expm1.impl(MP_CTX(), log_m2 + sd)
+        return -sd + log_expm1.impl(MP, log_m2 + sd)
 
 
 def poisson_log_pk(lam: float) -> Any:
