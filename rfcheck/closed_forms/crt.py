@@ -675,12 +675,6 @@ def _geom_z_mp(a_row: Any, xy: Any, p: Any, dps: int) -> Any:
         return -len(a_row) * mpmath.log(p) + s - 2 * mpmath.mpf(xy)
 
 
-def MP -> Any:
-    from rfcheck.backends import MP
-
-    return MP
-
-
 def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
                            backend: str = "float64", dps: int = 50) -> Any:
     """log Var of one GeomRF sample (Gaussian kernel), ``0 < p < 1``.
