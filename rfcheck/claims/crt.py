@@ -596,3 +596,469 @@ register(Claim(
         "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
     checks=[deterministic_check("brute-force", printed_eq8, _eq8, atol_scale=lambda p, dps: 0, max_points=20)],
 ))
+
+
+# ======================================================================= issue 4: DIRFs & more
+# ----------------------------------------------------------- sec 3.2, eq (9)-(14), Thm 3.4-3.5
+
+
+def _dirf_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded pair ``x, y ~ N(shift, scale^2 I_d)`` (coordinates matter for DIRFs: no rotation)."""
+    rng = np.random.default_rng(int(p["seed"]))
+    d = int(p["d"])
+    if p.get("pattern") == "equal":  # x = y with equal entries: PoisRF's zero-variance point
+        v = np.full(d, float(p["scale"]))
+        return v, v.copy()
+    x = rng.normal(size=d) * p["scale"] + p.get("shift", 0.0)
+    y = rng.normal(size=d) * p["scale"] + p.get("shift", 0.0)
+    return x, y
+
+
+def _log_pk(p: dict[str, Any]) -> Any:
+    if p["dist"] == "poisson":
+        return cf.poisson_log_pk(p["lam"])
+    return cf.geometric_log_pk(p["p"])
+
+
+def _series_moment(a: tuple[float, float], log_pk: Any, power: int, dps: int) -> tuple[Any, Any]:
+    """``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power`` summed term by term in mpmath.
+
+    ``X_l Y_l = a^w (w!)^{-1} p_w^{-1}`` (eq 9) evaluated literally (``p_k`` is not cancelled
+    symbolically).  Stops once terms are decreasing and below ``10^-(dps+5)`` of the
+    largest; error bar: the working-precision rounding times the sum of |terms| (which
+    covers the cancellation of an alternating series) plus the truncated tail bound.
+    """
+    with mpmath.workdps(dps + 15):
+        a = mpmath.mpf(a[0]) * mpmath.mpf(a[1])  # x_l y_l exactly (float inputs)
+        terms = []
+        big = mpmath.mpf(0)
+        prev = None
+        for k in range(200_000):
+            lpk = log_pk(k)
+            pk = mpmath.exp(lpk)
+            feat = (a**k if k else mpmath.mpf(1)) / (mpmath.factorial(k) * pk)
+            t = pk * feat**power
+            terms.append(t)
+            big = max(big, abs(t))
+            if prev is not None and abs(t) < abs(prev) and abs(t) < big * mpmath.mpf(10) ** -(dps + 5):
+                break
+            prev = t
+        else:
+            raise ArithmeticError("series did not converge in 200000 terms")
+        total = mpmath.fsum(terms)
+        err = mpmath.fsum(abs(t) for t in terms) * mpmath.mpf(10) ** -(dps + 12) + 2 * abs(terms[-1])
+        return total, err
+
+
+def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, Any]:
+    """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution, series per coordinate."""
+    x, y = _dirf_vectors(p)
+    lpk = _log_pk(p)
+    facs = [_series_moment(a, lpk, power, dps) for a in zip(x, y, strict=True)]
+    with mpmath.workdps(dps + 15):
+        val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
+        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x) + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
+        return pref * val, abs(pref) * err
+
+
+def _exact_k(p: dict[str, Any]) -> Any:
+    x, y = _dirf_vectors(p)
+    return mpmath.exp(-mpmath.fsum((mpmath.mpf(a) - mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)) / 2)
+
+
+def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    m2, e2 = _dirf_product_moment(p, dps, 2)
+    with mpmath.workdps(dps + 15):
+        return m2 - _exact_k(p) ** 2, e2
+
+
+def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
+    return _dirf_product_moment(p, dps, 2)[0]
+
+
+def _dirf_domain(dist: str, scale: tuple[float, float] = (0.01, 1.2), d: tuple[int, int] = (1, 64),
+                 description: str = "", extra: dict[str, Any] | None = None) -> Domain:
+    params: dict[str, Any] = {
+        "d": Int(d[0], d[1], extra=tuple(v for v in (1, 2, 3, 64) if d[0] <= v <= d[1])),
+        "scale": Real(scale[0], scale[1], scale="log"),
+        "shift": Real(-1.0, 1.0, extra=(0.0,)),
+        "seed": Int(0, 10**6, scale="linear"),
+        "dist": Choice((dist,)),
+    }
+    if dist == "poisson":
+        params["lam"] = Real(0.1, 10.0, scale="log", extra=(1.0,))
+    else:
+        params["p"] = Real(0.01, 0.99, extra=(0.5,))
+    params.update(extra or {})
+    return Domain(params, description=description or (
+        f"x, y ~ N(shift, scale^2 I_d) seeded, scale in [{scale[0]}, {scale[1]}] (the exact series "
+        "references stay affordable), d <= 64"))
+
+
+def printed_eq9(p: dict[str, Any]) -> Any:
+    """CRT eq (9): E[prod X_l prod Y_l] = exp(x^T y)."""
+    x, y = _dirf_vectors(p)
+    return mpmath.exp(mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True)))
+
+
+def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    x, y = _dirf_vectors(p)
+    lpk = _log_pk(p)
+    facs = [_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
+    with mpmath.workdps(dps + 15):
+        return quadrature.product_with_error([(v, e, 1) for v, e in facs])
+
+
+_EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
+           "p": Real(0.01, 0.99, extra=(0.5,))}
+
+register(Claim(
+    id="crt.eq9", paper="crt", source=f"{SRC}, sec 3.2, eq (9)",
+    statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
+              "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
+              "instantiated with Poisson and geometric p_k",
+    domain=_dirf_domain("poisson", extra=_EITHER),
+    checks=[deterministic_check("exact-series", printed_eq9, _eq9_ref, max_points=24,
+                                description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath")],
+))
+
+
+def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
+    from rfcheck import discrete
+    from rfcheck.stats import compare_mc, estimate_mean
+
+    x, y = _dirf_vectors(p)
+    par = p["lam"] if p["dist"] == "poisson" else p["p"]
+    k = float(_exact_k(p))
+    exact_var = float(_dirf_product_moment(p, 30, 2)[0]) - k * k  # exact SE: heavy tails lose power, not validity
+    est = estimate_mean(discrete.simulate_dirf(x, y, p["dist"], par, 1, budget.mc_trials, seed),
+                        exact_var=exact_var if math.isfinite(exact_var) else None)
+    return compare_mc(p, k, est, z_crit=z_critical(budget.alpha, budget.mc_points))
+
+
+_MC_DIRF = _dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16: "
+                        "where the Monte Carlo estimates have finite, estimable higher moments", extra=_EITHER)
+
+register(Claim(
+    id="crt.eq10", paper="crt", source=f"{SRC}, sec 3.2, eq (10)",
+    statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
+              "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
+    domain=_dirf_domain("poisson", extra=_EITHER),
+    checks=[
+        deterministic_check("exact-series", lambda p: _exact_k(p),
+                            lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)), max_points=24),
+        Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
+              description="NumPy sampler of rfcheck.discrete, mean vs K"),
+    ],
+))
+
+
+def printed_eq11(p: dict[str, Any]) -> Any:
+    """CRT Thm 3.4, eq (11) as printed."""
+    x, y = _dirf_vectors(p)
+    d, lam = len(x), mpmath.mpf(p["lam"])
+    xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
+    q = mpmath.fsum((a * b) ** 2 for a, b in zip(xs, ys, strict=True))
+    return mpmath.exp(lam * d + q / lam - mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) - _exact_k(p) ** 2
+
+
+def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
+    """Exact ``(E e, E e^2)``, ``e = (K_hat - K)^2``, from the raw moments E[(f f)^k], k <= 4
+    (series in mpmath): the Monte Carlo check then uses an exact standard error, so heavy
+    tails show up as lack of power (undecided), never as a confident wrong answer."""
+    from rfcheck.stats import fourth_central_moment_of_mean
+
+    with mpmath.workdps(40):
+        raw = tuple(_dirf_product_moment(p, 30, k)[0] for k in (1, 2, 3, 4))
+        var, mu4 = fourth_central_moment_of_mean(raw, 1)
+        out = (float(var), float(mu4))
+    return out if all(math.isfinite(v) for v in out) else None
+
+
+def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
+    from rfcheck import discrete
+
+    x, y = _dirf_vectors(p)
+    par = p["lam"] if p["dist"] == "poisson" else p["p"]
+    return discrete.simulate_dirf(x, y, p["dist"], par, 1, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
+
+
+register(Claim(
+    id="crt.thm3.4", paper="crt", source=f"{SRC}, Theorem 3.4, eq (11)",
+    statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
+              "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
+    domain=_dirf_domain("poisson"),
+    checks=[
+        deterministic_check("exact-series", printed_eq11, _dirf_var_ref, atol_scale=_dirf_m2_scale, max_points=24,
+                            description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath"),
+        mc_check("monte-carlo", printed_eq11, _sim_dirf,
+                 domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+    ],
+))
+
+
+def _pois_q_d(p: dict[str, Any]) -> tuple[Any, int]:
+    x, y = _dirf_vectors(p)
+    return mpmath.fsum((mpmath.mpf(a) * mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)), len(x)
+
+
+def _pois_h(p: dict[str, Any], lam: Any) -> Any:
+    """The exp argument of (11) as printed."""
+    x, y = _dirf_vectors(p)
+    q, d = _pois_q_d(p)
+    return lam * d + q / lam - mpmath.fsum(mpmath.mpf(a) ** 2 for a in x) - mpmath.fsum(mpmath.mpf(b) ** 2 for b in y)
+
+
+def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps):
+        l1 = mpmath.mpf(p["lam"])
+        l2 = l1 * mpmath.mpf(p["step"])
+        mid = (l1 + l2) / 2
+        return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
+
+
+register(Claim(
+    id="crt.thm3.4.convex", paper="crt", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+    statement="The exp argument in (11) is convex as a function of lambda > 0",
+    domain=Domain(
+        {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
+        description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
+    checks=[inequality_check("mpmath", _convexity, description="the printed exp argument at three points")],
+))
+
+
+def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """argmin over lambda > 0 of the PoisRF variance by bracketed root-finding on d/dlambda.
+
+    The objective is ``closed_forms.crt.poisson_log_variance`` (tied to the exact series by
+    claim crt.thm3.4); the bracket is found by halving/doubling from lambda = 1, never from
+    the printed lambda*.
+    """
+    x, y = _dirf_vectors(p)
+    ds = cf.discrete_pair_stats(x, y)
+    out = []
+    for prec in (dps, dps + 10):
+        with mpmath.workdps(prec):
+            q, d = _pois_q_d(p)
+            xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
+            sd = mpmath.mpf(float(ds["sq_diff"][0]))
+
+            def g(t: Any, q: Any = q, xy: Any = xy, sd: Any = sd, d: int = d) -> Any:
+                # derivative in t = log(lambda) (finite differences never leave lambda > 0) of the
+                # variance itself (its log is singular where the variance vanishes, e.g. d = 1)
+                return mpmath.diff(lambda u: mpmath.exp(cf.poisson_log_variance(
+                    q, xy, sd, d, mpmath.exp(u), backend="mpmath", dps=mpmath.mp.dps)), t)
+
+            lo, hi = mpmath.mpf(0), mpmath.mpf(0)
+            for _ in range(200):
+                if g(lo) < 0:
+                    break
+                lo -= 1
+            else:
+                raise ArithmeticError("could not bracket the minimiser from below")
+            for _ in range(200):
+                if g(hi) > 0:
+                    break
+                hi += 1
+            else:
+                raise ArithmeticError("could not bracket the minimiser from above")
+            # bisection on the sign of the derivative: robust where the variance spans e^+-700
+            # across the bracket (secant-type solvers stall on such scales)
+            while hi - lo > mpmath.mpf(10) ** (8 - prec):
+                mid = (lo + hi) / 2
+                if g(mid) < 0:
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(mpmath.exp((lo + hi) / 2))
+    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
+
+
+def _pois_point_ok(p: dict[str, Any]) -> bool:
+    x, y = _dirf_vectors(p)
+    return float(np.sum((x * y) ** 2)) > 1e-12
+
+
+register(Claim(
+    id="crt.thm3.4.lambda-star", paper="crt", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+    statement="lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2} gives the minimum of (11)",
+    domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
+                  constraint=_pois_point_ok,
+                  description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
+    checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
+                                reference_lambda_star, max_points=24)],
+    notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
+          "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
+))
+
+
+def printed_eq13(p: dict[str, Any]) -> Any:
+    """CRT Thm 3.5, eq (13) as printed (mpmath besseli)."""
+    x, y = _dirf_vectors(p)
+    d, pp = len(x), mpmath.mpf(p["p"])
+    xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
+    prod = mpmath.fprod(mpmath.besseli(0, 2 / mpmath.sqrt(1 - pp) * abs(a * b)) for a, b in zip(xs, ys, strict=True))
+    return pp ** (-d) * mpmath.exp(-mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) * prod - _exact_k(p) ** 2
+
+
+register(Claim(
+    id="crt.thm3.5", paper="crt", source=f"{SRC}, Theorem 3.5, eq (13)",
+    statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
+              "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
+    domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
+    checks=[
+        deterministic_check("exact-series", printed_eq13, _dirf_var_ref, atol_scale=_dirf_m2_scale, max_points=24,
+                            description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath"),
+        mc_check("monte-carlo", printed_eq13, _sim_dirf,
+                 domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+    ],
+))
+
+
+def _geom_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """f_geom(w, x) exactly as printed in sec 3.2.2."""
+    pp = mpmath.mpf(p["p"])
+    xs = [mpmath.mpf(a) for a in v]
+    return pp ** (-mpmath.mpf(len(xs)) / 2) * mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
+        a ** k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k)) for a, k in zip(xs, omega, strict=True))
+
+
+def _pois_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """f_pois(w, x) exactly as printed in sec 3.2.1."""
+    lam = mpmath.mpf(p["lam"])
+    xs = [mpmath.mpf(a) for a in v]
+    return mpmath.exp(lam * len(xs) / 2 - mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
+        a ** k * lam ** (-mpmath.mpf(k) / 2) for a, k in zip(xs, omega, strict=True))
+
+
+def _eq10_feature(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """f_DI(w, x) of eq (10) with the point's p_k (log p_k from its definition)."""
+    lpk = _log_pk(p)
+    xs = [mpmath.mpf(a) for a in v]
+    return mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
+        a ** k / mpmath.sqrt(mpmath.factorial(k)) * mpmath.exp(-lpk(k) / 2) for a, k in zip(xs, omega, strict=True))
+
+
+def _feature_identity(printed_feature: Any) -> Any:
+    def printed(p: dict[str, Any]) -> Any:
+        x, _ = _dirf_vectors(p)
+        rng = np.random.default_rng(int(p["seed"]) + 1)
+        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
+        return printed_feature(p, omega, x)
+
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        x, _ = _dirf_vectors(p)
+        rng = np.random.default_rng(int(p["seed"]) + 1)
+        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
+        with mpmath.workdps(dps + 10):
+            v = _eq10_feature(p, omega, x)
+        return v, abs(v) * mpmath.mpf(10) ** (-dps)
+
+    return printed, reference
+
+
+register(Claim(
+    id="crt.text-poisrf-features", paper="crt", source=f"{SRC}, sec 3.2.1",
+    statement="With p_k = e^{-lambda} lambda^k/k!, (10) becomes f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
+    domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
+    checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
+                                description="both sides at seeded integer w in {0..7}^d")],
+))
+
+register(Claim(
+    id="crt.text-geomrf-features", paper="crt", source=f"{SRC}, sec 3.2.2",
+    statement="With p_k = p(1-p)^k, (10) becomes f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
+    domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
+    checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
+                                description="both sides at seeded integer w in {0..7}^d")],
+))
+
+
+def _set_pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(int(p["seed"]))
+    L, d = int(p["L"]), int(p["d"])
+    return rng.normal(size=(L, d)) * p["scale"], rng.normal(size=(L, d)) * p["scale"] + p["shift"]
+
+
+def _mp_rows(a: np.ndarray) -> list[list[Any]]:
+    return [[mpmath.mpf(v) for v in row] for row in a]
+
+
+def printed_eq12(p: dict[str, Any]) -> Any:
+    """CRT eq (12), right side: L^-2 sum_l (sum_i x_il^2)(sum_i y_il^2)."""
+    xs, ys = _set_pair(p)
+    X, Y = _mp_rows(xs), _mp_rows(ys)
+    L, d = len(X), len(X[0])
+    return mpmath.fsum(mpmath.fsum(X[i][k] ** 2 for i in range(L)) * mpmath.fsum(Y[i][k] ** 2 for i in range(L))
+                       for k in range(d)) / L**2
+
+
+def _eq12_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    xs, ys = _set_pair(p)
+    with mpmath.workdps(dps):
+        X, Y = _mp_rows(xs), _mp_rows(ys)
+        L, d = len(X), len(X[0])
+        return mpmath.fsum(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d)) / L**2, 0
+
+
+def printed_eq14(p: dict[str, Any]) -> Any:
+    """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
+    xs, ys = _set_pair(p)
+    X, Y = _mp_rows(xs), _mp_rows(ys)
+    L, k = len(X), len(X[0]) - 1
+    return mpmath.fsum(abs(X[i][k]) for i in range(L)) * mpmath.fsum(abs(Y[i][k]) for i in range(L)) / L**2
+
+
+def _eq14_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    xs, ys = _set_pair(p)
+    with mpmath.workdps(dps):
+        X, Y = _mp_rows(xs), _mp_rows(ys)
+        L, k = len(X), len(X[0]) - 1
+        return mpmath.fsum(abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L)) / L**2, 0
+
+
+_SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
+                      "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")})
+
+register(Claim(
+    id="crt.eq12", paper="crt", source=f"{SRC}, sec 3.2.1, eq (12)",
+    statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
+    domain=_SET_DOMAIN,
+    checks=[deterministic_check("brute-force", printed_eq12, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20)],
+))
+
+register(Claim(
+    id="crt.eq14", paper="crt", source=f"{SRC}, sec 3.2.2, eq (14)",
+    statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
+    domain=_SET_DOMAIN,
+    checks=[deterministic_check("brute-force", printed_eq14, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20)],
+))
+
+
+def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
+    from rfcheck import discrete
+
+    x, y = _dirf_vectors(p)
+    if p.get("plus"):
+        c = cf.positive_shift(x[None, :], y[None, :])
+        x, y = x - c, y - c
+    else:
+        x, y = np.abs(x) + 1e-300, np.abs(y) + 1e-300
+    par = p["lam"] if p["dist"] == "poisson" else p["p"]
+    w = discrete.sample_omega(p["dist"], par, (4096, len(x)), np.random.default_rng(int(p["seed"])))
+    # f(w, x) alone: the product with y = 1 has the sign and magnitude class of f(w, x)
+    la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), p["dist"], par)
+    bad = int(np.sum((sx <= 0) | ~np.isfinite(la)))
+    return bad, 0, 0
+
+
+register(Claim(
+    id="crt.text-dirf-positive", paper="crt", source=f"{SRC}, sec 3.2.3",
+    statement="DIRFs are positive when all elements of x and y are positive; with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
+              "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
+    domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
+    checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
+                             description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
+))

@@ -592,8 +592,13 @@ def _check_pois(q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> None:
 
 
 def _pois_z(ctx: Any, q: Any, xy: Any, d: Any, lam: Any) -> Any:
-    """``log(E[(f f)^2] / K^2) = lambda d + q/lambda - 2 x.y >= 0`` (AM-GM, Cauchy-Schwarz)."""
-    return lam * d + q / lam - 2 * xy
+    """``log(E[(f f)^2] / K^2) = lambda d + q/lambda - 2 x.y >= 0`` (AM-GM, Cauchy-Schwarz).
+
+    Clipped at 0: a negative value can only come from rounding of the inputs (or of the
+    working precision at the zero-variance point).
+    """
+    z = lam * d + q / lam - 2 * xy
+    return ctx.where(z > 0, z, 0 * z)
 
 
 def _pois_conditioning(ctx: Any, q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> Any:
