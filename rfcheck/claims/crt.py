@@ -1062,3 +1062,356 @@ register(Claim(
     checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
                              description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
 ))
+
+
+# ------------------------------------------------------------------ appendix 9.2-9.3: eq (17), (19), (20)
+
+
+def _no_search(check: Check) -> Check:
+    """The check on its grid and random points only (an expensive reference: keeps verify within budget)."""
+    check.search = False
+    return check
+
+
+def printed_eq17(p: dict[str, Any]) -> Any:
+    """CRT eq (17): int exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d}."""
+    alpha = mpmath.mpc(p["al_re"], p["al_im"])
+    return mpmath.power(2 * mpmath.pi, mpmath.mpf(p["d"]) / 2) * mpmath.power(mpmath.sqrt(alpha), -int(p["d"]))
+
+
+def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """Product over coordinates of 1-D contour quadratures (quadrature.gaussian_exp_moment):
+    int exp(-(alpha/2)(w - beta)^2) dw = e^{-alpha beta^2/2} sqrt(2 pi) E exp((1-alpha)/2 w^2 + alpha beta w)."""
+    def compute(prec: int) -> tuple[Any, Any]:
+        alpha = mpmath.mpc(p["al_re"], p["al_im"])
+        d = int(p["d"])
+        facs = []
+        for l in range(d):
+            beta = mpmath.mpc(p["be_re"], p["be_im"]) * (l + 1) / d  # beta in C^d, one entry per coordinate
+            i1, e1 = quadrature.gaussian_exp_moment((1 - alpha) / 2, alpha * beta)
+            pref = mpmath.exp(-alpha * beta**2 / 2) * mpmath.sqrt(2 * mpmath.pi)
+            facs.append((pref * i1, abs(pref) * e1, 1))
+        return quadrature.product_with_error(facs)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+register(Claim(
+    id="crt.eq17", paper="crt", source=f"{SRC}, appendix 9.2, eq (17)",
+    statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} for alpha in C, Re(alpha) > 0, "
+              "beta in C^d ([.]^2 the elementwise square, summed)",
+    domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
+                   "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
+    checks=[_no_search(deterministic_check("quadrature", printed_eq17, _eq17_ref, max_points=10,
+                                           description="1-D contour quadratures per coordinate, beta_l = beta (l+1)/d"))],
+))
+
+
+def _quad_second_complex(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E[(f1 f2)^2] by quadrature (complex in general; the quantity of eq (20))."""
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        a, s, d = _a(p), p["s"], st["d"]
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        c = -mpmath.mpf(s + 1) / 2
+        pref = dd**4 * mpmath.exp(2 * c * (st["sq_x"] + st["sq_y"]))
+        i1, e1 = quadrature.gaussian_exp_moment(4 * a, 2 * b * mpmath.sqrt(v))
+        i0, e0 = quadrature.gaussian_exp_moment(4 * a, 0)
+        val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+        return pref * val, abs(pref) * err
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def _printed_eq20(line: int) -> Any:
+    def printed(p: dict[str, Any]) -> Any:
+        st = stats_mp(p)
+        a, s, d = _a(p), p["s"], st["d"]
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
+        if line == 2:  # ((sqrt((1-4A)^2/(1-8A)))^d exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(...)))
+            return (mpmath.power(mpmath.sqrt((1 - 4 * a) ** 2 / (1 - 8 * a)), d)
+                    * mpmath.exp(4 * s * (1 - 4 * a) / (2 * (1 - 8 * a)) * v + tail))
+        al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+        al2 = s + s / (1 - 8 * a)
+        return al1 * mpmath.exp(al2 * v + tail)
+
+    printed.__doc__ = f"CRT eq (20), {'second' if line == 2 else 'last'} line, as printed."
+    return printed
+
+
+def _cmp_complex(printed: Any) -> Any:
+    """Compare a complex printed value with the complex quadrature (|difference|)."""
+    return printed
+
+
+for _line, _suffix in ((2, ".line2"), (3, "")):
+    register(Claim(
+        id=f"crt.eq20{_suffix}", paper="crt", source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
+        statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
+                   if _line == 2 else
+                   "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), alpha_1, alpha_2 of Thm 3.2"),
+        domain=_gerf_domain((-1.5, 0.118)),
+        checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), _quad_second_complex,
+                                               atol_scale=lambda p, dps: 0, max_points=12,
+                                               description="complex E[(f1 f2)^2] by 1-D contour quadratures"))],
+    ))
+
+
+def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """CRT eq (19), last line, with its two expectations by quadrature: (1/2) Re E[X^2] + (1/2) E|X|^2 - K^2."""
+    e2, err2 = _quad_second_complex(p, dps)
+    ea, erra = _quad_abs_second(p, dps)
+    with mpmath.workdps(dps):
+        return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
+
+
+def _eq19_check() -> Check:
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.stats import compare_deterministic
+
+        dps = budget.dps
+        pv, perr = printed_eq19(p, dps)
+        ref = _gerf_ref(p, dps)
+        with mpmath.workdps(dps):
+            return compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
+                                         atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
+                                         scale=ref["second"].value)
+
+    return Check("quadrature", 1, evaluate, max_points=12, search=False,
+                 description="left: E(Re X)^2 - (E Re X)^2 by quadrature (rfcheck.quadrature.gerf_reference); "
+                             "right: the last line of (19) with E[X^2], E|X|^2 by separate quadratures")
+
+
+register(Claim(
+    id="crt.eq19", paper="crt", source=f"{SRC}, appendix 9.3, eq (19)",
+    statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) + (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - K(x,y)^2 "
+              "= (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
+    domain=_gerf_domain((-1.5, 0.118)),
+    checks=[_eq19_check()],
+))
+
+
+# ------------------------------------------------------------ appendix 9.7: Theorem 9.1 (eq 24) and eq (33)
+
+
+def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(Var_iid - Var_ort, (1 - 1/M) 2/(d+2) F^2, err) for GERF with real A, s = +1, M <= d.
+
+    Var_iid - Var_ort = (1 - 1/M) K^2 |G| with G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair
+    (1-D quadrature, independent of A); F = E[g~] = E[X] - E[g(0, |w|)] = K - e^{-(|x|^2+|y|^2)}
+    (g(0, b) = D^2 exp(2A b^2 + C(|x|^2+|y|^2)) averaged over chi_d, C = -1: D^2 (1-4A)^{-d/2} = 1).
+    """
+    st = stats_fp(p)
+    m, d = int(p["M"]), st["d"]
+    r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
+    with mpmath.workdps(dps):
+        s = stats_mp(p)
+        k2 = mpmath.exp(-s["sq_diff"])
+        f = mpmath.sqrt(k2) - mpmath.exp(-(s["sq_x"] + s["sq_y"]))
+        lhs = (1 - mpmath.mpf(1) / m) * k2 * (1 - r.value)
+        rhs = (1 - mpmath.mpf(1) / m) * 2 / mpmath.mpf(d + 2) * f**2
+        return lhs, rhs, (1 - mpmath.mpf(1) / m) * k2 * r.err
+
+
+_THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
+
+register(Claim(
+    id="crt.eq24", paper="crt", source=f"{SRC}, appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)",
+    statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
+              "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
+    domain=_THM91_DOMAIN,
+    checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
+                             max_points=12, description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
+    notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
+          "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
+))
+
+register(Claim(
+    id="crt.eq33", paper="crt", source=f"{SRC}, appendix 9.7, eq (33)",
+    statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an equality)",
+    domain=_THM91_DOMAIN,
+    checks=[_no_search(deterministic_check(
+        "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
+        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=12))],
+    correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
+               "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
+               "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 (rfcheck.closed_forms.crt.orf_log_covariance_factor).",
+))
+
+
+# ------------------------------------------------------------ appendix 9.8: eq (34), (35), Theorem 4.2
+
+
+def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Exact P[|sum X_i| > a] for M iid two-point variables X in {-a_i, b_i} with zero mean
+    (the extreme case of Hoeffding's inequality), vs the printed bound (34)."""
+    m = int(p["M"])
+    with mpmath.workdps(dps):
+        lo, hi = mpmath.mpf(p["a_i"]), mpmath.mpf(p["b_i"])
+        q = lo / (lo + hi)  # P[X = b]: zero mean
+        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0  # thresholds across the range of the sum
+        prob = mpmath.fsum(mpmath.binomial(m, k) * q**k * (1 - q) ** (m - k)
+                           for k in range(m + 1) if abs(k * hi - (m - k) * lo) > thr)
+        bound = 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2))
+        return prob, bound, mpmath.mpf(10) ** (-dps + 5)
+
+
+register(Claim(
+    id="crt.eq34", paper="crt", source=f"{SRC}, appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)",
+    statement="X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)",
+    domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
+                   "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
+                                                     "a = t M (a_i + b_i)/4"),
+    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40)],
+    notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still true).",
+))
+
+
+def _oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
+    with mpmath.workdps(dps):
+        s = stats_mp(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="mpmath", dps=dps)
+        return {**s, "A": a, "B": mpmath.sqrt(1 - 4 * a), "D2": mpmath.power(1 - 4 * a, mpmath.mpf(s["d"]) / 2)}
+
+
+def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(sup_w Z, M(x,y), err) for OPRF: Z = D^2 exp(2A|w|^2 + B w^T(x+y) - |x|^2 - |y|^2).
+
+    sup over w by maximising along the direction of x + y (the orthogonal part only lowers
+    Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
+    """
+    o = _oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        nz = mpmath.sqrt(o["sq_sum"])
+
+        def logz(t: Any) -> Any:
+            return mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"]
+
+        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+        while logz(2 * hi) > logz(hi):
+            hi *= 2
+        hi *= 2
+        g = (mpmath.sqrt(5) - 1) / 2
+        for _ in range(int((dps + 10) * 5)):
+            c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            if logz(c1) < logz(c2):
+                lo = c1
+            else:
+                hi = c2
+        sup = logz((lo + hi) / 2)
+        bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
+        return sup, bound, mpmath.mpf(10) ** (-dps + 5) * (1 + abs(sup))
+
+
+register(Claim(
+    id="crt.eq35", paper="crt", source=f"{SRC}, appendix 9.8, eq (35)",
+    statement="0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)",
+    domain=_oprf_domain,
+    checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
+                             description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
+    correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), with equality "
+               "(attained at w = B(x+y)/(-4A)) when x = y. The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).",
+))
+
+
+def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly.
+
+    With A < 0, Z = Z_max exp(2A W), W = |w - w0|^2 ~ noncentral chi^2_d(nc = B^2 u / (16 A^2)),
+    so P[Z >= K + eps] = P[W <= log(Z_max/(K+eps)) / (-2A)], summed as the Poisson mixture
+    sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w] in mpmath (every term >= 0: a partial sum is a
+    certified lower bound; the lower tail P[Z <= K - eps] is added the same way).
+    """
+    o = _oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        eps = mpmath.mpf(p["eps"])
+        a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
+        k = mpmath.exp(-o["sq_diff"] / 2)
+        log_zmax = mpmath.log(o["D2"]) - b * b * u / (8 * a) - o["sq_x"] - o["sq_y"]
+        nc = b * b * u / (16 * a * a)
+
+        def log_cdf(w: Any) -> Any:
+            if w <= 0:
+                return -mpmath.inf
+            lam = nc / 2
+            j0 = int(lam)
+            terms = []
+            for j in list(range(j0, -1, -1)) + list(range(j0 + 1, j0 + 100_000)):
+                lt = -lam + j * mpmath.log(lam) - mpmath.loggamma(j + 1) if lam > 0 else (0 if j == 0 else -mpmath.inf)
+                lt += mpmath.log(mpmath.gammainc(mpmath.mpf(d) / 2 + j, 0, w / 2, regularized=True))
+                terms.append(lt)
+                if j > j0 and lt < max(terms) - (dps + 10) * mpmath.log(10):
+                    break
+            big = max(terms)
+            return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
+
+        up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
+        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)
+        log_bound = mpmath.log(2) - eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
+        if up == -mpmath.inf and k - eps <= 0:  # eps beyond the range of Z - K: probability exactly 0
+            return mpmath.mpf(0), mpmath.exp(log_bound), 0
+        if k - eps > 0:
+            w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
+            low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
+            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low))) if up > -mpmath.inf else low
+        else:
+            logp = up
+        return logp, log_bound, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+
+
+register(Claim(
+    id="crt.thm4.2", paper="crt", source=f"{SRC}, Theorem 4.2 (first part)",
+    statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
+              "(OPRF, A = A* of Thm 3.3)",
+    domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
+                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
+                       fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": math.exp(20), "M": 1}],
+                       description="pairs with |x+y| > 0, M = 1 (exact tail by the noncentral chi-square law)"),
+    checks=[inequality_check("exact-tail", _thm42_sides, max_points=24,
+                             description="log P[|Z - K| >= eps] (certified lower bound, mpmath) <= log of the printed bound")],
+    correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
+               "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) = 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
+    notes="Checked at M = 1, where the tail is exact; the counterexamples (x = y, large d) have eps between M(x,y) and "
+          "the true sup of Z, where the printed bound is astronomically small but the probability is positive.",
+))
+
+register(Claim(
+    id="crt.thm4.2.ort", paper="crt", source=f"{SRC}, Theorem 4.2 (second part)",
+    statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)) and L(K(x,y) + eps) > 0, L the Legendre "
+              "transform of Z = f_GE^(1) f_GE^(2) (OPRF)",
+    domain=_oprf_domain,
+    unverifiable="needs the moment generating function of Z (a 2-D integral per theta) and tail probabilities of "
+                 "orthogonal ensembles far below Monte Carlo resolution where the bound is informative; not implemented",
+))
+
+register(Claim(
+    id="crt.thm4.3", paper="crt", source=f"{SRC}, Theorem 4.3",
+    statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
+              "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
+    domain=_oprf_domain,
+    unverifiable="an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
+                 "no finite computation can refute or confirm it",
+))
+
+register(Claim(
+    id="crt.eq36", paper="crt", source=f"{SRC}, appendix 9.8, eq (36)",
+    statement="P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
+    domain=_oprf_domain,
+    unverifiable="a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
+                 "so no computation can separate them",
+))
+
+register(Claim(
+    id="crt.eq37", paper="crt", source=f"{SRC}, appendix 9.9, eq (37)",
+    statement="E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
+              "of f = K_sfm - K_hat_sfm over the ball",
+    domain=_oprf_domain,
+    unverifiable="L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
+                 "defined precisely enough (A depends on x, y through A*) to compute or bound independently",
+))
