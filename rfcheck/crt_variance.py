@@ -84,7 +84,6 @@ def log_variances(x: np.ndarray, y: np.ndarray, methods: tuple[str, ...] = METHO
     xy = x @ y.T
     sq_sum = np.maximum(sx + sy + 2 * xy, 0.0)
     sq_diff = np.maximum(sx + sy - 2 * xy, 0.0)
-    sq_diff = 2 * (sx + sy) - sq_sum  # exactly consistent with sq_sum (the library checks it)
     stats = (np.broadcast_to(sx, xy.shape), np.broadcast_to(sy, xy.shape), sq_sum, sq_diff, d)
     st = cf.set_stats(x, y)
     out: dict[str, Any] = {"params": {}}
