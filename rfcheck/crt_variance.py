@@ -131,7 +131,7 @@ def summary(regime: str, sigma: float, L: int = 1024, n_sets: int = 5, seed: int
     e.g. two identical digits images, where K = 1 and TrigRF/GERF are exact) are left out
     of the means and counted in ``n_zero_variance``.
     """
-    rng = np.random.default_rng([seed, REGIMES.index(regime), int(round(sigma * 1e6))])
+    rng = np.random.default_rng([seed, REGIMES.index(regime), round(sigma * 1e6)])
     per: dict[str, list[np.ndarray]] = {m: [] for m in methods}
     for _ in range(n_sets):
         x, y = sample_sets(regime, sigma, L, d, rng)

@@ -130,3 +130,22 @@ def test_sec51_entries_are_the_pairwise_closed_forms():
     sts = crt.set_stats(x, y)
     args = (sts["sq_x"], sts["sq_y"], sts["sq_sum"], sts["sq_diff"], 6)
     assert crt.gerf_log_variance(*args, a, s) <= crt.gerf_log_variance(*args, lv["params"]["OPRF"], 1) + 1e-9
+
+
+def test_crt_fig2_written_and_lines_are_the_experiment(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rfcheck.plots import FIGURES
+    from rfcheck.plots.crt import plot_log_variances
+
+    paths = FIGURES["crt-fig2"](out_dir=tmp_path, quick=True, seed=0)
+    assert all(p.exists() and p.stat().st_size > 1000 for p in paths)
+    fig, ax = plt.subplots()
+    sig = np.array([0.3, 1.0])
+    lines = plot_log_variances(ax, "normal", ("OPRF", "GeomRF+"), sig, 16, 2)
+    ref = [crt_variance.summary("normal", float(s), L=16, n_sets=2)["OPRF"]["mean"] for s in sig]
+    np.testing.assert_allclose(lines[0].get_ydata(), ref, rtol=1e-12)
+    plt.close(fig)

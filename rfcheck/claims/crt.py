@@ -1471,3 +1471,62 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                                                  "(rfcheck.crt_variance)")],
             notes=_SEC51_NOTE,
         ))
+
+
+# ------------------------------------------------------------ appendix 9.7: eq (25) (law of total variance)
+
+
+def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+    """(E_r[Var(X | |w| = r)], Var(X), err, scale) for one GERF sample (real A, s = +1, M = 1).
+
+    E[X | |w| = r] = D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x+y|^2 / 4) (the average of
+    e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
+    E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
+    """
+    a = mpmath.mpf(p["a_re"])
+    ref = _gerf_ref(p, dps, a, 1)
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        d = st["d"]
+        b2 = 1 - 4 * a
+        d2 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2)
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2)
+
+        def f(r: Any) -> Any:
+            m = d2 * mpmath.exp(2 * a * r * r - st["sq_x"] - st["sq_y"]) * mpmath.hyp0f1(
+                mpmath.mpf(d) / 2, b2 * r * r * st["sq_sum"] / 4)
+            return m * m * mpmath.exp(c0 + (d - 1) * mpmath.log(r) - r * r / 2) if r > 0 else mpmath.mpf(0)
+
+        mid = mpmath.sqrt(d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    em2 = quadrature.with_error(compute, dps, "quadrature")
+    with mpmath.workdps(dps):
+        printed = ref["second"].value - em2.value
+        return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2.err, ref["second"].value
+
+
+def _eq25_check() -> Check:
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.stats import compare_deterministic
+
+        printed, ref, err, scale = _eq25_sides(p, budget.dps)
+        with mpmath.workdps(budget.dps):
+            return compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
+                                         atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+
+    return Check("quadrature", 1, evaluate, max_points=10, search=False,
+                 description="E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")
+
+
+register(Claim(
+    id="crt.eq25", paper="crt", source=f"{SRC}, appendix 9.7, eq (25) (and (26) alike)",
+    statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
+              "(instantiated for one GERF sample, real A, s = +1)",
+    domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
+    checks=[_eq25_check()],
+    correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
+               "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
+               "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
+))
