@@ -101,8 +101,11 @@ def test_shifted_inputs_are_positive_and_keep_the_kernel():
     np.testing.assert_allclose(np.sum(((xs - c) - (ys - c)) ** 2, 1), np.sum((xs - ys) ** 2, 1), rtol=1e-12)
 
 
-@pytest.mark.parametrize(("dist", "par", "match"), [("poisson", 0.0, "lambda > 0"), ("geometric", 1.0, "0 < p < 1"),
-                                                    ("binomial", 0.5, "dist must be"), ("poisson", float("nan"), "finite")])
+BAD_SAMPLER = [("poisson", 0.0, "lambda > 0"), ("geometric", 1.0, "0 < p < 1"),
+               ("binomial", 0.5, "dist must be"), ("poisson", float("nan"), "finite")]
+
+
+@pytest.mark.parametrize(("dist", "par", "match"), BAD_SAMPLER)
 def test_sampler_invalid_parameters(dist, par, match):
     with pytest.raises(ValueError, match=match):
         discrete.simulate_dirf([0.1], [0.2], dist, par, 1, 10, seed=0)
