@@ -893,3 +893,171 @@ def test_orf_zero_variance_edge():
     stats = (1.0, 1.0, 0.0, 4.0)
     assert crt.orf_gerf_log_variance(*stats, 3, 0.0, 2, coupling="iid") == -math.inf
     assert crt.orf_gerf_log_variance(*stats, 3, 0.0, 2) == -math.inf
+
+
+# ------------------------------------------------------------ discretely-induced RFs (sec 3.2)
+
+DIRF_POINTS = [  # (seed, d, scale): small, moderate and large inputs, d up to 64
+    (0, 1, 0.3), (1, 3, 1.0), (2, 5, 2.0), (3, 16, 0.5), (4, 64, 0.2), (5, 4, 4.0),
+]
+
+
+def _mp_discrete_stats(x: np.ndarray, y: np.ndarray) -> dict:
+    """Exact (60-digit) DIRF pair statistics of float vectors: the mpmath faces get exact inputs."""
+    with mpmath.workdps(60):
+        xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
+        prods = [a * b for a, b in zip(xs, ys, strict=True)]
+        return {"q": mpmath.fsum(t * t for t in prods), "xy": mpmath.fsum(prods),
+                "sq_diff": mpmath.fsum((a - b) ** 2 for a, b in zip(xs, ys, strict=True)),
+                "abs_prod": np.array([abs(t) for t in prods], dtype=object)}
+
+
+def _pair(seed: int, d: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=d) * scale, rng.normal(size=d) * scale
+
+
+@pytest.mark.parametrize(("seed", "d", "scale"), DIRF_POINTS)
+@pytest.mark.parametrize("lam", [0.05, 0.7, 3.0])
+def test_poisson_variance_against_series(seed, d, scale, lam):
+    x, y = _pair(seed, d, scale)
+    ds = crt.discrete_pair_stats(x, y)
+    ref = crt.dirf_log_variance(x, y, crt.poisson_log_pk(lam), dps=45)
+    ms = _mp_discrete_stats(x, y)
+    got_mp = crt.poisson_log_variance(ms["q"], ms["xy"], ms["sq_diff"], d, lam, backend="mpmath", dps=50)
+    with mpmath.workdps(60):
+        assert abs(got_mp - ref) <= MP_RTOL * max(1, abs(ref))
+    got = crt.poisson_log_variance(ds["q"], ds["xy"], ds["sq_diff"], d, lam)[0]
+    assert abs(got - float(ref)) <= FP_RTOL * max(1.0, abs(float(ref)))
+
+
+@pytest.mark.parametrize(("seed", "d", "scale"), DIRF_POINTS)
+@pytest.mark.parametrize("p", [0.02, 0.5, 0.97])
+def test_geometric_variance_against_series(seed, d, scale, p):
+    x, y = _pair(seed, d, scale)
+    ds = crt.discrete_pair_stats(x, y)
+    ref = crt.dirf_log_variance(x, y, crt.geometric_log_pk(p), dps=45)
+    ms = _mp_discrete_stats(x, y)
+    got_mp = crt.geometric_log_variance(ms["abs_prod"], ms["xy"], ms["sq_diff"], p, backend="mpmath", dps=50)
+    with mpmath.workdps(60):
+        assert abs(got_mp - ref) <= MP_RTOL * max(1, abs(ref))
+    got = crt.geometric_log_variance(ds["abs_prod"], ds["xy"], ds["sq_diff"], p)[0]
+    # the sum of d float64 log I0 terms: d * eps relative
+    assert abs(got - float(ref)) <= max(FP_RTOL, 4 * d * EPS) * max(1.0, abs(float(ref)))
+
+
+def test_geometric_no_overflow_in_float64():
+    """prod_l I0(.) over d = 1024 coordinates overflows float64 by far; log-space must not."""
+    a = np.full(1024, 400.0)
+    got = crt.geometric_log_variance(a, 0.0, 10.0, 0.5)
+    ref = crt.geometric_log_variance(a, 0.0, 10.0, 0.5, backend="mpmath", dps=30)
+    assert np.isfinite(got) and got > 709.78  # the value itself is beyond float64
+    assert abs(got - float(ref)) <= 1e-12 * abs(float(ref))
+    with pytest.raises(ValueError, match="float64 range"):
+        crt.geometric_variance(a, 0.0, 10.0, 0.5)
+
+
+def test_poisson_zero_variance_and_cancellation():
+    """x = y with equal |entries|: PoisRF at lambda* is exact (variance 0); near it the
+    exponent cancels and the float64 face must fall back to mpmath."""
+    d, c = 8, 0.75  # binary-exact: q, x.y and lambda* = c^2 carry no rounding
+    x = np.full(d, c)
+    ds = crt.discrete_pair_stats(x, x)
+    lam = float(crt.poisson_lambda_star(ds["q"][0], d))
+    assert crt.poisson_log_variance(ds["q"][0], ds["xy"][0], 0.0, d, lam, backend="mpmath", dps=30) == -mpmath.inf
+    lam2 = lam * (1 + 1e-7)
+    got = crt.poisson_log_variance(ds["q"][0], ds["xy"][0], 0.0, d, lam2)
+    ref = crt.poisson_log_variance(ds["q"][0], ds["xy"][0], 0.0, d, lam2, backend="mpmath", dps=40)
+    assert abs(got - float(ref)) <= 1e-12 * abs(float(ref))
+
+
+@pytest.mark.parametrize(("seed", "d", "scale"), DIRF_POINTS)
+def test_lambda_star_minimises(seed, d, scale):
+    from scipy.optimize import minimize_scalar
+
+    x, y = _pair(seed, d, scale)
+    ds = crt.discrete_pair_stats(x, y)
+    q, xy, sd = ds["q"][0], ds["xy"][0], ds["sq_diff"][0]
+    lam = float(crt.poisson_lambda_star(q, d))
+    r = minimize_scalar(lambda t: float(crt.poisson_log_variance(q, xy, sd, d, math.exp(t))),
+                        bracket=(math.log(lam) - 1, math.log(lam) + 1), tol=1e-12)
+    assert abs(math.exp(r.x) - lam) <= 1e-5 * lam  # Brent on a quadratic minimum: sqrt(eps)
+
+
+@pytest.mark.parametrize(("seed", "d", "scale"), DIRF_POINTS)
+def test_geometric_p_star_is_the_grid_minimum(seed, d, scale):
+    x, y = _pair(seed, d, scale)
+    ds = crt.discrete_pair_stats(x, y)
+    p, z = crt.geometric_p_star(ds["abs_prod"][0], ds["xy"][0])
+    grid = np.linspace(1e-4, 1 - 1e-4, 4001)
+    zg = crt.geometric_log_second_ratio(np.broadcast_to(ds["abs_prod"][0], (grid.size, d)), ds["xy"][0], grid)
+    assert z <= zg.min() + 1e-9 * max(1.0, abs(z))
+    assert abs(p - grid[np.argmin(zg)]) <= 2e-3 + 1e-6
+
+
+@given(st.integers(1, 40), st.floats(0.01, 5.0), st.integers(0, 10_000))
+def test_set_stats_match_brute_force(n, scale, seed):
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(1, 9))
+    xs, ys = rng.normal(size=(n, d)) * scale, rng.normal(size=(n + 1, d)) * scale + 0.3
+    got = crt.set_stats(xs, ys)
+    pair_x = np.repeat(xs, len(ys), axis=0)
+    pair_y = np.tile(ys, (len(xs), 1))
+    for key, vals in (("sq_sum", np.sum((pair_x + pair_y) ** 2, 1)), ("sq_diff", np.sum((pair_x - pair_y) ** 2, 1)),
+                      ("q", np.sum(pair_x**2 * pair_y**2, 1)), ("sq_x", np.sum(pair_x**2, 1)),
+                      ("sq_y", np.sum(pair_y**2, 1))):
+        assert abs(got[key] - vals.mean()) <= 1e-12 * max(1.0, np.abs(vals).mean()), key
+    np.testing.assert_allclose(got["abs_prod"], np.abs(pair_x * pair_y).mean(0), rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize(("seed", "d", "scale"), [(0, 3, 0.5), (1, 16, 0.3), (2, 64, 0.2), (3, 5, 1.5)])
+def test_gerf_optimum_real_positive_is_oprf(seed, d, scale):
+    """The L-BFGS-B routine of 9.10.1 restricted to real A, s = +1 lands on Thm 3.3's A*;
+    the complex routines can only do as well or better."""
+    x, y = _pair(seed, d, scale)
+    st_ = {k: (float(v[0]) if k != "d" else v) for k, v in crt.pair_stats(x, y).items()}
+    real = crt.gerf_optimize(**st_, real=True, signs=(1,))
+    a_star = float(crt.oprf_a_star(st_["sq_sum"], d))
+    assert abs(real["a"].real - a_star) <= 1e-4 * abs(a_star)
+    assert abs(real["log_var"] - float(crt.oprf_log_variance(**st_))) <= 1e-8
+    full = crt.gerf_optimize(**st_)
+    assert full["log_var"] <= real["log_var"] + 1e-9
+
+
+@given(st.floats(1e-6, 50.0), st.floats(-5.0, 5.0), st.integers(1, 64), st.floats(0.05, 20.0), st.floats(1.01, 3.0))
+def test_poisson_exponent_is_convex_and_variance_nonnegative(q, xy_frac, d, lam, step):
+    # x . y is bounded by sqrt(d q) (Cauchy-Schwarz on x_l y_l): keep the statistics realisable
+    xy = xy_frac / 5 * math.sqrt(d * q)
+    h = [lam * t * d + q / (lam * t) for t in (1.0, step, step * step)]
+    assert h[1] <= (h[0] + h[2]) / 2 * (1 + 1e-12)  # convex along geometric steps (midpoint in log)
+    assert crt.poisson_log_variance(q, xy, 0.0, d, lam) > -np.inf or abs(xy) > 0
+
+
+DIRF_BAD = [
+    ("lambda<=0", crt.poisson_log_variance, (1.0, 0.5, 0.1, 3, 0.0), "lambda > 0"),
+    ("lambda NaN", crt.poisson_log_variance, (1.0, 0.5, 0.1, 3, float("nan")), "finite"),
+    ("q<0", crt.poisson_log_variance, (-1.0, 0.5, 0.1, 3, 1.0), "q = "),
+    ("p=0", crt.geometric_log_variance, (np.ones(3), 0.5, 0.1, 0.0), "0 < p < 1"),
+    ("p=1", crt.geometric_log_variance, (np.ones(3), 0.5, 0.1, 1.0), "0 < p < 1"),
+    ("p NaN", crt.geometric_log_variance, (np.ones(3), 0.5, 0.1, float("nan")), "finite"),
+    ("lambda* q=0", crt.poisson_lambda_star, (0.0, 3), "q = "),
+]
+
+
+@pytest.mark.parametrize(("label", "fn", "args", "match"), DIRF_BAD, ids=[b[0] for b in DIRF_BAD])
+@pytest.mark.parametrize("backend", ["float64", "mpmath"])
+def test_dirf_invalid_parameters_raise(label, fn, args, match, backend):
+    with pytest.raises(ValueError, match=match):
+        fn(*args, backend=backend)
+
+
+def test_positive_shift_and_log_pk_invalid():
+    x = np.array([[1.0, -2.0], [0.5, 3.0]])
+    c = crt.positive_shift(x, -x)
+    assert np.all(x - c > 0) and np.all(-x - c > 0)
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        crt.positive_shift(x, x, eps=0.0)
+    with pytest.raises(ValueError, match="lambda > 0"):
+        crt.poisson_log_pk(-1.0)
+    with pytest.raises(ValueError, match="0 < p < 1"):
+        crt.geometric_log_pk(1.0)

@@ -29,17 +29,27 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.special as sc
 
 from rfcheck import validate
-from rfcheck.backends import formula
+from rfcheck.backends import MP, formula, get_backend
 
 __all__ = [
+    "dirf_log_variance",
+    "discrete_pair_stats",
+    "geometric_log_pk",
+    "geometric_log_second_ratio",
+    "geometric_log_variance",
+    "geometric_p_star",
+    "geometric_variance",
     "gerf_coefficients",
     "gerf_iid_error_moments",
     "gerf_log_raw_moment",
     "gerf_log_variance",
+    "gerf_optimize",
     "gerf_variance",
     "log_expm1",
+    "log_i0",
     "oprf_a_star",
     "oprf_log_variance",
     "oprf_log_variance_ratio",
@@ -49,8 +59,14 @@ __all__ = [
     "orf_gerf_variance",
     "orf_log_covariance_factor",
     "pair_stats",
+    "poisson_lambda_star",
+    "poisson_log_pk",
+    "poisson_log_variance",
+    "poisson_variance",
     "positive_log_variance",
+    "positive_shift",
     "positive_variance",
+    "set_stats",
     "trig_log_variance",
     "trig_variance",
 ]
@@ -540,3 +556,377 @@ def gerf_iid_error_moments(
         var, mu4 = fourth_central_moment_of_mean(raw, m)
         out = (float(var), float(mu4))
     return out if all(np.isfinite(v) for v in out) else None
+
+
+# ------------------------------------------------------- discretely-induced RFs (sec 3.2)
+
+
+def discrete_pair_stats(x: Any, y: Any) -> dict[str, Any]:
+    """Statistics of pairs that the DIRF variances need (float64, vectorised over pairs).
+
+    ``q = sum_l x_l^2 y_l^2`` (Thm 3.4), ``abs_prod = |x_l y_l|`` of shape (P, d)
+    (Thm 3.5), ``xy = x . y`` and ``sq_diff = |x - y|^2`` (so that ``K^2 = e^{-sq_diff}``).
+    """
+    xa, ya = validate.pairs(x, y)
+    prod = xa * ya
+    return {
+        "q": np.sum(prod * prod, axis=1),
+        "abs_prod": np.abs(prod),
+        "xy": np.sum(prod, axis=1),
+        "sq_diff": np.sum((xa - ya) ** 2, axis=1),
+        "d": xa.shape[1],
+    }
+
+
+def _check_pois(q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> None:
+    for name, v in (("q", q), ("xy", xy), ("sq_diff", sq_diff), ("lambda", lam)):
+        if not np.all(np.isfinite(np.asarray(v, dtype=float))):
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(np.asarray(q, dtype=float) < 0):
+        raise ValueError("q = sum_l x_l^2 y_l^2 must be >= 0")
+    if np.any(np.asarray(sq_diff, dtype=float) < 0):
+        raise ValueError("sq_diff = |x - y|^2 must be >= 0")
+    if not np.all(np.asarray(lam, dtype=float) > 0):
+        raise ValueError("PoisRF needs lambda > 0 (CRT sec 3.2.1)")
+    validate.positive_int(d, "d")
+
+
+def _pois_z(ctx: Any, q: Any, xy: Any, d: Any, lam: Any) -> Any:
+    """``log(E[(f f)^2] / K^2) = lambda d + q/lambda - 2 x.y >= 0`` (AM-GM, Cauchy-Schwarz).
+
+    Clipped at 0: a negative value can only come from rounding of the inputs (or of the
+    working precision at the zero-variance point).
+    """
+    z = lam * d + q / lam - 2 * xy
+    return ctx.where(z > 0, z, 0 * z)
+
+
+def _pois_conditioning(ctx: Any, q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> Any:
+    z = _pois_z(ctx, q, xy, d, lam)
+    return (lam * d + q / lam + 2 * ctx.abs(xy)) / ctx.abs(z)
+
+
+@formula(check=_check_pois, conditioning=_pois_conditioning)
+def poisson_log_variance(ctx: Any, q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> Any:
+    """log Var of one PoisRF sample (Gaussian kernel), ``lambda > 0``.
+
+    ``Var = exp(lambda d + q/lambda - |x|^2 - |y|^2) - K^2 = K^2 expm1(lambda d + q/lambda
+    - 2 x.y)`` with ``q = sum_l x_l^2 y_l^2`` (:func:`discrete_pair_stats`); the exponent
+    is >= 0 and vanishes (zero variance) iff all ``x_l y_l`` are equal, positive and
+    ``lambda = lambda*``.  Float64 points where the exponent cancels are recomputed in
+    mpmath.
+
+    References
+    ----------
+    CRT Thm 3.4, eq (11); proof appendix 9.5 (holds as printed).
+    """
+    return -sq_diff + log_expm1.impl(ctx, _pois_z(ctx, q, xy, d, lam))
+
+
+def _check_q_d(q: Any, d: Any) -> None:
+    arr = np.asarray(q, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("q must be finite (no NaN or inf)")
+    if not np.all(arr > 0):
+        raise ValueError("lambda* needs q = sum_l x_l^2 y_l^2 > 0 (otherwise the infimum is at lambda -> 0)")
+    validate.positive_int(d, "d")
+
+
+@formula(check=_check_q_d)
+def poisson_lambda_star(ctx: Any, q: Any, d: Any) -> Any:
+    """``lambda* = d^{-1/2} q^{1/2}``, the minimiser of (11) over ``lambda > 0``.
+
+    The exponent ``lambda d + q/lambda`` is strictly convex for ``q > 0`` with derivative
+    ``d - q/lambda^2``.  For ``q = 0`` the infimum is approached as ``lambda -> 0`` and no
+    ``lambda > 0`` attains it (``ValueError``).
+
+    References
+    ----------
+    CRT sec 3.2.1, after Thm 3.4 (holds for q > 0).
+    """
+    return ctx.sqrt(q / d)
+
+
+@formula
+def log_i0(ctx: Any, t: Any) -> Any:
+    """``log I_0(t)`` without overflow (``log i0e(|t|) + |t|``)."""
+    return ctx.log(ctx.i0e(t)) + ctx.abs(t)
+
+
+def _check_geom(abs_prod: Any, xy: Any, sq_diff: Any, p: Any) -> np.ndarray:
+    a = np.asarray(abs_prod, dtype=float)
+    if a.ndim == 0:
+        raise ValueError("abs_prod must have a last axis of length d (one entry per coordinate)")
+    for name, v in (("abs_prod", a), ("xy", xy), ("sq_diff", sq_diff), ("p", p)):
+        if not np.all(np.isfinite(np.asarray(v, dtype=float))):
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(a < 0):
+        raise ValueError("abs_prod = |x_l y_l| must be >= 0")
+    if np.any(np.asarray(sq_diff, dtype=float) < 0):
+        raise ValueError("sq_diff = |x - y|^2 must be >= 0")
+    pa = np.asarray(p, dtype=float)
+    if not np.all((pa > 0) & (pa < 1)):
+        raise ValueError("GeomRF needs 0 < p < 1 (CRT sec 3.2.2)")
+    return a
+
+
+def _geom_z_mp(a_row: Any, xy: Any, p: Any, dps: int) -> Any:
+    import mpmath
+
+    with mpmath.workdps(dps):
+        p = mpmath.mpf(p)
+        c = 2 / mpmath.sqrt(1 - p)
+        s = mpmath.fsum(log_i0.impl(MP, c * mpmath.mpf(a)) for a in a_row)
+        return -len(a_row) * mpmath.log(p) + s - 2 * mpmath.mpf(xy)
+
+
+def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
+                           backend: str = "float64", dps: int = 50) -> Any:
+    """log Var of one GeomRF sample (Gaussian kernel), ``0 < p < 1``.
+
+    ``Var = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2 (1-p)^{-1/2} |x_l y_l|) - K^2
+    = K^2 expm1(z)``, ``z = -d log p + sum_l log I_0(2|x_l y_l|/sqrt(1-p)) - 2 x.y``, with
+    ``log I_0`` from the exponentially scaled Bessel function so that products over ``d``
+    coordinates never overflow.  ``abs_prod`` has shape (..., d); ``xy``, ``sq_diff``,
+    ``p`` broadcast against (...).  Float64 points where ``z`` loses more than 3 digits
+    to cancellation are recomputed in mpmath.
+
+    References
+    ----------
+    CRT Thm 3.5, eq (13); proof appendix 9.6 (eq (13) holds; the proof's second line
+    carries a stray ``- K^2`` inside the product).
+    """
+    a = _check_geom(abs_prod, xy, sq_diff, p)
+    d = a.shape[-1]
+    if backend == "mpmath":
+        import mpmath
+
+        if dps < 15:
+            raise ValueError(f"dps must be >= 15; got {dps}")
+        flat = np.asarray(abs_prod, dtype=object).reshape(-1, d)  # keep exact mpmath inputs
+        shp = a.shape[:-1]
+        xyb = np.broadcast_to(np.asarray(xy, dtype=object), shp).reshape(-1)
+        sdb = np.broadcast_to(np.asarray(sq_diff, dtype=object), shp).reshape(-1)
+        pb = np.broadcast_to(np.asarray(p, dtype=object), shp).reshape(-1)
+        out = np.empty(flat.shape[0], dtype=object)
+        for i in range(flat.shape[0]):
+            with mpmath.workdps(dps + 10):
+                z = _geom_z_mp(flat[i], xyb[i], pb[i], dps + 10)
+                out[i] = -mpmath.mpf(sdb[i]) + log_expm1.impl(MP, z)
+        return out.reshape(shp) if shp else out[0]
+    get_backend(backend)
+    pa = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        t = 2 * a / np.sqrt(1 - pa)[..., None]
+        li = np.log(sc.i0e(t)) + t
+        s = np.sum(li, axis=-1)
+        nlp = -d * np.log(pa)
+        z = nlp + s - 2 * np.asarray(xy, dtype=float)
+        cond = (nlp + s + 2 * np.abs(xy)) / np.abs(z)
+        out = -np.asarray(sq_diff, dtype=float) + log_expm1(z)
+    out = np.array(out, dtype=float)
+    bad = ~(np.asarray(cond) <= 1e3)
+    if np.any(bad):
+        import mpmath
+
+        shp = np.broadcast_shapes(a.shape[:-1], np.shape(xy), np.shape(sq_diff), np.shape(p))
+        out = np.broadcast_to(out, shp).copy()
+        ab = np.broadcast_to(a, (*shp, d))
+        xyb, sdb, pb = (np.broadcast_to(np.asarray(v, dtype=float), shp) for v in (xy, sq_diff, p))
+        badb = np.broadcast_to(bad, shp)
+        for idx in np.ndindex(shp):
+            if badb[idx]:
+                z = _geom_z_mp(ab[idx], xyb[idx], pb[idx], 40)
+                with mpmath.workdps(40):
+                    out[idx] = float(-mpmath.mpf(sdb[idx]) + log_expm1.impl(MP, z))
+    return out if out.shape else float(out)
+
+
+def geometric_log_second_ratio(abs_prod: Any, xy: Any, p: Any) -> Any:
+    """``z(p) = log(E[(f f)^2] / K^2)`` of GeomRF (float64); the objective behind p*."""
+    a = _check_geom(abs_prod, xy, 0.0, p)
+    pa = np.asarray(p, dtype=float)
+    t = 2 * a / np.sqrt(1 - pa)[..., None]
+    return -a.shape[-1] * np.log(pa) + np.sum(np.log(sc.i0e(t)) + t, axis=-1) - 2 * np.asarray(xy, dtype=float)
+
+
+def geometric_p_star(abs_prod: Any, xy: float = 0.0, *, maxiter: int = 100) -> tuple[float, float]:
+    """``(p*, z(p*))``: the GeomRF parameter minimising eq (13), by Brent's method.
+
+    ``abs_prod`` is one pair's ``|x_l y_l|`` (shape (d,)) or the set averages of eq (14).
+    Brent's bounded method on ``t = logit(p)`` in [-40, 40] (``p`` from 4e-18 to
+    1 - 4e-18), at most ``maxiter`` iterations (the paper uses 100).  Appendix 9.10.1.
+
+    References
+    ----------
+    CRT sec 3.2.2 (after eq (14)), appendix 9.10.1.
+    """
+    from scipy.optimize import minimize_scalar
+
+    a = np.asarray(abs_prod, dtype=float)
+    if a.ndim != 1:
+        raise ValueError("geometric_p_star takes one pair: abs_prod of shape (d,)")
+    _check_geom(a, xy, 0.0, 0.5)
+
+    def obj(t: float) -> float:
+        p = float(sc.expit(t))
+        if not 0 < p < 1:
+            return np.inf
+        return float(geometric_log_second_ratio(a, xy, p))
+
+    r = minimize_scalar(obj, bounds=(-40.0, 40.0), method="bounded",
+                        options={"maxiter": maxiter, "xatol": 1e-10})
+    p = float(sc.expit(r.x))
+    return p, float(obj(r.x))
+
+
+def dirf_log_variance(x: Any, y: Any, log_pk: Any, *, dps: int = 30, kmax: int = 100_000) -> Any:
+    """log Var of one DIRF sample for a general discrete ``p_k`` (mpmath, one pair).
+
+    ``f_DI(w, x) = e^{-|x|^2/2} prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` (eq 10), so
+    ``E[(f f)^2] = e^{-|x|^2-|y|^2} prod_l sum_k (x_l y_l)^{2k} / (p_k (k!)^2)``; each
+    series is summed in mpmath until a term falls below ``10^-(dps+5)`` of the sum and
+    the terms are decreasing (``ArithmeticError`` if ``kmax`` terms do not converge:
+    the variance is infinite when ``(x_l y_l)^{2k}/(p_k k!^2)`` does not decay).
+    ``log_pk(k)`` returns ``log p_k`` (mpmath); every ``p_k`` must be > 0.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(10); Thm 3.4-3.5 are the Poisson and geometric cases.
+    """
+    import mpmath
+
+    xa, ya = validate.pairs(x, y)
+    if xa.shape[0] != 1:
+        raise ValueError("dirf_log_variance takes one pair")
+    with mpmath.workdps(dps + 10):
+        tot = mpmath.mpf(0)
+        for xl, yl in zip(xa[0], ya[0], strict=True):
+            a2 = (mpmath.mpf(xl) * mpmath.mpf(yl)) ** 2
+            if a2 == 0:
+                tot += -log_pk(0)
+                continue
+            la2 = mpmath.log(a2)
+            terms = []
+            prev = None
+            for k in range(kmax):
+                lt = k * la2 - log_pk(k) - 2 * mpmath.loggamma(k + 1)
+                terms.append(lt)
+                big = max(terms)
+                if prev is not None and lt < prev and lt < big - (dps + 5) * mpmath.log(10):
+                    break
+                prev = lt
+            else:
+                raise ArithmeticError("DIRF second-moment series did not converge")
+            big = max(terms)
+            tot += big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms))
+        sx = sum(mpmath.mpf(v) ** 2 for v in xa[0])
+        sy = sum(mpmath.mpf(v) ** 2 for v in ya[0])
+        sd = sum((mpmath.mpf(u) - mpmath.mpf(v)) ** 2 for u, v in zip(xa[0], ya[0], strict=True))
+        log_m2 = tot - sx - sy
+        return -sd + log_expm1.impl(MP, log_m2 + sd)
+
+
+def poisson_log_pk(lam: float) -> Any:
+    """``k -> log p_k`` of Poisson(lambda) in mpmath (for :func:`dirf_log_variance`)."""
+    import mpmath
+
+    lam = validate.finite_real(lam, "lambda")
+    if not lam > 0:
+        raise ValueError("PoisRF needs lambda > 0")
+    return lambda k: -mpmath.mpf(lam) + k * mpmath.log(lam) - mpmath.loggamma(k + 1)
+
+
+def geometric_log_pk(p: float) -> Any:
+    """``k -> log p_k`` of the geometric distribution ``p (1-p)^k`` on {0, 1, ...}."""
+    import mpmath
+
+    p = validate.finite_real(p, "p")
+    if not 0 < p < 1:
+        raise ValueError("GeomRF needs 0 < p < 1")
+    return lambda k: mpmath.log(p) + k * mpmath.log1p(-mpmath.mpf(p))
+
+
+def positive_shift(x: Any, y: Any, eps: float = 1e-8) -> np.ndarray:
+    """The shift ``c_l = min_i min(x_l^(i), y_l^(i)) - eps`` of CRT sec 3.2.3 (PoisRF+/GeomRF+).
+
+    ``x - c`` and ``y - c`` have entries >= eps > 0 and ``K(x - c, y - c) = K(x, y)``.
+    ``eps = 1e-8`` as in appendix 9.10.2.
+    """
+    xa, ya = validate.points(x, "x"), validate.points(y, "y")
+    eps = validate.finite_real(eps, "eps")
+    if not eps > 0:
+        raise ValueError("the positivity margin eps must be > 0")
+    return np.minimum(xa.min(axis=0), ya.min(axis=0)) - eps
+
+
+# ------------------------------------------------------- set-level statistics (eq 8, 12, 14)
+
+
+def set_stats(x: Any, y: Any) -> dict[str, Any]:
+    """Averages over all L^2 pairs (x_i, y_j) in O(Ld) (CRT eq (8), (12), (14)).
+
+    Returns ``sq_x, sq_y`` (means of |x_i|^2, |y_j|^2), ``sq_sum`` and ``sq_diff`` (means
+    of |x_i + y_j|^2, |x_i - y_j|^2, eq 8 with s = +1, -1), ``xy`` (mean x_i . y_j),
+    ``q`` (mean of sum_l x_il^2 y_jl^2, eq 12), ``abs_prod`` (per-coordinate means of
+    |x_il y_jl|, eq 14) and ``d``.  ``x`` is (L, d), ``y`` is (L', d).
+    """
+    xa, ya = validate.points(x, "x"), validate.points(y, "y")
+    if xa.shape[1] != ya.shape[1]:
+        raise ValueError("x and y must have the same dimension d")
+    lx, ly = xa.shape[0], ya.shape[0]
+    sx, sy = np.sum(xa * xa) / lx, np.sum(ya * ya) / ly
+    mx, my = xa.sum(axis=0) / lx, ya.sum(axis=0) / ly
+    xy = float(mx @ my)
+    return {
+        "sq_x": float(sx), "sq_y": float(sy),
+        "sq_sum": float(sx + 2 * xy + sy), "sq_diff": float(sx - 2 * xy + sy), "xy": xy,
+        "q": float(np.sum((xa * xa).sum(axis=0) * (ya * ya).sum(axis=0)) / (lx * ly)),
+        "abs_prod": np.abs(xa).sum(axis=0) * np.abs(ya).sum(axis=0) / (lx * ly),
+        "d": xa.shape[1],
+    }
+
+
+# ------------------------------------------------------- GERF optimised over complex A (9.10.1)
+
+
+def gerf_optimize(sq_x: float, sq_y: float, sq_sum: float, sq_diff: float, d: int, *,
+                  maxiter: int = 50, real: bool = False, signs: tuple[int, ...] = (-1, 1)) -> dict[str, Any]:
+    """Minimise the GERF variance (6) over ``A`` (complex unless ``real``) for each ``s``.
+
+    One L-BFGS-B routine of ``maxiter`` iterations per ``s`` in ``signs`` (CRT appendix
+    9.10.1: two routines of 50 iterations), over ``(Re A, Im A)`` with ``Re A <= 1/8 -
+    1e-6`` (``Re(1 - 8A) > 0``), started at ``A = 0`` (PosRF / TrigRF).  The objective is
+    :func:`gerf_log_variance` (log-space, so variances of e^-700 are optimised as well).
+    Returns ``{"a", "s", "log_var", "per_s": {s: (a, log_var)}}`` for the best ``s``.
+
+    References
+    ----------
+    CRT sec 3.1 (after eq (8)), Thm 3.2, appendix 9.10.1.
+    """
+    from scipy.optimize import minimize
+
+    per_s: dict[int, tuple[complex, float]] = {}
+    for s in signs:
+        validate.sign(s)
+
+        def obj(v: np.ndarray, s: int = s) -> float:
+            a = complex(v[0], 0.0 if real else v[1])
+            try:
+                lv = float(gerf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, a, s))
+            except ValueError:
+                return 1e300
+            return lv if np.isfinite(lv) else (-1e300 if lv < 0 else 1e300)
+
+        x0 = np.zeros(1 if real else 2)
+        bounds = [(None, 0.125 - 1e-6)] + ([] if real else [(None, None)])
+        r = minimize(obj, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": maxiter})
+        best = r.x if r.fun <= obj(x0) else x0
+        a = complex(best[0], 0.0 if real else best[1])
+        per_s[s] = (a, float(gerf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, a, s)))
+    s_best = min(per_s, key=lambda k: per_s[k][1])
+    return {"a": per_s[s_best][0], "s": s_best, "log_var": per_s[s_best][1], "per_s": per_s}
+
+
+poisson_variance = _value(poisson_log_variance, "poisson_variance")
+geometric_variance = _value(geometric_log_variance, "geometric_variance")
