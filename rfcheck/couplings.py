@@ -81,6 +81,7 @@ __all__ = [
     "sample_simrf_plus",
     "scratch",
     "simrf_plus_block",
+    "simrf_plus_passes",
     "stream_tag",
     "truncated_conformity_objective",
 ]
@@ -88,6 +89,7 @@ __all__ = [
 IID = 0
 ORF = 1
 SIMRF = 2
+SIMRF_PLUS = 3
 
 
 # --------------------------------------------------------------------------- helpers
@@ -644,6 +646,240 @@ def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[
     return t, sq
 
 
+# --------------------------------------------------------------------------- simrf+
+SIMRF_PLUS_TOL = 1e-10
+"""SimRF+ stopping rule: stop after a pass that moves no unit direction by more than this."""
+SIMRF_PLUS_MAX_PASSES = 1000
+"""SimRF+ iteration cap (a block that has not met the rule by then is used as it is;
+:func:`simrf_plus_passes` reports passes and convergence)."""
+
+
+@njit(cache=True, error_model="numpy")
+def _plus_update(X, b, d, nrm, tot, rest, tol, max_passes):
+    """SimRF+ (eq 17) on the ``b`` rows ``X[j, :d]`` of one block, in place, Gauss-Seidel.
+
+    Row ``j`` becomes ``-nrm[j] (T - x_j) / |T - x_j|`` with ``T`` the running sum of the
+    rows (``tot``; ``rest`` scratch), ``j = 0..b-1`` in turn; a row whose ``T - x_j`` or
+    norm is zero is left alone.  A pass's change is ``max_j |x_j(new) - x_j(old)| / nrm[j]``
+    (how far the unit direction moved); the iteration stops after the first pass with
+    change ``<= tol``, or after ``max_passes``.  Returns ``(passes, converged)``.  Every sum
+    has a fixed order (:func:`_dot4`, rows in index order), so the Python twin
+    :func:`_py_plus_update` gives the same numbers.
+    """
+    for k in range(d):
+        tot[k] = 0.0
+    for j in range(b):
+        xj = X[j]
+        for k in range(d):
+            tot[k] += xj[k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            for k in range(d):
+                rest[k] = tot[k] - xj[k]
+            rn = math.sqrt(_dot4(rest, rest, 0, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            ch = 0.0
+            for k in range(d):
+                nk = -(f * rest[k])
+                dk = nk - xj[k]
+                ch += dk * dk
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            dj = math.sqrt(ch) / nj
+            if dj > change:
+                change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
+                    max_passes: int) -> tuple[int, bool]:
+    """Twin of :func:`_plus_update` on a list of row lists."""
+    tot = [0.0] * d
+    for j in range(b):
+        for k in range(d):
+            tot[k] += X[j][k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            rest = [tot[k] - xj[k] for k in range(d)]
+            rn = math.sqrt(_py_dot4(rest, rest, 0, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            ch = 0.0
+            for k in range(d):
+                nk = -(f * rest[k])
+                dk = nk - xj[k]
+                ch += dk * dk
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            dj = math.sqrt(ch) / nj
+            if dj > change:
+                change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv):
+    """Apply :func:`_plus_update` to every block (>= 2 rows) of the SimRF ensemble in ``Wt``:
+    the block is copied row-wise into ``X[:b, :d]`` (contiguous rows), updated with norms
+    ``sqrt(_dot4(x_j, x_j))``, and copied back.  ``passes[k]``, ``conv[k]`` get block ``k``'s
+    pass count and convergence flag (``passes`` 0 for a one-row block)."""
+    nrm = vec[0]
+    tot = vec[1]
+    rest = vec[2]
+    m0 = 0
+    kb = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    X[j, i] = wti[j]
+            for j in range(b):
+                nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
+            p, ok = _plus_update(X, b, d, nrm, tot, rest, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            passes[kb] = p
+            conv[kb] = ok
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    wti[j] = X[j, i]
+        else:
+            passes[kb] = 0
+            conv[kb] = True
+        m0 += b
+        kb += 1
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    """SimRF+ (SimRF sec 3.2, eq 16-17): the SimRF ensemble (:func:`_simrf_ensemble`, same
+    draws), then each block rearranged by :func:`_plus_update` from its simplex start."""
+    st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    nb = (M + d - 1) // d
+    passes = np.empty(nb, dtype=np.int64)
+    conv = np.empty(nb, dtype=np.bool_)
+    _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv)
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
+    """Exact projection law of SimRF+.  The update (eq 17) commutes with rotations, so a
+    block is ``R^T V(r)`` with ``V(r)`` the update applied to the unrotated rows
+    ``r_j s_j`` (:func:`_plus_update`, norms ``r_j``) and ``R`` Haar; hence
+    ``t_j = v_j(r) . g`` with ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over
+    their norm, drawn first as for ``simrf``), and ``sq_j = r_j^2``.  ``O(passes b d)`` per
+    block instead of the ``O(d^2 b)`` Haar factor; the rows ``s_j`` follow Algorithm 1's
+    constants (``s_j = a e_j - cc kinv 1_{<d-1}``, ``s_{d-1} = kinv 1_{<d-1}``)."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    V = np.empty((d, d))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = vec[4, :d]
+        st = _rng.fill_normals(st, v, raw)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        for i in range(d):
+            v[i] = v[i] * inv
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        r = vec[3, :b]
+        for j in range(b):
+            r[j] = math.sqrt(2.0 * g[j])
+        for j in range(b):
+            vj = V[j]
+            rj = r[j]
+            if j < k:
+                for i in range(k):
+                    vj[i] = -(off * rj)
+                vj[j] = (sa - off) * rj
+            else:
+                for i in range(k):
+                    vj[i] = kinv * rj
+            vj[k] = 0.0
+        if b >= 2:
+            _plus_update(V, b, d, r, vec[5], vec[6], SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+        tb = t[m0:m0 + b]
+        sqb = sq[m0:m0 + b]
+        for j in range(b):
+            tb[j] = _dot4(V[j], v, 0, d)
+            sqb[j] = r[j] * r[j]
+        m0 += b
+    return st
+
+
+def _py_simrf_plus_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    wt = _py_simrf_ensemble(r, M, d)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            X = [[float(wt[i, m0 + j]) for i in range(d)] for j in range(b)]
+            nrm = [math.sqrt(_py_dot4(X[j], X[j], 0, d)) for j in range(b)]
+            _py_plus_update(X, b, d, nrm, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            for j in range(b):
+                for i in range(d):
+                    wt[i, m0 + j] = X[j][i]
+        m0 += b
+    return wt
+
+
+def _py_simrf_plus_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = r.fill_normals(d)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        v = [v[i] * inv for i in range(d)]
+        g = r.fill_gammas(b, a, dd, c)
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        V = []
+        for j in range(b):
+            if j < k:
+                vj = [-(off * rr[j])] * k + [0.0]
+                vj[j] = (sa - off) * rr[j]
+            else:
+                vj = [kinv * rr[j]] * k + [0.0]
+            V.append(vj)
+        if b >= 2:
+            _py_plus_update(V, b, d, rr, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+        for j in range(b):
+            t[m0 + j] = _py_dot4(V[j], v, 0, d)
+            sq[m0 + j] = rr[j] * rr[j]
+        m0 += b
+    return t, sq
+
+
 # --------------------------------------------------------------------------- dispatch
 @njit(cache=True, error_model="numpy")
 def scratch(M, d):
@@ -683,6 +919,8 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
         st = _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
     elif code == SIMRF:
         st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
     return st
 
 
@@ -700,6 +938,8 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
         st = _orf_projection(st, M, d, need_sq, t, sq, vec, raw)
     elif code == SIMRF:
         st = _simrf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw)
     return st
 
 
@@ -750,6 +990,12 @@ COUPLINGS: dict[str, Coupling] = {
         "simrf", SIMRF,
         "simplex blocks D S R of d rows at angle arccos(-1/(d-1)), chi_d norms (Reid et al. 2023)",
         lambda d: d, True, _py_simrf_ensemble, _py_simrf_projection, 2,
+    ),
+    "simrf+": Coupling(
+        "simrf+", SIMRF_PLUS,
+        "SimRF+ (Reid et al. 2023, eq 16-17): simrf blocks rearranged by the Gauss-Seidel "
+        "update to tol 1e-10",
+        lambda d: d, True, _py_simrf_plus_ensemble, _py_simrf_plus_projection, 2,
     ),
 }
 
@@ -864,6 +1110,40 @@ def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> n
     key = _rng.seed_key(seed)
     r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
     return np.ascontiguousarray(c.py_ensemble(r, M, d).T)
+
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv):
+    X, vec, raw, nbuf = scratch(M, d)
+    Wt = np.empty((d, M))
+    st = _rng.init_block(seed, stream, 0, raw)
+    for i in range(passes.shape[0]):
+        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+        _simrf_plus_blocks(M, d, Wt, X, vec, passes[i], conv[i])
+
+
+def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Iteration report of the engine's SimRF+ sampler over ``n`` independent ensembles.
+
+    Returns
+    -------
+    passes : ndarray of int, shape (n, number of blocks)
+        Passes of the eq (17) update each block took (0 for a one-row block).
+    converged : ndarray of bool, same shape
+        Whether the block met the stopping rule (a pass moving no unit direction by more
+        than :data:`SIMRF_PLUS_TOL`) within :data:`SIMRF_PLUS_MAX_PASSES` passes.
+    """
+    c = get_coupling("simrf+")
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    n = validate.positive_int(n, "n")
+    key = _rng.seed_key(seed)
+    nb = -(-M // d)
+    passes = np.zeros((n, nb), dtype=np.int64)
+    conv = np.zeros((n, nb), dtype=np.bool_)
+    _simrf_plus_passes_kernel(np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, passes, conv)
+    return passes, conv
 
 
 
