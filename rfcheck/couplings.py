@@ -90,6 +90,8 @@ IID = 0
 ORF = 1
 SIMRF = 2
 SIMRF_PLUS = 3
+ANTI = 16
+"""Code offset of the antithetic variant of a coupling (``iid-anti`` = ``ANTI + IID``, ...)."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -911,8 +913,34 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
     ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
-    overwrite.
+    overwrite.  An antithetic code (``>= ANTI``) draws ``ceil(M/2)`` rows of its base
+    coupling and interleaves them with their negatives (:func:`_anti_ensemble`).
     """
+    if code >= ANTI:
+        return _anti_ensemble(code - ANTI, st, M, d, Wt, X, vec, raw, nbuf)
+    return _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+@njit(cache=True, error_model="numpy")
+def _anti_ensemble(base, st, M, d, Wt, X, vec, raw, nbuf):
+    """Antithetic pairs: ``B`` = ``ceil(M/2)`` rows of coupling ``base``; row ``2j`` of the
+    ensemble is ``b_j`` and row ``2j + 1`` is ``-b_j`` (the last pair truncated if ``M`` is
+    odd)."""
+    h = (M + 1) // 2
+    B = np.empty((d, h))
+    st = _base_ensemble(base, st, h, d, B, X, vec, raw, nbuf)
+    for i in range(d):
+        bi = B[i]
+        wi = Wt[i]
+        for j in range(h):
+            wi[2 * j] = bi[j]
+            if 2 * j + 1 < M:
+                wi[2 * j + 1] = -bi[j]
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
     if code == IID:
         st = _iid_ensemble(st, M, d, Wt, raw)
     elif code == ORF:
@@ -930,8 +958,26 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
 
     ``sq`` is NaN where ``need_sq`` is false and the coupling does not get it for free;
     ``vec``, ``raw`` are scratch from :func:`projection_scratch` (or :func:`scratch`).
-    Returns the new generator state.
+    Returns the new generator state.  Antithetic codes: the base coupling's ``ceil(M/2)``
+    projections, each followed by its negative (same ``sq``).
     """
+    if code >= ANTI:
+        h = (M + 1) // 2
+        st = _base_projection(code - ANTI, st, h, d, need_sq, t, sq, vec, raw)
+        for j in range(h - 1, -1, -1):  # backwards: 2j >= j, nothing is overwritten early
+            tj = t[j]
+            sj = sq[j]
+            t[2 * j] = tj
+            sq[2 * j] = sj
+            if 2 * j + 1 < M:
+                t[2 * j + 1] = -tj
+                sq[2 * j + 1] = sj
+        return st
+    return _base_projection(code, st, M, d, need_sq, t, sq, vec, raw)
+
+
+@njit(cache=True, error_model="numpy")
+def _base_projection(code, st, M, d, need_sq, t, sq, vec, raw):
     if code == IID:
         st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
     elif code == ORF:
@@ -941,6 +987,37 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
     elif code == SIMRF_PLUS:
         st = _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw)
     return st
+
+
+# --------------------------------------------------------------------------- antithetic twins
+def _py_anti_ensemble(base: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Twin of :func:`_anti_ensemble` around the base coupling's twin ``base``."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+        h = (M + 1) // 2
+        B = base(r, h, d)
+        wt = np.empty((d, M))
+        wt[:, 0::2] = B
+        wt[:, 1::2] = -B[:, :M // 2]
+        return wt
+
+    return sample
+
+
+def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[..., tuple[list, list]]:
+    """Twin of the antithetic branch of :func:`projection_into`."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+        h = (M + 1) // 2
+        tb, sb = base(r, h, d, need_sq)
+        t, sq = [0.0] * M, [0.0] * M
+        for j in range(h):
+            t[2 * j], sq[2 * j] = tb[j], sb[j]
+            if 2 * j + 1 < M:
+                t[2 * j + 1], sq[2 * j + 1] = -tb[j], sb[j]
+        return t, sq
+
+    return sample
 
 
 # --------------------------------------------------------------------------- registry
@@ -998,6 +1075,17 @@ COUPLINGS: dict[str, Coupling] = {
         lambda d: d, True, _py_simrf_plus_ensemble, _py_simrf_plus_projection, 2,
     ),
 }
+for _base in ("iid", "orf", "simrf", "simrf+"):
+    _b = COUPLINGS[_base]
+    COUPLINGS[_base + "-anti"] = Coupling(
+        _base + "-anti", ANTI + _b.code,
+        f"antithetic pairs (w, -w) of {_base} rows: ceil(M/2) {_base} rows, each followed "
+        "by its negative",
+        (lambda d: 2) if _b.block is None else (lambda d, f=_b.block: 2 * f(d)),
+        _b.has_projection, _py_anti_ensemble(_b.py_ensemble),
+        _py_anti_projection(_b.py_projection), _b.min_d,
+    )
+del _base, _b
 
 
 def get_coupling(name: object) -> Coupling:

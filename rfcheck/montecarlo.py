@@ -265,7 +265,7 @@ def simulate(
         Number of independent replicas (>= 1).
     coupling : str
         Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``,
-        ``"simrf+"``).
+        ``"simrf+"``, and each with ``"-anti"``: antithetic pairs).
     path : {"projection", "ensemble"}
         ``"projection"`` draws ``(|w_m|^2, w_m . u_hat)`` from their joint law, pairs on
         independent streams; ``"ensemble"`` draws one ensemble ``W`` per trial shared by
@@ -444,7 +444,11 @@ def _numpy_simrf_plus(W: np.ndarray, tol: float, max_passes: int) -> np.ndarray:
 def _numpy_directions(rng: np.random.Generator, coupling: str, n: int, M: int, d: int):
     """``(n, M, d)`` rows: iid normals, or ORF Haar directions (SimRF: the simplex rows
     rotated by them, ``S R``) times chi_d norms; SimRF+: the SimRF rows with each block
-    rearranged by :func:`_numpy_simrf_plus`."""
+    rearranged by :func:`_numpy_simrf_plus`; ``-anti``: ``ceil(M/2)`` base rows, each
+    followed by its negative."""
+    if coupling.endswith("-anti"):  # antithetic pairs (b_j, -b_j) of ceil(M/2) base rows
+        B = _numpy_directions(rng, coupling[:-5], n, (M + 1) // 2, d)
+        return np.stack([B, -B], axis=2).reshape(n, -1, d)[:, :M]
     if coupling == "iid":
         return rng.standard_normal((n, M, d))
     if coupling == "simrf+":
@@ -484,15 +488,17 @@ def simulate_numpy(
     ``sqrt(chisquare(d))``; SimRF the same with the directions multiplied by the simplex
     matrix (:func:`simplex_matrix`); SimRF+ the SimRF rows with the eq (17) update applied
     to all blocks at once (:func:`_numpy_simrf_plus`).  Equal in law to :func:`simulate`,
-    not equal in numbers.
+    not equal in numbers.  ``-anti`` couplings: ``ceil(M/2)`` base rows interleaved with
+    their negatives.
 
     Returns
     -------
     ndarray, shape (P, n_trials)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, "ensemble")
-    if c.name not in ("iid", "orf", "simrf", "simrf+"):
-        raise ValueError(f"simulate_numpy supports 'iid', 'orf', 'simrf' and 'simrf+'; got {c.name!r}")
+    if c.name.removesuffix("-anti") not in ("iid", "orf", "simrf", "simrf+"):
+        raise ValueError("simulate_numpy supports 'iid', 'orf', 'simrf', 'simrf+' and their "
+                         f"'-anti' variants; got {c.name!r}")
     rng = np.random.default_rng(_rng.seed_key(seed))
     P, d = u.shape
     is_real = alpha.imag == 0 and beta.imag == 0 and not np.any(np.imag(log_c) != 0)

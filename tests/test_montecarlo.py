@@ -322,6 +322,11 @@ def test_bench_flop_model_and_table():
     sim = (sum(3 * (d - i) + 4 * (d - i) * (k - i) for i in range(k)) + 3 * m
            + d * (2 * k + 1 + 4 * m))
     assert bench.flops_per_trial("simrf", m, d) == sim + 2 * m * d + 4 * m
+    # simrf+: the simrf trial, norms and running sum 3d + 1 per row, 8d + 4 per row and pass
+    assert bench.flops_per_trial("simrf+", m, d, passes=2.5) == (
+        bench.flops_per_trial("simrf", m, d) + m * (3 * d + 1) + 2.5 * m * (8 * d + 4))
+    assert bench.flops_per_trial("simrf+", 9, 4, passes=1.0) == (  # blocks 4, 4, 1
+        bench.flops_per_trial("simrf", 9, 4) + 8 * (3 * 4 + 1) + 8 * (8 * 4 + 4))
     with pytest.raises(ValueError, match="FLOP model"):
         bench.flops_per_trial("nope")
 
@@ -335,7 +340,7 @@ def test_bench_quick_smoke():
             "baseline_trials_per_s", "ratio", "flop_ceiling_share", "flops_per_trial",
             "machine_gflops"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
-        (c, p) for c in ("iid", "orf", "simrf") for p in ("ensemble", "projection")]
+        (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)
     assert rel[("orf", "ensemble")] == rel[("orf", "projection")] == 1.0
     assert rel[("simrf", "ensemble")] > 0
