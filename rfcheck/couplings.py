@@ -657,12 +657,13 @@ SIMRF_PLUS_MAX_PASSES = 1000
 
 
 @njit(cache=True, error_model="numpy")
-def _plus_update(X, b, d, nrm, tot, rest, tol, max_passes):
+def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
     """SimRF+ (eq 17) on the ``b`` rows ``X[j, :d]`` of one block, in place, Gauss-Seidel.
 
     Row ``j`` becomes ``-nrm[j] (T - x_j) / |T - x_j|`` with ``T`` the running sum of the
     rows (``tot``; ``rest`` scratch), ``j = 0..b-1`` in turn; a row whose ``T - x_j`` or
-    norm is zero is left alone.  A pass's change is ``max_j |x_j(new) - x_j(old)| / nrm[j]``
+    norm is zero is left alone (``dv`` scratch: the move of a row).  A pass's change is
+    ``max_j |x_j(new) - x_j(old)| / nrm[j]``
     (how far the unit direction moved); the iteration stops after the first pass with
     change ``<= tol``, or after ``max_passes``.  Returns ``(passes, converged)``.  Every sum
     has a fixed order (:func:`_dot4`, rows in index order), so the Python twin
@@ -685,14 +686,12 @@ def _plus_update(X, b, d, nrm, tot, rest, tol, max_passes):
             if rn == 0.0 or nj == 0.0:
                 continue
             f = nj / rn
-            ch = 0.0
             for k in range(d):
                 nk = -(f * rest[k])
-                dk = nk - xj[k]
-                ch += dk * dk
+                dv[k] = nk - xj[k]
                 tot[k] = rest[k] + nk
                 xj[k] = nk
-            dj = math.sqrt(ch) / nj
+            dj = math.sqrt(_dot4(dv, dv, 0, d)) / nj
             if dj > change:
                 change = dj
         if change <= tol:
@@ -717,14 +716,13 @@ def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
             if rn == 0.0 or nj == 0.0:
                 continue
             f = nj / rn
-            ch = 0.0
+            dv = [0.0] * d
             for k in range(d):
                 nk = -(f * rest[k])
-                dk = nk - xj[k]
-                ch += dk * dk
+                dv[k] = nk - xj[k]
                 tot[k] = rest[k] + nk
                 xj[k] = nk
-            dj = math.sqrt(ch) / nj
+            dj = math.sqrt(_py_dot4(dv, dv, 0, d)) / nj
             if dj > change:
                 change = dj
         if change <= tol:
@@ -752,7 +750,8 @@ def _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv):
                     X[j, i] = wti[j]
             for j in range(b):
                 nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
-            p, ok = _plus_update(X, b, d, nrm, tot, rest, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            p, ok = _plus_update(X, b, d, nrm, tot, rest, vec[3], SIMRF_PLUS_TOL,
+                                 SIMRF_PLUS_MAX_PASSES)
             passes[kb] = p
             conv[kb] = ok
             for i in range(d):
@@ -821,7 +820,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
                     vj[i] = kinv * rj
             vj[k] = 0.0
         if b >= 2:
-            _plus_update(V, b, d, r, vec[5], vec[6], SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            _plus_update(V, b, d, r, vec[5], vec[6], vec[7], SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
         tb = t[m0:m0 + b]
         sqb = sq[m0:m0 + b]
         for j in range(b):
