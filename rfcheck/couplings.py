@@ -70,6 +70,7 @@ __all__ = [
     "ensemble_into",
     "fwht",
     "get_coupling",
+    "hd_dim",
     "hd_rotation",
     "pad8",
     "projection_into",
@@ -90,6 +91,8 @@ IID = 0
 ORF = 1
 SIMRF = 2
 SIMRF_PLUS = 3
+ORF_HD = 4
+SIMRF_HD = 5
 ANTI = 16
 """Code offset of the antithetic variant of a coupling (``iid-anti`` = ``ANTI + IID``, ...)."""
 
@@ -881,6 +884,149 @@ def _py_simrf_plus_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> t
     return t, sq
 
 
+# --------------------------------------------------------------------------- HD-product (fast) ORF / SimRF
+HD_FACTORS = 3
+"""Number of ``H D_i`` factors of the HD-product rotation (SimRF App. B.2.2: ``k = 3``)."""
+
+
+def hd_dim(d: int) -> int:
+    """``D = 2^ceil(log2 d)`` (at least 2 for the simplex): the padded dimension of the
+    HD-product couplings."""
+    return max(1, 1 << max(0, (d - 1).bit_length()))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _hd_dim(d):
+    D = 1
+    while D < d:
+        D *= 2
+    return D
+
+
+@njit(cache=True, error_model="numpy")
+def _hd_ensemble(st, M, d, Wt, vec, raw, simplex):
+    """Fast ORF (``simplex`` false) / fast SimRF blocks of ``D = 2^ceil(log2 d)`` rows
+    (SimRF eq 89-90, App. B.2.2): row ``j`` of a block is ``r_j (R~^T e_j)[:d]`` or
+    ``r_j (R~^T s_j)[:d]`` with ``R~ = H D_1 H D_2 H D_3``, ``H`` the normalised Hadamard
+    matrix, ``D_i`` Rademacher diagonals (``3 D`` bits of ``ceil(3D/64)`` generator words,
+    bit ``q`` of word ``q // 64`` for entry ``q``), ``s_j`` the rows of the ``D``-dimensional
+    simplex, ``r_j ~ chi_D``; data zero-padded to ``D``, so only the first ``d`` coordinates
+    act.  ``R~^T = D_3 H D_2 H D_1 H`` is applied to the ``b`` columns at once: three rounds
+    of an unnormalised butterfly over the rows followed by the row scaling
+    ``sign / sqrt(D)``.  ``O(D log D)`` per row."""
+    D = _hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    words = np.empty(nw, dtype=np.uint64)
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        Y = np.empty((D, b))
+        for w in range(nw):
+            wd, st = _rng.next_u64(st)
+            words[w] = wd
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, gc, g, vec[1], vec[2], raw)
+        for i in range(D):
+            yi = Y[i]
+            for j in range(b):
+                if simplex:
+                    if j < D - 1:
+                        yi[j] = ((sa if i == j else 0.0) - off) if i < D - 1 else 0.0
+                    else:
+                        yi[j] = kinv if i < D - 1 else 0.0
+                else:
+                    yi[j] = 1.0 if i == j else 0.0
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                i0 = 0
+                while i0 < D:
+                    for i in range(i0, i0 + h):
+                        yi = Y[i]
+                        yh = Y[i + h]
+                        for j in range(b):
+                            u = yi[j]
+                            v = yh[j]
+                            yi[j] = u + v
+                            yh[j] = u - v
+                    i0 += 2 * h
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                bit = (words[q >> 6] >> np.uint64(q & 63)) & np.uint64(1)
+                s = c if bit == np.uint64(0) else -c
+                yi = Y[i]
+                for j in range(b):
+                    yi[j] = yi[j] * s
+        for j in range(b):
+            g[j] = math.sqrt(2.0 * g[j])
+        for i in range(d):
+            yi = Y[i]
+            wti = Wt[i, m0:m0 + b]
+            for j in range(b):
+                wti[j] = yi[j] * g[j]
+        m0 += b
+    return st
+
+
+def _py_hd_ensemble(r: _rng.PyRNG, M: int, d: int, simplex: bool) -> np.ndarray:
+    """Twin of :func:`_hd_ensemble`."""
+    D = hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        words = [r.next_u64() for _ in range(nw)]
+        g = r.fill_gammas(b, a, dd, gc)
+        Y = []
+        for i in range(D):
+            if simplex:
+                row = [(((sa if i == j else 0.0) - off) if i < D - 1 else 0.0) if j < D - 1
+                       else (kinv if i < D - 1 else 0.0) for j in range(b)]
+            else:
+                row = [1.0 if i == j else 0.0 for j in range(b)]
+            Y.append(row)
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                for i0 in range(0, D, 2 * h):
+                    for i in range(i0, i0 + h):
+                        yi, yh = Y[i], Y[i + h]
+                        for j in range(b):
+                            u, v = yi[j], yh[j]
+                            yi[j], yh[j] = u + v, u - v
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                s = c if (words[q >> 6] >> (q & 63)) & 1 == 0 else -c
+                Y[i] = [y * s for y in Y[i]]
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        for i in range(d):
+            for j in range(b):
+                wt[i, m0 + j] = Y[i][j] * rr[j]
+        m0 += b
+    return wt
+
+
+def _py_orf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, False)
+
+
+def _py_simrf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, True)
+
+
 # --------------------------------------------------------------------------- dispatch
 @njit(cache=True, error_model="numpy")
 def scratch(M, d):
@@ -948,6 +1094,10 @@ def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
         st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
     elif code == SIMRF_PLUS:
         st = _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == ORF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, False)
+    elif code == SIMRF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, True)
     return st
 
 
@@ -1041,6 +1191,9 @@ class Coupling:
         Plain-Python twins (same random stream) for the reference engine.
     min_d : int
         Smallest dimension the coupling is defined for (:func:`check_dim`).
+    exact_marginals : bool
+        Whether every row is exactly ``N(0, I_d)`` (false for the HD-product couplings,
+        whose rotations are only approximately Haar: their estimators are biased).
     """
 
     name: str
@@ -1051,6 +1204,7 @@ class Coupling:
     py_ensemble: Callable[..., np.ndarray]
     py_projection: Callable[..., tuple[list, list]] | None
     min_d: int = 1
+    exact_marginals: bool = True
 
 
 COUPLINGS: dict[str, Coupling] = {
@@ -1085,6 +1239,20 @@ for _base in ("iid", "orf", "simrf", "simrf+"):
         _py_anti_projection(_b.py_projection), _b.min_d,
     )
 del _base, _b
+_HD_NO_PROJECTION = ("the law of w . u_hat depends on the direction of u_hat (the HD product "
+                     "is not rotation invariant); the projection interface carries |u| only")
+COUPLINGS["orf-hd"] = Coupling(
+    "orf-hd", ORF_HD,
+    "fast ORF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    hd_dim, False, _py_orf_hd_ensemble, None, 1, False,
+)
+COUPLINGS["simrf-hd"] = Coupling(
+    "simrf-hd", SIMRF_HD,
+    "fast SimRF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) S H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    lambda d: hd_dim(max(d, 2)), False, _py_simrf_hd_ensemble, None, 2, False,
+)
 
 
 def get_coupling(name: object) -> Coupling:

@@ -265,7 +265,8 @@ def simulate(
         Number of independent replicas (>= 1).
     coupling : str
         Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``,
-        ``"simrf+"``, and each with ``"-anti"``: antithetic pairs).
+        ``"simrf+"``, and each with ``"-anti"``: antithetic pairs; ensemble path only:
+        ``"orf-hd"``, ``"simrf-hd"``, the HD-product fast variants).
     path : {"projection", "ensemble"}
         ``"projection"`` draws ``(|w_m|^2, w_m . u_hat)`` from their joint law, pairs on
         independent streams; ``"ensemble"`` draws one ensemble ``W`` per trial shared by
@@ -441,16 +442,35 @@ def _numpy_simrf_plus(W: np.ndarray, tol: float, max_passes: int) -> np.ndarray:
     return W
 
 
+def _numpy_hd(rng: np.random.Generator, simplex: bool, n: int, M: int, d: int) -> np.ndarray:
+    """``(n, M, d)`` fast ORF / fast SimRF rows (SimRF eq 89-90): per block of
+    ``D = 2^ceil(log2 d)`` rows, ``r_j R~^T e_j`` (or ``R~^T s_j``) with
+    ``R~^T = D_3 H D_2 H D_1 H`` applied by :func:`rfcheck.couplings.fwht` to all blocks
+    at once, ``r_j ~ chi_D``, first ``d`` coordinates."""
+    D = _cp.hd_dim(max(d, 2) if simplex else d)
+    base = simplex_matrix(D) if simplex else np.eye(D)  # rows e_j or s_j
+    nb = -(-M // D)
+    Y = np.broadcast_to(base, (n * nb, D, D)).copy()
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(n * nb, _cp.HD_FACTORS, D))
+    for f in range(_cp.HD_FACTORS):
+        Y = _cp.fwht(Y) * signs[:, f, None, :]
+    r = np.sqrt(rng.chisquare(D, size=(n * nb, D)))
+    W = (r[..., None] * Y[..., :d]).reshape(n, nb * D, d)
+    return W[:, :M]
+
+
 def _numpy_directions(rng: np.random.Generator, coupling: str, n: int, M: int, d: int):
     """``(n, M, d)`` rows: iid normals, or ORF Haar directions (SimRF: the simplex rows
     rotated by them, ``S R``) times chi_d norms; SimRF+: the SimRF rows with each block
     rearranged by :func:`_numpy_simrf_plus`; ``-anti``: ``ceil(M/2)`` base rows, each
-    followed by its negative."""
+    followed by its negative; ``orf-hd`` / ``simrf-hd``: :func:`_numpy_hd`."""
     if coupling.endswith("-anti"):  # antithetic pairs (b_j, -b_j) of ceil(M/2) base rows
         B = _numpy_directions(rng, coupling[:-5], n, (M + 1) // 2, d)
         return np.stack([B, -B], axis=2).reshape(n, -1, d)[:, :M]
     if coupling == "iid":
         return rng.standard_normal((n, M, d))
+    if coupling in ("orf-hd", "simrf-hd"):
+        return _numpy_hd(rng, coupling == "simrf-hd", n, M, d)
     if coupling == "simrf+":
         W = _numpy_directions(rng, "simrf", n, M, d)
         for m0 in range(0, M, d):
@@ -496,9 +516,9 @@ def simulate_numpy(
     ndarray, shape (P, n_trials)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, "ensemble")
-    if c.name.removesuffix("-anti") not in ("iid", "orf", "simrf", "simrf+"):
-        raise ValueError("simulate_numpy supports 'iid', 'orf', 'simrf', 'simrf+' and their "
-                         f"'-anti' variants; got {c.name!r}")
+    if c.name.removesuffix("-anti") not in ("iid", "orf", "simrf", "simrf+", "orf-hd", "simrf-hd"):
+        raise ValueError("simulate_numpy supports 'iid', 'orf', 'simrf', 'simrf+', 'orf-hd', "
+                         f"'simrf-hd' and the '-anti' variants; got {c.name!r}")
     rng = np.random.default_rng(_rng.seed_key(seed))
     P, d = u.shape
     is_real = alpha.imag == 0 and beta.imag == 0 and not np.any(np.imag(log_c) != 0)

@@ -1,9 +1,14 @@
-"""Tests of the engine's antithetic couplings (``<base>-anti``).
+"""Tests of the engine's antithetic (``<base>-anti``) and HD-product (``orf-hd``,
+``simrf-hd``) couplings.
 
 Antithetic pairs: ``ceil(M/2)`` rows of the base coupling, each followed by its negative.
 Checked: the exact pair structure on both paths, the PosRF MSE of ``iid-anti`` against its
 closed form (derived below) with a power companion, marginal laws, and equality in law of
 the two engine paths and the NumPy baseline.
+
+HD-product (SimRF eq 89-90, k = 3, zero-padding to D = 2^ceil(log2 d)): exact geometry in
+D dimensions, exact first and second moments of the rows, equality in law with the NumPy
+baseline, the Python twin, and -- the known limitation -- non-Gaussian rows at small D.
 
 Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4.
 """
@@ -116,3 +121,92 @@ def test_paths_and_numpy_baseline_equal_in_law(coupling, d, M):
     # power: the base coupling without pairs has another law of K_hat
     base = montecarlo.simulate(prod, M, n, coupling=coupling[:-5], path="ensemble", seed=4)[0]
     assert stats.ks_2samp(ke, base).pvalue < ALPHA
+
+
+# ----------------------------------------------------------------------------- HD-product
+HD = ("orf-hd", "simrf-hd")
+
+
+@pytest.mark.parametrize("coupling", HD)
+@pytest.mark.parametrize(("M", "d"), [(16, 16), (40, 16), (64, 64), (8, 5)])
+def test_hd_block_geometry_exact(coupling, M, d):
+    """Within a block of D rows: orthogonal directions (orf-hd) or pairwise cosines
+    -1/(D-1) (simrf-hd) to rounding -- for d < D only after the zero-padding, so the check
+    uses d = D except for the block-size case."""
+    D = cp.hd_dim(d)
+    assert cp.block_sizes(coupling, M, d)[0] == D
+    for seed in range(3):
+        W = cp.sample_ensemble(coupling, M, d, seed)
+        assert W.shape == (M, d)
+        if d != D:
+            continue
+        for m0 in range(0, M, D):
+            U = W[m0:m0 + D]
+            U = U / np.linalg.norm(U, axis=1, keepdims=True)
+            G = U @ U.T
+            off = G[~np.eye(G.shape[0], dtype=bool)]
+            np.testing.assert_allclose(off, 0.0 if coupling == "orf-hd" else -1 / (D - 1),
+                                       atol=1e-12)
+
+
+@pytest.mark.parametrize("coupling", HD)
+def test_hd_rows_have_exact_first_and_second_moments(coupling):
+    """E w = 0 and E w w^T = I hold exactly for HD rows (the last Rademacher diagonal
+    symmetrises; E r^2 = D), though the law is not Gaussian: z-tests on means, second
+    moments and a covariance at ALPHA (Bonferroni over the tests)."""
+    d, M, n = 8, 8, 4000
+    W = np.stack([cp.sample_ensemble(coupling, M, d, 900 + i) for i in range(n)])
+    rows = W[np.arange(n), np.arange(n) % M]  # one row per ensemble, independent
+    zc = stats.norm.isf(ALPHA / 2 / (3 * d))
+    assert np.all(np.abs(rows.mean(0)) * math.sqrt(n) / rows.std(0, ddof=1) < zc)
+    sq = rows**2
+    assert np.all(np.abs(sq.mean(0) - 1) * math.sqrt(n) / sq.std(0, ddof=1) < zc)
+    cr = rows[:, 0] * rows[:, 1]
+    assert abs(cr.mean()) * math.sqrt(n) / cr.std(ddof=1) < zc
+
+
+def test_hd_rows_not_gaussian_at_small_D():
+    """The known limitation (why exact_marginals is False): at d = D = 2 an orf-hd direction
+    takes four values, so a coordinate over the norm is not Beta-distributed as for a
+    uniform direction (KS rejects at ALPHA)."""
+    assert not cp.COUPLINGS["orf-hd"].exact_marginals
+    W = np.array([cp.sample_ensemble("orf-hd", 2, 2, i)[0] for i in range(2000)])
+    t = W[:, 0] / np.linalg.norm(W, axis=1)
+    assert stats.kstest((t + 1) / 2, stats.beta(0.5, 0.5).cdf).pvalue < ALPHA
+
+
+@pytest.mark.parametrize("coupling", HD)
+@pytest.mark.parametrize(("d", "M"), [(8, 12), (5, 7), (64, 64)])
+def test_hd_engine_equals_numpy_baseline_in_law(coupling, d, M):
+    x, y = _pair(d, 1.0, seed=d)
+    prod = features.positive_product(x, y)
+    k = float(prod.target[0])
+    n = 6000
+    ke = montecarlo.simulate(prod, M, n, coupling=coupling, path="ensemble", seed=1)[0]
+    kn = montecarlo.simulate_numpy(prod, M, n, coupling=coupling, seed=3)[0]
+    assert stats.ks_2samp(ke, kn).pvalue > ALPHA
+    ea, eb = (ke - k) ** 2, (kn - k) ** 2
+    z = (ea.mean() - eb.mean()) / math.sqrt(ea.var(ddof=1) / n + eb.var(ddof=1) / n)
+    assert abs(z) < Z_CRIT
+
+
+def test_hd_law_check_has_power():
+    """The same KS check tells orf-hd from simrf-hd K_hat values (d = M = 8)."""
+    x, y = _pair(8, 1.0, seed=8)
+    prod = features.positive_product(x, y)
+    a = montecarlo.simulate(prod, 8, 6000, coupling="orf-hd", path="ensemble", seed=1)[0]
+    b = montecarlo.simulate_numpy(prod, 8, 6000, coupling="simrf-hd", seed=3)[0]
+    assert stats.ks_2samp(a, b).pvalue < ALPHA
+
+
+def test_hd_ensemble_only_and_bad_input():
+    x, y = _pair(8, 1.0)
+    prod = features.positive_product(x, y)
+    for c in HD:
+        with pytest.raises(ValueError, match="no projection sampler"):
+            montecarlo.simulate(prod, 8, 10, coupling=c, path="projection")
+        with pytest.raises(ValueError, match="no projection sampler"):
+            cp.sample_projection(c, 8, 8, 2)
+    with pytest.raises(ValueError, match="'simrf-hd' needs d >= 2"):
+        cp.sample_ensemble("simrf-hd", 3, 1)
+    assert cp.sample_ensemble("orf-hd", 3, 1).shape == (3, 1)  # D = 1: rows +-chi_1
