@@ -652,6 +652,48 @@ def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[
 
 
 # --------------------------------------------------------------------------- simrf+
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot8(a, b, n):
+    """``sum_{i < n} a[i] b[i]`` in a fixed order: eight interleaved partial sums
+    (``i mod 8``), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))`` --
+    eight independent chains (the SimRF+ update is bound by the latency of its sums)."""
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    i = 0
+    while i + 7 < n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        s4 += a[i + 4] * b[i + 4]
+        s5 += a[i + 5] * b[i + 5]
+        s6 += a[i + 6] * b[i + 6]
+        s7 += a[i + 7] * b[i + 7]
+        i += 8
+    r = n - i
+    if r > 0:
+        s0 += a[i] * b[i]
+    if r > 1:
+        s1 += a[i + 1] * b[i + 1]
+    if r > 2:
+        s2 += a[i + 2] * b[i + 2]
+    if r > 3:
+        s3 += a[i + 3] * b[i + 3]
+    if r > 4:
+        s4 += a[i + 4] * b[i + 4]
+    if r > 5:
+        s5 += a[i + 5] * b[i + 5]
+    if r > 6:
+        s6 += a[i + 6] * b[i + 6]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
+def _py_dot8(a: list, b: list, n: int) -> float:
+    s = [0.0] * 8
+    for i in range(n):
+        s[i % 8] += a[i] * b[i]
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
 SIMRF_PLUS_TOL = 1e-10
 """SimRF+ stopping rule: stop after a pass that moves no unit direction by more than this."""
 SIMRF_PLUS_MAX_PASSES = 1000
@@ -668,8 +710,9 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
     norm is zero is left alone (``dv`` scratch: the move of a row).  A pass's change is
     ``max_j |x_j(new) - x_j(old)| / nrm[j]``
     (how far the unit direction moved); the iteration stops after the first pass with
-    change ``<= tol``, or after ``max_passes``.  Returns ``(passes, converged)``.  Every sum
-    has a fixed order (:func:`_dot4`, rows in index order), so the Python twin
+    change ``<= tol``, or after ``max_passes`` (a pass stops measuring moves once one
+    exceeds ``tol``).  Returns ``(passes, converged)``.  Every sum has a fixed order
+    (:func:`_dot8`, rows in index order), so the Python twin
     :func:`_py_plus_update` gives the same numbers.
     """
     for k in range(d):
@@ -685,7 +728,7 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
             nj = nrm[j]
             for k in range(d):
                 rest[k] = tot[k] - xj[k]
-            rn = math.sqrt(_dot4(rest, rest, 0, d))
+            rn = math.sqrt(_dot8(rest, rest, d))
             if rn == 0.0 or nj == 0.0:
                 continue
             f = nj / rn
@@ -694,9 +737,10 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
                 dv[k] = nk - xj[k]
                 tot[k] = rest[k] + nk
                 xj[k] = nk
-            dj = math.sqrt(_dot4(dv, dv, 0, d)) / nj
-            if dj > change:
-                change = dj
+            if change <= tol:  # once a row moved more than tol, the pass is not the last
+                dj = math.sqrt(_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
         if change <= tol:
             return p, True
     return max_passes, False
@@ -715,7 +759,7 @@ def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
             xj = X[j]
             nj = nrm[j]
             rest = [tot[k] - xj[k] for k in range(d)]
-            rn = math.sqrt(_py_dot4(rest, rest, 0, d))
+            rn = math.sqrt(_py_dot8(rest, rest, d))
             if rn == 0.0 or nj == 0.0:
                 continue
             f = nj / rn
@@ -725,9 +769,10 @@ def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
                 dv[k] = nk - xj[k]
                 tot[k] = rest[k] + nk
                 xj[k] = nk
-            dj = math.sqrt(_py_dot4(dv, dv, 0, d)) / nj
-            if dj > change:
-                change = dj
+            if change <= tol:
+                dj = math.sqrt(_py_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
         if change <= tol:
             return p, True
     return max_passes, False
