@@ -12,9 +12,8 @@ A coupling is how the M projections of one ensemble are drawn *jointly*.  Each o
   parity tests of :mod:`rfcheck.montecarlo`).
 
 The engines dispatch on the integer ``code`` of a coupling inside compiled code
-(:func:`ensemble_into`, :func:`projection_into`); a new coupling (SimRF, SimRF+,
-HD-product, antithetic) adds its samplers, one branch in each dispatcher and an entry in
-:data:`COUPLINGS`.
+(:func:`ensemble_into`, :func:`projection_into`); a new coupling adds its samplers, one
+branch in each dispatcher and an entry in :data:`COUPLINGS`.
 
 Couplings here
 --------------
@@ -39,6 +38,24 @@ Couplings here
     ``-1/(d-1)``), ``D`` independent ``chi_d`` norms; ``S x`` by Algorithm 1 in ``O(d)``.
     Needs ``d >= 2``.  Projection law: ``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform
     on ``S^{d-1}``, all ``s_m . v`` from one Algorithm-1 pass; ``sq_m = r_m^2``.
+``"simrf+"``
+    SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): the ``simrf`` ensemble, then each block
+    rearranged by the Gauss-Seidel update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |...|`` until
+    a pass moves no unit direction by more than :data:`SIMRF_PLUS_TOL` (at most
+    :data:`SIMRF_PLUS_MAX_PASSES`; :func:`simrf_plus_passes` reports passes and
+    convergence).  Norms are kept; rows stay ``N(0, I_d)`` (the update commutes with the
+    Haar rotation).  Projection law, exact by that equivariance: the update applied to the
+    unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``
+    (``O(passes d b)`` per block instead of ``O(d^2 b)``).
+``"<base>-anti"`` (``iid-anti``, ``orf-anti``, ``simrf-anti``, ``simrf+-anti``)
+    antithetic pairs: ``ceil(M/2)`` rows of the base coupling, row ``2j + 1 = -`` row
+    ``2j``; both paths.
+``"orf-hd"``, ``"simrf-hd"``
+    fast ORF / SimRF with HD-product rotations (SimRF eq 89-90, ``k = 3``), blocks of
+    ``D = 2^ceil(log2 d)`` rows, data zero-padded to ``D``, ``chi_D`` norms.  Rows have
+    exact first and second moments but are only approximately Gaussian
+    (``exact_marginals=False``: estimators are biased, most at small ``D``).  Ensemble path
+    only: the law of ``w . u_hat`` depends on the direction of ``u_hat``.
 
 References
 ----------
@@ -1449,8 +1466,9 @@ def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray
 
 
 # ------------------------------------------------------------- NumPy samplers (SimRF sec 3.2, App. B.2)
-# SimRF+, fast HD-product ORF/SimRF and antithetic pairs are provided as NumPy samplers that
-# return projection matrices W (M, d); they are not (yet) wired into the Numba engines.
+# SimRF+, fast HD-product ORF/SimRF and antithetic pairs as NumPy samplers that return
+# projection matrices W (M, d) -- independent implementations of the engine couplings
+# "simrf+", "orf-hd"/"simrf-hd" and "<base>-anti" (tests/test_simrf_plus_engine.py).
 
 
 @dataclass(frozen=True)
