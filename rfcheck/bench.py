@@ -2,7 +2,7 @@
 
 Workload: the positive-random-feature estimator (:func:`rfcheck.features.positive_product`)
 of one pair with ``|x + y| = 1`` in ``d = 64`` with ``M = 64`` features, for the couplings
-``iid``, ``orf`` and ``simrf`` and both engine paths (``ensemble``, ``projection``), each next to
+``iid``, ``orf``, ``simrf`` and ``simrf+`` and both engine paths (``ensemble``, ``projection``), each next to
 :func:`rfcheck.montecarlo.simulate_numpy` timed in the same run.  The machine's FLOP
 ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
 command.
@@ -18,7 +18,13 @@ FLOP model of an ensemble trial (what the Numba kernel executes; a Gaussian draw
 - ``simrf``, per block of ``b`` rows: the ``orf`` reflector work for the ``k = d - 1``
   columns of ``R^T`` that the simplex rows touch, ``b`` chi norms (``3`` each), and per
   row of ``R^T`` Algorithm 1: ``k`` sign products, a ``k``-term sum, ``1`` scaling and
-  ``4`` FLOPs per simplex row (``(a q - cc y) r``); then ``W u`` and the estimator.
+  ``4`` FLOPs per simplex row (``(a q - cc y) r``); then ``W u`` and the estimator;
+- ``simrf+``: the ``simrf`` trial plus, per block of ``b >= 2`` rows, row norms and the
+  running sum (``3 d + 1`` per row) and, per pass of the eq (17) update, ``8 d + 4`` per
+  row (difference, its squared norm, square root and division, the scaled new row, the
+  squared change, the running-sum update) times the mean number of passes measured in
+  the same command (:func:`simrf_plus_mean_passes`).  Its NumPy baseline is the SimRF
+  baseline followed by the same update vectorised over the trials of a chunk.
 
 :func:`relative_rates` gives each coupling's trials/s relative to ``orf`` on the same path
 (the SimRF paper's "at no observable extra cost"; rfcheck's target: within 1.5x).
@@ -40,16 +46,16 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from rfcheck import features, montecarlo
+from rfcheck import couplings, features, montecarlo
 
 __all__ = ["COUPLINGS", "flops_per_trial", "format_table", "machine_gflops", "relative_rates",
-           "run_bench"]
+           "run_bench", "simrf_plus_mean_passes"]
 
 D = 64
 M = 64
 WORKLOAD = f"posrf d={D} M={M} |x+y|=1"
 BASELINE = "numpy simulate_numpy"
-COUPLINGS = ("iid", "orf", "simrf")
+COUPLINGS = ("iid", "orf", "simrf", "simrf+")
 
 
 def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
@@ -65,11 +71,29 @@ def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
     return 2.0 * n**3 / best / 1e9
 
 
-def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1) -> float:
-    """FLOPs one ensemble-path trial executes (model in the module docstring)."""
+def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> float:
+    """Mean number of SimRF+ update passes per block of ``min(d, M)`` rows (engine sampler,
+    :func:`rfcheck.couplings.simrf_plus_passes`), for the FLOP model."""
+    passes, _ = couplings.simrf_plus_passes(M, d, n, seed)
+    return float(passes[:, 0].mean())
+
+
+def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1,
+                    passes: float | None = None) -> float:
+    """FLOPs one ensemble-path trial executes (model in the module docstring); for
+    ``simrf+``, ``passes`` is the mean number of update passes per block (default: measured
+    by :func:`simrf_plus_mean_passes`)."""
     common = 2 * M * d * n_pairs + 4 * M * n_pairs
     if coupling == "iid":
         return float(M * d + common)
+    if coupling == "simrf+":
+        if passes is None:
+            passes = simrf_plus_mean_passes(M, d)
+        extra = 0.0
+        for b in couplings.block_sizes("simrf", M, d):
+            if b >= 2:  # norms 2d + 1 and the running sum d per row; per pass 8d + 4 per row
+                extra += b * (3 * d + 1) + passes * b * (8 * d + 4)
+        return flops_per_trial("simrf", M, d, n_pairs) + extra
     if coupling not in ("orf", "simrf"):
         raise ValueError(f"no FLOP model for coupling {coupling!r}")
     total = 0
@@ -138,6 +162,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     x[0] = 0.5
     prod = features.positive_product(x, x.copy())  # u = x + y = e_1, |u| = 1
     gflops = machine_gflops(1500 if quick else 4000)
+    plus_passes = simrf_plus_mean_passes(n=200 if quick else 2000)
     entries = []
     for coupling in COUPLINGS:
         for path in ("ensemble", "projection"):  # warm up: compile before timing
@@ -149,7 +174,8 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
         for path in ("ensemble", "projection"):
             rate = _rate(lambda n, c=coupling, p=path: montecarlo.simulate(
                 prod, M, n, coupling=c, path=p, seed=3), seconds, 1024)
-            fpt = flops_per_trial(coupling) if path == "ensemble" else None
+            fpt = (flops_per_trial(coupling, passes=plus_passes) if path == "ensemble"
+                   else None)
             entries.append({
                 "workload": WORKLOAD,
                 "coupling": coupling,
@@ -199,6 +225,9 @@ def format_table(entries: list[dict]) -> str:
             if c == "simrf":
                 lines.append(f"simrf vs orf, {p}: {r:.2f}x the trials/s "
                              f"({1 / r:.2f}x the time per trial; target <= 1.5x)")
+            elif c == "simrf+":
+                lines.append(f"simrf+ vs orf, {p}: {r:.2f}x the trials/s "
+                             f"({1 / r:.2f}x the time per trial)")
     return "\n".join(lines)
 
 

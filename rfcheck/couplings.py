@@ -12,9 +12,8 @@ A coupling is how the M projections of one ensemble are drawn *jointly*.  Each o
   parity tests of :mod:`rfcheck.montecarlo`).
 
 The engines dispatch on the integer ``code`` of a coupling inside compiled code
-(:func:`ensemble_into`, :func:`projection_into`); a new coupling (SimRF, SimRF+,
-HD-product, antithetic) adds its samplers, one branch in each dispatcher and an entry in
-:data:`COUPLINGS`.
+(:func:`ensemble_into`, :func:`projection_into`); a new coupling adds its samplers, one
+branch in each dispatcher and an entry in :data:`COUPLINGS`.
 
 Couplings here
 --------------
@@ -39,6 +38,24 @@ Couplings here
     ``-1/(d-1)``), ``D`` independent ``chi_d`` norms; ``S x`` by Algorithm 1 in ``O(d)``.
     Needs ``d >= 2``.  Projection law: ``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform
     on ``S^{d-1}``, all ``s_m . v`` from one Algorithm-1 pass; ``sq_m = r_m^2``.
+``"simrf+"``
+    SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): the ``simrf`` ensemble, then each block
+    rearranged by the Gauss-Seidel update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |...|`` until
+    a pass moves no unit direction by more than :data:`SIMRF_PLUS_TOL` (at most
+    :data:`SIMRF_PLUS_MAX_PASSES`; :func:`simrf_plus_passes` reports passes and
+    convergence).  Norms are kept; rows stay ``N(0, I_d)`` (the update commutes with the
+    Haar rotation).  Projection law, exact by that equivariance: the update applied to the
+    unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``
+    (``O(passes d b)`` per block instead of ``O(d^2 b)``).
+``"<base>-anti"`` (``iid-anti``, ``orf-anti``, ``simrf-anti``, ``simrf+-anti``)
+    antithetic pairs: ``ceil(M/2)`` rows of the base coupling, row ``2j + 1 = -`` row
+    ``2j``; both paths.
+``"orf-hd"``, ``"simrf-hd"``
+    fast ORF / SimRF with HD-product rotations (SimRF eq 89-90, ``k = 3``), blocks of
+    ``D = 2^ceil(log2 d)`` rows, data zero-padded to ``D``, ``chi_D`` norms.  Rows have
+    exact first and second moments but are only approximately Gaussian
+    (``exact_marginals=False``: estimators are biased, most at small ``D``).  Ensemble path
+    only: the law of ``w . u_hat`` depends on the direction of ``u_hat``.
 
 References
 ----------
@@ -70,6 +87,7 @@ __all__ = [
     "ensemble_into",
     "fwht",
     "get_coupling",
+    "hd_dim",
     "hd_rotation",
     "pad8",
     "projection_into",
@@ -81,6 +99,7 @@ __all__ = [
     "sample_simrf_plus",
     "scratch",
     "simrf_plus_block",
+    "simrf_plus_passes",
     "stream_tag",
     "truncated_conformity_objective",
 ]
@@ -88,6 +107,11 @@ __all__ = [
 IID = 0
 ORF = 1
 SIMRF = 2
+SIMRF_PLUS = 3
+ORF_HD = 4
+SIMRF_HD = 5
+ANTI = 16
+"""Code offset of the antithetic variant of a coupling (``iid-anti`` = ``ANTI + IID``, ...)."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -644,6 +668,427 @@ def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[
     return t, sq
 
 
+# --------------------------------------------------------------------------- simrf+
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot8(a, b, n):
+    """``sum_{i < n} a[i] b[i]`` in a fixed order: eight interleaved partial sums
+    (``i mod 8``), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))`` --
+    eight independent chains (the SimRF+ update is bound by the latency of its sums)."""
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    i = 0
+    while i + 7 < n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        s4 += a[i + 4] * b[i + 4]
+        s5 += a[i + 5] * b[i + 5]
+        s6 += a[i + 6] * b[i + 6]
+        s7 += a[i + 7] * b[i + 7]
+        i += 8
+    r = n - i
+    if r > 0:
+        s0 += a[i] * b[i]
+    if r > 1:
+        s1 += a[i + 1] * b[i + 1]
+    if r > 2:
+        s2 += a[i + 2] * b[i + 2]
+    if r > 3:
+        s3 += a[i + 3] * b[i + 3]
+    if r > 4:
+        s4 += a[i + 4] * b[i + 4]
+    if r > 5:
+        s5 += a[i + 5] * b[i + 5]
+    if r > 6:
+        s6 += a[i + 6] * b[i + 6]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
+def _py_dot8(a: list, b: list, n: int) -> float:
+    s = [0.0] * 8
+    for i in range(n):
+        s[i % 8] += a[i] * b[i]
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+SIMRF_PLUS_TOL = 1e-10
+"""SimRF+ stopping rule: stop after a pass that moves no unit direction by more than this."""
+SIMRF_PLUS_MAX_PASSES = 1000
+"""SimRF+ iteration cap (a block that has not met the rule by then is used as it is;
+:func:`simrf_plus_passes` reports passes and convergence)."""
+
+
+@njit(cache=True, error_model="numpy")
+def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
+    """SimRF+ (eq 17) on the ``b`` rows ``X[j, :d]`` of one block, in place, Gauss-Seidel.
+
+    Row ``j`` becomes ``-nrm[j] (T - x_j) / |T - x_j|`` with ``T`` the running sum of the
+    rows (``tot``; ``rest`` scratch), ``j = 0..b-1`` in turn; a row whose ``T - x_j`` or
+    norm is zero is left alone (``dv`` scratch: the move of a row).  A pass's change is
+    ``max_j |x_j(new) - x_j(old)| / nrm[j]``
+    (how far the unit direction moved); the iteration stops after the first pass with
+    change ``<= tol``, or after ``max_passes`` (a pass stops measuring moves once one
+    exceeds ``tol``).  Returns ``(passes, converged)``.  Every sum has a fixed order
+    (:func:`_dot8`, rows in index order), so the Python twin
+    :func:`_py_plus_update` gives the same numbers.
+    """
+    for k in range(d):
+        tot[k] = 0.0
+    for j in range(b):
+        xj = X[j]
+        for k in range(d):
+            tot[k] += xj[k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            for k in range(d):
+                rest[k] = tot[k] - xj[k]
+            rn = math.sqrt(_dot8(rest, rest, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            for k in range(d):
+                nk = -(f * rest[k])
+                dv[k] = nk - xj[k]
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            if change <= tol:  # once a row moved more than tol, the pass is not the last
+                dj = math.sqrt(_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
+                    max_passes: int) -> tuple[int, bool]:
+    """Twin of :func:`_plus_update` on a list of row lists."""
+    tot = [0.0] * d
+    for j in range(b):
+        for k in range(d):
+            tot[k] += X[j][k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            rest = [tot[k] - xj[k] for k in range(d)]
+            rn = math.sqrt(_py_dot8(rest, rest, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            dv = [0.0] * d
+            for k in range(d):
+                nk = -(f * rest[k])
+                dv[k] = nk - xj[k]
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            if change <= tol:
+                dj = math.sqrt(_py_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv):
+    """Apply :func:`_plus_update` to every block (>= 2 rows) of the SimRF ensemble in ``Wt``:
+    the block is copied row-wise into ``X[:b, :d]`` (contiguous rows), updated with norms
+    ``sqrt(_dot4(x_j, x_j))``, and copied back.  ``passes[k]``, ``conv[k]`` get block ``k``'s
+    pass count and convergence flag (``passes`` 0 for a one-row block)."""
+    nrm = vec[0]
+    tot = vec[1]
+    rest = vec[2]
+    m0 = 0
+    kb = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    X[j, i] = wti[j]
+            for j in range(b):
+                nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
+            p, ok = _plus_update(X, b, d, nrm, tot, rest, vec[3], SIMRF_PLUS_TOL,
+                                 SIMRF_PLUS_MAX_PASSES)
+            passes[kb] = p
+            conv[kb] = ok
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    wti[j] = X[j, i]
+        else:
+            passes[kb] = 0
+            conv[kb] = True
+        m0 += b
+        kb += 1
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    """SimRF+ (SimRF sec 3.2, eq 16-17): the SimRF ensemble (:func:`_simrf_ensemble`, same
+    draws), then each block rearranged by :func:`_plus_update` from its simplex start."""
+    st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    nb = (M + d - 1) // d
+    passes = np.empty(nb, dtype=np.int64)
+    conv = np.empty(nb, dtype=np.bool_)
+    _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv)
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
+    """Exact projection law of SimRF+.  The update (eq 17) commutes with rotations, so a
+    block is ``R^T V(r)`` with ``V(r)`` the update applied to the unrotated rows
+    ``r_j s_j`` (:func:`_plus_update`, norms ``r_j``) and ``R`` Haar; hence
+    ``t_j = v_j(r) . g`` with ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over
+    their norm, drawn first as for ``simrf``), and ``sq_j = r_j^2``.  ``O(passes b d)`` per
+    block instead of the ``O(d^2 b)`` Haar factor; the rows ``s_j`` follow Algorithm 1's
+    constants (``s_j = a e_j - cc kinv 1_{<d-1}``, ``s_{d-1} = kinv 1_{<d-1}``)."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    V = np.empty((d, d))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = vec[4, :d]
+        st = _rng.fill_normals(st, v, raw)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        for i in range(d):
+            v[i] = v[i] * inv
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        r = vec[3, :b]
+        for j in range(b):
+            r[j] = math.sqrt(2.0 * g[j])
+        for j in range(b):
+            vj = V[j]
+            rj = r[j]
+            if j < k:
+                for i in range(k):
+                    vj[i] = -(off * rj)
+                vj[j] = (sa - off) * rj
+            else:
+                for i in range(k):
+                    vj[i] = kinv * rj
+            vj[k] = 0.0
+        if b >= 2:
+            _plus_update(V, b, d, r, vec[5], vec[6], vec[7], SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+        tb = t[m0:m0 + b]
+        sqb = sq[m0:m0 + b]
+        for j in range(b):
+            tb[j] = _dot4(V[j], v, 0, d)
+            sqb[j] = r[j] * r[j]
+        m0 += b
+    return st
+
+
+def _py_simrf_plus_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    wt = _py_simrf_ensemble(r, M, d)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            X = [[float(wt[i, m0 + j]) for i in range(d)] for j in range(b)]
+            nrm = [math.sqrt(_py_dot4(X[j], X[j], 0, d)) for j in range(b)]
+            _py_plus_update(X, b, d, nrm, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            for j in range(b):
+                for i in range(d):
+                    wt[i, m0 + j] = X[j][i]
+        m0 += b
+    return wt
+
+
+def _py_simrf_plus_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = r.fill_normals(d)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        v = [v[i] * inv for i in range(d)]
+        g = r.fill_gammas(b, a, dd, c)
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        V = []
+        for j in range(b):
+            if j < k:
+                vj = [-(off * rr[j])] * k + [0.0]
+                vj[j] = (sa - off) * rr[j]
+            else:
+                vj = [kinv * rr[j]] * k + [0.0]
+            V.append(vj)
+        if b >= 2:
+            _py_plus_update(V, b, d, rr, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+        for j in range(b):
+            t[m0 + j] = _py_dot4(V[j], v, 0, d)
+            sq[m0 + j] = rr[j] * rr[j]
+        m0 += b
+    return t, sq
+
+
+# --------------------------------------------------------------------------- HD-product (fast) ORF / SimRF
+HD_FACTORS = 3
+"""Number of ``H D_i`` factors of the HD-product rotation (SimRF App. B.2.2: ``k = 3``)."""
+
+
+def hd_dim(d: int) -> int:
+    """``D = 2^ceil(log2 d)`` (at least 2 for the simplex): the padded dimension of the
+    HD-product couplings."""
+    return max(1, 1 << max(0, (d - 1).bit_length()))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _hd_dim(d):
+    D = 1
+    while D < d:
+        D *= 2
+    return D
+
+
+@njit(cache=True, error_model="numpy")
+def _hd_ensemble(st, M, d, Wt, vec, raw, simplex):
+    """Fast ORF (``simplex`` false) / fast SimRF blocks of ``D = 2^ceil(log2 d)`` rows
+    (SimRF eq 89-90, App. B.2.2): row ``j`` of a block is ``r_j (R~^T e_j)[:d]`` or
+    ``r_j (R~^T s_j)[:d]`` with ``R~ = H D_1 H D_2 H D_3``, ``H`` the normalised Hadamard
+    matrix, ``D_i`` Rademacher diagonals (``3 D`` bits of ``ceil(3D/64)`` generator words,
+    bit ``q`` of word ``q // 64`` for entry ``q``), ``s_j`` the rows of the ``D``-dimensional
+    simplex, ``r_j ~ chi_D``; data zero-padded to ``D``, so only the first ``d`` coordinates
+    act.  ``R~^T = D_3 H D_2 H D_1 H`` is applied to the ``b`` columns at once: three rounds
+    of an unnormalised butterfly over the rows followed by the row scaling
+    ``sign / sqrt(D)``.  ``O(D log D)`` per row."""
+    D = _hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    words = np.empty(nw, dtype=np.uint64)
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        Y = np.empty((D, b))
+        for w in range(nw):
+            wd, st = _rng.next_u64(st)
+            words[w] = wd
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, gc, g, vec[1], vec[2], raw)
+        for i in range(D):
+            yi = Y[i]
+            for j in range(b):
+                if simplex:
+                    if j < D - 1:
+                        yi[j] = ((sa if i == j else 0.0) - off) if i < D - 1 else 0.0
+                    else:
+                        yi[j] = kinv if i < D - 1 else 0.0
+                else:
+                    yi[j] = 1.0 if i == j else 0.0
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                i0 = 0
+                while i0 < D:
+                    for i in range(i0, i0 + h):
+                        yi = Y[i]
+                        yh = Y[i + h]
+                        for j in range(b):
+                            u = yi[j]
+                            v = yh[j]
+                            yi[j] = u + v
+                            yh[j] = u - v
+                    i0 += 2 * h
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                bit = (words[q >> 6] >> np.uint64(q & 63)) & np.uint64(1)
+                s = c if bit == np.uint64(0) else -c
+                yi = Y[i]
+                for j in range(b):
+                    yi[j] = yi[j] * s
+        for j in range(b):
+            g[j] = math.sqrt(2.0 * g[j])
+        for i in range(d):
+            yi = Y[i]
+            wti = Wt[i, m0:m0 + b]
+            for j in range(b):
+                wti[j] = yi[j] * g[j]
+        m0 += b
+    return st
+
+
+def _py_hd_ensemble(r: _rng.PyRNG, M: int, d: int, simplex: bool) -> np.ndarray:
+    """Twin of :func:`_hd_ensemble`."""
+    D = hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        words = [r.next_u64() for _ in range(nw)]
+        g = r.fill_gammas(b, a, dd, gc)
+        Y = []
+        for i in range(D):
+            if simplex:
+                row = [(((sa if i == j else 0.0) - off) if i < D - 1 else 0.0) if j < D - 1
+                       else (kinv if i < D - 1 else 0.0) for j in range(b)]
+            else:
+                row = [1.0 if i == j else 0.0 for j in range(b)]
+            Y.append(row)
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                for i0 in range(0, D, 2 * h):
+                    for i in range(i0, i0 + h):
+                        yi, yh = Y[i], Y[i + h]
+                        for j in range(b):
+                            u, v = yi[j], yh[j]
+                            yi[j], yh[j] = u + v, u - v
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                s = c if (words[q >> 6] >> (q & 63)) & 1 == 0 else -c
+                Y[i] = [y * s for y in Y[i]]
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        for i in range(d):
+            for j in range(b):
+                wt[i, m0 + j] = Y[i][j] * rr[j]
+        m0 += b
+    return wt
+
+
+def _py_orf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, False)
+
+
+def _py_simrf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, True)
+
+
 # --------------------------------------------------------------------------- dispatch
 @njit(cache=True, error_model="numpy")
 def scratch(M, d):
@@ -675,14 +1120,46 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
     ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
-    overwrite.
+    overwrite.  An antithetic code (``>= ANTI``) draws ``ceil(M/2)`` rows of its base
+    coupling and interleaves them with their negatives (:func:`_anti_ensemble`).
     """
+    if code >= ANTI:
+        return _anti_ensemble(code - ANTI, st, M, d, Wt, X, vec, raw, nbuf)
+    return _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+@njit(cache=True, error_model="numpy")
+def _anti_ensemble(base, st, M, d, Wt, X, vec, raw, nbuf):
+    """Antithetic pairs: ``B`` = ``ceil(M/2)`` rows of coupling ``base``; row ``2j`` of the
+    ensemble is ``b_j`` and row ``2j + 1`` is ``-b_j`` (the last pair truncated if ``M`` is
+    odd)."""
+    h = (M + 1) // 2
+    B = np.empty((d, h))
+    st = _base_ensemble(base, st, h, d, B, X, vec, raw, nbuf)
+    for i in range(d):
+        bi = B[i]
+        wi = Wt[i]
+        for j in range(h):
+            wi[2 * j] = bi[j]
+            if 2 * j + 1 < M:
+                wi[2 * j + 1] = -bi[j]
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
     if code == IID:
         st = _iid_ensemble(st, M, d, Wt, raw)
     elif code == ORF:
         st = _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
     elif code == SIMRF:
         st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == ORF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, False)
+    elif code == SIMRF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, True)
     return st
 
 
@@ -692,15 +1169,66 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
 
     ``sq`` is NaN where ``need_sq`` is false and the coupling does not get it for free;
     ``vec``, ``raw`` are scratch from :func:`projection_scratch` (or :func:`scratch`).
-    Returns the new generator state.
+    Returns the new generator state.  Antithetic codes: the base coupling's ``ceil(M/2)``
+    projections, each followed by its negative (same ``sq``).
     """
+    if code >= ANTI:
+        h = (M + 1) // 2
+        st = _base_projection(code - ANTI, st, h, d, need_sq, t, sq, vec, raw)
+        for j in range(h - 1, -1, -1):  # backwards: 2j >= j, nothing is overwritten early
+            tj = t[j]
+            sj = sq[j]
+            t[2 * j] = tj
+            sq[2 * j] = sj
+            if 2 * j + 1 < M:
+                t[2 * j + 1] = -tj
+                sq[2 * j + 1] = sj
+        return st
+    return _base_projection(code, st, M, d, need_sq, t, sq, vec, raw)
+
+
+@njit(cache=True, error_model="numpy")
+def _base_projection(code, st, M, d, need_sq, t, sq, vec, raw):
     if code == IID:
         st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
     elif code == ORF:
         st = _orf_projection(st, M, d, need_sq, t, sq, vec, raw)
     elif code == SIMRF:
         st = _simrf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw)
     return st
+
+
+# --------------------------------------------------------------------------- antithetic twins
+def _py_anti_ensemble(base: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Twin of :func:`_anti_ensemble` around the base coupling's twin ``base``."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+        h = (M + 1) // 2
+        B = base(r, h, d)
+        wt = np.empty((d, M))
+        wt[:, 0::2] = B
+        wt[:, 1::2] = -B[:, :M // 2]
+        return wt
+
+    return sample
+
+
+def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[..., tuple[list, list]]:
+    """Twin of the antithetic branch of :func:`projection_into`."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+        h = (M + 1) // 2
+        tb, sb = base(r, h, d, need_sq)
+        t, sq = [0.0] * M, [0.0] * M
+        for j in range(h):
+            t[2 * j], sq[2 * j] = tb[j], sb[j]
+            if 2 * j + 1 < M:
+                t[2 * j + 1], sq[2 * j + 1] = -tb[j], sb[j]
+        return t, sq
+
+    return sample
 
 
 # --------------------------------------------------------------------------- registry
@@ -725,6 +1253,9 @@ class Coupling:
         Plain-Python twins (same random stream) for the reference engine.
     min_d : int
         Smallest dimension the coupling is defined for (:func:`check_dim`).
+    exact_marginals : bool
+        Whether every row is exactly ``N(0, I_d)`` (false for the HD-product couplings,
+        whose rotations are only approximately Haar: their estimators are biased).
     """
 
     name: str
@@ -735,6 +1266,7 @@ class Coupling:
     py_ensemble: Callable[..., np.ndarray]
     py_projection: Callable[..., tuple[list, list]] | None
     min_d: int = 1
+    exact_marginals: bool = True
 
 
 COUPLINGS: dict[str, Coupling] = {
@@ -751,7 +1283,38 @@ COUPLINGS: dict[str, Coupling] = {
         "simplex blocks D S R of d rows at angle arccos(-1/(d-1)), chi_d norms (Reid et al. 2023)",
         lambda d: d, True, _py_simrf_ensemble, _py_simrf_projection, 2,
     ),
+    "simrf+": Coupling(
+        "simrf+", SIMRF_PLUS,
+        "SimRF+ (Reid et al. 2023, eq 16-17): simrf blocks rearranged by the Gauss-Seidel "
+        "update to tol 1e-10",
+        lambda d: d, True, _py_simrf_plus_ensemble, _py_simrf_plus_projection, 2,
+    ),
 }
+for _base in ("iid", "orf", "simrf", "simrf+"):
+    _b = COUPLINGS[_base]
+    COUPLINGS[_base + "-anti"] = Coupling(
+        _base + "-anti", ANTI + _b.code,
+        f"antithetic pairs (w, -w) of {_base} rows: ceil(M/2) {_base} rows, each followed "
+        "by its negative",
+        (lambda d: 2) if _b.block is None else (lambda d, f=_b.block: 2 * f(d)),
+        _b.has_projection, _py_anti_ensemble(_b.py_ensemble),
+        _py_anti_projection(_b.py_projection), _b.min_d,
+    )
+del _base, _b
+_HD_NO_PROJECTION = ("the law of w . u_hat depends on the direction of u_hat (the HD product "
+                     "is not rotation invariant); the projection interface carries |u| only")
+COUPLINGS["orf-hd"] = Coupling(
+    "orf-hd", ORF_HD,
+    "fast ORF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    hd_dim, False, _py_orf_hd_ensemble, None, 1, False,
+)
+COUPLINGS["simrf-hd"] = Coupling(
+    "simrf-hd", SIMRF_HD,
+    "fast SimRF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) S H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    lambda d: hd_dim(max(d, 2)), False, _py_simrf_hd_ensemble, None, 2, False,
+)
 
 
 def get_coupling(name: object) -> Coupling:
@@ -867,10 +1430,45 @@ def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> n
 
 
 
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv):
+    X, vec, raw, nbuf = scratch(M, d)
+    Wt = np.empty((d, M))
+    st = _rng.init_block(seed, stream, 0, raw)
+    for i in range(passes.shape[0]):
+        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+        _simrf_plus_blocks(M, d, Wt, X, vec, passes[i], conv[i])
+
+
+def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Iteration report of the engine's SimRF+ sampler over ``n`` independent ensembles.
+
+    Returns
+    -------
+    passes : ndarray of int, shape (n, number of blocks)
+        Passes of the eq (17) update each block took (0 for a one-row block).
+    converged : ndarray of bool, same shape
+        Whether the block met the stopping rule (a pass moving no unit direction by more
+        than :data:`SIMRF_PLUS_TOL`) within :data:`SIMRF_PLUS_MAX_PASSES` passes.
+    """
+    c = get_coupling("simrf+")
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    n = validate.positive_int(n, "n")
+    key = _rng.seed_key(seed)
+    nb = -(-M // d)
+    passes = np.zeros((n, nb), dtype=np.int64)
+    conv = np.zeros((n, nb), dtype=np.bool_)
+    _simrf_plus_passes_kernel(np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, passes, conv)
+    return passes, conv
+
+
+
 
 # ------------------------------------------------------------- NumPy samplers (SimRF sec 3.2, App. B.2)
-# SimRF+, fast HD-product ORF/SimRF and antithetic pairs are provided as NumPy samplers that
-# return projection matrices W (M, d); they are not (yet) wired into the Numba engines.
+# SimRF+, fast HD-product ORF/SimRF and antithetic pairs as NumPy samplers that return
+# projection matrices W (M, d) -- independent implementations of the engine couplings
+# "simrf+", "orf-hd"/"simrf-hd" and "<base>-anti" (tests/test_simrf_plus_engine.py).
 
 
 @dataclass(frozen=True)

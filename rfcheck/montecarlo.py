@@ -264,7 +264,9 @@ def simulate(
     n_trials : int
         Number of independent replicas (>= 1).
     coupling : str
-        Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``).
+        Key of :data:`rfcheck.couplings.COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``,
+        ``"simrf+"``, and each with ``"-anti"``: antithetic pairs; ensemble path only:
+        ``"orf-hd"``, ``"simrf-hd"``, the HD-product fast variants).
     path : {"projection", "ensemble"}
         ``"projection"`` draws ``(|w_m|^2, w_m . u_hat)`` from their joint law, pairs on
         independent streams; ``"ensemble"`` draws one ensemble ``W`` per trial shared by
@@ -410,11 +412,73 @@ def simplex_matrix(d: int) -> np.ndarray:
     return S
 
 
+def _numpy_simrf_plus(W: np.ndarray, tol: float, max_passes: int) -> np.ndarray:
+    """SimRF+ update (eq 17) of ``n`` blocks ``W`` (n, b, d) at once, in place: the loop
+    over rows and passes of :func:`rfcheck.couplings.simrf_plus_block`, vectorised over the
+    blocks; a block stops after its first pass moving no unit direction by more than
+    ``tol`` (the engine's rule), the others go on."""
+    n, b, _ = W.shape
+    norms = np.linalg.norm(W, axis=2)  # (n, b)
+    active = np.arange(n)
+    for _ in range(max_passes):
+        if active.size == 0:
+            break
+        Wa = W[active]
+        na = norms[active]
+        tot = Wa.sum(axis=1)
+        change = np.zeros(active.size)
+        for j in range(b):
+            rest = tot - Wa[:, j]
+            rn = np.linalg.norm(rest, axis=1)
+            ok = (rn > 0) & (na[:, j] > 0)
+            f = np.where(ok, na[:, j] / np.where(ok, rn, 1.0), 0.0)
+            new = np.where(ok[:, None], -f[:, None] * rest, Wa[:, j])
+            dj = np.linalg.norm(new - Wa[:, j], axis=1) / np.where(ok, na[:, j], 1.0)
+            change = np.maximum(change, dj)
+            tot = rest + new
+            Wa[:, j] = new
+        W[active] = Wa
+        active = active[change > tol]
+    return W
+
+
+def _numpy_hd(rng: np.random.Generator, simplex: bool, n: int, M: int, d: int) -> np.ndarray:
+    """``(n, M, d)`` fast ORF / fast SimRF rows (SimRF eq 89-90): per block of
+    ``D = 2^ceil(log2 d)`` rows, ``r_j R~^T e_j`` (or ``R~^T s_j``) with
+    ``R~^T = D_3 H D_2 H D_1 H`` applied by :func:`rfcheck.couplings.fwht` to all blocks
+    at once, ``r_j ~ chi_D``, first ``d`` coordinates."""
+    D = _cp.hd_dim(max(d, 2) if simplex else d)
+    base = simplex_matrix(D) if simplex else np.eye(D)  # rows e_j or s_j
+    nb = -(-M // D)
+    Y = np.broadcast_to(base, (n * nb, D, D)).copy()
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(n * nb, _cp.HD_FACTORS, D))
+    for f in range(_cp.HD_FACTORS):
+        Y = _cp.fwht(Y) * signs[:, f, None, :]
+    r = np.sqrt(rng.chisquare(D, size=(n * nb, D)))
+    W = (r[..., None] * Y[..., :d]).reshape(n, nb * D, d)
+    return W[:, :M]
+
+
 def _numpy_directions(rng: np.random.Generator, coupling: str, n: int, M: int, d: int):
     """``(n, M, d)`` rows: iid normals, or ORF Haar directions (SimRF: the simplex rows
-    rotated by them, ``S R``) times chi_d norms."""
+    rotated by them, ``S R``) times chi_d norms; SimRF+: the SimRF rows with each block
+    rearranged by :func:`_numpy_simrf_plus`; ``-anti``: ``ceil(M/2)`` base rows, each
+    followed by its negative; ``orf-hd`` / ``simrf-hd``: :func:`_numpy_hd`."""
+    if coupling.endswith("-anti"):  # antithetic pairs (b_j, -b_j) of ceil(M/2) base rows
+        B = _numpy_directions(rng, coupling[:-5], n, (M + 1) // 2, d)
+        return np.stack([B, -B], axis=2).reshape(n, -1, d)[:, :M]
     if coupling == "iid":
         return rng.standard_normal((n, M, d))
+    if coupling in ("orf-hd", "simrf-hd"):
+        return _numpy_hd(rng, coupling == "simrf-hd", n, M, d)
+    if coupling == "simrf+":
+        W = _numpy_directions(rng, "simrf", n, M, d)
+        for m0 in range(0, M, d):
+            b = min(d, M - m0)
+            if b >= 2:
+                W[:, m0:m0 + b] = _numpy_simrf_plus(W[:, m0:m0 + b].copy(),
+                                                    _cp.SIMRF_PLUS_TOL, _cp.SIMRF_PLUS_MAX_PASSES)
+        return W
     nb = -(-M // d)
     G = rng.standard_normal((n * nb, d, d))
     Q, R = np.linalg.qr(G)
@@ -442,15 +506,19 @@ def simulate_numpy(
     ``numpy.random.default_rng(seed)``; ORF ensembles from a batched ``np.linalg.qr`` of
     Gaussian ``(n, d, d)`` arrays with the sign fix ``diag(R) > 0`` and norms
     ``sqrt(chisquare(d))``; SimRF the same with the directions multiplied by the simplex
-    matrix (:func:`simplex_matrix`).  Equal in law to :func:`simulate`, not equal in numbers.
+    matrix (:func:`simplex_matrix`); SimRF+ the SimRF rows with the eq (17) update applied
+    to all blocks at once (:func:`_numpy_simrf_plus`).  Equal in law to :func:`simulate`,
+    not equal in numbers.  ``-anti`` couplings: ``ceil(M/2)`` base rows interleaved with
+    their negatives.
 
     Returns
     -------
     ndarray, shape (P, n_trials)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, "ensemble")
-    if c.name not in ("iid", "orf", "simrf"):
-        raise ValueError(f"simulate_numpy supports 'iid', 'orf' and 'simrf'; got {c.name!r}")
+    if c.name.removesuffix("-anti") not in ("iid", "orf", "simrf", "simrf+", "orf-hd", "simrf-hd"):
+        raise ValueError("simulate_numpy supports 'iid', 'orf', 'simrf', 'simrf+', 'orf-hd', "
+                         f"'simrf-hd' and the '-anti' variants; got {c.name!r}")
     rng = np.random.default_rng(_rng.seed_key(seed))
     P, d = u.shape
     is_real = alpha.imag == 0 and beta.imag == 0 and not np.any(np.imag(log_c) != 0)

@@ -1,0 +1,217 @@
+"""Tests of the engine's SimRF+ coupling (``"simrf+"`` in rfcheck.couplings / montecarlo).
+
+SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): SimRF blocks rearranged by the Gauss-Seidel
+update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |sum_{j!=i} w_j|`` until a pass moves no unit
+direction by more than 1e-10.  Checked here: the update against the NumPy sampler on the
+same draw, the fixed point (eq 16), the truncated objective (eq 15) against SimRF, the
+marginal law of every row (rfcheck.audit), equality in law of the engine's two paths and
+of the NumPy baseline, and thread-count reproducibility.
+
+Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4; each has
+a power companion that feeds the same check a wrong law.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+from scipy import stats
+
+from rfcheck import couplings as cp
+from rfcheck import features, montecarlo
+from rfcheck.audit import audit_sampler
+
+ALPHA = 1e-4
+Z_CRIT = stats.norm.isf(ALPHA / 2)
+
+pytestmark = pytest.mark.mc
+
+
+def _engine_update(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The engine's SimRF+ update (the Numba kernel the samplers call) applied to ``W``."""
+    M, d = W.shape
+    wt = np.ascontiguousarray(W.T)
+    X, vec, _raw, _nbuf = cp.scratch(M, d)
+    nb = -(-M // d)
+    passes = np.zeros(nb, dtype=np.int64)
+    conv = np.zeros(nb, dtype=np.bool_)
+    cp._simrf_plus_blocks(M, d, wt, X, vec, passes, conv)
+    return np.ascontiguousarray(wt.T), passes, conv
+
+
+def _pair(d: int, u2: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    g = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(g.standard_normal((d, 2)))
+    u, v = math.sqrt(u2) * q[:, 0], 0.6 * q[:, 1]
+    return (u + v) / 2, (u - v) / 2
+
+
+def _mse_diff_z(a: np.ndarray, b: np.ndarray, k: float) -> float:
+    ea, eb = (a - k) ** 2, (b - k) ** 2
+    return (ea.mean() - eb.mean()) / math.sqrt(ea.var(ddof=1) / ea.size + eb.var(ddof=1) / eb.size)
+
+
+# ----------------------------------------------------------------------------- the update
+@pytest.mark.parametrize(("M", "d"), [(3, 3), (6, 6), (5, 8), (16, 16), (64, 64), (11, 4)])
+def test_engine_update_equals_numpy_sampler_on_the_same_draw(M, d):
+    """Same SimRF draw, same row order and stopping rule: the Numba update and
+    couplings.simrf_plus_block agree to rounding (1e-8 absolute on chi_d-sized rows; the
+    stopping tolerance is 1e-10 per unit direction), with the same pass counts."""
+    for seed in range(4):
+        W0 = cp.sample_ensemble("simrf", M, d, seed)
+        W, passes, conv = _engine_update(W0)
+        m0 = 0
+        for k, b in enumerate(cp.block_sizes("simrf", M, d)):
+            if b < 2:
+                continue
+            ref, n, ok, _ = cp.simrf_plus_block(W0[m0:m0 + b])
+            np.testing.assert_allclose(W[m0:m0 + b], ref, rtol=0, atol=1e-8)
+            assert ok and conv[k]
+            assert abs(int(passes[k]) - n) <= 1  # rounding may decide the last pass
+            m0 += b
+
+
+@pytest.mark.parametrize("d", [2, 3, 5, 8, 16, 64])
+def test_update_lowers_eq15_objective_and_reaches_eq16(d):
+    """On the same draw, SimRF+ never raises the truncated objective of eq (15) and lowers
+    it strictly for unequal norms; norms are kept; at the fixed point (eq 16) each row points
+    away from the sum of the others (cosine -1)."""
+    strict = 0
+    for seed in range(10):
+        W0 = cp.sample_ensemble("simrf", d, d, 100 + seed)
+        W, passes, conv = _engine_update(W0)
+        assert 1 <= passes[0] <= cp.SIMRF_PLUS_MAX_PASSES
+        np.testing.assert_allclose(np.linalg.norm(W, axis=1), np.linalg.norm(W0, axis=1),
+                                   rtol=1e-13)
+        f0 = cp.truncated_conformity_objective(W0)
+        f1 = cp.truncated_conformity_objective(W)
+        assert f1 <= f0 * (1 + 1e-13)
+        strict += f1 < f0 * (1 - 1e-9)
+        if not conv[0]:  # d = 3, 4: a few blocks near a collinear fixed point stop at the cap
+            continue
+        tot = W.sum(axis=0)
+        for i in range(d):
+            rest = tot - W[i]
+            cos = W[i] @ rest / (np.linalg.norm(W[i]) * np.linalg.norm(rest))
+            assert cos == pytest.approx(-1.0, abs=1e-8)
+    assert strict == 10 if d > 2 else strict >= 0  # d = 2: the simplex is already antipodal
+
+
+def test_passes_reported_and_converged():
+    """d >= 5: every block meets the stopping rule within the cap (a few passes).  d = 3, 4:
+    a small share of blocks -- norms with one close to the sum of the others, whose fixed
+    point is nearly collinear -- converge slowly and stop at the cap (measured at 2e4
+    blocks: 0.7% at d = 3, 0.03% at d = 4); they are reported as not converged."""
+    for M, d in [(16, 16), (64, 64), (10, 5)]:
+        passes, conv = cp.simrf_plus_passes(M, d, 300, seed=1)
+        assert passes.shape == (300, -(-M // d))
+        assert conv.all()
+        full = passes[:, 0]
+        assert np.all((full >= 1) & (full < 20))
+    passes, conv = cp.simrf_plus_passes(3, 3, 3000, seed=1)
+    assert 0 < (~conv).sum() < 60  # ~0.7%: the slow blocks exist and are flagged
+    assert np.all(passes[~conv] == cp.SIMRF_PLUS_MAX_PASSES)
+    assert np.all(passes[conv] < cp.SIMRF_PLUS_MAX_PASSES)
+    passes, _ = cp.simrf_plus_passes(9, 4, 5, seed=1)
+    assert np.all(passes[:, 2] == 0)  # the one-row block is not iterated
+
+
+# ----------------------------------------------------------------------------- marginal law
+def _engine_sampler(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
+    seeds = rng.integers(0, 2**63, size=n)
+    return np.stack([cp.sample_ensemble("simrf+", M, d, int(s)) for s in seeds])
+
+
+def _unrotated_sampler(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
+    """Wrong law (power companion): SimRF+ rows without the Haar rotation R."""
+    S = montecarlo.simplex_matrix(d)[:M]
+    out = np.empty((n, M, d))
+    for i in range(n):
+        r = np.sqrt(rng.chisquare(d, size=M))
+        out[i] = cp.simrf_plus_block(r[:, None] * S)[0]
+    return out
+
+
+@pytest.mark.parametrize(("M", "d"), [(6, 6), (9, 4)])
+def test_rows_marginally_standard_normal(M, d):
+    """rfcheck.audit on the engine's sampler: chi_d norms, N(0,1) coordinates and
+    projections, identity covariance, norms independent of directions, unbiased PosRF."""
+    rep = audit_sampler(_engine_sampler, d, M, structure=None, n=2000, alpha=ALPHA, seed=M + d)
+    assert rep.verdict == "HOLDS", str(rep)
+
+
+def test_marginal_audit_has_power():
+    rep = audit_sampler(_unrotated_sampler, 6, 6, structure=None, n=400, alpha=ALPHA, seed=1)
+    assert rep.verdict == "REFUTED"
+
+
+# ----------------------------------------------------------------------------- equal in law
+@pytest.mark.parametrize(("d", "M"), [(5, 3), (6, 6), (16, 40)])
+def test_paths_and_numpy_baseline_equal_in_law(d, M):
+    """Projection path, ensemble path and the NumPy baseline give K_hat values with the same
+    law (two-sample KS at ALPHA) and the same MSE within standard errors."""
+    x, y = _pair(d, 1.5, seed=d)
+    prod = features.positive_product(x, y)
+    n = 6000
+    k = float(prod.target[0])
+    ke = montecarlo.simulate(prod, M, n, coupling="simrf+", path="ensemble", seed=11)[0]
+    kp = montecarlo.simulate(prod, M, n, coupling="simrf+", path="projection", seed=12)[0]
+    kn = montecarlo.simulate_numpy(prod, M, n, coupling="simrf+", seed=13)[0]
+    for a, b in [(ke, kp), (ke, kn)]:
+        assert stats.ks_2samp(a, b).pvalue > ALPHA
+        assert abs(_mse_diff_z(a, b, k)) < Z_CRIT
+
+
+def test_equal_in_law_check_has_power():
+    """The same checks tell SimRF+ from iid (d = 16, M = 40; the MSE z was -9.1)."""
+    x, y = _pair(16, 1.5, seed=16)
+    prod = features.positive_product(x, y)
+    k = float(prod.target[0])
+    a = montecarlo.simulate(prod, 40, 6000, coupling="simrf+", path="ensemble", seed=11)[0]
+    b = montecarlo.simulate(prod, 40, 6000, coupling="iid", path="ensemble", seed=12)[0]
+    assert stats.ks_2samp(a, b).pvalue < ALPHA
+    assert abs(_mse_diff_z(a, b, k)) > Z_CRIT
+
+
+def test_projection_block_structure():
+    """Exact facts of the projection sampler: ``t_j = v_j . g`` with ``|v_j| = r_j`` and
+    ``|g| = 1``, so ``t_j^2 <= sq_j = r_j^2`` (Cauchy-Schwarz) with positive norms."""
+    t, sq = cp.sample_projection("simrf+", 8, 8, 2000, seed=3)
+    assert np.all(t * t <= sq * (1 + 1e-12))
+    assert np.all(sq > 0)
+
+
+# ----------------------------------------------------------------------------- reproducibility
+@pytest.mark.parametrize("path", montecarlo.PATHS)
+def test_same_numbers_with_one_or_two_threads(path):
+    x, y = _pair(6, 1.0)
+    prod = features.positive_product(np.stack([x, y]), np.stack([y, x]))
+    n = 5 * montecarlo.TRIALS_PER_BLOCK + 7
+    old = numba.get_num_threads()
+    runs = []
+    try:
+        for k in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(k)
+            runs.append(montecarlo.simulate(prod, 9, n, coupling="simrf+", path=path, seed=3))
+    finally:
+        numba.set_num_threads(old)
+    for r in runs[1:]:
+        np.testing.assert_array_equal(runs[0], r)
+    assert not np.any(runs[0] == montecarlo.simulate(prod, 9, n, coupling="simrf", path=path,
+                                                     seed=3))  # its own stream
+
+
+def test_twin_bit_identical_and_bad_input():
+    for M, d in [(5, 5), (12, 5), (3, 4)]:
+        np.testing.assert_array_equal(cp.sample_ensemble("simrf+", M, d, 2),
+                                      cp.sample_ensemble_reference("simrf+", M, d, 2))
+    for call in (lambda: cp.sample_ensemble("simrf+", 3, 1),
+                 lambda: cp.simrf_plus_passes(3, 1, 2),
+                 lambda: cp.sample_projection("simrf+", 3, 1, 2)):
+        with pytest.raises(ValueError, match="'simrf\\+' needs d >= 2; got d=1"):
+            call()
+    with pytest.raises(ValueError, match="n must be"):
+        cp.simrf_plus_passes(3, 3, 0)
