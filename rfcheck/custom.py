@@ -70,17 +70,20 @@ def resolve_sampler(sampler: str | Sampler) -> Sampler:
 
 
 def antithetic(sampler: str | Sampler) -> Sampler:
-    """Antithetic pairs: draw ``M/2`` projections from ``sampler`` and use ``w`` and ``-w``.
+    """Antithetic pairs: ``ceil(M/2)`` projections from ``sampler``, each followed by its
+    negative (``w_1, -w_1, w_2, -w_2, ...``, truncated to ``M`` rows) -- the convention of the
+    engine's ``<base>-anti`` couplings and of :func:`rfcheck.couplings.antithetic`.
 
-    Rows stay marginally ``N(0, I_d)`` (the law is symmetric); ``M`` must be even.
+    Rows stay marginally ``N(0, I_d)`` (the law is symmetric).
     """
     base = resolve_sampler(sampler)
 
     def sample(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
-        if M % 2:
-            raise ValueError(f"antithetic pairs need an even M; got M={M}")
-        half = draw(base, rng, n, M // 2, d)
-        return np.concatenate([half, -half], axis=1)
+        half = draw(base, rng, n, (M + 1) // 2, d)
+        out = np.empty((n, 2 * half.shape[1], d))
+        out[:, 0::2] = half
+        out[:, 1::2] = -half
+        return out[:, :M]
 
     sample.__name__ = f"antithetic_{getattr(base, '__name__', 'sampler')}"
     return sample

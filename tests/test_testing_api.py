@@ -95,8 +95,8 @@ def test_replicas_reproducible_and_validated():
     assert not np.array_equal(b.replicas(3, 50, seed=1), b.replicas(3, 50, seed=2))
     with pytest.raises(ValueError, match="shape"):
         custom.Estimator(lambda W, x: W @ x, lambda W, x: (W @ x)[..., :1], lambda x, y: 1.0).at(x, y).replicas(3, 10)
-    with pytest.raises(ValueError, match="even"):
-        _posrf(custom.antithetic("iid")).at(x, y).replicas(3, 10)
+    W = custom.antithetic("iid")(np.random.default_rng(0), 2, 5, 3)
+    np.testing.assert_array_equal(W[:, 1::2], -W[:, 0:4:2])  # w1, -w1, w2, -w2, w3
     with pytest.raises(ValueError, match="same length"):
         _posrf().at(np.zeros(2), np.zeros(3))
 
