@@ -89,6 +89,22 @@ def _eq8(p: dict[str, Any], *, drop_last: bool = False, two: int = 2) -> Any:
             + mpmath.fsum(v**2 for row in Y for v in row) / L)
 
 
+def _simrf_eq23(p: dict[str, Any], *, dshift: int = 0, two: bool = True) -> Any:
+    """SimRF eq (23) (ORF conformity) with optional planted errors."""
+    from rfcheck.claims.simrf import _series
+
+    v, d = mpmath.mpf(p["v"]), int(p["d"]) - dshift
+    return mpmath.gamma(mpmath.mpf(d) / 2) / mpmath.gamma(d) * _series(
+        lambda k: v ** (2 * k) / ((2**k if two else 1) * mpmath.factorial(k)) * mpmath.gamma(k + d)
+        / mpmath.gamma(k + mpmath.mpf(d) / 2))
+
+
+def _hrf_lem32(p: dict[str, Any], *, sign: int = -1, shift: int = 0) -> Any:
+    """HRF Lemma 3.2, E lam^2 = p (p - p/n + 1/n), with optional planted errors."""
+    q, n = mpmath.mpf(p["theta"]) / mpmath.pi, int(p["n"]) + shift
+    return q * (q + sign * q / n + mpmath.mpf(1) / n)
+
+
 MUTANTS: list[Mutant] = [
     Mutant("trig: 1/2 dropped", "dropped constant", "crt.text-trig-variance", lambda p: (1 - _k2(p)) ** 2),
     Mutant("trig: outer square -> power 1", "wrong power", "crt.text-trig-variance", lambda p: (1 - _k2(p)) / 2),
@@ -117,11 +133,41 @@ MUTANTS: list[Mutant] = [
     Mutant("eq8: 2s/L^2 -> s/L^2", "dropped constant", "crt.eq8", lambda p: _eq8(p, two=1)),
     Mutant("e60 caption: > e^60 -> > e^70", "wrong constant", "crt.text-e60", lambda p: None),
     Mutant("thm4.1 reversed: Var_ort >= Var_iid", "sign", "crt.thm4.1", lambda p: None),
+    # other papers: the printed formula of a true claim with a planted error (reference from the claim)
+    Mutant("simrf eq23: d -> d-1", "d -> d-1", "simrf.thm4.3.orf", lambda p: _simrf_eq23(p, dshift=1)),
+    Mutant("simrf eq23: 2^k dropped", "missing prefactor", "simrf.thm4.3.orf", lambda p: _simrf_eq23(p, two=False)),
+    Mutant("hrf lem3.2: -p/n -> +p/n", "sign", "hrf.lem3.2.second", lambda p: _hrf_lem32(p, sign=1)),
+    Mutant("hrf lem3.2: 1/n -> 1/(n+1)", "wrong limit of summation", "hrf.lem3.2.second",
+           lambda p: _hrf_lem32(p, shift=1)),
 ]
+
+
+def _mutated_check(base: Claim, printed: Callable[[dict[str, Any]], Any]) -> Any:
+    """The base claim's first deterministic equality check with ``printed`` in place of the
+    printed formula: the reference value and its error bar come from the base check itself."""
+    from rfcheck.claims import Check
+    from rfcheck.stats import PointEval, compare_deterministic
+
+    det = next(ch for ch in base.checks if ch.strength == 1)
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        ev = det.evaluate(p, budget, seed)
+        if ev.reference is None or not ev.decided:
+            return ev
+        with mpmath.workdps(budget.dps):
+            # unit scale: values that vanish (e.g. at theta = 0) are compared absolutely at 10^(5-dps)
+            return compare_deterministic(p, printed(p), mpmath.mpmathify(ev.reference), mpmath.mpmathify(ev.err),
+                                         rtol=10.0 ** (5 - budget.dps), atol=mpmath.mpf(10) ** (5 - budget.dps),
+                                         scale=1)
+
+    return Check(det.name, 1, evaluate, search=det.search, max_points=det.max_points)
 
 
 def _mutant_claim(m: Mutant) -> Claim:
     base = get(m.base)
+    if not m.base.startswith("crt."):
+        return Claim(id=base.id + ".mutant", paper=base.paper, source=f"planted: {m.name}", statement=m.name,
+                     domain=base.domain, checks=[_mutated_check(base, m.printed)])
     if m.base == "crt.text-e60":
         from rfcheck.claims._common import inequality_check
 

@@ -24,6 +24,26 @@ def test_planted_errors_refuted(name):
     assert run_claim(calibrate._mutant_claim(m), budget="default", seed=0, early_stop=True).verdict == "REFUTED"
 
 
+@pytest.mark.parametrize("name", ["simrf eq23: 2^k dropped", "hrf lem3.2: 1/n -> 1/(n+1)"])
+def test_planted_errors_in_other_papers_refuted(name):
+    m = next(m for m in calibrate.MUTANTS if m.name == name)
+    assert run_claim(calibrate._mutant_claim(m), budget="default", seed=0, early_stop=True).verdict == "REFUTED"
+
+
+@pytest.mark.parametrize(("base", "true_formula"), [
+    ("simrf.thm4.3.orf", lambda p: calibrate._simrf_eq23(p)),
+    ("hrf.lem3.2.second", lambda p: calibrate._hrf_lem32(p)),
+])
+def test_generic_mutation_wrapper_holds_on_the_true_formula(base, true_formula):
+    """The wrapper that plants errors in other papers' claims is itself no source of alarms."""
+    from rfcheck.claims import Claim, get
+
+    b = get(base)
+    c = Claim(id=base + ".mutant", paper=b.paper, source="unmutated", statement="the true formula",
+              domain=b.domain, checks=[calibrate._mutated_check(b, true_formula)])
+    assert run_claim(c, budget="default", seed=0).verdict == "HOLDS"
+
+
 @pytest.mark.mc
 def test_false_alarm_rate_not_above_nominal():
     rows = calibrate.false_alarms(n_seeds=20, alpha=0.05)
