@@ -1,4 +1,6 @@
-"""HRF Figures 1-2: SM^trig, SM^++ (FAVOR+) and the angular hybrid: MSE maps over (theta, r) (closed forms) and pointwise estimation of SM at r = 1.0, 1.5 (Monte Carlo with closed-form relative errors).
+"""HRF Figures 1-2: SM^trig, SM^++ (FAVOR+) and the angular hybrid: MSE maps over (theta, r)
+(closed forms) and pointwise estimation of SM at r = 1.0, 1.5 (Monte Carlo with closed-form
+relative errors).
 
 Figure 1: ``m = 10``, ``n = 1``, ``|x| = |y| = r <= 5`` as in the paper's Figure 1.  The surfaces are
 drawn as ``log10 MSE`` heat maps (the MSE spans ~e^-50..e^+100 over this range, which a
@@ -105,6 +107,7 @@ FIG2_D = 64
 FIG2_M = 128
 FIG2_N_LAMBDA = 8
 FIG2_RADII = (1.0, 1.5)
+_FIG2_CHUNK = 1000  # trials per chunk (part of the stream definition)
 _FIG2_TITLES = {"trig": "SM^trig", "pos": "SM^++ (FAVOR+)", "angular": "angular hybrid"}
 
 
@@ -137,7 +140,7 @@ def _check_thetas(thetas: Any) -> np.ndarray:
 
 
 def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2_M, n_est: int = 10_000,
-                        seed: int = 0, chunk: int = 1000) -> dict[str, np.ndarray]:
+                        seed: int = 0) -> dict[str, np.ndarray]:
     """``n_est`` seeded estimates of ``SM(x, y)``, ``|x| = |y| = r``, at each angle in ``thetas``.
 
     ``x = r u_1``, ``y = r(cos(theta) u_1 + sin(theta) u_2)`` for a seeded orthonormal pair
@@ -146,6 +149,7 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
     projections, ``(m/8, 8)`` from :func:`matched_hybrid_config`); arrays
     ``(len(thetas), n_est)``.  Each estimator has its own stream; within it the same
     projections serve all angles (common random numbers, so the curves are smooth in theta).
+    Same seed, same numbers (the chunk size ``_FIG2_CHUNK`` is part of the stream definition).
     """
     r = validate.finite_real(r, "r")
     if r <= 0:
@@ -153,7 +157,6 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
     t = _check_thetas(thetas)
     d = validate.positive_int(d, "d", minimum=2)
     n_est = validate.positive_int(n_est, "n_est")
-    chunk = validate.positive_int(chunk, "chunk")
     mh, nh = matched_hybrid_config(m)
     ss_in, ss_trig, ss_pos, ss_ang = np.random.SeedSequence(seed).spawn(4)
     u, _ = np.linalg.qr(np.random.default_rng(ss_in).standard_normal((d, 2)))
@@ -161,13 +164,14 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
     ys = r * (np.cos(t)[:, None] * u[:, 0] + np.sin(t)[:, None] * u[:, 1])
     rngs = {k: np.random.default_rng(s) for k, s in (("trig", ss_trig), ("pos", ss_pos), ("angular", ss_ang))}
     out = {k: np.empty((t.size, n_est)) for k in rngs}
-    for start in range(0, n_est, chunk):
-        k = min(chunk, n_est - start)
+    for start in range(0, n_est, _FIG2_CHUNK):
+        k = min(_FIG2_CHUNK, n_est - start)
         sl = slice(start, start + k)
         w_trig = rngs["trig"].standard_normal((k, m, d))
         w_pos = rngs["pos"].standard_normal((k, m, d))
         g = rngs["angular"]
-        wa_pos, wa_trig, tau = g.standard_normal((k, mh, d)), g.standard_normal((k, mh, d)), g.standard_normal((k, nh, d))
+        wa_pos, wa_trig = g.standard_normal((k, mh, d)), g.standard_normal((k, mh, d))
+        tau = g.standard_normal((k, nh, d))
         for i, y in enumerate(ys):
             out["trig"][i, sl] = hybrid.sm_trig(x, y, w_trig)
             out["pos"][i, sl] = hybrid.sm_pos(x, y, w_pos)
@@ -238,7 +242,11 @@ def plot_pointwise(kind: str, summary: dict[str, np.ndarray], r: float, ax: Any 
 
 
 def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``hrf-fig2.png`` / ``.pdf``: HRF Figure 2, pointwise estimation of SM(x, y) for same-length 64-dim inputs (r = 1.0, 1.5) over theta in [0, pi]: true value, 5th/95th percentiles of 10,000 seeded estimates and the empirical relative error (± 2 SE, with the closed form dashed) for SM^trig and SM^++ (FAVOR+) with M = 128 features and the angular hybrid at matched FLOPs (m n = M, n = 8: m = 16).
+    """Write ``hrf-fig2.png`` / ``.pdf``: HRF Figure 2, pointwise estimation of SM(x, y) for
+    same-length 64-dim inputs (r = 1.0, 1.5) over theta in [0, pi]: true value, 5th/95th
+    percentiles of 10,000 seeded estimates and the empirical relative error (± 2 SE, with the
+    closed form dashed) for SM^trig and SM^++ (FAVOR+) with M = 128 features and the angular
+    hybrid at matched FLOPs (m n = M, n = 8: m = 16).
 
     ``quick``: 500 estimates at 5 angles (for tests).
     """
@@ -260,11 +268,12 @@ def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
     fig.legend(h1 + h2, l1 + l2, loc="upper center", ncol=5, fontsize=8)
     mh, nh = matched_hybrid_config()
     fig.text(0.01, 0.01,
-             f"HRF Fig. 2: {n_est:,} seeded estimates per point (seed {seed}); d = {FIG2_D}, |x| = |y| = r; SM^trig and "
-             f"SM^++ with M = {FIG2_M} random features (eq 2-3); angular hybrid (eq 12, 19; independent projections) with "
-             f"m = {mh}, n = {nh}:\nFLOPs matched by m n = M with n = 8, the rule of the paper's appendix I / Fig 10 (sec L, "
-             "eq 106). Relative error = sqrt(MSE)/SM (Def 3.3): points Monte Carlo ± 2 SE ('x': heavy tail, SE not "
-             "trusted),\ndashed the closed form (Lemma 3.4 eq 25; Thm D.1 eq 45). Red dotted: zero level. "
+             f"HRF Fig. 2: {n_est:,} seeded estimates per point (seed {seed}); d = {FIG2_D}, |x| = |y| = r; "
+             f"SM^trig and SM^++ with M = {FIG2_M} random features (eq 2-3); angular hybrid (eq 12, 19; independent "
+             f"projections) with m = {mh}, n = {nh}:\nFLOPs matched by m n = M with n = 8, the rule of the paper's "
+             "appendix I / Fig 10 (sec L, eq 106). Relative error = sqrt(MSE)/SM (Def 3.3): points Monte Carlo "
+             "± 2 SE ('x': heavy tail, SE not trusted),\ndashed the closed form (Lemma 3.4 eq 25; Thm D.1 eq 45). "
+             "Red dotted: zero level. "
              f"Generated by `rfcheck plot hrf-fig2`{' --quick' if quick else ''}.", fontsize=7)
     fig.tight_layout(rect=(0, 0.07, 1, 0.95))
     paths = [out / "hrf-fig2.png", out / "hrf-fig2.pdf"]
