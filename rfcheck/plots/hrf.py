@@ -70,7 +70,9 @@ def plot_mse_map(kind: str, ax: Any = None, m: int = 10, n: int = 1, r_max: floa
 
 
 def figure1(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0, r_slice: float = 1.5) -> list[Path]:
-    """Write ``hrf-fig1.png`` / ``.pdf`` (closed forms only; ``quick`` and ``seed`` unused)."""
+    """Write ``hrf-fig1.png`` / ``.pdf``: HRF Figure 1, log10 MSE of SM^trig, SM^++ and the
+    angular hybrid over (theta, r), m = 10, n = 1, r <= 5, with a slice at r = 1.5 (closed
+    forms only; ``quick`` and ``seed`` unused)."""
     import matplotlib
 
     matplotlib.use("Agg")
