@@ -68,6 +68,9 @@ def _proj(w: Any, d: int, name: str = "w") -> np.ndarray:
     a = validate.finite_array(w, name)
     if a.ndim < 2 or a.shape[-1] != d:
         raise ValueError(f"{name} must have shape (..., k, d) with d = {d}; got {a.shape}")
+    if a.shape[-2] < 1:
+        raise ValueError(f"{name} must hold at least one projection (number of random features m, n >= 1); "
+                         f"got shape {a.shape}")
     return a
 
 

@@ -36,4 +36,12 @@ def test_notebook_runs(path, monkeypatch, capsys):
         verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
         assert verdicts["simrf.cor4.4"] == "REFUTED"
         assert verdicts["simrf.thm4.3.orf"] == "HOLDS"
+    if path.stem == "hrf":
+        verdicts = {e["id"]: e["verdict"] for e in ns["entries"]}
+        assert verdicts["hrf.thm3.5.bound"] == "REFUTED"
+        assert verdicts["hrf.eq47"] == "REFUTED"
+        assert verdicts["hrf.lem2.3"] == "HOLDS"
+        assert verdicts["hrf.eq45"] == "HOLDS"
+        assert ns["lemma23_gap"] < 1e-12
+        assert all(hyb < base for base, hyb in ns["fig2_max"].values())
     assert os.environ["RFCHECK_NOTEBOOK_QUICK"] == "1"
