@@ -1,15 +1,27 @@
-"""Counter-seeded random numbers for the Numba engines: xoshiro256** + SplitMix64.
+"""Counter-seeded random numbers for the Numba engines: SplitMix64 with per-block increments.
 
 Every block of Monte Carlo trials gets its own generators, seeded from
 ``(seed, stream, block)`` alone (:func:`block_state`, :func:`init_block`), so the numbers a
 block sees do not depend on which thread runs it or on how many threads there are.  A
-generator state is a 4-tuple of ``uint64`` passed *by value* (``st = (s0, s1, s2, s3)``):
-every draw returns ``(value, new_state)``, which keeps the state in registers inside the
-compiled loops.
+generator is SplitMix64 as in ``java.util.SplittableRandom`` (Steele, Lea & Flood 2014):
+state ``s`` and an odd increment ``g`` (Java's ``mixGamma``: odd, at least 24 bit
+transitions), ``s <- s + g``, output ``mix64(s)`` (Stafford's variant 13).  Each block draws
+its own ``(s, g)`` from a hash of ``(seed, stream, block, lane)``, so blocks run different
+arithmetic progressions, not shifted copies of one sequence.  The state is a 2-tuple of
+``uint64`` passed *by value* (``st = (s, g)``): every draw returns ``(value, new_state)``,
+which keeps it in registers inside the compiled loops.
+
+Why SplitMix64 and not xoshiro256** (used up to 2026-11-22): the ``k``-th output of a block
+is a pure function ``mix64(s + k g)`` of its index, so the bulk loops below have no serial
+dependence and compile to SIMD code (AVX-512 ``vpmullq`` and gathers for the ziggurat
+tables): about 1 ns per normal against 2.4 ns for xoshiro's serial recurrence on the
+development machine, which made the iid ensemble path RNG-bound.  SplitMix64 passes
+TestU01's BigCrush (Steele et al. 2014); its period ``2**64`` per block is far above any
+block's use (``TRIALS_PER_BLOCK`` trials of at most a few thousand words each).
 
 Scalar draws
 ------------
-- :func:`next_u64`: xoshiro256** (Blackman & Vigna), period ``2**256 - 1``;
+- :func:`next_u64`: SplitMix64, period ``2**64`` (any odd ``g``);
 - :func:`uniform`: ``[0, 1)`` with 53 random bits; :func:`uniform_open`: ``(0, 1)``;
 - :func:`normal`: standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000,
   52-bit abscissae as in NumPy's generator; tail by Marsaglia's 1964 method);
@@ -19,19 +31,18 @@ Scalar draws
 Bulk draws (what the engines use)
 ---------------------------------
 :func:`fill_normals` and :func:`fill_gammas` take the first candidate of every output
-from the block's *main* generator in loops without branches or calls (one word per
-normal; one normal and one uniform per gamma), and finish the ~1.5% (normals) / ~0.1%
-(gamma, shape 32) rejected candidates afterwards, in order, on the block's *fallback*
-generator (lane 1, its state kept in the ``raw`` scratch array).  A rejected candidate is
-completed exactly as the scalar algorithm would (wedge/tail test, or Marsaglia-Tsang's
-exact test) and otherwise replaced by a fresh scalar draw, so each output has exactly the
-target law; the streams differ from the scalar functions'.  About 2.4 ns per normal and
-5 ns per gamma (shape 32) on the development machine, against 2.4-4 ns and 10-17 ns for
-the scalar loops, whose rare-branch calls spill the state to memory.
+from the block's *main* generator in vectorised loops without branches or calls (one word
+``mix64(s + k g)`` per normal, computed from its index; one normal and one uniform per
+gamma), and finish the ~1.5% (normals) / ~0.1% (gamma, shape 32) rejected candidates
+afterwards, in order, on the block's *fallback* generator (lane 1, its state kept in the
+``raw`` scratch array).  A rejected candidate is completed exactly as the scalar algorithm
+would (wedge/tail test, or Marsaglia-Tsang's exact test) and otherwise replaced by a fresh
+scalar draw, so each output has exactly the target law; the streams differ from the scalar
+functions'.
 
 Twins
 -----
-:class:`PyXoshiro` (one generator, scalar draws) and :class:`PyRNG` (a block: main and
+:class:`PySplitMix` (one generator, scalar draws) and :class:`PyRNG` (a block: main and
 fallback, bulk draws) are plain-Python twins (Python integers, ``math``) that produce
 bit-identical numbers; they back the pure-Python reference of the engines and the parity
 tests.  Floating-point expressions are written in the same order in both, and the kernels
@@ -39,11 +50,10 @@ are compiled with ``fastmath=False``, so the two agree to the last bit.
 
 References
 ----------
-D. Blackman, S. Vigna, "Scrambled linear pseudorandom number generators", ACM TOMS 47
-(2021); G. Marsaglia, W. W. Tsang, "The ziggurat method for generating random variables",
-J. Stat. Softw. 5(8) (2000); G. Marsaglia, W. W. Tsang, "A simple method for generating
-gamma variables", ACM TOMS 26(3) (2000); G. L. Steele, D. Lea, C. H. Flood, "Fast
-splittable pseudorandom number generators", OOPSLA 2014 (SplitMix64).
+G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom number generators",
+OOPSLA 2014 (SplitMix64, mixGamma); G. Marsaglia, W. W. Tsang, "The ziggurat method
+for generating random variables", J. Stat. Softw. 5(8) (2000); G. Marsaglia, W. W. Tsang,
+"A simple method for generating gamma variables", ACM TOMS 26(3) (2000).
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ import os
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rfcheck import validate
 
@@ -61,7 +72,7 @@ __all__ = [
     "CHUNK",
     "RAW_SIZE",
     "PyRNG",
-    "PyXoshiro",
+    "PySplitMix",
     "block_state",
     "chi",
     "draw_gammas",
@@ -86,9 +97,10 @@ _MASK = (1 << 64) - 1
 _GOLDEN = _U(0x9E3779B97F4A7C15)
 _MIX1 = _U(0xBF58476D1CE4E5B9)
 _MIX2 = _U(0x94D049BB133111EB)
-_S30, _S27, _S31 = _U(30), _U(27), _U(31)
-_FIVE, _NINE = _U(5), _U(9)
-_R7, _R45, _L17, _B64 = _U(7), _U(45), _U(17), _U(64)
+_S30, _S27, _S31, _S33 = _U(30), _U(27), _U(31), _U(33)
+_GM1 = _U(0xFF51AFD7ED558CCD)  # mixGamma's multipliers (MurmurHash3 fmix64)
+_GM2 = _U(0xC4CEB9FE1A85EC53)
+_ALT = _U(0xAAAAAAAAAAAAAAAA)
 _S11, _S8, _S1 = _U(11), _U(8), _U(1)
 _ONE, _BYTE = _U(1), _U(0xFF)
 _MANT = _U((1 << 52) - 1)
@@ -180,41 +192,55 @@ def seed_key(seed: object) -> int:
     return s
 
 
-@njit(cache=True, error_model="numpy")
-def _mix64(z):
-    """SplitMix64 output function applied to ``z + golden``."""
-    z = z + _GOLDEN
+@njit(cache=True, error_model="numpy", inline="always")
+def _out64(z):
+    """SplitMix64's output function (Stafford's mix variant 13, Java's ``mix64``)."""
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return z ^ (z >> _S31)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _mix64(z):
+    """:func:`_out64` of ``z + golden`` (one SplitMix64 step from state ``z``)."""
+    return _out64(z + _GOLDEN)
+
+
+@njit(cache=True, error_model="numpy")
+def _mix_gamma(z):
+    """Java ``SplittableRandom.mixGamma``: an odd increment with >= 24 bit transitions."""
+    z = (z ^ (z >> _S33)) * _GM1
+    z = (z ^ (z >> _S33)) * _GM2
+    z = (z ^ (z >> _S33)) | _ONE
+    x = z ^ (z >> _ONE)
+    n = 0
+    while x != _U(0):  # popcount
+        x &= x - _ONE
+        n += 1
+    return z ^ _ALT if n < 24 else z
+
+
 @njit(cache=True, error_model="numpy")
 def block_state(seed, stream, block, lane=0):
-    """xoshiro256** state for ``(seed, stream, block, lane)`` (all uint64).
+    """SplitMix64 state ``(s, g)`` for ``(seed, stream, block, lane)`` (all uint64).
 
-    ``key = mix(mix(mix(mix(seed) ^ stream) ^ block) ^ lane)``; the state is four
-    SplitMix64 outputs from ``key`` (Vigna's recommended seeding).  ``mix`` is a bijection,
-    so for fixed ``seed`` and ``stream`` distinct ``(block, lane)`` get distinct keys.
-    Lane 0 is a block's main generator, lane 1 its fallback generator (see
+    ``key = mix(mix(mix(mix(seed) ^ stream) ^ block) ^ lane)``; ``s = mix(key)`` and
+    ``g = mixGamma(mix(key + golden))`` (as ``SplittableRandom.split``).  ``mix`` is a
+    bijection, so for fixed ``seed`` and ``stream`` distinct ``(block, lane)`` get distinct
+    keys.  Lane 0 is a block's main generator, lane 1 its fallback generator (see
     :func:`init_block`).
     """
     key = _mix64(_mix64(_mix64(_mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(lane))
-    s0 = _mix64(key)
-    s1 = _mix64(key + _GOLDEN)
-    s2 = _mix64(key + _GOLDEN * _U(2))
-    s3 = _mix64(key + _GOLDEN * _U(3))
-    if (s0 | s1 | s2 | s3) == _U(0):  # pragma: no cover - probability 2**-256
-        s0 = _U(1)
-    return (s0, s1, s2, s3)
+    return (_mix64(key), _mix_gamma(_mix64(key + _GOLDEN)))
 
 
-CHUNK = 64
+CHUNK = 64  # fill_normals keeps one 64-bit failure mask per chunk: at most 64
 """Bulk normals are drawn in chunks of this many: a branch-free fast pass, then fix-ups."""
 
 RAW_SIZE = 2 * CHUNK + 4
-"""Length of the uint64 scratch ``raw`` of the bulk draws: the raw words of failed
-candidates, the block's fallback generator state (4 words), the failed positions."""
+"""Length of the uint64 scratch ``raw`` of the bulk draws.  ``raw[CHUNK:CHUNK + 2]`` holds
+the block's fallback generator state; the rest is scratch (kept at this size so that the
+engines' scratch layout does not depend on the generator)."""
 
 
 @njit(cache=True, error_model="numpy")
@@ -226,42 +252,27 @@ def init_block(seed, stream, block, raw):
     and the rare rejection fix-ups from the fallback, so that the main state never leaves
     registers.
     """
-    f = block_state(seed, stream, block, 1)
-    raw[CHUNK] = f[0]
-    raw[CHUNK + 1] = f[1]
-    raw[CHUNK + 2] = f[2]
-    raw[CHUNK + 3] = f[3]
+    _store_fb(raw, block_state(seed, stream, block, 1))
     return block_state(seed, stream, block, 0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _load_fb(raw):
-    return (raw[CHUNK], raw[CHUNK + 1], raw[CHUNK + 2], raw[CHUNK + 3])
+    return (raw[CHUNK], raw[CHUNK + 1])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _store_fb(raw, st):
     raw[CHUNK] = st[0]
     raw[CHUNK + 1] = st[1]
-    raw[CHUNK + 2] = st[2]
-    raw[CHUNK + 3] = st[3]
 
 
 # --------------------------------------------------------------------------- scalar draws
 @njit(cache=True, error_model="numpy", inline="always")
 def next_u64(st):
-    """One xoshiro256** output; returns ``(r, new_state)``."""
-    s0, s1, s2, s3 = st
-    x = s1 * _FIVE
-    r = ((x << _R7) | (x >> (_B64 - _R7))) * _NINE
-    t = s1 << _L17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << _R45) | (s3 >> (_B64 - _R45))
-    return r, (s0, s1, s2, s3)
+    """One SplitMix64 output ``mix64(s + g)``; returns ``(r, (s + g, g))``."""
+    s = st[0] + st[1]
+    return _out64(s), (s, st[1])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -402,49 +413,50 @@ def _normal_fix(raw, r):
 
 
 @njit(cache=True, error_model="numpy")
-def _normal_fixups(raw, out, nfail):
-    for k in range(nfail):
-        out[np.int64(raw[CHUNK + 4 + k])] = _normal_fix(raw, raw[k])
-
-
-@njit(cache=True, error_model="numpy")
 def fill_normals(st, out, raw):
     """Fill ``out`` with standard normals; ``raw`` from :func:`init_block`.
 
-    Per chunk of :data:`CHUNK` outputs: one main-generator word per output and the
-    ziggurat fast test (~99% accept) in a loop without branches or calls (a failed
-    candidate's word and position are appended to lists in ``raw``); then, in order, the
-    failed ones are finished on the fallback generator (:func:`_normal_fix`).  Equal in
-    law to repeated :func:`normal`.  Returns the new main state.
+    Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is
+    ``mix64(s + k g)``, computed from its index, and the ziggurat fast test (~99% accept)
+    runs in the same loop without branches or calls (SIMD), the failures recorded as bits
+    of a 64-bit mask; then, in order of position, the failed candidates (their words
+    recomputed) are finished on the fallback generator (:func:`_normal_fix`).  Equal in law
+    to repeated :func:`normal`.  Returns the new main state.
     """
     n = out.shape[0]
+    s, g = st
     i0 = 0
     while i0 < n:
         m = min(CHUNK, n - i0)
         o = out[i0:i0 + m]
-        nfail = 0
+        mask = _U(0)
         for i in range(m):
-            r, st = next_u64(st)
+            r = _out64(s + _U(i + 1) * g)
             idx = np.int64(r & _BYTE)
             rr = r >> _S8
             rabs = (rr >> _S1) & _MANT
-            x = float(rabs) * _ZW[idx]
+            x = float(np.int64(rabs)) * _ZW[idx]
             o[i] = -x if (rr & _ONE) != _U(0) else x
-            raw[nfail] = r
-            raw[CHUNK + 4 + nfail] = _U(i)
-            nfail += np.int64(rabs >= _ZK[idx])
-        if nfail > 0:
-            _normal_fixups(raw, o, nfail)
+            mask |= _U(rabs >= _ZK[idx]) << _U(i)
+        while mask != _U(0):
+            i = trailing_zeros(mask)
+            mask &= mask - _ONE
+            o[i] = _normal_fix(raw, _out64(s + _U(i + 1) * g))
+        s = s + _U(m) * g
         i0 += m
-    return st
+    return (s, g)
 
 
 @njit(cache=True, error_model="numpy")
 def fill_uniforms_open(st, out):
-    """Fill ``out`` with uniforms on ``(0, 1)``; returns the new state."""
-    for i in range(out.shape[0]):
-        out[i], st = uniform_open(st)
-    return st
+    """Fill ``out`` with uniforms on ``(0, 1)`` (word ``k`` is ``mix64(s + k g)``, as
+    repeated :func:`uniform_open`, in a SIMD loop); returns the new state."""
+    s, g = st
+    n = out.shape[0]
+    for i in range(n):
+        r = _out64(s + _U(i + 1) * g)
+        out[i] = (float(np.int64(r >> _S11)) + 0.5) * _TWO_M53
+    return (s + _U(n) * g, g)
 
 
 @njit(cache=True, error_model="numpy")
@@ -558,11 +570,21 @@ def draw_gammas(
 
 
 # --------------------------------------------------------------------------- Python twin
-def _py_mix64(z: int) -> int:
-    z = (z + 0x9E3779B97F4A7C15) & _MASK
+def _py_out64(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
     return z ^ (z >> 31)
+
+
+def _py_mix64(z: int) -> int:
+    return _py_out64((z + 0x9E3779B97F4A7C15) & _MASK)
+
+
+def _py_mix_gamma(z: int) -> int:
+    z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & _MASK
+    z = ((z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53) & _MASK
+    z = (z ^ (z >> 33)) | 1
+    return z ^ 0xAAAAAAAAAAAAAAAA if bin(z ^ (z >> 1)).count("1") < 24 else z
 
 
 def _py_squeeze(x: float, u: float, dd: float, c: float) -> tuple[bool, float]:
@@ -578,29 +600,18 @@ def _py_exact(x: float, u: float, v3: float, dd: float) -> bool:
     return v3 > 0.0 and math.log(u) < 0.5 * x * x + dd * (1.0 - v3 + math.log(v3))
 
 
-class PyXoshiro:
-    """Plain-Python twin of one xoshiro256** generator and its scalar draws."""
+class PySplitMix:
+    """Plain-Python twin of one SplitMix64 generator (:func:`block_state`) and its scalar
+    draws."""
 
     def __init__(self, seed: int, stream: int, block: int, lane: int = 0) -> None:
         key = _py_mix64(_py_mix64(_py_mix64(_py_mix64(seed) ^ stream) ^ block) ^ lane)
-        g = 0x9E3779B97F4A7C15
-        self.s = [_py_mix64((key + i * g) & _MASK) for i in range(4)]
-        if not any(self.s):  # pragma: no cover
-            self.s[0] = 1
+        self.s = _py_mix64(key)
+        self.g = _py_mix_gamma(_py_mix64((key + 0x9E3779B97F4A7C15) & _MASK))
 
     def next_u64(self) -> int:
-        s0, s1, s2, s3 = self.s
-        x = (s1 * 5) & _MASK
-        r = ((((x << 7) | (x >> 57)) & _MASK) * 9) & _MASK
-        t = (s1 << 17) & _MASK
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = ((s3 << 45) | (s3 >> 19)) & _MASK
-        self.s = [s0, s1, s2, s3]
-        return r
+        self.s = (self.s + self.g) & _MASK
+        return _py_out64(self.s)
 
     def uniform(self) -> float:
         return float(self.next_u64() >> 11) * _TWO_M53
@@ -651,7 +662,7 @@ class PyXoshiro:
         return math.sqrt(2.0 * self.gamma(a, dd, c))
 
 
-class PyRNG(PyXoshiro):
+class PyRNG(PySplitMix):
     """Plain-Python twin of a block's generators: bit-identical draws, scalar and bulk.
 
     The scalar methods draw from the main generator (lane 0); the ``fill_*`` methods
@@ -661,7 +672,7 @@ class PyRNG(PyXoshiro):
 
     def __init__(self, seed: int, stream: int, block: int) -> None:
         super().__init__(seed, stream, block, 0)
-        self.fb = PyXoshiro(seed, stream, block, 1)
+        self.fb = PySplitMix(seed, stream, block, 1)
 
     def _normal_fix(self, r: int) -> float:
         idx = r & 0xFF
