@@ -26,7 +26,7 @@ NEW = [
     "hrf.eq56", "hrf.eq59", "hrf.eq60", "hrf.text-d3-theta-le-sin", "hrf.eq62.left", "hrf.eq62.right",
     "hrf.text-d3-derivatives.signs", "hrf.text-d3-derivatives.local-max", "hrf.text-d3-endpoints",
     "hrf.text-d3-global-max", "hrf.eq69", "hrf.eq74", "hrf.eq75", "hrf.eq76", "hrf.eq80", "hrf.text-f-not-both",
-    "hrf.text-f-lambda-range", "hrf.eq85", "hrf.eq102",
+    "hrf.text-f-lambda-range", "hrf.eq85", "hrf.eq102", "hrf.eq44.line2a",
 ]
 DEFAULT = BUDGETS["default"]
 

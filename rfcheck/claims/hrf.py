@@ -2675,3 +2675,23 @@ register(Claim(
                   description="64 random pairs per point: sum of the indicator products")],
     notes="Holds whenever every input lies in exactly one cluster (a partition, as k-means gives).",
 ))
+
+
+# ------------------------------------------------------------------- appendix D.1, eq (44)
+
+
+def printed_eq44_line2a(p: dict[str, Any]) -> Any:
+    """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
+    t, n = mpmath.mpf(p["theta"]), int(p["n"])
+    u = 1 - 2 * t / mpmath.pi
+    return (1 - 2 * u + mpmath.mpf(n) / n**2 + mpmath.mpf(n * (n - 1)) / n**2 * u**2) / 4
+
+
+register(Claim(
+    id="hrf.eq44.line2a", paper="hrf", source=f"{SRC}, appendix D.1, eq (44), first expression of the second line",
+    statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
+    domain=_LAM_DOMAIN,
+    checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
+    notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
+          "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
+))
