@@ -38,6 +38,7 @@ __all__ = [
     "angular_lambda_features",
     "bipolar",
     "cexp_features",
+    "check_gauss_lambda_range",
     "cluster_a_complex",
     "cluster_a_real",
     "gaussian_lambda",
@@ -322,10 +323,51 @@ def _rho_norm(sigma: float, r: float) -> float:
     return float(-np.expm1(-2 * sigma**2 * r**2))
 
 
-def normalized_gauss_lambda(x: Any, y: Any, tau: Any, sigma: float, r: float) -> np.ndarray:
-    """``lambda_hat = 1/rho - (1/(n rho)) sum_i cos(sigma tau_i^T (x - y))`` (eq 69), ``rho`` of eq (68)."""
+#: relative slack on ``|x - y| <= 2r``: antipodal same-length inputs meet it with equality up to rounding
+_LAMBDA_RANGE_RTOL = 1e-12
+
+
+def check_gauss_lambda_range(x: Any, y: Any, sigma: float, r: float) -> float:
+    """``lambda(x, y)`` of eq (67)-(68), after checking that it lies in ``[0, 1]``.
+
+    ``lambda = (1 - exp(-sigma^2 |x - y|^2/2))/(1 - exp(-2 sigma^2 r^2))`` is in ``[0, 1]`` iff
+    ``|x - y| <= 2r`` -- always for ``|x| = |y| = r`` (appendix F's premise) or ``|x|, |y| <= r``.
+    Otherwise ``ValueError``: the paper's lambda-coefficients map into ``[0, 1]`` (sec 2.2).
+
+    Raising, not clipping: the estimate ``lambda_hat`` of eq (69) is independent of the base
+    estimators, so the hybrid stays unbiased for any ``lambda``; clipping the coefficient is not
+    linearisable (no eq 70 features, no Lemma 2.3), and clipping ``lambda_hat`` per draw changes
+    its moments, so Thm F.1's MSE would no longer describe the estimator.  Callers who want the
+    unbiased but non-convex weight pass ``allow_lambda_above_one=True`` to the estimators.
+
+    References
+    ----------
+    HRF sec 2.2 (``lambda^k: R^d x R^d -> [0, 1]``), appendix F eq (67)-(68), (76).
+    """
     x, y = _vec(x, "x"), _vec(y, "y")
     rho = _rho_norm(sigma, r)
+    dd = float(np.sum((x - y) ** 2))
+    lam = float(-np.expm1(-float(sigma) ** 2 * dd / 2) / rho)
+    if dd > 4 * float(r) ** 2 * (1 + _LAMBDA_RANGE_RTOL):
+        raise ValueError(
+            f"normalised Gaussian lambda (eq 67) lies in [0, 1] only for |x - y| <= 2r (e.g. |x| = |y| = r, "
+            f"appendix F); got |x - y| = {np.sqrt(dd):.6g} > 2r = {2 * float(r):.6g}, lambda = {lam:.6g} > 1. "
+            "The hybrid stays unbiased: pass allow_lambda_above_one=True to use this non-convex weight")
+    return lam
+
+
+def normalized_gauss_lambda(x: Any, y: Any, tau: Any, sigma: float, r: float, *,
+                            allow_lambda_above_one: bool = False) -> np.ndarray:
+    """``lambda_hat = 1/rho - (1/(n rho)) sum_i cos(sigma tau_i^T (x - y))`` (eq 69), ``rho`` of eq (68).
+
+    ``E lambda_hat = lambda(x, y)`` of eq (67), which must lie in ``[0, 1]``
+    (:func:`check_gauss_lambda_range`, ``ValueError`` for ``|x - y| > 2r``) unless
+    ``allow_lambda_above_one``.  The estimate itself ranges over ``[0, 2/rho]`` for any input.
+    """
+    x, y = _vec(x, "x"), _vec(y, "y")
+    rho = _rho_norm(sigma, r)
+    if not allow_lambda_above_one:
+        check_gauss_lambda_range(x, y, sigma, r)
     tau = _proj(tau, x.size, "tau")
     return 1 / rho - np.mean(np.cos(sigma * (tau @ (x - y))), axis=-1) / rho
 
@@ -343,9 +385,15 @@ def normalized_gauss_lambda_features(z: Any, tau: Any, sigma: float, r: float) -
     return 1j / np.sqrt(n * rho) * inter
 
 
-def normalized_gauss_hybrid(x: Any, y: Any, w_pos: Any, w_trig: Any, tau: Any, sigma: float, r: float) -> np.ndarray:
-    """Normalised bipolar Gaussian hybrid ``SM^gausshyb_{m,n}`` (appendix F: eq 12 with eq 69)."""
-    return bipolar(x, y, w_pos, w_trig, normalized_gauss_lambda(x, y, tau, sigma, r))
+def normalized_gauss_hybrid(x: Any, y: Any, w_pos: Any, w_trig: Any, tau: Any, sigma: float, r: float, *,
+                            allow_lambda_above_one: bool = False) -> np.ndarray:
+    """Normalised bipolar Gaussian hybrid ``SM^gausshyb_{m,n}`` (appendix F: eq 12 with eq 69).
+
+    ``ValueError`` when ``lambda(x, y) > 1`` (``|x - y| > 2r``) unless ``allow_lambda_above_one``:
+    see :func:`check_gauss_lambda_range` (the estimator is unbiased either way, Thm F.1 holds).
+    """
+    lam = normalized_gauss_lambda(x, y, tau, sigma, r, allow_lambda_above_one=allow_lambda_above_one)
+    return bipolar(x, y, w_pos, w_trig, lam)
 
 
 # ------------------------------------------------------------ appendix H.2: clustered data
@@ -438,9 +486,9 @@ def simulate(kind: str, x: Any, y: Any, m: int, n: int, n_trials: int, *, seed: 
     """``n_trials`` seeded replicas of a hybrid estimator for one pair (NumPy, chunked).
 
     ``kind``: ``"trig"``, ``"pos"``, ``"cexp"`` (``a=``), ``"angular"`` / ``"angular-shared"``,
-    ``"gauss"`` / ``"gauss-shared"`` (``sigma=``, ``r=``), ``"angular-lambda"``,
-    ``"gauss-lambda"`` (``sigma=``, ``r=``).  Real part returned (the CE estimator's real
-    part is ``Re`` of eq 16; ``part="complex"`` returns it complex).  Same seed, same numbers.
+    ``"gauss"`` / ``"gauss-shared"`` / ``"gauss-lambda"`` (``sigma=``, ``r=``, optional
+    ``allow_lambda_above_one=``), ``"angular-lambda"``.  Real part returned (the CE estimator's
+    real part is ``Re`` of eq 16; ``part="complex"`` returns it complex).  Same seed, same numbers.
     """
     x, y = _vec(x, "x"), _vec(y, "y")
     m = validate.positive_int(m, "m")
@@ -465,11 +513,13 @@ def simulate(kind: str, x: Any, y: Any, m: int, n: int, n_trials: int, *, seed: 
         elif kind in ("angular", "angular-shared"):
             v = angular_hybrid(x, y, w1, w1 if kind.endswith("shared") else w2, tau)
         elif kind in ("gauss", "gauss-shared"):
-            v = normalized_gauss_hybrid(x, y, w1, w1 if kind.endswith("shared") else w2, tau, kw["sigma"], kw["r"])
+            v = normalized_gauss_hybrid(x, y, w1, w1 if kind.endswith("shared") else w2, tau, kw["sigma"], kw["r"],
+                                        allow_lambda_above_one=kw.get("allow_lambda_above_one", False))
         elif kind == "angular-lambda":
             v = angular_lambda(x, y, tau)
         elif kind == "gauss-lambda":
-            v = normalized_gauss_lambda(x, y, tau, kw["sigma"], kw["r"])
+            v = normalized_gauss_lambda(x, y, tau, kw["sigma"], kw["r"],
+                                        allow_lambda_above_one=kw.get("allow_lambda_above_one", False))
         else:
             raise ValueError(f"unknown estimator kind {kind!r}")
         outs.append(v)

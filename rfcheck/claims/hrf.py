@@ -33,7 +33,7 @@ from rfcheck.claims import Budget, Check, Claim, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
-from rfcheck.stats import PointEval, compare_deterministic
+from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
 SRC = "004 Hybrid Random Features"
 PI = math.pi
@@ -261,6 +261,12 @@ def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], i
 
 
 def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, None]]:
+    if kind.startswith("gauss"):
+        # Thm F.1 is printed for general x, y (r only enters rho, eq 68): where |x - y| > 2r the weight
+        # lambda exceeds 1 (no longer convex, rfcheck.hybrid raises by default) but the hybrid is still
+        # the unbiased estimator whose MSE eq (71) states, so the check simulates it there too.
+        kw.setdefault("allow_lambda_above_one", True)
+
     def simulate(p: dict[str, Any], n_trials: int, seed: int) -> tuple[np.ndarray, float, None]:
         x, y = _vecs(p)
         extra = {k: p[k] for k in ("sigma", "r") if k in p}
@@ -1614,7 +1620,7 @@ def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         return 1j / math.sqrt(n * rho) * np.stack([np.sin(pz), np.cos(pz)], -1).reshape(16, 2 * n)
 
     printed = np.real(1 / rho + np.sum(feat(x) * feat(y), -1))
-    ref = hy.normalized_gauss_lambda(x, y, tau, s, r)
+    ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)  # eq (69) for any r (eq 70's domain)
     k = int(np.argmax(np.abs(printed - ref)))
     return compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
 
@@ -1889,4 +1895,803 @@ register(Claim(
     unverifiable="Not reproducible from the paper: the 100 sampled pairs, their normalisation, the HRF (m, n) "
                  "configuration 'matched in FLOPS' and the HRF variant's lambda are not specified, and the UCI data "
                  "are not part of the package.",
+))
+
+
+# ============================================================================================
+# Remaining numbered equations (eq 19, 31, 33-35, 40-41, 56, 59-60, 62, 69, 74-76, 80, 84-85,
+# 102) and the derivative remark of appendix D.3.
+# ============================================================================================
+
+
+# ------------------------------------------------------------------ eq (19): angular lambda
+
+
+def _sgn_product_mean(theta: Any, dps: int) -> tuple[Any, Any]:
+    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, by quadrature over tau's direction.
+
+    The radial part of ``tau`` does not change the signs, so the expectation is the average of
+    ``sgn(cos phi) sgn(cos(phi - theta))`` over ``phi in [0, 2 pi)``; the integrand is piecewise
+    constant and ``mpmath.quad`` integrates it between its breakpoints.
+    """
+    with mpmath.workdps(dps + 10):
+        t = mpmath.mpf(theta)
+        tp = 2 * mpmath.pi
+        brk = sorted({mpmath.mpf(0), mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % tp,
+                      (3 * mpmath.pi / 2 + t) % tp, tp})
+
+        def f(phi: Any) -> Any:
+            return mpmath.sign(mpmath.cos(phi)) * mpmath.sign(mpmath.cos(phi - t))
+
+        total, err = mpmath.quad(f, brk, error=True)
+        return total / tp, abs(err) / tp + mpmath.mpf(10) ** (-dps - 5)
+
+
+def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features, term by term."""
+    n = int(p["n"])
+    s, e = _sgn_product_mean(p["theta"], dps)
+    with mpmath.workdps(dps + 10):
+        c = (mpmath.mpc(0, 1) / mpmath.sqrt(2 * n)) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
+        v = mpmath.mpf(1) / 2 + n * c * s
+        return v, abs(n * c) * e
+
+
+def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
+    from rfcheck.stats import compare_mc, estimate_mean, z_critical
+
+    rng = np.random.default_rng(seed)
+    x, y = _vecs(p)
+    n, trials = int(p["n"]), budget.mc_trials
+    tau = rng.standard_normal((trials, n, 2))
+    rx = 1j / math.sqrt(2 * n) * np.sign(tau @ x)
+    ry = 1j / math.sqrt(2 * n) * np.sign(tau @ y)
+    lam = 0.5 + np.sum(rx * ry, axis=-1)
+    if np.max(np.abs(lam.imag)) > 0:
+        return PointEval(p, float(p["theta"]) / PI, None, math.inf, math.inf, True, "eq (19) is not real")
+    est = estimate_mean(lam.real)
+    return compare_mc(p, float(p["theta"]) / PI, est, z_crit=z_critical(budget.alpha, budget.mc_points))
+
+
+register(Claim(
+    id="hrf.eq19", paper="hrf", source=f"{SRC}, sec 2.4, eq (19)",
+    statement="lambda(x,y) = theta_{x,y}/pi is unbiasedly approximated by lam_hat(x,y) = 1/2 + rho_n(x)^T rho_n(y), "
+              "rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z)), tau_i ~ N(0, I_d)",
+    domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
+                   "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
+    checks=[
+        deterministic_check("quadrature", lambda p: mpmath.mpf(p["theta"]) / mpmath.pi, _ref_eq19,
+                            atol_scale=lambda p, dps: 1,
+                            description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
+                                        "over tau's direction"),
+        Check("monte-carlo", 3, _eq19_mc, search=False,
+              description="sample mean of eq (19) built literally with complex features",
+              domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0), "ny": Real(0.5, 2.0)},
+                            description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
+    ],
+))
+
+
+# ------------------------------------------------------------- appendix C, eq (31)-(35)
+
+
+def _var_terms(p: dict[str, Any], dps: int, shared: int) -> dict[str, Any]:
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions
+    (``E[UV] - E U E V``, lam independent of the base estimators), base moments from
+    ``_hyb_moments`` (``E S1`` and ``E S2`` not assumed to equal SM)."""
+    h = _hyb_moments(p, dps)
+    with mpmath.workdps(dps + 10):
+        l1, l2 = h["l1"], h["l2"]
+        o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        v1 = l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2
+        v2 = o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2
+        cov = (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"]
+        mag = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + 2 * abs((l1 - l2) * e12)
+               + 2 * abs(l1 * o1 * h["ES1"] * h["ES2"]) + (l1 * h["ES1"]) ** 2 + (o1 * h["ES2"]) ** 2)
+        return {"v1": v1, "v2": v2, "cov": cov, "err": h["rel"] * 5 * mag, "h": h}
+
+
+def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
+
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        h = _hyb_moments(p, dps)
+        with mpmath.workdps(dps + 10):
+            l1, l2 = h["l1"], h["l2"]
+            e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+            second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
+            first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
+            mag = abs(l2 * h["ES1sq"]) + abs((1 - 2 * l1 + l2) * h["ES2sq"]) + 2 * abs((l1 - l2) * e12) + first**2
+            return second - first**2, h["rel"] * 5 * mag
+
+    return ref
+
+
+def _printed_eq31(shared: int) -> Callable[[dict[str, Any]], Any]:
+    def printed(p: dict[str, Any]) -> Any:
+        t = _var_terms(p, mpmath.mp.dps, shared)
+        return t["v1"] + t["v2"] + 2 * t["cov"]
+
+    return printed
+
+
+for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
+    register(Claim(
+        id=f"hrf.eq31.{_sfx}", paper="hrf", source=f"{SRC}, appendix C, eq (31)",
+        statement="Var(SM^hyb_{m,n}) = Var(lam_hat SM^++_m) + Var((1 - lam_hat) SM^trig_m) + "
+                  "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
+                  + (" (independent projections)" if not _sh else " (shared projections)"),
+        domain=_THM31,
+        checks=[deterministic_check("moment-expansion", _printed_eq31(_sh), _ref_var_hyb(_sh), atol_scale=_scale,
+                                    max_points=16,
+                                    description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
+        notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
+    ))
+
+
+def printed_eq33(p: dict[str, Any]) -> Any:
+    """``E[S1 S2] E[lam(1 - lam)] - SM^2 E[lam] E[1 - lam]`` with E[S1 S2] (same projections) its value."""
+    h = _hyb_moments(p, mpmath.mp.dps)
+    return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
+
+
+register(Claim(
+    id="hrf.eq33", paper="hrf", source=f"{SRC}, appendix C, eq (33)",
+    statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
+              "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
+    domain=_THM31,
+    checks=[deterministic_check("moment-expansion", printed_eq33, _ref_cov(2), atol_scale=_scale, max_points=16,
+                                description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
+))
+
+
+def _eq34_35(which: str) -> Check:
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        rng = np.random.default_rng(seed)
+        x, y = _vecs(p)
+        w = rng.standard_normal((8, int(p["m"]), 2))
+        a = (x @ x + y @ y) / 2
+        if which == "pos":  # eq (34): exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))
+            printed = np.exp(-a) * np.mean(np.cosh(w @ (x + y)), axis=-1)
+            ref = hy.sm_pos(x, y, w)
+        else:  # eq (35): exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
+            printed = np.exp(a) * np.mean(np.cos(w @ (x - y)), axis=-1)
+            ref = hy.sm_trig(x, y, w)
+        k = int(np.argmax(np.abs(printed - ref)))
+        scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
+        return compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
+                                     scale=scale)
+
+    return Check("same-draws", 1, evaluate, search=False,
+                 description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
+                             % (("34", "3") if which == "pos" else ("35", "2")))
+
+
+for _which, _eq, _stmt in (
+    ("pos", 34, "SM^++_m(x,y) = exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))"),
+    ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))"),
+):
+    register(Claim(
+        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, appendix C, eq ({_eq})", statement=_stmt,
+        domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)],
+    ))
+
+
+# ---------------------------------------------------------------------- eq (40)-(41)
+
+
+def _printed_eq40(which: str, line: str) -> Callable[[dict[str, Any]], Any]:
+    """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
+    second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
+
+    def printed(p: dict[str, Any]) -> Any:
+        h = _hyb_moments(p, mpmath.mp.dps)
+        l1, l2, k = h["l1"], h["l2"], h["K"]
+        if line == "middle":
+            return l2 * (h["mse1"] + k**2) - l1**2 * k**2
+        c2, mse = (l2, h["mse1"]) if which == "pos" else (1 - 2 * l1 + l2, h["mse2"])
+        return k**2 * (l2 - l1**2) + c2 * mse
+
+    return printed
+
+
+def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        t = _var_terms(p, dps, 0)
+        return (t["v1"] if which == "pos" else t["v2"]), t["err"]
+
+    return ref
+
+
+register(Claim(
+    id="hrf.eq40", paper="hrf", source=f"{SRC}, appendix C, eq (40)",
+    statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
+              "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
+    domain=_THM31,
+    checks=[deterministic_check("moment-expansion", _printed_eq40("pos", "last"), _ref_var_part("pos"),
+                                atol_scale=_scale, max_points=16,
+                                description="E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
+            deterministic_check("moment-expansion-middle", _printed_eq40("pos", "middle"), _ref_var_part("pos"),
+                                atol_scale=_scale, max_points=8)],
+))
+
+register(Claim(
+    id="hrf.eq41", paper="hrf", source=f"{SRC}, appendix C, eq (41)",
+    statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
+    domain=_THM31,
+    checks=[deterministic_check("moment-expansion", _printed_eq40("trig", "last"), _ref_var_part("trig"),
+                                atol_scale=_scale, max_points=16)],
+))
+
+
+# ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
+
+
+def _b_sum(r: Any, t: Any, n: int) -> Any:
+    return _b(1, r, t, n) + _b(2, r, t, n)
+
+
+def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps + 10):
+        r, n = mpmath.mpf(p["r"]), int(p["n"])
+        lhs, e0 = _max_over_theta(lambda t: _b_sum(r, t, n), dps)
+        m1, e1 = _max_over_theta(lambda t: _b(1, r, t, n), dps)
+        m2, e2 = _max_over_theta(lambda t: _b(2, r, t, n), dps)
+        return lhs, m1 + m2, e0 + e1 + e2
+
+
+_D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
+
+register(Claim(
+    id="hrf.eq56", paper="hrf", source=f"{SRC}, appendix D.3, eq (56)",
+    statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + "
+              "max_{theta in [0, pi]} b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)",
+    domain=_D3_RN,
+    checks=[inequality_check("numerical-maximisation", _eq56, max_points=12,
+                             description="each maximum by a 401-point grid and golden section in mpmath")],
+))
+
+
+def _dlogb(i: int, r: Any, n: int) -> Callable[[Any], Any]:
+    """``d/dtheta log b_r^i`` by numerical differentiation of eq (54)/(55) as printed (not eq 57-58)."""
+    return lambda t: mpmath.diff(lambda s: mpmath.log(_b(i, r, s, n)), t)
+
+
+def _refine_root(f: Callable[[Any], Any], a: Any, b: Any, dps: int) -> Any:
+    """A root of ``f`` in ``[a, b]`` where ``f(a) > 0 > f(b)``: secant-bisection to ``dps`` digits."""
+    fa, fb = f(a), f(b)
+    if not (fa > 0 > fb):
+        raise ArithmeticError(f"no sign change of the derivative on [{mpmath.nstr(a, 8)}, {mpmath.nstr(b, 8)}]")
+    try:
+        return mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** (-2 * dps))
+    except (ValueError, ZeroDivisionError):
+        for _ in range(4 * dps):
+            c = (a + b) / 2
+            if f(c) > 0:
+                a = c
+            else:
+                b = c
+        return (a + b) / 2
+
+
+def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
+    """Interior local maxima of ``b_r^i`` on ``(0, pi)``: grid of ``log b`` (eq 54/55 as printed),
+    every grid point above both neighbours, refined to the root of the numerical derivative."""
+    key = ("locmax", i, repr(r), n, dps, npts)
+    if key in _CACHE:
+        return _CACHE[key]
+    with mpmath.workdps(dps + 20):
+        r = mpmath.mpf(r)
+        grid = [mpmath.pi * k / (npts + 1) for k in range(1, npts + 1)]
+        vals = [mpmath.log(_b(i, r, t, n)) for t in grid]
+        d = _dlogb(i, r, n)
+        out = [_refine_root(d, grid[k - 1], grid[k + 1], dps + 10)
+               for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
+    _CACHE[key] = out
+    return out
+
+
+def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
+    return _local_maxima(1, p["r"], int(p["n"]), dps)
+
+
+_D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
+                description="r in [1, 10], n >= 2 (b_r^1 = 0 identically for n = 1, eq 54)")
+
+
+def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    with mpmath.workdps(dps + 10):
+        worst = None
+        for t in _b1_locmax(p, dps):
+            v = t * mpmath.sin(t)
+            if worst is None or abs(v - 1 / mpmath.mpf(p["r"]) ** 2) > abs(worst - 1 / mpmath.mpf(p["r"]) ** 2):
+                worst = v
+        if worst is None:
+            raise ArithmeticError("b_r^1 has no interior local maximum")
+        return worst, mpmath.mpf(10) ** (-dps - 5)
+
+
+register(Claim(
+    id="hrf.eq59", paper="hrf", source=f"{SRC}, appendix D.3, eq (59)",
+    statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
+    domain=_D3_B1,
+    checks=[deterministic_check("numerical-maximisation", lambda p: 1 / mpmath.mpf(p["r"]) ** 2, _eq59,
+                                atol_scale=lambda p, dps: 0, max_points=12,
+                                description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
+                                            "root of its numerical derivative; theta* sin theta* compared")],
+))
+
+
+def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps + 10):
+        ts = _b1_locmax(p, dps)
+        if not ts:
+            raise ArithmeticError("b_r^1 has no interior local maximum")
+        return max(ts) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
+
+
+register(Claim(
+    id="hrf.eq60", paper="hrf", source=f"{SRC}, appendix D.3, eq (60)",
+    statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
+    domain=_D3_B1,
+    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12)],
+))
+
+
+def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps + 10):
+        t = mpmath.mpf(p["theta"])
+        return t, mpmath.sin(t) * mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5)
+
+
+register(Claim(
+    id="hrf.text-d3-theta-le-sin", paper="hrf", source=f"{SRC}, appendix D.3, sentence before eq (60)",
+    statement="theta <= sin(theta) pi/2 on [0, pi/2]",
+    domain=Domain({"theta": Real(0.0, PI / 2)}),
+    checks=[inequality_check("mpmath", _jordan)],
+))
+
+
+def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        with mpmath.workdps(dps + 10):
+            r, n = mpmath.mpf(p["r"]), int(p["n"])
+            bound = (1 - mpmath.mpf(1) / n) / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)
+            if part == "left":
+                ts = _b1_locmax(p, dps)
+                if not ts:
+                    raise ArithmeticError("b_r^1 has no interior local maximum")
+                lhs = max(_b(1, r, t, n) for t in ts)
+            else:
+                lhs = _b(1, r, mpmath.pi, n)
+            return lhs, bound, mpmath.mpf(10) ** (-dps) * bound
+
+    return lhs_rhs
+
+
+for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
+                     ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
+    register(Claim(
+        id=f"hrf.eq62.{_part}", paper="hrf", source=f"{SRC}, appendix D.3, eq (62)",
+        statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
+        domain=_D3_B1,
+        checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
+                                 max_points=12)],
+    ))
+
+
+# The remark of appendix D.3 between eq (58) and eq (59), split into its parts.
+
+def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
+    """``d b_r^i/d theta`` (numerical differentiation of eq 54/55 as printed) times the positive
+    ``exp(-2 r^2 cos theta)``: same sign, O(r^2) magnitude for every r."""
+    return lambda t: mpmath.diff(lambda s: _b(i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
+
+
+def sign_pattern_margin(deriv: Callable[[Any], Any], ts: list[Any], dps: int) -> tuple[Any, Any]:
+    """How strongly ``deriv`` shows the forbidden pattern ``-, +, -`` at ``t1 < t2 < t3``.
+
+    A function is "first non-negative, then non-positive, then non-negative" (any piece may be
+    empty) iff no ``t1 < t2 < t3`` has ``deriv(t1) < 0 < deriv(t2)`` and ``deriv(t3) < 0``.
+    Returns ``(min(-D(t1), D(t2), -D(t3)), err)``: positive beyond ``err`` is a violation, and
+    an optimiser over ``(t1, t2, t3)`` climbs it continuously.
+    """
+    t1, t2, t3 = sorted(ts)
+    with mpmath.workdps(dps + 20):
+        d = [deriv(mpmath.mpf(t)) for t in (t1, t2, t3)]
+        margin = min(-d[0], d[1], -d[2])
+        return margin, mpmath.mpf(10) ** (10 - dps) * (1 + sum(abs(v) for v in d))
+
+
+def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps + 20):
+        r = mpmath.mpf(p["r"])
+        margin, err = sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
+                                          [p["t1"], p["t2"], p["t3"]], dps)
+        return margin, mpmath.mpf(0), err
+
+
+_REMARK = ("from the properties of function theta -> theta sin(theta) and the fact that r >= 1, we conclude that both "
+           "derivatives [eq (57), (58)] are first non-negative, then non-positive and then non-negative and that the "
+           "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
+
+register(Claim(
+    id="hrf.text-d3-derivatives.signs", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    statement=_REMARK + " [part: sign pattern of d b_r^i/d theta, i = 1, 2]",
+    domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
+                   **{f"t{k}": Real(0.0, PI, extra=(PI / 2,)) for k in (1, 2, 3)}},
+                  description="r in [1, 10], n <= 10000, b_r^1 and b_r^2; every triple t1 < t2 < t3 in [0, pi]"),
+    checks=[inequality_check("numerical-differentiation", _d3_signs,
+                             description="min(-D(t1), D(t2), -D(t3)) <= 0, D the numerical derivative of eq (54)-(55) "
+                                         "(a '-, +, -' triple is exactly a violation of '+, -, +'); the optimiser "
+                                         "moves r, t1, t2, t3")],
+    notes="The derivative is taken numerically from eq (54)-(55), not from the printed eq (57)-(58) "
+          "(claims hrf.eq57, hrf.eq58); for n = 1, d b_r^1/d theta = 0 identically, which satisfies the pattern.",
+))
+
+
+def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    dps = budget.dps
+    ts = _local_maxima(int(p["i"]), p["r"], int(p["n"]), dps)
+    if len(ts) != 1:
+        return PointEval(p, "one interior local maximum", len(ts), 0, 1e9, True,
+                         f"{len(ts)} interior local maxima: {[mpmath.nstr(t, 8) for t in ts]}")
+    with mpmath.workdps(dps + 10):
+        pe = compare_inequality(p, ts[0], mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5), rtol=10.0 ** (5 - dps))
+    pe.note = f"theta_max = {mpmath.nstr(ts[0], 10)}"
+    return pe
+
+
+register(Claim(
+    id="hrf.text-d3-derivatives.local-max", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
+    domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
+                  constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
+                  description="r in [1, 10]; b_r^1 needs n >= 2 (b_r^1 = 0 identically for n = 1)"),
+    checks=[Check("grid-and-root", 1, _d3_locmax, search=True, max_points=14,
+                  description="interior local maxima of log b_r^i on a 1200-point grid of (0, pi), each refined to the "
+                              "root of the numerical derivative; count must be 1 and location <= pi/2")],
+    notes="'Local maximum' is read as an interior critical point: the next sentence treats theta = pi separately "
+          "('either in its unique local maximum ... or for theta = pi'); on the closed interval theta = pi is "
+          "also a one-sided local maximum (the derivative is positive just below pi).",
+))
+
+
+def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            t = mpmath.pi if where == "pi" else mpmath.mpf(0)
+            v = _b(i, mpmath.mpf(p["r"]), t, int(p["n"]))
+            return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
+
+    return ref
+
+
+def _printed_b_pi(i: int) -> Callable[[dict[str, Any]], Any]:
+    def printed(p: dict[str, Any]) -> Any:
+        r, n = mpmath.mpf(p["r"]), int(p["n"])
+        return (1 - mpmath.mpf(1) / n if i == 1 else mpmath.mpf(1) / n) * mpmath.exp(-2 * r**2)
+
+    return printed
+
+
+def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    with mpmath.workdps(dps + 10):
+        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
+        return -min(_b(1, r, t, n), _b(2, r, t, n)), mpmath.mpf(0), mpmath.mpf(10) ** (-dps - 5)
+
+
+_D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0, PI)},
+                  description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
+
+register(Claim(
+    id="hrf.text-d3-endpoints", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
+              "b_r^2(pi) = (1/n) exp(-2r^2)",
+    domain=_D3_ENDS,
+    checks=[deterministic_check("b1-at-pi", _printed_b_pi(1), _b_at(1, "pi"),
+                                atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2), max_points=12),
+            deterministic_check("b2-at-pi", _printed_b_pi(2), _b_at(2, "pi"), max_points=12),
+            deterministic_check("b1-at-0", lambda p: mpmath.mpf(0), _b_at(1, "0"), atol_scale=lambda p, dps: 1,
+                                max_points=6),
+            deterministic_check("b2-at-0", lambda p: mpmath.mpf(0), _b_at(2, "0"), atol_scale=lambda p, dps: 1,
+                                max_points=6),
+            inequality_check("non-negative", _b_nonneg, max_points=16,
+                             description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
+))
+
+
+def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """The global maximum of b_r^i on [0, pi] by grid + golden section (no use of the local maxima)."""
+    with mpmath.workdps(dps + 10):
+        r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
+        return _max_over_theta(lambda t: _b(i, r, t, n), dps)
+
+
+def printed_d3_global(p: dict[str, Any]) -> Any:
+    """max(b_r^i(theta_loc), b_r^i(pi)): the printed alternative, theta_loc from the local-maximum search."""
+    r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
+    cands = [_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)]
+    return max(cands)
+
+
+register(Claim(
+    id="hrf.text-d3-global-max", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
+              "maximum on that interval or for theta = pi",
+    domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2))},
+                  constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
+                  description="r in [1, 10]; b_r^1 needs n >= 2"),
+    checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
+                                max_points=10)],
+))
+
+
+# ------------------------------------------------------------------ appendix F, eq (67)-(80)
+
+
+def printed_eq67(p: dict[str, Any]) -> Any:
+    """lambda(x, y) = (1 - exp(-sigma^2/2 |x - y|^2))/rho, rho = 1 - exp(-2 sigma^2 r^2) (eq 67-68)."""
+    g = _geo(p)
+    s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
+    return (1 - mpmath.exp(-s**2 / 2 * g["d2"])) / (1 - mpmath.exp(-2 * s**2 * r**2))
+
+
+def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        (m1, _), (e1, _) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
+        return m1, e1
+
+    return ref
+
+
+def _quad_lam_mean_check() -> Check:
+    c = deterministic_check("quadrature", printed_eq67, _ref_gl_mean(True), atol_scale=lambda p, dps: 1,
+                            max_points=3, description="E cos(sigma g |Delta|) by 1-D quadrature")
+    c.search = False
+    c.domain = _pair_domain(norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
+                            description="|x|, |y| <= 1, sigma <= 1.5")
+    return c
+
+
+_GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
+                        description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
+
+register(Claim(
+    id="hrf.eq69", paper="hrf", source=f"{SRC}, appendix F, eq (69) with eq (67)-(68)",
+    statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
+              "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
+    domain=_GAUSS_N,
+    checks=[deterministic_check("characteristic-function", printed_eq67, _ref_gl_mean(False),
+                                atol_scale=lambda p, dps: 1, max_points=24,
+                                description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
+            _quad_lam_mean_check()],
+))
+
+
+def printed_eq74_line3(p: dict[str, Any]) -> Any:
+    g = _geo(p)
+    s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
+    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
+    e1 = mpmath.exp(-s**2 / 2 * g["d2"])
+    e2 = mpmath.exp(-s**2 * g["d2"])
+    return ((1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2
+            + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
+
+
+register(Claim(
+    id="hrf.eq74", paper="hrf", source=f"{SRC}, appendix F, eq (74), third line",
+    statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
+              "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
+    domain=_GAUSS_N,
+    checks=[deterministic_check("characteristic-function", printed_eq74_line3, _ref_gl(73),
+                                atol_scale=lambda p, dps: printed_eq74_line3(p) + 1, max_points=24)],
+    notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
+          "(claim hrf.eq73).",
+))
+
+
+def printed_eq75_line2(p: dict[str, Any]) -> Any:
+    """-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2) + E[(1 - lam_hat)^2] (the symbol's value)."""
+    g = _geo(p)
+    s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
+    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
+    eo2, _ = _ref_gl(73)(p, mpmath.mp.dps)
+    return -1 + 2 / rho - 2 / rho * mpmath.exp(-s**2 / 2 * g["d2"]) + eo2
+
+
+register(Claim(
+    id="hrf.eq75", paper="hrf", source=f"{SRC}, appendix F, eq (75), first two lines",
+    statement="E[lam_hat^2] = 1 - 2 E[1 - lam_hat] + E[(1 - lam_hat)^2] = -1 + 2/rho - (2/rho) exp(-sigma^2/2 "
+              "|Delta|^2) + E[(1 - lam_hat)^2]",
+    domain=_GAUSS_N,
+    checks=[deterministic_check("characteristic-function", printed_eq75_line2, _ref_gl(72),
+                                atol_scale=lambda p, dps: abs(printed_eq75_line2(p)) + 1, max_points=24,
+                                description="E[(1 - lam)^2], E[lam^2] from the moments of cos(sigma g |Delta|)")],
+    notes="Its last line is eq (72) (claim hrf.eq72).",
+))
+
+
+def _xy_coords(p: dict[str, Any]) -> Any:
+    """|x - y|^2 from coordinates x = r e1, y = r (cos theta, sin theta) (no half-angle formula)."""
+    r, t = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
+    return (r - r * mpmath.cos(t)) ** 2 + (r * mpmath.sin(t)) ** 2
+
+
+def _ref_eq76(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    with mpmath.workdps(dps + 10):
+        s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
+        v = (1 - mpmath.exp(-s**2 / 2 * _xy_coords(p))) / (1 - mpmath.exp(-2 * s**2 * r**2))
+        return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
+
+
+def printed_eq76(p: dict[str, Any]) -> Any:
+    s, r, t = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
+    return (1 - mpmath.exp(-2 * s**2 * r**2 * mpmath.sin(t / 2) ** 2)) / (1 - mpmath.exp(-2 * s**2 * r**2))
+
+
+_SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
+                 description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
+
+register(Claim(
+    id="hrf.eq76", paper="hrf", source=f"{SRC}, appendix F, eq (76)",
+    statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
+              "eq (67)",
+    domain=_SAME_F,
+    checks=[deterministic_check("coordinates", printed_eq76, _ref_eq76, atol_scale=lambda p, dps: 1,
+                                description="eq (67) with |x - y|^2 from the coordinates of x, y")],
+))
+
+def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    with mpmath.workdps(dps + 10):
+        return +_xy_coords(p), mpmath.mpf(10) ** (-dps - 5) * (mpmath.mpf(p["r"]) ** 2 + 1)
+
+
+register(Claim(
+    id="hrf.eq80", paper="hrf", source=f"{SRC}, appendix F, eq (80)",
+    statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
+    domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
+    checks=[deterministic_check("coordinates",
+                                lambda p: 4 * mpmath.mpf(p["r"]) ** 2 * mpmath.sin(mpmath.mpf(p["theta"]) / 2) ** 2,
+                                _ref_eq80,
+                                atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
+))
+
+
+def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """``lhs`` = a positive floor (10^(5-dps) of the scale), ``rhs`` = MSE at theta = pi: holds iff MSE(pi) > 0."""
+    with mpmath.workdps(dps + 10):
+        q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
+    v, e = _ref_hyb_mse(q, dps, 0)
+    return mpmath.mpf(10) ** (5 - dps) * _scale(q, dps) + 10 * e, v, e
+
+
+register(Claim(
+    id="hrf.text-f-not-both", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
+              "and theta_{x,y} = pi",
+    domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
+    checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False,
+                             description="MSE at theta = pi (Thm 3.1 expansion) > a floor of 10^(5-dps) x scale")],
+    notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.",
+))
+
+
+def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """max(-lambda, lambda - 1) <= 0, lambda of eq (67) from coordinates (|x| = |y| = r)."""
+    v, e = _ref_eq76(p, dps)
+    return max(-v, v - 1), mpmath.mpf(0), e
+
+
+register(Claim(
+    id="hrf.text-f-lambda-range", paper="hrf", source=f"{SRC}, sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
+                                                    "appendix F, eq (67)-(68)",
+    statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
+              "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]",
+    domain=_SAME_F,
+    checks=[inequality_check("coordinates", _lam_range,
+                             description="max(-lambda, lambda - 1) <= 0, with the optimiser")],
+    notes="Appendix F states eq (67) as lambda: R^d x R^d -> R under the premise |x| = |y| = r; the paper never "
+          "asserts lambda in [0, 1] for unequal norms. There lambda(x, y) <= 1 iff |x - y| <= 2r, e.g. r = 1, "
+          "x = 1.5 e1, y = -1.5 e1, sigma = 1: lambda = (1 - e^-4.5)/(1 - e^-2) = 1.1437. The estimator stays "
+          "unbiased (lam_hat is independent of the base estimators) and Thm F.1 holds, but it is no longer a convex "
+          "combination; rfcheck.hybrid raises ValueError there unless allow_lambda_above_one=True.",
+))
+
+
+# ------------------------------------------------------------------- appendix H.2, (83)-(85)
+
+
+def _ab(p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    return (mpmath.mpf(p["alpha"]), mpmath.mpf(p["beta"]), mpmath.mpf(p["ri"]), mpmath.mpf(p["rj"]))
+
+
+def printed_eq85(p: dict[str, Any]) -> Any:
+    """(Re row of eq 85) + i (Im row of eq 85)."""
+    a, b, ri, rj = _ab(p)
+    s = a**2 + b**2
+    return mpmath.mpc(s * a * ri + a * rj, s * b * ri - b * rj)
+
+
+def printed_eq84(p: dict[str, Any]) -> Any:
+    """Left side of eq (84) times (alpha^2 + beta^2)."""
+    a, b, ri, rj = _ab(p)
+    s = a**2 + b**2
+    return s * (mpmath.mpc(a, b) * ri + mpmath.mpc(a, -b) / s * rj)
+
+
+def _ref_eq83(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """(alpha^2 + beta^2) times the left side of eq (83), complex division in mpmath."""
+    with mpmath.workdps(dps + 10):
+        a, b, ri, rj = _ab(p)
+        z = mpmath.mpc(a, b)
+        v = (a**2 + b**2) * (z * ri + rj / z)
+        return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
+
+
+_AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, extra=(0.0,)),
+              "ri": Real(-2.0, 2.0, extra=(0.0,)), "rj": Real(-2.0, 2.0, extra=(0.0,))},
+             constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
+             description="alpha + beta i != 0, real r_i,k, r_j,k")
+
+register(Claim(
+    id="hrf.eq85", paper="hrf", source=f"{SRC}, appendix H.2, eq (83)-(85)",
+    statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta i)/"
+              "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
+              "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
+    domain=_AB,
+    checks=[deterministic_check("complex-arithmetic", printed_eq85, _ref_eq83, atol_scale=lambda p, dps: 1,
+                                description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
+            deterministic_check("eq84", printed_eq84, _ref_eq83, atol_scale=lambda p, dps: 1, max_points=12)],
+    notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
+))
+
+
+def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Sum over (i, j) of the indicators of eq (103) for hard (nearest-center) cluster assignments."""
+    rng = np.random.default_rng(int(p["seed"]))
+    d, nq, nk = int(p["d"]), int(p["nq"]), int(p["nk"])
+    cq, ck = rng.normal(size=(nq, d)), rng.normal(size=(nk, d))
+    xs, ys = rng.normal(size=(64, d)) * 2, rng.normal(size=(64, d)) * 2
+    iq = np.argmin(((xs[:, None, :] - cq[None]) ** 2).sum(-1), axis=1)
+    jk = np.argmin(((ys[:, None, :] - ck[None]) ** 2).sum(-1), axis=1)
+    psi_x = np.eye(nq)[iq]  # Psi_i(x): 1 iff x is in query cluster i
+    psi_y = np.eye(nk)[jk]
+    sums = np.einsum("ai,aj->a", psi_x, psi_y)  # sum_{i,j} Psi_i(x) Psi_j(y) for pairs (x_a, y_a)
+    k = int(np.argmax(np.abs(sums - 1)))
+    return compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
+
+
+register(Claim(
+    id="hrf.eq102", paper="hrf", source=f"{SRC}, appendix H.2, Def H.2, eq (102)-(103)",
+    statement="with lam_hat^{i,j}(x,y) = Psi_i(x) Psi_j(y) (cluster indicators, eq 103) the constraint "
+              "sum_{i,j} lam_hat^{i,j}(x,y) = 1 (eq 102) holds",
+    domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 8), "nq": Int(1, 6, scale="linear"),
+                   "nk": Int(1, 6, scale="linear")},
+                  description="random centers and points, hard nearest-center assignment (each point in one cluster)"),
+    checks=[Check("indicators", 1, _eq102, search=False, max_points=12,
+                  description="64 random pairs per point: sum of the indicator products")],
+    notes="Holds whenever every input lies in exactly one cluster (a partition, as k-means gives).",
+))
+
+
+# ------------------------------------------------------------------- appendix D.1, eq (44)
+
+
+def printed_eq44_line2a(p: dict[str, Any]) -> Any:
+    """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
+    t, n = mpmath.mpf(p["theta"]), int(p["n"])
+    u = 1 - 2 * t / mpmath.pi
+    return (1 - 2 * u + mpmath.mpf(n) / n**2 + mpmath.mpf(n * (n - 1)) / n**2 * u**2) / 4
+
+
+register(Claim(
+    id="hrf.eq44.line2a", paper="hrf", source=f"{SRC}, appendix D.1, eq (44), first expression of the second line",
+    statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
+    domain=_LAM_DOMAIN,
+    checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
+    notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
+          "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 ))

@@ -34,6 +34,13 @@ main formula hold as printed.  Corrected here:
   (or ``|x|^2 - |y|^2 in 2 pi Z``): :func:`log_mse_gauss_hybrid` with ``shared=1`` is
   Thm 3.1 variant II with the Gaussian lambda-moments.
 
+The Gaussian-lambda moments (:func:`gauss_lambda_mean` etc.) and :func:`log_mse_gauss_hybrid`
+accept any radius ``r > 0``: they are the exact moments of eq (69)'s estimator for every input.
+Where ``|x - y| > 2r`` the coefficient ``lambda(x, y)`` of eq (67) exceeds 1 (it is in ``[0, 1]``
+for ``|x| = |y| = r``, the premise of appendix F); the estimator is still unbiased, but
+``rfcheck.hybrid`` refuses to build it there unless ``allow_lambda_above_one=True``
+(``rfcheck.hybrid.check_gauss_lambda_range``).
+
 References
 ----------
 K. Choromanski et al., "Hybrid Random Features", ICLR 2022 (``../shared/seeds/004_*``):
