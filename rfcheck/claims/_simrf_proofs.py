@@ -171,7 +171,8 @@ register(
 
 
 def printed_alg1(x: list[Any], d: int) -> list[Any]:
-    """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1); y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d."""
+    """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1);
+    y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d."""
     yd = mpmath.fsum(x[: d - 1]) / mpmath.sqrt(d - 1)
     return [mpmath.sqrt(MF(d) / (d - 1)) * x[i] - (mpmath.sqrt(d) + 1) / (d - 1) * yd for i in range(d - 1)] + [yd]
 
@@ -393,7 +394,8 @@ register(
         id="simrf.eq78",
         paper="simrf",
         source=f"{SRC}, appendix A.9, eq (78)",
-        statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! (Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
+        statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! "
+        "(Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
         domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 3, 64))}),
         checks=[
             _no_search(
@@ -474,7 +476,8 @@ def _equal_norm_point(p: dict[str, Any]) -> tuple[int, int, Any, Any, list[list[
 
 
 def printed_eq36(p: dict[str, Any]) -> Any:
-    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}/(2^{2k} k! Gamma(k+d/2))."""
+    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
+    / (2^{2k} k! Gamma(k+d/2))."""
     d, m, v, w, U = _equal_norm_point(p)
     tot = MF(0)
     for i, j in itertools.permutations(range(m), 2):
@@ -578,7 +581,7 @@ register(
 def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(m(m-1) f(mean s_ij), sum_{i != j} f(s_ij), err): Jensen for random unit directions."""
     with mpmath.workdps(dps + 10):
-        d, m, _, _, U = _equal_norm_point(p)
+        _, m, _, _, U = _equal_norm_point(p)
         s = [
             mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))
             for i, j in itertools.permutations(range(m), 2)
@@ -796,7 +799,8 @@ register(
         id="simrf.eq43",
         paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (43)",
-        statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) >= d! sum_i sum_{j != i} "
+        statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
+        ">= d! sum_i sum_{j != i} "
         "f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
         domain=_PERM_DOMAIN,
         checks=[inequality_check("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)")],
@@ -947,7 +951,8 @@ register(
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (46)",
         statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
         "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
-        "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} + 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}",
+        "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} "
+        "+ 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}",
         domain=_EQUAL_ANGLE_DOMAIN,
         checks=[
             deterministic_check(
@@ -1005,7 +1010,8 @@ register(
 
 def _symmetrised_objective(r: np.ndarray, v: float) -> Any:
     """eq (42) sum as a function of the directions X (rows, normalised) with its exact gradient:
-    sum_{i != j} h(c_ij), h(c) = (d-2)! sum_{a != b} f(r_a^2 + r_b^2 + 2 r_a r_b c), f = 0F1(; d/2; v^2 s/4)/Gamma(d/2)."""
+    sum_{i != j} h(c_ij), h(c) = (d-2)! sum_{a != b} f(r_a^2 + r_b^2 + 2 r_a r_b c),
+    f = 0F1(; d/2; v^2 s/4)/Gamma(d/2)."""
     d = r.size
     a, b = np.array([(x, y) for x, y in itertools.permutations(range(d), 2)]).T
     ra, rb = r[a], r[b]
@@ -1109,7 +1115,7 @@ def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) ->
     W = np.array(W, dtype=float, copy=True)
     r = np.linalg.norm(W, axis=1)
     tot = W.sum(axis=0)
-    for n in range(1, max_passes + 1):
+    for n in range(1, max_passes + 1):  # noqa: B007 (n is returned)
         moved = 0.0
         for i in range(W.shape[0]):
             s = tot - W[i]
@@ -1146,7 +1152,7 @@ def _plus_config(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 def _eq16(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     W0, r = _plus_config(p)
-    W, _, res = eq17_iterate(W0)
+    _, _, res = eq17_iterate(W0)
     d, v = int(p["d"]), float(p["v"])
     ref = rho_tilde_minimum(r, v, d)
     return MF(ref), MF(1e-12 * ref + 10 * res * ref)
@@ -1157,7 +1163,8 @@ register(
         id="simrf.eq16",
         paper="simrf",
         source=f"{SRC}, sec 3.2 eq (16) (= appendix A.3 eq (51))",
-        statement="the truncated objective eq (15) is exactly minimised by w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
+        statement="the truncated objective eq (15) is exactly minimised by "
+        "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
         "w_i, i = 1..d (any configuration satisfying it)",
         domain=Domain(
             {
@@ -1189,7 +1196,7 @@ register(
 
 def _eq17(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     W0, _ = _plus_config({**p, "start": "simplex"})
-    _, n, res = eq17_iterate(W0, tol=1e-12, max_passes=100)
+    _, _, res = eq17_iterate(W0, tol=1e-12, max_passes=100)
     # violation if not converged (residual > 1e-9) within the pass budget
     return MF(res), MF(1e-9), MF(0)
 
@@ -1220,7 +1227,8 @@ register(
 
 
 def _grad_rho_tilde_ref(W: np.ndarray, v: float, i: int) -> np.ndarray:
-    """Gradient of eq (15) in w_i, hand-derived: 4 C sum_{j != i} (w_i + w_j), C = Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2))."""
+    """Gradient of eq (15) in w_i, hand-derived: 4 C sum_{j != i} (w_i + w_j),
+    C = Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2))."""
     m, d = W.shape
     c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
     return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
@@ -1302,7 +1310,8 @@ register(
                     lambda p: MF(0),
                     _eq50,
                     atol_scale=lambda p, dps: 1,
-                    description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) configurations "
+                    description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
+                    "configurations "
                     "(eq (17) fixed points; their residual enters the error bar)",
                 ),
                 24,
@@ -1316,7 +1325,8 @@ register(
 
 
 def printed_eq53_middle(p: dict[str, Any]) -> Any:
-    """Eq (53) middle: Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
+    """Eq (53) middle: Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2))
+    sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
     v, d = MF(p["v"]), int(p["d"])
 
     def f(w: Any) -> Any:
@@ -1444,7 +1454,8 @@ register(
         id="simrf.eq57",
         paper="simrf",
         source=f"{SRC}, appendix A.5, eq (57)",
-        statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} e^{-w^2/2} "
+        statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
+        "e^{-w^2/2} "
         "= w^{2d-1}/(2^{2d-2} Gamma(d/2)^2) int_0^pi (sin phi)^{d-1} e^{-w^2/2} "
         "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
         domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
@@ -1587,7 +1598,11 @@ _FIXED: dict[str, list[dict[str, Any]]] = {
     "simrf.eq45.literal46": [{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12}],
     "simrf.eq48": [{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}],
     "simrf.eq53": [{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}],
-    "simrf.eq62": [{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}, {"v": 1.0, "d": 3, "cos": -0.5}],
+    "simrf.eq62": [
+        {"v": 1.5, "d": 8, "cos": -1.0 / 7},
+        {"v": 2.5, "d": 32, "cos": 0.5},
+        {"v": 1.0, "d": 3, "cos": -0.5},
+    ],
 }
 for _cid, _pts in _FIXED.items():
     REGISTRY[_cid].domain.fixed_points = _pts
