@@ -152,8 +152,8 @@ def test_eq17_converges_in_few_passes_and_minimises() -> None:
 
 
 def test_thm34_search_reaches_simplex_and_sees_worse_configurations() -> None:
-    simplex, best = C.thm34_search(8, 1.0, 1)
-    assert best >= simplex * (1 - 1e-11)
+    simplex, best, err = C.thm34_search(8, 1.0, 1)
+    assert best >= simplex - 10 * err
     assert best <= simplex * (1 + 1e-6)  # the optimiser does reach the simplex value
     obj = C._config_objective(8, 1.0)
     assert obj(np.eye(8).ravel())[0] > simplex * (1 + 1e-3)  # orthogonal directions are worse
