@@ -1568,16 +1568,20 @@ register(
 # verify time budget (default budget <= 2 min for this module): expensive references get at most this many
 # grid/random points and no optimiser climb
 _CAPS = {
+    "simrf.eq22": 20,
     "simrf.eq31": 24,
+    "simrf.eq36": 7,
     "simrf.eq43": 16,
     "simrf.eq43.relabel": 16,
     "simrf.eq45": 16,
     "simrf.eq45.literal46": 12,
     "simrf.eq48": 5,
-    "simrf.eq62": 6,
+    "simrf.eq53": 6,
+    "simrf.eq57": 8,
+    "simrf.eq62": 4,
     "simrf.eq75": 16,
     "simrf.text-a4-integral": 12,
-    "simrf.text-footnote4": 8,
+    "simrf.text-footnote4": 5,
 }
 for _cid, _n in _CAPS.items():
     for _ch in REGISTRY[_cid].checks:

@@ -682,7 +682,7 @@ register(
                 1,
                 _thm34_eval,
                 search=False,
-                max_points=8,
+                max_points=6,
                 description="rho(simplex) <= min over d unit directions of mean_{i!=j} rho_theta(cos theta_ij) "
                 "(L-BFGS with the exact gradient; random restarts per budget: smoke 1, default 3, thorough 12, "
                 "plus a perturbed simplex); rho_theta from the eq (21) closed form; d = 8, 12, 16 always tried",
