@@ -157,3 +157,15 @@ def test_thm34_search_reaches_simplex_and_sees_worse_configurations() -> None:
     assert best <= simplex * (1 + 1e-6)  # the optimiser does reach the simplex value
     obj = C._config_objective(8, 1.0)
     assert obj(np.eye(8).ravel())[0] > simplex * (1 + 1e-3)  # orthogonal directions are worse
+
+
+def test_eq55_reference_has_power() -> None:
+    """The eq (55) reference rejects the polar form with a perturbed ellipse radius (w' sqrt(1 + cos theta))."""
+    p = {"w": 3.0, "d": 6, "cos": -0.2}
+    assert P.REGISTRY["simrf.eq55"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
+
+    def wrong(p: dict) -> mpmath.mpf:
+        w, c = mpmath.mpf(p["w"]), mpmath.mpf(p["cos"])
+        return P.printed_eq55({**p, "w": float(w * mpmath.sqrt(1 + c))})
+
+    assert _power(wrong, lambda p, dps: C._quad_err(lambda: P._cdf_angle_at(p), dps), p) > 1

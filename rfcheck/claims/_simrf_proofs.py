@@ -1610,3 +1610,84 @@ _FIXED: dict[str, list[dict[str, Any]]] = {
 }
 for _cid, _pts in _FIXED.items():
     REGISTRY[_cid].domain.fixed_points = _pts
+
+
+# --------------------------------------------------------------- A.5: eq (55)
+
+
+def printed_eq55(p: dict[str, Any]) -> Any:
+    """Eq (55): int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin 2phi cos theta)} dr r p_chi(r cos phi) p_chi(r sin phi).
+
+    The r-integral of the printed integrand is done exactly: r p_chi(r cos phi) p_chi(r sin phi) =
+    (cos phi sin phi)^{d-1} r^{2d-1} e^{-r^2/2} / (2^{d-2} Gamma(d/2)^2) and int_0^R r^{2d-1} e^{-r^2/2} dr
+    = 2^{d-1} gamma(d, R^2/2); the phi-integral by (guarded) tanh-sinh."""
+    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+
+    def inner(ph: Any) -> Any:
+        big_r2 = w * w / (1 + mpmath.sin(2 * ph) * c)
+        return (
+            (mpmath.cos(ph) * mpmath.sin(ph)) ** (d - 1)
+            * 2
+            * mpmath.gammainc(d, 0, big_r2 / 2)
+            / mpmath.gamma(MF(d) / 2) ** 2
+        )
+
+    return _guarded_quad(inner, lambda: mpmath.linspace(0, mpmath.pi / 2, 17))
+
+
+def _cdf_angle_at(p: dict[str, Any]) -> Any:
+    """P(r1^2 + r2^2 + 2 c r1 r2 <= w^2), r1, r2 iid chi_d: 1-D quadrature over r1 of the chi_d CDF
+    between the roots r2 = -c r1 -+ sqrt(w^2 - r1^2 (1 - c^2))."""
+    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+
+    def cdf(x: Any) -> Any:
+        return mpmath.gammainc(MF(d) / 2, 0, x * x / 2, regularized=True) if x > 0 else MF(0)
+
+    def pdf(x: Any) -> Any:
+        if x <= 0:
+            return MF(0) if d > 1 else mpmath.sqrt(2 / mpmath.pi)
+        return mpmath.exp(
+            (d - 1) * mpmath.log(x) - x * x / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
+        )
+
+    top = w / mpmath.sqrt(1 - c * c)
+
+    def f(r1: Any) -> Any:
+        disc = w * w - r1 * r1 * (1 - c * c)
+        if disc <= 0:
+            return MF(0)
+        q = mpmath.sqrt(disc)
+        hi, lo = -c * r1 + q, max(MF(0), -c * r1 - q)
+        return pdf(r1) * (cdf(hi) - cdf(lo)) if hi > 0 else MF(0)
+
+    brk = sorted({MF(0), min(w, top), top})
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
+    return mpmath.quad(f, pts)
+
+
+register(
+    Claim(
+        id="simrf.eq55",
+        paper="simrf",
+        source=f"{SRC}, appendix A.5, eq (54)-(55)",
+        statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
+        "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
+        domain=Domain(
+            {"w": Real(0.1, 20.0, extra=(1.0,)), "d": Int(1, 64, extra=(2, 3)), "cos": Real(-0.95, 0.95)},
+            fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}],
+        ),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "root-quadrature",
+                    printed_eq55,
+                    lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
+                    atol_scale=lambda p, dps: 1,
+                    description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
+                ),
+                5,
+            )
+        ],
+        notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
+    )
+)
