@@ -169,3 +169,14 @@ def test_eq55_reference_has_power() -> None:
         return P.printed_eq55({**p, "w": float(w * mpmath.sqrt(1 + c))})
 
     assert _power(wrong, lambda p, dps: C._quad_err(lambda: P._cdf_angle_at(p), dps), p) > 1
+
+
+def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong E(w_ij^2) (the orthogonal 2d used for a simplex pair) leaves an O(v^2) remainder: ratio ~ 1/4."""
+    p = {"d": 64, "v": 0.01, "coupling": "simrf"}
+    ratio, bound, _ = P._eq14_growth(p, 30)
+    assert ratio < bound
+    assert float(ratio) == pytest.approx(1 / 16, rel=0.05)
+    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling: mpmath.mpf(2 * d))
+    ratio, bound, _ = P._eq14_growth(p, 30)
+    assert float(ratio) == pytest.approx(1 / 4, rel=0.05)

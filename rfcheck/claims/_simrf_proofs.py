@@ -1691,3 +1691,68 @@ register(
         notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
     )
 )
+
+
+# --------------------------------------------------------------- sec 3.2: eq (14)
+
+
+def _mean_wij_sq(d: int, coupling: str) -> Any:
+    """E |w_i + w_j|^2 = 2d + 2 cos(theta) (E r)^2, E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2) (chi_d mean)."""
+    if coupling != "simrf":
+        return MF(2 * d)
+    er = mpmath.sqrt(2) * mpmath.gamma(MF(d + 1) / 2) / mpmath.gamma(MF(d) / 2)
+    return 2 * d - 2 * er**2 / (d - 1)
+
+
+def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """|R(v/2)| / |R(v)| <= 1/8, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives 1/16,
+    an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form, mpmath) over Gamma(d/2)."""
+    from rfcheck.closed_forms import simrf as cf
+
+    d, v, coupling = int(p["d"]), MF(p["v"]), p["coupling"]
+    with mpmath.workdps(dps + 20):
+
+        def rem(x: Any) -> Any:
+            exact = cf.pair_conformity(x, d, coupling, backend="mpmath", dps=dps + 20) / mpmath.gamma(MF(d) / 2)
+            # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
+            printed = (
+                1 + mpmath.gamma(MF(d) / 2) * x * x * _mean_wij_sq(d, coupling) / (4 * mpmath.gamma(MF(d) / 2 + 1))
+            ) / mpmath.gamma(MF(d) / 2)
+            return abs(exact - printed)
+
+        r1, r2 = rem(v), rem(v / 2)
+        return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
+
+
+register(
+    Claim(
+        id="simrf.eq14",
+        paper="simrf",
+        source=f"{SRC}, sec 3.2, eq (14) (with eq (13))",
+        statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
+        "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
+        "(as eq (13) factors it), i.e. per pair E sum_k (...) = (1 + Gamma(d/2) v^2 E w_ij^2/(4 Gamma(d/2+1)))"
+        "/Gamma(d/2) + O(v^4)",
+        domain=Domain(
+            {
+                "d": Int(2, 256, extra=(2, 3, 64)),
+                "v": Real(1e-3, 0.1, scale="log"),
+                "coupling": Choice(("iid", "orf", "simrf")),
+            }
+        ),
+        checks=[
+            _no_search(
+                inequality_check(
+                    "remainder-growth",
+                    _eq14_growth,
+                    description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
+                    "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
+                ),
+                20,
+            )
+        ],
+        notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
+        "Gamma(d/2)/(m(m-1)); the layout of eq (13) (tau = Gamma(d/2) v^2 E(w_ij^2)/(4 Gamma(d/2+1)) inside "
+        "the bracket after 1/Gamma(d/2)) fixes the reading used here.",
+    )
+)
