@@ -180,3 +180,12 @@ def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling: mpmath.mpf(2 * d))
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert float(ratio) == pytest.approx(1 / 4, rel=0.05)
+
+
+def test_eq61_float_quadrature_is_precise_and_discriminating() -> None:
+    p = {"v": 1.5, "d": 8, "cos": -1.0 / 7}
+    ref, _ = P._eq61_ref(p, 30)
+    val = P.printed_eq61(1.5, 8, -1.0 / 7, 300)
+    assert abs(val - float(ref)) <= 1e-12 * float(ref)
+    # the simplex angle vs the orthogonal one differ far beyond that precision (power)
+    assert abs(P.printed_eq61(1.5, 8, 0.0, 300) - float(ref)) > 1e-3 * float(ref)

@@ -1756,3 +1756,73 @@ register(
         "the bracket after 1/Gamma(d/2)) fixes the reading used here.",
     )
 )
+
+
+# --------------------------------------------------------------- A.6: eq (61)
+
+
+def printed_eq61(v: float, d: int, c: float, n: int) -> float:
+    """Eq (61) on an n x n Gauss-Legendre grid in (w, phi) (float64): sum_k v^{2k}/(2^{2k} k! 2^{d-2}
+    Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} dphi w^{2k+2d-1} (sin phi cos phi)^{d-1}
+    e^{-w^2/(2(1+sin 2phi cos theta))} / (1+sin 2phi cos theta)^d, the k-sum taken inside the integral
+    (positive terms): sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)) = 0F1(; d/2; v^2 w^2/4)/Gamma(d/2)."""
+    x, wq = np.polynomial.legendre.leggauss(n)
+    wmax = math.sqrt(4.0 * d) + 4.0 * v + 25.0
+    w = wmax * (x + 1) / 2
+    ww = wq * wmax / 2
+    ph = math.pi / 4 * (x + 1)
+    wph = wq * math.pi / 4
+    s = 1 + np.sin(2 * ph) * c
+    lw = (2 * d - 1) * np.log(np.maximum(w, 1e-300))[:, None] + (d - 1) * np.log(np.sin(ph) * np.cos(ph))[None, :]
+    lw = lw - (w * w)[:, None] / (2 * s[None, :]) - d * np.log(s)[None, :]
+    lw = lw - (d - 2) * math.log(2) - 2 * special.gammaln(d / 2)
+    series = special.hyp0f1(d / 2, v * v * w * w / 4)
+    return float(ww @ (np.exp(lw) * series[:, None]) @ wph)
+
+
+def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    from rfcheck.closed_forms import simrf as cf
+
+    with mpmath.workdps(dps + 10):
+        val = cf.conformity_angle(MF(p["v"]), int(p["d"]), MF(p["cos"]), backend="mpmath", dps=dps + 10)
+        return val, abs(val) * MF(10) ** (-dps - 3)
+
+
+register(
+    Claim(
+        id="simrf.eq61",
+        paper="simrf",
+        source=f"{SRC}, appendix A.6, eq (61)",
+        statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
+        "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
+        domain=_vd_domain(
+            v=(0.0, 3.0),
+            d=(2, 32),
+            extra={"cos": Real(-0.95, 0.95, extra=(0.0,))},
+            fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}],
+        ),
+        checks=[
+            Check(
+                "hypergeometric",
+                1,
+                lambda p, budget, seed: _eq61_eval(p, budget),
+                search=False,
+                max_points=12,
+                description="the eq (21) closed form (Beta average of 1F1, mpmath) vs the printed double integral "
+                "on 300^2 Gauss-Legendre nodes (float64; error bar: change from 200^2 nodes)",
+            )
+        ],
+        notes="Printed side in float64 with its own error bar: the check is decided at ~1e-12 relative, not at "
+        "the budget's digits.",
+    )
+)
+
+
+def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
+    from rfcheck.stats import compare_deterministic
+
+    v, d, c = float(p["v"]), int(p["d"]), float(p["cos"])
+    a, b = printed_eq61(v, d, c, 200), printed_eq61(v, d, c, 300)
+    ref, rerr = _eq61_ref(p, budget.dps)
+    # the printed side's quadrature error enters the error bar (the reference is exact to dps digits)
+    return compare_deterministic(p, MF(b), ref, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
