@@ -1,6 +1,6 @@
 """SimRF claims from the main-text displays and the appendix proofs not covered by a theorem
-claim (eq (9)/(88), (16)/(51), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (57),
-(62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
+claim (eq (9)/(88), (14), (16)/(51), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
+(57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
 
 Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper).  Every ``printed_*``
 function transcribes the paper; references never reuse it:
