@@ -189,3 +189,15 @@ def test_eq61_float_quadrature_is_precise_and_discriminating() -> None:
     assert abs(val - float(ref)) <= 1e-12 * float(ref)
     # the simplex angle vs the orthogonal one differ far beyond that precision (power)
     assert abs(P.printed_eq61(1.5, 8, 0.0, 300) - float(ref)) > 1e-3 * float(ref)
+
+
+def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
+    """exp(-|z|^2/2) (the softmax-kernel PRF) in place of eq (7)'s exp(-|z|^2) is refuted; eq (28) holds."""
+    p = {"m": 3, "d": 4, "scale": 0.7, "seed": 2}
+    assert P.REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
+
+    def wrong(p: dict) -> mpmath.mpf:
+        W, x, y = P._rff_vectors(p)
+        return P.printed_eq28(p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
+
+    assert _power(wrong, P._eq28_ref, p) > 1

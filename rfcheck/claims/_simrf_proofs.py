@@ -1,5 +1,5 @@
 """SimRF claims from the main-text displays and the appendix proofs not covered by a theorem
-claim (eq (9)/(88), (14), (16)/(51), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
+claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
 (57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
 
 Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper).  Every ``printed_*``
@@ -1826,3 +1826,46 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     ref, rerr = _eq61_ref(p, budget.dps)
     # the printed side's quadrature error enters the error bar (the reference is exact to dps digits)
     return compare_deterministic(p, MF(b), ref, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
+
+
+# --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
+
+
+def printed_eq28(p: dict[str, Any]) -> Any:
+    """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}."""
+    W, x, y = _rff_vectors(p)
+    s = [a + b for a, b in zip(x, y, strict=True)]
+    return mpmath.exp(-_dot(x, x) - _dot(y, y)) / len(W) * mpmath.fsum(mpmath.exp(_dot(w, s)) for w in W)
+
+
+def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """phi(x)^T phi(y) with phi of eq (7): sqrt(1/m) exp(-|z|^2) (exp(w_i^T z))_i."""
+    with mpmath.workdps(dps + 10):
+        W, x, y = _rff_vectors(p)
+
+        def phi(z: list[Any]) -> list[Any]:
+            return [mpmath.exp(-_dot(z, z)) * mpmath.exp(_dot(w, z)) / mpmath.sqrt(len(W)) for w in W]
+
+        val = _dot(phi(x), phi(y))
+        return val, abs(val) * MF(10) ** (-dps - 5)
+
+
+register(
+    Claim(
+        id="simrf.eq28",
+        paper="simrf",
+        source=f"{SRC}, appendix A.1, eq (28)",
+        statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
+        domain=Domain(
+            {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}
+        ),
+        checks=[
+            deterministic_check(
+                "feature-inner-product",
+                printed_eq28,
+                _eq28_ref,
+                description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
+            )
+        ],
+    )
+)

@@ -1606,6 +1606,6 @@ register(
 )
 
 
-# the displays of the main text and appendix proofs without a theorem claim (eq 9/88, 14, 16/51, 17, 22,
+# the displays of the main text and appendix proofs without a theorem claim (eq 9/88, 14, 16/51, 17, 22, 28,
 # 31-32, 36-38, 41-50, 53, 55, 57, 61-62, 72, 75, 78, Algorithm 1, footnote 4)
 from rfcheck.claims import _simrf_proofs  # noqa: E402, F401
