@@ -197,7 +197,7 @@ def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
     assert P.REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
 
     def wrong(p: dict) -> mpmath.mpf:
-        W, x, y = P._rff_vectors(p)
+        _, x, y = P._rff_vectors(p)
         return P.printed_eq28(p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
 
     assert _power(wrong, P._eq28_ref, p) > 1
