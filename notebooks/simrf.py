@@ -89,6 +89,9 @@ for c in ("iid", "orf", "simrf"):
 # Three printed statements are refuted: eq (25) (Cor 4.4) drops the `2^k` of eq (23),
 # eq (77) has `(1 + e^{-z^2})^2` for `(1 - e^{-z^2})^2`, and the first expression of
 # eq (56) misses a square root.  Each comes with a counterexample and a correction.
+# A fourth id, `simrf.eq45.literal46`, reads the Lagrangian derivative eq (45) with eq (46)'s
+# literal `w_{P_iP_j} =` (the squared norm) and is refuted; with the norm reading
+# (`simrf.eq45`) the stationarity condition holds.
 
 # %%
 ids = (
