@@ -229,15 +229,15 @@ def _pair_mean_sparse(code, idx, val, rowptr, M, b, neg, zero, c0, lgtab, terms)
         s = 0.0
         par = 0
         for e in range(rowptr[m], rowptr[m + 1]):
-            l = idx[e]
+            c = idx[e]
             k = val[e]
-            if zero[l]:
+            if zero[c]:
                 s = -np.inf
             else:
-                s += k * b[l]
+                s += k * b[c]
                 if code == 1:
                     s -= lgtab[np.int64(k)]
-                par ^= np.int64(k) & neg[l]
+                par ^= np.int64(k) & neg[c]
         v = math.exp(c0 + s)
         terms[m] = -v if par == 1 else v
     acc = 0.0
@@ -249,8 +249,8 @@ def _pair_mean_sparse(code, idx, val, rowptr, M, b, neg, zero, c0, lgtab, terms)
 @njit(cache=True, error_model="numpy")
 def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, terms):
     """``(1/M) sum_m sign_m exp(c0 + sum_l [k_ml b_l - h(k_ml)])`` (h = 0 Poisson, log k!
-    geometric); coordinates with ``zero[l]`` (a_l = 0) contribute 0 if ``k = 0`` else -inf.
-    Without zero coordinates the loop over ``l`` has no branches (Poisson) and a table
+    geometric); coordinates with ``zero[c]`` (a_l = 0) contribute 0 if ``k = 0`` else -inf.
+    Without zero coordinates the loop over ``c`` has no branches (Poisson) and a table
     lookup for ``log k!`` (geometric)."""
     tmax = lgtab.shape[0] - 1
     for m in range(M):
@@ -258,16 +258,16 @@ def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, term
         s = 0.0
         par = 0
         if any_zero:
-            for l in range(d):
-                k = row[l]
+            for c in range(d):
+                k = row[c]
                 if k != 0.0:
-                    if zero[l]:
+                    if zero[c]:
                         s = -np.inf
                     else:
-                        s += k * b[l]
+                        s += k * b[c]
                         if code == 1:
                             s -= _log_factorial(k, lgtab)
-                        par ^= np.int64(k) & neg[l]
+                        par ^= np.int64(k) & neg[c]
         else:
             big = False
             s0 = 0.0
@@ -276,31 +276,31 @@ def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, term
             s3 = 0.0
             l4 = d - d % 4
             if code == 0:  # Poisson: sum_l k b_l in four interleaved partial sums (l mod 4)
-                for l in range(0, l4, 4):
-                    s0 += row[l] * b[l]
-                    s1 += row[l + 1] * b[l + 1]
-                    s2 += row[l + 2] * b[l + 2]
-                    s3 += row[l + 3] * b[l + 3]
-                for l in range(l4, d):
-                    s0 += row[l] * b[l]
+                for c in range(0, l4, 4):
+                    s0 += row[c] * b[c]
+                    s1 += row[c + 1] * b[c + 1]
+                    s2 += row[c + 2] * b[c + 2]
+                    s3 += row[c + 3] * b[c + 3]
+                for c in range(l4, d):
+                    s0 += row[c] * b[c]
             else:  # geometric: sum_l (k b_l - log k!), the same way
-                for l in range(0, l4, 4):
-                    s0 += row[l] * b[l] - lgtab[min(np.int64(row[l]), tmax)]
-                    s1 += row[l + 1] * b[l + 1] - lgtab[min(np.int64(row[l + 1]), tmax)]
-                    s2 += row[l + 2] * b[l + 2] - lgtab[min(np.int64(row[l + 2]), tmax)]
-                    s3 += row[l + 3] * b[l + 3] - lgtab[min(np.int64(row[l + 3]), tmax)]
-                for l in range(l4, d):
-                    s0 += row[l] * b[l] - lgtab[min(np.int64(row[l]), tmax)]
+                for c in range(0, l4, 4):
+                    s0 += row[c] * b[c] - lgtab[min(np.int64(row[c]), tmax)]
+                    s1 += row[c + 1] * b[c + 1] - lgtab[min(np.int64(row[c + 1]), tmax)]
+                    s2 += row[c + 2] * b[c + 2] - lgtab[min(np.int64(row[c + 2]), tmax)]
+                    s3 += row[c + 3] * b[c + 3] - lgtab[min(np.int64(row[c + 3]), tmax)]
+                for c in range(l4, d):
+                    s0 += row[c] * b[c] - lgtab[min(np.int64(row[c]), tmax)]
                 if mode == 1:
-                    for l in range(d):
-                        big |= row[l] > tmax
+                    for c in range(d):
+                        big |= row[c] > tmax
             s = (s0 + s1) + (s2 + s3)
-            for l in range(d):
-                par += np.int64(row[l]) & neg[l]
+            for c in range(d):
+                par += np.int64(row[c]) & neg[c]
             if big:  # a count beyond the log-factorial table (geometric, small p): exact pass
                 s = 0.0
-                for l in range(d):
-                    s += row[l] * b[l] - _log_factorial(row[l], lgtab)
+                for c in range(d):
+                    s += row[c] * b[c] - _log_factorial(row[c], lgtab)
         v = math.exp(c0 + s)
         terms[m] = -v if (par & 1) == 1 else v
     acc = 0.0
