@@ -19,21 +19,28 @@ evaluated in log-space with its sign.  Writing ``a_l = x_l y_l`` the log-modulus
 ``0^0 = 1``: a coordinate with ``a_l = 0`` contributes ``0`` when ``w_l = 0`` and makes the
 product vanish otherwise.  The sign is ``(-1)^{sum_l w_l [a_l < 0]}``.
 
-Samplers (one uniform per coordinate, from the generators of :mod:`rfcheck.rng`)
-----------------------------------------------------------------------------------
-- table inversion with a guide table (Chen & Asau 1974; :func:`inversion_table`): the CDF
-  on ``[k_lo, k_hi]`` (Poisson: ``lambda -/+ (40 sqrt(lambda) + 40)``; geometric: up to
-  ``(1-p)^(k_hi+1) < 1e-25``; the mass outside is given to the end points) as integer
-  thresholds ``T = ceil(F 2^53)``, and ``X = min{i : v < T[i]}`` for ``v`` the top 53 bits
-  of one generator word, searched from ``guide[v >> shift]``: O(1) expected comparisons,
-  integer arithmetic only.  Used for Poisson (``lambda <= 1e9``) and for geometric when
-  the table has at most 2^16 entries (``p >~ 8.8e-4``);
-- otherwise (geometric, small ``p``) exact inversion ``X = floor(log(u) / log(1-p))`` for
-  ``u`` on ``(0, 1)`` (``P(X >= j) = (1-p)^j``); needs ``p >= 1e-12`` so that every count
-  is an exact float64 integer below ``2^53``.
+Samplers (from the generators of :mod:`rfcheck.rng`; the mode depends on the parameter only)
+----------------------------------------------------------------------------------------------
+- mode 0, dense table: one guide-table inversion per coordinate (Chen & Asau 1974;
+  :func:`inversion_table`): the CDF on ``[k_lo, k_hi]`` (Poisson: ``lambda -/+ (40
+  sqrt(lambda) + 40)``, CDF from ``scipy.special.pdtr``; geometric: up to ``(1-p)^(k_hi+1) <
+  1e-25``; the mass outside is given to the end points) as integer thresholds ``T =
+  ceil(F 2^53)``, and ``X = min{i : v < T[i]}`` for ``v`` the top 53 bits of one generator
+  word, searched from ``guide[v >> shift]``: O(1) expected comparisons, integer arithmetic.
+  Used for Poisson (``lambda <= 1e9``) and geometric with at most 2^16 table entries.
+- mode 1, dense log inversion (geometric, ``p <~ 8.8e-4``): ``X = floor(log(u) /
+  log(1-p))``, ``u`` on ``(0, 1)`` (``P(X >= j) = (1-p)^j``); needs ``p >= 1e-12`` so that
+  every count is an exact float64 integer below ``2^53``.
+- mode 2, sparse (``P(X > 0) <= SPARSE_MAX = 0.25``: small lambda, large p -- the regime of
+  the optimal parameters for small inputs): per row of ``d`` coordinates, the gap of zeros
+  before the next nonzero count (``P(G = g) = p_0^g (1 - p_0)``, capped at ``d``) and the
+  nonzero count (the law conditioned on ``X >= 1``) are drawn alternately by guide tables;
+  the row's coordinates are then i.i.d. with the target law (the gap law is that of the
+  run of zeros of i.i.d. draws).  The feature products are summed over the nonzeros only.
 
-Both laws equal the target up to the 2^-53 resolution of the uniforms (and, for Poisson,
-the ~1e-15 rounding of the tabulated CDF): far below anything a Monte Carlo test can see.
+The tabulated CDFs equal the exact ones to ~2e-16 absolute (tested against mpmath); with
+the 2^-53 grid of the uniforms, the laws equal the targets far below anything a Monte
+Carlo test can see.
 
 Reproducibility
 ---------------
@@ -42,7 +49,9 @@ Trials are split into blocks of :data:`TRIALS_PER_BLOCK`; block ``b`` uses the g
 thread count (``prange`` over blocks).  Within a trial the ``M x d`` counts are drawn row
 by row and serve all pairs (one ensemble per trial, as a real feature map); sums are
 taken in a fixed order.  :func:`simulate_reference` is a plain-Python twin giving the same
-counts and, with the same ``libm``, the same estimates to the last bit;
+counts and, with the same ``libm``, the same estimates to the last bit (the sums over
+coordinates of the dense modes are taken in four interleaved partial sums, ``l mod 4``,
+in both);
 :func:`simulate_numpy` is the vectorised NumPy baseline (``numpy.random.Generator``).
 
 References
