@@ -125,6 +125,13 @@ def _check_param(dist: object, param: object) -> tuple[str, float]:
     return "geometric", p
 
 
+def _guide_bits(n: int) -> int:
+    """log2 of the guide-table length for a table of ``n`` thresholds: 8 guide cells per
+    threshold (the search then almost always stops at its first comparison, a predictable
+    branch), at least 2^10 cells, at most 2^22."""
+    return min(22, max(10, math.ceil(math.log2(n)) + 3))
+
+
 def inversion_table(dist: str, param: float, positive: bool = False) -> tuple[int, np.ndarray, np.ndarray, int] | None:
     """``(k_lo, T, guide, shift)`` of the table sampler, or ``None`` where it is not used
     (geometric with a table longer than :data:`_TABLE_MAX_GEOM`: log inversion instead).
@@ -156,7 +163,7 @@ def inversion_table(dist: str, param: float, positive: bool = False) -> tuple[in
     T = np.ceil(np.maximum.accumulate(F) * 2.0**53)
     T = np.minimum(T, 2.0**53).astype(np.int64)
     T[-1] = 1 << 53
-    gbits = max(4, math.ceil(math.log2(len(T))) + 1)
+    gbits = _guide_bits(len(T))
     shift = 53 - gbits
     guide = np.searchsorted(T, np.arange(1 << gbits, dtype=np.int64) << shift, side="right").astype(np.int64)
     return k_lo, T, guide, shift
@@ -292,7 +299,15 @@ def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, term
                     s3 += row[c + 3] * b[c + 3]
                 for c in range(l4, d):
                     s0 += row[c] * b[c]
-            else:  # geometric: sum_l (k b_l - log k!), the same way
+            elif mode == 0:  # geometric, table sampler: every count is inside the log-factorial table
+                for c in range(0, l4, 4):
+                    s0 += row[c] * b[c] - lgtab[np.int64(row[c])]
+                    s1 += row[c + 1] * b[c + 1] - lgtab[np.int64(row[c + 1])]
+                    s2 += row[c + 2] * b[c + 2] - lgtab[np.int64(row[c + 2])]
+                    s3 += row[c + 3] * b[c + 3] - lgtab[np.int64(row[c + 3])]
+                for c in range(l4, d):
+                    s0 += row[c] * b[c] - lgtab[np.int64(row[c])]
+            else:  # geometric, log inversion: sum_l (k b_l - log k!), the same way, table clipped
                 for c in range(0, l4, 4):
                     s0 += row[c] * b[c] - lgtab[min(np.int64(row[c]), tmax)]
                     s1 += row[c + 1] * b[c + 1] - lgtab[min(np.int64(row[c + 1]), tmax)]
@@ -300,9 +315,8 @@ def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, term
                     s3 += row[c + 3] * b[c + 3] - lgtab[min(np.int64(row[c + 3]), tmax)]
                 for c in range(l4, d):
                     s0 += row[c] * b[c] - lgtab[min(np.int64(row[c]), tmax)]
-                if mode == 1:
-                    for c in range(d):
-                        big |= row[c] > tmax
+                for c in range(d):
+                    big |= row[c] > tmax
             s = (s0 + s1) + (s2 + s3)
             for c in range(d):
                 par += np.int64(row[c]) & neg[c]
@@ -381,7 +395,7 @@ def _gap_table(log_p0: float, d: int) -> tuple[np.ndarray, np.ndarray, int]:
     F = -np.expm1((g + 1) * log_p0)
     T = np.minimum(np.ceil(F * 2.0**53), 2.0**53).astype(np.int64)
     T[-1] = 1 << 53
-    gbits = max(4, math.ceil(math.log2(len(T))) + 1)
+    gbits = _guide_bits(len(T))
     shift = 53 - gbits
     guide = np.searchsorted(T, np.arange(1 << gbits, dtype=np.int64) << shift, side="right").astype(np.int64)
     return T, guide, shift

@@ -270,3 +270,25 @@ def test_inversion_tables_are_valid_cdfs():
                     cdf = 1 - tail / (1 - p0) if positive else 1 - tail
                     assert abs(T[i] / 2.0**53 - float(cdf)) <= 4e-16, (dist, par, positive, k)
     assert de.inversion_table("geometric", 1e-5) is None  # table too long: log inversion
+
+
+# ------------------------------------------------------------------ bench section
+def test_discrete_bench_quick_entries():
+    """``run_discrete_bench(quick=True)``: the documented keys, the optimal parameters of
+    the workload pair, consistent ratios (a smoke test of the harness, not a timing)."""
+    from rfcheck import bench
+
+    x, y, lam, p = bench.discrete_pair()
+    st = crt.discrete_pair_stats(x, y)
+    assert math.isclose(lam, math.sqrt(st["q"][0] / 64), rel_tol=1e-12)  # lambda* = sqrt(q/d)
+    assert 0 < p < 1
+    entries = bench.run_discrete_bench(quick=True)
+    assert [(e["coupling"], e["setting"]) for e in entries] == [
+        ("poisson", "optimal"), ("geometric", "optimal"), ("poisson", "dense"), ("geometric", "dense")]
+    assert [e["sampler_mode"] for e in entries] == [2, 2, 0, 0]
+    for e in entries:
+        assert {"workload", "coupling", "path", "trials_per_s", "baseline", "baseline_trials_per_s", "ratio",
+                "flop_ceiling_share"} <= set(e)
+        assert e["trials_per_s"] > 0 and e["baseline_trials_per_s"] > 0
+        assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
+    assert "sparse" in bench.format_discrete_table(entries)
