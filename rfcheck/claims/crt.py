@@ -731,14 +731,14 @@ register(Claim(
 
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
-    from rfcheck import discrete
+    from rfcheck import discrete_engine
     from rfcheck.stats import compare_mc, estimate_mean
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
     k = float(_exact_k(p))
     exact_var = float(_dirf_product_moment(p, 30, 2)[0]) - k * k  # exact SE: heavy tails lose power, not validity
-    est = estimate_mean(discrete.simulate_dirf(x, y, p["dist"], par, 1, budget.mc_trials, seed),
+    est = estimate_mean(discrete_engine.simulate(x, y, p["dist"], par, 1, budget.mc_trials, seed=seed)[0],
                         exact_var=exact_var if math.isfinite(exact_var) else None)
     return compare_mc(p, k, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
@@ -756,7 +756,7 @@ register(Claim(
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
                                        max_points=12)),
         Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-              description="NumPy sampler of rfcheck.discrete, mean vs K"),
+              description="Numba engine rfcheck.discrete_engine, mean vs K"),
     ],
 ))
 
@@ -784,11 +784,12 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck import discrete
+    from rfcheck import discrete_engine
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
-    return discrete.simulate_dirf(x, y, p["dist"], par, 1, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
+    return (discrete_engine.simulate(x, y, p["dist"], par, 1, n, seed=seed)[0], float(_exact_k(p)),
+            _dirf_error_moments(p))
 
 
 register(Claim(
@@ -1529,4 +1530,342 @@ register(Claim(
     correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
                "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
                "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
+))
+
+
+# ------------------------------------------------------------ appendix 9.7: eq (26)-(32) (proof of Theorem 9.1)
+# Instantiation (as for eq 24, 25, 33): GERF with real A < 1/4, s = +1, so that
+# g(a, b) = P0 exp(2A b^2 + B a) with P0 = D^2 e^{-|x|^2-|y|^2}, D^2 = (1-4A)^{d/2}, B = sqrt(1-4A),
+# and z = x + y.  Conditioned on the norms |w_m| = x_m, the estimator's terms are
+# g(x_m u_m^T z, x_m) with u_m uniform on the sphere (iid) or an orthonormal frame (ort).
+# Two independent routes to the spherical averages E_u[exp(gamma u^T z/|z|)]:
+#   "hyp":  0F1(; d/2; gamma^2/4) (the spherical-mean identity, mpmath.hyp0f1);
+#   "quad": 1-D tanh-sinh quadrature of e^{gamma t} against the density of u_1,
+#           (1 - t^2)^{(d-3)/2} / B(1/2, (d-1)/2) -- for two orthonormal u_i, u_j,
+#           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
+
+
+def _sph_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
+    return mpmath.hyp0f1(mpmath.mpf(d) / 2, gamma * gamma / 4), mpmath.mpf(0)
+
+
+def _sph_quad(gamma: Any, d: int) -> tuple[Any, Any]:
+    expo = (mpmath.mpf(d) - 3) / 2
+    norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
+    val, err = mpmath.quad(lambda t: norm * (1 - t * t) ** expo * mpmath.exp(gamma * t), [-1, 0, 1], error=True)
+    return val, err + abs(val) * mpmath.eps * 100
+
+
+def _ort_point(p: dict[str, Any]) -> dict[str, Any]:
+    """mpmath constants of a point of :data:`_ORT_DOMAIN` (call inside ``workdps``)."""
+    s = stats_mp(p)
+    d, m = s["d"], int(p["M"])
+    a = mpmath.mpf(p["a_re"])
+    return {"d": d, "M": m, "A": a, "B": mpmath.sqrt(1 - 4 * a), "nz": mpmath.sqrt(s["sq_sum"]),
+            "P0": mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"]),
+            "r": [mpmath.mpf(p[f"rho{i + 1}"]) * mpmath.sqrt(d) for i in range(m)], "K2": mpmath.exp(-s["sq_diff"])}
+
+
+def _cond_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dict[str, Any]:
+    """Conditional (on the norms r_1..r_M) moments of X_m = g(c_m u_m^T z, r_m): ``scaled``
+    c_m = r_m (the estimator: w_m^T z = r_m u_m^T z), else c_m = 1 (X_m = g_{x_m}(u_m^T z), the
+    literal eq (29)-(30)).  Returns the iid and orthogonal conditional variances of the mean,
+    T = their difference, F_m = E[g~(c_m u^T z, r_m)] and an error bar."""
+    sph = _sph_hyp if method == "hyp" else _sph_quad
+    with mpmath.workdps(dps + 10):
+        o = _ort_point(p)
+        d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+        c = o["r"] if scaled else [mpmath.mpf(1)] * m
+        err = mpmath.mpf(0)
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, o["r"], strict=True):
+            e1, er1 = sph(b * ci * nz, d)
+            e2, er2 = sph(2 * b * ci * nz, d)
+            w = p0 * mpmath.exp(2 * a * ri * ri)
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+            err += w * er1 + w * w * er2
+        var_iid = mpmath.fsum(s2 - mu * mu for s2, mu in zip(second, mean, strict=True)) / m**2
+        cov = mpmath.mpf(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                e, er = sph(b * nz * mpmath.sqrt(c[i] ** 2 + c[j] ** 2), d)
+                w = p0 * p0 * mpmath.exp(2 * a * (o["r"][i] ** 2 + o["r"][j] ** 2))
+                cov += w * e - mean[i] * mean[j]
+                err += w * er
+        var_ort = var_iid + 2 * cov / m**2
+        scale = mpmath.fsum(second) / m
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d,
+                "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
+
+
+def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
+    p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
+    return p
+
+
+_ORT_DOMAIN = pair_domain(
+    d=(2, 32), norm=(0.0, 1.5),
+    extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
+           **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
+    derive=_ort_derive,
+    description="GERF (real A < 1/4, s = +1), z = x + y, 2 <= M <= min(d, 4), conditional norms "
+                "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
+
+
+def _cond_cmp(printed: Any, reference: Any) -> Check:
+    """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
+    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``."""
+    from rfcheck.stats import compare_deterministic
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        dps = min(budget.dps, 25)
+        pv, pe, sc = printed(p, dps)
+        rv, re_, _ = reference(p, dps)
+        with mpmath.workdps(dps):
+            return compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
+                                         atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
+
+    return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
+                 description="printed side by 1-D quadrature over the law of u^T z/|z| "
+                             "(literal X_m = g_{x_m}(u_m^T z)); "
+                             "reference: the estimator's conditional moments by the spherical-mean 0F1 identity")
+
+
+def _cond_side(key: str, scaled: bool, method: str) -> Any:
+    def side(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        r = _cond_moments(p, dps, scaled, method)
+        return r[key], r["err"], r["scale"]
+
+    return side
+
+
+_X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the norm multiplies the direction inside g) "
+                   "the identity holds (tests/test_crt_appendix97.py checks it to 1e-15 at every point); as printed, "
+                   "X_m = g_{x_m}(u_m^T z) drops the factor x_m and the two sides differ unless every x_m = 1 "
+                   "or z = 0.")
+
+
+def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+    """(E_norms[Var(K_M^ort | norms)], Var(K_M^ort), err, scale), GERF real A, s = +1, 2 <= M <= d.
+
+    Var(K_M^ort) = Var(X)/M + (1 - 1/M) K^2 G (G = E[X1 X2]/K^2 - 1 for an orthogonal pair,
+    1-D quadrature); the conditional form averages to Var(X)/M + (1 - 1/M) K^2 G - (E_r[m(r)^2]
+    - K^2)/M with m(r) = E[X | |w| = r] (the E_r[m^2] quadrature of eq 25).
+    """
+    printed25, var1, err, second = _eq25_sides(p, dps)
+    st = stats_fp(p)
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
+    with mpmath.workdps(dps):
+        m = int(p["M"])
+        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        em2 = second - printed25
+        ref = var1 / m + (1 - mpmath.mpf(1) / m) * k2 * (r.value - 1)
+        printed = ref - (em2 - k2) / m
+        return printed, ref, err + k2 * r.err, second
+
+
+def _eq26_check() -> Check:
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.stats import compare_deterministic
+
+        printed, ref, err, scale = _eq26_sides(p, budget.dps)
+        with mpmath.workdps(budget.dps):
+            return compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
+                                         atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+
+    return Check("quadrature", 1, evaluate, max_points=8, search=False,
+                 description="E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
+                             "(quadrature moments and the orthogonal-pair factor)")
+
+
+register(Claim(
+    id="crt.eq26", paper="crt", source=f"{SRC}, appendix 9.7, eq (26)",
+    statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
+              "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
+    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
+                       derive=_orf_domain_derive),
+    checks=[_eq26_check()],
+    correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, "
+               "m(r) = E[X | |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). "
+               "The added term "
+               "is the same for iid and orthogonal ensembles, so eq (27) still holds (claim crt.eq27).",
+))
+
+
+def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+    """(E_norms[T], Var_iid - Var_ort, err, scale).
+
+    E_norms[T] = (1 - 1/M)(K^2 - E_R[P0^2 e^{2A R^2} 0F1(; d/2; B^2 |z|^2 R^2/4)]), R^2 = r_1^2 + r_2^2 ~
+    chi^2_{2d} (the conditional orthogonal-pair moment depends on r_1^2 + r_2^2 only), a 1-D quadrature over
+    chi_{2d}; Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X1 X2]/K^2) by the 1-D quadrature of
+    rfcheck.quadrature.orf_pair_factor (a different reduction).
+    """
+    st = stats_fp(p)
+    d, m = st["d"], int(p["M"])
+    r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        s = stats_mp(p)
+        a = mpmath.mpf(p["a_re"])
+        b2 = 1 - 4 * a
+        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
+
+        def f(rr: Any) -> Any:
+            if rr <= 0:
+                return mpmath.mpf(0)
+            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
+                                                                         b2 * s["sq_sum"] * rr * rr / 4)
+            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
+
+        mid = mpmath.sqrt(2 * d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    pair = quadrature.with_error(compute, min(dps, 25), "quadrature")
+    with mpmath.workdps(dps):
+        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        w = 1 - mpmath.mpf(1) / m
+        return w * (k2 - pair.value), w * k2 * (1 - r.value), w * (pair.err + k2 * r.err), k2
+
+
+register(Claim(
+    id="crt.eq27", paper="crt", source=f"{SRC}, appendix 9.7, eq (27)",
+    statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
+              "(GERF, real A, s = +1, 2 <= M <= d)",
+    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
+                       derive=_orf_domain_derive),
+    checks=[_no_search(deterministic_check(
+        "quadrature", lambda p: _eq27_sides(p, 30)[0],
+        lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
+        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
+                    "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
+    notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
+          "cancels in the difference.",
+))
+
+register(Claim(
+    id="crt.eq28", paper="crt", source=f"{SRC}, appendix 9.7, eq (28)",
+    statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
+    domain=_ORT_DOMAIN,
+    unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
+                 "and crt.eq32",
+))
+
+register(Claim(
+    id="crt.eq29", paper="crt", source=f"{SRC}, appendix 9.7, eq (29)",
+    statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
+              "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+    notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
+))
+
+register(Claim(
+    id="crt.eq30", paper="crt", source=f"{SRC}, appendix 9.7, eq (30)",
+    statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
+              "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+))
+
+register(Claim(
+    id="crt.eq31", paper="crt", source=f"{SRC}, appendix 9.7, eq (31)",
+    statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
+              "(GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+))
+
+
+def _eq32_sides(scaled: bool) -> Any:
+    """(printed lower bound (2/(d+2))(2/M^2) sum_{i<j} F_i F_j (0F1), T (quadrature), err)."""
+
+    def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        dps = min(dps, 25)
+        t = _cond_moments(p, dps, scaled, "quad")
+        f = _cond_moments(p, dps, scaled, "hyp")
+        with mpmath.workdps(dps + 10):
+            m, d, ff = f["M"], f["d"], f["F"]
+            bound = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
+                ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
+            return bound, t["T"], t["err"] + f["err"]
+
+    return sides
+
+
+register(Claim(
+    id="crt.eq32", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (first and last members)",
+    statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
+              "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[
+        inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+                         description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
+                                     "F by 0F1"),
+        inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                         description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
+                                     "the reading under which eq (27)-(31) hold"),
+    ],
+    notes="Both readings reduce to 0F1(s_i) 0F1(s_j) - 0F1(s_i + s_j) >= (2/(d+2)) (0F1(s_i) - 1)(0F1(s_j) - 1), "
+          "0F1 = 0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) "
+          "for k, l >= 1. "
+          "The middle member of the printed chain is claim crt.eq32.middle.",
+))
+
+
+def printed_eq32_middle(p: dict[str, Any]) -> Any:
+    """The middle member of eq (32), summed literally: (2/(d+2))(2/M^2) sum_{i<j} S_i S_j with
+    S_i = sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}], a_k(b) = P0 e^{2A b^2} B^k / k!,
+    E|w|^{2t} = E|g|^{2t} = 2^t (d/2)_t (w, g ~ N(0, I_d)), E r^{2t} = (2t-1)!! (r ~ N(0, 1))."""
+    o = _ort_point(p)
+    d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+    s = []
+    for ri in o["r"]:
+        terms = []
+        for t in range(1, 2000):
+            chi = mpmath.power(2, t) * mpmath.rf(mpmath.mpf(d) / 2, t)
+            term = (p0 * mpmath.exp(2 * a * ri * ri) * b ** (2 * t) / mpmath.factorial(2 * t) * nz ** (2 * t)
+                    * chi * mpmath.fac2(2 * t - 1) / chi)
+            terms.append(term)
+            if t > 5 and abs(term) < mpmath.eps * abs(mpmath.fsum(terms)):
+                break
+        s.append(mpmath.fsum(terms))
+    pairs = mpmath.fsum(s[i] * s[j] for i in range(m) for j in range(i + 1, m))
+    return 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * pairs
+
+
+def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
+    f = _cond_moments(p, min(dps, 25), False, "quad")
+    with mpmath.workdps(dps + 10):
+        m, d, ff = f["M"], f["d"], f["F"]
+        v = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
+            ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
+        return v, f["err"] * (1 + mpmath.fsum(abs(x) for x in ff))
+
+
+register(Claim(
+    id="crt.eq32.middle", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (the last equality)",
+    statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
+              "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
+              "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",
+    domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
+                       extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
+                              **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
+                       derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
+    checks=[_no_search(deterministic_check("spherical-quadrature", printed_eq32_middle, _eq32_last, max_points=8,
+                                           atol_scale=lambda p, dps: _with_dps(dps, lambda: _ort_point(p)["P0"] ** 2),
+                                           description="series of the middle member (mpmath) vs F by quadrature"))],
+    correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "
+               "E_r[g~(r|z|, x)], the "
+               "average over a Gaussian projection, not over the sphere at norm x. Conditioning on the norms gives "
+               "E[(u^T z)^{2t}] = |z|^{2t} E[r^{2t}] / E|g|^{2t} times x^{2t} (not E|w|^{2t}): "
+               "with x_i^{2t} in place of "
+               "E|w|^{2t} the chain closes on F_x(z) = E[g~(x u^T z, x)] (the scaled reading of crt.eq32).",
 ))
