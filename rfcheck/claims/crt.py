@@ -1481,7 +1481,6 @@ def _oprf_legendre(p: dict[str, Any], level: float) -> tuple[float, float]:
             hi *= 2
         r = minimize_scalar(lambda th, at=at: at(th)[0] - th * level, bounds=(0.0, hi), method="bounded",
                             options={"xatol": 1e-12 * hi})
-        lam, mean = at(float(r.x))
         # error: node-count dependence, the quadrature's own error on E Z (known: K), and the
         # rounding of theta level - log E e^{theta Z} (both ~ theta level)
         k = at(0.0)[1]
