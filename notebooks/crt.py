@@ -120,10 +120,12 @@ with mpmath.workdps(30):
 # ## Discretely-induced RFs (sec 3.2): PoisRF and GeomRF
 # Thm 3.4 and 3.5 in log-space (the product of `d` Bessel functions never overflows), the
 # optimal `lambda*` (closed form) and `p*` (Brent's method), checked against the exact
-# series of the definition (eq 9-10) and against Monte Carlo from `rfcheck.discrete`.
+# series of the definition (eq 9-10) and against Monte Carlo from the Numba engine
+# `rfcheck.discrete_engine` (per-block seeded, thread-count independent; the NumPy twin
+# `rfcheck.discrete` draws the same law).
 
 # %%
-from rfcheck import crt_variance, discrete  # noqa: E402
+from rfcheck import crt_variance, discrete_engine  # noqa: E402
 from rfcheck.stats import estimate_mean  # noqa: E402
 
 xd, yd = rng.normal(size=6) * 0.4, rng.normal(size=6) * 0.4
@@ -136,7 +138,7 @@ print(f"lambda* = {lam:.4f}: log Var = {lv_pois:.6f}; exact series: {float(crt.d
 print(f"p*      = {p_star:.4f}: log Var = {lv_geom:.6f}; exact series: {float(crt.dirf_log_variance(xd, yd, crt.geometric_log_pk(p_star))):.6f}")
 kd = float(np.exp(-np.sum((xd - yd) ** 2) / 2))
 for dist, par, lv in (("poisson", lam, lv_pois), ("geometric", p_star, lv_geom)):
-    e = discrete.simulate_dirf(xd, yd, dist, par, 1, N_TRIALS, seed=2)
+    e = discrete_engine.simulate(xd, yd, dist, par, 1, N_TRIALS, seed=2)[0]
     mean = estimate_mean(e)
     mse = estimate_mse(e, kd)
     print(f"{dist:9s} MC mean {mean.value:.5f} ± {mean.se:.5f} (K = {kd:.5f}); "
@@ -155,6 +157,22 @@ print("best (A, s):", opt["a"], opt["s"], " log Var =", round(opt["log_var"], 4)
 print("real A, s=+1:", real["a"].real, " vs A* =", float(crt.oprf_a_star(s2["sq_sum"], d)))
 
 # %% [markdown]
+# ## Appendix 9.7, eq (26)-(32): conditioning on the norms
+# The proof of Theorem 9.1 conditions on the norms `|w_m| = x_m` and writes the terms as
+# `X_m = g_{x_m}(u_m^T z)`; the estimator's terms are `g(x_m u_m^T z, x_m)`.  The two
+# readings give different conditional variances (claims crt.eq29-31 are REFUTED as printed;
+# with the norm inside g they hold), while the inequality (32) holds in both readings.
+
+# %%
+from rfcheck.claims import crt as crt_claims  # noqa: E402
+
+pt = {"d": 3, "nx": 0.7, "ny": 0.4, "theta": 0.6, "a_re": -0.3, "M": 3, "rho1": 0.5, "rho2": 1.2, "rho3": 1.6}
+for scaled in (False, True):
+    r = crt_claims._cond_moments(pt, 20, scaled, "quad")
+    print(f"X_m = g({'x_m ' if scaled else ''}u_m^T z, x_m): Var_iid = {float(r['var_iid']):.6f}, "
+          f"Var_ort = {float(r['var_ort']):.6f}, T = {float(r['T']):.6f}")
+
+# %% [markdown]
 # ## The new claims of this part of the paper
 # Refuted, with the counterexample in the verdict: eq (35) (the bound on Z drops the
 # factor `D^2 = (1-4A)^{d/2}`), Theorem 4.2 (whose Hoeffding step uses that bound), eq (33)
@@ -165,7 +183,9 @@ print("real A, s=+1:", real["a"].real, " vs A* =", float(crt.oprf_a_star(s2["sq_
 ids2 = (["crt.thm3.4", "crt.eq35", "crt.thm4.2", "crt.eq34"] if QUICK else
         ["crt.eq9", "crt.eq10", "crt.thm3.4", "crt.thm3.4.lambda-star", "crt.thm3.5", "crt.eq12", "crt.eq14",
          "crt.eq17", "crt.eq19", "crt.eq20", "crt.eq24", "crt.eq33", "crt.eq34", "crt.eq35", "crt.thm4.2",
-         "crt.thm4.3", "crt.text-sec5.1-gerf-vs-trigrf-normal", "crt.text-sec5.1-geomrfplus-vs-posrf-normal"])
+         "crt.thm4.3", "crt.text-sec5.1-gerf-vs-trigrf-normal", "crt.text-sec5.1-geomrfplus-vs-posrf-normal",
+         "crt.eq26", "crt.eq27", "crt.eq28", "crt.eq29", "crt.eq30", "crt.eq31", "crt.eq32", "crt.eq32.middle",
+         "crt.thm4.2.ort", "crt.thm4.2.ort.positive"])
 for e in verify.run_many(ids2, budget=BUDGET, seed=0):
     print(f"{e['id']:44s} {e['verdict']:13s} {e['reason'][:70]}")
 

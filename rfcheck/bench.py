@@ -34,6 +34,15 @@ vectors (the ``Q`` of a Gaussian matrix's QR with the sign fix, without forming 
 it executes about half the FLOPs of "QR, then form Q" (``(8/3) d^3``); ``format_table``
 also prints the share under that QR-equivalent count.
 
+Discrete section (:func:`run_discrete_bench`, CRT sec 3.2): the PoisRF and GeomRF
+estimators of :mod:`rfcheck.discrete_engine` for one pair in ``d = 64`` with ``M = 64``
+(``x, y`` i.i.d. ``N(0, I/d)``, seed 0, so ``|x|, |y| ~ 1``) at the optimal parameters
+(``lambda*`` of sec 3.2.1, ``p*`` by Brent as in appendix 9.10.1: the sparse sampler) and
+at a dense setting (``lambda = 1``, ``p = 0.3``: one table draw per coordinate), each next
+to :func:`rfcheck.discrete_engine.simulate_numpy` (``numpy.random.Generator`` draws of the
+full ``(n, M, d)`` counts, one matrix product, table lookups) timed in the same run.  These
+kernels are bound by random draws and table lookups, not FLOPs: no ceiling share.
+
 Run ``python -m rfcheck.bench`` or
 ``python -c "from rfcheck.bench import run_bench, format_table; print(format_table(run_bench()))"``.
 """
@@ -48,8 +57,8 @@ import numpy as np
 
 from rfcheck import couplings, features, montecarlo
 
-__all__ = ["COUPLINGS", "flops_per_trial", "format_table", "machine_gflops", "relative_rates",
-           "run_bench", "simrf_plus_mean_passes"]
+__all__ = ["COUPLINGS", "discrete_pair", "flops_per_trial", "format_discrete_table", "format_table",
+           "machine_gflops", "relative_rates", "run_bench", "run_discrete_bench", "simrf_plus_mean_passes"]
 
 D = 64
 M = 64
@@ -231,5 +240,73 @@ def format_table(entries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- discrete (CRT sec 3.2)
+DISCRETE_BASELINE = "numpy discrete_engine.simulate_numpy"
+
+
+def discrete_pair(d: int = D, seed: int = 0) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """The discrete workload's pair ``x, y ~ N(0, I/d)`` (seeded) and its optimal PoisRF
+    ``lambda*`` (sec 3.2.1) and GeomRF ``p*`` (Brent, appendix 9.10.1)."""
+    from rfcheck.closed_forms import crt as cf
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(d) / np.sqrt(d)
+    y = rng.standard_normal(d) / np.sqrt(d)
+    st = cf.discrete_pair_stats(x, y)
+    lam = float(cf.poisson_lambda_star(st["q"][0], d))
+    p, _ = cf.geometric_p_star(st["abs_prod"][0], float(st["xy"][0]))
+    return x, y, lam, float(p)
+
+
+def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
+    """Time the Numba PoisRF / GeomRF engine against the NumPy baseline (same run).
+
+    Returns
+    -------
+    list of dict
+        One entry per (distribution, parameter) with keys ``workload``, ``coupling``
+        (``"poisson"`` / ``"geometric"``), ``param``, ``setting`` (``"optimal"`` or
+        ``"dense"``), ``sampler_mode`` (0 dense table, 1 log inversion, 2 sparse),
+        ``path`` (``"ensemble"``: one ensemble per trial), ``trials_per_s``, ``baseline``,
+        ``baseline_trials_per_s``, ``ratio``, ``flop_ceiling_share`` (None: not FLOP-bound),
+        ``flops_per_trial`` (None) and ``machine_gflops`` (None).
+    """
+    from rfcheck import discrete_engine as de
+
+    if quick:
+        seconds = min(seconds, 0.1)
+    x, y, lam, p = discrete_pair()
+    workload = f"dirf d={D} M={M} x,y~N(0,I/d) seed 0"
+    entries = []
+    for dist, par, setting in (("poisson", lam, "optimal"), ("geometric", p, "optimal"),
+                               ("poisson", 1.0, "dense"), ("geometric", 0.3, "dense")):
+        de.simulate(x, y, dist, par, M, 2 * de.TRIALS_PER_BLOCK, seed=1)  # compile before timing
+        de.simulate_numpy(x, y, dist, par, M, 4, seed=1)
+        base = _rate(lambda n, dd=dist, pp=par: de.simulate_numpy(x, y, dd, pp, M, n, seed=2), seconds, 16)
+        rate = _rate(lambda n, dd=dist, pp=par: de.simulate(x, y, dd, pp, M, n, seed=3), seconds, 1024)
+        entries.append({
+            "workload": workload, "coupling": dist, "param": par, "setting": setting,
+            "sampler_mode": de._sampler_args(dist, par, D)["mode"], "path": "ensemble",
+            "trials_per_s": rate, "baseline": DISCRETE_BASELINE, "baseline_trials_per_s": base,
+            "ratio": rate / base, "flop_ceiling_share": None, "flops_per_trial": None, "machine_gflops": None,
+        })
+    return entries
+
+
+def format_discrete_table(entries: list[dict]) -> str:
+    """A plain-text table of :func:`run_discrete_bench` entries."""
+    head = (f"{'dist':<10} {'param':>9} {'setting':<8} {'mode':>4} {'trials/s':>12} "
+            f"{'numpy trials/s':>15} {'ratio':>8}")
+    lines = [entries[0]["workload"] if entries else "", head, "-" * len(head)]
+    for e in entries:
+        lines.append(f"{e['coupling']:<10} {e['param']:>9.4g} {e['setting']:<8} {e['sampler_mode']:>4} "
+                     f"{e['trials_per_s']:>12,.0f} {e['baseline_trials_per_s']:>15,.0f} {e['ratio']:>7.1f}x")
+    if entries:
+        lines.append(f"sampler modes: 0 dense table, 1 log inversion, 2 sparse (gaps + nonzeros); "
+                     f"numba threads: {numba.get_num_threads()}; target ratio >= 10x")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":  # pragma: no cover
     print(format_table(run_bench()))
+    print(format_discrete_table(run_discrete_bench()))

@@ -149,6 +149,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     entries = bench.run_bench(quick=args.quick)
     print(bench.format_table(entries))
+    discrete = bench.run_discrete_bench(quick=args.quick)
+    print()
+    print(bench.format_discrete_table(discrete))
+    entries = entries + discrete
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(entries, fh, indent=2)

@@ -598,6 +598,12 @@ register(Claim(
 ))
 
 
+def _with_domain(check: Check, domain: Domain) -> Check:
+    """The check restricted to a sub-domain (where its reference applies)."""
+    check.domain = domain
+    return check
+
+
 def _no_search(check: Check) -> Check:
     """The check on its grid and random points only (an expensive reference: keeps verify within budget)."""
     check.search = False
@@ -731,14 +737,14 @@ register(Claim(
 
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
-    from rfcheck import discrete
+    from rfcheck import discrete_engine
     from rfcheck.stats import compare_mc, estimate_mean
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
     k = float(_exact_k(p))
     exact_var = float(_dirf_product_moment(p, 30, 2)[0]) - k * k  # exact SE: heavy tails lose power, not validity
-    est = estimate_mean(discrete.simulate_dirf(x, y, p["dist"], par, 1, budget.mc_trials, seed),
+    est = estimate_mean(discrete_engine.simulate(x, y, p["dist"], par, 1, budget.mc_trials, seed=seed)[0],
                         exact_var=exact_var if math.isfinite(exact_var) else None)
     return compare_mc(p, k, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
@@ -756,7 +762,7 @@ register(Claim(
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
                                        max_points=12)),
         Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-              description="NumPy sampler of rfcheck.discrete, mean vs K"),
+              description="Numba engine rfcheck.discrete_engine, mean vs K"),
     ],
 ))
 
@@ -784,11 +790,12 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck import discrete
+    from rfcheck import discrete_engine
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
-    return discrete.simulate_dirf(x, y, p["dist"], par, 1, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
+    return (discrete_engine.simulate(x, y, p["dist"], par, 1, n, seed=seed)[0], float(_exact_k(p)),
+            _dirf_error_moments(p))
 
 
 register(Claim(
@@ -1357,16 +1364,46 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
         up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
         log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)
-        log_bound = mpmath.log(2) - eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
+        n = int(p.get("M", 1))
+        log_bound = mpmath.log(2) - n * eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
         if up == -mpmath.inf and k - eps <= 0:  # eps beyond the range of Z - K: probability exactly 0
             return mpmath.mpf(0), mpmath.exp(log_bound), 0
+        low = -mpmath.inf
         if k - eps > 0:
             w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
             low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
-            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low))) if up > -mpmath.inf else low
+        if n > 1:  # certified lower bound: all M samples beyond K + eps (or all below K - eps)
+            logp = n * max(up, low)
+        elif up > -mpmath.inf and low > -mpmath.inf:
+            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low)))
         else:
-            logp = up
+            logp = max(up, low)
         return logp, log_bound, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+
+
+def _thm42_lower_bound_check() -> Check:
+    """Theorem 4.2 at M > 1: P[|K_M - K| >= eps] >= max(P[Z >= K + eps], P[Z <= K - eps])^M (all M
+    samples on one side), certified; a point where this lower bound exceeds the printed bound is a
+    decided violation, any other point is undecided (the true tail may still exceed the bound)."""
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.stats import compare_inequality
+
+        lhs, rhs, err = _thm42_sides(p, budget.dps)
+        ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        if not ev.disc > 1:
+            ev.decided = False
+            ev.note = ("M > 1: only the certified lower bound max(P[Z >= K+eps], P[Z <= K-eps])^M of the tail is "
+                       "computed; it does not exceed the bound here, which excludes nothing")
+        return ev
+
+    return Check("exact-tail-lower-bound", 1, evaluate, max_points=16,
+                 description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
+                             "log of the printed bound; decides only violations",
+                 domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
+                                    extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(2, 64, extra=(8,))},
+                                    fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 8}],
+                                    description="pairs with |x+y| > 0, 2 <= M <= 64"))
 
 
 register(Claim(
@@ -1374,26 +1411,177 @@ register(Claim(
     statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
               "(OPRF, A = A* of Thm 3.3)",
     domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
-                       fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 1}],
-                       description="pairs with |x+y| > 0, M = 1 (exact tail by the noncentral chi-square law)"),
-    checks=[inequality_check("exact-tail", _thm42_sides, max_points=24,
-                             description="log P[|Z - K| >= eps] (certified lower bound, mpmath) <= log of the printed bound")],
+                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 64)},
+                       description="pairs with |x+y| > 0, 1 <= M <= 64"),
+    checks=[_with_domain(inequality_check("exact-tail", _thm42_sides, max_points=24,
+                                          description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
+                                                      "mpmath) <= log of the printed bound"),
+                         pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
+                                     extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
+                                     fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 1}],
+                                     description="pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
+                                                 "chi-square law)")),
+            _thm42_lower_bound_check()],
     correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
                "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) = 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
-    notes="Checked at M = 1, where the tail is exact. The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, "
+    notes="Stated for every M. At M = 1 the tail is exact; at M > 1 a certified lower bound (all samples on one side) "
+          "can only decide violations, and does so at the same points for every M (the exponents scale with M). "
+          "The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, "
           "eps = 1e9: P = e^-208.4 > bound = e^-242.3) have eps between M(x,y) and the true sup of Z = D^2 M(x,y): "
           "deep in the tail, so of no practical weight, but the printed inequality is false there.",
 ))
 
+def _oprf_log_mgf(p: dict[str, Any], n: int = 96) -> Any:
+    """``theta -> (log E e^{theta Z}, E_theta[Z])`` for one OPRF sample Z at a pair point (float64).
+
+    ``Z = C exp(2A t^2 + B|z| t + 2A S)``, ``t ~ N(0, 1)`` the component of w along z, ``S ~ chi^2_{d-1}``
+    the squared rest (``C = D^2 e^{-|x|^2-|y|^2}``): a tensor Gauss-Hermite x generalised Gauss-Laguerre
+    rule with ``n`` nodes each, summed in log space.  Also returns ``log sup Z``.
+    """
+    import scipy.special as sc
+
+    st = stats_fp(p)
+    d = st["d"]
+    a = float(cf.oprf_a_star(st["sq_sum"], d))
+    b = math.sqrt(1 - 4 * a)
+    log_c = d / 2 * math.log1p(-4 * a) - st["sq_x"] - st["sq_y"]
+    xh, wh = np.polynomial.hermite.hermgauss(n)
+    t, lwt = math.sqrt(2) * xh, np.log(wh / math.sqrt(math.pi))
+    if d > 1:
+        yl, wl = sc.roots_genlaguerre(n, (d - 1) / 2 - 1)
+        sv, lws = 2 * yl, np.log(wl) - sc.gammaln((d - 1) / 2)
+    else:
+        sv, lws = np.zeros(1), np.zeros(1)
+    logz = (log_c + 2 * a * t**2 + b * math.sqrt(st["sq_sum"]) * t)[:, None] + 2 * a * sv[None, :]
+    logw = lwt[:, None] + lws[None, :]
+    zv = np.exp(logz)
+    log_zmax = log_c - b * b * st["sq_sum"] / (8 * a)
+
+    def at(theta: float) -> tuple[float, float]:
+        e = logw + theta * zv
+        lam = float(sc.logsumexp(e))
+        return lam, float(np.sum(np.exp(e - lam) * zv))
+
+    return at, log_zmax
+
+
+def _oprf_legendre(p: dict[str, Any], level: float) -> tuple[float, float]:
+    """``(L(level), err)``: the Legendre transform sup_theta (theta level - log E e^{theta Z}) of one OPRF
+    sample, by Brent's method on theta >= 0 (the sup over theta < 0 is 0 for level > E Z); ``err`` from
+    repeating with 160 quadrature nodes.  ``inf`` when level exceeds sup Z."""
+    from scipy.optimize import minimize_scalar
+
+    out = []
+    for n in (96, 160):
+        at, log_zmax = _oprf_log_mgf(p, n)
+        if level >= math.exp(log_zmax):
+            return math.inf, 0.0
+        hi = 1.0
+        while at(hi)[1] < level and hi < 1e12:
+            hi *= 2
+        r = minimize_scalar(lambda th, at=at: at(th)[0] - th * level, bounds=(0.0, hi), method="bounded",
+                            options={"xatol": 1e-12 * hi})
+        # error: node-count dependence, the quadrature's own error on E Z (known: K), and the
+        # rounding of theta level - log E e^{theta Z} (both ~ theta level)
+        k = at(0.0)[1]
+        k_true = math.exp(-stats_fp(p)["sq_diff"] / 2)
+        out.append((-float(r.fun), float(r.x) * (abs(k - k_true) + 1e-13 * level)))
+    # + an absolute floor: the log-sum-exp of the quadrature is rounded at ~1e-15, so an L below
+    # ~1e-13 (e.g. tiny eps with a heavy-tailed Z, L ~ eps^2 / (2 Var Z)) is not resolved
+    return out[1][0], abs(out[1][0] - out[0][0]) + out[1][1] + 1e-14
+
+
+def _thm42_ort_level(p: dict[str, Any]) -> tuple[float, float]:
+    """(K, K + eps) at a point: eps = eps_rel K."""
+    k = math.exp(-stats_fp(p)["sq_diff"] / 2)
+    return k, k * (1 + float(p["eps_rel"]))
+
+
+def _thm42_ort_positive_check() -> Check:
+    """``L(K + eps) > 0``: decided true where L exceeds 10 error bars (or is +inf: K + eps beyond
+    sup Z), decided false below -10 error bars, undecided in between (L below the quadrature's
+    resolution, e.g. tiny eps with a heavy-tailed Z: L ~ eps^2 / (2 Var Z))."""
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        _, level = _thm42_ort_level(p)
+        lv, err = _oprf_legendre(p, level)
+        if math.isinf(lv):
+            return PointEval(p, 0.0, lv, 0.0, -1.0, True, "K + eps beyond sup Z: L = +inf")
+        tol = 10 * err
+        if abs(lv) <= tol:
+            return PointEval(p, 0.0, lv, err, 0.0, False, f"L = {lv:.3g} within 10 error bars ({tol:.2g}) of 0")
+        return PointEval(p, 0.0, lv, err, -lv / tol, True)
+
+    return Check("mgf-quadrature", 1, evaluate, max_points=24,
+                 description="L(K + eps) = sup_theta (theta (K+eps) - log E e^{theta Z}) by Gauss quadrature of the "
+                             "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars")
+
+
+def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Empirical P[K_M^ort - K >= eps] (Numba engine, orthogonal blocks, projection path) against
+    exp(-M L(K + eps)): a one-sided exact binomial test of the count at the printed bound (a
+    violation is decided at family-wise level alpha); a non-violation is decided only where the
+    test has power, n * bound >= 50 (a bound off by a factor 1.5 is then rejected with
+    probability > 0.9)."""
+    import scipy.stats as sps
+
+    from rfcheck.montecarlo import simulate
+
+    x, y = pair_vectors(p)
+    m = int(p["M"])
+    k, level = _thm42_ort_level(p)
+    lv, lerr = _oprf_legendre(p, level)
+    bound = math.exp(-m * lv)
+    n = budget.mc_trials
+    est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
+    count = int(np.sum(est - k >= level - k))
+    alpha = budget.alpha / max(budget.mc_points, 1)
+    pval = float(sps.binom.sf(count - 1, n, bound)) if count > 0 else 1.0
+    lo = float(sps.beta.ppf(alpha, count, n - count + 1)) if count > 0 else 0.0  # one-sided Clopper-Pearson
+    freq = count / n
+    disc = 2.0 if pval < alpha else (freq - bound) / max(bound, 1e-300)
+    decided = pval < alpha or (n * bound >= 50 and bound < 1)
+    note = "" if decided else (
+        "vacuous: the bound is >= 1" if bound >= 1 else
+        f"no power: n * bound = {n * bound:.3g} < 50 (the bound is below Monte Carlo resolution)")
+    return PointEval(p, bound, freq, math.sqrt(max(freq * (1 - freq), 1e-300) / n), disc, decided, note,
+                     {"count": count, "n": n, "p_value": pval, "clopper_pearson_lower": lo, "L": lv,
+                      "L_err": lerr, "alpha": alpha})
+
+
+_THM42_ORT_DOMAIN = pair_domain(
+    d=(2, 64), norm=(0.05, 1.0), constraint=_u_positive,
+    extra={"M": Int(2, 16), "eps_rel": Real(0.1, 3.0, scale="log")}, derive=_orf_domain_derive,
+    fixed_points=[{"d": 16, "nx": 0.5, "ny": 0.5, "theta": 0.5, "M": 8, "eps_rel": 0.3},
+                  {"d": 64, "nx": 1.0, "ny": 1.0, "theta": 1.0, "M": 16, "eps_rel": 1.0},
+                  {"d": 4, "nx": 0.8, "ny": 0.3, "theta": 2.0, "M": 4, "eps_rel": 0.5},
+                  {"d": 2, "nx": 0.6, "ny": 0.6, "theta": 0.0, "M": 2, "eps_rel": 0.2}],
+    description="OPRF pairs with |x|, |y| in [0.05, 1], 2 <= M <= min(d, 16) orthogonal features, "
+                "eps = eps_rel K(x, y), eps_rel in [0.1, 3]; four fixed points where the bound is informative")
+
 register(Claim(
     id="crt.thm4.2.ort", paper="crt", source=f"{SRC}, Theorem 4.2 (second part)",
-    statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)) and L(K(x,y) + eps) > 0, L the Legendre "
-              "transform of Z = f_GE^(1) f_GE^(2) (OPRF)",
-    domain=_oprf_domain,
-    unverifiable="needs the moment generating function of Z (a 2-D integral per theta) and tail probabilities of "
-                 "orthogonal ensembles far below Monte Carlo resolution where the bound is informative; not implemented",
+    statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
+              "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
+    domain=_THM42_ORT_DOMAIN,
+    checks=[Check("monte-carlo", 3, _thm42_ort_mc, search=False,
+                  description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
+                              "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent")],
+    notes="The bound is the Chernoff bound of M independent samples; for orthogonal ensembles it needs "
+          "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
+          "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
+          "(n * bound >= 50); deeper tails are undecided, never HOLDS.",
 ))
+
+register(Claim(
+    id="crt.thm4.2.ort.positive", paper="crt", source=f"{SRC}, Theorem 4.2 (second part, last clause)",
+    statement="L(K(x,y) + eps) > 0 for eps > 0, L the Legendre transform of Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF)",
+    domain=pair_domain(d=(1, 64), norm=(0.0, 2.0), constraint=_u_positive,
+                       extra={"eps_rel": Real(1e-3, 10.0, scale="log")},
+                       description="OPRF pairs, |x|, |y| <= 2, eps = eps_rel K(x, y)"),
+    checks=[_thm42_ort_positive_check()],
+))
+
 
 register(Claim(
     id="crt.thm4.3", paper="crt", source=f"{SRC}, Theorem 4.3",
@@ -1529,4 +1717,342 @@ register(Claim(
     correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
                "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
                "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
+))
+
+
+# ------------------------------------------------------------ appendix 9.7: eq (26)-(32) (proof of Theorem 9.1)
+# Instantiation (as for eq 24, 25, 33): GERF with real A < 1/4, s = +1, so that
+# g(a, b) = P0 exp(2A b^2 + B a) with P0 = D^2 e^{-|x|^2-|y|^2}, D^2 = (1-4A)^{d/2}, B = sqrt(1-4A),
+# and z = x + y.  Conditioned on the norms |w_m| = x_m, the estimator's terms are
+# g(x_m u_m^T z, x_m) with u_m uniform on the sphere (iid) or an orthonormal frame (ort).
+# Two independent routes to the spherical averages E_u[exp(gamma u^T z/|z|)]:
+#   "hyp":  0F1(; d/2; gamma^2/4) (the spherical-mean identity, mpmath.hyp0f1);
+#   "quad": 1-D tanh-sinh quadrature of e^{gamma t} against the density of u_1,
+#           (1 - t^2)^{(d-3)/2} / B(1/2, (d-1)/2) -- for two orthonormal u_i, u_j,
+#           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
+
+
+def _sph_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
+    return mpmath.hyp0f1(mpmath.mpf(d) / 2, gamma * gamma / 4), mpmath.mpf(0)
+
+
+def _sph_quad(gamma: Any, d: int) -> tuple[Any, Any]:
+    expo = (mpmath.mpf(d) - 3) / 2
+    norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
+    val, err = mpmath.quad(lambda t: norm * (1 - t * t) ** expo * mpmath.exp(gamma * t), [-1, 0, 1], error=True)
+    return val, err + abs(val) * mpmath.eps * 100
+
+
+def _ort_point(p: dict[str, Any]) -> dict[str, Any]:
+    """mpmath constants of a point of :data:`_ORT_DOMAIN` (call inside ``workdps``)."""
+    s = stats_mp(p)
+    d, m = s["d"], int(p["M"])
+    a = mpmath.mpf(p["a_re"])
+    return {"d": d, "M": m, "A": a, "B": mpmath.sqrt(1 - 4 * a), "nz": mpmath.sqrt(s["sq_sum"]),
+            "P0": mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"]),
+            "r": [mpmath.mpf(p[f"rho{i + 1}"]) * mpmath.sqrt(d) for i in range(m)], "K2": mpmath.exp(-s["sq_diff"])}
+
+
+def _cond_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dict[str, Any]:
+    """Conditional (on the norms r_1..r_M) moments of X_m = g(c_m u_m^T z, r_m): ``scaled``
+    c_m = r_m (the estimator: w_m^T z = r_m u_m^T z), else c_m = 1 (X_m = g_{x_m}(u_m^T z), the
+    literal eq (29)-(30)).  Returns the iid and orthogonal conditional variances of the mean,
+    T = their difference, F_m = E[g~(c_m u^T z, r_m)] and an error bar."""
+    sph = _sph_hyp if method == "hyp" else _sph_quad
+    with mpmath.workdps(dps + 10):
+        o = _ort_point(p)
+        d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+        c = o["r"] if scaled else [mpmath.mpf(1)] * m
+        err = mpmath.mpf(0)
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, o["r"], strict=True):
+            e1, er1 = sph(b * ci * nz, d)
+            e2, er2 = sph(2 * b * ci * nz, d)
+            w = p0 * mpmath.exp(2 * a * ri * ri)
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+            err += w * er1 + w * w * er2
+        var_iid = mpmath.fsum(s2 - mu * mu for s2, mu in zip(second, mean, strict=True)) / m**2
+        cov = mpmath.mpf(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                e, er = sph(b * nz * mpmath.sqrt(c[i] ** 2 + c[j] ** 2), d)
+                w = p0 * p0 * mpmath.exp(2 * a * (o["r"][i] ** 2 + o["r"][j] ** 2))
+                cov += w * e - mean[i] * mean[j]
+                err += w * er
+        var_ort = var_iid + 2 * cov / m**2
+        scale = mpmath.fsum(second) / m
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d,
+                "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
+
+
+def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
+    p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
+    return p
+
+
+_ORT_DOMAIN = pair_domain(
+    d=(2, 32), norm=(0.0, 1.5),
+    extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
+           **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
+    derive=_ort_derive,
+    description="GERF (real A < 1/4, s = +1), z = x + y, 2 <= M <= min(d, 4), conditional norms "
+                "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
+
+
+def _cond_cmp(printed: Any, reference: Any) -> Check:
+    """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
+    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``."""
+    from rfcheck.stats import compare_deterministic
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        dps = min(budget.dps, 25)
+        pv, pe, sc = printed(p, dps)
+        rv, re_, _ = reference(p, dps)
+        with mpmath.workdps(dps):
+            return compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
+                                         atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
+
+    return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
+                 description="printed side by 1-D quadrature over the law of u^T z/|z| "
+                             "(literal X_m = g_{x_m}(u_m^T z)); "
+                             "reference: the estimator's conditional moments by the spherical-mean 0F1 identity")
+
+
+def _cond_side(key: str, scaled: bool, method: str) -> Any:
+    def side(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        r = _cond_moments(p, dps, scaled, method)
+        return r[key], r["err"], r["scale"]
+
+    return side
+
+
+_X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the norm multiplies the direction inside g) "
+                   "the identity holds (tests/test_crt_appendix97.py checks it to 1e-15 at every point); as printed, "
+                   "X_m = g_{x_m}(u_m^T z) drops the factor x_m and the two sides differ unless every x_m = 1 "
+                   "or z = 0.")
+
+
+def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+    """(E_norms[Var(K_M^ort | norms)], Var(K_M^ort), err, scale), GERF real A, s = +1, 2 <= M <= d.
+
+    Var(K_M^ort) = Var(X)/M + (1 - 1/M) K^2 G (G = E[X1 X2]/K^2 - 1 for an orthogonal pair,
+    1-D quadrature); the conditional form averages to Var(X)/M + (1 - 1/M) K^2 G - (E_r[m(r)^2]
+    - K^2)/M with m(r) = E[X | |w| = r] (the E_r[m^2] quadrature of eq 25).
+    """
+    printed25, var1, err, second = _eq25_sides(p, dps)
+    st = stats_fp(p)
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
+    with mpmath.workdps(dps):
+        m = int(p["M"])
+        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        em2 = second - printed25
+        ref = var1 / m + (1 - mpmath.mpf(1) / m) * k2 * (r.value - 1)
+        printed = ref - (em2 - k2) / m
+        return printed, ref, err + k2 * r.err, second
+
+
+def _eq26_check() -> Check:
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.stats import compare_deterministic
+
+        printed, ref, err, scale = _eq26_sides(p, budget.dps)
+        with mpmath.workdps(budget.dps):
+            return compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
+                                         atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+
+    return Check("quadrature", 1, evaluate, max_points=8, search=False,
+                 description="E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
+                             "(quadrature moments and the orthogonal-pair factor)")
+
+
+register(Claim(
+    id="crt.eq26", paper="crt", source=f"{SRC}, appendix 9.7, eq (26)",
+    statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
+              "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
+    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
+                       derive=_orf_domain_derive),
+    checks=[_eq26_check()],
+    correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, "
+               "m(r) = E[X | |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). "
+               "The added term "
+               "is the same for iid and orthogonal ensembles, so eq (27) still holds (claim crt.eq27).",
+))
+
+
+def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+    """(E_norms[T], Var_iid - Var_ort, err, scale).
+
+    E_norms[T] = (1 - 1/M)(K^2 - E_R[P0^2 e^{2A R^2} 0F1(; d/2; B^2 |z|^2 R^2/4)]), R^2 = r_1^2 + r_2^2 ~
+    chi^2_{2d} (the conditional orthogonal-pair moment depends on r_1^2 + r_2^2 only), a 1-D quadrature over
+    chi_{2d}; Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X1 X2]/K^2) by the 1-D quadrature of
+    rfcheck.quadrature.orf_pair_factor (a different reduction).
+    """
+    st = stats_fp(p)
+    d, m = st["d"], int(p["M"])
+    r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        s = stats_mp(p)
+        a = mpmath.mpf(p["a_re"])
+        b2 = 1 - 4 * a
+        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
+
+        def f(rr: Any) -> Any:
+            if rr <= 0:
+                return mpmath.mpf(0)
+            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
+                                                                         b2 * s["sq_sum"] * rr * rr / 4)
+            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
+
+        mid = mpmath.sqrt(2 * d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    pair = quadrature.with_error(compute, min(dps, 25), "quadrature")
+    with mpmath.workdps(dps):
+        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        w = 1 - mpmath.mpf(1) / m
+        return w * (k2 - pair.value), w * k2 * (1 - r.value), w * (pair.err + k2 * r.err), k2
+
+
+register(Claim(
+    id="crt.eq27", paper="crt", source=f"{SRC}, appendix 9.7, eq (27)",
+    statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
+              "(GERF, real A, s = +1, 2 <= M <= d)",
+    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
+                       derive=_orf_domain_derive),
+    checks=[_no_search(deterministic_check(
+        "quadrature", lambda p: _eq27_sides(p, 30)[0],
+        lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
+        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
+                    "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
+    notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
+          "cancels in the difference.",
+))
+
+register(Claim(
+    id="crt.eq28", paper="crt", source=f"{SRC}, appendix 9.7, eq (28)",
+    statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
+    domain=_ORT_DOMAIN,
+    unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
+                 "and crt.eq32",
+))
+
+register(Claim(
+    id="crt.eq29", paper="crt", source=f"{SRC}, appendix 9.7, eq (29)",
+    statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
+              "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+    notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
+))
+
+register(Claim(
+    id="crt.eq30", paper="crt", source=f"{SRC}, appendix 9.7, eq (30)",
+    statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
+              "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+))
+
+register(Claim(
+    id="crt.eq31", paper="crt", source=f"{SRC}, appendix 9.7, eq (31)",
+    statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
+              "(GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"))],
+    correction=_X_M_CORRECTION,
+))
+
+
+def _eq32_sides(scaled: bool) -> Any:
+    """(printed lower bound (2/(d+2))(2/M^2) sum_{i<j} F_i F_j (0F1), T (quadrature), err)."""
+
+    def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        dps = min(dps, 25)
+        t = _cond_moments(p, dps, scaled, "quad")
+        f = _cond_moments(p, dps, scaled, "hyp")
+        with mpmath.workdps(dps + 10):
+            m, d, ff = f["M"], f["d"], f["F"]
+            bound = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
+                ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
+            return bound, t["T"], t["err"] + f["err"]
+
+    return sides
+
+
+register(Claim(
+    id="crt.eq32", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (first and last members)",
+    statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
+              "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
+    domain=_ORT_DOMAIN,
+    checks=[
+        inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+                         description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
+                                     "F by 0F1"),
+        inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                         description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
+                                     "the reading under which eq (27)-(31) hold"),
+    ],
+    notes="Both readings reduce to 0F1(s_i) 0F1(s_j) - 0F1(s_i + s_j) >= (2/(d+2)) (0F1(s_i) - 1)(0F1(s_j) - 1), "
+          "0F1 = 0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) "
+          "for k, l >= 1. "
+          "The middle member of the printed chain is claim crt.eq32.middle.",
+))
+
+
+def printed_eq32_middle(p: dict[str, Any]) -> Any:
+    """The middle member of eq (32), summed literally: (2/(d+2))(2/M^2) sum_{i<j} S_i S_j with
+    S_i = sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}], a_k(b) = P0 e^{2A b^2} B^k / k!,
+    E|w|^{2t} = E|g|^{2t} = 2^t (d/2)_t (w, g ~ N(0, I_d)), E r^{2t} = (2t-1)!! (r ~ N(0, 1))."""
+    o = _ort_point(p)
+    d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+    s = []
+    for ri in o["r"]:
+        terms = []
+        for t in range(1, 2000):
+            chi = mpmath.power(2, t) * mpmath.rf(mpmath.mpf(d) / 2, t)
+            term = (p0 * mpmath.exp(2 * a * ri * ri) * b ** (2 * t) / mpmath.factorial(2 * t) * nz ** (2 * t)
+                    * chi * mpmath.fac2(2 * t - 1) / chi)
+            terms.append(term)
+            if t > 5 and abs(term) < mpmath.eps * abs(mpmath.fsum(terms)):
+                break
+        s.append(mpmath.fsum(terms))
+    pairs = mpmath.fsum(s[i] * s[j] for i in range(m) for j in range(i + 1, m))
+    return 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * pairs
+
+
+def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
+    f = _cond_moments(p, min(dps, 25), False, "quad")
+    with mpmath.workdps(dps + 10):
+        m, d, ff = f["M"], f["d"], f["F"]
+        v = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
+            ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
+        return v, f["err"] * (1 + mpmath.fsum(abs(x) for x in ff))
+
+
+register(Claim(
+    id="crt.eq32.middle", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (the last equality)",
+    statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
+              "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
+              "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",
+    domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
+                       extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
+                              **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
+                       derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
+    checks=[_no_search(deterministic_check("spherical-quadrature", printed_eq32_middle, _eq32_last, max_points=8,
+                                           atol_scale=lambda p, dps: _with_dps(dps, lambda: _ort_point(p)["P0"] ** 2),
+                                           description="series of the middle member (mpmath) vs F by quadrature"))],
+    correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "
+               "E_r[g~(r|z|, x)], the "
+               "average over a Gaussian projection, not over the sphere at norm x. Conditioning on the norms gives "
+               "E[(u^T z)^{2t}] = |z|^{2t} E[r^{2t}] / E|g|^{2t} times x^{2t} (not E|w|^{2t}): "
+               "with x_i^{2t} in place of "
+               "E|w|^{2t} the chain closes on F_x(z) = E[g~(x u^T z, x)] (the scaled reading of crt.eq32).",
 ))
