@@ -573,7 +573,7 @@ class _PySampler:
         self.TG = [int(v) for v in sa["TG"]]
         self.guideG = [int(v) for v in sa["guideG"]]
         self.shiftG = sa["shiftG"]
-        self.g = _rng.PyXoshiro(seed, _stream(dist), block, 0)
+        self.g = _rng.PySplitMix(seed, _stream(dist), block, 0)
 
     def _table(self, T: list[int], guide: list[int], shift: int) -> int:
         v = self.g.next_u64() >> 11
