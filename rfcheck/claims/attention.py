@@ -69,7 +69,7 @@ def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     L, R = _sizes(budget)
     v = _study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
     est = Estimate(v["mse_mean"], v["se"], R, "sample", v["trustworthy"], 0.0, 0.0, v["note"])
-    return compare_mc(p, v["closed_form"], est, z_crit=z_critical(budget.alpha, 10))
+    return compare_mc(p, v["closed_form"], est, z_crit=z_critical(budget.alpha, 10), atol=v.get("closed_form_se", 0.0))
 
 
 def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
