@@ -181,6 +181,43 @@ def _block_fn(names: list[str], m: int, d: int, a_oprf: float, dark: Any) -> Any
     return fn
 
 
+def _gram_fn(names: list[str], m: int, d: int, a_oprf: float, dark: Any) -> Any:
+    """Jitted ``(qb, k, v, keys) -> (e, oe, bound)`` without forming ``A_hat`` (``per_entry=False``).
+
+    ``sum_ij (A_hat - A)^2 = sum(G_q * G_k) - 2 sum(F_q * (A F_k)) + sum(A^2)`` with the Gram
+    matrices ``G = F^T F`` (M x M): cost ``O(B L M + L M^2)`` a draw, no ``B x L`` elementwise
+    passes; the normalised output is ``F_q (F_k^T v) / F_q (F_k^T 1)``.  The three terms are
+    positive and their difference can cancel: ``bound`` is ``8 eps`` times their sum, an upper
+    bound on the float64 rounding of ``e`` (checked by the caller against ``e``).
+    """
+    eps = float(np.finfo(np.float64).eps)
+
+    @jax.jit
+    def fn(qb, k, v, keys):
+        a_b = jnp.exp(qb @ k.T)
+        s0 = jnp.sum(a_b * a_b)
+        out_b = (a_b @ v) / jnp.sum(a_b, axis=1, keepdims=True)
+
+        def one(carry, kk):
+            draws = _draw(kk, m, d, 8)
+            es, oes, bs = [], [], []
+            for nm in names:
+                fq, fk = _phi(nm, qb, "q", draws, a_oprf, dark), _phi(nm, k, "k", draws, a_oprf, dark)
+                s2 = jnp.sum((fq.T @ fq) * (fk.T @ fk))
+                cross = jnp.sum(fq * (a_b @ fk))
+                kv = fk.T @ v
+                oh = (fq @ kv) / (fq @ jnp.sum(fk, axis=0))[:, None]
+                es.append(s2 - 2 * cross + s0)
+                bs.append(8 * eps * (s2 + 2 * jnp.abs(cross) + s0))
+                oes.append(jnp.sum((oh - out_b) ** 2))
+            return carry, (jnp.stack(es), jnp.stack(oes), jnp.stack(bs))
+
+        _, (e, oe, b) = jax.lax.scan(one, 0.0, keys)
+        return e, oe, b
+
+    return fn
+
+
 #: pairs at which the per-entry closed forms are evaluated; above it a uniform random subsample
 #: (without replacement) estimates their mean, with its finite-population standard error
 CF_MAX_PAIRS = 2**18
@@ -282,8 +319,10 @@ def run_study(
     Streaming: draws are processed in batches of ``batch`` (one jitted ``lax.scan`` per batch and
     query block); within a batch the ``L`` queries are taken ``block`` rows at a time, so memory
     is ``O(V * block * L)`` plus, with ``per_entry``, one ``(V, L, L)`` float64 accumulator of the
-    per-entry squared errors (for the max relative RMSE; ``per_entry=False`` drops it).  All
-    sums are float64.  ``max_seconds``: stop after the first batch that ends past this wall
+    per-entry squared errors (for the max relative RMSE).  ``per_entry=False`` drops it and
+    uses the Gram form of :func:`_gram_fn` (no ``A_hat`` formed, memory ``O(block * L)``, its
+    cancellation bounded and checked: at most 8 of 16 digits may be lost).  All sums are float64.
+    ``max_seconds``: stop after the first batch that ends past this wall
     time (at least 64 draws; the stopping rule does not look at the results) and report the
     ``R`` reached.  ``cf_pairs``: pairs at which the closed forms are evaluated (see
     :func:`_closed_form_mean`; their sampling SE is added in quadrature to the MC SE).
@@ -324,8 +363,8 @@ def run_study(
     a_oprf = float(crt.oprf_a_star(float(np.mean(np.sum(q * q, 1)) + 2 * np.mean(q, 0) @ np.mean(k, 0)
                                          + np.mean(np.sum(k * k, 1))), d))
     nv = len(names)
-    if block is None:  # ~ 4 live (V, B, L) float64 arrays within ~ 256 MiB
-        block = max(1, min(n, 2**25 // (4 * nv * n)))
+    if block is None:  # direct: ~ 4 live (V, B, L) float64 arrays within ~ 256 MiB; Gram form: A block only
+        block = max(1, min(n, 2**25 // (4 * nv * n))) if per_entry else max(1, min(n, 2**25 // n))
     rng = np.random.default_rng(seed + 1)
     v = rng.normal(size=(n, 4))
     keys_all = None
@@ -336,18 +375,24 @@ def run_study(
     with F.enable_x64(True):
         qj, kj, vj = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
         dk = None if dark is None else tuple(None if x is None else jnp.asarray(x) for x in dark)
-        fn = _block_fn(names, m, d, a_oprf, dk)
+        fn = _block_fn(names, m, d, a_oprf, dk) if per_entry else _gram_fn(names, m, d, a_oprf, dk)
         keys_all = jax.random.split(jax.random.key(seed), n_draws)
         for i in range(0, n_draws, batch):
             keys = keys_all[i:i + batch]
             e_b = np.zeros((len(keys), nv))
             oe_b = np.zeros((len(keys), nv))
+            bound_b = np.zeros((len(keys), nv))
             for b0 in range(0, n, block):
-                e, oe, sq = fn(qj[b0:b0 + block], kj, vj, keys)
+                e, oe, extra = fn(qj[b0:b0 + block], kj, vj, keys)
                 e_b += np.asarray(e)
                 oe_b += np.asarray(oe)
                 if sq_sum is not None:
-                    sq_sum[:, b0:b0 + block, :] += np.asarray(sq)
+                    sq_sum[:, b0:b0 + block, :] += np.asarray(extra)
+                else:
+                    bound_b += np.asarray(extra)
+            if np.any(bound_b > 1e-8 * np.abs(e_b)):
+                raise ValueError("Gram-form pair-averaged error lost more than 8 digits to cancellation; "
+                                 "use per_entry=True (direct differences)")
             e_sum.append(e_b)
             oe_sum.append(oe_b)
             done += len(keys)
