@@ -34,6 +34,7 @@ Thm 3.2; HRF (004) eq (12), (19), Thm 3.5.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -47,10 +48,21 @@ import numpy as np
 
 from rfcheck.attention import _features as F
 from rfcheck.closed_forms import crt
-from rfcheck.stats import compare_mc, estimate_mean, z_critical
+from rfcheck.stats import TAIL_CV_LIMIT, TAIL_MAX_SHARE, compare_mc, estimate_mean, z_critical
 
-__all__ = ["Study", "anisotropic_data", "format_study", "isotropic_data", "main", "run_study", "study_as_dict",
-           "tail_stats"]
+__all__ = [
+    "Study",
+    "anisotropic_data",
+    "difference_trusted",
+    "format_study",
+    "isotropic_data",
+    "main",
+    "ordering_verdict",
+    "run_study",
+    "study_as_dict",
+    "tail_stats",
+    "verdict_table",
+]
 
 # variant -> (mechanism, coupling)
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -218,6 +230,12 @@ def _gram_fn(names: list[str], m: int, d: int, a_oprf: float, dark: Any) -> Any:
     return fn
 
 
+@functools.lru_cache(maxsize=16)
+def _cached_fn(names: tuple[str, ...], m: int, d: int, a_oprf: float, per_entry: bool) -> Any:
+    """Jitted block functions reused across studies of the same shape (no recompilation)."""
+    return _block_fn(list(names), m, d, a_oprf, None) if per_entry else _gram_fn(list(names), m, d, a_oprf, None)
+
+
 #: pairs at which the per-entry closed forms are evaluated; above it a uniform random subsample
 #: (without replacement) estimates their mean, with its finite-population standard error
 CF_MAX_PAIRS = 2**18
@@ -300,9 +318,36 @@ def tail_stats(x: Any) -> dict[str, float]:
             "note": est.reason}
 
 
-def _ordering_verdict(z: float, trusted: bool, zc: float) -> str:
+def difference_trusted(tails: dict[str, Any]) -> tuple[bool, str]:
+    """Whether a z-test of paired differences against 0 may use their sample SE.
+
+    The tail diagnostic of :mod:`rfcheck.stats` (per-batch 4th-moment CV <= ``TAIL_CV_LIMIT``,
+    largest single share <= ``TAIL_MAX_SHARE``; same thresholds) applied to the ``R`` paired
+    replicates.  ``estimate_mean``'s third rule, relative SE <= 0.1, is *not* applied here: it
+    guards estimates of a positive quantity, but for a difference tested against 0 the
+    relative SE is ``1/|z|``, so it would demand ``|z| >= 10`` whatever the tails (a difference
+    with mean 0 has an infinite relative SE and a perfect normal approximation).  Whether the
+    normal approximation of the mean holds is a question about the replicates' tails, which
+    the other two rules answer.
+    """
+    cv, share = tails["tail_cv"], tails["max_share"]
+    ok = math.isfinite(cv) and cv <= TAIL_CV_LIMIT and share <= TAIL_MAX_SHARE
+    return ok, ("" if ok else f"heavy tails: per-batch 4th-moment CV {cv:.2g} (limit {TAIL_CV_LIMIT}), "
+                f"largest single share {share:.2g} (limit {TAIL_MAX_SHARE})")
+
+
+def ordering_verdict(entry: dict[str, Any]) -> str:
+    """Verdict of an ordering entry ``a <= b`` from its ``z``, ``z_crit`` and tail statistics.
+
+    REFUTED when ``z > z_crit``, HOLDS when ``z < -z_crit``, INCONCLUSIVE otherwise or when the
+    replicates' SE is not trusted (paired differences: :func:`difference_trusted`; one-sample
+    tests of an MSE against an exact value: ``estimate_mean``'s full diagnostic).
+    """
+    t = entry["tails"]
+    trusted = difference_trusted(t)[0] if entry.get("paired", True) else bool(t["trustworthy"])
     if not trusted:
         return "INCONCLUSIVE"
+    z, zc = entry["z"], entry["z_crit"]
     if z > zc:
         return "REFUTED"
     return "HOLDS" if z < -zc else "INCONCLUSIVE"
@@ -375,7 +420,8 @@ def run_study(
     with F.enable_x64(True):
         qj, kj, vj = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
         dk = None if dark is None else tuple(None if x is None else jnp.asarray(x) for x in dark)
-        fn = _block_fn(names, m, d, a_oprf, dk) if per_entry else _gram_fn(names, m, d, a_oprf, dk)
+        fn = _cached_fn(tuple(names), m, d, a_oprf, per_entry) if dk is None else (
+            _block_fn(names, m, d, a_oprf, dk) if per_entry else _gram_fn(names, m, d, a_oprf, dk))
         keys_all = jax.random.split(jax.random.key(seed), n_draws)
         for i in range(0, n_draws, batch):
             keys = keys_all[i:i + batch]
@@ -445,25 +491,27 @@ def run_study(
         out_variants[nm] = info
     for a_nm, b_nm, src in orderings:
         ia, ib = names.index(a_nm), names.index(b_nm)
-        diff = estimate_mean(e_all[:, ia] - e_all[:, ib])
+        dv = e_all[:, ia] - e_all[:, ib]
+        diff = estimate_mean(dv)
         z = diff.value / diff.se if diff.se > 0 else (0.0 if diff.value == 0 else math.copysign(math.inf, diff.value))
-        verdict = _ordering_verdict(z, diff.trustworthy, zc)
         cfa, cfb = out_variants[a_nm].get("closed_form"), out_variants[b_nm].get("closed_form")
-        entries.append({"id": f"attention.order.{a_nm}<={b_nm}.M{m}", "kind": "ordering", "source": src,
-                        "statement": f"pair-averaged MSE of {a_nm} <= that of {b_nm}", "verdict": verdict,
-                        "paired_diff": diff.value, "se": diff.se, "rel_se": diff.rel_se, "z": z, "z_crit": zc,
-                        "closed_form_diff": None if cfa is None or cfb is None else cfa - cfb,
-                        "tails": tail_stats(e_all[:, ia] - e_all[:, ib]),
-                        "note": diff.reason or ("difference not resolved at this R" if verdict == "INCONCLUSIVE"
-                                                else "")})
+        ent = {"id": f"attention.order.{a_nm}<={b_nm}.M{m}", "kind": "ordering", "source": src,
+               "statement": f"pair-averaged MSE of {a_nm} <= that of {b_nm}", "paired": True,
+               "paired_diff": diff.value, "se": diff.se, "rel_se": diff.rel_se, "z": z, "z_crit": zc,
+               "closed_form_diff": None if cfa is None or cfb is None else cfa - cfb, "tails": tail_stats(dv)}
+        ent["verdict"] = ordering_verdict(ent)
+        ent["note"] = difference_trusted(ent["tails"])[1] or (
+            "difference not resolved at this R" if ent["verdict"] == "INCONCLUSIVE" else "")
+        entries.append(ent)
     if dark is not None:
         ia = names.index("dark-aligned")
         est = estimate_mean(e_all[:, ia])
         cf_iso, cf_iso_se = cf_iso
         se_tot = math.hypot(est.se, cf_iso_se)
         z = (est.value - cf_iso) / se_tot if se_tot > 0 else math.copysign(math.inf, est.value - cf_iso)
-        verdict = _ordering_verdict(z, est.trustworthy, zc)
+        verdict = ordering_verdict({"tails": tail_stats(e_all[:, ia]), "paired": False, "z": z, "z_crit": zc})
         entries.append({"id": f"attention.order.dark-aligned<=exact(dark-isotropic).M{m}", "kind": "ordering",
+                        "paired": False,
                         "source": "DARKFormer Thm 3.2, isotropic side exact (CRT Thm 3.2, A = 0, iid)",
                         "statement": "pair-averaged MSE of dark-aligned <= the exact pair-averaged MSE of "
                                      "dark-isotropic", "verdict": verdict, "paired_diff": est.value - cf_iso,
@@ -507,6 +555,27 @@ def study_as_dict(st: Study) -> dict[str, Any]:
     return {"config": st.config, "seconds": st.seconds, "variants": st.variants, "entries": st.entries}
 
 
+def verdict_table(studies: list[dict[str, Any]], *, rederive: bool = False) -> str:
+    """One line per test of stored studies (``--json`` output): L, M, R, verdict, z, relative SE, tails.
+
+    ``rederive``: recompute ordering verdicts from the stored ``z``, ``z_crit`` and tail
+    statistics with :func:`ordering_verdict` (for files written by an older rule).
+    """
+    lines = [f"{'L':>5s} {'M':>4s} {'R':>5s} {'verdict':12s} {'z':>9s} {'z_crit':>6s} {'rel SE':>7s} {'CV':>5s} "
+             f"{'share':>6s} {'kurt':>6s}  test"]
+    for st in studies:
+        c = st["config"]
+        for e in st["entries"]:
+            verdict = e["verdict"]
+            if rederive and e["kind"] == "ordering":
+                verdict = ordering_verdict({**e, "paired": e.get("paired", "exact(" not in e["id"])})
+            t = e["tails"]
+            lines.append(f"{c['L']:5d} {c['M']:4d} {c['R']:5d} {verdict:12s} {e['z']:9.2f} {e['z_crit']:6.2f} "
+                         f"{e['rel_se']:7.2%} {t['tail_cv']:5.2f} {t['max_share']:6.3f} {t['kurtosis']:6.1f}  "
+                         f"{e['id'].rsplit('.M', 1)[0]}")
+    return "\n".join(lines)
+
+
 DEFAULT_VARIANTS = ("prf-iid", "prf-orf", "prf-simrf", "oprf-iid", "oprf-orf")
 
 
@@ -539,7 +608,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cf-pairs", type=int, default=CF_MAX_PAIRS,
                    help="pairs at which the closed forms are evaluated (random subsample above; SE reported)")
     p.add_argument("--json", metavar="PATH")
+    p.add_argument("--rereport", metavar="PATH", help="print the verdict table of a stored --json file "
+                   "(ordering verdicts re-derived from the stored z and tail statistics) and exit")
     args = p.parse_args(argv)
+    if args.rereport:
+        with open(args.rereport) as fh:
+            print(verdict_table(json.load(fh), rederive=True))
+        return 0
     out: list[dict[str, Any]] = []
 
     def prog(done: int, el: float) -> None:
@@ -562,7 +637,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.darkformer or args.darkformer_only:
             qa, ka, lam = anisotropic_data(args.len, args.dim, top=args.dark_top, condition=args.dark_condition,
                                            seed=args.seed)
-            emit(run_study(qa, ka, num_features=m, variants=("prf-iid",), dark_cov=lam, **kw), "darkformer")
+            emit(run_study(qa, ka, num_features=m, variants=(), dark_cov=lam, **kw), "darkformer")
+    print(verdict_table(out))
     return 0
 
 
