@@ -139,17 +139,14 @@ def test_tail_stats_on_replicates():
 def test_heavy_tailed_replicates_stay_inconclusive():
     """The tail diagnostic is applied to the per-draw replicates the SE comes from; a genuinely
     heavy-tailed case (PosRF at |q|, |k| ~ 2.5 in d = 4: per-draw lognormal-like error
-    with a huge kurtosis) stays INCONCLUSIVE at R = 2000 -- also where the sample mean happens
-    to sit near the closed form -- and no heavy ordering is declared HOLDS."""
+    with a huge kurtosis) stays INCONCLUSIVE at R = 2000, and no heavy ordering is declared
+    HOLDS (the paired rule of ``difference_trusted`` rejects these tails as well)."""
     q, k = mse.isotropic_data(16, 4, scale=2.5, seed=0)
     st = mse.run_study(q, k, num_features=4, n_draws=2000, seed=0, batch=500, variants=("prf-iid", "prf-orf"))
     for e in st.entries:
         assert e["verdict"] == "INCONCLUSIVE", mse.format_study(st)
         assert not e["tails"]["trustworthy"]
         assert e["tails"]["kurtosis"] > 30
-    # the same replicates with the diagnostic dropped would give a (meaningless) decided z-test
-    e = st.entries[0]
-    assert abs(e["z"]) < e["z_crit"] or abs(e["z"]) > e["z_crit"]  # z is reported either way
     assert st.variants["prf-iid"]["tails"]["r_needed"] > 2000
 
 
