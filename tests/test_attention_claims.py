@@ -14,7 +14,7 @@ from rfcheck.domains import Choice, Domain
 
 
 @pytest.mark.parametrize("cid", ["crt.thm3.2.attention", "crt.thm4.1.attention", "crt.thm3.3.attention",
-                                 "simrf.cor3.3.attention"])
+                                 "simrf.cor3.3.attention", "darkformer.thm3.2.item2.attention"])
 def test_attention_claims_hold(cid):
     """Default budget (3 points: M = 16 and 64); at M = 16 some paired differences are
     heavy-tailed and stay undecided, which is reported, not hidden."""
@@ -46,3 +46,14 @@ def test_wrong_closed_form_is_refuted():
 def test_sizes_by_budget():
     assert att._sizes(BUDGETS["default"]) == (64, 2000)
     assert att._sizes(BUDGETS["thorough"]) == (256, 4000)
+
+
+def test_darkformer_exact_isotropic_check_decides_and_has_power():
+    """The aligned proposal's per-draw errors are light-tailed and far below the exact isotropic
+    MSE (z << -z_crit): a reversed claim (isotropic <= aligned) would be REFUTED by the same z;
+    the paired difference on the same draws points the same way."""
+    pe = att._exact_isotropic({"M": 16}, BUDGETS["default"], 0)
+    assert pe.decided and pe.disc < -1, pe
+    paired = att._ordering({"dark": ("dark-aligned", "dark-isotropic")}, dark=True)({"M": 16, "which": "dark"},
+                                                                                   BUDGETS["default"], 0)
+    assert paired.extra["z"] < 0

@@ -26,6 +26,7 @@ def test_notebook_runs(path, monkeypatch, capsys):
         assert verdicts["crt.eq22"] == "HOLDS"
     if path.stem == "attention":
         assert ns["scan_vs_quadratic"] < 1e-5  # float32
+        assert ns["chunked_vs_scan"] < 1e-5
         assert ns["ours"].causal and not ns["leaky"].causal
         assert "REFUTED" not in ns["verdicts"].values()
     if path.stem == "your_estimator":

@@ -30,7 +30,8 @@ def attention(
     q: Any, k: Any, v: Any, *, method: str = "exact", num_features: int = 64, coupling: str = "iid",
     causal: bool = False, key: Any = None, stabilise: bool = True, projections: Any = None,
     oprf_a: float | None = None, sigma: Any = None, gate: Any = None, darkformer_m: Any = None,
-    hybrid_n: int = 8, rfa_norm_factor: bool = True, quadratic: bool = False,
+    hybrid_n: int = 8, rfa_norm_factor: bool = True, quadratic: bool = False, causal_impl: str = "scan",
+    chunk_size: int = 64,
 ) -> jax.Array:
     """Softmax attention or a random-feature linear attention of ``q, k, v``.
 
@@ -47,7 +48,7 @@ def attention(
     coupling : str
         ``"iid"``, ``"orf"`` or ``"simrf"`` (drawn in JAX from ``key``).
     causal : bool
-        Position ``t`` attends to ``<= t``; linear methods use a prefix scan (``lax.scan``).
+        Position ``t`` attends to ``<= t``; linear methods use prefix sums (``causal_impl``).
     key : jax PRNG key
         Needed by the random-feature methods unless ``projections`` is given.
     stabilise : bool
@@ -68,6 +69,13 @@ def attention(
         Keep ``exp(|x|^2 / (2 sigma^2))`` in the RFA features (the unbiased estimator).
     quadratic : bool
         Compute the linear estimator through the explicit ``L x L`` matrix (reference path).
+    causal_impl : str
+        Causal linear attention by ``"scan"`` (``lax.scan`` over positions, memory ``O(L F + F d_v)``,
+        ``L`` sequential steps) or ``"chunked"`` (intra-chunk masked quadratic plus inter-chunk
+        prefix states by an associative scan: memory ``O(L F + (L / chunk) F d_v + L chunk)``,
+        parallel depth ``O(log(L / chunk))``); both give the same estimator, stabiliser and gate.
+    chunk_size : int
+        Chunk length of ``causal_impl="chunked"``.
 
     Returns
     -------
@@ -87,6 +95,10 @@ def attention(
         raise ValueError(f"num_features must be an integer >= 1; got {num_features!r}")
     if method != "exact" and projections is None and key is None:
         raise ValueError(f"method {method!r} draws random projections: pass key=jax.random.key(seed)")
+    if causal_impl not in _core.CAUSAL_IMPLS:
+        raise ValueError(f"causal_impl must be one of {_core.CAUSAL_IMPLS}; got {causal_impl!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
     if gate is not None and (method != "rfa" or not causal):
         raise ValueError("gate= (RFA-Gate) needs method='rfa' and causal=True")
     if method == "favor++" and causal and oprf_a is None:
@@ -108,7 +120,7 @@ def attention(
     a = None if oprf_a is None else jnp.asarray(oprf_a, dt)
     static = {"method": method, "num_features": int(num_features), "coupling": coupling, "causal": bool(causal),
               "stabilise": bool(stabilise), "hybrid_n": int(hybrid_n), "rfa_norm_factor": bool(rfa_norm_factor),
-              "quadratic": bool(quadratic)}
+              "quadratic": bool(quadratic), "causal_impl": causal_impl, "chunk_size": int(chunk_size)}
 
     def one(qh, kh, vh, sh, gh):
         return _core._attention(qh, kh, vh, key, params, a, sh, gh, dm, **static)

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from rfcheck.attention import _features as F
 
 METHODS = ("exact", "favor+", "favor++", "rfa", "darkformer", "hybrid")
+CAUSAL_IMPLS = ("scan", "chunked")
 _POSITIVE = ("favor+", "favor++", "darkformer")
 
 
@@ -109,6 +110,86 @@ def linear_causal(fq: tuple, fk: tuple, v: jax.Array, gate: jax.Array | None = N
     return out
 
 
+def _log_weights(gate: jax.Array | None, shape: tuple[int, ...], dt: Any) -> tuple[jax.Array, jax.Array]:
+    """``(log(1 - g), log g)`` per position (zeros without a gate: weight 1, no decay)."""
+    if gate is None:
+        z = jnp.zeros(shape, dt)
+        return z, z
+    g = gate.astype(dt)
+    return jnp.log1p(-g), jnp.log(g)
+
+
+def linear_causal_chunked(fq: tuple, fk: tuple, v: jax.Array, gate: jax.Array | None = None,
+                          chunk: int = 64) -> jax.Array:
+    """Causal linear attention by chunks: intra-chunk masked quadratic + inter-chunk prefix states.
+
+    Positions are cut into ``L / chunk`` chunks (the last padded with zero-weight keys).  Each
+    chunk is summarised by ``(S_c, z_c, M_c, G_c)``: ``S_c = sum_i w_i exp(s_i - M_c) phi(k_i)
+    v_i^T`` and ``z_c`` likewise, ``M_c`` the chunk's max key log-scale, ``G_c`` its total log
+    decay (RFA-Gate; 0 without a gate).  An *exclusive* prefix over chunks
+    (``jax.lax.associative_scan`` of the associative combine ``(S_a, M_a, G_a) o (S_b, M_b, G_b)
+    = (e^{M_a - M + G_b} S_a + e^{M_b - M} S_b, M = max(M_a, M_b), G_a + G_b)``) gives the
+    state entering each chunk; position ``t`` adds it at scale ``e^{P_c - m_t + c_t}`` to the
+    masked intra-chunk sum ``sum_{i <= t} e^{s_i - m_t + log w_ti} (b_q,t . b_k,i) v_i``, with
+    ``m_t`` the running max of the key log-scales over positions ``<= t`` (causal stabiliser,
+    as in :func:`linear_causal`) and ``log w_ti = log(1 - g_i) + C_t - C_i`` (gate).  Every
+    exponent is ``<= 0``.  Memory ``O(L F + (L / chunk) F d_v + L chunk)``; parallel depth
+    ``O(log(L / chunk))`` instead of the scan's ``L`` sequential steps.
+    """
+    (_, bq), (sk, bk) = fq, fk
+    dt = bk.dtype
+    n, fdim = bk.shape
+    dv = v.shape[-1]
+    c = int(min(max(chunk, 1), n))
+    nc = -(-n // c)
+    pad = nc * c - n
+    lw, lg = _log_weights(gate, sk.shape, dt)
+
+    def padded(x, fill):
+        return jnp.concatenate([x, jnp.full((pad, *x.shape[1:]), fill, x.dtype)]) if pad else x
+
+    bq_c = padded(bq, 0.0).reshape(nc, c, fdim)
+    bk_c = padded(bk, 0.0).reshape(nc, c, fdim)
+    v_c = padded(v.astype(dt), 0.0).reshape(nc, c, dv)
+    sk_c = padded(sk, -jnp.inf).reshape(nc, c)
+    lw_c = padded(lw, -jnp.inf).reshape(nc, c)  # padded keys carry weight 0
+    lg_c = padded(lg, 0.0).reshape(nc, c)
+    cum = jnp.cumsum(lg_c, axis=1)  # C_t within the chunk (log of prod_{start <= j <= t} g_j)
+    big_m = jnp.max(sk_c, axis=1)  # (nc,)
+    # chunk summaries at scale exp(-M_c); weight of key i at the chunk's end: w_i = (1 - g_i) prod_{j > i} g_j
+    le = lw_c + cum[:, -1:] - cum + sk_c - big_m[:, None]
+    pe = jnp.exp(le)[..., None] * bk_c  # (nc, c, F)
+    s_sum = jnp.einsum("ncf,ncd->nfd", pe, v_c)
+    z_sum = jnp.sum(pe, axis=1)
+
+    def rel(a, b):  # exp(a - b) with exp(-inf - x) = 0 (empty prefix)
+        return jnp.exp(jnp.where(jnp.isneginf(a), -jnp.inf, a - b))
+
+    def combine(x, y):
+        (sa, za, ma, ga), (sb, zb, mb, gb) = x, y
+        m = jnp.maximum(ma, mb)
+        fa, fb = rel(ma, m) * jnp.exp(gb), rel(mb, m)
+        return (fa[..., None, None] * sa + fb[..., None, None] * sb, fa[..., None] * za + fb[..., None] * zb,
+                m, ga + gb)
+
+    inc = jax.lax.associative_scan(combine, (s_sum, z_sum, big_m, cum[:, -1]))
+
+    def shift(x, fill):
+        return jnp.concatenate([jnp.full((1, *x.shape[1:]), fill, x.dtype), x[:-1]])
+
+    s_pre, z_pre, p_max = shift(inc[0], 0.0), shift(inc[1], 0.0), shift(inc[2], -jnp.inf)
+    m_t = jnp.maximum(p_max[:, None], jax.lax.cummax(sk_c, axis=1))  # causal running max
+    inter = rel(p_max[:, None], m_t) * jnp.exp(cum)  # (nc, c): carried state, decayed to t
+    num = inter[..., None] * jnp.einsum("ncf,nfd->ncd", bq_c, s_pre)
+    den = inter * jnp.einsum("ncf,nf->nc", bq_c, z_pre)
+    tri = jnp.tril(jnp.ones((c, c), bool))
+    lij = sk_c[:, None, :] - m_t[:, :, None] + lw_c[:, None, :] + cum[:, :, None] - cum[:, None, :]
+    wij = jnp.exp(jnp.where(tri[None], lij, -jnp.inf)) * jnp.einsum("ntf,nif->nti", bq_c, bk_c)
+    num = num + jnp.einsum("nti,nid->ntd", wij, v_c)
+    den = den + jnp.sum(wij, axis=-1)
+    return (num / den[..., None]).reshape(nc * c, dv)[:n]
+
+
 def linear_quadratic(fq: tuple, fk: tuple, v: jax.Array, causal: bool, gate: jax.Array | None = None) -> jax.Array:
     """The same estimator through the explicit ``L x L`` matrix ``phi(q) phi(k)^T`` (reference).
 
@@ -128,9 +209,10 @@ def linear_quadratic(fq: tuple, fk: tuple, v: jax.Array, causal: bool, gate: jax
 
 # ------------------------------------------------------------------------ jitted entry
 @functools.partial(jax.jit, static_argnames=("method", "num_features", "coupling", "causal", "stabilise",
-                                              "hybrid_n", "rfa_norm_factor", "quadratic"))
+                                              "hybrid_n", "rfa_norm_factor", "quadratic", "causal_impl",
+                                              "chunk_size"))
 def _attention(q, k, v, key, projections, oprf_a, sigma, gate, dark_m, *, method, num_features, coupling,
-               causal, stabilise, hybrid_n, rfa_norm_factor, quadratic):
+               causal, stabilise, hybrid_n, rfa_norm_factor, quadratic, causal_impl="scan", chunk_size=64):
     if method == "exact":
         return exact_attention(q, k, v, causal, stabilise)
     if projections is not None:
@@ -144,6 +226,8 @@ def _attention(q, k, v, key, projections, oprf_a, sigma, gate, dark_m, *, method
                           rfa_norm_factor=rfa_norm_factor)
     if quadratic:
         return linear_quadratic(fq, fk, v, causal, gate)
+    if causal and causal_impl == "chunked":
+        return linear_causal_chunked(fq, fk, v, gate, chunk_size)
     if causal:
         return linear_causal(fq, fk, v, gate)
     return linear_bidirectional(fq, fk, v)

@@ -2,7 +2,8 @@
 
 ``rfcheck bench attention [--min-len 1024] [--max-len 65536] [--json PATH]`` times, on the
 default JAX device (CPU here; a GPU when one is present, unchanged), the jitted forward pass
-of exact softmax attention and FAVOR+ linear attention, bidirectional and causal, in
+of exact softmax attention and FAVOR+ linear attention, bidirectional and causal (causal
+FAVOR+ twice: ``lax.scan`` prefix sums and the chunked variant, ``causal_impl="chunked"``), in
 float32 with ``d = d_v = 64`` and ``M = 64`` features, for ``L = min_len, 2 min_len, ...,
 max_len``.  Each time is the best of ``repeats`` runs after a warm-up (compilation excluded).
 Peak memory: each configuration runs in a fresh process; on CPU the growth of the peak
@@ -26,7 +27,9 @@ import numpy as np
 
 __all__ = ["crossover", "format_bench", "loglog_slope", "run_attention_bench"]
 
-METHODS = (("exact", False), ("favor+", False), ("exact", True), ("favor+", True))
+#: (method, causal, causal_impl): the chunked causal FAVOR+ row uses ``causal_impl="chunked"`` (chunk 64)
+METHODS = (("exact", False, "scan"), ("favor+", False, "scan"), ("exact", True, "scan"), ("favor+", True, "scan"),
+           ("favor+", True, "chunked"))
 
 
 def loglog_slope(lengths: list[int], values: list[float], min_len: int = 4096) -> float:
@@ -76,8 +79,8 @@ def _rss_bytes() -> int:
         return 0
 
 
-def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: int = 64, repeats: int = 3
-                ) -> dict[str, Any]:
+def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: int = 64, repeats: int = 3,
+                impl: str = "scan") -> dict[str, Any]:
     """Time and memory of one configuration **in this process** (call it in a fresh one).
 
     ``peak_bytes``: on CPU the growth of the peak resident set over the resident set just
@@ -100,7 +103,7 @@ def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: in
     kw = {} if method == "exact" else {"projections": jax.random.normal(jax.random.key(0), (num_features, d))}
 
     def f(q, k, v):
-        return attention(q, k, v, method=method, causal=causal, **kw)
+        return attention(q, k, v, method=method, causal=causal, causal_impl=impl, **kw)
 
     compiled = jax.jit(f).lower(q, k, v).compile()
     rss0 = _rss_bytes()
@@ -138,15 +141,18 @@ def run_attention_bench(
         n *= 2
     entries = []
     for n in lengths:
-        for method, causal in methods:
+        for method, causal, *rest in methods:
+            impl = rest[0] if rest else "scan"
             e = {"workload": f"attention d={d} M={num_features} float32", "method": method, "causal": causal,
-                 "L": n, "seconds": None, "peak_bytes": None, "xla_bytes": None, "device": None, "note": ""}
+                 "impl": impl, "L": n, "seconds": None, "peak_bytes": None, "xla_bytes": None, "device": None,
+                 "note": ""}
             if method == "exact" and 4.0 * n * n * 2 > exact_mem:
                 e["note"] = f"skipped: L^2 scores exceed --exact-mem {exact_mem:.3g} B"
                 entries.append(e)
                 continue
             code = ("import json,sys; from rfcheck.attention.bench import measure_one; "
-                    f"print(json.dumps(measure_one({method!r}, {causal!r}, {n}, {d}, {num_features}, {repeats})))")
+                    f"print(json.dumps(measure_one({method!r}, {causal!r}, {n}, {d}, {num_features}, {repeats}, "
+                    f"{impl!r})))")
             try:
                 r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
                                    check=False)
@@ -168,16 +174,16 @@ def summarise(entries: list[dict[str, Any]]) -> dict[str, Any]:
     lengths = sorted({e["L"] for e in entries})
     by = {}
     for e in entries:
-        by.setdefault((e["method"], e["causal"]), {})[e["L"]] = e
-    for (m, c), rows in by.items():
-        name = f"{m}{' causal' if c else ''}"
+        by.setdefault((e["method"], e["causal"], e.get("impl", "scan")), {})[e["L"]] = e
+    for (m, c, impl), rows in by.items():
+        name = f"{m}{' causal' if c else ''}{' chunked' if impl == 'chunked' else ''}"
         ls = [n for n in lengths if n in rows and rows[n]["seconds"]]
         out["slopes"][name] = {
             "time": loglog_slope(ls, [rows[n]["seconds"] for n in ls]),
             "memory": loglog_slope(ls, [rows[n]["peak_bytes"] for n in ls]),
         }
     for c in (False, True):
-        ex, li = by.get(("exact", c), {}), by.get(("favor+", c), {})
+        ex, li = by.get(("exact", c, "scan"), {}), by.get(("favor+", c, "scan"), {})
         out["crossover"]["causal" if c else "bidirectional"] = crossover(
             lengths, [ex.get(n, {}).get("seconds") for n in lengths], [li.get(n, {}).get("seconds") for n in lengths])
     return out
@@ -185,17 +191,17 @@ def summarise(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def format_bench(entries: list[dict[str, Any]]) -> str:
     """Table of times and memory, then slopes and crossovers."""
-    lines = [f"{'method':16s} {'L':>7s} {'time [s]':>11s} {'peak MiB':>10s} {'XLA MiB':>10s}  note"]
+    lines = [f"{'method':22s} {'L':>7s} {'time [s]':>11s} {'peak MiB':>10s} {'XLA MiB':>10s}  note"]
     for e in entries:
-        name = e["method"] + (" causal" if e["causal"] else "")
+        name = e["method"] + (" causal" if e["causal"] else "") + (" chunked" if e.get("impl") == "chunked" else "")
         t = "-" if e["seconds"] is None else f"{e['seconds']:.4g}"
         mb = "-" if e["peak_bytes"] is None else f"{e['peak_bytes'] / 2**20:.1f}"
         xb = "-" if e.get("xla_bytes") is None else f"{e['xla_bytes'] / 2**20:.1f}"
-        lines.append(f"{name:16s} {e['L']:7d} {t:>11s} {mb:>10s} {xb:>10s}  {e['note']}")
+        lines.append(f"{name:22s} {e['L']:7d} {t:>11s} {mb:>10s} {xb:>10s}  {e['note']}")
     s = summarise(entries)
     lines.append("")
     for name, sl in s["slopes"].items():
-        lines.append(f"log-log slope {name:14s}: time {sl['time']:.2f}, memory {sl['memory']:.2f}")
+        lines.append(f"log-log slope {name:22s}: time {sl['time']:.2f}, memory {sl['memory']:.2f}")
     for kind, c in s["crossover"].items():
         ln = "n/a" if c["length"] is None else f"{c['length']:.0f}"
         lines.append(f"crossover ({kind}): L ~ {ln} ({c['note']})")
