@@ -30,7 +30,7 @@ import numpy as np
 
 from rfcheck.closed_forms import crt as cf
 
-__all__ = ["COMPLEX", "METHODS", "REGIMES", "log_variances", "sample_sets", "summary"]
+__all__ = ["COMPLEX", "METHODS", "REGIMES", "log_variances", "mc_crosscheck", "sample_sets", "summary"]
 
 METHODS = ("TrigRF", "PosRF", "GERF", "PoisRF", "GeomRF", "OPRF", "PoisRF+", "GeomRF+")
 COMPLEX = ("TrigRF", "GERF")
@@ -146,3 +146,61 @@ def summary(regime: str, sigma: float, L: int = 1024, n_sets: int = 5, seed: int
                   "set_means": tuple(float(np.mean(v[np.isfinite(v)])) for v in per[m]),
                   "n_pairs": int(allv.size), "n_zero_variance": int(np.sum(~ok))}
     return res
+
+
+def _mc_samples(m: str, x: np.ndarray, y: np.ndarray, params: dict[str, Any], c: np.ndarray | None,
+                n_trials: int, seed: int) -> np.ndarray:
+    """One-feature estimates (M = 1) of ``K(x, y)`` by ``m`` with the figure's parameters."""
+    from rfcheck import discrete_engine, features, montecarlo
+
+    if m in ("PoisRF", "PoisRF+", "GeomRF", "GeomRF+"):
+        dist = "poisson" if m.startswith("Pois") else "geometric"
+        return discrete_engine.simulate(x, y, dist, params[m], 1, n_trials, seed=seed,
+                                        shift=c if m.endswith("+") else None)[0]
+    if m == "TrigRF":
+        prod = features.trig_product(x, y)
+    elif m == "PosRF":
+        prod = features.positive_product(x, y)
+    elif m == "GERF":
+        a, sgn = params[m]
+        prod = features.gerf_product(x, y, a, sgn)
+    else:  # OPRF
+        prod = features.oprf_product(x, y, params[m])
+    return montecarlo.simulate(prod, 1, n_trials, coupling="iid", seed=seed)[0]
+
+
+def mc_crosscheck(regime: str, sigma: float, *, L: int = 16, n_pairs: int = 3, n_trials: int = 200_000,
+                  seed: int = 0, d: int = 64, methods: tuple[str, ...] = METHODS) -> list[dict[str, Any]]:
+    """Monte Carlo cross-check of the Figure 2 closed-form log-variances (CRT sec 5.1).
+
+    Draws one pair of sets of ``L`` points in ``regime`` at scale ``sigma``, chooses every
+    method's parameters from the set statistics exactly as :func:`log_variances` does, and
+    for ``n_pairs`` pairs ``(x_i, y_i)`` estimates the one-feature variance ``E(K_hat - K)^2``
+    from ``n_trials`` Numba-engine draws (:func:`rfcheck.stats.estimate_mse`; PoisRF/GeomRF on
+    :mod:`rfcheck.discrete_engine`).  Real-valued methods are compared after undoing the
+    M = 2 convention (the closed form plus ``log 2``).  Returns one row per (method, pair):
+    ``closed_form`` and ``mc`` log-variances, ``se_log`` (delta method), ``z``, and
+    ``trustworthy`` (the tail diagnostic of the squared errors; False means the variance is
+    not estimable at this ``n_trials`` and the row decides nothing).
+    """
+    from rfcheck import stats
+
+    rng = np.random.default_rng([seed, REGIMES.index(regime), round(sigma * 1e6), 7])
+    x, y = sample_sets(regime, sigma, L, d, rng)
+    lv = log_variances(x, y, methods)
+    c = cf.positive_shift(x, y) if any(m.endswith("+") for m in methods) else None
+    rows = []
+    for k in range(min(n_pairs, L)):
+        xi, yi = x[k], y[k]
+        for j, m in enumerate(methods):
+            cf_log = float(lv[m][k, k]) + (0.0 if m in COMPLEX else _LOG2)
+            samples = _mc_samples(m, xi, yi, lv["params"], c, n_trials, seed + 1000 * k + j)
+            target = math.exp(-0.5 * float(np.sum((xi - yi) ** 2)))
+            est = stats.estimate_mse(samples, target)
+            ok = est.trustworthy and est.value > 0
+            mc_log = math.log(est.value) if est.value > 0 else -math.inf
+            se_log = est.se / est.value if est.value > 0 else math.inf
+            rows.append({"method": m, "pair": k, "closed_form": cf_log, "mc": mc_log, "se_log": se_log,
+                         "z": (mc_log - cf_log) / se_log if ok and se_log > 0 else math.nan,
+                         "trustworthy": ok, "reason": est.reason})
+    return rows
