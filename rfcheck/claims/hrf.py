@@ -2695,3 +2695,175 @@ register(Claim(
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 ))
+
+
+# ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
+
+
+def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """``(E f, E f^2, err)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67).
+
+    ``kind = "trig"``: ``f = cos(sigma w^T (x - y))``; ``kind = "pos"``: ``f = exp(sigma w^T x - sigma^2 |x|^2)
+    exp(sigma w^T y - sigma^2 |y|^2)`` (positive features of ``exp(sigma^2 x^T y)``, as in eq (3)).  With
+    ``w ~ N(0, I_d)``, ``w^T v ~ |v| g``, ``g ~ N(0, 1)``, so both are 1-D Gaussian quadratures (mpmath) of
+    ``x = r e1``, ``y = r (cos theta e1 + sin theta e2)`` built from coordinates; ``d`` does not enter.
+    """
+    key = ("fexp", kind, _key(p, "r", "theta", "sigma"), dps)
+    if key in _CACHE:
+        return _CACHE[key]
+    with mpmath.workdps(dps + 15):
+        r, t, s = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), mpmath.mpf(p["sigma"])
+        x, y = (r, mpmath.mpf(0)), (r * mpmath.cos(t), r * mpmath.sin(t))
+        sign = -1 if kind == "trig" else 1
+        v = mpmath.sqrt(sum((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)))
+        if kind == "trig":
+            def f(g: Any) -> Any:
+                return mpmath.cos(s * v * g)
+        elif kind == "pos":
+            c = s**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2)
+
+            def f(g: Any) -> Any:
+                return mpmath.exp(s * v * g - c)
+        else:
+            raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
+        phi = lambda g: mpmath.exp(-g**2 / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        lim = 12 + 4 * s * v  # the Gaussian weight of exp(2 s v g) peaks at g = 2 s v
+        pts = [-lim, -lim / 2, 0, lim / 2, lim, 2 * lim]
+        m1, e1 = mpmath.quad(lambda g: f(g) * phi(g), pts, error=True)
+        m2, e2 = mpmath.quad(lambda g: f(g) ** 2 * phi(g), pts, error=True)
+        tail = mpmath.exp(-lim**2 / 8) * (1 + mpmath.exp(4 * s * v * lim))  # the truncated Gaussian tails
+        err = e1 * (1 + 2 * abs(m1)) + e2 + tail * mpmath.exp(-c if kind == "pos" else 0) + mpmath.mpf(10) ** (-dps - 5)
+        _CACHE[key] = (+m1, +m2, err)
+    return _CACHE[key]
+
+
+def _lam_est_var(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+    """``(Var lam_hat, E[f^2]/(n rho^2), err)`` at ``theta``: ``lam_hat = 1/rho - (1/(n rho)) sum_i f_i``."""
+
+    def var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        q = dict(p, theta=theta)
+        m1, m2, err = _f_exp_moments(kind, q, dps)
+        with mpmath.workdps(dps + 15):
+            s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
+            rho = -mpmath.expm1(-2 * s**2 * r**2)
+            k = 1 / (n * rho**2)
+            return k * (m2 - m1**2), k * m2, k * err
+    return var
+
+
+def _zero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+    """``lhs = Var lam_hat`` at ``theta`` (quadrature), ``rhs = 0``: holds iff the variance vanishes."""
+
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        v, _, e = _lam_est_var(kind, theta)(p, dps)
+        return v, mpmath.mpf(0), e
+    return lhs_rhs
+
+
+def _nonzero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+    """``lhs`` = a floor ``10^(5-dps) E[lam-part^2] + 10 err``, ``rhs = Var lam_hat`` at ``theta``: holds iff > 0."""
+
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        v, scale, e = _lam_est_var(kind, theta)(p, dps)
+        return mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e
+    return lhs_rhs
+
+
+_F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
+                description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
+
+register(Claim(
+    id="hrf.text-f-lambda-estimator.trig-zero-at-0", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
+              "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
+              "theta_{x,y} = 0",
+    domain=_F_EST,
+    checks=[inequality_check("quadrature", _zero_at("trig", 0), max_points=16, search=False,
+                             description="Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D "
+                                         "Gaussian quadrature) <= 0")],
+    notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
+          "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2.",
+))
+
+register(Claim(
+    id="hrf.text-f-lambda-estimator.pos-zero-at-pi", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
+              "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
+    domain=_F_EST,
+    checks=[inequality_check("quadrature", _zero_at("pos", PI), max_points=16, search=False,
+                             description="Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - "
+                                         "sigma^2 |y|^2) features at theta = pi (quadrature) <= 0")],
+    notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
+          "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
+          "exp(-sigma^2 |x - y|^2), zero iff x + y = 0.",
+))
+
+register(Claim(
+    id="hrf.text-f-lambda-estimator.not-both", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
+              "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
+    domain=_F_EST,
+    checks=[inequality_check("quadrature-trig-at-pi", _nonzero_at("trig", PI), max_points=16, search=False,
+                             description="trigonometric features: Var lam_hat at theta = pi > floor"),
+            inequality_check("quadrature-pos-at-0", _nonzero_at("pos", 0), max_points=16, search=False,
+                             description="positive features: Var lam_hat at theta = 0 > floor")],
+    notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
+))
+
+
+# ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
+
+
+def hrf_feature_dim(m: int, n: int) -> int:
+    """Length of ``Psi(z)`` (Lemma 2.3, eq 11) of the angular hybrid (eq 12 + eq 19), counted by building it
+    with :func:`rfcheck.hybrid.hrf_feature_vectors` for ``m * n <= 2^14``, otherwise by the same block count:
+    ``Psi^1 + Psi^3`` hold the ``t = 2`` blocks of ``m`` of each base, ``Psi^2 + Psi^4`` their Kronecker
+    products with the one ``n``-block of ``rho_n``: ``4 m + 4 m n``."""
+    if m < 1 or n < 1:
+        raise ValueError(f"m >= 1 and n >= 1 are required; got m = {m}, n = {n}")
+    if m * n > 2**14:
+        return 4 * m + 4 * m * n
+    rng = np.random.default_rng(0)
+    x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    w1, w2, tau = rng.normal(size=(m, 2)), rng.normal(size=(m, 2)), rng.normal(size=(n, 2))
+    lam = hy.Blocks((hy.angular_lambda_features(x, tau),), (hy.angular_lambda_features(y, tau),))
+    psi, _ = hy.hrf_feature_vectors([hy.pos_blocks(x, y, w1), hy.trig_blocks(x, y, w2)], [(0.5, lam)])
+    return int(psi.shape[-1])
+
+
+def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Exponent of ``1/sqrt(mn)`` (printed: 1/2) vs that of ``1/d_est`` in ``mn`` along ``(s m, s n)``.
+
+    ``Theta`` between powers of ``mn`` means equal exponents.  The exponent of ``d_est`` is the local log-log
+    slope ``log(d(2s)/d(s))/log 4`` at ``s`` with ``s^2 m n ~ 1e24``; its error bar is the change of that
+    slope over the last doubling (the slope is monotone and converging).
+    """
+    m, n = int(p["m"]), int(p["n"])
+    s = max(1, math.isqrt(10**24 // (m * n)))
+
+    def slope(k: int) -> Any:
+        return mpmath.log(mpmath.mpf(hrf_feature_dim(2 * k * m, 2 * k * n)) / hrf_feature_dim(k * m, k * n)) / \
+            mpmath.log(4)
+
+    with mpmath.workdps(budget.dps):
+        ref, prev = slope(s), slope(max(1, s // 2))
+        ev = compare_deterministic(p, mpmath.mpf(1) / 2, ref, abs(ref - prev) + mpmath.mpf(10) ** (5 - budget.dps),
+                                   rtol=10.0 ** (5 - budget.dps))
+    ev.note = (f"along (m, n) x s, s = {s} (mn = {s * s * m * n:.3g}): d_est = {hrf_feature_dim(s * m, s * n)}, "
+               f"(1/sqrt(mn))/(1/d_est) = {hrf_feature_dim(s * m, s * n) / math.sqrt(s * s * m * n):.4g}; "
+               f"exponent of d_est in mn = {float(ref):.7f} (printed identity needs 1/2)")
+    return ev
+
+
+register(Claim(
+    id="hrf.text-d4-rate", paper="hrf", source=f"{SRC}, appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)",
+    statement="the relative error decreases (as a function of m and n) as 1/sqrt(mn) = Theta(1/d_est), where d_est "
+              "stands for the number of random features of the resulting estimator",
+    domain=Domain({"m": Int(1, 64), "n": Int(1, 64)}, description="base and lambda feature counts; the check scales "
+                  "both by s to mn ~ 1e24"),
+    checks=[Check("feature-count-exponent", 1, _d4_rate, search=False, max_points=8,
+                  description="exponent 1/2 of 1/sqrt(mn) vs the log-log slope of d_est = dim Psi (eq 11) in mn")],
+    notes="Checks the asserted identity 1/sqrt(mn) = Theta(1/d_est) only, with d_est the dimension of the Lemma 2.3 "
+          "feature map Psi(z) of the angular hybrid (4m + 4mn, Theta(mn) as appendix L states). The 1/sqrt(mn) "
+          "rate of the relative error itself is not checked here. 1/sqrt(mn) = Theta(1/sqrt(d_est)) would hold.",
+))
