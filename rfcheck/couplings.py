@@ -45,8 +45,11 @@ Couplings here
     :data:`SIMRF_PLUS_MAX_PASSES`; :func:`simrf_plus_passes` reports passes and
     convergence).  Norms are kept; rows stay ``N(0, I_d)`` (the update commutes with the
     Haar rotation).  Projection law, exact by that equivariance: the update applied to the
-    unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``
-    (``O(passes d b)`` per block instead of ``O(d^2 b)``).
+    unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``.
+    The first pass runs on scalars in ``O(b)`` (only ``|T|^2``, ``T . s_l`` and ``T . g``
+    enter it); when a bound certifies that the second pass moves no direction by more than
+    the tolerance (every full block at ``d >= 64``) the block is done, otherwise the vector
+    iteration (``O(passes d b)``) runs.
 ``"<base>-anti"`` (``iid-anti``, ``orf-anti``, ``simrf-anti``, ``simrf+-anti``)
     antithetic pairs: ``ceil(M/2)`` rows of the base coupling, row ``2j + 1 = -`` row
     ``2j``; both paths.
@@ -843,20 +846,133 @@ def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
 
 
 @njit(cache=True, error_model="numpy")
+def _plus_scalar_pass(r, sig, b, d, t):
+    """One SimRF+ Gauss-Seidel pass (eq 17) from the simplex start ``x_j = r_j s_j``, carried
+    out on scalars: returns ``(ok, |T|)`` and writes ``t_j = x_j(new) . g`` given
+    ``sig_j = s_j . g``.  ``O(b)`` per block instead of the ``O(d b)`` vector pass.
+
+    While row ``j`` is updated, every row ``l > j`` is still ``r_l s_l`` and the running sum
+    ``T`` enters only through ``|T|^2``, ``h_l = T . s_l`` and ``tau = T . g``.  With
+    ``s_i . s_l = -1/(d-1)`` (``i != l``), ``|s_l| = 1``, ``c_l = r_l - rbar``:
+    ``|T_0|^2 = (d sum c_l^2 + b (d - b) rbar^2)/(d-1)`` and ``h_l = A + B c_l`` with
+    ``A = (d-b) rbar/(d-1)``, ``B = d/(d-1)`` (centred: no cancellation of ``r_l`` against
+    ``rbar``).  The update ``x_j <- -f (T - x_j)``, ``f = r_j / rho``,
+    ``rho^2 = |T|^2 - 2 r_j h_j + r_j^2`` gives ``T <- (1 - f)(T - x_j)``, hence
+    ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f)(A + r_j/(d-1))``, ``B <- (1-f) B`` and
+    ``tau <- (tau - r_j sig_j) + t_j``.  ``ok`` is False when some ``rho`` or ``r_j`` is 0
+    (the vector update skips such a row; the caller then runs it).  Mirrored operation by
+    operation in :func:`_py_plus_scalar_pass`."""
+    rs = 0.0
+    for j in range(b):
+        rs += r[j]
+    rbar = rs / b
+    q = 0.0
+    tau = 0.0
+    for j in range(b):
+        cj = r[j] - rbar
+        q += cj * cj
+        tau += r[j] * sig[j]
+    dm1 = d - 1.0
+    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
+    A = (d - b) * rbar / dm1
+    B = d / dm1
+    nt = math.sqrt(n2)
+    for j in range(b):
+        rj = r[j]
+        hj = A + B * (rj - rbar)
+        rho2 = n2 - 2.0 * rj * hj + rj * rj
+        if rho2 <= 0.0 or rj == 0.0:
+            return False, nt
+        rho = math.sqrt(rho2)
+        f = rj / rho
+        e = 1.0 - f
+        rest = tau - rj * sig[j]
+        tj = -(f * rest)
+        t[j] = tj
+        tau = rest + tj
+        nt = abs(rho - rj)
+        n2 = nt * nt
+        A = e * (A + rj / dm1)
+        B = e * B
+    return True, nt
+
+
+def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
+    """Twin of :func:`_plus_scalar_pass` (same operations, same order)."""
+    rs = 0.0
+    for j in range(b):
+        rs += r[j]
+    rbar = rs / b
+    q = 0.0
+    tau = 0.0
+    for j in range(b):
+        cj = r[j] - rbar
+        q += cj * cj
+        tau += r[j] * sig[j]
+    dm1 = d - 1.0
+    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
+    A = (d - b) * rbar / dm1
+    B = d / dm1
+    nt = math.sqrt(n2)
+    for j in range(b):
+        rj = r[j]
+        hj = A + B * (rj - rbar)
+        rho2 = n2 - 2.0 * rj * hj + rj * rj
+        if rho2 <= 0.0 or rj == 0.0:
+            return False, nt
+        rho = math.sqrt(rho2)
+        f = rj / rho
+        e = 1.0 - f
+        rest = tau - rj * sig[j]
+        tj = -(f * rest)
+        t[j] = tj
+        tau = rest + tj
+        nt = abs(rho - rj)
+        n2 = nt * nt
+        A = e * (A + rj / dm1)
+        B = e * B
+    return True, nt
+
+
+def _plus_certified(nt, r, b, tol):
+    """True when the pass after the scalar pass provably moves no unit direction by more
+    than ``tol``: a row's move is at most ``2 |T| / r_j`` and ``|T|`` does not grow within a
+    pass; ``|T|`` gets a rounding allowance of ``b * 1e-15 * max r``."""
+    rmin = r[0]
+    rmax = r[0]
+    for j in range(1, b):
+        if r[j] < rmin:
+            rmin = r[j]
+        if r[j] > rmax:
+            rmax = r[j]
+    return rmin > 0.0 and 2.0 * (nt + b * 1e-15 * rmax) <= tol * rmin
+
+
+_nb_plus_certified = njit(cache=True, error_model="numpy")(_plus_certified)
+
+
+@njit(cache=True, error_model="numpy")
 def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     """Exact projection law of SimRF+.  The update (eq 17) commutes with rotations, so a
     block is ``R^T V(r)`` with ``V(r)`` the update applied to the unrotated rows
-    ``r_j s_j`` (:func:`_plus_update`, norms ``r_j``) and ``R`` Haar; hence
-    ``t_j = v_j(r) . g`` with ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over
-    their norm, drawn first as for ``simrf``), and ``sq_j = r_j^2``.  ``O(passes b d)`` per
-    block instead of the ``O(d^2 b)`` Haar factor; the rows ``s_j`` follow Algorithm 1's
-    constants (``s_j = a e_j - cc kinv 1_{<d-1}``, ``s_{d-1} = kinv 1_{<d-1}``)."""
+    ``r_j s_j`` (norms ``r_j``) and ``R`` Haar; hence ``t_j = v_j(r) . g`` with
+    ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over their norm, drawn first as for
+    ``simrf``), and ``sq_j = r_j^2``.
+
+    The first pass runs on scalars (:func:`_plus_scalar_pass`, ``O(b)`` after the ``O(d)``
+    Algorithm-1 products ``s_j . g``).  When the bound of :func:`_plus_certified` shows the
+    second pass moves no direction by more than :data:`SIMRF_PLUS_TOL` (the iteration's stop
+    rule then ends it there: 2 passes), its moves (each below that bound, at d = 64 ~1e-16)
+    are not applied; otherwise the block is redone by the vector iteration
+    (:func:`_plus_update` on the rows ``r_j s_j``, Algorithm 1's constants
+    ``s_j = a e_j - cc kinv 1_{<d-1}``, ``s_{d-1} = kinv 1_{<d-1}``)."""
     a = 0.5 * d
     dd, c = _gconsts(a)
     sa, cc, kinv = _simplex_consts(d)
     off = cc * kinv
     k = d - 1
     V = np.empty((d, d))
+    sig = np.empty(d)
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
@@ -873,23 +989,38 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
         r = vec[3, :b]
         for j in range(b):
             r[j] = math.sqrt(2.0 * g[j])
-        for j in range(b):
-            vj = V[j]
-            rj = r[j]
-            if j < k:
-                for i in range(k):
-                    vj[i] = -(off * rj)
-                vj[j] = (sa - off) * rj
-            else:
-                for i in range(k):
-                    vj[i] = kinv * rj
-            vj[k] = 0.0
-        if b >= 2:
-            _plus_update(V, b, d, r, vec[5], vec[6], vec[7], SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
         tb = t[m0:m0 + b]
         sqb = sq[m0:m0 + b]
+        done = False
+        if b >= 2:
+            sv = 0.0
+            for i in range(k):
+                sv += v[i]
+            y = kinv * sv
+            for j in range(min(b, k)):
+                sig[j] = sa * v[j] - cc * y
+            if b == d:
+                sig[k] = y
+            ok, nt = _plus_scalar_pass(r, sig, b, d, tb)
+            done = ok and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL)
+        if not done:
+            for j in range(b):
+                vj = V[j]
+                rj = r[j]
+                if j < k:
+                    for i in range(k):
+                        vj[i] = -(off * rj)
+                    vj[j] = (sa - off) * rj
+                else:
+                    for i in range(k):
+                        vj[i] = kinv * rj
+                vj[k] = 0.0
+            if b >= 2:
+                _plus_update(V, b, d, r, vec[5], vec[6], vec[7], SIMRF_PLUS_TOL,
+                             SIMRF_PLUS_MAX_PASSES)
+            for j in range(b):
+                tb[j] = _dot4(V[j], v, 0, d)
         for j in range(b):
-            tb[j] = _dot4(V[j], v, 0, d)
             sqb[j] = r[j] * r[j]
         m0 += b
     return st
@@ -929,18 +1060,32 @@ def _py_simrf_plus_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> t
         v = [v[i] * inv for i in range(d)]
         g = r.fill_gammas(b, a, dd, c)
         rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
-        V = []
-        for j in range(b):
-            if j < k:
-                vj = [-(off * rr[j])] * k + [0.0]
-                vj[j] = (sa - off) * rr[j]
-            else:
-                vj = [kinv * rr[j]] * k + [0.0]
-            V.append(vj)
+        tb = [0.0] * b
+        done = False
         if b >= 2:
-            _py_plus_update(V, b, d, rr, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            sv = 0.0
+            for i in range(k):
+                sv += v[i]
+            y = kinv * sv
+            sig = [sa * v[j] - cc * y for j in range(min(b, k))]
+            if b == d:
+                sig.append(y)
+            ok, nt = _py_plus_scalar_pass(rr, sig, b, d, tb)
+            done = ok and _plus_certified(nt, rr, b, SIMRF_PLUS_TOL)
+        if not done:
+            V = []
+            for j in range(b):
+                if j < k:
+                    vj = [-(off * rr[j])] * k + [0.0]
+                    vj[j] = (sa - off) * rr[j]
+                else:
+                    vj = [kinv * rr[j]] * k + [0.0]
+                V.append(vj)
+            if b >= 2:
+                _py_plus_update(V, b, d, rr, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            tb = [_py_dot4(V[j], v, 0, d) for j in range(b)]
         for j in range(b):
-            t[m0 + j] = _py_dot4(V[j], v, 0, d)
+            t[m0 + j] = tb[j]
             sq[m0 + j] = rr[j] * rr[j]
         m0 += b
     return t, sq
