@@ -14,9 +14,14 @@ which keeps it in registers inside the compiled loops.
 Why SplitMix64 and not xoshiro256** (used up to 2026-11-22): the ``k``-th output of a block
 is a pure function ``mix64(s + k g)`` of its index, so the bulk loops below have no serial
 dependence and compile to SIMD code (AVX-512 ``vpmullq`` and gathers for the ziggurat
-tables): about 1.9 ns per normal (1.35 ns for the SIMD fast path, the rest the ~1.2%
-rejected candidates) against 2.4 ns for xoshiro's serial recurrence on the development
-machine, whose iid ensemble path is RNG-bound.  SplitMix64 passes
+tables).  Measured on the development machine (one core, ``draw_normals``), whose iid
+ensemble path is RNG-bound: 2.4 ns per normal with xoshiro's serial recurrence and a
+256-layer ziggurat; 1.9-2.0 ns with SplitMix64 (the SIMD fast path ~1.3 ns, the rest the
+1.5% of candidates that fail the fast test, tens of ns each: scalar code, ``exp``,
+mispredicted branches); 1.6-1.7 ns with 1024 layers (since 2026-11-24), whose fast test
+fails for 0.43% of candidates.  The speed-up is in the failures, so the layer count was
+chosen by measuring 256/512/1024/2048 (1.98/1.75/1.62/1.79 ns: at 2048 the three tables
+outgrow the L1 cache).  SplitMix64 passes
 TestU01's BigCrush (Steele et al. 2014); its period ``2**64`` per block is far above any
 block's use (``TRIALS_PER_BLOCK`` trials of at most a few thousand words each).
 
@@ -24,8 +29,9 @@ Scalar draws
 ------------
 - :func:`next_u64`: SplitMix64, period ``2**64`` (any odd ``g``);
 - :func:`uniform`: ``[0, 1)`` with 53 random bits; :func:`uniform_open`: ``(0, 1)``;
-- :func:`normal`: standard normal by the 256-layer ziggurat (Marsaglia & Tsang 2000,
-  52-bit abscissae as in NumPy's generator; tail by Marsaglia's 1964 method);
+- :func:`normal`: standard normal by a 1024-layer ziggurat (Marsaglia & Tsang 2000 with
+  :data:`ZIGGURAT_LAYERS` layers instead of 256, 52-bit abscissae as in NumPy's generator;
+  tail by Marsaglia's 1964 method);
 - :func:`gamma`: ``Gamma(a, 1)`` by Marsaglia & Tsang (2000) with a tighter squeeze
   (:func:`_mt_squeeze`), boosted by ``U**(1/a)`` for ``a < 1``; :func:`chi`.
 
@@ -34,7 +40,7 @@ Bulk draws (what the engines use)
 :func:`fill_normals` and :func:`fill_gammas` take the first candidate of every output
 from the block's *main* generator in vectorised loops without branches or calls (one word
 ``mix64(s + k g)`` per normal, computed from its index; one normal and one uniform per
-gamma), and finish the ~1.5% (normals) / ~0.1% (gamma, shape 32) rejected candidates
+gamma), and finish the ~0.43% (normals) / ~0.1% (gamma, shape 32) rejected candidates
 afterwards, in order, on the block's *fallback* generator (lane 1, its state kept in the
 ``raw`` scratch array).  A rejected candidate is completed exactly as the scalar algorithm
 would (wedge/tail test, or Marsaglia-Tsang's exact test) and otherwise replaced by a fresh
@@ -102,23 +108,39 @@ _S30, _S27, _S31, _S33 = _U(30), _U(27), _U(31), _U(33)
 _GM1 = _U(0xFF51AFD7ED558CCD)  # mixGamma's multipliers (MurmurHash3 fmix64)
 _GM2 = _U(0xC4CEB9FE1A85EC53)
 _ALT = _U(0xAAAAAAAAAAAAAAAA)
-_S11, _S8, _S1 = _U(11), _U(8), _U(1)
-_ONE, _BYTE = _U(1), _U(0xFF)
+_S11, _S1 = _U(11), _U(1)
+_ONE = _U(1)
+ZIGGURAT_LAYERS = 1024
+"""Layers of the normal ziggurat: a word's low 10 bits pick the layer, bit 10 the sign, bits
+11-62 the 52-bit abscissa (1024 = 2**10; see :func:`_ziggurat_tables`)."""
+_ZBITS = 10
+_ZIDX, _ZSH = _U(ZIGGURAT_LAYERS - 1), _U(_ZBITS)
 _MANT = _U((1 << 52) - 1)
 _TWO_M53 = 2.0**-53
 
 
 # --------------------------------------------------------------------------- ziggurat tables
-def _ziggurat_tables(n: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+ZIGGURAT_EDGES = {
+    256: (3.6541528853610087716, 0.0049286732339746553474),
+    1024: (4.0388498461095045227, 0.0012263246463530880729),
+}
+"""Right edge ``r`` and layer area ``v = r f(r) + int_r^inf f`` (``f(x) = exp(-x^2/2)``) of
+the n-layer ziggurat: the root of "the top layer's rectangle ``[0, x_1] x [f(x_1), 1]`` has
+area ``v``" after the recursion of :func:`_ziggurat_tables`, solved in mpmath at 40 digits
+(``tests/test_rng.py`` re-derives both).  256 is Marsaglia-Tsang's classic size."""
+
+
+def _ziggurat_tables(n: int = ZIGGURAT_LAYERS) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Tables ``k`` (uint64), ``w``, ``f`` of the n-layer normal ziggurat (Marsaglia-Tsang).
 
     Layer ``i >= 1`` is the rectangle ``[0, x_i] x [f(x_i), f(x_{i-1})]`` with ``x`` increasing
     in ``i`` up to ``x_{n-1} = r``; layer 0 is the base strip (rectangle plus tail).  An
     abscissa is ``j * w[i]`` for a 52-bit integer ``j``; ``j < k[i]`` means inside the next
-    layer's width, accepted at once.
+    layer's width, accepted at once.  With 1024 layers about 0.43% of candidates fail that
+    test (1.5% with 256), which is what the bulk loops pay for: a failed candidate costs tens
+    of nanoseconds (scalar code, a call to ``exp``, mispredicted branches), a fast one ~1 ns.
     """
-    r = 3.6541528853610088  # right edge of the 256-layer ziggurat
-    v = 4.92867323399e-3  # area of each layer
+    r, v = ZIGGURAT_EDGES[n]
     m1 = 2.0**52
     k = np.zeros(n, dtype=np.uint64)
     w = np.zeros(n)
@@ -309,11 +331,11 @@ def _normal_slow(st, idx, x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def normal(st):
-    """Standard normal by the 256-layer ziggurat; returns ``(z, new_state)``."""
+    """Standard normal by the 1024-layer ziggurat; returns ``(z, new_state)``."""
     while True:
         r, st = next_u64(st)
-        idx = np.int64(r & _BYTE)
-        r = r >> _S8
+        idx = np.int64(r & _ZIDX)
+        r = r >> _ZSH
         neg = (r & _ONE) != _U(0)
         rabs = (r >> _S1) & _MANT
         x = float(rabs) * _ZW[idx]
@@ -401,8 +423,8 @@ def _normal_fix(raw, r):
     generator in ``raw``: the tail or wedge test on the same candidate, then, if that
     rejects too, a fresh :func:`normal` (a rejected candidate restarts the ziggurat)."""
     st = _load_fb(raw)
-    idx = np.int64(r & _BYTE)
-    rr = r >> _S8
+    idx = np.int64(r & _ZIDX)
+    rr = r >> _ZSH
     x = float((rr >> _S1) & _MANT) * _ZW[idx]
     x, ok, st = _normal_slow(st, idx, x)
     if ok:
@@ -433,8 +455,8 @@ def fill_normals(st, out, raw):
         mask = _U(0)
         for i in range(m):
             r = _out64(s + _U(i + 1) * g)
-            idx = np.int64(r & _BYTE)
-            rr = r >> _S8
+            idx = np.int64(r & _ZIDX)
+            rr = r >> _ZSH
             rabs = (rr >> _S1) & _MANT
             x = float(np.int64(rabs)) * _ZW[idx]
             o[i] = -x if (rr & _ONE) != _U(0) else x
@@ -634,8 +656,8 @@ class PySplitMix:
     def normal(self) -> float:
         while True:
             r = self.next_u64()
-            idx = r & 0xFF
-            r >>= 8
+            idx = r & 0x3FF
+            r >>= 10
             neg = (r & 1) != 0
             rabs = (r >> 1) & ((1 << 52) - 1)
             x = float(rabs) * _ZW_L[idx]
@@ -676,8 +698,8 @@ class PyRNG(PySplitMix):
         self.fb = PySplitMix(seed, stream, block, 1)
 
     def _normal_fix(self, r: int) -> float:
-        idx = r & 0xFF
-        rr = r >> 8
+        idx = r & 0x3FF
+        rr = r >> 10
         x = float((rr >> 1) & ((1 << 52) - 1)) * _ZW_L[idx]
         x, ok = self.fb.normal_slow(idx, x)
         if ok:
@@ -691,11 +713,11 @@ class PyRNG(PySplitMix):
             raws = [self.next_u64() for _ in range(m)]
             chunk = []
             for r in raws:
-                rr = r >> 8
-                x = float((rr >> 1) & ((1 << 52) - 1)) * _ZW_L[r & 0xFF]
+                rr = r >> 10
+                x = float((rr >> 1) & ((1 << 52) - 1)) * _ZW_L[r & 0x3FF]
                 chunk.append(-x if rr & 1 else x)
             for i, r in enumerate(raws):
-                if ((r >> 9) & ((1 << 52) - 1)) >= _ZK_INT[r & 0xFF]:
+                if ((r >> 11) & ((1 << 52) - 1)) >= _ZK_INT[r & 0x3FF]:
                     chunk[i] = self._normal_fix(r)
             out.extend(chunk)
         return out

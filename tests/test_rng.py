@@ -35,7 +35,8 @@ def test_normal_ks_and_moments(bulk):
 
 
 def test_normal_tail_branch():
-    """The ziggurat tail (|z| > r = 3.654) has the right mass (binomial z-test at ALPHA)."""
+    """The ziggurat tail (|z| > r = 4.039 with 1024 layers) has the right mass (binomial z-test
+    at ALPHA)."""
     z = rng.draw_normals(2_000_000, seed=12)
     p = 2 * stats.norm.sf(rng._ZR)
     k = np.count_nonzero(np.abs(z) > rng._ZR)
@@ -45,6 +46,46 @@ def test_normal_tail_branch():
     p45 = 2 * stats.norm.sf(4.5)
     k45 = np.count_nonzero(np.abs(z) > 4.5)
     assert stats.binomtest(k45, n, p45).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("n", sorted(rng.ZIGGURAT_EDGES))
+def test_ziggurat_edges_rederived(n):
+    """``ZIGGURAT_EDGES[n]`` re-derived in mpmath (40 digits): ``v = r f(r) + int_r^inf f`` and,
+    after the n - 2 steps ``x <- sqrt(-2 log(v/x + f(x)))`` of the table recursion, the top
+    layer ``[0, x_1] x [f(x_1), 1]`` has area ``v``: the residual changes sign within two ulps
+    of ``r``.  A wrong edge (r + 1e-9) leaves a residual 1e4 times larger (power)."""
+    import mpmath as mp
+
+    r0, v0 = rng.ZIGGURAT_EDGES[n]
+
+    def residual(r):
+        with mp.workdps(40):
+            r = mp.mpf(r)
+            v = r * mp.exp(-r * r / 2) + mp.sqrt(mp.pi / 2) * mp.erfc(r / mp.sqrt(2))
+            x = r
+            for _ in range(n - 2):
+                x = mp.sqrt(-2 * mp.log(v / x + mp.exp(-x * x / 2)))
+            return x * (1 - mp.exp(-x * x / 2)) - v, v
+
+    res, v = residual(r0)
+    # r0 is a double: its rounding moves v by r^2 f(r) ulp(r) ~ 1.5e-15 v at 1024 layers
+    assert abs(v - v0) <= 1e-14 * v0
+    # r0 is the root to within two units in the last place: the residual changes sign there
+    ulp = math.ulp(r0)
+    lo, hi = residual(r0 - 2 * ulp)[0], residual(r0 + 2 * ulp)[0]
+    assert lo * hi < 0
+    assert abs(residual(r0 + 1e-9)[0]) > 1e4 * abs(res)  # power: a wrong edge is seen
+
+
+def test_ziggurat_tables_shape():
+    """The tables the kernels use: 1024 layers, abscissa widths increasing to r, f = exp(-x^2/2)
+    at the layer edges, every acceptance threshold below 2**52."""
+    k, w, f, r = rng._ziggurat_tables()
+    assert k.size == w.size == f.size == rng.ZIGGURAT_LAYERS == 1 << rng._ZBITS
+    x = w[1:] * 2.0**52
+    assert np.all(np.diff(x) > 0) and x[-1] == pytest.approx(r, rel=1e-15)
+    np.testing.assert_allclose(f[1:], np.exp(-0.5 * x * x), rtol=1e-13)
+    assert np.all(k < np.uint64(1 << 52)) and k[1] == 0
 
 
 def test_normal_power():
