@@ -845,8 +845,7 @@ def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     return st
 
 
-@njit(cache=True, error_model="numpy")
-def _plus_scalar_pass(r, sig, b, d, t):
+def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
     """One SimRF+ Gauss-Seidel pass (eq 17) from the simplex start ``x_j = r_j s_j``, carried
     out on scalars: returns ``(ok, |T|)`` and writes ``t_j = x_j(new) . g`` given
     ``sig_j = s_j . g``.  ``O(b)`` per block instead of the ``O(d b)`` vector pass.
@@ -860,8 +859,9 @@ def _plus_scalar_pass(r, sig, b, d, t):
     ``rho^2 = |T|^2 - 2 r_j h_j + r_j^2`` gives ``T <- (1 - f)(T - x_j)``, hence
     ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f)(A + r_j/(d-1))``, ``B <- (1-f) B`` and
     ``tau <- (tau - r_j sig_j) + t_j``.  ``ok`` is False when some ``rho`` or ``r_j`` is 0
-    (the vector update skips such a row; the caller then runs it).  Mirrored operation by
-    operation in :func:`_py_plus_scalar_pass`."""
+    (the vector update skips such a row; the caller then runs it).  Plain float arithmetic
+    on sequences: the same source runs in Python (the twin) and compiled
+    (:data:`_plus_scalar_pass`)."""
     rs = 0.0
     for j in range(b):
         rs += r[j]
@@ -897,41 +897,9 @@ def _plus_scalar_pass(r, sig, b, d, t):
     return True, nt
 
 
-def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
-    """Twin of :func:`_plus_scalar_pass` (same operations, same order)."""
-    rs = 0.0
-    for j in range(b):
-        rs += r[j]
-    rbar = rs / b
-    q = 0.0
-    tau = 0.0
-    for j in range(b):
-        cj = r[j] - rbar
-        q += cj * cj
-        tau += r[j] * sig[j]
-    dm1 = d - 1.0
-    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
-    A = (d - b) * rbar / dm1
-    B = d / dm1
-    nt = math.sqrt(n2)
-    for j in range(b):
-        rj = r[j]
-        hj = A + B * (rj - rbar)
-        rho2 = n2 - 2.0 * rj * hj + rj * rj
-        if rho2 <= 0.0 or rj == 0.0:
-            return False, nt
-        rho = math.sqrt(rho2)
-        f = rj / rho
-        e = 1.0 - f
-        rest = tau - rj * sig[j]
-        tj = -(f * rest)
-        t[j] = tj
-        tau = rest + tj
-        nt = abs(rho - rj)
-        n2 = nt * nt
-        A = e * (A + rj / dm1)
-        B = e * B
-    return True, nt
+_plus_scalar_pass = njit(cache=True, error_model="numpy")(_py_plus_scalar_pass)
+"""The engine's compilation of :func:`_py_plus_scalar_pass` (one source: plain float
+arithmetic, so the compiled and the Python runs agree bit for bit)."""
 
 
 def _plus_certified(nt, r, b, tol):
