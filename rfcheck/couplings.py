@@ -209,25 +209,6 @@ def _py_dot4(a: list, b: list, lo: int, hi: int) -> float:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _draw_reflector(nb, off, k, d, v):
-    """Householder vector from the ``d - k`` normals ``nb[off:]`` into ``v[k:]``.
-
-    ``H = I - tau v v^T`` with ``v = x + sign(x_k) |x| e_k``,
-    ``tau = 2 / |v|^2 = 1 / (|x| (|x| + |x_k|))``; returns ``(off + d - k, tau, s)`` with
-    ``s = -sign(x_k)`` the sign of ``R_kk`` in ``x = H (R_kk e_k)``.
-    """
-    for i in range(k, d):
-        v[i] = nb[off + i - k]
-    nrm = math.sqrt(_dot4(v, v, k, d))
-    x1 = v[k]
-    sgn = 1.0 if x1 >= 0.0 else -1.0
-    v[k] = x1 + sgn * nrm
-    den = nrm * (nrm + abs(x1))
-    tau = 1.0 / den if den > 0.0 else 0.0
-    return off + d - k, tau, -sgn
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
     with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
@@ -284,19 +265,43 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _next_reflector(nb, off, k, d, v):
-    """Reflector ``k`` into ``v`` (:func:`_draw_reflector`), or a null one (``v = 0``,
-    ``tau = 0``) if ``k < 0``; returns ``(off, tau, sign)``.
+def _prepare_reflectors(nb, b, d, taus, sg):
+    """All ``b`` reflectors of :func:`_haar_columns` at once, in place in the normals ``nb``
+    (reflector ``k = b-1, ..., 0`` owns the next ``d - k`` numbers ``x``, rows ``k..d-1``).
+    ``H = I - tau v v^T`` with ``v = x + sign(x_k) |x| e_k``,
+    ``tau = 2 / |v|^2 = 1 / (|x| (|x| + |x_k|))``: the first entry becomes ``v_k``,
+    ``taus[k]`` gets ``tau`` and ``sg[k]`` the sign ``-sign(x_k)`` of ``R_kk`` in
+    ``x = H (R_kk e_k)``.  The operations of the plain algorithm, so its numbers
+    (:func:`_py_draw_reflector`); done up front, the ``b`` independent norm/sqrt/divide
+    chains overlap instead of stalling the sweeps one by one."""
+    off = 0
+    for k in range(b - 1, -1, -1):
+        n = d - k
+        nrm = math.sqrt(_dot4(nb, nb, off, off + n))
+        x1 = nb[off]
+        sgn = 1.0 if x1 >= 0.0 else -1.0
+        nb[off] = x1 + sgn * nrm
+        den = nrm * (nrm + abs(x1))
+        taus[k] = 1.0 / den if den > 0.0 else 0.0
+        sg[k] = -sgn
+        off += n
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _load_reflector(nb, off, k, d, v, taus):
+    """Reflector ``k`` prepared by :func:`_prepare_reflectors` into ``v[k:]``, or a null one
+    (``v = 0``, ``tau = 0``) if ``k < 0``; returns ``(off, tau)``.
 
     A null reflector is zeroed on all ``d`` rows: with an odd number of columns it is
     swept again one pair later from a lower row (``0 * v_i`` with ``v_i`` left from an
-    earlier use of the scratch row would be NaN where that was inf or NaN).
-    """
+    earlier use of the scratch row would be NaN where that was inf or NaN)."""
     if k >= 0:
-        return _draw_reflector(nb, off, k, d, v)
+        for i in range(k, d):
+            v[i] = nb[off + i - k]
+        return off + d - k, taus[k]
     for i in range(d):
         v[i] = 0.0
-    return off, 0.0, 0.0
+    return off, 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -304,7 +309,7 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     """First ``b`` columns of a Haar orthogonal matrix into ``X[:, :b]``; signs in ``vec[8]``.
 
     ``Q = H_0 H_1 ... H_{b-1}`` is applied to ``I[:, :b]`` by backward accumulation:
-    reflector ``k`` (rows ``k..d-1``, :func:`_draw_reflector`) is drawn for
+    reflector ``k`` (rows ``k..d-1``, :func:`_prepare_reflectors`) is taken for
     ``k = b-1, b-2, ..., 0`` and the reflectors are applied two at a time (``H_k``, then
     ``H_{k-1}``, with a null reflector after ``H_0`` when ``b`` is odd).  For the pair
     ``(A, B) = (k, k-1)``: ``wA = vA^T X``; row ``k-1`` of ``X`` is still ``e_{k-1}``, so
@@ -312,9 +317,10 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     and ``vB^T (H_A X) = vB^T X - tA (vB . vA) wA``; the sweep (:func:`_sweep_pair`) then
     updates the rows and accumulates ``wB0``-type sums of the next pair.  ``vec[8, k]`` gets
     ``s_k``, the sign fix ``diag(R) > 0``, so that ``Q diag(s)`` is Haar.  ``vec[0:8]`` is
-    scratch.  The ``sum_k (d - k)`` normals of all reflectors are drawn in one bulk call
-    into ``nbuf`` (the same numbers as one call per reflector: a bulk draw does not depend
-    on how a request is split).  Returns the new generator state.
+    scratch, ``vec[9]`` the reflectors' ``tau``.  The ``sum_k (d - k)`` normals of all
+    reflectors are drawn in one bulk call into ``nbuf`` (the same numbers as one call per
+    reflector: a bulk draw does not depend on how a request is split) and become the
+    reflectors in place (:func:`_prepare_reflectors`).  Returns the new generator state.
 
     Column ranges are widened to multiples of 8 (``X`` and ``vec`` have ``pad8`` columns):
     the extra columns hold exact zeros and stay zero (``X[i, c] = 0`` for ``c < k <= i``
@@ -328,13 +334,12 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     vA, vB, vC, vD = vec[0], vec[1], vec[2], vec[3]
     wA, wB, wC, wD = vec[4], vec[5], vec[6], vec[7]
     sg = vec[8]
+    taus = vec[9]
     nb = nbuf[:b * d - b * (b - 1) // 2]
     st = _rng.fill_normals(st, nb, raw)
-    off, tA, s = _draw_reflector(nb, 0, b - 1, d, vA)
-    sg[b - 1] = s
-    off, tB, s = _next_reflector(nb, off, b - 2, d, vB)
-    if b >= 2:
-        sg[b - 2] = s
+    _prepare_reflectors(nb, b, d, taus, sg)
+    off, tA = _load_reflector(nb, 0, b - 1, d, vA, taus)
+    off, tB = _load_reflector(nb, off, b - 2, d, vB, taus)
     for c in range(b8):
         wA[c] = 0.0
         wB[c] = 0.0
@@ -353,12 +358,8 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
             r0 = k - 1
         else:
             r0 = 0
-        off, tC, s = _next_reflector(nb, off, k - 2, d, vC)
-        if k >= 2:
-            sg[k - 2] = s
-        off, tD, s = _next_reflector(nb, off, k - 3, d, vD)
-        if k >= 3:
-            sg[k - 3] = s
+        off, tC = _load_reflector(nb, off, k - 2, d, vC, taus)
+        off, tD = _load_reflector(nb, off, k - 3, d, vD, taus)
         cn = max(k - 3, 0)
         cn -= cn % 8
         for c in range(cn, b8):
