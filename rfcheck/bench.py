@@ -58,13 +58,36 @@ import numpy as np
 from rfcheck import couplings, features, montecarlo
 
 __all__ = ["COUPLINGS", "discrete_pair", "flops_per_trial", "format_discrete_table", "format_table",
-           "machine_gflops", "relative_rates", "run_bench", "run_discrete_bench", "simrf_plus_mean_passes"]
+           "machine_description", "machine_gflops", "relative_rates", "run_bench", "run_discrete_bench",
+           "simrf_plus_mean_passes"]
 
 D = 64
 M = 64
 WORKLOAD = f"posrf d={D} M={M} |x+y|=1"
 BASELINE = "numpy simulate_numpy"
 COUPLINGS = ("iid", "orf", "simrf", "simrf+")
+
+
+def machine_description() -> str:
+    """CPU model, logical cores, and the widest SIMD level Numba's LLVM targets on this machine
+    (``AVX-512``, ``AVX2`` or other): the engines' timings depend on it, so reports carry it."""
+    import os
+    import platform
+
+    model = platform.processor() or platform.machine()
+    flags: set[str] = set()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name") and model in ("", platform.machine()):
+                    model = line.split(":", 1)[1].strip()
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    simd = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2/AVX-512 seen")
+    return f"{model}, {os.cpu_count()} logical cores, {simd}"
 
 
 def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
@@ -171,6 +194,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     x[0] = 0.5
     prod = features.positive_product(x, x.copy())  # u = x + y = e_1, |u| = 1
     gflops = machine_gflops(1500 if quick else 4000)
+    machine = machine_description()
     plus_passes = simrf_plus_mean_passes(n=200 if quick else 2000)
     entries = []
     for coupling in COUPLINGS:
@@ -196,6 +220,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                 "flop_ceiling_share": None if fpt is None else fpt * rate / (gflops * 1e9),
                 "flops_per_trial": fpt,
                 "machine_gflops": gflops,
+                "machine": machine,
             })
     return entries
 
@@ -224,7 +249,7 @@ def format_table(entries: list[dict]) -> str:
     if entries:
         g = entries[0]["machine_gflops"]
         lines.append(f"machine dgemm ceiling: {g:.1f} GFLOP/s; numba threads: "
-                     f"{numba.get_num_threads()}")
+                     f"{numba.get_num_threads()}; {entries[0].get('machine', machine_description())}")
         for e in entries:
             if e["coupling"] == "orf" and e["path"] == "ensemble":
                 q = _qr_equivalent_flops() * e["trials_per_s"] / (g * 1e9)

@@ -186,14 +186,16 @@ def test_darkformer_is_prf_on_whitened_inputs():
 
 
 def test_hybrid_lambda_and_estimator_structure():
-    """Angular hybrid (HRF eq 12, 19): A_hat = lam SM++ + (1 - lam) SM_trig, lam = 1/2 - sgn.sgn/(2n)."""
+    """Angular hybrid (HRF eq 12, 19): A_hat = lam SM++ + (1 - lam) SM_trig, lam = 1/2 - sgn.sgn/(2n),
+    SM++ the antithetic positive estimator of HRF eq (3)."""
     q, k, _ = _data(n=7, d=4)
     rng = np.random.default_rng(0)
     w, wt, tau = rng.normal(size=(16, 4)), rng.normal(size=(16, 4)), rng.normal(size=(5, 4))
     proj = {"w": w, "w_trig": wt, "tau": tau}
     ah = np.asarray(unnormalised_attention(q, k, method="hybrid", projections=proj))
     lam = 0.5 - (np.sign(q @ tau.T) @ np.sign(k @ tau.T).T) / (2 * 5)
-    fp = np.asarray(unnormalised_attention(q, k, method="favor+", projections=w))
+    # HRF eq (3): SM++ is antithetic, i.e. FAVOR+ on the projections [w; -w]
+    fp = np.asarray(unnormalised_attention(q, k, method="favor+", projections=np.vstack([w, -w])))
     ft = np.asarray(unnormalised_attention(q, k, method="rfa", projections=wt))
     np.testing.assert_allclose(ah, lam * fp + (1 - lam) * ft, rtol=1e-12)
 

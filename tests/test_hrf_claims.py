@@ -18,6 +18,7 @@ REQUIRED = [
     "hrf.lem3.2.mean", "hrf.lem3.2.second", "hrf.lem3.4.trig", "hrf.lem3.4.pos", "hrf.thm3.5.bound",
     "hrf.thm3.5.limit0", "hrf.thm3.5.limit-pi", "hrf.thmf.1", "hrf.thmf.1.furthermore", "hrf.thmf.2",
     "hrf.eq45", "hrf.eq46", "hrf.eq47", "hrf.eq17", "hrf.eq18", "hrf.text-h2-zero-variance", "hrf.tab1",
+    "hrf.text-sec4-max-rel-error", "hrf.text-sec4-max-rel-error.attention", "hrf.eq45.attention",
 ]
 
 
@@ -38,6 +39,9 @@ def test_required_ids_registered():
     ("hrf.eq47", {"r": 1.0, "theta": math.pi / 2, "m": 2, "n": 2, "shared": 0}, "REFUTED"),
     ("hrf.eq47", {"r": 1.0, "theta": 0.0, "m": 2, "n": 2, "shared": 0}, "HOLDS"),
     ("hrf.eq45", {"nx": 1.2, "ny": 0.4, "theta": 1.3, "m": 3, "n": 5}, "HOLDS"),
+    # sec 4 / Fig 2: the (16, 8) hybrid's max-relative-error is below SM^trig_128's (eps 0.312 vs 0.453 at r = 1)
+    ("hrf.text-sec4-max-rel-error", {"r": 1.0, "base": "trig"}, "HOLDS"),
+    ("hrf.text-sec4-max-rel-error", {"r": 1.5, "base": "pos"}, "HOLDS"),
     ("hrf.eq46", {"nx": 1.2, "ny": 0.4, "theta": 1.3, "m": 3, "n": 5}, "HOLDS"),
     # Thm F.1 'furthermore': false for |x| != |y|, true for |x| = |y| (Thm F.2)
     ("hrf.thmf.1.furthermore", {"nx": 1.0, "ny": 1.7, "theta": 1.3, "m": 4, "n": 2, "sigma": 0.8, "r": 1.2},

@@ -346,7 +346,7 @@ def test_bench_quick_smoke():
     entries = bench.run_bench(quick=True)
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
             "baseline_trials_per_s", "ratio", "flop_ceiling_share", "flops_per_trial",
-            "machine_gflops"}
+            "machine_gflops", "machine"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)
@@ -358,4 +358,5 @@ def test_bench_quick_smoke():
         assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
         assert (e["flop_ceiling_share"] is None) == (e["path"] == "projection")
     assert "ratio" in bench.format_table(entries)
+    assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
     assert "simrf vs orf, projection" in bench.format_table(entries)

@@ -29,6 +29,8 @@ def test_notebook_runs(path, monkeypatch, capsys):
         assert ns["chunked_vs_scan"] < 1e-5
         assert ns["ours"].causal and not ns["leaky"].causal
         assert "REFUTED" not in ns["verdicts"].values()
+        assert ns["mr"].exact["hybrid"]["eps_max"] < ns["mr"].exact["trig"]["eps_max"]
+        assert {e["verdict"] for e in ns["mr"].entries} <= {"HOLDS", "INCONCLUSIVE"}
     if path.stem == "your_estimator":
         assert ns["good"].verdict == "HOLDS"
         assert ns["bad"].verdict == "REFUTED"

@@ -24,11 +24,16 @@ Methods (``method=``)
     PRF on ``M q, M k``; :func:`whitening_matrix` gives ``M = Lambda^{-1/2}`` from data.
 ``"hybrid"``
     angular hybrid (HRF eq (12), (19)): ``lam SM++ + (1 - lam) SM_trig`` with
-    ``lam = 1/2 + rho(q)^T rho(k)`` from ``hybrid_n`` sgn features; not positive.
+    ``lam = 1/2 + rho(q)^T rho(k)`` from ``hybrid_n`` sgn features; not positive.  ``SM++`` is
+    HRF's eq (3), the *antithetic* positive estimator (FAVOR+ on ``[w; -w]``), so the MSE is
+    HRF Thm D.1 eq (45) (:func:`rfcheck.closed_forms.hrf.log_mse_angular_hybrid`, ``shared=0``).
 
 Couplings (``coupling=``): ``"iid"``, ``"orf"``, ``"simrf"``, drawn **in JAX** from ``key``
 (same laws as :mod:`rfcheck.couplings`); or pass ``projections=`` (an ``(M, d)`` array, e.g.
 ``rfcheck.couplings.sample_ensemble(...)``, or a dict of draws for ``"hybrid"``).
+
+Verification modules: :mod:`rfcheck.attention.mse` (pair-averaged MSE and orderings of the
+``L x L`` matrix), :mod:`rfcheck.attention.maxrel` (HRF's max-relative-error ordering).
 
 Stabilisers (``stabilise=True``): the per-query max of the log-features is dropped (it
 cancels in each row), keys are scaled by ``exp(-max)`` of their log-scales -- one global

@@ -44,7 +44,8 @@ def attention(
         ``"exact"``, ``"favor+"``, ``"favor++"``, ``"rfa"``, ``"darkformer"``, ``"hybrid"``
         (see the module docstring).
     num_features : int
-        ``M``, the number of projections (``"rfa"``/``"hybrid"`` trig parts give ``2M`` features).
+        ``M``, the number of projections (``"rfa"`` gives ``2M`` features; ``"hybrid"``, with ``M`` projections
+        for each base, ``4M(hybrid_n + 1)``).
     coupling : str
         ``"iid"``, ``"orf"`` or ``"simrf"`` (drawn in JAX from ``key``).
     causal : bool

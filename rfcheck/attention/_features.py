@@ -145,13 +145,19 @@ def hybrid_features(x: jax.Array, w_pos: jax.Array, w_trig: jax.Array, tau: jax.
 
     ``lam = 1/2 + rho(x)^T rho(y)`` with ``rho(z) = i sgn(tau z) / sqrt(2n)`` (eq 19), i.e.
     ``lam = 1/2 - sgn(tau x) . sgn(tau y) / (2n)``, and the estimator
-    ``lam SM++ + (1 - lam) SM_trig`` is the dot product of
-    ``[phi+/sqrt2, -/+ c (x) phi+, phi_t/sqrt2, c (x) phi_t]`` with ``c = sgn(tau z)/sqrt(2n)``
+    ``lam SM++_m + (1 - lam) SM^trig_m`` is the dot product of
+    ``[phi++/sqrt2, -/+ c (x) phi++, phi_t/sqrt2, c (x) phi_t]`` with ``c = sgn(tau z)/sqrt(2n)``
     (the minus on the query side carries ``i^2 = -1``).  Not a positive feature map.
+
+    ``SM++_m`` is HRF's eq (3): the *antithetic* positive features
+    ``(2m)^-1/2 exp(-|x|^2/2) (exp(w_i x), exp(-w_i x))`` of the ``m`` rows of ``w_pos``
+    (FAVOR+ on the projections ``[w_pos; -w_pos]``), so that the estimator is the one whose
+    MSE is HRF Thm D.1 eq (45) (:func:`rfcheck.closed_forms.hrf.log_mse_angular_hybrid`,
+    ``shared=0``: ``w_pos`` and ``w_trig`` independent).  Feature count ``4 m (n + 1)``.
     """
     n = tau.shape[0]
     c = jnp.sign(x @ tau.T) / math.sqrt(2 * n)
-    sp, bp = positive_features(x, w_pos, 0.0, stabilise=stabilise)
+    sp, bp = positive_features(x, jnp.concatenate([w_pos, -w_pos], axis=0), 0.0, stabilise=stabilise)
     st, bt = trig_features(x, w_trig, stabilise=stabilise)
     s = jnp.maximum(sp, st)
     bp = bp * jnp.exp(sp - s)[:, None]

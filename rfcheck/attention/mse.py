@@ -7,7 +7,8 @@ so their mean estimates ``L^-2 sum_ij MSE_ij`` with a standard error (sample SE,
 only when :func:`rfcheck.stats.estimate_mean`'s tail diagnostic does).  The reference is
 the mean of the per-entry closed forms of :mod:`rfcheck.closed_forms.crt`
 (``orf_gerf_log_variance`` with ``A = 0`` (PRF) or the FAVOR++ ``A``, coupling iid/orf;
-``trig_log_variance``), all with ``kernel="softmax"``.
+``trig_log_variance``), all with ``kernel="softmax"``, and for the angular hybrid HRF Thm D.1
+eq (45) (:func:`rfcheck.closed_forms.hrf.log_mse_angular_hybrid`).
 
 Statistics.  The unit of replication is the *feature draw*, not the matrix entry: the
 ``L^2`` entries of one draw share ``W`` and are strongly dependent, so entry-level statistics
@@ -75,7 +76,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rfcheck.attention import _features as F
-from rfcheck.closed_forms import crt
+from rfcheck.closed_forms import crt, hrf
 from rfcheck.stats import TAIL_CV_LIMIT, TAIL_MAX_SHARE, compare_mc, estimate_mean, z_critical
 
 __all__ = [
@@ -86,6 +87,7 @@ __all__ = [
     "isotropic_data",
     "main",
     "ordering_verdict",
+    "paired_ordering_entry",
     "run_study",
     "study_as_dict",
     "tail_stats",
@@ -98,6 +100,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "oprf-iid": ("oprf", "iid"), "oprf-orf": ("oprf", "orf"), "oprf-simrf": ("oprf", "simrf"),
     "trig-iid": ("trig", "iid"), "hybrid-iid": ("hybrid", "iid"),
 }
+#: sgn features of the angular hybrid's lambda estimator (HRF eq 19) in the studies
+N_TAU = 8
 # ordering claims a <= b, with the printed source they stand for
 ORDERINGS: list[tuple[str, str, str]] = [
     ("prf-simrf", "prf-orf", "SimRF (003): SimRF MSE <= ORF MSE for PRFs (Thm 4.x, sec 5.4 attention)"),
@@ -203,7 +207,7 @@ def _block_fn(names: list[str], m: int, d: int, a_oprf: float, dark: Any) -> Any
         out_b = (a_b @ v) / jnp.sum(a_b, axis=1, keepdims=True)
 
         def one(acc, kk):  # scan over draws: per-entry squared errors are summed, never stacked
-            draws = _draw(kk, m, d, 8)
+            draws = _draw(kk, m, d, N_TAU)
             es, oes, sqs = [], [], []
             for nm in names:
                 fq, fk = _phi(nm, qb, "q", draws, a_oprf, dark), _phi(nm, k, "k", draws, a_oprf, dark)
@@ -239,7 +243,7 @@ def _gram_fn(names: list[str], m: int, d: int, a_oprf: float, dark: Any) -> Any:
         out_b = (a_b @ v) / jnp.sum(a_b, axis=1, keepdims=True)
 
         def one(carry, kk):
-            draws = _draw(kk, m, d, 8)
+            draws = _draw(kk, m, d, N_TAU)
             es, oes, bs = [], [], []
             for nm in names:
                 fq, fk = _phi(nm, qb, "q", draws, a_oprf, dark), _phi(nm, k, "k", draws, a_oprf, dark)
@@ -281,7 +285,8 @@ def _closed_form_mean(q: np.ndarray, k: np.ndarray, mech: str, coupling: str, m:
     is applied to them as well -- an untrusted SE raises).  Pair statistics come from the
     vectors (``|q_i + k_j|^2``, ``|q_i - k_j|^2`` directly, no cancellation), in chunks.
     """
-    if not ((mech in ("prf", "oprf") and coupling in ("iid", "orf")) or (mech == "trig" and coupling == "iid")):
+    if not ((mech in ("prf", "oprf") and coupling in ("iid", "orf")) or (mech in ("trig", "hybrid")
+                                                                        and coupling == "iid")):
         return None
     n = q.shape[0]
     total = n * n
@@ -296,6 +301,9 @@ def _closed_form_mean(q: np.ndarray, k: np.ndarray, mech: str, coupling: str, m:
         st = crt.pair_stats(q[ii // n], k[ii % n])
         if mech == "trig":
             lv = crt.trig_log_variance(**st, kernel="softmax") - math.log(m)
+        elif mech == "hybrid":  # HRF Thm D.1 eq (45): independent bases (shared=0), N_TAU sgn features
+            nx, ny, th = hrf.pair_geometry(q[ii // n], k[ii % n])
+            lv = hrf.log_mse_angular_hybrid(nx, ny, th, m, N_TAU, 0)
         else:
             lv = crt.orf_gerf_log_variance(**st, a=0.0 if mech == "prf" else a, m=m, coupling=coupling,
                                            kernel="softmax")
@@ -379,6 +387,25 @@ def ordering_verdict(entry: dict[str, Any]) -> str:
     if z > zc:
         return "REFUTED"
     return "HOLDS" if z < -zc else "INCONCLUSIVE"
+
+
+def paired_ordering_entry(ident: str, statement: str, dv: Any, z_crit: float, closed_form_diff: float | None,
+                          **extra: Any) -> dict[str, Any]:
+    """The test of an ordering ``a <= b`` on iid paired per-draw differences ``dv = e^a - e^b``.
+
+    ``z = mean / SE``; verdict by :func:`ordering_verdict` (trust by :func:`difference_trusted`),
+    with a note saying why a test is INCONCLUSIVE.  ``extra`` keys are stored in the entry.
+    """
+    dv = np.asarray(dv, float)
+    diff = estimate_mean(dv)
+    z = diff.value / diff.se if diff.se > 0 else (0.0 if diff.value == 0 else math.copysign(math.inf, diff.value))
+    ent = {"id": ident, "kind": "ordering", **extra, "statement": statement, "paired": True,
+           "paired_diff": diff.value, "se": diff.se, "rel_se": diff.rel_se, "z": z, "z_crit": z_crit,
+           "closed_form_diff": closed_form_diff, "tails": tail_stats(dv)}
+    ent["verdict"] = ordering_verdict(ent)
+    ent["note"] = difference_trusted(ent["tails"])[1] or (
+        "difference not resolved at this R" if ent["verdict"] == "INCONCLUSIVE" else "")
+    return ent
 
 
 def run_study(
@@ -479,8 +506,7 @@ def run_study(
     oe_all = np.concatenate(oe_sum) / (n * v.shape[1])
     r_done = e_all.shape[0]
     a_np = np.exp(q @ k.T) if per_entry else None
-    n_eq = sum(1 for nm in names if nm in VARIANTS and VARIANTS[nm][1] in ("iid", "orf")
-               and VARIANTS[nm][0] != "hybrid")
+    n_eq = sum(1 for nm in names if nm in VARIANTS and VARIANTS[nm][1] in ("iid", "orf"))
     n_tests = n_eq + len(orderings) + (2 if dark is not None else 0)
     zc = z_critical(alpha, max(n_tests, 1))
     out_variants: dict[str, dict[str, Any]] = {}
@@ -501,7 +527,8 @@ def run_study(
         if nm in VARIANTS:
             mech, coup = VARIANTS[nm]
             cf = _closed_form_mean(q, k, mech, coup, m, a_oprf, cf_pairs, seed)
-            src = f"crt.{'orf_gerf' if mech != 'trig' else 'trig'}_log_variance, softmax"
+            src = ("hrf.log_mse_angular_hybrid (Thm D.1 eq 45)" if mech == "hybrid" else
+                   f"crt.{'orf_gerf' if mech != 'trig' else 'trig'}_log_variance, softmax")
         elif nm == "dark-isotropic":
             cf, src = cf_iso, "crt.orf_gerf_log_variance A=0 iid (it is PosRF), softmax"
         cf, cf_se = (None, 0.0) if cf is None else cf
@@ -519,18 +546,10 @@ def run_study(
         out_variants[nm] = info
     for a_nm, b_nm, src in orderings:
         ia, ib = names.index(a_nm), names.index(b_nm)
-        dv = e_all[:, ia] - e_all[:, ib]
-        diff = estimate_mean(dv)
-        z = diff.value / diff.se if diff.se > 0 else (0.0 if diff.value == 0 else math.copysign(math.inf, diff.value))
         cfa, cfb = out_variants[a_nm].get("closed_form"), out_variants[b_nm].get("closed_form")
-        ent = {"id": f"attention.order.{a_nm}<={b_nm}.M{m}", "kind": "ordering", "source": src,
-               "statement": f"pair-averaged MSE of {a_nm} <= that of {b_nm}", "paired": True,
-               "paired_diff": diff.value, "se": diff.se, "rel_se": diff.rel_se, "z": z, "z_crit": zc,
-               "closed_form_diff": None if cfa is None or cfb is None else cfa - cfb, "tails": tail_stats(dv)}
-        ent["verdict"] = ordering_verdict(ent)
-        ent["note"] = difference_trusted(ent["tails"])[1] or (
-            "difference not resolved at this R" if ent["verdict"] == "INCONCLUSIVE" else "")
-        entries.append(ent)
+        entries.append(paired_ordering_entry(
+            f"attention.order.{a_nm}<={b_nm}.M{m}", f"pair-averaged MSE of {a_nm} <= that of {b_nm}",
+            e_all[:, ia] - e_all[:, ib], zc, None if cfa is None or cfb is None else cfa - cfb, source=src))
     if dark is not None:
         ia = names.index("dark-aligned")
         est = estimate_mean(e_all[:, ia])
