@@ -227,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--json", metavar="PATH")
     bp.add_argument("--quick", action="store_true")
     bp.add_argument("--min-len", type=int, default=1024, help="attention: smallest L")
-    bp.add_argument("--max-len", type=int, default=65536, help="attention: largest L (doubling from --min-len)")
+    bp.add_argument("--max-len", type=int, default=None,
+                    help="attention: largest L (doubling from --min-len; default 65536 on CPU, 262144 on a GPU)")
     bp.add_argument("--exact-mem", type=float, default=4 * 2**30, help="attention: skip exact beyond this many bytes")
     bp.add_argument("--repeats", type=int, default=3, help="attention: best of this many timed runs")
     bp.set_defaults(func=cmd_bench)

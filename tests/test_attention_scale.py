@@ -95,6 +95,13 @@ def test_bench_has_a_chunked_row():
     assert e["seconds"] > 0 and e["xla_bytes"] > 0
 
 
+def test_bench_default_length_follows_the_device():
+    """The sweep goes further on an accelerator; on this (CPU) device the CPU default applies."""
+    assert abench.default_max_len("cpu") == abench.MAX_LEN_CPU == 65536
+    assert abench.default_max_len("gpu") == abench.default_max_len("tpu") == abench.MAX_LEN_ACCELERATOR
+    assert abench.default_max_len() == abench.default_max_len(jax.devices()[0].platform)
+
+
 # ------------------------------------------------------------------ replicate-level statistics
 def test_streaming_blocks_and_batches_do_not_change_the_study():
     """Query blocks / draw batches only reorganise float64 sums: the replicates agree to rounding."""

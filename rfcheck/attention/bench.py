@@ -1,11 +1,11 @@
 """Scaling benchmark of exact vs linear attention: wall time and peak memory versus L.
 
-``rfcheck bench attention [--min-len 1024] [--max-len 65536] [--json PATH]`` times, on the
+``rfcheck bench attention [--min-len 1024] [--max-len L] [--json PATH]`` times, on the
 default JAX device (CPU here; a GPU when one is present, unchanged), the jitted forward pass
 of exact softmax attention and FAVOR+ linear attention, bidirectional and causal (causal
 FAVOR+ twice: ``lax.scan`` prefix sums and the chunked variant, ``causal_impl="chunked"``), in
 float32 with ``d = d_v = 64`` and ``M = 64`` features, for ``L = min_len, 2 min_len, ...,
-max_len``.  Each time is the best of ``repeats`` runs after a warm-up (compilation excluded).
+max_len`` (default 65536 on CPU, 262144 on an accelerator).  Each time is the best of ``repeats`` runs after a warm-up (compilation excluded).
 Peak memory: each configuration runs in a fresh process; on CPU the growth of the peak
 resident set during the first execution (inputs and compiled program already resident), on
 a GPU the allocator's ``peak_bytes_in_use``; XLA's buffer assignment of the compiled program
@@ -120,17 +120,36 @@ def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: in
     return out
 
 
+#: default largest L: on CPU, and on an accelerator (GPU/TPU memory allows longer sequences)
+MAX_LEN_CPU = 65536
+MAX_LEN_ACCELERATOR = 262144
+
+
+def default_max_len(platform: str | None = None) -> int:
+    """Largest ``L`` of the sweep when none is given: ``MAX_LEN_CPU`` on CPU, ``MAX_LEN_ACCELERATOR``
+    when JAX's default device (or ``platform``) is an accelerator."""
+    if platform is None:
+        import jax
+
+        platform = jax.devices()[0].platform
+    return MAX_LEN_CPU if platform == "cpu" else MAX_LEN_ACCELERATOR
+
+
 def run_attention_bench(
-    *, min_len: int = 1024, max_len: int = 65536, d: int = 64, num_features: int = 64, repeats: int = 3,
+    *, min_len: int = 1024, max_len: int | None = None, d: int = 64, num_features: int = 64, repeats: int = 3,
     exact_mem: float = 4 * 2**30, methods: tuple = METHODS, progress: Any = None, timeout: float = 600,
 ) -> list[dict[str, Any]]:
     """One entry per (method, causal, L), each measured in a fresh Python process.
 
     Entries: ``seconds``, ``peak_bytes``, ``xla_bytes`` (``None`` where skipped or failed).
+    ``max_len=None``: :func:`default_max_len` (65536 on CPU, 262144 on an accelerator).
     """
     import json
     import subprocess
     import sys
+
+    if max_len is None:
+        max_len = default_max_len()
 
     if min_len < 2 or max_len < min_len:
         raise ValueError("need 2 <= min_len <= max_len")
