@@ -5,7 +5,8 @@ default JAX device (CPU here; a GPU when one is present, unchanged), the jitted 
 of exact softmax attention and FAVOR+ linear attention, bidirectional and causal (causal
 FAVOR+ twice: ``lax.scan`` prefix sums and the chunked variant, ``causal_impl="chunked"``), in
 float32 with ``d = d_v = 64`` and ``M = 64`` features, for ``L = min_len, 2 min_len, ...,
-max_len`` (default 65536 on CPU, 262144 on an accelerator).  Each time is the best of ``repeats`` runs after a warm-up (compilation excluded).
+max_len`` (default 65536 on CPU, 262144 on an accelerator).  Each time is the best of
+``repeats`` runs after a warm-up (compilation excluded).
 Peak memory: each configuration runs in a fresh process; on CPU the growth of the peak
 resident set during the first execution (inputs and compiled program already resident), on
 a GPU the allocator's ``peak_bytes_in_use``; XLA's buffer assignment of the compiled program

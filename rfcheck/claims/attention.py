@@ -72,6 +72,19 @@ def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_mc(p, v["closed_form"], est, z_crit=z_critical(budget.alpha, 10), atol=v.get("closed_form_se", 0.0))
 
 
+def _ordering_point(p: dict[str, Any], printed: str, diff: float, se: float, z: float, trusted: bool,
+                    note: str, budget: Budget, extra: dict[str, Any]) -> PointEval:
+    """PointEval of an ordering ``a <= b`` tested by ``z`` (of ``mean(a - b)``) at the claim's level.
+
+    Violated when the difference is significantly positive, shown when it is significantly
+    negative; in between the test has no power, and untrusted tails leave it undecided.
+    """
+    zc = z_critical(budget.alpha, 10)
+    decided = trusted and abs(z) > zc
+    note = note if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")
+    return PointEval(p, printed, diff, se, z / zc, decided, note, {"z": z, "z_crit": zc, **extra})
+
+
 def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         miss = _no_jax(p)
@@ -90,15 +103,9 @@ def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
                 break
         else:
             raise ValueError(f"the attention study has no ordering between {a} and {b}")
-        zc = z_critical(budget.alpha, 10)
-        z = sign * e["z"]
         trusted = not (e["note"].startswith("heavy") or e["note"].startswith("relative SE"))
-        # a <= b: violated when the paired difference is significantly positive, shown when it is
-        # significantly negative; in between the test has no power (undecided)
-        decided = trusted and abs(z) > zc
-        note = e["note"] if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")
-        return PointEval(p, f"{a} <= {b}", sign * e["paired_diff"], e["se"], z / zc, decided, note,
-                         {"z": z, "z_crit": zc, "L": L, "R": R})
+        return _ordering_point(p, f"{a} <= {b}", sign * e["paired_diff"], e["se"], sign * e["z"], trusted,
+                               e["note"], budget, {"L": L, "R": R})
 
     return evaluate
 
@@ -113,13 +120,9 @@ def _exact_isotropic(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     L, R = _sizes(budget)
     st = _study(L, int(p["M"]), R, 0, True)
     e = next(x for x in st.entries if x["id"].startswith("attention.order.dark-aligned<=exact("))
-    zc = z_critical(budget.alpha, 10)
-    z = e["z"]
-    trusted = bool(e["tails"]["trustworthy"])
-    decided = trusted and abs(z) > zc
-    note = e["tails"]["note"] if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")
-    return PointEval(p, "dark-aligned <= exact(dark-isotropic)", e["paired_diff"], e["se"], z / zc, decided, note,
-                     {"z": z, "z_crit": zc, "L": L, "R": R, "tails": e["tails"]})
+    return _ordering_point(p, "dark-aligned <= exact(dark-isotropic)", e["paired_diff"], e["se"], e["z"],
+                           bool(e["tails"]["trustworthy"]), e["tails"]["note"], budget,
+                           {"L": L, "R": R, "tails": e["tails"]})
 
 
 _M = {"M": Choice((16, 64))}
@@ -237,14 +240,9 @@ def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     L, R = _maxrel_sizes(budget)
     st = _maxrel_study(float(p["r"]), L, R, 0)
     e = next(x for x in st.entries if x["id"] == f"attention.maxrel.hybrid<={p['base']}")
-    zc = z_critical(budget.alpha, 10)
-    z = e["z"]
-    trusted = not e["note"].startswith("heavy")
-    decided = trusted and abs(z) > zc
-    note = e["note"] if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")
-    return PointEval(p, f"hybrid <= {p['base']} at the max entries", e["paired_diff"], e["se"], z / zc, decided,
-                     note, {"z": z, "z_crit": zc, "L": L, "R": R, "exact_diff": e["closed_form_diff"],
-                            "tails": e["tails"]})
+    return _ordering_point(p, f"hybrid <= {p['base']} at the max entries", e["paired_diff"], e["se"], e["z"],
+                           not e["note"].startswith("heavy"), e["note"], budget,
+                           {"L": L, "R": R, "exact_diff": e["closed_form_diff"], "tails": e["tails"]})
 
 
 register(Claim(
@@ -264,8 +262,9 @@ register(Claim(
                   description="JAX features, R draws: per-draw squared relative errors at each method's "
                               "closed-form argmax entry, z-test on the paired difference (heavy tails: "
                               "INCONCLUSIVE)")],
-    notes="The Monte Carlo decides hybrid <= trig at r = 1 (light tails); wherever the positive features carry "
-          "weight at |q + k| near 2r the squared errors are log-normal with log-sd ~ 2|q + k| and the test is "
-          "INCONCLUSIVE, so the exact check decides.  Report: python -m rfcheck.attention.maxrel.",
+    notes="The Monte Carlo decides hybrid <= trig at every radius (the hybrid's tied maxima are taken at the "
+          "smaller |q + k|, where its tails are light); against SM^++, whose worst entry is |q + k| = 2r with "
+          "log-normal squared errors (log-sd ~ 2|q + k|), it is INCONCLUSIVE, so the exact check decides.  "
+          "Report: python -m rfcheck.attention.maxrel.",
 ))
 
