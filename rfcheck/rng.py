@@ -21,7 +21,13 @@ ensemble path is RNG-bound: 2.4 ns per normal with xoshiro's serial recurrence a
 mispredicted branches); 1.6-1.7 ns with 1024 layers (since 2026-11-24), whose fast test
 fails for 0.43% of candidates.  The speed-up is in the failures, so the layer count was
 chosen by measuring 256/512/1024/2048 (1.98/1.75/1.62/1.79 ns: at 2048 the three tables
-outgrow the L1 cache).  SplitMix64 passes
+outgrow the L1 cache).  On an AVX2-only machine (AMD EPYC, 2026-11-25) there is no
+``vpmullq``: LLVM keeps the two 64-bit multiplies of ``mix64`` scalar and vectorises the rest;
+there it also converted the 52-bit abscissa to double one lane at a time (no 64-bit
+integer -> double instruction below AVX-512), which the exact bit conversion
+:func:`_u52_to_f64` removed: 3.6-4.7 -> 2.9-3.6 ns per normal, interleaved A/B runs, one
+thread, bit-identical numbers (a vectorised ``mix64`` -- 3 ``vpmuludq`` per multiply --
+measured no faster than the scalar one there, 1.2 ns per word alone).  SplitMix64 passes
 TestU01's BigCrush (Steele et al. 2014); its period ``2**64`` per block is far above any
 block's use (``TRIALS_PER_BLOCK`` trials of at most a few thousand words each).
 
@@ -70,8 +76,10 @@ import math
 import os
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from rfcheck import validate
 
@@ -117,6 +125,8 @@ _ZBITS = 10
 _ZIDX, _ZSH = _U(ZIGGURAT_LAYERS - 1), _U(_ZBITS)
 _MANT = _U((1 << 52) - 1)
 _TWO_M53 = 2.0**-53
+_EXP52 = _U(0x4330000000000000)  # the bits of 2.0**52
+_TWO52 = 2.0**52
 
 
 # --------------------------------------------------------------------------- ziggurat tables
@@ -163,6 +173,7 @@ def _ziggurat_tables(n: int = ZIGGURAT_LAYERS) -> tuple[np.ndarray, np.ndarray, 
 
 
 _ZK, _ZW, _ZF, _ZR = _ziggurat_tables()
+_ZKF = _ZK.astype(np.float64)  # exact: every k[i] < 2**52 (the bulk loop compares doubles)
 _ZINV_R = 1.0 / _ZR
 _ZK_INT = [int(v) for v in _ZK]  # Python-int copy for the twin
 _ZW_L = [float(v) for v in _ZW]
@@ -288,6 +299,39 @@ def _load_fb(raw):
 def _store_fb(raw, st):
     raw[CHUNK] = st[0]
     raw[CHUNK + 1] = st[1]
+
+
+# --------------------------------------------------------------------------- exact int -> double
+@intrinsic
+def _bits_as_f64(typingctx, x):
+    """Reinterpret a ``uint64``'s bits as a ``float64`` (LLVM ``bitcast``; no conversion)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(x), codegen
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _u52_to_f64(j):
+    """``float(j)`` for an integer ``0 <= j < 2**52``, exactly, by bit arithmetic.
+
+    ``j | bits(2**52)`` is the double ``2**52 + j`` (``j`` fills the mantissa); subtracting
+    ``2**52`` is exact.  Equal to ``float(j)`` to the last bit, but a vector OR and a vector
+    subtraction on every x86 SIMD level: AVX2 has no 64-bit integer -> double conversion, and
+    LLVM converted one lane at a time there (``vcvtsi2sd`` with lane extracts), which cost
+    ~20% of the bulk normal loop on an AVX2 machine (``tests/test_rng.py`` checks equality).
+    """
+    return _bits_as_f64(j | _EXP52) - _TWO52
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _u53_to_f64(j):
+    """``float(j)`` for ``0 <= j < 2**53``, exactly: ``2 float(j >> 1) + (j & 1)`` (both
+    terms and the sum are exact below ``2**53``)."""
+    return 2.0 * _u52_to_f64(j >> _ONE) + _u52_to_f64(j & _ONE)
 
 
 # --------------------------------------------------------------------------- scalar draws
@@ -447,7 +491,7 @@ def fill_normals(st, out, raw):
     to repeated :func:`normal`.  Returns the new main state.
     """
     n = out.shape[0]
-    s, g = st
+    s, g = _U(st[0]), _U(st[1])  # uint64 even when called from Python with plain ints
     i0 = 0
     while i0 < n:
         m = min(CHUNK, n - i0)
@@ -457,10 +501,10 @@ def fill_normals(st, out, raw):
             r = _out64(s + _U(i + 1) * g)
             idx = np.int64(r & _ZIDX)
             rr = r >> _ZSH
-            rabs = (rr >> _S1) & _MANT
-            x = float(np.int64(rabs)) * _ZW[idx]
+            fa = _u52_to_f64((rr >> _S1) & _MANT)  # the 52-bit abscissa, exactly
+            x = fa * _ZW[idx]
             o[i] = -x if (rr & _ONE) != _U(0) else x
-            mask |= _U(rabs >= _ZK[idx]) << _U(i)
+            mask |= _U(fa >= _ZKF[idx]) << _U(i)  # as rabs >= k[idx]: both exact
         while mask != _U(0):
             i = trailing_zeros(mask)
             mask &= mask - _ONE
@@ -474,11 +518,11 @@ def fill_normals(st, out, raw):
 def fill_uniforms_open(st, out):
     """Fill ``out`` with uniforms on ``(0, 1)`` (word ``k`` is ``mix64(s + k g)``, as
     repeated :func:`uniform_open`, in a SIMD loop); returns the new state."""
-    s, g = st
+    s, g = _U(st[0]), _U(st[1])
     n = out.shape[0]
     for i in range(n):
         r = _out64(s + _U(i + 1) * g)
-        out[i] = (float(np.int64(r >> _S11)) + 0.5) * _TWO_M53
+        out[i] = (_u53_to_f64(r >> _S11) + 0.5) * _TWO_M53
     return (s + _U(n) * g, g)
 
 

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from rfcheck import montecarlo, rng
@@ -210,14 +212,49 @@ def test_twin_bulk_streams_bit_identical():
 
 
 def test_bulk_normals_do_take_the_fixup_path():
-    """The parity above covers the slow branches: about 1.5% of words fail the fast test."""
+    """The bulk parity above (50,000 normals of stream (8, 2)) covers the slow branches: its
+    main words fail the 1024-layer fast test at the tables' rate, and some reach the tail."""
     r = rng.PyRNG(8, 2, 0)
-    words = [r.next_u64() for _ in range(20_000)]
-    fails = sum(((w >> 9) & ((1 << 52) - 1)) >= int(rng._ZK[w & 0xFF]) for w in words)
-    assert 200 < fails < 400
-    tails = sum(((w >> 9) & ((1 << 52) - 1)) >= int(rng._ZK[0]) and (w & 0xFF) == 0
-                for w in words)
+    words = [r.next_u64() for _ in range(50_000)]
+    mant = (1 << 52) - 1
+    idx = [w & (rng.ZIGGURAT_LAYERS - 1) for w in words]
+    fails = sum(((w >> 11) & mant) >= int(rng._ZK[i]) for w, i in zip(words, idx, strict=True))
+    p = float(np.mean(1.0 - np.minimum(rng._ZK / 2.0**52, 1.0)))  # 0.43%
+    assert abs(fails - 50_000 * p) < 5 * math.sqrt(50_000 * p)
+    tails = sum(((w >> 11) & mant) >= int(rng._ZK[0]) and i == 0
+                for w, i in zip(words, idx, strict=True))
     assert tails >= 1
+
+
+@given(st.integers(0, 2**52 - 1))
+def test_u52_to_f64_is_exact(j):
+    assert rng._u52_to_f64(np.uint64(j)) == float(j)
+
+
+@given(st.integers(0, 2**53 - 1))
+def test_u53_to_f64_is_exact(j):
+    assert rng._u53_to_f64(np.uint64(j)) == float(j)
+
+
+@pytest.mark.parametrize("j", [0, 1, 2**26 + 1, 2**52 - 2, 2**52 - 1])
+def test_u5x_to_f64_edges(j):
+    assert rng._u52_to_f64(np.uint64(j)) == float(j)
+    assert rng._u53_to_f64(np.uint64(2 * j + 1)) == float(2 * j + 1)
+
+
+def test_bulk_fills_take_plain_int_states():
+    """A state of Python ints (int64 where it fits) gives the numbers of its uint64 form."""
+    raw = np.empty(rng.RAW_SIZE, dtype=np.uint64)
+    state = rng.init_block(np.uint64(1), np.uint64(0), np.uint64(0), raw)
+    assert int(state[0]) < 2**63 <= int(state[1])  # Numba types the two ints differently
+    raw0 = raw.copy()
+    a, b = np.empty(3000), np.empty(3000)
+    rng.fill_normals(tuple(int(v) for v in state), a, raw)
+    rng.fill_normals((np.uint64(state[0]), np.uint64(state[1])), b, raw0)
+    assert np.array_equal(a, b)
+    rng.fill_uniforms_open(tuple(int(v) for v in state), a)
+    rng.fill_uniforms_open((np.uint64(state[0]), np.uint64(state[1])), b)
+    assert np.array_equal(a, b)
 
 
 # ----------------------------------------------------------------------------- exp
