@@ -3,7 +3,9 @@
 Workload: the positive-random-feature estimator (:func:`rfcheck.features.positive_product`)
 of one pair with ``|x + y| = 1`` in ``d = 64`` with ``M = 64`` features, for the couplings
 ``iid``, ``orf``, ``simrf`` and ``simrf+`` and both engine paths (``ensemble``, ``projection``), each next to
-:func:`rfcheck.montecarlo.simulate_numpy` timed in the same run.  The machine's FLOP
+:func:`rfcheck.montecarlo.simulate_numpy` timed in the same run, interleaved with it
+(rounds of baseline, ensemble, projection; best round of each; a pause before each timed call
+so that no contender's idle threads still spin: :func:`_rates`).  The machine's FLOP
 ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
 command.
 
@@ -151,8 +153,12 @@ def _qr_equivalent_flops(M: int = M, d: int = D) -> float:
     return float(nb * (d * d + (8.0 / 3.0) * d**3) + 3 * M + M * d + 2 * M * d + 4 * M)
 
 
-def _rate(run: Callable[[int], object], seconds: float, n0: int) -> float:
-    """Trials per second of ``run(n)``: calibrate ``n`` to about ``seconds``, best of 3."""
+ROUNDS = 5
+"""Timed rounds per measurement (:func:`_rates`); the best round of each contender is kept."""
+
+
+def _calibrate(run: Callable[[int], object], seconds: float, n0: int) -> int:
+    """Trial count ``n`` such that ``run(n)`` takes about ``seconds`` (grown by 4x from ``n0``)."""
     n = n0
     while True:
         t0 = time.perf_counter()
@@ -161,13 +167,38 @@ def _rate(run: Callable[[int], object], seconds: float, n0: int) -> float:
         if dt >= 0.2 * seconds or n >= 1 << 26:
             break
         n *= 4
-    n = max(1, int(n * seconds / max(dt, 1e-9) / 3))
-    best = np.inf
-    for _ in range(3):
-        t0 = time.perf_counter()
-        run(n)
-        best = min(best, (time.perf_counter() - t0) / n)
-    return 1.0 / best
+    return max(1, int(n * seconds / max(dt, 1e-9)))
+
+
+PAUSE = 0.2
+"""Seconds of sleep before each timed call of :func:`_rates`: the previous contender's idle
+worker threads keep spinning for a while (GNU OpenMP behind Numba's ``omp`` layer, OpenBLAS),
+and a call started at once competes with them for the 2 cores.  Measured on machine B: the
+NumPy iid baseline ran at 14.3k trials/s straight after an engine call and 18.2k after a
+0.3 s sleep (ORF: 3.9k vs 4.8k), which would have inflated the ratios by ~25%."""
+
+
+def _rates(runs: dict[str, tuple[Callable[[int], object], int]], seconds: float,
+           rounds: int = ROUNDS, pause: float = PAUSE) -> dict[str, float]:
+    """Trials per second of each ``runs[name] = (run, n0)``, timed *interleaved*.
+
+    Each contender's trial count is calibrated to about ``seconds / rounds`` per call; then
+    ``rounds`` rounds time every contender once, in turn, and each keeps its best round.
+    On a shared machine whose speed drifts by tens of percent over seconds to minutes
+    (machine B of the README), timing the baseline and the engine in separate windows
+    skews their ratio by the drift; interleaved, both see the same windows and the best
+    rounds compare like with like.  Each timed call waits ``pause`` seconds first
+    (:data:`PAUSE`).
+    """
+    ns = {k: _calibrate(run, seconds / rounds, n0) for k, (run, n0) in runs.items()}
+    best = dict.fromkeys(runs, np.inf)
+    for _ in range(rounds):
+        for k, (run, _n0) in runs.items():
+            time.sleep(pause)
+            t0 = time.perf_counter()
+            run(ns[k])
+            best[k] = min(best[k], (time.perf_counter() - t0) / ns[k])
+    return {k: 1.0 / v for k, v in best.items()}
 
 
 def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
@@ -178,7 +209,8 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     quick : bool
         Short timings (about 0.1 s each) and a smaller dgemm, for smoke tests.
     seconds : float
-        Approximate wall time of each measurement (three timed repeats, best kept).
+        Approximate wall time of each contender's measurement (:data:`ROUNDS` interleaved
+        rounds with the NumPy baseline and the other path, best round kept; :func:`_rates`).
 
     Returns
     -------
@@ -202,11 +234,16 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
             montecarlo.simulate(prod, M, 2 * montecarlo.TRIALS_PER_BLOCK, coupling=coupling,
                                 path=path, seed=1)
         montecarlo.simulate_numpy(prod, M, 4, coupling=coupling, seed=1)
-        base = _rate(lambda n, c=coupling: montecarlo.simulate_numpy(prod, M, n, coupling=c,
-                                                                     seed=2), seconds, 16)
+        rates = _rates({
+            "numpy": (lambda n, c=coupling: montecarlo.simulate_numpy(prod, M, n, coupling=c,
+                                                                      seed=2), 16),
+            **{path: (lambda n, c=coupling, p=path: montecarlo.simulate(
+                prod, M, n, coupling=c, path=p, seed=3), 1024)
+               for path in ("ensemble", "projection")},
+        }, seconds, pause=0.01 if quick else PAUSE)
+        base = rates["numpy"]
         for path in ("ensemble", "projection"):
-            rate = _rate(lambda n, c=coupling, p=path: montecarlo.simulate(
-                prod, M, n, coupling=c, path=p, seed=3), seconds, 1024)
+            rate = rates[path]
             fpt = (flops_per_trial(coupling, passes=plus_passes) if path == "ensemble"
                    else None)
             entries.append({
@@ -307,8 +344,11 @@ def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dic
                                ("poisson", 1.0, "dense"), ("geometric", 0.3, "dense")):
         de.simulate(x, y, dist, par, M, 2 * de.TRIALS_PER_BLOCK, seed=1)  # compile before timing
         de.simulate_numpy(x, y, dist, par, M, 4, seed=1)
-        base = _rate(lambda n, dd=dist, pp=par: de.simulate_numpy(x, y, dd, pp, M, n, seed=2), seconds, 16)
-        rate = _rate(lambda n, dd=dist, pp=par: de.simulate(x, y, dd, pp, M, n, seed=3), seconds, 1024)
+        rates = _rates({
+            "numpy": (lambda n, dd=dist, pp=par: de.simulate_numpy(x, y, dd, pp, M, n, seed=2), 16),
+            "engine": (lambda n, dd=dist, pp=par: de.simulate(x, y, dd, pp, M, n, seed=3), 1024),
+        }, seconds, pause=0.01 if quick else PAUSE)
+        base, rate = rates["numpy"], rates["engine"]
         entries.append({
             "workload": workload, "coupling": dist, "param": par, "setting": setting,
             "sampler_mode": de._sampler_args(dist, par, D)["mode"], "path": "ensemble",

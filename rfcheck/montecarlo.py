@@ -37,6 +37,7 @@ from numba import njit, prange
 from rfcheck import couplings as _cp
 from rfcheck import rng as _rng
 from rfcheck import validate
+from rfcheck.bits import pow2
 from rfcheck.features import ExpProduct
 
 __all__ = [
@@ -64,8 +65,6 @@ _INV_LN2 = 1.44269504088896338700
 (_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13) = (
     1.0 / math.factorial(n) for n in range(14)
 )
-_POW2_LO = 2.0 ** np.arange(64)  # 2^j, j = k mod 64
-_POW2_HI = 2.0 ** (64.0 * np.arange(-16, 16))  # 2^(64 h), h = k div 64
 _EXP_MIN, _EXP_MAX = -708.0, 709.0  # fast path range: 2^k and the result stay normal
 
 
@@ -75,7 +74,10 @@ def _exp_fast(x):
 
     ``x = k ln2 + r`` with ``|r| <= ln2 / 2`` (Cody-Waite, two-part ``ln 2``), ``e^r`` by its
     Taylor polynomial of degree 13 (truncation < 5e-18 relative) in Horner form, times
-    ``2^k = 2^(k mod 64) 2^(64 (k div 64))`` from two tables of exact powers of two.
+    ``2^k`` built from its bits (:func:`rfcheck.bits.pow2`; ``-1021 <= k <= 1023`` here).
+    Until 2026-11-25 ``2^k`` came from two tables of exact powers of two indexed by
+    ``int(k)``: the same numbers, but on AVX2 (no SIMD double -> int64 conversion, no cheap
+    gathers) LLVM did the conversion and both lookups one lane at a time.
     """
     kf = np.floor(x * _INV_LN2 + 0.5)
     r = (x - kf * _LN2_HI) - kf * _LN2_LO
@@ -92,8 +94,7 @@ def _exp_fast(x):
     p = p * r + _E2
     p = p * r + _E1
     p = p * r + _E0
-    k = np.int64(kf)
-    return p * (_POW2_LO[k & 63] * _POW2_HI[(k >> 6) + 16])
+    return p * pow2(kf)
 
 
 @njit(cache=True, error_model="numpy")
@@ -304,10 +305,6 @@ def simulate(
 
 
 # --------------------------------------------------------------------------- Python twin
-_POW2_LO_L = [float(v) for v in _POW2_LO]
-_POW2_HI_L = [float(v) for v in _POW2_HI]
-
-
 def _py_exp(x: float) -> float:
     """Twin of :func:`exp_into` for one argument."""
     if not (_EXP_MIN <= x <= _EXP_MAX):
@@ -320,8 +317,7 @@ def _py_exp(x: float) -> float:
     p = _E13 * r + _E12
     for c in (_E11, _E10, _E9, _E8, _E7, _E6, _E5, _E4, _E3, _E2, _E1, _E0):
         p = p * r + c
-    k = int(kf)
-    return p * (_POW2_LO_L[k & 63] * _POW2_HI_L[(k >> 6) + 16])
+    return p * 2.0 ** int(kf)  # exact: -1021 <= k <= 1023
 
 
 def _py_mean_product(lcr, lci, ar, ai, br, bi, cplx, need_sq, sq, proj, scale, M) -> float:

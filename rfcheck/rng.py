@@ -25,7 +25,7 @@ outgrow the L1 cache).  On an AVX2-only machine (AMD EPYC, 2026-11-25) there is 
 ``vpmullq``: LLVM keeps the two 64-bit multiplies of ``mix64`` scalar and vectorises the rest;
 there it also converted the 52-bit abscissa to double one lane at a time (no 64-bit
 integer -> double instruction below AVX-512), which the exact bit conversion
-:func:`_u52_to_f64` removed: 3.6-4.7 -> 2.9-3.6 ns per normal, interleaved A/B runs, one
+:func:`rfcheck.bits.u52_to_f64` removed: 3.6-4.7 -> 2.9-3.6 ns per normal, interleaved A/B runs, one
 thread, bit-identical numbers (a vectorised ``mix64`` -- 3 ``vpmuludq`` per multiply --
 measured no faster than the scalar one there, 1.2 ns per word alone).  SplitMix64 passes
 TestU01's BigCrush (Steele et al. 2014); its period ``2**64`` per block is far above any
@@ -76,12 +76,11 @@ import math
 import os
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from rfcheck import validate
+from rfcheck.bits import u52_to_f64, u53_to_f64
 
 __all__ = [
     "CHUNK",
@@ -125,8 +124,6 @@ _ZBITS = 10
 _ZIDX, _ZSH = _U(ZIGGURAT_LAYERS - 1), _U(_ZBITS)
 _MANT = _U((1 << 52) - 1)
 _TWO_M53 = 2.0**-53
-_EXP52 = _U(0x4330000000000000)  # the bits of 2.0**52
-_TWO52 = 2.0**52
 
 
 # --------------------------------------------------------------------------- ziggurat tables
@@ -181,7 +178,7 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("rng.py", "couplings.py", "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
 def _engine_stamp() -> tuple[str, str]:
@@ -206,7 +203,7 @@ def tie_cache_to_engine(namespace: dict) -> None:
     Numba invalidates a cached function only when *its own* source file changes, but the
     kernels inline the samplers and the generator from the other engine modules, so an
     edit there would leave stale machine code in use.  This replaces each cache's source
-    stamp (a private attribute of Numba's cache; skipped if absent) by a hash of the three
+    stamp (a private attribute of Numba's cache; skipped if absent) by a hash of those
     files, so that any edit recompiles everything.
     """
     for obj in list(namespace.values()):
@@ -299,39 +296,6 @@ def _load_fb(raw):
 def _store_fb(raw, st):
     raw[CHUNK] = st[0]
     raw[CHUNK + 1] = st[1]
-
-
-# --------------------------------------------------------------------------- exact int -> double
-@intrinsic
-def _bits_as_f64(typingctx, x):
-    """Reinterpret a ``uint64``'s bits as a ``float64`` (LLVM ``bitcast``; no conversion)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(x), codegen
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _u52_to_f64(j):
-    """``float(j)`` for an integer ``0 <= j < 2**52``, exactly, by bit arithmetic.
-
-    ``j | bits(2**52)`` is the double ``2**52 + j`` (``j`` fills the mantissa); subtracting
-    ``2**52`` is exact.  Equal to ``float(j)`` to the last bit, but a vector OR and a vector
-    subtraction on every x86 SIMD level: AVX2 has no 64-bit integer -> double conversion, and
-    LLVM converted one lane at a time there (``vcvtsi2sd`` with lane extracts), which cost
-    ~20% of the bulk normal loop on an AVX2 machine (``tests/test_rng.py`` checks equality).
-    """
-    return _bits_as_f64(j | _EXP52) - _TWO52
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _u53_to_f64(j):
-    """``float(j)`` for ``0 <= j < 2**53``, exactly: ``2 float(j >> 1) + (j & 1)`` (both
-    terms and the sum are exact below ``2**53``)."""
-    return 2.0 * _u52_to_f64(j >> _ONE) + _u52_to_f64(j & _ONE)
 
 
 # --------------------------------------------------------------------------- scalar draws
@@ -501,7 +465,7 @@ def fill_normals(st, out, raw):
             r = _out64(s + _U(i + 1) * g)
             idx = np.int64(r & _ZIDX)
             rr = r >> _ZSH
-            fa = _u52_to_f64((rr >> _S1) & _MANT)  # the 52-bit abscissa, exactly
+            fa = u52_to_f64((rr >> _S1) & _MANT)  # the 52-bit abscissa, exactly
             x = fa * _ZW[idx]
             o[i] = -x if (rr & _ONE) != _U(0) else x
             mask |= _U(fa >= _ZKF[idx]) << _U(i)  # as rabs >= k[idx]: both exact
@@ -522,7 +486,7 @@ def fill_uniforms_open(st, out):
     n = out.shape[0]
     for i in range(n):
         r = _out64(s + _U(i + 1) * g)
-        out[i] = (_u53_to_f64(r >> _S11) + 0.5) * _TWO_M53
+        out[i] = (u53_to_f64(r >> _S11) + 0.5) * _TWO_M53
     return (s + _U(n) * g, g)
 
 

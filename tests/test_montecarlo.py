@@ -360,3 +360,28 @@ def test_bench_quick_smoke():
     assert "ratio" in bench.format_table(entries)
     assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
     assert "simrf vs orf, projection" in bench.format_table(entries)
+
+
+def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):
+    """After calibration, every round times each contender once, in turn (so that the
+    baseline and the engine see the same stretches of a drifting machine); each rate is
+    ``n / (best round)``."""
+    from rfcheck import bench
+
+    calls: list[str] = []
+    clock = {"t": 0.0}
+    cost = {"a": 1e-3, "b": 4e-3}  # seconds per trial on a fake clock
+
+    def run(name: str):
+        def f(n: int) -> None:
+            calls.append(name)
+            clock["t"] += n * cost[name] * (2.0 if len(calls) == 12 else 1.0)  # one slow round
+        return f
+
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock["t"])
+    monkeypatch.setattr(bench.time, "sleep", lambda s: None)
+    rates = bench._rates({"a": (run("a"), 1), "b": (run("b"), 1)}, seconds=1.0, rounds=4)
+    assert len(calls) == 15  # calibration: a 1, 4, 16, 64 trials; b 1, 4, 16
+    timed = calls[-8:]
+    assert timed == ["a", "b"] * 4
+    assert math.isclose(rates["a"], 1e3) and math.isclose(rates["b"], 250.0)

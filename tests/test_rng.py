@@ -10,8 +10,6 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from scipy import stats
 
 from rfcheck import montecarlo, rng
@@ -224,22 +222,6 @@ def test_bulk_normals_do_take_the_fixup_path():
     tails = sum(((w >> 11) & mant) >= int(rng._ZK[0]) and i == 0
                 for w, i in zip(words, idx, strict=True))
     assert tails >= 1
-
-
-@given(st.integers(0, 2**52 - 1))
-def test_u52_to_f64_is_exact(j):
-    assert rng._u52_to_f64(np.uint64(j)) == float(j)
-
-
-@given(st.integers(0, 2**53 - 1))
-def test_u53_to_f64_is_exact(j):
-    assert rng._u53_to_f64(np.uint64(j)) == float(j)
-
-
-@pytest.mark.parametrize("j", [0, 1, 2**26 + 1, 2**52 - 2, 2**52 - 1])
-def test_u5x_to_f64_edges(j):
-    assert rng._u52_to_f64(np.uint64(j)) == float(j)
-    assert rng._u53_to_f64(np.uint64(2 * j + 1)) == float(2 * j + 1)
 
 
 def test_bulk_fills_take_plain_int_states():
