@@ -51,6 +51,32 @@ def test_chunked_equals_scan_and_masked_quadratic(method, stabilise, kw):
         np.testing.assert_allclose(ch, quad, rtol=0, atol=tol, err_msg=f"chunk {chunk}")
 
 
+@pytest.mark.parametrize(("method", "stabilise", "kw"), CASES)
+def test_chunked_is_nan_robust_like_the_scan(method, stabilise, kw):
+    """A NaN value or key at position i reaches the outputs at positions >= i only, with the
+    scan's pattern (the value's column; every column for a key), and the causality audit's
+    opt-in NaN perturbation passes (before 2026-11-25 the chunked path leaked a future NaN into
+    earlier outputs of its chunk through 0 * NaN in the masked matrix products)."""
+    q, k, v = _data()
+    kw = dict(kw)
+    if "gate" in kw:
+        kw["gate"] = 1 / (1 + np.exp(-np.random.default_rng(5).normal(size=len(q))))
+    common = {"method": method, "causal": True, "key": KEY, "stabilise": stabilise, **kw}
+    for which, pos in (("v", 30), ("k", 12)):
+        k2, v2 = k.copy(), v.copy()
+        (v2[pos, 1:2] if which == "v" else k2[pos])[...] = np.nan
+        scan = np.asarray(attention(q, k2, v2, **common))
+        for chunk in (7, 16):
+            ch = np.asarray(attention(q, k2, v2, causal_impl="chunked", chunk_size=chunk, **common))
+            np.testing.assert_array_equal(np.isnan(ch), np.isnan(scan), err_msg=f"{which} chunk {chunk}")
+            assert np.all(np.isfinite(ch[:pos])) and np.isnan(ch[pos:]).any(axis=1).all()
+            ok = ~np.isnan(scan)
+            np.testing.assert_allclose(ch[ok], scan[ok], rtol=0, atol=1e-10 * float(np.max(np.abs(scan[ok]))))
+    rep = causality_audit(lambda q, k, v: attention(q, k, v, causal_impl="chunked", chunk_size=16, **common),
+                          q, k, v, kinds=("normal", "large", "nan"))
+    assert rep.causal, rep.worst
+
+
 def test_chunked_with_heads_stabiliser_causality_and_power():
     """Heads go through; huge inputs stay finite (the causal running max); the audit passes
     for chunked attention and the same path without the mask differs (power)."""

@@ -184,8 +184,14 @@ def linear_causal_chunked(fq: tuple, fk: tuple, v: jax.Array, gate: jax.Array | 
     den = inter * jnp.einsum("ncf,nf->nc", bq_c, z_pre)
     tri = jnp.tril(jnp.ones((c, c), bool))
     lij = sk_c[:, None, :] - m_t[:, :, None] + lw_c[:, None, :] + cum[:, :, None] - cum[:, None, :]
-    wij = jnp.exp(jnp.where(tri[None], lij, -jnp.inf)) * jnp.einsum("ntf,nif->nti", bq_c, bk_c)
-    num = num + jnp.einsum("nti,nid->ntd", wij, v_c)
+    # mask after the product: exp(-inf) * (b_q . b_k) is NaN for a non-finite future key
+    wij = jnp.where(tri[None], jnp.exp(lij) * jnp.einsum("ntf,nif->nti", bq_c, bk_c), 0.0)
+    # and 0 * v_i is NaN for a non-finite future value: the product runs on the finite values,
+    # and a non-finite value turns its column into NaN from its position on (as the scan would,
+    # up to inf vs NaN); earlier chunks never see it, later ones through the carried state
+    v_ok = jnp.isfinite(v_c)
+    num = num + jnp.einsum("nti,nid->ntd", wij, jnp.where(v_ok, v_c, 0.0))
+    num = jnp.where(jax.lax.cummin(v_ok.astype(jnp.int8), axis=1) > 0, num, jnp.nan)
     den = den + jnp.sum(wij, axis=-1)
     return (num / den[..., None]).reshape(nc * c, dv)[:n]
 
