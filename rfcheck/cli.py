@@ -136,8 +136,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ValueError(str(exc)) from None
 
-        entries = abench.run_attention_bench(min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem,
-                                             repeats=args.repeats)
+        print(abench.HEADER, file=sys.stderr, flush=True)
+        entries = abench.run_attention_bench(
+            min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem, repeats=args.repeats,
+            progress=lambda e: print(abench.format_entry(e), file=sys.stderr, flush=True))
         print(abench.format_bench(entries))
         if args.json:
             with open(args.json, "w") as fh:

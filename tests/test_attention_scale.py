@@ -128,6 +128,30 @@ def test_bench_default_length_follows_the_device():
     assert abench.default_max_len() == abench.default_max_len(jax.devices()[0].platform)
 
 
+def test_devicecheck_float32_matches_the_float64_reference():
+    """On this CPU the float32 run must agree with float64 to float32 rounding (1e-5 allows L-fold growth),
+    and a wrong reference (different inputs) must be far off: the check can fail."""
+    from rfcheck.attention import devicecheck
+
+    rows = devicecheck.device_errors(128, d=8, num_features=16, seed=3)
+    assert {(r["method"], r["causal"], r["impl"]) for r in rows} == set(abench.METHODS)
+    for r in rows:
+        assert 0 < r["err_highest"] < 1e-5 and 0 < r["err_default"] < 1e-5, r
+    q, k, v, _ = devicecheck._inputs(128, 8, 16, 3)
+    q2, *_ = devicecheck._inputs(128, 8, 16, 4)
+    a = np.asarray(attention(q, k, v, method="exact"))
+    b = np.asarray(attention(q2, k, v, method="exact"))
+    assert np.linalg.norm(a - b) / np.linalg.norm(a) > 1e-2
+
+
+def test_bench_progress_rows_match_the_table():
+    e = {"method": "favor+", "causal": True, "impl": "chunked", "L": 1024, "seconds": 0.5, "peak_bytes": 2**21,
+         "xla_bytes": None, "note": "", "device": "gpu"}
+    row = abench.format_entry(e)
+    assert row.split() == ["favor+", "causal", "chunked", "1024", "0.5", "2.0", "-"]
+    assert row in abench.format_bench([e]).splitlines()
+
+
 # ------------------------------------------------------------------ replicate-level statistics
 def test_streaming_blocks_and_batches_do_not_change_the_study():
     """Query blocks / draw batches only reorganise float64 sums: the replicates agree to rounding."""

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["crossover", "format_bench", "loglog_slope", "run_attention_bench"]
+__all__ = ["crossover", "format_bench", "format_entry", "loglog_slope", "run_attention_bench"]
 
 #: (method, causal, causal_impl): the chunked causal FAVOR+ row uses ``causal_impl="chunked"`` (chunk 64)
 METHODS = (("exact", False, "scan"), ("favor+", False, "scan"), ("exact", True, "scan"), ("favor+", True, "scan"),
@@ -169,6 +169,8 @@ def run_attention_bench(
             if method == "exact" and 4.0 * n * n * 2 > exact_mem:
                 e["note"] = f"skipped: L^2 scores exceed --exact-mem {exact_mem:.3g} B"
                 entries.append(e)
+                if progress:
+                    progress(e)
                 continue
             code = ("import json,sys; from rfcheck.attention.bench import measure_one; "
                     f"print(json.dumps(measure_one({method!r}, {causal!r}, {n}, {d}, {num_features}, {repeats}, "
@@ -209,15 +211,21 @@ def summarise(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+HEADER = f"{'method':22s} {'L':>7s} {'time [s]':>11s} {'peak MiB':>10s} {'XLA MiB':>10s}  note"
+
+
+def format_entry(e: dict[str, Any]) -> str:
+    """One row of :func:`format_bench` (also printed as progress while the sweep runs)."""
+    name = e["method"] + (" causal" if e["causal"] else "") + (" chunked" if e.get("impl") == "chunked" else "")
+    t = "-" if e["seconds"] is None else f"{e['seconds']:.4g}"
+    mb = "-" if e["peak_bytes"] is None else f"{e['peak_bytes'] / 2**20:.1f}"
+    xb = "-" if e.get("xla_bytes") is None else f"{e['xla_bytes'] / 2**20:.1f}"
+    return f"{name:22s} {e['L']:7d} {t:>11s} {mb:>10s} {xb:>10s}  {e['note']}"
+
+
 def format_bench(entries: list[dict[str, Any]]) -> str:
     """Table of times and memory, then slopes and crossovers."""
-    lines = [f"{'method':22s} {'L':>7s} {'time [s]':>11s} {'peak MiB':>10s} {'XLA MiB':>10s}  note"]
-    for e in entries:
-        name = e["method"] + (" causal" if e["causal"] else "") + (" chunked" if e.get("impl") == "chunked" else "")
-        t = "-" if e["seconds"] is None else f"{e['seconds']:.4g}"
-        mb = "-" if e["peak_bytes"] is None else f"{e['peak_bytes'] / 2**20:.1f}"
-        xb = "-" if e.get("xla_bytes") is None else f"{e['xla_bytes'] / 2**20:.1f}"
-        lines.append(f"{name:22s} {e['L']:7d} {t:>11s} {mb:>10s} {xb:>10s}  {e['note']}")
+    lines = [HEADER] + [format_entry(e) for e in entries]
     s = summarise(entries)
     lines.append("")
     for name, sl in s["slopes"].items():
