@@ -139,6 +139,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(abench.HEADER, file=sys.stderr, flush=True)
         entries = abench.run_attention_bench(
             min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem, repeats=args.repeats,
+            precision=args.precision,
             progress=lambda e: print(abench.format_entry(e), file=sys.stderr, flush=True))
         print(abench.format_bench(entries))
         if args.json:
@@ -233,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="attention: largest L (doubling from --min-len; default 65536 on CPU, 262144 on a GPU)")
     bp.add_argument("--exact-mem", type=float, default=4 * 2**30, help="attention: skip exact beyond this many bytes")
     bp.add_argument("--repeats", type=int, default=3, help="attention: best of this many timed runs")
+    bp.add_argument("--precision", default="highest", choices=["highest", "high", "default"],
+                    help="attention: matmul precision (highest: float32 products; default: backend's, TF32 on GPUs)")
     bp.set_defaults(func=cmd_bench)
     return p
 

@@ -14,6 +14,24 @@ from rfcheck.attention import _features as F
 __all__ = ["attention", "attention_features", "oprf_a_eq8", "unnormalised_attention", "whitening_matrix"]
 
 
+#: matmul precisions accepted by ``precision=`` (JAX's names; "highest": full float32/float64 products)
+PRECISIONS = ("highest", "high", "default")
+
+
+def _matmul_precision(precision: str) -> Any:
+    """Context fixing JAX's matmul precision while the harness traces and runs.
+
+    ``"highest"`` (the harness's default) makes float32 mean float32 on every backend; JAX's
+    own default lets XLA use TF32 (a 10-bit mantissa) for float32 products on Ampere and later
+    GPUs and bf16 passes on TPUs, which on an H200 gave relative errors ~3e-4 instead of ~1e-7
+    against a float64 reference (``python -m rfcheck.attention.devicecheck``).  The precision
+    is part of JAX's trace context, so jitted code is traced once per precision.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
+    return jax.default_matmul_precision(precision)
+
+
 def _check_qkv(q: Any, k: Any, v: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
     q, k, v = jnp.asarray(q), jnp.asarray(k), jnp.asarray(v)
     if q.ndim not in (2, 3) or k.shape != q.shape:
@@ -31,7 +49,7 @@ def attention(
     causal: bool = False, key: Any = None, stabilise: bool = True, projections: Any = None,
     oprf_a: float | None = None, sigma: Any = None, gate: Any = None, darkformer_m: Any = None,
     hybrid_n: int = 8, rfa_norm_factor: bool = True, quadratic: bool = False, causal_impl: str = "scan",
-    chunk_size: int = 64,
+    chunk_size: int = 64, precision: str = "highest",
 ) -> jax.Array:
     """Softmax attention or a random-feature linear attention of ``q, k, v``.
 
@@ -77,6 +95,10 @@ def attention(
         parallel depth ``O(log(L / chunk))``); both give the same estimator, stabiliser and gate.
     chunk_size : int
         Chunk length of ``causal_impl="chunked"``.
+    precision : str
+        Matmul precision: ``"highest"`` (default; float32 inputs give float32 arithmetic on every
+        backend), ``"high"`` or ``"default"`` (the backend's choice: TF32 products on Ampere and
+        later GPUs, ~3e-4 relative error on an H200).
 
     Returns
     -------
@@ -87,6 +109,16 @@ def attention(
     CRT sec 2.3 and eq (8) (FAVOR++), Thm 3.3; RFA (Peng et al. 2021) causal and gated
     recurrences; DARKFormer eq (3); HRF eq (12), (19).
     """
+    with _matmul_precision(precision):
+        return _attention_checked(q, k, v, method=method, num_features=num_features, coupling=coupling,
+                                  causal=causal, key=key, stabilise=stabilise, projections=projections,
+                                  oprf_a=oprf_a, sigma=sigma, gate=gate, darkformer_m=darkformer_m,
+                                  hybrid_n=hybrid_n, rfa_norm_factor=rfa_norm_factor, quadratic=quadratic,
+                                  causal_impl=causal_impl, chunk_size=chunk_size)
+
+
+def _attention_checked(q, k, v, *, method, num_features, coupling, causal, key, stabilise, projections, oprf_a,
+                       sigma, gate, darkformer_m, hybrid_n, rfa_norm_factor, quadratic, causal_impl, chunk_size):
     q, k, v = _check_qkv(q, k, v)
     if method not in _core.METHODS:
         raise ValueError(f"method must be one of {_core.METHODS}; got {method!r}")
@@ -140,12 +172,12 @@ def attention(
 def attention_features(
     q: Any, k: Any, *, method: str, num_features: int = 64, coupling: str = "iid", key: Any = None,
     projections: Any = None, stabilise: bool = False, oprf_a: float | None = None, sigma: Any = None,
-    darkformer_m: Any = None, hybrid_n: int = 8, rfa_norm_factor: bool = True,
+    darkformer_m: Any = None, hybrid_n: int = 8, rfa_norm_factor: bool = True, precision: str = "highest",
 ) -> tuple[jax.Array, jax.Array]:
     """Query and key feature matrices ``phi(q)``, ``phi(k)`` (L, F) with ``phi(q) phi(k)^T`` the estimate.
 
     With ``stabilise=False`` (default) these are the plain features; with ``True`` they are the
-    stabilised ``b`` parts (scaled by per-row constants).
+    stabilised ``b`` parts (scaled by per-row constants).  ``precision``: as in :func:`attention`.
     """
     q, k, _ = _check_qkv(q, k, q)
     if q.ndim != 2:
@@ -157,12 +189,13 @@ def attention_features(
         raise ValueError("pass key= or projections=")
     if params is not None:
         params = {n: a.astype(q.dtype) for n, a in params.items()}
-    return _core._features(
-        q, k, key, params, None if oprf_a is None else jnp.asarray(oprf_a, q.dtype),
-        None if sigma is None else jnp.asarray(sigma, q.dtype),
-        None if darkformer_m is None else jnp.asarray(darkformer_m, q.dtype),
-        method=method, num_features=int(num_features), coupling=coupling, stabilise=bool(stabilise),
-        hybrid_n=int(hybrid_n), rfa_norm_factor=bool(rfa_norm_factor))
+    with _matmul_precision(precision):
+        return _core._features(
+            q, k, key, params, None if oprf_a is None else jnp.asarray(oprf_a, q.dtype),
+            None if sigma is None else jnp.asarray(sigma, q.dtype),
+            None if darkformer_m is None else jnp.asarray(darkformer_m, q.dtype),
+            method=method, num_features=int(num_features), coupling=coupling, stabilise=bool(stabilise),
+            hybrid_n=int(hybrid_n), rfa_norm_factor=bool(rfa_norm_factor))
 
 
 def unnormalised_attention(q: Any, k: Any, **kwargs: Any) -> jax.Array:
@@ -172,7 +205,8 @@ def unnormalised_attention(q: Any, k: Any, **kwargs: Any) -> jax.Array:
     """
     kwargs["stabilise"] = False
     fq, fk = attention_features(q, k, **kwargs)
-    return fq @ fk.T
+    with _matmul_precision(kwargs.get("precision", "highest")):
+        return fq @ fk.T
 
 
 def oprf_a_eq8(q: Any, k: Any) -> float:

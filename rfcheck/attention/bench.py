@@ -81,7 +81,7 @@ def _rss_bytes() -> int:
 
 
 def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: int = 64, repeats: int = 3,
-                impl: str = "scan") -> dict[str, Any]:
+                impl: str = "scan", precision: str = "highest") -> dict[str, Any]:
     """Time and memory of one configuration **in this process** (call it in a fresh one).
 
     ``peak_bytes``: on CPU the growth of the peak resident set over the resident set just
@@ -104,7 +104,7 @@ def measure_one(method: str, causal: bool, n: int, d: int = 64, num_features: in
     kw = {} if method == "exact" else {"projections": jax.random.normal(jax.random.key(0), (num_features, d))}
 
     def f(q, k, v):
-        return attention(q, k, v, method=method, causal=causal, causal_impl=impl, **kw)
+        return attention(q, k, v, method=method, causal=causal, causal_impl=impl, precision=precision, **kw)
 
     compiled = jax.jit(f).lower(q, k, v).compile()
     rss0 = _rss_bytes()
@@ -139,11 +139,14 @@ def default_max_len(platform: str | None = None) -> int:
 def run_attention_bench(
     *, min_len: int = 1024, max_len: int | None = None, d: int = 64, num_features: int = 64, repeats: int = 3,
     exact_mem: float = 4 * 2**30, methods: tuple = METHODS, progress: Any = None, timeout: float = 600,
+    precision: str = "highest",
 ) -> list[dict[str, Any]]:
     """One entry per (method, causal, L), each measured in a fresh Python process.
 
     Entries: ``seconds``, ``peak_bytes``, ``xla_bytes`` (``None`` where skipped or failed).
     ``max_len=None``: :func:`default_max_len` (65536 on CPU, 262144 on an accelerator).
+    ``precision``: the harness's matmul precision (``"highest"``: float32 products; ``"default"``:
+    the backend's choice, TF32 on recent GPUs).
     """
     import json
     import subprocess
@@ -154,6 +157,10 @@ def run_attention_bench(
 
     if min_len < 2 or max_len < min_len:
         raise ValueError("need 2 <= min_len <= max_len")
+    from rfcheck.attention._api import PRECISIONS
+
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
     lengths = []
     n = min_len
     while n <= max_len:
@@ -163,9 +170,9 @@ def run_attention_bench(
     for n in lengths:
         for method, causal, *rest in methods:
             impl = rest[0] if rest else "scan"
-            e = {"workload": f"attention d={d} M={num_features} float32", "method": method, "causal": causal,
-                 "impl": impl, "L": n, "seconds": None, "peak_bytes": None, "xla_bytes": None, "device": None,
-                 "note": ""}
+            e = {"workload": f"attention d={d} M={num_features} float32 precision={precision}", "method": method,
+                 "causal": causal, "impl": impl, "L": n, "seconds": None, "peak_bytes": None, "xla_bytes": None,
+                 "device": None, "note": ""}
             if method == "exact" and 4.0 * n * n * 2 > exact_mem:
                 e["note"] = f"skipped: L^2 scores exceed --exact-mem {exact_mem:.3g} B"
                 entries.append(e)
@@ -174,7 +181,7 @@ def run_attention_bench(
                 continue
             code = ("import json,sys; from rfcheck.attention.bench import measure_one; "
                     f"print(json.dumps(measure_one({method!r}, {causal!r}, {n}, {d}, {num_features}, {repeats}, "
-                    f"{impl!r})))")
+                    f"{impl!r}, {precision!r})))")
             try:
                 r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
                                    check=False)
@@ -191,7 +198,8 @@ def run_attention_bench(
 
 
 def summarise(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Slopes per method and the crossover lengths (bidirectional and causal)."""
+    """Slopes per method and the crossover lengths against exact attention (bidirectional, causal scan, causal
+    chunked)."""
     out: dict[str, Any] = {"slopes": {}, "crossover": {}}
     lengths = sorted({e["L"] for e in entries})
     by = {}
@@ -204,10 +212,12 @@ def summarise(entries: list[dict[str, Any]]) -> dict[str, Any]:
             "time": loglog_slope(ls, [rows[n]["seconds"] for n in ls]),
             "memory": loglog_slope(ls, [rows[n]["peak_bytes"] for n in ls]),
         }
-    for c in (False, True):
-        ex, li = by.get(("exact", c, "scan"), {}), by.get(("favor+", c, "scan"), {})
-        out["crossover"]["causal" if c else "bidirectional"] = crossover(
-            lengths, [ex.get(n, {}).get("seconds") for n in lengths], [li.get(n, {}).get("seconds") for n in lengths])
+    pairs = (("bidirectional", False, "scan"), ("causal", True, "scan"), ("causal chunked", True, "chunked"))
+    for name, c, impl in pairs:
+        ex, li = by.get(("exact", c, "scan"), {}), by.get(("favor+", c, impl), {})
+        if li:
+            out["crossover"][name] = crossover(lengths, [ex.get(n, {}).get("seconds") for n in lengths],
+                                               [li.get(n, {}).get("seconds") for n in lengths])
     return out
 
 

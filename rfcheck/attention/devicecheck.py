@@ -3,11 +3,12 @@
 ``python -m rfcheck.attention.devicecheck [--len L ...]`` runs the configurations of
 ``rfcheck bench attention`` (exact and FAVOR+, bidirectional and causal, causal FAVOR+ by the
 scan and chunked) on the default device (a GPU where one is present) in float32, with the
-same inputs and projections, under JAX's default matmul precision and under
-``"highest"``, and reports ``|out - ref|_F / |ref|_F`` against the same function computed on
-the CPU in float64.  On Ampere and later GPUs the default precision lets XLA use TF32 for
-float32 matrix products (10-bit mantissa): errors near 1e-3 there are TF32, errors of 1e-6
-are float32; a NaN, or an error far above both, is a bug of the backend or of the harness.
+same inputs and projections, at the harness's matmul precision (``precision="highest"``) and
+at the backend's default (``precision="default"``), and reports ``|out - ref|_F / |ref|_F``
+against the same function computed on the CPU in float64.  On Ampere and later GPUs the
+default precision lets XLA use TF32 for float32 matrix products (10-bit mantissa): errors near
+1e-3 there are TF32, errors of 1e-6 are float32; a NaN, or an error far above both, is a bug
+of the backend or of the harness.
 
 It checks the *same function* on two backends; whether that function estimates softmax
 attention well is the business of :mod:`rfcheck.attention.mse`.
@@ -39,8 +40,8 @@ def device_errors(n: int, d: int = 64, num_features: int = 64, seed: int = 0,
                   methods: tuple = METHODS) -> list[dict[str, Any]]:
     """Relative Frobenius error of each configuration in float32 on the default device vs float64 on CPU.
 
-    One row per ``(method, causal, impl)``: ``err_default`` (JAX's default matmul precision),
-    ``err_highest`` (``jax.default_matmul_precision("highest")``) and ``device``.
+    One row per ``(method, causal, impl)``: ``err_default`` (``precision="default"``, the
+    backend's choice), ``err_highest`` (``precision="highest"``, the harness's default) and ``device``.
     """
     import jax
 
@@ -53,20 +54,16 @@ def device_errors(n: int, d: int = 64, num_features: int = 64, seed: int = 0,
     for method, causal, impl in methods:
         kw: dict[str, Any] = dict(method=method, causal=causal, causal_impl=impl)
 
-        def run(arrs: tuple, device: Any, dtype: Any, kw: dict[str, Any] = kw) -> np.ndarray:
+        def run(arrs: tuple, device: Any, dtype: Any, precision: str, kw: dict[str, Any] = kw) -> np.ndarray:
             a = [jax.device_put(np.asarray(x, dtype), device) for x in arrs]
             extra = {} if kw["method"] == "exact" else {"projections": a[3]}
-            return np.asarray(attention(a[0], a[1], a[2], **kw, **extra), np.float64)
+            return np.asarray(attention(a[0], a[1], a[2], precision=precision, **kw, **extra), np.float64)
 
         with enable_x64(True):
-            ref = run((q, k, v, w), cpu, np.float64)
+            ref = run((q, k, v, w), cpu, np.float64, "highest")
         row = {"method": method, "causal": causal, "impl": impl, "L": n, "device": str(dev)}
-        for label, prec in (("err_default", None), ("err_highest", "highest")):
-            if prec is None:
-                out = run((q, k, v, w), dev, np.float32)
-            else:
-                with jax.default_matmul_precision(prec):
-                    out = run((q, k, v, w), dev, np.float32)
+        for label, prec in (("err_default", "default"), ("err_highest", "highest")):
+            out = run((q, k, v, w), dev, np.float32, prec)
             row[label] = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
         rows.append(row)
     return rows
