@@ -1,11 +1,12 @@
 """Scaling benchmark of exact vs linear attention: wall time and peak memory versus L.
 
-``rfcheck bench attention [--min-len 1024] [--max-len L] [--json PATH]`` times, on the
+``rfcheck bench attention [--min-len 1024] [--max-len L] [--precision P] [--json PATH]`` times, on the
 default JAX device (CPU here; a GPU when one is present, unchanged), the jitted forward pass
 of exact softmax attention and FAVOR+ linear attention, bidirectional and causal (causal
 FAVOR+ twice: ``lax.scan`` prefix sums and the chunked variant, ``causal_impl="chunked"``), in
-float32 with ``d = d_v = 64`` and ``M = 64`` features, for ``L = min_len, 2 min_len, ...,
-max_len`` (default 65536 on CPU, 262144 on an accelerator).  Each time is the best of
+float32 (matmul precision ``P``, default ``"highest"``) with ``d = d_v = 64`` and ``M = 64``
+features, for ``L = min_len, 2 min_len, ..., max_len`` (default 65536 on CPU, 262144 on an
+accelerator).  Each time is the best of
 ``repeats`` runs after a warm-up (compilation excluded).
 Peak memory: each configuration runs in a fresh process; on CPU the growth of the peak
 resident set during the first execution (inputs and compiled program already resident), on
