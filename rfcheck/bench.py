@@ -269,6 +269,59 @@ def relative_rates(entries: list[dict], reference: str = "orf") -> dict[tuple[st
             for e in entries if e["path"] in ref}
 
 
+#: speed targets of the engine issues (2 cores): (coupling, path, kind, threshold)
+TARGETS = (
+    *((c, "ensemble", "ratio", 10.0) for c in COUPLINGS),
+    *((c, "projection", "ratio", 100.0) for c in COUPLINGS),
+    ("iid", "ensemble", "share", 0.30),
+    ("orf", "ensemble", "share", 0.30),
+    ("orf", "projection", "trials_per_s", 2e6),
+    ("simrf", "ensemble", "vs_orf", 1 / 1.5),
+    ("simrf", "projection", "vs_orf", 1 / 1.5),
+)
+
+
+def targets(entries: list[dict]) -> list[dict]:
+    """Each speed target of the engine issues against this run: ``target`` (text), ``value``,
+    ``threshold``, ``holds``.  Ratios to NumPy: ensemble >= 10x, projection >= 100x (every
+    coupling); ensemble >= 30% of the dgemm ceiling (iid, ORF); ORF projection >= 2M trials/s;
+    SimRF within 1.5x of ORF's trials/s on each path.
+
+    The iid ensemble share is listed as the issue states it, but it cannot hold under this
+    FLOP model: an iid trial is ``M d`` normal draws counted as one FLOP each, so 30% of a
+    ~70-110 GFLOP/s ceiling would take ~0.1-0.15 ns per normal on two cores, ~10x below any
+    known Gaussian generator (this engine: ~1.6-3 ns per normal per thread).
+    """
+    by = {(e["coupling"], e["path"]): e for e in entries}
+    rel = relative_rates(entries)
+    out = []
+    for c, p, kind, thr in TARGETS:
+        e = by.get((c, p))
+        if e is None:
+            continue
+        if kind == "ratio":
+            v, text = e["ratio"], f"{c} {p} >= {thr:.0f}x NumPy"
+        elif kind == "share":
+            v, text = e["flop_ceiling_share"], f"{c} {p} >= {100 * thr:.0f}% of the dgemm ceiling"
+        elif kind == "trials_per_s":
+            v, text = e["trials_per_s"], f"{c} {p} >= {thr / 1e6:.0f}M trials/s"
+        else:
+            v, text = rel.get((c, p)), f"{c} {p} within {1 / thr:.1f}x of orf's trials/s"
+        if v is None:
+            continue
+        out.append({"workload": "target", "target": text, "value": v, "threshold": thr, "holds": bool(v >= thr)})
+    return out
+
+
+def _format_value(t: dict) -> str:
+    v = t["value"]
+    if "%" in t["target"]:
+        return f"{100 * v:.1f}%"
+    if "M trials/s" in t["target"]:
+        return f"{v / 1e6:.2f}M"
+    return f"{v:.2f}x" if "orf's" in t["target"] else f"{v:.1f}x"
+
+
 def format_table(entries: list[dict]) -> str:
     """A plain-text table of :func:`run_bench` entries, with the FLOP model notes."""
     head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
@@ -299,6 +352,11 @@ def format_table(entries: list[dict]) -> str:
             elif c == "simrf+":
                 lines.append(f"simrf+ vs orf, {p}: {r:.2f}x the trials/s "
                              f"({1 / r:.2f}x the time per trial)")
+        ts = targets(entries)
+        lines.append(f"targets of the engine issues (2 cores): {sum(t['holds'] for t in ts)} of {len(ts)} hold")
+        width = max((len(t["target"]) for t in ts), default=0)
+        for t in ts:
+            lines.append(f"  {'holds ' if t['holds'] else 'MISSES'} {t['target']:<{width}}  {_format_value(t)}")
     return "\n".join(lines)
 
 

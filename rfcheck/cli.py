@@ -155,7 +155,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     discrete = bench.run_discrete_bench(quick=args.quick)
     print()
     print(bench.format_discrete_table(discrete))
-    entries = entries + discrete
+    entries = entries + bench.targets(entries) + discrete
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(entries, fh, indent=2)

@@ -362,6 +362,33 @@ def test_bench_quick_smoke():
     assert "simrf vs orf, projection" in bench.format_table(entries)
 
 
+def test_bench_targets_read_the_issue_thresholds():
+    """Synthetic entries: each target compares the right number with the right threshold,
+    at the boundary too (>=), and the table says which hold."""
+    from rfcheck import bench
+
+    def entry(c, p, rate, base, share):
+        return {"workload": "w", "coupling": c, "path": p, "trials_per_s": rate, "baseline": "b",
+                "baseline_trials_per_s": base, "ratio": rate / base, "flop_ceiling_share": share,
+                "flops_per_trial": None if share is None else 1.0, "machine_gflops": 70.0, "machine": "m"}
+
+    entries = [entry("iid", "ensemble", 100.0, 10.0, 0.02), entry("iid", "projection", 999.0, 10.0, None),
+               entry("orf", "ensemble", 50.0, 5.0, 0.30), entry("orf", "projection", 1.9e6, 1.0, None),
+               entry("simrf", "ensemble", 33.0, 3.0, 0.2), entry("simrf", "projection", 1.3e6, 1.0, None)]
+    got = {t["target"]: (t["value"], t["holds"]) for t in bench.targets(entries)}
+    assert got["iid ensemble >= 10x NumPy"] == (10.0, True)
+    assert got["iid projection >= 100x NumPy"] == (99.9, False)
+    assert got["iid ensemble >= 30% of the dgemm ceiling"] == (0.02, False)
+    assert got["orf ensemble >= 30% of the dgemm ceiling"] == (0.30, True)
+    assert got["orf projection >= 2M trials/s"] == (1.9e6, False)
+    assert got["simrf ensemble within 1.5x of orf's trials/s"] == (33.0 / 50.0, False)
+    assert got["simrf projection within 1.5x of orf's trials/s"][1] is True
+    assert not any(k.startswith("simrf+") for k in got)  # no entries, no targets
+    table = bench.format_table(entries)
+    assert f"targets of the engine issues (2 cores): {sum(h for _, h in got.values())} of {len(got)} hold" in table
+    assert "MISSES orf projection >= 2M trials/s" in table and "1.90M" in table
+
+
 def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):
     """After calibration, every round times each contender once, in turn (so that the
     baseline and the engine see the same stretches of a drifting machine); each rate is
