@@ -75,11 +75,12 @@ class Int:
             base = np.geomspace(self.lo, self.hi, k)
         else:
             base = np.linspace(self.lo, self.hi, k)
-        return sorted({int(round(v)) for v in base} | {self.lo, self.hi} | set(self.extra))
+        # round() of a NumPy float returns a NumPy float before NumPy 2.0 (numpy>=1.26 is supported)
+        return sorted({int(round(v)) for v in base} | {self.lo, self.hi} | set(self.extra))  # noqa: RUF046
 
     def sample(self, rng: np.random.Generator) -> int:
         if self.scale == "log" and self.lo > 0:
-            return int(round(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi + 0.5)))))
+            return round(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi + 0.5))))
         return int(rng.integers(self.lo, self.hi + 1))
 
 

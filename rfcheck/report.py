@@ -185,7 +185,8 @@ def _entry_html(e: dict[str, Any]) -> str:
     esc = html.escape
     ev = e["evidence"]
     w = ev.get("worst") or {}
-    out = [f"<h3 id='{esc(e['id'])}'><code>{esc(e['id'])}</code> — <span class='{e['verdict']}'>{e['verdict']}</span></h3>",
+    out = [f"<h3 id='{esc(e['id'])}'><code>{esc(e['id'])}</code> — "
+           f"<span class='{e['verdict']}'>{e['verdict']}</span></h3>",
            f"<p><i>Source:</i> {esc(e['source'])}<br><i>Statement (as printed):</i> {esc(e['statement'])}</p>",
            f"<p><i>Reason:</i> {esc(e['reason'])}</p>"]
     if w:

@@ -69,7 +69,7 @@ class Estimate:
         """Trials needed for relative standard error ``rel`` at this spread."""
         if self.value == 0 or not math.isfinite(self.se):
             return -1
-        return int(math.ceil(self.n * (self.rel_se / rel) ** 2))
+        return math.ceil(self.n * (self.rel_se / rel) ** 2)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)

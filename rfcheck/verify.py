@@ -70,7 +70,8 @@ class CheckResult:
             "worst": self.worst.as_dict() if self.worst else None,
             "undecided_examples": [u.as_dict() for u in self.undecided[:3]],
             # every evaluated point, compact: the report draws printed vs reference from it
-            "points": [{k: v for k, v in e.as_dict().items() if k in _POINT_KEYS} for e in self.evals[:MAX_POINTS_KEPT]],
+            "points": [{k: v for k, v in e.as_dict().items() if k in _POINT_KEYS}
+                       for e in self.evals[:MAX_POINTS_KEPT]],
             "description": self.description,
             "domain": self.domain,
         }
@@ -380,7 +381,8 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
 
     if scheduler is not None and todo:
         try:
-            from distributed import Client, as_completed as dask_completed
+            from distributed import Client
+            from distributed import as_completed as dask_completed
         except ImportError as exc:
             raise ValueError("--scheduler needs the Dask extra: pip install 'rfcheck[dask]'") from exc
         import os

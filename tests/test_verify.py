@@ -64,7 +64,8 @@ def test_monte_carlo_check_power_and_no_false_alarm():
     """Power: a 30% too large PosRF variance is refuted by Monte Carlo alone; the true one is not."""
     sim = lambda p, n, seed: crt_claims._sim_gerf(p, n, seed, 0.0, 1)  # noqa: E731
     budget = BUDGETS["default"]
-    wrong = _claim("crt.text-planted-mc", [mc_check("monte-carlo", lambda p: 1.3 * crt_claims.printed_pos_variance(p), sim)],
+    wrong = _claim("crt.text-planted-mc",
+                   [mc_check("monte-carlo", lambda p: 1.3 * crt_claims.printed_pos_variance(p), sim)],
                    domain=pair_domain(d=(2, 16), norm=(0.3, 0.5)))
     assert verify.run_claim(wrong, budget=budget, seed=3).verdict == "REFUTED"
     right = _claim("crt.text-planted-mc-ok", [mc_check("monte-carlo", crt_claims.printed_pos_variance, sim)],

@@ -57,7 +57,10 @@ class Budget:
     alpha: float = 1e-3  # family-wise false-alarm level of each Monte Carlo check
 
     def key(self) -> str:
-        return f"{self.name}:{self.grid_levels}:{self.grid_cap}:{self.n_random}:{self.opt_evals}:{self.mc_points}:{self.mc_trials}:{self.dps}:{self.alpha}"
+        return (
+            f"{self.name}:{self.grid_levels}:{self.grid_cap}:{self.n_random}:{self.opt_evals}:"
+            f"{self.mc_points}:{self.mc_trials}:{self.dps}:{self.alpha}"
+        )
 
 
 BUDGETS = {

@@ -33,7 +33,8 @@ def _snap_d1(p: dict[str, Any]) -> dict[str, Any]:
 
 def pair_domain(
     d: tuple[int, int] = (1, 128), norm: tuple[float, float] = (0.0, 4.0), extra: dict[str, Any] | None = None,
-    constraint: Callable[[dict[str, Any]], bool] | None = None, derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    constraint: Callable[[dict[str, Any]], bool] | None = None,
+    derive: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     description: str = "", fixed_points: list[dict[str, Any]] | None = None,
 ) -> Domain:
     """Pairs ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)`` in R^d, plus ``extra`` params.

@@ -309,7 +309,8 @@ def _printed_eq21(line: int) -> Any:
         tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
         if line == 2:  # second line of (21), exactly as printed: (1-4A)(1-4A), not |1-4A|^2
             return mpmath.re(mpmath.power(one4a * one4a / (1 - 8 * re_a), mpmath.mpf(d) / 2)
-                             * mpmath.exp((b**2 + mpmath.conj(b) ** 2 + 2 * abs(b) ** 2) / (2 * (1 - 8 * re_a)) * v + tail))
+                             * mpmath.exp((b**2 + mpmath.conj(b) ** 2 + 2 * abs(b) ** 2) / (2 * (1 - 8 * re_a)) * v
+                                          + tail))
         al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
         al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(one4a)) / (2 * (1 - 8 * re_a))
         return al3 * mpmath.exp(al4 * v + tail)
@@ -583,7 +584,8 @@ def printed_eq8(p: dict[str, Any]) -> Any:
     Y = [[mpmath.mpf(v) for v in row] for row in ys]
     sx = [mpmath.fsum(X[i][k] for i in range(L)) for k in range(d)]
     sy = [mpmath.fsum(Y[i][k] for i in range(L)) for k in range(d)]
-    return (mpmath.fsum(v**2 for row in X for v in row) / L + 2 * s * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / L**2
+    return (mpmath.fsum(v**2 for row in X for v in row) / L
+            + 2 * s * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / L**2
             + mpmath.fsum(v**2 for row in Y for v in row) / L)
 
 
@@ -669,7 +671,8 @@ def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, 
     facs = [_series_moment(a, lpk, power, dps) for a in zip(x, y, strict=True)]
     with mpmath.workdps(dps + 15):
         val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
-        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x) + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
+        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
+                                    + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
         return pref * val, abs(pref) * err
 
 
@@ -773,7 +776,8 @@ def printed_eq11(p: dict[str, Any]) -> Any:
     d, lam = len(x), mpmath.mpf(p["lam"])
     xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
     q = mpmath.fsum((a * b) ** 2 for a, b in zip(xs, ys, strict=True))
-    return mpmath.exp(lam * d + q / lam - mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) - _exact_k(p) ** 2
+    return (mpmath.exp(lam * d + q / lam - mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys))
+            - _exact_k(p) ** 2)
 
 
 def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
@@ -914,12 +918,14 @@ def printed_eq13(p: dict[str, Any]) -> Any:
     d, pp = len(x), mpmath.mpf(p["p"])
     xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
     prod = mpmath.fprod(mpmath.besseli(0, 2 / mpmath.sqrt(1 - pp) * abs(a * b)) for a, b in zip(xs, ys, strict=True))
-    return pp ** (-d) * mpmath.exp(-mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) * prod - _exact_k(p) ** 2
+    return (pp ** (-d) * mpmath.exp(-mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) * prod
+            - _exact_k(p) ** 2)
 
 
 register(Claim(
     id="crt.thm3.5", paper="crt", source=f"{SRC}, Theorem 3.5, eq (13)",
-    statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
+    statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} "
+              "prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[
@@ -937,7 +943,8 @@ def _geom_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -
     pp = mpmath.mpf(p["p"])
     xs = [mpmath.mpf(a) for a in v]
     return pp ** (-mpmath.mpf(len(xs)) / 2) * mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k)) for a, k in zip(xs, omega, strict=True))
+        a ** k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k))
+        for a, k in zip(xs, omega, strict=True))
 
 
 def _pois_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
@@ -976,7 +983,8 @@ def _feature_identity(printed_feature: Any) -> Any:
 
 register(Claim(
     id="crt.text-poisrf-features", paper="crt", source=f"{SRC}, sec 3.2.1",
-    statement="With p_k = e^{-lambda} lambda^k/k!, (10) becomes f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
+    statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
+               "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
                                 description="both sides at seeded integer w in {0..7}^d")],
@@ -984,7 +992,8 @@ register(Claim(
 
 register(Claim(
     id="crt.text-geomrf-features", paper="crt", source=f"{SRC}, sec 3.2.2",
-    statement="With p_k = p(1-p)^k, (10) becomes f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
+    statement=("With p_k = p(1-p)^k, (10) becomes "
+               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
                                 description="both sides at seeded integer w in {0..7}^d")],
@@ -1072,7 +1081,8 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 register(Claim(
     id="crt.text-dirf-positive", paper="crt", source=f"{SRC}, sec 3.2.3",
-    statement="DIRFs are positive when all elements of x and y are positive; with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
+    statement="DIRFs are positive when all elements of x and y are positive; "
+              "with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
               "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
     domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
     checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
@@ -1110,12 +1120,14 @@ def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 register(Claim(
     id="crt.eq17", paper="crt", source=f"{SRC}, appendix 9.2, eq (17)",
-    statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} for alpha in C, Re(alpha) > 0, "
+    statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
+              "for alpha in C, Re(alpha) > 0, "
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
     checks=[_no_search(deterministic_check("quadrature", printed_eq17, _eq17_ref, max_points=10,
-                                           description="1-D contour quadratures per coordinate, beta_l = beta (l+1)/d"))],
+                                           description="1-D contour quadratures per coordinate, "
+                                                       "beta_l = beta (l+1)/d"))],
 ))
 
 
@@ -1163,10 +1175,13 @@ def _cmp_complex(printed: Any) -> Any:
 
 for _line, _suffix in ((2, ".line2"), (3, "")):
     register(Claim(
-        id=f"crt.eq20{_suffix}", paper="crt", source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
-        statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
+        id=f"crt.eq20{_suffix}", paper="crt",
+        source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
+        statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
+                   "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
                    if _line == 2 else
-                   "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), alpha_1, alpha_2 of Thm 3.2"),
+                   "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
+                   "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
         checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), _quad_second_complex,
                                                atol_scale=lambda p, dps: 0, max_points=12,
@@ -1201,7 +1216,8 @@ def _eq19_check() -> Check:
 
 register(Claim(
     id="crt.eq19", paper="crt", source=f"{SRC}, appendix 9.3, eq (19)",
-    statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) + (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - K(x,y)^2 "
+    statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) "
+              "+ (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - K(x,y)^2 "
               "= (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[_eq19_check()],
@@ -1238,7 +1254,8 @@ register(Claim(
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
     domain=_THM91_DOMAIN,
     checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
-                             max_points=12, search=False, description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
+                             max_points=12, search=False,
+                             description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
     notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
           "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
 ))
@@ -1252,7 +1269,8 @@ register(Claim(
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
-               "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 (rfcheck.closed_forms.crt.orf_log_covariance_factor).",
+               "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
+               "(rfcheck.closed_forms.crt.orf_log_covariance_factor).",
 ))
 
 
@@ -1275,7 +1293,8 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 register(Claim(
     id="crt.eq34", paper="crt", source=f"{SRC}, appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)",
-    statement="X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)",
+    statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
+               "P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)"),
     domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
                    "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
                                                      "a = t M (a_i + b_i)/4"),
@@ -1322,12 +1341,14 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 register(Claim(
     id="crt.eq35", paper="crt", source=f"{SRC}, appendix 9.8, eq (35)",
-    statement="0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)",
+    statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
+               "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
     checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
                              description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
-    correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), with equality "
-               "(attained at w = B(x+y)/(-4A)) when x = y. The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).",
+    correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
+               "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
+               "The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).",
 ))
 
 
@@ -1423,7 +1444,8 @@ register(Claim(
                                                  "chi-square law)")),
             _thm42_lower_bound_check()],
     correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
-               "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) = 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
+               "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) "
+               "= 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
     notes="Stated for every M. At M = 1 the tail is exact; at M > 1 a certified lower bound (all samples on one side) "
           "can only decide violations, and does so at the same points for every M (the exponents scale with M). "
           "The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, "
@@ -1585,7 +1607,8 @@ register(Claim(
 
 register(Claim(
     id="crt.thm4.3", paper="crt", source=f"{SRC}, Theorem 4.3",
-    statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
+    statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability "
+              "when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
               "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
     domain=_oprf_domain,
     unverifiable="an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "

@@ -529,7 +529,8 @@ def gerf_log_raw_moment(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_
     """
     one4a = 1 - 4 * a
     one4ka = 1 - 4 * k * a
-    return (k * d / 2) * ctx.log(one4a) - (d / 2) * ctx.log(one4ka) + k**2 * one4a * sq_sum / (2 * one4ka) - k * (sq_x + sq_y)
+    return ((k * d / 2) * ctx.log(one4a) - (d / 2) * ctx.log(one4ka) + k**2 * one4a * sq_sum / (2 * one4ka)
+            - k * (sq_x + sq_y))
 
 
 def gerf_iid_error_moments(
