@@ -234,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="attention: largest L (doubling from --min-len; default 65536 on CPU, 262144 on a GPU)")
     bp.add_argument("--exact-mem", type=float, default=4 * 2**30, help="attention: skip exact beyond this many bytes")
     bp.add_argument("--repeats", type=int, default=3, help="attention: best of this many timed runs")
+    # the choices repeat rfcheck.attention._api.PRECISIONS so that building the parser needs no JAX (a test ties them)
     bp.add_argument("--precision", default="highest", choices=["highest", "high", "default"],
                     help="attention: matmul precision (highest: float32 products; default: backend's, TF32 on GPUs)")
     bp.set_defaults(func=cmd_bench)

@@ -81,7 +81,9 @@ def _exp_reduce(x):
 
 @njit(cache=True, error_model="numpy")
 def exp_work(x, out, r, kf):
-    """``out[i] = exp(x[i])`` (``<= 1 ulp``) with scratch ``r``, ``kf`` (each ``>= len(x)``).
+    """``out[i] = exp(x[i])`` (``<= 1 ulp``) with scratch ``r``, ``kf``; ``out``, ``r``, ``kf``
+    need ``>= len(x)`` elements (``ValueError`` otherwise: Numba does not check bounds) and
+    must not overlap ``x`` (the last pass reads ``x`` again).
 
     The fast path, for ``-708 <= x <= 709``: :func:`_exp_reduce`, then ``e^r`` by its Taylor
     polynomial of degree 13 (truncation < 5e-18 relative) in Horner form, times ``2^k`` built
@@ -101,6 +103,8 @@ def exp_work(x, out, r, kf):
     lane at a time.
     """
     n = x.shape[0]
+    if out.shape[0] < n or r.shape[0] < n or kf.shape[0] < n:
+        raise ValueError("exp_work: out, r and kf need at least len(x) elements")
     nbad = 0
     for i in range(n):
         xi = x[i]

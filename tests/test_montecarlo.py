@@ -385,7 +385,7 @@ def test_bench_targets_read_the_issue_thresholds():
     assert got["simrf projection within 1.5x of orf's trials/s"][1] is True
     assert not any(k.startswith("simrf+") for k in got)  # no entries, no targets
     table = bench.format_table(entries)
-    assert f"targets of the engine issues (2 cores): {sum(h for _, h in got.values())} of {len(got)} hold" in table
+    assert f"Numba threads): {sum(h for _, h in got.values())} of {len(got)} hold" in table
     assert "MISSES orf projection >= 2M trials/s" in table and "1.90M" in table
 
 

@@ -263,7 +263,7 @@ def test_exp_work_passes_equal_the_one_pass_twin_with_specials_mixed_in():
     with out-of-range and non-finite arguments interleaved at odd positions (the libm pass),
     on arrays whose lengths are not multiples of the SIMD width; the scratch may hold garbage."""
     g = np.random.default_rng(8)
-    for n in (1, 3, 7, 64, 131):
+    for n in (0, 1, 3, 7, 64, 131):
         x = g.uniform(-750, 750, n)
         x[1::5] = np.resize([np.inf, -np.inf, np.nan, 1e300, -1e300], x[1::5].shape)
         out = np.full(n, -1.0)
@@ -274,3 +274,9 @@ def test_exp_work_passes_equal_the_one_pass_twin_with_specials_mixed_in():
         assert np.array_equal(np.isnan(got), np.isnan(want))
         ok = ~np.isnan(want)
         assert np.array_equal(got[ok].view(np.uint64), want[ok].view(np.uint64)), n
+    for short in ((np.empty(3), np.empty(4), np.empty(4)), (np.empty(4), np.empty(3), np.empty(4)),
+                  (np.empty(4), np.empty(4), np.empty(3))):
+        with pytest.raises(ValueError, match="at least len"):
+            montecarlo.exp_work(np.zeros(4), *short)
+    with pytest.raises(ValueError, match="at least len"):
+        montecarlo.exp_into(np.zeros(4), np.empty(3))

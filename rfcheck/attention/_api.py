@@ -98,7 +98,8 @@ def attention(
     precision : str
         Matmul precision: ``"highest"`` (default; float32 inputs give float32 arithmetic on every
         backend), ``"high"`` or ``"default"`` (the backend's choice: TF32 products on Ampere and
-        later GPUs, ~3e-4 relative error on an H200).
+        later GPUs, ~3e-4 relative error on an H200).  It overrides an enclosing
+        ``jax.default_matmul_precision(...)`` context: pass ``precision=`` to change it.
 
     Returns
     -------
@@ -109,64 +110,55 @@ def attention(
     CRT sec 2.3 and eq (8) (FAVOR++), Thm 3.3; RFA (Peng et al. 2021) causal and gated
     recurrences; DARKFormer eq (3); HRF eq (12), (19).
     """
-    with _matmul_precision(precision):
-        return _attention_checked(q, k, v, method=method, num_features=num_features, coupling=coupling,
-                                  causal=causal, key=key, stabilise=stabilise, projections=projections,
-                                  oprf_a=oprf_a, sigma=sigma, gate=gate, darkformer_m=darkformer_m,
-                                  hybrid_n=hybrid_n, rfa_norm_factor=rfa_norm_factor, quadratic=quadratic,
-                                  causal_impl=causal_impl, chunk_size=chunk_size)
+    with _matmul_precision(precision):  # validates precision first; in force while the kernels trace
+        q, k, v = _check_qkv(q, k, v)
+        if method not in _core.METHODS:
+            raise ValueError(f"method must be one of {_core.METHODS}; got {method!r}")
+        if coupling not in F.COUPLINGS:
+            raise ValueError(f"coupling must be one of {F.COUPLINGS}; got {coupling!r}")
+        if isinstance(num_features, bool) or not isinstance(num_features, int | np.integer) or num_features < 1:
+            raise ValueError(f"num_features must be an integer >= 1; got {num_features!r}")
+        if method != "exact" and projections is None and key is None:
+            raise ValueError(f"method {method!r} draws random projections: pass key=jax.random.key(seed)")
+        if causal_impl not in _core.CAUSAL_IMPLS:
+            raise ValueError(f"causal_impl must be one of {_core.CAUSAL_IMPLS}; got {causal_impl!r}")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
+        if gate is not None and (method != "rfa" or not causal):
+            raise ValueError("gate= (RFA-Gate) needs method='rfa' and causal=True")
+        if method == "favor++" and causal and oprf_a is None:
+            raise ValueError("causal FAVOR++ needs an explicit oprf_a: the eq (8) statistics use every position "
+                             "(future keys included); estimate A from training data or use oprf_a_eq8 on a prefix")
+        if method == "darkformer" and darkformer_m is None:
+            raise ValueError("method 'darkformer' needs darkformer_m (Sigma = M^T M), e.g. whitening_matrix(q, k)")
+        if oprf_a is not None and not float(np.asarray(oprf_a)) < 0.125:
+            raise ValueError(f"oprf_a must satisfy 1 - 8A > 0 (finite variance, CRT Thm 3.2); got {oprf_a}")
+        dt = q.dtype
+        params = _core.as_params(projections, method)
+        if params is not None:
+            params = {n: a.astype(dt) for n, a in params.items()}
+        sig = None if sigma is None else jnp.asarray(sigma, dt)
+        g = None if gate is None else jnp.asarray(gate, dt)
+        if g is not None and not bool(jnp.all((g > 0) & (g < 1))):
+            raise ValueError("gate values must lie in (0, 1)")
+        dm = None if darkformer_m is None else jnp.asarray(darkformer_m, dt)
+        a = None if oprf_a is None else jnp.asarray(oprf_a, dt)
+        static = {"method": method, "num_features": int(num_features), "coupling": coupling, "causal": bool(causal),
+                  "stabilise": bool(stabilise), "hybrid_n": int(hybrid_n), "rfa_norm_factor": bool(rfa_norm_factor),
+                  "quadratic": bool(quadratic), "causal_impl": causal_impl, "chunk_size": int(chunk_size)}
 
+        def one(qh, kh, vh, sh, gh):
+            return _core._attention(qh, kh, vh, key, params, a, sh, gh, dm, **static)
 
-def _attention_checked(q, k, v, *, method, num_features, coupling, causal, key, stabilise, projections, oprf_a,
-                       sigma, gate, darkformer_m, hybrid_n, rfa_norm_factor, quadratic, causal_impl, chunk_size):
-    q, k, v = _check_qkv(q, k, v)
-    if method not in _core.METHODS:
-        raise ValueError(f"method must be one of {_core.METHODS}; got {method!r}")
-    if coupling not in F.COUPLINGS:
-        raise ValueError(f"coupling must be one of {F.COUPLINGS}; got {coupling!r}")
-    if isinstance(num_features, bool) or not isinstance(num_features, int | np.integer) or num_features < 1:
-        raise ValueError(f"num_features must be an integer >= 1; got {num_features!r}")
-    if method != "exact" and projections is None and key is None:
-        raise ValueError(f"method {method!r} draws random projections: pass key=jax.random.key(seed)")
-    if causal_impl not in _core.CAUSAL_IMPLS:
-        raise ValueError(f"causal_impl must be one of {_core.CAUSAL_IMPLS}; got {causal_impl!r}")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
-    if gate is not None and (method != "rfa" or not causal):
-        raise ValueError("gate= (RFA-Gate) needs method='rfa' and causal=True")
-    if method == "favor++" and causal and oprf_a is None:
-        raise ValueError("causal FAVOR++ needs an explicit oprf_a: the eq (8) statistics use every position "
-                         "(future keys included); estimate A from training data or use oprf_a_eq8 on a prefix")
-    if method == "darkformer" and darkformer_m is None:
-        raise ValueError("method 'darkformer' needs darkformer_m (Sigma = M^T M), e.g. whitening_matrix(q, k)")
-    if oprf_a is not None and not float(np.asarray(oprf_a)) < 0.125:
-        raise ValueError(f"oprf_a must satisfy 1 - 8A > 0 (finite variance, CRT Thm 3.2); got {oprf_a}")
-    dt = q.dtype
-    params = _core.as_params(projections, method)
-    if params is not None:
-        params = {n: a.astype(dt) for n, a in params.items()}
-    sig = None if sigma is None else jnp.asarray(sigma, dt)
-    g = None if gate is None else jnp.asarray(gate, dt)
-    if g is not None and not bool(jnp.all((g > 0) & (g < 1))):
-        raise ValueError("gate values must lie in (0, 1)")
-    dm = None if darkformer_m is None else jnp.asarray(darkformer_m, dt)
-    a = None if oprf_a is None else jnp.asarray(oprf_a, dt)
-    static = {"method": method, "num_features": int(num_features), "coupling": coupling, "causal": bool(causal),
-              "stabilise": bool(stabilise), "hybrid_n": int(hybrid_n), "rfa_norm_factor": bool(rfa_norm_factor),
-              "quadratic": bool(quadratic), "causal_impl": causal_impl, "chunk_size": int(chunk_size)}
-
-    def one(qh, kh, vh, sh, gh):
-        return _core._attention(qh, kh, vh, key, params, a, sh, gh, dm, **static)
-
-    if q.ndim == 2:
-        return one(q, k, v, sig, g)
-    h = q.shape[0]
-    sig_axis = None
-    if sig is not None and sig.ndim >= 1:  # for (H, L, d) inputs sigma is per head: (H,) or (H, d)
-        if sig.shape[0] != h or sig.ndim > 2:
-            raise ValueError(f"with {h} heads sigma must be a scalar, (H,) or (H, d); got shape {sig.shape}")
-        sig, sig_axis = (sig[:, None] if sig.ndim == 1 else sig), 0
-    return jax.vmap(one, in_axes=(0, 0, 0, sig_axis, None if g is None else 0))(q, k, v, sig, g)
+        if q.ndim == 2:
+            return one(q, k, v, sig, g)
+        h = q.shape[0]
+        sig_axis = None
+        if sig is not None and sig.ndim >= 1:  # for (H, L, d) inputs sigma is per head: (H,) or (H, d)
+            if sig.shape[0] != h or sig.ndim > 2:
+                raise ValueError(f"with {h} heads sigma must be a scalar, (H,) or (H, d); got shape {sig.shape}")
+            sig, sig_axis = (sig[:, None] if sig.ndim == 1 else sig), 0
+        return jax.vmap(one, in_axes=(0, 0, 0, sig_axis, None if g is None else 0))(q, k, v, sig, g)
 
 
 def attention_features(
@@ -179,6 +171,7 @@ def attention_features(
     With ``stabilise=False`` (default) these are the plain features; with ``True`` they are the
     stabilised ``b`` parts (scaled by per-row constants).  ``precision``: as in :func:`attention`.
     """
+    precision_ctx = _matmul_precision(precision)
     q, k, _ = _check_qkv(q, k, q)
     if q.ndim != 2:
         raise ValueError("attention_features takes one head: q, k of shape (L, d)")
@@ -189,7 +182,7 @@ def attention_features(
         raise ValueError("pass key= or projections=")
     if params is not None:
         params = {n: a.astype(q.dtype) for n, a in params.items()}
-    with _matmul_precision(precision):
+    with precision_ctx:
         return _core._features(
             q, k, key, params, None if oprf_a is None else jnp.asarray(oprf_a, q.dtype),
             None if sigma is None else jnp.asarray(sigma, q.dtype),
