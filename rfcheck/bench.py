@@ -179,11 +179,14 @@ NumPy iid baseline ran at 14.3k trials/s straight after an engine call and 18.2k
 
 
 def _rates(runs: dict[str, tuple[Callable[[int], object], int]], seconds: float,
-           rounds: int = ROUNDS, pause: float = PAUSE) -> dict[str, float]:
+           rounds: int = ROUNDS, pause: float = PAUSE,
+           per_round: dict[str, list[float]] | None = None) -> dict[str, float]:
     """Trials per second of each ``runs[name] = (run, n0)``, timed *interleaved*.
 
     Each contender's trial count is calibrated to about ``seconds / rounds`` per call; then
     ``rounds`` rounds time every contender once, in turn, and each keeps its best round.
+    ``per_round``, if given, receives each contender's rate in every round (in order), so
+    that contenders can be compared round by round (paired: same stretch of the machine).
     On a shared machine whose speed drifts by tens of percent over seconds to minutes
     (machine B of the README), timing the baseline and the engine in separate windows
     skews their ratio by the drift; interleaved, both see the same windows and the best
@@ -197,7 +200,10 @@ def _rates(runs: dict[str, tuple[Callable[[int], object], int]], seconds: float,
             time.sleep(pause)
             t0 = time.perf_counter()
             run(ns[k])
-            best[k] = min(best[k], (time.perf_counter() - t0) / ns[k])
+            dt = (time.perf_counter() - t0) / ns[k]
+            best[k] = min(best[k], dt)
+            if per_round is not None:
+                per_round.setdefault(k, []).append(1.0 / dt)
     return {k: 1.0 / v for k, v in best.items()}
 
 
@@ -216,7 +222,8 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     -------
     list of dict
         One entry per (coupling, path) with keys ``workload``, ``coupling``, ``path``,
-        ``trials_per_s``, ``baseline``, ``baseline_trials_per_s``, ``ratio``,
+        ``trials_per_s``, ``baseline``, ``baseline_trials_per_s``, ``ratio``, ``ratio_rounds``
+        (the ratio in each interleaved round, engine and baseline of the same round),
         ``flop_ceiling_share`` (ensemble path only, else None), ``flops_per_trial``
         (ensemble path only, else None) and ``machine_gflops``.
     """
@@ -234,13 +241,14 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
             montecarlo.simulate(prod, M, 2 * montecarlo.TRIALS_PER_BLOCK, coupling=coupling,
                                 path=path, seed=1)
         montecarlo.simulate_numpy(prod, M, 4, coupling=coupling, seed=1)
+        rounds: dict[str, list[float]] = {}
         rates = _rates({
             "numpy": (lambda n, c=coupling: montecarlo.simulate_numpy(prod, M, n, coupling=c,
                                                                       seed=2), 16),
             **{path: (lambda n, c=coupling, p=path: montecarlo.simulate(
                 prod, M, n, coupling=c, path=p, seed=3), 1024)
                for path in ("ensemble", "projection")},
-        }, seconds, pause=0.01 if quick else PAUSE)
+        }, seconds, pause=0.01 if quick else PAUSE, per_round=rounds)
         base = rates["numpy"]
         for path in ("ensemble", "projection"):
             rate = rates[path]
@@ -254,6 +262,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                 "baseline": BASELINE,
                 "baseline_trials_per_s": base,
                 "ratio": rate / base,
+                "ratio_rounds": [r / b for r, b in zip(rounds[path], rounds["numpy"], strict=True)],
                 "flop_ceiling_share": None if fpt is None else fpt * rate / (gflops * 1e9),
                 "flops_per_trial": fpt,
                 "machine_gflops": gflops,
@@ -323,17 +332,30 @@ def _format_value(t: dict) -> str:
     return f"{v:.2f}x" if "orf's" in t["target"] else f"{v:.1f}x"
 
 
+def _round_range(e: dict) -> str:
+    """``min-max`` of the paired per-round ratios (engine over baseline in the same round): the
+    spread says how much the machine moved during the measurement; ``-`` if not recorded."""
+    rr = e.get("ratio_rounds") or []
+    if not rr:
+        return "-"
+    lo, hi = min(rr), max(rr)
+    return f"{lo:.0f}-{hi:.0f}x" if lo >= 100 else f"{lo:.1f}-{hi:.1f}x"
+
+
 def format_table(entries: list[dict]) -> str:
-    """A plain-text table of :func:`run_bench` entries, with the FLOP model notes."""
+    """A plain-text table of :func:`run_bench` entries, with the FLOP model notes.
+
+    ``ratio`` is best round over best round; ``round ratios`` the range of the ratios paired
+    round by round (:func:`_rates`), a measure of the machine's drift during the run."""
     head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
-            f"{'ratio':>8} {'FLOP/trial':>11} {'ceiling share':>13}")
+            f"{'ratio':>8} {'round ratios':>15} {'FLOP/trial':>11} {'ceiling share':>13}")
     lines = [entries[0]["workload"] if entries else "", head, "-" * len(head)]
     for e in entries:
         share = e["flop_ceiling_share"]
         fpt = e["flops_per_trial"]
         lines.append(
             f"{e['coupling']:<8} {e['path']:<10} {e['trials_per_s']:>12,.0f} "
-            f"{e['baseline_trials_per_s']:>15,.0f} {e['ratio']:>7.1f}x "
+            f"{e['baseline_trials_per_s']:>15,.0f} {e['ratio']:>7.1f}x {_round_range(e):>15} "
             f"{'-' if fpt is None else f'{fpt:,.0f}':>11} "
             f"{'-' if share is None else f'{100 * share:.1f}%':>13}"
         )
@@ -405,10 +427,11 @@ def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dic
                                ("poisson", 1.0, "dense"), ("geometric", 0.3, "dense")):
         de.simulate(x, y, dist, par, M, 2 * de.TRIALS_PER_BLOCK, seed=1)  # compile before timing
         de.simulate_numpy(x, y, dist, par, M, 4, seed=1)
+        rounds: dict[str, list[float]] = {}
         rates = _rates({
             "numpy": (lambda n, dd=dist, pp=par: de.simulate_numpy(x, y, dd, pp, M, n, seed=2), 16),
             "engine": (lambda n, dd=dist, pp=par: de.simulate(x, y, dd, pp, M, n, seed=3), 1024),
-        }, seconds, pause=0.01 if quick else PAUSE)
+        }, seconds, pause=0.01 if quick else PAUSE, per_round=rounds)
         base, rate = rates["numpy"], rates["engine"]
         entries.append({
             "workload": workload, "coupling": dist, "param": par, "setting": setting,

@@ -345,7 +345,7 @@ def test_bench_quick_smoke():
 
     entries = bench.run_bench(quick=True)
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
-            "baseline_trials_per_s", "ratio", "flop_ceiling_share", "flops_per_trial",
+            "baseline_trials_per_s", "ratio", "ratio_rounds", "flop_ceiling_share", "flops_per_trial",
             "machine_gflops", "machine"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
@@ -356,6 +356,7 @@ def test_bench_quick_smoke():
         assert set(e) == keys
         assert e["trials_per_s"] > 0 and e["baseline_trials_per_s"] > 0
         assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
+        assert len(e["ratio_rounds"]) == bench.ROUNDS and all(r > 0 for r in e["ratio_rounds"])
         assert (e["flop_ceiling_share"] is None) == (e["path"] == "projection")
     assert "ratio" in bench.format_table(entries)
     assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
@@ -407,8 +408,13 @@ def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):
 
     monkeypatch.setattr(bench.time, "perf_counter", lambda: clock["t"])
     monkeypatch.setattr(bench.time, "sleep", lambda s: None)
-    rates = bench._rates({"a": (run("a"), 1), "b": (run("b"), 1)}, seconds=1.0, rounds=4)
+    per_round: dict[str, list[float]] = {}
+    rates = bench._rates({"a": (run("a"), 1), "b": (run("b"), 1)}, seconds=1.0, rounds=4, per_round=per_round)
     assert len(calls) == 15  # calibration: a 1, 4, 16, 64 trials; b 1, 4, 16
     timed = calls[-8:]
     assert timed == ["a", "b"] * 4
     assert math.isclose(rates["a"], 1e3) and math.isclose(rates["b"], 250.0)
+    # call 12 is a's timed call of round 3 (after 7 calibration calls): its rate halves there
+    assert np.allclose(per_round["a"], [1e3, 1e3, 500.0, 1e3]) and np.allclose(per_round["b"], [250.0] * 4)
+    e = {"ratio_rounds": [pa / pb for pa, pb in zip(per_round["a"], per_round["b"], strict=True)]}
+    assert bench._round_range(e) == "2.0-4.0x" and bench._round_range({}) == "-"
