@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("jax", reason="rfcheck.attention needs JAX (pip install 'rfcheck[jax]')")
 
-from rfcheck.attention import mse  # noqa: E402
-from rfcheck.stats import z_critical  # noqa: E402
+from rfcheck.attention import mse
+from rfcheck.stats import z_critical
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "attention-scale"
 
