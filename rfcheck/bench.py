@@ -207,6 +207,20 @@ def _rates(runs: dict[str, tuple[Callable[[int], object], int]], seconds: float,
     return {k: 1.0 / v for k, v in best.items()}
 
 
+def one_thread(run: Callable[[int], object]) -> Callable[[int], object]:
+    """``run`` with Numba's parallel regions limited to one thread (restored afterwards)."""
+
+    def run1(n: int) -> object:
+        k = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            return run(n)
+        finally:
+            numba.set_num_threads(k)
+
+    return run1
+
+
 def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     """Time the engine and the NumPy baseline on the PosRF workload.
 
@@ -225,7 +239,10 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
         ``trials_per_s``, ``baseline``, ``baseline_trials_per_s``, ``ratio``, ``ratio_rounds``
         (the ratio in each interleaved round, engine and baseline of the same round),
         ``flop_ceiling_share`` (ensemble path only, else None), ``flops_per_trial``
-        (ensemble path only, else None) and ``machine_gflops``.
+        (ensemble path only, else None), ``machine_gflops``, ``threads`` (Numba's thread
+        count), ``trials_per_s_1thread`` (the same engine call limited to one thread, timed in
+        the same interleaved rounds) and ``parallel_efficiency`` = ``trials_per_s / (threads *
+        trials_per_s_1thread)``: how far the machine's cores scale this code (1 = perfectly).
     """
     if quick:
         seconds = min(seconds, 0.1)
@@ -242,13 +259,15 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                                 path=path, seed=1)
         montecarlo.simulate_numpy(prod, M, 4, coupling=coupling, seed=1)
         rounds: dict[str, list[float]] = {}
+        engine = {path: (lambda n, c=coupling, p=path: montecarlo.simulate(
+            prod, M, n, coupling=c, path=p, seed=3), 1024) for path in ("ensemble", "projection")}
         rates = _rates({
             "numpy": (lambda n, c=coupling: montecarlo.simulate_numpy(prod, M, n, coupling=c,
                                                                       seed=2), 16),
-            **{path: (lambda n, c=coupling, p=path: montecarlo.simulate(
-                prod, M, n, coupling=c, path=p, seed=3), 1024)
-               for path in ("ensemble", "projection")},
+            **engine,
+            **{f"{p}@1": (one_thread(run), n0) for p, (run, n0) in engine.items()},
         }, seconds, pause=0.01 if quick else PAUSE, per_round=rounds)
+        threads = numba.get_num_threads()
         base = rates["numpy"]
         for path in ("ensemble", "projection"):
             rate = rates[path]
@@ -267,6 +286,9 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                 "flops_per_trial": fpt,
                 "machine_gflops": gflops,
                 "machine": machine,
+                "threads": threads,
+                "trials_per_s_1thread": rates[f"{path}@1"],
+                "parallel_efficiency": rate / (threads * rates[f"{path}@1"]),
             })
     return entries
 
@@ -342,13 +364,22 @@ def _round_range(e: dict) -> str:
     return f"{lo:.0f}-{hi:.0f}x" if lo >= 100 else f"{lo:.1f}-{hi:.1f}x"
 
 
+def _scaling(e: dict) -> str:
+    """The 1-thread rate and the parallel efficiency columns (``-`` where not recorded)."""
+    r1, eff = e.get("trials_per_s_1thread"), e.get("parallel_efficiency")
+    if r1 is None or eff is None:
+        return f"{'-':>17} {'-':>8}"
+    return f"{r1:>17,.0f} {100 * eff:>7.0f}%"
+
+
 def format_table(entries: list[dict]) -> str:
     """A plain-text table of :func:`run_bench` entries, with the FLOP model notes.
 
     ``ratio`` is best round over best round; ``round ratios`` the range of the ratios paired
     round by round (:func:`_rates`), a measure of the machine's drift during the run."""
     head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
-            f"{'ratio':>8} {'round ratios':>15} {'FLOP/trial':>11} {'ceiling share':>13}")
+            f"{'ratio':>8} {'round ratios':>15} {'FLOP/trial':>11} {'ceiling share':>13} "
+            f"{'1-thread trials/s':>17} {'scaling':>8}")
     lines = [entries[0]["workload"] if entries else "", head, "-" * len(head)]
     for e in entries:
         share = e["flop_ceiling_share"]
@@ -357,12 +388,14 @@ def format_table(entries: list[dict]) -> str:
             f"{e['coupling']:<8} {e['path']:<10} {e['trials_per_s']:>12,.0f} "
             f"{e['baseline_trials_per_s']:>15,.0f} {e['ratio']:>7.1f}x {_round_range(e):>15} "
             f"{'-' if fpt is None else f'{fpt:,.0f}':>11} "
-            f"{'-' if share is None else f'{100 * share:.1f}%':>13}"
+            f"{'-' if share is None else f'{100 * share:.1f}%':>13} {_scaling(e)}"
         )
     if entries:
         g = entries[0]["machine_gflops"]
         lines.append(f"machine dgemm ceiling: {g:.1f} GFLOP/s; numba threads: "
                      f"{numba.get_num_threads()}; {entries[0].get('machine', machine_description())}")
+        lines.append("scaling: trials/s / (threads x 1-thread trials/s), both timed in the same rounds; "
+                     "below 100% the threads slow each other (shared hardware, clocks, or contention)")
         for e in entries:
             if e["coupling"] == "orf" and e["path"] == "ensemble":
                 q = _qr_equivalent_flops() * e["trials_per_s"] / (g * 1e9)

@@ -346,7 +346,7 @@ def test_bench_quick_smoke():
     entries = bench.run_bench(quick=True)
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
             "baseline_trials_per_s", "ratio", "ratio_rounds", "flop_ceiling_share", "flops_per_trial",
-            "machine_gflops", "machine"}
+            "machine_gflops", "machine", "threads", "trials_per_s_1thread", "parallel_efficiency"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)
@@ -358,9 +358,35 @@ def test_bench_quick_smoke():
         assert math.isclose(e["ratio"], e["trials_per_s"] / e["baseline_trials_per_s"])
         assert len(e["ratio_rounds"]) == bench.ROUNDS and all(r > 0 for r in e["ratio_rounds"])
         assert (e["flop_ceiling_share"] is None) == (e["path"] == "projection")
-    assert "ratio" in bench.format_table(entries)
+        assert e["threads"] == numba.get_num_threads() and e["trials_per_s_1thread"] > 0
+        assert math.isclose(e["parallel_efficiency"],
+                            e["trials_per_s"] / (e["threads"] * e["trials_per_s_1thread"]))
+    assert "ratio" in bench.format_table(entries) and "1-thread trials/s" in bench.format_table(entries)
     assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
     assert "simrf vs orf, projection" in bench.format_table(entries)
+
+
+def test_one_thread_limits_numba_and_restores_the_count():
+    """``bench.one_thread(run)``: inside, Numba's parallel regions get one thread; afterwards
+    (also after an exception) the previous count is back."""
+    from rfcheck import bench
+
+    seen = []
+
+    @numba.njit
+    def threads():
+        return numba.get_num_threads()
+
+    k = numba.get_num_threads()
+    bench.one_thread(lambda n: seen.append((n, threads())))(7)
+    assert seen == [(7, 1)] and numba.get_num_threads() == k
+
+    def boom(n):
+        raise RuntimeError("x")
+
+    with pytest.raises(RuntimeError):
+        bench.one_thread(boom)(1)
+    assert numba.get_num_threads() == k
 
 
 def test_bench_targets_read_the_issue_thresholds():
