@@ -366,6 +366,20 @@ def test_bench_quick_smoke():
     assert "simrf vs orf, projection" in bench.format_table(entries)
 
 
+def test_bench_ceiling_is_the_best_dgemm_of_the_run(monkeypatch):
+    """A slow first dgemm measurement (faked: 1 MFLOP/s) does not become the ceiling: the
+    dgemm timed in the interleaved rounds raises it, and every share uses the final ceiling."""
+    from rfcheck import bench
+
+    monkeypatch.setattr(bench, "machine_gflops", lambda *a, **k: 1e-3)
+    entries = bench.run_bench(quick=True)
+    g = entries[0]["machine_gflops"]
+    assert g > 0.1 and all(e["machine_gflops"] == g for e in entries)
+    for e in entries:
+        if e["path"] == "ensemble":
+            assert math.isclose(e["flop_ceiling_share"], e["flops_per_trial"] * e["trials_per_s"] / (g * 1e9))
+
+
 def test_one_thread_limits_numba_and_restores_the_count():
     """``bench.one_thread(run)``: inside, Numba's parallel regions get one thread; afterwards
     (also after an exception) the previous count is back."""
