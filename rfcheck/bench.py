@@ -436,6 +436,86 @@ def format_table(entries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- several runs
+def engine_entries(stored: list[dict]) -> list[dict]:
+    """The engine rows of a stored ``rfcheck bench --json`` list (no targets, no discrete rows)."""
+    return [e for e in stored if e.get("workload") == WORKLOAD and e.get("path") in ("ensemble", "projection")]
+
+
+def _med_range(values: list[float]) -> tuple[float, float, float] | None:
+    v = [x for x in values if x is not None]
+    return (float(np.median(v)), min(v), max(v)) if v else None
+
+
+def summarise_runs(runs: list[list[dict]]) -> dict:
+    """Median and range over several ``run_bench`` results (e.g. stored ``--json`` files).
+
+    Per (coupling, path): ``trials_per_s``, ``ratio``, ``trials_per_s_1thread``,
+    ``parallel_efficiency`` and two ceiling shares -- ``share`` under each run's own ceiling and
+    ``share_pooled`` under the best ceiling of all the runs (the ceiling is a property of the
+    machine; one run's slow dgemm measurement would inflate its own shares) -- each as
+    ``(median, min, max)`` or None where no run recorded it.  ``targets``: for each target of
+    :data:`TARGETS`, in how many runs it holds (recomputed with :func:`targets`, the share
+    targets against the pooled ceiling).
+    """
+    runs = [engine_entries(r) for r in runs]
+    if not runs or not all(runs):
+        raise ValueError("summarise_runs needs at least one run, each with engine rows")
+    pooled = max(e["machine_gflops"] for r in runs for e in r)
+    rows: dict[tuple[str, str], dict] = {}
+    for r in runs:
+        for e in r:
+            row = rows.setdefault((e["coupling"], e["path"]), {})
+            fpt = e.get("flops_per_trial")
+            for key, val in (("trials_per_s", e["trials_per_s"]), ("ratio", e["ratio"]),
+                             ("share", e.get("flop_ceiling_share")),
+                             ("share_pooled", None if fpt is None else fpt * e["trials_per_s"] / (pooled * 1e9)),
+                             ("trials_per_s_1thread", e.get("trials_per_s_1thread")),
+                             ("parallel_efficiency", e.get("parallel_efficiency"))):
+                row.setdefault(key, []).append(val)
+    held: dict[str, int] = {}
+    for r in runs:  # share targets against the pooled ceiling
+        pooled_r = [{**e, "flop_ceiling_share": None if e.get("flops_per_trial") is None
+                     else e["flops_per_trial"] * e["trials_per_s"] / (pooled * 1e9)} for e in r]
+        for t in targets(pooled_r):
+            held[t["target"]] = held.get(t["target"], 0) + int(t["holds"])
+    return {"runs": len(runs), "ceilings": [r[0]["machine_gflops"] for r in runs], "pooled_ceiling": pooled,
+            "rows": {k: {key: _med_range(v) for key, v in row.items()} for k, row in rows.items()},
+            "targets": held}
+
+
+def format_summary(summary: dict) -> str:
+    """Plain-text table of :func:`summarise_runs`: median (min-max) per column."""
+
+    def cell(mr: tuple[float, float, float] | None, fmt: Callable[[float], str]) -> str:
+        return "-" if mr is None else f"{fmt(mr[0])} ({fmt(mr[1])}-{fmt(mr[2])})"
+
+    def rate(v: float) -> str:
+        return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.0f}k"
+
+    def pct(v: float) -> str:
+        return f"{100 * v:.1f}%"
+
+    def ratio(v: float) -> str:
+        return f"{v:.0f}x" if v >= 100 else f"{v:.1f}x"
+
+    cols = (("trials/s", "trials_per_s", rate), ("ratio to NumPy", "ratio", ratio),
+            ("share, own ceiling", "share", pct), ("share, pooled ceiling", "share_pooled", pct),
+            ("1-thread trials/s", "trials_per_s_1thread", rate), ("scaling", "parallel_efficiency",
+                                                                    lambda v: f"{100 * v:.0f}%"))
+    lines = [f"{summary['runs']} runs; ceilings (GFLOP/s): "
+             + ", ".join(f"{g:.1f}" for g in summary["ceilings"])
+             + f"; pooled ceiling {summary['pooled_ceiling']:.1f}; median (min-max)",
+             "| coupling | path | " + " | ".join(c[0] for c in cols) + " |",
+             "| --- | --- |" + " ---: |" * len(cols)]
+    for (c, p), row in summary["rows"].items():
+        lines.append(f"| {c} | {p} | " + " | ".join(cell(row[key], f) for _, key, f in cols) + " |")
+    lines.append(f"targets held (of {summary['runs']} runs; shares against the pooled ceiling):")
+    for t, n in summary["targets"].items():
+        lines.append(f"  {n}/{summary['runs']}  {t}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- discrete (CRT sec 3.2)
 DISCRETE_BASELINE = "numpy discrete_engine.simulate_numpy"
 

@@ -150,6 +150,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from rfcheck import bench
 
+    if args.summarise:
+        runs = []
+        for path in args.summarise:
+            try:
+                with open(path) as fh:
+                    runs.append(json.load(fh))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise ValueError(f"cannot read bench output {path}: {exc}") from None
+        print(bench.format_summary(bench.summarise_runs(runs)))
+        return 0
     entries = bench.run_bench(quick=args.quick)
     print(bench.format_table(entries))
     discrete = bench.run_discrete_bench(quick=args.quick)
@@ -229,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="engine (default) or attention (exact vs linear attention, time and memory vs L; needs jax)")
     bp.add_argument("--json", metavar="PATH")
     bp.add_argument("--quick", action="store_true")
+    bp.add_argument("--summarise", nargs="+", metavar="JSON",
+                    help="engine: no timing; median and range over stored --json outputs of earlier runs")
     bp.add_argument("--min-len", type=int, default=1024, help="attention: smallest L")
     bp.add_argument("--max-len", type=int, default=None,
                     help="attention: largest L (doubling from --min-len; default 65536 on CPU, 262144 on a GPU)")

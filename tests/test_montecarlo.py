@@ -430,6 +430,58 @@ def test_bench_targets_read_the_issue_thresholds():
     assert "MISSES orf projection >= 2M trials/s" in table and "1.90M" in table
 
 
+def test_bench_summarise_runs_medians_ranges_pooled_ceiling_and_targets():
+    """Three synthetic runs: medians and ranges per column; the pooled share divides by the best
+    ceiling of all runs (a run with a slow dgemm measurement does not inflate it); targets are
+    counted per run, shares against the pooled ceiling."""
+    from rfcheck import bench
+
+    def run(rate, base, gflops, r1=None):
+        e = {"workload": bench.WORKLOAD, "coupling": "orf", "path": "ensemble", "trials_per_s": rate,
+             "baseline_trials_per_s": base, "ratio": rate / base, "flops_per_trial": 1e6,
+             "flop_ceiling_share": 1e6 * rate / (gflops * 1e9), "machine_gflops": gflops}
+        if r1 is not None:
+            e.update(trials_per_s_1thread=r1, parallel_efficiency=rate / (2 * r1))
+        return [e, {"workload": "target", "target": "stale", "holds": True}]
+
+    runs = [run(20e3, 2e3, 80.0, 10e3), run(30e3, 2e3, 50.0, 20e3), run(25e3, 1e3, 100.0)]
+    sm = bench.summarise_runs(runs)
+    row = sm["rows"][("orf", "ensemble")]
+    assert sm["runs"] == 3 and sm["ceilings"] == [80.0, 50.0, 100.0] and sm["pooled_ceiling"] == 100.0
+    assert row["trials_per_s"] == (25e3, 20e3, 30e3)
+    assert row["ratio"] == (15.0, 10.0, 25.0)
+    assert row["share"] == pytest.approx((0.25, 0.25, 0.6))  # own ceilings: 20/80, 30/50, 25/100
+    assert row["share_pooled"] == pytest.approx((0.25, 0.2, 0.3))
+    assert row["trials_per_s_1thread"] == (15e3, 10e3, 20e3)  # the run without it is left out
+    assert sm["targets"] == {"orf ensemble >= 10x NumPy": 3, "orf ensemble >= 30% of the dgemm ceiling": 1}
+    text = bench.format_summary(sm)
+    assert "| orf | ensemble | 25k (20k-30k) | 15.0x (10.0x-25.0x) | 25.0% (25.0%-60.0%) |" in text
+    assert "1/3  orf ensemble >= 30% of the dgemm ceiling" in text
+    with pytest.raises(ValueError, match="at least one run"):
+        bench.summarise_runs([])
+    with pytest.raises(ValueError, match="engine rows"):
+        bench.summarise_runs([[{"workload": "target"}]])
+
+
+def test_bench_summarise_reproduces_the_readme_table(capsys):
+    """``rfcheck bench --summarise results/bench/machine-B-2026-11-26/run*.json`` prints the
+    README's six-run table (spot checks of its cells and target counts)."""
+    from pathlib import Path
+
+    from rfcheck.cli import main
+
+    runs = sorted((Path(__file__).resolve().parent.parent / "results" / "bench" / "machine-B-2026-11-26")
+                  .glob("run*.json"))
+    assert len(runs) == 6
+    assert main(["bench", "--summarise", *map(str, runs)]) == 0
+    out = capsys.readouterr().out
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert len(rows) == 2 + 8 and all(r in readme for r in rows)
+    assert "| orf | projection | 1.62M (1.45M-2.15M) |" in out
+    assert "2/6  iid ensemble >= 10x NumPy" in out and "1/6  orf projection >= 2M trials/s" in out
+
+
 def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):
     """After calibration, every round times each contender once, in turn (so that the
     baseline and the engine see the same stretches of a drifting machine); each rate is
