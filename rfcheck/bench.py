@@ -251,7 +251,9 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
         first measurement cannot lower the ceiling and inflate the shares), ``threads`` (Numba's thread
         count), ``trials_per_s_1thread`` (the same engine call limited to one thread, timed in
         the same interleaved rounds) and ``parallel_efficiency`` = ``trials_per_s / (threads *
-        trials_per_s_1thread)``: how far the machine's cores scale this code (1 = perfectly).
+        trials_per_s_1thread)``: how far the machine's cores scale this code (1 = perfectly;
+        best round over best round, which may come from different windows of a drifting
+        machine) and ``efficiency_rounds``, the same quotient paired round by round.
     """
     if quick:
         seconds = min(seconds, 0.1)
@@ -303,6 +305,8 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                 "threads": threads,
                 "trials_per_s_1thread": rates[f"{path}@1"],
                 "parallel_efficiency": rate / (threads * rates[f"{path}@1"]),
+                "efficiency_rounds": [r / (threads * r1) for r, r1 in
+                                      zip(rounds[path], rounds[f"{path}@1"], strict=True)],
             })
     for e in entries:  # the ceiling is the best dgemm rate of the whole run
         e["machine_gflops"] = gflops
@@ -340,7 +344,7 @@ def targets(entries: list[dict]) -> list[dict]:
     this FLOP model: an iid trial is 12,544 FLOPs of which ``M d = 4096`` are normal draws
     (one FLOP each), so 30% of a 70-110 GFLOP/s ceiling means 1.7M-2.6M trials/s, i.e.
     ~0.2-0.3 ns per normal draw per core, ~10x faster than this engine's ziggurat
-    (~2-3 ns per draw per thread, measured shares 2.5%-3.1%).
+    (~2-3 ns per draw per thread, measured shares 2.0%-3.4% on machine B).
     """
     by = {(e["coupling"], e["path"]): e for e in entries}
     rel = relative_rates(entries)

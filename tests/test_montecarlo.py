@@ -346,7 +346,8 @@ def test_bench_quick_smoke():
     entries = bench.run_bench(quick=True)
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
             "baseline_trials_per_s", "ratio", "ratio_rounds", "flop_ceiling_share", "flops_per_trial",
-            "machine_gflops", "machine", "threads", "trials_per_s_1thread", "parallel_efficiency"}
+            "machine_gflops", "machine", "threads", "trials_per_s_1thread", "parallel_efficiency",
+            "efficiency_rounds"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)
@@ -361,6 +362,7 @@ def test_bench_quick_smoke():
         assert e["threads"] == numba.get_num_threads() and e["trials_per_s_1thread"] > 0
         assert math.isclose(e["parallel_efficiency"],
                             e["trials_per_s"] / (e["threads"] * e["trials_per_s_1thread"]))
+        assert len(e["efficiency_rounds"]) == bench.ROUNDS and all(x > 0 for x in e["efficiency_rounds"])
     assert "ratio" in bench.format_table(entries) and "1-thread trials/s" in bench.format_table(entries)
     assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
     assert "simrf vs orf, projection" in bench.format_table(entries)

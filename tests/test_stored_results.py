@@ -4,7 +4,7 @@ the verdict rules of the current code, and with what the README says of them.
 The files are the evidence behind README tables (CPU runs at L = 1024, 4096; the H200 run at
 L = 16384; the DARKFormer runs): each entry's ``z`` is recomputed from its stored estimate and
 SEs, and each verdict from ``z``, ``z_crit`` and the tail statistics by the documented rule, so
-a change of rule or a hand-edited file fails here.
+a hand-edited file, or a change of rule that flips a stored verdict, fails here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("jax", reason="rfcheck.attention needs JAX (pip install 'rfcheck[jax]')")
 
 from rfcheck.attention import mse
-from rfcheck.stats import z_critical
+from rfcheck.stats import Estimate, compare_mc, z_critical
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "attention-scale"
 
@@ -42,19 +42,23 @@ def test_the_stored_studies_are_found():
 
 
 def _equality_verdict(e: dict) -> str:
-    """``compare_mc``'s rule, restated: undecided on untrusted tails or without the power to see
-    a 10% error; else HOLDS iff ``|z| <= z_crit``."""
-    se = math.hypot(e["se"], e["closed_form_se"])
-    if not e["tails"]["trustworthy"]:
-        return "INCONCLUSIVE"
-    if abs(e["z"]) <= e["z_crit"] and e["z_crit"] * se > 0.1 * abs(e["closed_form"]) / 2:
-        return "INCONCLUSIVE"
-    return "HOLDS" if abs(e["z"]) <= e["z_crit"] else "REFUTED"
+    """The code's own rule (``compare_mc`` and ``mse._verdict_eq``) on the stored estimate."""
+    t = e["tails"]
+    est = Estimate(value=e["empirical"], se=e["se"], n=t["n"], se_source="sample",
+                   trustworthy=bool(t["trustworthy"]), tail_cv=t["tail_cv"], max_share=t["max_share"],
+                   reason=t.get("note", ""))
+    pe = compare_mc({}, e["closed_form"], est, z_crit=e["z_crit"], atol=e["closed_form_se"])
+    assert pe.extra["z"] == pytest.approx(e["z"], rel=1e-9, abs=1e-12), e["id"]
+    return mse._verdict_eq(pe)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(RESULTS).as_posix())
 def test_stored_verdicts_follow_from_the_stored_statistics(path):
-    for study in json.loads(path.read_text()):
+    _check_studies(json.loads(path.read_text()))
+
+
+def _check_studies(studies: list[dict]) -> None:
+    for study in studies:
         cfg, entries = study["config"], study["entries"]
         assert cfg["R"] <= cfg["R_requested"]
         zc = z_critical(cfg["alpha"], len(entries))
@@ -88,3 +92,21 @@ def test_readme_isotropic_table_all_hold():
     assert got == {(1024, 16): 4000, (1024, 64): 4000, (1024, 256): 1200, (4096, 16): 2850,
                    (4096, 64): 1500, (4096, 256): 975, (16384, 16): 4000, (16384, 64): 4000,
                    (16384, 256): 3025}
+
+
+@pytest.mark.parametrize("plant", ["verdict", "z", "estimate", "tails"])
+def test_a_planted_change_in_a_stored_file_is_caught(plant):
+    """The check above has power: a changed verdict, z, estimate or tail statistic of one entry
+    of the H200 study is caught."""
+    studies = json.loads((RESULTS / "gpu-h200" / "mse-L16384.json").read_text())
+    e = studies[1]["entries"][0]  # an equality, HOLDS at z = 1.61
+    if plant == "verdict":
+        studies[2]["entries"][5]["verdict"] = "INCONCLUSIVE"  # an ordering
+    elif plant == "z":
+        e["z"] *= 1.01
+    elif plant == "estimate":
+        e["empirical"] *= 1.001
+    else:
+        e["tails"]["trustworthy"] = False  # then the verdict must be INCONCLUSIVE
+    with pytest.raises(AssertionError):
+        _check_studies(studies)
