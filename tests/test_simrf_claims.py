@@ -60,3 +60,24 @@ def test_pair_monte_carlo_check_has_power() -> None:
         orf_val = float(C.printed_eq23(v, d))
     assert abs(est.value - simrf_val) < 4.5 * est.se
     assert abs(est.value - orf_val) > 4.5 * est.se
+
+
+@pytest.mark.parametrize(("w", "d", "c"), [(3.0, 3, 0.5), (2.0, 4, -0.5), (0.7, 6, 0.9), (5.0, 16, -0.3)])
+def test_eq56_correction_needs_both_fixes(w: float, d: int, c: float) -> None:
+    """The correction named in simrf.eq56: with the Jacobian w/s *and* the square root in the
+    second p_chi argument, the first expression of eq (56) equals eq (20) (reference: the
+    claim's change-of-variables quadrature, 1e-20 at 30 digits); the printed form and the
+    square-root-only fix do not."""
+    p = {"w": w, "d": d, "cos": c}
+    with mpmath.workdps(30):
+        ref, _ = C._ref_pdf_angle(p, 30)
+        fixed = C.eq56_middle(p, corrected=True)
+        printed = C.printed_eq56_middle(p)
+        assert abs(fixed - ref) <= 1e-20 * abs(ref)
+        assert abs(printed - ref) > 1e-3 * abs(ref)
+        s = lambda ph: 1 + mpmath.sin(2 * ph) * c  # noqa: E731
+        pchi = lambda r: r ** (d - 1) * mpmath.exp(-r * r / 2) / (2 ** (mpmath.mpf(d) / 2 - 1)  # noqa: E731
+                                                                  * mpmath.gamma(mpmath.mpf(d) / 2))
+        sqrt_only = mpmath.quad(lambda ph: w / mpmath.sqrt(s(ph)) * pchi(w * mpmath.cos(ph) / mpmath.sqrt(s(ph)))
+                                * pchi(w * mpmath.sin(ph) / mpmath.sqrt(s(ph))), [0, mpmath.pi / 2])
+        assert abs(sqrt_only - ref) > 1e-3 * abs(ref)

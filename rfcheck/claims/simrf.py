@@ -1367,8 +1367,14 @@ register(
 )
 
 
-def printed_eq56_middle(p: dict[str, Any]) -> Any:
-    """Eq (56), first expression as printed (second p_chi argument without the square root)."""
+def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
+    """Eq (56), first expression: ``int dphi J(phi) p_chi(a) p_chi(b)`` with ``s = 1 + sin(2phi) cos theta``.
+
+    As printed (``corrected=False``): ``J = w / sqrt(s)``, ``a = w cos phi / sqrt(s)``,
+    ``b = w sin phi / s``.  Corrected: differentiating eq (55), whose upper limit is
+    ``R = w / sqrt(s)``, gives ``J = R dR/dw = w / s``, and ``b = w sin phi / sqrt(s)``; with both
+    fixes the expression equals eq (20) (the square root alone does not: ``tests/test_simrf_claims.py``).
+    """
     w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
 
     def pchi(r: Any) -> Any:
@@ -1376,9 +1382,16 @@ def printed_eq56_middle(p: dict[str, Any]) -> Any:
 
     def f(ph: Any) -> Any:
         s = 1 + mpmath.sin(2 * ph) * c
-        return w / mpmath.sqrt(s) * pchi(w * mpmath.cos(ph) / mpmath.sqrt(s)) * pchi(w * mpmath.sin(ph) / s)
+        rs = mpmath.sqrt(s)
+        jac, b = (w / s, w * mpmath.sin(ph) / rs) if corrected else (w / rs, w * mpmath.sin(ph) / s)
+        return jac * pchi(w * mpmath.cos(ph) / rs) * pchi(b)
 
     return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
+
+
+def printed_eq56_middle(p: dict[str, Any]) -> Any:
+    """Eq (56), first expression as printed (:func:`eq56_middle`)."""
+    return eq56_middle(p)
 
 
 register(
@@ -1401,8 +1414,11 @@ register(
                 8,
             )
         ],
-        correction="The second p_chi argument needs the square root, w sin phi / sqrt(1 + sin(2phi) cos theta); the "
-        "final form of eq (56) (= eq (20)) is correct (claim simrf.lem4.2.pdf).",
+        correction="Two slips: the second p_chi argument needs the square root, w sin phi / sqrt(s), and the "
+        "Jacobian of differentiating eq (55) is w / s, not w / sqrt(s) (s = 1 + sin(2phi) cos theta; the upper "
+        "limit R = w / sqrt(s) gives R dR/dw = w / s). With both, the first expression equals the final form of "
+        "eq (56) (= eq (20)), which is correct (claim simrf.lem4.2.pdf); the square root alone does not (w = 3, "
+        "d = 3, cos theta = 0.5: printed 0.6041, square root only 0.5292, both 0.4433 = eq (20)).",
     )
 )
 
