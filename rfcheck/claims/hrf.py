@@ -1477,19 +1477,22 @@ def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        b = mpmath.exp(2 * r**2) / (mpmath.sqrt(2 * m) * r) * (1 - mpmath.exp(-4 * r**2)) * mpmath.sqrt(
+        b = mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m * r) * (1 - mpmath.exp(-4 * r**2)) * mpmath.sqrt(
             1 / mpmath.pi - 1 / (n * mpmath.pi) + 1 / (n * mpmath.sqrt(mpmath.pi)))
         return v, mpmath.log(b), e
 
 
 register(Claim(
     id="hrf.eq65", paper="hrf", source=f"{SRC}, appendix D.3, eq (65)",
-    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/(sqrt(2m) r) (1 - exp(-4r^2)) "
+    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _eq65, max_points=24)],
-    correction="See hrf.thm3.5.bound: eq (64) is wrong; the corrected bound has 1/(n sqrt(pi) r) in place of "
-               "1/(n sqrt(pi)) under the root and 1/r outside only for the (1 - 1/n)/pi term.",
+    notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
+          "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
+          "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
+          "(claim hrf.thm3.5.bound). The printed eq (65) is weaker by sqrt(r): the corrected bound of "
+          "hrf.thm3.5.bound, W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)), is at most it for r >= 1.",
 ))
 
 
