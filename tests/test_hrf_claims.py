@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import pytest
 
 from rfcheck.claims import load_all
@@ -64,3 +65,21 @@ def test_verdict_at_point(cid, at, verdict):
 def test_tab1_inconclusive_with_reason():
     v = run_claim("hrf.tab1")
     assert v.verdict == "INCONCLUSIVE" and "not specified" in v.reason
+
+
+@pytest.mark.parametrize("r", [5.0, 9.5])
+def test_eq65_as_printed_holds_where_eq27_fails(r):
+    """Eq (65) is printed with sqrt(2mr) (r under the root); registered so, it holds at r = 5 and
+    9.5 (n = 1, m = 1), where eq (27)'s (1/r) sqrt(1/(2m)) -- the form the registration carried
+    before 2026-11-26 -- is refuted; and the printed bound is at least the corrected one."""
+    from rfcheck import verify
+
+    at = {"r": r, "m": 1, "n": 1}
+    assert verify.evaluate_at("hrf.eq65", at).verdict == "HOLDS"
+    assert verify.evaluate_at("hrf.thm3.5.bound", at).verdict == "REFUTED"
+    from rfcheck.claims import hrf as ch
+
+    with mpmath.workdps(30):
+        v, log_b, _ = ch._eq65(at, 30)
+        log27 = log_b - mpmath.log(r) / 2  # eq (27) = eq (65) / sqrt(r)
+    assert log27 < v < log_b
