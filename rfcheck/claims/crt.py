@@ -415,7 +415,11 @@ register(Claim(
                "(claim crt.eq22 holds); rfcheck.closed_forms.crt.oprf_rho_star evaluates it as "
                "2d/((2u + d) + sqrt((2u + d)^2 + 8du)), which does not cancel for small u.",
     notes="As printed (in the seed transcription) the square root in (7) covers '- 2|x+y|^2 - d'; "
-          "eq (22) in the proof closes it before. Both forms are registered.",
+          "eq (22) in the proof closes it before. Both forms are registered. Likely a transcription "
+          "artefact rather than the paper's error (an independent audit, 2026-11-26): the transcription "
+          "wraps the root in a redundant \\left( ... \\right), and under the long root the theorem's own "
+          "Note fails (rho* -> infinity, not 1, as |x+y| -> 0; A = +0.019 > 0 at d = 3, u = 2.01, where the "
+          "Note says A < 0). The verdict is about the text as transcribed.",
 ))
 
 register(Claim(
