@@ -466,22 +466,23 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
     if not runs or not all(runs):
         raise ValueError("summarise_runs needs at least one run, each with engine rows")
     pooled = max(e["machine_gflops"] for r in runs for e in r)
+
+    def pooled_share(e: dict) -> float | None:
+        fpt = e.get("flops_per_trial")
+        return None if fpt is None else fpt * e["trials_per_s"] / (pooled * 1e9)
+
     rows: dict[tuple[str, str], dict] = {}
     for r in runs:
         for e in r:
             row = rows.setdefault((e["coupling"], e["path"]), {})
-            fpt = e.get("flops_per_trial")
             for key, val in (("trials_per_s", e["trials_per_s"]), ("ratio", e["ratio"]),
-                             ("share", e.get("flop_ceiling_share")),
-                             ("share_pooled", None if fpt is None else fpt * e["trials_per_s"] / (pooled * 1e9)),
+                             ("share", e.get("flop_ceiling_share")), ("share_pooled", pooled_share(e)),
                              ("trials_per_s_1thread", e.get("trials_per_s_1thread")),
                              ("parallel_efficiency", e.get("parallel_efficiency"))):
                 row.setdefault(key, []).append(val)
     held: dict[str, int] = {}
     for r in runs:  # share targets against the pooled ceiling
-        pooled_r = [{**e, "flop_ceiling_share": None if e.get("flops_per_trial") is None
-                     else e["flops_per_trial"] * e["trials_per_s"] / (pooled * 1e9)} for e in r]
-        for t in targets(pooled_r):
+        for t in targets([{**e, "flop_ceiling_share": pooled_share(e)} for e in r]):
             held[t["target"]] = held.get(t["target"], 0) + int(t["holds"])
     return {"runs": len(runs), "ceilings": [r[0]["machine_gflops"] for r in runs], "pooled_ceiling": pooled,
             "rows": {k: {key: _med_range(v) for key, v in row.items()} for k, row in rows.items()},
