@@ -1,4 +1,5 @@
-"""Exact integer <-> double conversions by bit arithmetic, for the Numba kernels' SIMD loops.
+"""Exact primitives for the Numba kernels' SIMD loops: integer <-> double conversions by bit
+arithmetic, and a fused multiply-add (:func:`fma`, :func:`py_fma`).
 
 Below AVX-512 x86 has no SIMD instruction converting between 64-bit integers and doubles,
 so LLVM converts such values one lane at a time (``vcvtsi2sd`` / ``vcvttsd2si`` with lane
@@ -11,16 +12,24 @@ are single SIMD instructions on every level.  Each equals the plain conversion t
 bit on its stated domain (``tests/test_bits.py``: hypothesis against Python's exact
 arithmetic, domain edges included); outside that domain the result is unspecified, so callers
 guarantee it.
+
+:func:`fma` is ``a * b + c`` rounded once (IEEE 754 fusedMultiplyAdd): a single instruction
+where the CPU has FMA (every x86 since 2013-2015, every ARMv8), a correctly rounded libm call
+elsewhere -- so, unlike letting the compiler contract ``a * b + c`` (``fastmath``), the result
+is the same on every machine.  :func:`py_fma` is its exact plain-Python twin.
 """
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["as_f64", "f64_bits", "pow2", "u52_to_f64", "u53_to_f64"]
+__all__ = ["as_f64", "f64_bits", "fma", "pow2", "py_fma", "u52_to_f64", "u53_to_f64"]
 
 _U = np.uint64
 _ONE = _U(1)
@@ -53,6 +62,41 @@ def f64_bits(typingctx, x):
         return builder.bitcast(args[0], ir.IntType(64))
 
     return types.uint64(x), codegen
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """``a * b + c`` with a single rounding (LLVM ``llvm.fma.f64``; vectorised in SIMD loops)."""
+    if not (a == types.float64 and b == types.float64 and c == types.float64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return types.float64(a, b, c), codegen
+
+
+def py_fma(a: float, b: float, c: float) -> float:
+    """Plain-Python :func:`fma`: ``a * b + c`` rounded once, bit for bit (``math.fma`` from
+    Python 3.13; before it, the exact rational value rounded by ``Fraction.__float__``, which
+    is correctly rounded, with IEEE 754's rules for zeros, infinities and NaN)."""
+    if _MATH_FMA is not None:
+        return _MATH_FMA(a, b, c)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c  # the product is exactly inf or NaN
+    if not math.isfinite(c):
+        return c  # a finite product plus inf or NaN (a * b might overflow; the fma does not)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        # an exact zero: then a * b is exact too, and the float sum has IEEE's zero sign
+        return a * b + c
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+
+
+_MATH_FMA = getattr(math, "fma", None)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

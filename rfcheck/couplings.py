@@ -79,6 +79,7 @@ from numba import njit
 
 from rfcheck import rng as _rng
 from rfcheck import validate
+from rfcheck.bits import fma, py_fma
 
 __all__ = [
     "COUPLINGS",
@@ -213,16 +214,21 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
     with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
 
-    Columns ``c0:c1``; three rows per pass share the loads of ``wA .. wD``.  Row order and
-    expression order equal the plain-Python twin's (one row at a time), so the numbers do
-    (any row grouping would: the ``wC``, ``wD`` sums are accumulated left to right).
+    Every update is one fused multiply-add (:func:`rfcheck.bits.fma`, rounded once and the
+    same on every machine): ``y = fma(-tB vB_i, wB, fma(-tA vA_i, wA, x))``,
+    ``wC = fma(vC_i, y, wC)``.  Columns ``c0:c1``; three rows per pass share the loads of
+    ``wA .. wD``.  Row order and expression order equal the plain-Python twin's (one row at
+    a time), so the numbers do (any row grouping would: the ``wC``, ``wD`` sums are
+    accumulated left to right).
 
-    Measured alternatives (AVX2 machine, 2026-11-25, one thread, one 64 x 64 sweep pair:
-    this loop 0.40-0.50 ns per updated element, ~124 ns of set-up per call): two rows per
-    pass 0.56, four rows 0.53, plain 2-D indexing ``X[i, c]`` instead of row views 1.04 (LLVM
-    no longer vectorises); 64-byte-aligned ``X`` and ``vec`` were faster in this
-    micro-benchmark (0.35 vs 0.48) but not measurably in the engine's ORF trial, so not kept.
-    Earlier (2026-11-24, AVX-512 machine): rank-4 sweeps and chunk-8 inner loops were slower.
+    Measured (machine B, AVX2, 2026-11-26, through :func:`rfcheck.montecarlo.simulate`, one
+    thread, interleaved with the code before): the fused form gives 9-17% more ORF ensemble
+    trials/s than separate multiplies and adds (~35k -> ~38k).  Earlier (2026-11-25) two- and
+    four-row passes, plain 2-D indexing ``X[i, c]`` and 64-byte-aligned scratch were no
+    faster; (2026-11-24, AVX-512 machine) rank-4 sweeps and chunk-8 inner loops were slower.
+    Micro-benchmarks of this loop outside the engine mislead: with ``d`` a compile-time
+    constant, or the loop inlined into another caller, LLVM vectorised it differently
+    (2026-11-26: a variant 1.6x faster in such a harness was 10% slower in the engine).
     """
     n = c1 - c0
     wa = wA[c0:c1]
@@ -231,12 +237,12 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     wd = wD[c0:c1]
     i = r0
     while i + 2 < d:
-        a0 = tA * vA[i]
-        b0 = tB * vB[i]
-        a1 = tA * vA[i + 1]
-        b1 = tB * vB[i + 1]
-        a2 = tA * vA[i + 2]
-        b2 = tB * vB[i + 2]
+        a0 = -(tA * vA[i])
+        b0 = -(tB * vB[i])
+        a1 = -(tA * vA[i + 1])
+        b1 = -(tB * vB[i + 1])
+        a2 = -(tA * vA[i + 2])
+        b2 = -(tB * vB[i + 2])
         g0 = vC[i]
         h0 = vD[i]
         g1 = vC[i + 1]
@@ -249,26 +255,26 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
         for c in range(n):
             pa = wa[c]
             pb = wb[c]
-            y0 = (x0[c] - a0 * pa) - b0 * pb
-            y1 = (x1[c] - a1 * pa) - b1 * pb
-            y2 = (x2[c] - a2 * pa) - b2 * pb
+            y0 = fma(b0, pb, fma(a0, pa, x0[c]))
+            y1 = fma(b1, pb, fma(a1, pa, x1[c]))
+            y2 = fma(b2, pb, fma(a2, pa, x2[c]))
             x0[c] = y0
             x1[c] = y1
             x2[c] = y2
-            wc[c] = ((wc[c] + g0 * y0) + g1 * y1) + g2 * y2
-            wd[c] = ((wd[c] + h0 * y0) + h1 * y1) + h2 * y2
+            wc[c] = fma(g2, y2, fma(g1, y1, fma(g0, y0, wc[c])))
+            wd[c] = fma(h2, y2, fma(h1, y1, fma(h0, y0, wd[c])))
         i += 3
     while i < d:
-        a0 = tA * vA[i]
-        b0 = tB * vB[i]
+        a0 = -(tA * vA[i])
+        b0 = -(tB * vB[i])
         g0 = vC[i]
         h0 = vD[i]
         x0 = X[i, c0:c1]
         for c in range(n):
-            y0 = (x0[c] - a0 * wa[c]) - b0 * wb[c]
+            y0 = fma(b0, wb[c], fma(a0, wa[c], x0[c]))
             x0[c] = y0
-            wc[c] += g0 * y0
-            wd[c] += h0 * y0
+            wc[c] = fma(g0, y0, wc[c])
+            wd[c] = fma(h0, y0, wd[c])
         i += 1
 
 
@@ -500,10 +506,10 @@ def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
             h0 = vD[i]
             xi = X[i]
             for c in range(r0, b):
-                y = (xi[c] - a0 * wA[c]) - b0 * wB[c]
+                y = py_fma(-b0, wB[c], py_fma(-a0, wA[c], xi[c]))
                 xi[c] = y
-                wC[c] += g0 * y
-                wD[c] += h0 * y
+                wC[c] = py_fma(g0, y, wC[c])
+                wD[c] = py_fma(h0, y, wD[c])
         vA, vB, wA, wB, tA, tB = vC, vD, wC, wD, tC, tD
         k -= 2
     return X, signs
