@@ -221,9 +221,10 @@ def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
     a time), so the numbers do (any row grouping would: the ``wC``, ``wD`` sums are
     accumulated left to right).
 
-    Measured (machine B, AVX2, 2026-11-26, through :func:`rfcheck.montecarlo.simulate`, one
-    thread, interleaved with the code before): the fused form gives 9-17% more ORF ensemble
-    trials/s than separate multiplies and adds (~35k -> ~38k).  Earlier (2026-11-25) two- and
+    Measured (machine B, AVX2, 2026-11-26, through :func:`rfcheck.montecarlo.simulate`,
+    interleaved with the code before): the fused form gives 8-18% more ORF ensemble trials/s
+    on one thread than separate multiplies and adds (~35k -> ~38k), 4-9% on two threads in
+    ``rfcheck bench`` (README).  Earlier (2026-11-25) two- and
     four-row passes, plain 2-D indexing ``X[i, c]`` and 64-byte-aligned scratch were no
     faster; (2026-11-24, AVX-512 machine) rank-4 sweeps and chunk-8 inner loops were slower.
     Micro-benchmarks of this loop outside the engine mislead: with ``d`` a compile-time
