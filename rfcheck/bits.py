@@ -64,6 +64,9 @@ def f64_bits(typingctx, x):
     return types.uint64(x), codegen
 
 
+_MATH_FMA = getattr(math, "fma", None)  # Python >= 3.13
+
+
 @intrinsic
 def fma(typingctx, a, b, c):
     """``a * b + c`` with a single rounding (LLVM ``llvm.fma.f64``; vectorised in SIMD loops)."""
@@ -94,9 +97,6 @@ def py_fma(a: float, b: float, c: float) -> float:
         return float(exact)
     except OverflowError:
         return math.inf if exact > 0 else -math.inf
-
-
-_MATH_FMA = getattr(math, "fma", None)
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -465,46 +465,41 @@ def test_bench_summarise_runs_medians_ranges_pooled_ceiling_and_targets():
         bench.summarise_runs([[{"workload": "target"}]])
 
 
-@pytest.mark.parametrize(("folder", "n_runs", "spot"), [
-    ("machine-B-2026-11-26", 6, ["| orf | projection | 1.62M (1.45M-2.15M) |",
-                                 "2/6  iid ensemble >= 10x NumPy",
-                                 "1/6  orf projection >= 2M trials/s"]),
-    ("machine-B-2026-11-26-fma", 6, ["| orf | ensemble | 72k (49k-76k) |",
-                                     "4/6  orf ensemble >= 30% of the dgemm ceiling",
-                                     "3/6  iid ensemble >= 10x NumPy"]),
-])
-def test_bench_summarise_reproduces_the_readme_table(capsys, folder, n_runs, spot):
-    """``rfcheck bench --summarise results/bench/<folder>/run*.json`` prints the README's
-    table for those runs (every row) and its target counts (spot checks)."""
+def _summarise_stored(capsys, folder: str, n_runs: int) -> tuple[str, str]:
+    """Output of ``rfcheck bench --summarise results/bench/<folder>/run*.json``, and README."""
     from pathlib import Path
 
     from rfcheck.cli import main
 
-    runs = sorted((Path(__file__).resolve().parent.parent / "results" / "bench" / folder)
-                  .glob("run*.json"))
+    root = Path(__file__).resolve().parent.parent
+    runs = sorted((root / "results" / "bench" / folder).glob("run*.json"))
     assert len(runs) == n_runs
     assert main(["bench", "--summarise", *map(str, runs)]) == 0
-    out = capsys.readouterr().out
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    return capsys.readouterr().out, (root / "README.md").read_text()
+
+
+@pytest.mark.parametrize(("folder", "spot"), [
+    ("machine-B-2026-11-26", ["| orf | projection | 1.62M (1.45M-2.15M) |",
+                              "2/6  iid ensemble >= 10x NumPy",
+                              "1/6  orf projection >= 2M trials/s"]),
+    ("machine-B-2026-11-26-fma", ["| orf | ensemble | 72k (49k-76k) |",
+                                  "4/6  orf ensemble >= 30% of the dgemm ceiling",
+                                  "3/6  iid ensemble >= 10x NumPy"]),
+])
+def test_bench_summarise_reproduces_the_readme_table(capsys, folder, spot):
+    """``rfcheck bench --summarise results/bench/<folder>/run*.json`` prints the README's
+    six-run table for those runs (every row) and its target counts (spot checks)."""
+    out, readme = _summarise_stored(capsys, folder, 6)
     rows = [ln for ln in out.splitlines() if ln.startswith("| ")]
     assert len(rows) == 2 + 8 and all(r in readme for r in rows)
     assert all(x in out for x in spot)
 
 
-def test_bench_before_and_after_fma_runs_match_the_readme(capsys):
-    """The README's before-the-fma figures are those of ``results/bench/machine-B-2026-11-26-before-fma``."""
-    from pathlib import Path
-
-    from rfcheck.cli import main
-
-    runs = sorted((Path(__file__).resolve().parent.parent / "results" / "bench"
-                   / "machine-B-2026-11-26-before-fma").glob("run*.json"))
-    assert len(runs) == 3
-    assert main(["bench", "--summarise", *map(str, runs)]) == 0
-    out = capsys.readouterr().out
+def test_bench_before_fma_runs_match_the_readme(capsys):
+    """README's before-the-fma figures are those of ``results/bench/machine-B-2026-11-26-before-fma``."""
+    out, readme = _summarise_stored(capsys, "machine-B-2026-11-26-before-fma", 3)
     assert "| orf | ensemble | 69k (64k-69k) | 14.1x (13.7x-14.8x) | 28.5% (25.9%-28.6%) |" in out
     assert "| simrf | ensemble | 60k (60k-60k) |" in out
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert "ORF ensemble 69k (64k-69k) trials/s, 28.5%\n(25.9%-28.6%)" in readme
 
 
