@@ -178,7 +178,7 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "rng.py", "couplings.py", "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "noalias.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
 def _engine_stamp() -> tuple[str, str]:
