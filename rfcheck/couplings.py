@@ -1226,7 +1226,8 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
     ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
-    overwrite.  An antithetic code (``>= ANTI``) draws ``ceil(M/2)`` rows of its base
+    overwrite; they must be distinct arrays (the Householder sweep tells LLVM that rows of ``X``
+    and of ``vec`` never overlap, :mod:`rfcheck.noalias`).  An antithetic code (``>= ANTI``) draws ``ceil(M/2)`` rows of its base
     coupling and interleaves them with their negatives (:func:`_anti_ensemble`).
     """
     if code >= ANTI:

@@ -686,26 +686,8 @@ def simulate_numpy(x: Any, y: Any, dist: str, param: float, M: int, n_trials: in
     return out
 
 
-def _tie_cache() -> None:
-    """Key the on-disk Numba cache of this module's kernels to this file *and*
-    :mod:`rfcheck.rng` (whose generators they inline), as :func:`rfcheck.rng.tie_cache_to_engine`
-    does for the Gaussian engine."""
-    import hashlib
-    import os
+CACHE_FILES = ("bits.py", "rng.py", "discrete_engine.py")
+"""The modules whose compiled code this module's kernels inline: their on-disk Numba cache is
+keyed to these files' contents (:func:`rfcheck.rng.tie_cache_to_engine`)."""
 
-    h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("rng.py", "discrete_engine.py"):
-        try:
-            with open(os.path.join(here, name), "rb") as fh:
-                h.update(fh.read())
-        except OSError:  # pragma: no cover - shipped without sources
-            h.update(name.encode())
-    stamp = ("rfcheck-discrete-engine", h.hexdigest())
-    for obj in list(globals().values()):
-        cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
-        if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-            cache_file._source_stamp = stamp
-
-
-_tie_cache()
+_rng.tie_cache_to_engine(globals(), CACHE_FILES, "rfcheck-discrete-engine")

@@ -181,35 +181,40 @@ _ZF_L = [float(v) for v in _ZF]
 _ENGINE_FILES = ("bits.py", "noalias.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
-def _engine_stamp() -> tuple[str, str]:
+def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:
+    """``(tag, sha256 of the contents of files)``, the files named relative to this package."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in _ENGINE_FILES:
+    for name in files:
         try:
             with open(os.path.join(here, name), "rb") as fh:
                 h.update(fh.read())
         except OSError:  # pragma: no cover - a module shipped without its source
             h.update(name.encode())
-    return ("rfcheck-engine", h.hexdigest())
+    return (tag, h.hexdigest())
 
 
-_ENGINE_STAMP = _engine_stamp()
+_ENGINE_STAMP = engine_stamp()
 
 
-def tie_cache_to_engine(namespace: dict) -> None:
+def tie_cache_to_engine(namespace: dict, files: tuple[str, ...] = _ENGINE_FILES,
+                        tag: str = "rfcheck-engine") -> None:
     """Key the on-disk Numba cache of every cached function in ``namespace`` to the
-    contents of all engine modules (:data:`_ENGINE_FILES`).
+    contents of ``files`` (default: all engine modules, :data:`_ENGINE_FILES`).
 
     Numba invalidates a cached function only when *its own* source file changes, but the
     kernels inline the samplers and the generator from the other engine modules, so an
     edit there would leave stale machine code in use.  This replaces each cache's source
     stamp (a private attribute of Numba's cache; skipped if absent) by a hash of those
-    files, so that any edit recompiles everything.
+    files, so that any edit recompiles everything.  ``files`` must name every module whose
+    compiled code the namespace's functions inline (``tests/test_noalias.py`` checks the
+    rfcheck imports, transitively).
     """
+    stamp = _ENGINE_STAMP if files == _ENGINE_FILES and tag == "rfcheck-engine" else engine_stamp(files, tag)
     for obj in list(namespace.values()):
         cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
         if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-            cache_file._source_stamp = _ENGINE_STAMP
+            cache_file._source_stamp = stamp
 
 
 # --------------------------------------------------------------------------- seeding

@@ -12,12 +12,12 @@ from rfcheck.bits import py_fma
 from rfcheck.noalias import sweep_rows
 
 
-@njit(cache=True)
+@njit  # not cached: an on-disk cache here would not see edits to rfcheck/noalias.py
 def _sweep3(X, wa, wb, wc, wd, ab, gh, n):
     sweep_rows((X[0], X[1], X[2]), wa, wb, wc, wd, ab, gh, n)
 
 
-@njit(cache=True)
+@njit
 def _sweep1(X, wa, wb, wc, wd, ab, gh, n):
     sweep_rows((X[0],), wa, wb, wc, wd, ab, gh, n)
 
@@ -56,12 +56,15 @@ def test_sweep_rows_equals_python_definition(rows, n, seed, coefs):
     X0, wc0, wd0 = X.copy(), wc.copy(), wd.copy()
     (_sweep3 if rows == 3 else _sweep1)(X, wa, wb, wc, wd, ab, gh, n)
     Xr, wcr, wdr = _reference(X0[:, :n], wa, wb, wc0[:n], wd0[:n], ab, gh, n)
-    np.testing.assert_array_equal(X[:, :n], Xr.reshape(rows, n))
-    np.testing.assert_array_equal(wc[:n], wcr)
-    np.testing.assert_array_equal(wd[:n], wdr)
-    np.testing.assert_array_equal(X[:, n:], X0[:, n:])
-    np.testing.assert_array_equal(wc[n:], wc0[n:])
-    np.testing.assert_array_equal(wd[n:], wd0[n:])
+    def bits(a):
+        return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+    np.testing.assert_array_equal(bits(X[:, :n]), bits(Xr.reshape(rows, n)))  # signed zeros too
+    np.testing.assert_array_equal(bits(wc[:n]), bits(wcr))
+    np.testing.assert_array_equal(bits(wd[:n]), bits(wdr))
+    np.testing.assert_array_equal(bits(X[:, n:]), bits(X0[:, n:]))
+    np.testing.assert_array_equal(bits(wc[n:]), bits(wc0[n:]))
+    np.testing.assert_array_equal(bits(wd[n:]), bits(wd0[n:]))
 
 
 def test_fused_not_separate_rounding():
@@ -76,6 +79,14 @@ def test_fused_not_separate_rounding():
     assert wc[0] == 2.0**-60 and wd[0] == 0.0
 
 
+def _host_has_fma() -> bool:
+    from llvmlite import binding
+    from numba.core import config
+
+    return bool(binding.get_host_cpu_features().get("fma")) and config.OPT >= 2
+
+
+@pytest.mark.skipif(not _host_has_fma(), reason="vector FMA loops need a CPU with FMA and NUMBA_OPT >= 2")
 @pytest.mark.parametrize("rows", [1, 3])
 def test_vector_loop_without_runtime_alias_checks(rows):
     """The point of the module: LLVM vectorises the loop with no runtime overlap check
@@ -102,26 +113,39 @@ def test_vector_loop_without_runtime_alias_checks(rows):
     assert "vector.memcheck" in g.inspect_llvm(g.signatures[0])  # the control
 
 
-def test_engine_cache_stamp_covers_compiled_imports():
-    """Every rfcheck module with compiled code imported by a module whose Numba cache is
-    tied to the engine stamp is part of the stamp (else an edit to it, e.g. to this sweep,
-    would leave stale machine code in the on-disk cache)."""
+def test_engine_cache_stamps_cover_compiled_imports():
+    """Every module whose Numba cache is keyed to a set of files (``tie_cache_to_engine``)
+    names in it every rfcheck module with compiled code that it imports, transitively (else an
+    edit there, e.g. to this sweep, would leave stale machine code in the on-disk cache)."""
     import ast
     import pathlib
 
-    from rfcheck import rng
+    from rfcheck import discrete_engine, rng
 
     root = pathlib.Path(rng.__file__).parent
-    tied = [p for p in root.glob("*.py") if "tie_cache_to_engine(" in p.read_text()]
-    assert {p.name for p in tied} >= {"rng.py", "couplings.py", "montecarlo.py"}
-    for path in tied:
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
+    stamped = {"rng.py": rng._ENGINE_FILES, "couplings.py": rng._ENGINE_FILES,
+               "montecarlo.py": rng._ENGINE_FILES, "discrete_engine.py": discrete_engine.CACHE_FILES}
+    tied = {p.name for p in root.glob("*.py") if "tie_cache_to_engine(" in p.read_text()}
+    assert tied == set(stamped)
+
+    def compiled(name: str) -> bool:
+        text = (root / name).read_text()
+        return "@njit" in text or "@intrinsic" in text
+
+    def imports(name: str) -> set[str]:
+        out = set()
+        for node in ast.walk(ast.parse((root / name).read_text())):
             if isinstance(node, ast.ImportFrom) and node.module == "rfcheck":
-                names = [a.name for a in node.names]
+                out |= {f"{a.name}.py" for a in node.names}
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rfcheck."):
-                names = [node.module.split(".")[1]]
-            for name in names:
-                dep = root / f"{name}.py"
-                if dep.exists() and ("@njit" in dep.read_text() or "@intrinsic" in dep.read_text()):
-                    assert dep.name in rng._ENGINE_FILES or dep.name == path.name, (path.name, dep.name)
+                out.add(node.module.split(".")[1] + ".py")
+        return {n for n in out if (root / n).exists()}
+
+    for name, files in stamped.items():
+        seen, todo = set(), [name]
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(n for n in imports(m) if compiled(n))
+        assert {m for m in seen if compiled(m)} <= set(files), (name, sorted(seen - set(files)))
