@@ -1227,8 +1227,9 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
 
     ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
     overwrite; they must be distinct arrays (the Householder sweep tells LLVM that rows of ``X``
-    and of ``vec`` never overlap, :mod:`rfcheck.noalias`).  An antithetic code (``>= ANTI``) draws ``ceil(M/2)`` rows of its base
-    coupling and interleaves them with their negatives (:func:`_anti_ensemble`).
+    and of ``vec`` never overlap, :mod:`rfcheck.noalias`).  An antithetic code (``>= ANTI``)
+    draws ``ceil(M/2)`` rows of its base coupling and interleaves them with their negatives
+    (:func:`_anti_ensemble`).
     """
     if code >= ANTI:
         return _anti_ensemble(code - ANTI, st, M, d, Wt, X, vec, raw, nbuf)
