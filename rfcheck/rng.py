@@ -194,9 +194,6 @@ def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-eng
     return (tag, h.hexdigest())
 
 
-_ENGINE_STAMP = engine_stamp()
-
-
 def tie_cache_to_engine(namespace: dict, files: tuple[str, ...] = _ENGINE_FILES,
                         tag: str = "rfcheck-engine") -> None:
     """Key the on-disk Numba cache of every cached function in ``namespace`` to the
@@ -210,7 +207,7 @@ def tie_cache_to_engine(namespace: dict, files: tuple[str, ...] = _ENGINE_FILES,
     compiled code the namespace's functions inline (``tests/test_noalias.py`` checks the
     rfcheck imports, transitively).
     """
-    stamp = _ENGINE_STAMP if files == _ENGINE_FILES and tag == "rfcheck-engine" else engine_stamp(files, tag)
+    stamp = engine_stamp(files, tag)
     for obj in list(namespace.values()):
         cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
         if cache_file is not None and hasattr(cache_file, "_source_stamp"):
