@@ -441,9 +441,22 @@ def format_table(entries: list[dict]) -> str:
 
 
 # --------------------------------------------------------------------------- several runs
+_ENGINE_KEYS = {"coupling": str, "path": str, "trials_per_s": float, "ratio": float, "machine_gflops": float}
+
+
 def engine_entries(stored: list[dict]) -> list[dict]:
-    """The engine rows of a stored ``rfcheck bench --json`` list (no targets, no discrete rows)."""
-    return [e for e in stored if e.get("workload") == WORKLOAD and e.get("path") in ("ensemble", "projection")]
+    """The engine rows of a stored ``rfcheck bench --json`` list (no targets, no discrete rows).
+
+    Raises ``ValueError`` for anything else (e.g. a ``bench attention`` output)."""
+    if not isinstance(stored, list) or not all(isinstance(e, dict) for e in stored):
+        raise ValueError("not an `rfcheck bench --json` output (expected a list of entries)")
+    rows = [e for e in stored if e.get("workload") == WORKLOAD and e.get("path") in ("ensemble", "projection")]
+    for e in rows:
+        for key, kind in _ENGINE_KEYS.items():
+            v = e.get(key)
+            if not (isinstance(v, str) if kind is str else isinstance(v, int | float) and not isinstance(v, bool)):
+                raise ValueError(f"engine row {e.get('coupling')}/{e.get('path')} has no valid {key!r}")
+    return rows
 
 
 def _med_range(values: list[float]) -> tuple[float, float, float] | None:

@@ -7,21 +7,26 @@ violated condition) is printed as one line ``rfcheck: error: ...`` with exit sta
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["main"]
 
 
 def _parse_at(text: str) -> dict[str, Any]:
-    """``'d=3,nx=1.5,s=-1,mech=trig'`` -> dict with ints, floats, complex or strings."""
+    """``'d=3,nx=1.5,s=-1,mech=trig'`` -> dict with bools, ints, floats, complex or strings."""
     out: dict[str, Any] = {}
     for part in filter(None, (t.strip() for t in text.split(","))):
         if "=" not in part:
             raise ValueError(f"--at expects name=value pairs separated by commas; got {part!r}")
         k, v = (s.strip() for s in part.split("=", 1))
         v = v.strip("'\"")
+        if v in ("True", "False"):
+            out[k] = v == "True"
+            continue
         for conv in (int, float, complex):
             try:
                 out[k] = conv(v)
@@ -31,6 +36,57 @@ def _parse_at(text: str) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+#: defaults of the 'bench attention' options (None on the parser, so that the engine bench can
+#: refuse them when given)
+ATTENTION_DEFAULTS = {"min_len": 1024, "exact_mem": 4 * 2**30, "repeats": 3, "precision": "highest"}
+
+
+def _typed(conv: Callable[[str], Any], ok: Callable[[Any], bool], must: str) -> Callable[[str], Any]:
+    """argparse type: ``conv(text)`` that satisfies ``ok`` (else the error says it must ``must``)."""
+    def parse(text: str) -> Any:
+        try:
+            v = conv(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if conv is int else 'a number'}, "
+                                             f"got {text!r}") from None
+        if not ok(v):
+            raise argparse.ArgumentTypeError(f"must {must}, got {text}")
+        return v
+    return parse
+
+
+def _count(lo: int) -> Callable[[str], int]:
+    """argparse type: an integer >= ``lo``."""
+    return _typed(int, lambda v: v >= lo, f"be >= {lo}")
+
+
+_level = _typed(float, lambda v: 0 < v < 1, "lie in (0, 1)")  # a false-alarm level
+_positive = _typed(float, lambda v: math.isfinite(v) and v > 0, "be a finite number > 0")
+
+
+def _writable_dir(path: str, option: str) -> None:
+    """Fail before the work, not after it: ``path`` is (or can be made) a writable directory."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{option} {path}: cannot create the directory ({exc.strerror})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: directory is not writable")
+
+
+def _writable_file(path: str, option: str, *, must_exist: bool = False) -> None:
+    """``path`` can be written (its directory exists and is writable; it is not a directory)."""
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: is a directory")
+    if must_exist and not os.path.isfile(path):
+        raise ValueError(f"{option} {path}: no such file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ValueError(f"{option} {path}: no such directory {parent}")
+    if not os.access(path if os.path.exists(path) else parent, os.W_OK):
+        raise ValueError(f"{option} {path}: not writable")
 
 
 def _console() -> Any:
@@ -66,6 +122,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from rfcheck import report, verify
 
     con = _console()
+    if args.all and (args.claim or args.paper):
+        raise ValueError("--all selects every claim: drop --claim/--paper, or drop --all")
+    if not (args.all or args.claim or args.paper):
+        raise ValueError("name the claims to verify: --claim ID, --paper P, or --all")
+    if args.report:
+        _writable_dir(args.report, "--report")
+    if args.update_readme:
+        _writable_file(args.update_readme, "--update-readme", must_exist=True)
+    if args.at is None and not args.no_cache:
+        _writable_dir(args.cache_dir, "--cache-dir")
     if args.at is not None:
         if len(args.claim or []) != 1:
             raise ValueError("--at needs exactly one --claim")
@@ -114,6 +180,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from rfcheck.plots import FIGURES, write_index
 
+    if args.index and args.figure is not None:
+        raise ValueError("--index writes the index of every figure: drop the figure name, or drop --index")
+    _writable_dir(args.out, "--out")
     if args.index:
         print(write_index(args.out))
         return 0
@@ -130,16 +199,24 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import json
 
+    attention_opts = {"--min-len": args.min_len, "--max-len": args.max_len, "--exact-mem": args.exact_mem,
+                      "--repeats": args.repeats, "--precision": args.precision}
+    if args.json:
+        _writable_file(args.json, "--json")
     if args.workload == "attention":
+        if args.summarise:
+            raise ValueError("--summarise reads `rfcheck bench --json` outputs of the engine bench, not 'attention'")
+        if args.quick:
+            raise ValueError("--quick is for the engine bench; 'bench attention' takes --min-len/--max-len")
         try:
             from rfcheck.attention import bench as abench
         except ImportError as exc:
             raise ValueError(str(exc)) from None
 
         print(abench.HEADER, file=sys.stderr, flush=True)
+        opts = {k: ATTENTION_DEFAULTS[k] if getattr(args, k) is None else getattr(args, k) for k in ATTENTION_DEFAULTS}
         entries = abench.run_attention_bench(
-            min_len=args.min_len, max_len=args.max_len, exact_mem=args.exact_mem, repeats=args.repeats,
-            precision=args.precision,
+            max_len=args.max_len, **opts,
             progress=lambda e: print(abench.format_entry(e), file=sys.stderr, flush=True))
         print(abench.format_bench(entries))
         if args.json:
@@ -150,6 +227,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from rfcheck import bench
 
+    given = [k for k, v in attention_opts.items() if v is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)}: options of 'rfcheck bench attention', not of the engine bench")
     if args.summarise:
         runs = []
         for path in args.summarise:
@@ -158,6 +238,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     runs.append(json.load(fh))
             except (OSError, json.JSONDecodeError) as exc:
                 raise ValueError(f"cannot read bench output {path}: {exc}") from None
+            try:
+                if not bench.engine_entries(runs[-1]):
+                    raise ValueError("no engine rows")
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from None
         print(bench.format_summary(bench.summarise_runs(runs)))
         return 0
     entries = bench.run_bench(quick=args.quick)
@@ -179,6 +264,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from rfcheck import calibrate
 
     con = _console()
+    if args.json:
+        _writable_file(args.json, "--json")
     fa = [] if args.skip_false_alarms else calibrate.false_alarms(
         n_seeds=args.seeds, alpha=args.alpha, progress=lambda c: con.print(f"false alarms: {c}"))
     mp_rows = [] if args.skip_mutants else calibrate.mutation_power(
@@ -203,12 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--claim", action="append", metavar="ID", help="claim id (repeatable)")
     vp.add_argument("--paper", action="append", metavar="P", help="every claim of paper P (repeatable)")
     vp.add_argument("--all", action="store_true", help="every registered claim")
-    vp.add_argument("--seed", type=int, default=0)
+    vp.add_argument("--seed", type=_count(0), default=0)
     vp.add_argument("--budget", default="default", choices=["smoke", "default", "thorough"])
     vp.add_argument("--report", metavar="DIR", help="write JSON and Markdown reports into DIR")
     vp.add_argument("--strict", action="store_true", help="exit 1 if any claim is REFUTED")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
-    vp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    vp.add_argument("--jobs", type=_count(1), default=min(2, os.cpu_count() or 1), help="worker processes")
     vp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the claims on a Dask distributed scheduler (e.g. tcp://host:8786; extra rfcheck[dask])")
     vp.add_argument("--cache-dir", default=".rfcheck-cache", help="cache of verdicts (resume)")
@@ -222,12 +309,12 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--index", action="store_true", help="write OUT/index.md listing every figure")
     pp.add_argument("--out", default="figures")
     pp.add_argument("--quick", action="store_true", help="small Monte Carlo sizes")
-    pp.add_argument("--seed", type=int, default=0)
+    pp.add_argument("--seed", type=_count(0), default=0)
     pp.set_defaults(func=cmd_plot)
 
     cp = sub.add_parser("calibrate", help="false-alarm rates and mutation power of the checks")
-    cp.add_argument("--seeds", type=int, default=200)
-    cp.add_argument("--alpha", type=float, default=0.05, help="calibration false-alarm level")
+    cp.add_argument("--seeds", type=_count(1), default=200)
+    cp.add_argument("--alpha", type=_level, default=0.05, help="calibration false-alarm level, in (0, 1)")
     cp.add_argument("--budget", default="default", choices=["smoke", "default", "thorough"])
     cp.add_argument("--json", metavar="PATH")
     cp.add_argument("--skip-false-alarms", action="store_true")
@@ -241,14 +328,17 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--quick", action="store_true")
     bp.add_argument("--summarise", nargs="+", metavar="JSON",
                     help="engine: no timing; median and range over stored --json outputs of earlier runs")
-    bp.add_argument("--min-len", type=int, default=1024, help="attention: smallest L")
-    bp.add_argument("--max-len", type=int, default=None,
+    bp.add_argument("--min-len", type=_count(1), default=None, help="attention: smallest L (default 1024)")
+    bp.add_argument("--max-len", type=_count(1), default=None,
                     help="attention: largest L (doubling from --min-len; default 65536 on CPU, 262144 on a GPU)")
-    bp.add_argument("--exact-mem", type=float, default=4 * 2**30, help="attention: skip exact beyond this many bytes")
-    bp.add_argument("--repeats", type=int, default=3, help="attention: best of this many timed runs")
+    bp.add_argument("--exact-mem", type=_positive, default=None,
+                    help="attention: skip exact beyond this many bytes (default 4 GiB)")
+    bp.add_argument("--repeats", type=_count(1), default=None,
+                    help="attention: best of this many timed runs (default 3)")
     # the choices repeat rfcheck.attention._api.PRECISIONS so that building the parser needs no JAX (a test ties them)
-    bp.add_argument("--precision", default="highest", choices=["highest", "high", "default"],
-                    help="attention: matmul precision (highest: float32 products; default: backend's, TF32 on GPUs)")
+    bp.add_argument("--precision", default=None, choices=["highest", "high", "default"],
+                    help="attention: matmul precision (highest, the default: float32 products; default: backend's, "
+                         "TF32 on GPUs)")
     bp.set_defaults(func=cmd_bench)
     return p
 

@@ -53,6 +53,9 @@ class Real:
             return float(math.exp(math.log(self.lo) + t * (math.log(self.hi) - math.log(self.lo))))
         return self.lo + t * (self.hi - self.lo)
 
+    def contains(self, v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and (self.lo <= v <= self.hi or v in self.extra)
+
     def to_unit(self, v: float) -> float:
         if self.hi == self.lo:
             return 0.0
@@ -78,6 +81,10 @@ class Int:
         # round() of a NumPy float returns a NumPy float before NumPy 2.0 (numpy>=1.26 is supported)
         return sorted({int(round(v)) for v in base} | {self.lo, self.hi} | set(self.extra))  # noqa: RUF046
 
+    def contains(self, v: Any) -> bool:
+        is_int = isinstance(v, int | np.integer) and not isinstance(v, bool)
+        return is_int and (self.lo <= v <= self.hi or v in self.extra)
+
     def sample(self, rng: np.random.Generator) -> int:
         if self.scale == "log" and self.lo > 0:
             return round(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi + 0.5))))
@@ -95,6 +102,17 @@ class Choice:
 
     def sample(self, rng: np.random.Generator) -> Any:
         return self.values[int(rng.integers(len(self.values)))]
+
+    def contains(self, v: Any) -> bool:
+        return v in self.values
+
+
+def _describe(r: Real | Int | Choice) -> str:
+    if isinstance(r, Choice):
+        return f"one of {', '.join(map(repr, r.values))}"
+    kind = "an integer" if isinstance(r, Int) else "a real number"
+    extra = f" (or one of {', '.join(map(repr, r.extra))})" if r.extra else ""
+    return f"{kind} in [{r.lo}, {r.hi}]{extra}"
 
 
 @dataclass
@@ -123,6 +141,37 @@ class Domain:
                 seen.add(key)
                 out.append(p)
         return out
+
+    def check_point(self, p: Point) -> None:
+        """Raise ``ValueError`` naming what makes ``p`` (a user-given point, e.g. ``--at``) not a
+        point of this domain: a missing parameter, an unknown name (names that ``derive``
+        adds are allowed), or a value outside a parameter's range.  A value out of range is
+        accepted where ``derive`` makes it of the nearest in-range value (e.g. theta snapped
+        to pi at d = 1), as points printed after ``derive`` are.
+        """
+        missing = [n for n in self.params if n not in p]
+        if missing:
+            raise ValueError(f"the point needs {', '.join(missing)} (domain parameters: {', '.join(self.params)})")
+        known = set(self.params)
+        if self.derive is not None:
+            known |= set(self.derive({n: p[n] for n in self.params}))
+        unknown = [n for n in p if n not in known]
+        if unknown:
+            raise ValueError(f"unknown parameter {', '.join(unknown)} (domain parameters: {', '.join(self.params)})")
+        for n, r in self.params.items():
+            if r.contains(p[n]) or self._derived_from_range(p, n, r):
+                continue
+            raise ValueError(f"{n} = {p[n]!r} lies outside the domain: {_describe(r)}")
+
+    def _derived_from_range(self, p: Point, n: str, r: Real | Int | Choice) -> bool:
+        if self.derive is None or isinstance(r, Choice) or not isinstance(p[n], int | float):
+            return False
+        q = dict(p)
+        q[n] = type(r.lo)(min(max(p[n], r.lo), r.hi))
+        try:
+            return self.derive(q).get(n) == p[n]
+        except (ValueError, TypeError, KeyError):
+            return False
 
     def grid(self, levels: int, cap: int, rng: np.random.Generator) -> list[Point]:
         """Cartesian grid with ``levels`` per axis (ends included), subsampled to ``cap``.

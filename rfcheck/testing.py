@@ -54,11 +54,28 @@ class Inconclusive(AssertionError):
     """The Monte Carlo evidence cannot decide (heavy tails or too few trials)."""
 
 
+def _finite(v: Any, what: str) -> float:
+    """``v`` as a finite float, else ``ValueError`` naming ``what``."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a finite real number; got {v!r}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{what} must be a finite real number; got {f}")
+    return f
+
+
+def _positive(v: float, what: str) -> None:
+    if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+        raise ValueError(f"{what} must be a finite number > 0; got {v!r}")
+
+
 def _replicas(subject: Subject, m: int, n_trials: int, coupling: str | Sampler | None, seed: int
               ) -> tuple[np.ndarray, float]:
     """Trial values of the ``m``-feature estimate and the target kernel value."""
     if isinstance(subject, BoundEstimator):
-        return subject.replicas(m, n_trials, seed=seed, sampler=coupling), subject.target
+        return (subject.replicas(m, n_trials, seed=seed, sampler=coupling),
+                _finite(subject.target, "the kernel's value K(x, y)"))
     if isinstance(subject, ExpProduct):
         if subject.n_pairs != 1:
             raise ValueError(f"these helpers take one (x, y) pair; got {subject.n_pairs}")
@@ -66,29 +83,36 @@ def _replicas(subject: Subject, m: int, n_trials: int, coupling: str | Sampler |
 
         if coupling is not None and not isinstance(coupling, str):
             raise ValueError("an ExpProduct runs on the engine's couplings: pass a coupling name")
-        return simulate(subject, m, n_trials, coupling=coupling or "iid", seed=seed)[0], float(subject.target[0])
+        return (simulate(subject, m, n_trials, coupling=coupling or "iid", seed=seed)[0],
+                _finite(subject.target[0], "the kernel's value K(x, y)"))
     raise ValueError(f"subject must be an ExpProduct or Estimator.at(x, y); got {type(subject).__name__}")
 
 
 def _need(est: Estimate, rel: float) -> str:
     n = est.trials_for(rel)
-    return f"about {n:,} trials for a {rel:.0%} relative SE" if n > 0 else "more trials"
+    if n > 0:
+        return f"about {n:,} trials for a {rel:.0%} relative SE"
+    return "more trials" if math.isfinite(est.se) else "more trials cannot help"
 
 
 def _variance_test(subject: Subject, m: int, claimed: float, coupling: str | Sampler | None, n_trials: int,
                    seed: int, z_crit: float, power_rel: float, exact_moments: tuple[float, float] | None):
+    claimed = _finite(claimed, "the claimed variance")
+    _positive(power_rel, "power_rel")
     vals, target = _replicas(subject, m, n_trials, coupling, seed)
     est = estimate_mse(vals, target, exact_moments=exact_moments)
-    # atol: float64 rounding of a (nearly) deterministic estimate, e.g. PosRF at x = -y
-    return est, compare_mc({}, float(claimed), est, z_crit=z_crit, power_rel=power_rel, atol=1e-24 * target**2)
+    # atol: float64 rounding of a (nearly) deterministic estimate, e.g. PosRF at x = -y (inf past 1e154)
+    r = 1e-12 * abs(target)
+    return est, compare_mc({}, float(claimed), est, z_crit=z_crit, power_rel=power_rel, atol=r * r)
 
 
 def _bias_test(subject: Subject, m: int, coupling: str | Sampler | None, n_trials: int, seed: int,
                z_crit: float, rel: float) -> tuple[Estimate, float, float, str]:
     """(estimate, target, z, status) with status 'ok' | 'biased' | 'undecided: why'."""
+    _positive(rel, "rel")
     vals, target = _replicas(subject, m, n_trials, coupling, seed)
     est = estimate_mean(vals)
-    if est.se <= 1e-12 * abs(target):  # a deterministic estimate (e.g. PosRF at x = -y)
+    if est.trustworthy and est.se <= 1e-12 * abs(target):  # deterministic (e.g. PosRF at x = -y)
         ok = abs(est.value - target) <= 1e-12 * abs(target) + 1e-300
         return est, target, 0.0 if ok else math.inf, "ok" if ok else "biased"
     z = (est.value - target) / est.se
@@ -141,6 +165,8 @@ def assert_no_worse_than(
     seed: int = 0, alpha: float = 1e-3,
 ) -> tuple[Estimate, Estimate]:
     """Assert ``MSE(coupling) <= MSE(baseline)`` (one-sided z-test on the difference at ``alpha``)."""
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha (one-sided) must be in (0, 0.5); got {alpha}")
     va, target = _replicas(subject, m, n_trials, coupling, seed)
     vb, _ = _replicas(subject, m, n_trials, baseline, seed + 1)
     a, b = estimate_mse(va, target), estimate_mse(vb, target)
@@ -176,6 +202,9 @@ def adversarial_pairs(d: int, radii: Iterable[float] = (0.25, 0.5), seed: int = 
     orthogonal, opposite, nearly opposite, with unequal norms, and random directions."""
     if not (isinstance(d, int | np.integer) and d >= 2):
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
+    radii = list(radii)
+    if not radii or not all(isinstance(r, int | float) and math.isfinite(r) and r > 0 for r in radii):
+        raise ValueError(f"radii must be finite numbers > 0; got {radii!r}")
     e = np.eye(d)
     rng = np.random.default_rng(seed)
     out: list[tuple[str, np.ndarray, np.ndarray]] = []
@@ -233,23 +262,25 @@ def check_estimator(
     family-wise false-alarm level ``alpha`` (Bonferroni).  The verdict is REFUTED if any
     decided test disagrees (the row with the largest |z| is the counterexample), HOLDS if
     every test decided and agreed, INCONCLUSIVE otherwise.  A test left undecided at
-    ``n_trials`` (heavy tails, no power) is run once more with ``max_trials``; each try is a
-    fresh independent run, and only the decided one counts (the Bonferroni level covers the
-    at most two looks at each test since a retry happens only when the first is undecided,
-    which cannot reject).
+    ``n_trials`` (heavy tails, no power) is run once more with ``max_trials``, on a fresh
+    independent stream; only the decided one counts.  Either look can reject, so the
+    Bonferroni level counts both: ``alpha`` is shared by (tests) x (tries).
     """
     if pairs is None:
         if d is None:
             raise ValueError("check_estimator needs either pairs or the dimension d")
         pairs = adversarial_pairs(d)
-    n_tests = len(pairs) * (2 if claimed_variance is not None else 1)
-    zc = z_critical(alpha, n_tests)
-    rep = EstimatorReport(estimator.name, m, alpha)
+    if not pairs:
+        raise ValueError("check_estimator needs at least one input pair")
     tries = [n_trials] + ([max_trials] if max_trials and max_trials > n_trials else [])
+    n_tests = len(pairs) * (2 if claimed_variance is not None else 1)
+    zc = z_critical(alpha, n_tests * len(tries))
+    rep = EstimatorReport(estimator.name, m, alpha)
+    stride = 2 * len(pairs)  # try t of test j runs on seed + j + t * stride: no stream is reused
     for k, (label, x, y) in enumerate(pairs):
         subject = estimator.at(x, y)
-        for n in tries:  # undecided at n_trials: one more try with max_trials
-            est, target, z, status = _bias_test(subject, m, None, n, seed + 2 * k, zc, power_rel / 10)
+        for t, n in enumerate(tries):  # undecided at n_trials: one more try with max_trials
+            est, target, z, status = _bias_test(subject, m, None, n, seed + 2 * k + t * stride, zc, power_rel / 10)
             if status in ("ok", "biased"):
                 break
         rep.rows.append({"pair": label, "test": "unbiased", "z": float(z), "trials": est.n,
@@ -259,8 +290,9 @@ def check_estimator(
                          "x": x.tolist(), "y": y.tolist()})
         if claimed_variance is not None:
             claimed = float(claimed_variance(x, y, m))
-            for n in tries:
-                est, ev = _variance_test(subject, m, claimed, None, n, seed + 2 * k + 1, zc, power_rel, None)
+            for t, n in enumerate(tries):
+                est, ev = _variance_test(subject, m, claimed, None, n, seed + 2 * k + 1 + t * stride, zc,
+                                         power_rel, None)
                 if ev.decided:
                     break
             st = "undecided" if not ev.decided else ("disagrees" if ev.disc > 1 else "agrees")

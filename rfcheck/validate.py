@@ -15,9 +15,11 @@ __all__ = [
     "finite_array",
     "finite_complex",
     "finite_real",
+    "not_complex",
     "pairs",
     "points",
     "positive_int",
+    "real_array",
     "sign",
 ]
 
@@ -65,9 +67,30 @@ def positive_int(n: object, name: str, minimum: int = 1) -> int:
     return int(n)
 
 
+def not_complex(v: object, name: str) -> np.ndarray:
+    """``np.asarray(v)``, refusing complex input (NumPy, Python or mpmath complex numbers),
+    whose imaginary part a float64 conversion would drop with only a warning."""
+    import mpmath
+
+    a = np.asarray(v)
+    if np.iscomplexobj(a) or (a.dtype == object and any(isinstance(e, complex | mpmath.mpc) for e in a.flat)):
+        raise ValueError(f"{name} must be real (not complex)")
+    return a
+
+
+def real_array(v: object, name: str) -> np.ndarray:
+    """A float64 array of real input (:func:`not_complex`)."""
+    try:
+        return not_complex(v, name).astype(float)
+    except (TypeError, ValueError) as exc:
+        if "must be real" in str(exc):
+            raise
+        raise ValueError(f"{name} must be a real number or array; got {type(v).__name__}") from None
+
+
 def finite_array(a: object, name: str) -> np.ndarray:
     """A float64 array with no NaN or inf."""
-    arr = np.asarray(a, dtype=float)
+    arr = real_array(a, name)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr

@@ -187,7 +187,9 @@ def test_cli_precision_choices_are_the_harness_precisions():
 
     parser = cli.build_parser()
     bench = next(a for a in parser._subparsers._group_actions[0].choices["bench"]._actions if a.dest == "precision")
-    assert tuple(bench.choices) == PRECISIONS and bench.default == "highest"
+    # the parser's default is None (so that the engine bench can refuse the option); 'highest' applies
+    assert tuple(bench.choices) == PRECISIONS and bench.default is None
+    assert cli.ATTENTION_DEFAULTS["precision"] == "highest"
 
 
 def test_bench_progress_rows_match_the_table():

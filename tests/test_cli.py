@@ -32,8 +32,63 @@ def test_bad_input_is_one_line(args, needle):
 
 
 def test_parse_at_types():
-    got = _parse_at("d=3,nx=1.5,s=-1,mech=trig,a=0.1+0.2j")
-    assert got == {"d": 3, "nx": 1.5, "s": -1, "mech": "trig", "a": 0.1 + 0.2j}
+    got = _parse_at("d=3,nx=1.5,s=-1,mech=trig,a=0.1+0.2j,imag=False,plus=True")
+    assert got == {"d": 3, "nx": 1.5, "s": -1, "mech": "trig", "a": 0.1 + 0.2j, "imag": False, "plus": True}
+    assert got["imag"] is False  # a reproduce command's False must not arrive as the (truthy) string 'False'
+
+
+_AT32 = "d=3,nx=1.0,ny=1.0,theta=0.5,a_re=0.05,a_im=0,s=1"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["verify"], "name the claims"),
+    (["verify", "--claim", "crt.eq16", "--all"], "--all selects every claim"),
+    (["verify", "--claim", "crt.eq16", "--report", "/proc/rfcheck-x"], "--report /proc/rfcheck-x"),
+    (["verify", "--claim", "crt.eq16", "--update-readme", "/nonexistent/README.md"], "no such file"),
+    (["verify", "--claim", "crt.thm3.2", "--at", _AT32.replace("s=1", "s=7")], "s = 7 lies outside the domain"),
+    (["verify", "--claim", "crt.thm3.2", "--at", _AT32.replace("a_re=0.05", "a_re=0.2")], "a_re = 0.2 lies outside"),
+    (["verify", "--claim", "crt.thm3.2", "--at", _AT32 + ",bogus=7"], "unknown parameter bogus"),
+    (["verify", "--claim", "crt.thm3.3", "--at", "zz=3"], "the point needs"),
+    (["plot", "--index", "crt-fig1"], "--index writes the index"),
+    (["bench", "--quick", "--json", "/proc/rfcheck-x/out.json"], "no such directory"),
+    (["bench", "--min-len", "64"], "options of 'rfcheck bench attention'"),
+    (["bench", "attention", "--summarise", "x.json"], "--summarise reads"),
+    (["bench", "--summarise", "pyproject.toml"], "cannot read bench output"),
+    (["calibrate", "--json", "/proc/rfcheck-x/c.json"], "no such directory"),
+])
+def test_bad_input_fails_before_the_work(args, needle, capsys):
+    """Each fails at once with one line naming the problem (before any verdict or timing is computed)."""
+    assert main(args) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and needle in err[0], err
+
+
+def test_bench_summarise_rejects_an_attention_output(tmp_path, capsys):
+    f = tmp_path / "att.json"
+    f.write_text(json.dumps({"entries": [], "summary": {}}))
+    assert main(["bench", "--summarise", str(f)]) == 2
+    assert "not an `rfcheck bench --json` output" in capsys.readouterr().err
+    from rfcheck.bench import WORKLOAD
+
+    f.write_text(json.dumps([{"workload": WORKLOAD, "coupling": "iid", "path": "ensemble", "trials_per_s": "fast"}]))
+    assert main(["bench", "--summarise", str(f)]) == 2
+    assert "has no valid 'trials_per_s'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["verify", "--claim", "crt.eq16", "--jobs", "0"], "--jobs: must be >= 1"),
+    (["verify", "--claim", "crt.eq16", "--seed", "-1"], "--seed: must be >= 0"),
+    (["calibrate", "--seeds", "0"], "--seeds: must be >= 1"),
+    (["calibrate", "--alpha", "nan"], "--alpha: must lie in (0, 1)"),
+    (["bench", "attention", "--repeats", "0"], "--repeats: must be >= 1"),
+    (["bench", "attention", "--exact-mem", "nan"], "--exact-mem: must be a finite number > 0"),
+])
+def test_bad_counts_and_levels_rejected_by_the_parser(args, needle, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and needle in err.splitlines()[-1]
 
 
 def test_list_shows_claims(capsys):

@@ -112,3 +112,110 @@ def test_kernels_and_softmax_relation():
         kernels.softmax_kernel(np.full(4, 20.0), np.full(4, 20.0))
     with pytest.raises(ValueError, match="same shape"):
         kernels.gaussian_kernel(np.ones(3), np.ones(4))
+
+
+# -- range and cancellation (audit of 2026-11-26) ------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-100, 1e-40, 1e40, 1e100, 1e150])
+def test_mse_is_scale_equivariant_far_from_one(scale):
+    """The same sample times ``scale``: value and SE scale by ``scale^2``, trust is unchanged (the
+    squares of deviations ~ scale^2 used to underflow to a zero SE below ~1e-81 and overflow above ~1e77)."""
+    k = 1.0 + 0.2 * np.random.default_rng(8).standard_normal(20_000)
+    ref = stats.estimate_mse(k, 1.0)
+    got = stats.estimate_mse(k * scale, scale)
+    assert ref.trustworthy and got.trustworthy
+    assert got.value == pytest.approx(ref.value * scale**2, rel=1e-12)
+    assert got.se == pytest.approx(ref.se * scale**2, rel=1e-12)
+    assert got.tail_cv == pytest.approx(ref.tail_cv, rel=1e-9)
+
+
+def test_mean_is_scale_equivariant_far_from_one():
+    x = 1.0 + 0.2 * np.random.default_rng(9).standard_normal(20_000)
+    ref = stats.estimate_mean(x)
+    for scale in (1e-300, 1e300):
+        got = stats.estimate_mean(x * scale)
+        assert got.trustworthy and got.value == pytest.approx(ref.value * scale, rel=1e-12)
+        assert got.se == pytest.approx(ref.se * scale, rel=1e-12)
+
+
+def test_mse_keeps_the_spread_of_estimates_far_below_the_target():
+    """Positive features underflowing: every K_hat_i - K rounds to -K, but K_hat itself is
+    max-dominated (lognormal, sigma = 40) -- heavy tails, not a zero standard error."""
+    k = np.exp(-620.0 + 40.0 * np.random.default_rng(10).standard_normal(20_000))
+    assert np.all(k - 1.0 == -1.0)
+    est = stats.estimate_mse(k, 1.0)
+    assert est.value == 1.0 and est.se > 0
+    assert not est.trustworthy and "heavy tails" in est.reason
+
+
+def test_mse_outside_float64_is_not_trusted():
+    k = 1.0 + 0.2 * np.random.default_rng(11).standard_normal(20_000)
+    over = stats.estimate_mse(k * 1e160, 1e160)  # MSE ~ 4e318
+    assert math.isinf(over.value) and not over.trustworthy and "overflows" in over.reason
+    sub = stats.estimate_mse(k * 1e-161, 1e-161)  # MSE ~ 4e-324: subnormal
+    assert not sub.trustworthy and "underflows" in sub.reason and math.isinf(sub.se)
+
+
+def test_constant_estimates_off_target_are_not_trusted():
+    est = stats.estimate_mse(np.zeros(1000), 1.0)  # e.g. every feature product underflowed to 0
+    assert est.value == 1.0 and not est.trustworthy and math.isinf(est.se)
+    exact = stats.estimate_mse(np.full(1000, 2.0), 2.0)  # a deterministic, exact estimator
+    assert exact.value == 0.0 and exact.se == 0.0 and exact.trustworthy
+
+
+def test_non_finite_estimates_say_more_trials_cannot_help():
+    est = stats.estimate_mse(np.array([1.0, np.inf] * 100), 1.0)
+    assert not est.trustworthy and "1" in est.reason and "cannot help" in est.reason
+
+
+@pytest.mark.parametrize("moments", [(1.0, 0.5), (1.0, math.nan), (math.inf, 1.0), (-1.0, 1.0)])
+def test_invalid_exact_moments_raise(moments):
+    with pytest.raises(ValueError, match="exact_moments"):
+        stats.estimate_mse(np.ones(100), 0.0, exact_moments=moments)
+    with pytest.raises(ValueError, match="exact_var"):
+        stats.estimate_mean(np.ones(100), exact_var=-1.0)
+
+
+def test_fourth_central_moment_of_mean_refuses_cancelled_moments():
+    s2 = 1e-20  # lognormal with sigma^2 = 1e-20: raw moments exp(k^2 s2 / 2) are 1 to float64
+    raw = tuple(math.exp(k * k * s2 / 2) for k in (1, 2, 3, 4))
+    with pytest.raises(ValueError, match="cancellation"):
+        stats.fourth_central_moment_of_mean((raw[0], raw[1], raw[2], raw[3] * (1 - 1e-15)), 1)
+
+
+@pytest.mark.parametrize("s2", [1e-3, 1e-20, 1e-60])
+def test_exact_moments_of_mean_raises_precision_until_digits_survive(s2):
+    """Lognormal(0, sigma^2 = s2): var = (e^s2 - 1) e^s2 and mu4 = var^2 (e^{4 s2} + 2 e^{3 s2} + 3 e^{2 s2} - 3)
+    (the closed-form kurtosis, independent of the raw-moment route), for the mean of 3."""
+    import mpmath
+
+    def raw(dps):
+        with mpmath.workdps(dps):
+            return tuple(mpmath.exp(k * k * mpmath.mpf(s2) / 2) for k in (1, 2, 3, 4))
+
+    var, mu4m = stats.exact_moments_of_mean(raw, 3)
+    with mpmath.workdps(60):
+        v = mpmath.expm1(s2) * mpmath.exp(s2)
+        kurt = mpmath.exp(4 * s2) + 2 * mpmath.exp(3 * s2) + 3 * mpmath.exp(2 * s2) - 3
+        want = (v / 3, (kurt * v**2 + 6 * v**2) / 27)
+    assert var == pytest.approx(float(want[0]), rel=1e-14)
+    assert mu4m == pytest.approx(float(want[1]), rel=1e-14)
+
+
+@pytest.mark.mc
+def test_exact_moment_path_false_alarms_calibrated_on_skewed_errors():
+    """Lognormal(sigma = 1) draws at n = 20,000, exact moments of the squared error, alpha = 1e-3.
+    Before the tail check applied to the exact path (and the relative SE was taken against the
+    sample value) such runs were rejected at 0.7% -- 7x nominal (audit of 2026-11-26)."""
+    n, reps, s = 20_000, 1500, 1.0
+    raw = tuple(math.exp(k * k * s * s / 2) for k in (1, 2, 3, 4))
+    var, mu4 = stats.fourth_central_moment_of_mean(raw, 1)
+    zc = stats.z_critical(1e-3)
+    rng = np.random.default_rng(12)
+    rejected = 0
+    for _ in range(reps):
+        est = stats.estimate_mse(rng.lognormal(0, s, n), raw[0], exact_moments=(var, mu4))
+        ev = stats.compare_mc({}, var, est, z_crit=zc)
+        rejected += ev.decided and ev.disc > 1
+    assert sps.binom.sf(rejected - 1, reps, 1e-3) > 1e-3, rejected

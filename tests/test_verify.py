@@ -196,3 +196,40 @@ def test_scheduler_unreachable_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("RFCHECK_DASK_TIMEOUT", "2")
     with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
         verify.run_many(["crt.eq8"], budget="smoke", scheduler="tcp://127.0.0.1:9")
+
+
+def test_unconfirmed_worst_violation_does_not_hide_a_confirmed_one():
+    """The worst Monte Carlo violation fails its confirmation run; the next one is confirmed: REFUTED,
+    with the unconfirmed point counted as undecided, not as an agreement (audit of 2026-11-26)."""
+    disc = {0.0: 0.1, 1.0: 8.0, 2.0: 15.0}
+
+    def ev(p, b, s):
+        t = p["t"]
+        d = 0.5 if (t == 2.0 and b.mc_trials > SMOKE.mc_trials) else disc[t]  # t = 2: a fluke
+        return PointEval(p, 1.0, 1.0, 0.1, d)
+
+    from rfcheck.domains import Domain, Real
+
+    chk = Check("mc", 3, ev, search=False)
+    claim = _claim("crt.text-planted-two-violations", [chk], Domain(params={"t": Real(0, 2)}))
+    r = verify.run_check(claim, chk, SMOKE, 0, points=[{"t": 0.0}, {"t": 1.0}, {"t": 2.0}])
+    assert r.verdict == "REFUTED" and r.worst.point == {"t": 1.0}
+    assert r.n_decided == 2 and [e.point for e in r.undecided] == [{"t": 2.0}]
+    disc[1.0] = 0.2  # no violation survives: HOLDS on the 2 decided points, the fluke undecided
+    r = verify.run_check(claim, chk, SMOKE, 0, points=[{"t": 0.0}, {"t": 1.0}, {"t": 2.0}])
+    assert r.verdict == "HOLDS" and r.n_decided == 2 and len(r.undecided) == 1
+
+
+def test_monte_carlo_alpha_is_shared_over_every_point_tested():
+    """A domain with more fixed points than the budget's mc_points: the check sees every point in the
+    Bonferroni count (crt.thm4.2.ort has 4 fixed points; the smoke budget has mc_points = 1)."""
+    seen = []
+
+    def ev(p, b, s):
+        seen.append(b.mc_points)
+        return PointEval(p, 1.0, 1.0, 0.1, 0.1)
+
+    claim = load_all()["crt.thm4.2.ort"]
+    chk = Check("mc", 3, ev, search=False)
+    r = verify.run_check(claim, chk, SMOKE, 0)
+    assert r.n_points == len(claim.domain.fixed_points) == 4 and set(seen) == {4}

@@ -26,13 +26,15 @@ V. Likhosherstov, K. Choromanski, A. Dubey, F. Liu, T. Sarlos, A. Weller,
 
 from __future__ import annotations
 
+import cmath
+import math
 from typing import Any
 
 import numpy as np
 import scipy.special as sc
 
 from rfcheck import validate
-from rfcheck.backends import MP, formula, get_backend
+from rfcheck.backends import FP, MP, formula, get_backend
 
 __all__ = [
     "dirf_log_variance",
@@ -72,6 +74,9 @@ __all__ = [
 ]
 
 _KERNELS = ("gaussian", "softmax")
+_LOG_FLOAT_MAX = 709.78  # log of the largest float64 (exp overflows above)
+_LOG_FLOAT_TINY = math.log(np.finfo(float).tiny)  # -708.396: log of the smallest normal float64
+_INEQ_SLACK = 1e-12  # relative rounding slack allowed in the inequalities pair statistics satisfy
 
 
 # --------------------------------------------------------------------------- helpers
@@ -95,7 +100,7 @@ def pair_stats(x: Any, y: Any) -> dict[str, Any]:
 def _check_stats(sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any) -> None:
     arrs = {}
     for name, v in (("sq_x", sq_x), ("sq_y", sq_y), ("sq_sum", sq_sum), ("sq_diff", sq_diff)):
-        a = np.asarray(v, dtype=float)
+        a = validate.real_array(v, name)
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} must be finite (no NaN or inf)")
         if np.any(a < 0):
@@ -138,21 +143,36 @@ def _check_kernel(kernel: str) -> None:
 
 
 def _exp_checked(log_value: Any, name: str) -> Any:
-    """exp of a float64 log-value that refuses to overflow silently."""
+    """exp of a float64 log-value that refuses to overflow or underflow silently.
+
+    ``ValueError`` above ``log(max float64)`` and below ``log(smallest normal float64)``
+    (where the result would be inf, or 0 or a subnormal short of digits); an exact zero
+    (log value ``-inf``) stays 0.
+    """
     arr = np.asarray(log_value, dtype=float)
-    if np.any(arr > 709.78):
+    use = f"use {name.replace('_variance', '_log_variance')} or backend='mpmath'"
+    if np.any(arr > _LOG_FLOAT_MAX):
+        raise ValueError(f"{name} exceeds the float64 range (log value up to {np.max(arr):.1f}); {use}")
+    tiny = (arr < _LOG_FLOAT_TINY) & (arr > -np.inf)
+    if np.any(tiny):
         raise ValueError(
-            f"{name} exceeds the float64 range (log value up to {np.max(arr):.1f}); "
-            f"use {name.replace('_variance', '_log_variance')} or backend='mpmath'"
+            f"{name} is below the float64 normal range (log value down to {np.min(arr[tiny]):.1f}); {use}"
         )
     with np.errstate(under="ignore"):
         out = np.exp(arr)
     return out if out.shape else float(out)
 
 
-@formula
+def _check_log_expm1(t: Any) -> None:
+    a = validate.real_array(t, "t")
+    if np.any(np.isnan(a)) or np.any(a < 0):
+        raise ValueError("log_expm1 needs t >= 0 (exp(t) - 1 > 0 has a real log only there; no NaN)")
+
+
+@formula(check=_check_log_expm1)
 def log_expm1(ctx: Any, t: Any) -> Any:
-    """``log(exp(t) - 1)`` for ``t >= 0`` without overflow or cancellation."""
+    """``log(exp(t) - 1)`` for ``t >= 0`` without overflow or cancellation (``ValueError``
+    for ``t < 0`` or NaN; ``t = 0`` gives ``-inf``)."""
     return t + ctx.log(-ctx.expm1(-t))
 
 
@@ -212,7 +232,8 @@ def positive_log_variance(
 
 def gerf_coefficients(a: complex, s: int, d: int) -> tuple[complex, complex, complex, complex]:
     """(A, B, C, D) of CRT Thm 3.1, eq (5): ``B = sqrt(s(1-4A))``, ``C = -(s+1)/2``,
-    ``D = (fourth_root(1-4A))^d``, principal roots; needs ``Re(1 - 4A) > 0``.
+    ``D = (fourth_root(1-4A))^d``, principal roots; needs ``Re(1 - 4A) > 0``
+    (``ValueError`` also where ``|D|`` exceeds the float64 range).
 
     References
     ----------
@@ -224,7 +245,15 @@ def gerf_coefficients(a: complex, s: int, d: int) -> tuple[complex, complex, com
     if not (1 - 4 * a).real > 0:
         raise ValueError(f"GERF needs Re(1 - 4A) > 0 (CRT Thm 3.1); got A = {a}")
     one4a = complex(1 - 4 * a)
-    return a, complex(np.sqrt(complex(s) * one4a)), complex(-(s + 1) / 2), complex(one4a**0.25) ** d
+    too_big = ValueError(f"D = (1 - 4A)^(d/4) exceeds the float64 range (log|D| = d/4 log|1 - 4A| = "
+                         f"{d / 4 * math.log(abs(one4a)):.4g} > {_LOG_FLOAT_MAX}); got A = {a}, d = {d}")
+    try:
+        dd = complex(one4a**0.25) ** d
+    except OverflowError:
+        raise too_big from None
+    if not cmath.isfinite(dd):  # complex ** int can give nan+nanj instead of raising
+        raise too_big
+    return a, complex(np.sqrt(complex(s) * one4a)), complex(-(s + 1) / 2), dd
 
 
 def _gerf_terms(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any):
@@ -300,7 +329,7 @@ def gerf_log_variance(
 
 
 def _check_u_d(u: Any, d: Any) -> None:
-    arr = np.asarray(u, dtype=float)
+    arr = validate.real_array(u, "|x+y|^2")
     if not np.all(np.isfinite(arr)):
         raise ValueError("|x+y|^2 must be finite (no NaN or inf)")
     if np.any(arr < 0):
@@ -312,8 +341,13 @@ def _rho_parts(ctx: Any, u: Any, d: Any) -> tuple[Any, Any]:
     """``rho*`` and ``1 - rho*`` of CRT eq (22) in forms that never cancel.
 
     ``rho* = 2d / ((2u + d) + S)`` (rationalised eq (22)), ``S = sqrt((2u+d)^2 + 8du)``;
-    ``1 - rho* = (2u + 4u(u + 3d)/(S + d)) / (2u + d + S)``.
+    ``1 - rho* = (2u + 4u(u + 3d)/(S + d)) / (2u + d + S)``.  Both are homogeneous of degree
+    0 in ``(u, d)``: the float64 face evaluates them at ``(c u, c d)`` with ``c = 2^-600``
+    (exact scaling) where ``2u + d > 1e150``, so that ``(2u + d)^2`` cannot overflow.
     """
+    if ctx is FP:
+        c = np.where(2 * np.asarray(u, dtype=float) + d < 1e150, 1.0, 2.0**-600)
+        u, d = u * c, d * c
     big_s = ctx.sqrt((2 * u + d) ** 2 + 8 * d * u)
     rho = 2 * d / ((2 * u + d) + big_s)
     one_minus = (2 * u + 4 * u * (u + 3 * d) / (big_s + d)) / (2 * u + d + big_s)
@@ -343,12 +377,20 @@ def oprf_a_star(ctx: Any, u: Any, d: Any) -> Any:
     return -one_minus / (8 * rho)
 
 
-def _oprf_delta(ctx: Any, u: Any, d: Any) -> Any:
-    """``log(E[X^2]/K^2)`` at the optimum: ``rho u + d log((1 + rho)/(2 sqrt(rho)))``."""
+def _oprf_delta_terms(ctx: Any, u: Any, d: Any) -> tuple[Any, Any, Any]:
+    """``(rho u, d log((1 + rho)/(2 sqrt(rho))), (1 - rho) u)`` at ``rho = rho*``: the
+    exponent ``delta`` of :func:`_oprf_delta` is the sum of the first two, and
+    ``delta - u`` (<= 0) the second minus the third, both without cancellation."""
     rho, one_minus = _rho_parts(ctx, u, d)
     sr = ctx.sqrt(rho)
     gap = one_minus / (1 + sr)  # 1 - sqrt(rho), no cancellation
-    return rho * u + d * ctx.log1p(gap**2 / (2 * sr))
+    return rho * u, d * ctx.log1p(gap**2 / (2 * sr)), one_minus * u
+
+
+def _oprf_delta(ctx: Any, u: Any, d: Any) -> Any:
+    """``log(E[X^2]/K^2)`` at the optimum: ``rho u + d log((1 + rho)/(2 sqrt(rho)))``."""
+    t_rho, t_log, _ = _oprf_delta_terms(ctx, u, d)
+    return t_rho + t_log
 
 
 @formula(check=_check_stats)
@@ -381,11 +423,24 @@ def oprf_log_variance_ratio(ctx: Any, u: Any, d: Any) -> Any:
     The same for the Gaussian and the softmax kernel (the kernel factor cancels).
     ``mu -> 0`` as ``u -> 0``; ``mu <= 0``.
 
+    Where ``mu > -log 2`` (small ``u``) it is evaluated as ``log1p(r)``,
+    ``r = expm1(delta - u) / (1 - e^{-u})`` (from ``expm1(delta) - expm1(u) = e^u
+    expm1(delta - u)``), which keeps the digits that the difference of the two logs
+    cancels; ``mu = -2u/d + (6 - d) u^2/d^2 + O(u^3)``, and the float64 face returns
+    ``-2u/d`` for ``u < 1e-20`` (where ``delta - u ~ -2u^2/d`` would underflow).
+
     References
     ----------
     CRT Figure 1 (right) and its caption.
     """
-    mu = log_expm1.impl(ctx, _oprf_delta(ctx, u, d)) - log_expm1.impl(ctx, u)
+    t_rho, t_log, t_gap = _oprf_delta_terms(ctx, u, d)
+    mu = log_expm1.impl(ctx, t_rho + t_log) - log_expm1.impl(ctx, u)
+    if ctx.name == "sympy":  # exact arithmetic: nothing cancels
+        return ctx.where(u > 0, mu, 0)
+    r = ctx.expm1(t_log - t_gap) / ctx.where(u > 0, -ctx.expm1(-u), 1)  # (no 0/0 at u = 0)
+    mu = ctx.where(r > -0.5, ctx.log1p(r), mu)
+    if ctx is FP:
+        mu = ctx.where(u < 1e-20, -2 * u / d, mu)
     return ctx.where(u > 0, mu, 0)  # the limit u -> 0 (both variances vanish at u = 0)
 
 
@@ -538,24 +593,24 @@ def gerf_iid_error_moments(
 ) -> tuple[float, float] | None:
     """``(E e, E e^2)`` for ``e = (K_hat_M - K)^2``, K_hat_M the mean of M iid positive GERF samples.
 
-    From the exact raw moments ``E X^k`` (k <= 4, :func:`gerf_log_raw_moment`) evaluated at
-    40 digits (the central moments cancel heavily in float64).  ``None`` when
-    ``E X^4`` is infinite (``1 - 16A <= 0``) or the result leaves the float64 range.
-    These give Monte Carlo tests an exact standard error instead of a sample one.
+    From the exact raw moments ``E X^k`` (k <= 4, :func:`gerf_log_raw_moment`) in mpmath, at
+    40 digits or more (the central moments cancel heavily: :func:`rfcheck.stats.exact_moments_of_mean`
+    raises the precision until 20 digits survive).  ``None`` when ``E X^4`` is infinite
+    (``1 - 16A <= 0``) or the result leaves the float64 range.  These give Monte Carlo tests
+    an exact standard error instead of a sample one.
     """
     import mpmath
 
-    from rfcheck.stats import fourth_central_moment_of_mean
+    from rfcheck.stats import exact_moments_of_mean
 
     if not 1 - 16 * a > 0:
         return None
-    with mpmath.workdps(40):
-        raw = tuple(
-            mpmath.exp(gerf_log_raw_moment(k, sq_x, sq_y, sq_sum, sq_diff, d, a, backend="mpmath", dps=40))
-            for k in (1, 2, 3, 4)
-        )
-        var, mu4 = fourth_central_moment_of_mean(raw, m)
-        out = (float(var), float(mu4))
+
+    def raw(dps: int) -> tuple[Any, ...]:
+        return tuple(mpmath.exp(gerf_log_raw_moment(k, sq_x, sq_y, sq_sum, sq_diff, d, a, backend="mpmath", dps=dps))
+                     for k in (1, 2, 3, 4))
+
+    out = exact_moments_of_mean(raw, m)
     return out if all(np.isfinite(v) for v in out) else None
 
 
@@ -581,7 +636,7 @@ def discrete_pair_stats(x: Any, y: Any) -> dict[str, Any]:
 
 def _check_pois(q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> None:
     for name, v in (("q", q), ("xy", xy), ("sq_diff", sq_diff), ("lambda", lam)):
-        if not np.all(np.isfinite(np.asarray(v, dtype=float))):
+        if not np.all(np.isfinite(validate.real_array(v, name))):
             raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(np.asarray(q, dtype=float) < 0):
         raise ValueError("q = sum_l x_l^2 y_l^2 must be >= 0")
@@ -590,13 +645,18 @@ def _check_pois(q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> None:
     if not np.all(np.asarray(lam, dtype=float) > 0):
         raise ValueError("PoisRF needs lambda > 0 (CRT sec 3.2.1)")
     validate.positive_int(d, "d")
+    xya, bound = np.asarray(xy, dtype=float), np.sqrt(d * np.asarray(q, dtype=float))
+    if np.any(xya - bound > _INEQ_SLACK * np.maximum(np.abs(xya), bound)):
+        raise ValueError("inconsistent PoisRF statistics: need x.y <= sqrt(d q), q = sum_l x_l^2 y_l^2 "
+                         "(Cauchy-Schwarz: (x.y)^2 <= d sum_l x_l^2 y_l^2)")
 
 
 def _pois_z(ctx: Any, q: Any, xy: Any, d: Any, lam: Any) -> Any:
     """``log(E[(f f)^2] / K^2) = lambda d + q/lambda - 2 x.y >= 0`` (AM-GM, Cauchy-Schwarz).
 
-    Clipped at 0: a negative value can only come from rounding of the inputs (or of the
-    working precision at the zero-variance point).
+    Clipped at 0: a negative value can only come from rounding of the inputs (statistics
+    that break Cauchy-Schwarz by more than rounding are refused by ``_check_pois``) or of
+    the working precision at the zero-variance point.
     """
     z = lam * d + q / lam - 2 * xy
     return ctx.where(z > 0, z, 0 * z)
@@ -648,18 +708,46 @@ def poisson_lambda_star(ctx: Any, q: Any, d: Any) -> Any:
     return ctx.sqrt(q / d)
 
 
-@formula
+def _check_log_i0(t: Any) -> None:
+    if not np.all(np.isfinite(validate.real_array(t, "t"))):
+        raise ValueError("log_i0 needs a finite real t (no NaN or inf)")
+
+
+def _i0_minus_1(ctx: Any, t: Any) -> Any:
+    """``I_0(t) - 1 = sum_{k>=1} (t^2/4)^k / (k!)^2`` without cancellation, for ``|t| < 1``.
+
+    float64: the series to k = 12 (Horner; the terms fall below 1e-16 of the sum by k = 10);
+    mpmath: ``(t^2/4) 1F2(1; 2, 2; t^2/4)``, good to the working precision.
+    """
+    y = t * t / 4
+    if ctx is MP:
+        import mpmath
+
+        return y * mpmath.hyp1f2(1, 2, 2, y)
+    acc = 1
+    for k in range(12, 1, -1):
+        acc = 1 + acc * y / (k * k)
+    return y * acc
+
+
+@formula(check=_check_log_i0)
 def log_i0(ctx: Any, t: Any) -> Any:
-    """``log I_0(t)`` without overflow (``log i0e(|t|) + |t|``)."""
-    return ctx.log(ctx.i0e(t)) + ctx.abs(t)
+    """``log I_0(t)`` for finite real ``t`` without overflow (``log i0e(|t|) + |t|``) and, for
+    ``|t| < 1``, without losing relative accuracy (``log1p(I_0(t) - 1)``, ``log I_0(t) ~ t^2/4``)."""
+    big = ctx.log(ctx.i0e(t)) + ctx.abs(t)
+    if ctx.name == "sympy":
+        return big
+    if ctx is MP:  # scalars: evaluate one branch only
+        return ctx.log1p(_i0_minus_1(ctx, t)) if ctx.abs(t) < 1 else big
+    return ctx.where(ctx.abs(t) < 1, ctx.log1p(_i0_minus_1(ctx, t)), big)
 
 
 def _check_geom(abs_prod: Any, xy: Any, sq_diff: Any, p: Any) -> np.ndarray:
-    a = np.asarray(abs_prod, dtype=float)
+    a = validate.real_array(abs_prod, "abs_prod")
     if a.ndim == 0:
         raise ValueError("abs_prod must have a last axis of length d (one entry per coordinate)")
     for name, v in (("abs_prod", a), ("xy", xy), ("sq_diff", sq_diff), ("p", p)):
-        if not np.all(np.isfinite(np.asarray(v, dtype=float))):
+        if not np.all(np.isfinite(validate.real_array(v, name))):
             raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(a < 0):
         raise ValueError("abs_prod = |x_l y_l| must be >= 0")
@@ -668,6 +756,9 @@ def _check_geom(abs_prod: Any, xy: Any, sq_diff: Any, p: Any) -> np.ndarray:
     pa = np.asarray(p, dtype=float)
     if not np.all((pa > 0) & (pa < 1)):
         raise ValueError("GeomRF needs 0 < p < 1 (CRT sec 3.2.2)")
+    xya, bound = np.asarray(xy, dtype=float), np.sum(a, axis=-1)
+    if np.any(xya - bound > _INEQ_SLACK * np.maximum(np.abs(xya), bound)):
+        raise ValueError("inconsistent GeomRF statistics: need x.y <= sum_l |x_l y_l| (triangle inequality)")
     return a
 
 
@@ -724,7 +815,7 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
         nlp = -d * np.log(pa)
         z = nlp + s - 2 * np.asarray(xy, dtype=float)
         cond = (nlp + s + 2 * np.abs(xy)) / np.abs(z)
-        out = -np.asarray(sq_diff, dtype=float) + log_expm1(z)
+        out = -np.asarray(sq_diff, dtype=float) + log_expm1.impl(FP, z)  # bad z is recomputed below
     out = np.array(out, dtype=float)
     bad = ~(np.asarray(cond) <= 1e3)
     if np.any(bad):
@@ -871,6 +962,11 @@ def set_stats(x: Any, y: Any) -> dict[str, Any]:
     of |x_i + y_j|^2, |x_i - y_j|^2, eq 8 with s = +1, -1), ``xy`` (mean x_i . y_j),
     ``q`` (mean of sum_l x_il^2 y_jl^2, eq 12), ``abs_prod`` (per-coordinate means of
     |x_il y_jl|, eq 14) and ``d``.  ``x`` is (L, d), ``y`` is (L', d).
+
+    ``sq_sum``, ``sq_diff`` are computed from centred data, ``mean|x_i - mx|^2 + mean|y_j -
+    my|^2 + |mx +- my|^2`` (``mx``, ``my`` the means), after shifting ``x`` by ``-x_1`` and
+    ``y`` by ``-+x_1`` (which leaves ``x_i +- y_j`` unchanged), so that neither cancels when the
+    sets are close to ``+-`` each other.
     """
     xa, ya = validate.points(x, "x"), validate.points(y, "y")
     if xa.shape[1] != ya.shape[1]:
@@ -879,9 +975,16 @@ def set_stats(x: Any, y: Any) -> dict[str, Any]:
     sx, sy = np.sum(xa * xa) / lx, np.sum(ya * ya) / ly
     mx, my = xa.sum(axis=0) / lx, ya.sum(axis=0) / ly
     xy = float(mx @ my)
+
+    def centred(v: np.ndarray) -> tuple[np.ndarray, float]:  # (mean, mean squared distance to it)
+        m = v.sum(axis=0) / len(v)
+        return m, np.sum((v - m) ** 2) / len(v)
+
+    (ma, va), (mb, vb), (mc, vc) = centred(xa - xa[0]), centred(ya - xa[0]), centred(ya + xa[0])
     return {
         "sq_x": float(sx), "sq_y": float(sy),
-        "sq_sum": float(sx + 2 * xy + sy), "sq_diff": float(sx - 2 * xy + sy), "xy": xy,
+        "sq_sum": float(va + vc + np.sum((ma + mc) ** 2)), "sq_diff": float(va + vb + np.sum((ma - mb) ** 2)),
+        "xy": xy,
         "q": float(np.sum((xa * xa).sum(axis=0) * (ya * ya).sum(axis=0)) / (lx * ly)),
         "abs_prod": np.abs(xa).sum(axis=0) * np.abs(ya).sum(axis=0) / (lx * ly),
         "d": xa.shape[1],

@@ -49,6 +49,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from rfcheck import validate
 from rfcheck.backends import COND_MAX, MP, formula
 
 __all__ = [
@@ -118,7 +119,7 @@ def check_lambda(lam: Any) -> np.ndarray:
 
 
 def _check_lam_eig(lam: Any, *rest: Any) -> None:
-    a = np.asarray(lam, dtype=float)
+    a = validate.real_array(lam, "eigenvalues of Lambda")
     if not np.all(np.isfinite(a)):
         raise ValueError("eigenvalues of Lambda must be finite (no NaN)")
     if np.any(a < 0):
@@ -134,7 +135,7 @@ def _check_star(lam: Any) -> None:
 
 def _check_coord(lam: Any, s: Any) -> None:
     _check_lam_eig(lam)
-    a = np.asarray(s, dtype=float)
+    a = validate.real_array(s, "eigenvalues of Sigma")
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError("eigenvalues of Sigma must be finite and > 0 (Sigma positive definite)")
 
@@ -296,6 +297,19 @@ def _second_moment_parts(lam: np.ndarray, sigma: np.ndarray) -> tuple[float, np.
     return float(np.linalg.slogdet(ilam)[1]), 0.5 * (p + p.T)
 
 
+def _log_det_near_identity(ev: np.ndarray, minus_identity: Any, fallback: float) -> float:
+    """log det of a symmetric positive-definite ``X`` with eigenvalues ``ev``.
+
+    Where every eigenvalue lies in [1/2, 3/2]: ``sum log1p(eig(X - I))`` with ``X - I =
+    minus_identity()`` formed analytically (the log of an eigenvalue ~ 1 is good only to eps
+    absolute, while V ~ 2 tr(Lambda) may be ~1e-12); elsewhere ``fallback``.
+    """
+    if not np.all(np.abs(ev - 1) <= 0.5):
+        return fallback
+    m = minus_identity()
+    return float(np.sum(np.log1p(np.linalg.eigvalsh(0.5 * (m + m.T)))))
+
+
 def variance_finite(lam: Any, sigma: Any) -> bool:
     """Whether ``V(N(0, Sigma)) < inf``: ``2 Sigma*^{-1} - Sigma^{-1} > 0`` (module docstring)."""
     lam_m, s = check_lambda(lam), check_spd(sigma)
@@ -312,7 +326,10 @@ def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64"
     ``+inf`` where ``2 Sigma*^{-1} - Sigma^{-1}`` is not positive definite (this includes
     every ``Sigma`` when ``lambda_max(Lambda) >= 1/2``).  ``Sigma*^{-1}`` is written as
     ``(I - 2 Lambda)(I + 2 Lambda)^{-1}``, defined for every PSD ``Lambda``.  The mpmath
-    face also accepts ``sigma`` as an ``mpmath.matrix`` (used as given, symmetrised).
+    face also accepts ``sigma`` as an ``mpmath.matrix`` (used as given, symmetrised).  The
+    float64 face takes the log-determinant of each of ``Sigma``, ``P`` and ``I + 2 Lambda``
+    whose eigenvalues all lie in [1/2, 3/2] as ``sum log1p(eig(X - I))`` with ``X - I`` formed
+    analytically, so that small ``Lambda`` (``V ~ 2 tr Lambda``) keeps its digits.
     """
     if backend == "mpmath" and isinstance(sigma, mpmath.matrix):  # an exact mpmath Sigma
         lam_m, s = check_lambda(lam), None
@@ -350,7 +367,14 @@ def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64"
         return math.inf if val == mpmath.inf else float(val)
     if not ev[0] > 0:
         return math.inf
-    return float(0.5 * np.linalg.slogdet(s)[1] - 0.5 * np.sum(np.log(ev)) - ld_ilam)
+    eye = np.eye(lam_m.shape[0])
+    ld_s = _log_det_near_identity(np.linalg.eigvalsh(s), lambda: s - eye, np.linalg.slogdet(s)[1])
+    # P - I = (I - Sigma^{-1}) - 8 (I + 2 Lambda)^{-1} Lambda, as 2 Sigma*^{-1} = 2I - 8 (I + 2 Lambda)^{-1} Lambda
+    ld_p = _log_det_near_identity(
+        ev, lambda: np.linalg.solve(s, s - eye) - 8 * np.linalg.solve(eye + 2 * lam_m, lam_m), np.sum(np.log(ev))
+    )
+    ld_ilam = _log_det_near_identity(1 + 2 * np.linalg.eigvalsh(lam_m), lambda: 2 * lam_m, ld_ilam)
+    return float(0.5 * ld_s - 0.5 * ld_p - ld_ilam)
 
 
 def log_expected_variance(lam: Any, sigma: Any, m: int = 1, *, backend: str = "float64", dps: int = 50) -> Any:
@@ -401,7 +425,9 @@ def expected_variance(lam: Any, sigma: Any, m: int = 1) -> float:
 def optimal_variance(lam: Any, m: int = 1) -> float:
     """``V(psi*) = (prod 1/(1 - 2 lambda_i) - prod (1 - 4 lambda_i^2)^{-1/2}) / m``: the
     Cauchy-Schwarz bound ``((int f)^2 - E kappa^2)/m`` of Lemma 3.1 (App. A), attained by
-    ``Sigma*``.  ``ValueError`` when ``lambda_max >= 1/2`` (no finite-variance proposal)."""
+    ``Sigma*``.  ``ValueError`` when ``lambda_max >= 1/2`` (no finite-variance proposal) or
+    ``m`` is not an integer >= 1."""
+    m = validate.positive_int(m, "m")
     lam_m = check_lambda(lam)
     ev = np.linalg.eigvalsh(lam_m)
     _check_star(np.maximum(ev, 0))

@@ -57,7 +57,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from rfcheck.backends import formula, get_backend
+from rfcheck import validate
+from rfcheck.backends import _MAX_DPS, formula, get_backend
 
 __all__ = [
     "angular_lambda_cross_moment",
@@ -91,7 +92,7 @@ __all__ = [
 
 
 def _finite(name: str, v: Any) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
+    a = np.asarray(validate.not_complex(v, name), dtype=float)
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return a
@@ -109,7 +110,7 @@ def _check_theta(theta: Any) -> None:
 
 
 def _check_count(name: str, v: Any) -> None:
-    a = np.asarray(v)
+    a = validate.not_complex(v, name)
     if a.dtype.kind not in "iuf" or not np.all(np.isfinite(a.astype(float))):
         raise ValueError(f"{name} must be an integer >= 1")
     if np.any(a < 1) or np.any(np.asarray(a, dtype=float) != np.floor(np.asarray(a, dtype=float))):
@@ -190,6 +191,16 @@ def _pi_minus(ctx: Any, theta: Any) -> Any:
     return ctx.pi - theta
 
 
+def _clip_theta(ctx: Any, theta: Any) -> Any:
+    """``theta`` clipped into ``[0, pi]``: :func:`_check_theta` admits ``theta`` up to ``pi (1 + 1e-15)``
+    (a rounding of pi), which would make ``pi - theta`` and ``1 - theta/pi`` negative.  In float64 the
+    clip is to ``float(pi)`` (as if ``np.pi`` had been passed).  The sympy face takes ``theta`` in
+    ``[0, pi]`` as given."""
+    if ctx.name == "sympy":
+        return theta
+    return ctx.where(theta > ctx.pi, ctx.pi, theta)
+
+
 def _log1mexp(ctx: Any, t: Any) -> Any:
     """``log(1 - exp(-t))`` for ``t >= 0`` (``-inf`` at ``t = 0``)."""
     return ctx.log(-ctx.expm1(-t))
@@ -211,6 +222,7 @@ def log_mse_trig(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     HRF Lemma 2.2, eq (7): ``f1(|z|) f3(|Delta|)`` with ``f1(u) = (2m)^-1 exp(u^2) SM^-2``
     (``exp(|z|^2) SM^-2 = exp(|x|^2 + |y|^2)``); holds as printed.
     """
+    theta = _clip_theta(ctx, theta)
     return -ctx.log(2 * m) + nx**2 + ny**2 + 2 * _log1mexp(ctx, _sq_diff(ctx, nx, ny, theta))
 
 
@@ -223,6 +235,7 @@ def log_mse_pos(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     HRF Lemma 2.2, eq (7): ``f2(|z|) f3(|z|)``, ``exp(|z|^2) SM^2 = exp(2|z|^2 - |x|^2 - |y|^2)``;
     holds as printed.
     """
+    theta = _clip_theta(ctx, theta)
     s = _sq_sum(ctx, nx, ny, theta)
     return -ctx.log(2 * m) + 2 * s - nx**2 - ny**2 + 2 * _log1mexp(ctx, s)
 
@@ -236,15 +249,23 @@ def _check_bipolar(nx: Any, ny: Any, theta: Any, m: Any, e2: Any, o2: Any, c: An
         if np.any(_finite(name, v) < 0):
             raise ValueError(f"{name} must be >= 0 (a second moment)")
     _finite("E[lambda(1-lambda)]", c)
-    sh = np.asarray(shared)
+    sh = validate.not_complex(shared, "shared")
     if not np.all((sh == 0) | (sh == 1)):
         raise ValueError("shared must be 0 (variant I, independent projections) or 1 (variant II, shared)")
 
 
 def _bipolar_terms(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, e2: Any, o2: Any, c: Any, shared: Any):
+    theta = _clip_theta(ctx, theta)
     lp = log_mse_pos.impl(ctx, nx, ny, theta, m)
     lt = log_mse_trig.impl(ctx, nx, ny, theta, m)
     big = ctx.where(lp > lt, lp, lt)
+    if ctx.name != "sympy":  # (sympy is exact: any shift does, and this one keeps the expression small)
+        # shift by the larger exponent among the terms with a nonzero coefficient: a zero-coefficient
+        # term must not set it (the other term, exp(l - big), could underflow to 0)
+        nz = ctx.where(e2 > 0, ctx.where(o2 > 0, big, lp), ctx.where(o2 > 0, lt, big))
+        big = ctx.where(nz > -ctx.exp(700), nz, big)  # unless its MSE is zero, or both coefficients are
+        # exponents capped at the shift: a zero-coefficient term above it gives 0, not 0 * inf
+        lp, lt = ctx.where(lp > big, big, lp), ctx.where(lt > big, big, lt)
     big = ctx.where(big > -ctx.exp(700), big, 0)  # both MSEs zero (x = y = 0): any shift
     # (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) = (4/m) exp(2 x.y) sin^2((|x|^2 - |y|^2)/2)
     lc = ctx.log(4) - ctx.log(m) + 2 * nx * ny * ctx.cos(theta) - big
@@ -297,7 +318,7 @@ def angular_lambda_mean(ctx: Any, theta: Any) -> Any:
     ----------
     HRF Lemma 3.2, eq (24); appendix D.1 (Goemans-Williamson).
     """
-    return theta / ctx.pi
+    return _clip_theta(ctx, theta) / ctx.pi
 
 
 @formula(check=_check_theta_n)
@@ -309,7 +330,7 @@ def angular_lambda_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
     HRF Lemma 3.2, eq (24); proof appendix D.1, eq (42)-(44) (the middle expression of
     eq (44) is misprinted; the final one holds).
     """
-    p = theta / ctx.pi
+    p = _clip_theta(ctx, theta) / ctx.pi
     return p * (p * (n - 1) + 1) / n  # = p (p - p/n + 1/n); no float 1/n in the mpmath face
 
 
@@ -323,7 +344,7 @@ def angular_one_minus_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
     ----------
     HRF Thm D.1, eq (45) (second coefficient); from Lemma 3.2 by ``theta -> pi - theta``.
     """
-    q = _pi_minus(ctx, theta) / ctx.pi
+    q = _pi_minus(ctx, _clip_theta(ctx, theta)) / ctx.pi
     return q * (q + (1 - q) / n)
 
 
@@ -335,6 +356,7 @@ def angular_lambda_cross_moment(ctx: Any, theta: Any, n: Any) -> Any:
     ----------
     HRF Thm D.1, eq (46) (``p(1 - 1/n - p + p/n)``).
     """
+    theta = _clip_theta(ctx, theta)
     p = theta / ctx.pi
     q = _pi_minus(ctx, theta) / ctx.pi
     return p * q * (n - 1) / n
@@ -346,7 +368,7 @@ def angular_lambda_cross_moment(ctx: Any, theta: Any, n: Any) -> Any:
 def _check_ang(nx: Any, ny: Any, theta: Any, m: Any, n: Any, shared: Any) -> None:
     _check_pair_m(nx, ny, theta, m)
     _check_count("n", n)
-    sh = np.asarray(shared)
+    sh = validate.not_complex(shared, "shared")
     if not np.all((sh == 0) | (sh == 1)):
         raise ValueError("shared must be 0 (independent projections) or 1 (shared projections)")
 
@@ -419,7 +441,7 @@ def log_rel_error_trig(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     ----------
     HRF Lemma 3.4, eq (25); holds as printed.
     """
-    return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.sin(theta / 2) ** 2)
+    return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.sin(_clip_theta(ctx, theta) / 2) ** 2)
 
 
 @formula(check=_check_r_theta_m, conditioning=_cond_r_theta)
@@ -430,7 +452,7 @@ def log_rel_error_pos(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     ----------
     HRF Lemma 3.4, eq (25); holds as printed.
     """
-    return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.cos(theta / 2) ** 2)
+    return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.cos(_clip_theta(ctx, theta) / 2) ** 2)
 
 
 @formula(check=_check_r)
@@ -468,6 +490,7 @@ def log_rel_error_angular_hybrid(ctx: Any, r: Any, theta: Any, m: Any, n: Any) -
     ----------
     HRF Def 3.3; appendix D.3 eq (48)-(50) (eq (66) misprints ``exp(2r^2)`` for ``exp(r^2)``).
     """
+    theta = _clip_theta(ctx, theta)
     return (log_mse_angular_hybrid_same_length.impl(ctx, r, theta, m, n) - 2 * r**2 * ctx.cos(theta)) / 2
 
 
@@ -573,14 +596,19 @@ def _gauss_parts(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: 
     """``(rho, 1 - g, (1 - rho) - g, 1 - g^2 over sqrt(2n))`` with ``g = exp(-sigma^2 |Delta|^2/2)``.
 
     ``(1 - rho) - g = exp(-2 s^2 r^2) - exp(-s^2 |Delta|^2/2)`` is written as
-    ``-exp(-2 s^2 r^2) expm1(s^2 (4 r^2 - |Delta|^2)/2)`` with ``4r^2 - |Delta|^2 =
-    (2r - nx - ny)(2r + nx + ny) + 4 nx ny cos^2(theta/2)`` (exact at ``|x| = |y| = r``).
+    ``-exp(-2 s^2 r^2) expm1(v)``, ``v = s^2 (4 r^2 - |Delta|^2)/2``, with ``4r^2 - |Delta|^2 =
+    (2r - nx - ny)(2r + nx + ny) + 4 nx ny cos^2(theta/2)`` (exact at ``|x| = |y| = r``), where
+    the difference cancels (``v < 1``); for ``v >= 1`` it is the plain difference (cancellation
+    factor below 2.2), since there ``exp(-2 s^2 r^2)`` can underflow while ``expm1(v)`` overflows.
     """
+    theta = _clip_theta(ctx, theta)
     dd = _sq_diff(ctx, nx, ny, theta)
     rho = -ctx.expm1(-2 * sigma**2 * r**2)
     one_g = -ctx.expm1(-sigma**2 * dd / 2)
     gap = (2 * r - nx - ny) * (2 * r + nx + ny) + 4 * nx * ny * ctx.cos(theta / 2) ** 2
-    omr_g = -ctx.exp(-2 * sigma**2 * r**2) * ctx.expm1(sigma**2 * gap / 2)
+    v = sigma**2 * gap / 2
+    omr_g = ctx.where(v < 1, -ctx.exp(-2 * sigma**2 * r**2) * ctx.expm1(ctx.where(v < 1, v, 0)),
+                      ctx.exp(-2 * sigma**2 * r**2) - ctx.exp(-sigma**2 * dd / 2))
     var_n = ctx.expm1(-sigma**2 * dd) ** 2 / (2 * n)
     return rho, one_g, omr_g, var_n
 
@@ -628,7 +656,7 @@ def _gauss_args(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: A
 def _check_gauss_mse(nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r: Any, shared: Any) -> None:
     _check_gauss(nx, ny, theta, n, sigma, r)
     _check_count("m", m)
-    sh = np.asarray(shared)
+    sh = validate.not_complex(shared, "shared")
     if not np.all((sh == 0) | (sh == 1)):
         raise ValueError("shared must be 0 (independent projections) or 1 (shared projections)")
 
@@ -684,7 +712,13 @@ def cexp_log_mse(a: Any, x: Any, y: Any, m: int, *, part: str = "complex", backe
     * ``part="real"`` (the estimator ``Re X_m``): ``((|c|^2 e^{2|Re z|^2} + Re(c^2 e^{2 z^2}))/2 - SM^2)/m``.
 
     Both vanish iff ``z = 0`` (eq 17-18).  ``A`` must be invertible (``ValueError``
-    otherwise).  The mpmath face evaluates at ``dps`` digits from the float inputs.
+    otherwise).  They are evaluated without cancellation as ``SM^2 expm1(|z|^2)/m`` and
+    ``SM^2 (expm1(|z|^2) + Re expm1(z^2))/(2m)`` (``|c|^2 e^{2|Re z|^2} = SM^2 e^{|z|^2}``,
+    ``c^2 e^{2 z^2} = SM^2 e^{z^2}``), with ``z = (A^T)^-1 (A^T A x + y)`` (exactly 0 when
+    ``A^T A x = -y``); ``z`` itself cancels, so the working precision is raised until two
+    precisions 20 digits apart agree to 17 digits (float64 face) or ``dps`` digits (mpmath face;
+    inputs taken as the float values given); ``ValueError`` if that needs over 2000 digits
+    (``rfcheck.backends._MAX_DPS``).
 
     References
     ----------
@@ -700,25 +734,35 @@ def cexp_log_mse(a: Any, x: Any, y: Any, m: int, *, part: str = "complex", backe
         raise ValueError("x, y must be vectors of length d matching A")
     _check_count("m", m)
     get_backend(backend)
-    with mpmath.workdps(dps + 10 if backend == "mpmath" else 30):
+    work = dps + 10 if backend == "mpmath" else 30
+    digits = dps if backend == "mpmath" else 17
+    with mpmath.workdps(work):
         A = mpmath.matrix([[mpmath.mpc(v) for v in row] for row in am])
         if abs(mpmath.det(A)) <= mpmath.mpf(10) ** (-mpmath.mp.dps // 2) * mpmath.mnorm(A, 1) ** am.shape[0]:
             raise ValueError("A must be invertible (eq 14 needs (A^T)^-1)")
-        B = (A.T) ** -1
-        X = mpmath.matrix([mpmath.mpf(v) for v in xv])
-        Y = mpmath.matrix([mpmath.mpf(v) for v in yv])
-        ax, by = A * X, B * Y
-        z = ax + by
-        sq = lambda v: mpmath.fsum(v[i] ** 2 for i in range(len(v)))  # noqa: E731
-        log_c = -(sq(ax) + sq(by)) / 2
-        lse = 2 * mpmath.fsum(X[i] * Y[i] for i in range(len(X)))  # log SM^2
-        l1 = 2 * mpmath.re(log_c) + 2 * mpmath.fsum(mpmath.re(z[i]) ** 2 for i in range(len(z)))
-        if part == "complex":
-            val = mpmath.exp(l1) - mpmath.exp(lse)
-        else:
-            val = (mpmath.exp(l1) + mpmath.re(mpmath.exp(2 * log_c + 2 * sq(z)))) / 2 - mpmath.exp(lse)
-        out = mpmath.log(val) - mpmath.log(m) if val > 0 else mpmath.mpf("-inf")
+
+    def log_mse(prec: int) -> Any:
+        with mpmath.workdps(prec):
+            A = mpmath.matrix([[mpmath.mpc(v) for v in row] for row in am])
+            X = mpmath.matrix([mpmath.mpf(v) for v in xv])
+            Y = mpmath.matrix([mpmath.mpf(v) for v in yv])
+            z = mpmath.lu_solve(A.T, A.T * (A * X) + Y)  # = A x + (A^T)^-1 y
+            lse = 2 * mpmath.fsum(X[i] * Y[i] for i in range(len(X)))  # log SM^2
+            e = mpmath.expm1(mpmath.fsum(abs(z[i]) ** 2 for i in range(len(z))))
+            if part == "real":
+                e = (e + mpmath.re(mpmath.expm1(mpmath.fsum(z[i] ** 2 for i in range(len(z)))))) / 2
+            return lse + mpmath.log(e) - mpmath.log(m) if e > 0 else mpmath.mpf("-inf")
+
+    tol = mpmath.mpf(10) ** -digits
+    while True:
+        lo, hi = log_mse(work), log_mse(work + 20)
+        if lo == hi or (mpmath.isfinite(hi) and abs(hi - lo) <= tol * abs(hi)):
+            break
+        if work >= _MAX_DPS:
+            raise ValueError(f"cexp_log_mse: no value good to {digits} digits at {_MAX_DPS} working digits "
+                             "(z = A x + (A^T)^-1 y cancels beyond that)")
+        work = min(2 * work, _MAX_DPS)
     if backend == "mpmath":
         with mpmath.workdps(dps):
-            return +out
-    return float(out)
+            return +hi
+    return float(hi)

@@ -98,7 +98,7 @@ _GJ_BETA_MAX = 900.0  # larger t-powers stay in the integrand (weights overflow 
 
 
 def _nonneg(v: Any, name: str) -> np.ndarray:
-    a = np.asarray(v, dtype=float) if not isinstance(v, mpmath.mpf) else np.asarray(float(v))
+    a = validate.real_array(v, name)
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(a < 0):
@@ -113,7 +113,7 @@ def _dims(d: Any, minimum: int = 1) -> None:
 
 
 def _cos(c: Any) -> None:
-    a = np.asarray(c, dtype=float)
+    a = validate.real_array(c, "cos_theta")
     if not np.all(np.isfinite(a)):
         raise ValueError("cos_theta must be finite (no NaN or inf)")
     if np.any(np.abs(a) > 1):
@@ -141,9 +141,14 @@ def _check_coupling(coupling: str) -> None:
         raise ValueError(f"coupling must be one of {_COUPLINGS}; got {coupling!r}")
 
 
-def _check_m(m: Any) -> None:
+def _check_m(m: Any, minimum: int = 1) -> None:
     for x in np.asarray(m, dtype=object).ravel():
-        validate.positive_int(x, "m")
+        validate.positive_int(x, "m", minimum)
+
+
+def _check_m_le_d(m: Any, d: Any, source: str) -> None:
+    if np.any(np.asarray(m) > np.asarray(d)):
+        raise ValueError(f"{source} needs m <= d (one orthogonal block)")
 
 
 # --------------------------------------------------------- float64 positive series engine
@@ -161,6 +166,7 @@ def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int
     t = np.ones_like(z)
     f0 = factor(0) if factor is not None else 1.0
     s = np.broadcast_to(np.asarray(f0, dtype=float), z.shape).copy()
+    tail = np.zeros_like(z)  # s - f0, kept apart so that log(1 + tail) keeps its relative accuracy
     logscale = np.zeros_like(z)
     big = 2.0**600
     k = 0
@@ -170,10 +176,12 @@ def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int
         k += 1
         f = factor(k) if factor is not None else 1.0
         s = s + t * f
+        tail = tail + t * f
         hi = t > big
         if np.any(hi):
             t = np.where(hi, t / big, t)
             s = np.where(hi, s / big, s)
+            tail = np.where(hi, tail / big, tail)
             logscale = logscale + np.where(hi, 600 * math.log(2.0), 0.0)
         done = (r < 1) & (t <= 0.25 * _EPS * s) | (t == 0)
         if k >= min_terms and np.all(done):
@@ -181,7 +189,10 @@ def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int
         if k > 200_000:
             raise ValueError("series did not converge in 200000 terms (argument too large for float64 face)")
     with np.errstate(divide="ignore"):
-        return np.log(s) + logscale
+        out = np.log(s) + logscale
+        if factor is None:  # s = 1 + tail: log1p keeps small logarithms (v -> 0) accurate
+            out = np.where(logscale == 0, np.log1p(tail), out)[()]
+        return out
 
 
 def _fp_log_hyp0f1(b: Any, z: Any) -> np.ndarray:
@@ -217,9 +228,13 @@ def _fp_t_average_log(d: np.ndarray, log_g: Any, *args: np.ndarray) -> np.ndarra
         sel = dd == dv
         t, w = _gj_rule(int(dv))
         sub = [r[sel][:, None] for r in rest]
-        lg = log_g(t[None, :], float(dv), *sub)
+        lg = np.broadcast_to(log_g(t[None, :], float(dv), *sub), (int(np.sum(sel)), t.size))
         mx = np.max(lg, axis=1, keepdims=True)
-        out[sel] = mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1))
+        res = mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1))
+        small = np.max(np.abs(lg), axis=1) <= 0.5  # log E e^lg ~ 0: log1p(E expm1(lg)) keeps it relative
+        if np.any(small):
+            res[small] = np.log1p(np.sum(w[None, :] * np.expm1(lg[small]), axis=1))
+        out[sel] = res
     return out
 
 
@@ -307,7 +322,7 @@ def conformity_estimate(w_samples: Any, v: float, d: int) -> tuple[float, float]
     return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
 
 
-def _exp(log_value: Any, backend: str, dps: int, name: str) -> Any:
+def _exp(log_value: Any, backend: str, dps: int, name: str, alternative: str | None = None) -> Any:
     if backend == "mpmath":
         with mpmath.workdps(dps):
             f = np.frompyfunc(mpmath.exp, 1, 1)
@@ -317,9 +332,8 @@ def _exp(log_value: Any, backend: str, dps: int, name: str) -> Any:
             return out
     arr = np.asarray(log_value, dtype=float)
     if np.any(arr > 709.78):
-        raise ValueError(
-            f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); use log_{name} or backend='mpmath'"
-        )
+        alternative = alternative or f"log_{name} or backend='mpmath'"
+        raise ValueError(f"{name} exceeds the float64 range (log value {np.max(arr):.1f}); use {alternative}")
     out = np.exp(arr)
     return out if out.shape else float(out)
 
@@ -433,7 +447,16 @@ def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
     ----------
     SimRF Lemma 4.1, eq (18) (holds as printed).
     """
-    return ctx.exp((d - 1) * ctx.log(w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx)))
+    return ctx.exp(_xlogy(ctx, d - 1, w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx)))
+
+
+def _xlogy(ctx: Any, x: Any, y: Any) -> Any:
+    """``x log y`` with ``0 log 0 = 0`` (the ``w^0`` of ``d = 1`` at ``w = 0``)."""
+    if ctx.name == "float64":
+        return sc.xlogy(x, y)
+    if ctx.name == "mpmath":
+        return x * mpmath.log(y) if x else mpmath.mpf(0)
+    return x * sympy.log(y)
 
 
 @formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
@@ -524,8 +547,19 @@ def _gap_orf_terms(ctx: Any, v: Any, d: Any) -> Any:
             return -np.expm1(state["L"])
 
         return _fp_pos_series(v2, lambda k: 1.0 / (k + 1), factor, min_terms=3)
-    if ctx.name == "mpmath":
-        return mpmath.log(mpmath.exp(v * v) - mpmath.hyp1f1(d, mpmath.mpf(d) / 2, v * v / 2))
+    if ctx.name == "mpmath":  # the same positive series (e^{v^2} - 1F1 would cancel ~ v^4 / (2 (d + 2)))
+        v2 = v * v
+        if not v2:
+            return mpmath.ninf
+        with mpmath.extradps(10):
+            s, term, lp, k = mpmath.mpf(0), mpmath.mpf(1), mpmath.mpf(0), 0
+            while True:
+                k += 1
+                term = term * v2 / k
+                lp += mpmath.log1p(-mpmath.mpf(k - 1) / (d + 2 * (k - 1)))  # log prod_{j<k} (d+j)/(d+2j)
+                s += term * -mpmath.expm1(lp)
+                if k >= 3 and k > v2 and term <= mpmath.eps * s:
+                    return mpmath.log(s)
     return sympy.log(sympy.exp(v * v) - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2))
 
 
@@ -585,8 +619,7 @@ def prf_orthogonality_gap(v: Any, d: Any, m: Any, sq_norms: Any) -> Any:
     SimRF Cor 4.4, corrected eq (25) = eq (68)/(69).
     """
     _check_m(m)
-    if np.any(np.asarray(m) > np.asarray(d)):
-        raise ValueError("Cor 4.4 needs m <= d (one orthogonal block)")
+    _check_m_le_d(m, d, "Cor 4.4")
     _nonneg(sq_norms, "sq_norms")
     lg = log_prf_orthogonality_gap(v, d)
     with np.errstate(under="ignore"):
@@ -624,6 +657,9 @@ def prf_mse(
     have ``E b_i b_j = e^{v^2}``).  The float64 face recomputes points whose bracket cancels
     by more than a factor 50 (SimRF, small ``v``, ``m ~ d``) in mpmath so that the result is
     good to 1e-12; ``refine=False`` skips that (relative error up to ~50-1000 x 1e-14, for plots).
+    The float64 face is assembled in log space and raises ``ValueError`` where the MSE itself
+    exceeds the float64 range; the mpmath face raises its working precision with the
+    cancellation, so that it is good to ``dps`` digits.
 
     References
     ----------
@@ -637,30 +673,66 @@ def prf_mse(
     if backend == "mpmath":
         with mpmath.workdps(dps + 10):
             vv = mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v
-            rho = pair_conformity(vv, d, coupling, backend="mpmath", dps=dps + 10)
-            e = mpmath.exp(vv * vv)
-            bracket = e * mpmath.expm1(vv * vv) - mpmath.mpf(npairs) / m * (e - rho)
+            bracket = _mp_prf_bracket(vv, d, m, npairs, coupling, dps + 5)
             out = mpmath.exp(-2 * mpmath.mpf(sq_norms)) / m * bracket
-        return +out
+        with mpmath.workdps(dps):
+            return +out
     v = np.asarray(v, dtype=float)
     v2 = v * v
-    first = np.exp(v2) * np.expm1(v2)
-    if coupling == "iid" or npairs == 0:
-        gap = 0.0
-    elif coupling == "orf":
-        gap = np.exp(log_prf_orthogonality_gap(v, d))
-    else:
-        gap = np.exp(log_prf_orthogonality_gap(v, d)) + np.exp(orf_simrf_conformity_gap(v, d))
-    bracket = np.array(first - npairs / m * gap, dtype=float, ndmin=1)
-    # cancellation when (P/m) gap ~ first (SimRF, small v, m = d): recompute those in mpmath
+    # log space: first = e^{v^2} expm1(v^2) and the gaps may overflow before e^{-2 sq_norms} comes in
     with np.errstate(divide="ignore", invalid="ignore"):
-        cond = np.array(first, ndmin=1) / bracket
-    vf = np.broadcast_to(np.array(v, ndmin=1), bracket.shape)
-    for i in np.flatnonzero(~(cond <= 50) & (vf > 0) & refine):  # 50 eps-losses stay below 1e-12
-        bracket[i] = float(prf_mse(float(vf[i]), d, m, 0.0, coupling, backend="mpmath", dps=30)) * m
-    bracket = bracket.reshape(np.shape(first))
-    out = np.exp(-2 * np.asarray(sq_norms, dtype=float)) / m * bracket
-    return out if np.ndim(out) else float(out)
+        log_first = 2 * v2 + np.log(-np.expm1(-v2))
+        if coupling == "iid" or npairs == 0:
+            gap = 0.0  # gaps relative to first
+        elif coupling == "orf":
+            gap = np.exp(log_prf_orthogonality_gap(v, d) - log_first)
+        else:
+            gap = np.exp(log_prf_orthogonality_gap(v, d) - log_first) + np.exp(
+                orf_simrf_conformity_gap(v, d) - log_first
+            )
+        rel = np.array(np.broadcast_to(1 - npairs / m * gap, np.shape(v2)), dtype=float, ndmin=1)  # bracket/first
+        # cancellation when (P/m) gap ~ first (SimRF, small v, m = d): recompute those in mpmath
+        cond = 1 / rel
+        lf = np.broadcast_to(np.array(log_first, ndmin=1), rel.shape)
+        log_bracket = np.where(np.isneginf(lf), -np.inf, lf + np.log(rel))
+    vf = np.broadcast_to(np.array(v, ndmin=1), rel.shape)
+    for i in np.flatnonzero(~((cond > 0) & (cond <= 50)) & (vf > 0) & refine):  # 50 eps-losses stay below 1e-12
+        # bracket / v^2 = c1 + c2 v^2 + ... is constant to ~1e-24 below v = 1e-15: scale from there
+        vi = float(vf[i])
+        vr = max(vi, 1e-15)
+        with mpmath.workdps(30):
+            lb = mpmath.log(_mp_prf_bracket(mpmath.mpf(vr), d, m, npairs, coupling, 20))
+            log_bracket[i] = float(lb + 2 * (mpmath.log(vi) - mpmath.log(vr)))
+    log_out = log_bracket.reshape(np.shape(v2)) - 2 * np.asarray(sq_norms, dtype=float) - math.log(m)
+    return _exp(log_out, "float64", dps, "prf_mse", "backend='mpmath'")
+
+
+def _mp_prf_bracket(v: Any, d: int, m: int, npairs: int, coupling: str, dps: int) -> Any:
+    """mpmath ``e^{v^2} expm1(v^2) - (P/m)(e^{v^2} - rho_c)`` good to ``dps`` digits (0 at ``v = 0``).
+
+    ``e^{v^2} - rho_c`` cancels (~ v^2 or v^4) and the bracket cancels again for SimRF, so the
+    working precision grows with the conditioning ``(first + (P/m)(e^{v^2} + rho_c)) / bracket``
+    (recomputed until it leaves ``dps`` digits).
+    """
+    if not v:
+        return mpmath.mpf(0)
+    q = mpmath.mpf(npairs) / m
+    work = dps + 15 + max(0, int(-mpmath.log10(v * v))) + int(math.log10(1 + npairs))
+    while work <= 20_000:
+        with mpmath.workdps(work):
+            v2 = v * v
+            e = mpmath.exp(v2)
+            first = e * mpmath.expm1(v2)
+            rho = pair_conformity(v, d, coupling, backend="mpmath", dps=work) if npairs else e
+            bracket = first - q * (e - rho)
+            if bracket > 0:
+                need = dps + 5 + int(mpmath.log10((first + q * (e + rho)) / bracket)) + 1
+                if need <= work:
+                    return bracket
+            else:
+                need = 2 * work
+        work = max(need + 5, work + 10)
+    raise ValueError(f"prf_mse: bracket not resolved at 20000 digits for v = {v}")
 
 
 # ------------------------------------------------------------- sec 5.1 small-v expansion
@@ -696,7 +768,7 @@ def _log_half_ratio(ctx: Any, z: Any) -> Any:
     return sympy.log(sympy.gamma(z + sympy.Rational(1, 2)) / (sympy.gamma(z) * sympy.sqrt(z)))
 
 
-@formula(check=lambda d, m: (_dims(d, 2), _check_m(m)) and None)
+@formula(check=lambda d, m: (_dims(d, 2), _check_m(m), _check_m_le_d(m, d, "small_v_mse_coefficient")) and None)
 def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
     """Coefficient of ``v^2`` in ``m e^{2(|x|^2+|y|^2)} MSE_SimRF`` for ``m <= d``:
     ``1 - (m-1) 2 Gamma((d+1)/2)^2 / (Gamma(d/2)^2 d (d-1))`` (from ``E w_ij^2 = 2d - 2(E r)^2/(d-1)``).
@@ -751,7 +823,12 @@ def _rff_gap_conditioning(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     return num / abs(_rff_gap_bracket(ctx, z, d))
 
 
-@formula(check=_check_zdm, conditioning=_rff_gap_conditioning)
+def _check_zdm_block(z: Any, d: Any, m: Any) -> None:
+    _check_zdm(z, d, m)
+    _check_m_le_d(m, d, "Thm 4.5")
+
+
+@formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
 def rff_orthogonality_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     """RFF orthogonality gap ``MSE_IID - MSE_ORF = (m-1)/m (e^{-z^2} - 1F1(d; d/2; -z^2/2))``,
     ``m <= d``.  The bracket alternates in sign; ill-conditioned float64 points (large
@@ -795,6 +872,7 @@ def rff_mse_ratio_orf_iid(z: Any, d: int, m: int) -> Any:
     References
     ----------
     SimRF eq (77) with the denominator ``(1 - e^{-z^2})^2`` (eq (77) prints ``(1 + e^{-z^2})^2``).
+    Below ``z = 1e-10`` the scale-free limit ``G / z^4 -> 1/(2(d+2))`` is used (``z^4`` underflows).
     """
     z = _nonneg(z, "z")
     if np.any(z == 0):
@@ -802,8 +880,16 @@ def rff_mse_ratio_orf_iid(z: Any, d: int, m: int) -> Any:
     validate.positive_int(m, "m")
     if m > d:
         raise ValueError("Cor 4.6 needs m <= d")
-    g = rff_orthogonality_gap(z, d, m) * m / (m - 1) if m > 1 else 0 * z
-    return 1 - 2 * (m - 1) * g / np.expm1(-z * z) ** 2
+    z2 = z * z
+    small = z2 < 1e-20  # G and expm1(-z^2)^2 ~ z^4 underflow: use G / z^4 = 1/(2(d+2)) - z^2/(2(d+4)) + ...
+    g = np.zeros(np.shape(z))
+    if m > 1 and not np.all(small):
+        zb = z[~small] if z.ndim else z
+        g[~small] = rff_orthogonality_gap(zb, d, m) * m / (m - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = 1 - 2 * (m - 1) * g / np.expm1(-z2) ** 2
+    # scale-free small-z form: (G / z^4) (z^2 / expm1(-z^2))^2, exprel(-x) = -expm1(-x) / x
+    return np.where(small, 1 - (m - 1) / (d + 2) / sc.exprel(-z2) ** 2, out)[()]
 
 
 @formula(check=_check_zdm)
@@ -814,13 +900,21 @@ def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     ----------
     SimRF Cor 4.6, eq (27) and eq (86); Yu et al. (2016).
     """
-    return 1 - (m - 1) * ctx.exp(-z * z) * z**4 / (d * ctx.expm1(-z * z) ** 2)
+    if ctx.name == "sympy":
+        return 1 - (m - 1) * ctx.exp(-z * z) * z**4 / (d * ctx.expm1(-z * z) ** 2)
+    # e^{-x} x^2 / expm1(-x)^2 = (e^{-x/2} / exprel(-x))^2 = (x / (2 sinh(x/2)))^2 -> 1 at x = z^2 = 0
+    x = z * z
+    if ctx.name == "float64":
+        q = np.exp(-x / 2) / sc.exprel(-x)
+    else:
+        q = x / (2 * mpmath.sinh(x / 2)) if x else mpmath.mpf(1)
+    return 1 - (m - 1) * q * q / d
 
 
 # ----------------------------------------------------------------- Lemma A.1 (equal norms)
 
 
-@formula(check=lambda v, w, d, m: (_nonneg(v, "v"), _nonneg(w, "w"), _dims(d), _check_m(m)) and None)
+@formula(check=lambda v, w, d, m: (_nonneg(v, "v"), _nonneg(w, "w"), _dims(d), _check_m(m, 2)) and None)
 def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any:
     """Lower bound of Lemma A.1: ``m(m-1) f(2(m-2)/(m-1)) = 0F1(; d/2; v^2 w^2 (m-2) / (2(m-1)))``
     for ``m >= 2`` rows of equal norm ``w`` (attained by the simplex, ``m = d``).
@@ -829,7 +923,10 @@ def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any
     ----------
     SimRF Lemma A.1, eq (37)-(40) (holds as printed).
     """
-    return ctx.exp(_log_hyp0f1(ctx, d / _two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1))))
+    lg = _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1)))
+    if ctx.name == "float64":  # raise where the value leaves float64, never inf
+        return _exp(lg, "float64", 0, "equal_norm_conformity_bound", "backend='mpmath'")
+    return ctx.exp(lg)
 
 
 def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
