@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from rfcheck import validate
 from rfcheck.audit import AuditReport, audit_sampler
 from rfcheck.custom import BoundEstimator, Estimator, Sampler
 from rfcheck.features import ExpProduct
@@ -54,28 +55,12 @@ class Inconclusive(AssertionError):
     """The Monte Carlo evidence cannot decide (heavy tails or too few trials)."""
 
 
-def _finite(v: Any, what: str) -> float:
-    """``v`` as a finite float, else ``ValueError`` naming ``what``."""
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a finite real number; got {v!r}") from None
-    if not math.isfinite(f):
-        raise ValueError(f"{what} must be a finite real number; got {f}")
-    return f
-
-
-def _positive(v: float, what: str) -> None:
-    if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
-        raise ValueError(f"{what} must be a finite number > 0; got {v!r}")
-
-
 def _replicas(subject: Subject, m: int, n_trials: int, coupling: str | Sampler | None, seed: int
               ) -> tuple[np.ndarray, float]:
     """Trial values of the ``m``-feature estimate and the target kernel value."""
     if isinstance(subject, BoundEstimator):
         return (subject.replicas(m, n_trials, seed=seed, sampler=coupling),
-                _finite(subject.target, "the kernel's value K(x, y)"))
+                validate.finite_real(subject.target, "the kernel's value K(x, y)"))
     if isinstance(subject, ExpProduct):
         if subject.n_pairs != 1:
             raise ValueError(f"these helpers take one (x, y) pair; got {subject.n_pairs}")
@@ -84,7 +69,7 @@ def _replicas(subject: Subject, m: int, n_trials: int, coupling: str | Sampler |
         if coupling is not None and not isinstance(coupling, str):
             raise ValueError("an ExpProduct runs on the engine's couplings: pass a coupling name")
         return (simulate(subject, m, n_trials, coupling=coupling or "iid", seed=seed)[0],
-                _finite(subject.target[0], "the kernel's value K(x, y)"))
+                validate.finite_real(subject.target[0], "the kernel's value K(x, y)"))
     raise ValueError(f"subject must be an ExpProduct or Estimator.at(x, y); got {type(subject).__name__}")
 
 
@@ -97,8 +82,8 @@ def _need(est: Estimate, rel: float) -> str:
 
 def _variance_test(subject: Subject, m: int, claimed: float, coupling: str | Sampler | None, n_trials: int,
                    seed: int, z_crit: float, power_rel: float, exact_moments: tuple[float, float] | None):
-    claimed = _finite(claimed, "the claimed variance")
-    _positive(power_rel, "power_rel")
+    claimed = validate.finite_real(claimed, "the claimed variance")
+    validate.positive_real(power_rel, "power_rel")
     vals, target = _replicas(subject, m, n_trials, coupling, seed)
     est = estimate_mse(vals, target, exact_moments=exact_moments)
     # atol: float64 rounding of a (nearly) deterministic estimate, e.g. PosRF at x = -y (inf past 1e154)
@@ -109,7 +94,7 @@ def _variance_test(subject: Subject, m: int, claimed: float, coupling: str | Sam
 def _bias_test(subject: Subject, m: int, coupling: str | Sampler | None, n_trials: int, seed: int,
                z_crit: float, rel: float) -> tuple[Estimate, float, float, str]:
     """(estimate, target, z, status) with status 'ok' | 'biased' | 'undecided: why'."""
-    _positive(rel, "rel")
+    validate.positive_real(rel, "rel")
     vals, target = _replicas(subject, m, n_trials, coupling, seed)
     est = estimate_mean(vals)
     if est.trustworthy and est.se <= 1e-12 * abs(target):  # deterministic (e.g. PosRF at x = -y)
@@ -202,9 +187,9 @@ def adversarial_pairs(d: int, radii: Iterable[float] = (0.25, 0.5), seed: int = 
     orthogonal, opposite, nearly opposite, with unequal norms, and random directions."""
     if not (isinstance(d, int | np.integer) and d >= 2):
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
-    radii = list(radii)
-    if not radii or not all(isinstance(r, int | float) and math.isfinite(r) and r > 0 for r in radii):
-        raise ValueError(f"radii must be finite numbers > 0; got {radii!r}")
+    radii = [validate.positive_real(r, "each of radii") for r in radii]
+    if not radii:
+        raise ValueError("radii must name at least one radius")
     e = np.eye(d)
     rng = np.random.default_rng(seed)
     out: list[tuple[str, np.ndarray, np.ndarray]] = []

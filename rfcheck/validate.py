@@ -19,6 +19,7 @@ __all__ = [
     "pairs",
     "points",
     "positive_int",
+    "positive_real",
     "real_array",
     "sign",
 ]
@@ -34,6 +35,14 @@ def finite_real(v: object, name: str) -> float:
     f = float(v)
     if not math.isfinite(f):
         raise ValueError(f"{name} must be finite; got {f}")
+    return f
+
+
+def positive_real(v: object, name: str) -> float:
+    """A finite real scalar > 0."""
+    f = finite_real(v, name)
+    if not f > 0:
+        raise ValueError(f"{name} must be > 0; got {f}")
     return f
 
 
