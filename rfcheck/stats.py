@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+from rfcheck import validate
+
 __all__ = [
     "Estimate",
     "PointEval",
@@ -164,7 +166,7 @@ _TINY = sys.float_info.min  # below it, float64 numbers lose precision (subnorma
 
 
 def _samples(samples: np.ndarray, what: str) -> tuple[np.ndarray, Estimate | None]:
-    x = np.asarray(samples, dtype=float).ravel()
+    x = validate.real_array(samples, what).ravel()  # complex samples: ValueError, not a cast with a warning
     if x.size < 2:
         raise ValueError("an estimate needs at least 2 samples")
     bad = int(np.sum(~np.isfinite(x)))

@@ -219,3 +219,10 @@ def test_exact_moment_path_false_alarms_calibrated_on_skewed_errors():
         ev = stats.compare_mc({}, var, est, z_crit=zc)
         rejected += ev.decided and ev.disc > 1
     assert sps.binom.sf(rejected - 1, reps, 1e-3) > 1e-3, rejected
+
+
+def test_complex_samples_are_refused():
+    with pytest.raises(ValueError, match="must be real"):
+        stats.estimate_mean(np.array([1.0 + 1j, 2.0]))
+    with pytest.raises(ValueError, match="must be real"):
+        stats.estimate_mse(np.array([1.0 + 1j, 2.0]), 1.0)
