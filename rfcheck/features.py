@@ -140,7 +140,9 @@ def gerf_features(
 
     Returns the (L, M) complex matrix ``f^(which)(w_m, x_l)``; ``which=2`` uses ``s B``.
     """
-    w = np.asarray(w, dtype=float)
+    if which not in (1, 2):
+        raise ValueError(f"which must be 1 (f^(1)) or 2 (f^(2)); got {which!r}")
+    w = validate.finite_array(w, "w")
     x = validate.points(x, "x")
     if w.ndim != 2 or w.shape[1] != x.shape[1]:
         raise ValueError(f"w must have shape (M, d) with d = {x.shape[1]}; got {w.shape}")

@@ -544,3 +544,12 @@ def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):
     assert np.allclose(per_round["a"], [1e3, 1e3, 500.0, 1e3]) and np.allclose(per_round["b"], [250.0] * 4)
     e = {"ratio_rounds": [pa / pb for pa, pb in zip(per_round["a"], per_round["b"], strict=True)]}
     assert bench._round_range(e) == "2.0-4.0x" and bench._round_range({}) == "-"
+
+
+def test_gerf_features_validates_which_and_w():
+    w, x = np.ones((2, 3)), np.ones((1, 3))
+    assert features.gerf_features(w, x, which=2).shape == (1, 2)
+    with pytest.raises(ValueError, match="which must be 1"):
+        features.gerf_features(w, x, which=3)
+    with pytest.raises(ValueError, match="w must be finite"):
+        features.gerf_features(np.full((2, 3), np.nan), x)

@@ -226,3 +226,4 @@ def test_complex_samples_are_refused():
         stats.estimate_mean(np.array([1.0 + 1j, 2.0]))
     with pytest.raises(ValueError, match="must be real"):
         stats.estimate_mse(np.array([1.0 + 1j, 2.0]), 1.0)
+
