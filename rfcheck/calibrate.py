@@ -193,32 +193,48 @@ def _mutant_claim(m: Mutant) -> Claim:
                  domain=base.domain, checks=checks)
 
 
-def mutation_power(budget: str = "default", seed: int = 0,
-                   progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """Verify every mutant; each row: mutant, kind, base claim, verdict, seconds."""
+def _rows(items: list[Any], name: Callable[[Any], str], compute: Callable[[Any], dict[str, Any]],
+          progress: Callable[[str], None] | None, on_row: Callable[[dict[str, Any]], None] | None,
+          key: str) -> list[dict[str, Any]]:
+    """``compute(item)`` for each item; one that raises gives a row with ``error`` (the others
+    still run); ``on_row`` sees each row as soon as it is finished (partial results)."""
     rows = []
-    for m in MUTANTS:
+    for item in items:
         if progress:
-            progress(m.name)
-        t0 = time.perf_counter()
-        v = run_claim(_mutant_claim(m), budget=budget, seed=seed, early_stop=True)
-        rows.append({"mutant": m.name, "kind": m.kind, "base": m.base, "verdict": v.verdict,
-                     "seconds": round(time.perf_counter() - t0, 2), "reason": v.reason})
+            progress(name(item))
+        try:
+            r = compute(item)
+        except Exception as exc:
+            r = {key: name(item), "verdict": "ERROR", "error": f"{key} {name(item)}: {type(exc).__name__}: {exc}"}
+        rows.append(r)
+        if on_row:
+            on_row(r)
     return rows
 
 
+def mutation_power(budget: str = "default", seed: int = 0,
+                   progress: Callable[[str], None] | None = None,
+                   on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Verify every mutant; each row: mutant, kind, base claim, verdict, seconds (or ``error``)."""
+    def one(m: Mutant) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        v = run_claim(_mutant_claim(m), budget=budget, seed=seed, early_stop=True)
+        return {"mutant": m.name, "kind": m.kind, "base": m.base, "verdict": v.verdict,
+                "seconds": round(time.perf_counter() - t0, 2), "reason": v.reason}
+
+    return _rows(list(MUTANTS), lambda m: m.name, one, progress, on_row, "mutant")
+
+
 def false_alarms(n_seeds: int = 200, alpha: float = 0.05, seed0: int = 0,
-                 progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """REFUTED rates of the Monte Carlo checks of true claims over ``n_seeds`` seeds."""
+                 progress: Callable[[str], None] | None = None,
+                 on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """REFUTED rates of the Monte Carlo checks of true claims over ``n_seeds`` seeds (a claim
+    whose runs raise gives a row with ``error``; ``on_row`` sees each finished row)."""
     base = BUDGETS["smoke"]
     budget = Budget("calibration", base.grid_levels, base.grid_cap, base.n_random, 0, 3, 20_000, 30, alpha)
-    rows = []
-    claims = [get(c) for c in ("crt.text-trig-variance", "crt.text-pos-variance", "crt.thm3.2", "crt.thm4.1")]
-    claims.append(_oprf_mc_claim())
-    for claim in claims:
+
+    def one(claim: Claim) -> dict[str, Any]:
         check = next(ch for ch in claim.checks if ch.strength == 3)
-        if progress:
-            progress(claim.id)
         refuted = decided = raw = 0
         t0 = time.perf_counter()
         for k in range(n_seeds):
@@ -228,11 +244,14 @@ def false_alarms(n_seeds: int = 200, alpha: float = 0.05, seed0: int = 0,
             raw += any(e.decided and e.disc > 1 for e in r.evals)  # before the confirmation re-run
         lo, hi = _clopper_pearson(refuted, n_seeds)
         rlo, rhi = _clopper_pearson(raw, n_seeds)
-        rows.append({"claim": claim.id, "check": check.name, "runs": n_seeds, "decided_runs": decided,
-                     "refuted": refuted, "rate": refuted / n_seeds, "ci95": [lo, hi],
-                     "first_stage_alarms": raw, "first_stage_ci95": [rlo, rhi], "nominal": alpha,
-                     "ok": lo <= alpha, "seconds": round(time.perf_counter() - t0, 1)})
-    return rows
+        return {"claim": claim.id, "check": check.name, "runs": n_seeds, "decided_runs": decided,
+                "refuted": refuted, "rate": refuted / n_seeds, "ci95": [lo, hi],
+                "first_stage_alarms": raw, "first_stage_ci95": [rlo, rhi], "nominal": alpha,
+                "ok": lo <= alpha, "seconds": round(time.perf_counter() - t0, 1)}
+
+    claims = [get(c) for c in ("crt.text-trig-variance", "crt.text-pos-variance", "crt.thm3.2", "crt.thm4.1")]
+    claims.append(_oprf_mc_claim())
+    return _rows(claims, lambda c: c.id, one, progress, on_row, "claim")
 
 
 def _oprf_mc_claim() -> Claim:
@@ -274,15 +293,20 @@ def format_tables(fa: list[dict[str, Any]], mp_rows: list[dict[str, Any]]) -> st
            "| claim | runs | decided | REFUTED | rate (95% CI) | first-stage alarms (95% CI) | nominal |",
            "| --- | ---: | ---: | ---: | --- | --- | ---: |"]
     for r in fa:
+        if "error" in r:
+            out.append(f"| {r['claim']} | ERROR: {r['error']} | | | | | |")
+            continue
         out.append(f"| {r['claim']} | {r['runs']} | {r['decided_runs']} | {r['refuted']} | {r['rate']:.3f} "
                    f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] | {r['first_stage_alarms']} "
                    f"[{r['first_stage_ci95'][0]:.3f}, {r['first_stage_ci95'][1]:.3f}] | {r['nominal']} |")
     if mp_rows:
         n_ref = sum(r["verdict"] == "REFUTED" for r in mp_rows)
         out += ["", f"Mutation power: {n_ref}/{len(mp_rows)} planted errors REFUTED "
-                f"({100 * n_ref / len(mp_rows):.0f}%), slowest {max(r['seconds'] for r in mp_rows):.1f} s:", "",
+                f"({100 * n_ref / len(mp_rows):.0f}%), slowest "
+                f"{max(r.get('seconds', 0.0) for r in mp_rows):.1f} s:", "",
                 "| mutant | kind | base claim | verdict | seconds |", "| --- | --- | --- | --- | ---: |"]
         for r in mp_rows:
-            out.append(f"| {r['mutant']} | {r['kind']} | {r['base']} | {r['verdict']} | {r['seconds']} |")
+            out.append(f"| {r['mutant']} | {r.get('kind', '')} | {r.get('base', '')} | {r['verdict']} | "
+                       f"{r.get('seconds', r.get('error', ''))} |")
     return "\n".join(out)
 

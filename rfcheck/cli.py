@@ -89,14 +89,55 @@ def _writable_file(path: str, option: str, *, must_exist: bool = False) -> None:
         raise ValueError(f"{option} {path}: not writable")
 
 
+def _attempt(what: str, fn: Callable[[], Any], failures: list[str]) -> Any:
+    """``fn()``; when it raises, the failure is recorded as ``"<what>: <Type>: <message>"`` and
+    None returned, so that a command with several parts finishes and writes the others."""
+    try:
+        return fn()
+    except Exception as exc:
+        if os.environ.get("RFCHECK_DEBUG"):
+            raise
+        failures.append(f"{what}: {type(exc).__name__}: {exc}")
+        print(f"rfcheck: failed: {failures[-1]}", file=sys.stderr, flush=True)
+        return None
+
+
+def _failed(failures: list[str], done: str) -> int:
+    """Exit status of a command with several parts: 0, or 1 after listing what failed."""
+    if not failures:
+        return 0
+    print(f"rfcheck: {len(failures)} part(s) failed ({done}):", file=sys.stderr)
+    for f in failures:
+        print(f"  - {f}", file=sys.stderr)
+    return 1
+
+
+def _write_json(path: str | None, obj: Any) -> None:
+    """Write ``obj`` to ``path`` (if given) atomically: a partial result is never a torn file."""
+    import json
+
+    if path:
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(obj, fh, indent=2, default=str)
+        os.replace(tmp, path)
+
+
 def _console() -> Any:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False, width=max(100, int(os.environ.get("COLUMNS", "0") or 0)))
 
 
+def _esc(text: object) -> str:
+    """Text shown as is by rich (``rfcheck[jax]`` is not a markup tag)."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
 def _verdict_style(v: str) -> str:
-    return {"HOLDS": "green", "REFUTED": "bold red", "INCONCLUSIVE": "yellow"}.get(v, "")
+    return {"HOLDS": "green", "REFUTED": "bold red", "INCONCLUSIVE": "yellow", "ERROR": "bold magenta"}.get(v, "")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -104,13 +145,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     from rfcheck.verify import select
 
+    from rfcheck.claims import load_claims
+
+    for src in args.claims or []:
+        load_claims(src)
     claims = select(papers=args.paper or [], all_=not args.paper)
     t = Table(title=f"{len(claims)} registered claims")
     t.add_column("id", no_wrap=True)
     t.add_column("source")
     t.add_column("checks")
     for c in claims:
-        t.add_row(c.id, c.source, ", ".join(ch.name for ch in c.checks) or "-")
+        t.add_row(c.id, _esc(c.source), _esc(", ".join(ch.name for ch in c.checks) or "-"))
     _console().print(t)
     return 0
 
@@ -121,11 +166,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     from rfcheck import report, verify
 
+    from rfcheck.claims import load_claims
+
     con = _console()
     if args.all and (args.claim or args.paper):
         raise ValueError("--all selects every claim: drop --claim/--paper, or drop --all")
-    if not (args.all or args.claim or args.paper):
-        raise ValueError("name the claims to verify: --claim ID, --paper P, or --all")
+    pack_ids = [cid for src in args.claims or [] for cid in load_claims(src)]
+    if not (args.all or args.claim or args.paper or pack_ids):
+        raise ValueError("name the claims to verify: --claim ID, --paper P, --claims FILE, or --all")
     if args.report:
         _writable_dir(args.report, "--report")
     if args.update_readme:
@@ -139,11 +187,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
         entries = [v.as_dict()]
         for ch in v.checks:
             w = ch.worst.as_dict() if ch.worst else {}
-            con.print(f"[bold]{ch.name}[/]: {ch.verdict} -- printed {w.get('printed')}, reference "
-                      f"{w.get('reference')} ± {w.get('err')}, discrepancy {w.get('disc')} {w.get('note', '')}")
+            con.print(f"[bold]{_esc(ch.name)}[/]: " + _esc(
+                f"{ch.verdict} -- printed {w.get('printed')}, reference {w.get('reference')} ± {w.get('err')}, "
+                f"discrepancy {w.get('disc')} {w.get('note', '') or ch.reason}"))
     else:
-        claims = verify.select(args.claim or [], args.paper or [], args.all)
-        ids = [c.id for c in claims]
+        if args.claim or args.paper or args.all:
+            ids = [c.id for c in verify.select(args.claim or [], args.paper or [], args.all)]
+        else:
+            ids = pack_ids
+        finished: list[str] = []
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=con, transient=not con.is_terminal) as prog:
             task = prog.add_task("verifying", total=len(ids))
@@ -152,19 +204,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 if entry is None:
                     prog.update(task, description=f"verifying {cid}")
                 else:
+                    finished.append(cid)
                     prog.advance(task)
+                    if entry["verdict"] == "ERROR":
+                        prog.console.print(f"[bold magenta]ERROR[/] {cid}: {_esc(entry['reason'])}")
 
-            entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
-                                      cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
-                                      scheduler=args.scheduler)
+            try:
+                entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
+                                          cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
+                                          scheduler=args.scheduler)
+            except KeyboardInterrupt:
+                kept = (f"their verdicts are cached in {args.cache_dir}: rerun the same command to resume"
+                        if not args.no_cache else "--no-cache: nothing was kept")
+                raise KeyboardInterrupt(f"{len(finished)} of {len(ids)} claims had finished; {kept}") from None
     t = Table(title=f"rfcheck ledger (budget {args.budget}, seed {args.seed})")
     for col in ("claim", "verdict", "deciding check", "reason"):
         t.add_column(col, overflow="fold")
     for e in entries:
         t.add_row(e["id"], f"[{_verdict_style(e['verdict'])}]{e['verdict']}[/]",
-                  str(e["evidence"].get("deciding_check")), e["reason"])
+                  _esc(e["evidence"].get("deciding_check")), _esc(e["reason"]))
     con.print(t)
-    con.print(report.summary_markdown(entries))
+    con.print(_esc(report.summary_markdown(entries)))
     if args.report:
         paths = report.write_reports(entries, args.report)
         con.print(f"reports written: {', '.join(str(p) for p in paths)}")
@@ -172,6 +232,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         cmd = f"rfcheck verify --all --budget {args.budget} --seed {args.seed}"
         report.update_readme(entries, args.update_readme, cmd)
         con.print(f"ledger summary written into {args.update_readme}")
+    if any(e["verdict"] == "ERROR" for e in entries):
+        return 1
     if args.strict and any(e["verdict"] == "REFUTED" for e in entries):
         return 1
     return 0
@@ -180,20 +242,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from rfcheck.plots import FIGURES, write_index
 
-    if args.index and args.figure is not None:
-        raise ValueError("--index writes the index of every figure: drop the figure name, or drop --index")
+    if args.index and (args.figure or args.all):
+        raise ValueError("--index writes the index of every figure: drop the figure names, or drop --index")
+    if args.all and args.figure:
+        raise ValueError("--all draws every figure: drop the figure names, or drop --all")
     _writable_dir(args.out, "--out")
     if args.index:
         print(write_index(args.out))
         return 0
-    if args.figure is None:
-        raise ValueError(f"name a figure (one of {', '.join(sorted(FIGURES))}) or pass --index")
-    if args.figure not in FIGURES:
-        raise ValueError(f"unknown figure {args.figure!r}; available: {', '.join(sorted(FIGURES))}")
-    paths = FIGURES[args.figure](out_dir=args.out, quick=args.quick, seed=args.seed)
-    for p in paths:
-        print(p)
-    return 0
+    if not args.figure and not args.all:
+        raise ValueError(f"name a figure (one of {', '.join(sorted(FIGURES))}; several may be given), "
+                         "or pass --all or --index")
+    unknown = [f for f in args.figure if f not in FIGURES]
+    if unknown:
+        raise ValueError(f"unknown figure {unknown[0]!r}; available: {', '.join(sorted(FIGURES))}")
+    failures: list[str] = []
+    for name in sorted(FIGURES) if args.all else args.figure:
+        paths = _attempt(name, lambda name=name: FIGURES[name](out_dir=args.out, quick=args.quick,
+                                                                seed=args.seed), failures)
+        for p in paths or ():
+            print(p)
+    return _failed(failures, "the other figures were written")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -245,17 +314,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 raise ValueError(f"{path}: {exc}") from None
         print(bench.format_summary(bench.summarise_runs(runs)))
         return 0
-    entries = bench.run_bench(quick=args.quick)
-    print(bench.format_table(entries))
-    discrete = bench.run_discrete_bench(quick=args.quick)
-    print()
-    print(bench.format_discrete_table(discrete))
-    entries = entries + bench.targets(entries) + discrete
+    failures: list[str] = []
+    entries: list[dict[str, Any]] = []
+    engine = _attempt("engine bench", lambda: bench.run_bench(quick=args.quick), failures)
+    if engine is not None:
+        print(bench.format_table(engine))
+        entries = engine + bench.targets(engine)
+        _write_json(args.json, entries)
+    discrete = _attempt("discrete bench", lambda: bench.run_discrete_bench(quick=args.quick), failures)
+    if discrete is not None:
+        print()
+        print(bench.format_discrete_table(discrete))
+        entries = entries + discrete
+    entries += [{"workload": f.split(":")[0], "error": f} for f in failures]
+    _write_json(args.json, entries)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(entries, fh, indent=2)
         print(f"wrote {args.json}")
-    return 0
+    return _failed(failures, f"the other rows were written{' to ' + args.json if args.json else ''}")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -266,16 +341,28 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     con = _console()
     if args.json:
         _writable_file(args.json, "--json")
-    fa = [] if args.skip_false_alarms else calibrate.false_alarms(
-        n_seeds=args.seeds, alpha=args.alpha, progress=lambda c: con.print(f"false alarms: {c}"))
-    mp_rows = [] if args.skip_mutants else calibrate.mutation_power(
-        budget=args.budget, progress=lambda m: con.print(f"mutant: {m}"))
+    fa: list[dict[str, Any]] = []
+    mp_rows: list[dict[str, Any]] = []
+
+    def row(rows: list[dict[str, Any]]) -> Callable[[dict[str, Any]], None]:
+        def keep(r: dict[str, Any]) -> None:  # every finished row is written at once
+            rows.append(r)
+            if "error" in r:
+                print(f"rfcheck: failed: {r['error']}", file=sys.stderr, flush=True)
+            _write_json(args.json, {"false_alarms": fa, "mutation_power": mp_rows, "complete": False})
+        return keep
+
+    if not args.skip_false_alarms:
+        calibrate.false_alarms(n_seeds=args.seeds, alpha=args.alpha, on_row=row(fa),
+                               progress=lambda c: con.print(_esc(f"false alarms: {c}")))
+    if not args.skip_mutants:
+        calibrate.mutation_power(budget=args.budget, on_row=row(mp_rows),
+                                 progress=lambda m: con.print(_esc(f"mutant: {m}")))
     print(calibrate.format_tables(fa, mp_rows))
+    _write_json(args.json, {"false_alarms": fa, "mutation_power": mp_rows, "complete": True})
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"false_alarms": fa, "mutation_power": mp_rows}, fh, indent=2)
         print(f"wrote {args.json}")
-    return 0
+    return _failed([r["error"] for r in fa + mp_rows if "error" in r], "the other rows were written")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -284,16 +371,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     lp = sub.add_parser("list", help="show the registered claims")
     lp.add_argument("--paper", action="append", help="only this paper (crt, darkformer, rfa, simrf, hrf)")
+    lp.add_argument("--claims", action="append", metavar="PACK", help="also your own claims (see verify --claims)")
     lp.set_defaults(func=cmd_list)
 
     vp = sub.add_parser("verify", help="compute verdicts for claims")
     vp.add_argument("--claim", action="append", metavar="ID", help="claim id (repeatable)")
     vp.add_argument("--paper", action="append", metavar="P", help="every claim of paper P (repeatable)")
     vp.add_argument("--all", action="store_true", help="every registered claim")
+    vp.add_argument("--claims", action="append", metavar="PACK",
+                    help="load your own claims: a .py file, an importable module or an installed claims pack "
+                         "(entry point group rfcheck.claims); alone, verifies every claim it declares (repeatable)")
     vp.add_argument("--seed", type=_count(0), default=0)
     vp.add_argument("--budget", default="default", choices=["smoke", "default", "thorough"])
     vp.add_argument("--report", metavar="DIR", help="write JSON and Markdown reports into DIR")
-    vp.add_argument("--strict", action="store_true", help="exit 1 if any claim is REFUTED")
+    vp.add_argument("--strict", action="store_true",
+                    help="exit 1 if any claim is REFUTED (exit 1 also, always, if any claim is ERROR)")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
     vp.add_argument("--jobs", type=_count(1), default=min(2, os.cpu_count() or 1), help="worker processes")
     vp.add_argument("--scheduler", metavar="ADDRESS",
@@ -305,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.set_defaults(func=cmd_verify)
 
     pp = sub.add_parser("plot", help="reproduce a paper figure into figures/")
-    pp.add_argument("figure", nargs="?", help="e.g. crt-fig1")
+    pp.add_argument("figure", nargs="*", help="one or more figures, e.g. crt-fig1")
+    pp.add_argument("--all", action="store_true", help="every figure (a failing one is reported, the others drawn)")
     pp.add_argument("--index", action="store_true", help="write OUT/index.md listing every figure")
     pp.add_argument("--out", default="figures")
     pp.add_argument("--quick", action="store_true", help="small Monte Carlo sizes")
@@ -351,8 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"rfcheck: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("rfcheck: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"rfcheck: interrupted{f' ({exc})' if str(exc) else ''}", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: still one line, the traceback on request
         if os.environ.get("RFCHECK_DEBUG"):

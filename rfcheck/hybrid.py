@@ -33,6 +33,8 @@ from rfcheck import validate
 from rfcheck.stats import Estimate, estimate_mse
 
 __all__ = [
+    "FIG2_HYBRID",
+    "FIG2_M",
     "Blocks",
     "angular_lambda",
     "angular_lambda_features",
@@ -56,6 +58,11 @@ __all__ = [
     "trig_features",
     "zero_one_mixture_hybrid",
 ]
+
+#: HRF Figure 2's configuration (sec 4): SM^trig and SM^++ with 128 random features, and the
+#: angular hybrid at matched cost, ``(m, n) = (16, 8)`` (:func:`rfcheck.plots.hrf.matched_hybrid_config`)
+FIG2_M = 128
+FIG2_HYBRID = (16, 8)
 
 
 def _vec(u: Any, name: str) -> np.ndarray:

@@ -21,27 +21,46 @@ from rfcheck.claims import PAPERS
 __all__ = ["plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
+#: not a verdict about the claim: its computation raised (a column only when some entry has it)
+ERROR = "ERROR"
+
+
+def _columns(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+    return VERDICTS + ((ERROR,) if any(e["verdict"] == ERROR for e in entries) else ())
 
 
 def summary_counts(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Counts per paper and verdict."""
+    """Counts per paper and verdict (and ``ERROR`` where some claim errored)."""
+    cols = _columns(entries)
     out: dict[str, dict[str, int]] = {}
     for paper in sorted({e["paper"] for e in entries}):
         c = Counter(e["verdict"] for e in entries if e["paper"] == paper)
-        out[paper] = {v: c.get(v, 0) for v in VERDICTS}
+        out[paper] = {v: c.get(v, 0) for v in cols}
     return out
 
 
 def summary_markdown(entries: list[dict[str, Any]]) -> str:
-    """The ledger summary table (counts per paper and verdict) in Markdown."""
+    """The ledger summary table (counts per paper and verdict) in Markdown, followed by the
+    claims that errored and those with checks skipped for a missing optional extra."""
     counts = summary_counts(entries)
-    lines = ["| paper | claims | HOLDS | REFUTED | INCONCLUSIVE |", "| --- | ---: | ---: | ---: | ---: |"]
-    tot = Counter()
+    cols = _columns(entries)
+    lines = ["| paper | claims | " + " | ".join(cols) + " |", "| --- | ---: |" + " ---: |" * len(cols)]
+    tot: Counter[str] = Counter()
     for paper, c in counts.items():
-        n = sum(c.values())
         tot.update(c)
-        lines.append(f"| {paper} | {n} | {c['HOLDS']} | {c['REFUTED']} | {c['INCONCLUSIVE']} |")
-    lines.append(f"| **all** | {sum(tot.values())} | {tot['HOLDS']} | {tot['REFUTED']} | {tot['INCONCLUSIVE']} |")
+        lines.append(f"| {paper} | {sum(c.values())} | " + " | ".join(str(c[v]) for v in cols) + " |")
+    lines.append(f"| **all** | {sum(tot.values())} | " + " | ".join(str(tot[v]) for v in cols) + " |")
+    errored = [e for e in entries if e["verdict"] == ERROR]
+    if errored:
+        lines += ["", f"ERROR (the computation raised; every other claim ran): {len(errored)}"]
+        lines += [f"- `{e['id']}`: {e['reason']} -- `{e['reproduce']}`" for e in errored]
+    needs: dict[str, list[str]] = {}
+    for e in entries:
+        for x in e.get("needs") or ():
+            needs.setdefault(x, []).append(e["id"])
+    for x, ids in sorted(needs.items()):
+        lines += ["", f"Checks not run, rfcheck[{x}] is not installed (pip install 'rfcheck[{x}]'): "
+                      + ", ".join(f"`{i}`" for i in ids)]
     return "\n".join(lines)
 
 
@@ -79,6 +98,8 @@ def _entry_markdown(e: dict[str, Any]) -> str:
         lines.append(f"| {ch['name']} | {ch['verdict']} | {ch['points_tried']} | {ch['points_decided']} | "
                      f"{ch['violations']} | {ch['reason']} |")
     lines.append("")
+    if e.get("error"):
+        lines += ["*Error:*", "", "```", e["error"].get("traceback", "").rstrip(), "```", ""]
     if e.get("correction"):
         lines += [f"*Correction:* {e['correction']}", ""]
     if e.get("notes"):
@@ -163,7 +184,7 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
 def _html_page(title: str, body: str) -> str:
     style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em}"
-             ".HOLDS{color:#176}.REFUTED{color:#b00}.INCONCLUSIVE{color:#a60}code{background:#f4f4f4}")
+             ".HOLDS{color:#176}.REFUTED{color:#b00}.INCONCLUSIVE{color:#a60}.ERROR{color:#70a}code{background:#f4f4f4}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{body}</body></html>\n")
 
@@ -176,9 +197,9 @@ def _html_table(rows: list[list[str]], head: list[str]) -> str:
 
 def _summary_html(entries: list[dict[str, Any]]) -> str:
     counts = summary_counts(entries)
-    rows = [[p, str(sum(c.values())), str(c["HOLDS"]), str(c["REFUTED"]), str(c["INCONCLUSIVE"])]
-            for p, c in counts.items()]
-    return _html_table(rows, ["paper", "claims", "HOLDS", "REFUTED", "INCONCLUSIVE"])
+    cols = list(_columns(entries))
+    rows = [[p, str(sum(c.values()))] + [str(c[v]) for v in cols] for p, c in counts.items()]
+    return _html_table(rows, ["paper", "claims", *cols])
 
 
 def _entry_html(e: dict[str, Any]) -> str:
@@ -198,6 +219,8 @@ def _entry_html(e: dict[str, Any]) -> str:
                              str(c["points_tried"]), str(c["points_decided"]), str(c["violations"]),
                              esc(c["reason"])] for c in ev["checks"]],
                            ["check", "verdict", "points", "decided", "violations", "note"]))
+    if e.get("error"):
+        out.append(f"<pre>{esc(e['error'].get('traceback', ''))}</pre>")
     if e.get("correction"):
         out.append(f"<p><i>Correction:</i> {esc(e['correction'])}</p>")
     if e.get("notes"):

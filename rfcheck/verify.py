@@ -14,6 +14,12 @@ Verdict semantics (``../shared/DESIGN.md``):
 The claim's verdict is that of its strongest check that reached one (1 deterministic <
 2 symbolic < 3 Monte Carlo); when a weaker check contradicts it (HOLDS vs REFUTED) the
 claim is INCONCLUSIVE with reason "references disagree" -- a bug somewhere, never hidden.
+
+A check whose optional extra is not installed (``Check.requires``) is not run: it is
+INCONCLUSIVE with the reason "needs rfcheck[jax]", and the entry lists the extra under
+``needs``.  One status is not about the claim: **ERROR** -- its computation raised; the
+entry records the exception and the reproduce command, and every other claim still runs
+(:func:`run_many`).
 """
 
 from __future__ import annotations
@@ -27,12 +33,25 @@ from typing import Any
 
 import numpy as np
 
-from rfcheck.claims import BUDGETS, Budget, Check, Claim, get, load_all
+from rfcheck.claims import (
+    BUDGETS,
+    ORIGINS,
+    Budget,
+    Check,
+    Claim,
+    get,
+    load_all,
+    load_claims,
+    missing_extras,
+    needs_reason,
+    source_digest,
+)
 from rfcheck.stats import PointEval
 
-__all__ = ["CheckResult", "Verdict", "evaluate_at", "point_seed", "run_claim", "run_claims", "select"]
+__all__ = ["CheckResult", "Verdict", "error_entry", "evaluate_at", "point_seed", "run_claim", "run_claims",
+           "run_many", "select"]
 
-HOLDS, REFUTED, INCONCLUSIVE = "HOLDS", "REFUTED", "INCONCLUSIVE"
+HOLDS, REFUTED, INCONCLUSIVE, ERROR = "HOLDS", "REFUTED", "INCONCLUSIVE", "ERROR"
 
 
 #: evaluated points kept per check in a verdict's evidence (for the report's plots)
@@ -57,6 +76,7 @@ class CheckResult:
     evals: list[PointEval] = field(default_factory=list)
     description: str = ""
     domain: str = ""
+    needs: list[str] = field(default_factory=list)  # missing optional extras: the check was not run
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -90,8 +110,7 @@ class Verdict:
     elapsed: float
 
     def reproduce(self) -> str:
-        cmd = f"rfcheck verify --claim {self.claim.id} --seed {self.seed} --budget {self.budget.name}"
-        return cmd
+        return f"{claim_command(self.claim.id)} --seed {self.seed} --budget {self.budget.name}"
 
     def reproduce_point(self) -> str | None:
         deciding = self.deciding_check()
@@ -99,7 +118,7 @@ class Verdict:
             return None
         pt = deciding.worst.point
         at = ",".join(f"{k}={_fmt(v)}" for k, v in pt.items() if not k.startswith("_"))
-        return f"rfcheck verify --claim {self.claim.id} --at '{at}' --seed {self.seed}"
+        return f"{claim_command(self.claim.id)} --at '{at}' --seed {self.seed}"
 
     def deciding_check(self) -> CheckResult | None:
         done = [c for c in self.checks if c.verdict != INCONCLUSIVE]
@@ -109,6 +128,7 @@ class Verdict:
         c = self.claim
         deciding = self.deciding_check()
         worst = deciding.worst.as_dict() if deciding and deciding.worst else None
+        needs = sorted({x for ch in self.checks for x in ch.needs})
         return {
             "id": c.id,
             "paper": c.paper,
@@ -125,12 +145,21 @@ class Verdict:
             },
             "correction": c.correction if self.verdict == REFUTED else None,
             "notes": c.notes,
+            "needs": needs,
             "reproduce": self.reproduce(),
             "reproduce_point": self.reproduce_point(),
             "budget": self.budget.name,
             "seed": self.seed,
             "elapsed_s": round(self.elapsed, 2),
         }
+
+
+def claim_command(claim_id: str) -> str:
+    """``rfcheck verify [--claims PACK] --claim ID``: the pack is named for a claim loaded from one."""
+    import shlex
+
+    origin = ORIGINS.get(claim_id)
+    return f"rfcheck verify {f'--claims {shlex.quote(origin)} ' if origin else ''}--claim {claim_id}"
 
 
 def _fmt(v: Any) -> str:
@@ -191,6 +220,11 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
     """
     rng = np.random.default_rng([seed, zlib.crc32((claim.id + check.name).encode())])
     domain = check.domain or claim.domain
+    desc = domain.description or ("sub-domain" if check.domain else "the claim's domain")
+    missing = missing_extras(check.requires)
+    if missing:
+        return CheckResult(check.name, check.strength, INCONCLUSIVE, 0, 0, 0, None, needs_reason(missing),
+                           description=check.description, domain=desc, needs=missing)
     if points is None:
         pts = domain.grid(budget.grid_levels, budget.grid_cap, rng)
         pts += domain.random(budget.n_random, rng)
@@ -248,8 +282,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
         verdict = HOLDS
         reason = f"{len(decided)} points agree" + (f"; {len(undecided)} undecided" if undecided else "")
     return CheckResult(check.name, check.strength, verdict, len(evals), len(decided), len(violations),
-                       worst, reason, undecided, violations, evals, check.description,
-                       domain.description or ("sub-domain" if check.domain else "the claim's domain"))
+                       worst, reason, undecided, violations, evals, check.description, desc)
 
 
 def _combine(claim: Claim, results: list[CheckResult]) -> tuple[str, str]:
@@ -349,15 +382,98 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
-def _verify_one(args: tuple[str, str, int]) -> dict[str, Any]:
-    claim_id, budget, seed = args
-    return run_claim(claim_id, budget=budget, seed=seed).as_dict()
+def error_entry(claim_id: str, exc: BaseException, *, budget: str, seed: int,
+                elapsed: float = 0.0) -> dict[str, Any]:
+    """The report entry of a claim whose computation raised: verdict ``ERROR``.
+
+    Same keys as :meth:`Verdict.as_dict` (so tables and reports need no special case), the
+    reason ``"<ExceptionType>: <message>"``, and ``error`` with the type, the message and
+    the last frames of the traceback.
+    """
+    import traceback
+
+    try:
+        c: Claim | None = get(claim_id)
+    except Exception:  # the claim itself cannot be loaded: keep what is known
+        c = None
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return {
+        "id": claim_id,
+        "paper": c.paper if c else claim_id.split(".")[0],
+        "source": c.source if c else "",
+        "statement": c.statement if c else "",
+        "verdict": ERROR,
+        "reason": f"{type(exc).__name__}: {exc}",
+        "evidence": {"points_tried": 0, "deciding_check": None, "precision": "", "worst": None, "checks": []},
+        "correction": None,
+        "notes": c.notes if c else "",
+        "needs": [],
+        "error": {"type": type(exc).__name__, "message": str(exc), "traceback": "".join(tb[-6:])},
+        "reproduce": f"{claim_command(claim_id)} --seed {seed} --budget {budget}",
+        "reproduce_point": None,
+        "budget": budget,
+        "seed": seed,
+        "elapsed_s": round(elapsed, 2),
+    }
+
+
+def _verify_one(args: tuple[str, str, int, tuple[str, ...]]) -> dict[str, Any]:
+    """One claim as a task: its entry, or an ``ERROR`` entry when the computation raises.
+
+    The claims packs are loaded first (a spawned worker or a Dask worker starts without
+    them; in a forked one, or loaded already, it is a no-op)."""
+    claim_id, budget, seed, packs = args
+    t0 = time.perf_counter()
+    try:
+        for pack in packs:
+            load_claims(pack)
+        return run_claim(claim_id, budget=budget, seed=seed).as_dict()
+    except Exception as exc:  # one claim's bug never aborts the run: it becomes its entry
+        return error_entry(claim_id, exc, budget=budget, seed=seed, elapsed=time.perf_counter() - t0)
+
+
+def _cacheable(entry: dict[str, Any]) -> bool:
+    """Verdicts are cached; an ERROR or a check skipped for a missing extra is retried next run."""
+    return entry["verdict"] != ERROR and not entry.get("needs")
+
+
+#: how often the claims pending when a worker process died go to a fresh pool before each
+#: is run alone (where a claim that kills its worker becomes an ERROR)
+POOL_RETRIES = 2
+
+
+def _run_pool(ids: list[str], budget: str, seed: int, jobs: int, done: Callable[[str, dict[str, Any]], None],
+              packs: tuple[str, ...] = (), start_method: str | None = None) -> list[str]:
+    """The claims ``ids`` in a process pool, ``done`` per result; returns those whose worker
+    pool broke (a worker process died) before they finished.  On Ctrl-C the pool is dropped
+    at once and the interrupt propagates (finished claims are cached already)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    import multiprocessing
+
+    broken = []
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method))
+    try:
+        futs = {ex.submit(_verify_one, (cid, budget, seed, packs)): cid for cid in ids}
+        for f in as_completed(futs):
+            try:
+                entry = f.result()
+            except BrokenProcessPool:
+                broken.append(futs[f])
+                continue
+            done(futs[f], entry)
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
+    return broken
 
 
 def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: int = 1,
              cache_dir: str | None = None,
              progress: Callable[[str, dict[str, Any] | None], None] | None = None,
-             scheduler: str | None = None) -> list[dict[str, Any]]:
+             scheduler: str | None = None, start_method: str | None = None) -> list[dict[str, Any]]:
     """Verify claims as independent tasks (a process pool when ``jobs > 1``), with a cache.
 
     ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``); the
@@ -365,12 +481,21 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     rfcheck installed at the same code version).  Verdicts do not depend on where a task
     runs: every random number is seeded from (seed, claim id, point).
 
-    The cache key is (claim id, code version, budget, seed): re-running an interrupted
-    ``verify --all`` resumes where it stopped, and any change to the code invalidates it.
-    Results come back in the order of ``ids``.
+    ``start_method``: how the pool starts its workers (``"fork"``, ``"spawn"``,
+    ``"forkserver"``; default: the platform's).  Claims loaded from a pack
+    (:func:`rfcheck.claims.load_claims`) are loaded again in each worker.
+
+    The cache key is (claim id, code version, budget, seed, and for a claim from a pack the
+    digest of the pack's source), and each verdict is written
+    to the cache as soon as its claim finishes: re-running an interrupted ``verify --all``
+    (Ctrl-C, a killed worker) resumes where it stopped, and any change to the code
+    invalidates it.  A claim whose computation raises becomes an ``ERROR`` entry
+    (:func:`error_entry`) and every other claim still runs; when a worker process dies, the
+    claims it took down go to a fresh pool (:data:`POOL_RETRIES` times), then each alone, and
+    a claim that kills its worker even alone is an ``ERROR``.  ERROR entries and entries with checks skipped for a missing extra are not
+    cached.  Results come back in the order of ``ids``.
     """
     import json
-    from concurrent.futures import ProcessPoolExecutor, as_completed
     from pathlib import Path
 
     if budget not in BUDGETS:
@@ -379,9 +504,12 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     cache = Path(cache_dir) if cache_dir else None
     version = code_version() if cache else ""
 
+    packs = tuple(sorted({ORIGINS[c] for c in ids if c in ORIGINS}))
+
     def cpath(cid: str) -> Path:
         assert cache is not None
-        key = f"{cid}__{version}__{BUDGETS[budget].key()}__{seed}".replace(":", "-").replace("/", "_")
+        key = (f"{cid}__{version}{source_digest(cid)}__{BUDGETS[budget].key()}__{seed}"
+               .replace(":", "-").replace("/", "_"))
         return cache / f"{key}.json"
 
     todo = []
@@ -396,43 +524,61 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
 
     def done(cid: str, entry: dict[str, Any]) -> None:
         results[cid] = entry
-        if cache:
+        if cache and _cacheable(entry):
             cache.mkdir(parents=True, exist_ok=True)
-            cpath(cid).write_text(json.dumps(entry, default=str))
+            tmp = cpath(cid).with_suffix(".tmp")
+            tmp.write_text(json.dumps(entry, default=str))
+            tmp.replace(cpath(cid))  # atomic: an interrupted write never leaves a torn entry
         if progress:
             progress(cid, entry)
 
     if scheduler is not None and todo:
-        try:
-            from distributed import Client
-            from distributed import as_completed as dask_completed
-        except ImportError as exc:
-            raise ValueError("--scheduler needs the Dask extra: pip install 'rfcheck[dask]'") from exc
-        import os
-
-        timeout = float(os.environ.get("RFCHECK_DASK_TIMEOUT", "30"))
-        try:
-            client = Client(scheduler, timeout=f"{timeout}s")
-        except (OSError, TimeoutError) as exc:
-            raise ValueError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s "
-                             f"({type(exc).__name__})") from exc
-        with client:
-            threads = client.nthreads()
-            if any(n > 1 for n in threads.values()):
-                # mpmath's working precision is process-global: threads would share it
-                raise ValueError(f"Dask workers must run one thread each (dask worker --nthreads 1); got {threads}")
-            futs = {client.submit(_verify_one, (cid, budget, seed), key=f"rfcheck-{cid}-{seed}-{budget}",
-                                  pure=False): cid for cid in todo}
-            for f in dask_completed(list(futs)):
-                done(futs[f], f.result())
+        _run_dask(todo, budget, seed, scheduler, done, packs)
     elif jobs <= 1 or len(todo) <= 1:
         for cid in todo:
             if progress:
                 progress(cid, None)
-            done(cid, _verify_one((cid, budget, seed)))
+            done(cid, _verify_one((cid, budget, seed, packs)))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as ex:
-            futs = {ex.submit(_verify_one, (cid, budget, seed)): cid for cid in todo}
-            for f in as_completed(futs):
-                done(futs[f], f.result())
+        pending = _run_pool(todo, budget, seed, jobs, done, packs, start_method)
+        for _ in range(POOL_RETRIES):  # a worker died (killed, out of memory): fresh pools
+            if pending:
+                pending = _run_pool(pending, budget, seed, jobs, done, packs, start_method)
+        for cid in pending:  # still breaking: one claim per pool finds the one that kills its worker
+            if not _run_pool([cid], budget, seed, 1, done, packs, start_method):
+                continue
+            done(cid, error_entry(cid, RuntimeError(
+                "its worker process died (killed or crashed) each time this claim ran, alone as well"),
+                budget=budget, seed=seed))
     return [results[c] for c in ids]
+
+
+def _run_dask(todo: list[str], budget: str, seed: int, scheduler: str,
+              done: Callable[[str, dict[str, Any]], None], packs: tuple[str, ...] = ()) -> None:
+    """The claims ``todo`` as tasks on the Dask scheduler at ``scheduler``; ``done`` per result."""
+    import os
+
+    try:
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError as exc:
+        raise ValueError("--scheduler needs the Dask extra: pip install 'rfcheck[dask]'") from exc
+    timeout = float(os.environ.get("RFCHECK_DASK_TIMEOUT", "30"))
+    try:
+        client = Client(scheduler, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s "
+                         f"({type(exc).__name__})") from exc
+    with client:
+        threads = client.nthreads()
+        if any(n > 1 for n in threads.values()):
+            # mpmath's working precision is process-global: threads would share it
+            raise ValueError(f"Dask workers must run one thread each (dask worker --nthreads 1); got {threads}")
+        futs = {client.submit(_verify_one, (cid, budget, seed, packs), key=f"rfcheck-{cid}-{seed}-{budget}",
+                              pure=False): cid for cid in todo}
+        for f in dask_completed(list(futs)):
+            try:
+                entry = f.result()
+            except Exception as exc:  # a worker that died (KilledWorker) or lost the task
+                entry = error_entry(futs[f], exc, budget=budget, seed=seed)
+            done(futs[f], entry)

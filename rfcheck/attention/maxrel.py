@@ -57,14 +57,12 @@ import numpy as np
 
 from rfcheck import validate
 from rfcheck.closed_forms import hrf as cf
+from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
 from rfcheck.stats import compare_mc, estimate_mean, z_critical
 
 __all__ = ["METHODS", "MaxRelStudy", "exact_max_rel_error", "format_maxrel", "main", "run_maxrel",
            "sphere_grid_data"]
 
-#: Figure 2's configuration: regular estimators with 128 projections, hybrid (m, n) = (16, 8)
-FIG2_M = 128
-FIG2_HYBRID = (16, 8)
 METHODS = ("trig", "pos", "hybrid")
 _LABEL = {"trig": "SM^trig", "pos": "SM^++ (FAVOR+)", "hybrid": "angular hybrid"}
 

@@ -22,6 +22,7 @@ from rfcheck.stats import PointEval
 
 __all__ = [
     "BUDGETS",
+    "EXTRAS",
     "PAPERS",
     "REGISTRY",
     "Budget",
@@ -29,7 +30,12 @@ __all__ = [
     "Claim",
     "get",
     "load_all",
+    "missing_extras",
+    "needs_reason",
     "register",
+    "register_paper",
+    "load_claims",
+    "source_digest",
 ]
 
 PAPERS = {
@@ -39,7 +45,57 @@ PAPERS = {
     "simrf": "003 Simplex Random Features (Reid et al., ICML 2023)",
     "hrf": "004 Hybrid Random Features (Choromanski et al., ICLR 2022)",
 }
-_ID = re.compile(r"^(crt|darkformer|rfa|simrf|hrf)\.(thm|lem|cor|prop|def|eq|fig|tab|text|alg)[a-z0-9.\-]*$")
+#: the kinds of a claim id, ``<paper>.<kind><number>[.<part>]``
+KINDS = ("thm", "lem", "cor", "prop", "def", "eq", "fig", "tab", "text", "alg")
+_ID = re.compile(r"^([a-z][a-z0-9_]*)\.(" + "|".join(KINDS) + r")[a-z0-9.\-]*$")
+_PAPER_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+#: where each registered claim was loaded from (a claims file or module; None: built in)
+ORIGINS: dict[str, str] = {}
+
+
+def register_paper(paper_id: str, title: str, citation: str = "") -> str:
+    """Declare a paper whose claims will be registered (``rfcheck.ledger.paper``).
+
+    ``paper_id`` is the prefix of its claim ids: lower case letters, digits and ``_``,
+    starting with a letter (``"mypaper"`` -> claims ``mypaper.thm2.1``, ``mypaper.eq7``).
+    Declaring the same id again with the same title is a no-op; with another title a
+    ``ValueError``.
+    """
+    if not isinstance(paper_id, str) or not _PAPER_ID.match(paper_id):
+        raise ValueError(f"paper id {paper_id!r} must be lower case letters, digits or _, starting with a letter")
+    full = f"{title} ({citation})" if citation else title
+    if paper_id in PAPERS and PAPERS[paper_id] != full:
+        raise ValueError(f"paper {paper_id!r} is already declared as {PAPERS[paper_id]!r}")
+    PAPERS[paper_id] = full
+    return paper_id
+
+
+#: optional extras of the package -> the module each one provides (``pip install 'rfcheck[jax]'``)
+EXTRAS = {"jax": "jax", "dask": "distributed", "data": "sklearn"}
+
+
+def missing_extras(requires: tuple[str, ...] | list[str]) -> list[str]:
+    """The extras among ``requires`` whose module cannot be found in this environment.
+
+    Looked up with :func:`importlib.util.find_spec` (nothing is imported).  ``ValueError``
+    for a name that is not an extra of the package (a registration mistake).
+    """
+    import importlib.util
+
+    out = []
+    for extra in requires:
+        if extra not in EXTRAS:
+            raise ValueError(f"unknown extra {extra!r}; the extras are {sorted(EXTRAS)}")
+        if importlib.util.find_spec(EXTRAS[extra]) is None:
+            out.append(extra)
+    return out
+
+
+def needs_reason(extras: list[str]) -> str:
+    """The reason given for a check or claim skipped for missing extras."""
+    spec = ",".join(extras)
+    return f"needs rfcheck[{spec}] (pip install 'rfcheck[{spec}]')"
 
 
 @dataclass(frozen=True)
@@ -77,7 +133,9 @@ class Check:
     ``evaluate(point, budget, seed) -> PointEval``.  ``strength``: 1 deterministic
     high-precision, 2 symbolic, 3 Monte Carlo.  ``search``: whether the optimiser may
     climb the discrepancy with this check (deterministic checks only); ``max_points``
-    caps the points per run (expensive references).
+    caps the points per run (expensive references); ``requires``: the optional extras the
+    reference needs (e.g. ``("jax",)``) -- where one is missing the check is not run and is
+    INCONCLUSIVE with the reason "needs rfcheck[jax]".
     """
 
     name: str
@@ -87,6 +145,7 @@ class Check:
     max_points: int | None = None
     description: str = ""
     domain: Domain | None = None  # a sub-domain where this reference has power (stated in reports)
+    requires: tuple[str, ...] = ()  # optional extras (keys of EXTRAS) the reference needs
 
 
 @dataclass
@@ -94,10 +153,10 @@ class Claim:
     """A statement exactly as printed, its domain and its checks."""
 
     id: str
-    paper: str
-    source: str
-    statement: str
-    domain: Domain
+    paper: str = ""  # derived from the id when empty
+    source: str = ""
+    statement: str = ""
+    domain: Domain | None = None
     checks: list[Check] = field(default_factory=list)
     correction: str | None = None
     notes: str = ""
@@ -105,9 +164,14 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
-            raise ValueError(f"claim id {self.id!r} does not follow <paper>.<kind><number>")
+            raise ValueError(f"claim id {self.id!r} does not follow <paper>.<kind><number> with kind one of "
+                             f"{', '.join(KINDS)}")
+        self.paper = self.paper or self.id.split(".")[0]
         if self.paper not in PAPERS or not self.id.startswith(self.paper + "."):
-            raise ValueError(f"claim {self.id!r}: paper must be its id prefix, one of {sorted(PAPERS)}")
+            raise ValueError(f"claim {self.id!r}: paper must be its id prefix and declared (register_paper); "
+                             f"declared: {sorted(PAPERS)}")
+        if self.domain is None:
+            raise ValueError(f"claim {self.id!r} needs a domain")
         if not self.checks and not self.unverifiable:
             raise ValueError(f"claim {self.id!r} has no check and no reason why")
 
@@ -146,3 +210,73 @@ def get(claim_id: str) -> Claim:
         hint = f"did you mean one of {', '.join(near)}?" if near else "`rfcheck list` shows the registered ids"
         raise ValueError(f"unknown claim id {claim_id!r}; {hint}")
     return REGISTRY[claim_id]
+
+
+#: claims packs loaded in this process: source -> (ids registered, digest of the source text)
+_LOADED: dict[str, tuple[list[str], str]] = {}
+ENTRY_POINT_GROUP = "rfcheck.claims"
+
+
+def _digest(path: str | None) -> str:
+    import hashlib
+
+    if path is None:
+        return "nosource"
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
+
+
+def load_claims(source: str) -> list[str]:
+    """Load a claims pack and return the ids it registered.
+
+    ``source`` is a Python file (``mypaper_claims.py``), an importable module
+    (``mylab.claims``) or the name of an installed pack, i.e. an entry point of the group
+    ``rfcheck.claims`` whose value is the module (``[project.entry-points."rfcheck.claims"]
+    mypaper = "mylab.claims"``).  Importing the module declares its paper and registers its
+    claims (:mod:`rfcheck.ledger`).  Loading the same source again is a no-op.  Each claim
+    records where it came from (:data:`ORIGINS`), so that reproduce commands, worker
+    processes and the verdict cache (keyed by the source's text) find it again.
+    """
+    import hashlib
+    import os
+    import sys
+    from importlib import import_module, util
+    from importlib.metadata import entry_points
+
+    if source in _LOADED:
+        return _LOADED[source][0]
+    load_all()  # built-in ids first: a pack's claims must not collide with them
+    before = set(REGISTRY)
+    if source.endswith(".py") or os.path.sep in source:
+        path = os.path.abspath(source)
+        if not os.path.isfile(path):
+            raise ValueError(f"--claims {source}: no such file")
+        name = "rfcheck_claims_" + hashlib.sha256(path.encode()).hexdigest()[:12]
+        spec = util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        file = path
+    else:
+        eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        try:
+            module = eps[source].load() if source in eps else import_module(source)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"--claims {source}: not a file, an importable module or an installed claims pack "
+                             f"(entry points {ENTRY_POINT_GROUP!r}: {sorted(eps) or 'none'}): {exc}") from None
+        file = getattr(module, "__file__", None)
+    ids = [c for c in REGISTRY if c not in before]
+    if not ids:
+        raise ValueError(f"--claims {source}: registered no claim")
+    for cid in ids:
+        ORIGINS[cid] = source
+    _LOADED[source] = (ids, _digest(file))
+    return ids
+
+
+def source_digest(claim_id: str) -> str:
+    """A digest of the text of the pack that declared ``claim_id`` ("" for a built-in claim,
+    whose code is part of the package version)."""
+    src = ORIGINS.get(claim_id)
+    return _LOADED[src][1] if src in _LOADED else ""

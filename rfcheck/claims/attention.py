@@ -14,7 +14,9 @@ draws (one draw serves all ``L^2`` pairs, as in attention).  References:
 Heavy tails (the tail diagnostic of ``rfcheck.stats``) give INCONCLUSIVE.  Sizes: ``L = 64``
 at the smoke/default budgets (``R = 2000`` draws), ``L = 256`` (``R = 4000``) at thorough;
 ``d = 16``, inputs of norm about 0.5.  The larger studies of the issue (L = 1024, 4096) are
-``python -m rfcheck.attention.mse`` runs.  Without JAX every point is undecided.
+``python -m rfcheck.attention.mse`` runs.  The Monte Carlo checks need JAX (``requires=("jax",)``):
+without it they are not run and say "needs rfcheck[jax]"; the exact check of the HRF
+max-relative-error claim needs none.
 """
 
 from __future__ import annotations
@@ -54,18 +56,7 @@ def _dark_data(L: int, seed: int) -> Any:
     return rng.standard_normal((L, D)) @ root, rng.standard_normal((L, D)) @ root, lam
 
 
-def _no_jax(p: dict[str, Any]) -> PointEval | None:
-    try:
-        import jax  # noqa: F401
-    except ImportError:
-        return PointEval(p, None, None, float("inf"), float("nan"), False, "JAX is not installed (rfcheck[jax])")
-    return None
-
-
 def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    miss = _no_jax(p)
-    if miss:
-        return miss
     L, R = _sizes(budget)
     v = _study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
     est = Estimate(v["mse_mean"], v["se"], R, "sample", v["trustworthy"], 0.0, 0.0, v["note"])
@@ -87,9 +78,6 @@ def _ordering_point(p: dict[str, Any], printed: str, diff: float, se: float, z: 
 
 def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        miss = _no_jax(p)
-        if miss:
-            return miss
         L, R = _sizes(budget)
         st = _study(L, int(p["M"]), R, 0, dark)
         a, b = pairs[p["which"]]
@@ -114,9 +102,6 @@ def _exact_isotropic(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Aligned proposal against the *exact* isotropic MSE: the isotropic estimator is PosRF with
     iid features, whose pair-averaged MSE is the mean of the CRT Thm 3.2 closed forms (A = 0),
     so only the aligned replicates' tails matter (the isotropic ones are the heavy side)."""
-    miss = _no_jax(p)
-    if miss:
-        return miss
     L, R = _sizes(budget)
     st = _study(L, int(p["M"]), R, 0, True)
     e = next(x for x in st.entries if x["id"].startswith("attention.order.dark-aligned<=exact("))
@@ -135,7 +120,7 @@ register(Claim(
               "TrigRF with iid features)",
     domain=Domain({**_M, "variant": Choice(("prf-iid", "prf-orf", "oprf-iid", "oprf-orf", "trig-iid"))},
                   description=f"L = 64 (thorough 256), d = {D}, |q|, |k| ~ {SCALE}"),
-    checks=[Check("attention-mc", 3, _equality, search=False,
+    checks=[Check("attention-mc", 3, _equality, search=False, requires=("jax",),
                   description="JAX linear attention, R independent draws, z-test vs the mean closed form")],
 ))
 
@@ -144,7 +129,7 @@ register(Claim(
     statement="Orthogonal features have lower variance than iid features (PosRF and OPRF)",
     domain=Domain({**_M, "which": Choice(("prf", "oprf"))}, description=f"L = 64 (thorough 256), d = {D}"),
     checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-orf", "prf-iid"), "oprf": ("oprf-orf", "oprf-iid")}),
-                  search=False, description="paired draws, z-test on the per-draw difference")],
+                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference")],
 ))
 
 register(Claim(
@@ -153,7 +138,7 @@ register(Claim(
               "orthogonal features",
     domain=Domain({**_M, "which": Choice(("iid", "orf"))}, description=f"L = 64 (thorough 256), d = {D}"),
     checks=[Check("attention-paired", 3, _ordering({"iid": ("oprf-iid", "prf-iid"), "orf": ("oprf-orf", "prf-orf")}),
-                  search=False, description="paired draws, z-test on the per-draw difference")],
+                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference")],
 ))
 
 register(Claim(
@@ -161,6 +146,7 @@ register(Claim(
     statement="For PRFs, the MSE obtained with SimRFs is lower than with ORFs",
     domain=Domain({**_M, "which": Choice(("prf",))}, description=f"L = 64 (thorough 256), d = {D}"),
     checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-simrf", "prf-orf")}), search=False,
+                  requires=("jax",),
                   description="paired draws (SimRF and ORF share rotation and norms), z-test on the difference")],
 ))
 
@@ -171,8 +157,8 @@ register(Claim(
     domain=Domain({**_M, "which": Choice(("dark",))},
                   description=f"L = 64 (thorough 256), d = {D}, Lambda = diag(geomspace(0.15, 0.0015))"),
     checks=[Check("attention-paired", 3, _ordering({"dark": ("dark-aligned", "dark-isotropic")}, dark=True),
-                  search=False, description="paired draws, z-test on the per-draw difference"),
-            Check("attention-exact-isotropic", 3, _exact_isotropic, search=False,
+                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference"),
+            Check("attention-exact-isotropic", 3, _exact_isotropic, search=False, requires=("jax",),
                   description="one-sample z-test of the aligned per-draw errors against the exact isotropic MSE "
                               "(PosRF iid closed form, CRT Thm 3.2): needs only the aligned side's tails")],
 ))
@@ -185,7 +171,7 @@ register(Claim(
               "pairs of eq (45)",
     domain=Domain({**_M, "variant": Choice(("hybrid-iid",))},
                   description=f"L = 64 (thorough 256), d = {D}, |q|, |k| ~ {SCALE}"),
-    checks=[Check("attention-mc", 3, _equality, search=False,
+    checks=[Check("attention-mc", 3, _equality, search=False, requires=("jax",),
                   description="JAX linear attention (method 'hybrid'), R independent draws, z-test vs the mean of "
                               "rfcheck.closed_forms.hrf.log_mse_angular_hybrid")],
 ))
@@ -211,9 +197,9 @@ def _maxrel_grid(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     matrix (rfcheck.attention.maxrel.sphere_grid_data), mpmath closed forms (Lemma 3.4 eq (25), Thm D.1 eq (45))."""
     import mpmath
 
-    from rfcheck.attention.maxrel import FIG2_HYBRID, FIG2_M
     from rfcheck.backends import MP
     from rfcheck.closed_forms import hrf as hcf
+    from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
 
     L = int(p["L"])
     base = hcf.log_rel_error_trig if p["base"] == "trig" else hcf.log_rel_error_pos
@@ -234,9 +220,6 @@ def _maxrel_ineq(p: dict[str, Any], budget: Budget) -> PointEval:
 
 
 def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    miss = _no_jax(p)
-    if miss:
-        return miss
     L, R = _maxrel_sizes(budget)
     st = _maxrel_study(float(p["r"]), L, R, 0)
     e = next(x for x in st.entries if x["id"] == f"attention.maxrel.hybrid<={p['base']}")
@@ -258,7 +241,7 @@ register(Claim(
                               "L = 256)"),
     checks=[Check("exact-grid", 1, lambda p, budget, seed: _maxrel_ineq(p, budget), search=False,
                   description="max over the matrix of the closed-form per-entry relative RMSE (mpmath)"),
-            Check("attention-paired", 3, _maxrel_mc, search=False,
+            Check("attention-paired", 3, _maxrel_mc, search=False, requires=("jax",),
                   description="JAX features, R draws: per-draw squared relative errors at each method's "
                               "closed-form argmax entry, z-test on the paired difference (heavy tails: "
                               "INCONCLUSIVE)")],

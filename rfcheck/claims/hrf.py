@@ -1228,8 +1228,7 @@ register(Claim(
 # softmax kernel and has smaller max-relative-error than other estimators."  Configuration: 64-dim
 # same-length inputs, SM^trig and SM^++ with 128 random features, the hybrid at matched cost
 # (m, n) = (16, 8) (rfcheck.plots.hrf.matched_hybrid_config).
-FIG2_BASE_M = 128
-FIG2_HYBRID = (16, 8)
+FIG2_BASE_M, FIG2_HYBRID = hy.FIG2_M, hy.FIG2_HYBRID
 
 
 def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:

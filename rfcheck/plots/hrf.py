@@ -28,6 +28,7 @@ import numpy as np
 
 from rfcheck import hybrid, validate
 from rfcheck.closed_forms import hrf as cf
+from rfcheck.hybrid import FIG2_M
 from rfcheck.stats import estimate_mse
 
 __all__ = ["figure1", "figure2", "log10_mse_grid", "matched_hybrid_config", "plot_mse_map", "plot_pointwise",
@@ -106,7 +107,6 @@ def figure1(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0,
 # ----------------------------------------------------------------------------- Figure 2
 
 FIG2_D = 64
-FIG2_M = 128
 FIG2_N_LAMBDA = 8
 FIG2_RADII = (1.0, 1.5)
 _FIG2_CHUNK = 1000  # trials per chunk (part of the stream definition)
