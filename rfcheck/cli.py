@@ -224,6 +224,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         t.add_row(e["id"], f"[{_verdict_style(e['verdict'])}]{e['verdict']}[/]",
                   _esc(e["evidence"].get("deciding_check")), _esc(e["reason"]))
     con.print(t)
+    for e in entries:  # each counterexample where the reader is, not only in --report
+        if e["verdict"] == "REFUTED" and e["evidence"].get("worst"):
+            con.print(_esc(report.counterexample_text(e)))
     con.print(_esc(report.summary_markdown(entries)))
     if args.report:
         paths = report.write_reports(entries, args.report)
@@ -366,7 +369,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("rfcheck")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
+        ver = "unknown"
     p = argparse.ArgumentParser(prog="rfcheck", description="Verify formulas about random-feature estimators.")
+    p.add_argument("--version", action="version", version=f"rfcheck {ver}")
     sub = p.add_subparsers(dest="command", required=True)
 
     lp = sub.add_parser("list", help="show the registered claims")

@@ -18,7 +18,7 @@ from typing import Any
 
 from rfcheck.claims import PAPERS
 
-__all__ = ["plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
+__all__ = ["counterexample_text", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
 #: not a verdict about the claim: its computation raised (a column only when some entry has it)
@@ -72,6 +72,29 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _worst_values(w: dict[str, Any]) -> str:
+    """``printed = a, reference = b ± err (relative error r; discrepancy d x tolerance)``, with the
+    deciding check's own names for the two values (an inequality's are rhs and lhs)."""
+    first, second = w.get("labels") or ("printed", "reference")
+    rel = w.get("rel_error")
+    rel_s = f"relative error {rel:.3g}; " if isinstance(rel, float) else ""
+    return (f"{first} = {_fmt(w.get('printed'))}, {second} = {_fmt(w.get('reference'))} ± {_fmt(w.get('err'))} "
+            f"({rel_s}discrepancy {_fmt(w.get('disc'))} x tolerance)")
+
+
+def counterexample_text(e: dict[str, Any]) -> str:
+    """A REFUTED entry's counterexample in a few plain lines: the point, the two values with the
+    error bar, the correction (where one is registered) and the command that reproduces it."""
+    w = e["evidence"].get("worst") or {}
+    pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items() if not k.startswith("_"))
+    lines = [f"{e['id']} REFUTED at {pt} ({e['evidence'].get('deciding_check')}):", f"  {_worst_values(w)}"]
+    if e.get("correction"):
+        lines.append(f"  correction: {e['correction']}")
+    if e.get("reproduce_point"):
+        lines.append(f"  reproduce: {e['reproduce_point']}")
+    return "\n".join(lines)
+
+
 def _entry_markdown(e: dict[str, Any]) -> str:
     ev = e["evidence"]
     w = ev.get("worst") or {}
@@ -86,12 +109,7 @@ def _entry_markdown(e: dict[str, Any]) -> str:
     ]
     if w:
         pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items())
-        lines += [
-            f"*Worst point* ({ev.get('deciding_check')}): {pt}  ",
-            f"printed = {_fmt(w.get('printed'))}, reference = {_fmt(w.get('reference'))} "
-            f"± {_fmt(w.get('err'))} (discrepancy {_fmt(w.get('disc'))} x tolerance)",
-            "",
-        ]
+        lines += [f"*Worst point* ({ev.get('deciding_check')}): {pt}  ", _worst_values(w), ""]
     lines.append("| check | verdict | points | decided | violations | note |")
     lines.append("| --- | --- | ---: | ---: | ---: | --- |")
     for ch in ev["checks"]:
@@ -212,9 +230,8 @@ def _entry_html(e: dict[str, Any]) -> str:
            f"<p><i>Reason:</i> {esc(e['reason'])}</p>"]
     if w:
         pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items())
-        out.append(f"<p><i>Worst point</i> ({esc(str(ev.get('deciding_check')))}): {esc(pt)}<br>printed = "
-                   f"{esc(_fmt(w.get('printed')))}, reference = {esc(_fmt(w.get('reference')))} ± "
-                   f"{esc(_fmt(w.get('err')))} (discrepancy {esc(_fmt(w.get('disc')))} x tolerance)</p>")
+        out.append(f"<p><i>Worst point</i> ({esc(str(ev.get('deciding_check')))}): {esc(pt)}<br>"
+                   f"{esc(_worst_values(w))}</p>")
     out.append(_html_table([[esc(c["name"]), f"<span class='{c['verdict']}'>{c['verdict']}</span>",
                              str(c["points_tried"]), str(c["points_decided"]), str(c["violations"]),
                              esc(c["reason"])] for c in ev["checks"]],

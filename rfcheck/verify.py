@@ -77,6 +77,7 @@ class CheckResult:
     description: str = ""
     domain: str = ""
     needs: list[str] = field(default_factory=list)  # missing optional extras: the check was not run
+    labels: tuple[str, str] = ("printed", "reference")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +95,7 @@ class CheckResult:
                        for e in self.evals[:MAX_POINTS_KEPT]],
             "description": self.description,
             "domain": self.domain,
+            "labels": list(self.labels),
         }
 
 
@@ -128,6 +130,9 @@ class Verdict:
         c = self.claim
         deciding = self.deciding_check()
         worst = deciding.worst.as_dict() if deciding and deciding.worst else None
+        if worst is not None and deciding is not None:
+            worst["rel_error"] = _rel_error(deciding.worst)
+            worst["labels"] = list(deciding.labels)
         needs = sorted({x for ch in self.checks for x in ch.needs})
         return {
             "id": c.id,
@@ -152,6 +157,21 @@ class Verdict:
             "seed": self.seed,
             "elapsed_s": round(self.elapsed, 2),
         }
+
+
+def _rel_error(e: PointEval) -> float | None:
+    """``|a - b| / |b|`` of a point's two values (printed and reference; an inequality's rhs and
+    lhs), a scale users read without knowing the tolerance; None where not numeric."""
+    import mpmath
+
+    try:
+        a, b = mpmath.mpmathify(e.printed), mpmath.mpmathify(e.reference)
+    except (TypeError, ValueError):
+        return None
+    if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+        return None
+    d = abs(a - b)
+    return float(d / abs(b)) if b != 0 else (0.0 if d == 0 else math.inf)
 
 
 def claim_command(claim_id: str) -> str:
@@ -224,7 +244,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
     missing = missing_extras(check.requires)
     if missing:
         return CheckResult(check.name, check.strength, INCONCLUSIVE, 0, 0, 0, None, needs_reason(missing),
-                           description=check.description, domain=desc, needs=missing)
+                           description=check.description, domain=desc, needs=missing, labels=check.labels)
     if points is None:
         pts = domain.grid(budget.grid_levels, budget.grid_cap, rng)
         pts += domain.random(budget.n_random, rng)
@@ -282,7 +302,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
         verdict = HOLDS
         reason = f"{len(decided)} points agree" + (f"; {len(undecided)} undecided" if undecided else "")
     return CheckResult(check.name, check.strength, verdict, len(evals), len(decided), len(violations),
-                       worst, reason, undecided, violations, evals, check.description, desc)
+                       worst, reason, undecided, violations, evals, check.description, desc, labels=check.labels)
 
 
 def _combine(claim: Claim, results: list[CheckResult]) -> tuple[str, str]:

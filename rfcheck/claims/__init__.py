@@ -146,6 +146,8 @@ class Check:
     description: str = ""
     domain: Domain | None = None  # a sub-domain where this reference has power (stated in reports)
     requires: tuple[str, ...] = ()  # optional extras (keys of EXTRAS) the reference needs
+    #: what the two values of a point are called in reports: an inequality's are ("rhs", "lhs")
+    labels: tuple[str, str] = ("printed", "reference")
 
 
 @dataclass

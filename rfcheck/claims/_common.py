@@ -135,7 +135,8 @@ def inequality_check(
         lhs, rhs, err = lhs_rhs(p, budget.dps)
         return compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
 
-    return Check(name, strength, evaluate, search=search, max_points=max_points, description=description)
+    return Check(name, strength, evaluate, search=search, max_points=max_points, description=description,
+                 labels=("rhs", "lhs"))
 
 
 def mc_check(

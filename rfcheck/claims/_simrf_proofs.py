@@ -143,7 +143,6 @@ def _eq88_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq88",
-        paper="simrf",
         source=f"{SRC}, sec 3 eq (9) (= appendix B.2 eq (88)) and the sentence after eq (9)",
         statement="s_i = sqrt(d/(d-1)) e_i - (sqrt(d)+1)/(d-1)^{3/2} (1,...,1,0) (i < d), s_d = (1,...,1,0)/sqrt(d-1) "
         "'are manifestly normalised and subtend obtuse angles' theta = arccos(-1/(d-1))",
@@ -191,7 +190,6 @@ def _alg1_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.alg1",
-        paper="simrf",
         source=f"{SRC}, appendix B.2.1, Algorithm 1",
         statement="Algorithm 1 computes y = S x in O(d): y_d = sum_{i<d} x_i/sqrt(d-1), "
         "y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (i < d), S of eq (9)",
@@ -230,7 +228,6 @@ def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq22",
-        paper="simrf",
         source=f"{SRC}, sec 4, eq (22) and the sentence after it",
         statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
         "than for cos theta = 0",
@@ -271,7 +268,6 @@ def printed_eq31(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq31",
-        paper="simrf",
         source=f"{SRC}, appendix A.1, eq (31) (Hankel-transform line)",
         statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
         "(checked conditionally on |w_ij| = w, w_ij isotropic)",
@@ -298,7 +294,6 @@ def printed_eq32(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq32",
-        paper="simrf",
         source=f"{SRC}, appendix A.1, eq (32)",
         statement="J_alpha(z) = sum_k (-1)^k / (k! Gamma(k + alpha + 1)) (z/2)^{2k+alpha}",
         domain=Domain(
@@ -348,7 +343,6 @@ def printed_eq75(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq75",
-        paper="simrf",
         source=f"{SRC}, appendix A.8, eq (75)",
         statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
         "(checked conditionally on |w_ij| = w, w_ij isotropic)",
@@ -392,7 +386,6 @@ def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq78",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (78)",
         statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! "
         "(Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
@@ -448,7 +441,6 @@ def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq72",
-        paper="simrf",
         source=f"{SRC}, appendix A.8, eq (72)",
         statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
         domain=Domain(
@@ -504,7 +496,6 @@ def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq36",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (36)",
         statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
         "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
@@ -557,7 +548,6 @@ def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
 register(
     Claim(
         id="simrf.eq37",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (37)",
         statement="f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) "
         "(s = |w_hat_i + w_hat_j|^2 in [0, 4]) is an increasing convex function",
@@ -594,7 +584,6 @@ def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq38",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (38)",
         statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
         "/ (m(m-1))) (Jensen), f of eq (37)",
@@ -676,7 +665,6 @@ def _eq41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 register(
     Claim(
         id="simrf.eq41",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (41)",
         statement="rho(x,y) = Gamma(d/2)/(m(m-1)) int dw_1..dw_d p(w_1..w_d)/d! sum_{P in S_d} sum_i sum_{j != i} "
         "sum_k v^{2k}/(2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + "
@@ -713,7 +701,6 @@ def printed_f42(s: Any, p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq42",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (42) and 'f is once again convex and positive definite'",
         statement="f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) is convex and positive for "
         "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
@@ -771,7 +758,6 @@ def _eq43_relabel(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq43.relabel",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (42) = eq (43) left side ('relabelling summation variables')",
         statement="sum_P sum_i sum_{j != i} f(w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j) = "
         "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})",
@@ -797,7 +783,6 @@ def _eq43(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq43",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (43)",
         statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
         ">= d! sum_i sum_{j != i} "
@@ -877,7 +862,6 @@ for _lit, _suffix, _stmt in (
     register(
         Claim(
             id=f"simrf.eq45{_suffix}",
-            paper="simrf",
             source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (44)-(46)",
             statement="d L / d w_hat_i = 0 reads sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2}/(2^{2k} k! "
             "Gamma(k+d/2)) (w_{P_i}^2 w_hat_i + w_{P_i} w_{P_j} w_hat_j) - lambda_i w_i = 0, with "
@@ -947,7 +931,6 @@ _EQUAL_ANGLE_DOMAIN = Domain(
 register(
     Claim(
         id="simrf.eq46",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (46)",
         statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
         "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
@@ -988,7 +971,6 @@ def _eq47_terms(p: dict[str, Any]) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq47",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (47) and the sentence after it",
         statement="the term in parentheses (sum_{P in S_d} w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}) is identical for every "
         "i, j (directions at equal angles, eq 46)",
@@ -1068,7 +1050,6 @@ def _eq48(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq48",
-        paper="simrf",
         source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (48)",
         statement="at the minimiser of eq (42): w_hat_i proportional to -sum_{j != i} w_hat_j (i = 1..d), "
         "uniquely the simplex geometry",
@@ -1161,7 +1142,6 @@ def _eq16(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq16",
-        paper="simrf",
         source=f"{SRC}, sec 3.2 eq (16) (= appendix A.3 eq (51))",
         statement="the truncated objective eq (15) is exactly minimised by "
         "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
@@ -1204,7 +1184,6 @@ def _eq17(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq17",
-        paper="simrf",
         source=f"{SRC}, sec 3.2, eq (17) and the sentence around it",
         statement="the iterative update w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i converges to eq (16) "
         "quickly (after a small number of passes through the d vectors) when initialised in the simplex geometry; "
@@ -1253,7 +1232,6 @@ def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq49",
-        paper="simrf",
         source=f"{SRC}, appendix A.3, eq (49)",
         statement="stationarity of the Lagrangian of eq (15): sum_{j != i} (v^2/(4 Gamma(1 + d/2)) (w_i + w_j)) - "
         "lambda_i w_i = 0; checked as: the printed sum is a positive multiple of the gradient of eq (15) in w_i",
@@ -1290,7 +1268,6 @@ def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq50",
-        paper="simrf",
         source=f"{SRC}, appendix A.3, eq (50)",
         statement="eq (49) is solved by w_i proportional to -sum_{j != i} w_j (i = 1..d): at such a configuration "
         "sum_{j != i} (w_i + w_j) is parallel to w_i",
@@ -1347,7 +1324,6 @@ def printed_eq53_middle(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq53",
-        paper="simrf",
         source=f"{SRC}, appendix A.4, eq (53)",
         statement="rho(x,y) = Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/"
         "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
@@ -1390,7 +1366,6 @@ def _gauss_integral_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.text-a4-integral",
-        paper="simrf",
         source=f"{SRC}, appendix A.4, sentence after eq (53)",
         statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
         domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
@@ -1452,7 +1427,6 @@ def printed_eq57(part: int) -> Any:
 register(
     Claim(
         id="simrf.eq57",
-        paper="simrf",
         source=f"{SRC}, appendix A.5, eq (57)",
         statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
         "e^{-w^2/2} "
@@ -1495,7 +1469,6 @@ def printed_eq62(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq62",
-        paper="simrf",
         source=f"{SRC}, appendix A.6, eq (62)",
         statement="rho_theta(x,y) = sum_k v^{2k} Gamma(k+d)/(2^k k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) "
         "int_0^{pi/2} dphi (sin 2phi)^{d-1} (1 + sin 2phi cos theta)^k",
@@ -1539,7 +1512,6 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.text-footnote4",
-        paper="simrf",
         source=f"{SRC}, sec 3.2, footnote 4",
         statement="with orthogonal coupling E(w_ij^4)/E(w_ij^2) = E(w_i^4)/E(w_i^2) + E(w_i^2) = "
         "2 Gamma(d/2+2)/Gamma(d/2+1) + 2 Gamma(d/2+1)/Gamma(d/2) ~ d",
@@ -1668,7 +1640,6 @@ def _cdf_angle_at(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq55",
-        paper="simrf",
         source=f"{SRC}, appendix A.5, eq (54)-(55)",
         statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
         "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
@@ -1727,7 +1698,6 @@ def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq14",
-        paper="simrf",
         source=f"{SRC}, sec 3.2, eq (14) (with eq (13))",
         statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
         "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
@@ -1791,7 +1761,6 @@ def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq61",
-        paper="simrf",
         source=f"{SRC}, appendix A.6, eq (61)",
         statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
         "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
@@ -1853,7 +1822,6 @@ def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq28",
-        paper="simrf",
         source=f"{SRC}, appendix A.1, eq (28)",
         statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
         domain=Domain(

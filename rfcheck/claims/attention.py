@@ -114,7 +114,7 @@ _M = {"M": Choice((16, 64))}
 _SRC_ATT = "restated for the L x L attention matrix (rfcheck.attention, pair-averaged MSE over R draws)"
 
 register(Claim(
-    id="crt.thm3.2.attention", paper="crt", source=f"CRT Thm 3.2 / Thm 4.1 closed forms, {_SRC_ATT}",
+    id="crt.thm3.2.attention", source=f"CRT Thm 3.2 / Thm 4.1 closed forms, {_SRC_ATT}",
     statement="The pair-averaged MSE of the linear-attention estimate of exp(q_i . k_j) equals the mean over "
               "pairs of the per-entry closed-form variance (PosRF and OPRF with iid and orthogonal features, "
               "TrigRF with iid features)",
@@ -125,7 +125,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.thm4.1.attention", paper="crt", source=f"CRT Thm 4.1, {_SRC_ATT}",
+    id="crt.thm4.1.attention", source=f"CRT Thm 4.1, {_SRC_ATT}",
     statement="Orthogonal features have lower variance than iid features (PosRF and OPRF)",
     domain=Domain({**_M, "which": Choice(("prf", "oprf"))}, description=f"L = 64 (thorough 256), d = {D}"),
     checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-orf", "prf-iid"), "oprf": ("oprf-orf", "oprf-iid")}),
@@ -133,7 +133,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.thm3.3.attention", paper="crt", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
+    id="crt.thm3.3.attention", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
     statement="OPRF (FAVOR++, A from the eq 8 statistics) has lower variance than PosRF (FAVOR+), iid and "
               "orthogonal features",
     domain=Domain({**_M, "which": Choice(("iid", "orf"))}, description=f"L = 64 (thorough 256), d = {D}"),
@@ -142,7 +142,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="simrf.cor3.3.attention", paper="simrf", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
+    id="simrf.cor3.3.attention", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
     statement="For PRFs, the MSE obtained with SimRFs is lower than with ORFs",
     domain=Domain({**_M, "which": Choice(("prf",))}, description=f"L = 64 (thorough 256), d = {D}"),
     checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-simrf", "prf-orf")}), search=False,
@@ -151,7 +151,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="darkformer.thm3.2.item2.attention", paper="darkformer", source=f"DARKFormer Thm 3.2 item 2, {_SRC_ATT}",
+    id="darkformer.thm3.2.item2.attention", source=f"DARKFormer Thm 3.2 item 2, {_SRC_ATT}",
     statement="Sampling from the aligned proposal psi* = N(0, Sigma*) (with importance weights) gives lower "
               "variance than the isotropic N(0, I) for anisotropic Gaussian q, k",
     domain=Domain({**_M, "which": Choice(("dark",))},
@@ -165,7 +165,7 @@ register(Claim(
 
 
 register(Claim(
-    id="hrf.eq45.attention", paper="hrf", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
+    id="hrf.eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
     statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, "
               "eq (19); independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over "
               "pairs of eq (45)",
@@ -229,7 +229,7 @@ def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.text-sec4-max-rel-error.attention", paper="hrf",
+    id="hrf.text-sec4-max-rel-error.attention", 
     source="004 Hybrid Random Features, sec 4 (Figures 2 and 5), restated for the L x L attention matrix "
            "(rfcheck.attention.maxrel)",
     statement="On an attention matrix exp(q_i . k_j) with q_i, k_j on S(r) (d = 64, angles covering [0, pi]), the "

@@ -96,7 +96,7 @@ def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int =
 
 
 register(Claim(
-    id="crt.text-trig-variance", paper="crt", source=f"{SRC}, sec 2.2",
+    id="crt.text-trig-variance", source=f"{SRC}, sec 2.2",
     statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
@@ -110,7 +110,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.text-pos-variance", paper="crt", source=f"{SRC}, sec 2.2",
+    id="crt.text-pos-variance", source=f"{SRC}, sec 2.2",
     statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
@@ -158,7 +158,7 @@ def _eq1_conj_gerf_at(p: dict[str, Any]) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.eq1", paper="crt", source=f"{SRC}, sec 2.1, eq (1) with the RFs of sec 2.2",
+    id="crt.eq1", source=f"{SRC}, sec 2.1, eq (1) with the RFs of sec 2.2",
     statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
               "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
     domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
@@ -191,7 +191,7 @@ def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.thm3.1", paper="crt", source=f"{SRC}, Theorem 3.1, eq (5)",
+    id="crt.thm3.1", source=f"{SRC}, Theorem 3.1, eq (5)",
     statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), "
               "C = -(s+1)/2, D = (fourth_root(1-4A))^d (principal roots); (1) is "
               "K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
@@ -219,7 +219,7 @@ def printed_eq16(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="crt.eq16", paper="crt", source=f"{SRC}, appendix 9.2, eq (16)",
+    id="crt.eq16", source=f"{SRC}, appendix 9.2, eq (16)",
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
@@ -227,7 +227,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq18", paper="crt", source=f"{SRC}, appendix 9.2, eq (18) and the display after it",
+    id="crt.eq18", source=f"{SRC}, appendix 9.2, eq (18) and the display after it",
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
@@ -259,7 +259,7 @@ def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.thm3.2", paper="crt", source=f"{SRC}, Theorem 3.2, eq (6)",
+    id="crt.thm3.2", source=f"{SRC}, Theorem 3.2, eq (6)",
     statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
               "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
@@ -320,7 +320,7 @@ def _printed_eq21(line: int) -> Any:
 
 
 register(Claim(
-    id="crt.eq21.line2", paper="crt", source=f"{SRC}, appendix 9.3, eq (21), second line",
+    id="crt.eq21.line2", source=f"{SRC}, appendix 9.3, eq (21), second line",
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
@@ -331,7 +331,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq21", paper="crt", source=f"{SRC}, appendix 9.3, eq (21), last line",
+    id="crt.eq21", source=f"{SRC}, appendix 9.3, eq (21), last line",
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[deterministic_check("quadrature", _printed_eq21(3), _quad_abs_second,
@@ -405,7 +405,7 @@ _oprf_domain = pair_domain(norm=(0.0, 10.0), constraint=_u_positive,
                            description="pairs with |x + y|^2 > 0 (the theorem's condition)")
 
 register(Claim(
-    id="crt.thm3.3", paper="crt", source=f"{SRC}, Theorem 3.3, eq (7)",
+    id="crt.thm3.3", source=f"{SRC}, Theorem 3.3, eq (7)",
     statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
               "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
     domain=_oprf_domain,
@@ -423,7 +423,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq22", paper="crt", source=f"{SRC}, appendix 9.4, eq (22) (root with '+')",
+    id="crt.eq22", source=f"{SRC}, appendix 9.4, eq (22) (root with '+')",
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
@@ -432,7 +432,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq22.negative-root", paper="crt", source=f"{SRC}, appendix 9.4, after eq (22)",
+    id="crt.eq22.negative-root", source=f"{SRC}, appendix 9.4, after eq (22)",
     statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
     domain=_oprf_domain,
     checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)))],
@@ -445,7 +445,7 @@ def _with_dps(dps: int, fn: Any) -> Any:
 
 
 register(Claim(
-    id="crt.thm3.3.note-negative", paper="crt", source=f"{SRC}, Note after Theorem 3.3",
+    id="crt.thm3.3.note-negative", source=f"{SRC}, Note after Theorem 3.3",
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
@@ -454,7 +454,7 @@ register(Claim(
 
 
 register(Claim(
-    id="crt.thm3.3.note-limit", paper="crt", source=f"{SRC}, Note after Theorem 3.3",
+    id="crt.thm3.3.note-limit", source=f"{SRC}, Note after Theorem 3.3",
     statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
     domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
                                           "theta": Real(math.pi - 1e-2, math.pi - 1e-7, scale="log")},
@@ -481,7 +481,7 @@ def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.thm3.3.note-gains", paper="crt", source=f"{SRC}, Note after Theorem 3.3 and Figure 1 (right)",
+    id="crt.thm3.3.note-gains", source=f"{SRC}, Note after Theorem 3.3 and Figure 1 (right)",
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
               "(mu = log(Var_OPRF/Var_PosRF) decreases as |x+y|^2 grows)",
     domain=pair_domain(d=(1, 128), extra={"nx": Real(0.05, 10.0, scale="log"), "ny": Real(0.0, 0.0),
@@ -495,7 +495,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.text-e60", paper="crt", source=f"{SRC}, Figure 1 caption (and sec 1: 'e^60 x variance reduction')",
+    id="crt.text-e60", source=f"{SRC}, Figure 1 caption (and sec 1: 'e^60 x variance reduction')",
     statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
     domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
                                           "theta": Real(0.0, 0.0)},
@@ -542,7 +542,7 @@ def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
 
 
 register(Claim(
-    id="crt.thm4.1", paper="crt", source=f"{SRC}, Theorem 4.1, eq (15)",
+    id="crt.thm4.1", source=f"{SRC}, Theorem 4.1, eq (15)",
     statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
     domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
@@ -594,7 +594,7 @@ def printed_eq8(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="crt.eq8", paper="crt", source=f"{SRC}, sec 3.1, eq (8)",
+    id="crt.eq8", source=f"{SRC}, sec 3.1, eq (8)",
     statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
               "+ (1/L) sum_i |y_i|^2",
     domain=Domain({
@@ -732,7 +732,7 @@ _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scal
            "p": Real(0.01, 0.99, extra=(0.5,))}
 
 register(Claim(
-    id="crt.eq9", paper="crt", source=f"{SRC}, sec 3.2, eq (9)",
+    id="crt.eq9", source=f"{SRC}, sec 3.2, eq (9)",
     statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
               "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
               "instantiated with Poisson and geometric p_k",
@@ -762,7 +762,7 @@ _MC_DIRF = _dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="sc
                         "where the Monte Carlo estimates have finite, estimable higher moments", extra=_EITHER)
 
 register(Claim(
-    id="crt.eq10", paper="crt", source=f"{SRC}, sec 3.2, eq (10)",
+    id="crt.eq10", source=f"{SRC}, sec 3.2, eq (10)",
     statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
               "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
     domain=_dirf_domain("poisson", extra=_EITHER),
@@ -806,7 +806,7 @@ def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, 
 
 
 register(Claim(
-    id="crt.thm3.4", paper="crt", source=f"{SRC}, Theorem 3.4, eq (11)",
+    id="crt.thm3.4", source=f"{SRC}, Theorem 3.4, eq (11)",
     statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
               "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
     domain=_dirf_domain("poisson"),
@@ -841,7 +841,7 @@ def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="crt.thm3.4.convex", paper="crt", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+    id="crt.thm3.4.convex", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
     statement="The exp argument in (11) is convex as a function of lambda > 0",
     domain=Domain(
         {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
@@ -903,7 +903,7 @@ def _pois_point_ok(p: dict[str, Any]) -> bool:
 
 
 register(Claim(
-    id="crt.thm3.4.lambda-star", paper="crt", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+    id="crt.thm3.4.lambda-star", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
     statement="lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2} gives the minimum of (11)",
     domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
                   constraint=_pois_point_ok,
@@ -926,7 +926,7 @@ def printed_eq13(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="crt.thm3.5", paper="crt", source=f"{SRC}, Theorem 3.5, eq (13)",
+    id="crt.thm3.5", source=f"{SRC}, Theorem 3.5, eq (13)",
     statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} "
               "prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
@@ -985,7 +985,7 @@ def _feature_identity(printed_feature: Any) -> Any:
 
 
 register(Claim(
-    id="crt.text-poisrf-features", paper="crt", source=f"{SRC}, sec 3.2.1",
+    id="crt.text-poisrf-features", source=f"{SRC}, sec 3.2.1",
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
@@ -994,7 +994,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.text-geomrf-features", paper="crt", source=f"{SRC}, sec 3.2.2",
+    id="crt.text-geomrf-features", source=f"{SRC}, sec 3.2.2",
     statement=("With p_k = p(1-p)^k, (10) becomes "
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
@@ -1050,14 +1050,14 @@ _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0
                       "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")})
 
 register(Claim(
-    id="crt.eq12", paper="crt", source=f"{SRC}, sec 3.2.1, eq (12)",
+    id="crt.eq12", source=f"{SRC}, sec 3.2.1, eq (12)",
     statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
     domain=_SET_DOMAIN,
     checks=[deterministic_check("brute-force", printed_eq12, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20)],
 ))
 
 register(Claim(
-    id="crt.eq14", paper="crt", source=f"{SRC}, sec 3.2.2, eq (14)",
+    id="crt.eq14", source=f"{SRC}, sec 3.2.2, eq (14)",
     statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
     domain=_SET_DOMAIN,
     checks=[deterministic_check("brute-force", printed_eq14, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20)],
@@ -1083,7 +1083,7 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="crt.text-dirf-positive", paper="crt", source=f"{SRC}, sec 3.2.3",
+    id="crt.text-dirf-positive", source=f"{SRC}, sec 3.2.3",
     statement="DIRFs are positive when all elements of x and y are positive; "
               "with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
               "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
@@ -1122,7 +1122,7 @@ def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.eq17", paper="crt", source=f"{SRC}, appendix 9.2, eq (17)",
+    id="crt.eq17", source=f"{SRC}, appendix 9.2, eq (17)",
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
               "for alpha in C, Re(alpha) > 0, "
               "beta in C^d ([.]^2 the elementwise square, summed)",
@@ -1178,7 +1178,7 @@ def _cmp_complex(printed: Any) -> Any:
 
 for _line, _suffix in ((2, ".line2"), (3, "")):
     register(Claim(
-        id=f"crt.eq20{_suffix}", paper="crt",
+        id=f"crt.eq20{_suffix}", 
         source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
         statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
                    "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
@@ -1218,7 +1218,7 @@ def _eq19_check() -> Check:
 
 
 register(Claim(
-    id="crt.eq19", paper="crt", source=f"{SRC}, appendix 9.3, eq (19)",
+    id="crt.eq19", source=f"{SRC}, appendix 9.3, eq (19)",
     statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) "
               "+ (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - K(x,y)^2 "
               "= (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
@@ -1252,7 +1252,7 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 register(Claim(
-    id="crt.eq24", paper="crt", source=f"{SRC}, appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)",
+    id="crt.eq24", source=f"{SRC}, appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)",
     statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
     domain=_THM91_DOMAIN,
@@ -1264,7 +1264,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq33", paper="crt", source=f"{SRC}, appendix 9.7, eq (33)",
+    id="crt.eq33", source=f"{SRC}, appendix 9.7, eq (33)",
     statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an equality)",
     domain=_THM91_DOMAIN,
     checks=[_no_search(deterministic_check(
@@ -1295,7 +1295,7 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="crt.eq34", paper="crt", source=f"{SRC}, appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)",
+    id="crt.eq34", source=f"{SRC}, appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)",
     statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
                "P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)"),
     domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
@@ -1343,7 +1343,7 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="crt.eq35", paper="crt", source=f"{SRC}, appendix 9.8, eq (35)",
+    id="crt.eq35", source=f"{SRC}, appendix 9.8, eq (35)",
     statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
@@ -1431,7 +1431,7 @@ def _thm42_lower_bound_check() -> Check:
 
 
 register(Claim(
-    id="crt.thm4.2", paper="crt", source=f"{SRC}, Theorem 4.2 (first part)",
+    id="crt.thm4.2", source=f"{SRC}, Theorem 4.2 (first part)",
     statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
               "(OPRF, A = A* of Thm 3.3)",
     domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
@@ -1585,7 +1585,7 @@ _THM42_ORT_DOMAIN = pair_domain(
                 "eps = eps_rel K(x, y), eps_rel in [0.1, 3]; four fixed points where the bound is informative")
 
 register(Claim(
-    id="crt.thm4.2.ort", paper="crt", source=f"{SRC}, Theorem 4.2 (second part)",
+    id="crt.thm4.2.ort", source=f"{SRC}, Theorem 4.2 (second part)",
     statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
               "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
     domain=_THM42_ORT_DOMAIN,
@@ -1599,7 +1599,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.thm4.2.ort.positive", paper="crt", source=f"{SRC}, Theorem 4.2 (second part, last clause)",
+    id="crt.thm4.2.ort.positive", source=f"{SRC}, Theorem 4.2 (second part, last clause)",
     statement="L(K(x,y) + eps) > 0 for eps > 0, L the Legendre transform of Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF)",
     domain=pair_domain(d=(1, 64), norm=(0.0, 2.0), constraint=_u_positive,
                        extra={"eps_rel": Real(1e-3, 10.0, scale="log")},
@@ -1609,7 +1609,7 @@ register(Claim(
 
 
 register(Claim(
-    id="crt.thm4.3", paper="crt", source=f"{SRC}, Theorem 4.3",
+    id="crt.thm4.3", source=f"{SRC}, Theorem 4.3",
     statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability "
               "when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
               "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
@@ -1619,7 +1619,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq36", paper="crt", source=f"{SRC}, appendix 9.8, eq (36)",
+    id="crt.eq36", source=f"{SRC}, appendix 9.8, eq (36)",
     statement="P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
     domain=_oprf_domain,
     unverifiable="a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
@@ -1627,7 +1627,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq37", paper="crt", source=f"{SRC}, appendix 9.9, eq (37)",
+    id="crt.eq37", source=f"{SRC}, appendix 9.9, eq (37)",
     statement="E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
               "of f = K_sfm - K_hat_sfm over the ball",
     domain=_oprf_domain,
@@ -1673,14 +1673,14 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                  f"when sigma = 1 (d = 64)")
         if _regime == "mnist":
             register(Claim(
-                id=f"crt.text-{_slug}", paper="crt", source=f"{SRC}, sec 5.1", statement=_stmt,
+                id=f"crt.text-{_slug}", source=f"{SRC}, sec 5.1", statement=_stmt,
                 domain=Domain({"sigma": Choice((1.0,))}),
                 unverifiable="needs MNIST (not available offline); the 8x8 scikit-learn digits of crt-fig2 are a "
                              "different data set, shown there for comparison only",
             ))
             continue
         register(Claim(
-            id=f"crt.text-{_slug}", paper="crt", source=f"{SRC}, sec 5.1 (Figure 2)", statement=_stmt,
+            id=f"crt.text-{_slug}", source=f"{SRC}, sec 5.1 (Figure 2)", statement=_stmt,
             domain=Domain({"sigma": Choice((1.0,))}, description="the paper's setting at sigma = 1"),
             checks=[inequality_check("closed-forms-over-pairs", _sec51(_regime, _base, _method, _k), search=False,
                                      description="mean log-variance difference over 5 x 1024^2 pairs "
@@ -1737,7 +1737,7 @@ def _eq25_check() -> Check:
 
 
 register(Claim(
-    id="crt.eq25", paper="crt", source=f"{SRC}, appendix 9.7, eq (25) (and (26) alike)",
+    id="crt.eq25", source=f"{SRC}, appendix 9.7, eq (25) (and (26) alike)",
     statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for one GERF sample, real A, s = +1)",
     domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
@@ -1896,7 +1896,7 @@ def _eq26_check() -> Check:
 
 
 register(Claim(
-    id="crt.eq26", paper="crt", source=f"{SRC}, appendix 9.7, eq (26)",
+    id="crt.eq26", source=f"{SRC}, appendix 9.7, eq (26)",
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
@@ -1946,7 +1946,7 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
 
 
 register(Claim(
-    id="crt.eq27", paper="crt", source=f"{SRC}, appendix 9.7, eq (27)",
+    id="crt.eq27", source=f"{SRC}, appendix 9.7, eq (27)",
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
               "(GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
@@ -1962,7 +1962,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq28", paper="crt", source=f"{SRC}, appendix 9.7, eq (28)",
+    id="crt.eq28", source=f"{SRC}, appendix 9.7, eq (28)",
     statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
     domain=_ORT_DOMAIN,
     unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
@@ -1970,7 +1970,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq29", paper="crt", source=f"{SRC}, appendix 9.7, eq (29)",
+    id="crt.eq29", source=f"{SRC}, appendix 9.7, eq (29)",
     statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
               "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
@@ -1980,7 +1980,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq30", paper="crt", source=f"{SRC}, appendix 9.7, eq (30)",
+    id="crt.eq30", source=f"{SRC}, appendix 9.7, eq (30)",
     statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
               "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
@@ -1989,7 +1989,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="crt.eq31", paper="crt", source=f"{SRC}, appendix 9.7, eq (31)",
+    id="crt.eq31", source=f"{SRC}, appendix 9.7, eq (31)",
     statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
               "(GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
@@ -2015,7 +2015,7 @@ def _eq32_sides(scaled: bool) -> Any:
 
 
 register(Claim(
-    id="crt.eq32", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (first and last members)",
+    id="crt.eq32", source=f"{SRC}, appendix 9.7, eq (32) (first and last members)",
     statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
@@ -2066,7 +2066,7 @@ def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="crt.eq32.middle", paper="crt", source=f"{SRC}, appendix 9.7, eq (32) (the last equality)",
+    id="crt.eq32.middle", source=f"{SRC}, appendix 9.7, eq (32) (the last equality)",
     statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
               "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
               "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",

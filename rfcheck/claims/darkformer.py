@@ -89,7 +89,7 @@ def _lem21_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="darkformer.lem2.1", paper="darkformer", source=f"{SRC}, Lemma 2.1 (Choromanski et al. 2021)",
+    id="darkformer.lem2.1", source=f"{SRC}, Lemma 2.1 (Choromanski et al. 2021)",
     statement="exp(x^T y) = E_{w ~ N(0, I_d)}[exp(w^T x - |x|^2/2) exp(w^T y - |y|^2/2)] for x, y in R^d",
     domain=pair_domain(norm=(0.0, 6.0)),
     checks=[deterministic_check(
@@ -144,7 +144,7 @@ def _eq3_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="darkformer.eq3", paper="darkformer", source=f"{SRC}, sec 4.1, eq (3) (derived as eq (8), App. B)",
+    id="darkformer.eq3", source=f"{SRC}, sec 4.1, eq (3) (derived as eq (8), App. B)",
     statement="exp(q^T Sigma k) = E_{w~N(0,Sigma)}[exp(w^T q - q^T Sigma q/2) exp(w^T k - k^T Sigma k/2)], "
               "Sigma = M^T M, M in R^{r x d}, r <= d",
     domain=Domain({"d": Int(1, 3, scale="linear"), "r": Int(1, 3, scale="linear"),
@@ -228,7 +228,7 @@ def _lem31_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="darkformer.lem3.1", paper="darkformer", source=f"{SRC}, Lemma 3.1, eq (2), proof in App. A (eq 5-7)",
+    id="darkformer.lem3.1", source=f"{SRC}, Lemma 3.1, eq (2), proof in App. A (eq 5-7)",
     statement="Among all finite-variance psi, E_{q,k~D}[Var_w kappa_hat_psi(q,k)] is minimized by "
               "psi*(w) propto p_I(w) sqrt(B_q(w) B_k(w)), B_x(w) = E_x[exp(2 w^T x - |x|^2)]",
     domain=Domain({"dist": Choice(("gauss", "discrete")), "a": Real(0.0, 0.45, extra=(0.2,)),
@@ -285,7 +285,7 @@ def _thm32_opt(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="darkformer.thm3.2", paper="darkformer", source=f"{SRC}, Theorem 3.2 (first statement), proof in App. A",
+    id="darkformer.thm3.2", source=f"{SRC}, Theorem 3.2 (first statement), proof in App. A",
     statement="q, k ~ N(0, Lambda): the optimal sampling density is psi* = N(0, Sigma*) with "
               "Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1} whenever this expression defines a valid covariance",
     domain=_lambda_domain(),
@@ -321,7 +321,7 @@ def _item1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="darkformer.thm3.2.item1", paper="darkformer", source=f"{SRC}, Theorem 3.2 item 1",
+    id="darkformer.thm3.2.item1", source=f"{SRC}, Theorem 3.2 item 1",
     statement="Sigma* propto I_d if and only if Lambda propto I_d",
     domain=_lambda_domain(),
     checks=[Check("mpmath-eigenvalues", 1, _item1, search=False,
@@ -354,7 +354,7 @@ def _item2(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="darkformer.thm3.2.item2", paper="darkformer", source=f"{SRC}, Theorem 3.2 item 2",
+    id="darkformer.thm3.2.item2", source=f"{SRC}, Theorem 3.2 item 2",
     statement="E_{q,k~D}[Var_w kappa_hat_{psi*}(q,k)] <= E_{q,k~D}[Var_w kappa_hat_{p_I}(q,k)], with strict "
               "inequality for any non-degenerate covariance Lambda != 0",
     domain=_lambda_domain(),
@@ -427,7 +427,7 @@ def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="darkformer.prop4.1", paper="darkformer", source=f"{SRC}, Proposition 4.1, proof in App. B",
+    id="darkformer.prop4.1", source=f"{SRC}, Proposition 4.1, proof in App. B",
     statement="Sigma > 0, w_Sigma = p_Sigma/p_I: E_{p_Sigma}[f] = E_{p_I}[w_Sigma f] for f with a finite mean; "
               "hence E_{w_1:m ~ p_Sigma}[kappa_hat^1_Sigma(q,k)] = E_{w_1:m ~ p_I}[kappa_hat^{w_Sigma}_Sigma(q,k)]",
     domain=Domain({"d": Int(1, 3, scale="linear"), "s1": Real(0.2, 3.0, scale="log"),
@@ -492,7 +492,7 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="darkformer.propc.1", paper="darkformer", source=f"{SRC}, Proposition C.1 (App. C)",
+    id="darkformer.propc.1", source=f"{SRC}, Proposition C.1 (App. C)",
     statement="Sigma > 0, Sigma = M^T M, r = d: q^T Sigma k = (Mq)^T (Mk) and |q-k|_Sigma^2 = |Mq - Mk|^2; "
               "if Cov(q) = Cov(k) = Lambda > 0, Sigma = Lambda^{-1}, M = Lambda^{-1/2}: Cov(Mq) = I_d and "
               "|q-k|^2_{Lambda^{-1}} = sum_i delta_i^2/lambda_i, delta = U^T (q - k)",

@@ -304,7 +304,7 @@ _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 1
 for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                       ("pos", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
     register(Claim(
-        id=f"hrf.lem2.2.{_which}", paper="hrf", source=f"{SRC}, Lemma 2.2, eq (7)",
+        id=f"hrf.lem2.2.{_which}", source=f"{SRC}, Lemma 2.2, eq (7)",
         statement=f"{_stmt}; Delta = x - y, z = x + y, f1(u) = (2m)^-1 exp(u^2) SM^-2(x,y), "
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
         domain=_pair_domain(extra=_M),
@@ -337,7 +337,7 @@ for _which, _eq, _stmt in (
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
     register(Claim(
-        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, sec 1, eq ({_eq}) and eq (6)",
+        id=f"hrf.eq{_eq}", source=f"{SRC}, sec 1, eq ({_eq}) and eq (6)",
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", lambda p: _geo(p)["sm"], _ref_mean(_which),
                                     atol_scale=_scale, max_points=30),
@@ -372,7 +372,7 @@ _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
 
 register(Claim(
-    id="hrf.lem2.4", paper="hrf", source=f"{SRC}, Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)",
+    id="hrf.lem2.4", source=f"{SRC}, Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)",
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
@@ -426,7 +426,7 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq14", paper="hrf", source=f"{SRC}, sec 2.3, eq (14)",
+    id="hrf.eq14", source=f"{SRC}, sec 2.3, eq (14)",
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
@@ -449,7 +449,7 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq15", paper="hrf", source=f"{SRC}, sec 2.3, eq (15)-(16)",
+    id="hrf.eq15", source=f"{SRC}, sec 2.3, eq (15)-(16)",
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
@@ -489,7 +489,7 @@ def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq17", paper="hrf", source=f"{SRC}, sec 2.3, eq (17)",
+    id="hrf.eq17", source=f"{SRC}, sec 2.3, eq (17)",
     statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if "
               "x = -(A^-1)(A^T)^-1 y",
     domain=Domain({**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)},
@@ -550,7 +550,7 @@ def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq18", paper="hrf", source=f"{SRC}, sec 2.3, eq (18)",
+    id="hrf.eq18", source=f"{SRC}, sec 2.3, eq (18)",
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
     domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
@@ -563,7 +563,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.text-eq18-relaxes-eq17", paper="hrf", source=f"{SRC}, sec 2.3, sentence before eq (18)",
+    id="hrf.text-eq18-relaxes-eq17", source=f"{SRC}, sec 2.3, sentence before eq (18)",
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
     domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
                   | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
@@ -599,7 +599,7 @@ def _ce_same_draws(which: str) -> Check:
 
 
 register(Claim(
-    id="hrf.text-cexp-special-cases.trig", paper="hrf", source=f"{SRC}, sec 2.3, after eq (16)",
+    id="hrf.text-cexp-special-cases.trig", source=f"{SRC}, sec 2.3, after eq (16)",
     statement="For A = i I_d, CE-estimator becomes trigonometric",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
     checks=[_ce_same_draws("trig")],
@@ -607,7 +607,7 @@ register(Claim(
                "the CE estimator itself is complex (its imaginary part has mean 0).",
 ))
 register(Claim(
-    id="hrf.text-cexp-special-cases.pos", paper="hrf", source=f"{SRC}, sec 2.3, after eq (16)",
+    id="hrf.text-cexp-special-cases.pos", source=f"{SRC}, sec 2.3, after eq (16)",
     statement="for A = I_d, it [the CE estimator] becomes SM^++_m(x,y)",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
     checks=[_ce_same_draws("pos")],
@@ -649,7 +649,7 @@ def _lemma23(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.lem2.3", paper="hrf", source=f"{SRC}, Lemma 2.3, eq (11); proof appendix B, eq (30)",
+    id="hrf.lem2.3", source=f"{SRC}, Lemma 2.3, eq (11); proof appendix B, eq (30)",
     statement="The HRF estimator SM^hyb_{m,n}(x,y) satisfies SM^hyb_{m,n}(x,y) = Psi_1(x)^T Psi_2(y), "
               "Psi_j = Psi_j^1 * Psi_j^2 * Psi_j^3 * Psi_j^4 as in eq (11)",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 6), "m": Int(1, 12), "n": Int(1, 12),
@@ -689,7 +689,7 @@ def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq20", paper="hrf", source=f"{SRC}, sec 2.4, eq (20)",
+    id="hrf.eq20", source=f"{SRC}, sec 2.4, eq (20)",
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
@@ -724,7 +724,7 @@ _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma"
 
 for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
     register(Claim(
-        id=f"hrf.thm3.1.variant{_v}", paper="hrf", source=f"{SRC}, Theorem 3.1, eq ({_eq}); appendix C",
+        id=f"hrf.thm3.1.variant{_v}", source=f"{SRC}, Theorem 3.1, eq ({_eq}); appendix C",
         statement=("independent projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig)" if _v == 1
                    else "same projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig) - "
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
@@ -756,7 +756,7 @@ def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any
 
 
 register(Claim(
-    id="hrf.eq36", paper="hrf", source=f"{SRC}, appendix C, eq (36)",
+    id="hrf.eq36", source=f"{SRC}, appendix C, eq (36)",
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
               "(same projections)",
     domain=_pair_domain(extra=_M),
@@ -778,7 +778,7 @@ def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]
 
 
 register(Claim(
-    id="hrf.eq37", paper="hrf", source=f"{SRC}, appendix C, eq (37)",
+    id="hrf.eq37", source=f"{SRC}, appendix C, eq (37)",
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
     checks=[deterministic_check("moment-expansion", printed_eq37, _ref_eyz,
@@ -795,7 +795,7 @@ def printed_eq38(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq38", paper="hrf", source=f"{SRC}, appendix C, eq (38)",
+    id="hrf.eq38", source=f"{SRC}, appendix C, eq (38)",
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", printed_eq38, _ref_es12, atol_scale=_scale, max_points=24),
@@ -828,7 +828,7 @@ def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
 for _v in (1, 2):
     register(Claim(
-        id=f"hrf.eq39.variant{_v}", paper="hrf", source=f"{SRC}, appendix C, eq (39) (and eq (32))",
+        id=f"hrf.eq39.variant{_v}", source=f"{SRC}, appendix C, eq (39) (and eq (32))",
         statement=f"Cov(lam SM^++_m, (1-lam) SM^trig_m) = -SM^2 (Var(lam) {'+ Z' if _v == 2 else ''}), "
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
@@ -884,14 +884,14 @@ def printed_lem32_var(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.lem3.2.mean", paper="hrf", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1",
+    id="hrf.lem3.2.mean", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1",
     statement="For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", printed_lem32(1), _ref_lam(1), atol_scale=lambda p, dps: 1)],
 ))
 
 register(Claim(
-    id="hrf.lem3.2.second", paper="hrf", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
+    id="hrf.lem3.2.second", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
     statement="For the angular hybrid estimator (eq 19): "
               "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
     domain=_LAM_DOMAIN,
@@ -914,7 +914,7 @@ def printed_eq44_middle(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq44.line2", paper="hrf", source=f"{SRC}, appendix D.1, eq (44), last expression of the second line",
+    id="hrf.eq44.line2", source=f"{SRC}, appendix D.1, eq (44), last expression of the second line",
     statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", printed_eq44_middle, _ref_lam(2), atol_scale=lambda p, dps: 1)],
@@ -937,7 +937,7 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.eq43", paper="hrf", source=f"{SRC}, appendix D.1, eq (42)-(43)",
+    id="hrf.eq43", source=f"{SRC}, appendix D.1, eq (42)-(43)",
     statement="lam_hat(theta) = (1/2)(1 - sum_i X_i), X_i = phi^ang_n(x)[i] phi^ang_n(y)[i], "
               "phi^ang_n(z) = n^-1/2 (sgn(tau_1^T z), ..., sgn(tau_n^T z)) [equals eq (19) for the same tau]",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 64)}),
@@ -969,7 +969,7 @@ _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19
 
 for _sh, _eq in ((0, 45), (1, 46)):
     register(Claim(
-        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, Theorem D.1, eq ({_eq})",
+        id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem D.1, eq ({_eq})",
         statement=("MSE(SM^anghyb_{m,n}) = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(|z|^2) SM^2 "
                    "(1 - exp(-|z|^2))^2 + (1 - theta/pi)(1 - theta/pi + theta/(n pi))(2m)^-1 exp(|z|^2) SM^-2 "
                    "(1 - exp(-|Delta|^2))^2" + (" - (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) (theta/pi)(1 - 1/n - "
@@ -993,7 +993,7 @@ def printed_eq47(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq47", paper="hrf", source=f"{SRC}, Theorem D.1, eq (47)",
+    id="hrf.eq47", source=f"{SRC}, Theorem D.1, eq (47)",
     statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: "
               "MSE = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(8r^2 cos^2(theta/2) - 2r^2)"
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 + (theta/pi)(1 - 1/n - theta/pi + theta/(n pi))(2m)^-1 "
@@ -1043,7 +1043,7 @@ _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description
 
 for _which in ("trig", "pos"):
     register(Claim(
-        id=f"hrf.lem3.4.{_which}", paper="hrf", source=f"{SRC}, Lemma 3.4, eq (25)",
+        id=f"hrf.lem3.4.{_which}", source=f"{SRC}, Lemma 3.4, eq (25)",
         statement=("eps_{theta,r}(SM^trig_m)" if _which == "trig" else "eps_{pi-theta,r}(SM^++_m)")
         + " = (2m)^-1/2 exp(2r^2 sin^2(theta/2))(1 - exp(-4r^2 sin^2(theta/2)))",
         domain=_SPHERE,
@@ -1100,7 +1100,7 @@ _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, des
 
 for _which in ("trig", "pos"):
     register(Claim(
-        id=f"hrf.lem3.4.max-{_which}", paper="hrf", source=f"{SRC}, Lemma 3.4, eq (26)",
+        id=f"hrf.lem3.4.max-{_which}", source=f"{SRC}, Lemma 3.4, eq (26)",
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
         checks=[deterministic_check("numerical-maximisation", printed_w, _ref_max_base(_which),
@@ -1127,7 +1127,7 @@ def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
 
 register(Claim(
-    id="hrf.lem3.4.limits", paper="hrf", source=f"{SRC}, Lemma 3.4, eq (26)",
+    id="hrf.lem3.4.limits", source=f"{SRC}, Lemma 3.4, eq (26)",
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
@@ -1148,7 +1148,7 @@ def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-angular-zero-variance", paper="hrf", source=f"{SRC}, sec 2.4 and after Lemma 3.2",
+    id="hrf.text-angular-zero-variance", source=f"{SRC}, sec 2.4 and after Lemma 3.2",
     statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
@@ -1171,7 +1171,7 @@ def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-f-zero-variance", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    id="hrf.text-f-zero-variance", source=f"{SRC}, appendix F, after eq (68)",
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
@@ -1210,7 +1210,7 @@ _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n":
                 description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
 
 register(Claim(
-    id="hrf.thm3.5.bound", paper="hrf", source=f"{SRC}, Theorem 3.5, eq (27); proof appendix D.3",
+    id="hrf.thm3.5.bound", source=f"{SRC}, Theorem 3.5, eq (27); proof appendix D.3",
     statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))",
     domain=_THM35,
@@ -1242,7 +1242,7 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-sec4-max-rel-error", paper="hrf", source=f"{SRC}, sec 4 (Figure 2; Figure 5 in appendix G)",
+    id="hrf.text-sec4-max-rel-error", source=f"{SRC}, sec 4 (Figure 2; Figure 5 in appendix G)",
     statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
               "eps_{S(r)} than SM^trig and SM^++ (FAVOR+) with 128 random features, for same-length inputs "
               "of Figures 2 and 5 (r = 1.0, 1.25, 1.5)",
@@ -1291,7 +1291,7 @@ def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 _LIM = Domain({"r": Real(1.0, 10.0), "m": Int(1, 1000), "n": Int(1, 10_000)}, description="r in [1, 10]")
 
 register(Claim(
-    id="hrf.thm3.5.limit0", paper="hrf", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
+    id="hrf.thm3.5.limit0", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
@@ -1299,7 +1299,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.thm3.5.limit-pi", paper="hrf", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
+    id="hrf.thm3.5.limit-pi", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta - pi) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _printed_limit_pi_ratio, atol_scale=lambda p, dps: 0,
@@ -1309,7 +1309,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.thm3.5.limit-pi-corrected", paper="hrf",
+    id="hrf.thm3.5.limit-pi-corrected", 
     source=f"{SRC}, Theorem 3.5 ('Furthermore'), read with sqrt(pi - theta)",
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(pi - theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
@@ -1339,7 +1339,7 @@ _D3 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "m": Int(1, 1000), "n": In
              description="r in [1, 10]")
 
 register(Claim(
-    id="hrf.eq48", paper="hrf", source=f"{SRC}, appendix D.3, eq (48)-(50)",
+    id="hrf.eq48", source=f"{SRC}, appendix D.3, eq (48)-(50)",
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(r^2)/sqrt(2m) sqrt(max_theta h_r(theta)), h_r(theta) = "
               "a_r(theta) + a_r(pi - theta), a_r = (theta/pi)(theta/pi - theta/(n pi) + 1/n) exp(2r^2 cos theta)"
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 (logs compared)",
@@ -1358,7 +1358,7 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq51", paper="hrf", source=f"{SRC}, appendix D.3, eq (51)",
+    id="hrf.eq51", source=f"{SRC}, appendix D.3, eq (51)",
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
     checks=[inequality_check("numerical-maximisation", _eq51, max_points=12)],
@@ -1400,7 +1400,7 @@ def _deriv_check(i: int) -> Check:
 
 for _i, _eq in ((1, 57), (2, 58)):
     register(Claim(
-        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, appendix D.3, eq ({_eq})",
+        id=f"hrf.eq{_eq}", source=f"{SRC}, appendix D.3, eq ({_eq})",
         statement=("d b_r^1/d theta = exp(2r^2 cos theta)(1 - 1/n)(2 theta/pi^2)(1 - r^2 theta sin theta)" if _i == 1
                    else "d b_r^2/d theta = exp(2r^2 cos theta)(1/(n pi))(1 - 2r^2 theta sin theta)"),
         domain=Domain({"r": Real(0.1, 5.0), "theta": Real(0.0, PI), "n": Int(1, 1000)}),
@@ -1415,7 +1415,7 @@ def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq52", paper="hrf", source=f"{SRC}, appendix D.3, eq (52)-(55)",
+    id="hrf.eq52", source=f"{SRC}, appendix D.3, eq (52)-(55)",
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
     checks=[inequality_check("mpmath", _eq52)],
@@ -1429,7 +1429,7 @@ def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq61", paper="hrf", source=f"{SRC}, appendix D.3, eq (59)-(61)",
+    id="hrf.eq61", source=f"{SRC}, appendix D.3, eq (59)-(61)",
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
     domain=Domain({"r": Real(1.0, 10.0)}),
     checks=[inequality_check("root-finding", _eq61)],
@@ -1452,7 +1452,7 @@ def _eq_max_b(
 
 
 register(Claim(
-    id="hrf.eq63", paper="hrf", source=f"{SRC}, appendix D.3, eq (62)-(63)",
+    id="hrf.eq63", source=f"{SRC}, appendix D.3, eq (62)-(63)",
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
@@ -1461,7 +1461,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.eq64", paper="hrf", source=f"{SRC}, appendix D.3, eq (64)",
+    id="hrf.eq64", source=f"{SRC}, appendix D.3, eq (64)",
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: mpmath.exp(2 * r**2)
@@ -1482,7 +1482,7 @@ def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq65", paper="hrf", source=f"{SRC}, appendix D.3, eq (65)",
+    id="hrf.eq65", source=f"{SRC}, appendix D.3, eq (65)",
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
@@ -1506,7 +1506,7 @@ def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq66", paper="hrf", source=f"{SRC}, appendix D.3, eq (66)",
+    id="hrf.eq66", source=f"{SRC}, appendix D.3, eq (66)",
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", _eq66_printed, _eq66_ref, atol_scale=lambda p, dps: 1,
@@ -1552,7 +1552,7 @@ for _eq, _pr, _stmt in ((72, printed_eq72, "E[lam_hat^2] = rho^-2 (1 - exp(-sigm
                         (73, printed_eq73, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     register(Claim(
-        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, Theorem F.1, eq ({_eq}); proof eq (74)-(75)",
+        id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem F.1, eq ({_eq}); proof eq (74)-(75)",
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", _pr, _ref_gl(_eq),
@@ -1572,7 +1572,7 @@ def printed_thmf1(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.thmf.1", paper="hrf", source=f"{SRC}, Theorem F.1, eq (71)-(73)",
+    id="hrf.thmf.1", source=f"{SRC}, Theorem F.1, eq (71)-(73)",
     statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) "
               "and Lemma 2.2 (independent projections)",
     domain=_GAUSS,
@@ -1587,7 +1587,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.thmf.1.furthermore", paper="hrf", source=f"{SRC}, Theorem F.1 ('Furthermore') and its proof",
+    id="hrf.thmf.1.furthermore", source=f"{SRC}, Theorem F.1 ('Furthermore') and its proof",
     statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error "
               "of the hybrid estimator remains the same [as eq (71)]",
     domain=_GAUSS,
@@ -1634,7 +1634,7 @@ def printed_thmf2(p: dict[str, Any]) -> Any:
 
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
     register(Claim(
-        id=f"hrf.thmf.2{_sfx}", paper="hrf", source=f"{SRC}, Theorem F.2, eq (77)-(79)",
+        id=f"hrf.thmf.2{_sfx}", source=f"{SRC}, Theorem F.2, eq (77)-(79)",
         statement=("|x| = |y| = r: MSE(SM^gausshyb_{m,n}(theta, r)) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig), "
                    "(78)-(79) with sin(theta/2)^2" if not _sh else
                    "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the "
@@ -1665,7 +1665,7 @@ def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.eq70", paper="hrf", source=f"{SRC}, appendix F, eq (69)-(70)",
+    id="hrf.eq70", source=f"{SRC}, appendix F, eq (69)-(70)",
     statement="lam_hat of eq (69) = a + rho_{1,n}(x)^T rho_{2,n}(y) with a = 1/rho, rho_{1,n}(z) = rho_{2,n}(z) = "
               "i/sqrt(n rho) (sin(tau_1^T z), cos(tau_1^T z), ..., sin(tau_n^T z), cos(tau_n^T z))",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 32), "sigma": Real(0.2, 2.0, extra=(1.0,)),
@@ -1685,7 +1685,7 @@ def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-f-normalized-endpoints", paper="hrf", source=f"{SRC}, appendix F, before eq (67)",
+    id="hrf.text-f-normalized-endpoints", source=f"{SRC}, appendix F, before eq (67)",
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
@@ -1727,7 +1727,7 @@ _H2 = Domain({**{f"r{c}{k}": Real(-2.0, 2.0) for c in "ij" for k in range(2)}, "
              description="centers r_i, r_j in [-2, 2]^2 with nonzero entries (d = 2)")
 
 register(Claim(
-    id="hrf.eq86", paper="hrf", source=f"{SRC}, appendix H.2, eq (83)-(87)",
+    id="hrf.eq86", source=f"{SRC}, appendix H.2, eq (83)-(87)",
     statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = 0 "
               "if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
     domain=_H2,
@@ -1757,7 +1757,7 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.eq88", paper="hrf", source=f"{SRC}, appendix H.2, eq (88)",
+    id="hrf.eq88", source=f"{SRC}, appendix H.2, eq (88)",
     statement="restricting A = diag(a_1..a_d) to R^{dxd}, to minimize |A r_i + (A^T)^-1 r_j|^2 we can take "
               "a_k = sqrt(|r_j,k/r_i,k|) if r_i,k != 0",
     domain=Domain({**{f"r{c}{k}": Real(-2.0, 2.0, extra=(0.0,)) for c in "ij" for k in range(2)}},
@@ -1801,7 +1801,7 @@ def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq89", paper="hrf", source=f"{SRC}, appendix H.2, eq (89)",
+    id="hrf.eq89", source=f"{SRC}, appendix H.2, eq (89)",
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
@@ -1828,7 +1828,7 @@ def _ref_eq90(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq90", paper="hrf", source=f"{SRC}, appendix H.2, eq (90)-(92), (100)",
+    id="hrf.eq90", source=f"{SRC}, appendix H.2, eq (90)-(92), (100)",
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
@@ -1859,7 +1859,7 @@ def _ref_eq93(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq93", paper="hrf", source=f"{SRC}, appendix H.2, eq (93)",
+    id="hrf.eq93", source=f"{SRC}, appendix H.2, eq (93)",
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
@@ -1886,7 +1886,7 @@ def _ref_eq94(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq94", paper="hrf", source=f"{SRC}, appendix H.2, eq (94)-(96), (99)",
+    id="hrf.eq94", source=f"{SRC}, appendix H.2, eq (94)-(96), (99)",
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
@@ -1913,7 +1913,7 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-h2-zero-variance", paper="hrf", source=f"{SRC}, appendix H.2, after eq (92)",
+    id="hrf.text-h2-zero-variance", source=f"{SRC}, appendix H.2, after eq (92)",
     statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
@@ -1927,7 +1927,7 @@ register(Claim(
 
 
 register(Claim(
-    id="hrf.tab1", paper="hrf", source=f"{SRC}, sec 4.1, Table 1",
+    id="hrf.tab1", source=f"{SRC}, sec 4.1, Table 1",
     statement="MSE (1e-3 units) on wine / Boston: HRF-ort 0.70 / 0.72, HRF-iid 0.85 / 0.79, ORF-reg 1.00 / 1.05, "
               "ORF-Had 1.10 / 1.14, Halton-R 4.02 / 2.53 (512 features, FLOP-matched HRFs)",
     domain=Domain({}),
@@ -1994,7 +1994,7 @@ def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.eq19", paper="hrf", source=f"{SRC}, sec 2.4, eq (19)",
+    id="hrf.eq19", source=f"{SRC}, sec 2.4, eq (19)",
     statement="lambda(x,y) = theta_{x,y}/pi is unbiasedly approximated by lam_hat(x,y) = 1/2 + rho_n(x)^T rho_n(y), "
               "rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z)), tau_i ~ N(0, I_d)",
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -2058,7 +2058,7 @@ def _printed_eq31(shared: int) -> Callable[[dict[str, Any]], Any]:
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
     register(Claim(
-        id=f"hrf.eq31.{_sfx}", paper="hrf", source=f"{SRC}, appendix C, eq (31)",
+        id=f"hrf.eq31.{_sfx}", source=f"{SRC}, appendix C, eq (31)",
         statement="Var(SM^hyb_{m,n}) = Var(lam_hat SM^++_m) + Var((1 - lam_hat) SM^trig_m) + "
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
@@ -2077,7 +2077,7 @@ def printed_eq33(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq33", paper="hrf", source=f"{SRC}, appendix C, eq (33)",
+    id="hrf.eq33", source=f"{SRC}, appendix C, eq (33)",
     statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
@@ -2113,7 +2113,7 @@ for _which, _eq, _stmt in (
     ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))"),
 ):
     register(Claim(
-        id=f"hrf.eq{_eq}", paper="hrf", source=f"{SRC}, appendix C, eq ({_eq})", statement=_stmt,
+        id=f"hrf.eq{_eq}", source=f"{SRC}, appendix C, eq ({_eq})", statement=_stmt,
         domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)],
     ))
 
@@ -2145,7 +2145,7 @@ def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
 
 
 register(Claim(
-    id="hrf.eq40", paper="hrf", source=f"{SRC}, appendix C, eq (40)",
+    id="hrf.eq40", source=f"{SRC}, appendix C, eq (40)",
     statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
               "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
     domain=_THM31,
@@ -2157,7 +2157,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.eq41", paper="hrf", source=f"{SRC}, appendix C, eq (41)",
+    id="hrf.eq41", source=f"{SRC}, appendix C, eq (41)",
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
     domain=_THM31,
     checks=[deterministic_check("moment-expansion", _printed_eq40("trig", "last"), _ref_var_part("trig"),
@@ -2184,7 +2184,7 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
 register(Claim(
-    id="hrf.eq56", paper="hrf", source=f"{SRC}, appendix D.3, eq (56)",
+    id="hrf.eq56", source=f"{SRC}, appendix D.3, eq (56)",
     statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + "
               "max_{theta in [0, pi]} b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)",
     domain=_D3_RN,
@@ -2253,7 +2253,7 @@ def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq59", paper="hrf", source=f"{SRC}, appendix D.3, eq (59)",
+    id="hrf.eq59", source=f"{SRC}, appendix D.3, eq (59)",
     statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
     domain=_D3_B1,
     checks=[deterministic_check("numerical-maximisation", lambda p: 1 / mpmath.mpf(p["r"]) ** 2, _eq59,
@@ -2272,7 +2272,7 @@ def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq60", paper="hrf", source=f"{SRC}, appendix D.3, eq (60)",
+    id="hrf.eq60", source=f"{SRC}, appendix D.3, eq (60)",
     statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
     domain=_D3_B1,
     checks=[inequality_check("numerical-maximisation", _eq60, max_points=12)],
@@ -2286,7 +2286,7 @@ def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-d3-theta-le-sin", paper="hrf", source=f"{SRC}, appendix D.3, sentence before eq (60)",
+    id="hrf.text-d3-theta-le-sin", source=f"{SRC}, appendix D.3, sentence before eq (60)",
     statement="theta <= sin(theta) pi/2 on [0, pi/2]",
     domain=Domain({"theta": Real(0.0, PI / 2)}),
     checks=[inequality_check("mpmath", _jordan)],
@@ -2313,7 +2313,7 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
                      ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
     register(Claim(
-        id=f"hrf.eq62.{_part}", paper="hrf", source=f"{SRC}, appendix D.3, eq (62)",
+        id=f"hrf.eq62.{_part}", source=f"{SRC}, appendix D.3, eq (62)",
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
@@ -2357,7 +2357,7 @@ _REMARK = ("from the properties of function theta -> theta sin(theta) and the fa
            "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
 
 register(Claim(
-    id="hrf.text-d3-derivatives.signs", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    id="hrf.text-d3-derivatives.signs", source=f"{SRC}, appendix D.3, after eq (58)",
     statement=_REMARK + " [part: sign pattern of d b_r^i/d theta, i = 1, 2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
                    **{f"t{k}": Real(0.0, PI, extra=(PI / 2,)) for k in (1, 2, 3)}},
@@ -2384,7 +2384,7 @@ def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.text-d3-derivatives.local-max", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    id="hrf.text-d3-derivatives.local-max", source=f"{SRC}, appendix D.3, after eq (58)",
     statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
@@ -2426,7 +2426,7 @@ _D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0,
                   description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
 
 register(Claim(
-    id="hrf.text-d3-endpoints", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    id="hrf.text-d3-endpoints", source=f"{SRC}, appendix D.3, after eq (58)",
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
@@ -2457,7 +2457,7 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.text-d3-global-max", paper="hrf", source=f"{SRC}, appendix D.3, after eq (58)",
+    id="hrf.text-d3-global-max", source=f"{SRC}, appendix D.3, after eq (58)",
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
               "maximum on that interval or for theta = pi",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2))},
@@ -2499,7 +2499,7 @@ _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Re
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
 register(Claim(
-    id="hrf.eq69", paper="hrf", source=f"{SRC}, appendix F, eq (69) with eq (67)-(68)",
+    id="hrf.eq69", source=f"{SRC}, appendix F, eq (69) with eq (67)-(68)",
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
@@ -2521,7 +2521,7 @@ def printed_eq74_line3(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq74", paper="hrf", source=f"{SRC}, appendix F, eq (74), third line",
+    id="hrf.eq74", source=f"{SRC}, appendix F, eq (74), third line",
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
@@ -2542,7 +2542,7 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq75", paper="hrf", source=f"{SRC}, appendix F, eq (75), first two lines",
+    id="hrf.eq75", source=f"{SRC}, appendix F, eq (75), first two lines",
     statement="E[lam_hat^2] = 1 - 2 E[1 - lam_hat] + E[(1 - lam_hat)^2] = -1 + 2/rho - (2/rho) exp(-sigma^2/2 "
               "|Delta|^2) + E[(1 - lam_hat)^2]",
     domain=_GAUSS_N,
@@ -2575,7 +2575,7 @@ _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)),
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
 register(Claim(
-    id="hrf.eq76", paper="hrf", source=f"{SRC}, appendix F, eq (76)",
+    id="hrf.eq76", source=f"{SRC}, appendix F, eq (76)",
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
@@ -2589,7 +2589,7 @@ def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 register(Claim(
-    id="hrf.eq80", paper="hrf", source=f"{SRC}, appendix F, eq (80)",
+    id="hrf.eq80", source=f"{SRC}, appendix F, eq (80)",
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
     checks=[deterministic_check("coordinates",
@@ -2608,7 +2608,7 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-f-not-both", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    id="hrf.text-f-not-both", source=f"{SRC}, appendix F, after eq (68)",
     statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
               "and theta_{x,y} = pi",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
@@ -2625,7 +2625,7 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 register(Claim(
-    id="hrf.text-f-lambda-range", paper="hrf", source=f"{SRC}, sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
+    id="hrf.text-f-lambda-range", source=f"{SRC}, sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
                                                     "appendix F, eq (67)-(68)",
     statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
               "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]",
@@ -2676,7 +2676,7 @@ _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, ex
              description="alpha + beta i != 0, real r_i,k, r_j,k")
 
 register(Claim(
-    id="hrf.eq85", paper="hrf", source=f"{SRC}, appendix H.2, eq (83)-(85)",
+    id="hrf.eq85", source=f"{SRC}, appendix H.2, eq (83)-(85)",
     statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta i)/"
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
@@ -2704,7 +2704,7 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.eq102", paper="hrf", source=f"{SRC}, appendix H.2, Def H.2, eq (102)-(103)",
+    id="hrf.eq102", source=f"{SRC}, appendix H.2, Def H.2, eq (102)-(103)",
     statement="with lam_hat^{i,j}(x,y) = Psi_i(x) Psi_j(y) (cluster indicators, eq 103) the constraint "
               "sum_{i,j} lam_hat^{i,j}(x,y) = 1 (eq 102) holds",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 8), "nq": Int(1, 6, scale="linear"),
@@ -2727,7 +2727,7 @@ def printed_eq44_line2a(p: dict[str, Any]) -> Any:
 
 
 register(Claim(
-    id="hrf.eq44.line2a", paper="hrf", source=f"{SRC}, appendix D.1, eq (44), first expression of the second line",
+    id="hrf.eq44.line2a", source=f"{SRC}, appendix D.1, eq (44), first expression of the second line",
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
@@ -2822,7 +2822,7 @@ _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)}
                 description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
 
 register(Claim(
-    id="hrf.text-f-lambda-estimator.trig-zero-at-0", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    id="hrf.text-f-lambda-estimator.trig-zero-at-0", source=f"{SRC}, appendix F, after eq (68)",
     statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
               "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
               "theta_{x,y} = 0",
@@ -2835,7 +2835,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.text-f-lambda-estimator.pos-zero-at-pi", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    id="hrf.text-f-lambda-estimator.pos-zero-at-pi", source=f"{SRC}, appendix F, after eq (68)",
     statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
               "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
     domain=_F_EST,
@@ -2848,7 +2848,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="hrf.text-f-lambda-estimator.not-both", paper="hrf", source=f"{SRC}, appendix F, after eq (68)",
+    id="hrf.text-f-lambda-estimator.not-both", source=f"{SRC}, appendix F, after eq (68)",
     statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
               "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
     domain=_F_EST,
@@ -2905,7 +2905,7 @@ def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.text-d4-rate", paper="hrf", source=f"{SRC}, appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)",
+    id="hrf.text-d4-rate", source=f"{SRC}, appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)",
     statement="the relative error decreases (as a function of m and n) as 1/sqrt(mn) = Theta(1/d_est), where d_est "
               "stands for the number of random features of the resulting estimator",
     domain=Domain({"m": Int(1, 64), "n": Int(1, 64)}, description="base and lambda feature counts; the check scales "

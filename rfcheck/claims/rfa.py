@@ -74,7 +74,7 @@ def _kernel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="rfa.eq-kernel", paper="rfa", source=f"{SRC}, 'Background: Random Feature Methods'",
+    id="rfa.eq-kernel", source=f"{SRC}, 'Background: Random Feature Methods'",
     statement="exp(x.y/sigma^2) ~= exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) as D -> inf, "
               "phi(x) = D^{-1/2}[sin(w_i.x), cos(w_i.x)]_{i<=D}, w_i ~ N(0, sigma^2 I_d) iid",
     domain=pair_domain(norm=(0.0, 2.5), extra={"sigma": Real(0.25, 4.0, scale="log", extra=(1.0,))}),
@@ -196,7 +196,7 @@ _ATT_DOMAIN = Domain({"n": Int(1, 12, extra=(2,)), "d": Int(1, 4, scale="linear"
                                  "gates sigmoid(2 N(0,1)); n <= 12 tokens")
 
 register(Claim(
-    id="rfa.eq-noncausal", paper="rfa", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
+    id="rfa.eq-noncausal", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
     statement="RFA(q_t, K, V) = phi(q_t)^T (sum_i phi(k_i) (x) v_i) / (phi(q_t) . sum_j phi(k_j)), with "
               "S = sum_i phi(k_i) (x) v_i and z = sum_j phi(k_j) computed once and reused for all queries, equals "
               "sum_i (phi(q_t).phi(k_i)) v_i / sum_j phi(q_t).phi(k_j)",
@@ -239,7 +239,7 @@ def _cancel_check(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="rfa.eq-noncausal.cancel", paper="rfa", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
+    id="rfa.eq-noncausal.cancel", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
     statement="softmax Attention(q_t, K, V) = sum_i exp(q_t.k_i) v_i / sum_j exp(q_t.k_j) is replaced by RFA "
               "'factoring out the exponential norms (which cancel in the ratio)': lim_{D->inf} RFA(q_t, K, V) = "
               "Attention(q_t, K, V) (sigma = 1, where the kernel identity holds)",
@@ -257,7 +257,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="rfa.alg-causal", paper="rfa", source=f"{SRC}, Algorithm 'Causal RFA'",
+    id="rfa.alg-causal", source=f"{SRC}, Algorithm 'Causal RFA'",
     statement="S <- S + phi(k_t) (x) v_t; z <- z + phi(k_t); h_t <- phi(q_t)^T S / (phi(q_t) . z) (S, z = 0 "
               "initially) gives causal attention sum_{i<=t} (phi(q_t).phi(k_i)) v_i / sum_{j<=t} phi(q_t).phi(k_j)",
     domain=_ATT_DOMAIN,
@@ -267,7 +267,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="rfa.eq-gate", paper="rfa", source=f"{SRC}, 'Gated Variant (RFA-Gate)'",
+    id="rfa.eq-gate", source=f"{SRC}, 'Gated Variant (RFA-Gate)'",
     statement="S_t = g_t S_{t-1} + (1-g_t) phi(k_t) (x) v_t, z_t = g_t z_{t-1} + (1-g_t) phi(k_t), "
               "h_t = phi(q_t)^T S_t / (phi(q_t) . z_t): an exponential moving average over the key-value context, "
               "i.e. attention with weights (1-g_i) prod_{j=i+1}^t g_j on phi(q_t).phi(k_i)",
@@ -337,7 +337,7 @@ _TAB_NOT_TIGHT = ("The bounds in N and M hold as upper bounds but are not tight:
                   "not Theta(MN).")
 
 register(Claim(
-    id="rfa.tab-complexity", paper="rfa", source=f"{SRC}, table 'Complexity Analysis'",
+    id="rfa.tab-complexity", source=f"{SRC}, table 'Complexity Analysis'",
     statement=_TAB_STATEMENT,
     domain=Domain({"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
                    "var": Choice(("N", "M", "D", "d"))},
@@ -351,7 +351,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="rfa.tab-complexity.named-vars", paper="rfa", source=f"{SRC}, table 'Complexity Analysis'",
+    id="rfa.tab-complexity.named-vars", source=f"{SRC}, table 'Complexity Analysis'",
     statement=_TAB_STATEMENT + "  [read with D and d constant wherever a bound does not name them]",
     domain=Domain({"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
                    "var": Choice(("N", "M", "D", "d"))},

@@ -214,7 +214,6 @@ def printed_eq33_bracket(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq33",
-        paper="simrf",
         source=f"{SRC}, appendix A.1, eq (31)-(33)",
         statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
         "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
@@ -250,7 +249,6 @@ def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.lem4.1.pdf",
-        paper="simrf",
         source=f"{SRC}, Lemma 4.1, eq (18) (= eq (52))",
         statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
         domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
@@ -282,7 +280,6 @@ def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.lem4.1",
-        paper="simrf",
         source=f"{SRC}, Lemma 4.1, eq (19) (= eq (53))",
         statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
         domain=_vd_domain(d=(1, 1024)),
@@ -352,7 +349,6 @@ def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.lem4.2.pdf",
-        paper="simrf",
         source=f"{SRC}, Lemma 4.2, eq (20) (= eq (56), (60))",
         statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
         "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
@@ -395,7 +391,6 @@ def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.lem4.2",
-        paper="simrf",
         source=f"{SRC}, Lemma 4.2, eq (21) (= eq (63))",
         statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
         "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
@@ -463,7 +458,6 @@ for _part, _eq, _stmt in (
     register(
         Claim(
             id=f"simrf.thm4.3.{_part}",
-            paper="simrf",
             source=f"{SRC}, Theorem 4.3, eq {_eq}",
             statement=_stmt,
             domain=_vd_domain(d=(2, 256)),
@@ -548,7 +542,6 @@ def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
 register(
     Claim(
         id="simrf.thm3.2",
-        paper="simrf",
         source=f"{SRC}, Theorem 3.2, eq (11) (= eq (30), (34))",
         statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
         "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
@@ -580,7 +573,6 @@ def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.cor3.3",
-        paper="simrf",
         source=f"{SRC}, Corollary 3.3",
         statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
         "for arbitrary data dimensionality d",
@@ -669,7 +661,6 @@ def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 register(
     Claim(
         id="simrf.thm3.4",
-        paper="simrf",
         source=f"{SRC}, Theorem 3.4 (proof appendix A.2)",
         statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
         "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
@@ -723,7 +714,6 @@ def _gap_domain() -> Domain:
 register(
     Claim(
         id="simrf.cor4.4",
-        paper="simrf",
         source=f"{SRC}, Corollary 4.4, eq (25)",
         statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
         "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
@@ -757,7 +747,6 @@ def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.cor4.4.positive",
-        paper="simrf",
         source=f"{SRC}, Corollary 4.4 (last sentence) and eq (70)",
         statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
         domain=_gap_domain(),
@@ -809,7 +798,6 @@ for _line in (1, 2):
     register(
         Claim(
             id=f"simrf.eq69.line{_line}",
-            paper="simrf",
             source=f"{SRC}, appendix A.7, eq (69), line {_line}",
             statement=(
                 "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
@@ -843,7 +831,6 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq70",
-        paper="simrf",
         source=f"{SRC}, appendix A.7, eq (70)",
         statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
         domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
@@ -900,7 +887,6 @@ def printed_eq26(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.thm4.5",
-        paper="simrf",
         source=f"{SRC}, Theorem 4.5, eq (26) (= eq (76))",
         statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
         "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
@@ -948,7 +934,6 @@ def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
 register(
     Claim(
         id="simrf.eq74",
-        paper="simrf",
         source=f"{SRC}, appendix A.8, eq (74)-(75)",
         statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
         "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
@@ -1001,7 +986,6 @@ def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq77",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (77)",
         statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
         domain=Domain(
@@ -1043,7 +1027,6 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.cor4.6",
-        paper="simrf",
         source=f"{SRC}, Corollary 4.6, eq (27) (= eq (86))",
         statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
         domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
@@ -1070,7 +1053,6 @@ def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq85",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (85), last equality",
         statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
         domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
@@ -1101,7 +1083,6 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.eq84",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (84)",
         statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
         domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
@@ -1151,7 +1132,6 @@ def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.text-small-v",
-        paper="simrf",
         source=f"{SRC}, sec 5.1",
         statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
         "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
@@ -1179,7 +1159,6 @@ def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.text-prefactor",
-        paper="simrf",
         source=f"{SRC}, sec 5.1",
         statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
         domain=Domain({"d": Choice((64,))}),
@@ -1217,7 +1196,6 @@ def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.lema.1",
-        paper="simrf",
         source=f"{SRC}, Lemma A.1, eq (36)-(40)",
         statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
         "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
@@ -1270,7 +1248,6 @@ def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq39",
-        paper="simrf",
         source=f"{SRC}, appendix A.2, eq (39)",
         statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
         domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
@@ -1303,7 +1280,6 @@ def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq64",
-        paper="simrf",
         source=f"{SRC}, appendix A.6, eq (64)",
         statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
         "= 2^{d-1} Gamma(d/2)/Gamma(d)",
@@ -1334,7 +1310,6 @@ def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq58",
-        paper="simrf",
         source=f"{SRC}, appendix A.5, eq (57)-(58)",
         statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), "
         "the chi_{2d} law",
@@ -1397,7 +1372,6 @@ def printed_eq56_middle(p: dict[str, Any]) -> Any:
 register(
     Claim(
         id="simrf.eq56",
-        paper="simrf",
         source=f"{SRC}, appendix A.5, eq (56), first expression",
         statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
         "p_chi(w sin phi/(1+sin(2phi)cos theta))",
@@ -1440,7 +1414,6 @@ def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.text-simrfplus",
-        paper="simrf",
         source=f"{SRC}, sec 3.2 and Fig. 4",
         statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
         "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
@@ -1482,7 +1455,6 @@ def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 register(
     Claim(
         id="simrf.fig4",
-        paper="simrf",
         source=f"{SRC}, Fig. 4 and sec 3.2",
         statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
         "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
@@ -1540,7 +1512,6 @@ def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 register(
     Claim(
         id="simrf.eq66",
-        paper="simrf",
         source=f"{SRC}, appendix A.6, eq (66)",
         statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
         "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
@@ -1561,7 +1532,6 @@ def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
     register(
         Claim(
             id=f"simrf.eq{eq}",
-            paper="simrf",
             source=f"{SRC}, appendix A.9, eq ({eq})",
             statement=statement + " (to O(1/d^2) at fixed k)",
             domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
@@ -1599,7 +1569,6 @@ _growth_claim(
 register(
     Claim(
         id="simrf.eq79",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (79)",
         statement="lim_{x -> infinity} Gamma(x+1) = sqrt(2 pi x) e^{-x} x^x",
         domain=Domain({"x": Real(1.0, 100.0)}),
@@ -1611,7 +1580,6 @@ register(
 register(
     Claim(
         id="simrf.eq80",
-        paper="simrf",
         source=f"{SRC}, appendix A.9, eq (80)",
         statement="lim_{d -> infinity} (1/2^k) Gamma(k+d)Gamma(d/2)/(Gamma(k+d/2)Gamma(d)) = (1/2^k) sqrt(...) "
         "(k+d-1)^{m+d-1} (d/2-1)^{d/2-1} / ((k+d/2-1)^{k+d/2-1} (d-1)^{d-1}) = ...",

@@ -1,0 +1,415 @@
+"""Verify your own paper: declare a paper and its claims, then run them like the built-in ledger.
+
+A claims file (``mypaper_claims.py``) declares its paper and one claim per printed result::
+
+    from rfcheck.ledger import Domain, Real, Int, paper
+
+    P = paper("mypaper", "My random features", citation="arXiv:2601.00001")
+    P.equality("eq7", source="Lemma 2, eq (7)", statement="E[k_hat^2] = 2 k^2 - ...",
+               printed=lambda ctx, p: 2 * ctx.exp(p["t"]) - 1,      # transcribed as printed
+               reference=lambda p, dps: my_quadrature(p, dps),      # independent: (value, error)
+               domain=Domain({"t": Real(0.0, 3.0)}))
+
+and ``rfcheck verify --claims mypaper_claims.py [--report DIR] [--jobs N]`` gives the same
+table, reports, plots, domain search and ``--at`` reproduction as the built-in papers (a file,
+an importable module, or an installed pack: an entry point of the group ``rfcheck.claims``).
+
+Printed formulas are written against a number-system context ``ctx`` (``ctx.exp``,
+``ctx.log``, ``ctx.sqrt``, ``ctx.pi``, ...; :mod:`rfcheck.backends`) and evaluated, by
+default, in mpmath at the budget's precision (``precision="mpmath"``; rounding tolerance
+``10^(5 - dps)`` relative; the point's real and complex parameters arrive as mpmath numbers,
+integers stay ``int`` -- write ``mpmath.mpf(1) / 3``, not ``1 / 3``, for a constant), or in
+float64 (``precision="float64"``: numpy floats, tolerance :data:`FLOAT64_RTOL` relative) for
+a formula that only exists as float code.  The report states which.
+
+Claim kinds (each declares one :class:`rfcheck.claims.Claim` with one or more checks):
+
+* :meth:`Paper.equality` -- printed value = reference value;
+* :meth:`Paper.bound` -- ``lhs <= rhs`` (or ``>=``) over the domain: the largest violation,
+  and where it holds the slack (a negative discrepancy, in tolerances: ``-1`` means tight);
+* :meth:`Paper.optimum` -- a printed argmin/argmax or optimal value against bounded
+  numerical optimisation of the objective;
+* :meth:`Paper.variance` -- a printed variance/MSE against Monte Carlo of an estimator
+  (z-test at the family-wise level of the budget; heavy tails give INCONCLUSIVE);
+* :meth:`Paper.ordering` -- ``MSE(A) <= MSE(B)`` of two estimators, by closed forms and/or
+  paired Monte Carlo with common random numbers (one-sided z-test on the per-trial
+  differences of squared errors);
+* limits are equalities over a domain that reaches far along the parameter.
+
+Verdicts are computed, never declared; :func:`assert_verdict` runs a claim inside a test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck.backends import FP, MP
+from rfcheck.claims import Budget, Check, Claim, get, register, register_paper
+from rfcheck.claims._common import mc_check, pair_domain, pair_vectors, stats_mp
+from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
+
+__all__ = [
+    "FLOAT64_RTOL",
+    "Choice",
+    "Domain",
+    "Int",
+    "Paper",
+    "Real",
+    "assert_verdict",
+    "latex",
+    "pair_domain",
+    "pair_stats",
+    "pair_vectors",
+    "paper",
+]
+
+#: relative rounding tolerance of a printed formula evaluated in float64 (64 ulps: a formula of
+#: a few dozen well-conditioned operations)
+FLOAT64_RTOL = 64 * float(np.finfo(np.float64).eps)
+
+Point = dict[str, Any]
+Printed = Callable[[Any, Point], Any]
+pair_stats = stats_mp
+
+
+def latex(text: str, symbols: dict[str, str] | None = None) -> Printed:
+    """A printed formula pasted as LaTeX, parsed by sympy, usable wherever a ``printed`` is.
+
+    Parameters
+    ----------
+    text : str
+        The formula as printed, e.g. ``r"\\frac{1}{2}\\left(1 + e^{-2x^2}\\right) - e^{-x^2}"``.
+    symbols : dict, optional
+        LaTeX fragments -> names of the point's parameters, for notation sympy's parser does
+        not read as one symbol (``{r"\\|x+y\\|": "nsum", r"\\sigma_x": "sx"}``).  Single
+        letters need no entry; ``e`` and ``\\pi`` are the constants unless bound here.
+
+    Returns
+    -------
+    callable
+        ``printed(ctx, p)``: the parsed expression evaluated at the point's parameters, in
+        mpmath at the working precision or in float64 (``ctx`` chooses); its attributes
+        ``latex`` (the text as printed) and ``expr`` (the sympy expression) appear in reports.
+
+    Raises
+    ------
+    ValueError
+        When sympy cannot parse the text (the message shows where).
+    """
+    import sympy
+    from sympy.parsing.latex import LaTeXParsingError, parse_latex
+
+    src, names = text, {}
+    for k, (frag, name) in enumerate(sorted((symbols or {}).items(), key=lambda kv: -len(kv[0]))):
+        src = src.replace(frag, f" Q_{{{k}}} ")
+        names[f"Q_{{{k}}}"] = name
+    try:
+        expr = parse_latex(src)
+    except LaTeXParsingError as exc:
+        raise ValueError(f"cannot parse the LaTeX {text!r}: {exc}") from None
+    bound = set((symbols or {}).values())
+    subs = {sym: sympy.Symbol(names[sym.name]) for sym in expr.free_symbols if sym.name in names}
+    subs.update({sympy.Symbol(c): v for c, v in (("e", sympy.E), ("pi", sympy.pi)) if c not in bound})
+    expr = expr.subs(subs)
+    args = sorted(expr.free_symbols, key=lambda x: x.name)
+    f_mp = sympy.lambdify(args, expr, modules="mpmath")
+    f_np = sympy.lambdify(args, expr, modules="numpy")
+
+    def printed(ctx: Any, p: Point) -> Any:
+        missing = [a.name for a in args if a.name not in p]
+        if missing:
+            raise ValueError(f"the LaTeX formula uses {missing}, which the point does not have (bind them with "
+                             f"symbols=..., or add them to the domain)")
+        f = f_np if ctx is FP else f_mp
+        return f(*(p[a.name] for a in args))
+
+    printed.latex = text  # type: ignore[attr-defined]
+    printed.expr = expr  # type: ignore[attr-defined]
+    return printed
+
+
+def _describe(printed: Printed) -> str:
+    """``printed as LaTeX ... parsed as ...`` for a formula given by :func:`latex` (else "")."""
+    text = getattr(printed, "latex", None)
+    return f"; LaTeX as printed: {text}; parsed: {printed.expr}" if text else ""  # type: ignore[attr-defined]
+
+
+def _rtol(precision: str, dps: int) -> float:
+    if precision == "mpmath":
+        return 10.0 ** (5 - dps)
+    if precision == "float64":
+        return FLOAT64_RTOL
+    raise ValueError(f"precision must be 'mpmath' or 'float64'; got {precision!r}")
+
+
+def _mp_point(p: Point) -> Point:
+    """The point with its floats as mpmath numbers (integers and strings unchanged), so that a
+    printed formula's arithmetic runs at the working precision, not in float64."""
+    return {k: mpmath.mpf(v) if isinstance(v, float) else mpmath.mpc(v) if isinstance(v, complex) else v
+            for k, v in p.items()}
+
+
+def _eval(printed: Printed, p: Point, precision: str, dps: int) -> Any:
+    """``printed(ctx, p)`` in the claim's precision (mpmath at ``dps`` digits, or float64)."""
+    if precision == "float64":
+        return mpmath.mpmathify(np.asarray(printed(FP, dict(p))).item())
+    with mpmath.workdps(dps):
+        return +mpmath.mpmathify(printed(MP, _mp_point(p)))
+
+
+def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
+    """A reference's ``(value, error bar)``; a bare value is taken as exact to ``10^(5 - dps)``."""
+    if isinstance(ref, tuple):
+        return ref
+    v = mpmath.mpmathify(ref)
+    return v, abs(v) * mpmath.mpf(10) ** (5 - dps)
+
+
+class Paper:
+    """A declared paper: its claims are registered through the methods below.
+
+    Claim ids may be given in full (``"mypaper.eq7"``) or without the paper prefix
+    (``"eq7"``); kinds are those of the built-in ledger (``thm``, ``lem``, ``cor``, ``prop``,
+    ``def``, ``eq``, ``fig``, ``tab``, ``text``, ``alg``), numbers as printed.
+    """
+
+    def __init__(self, paper_id: str, title: str, citation: str = "") -> None:
+        self.id = register_paper(paper_id, title, citation)
+
+    def _id(self, cid: str) -> str:
+        return cid if cid.startswith(self.id + ".") else f"{self.id}.{cid}"
+
+    def _register(self, cid: str, source: str, statement: str, domain: Domain, checks: list[Check],
+                  correction: str | None, notes: str, printed: tuple[Any, ...] = ()) -> Claim:
+        parsed = [f"LaTeX as printed: {f.latex} -- parsed by sympy as: {f.expr}" for f in printed
+                  if getattr(f, "latex", None)]
+        notes = " ".join([notes, *parsed]).strip()
+        return register(Claim(id=self._id(cid), source=source, statement=statement or
+                              " ".join(getattr(f, "latex", "") for f in printed).strip(), domain=domain,
+                              checks=checks, correction=correction, notes=notes))
+
+    def equality(self, cid: str, *, printed: Printed, reference: Callable[[Point, int], Any], domain: Domain,
+                 source: str = "", statement: str = "", precision: str = "mpmath",
+                 scale: Callable[[Point, int], Any] | None = None, name: str = "reference",
+                 max_points: int | None = None, correction: str | None = None, notes: str = "",
+                 requires: tuple[str, ...] = ()) -> Claim:
+        """A printed formula equals an independent reference.
+
+        Parameters
+        ----------
+        cid : str
+            Claim id (``"eq7"`` or ``"mypaper.eq7"``).
+        printed : callable
+            ``printed(ctx, p)``: the formula exactly as printed, written against ``ctx``.
+        reference : callable
+            ``reference(p, dps) -> value`` or ``(value, error bar)``, computed independently of
+            the printed formula at ``dps`` digits (a bare value is taken as exact to
+            ``10^(5 - dps)`` relative).
+        domain : Domain
+            Where the claim is stated; searched by grid, random points and an optimiser.
+        precision : {"mpmath", "float64"}
+            How ``printed`` is evaluated; its rounding enters the tolerance.
+        scale : callable, optional
+            ``scale(p, dps)``: a magnitude for an absolute tolerance where the value itself
+            may vanish (e.g. a variance that is 0 at ``x = -y``, on the scale of the second moment).
+
+        Returns
+        -------
+        Claim
+            The registered claim (its verdict comes from ``rfcheck verify``).
+        """
+        def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
+            dps = budget.dps
+            with mpmath.workdps(dps):
+                ref, err = _value_err(reference(dict(p), dps), dps)
+            pv = _eval(printed, p, precision, dps)
+            rtol = _rtol(precision, dps)
+            with mpmath.workdps(dps):
+                sc = abs(mpmath.mpmathify(scale(dict(p), dps))) if scale else 0
+                return compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+
+        desc = (f"printed in {precision}" + (f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "")
+                + _describe(printed))
+        check = Check(name, 1, evaluate, max_points=max_points, description=desc, requires=requires)
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+
+    def bound(self, cid: str, *, lhs: Printed, rhs: Printed, domain: Domain, relation: str = "<=",
+              source: str = "", statement: str = "", precision: str = "mpmath", name: str = "bound",
+              max_points: int | None = None, correction: str | None = None, notes: str = "",
+              requires: tuple[str, ...] = ()) -> Claim:
+        """A printed inequality ``lhs <= rhs`` (``relation="<="``, or ``">="``) over ``domain``.
+
+        ``lhs(ctx, p)`` and ``rhs(ctx, p)`` are written against ``ctx`` like a printed formula
+        (one of them is usually a closed form of the library or a reference).  The report's
+        worst point is the largest ``(lhs - rhs) / tol``: above 1 a violation (REFUTED); at or
+        below 0 the slack, in tolerances, where it holds (near 0: tight).  ``<`` and ``>`` are
+        checked as ``<=`` and ``>=`` (equality is within rounding).
+        """
+        if relation not in ("<=", ">=", "<", ">"):
+            raise ValueError(f"relation must be one of <=, <, >=, >; got {relation!r}")
+        flip = relation.startswith(">")
+
+        def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
+            lo, hi = (_eval(f, p, precision, budget.dps) for f in ((rhs, lhs) if flip else (lhs, rhs)))
+            with mpmath.workdps(budget.dps):
+                return compare_inequality(p, lo, hi, 0, rtol=_rtol(precision, budget.dps))
+
+        check = Check(name, 1, evaluate, max_points=max_points, description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",
+                      requires=requires, labels=("lhs", "rhs") if flip else ("rhs", "lhs"))
+        return self._register(cid, source, statement, domain, [check], correction, notes, (lhs, rhs))
+
+    def optimum(self, cid: str, *, printed: Printed, objective: Callable[[Any, Point, Any], Any],
+                bracket: Callable[[Point], tuple[float, float]], domain: Domain, what: str = "argmin",
+                source: str = "", statement: str = "", precision: str = "mpmath", name: str = "optimiser",
+                max_points: int | None = None, correction: str | None = None, notes: str = "",
+                requires: tuple[str, ...] = ()) -> Claim:
+        """A printed optimum against numerical optimisation of ``objective(ctx, p, t)`` over ``t``.
+
+        ``what``: ``"argmin"``, ``"argmax"`` (the printed value is the optimiser ``t*``),
+        ``"min"`` or ``"max"`` (the printed value is the optimal objective).  Reference:
+        Brent's bounded method (:func:`scipy.optimize.minimize_scalar`) on ``bracket(p)`` in
+        float64 locates the optimum, which is then refined in mpmath at the budget's precision
+        as the root of the objective's derivative (an optimum on the bracket's edge stays
+        there).  A point where the refinement fails is undecided.
+        """
+        from scipy.optimize import minimize_scalar
+
+        if what not in ("argmin", "argmax", "min", "max"):
+            raise ValueError(f"what must be argmin, argmax, min or max; got {what!r}")
+        sign = -1.0 if what in ("argmax", "max") else 1.0
+
+        def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
+            lo, hi = bracket(dict(p))
+            res = minimize_scalar(lambda t: sign * float(np.real(objective(FP, dict(p), t))), bounds=(lo, hi),
+                                  method="bounded", options={"xatol": 1e-10 * max(1.0, abs(hi - lo))})
+            dps = budget.dps
+            with mpmath.workdps(dps + 10):
+                pm = _mp_point(p)
+                edge = min(abs(res.x - lo), abs(res.x - hi)) < 1e-6 * max(1.0, abs(hi - lo))
+                try:
+                    t = (mpmath.mpf(lo) if abs(res.x - lo) < abs(res.x - hi) else mpmath.mpf(hi)) if edge else \
+                        mpmath.findroot(lambda u: mpmath.diff(lambda v: objective(MP, pm, v), u), mpmath.mpf(res.x))
+                except (ValueError, ZeroDivisionError) as exc:
+                    return PointEval(p, None, None, math.inf, math.nan, False, f"refinement failed: {exc}")
+                ref = t if what.startswith("arg") else objective(MP, pm, t)
+            pv = _eval(printed, p, precision, dps)
+            return compare_deterministic(p, pv, ref, abs(ref) * mpmath.mpf(10) ** (-dps), rtol=_rtol(precision, dps))
+
+        check = Check(name, 1, evaluate, search=True, max_points=max_points,
+                      description=f"{what}: bounded Brent (float64) refined in mpmath{_describe(printed)}",
+                      requires=requires)
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+
+    def ordering(self, cid: str, *, domain: Domain, simulate_pair: Callable[[Point, int, int],
+                 tuple[np.ndarray, np.ndarray, float]] | None = None, mse_a: Printed | None = None,
+                 mse_b: Printed | None = None, source: str = "", statement: str = "",
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = ()) -> Claim:
+        """An ordering of two estimators, ``MSE(A) <= MSE(B)``, over ``domain``.
+
+        Parameters
+        ----------
+        simulate_pair : callable, optional
+            ``simulate_pair(p, n_trials, seed) -> (estimates_a, estimates_b, target)``: paired
+            draws -- trial ``i`` of both arms uses the same base randomness (common random
+            numbers) -- and the exact value both estimate.  Check ``paired-mc``: the per-trial
+            differences ``(a_i - K)^2 - (b_i - K)^2`` by a one-sided z-test at the budget's
+            family-wise level: significantly positive is a violation (REFUTED after the
+            confirmation re-run), significantly negative shows the ordering, anything between
+            (or heavy tails) leaves the point undecided.
+        mse_a, mse_b : callable, optional
+            Closed forms ``mse(ctx, p)`` of the two MSEs: check ``closed-forms``, the bound
+            ``mse_a <= mse_b`` (deterministic, stronger than Monte Carlo).
+        """
+        from rfcheck.stats import estimate_mean, z_critical
+
+        if simulate_pair is None and (mse_a is None or mse_b is None):
+            raise ValueError("an ordering needs simulate_pair, or both mse_a and mse_b")
+        checks = []
+        if mse_a is not None and mse_b is not None:
+            def evaluate_cf(p: Point, budget: Budget, seed: int) -> PointEval:
+                a, b = (_eval(f, p, "mpmath", budget.dps) for f in (mse_a, mse_b))
+                with mpmath.workdps(budget.dps):
+                    return compare_inequality(p, a, b, 0, rtol=_rtol("mpmath", budget.dps))
+
+            checks.append(Check("closed-forms", 1, evaluate_cf, description="MSE(A) <= MSE(B) from the closed forms",
+                                requires=requires, labels=("MSE(B)", "MSE(A)")))
+        if simulate_pair is not None:
+            def evaluate_mc(p: Point, budget: Budget, seed: int) -> PointEval:
+                a, b, target = simulate_pair(dict(p), budget.mc_trials, seed)
+                a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+                diff = (a - target) ** 2 - (b - target) ** 2
+                est = estimate_mean(diff)
+                zc = z_critical(budget.alpha, budget.mc_points)
+                if not est.trustworthy:
+                    return PointEval(p, "A <= B", est.value, est.se, math.nan, False, est.note or "heavy tails")
+                z = est.value / est.se if est.se > 0 else math.copysign(math.inf, est.value) if est.value else 0.0
+                decided = abs(z) > zc
+                return PointEval(p, "A <= B", est.value, est.se, z / zc, decided,
+                                 "" if decided else f"difference not resolved (z = {z:.2f})", {"z": z, "z_crit": zc})
+
+            checks.append(Check("paired-mc", 3, evaluate_mc, search=False, requires=requires,
+                                description="paired Monte Carlo (common random numbers), one-sided z-test",
+                                labels=("claim", "mean of (A - K)^2 - (B - K)^2")))
+        return self._register(cid, source, statement, domain, checks, correction, notes, (mse_a, mse_b))
+
+    def variance(self, cid: str, *, printed: Printed,
+                 simulate: Callable[[Point, int, int], tuple[np.ndarray, float]], domain: Domain,
+                 source: str = "", statement: str = "", name: str = "monte-carlo",
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = ()) -> Claim:
+        """A printed variance (or MSE) of an estimator against Monte Carlo.
+
+        ``simulate(p, n_trials, seed) -> (estimates, target)``: ``n_trials`` independent
+        estimates (e.g. ``rfcheck.montecarlo.simulate`` on a feature product, or a
+        ``rfcheck.custom.Estimator``) and the exact kernel value they estimate; their MSE
+        about ``target`` is compared with ``printed`` by a z-test at the budget's family-wise
+        level (Bonferroni over the points), the standard error trusted only where the tail
+        diagnostic trusts it, else the point is undecided.
+        """
+        def printed_mp(p: Point) -> Any:
+            return printed(MP, _mp_point(p))
+
+        def sim(p: Point, n: int, seed: int) -> tuple[np.ndarray, float, None]:
+            est, target = simulate(dict(p), n, seed)
+            return np.asarray(est, dtype=float), float(target), None
+
+        check = mc_check(name, printed_mp, sim, description=f"Monte Carlo, z-test on the MSE{_describe(printed)}")
+        check.requires = requires
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+
+
+def paper(paper_id: str, title: str, citation: str = "") -> Paper:
+    """Declare a paper (its id is the prefix of its claim ids) and return it for declaring claims.
+
+    Examples
+    --------
+    >>> from rfcheck.ledger import Domain, Real, paper
+    >>> P = paper("doctest_paper", "A paper declared in a doctest")
+    >>> c = P.equality("eq1", printed=lambda ctx, p: ctx.exp(p["t"]) ** 2,
+    ...                reference=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["t"])),
+    ...                domain=Domain({"t": Real(0.0, 1.0)}), source="eq (1)", statement="e^t squared = e^2t")
+    >>> c.id, c.paper
+    ('doctest_paper.eq1', 'doctest_paper')
+    """
+    return Paper(paper_id, title, citation)
+
+
+def assert_verdict(claim: Claim | str, expected: str, *, budget: str = "default", seed: int = 0) -> None:
+    """Verify ``claim`` (a claim or its id) and raise ``AssertionError`` unless its verdict is
+    ``expected`` (``"HOLDS"``, ``"REFUTED"``, ``"INCONCLUSIVE"``): a claims file as tests.
+
+    The message gives the verdict's reason and the command that reproduces it.
+    """
+    from rfcheck.verify import run_claim
+
+    if expected not in ("HOLDS", "REFUTED", "INCONCLUSIVE"):
+        raise ValueError(f"expected must be HOLDS, REFUTED or INCONCLUSIVE; got {expected!r}")
+    c = get(claim) if isinstance(claim, str) else claim
+    v = run_claim(c, budget=budget, seed=seed)
+    if v.verdict != expected:
+        raise AssertionError(f"{c.id}: {v.verdict}, expected {expected} ({v.reason}); reproduce: {v.reproduce()}")
