@@ -137,7 +137,8 @@ def _esc(text: object) -> str:
 
 
 def _verdict_style(v: str) -> str:
-    return {"HOLDS": "green", "REFUTED": "bold red", "INCONCLUSIVE": "yellow", "ERROR": "bold magenta"}.get(v, "")
+    return {"HOLDS": "green", "REFUTED": "bold red", "INCONCLUSIVE": "yellow", "ERROR": "bold magenta",
+            "MIXED": "bold cyan"}.get(v, "")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -225,7 +226,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                   _esc(e["evidence"].get("deciding_check")), _esc(e["reason"]))
     con.print(t)
     for e in entries:  # each counterexample where the reader is, not only in --report
-        if e["verdict"] == "REFUTED" and e["evidence"].get("worst"):
+        if e["verdict"] in ("REFUTED", "MIXED") and e["evidence"].get("worst"):
             con.print(_esc(report.counterexample_text(e)))
     con.print(_esc(report.summary_markdown(entries)))
     if args.report:
@@ -237,7 +238,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         con.print(f"ledger summary written into {args.update_readme}")
     if any(e["verdict"] == "ERROR" for e in entries):
         return 1
-    if args.strict and any(e["verdict"] == "REFUTED" for e in entries):
+    failing = ("REFUTED", "MIXED") if args.strict == "literal" else ("REFUTED",)
+    if args.strict and any(e["verdict"] in failing for e in entries):
         return 1
     return 0
 
@@ -368,6 +370,42 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return _failed([r["error"] for r in fa + mp_rows if "error" in r], "the other rows were written")
 
 
+def cmd_accuracy(args: argparse.Namespace) -> int:
+    import datetime
+
+    from rfcheck import accuracy
+
+    if args.json:
+        _writable_file(args.json, "--json")
+    if args.markdown:
+        _writable_file(args.markdown, "--markdown")
+    entries: list[dict[str, Any]] = []
+
+    def keep(e: dict[str, Any]) -> None:  # every finished function is written at once
+        entries.append(e)
+        print(accuracy.format_entry(e), file=sys.stderr, flush=True)
+        _write_json(args.json, entries)
+
+    accuracy.run_accuracy(quick=args.quick, functions=args.function, seed=args.seed, progress=keep)
+    print(accuracy.format_table(entries))
+    print(f"{sum(e['meets'] for e in entries)} of {len(entries)} functions meet the target")
+    if args.json:
+        print(f"wrote {args.json}")
+    if args.markdown:
+        parts = ["rfcheck accuracy", "--quick" if args.quick else "", f"--seed {args.seed}" if args.seed else "",
+                 f"--function {' '.join(args.function)}" if args.function else "",
+                 f"--json {args.json}" if args.json else "", f"--markdown {args.markdown}"]
+        page = accuracy.format_page(entries, command=" ".join(p for p in parts if p),
+                                    date=datetime.date.today().isoformat())
+        tmp = f"{args.markdown}.tmp"
+        with open(tmp, "w") as fh:
+            fh.write(page)
+        os.replace(tmp, args.markdown)
+        print(f"wrote {args.markdown}")
+    return _failed([f"{e['function']}: {e['error']}" for e in entries if "error" in e],
+                   "the other functions were swept")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -394,8 +432,10 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--seed", type=_count(0), default=0)
     vp.add_argument("--budget", default="default", choices=["smoke", "default", "thorough"])
     vp.add_argument("--report", metavar="DIR", help="write JSON and Markdown reports into DIR")
-    vp.add_argument("--strict", action="store_true",
-                    help="exit 1 if any claim is REFUTED (exit 1 also, always, if any claim is ERROR)")
+    vp.add_argument("--strict", nargs="?", const="every-reading", choices=["every-reading", "literal"],
+                    help="exit 1 if any claim is REFUTED (under every reading); --strict=literal: also if one is "
+                         "MIXED (refuted as literally printed, holds under another reading). Exit 1 also, always, "
+                         "if any claim is ERROR")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
     vp.add_argument("--jobs", type=_count(1), default=min(2, os.cpu_count() or 1), help="worker processes")
     vp.add_argument("--scheduler", metavar="ADDRESS",
@@ -443,6 +483,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="attention: matmul precision (highest, the default: float32 products; default: backend's, "
                          "TF32 on GPUs)")
     bp.set_defaults(func=cmd_bench)
+
+    ap = sub.add_parser("accuracy", help="float64 faces of every public closed form against converged mpmath")
+    ap.add_argument("--json", metavar="PATH", help="write the entries (written as each function finishes)")
+    ap.add_argument("--markdown", metavar="PATH", help="write the documentation page (e.g. docs/accuracy.md)")
+    ap.add_argument("--quick", action="store_true", help="a few points per function")
+    ap.add_argument("--function", nargs="+", action="extend", metavar="NAME",
+                    help="only these closed forms, e.g. crt.gerf_log_variance (repeatable)")
+    ap.add_argument("--seed", type=_count(0), default=0)
+    ap.set_defaults(func=cmd_accuracy)
     return p
 
 

@@ -49,7 +49,7 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import FP, MP
-from rfcheck.claims import Budget, Check, Claim, get, register, register_paper
+from rfcheck.claims import REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
 from rfcheck.claims._common import mc_check, pair_domain, pair_vectors, stats_mp
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
@@ -60,6 +60,7 @@ __all__ = [
     "Domain",
     "Int",
     "Paper",
+    "Reading",
     "Real",
     "assert_verdict",
     "latex",
@@ -186,19 +187,33 @@ class Paper:
         return cid if cid.startswith(self.id + ".") else f"{self.id}.{cid}"
 
     def _register(self, cid: str, source: str, statement: str, domain: Domain, checks: list[Check],
-                  correction: str | None, notes: str, printed: tuple[Any, ...] = ()) -> Claim:
+                  correction: str | None, notes: str, printed: tuple[Any, ...] = (),
+                  reading: dict[str, Any] | None = None) -> Claim:
         parsed = [f"LaTeX as printed: {f.latex} -- parsed by sympy as: {f.expr}" for f in printed
                   if getattr(f, "latex", None)]
         notes = " ".join([notes, *parsed]).strip()
-        return register(Claim(id=self._id(cid), source=source, statement=statement or
-                              " ".join(getattr(f, "latex", "") for f in printed).strip(), domain=domain,
-                              checks=checks, correction=correction, notes=notes))
+        statement = statement or " ".join(getattr(f, "latex", "") for f in printed).strip()
+        full = self._id(cid)
+        if reading is None:
+            return register(Claim(id=full, source=source, statement=statement, domain=domain, checks=checks,
+                                  correction=correction, notes=notes))
+        r = Reading(reading["name"], checks, reading.get("description", ""), reading.get("natural", False),
+                    reading.get("why", ""), correction)
+        if full in REGISTRY:  # a further reading of a claim declared already
+            c = REGISTRY[full]
+            if not c.readings:
+                raise ValueError(f"claim {full!r} is declared already, without readings")
+            c.readings.append(r)
+            c.notes = " ".join([c.notes, *parsed]).strip()
+            return c
+        return register(Claim(id=full, source=source, statement=statement, domain=domain, readings=[r],
+                              correction=correction, notes=notes))
 
     def equality(self, cid: str, *, printed: Printed, reference: Callable[[Point, int], Any], domain: Domain,
                  source: str = "", statement: str = "", precision: str = "mpmath",
                  scale: Callable[[Point, int], Any] | None = None, name: str = "reference",
                  max_points: int | None = None, correction: str | None = None, notes: str = "",
-                 requires: tuple[str, ...] = ()) -> Claim:
+                 requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """A printed formula equals an independent reference.
 
         Parameters
@@ -218,6 +233,12 @@ class Paper:
         scale : callable, optional
             ``scale(p, dps)``: a magnitude for an absolute tolerance where the value itself
             may vanish (e.g. a variance that is 0 at ``x = -y``, on the scale of the second moment).
+        reading : dict, optional
+            Where the printed notation is ambiguous, declare the claim once per reasonable
+            reading, each call with ``reading={"name": ..., "description": "how the notation is
+            read", "natural": bool, "why": "one line"}`` (exactly one natural reading); each
+            reading gets its own verdict and the claim is REFUTED only when every reading is,
+            MIXED when one is refuted and another holds.  Every claim kind takes ``reading``.
 
         Returns
         -------
@@ -237,12 +258,12 @@ class Paper:
         desc = (f"printed in {precision}" + (f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "")
                 + _describe(printed))
         check = Check(name, 1, evaluate, max_points=max_points, description=desc, requires=requires)
-        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
     def bound(self, cid: str, *, lhs: Printed, rhs: Printed, domain: Domain, relation: str = "<=",
               source: str = "", statement: str = "", precision: str = "mpmath", name: str = "bound",
               max_points: int | None = None, correction: str | None = None, notes: str = "",
-              requires: tuple[str, ...] = ()) -> Claim:
+              requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """A printed inequality ``lhs <= rhs`` (``relation="<="``, or ``">="``) over ``domain``.
 
         ``lhs(ctx, p)`` and ``rhs(ctx, p)`` are written against ``ctx`` like a printed formula
@@ -262,13 +283,13 @@ class Paper:
 
         check = Check(name, 1, evaluate, max_points=max_points, description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",
                       requires=requires, labels=("lhs", "rhs") if flip else ("rhs", "lhs"))
-        return self._register(cid, source, statement, domain, [check], correction, notes, (lhs, rhs))
+        return self._register(cid, source, statement, domain, [check], correction, notes, (lhs, rhs), reading)
 
     def optimum(self, cid: str, *, printed: Printed, objective: Callable[[Any, Point, Any], Any],
                 bracket: Callable[[Point], tuple[float, float]], domain: Domain, what: str = "argmin",
                 source: str = "", statement: str = "", precision: str = "mpmath", name: str = "optimiser",
                 max_points: int | None = None, correction: str | None = None, notes: str = "",
-                requires: tuple[str, ...] = ()) -> Claim:
+                requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """A printed optimum against numerical optimisation of ``objective(ctx, p, t)`` over ``t``.
 
         ``what``: ``"argmin"``, ``"argmax"`` (the printed value is the optimiser ``t*``),
@@ -304,12 +325,12 @@ class Paper:
         check = Check(name, 1, evaluate, search=True, max_points=max_points,
                       description=f"{what}: bounded Brent (float64) refined in mpmath{_describe(printed)}",
                       requires=requires)
-        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
     def ordering(self, cid: str, *, domain: Domain, simulate_pair: Callable[[Point, int, int],
                  tuple[np.ndarray, np.ndarray, float]] | None = None, mse_a: Printed | None = None,
                  mse_b: Printed | None = None, source: str = "", statement: str = "",
-                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = ()) -> Claim:
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """An ordering of two estimators, ``MSE(A) <= MSE(B)``, over ``domain``.
 
         Parameters
@@ -356,12 +377,12 @@ class Paper:
             checks.append(Check("paired-mc", 3, evaluate_mc, search=False, requires=requires,
                                 description="paired Monte Carlo (common random numbers), one-sided z-test",
                                 labels=("claim", "mean of (A - K)^2 - (B - K)^2")))
-        return self._register(cid, source, statement, domain, checks, correction, notes, (mse_a, mse_b))
+        return self._register(cid, source, statement, domain, checks, correction, notes, (mse_a, mse_b), reading)
 
     def variance(self, cid: str, *, printed: Printed,
                  simulate: Callable[[Point, int, int], tuple[np.ndarray, float]], domain: Domain,
                  source: str = "", statement: str = "", name: str = "monte-carlo",
-                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = ()) -> Claim:
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """A printed variance (or MSE) of an estimator against Monte Carlo.
 
         ``simulate(p, n_trials, seed) -> (estimates, target)``: ``n_trials`` independent
@@ -380,7 +401,7 @@ class Paper:
 
         check = mc_check(name, printed_mp, sim, description=f"Monte Carlo, z-test on the MSE{_describe(printed)}")
         check.requires = requires
-        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,))
+        return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
 
 def paper(paper_id: str, title: str, citation: str = "") -> Paper:

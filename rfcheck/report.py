@@ -21,12 +21,13 @@ from rfcheck.claims import PAPERS
 __all__ = ["counterexample_text", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
-#: not a verdict about the claim: its computation raised (a column only when some entry has it)
-ERROR = "ERROR"
+#: REFUTED under some reading of an ambiguous statement, HOLDS under another (a column only when
+#: some entry has it), and not a verdict about the claim: its computation raised (likewise)
+MIXED, ERROR = "MIXED", "ERROR"
 
 
 def _columns(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-    return VERDICTS + ((ERROR,) if any(e["verdict"] == ERROR for e in entries) else ())
+    return VERDICTS + tuple(v for v in (MIXED, ERROR) if any(e["verdict"] == v for e in entries))
 
 
 def summary_counts(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -50,6 +51,10 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
         tot.update(c)
         lines.append(f"| {paper} | {sum(c.values())} | " + " | ".join(str(c[v]) for v in cols) + " |")
     lines.append(f"| **all** | {sum(tot.values())} | " + " | ".join(str(tot[v]) for v in cols) + " |")
+    mixed = [e for e in entries if e["verdict"] == MIXED]
+    if mixed:
+        lines += ["", f"MIXED (REFUTED under one reading of the printed notation, HOLDS under another): {len(mixed)}"]
+        lines += [f"- `{e['id']}`: {e['reason']}" for e in mixed]
     errored = [e for e in entries if e["verdict"] == ERROR]
     if errored:
         lines += ["", f"ERROR (the computation raised; every other claim ran): {len(errored)}"]
@@ -87,7 +92,7 @@ def counterexample_text(e: dict[str, Any]) -> str:
     error bar, the correction (where one is registered) and the command that reproduces it."""
     w = e["evidence"].get("worst") or {}
     pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items() if not k.startswith("_"))
-    lines = [f"{e['id']} REFUTED at {pt} ({e['evidence'].get('deciding_check')}):", f"  {_worst_values(w)}"]
+    lines = [f"{e['id']} {e['verdict']} at {pt} ({e['evidence'].get('deciding_check')}):", f"  {_worst_values(w)}"]
     if e.get("correction"):
         lines.append(f"  correction: {e['correction']}")
     if e.get("reproduce_point"):
@@ -110,6 +115,12 @@ def _entry_markdown(e: dict[str, Any]) -> str:
     if w:
         pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items())
         lines += [f"*Worst point* ({ev.get('deciding_check')}): {pt}  ", _worst_values(w), ""]
+    if e.get("readings"):
+        lines += ["| reading | natural | verdict | how the statement is read | why |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['name']} | {'yes' if r['natural'] else ''} | {r['verdict']} | {r['description']} | "
+                  f"{r['reason'] or r['verdict_reason']} |" for r in e["readings"]]
+        lines += ["", "Checks of the reading shown:", ""]
     lines.append("| check | verdict | points | decided | violations | note |")
     lines.append("| --- | --- | ---: | ---: | ---: | --- |")
     for ch in ev["checks"]:
@@ -190,7 +201,7 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
     a2.set_xlabel("reference")
     a2.set_ylabel("printed")
     a2.legend(fontsize=8)
-    fig.suptitle(f"{e['id']} REFUTED: printed vs {name} at {len(pts)} evaluated points", fontsize=10)
+    fig.suptitle(f"{e['id']} {e['verdict']}: printed vs {name} at {len(pts)} evaluated points", fontsize=10)
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -202,7 +213,7 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
 def _html_page(title: str, body: str) -> str:
     style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em}"
-             ".HOLDS{color:#176}.REFUTED{color:#b00}.INCONCLUSIVE{color:#a60}.ERROR{color:#70a}code{background:#f4f4f4}")
+             ".HOLDS{color:#176}.REFUTED{color:#b00}.INCONCLUSIVE{color:#a60}.ERROR{color:#70a}.MIXED{color:#06a}code{background:#f4f4f4}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{body}</body></html>\n")
 
@@ -232,6 +243,11 @@ def _entry_html(e: dict[str, Any]) -> str:
         pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items())
         out.append(f"<p><i>Worst point</i> ({esc(str(ev.get('deciding_check')))}): {esc(pt)}<br>"
                    f"{esc(_worst_values(w))}</p>")
+    if e.get("readings"):
+        out.append(_html_table([[esc(r["name"]), "yes" if r["natural"] else "",
+                                 f"<span class='{r['verdict']}'>{r['verdict']}</span>", esc(r["description"]),
+                                 esc(r["reason"] or r["verdict_reason"])] for r in e["readings"]],
+                               ["reading", "natural", "verdict", "how the statement is read", "why"]))
     out.append(_html_table([[esc(c["name"]), f"<span class='{c['verdict']}'>{c['verdict']}</span>",
                              str(c["points_tried"]), str(c["points_decided"]), str(c["violations"]),
                              esc(c["reason"])] for c in ev["checks"]],
@@ -262,7 +278,7 @@ def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: 
     shown = []
     for e in entries:
         e = dict(e)
-        if plots and e["verdict"] == "REFUTED":
+        if plots and e["verdict"] in ("REFUTED", MIXED):
             img = plot_refuted(e, out / "plots" / f"{e['id']}.png")
             if img is not None:
                 e["_plot"] = f"plots/{img.name}"

@@ -15,6 +15,12 @@ The claim's verdict is that of its strongest check that reached one (1 determini
 2 symbolic < 3 Monte Carlo); when a weaker check contradicts it (HOLDS vs REFUTED) the
 claim is INCONCLUSIVE with reason "references disagree" -- a bug somewhere, never hidden.
 
+A claim whose printed notation is ambiguous declares **readings** (``Claim.readings``), each
+with its own checks and verdict.  Its verdict: REFUTED when every reading is refuted; MIXED
+when some reading is refuted and another holds (the reason names both, and which one is the
+natural reading); otherwise the natural reading's verdict (INCONCLUSIVE where a refuted
+reading meets only undecided others).
+
 A check whose optional extra is not installed (``Check.requires``) is not run: it is
 INCONCLUSIVE with the reason "needs rfcheck[jax]", and the entry lists the extra under
 ``needs``.  One status is not about the claim: **ERROR** -- its computation raised; the
@@ -48,10 +54,12 @@ from rfcheck.claims import (
 )
 from rfcheck.stats import PointEval
 
-__all__ = ["CheckResult", "Verdict", "error_entry", "evaluate_at", "point_seed", "run_claim", "run_claims",
+__all__ = ["CheckResult", "ReadingResult", "Verdict", "error_entry", "evaluate_at", "point_seed", "run_claim", "run_claims",
            "run_many", "select"]
 
 HOLDS, REFUTED, INCONCLUSIVE, ERROR = "HOLDS", "REFUTED", "INCONCLUSIVE", "ERROR"
+#: a claim with readings that is REFUTED under some and HOLDS under another (named in the reason)
+MIXED = "MIXED"
 
 
 #: evaluated points kept per check in a verdict's evidence (for the report's plots)
@@ -100,8 +108,30 @@ class CheckResult:
 
 
 @dataclass
+class ReadingResult:
+    """One reading's verdict (a claim with readings, ``rfcheck.claims.Reading``)."""
+
+    name: str
+    natural: bool
+    verdict: str
+    reason: str  # why this verdict (from its checks)
+    why_natural: str
+    description: str
+    checks: list[CheckResult]
+
+    def as_dict(self) -> dict[str, Any]:
+        done = [c for c in self.checks if c.verdict != INCONCLUSIVE]
+        deciding = min(done, key=lambda c: c.strength) if done else None
+        return {"name": self.name, "natural": self.natural, "verdict": self.verdict, "reason": self.why_natural,
+                "description": self.description, "verdict_reason": self.reason,
+                "deciding_check": deciding.name if deciding else None,
+                "worst": deciding.worst.as_dict() if deciding and deciding.worst else None}
+
+
+@dataclass
 class Verdict:
-    """A claim's verdict with its evidence."""
+    """A claim's verdict with its evidence (for a claim with readings, ``checks`` are those of
+    the deciding reading: the refuted one for REFUTED/MIXED, else the natural one)."""
 
     claim: Claim
     verdict: str
@@ -110,6 +140,7 @@ class Verdict:
     seed: int
     budget: Budget
     elapsed: float
+    readings: list[ReadingResult] = field(default_factory=list)
 
     def reproduce(self) -> str:
         return f"{claim_command(self.claim.id)} --seed {self.seed} --budget {self.budget.name}"
@@ -148,9 +179,10 @@ class Verdict:
                 "worst": worst,
                 "checks": [ch.as_dict() for ch in self.checks],
             },
-            "correction": c.correction if self.verdict == REFUTED else None,
+            "correction": c.correction if self.verdict in (REFUTED, MIXED) else None,
             "notes": c.notes,
             "needs": needs,
+            "readings": [r.as_dict() for r in self.readings],
             "reproduce": self.reproduce(),
             "reproduce_point": self.reproduce_point(),
             "budget": self.budget.name,
@@ -321,9 +353,30 @@ def _combine(claim: Claim, results: list[CheckResult]) -> tuple[str, str]:
     return top.verdict, f"{top.name}: {top.reason}"
 
 
+def _all_checks(claim: Claim) -> list[Check]:
+    return list(claim.checks) + [ch for r in claim.readings for ch in r.checks]
+
+
+def _combine_readings(results: list[ReadingResult]) -> tuple[str, str, ReadingResult]:
+    """The claim's verdict from its readings' verdicts, and the reading whose evidence is shown."""
+    refuted = [r for r in results if r.verdict == REFUTED]
+    holds = [r for r in results if r.verdict == HOLDS]
+    natural = next(r for r in results if r.natural)
+    names = lambda rs: ", ".join(repr(r.name) for r in rs)  # noqa: E731
+    if refuted and len(refuted) == len(results):
+        return REFUTED, f"REFUTED under every reading ({names(refuted)})", refuted[0]
+    if refuted and holds:
+        return (MIXED, f"REFUTED as read {names(refuted)}, HOLDS as read {names(holds)}; the natural reading is "
+                f"{natural.name!r} ({natural.why_natural})", refuted[0])
+    if refuted:
+        return (INCONCLUSIVE, f"REFUTED as read {names(refuted)}; undecided under "
+                f"{names([r for r in results if r not in refuted])}", refuted[0])
+    return natural.verdict, f"{natural.name!r} reading (natural): {natural.reason}", natural
+
+
 def _check_at(claim: Claim, at: dict[str, Any]) -> None:
     """A user-given point must be a point of the claim's domain or of one of its checks'."""
-    doms = [claim.domain] + [ch.domain for ch in claim.checks if ch.domain is not None]
+    doms = [claim.domain] + [ch.domain for ch in _all_checks(claim) if ch.domain is not None]
     errors = []
     for dom in doms:
         try:
@@ -347,6 +400,15 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         if not full:
             raise ValueError(f"point {at} lies outside the domain of {claim.id}")
         pts = full
+    if claim.readings:
+        claim.check_readings()
+        rr = []
+        for r in claim.readings:
+            res = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in r.checks]
+            v, why = _combine(claim, res)
+            rr.append(ReadingResult(r.name, r.natural, v, why, r.reason, r.description, res))
+        verdict, reason, shown = _combine_readings(rr)
+        return Verdict(claim, verdict, shown.checks, reason, seed, budget, time.perf_counter() - t0, rr)
     results = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in claim.checks]
     verdict, reason = _combine(claim, results)
     return Verdict(claim, verdict, results, reason, seed, budget, time.perf_counter() - t0)

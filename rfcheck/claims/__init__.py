@@ -28,6 +28,7 @@ __all__ = [
     "Budget",
     "Check",
     "Claim",
+    "Reading",
     "get",
     "load_all",
     "missing_extras",
@@ -151,8 +152,27 @@ class Check:
 
 
 @dataclass
+class Reading:
+    """One reasonable reading of an ambiguous printed statement, with its own checks.
+
+    ``name``: short (``"literal"``, ``"bilinear"``); ``description``: which notation is read
+    how, or which transcription artefact is repaired; ``natural``: the reading a careful
+    reader takes (exactly one per claim), with ``reason`` in one line.  Each reading gets its
+    own verdict; the claim's verdict distinguishes REFUTED under every reading from MIXED
+    (refuted under some, holds under another, named) -- see ``rfcheck.verify``.
+    """
+
+    name: str
+    checks: list[Check]
+    description: str = ""
+    natural: bool = False
+    reason: str = ""
+    correction: str | None = None
+
+
+@dataclass
 class Claim:
-    """A statement exactly as printed, its domain and its checks."""
+    """A statement exactly as printed, its domain and its checks (or its readings)."""
 
     id: str
     paper: str = ""  # derived from the id when empty
@@ -163,6 +183,7 @@ class Claim:
     correction: str | None = None
     notes: str = ""
     unverifiable: str | None = None  # reason a claim can only be INCONCLUSIVE
+    readings: list[Reading] = field(default_factory=list)  # ambiguous notation: each reading checked
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -174,8 +195,23 @@ class Claim:
                              f"declared: {sorted(PAPERS)}")
         if self.domain is None:
             raise ValueError(f"claim {self.id!r} needs a domain")
-        if not self.checks and not self.unverifiable:
+        if self.readings:
+            if self.checks:
+                raise ValueError(f"claim {self.id!r}: with readings, the checks belong to the readings")
+        elif not self.checks and not self.unverifiable:
             raise ValueError(f"claim {self.id!r} has no check and no reason why")
+
+
+    def check_readings(self) -> None:
+        """``ValueError`` unless the readings are complete: distinct names, every reading with
+        checks, exactly one natural reading with its reason (called before verification, so
+        that readings may be added one at a time)."""
+        names = [r.name for r in self.readings]
+        if len(set(names)) != len(names) or sum(r.natural for r in self.readings) != 1:
+            raise ValueError(f"claim {self.id!r}: readings need distinct names and exactly one natural reading; "
+                             f"got {names} with natural {[r.name for r in self.readings if r.natural]}")
+        if any(not r.checks for r in self.readings) or not all(r.reason for r in self.readings if r.natural):
+            raise ValueError(f"claim {self.id!r}: every reading needs checks, the natural one a reason")
 
 
 REGISTRY: dict[str, Claim] = {}
