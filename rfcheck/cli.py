@@ -141,22 +141,53 @@ def _verdict_style(v: str) -> str:
             "MIXED": "bold cyan"}.get(v, "")
 
 
+#: the ledger stored by ``rfcheck verify --all --report results/ledger`` in a source checkout
+STORED_LEDGER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "ledger",
+                             "ledger.json")
+
+
+def _stored_verdicts(path: str) -> dict[str, dict[str, Any]]:
+    """id -> entry of a stored ``ledger.json`` ({} when there is none)."""
+    import json
+
+    try:
+        with open(path) as fh:
+            return {e["id"]: e for e in json.load(fh)}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"--ledger {path}: not a ledger.json written by rfcheck verify --report ({exc})") from None
+
+
 def cmd_list(args: argparse.Namespace) -> int:
+    """Claims with a short statement and their last known verdict (from the stored ledger and,
+    for claims it lacks, ``-``); without ``--claims`` the stored ledger alone is read (fast)."""
+    from rich import box
     from rich.table import Table
 
-    from rfcheck.verify import select
+    known = _stored_verdicts(args.ledger)
+    if known and not args.claims:
+        rows = [(e["id"], e["paper"], e.get("statement", ""), e["verdict"]) for e in known.values()]
+    else:
+        from rfcheck.claims import load_claims
+        from rfcheck.verify import select
 
-    from rfcheck.claims import load_claims
-
-    for src in args.claims or []:
-        load_claims(src)
-    claims = select(papers=args.paper or [], all_=not args.paper)
-    t = Table(title=f"{len(claims)} registered claims")
+        for src in args.claims or []:
+            load_claims(src)
+        rows = [(c.id, c.paper, c.statement, known.get(c.id, {}).get("verdict", "-")) for c in select(all_=True)]
+    papers = {p.lower() for p in args.paper or []}
+    verdicts = {v.upper() for v in args.verdict or []}
+    unknown = papers - {r[1] for r in rows}
+    if unknown:
+        raise ValueError(f"no claims of paper {sorted(unknown)[0]!r}; papers: {', '.join(sorted({r[1] for r in rows}))}")
+    rows = [r for r in rows if (not papers or r[1] in papers) and (not verdicts or r[3] in verdicts)]
+    t = Table(title=f"{len(rows)} claims" + (f" (verdicts of {args.ledger})" if known else ""), box=box.SIMPLE)
     t.add_column("id", no_wrap=True)
-    t.add_column("source")
-    t.add_column("checks")
-    for c in claims:
-        t.add_row(c.id, _esc(c.source), _esc(", ".join(ch.name for ch in c.checks) or "-"))
+    t.add_column("verdict", no_wrap=True)
+    t.add_column("statement", no_wrap=True, overflow="ellipsis", max_width=90)
+    for cid, _, statement, verdict in rows:
+        style = _verdict_style(verdict)
+        t.add_row(cid, f"[{style}]{verdict}[/]" if style else _esc(verdict), _esc(" ".join(statement.split())))
     _console().print(t)
     return 0
 
@@ -196,6 +227,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             ids = [c.id for c in verify.select(args.claim or [], args.paper or [], args.all)]
         else:
             ids = pack_ids
+        if args.budget == "smoke":
+            con.print("budget smoke: a quick look (few points, 20,000 Monte Carlo trials); its verdicts may disagree "
+                      "with the default budget's")
         finished: list[str] = []
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=con, transient=not con.is_terminal) as prog:
@@ -207,6 +241,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 else:
                     finished.append(cid)
                     prog.advance(task)
+                    if not con.is_terminal:  # a log, not a progress bar: one line per finished claim
+                        print(f"[{len(finished)}/{len(ids)}] {cid}: {entry['verdict']} ({entry.get('elapsed_s', 0)} s"
+                              f"{', cached' if entry.get('cached') else ''})", flush=True)
                     if entry["verdict"] == "ERROR":
                         prog.console.print(f"[bold magenta]ERROR[/] {cid}: {_esc(entry['reason'])}")
 
@@ -242,6 +279,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.strict and any(e["verdict"] in failing for e in entries):
         return 1
     return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Claim-by-claim differences of two stored ledgers (exit 1 when any verdict moved)."""
+    from rfcheck import report
+
+    before, after = report.read_ledger(args.before), report.read_ledger(args.after)
+    rows = report.diff_ledgers(before, after)
+    print(report.format_diff(rows, len(before), len(after)))
+    return 1 if rows else 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -406,6 +453,13 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
                    "the other functions were swept")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line (``rfcheck: error: ...``), not the whole usage text."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -413,12 +467,16 @@ def build_parser() -> argparse.ArgumentParser:
         ver = version("rfcheck")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
         ver = "unknown"
-    p = argparse.ArgumentParser(prog="rfcheck", description="Verify formulas about random-feature estimators.")
+    p = _Parser(prog="rfcheck", description="Verify formulas about random-feature estimators.")
     p.add_argument("--version", action="version", version=f"rfcheck {ver}")
     sub = p.add_subparsers(dest="command", required=True)
 
     lp = sub.add_parser("list", help="show the registered claims")
-    lp.add_argument("--paper", action="append", help="only this paper (crt, darkformer, rfa, simrf, hrf)")
+    lp.add_argument("--paper", action="append", help="only this paper (crt, darkformer, rfa, simrf, hrf; repeatable)")
+    lp.add_argument("--verdict", action="append", type=str.upper,
+                    choices=["HOLDS", "REFUTED", "INCONCLUSIVE", "MIXED", "ERROR", "-"],
+                    help="only claims whose last known verdict is this (repeatable)")
+    lp.add_argument("--ledger", default=STORED_LEDGER, metavar="PATH", help="the stored ledger.json to read verdicts from")
     lp.add_argument("--claims", action="append", metavar="PACK", help="also your own claims (see verify --claims)")
     lp.set_defaults(func=cmd_list)
 
@@ -445,6 +503,11 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--update-readme", nargs="?", const="README.md", metavar="PATH",
                     help="rewrite the ledger block of README.md with this run's summary")
     vp.set_defaults(func=cmd_verify)
+
+    dp = sub.add_parser("diff", help="claim-by-claim differences of two stored ledgers (verdicts, deciding checks)")
+    dp.add_argument("before", help="a ledger.json of rfcheck verify --report, or a Markdown ledger table")
+    dp.add_argument("after", help="the same, after the change")
+    dp.set_defaults(func=cmd_diff)
 
     pp = sub.add_parser("plot", help="reproduce a paper figure into figures/")
     pp.add_argument("figure", nargs="*", help="one or more figures, e.g. crt-fig1")

@@ -18,7 +18,7 @@ from typing import Any
 
 from rfcheck.claims import PAPERS
 
-__all__ = ["counterexample_text", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
+__all__ = ["counterexample_text", "diff_ledgers", "format_diff", "read_ledger", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
 #: REFUTED under some reading of an ambiguous statement, HOLDS under another (a column only when
@@ -326,3 +326,57 @@ def update_readme(entries: list[dict[str, Any]], readme: str | Path, command: st
     block = (f"{README_START}\n\nProduced by `{command}`.\n\n{summary_markdown(entries)}\n\n"
              f"| claim | verdict | deciding reference |\n| --- | --- | --- |\n{rows}\n\n{README_END}")
     path.write_text(head + block + tail)
+
+
+def read_ledger(path: str | Path) -> dict[str, dict[str, Any]]:
+    """id -> ``{"verdict", "deciding_check", "readings"}`` of a stored ledger: a ``ledger.json``
+    written by ``rfcheck verify --report``, or a Markdown ledger table (``| `id` | verdict |
+    deciding reference |`` rows, as ``--update-readme`` wrote them)."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ValueError(f"cannot read the ledger {p}: {exc.strerror}") from None
+    if p.suffix == ".json":
+        try:
+            return {e["id"]: {"verdict": e["verdict"], "deciding_check": e["evidence"].get("deciding_check"),
+                              "readings": {r["name"]: r["verdict"] for r in e.get("readings") or ()}}
+                    for e in json.loads(text)}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{p}: not a ledger.json written by rfcheck verify --report ({exc})") from None
+    out = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[1] in VERDICTS + (MIXED, ERROR):
+            out[cells[0].strip("`")] = {"verdict": cells[1], "deciding_check": cells[2], "readings": {}}
+    if not out:
+        raise ValueError(f"{p}: no ledger rows found")
+    return out
+
+
+def diff_ledgers(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Claim by claim: every id whose verdict or deciding reference differs, or that exists on
+    one side only (``None`` there)."""
+    rows = []
+    for cid in sorted(set(before) | set(after)):
+        b, a = before.get(cid), after.get(cid)
+        if b is None or a is None or (b["verdict"], b["deciding_check"]) != (a["verdict"], a["deciding_check"]):
+            rows.append({"id": cid, "before": b, "after": a})
+    return rows
+
+
+def format_diff(rows: list[dict[str, Any]], n_before: int, n_after: int) -> str:
+    """The ledger diff as a Markdown table (or one line saying the ledgers agree)."""
+    head = f"{n_before} claims before, {n_after} after: "
+    if not rows:
+        return head + "every verdict and deciding reference unchanged."
+
+    def cell(x: dict[str, Any] | None) -> str:
+        if x is None:
+            return "(absent)"
+        r = ", ".join(f"{k}: {v}" for k, v in x.get("readings", {}).items())
+        return f"{x['verdict']} ({x['deciding_check']})" + (f"; readings {r}" if r else "")
+
+    lines = [head + f"{len(rows)} changed.", "", "| claim | before | after |", "| --- | --- | --- |"]
+    lines += [f"| `{r['id']}` | {cell(r['before'])} | {cell(r['after'])} |" for r in rows]
+    return "\n".join(lines)

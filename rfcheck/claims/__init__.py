@@ -244,8 +244,10 @@ def get(claim_id: str) -> Claim:
     """The registered claim ``claim_id`` (``ValueError`` naming near misses otherwise)."""
     load_all()
     if claim_id not in REGISTRY:
-        near = [k for k in REGISTRY if k.startswith(claim_id.split(".")[0] + ".")][:8]
-        hint = f"did you mean one of {', '.join(near)}?" if near else "`rfcheck list` shows the registered ids"
+        import difflib
+
+        near = difflib.get_close_matches(claim_id, list(REGISTRY), n=3, cutoff=0.75)
+        hint = f"did you mean {' or '.join(near)}?" if near else "`rfcheck list` shows the registered ids"
         raise ValueError(f"unknown claim id {claim_id!r}; {hint}")
     return REGISTRY[claim_id]
 
