@@ -18,7 +18,7 @@ from typing import Any
 
 from rfcheck.claims import PAPERS
 
-__all__ = ["counterexample_text", "diff_ledgers", "format_diff", "read_ledger", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
+__all__ = ["counterexample_text", "diff_ledgers", "format_diff", "read_ledger", "timing_markdown", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
 #: REFUTED under some reading of an ambiguous statement, HOLDS under another (a column only when
@@ -97,6 +97,18 @@ def counterexample_text(e: dict[str, Any]) -> str:
         lines.append(f"  correction: {e['correction']}")
     if e.get("reproduce_point"):
         lines.append(f"  reproduce: {e['reproduce_point']}")
+    return "\n".join(lines)
+
+
+def timing_markdown(entries: list[dict[str, Any]], top: int = 15) -> str:
+    """Where a run's time went: the total claim-seconds and the ``top`` slowest claims (each
+    entry's ``elapsed_s``, measured in the process that verified it; cached entries keep the
+    time of the run that computed them)."""
+    timed = sorted(((float(e.get("elapsed_s") or 0.0), e["id"]) for e in entries), reverse=True)
+    total = sum(t for t, _ in timed)
+    lines = [f"Claim-seconds: {total:.0f} over {len(entries)} claims; the slowest:", "",
+             "| claim | seconds | share |", "| --- | ---: | ---: |"]
+    lines += [f"| `{cid}` | {t:.1f} | {100 * t / total:.1f}% |" for t, cid in timed[:top] if total > 0]
     return "\n".join(lines)
 
 
@@ -284,7 +296,7 @@ def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: 
                 e["_plot"] = f"plots/{img.name}"
                 written.append(img)
         shown.append(e)
-    index = ["# rfcheck ledger", "", summary_markdown(entries), ""]
+    index = ["# rfcheck ledger", "", summary_markdown(entries), "", timing_markdown(entries), ""]
     index_html = ["<h1>rfcheck ledger</h1>", _summary_html(entries), "<ul>"]
     for paper in sorted({e["paper"] for e in entries}):
         ents = [e for e in entries if e["paper"] == paper]

@@ -65,3 +65,10 @@ def test_diff_names_every_changed_claim(tmp_path, capsys):
     assert "3 changed" in out and "| `crt.eq1` | REFUTED (quadrature) | MIXED (quadrature) |" in out
     assert "| `crt.eq2` | HOLDS (q) | (absent) |" in out
     assert main(["diff", str(a), str(a)]) == 0
+
+
+def test_report_index_says_where_the_time_went():
+    from rfcheck.report import timing_markdown
+
+    md = timing_markdown([{"id": "a.eq1", "elapsed_s": 30.0}, {"id": "a.eq2", "elapsed_s": 10.0}], top=1)
+    assert "Claim-seconds: 40 over 2 claims" in md and "| `a.eq1` | 30.0 | 75.0% |" in md and "a.eq2" not in md
