@@ -63,6 +63,7 @@ __all__ = [
     "Reading",
     "Real",
     "assert_verdict",
+    "claim_tests",
     "latex",
     "pair_domain",
     "pair_stats",
@@ -434,3 +435,46 @@ def assert_verdict(claim: Claim | str, expected: str, *, budget: str = "default"
     v = run_claim(c, budget=budget, seed=seed)
     if v.verdict != expected:
         raise AssertionError(f"{c.id}: {v.verdict}, expected {expected} ({v.reason}); reproduce: {v.reproduce()}")
+
+
+def claim_tests(pack: str, *, expect: dict[str, str] | None = None, budget: str = "default",
+                seed: int = 0) -> Callable[[str], None]:
+    """A pytest test with one case per claim of a claims pack: the pack's verdicts as a regression suite.
+
+    Parameters
+    ----------
+    pack : str
+        A claims file, module or installed pack (:func:`rfcheck.claims.load_claims`).
+    expect : dict, optional
+        Expected verdicts by claim id where they are not ``"HOLDS"`` (e.g. a transcription
+        known to be wrong: ``{"mypaper.eq2": "REFUTED"}``).
+    budget, seed : str, int
+        As for ``rfcheck verify``.
+
+    Returns
+    -------
+    callable
+        A test function parametrised over the pack's claim ids; assign it to a ``test_*`` name
+        in a test module::
+
+            from rfcheck.ledger import claim_tests
+            test_mypaper = claim_tests("mypaper_claims.py", expect={"mypaper.eq2": "REFUTED"})
+
+        A case fails with the claim's reason and reproduce command (:func:`assert_verdict`).
+    """
+    import pytest
+
+    from rfcheck.claims import load_claims
+
+    ids = load_claims(pack)
+    expect = dict(expect or {})
+    unknown = sorted(set(expect) - set(ids))
+    if unknown:
+        raise ValueError(f"expect names claims the pack {pack!r} does not declare: {unknown}")
+
+    @pytest.mark.parametrize("claim_id", ids)
+    def test_claim(claim_id: str) -> None:
+        assert_verdict(claim_id, expect.get(claim_id, "HOLDS"), budget=budget, seed=seed)
+
+    return test_claim
+
