@@ -128,8 +128,10 @@ def latex(text: str, symbols: dict[str, str] | None = None) -> Printed:
         if missing:
             raise ValueError(f"the LaTeX formula uses {missing}, which the point does not have (bind them with "
                              f"symbols=..., or add them to the domain)")
-        f = f_np if ctx is FP else f_mp
-        return f(*(p[a.name] for a in args))
+        if ctx is FP:
+            return f_np(*(p[a.name] for a in args))
+        # integers as mpmath numbers too: 1/k must not be a float64 division
+        return f_mp(*(mpmath.mpf(p[a.name]) if isinstance(p[a.name], int) else p[a.name] for a in args))
 
     printed.latex = text  # type: ignore[attr-defined]
     printed.expr = expr  # type: ignore[attr-defined]
@@ -176,6 +178,11 @@ def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
 class Paper:
     """A declared paper: its claims are registered through the methods below.
 
+    Declaring the same claim id again with another method (or the same one with another
+    ``name=``) adds a further, independent check to that claim -- e.g. Monte Carlo beside
+    quadrature; its verdict is the strongest check's, and "references disagree" when two
+    decided checks contradict each other.
+
     Claim ids may be given in full (``"mypaper.eq7"``) or without the paper prefix
     (``"eq7"``); kinds are those of the built-in ledger (``thm``, ``lem``, ``cor``, ``prop``,
     ``def``, ``eq``, ``fig``, ``tab``, ``text``, ``alg``), numbers as printed.
@@ -196,6 +203,16 @@ class Paper:
         statement = statement or " ".join(getattr(f, "latex", "") for f in printed).strip()
         full = self._id(cid)
         if reading is None:
+            if full in REGISTRY:  # a further check of a claim declared already (e.g. Monte Carlo beside quadrature)
+                c = REGISTRY[full]
+                clash = {ch.name for ch in c.checks} & {ch.name for ch in checks}
+                if c.readings or clash:
+                    raise ValueError(f"claim {full!r} is declared already" + (
+                        f" with a check named {sorted(clash)[0]!r}: give this one another name=" if clash else
+                        " with readings: declare this check as a reading"))
+                c.checks.extend(checks)
+                c.notes = " ".join([c.notes, *parsed]).strip()
+                return c
             return register(Claim(id=full, source=source, statement=statement, domain=domain, checks=checks,
                                   correction=correction, notes=notes))
         r = Reading(reading["name"], checks, reading.get("description", ""), reading.get("natural", False),
@@ -262,6 +279,7 @@ class Paper:
         return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
     def bound(self, cid: str, *, lhs: Printed, rhs: Printed, domain: Domain, relation: str = "<=",
+              err: Callable[[Point, int], Any] | None = None,
               source: str = "", statement: str = "", precision: str = "mpmath", name: str = "bound",
               max_points: int | None = None, correction: str | None = None, notes: str = "",
               requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
@@ -271,7 +289,9 @@ class Paper:
         (one of them is usually a closed form of the library or a reference).  The report's
         worst point is the largest ``(lhs - rhs) / tol``: above 1 a violation (REFUTED); at or
         below 0 the slack, in tolerances, where it holds (near 0: tight).  ``<`` and ``>`` are
-        checked as ``<=`` and ``>=`` (equality is within rounding).
+        checked as ``<=`` and ``>=`` (equality is within rounding).  ``err(p, dps)``: the error
+        bar of ``lhs - rhs`` where a side is computed approximately (quadrature, a truncated
+        series); without it both sides count as exact up to the evaluation's rounding.
         """
         if relation not in ("<=", ">=", "<", ">"):
             raise ValueError(f"relation must be one of <=, <, >=, >; got {relation!r}")
@@ -280,7 +300,8 @@ class Paper:
         def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
             lo, hi = (_eval(f, p, precision, budget.dps) for f in ((rhs, lhs) if flip else (lhs, rhs)))
             with mpmath.workdps(budget.dps):
-                return compare_inequality(p, lo, hi, 0, rtol=_rtol(precision, budget.dps))
+                e = mpmath.mpmathify(err(dict(p), budget.dps)) if err else 0
+                return compare_inequality(p, lo, hi, e, rtol=_rtol(precision, budget.dps))
 
         check = Check(name, 1, evaluate, max_points=max_points, description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",
                       requires=requires, labels=("lhs", "rhs") if flip else ("rhs", "lhs"))

@@ -206,3 +206,36 @@ def test_latex_printed_formulas_are_parsed_bound_and_shown():
         assert c.statement == "e^{-x^2}" and "parsed by sympy as: exp(-x**2)" in c.notes
     finally:
         REGISTRY.pop(c.id, None)
+
+
+def test_latex_divides_integer_parameters_at_the_working_precision():
+    from rfcheck.backends import MP
+    from rfcheck.ledger import latex
+
+    f = latex(r"1 + \frac{1}{k}")
+    with mpmath.workdps(40):
+        assert abs(f(MP, {"k": 12}) - (1 + mpmath.mpf(1) / 12)) < mpmath.mpf(10) ** -38
+
+
+def test_one_pack_under_two_spellings_loads_once(toy, monkeypatch):
+    monkeypatch.chdir(toy.parent)
+    ids = load_claims("toy_claims.py")
+    assert load_claims(str(toy)) == ids
+
+
+def test_a_second_declaration_adds_an_independent_check():
+    P = paper("twochecks", "two checks")
+    dom = Domain({"x": Real(0.5, 2.0)})
+    P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2),
+               reference=lambda p, dps: mpmath.exp(-mpmath.mpf(p["x"]) ** 2 / 2), domain=dom)
+    c = P.bound("eq1", lhs=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2), rhs=lambda ctx, p: 0.5, domain=dom,
+                err=lambda p, dps: mpmath.mpf(10) ** -20)
+    try:
+        assert [ch.name for ch in c.checks] == ["reference", "bound"]
+        v = verify.run_claim(c, budget="smoke")
+        # the equality holds, the (wrong) bound is refuted: the two decided checks contradict each other
+        assert v.verdict == "REFUTED" or "references disagree" in v.reason
+        with pytest.raises(ValueError, match="give this one another name="):
+            P.bound("eq1", lhs=lambda ctx, p: 0, rhs=lambda ctx, p: 1, domain=dom)
+    finally:
+        REGISTRY.pop(c.id, None)

@@ -283,11 +283,13 @@ def load_claims(source: str) -> list[str]:
     from importlib import import_module, util
     from importlib.metadata import entry_points
 
-    if source in _LOADED:
-        return _LOADED[source][0]
+    is_file = source.endswith(".py") or os.path.sep in source
+    key = os.path.realpath(source) if is_file else source  # one file under two spellings is one pack
+    if key in _LOADED:
+        return _LOADED[key][0]
     load_all()  # built-in ids first: a pack's claims must not collide with them
     before = set(REGISTRY)
-    if source.endswith(".py") or os.path.sep in source:
+    if is_file:
         path = os.path.abspath(source)
         if not os.path.isfile(path):
             raise ValueError(f"--claims {source}: no such file")
@@ -311,12 +313,17 @@ def load_claims(source: str) -> list[str]:
         raise ValueError(f"--claims {source}: registered no claim")
     for cid in ids:
         ORIGINS[cid] = source
-    _LOADED[source] = (ids, _digest(file))
+    _LOADED[key] = (ids, _digest(file))
     return ids
 
 
 def source_digest(claim_id: str) -> str:
     """A digest of the text of the pack that declared ``claim_id`` ("" for a built-in claim,
     whose code is part of the package version)."""
+    import os
+
     src = ORIGINS.get(claim_id)
-    return _LOADED[src][1] if src in _LOADED else ""
+    if src is None:
+        return ""
+    key = os.path.realpath(src) if src.endswith(".py") or os.path.sep in src else src
+    return _LOADED[key][1] if key in _LOADED else ""
