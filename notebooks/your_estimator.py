@@ -140,4 +140,5 @@ print(flawed)
 # ```
 #
 # Each raises `AssertionError` on a disagreement and `rfcheck.testing.Inconclusive`
-# (also an `AssertionError`) when the evidence is too weak to pass honestly.
+# (not an `AssertionError`: an undecided check is never counted as a refutation) when the
+# evidence is too weak to pass honestly.

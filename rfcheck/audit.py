@@ -17,7 +17,9 @@ runs, for every row index separately:
 and over the ensemble:
 
 * ``structure``: the claimed geometry exactly (``orthogonal``: directions in each block of
-  ``d`` rows orthonormal; ``simplex``: pairwise cosines ``-1/(d-1)``), to 1e-9;
+  ``d`` rows orthonormal; ``simplex``: pairwise cosines ``-1/(d-1)``), to rounding:
+  ``geometry_tol = GEOMETRY_ULPS * sqrt(d) * eps`` of the dtype the sampler returned
+  (float64: 1.8e-12 at d = 64; float32: 9.5e-4), overridable;
 * ``norm-independence``: norms of different rows uncorrelated (Fisher z);
 * ``unbiased``: the positive-feature estimator of ``exp(x.y)`` built on the sampler is
   unbiased at adversarial inputs (along coordinate axes, opposite, and random).
@@ -25,10 +27,17 @@ and over the ensemble:
 All statistical tests share one family-wise false-alarm level ``alpha`` (Bonferroni over
 every test run), so a correct sampler is flagged with probability at most ``alpha``.  The
 report states, per family, the smallest deviation each test could see (its power).
+
+Layout.  A sampler that returns its projections as columns (``(d, M)``, features ``x @ W``)
+instead of rows fails the shape check when ``M != d``; when ``M == d`` it passes it, so a
+refuted square sampler is audited once more with rows and columns swapped (the same draws):
+if the columns pass where the rows failed, the report says the sampler is likely transposed
+(``likely_transposed``) and how to adapt it (:func:`rfcheck.custom.columns`).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,15 +47,18 @@ from scipy import stats as sps
 from scipy.special import ndtr
 
 from rfcheck import rng as _rng
-from rfcheck.custom import Sampler, draw, resolve_sampler
+from rfcheck.custom import Sampler, draw, least_precise, resolve_sampler
 from rfcheck.stats import estimate_mean
 
-__all__ = ["AuditReport", "AuditTest", "audit_sampler"]
+__all__ = ["AuditReport", "AuditTest", "audit_sampler", "geometry_tolerance"]
 
 STRUCTURES = ("iid", "orthogonal", "simplex", None)
 _STRUCTURE_OF = {"iid": "iid", "orf": "orthogonal", "simrf": "simplex"}
-#: tolerance on exact geometric identities (cosines) -- rounding, not statistics
-GEOMETRY_TOL = 1e-9
+#: default tolerance on exact geometric identities (cosines), in units of ``sqrt(d) * eps``
+#: of the sampler's dtype -- rounding, not statistics.  Householder QR reaches about
+#: ``0.2 sqrt(d) eps``, modified Gram-Schmidt on Gaussian matrices up to about ``100 sqrt(d) eps``;
+#: a wrong geometry is off by cosines of order ``1/sqrt(d)``.
+GEOMETRY_ULPS = 1000
 #: extra batches of ensembles the unbiasedness test may draw before it reports INCONCLUSIVE
 MORE_DRAWS = 3
 
@@ -75,6 +87,10 @@ class AuditReport:
     structure: str | None
     alpha: float
     tests: list[AuditTest] = field(default_factory=list)
+    dtype: str = "float64"
+    geometry_tol: float | None = None
+    likely_transposed: bool = False
+    notes: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -90,22 +106,31 @@ class AuditReport:
 
     def __str__(self) -> str:
         lines = [f"audit of {self.sampler} (d={self.d}, M={self.M}, n={self.n}, structure={self.structure}, "
-                 f"family-wise alpha={self.alpha:g}): {self.verdict}"]
+                 f"{self.dtype}, family-wise alpha={self.alpha:g}): {self.verdict}"]
         for t in self.tests:
             mark = "ok  " if t.passed and t.decided else ("??  " if t.passed else "FAIL")
             what = f"max error {t.worst:.2g}" if t.name == "structure" else f"min p {t.worst:.2g}"
             lines.append(f"  {mark} {t.name:<18} {t.n_tests:>6} tests, {what} at {t.where}; {t.power}")
+        lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
 
 def _ks_pvalues(samples: np.ndarray, cdf: Any) -> np.ndarray:
-    """One-sample KS p-values for each column of ``samples`` (n, k) against ``cdf``."""
+    """One-sample KS p-values for the columns of ``samples`` (n, k) against ``cdf``.
+
+    Only the family's smallest p-value is used (its Bonferroni test and its report), and the
+    KS p-value falls as the statistic grows, so only the column with the largest statistic
+    gets its exact p-value; the others are set to 1.
+    """
     n = samples.shape[0]
-    s = np.sort(samples, axis=0)
+    s = np.sort(np.ascontiguousarray(samples.T), axis=1)  # (k, n): contiguous rows sort fast
     f = cdf(s)
-    i = np.arange(1, n + 1)[:, None]
-    dstat = np.maximum(np.max(i / n - f, axis=0), np.max(f - (i - 1) / n, axis=0))
-    return sps.kstwo.sf(dstat, n)
+    i = np.arange(1, n + 1)
+    dstat = np.maximum(np.max(i / n - f, axis=1), np.max(f - (i - 1) / n, axis=1))
+    p = np.ones(dstat.size)
+    k = int(np.argmax(dstat))
+    p[k] = sps.kstwo.sf(dstat[k], n)
+    return p
 
 
 def _z_pvalues(z: np.ndarray) -> np.ndarray:
@@ -127,6 +152,16 @@ def _where(idx: int, labels: list[str]) -> str:
     return labels[idx] if labels else str(idx)
 
 
+def geometry_tolerance(d: int, dtype: Any = np.float64) -> float:
+    """The default tolerance of the ``structure`` test: ``GEOMETRY_ULPS * sqrt(d) * eps``.
+
+    ``eps`` is the machine epsilon of ``dtype`` (the dtype the sampler returned; complex and
+    non-floating dtypes as in :func:`rfcheck.custom.least_precise`): float64 gives 1.8e-12
+    at d = 64, float32 9.5e-4.
+    """
+    return GEOMETRY_ULPS * math.sqrt(d) * float(np.finfo(least_precise(dtype)).eps)
+
+
 def audit_sampler(
     sampler: str | Sampler,
     d: int,
@@ -137,6 +172,8 @@ def audit_sampler(
     alpha: float = 1e-3,
     seed: int = 0,
     radius: float = 0.35,
+    geometry_tol: float | None = None,
+    check_layout: bool = True,
 ) -> AuditReport:
     """Check the properties the random-feature theory assumes of ``sampler``.
 
@@ -144,7 +181,8 @@ def audit_sampler(
     ----------
     sampler : str or callable
         A built-in coupling name or ``sampler(rng, n, M, d) -> (n, M, d)`` (see
-        :mod:`rfcheck.custom`; :func:`rfcheck.custom.per_draw` adapts one-ensemble samplers).
+        :mod:`rfcheck.custom`; :func:`rfcheck.custom.per_draw` adapts one-ensemble samplers,
+        :func:`rfcheck.custom.columns` samplers that return projections as columns).
     d, M : int
         Dimension and rows per ensemble (``M`` defaults to ``d``).
     structure : {"iid", "orthogonal", "simplex", None, "infer"}
@@ -159,6 +197,19 @@ def audit_sampler(
         Seed of the NumPy generator handed to the sampler.
     radius : float
         Norm of the adversarial inputs of the unbiasedness test.
+    geometry_tol : float, optional
+        Largest rounding error the ``structure`` test accepts in a cosine.  Default
+        :func:`geometry_tolerance` ``(d, dtype)``: ``GEOMETRY_ULPS * sqrt(d) * eps`` of the
+        dtype the sampler returned, so a float32 sampler is held to float32 rounding.
+    check_layout : bool
+        When ``M == d`` and the audit refutes, audit the same draws with rows and columns
+        swapped and report a likely transposition (default True).
+
+    Returns
+    -------
+    AuditReport
+        ``verdict`` HOLDS / REFUTED / INCONCLUSIVE, one :class:`AuditTest` per family, the
+        sampler's dtype and the geometry tolerance used, and notes (a likely transposition).
     """
     if not (isinstance(d, int | np.integer) and d >= 2):
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -173,11 +224,39 @@ def audit_sampler(
         structure = _STRUCTURE_OF.get(sampler) if isinstance(sampler, str) else None
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}; got {structure!r}")
-    name = sampler if isinstance(sampler, str) else getattr(sampler, "__name__", "sampler")
+    if geometry_tol is not None and not (math.isfinite(geometry_tol) and geometry_tol >= 0):
+        raise ValueError(f"geometry_tol must be finite and >= 0; got {geometry_tol!r}")
+    name = str(sampler if isinstance(sampler, str) else getattr(sampler, "__name__", "sampler"))
     s = resolve_sampler(sampler)
     rng = np.random.default_rng(_rng.seed_key(seed))
-    W = draw(s, rng, n, M, d)  # (n, M, d)
-    report = AuditReport(str(name), int(d), int(M), int(n), structure, alpha)
+    W = draw(s, rng, n, M, d)  # (n, M, d), in the sampler's own dtype
+    after_draw = copy.deepcopy(rng.bit_generator.state)
+    args = (name, int(d), int(M), int(n), structure, alpha, radius, geometry_tol)
+    report = _audit(W, s, rng, *args)
+    if check_layout and M == d and report.verdict == "REFUTED":
+
+        def swapped(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
+            return np.swapaxes(draw(s, rng, n, M, d), 1, 2)
+
+        rng.bit_generator.state = after_draw  # the same draws, and the same random directions and inputs
+        cols = _audit(np.swapaxes(W, 1, 2), swapped, rng, *args)
+        if cols.verdict != "REFUTED":
+            report.likely_transposed = True
+            report.notes.append(
+                f"rows fail ({', '.join(t.name for t in report.failures)}) but the columns of the same draws "
+                f"pass ({cols.verdict}): the sampler likely returns projections as columns (d, M); wrap it with "
+                "rfcheck.custom.columns(sampler) or custom.per_draw(fn, layout='columns')")
+    return report
+
+
+def _audit(W_raw: np.ndarray, s: Sampler, rng: np.random.Generator, name: str, d: int, M: int, n: int,
+           structure: str | None, alpha: float, radius: float, geometry_tol: float | None) -> AuditReport:
+    """The audit of the draws ``W_raw`` (n, M, d); ``s`` and ``rng`` draw more where needed."""
+    dtype = least_precise(W_raw.dtype)
+    W = W_raw.astype(float, copy=False)  # statistics in float64; the tolerance follows the sampler's dtype
+    tol = geometry_tolerance(d, dtype) if geometry_tol is None else float(geometry_tol)
+    report = AuditReport(name, d, M, n, structure, alpha, dtype=dtype.name,
+                         geometry_tol=tol if structure in ("orthogonal", "simplex") else None)
 
     # -- statistics: collect p-value families first, then apply one Bonferroni level --------
     fams: list[tuple[str, np.ndarray, list[str], str]] = []
@@ -200,7 +279,8 @@ def audit_sampler(
                  [f"row {i}, coordinates ({a}, {b})" for i in range(M) for a, b in zip(*iu, strict=True)],
                  "E w_j w_k = 0"))
     norms = np.sqrt(sq)
-    u2 = (W / norms[..., None]) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero row (the norm test flags it): no direction
+        u2 = (W / norms[..., None]) ** 2
     fams.append(("norm-direction", _fisher_pvalues(np.repeat(norms, d, axis=1), u2.reshape(n, -1)),
                  [f"row {i}, coordinate {j}" for i in range(M) for j in range(d)], "corr(|w|, u_j^2) = 0"))
     if M >= 2:
@@ -213,7 +293,7 @@ def audit_sampler(
     for _ in range(MORE_DRAWS):
         if all(estimate_mean(np.concatenate(v)).trustworthy for v in vals):
             break
-        W2 = draw(s, rng, n, M, d)
+        W2 = draw(s, rng, n, M, d).astype(float)
         for v, (_, x, y) in zip(vals, inputs, strict=True):
             v.append(np.exp(W2 @ (x + y) - (x @ x + y @ y) / 2).mean(axis=1))
     ub_p, ub_labels, ub_undecided = [], [], []
@@ -249,7 +329,7 @@ def audit_sampler(
                                       bool(p[k] >= level), power[fam],
                                       decided=not (fam == "unbiased" and ub_undecided)))
     if structure in ("orthogonal", "simplex"):
-        report.tests.append(_structure_test(W, structure))
+        report.tests.append(_structure_test(W, structure, tol, dtype.name))
     return report
 
 
@@ -264,18 +344,20 @@ def _adversarial_inputs(d: int, r: float, rng: np.random.Generator) -> list[tupl
     return out
 
 
-def _structure_test(W: np.ndarray, structure: str) -> AuditTest:
+def _structure_test(W: np.ndarray, structure: str, tol: float, dtype: str) -> AuditTest:
     n, M, d = W.shape
-    U = W / np.linalg.norm(W, axis=2, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        U = W / np.linalg.norm(W, axis=2, keepdims=True)
     want = np.eye(d) if structure == "orthogonal" else np.full((d, d), -1.0 / (d - 1)) + (d / (d - 1)) * np.eye(d)
     worst, where = 0.0, "-"
     for b in range(-(-M // d)):
         blk = U[:, b * d:(b + 1) * d]
         k = blk.shape[1]
         err = np.abs(blk @ np.swapaxes(blk, 1, 2) - want[:k, :k])
+        err[~np.isfinite(err)] = np.inf  # a zero row has no direction: the geometry fails
         i = int(np.argmax(err))
         if err.flat[i] > worst:
             t, a, c = np.unravel_index(i, err.shape)
             worst, where = float(err.flat[i]), f"draw {t}, rows {b * d + a}, {b * d + c}"
-    return AuditTest("structure", n * -(-M // d), worst, f"{where} [{structure} cosines]", worst <= GEOMETRY_TOL,
-                     f"exact to {GEOMETRY_TOL:g}")
+    return AuditTest("structure", n * -(-M // d), worst, f"{where} [{structure} cosines]", worst <= tol,
+                     f"exact to {tol:.2g} ({dtype} rounding: {GEOMETRY_ULPS} sqrt(d) eps, or geometry_tol)")

@@ -105,6 +105,7 @@ def _hrf_lem32(p: dict[str, Any], *, sign: int = -1, shift: int = 0) -> Any:
     return q * (q + sign * q / n + mpmath.mpf(1) / n)
 
 
+#: the planted errors of the power study, each a :class:`Mutant` of a registered true formula
 MUTANTS: list[Mutant] = [
     Mutant("trig: 1/2 dropped", "dropped constant", "crt.text-trig-variance", lambda p: (1 - _k2(p)) ** 2),
     Mutant("trig: outer square -> power 1", "wrong power", "crt.text-trig-variance", lambda p: (1 - _k2(p)) / 2),

@@ -179,7 +179,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     verdicts = {v.upper() for v in args.verdict or []}
     unknown = papers - {r[1] for r in rows}
     if unknown:
-        raise ValueError(f"no claims of paper {sorted(unknown)[0]!r}; papers: {', '.join(sorted({r[1] for r in rows}))}")
+        have = ", ".join(sorted({r[1] for r in rows}))
+        raise ValueError(f"no claims of paper {sorted(unknown)[0]!r}; papers: {have}")
     rows = [r for r in rows if (not papers or r[1] in papers) and (not verdicts or r[3] in verdicts)]
     t = Table(title=f"{len(rows)} claims" + (f" (verdicts of {args.ledger})" if known else ""), box=box.SIMPLE)
     t.add_column("id", no_wrap=True)
@@ -197,7 +198,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from rfcheck import report, verify
-
     from rfcheck.claims import load_claims
 
     con = _console()
@@ -386,7 +386,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    import json
 
     from rfcheck import calibrate
 
@@ -476,7 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
     lp.add_argument("--verdict", action="append", type=str.upper,
                     choices=["HOLDS", "REFUTED", "INCONCLUSIVE", "MIXED", "ERROR", "-"],
                     help="only claims whose last known verdict is this (repeatable)")
-    lp.add_argument("--ledger", default=STORED_LEDGER, metavar="PATH", help="the stored ledger.json to read verdicts from")
+    lp.add_argument("--ledger", default=STORED_LEDGER, metavar="PATH",
+                    help="the stored ledger.json to read verdicts from")
     lp.add_argument("--claims", action="append", metavar="PACK", help="also your own claims (see verify --claims)")
     lp.set_defaults(func=cmd_list)
 

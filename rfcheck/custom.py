@@ -12,27 +12,94 @@ vectorised over the leading axes: ``f1(W, x)`` receives ``W`` of shape ``(..., M
 names of the built-in couplings (``"iid"``, ``"orf"``, ``"simrf"``) are accepted wherever
 a sampler is.  :func:`antithetic` turns any sampler into one with antithetic pairs.
 
+Layouts.  Third-party samplers often return the projections as *columns* (``(d, M)``,
+features ``x @ W``, scikit-learn's convention) rather than rows; :func:`per_draw` with
+``layout="columns"`` and :func:`columns` adapt them.  A transposed sampler is caught by the
+shape check when ``M != d`` (the error says so) and, when ``M == d``, by the audit
+(:func:`rfcheck.audit.audit_sampler` compares the statistics of rows and columns).
+
+Auxiliary random variables.  Feature maps may take random inputs besides the projections --
+the phase ``b ~ U[0, 2 pi)`` of random Fourier features, random signs, a random scale --
+declared with their distribution (:class:`Aux`, with :func:`uniform`, :func:`normal`,
+:func:`rademacher`, :func:`chi`); the feature maps receive them as keyword arguments::
+
+    rff = lambda W, x, b: np.sqrt(2) * np.cos(W @ x + b)
+    est = Estimator(rff, rff, kernel, "iid", aux=[Aux("b", uniform(0, 2 * np.pi))])
+
+They are drawn from the same seeded stream as the projections (right after them, chunk by
+chunk), so a seed reproduces every number.
+
+Precision.  Projections keep the floating dtype the sampler returned (float32 stays
+float32; anything else becomes float64), so a float32 implementation is exercised as it
+runs; :meth:`BoundEstimator.trials` reports the dtype the user's code computed in, from
+which :mod:`rfcheck.testing` and :mod:`rfcheck.audit` derive their rounding tolerances.
+
 The checks live in :mod:`rfcheck.testing` (pytest helpers, :func:`rfcheck.testing.check_estimator`)
 and :mod:`rfcheck.audit` (properties of a sampler).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 
 from rfcheck import rng as _rng
 
-__all__ = ["BoundEstimator", "Estimator", "Sampler", "antithetic", "builtin_sampler", "per_draw", "resolve_sampler"]
+__all__ = [
+    "Aux",
+    "AuxDistribution",
+    "BoundEstimator",
+    "Estimator",
+    "Sampler",
+    "Trials",
+    "antithetic",
+    "builtin_sampler",
+    "chi",
+    "columns",
+    "draw",
+    "least_precise",
+    "normal",
+    "per_draw",
+    "rademacher",
+    "resolve_sampler",
+    "uniform",
+]
 
 Sampler = Callable[[np.random.Generator, int, int, int], np.ndarray]
-FeatureMap = Callable[[np.ndarray, np.ndarray], np.ndarray]
+FeatureMap = Callable[..., np.ndarray]
+#: ``draw(rng, shape) -> array`` of auxiliary random variables
+AuxSampler = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
 
 #: ensembles drawn per call of a sampler (bounds memory to about 2**21 numbers)
 _CHUNK_NUMBERS = 1 << 21
+
+
+#: floating dtypes kept as returned by a sampler; anything else is converted to float64
+_KEPT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def least_precise(*dtypes: Any) -> np.dtype:
+    """The real floating dtype with the largest machine epsilon among ``dtypes``.
+
+    Complex dtypes count as their real part (``complex64`` -> ``float32``); non-floating
+    ones (integers, objects) as float64.  Used to decide which rounding the user's code
+    incurred: the tolerances of :mod:`rfcheck.testing` and :mod:`rfcheck.audit` are
+    multiples of ``np.finfo(least_precise(...)).eps``.
+    """
+    best = np.dtype(np.float64)
+    for dt in dtypes:
+        dt = np.dtype(dt)
+        if dt.kind == "c":
+            dt = np.dtype(dt.char.lower()) if dt.char in "FDG" else np.dtype(np.float64)
+        if dt.kind != "f":
+            continue
+        if np.finfo(dt).eps > np.finfo(best).eps:
+            best = dt
+    return best
 
 
 def builtin_sampler(name: str) -> Sampler:
@@ -50,13 +117,50 @@ def builtin_sampler(name: str) -> Sampler:
     return sample
 
 
-def per_draw(fn: Callable[[np.random.Generator, int, int], np.ndarray]) -> Sampler:
-    """Adapt a one-ensemble sampler ``fn(rng, M, d) -> (M, d)`` to the batched protocol."""
+def _keep_float(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype in _KEPT_DTYPES else a.astype(float)
+
+
+def per_draw(fn: Callable[[np.random.Generator, int, int], np.ndarray],
+             layout: Literal["rows", "columns"] = "rows") -> Sampler:
+    """Adapt a one-ensemble sampler ``fn(rng, M, d)`` to the batched protocol.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(rng, M, d)`` returning one ensemble: ``(M, d)`` (rows are projections) or, with
+        ``layout="columns"``, ``(d, M)`` (columns are projections, features ``x @ W``, as in
+        scikit-learn's ``RBFSampler.random_weights_``).
+    layout : {"rows", "columns"}
+        Which axis of ``fn``'s output indexes the projections.
+
+    Returns
+    -------
+    Sampler
+        ``sample(rng, n, M, d) -> (n, M, d)``; a float32 ensemble stays float32.
+    """
+    if layout not in ("rows", "columns"):
+        raise ValueError(f"layout must be 'rows' or 'columns'; got {layout!r}")
 
     def sample(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
-        return np.stack([np.asarray(fn(rng, M, d), dtype=float) for _ in range(n)])
+        out = [np.asarray(fn(rng, M, d)) for _ in range(n)]
+        if layout == "columns":
+            out = [a.T for a in out]
+        return _keep_float(np.stack(out))
 
     sample.__name__ = getattr(fn, "__name__", "per_draw")
+    return sample
+
+
+def columns(sampler: Sampler) -> Sampler:
+    """Adapt a batched sampler that returns projections as columns, ``(n, d, M)``, to the
+    rows protocol ``(n, M, d)`` (for one-ensemble samplers use ``per_draw(fn, "columns")``)."""
+    base = resolve_sampler(sampler)
+
+    def sample(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
+        return np.swapaxes(np.asarray(base(rng, n, M, d)), -1, -2)
+
+    sample.__name__ = f"columns_{getattr(base, '__name__', 'sampler')}"
     return sample
 
 
@@ -80,7 +184,7 @@ def antithetic(sampler: str | Sampler) -> Sampler:
 
     def sample(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
         half = draw(base, rng, n, (M + 1) // 2, d)
-        out = np.empty((n, 2 * half.shape[1], d))
+        out = np.empty((n, 2 * half.shape[1], d), dtype=half.dtype)
         out[:, 0::2] = half
         out[:, 1::2] = -half
         return out[:, :M]
@@ -90,31 +194,184 @@ def antithetic(sampler: str | Sampler) -> Sampler:
 
 
 def draw(sampler: Sampler, rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
-    """Call ``sampler`` and check what it returned (shape ``(n, M, d)``, finite reals)."""
+    """Call ``sampler`` and check what it returned (shape ``(n, M, d)``, finite reals).
+
+    float16, float32 and float64 arrays are returned in their own dtype (the precision the
+    sampler works in is part of what is audited); other dtypes are converted to float64.
+    A result of shape ``(n, d, M)`` with ``M != d`` is reported as a likely transposition.
+    """
     W = np.asarray(sampler(rng, n, M, d))
     if W.shape != (n, M, d):
+        hint = ""
+        if W.shape == (n, d, M):
+            hint = (": it looks like projections as columns (n, d, M); wrap the sampler with "
+                    "rfcheck.custom.columns(...) or per_draw(fn, layout='columns')")
         raise ValueError(f"sampler {getattr(sampler, '__name__', sampler)!r} returned shape {W.shape}; "
-                         f"expected (n, M, d) = {(n, M, d)}")
+                         f"expected (n, M, d) = {(n, M, d)}{hint}")
     if np.iscomplexobj(W) or not np.all(np.isfinite(W)):
         raise ValueError("sampler returned non-finite or complex projections")
-    return W.astype(float, copy=False)
+    return _keep_float(W)
+
+
+# -- auxiliary random variables --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuxDistribution:
+    """A named distribution of auxiliary random variables.
+
+    Attributes
+    ----------
+    name : str
+        For reports, e.g. ``"U[0, 6.28319)"``.
+    sample : callable
+        ``sample(rng, shape) -> array`` drawing from the NumPy ``Generator`` ``rng``.
+    """
+
+    name: str
+    sample: AuxSampler
+
+    def __call__(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return self.sample(rng, shape)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def uniform(low: float = 0.0, high: float = 1.0) -> AuxDistribution:
+    """``U[low, high)``, e.g. ``uniform(0, 2 * np.pi)`` for the phase of random Fourier features."""
+    low, high = float(low), float(high)
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"uniform needs finite low < high; got {low}, {high}")
+    return AuxDistribution(f"U[{low:g}, {high:g})", lambda rng, shape: rng.uniform(low, high, shape))
+
+
+def normal(loc: float = 0.0, scale: float = 1.0) -> AuxDistribution:
+    """``N(loc, scale^2)``."""
+    loc, scale = float(loc), float(scale)
+    if not (np.isfinite(loc) and np.isfinite(scale) and scale > 0):
+        raise ValueError(f"normal needs a finite loc and scale > 0; got {loc}, {scale}")
+    return AuxDistribution(f"N({loc:g}, {scale:g}^2)", lambda rng, shape: rng.normal(loc, scale, shape))
+
+
+def rademacher() -> AuxDistribution:
+    """Random signs, ``+1`` or ``-1`` with probability 1/2 each (float64)."""
+    return AuxDistribution("Rademacher", lambda rng, shape: 2.0 * rng.integers(0, 2, shape) - 1.0)
+
+
+def chi(df: float) -> AuxDistribution:
+    """The chi distribution with ``df`` degrees of freedom (the norm of an ``N(0, I_df)`` vector)."""
+    df = float(df)
+    if not (np.isfinite(df) and df > 0):
+        raise ValueError(f"chi needs df > 0; got {df}")
+    return AuxDistribution(f"chi_{df:g}", lambda rng, shape: np.sqrt(rng.chisquare(df, shape)))
+
+
+@dataclass(frozen=True)
+class Aux:
+    """An auxiliary random input of the feature maps, declared with its distribution.
+
+    Attributes
+    ----------
+    name : str
+        The keyword under which the feature maps receive the values (a Python identifier,
+        not ``W`` or ``x``).
+    dist : AuxDistribution or callable or scipy distribution
+        ``dist(rng, shape) -> array`` (e.g. :func:`uniform`, :func:`rademacher`), or a frozen
+        ``scipy.stats`` distribution (drawn with ``dist.rvs(size=shape, random_state=rng)``).
+    per : {"feature", "ensemble"}
+        ``"feature"``: one independent value per projection, an array of shape
+        ``(..., M) + shape`` aligned with ``W``'s ``(..., M)``; ``"ensemble"``: one value per
+        ensemble, shape ``(..., 1) + shape`` (broadcasts over the ``M`` features).
+    shape : tuple of int
+        Trailing shape of one value (default scalar).
+    """
+
+    name: str
+    dist: Any
+    per: Literal["feature", "ensemble"] = "feature"
+    shape: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.name, str) and self.name.isidentifier()) or self.name in ("W", "x"):
+            raise ValueError(f"an Aux name must be a Python identifier other than 'W' and 'x'; got {self.name!r}")
+        if self.per not in ("feature", "ensemble"):
+            raise ValueError(f"per must be 'feature' or 'ensemble'; got {self.per!r}")
+        if not (hasattr(self.dist, "rvs") or callable(self.dist)):
+            raise ValueError(f"Aux {self.name!r}: dist must be callable (rng, shape) -> array or have .rvs")
+        object.__setattr__(self, "shape", tuple(int(k) for k in self.shape))
+
+    def draw(self, rng: np.random.Generator, n: int, M: int) -> np.ndarray:
+        """Values for ``n`` ensembles of ``M`` features, checked (finite reals of the right shape)."""
+        shape = ((n, M) if self.per == "feature" else (n, 1)) + self.shape
+        if hasattr(self.dist, "rvs"):
+            v = np.asarray(self.dist.rvs(size=shape, random_state=rng))
+        else:
+            v = np.asarray(self.dist(rng, shape))
+        if v.shape != shape:
+            raise ValueError(f"Aux {self.name!r} returned shape {v.shape}; expected {shape}")
+        if np.iscomplexobj(v) or not np.all(np.isfinite(v)):
+            raise ValueError(f"Aux {self.name!r} returned non-finite or complex values")
+        return _keep_float(v)
+
+
+def _as_aux(aux: Any) -> tuple[Aux, ...]:
+    if aux is None:
+        return ()
+    if isinstance(aux, Aux):
+        return (aux,)
+    if isinstance(aux, Mapping):
+        out = tuple(a if isinstance(a, Aux) and a.name == k else Aux(k, a) for k, a in aux.items())
+    elif isinstance(aux, Iterable) and not isinstance(aux, str):
+        out = tuple(aux)
+    else:
+        raise ValueError(f"aux must be Aux objects or a mapping name -> distribution; got {aux!r}")
+    if not all(isinstance(a, Aux) for a in out):
+        raise ValueError("aux must be rfcheck.custom.Aux objects (or a mapping name -> distribution)")
+    names = [a.name for a in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Aux names must be distinct; got {names}")
+    return out
+
+
+def _accepted(fn: Callable[..., Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The auxiliary names ``fn`` takes as keywords (all of them if it takes ``**kwargs`` or
+    its signature cannot be read)."""
+    if not names:
+        return ()
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return names
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return names
+    ok = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+    return tuple(k for k in names if k in ok)
+
+
+# -- estimators -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Estimator:
-    """A random-feature estimator ``(1/M) sum_m Re f1(w_m, x) f2(w_m, y)``.
+    """A random-feature estimator ``(1/M) sum_m Re f1(w_m, x, **aux_m) f2(w_m, y, **aux_m)``.
 
     Attributes
     ----------
     f1, f2 : callable
-        ``f(W, x)`` with ``W`` of shape ``(..., M, d)``, ``x`` of shape ``(d,)``, returning
-        ``(..., M)`` (real or complex).
+        ``f(W, x, **aux)`` with ``W`` of shape ``(..., M, d)``, ``x`` of shape ``(d,)``,
+        returning ``(..., M)`` (real or complex).  Each receives, as keyword arguments, the
+        auxiliary variables its signature names (all of them if it takes ``**kwargs``).
     kernel : callable
         ``kernel(x, y) -> float``, the value the estimator is meant to be unbiased for.
     sampler : str or callable
         A built-in coupling name or a :data:`Sampler`.
     name : str
         For reports.
+    aux : sequence of Aux, or mapping name -> distribution
+        Auxiliary random variables besides the projections (default none), e.g.
+        ``[Aux("b", uniform(0, 2 * np.pi))]`` or ``{"b": uniform(0, 2 * np.pi)}``.  Drawn
+        from the same seeded generator as the projections, after them.
     """
 
     f1: FeatureMap
@@ -122,6 +379,16 @@ class Estimator:
     kernel: Callable[[np.ndarray, np.ndarray], float]
     sampler: str | Sampler = "iid"
     name: str = "custom"
+    aux: tuple[Aux, ...] | Iterable[Aux] | Mapping[str, Any] = field(default=())
+
+    def __post_init__(self) -> None:
+        aux = _as_aux(self.aux)
+        object.__setattr__(self, "aux", aux)
+        names = tuple(a.name for a in aux)
+        unused = set(names) - set(_accepted(self.f1, names)) - set(_accepted(self.f2, names))
+        if unused:
+            raise ValueError(f"auxiliary variables {sorted(unused)} are taken by neither feature map "
+                             "(name them as keyword parameters of f1 or f2)")
 
     def at(self, x: Any, y: Any) -> BoundEstimator:
         """The estimator at one input pair."""
@@ -132,6 +399,23 @@ class Estimator:
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
             raise ValueError("x and y must be finite")
         return BoundEstimator(self, x, y)
+
+
+@dataclass(frozen=True)
+class Trials:
+    """Trial values of an estimate and the floating dtype the user's code computed them in.
+
+    Attributes
+    ----------
+    values : ndarray
+        ``(n_trials,)`` float64 values of the ``m``-feature estimate.
+    dtype : numpy.dtype
+        The least precise real dtype among the sampler's projections and the feature maps'
+        outputs (see :func:`least_precise`), e.g. ``float32`` for a float32 implementation.
+    """
+
+    values: np.ndarray
+    dtype: np.dtype
 
 
 @dataclass(frozen=True)
@@ -149,22 +433,34 @@ class BoundEstimator:
     def replicas(self, m: int, n_trials: int, *, seed: int = 0, sampler: str | Sampler | None = None) -> np.ndarray:
         """``n_trials`` independent values of the ``m``-feature estimate (seeded; same seed,
         same numbers).  ``sampler`` overrides the estimator's own."""
+        return self.trials(m, n_trials, seed=seed, sampler=sampler).values
+
+    def trials(self, m: int, n_trials: int, *, seed: int = 0, sampler: str | Sampler | None = None) -> Trials:
+        """As :meth:`replicas`, with the dtype the user's code computed in (:class:`Trials`)."""
         if not (isinstance(m, int | np.integer) and m >= 1):
             raise ValueError(f"m must be a positive integer; got {m!r}")
         if not (isinstance(n_trials, int | np.integer) and n_trials >= 2):
             raise ValueError(f"n_trials must be an integer >= 2; got {n_trials!r}")
-        s = resolve_sampler(self.estimator.sampler if sampler is None else sampler)
+        est = self.estimator
+        s = resolve_sampler(est.sampler if sampler is None else sampler)
         rng = np.random.default_rng(_rng.seed_key(seed))
+        names = tuple(a.name for a in est.aux)
+        take1, take2 = _accepted(est.f1, names), _accepted(est.f2, names)
         d = self.x.size
         out = np.empty(n_trials)
+        dtypes: list[np.dtype] = []
         chunk = max(1, min(n_trials, _CHUNK_NUMBERS // (m * d)))
         for start in range(0, n_trials, chunk):
             n = min(chunk, n_trials - start)
             W = draw(s, rng, n, m, d)
-            a = np.asarray(self.estimator.f1(W, self.x))
-            b = np.asarray(self.estimator.f2(W, self.y))
+            extra = {a.name: a.draw(rng, n, m) for a in est.aux}
+            a = np.asarray(est.f1(W, self.x, **{k: extra[k] for k in take1}))
+            b = np.asarray(est.f2(W, self.y, **{k: extra[k] for k in take2}))
             if a.shape != (n, m) or b.shape != (n, m):
                 raise ValueError(f"feature maps returned shapes {a.shape}, {b.shape} for W of shape {W.shape}; "
                                  f"expected {(n, m)} each")
-            out[start:start + n] = np.real(a * b).mean(axis=1)
-        return out
+            prod = np.real(a * b)
+            if not dtypes:
+                dtypes = [W.dtype, a.dtype, b.dtype, prod.dtype]
+            out[start:start + n] = prod.mean(axis=1)
+        return Trials(out, least_precise(*dtypes))

@@ -303,7 +303,8 @@ class Paper:
                 e = mpmath.mpmathify(err(dict(p), budget.dps)) if err else 0
                 return compare_inequality(p, lo, hi, e, rtol=_rtol(precision, budget.dps))
 
-        check = Check(name, 1, evaluate, max_points=max_points, description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",
+        check = Check(name, 1, evaluate, max_points=max_points,
+                      description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",
                       requires=requires, labels=("lhs", "rhs") if flip else ("rhs", "lhs"))
         return self._register(cid, source, statement, domain, [check], correction, notes, (lhs, rhs), reading)
 
@@ -352,7 +353,8 @@ class Paper:
     def ordering(self, cid: str, *, domain: Domain, simulate_pair: Callable[[Point, int, int],
                  tuple[np.ndarray, np.ndarray, float]] | None = None, mse_a: Printed | None = None,
                  mse_b: Printed | None = None, source: str = "", statement: str = "",
-                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (),
+                 reading: dict[str, Any] | None = None) -> Claim:
         """An ordering of two estimators, ``MSE(A) <= MSE(B)``, over ``domain``.
 
         Parameters
@@ -404,7 +406,8 @@ class Paper:
     def variance(self, cid: str, *, printed: Printed,
                  simulate: Callable[[Point, int, int], tuple[np.ndarray, float]], domain: Domain,
                  source: str = "", statement: str = "", name: str = "monte-carlo",
-                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
+                 correction: str | None = None, notes: str = "", requires: tuple[str, ...] = (),
+                 reading: dict[str, Any] | None = None) -> Claim:
         """A printed variance (or MSE) of an estimator against Monte Carlo.
 
         ``simulate(p, n_trials, seed) -> (estimates, target)``: ``n_trials`` independent

@@ -18,7 +18,18 @@ from typing import Any
 
 from rfcheck.claims import PAPERS
 
-__all__ = ["counterexample_text", "diff_ledgers", "format_diff", "read_ledger", "timing_markdown", "plot_refuted", "summary_counts", "summary_markdown", "update_readme", "write_reports"]
+__all__ = [
+    "counterexample_text",
+    "diff_ledgers",
+    "format_diff",
+    "plot_refuted",
+    "read_ledger",
+    "summary_counts",
+    "summary_markdown",
+    "timing_markdown",
+    "update_readme",
+    "write_reports",
+]
 
 VERDICTS = ("HOLDS", "REFUTED", "INCONCLUSIVE")
 #: REFUTED under some reading of an ambiguous statement, HOLDS under another (a column only when
@@ -359,7 +370,7 @@ def read_ledger(path: str | Path) -> dict[str, dict[str, Any]]:
     out = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].startswith("`") and cells[1] in VERDICTS + (MIXED, ERROR):
+        if len(cells) == 3 and cells[0].startswith("`") and cells[1] in (*VERDICTS, MIXED, ERROR):
             out[cells[0].strip("`")] = {"verdict": cells[1], "deciding_check": cells[2], "readings": {}}
     if not out:
         raise ValueError(f"{p}: no ledger rows found")

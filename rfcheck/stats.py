@@ -187,8 +187,14 @@ def _exact_var(v: float | None, what: str) -> float | None:
     return v
 
 
-def estimate_mean(samples: np.ndarray, exact_var: float | None = None) -> Estimate:
-    """Mean of ``samples`` with SE (``exact_var``: the exact variance of one sample)."""
+def estimate_mean(samples: np.ndarray, exact_var: float | None = None, *,
+                  deterministic_rel: float = DETERMINISTIC_REL) -> Estimate:
+    """Mean of ``samples`` with SE (``exact_var``: the exact variance of one sample).
+
+    ``deterministic_rel``: relative spread below which the samples count as one number up to
+    rounding (default :data:`DETERMINISTIC_REL`, for float64 arithmetic; a caller whose
+    samples were computed in a less precise dtype passes a multiple of its ``eps``).
+    """
     x, bad = _samples(samples, "samples")
     if bad:
         return bad
@@ -201,7 +207,7 @@ def estimate_mean(samples: np.ndarray, exact_var: float | None = None) -> Estima
     value = float(np.mean(x))  # as accurate as it gets; scaled only where the sum overflows
     if not math.isfinite(value):
         value = _product(abs(mu), s) * math.copysign(1.0, mu)
-    det = _spread(u - mu)[0] <= DETERMINISTIC_REL * abs(mu)
+    det = _spread(u - mu)[0] <= deterministic_rel * abs(mu)
     return _estimate(value, u - mu, (s,), x.size, ev, flag=_UNDERFLOW if abs(value) < _TINY and mu != 0 else "",
                      deterministic=det)
 
@@ -248,7 +254,8 @@ def exact_moments_of_mean(raw_at: Callable[[int], tuple[Any, Any, Any, Any]], m:
 
 
 def estimate_mse(
-    estimates: np.ndarray, target: float, *, exact_moments: tuple[float, float] | None = None
+    estimates: np.ndarray, target: float, *, exact_moments: tuple[float, float] | None = None,
+    deterministic_rel: float = DETERMINISTIC_REL,
 ) -> Estimate:
     """MSE ``E(K_hat - K)^2`` of an estimator from its trial values.
 
@@ -263,6 +270,8 @@ def estimate_mse(
     when positive features underflow) keeps its spread; and everything is scaled, so the
     squares neither overflow nor underflow.  A sample whose estimates are all equal but
     differ from ``K`` is not trusted (a deterministic estimate or under/overflow).
+    ``deterministic_rel`` (default :data:`DETERMINISTIC_REL`) is the relative spread, and
+    relative distance from ``K``, below which estimates count as equal up to rounding.
     """
     k, bad = _samples(estimates, "estimates")
     if bad:
@@ -290,8 +299,8 @@ def estimate_mse(
     ms = float(np.mean(ks))
     a = (ks - ms) * (ks + ms - 2 * ts)  # (k_i - K)^2 - (m - K)^2 in units of s^2: no cancellation
     flag = _UNDERFLOW if t > 0 and value < _TINY else ""
-    det = _spread(ks - ms)[0] <= DETERMINISTIC_REL * abs(ms)
-    if det and abs(ms - ts) > DETERMINISTIC_REL * abs(ts):
+    det = _spread(ks - ms)[0] <= deterministic_rel * abs(ms)
+    if det and abs(ms - ts) > deterministic_rel * abs(ts):
         flag = (f"every estimate is {k[0]:.6g} up to rounding, not the target {target:.6g}: a deterministic "
                 "estimate, or features that under/overflow")
     return _estimate(value, a - float(np.mean(a)), (s, s), k.size, ev,

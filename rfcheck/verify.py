@@ -54,8 +54,18 @@ from rfcheck.claims import (
 )
 from rfcheck.stats import PointEval
 
-__all__ = ["CheckResult", "ReadingResult", "Verdict", "error_entry", "evaluate_at", "point_seed", "run_claim", "run_claims",
-           "run_many", "select"]
+__all__ = [
+    "CheckResult",
+    "ReadingResult",
+    "Verdict",
+    "error_entry",
+    "evaluate_at",
+    "point_seed",
+    "run_claim",
+    "run_claims",
+    "run_many",
+    "select",
+]
 
 HOLDS, REFUTED, INCONCLUSIVE, ERROR = "HOLDS", "REFUTED", "INCONCLUSIVE", "ERROR"
 #: a claim with readings that is REFUTED under some and HOLDS under another (named in the reason)
@@ -529,10 +539,9 @@ def _run_pool(ids: list[str], budget: str, seed: int, jobs: int, done: Callable[
     """The claims ``ids`` in a process pool, ``done`` per result; returns those whose worker
     pool broke (a worker process died) before they finished.  On Ctrl-C the pool is dropped
     at once and the interrupt propagates (finished claims are cached already)."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
-
-    import multiprocessing
 
     broken = []
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method))
@@ -574,7 +583,8 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     invalidates it.  A claim whose computation raises becomes an ``ERROR`` entry
     (:func:`error_entry`) and every other claim still runs; when a worker process dies, the
     claims it took down go to a fresh pool (:data:`POOL_RETRIES` times), then each alone, and
-    a claim that kills its worker even alone is an ``ERROR``.  ERROR entries and entries with checks skipped for a missing extra are not
+    a claim that kills its worker even alone is an ``ERROR``.  ERROR entries and entries with
+    checks skipped for a missing extra are not
     cached.  Results come back in the order of ``ids``.
     """
     import json

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rfcheck.audit import audit_sampler
-from rfcheck.custom import antithetic, per_draw
+from rfcheck.custom import antithetic, columns, per_draw
 from rfcheck.testing import Inconclusive, assert_sampler_valid
 
 
@@ -60,8 +60,9 @@ def test_orthogonal_but_wrong_marginals_flagged(bad, caught_by, d):
     assert rep.verdict == "REFUTED", str(rep)
     assert caught_by <= {t.name for t in rep.failures}, str(rep)
     assert "structure" not in {t.name for t in rep.failures}  # the geometry itself is right
+    assert not rep.likely_transposed and not rep.notes  # wrong law, not a transposition
     with pytest.raises(AssertionError, match="REFUTED"):
-        assert_sampler_valid(per_draw(bad), d, structure="orthogonal")
+        assert_sampler_valid(per_draw(bad), d, structure="orthogonal", check_layout=False)
 
 
 def test_wrong_structure_claim_flagged():
@@ -89,5 +90,54 @@ def test_bad_input():
         audit_sampler("iid", 4, n=10)
 
 
-def test_inconclusive_is_an_assertion():
-    assert issubclass(Inconclusive, AssertionError)
+def test_inconclusive_is_not_an_assertion():
+    """An undecided audit is not a refutation: pytest.raises(AssertionError) must not catch it."""
+    assert not issubclass(Inconclusive, AssertionError)
+
+
+# -- layouts: projections as columns ------------------------------------------------------------
+
+
+def haar_columns(rng, M, d):
+    """A correct Haar sampler that returns its projections as columns, (d, M)."""
+    q = _haar(rng, d)
+    return (q.T[:M] * np.sqrt(rng.chisquare(d, M))[:, None]).T
+
+
+@pytest.mark.parametrize("d", [8, 16])
+def test_transposed_square_sampler_is_named(d):
+    """With M = d a (d, M) sampler passes the shape check; the audit refutes the rows, finds
+    the columns of the same draws valid, and says the sampler is likely transposed."""
+    rep = audit_sampler(per_draw(haar_columns), d, structure="orthogonal", n=500)
+    assert rep.verdict == "REFUTED" and rep.likely_transposed, str(rep)
+    assert "columns" in str(rep) and "custom.columns" in rep.notes[0]
+    assert audit_sampler(per_draw(haar_columns, layout="columns"), d, structure="orthogonal", n=500).verdict == "HOLDS"
+    assert audit_sampler(columns(lambda rng, n, M, d: np.stack([haar_columns(rng, M, d) for _ in range(n)])), d,
+                         structure="orthogonal", n=500).verdict == "HOLDS"
+    off = audit_sampler(per_draw(haar_columns), d, structure="orthogonal", n=500, check_layout=False)
+    assert off.verdict == "REFUTED" and not off.likely_transposed
+
+
+def test_transposed_rectangular_sampler_fails_the_shape_check_with_the_reason():
+    with pytest.raises(ValueError, match=r"\(n, d, M\).*custom.columns"):
+        audit_sampler(per_draw(haar_columns), 8, 4, n=200)
+    rep = audit_sampler(per_draw(haar_columns, layout="columns"), 8, 4, structure="orthogonal", n=500)
+    assert rep.verdict == "HOLDS", str(rep)
+
+
+def test_layout_argument_validated():
+    with pytest.raises(ValueError, match="layout"):
+        per_draw(haar_columns, layout="cols")
+
+
+def test_zero_rows_are_refuted_without_warnings():
+    """A row of zeros has no direction: the audit refutes it (norm, structure) and does not trip
+    on 0/0 -- the transposed re-audit of a square sampler meets such rows (SimRF+ blocks)."""
+
+    def zero_row(rng, n, M, d):
+        W = np.stack([_haar(rng, d).T[:M] * np.sqrt(rng.chisquare(d, M))[:, None] for _ in range(n)])
+        W[:, 0] = 0.0
+        return W
+
+    rep = audit_sampler(zero_row, 6, structure="orthogonal", n=300)
+    assert {"norm", "structure"} <= {t.name for t in rep.failures}, str(rep)

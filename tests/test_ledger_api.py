@@ -97,7 +97,7 @@ def test_an_installed_pack_loads_through_its_entry_point(toy, monkeypatch):
 def test_assert_verdict_runs_a_users_claim_as_a_test(toy):
     load_claims(str(toy))
     assert_verdict("toy.eq2", "REFUTED", budget="smoke")
-    with pytest.raises(AssertionError, match="toy.eq2: REFUTED, expected HOLDS"):
+    with pytest.raises(AssertionError, match=r"toy\.eq2: REFUTED, expected HOLDS"):
         assert_verdict("toy.eq2", "HOLDS", budget="smoke")
 
 

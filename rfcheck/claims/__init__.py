@@ -31,11 +31,11 @@ __all__ = [
     "Reading",
     "get",
     "load_all",
+    "load_claims",
     "missing_extras",
     "needs_reason",
     "register",
     "register_paper",
-    "load_claims",
     "source_digest",
 ]
 

@@ -229,7 +229,7 @@ def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 register(Claim(
-    id="hrf.text-sec4-max-rel-error.attention", 
+    id="hrf.text-sec4-max-rel-error.attention",
     source="004 Hybrid Random Features, sec 4 (Figures 2 and 5), restated for the L x L attention matrix "
            "(rfcheck.attention.maxrel)",
     statement="On an attention matrix exp(q_i . k_j) with q_i, k_j on S(r) (d = 64, angles covering [0, pi]), the "

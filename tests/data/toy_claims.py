@@ -61,7 +61,8 @@ P.ordering("eq6", source="eq (6)", statement="MSE with 4 iid features <= MSE wit
            domain=Domain({"x": Real(0.5, 2.0)}))
 
 
-P.equality("eq7", source="eq (7), pasted as LaTeX", statement=r"\mathrm{Var} = \frac{1}{2}\left(1 + e^{-2x^2}\right) - e^{-x^2}",
+P.equality("eq7", source="eq (7), pasted as LaTeX",
+           statement=r"\mathrm{Var} = \frac{1}{2}\left(1 + e^{-2x^2}\right) - e^{-x^2}",
            printed=latex(r"\frac{1}{2}\left(1 + e^{-2x^2}\right) - e^{-x^2}"),
            reference=lambda p, dps: gaussian_expectation({"x": 2 * p["x"]}, dps)[0] / 2 + mpmath.mpf(1) / 2
            - gaussian_expectation(p, dps)[0] ** 2, domain=X)
