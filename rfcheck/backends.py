@@ -28,6 +28,8 @@ import numpy as np
 import scipy.special as sc
 import sympy
 
+from rfcheck import validate
+
 __all__ = ["FP", "MP", "SYM", "Backend", "formula", "get_backend"]
 
 
@@ -67,6 +69,41 @@ class _Float64(Backend):
         return sc.hyp1f1(a, b, x)
 
     @staticmethod
+    def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+        """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (Knuth's TwoSum)."""
+        s = a + b
+        bp = s - a
+        return s, (a - (s - bp)) + (b - bp)
+
+    @staticmethod
+    def two_prod(a: Any, b: Any) -> tuple[Any, Any]:
+        """``(p, e)`` with ``p = fl(a b)`` and ``a b = p + e`` exactly (Dekker's product; for
+        ``|a|, |b| < 1e290``, beyond which the splitting overflows and ``e`` is NaN)."""
+        def split(x: Any) -> tuple[Any, Any]:
+            c = 134217729.0 * x  # 2^27 + 1
+            hi = c - (c - x)
+            return hi, x - hi
+
+        p = a * b
+        ah, al = split(a)
+        bh, bl = split(b)
+        return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+    @staticmethod
+    def fsum(*terms: Any) -> Any:
+        """``sum(terms)`` with Neumaier's compensation (vectorised): error ``~eps |sum| +
+        O(n eps^2) sum |terms|``, so a sum of exact floats that cancels keeps its digits."""
+        s = np.asarray(terms[0], dtype=float)
+        comp = np.zeros(np.shape(s))
+        for x in terms[1:]:
+            x = np.asarray(x, dtype=float)
+            t = s + x
+            err = np.where(np.abs(s) >= np.abs(x), (s - t) + x, (x - t) + s)
+            comp = comp + np.where(np.isfinite(t), err, 0.0)
+            s = t
+        return (s + comp)[()]
+
+    @staticmethod
     def power(x: Any, p: Any) -> Any:
         return np.power(x, p)
 
@@ -90,6 +127,18 @@ class _Mpmath(Backend):
     conj = staticmethod(mpmath.conj)
     gammaln = staticmethod(mpmath.loggamma)
     hyp1f1 = staticmethod(mpmath.hyp1f1)
+
+    @staticmethod
+    def fsum(*terms: Any) -> Any:
+        return mpmath.fsum(terms)
+
+    @staticmethod
+    def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+        return a + b, 0  # (the working precision carries the digits)
+
+    @staticmethod
+    def two_prod(a: Any, b: Any) -> tuple[Any, Any]:
+        return a * b, 0
 
     @property
     def pi(self) -> Any:
@@ -135,6 +184,18 @@ class _Sympy(Backend):
         return sympy.hyper([a], [b], x)
 
     @staticmethod
+    def fsum(*terms: Any) -> Any:
+        return sympy.Add(*terms)
+
+    @staticmethod
+    def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+        return a + b, 0
+
+    @staticmethod
+    def two_prod(a: Any, b: Any) -> tuple[Any, Any]:
+        return a * b, 0
+
+    @staticmethod
     def i0e(x: Any) -> Any:
         return sympy.besseli(0, x) * sympy.exp(-sympy.Abs(x))
 
@@ -147,8 +208,11 @@ class _Sympy(Backend):
         return sympy.Piecewise((a, cond), (b, True))
 
 
+#: the float64 context (NumPy/SciPy functions, vectorised)
 FP = _Float64()
+#: the mpmath context (working precision set by the caller, ``mpmath.workdps``)
 MP = _Mpmath()
+#: the sympy context (symbolic expressions)
 SYM = _Sympy()
 _BACKENDS = {"float64": FP, "mpmath": MP, "sympy": SYM}
 
@@ -157,11 +221,16 @@ _MAX_DPS = 2000  # the conditioning fallback gives up (raises) beyond this preci
 
 
 def get_backend(name: str) -> Backend:
-    """The backend called ``name`` (``float64``, ``mpmath`` or ``sympy``)."""
+    """The backend called ``name`` (``float64``, ``mpmath``, ``sympy`` or ``arb``: Arb balls,
+    :mod:`rfcheck.arb_backend`)."""
+    if name == "arb":
+        from rfcheck.arb_backend import ARB
+
+        return ARB
     try:
         return _BACKENDS[name]
     except KeyError:
-        raise ValueError(f"backend must be one of {sorted(_BACKENDS)}; got {name!r}") from None
+        raise ValueError(f"backend must be one of {sorted([*_BACKENDS, 'arb'])}; got {name!r}") from None
 
 
 def _to_mp(v: Any) -> Any:
@@ -253,9 +322,14 @@ def formula(
             work = min(_MAX_DPS, max(2 * work, need if finite else 0))
 
     sig = inspect.signature(fn)
+    names = list(sig.parameters)[1:]  # (without ctx)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, backend: str = "float64", dps: int = 50, **kwargs: Any) -> Any:
+        if backend == "arb":  # Arb balls (python-flint), `prec` bits or `dps` digits: rfcheck.arb_backend
+            from rfcheck import arb_backend
+
+            return arb_backend.evaluate(fn, sig, check, args, kwargs, dps)
         if kwargs:
             try:
                 args = sig.bind(None, *args, **kwargs).args[1:]
@@ -264,6 +338,7 @@ def formula(
         ctx = get_backend(backend)
         if ctx is SYM:
             return fn(SYM, *args)
+        validate.broadcast_shape(dict(zip(names, args, strict=False)), fn.__name__.lstrip("_"))
         if check is not None:
             check(*args)
         if ctx is MP:

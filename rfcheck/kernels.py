@@ -21,9 +21,24 @@ def log_gaussian_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return -0.5 * np.sum((xa - ya) ** 2, axis=1)
 
 
+_LOG_TINY = float(np.log(np.finfo(float).tiny))  # -708.40: log of the smallest normal float64
+
+
+def _exp_in_range(lk: np.ndarray, name: str) -> np.ndarray:
+    """``exp(lk)``, refusing (``ValueError``) values that leave the float64 range or fall below
+    its normal range (where they would be inf, or lose digits and round to 0)."""
+    if np.any(lk > 709.78):
+        raise ValueError(f"{name} exceeds the float64 range; use log_{name}")
+    if np.any(lk < _LOG_TINY):
+        raise ValueError(f"{name} is below the float64 normal range (log value {np.min(lk):.1f} < "
+                         f"{_LOG_TINY:.1f}); use log_{name}")
+    return np.exp(lk)
+
+
 def gaussian_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``exp(-|x - y|^2 / 2)`` (never overflows; underflows to 0 only below e^-745)."""
-    return np.exp(log_gaussian_kernel(x, y))
+    """``exp(-|x - y|^2 / 2)``; raises ``ValueError`` where it falls below the float64 normal
+    range (``|x - y|^2 > 1416.8``), instead of losing digits or returning 0 (use the log version)."""
+    return _exp_in_range(log_gaussian_kernel(x, y), "gaussian_kernel")
 
 
 def log_softmax_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -33,8 +48,6 @@ def log_softmax_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def softmax_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``exp(x^T y)``; raises ``ValueError`` instead of overflowing (use the log version)."""
-    lk = log_softmax_kernel(x, y)
-    if np.any(lk > 709.78):
-        raise ValueError("softmax kernel exceeds the float64 range; use log_softmax_kernel")
-    return np.exp(lk)
+    """``exp(x^T y)``; raises ``ValueError`` instead of overflowing, or of underflowing below the
+    float64 normal range (use the log version)."""
+    return _exp_in_range(log_softmax_kernel(x, y), "softmax_kernel")

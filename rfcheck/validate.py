@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "broadcast_shape",
     "finite_array",
     "finite_complex",
     "finite_real",
@@ -121,3 +122,23 @@ def pairs(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     if xa.shape != ya.shape:
         raise ValueError(f"x and y must have the same shape; got {xa.shape} and {ya.shape}")
     return xa, ya
+
+
+def broadcast_shape(args: dict[str, object], where: str = "") -> tuple[int, ...]:
+    """The shape that the named arguments broadcast to; ``ValueError`` naming them (with their
+    shapes) if they do not broadcast together (numpy's own message names no argument).
+    Strings are skipped; ``where`` prefixes the message (e.g. the function's name)."""
+    shapes = {}
+    for name, v in args.items():
+        if isinstance(v, str):
+            continue
+        try:
+            shapes[name] = np.shape(v)
+        except ValueError:  # a ragged nested list
+            raise ValueError(f"{where}{': ' if where else ''}{name} is not a rectangular array") from None
+    try:
+        return tuple(np.broadcast_shapes(*shapes.values()))
+    except ValueError:
+        listed = ", ".join(f"{n} {s}" for n, s in shapes.items() if s != ())
+        raise ValueError(f"{where}{': ' if where else ''}the shapes of the arguments do not broadcast "
+                         f"together ({listed})") from None

@@ -277,9 +277,12 @@ def test_get_backend():
     assert get_backend("float64") is FP
     assert get_backend("mpmath") is MP
     assert get_backend("sympy") is SYM
-    names = r"\['float64', 'mpmath', 'sympy'\]"
+    from rfcheck.arb_backend import ARB
+
+    assert get_backend("arb") is ARB
+    names = r"\['arb', 'float64', 'mpmath', 'sympy'\]"
     with pytest.raises(ValueError, match=f"backend must be one of {names}"):
-        get_backend("arb")
+        get_backend("interval")
 
 
 def test_where_semantics():

@@ -879,7 +879,7 @@ def test_pair_stats_invalid():
 
 def test_backend_and_precision_arguments_invalid():
     with pytest.raises(ValueError, match="backend must be one of"):
-        crt.positive_log_variance(*GOOD, 3, backend="arb")
+        crt.positive_log_variance(*GOOD, 3, backend="interval")
     with pytest.raises(ValueError, match="backend must be one of"):
         crt.oprf_rho_star(1.0, 3, backend="float32")
     with pytest.raises(ValueError, match=r"dps must be >= 15"):

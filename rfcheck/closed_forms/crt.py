@@ -20,8 +20,8 @@ by ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (CRT sec 2.1), so the variance is multipli
 References
 ----------
 V. Likhosherstov, K. Choromanski, A. Dubey, F. Liu, T. Sarlos, A. Weller,
-"Chefs' Random Tables: Non-Trigonometric Random Features", NeurIPS 2022
-(``../shared/seeds/000_*``): sec 2.2, eq (4)-(7), Thm 3.1-3.3, Thm 4.1, appendix 9.2-9.4, 9.7.
+"Chefs' Random Tables: Non-Trigonometric Random Features", NeurIPS 2022:
+sec 2.2, eq (4)-(7), Thm 3.1-3.3, Thm 4.1, appendix 9.2-9.4, 9.7.
 """
 
 from __future__ import annotations
@@ -256,22 +256,42 @@ def gerf_coefficients(a: complex, s: int, d: int) -> tuple[complex, complex, com
     return a, complex(np.sqrt(complex(s) * one4a)), complex(-(s + 1) / 2), dd
 
 
+def _gerf_z1_parts(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any):
+    """The two terms of ``z1 = d/2 log1p(16 A^2/(1 - 8A)) + s v/(1 - 8A)`` (see :func:`_gerf_terms`),
+    ``v = |x + s y|^2``; their real parts may cancel."""
+    v = (1 + s) / 2 * sq_sum + (1 - s) / 2 * sq_diff
+    one8a = 1 - 8 * a
+    return d / 2 * ctx.log1p(16 * a**2 / one8a), s / one8a * v  # log1p: small A keeps digits
+
+
 def _gerf_terms(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any):
     """Exponents ``z1, z2`` with ``Var = (K^2/2) (Re expm1(z1) + expm1(z2))`` (CRT eq 19-21).
 
     ``z1 = log(E[(f1 f2)^2] / K^2)``, ``z2 = log(E|f1 f2|^2 / K^2)`` written so that
     nothing cancels: with ``v = |x + s y|^2`` the factor ``exp(-(s+1)(|x|^2+|y|^2))/K^2``
-    equals ``exp(-s v)``.
+    equals ``exp(-s v)``.  The coefficient of ``v`` in ``z2``, ``-s/2 + (s + 2|1 - 4A|)/(2c)``
+    with ``c = 1 - 8 Re A > 0``, is summed from non-negative terms, ``(1 - s)/2 + (s + 1)/(2c)
+    + 16 (Im A)^2 / (c (|1 - 4A| + 1 - 4 Re A))`` (from ``2(1 - 4 Re A) = 1 + c``): for real ``A``
+    and ``s = -1`` it is exactly 1, where the printed form cancels to ``1/2 + 1/2``.
     """
+    z1a, z1b = _gerf_z1_parts(ctx, sq_x, sq_y, sq_sum, sq_diff, d, a, s)
     v = (1 + s) / 2 * sq_sum + (1 - s) / 2 * sq_diff
-    one8a = 1 - 8 * a
-    re_a = ctx.re(a)
+    re_a, im_a = ctx.re(a), ctx.im(a)
     one8re = 1 - 8 * re_a
-    z1 = d / 2 * ctx.log1p(16 * a**2 / one8a) + s / one8a * v  # log1p: small A keeps digits
-    z2 = d / 2 * ctx.log1p(16 * ctx.abs(a) ** 2 / one8re) + (
-        -s / 2 + (s + 2 * ctx.abs(1 - 4 * a)) / (2 * one8re)
-    ) * v
-    return z1, ctx.re(z2)
+    one4re = 1 - 4 * re_a
+    coef = (1 - s) / _two(ctx) + (s + 1) / (2 * one8re) + 16 * im_a**2 / (
+        one8re * (ctx.abs(1 - 4 * a) + one4re))
+    z2 = d / 2 * ctx.log1p(16 * ctx.abs(a) ** 2 / one8re) + coef * v
+    return z1a + z1b, ctx.re(z2)
+
+
+def _two(ctx: Any) -> Any:
+    """The number 2, exact in the sympy face (``(1 - s)/2`` stays rational)."""
+    if ctx.name == "sympy":
+        import sympy
+
+        return sympy.Integer(2)
+    return 2
 
 
 def _check_gerf(sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any) -> None:
@@ -285,15 +305,20 @@ def _check_gerf(sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any,
 
 
 def _gerf_conditioning(ctx: Any, *args: Any) -> Any:
+    """Rounding-error amplification of ``Re expm1(z1) + expm1(z2)``: the sum's own
+    cancellation, plus the absolute error of ``z1`` where its two terms cancel
+    (``|e^{z1}| (|term 1| + |term 2|)`` over the sum: an absolute error of ``z1`` is a
+    relative one of ``e^{z1}``); ``z2`` is a sum of non-negative terms."""
     z1, z2 = _gerf_terms(ctx, *args)
+    z1a, z1b = _gerf_z1_parts(ctx, *args)
     t1, t2 = _re_expm1(ctx, z1), ctx.expm1(z2)
-    return (ctx.abs(t1) + ctx.abs(t2)) / ctx.abs(t1 + t2)
+    spread = ctx.exp(ctx.re(z1)) * (ctx.abs(z1a) + ctx.abs(z1b))
+    return (ctx.abs(t1) + ctx.abs(t2) + spread) / ctx.abs(t1 + t2)
 
 
 @formula(check=_check_gerf, conditioning=_gerf_conditioning)
-def _gerf_log_variance(
-    ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any
-) -> Any:
+def _gerf_log_ratio(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any) -> Any:
+    """``log(Var / K^2)`` of one GERF sample, ``log((Re expm1(z1) + expm1(z2))/2)``."""
     z1, z2 = _gerf_terms(ctx, sq_x, sq_y, sq_sum, sq_diff, d, a, s)
     m = ctx.where(ctx.re(z1) > z2, ctx.re(z1), z2)
     small = ctx.log((_re_expm1(ctx, z1) + ctx.expm1(z2)) / 2)
@@ -301,7 +326,14 @@ def _gerf_log_variance(
     big = m + ctx.log(
         (ctx.exp(ctx.re(z1) - m) * ctx.cos(ctx.im(z1)) + ctx.exp(z2 - m) - 2 * ctx.exp(-m)) / 2
     )
-    return -sq_diff + ctx.where(m > 600, big, small)
+    return ctx.where(m > 600, big, small)
+
+
+@formula(check=_check_gerf, conditioning=_gerf_conditioning)
+def _gerf_log_variance(
+    ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any, s: Any
+) -> Any:
+    return -sq_diff + _gerf_log_ratio.impl(ctx, sq_x, sq_y, sq_sum, sq_diff, d, a, s)
 
 
 def gerf_log_variance(
@@ -398,6 +430,13 @@ def _oprf_log_variance(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any
     return -sq_diff + log_expm1.impl(ctx, _oprf_delta(ctx, sq_sum, d))
 
 
+@formula(check=_check_stats)
+def _oprf_log_variance_softmax(ctx: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any) -> Any:
+    """Softmax kernel: ``|x|^2 + |y|^2 - |x - y|^2 + log expm1(delta)`` as one compensated sum
+    (the exact inputs may cancel, ``2 x.y ~ -log expm1(delta)``)."""
+    return ctx.fsum(sq_x, sq_y, -sq_diff, log_expm1.impl(ctx, _oprf_delta(ctx, sq_sum, d)))
+
+
 def oprf_log_variance(
     sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, *,
     kernel: str = "gaussian", backend: str = "float64", dps: int = 50,
@@ -412,6 +451,8 @@ def oprf_log_variance(
     CRT Thm 3.2-3.3, eq (6), (7), (22).
     """
     _check_kernel(kernel)
+    if kernel == "softmax" and backend == "float64":  # the kernel's factor in the same compensated sum
+        return _oprf_log_variance_softmax(sq_x, sq_y, sq_sum, sq_diff, d)
     out = _oprf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, backend=backend, dps=dps)
     return _with_kernel(out, kernel, sq_x, sq_y, backend, dps)
 
@@ -534,11 +575,12 @@ def orf_gerf_log_variance(
     if np.iscomplexobj(a_arr) and np.any(a_arr.imag != 0):
         raise ValueError("orf_gerf_log_variance needs real A (s = +1)")
     a = a_arr.real if a_arr.ndim else float(a_arr.real)
+    get_backend(backend)
     npairs = 0 if coupling == "iid" else _orf_npairs(m, d)
-    single = gerf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, a, 1, backend=backend, dps=dps)
     if backend == "mpmath":
         import mpmath
 
+        single = gerf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, a, 1, backend=backend, dps=dps)
         with mpmath.workdps(dps):
             lk2 = -mpmath.mpf(sq_diff) if not isinstance(sq_diff, np.ndarray) else None
             single_m = mpmath.mpf(single) if not isinstance(single, np.ndarray) else None
@@ -547,14 +589,15 @@ def orf_gerf_log_variance(
             g = mpmath.expm1(orf_log_covariance_factor(sq_sum, d, backend="mpmath", dps=dps))
             inner = mpmath.exp(single_m - lk2) / m + mpmath.mpf(npairs) / m**2 * g
             return _with_kernel(lk2 + mpmath.log(inner), kernel, sq_x, sq_y, backend, dps)
-    lk2 = -np.asarray(sq_diff, dtype=float)
     g = np.expm1(orf_log_covariance_factor(sq_sum, d))
+    ratio = _gerf_log_ratio(sq_x, sq_y, sq_sum, sq_diff, d, a, 1)  # log(expm1(z)), without -|x-y|^2
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        l1 = single - lk2 - np.log(m)  # log(expm1(z)/M)
+        l1 = ratio - np.log(m)  # log(expm1(z)/M)
         # g = 0 (u = 0) leaves Var_iid, also where Var_iid = 0 (0 * inf would be NaN)
         corr = np.where(npairs * g == 0, 0.0, npairs / m**2 * g * np.exp(-l1))
-        out = lk2 + l1 + np.log1p(corr)
-    return _with_kernel(out, kernel, sq_x, sq_y, backend, dps)
+        # one compensated sum with the kernel's exact log-factors (they may cancel the rest)
+        shift = (sq_x, sq_y) if kernel == "softmax" else ()
+        return FP.fsum(*shift, -np.asarray(sq_diff, dtype=float), ratio, -np.log(m), np.log1p(corr))
 
 
 orf_gerf_variance = _value(orf_gerf_log_variance, "orf_gerf_variance")
@@ -570,7 +613,33 @@ def _check_raw_moment(k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d
         raise ValueError(f"E[X^k] is finite only if 1 - 4kA > 0 (k = {k})")
 
 
-@formula(check=_check_raw_moment)
+def _one_minus(ctx: Any, c: Any, a: Any) -> Any:
+    """``1 - c a`` for an exact small integer ``c``: ``(1 - p) - e`` with ``c a = p + e`` exactly
+    (``1 - p`` is exact where it cancels), so that it keeps its relative accuracy near 0."""
+    p, e = ctx.two_prod(c, a)
+    return (1 - p) - e
+
+
+def _raw_moment_terms(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, a: Any, d: Any) -> tuple[Any, ...]:
+    one4a = _one_minus(ctx, 4, a)
+    one4ka = _one_minus(ctx, 4 * k, a)
+    return ((k * d / 2) * ctx.log(one4a), -(d / 2) * ctx.log(one4ka), k**2 * one4a * sq_sum / (2 * one4ka),
+            -k * (sq_x + sq_y))
+
+
+def _raw_moment_conditioning(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any,
+                             a: Any) -> Any:
+    """Rounding error of :func:`gerf_log_raw_moment` (a logarithm: absolute, in units of eps, up to
+    ``|value| = 1000`` and relative beyond): ``1 - 4A`` and ``1 - 4kA`` are good to ~2 eps
+    relative (:func:`_one_minus`), which their logs pass on absolutely (times ``kd/2``, ``d/2``)
+    and the third term relatively; every term adds its own rounding."""
+    t1, t2, t3, t4 = _raw_moment_terms(ctx, k, sq_x, sq_y, sq_sum, a, d)
+    err = 2 * (k * d / 2 + d / 2) + 6 * ctx.abs(t3) + 2 * (ctx.abs(t1) + ctx.abs(t2) + ctx.abs(t4))
+    val = ctx.abs(t1 + t2 + t3 + t4)
+    return err / ctx.where(val > 1000, val / 1000, 1)
+
+
+@formula(check=_check_raw_moment, conditioning=_raw_moment_conditioning)
 def gerf_log_raw_moment(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any) -> Any:
     """``log E[X^k]`` of one positive GERF sample (real ``A``, ``s = +1``).
 
@@ -581,11 +650,11 @@ def gerf_log_raw_moment(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_
     References
     ----------
     CRT eq (4)-(5), (16)-(17) (the same Gaussian integral with parameters scaled by k).
+    ``1 - 4kA`` is formed from an error-free product (it rounds where ``A -> 1/(4k)``), and
+    float64 points whose terms cancel by more than ``COND_MAX`` are recomputed in mpmath.
     """
-    one4a = 1 - 4 * a
-    one4ka = 1 - 4 * k * a
-    return ((k * d / 2) * ctx.log(one4a) - (d / 2) * ctx.log(one4ka) + k**2 * one4a * sq_sum / (2 * one4ka)
-            - k * (sq_x + sq_y))
+    t1, t2, t3, t4 = _raw_moment_terms(ctx, k, sq_x, sq_y, sq_sum, a, d)
+    return t1 + t2 + t3 + t4
 
 
 def gerf_iid_error_moments(
@@ -751,6 +820,8 @@ def _check_geom(abs_prod: Any, xy: Any, sq_diff: Any, p: Any) -> np.ndarray:
             raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(a < 0):
         raise ValueError("abs_prod = |x_l y_l| must be >= 0")
+    validate.broadcast_shape({"abs_prod (without its last axis)": a[..., 0], "xy": xy, "sq_diff": sq_diff, "p": p},
+                             "GeomRF statistics")
     if np.any(np.asarray(sq_diff, dtype=float) < 0):
         raise ValueError("sq_diff = |x - y|^2 must be >= 0")
     pa = np.asarray(p, dtype=float)
@@ -778,10 +849,10 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
 
     ``Var = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2 (1-p)^{-1/2} |x_l y_l|) - K^2
     = K^2 expm1(z)``, ``z = -d log p + sum_l log I_0(2|x_l y_l|/sqrt(1-p)) - 2 x.y``, with
-    ``log I_0`` from the exponentially scaled Bessel function so that products over ``d``
-    coordinates never overflow.  ``abs_prod`` has shape (..., d); ``xy``, ``sq_diff``,
-    ``p`` broadcast against (...).  Float64 points where ``z`` loses more than 3 digits
-    to cancellation are recomputed in mpmath.
+    ``log I_0`` from :func:`log_i0` (exponentially scaled Bessel function, so that products over
+    ``d`` coordinates never overflow; a series at small arguments, where ``p* -> 1`` puts them).
+    ``abs_prod`` has shape (..., d); ``xy``, ``sq_diff``, ``p`` broadcast against (...).  Float64
+    points where ``z`` loses more than 3 digits to cancellation are recomputed in mpmath.
 
     References
     ----------
@@ -790,13 +861,14 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
     """
     a = _check_geom(abs_prod, xy, sq_diff, p)
     d = a.shape[-1]
+    shp = np.broadcast_shapes(a.shape[:-1], np.shape(xy), np.shape(sq_diff), np.shape(p))  # (checked)
     if backend == "mpmath":
         import mpmath
 
         if dps < 15:
             raise ValueError(f"dps must be >= 15; got {dps}")
-        flat = np.asarray(abs_prod, dtype=object).reshape(-1, d)  # keep exact mpmath inputs
-        shp = a.shape[:-1]
+        # keep exact mpmath inputs
+        flat = np.broadcast_to(np.asarray(abs_prod, dtype=object), (*shp, d)).reshape(-1, d)
         xyb = np.broadcast_to(np.asarray(xy, dtype=object), shp).reshape(-1)
         sdb = np.broadcast_to(np.asarray(sq_diff, dtype=object), shp).reshape(-1)
         pb = np.broadcast_to(np.asarray(p, dtype=object), shp).reshape(-1)
@@ -810,8 +882,7 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
     pa = np.asarray(p, dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         t = 2 * a / np.sqrt(1 - pa)[..., None]
-        li = np.log(sc.i0e(t)) + t
-        s = np.sum(li, axis=-1)
+        s = np.sum(log_i0.impl(FP, t), axis=-1)  # relative accuracy also at small t (p* -> 1)
         nlp = -d * np.log(pa)
         z = nlp + s - 2 * np.asarray(xy, dtype=float)
         cond = (nlp + s + 2 * np.abs(xy)) / np.abs(z)
@@ -838,8 +909,10 @@ def geometric_log_second_ratio(abs_prod: Any, xy: Any, p: Any) -> Any:
     """``z(p) = log(E[(f f)^2] / K^2)`` of GeomRF (float64); the objective behind p*."""
     a = _check_geom(abs_prod, xy, 0.0, p)
     pa = np.asarray(p, dtype=float)
-    t = 2 * a / np.sqrt(1 - pa)[..., None]
-    return -a.shape[-1] * np.log(pa) + np.sum(np.log(sc.i0e(t)) + t, axis=-1) - 2 * np.asarray(xy, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):  # (log_i0's unused series branch at large t)
+        t = 2 * a / np.sqrt(1 - pa)[..., None]
+        li = log_i0.impl(FP, t)
+    return -a.shape[-1] * np.log(pa) + np.sum(li, axis=-1) - 2 * np.asarray(xy, dtype=float)
 
 
 def geometric_p_star(abs_prod: Any, xy: float = 0.0, *, maxiter: int = 100) -> tuple[float, float]:

@@ -50,7 +50,7 @@ import mpmath
 import numpy as np
 
 from rfcheck import validate
-from rfcheck.backends import COND_MAX, MP, formula
+from rfcheck.backends import _MAX_DPS, COND_MAX, MP, formula
 
 __all__ = [
     "b_x",
@@ -264,7 +264,9 @@ def sigma_star(lam: Any, *, backend: str = "float64", dps: int = 50) -> Any:
     ``ValueError`` unless ``Lambda`` is PSD with every eigenvalue ``< 1/2`` (otherwise the
     expression is not a covariance and ``psi* propto p_I B`` is not normalisable).  Built
     from the eigen-decomposition, so it is symmetric to rounding.  ``backend="mpmath"``
-    returns an ``mpmath.matrix`` at ``dps`` digits.
+    returns an ``mpmath.matrix`` at ``dps`` digits.  The float64 face recomputes in mpmath
+    (verified at two precisions) where ``lambda_max`` is so close to 1/2 that the rounding of
+    the eigenvalues would cost more than ``COND_MAX`` (1e3) eps: ``2 |Lambda| / (1 - 2 lambda_max)``.
     """
     lam_m = check_lambda(lam)
     if backend == "mpmath":
@@ -273,10 +275,33 @@ def sigma_star(lam: Any, *, backend: str = "float64", dps: int = 50) -> Any:
             _check_star(np.maximum([float(ev[i]) for i in range(len(ev))], 0.0))
             vals = [sigma_star_eig.impl(MP, ev[i]) for i in range(len(ev))]
             return u * mpmath.diag(vals) * u.T
+    if backend != "float64":
+        raise ValueError(f"backend must be 'float64' or 'mpmath'; got {backend!r}")
     ev, u = np.linalg.eigh(lam_m)
     ev = np.maximum(ev, 0.0)
     g = sigma_star_eig(ev)
+    # an eigenvalue error ~eps |Lambda| moves 1/(1 - 2 lambda) by ~2 eps |Lambda| / (1 - 2 lambda)
+    # relative: near lambda_max = 1/2 recompute in mpmath with enough digits (two precisions agree)
+    cond = 2 * max(float(np.max(np.abs(ev))), 1e-300) / (1 - 2 * float(ev[-1])) + 1
+    if cond > COND_MAX:
+        return _sigma_star_verified(lam_m, 20 + int(math.log10(cond)))
     return (u * g) @ u.T
+
+
+def _sigma_star_verified(lam_m: np.ndarray, work: int) -> np.ndarray:
+    """:func:`sigma_star` in mpmath, the working precision raised until the matrices at two
+    precisions 20 digits apart agree to 17 digits (relative to their largest entry)."""
+    while True:
+        lo = sigma_star(lam_m, backend="mpmath", dps=work)
+        hi = sigma_star(lam_m, backend="mpmath", dps=work + 20)
+        with mpmath.workdps(work + 20):
+            scale = max(abs(hi[i, j]) for i in range(hi.rows) for j in range(hi.cols))
+            diff = max(abs(hi[i, j] - lo[i, j]) for i in range(hi.rows) for j in range(hi.cols))
+            if diff <= mpmath.mpf(10) ** -17 * scale:
+                return np.array([[float(hi[i, j]) for j in range(hi.cols)] for i in range(hi.rows)])
+        if work >= _MAX_DPS:
+            raise ValueError(f"sigma_star: no value good to 17 digits at {_MAX_DPS} working digits")
+        work = min(2 * work, _MAX_DPS)
 
 
 def log_expected_kappa_sq(lam: Any) -> float:

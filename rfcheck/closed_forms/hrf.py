@@ -43,7 +43,7 @@ for ``|x| = |y| = r``, the premise of appendix F); the estimator is still unbias
 
 References
 ----------
-K. Choromanski et al., "Hybrid Random Features", ICLR 2022 (``../shared/seeds/004_*``):
+K. Choromanski et al., "Hybrid Random Features", ICLR 2022:
 Lemma 2.2 eq (7); Thm 3.1 eq (22)-(23), appendix C eq (31)-(41); Lemma 3.2 eq (24),
 appendix D.1 eq (42)-(44); Thm D.1 eq (45)-(47); Lemma 3.4 eq (25)-(26); Thm 3.5 eq (27),
 appendix D.3 eq (48)-(66); appendix F eq (67)-(80), Thm F.1, F.2.
@@ -243,12 +243,20 @@ def log_mse_pos(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
 # ----------------------------------------------------------------- Thm 3.1, eq (22)-(23)
 
 
+_MOMENT_SLACK = 1e-9  # relative rounding slack of the Cauchy-Schwarz check of the lambda-moments
+
+
 def _check_bipolar(nx: Any, ny: Any, theta: Any, m: Any, e2: Any, o2: Any, c: Any, shared: Any) -> None:
     _check_pair_m(nx, ny, theta, m)
     for name, v in (("E[lambda^2]", e2), ("E[(1-lambda)^2]", o2)):
         if np.any(_finite(name, v) < 0):
             raise ValueError(f"{name} must be >= 0 (a second moment)")
-    _finite("E[lambda(1-lambda)]", c)
+    cc = _finite("E[lambda(1-lambda)]", c)
+    # moments of one random lambda: the Gram matrix [[E l^2, E l(1-l)], [E l(1-l), E (1-l)^2]] is PSD
+    if np.any(np.abs(cc) > np.sqrt(_finite("E[lambda^2]", e2)) * np.sqrt(_finite("E[(1-lambda)^2]", o2))
+              * (1 + _MOMENT_SLACK)):
+        raise ValueError("E[lambda^2], E[(1-lambda)^2], E[lambda(1-lambda)] are not the moments of one random "
+                         "lambda: need E[lambda(1-lambda)]^2 <= E[lambda^2] E[(1-lambda)^2] (Cauchy-Schwarz)")
     sh = validate.not_complex(shared, "shared")
     if not np.all((sh == 0) | (sh == 1)):
         raise ValueError("shared must be 0 (variant I, independent projections) or 1 (variant II, shared)")
@@ -291,7 +299,9 @@ def log_mse_bipolar(
     estimators).  ``shared=0``: independent projections (variant I, eq 22); ``shared=1``:
     the same projections (variant II, eq 23), which subtracts
     ``(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lambda(1 - lambda)]``.  Float64 points where
-    that subtraction cancels are recomputed in mpmath.
+    that subtraction cancels are recomputed in mpmath.  Moments that no random ``lambda``
+    has (``E[lambda(1 - lambda)]^2 > E[lambda^2] E[(1 - lambda)^2]``, which could make the
+    MSE negative) raise ``ValueError``.
 
     References
     ----------
@@ -592,35 +602,82 @@ def _check_gauss(nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> No
     _check_sigma_r(sigma, r)
 
 
+def _ratio(ctx: Any, num: Any, den: Any) -> Any:
+    """``num / den`` for ``den >= 0``, ``inf`` at ``den = 0`` (no ``ZeroDivisionError`` in mpmath)."""
+    return ctx.where(den > 0, num / ctx.where(den > 0, den, 1), math.inf)
+
+
+def _gauss_gap(ctx: Any, nx: Any, ny: Any, theta: Any, r: Any) -> tuple[Any, Any]:
+    """``(4 r^2 - |Delta|^2, conditioning)`` in the better of two exact forms.
+
+    A: ``(2r - nx - ny)(2r + nx + ny) + 4 nx ny cos^2(theta/2)`` (exact at ``nx = ny = r``,
+    the premise of appendix F); B: ``(2r - |nx - ny|)(2r + |nx - ny|) - 4 nx ny sin^2(theta/2)``
+    (no cancellation where ``|Delta| << 2r``, e.g. ``nx, ny >> r`` at a small angle).  The
+    first factors are compensated sums of the exact inputs.  Each form's conditioning is the
+    sum of its terms' magnitudes over its value; the float64 face takes the form with the
+    smaller one and returns that as the conditioning (``inf`` where the gap is 0).
+    """
+    a = ctx.fsum(2 * r, -nx, -ny)
+    form_a = a * (2 * r + nx + ny) + 4 * nx * ny * ctx.cos(theta / 2) ** 2
+    if ctx.name == "sympy":
+        return form_a, 1
+    hi = ctx.where(nx > ny, nx, ny)
+    lo = ctx.where(nx > ny, ny, nx)
+    b1 = ctx.fsum(2 * r, -hi, lo) * (2 * r + (hi - lo))
+    b2 = 4 * nx * ny * ctx.sin(theta / 2) ** 2
+    form_b = b1 - b2
+    cond_a = _ratio(ctx, ctx.abs(a) * (2 * r + nx + ny) + 4 * nx * ny * ctx.cos(theta / 2) ** 2, ctx.abs(form_a))
+    cond_b = _ratio(ctx, ctx.abs(b1) + b2, ctx.abs(form_b))
+    use_a = cond_a <= cond_b
+    return ctx.where(use_a, form_a, form_b), ctx.where(use_a, cond_a, cond_b)
+
+
 def _gauss_parts(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any):
     """``(rho, 1 - g, (1 - rho) - g, 1 - g^2 over sqrt(2n))`` with ``g = exp(-sigma^2 |Delta|^2/2)``.
 
     ``(1 - rho) - g = exp(-2 s^2 r^2) - exp(-s^2 |Delta|^2/2)`` is written as
-    ``-exp(-2 s^2 r^2) expm1(v)``, ``v = s^2 (4 r^2 - |Delta|^2)/2``, with ``4r^2 - |Delta|^2 =
-    (2r - nx - ny)(2r + nx + ny) + 4 nx ny cos^2(theta/2)`` (exact at ``|x| = |y| = r``), where
-    the difference cancels (``v < 1``); for ``v >= 1`` it is the plain difference (cancellation
-    factor below 2.2), since there ``exp(-2 s^2 r^2)`` can underflow while ``expm1(v)`` overflows.
+    ``-exp(-2 s^2 r^2) expm1(v)``, ``v = s^2 (4 r^2 - |Delta|^2)/2`` with the gap from
+    :func:`_gauss_gap`, where the difference cancels (``v < 1``); for ``v >= 1`` it is the plain
+    difference (cancellation factor below 2.2), since there ``exp(-2 s^2 r^2)`` can underflow
+    while ``expm1(v)`` overflows.
     """
     theta = _clip_theta(ctx, theta)
     dd = _sq_diff(ctx, nx, ny, theta)
     rho = -ctx.expm1(-2 * sigma**2 * r**2)
     one_g = -ctx.expm1(-sigma**2 * dd / 2)
-    gap = (2 * r - nx - ny) * (2 * r + nx + ny) + 4 * nx * ny * ctx.cos(theta / 2) ** 2
-    v = sigma**2 * gap / 2
+    v = sigma**2 * _gauss_gap(ctx, nx, ny, theta, r)[0] / 2
     omr_g = ctx.where(v < 1, -ctx.exp(-2 * sigma**2 * r**2) * ctx.expm1(ctx.where(v < 1, v, 0)),
                       ctx.exp(-2 * sigma**2 * r**2) - ctx.exp(-sigma**2 * dd / 2))
     var_n = ctx.expm1(-sigma**2 * dd) ** 2 / (2 * n)
     return rho, one_g, omr_g, var_n
 
 
-@formula(check=_check_gauss)
+def _gauss_omr_cond(ctx: Any, nx: Any, ny: Any, theta: Any, sigma: Any, r: Any) -> Any:
+    """Relative error amplification of ``(1 - rho) - g`` from :func:`_gauss_parts`: the gap's
+    conditioning where ``v < 1`` (``expm1(v)`` passes ``v``'s relative error on), else 3."""
+    theta = _clip_theta(ctx, theta)
+    gap, cond = _gauss_gap(ctx, nx, ny, theta, r)
+    return ctx.where(sigma**2 * gap / 2 < 1, cond, 3)
+
+
+def _cond_one_minus(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
+    _, _, omr_g, var_n = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
+    share = _ratio(ctx, omr_g**2, omr_g**2 + var_n)  # the part of the moment that carries the gap's error
+    return (1 + 2 * _gauss_omr_cond(ctx, nx, ny, theta, sigma, r) * share) * _tiny(ctx, nx, ny, theta, sigma, r)
+
+
+def _cond_gauss_tiny(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
+    return _tiny(ctx, nx, ny, theta, sigma, r)  # (products like rho^2 ~ (sigma r)^4 underflow)
+
+
+@formula(check=_check_gauss, conditioning=_cond_gauss_tiny)
 def gauss_lambda_mean(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
     """``E[lambda_hat] = lambda(x, y) = (1 - exp(-sigma^2 |x - y|^2/2))/rho`` (eq 67, 69)."""
     rho, one_g, _, _ = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
     return one_g / rho
 
 
-@formula(check=_check_gauss)
+@formula(check=_check_gauss, conditioning=_cond_gauss_tiny)
 def gauss_lambda_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
     """``E[lambda_hat^2] = rho^-2 (1 - e^{-s^2|D|^2/2})^2 + (2 rho^2 n)^-1 (1 - e^{-s^2|D|^2})^2``.
 
@@ -632,13 +689,15 @@ def gauss_lambda_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, s
     return (one_g**2 + var_n) / rho**2
 
 
-@formula(check=_check_gauss)
+@formula(check=_check_gauss, conditioning=_cond_one_minus)
 def gauss_one_minus_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
     """``E[(1 - lambda_hat)^2] = rho^-2 ((1 - rho) - e^{-s^2|D|^2/2})^2 + (2 rho^2 n)^-1 (1 - e^{-s^2|D|^2})^2``.
 
     References
     ----------
-    HRF Thm F.1, eq (73); proof eq (74).  Holds as printed.
+    HRF Thm F.1, eq (73); proof eq (74).  Holds as printed.  ``(1 - rho) - g`` cancels where
+    ``|Delta| ~ 2r``: it is taken from ``4r^2 - |Delta|^2`` in whichever of two exact forms
+    cancels less, and float64 points where both cancel are recomputed in mpmath.
     """
     rho, _, omr_g, var_n = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
     return (omr_g**2 + var_n) / rho**2
@@ -661,8 +720,22 @@ def _check_gauss_mse(nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r
         raise ValueError("shared must be 0 (independent projections) or 1 (shared projections)")
 
 
-@formula(check=_check_gauss_mse,
-         conditioning=lambda ctx, *a: _bipolar_conditioning(ctx, *_gauss_args(ctx, *a)) * _tiny(ctx, a[5], a[6]))
+def _gauss_hybrid_conditioning(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r: Any,
+                               shared: Any) -> Any:
+    """Thm 3.1's conditioning plus the error that ``(1 - rho) - g`` (:func:`_gauss_omr_cond`)
+    carries into ``E[(1 - lambda)^2]`` and ``E[lambda(1 - lambda)]``, relative to the MSE."""
+    args = _gauss_args(ctx, nx, ny, theta, m, n, sigma, r, shared)
+    _, a, b, cr = _bipolar_terms(ctx, *args)
+    _, one_g, omr_g, var_n = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
+    prod = ctx.abs(one_g * omr_g)
+    sens = (2 * b * _ratio(ctx, omr_g**2, omr_g**2 + var_n)
+            + ctx.where(ctx.abs(cr) > 0, ctx.abs(cr) * _ratio(ctx, prod, ctx.abs(one_g * omr_g + var_n)), 0))
+    gap_part = ctx.where(sens > 0, _gauss_omr_cond(ctx, nx, ny, theta, sigma, r)
+                         * _ratio(ctx, sens, ctx.abs(a + b - cr)), 0)
+    return (_bipolar_conditioning(ctx, *args) + gap_part) * _tiny(ctx, sigma, r)
+
+
+@formula(check=_check_gauss_mse, conditioning=_gauss_hybrid_conditioning)
 def log_mse_gauss_hybrid(
     ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, n: Any, sigma: Any, r: Any, shared: Any
 ) -> Any:

@@ -45,22 +45,63 @@ def check_sigma(sigma: Any, *rest: Any) -> None:
             raise ValueError("squared norms must be >= 0")
 
 
-@formula(check=check_sigma)
+_TRIANGLE_SLACK = 1e-9  # relative rounding slack of the triangle inequality of the squared norms
+
+
+def _check_norms(sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any, *w_var: Any) -> None:
+    """:func:`check_sigma`, and ``|x - y|`` between ``||x| - |y||`` and ``|x| + |y|`` (triangle
+    inequality; squared norms of real vectors), up to a relative rounding slack of 1e-9."""
+    check_sigma(sigma, sq_x, sq_y, sq_diff, *w_var)
+    a, b, c = (np.asarray(v, dtype=float) for v in (sq_x, sq_y, sq_diff))
+    nx, ny = np.sqrt(a), np.sqrt(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.where(nx + ny > 0, (a - b) ** 2 / (nx + ny) ** 2, 0.0)  # (|x| - |y|)^2 without cancellation
+    slack = _TRIANGLE_SLACK * (a + b)
+    if np.any(c > (nx + ny) ** 2 + slack) or np.any(c < lo - slack):
+        raise ValueError("impossible squared norms: need (|x| - |y|)^2 <= |x - y|^2 <= (|x| + |y|)^2 "
+                         "(triangle inequality) for sq_x = |x|^2, sq_y = |y|^2, sq_diff = |x - y|^2")
+
+
+def _rff_limit_conditioning(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any, w_var: Any) -> Any:
+    """The terms are carried to twice the working precision: what rounding errors remain is
+    ``~eps^2 (|t1| + |t2|)``, so the cancellation ``(|t1| + |t2|)/|t1 - t2|`` counts ``16 eps``
+    times (float64 points where even that leaves fewer digits are recomputed in mpmath)."""
+    t1, t2 = (sq_x + sq_y) / (2 * sigma**2), w_var * sq_diff / 2
+    return 1 + 16 * 2.0**-52 * (ctx.abs(t1) + ctx.abs(t2)) / ctx.abs(t1 - t2)
+
+
+@formula(check=_check_norms, conditioning=_rff_limit_conditioning)
 def log_rff_limit(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any, w_var: Any) -> Any:
     """``log lim_{D->inf} exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y)`` when
     ``w ~ N(0, w_var I)``:  ``(|x|^2 + |y|^2)/(2 sigma^2) - w_var |x - y|^2 / 2``.
 
     The printed RFA identity uses ``w_var = sigma^2``; the correct spectral variance is
-    ``w_var = 1/sigma^2``.  RFA summary, "Background: Random Feature Methods".
+    ``w_var = 1/sigma^2``, where the two terms cancel: the float64 face carries them as
+    double-double numbers (error-free sums and products), so the difference keeps its digits
+    (points where even that is not enough are recomputed in mpmath); squared norms that violate
+    the triangle inequality raise ``ValueError``.  RFA summary, "Background: Random Feature Methods".
     """
-    return (sq_x + sq_y) / (2 * sigma**2) - w_var * sq_diff / 2
+    plain = (sq_x + sq_y) / (2 * sigma**2) - w_var * sq_diff / 2
+    if ctx.name != "float64":
+        return plain
+    s_hi, s_lo = ctx.two_sum(sq_x, sq_y)
+    d_hi, d_lo = ctx.two_prod(sigma, sigma)  # sigma^2 = d_hi + d_lo
+    t1 = s_hi / (2 * d_hi)
+    p_hi, p_lo = ctx.two_prod(t1, 2 * d_hi)
+    t1_lo = (((s_hi - p_hi) - p_lo) + s_lo - t1 * 2 * d_lo) / (2 * d_hi)  # (s_hi - p_hi: exact)
+    t2, t2_lo = ctx.two_prod(w_var, sq_diff)
+    h, e = ctx.two_sum(t1, -t2 / 2)
+    dd = h + (e + t1_lo - t2_lo / 2)
+    return np.where(np.isfinite(dd), dd, plain)[()]  # (the error-free product overflows above ~1e290)
 
 
-@formula(check=check_sigma)
+@formula(check=_check_norms)
 def log_kernel_limit(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any) -> Any:
     """``x.y / sigma^2`` written with the norms (the log of the target ``exp(x.y/sigma^2)``):
-    ``(|x|^2 + |y|^2 - |x - y|^2) / (2 sigma^2)``."""
-    return (sq_x + sq_y - sq_diff) / (2 * sigma**2)
+    ``(|x|^2 + |y|^2 - |x - y|^2) / (2 sigma^2)``, the numerator a compensated sum of the exact
+    inputs (it cancels where ``x`` is nearly orthogonal to ``y``).  Squared norms that violate
+    the triangle inequality raise ``ValueError``."""
+    return ctx.fsum(sq_x, sq_y, -sq_diff) / (2 * sigma**2)
 
 
 def trig_features(x: np.ndarray, w: np.ndarray) -> np.ndarray:

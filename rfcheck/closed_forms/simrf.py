@@ -34,8 +34,8 @@ that the float64 face recomputes ill-conditioned points in mpmath.
 
 References
 ----------
-I. Reid, K. Choromanski, V. Likhosherstov, A. Weller, "Simplex Random Features", ICML 2023
-(``../shared/seeds/003_*``): Def 3.1 eq (10), Thm 3.2 eq (11), Lemma 4.1 eq (18)-(19),
+I. Reid, K. Choromanski, V. Likhosherstov, A. Weller, "Simplex Random Features", ICML 2023:
+Def 3.1 eq (10), Thm 3.2 eq (11), Lemma 4.1 eq (18)-(19),
 Lemma 4.2 eq (20)-(21), Thm 4.3 eq (23)-(24), Cor 4.4 eq (25), Thm 4.5 eq (26),
 Cor 4.6 eq (27), sec 5.1, Lemma A.1 eq (40), appendix A.5 eq (58), A.8 eq (74).
 """
@@ -43,6 +43,7 @@ Cor 4.6 eq (27), sec 5.1, Lemma A.1 eq (40), appendix A.5 eq (58), A.8 eq (74).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Any
 
@@ -52,7 +53,7 @@ import scipy.special as sc
 import sympy
 
 from rfcheck import validate
-from rfcheck.backends import formula
+from rfcheck.backends import SYM, formula
 
 __all__ = [
     "conformity_angle",
@@ -69,7 +70,11 @@ __all__ = [
     "log_conformity_kernel",
     "log_conformity_orf",
     "log_conformity_simrf",
+    "log_pdf_wij_angle",
+    "log_pdf_wij_iid",
+    "log_pdf_wij_orf",
     "log_prf_orthogonality_gap",
+    "log_rff_orthogonality_gap",
     "optimised_ensemble",
     "orf_simrf_conformity_gap",
     "pair_conformity",
@@ -92,6 +97,8 @@ _COUPLINGS = ("iid", "orf", "simrf")
 _EPS = float(np.finfo(float).eps)
 _GJ_NODES = 96  # Gauss-Jacobi nodes of the t-average (tested to 1e-13 for d <= 1024, v <= 10)
 _GJ_BETA_MAX = 900.0  # larger t-powers stay in the integrand (weights overflow past ~1020)
+_MP_MAXTERMS = 10**6  # terms mpmath's hypergeometric series may take (its default stops short at d ~ 1000)
+_TINY_V = 1e-140  # below this v the gaps are their leading terms (v^2 may underflow in float64)
 
 
 # ------------------------------------------------------------------ validation helpers
@@ -159,15 +166,16 @@ def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int
 
     ``ratio(k)`` and ``factor(k)`` return arrays broadcastable to ``z``; ``factor`` (default
     1) must be in ``[0, 1]`` and non-increasing-irrelevant: the series stops once the
-    terms are past their peak and below ``eps/4`` of the sum.  Rescales by ``2^-600``
-    whenever a term exceeds ``2^600``, so the value may lie far outside float64.
+    terms are past their peak and below ``eps/4`` of the sum.  Rescales term and sum by a
+    power of 2 whenever a term exceeds ``2^600`` (or falls below ``2^-300`` while the sum is
+    below ``2^-500``), so the value may lie far outside float64.
     """
     z = np.asarray(z, dtype=float)
     t = np.ones_like(z)
     f0 = factor(0) if factor is not None else 1.0
     s = np.broadcast_to(np.asarray(f0, dtype=float), z.shape).copy()
     tail = np.zeros_like(z)  # s - f0, kept apart so that log(1 + tail) keeps its relative accuracy
-    logscale = np.zeros_like(z)
+    bits = np.zeros(z.shape, dtype=np.int64)  # the sum is s 2^bits
     big = 2.0**600
     k = 0
     while True:
@@ -177,21 +185,22 @@ def _fp_pos_series(z: np.ndarray, ratio: Any, factor: Any = None, min_terms: int
         f = factor(k) if factor is not None else 1.0
         s = s + t * f
         tail = tail + t * f
-        hi = t > big
-        if np.any(hi):
-            t = np.where(hi, t / big, t)
-            s = np.where(hi, s / big, s)
-            tail = np.where(hi, tail / big, tail)
-            logscale = logscale + np.where(hi, 600 * math.log(2.0), 0.0)
+        # a huge term, or a tiny one while the sum is still tiny (leading factors 0, e.g. a gap ~ z^2,
+        # where z^k would underflow to 0 at tiny z): rescale term and sum by 2^-e, t = m 2^e
+        resc = (t > big) | ((t < 2.0**-300) & (t > 0) & (s < 2.0**-500))
+        if np.any(resc):
+            e = np.where(resc, np.frexp(t)[1], 0)
+            t, s, tail = np.ldexp(t, -e), np.ldexp(s, -e), np.ldexp(tail, -e)
+            bits = bits + e
         done = (r < 1) & (t <= 0.25 * _EPS * s) | (t == 0)
         if k >= min_terms and np.all(done):
             break
         if k > 200_000:
             raise ValueError("series did not converge in 200000 terms (argument too large for float64 face)")
     with np.errstate(divide="ignore"):
-        out = np.log(s) + logscale
+        out = np.log(s) + bits * math.log(2.0)  # (one rounding: no running sum of rescalings)
         if factor is None:  # s = 1 + tail: log1p keeps small logarithms (v -> 0) accurate
-            out = np.where(logscale == 0, np.log1p(tail), out)[()]
+            out = np.where(bits == 0, np.log1p(tail), out)[()]
         return out
 
 
@@ -206,17 +215,67 @@ def _fp_log_hyp1f1(a: Any, b: Any, z: Any) -> np.ndarray:
     return _fp_pos_series(z, lambda k: (a + k) / ((b + k) * (k + 1)))
 
 
+def _jacobi_and_derivative(n: int, a: Any, b: Any, x: Any) -> tuple[Any, Any]:
+    """``(P_n^{(a,b)}(x), d/dx P_n^{(a,b)}(x))`` by the three-term recurrence (mpmath numbers, or
+    float64 arrays elementwise)."""
+    p0, p1 = 1 + 0 * x, (a + 1) + (a + b + 2) * (x - 1) / 2
+    for k in range(2, n + 1):
+        s = 2 * k + a + b
+        p0, p1 = p1, ((s - 1) * (s * (s - 2) * x + a * a - b * b) * p1
+                      - 2 * (k + a - 1) * (k + b - 1) * s * p0) / (2 * k * (k + a + b) * (s - 2))
+    s = 2 * n + a + b
+    dp = (n * ((a - b) - s * x) * p1 + 2 * (n + a) * (n + b) * p0) / (s * (1 - x * x))
+    return p1, dp
+
+
+_GJ_REFINE = 0.05  # Gauss-Jacobi nodes within this of +-1 are refined in mpmath
+
+
 @functools.lru_cache(maxsize=64)
-def _gj_rule(d: int, n: int = _GJ_NODES) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes ``t`` and normalised weights of ``E_t g(t)`` for the density
-    ``prop. to t^{d-1} (1 - t^2)^{-1/2}`` on [0, 1] (``t = sin phi``)."""
+def _gj_rule(d: int, n: int = _GJ_NODES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes ``t``, ``1 - t`` and normalised weights of ``E_t g(t)`` for the density
+    ``prop. to t^{d-1} (1 - t^2)^{-1/2}`` on [0, 1] (``t = sin phi``).
+
+    Gauss-Jacobi in ``x = 2t - 1`` (weight ``(1 - x)^{-1/2} (1 + x)^beta``): scipy's nodes, with
+    the weights ``prop. to 1/((1 - x^2) P_n'(x)^2)`` (scipy's own weights are off by ~1e-12
+    relative, which ``1 + cos(theta) t`` amplifies at ``cos(theta) -> -1``); within 0.05 of
+    ``+-1``, where a node's rounding moves the weight by ~eps/(1 -+ x), the nodes are refined by
+    Newton's method at 40 digits and their weights evaluated there.  ``1 - t = (1 - x)/2`` is
+    exact for the float nodes.
+    """
     beta = min(float(d - 1), _GJ_BETA_MAX)
-    x, w = sc.roots_jacobi(n, -0.5, beta)
-    t = (1 + x) / 2
-    lw = np.log(w) + (d - 1 - beta) * np.log(t) - 0.5 * np.log1p(t)
+    x, _ = sc.roots_jacobi(n, -0.5, beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lw = -np.log((1 - x) * (1 + x) * _jacobi_and_derivative(n, -0.5, beta, x)[1] ** 2)
+    with mpmath.workdps(40):
+        a, b = mpmath.mpf(-0.5), mpmath.mpf(beta)
+        for i in np.flatnonzero((1 - np.abs(x) < _GJ_REFINE) | ~np.isfinite(lw)):
+            xi = mpmath.mpf(float(x[i]))
+            for _ in range(50):
+                p, dp = _jacobi_and_derivative(n, a, b, xi)
+                step = p / dp
+                xi -= step
+                if abs(step) <= mpmath.mpf(10) ** -36:
+                    break
+            _, dp = _jacobi_and_derivative(n, a, b, xi)
+            x[i] = float(xi)
+            lw[i] = float(-mpmath.log((1 - xi * xi) * dp * dp))
+    t, omt = (1 + x) / 2, (1 - x) / 2
+    lw = lw + (d - 1 - beta) * np.log(t) - 0.5 * np.log1p(t)
     lw -= lw.max()
     ww = np.exp(lw)
-    return t, ww / ww.sum()
+    return t, omt, ww / ww.sum()
+
+
+def _fp_one_plus_ct(c: Any, t: Any, omt: Any) -> Any:
+    """``1 + c t`` for ``|c| <= 1``, ``t`` in [0, 1] given with ``1 - t``: ``(1 + c) - c (1 - t)``
+    (two non-negative terms) where ``c t < -1/2``, since ``1 + c t`` cancels near ``c t = -1``."""
+    return np.where(c * t < -0.5, (1 + c) - c * omt, 1 + c * t)
+
+
+def _fp_log_one_plus_ct(c: Any, t: Any, omt: Any) -> Any:
+    """``log(1 + c t)``: ``log1p(c t)``, or the log of :func:`_fp_one_plus_ct` where ``c t < -1/2``."""
+    return np.where(c * t < -0.5, np.log(_fp_one_plus_ct(c, t, omt)), np.log1p(c * t))
 
 
 def _fp_t_average_log(d: np.ndarray, log_g: Any, *args: np.ndarray) -> np.ndarray:
@@ -226,45 +285,103 @@ def _fp_t_average_log(d: np.ndarray, log_g: Any, *args: np.ndarray) -> np.ndarra
     out = np.empty(dd.shape, dtype=float)
     for dv in np.unique(dd):
         sel = dd == dv
-        t, w = _gj_rule(int(dv))
+        t, omt, w = _gj_rule(int(dv))
         sub = [r[sel][:, None] for r in rest]
-        lg = np.broadcast_to(log_g(t[None, :], float(dv), *sub), (int(np.sum(sel)), t.size))
+        lg = np.broadcast_to(log_g(t[None, :], omt[None, :], float(dv), *sub), (int(np.sum(sel)), t.size))
         mx = np.max(lg, axis=1, keepdims=True)
         res = mx[:, 0] + np.log(np.sum(w[None, :] * np.exp(lg - mx), axis=1))
         small = np.max(np.abs(lg), axis=1) <= 0.5  # log E e^lg ~ 0: log1p(E expm1(lg)) keeps it relative
         if np.any(small):
             res[small] = np.log1p(np.sum(w[None, :] * np.expm1(lg[small]), axis=1))
         out[sel] = res
-    return out
+    return out[()]
 
 
 # --------------------------------------------------------------- context dispatch helpers
 
 
+def _mp_hyp0f1_m1(b: Any, z: Any) -> Any:
+    """``0F1(; b; z) - 1`` in mpmath without cancellation for ``z >= 0``: ``(z/b) 1F2(1; 2, b + 1; z)``
+    below ``z = 1`` (the series with its first term removed); above, mpmath's series with up to
+    ``10^6`` terms (its default gives up at large ``a``, ``z`` and 50 digits)."""
+    return z / b * mpmath.hyp1f2(1, 2, b + 1, z) if z < 1 else mpmath.hyp0f1(b, z, maxterms=_MP_MAXTERMS) - 1
+
+
+def _mp_hyp1f1_m1(a: Any, b: Any, z: Any) -> Any:
+    """``1F1(a; b; z) - 1`` in mpmath without cancellation for ``a, b > 0``, ``z >= 0``:
+    ``(a z/b) 2F2(1, a + 1; 2, b + 1; z)`` below ``z = 1``."""
+    if z < 1:
+        return a * z / b * mpmath.hyp2f2(1, a + 1, 2, b + 1, z)
+    return mpmath.hyp1f1(a, b, z, maxterms=_MP_MAXTERMS) - 1
+
+
 def _log_hyp0f1(ctx: Any, b: Any, z: Any) -> Any:
     if ctx.name == "float64":
         return _fp_log_hyp0f1(b, z)
-    if ctx.name == "mpmath":
-        return mpmath.log(mpmath.hyp0f1(b, z))
+    if ctx.name == "mpmath":  # log1p keeps the relative accuracy of log 0F1 ~ z/b at small z
+        return mpmath.log1p(_mp_hyp0f1_m1(b, z))
     return sympy.log(sympy.hyper([], [b], z))
 
 
 def _log_hyp1f1(ctx: Any, a: Any, b: Any, z: Any) -> Any:
     if ctx.name == "float64":
         return _fp_log_hyp1f1(a, b, z)
-    if ctx.name == "mpmath":
-        return mpmath.log(mpmath.hyp1f1(a, b, z))
+    if ctx.name == "mpmath":  # log1p keeps the relative accuracy of log 1F1 ~ a z/b at small z
+        return mpmath.log1p(_mp_hyp1f1_m1(a, b, z))
     return sympy.log(sympy.hyper([a], [b], z))
 
 
-def _mp_t_average(d: int, g: Any) -> Any:
-    """``E_t g(t)`` in mpmath, ``t = sin phi``, ``phi ~ sin^{d-1}`` on [0, pi] (symmetric)."""
+def _mp_quad_verified(f: Any, pts: list[Any], what: str) -> Any:
+    """``int f`` over the panels ``pts`` (Gauss-Legendre, 10 guard digits), verified.
+
+    ``mpmath.quad`` stops on an *absolute* error estimate: ``f`` is divided by a rough value of
+    its integral, so that integrals far from 1 neither stop early nor run to the maximal degree.
+    The finite panels are then halved until two successive values agree to the working
+    precision; ``ValueError`` if that takes more than 6 halvings.
+    """
+    tol = mpmath.eps * 2**20
+    with mpmath.extradps(10):
+        rough = abs(mpmath.quad(f, pts, method="gauss-legendre", maxdegree=3))
+        if rough == 0 or not mpmath.isfinite(rough):
+            rough = mpmath.mpf(1)
+
+        def fn(x: Any) -> Any:
+            return f(x) / rough
+
+        prev = mpmath.quad(fn, pts, method="gauss-legendre")
+        for _ in range(6):
+            mids = [(a + b) / 2 for a, b in itertools.pairwise(pts) if mpmath.isfinite(b)]
+            pts = sorted(pts + mids)
+            val = mpmath.quad(fn, pts, method="gauss-legendre")
+            if val == prev or abs(val - prev) <= tol * abs(val):
+                return val * rough
+            prev = val
+    raise ValueError(f"{what} did not converge in 6 halvings of its panels at {mpmath.mp.dps} digits")
+
+
+def _mp_t_average(d: int, g: Any, scale: Any = None) -> Any:
+    """``E_t g(t, 1 - t)`` in mpmath, ``t = sin phi``, ``phi ~ sin^{d-1}`` on [0, pi] (symmetric).
+
+    ``1 - t = 2 sin^2(pi/4 - phi/2)`` is passed without cancellation.  The weight peaks at
+    ``pi/2`` with width ``~1/sqrt(d)``: 16 Gauss-Legendre panels over the peak; ``scale`` (the
+    width in ``phi`` of a feature of ``g`` at ``t = 1``, i.e. ``phi = pi/2``) adds panels graded
+    geometrically towards ``pi/2`` down to ``scale/64``.  Verified by :func:`_mp_quad_verified`.
+    """
+    half_pi = mpmath.pi / 2
     norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(d) / 2) / (2 * mpmath.gamma(mpmath.mpf(d + 1) / 2))
-    # the weight peaks at pi/2 with width ~ 1/sqrt(d): 16 Gauss-Legendre panels over the peak
-    lo = max(mpmath.mpf(0), mpmath.pi / 2 - 10 / mpmath.sqrt(d))
-    pts = ([mpmath.mpf(0)] if lo > 0 else []) + list(mpmath.linspace(lo, mpmath.pi / 2, 17))
-    val = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * g(mpmath.sin(ph)), pts, method="gauss-legendre")
-    return val / norm
+    lo = max(mpmath.mpf(0), half_pi - 10 / mpmath.sqrt(d))
+    pts = ([mpmath.mpf(0)] if lo > 0 else []) + list(mpmath.linspace(lo, half_pi, 17))
+    if scale is not None:
+        h = (half_pi - lo) / 32
+        while h > scale / 64:
+            pts.append(half_pi - h)
+            h /= 2
+        pts = sorted(set(pts))
+
+    def f(ph: Any) -> Any:
+        return mpmath.sin(ph) ** (d - 1) * g(mpmath.sin(ph), 2 * mpmath.sin(mpmath.pi / 4 - ph / 2) ** 2)
+
+    return _mp_quad_verified(f, pts, f"SimRF t-average (d = {d})") / norm
 
 
 def _sym_t_average(d: Any, g: Any) -> Any:
@@ -367,13 +484,21 @@ def log_conformity_orf(ctx: Any, v: Any, d: Any) -> Any:
 def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
     if ctx.name == "float64":
 
-        def lg(t: Any, dv: float, vv: Any, cc: Any) -> Any:
-            return _fp_log_hyp1f1(dv, dv / 2, vv * vv / 2 * (1 + cc * t))
+        def lg(t: Any, omt: Any, dv: float, vv: Any, cc: Any) -> Any:
+            return _fp_log_hyp1f1(dv, dv / 2, vv * vv / 2 * _fp_one_plus_ct(cc, t, omt))
 
         return _fp_t_average_log(np.asarray(d), lg, v, c)
     if ctx.name == "mpmath":
         d = int(d)
-        return mpmath.log(_mp_t_average(d, lambda t: mpmath.hyp1f1(d, mpmath.mpf(d) / 2, v * v / 2 * (1 + c * t))))
+        b = mpmath.mpf(d) / 2
+        if not v:
+            return mpmath.mpf(0)
+
+        def g(t: Any, omt: Any) -> Any:
+            one_ct = 1 + c * t if c * t >= -0.5 else (1 + c) - c * omt  # (no cancellation near c t = -1)
+            return _mp_hyp1f1_m1(d, b, v * v / 2 * one_ct)
+
+        return mpmath.log1p(_mp_t_average(d, g))  # log1p of E[1F1 - 1]: relative accuracy at small v
     return sympy.log(_sym_t_average(d, lambda t: sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))))
 
 
@@ -439,15 +564,116 @@ def pair_conformity(v: Any, d: int, coupling: str, *, backend: str = "float64", 
 # ------------------------------------------------------------------------------ pdfs
 
 
-@formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
-def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
-    """pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows: ``sqrt(2) chi_d``.
+_MODE_FORM_MIN = 32  # exponents n of w^n e^{-w^2/(2s)} from which the float64 face centres on the mode
+_BINET = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+
+
+def _fp_binet(z: np.ndarray) -> np.ndarray:
+    """``mu(z) = log Gamma(z) - (z - 1/2) log z + z - log(2 pi)/2`` for ``z >= 16`` (Stirling
+    series to ``z^-13``, truncation below 1e-18)."""
+    zi = 1 / np.asarray(z, dtype=float)
+    out = np.zeros_like(zi)
+    for c in reversed(_BINET):
+        out = out * zi * zi + c
+    return out * zi
+
+
+def _fp_log1pmx_m_half_sq(x: np.ndarray) -> np.ndarray:
+    """``log(1 + x) - x - x^2/2`` for ``x >= -1/2`` with relative accuracy (a sum of non-positive
+    terms): ``-x^2/(2 + x) + 2 atanh-series(u)`` with ``u = x/(2 + x)`` for ``|x| <= 1/2``."""
+    u = x / (2 + x)
+    u2 = u * u
+    acc = np.zeros_like(u)
+    for k in range(41, 1, -2):  # 2 (u^3/3 + u^5/5 + ...) / u^3, |u| <= 1/3: 20 terms reach 1e-20
+        acc = acc * u2 + 2 / k
+    small = -x * x / (2 + x) + acc * u2 * u - x * x / 2
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(x) <= 0.5, small, np.log1p(x) - x - x * x / 2)
+
+
+def _fp_log_power_gauss(w: Any, n: Any, s: float, log_const: Any) -> np.ndarray:
+    """``n log w - w^2/(2s) + K`` (a chi-type log-density) for ``n >= 32``, given ``log_const =
+    n/2 log(n s) - n/2 + K`` (its value at the mode ``m = sqrt(n s)``, computed without
+    cancellation by the caller).
+
+    With ``x = w/m - 1``: ``n (log(1 + x) - x - x^2/2) + log_const`` -- a sum of terms of one
+    sign, where the direct form sums terms of size ``n log n`` that cancel to ``O(log n)``
+    (1e-12 relative error of the density at ``n ~ 2000``).  Below ``x = -1/2``
+    ``log(w/m)`` replaces ``log(1 + x)``.
+    """
+    w = np.asarray(w, dtype=float)
+    m = np.sqrt(n * s)
+    x = (w - m) / m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        far = np.log(w / m) - x - x * x / 2
+        h = np.where(x < -0.5, far, _fp_log1pmx_m_half_sq(np.maximum(x, -0.5)))
+    return n * h + log_const
+
+
+def _log_pdf_iid(ctx: Any, w: Any, d: Any) -> Any:
+    naive = _xlogy(ctx, d - 1, w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx))
+    if ctx.name != "float64":
+        return naive
+    n = np.asarray(d, dtype=float) - 1
+    if not np.any(n >= _MODE_FORM_MIN):
+        return naive
+    z = np.maximum(np.asarray(d, dtype=float) / 2, 16.0)
+    # n/2 log(2n) - n/2 - n log 2 - log Gamma(d/2) = (d - 1)/2 log1p(-1/d) + 1/2 - log(2 pi)/2 - mu(d/2)
+    log_const = n / 2 * np.log1p(-1 / np.maximum(n + 1, 2)) + 0.5 - 0.5 * np.log(2 * np.pi) - _fp_binet(z)
+    # (for w <= 1 every term of the direct sum is <= 0: nothing cancels there)
+    use = (n >= _MODE_FORM_MIN) & (np.asarray(w) > 1)
+    return np.where(use, _fp_log_power_gauss(w, np.maximum(n, 1), 2.0, log_const), naive)[()]
+
+
+def _log_pdf_orf(ctx: Any, w: Any, d: Any) -> Any:
+    naive = (2 * d - 1) * ctx.log(w) - w * w / 2 - (d - 1) * ctx.log(2) - ctx.gammaln(d)
+    if ctx.name != "float64":
+        return naive
+    dd = np.asarray(d, dtype=float)
+    n = 2 * dd - 1
+    if not np.any(n >= _MODE_FORM_MIN):
+        return naive
+    # n/2 log n - n/2 - (d - 1) log 2 - log Gamma(d) = log(2)/2 + (d - 1/2) log1p(-1/(2d)) + 1/2
+    #                                                  - log(2 pi)/2 - mu(d)
+    log_const = (0.5 * np.log(2) + (dd - 0.5) * np.log1p(-1 / (2 * dd)) + 0.5 - 0.5 * np.log(2 * np.pi)
+                 - _fp_binet(np.maximum(dd, 16.0)))
+    use = (n >= _MODE_FORM_MIN) & (np.asarray(w) > 1)  # (as for _log_pdf_iid)
+    return np.where(use, _fp_log_power_gauss(w, n, 1.0, log_const), naive)[()]
+
+
+def _check_w_d(w: Any, d: Any) -> None:
+    _nonneg(w, "w")
+    _dims(d)
+
+
+@formula(check=_check_w_d)
+def log_pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
+    """log pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows (``sqrt(2) chi_d``):
+    ``(d - 1) log w - w^2/4 - (d - 1) log 2 - log Gamma(d/2)``; ``-inf`` at ``w = 0`` for ``d >= 2``.
+
+    Holds values far below the float64 range of :func:`pdf_wij_iid`.  From ``d = 33`` the
+    float64 face centres the exponent on the mode ``sqrt(2(d - 1))`` (the direct sum cancels
+    terms of size ``d log d``).
 
     References
     ----------
     SimRF Lemma 4.1, eq (18) (holds as printed).
     """
-    return ctx.exp(_xlogy(ctx, d - 1, w) - w * w / 4 - (d - 1) * ctx.log(2) - ctx.gammaln(d / _two(ctx)))
+    return _log_pdf_iid(ctx, w, d)
+
+
+@formula(check=_check_w_d)
+def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
+    """pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows: ``sqrt(2) chi_d``.
+
+    ``exp`` of :func:`log_pdf_wij_iid`; values below the smallest normal float64 (2.2e-308)
+    lose digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_iid` there).
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (18) (holds as printed).
+    """
+    return ctx.exp(_log_pdf_iid(ctx, w, d))
 
 
 def _xlogy(ctx: Any, x: Any, y: Any) -> Any:
@@ -459,52 +685,118 @@ def _xlogy(ctx: Any, x: Any, y: Any) -> Any:
     return x * sympy.log(y)
 
 
-@formula(check=lambda w, d: (_nonneg(w, "w"), _dims(d)) and None)
-def pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
-    """pdf of ``w_ij`` for orthogonal rows: ``chi_{2d}``, ``w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d))``.
+@formula(check=_check_w_d)
+def log_pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
+    """log pdf of ``w_ij`` for orthogonal rows (``chi_{2d}``):
+    ``(2d - 1) log w - w^2/2 - (d - 1) log 2 - log Gamma(d)``; ``-inf`` at ``w = 0``.
+
+    Holds values far below the float64 range of :func:`pdf_wij_orf`.  From ``d = 17`` the
+    float64 face centres the exponent on the mode ``sqrt(2d - 1)``.
 
     References
     ----------
     SimRF appendix A.5, eq (58) (eq (20) at theta = pi/2; holds as printed).
     """
-    return ctx.exp((2 * d - 1) * ctx.log(w) - w * w / 2 - (d - 1) * ctx.log(2) - ctx.gammaln(d))
+    return _log_pdf_orf(ctx, w, d)
 
 
-def _pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
+@formula(check=_check_w_d)
+def pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
+    """pdf of ``w_ij`` for orthogonal rows: ``chi_{2d}``, ``w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d))``.
+
+    ``exp`` of :func:`log_pdf_wij_orf`; values below the smallest normal float64 (2.2e-308)
+    lose digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_orf` there).
+
+    References
+    ----------
+    SimRF appendix A.5, eq (58) (eq (20) at theta = pi/2; holds as printed).
+    """
+    return ctx.exp(_log_pdf_orf(ctx, w, d))
+
+
+def _log_pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
     # p(w) = w^{2d-1} 2^{1-d} / (Gamma(d/2)^2) * int_0^1 t^{d-1}(1-t^2)^{-1/2} e^{-w^2/(2(1+ct))}(1+ct)^{-d} dt
     #      = chi_{2d}(w) * E_t[ e^{-w^2 c t / (2(1+ct))} (1+ct)^{-d} ]   (t-average as for rho)
     # since e^{-w^2/(2(1+ct))} = e^{-w^2/2} e^{w^2 c t/(2(1+ct))}.
     if ctx.name == "float64":
 
-        def lg(t: Any, dv: float, ww: Any, cc: Any) -> Any:
-            return ww * ww * cc * t / (2 * (1 + cc * t)) - dv * np.log1p(cc * t)
+        def lg(t: Any, omt: Any, dv: float, ww: Any, cc: Any) -> Any:
+            one_ct = _fp_one_plus_ct(cc, t, omt)
+            return ww * ww * cc * t / (2 * one_ct) - dv * _fp_log_one_plus_ct(cc, t, omt)
 
         with np.errstate(divide="ignore", invalid="ignore"):
-            log_chi = (2 * d - 1) * np.log(w) - w * w / 2 - (d - 1) * np.log(2) - sc.gammaln(d)
-            return np.exp(log_chi + _fp_t_average_log(np.asarray(d), lg, w, c))
+            return _log_pdf_orf(ctx, w, d) + _fp_t_average_log(np.asarray(d), lg, w, c)
     if ctx.name == "mpmath":
         d = int(d)
-        avg = _mp_t_average(d, lambda t: mpmath.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d))
-        return pdf_wij_orf.impl(ctx, w, d) * avg
-    return pdf_wij_orf.impl(ctx, w, d) * _sym_t_average(
+        if c == -1:  # w_ij = |R_1 - R_2|, R_i iid chi_d: 2 int chi_d(r) chi_d(r + w) dr (smooth)
+            lc = (1 - mpmath.mpf(d) / 2) * mpmath.log(2) - mpmath.loggamma(mpmath.mpf(d) / 2)
+
+            def chi2(r: Any) -> Any:
+                return mpmath.exp(2 * lc + (d - 1) * mpmath.log(r * (r + w)) - (r * r + (r + w) ** 2) / 2)
+
+            mode = mpmath.sqrt(d)
+            pts = [mpmath.mpf(0)] + [mode + k for k in (-8, -4, -2, -1, 0, 1, 2, 4, 8) if mode + k > 0]
+            return mpmath.log(2 * _mp_quad_verified(chi2, [*pts, mpmath.inf],
+                                                    f"pdf_wij_angle (d = {d}, cos_theta = -1)"))
+
+        def g(t: Any, omt: Any) -> Any:
+            one_ct = 1 + c * t if c * t >= -0.5 else (1 + c) - c * omt  # (no cancellation near c t = -1)
+            return mpmath.exp(w * w * c * t / (2 * one_ct)) * one_ct ** (-d)
+
+        # for c < 0 the integrand peaks at t = 1 (phi = pi/2), in phi with a width ~ sqrt(2(1 + c)/|c|)
+        # or, where w^2 > 1 + c (the exponential vanishes at t = 1), ~ w / sqrt(d); (1 + c > 0 here)
+        scale = max(mpmath.sqrt(2 * (1 + c) / -c), w / mpmath.sqrt(d)) if c < 0 else None
+        return _log_pdf_orf(ctx, w, d) + mpmath.log(_mp_t_average(d, g, scale))
+    return sympy.log(_pdf_angle_sym(w, d, c))
+
+
+def _pdf_angle_sym(w: Any, d: Any, c: Any) -> Any:
+    return pdf_wij_orf.impl(SYM, w, d) * _sym_t_average(
         d, lambda t: sympy.exp(w * w * c * t / (2 * (1 + c * t))) * (1 + c * t) ** (-d)
     )
 
 
-@formula(check=lambda w, d, cos_theta: (_nonneg(w, "w"), _dims(d), _cos(cos_theta)) and None)
+def _check_pdf_angle(w: Any, d: Any, cos_theta: Any) -> None:
+    _check_w_d(w, d)
+    _cos(cos_theta)
+
+
+@formula(check=_check_pdf_angle)
+def log_pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
+    """log pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle
+    (:func:`pdf_wij_angle`), holding values far below the float64 range.
+
+    ``log chi_{2d}(w) + log E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``; the float64 face
+    is accurate (1e-12) for ``|cos theta| <= 1/2``; the mpmath face (verified quadrature,
+    ``|R_1 - R_2|`` of two ``chi_d`` norms at ``cos theta = -1``) everywhere.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) (holds as printed).
+    """
+    return _log_pdf_angle_impl(ctx, w, d, cos_theta)
+
+
+@formula(check=_check_pdf_angle)
 def pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
     """pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle.
 
     ``chi_{2d}(w) E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``, ``c = cos theta``,
     ``t = sin phi``, ``phi ~ sin^{d-1}`` -- eq (20) after ``phi -> phi/2``.  For
     ``|cos theta| = 1`` the law has an atom or a singular density at the ends; the
-    float64 face is accurate (1e-12) for ``|cos theta| <= 1/2``; use mpmath otherwise.
+    float64 face is accurate (1e-12) for ``|cos theta| <= 1/2``; use mpmath otherwise (its
+    ``t``-average is a verified quadrature, graded towards the peak of the integrand at
+    ``t = 1`` for ``cos theta < 0``; at ``cos theta = -1`` it integrates the law of
+    ``|R_1 - R_2|``, ``R_i`` iid ``chi_d``).  Values below the smallest normal float64 underflow
+    to 0 in the float64 face (use :func:`log_pdf_wij_angle` there).
 
     References
     ----------
     SimRF Lemma 4.2, eq (20) (holds as printed).
     """
-    return _pdf_angle_impl(ctx, w, d, cos_theta)
+    if ctx.name == "sympy":
+        return _pdf_angle_sym(w, d, cos_theta)
+    return ctx.exp(_log_pdf_angle_impl(ctx, w, d, cos_theta))
 
 
 # -------------------------------------------------------------------- MSE (Thm 3.2, eq 11)
@@ -546,7 +838,11 @@ def _gap_orf_terms(ctx: Any, v: Any, d: Any) -> Any:
                 state["L"] = state["L"] + np.log1p(-(k - 1) / (dd + 2 * (k - 1)))
             return -np.expm1(state["L"])
 
-        return _fp_pos_series(v2, lambda k: 1.0 / (k + 1), factor, min_terms=3)
+        out = _fp_pos_series(v2, lambda k: 1.0 / (k + 1), factor, min_terms=3)
+        # below v = 1e-140 (v^2 may underflow) the first term alone, v^4 / (2 (d + 2)), to ~1e-280
+        with np.errstate(divide="ignore"):
+            lead = 4 * np.log(np.abs(np.asarray(v, dtype=float))) - np.log(2 * (dd + 2))
+        return np.where(np.asarray(v) < _TINY_V, lead, out)[()]
     if ctx.name == "mpmath":  # the same positive series (e^{v^2} - 1F1 would cancel ~ v^4 / (2 (d + 2)))
         v2 = v * v
         if not v2:
@@ -568,22 +864,35 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
     ``1F1(d; d/2; .)``, ``c = -1/(d-1)`` (all terms >= 0)."""
     if ctx.name == "float64":
 
-        def lg(t: Any, dv: float, vv: Any) -> Any:
+        def lg(t: Any, omt: Any, dv: float, vv: Any) -> Any:
             c = -1.0 / (dv - 1)
             u = np.broadcast_to(vv * vv / 2, np.broadcast_shapes(np.shape(vv), np.shape(t)))
-            lt = np.log1p(c * np.broadcast_to(t, u.shape))
+            lt = np.broadcast_to(_fp_log_one_plus_ct(c, t, omt), u.shape)
             return _fp_pos_series(
                 u, lambda k: (dv + k) / ((dv / 2 + k) * (k + 1)), lambda k: -np.expm1(k * lt), min_terms=3
             )
 
-        with np.errstate(divide="ignore"):
-            return _fp_t_average_log(np.asarray(d), lg, v)
+        vv, dd = np.broadcast_arrays(np.asarray(v, dtype=float), np.asarray(d, dtype=float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = _fp_t_average_log(np.asarray(d), lg, v)
+            # below v = 1e-140 the first term alone, E_t[2 u (-c t)] = v^2 E[t]/(d - 1), with
+            # E[t] = Gamma((d+1)/2)^2 / (Gamma(d/2) Gamma(d/2 + 1)) (also v = 0: -inf, not NaN)
+            log_et = 2 * sc.gammaln((dd + 1) / 2) - sc.gammaln(dd / 2) - sc.gammaln(dd / 2 + 1)
+            lead = 2 * np.log(vv) + log_et - np.log(dd - 1)
+        return np.where(vv < _TINY_V, lead, out)[()]
     if ctx.name == "mpmath":
         d = int(d)
         c = -mpmath.mpf(1) / (d - 1)
         u = v * v / 2
         b = mpmath.mpf(d) / 2
-        f = _mp_t_average(d, lambda t: mpmath.hyp1f1(d, b, u) - mpmath.hyp1f1(d, b, u * (1 + c * t)))
+        if not u:
+            return mpmath.ninf
+
+        def g(t: Any, omt: Any) -> Any:  # (1F1 - 1 at both ends: the difference keeps digits at small u)
+            one_ct = 1 + c * t if c * t >= -0.5 else (1 + c) - c * omt
+            return _mp_hyp1f1_m1(d, b, u) - _mp_hyp1f1_m1(d, b, u * one_ct)
+
+        f = _mp_t_average(d, g)
         return mpmath.log(f)
     c = -sympy.Integer(1) / (d - 1)
     return sympy.log(
@@ -621,6 +930,7 @@ def prf_orthogonality_gap(v: Any, d: Any, m: Any, sq_norms: Any) -> Any:
     _check_m(m)
     _check_m_le_d(m, d, "Cor 4.4")
     _nonneg(sq_norms, "sq_norms")
+    validate.broadcast_shape({"v": v, "d": d, "m": m, "sq_norms": sq_norms}, "prf_orthogonality_gap")
     lg = log_prf_orthogonality_gap(v, d)
     with np.errstate(under="ignore"):
         return (np.asarray(m) - 1) / np.asarray(m) * np.exp(lg - 2 * np.asarray(sq_norms, dtype=float))
@@ -668,9 +978,13 @@ def prf_mse(
     _check_coupling(coupling)
     validate.positive_int(d, "d", 2 if coupling == "simrf" else 1)
     validate.positive_int(m, "m")
+    _nonneg(v, "v")
     _nonneg(sq_norms, "sq_norms")
+    validate.broadcast_shape({"v": v, "sq_norms": sq_norms}, "prf_mse")
     npairs = _n_coupled_pairs(m, d, coupling)
     if backend == "mpmath":
+        if np.ndim(v) or np.ndim(sq_norms):
+            raise ValueError("the mpmath face of prf_mse takes scalar v and sq_norms")
         with mpmath.workdps(dps + 10):
             vv = mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v
             bracket = _mp_prf_bracket(vv, d, m, npairs, coupling, dps + 5)
@@ -832,13 +1146,43 @@ def _check_zdm_block(z: Any, d: Any, m: Any) -> None:
 def rff_orthogonality_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     """RFF orthogonality gap ``MSE_IID - MSE_ORF = (m-1)/m (e^{-z^2} - 1F1(d; d/2; -z^2/2))``,
     ``m <= d``.  The bracket alternates in sign; ill-conditioned float64 points (large
-    ``z``) are recomputed in mpmath by the ``formula`` machinery.
+    ``z``) are recomputed in mpmath by the ``formula`` machinery.  Gaps below the smallest
+    normal float64 lose digits and underflow to 0 (large ``z``); use
+    :func:`log_rff_orthogonality_gap` there.
 
     References
     ----------
     SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
     """
     return (m - 1) / m * _rff_gap_bracket(ctx, z, d)
+
+
+@formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
+def _log_abs_rff_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
+    return ctx.log((m - 1) / m) + ctx.log(ctx.abs(_rff_gap_bracket(ctx, z, d)))
+
+
+@formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
+def _rff_gap_sign(ctx: Any, z: Any, d: Any, m: Any) -> Any:
+    b = _rff_gap_bracket(ctx, z, d)
+    return ctx.where(m > 1, ctx.where(b > 0, 1, ctx.where(b < 0, -1, 0)), 0)
+
+
+def log_rff_orthogonality_gap(z: Any, d: Any, m: Any, *, backend: str = "float64", dps: int = 50) -> tuple[Any, Any]:
+    """``(sign, log|gap|)`` of the RFF orthogonality gap :func:`rff_orthogonality_gap`, ``m <= d``
+    (the convention of ``numpy.linalg.slogdet``: the gap is ``sign * exp(log|gap|)``).
+
+    The gap changes sign with ``z`` and decays like ``e^{-z^2/2}`` (even ``d``) or ``z^{-2d}``
+    (odd ``d``), below the float64 range of :func:`rff_orthogonality_gap` for large ``z``;
+    here float64 points whose bracket cancels or underflows are recomputed in mpmath, so both
+    entries stay exact.  ``(0, -inf)`` where the gap vanishes (``z = 0`` or ``m = 1``).
+
+    References
+    ----------
+    SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
+    """
+    sign = _rff_gap_sign(z, d, m, backend=backend, dps=dps)
+    return sign, _log_abs_rff_gap(z, d, m, backend=backend, dps=dps)
 
 
 def rff_mse(z: Any, d: int, m: int, coupling: str) -> Any:
@@ -892,9 +1236,15 @@ def rff_mse_ratio_orf_iid(z: Any, d: int, m: int) -> Any:
     return np.where(small, 1 - (m - 1) / (d + 2) / sc.exprel(-z2) ** 2, out)[()]
 
 
-@formula(check=_check_zdm)
+def _check_zdm_cor46(z: Any, d: Any, m: Any) -> None:
+    _check_zdm(z, d, m)
+    _check_m_le_d(m, d, "Cor 4.6")
+
+
+@formula(check=_check_zdm_cor46)
 def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
-    """Leading-order ``MSE_ORF / MSE_IID = 1 - (m-1) e^{-z^2} z^4 / (d (1 - e^{-z^2})^2)``.
+    """Leading-order ``MSE_ORF / MSE_IID = 1 - (m-1) e^{-z^2} z^4 / (d (1 - e^{-z^2})^2)``, ``m <= d``
+    (one orthogonal block, as :func:`rff_mse_ratio_orf_iid`; ``ValueError`` otherwise).
 
     References
     ----------
