@@ -167,6 +167,29 @@ def _eval(printed: Printed, p: Point, precision: str, dps: int) -> Any:
         return +mpmath.mpmathify(printed(MP, _mp_point(p)))
 
 
+def _ball(printed: Printed, p: Point, bits: int) -> Any:
+    """``printed(ARB, p)``: the printed formula as an Arb ball (the point's numbers exact), or
+    None where the formula leaves ball arithmetic or a comparison on balls is undecidable."""
+    from rfcheck.arb_backend import ARB, Ball, UndecidableError, to_ball, workprec
+
+    try:
+        with workprec(bits):
+            out = printed(ARB, {k: Ball(to_ball(v)) if isinstance(v, int | float | complex) and not isinstance(v, bool)
+                                else v for k, v in p.items()})
+        return out.v if isinstance(out, Ball) else to_ball(out)
+    except (NotImplementedError, UndecidableError, TypeError, AttributeError):
+        return None
+
+
+def _certify(ev: PointEval, verdict: str | None, why: str) -> PointEval:
+    """Mark a point evaluation ``certified`` when the balls decide it the same way (else say why not)."""
+    decided = "REFUTED" if ev.decided and ev.disc > 1 else "HOLDS" if ev.decided else None
+    ok = verdict is not None and verdict == decided
+    ev.extra = {**(ev.extra or {}), "certified": ok,
+                **({} if ok else {"not_certified": why if verdict is None else f"the balls say {verdict}"})}
+    return ev
+
+
 def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
     """A reference's ``(value, error bar)``; a bare value is taken as exact to ``10^(5 - dps)``."""
     if isinstance(ref, tuple):
@@ -230,6 +253,7 @@ class Paper:
     def equality(self, cid: str, *, printed: Printed, reference: Callable[[Point, int], Any], domain: Domain,
                  source: str = "", statement: str = "", precision: str = "mpmath",
                  scale: Callable[[Point, int], Any] | None = None, name: str = "reference",
+                 reference_ball: Callable[[Point, int], Any] | None = None,
                  max_points: int | None = None, correction: str | None = None, notes: str = "",
                  requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
         """A printed formula equals an independent reference.
@@ -251,6 +275,13 @@ class Paper:
         scale : callable, optional
             ``scale(p, dps)``: a magnitude for an absolute tolerance where the value itself
             may vanish (e.g. a variance that is 0 at ``x = -y``, on the scale of the second moment).
+        reference_ball : callable, optional
+            ``reference_ball(p, bits) -> flint.arb``: a rigorous enclosure of the reference
+            (e.g. :func:`rfcheck.certify.gaussian_expectation_1d`).  Each decided point is then
+            also evaluated in ball arithmetic -- the printed formula on the Arb context -- and
+            marked ``certified`` when the balls decide it the same way: disjoint balls for a
+            refutation, a difference ball within the tolerance for agreement
+            (:func:`rfcheck.certify.certified_equal`).
         reading : dict, optional
             Where the printed notation is ambiguous, declare the claim once per reasonable
             reading, each call with ``reading={"name": ..., "description": "how the notation is
@@ -271,7 +302,18 @@ class Paper:
             rtol = _rtol(precision, dps)
             with mpmath.workdps(dps):
                 sc = abs(mpmath.mpmathify(scale(dict(p), dps))) if scale else 0
-                return compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+                ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+            if reference_ball is None or not ev.decided:
+                return ev
+            from rfcheck.arb_backend import bits_for_dps
+            from rfcheck.certify import certified_equal
+
+            bits = bits_for_dps(dps)
+            pb = _ball(printed, p, bits)
+            if pb is None:
+                return _certify(ev, None, "the printed formula leaves ball arithmetic")
+            return _certify(ev, certified_equal(pb, reference_ball(dict(p), bits), rtol, atol=float(sc * rtol)),
+                            "the balls overlap but are wider than the tolerance")
 
         desc = (f"printed in {precision}" + (f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "")
                 + _describe(printed))
@@ -301,7 +343,17 @@ class Paper:
             lo, hi = (_eval(f, p, precision, budget.dps) for f in ((rhs, lhs) if flip else (lhs, rhs)))
             with mpmath.workdps(budget.dps):
                 e = mpmath.mpmathify(err(dict(p), budget.dps)) if err else 0
-                return compare_inequality(p, lo, hi, e, rtol=_rtol(precision, budget.dps))
+                ev = compare_inequality(p, lo, hi, e, rtol=_rtol(precision, budget.dps))
+            if err is not None or precision != "mpmath" or not ev.decided:
+                return ev  # an approximate side (err) has no enclosure to certify with
+            from rfcheck.arb_backend import bits_for_dps
+            from rfcheck.certify import certified_inequality
+
+            bits = bits_for_dps(budget.dps)
+            small, big = (_ball(f, p, bits) for f in ((rhs, lhs) if flip else (lhs, rhs)))
+            if small is None or big is None:
+                return _certify(ev, None, "a side leaves ball arithmetic")
+            return _certify(ev, certified_inequality(small, big), "the balls of the two sides overlap")
 
         check = Check(name, 1, evaluate, max_points=max_points,
                       description=f"{relation}, printed in {precision}{_describe(lhs)}{_describe(rhs)}",

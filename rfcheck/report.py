@@ -98,12 +98,20 @@ def _worst_values(w: dict[str, Any]) -> str:
             f"({rel_s}discrepancy {_fmt(w.get('disc'))} x tolerance)")
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: ``|`` escaped (``||v||^2`` must not split the row)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def counterexample_text(e: dict[str, Any]) -> str:
     """A REFUTED entry's counterexample in a few plain lines: the point, the two values with the
     error bar, the correction (where one is registered) and the command that reproduces it."""
     w = e["evidence"].get("worst") or {}
     pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items() if not k.startswith("_"))
-    lines = [f"{e['id']} {e['verdict']} at {pt} ({e['evidence'].get('deciding_check')}):", f"  {_worst_values(w)}"]
+    cert = e.get("certified") or {}
+    tag = " [certified: Arb balls are disjoint]" if cert.get("verdict") else ""
+    lines = [f"{e['id']} {e['verdict']}{tag} at {pt} ({e['evidence'].get('deciding_check')}):",
+             f"  {_worst_values(w)}"]
     if e.get("correction"):
         lines.append(f"  correction: {e['correction']}")
     if e.get("reproduce_point"):
@@ -141,15 +149,23 @@ def _entry_markdown(e: dict[str, Any]) -> str:
     if e.get("readings"):
         lines += ["| reading | natural | verdict | how the statement is read | why |",
                   "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['name']} | {'yes' if r['natural'] else ''} | {r['verdict']} | {r['description']} | "
-                  f"{r['reason'] or r['verdict_reason']} |" for r in e["readings"]]
+        lines += [f"| {_cell(r['name'])} | {'yes' if r['natural'] else ''} | {r['verdict']} | "
+                  f"{_cell(r['description'])} | {_cell(r['reason'] or r['verdict_reason'])} |" for r in e["readings"]]
+        lines += [f"*Correction ({r['name']} reading):* {r['correction']}" for r in e["readings"]
+                  if r.get("correction")]
         lines += ["", "Checks of the reading shown:", ""]
     lines.append("| check | verdict | points | decided | violations | note |")
     lines.append("| --- | --- | ---: | ---: | ---: | --- |")
     for ch in ev["checks"]:
         lines.append(f"| {ch['name']} | {ch['verdict']} | {ch['points_tried']} | {ch['points_decided']} | "
-                     f"{ch['violations']} | {ch['reason']} |")
+                     f"{ch['violations']} | {_cell(ch['reason'])} |")
     lines.append("")
+    cert = e.get("certified") or {}
+    if e["verdict"] in ("REFUTED", MIXED):
+        lines += [f"*Certified:* yes -- the Arb balls of the two values are disjoint" if cert.get("verdict") else
+                  f"*Certified:* no ({cert.get('why_not') or 'no ball evaluation'})", ""]
+    if cert.get("points"):
+        lines += [f"*Certified points:* {cert['points']} of {cert['decided']} decided", ""]
     if e.get("error"):
         lines += ["*Error:*", "", "```", e["error"].get("traceback", "").rstrip(), "```", ""]
     if e.get("correction"):

@@ -97,9 +97,14 @@ class CheckResult:
     needs: list[str] = field(default_factory=list)  # missing optional extras: the check was not run
     labels: tuple[str, str] = ("printed", "reference")
 
+    def certified(self) -> int:
+        """How many decided points Arb balls decided the same way (``extra["certified"]``)."""
+        return sum(bool((e.extra or {}).get("certified")) for e in self.evals if e.decided)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "points_certified": self.certified(),
             "strength": self.strength,
             "verdict": self.verdict,
             "points_tried": self.n_points,
@@ -128,12 +133,14 @@ class ReadingResult:
     why_natural: str
     description: str
     checks: list[CheckResult]
+    correction: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         done = [c for c in self.checks if c.verdict != INCONCLUSIVE]
         deciding = min(done, key=lambda c: c.strength) if done else None
         return {"name": self.name, "natural": self.natural, "verdict": self.verdict, "reason": self.why_natural,
                 "description": self.description, "verdict_reason": self.reason,
+                "correction": self.correction if self.verdict == REFUTED else None,
                 "deciding_check": deciding.name if deciding else None,
                 "worst": deciding.worst.as_dict() if deciding and deciding.worst else None}
 
@@ -174,6 +181,13 @@ class Verdict:
         if worst is not None and deciding is not None:
             worst["rel_error"] = _rel_error(deciding.worst)
             worst["labels"] = list(deciding.labels)
+        extra = (deciding.worst.extra or {}) if deciding and deciding.worst else {}
+        certified = {"points": sum(ch.certified() for ch in self.checks),
+                     "decided": sum(ch.n_decided for ch in self.checks),
+                     "verdict": bool(extra.get("certified")) and self.verdict in (REFUTED, MIXED),
+                     "why_not": extra.get("not_certified") or (
+                         "" if extra.get("certified") else "no ball (Arb) evaluation of this check: the printed side "
+                         "or the reference has no enclosure")}
         needs = sorted({x for ch in self.checks for x in ch.needs})
         return {
             "id": c.id,
@@ -192,6 +206,7 @@ class Verdict:
             "correction": c.correction if self.verdict in (REFUTED, MIXED) else None,
             "notes": c.notes,
             "needs": needs,
+            "certified": certified,
             "readings": [r.as_dict() for r in self.readings],
             "reproduce": self.reproduce(),
             "reproduce_point": self.reproduce_point(),
@@ -241,6 +256,9 @@ def _safe_eval(check: Check, point: dict[str, Any], budget: Budget, seed: int) -
         return check.evaluate(point, budget, seed)
     except (ValueError, ArithmeticError, ZeroDivisionError) as exc:
         return PointEval(point, None, None, math.inf, math.nan, False, f"{type(exc).__name__}: {exc}")
+    except KeyError as exc:  # e.g. an --at point of another reading's sub-domain: not this check's point
+        return PointEval(point, None, None, math.inf, math.nan, False,
+                         f"the point has no parameter {exc} that this check needs")
 
 
 def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], budget: Budget,
@@ -416,7 +434,7 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         for r in claim.readings:
             res = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in r.checks]
             v, why = _combine(claim, res)
-            rr.append(ReadingResult(r.name, r.natural, v, why, r.reason, r.description, res))
+            rr.append(ReadingResult(r.name, r.natural, v, why, r.reason, r.description, res, r.correction))
         verdict, reason, shown = _combine_readings(rr)
         return Verdict(claim, verdict, shown.checks, reason, seed, budget, time.perf_counter() - t0, rr)
     results = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in claim.checks]

@@ -239,3 +239,39 @@ def test_a_second_declaration_adds_an_independent_check():
             P.bound("eq1", lhs=lambda ctx, p: 0, rhs=lambda ctx, p: 1, domain=dom)
     finally:
         REGISTRY.pop(c.id, None)
+
+
+def test_arb_balls_certify_a_counterexample_and_agreement():
+    from flint import arb
+
+    from rfcheck.certify import gaussian_expectation_1d
+
+    def ball_ref(p, bits):  # E cos(w x), w ~ N(0, 1), by rigorous integration: |cos| <= 1
+        x = arb(p["x"])
+        return gaussian_expectation_1d(lambda w, analytic: (w * x).cos(), growth=(1.0, 0.0), prec=bits)
+
+    P = paper("certtest", "certified")
+    ok = P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2), domain=Domain({"x": Real(0.5, 2.0)}),
+                    reference=lambda p, dps: mpmath.exp(-mpmath.mpf(p["x"]) ** 2 / 2), reference_ball=ball_ref)
+    bad = P.equality("eq2", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2), domain=Domain({"x": Real(0.5, 2.0)}),
+                     reference=lambda p, dps: mpmath.exp(-mpmath.mpf(p["x"]) ** 2 / 2), reference_ball=ball_ref)
+    wide = P.equality("eq3", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2), domain=Domain({"x": Real(0.5, 2.0)}),
+                      reference=lambda p, dps: mpmath.exp(-mpmath.mpf(p["x"]) ** 2 / 2),
+                      reference_ball=lambda p, bits: ball_ref(p, bits) + arb(0, 1e-3))  # made artificially wide
+    try:
+        e = verify.run_claim(ok, budget="smoke").as_dict()
+        assert e["verdict"] == "HOLDS" and e["certified"]["points"] == e["certified"]["decided"] > 0
+        r = verify.run_claim(bad, budget="smoke").as_dict()
+        assert r["verdict"] == "REFUTED" and r["certified"]["verdict"]
+        assert "[certified" in __import__("rfcheck.report").report.counterexample_text(r)
+        w = verify.run_claim(wide, budget="smoke").as_dict()
+        assert w["verdict"] == "HOLDS" and w["certified"]["points"] == 0 and not w["certified"]["verdict"]
+    finally:
+        for c in (ok, bad, wide):
+            REGISTRY.pop(c.id, None)
+
+
+def test_exact_bounds_are_certified_by_balls(toy):
+    load_claims(str(toy))
+    e = verify.run_claim("toy.eq3", budget="smoke").as_dict()
+    assert e["verdict"] == "HOLDS" and e["certified"]["points"] == e["certified"]["decided"] > 0

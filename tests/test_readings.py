@@ -67,3 +67,35 @@ def test_readings_must_be_complete():
         verify.run_claim(c, budget="smoke")
     with pytest.raises(ValueError, match="the checks belong to the readings"):
         Claim(id="crt.text-zz-both", statement="s", domain=X, checks=c.readings[0].checks, readings=c.readings)
+
+
+def test_reading_tables_escape_bars_and_show_a_readings_correction(tmp_path):
+    from rfcheck.ledger import paper as declare
+
+    P = declare("readingbars", "bars")
+    P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2) / 2, reference=_exp_half, domain=X,
+               correction="exp(-x^2/2)", reading={"name": "hermitian", "description": "||v||^2 Hermitian"})
+    c = P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2), reference=_exp_half, domain=X,
+                   reading={"name": "bilinear", "description": "(Mv)^2", "natural": True, "why": "sec 2.3"})
+    try:
+        e = verify.run_claim(c, budget="smoke").as_dict()
+        md = report._entry_markdown(e)
+    finally:
+        REGISTRY.pop(c.id, None)
+    assert "| hermitian |  | REFUTED | \\|\\|v\\|\\|^2 Hermitian |" in md
+    assert "*Correction (hermitian reading):* exp(-x^2/2)" in md
+
+
+def test_an_at_point_missing_a_parameter_of_one_reading_is_undecided_there():
+    P = paper("readingat", "at")
+    P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2), reference=_exp_half, domain=X,
+               reading={"name": "plain", "description": "x only", "natural": True, "why": "t"})
+    c = P.equality("eq1", printed=lambda ctx, p: ctx.exp(-p["x"] ** 2 / 2) * p["s"],
+                   reference=lambda p, dps: _exp_half(p, dps) * p["s"], domain=X,
+                   reading={"name": "scaled", "description": "needs s"})
+    try:
+        v = verify.run_claim(c, budget="smoke", at={"x": 1.0})
+        assert {r.name: r.verdict for r in v.readings} == {"plain": "HOLDS", "scaled": "INCONCLUSIVE"}
+        assert "no parameter 's'" in v.readings[1].reason
+    finally:
+        REGISTRY.pop(c.id, None)
