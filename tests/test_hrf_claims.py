@@ -44,9 +44,10 @@ def test_required_ids_registered():
     ("hrf.text-sec4-max-rel-error", {"r": 1.0, "base": "trig"}, "HOLDS"),
     ("hrf.text-sec4-max-rel-error", {"r": 1.5, "base": "pos"}, "HOLDS"),
     ("hrf.eq46", {"nx": 1.2, "ny": 0.4, "theta": 1.3, "m": 3, "n": 5}, "HOLDS"),
-    # Thm F.1 'furthermore': false for |x| != |y|, true for |x| = |y| (Thm F.2)
+    # Thm F.1 'furthermore': false for |x| != |y| (its 'general x, y' reading; the 'same length' reading has no
+    # such point: INCONCLUSIVE there), true for |x| = |y| (Thm F.2; tests/test_builtin_readings.py)
     ("hrf.thmf.1.furthermore", {"nx": 1.0, "ny": 1.7, "theta": 1.3, "m": 4, "n": 2, "sigma": 0.8, "r": 1.2},
-     "REFUTED"),
+     "INCONCLUSIVE"),
     ("hrf.thmf.2.furthermore", {"r": 1.2, "theta": 1.3, "m": 4, "n": 2, "sigma": 0.8}, "HOLDS"),
     # eq (36): binom(m, 2) instead of m(m - 1); m = 1 agrees
     ("hrf.eq36", {"nx": 0.8, "ny": 0.5, "theta": 1.0, "m": 4}, "REFUTED"),

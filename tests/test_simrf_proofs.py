@@ -78,8 +78,9 @@ def test_eq49_reference_gradient_and_symmetrised_objective_gradient() -> None:
 @pytest.mark.parametrize(
     ("cid", "at", "verdict"),
     [
-        ("simrf.eq45", {"d": 4, "v": 1.0, "seed": 11}, "HOLDS"),
-        ("simrf.eq45.literal46", {"d": 4, "v": 1.0, "seed": 11}, "REFUTED"),
+        # one printed line, two readings: 'literal (46)' REFUTED, 'norm' (natural) HOLDS
+        # (tests/test_builtin_readings.py)
+        ("simrf.eq45", {"d": 4, "v": 1.0, "seed": 11}, "MIXED"),
         ("simrf.eq47", {"d": 5, "t": 0.7, "seed": 3, "v": 1.0, "k": 9}, "HOLDS"),
         ("simrf.eq88", {"d": 6, "i": 685, "j": 428}, "HOLDS"),
         ("simrf.eq31", {"w": 0.05, "v": 0.0511794921875, "d": 16}, "HOLDS"),

@@ -29,7 +29,7 @@ import numpy as np
 from rfcheck import hybrid as hy
 from rfcheck import quadrature
 from rfcheck.backends import MP
-from rfcheck.claims import Budget, Check, Claim, register
+from rfcheck.claims import Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -577,7 +577,10 @@ register(Claim(
 ))
 
 
-def _ce_same_draws(which: str) -> Check:
+def _ce_same_draws(which: str, part: str = "complex") -> Check:
+    """The CE estimator with A = i I (``which="trig"``) or A = I (``"pos"``) against SM^trig / SM^++ on
+    the same projections; ``part="real"`` compares the CE estimator's real part."""
+
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
@@ -588,23 +591,39 @@ def _ce_same_draws(which: str) -> Check:
         else:
             ce = hy.sm_cexp(np.eye(2), x, y, w)
             ref = hy.sm_pos(x, y, w)
+        if part == "real":
+            ce = np.real(ce)
         diff = np.abs(ce - ref)
         k = int(np.argmax(diff))
         tol = 1e-12 * (np.max(np.abs(ref)) + 1)
-        return PointEval(p, complex(ce[k]), float(ref[k]), tol, float(diff[k] / tol),
+        return PointEval(p, complex(ce[k]) if part == "complex" else float(ce[k]), float(ref[k]), tol,
+                         float(diff[k] / tol),
                          extra={"draws": "4 ensembles of m projections, same for both estimators"})
 
-    return Check("same-draws", 1, evaluate, search=False,
-                 description="the CE estimator and SM^" + which + " on the same projections")
+    what = "the CE estimator" if part == "complex" else "Re of the CE estimator"
+    return Check("same-draws" if part == "complex" else "same-draws-real-part", 1, evaluate, search=False,
+                 description=f"{what} and SM^{which} on the same projections")
 
 
 register(Claim(
     id="hrf.text-cexp-special-cases.trig", source=f"{SRC}, sec 2.3, after eq (16)",
     statement="For A = i I_d, CE-estimator becomes trigonometric",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
-    checks=[_ce_same_draws("trig")],
-    correction="Re of the CE estimator with A = i I equals SM^trig (eq 2) on the same projections; "
-               "the CE estimator itself is complex (its imaginary part has mean 0).",
+    readings=[
+        Reading("complex", [_ce_same_draws("trig")],
+                description="the CE estimator of eq (16) itself, complex-valued, equals SM^trig_m (eq 2) on the same "
+                            "projections"),
+        Reading("real part", [_ce_same_draws("trig", "real")], natural=True,
+                description="the real part of the CE estimator equals SM^trig_m (eq 2) on the same projections",
+                reason="the convention of the package and of the trigonometric RFs it names: a complex estimator "
+                       "is compared by its real part (hrf.eq90, hrf.eq94, hybrid.simulate; CRT eq 1-2 write TrigRF "
+                       "as Re exp(i w^T x) exp(-i w^T y))"),
+    ],
+    correction="Read as the complex estimator it is not SM^trig: with A = i I it is (1/m) e^{(|x|^2+|y|^2)/2} "
+               "sum_i exp(i w_i^T (x - y)), whose imaginary part has mean 0 but is not 0; its real part equals "
+               "SM^trig (eq 2) on the same projections.",
+    notes="The sentence does not say whether the complex estimator or its real part is meant; both readings are "
+          "checked on the same draws (difference of the real part: ~1e-15).",
 ))
 register(Claim(
     id="hrf.text-cexp-special-cases.pos", source=f"{SRC}, sec 2.3, after eq (16)",
@@ -1302,20 +1321,27 @@ register(Claim(
     id="hrf.thm3.5.limit-pi", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta - pi) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
-    checks=[deterministic_check("limit", printed_limit, _printed_limit_pi_ratio, atol_scale=lambda p, dps: 0,
-                                max_points=10, description="theta < pi: sqrt(theta - pi) = i sqrt(pi - theta)")],
-    correction="With sqrt(pi - theta) in place of sqrt(theta - pi) (theta <= pi) the limit holds: "
-               "claim hrf.thm3.5.limit-pi-corrected.",
-))
-
-register(Claim(
-    id="hrf.thm3.5.limit-pi-corrected", 
-    source=f"{SRC}, Theorem 3.5 ('Furthermore'), read with sqrt(pi - theta)",
-    statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(pi - theta) = sqrt(1/(2 pi m n)) W(r)",
-    domain=_LIM,
-    checks=[deterministic_check("limit", printed_limit, _limit_ratio("pi"), atol_scale=lambda p, dps: 0,
-                                max_points=20)],
-    notes="Not printed in this form; registered so that the correction of hrf.thm3.5.limit-pi is checked.",
+    readings=[
+        Reading("literal sqrt(theta - pi)",
+                [deterministic_check("limit", printed_limit, _printed_limit_pi_ratio, atol_scale=lambda p, dps: 0,
+                                     max_points=10, description="theta < pi: sqrt(theta - pi) = i sqrt(pi - theta)")],
+                description="sqrt(theta - pi) as printed: for theta < pi (theta is an angle in [0, pi]) the principal "
+                            "root of a negative number, i sqrt(pi - theta)"),
+        Reading("sqrt(pi - theta)",
+                [deterministic_check("limit-pi-minus-theta", printed_limit, _limit_ratio("pi"),
+                                     atol_scale=lambda p, dps: 0, max_points=20,
+                                     description="ratio eps/sqrt(pi - theta) at pi - theta = 10^-(dps+5), "
+                                                 "10^-(dps+6)")],
+                description="sqrt(|theta - pi|) = sqrt(pi - theta): the distance to pi, as sqrt(theta) is the "
+                            "distance to 0 in the limit at 0",
+                natural=True,
+                reason="theta is an angle in [0, pi], so theta -> pi from below, where theta - pi < 0; the limit at 0 "
+                       "beside it divides by sqrt(theta), the square root of the distance"),
+    ],
+    correction="With sqrt(pi - theta) in place of sqrt(theta - pi) (theta <= pi) the limit holds; as printed the "
+               "denominator is imaginary for theta < pi.",
+    notes="Until 2026-11-26 the reading sqrt(pi - theta) was registered as its own claim, "
+          "hrf.thm3.5.limit-pi-corrected; it is now a reading of this claim.",
 ))
 
 
@@ -1586,28 +1612,57 @@ register(Claim(
     ],
 ))
 
+_THMF1_SAME = deterministic_check("moment-expansion-same-length", printed_thmf1,
+                                  lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale)
+
+
+def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """The 'furthermore' at |x| = |y| = r; a point with |x| != |y| or |x| != r (e.g. a counterexample of the
+    general reading given with --at) is not a point of this reading: undecided."""
+    if not (p["nx"] == p["ny"] == p["r"]):
+        return PointEval(p, None, None, math.inf, math.nan, False,
+                         "not a point of this reading (needs |x| = |y| = r)")
+    return _THMF1_SAME.evaluate(p, budget, seed)
+
+
+_GAUSS_SAME_F1 = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
+                              description="|x| = |y| = r <= 3, rho from the same r (appendix F's premise)")
+
+
 register(Claim(
     id="hrf.thmf.1.furthermore", source=f"{SRC}, Theorem F.1 ('Furthermore') and its proof",
     statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error "
               "of the hybrid estimator remains the same [as eq (71)]",
     domain=_GAUSS,
-    checks=[
-        deterministic_check("moment-expansion", printed_thmf1,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                            max_points=30),
-        mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
-                 domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4), "sigma": Real(0.3, 1.5),
-                                                              "r": Real(0.3, 1.0)},
-                                     description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, "
-                                                 "theta = 2.7",
-                                     fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1, "n": 1, "sigma": 1.2,
-                                                    "r": 0.5}])),
+    readings=[
+        Reading("general x, y", [
+            deterministic_check("moment-expansion", printed_thmf1,
+                                lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
+                                max_points=30),
+            mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
+                     domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
+                                                                  "sigma": Real(0.3, 1.5), "r": Real(0.3, 1.0)},
+                                         description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, "
+                                                     "theta = 2.7",
+                                         fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1, "n": 1,
+                                                        "sigma": 1.2, "r": 0.5}])),
+        ], description="for every x, y as Thm F.1 writes them (Delta = x - y), r entering only rho (eq 68)"),
+        Reading("same length", [
+            Check("moment-expansion-same-length", 1, _thmf1_same_length, max_points=30, domain=_GAUSS_SAME_F1,
+                  description="eq (71)-(73) at |x| = |y| = r against the moment expansion with shared projections"),
+        ], description="under appendix F's premise |x| = |y| = r, for which the normalized estimator is defined",
+           natural=True,
+           reason="F.1 is about 'the normalized bipolar Gaussian estimator', which appendix F defines for "
+                  "|x| = |y| = r (its rho, eq 68, is built from r), and the proof of the 'furthermore' argues "
+                  "with SM(theta, r) and 1 - cos(|x|^2 - |y|^2) = 0"),
     ],
-    correction="With shared projections Thm 3.1 (variant II) subtracts (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) "
-               "E[lam(1 - lam)], which vanishes only when |x|^2 - |y|^2 is a multiple of 2 pi (e.g. |x| = |y|, "
-               "Thm F.2, claim hrf.thmf.2.furthermore holds); rfcheck.closed_forms.hrf.log_mse_gauss_hybrid(shared=1).",
-    notes="Theorem F.1 is stated for general x, y (Delta = x - y; Thm F.2 is its same-length version); the proof's "
-          "argument (1 - cos(|x|^2 - |y|^2) = 0) assumes |x| = |y|.",
+    correction="For general x, y, with shared projections Thm 3.1 (variant II) subtracts (2/m) SM^2 "
+               "(1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)], which vanishes only when |x|^2 - |y|^2 is a multiple of "
+               "2 pi (e.g. |x| = |y|, Thm F.2, claim hrf.thmf.2.furthermore holds); "
+               "rfcheck.closed_forms.hrf.log_mse_gauss_hybrid(shared=1).",
+    notes="Theorem F.1 writes Delta = x - y (Thm F.2 is its same-length version, where the first part of F.1, claim "
+          "hrf.thmf.1, is registered for general x, y and holds); the proof's argument "
+          "(1 - cos(|x|^2 - |y|^2) = 0) assumes |x| = |y|. Both domains are checked as readings.",
 ))
 
 _GAUSS_SAME = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
@@ -1783,12 +1838,35 @@ def _xy_h2(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return ([ri[k] + mpmath.mpf(p[f"dx{k}"]) for k in range(2)], [rj[k] + mpmath.mpf(p[f"dy{k}"]) for k in range(2)])
 
 
-def printed_eq89(p: dict[str, Any]) -> Any:
+def _sq_hermitian(v: list[Any]) -> Any:
+    """``||v||^2 = sum |v_k|^2``: the Hermitian squared norm of a complex vector."""
+    return mpmath.fsum(abs(c) ** 2 for c in v)
+
+
+def _sq_bilinear(v: list[Any]) -> Any:
+    """``v^2 = sum v_k^2``: the bilinear square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")."""
+    return mpmath.fsum(c**2 for c in v)
+
+
+_SQ = {"hermitian": _sq_hermitian, "bilinear": _sq_bilinear}
+_H2_READ = {
+    "hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
+    "bilinear": "||v||^2 of the complex vectors A x, A^-1 y read as sec 2.3's bilinear square (v)^2 = sum v_k^2",
+}
+_H2_WHY_BILINEAR = ("appendix H.2 derives (89) 'from the analysis in the main body', whose eq (14)-(15) write the "
+                    "bilinear square (M u)^2 = sum (M u)_k^2 of sec 2.3; (89)-(96) use the one symbol throughout")
+
+
+def _h2_ax_ay(p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     a = _a_diag(p)
     x, y = _xy_h2(p)
-    ax = [a[k] * x[k] for k in range(2)]
-    ay = [y[k] / a[k] for k in range(2)]
-    nrm = lambda v: mpmath.fsum(abs(c) ** 2 for c in v)  # noqa: E731  ||v||^2 of a complex vector
+    return x, y, [a[k] * x[k] for k in range(2)], [y[k] / a[k] for k in range(2)]
+
+
+def printed_eq89(p: dict[str, Any], sq: str = "hermitian") -> Any:
+    """Left side of eq (89), ``||.||^2`` read as ``sq`` (Hermitian norm or bilinear square)."""
+    x, y, ax, ay = _h2_ax_ay(p)
+    nrm = _SQ[sq]
     return mpmath.exp(nrm(ax) / 2) * mpmath.exp(nrm(ay) / 2) * mpmath.exp(mpmath.fsum(x[k] * y[k] for k in range(2)))
 
 
@@ -1800,15 +1878,29 @@ def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_exp_dot(z, dps)
 
 
+def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], Any],
+              cap: int | None, **kw: Any) -> Check:
+    check = deterministic_check(name, printed, ref, **kw)
+    return _cheap(check, cap) if cap else check
+
+
 register(Claim(
     id="hrf.eq89", source=f"{SRC}, appendix H.2, eq (89)",
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
-    checks=[_cheap(deterministic_check("quadrature", printed_eq89, _ref_eq89,
-                                atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24), 6)],
-    correction="With the bilinear squares of sec 2.3, (A x)^2 = sum (A x)_k^2, instead of ||A x||^2 the identity "
-               "is eq (14) (claim hrf.eq14 holds); they agree for the real A of eq (88) only.",
+    readings=[
+        Reading("hermitian", [_h2_check("quadrature", printed_eq89, _ref_eq89, 6,
+                                        atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24)],
+                description=_H2_READ["hermitian"]),
+        Reading("bilinear", [_h2_check("quadrature-bilinear", lambda p: printed_eq89(p, "bilinear"), _ref_eq89, 6,
+                                       atol_scale=lambda p, dps: abs(printed_eq89(p, "bilinear")) + 1,
+                                       max_points=24)],
+                description=_H2_READ["bilinear"] + ": eq (14) of sec 2.3", natural=True, reason=_H2_WHY_BILINEAR),
+    ],
+    correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
+               "squares of sec 2.3, (A x)^2 = sum (A x)_k^2, it is eq (14) (claim hrf.eq14 holds). The two readings "
+               "agree for the real A of eq (88).",
 ))
 
 
@@ -1817,13 +1909,13 @@ def _sm_h2(p: dict[str, Any]) -> Any:
     return mpmath.exp(mpmath.fsum(a * b for a, b in zip(x, y, strict=True)))
 
 
-def _ref_eq90(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _ref_eq90(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
+    """E[Psi_A(x)^T Psi_A^-1(y)] of eq (91)-(92) (normalisers read as ``sq``), real part, by quadrature."""
     v, e = _ref_eq89(p, dps)
     with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        x, y = _xy_h2(p)
-        c = mpmath.exp(-mpmath.fsum(abs(a[k] * x[k]) ** 2 for k in range(2)) / 2
-                       - mpmath.fsum(abs(y[k] / a[k]) ** 2 for k in range(2)) / 2)
+        _, _, ax, ay = _h2_ax_ay(p)
+        nrm = _SQ[sq]
+        c = mpmath.exp(-nrm(ax) / 2 - nrm(ay) / 2)
         return mpmath.re(c * v), abs(c) * e
 
 
@@ -1832,53 +1924,70 @@ register(Claim(
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
-    checks=[_cheap(deterministic_check("quadrature", _sm_h2, _ref_eq90, atol_scale=lambda p, dps: 1), 6)],
-    correction="Unbiased with exp(-(A u)^2/2) (bilinear square, eq 15); eq (91)-(92) as printed are biased for "
-               "complex A^{i,j}.",
+    readings=[
+        Reading("hermitian", [_h2_check("quadrature", _sm_h2, _ref_eq90, 6, atol_scale=lambda p, dps: 1)],
+                description=_H2_READ["hermitian"] + " in the normalisers of eq (91)-(92)"),
+        Reading("bilinear", [_h2_check("quadrature-bilinear", _sm_h2,
+                                       lambda p, dps: _ref_eq90(p, dps, "bilinear"), 6, atol_scale=lambda p, dps: 1)],
+                description=_H2_READ["bilinear"] + " in the normalisers of eq (91)-(92): the Psi of eq (15)",
+                natural=True, reason=_H2_WHY_BILINEAR),
+    ],
+    correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
+               "(bilinear square, eq 15) they are unbiased.",
 ))
 
 
-def printed_eq93(p: dict[str, Any]) -> Any:
-    a = _a_diag(p)
-    x, y = _xy_h2(p)
+def printed_eq93(p: dict[str, Any], sq: str = "hermitian") -> Any:
+    """Right side of eq (93), ``||.||^2`` read as ``sq``."""
+    x, y, ax, ay = _h2_ax_ay(p)
     t = mpmath.mpf(p["tau"])
-    ax = [a[k] * x[k] for k in range(2)]
-    ay = [y[k] / a[k] for k in range(2)]
-    nrm = lambda v: mpmath.fsum(abs(c) ** 2 for c in v)  # noqa: E731
+    nrm = _SQ[sq]
     return (mpmath.exp(-nrm(ax) / (2 * t**2)) * mpmath.exp(-nrm(ay) / (2 * t**2))
             * mpmath.exp(mpmath.fsum(x[k] * -y[k] for k in range(2)) / t**2))
 
 
-def _ref_eq93(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
+    """lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2)), the definition in (93), ``||.||^2`` read as ``sq``."""
     with mpmath.workdps(dps + 10):
         a = _a_diag(p)
         x, y = _xy_h2(p)
         t = mpmath.mpf(p["tau"])
-        s = mpmath.fsum(abs(a[k] * x[k] + y[k] / a[k]) ** 2 for k in range(2))
+        s = _SQ[sq]([a[k] * x[k] + y[k] / a[k] for k in range(2)])
         return mpmath.exp(-s / (2 * t**2)), mpmath.mpf(10) ** (-dps - 5)
 
+
+_H2_LAMBDA_ABOVE_ONE = ("under the bilinear square lambda^{i,j} exceeds 1 off the centers wherever a diagonal entry of "
+                        "the complex A is imaginary (r_i,k r_j,k > 0), e.g. 1.046 at r_i = (1, 1), r_j = (1, -1), "
+                        "x = r_i + (0.3, 0), y = r_j, tau = 1 (claim hrf.text-h2-lambda-max)")
 
 register(Claim(
     id="hrf.eq93", source=f"{SRC}, appendix H.2, eq (93)",
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
-    checks=[deterministic_check("mpmath", printed_eq93, _ref_eq93, atol_scale=lambda p, dps: 1)],
-    correction="For complex A the cross term is 2 x^T Re(A^H A^-1) y, not 2 x^T y: lam = exp(-||Ax||^2/(2tau^2)) "
-               "exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
-               "(rfcheck.hybrid.gaussian_mixture_hybrid); as printed it holds for real A.",
+    readings=[
+        Reading("hermitian", [deterministic_check("mpmath", printed_eq93, _ref_eq93, atol_scale=lambda p, dps: 1)],
+                description=_H2_READ["hermitian"] + " (lambda a Gaussian kernel, <= 1)"),
+        Reading("bilinear", [deterministic_check("mpmath-bilinear", lambda p: printed_eq93(p, "bilinear"),
+                                                 lambda p, dps: _ref_eq93(p, dps, "bilinear"),
+                                                 atol_scale=lambda p, dps: 1)],
+                description=_H2_READ["bilinear"] + "; " + _H2_LAMBDA_ABOVE_ONE, natural=True,
+                reason=_H2_WHY_BILINEAR),
+    ],
+    correction="Read with the Hermitian norm, the cross term for complex A is 2 x^T Re(A^H A^-1) y, not 2 x^T y: "
+               "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
+               "(rfcheck.hybrid.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but lambda is "
+               "then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
 ))
 
 
-def _ref_eq94(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[Psi^tau(x)^T Psi^tau(-y)] of eq (95)-(96) by per-coordinate quadrature."""
+def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
+    """E[Psi^tau(x)^T Psi^tau(-y)] of eq (95)-(96) (normalisers read as ``sq``) by per-coordinate quadrature."""
     with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        x, y = _xy_h2(p)
+        _, _, ax, ay = _h2_ax_ay(p)
         t = mpmath.mpf(p["tau"])
-        ax = [a[k] * x[k] for k in range(2)]
-        ay = [y[k] / a[k] for k in range(2)]
-        c = mpmath.exp(-mpmath.fsum(abs(v) ** 2 for v in ax) / t**2 - mpmath.fsum(abs(v) ** 2 for v in ay) / t**2)
+        nrm = _SQ[sq]
+        c = mpmath.exp(-nrm(ax) / t**2 - nrm(ay) / t**2)
         z = [(ax[k] - ay[k]) / t for k in range(2)]
     v, e = _quad_exp_dot(z, dps)
     with mpmath.workdps(dps + 10):
@@ -1890,10 +1999,52 @@ register(Claim(
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
-    checks=[_cheap(deterministic_check("quadrature", lambda p: _ref_eq93(p, mpmath.mp.dps)[0], _ref_eq94,
-                                atol_scale=lambda p, dps: 1, max_points=24), 6)],
-    correction="Unbiased for the real A of eq (88); for complex A^{i,j} (Def H.1) use the bilinear squares and "
-               "D = Re(A^H (A^T)^-1) (rfcheck.hybrid.gaussian_mixture_hybrid).",
+    readings=[
+        Reading("hermitian", [_h2_check("quadrature", lambda p: _ref_eq93(p, mpmath.mp.dps)[0], _ref_eq94, 6,
+                                        atol_scale=lambda p, dps: 1, max_points=24)],
+                description=_H2_READ["hermitian"] + ", in lambda and in the normalisers of eq (95)-(96)"),
+        Reading("bilinear", [_h2_check("quadrature-bilinear", lambda p: _ref_eq93(p, mpmath.mp.dps, "bilinear")[0],
+                                       lambda p, dps: _ref_eq94(p, dps, "bilinear"), 6,
+                                       atol_scale=lambda p, dps: 1, max_points=24)],
+                description=_H2_READ["bilinear"] + ", in lambda and in the normalisers of eq (95)-(96); "
+                            + _H2_LAMBDA_ABOVE_ONE, natural=True, reason=_H2_WHY_BILINEAR),
+    ],
+    correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
+               "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
+               "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) (rfcheck.hybrid.gaussian_mixture_hybrid).",
+))
+
+
+def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, Any]:
+    """(lambda^{i,j}(x, y), lambda^{i,j}(r_i, r_j), err): the printed maximiser's value must be >= lambda at (x, y)."""
+    with mpmath.workdps(dps + 10):
+        lam = _ref_eq93(p, dps, sq)[0]
+        center = _ref_eq93({**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}}, dps, sq)[0]
+        return lam, center, mpmath.mpf(10) ** (-dps - 5)
+
+
+_H2_XY_COMPLEX = Domain(dict(_H2_XY.params, kind=Choice(("complex",))), constraint=_H2_XY.constraint,
+                        description="A^{i,j} from eq (86)-(87) (the complex matrix of Def H.1) for centers r_i, r_j; "
+                                    "x = r_i + dx, y = r_j + dy")
+
+register(Claim(
+    id="hrf.text-h2-lambda-max", source=f"{SRC}, appendix H.2, before eq (93)",
+    statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when "
+              "x = r_i, y = r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); "
+              "A^{i,j} the complex matrix of eq (85)]",
+    domain=_H2_XY_COMPLEX,
+    readings=[
+        Reading("hermitian", [inequality_check("mpmath", lambda p, dps: _lambda_max_sides(p, dps, "hermitian"))],
+                description=_H2_READ["hermitian"] + " in eq (93)'s lambda"),
+        Reading("bilinear", [inequality_check("mpmath-bilinear",
+                                              lambda p, dps: _lambda_max_sides(p, dps, "bilinear"))],
+                description=_H2_READ["bilinear"] + " in eq (93)'s lambda", natural=True,
+                reason=_H2_WHY_BILINEAR + " (the reading under which eq (93)-(94) hold)"),
+    ],
+    correction="With the bilinear squares under which eq (89)-(94) hold, lambda^{i,j} is not maximal at the centers "
+               "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
+               "at the centers), but then eq (93)-(94) fail for complex A (claims hrf.eq93, hrf.eq94).",
+    notes="Checked as lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j) near the centers (x = r_i + dx, y = r_j + dy).",
 ))
 
 
@@ -1918,8 +2069,9 @@ register(Claim(
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
     checks=[_cheap(inequality_check("quadrature", _h2_zero_var, max_points=16), 5)],
-    notes="Holds (the estimator is constant there); with eq (91)-(92) as printed that constant is not SM(r_i, r_j) "
-          "for complex A (claim hrf.eq90), so the MSE is not zero.",
+    notes="Holds under either reading of ||.||^2 in eq (91)-(92) (the estimator is constant there; the normaliser "
+          "only scales it). That constant is SM(r_i, r_j) with the bilinear squares (the natural reading of claim "
+          "hrf.eq90), so the MSE is zero too; with the Hermitian norm it is not, and the MSE is not zero.",
 ))
 
 
