@@ -15,7 +15,7 @@
 # # Chefs' Random Tables, checked
 #
 # This notebook walks through the GERF/OPRF results of *Chefs' Random Tables* (CRT,
-# `../shared/seeds/000_*`) with rfcheck: the closed forms (three faces of one
+# Likhosherstov et al., NeurIPS 2022) with rfcheck: the closed forms (three faces of one
 # definition), the claims as printed, their verdicts and the evidence behind them, and
 # Figure 1 (right).  Set `RFCHECK_NOTEBOOK_QUICK=1` for the small sizes the test suite
 # uses.

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # DARKFormer, checked
 #
-# Importance-sampled positive random features (*DARKFormer*, `../shared/seeds/001_*`):
+# Importance-sampled positive random features (*DARKFormer*):
 # the expected Monte Carlo variance `V(psi) = E_{q,k} Var_omega` of the estimator (eq 2)
 # for Gaussian queries and keys `q, k ~ N(0, Lambda)` and Gaussian proposals
 # `psi = N(0, Sigma)`, in closed form with its exact finiteness domain; the optimum

@@ -14,8 +14,8 @@
 # %% [markdown]
 # # Hybrid Random Features, checked
 #
-# This notebook walks through *Hybrid Random Features* (HRF, Choromanski et al., ICLR 2022,
-# `../shared/seeds/004_*`) with rfcheck: the estimators (`rfcheck.hybrid`, NumPy, explicit
+# This notebook walks through *Hybrid Random Features* (HRF, Choromanski et al., ICLR 2022)
+# with rfcheck: the estimators (`rfcheck.hybrid`, NumPy, explicit
 # random draws), the Lemma 2.3 feature vectors, the MSE closed forms against Monte Carlo, the
 # max-relative-error results (Lemma 3.4, Thm 3.5), the ledger of the paper's claims and
 # Figures 1-2.  Set `RFCHECK_NOTEBOOK_QUICK=1` for the small sizes the test suite uses.

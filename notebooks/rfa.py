@@ -15,7 +15,7 @@
 # # Random Feature Attention, checked
 #
 # The kernel identity behind RFA's trigonometric features, the non-causal formula, the
-# causal and gated recurrences and the complexity table (`../shared/seeds/002_*`), as
+# causal and gated recurrences and the complexity table of *Random Feature Attention* (Peng et al., ICLR 2021), as
 # printed, with their verdicts.  Set `RFCHECK_NOTEBOOK_QUICK=1` for small sizes.
 
 # %%

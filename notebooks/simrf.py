@@ -14,8 +14,8 @@
 # %% [markdown]
 # # Simplex Random Features, checked
 #
-# This notebook walks through *Simplex Random Features* (Reid et al., ICML 2023,
-# `../shared/seeds/003_*`) with rfcheck: the couplings (SimRF, SimRF+, fast HD-product,
+# This notebook walks through *Simplex Random Features* (Reid et al., ICML 2023)
+# with rfcheck: the couplings (SimRF, SimRF+, fast HD-product,
 # antithetic), the RF-conformity closed forms, the claims as printed with their verdicts,
 # and Figures 4-7.  Set `RFCHECK_NOTEBOOK_QUICK=1` for the small sizes the test suite uses.
 
@@ -89,9 +89,9 @@ for c in ("iid", "orf", "simrf"):
 # Three printed statements are refuted: eq (25) (Cor 4.4) drops the `2^k` of eq (23),
 # eq (77) has `(1 + e^{-z^2})^2` for `(1 - e^{-z^2})^2`, and the first expression of
 # eq (56) misses a square root.  Each comes with a counterexample and a correction.
-# A fourth id, `simrf.eq45.literal46`, reads the Lagrangian derivative eq (45) with eq (46)'s
-# literal `w_{P_iP_j} =` (the squared norm) and is refuted; with the norm reading
-# (`simrf.eq45`) the stationarity condition holds.
+# `simrf.eq45` has two readings: with eq (46)'s literal `w_{P_iP_j} =` (the squared norm)
+# the Lagrangian derivative eq (45) is refuted; with the norm reading (the natural one) the
+# stationarity condition holds, so the claim is MIXED.
 
 # %%
 ids = (

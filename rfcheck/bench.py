@@ -67,6 +67,7 @@ D = 64
 M = 64
 WORKLOAD = f"posrf d={D} M={M} |x+y|=1"
 BASELINE = "numpy simulate_numpy"
+#: the couplings timed by :func:`run_bench`, each on the ensemble and the projection path
 COUPLINGS = ("iid", "orf", "simrf", "simrf+")
 
 

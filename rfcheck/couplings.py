@@ -1377,6 +1377,8 @@ class Coupling:
     exact_marginals: bool = True
 
 
+#: every coupling by name (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their ``"-anti"``
+#: antithetic variants, and the ensemble-only ``"orf-hd"``, ``"simrf-hd"``)
 COUPLINGS: dict[str, Coupling] = {
     "iid": Coupling(
         "iid", IID, "independent N(0, I_d) rows", None, True,

@@ -32,8 +32,11 @@ from rfcheck.closed_forms import crt as cf
 
 __all__ = ["COMPLEX", "METHODS", "REGIMES", "log_variances", "mc_crosscheck", "sample_sets", "summary"]
 
+#: the eight mechanisms of CRT Figure 2, in the figure's order
 METHODS = ("TrigRF", "PosRF", "GERF", "PoisRF", "GeomRF", "OPRF", "PoisRF+", "GeomRF+")
+#: the mechanisms whose features are complex (their variance is of the real part)
 COMPLEX = ("TrigRF", "GERF")
+#: the data regimes of CRT Figure 2 (``"digits"``: scikit-learn's 8x8 digits standing in for MNIST)
 REGIMES = ("normal", "sphere", "heterogen", "digits")
 _LOG2 = math.log(2.0)
 

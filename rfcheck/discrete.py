@@ -23,6 +23,7 @@ from rfcheck import validate
 
 __all__ = ["DISTRIBUTIONS", "log_pk", "product_log_abs_sign", "sample_omega", "simulate_dirf"]
 
+#: the distributions of the projections' entries: PoisRF and GeomRF (CRT sec 3.2)
 DISTRIBUTIONS = ("poisson", "geometric")
 _CHUNK = 8192
 

@@ -87,6 +87,7 @@ __all__ = [
     "simulate_reference",
 ]
 
+#: the distributions of the projections' entries: PoisRF and GeomRF (CRT sec 3.2)
 DISTRIBUTIONS = ("poisson", "geometric")
 _DIST_CODE = {"poisson": 0, "geometric": 1}
 TRIALS_PER_BLOCK = 64

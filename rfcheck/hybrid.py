@@ -16,7 +16,7 @@ For a single pair with iid Gaussian projections only the components of ``w, tau`
 
 References
 ----------
-K. Choromanski et al., "Hybrid Random Features", ICLR 2022 (``../shared/seeds/004_*``):
+K. Choromanski et al., "Hybrid Random Features", ICLR 2022:
 eq (2)-(3), (8)-(12), Lemma 2.3 eq (11) and appendix B eq (30), Lemma 2.4 eq (13)-(18),
 eq (19)-(20), appendix F eq (67)-(70), appendix H.2 eq (81)-(104), Def H.1, H.2.
 """
@@ -62,6 +62,7 @@ __all__ = [
 #: HRF Figure 2's configuration (sec 4): SM^trig and SM^++ with 128 random features, and the
 #: angular hybrid at matched cost, ``(m, n) = (16, 8)`` (:func:`rfcheck.plots.hrf.matched_hybrid_config`)
 FIG2_M = 128
+#: the angular hybrid's ``(m, n)`` in HRF Figure 2 (cost matched to :data:`FIG2_M` features)
 FIG2_HYBRID = (16, 8)
 
 

@@ -55,6 +55,7 @@ TRIALS_PER_BLOCK = 64
 """Trials per independently seeded block (part of the stream definition: changing it
 changes the numbers)."""
 
+#: the two simulation paths of :func:`simulate` (see the module docstring)
 PATHS = ("projection", "ensemble")
 _PATH_CODE = {"projection": 0, "ensemble": 1}
 
@@ -313,10 +314,25 @@ def simulate(
     ndarray, shape (P, n_trials)
         ``K_hat_M`` of each pair in each trial; unbiased for ``prod.target``.
 
+    Raises
+    ------
+    ValueError
+        For an unknown coupling or path, a coupling the path does not support, or counts below 1.
+
     Notes
     -----
     Real arithmetic is used when ``prod.is_real`` (PosRF, OPRF, real GERF), otherwise
     ``Re exp(z) = exp(Re z) cos(Im z)``.  ``|w|^2`` is drawn only when ``alpha != 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck import features
+    >>> from rfcheck.montecarlo import simulate
+    >>> prod = features.positive_product(np.array([0.1, 0.2]), np.array([0.2, -0.1]))
+    >>> est = simulate(prod, 16, 10_000, coupling="orf", seed=0)
+    >>> est.shape, bool(abs(est.mean() - prod.target[0]) < 0.01)
+    ((1, 10000), True)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, path)
     key = np.uint64(_rng.seed_key(seed))

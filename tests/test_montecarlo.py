@@ -466,7 +466,8 @@ def test_bench_summarise_runs_medians_ranges_pooled_ceiling_and_targets():
 
 
 def _summarise_stored(capsys, folder: str, n_runs: int) -> tuple[str, str]:
-    """Output of ``rfcheck bench --summarise results/bench/<folder>/run*.json``, and README."""
+    """Output of ``rfcheck bench --summarise results/bench/<folder>/run*.json``, and the benchmark
+    lab notes (``results/bench/NOTES.md``), whose prose quotes those figures."""
     from pathlib import Path
 
     from rfcheck.cli import main
@@ -475,7 +476,7 @@ def _summarise_stored(capsys, folder: str, n_runs: int) -> tuple[str, str]:
     runs = sorted((root / "results" / "bench" / folder).glob("run*.json"))
     assert len(runs) == n_runs
     assert main(["bench", "--summarise", *map(str, runs)]) == 0
-    return capsys.readouterr().out, (root / "README.md").read_text()
+    return capsys.readouterr().out, (root / "results" / "bench" / "NOTES.md").read_text()
 
 
 @pytest.mark.parametrize(("folder", "spot"), [
@@ -490,13 +491,18 @@ def _summarise_stored(capsys, folder: str, n_runs: int) -> tuple[str, str]:
                                       "4/6  orf projection >= 2M trials/s",
                                       "3/6  iid ensemble >= 10x NumPy"]),
 ])
-def test_bench_summarise_reproduces_the_readme_table(capsys, folder, spot):
-    """``rfcheck bench --summarise results/bench/<folder>/run*.json`` prints the README's
-    six-run table for those runs (every row) and its target counts (spot checks)."""
-    out, readme = _summarise_stored(capsys, folder, 6)
+def test_bench_summarise_reproduces_the_benchmark_page_table(capsys, folder, spot):
+    """``rfcheck bench --summarise results/bench/<folder>/run*.json`` gives the figures the lab
+    notes discuss (spot checks), and the benchmark page of the documentation, generated from the
+    stored runs, shows its table where the notes name the command (every row)."""
+    from rfcheck import docsgen
+
+    out, notes = _summarise_stored(capsys, folder, 6)
     rows = [ln for ln in out.splitlines() if ln.startswith("| ")]
-    assert len(rows) == 2 + 8 and all(r in readme for r in rows)
-    assert all(x in out for x in spot)
+    assert len(rows) == 2 + 8 and all(x in out for x in spot)
+    assert f"<!-- table: rfcheck bench --summarise results/bench/{folder}/run*.json -->" in notes
+    history = docsgen.benchmark_page().split("## History", 1)[1]
+    assert all(r in history for r in rows)
 
 
 @pytest.mark.parametrize(("folder", "rows", "prose"), [
@@ -509,11 +515,11 @@ def test_bench_summarise_reproduces_the_readme_table(capsys, folder, spot):
       "| simrf | ensemble | 44k (43k-60k) |"],
      "ORF ensemble 65k (47k-70k) trials/s, 28.8% (20.7%-31.3%) of\nits own ceiling, 1-thread 36k"),
 ])
-def test_bench_before_runs_match_the_readme(capsys, folder, rows, prose):
-    """README's before-the-change figures are those of ``results/bench/<folder>``."""
-    out, readme = _summarise_stored(capsys, folder, 3)
+def test_bench_before_runs_match_the_notes(capsys, folder, rows, prose):
+    """The lab notes' before-the-change figures are those of ``results/bench/<folder>``."""
+    out, notes = _summarise_stored(capsys, folder, 3)
     assert all(r in out for r in rows)
-    assert prose in readme
+    assert prose in notes
 
 
 def test_bench_rates_interleave_contenders_and_keep_best_rounds(monkeypatch):

@@ -1,7 +1,8 @@
 """The stored outputs of the attention-scale MSE studies (``results/attention-scale``) agree with
-the verdict rules of the current code, and with what the README says of them.
+the verdict rules of the current code, and with what the attention guide
+(``docs/guide/attention.md``) says of them.
 
-The files are the evidence behind README tables (CPU runs at L = 1024, 4096; the H200 run at
+The files are the evidence behind the guide's tables (CPU runs at L = 1024, 4096; the H200 run at
 L = 16384; the DARKFormer runs): each entry's ``z`` is recomputed from its stored estimate and
 SEs, and each verdict from ``z``, ``z_crit`` and the tail statistics by the documented rule, so
 a hand-edited file, or a change of rule that flips a stored verdict, fails here.
@@ -77,7 +78,7 @@ def _check_studies(studies: list[dict]) -> None:
 
 
 def test_readme_isotropic_table_all_hold():
-    """README: 'all 81 tests HOLD' over the L = 1024, 4096 (CPU) and 16384 (H200) studies, with
+    """The attention guide: 'all 81 tests HOLD' over the L = 1024, 4096 (CPU) and 16384 (H200) studies, with
     the R of each row."""
     got = {}
     n = 0

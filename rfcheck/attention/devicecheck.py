@@ -70,6 +70,9 @@ def device_errors(n: int, d: int = 64, num_features: int = 64, seed: int = 0,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m rfcheck.attention.devicecheck [--len L ...] [--seed S]``: print the float32
+    errors on the default device at both matmul precisions; exit status 1 when the worst error at
+    ``highest`` precision reaches 1e-4 (or is not finite), else 0."""
     p = argparse.ArgumentParser(prog="python -m rfcheck.attention.devicecheck", description=__doc__.splitlines()[0])
     p.add_argument("--len", type=int, nargs="+", default=[1024, 8192], help="sequence lengths L")
     p.add_argument("--seed", type=int, default=0)

@@ -63,6 +63,7 @@ from rfcheck.stats import compare_mc, estimate_mean, z_critical
 __all__ = ["METHODS", "MaxRelStudy", "exact_max_rel_error", "format_maxrel", "main", "run_maxrel",
            "sphere_grid_data"]
 
+#: the estimators compared: SM^trig, SM^++ (FAVOR+ as HRF defines it, antithetic) and the angular hybrid
 METHODS = ("trig", "pos", "hybrid")
 _LABEL = {"trig": "SM^trig", "pos": "SM^++ (FAVOR+)", "hybrid": "angular hybrid"}
 

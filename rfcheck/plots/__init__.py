@@ -41,7 +41,10 @@ def _collect() -> dict[str, Callable[..., list[Path]]]:
     return found
 
 
+#: a caption per figure name: the drawing function's summary and its module's
 CAPTIONS: dict[str, str] = {}
+#: every figure by name (``"crt-fig1"``, ...): ``FIGURES[name](out_dir=..., quick=..., seed=...)``
+#: draws it and returns the files written
 FIGURES: dict[str, Callable[..., list[Path]]] = _collect()
 
 

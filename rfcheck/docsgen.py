@@ -1,0 +1,732 @@
+"""Documentation pages generated from the stored result files, and the API reference.
+
+The Sphinx configuration (``docs/conf.py``) calls :func:`generate` at the start of every build,
+so the result pages are never written by hand: they are rendered from the files that the
+commands computing them wrote,
+
+* ``results/ledger/ledger.json`` -- ``rfcheck verify --all --report results/ledger`` (the ledger
+  and errata pages; until that file exists, the ledger table last written into README.md,
+  ``results/ledger/readme-ledger-*.md``), with ``results/ledger/errata-notes.md`` (commentary);
+* ``results/calibrate/calibration.json`` -- ``rfcheck calibrate --json PATH``;
+* ``results/bench/<folder>/run*.json`` -- ``rfcheck bench --json PATH`` (one folder per series
+  of runs), with the lab notes ``results/bench/NOTES.md``, and
+  ``results/attention-scale/**/bench*.json`` -- ``rfcheck bench attention --json PATH``;
+* ``figures/*.png`` -- ``rfcheck plot NAME`` (the gallery, captions from :data:`rfcheck.plots.CAPTIONS`);
+
+and the API reference lists every name of the ``__all__`` of every public module
+(:func:`public_names`), one page per name.
+
+Examples
+--------
+>>> from rfcheck import docsgen
+>>> "rfcheck.montecarlo" in docsgen.public_modules()
+True
+>>> entries = [{"id": "p.eq1", "paper": "p", "verdict": "HOLDS"},
+...            {"id": "p.eq2", "paper": "p", "verdict": "REFUTED"}]
+>>> docsgen.headline(entries)
+'2 claims from 1 paper: 1 HOLDS, 1 REFUTED, 0 INCONCLUSIVE'
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rfcheck.report import columns as _columns
+from rfcheck.report import headline
+
+__all__ = [
+    "ROOT",
+    "StoredLedger",
+    "api_pages",
+    "benchmark_page",
+    "calibration_page",
+    "errata_page",
+    "figures_page",
+    "generate",
+    "headline",
+    "ledger_page",
+    "load_ledger",
+    "public_modules",
+    "public_names",
+    "undocumented",
+]
+
+#: the project's root folder (the parent of the ``rfcheck`` package): where ``results/`` and
+#: ``figures/`` are looked for by default
+ROOT = Path(__file__).resolve().parent.parent
+
+
+_NUMBERED_PAPER = re.compile(r"^\d{3} ")
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def public_modules() -> list[str]:
+    """Every public module of the package, sorted: ``rfcheck`` and each module or subpackage below
+    it none of whose dotted parts starts with ``_`` (``rfcheck.__main__`` is not one)."""
+    import rfcheck
+
+    names = ["rfcheck"]
+    for info in pkgutil.walk_packages(rfcheck.__path__, "rfcheck."):
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]):
+            names.append(info.name)
+    return sorted(names)
+
+
+def public_names() -> dict[str, list[str]]:
+    """``{module: its __all__}`` for every module of :func:`public_modules` (an empty list for a
+    module without ``__all__``: it exports nothing, its page shows the module docstring).
+
+    Raises
+    ------
+    ImportError
+        Where a public module cannot be imported (an optional extra missing: install
+        ``rfcheck[docs]``, which includes them).
+    """
+    out = {}
+    for name in public_modules():
+        mod = importlib.import_module(name)
+        out[name] = list(getattr(mod, "__all__", None) or [])
+    return out
+
+
+def _attr_doc(module: str, name: str) -> str:
+    """The ``#:`` comment or string literal documenting a module-level assignment, if any."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    try:
+        docs = ModuleAnalyzer.for_module(module).find_attr_docs()
+    except Exception:  # no source (a C module) or a parse error
+        return ""
+    return "\n".join(docs.get(("", name), [])).strip()
+
+
+def _is_data(obj: Any) -> bool:
+    return not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj)
+                or (callable(obj) and type(obj).__doc__ != obj.__doc__))
+
+
+def undocumented(names: dict[str, list[str]] | None = None) -> list[str]:
+    """The public names (``module.name``) that have no documentation: a public module without a
+    docstring, a function or class without a docstring, a constant without a ``#:`` comment or a
+    docstring after its assignment (in the exporting module or the one defining it), or a name of
+    ``__all__`` the module does not define."""
+    names = public_names() if names is None else names
+    bad = []
+    for mod_name, exported in names.items():
+        mod = importlib.import_module(mod_name)
+        if not (mod.__doc__ or "").strip():
+            bad.append(mod_name)
+        for n in exported:
+            if not hasattr(mod, n):
+                bad.append(f"{mod_name}.{n}")
+                continue
+            obj = getattr(mod, n)
+            if _is_data(obj):
+                owners = [mod_name] + [m for m in (getattr(obj, "__module__", None),) if isinstance(m, str)]
+                if not any(_attr_doc(m, n) for m in owners):
+                    bad.append(f"{mod_name}.{n}")
+            elif not (inspect.getdoc(obj) or "").strip():
+                bad.append(f"{mod_name}.{n}")
+    return bad
+
+
+def _title(text: str, char: str = "=") -> str:
+    return f"{text}\n{char * len(text)}\n"
+
+
+def api_pages(out_dir: str | Path, names: dict[str, list[str]] | None = None) -> list[Path]:
+    """Write the API reference sources into ``out_dir``: ``index.rst`` (every public module, with its
+    summary line) and one ``<module>.rst`` per module -- the module docstring and an autosummary
+    table of its ``__all__``, whose ``:toctree:`` makes Sphinx write one page per name under
+    ``out_dir/generated``.  Returns the files written (stale module pages are removed)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = public_names() if names is None else names
+    written = []
+    keep = {f"{m}.rst" for m in names} | {"index.rst"}
+    for p in out.glob("*.rst"):
+        if p.name not in keep:
+            p.unlink()
+    for mod_name, exported in names.items():
+        lines = [_title(mod_name), f".. automodule:: {mod_name}", "   :no-members:", "",
+                 f".. currentmodule:: {mod_name}", ""]
+        if exported:
+            lines += [_title("Public names", "-"), ".. autosummary::", "   :toctree: generated",
+                      "   :nosignatures:", ""]
+            lines += [f"   {n}" for n in exported]
+        else:
+            lines += ["This module exports no names (it has no ``__all__``); it is loaded for its effect "
+                      "or used through the functions that read it.", ""]
+        p = out / f"{mod_name}.rst"
+        _write_if_changed(p, "\n".join(lines) + "\n")
+        written.append(p)
+    rows = []
+    for mod_name in names:
+        mod = importlib.import_module(mod_name)
+        summary = _rst_summary(" ".join((mod.__doc__ or "").strip().split("\n\n")[0].split()))
+        rows.append(f"   * - :mod:`{mod_name}`\n     - {summary}")
+    index = [_title("API reference"),
+             "Every public name of rfcheck: each module's ``__all__``, one page per name.  The main entry",
+             "points are also importable from :mod:`rfcheck` itself.  ``tests/test_docs.py`` fails when a",
+             "public name is missing here or has no documentation.", "",
+             ".. list-table::", "   :header-rows: 1", "   :widths: 30 70", "",
+             "   * - module", "     - what it holds", *rows, "",
+             ".. toctree::", "   :hidden:", "", *[f"   {m}" for m in names], ""]
+    p = out / "index.rst"
+    _write_if_changed(p, "\n".join(index))
+    written.append(p)
+    # stubs autosummary wrote for names that are no longer public would be orphan pages
+    current = {f"{m}.{n}".lower() for m, ns in names.items() for n in ns}
+    for stub in (out / "generated").glob("*.rst"):
+        if stub.stem.lower().removesuffix("-lower").removesuffix("-upper") not in current:
+            stub.unlink()
+    return written
+
+
+def _rst_summary(s: str) -> str:
+    """A docstring's first paragraph for a table outside its module: cross-reference roles become
+    code (``:func:`~a.b``` -> ````b````) and ``|`` outside code is escaped."""
+    s = re.sub(r":[a-z]+:`~([^`]*?)([^.`]+)`", r"``\2``", s)
+    s = re.sub(r":[a-z]+:`([^`]+)`", r"``\1``", s)
+    parts = re.split(r"(``.+?``)", s)
+    return "".join(p if i % 2 else p.replace("|", "\\|") for i, p in enumerate(parts))
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` unless the file already holds it (Sphinx then keeps its cached pages)."""
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+# --------------------------------------------------------------------------- the ledger
+
+
+@dataclass
+class StoredLedger:
+    """A stored ledger: the entries, where they came from and the command that produced them."""
+
+    #: one dict per claim: the keys of ``ledger.json`` (``id``, ``paper``, ``verdict``, ...), or for
+    #: the Markdown table only ``id``, ``paper``, ``verdict`` and ``deciding_check``
+    entries: list[dict[str, Any]]
+    #: the file read, relative to the project root
+    source: str
+    #: True for ``ledger.json`` entries (statements, evidence, corrections), False for the table
+    full: bool
+    #: the ``rfcheck verify`` command that produced it
+    command: str
+    #: titles of the papers (``crt`` -> "Chefs' Random Tables (...)")
+    papers: dict[str, str] = field(default_factory=dict)
+
+
+def _paper_titles(entries: list[dict[str, Any]]) -> dict[str, str]:
+    try:
+        from rfcheck.claims import PAPERS
+    except Exception:  # pragma: no cover - the claims package always imports
+        PAPERS = {}
+    out = {}
+    for paper in sorted({e["paper"] for e in entries}):
+        out[paper] = _NUMBERED_PAPER.sub("", PAPERS.get(paper, paper))
+    return out
+
+
+def load_ledger(root: str | Path = ROOT) -> StoredLedger:
+    """The stored ledger of the project at ``root``: ``results/ledger/ledger.json`` if it exists,
+    else the newest ``results/ledger/readme-ledger-*.md`` (the table ``rfcheck verify --all
+    --update-readme`` wrote into README.md before the ledger moved to result files).
+
+    Raises
+    ------
+    FileNotFoundError
+        Where neither exists.
+    """
+    root = Path(root)
+    js = root / "results" / "ledger" / "ledger.json"
+    if js.exists():
+        entries = json.loads(js.read_text())
+        budgets = sorted({str(e.get("budget")) for e in entries if e.get("budget")})
+        seeds = sorted({str(e.get("seed")) for e in entries if e.get("seed") is not None})
+        cmd = "rfcheck verify --all --report results/ledger"
+        if budgets == ["default"] or not budgets:
+            cmd = "rfcheck verify --all --report results/ledger"
+        else:
+            cmd += " --budget " + "/".join(budgets)
+        if seeds and seeds != ["0"]:
+            cmd += " --seed " + "/".join(seeds)
+        return StoredLedger(entries, js.relative_to(root).as_posix(), True, cmd, _paper_titles(entries))
+    mds = sorted((root / "results" / "ledger").glob("readme-ledger-*.md"))
+    if not mds:
+        raise FileNotFoundError(f"no stored ledger: neither {js} nor results/ledger/readme-ledger-*.md")
+    md = mds[-1]
+    text = md.read_text()
+    m = re.search(r"Produced by `([^`]+)`", text)
+    entries = []
+    for row in re.finditer(r"^\| `([^`]+)` \| (HOLDS|REFUTED|INCONCLUSIVE|MIXED|ERROR) \| ([^|]*) \|$", text, re.M):
+        cid, verdict, deciding = row.group(1), row.group(2), row.group(3).strip()
+        entries.append({"id": cid, "paper": cid.split(".")[0], "verdict": verdict, "deciding_check": deciding})
+    if not entries:
+        raise ValueError(f"{md} has no ledger table")
+    return StoredLedger(entries, md.relative_to(root).as_posix(), False,
+                        m.group(1) if m else "rfcheck verify --all", _paper_titles(entries))
+
+
+_MD_SPECIAL = re.compile(r"([\\*_\[\]<>$|#~])")
+
+
+def _text(s: Any) -> str:
+    """Plain text for a Markdown page: Markdown's special characters escaped, code spans kept
+    (where the backticks pair up), line breaks folded."""
+    s = re.sub(r"``(.+?)``", r"`\1`", " ".join(str(s or "").split()))  # reST literals as Markdown code
+    parts = s.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: escape everything
+        return _MD_SPECIAL.sub(r"\\\1", s).replace("`", "\\`")
+    return "".join(_code(p) if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
+
+
+def _code(s: Any) -> str:
+    """An inline code span holding ``s`` (any backticks inside fenced by longer runs; ``|`` escaped
+    for tables)."""
+    s = " ".join(str(s).split()).replace("|", "\\|")
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def _fenced(text: Any, lang: str = "text") -> list[str]:
+    """A fenced code block holding ``text`` verbatim (the fence longer than any backtick run in it)."""
+    s = str(text or "").strip()
+    fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    return [f"{fence}{lang}", s, fence]
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, dict) and set(v) == {"re", "im"}:
+        return f"{v['re']:.6g}{v['im']:+.6g}i"
+    if isinstance(v, float):
+        return f"{v:.10g}"
+    return str(v)
+
+
+def _label(cid: str) -> str:
+    return "claim-" + re.sub(r"[^a-z0-9]+", "-", cid.lower()).strip("-")
+
+
+def _summary_table(entries: list[dict[str, Any]]) -> list[str]:
+    cols = _columns(entries)
+    lines = ["| paper | claims | " + " | ".join(cols) + " |", "| --- | ---: |" + " ---: |" * len(cols)]
+    tot: Counter[str] = Counter()
+    for paper in sorted({e["paper"] for e in entries}):
+        c = Counter(e["verdict"] for e in entries if e["paper"] == paper)
+        tot.update(c)
+        lines.append(f"| {paper} | {sum(c.values())} | " + " | ".join(str(c.get(v, 0)) for v in cols) + " |")
+    lines.append(f"| **all** | {sum(tot.values())} | " + " | ".join(str(tot.get(v, 0)) for v in cols) + " |")
+    return lines
+
+
+def _deciding(e: dict[str, Any]) -> str:
+    return str(e.get("deciding_check") or (e.get("evidence") or {}).get("deciding_check") or "")
+
+
+def _provenance(ledger: StoredLedger) -> list[str]:
+    if ledger.full:
+        return [f"Rendered from `{ledger.source}`, written by `{ledger.command}`."]
+    return [f"Rendered from `{ledger.source}`: the ledger table that `{ledger.command} --update-readme` "
+            "last wrote into README.md.  Once `rfcheck verify --all --report results/ledger` has stored "
+            "`results/ledger/ledger.json`, this page shows each claim's statement, evidence and "
+            "reproduce command from that file."]
+
+
+def ledger_page(ledger: StoredLedger) -> str:
+    """The ledger page (MyST Markdown): the headline, counts per paper and verdict, and one table per
+    paper (claim, verdict, deciding reference; with ``ledger.json`` also the source and the
+    reason, and a detail entry per claim: statement, worst point, checks, reproduce command)."""
+    es = ledger.entries
+    out = ["(ledger)=", "# The ledger", "", f"**{headline(es)}.**", "", *_provenance(ledger), "",
+           "A verdict is HOLDS, REFUTED (with a reproducible counterexample) or INCONCLUSIVE; "
+           "{doc}`/guide/ledger` says how each is reached and how to rerun any of them, and "
+           "{ref}`errata` lists the REFUTED claims with their corrections.", "",
+           *_summary_table(es), ""]
+    for paper, title in ledger.papers.items():
+        pe = [e for e in es if e["paper"] == paper]
+        out += [f"## {_text(title)} (`{paper}`)", ""]
+        if ledger.full:
+            out += ["| claim | verdict | source | deciding reference | reason |", "| --- | --- | --- | --- | --- |"]
+            out += [f"| [{_code(e['id'])}](#{_label(e['id'])}) | {e['verdict']} | {_text(e.get('source'))} | "
+                    f"{_text(_deciding(e))} | {_text(e.get('reason'))} |" for e in pe]
+        else:
+            out += ["| claim | verdict | deciding reference |", "| --- | --- | --- |"]
+            out += [f"| {_code(e['id'])} | {e['verdict']} | {_text(_deciding(e))} |" for e in pe]
+        out.append("")
+    if ledger.full:
+        out += ["## Every claim", ""]
+        for e in es:
+            out += _entry(e, heading="###")
+    return "\n".join(out) + "\n"
+
+
+def _entry(e: dict[str, Any], heading: str) -> list[str]:
+    ev = e.get("evidence") or {}
+    w = ev.get("worst") or {}
+    lines = [f"({_label(e['id'])})=", f"{heading} {_code(e['id'])} {e['verdict']}", "",
+             f"**Source:** {_text(e.get('source'))}", "", "**Statement (as printed):**", "",
+             *_fenced(e.get("statement", "")), "", f"**Reason:** {_text(e.get('reason'))}", ""]
+    if w:
+        pt = ", ".join(f"{k}={_fmt(v)}" for k, v in (w.get("point") or {}).items() if not str(k).startswith("_"))
+        first, second = w.get("labels") or ("printed", "reference")
+        lines += [f"**Worst point** ({_text(ev.get('deciding_check'))}): {_code(pt)}: {first} = "
+                  f"{_code(_fmt(w.get('printed')))}, {second} = {_code(_fmt(w.get('reference')))} ± "
+                  f"{_code(_fmt(w.get('err')))}, discrepancy {_code(_fmt(w.get('disc')))} x tolerance", ""]
+    checks = ev.get("checks") or []
+    if checks:
+        lines += ["| check | verdict | points | decided | violations | reason |",
+                  "| --- | --- | ---: | ---: | ---: | --- |"]
+        lines += [f"| {_text(c.get('name'))} | {c.get('verdict')} | {c.get('points_tried')} | "
+                  f"{c.get('points_decided')} | {c.get('violations')} | {_text(c.get('reason'))} |" for c in checks]
+        lines.append("")
+    if e.get("correction"):
+        lines += [f"**Correction:** {_text(e['correction'])}", ""]
+    if e.get("notes"):
+        lines += [f"**Notes:** {_text(e['notes'])}", ""]
+    if e.get("needs"):
+        lines += ["**Not run:** checks needing " + ", ".join(f"`rfcheck[{x}]`" for x in e["needs"]), ""]
+    rep = [c for c in (e.get("reproduce"), e.get("reproduce_point")) if c]
+    if rep:
+        lines += ["```bash", *rep, "```", ""]
+    return lines
+
+
+def _demote(md: str, levels: int = 1) -> str:
+    """A notes file for a page: its title and the paragraph under it (which describes the file
+    itself) dropped, the other headings ``levels`` deeper."""
+    body = md.strip()
+    if body.startswith("# "):
+        parts = body.split("\n\n", 2)
+        body = parts[2] if len(parts) > 2 else ""
+    out = []
+    for ln in body.splitlines():
+        if re.match(r"^#{1,5} ", ln):
+            ln = "#" * levels + ln
+        out.append(ln)
+    return "\n".join(out).strip()
+
+
+def errata_page(ledger: StoredLedger, notes: str | None = None) -> str:
+    """The errata page: every REFUTED claim of the stored ledger per paper (with ``ledger.json``
+    the statement as printed, the counterexample, the correction and the reproduce commands),
+    then the commentary ``notes`` (``results/ledger/errata-notes.md``)."""
+    es = ledger.entries
+    refuted = [e for e in es if e["verdict"] in ("REFUTED", "MIXED")]
+    n_mixed = sum(e["verdict"] == "MIXED" for e in refuted)
+    out = ["(errata)=", "# Errata", "",
+           f"{len(refuted) - n_mixed} of the {len(es)} registered claims are REFUTED: the printed statement "
+           "disagrees with an independent reference beyond its error bars, at a point anyone can rerun"
+           + (f"; {n_mixed} more are MIXED (refuted under one reading of ambiguous notation, holding under "
+              "another)" if n_mixed else "") + ".  The library's closed forms carry the corrected results.", "",
+           *_provenance(ledger), ""]
+    for paper, title in ledger.papers.items():
+        pr = [e for e in refuted if e["paper"] == paper]
+        if not pr:
+            continue
+        out += [f"## {_text(title)}", ""]
+        if ledger.full:
+            for e in pr:
+                out += _errata_entry(e)
+        else:
+            out += [f"- {_code(e['id'])} (deciding reference: {_text(_deciding(e))})" for e in pr]
+            out.append("")
+    if notes:
+        out += ["## Notes on the errata", "", "From `results/ledger/errata-notes.md`.", "", _demote(notes, 1), ""]
+    return "\n".join(out) + "\n"
+
+
+def _errata_entry(e: dict[str, Any]) -> list[str]:
+    ev = e.get("evidence") or {}
+    w = ev.get("worst") or {}
+    mixed = " (MIXED)" if e.get("verdict") == "MIXED" else ""
+    lines = [f"### {_code(e['id'])}{mixed}: {_text(e.get('source'))}", "", *_fenced(e.get("statement", "")), ""]
+    if w:
+        pt = ", ".join(f"{k}={_fmt(v)}" for k, v in (w.get("point") or {}).items() if not str(k).startswith("_"))
+        first, second = w.get("labels") or ("printed", "reference")
+        lines += [f"Counterexample ({_text(ev.get('deciding_check'))}) at {_code(pt)}: {first} "
+                  f"{_code(_fmt(w.get('printed')))}, {second} {_code(_fmt(w.get('reference')))} ± "
+                  f"{_code(_fmt(w.get('err')))}.", ""]
+    if e.get("verdict") == "MIXED":
+        lines += [f"**Readings:** {_text(e.get('reason'))}", ""]
+    if e.get("correction"):
+        lines += [f"**Correction:** {_text(e['correction'])}", ""]
+    if e.get("reproduce_point"):
+        lines += ["```bash", e["reproduce_point"], "```", ""]
+    return lines
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def calibration_page(path: str | Path | None, notes: str | None = None) -> str:
+    """The calibration page from a stored ``rfcheck calibrate --json PATH`` file (the false-alarm and
+    mutation-power tables, :func:`rfcheck.calibrate.format_tables`), followed by ``notes``."""
+    out = ["(calibration)=", "# Calibration and power", "",
+           "`rfcheck calibrate` measures the verification machinery itself: how often a Monte Carlo "
+           "check REFUTES a claim known to hold (false alarms, at a calibration level where the rate "
+           "is measurable), and whether errors of the kinds papers contain, planted into true "
+           "formulas, are REFUTED (power).", ""]
+    if path is not None and Path(path).exists():
+        from rfcheck.calibrate import format_tables
+
+        data = json.loads(Path(path).read_text())
+        rel = _rel(path)
+        out += [f"Rendered from `{rel}`, written by `rfcheck calibrate --json {rel}`"
+                + ("" if data.get("complete", True) else " (an incomplete run: the rows it reached)") + ".", ""]
+        text = format_tables(data.get("false_alarms", []), data.get("mutation_power", []))
+        out += [_plain_to_md(text), ""]
+    else:
+        out += ["No stored calibration run yet: `rfcheck calibrate --json results/calibrate/calibration.json` "
+                "writes one.", ""]
+    if notes:
+        out += ["## Notes", "", _demote(notes), ""]
+    return "\n".join(out) + "\n"
+
+
+def _plain_to_md(text: str) -> str:
+    """A command's plain output as Markdown: its tables in non-wrapping blocks, other lines kept as
+    paragraphs."""
+    out: list[str] = []
+    in_table = False
+    for ln in text.splitlines():
+        is_row = ln.startswith("|")
+        if is_row and not in_table:
+            out += ["", ":::{div} rf-nowrap"]
+        elif in_table and not is_row:
+            out += [":::", ""]
+        in_table = is_row
+        out.append(ln)
+    if in_table:
+        out.append(":::")
+    return "\n".join(out)
+
+
+def _rel(path: str | Path, root: Path = ROOT) -> str:
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(root).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+# --------------------------------------------------------------------------- benchmark
+
+_TABLE = re.compile(r"^<!-- table: rfcheck bench --summarise (\S+)/run\*\.json -->$", re.M)
+
+
+def _bench_summary(folder: Path) -> tuple[str, dict]:
+    from rfcheck import bench
+
+    runs = [json.loads(p.read_text()) for p in sorted(folder.glob("run*.json"))]
+    sm = bench.summarise_runs(runs)
+    return bench.format_summary(sm), sm
+
+
+def _nowrap(table: list[str]) -> list[str]:
+    """A Markdown table in a block whose cells do not wrap (the page scrolls sideways instead)."""
+    return [":::{div} rf-nowrap", *table, ":::"]
+
+
+def _summary_md(text: str) -> str:
+    """``bench.format_summary`` output as Markdown: the header line, the table, the target counts
+    as a list."""
+    lines = text.splitlines()
+    head, table = lines[0], [ln for ln in lines if ln.startswith("|")]
+    rest = [ln for ln in lines[1:] if not ln.startswith("|")]
+    out = [head[0].upper() + head[1:] + ".", "", *_nowrap(table), ""]
+    if rest:
+        out += [rest[0], ""] + [f"- {ln.strip()}" for ln in rest[1:]]
+    return "\n".join(out)
+
+
+def benchmark_page(root: str | Path = ROOT) -> str:
+    """The benchmark page: for each stored series of ``rfcheck bench --json`` runs
+    (``results/bench/<folder>/run*.json``) the median (min-max) table and target counts of
+    :func:`rfcheck.bench.summarise_runs`; the stored attention benchmarks; then the lab notes
+    ``results/bench/NOTES.md`` with each of their ``<!-- table: ... -->`` lines replaced by the
+    table the named command prints."""
+    root = Path(root)
+    bdir = root / "results" / "bench"
+    notes = (bdir / "NOTES.md").read_text() if (bdir / "NOTES.md").exists() else ""
+    in_notes = [Path(m.group(1)).name for m in _TABLE.finditer(notes)]
+    folders = sorted({p.parent.name for p in bdir.glob("*/run*.json")},
+                     key=lambda f: (in_notes.index(f) if f in in_notes else len(in_notes), f))
+    out = ["(benchmark)=", "# Benchmark", "",
+           "`rfcheck bench --json PATH` times the Numba engines on the positive-RF workload (d = 64, M = 64, "
+           "one pair with |x+y| = 1) against the vectorised NumPy implementation in the same run, measures "
+           "the machine's dgemm ceiling, times each engine row on one thread too, and checks the speed "
+           "targets of the engine issues.  A series of runs is stored in a folder of `results/bench/`; "
+           "`rfcheck bench --summarise FOLDER/run*.json` prints the median (min-max) over the series, "
+           "which is what this page shows, computed from the stored files when the site is built.", ""]
+    tables: dict[str, str] = {}
+    for f in folders:
+        text, _ = _bench_summary(bdir / f)
+        tables[f] = _summary_md(text)
+    if folders:
+        latest = in_notes[-1] if in_notes else folders[-1]
+        out += [f"## Latest series: {latest}", "", f"`rfcheck bench --summarise results/bench/{latest}/run*.json`:",
+                "", tables[latest], ""]
+        out += ["## Every stored series", ""]
+        for f in folders:
+            out += [f"### {f}", "", tables[f], ""]
+    att = sorted(glob.glob(str(root / "results" / "attention-scale" / "**" / "bench*.json"), recursive=True))
+    if att:
+        out += ["## Attention", "",
+                "`rfcheck bench attention --json PATH`: wall time of exact and linear attention against the "
+                "sequence length L, each configuration in a fresh process (best of 3 after a warm-up), with "
+                "log-log slopes and the crossover lengths.", ""]
+        for p in att:
+            out += _attention_bench(Path(p))
+    if notes:
+        body = _TABLE.sub(lambda m: "\n" + tables.get(Path(m.group(1)).name, f"(no runs stored in {m.group(1)})")
+                          + "\n", notes)
+        out += ["## History", "", "The lab notes of `results/bench/NOTES.md`, oldest first; the tables are "
+                "computed from the stored runs they name.", "", _demote(body, 1), ""]
+    return "\n".join(out) + "\n"
+
+
+def _attention_bench(path: Path) -> list[str]:
+    data = json.loads(path.read_text())
+    entries = data.get("entries", data if isinstance(data, list) else [])
+    if not entries:
+        return []
+    dev = sorted({str(e.get("device")) for e in entries if e.get("device")})
+    cols: dict[str, dict[int, dict]] = {}
+    for e in entries:
+        name = e["method"] + (" causal" if e.get("causal") else "") + (" chunked" if e.get("impl") == "chunked" else "")
+        cols.setdefault(name, {})[e["L"]] = e
+    lengths = sorted({e["L"] for e in entries})
+
+    def cell(e: dict | None) -> str:
+        if not e or e.get("seconds") is None:
+            return "-" if not e else "skipped"
+        t = 1e3 * e["seconds"]
+        return f"{t:.3g}"
+
+    rows = ["| L | " + " | ".join(cols) + " |", "| ---: |" + " ---: |" * len(cols)]
+    rows += [f"| {n} | " + " | ".join(cell(cols[c].get(n)) for c in cols) + " |" for n in lengths]
+    out = [f"### {path.parent.name}/{path.name}", "", f"`{_rel(path)}`. Device: {', '.join(dev) or '?'}; "
+           f"{entries[0].get('workload', '')}.  Times in milliseconds.", "", *_nowrap(rows), ""]
+    sm = data.get("summary") or {}
+    if sm.get("slopes"):
+        out += ["| method | log-log slope, time | log-log slope, memory |", "| --- | ---: | ---: |"]
+        for name, s in sm["slopes"].items():
+            def f(v: Any) -> str:
+                return "-" if v is None or (isinstance(v, float) and v != v) else f"{v:.2f}"
+            out.append(f"| {name} | {f(s.get('time'))} | {f(s.get('memory'))} |")
+        out.append("")
+    for kind, c in (sm.get("crossover") or {}).items():
+        ln = "n/a" if c.get("length") is None else f"{c['length']:.0f}"
+        out.append(f"- crossover ({kind}): L ~ {ln} ({_text(c.get('note'))})")
+    out.append("")
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def figures_page(figures_dir: str | Path, image_dir: str | Path, image_prefix: str = "figures") -> str:
+    """The figures gallery: every registered figure (:data:`rfcheck.plots.FIGURES`) whose PNG is in
+    ``figures_dir`` (as ``rfcheck plot NAME`` writes them), copied into ``image_dir`` (which the page
+    refers to as ``image_prefix``), with its caption and command; figures not drawn yet are listed."""
+    from rfcheck.plots import CAPTIONS, FIGURES
+
+    src, dst = Path(figures_dir), Path(image_dir)
+    dst.mkdir(parents=True, exist_ok=True)
+    out = ["(figures)=", "# Figures", "",
+           "Every figure that `rfcheck plot NAME` draws (closed forms with Monte Carlo overlays), as stored "
+           "in `figures/`; `rfcheck plot NAME --out DIR` redraws one (`--quick` for small Monte Carlo "
+           "sizes), and {doc}`/guide/figures` says what each shows.", ""]
+    missing = []
+    cards = []
+    for name in sorted(FIGURES):
+        png = src / f"{name}.png"
+        if not png.exists():
+            missing.append(name)
+            continue
+        target = dst / png.name
+        if not target.exists() or target.read_bytes() != png.read_bytes():
+            shutil.copyfile(png, target)
+        cap = _text(_figure_caption(name, CAPTIONS.get(name, "")))
+        cards += [f"## {name}", "", f"```{{figure}} {image_prefix}/{png.name}", f":alt: {name}", ":width: 100%", "",
+                  cap, "```", "", f"Command: `rfcheck plot {name}`" + (f"; PDF: `figures/{name}.pdf`"
+                                                                        if (src / f"{name}.pdf").exists() else ""), ""]
+    out += cards
+    if missing:
+        out += ["## Not drawn yet", "", ", ".join(f"`{m}`" for m in missing), ""]
+    return "\n".join(out) + "\n"
+
+
+def _figure_caption(name: str, caption: str) -> str:
+    """A figure's caption for the gallery: :data:`rfcheck.plots.CAPTIONS` without the drawing
+    function's "Write ``x.png`` / ``.pdf``" and without its module's summary (which describes the
+    paper's figures in general)."""
+    import ast
+
+    import rfcheck.plots
+
+    module = ""
+    for src in Path(rfcheck.plots.__file__).parent.glob("*.py"):
+        mod_doc = " ".join((ast.get_docstring(ast.parse(src.read_text())) or "").split("\n\n")[0].split())
+        if mod_doc and caption.endswith(mod_doc) and caption != mod_doc:
+            caption, module = caption[: -len(mod_doc)].strip(), mod_doc
+            break
+    caption = re.sub(r"^Write ``[^`]+``(\s*/\s*``[^`]+``)?\s*[.:]?\s*", "", caption) or module
+    return caption[:1].upper() + caption[1:] if caption else name
+
+
+# --------------------------------------------------------------------------- everything
+
+
+def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True) -> list[Path]:
+    """Write every generated source of the documentation under ``docs_dir`` (called by
+    ``docs/conf.py``): ``results/`` (ledger, errata, calibration, benchmark, figures and the
+    results index) and, with ``api``, ``api/`` (:func:`api_pages`).  Files whose contents did not
+    change are not rewritten.  Returns the files."""
+    docs, root = Path(docs_dir), Path(root)
+    res = docs / "results"
+    res.mkdir(parents=True, exist_ok=True)
+    ledger = load_ledger(root)
+    notes = root / "results" / "ledger" / "errata-notes.md"
+    pages = {
+        "ledger.md": ledger_page(ledger),
+        "errata.md": errata_page(ledger, notes.read_text() if notes.exists() else None),
+        "calibration.md": calibration_page(root / "results" / "calibrate" / "calibration.json",
+                                           _read(root / "results" / "calibrate" / "NOTES.md")),
+        "benchmark.md": benchmark_page(root),
+        "figures.md": figures_page(root / "figures", res / "figures"),
+    }
+    extra = [p for p in ("accuracy",) if (docs / f"{p}.md").exists()]
+    pages["index.md"] = "\n".join([
+        "# Results", "",
+        "The results of the commands that compute them, stored in `results/` and `figures/` and rendered "
+        "here when the site is built: nothing on these pages is written by hand.", "",
+        "```{toctree}", ":maxdepth: 1", "", "ledger", "errata", *[f"/{p}" for p in extra], "calibration",
+        "benchmark", "figures", "```", ""])
+    written = []
+    for name, text in pages.items():
+        p = res / name
+        _write_if_changed(p, text)
+        written.append(p)
+    if api:
+        written += api_pages(docs / "api")
+    return written
+
+
+def _read(p: Path) -> str | None:
+    return p.read_text() if p.exists() else None
