@@ -240,8 +240,11 @@ def claim_command(claim_id: str) -> str:
 
 
 def _fmt(v: Any) -> str:
+    """A value as ``--at`` parses it back: strings bare (quotes would nest in the shell's)."""
     if isinstance(v, complex):
         return repr(v).strip("()")
+    if isinstance(v, str):
+        return v
     return repr(v)
 
 
@@ -259,6 +262,15 @@ def _safe_eval(check: Check, point: dict[str, Any], budget: Budget, seed: int) -
     except KeyError as exc:  # e.g. an --at point of another reading's sub-domain: not this check's point
         return PointEval(point, None, None, math.inf, math.nan, False,
                          f"the point has no parameter {exc} that this check needs")
+
+
+def _in_domain(dom: Any, p: dict[str, Any]) -> bool:
+    """Whether ``p`` is a point of ``dom``: every parameter present and in range, the constraint met."""
+    if any(n not in p for n in dom.params):
+        return False
+    if not all(r.contains(p[n]) or dom._derived_from_range(p, n, r) for n, r in dom.params.items()):
+        return False
+    return dom.constraint is None or bool(dom.constraint(p))
 
 
 def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], budget: Budget,
@@ -319,6 +331,12 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
             pts = pts[: check.max_points]
     else:
         pts = points
+        if check.domain is not None:  # a given point (--at) outside this check's sub-domain is not its point
+            pts = [p for p in points if _in_domain(check.domain, p)]
+            if not pts:
+                return CheckResult(check.name, check.strength, INCONCLUSIVE, 0, 0, 0, None,
+                                   f"the point lies outside this check's domain ({desc})",
+                                   description=check.description, domain=desc, labels=check.labels)
     if check.strength == 3 and len(pts) > budget.mc_points:
         # the checks share alpha over budget.mc_points tests (Bonferroni): count every point
         budget = replace(budget, mc_points=len(pts))

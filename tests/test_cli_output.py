@@ -38,7 +38,7 @@ def test_list_reads_the_stored_ledger_and_filters(tmp_path, capsys):
 def test_list_without_a_stored_ledger_imports_the_claims(tmp_path, capsys):
     assert main(["list", "--ledger", str(tmp_path / "none.json"), "--paper", "rfa"]) == 0
     out = capsys.readouterr().out
-    assert "rfa.eq-gate" in out and "7 claims" in out
+    assert "rfa.eq-gate" in out and "6 claims" in out
 
 
 def test_usage_errors_are_one_line_and_ids_get_suggestions():
@@ -72,3 +72,16 @@ def test_report_index_says_where_the_time_went():
 
     md = timing_markdown([{"id": "a.eq1", "elapsed_s": 30.0}, {"id": "a.eq2", "elapsed_s": 10.0}], top=1)
     assert "Claim-seconds: 40 over 2 claims" in md and "| `a.eq1` | 30.0 | 75.0% |" in md and "a.eq2" not in md
+
+
+def test_a_reproduce_command_with_string_parameters_runs_as_printed():
+    import shlex
+
+    from rfcheck import verify
+
+    v = verify.run_claim("rfa.tab-complexity", budget="smoke")
+    cmd = v.reproduce_point()
+    assert "method=" in cmd and "''" not in cmd
+    r = _run(*shlex.split(cmd)[1:])
+    # at the counterexample the literal reading is refuted (the other reading has no point there)
+    assert r.returncode == 0 and "REFUTED as read 'literal'" in r.stdout, r.stderr

@@ -10,6 +10,7 @@ implementations in ``rfcheck.rfa``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import mpmath
@@ -17,7 +18,7 @@ import numpy as np
 
 from rfcheck import quadrature
 from rfcheck import rfa as impl
-from rfcheck.claims import Budget, Check, Claim, register
+from rfcheck.claims import Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, pair_domain, pair_vectors, stats_mp
 from rfcheck.closed_forms import rfa as cf
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -343,22 +344,18 @@ register(Claim(
                    "var": Choice(("N", "M", "D", "d"))},
                   description="growth exponent of counted operations (or words held) in each of N, M, D, d "
                               "(exponent 0 where a bound omits the variable); sizes x4"),
-    checks=[_TAB_CHECK],
-    notes="Read literally, as bounds in all four sizes. A bound that omits D or d claims no growth in it; counted, "
-          "RFA decoding per step grows like D d and softmax decoding like d. The reading in which the table "
-          "suppresses D and d where it does not name them is registered as rfa.tab-complexity.named-vars. "
-          + _TAB_NOT_TIGHT,
-))
-
-register(Claim(
-    id="rfa.tab-complexity.named-vars", source=f"{SRC}, table 'Complexity Analysis'",
-    statement=_TAB_STATEMENT + "  [read with D and d constant wherever a bound does not name them]",
-    domain=Domain({"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
-                   "var": Choice(("N", "M", "D", "d"))},
-                  constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
-                  description="growth exponent in N and M always, in D and d only where the bound names them; "
-                              "sizes x4"),
-    checks=[_TAB_CHECK],
-    notes="The conventional reading of a complexity table (unnamed sizes are constants). It is registered beside "
-          "the literal reading rfa.tab-complexity, not instead of it. " + _TAB_NOT_TIGHT,
+    readings=[
+        Reading("literal", [_TAB_CHECK],
+                description="bounds in all four sizes: a bound that omits D or d claims no growth in it"),
+        Reading("named-vars", [replace(_TAB_CHECK, domain=Domain(
+            {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
+             "var": Choice(("N", "M", "D", "d"))},
+            constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
+            description="growth exponent in N and M always, in D and d only where the bound names them; sizes x4"))],
+                description="D and d constant wherever a bound does not name them", natural=True,
+                reason="the conventional reading of a complexity table: sizes it does not name are constants"),
+    ],
+    notes="Counted, RFA decoding per step grows like D d and softmax decoding like d, which the literal reading "
+          "of bounds that omit D or d denies; the conventional reading suppresses unnamed sizes. (Until "
+          "2026-11-26 the second reading was the separate claim rfa.tab-complexity.named-vars.) " + _TAB_NOT_TIGHT,
 ))
