@@ -1188,6 +1188,7 @@ def _hrf_specs() -> list[Spec]:
         Spec("hrf.cexp_log_mse", _cexp, 60, log_space=True, vectorised=False,
              note="A up to 3 x 3, half with z = A x + A^-T y ~ 0"),
         Spec("hrf.pair_geometry", _vector_pairs(DIM), 100, vectorised=False, ref=_ref_pair_geometry,
+             fp_domain=lambda a: bool(np.any(a["x"]) and np.any(a["y"])),  # documented: zero vector -> ValueError
              note="reference: norms and atan2(|x ^ y|, x.y) of the float vectors, summed exactly in mpmath"),
     ]
     return out

@@ -428,3 +428,200 @@ def test_value_kernels_refuse_results_below_the_normal_range():
     x, y = np.array([[0.3, -1.0], [2.0, 0.5]]), np.array([[0.1, 0.2], [-1.0, 1.5]])
     assert np.allclose(kernels.gaussian_kernel(x, y), np.exp(kernels.log_gaussian_kernel(x, y)), rtol=0, atol=0)
     assert kernels.gaussian_kernel(np.zeros(1), np.full(1, 37.6))[0] > 1e-308
+
+
+# ----------------------------------- second sweep: data helpers whose dot products / angles cancel
+
+
+def _mp_dot(x, y):
+    with mpmath.workdps(2000):  # sums of products of float64 inputs: exact at this precision
+        return mpmath.fsum(MF(float(a)) * MF(float(b)) for a, b in zip(x, y, strict=True))
+
+
+def test_discrete_pair_stats_dot_product_of_an_orthogonal_pair():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(470) * 1e-3
+    y0 = rng.standard_normal(470) * 1e-3
+    y = y0 - (y0 @ x) / (x @ x) * x  # x . y ~ 1e-22 of |x| |y| ~ 5e-4: the float64 sum cancels
+    got = crt.discrete_pair_stats(x, y)["xy"][0]
+    ref = _mp_dot(x, y)
+    assert abs(float(ref)) < 1e-20
+    assert _rel(got, ref) < 1e-15  # correctly rounded (was off by 4.3x its size)
+    xs, ys = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    for row, (a, b) in enumerate(zip(xs, ys, strict=True)):  # typical rows: the same dot product
+        assert _rel(crt.discrete_pair_stats(xs, ys)["xy"][row], _mp_dot(a, b)) < 1e-15
+
+
+def test_discrete_pair_stats_dot_product_beyond_dekkers_range():
+    x, y = np.array([1e305, 1e-300, 3.0]), np.array([2e-170, 1e140, -1e-300])  # splitting overflows
+    assert _rel(crt._exact_dot_rows(x[None], y[None])[0], _mp_dot(x, y)) < 1e-15  # (|x|^2 overflows)
+    x, y = np.array([1e-200, 1e-150, 2.0]), np.array([3e-170, -1e-150, 1e-310])  # products underflow
+    got = crt.discrete_pair_stats(x, y)["xy"][0]
+    assert abs(got - float(_mp_dot(x, y))) <= 5e-324
+
+
+SET_X = [[1.8446035315004138e-10, -1.8535118985006544e-09, 8.490611662822809e-11, -2.8283643120962532e-11,
+          2.161561383015018e-10, 1.2931119157261455e-10],
+         [-1.2794873813746753e-09, -1.5590656697888934e-11, -1.0406712859963193e-09, -1.2324378805418162e-10,
+          -2.3127746930494994e-10, 4.325228943937357e-10],
+         [8.326424646021722e-11, 5.848722660348235e-10, -1.3283903017569768e-09, 8.116772727426003e-10,
+          3.043304678941008e-10, 7.009551412497772e-12],
+         [-1.331654666093474e-10, -1.1268467010109893e-09, -1.778049495086569e-09, 1.1121889775055909e-10,
+          9.004262561507744e-10, 1.419003122583509e-10]]
+SET_Y = [[8.994874847366203e-10, -6.178028036612686e-10, 4.2252148632891725e-10, 6.066833437380332e-10,
+          -1.4555603183885529e-10, 1.1006825737533975e-10],
+         [6.700633342927941e-11, 1.9160955858368748e-10, -1.4714850199218852e-10, -1.3933773070157388e-10,
+          7.614732803944065e-10, 3.680615202154226e-11]]
+
+
+def test_set_stats_mean_dot_of_near_orthogonal_set_means():
+    got = crt.set_stats(SET_X, SET_Y)["xy"]
+    with mpmath.workdps(2000):
+        ref = mpmath.fsum(_mp_dot(u, v) for u in SET_X for v in SET_Y) / (len(SET_X) * len(SET_Y))
+    assert abs(float(ref) + 1.8777876771287189e-35) < 1e-48  # mean x_i . y_j: 1e-17 of |mean x| |mean y|
+    assert _rel(got, ref) < 1e-15  # was -4.26e-35 (mean x . mean y in float64)
+    rng = np.random.default_rng(3)
+    xs, ys = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))  # typical sets: the same value
+    with mpmath.workdps(2000):
+        ref = mpmath.fsum(_mp_dot(u, v) for u in xs for v in ys) / 15
+    assert _rel(crt.set_stats(xs, ys)["xy"], ref) < 1e-15
+
+
+def _mp_angle(x, y):
+    with mpmath.workdps(2000):
+        sx, sy, xy = _mp_dot(x, x), _mp_dot(y, y), _mp_dot(x, y)
+        return mpmath.atan2(mpmath.sqrt(max(sx * sy - xy * xy, 0)), xy)
+
+
+def test_pair_geometry_angle_of_parallel_and_nearly_parallel_vectors():
+    x = np.full(1024, 0.01734809394357048)
+    _, _, theta = hrf.pair_geometry(x, 3.7 * x)  # exactly parallel: was 4.4e-16
+    assert theta[0] == 0.0
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(64)
+    for eps in (1e-15, 1e-12, 1e-8, 1e-4):
+        y = 2.5 * x * (1 + eps * rng.standard_normal(64))
+        ref = _mp_angle(x, y)
+        assert _rel(hrf.pair_geometry(x, y)[2][0], ref) < 1e-14, eps
+    y = rng.standard_normal(64)  # a typical angle (the float64 formula): unchanged
+    assert _rel(hrf.pair_geometry(x, y)[2][0], _mp_angle(x, y)) < 1e-14
+    assert hrf.pair_geometry(x, -x)[2][0] == np.pi
+
+
+# ------------------------------------------ DARKFormer: lambda_max -> 1/2 of a rotated Lambda
+
+
+def _rotated_lambda(top):
+    q, _ = np.linalg.qr(np.random.default_rng(5).standard_normal((4, 4)))
+    lam = (q * np.array([top, 0.3, 0.1, 0.01])) @ q.T
+    return 0.5 * (lam + lam.T)
+
+
+def _mp_lam_eigs(lam):
+    ev = mpmath.eigsy(mpmath.matrix(np.asarray(lam).tolist()), eigvals_only=True)
+    return [ev[i] for i in range(len(ev))]
+
+
+@pytest.mark.parametrize("gap", [1e-14, 1e-11, 3e-9])
+def test_kappa_sq_and_optimal_variance_near_lambda_max_one_half(gap):
+    lam = _rotated_lambda(0.5 - gap)
+    m = 8
+    with mpmath.workdps(100):
+        ev = _mp_lam_eigs(lam)
+        assert max(ev) < 0.5
+        k2 = -mpmath.fsum(mpmath.log(1 - 4 * e * e) for e in ev) / 2
+        ov = (mpmath.fprod(1 / (1 - 2 * e) for e in ev) - mpmath.fprod(1 / mpmath.sqrt(1 - 4 * e * e) for e in ev)) / m
+    assert _abs_log(darkformer.log_expected_kappa_sq(lam), k2) < TOL  # was off by 6e-2 at gap 1e-14
+    assert _rel(darkformer.optimal_variance(lam, m), ov) < TOL  # was off by 5e-2
+
+
+def test_kappa_sq_and_optimal_variance_at_lambda_max_one_half():
+    lam = np.diag([0.5, 0.2])
+    assert darkformer.log_expected_kappa_sq(lam) == math.inf
+    with pytest.raises(ValueError, match="< 1/2"):
+        darkformer.optimal_variance(lam, 3)
+    lam = _rotated_lambda(0.5 + 1e-13)  # just beyond 1/2 in exact arithmetic
+    with mpmath.workdps(100):
+        assert max(_mp_lam_eigs(lam)) > 0.5
+    assert darkformer.log_expected_kappa_sq(lam) == math.inf
+    with pytest.raises(ValueError, match="< 1/2"):
+        darkformer.optimal_variance(lam, 3)
+
+
+@pytest.mark.parametrize("lam", [1.9539391371330595e-133, 4.372806042869012e-108, 1e-30])
+def test_log_expected_variance_mpmath_face_for_tiny_lambda(lam):
+    m, s = 97, 1.0
+    with mpmath.workdps(400):  # d = 1: V = (s^1/2 (2 (1 - 2l)/(1 + 2l) - 1/s)^-1/2 / (1 + 2l) - (1 - 4l^2)^-1/2) / m
+        L, S = MF(lam), MF(s)
+        v = (mpmath.sqrt(S) / mpmath.sqrt(2 * (1 - 2 * L) / (1 + 2 * L) - 1 / S) / (1 + 2 * L)
+             - 1 / mpmath.sqrt(1 - 4 * L * L)) / m
+        ref = mpmath.log(v)
+    got = darkformer.log_expected_variance([[lam]], [[s]], m, backend="mpmath", dps=50)
+    assert abs(got - ref) < MF(10) ** -45 * abs(ref)  # was -inf at 50 digits
+    assert _abs_log(darkformer.log_expected_variance([[lam]], [[s]], m), ref) < TOL
+    assert darkformer.log_expected_variance([[0.0]], [[1.0]], m, backend="mpmath") == -mpmath.inf
+
+
+# ------------------------------------------------------------------- HRF hybrids (second sweep)
+
+
+def _ref_hybrid_log_mse(nx, ny, theta, m, e2, o2, cross, shared):
+    """Thm 3.1 from its parts: ``E l^2 MSE_pos + E (1-l)^2 MSE_trig - shared (2/m) SM^2 (1 - cos(nx^2 - ny^2))
+    E l(1-l)`` with Lemma 2.2's MSEs of the vectors ``nx (1, 0)``, ``ny (cos theta, sin theta)``."""
+    X, Y, T = MF(nx), MF(ny), MF(theta)
+    dot = X * Y * mpmath.cos(T)
+    d2, z2 = X**2 + Y**2 - 2 * dot, X**2 + Y**2 + 2 * dot
+    trig = mpmath.exp(X**2 + Y**2) * (-mpmath.expm1(-d2)) ** 2 / (2 * m)
+    pos = mpmath.exp(2 * z2 - X**2 - Y**2) * (-mpmath.expm1(-z2)) ** 2 / (2 * m)
+    sub = shared * 2 * mpmath.exp(2 * dot) * (1 - mpmath.cos(X**2 - Y**2)) / m * cross
+    return mpmath.log(e2 * pos + o2 * trig - sub)
+
+
+def test_angular_hybrid_shared_with_tiny_norms():
+    nx, ny, theta, m, n = 4.432903832839448e-67, 5.294510127159425e-66, 1.804414519418266, 8089, 84
+    with mpmath.workdps(400):
+        p = MF(theta) / mpmath.pi
+        q = 1 - p
+        e2, o2, cross = p * (p * (n - 1) + 1) / n, q * (q + (1 - q) / n), p * q * (n - 1) / n
+        ref = _ref_hybrid_log_mse(nx, ny, theta, m, e2, o2, cross, 1)
+    # the subtracted term cancels 27x against exponents ~ -611 good to ~eps * 611: was 1.006e-12 off
+    assert _abs_log(hrf.log_mse_angular_hybrid(nx, ny, theta, m, n, 1), ref) < 2e-13
+
+
+@pytest.mark.parametrize("r,theta,m,n,sigma", [
+    (3.275994865865892e-37, 2.012338620395401, 2, 1_000_000_000, 1.4390468520527515e-46),  # rho^2 underflows: NaN
+    (7.9782660388315284e-64, 2.1397085795656821e-51, 1_000_000_000, 2, 4.5011817580119962),  # (1-g)^2 underflows
+])
+def test_gauss_hybrid_same_length_with_underflowing_products(r, theta, m, n, sigma):
+    with mpmath.workdps(1500):  # (the reference's E cos^2 - (E cos)^2 cancels ~(sigma r theta)^4 against 1)
+        _, e2, o2 = _ref_gauss_moments(r, r, theta, n, sigma, r)
+        ref = _ref_hybrid_log_mse(r, r, theta, m, e2, o2, 0, 0)
+    got = hrf.log_mse_gauss_hybrid_same_length(r, theta, m, n, sigma)
+    assert _abs_log(got, ref) < TOL
+
+
+# ---------------------------------------------------------------------- SimRF (second sweep)
+
+
+def test_prf_mse_from_conformity_when_e_2v2_overflows():
+    rho, v, m, sq = 1.1330083047473988e155, 18.888377909379685, 168, 6.847958382953309e-06
+    with mpmath.workdps(80):
+        e = mpmath.exp(MF(v) ** 2)
+        ref = mpmath.exp(-2 * MF(sq)) / m * (e * e - e + (m - 1) * (MF(rho) - e))
+    assert 4e307 < ref < 5e307
+    assert _rel(simrf.prf_mse_from_conformity(rho, v, m, sq), ref) < TOL  # was inf
+    vals = simrf.prf_mse_from_conformity(np.array([rho, 2.0]), np.array([v, 0.5]), m, sq)
+    assert _rel(vals[0], ref) < TOL and vals[1] == simrf.prf_mse_from_conformity(2.0, 0.5, m, sq)
+    assert simrf.prf_mse_from_conformity(1.0, 30.0, 1, 300.0) == math.inf  # 1.4e521: beyond float64
+
+
+def test_conformity_estimate_standard_error_of_values_near_one():
+    w = np.array([[5.914836594930568, 2.9977317229605562], [3.8388288658461795, 4.180465793008596]])
+    v, d = 1.1144551804204677e-08, 8
+    with mpmath.workdps(80):
+        rows = [mpmath.fsum(mpmath.hyp0f1(MF(d) / 2, (MF(v) * MF(x)) ** 2 / 4) for x in r) / 2 for r in w]
+        mean = (rows[0] + rows[1]) / 2
+        se = mpmath.sqrt(((rows[0] - mean) ** 2 + (rows[1] - mean) ** 2) / 1) / mpmath.sqrt(2)
+    got_mean, got_se = simrf.conformity_estimate(w, v, d)
+    assert _rel(got_mean, mean) < TOL
+    assert _rel(got_se, se) < TOL  # 0F1 values 1 + ~1e-16 apart by ~1e-17: was 1.57e-16 vs 2.28e-17

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import cmath
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,35 @@ def pair_stats(x: Any, y: Any) -> dict[str, Any]:
         "sq_diff": np.sum((xa - ya) ** 2, axis=1),
         "d": xa.shape[1],
     }
+
+
+_TWO_PROD_MIN = 2.0**-960  # |a b| above which Dekker's product a b = p + e is exact in float64
+_TWO_PROD_MAX = 1e290  # |a|, |b| below which its splitting does not overflow
+
+
+def _exact_products(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(p, e, ok)`` with ``a b = p + e`` exactly where ``ok`` (Dekker's product; not where
+    the splitting overflows or the error term ``e`` would underflow)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        p, e = FP.two_prod(a, b)
+    ok = ((np.abs(a) < _TWO_PROD_MAX) & (np.abs(b) < _TWO_PROD_MAX) & np.isfinite(e)
+          & ((a == 0) | (b == 0) | (np.abs(p) >= _TWO_PROD_MIN)))
+    return p, e, ok
+
+
+def _exact_dot_rows(xa: np.ndarray, ya: np.ndarray) -> np.ndarray:
+    """Row-wise ``sum_l x_l y_l`` of (P, d) arrays, correctly rounded: ``math.fsum`` of the exact
+    products ``p + e`` (rows where Dekker's product is not exact: exact rational arithmetic), so
+    that a dot product that cancels (orthogonal vectors) keeps every digit."""
+    p, e, ok = _exact_products(xa, ya)
+    out = np.empty(xa.shape[0])
+    for i in range(xa.shape[0]):
+        if np.all(ok[i]):
+            out[i] = math.fsum(np.concatenate([p[i], e[i]]).tolist())
+        else:
+            out[i] = float(sum((Fraction(u) * Fraction(v) for u, v in zip(xa[i].tolist(), ya[i].tolist(),
+                                                                            strict=True)), Fraction(0)))
+    return out
 
 
 def _check_stats(sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any) -> None:
@@ -691,13 +721,15 @@ def discrete_pair_stats(x: Any, y: Any) -> dict[str, Any]:
 
     ``q = sum_l x_l^2 y_l^2`` (Thm 3.4), ``abs_prod = |x_l y_l|`` of shape (P, d)
     (Thm 3.5), ``xy = x . y`` and ``sq_diff = |x - y|^2`` (so that ``K^2 = e^{-sq_diff}``).
+    ``xy`` is correctly rounded (a compensated sum of exact products): it cancels for
+    near-orthogonal pairs.
     """
     xa, ya = validate.pairs(x, y)
     prod = xa * ya
     return {
         "q": np.sum(prod * prod, axis=1),
         "abs_prod": np.abs(prod),
-        "xy": np.sum(prod, axis=1),
+        "xy": _exact_dot_rows(xa, ya),
         "sq_diff": np.sum((xa - ya) ** 2, axis=1),
         "d": xa.shape[1],
     }
@@ -1028,6 +1060,28 @@ def positive_shift(x: Any, y: Any, eps: float = 1e-8) -> np.ndarray:
 # ------------------------------------------------------- set-level statistics (eq 8, 12, 14)
 
 
+def _column_sums_dd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column sums of ``a`` as ``hi + lo``: ``hi`` correctly rounded, ``lo`` the correctly
+    rounded remainder (so ``hi + lo`` is the exact sum to ``~eps^2``)."""
+    hi = np.array([math.fsum(c) for c in a.T.tolist()])
+    lo = np.array([math.fsum([*c, -h]) for c, h in zip(a.T.tolist(), hi.tolist(), strict=True)])
+    return hi, lo
+
+
+def _mean_dot(xa: np.ndarray, ya: np.ndarray) -> float:
+    """``mean_{i,j} x_i . y_j = (sum_i x_i) . (sum_j y_j) / (L L')`` to ``~eps^2`` of
+    ``sum_l |sum_i x_il| |sum_j y_jl|`` (then one rounding)."""
+    hx, lx = _column_sums_dd(xa)
+    hy, ly = _column_sums_dd(ya)
+    p, e, ok = _exact_products(hx, hy)
+    if np.all(ok):
+        terms = [p, e, hx * ly, lx * hy, lx * ly]
+        return math.fsum(np.concatenate(terms).tolist()) / (xa.shape[0] * ya.shape[0])
+    fx = [Fraction(h) + Fraction(v) for h, v in zip(hx.tolist(), lx.tolist(), strict=True)]
+    fy = [Fraction(h) + Fraction(v) for h, v in zip(hy.tolist(), ly.tolist(), strict=True)]
+    return float(sum((u * v for u, v in zip(fx, fy, strict=True)), Fraction(0)) / (xa.shape[0] * ya.shape[0]))
+
+
 def set_stats(x: Any, y: Any) -> dict[str, Any]:
     """Averages over all L^2 pairs (x_i, y_j) in O(Ld) (CRT eq (8), (12), (14)).
 
@@ -1039,15 +1093,16 @@ def set_stats(x: Any, y: Any) -> dict[str, Any]:
     ``sq_sum``, ``sq_diff`` are computed from centred data, ``mean|x_i - mx|^2 + mean|y_j -
     my|^2 + |mx +- my|^2`` (``mx``, ``my`` the means), after shifting ``x`` by ``-x_1`` and
     ``y`` by ``-+x_1`` (which leaves ``x_i +- y_j`` unchanged), so that neither cancels when the
-    sets are close to ``+-`` each other.
+    sets are close to ``+-`` each other.  ``xy = (sum_i x_i) . (sum_j y_j) / (L L')`` is taken
+    from the column sums as double-doubles (``math.fsum`` and its remainder) and exact products,
+    so that it keeps its digits when the set means are near-orthogonal.
     """
     xa, ya = validate.points(x, "x"), validate.points(y, "y")
     if xa.shape[1] != ya.shape[1]:
         raise ValueError("x and y must have the same dimension d")
     lx, ly = xa.shape[0], ya.shape[0]
     sx, sy = np.sum(xa * xa) / lx, np.sum(ya * ya) / ly
-    mx, my = xa.sum(axis=0) / lx, ya.sum(axis=0) / ly
-    xy = float(mx @ my)
+    xy = _mean_dot(xa, ya)
 
     def centred(v: np.ndarray) -> tuple[np.ndarray, float]:  # (mean, mean squared distance to it)
         m = v.sum(axis=0) / len(v)

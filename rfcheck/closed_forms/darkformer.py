@@ -304,11 +304,53 @@ def _sigma_star_verified(lam_m: np.ndarray, work: int) -> np.ndarray:
         work = min(2 * work, _MAX_DPS)
 
 
+def _edge_conditioning(ev: np.ndarray) -> float:
+    """Amplification of an eigenvalue error ``~eps |Lambda|`` in ``1 - 2 lambda_max``:
+    ``2 |Lambda| / |1 - 2 lambda_max| + 1`` (``inf`` at ``lambda_max = 1/2`` in float64)."""
+    gap = abs(1 - 2 * float(ev[-1]))
+    return 2 * max(float(np.max(np.abs(ev))), 1e-300) / gap + 1 if gap > 0 else math.inf
+
+
+def _mp_lambda_verified(lam_m: np.ndarray, cond: float, fn: Any, name: str) -> Any:
+    """``fn(eigenvalues of Lambda)`` in mpmath (``fn`` returns an mpf, ``+inf``, or ``None`` for
+    ``lambda_max >= 1/2``), the working precision raised until two precisions 20 digits apart
+    agree to 17 digits; used where float64 eigenvalues cannot resolve ``1 - 2 lambda_max``."""
+    work = 30 + (int(math.log10(cond)) if math.isfinite(cond) else 20)
+    lm = mpmath.matrix(lam_m.tolist())
+    while True:
+        vals = []
+        for dps in (work, work + 20):
+            with mpmath.workdps(dps):
+                ev = mpmath.eigsy(lm, eigvals_only=True)
+                vals.append(fn([ev[i] for i in range(lm.rows)]))
+        lo, hi = vals
+        if lo is None and hi is None:
+            return None
+        if lo is not None and hi is not None:
+            with mpmath.workdps(work + 20):
+                if lo == hi or abs(hi - lo) <= mpmath.mpf(10) ** -17 * abs(hi):
+                    return hi
+        if work >= _MAX_DPS:
+            raise ValueError(f"{name}: lambda_max of Lambda is 1/2 to {_MAX_DPS} digits; no value good to 17 digits")
+        work = min(2 * work, _MAX_DPS)
+
+
 def log_expected_kappa_sq(lam: Any) -> float:
     """``log E_{q,k} exp(2 q^T k) = -1/2 log det(I - 4 Lambda^2)``; ``+inf`` when
-    ``lambda_max >= 1/2`` (the expectation diverges)."""
+    ``lambda_max >= 1/2`` (the expectation diverges).  Where ``lambda_max`` is so close to 1/2
+    that float64 eigenvalues lose ``1 - 2 lambda_max`` (conditioning ``2 |Lambda| /
+    (1 - 2 lambda_max)`` above ``COND_MAX``), the eigenvalues are computed in mpmath (verified
+    at two precisions), which also decides finiteness."""
     lam = check_lambda(lam)
     ev = np.linalg.eigvalsh(lam)
+    cond = _edge_conditioning(ev)
+    if cond > COND_MAX:
+        def mp_value(evs: list[Any]) -> Any:
+            if max(evs) >= mpmath.mpf(1) / 2:
+                return mpmath.inf
+            return -mpmath.fsum(mpmath.log1p(-4 * e * e) for e in evs) / 2
+
+        return float(_mp_lambda_verified(lam, cond, mp_value, "log_expected_kappa_sq"))
     if ev[-1] >= 0.5:
         return math.inf
     return float(-0.5 * np.sum(np.log1p(-4 * ev * ev)))
@@ -415,18 +457,9 @@ def log_expected_variance(lam: Any, sigma: Any, m: int = 1, *, backend: str = "f
     """
     if int(m) != m or m < 1:
         raise ValueError(f"m must be a positive integer; got {m}")
-    l2 = log_expected_second_moment(lam, sigma, backend=backend, dps=dps)
     if backend == "mpmath":
-        with mpmath.workdps(dps):
-            if l2 == mpmath.inf:
-                return mpmath.inf
-            lm = mpmath.matrix(check_lambda(lam).tolist())
-            ev = mpmath.eigsy(lm, eigvals_only=True)
-            k2 = -sum(mpmath.log(1 - 4 * ev[i] ** 2) for i in range(lm.rows)) / 2
-            diff = -mpmath.expm1(k2 - l2)
-            if diff <= 0:
-                return -mpmath.inf
-            return l2 + mpmath.log(diff) - mpmath.log(m)
+        return _log_expected_variance_mp(lam, sigma, m, dps)
+    l2 = log_expected_second_moment(lam, sigma, backend=backend, dps=dps)
     if l2 == math.inf:
         return math.inf
     k2 = log_expected_kappa_sq(lam)
@@ -434,6 +467,48 @@ def log_expected_variance(lam: Any, sigma: Any, m: int = 1, *, backend: str = "f
     if diff <= 0:
         return -math.inf
     return l2 + math.log(diff) - math.log(m)
+
+
+def _log_expected_variance_mp(lam: Any, sigma: Any, m: int, dps: int) -> Any:
+    """mpmath face of :func:`log_expected_variance`, good to ``dps`` digits.
+
+    ``V = E kappa^2 (exp(L2 - K2) - 1)`` loses ``-log10(L2 - K2)`` digits to the difference
+    (``L2 - K2 ~ 2 tr Lambda`` for small ``Lambda``, e.g. 1e-133): the working precision is
+    raised until it covers that loss and two precisions 20 digits apart agree.  ``V = 0``
+    (``-inf``) exactly when ``Lambda = 0`` and ``Sigma = I``, which is decided exactly.
+    """
+    lam_m = check_lambda(lam)
+    d = lam_m.shape[0]
+    if isinstance(sigma, mpmath.matrix):
+        is_eye = all(sigma[i, j] == (1 if i == j else 0) for i in range(sigma.rows) for j in range(sigma.cols))
+    else:
+        is_eye = bool(np.array_equal(check_spd(sigma), np.eye(d)))
+    if is_eye and not np.any(lam_m):
+        return -mpmath.inf
+
+    def at(work: int) -> tuple[Any, Any]:  # (log V, L2 - K2) at `work` digits
+        l2 = log_expected_second_moment(lam_m, sigma, backend="mpmath", dps=work)
+        with mpmath.workdps(work):
+            if l2 == mpmath.inf:
+                return mpmath.inf, mpmath.inf
+            ev = mpmath.eigsy(mpmath.matrix(lam_m.tolist()), eigvals_only=True)
+            gap = l2 + mpmath.fsum(mpmath.log1p(-4 * ev[i] ** 2) for i in range(d)) / 2
+            if gap <= 0:
+                return None, gap
+            return l2 + mpmath.log(-mpmath.expm1(-gap)) - mpmath.log(m), gap
+
+    work = dps + 10
+    while True:
+        lo, gap = at(work)
+        lost = 0 if gap is None or gap <= 0 or gap >= 1 else int(-mpmath.log10(gap)) + 1
+        if lo is not None and work >= dps + 10 + lost:
+            hi, _ = at(work + 20)
+            if lo == hi or (hi is not None and abs(hi - lo) <= mpmath.mpf(10) ** -(dps + 3) * max(1, abs(hi))):
+                with mpmath.workdps(dps):
+                    return +hi
+        if work >= _MAX_DPS:
+            raise ValueError(f"log_expected_variance: no value good to {dps} digits at {_MAX_DPS} working digits")
+        work = min(_MAX_DPS, max(2 * work, dps + 20 + lost))
 
 
 def expected_variance(lam: Any, sigma: Any, m: int = 1) -> float:
@@ -455,6 +530,21 @@ def optimal_variance(lam: Any, m: int = 1) -> float:
     m = validate.positive_int(m, "m")
     lam_m = check_lambda(lam)
     ev = np.linalg.eigvalsh(lam_m)
+    cond = _edge_conditioning(np.maximum(ev, 0))
+    if cond > COND_MAX:  # float64 eigenvalues lose 1 - 2 lambda_max: mpmath, verified
+        def mp_value(evs: list[Any]) -> Any:
+            evs = [max(e, 0) for e in evs]
+            if max(evs) >= mpmath.mpf(1) / 2:
+                return None
+            # prod 1/(1 - 2l) - prod (1 - 4l^2)^(-1/2) = p2 expm1(sum atanh(2l)) (no cancellation)
+            p2 = mpmath.fprod(1 / mpmath.sqrt(1 - 4 * e * e) for e in evs)
+            return p2 * mpmath.expm1(mpmath.fsum(mpmath.atanh(2 * e) for e in evs)) / m
+
+        val = _mp_lambda_verified(lam_m, cond, mp_value, "optimal_variance")
+        _check_star([0.5] if val is None else [0.0])
+        if val > mpmath.mpf(np.finfo(float).max):
+            raise ValueError("V(psi*) exceeds the float64 range (lambda_max too close to 1/2)")
+        return float(val)
     _check_star(np.maximum(ev, 0))
     ev = np.maximum(ev, 0)
     a = -np.sum(np.log1p(-2 * ev))

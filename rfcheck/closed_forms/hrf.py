@@ -141,7 +141,9 @@ def pair_geometry(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     ``theta = 2 atan2(|x^ - y^|, |x^ + y^|)`` with unit vectors ``x^, y^``: accurate near
     0 and pi, where ``arccos`` of the cosine loses half the digits.  A zero vector has no
-    angle: ``ValueError``.
+    angle: ``ValueError``.  Below ``theta = 1e-2`` (where that formula's absolute error of a few
+    eps is no longer ~eps relative) ``theta = atan2(sqrt(|x|^2 |y|^2 - (x.y)^2), x.y)`` from
+    exact integer arithmetic on the float64 inputs (exactly 0 for parallel vectors).
     """
     xa = np.atleast_2d(_finite("x", x))
     ya = np.atleast_2d(_finite("y", y))
@@ -153,7 +155,30 @@ def pair_geometry(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError("theta_{x,y} is undefined for a zero vector (need |x|, |y| > 0)")
     ux, uy = xa / nx[:, None], ya / ny[:, None]
     theta = 2 * np.arctan2(np.linalg.norm(ux - uy, axis=1), np.linalg.norm(ux + uy, axis=1))
+    for i in np.flatnonzero(theta < _SMALL_ANGLE):
+        theta[i] = _exact_angle(xa[i], ya[i])
     return nx, ny, theta
+
+
+_SMALL_ANGLE = 1e-2  # pair_geometry: angles below this are recomputed exactly
+
+
+def _scaled_ints(v: np.ndarray) -> list[int]:
+    """Integers ``V_l`` with ``v_l = V_l 2^-K`` exactly (one ``K`` for the whole vector)."""
+    ratios = [float(t).as_integer_ratio() for t in v.tolist()]  # denominators are powers of 2
+    k = max(den.bit_length() for _, den in ratios)
+    return [num << (k - den.bit_length()) for num, den in ratios]
+
+
+def _exact_angle(x: np.ndarray, y: np.ndarray) -> float:
+    """``atan2(|x ^ y|, x.y)`` with ``|x ^ y|^2 = |x|^2 |y|^2 - (x.y)^2`` in exact integer
+    arithmetic (the scales of ``x`` and ``y`` cancel in the ratio), then 30 digits."""
+    xi, yi = _scaled_ints(x), _scaled_ints(y)
+    sx, sy = sum(t * t for t in xi), sum(t * t for t in yi)
+    xy = sum(a * b for a, b in zip(xi, yi, strict=True))
+    wedge = sx * sy - xy * xy  # >= 0 (Cauchy-Schwarz), exactly 0 for parallel vectors
+    with mpmath.workdps(30):
+        return float(mpmath.atan2(mpmath.sqrt(mpmath.mpf(wedge)), mpmath.mpf(xy)))
 
 
 def _sq_diff(ctx: Any, nx: Any, ny: Any, theta: Any) -> Any:
@@ -283,9 +308,12 @@ def _bipolar_terms(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, e2: Any, o2: 
 
 
 def _bipolar_conditioning(ctx: Any, *args: Any) -> Any:
-    _, a, b, cr = _bipolar_terms(ctx, *args)
-    # a, b >= 0: only the subtracted term can cancel; no subtraction (cr = 0) -> 1
-    return (1 + 2 * ctx.abs(cr) / (ctx.abs(a + b - cr) + (ctx.abs(cr) == 0))) * _tiny(ctx, *args[:3])
+    big, a, b, cr = _bipolar_terms(ctx, *args)
+    # a, b >= 0: only the subtracted term can cancel; no subtraction (cr = 0) -> 1.  Each term is
+    # exp(l - big) with an exponent l ~ big good to ~eps |big| absolute (e.g. log MSE ~ -600 for tiny
+    # norms), so the cancellation amplifies max(1, |big|) eps, not eps
+    amp = ctx.where(ctx.abs(big) > 1, ctx.abs(big), 1)
+    return (1 + 2 * amp * ctx.abs(cr) / (ctx.abs(a + b - cr) + (ctx.abs(cr) == 0))) * _tiny(ctx, *args[:3])
 
 
 @formula(check=_check_bipolar, conditioning=_bipolar_conditioning)
@@ -759,9 +787,18 @@ def _check_gauss_same(r: Any, theta: Any, m: Any, n: Any, sigma: Any) -> None:
     _check_sigma_r(sigma, r)
 
 
-@formula(check=_check_gauss_same, conditioning=lambda ctx, r, th, m, n, sg: _tiny(ctx, r, th, sg))
+def _cond_gauss_same(ctx: Any, r: Any, theta: Any, m: Any, n: Any, sigma: Any) -> Any:
+    # products below 1e-70, not only the inputs: rho^2 ~ 4 (sigma r)^4 underflows (0/0 = NaN), and so
+    # do (1 - g)^2 ~ (sigma r theta)^4 / 4 and |Delta|^2 ~ (r theta)^2 (a lost term of the MSE)
+    return _tiny(ctx, r, theta, sigma, sigma * r, r * theta, sigma * r * theta)
+
+
+@formula(check=_check_gauss_same, conditioning=_cond_gauss_same)
 def log_mse_gauss_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: Any, sigma: Any) -> Any:
     """log MSE of the normalised bipolar Gaussian hybrid for ``|x| = |y| = r`` (either variant).
+
+    Float64 points where ``sigma r``, ``r theta`` or ``sigma r theta`` is below 1e-70 (where ``rho^2``
+    or ``(1 - g)^2`` underflows) are computed in mpmath.
 
     References
     ----------

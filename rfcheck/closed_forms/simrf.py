@@ -435,8 +435,10 @@ def conformity_estimate(w_samples: Any, v: float, d: int) -> tuple[float, float]
     validate.positive_int(d, "d")
     _nonneg(v, "v")
     _nonneg(w, "w_samples")
-    vals = np.exp(_fp_log_hyp0f1(d / 2, (v * w) ** 2 / 4)).mean(axis=1)
-    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(vals.size))
+    # centred at 1 (0F1 >= 1): the rows' 0F1 - 1 = expm1(log 0F1) keep their relative digits,
+    # so that the spread of values all ~1 + 1e-17 (tiny v w) is not lost to the rounding of 1 + ...
+    dev = np.expm1(_fp_log_hyp0f1(d / 2, (v * w) ** 2 / 4)).mean(axis=1)
+    return float(1 + dev.mean()), float(dev.std(ddof=1) / math.sqrt(dev.size))
 
 
 def _exp(log_value: Any, backend: str, dps: int, name: str, alternative: str | None = None) -> Any:
@@ -821,8 +823,22 @@ def prf_mse_from_conformity(rho: Any, v: Any, m: Any, sq_norms: Any) -> Any:
     _nonneg(v, "v")
     _nonneg(sq_norms, "sq_norms")
     _check_m(m)
-    v2 = np.asarray(v, dtype=float) ** 2
-    return np.exp(-2 * np.asarray(sq_norms)) / m * (np.exp(v2) * np.expm1(v2) + (m - 1) * (rho - np.exp(v2)))
+    v2, sq, rho_a, m_a = np.broadcast_arrays(np.asarray(v, dtype=float) ** 2, np.asarray(sq_norms, dtype=float),
+                                             np.asarray(rho, dtype=float), np.asarray(m, dtype=float))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.exp(-2 * sq) / m_a * (np.exp(v2) * np.expm1(v2) + (m_a - 1) * (rho_a - np.exp(v2)))
+    redo = ~np.isfinite(out) | (out == 0)
+    if np.any(redo):  # e^{2 v^2} overflows (or e^{-2 sq} underflows): each term exponentiated once
+        v2, sq, rho_a, m_a = v2[redo], sq[redo], rho_a[redo], m_a[redo]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            shift = -2 * sq - np.log(m_a)
+            t1 = np.exp(2 * v2 + np.log(-np.expm1(-v2)) + shift)  # e^{v^2} expm1(v^2) e^{-2 sq} / m
+            # (m - 1)(rho - e^{v^2}) = (m - 1) e^{v^2} (rho e^{-v^2} - 1), with rho e^{-v^2} not underflowing
+            gap = np.sign(rho_a) * np.exp(np.log(np.abs(rho_a)) - v2) - 1
+            t2 = np.sign(gap) * np.exp(np.log(m_a - 1) + v2 + np.log(np.abs(gap)) + shift)
+            out = np.array(out, dtype=float)
+            out[redo] = t1 + np.where(m_a > 1, t2, 0.0)
+    return out[()]
 
 
 def _gap_orf_terms(ctx: Any, v: Any, d: Any) -> Any:
