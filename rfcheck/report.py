@@ -399,7 +399,8 @@ def read_ledger(path: str | Path) -> dict[str, dict[str, Any]]:
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3 and cells[0].startswith("`") and cells[1] in (*VERDICTS, MIXED, ERROR):
-            out[cells[0].strip("`")] = {"verdict": cells[1], "deciding_check": cells[2], "readings": {}}
+            deciding = None if cells[2] in ("None", "-", "") else cells[2]  # as JSON's null was printed
+            out[cells[0].strip("`")] = {"verdict": cells[1], "deciding_check": deciding, "readings": {}}
     if not out:
         raise ValueError(f"{p}: no ledger rows found")
     return out

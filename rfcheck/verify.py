@@ -31,6 +31,7 @@ entry records the exception and the reproduce command, and every other claim sti
 from __future__ import annotations
 
 import math
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -609,7 +610,8 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     runs: every random number is seeded from (seed, claim id, point).
 
     ``start_method``: how the pool starts its workers (``"fork"``, ``"spawn"``,
-    ``"forkserver"``; default: the platform's).  Claims loaded from a pack
+    ``"forkserver"``; default: the platform's, except ``"spawn"`` once JAX is imported in this
+    process -- JAX is multithreaded and a forked copy of it can deadlock).  Claims loaded from a pack
     (:func:`rfcheck.claims.load_claims`) are loaded again in each worker.
 
     The cache key is (claim id, code version, budget, seed, and for a claim from a pack the
@@ -668,6 +670,8 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
                 progress(cid, None)
             done(cid, _verify_one((cid, budget, seed, packs)))
     else:
+        if start_method is None and "jax" in sys.modules:
+            start_method = "spawn"
         pending = _run_pool(todo, budget, seed, jobs, done, packs, start_method)
         for _ in range(POOL_RETRIES):  # a worker died (killed, out of memory): fresh pools
             if pending:

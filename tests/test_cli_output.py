@@ -85,3 +85,14 @@ def test_a_reproduce_command_with_string_parameters_runs_as_printed():
     r = _run(*shlex.split(cmd)[1:])
     # at the counterexample the literal reading is refuted (the other reading has no point there)
     assert r.returncode == 0 and "REFUTED as read 'literal'" in r.stdout, r.stderr
+
+
+def test_diff_reads_a_markdown_ledger_whose_undecided_rows_name_no_check(tmp_path):
+    from rfcheck.report import diff_ledgers, read_ledger
+
+    md = tmp_path / "old.md"
+    md.write_text("| claim | verdict | deciding reference |\n| --- | --- | --- |\n"
+                  "| `crt.eq28` | INCONCLUSIVE | None |\n")
+    js = _ledger(tmp_path, [("crt.eq28", "", "INCONCLUSIVE", None)])
+    assert read_ledger(md)["crt.eq28"]["deciding_check"] is None
+    assert diff_ledgers(read_ledger(md), read_ledger(js)) == []

@@ -1232,7 +1232,7 @@ def _cmp_complex(printed: Any) -> Any:
 
 for _line, _suffix in ((2, ".line2"), (3, "")):
     register(Claim(
-        id=f"crt.eq20{_suffix}", 
+        id=f"crt.eq20{_suffix}",
         source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
         statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
                    "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
