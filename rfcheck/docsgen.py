@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from rfcheck.report import columns as _columns
+from rfcheck.report import format_value as _fmt
 from rfcheck.report import headline
 
 __all__ = [
@@ -310,12 +311,11 @@ def _fenced(text: Any, lang: str = "text") -> list[str]:
     return [f"{fence}{lang}", s, fence]
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, dict) and set(v) == {"re", "im"}:
-        return f"{v['re']:.6g}{v['im']:+.6g}i"
-    if isinstance(v, float):
-        return f"{v:.10g}"
-    return str(v)
+def _worst(w: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
+    """A worst point's parts for a page: the point, the two values' names, the two values and the error bar."""
+    pt = ", ".join(f"{k}={_fmt(v)}" for k, v in (w.get("point") or {}).items() if not str(k).startswith("_"))
+    first, second = w.get("labels") or ("printed", "reference")
+    return pt, first, second, _fmt(w.get("printed")), _fmt(w.get("reference")), _fmt(w.get("err"))
 
 
 def _label(cid: str) -> str:
@@ -382,11 +382,10 @@ def _entry(e: dict[str, Any], heading: str) -> list[str]:
              f"**Source:** {_text(e.get('source'))}", "", "**Statement (as printed):**", "",
              *_fenced(e.get("statement", "")), "", f"**Reason:** {_text(e.get('reason'))}", ""]
     if w:
-        pt = ", ".join(f"{k}={_fmt(v)}" for k, v in (w.get("point") or {}).items() if not str(k).startswith("_"))
-        first, second = w.get("labels") or ("printed", "reference")
+        pt, first, second, pv, rv, err = _worst(w)
         lines += [f"**Worst point** ({_text(ev.get('deciding_check'))}): {_code(pt)}: {first} = "
-                  f"{_code(_fmt(w.get('printed')))}, {second} = {_code(_fmt(w.get('reference')))} ± "
-                  f"{_code(_fmt(w.get('err')))}, discrepancy {_code(_fmt(w.get('disc')))} x tolerance", ""]
+                  f"{_code(pv)}, {second} = {_code(rv)} ± {_code(err)}, "
+                  f"discrepancy {_code(_fmt(w.get('disc')))} x tolerance", ""]
     checks = ev.get("checks") or []
     if checks:
         lines += ["| check | verdict | points | decided | violations | reason |",
@@ -456,11 +455,9 @@ def _errata_entry(e: dict[str, Any]) -> list[str]:
     mixed = " (MIXED)" if e.get("verdict") == "MIXED" else ""
     lines = [f"### {_code(e['id'])}{mixed}: {_text(e.get('source'))}", "", *_fenced(e.get("statement", "")), ""]
     if w:
-        pt = ", ".join(f"{k}={_fmt(v)}" for k, v in (w.get("point") or {}).items() if not str(k).startswith("_"))
-        first, second = w.get("labels") or ("printed", "reference")
+        pt, first, second, pv, rv, err = _worst(w)
         lines += [f"Counterexample ({_text(ev.get('deciding_check'))}) at {_code(pt)}: {first} "
-                  f"{_code(_fmt(w.get('printed')))}, {second} {_code(_fmt(w.get('reference')))} ± "
-                  f"{_code(_fmt(w.get('err')))}.", ""]
+                  f"{_code(pv)}, {second} {_code(rv)} ± {_code(err)}.", ""]
     if e.get("verdict") == "MIXED":
         lines += [f"**Readings:** {_text(e.get('reason'))}", ""]
     if e.get("correction"):

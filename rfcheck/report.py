@@ -23,6 +23,7 @@ __all__ = [
     "counterexample_text",
     "diff_ledgers",
     "format_diff",
+    "format_value",
     "headline",
     "plot_refuted",
     "read_ledger",
@@ -94,12 +95,16 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _fmt(v: Any) -> str:
+def format_value(v: Any) -> str:
+    """A report value for a page: complex values (``{"re", "im"}``) as ``a+bi``, floats to 10 digits."""
     if isinstance(v, dict) and set(v) == {"re", "im"}:
         return f"{v['re']:.6g}{v['im']:+.6g}i"
     if isinstance(v, float):
         return f"{v:.10g}"
     return str(v)
+
+
+_fmt = format_value
 
 
 def _worst_values(w: dict[str, Any]) -> str:
