@@ -68,3 +68,18 @@ def test_the_wrong_transcription_is_refuted_with_a_counterexample_where_eq2_hold
     # the correctly transcribed eq (2) holds at the counterexample, and the typo is refuted there again
     assert verify.evaluate_at("rmf.eq2", worst.point, budget="smoke").verdict == "HOLDS"
     assert verify.evaluate_at("rmf.eq2.typo", worst.point, budget="smoke").verdict == "REFUTED"
+
+
+def test_the_guide_page_runs_as_written(monkeypatch):
+    """docs/guide/verify_your_paper.md: its Python blocks run in order, in one namespace, from the
+    repository root (as a reader would paste them), with their own asserts."""
+    import re
+    from pathlib import Path
+
+    pytest.importorskip("distributed")  # one block starts a Dask LocalCluster
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    page = (root / "docs" / "guide" / "verify_your_paper.md").read_text()
+    ns: dict = {"__name__": "__guide__"}
+    for code in re.findall(r"^```python\n(.*?)^```", page, re.S | re.M):
+        exec(compile(code, "verify_your_paper.md", "exec"), ns)
