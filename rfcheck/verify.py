@@ -1,7 +1,7 @@
 """Turn claims into verdicts: search each claim's domain with each of its checks, decide
 HOLDS / REFUTED / INCONCLUSIVE from the computation, and write reports.
 
-Verdict semantics (``../shared/DESIGN.md``):
+Verdict semantics (the architecture page of the documentation, "how a claim becomes a verdict"):
 
 * a check REFUTES when some *decided* point disagrees beyond the reference's error bars
   (``disc > 1``); a Monte Carlo refutation must be confirmed by an independent re-run at

@@ -37,11 +37,8 @@ KNOWN_UNDOCUMENTED = {
     "rfcheck.closed_forms",
     "rfcheck.custom.Sampler",
 }
-#: files that still point at documents outside the project (their owners were asked to drop it)
-KNOWN_OUTSIDE_REFERENCES = {
-    "rfcheck/verify.py",
-    "rfcheck/claims/__init__.py",
-}
+#: files that still point at documents outside the project (none left)
+KNOWN_OUTSIDE_REFERENCES: set[str] = set()
 OUTSIDE = re.compile(r"\.\./shared|shared/seeds|DESIGN\.md")
 
 

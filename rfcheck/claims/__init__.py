@@ -6,7 +6,7 @@ ordered by strength (1: high-precision deterministic, 2: symbolic, 3: Monte Carl
 Verdicts are never written here: ``rfcheck.verify`` computes them.
 
 Claim ids follow ``<paper>.<kind><number>[.<part>]`` (``crt.thm3.2``, ``crt.eq22``,
-``crt.text-e60``); see ``../shared/DESIGN.md``.
+``crt.text-e60``); papers are declared with ``register_paper``.
 """
 
 from __future__ import annotations
