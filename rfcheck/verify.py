@@ -452,7 +452,7 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         rr = []
         for r in claim.readings:
             res = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in r.checks]
-            v, why = _combine(claim, res)
+            v, why = _combine(claim, res) if res else (INCONCLUSIVE, f"not checkable: {r.unverifiable}")
             rr.append(ReadingResult(r.name, r.natural, v, why, r.reason, r.description, res, r.correction))
         verdict, reason, shown = _combine_readings(rr)
         return Verdict(claim, verdict, shown.checks, reason, seed, budget, time.perf_counter() - t0, rr)

@@ -99,3 +99,13 @@ def test_an_at_point_missing_a_parameter_of_one_reading_is_undecided_there():
         assert "no parameter 's'" in v.readings[1].reason
     finally:
         REGISTRY.pop(c.id, None)
+
+
+def test_a_reading_that_cannot_be_checked_leaves_the_verdict_to_the_others():
+    ok = Check("c", 1, lambda p, b, s: PointEval(p, 1, 1, 0, 0))
+    c = Claim(id="crt.text-zz-illformed", statement="lim ... = f(x)", domain=X, readings=[
+        Reading("literal", [], "a limit equated to an x-dependent expression", unverifiable="ill-formed as printed"),
+        Reading("asymptotic", [ok], "the ratio tends to 1", natural=True, reason="the standard statement")])
+    v = verify.run_claim(c, budget="smoke")
+    assert v.verdict == "HOLDS" and v.readings[0].verdict == "INCONCLUSIVE"
+    assert "not checkable: ill-formed as printed" in v.readings[0].reason

@@ -168,6 +168,7 @@ class Reading:
     natural: bool = False
     reason: str = ""
     correction: str | None = None
+    unverifiable: str | None = None  # why this reading cannot be checked (e.g. ill-formed as printed)
 
 
 @dataclass
@@ -210,8 +211,10 @@ class Claim:
         if len(set(names)) != len(names) or sum(r.natural for r in self.readings) != 1:
             raise ValueError(f"claim {self.id!r}: readings need distinct names and exactly one natural reading; "
                              f"got {names} with natural {[r.name for r in self.readings if r.natural]}")
-        if any(not r.checks for r in self.readings) or not all(r.reason for r in self.readings if r.natural):
-            raise ValueError(f"claim {self.id!r}: every reading needs checks, the natural one a reason")
+        if any(not r.checks and not r.unverifiable for r in self.readings) or not all(
+                r.reason for r in self.readings if r.natural):
+            raise ValueError(f"claim {self.id!r}: every reading needs checks (or the reason it cannot be checked), "
+                             "the natural one a reason")
 
 
 REGISTRY: dict[str, Claim] = {}
