@@ -644,13 +644,16 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
 
     todo = []
     for cid in ids:
-        if cache and cpath(cid).exists():
-            results[cid] = json.loads(cpath(cid).read_text())
-            results[cid]["cached"] = True
-            if progress:
-                progress(cid, results[cid])
-        else:
+        try:  # an unreadable cache file (e.g. a disk that filled up) is a miss, not a crash
+            entry = json.loads(cpath(cid).read_text()) if cache and cpath(cid).exists() else None
+        except (OSError, ValueError):
+            entry = None
+        if entry is None:
             todo.append(cid)
+            continue
+        results[cid] = {**entry, "cached": True}
+        if progress:
+            progress(cid, results[cid])
 
     def done(cid: str, entry: dict[str, Any]) -> None:
         results[cid] = entry

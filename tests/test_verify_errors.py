@@ -214,3 +214,11 @@ def test_the_pool_spawns_its_workers_once_jax_is_imported(monkeypatch):
     monkeypatch.setattr(verify, "_run_pool", fake_pool)
     verify.run_many(["crt.eq22", "crt.eq16"], budget="smoke", jobs=2)
     assert seen == ["spawn"]
+
+
+def test_an_unreadable_cache_entry_is_recomputed(planted, tmp_path):
+    verify.run_many(["crt.text-zz-ok"], budget="smoke", cache_dir=str(tmp_path))
+    (f,) = tmp_path.glob("*.json")
+    f.write_text('{"id": "crt.text-zz-ok", "verd')  # torn by a full disk
+    (e,) = verify.run_many(["crt.text-zz-ok"], budget="smoke", cache_dir=str(tmp_path))
+    assert e["verdict"] == "HOLDS" and not e.get("cached")
