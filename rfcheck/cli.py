@@ -10,6 +10,7 @@ import argparse
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -231,6 +232,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             con.print("budget smoke: a quick look (few points, 20,000 Monte Carlo trials); its verdicts may disagree "
                       "with the default budget's")
         finished: list[str] = []
+        started, t0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.perf_counter()
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=con, transient=not con.is_terminal) as prog:
             task = prog.add_task("verifying", total=len(ids))
@@ -267,7 +269,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             con.print(_esc(report.counterexample_text(e)))
     con.print(_esc(report.summary_markdown(entries)))
     if args.report:
-        paths = report.write_reports(entries, args.report)
+        run = None
+        if args.at is None:
+            run = {"command": "rfcheck " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["verify"] else
+                   f"rfcheck verify ({len(entries)} claims)", "started": started,
+                   "wall_s": round(time.perf_counter() - t0, 1), "jobs": args.jobs, "budget": args.budget,
+                   "seed": args.seed, "claims": len(entries), "cached": sum(bool(e.get("cached")) for e in entries),
+                   "claim_seconds": round(sum(float(e.get("elapsed_s") or 0) for e in entries), 1),
+                   "machine": report.machine()}
+        paths = report.write_reports(entries, args.report, run=run)
         con.print(f"reports written: {', '.join(str(p) for p in paths)}")
     if args.update_readme:
         cmd = f"rfcheck verify --all --budget {args.budget} --seed {args.seed}"

@@ -229,6 +229,8 @@ class StoredLedger:
     command: str
     #: titles of the papers (``crt`` -> "Chefs' Random Tables (...)")
     papers: dict[str, str] = field(default_factory=dict)
+    #: ``results/ledger/run.json`` where it exists: how long the run took and on what machine
+    run: dict[str, Any] | None = None
 
 
 def _paper_titles(entries: list[dict[str, Any]]) -> dict[str, str]:
@@ -265,7 +267,11 @@ def load_ledger(root: str | Path = ROOT) -> StoredLedger:
             cmd += " --budget " + "/".join(budgets)
         if seeds and seeds != ["0"]:
             cmd += " --seed " + "/".join(seeds)
-        return StoredLedger(entries, js.relative_to(root).as_posix(), True, cmd, _paper_titles(entries))
+        rj = js.with_name("run.json")
+        run = json.loads(rj.read_text()) if rj.exists() else None
+        if run and run.get("command"):
+            cmd = run["command"]
+        return StoredLedger(entries, js.relative_to(root).as_posix(), True, cmd, _paper_titles(entries), run)
     mds = sorted((root / "results" / "ledger").glob("readme-ledger-*.md"))
     if not mds:
         raise FileNotFoundError(f"no stored ledger: neither {js} nor results/ledger/readme-ledger-*.md")
@@ -357,6 +363,11 @@ def ledger_page(ledger: StoredLedger) -> str:
            "{doc}`/guide/ledger` says how each is reached and how to rerun any of them, and "
            "{ref}`errata` lists the REFUTED claims with their corrections.", "",
            *_summary_table(es), ""]
+    if ledger.run:
+        from rfcheck.report import run_markdown, timing_markdown
+
+        out += ["## How long it takes", "", "From `results/ledger/run.json`, written by the run itself: ",
+                run_markdown(ledger.run), "", timing_markdown(es), ""]
     for paper, title in ledger.papers.items():
         pe = [e for e in es if e["paper"] == paper]
         out += [f"## {_text(title)} (`{paper}`)", ""]

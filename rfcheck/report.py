@@ -19,6 +19,8 @@ from typing import Any
 from rfcheck.claims import PAPERS
 
 __all__ = [
+    "machine",
+    "run_markdown",
     "columns",
     "counterexample_text",
     "diff_ledgers",
@@ -324,15 +326,74 @@ def _entry_html(e: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+def machine() -> dict[str, Any]:
+    """The machine a run is measured on: processor, cores, vector instruction set, platform and the
+    versions of the numerical libraries (numbers in ``run.json`` are only comparable on one machine).
+
+    Returns
+    -------
+    dict
+        ``cpu``, ``cores`` (:func:`os.cpu_count`), ``simd`` (``"AVX-512"``, ``"AVX2"``, ``"NEON"`` or
+        ``""``), ``platform``, ``python`` and ``versions`` (numpy, numba, mpmath, python-flint).
+    """
+    import os
+    import platform
+    from importlib import metadata
+
+    cpu, flags = platform.processor() or platform.machine(), ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key = line.split(":", 1)[0].strip()
+            if key == "model name" and cpu in ("", platform.machine(), platform.processor()):
+                cpu = line.split(":", 1)[1].strip()
+            elif key in ("flags", "Features") and not flags:
+                flags = line.split(":", 1)[1]
+    except OSError:
+        pass
+    words = set(flags.split())
+    simd = ("AVX-512" if "avx512f" in words else "AVX2" if "avx2" in words
+            else "NEON" if {"asimd", "neon"} & words or platform.machine() in ("arm64", "aarch64") else "")
+    versions = {}
+    for dist in ("numpy", "numba", "mpmath", "python-flint"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "simd": simd, "platform": platform.platform(),
+            "python": platform.python_version(), "versions": versions}
+
+
+def run_markdown(run: dict[str, Any]) -> str:
+    """One paragraph on how long a ledger run took and where: the ``run.json`` that
+    ``rfcheck verify --report`` writes (wall time, jobs, claims computed and taken from the cache,
+    claim-seconds, the machine)."""
+    m = run.get("machine") or {}
+    cached = run.get("cached", 0)
+    how = (f"{run['claims'] - cached} computed, {cached} from the verdict cache" if cached
+           else "every claim computed (no cache)")
+    return (f"`{run.get('command', 'rfcheck verify')}`: {run['claims']} claims in **{run['wall_s']:.0f} s** wall "
+            f"({run['wall_s'] / 60:.1f} min) with {run.get('jobs')} worker process(es), {how}; "
+            f"{run.get('claim_seconds', 0):.0f} claim-seconds; started {run.get('started', '?')}. "
+            f"Machine: {m.get('cpu', '?')}, {m.get('cores', '?')} cores, {m.get('simd') or 'no wide SIMD'}, "
+            f"Python {m.get('python', '?')}.")
+
+
+def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: bool = True,
+                  run: dict[str, Any] | None = None) -> list[Path]:
     """Write ``ledger.json``, ``<paper>.json``, ``<paper>.md``, ``<paper>.html``, ``index.md``,
-    ``index.html`` and (``plots``) ``plots/<claim id>.png`` for every REFUTED claim into ``out_dir``."""
+    ``index.html`` and (``plots``) ``plots/<claim id>.png`` for every REFUTED claim into ``out_dir``;
+    with ``run`` (wall time, jobs, machine: what ``rfcheck verify`` measured) also ``run.json``,
+    summarised at the top of ``index.md`` (:func:`run_markdown`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     p = out / "ledger.json"
     p.write_text(json.dumps(entries, indent=2, default=str))
     written.append(p)
+    if run is not None:
+        p = out / "run.json"
+        p.write_text(json.dumps(run, indent=2, default=str))
+        written.append(p)
     shown = []
     for e in entries:
         e = dict(e)
@@ -342,7 +403,8 @@ def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: 
                 e["_plot"] = f"plots/{img.name}"
                 written.append(img)
         shown.append(e)
-    index = ["# rfcheck ledger", "", summary_markdown(entries), "", timing_markdown(entries), ""]
+    index = ["# rfcheck ledger", "", summary_markdown(entries), "", *([run_markdown(run), ""] if run else []),
+             timing_markdown(entries), ""]
     index_html = ["<h1>rfcheck ledger</h1>", _summary_html(entries), "<ul>"]
     for paper in sorted({e["paper"] for e in entries}):
         ents = [e for e in entries if e["paper"] == paper]

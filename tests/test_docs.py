@@ -154,6 +154,26 @@ def test_a_stored_ledger_json_is_preferred_and_rendered(tmp_path):
         docsgen.load_ledger(tmp_path / "nowhere")
 
 
+def test_the_run_record_is_written_and_rendered(tmp_path):
+    """``rfcheck verify --report`` stores how long the run took and on what machine (``run.json``);
+    ``index.md`` and the docs' ledger page show it, with the time per claim."""
+    from rfcheck import report
+
+    entries = [_fake_entry("toy.eq1", "HOLDS"), _fake_entry("toy.eq2", "REFUTED")]
+    entries[0]["elapsed_s"], entries[1]["elapsed_s"] = 3.0, 9.0
+    run = {"command": "rfcheck verify --all --jobs 2", "started": "2026-11-26 19:00 UTC", "wall_s": 330.0,
+           "jobs": 2, "claims": 2, "cached": 0, "claim_seconds": 12.0, "machine": report.machine()}
+    out = tmp_path / "results" / "ledger"
+    report.write_reports(entries, out, plots=False, run=run)
+    assert json.loads((out / "run.json").read_text())["wall_s"] == 330.0
+    assert "**330 s** wall (5.5 min) with 2 worker process(es)" in (out / "index.md").read_text()
+    m = run["machine"]
+    assert m["cores"] >= 1 and m["python"].count(".") == 2 and "numpy" in m["versions"]
+    page = docsgen.ledger_page(docsgen.load_ledger(tmp_path))
+    assert "## How long it takes" in page and "`rfcheck verify --all --jobs 2`: 2 claims in **330 s**" in page
+    assert "| `toy.eq2` | 9.0 | 75.0% |" in page
+
+
 def test_benchmark_and_calibration_pages_come_from_the_files():
     from rfcheck import bench
 
