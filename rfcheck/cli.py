@@ -237,10 +237,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
                       TimeElapsedColumn(), console=con, transient=not con.is_terminal) as prog:
             task = prog.add_task("verifying", total=len(ids))
 
+            running: dict[str, str] = {}
+
+            def show() -> None:
+                prog.update(task, description="verifying " + ("; ".join(
+                    f"{c} ({d})" if d else c for c, d in running.items()) or "..."))
+
+            def points(cid: str, check: str, k: int, n: int) -> None:  # progress inside a long claim
+                if cid not in finished:
+                    running[cid] = f"{check}: {k}/{n} points"
+                    show()
+
             def progress(cid: str, entry: dict[str, Any] | None) -> None:
                 if entry is None:
-                    prog.update(task, description=f"verifying {cid}")
+                    running[cid] = ""
+                    show()
                 else:
+                    running.pop(cid, None)
+                    show()
                     finished.append(cid)
                     prog.advance(task)
                     if not con.is_terminal:  # a log, not a progress bar: one line per finished claim
@@ -252,7 +266,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             try:
                 entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
                                           cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
-                                          scheduler=args.scheduler)
+                                          scheduler=args.scheduler, points=points)
             except KeyboardInterrupt:
                 kept = (f"their verdicts are cached in {args.cache_dir}: rerun the same command to resume"
                         if not args.no_cache else "--no-cache: nothing was kept")

@@ -304,6 +304,25 @@ def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], b
     return found
 
 
+#: where ``run_check`` reports each evaluated point: ``reporter(claim_id, check_name, done, total)``
+#: (:func:`run_many`'s ``points``; in a pool worker, a queue back to the parent)
+_POINT_REPORTER: Callable[[str, str, int, int], None] | None = None
+
+
+def _report_point(claim_id: str, check_name: str, done: int, total: int) -> None:
+    if _POINT_REPORTER is not None:
+        try:
+            _POINT_REPORTER(claim_id, check_name, done, total)
+        except Exception:  # progress display only: never a reason for a claim to fail
+            pass
+
+
+def _queue_reporter(queue: Any) -> None:
+    """Pool-worker initializer: report points through ``queue`` (drained by the parent)."""
+    global _POINT_REPORTER
+    _POINT_REPORTER = lambda *a: queue.put_nowait(a)  # noqa: E731
+
+
 def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
               points: list[dict[str, Any]] | None = None, early_stop: bool = False) -> CheckResult:
     """Run one check over the claim's domain (or over ``points``) and decide its verdict.
@@ -344,6 +363,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
     evals = []
     for i, p in enumerate(pts):
         evals.append(_safe_eval(check, p, budget, point_seed(seed, claim.id, i)))
+        _report_point(claim.id, check.name, i + 1, len(pts))
         if early_stop and check.strength < 3 and evals[-1].decided and evals[-1].disc > 1:
             break
     stopped = early_stop and any(e.decided and e.disc > 1 for e in evals) and check.strength < 3
@@ -572,16 +592,39 @@ POOL_RETRIES = 2
 
 
 def _run_pool(ids: list[str], budget: str, seed: int, jobs: int, done: Callable[[str, dict[str, Any]], None],
-              packs: tuple[str, ...] = (), start_method: str | None = None) -> list[str]:
+              packs: tuple[str, ...] = (), start_method: str | None = None,
+              points: Callable[[str, str, int, int], None] | None = None) -> list[str]:
     """The claims ``ids`` in a process pool, ``done`` per result; returns those whose worker
     pool broke (a worker process died) before they finished.  On Ctrl-C the pool is dropped
-    at once and the interrupt propagates (finished claims are cached already)."""
+    at once and the interrupt propagates (finished claims are cached already).  ``points``:
+    the workers' point reports, passed on from a queue by a thread of this process."""
     import multiprocessing
+    import queue as queue_mod
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     broken = []
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method))
+    ctx = multiprocessing.get_context(start_method)
+    extra: dict[str, Any] = {}
+    stop = threading.Event()
+    if points is not None:
+        q = ctx.Queue()
+        extra = {"initializer": _queue_reporter, "initargs": (q,)}
+
+        def drain() -> None:
+            while not stop.is_set():
+                try:
+                    item = q.get(timeout=0.2)
+                except (queue_mod.Empty, OSError, EOFError, ValueError):
+                    continue
+                try:
+                    points(*item)
+                except Exception:  # the display must not take the run down
+                    pass
+
+        threading.Thread(target=drain, daemon=True).start()
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, **extra)
     try:
         futs = {ex.submit(_verify_one, (cid, budget, seed, packs)): cid for cid in ids}
         for f in as_completed(futs):
@@ -592,17 +635,25 @@ def _run_pool(ids: list[str], budget: str, seed: int, jobs: int, done: Callable[
                 continue
             done(futs[f], entry)
     except BaseException:
+        stop.set()
         ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
+    stop.set()
     return broken
 
 
 def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: int = 1,
              cache_dir: str | None = None,
              progress: Callable[[str, dict[str, Any] | None], None] | None = None,
-             scheduler: str | None = None, start_method: str | None = None) -> list[dict[str, Any]]:
+             scheduler: str | None = None, start_method: str | None = None,
+             points: Callable[[str, str, int, int], None] | None = None) -> list[dict[str, Any]]:
     """Verify claims as independent tasks (a process pool when ``jobs > 1``), with a cache.
+
+    ``progress(claim_id, None)`` is called when a claim starts (serially) and
+    ``progress(claim_id, entry)`` when it finishes; ``points(claim_id, check, done, total)``
+    after each point a check evaluates (progress inside a long claim; serially and in the
+    process pool, not on Dask).
 
     ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``); the
     same tasks then run on its workers (optional extra ``rfcheck[dask]``; the workers need
@@ -668,19 +719,24 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     if scheduler is not None and todo:
         _run_dask(todo, budget, seed, scheduler, done, packs)
     elif jobs <= 1 or len(todo) <= 1:
-        for cid in todo:
-            if progress:
-                progress(cid, None)
-            done(cid, _verify_one((cid, budget, seed, packs)))
+        global _POINT_REPORTER
+        saved, _POINT_REPORTER = _POINT_REPORTER, points
+        try:
+            for cid in todo:
+                if progress:
+                    progress(cid, None)
+                done(cid, _verify_one((cid, budget, seed, packs)))
+        finally:
+            _POINT_REPORTER = saved
     else:
         if start_method is None and "jax" in sys.modules:
             start_method = "spawn"
-        pending = _run_pool(todo, budget, seed, jobs, done, packs, start_method)
+        pending = _run_pool(todo, budget, seed, jobs, done, packs, start_method, points)
         for _ in range(POOL_RETRIES):  # a worker died (killed, out of memory): fresh pools
             if pending:
-                pending = _run_pool(pending, budget, seed, jobs, done, packs, start_method)
+                pending = _run_pool(pending, budget, seed, jobs, done, packs, start_method, points)
         for cid in pending:  # still breaking: one claim per pool finds the one that kills its worker
-            if not _run_pool([cid], budget, seed, 1, done, packs, start_method):
+            if not _run_pool([cid], budget, seed, 1, done, packs, start_method, points):
                 continue
             done(cid, error_entry(cid, RuntimeError(
                 "its worker process died (killed or crashed) each time this claim ran, alone as well"),

@@ -275,3 +275,22 @@ def test_exact_bounds_are_certified_by_balls(toy):
     load_claims(str(toy))
     e = verify.run_claim("toy.eq3", budget="smoke").as_dict()
     assert e["verdict"] == "HOLDS" and e["certified"]["points"] == e["certified"]["decided"] > 0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_inside_a_claim_reports_every_point(jobs):
+    """``run_many(points=...)`` hears of each point a check evaluates, serially and from pool
+    workers (the CLI's progress display inside a long claim); the last report of a check is
+    ``done == total``."""
+    ids = load_claims(str(TOY))
+    pick = [i for i in ids if i.endswith((".eq1", ".eq3"))]
+    seen: list[tuple[str, str, int, int]] = []
+    verify.run_many(pick, budget="smoke", jobs=jobs, points=lambda *a: seen.append(a))
+    for cid in pick:
+        mine = [a for a in seen if a[0] == cid]
+        assert mine, cid
+        last = {}
+        for _, check, k, n in mine:
+            assert 1 <= k <= n and k > last.get(check, 0)
+            last[check] = k
+        assert all(k == n for _, check, k, n in mine if k == max(x[2] for x in mine if x[1] == check))
