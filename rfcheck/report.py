@@ -19,16 +19,16 @@ from typing import Any
 from rfcheck.claims import PAPERS
 
 __all__ = [
-    "machine",
-    "run_markdown",
     "columns",
     "counterexample_text",
     "diff_ledgers",
     "format_diff",
     "format_value",
     "headline",
+    "machine",
     "plot_refuted",
     "read_ledger",
+    "run_markdown",
     "summary_counts",
     "summary_markdown",
     "timing_markdown",
