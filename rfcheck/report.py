@@ -218,6 +218,29 @@ def _deciding_points(e: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     return "", []
 
 
+def _signed_log(v: float, e0: int) -> float:
+    """Signed decades above ``10^(e0 - 1)``: ``0 -> 0``, ``+-10^e0 -> +-1``, ``+-10^(e0 + k) -> +-(k + 1)``
+    (values below ``10^e0`` in magnitude shrink linearly towards 0)."""
+    a = abs(v)
+    if a == 0:
+        return 0.0
+    t = math.log10(a) - e0 + 1 if a >= 10.0**e0 else a / 10.0**e0
+    return math.copysign(t, v)
+
+
+def _signed_log_ticks(axis: Any, e0: int, bins: int) -> None:
+    """Integer ticks (a few, :class:`~matplotlib.ticker.MaxNLocator`) labelled as the values they stand
+    for on a :func:`_signed_log` axis: ``0``, ``10^n``, ``-10^n``."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    def label(k: float, _pos: Any = None) -> str:
+        k = round(k)
+        return "0" if k == 0 else ("$-" if k < 0 else "$") + f"10^{{{abs(k) - 1 + e0}}}$"
+
+    axis.set_major_locator(MaxNLocator(nbins=bins, integer=True))
+    axis.set_major_formatter(FuncFormatter(label))
+
+
 def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
     """Printed vs reference at every decided point of the deciding check (left: the two
     values against the parameter that varies most; right: reference vs printed, with the
@@ -239,11 +262,16 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
     pr = [_num(p["printed"]) for p in pts]
     rf = [_num(p["reference"]) for p in pts]
     bad = [_num(p["disc"]) > 1 for p in pts]
+    mags = [abs(v) for v in rf + pr if v != 0]
+    e0 = math.floor(math.log10(min(mags))) if mags and max(mags) / min(mags) > 1e3 else None
+    if e0 is not None:  # values span decades: both panels on a signed log axis
+        rf, pr = [_signed_log(v, e0) for v in rf], [_signed_log(v, e0) for v in pr]
+    unit = "" if e0 is None else " (signed log scale)"
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
     a1.scatter(xs, rf, s=14, marker="o", facecolors="none", edgecolors="C0", label="reference")
     a1.scatter(xs, pr, s=10, marker="x", color="C3", label="printed")
     a1.set_xlabel(xk or "point")
-    a1.set_ylabel("value")
+    a1.set_ylabel("value" + unit)
     a1.legend(fontsize=8)
     lo, hi = min(rf + pr), max(rf + pr)
     a2.plot([lo, hi], [lo, hi], color="0.6", lw=0.8)
@@ -251,16 +279,12 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
                s=10, color="C0", label="agree")
     a2.scatter([r for r, b in zip(rf, bad, strict=True) if b], [p for p, b in zip(pr, bad, strict=True) if b],
                s=14, color="C3", label="disagree")
-    mags = [abs(v) for v in rf + pr if v != 0]
-    if mags and max(mags) / min(mags) > 1e3:  # values span decades: log (symlog if signs differ)
-        kw = {} if lo > 0 else {"linthresh": min(mags)}
-        scale = "log" if lo > 0 else "symlog"
-        a1.set_yscale(scale, **kw)
-        a2.set_xscale(scale, **kw)
-        a2.set_yscale(scale, **kw)
-    a2.set_xlabel("reference")
-    a2.set_ylabel("printed")
+    a2.set_xlabel("reference" + unit)
+    a2.set_ylabel("printed" + unit)
     a2.legend(fontsize=8)
+    if e0 is not None:
+        for axis, bins in ((a1.yaxis, 6), (a2.xaxis, 4), (a2.yaxis, 6)):
+            _signed_log_ticks(axis, e0, bins)
     fig.suptitle(f"{e['id']} {e['verdict']}: printed vs {name} at {len(pts)} evaluated points", fontsize=10)
     fig.tight_layout()
     out = Path(path)

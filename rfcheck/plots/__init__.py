@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CAPTIONS", "FIGURES", "write_index"]
+__all__ = ["CAPTIONS", "FIGURES", "layout_problems", "write_index"]
 
 
 def _collect() -> dict[str, Callable[..., list[Path]]]:
@@ -39,6 +39,61 @@ def _collect() -> dict[str, Callable[..., list[Path]]]:
 
                     found[name] = draw
     return found
+
+
+def layout_problems(fig: Any, pad: float = 1.0) -> list[str]:
+    """What a reader would trip over in a drawn figure: overlapping text and unlabelled panels.
+
+    Draws ``fig`` and compares the on-screen boxes of every visible, non-empty text (tick labels,
+    axis labels, titles, the suptitle, legend entries) pairwise.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, laid out as it will be saved (after ``tight_layout``).
+    pad : float
+        Pixels each box is shrunk by before comparing (touching boxes are not overlaps).
+
+    Returns
+    -------
+    list of str
+        One line per problem: ``"overlap: '10^-2' (y tick, axes 1) / 'value' (y label, axes 1)"``
+        or ``"axes 2 has no x label"``; empty when the figure reads cleanly.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts: list[tuple[str, Any]] = []
+    if fig._suptitle is not None:
+        texts.append(("suptitle", fig._suptitle))
+    problems = []
+    for i, ax in enumerate(fig.axes, 1):
+        if not ax.get_visible() or not ax.axison:
+            continue
+        if not (ax.get_xlabel() or ax.get_title()):
+            problems.append(f"axes {i} has no x label")
+        if not (ax.get_ylabel() or ax.get_title()):
+            problems.append(f"axes {i} has no y label")
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        # only the ticks inside the view are drawn (matplotlib keeps labels for the others)
+        texts += [(f"x tick, axes {i}", t) for t in ax.get_xticklabels() if x0 <= t.get_position()[0] <= x1]
+        texts += [(f"y tick, axes {i}", t) for t in ax.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
+        texts += [(f"x label, axes {i}", ax.xaxis.label), (f"y label, axes {i}", ax.yaxis.label),
+                  (f"title, axes {i}", ax.title)]
+        leg = ax.get_legend()
+        if leg is not None:
+            texts += [(f"legend, axes {i}", t) for t in leg.get_texts()]
+    boxes = []
+    for what, t in texts:
+        if t.get_visible() and t.get_text().strip():
+            bb = t.get_window_extent(renderer)
+            boxes.append((what, t.get_text(), bb.x0 + pad, bb.y0 + pad, bb.x1 - pad, bb.y1 - pad))
+    for a in range(len(boxes)):
+        wa, ta, ax0, ay0, ax1, ay1 = boxes[a]
+        for b in range(a + 1, len(boxes)):
+            wb, tb, bx0, by0, bx1, by1 = boxes[b]
+            if ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1:
+                problems.append(f"overlap: {ta!r} ({wa}) / {tb!r} ({wb})")
+    return problems
 
 
 #: a caption per figure name: the drawing function's summary and its module's
