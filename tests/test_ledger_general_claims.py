@@ -12,7 +12,7 @@ import pytest
 
 from rfcheck import verify
 from rfcheck.claims import PAPERS, REGISTRY, get
-from rfcheck.ledger import (Check, Domain, PointEval, Reading, Real, certify_equal, check_equal, paper)
+from rfcheck.ledger import Check, Domain, PointEval, Reading, Real, certify_equal, check_equal, paper
 
 CLAIMS = Path(__file__).parents[1] / "rfcheck" / "claims"
 

@@ -104,3 +104,13 @@ def test_rotated_covariance_keeps_eigenvalues_and_is_exact_when_isotropic():
     u = ref.haar_rotation(4, 11)
     assert np.allclose(u @ u.T, np.eye(4), atol=1e-14)
     assert np.array_equal(ref.haar_rotation(1, 0), np.eye(1))
+
+
+def test_importance_weighting_samples_both_estimate_exp_q_sigma_k():
+    sig = ref.rotated_covariance([0.5, 1.5], 2)
+    q, k = np.array([0.4, -0.2]), np.array([0.1, 0.7])
+    a, b = ref.importance_weighting_samples(sig, q, k, 8, 50_000, seed=3)
+    exact = math.exp(q @ sig @ k)
+    for x in (a, b):
+        assert abs(x.mean() - exact) < 5 * x.std() / math.sqrt(len(x))
+    assert a.std() != b.std()

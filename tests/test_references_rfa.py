@@ -13,6 +13,7 @@ import pytest
 from rfcheck import rfa as impl
 from rfcheck.references import rfa as ref
 
+
 def _ball(x):
     """A ball around the 60-digit mpmath value ``x`` (radius 1e-55 |x|)."""
     from flint import arb
@@ -134,3 +135,12 @@ def test_operation_counts_grow_as_the_implementations_do():
 def test_operation_count_rejects_unknown_columns():
     with pytest.raises(ValueError):
         ref.operation_count("rfa", "memory", {"N": 1, "M": 1, "D": 1, "d": 1})
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_trig_kernel_samples_are_unbiased_for_the_limit(sigma):
+    x, y = np.array([0.8, 0.0]), np.array([0.3, 0.5])
+    vals = ref.trig_kernel_samples(x, y, sigma, 16, 40_000, seed=1)
+    exact = float(_limit_cf(0.8, math.hypot(0.3, 0.5), math.atan2(0.5, 0.3), sigma))
+    assert abs(vals.mean() - exact) < 5 * vals.std() / math.sqrt(len(vals))
+    assert np.array_equal(vals, ref.trig_kernel_samples(x, y, sigma, 16, 40_000, seed=1))  # reproducible

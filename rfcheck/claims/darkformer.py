@@ -228,15 +228,7 @@ def _prop41_det(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Both estimators of eq (4) with m = 8: unweighted under p_Sigma vs w_Sigma-weighted under p_I."""
     sig, q, k = _prop41_parts(p)
-    d, m = sig.shape[0], 8
-    n = max(budget.mc_trials // m, 1000)
-    rng = np.random.default_rng(seed)
-    om_s = rng.standard_normal((n * m, d)) @ np.linalg.cholesky(sig).T
-    om_i = rng.standard_normal((n * m, d))
-    base = -0.5 * (q @ sig @ q + k @ sig @ k)
-    a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
-    lw = cf.log_gaussian_density(om_i, sig) - cf.log_gaussian_density(om_i, np.eye(d))
-    b = np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)
+    a, b = ref.importance_weighting_samples(sig, q, k, 8, max(budget.mc_trials // 8, 1000), seed)
     ea, eb = estimate_mean(a), estimate_mean(b)
     se = math.hypot(ea.se, eb.se, 1e-13 * abs(ea.value))  # + float64 rounding (SE 0 when q = k = 0)
     z = (ea.value - eb.value) / se if se > 0 else 0.0

@@ -48,17 +48,7 @@ def printed_kernel(ctx: Any, p: dict[str, Any]) -> Any:
 def _kernel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Monte Carlo of exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) with D = 64, w ~ N(0, sigma^2 I)."""
     x, y = pair_vectors(p)
-    sig, dd, big_d = float(p["sigma"]), x.shape[1], 64
-    n = max(budget.mc_trials // big_d, 500)
-    rng = np.random.default_rng(seed)
-    vals = np.empty(n)
-    for lo in range(0, n, 2000):
-        c = min(2000, n - lo)
-        w = sig * rng.standard_normal((c, big_d, dd))
-        phx = np.concatenate([np.sin(w @ x[0]), np.cos(w @ x[0])], axis=1) / math.sqrt(big_d)
-        phy = np.concatenate([np.sin(w @ y[0]), np.cos(w @ y[0])], axis=1) / math.sqrt(big_d)
-        vals[lo:lo + c] = np.sum(phx * phy, axis=1)
-    vals *= math.exp((x[0] @ x[0] + y[0] @ y[0]) / (2 * sig**2))
+    vals = ref.trig_kernel_samples(x[0], y[0], float(p["sigma"]), 64, max(budget.mc_trials // 64, 500), seed)
     est = estimate_mean(vals)
     printed = float(printed_kernel(MP, {k: mpmath.mpf(v) for k, v in p.items()}))
     zc = z_critical(budget.alpha, budget.mc_points)

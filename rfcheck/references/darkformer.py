@@ -25,6 +25,7 @@ from rfcheck import quadrature
 
 __all__ = [
     "haar_rotation",
+    "importance_weighting_samples",
     "importance_weighting_sides",
     "lemma31_variances",
     "optimal_second_moment",
@@ -215,3 +216,25 @@ def importance_weighting_sides(s: float, q: float, k: float, dps: int) -> tuple[
         rhs, e2 = mpmath.quad(lambda w: mpmath.npdf(w) * w_sigma(w) * f(w), [-mpmath.inf, 0, mpmath.inf],
                               error=True)
     return lhs, rhs, abs(e1) + abs(e2)
+
+
+def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray, m: int, n: int,
+                                 seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` draws each of the two estimators of Proposition 4.1 (eq (4)) with ``m`` features.
+
+    Unweighted: ``m^-1 sum_j exp(w_j.(q + k) - (q^T Sigma q + k^T Sigma k)/2)``, ``w_j ~ N(0, Sigma)``;
+    weighted: the same with ``w_j ~ N(0, I)`` and the weight ``w_Sigma = p_Sigma / p_I`` (log
+    densities, :func:`rfcheck.closed_forms.darkformer.log_gaussian_density`).  Both have mean
+    ``exp(q^T Sigma k)``; the weighted one infinite variance when ``Sigma`` has an eigenvalue
+    ``>= 2``.  Drawn from ``numpy.random.default_rng(seed)``.
+    """
+    from rfcheck.closed_forms import darkformer as cf
+
+    d = sigma.shape[0]
+    rng = np.random.default_rng(seed)
+    om_s = rng.standard_normal((n * m, d)) @ np.linalg.cholesky(sigma).T
+    om_i = rng.standard_normal((n * m, d))
+    base = -0.5 * (q @ sigma @ q + k @ sigma @ k)
+    a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
+    lw = cf.log_gaussian_density(om_i, sigma) - cf.log_gaussian_density(om_i, np.eye(d))
+    return a, np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)

@@ -18,6 +18,7 @@ RFA', 'Gated Variant (RFA-Gate)', table 'Complexity Analysis'.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "rfa_limit_attention_ball",
     "trig_kernel_limit",
     "trig_kernel_limit_ball",
+    "trig_kernel_samples",
 ]
 
 
@@ -80,6 +82,27 @@ def trig_kernel_limit_ball(nx: float, ny: float, theta: float, sigma: float, bit
         sq_diff = (a - b) ** 2 + 4 * a * b * (t / 2).sin() ** 2
         pref = ((a * a + b * b) / (2 * s * s)).exp()
         return pref * _cos_expectation_ball(s * sq_diff.sqrt(), bits)
+
+
+def trig_kernel_samples(x: np.ndarray, y: np.ndarray, sigma: float, n_features: int, n: int,
+                        seed: int) -> np.ndarray:
+    """``n`` independent draws of ``exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y)`` (float64).
+
+    ``phi(x) = D^{-1/2} [sin(w_i.x), cos(w_i.x)]_{i<=D}`` with ``D = n_features`` iid
+    ``w_i ~ N(0, sigma^2 I)`` per draw (Peng et al. 2021, sec 2); the mean is
+    :func:`trig_kernel_limit` for every ``D`` (unbiased).  Drawn in chunks of 2000 from
+    ``numpy.random.default_rng(seed)``.
+    """
+    x, y = np.ravel(np.asarray(x, float)), np.ravel(np.asarray(y, float))
+    rng = np.random.default_rng(seed)
+    vals = np.empty(n)
+    for lo in range(0, n, 2000):
+        c = min(2000, n - lo)
+        w = sigma * rng.standard_normal((c, n_features, x.shape[0]))
+        phx = np.concatenate([np.sin(w @ x), np.cos(w @ x)], axis=1) / math.sqrt(n_features)
+        phy = np.concatenate([np.sin(w @ y), np.cos(w @ y)], axis=1) / math.sqrt(n_features)
+        vals[lo:lo + c] = np.sum(phx * phy, axis=1)
+    return vals * math.exp((x @ x + y @ y) / (2 * sigma**2))
 
 
 def _instance_checks(q: np.ndarray, keys: np.ndarray, values: np.ndarray) -> None:
