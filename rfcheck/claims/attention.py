@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from rfcheck.ledger import Budget, Check, Choice, Domain, PointEval, paper
+from rfcheck.references.attention import grid_max_log_rel_errors
 from rfcheck.stats import Estimate, compare_inequality, compare_mc, z_critical
 
 D = 16
@@ -196,28 +197,10 @@ def _maxrel_study(r: float, L: int, R: int, seed: int) -> Any:
     return maxrel.run_maxrel(r, n=L, d=64, n_draws=R, seed=seed)
 
 
-def _maxrel_grid(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(log max eps of the hybrid, of the base) over the distinct angles k pi/(L-1) of the L x L grid
-    matrix (rfcheck.attention.maxrel.sphere_grid_data), mpmath closed forms (Lemma 3.4 eq (25), Thm D.1 eq (45))."""
-    import mpmath
-
-    from rfcheck.backends import MP
-    from rfcheck.closed_forms import hrf as hcf
-    from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
-
-    L = int(p["L"])
-    base = hcf.log_rel_error_trig if p["base"] == "trig" else hcf.log_rel_error_pos
-    with mpmath.workdps(dps + 10):
-        r = mpmath.mpf(p["r"])
-        th = [k * mpmath.pi / (L - 1) for k in range(L)]
-        hyb = max(hcf.log_rel_error_angular_hybrid.impl(MP, r, t, *FIG2_HYBRID) for t in th)
-        bas = max(base.impl(MP, r, t, FIG2_M) for t in th)
-    with mpmath.workdps(dps):
-        return +hyb, +bas, mpmath.mpf(10) ** (5 - dps) * (abs(hyb) + abs(bas))
-
-
 def _maxrel_ineq(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    return compare_inequality(p, *_maxrel_grid(p, budget.dps), rtol=10.0 ** (5 - budget.dps))
+    """log max eps of the hybrid <= that of the base over the L x L grid matrix (mpmath closed forms)."""
+    lhs_rhs_err = grid_max_log_rel_errors(p["r"], int(p["L"]), p["base"], budget.dps)
+    return compare_inequality(p, *lhs_rhs_err, rtol=10.0 ** (5 - budget.dps))
 
 
 def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
