@@ -35,10 +35,10 @@ Claim kinds (each declares one :class:`rfcheck.claims.Claim` with one or more ch
   paired Monte Carlo with common random numbers (one-sided z-test on the per-trial
   differences of squared errors);
 * limits are equalities over a domain that reaches far along the parameter;
-* :meth:`Paper.claim` -- any claim from :class:`Check` s (several references on one claim, a
+* :meth:`Paper.claim` -- any claim from :class:`~rfcheck.claims.Check` s (several references on one claim, a
   bespoke comparison such as a count of operations or a Monte Carlo test, per-check
   sub-domains, extras such as JAX through ``Check(requires=...)``) or from
-  :class:`Reading` s; :func:`check_equal` builds the check behind :meth:`Paper.equality`
+  :class:`~rfcheck.claims.Reading` s; :func:`check_equal` builds the check behind :meth:`Paper.equality`
   for use among them.
 
 The built-in papers are declared through the same API: ``paper("rfa")`` (no title) returns
@@ -217,7 +217,7 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
                 reference_ball: Callable[[Point, int], Any] | None = None, max_points: int | None = None,
                 description: str = "", requires: tuple[str, ...] = (), domain: Domain | None = None) -> Check:
     """The check of :meth:`Paper.equality` -- ``printed(ctx, p)`` against ``reference(p, dps)`` --
-    as a :class:`Check`, for :meth:`Paper.claim` among other checks of one claim.
+    as a :class:`~rfcheck.claims.Check`, for :meth:`Paper.claim` among other checks of one claim.
 
     Parameters are those of :meth:`Paper.equality`; further: ``description`` (in reports;
     default: the precision the printed side is evaluated in) and ``domain`` (a sub-domain
@@ -315,14 +315,14 @@ class Paper:
         domain : Domain
             Where the claim is stated (not needed to add checks to a claim declared already).
         checks : list of Check
-            Independent references, each a :class:`Check` -- ``evaluate(point, budget, seed)
+            Independent references, each a :class:`~rfcheck.claims.Check` -- ``evaluate(point, budget, seed)
             -> PointEval`` with a strength (1 deterministic, 2 symbolic, 3 Monte Carlo), a
             sub-domain (``domain=``), extras it needs (``requires=("jax",)``); built by
             :func:`check_equal` or written for the claim (a count of operations, a bespoke
             Monte Carlo test).  The verdict is the strongest decided check's.  Given for a
             claim declared already (without readings), they are added to its checks.
         readings : list of Reading
-            For ambiguous notation, instead of ``checks``: one :class:`Reading` per reasonable
+            For ambiguous notation, instead of ``checks``: one :class:`~rfcheck.claims.Reading` per reasonable
             reading, each with its checks (exactly one ``natural``).
         source, statement, correction, notes : str
             As printed and as reported (:class:`rfcheck.claims.Claim`).
