@@ -34,7 +34,16 @@ Claim kinds (each declares one :class:`rfcheck.claims.Claim` with one or more ch
 * :meth:`Paper.ordering` -- ``MSE(A) <= MSE(B)`` of two estimators, by closed forms and/or
   paired Monte Carlo with common random numbers (one-sided z-test on the per-trial
   differences of squared errors);
-* limits are equalities over a domain that reaches far along the parameter.
+* limits are equalities over a domain that reaches far along the parameter;
+* :meth:`Paper.claim` -- any claim from :class:`~rfcheck.claims.Check` s (several references on one claim, a
+  bespoke comparison such as a count of operations or a Monte Carlo test, per-check
+  sub-domains, extras such as JAX through ``Check(requires=...)``) or from
+  :class:`~rfcheck.claims.Reading` s; :func:`check_equal` builds the check behind :meth:`Paper.equality`
+  for use among them.
+
+The built-in papers are declared through the same API: ``paper("rfa")`` (no title) returns
+a paper declared already, and :meth:`Paper.at` writes a claim's source under the paper's
+own source line (``P.at("Lemma 2.1")`` -> ``"001 DARKFormer, Lemma 2.1"``).
 
 Verdicts are computed, never declared; :func:`assert_verdict` runs a claim inside a test.
 """
@@ -49,20 +58,25 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import FP, MP
-from rfcheck.claims import REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
+from rfcheck.claims import PAPER_SOURCES, PAPERS, REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
 from rfcheck.claims._common import mc_check, pair_domain, pair_vectors, stats_mp
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
 __all__ = [
     "FLOAT64_RTOL",
+    "Budget",
+    "Check",
     "Choice",
     "Domain",
     "Int",
     "Paper",
+    "PointEval",
     "Reading",
     "Real",
     "assert_verdict",
+    "certify_equal",
+    "check_equal",
     "claim_tests",
     "latex",
     "pair_domain",
@@ -198,6 +212,67 @@ def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
     return v, abs(v) * mpmath.mpf(10) ** (5 - dps)
 
 
+def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, name: str = "reference",
+                precision: str = "mpmath", scale: Callable[[Point, int], Any] | None = None,
+                reference_ball: Callable[[Point, int], Any] | None = None, max_points: int | None = None,
+                description: str = "", requires: tuple[str, ...] = (), domain: Domain | None = None) -> Check:
+    """The check of :meth:`Paper.equality` -- ``printed(ctx, p)`` against ``reference(p, dps)`` --
+    as a :class:`~rfcheck.claims.Check`, for :meth:`Paper.claim` among other checks of one claim.
+
+    Parameters are those of :meth:`Paper.equality`; further: ``description`` (in reports;
+    default: the precision the printed side is evaluated in) and ``domain`` (a sub-domain
+    where this reference applies, stated in reports).
+
+    Examples
+    --------
+    >>> chk = check_equal(lambda ctx, p: ctx.exp(p["t"]) ** 2,
+    ...                   lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["t"])), name="closed-form")
+    >>> chk.name, chk.strength, chk.evaluate({"t": 0.5}, Budget("t", 1, 1, 1, 0, 1, 1, 30), 0).decided
+    ('closed-form', 1, True)
+    """
+    def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
+        dps = budget.dps
+        with mpmath.workdps(dps):
+            ref, err = _value_err(reference(dict(p), dps), dps)
+        pv = _eval(printed, p, precision, dps)
+        rtol = _rtol(precision, dps)
+        with mpmath.workdps(dps):
+            sc = abs(mpmath.mpmathify(scale(dict(p), dps))) if scale else 0
+            ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+        if reference_ball is None or not ev.decided:
+            return ev
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_equal
+
+        bits = bits_for_dps(dps)
+        pb = _ball(printed, p, bits)
+        if pb is None:
+            return _certify(ev, None, "the printed formula leaves ball arithmetic")
+        return _certify(ev, certified_equal(pb, reference_ball(dict(p), bits), rtol, atol=float(sc * rtol)),
+                        "the balls overlap but are wider than the tolerance")
+
+    desc = description or (f"printed in {precision}" + (
+        f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "") + _describe(printed))
+    return Check(name, 1, evaluate, max_points=max_points, description=desc, requires=requires, domain=domain)
+
+
+def certify_equal(ev: PointEval, printed_ball: Any, reference_ball: Any, rtol: float, atol: float = 0.0) -> PointEval:
+    """Certify a bespoke check's point ``printed == reference`` with Arb balls of both sides.
+
+    ``ev`` is the point's evaluation (its ``disc > 1`` a refutation); it is marked
+    ``certified`` when :func:`rfcheck.certify.certified_equal` on the balls (tolerance
+    ``rtol |reference| + atol`` for agreement; disjoint balls for a refutation) decides it
+    the same way, else the reason is recorded.  A ball of ``None`` (no enclosure) leaves the
+    point uncertified.  Returns ``ev``.
+    """
+    from rfcheck.certify import certified_equal
+
+    if printed_ball is None or reference_ball is None:
+        return _certify(ev, None, "a side has no ball (Arb) enclosure")
+    return _certify(ev, certified_equal(printed_ball, reference_ball, rtol, atol=atol),
+                    "the balls overlap but are wider than the tolerance")
+
+
 class Paper:
     """A declared paper: its claims are registered through the methods below.
 
@@ -209,10 +284,67 @@ class Paper:
     Claim ids may be given in full (``"mypaper.eq7"``) or without the paper prefix
     (``"eq7"``); kinds are those of the built-in ledger (``thm``, ``lem``, ``cor``, ``prop``,
     ``def``, ``eq``, ``fig``, ``tab``, ``text``, ``alg``), numbers as printed.
+
+    ``title=None`` returns a paper declared already (a built-in one: ``Paper("rfa")``);
+    ``source`` is the paper's source line, the prefix :meth:`at` gives claim sources
+    (default: the built-in paper's, else the title).
     """
 
-    def __init__(self, paper_id: str, title: str, citation: str = "") -> None:
-        self.id = register_paper(paper_id, title, citation)
+    def __init__(self, paper_id: str, title: str | None = None, citation: str = "", source: str = "") -> None:
+        if title is None:
+            if paper_id not in PAPERS:
+                raise ValueError(f"paper {paper_id!r} is not declared; give its title: paper({paper_id!r}, title)")
+            self.id = paper_id
+        else:
+            self.id = register_paper(paper_id, title, citation)
+        self.source = source or PAPER_SOURCES.get(self.id) or PAPERS[self.id]
+
+    def at(self, where: str) -> str:
+        """A claim's source: the paper's source line and where in it (``"Lemma 2.1, eq (3)"``)."""
+        return f"{self.source}, {where}"
+
+    def claim(self, cid: str, *, domain: Domain | None = None, checks: list[Check] | tuple[Check, ...] = (),
+              readings: list[Reading] | tuple[Reading, ...] = (), source: str = "", statement: str = "",
+              correction: str | None = None, notes: str = "", unverifiable: str | None = None) -> Claim:
+        """A claim from its checks, or from its readings: the general form of the methods below.
+
+        Parameters
+        ----------
+        cid : str
+            Claim id (``"eq7"`` or ``"mypaper.eq7"``).
+        domain : Domain
+            Where the claim is stated (not needed to add checks to a claim declared already).
+        checks : list of Check
+            Independent references, each a :class:`~rfcheck.claims.Check` -- ``evaluate(point, budget, seed)
+            -> PointEval`` with a strength (1 deterministic, 2 symbolic, 3 Monte Carlo), a
+            sub-domain (``domain=``), extras it needs (``requires=("jax",)``); built by
+            :func:`check_equal` or written for the claim (a count of operations, a bespoke
+            Monte Carlo test).  The verdict is the strongest decided check's.  Given for a
+            claim declared already (without readings), they are added to its checks.
+        readings : list of Reading
+            For ambiguous notation, instead of ``checks``: one :class:`~rfcheck.claims.Reading` per reasonable
+            reading, each with its checks (exactly one ``natural``).
+        source, statement, correction, notes : str
+            As printed and as reported (:class:`rfcheck.claims.Claim`).
+        unverifiable : str, optional
+            Why the claim cannot be checked (its verdict is then INCONCLUSIVE).
+
+        Returns
+        -------
+        Claim
+            The registered claim.
+        """
+        full = self._id(cid)
+        if readings:
+            if checks:
+                raise ValueError(f"claim {full!r}: with readings, the checks belong to the readings")
+            return register(Claim(id=full, source=source, statement=statement, domain=domain,
+                                  readings=list(readings), correction=correction, notes=notes,
+                                  unverifiable=unverifiable))
+        if unverifiable is not None:
+            return register(Claim(id=full, source=source, statement=statement, domain=domain, checks=list(checks),
+                                  correction=correction, notes=notes, unverifiable=unverifiable))
+        return self._register(cid, source, statement, domain, list(checks), correction, notes)
 
     def _id(self, cid: str) -> str:
         return cid if cid.startswith(self.id + ".") else f"{self.id}.{cid}"
@@ -255,7 +387,8 @@ class Paper:
                  scale: Callable[[Point, int], Any] | None = None, name: str = "reference",
                  reference_ball: Callable[[Point, int], Any] | None = None,
                  max_points: int | None = None, correction: str | None = None, notes: str = "",
-                 requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None) -> Claim:
+                 requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None,
+                 description: str = "") -> Claim:
         """A printed formula equals an independent reference.
 
         Parameters
@@ -288,36 +421,17 @@ class Paper:
             read", "natural": bool, "why": "one line"}`` (exactly one natural reading); each
             reading gets its own verdict and the claim is REFUTED only when every reading is,
             MIXED when one is refuted and another holds.  Every claim kind takes ``reading``.
+        description : str, optional
+            How the reference is computed, for reports (default: the printed side's precision).
 
         Returns
         -------
         Claim
             The registered claim (its verdict comes from ``rfcheck verify``).
         """
-        def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
-            dps = budget.dps
-            with mpmath.workdps(dps):
-                ref, err = _value_err(reference(dict(p), dps), dps)
-            pv = _eval(printed, p, precision, dps)
-            rtol = _rtol(precision, dps)
-            with mpmath.workdps(dps):
-                sc = abs(mpmath.mpmathify(scale(dict(p), dps))) if scale else 0
-                ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
-            if reference_ball is None or not ev.decided:
-                return ev
-            from rfcheck.arb_backend import bits_for_dps
-            from rfcheck.certify import certified_equal
-
-            bits = bits_for_dps(dps)
-            pb = _ball(printed, p, bits)
-            if pb is None:
-                return _certify(ev, None, "the printed formula leaves ball arithmetic")
-            return _certify(ev, certified_equal(pb, reference_ball(dict(p), bits), rtol, atol=float(sc * rtol)),
-                            "the balls overlap but are wider than the tolerance")
-
-        desc = (f"printed in {precision}" + (f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "")
-                + _describe(printed))
-        check = Check(name, 1, evaluate, max_points=max_points, description=desc, requires=requires)
+        check = check_equal(printed, reference, name=name, precision=precision, scale=scale,
+                            reference_ball=reference_ball, max_points=max_points, description=description,
+                            requires=requires)
         return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
     def bound(self, cid: str, *, lhs: Printed, rhs: Printed, domain: Domain, relation: str = "<=",
@@ -481,8 +595,11 @@ class Paper:
         return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
 
-def paper(paper_id: str, title: str, citation: str = "") -> Paper:
+def paper(paper_id: str, title: str | None = None, citation: str = "", source: str = "") -> Paper:
     """Declare a paper (its id is the prefix of its claim ids) and return it for declaring claims.
+
+    Without a title, the paper declared already under ``paper_id`` (a built-in one,
+    ``paper("darkformer")``, or a pack's); ``source``: see :class:`Paper`.
 
     Examples
     --------
@@ -494,7 +611,7 @@ def paper(paper_id: str, title: str, citation: str = "") -> Paper:
     >>> c.id, c.paper
     ('doctest_paper.eq1', 'doctest_paper')
     """
-    return Paper(paper_id, title, citation)
+    return Paper(paper_id, title, citation, source)
 
 
 def assert_verdict(claim: Claim | str, expected: str, *, budget: str = "default", seed: int = 0) -> None:

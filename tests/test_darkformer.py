@@ -335,16 +335,23 @@ def test_thm32_check_has_power():
     """The Cauchy-Schwarz equality check rejects a wrong Sigma* (planted: (I + L)(I - L)^{-1})."""
     from rfcheck.claims import BUDGETS
     from rfcheck.claims import darkformer as dc
-    from rfcheck.claims._common import deterministic_check
+    from rfcheck.ledger import check_equal
+    from rfcheck.references import darkformer as dref
+
+    def second_moment(sigma_of):
+        return lambda ctx, p: ctx.exp(df.log_expected_second_moment(dc._lam(p), sigma_of(p), backend="mpmath",
+                                                                    dps=mpmath.mp.dps))
 
     def wrong(p):
-        lam = dc._lam_mp(p)
+        lam = mpmath.matrix(dc._lam(p).tolist())
         eye = mpmath.eye(lam.rows)
-        s = (eye + lam) * mpmath.inverse(eye - lam)
-        return mpmath.exp(df.log_expected_second_moment(dc._lam(p), s, backend="mpmath", dps=mpmath.mp.dps))
+        return (eye + lam) * mpmath.inverse(eye - lam)
 
-    chk = deterministic_check("cs", wrong, dc._thm32_cs_rhs)
-    right = deterministic_check("cs", dc._thm32_cs_lhs, dc._thm32_cs_rhs)
+    def rhs(p, dps):
+        return dref.optimal_second_moment(dc._lam(p), dps)
+
+    chk = check_equal(second_moment(wrong), rhs, name="cs")
+    right = check_equal(second_moment(dc.printed_sigma_star), rhs, name="cs")
     p = {"d": 2, "l1": 0.2, "l2": 0.05, "l3": 0.0, "l4": 0.0, "rot": 3}
     assert chk.evaluate(p, BUDGETS["smoke"], 0).disc > 1
     assert right.evaluate(p, BUDGETS["smoke"], 0).disc <= 1

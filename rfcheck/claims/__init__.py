@@ -24,6 +24,7 @@ __all__ = [
     "BUDGETS",
     "EXTRAS",
     "PAPERS",
+    "PAPER_SOURCES",
     "REGISTRY",
     "Budget",
     "Check",
@@ -45,6 +46,14 @@ PAPERS = {
     "rfa": "002 Random Feature Attention (Peng et al., ICLR 2021)",
     "simrf": "003 Simplex Random Features (Reid et al., ICML 2023)",
     "hrf": "004 Hybrid Random Features (Choromanski et al., ICLR 2022)",
+}
+#: the source line of each built-in paper: the prefix of its claims' ``source`` (``rfcheck.ledger.Paper.at``)
+PAPER_SOURCES = {
+    "crt": "000 Chefs' Random Tables",
+    "darkformer": "001 DARKFormer",
+    "rfa": "002 Random Feature Attention (summary)",
+    "simrf": "003 Simplex Random Features",
+    "hrf": "004 Hybrid Random Features",
 }
 #: the kinds of a claim id, ``<paper>.<kind><number>[.<part>]``
 KINDS = ("thm", "lem", "cor", "prop", "def", "eq", "fig", "tab", "text", "alg")

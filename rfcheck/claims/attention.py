@@ -24,12 +24,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from rfcheck.claims import Budget, Check, Claim, register
-from rfcheck.domains import Choice, Domain
-from rfcheck.stats import Estimate, PointEval, compare_mc, z_critical
+from rfcheck.ledger import Budget, Check, Choice, Domain, PointEval, paper
+from rfcheck.references.attention import grid_max_log_rel_errors
+from rfcheck.stats import Estimate, compare_inequality, compare_mc, z_critical
 
 D = 16
 SCALE = 0.5
+CRT, SIMRF, DARK, HRF = (paper(p) for p in ("crt", "simrf", "darkformer", "hrf"))
 
 
 def _sizes(budget: Budget) -> tuple[int, int]:
@@ -110,71 +111,75 @@ def _exact_isotropic(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                            {"L": L, "R": R, "tails": e["tails"]})
 
 
-_M = {"M": Choice((16, 64))}
 _SRC_ATT = "restated for the L x L attention matrix (rfcheck.attention, pair-averaged MSE over R draws)"
+_PAIRED = "paired draws, z-test on the per-draw difference"
 
-register(Claim(
-    id="crt.thm3.2.attention", source=f"CRT Thm 3.2 / Thm 4.1 closed forms, {_SRC_ATT}",
+
+def _domain(key: str, values: tuple[str, ...], more: str = "") -> Domain:
+    """M in {16, 64} and ``key`` over ``values``, at the study's sizes."""
+    return Domain({"M": Choice((16, 64)), key: Choice(values)}, description=f"L = 64 (thorough 256), d = {D}{more}")
+
+
+def _paired(pairs: dict[str, tuple[str, str]], dark: bool = False, description: str = _PAIRED) -> Check:
+    """The paired-draws check of the orderings ``pairs[which]`` (:func:`_ordering`); needs JAX."""
+    return Check("attention-paired", 3, _ordering(pairs, dark), search=False, requires=("jax",),
+                 description=description)
+
+CRT.claim(
+    "thm3.2.attention", source=f"CRT Thm 3.2 / Thm 4.1 closed forms, {_SRC_ATT}",
     statement="The pair-averaged MSE of the linear-attention estimate of exp(q_i . k_j) equals the mean over "
               "pairs of the per-entry closed-form variance (PosRF and OPRF with iid and orthogonal features, "
               "TrigRF with iid features)",
-    domain=Domain({**_M, "variant": Choice(("prf-iid", "prf-orf", "oprf-iid", "oprf-orf", "trig-iid"))},
-                  description=f"L = 64 (thorough 256), d = {D}, |q|, |k| ~ {SCALE}"),
+    domain=_domain("variant", ("prf-iid", "prf-orf", "oprf-iid", "oprf-orf", "trig-iid"), f", |q|, |k| ~ {SCALE}"),
     checks=[Check("attention-mc", 3, _equality, search=False, requires=("jax",),
                   description="JAX linear attention, R independent draws, z-test vs the mean closed form")],
-))
+)
 
-register(Claim(
-    id="crt.thm4.1.attention", source=f"CRT Thm 4.1, {_SRC_ATT}",
+CRT.claim(
+    "thm4.1.attention", source=f"CRT Thm 4.1, {_SRC_ATT}",
     statement="Orthogonal features have lower variance than iid features (PosRF and OPRF)",
-    domain=Domain({**_M, "which": Choice(("prf", "oprf"))}, description=f"L = 64 (thorough 256), d = {D}"),
-    checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-orf", "prf-iid"), "oprf": ("oprf-orf", "oprf-iid")}),
-                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference")],
-))
+    domain=_domain("which", ("prf", "oprf")),
+    checks=[_paired({"prf": ("prf-orf", "prf-iid"), "oprf": ("oprf-orf", "oprf-iid")})],
+)
 
-register(Claim(
-    id="crt.thm3.3.attention", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
+CRT.claim(
+    "thm3.3.attention", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
     statement="OPRF (FAVOR++, A from the eq 8 statistics) has lower variance than PosRF (FAVOR+), iid and "
               "orthogonal features",
-    domain=Domain({**_M, "which": Choice(("iid", "orf"))}, description=f"L = 64 (thorough 256), d = {D}"),
-    checks=[Check("attention-paired", 3, _ordering({"iid": ("oprf-iid", "prf-iid"), "orf": ("oprf-orf", "prf-orf")}),
-                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference")],
-))
+    domain=_domain("which", ("iid", "orf")),
+    checks=[_paired({"iid": ("oprf-iid", "prf-iid"), "orf": ("oprf-orf", "prf-orf")})],
+)
 
-register(Claim(
-    id="simrf.cor3.3.attention", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
+SIMRF.claim(
+    "cor3.3.attention", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
     statement="For PRFs, the MSE obtained with SimRFs is lower than with ORFs",
-    domain=Domain({**_M, "which": Choice(("prf",))}, description=f"L = 64 (thorough 256), d = {D}"),
-    checks=[Check("attention-paired", 3, _ordering({"prf": ("prf-simrf", "prf-orf")}), search=False,
-                  requires=("jax",),
-                  description="paired draws (SimRF and ORF share rotation and norms), z-test on the difference")],
-))
+    domain=_domain("which", ("prf",)),
+    checks=[_paired({"prf": ("prf-simrf", "prf-orf")},
+                    description="paired draws (SimRF and ORF share rotation and norms), z-test on the difference")],
+)
 
-register(Claim(
-    id="darkformer.thm3.2.item2.attention", source=f"DARKFormer Thm 3.2 item 2, {_SRC_ATT}",
+DARK.claim(
+    "thm3.2.item2.attention", source=f"DARKFormer Thm 3.2 item 2, {_SRC_ATT}",
     statement="Sampling from the aligned proposal psi* = N(0, Sigma*) (with importance weights) gives lower "
               "variance than the isotropic N(0, I) for anisotropic Gaussian q, k",
-    domain=Domain({**_M, "which": Choice(("dark",))},
-                  description=f"L = 64 (thorough 256), d = {D}, Lambda = diag(geomspace(0.15, 0.0015))"),
-    checks=[Check("attention-paired", 3, _ordering({"dark": ("dark-aligned", "dark-isotropic")}, dark=True),
-                  search=False, requires=("jax",), description="paired draws, z-test on the per-draw difference"),
+    domain=_domain("which", ("dark",), ", Lambda = diag(geomspace(0.15, 0.0015))"),
+    checks=[_paired({"dark": ("dark-aligned", "dark-isotropic")}, dark=True),
             Check("attention-exact-isotropic", 3, _exact_isotropic, search=False, requires=("jax",),
                   description="one-sample z-test of the aligned per-draw errors against the exact isotropic MSE "
                               "(PosRF iid closed form, CRT Thm 3.2): needs only the aligned side's tails")],
-))
+)
 
 
-register(Claim(
-    id="hrf.eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
+HRF.claim(
+    "eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
     statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, "
               "eq (19); independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over "
               "pairs of eq (45)",
-    domain=Domain({**_M, "variant": Choice(("hybrid-iid",))},
-                  description=f"L = 64 (thorough 256), d = {D}, |q|, |k| ~ {SCALE}"),
+    domain=_domain("variant", ("hybrid-iid",), f", |q|, |k| ~ {SCALE}"),
     checks=[Check("attention-mc", 3, _equality, search=False, requires=("jax",),
                   description="JAX linear attention (method 'hybrid'), R independent draws, z-test vs the mean of "
                               "rfcheck.closed_forms.hrf.log_mse_angular_hybrid")],
-))
+)
 
 
 # --------------------------------------------------- HRF sec 4: max-relative-error ordering
@@ -192,31 +197,10 @@ def _maxrel_study(r: float, L: int, R: int, seed: int) -> Any:
     return maxrel.run_maxrel(r, n=L, d=64, n_draws=R, seed=seed)
 
 
-def _maxrel_grid(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(log max eps of the hybrid, of the base) over the distinct angles k pi/(L-1) of the L x L grid
-    matrix (rfcheck.attention.maxrel.sphere_grid_data), mpmath closed forms (Lemma 3.4 eq (25), Thm D.1 eq (45))."""
-    import mpmath
-
-    from rfcheck.backends import MP
-    from rfcheck.closed_forms import hrf as hcf
-    from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
-
-    L = int(p["L"])
-    base = hcf.log_rel_error_trig if p["base"] == "trig" else hcf.log_rel_error_pos
-    with mpmath.workdps(dps + 10):
-        r = mpmath.mpf(p["r"])
-        th = [k * mpmath.pi / (L - 1) for k in range(L)]
-        hyb = max(hcf.log_rel_error_angular_hybrid.impl(MP, r, t, *FIG2_HYBRID) for t in th)
-        bas = max(base.impl(MP, r, t, FIG2_M) for t in th)
-    with mpmath.workdps(dps):
-        return +hyb, +bas, mpmath.mpf(10) ** (5 - dps) * (abs(hyb) + abs(bas))
-
-
-def _maxrel_ineq(p: dict[str, Any], budget: Budget) -> PointEval:
-    from rfcheck.stats import compare_inequality
-
-    lhs, rhs, err = _maxrel_grid(p, budget.dps)
-    return compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+def _maxrel_ineq(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """log max eps of the hybrid <= that of the base over the L x L grid matrix (mpmath closed forms)."""
+    lhs_rhs_err = grid_max_log_rel_errors(p["r"], int(p["L"]), p["base"], budget.dps)
+    return compare_inequality(p, *lhs_rhs_err, rtol=10.0 ** (5 - budget.dps))
 
 
 def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -228,10 +212,9 @@ def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                            {"L": L, "R": R, "exact_diff": e["closed_form_diff"], "tails": e["tails"]})
 
 
-register(Claim(
-    id="hrf.text-sec4-max-rel-error.attention",
-    source="004 Hybrid Random Features, sec 4 (Figures 2 and 5), restated for the L x L attention matrix "
-           "(rfcheck.attention.maxrel)",
+HRF.claim(
+    "text-sec4-max-rel-error.attention",
+    source=HRF.at("sec 4 (Figures 2 and 5), restated for the L x L attention matrix (rfcheck.attention.maxrel)"),
     statement="On an attention matrix exp(q_i . k_j) with q_i, k_j on S(r) (d = 64, angles covering [0, pi]), the "
               "angular hybrid (m = 16, n = 8) has a smaller max-relative-error over the entries than SM^trig and "
               "SM^++ (FAVOR+) with 128 random features",
@@ -239,7 +222,7 @@ register(Claim(
                   fixed_points=[{"r": r, "base": b, "L": 64} for r in _MAXREL_R for b in ("trig", "pos")],
                   description="r in {1.0, 1.25, 1.5} (Figures 2 and 5), L = 64 grid angles (thorough: MC at "
                               "L = 256)"),
-    checks=[Check("exact-grid", 1, lambda p, budget, seed: _maxrel_ineq(p, budget), search=False,
+    checks=[Check("exact-grid", 1, _maxrel_ineq, search=False,
                   description="max over the matrix of the closed-form per-entry relative RMSE (mpmath)"),
             Check("attention-paired", 3, _maxrel_mc, search=False, requires=("jax",),
                   description="JAX features, R draws: per-draw squared relative errors at each method's "
@@ -249,5 +232,5 @@ register(Claim(
           "smaller |q + k|, where its tails are light); against SM^++, whose worst entry is |q + k| = 2r with "
           "log-normal squared errors (log-sd ~ 2|q + k|), it is INCONCLUSIVE, so the exact check decides.  "
           "Report: python -m rfcheck.attention.maxrel.",
-))
+)
 

@@ -1,10 +1,10 @@
 """Claims of Random Feature Attention (``rfa``, seed 002), transcribed exactly as printed.
 
 The kernel identity is checked against quadrature of the characteristic function of the
-printed sampling distribution (and Monte Carlo); the attention formulas against their
-quadratic forms with the *same* features, both evaluated in mpmath at the budget's
-digits; the complexity table by counting the operations of the reference
-implementations in ``rfcheck.rfa``.
+printed sampling distribution (certified in Arb balls), and Monte Carlo; the attention
+formulas against their quadratic forms with the *same* features, both evaluated in mpmath
+at the budget's digits; the complexity table by counting the operations of the reference
+implementations in ``rfcheck.rfa``.  References: :mod:`rfcheck.references.rfa`.
 """
 
 from __future__ import annotations
@@ -16,73 +16,60 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from rfcheck import quadrature
-from rfcheck import rfa as impl
-from rfcheck.claims import Budget, Check, Claim, Reading, register
-from rfcheck.claims._common import deterministic_check, pair_domain, pair_vectors, stats_mp
+from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
+from rfcheck.backends import MP
 from rfcheck.closed_forms import rfa as cf
-from rfcheck.domains import Choice, Domain, Int, Real
-from rfcheck.stats import PointEval, estimate_mean, z_critical
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Reading,
+    Real,
+    certify_equal,
+    check_equal,
+    pair_domain,
+    pair_vectors,
+    paper,
+)
+from rfcheck.references import rfa as ref
+from rfcheck.stats import estimate_mean, z_critical
 
-SRC = "002 Random Feature Attention (summary)"
+P = paper("rfa")
 
 
-# ------------------------------------------------------------------ kernel identity
-
-
-def printed_kernel(p: dict[str, Any]) -> Any:
+def printed_kernel(ctx: Any, p: dict[str, Any]) -> Any:
     """exp(x . y / sigma^2)."""
-    return mpmath.exp(mpmath.mpf(p["nx"]) * p["ny"] * mpmath.cos(p["theta"]) / mpmath.mpf(p["sigma"]) ** 2)
-
-
-def _kernel_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """lim_D exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) = exp(...) E cos(w.(x - y)), w ~ N(0, sigma^2 I):
-    1-D quadrature of E cos(sigma |x - y| z), z ~ N(0, 1) (the printed distribution of w)."""
-    def compute(prec: int) -> tuple[Any, Any]:
-        st = stats_mp(p)
-        sig = mpmath.mpf(p["sigma"])
-        v, e = quadrature.gaussian_exp_moment(0, mpmath.mpc(0, sig * mpmath.sqrt(st["sq_diff"])))
-        pref = mpmath.exp((st["sq_x"] + st["sq_y"]) / (2 * sig**2))
-        return pref * mpmath.re(v), pref * abs(e)
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
+    return ctx.exp(p["nx"] * p["ny"] * ctx.cos(p["theta"]) / p["sigma"] ** 2)
 
 
 def _kernel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Monte Carlo of exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) with D = 64, w ~ N(0, sigma^2 I)."""
     x, y = pair_vectors(p)
-    sig = float(p["sigma"])
-    dd, big_d = x.shape[1], 64
-    n = max(budget.mc_trials // big_d, 500)
-    rng = np.random.default_rng(seed)
-    vals = np.empty(n)
-    for lo in range(0, n, 2000):
-        c = min(2000, n - lo)
-        w = sig * rng.standard_normal((c, big_d, dd))
-        phx = np.concatenate([np.sin(w @ x[0]), np.cos(w @ x[0])], axis=1) / math.sqrt(big_d)
-        phy = np.concatenate([np.sin(w @ y[0]), np.cos(w @ y[0])], axis=1) / math.sqrt(big_d)
-        vals[lo:lo + c] = np.sum(phx * phy, axis=1)
-    vals *= math.exp((x[0] @ x[0] + y[0] @ y[0]) / (2 * sig**2))
+    vals = ref.trig_kernel_samples(x[0], y[0], float(p["sigma"]), 64, max(budget.mc_trials // 64, 500), seed)
     est = estimate_mean(vals)
-    printed = float(printed_kernel(p))
+    printed = float(printed_kernel(MP, {k: mpmath.mpf(v) for k, v in p.items()}))
     zc = z_critical(budget.alpha, budget.mc_points)
     # float64 rounding of the simulated values (at x = y every trial equals the target: SE 0)
-    se = math.hypot(est.se, 1e-13 * abs(printed))
-    z = (est.value - printed) / se
+    z = (est.value - printed) / math.hypot(est.se, 1e-13 * abs(printed))
     return PointEval(p, printed, est.value, est.se, abs(z) / zc, est.trustworthy or est.se == 0, est.reason,
                      {"z": z, "z_crit": zc, **est.as_dict()})
 
 
-register(Claim(
-    id="rfa.eq-kernel", source=f"{SRC}, 'Background: Random Feature Methods'",
+P.claim(
+    "eq-kernel", source=P.at("'Background: Random Feature Methods'"),
     statement="exp(x.y/sigma^2) ~= exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) as D -> inf, "
               "phi(x) = D^{-1/2}[sin(w_i.x), cos(w_i.x)]_{i<=D}, w_i ~ N(0, sigma^2 I_d) iid",
     domain=pair_domain(norm=(0.0, 2.5), extra={"sigma": Real(0.25, 4.0, scale="log", extra=(1.0,))}),
     checks=[
-        deterministic_check("quadrature", printed_kernel, _kernel_ref, max_points=20,
-                            description="D -> inf limit: E cos(w.(x-y)) for the printed w ~ N(0, sigma^2 I) "
-                                        "by 1-D quadrature along x - y"),
+        check_equal(printed_kernel, lambda p, dps: ref.trig_kernel_limit(p["nx"], p["ny"], p["theta"], p["sigma"], dps),
+                    reference_ball=lambda p, bits: ref.trig_kernel_limit_ball(p["nx"], p["ny"], p["theta"],
+                                                                              p["sigma"], bits),
+                    name="quadrature", max_points=20,
+                    description="D -> inf limit: E cos(w.(x-y)) for the printed w ~ N(0, sigma^2 I) by 1-D "
+                                "quadrature along x - y"),
         Check("monte-carlo", 3, _kernel_mc, search=False,
               description="finite D = 64 (unbiased for the same limit), w ~ N(0, sigma^2 I)"),
     ],
@@ -93,7 +80,7 @@ register(Claim(
                "equal to the kernel only at sigma = 1 or x = y.",
     notes="Peng et al. (2021) define the Gaussian kernel exp(-|x-y|^2/(2 sigma^2)) with w ~ N(0, sigma^2 I_d) "
           "too; both agree at sigma = 1, the case the attention experiments use after scaling.",
-))
+)
 
 
 # ---------------------------------------------------------------- attention instances
@@ -111,31 +98,8 @@ def _instance(p: dict[str, Any]) -> dict[str, np.ndarray]:
     return {"q": q, "k": k, "v": v, "phi_q": cf.trig_features(q, w), "phi_k": cf.trig_features(k, w), "g": g}
 
 
-def _mp(a: np.ndarray) -> Any:
-    return mpmath.matrix(np.atleast_2d(a).tolist())
-
-
-def _rel_residual(a: Any, b: Any, scale: Any) -> Any:
-    return max(abs(a[i, j] - b[i, j]) / scale[i] for i in range(a.rows) for j in range(a.cols))
-
-
-def _mp_quadratic(phi_q: Any, phi_k: Any, v: Any, weights: Any) -> tuple[Any, Any]:
-    """h_t = sum_i c_ti A_ti v_i / sum_i c_ti A_ti (mpmath) and, per row, the conditioning
-    sum_i |c_ti A_ti| / |sum_i c_ti A_ti| of the normaliser."""
-    n_q, n_k, d = phi_q.rows, phi_k.rows, v.cols
-    h = mpmath.matrix(n_q, d)
-    cond = []
-    for t in range(n_q):
-        a = [weights(t, i) * sum(phi_q[t, f] * phi_k[i, f] for f in range(phi_q.cols)) for i in range(n_k)]
-        den = sum(a)
-        cond.append(sum(abs(x) for x in a) / abs(den) if den != 0 else mpmath.inf)
-        for j in range(d):
-            h[t, j] = sum(a[i] * v[i, j] for i in range(n_k)) / den
-    return h, cond
-
-
-def _mp_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool) -> Any:
-    """The printed S, z computations in mpmath (gated when ``gates``; non-causal: S, z over all keys)."""
+def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool) -> Any:
+    """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused)."""
     n, f, d = phi_k.rows, phi_k.cols, v.cols
     s, z = mpmath.matrix(f, d), mpmath.matrix(f, 1)
     h = mpmath.matrix(phi_q.rows, d)
@@ -159,36 +123,27 @@ def _mp_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, caus
     return h
 
 
-def _attention_check(kind: str) -> Any:
+def _attention_check(kind: str, name: str, description: str) -> Check:
+    """Printed recurrence vs the quadratic form with the same features, both mpmath; the
+    residual relative to max |v|, tolerance 10^(5-dps) times the normaliser's conditioning."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         inst = _instance(p)
         with mpmath.workdps(budget.dps):
-            pq, pk, v = _mp(inst["phi_q"]), _mp(inst["phi_k"]), _mp(inst["v"])
+            pq, pk, v = (mpmath.matrix(np.atleast_2d(inst[x]).tolist()) for x in ("phi_q", "phi_k", "v"))
             g = [mpmath.mpf(x) for x in inst["g"]]
-            if kind == "noncausal":
-                printed = _mp_recurrence(pq, pk, v, None, causal=False)
-                ref, cond = _mp_quadratic(pq, pk, v, lambda t, i: 1)
-            elif kind == "causal":
-                printed = _mp_recurrence(pq, pk, v, None, causal=True)
-                ref, cond = _mp_quadratic(pq, pk, v, lambda t, i: 1 if i <= t else 0)
-            else:
-                printed = _mp_recurrence(pq, pk, v, g, causal=True)
-
-                def weight(t: int, i: int) -> Any:
-                    if i > t:
-                        return 0
-                    return (1 - g[i]) * mpmath.fprod(g[i + 1: t + 1])
-                ref, cond = _mp_quadratic(pq, pk, v, weight)
-            vscale = [max(max(abs(v[i, j]) for i in range(v.rows) for j in range(v.cols)), mpmath.mpf(1e-300))
-                      for _ in range(ref.rows)]
-            res = _rel_residual(printed, ref, vscale)
+            printed = printed_recurrence(pq, pk, v, g if kind == "gate" else None, causal=kind != "noncausal")
+            weights = {"noncausal": lambda t, i: 1, "causal": lambda t, i: 1 if i <= t else 0,
+                       "gate": lambda t, i: 0 if i > t else (1 - g[i]) * mpmath.fprod(g[i + 1: t + 1])}[kind]
+            h, cond = ref.attention_quadratic_mp(pq, pk, v, weights)
+            vscale = max(max(abs(v[i, j]) for i in range(v.rows) for j in range(v.cols)), mpmath.mpf(1e-300))
+            res = max(abs(printed[i, j] - h[i, j]) / vscale for i in range(h.rows) for j in range(h.cols))
             tol = mpmath.mpf(10) ** (5 - budget.dps) * max(max(cond), 1)
             if not mpmath.isfinite(tol):
                 return PointEval(p, None, None, math.inf, math.nan, False, "normaliser exactly 0")
             return PointEval(p, mpmath.mpf(0), res, float(tol), float(res / tol), True, "",
                              {"max_normaliser_conditioning": float(max(cond))})
 
-    return evaluate
+    return Check(name, 1, evaluate, search=False, description=description)
 
 
 _ATT_DOMAIN = Domain({"n": Int(1, 12, extra=(2,)), "d": Int(1, 4, scale="linear"), "D": Int(1, 8),
@@ -196,16 +151,22 @@ _ATT_DOMAIN = Domain({"n": Int(1, 12, extra=(2,)), "d": Int(1, 4, scale="linear"
                      description="random q, k (entries N(0, scale^2/d)), v, trig features with D draws w ~ N(0, I), "
                                  "gates sigmoid(2 N(0,1)); n <= 12 tokens")
 
-register(Claim(
-    id="rfa.eq-noncausal", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
+P.claim(
+    "eq-noncausal", source=P.at("'Non-Causal (Cross) Attention'"),
     statement="RFA(q_t, K, V) = phi(q_t)^T (sum_i phi(k_i) (x) v_i) / (phi(q_t) . sum_j phi(k_j)), with "
               "S = sum_i phi(k_i) (x) v_i and z = sum_j phi(k_j) computed once and reused for all queries, equals "
               "sum_i (phi(q_t).phi(k_i)) v_i / sum_j phi(q_t).phi(k_j)",
     domain=_ATT_DOMAIN,
-    checks=[Check("mpmath-quadratic-form", 1, _attention_check("noncausal"), search=False,
-                  description="printed S, z form vs the explicit quadratic form with the same features, both in "
-                              "mpmath; tolerance 10^(5-dps) times the normaliser's conditioning")],
-))
+    checks=[_attention_check("noncausal", "mpmath-quadratic-form",
+                             "printed S, z form vs the explicit quadratic form with the same features, both in "
+                             "mpmath; tolerance 10^(5-dps) times the normaliser's conditioning")],
+)
+
+
+def printed_softmax(ctx: Any, q: list[Any], keys: list[list[Any]], values: list[Any]) -> Any:
+    """Attention(q, K, v) = sum_i exp(q.k_i) v_i / sum_j exp(q.k_j), as printed."""
+    logits = [sum(q[a] * k[a] for a in range(len(q))) for k in keys]
+    return sum(ctx.exp(lg) * values[i] for i, lg in enumerate(logits)) / sum(ctx.exp(lg) for lg in logits)
 
 
 def _cancel_check(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -220,27 +181,21 @@ def _cancel_check(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     k = dirs * norms[:, None]
     v = rng.standard_normal(n)
     with mpmath.workdps(budget.dps):
-        qm = [mpmath.mpf(x) for x in q]
-        logits = [sum(qm[a] * mpmath.mpf(k[i, a]) for a in range(d)) for i in range(n)]
-        printed = sum(mpmath.exp(lg) * v[i] for i, lg in enumerate(logits)) / sum(mpmath.exp(lg) for lg in logits)
-        # the D -> inf limit of phi(q).phi(k_i): E cos(w.(q - k_i)) by quadrature (no closed form)
-        lim, err = [], mpmath.mpf(0)
-        for i in range(n):
-            delta = mpmath.sqrt(sum((qm[a] - mpmath.mpf(k[i, a])) ** 2 for a in range(d)))
-            val, e = quadrature.gaussian_exp_moment(0, mpmath.mpc(0, delta))
-            lim.append(mpmath.re(val))
-            err += abs(e)
-        ref = sum(lim[i] * v[i] for i in range(n)) / sum(lim)
-        tol_err = err * (sum(abs(x) for x in v) + abs(ref) * n) / abs(sum(lim))
-        scale = max(abs(x) for x in v)
-        diff = abs(printed - ref)
-        tol = 10 * tol_err + mpmath.mpf(10) ** (5 - budget.dps) * scale
-        return PointEval(p, printed, ref, float(tol_err), float(diff / tol), True, "",
-                         {"key_norms": norms.tolist()})
+        printed = printed_softmax(MP, [mpmath.mpf(x) for x in q], [[mpmath.mpf(x) for x in row] for row in k], v)
+        lim, tol_err = ref.rfa_limit_attention(q, k, v, budget.dps)
+        atol = mpmath.mpf(10) ** (5 - budget.dps) * max(abs(x) for x in v)
+        diff = abs(printed - lim)
+        ev = PointEval(p, printed, lim, float(tol_err), float(diff / (10 * tol_err + atol)), True, "",
+                       {"key_norms": norms.tolist()})
+    bits = bits_for_dps(budget.dps)
+    with workprec(bits):
+        ball = printed_softmax(ARB, [Ball(to_ball(x)) for x in q], [[Ball(to_ball(x)) for x in row] for row in k],
+                               [Ball(to_ball(x)) for x in v])
+    return certify_equal(ev, ball.v, ref.rfa_limit_attention_ball(q, k, v, bits), 0.0, float(atol))
 
 
-register(Claim(
-    id="rfa.eq-noncausal.cancel", source=f"{SRC}, 'Non-Causal (Cross) Attention'",
+P.claim(
+    "eq-noncausal.cancel", source=P.at("'Non-Causal (Cross) Attention'"),
     statement="softmax Attention(q_t, K, V) = sum_i exp(q_t.k_i) v_i / sum_j exp(q_t.k_j) is replaced by RFA "
               "'factoring out the exponential norms (which cancel in the ratio)': lim_{D->inf} RFA(q_t, K, V) = "
               "Attention(q_t, K, V) (sigma = 1, where the kernel identity holds)",
@@ -255,29 +210,29 @@ register(Claim(
                "and do not: lim RFA = sum_i exp(q.k_i - |k_i|^2/2) v_i / sum_j exp(q.k_j - |k_j|^2/2), which is "
                "softmax attention iff all keys have the same norm (e.g. l2-normalised keys, as in Peng et al.'s "
                "implementation). Otherwise keep the factors: phi(k_i) -> exp(|k_i|^2/2) phi(k_i).",
-))
+)
 
-register(Claim(
-    id="rfa.alg-causal", source=f"{SRC}, Algorithm 'Causal RFA'",
+P.claim(
+    "alg-causal", source=P.at("Algorithm 'Causal RFA'"),
     statement="S <- S + phi(k_t) (x) v_t; z <- z + phi(k_t); h_t <- phi(q_t)^T S / (phi(q_t) . z) (S, z = 0 "
               "initially) gives causal attention sum_{i<=t} (phi(q_t).phi(k_i)) v_i / sum_{j<=t} phi(q_t).phi(k_j)",
     domain=_ATT_DOMAIN,
-    checks=[Check("mpmath-masked-quadratic", 1, _attention_check("causal"), search=False,
-                  description="printed recurrence vs masked quadratic attention with the same features, both "
-                              "mpmath (float64 twin: rfcheck.rfa.rfa_causal, tested to rounding)")],
-))
+    checks=[_attention_check("causal", "mpmath-masked-quadratic",
+                             "printed recurrence vs masked quadratic attention with the same features, both "
+                             "mpmath (float64 twin: rfcheck.rfa.rfa_causal, tested to rounding)")],
+)
 
-register(Claim(
-    id="rfa.eq-gate", source=f"{SRC}, 'Gated Variant (RFA-Gate)'",
+P.claim(
+    "eq-gate", source=P.at("'Gated Variant (RFA-Gate)'"),
     statement="S_t = g_t S_{t-1} + (1-g_t) phi(k_t) (x) v_t, z_t = g_t z_{t-1} + (1-g_t) phi(k_t), "
               "h_t = phi(q_t)^T S_t / (phi(q_t) . z_t): an exponential moving average over the key-value context, "
               "i.e. attention with weights (1-g_i) prod_{j=i+1}^t g_j on phi(q_t).phi(k_i)",
     domain=_ATT_DOMAIN,
-    checks=[Check("mpmath-explicit-weights", 1, _attention_check("gate"), search=False,
-                  description="printed gated recurrence vs attention with explicit weights "
-                              "(1-g_i) prod_{j=i+1}^t g_j, both mpmath")],
+    checks=[_attention_check("gate", "mpmath-explicit-weights",
+                             "printed gated recurrence vs attention with explicit weights "
+                             "(1-g_i) prod_{j=i+1}^t g_j, both mpmath")],
     notes="S_0 = z_0 = 0 (the summary leaves the initial state implicit; Causal RFA initialises to 0).",
-))
+)
 
 
 # ----------------------------------------------------------------- complexity table
@@ -294,68 +249,43 @@ _PRINTED = {
 }
 
 
-def _count(method: str, column: str, size: dict[str, int]) -> int:
-    n, m, big_d, d = size["N"], size["M"], size["D"], size["d"]
-    if column == "train-time":
-        rng = np.random.default_rng(0)
-        if method == "rfa":
-            phi = rng.standard_normal((n, 2 * big_d))
-            return impl.rfa_causal(phi, phi, rng.standard_normal((n, d)))[1]
-        x = rng.standard_normal((n, d))
-        return impl.softmax_attention(x, x, x, causal=True)[1]
-    if column == "decode-time":
-        if method == "rfa":
-            return impl.rfa_decode_step_ops(n, m, 2 * big_d, d)
-        return impl.softmax_decode_step_ops(n, m, d)
-    # space: words held while decoding step N with a source of length M
-    if method == "rfa":
-        return 2 * (2 * big_d * d + 2 * big_d)  # self-attention state (S, z) + source state
-    return 2 * (n + m) * d  # cached keys and values of target and source
-
-
 def _complexity(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     method, column, var = p["method"], p["column"], p["var"]
     base = {"N": 64, "M": 64, "D": 8, "d": 8}
-    lo, hi = dict(base), dict(base)
-    hi[var] = base[var] * 4
-    c_lo, c_hi = _count(method, column, lo), _count(method, column, hi)
+    c_lo, c_hi = (ref.operation_count(method, column, {**base, var: base[var] * f}) for f in (1, 4))
     measured = math.log(c_hi / c_lo) / math.log(4)
     printed = _PRINTED[(method, column)].get(var, 0)
     # an O() bound holds when the measured growth exponent does not exceed the printed one
-    disc = (measured - printed) / 0.05
     note = "" if abs(measured - printed) < 0.2 else f"bound not tight: measured exponent {measured:.2f}"
-    return PointEval(p, printed, measured, 0.05, disc, True, note, {"ops_lo": c_lo, "ops_hi": c_hi})
+    return PointEval(p, printed, measured, 0.05, (measured - printed) / 0.05, True, note,
+                     {"ops_lo": c_lo, "ops_hi": c_hi})
 
 
-_TAB_STATEMENT = ("Time (training): softmax O(N^2 d), RFA O(N D d); time (decoding per step): softmax O(MN), "
-                  "RFA O(M + N); space: softmax O(MN), RFA O((M + N) D d)")
+_TAB_PARAMS = {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
+               "var": Choice(("N", "M", "D", "d"))}
 _TAB_CHECK = Check("operation-count", 1, _complexity, search=False,
                    description="scalar ops counted in rfcheck.rfa (rfa_causal, softmax_attention, decode-step "
                                "counts); exponent log_4(count(4n)/count(n)) vs the printed bound's exponent")
-_TAB_NOT_TIGHT = ("The bounds in N and M hold as upper bounds but are not tight: RFA decoding per step is "
-                  "Theta(D d), independent of M and N (the text's 'O(1) time per step'; the table's O(M + N) is "
-                  "loose), RFA decoding state is Theta(D d) words, softmax decoding per step is Theta((M + N) d), "
-                  "not Theta(MN).")
 
-register(Claim(
-    id="rfa.tab-complexity", source=f"{SRC}, table 'Complexity Analysis'",
-    statement=_TAB_STATEMENT,
-    domain=Domain({"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
-                   "var": Choice(("N", "M", "D", "d"))},
-                  description="growth exponent of counted operations (or words held) in each of N, M, D, d "
-                              "(exponent 0 where a bound omits the variable); sizes x4"),
+P.claim(
+    "tab-complexity", source=P.at("table 'Complexity Analysis'"),
+    statement="Time (training): softmax O(N^2 d), RFA O(N D d); time (decoding per step): softmax O(MN), "
+              "RFA O(M + N); space: softmax O(MN), RFA O((M + N) D d)",
+    domain=Domain(_TAB_PARAMS, description="growth exponent of counted operations (or words held) in each of N, M, "
+                                           "D, d (exponent 0 where a bound omits the variable); sizes x4"),
     readings=[
         Reading("literal", [_TAB_CHECK],
                 description="bounds in all four sizes: a bound that omits D or d claims no growth in it"),
         Reading("named-vars", [replace(_TAB_CHECK, domain=Domain(
-            {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
-             "var": Choice(("N", "M", "D", "d"))},
-            constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
+            _TAB_PARAMS, constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
             description="growth exponent in N and M always, in D and d only where the bound names them; sizes x4"))],
                 description="D and d constant wherever a bound does not name them", natural=True,
                 reason="the conventional reading of a complexity table: sizes it does not name are constants"),
     ],
     notes="Counted, RFA decoding per step grows like D d and softmax decoding like d, which the literal reading "
           "of bounds that omit D or d denies; the conventional reading suppresses unnamed sizes. (Until "
-          "2026-11-26 the second reading was the separate claim rfa.tab-complexity.named-vars.) " + _TAB_NOT_TIGHT,
-))
+          "2026-11-26 the second reading was the separate claim rfa.tab-complexity.named-vars.) The bounds in N "
+          "and M hold as upper bounds but are not tight: RFA decoding per step is Theta(D d), independent of M and "
+          "N (the text's 'O(1) time per step'; the table's O(M + N) is loose), RFA decoding state is Theta(D d) "
+          "words, softmax decoding per step is Theta((M + N) d), not Theta(MN).",
+)

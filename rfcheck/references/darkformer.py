@@ -1,0 +1,240 @@
+"""Reference computations for DARKFormer (``darkformer``): Gaussian expectations by quadrature.
+
+The independent sides of the ``darkformer`` claims, none of which uses a printed formula:
+the positive random-feature kernel and its ``Sigma``-weighted version as Gaussian
+expectations by 1-D quadratures, the two sides of Lemma 3.1's variance comparison by 1-D
+quadrature, the Cauchy-Schwarz optimum ``(int p_I sqrt(B_q B_k))^2`` of Theorem 3.2, the two
+expectations of Proposition 4.1 by separate quadratures, and the anisotropic covariances
+``Lambda = U diag(l) U^T`` the claims are stated on.
+
+References
+----------
+DARKFormer (seed 001): Lemma 2.1 (Choromanski et al. 2021), eq (3)/(8), Lemma 3.1 (eq 2,
+App. A eq 5-7), Theorem 3.2, Proposition 4.1 (App. B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck import quadrature
+
+__all__ = [
+    "haar_rotation",
+    "importance_weighting_samples",
+    "importance_weighting_sides",
+    "lemma31_variances",
+    "optimal_second_moment",
+    "prf_kernel",
+    "rotated_covariance",
+    "sigma_prf_kernel",
+]
+
+
+def haar_rotation(d: int, seed: int) -> np.ndarray:
+    """A Haar-random ``d x d`` rotation fixed by ``seed`` (``scipy.stats.ortho_group``; ``d = 1``: ``[[1]]``)."""
+    if d == 1:
+        return np.eye(1)
+    from scipy.stats import ortho_group
+
+    return ortho_group.rvs(d, random_state=int(seed))
+
+
+def rotated_covariance(eigs: list[float], seed: int) -> np.ndarray:
+    """``Lambda = U diag(eigs) U^T`` (float64, symmetrised), ``U = haar_rotation(len(eigs), seed)``;
+    exactly ``l I`` when all eigenvalues are equal (a rotation would add rounding)."""
+    if max(eigs) == min(eigs):
+        return eigs[0] * np.eye(len(eigs))
+    u = haar_rotation(len(eigs), seed)
+    lam = (u * np.array(eigs)) @ u.T
+    return 0.5 * (lam + lam.T)
+
+
+def prf_kernel(nx: float, ny: float, theta: float, dps: int) -> tuple[Any, Any]:
+    """``E_{w ~ N(0, I)}[exp(w.x - |x|^2/2) exp(w.y - |y|^2/2)]`` by 1-D quadrature (Lemma 2.1).
+
+    Only the component of ``w`` along ``x + y`` matters: ``exp(-(|x|^2+|y|^2)/2) E exp(|x + y| z)``
+    for the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``.  Returns
+    ``(value, error bar)`` (:func:`rfcheck.quadrature.with_error`).
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        a, b, t = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta)
+        sq_sum = (a - b) ** 2 + 4 * a * b * mpmath.cos(t / 2) ** 2  # |x + y|^2 without cancellation
+        v, e = quadrature.gaussian_exp_moment(0, mpmath.sqrt(sq_sum))
+        pref = mpmath.exp(-(a**2 + b**2) / 2)
+        return pref * v, pref * e
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def sigma_prf_kernel(m_mat: np.ndarray, q: np.ndarray, k: np.ndarray, dps: int) -> tuple[Any, Any]:
+    """``E_{w ~ N(0, Sigma)}[exp(w.q - q^T Sigma q/2) exp(w.k - k^T Sigma k/2)]``, ``Sigma = M^T M``.
+
+    By 1-D quadratures along the eigenvectors of ``Sigma`` (``w = U diag(sqrt(ev)) z``,
+    ``z ~ N(0, I)``; eq (3)/(8)).  ``m_mat``: ``r x d``; ``q, k``: length ``d``.  Returns
+    ``(value, error bar)``.
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        mm, qm, km = mpmath.matrix(m_mat.tolist()), mpmath.matrix(q.tolist()), mpmath.matrix(k.tolist())
+        sig = mm.T * mm
+        ev, u = mpmath.eigsy(sig)
+        s = qm + km
+        factors = []
+        for j in range(sig.rows):
+            lam_j = max(ev[j], mpmath.mpf(0))
+            a_j = mpmath.sqrt(lam_j) * sum(u[i, j] * s[i] for i in range(sig.rows))
+            v, e = quadrature.gaussian_exp_moment(0, a_j)
+            factors.append((v, e, 1))
+        val, err = quadrature.product_with_error(factors)
+        pref = mpmath.exp(-(qm.T * sig * qm)[0] / 2 - (km.T * sig * km)[0] / 2)
+        return pref * val, pref * err
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def _lemma31_setup(dist: str, a: Any) -> tuple[Callable[[Any], Any], Any, Any]:
+    """1-D query/key distribution D: ``B(w) = E_x exp(2 w x - x^2)``, ``E kappa^2 = E exp(2 q k)``
+    (exact) and the coefficient of ``-w^2`` in ``log(p_I^2 B^2)`` (its Gaussian tail)."""
+    a = mpmath.mpf(a)
+    if dist == "gauss":  # D = N(0, a): elementary Gaussian integrals
+        def b(w: Any) -> Any:
+            return mpmath.exp(2 * a * w * w / (1 + 2 * a)) / mpmath.sqrt(1 + 2 * a)
+        return b, 1 / mpmath.sqrt(1 - 4 * a * a), 1 - 4 * a / (1 + 2 * a)
+    if dist != "discrete":
+        raise ValueError(f"dist must be 'gauss' or 'discrete'; got {dist!r}")
+    pts = [-a, a / 3, 2 * a]  # D uniform on {-a, a/3, 2a}: exact finite sums
+
+    def b_disc(w: Any) -> Any:
+        return sum(mpmath.exp(2 * w * x - x * x) for x in pts) / 3
+    return b_disc, sum(mpmath.exp(2 * x * y) for x in pts for y in pts) / 9, mpmath.mpf(1)
+
+
+def _lemma31_proposal(alt: str, mu: Any, s: Any, eps: Any, psi_star: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """A competing proposal density and the coefficient of ``w^2`` in ``-log psi`` (its tail)."""
+    mu, s, eps = mpmath.mpf(mu), mpmath.mpf(s), mpmath.mpf(eps)
+    if alt == "normal":
+        return (lambda w: mpmath.npdf(w, mu, s)), 1 / (2 * s * s)
+    if alt == "student":
+        nu = mpmath.mpf(3)
+
+        def t(w: Any) -> Any:
+            z = (w - mu) / s
+            return (mpmath.gamma((nu + 1) / 2) / (mpmath.sqrt(nu * mpmath.pi) * mpmath.gamma(nu / 2) * s)
+                    * (1 + z * z / nu) ** (-(nu + 1) / 2))
+        return t, mpmath.mpf(0)
+    if alt != "mix":
+        raise ValueError(f"alt must be 'normal', 'student' or 'mix'; got {alt!r}")
+    return (lambda w: (1 - eps) * psi_star(w) + eps * mpmath.npdf(w, mu, s)), mpmath.mpf(0)
+
+
+def lemma31_variances(dist: str, a: float, alt: str, mu: float, s: float, eps: float,
+                      dps: int) -> tuple[Any, Any, Any]:
+    """Expected variances ``V(psi*)`` and ``V(psi)`` of Lemma 3.1 in ``d = 1`` by quadrature.
+
+    ``V(psi) = int p_I^2 B^2 / psi - E kappa^2`` (one feature), ``psi* = p_I B / int p_I B``
+    normalised by quadrature.
+
+    Parameters
+    ----------
+    dist : {"gauss", "discrete"}
+        The query/key distribution: ``N(0, a)`` or uniform on ``{-a, a/3, 2a}``.
+    a : float
+        Its scale (``a < 1/2`` for ``"gauss"``).
+    alt : {"normal", "student", "mix"}
+        The competitor ``psi``: ``N(mu, s^2)``, Student-t_3 ``(mu, s)``, or
+        ``(1 - eps) psi* + eps N(mu, s^2)``.
+    mu, s, eps : float
+    dps : int
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf, mpmath.mpf)
+        ``V(psi*)``, ``V(psi)`` (``+inf`` where ``psi``'s Gaussian tail is lighter than
+        ``p_I^2 B^2``'s and the integral diverges), and the error bar of their difference.
+    """
+    with mpmath.workdps(dps):
+        b, k2, tail = _lemma31_setup(dist, a)
+        z_star, e0 = mpmath.quad(lambda w: mpmath.npdf(w) * b(w), [-mpmath.inf, 0, mpmath.inf], error=True)
+
+        def psi_star(w: Any) -> Any:
+            return mpmath.npdf(w) * b(w) / z_star
+
+        def second(psi: Callable[[Any], Any]) -> tuple[Any, Any]:
+            return mpmath.quad(lambda w: mpmath.npdf(w) ** 2 * b(w) ** 2 / psi(w), [-mpmath.inf, -2, 0, 2, mpmath.inf],
+                               error=True)
+
+        m_star, e1 = second(psi_star)
+        psi, c_alt = _lemma31_proposal(alt, mu, s, eps, psi_star)
+        if alt == "normal" and c_alt >= tail:
+            return m_star - k2, mpmath.inf, abs(e1) + abs(e0)
+        m_alt, e2 = second(psi)
+        return m_star - k2, m_alt - k2, abs(e0) * m_star / z_star + abs(e1) + abs(e2)
+
+
+def optimal_second_moment(lam: np.ndarray, dps: int) -> tuple[Any, Any]:
+    """``(int p_I sqrt(B_q B_k))^2 = (E_{x ~ N(0, Lambda)} exp(|x|^2))^2`` by 1-D quadratures.
+
+    The smallest ``E_{q,k} E_psi[(p_I/psi)^2 Z^2]`` over proposals ``psi`` (Cauchy-Schwarz,
+    proof of Lemma 3.1), for ``q, k ~ N(0, Lambda)``: by Fubini ``prod_i (E exp(l_i z^2))^2``
+    over the eigenvalues ``l_i < 1/2`` of the float64 ``Lambda`` (computed in mpmath), each
+    factor by quadrature (Theorem 3.2).  Returns ``(value, error bar)``.
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        ev = mpmath.eigsy(mpmath.matrix(lam.tolist()), eigvals_only=True)
+        factors = [(*quadrature.gaussian_exp_moment(ev[i], 0), 2) for i in range(len(ev))]
+        return quadrature.product_with_error(factors)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def importance_weighting_sides(s: float, q: float, k: float, dps: int) -> tuple[Any, Any, Any]:
+    """Both sides of Proposition 4.1 in ``d = 1``: ``E_{p_Sigma}[f]`` and ``E_{p_I}[w_Sigma f]``.
+
+    ``f(w) = exp(w q - Sigma q^2/2) exp(w k - Sigma k^2/2)``, ``w_Sigma = p_Sigma / p_I``
+    evaluated literally; the first by quadrature in ``z = w / sqrt(Sigma)``, the second in
+    ``w``, at ``dps + 10`` digits.  Returns ``(lhs, rhs, error bar)``.
+    """
+    with mpmath.workdps(dps + 10):
+        s, qq, kk = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(k)
+
+        def f(w: Any) -> Any:
+            return mpmath.exp(w * qq - s * qq * qq / 2) * mpmath.exp(w * kk - s * kk * kk / 2)
+
+        sd = mpmath.sqrt(s)
+        lhs, e1 = mpmath.quad(lambda z: mpmath.npdf(z) * f(sd * z), [-mpmath.inf, 0, mpmath.inf], error=True)
+
+        def w_sigma(w: Any) -> Any:
+            return mpmath.npdf(w, 0, sd) / mpmath.npdf(w)
+
+        rhs, e2 = mpmath.quad(lambda w: mpmath.npdf(w) * w_sigma(w) * f(w), [-mpmath.inf, 0, mpmath.inf],
+                              error=True)
+    return lhs, rhs, abs(e1) + abs(e2)
+
+
+def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray, m: int, n: int,
+                                 seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` draws each of the two estimators of Proposition 4.1 (eq (4)) with ``m`` features.
+
+    Unweighted: ``m^-1 sum_j exp(w_j.(q + k) - (q^T Sigma q + k^T Sigma k)/2)``, ``w_j ~ N(0, Sigma)``;
+    weighted: the same with ``w_j ~ N(0, I)`` and the weight ``w_Sigma = p_Sigma / p_I`` (log
+    densities, :func:`rfcheck.closed_forms.darkformer.log_gaussian_density`).  Both have mean
+    ``exp(q^T Sigma k)``; the weighted one infinite variance when ``Sigma`` has an eigenvalue
+    ``>= 2``.  Drawn from ``numpy.random.default_rng(seed)``.
+    """
+    from rfcheck.closed_forms import darkformer as cf
+
+    d = sigma.shape[0]
+    rng = np.random.default_rng(seed)
+    om_s = rng.standard_normal((n * m, d)) @ np.linalg.cholesky(sigma).T
+    om_i = rng.standard_normal((n * m, d))
+    base = -0.5 * (q @ sigma @ q + k @ sigma @ k)
+    a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
+    lw = cf.log_gaussian_density(om_i, sigma) - cf.log_gaussian_density(om_i, np.eye(d))
+    return a, np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)

@@ -1,0 +1,225 @@
+"""Reference computations for Random Feature Attention (Peng et al., ICLR 2021; ``rfa``).
+
+The independent sides of the ``rfa`` claims: the ``D -> inf`` limit of the trigonometric
+random-feature kernel by quadrature of the characteristic function of the *sampling*
+distribution (never its closed form), its Arb enclosure, the ``D -> inf`` limit of RFA
+itself, attention as an explicit weighted quadratic form in mpmath, and the operation
+counts behind the complexity table (from the implementations in :mod:`rfcheck.rfa`).
+
+Pairs of vectors are given as ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``
+(:func:`rfcheck.ledger.pair_domain`).
+
+References
+----------
+Peng et al., *Random Feature Attention*, ICLR 2021: sec 2 'Background: Random Feature
+Methods' (the kernel identity), sec 3 'Non-Causal (Cross) Attention', Algorithm 'Causal
+RFA', 'Gated Variant (RFA-Gate)', table 'Complexity Analysis'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rfcheck import quadrature
+from rfcheck import rfa as impl
+
+__all__ = [
+    "attention_quadratic_mp",
+    "operation_count",
+    "rfa_limit_attention",
+    "rfa_limit_attention_ball",
+    "trig_kernel_limit",
+    "trig_kernel_limit_ball",
+    "trig_kernel_samples",
+]
+
+
+def trig_kernel_limit(nx: float, ny: float, theta: float, sigma: float, dps: int) -> tuple[Any, Any]:
+    """``lim_{D->inf} exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y)`` for ``w_i ~ N(0, sigma^2 I)``.
+
+    ``phi(x) = D^{-1/2} [sin(w_i.x), cos(w_i.x)]_i`` gives ``phi(x).phi(y) -> E cos(w.(x - y))``,
+    a 1-D Gaussian expectation along ``x - y``: ``E cos(sigma |x - y| z)``, ``z ~ N(0, 1)``,
+    computed by quadrature (:func:`rfcheck.quadrature.gaussian_exp_moment`) at ``dps`` and
+    ``dps + 15`` digits (Peng et al. 2021, sec 2).
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf)
+        The limit and its error bar.
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        a, b, t, sig = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta), mpmath.mpf(sigma)
+        sq_diff = (a - b) ** 2 + 4 * a * b * mpmath.sin(t / 2) ** 2  # |x - y|^2 without cancellation
+        v, e = quadrature.gaussian_exp_moment(0, mpmath.mpc(0, sig * mpmath.sqrt(sq_diff)))
+        pref = mpmath.exp((a**2 + b**2) / (2 * sig**2))
+        return pref * mpmath.re(v), pref * abs(e)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def _cos_expectation_ball(c: Any, bits: int) -> Any:
+    """``E cos(c z)``, ``z ~ N(0, 1)``, as an Arb ball (rigorous integral and tail bound)."""
+    from rfcheck.certify import gaussian_expectation_1d
+
+    return gaussian_expectation_1d(lambda w, analytic: (w * c).cos(), growth=(1.0, 0.0), prec=bits)
+
+
+def trig_kernel_limit_ball(nx: float, ny: float, theta: float, sigma: float, bits: int) -> Any:
+    """:func:`trig_kernel_limit` as a ``flint.arb`` ball with a rigorous radius (the point's
+    floats exact; ``E cos(sigma |x - y| z)`` by Arb's certified integration)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        a, b, t, s = arb(nx), arb(ny), arb(theta), arb(sigma)
+        sq_diff = (a - b) ** 2 + 4 * a * b * (t / 2).sin() ** 2
+        pref = ((a * a + b * b) / (2 * s * s)).exp()
+        return pref * _cos_expectation_ball(s * sq_diff.sqrt(), bits)
+
+
+def trig_kernel_samples(x: np.ndarray, y: np.ndarray, sigma: float, n_features: int, n: int,
+                        seed: int) -> np.ndarray:
+    """``n`` independent draws of ``exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y)`` (float64).
+
+    ``phi(x) = D^{-1/2} [sin(w_i.x), cos(w_i.x)]_{i<=D}`` with ``D = n_features`` iid
+    ``w_i ~ N(0, sigma^2 I)`` per draw (Peng et al. 2021, sec 2); the mean is
+    :func:`trig_kernel_limit` for every ``D`` (unbiased).  Drawn in chunks of 2000 from
+    ``numpy.random.default_rng(seed)``.
+    """
+    x, y = np.ravel(np.asarray(x, float)), np.ravel(np.asarray(y, float))
+    rng = np.random.default_rng(seed)
+    vals = np.empty(n)
+    for lo in range(0, n, 2000):
+        c = min(2000, n - lo)
+        w = sigma * rng.standard_normal((c, n_features, x.shape[0]))
+        phx = np.concatenate([np.sin(w @ x), np.cos(w @ x)], axis=1) / math.sqrt(n_features)
+        phy = np.concatenate([np.sin(w @ y), np.cos(w @ y)], axis=1) / math.sqrt(n_features)
+        vals[lo:lo + c] = np.sum(phx * phy, axis=1)
+    return vals * math.exp((x @ x + y @ y) / (2 * sigma**2))
+
+
+def _instance_checks(q: np.ndarray, keys: np.ndarray, values: np.ndarray) -> None:
+    if keys.ndim != 2 or q.shape != (keys.shape[1],) or values.shape != (keys.shape[0],):
+        raise ValueError("q: (d,), keys: (n, d), values: (n,)")
+
+
+def rfa_limit_attention(q: np.ndarray, keys: np.ndarray, values: np.ndarray, dps: int) -> tuple[Any, Any]:
+    """``lim_{D->inf} RFA(q, K, v)`` with ``sigma = 1`` (``w ~ N(0, I)``), by quadrature.
+
+    ``phi(q).phi(k_i) -> E cos(w.(q - k_i)) = E cos(|q - k_i| z)`` (1-D quadrature, no closed
+    form used); the limit is ``sum_i c_i v_i / sum_j c_j`` (Peng et al. 2021, sec 3).
+
+    Parameters
+    ----------
+    q : ndarray, shape (d,)
+    keys : ndarray, shape (n, d)
+    values : ndarray, shape (n,)
+    dps : int
+        Working digits (the caller's precision context is used for the sums).
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf)
+        The limit and the propagated quadrature error bar.
+    """
+    q, keys, values = np.asarray(q, float), np.asarray(keys, float), np.asarray(values, float)
+    _instance_checks(q, keys, values)
+    n, d = keys.shape
+    with mpmath.workdps(dps):
+        qm = [mpmath.mpf(x) for x in q]
+        lim, err = [], mpmath.mpf(0)
+        for i in range(n):
+            delta = mpmath.sqrt(sum((qm[a] - mpmath.mpf(keys[i, a])) ** 2 for a in range(d)))
+            val, e = quadrature.gaussian_exp_moment(0, mpmath.mpc(0, delta))
+            lim.append(mpmath.re(val))
+            err += abs(e)
+        ref = sum(lim[i] * values[i] for i in range(n)) / sum(lim)
+        return ref, err * (sum(abs(x) for x in values) + abs(ref) * n) / abs(sum(lim))
+
+
+def rfa_limit_attention_ball(q: np.ndarray, keys: np.ndarray, values: np.ndarray, bits: int) -> Any:
+    """:func:`rfa_limit_attention` as a ``flint.arb`` ball (the inputs' floats exact; each
+    ``E cos(|q - k_i| z)`` by Arb's certified integration)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    q, keys, values = np.asarray(q, float), np.asarray(keys, float), np.asarray(values, float)
+    _instance_checks(q, keys, values)
+    with workprec(bits):
+        lim = [_cos_expectation_ball(sum(((arb(a) - arb(b)) ** 2 for a, b in zip(q, k, strict=True)),
+                                         arb(0)).sqrt(), bits) for k in keys]
+        return sum((c * arb(v) for c, v in zip(lim, values, strict=True)), arb(0)) / sum(lim, arb(0))
+
+
+def attention_quadratic_mp(phi_q: Any, phi_k: Any, v: Any, weights: Callable[[int, int], Any]) -> tuple[Any, list]:
+    """Attention as an explicit quadratic form in mpmath, with its conditioning.
+
+    ``h_t = sum_i c_ti A_ti v_i / sum_i c_ti A_ti``, ``A_ti = phi(q_t).phi(k_i)``, ``c_ti =
+    weights(t, i)`` (1: non-causal; ``i <= t``: causal; ``(1 - g_i) prod_{j>i} g_j``: gated).
+
+    Parameters
+    ----------
+    phi_q, phi_k, v : mpmath.matrix
+        Query features (n_q x f), key features (n_k x f), values (n_k x d).
+    weights : callable
+        ``weights(t, i)``.
+
+    Returns
+    -------
+    (mpmath.matrix, list)
+        ``h`` (n_q x d) at the working precision (NaN in a row whose normaliser is exactly 0),
+        and per query the conditioning ``sum_i |c_ti A_ti| / |sum_i c_ti A_ti|`` of its
+        normaliser (``inf`` where it is 0).
+    """
+    n_q, n_k, d = phi_q.rows, phi_k.rows, v.cols
+    h = mpmath.matrix(n_q, d)
+    cond = []
+    for t in range(n_q):
+        a = [weights(t, i) * sum(phi_q[t, f] * phi_k[i, f] for f in range(phi_q.cols)) for i in range(n_k)]
+        den = sum(a)
+        cond.append(sum(abs(x) for x in a) / abs(den) if den != 0 else mpmath.inf)
+        for j in range(d):
+            h[t, j] = sum(a[i] * v[i, j] for i in range(n_k)) / den if den != 0 else mpmath.nan
+    return h, cond
+
+
+def operation_count(method: str, column: str, size: dict[str, int]) -> int:
+    """Scalar operations (or words held) of softmax attention or RFA at one size.
+
+    Parameters
+    ----------
+    method : {"softmax", "rfa"}
+    column : {"train-time", "decode-time", "space"}
+        Training (causal attention over ``N`` tokens, operations counted by
+        :func:`rfcheck.rfa.rfa_causal` / :func:`rfcheck.rfa.softmax_attention`), one decoding
+        step (:func:`rfcheck.rfa.rfa_decode_step_ops`, :func:`rfcheck.rfa.softmax_decode_step_ops`),
+        or the words held while decoding step ``N`` with a source of length ``M``.
+    size : dict
+        ``N`` (target length), ``M`` (source length), ``D`` (random features; RFA's width 2D),
+        ``d`` (head dimension).
+    """
+    n, m, big_d, d = size["N"], size["M"], size["D"], size["d"]
+    if method not in ("softmax", "rfa") or column not in ("train-time", "decode-time", "space"):
+        raise ValueError(f"unknown method/column {method!r}/{column!r}")
+    if column == "train-time":
+        rng = np.random.default_rng(0)
+        if method == "rfa":
+            phi = rng.standard_normal((n, 2 * big_d))
+            return impl.rfa_causal(phi, phi, rng.standard_normal((n, d)))[1]
+        x = rng.standard_normal((n, d))
+        return impl.softmax_attention(x, x, x, causal=True)[1]
+    if column == "decode-time":
+        if method == "rfa":
+            return impl.rfa_decode_step_ops(n, m, 2 * big_d, d)
+        return impl.softmax_decode_step_ops(n, m, d)
+    if method == "rfa":
+        return 2 * (2 * big_d * d + 2 * big_d)  # self-attention state (S, z) + source state
+    return 2 * (n + m) * d  # cached keys and values of target and source
