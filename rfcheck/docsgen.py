@@ -1062,11 +1062,12 @@ def attention_scale_page(root: str | Path = ROOT) -> str:
         files = _attention_files(root, kind)
         present = [p for p in files if p.exists()]
         missing += [p for p in files if not p.exists()]
-        out += [f"## {title}", "", intro, ""]
+        out += [f"(attention-scale-{kind})=", f"## {title}", "", intro, ""]
         out += [render(p, root) for p in present] or [f"No stored file: `{_ATTENTION_WRITERS[kind]}` writes one.", ""]
-    out += ["## GPU timings at two matmul precisions", "",
+    out += ["(attention-scale-precision)=", "## Timings by matmul precision", "",
             "`rfcheck bench attention`: wall time and peak memory of exact and FAVOR+ attention (float32, "
-            "d = M = 64) against L, one configuration per fresh process.", ""]
+            "d = M = 64) against L, one configuration per fresh process, at each stored matmul precision "
+            "(`highest`: float32 products; `default`: the backend's choice).", ""]
     files = _attention_files(root, "precision")
     missing += [p for p in files if not p.exists()]
     folders = sorted({p.parent for p in files if p.exists()})
