@@ -686,7 +686,7 @@ _MSE_ORDER = ("attention.order.prf-simrf<=prf-orf", "attention.order.prf-orf<=pr
 def _z(z: float | None) -> str:
     """A z-score as the attention guide writes it: 2 decimals below 10, 1 below 100, none above."""
     if z is None or (isinstance(z, float) and not math.isfinite(z)):
-        return "–"
+        return "-"
     a = abs(z)
     return f"{z:.2f}" if a < 10 else f"{z:.1f}" if a < 100 else f"{z:.0f}"
 
@@ -794,8 +794,8 @@ def attention_mse_table(path: str | Path, root: str | Path = ROOT) -> str:
     data = _load(path) if path.exists() else None
     if not isinstance(data, list) or not data:
         why = "missing" if data is None else f"unreadable ({_text(data)})" if isinstance(data, Exception) else "empty"
-        return "\n".join(head + [f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['mse']}` writes one.", ""])
-    out = head + [f"Command: {_code(_mse_command(data, rel))}.  {_mse_notes(data)}", "",
+        return "\n".join([*head, f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['mse']}` writes one.", ""])
+    out = [*head, f"Command: {_code(_mse_command(data, rel))}.  {_mse_notes(data)}", "",
                   _device_line(path, root), ""]
     iso = [st for st in data if st.get("study", "isotropic") != "darkformer"]
     dark = [st for st in data if st.get("study") == "darkformer"]
@@ -809,19 +809,20 @@ def attention_mse_table(path: str | Path, root: str | Path = ROOT) -> str:
             eq = [e for e in st["entries"] if e.get("kind") == "equality"]
 
             def z(i: str, by: dict = by) -> str:
-                return _z(by[i]["z"]) if i in by else "–"
+                return _z(by[i]["z"]) if i in by else "-"
 
             rse = [v["rel_se"] for v in st["variants"].values() if v.get("rel_se") is not None]
             rows.append(f"| {c['L']} | {c['M']} | {c['R']} | {_verdict_counts(st['entries'])} | "
-                        f"{_z(max(abs(e['z']) for e in eq)) if eq else '–'} | {z(_MSE_ORDER[0])} | "
+                        f"{_z(max(abs(e['z']) for e in eq)) if eq else '-'} | {z(_MSE_ORDER[0])} | "
                         f"{z(_MSE_ORDER[1])} / {z(_MSE_ORDER[2])} | {z(_MSE_ORDER[3])} / {z(_MSE_ORDER[4])} | "
-                        + (f"{100 * min(rse):.2f}-{100 * max(rse):.2f}%" if rse else "–")
+                        + (f"{100 * min(rse):.2f}-{100 * max(rse):.2f}%" if rse else "-")
                         + f" | {st.get('seconds', float('nan')):.0f} |")
         zc = sorted({round(e["z_crit"], 2) for st in iso for e in st["entries"]})
         out += [*_nowrap(rows), "", f"z_crit = {', '.join(f'{v:.2f}' for v in zc)} (Bonferroni over each "
                 f"study's tests at family level alpha).", ""]
     if dark:
-        rows = ["| L | M | R | test | verdict | z | z_crit | why not HOLDS |", "| ---: | ---: | ---: | --- | --- | ---: | ---: | --- |"]
+        rows = ["| L | M | R | test | verdict | z | z_crit | why not HOLDS |",
+                "| ---: | ---: | ---: | --- | --- | ---: | ---: | --- |"]
         for st in dark:
             c = st["config"]
             for e in st["entries"]:
@@ -858,12 +859,12 @@ def maxrel_table(path: str | Path, root: str | Path = ROOT) -> str:
     data = _load(path) if path.exists() else None
     if not isinstance(data, list) or not data:
         why = "missing" if data is None else f"unreadable ({_text(data)})" if isinstance(data, Exception) else "empty"
-        return "\n".join(head + [f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['maxrel']}` writes one.", ""])
+        return "\n".join([*head, f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['maxrel']}` writes one.", ""])
     c = data[0]["config"]
     radii = " ".join(f"{st['config']['r']:g}" for st in data)
     cmd = (f"python -m rfcheck.attention.maxrel --radii {radii} --len {c['L']} --dim {c['d']} --draws {c['R']} "
            f"--seed {c['seed']} --alpha {c['alpha']:g} --json {rel}")
-    out = head + [f"Command: {_code(cmd)} (options from the file's `config`; m = {c['m']} features for SM^trig "
+    out = [*head, f"Command: {_code(cmd)} (options from the file's `config`; m = {c['m']} features for SM^trig "
                   f"and SM^++, the hybrid at (m, n) = ({c['hybrid_m']}, {c['hybrid_n']})).", "",
                   _device_line(path, root), ""]
     rows = ["| r | L | R | exact eps_max, SM^trig | exact eps_max, SM^++ | exact eps_max, hybrid | "
@@ -876,7 +877,7 @@ def maxrel_table(path: str | Path, root: str | Path = ROOT) -> str:
         def mc(i: str, by: dict = by) -> str:
             e = by.get(i)
             if not e:
-                return "–"
+                return "-"
             why = _short_note(e.get("note", "")) if e["verdict"] != "HOLDS" else ""
             return f"{e['verdict']} (z = {_z(e['z'])}{'; ' + _text(why) if why else ''})"
 
@@ -885,7 +886,8 @@ def maxrel_table(path: str | Path, root: str | Path = ROOT) -> str:
         rows.append(f"| {cf['r']:g} | {cf['L']} | {cf['R']} | {ex['trig']['eps_max']:#.4g} | "
                     f"{ex['pos']['eps_max']:#.4g} | {ex['hybrid']['eps_max']:#.4g} | "
                     f"{ex['hybrid']['eps_max'] / others:.3f} | {mc('attention.maxrel.hybrid<=trig')} | "
-                    f"{mc('attention.maxrel.hybrid<=pos')} | {_verdict_counts(eqs)} | {st.get('seconds', float('nan')):.0f} |")
+                    f"{mc('attention.maxrel.hybrid<=pos')} | {_verdict_counts(eqs)} | "
+                    f"{st.get('seconds', float('nan')):.0f} |")
     zc = sorted({round(e["z_crit"], 2) for st in data for e in st["entries"]})
     out += [*_nowrap(rows), "", f"z_crit = {', '.join(f'{v:.2f}' for v in zc)}.", ""]
     return "\n".join(out)
@@ -956,7 +958,7 @@ def attention_precision_table(folder: str | Path, root: str | Path = ROOT) -> st
             runs[prec] = (p, entries)
     head = [f"### {_code(_rel(folder, root))}", ""]
     if not runs:
-        return "\n".join(head + [f"No stored `bench-precision-*` file in {_code(_rel(folder, root))}: "
+        return "\n".join([*head, f"No stored `bench-precision-*` file in {_code(_rel(folder, root))}: "
                                  f"`{_ATTENTION_WRITERS['precision']}` writes one.", ""])
     order = sorted(runs, key=lambda p: (p != "highest", p))
     out = head
@@ -972,8 +974,9 @@ def attention_precision_table(folder: str | Path, root: str | Path = ROOT) -> st
                + (f" --exact-mem {mem[0]}" if mem else "") + f" --precision {m.group(1) if m else prec}"
                + (f" --json {_rel(p, root)}" if p.suffix == ".json" else f" > {_rel(p, root)}"))
         last = entries[-1]
-        extra = (f" The file holds the printed rows only; the last is L = {last['L']}, "
-                 f"{_code(last['method'] + (' causal' if last['causal'] else '') + (' chunked' if last['impl'] == 'chunked' else ''))}."
+        last_name = (last["method"] + (" causal" if last["causal"] else "")
+                     + (" chunked" if last["impl"] == "chunked" else ""))
+        extra = (f" The file holds the printed rows only; the last is L = {last['L']}, {_code(last_name)}."
                  if p.suffix == ".log" else "")
         out += [f"- `{prec}`: {_code(cmd)} (precision from {source}).{extra} "
                 + _device_line(p, root, entries), ""]
@@ -984,7 +987,7 @@ def attention_precision_table(folder: str | Path, root: str | Path = ROOT) -> st
         vals = []
         for prec in order:
             e = by[prec].get(key)
-            vals.append("–" if e is None else "skipped" if e.get("seconds") is None else fmt(e))
+            vals.append("-" if e is None else "skipped" if e.get("seconds") is None else fmt(e))
         return " / ".join(vals)
 
     label = " / ".join(f"`{p}`" for p in order)
@@ -995,13 +998,13 @@ def attention_precision_table(folder: str | Path, root: str | Path = ROOT) -> st
     m_rows = [hdr, sep] + [f"| {n} | " + " | ".join(
         cells((c[0], c[1], c[2], n), lambda e: "?" if e.get("peak_bytes") is None else f"{e['peak_bytes'] / 2**20:.0f}")
         for c in _BENCH_COLS) + " |" for n in lengths]
-    out += [f"Times in milliseconds (best of 3 after a warm-up), each cell {label} (`–`: not in that file):", "",
+    out += [f"Times in milliseconds (best of 3 after a warm-up), each cell {label} (`-`: not in that file):", "",
             *_nowrap(t_rows), "", f"Peak memory in MiB, each cell {label}:", "", *_nowrap(m_rows), ""]
     sums = {prec: summarise(runs[prec][1]) for prec in order}
     names = list(dict.fromkeys(n for s in sums.values() for n in s["slopes"]))
 
     def sl(v: Any) -> str:
-        return "–" if v is None or not math.isfinite(v) else f"{v:.2f}"
+        return "-" if v is None or not math.isfinite(v) else f"{v:.2f}"
 
     out += [f"Log-log slopes (fitted over L >= 4096; `rfcheck.attention.bench.summarise` on the stored rows), "
             f"each cell {label}:", "", "| method | time | memory |", "| --- | ---: | ---: |"]
