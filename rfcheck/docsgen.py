@@ -11,6 +11,9 @@ commands computing them wrote,
 * ``results/bench/<folder>/run*.json`` -- ``rfcheck bench --json PATH`` (one folder per series
   of runs), with the lab notes ``results/bench/NOTES.md``, and
   ``results/attention-scale/**/bench*.json`` -- ``rfcheck bench attention --json PATH``;
+* ``results/attention-scale/**`` -- ``python -m rfcheck.attention.mse --json PATH``,
+  ``python -m rfcheck.attention.maxrel --json PATH`` and ``rfcheck bench attention --json PATH`` (the
+  attention-scale page, :func:`attention_scale_page`);
 * ``figures/*.png`` -- ``rfcheck plot NAME`` (the gallery, captions from :data:`rfcheck.plots.CAPTIONS`);
 
 and the API reference lists every name of the ``__all__`` of every public module
@@ -33,6 +36,7 @@ import glob
 import importlib
 import inspect
 import json
+import math
 import pkgutil
 import re
 import shutil
@@ -46,9 +50,13 @@ from rfcheck.report import format_value as _fmt
 from rfcheck.report import headline
 
 __all__ = [
+    "ATTENTION_SCALE_FILES",
     "ROOT",
     "StoredLedger",
     "api_pages",
+    "attention_mse_table",
+    "attention_precision_table",
+    "attention_scale_page",
     "benchmark_page",
     "calibration_page",
     "errata_page",
@@ -57,6 +65,7 @@ __all__ = [
     "headline",
     "ledger_page",
     "load_ledger",
+    "maxrel_table",
     "public_modules",
     "public_names",
     "undocumented",
@@ -645,6 +654,439 @@ def _attention_bench(path: Path) -> list[str]:
     return out
 
 
+# --------------------------------------------------------------------------- attention-scale studies
+
+#: the stored attention-scale result files the attention guide relies on, by kind (relative to the
+#: project root); :func:`attention_scale_page` says which of them are missing and also renders any
+#: other file of ``results/attention-scale/`` matching :data:`_ATTENTION_PATTERNS`
+ATTENTION_SCALE_FILES: dict[str, tuple[str, ...]] = {
+    "mse": ("results/attention-scale/L1024.json", "results/attention-scale/L4096.json",
+            "results/attention-scale/gpu-h200/mse-L16384.json"),
+    "darkformer": ("results/attention-scale/dark_L1024_t005.json", "results/attention-scale/dark_L1024_t01.json"),
+    "maxrel": ("results/attention-scale/maxrel-L256.json", "results/attention-scale/maxrel-L1024.json",
+               "results/attention-scale/maxrel-L1024-r1-R12000.json"),
+    "precision": ("results/attention-scale/gpu-h200/bench-precision-default.json",
+                  "results/attention-scale/gpu-h200/bench-precision-highest.log"),
+}
+
+_ATTENTION_PATTERNS = {"mse": ("L*.json", "mse-L*.json"), "darkformer": ("dark_*.json",),
+                       "maxrel": ("maxrel-*.json",), "precision": ("bench-precision-*.json", "bench-precision-*.log")}
+
+#: the command that writes a file of each kind (for the note on a missing file)
+_ATTENTION_WRITERS = {"mse": "python -m rfcheck.attention.mse --json PATH",
+                      "darkformer": "python -m rfcheck.attention.mse --darkformer-only --json PATH",
+                      "maxrel": "python -m rfcheck.attention.maxrel --json PATH",
+                      "precision": "rfcheck bench attention --precision P --json PATH"}
+
+_MSE_ORDER = ("attention.order.prf-simrf<=prf-orf", "attention.order.prf-orf<=prf-iid",
+              "attention.order.oprf-orf<=oprf-iid", "attention.order.oprf-iid<=prf-iid",
+              "attention.order.oprf-orf<=prf-orf")
+
+
+def _z(z: float | None) -> str:
+    """A z-score as the attention guide writes it: 2 decimals below 10, 1 below 100, none above."""
+    if z is None or (isinstance(z, float) and not math.isfinite(z)):
+        return "-"
+    a = abs(z)
+    return f"{z:.2f}" if a < 10 else f"{z:.1f}" if a < 100 else f"{z:.0f}"
+
+
+def _verdict_counts(entries: list[dict[str, Any]]) -> str:
+    c = Counter(e["verdict"] for e in entries)
+    return ", ".join(f"{n} {v}" for v, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _test_name(ident: str) -> str:
+    """A test id without its ``attention.``/``.M<m>`` decoration, as a code span."""
+    base = re.sub(r"\.M\d+$", "", ident)
+    return _code(base.removeprefix("attention."))
+
+
+def _short_note(note: str) -> str:
+    """The reason of an INCONCLUSIVE test (``heavy tails``, ``no power``), without its numbers."""
+    return note.split(":")[0].strip() if note else ""
+
+
+def _device_line(path: Path, root: Path, entries: list[dict[str, Any]] | None = None) -> str:
+    """Where a stored file ran: the ``device`` field of its entries if it has one, and the
+    ``devicecheck.txt`` that ``python -m rfcheck.attention.devicecheck`` wrote into the same folder."""
+    parts = []
+    devs = sorted({str(e.get("device")) for e in entries or [] if e.get("device")})
+    if devs:
+        parts.append(f"the file's `device` field says {', '.join(_code(d) for d in devs)}")
+    dc = path.parent / "devicecheck.txt"
+    if dc.exists():
+        lines = [ln.strip() for ln in dc.read_text().splitlines() if ln.strip()]
+        gpu = next((ln.split(",")[0] for ln in lines if ln.startswith("NVIDIA")), "")
+        ver = next((ln for ln in lines if " jax " in f" {ln} "), "")
+        m = re.match(r"(\S+) jax (\S+)", ver)
+        sw = f"Python {m.group(1)}, JAX {m.group(2)}" if m else ""
+        what = "; ".join(x for x in (gpu, sw) if x)
+        if what:
+            parts.append(f"the session folder's {_code(_rel(dc, root))} names {_text(what)}")
+    return "Device: " + ("; ".join(parts) if parts else "not recorded in the file") + "."
+
+
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return exc
+
+
+def _mse_command(studies: list[dict[str, Any]], rel: str) -> str:
+    c = studies[0]["config"]
+    ms = " ".join(str(m) for m in dict.fromkeys(st["config"]["M"] for st in studies))
+    kinds = {st.get("study", "isotropic") for st in studies}
+    per_entry = any("max_rel_rmse" in v for st in studies for v in (st.get("variants") or {}).values())
+    cmd = (f"python -m rfcheck.attention.mse --len {c['L']} --dim {c['d']} --features {ms} "
+           f"--draws {c.get('R_requested', c['R'])} --batch {c['batch']} --seed {c['seed']} --alpha {c['alpha']:g}")
+    if not per_entry:
+        cmd += " --no-per-entry"
+    if kinds == {"darkformer"}:
+        cmd += " --darkformer-only"
+    elif "darkformer" in kinds:
+        cmd += " --darkformer"
+    return cmd + f" --json {rel}"
+
+
+def _mse_notes(studies: list[dict[str, Any]]) -> str:
+    short = [(st["config"]["M"], st["config"]["R"], st["config"].get("R_requested")) for st in studies
+             if st["config"].get("R_requested") and st["config"]["R"] < st["config"]["R_requested"]]
+    out = ("The options were reconstructed from the `config` of each study in the file (L, d, the "
+           "features M, the draws asked for, batch, seed, family level alpha; `--no-per-entry` where the "
+           "variants carry no per-entry maximum)")
+    if short:
+        out += ("; a time cap `--max-seconds`, whose value the file does not record, stopped "
+                + ", ".join(f"M = {m} at R = {r} of {rq}" for m, r, rq in short))
+    if any(st.get("study") == "darkformer" for st in studies):
+        out += "; the anisotropic data's `--dark-top` and `--dark-condition` are not recorded in the file"
+    return out + "."
+
+
+def attention_mse_table(path: str | Path, root: str | Path = ROOT) -> str:
+    """The table of one stored attention-scale MSE study, as Markdown, with the command and device.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``python -m rfcheck.attention.mse --json PATH`` file: a list of studies, each with
+        ``study`` (``"isotropic"`` or ``"darkformer"``), ``config`` (L, d, M, R, R_requested, seed,
+        alpha, batch, ...), ``seconds``, ``variants`` and ``entries`` (one per test: ``id``,
+        ``kind``, ``verdict``, ``z``, ``z_crit``, ``note``).
+    root : str or Path
+        The project root the page names files relative to.
+
+    Returns
+    -------
+    str
+        A ``###`` section: the command that wrote the file (reconstructed from its recorded
+        configuration, unrecorded options named), the device, and for isotropic studies one row per
+        M -- verdict counts, the largest ``|z|`` of the pair-averaged MSE equalities (CRT Thm 3.2 /
+        eq 45 closed forms), the z of the orderings (SimRF <= ORF; ORF <= iid, Performer / CRT
+        Thm 4.1; OPRF <= PRF, CRT Thm 3.3) and the range of the relative SE of the variants' MSE;
+        for DARKFormer studies one row per test (DARKFormer Thm 3.2).  A file that is missing or
+        unreadable gives a sentence saying so.
+    """
+    root, path = Path(root), Path(path)
+    rel = _rel(path, root)
+    head = [f"### {_code(rel)}", ""]
+    data = _load(path) if path.exists() else None
+    if not isinstance(data, list) or not data:
+        why = "missing" if data is None else f"unreadable ({_text(data)})" if isinstance(data, Exception) else "empty"
+        return "\n".join([*head, f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['mse']}` writes one.", ""])
+    out = [*head, f"Command: {_code(_mse_command(data, rel))}.  {_mse_notes(data)}", "",
+                  _device_line(path, root), ""]
+    iso = [st for st in data if st.get("study", "isotropic") != "darkformer"]
+    dark = [st for st in data if st.get("study") == "darkformer"]
+    if iso:
+        rows = ["| L | M | R | verdicts | max \\|z\\|, equalities | SimRF <= ORF z | ORF <= iid z (PRF / OPRF) "
+                "| OPRF <= PRF z (iid / ORF) | rel. SE of MSE | seconds |",
+                "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for st in iso:
+            c = st["config"]
+            by = {re.sub(r"\.M\d+$", "", e["id"]): e for e in st["entries"]}
+            eq = [e for e in st["entries"] if e.get("kind") == "equality"]
+
+            def z(i: str, by: dict = by) -> str:
+                return _z(by[i]["z"]) if i in by else "-"
+
+            rse = [v["rel_se"] for v in st["variants"].values() if v.get("rel_se") is not None]
+            rows.append(f"| {c['L']} | {c['M']} | {c['R']} | {_verdict_counts(st['entries'])} | "
+                        f"{_z(max(abs(e['z']) for e in eq)) if eq else '-'} | {z(_MSE_ORDER[0])} | "
+                        f"{z(_MSE_ORDER[1])} / {z(_MSE_ORDER[2])} | {z(_MSE_ORDER[3])} / {z(_MSE_ORDER[4])} | "
+                        + (f"{100 * min(rse):.2f}-{100 * max(rse):.2f}%" if rse else "-")
+                        + f" | {st.get('seconds', float('nan')):.0f} |")
+        zc = sorted({round(e["z_crit"], 2) for st in iso for e in st["entries"]})
+        out += [*_nowrap(rows), "", f"z_crit = {', '.join(f'{v:.2f}' for v in zc)} (Bonferroni over each "
+                f"study's tests at family level alpha).", ""]
+    if dark:
+        rows = ["| L | M | R | test | verdict | z | z_crit | why not HOLDS |",
+                "| ---: | ---: | ---: | --- | --- | ---: | ---: | --- |"]
+        for st in dark:
+            c = st["config"]
+            for e in st["entries"]:
+                rows.append(f"| {c['L']} | {c['M']} | {c['R']} | {_test_name(e['id'])} | {e['verdict']} | "
+                            f"{_z(e['z'])} | {e['z_crit']:.2f} | {_text(e.get('note') or '')} |")
+        out += [*_nowrap(rows), ""]
+    return "\n".join(out)
+
+
+def maxrel_table(path: str | Path, root: str | Path = ROOT) -> str:
+    """The table of one stored max-relative-error study (HRF sec 4), as Markdown, with the command.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``python -m rfcheck.attention.maxrel --json PATH`` file: a list of studies, one per
+        radius, each with ``config`` (r, L, d, m, hybrid_m, hybrid_n, R, seed, alpha), ``exact``
+        (per method ``trig``/``pos``/``hybrid`` the exact ``eps_max`` over the L x L grid, from
+        HRF Lemma 3.4 eq (25) and Thm D.1 eq (45)), ``mc`` and ``entries`` (the Monte Carlo tests).
+    root : str or Path
+        The project root the page names files relative to.
+
+    Returns
+    -------
+    str
+        A ``###`` section: the command that wrote the file (from its recorded configuration), and one
+        row per radius -- the exact maxima, the ratio of the hybrid's to the smaller of the other two,
+        the Monte Carlo ordering verdicts with their z (and why a test is INCONCLUSIVE), the verdict
+        counts of the equality tests, and the seconds.  A missing or unreadable file gives a sentence.
+    """
+    root, path = Path(root), Path(path)
+    rel = _rel(path, root)
+    head = [f"### {_code(rel)}", ""]
+    data = _load(path) if path.exists() else None
+    if not isinstance(data, list) or not data:
+        why = "missing" if data is None else f"unreadable ({_text(data)})" if isinstance(data, Exception) else "empty"
+        return "\n".join([*head, f"The file {_code(rel)} is {why}: `{_ATTENTION_WRITERS['maxrel']}` writes one.", ""])
+    c = data[0]["config"]
+    radii = " ".join(f"{st['config']['r']:g}" for st in data)
+    cmd = (f"python -m rfcheck.attention.maxrel --radii {radii} --len {c['L']} --dim {c['d']} --draws {c['R']} "
+           f"--seed {c['seed']} --alpha {c['alpha']:g} --json {rel}")
+    out = [*head, f"Command: {_code(cmd)} (options from the file's `config`; m = {c['m']} features for SM^trig "
+                  f"and SM^++, the hybrid at (m, n) = ({c['hybrid_m']}, {c['hybrid_n']})).", "",
+                  _device_line(path, root), ""]
+    rows = ["| r | L | R | exact eps_max, SM^trig | exact eps_max, SM^++ | exact eps_max, hybrid | "
+            "hybrid / min(others) | MC: hybrid <= SM^trig | MC: hybrid <= SM^++ | MC equalities | seconds |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |"]
+    for st in data:
+        cf, ex = st["config"], st["exact"]
+        by = {e["id"]: e for e in st["entries"]}
+
+        def mc(i: str, by: dict = by) -> str:
+            e = by.get(i)
+            if not e:
+                return "-"
+            why = _short_note(e.get("note", "")) if e["verdict"] != "HOLDS" else ""
+            return f"{e['verdict']} (z = {_z(e['z'])}{'; ' + _text(why) if why else ''})"
+
+        others = min(ex["trig"]["eps_max"], ex["pos"]["eps_max"])
+        eqs = [e for e in st["entries"] if e.get("kind") == "equality"]
+        rows.append(f"| {cf['r']:g} | {cf['L']} | {cf['R']} | {ex['trig']['eps_max']:#.4g} | "
+                    f"{ex['pos']['eps_max']:#.4g} | {ex['hybrid']['eps_max']:#.4g} | "
+                    f"{ex['hybrid']['eps_max'] / others:.3f} | {mc('attention.maxrel.hybrid<=trig')} | "
+                    f"{mc('attention.maxrel.hybrid<=pos')} | {_verdict_counts(eqs)} | "
+                    f"{st.get('seconds', float('nan')):.0f} |")
+    zc = sorted({round(e["z_crit"], 2) for st in data for e in st["entries"]})
+    out += [*_nowrap(rows), "", f"z_crit = {', '.join(f'{v:.2f}' for v in zc)}.", ""]
+    return "\n".join(out)
+
+
+_BENCH_ROW = re.compile(r"^(exact|favor\+)( causal)?( chunked)?\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*(.*)$")
+
+
+def _bench_log_entries(text: str) -> list[dict[str, Any]]:
+    """The rows of a saved ``rfcheck bench attention`` output (:func:`rfcheck.attention.bench.format_entry`)
+    as entries of its ``--json`` file (time, peak memory; the device is not in the printed rows)."""
+    out = []
+    for ln in text.splitlines():
+        m = _BENCH_ROW.match(ln.rstrip())
+        if not m:
+            continue
+        t, mb = m.group(5), m.group(6)
+        out.append({"method": m.group(1), "causal": bool(m.group(2)), "impl": "chunked" if m.group(3) else "scan",
+                    "L": int(m.group(4)), "seconds": None if t == "-" else float(t),
+                    "peak_bytes": None if mb == "-" else float(mb) * 2**20, "note": m.group(8).strip()})
+    return out
+
+
+def _ms(e: dict[str, Any]) -> str:
+    t = 1e3 * e["seconds"]
+    return f"{t:.0f}" if t >= 100 else f"{t:.3g}"
+
+
+_BENCH_COLS = (("exact", False, "scan", "exact"), ("exact", True, "scan", "exact causal"),
+               ("favor+", False, "scan", "FAVOR+"), ("favor+", True, "scan", "FAVOR+ causal, scan"),
+               ("favor+", True, "chunked", "FAVOR+ causal, chunked"))
+
+
+def attention_precision_table(folder: str | Path, root: str | Path = ROOT) -> str:
+    """The GPU timing table of ``rfcheck bench attention`` at each stored matmul precision of one folder.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A folder holding ``bench-precision-<P>.json`` (``rfcheck bench attention --json PATH``) and/or
+        ``bench-precision-<P>.log`` (the rows the command printed, where it wrote no JSON) files.
+    root : str or Path
+        The project root the page names files relative to.
+
+    Returns
+    -------
+    str
+        A ``###`` section: per file the command (the lengths, ``--exact-mem`` and precision
+        recovered from the file; the precision from the workload field, else from the file name)
+        and the device; then the times in milliseconds with every cell ``P1 / P2 / ...`` in the order
+        of the precisions listed (``highest`` first), the peak memory in MiB the same way, and the
+        log-log slopes and crossovers of :func:`rfcheck.attention.bench.summarise` per precision.
+    """
+    from rfcheck.attention.bench import summarise
+
+    root, folder = Path(root), Path(folder)
+    runs: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
+    for p in sorted(folder.glob("bench-precision-*.json")) + sorted(folder.glob("bench-precision-*.log")):
+        prec = p.stem.removeprefix("bench-precision-")
+        if prec in runs:
+            continue  # the JSON of a precision is preferred to its printed log
+        if p.suffix == ".json":
+            data = _load(p)
+            entries = data.get("entries", []) if isinstance(data, dict) else data if isinstance(data, list) else []
+        else:
+            entries = _bench_log_entries(p.read_text())
+        if entries:
+            runs[prec] = (p, entries)
+    head = [f"### {_code(_rel(folder, root))}", ""]
+    if not runs:
+        return "\n".join([*head, f"No stored `bench-precision-*` file in {_code(_rel(folder, root))}: "
+                                 f"`{_ATTENTION_WRITERS['precision']}` writes one.", ""])
+    order = sorted(runs, key=lambda p: (p != "highest", p))
+    out = head
+    for prec in order:
+        p, entries = runs[prec]
+        lengths = [e["L"] for e in entries]
+        mem = sorted({m.group(1) for e in entries if (m := re.search(r"--exact-mem (\S+) B", e.get("note") or ""))})
+        wl = next((e.get("workload") for e in entries if e.get("workload")), "")
+        m = re.search(r"precision=(\w+)", wl or "")
+        source = ("the file's workload field" if m else "the file name; the printed rows record none"
+                  if p.suffix == ".log" else f"the file name; the file's workload field, {_code(wl)}, records none")
+        cmd = (f"rfcheck bench attention --min-len {min(lengths)} --max-len {max(lengths)}"
+               + (f" --exact-mem {mem[0]}" if mem else "") + f" --precision {m.group(1) if m else prec}"
+               + (f" --json {_rel(p, root)}" if p.suffix == ".json" else f" > {_rel(p, root)}"))
+        last = entries[-1]
+        last_name = (last["method"] + (" causal" if last["causal"] else "")
+                     + (" chunked" if last["impl"] == "chunked" else ""))
+        extra = (f" The file holds the printed rows only; the last is L = {last['L']}, {_code(last_name)}."
+                 if p.suffix == ".log" else "")
+        out += [f"- `{prec}`: {_code(cmd)} (precision from {source}).{extra} "
+                + _device_line(p, root, entries), ""]
+    by = {prec: {(e["method"], e["causal"], e.get("impl", "scan"), e["L"]): e for e in runs[prec][1]} for prec in order}
+    lengths = sorted({e["L"] for prec in order for e in runs[prec][1]})
+
+    def cells(key: tuple, fmt: Any) -> str:
+        vals = []
+        for prec in order:
+            e = by[prec].get(key)
+            vals.append("-" if e is None else "skipped" if e.get("seconds") is None else fmt(e))
+        return " / ".join(vals)
+
+    label = " / ".join(f"`{p}`" for p in order)
+    hdr = "| L | " + " | ".join(c[3] for c in _BENCH_COLS) + " |"
+    sep = "| ---: |" + " ---: |" * len(_BENCH_COLS)
+    t_rows = [hdr, sep] + [f"| {n} | " + " | ".join(cells((c[0], c[1], c[2], n), _ms)
+                                                    for c in _BENCH_COLS) + " |" for n in lengths]
+    m_rows = [hdr, sep] + [f"| {n} | " + " | ".join(
+        cells((c[0], c[1], c[2], n), lambda e: "?" if e.get("peak_bytes") is None else f"{e['peak_bytes'] / 2**20:.0f}")
+        for c in _BENCH_COLS) + " |" for n in lengths]
+    out += [f"Times in milliseconds (best of 3 after a warm-up), each cell {label} (`-`: not in that file):", "",
+            *_nowrap(t_rows), "", f"Peak memory in MiB, each cell {label}:", "", *_nowrap(m_rows), ""]
+    sums = {prec: summarise(runs[prec][1]) for prec in order}
+    names = list(dict.fromkeys(n for s in sums.values() for n in s["slopes"]))
+
+    def sl(v: Any) -> str:
+        return "-" if v is None or not math.isfinite(v) else f"{v:.2f}"
+
+    out += [f"Log-log slopes (fitted over L >= 4096; `rfcheck.attention.bench.summarise` on the stored rows), "
+            f"each cell {label}:", "", "| method | time | memory |", "| --- | ---: | ---: |"]
+    for n in names:
+        out.append(f"| {n} | " + " / ".join(sl(sums[p]["slopes"].get(n, {}).get("time")) for p in order) + " | "
+                   + " / ".join(sl(sums[p]["slopes"].get(n, {}).get("memory")) for p in order) + " |")
+    out.append("")
+    for prec in order:
+        for kind, c in sums[prec]["crossover"].items():
+            ln = "n/a" if c.get("length") is None else f"{c['length']:.0f}"
+            out.append(f"- `{prec}`, crossover ({kind}): L ~ {ln} ({_text(c.get('note'))})")
+    out.append("")
+    return "\n".join(out)
+
+
+def _attention_files(root: Path, kind: str) -> list[Path]:
+    """The expected files of ``kind`` (:data:`ATTENTION_SCALE_FILES`) and any other stored one."""
+    base = root / "results" / "attention-scale"
+    found = {p for pat in _ATTENTION_PATTERNS[kind] for p in base.rglob(pat)} if base.exists() else set()
+    expected = [root / f for f in ATTENTION_SCALE_FILES[kind]]
+    return expected + sorted(found - set(expected))
+
+
+def attention_scale_page(root: str | Path = ROOT) -> str:
+    """The attention-scale results page (``docs/results/attention-scale.md``): every stored study of
+    ``results/attention-scale/`` rendered from its file.
+
+    Parameters
+    ----------
+    root : str or Path
+        The project root (``results/attention-scale/`` is read below it).
+
+    Returns
+    -------
+    str
+        The page: the pair-averaged MSE studies (:func:`attention_mse_table`: CRT Thm 3.2/3.3/4.1,
+        SimRF, DARKFormer Thm 3.2), the max-relative-error studies (:func:`maxrel_table`, HRF sec 4),
+        the GPU timings at each matmul precision (:func:`attention_precision_table`), the device check
+        as printed, and a list of the files of :data:`ATTENTION_SCALE_FILES` that are missing.
+    """
+    root = Path(root)
+    out = ["(attention-scale)=", "# Attention-scale studies", "",
+           "The stored outputs of the attention-scale commands in `results/attention-scale/`, rendered "
+           "when the site is built: nothing on this page is written by hand.  {doc}`/guide/attention` "
+           "says what each study tests and how to read it.", ""]
+    missing = []
+    sections = (("mse", "MSE of the attention matrix", attention_mse_table,
+                 "Isotropic data (rows N(0, scale^2/d I)): the pair-averaged MSE of the L x L attention matrix "
+                 "against the mean of the per-entry closed forms, and the orderings on paired draws."),
+                ("darkformer", "DARKFormer: aligned against isotropic proposal", attention_mse_table,
+                 "Anisotropic data: the DARKFormer proposal aligned with the data's covariance against the "
+                 "isotropic one (PosRF-iid), paired and against the isotropic side's exact MSE."),
+                ("maxrel", "Max-relative-error ordering (HRF sec 4)", maxrel_table,
+                 "Queries and keys on the sphere S(r) at angles covering [0, pi]: the exact maximum over the "
+                 "grid of the relative RMSE of SM^trig, SM^++ and the angular hybrid, and the Monte Carlo "
+                 "at each method's exact argmax entry."))
+    for kind, title, render, intro in sections:
+        files = _attention_files(root, kind)
+        present = [p for p in files if p.exists()]
+        missing += [p for p in files if not p.exists()]
+        out += [f"(attention-scale-{kind})=", f"## {title}", "", intro, ""]
+        out += [render(p, root) for p in present] or [f"No stored file: `{_ATTENTION_WRITERS[kind]}` writes one.", ""]
+    out += ["(attention-scale-precision)=", "## Timings by matmul precision", "",
+            "`rfcheck bench attention`: wall time and peak memory of exact and FAVOR+ attention (float32, "
+            "d = M = 64) against L, one configuration per fresh process, at each stored matmul precision "
+            "(`highest`: float32 products; `default`: the backend's choice).", ""]
+    files = _attention_files(root, "precision")
+    missing += [p for p in files if not p.exists()]
+    folders = sorted({p.parent for p in files if p.exists()})
+    out += [attention_precision_table(f, root) for f in folders] or [
+        f"No stored file: `{_ATTENTION_WRITERS['precision']}` writes one.", ""]
+    for dc in sorted((root / "results" / "attention-scale").rglob("devicecheck.txt")):
+        out += [f"### Device check: {_code(_rel(dc, root))}", "",
+                "`python -m rfcheck.attention.devicecheck` as printed: the largest relative error of float32 "
+                "attention against float64 at the `default` and `highest` matmul precisions.", "",
+                *_fenced(dc.read_text()), ""]
+    if missing:
+        out += ["## Missing files", "", "These stored outputs are missing, so their tables are not on this page:", ""]
+        out += [f"- {_code(_rel(p, root))}" for p in missing] + [""]
+    return "\n".join(out) + "\n"
+
+
 # --------------------------------------------------------------------------- figures
 
 
@@ -717,6 +1159,7 @@ def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True)
         "calibration.md": calibration_page(root / "results" / "calibrate" / "calibration.json",
                                            _read(root / "results" / "calibrate" / "NOTES.md")),
         "benchmark.md": benchmark_page(root),
+        "attention-scale.md": attention_scale_page(root),
         "figures.md": figures_page(root / "figures", res / "figures"),
     }
     extra = [p for p in ("accuracy",) if (docs / f"{p}.md").exists()]
@@ -725,7 +1168,7 @@ def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True)
         "The results of the commands that compute them, stored in `results/` and `figures/` and rendered "
         "here when the site is built: nothing on these pages is written by hand.", "",
         "```{toctree}", ":maxdepth: 1", "", "ledger", "errata", *[f"/{p}" for p in extra], "calibration",
-        "benchmark", "figures", "```", ""])
+        "benchmark", "attention-scale", "figures", "```", ""])
     written = []
     for name, text in pages.items():
         p = res / name

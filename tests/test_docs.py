@@ -309,3 +309,144 @@ def test_guide_snippets_run(code, capsys):
     for name, fn in list(ns.items()):
         if name.startswith("test_") and callable(fn):
             fn()
+
+
+# ----------------------------------------------------------------------------- attention-scale page
+
+
+def _row(page: str, prefix: str) -> list[str]:
+    """The cells of the first table row of ``page`` starting with ``prefix``."""
+    rows = [ln for ln in page.splitlines() if ln.startswith(prefix)]
+    assert rows, f"no row {prefix!r}"
+    return [c.strip() for c in rows[0].strip().strip("|").split(" | ")]
+
+
+def _close(shown: str, value: float) -> bool:
+    """``shown`` is ``value`` rounded for the page (3-4 significant digits)."""
+    return abs(float(shown) - value) <= 0.005 * max(1.0, abs(value)) + 0.005
+
+
+def _section(page: str, rel: str) -> str:
+    """The part of ``page`` from the ``###`` heading of ``rel`` to the next heading."""
+    start = page.index(f"### `{rel}`")
+    nxt = [i for i in (page.find("\n### ", start + 1), page.find("\n## ", start + 1)) if i > 0]
+    return page[start:min(nxt) if nxt else len(page)]
+
+
+def test_attention_scale_page_renders_the_mse_files():
+    page = docsgen.attention_scale_page(ROOT)
+    assert "## Missing files" not in page
+    for rel in docsgen.ATTENTION_SCALE_FILES["mse"]:
+        sec = _section(page, rel)
+        studies = json.loads((ROOT / rel).read_text())
+        c0 = studies[0]["config"]
+        assert f"--len {c0['L']} " in sec and f"--draws {c0['R_requested']} " in sec and f"--json {rel}`" in sec
+        for st in studies:
+            c = st["config"]
+            cells = _row(sec, f"| {c['L']} | {c['M']} | {c['R']} |")
+            by = {e["id"].rsplit(".M", 1)[0]: e for e in st["entries"]}
+            n_holds = sum(e["verdict"] == "HOLDS" for e in st["entries"])
+            assert cells[3].startswith(f"{n_holds} HOLDS")
+            eq = max(abs(e["z"]) for e in st["entries"] if e["kind"] == "equality")
+            assert _close(cells[4], eq)
+            assert _close(cells[5], by["attention.order.prf-simrf<=prf-orf"]["z"])
+            orf = cells[6].split(" / ")
+            assert _close(orf[0], by["attention.order.prf-orf<=prf-iid"]["z"])
+            assert _close(orf[1], by["attention.order.oprf-orf<=oprf-iid"]["z"])
+            oprf = cells[7].split(" / ")
+            assert _close(oprf[0], by["attention.order.oprf-iid<=prf-iid"]["z"])
+            assert _close(oprf[1], by["attention.order.oprf-orf<=prf-orf"]["z"])
+            lo, hi = cells[8].rstrip("%").split("-")
+            rse = [100 * v["rel_se"] for v in st["variants"].values()]
+            assert abs(float(lo) - min(rse)) <= 0.006 and abs(float(hi) - max(rse)) <= 0.006
+    assert "NVIDIA H200" in _section(page, "results/attention-scale/gpu-h200/mse-L16384.json")
+    for rel in docsgen.ATTENTION_SCALE_FILES["darkformer"]:
+        sec = _section(page, rel)
+        for st in json.loads((ROOT / rel).read_text()):
+            c = st["config"]
+            for e in st["entries"]:
+                name = e["id"].removeprefix("attention.").rsplit(".M", 1)[0]
+                cells = _row(sec, f"| {c['L']} | {c['M']} | {c['R']} | `{name}` |")
+                assert cells[4] == e["verdict"] and _close(cells[5], e["z"])
+
+
+def test_attention_scale_page_renders_the_maxrel_files():
+    page = docsgen.attention_scale_page(ROOT)
+    for rel in docsgen.ATTENTION_SCALE_FILES["maxrel"]:
+        sec = _section(page, rel)
+        studies = json.loads((ROOT / rel).read_text())
+        assert f"--draws {studies[0]['config']['R']} " in sec
+        for st in studies:
+            c, ex = st["config"], st["exact"]
+            cells = _row(sec, f"| {c['r']:g} | {c['L']} | {c['R']} |")
+            for i, m in ((3, "trig"), (4, "pos"), (5, "hybrid")):
+                assert abs(float(cells[i]) / ex[m]["eps_max"] - 1) < 1e-3, (rel, c["r"], m)
+            assert _close(cells[6], ex["hybrid"]["eps_max"] / min(ex["trig"]["eps_max"], ex["pos"]["eps_max"]))
+            by = {e["id"]: e for e in st["entries"]}
+            for i, test in ((7, "attention.maxrel.hybrid<=trig"), (8, "attention.maxrel.hybrid<=pos")):
+                verdict, z = re.match(r"(\w+) \(z = (\S+?)[;)]", cells[i]).groups()
+                assert verdict == by[test]["verdict"] and _close(z, by[test]["z"])
+
+
+def test_attention_scale_page_renders_the_gpu_timings():
+    page = docsgen.attention_scale_page(ROOT)
+    sec = page[page.index("(attention-scale-precision)="):]
+    times = sec[sec.index("Times in milliseconds"):sec.index("Peak memory in MiB")]
+    assert "each cell `highest` / `default`" in times
+    col = {("exact", False, "scan"): 1, ("exact", True, "scan"): 2, ("favor+", False, "scan"): 3,
+           ("favor+", True, "scan"): 4, ("favor+", True, "chunked"): 5}
+    folder = ROOT / "results/attention-scale/gpu-h200"
+    data = json.loads((folder / "bench-precision-default.json").read_text())
+    for e in data["entries"]:
+        shown = _row(times, f"| {e['L']} |")[col[(e["method"], e["causal"], e["impl"])]].split(" / ")[1]
+        assert shown == "skipped" if e["seconds"] is None else _close(shown, 1e3 * e["seconds"]), e
+    n = 0
+    for ln in (folder / "bench-precision-highest.log").read_text().splitlines()[1:]:
+        parts = ln.split()
+        if not parts:
+            continue
+        causal, chunked = "causal" in parts, "chunked" in parts
+        length, t = int(parts[1 + causal + chunked]), parts[2 + causal + chunked]
+        method = (parts[0], causal, "chunked" if chunked else "scan")
+        shown = _row(times, f"| {length} |")[col[method]].split(" / ")[0]
+        assert shown == "skipped" if t == "-" else _close(shown, 1e3 * float(t)), ln
+        n += 1
+    assert n > 30
+    assert "NVIDIA H200" in sec and "--exact-mem 4e+10" in sec
+
+
+def test_attention_scale_page_says_what_is_missing(tmp_path):
+    page = docsgen.attention_scale_page(tmp_path)  # nothing stored
+    assert "## Missing files" in page
+    for files in docsgen.ATTENTION_SCALE_FILES.values():
+        for rel in files:
+            assert f"- `{rel}`" in page
+    assert "No stored file: `python -m rfcheck.attention.mse --json PATH` writes one." in page
+    base = tmp_path / "results" / "attention-scale"
+    base.mkdir(parents=True)
+    (base / "L1024.json").write_text((ROOT / "results/attention-scale/L1024.json").read_text())
+    (base / "maxrel-L256.json").write_text("[{")  # a truncated file
+    page = docsgen.attention_scale_page(tmp_path)
+    study = json.loads((base / "L1024.json").read_text())[0]
+    assert f"| 1024 | {study['config']['M']} | {study['config']['R']} |" in page
+    assert "- `results/attention-scale/L1024.json`" not in page and "- `results/attention-scale/L4096.json`" in page
+    assert "The file `results/attention-scale/maxrel-L256.json` is unreadable" in page
+    missing = docsgen.attention_mse_table(base / "L4096.json", tmp_path)
+    assert "The file `results/attention-scale/L4096.json` is missing" in missing
+    assert "No stored `bench-precision-*` file" in docsgen.attention_precision_table(base, tmp_path)
+
+
+def test_generate_writes_the_attention_scale_page(tmp_path):
+    written = docsgen.generate(tmp_path, ROOT, api=False)
+    page = tmp_path / "results" / "attention-scale.md"
+    assert page in written and page.read_text() == docsgen.attention_scale_page(ROOT)
+    assert "attention-scale" in (tmp_path / "results" / "index.md").read_text().split("```{toctree}")[1]
+    guide = (DOCS / "guide" / "attention.md").read_text()
+    assert not re.search(r"^\| *-+", guide, re.M), "the attention guide holds a hand-written table again"
+    for label in re.findall(r"\{ref\}`(attention-scale[^`]*)`", guide):
+        assert f"({label})=" in page.read_text(), label
+
+
+def test_attention_scale_page_is_built(site):
+    assert (site / "results" / "attention-scale.html").exists()
+    assert "attention-scale.html#attention-scale-mse" in (site / "guide" / "attention.html").read_text()
