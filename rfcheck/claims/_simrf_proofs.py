@@ -29,21 +29,16 @@ from scipy import optimize, special, stats
 
 from rfcheck.claims import REGISTRY, Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check
-from rfcheck.claims.simrf import (
-    MF,
-    SRC,
-    _direction_average,
-    _eq58_ref,
-    _no_search,
-    _quad_err,
-    _ratio_series,
-    _ref_angle_quad,
-    _ref_iid_mgf,
-    _rff_orf_cov_ref,
-    _series,
-    _vd_domain,
-)
+from rfcheck.claims._simrf_shared import MF, SRC
+from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.references import simrf as ref
+from rfcheck.references.simrf import direction_average as _direction_average
+from rfcheck.references.simrf import ratio_series as _ratio_series
+from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
+from rfcheck.references.simrf import series as _series
+from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.stats import PointEval, compare_mc, estimate_mean, z_critical
 
 __all__: list[str] = []
@@ -1346,7 +1341,7 @@ register(
                 deterministic_check(
                     "quadrature-middle",
                     printed_eq53_middle,
-                    _ref_iid_mgf,
+                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                     description="E exp(t v), t ~ N(0, 2), by quadrature",
                 ),
                 12,
@@ -1355,7 +1350,7 @@ register(
                 deterministic_check(
                     "quadrature-series",
                     lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
-                    _ref_iid_mgf,
+                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                     description="E exp(t v), t ~ N(0, 2), by quadrature",
                 ),
                 12,
@@ -1451,7 +1446,7 @@ register(
                 deterministic_check(
                     f"cdf-derivative-{name}",
                     printed_eq57(k),
-                    _eq58_ref,
+                    lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
                     atol_scale=lambda p, dps: 1,
                     description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
                 ),
@@ -1491,7 +1486,9 @@ register(
                 deterministic_check(
                     "eq10-quadrature",
                     printed_eq62,
-                    _ref_angle_quad,
+                    lambda p, dps: tuple(
+                        MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
+                    ),
                     max_points=12,
                     description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
                 ),
