@@ -99,3 +99,22 @@ def test_optimised_ensemble_is_no_worse_than_the_simplex() -> None:
     assert val <= cf.conformity_of_ensemble(norms[:, None] * simplex_matrix(4), 1.0) + 1e-12
     with pytest.raises(ValueError):
         ref.optimised_ensemble(np.array([1.0, -1.0]), 1.0)
+
+
+@pytest.mark.parametrize("x", ["0", "1e-30", "0.7", "25", "400"])
+def test_ratio_series_ball_encloses_exp_and_1f1(x: str) -> None:
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(150):
+        xb = arb(x)
+        e = ref.ratio_series_ball(arb(1), lambda k: xb / (k + 1))
+        f = ref.ratio_series_ball(arb(1), lambda k: xb * (k + 7) / ((k + 1) * (k + arb(7) / 2)))
+    with mpmath.workdps(60):
+        xm = MF(x)
+        with workprec(400):
+            for ball, exact in ((e, mpmath.exp(xm)), (f, mpmath.hyp1f1(7, MF(7) / 2, xm))):
+                slack = arb(0, 1e-55 * float(exact))  # (the 60-digit value's own error)
+                assert (ball + slack).contains(to_ball(exact)), (x, ball, exact)
+    assert float(e.rad() / e.mid()) < 1e-40 and float(f.rad() / f.mid()) < 1e-40

@@ -850,6 +850,53 @@ def _parallel_distance(p: dict[str, Any], literal46: bool) -> Any:
     return worst
 
 
+def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> Any:
+    """:func:`_parallel_distance` on Arb balls (the same configuration: the float rows of
+    :func:`_unit_config` normalised exactly, the float norms of :func:`_chi_norms`): the printed sum
+    by :func:`rfcheck.references.simrf.ratio_series_ball`, the gradient with Arb's ``0F1``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, v = int(p["d"]), to_ball(p["v"])
+    rows = [[arb(float(x)) for x in row] for row in _unit_config(d, d, int(p["seed"]))]
+    U = [[x / sum((y * y for y in row), arb(0)).sqrt() for x in row] for row in rows]
+    r = [arb(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    half_d = arb(d) / 2
+    g1 = (half_d + 1).gamma()
+
+    def unit(x: list[Any]) -> list[Any]:
+        n = sum((t * t for t in x), arb(0))
+        return x if n.is_zero() else [t / n.sqrt() for t in x]
+
+    def nonneg_sqrt(x: Any) -> Any:  # sqrt of a ball of a sum of squares that may reach below 0
+        if x >= 0:
+            return x.sqrt()
+        top = x.upper().sqrt().upper()
+        return arb(top / 2, top / 2)
+
+    worst = arb(0)
+    for i in range(d):
+        G, H = [arb(0)] * d, [arb(0)] * d
+        for P in itertools.permutations(range(d)):
+            for j in range(d):
+                if j == i:
+                    continue
+                a, b = r[P[i]], r[P[j]]
+                q = a * a + b * b + 2 * a * b * sum((x * y for x, y in zip(U[i], U[j], strict=True)), arb(0))
+                base2 = q * q if literal46 else q
+                coef = ref.ratio_series_ball(
+                    v * v / (4 * g1), lambda k, base2=base2: v * v * base2 / (4 * (k + 1) * (k + 1 + half_d))
+                )
+                fp = v * v * (v * v * q / 4).hypgeom_0f1(half_d + 1) / (4 * g1)
+                G = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(G)]
+                H = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(H)]
+        ga, ha = unit(G), unit(H)
+        dist = nonneg_sqrt(sum(((x - y) * (x - y) for x, y in zip(ga, ha, strict=True)), arb(0)))
+        worst = worst.max(dist)
+    return worst
+
+
 def _eq45_check(literal46: bool) -> Check:
     return deterministic_check(
         "gradient-literal46" if literal46 else "gradient",
@@ -859,6 +906,8 @@ def _eq45_check(literal46: bool) -> Check:
         description="max_i distance between the unit vectors of the printed sum and of the "
         "hand-derived gradient 4 sum_P sum_{j != i} F'(q)(w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j) "
         "(tied to finite differences in the tests)",
+        printed_ball=lambda p, bits: 0,
+        reference_ball=lambda p, bits: _parallel_distance_ball(p, bits, literal46),
     )
 
 

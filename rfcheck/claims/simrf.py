@@ -590,6 +590,31 @@ def printed_eq25(p: dict[str, Any]) -> Any:
     return mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m * printed_eq25_bracket(p["v"], d)
 
 
+def printed_eq25_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (25) as printed, on Arb balls: the printed series summed with its tail enclosed
+    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/((k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, m, v, sq = int(p["d"]), int(p["m"]), to_ball(p["v"]), to_ball(p["sq"])
+    x = v * v
+    series = ref.ratio_series_ball(arb(1), lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
+    return (-2 * sq).exp() * arb(m - 1) / m * (x.exp() - series)
+
+
+def _gap_ball(p: dict[str, Any], bits: int) -> Any:
+    """The correct gap ``e^{-2 sq} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2))`` on balls (the Arb face of
+    :func:`rfcheck.closed_forms.simrf.log_prf_orthogonality_gap`, eq (68)-(69))."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, m = int(p["d"]), int(p["m"])
+    lg = cf.log_prf_orthogonality_gap(p["v"], d, backend="arb", prec=bits)
+    return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * lg.exp()
+
+
 def _gap_domain() -> Domain:
     return _vd_domain(
         v=(0.0, 3.0),
@@ -615,6 +640,8 @@ register(
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
                     description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+                    printed_ball=printed_eq25_ball,
+                    reference_ball=_gap_ball,
                 ),
                 10,
             )
@@ -841,6 +868,29 @@ def printed_eq77(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq77_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (77) as printed, on Arb balls, with ``E_ort(a_1 a_2) = 1F1(d; d/2; -z^2/2)`` (eq (76), claim
+    simrf.thm4.5)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
+    e = (-z * z).exp()
+    e_ort = (-z * z / 2).hypgeom_1f1(d, arb(d) / 2)
+    return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
+
+
+def _ratio_ball(p: dict[str, Any], bits: int) -> Any:
+    """The correct ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on balls, ``gap`` the Arb face of
+    :func:`rfcheck.closed_forms.simrf.rff_orthogonality_gap` (eq (74), (76))."""
+    from rfcheck.arb_backend import to_ball
+
+    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
+    gap = cf.rff_orthogonality_gap(p["z"], d, m, backend="arb", prec=bits)
+    return 1 - 2 * m * gap / (-z * z).expm1() ** 2
+
+
 def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """MSE_ORF / MSE_IID from eq (74) with the ORF pair covariance by Bessel quadrature."""
     z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
@@ -867,6 +917,8 @@ register(
                     _ratio_ref,
                     max_points=10,
                     description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+                    printed_ball=printed_eq77_ball,
+                    reference_ball=_ratio_ball,
                 ),
                 8,
             )
@@ -1228,6 +1280,40 @@ def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
     return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
 
 
+def eq56_middle_ball(p: dict[str, Any], bits: int, corrected: bool = False) -> Any:
+    """:func:`eq56_middle` on Arb balls: the same integrand (analytic near [0, pi/2] for ``|cos theta|
+    < 1``: ``s > 0`` there, and the square root is taken with its branch cut checked), integrated
+    by Arb's rigorous Gauss-Legendre (``acb.integral``)."""
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball
+
+    w, d, c = to_ball(p["w"]), int(p["d"]), to_ball(p["cos"])
+    norm = 2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()
+
+    def pchi(r: Any) -> Any:
+        return r ** (d - 1) * (-r * r / 2).exp() / norm
+
+    def f(ph: Any, analytic: bool) -> Any:
+        s = 1 + (2 * ph).sin() * c
+        rs = s.sqrt(analytic=analytic)
+        jac, b = (w / s, w * ph.sin() / rs) if corrected else (w / rs, w * ph.sin() / s)
+        return jac * pchi(w * ph.cos() / rs) * pchi(b)
+
+    # an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints), so that
+    # tiny densities are resolved to the working precision
+    mag = max((abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64))
+               if y.is_finite()), default=arb(0))
+    tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
+    return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
+
+
+def _pdf_angle_ball(p: dict[str, Any], bits: int) -> Any:
+    """The density of ``w_ij`` at a fixed angle (eq (20), claim simrf.lem4.2.pdf) on balls: the Arb
+    face of :func:`rfcheck.closed_forms.simrf.pdf_wij_angle`."""
+    return cf.pdf_wij_angle(p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits)
+
+
 def printed_eq56_middle(p: dict[str, Any]) -> Any:
     """Eq (56), first expression as printed (:func:`eq56_middle`)."""
     return eq56_middle(p)
@@ -1248,6 +1334,8 @@ register(
                     _ref_pdf_angle,
                     max_points=16,
                     atol_scale=lambda p, dps: 1,
+                    printed_ball=eq56_middle_ball,
+                    reference_ball=_pdf_angle_ball,
                 ),
                 8,
             )

@@ -35,6 +35,7 @@ __all__ = [
     "optimised_ensemble",
     "pdf_angle_change_of_variables",
     "ratio_series",
+    "ratio_series_ball",
     "rff_orf_covariance",
     "series",
     "two_precision_value",
@@ -101,6 +102,47 @@ def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
         k += 1
         if (r < 1 and t <= tol * tot) or t == 0:
             return tot
+
+
+def ratio_series_ball(t0: Any, ratio: Callable[[int], Any], *, max_terms: int = 1_000_000) -> Any:
+    """``sum_k t_k`` of a positive series on Arb balls, with its tail enclosed.
+
+    ``t_{k+1} = t_k ratio(k)``; ``ratio(k)`` must be non-negative and non-increasing in ``k``
+    (true of hypergeometric series with positive parameters).  Terms are added until the ratio
+    is below 1/2 and the next term below ``2^-(prec + 4)`` of the sum; the rest of the series is
+    then at most ``t_K / (1 - ratio(K))`` and is added as the ball ``[0, t_K / (1 - ratio(K))]``.
+
+    Parameters
+    ----------
+    t0 : flint.arb
+        The first term (>= 0).
+    ratio : callable
+        ``k -> t_{k+1} / t_k`` as a ball.
+    max_terms : int
+        ``ValueError`` past this many terms.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact sum (at flint's working precision).
+
+    References
+    ----------
+    The printed series of SimRF eq (23) and eq (25) (``Gamma(d/2)/Gamma(d) sum_k ...``).
+    """
+    from flint import arb
+    from flint import ctx as flint_ctx
+
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t, tot = arb(t0), arb(0)
+    for k in range(max_terms):
+        tot += t
+        r = ratio(k)
+        t = t * r
+        if r < arb(1) / 2 and t <= eps * tot:
+            bound = (t / (1 - ratio(k + 1))).upper()
+            return tot + arb(bound / 2, bound / 2)
+    raise ValueError(f"ratio_series_ball: no tail bound within {max_terms} terms")
 
 
 def two_precision_value(compute: Callable[[], Any], dps: int) -> tuple[Any, Any]:
