@@ -118,3 +118,25 @@ def test_ratio_series_ball_encloses_exp_and_1f1(x: str) -> None:
                 slack = arb(0, 1e-55 * float(exact))  # (the 60-digit value's own error)
                 assert (ball + slack).contains(to_ball(exact)), (x, ball, exact)
     assert float(e.rad() / e.mid()) < 1e-40 and float(f.rad() / f.mid()) < 1e-40
+
+
+@pytest.mark.parametrize("w,z,d", [(1.3, 0.7, 1), (1.3, 0.7, 2), (2.0, 3.5, 7), (6.0, 4.0, 30)])
+def test_direction_average_cos_is_the_bessel_form(w: float, z: float, d: int) -> None:
+    with mpmath.workdps(30):
+        x = MF(w) * MF(z)
+        exact = mpmath.cos(x) if d == 1 else (
+            mpmath.gamma(MF(d) / 2) * (x / 2) ** (1 - MF(d) / 2) * mpmath.besselj(MF(d) / 2 - 1, x))
+        assert abs(ref.direction_average_cos(MF(w), MF(z), d) - exact) < MF(10) ** -25
+
+
+@pytest.mark.parametrize("w,d", [(1.0, 2), (2.5, 6), (3.0, 4), (0.4, 1)])
+def test_cdf_angle_root_quadrature_at_a_right_angle_is_the_chi_2d_cdf(w: float, d: int) -> None:
+    with mpmath.workdps(30):
+        exact = mpmath.gammainc(d, 0, MF(w) ** 2 / 2, regularized=True)  # r1^2 + r2^2 ~ chi^2_{2d}
+        assert abs(ref.cdf_angle_root_quadrature(w, d, 0.0) - exact) < MF(10) ** -20
+
+
+def test_cdf_angle_root_quadrature_decreases_with_the_cosine() -> None:
+    with mpmath.workdps(20):
+        vals = [ref.cdf_angle_root_quadrature(2.5, 6, c) for c in (-0.5, 0.0, 0.5)]
+    assert 0 < vals[2] < vals[1] < vals[0] < 1

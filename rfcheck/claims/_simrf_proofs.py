@@ -313,18 +313,6 @@ register(
 )
 
 
-def _direction_average_cos(w: Any, z: Any, d: int) -> Any:
-    """E cos(w q . z) over q uniform on S^{d-1}: 1-D quadrature in the polar angle."""
-    if d == 1:
-        return mpmath.cos(w * z)
-    n = max(4, int(float(w * z)) + 4)
-    num = mpmath.quad(
-        lambda a: mpmath.cos(w * z * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), mpmath.linspace(0, mpmath.pi, n)
-    )
-    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(MF(d - 1) / 2) / mpmath.gamma(MF(d) / 2)
-    return num / den
-
-
 def printed_eq75(p: dict[str, Any]) -> Any:
     w, z, d = MF(p["w"]), MF(p["z"]), int(p["d"])
     return (
@@ -346,7 +334,7 @@ register(
             deterministic_check(
                 "direction-quadrature",
                 printed_eq75,
-                lambda p, dps: _quad_err(lambda: _direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
+                lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
             )
@@ -1668,33 +1656,7 @@ def printed_eq55(p: dict[str, Any]) -> Any:
 
 
 def _cdf_angle_at(p: dict[str, Any]) -> Any:
-    """P(r1^2 + r2^2 + 2 c r1 r2 <= w^2), r1, r2 iid chi_d: 1-D quadrature over r1 of the chi_d CDF
-    between the roots r2 = -c r1 -+ sqrt(w^2 - r1^2 (1 - c^2))."""
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
-
-    def cdf(x: Any) -> Any:
-        return mpmath.gammainc(MF(d) / 2, 0, x * x / 2, regularized=True) if x > 0 else MF(0)
-
-    def pdf(x: Any) -> Any:
-        if x <= 0:
-            return MF(0) if d > 1 else mpmath.sqrt(2 / mpmath.pi)
-        return mpmath.exp(
-            (d - 1) * mpmath.log(x) - x * x / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-        )
-
-    top = w / mpmath.sqrt(1 - c * c)
-
-    def f(r1: Any) -> Any:
-        disc = w * w - r1 * r1 * (1 - c * c)
-        if disc <= 0:
-            return MF(0)
-        q = mpmath.sqrt(disc)
-        hi, lo = -c * r1 + q, max(MF(0), -c * r1 - q)
-        return pdf(r1) * (cdf(hi) - cdf(lo)) if hi > 0 else MF(0)
-
-    brk = sorted({MF(0), min(w, top), top})
-    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
-    return mpmath.quad(f, pts)
+    return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
 
 
 register(

@@ -27,9 +27,11 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
     "cdf_derivative_sqrt2_chi",
     "direction_average",
+    "direction_average_cos",
     "eq10_quadrature",
     "iid_mgf_quadrature",
     "optimised_ensemble",
@@ -236,6 +238,89 @@ def direction_average(w: Any, v: Any, d: int) -> tuple[Any, Any]:
     )
     den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(_MF(d - 1) / 2) / mpmath.gamma(_MF(d) / 2)
     return num / den, abs(num / den) * _MF(10) ** (5 - mpmath.mp.dps)
+
+
+def direction_average_cos(w: Any, z: Any, d: int) -> Any:
+    """``E cos(w q . z)`` over ``q`` uniform on the sphere ``S^{d-1}`` (``|z| = z``), mpmath.
+
+    1-D quadrature in the polar angle, ``int_0^pi cos(w z cos a) sin^{d-2} a da`` over its
+    normalisation (``max(4, w z + 4)`` panels for the oscillation); ``cos(w z)`` for ``d = 1``.
+
+    Parameters
+    ----------
+    w, z : mpmath.mpf
+        The norm of the random vector and of ``z``.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    mpmath.mpf
+        The average at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.8, eq (75) (the direction average of an RFF pair).
+    """
+    if d == 1:
+        return mpmath.cos(w * z)
+    n = max(4, int(float(w * z)) + 4)
+    num = mpmath.quad(
+        lambda a: mpmath.cos(w * z * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), mpmath.linspace(0, mpmath.pi, n)
+    )
+    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(_MF(d - 1) / 2) / mpmath.gamma(_MF(d) / 2)
+    return num / den
+
+
+def cdf_angle_root_quadrature(w: Any, d: int, c: Any) -> Any:
+    """``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)``, ``r_1, r_2`` iid ``chi_d``, in mpmath.
+
+    1-D quadrature over ``r_1`` of the ``chi_d`` CDF between the roots
+    ``r_2 = -c r_1 -+ sqrt(w^2 - r_1^2 (1 - c^2))``; ``|c| < 1``.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Dimension.
+    c : float or mpmath.mpf
+        ``cos theta`` in ``(-1, 1)``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The probability at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (54)-(55) (the CDF of ``w_ij`` for rows at a fixed angle).
+    """
+    w, c = _MF(w), _MF(c)
+
+    def cdf(x: Any) -> Any:
+        return mpmath.gammainc(_MF(d) / 2, 0, x * x / 2, regularized=True) if x > 0 else _MF(0)
+
+    def pdf(x: Any) -> Any:
+        if x <= 0:
+            return _MF(0) if d > 1 else mpmath.sqrt(2 / mpmath.pi)
+        return mpmath.exp(
+            (d - 1) * mpmath.log(x) - x * x / 2 - (_MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(_MF(d) / 2)
+        )
+
+    top = w / mpmath.sqrt(1 - c * c)
+
+    def f(r1: Any) -> Any:
+        disc = w * w - r1 * r1 * (1 - c * c)
+        if disc <= 0:
+            return _MF(0)
+        q = mpmath.sqrt(disc)
+        hi, lo = -c * r1 + q, max(_MF(0), -c * r1 - q)
+        return pdf(r1) * (cdf(hi) - cdf(lo)) if hi > 0 else _MF(0)
+
+    brk = sorted({_MF(0), min(w, top), top})
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
+    return mpmath.quad(f, pts)
 
 
 def cdf_derivative_sqrt2_chi(w: Any, d: int, dps: int) -> tuple[Any, Any]:
