@@ -2,8 +2,10 @@
 claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
 (57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
 
-Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper).  Every ``printed_*``
-function transcribes the paper; references never reuse it:
+Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
+only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
+numerical references: :mod:`rfcheck.references.simrf`).  Every ``printed_*`` function transcribes
+the paper; references never reuse it:
 
 * direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
   functions (eq 32), chi-law CDF derivatives and moments (eq 57, footnote 4);

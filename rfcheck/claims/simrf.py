@@ -11,6 +11,12 @@ References never use the printed formula:
   tested against the definition quadrature and Monte Carlo in the test suite);
 * Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
 * numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
+
+The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) are
+public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
+transcriptions and the claim declarations.  Where both sides have an Arb enclosure (Cor 4.4,
+eq (77), eq (56)), a refuting point is certified with balls (``printed_ball``/``reference_ball``
+of ``deterministic_check``).
 """
 
 from __future__ import annotations
