@@ -1307,8 +1307,6 @@ COVERED_BY: tuple[CoveredBy, ...] = (
               "an input validator (returns the symmetrised matrix): exercised by the specs that take Sigma"),
     CoveredBy("rfa.check_sigma", "rfa.log_rff_limit, rfa.log_kernel_limit",
               "an input validator (returns None): exercised by both RFA limit specs"),
-    CoveredBy("simrf.optimised_ensemble", "simrf.conformity_of_ensemble (its objective); rfcheck.claims.simrf",
-              "a numerical optimiser (L-BFGS over directions, random starts): an upper bound, not a closed form"),
 )
 
 

@@ -91,7 +91,7 @@ def _eq8(p: dict[str, Any], *, drop_last: bool = False, two: int = 2) -> Any:
 
 def _simrf_eq23(p: dict[str, Any], *, dshift: int = 0, two: bool = True) -> Any:
     """SimRF eq (23) (ORF conformity) with optional planted errors."""
-    from rfcheck.claims.simrf import _series
+    from rfcheck.references.simrf import series as _series
 
     v, d = mpmath.mpf(p["v"]), int(p["d"]) - dshift
     return mpmath.gamma(mpmath.mpf(d) / 2) / mpmath.gamma(d) * _series(

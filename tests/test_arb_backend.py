@@ -37,21 +37,6 @@ TIGHT = 1e-20
 #: of ``rfcheck.arb_backend``.  A formula that starts to evaluate on balls must be removed here.
 NOT_ON_BALLS_EXPECTED = {
     "crt.log_i0",  # refused: truncated series without a remainder bound for |t| < 1
-    "simrf.equal_norm_conformity_bound",  # _log_hyp0f1: sympy branch
-    "simrf.log_conformity_angle",  # _angle_impl: sympy branch (t-average as a sympy Integral)
-    "simrf.log_conformity_kernel",  # _log_hyp0f1
-    "simrf.log_conformity_orf",  # _log_hyp1f1
-    "simrf.log_conformity_simrf",  # a dict keyed by ctx.name
-    "simrf.log_pdf_wij_angle",  # sympy branch
-    "simrf.log_pdf_wij_iid",  # _xlogy: sympy branch
-    "simrf.log_prf_orthogonality_gap",  # _gap_orf_terms: sympy branch
-    "simrf.orf_simrf_conformity_gap",  # _gap_simrf_terms: sympy branch
-    "simrf.pdf_wij_angle",  # sympy branch
-    "simrf.pdf_wij_iid",  # _xlogy
-    "simrf.rff_mse_ratio_asymptotic",  # mpmath.sinh on the argument
-    "simrf.rff_orthogonality_gap",  # _rff_gap_bracket: sympy branch
-    "simrf.small_v_mse_coefficient",  # _log_half_ratio: sympy branch
-    "simrf.small_v_prefactor_simrf",  # _log_half_ratio
 }
 
 

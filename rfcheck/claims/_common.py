@@ -103,6 +103,8 @@ def deterministic_check(
     reference: Callable[[dict[str, Any], int], tuple[Any, Any]],
     *, atol_scale: Callable[[dict[str, Any], int], Any] | None = None,
     max_points: int | None = None, description: str = "",
+    printed_ball: Callable[[dict[str, Any], int], Any] | None = None,
+    reference_ball: Callable[[dict[str, Any], int], Any] | None = None,
 ) -> Check:
     """Equality of ``printed(point)`` (evaluated in mpmath) with ``reference(point, dps)``.
 
@@ -110,6 +112,13 @@ def deterministic_check(
     budget's ``dps``; its rounding enters as ``rtol = 10^(5 - dps)``.  ``atol_scale`` gives
     a magnitude for absolute tolerance where the value itself may vanish (a variance that
     is exactly 0 at some point is compared on the scale of the second moment).
+
+    ``printed_ball(point, bits)`` and ``reference_ball(point, bits)``, given together, return
+    Arb balls (``flint.arb``) enclosing the printed and the reference value at ``bits`` bits of
+    working precision; each decided point is then marked ``certified`` when the balls decide
+    it the same way (:func:`rfcheck.certify.certified_equal`, as ``Paper.equality`` does with
+    its ``reference_ball``).  A ball function that raises ``NotImplementedError`` or
+    ``ValueError`` leaves the point uncertified, with the reason.
     """
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -118,10 +127,35 @@ def deterministic_check(
         with mpmath.workdps(dps):
             pv = printed(p)
             scale = abs(atol_scale(p, dps)) if atol_scale else 0
-            return compare_deterministic(p, pv, ref, err, rtol=10.0 ** (5 - dps),
-                                         atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
+            ev = compare_deterministic(p, pv, ref, err, rtol=10.0 ** (5 - dps),
+                                       atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
+        if printed_ball is None or reference_ball is None or not ev.decided:
+            return ev
+        return _certify_balls(ev, p, dps, scale, printed_ball, reference_ball)
 
     return Check(name, 1, evaluate, search=True, max_points=max_points, description=description)
+
+
+def _certify_balls(ev: PointEval, p: dict[str, Any], dps: int, scale: Any,
+                   printed_ball: Callable[[dict[str, Any], int], Any],
+                   reference_ball: Callable[[dict[str, Any], int], Any]) -> PointEval:
+    """Mark a decided point of :func:`deterministic_check` ``certified`` (or say why not) from the
+    balls of both sides, with the check's tolerance ``10^(5 - dps)`` (relative, and times ``scale``
+    absolute)."""
+    from rfcheck.arb_backend import UndecidableError, bits_for_dps, workprec
+    from rfcheck.certify import certified_equal
+    from rfcheck.ledger import _certify
+
+    bits = bits_for_dps(dps)
+    rtol = 10.0 ** (5 - dps)
+    try:
+        with workprec(bits):
+            pb, rb = printed_ball(dict(p), bits), reference_ball(dict(p), bits)
+    except (NotImplementedError, UndecidableError, ValueError) as exc:
+        return _certify(ev, None, f"no ball at this point ({type(exc).__name__}: {exc})")
+    with mpmath.workdps(dps):
+        atol = float(scale * mpmath.mpf(rtol))
+    return _certify(ev, certified_equal(pb, rb, rtol, atol=atol), "the balls overlap but are wider than the tolerance")
 
 
 def inequality_check(

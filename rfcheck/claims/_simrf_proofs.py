@@ -2,8 +2,10 @@
 claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
 (57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
 
-Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper).  Every ``printed_*``
-function transcribes the paper; references never reuse it:
+Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
+only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
+numerical references: :mod:`rfcheck.references.simrf`).  Every ``printed_*`` function transcribes
+the paper; references never reuse it:
 
 * direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
   functions (eq 32), chi-law CDF derivatives and moments (eq 57, footnote 4);
@@ -29,21 +31,16 @@ from scipy import optimize, special, stats
 
 from rfcheck.claims import REGISTRY, Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check
-from rfcheck.claims.simrf import (
-    MF,
-    SRC,
-    _direction_average,
-    _eq58_ref,
-    _no_search,
-    _quad_err,
-    _ratio_series,
-    _ref_angle_quad,
-    _ref_iid_mgf,
-    _rff_orf_cov_ref,
-    _series,
-    _vd_domain,
-)
+from rfcheck.claims._simrf_shared import MF, SRC
+from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.references import simrf as ref
+from rfcheck.references.simrf import direction_average as _direction_average
+from rfcheck.references.simrf import ratio_series as _ratio_series
+from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
+from rfcheck.references.simrf import series as _series
+from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.stats import PointEval, compare_mc, estimate_mean, z_critical
 
 __all__: list[str] = []
@@ -318,18 +315,6 @@ register(
 )
 
 
-def _direction_average_cos(w: Any, z: Any, d: int) -> Any:
-    """E cos(w q . z) over q uniform on S^{d-1}: 1-D quadrature in the polar angle."""
-    if d == 1:
-        return mpmath.cos(w * z)
-    n = max(4, int(float(w * z)) + 4)
-    num = mpmath.quad(
-        lambda a: mpmath.cos(w * z * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), mpmath.linspace(0, mpmath.pi, n)
-    )
-    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(MF(d - 1) / 2) / mpmath.gamma(MF(d) / 2)
-    return num / den
-
-
 def printed_eq75(p: dict[str, Any]) -> Any:
     w, z, d = MF(p["w"]), MF(p["z"]), int(p["d"])
     return (
@@ -351,7 +336,7 @@ register(
             deterministic_check(
                 "direction-quadrature",
                 printed_eq75,
-                lambda p, dps: _quad_err(lambda: _direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
+                lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
             )
@@ -855,6 +840,53 @@ def _parallel_distance(p: dict[str, Any], literal46: bool) -> Any:
     return worst
 
 
+def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> Any:
+    """:func:`_parallel_distance` on Arb balls (the same configuration: the float rows of
+    :func:`_unit_config` normalised exactly, the float norms of :func:`_chi_norms`): the printed sum
+    by :func:`rfcheck.references.simrf.ratio_series_ball`, the gradient with Arb's ``0F1``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, v = int(p["d"]), to_ball(p["v"])
+    rows = [[arb(float(x)) for x in row] for row in _unit_config(d, d, int(p["seed"]))]
+    U = [[x / sum((y * y for y in row), arb(0)).sqrt() for x in row] for row in rows]
+    r = [arb(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    half_d = arb(d) / 2
+    g1 = (half_d + 1).gamma()
+
+    def unit(x: list[Any]) -> list[Any]:
+        n = sum((t * t for t in x), arb(0))
+        return x if n.is_zero() else [t / n.sqrt() for t in x]
+
+    def nonneg_sqrt(x: Any) -> Any:  # sqrt of a ball of a sum of squares that may reach below 0
+        if x >= 0:
+            return x.sqrt()
+        top = x.upper().sqrt().upper()
+        return arb(top / 2, top / 2)
+
+    worst = arb(0)
+    for i in range(d):
+        G, H = [arb(0)] * d, [arb(0)] * d
+        for P in itertools.permutations(range(d)):
+            for j in range(d):
+                if j == i:
+                    continue
+                a, b = r[P[i]], r[P[j]]
+                q = a * a + b * b + 2 * a * b * sum((x * y for x, y in zip(U[i], U[j], strict=True)), arb(0))
+                base2 = q * q if literal46 else q
+                coef = ref.ratio_series_ball(
+                    v * v / (4 * g1), lambda k, base2=base2: v * v * base2 / (4 * (k + 1) * (k + 1 + half_d))
+                )
+                fp = v * v * (v * v * q / 4).hypgeom_0f1(half_d + 1) / (4 * g1)
+                G = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(G)]
+                H = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(H)]
+        ga, ha = unit(G), unit(H)
+        dist = nonneg_sqrt(sum(((x - y) * (x - y) for x, y in zip(ga, ha, strict=True)), arb(0)))
+        worst = worst.max(dist)
+    return worst
+
+
 def _eq45_check(literal46: bool) -> Check:
     return deterministic_check(
         "gradient-literal46" if literal46 else "gradient",
@@ -864,6 +896,8 @@ def _eq45_check(literal46: bool) -> Check:
         description="max_i distance between the unit vectors of the printed sum and of the "
         "hand-derived gradient 4 sum_P sum_{j != i} F'(q)(w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j) "
         "(tied to finite differences in the tests)",
+        printed_ball=lambda p, bits: 0,
+        reference_ball=lambda p, bits: _parallel_distance_ball(p, bits, literal46),
     )
 
 
@@ -1346,7 +1380,7 @@ register(
                 deterministic_check(
                     "quadrature-middle",
                     printed_eq53_middle,
-                    _ref_iid_mgf,
+                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                     description="E exp(t v), t ~ N(0, 2), by quadrature",
                 ),
                 12,
@@ -1355,7 +1389,7 @@ register(
                 deterministic_check(
                     "quadrature-series",
                     lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
-                    _ref_iid_mgf,
+                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                     description="E exp(t v), t ~ N(0, 2), by quadrature",
                 ),
                 12,
@@ -1451,7 +1485,7 @@ register(
                 deterministic_check(
                     f"cdf-derivative-{name}",
                     printed_eq57(k),
-                    _eq58_ref,
+                    lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
                     atol_scale=lambda p, dps: 1,
                     description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
                 ),
@@ -1491,7 +1525,9 @@ register(
                 deterministic_check(
                     "eq10-quadrature",
                     printed_eq62,
-                    _ref_angle_quad,
+                    lambda p, dps: tuple(
+                        MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
+                    ),
                     max_points=12,
                     description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
                 ),
@@ -1622,33 +1658,7 @@ def printed_eq55(p: dict[str, Any]) -> Any:
 
 
 def _cdf_angle_at(p: dict[str, Any]) -> Any:
-    """P(r1^2 + r2^2 + 2 c r1 r2 <= w^2), r1, r2 iid chi_d: 1-D quadrature over r1 of the chi_d CDF
-    between the roots r2 = -c r1 -+ sqrt(w^2 - r1^2 (1 - c^2))."""
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
-
-    def cdf(x: Any) -> Any:
-        return mpmath.gammainc(MF(d) / 2, 0, x * x / 2, regularized=True) if x > 0 else MF(0)
-
-    def pdf(x: Any) -> Any:
-        if x <= 0:
-            return MF(0) if d > 1 else mpmath.sqrt(2 / mpmath.pi)
-        return mpmath.exp(
-            (d - 1) * mpmath.log(x) - x * x / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-        )
-
-    top = w / mpmath.sqrt(1 - c * c)
-
-    def f(r1: Any) -> Any:
-        disc = w * w - r1 * r1 * (1 - c * c)
-        if disc <= 0:
-            return MF(0)
-        q = mpmath.sqrt(disc)
-        hi, lo = -c * r1 + q, max(MF(0), -c * r1 - q)
-        return pdf(r1) * (cdf(hi) - cdf(lo)) if hi > 0 else MF(0)
-
-    brk = sorted({MF(0), min(w, top), top})
-    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
-    return mpmath.quad(f, pts)
+    return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
 
 
 register(

@@ -11,84 +11,39 @@ References never use the printed formula:
   tested against the definition quadrature and Monte Carlo in the test suite);
 * Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
 * numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
+
+The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) are
+public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
+transcriptions and the claim declarations.  Where both sides have an Arb enclosure (Cor 4.4,
+eq (77), eq (56)), a refuting point is certified with balls (``printed_ball``/``reference_ball``
+of ``deterministic_check``).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize
 
 from rfcheck import features
 from rfcheck.claims import Budget, Check, Claim, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
+from rfcheck.claims._simrf_shared import MF, SRC
+from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.references import simrf as ref
+from rfcheck.references.simrf import direction_average as _direction_average
+from rfcheck.references.simrf import eq10_quadrature
+from rfcheck.references.simrf import ratio_series as _ratio_series
+from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
+from rfcheck.references.simrf import series as _series
+from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.stats import PointEval
-
-SRC = "003 Simplex Random Features"
-MF = mpmath.mpf
-
-
-def _vd_domain(
-    v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256), extra: dict[str, Any] | None = None, **kw: Any
-) -> Domain:
-    params: dict[str, Any] = {
-        "v": Real(v[0], v[1], extra=(1.0,)),
-        "d": Int(d[0], d[1], extra=tuple(x for x in (2, 3, 6, 64) if d[0] <= x <= d[1])),
-    }
-    params.update(extra or {})
-    return Domain(params, **kw)
-
-
-def _series(term: Any) -> Any:
-    """``sum_{k>=0} term(k)`` summed directly until the terms, past their peak, fall below
-    ``10^-(dps+8)`` of the sum (``mpmath.nsum``'s extrapolation misjudges large-argument series)."""
-    tot, k, prev = MF(0), 0, mpmath.inf
-    tol = MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        t = term(k)
-        tot += t
-        if k > 8 and abs(t) <= tol * abs(tot) and abs(t) <= prev:
-            return tot
-        prev = abs(t)
-        k += 1
-        if k > 200_000:
-            raise ValueError("series did not converge in 200000 terms")
-
-
-def _ratio_series(t0: Any, ratio: Any) -> Any:
-    """``sum_k t_k`` with ``t_{k+1} = t_k ratio(k)`` (positive terms), summed to ``10^-(dps+8)``."""
-    t, tot, k = t0, t0, 0
-    tol = MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        r = ratio(k)
-        t *= r
-        tot += t
-        k += 1
-        if (r < 1 and t <= tol * tot) or t == 0:
-            return tot
-
-
-def _quad_err(compute: Any, dps: int) -> tuple[Any, Any]:
-    """A mpmath computation ``compute()`` repeated at ``dps + 10`` and ``dps + 25`` digits:
-    value from the finer one, error bar = their difference plus 10^(3 - dps) relative."""
-    with mpmath.workdps(dps + 10):
-        a = compute()
-    with mpmath.workdps(dps + 25):
-        b = compute()
-        return b, abs(b - a) + abs(b) * MF(10) ** (3 - dps)
-
-
-def _no_search(check: Check, n: int) -> Check:
-    """An expensive check: at most ``n`` grid/random points, no optimiser climb (verify time budget)."""
-    check.max_points = n
-    check.search = False
-    return check
 
 
 def _with(dps: int, fn: Any) -> Any:
@@ -158,25 +113,6 @@ def _mp_conformity(v: Any, d: int, coupling: str, dps: int) -> tuple[Any, Any]:
     return val, abs(val) * MF(10) ** (-dps - 3)
 
 
-def eq10_quadrature(v: float, d: int, c: float, n: int = 160) -> tuple[float, float]:
-    """Eq (10) by 2-D Gauss-Legendre over the two chi_d norms (float64, scipy 0F1).
-
-    Error bar: the change from ``n`` to ``3n/2`` nodes plus 1e-13 relative rounding.
-    """
-
-    def rule(nn: int) -> float:
-        lo, hi = max(0.0, math.sqrt(d) - 14.0), math.sqrt(d) + 14.0
-        x, wq = np.polynomial.legendre.leggauss(nn)
-        r = lo + (hi - lo) * (x + 1) / 2
-        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
-        r1, r2 = r[:, None], r[None, :]
-        w2 = np.maximum(r1 * r1 + r2 * r2 + 2 * c * r1 * r2, 0.0)
-        return float(wr @ special.hyp0f1(d / 2, w2 * v * v / 4) @ wr)
-
-    a, b = rule(n), rule(n * 3 // 2)
-    return b, abs(a - b) + 1e-13 * abs(b)
-
-
 def _quad_ref(coupling: str) -> Any:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         d = int(p["d"])
@@ -190,17 +126,6 @@ def _quad_ref(coupling: str) -> Any:
 
 
 # ------------------------------------------------------------------ eq (33) / (31)
-
-
-def _direction_average(w: Any, v: Any, d: int) -> tuple[Any, Any]:
-    """E exp(w q . v) over q uniform on S^{d-1}: 1-D quadrature in the polar angle."""
-    if d == 1:
-        return mpmath.cosh(w * v), 0
-    num = mpmath.quad(
-        lambda a: mpmath.exp(w * v * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), [0, mpmath.pi / 2, mpmath.pi]
-    )
-    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(MF(d - 1) / 2) / mpmath.gamma(MF(d) / 2)
-    return num / den, abs(num / den) * MF(10) ** (5 - mpmath.mp.dps)
 
 
 def printed_eq33_bracket(p: dict[str, Any]) -> Any:
@@ -240,10 +165,7 @@ def printed_eq18(p: dict[str, Any]) -> Any:
 
 def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """pdf of |g|, g ~ N(0, 2 I_d): derivative of the regularised incomplete gamma CDF."""
-    w, d = MF(p["w"]), int(p["d"])
-    return _quad_err(
-        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d) / 2, 0, t * t / 4, regularized=True), w, direction=1), dps
-    )
+    return ref.cdf_derivative_sqrt2_chi(p["w"], int(p["d"]), dps)
 
 
 register(
@@ -267,14 +189,7 @@ register(
 
 def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
-    v = MF(p["v"])
-    return _quad_err(
-        lambda: mpmath.quad(
-            lambda t: mpmath.exp(t * v - t * t / 4) / mpmath.sqrt(4 * mpmath.pi),
-            [-mpmath.inf, 2 * v * v - 10, 2 * v * v, 2 * v * v + 10, mpmath.inf],
-        ),
-        dps,
-    )
+    return ref.iid_mgf_quadrature(p["v"], dps)
 
 
 register(
@@ -317,28 +232,7 @@ def printed_eq20(p: dict[str, Any]) -> Any:
 
 
 def _pdf_angle_at(p: dict[str, Any]) -> Any:
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
-
-    def lchi(r: Any) -> Any:
-        return (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-
-    s = 1 - c * c
-    top = w / mpmath.sqrt(s)
-
-    def f(r1: Any) -> Any:
-        disc = w * w - r1 * r1 * s
-        if disc <= 0 or r1 <= 0:
-            return MF(0)
-        q = mpmath.sqrt(disc)
-        tot = MF(0)
-        for r2 in (-c * r1 + q, -c * r1 - q):
-            if r2 > 0:
-                tot += mpmath.exp(lchi(r1) + lchi(r2)) * w / q
-        return tot
-
-    brk = sorted({MF(0), min(w, top), top})
-    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
-    return mpmath.quad(f, pts)
+    return ref.pdf_angle_change_of_variables(p["w"], int(p["d"]), p["cos"])
 
 
 def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -702,6 +596,31 @@ def printed_eq25(p: dict[str, Any]) -> Any:
     return mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m * printed_eq25_bracket(p["v"], d)
 
 
+def printed_eq25_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (25) as printed, on Arb balls: the printed series summed with its tail enclosed
+    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/((k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, m, v, sq = int(p["d"]), int(p["m"]), to_ball(p["v"]), to_ball(p["sq"])
+    x = v * v
+    series = ref.ratio_series_ball(arb(1), lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
+    return (-2 * sq).exp() * arb(m - 1) / m * (x.exp() - series)
+
+
+def _gap_ball(p: dict[str, Any], bits: int) -> Any:
+    """The correct gap ``e^{-2 sq} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2))`` on balls (the Arb face of
+    :func:`rfcheck.closed_forms.simrf.log_prf_orthogonality_gap`, eq (68)-(69))."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, m = int(p["d"]), int(p["m"])
+    lg = cf.log_prf_orthogonality_gap(p["v"], d, backend="arb", prec=bits)
+    return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * lg.exp()
+
+
 def _gap_domain() -> Domain:
     return _vd_domain(
         v=(0.0, 3.0),
@@ -727,6 +646,8 @@ register(
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
                     description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+                    printed_ball=printed_eq25_ball,
+                    reference_ball=_gap_ball,
                 ),
                 10,
             )
@@ -843,27 +764,6 @@ register(
 # --------------------------------------------------------------------- Thm 4.5 (RFF)
 
 
-def _rff_orf_cov_ref(z: Any, d: int) -> Any:
-    """E cos(w_ij . z) for an orthogonal pair: |w_ij| ~ chi_{2d} (A.5), E over the direction of
-    cos(rho q . z) = Gamma(d/2) (rho z/2)^{1-d/2} J_{d/2-1}(rho z); 1-D quadrature in rho (scipy, float64,
-    relative error ~1e-13, returned as an mpmath number)."""
-    from scipy import integrate
-
-    zf = float(z)
-
-    def f(r: float) -> float:
-        x = r * zf
-        lchi = (2 * d - 1) * math.log(r) - r * r / 2 - (d - 1) * math.log(2) - math.lgamma(d) if r > 0 else -math.inf
-        if x < 1e-8:
-            return math.exp(lchi)
-        return math.exp(lchi + math.lgamma(d / 2) + (1 - d / 2) * math.log(x / 2)) * special.jv(d / 2 - 1, x)
-
-    hi = math.sqrt(2 * d) + 14
-    lo = max(0.0, math.sqrt(2 * d) - 14)
-    val, _ = integrate.quad(f, lo, hi, limit=400, epsabs=0, epsrel=1e-13)
-    return MF(val)
-
-
 def _rff_cov_err(z: Any, d: int) -> Any:
     return MF(1e-12)
 
@@ -974,6 +874,29 @@ def printed_eq77(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq77_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (77) as printed, on Arb balls, with ``E_ort(a_1 a_2) = 1F1(d; d/2; -z^2/2)`` (eq (76), claim
+    simrf.thm4.5)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
+    e = (-z * z).exp()
+    e_ort = (-z * z / 2).hypgeom_1f1(d, arb(d) / 2)
+    return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
+
+
+def _ratio_ball(p: dict[str, Any], bits: int) -> Any:
+    """The correct ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on balls, ``gap`` the Arb face of
+    :func:`rfcheck.closed_forms.simrf.rff_orthogonality_gap` (eq (74), (76))."""
+    from rfcheck.arb_backend import to_ball
+
+    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
+    gap = cf.rff_orthogonality_gap(p["z"], d, m, backend="arb", prec=bits)
+    return 1 - 2 * m * gap / (-z * z).expm1() ** 2
+
+
 def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """MSE_ORF / MSE_IID from eq (74) with the ORF pair covariance by Bessel quadrature."""
     z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
@@ -1000,6 +923,8 @@ register(
                     _ratio_ref,
                     max_points=10,
                     description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+                    printed_ball=printed_eq77_ball,
+                    reference_ball=_ratio_ball,
                 ),
                 8,
             )
@@ -1301,10 +1226,7 @@ register(
 
 
 def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    w, d = MF(p["w"]), int(p["d"])
-    return _quad_err(
-        lambda: mpmath.diff(lambda t: mpmath.gammainc(MF(d), 0, t * t / 2, regularized=True), w, direction=1), dps
-    )
+    return ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps)
 
 
 register(
@@ -1364,6 +1286,40 @@ def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
     return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
 
 
+def eq56_middle_ball(p: dict[str, Any], bits: int, corrected: bool = False) -> Any:
+    """:func:`eq56_middle` on Arb balls: the same integrand (analytic near [0, pi/2] for ``|cos theta|
+    < 1``: ``s > 0`` there, and the square root is taken with its branch cut checked), integrated
+    by Arb's rigorous Gauss-Legendre (``acb.integral``)."""
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball
+
+    w, d, c = to_ball(p["w"]), int(p["d"]), to_ball(p["cos"])
+    norm = 2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()
+
+    def pchi(r: Any) -> Any:
+        return r ** (d - 1) * (-r * r / 2).exp() / norm
+
+    def f(ph: Any, analytic: bool) -> Any:
+        s = 1 + (2 * ph).sin() * c
+        rs = s.sqrt(analytic=analytic)
+        jac, b = (w / s, w * ph.sin() / rs) if corrected else (w / rs, w * ph.sin() / s)
+        return jac * pchi(w * ph.cos() / rs) * pchi(b)
+
+    # an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints), so that
+    # tiny densities are resolved to the working precision
+    mag = max((abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64))
+               if y.is_finite()), default=arb(0))
+    tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
+    return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
+
+
+def _pdf_angle_ball(p: dict[str, Any], bits: int) -> Any:
+    """The density of ``w_ij`` at a fixed angle (eq (20), claim simrf.lem4.2.pdf) on balls: the Arb
+    face of :func:`rfcheck.closed_forms.simrf.pdf_wij_angle`."""
+    return cf.pdf_wij_angle(p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits)
+
+
 def printed_eq56_middle(p: dict[str, Any]) -> Any:
     """Eq (56), first expression as printed (:func:`eq56_middle`)."""
     return eq56_middle(p)
@@ -1384,6 +1340,8 @@ register(
                     _ref_pdf_angle,
                     max_points=16,
                     atol_scale=lambda p, dps: 1,
+                    printed_ball=eq56_middle_ball,
+                    reference_ball=_pdf_angle_ball,
                 ),
                 8,
             )
@@ -1446,7 +1404,7 @@ def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
     W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    _, opt = cf.optimised_ensemble(np.linalg.norm(W0, axis=1), v, starts=1, seed=seed)
+    _, opt = ref.optimised_ensemble(np.linalg.norm(W0, axis=1), v, starts=1, seed=seed)
     a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
     opt = min(opt, a, b)
     return MF(a - opt), MF(b - opt), MF(1e-12 * b)

@@ -75,7 +75,6 @@ __all__ = [
     "log_pdf_wij_orf",
     "log_prf_orthogonality_gap",
     "log_rff_orthogonality_gap",
-    "optimised_ensemble",
     "orf_simrf_conformity_gap",
     "pair_conformity",
     "pdf_wij_angle",
@@ -320,6 +319,8 @@ def _log_hyp0f1(ctx: Any, b: Any, z: Any) -> Any:
         return _fp_log_hyp0f1(b, z)
     if ctx.name == "mpmath":  # log1p keeps the relative accuracy of log 0F1 ~ z/b at small z
         return mpmath.log1p(_mp_hyp0f1_m1(b, z))
+    if ctx.name == "arb":
+        return _as_ball(_ab_hyp0f1_m1(_ab(b), _ab(z)).log1p())
     return sympy.log(sympy.hyper([], [b], z))
 
 
@@ -328,6 +329,8 @@ def _log_hyp1f1(ctx: Any, a: Any, b: Any, z: Any) -> Any:
         return _fp_log_hyp1f1(a, b, z)
     if ctx.name == "mpmath":  # log1p keeps the relative accuracy of log 1F1 ~ a z/b at small z
         return mpmath.log1p(_mp_hyp1f1_m1(a, b, z))
+    if ctx.name == "arb":
+        return _as_ball(_ab_hyp1f1_m1(_ab(a), _ab(b), _ab(z)).log1p())
     return sympy.log(sympy.hyper([a], [b], z))
 
 
@@ -390,6 +393,168 @@ def _sym_t_average(d: Any, g: Any) -> Any:
     return sympy.Integral(sympy.sin(ph) ** (d - 1) * g(sympy.sin(ph)), (ph, 0, sympy.pi)) / norm
 
 
+# ------------------------------------------------------------------------- the Arb face
+#
+# Ball versions of the series, t-averages and integrals above (``backend="arb"``, see
+# rfcheck.arb_backend).  Every number is a flint ball containing the exact value; a branch
+# taken on a ball only chooses between two enclosures of the same quantity (the tighter one),
+# never between two quantities.  Integrals are Arb's rigorous Gauss-Legendre integration of an
+# integrand that is analytic near the path (``acb.integral``), plus, for the one integral over
+# [0, inf), a proved bound of the tail.
+
+
+def _ab(x: Any) -> Any:
+    """The flint ball of an operand on the Arb face (a :class:`rfcheck.arb_backend.Ball`, an
+    exact Python number or a flint ball)."""
+    from rfcheck.arb_backend import to_ball
+
+    return to_ball(x)
+
+
+def _as_ball(x: Any) -> Any:
+    """A flint ball back into the :class:`rfcheck.arb_backend.Ball` a formula works with."""
+    from rfcheck.arb_backend import Ball
+
+    return Ball(x)
+
+
+def _ab_int(x: Any) -> int:
+    """The Python integer of an exact integer ball (a dimension)."""
+    v = _ab(x)
+    n = v.unique_fmpz()
+    if n is None or not v.is_exact():
+        raise ValueError(f"expected an exact integer, got the ball {v}")
+    return int(n)
+
+
+def _ab_small(z: Any) -> bool:
+    """``|z| < 1`` for every point of the ball ``z`` (real or complex): the series forms below."""
+    return bool(abs(z).upper() < 1)
+
+
+def _ab_hyp0f1_m1(b: Any, z: Any) -> Any:
+    """``0F1(; b; z) - 1``: ``(z/b) 1F2(1; 2, b + 1; z)`` for ``|z| < 1`` (no cancellation), else
+    Arb's ``0F1`` minus 1."""
+    if _ab_small(z):
+        return z / b * z.hypgeom([1], [2, b + 1])
+    return z.hypgeom_0f1(b) - 1
+
+
+def _ab_hyp1f1_m1(a: Any, b: Any, z: Any) -> Any:
+    """``1F1(a; b; z) - 1`` (real or complex ball ``z``): ``(a z/b) 2F2(1, a + 1; 2, b + 1; z)``
+    for ``|z| < 1``, else Arb's ``1F1`` minus 1."""
+    if _ab_small(z):
+        return a * z / b * z.hypgeom([1, a + 1], [2, b + 1])
+    return z.hypgeom_1f1(a, b) - 1
+
+
+def _ab_exp_minus_1f1(x: Any, d: int) -> Any:
+    """``e^x - 1F1(d; d/2; x/2)`` for a real ball ``x`` (the RFF bracket at ``x = -z^2``; for ``x >= 0``
+    :func:`_ab_orf_gap` sums positive terms).  The terms of order 0 and 1 cancel exactly, so for ``|x| < 1``
+    ``(x^2/2) (1F1(1; 3; x) - (d+1)/(d+2) 2F2(1, d+2; 3, d/2+2; x/2))`` (both series with their
+    first two terms removed; the bracket ~ ``1/(d+2)`` loses only ``log2(d+2)`` bits)."""
+    from flint import arb
+
+    b = arb(d) / 2
+    if _ab_small(x):
+        rest = x.hypgeom([1], [3]) - arb(d + 1) / (d + 2) * (x / 2).hypgeom([1, d + 2], [3, b + 2])
+        return x * x / 2 * rest
+    return x.exp() - (x / 2).hypgeom_1f1(d, b)
+
+
+def _ab_orf_gap(x: Any, d: int) -> Any:
+    """``e^x - 1F1(d; d/2; x/2) = sum_k x^k/k! q_k`` for a real ball ``x >= 0``, summed on balls.
+
+    ``q_k = 1 - prod_{j<k} (d+j)/(d+2j)`` is built without cancellation, ``q_{k+1} = q_k + p_k
+    k/(d+2k)`` with ``p_k`` the product, so every term is a non-negative ball (the mpmath face's
+    series).  Once ``k + 1 > 2x`` the remaining terms are below ``t_{k+1} sum_j 2^-j``
+    (``q <= 1``), and the sum stops with that bound added as the ball ``[0, 2 t_{k+1}]``.
+    """
+    from flint import arb
+    from flint import ctx as flint_ctx
+
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t, q, p, s, k = arb(1), arb(0), arb(1), arb(0), 0
+    while True:
+        s += t * q
+        q, p = q + p * k / (d + 2 * k), p * arb(d + k) / (d + 2 * k)
+        t = t * x / (k + 1)
+        k += 1
+        if k >= 3 and k > 2 * x and t <= eps * s:
+            bound = (2 * t).upper()
+            return s + arb(bound / 2, bound / 2)
+        if k > 1_000_000:
+            raise ValueError(f"log_prf_orthogonality_gap: the series of x = {x} did not converge on balls")
+
+
+def _ab_t_average(d: int, g: Any) -> Any:
+    """``E_t g(t, 1 - t)`` on balls, ``t = sin phi``, ``phi ~ sin^{d-1}`` on [0, pi] (symmetric about
+    pi/2): ``2 int_0^{pi/2} sin^{d-1}(phi) g dphi / (sqrt(pi) Gamma(d/2) / Gamma((d+1)/2))``.
+
+    ``g`` takes complex balls (``acb``) and must be analytic near [0, pi/2] wherever it returns a
+    finite ball (poles give non-finite balls, which Arb's integration subdivides around).  ``1 - t
+    = 2 sin^2(pi/4 - phi/2)`` is passed without cancellation.  The absolute tolerance is scaled by
+    the integrand's size at a few points, so that tiny integrals (``v -> 0``) are still resolved
+    to the working precision.
+    """
+    from flint import acb, arb
+    from flint import ctx as flint_ctx
+
+    prec = flint_ctx.prec
+    quarter_pi = arb.pi() / 4
+
+    def f(ph: Any, analytic: bool) -> Any:
+        s = ph.sin()
+        omt = 2 * (quarter_pi - ph / 2).sin() ** 2
+        return s ** (d - 1) * g(s, omt)
+
+    mag = arb(0)
+    for frac in (2, 3, 4, 6):
+        y = abs(f(acb(arb.pi() / frac), False))
+        if y.is_finite():
+            mag = max(mag, y.mid())
+    tol = mag * arb(2) ** (-prec - 8) if mag > 0 else arb(2) ** (-4 * prec)
+    val = acb.integral(f, 0, 2 * quarter_pi, rel_tol=arb(2) ** -prec, abs_tol=tol, eval_limit=2_000_000).real
+    norm = arb.pi().sqrt() * (arb(d) / 2).lgamma().exp() / (arb(d + 1) / 2).lgamma().exp()
+    return 2 * val / norm
+
+
+def _ab_one_plus_ct(c: Any, t: Any, omt: Any) -> Any:
+    """``1 + c t`` on balls, as ``(1 + c) - c (1 - t)`` (two non-negative terms) for ``c < 0``."""
+    return (1 + c) - c * omt if c < 0 else 1 + c * t
+
+
+def _ab_pdf_antipodal(w: Any, d: int) -> Any:
+    """``p(w)`` of ``|R_1 - R_2|``, ``R_i`` iid ``chi_d``: ``2 int_0^inf chi_d(r) chi_d(r + w) dr``.
+
+    Integrated over ``[0, R]`` (``R = sqrt(d) + w + 12``) by Arb, plus the tail: the log of the
+    integrand ``f`` is concave in ``r`` with slope ``-s < 0`` at ``R``, so
+    ``int_R^inf f <= f(R) / s``, added as the ball ``[0, f(R)/s]``.
+    """
+    from flint import acb, arb
+
+    lc = (1 - arb(d) / 2) * arb(2).log() - (arb(d) / 2).lgamma()
+
+    def f(r: Any, analytic: bool) -> Any:
+        return (2 * lc - (r * r + (r + w) ** 2) / 2).exp() * (r * (r + w)) ** (d - 1)
+
+    big_r = arb(d).sqrt() + w + 12
+    slope = (d - 1) * (1 / big_r + 1 / (big_r + w)) - (2 * big_r + w)
+    if not slope < 0:  # (R^2 > d - 1 makes it negative)
+        raise ValueError(f"pdf_wij_angle: tail bound failed at d = {d}, w = {w}")
+    tail = (f(acb(big_r), False).real / -slope).upper()
+    tol = f(acb(arb(d).sqrt()), False).real.mid() * arb(2) ** (-_ab_prec() - 8)
+    body = acb.integral(f, 0, big_r, rel_tol=arb(2) ** -_ab_prec(), abs_tol=tol, eval_limit=2_000_000).real
+    return 2 * (body + arb(tail / 2, tail / 2))
+
+
+def _ab_prec() -> int:
+    """flint's working precision (bits)."""
+    from flint import ctx as flint_ctx
+
+    return int(flint_ctx.prec)
+
+
 # ----------------------------------------------------------------------- eq (10) kernel
 
 
@@ -404,6 +569,12 @@ def log_conformity_kernel(ctx: Any, w: Any, v: Any, d: Any) -> Any:
     SimRF Def 3.1, eq (10) and eq (33).
     """
     return _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w / 4)
+
+
+def _frac(ctx: Any, a: Any, b: Any) -> Any:
+    """``a / b`` of integers in the context: exact in mpmath (``int / int`` would round to a
+    float64 before mpmath sees it), a rounded float64, or a ball/sympy quotient."""
+    return mpmath.mpf(a) / b if ctx.name == "mpmath" else a / b
 
 
 def _two(ctx: Any) -> Any:
@@ -501,6 +672,13 @@ def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
             return _mp_hyp1f1_m1(d, b, v * v / 2 * one_ct)
 
         return mpmath.log1p(_mp_t_average(d, g))  # log1p of E[1F1 - 1]: relative accuracy at small v
+    if ctx.name == "arb":
+        di, vb, cb = _ab_int(d), _ab(v), _ab(c)
+        if vb.is_zero():
+            return _as_ball(vb * 0)
+        u = vb * vb / 2
+        return _as_ball(_ab_t_average(di, lambda t, omt: _ab_hyp1f1_m1(di, di / 2, u * _ab_one_plus_ct(cb, t, omt)))
+                        .log1p())
     return sympy.log(_sym_t_average(d, lambda t: sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2 * (1 + c * t))))
 
 
@@ -532,7 +710,7 @@ def log_conformity_simrf(ctx: Any, v: Any, d: Any) -> Any:
     SimRF Thm 4.3, eq (24) (holds as printed; the double series is the ``t``-average
     expanded binomially, eq (66)).
     """
-    one = {"float64": 1.0, "mpmath": mpmath.mpf(1), "sympy": sympy.Integer(1)}[ctx.name]  # exact -1/(d-1)
+    one = {"float64": 1.0, "mpmath": mpmath.mpf(1), "sympy": sympy.Integer(1)}.get(ctx.name, 1)  # exact -1/(d-1)
     return _angle_impl(ctx, v, d, -one / (d - 1))
 
 
@@ -684,6 +862,8 @@ def _xlogy(ctx: Any, x: Any, y: Any) -> Any:
         return sc.xlogy(x, y)
     if ctx.name == "mpmath":
         return x * mpmath.log(y) if x else mpmath.mpf(0)
+    if ctx.name == "arb":  # (x: an exact ball, d - 1)
+        return x * ctx.log(y) if x else x * 0
     return x * sympy.log(y)
 
 
@@ -749,6 +929,16 @@ def _log_pdf_angle_impl(ctx: Any, w: Any, d: Any, c: Any) -> Any:
         # or, where w^2 > 1 + c (the exponential vanishes at t = 1), ~ w / sqrt(d); (1 + c > 0 here)
         scale = max(mpmath.sqrt(2 * (1 + c) / -c), w / mpmath.sqrt(d)) if c < 0 else None
         return _log_pdf_orf(ctx, w, d) + mpmath.log(_mp_t_average(d, g, scale))
+    if ctx.name == "arb":
+        di, wb, cb = _ab_int(d), _ab(w), _ab(c)
+        if cb == -1:
+            return _as_ball(_ab_pdf_antipodal(wb, di).log())
+
+        def ga(t: Any, omt: Any) -> Any:
+            one_ct = _ab_one_plus_ct(cb, t, omt)
+            return (wb * wb * cb * t / (2 * one_ct)).exp() / one_ct**di
+
+        return _log_pdf_orf(ctx, w, d) + _as_ball(_ab_t_average(di, ga).log())
     return sympy.log(_pdf_angle_sym(w, d, c))
 
 
@@ -872,6 +1062,11 @@ def _gap_orf_terms(ctx: Any, v: Any, d: Any) -> Any:
                 s += term * -mpmath.expm1(lp)
                 if k >= 3 and k > v2 and term <= mpmath.eps * s:
                     return mpmath.log(s)
+    if ctx.name == "arb":  # the same positive series on balls, with a bound on its tail
+        vb = _ab(v)
+        if vb.is_zero():
+            return ctx.log(_as_ball(vb))
+        return ctx.log(_as_ball(_ab_orf_gap(vb * vb, _ab_int(d))))
     return sympy.log(sympy.exp(v * v) - sympy.hyper([d], [d / sympy.Integer(2)], v * v / 2))
 
 
@@ -910,6 +1105,16 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
 
         f = _mp_t_average(d, g)
         return mpmath.log(f)
+    if ctx.name == "arb":
+        di, vb = _ab_int(d), _ab(v)
+        if vb.is_zero():
+            return ctx.log(_as_ball(vb))
+        ca, ua, ba = -1 / _ab(di - 1), vb * vb / 2, _ab(di) / 2
+
+        def ga(t: Any, omt: Any) -> Any:  # (1F1 - 1 at both ends, as the mpmath face)
+            return _ab_hyp1f1_m1(di, ba, ua) - _ab_hyp1f1_m1(di, ba, ua * _ab_one_plus_ct(ca, t, omt))
+
+        return ctx.log(_as_ball(_ab_t_average(di, ga)))
     c = -sympy.Integer(1) / (d - 1)
     return sympy.log(
         _sym_t_average(
@@ -1093,9 +1298,9 @@ def _fp_log_gamma_half_ratio(z: np.ndarray) -> np.ndarray:
 def _log_half_ratio(ctx: Any, z: Any) -> Any:
     if ctx.name == "float64":
         return _fp_log_gamma_half_ratio(z)
-    if ctx.name == "mpmath":
-        return mpmath.loggamma(z + mpmath.mpf(1) / 2) - mpmath.loggamma(z) - mpmath.log(z) / 2
-    return sympy.log(sympy.gamma(z + sympy.Rational(1, 2)) / (sympy.gamma(z) * sympy.sqrt(z)))
+    if ctx.name == "sympy":
+        return sympy.log(sympy.gamma(z + sympy.Rational(1, 2)) / (sympy.gamma(z) * sympy.sqrt(z)))
+    return ctx.gammaln(z + 0.5) - ctx.gammaln(z) - ctx.log(z) / 2  # (mpmath, arb; 0.5 is exact)
 
 
 @formula(check=lambda d, m: (_dims(d, 2), _check_m(m), _check_m_le_d(m, d, "small_v_mse_coefficient")) and None)
@@ -1108,7 +1313,8 @@ def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
     SimRF sec 5.1 (``m = d`` is the printed prefactor; see :func:`small_v_prefactor_simrf`).
     """
     # 2 Gamma((d+1)/2)^2 / (d Gamma(d/2)^2) = exp(2 S(d/2)); the m = d value is -expm1(2S)
-    return (m - 1) / (d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))) + (d - m) / (d - 1)
+    return (_frac(ctx, m - 1, d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx))))
+            + _frac(ctx, d - m, d - 1))
 
 
 @formula(check=lambda d: _dims(d, 2))
@@ -1139,6 +1345,9 @@ def _rff_gap_bracket(ctx: Any, z: Any, d: Any) -> Any:
         return np.exp(-z * z) - sc.hyp1f1(d, d / 2, -z * z / 2)
     if ctx.name == "mpmath":
         return mpmath.exp(-z * z) - mpmath.hyp1f1(d, mpmath.mpf(d) / 2, -z * z / 2)
+    if ctx.name == "arb":  # (no cancellation of the terms of order 0 and 1 at small z)
+        zb = _ab(z)
+        return _as_ball(_ab_exp_minus_1f1(-zb * zb, _ab_int(d)))
     return sympy.exp(-z * z) - sympy.hyper([d], [d / sympy.Integer(2)], -z * z / 2)
 
 
@@ -1170,12 +1379,12 @@ def rff_orthogonality_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     ----------
     SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
     """
-    return (m - 1) / m * _rff_gap_bracket(ctx, z, d)
+    return _frac(ctx, m - 1, m) * _rff_gap_bracket(ctx, z, d)
 
 
 @formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
 def _log_abs_rff_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
-    return ctx.log((m - 1) / m) + ctx.log(ctx.abs(_rff_gap_bracket(ctx, z, d)))
+    return ctx.log(_frac(ctx, m - 1, m)) + ctx.log(ctx.abs(_rff_gap_bracket(ctx, z, d)))
 
 
 @formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
@@ -1272,6 +1481,8 @@ def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
     x = z * z
     if ctx.name == "float64":
         q = np.exp(-x / 2) / sc.exprel(-x)
+    elif ctx.name == "arb":  # 2 sinh(x/2) = -e^{x/2} expm1(-x), no cancellation for x > 0
+        q = x / (-ctx.exp(x / 2) * ctx.expm1(-x)) if x else x * 0 + 1
     else:
         q = x / (2 * mpmath.sinh(x / 2)) if x else mpmath.mpf(1)
     return 1 - (m - 1) * q * q / d
@@ -1338,34 +1549,14 @@ def conformity_of_ensemble(W: Any, v: float) -> float:
     return float(np.mean(np.exp(_fp_log_hyp0f1(d / 2, v * v * s2 / 4))))
 
 
-def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) -> tuple[np.ndarray, float]:
-    """Numerically minimise eq (12) over the directions of vectors with the given norms
-    (L-BFGS on unconstrained direction vectors, ``starts`` random starts plus the simplex).
+def __getattr__(name: str) -> Any:
+    """Names moved out of the closed forms, still importable from here (lazily).
 
-    Returns the best ensemble found and its conformity: the 'numerically optimised'
-    benchmark of SimRF Fig. 4 (an upper bound on the true minimum).
+    ``optimised_ensemble`` is a numerical optimiser, not a closed form: it lives in
+    :mod:`rfcheck.references.simrf` (it needs the Monte Carlo module's simplex).
     """
-    from scipy import optimize
+    if name == "optimised_ensemble":
+        from rfcheck.references.simrf import optimised_ensemble
 
-    r = validate.finite_array(norms, "norms")
-    if r.ndim != 1 or r.size < 2 or np.any(r <= 0):
-        raise ValueError("norms must be a 1-D array of >= 2 positive numbers")
-    d = r.size
-    rng = np.random.default_rng(seed)
-
-    def ens(flat: np.ndarray) -> np.ndarray:
-        X = flat.reshape(d, d)
-        return r[:, None] * X / np.linalg.norm(X, axis=1, keepdims=True)
-
-    def obj(flat: np.ndarray) -> float:
-        return conformity_of_ensemble(ens(flat), v)
-
-    from rfcheck.montecarlo import simplex_matrix
-
-    inits = [simplex_matrix(d).ravel()] + [rng.standard_normal(d * d) for _ in range(starts)]
-    best, best_val = None, math.inf
-    for x0 in inits:
-        res = optimize.minimize(obj, x0, method="L-BFGS-B", options={"maxiter": 500})
-        if res.fun < best_val:
-            best, best_val = res.x, float(res.fun)
-    return ens(best), best_val
+        return optimised_ensemble
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,6 +23,7 @@ import numpy as np
 
 from rfcheck import couplings
 from rfcheck.closed_forms import simrf as cf
+from rfcheck.references.simrf import optimised_ensemble
 
 __all__ = [
     "conformities_fig4",
@@ -79,7 +80,7 @@ def conformities_fig4(
     Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
     orf = cf.conformity_of_ensemble(norms[:, None] * Q.T, v)
     W_p, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    _, opt = cf.optimised_ensemble(norms, v, starts=starts, seed=seed)
+    _, opt = optimised_ensemble(norms, v, starts=starts, seed=seed)
     return {
         "IIDRF": (float(np.mean(iid)), float(np.std(iid))),
         "ORF": (orf, 0.0),

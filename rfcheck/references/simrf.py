@@ -1,0 +1,555 @@
+"""Reference computations for Simplex Random Features (SimRF): quadratures, series, exact moments.
+
+The independent side of the SimRF checks of the ledger: each function here computes a quantity
+of the paper from its *definition* (a Gaussian expectation, a density as the derivative of a
+distribution function, a direction average on the sphere) and never from the formula the paper
+prints, so that a claim compared against it is tested, not restated.  The printed formulas and
+the claim declarations stay in :mod:`rfcheck.claims.simrf`.
+
+Conventions: functions taking ``dps`` return ``(value, error bar)`` as mpmath numbers (the
+computation is repeated at ``dps + 10`` and ``dps + 25`` digits, see :func:`two_precision_value`);
+mpmath functions without ``dps`` work at the caller's ``mpmath.mp.dps``.
+
+References
+----------
+I. Reid, K. Choromanski, V. Likhosherstov, A. Weller, "Simplex Random Features", ICML 2023.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import special, stats
+
+__all__ = [
+    "cdf_angle_root_quadrature",
+    "cdf_derivative_chi2d",
+    "cdf_derivative_sqrt2_chi",
+    "direction_average",
+    "direction_average_cos",
+    "eq10_quadrature",
+    "iid_mgf_quadrature",
+    "optimised_ensemble",
+    "pdf_angle_change_of_variables",
+    "ratio_series",
+    "ratio_series_ball",
+    "rff_orf_covariance",
+    "series",
+    "two_precision_value",
+]
+
+_MF = mpmath.mpf
+
+
+def series(term: Callable[[int], Any]) -> Any:
+    """``sum_{k>=0} term(k)``, summed directly in mpmath.
+
+    Stops once the terms, past their peak, fall below ``10^-(dps+8)`` of the sum
+    (``mpmath.nsum``'s extrapolation misjudges large-argument series).
+
+    Parameters
+    ----------
+    term : callable
+        ``k -> k-th term`` (mpmath numbers).
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.mpc
+        The sum at the working precision.
+
+    Raises
+    ------
+    ValueError
+        If 200000 terms do not reach the tolerance.
+    """
+    tot, k, prev = _MF(0), 0, mpmath.inf
+    tol = _MF(10) ** (-mpmath.mp.dps - 8)
+    while True:
+        t = term(k)
+        tot += t
+        if k > 8 and abs(t) <= tol * abs(tot) and abs(t) <= prev:
+            return tot
+        prev = abs(t)
+        k += 1
+        if k > 200_000:
+            raise ValueError("series did not converge in 200000 terms")
+
+
+def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
+    """``sum_k t_k`` of a positive series given by ``t_{k+1} = t_k ratio(k)``, to ``10^-(dps+8)``.
+
+    Parameters
+    ----------
+    t0 : mpmath.mpf
+        The first term (> 0).
+    ratio : callable
+        ``k -> t_{k+1} / t_k`` (>= 0).
+
+    Returns
+    -------
+    mpmath.mpf
+        The sum, stopped once the ratio is below 1 and the term below ``10^-(dps+8)`` of the sum.
+    """
+    t, tot, k = t0, t0, 0
+    tol = _MF(10) ** (-mpmath.mp.dps - 8)
+    while True:
+        r = ratio(k)
+        t *= r
+        tot += t
+        k += 1
+        if (r < 1 and t <= tol * tot) or t == 0:
+            return tot
+
+
+def ratio_series_ball(t0: Any, ratio: Callable[[int], Any], *, max_terms: int = 1_000_000) -> Any:
+    """``sum_k t_k`` of a positive series on Arb balls, with its tail enclosed.
+
+    ``t_{k+1} = t_k ratio(k)``; ``ratio(k)`` must be non-negative and non-increasing in ``k``
+    (true of hypergeometric series with positive parameters).  Terms are added until the ratio
+    is below 1/2 and the next term below ``2^-(prec + 4)`` of the sum; the rest of the series is
+    then at most ``t_K / (1 - ratio(K))`` and is added as the ball ``[0, t_K / (1 - ratio(K))]``.
+
+    Parameters
+    ----------
+    t0 : flint.arb
+        The first term (>= 0).
+    ratio : callable
+        ``k -> t_{k+1} / t_k`` as a ball.
+    max_terms : int
+        ``ValueError`` past this many terms.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact sum (at flint's working precision).
+
+    References
+    ----------
+    The printed series of SimRF eq (23) and eq (25) (``Gamma(d/2)/Gamma(d) sum_k ...``).
+    """
+    from flint import arb
+    from flint import ctx as flint_ctx
+
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t, tot = arb(t0), arb(0)
+    for k in range(max_terms):
+        tot += t
+        r = ratio(k)
+        t = t * r
+        if r < arb(1) / 2 and t <= eps * tot:
+            bound = (t / (1 - ratio(k + 1))).upper()
+            return tot + arb(bound / 2, bound / 2)
+    raise ValueError(f"ratio_series_ball: no tail bound within {max_terms} terms")
+
+
+def two_precision_value(compute: Callable[[], Any], dps: int) -> tuple[Any, Any]:
+    """A mpmath computation repeated at ``dps + 10`` and ``dps + 25`` digits.
+
+    Parameters
+    ----------
+    compute : callable
+        ``() -> value`` at the working precision (a quadrature, a numerical derivative).
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The finer value, and the difference of the two plus ``10^(3 - dps)`` relative.
+    """
+    with mpmath.workdps(dps + 10):
+        a = compute()
+    with mpmath.workdps(dps + 25):
+        b = compute()
+        return b, abs(b - a) + abs(b) * _MF(10) ** (3 - dps)
+
+
+def eq10_quadrature(v: float, d: int, c: float, n: int = 160) -> tuple[float, float]:
+    """The RF-conformity of a pair at fixed angle from its definition, by 2-D quadrature.
+
+    ``E 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` over the two independent ``chi_d`` norms of rows at
+    ``cos theta = c`` (Gauss-Legendre on ``sqrt(d) -+ 14``, float64, scipy's ``0F1``).
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|`` (>= 0).
+    d : int
+        Dimension (>= 1).
+    c : float
+        ``cos theta`` in ``[-1, 1]``.
+    n : int
+        Nodes per norm of the coarser rule.
+
+    Returns
+    -------
+    value, error : float
+        The ``3n/2``-node value, and its change from ``n`` nodes plus 1e-13 relative.
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10); Lemma 4.2, eq (21).
+    """
+
+    def rule(nn: int) -> float:
+        lo, hi = max(0.0, math.sqrt(d) - 14.0), math.sqrt(d) + 14.0
+        x, wq = np.polynomial.legendre.leggauss(nn)
+        r = lo + (hi - lo) * (x + 1) / 2
+        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
+        r1, r2 = r[:, None], r[None, :]
+        w2 = np.maximum(r1 * r1 + r2 * r2 + 2 * c * r1 * r2, 0.0)
+        return float(wr @ special.hyp0f1(d / 2, w2 * v * v / 4) @ wr)
+
+    a, b = rule(n), rule(n * 3 // 2)
+    return b, abs(a - b) + 1e-13 * abs(b)
+
+
+def direction_average(w: Any, v: Any, d: int) -> tuple[Any, Any]:
+    """``E exp(w q . v)`` over ``q`` uniform on the sphere ``S^{d-1}`` (``|v| = v``), mpmath.
+
+    1-D quadrature in the polar angle, ``int_0^pi e^{w v cos a} sin^{d-2} a da`` over its
+    normalisation; ``cosh(w v)`` for ``d = 1``.
+
+    Parameters
+    ----------
+    w, v : mpmath.mpf
+        The norm of the random vector and of ``v``.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The average and an error bar of ``10^(5 - dps)`` relative.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (31) and eq (33) (the bracket of eq (10) is this average).
+    """
+    if d == 1:
+        return mpmath.cosh(w * v), 0
+    num = mpmath.quad(
+        lambda a: mpmath.exp(w * v * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), [0, mpmath.pi / 2, mpmath.pi]
+    )
+    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(_MF(d - 1) / 2) / mpmath.gamma(_MF(d) / 2)
+    return num / den, abs(num / den) * _MF(10) ** (5 - mpmath.mp.dps)
+
+
+def direction_average_cos(w: Any, z: Any, d: int) -> Any:
+    """``E cos(w q . z)`` over ``q`` uniform on the sphere ``S^{d-1}`` (``|z| = z``), mpmath.
+
+    1-D quadrature in the polar angle, ``int_0^pi cos(w z cos a) sin^{d-2} a da`` over its
+    normalisation (``max(4, w z + 4)`` panels for the oscillation); ``cos(w z)`` for ``d = 1``.
+
+    Parameters
+    ----------
+    w, z : mpmath.mpf
+        The norm of the random vector and of ``z``.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    mpmath.mpf
+        The average at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.8, eq (75) (the direction average of an RFF pair).
+    """
+    if d == 1:
+        return mpmath.cos(w * z)
+    n = max(4, int(float(w * z)) + 4)
+    num = mpmath.quad(
+        lambda a: mpmath.cos(w * z * mpmath.cos(a)) * mpmath.sin(a) ** (d - 2), mpmath.linspace(0, mpmath.pi, n)
+    )
+    den = mpmath.sqrt(mpmath.pi) * mpmath.gamma(_MF(d - 1) / 2) / mpmath.gamma(_MF(d) / 2)
+    return num / den
+
+
+def cdf_angle_root_quadrature(w: Any, d: int, c: Any) -> Any:
+    """``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)``, ``r_1, r_2`` iid ``chi_d``, in mpmath.
+
+    1-D quadrature over ``r_1`` of the ``chi_d`` CDF between the roots
+    ``r_2 = -c r_1 -+ sqrt(w^2 - r_1^2 (1 - c^2))``; ``|c| < 1``.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Dimension.
+    c : float or mpmath.mpf
+        ``cos theta`` in ``(-1, 1)``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The probability at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (54)-(55) (the CDF of ``w_ij`` for rows at a fixed angle).
+    """
+    w, c = _MF(w), _MF(c)
+
+    def cdf(x: Any) -> Any:
+        return mpmath.gammainc(_MF(d) / 2, 0, x * x / 2, regularized=True) if x > 0 else _MF(0)
+
+    def pdf(x: Any) -> Any:
+        if x <= 0:
+            return _MF(0) if d > 1 else mpmath.sqrt(2 / mpmath.pi)
+        return mpmath.exp(
+            (d - 1) * mpmath.log(x) - x * x / 2 - (_MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(_MF(d) / 2)
+        )
+
+    top = w / mpmath.sqrt(1 - c * c)
+
+    def f(r1: Any) -> Any:
+        disc = w * w - r1 * r1 * (1 - c * c)
+        if disc <= 0:
+            return _MF(0)
+        q = mpmath.sqrt(disc)
+        hi, lo = -c * r1 + q, max(_MF(0), -c * r1 - q)
+        return pdf(r1) * (cdf(hi) - cdf(lo)) if hi > 0 else _MF(0)
+
+    brk = sorted({_MF(0), min(w, top), top})
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
+    return mpmath.quad(f, pts)
+
+
+def cdf_derivative_sqrt2_chi(w: Any, d: int, dps: int) -> tuple[Any, Any]:
+    """pdf of ``|g|``, ``g ~ N(0, 2 I_d)``, as the derivative of its CDF ``P(d/2, w^2/4)``.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Dimension.
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        See :func:`two_precision_value`.
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (18) (the law of ``w_ij = |w_i + w_j|`` for iid rows).
+    """
+    w = _MF(w)
+    return two_precision_value(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(_MF(d) / 2, 0, t * t / 4, regularized=True), w, direction=1),
+        dps,
+    )
+
+
+def cdf_derivative_chi2d(w: Any, d: int, dps: int) -> tuple[Any, Any]:
+    """pdf of ``chi_{2d}`` as the derivative of its CDF ``P(d, w^2/2)``.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Half the degrees of freedom.
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        See :func:`two_precision_value`.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (57)-(58) (the law of ``w_ij`` for orthogonal rows).
+    """
+    w = _MF(w)
+    return two_precision_value(
+        lambda: mpmath.diff(lambda t: mpmath.gammainc(_MF(d), 0, t * t / 2, regularized=True), w, direction=1), dps
+    )
+
+
+def iid_mgf_quadrature(v: Any, dps: int) -> tuple[Any, Any]:
+    """``E exp((w_i + w_j) . v)`` for independent ``w_i, w_j ~ N(0, I_d)`` by 1-D quadrature.
+
+    Only the component along ``v`` matters: ``E e^{t v}``, ``t ~ N(0, 2)``, integrated in mpmath
+    around the peak ``t = 2 v^2`` of the integrand.
+
+    Parameters
+    ----------
+    v : float or mpmath.mpf
+        ``|v|``.
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        See :func:`two_precision_value`.
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (19) and appendix A.4, eq (53).
+    """
+    v = _MF(v)
+    return two_precision_value(
+        lambda: mpmath.quad(
+            lambda t: mpmath.exp(t * v - t * t / 4) / mpmath.sqrt(4 * mpmath.pi),
+            [-mpmath.inf, 2 * v * v - 10, 2 * v * v, 2 * v * v + 10, mpmath.inf],
+        ),
+        dps,
+    )
+
+
+def pdf_angle_change_of_variables(w: Any, d: int, c: Any) -> Any:
+    """pdf of ``sqrt(r_1^2 + r_2^2 + 2 c r_1 r_2)``, ``r_1, r_2`` iid ``chi_d``, in mpmath.
+
+    The change of variables ``r_2(r_1, w)`` (both roots) leaves a 1-D quadrature in ``r_1``
+    of ``chi_d(r_1) chi_d(r_2) w / sqrt(w^2 - r_1^2 (1 - c^2))``; ``|c| < 1``.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Dimension.
+    c : float or mpmath.mpf
+        ``cos theta`` in ``(-1, 1)``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The density at the working precision.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) (the law of ``w_ij`` for rows at a fixed angle).
+    """
+    w, c = _MF(w), _MF(c)
+
+    def lchi(r: Any) -> Any:
+        return (d - 1) * mpmath.log(r) - r * r / 2 - (_MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(_MF(d) / 2)
+
+    s = 1 - c * c
+    top = w / mpmath.sqrt(s)
+
+    def f(r1: Any) -> Any:
+        disc = w * w - r1 * r1 * s
+        if disc <= 0 or r1 <= 0:
+            return _MF(0)
+        q = mpmath.sqrt(disc)
+        tot = _MF(0)
+        for r2 in (-c * r1 + q, -c * r1 - q):
+            if r2 > 0:
+                tot += mpmath.exp(lchi(r1) + lchi(r2)) * w / q
+        return tot
+
+    brk = sorted({_MF(0), min(w, top), top})
+    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
+    return mpmath.quad(f, pts)
+
+
+def rff_orf_covariance(z: Any, d: int) -> Any:
+    """``E cos(w_ij . z)`` for an orthogonal pair of Gaussian rows, by 1-D quadrature.
+
+    ``|w_ij| ~ chi_{2d}`` (appendix A.5) and the direction average of ``cos(r q . z)`` is
+    ``Gamma(d/2) (r z/2)^{1-d/2} J_{d/2-1}(r z)``; the remaining integral over ``r`` is done by
+    scipy's adaptive quadrature in float64 (relative error ~1e-13).
+
+    Parameters
+    ----------
+    z : float or mpmath.mpf
+        ``|z|`` (>= 0).
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    mpmath.mpf
+        The float64 value, as an mpmath number.
+
+    References
+    ----------
+    SimRF Thm 4.5, eq (26) and appendix A.8, eq (74)-(76).
+    """
+    from scipy import integrate
+
+    zf = float(z)
+
+    def f(r: float) -> float:
+        x = r * zf
+        lchi = (2 * d - 1) * math.log(r) - r * r / 2 - (d - 1) * math.log(2) - math.lgamma(d) if r > 0 else -math.inf
+        if x < 1e-8:
+            return math.exp(lchi)
+        return math.exp(lchi + math.lgamma(d / 2) + (1 - d / 2) * math.log(x / 2)) * special.jv(d / 2 - 1, x)
+
+    hi = math.sqrt(2 * d) + 14
+    lo = max(0.0, math.sqrt(2 * d) - 14)
+    val, _ = integrate.quad(f, lo, hi, limit=400, epsabs=0, epsrel=1e-13)
+    return _MF(val)
+
+
+def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) -> tuple[np.ndarray, float]:
+    """Numerically minimise the conformity eq (12) over the directions of vectors with given norms.
+
+    L-BFGS-B on unconstrained direction vectors, from the simplex and ``starts`` random starts;
+    the objective is :func:`rfcheck.closed_forms.simrf.conformity_of_ensemble`.
+
+    Parameters
+    ----------
+    norms : array_like
+        The ``d`` positive norms of the rows (``m = d``).
+    v : float
+        ``|x + y|``.
+    starts : int
+        Random starts besides the simplex.
+    seed : int
+        Seed of the random starts.
+
+    Returns
+    -------
+    ensemble : numpy.ndarray
+        The best ensemble found, shape ``(d, d)``.
+    value : float
+        Its conformity: an upper bound on the true minimum (the 'numerically optimised'
+        benchmark of SimRF Fig. 4).
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) and Fig. 4.
+    """
+    from scipy import optimize
+
+    from rfcheck import validate
+    from rfcheck.closed_forms.simrf import conformity_of_ensemble
+    from rfcheck.montecarlo import simplex_matrix
+
+    r = validate.finite_array(norms, "norms")
+    if r.ndim != 1 or r.size < 2 or np.any(r <= 0):
+        raise ValueError("norms must be a 1-D array of >= 2 positive numbers")
+    d = r.size
+    rng = np.random.default_rng(seed)
+
+    def ens(flat: np.ndarray) -> np.ndarray:
+        X = flat.reshape(d, d)
+        return r[:, None] * X / np.linalg.norm(X, axis=1, keepdims=True)
+
+    def obj(flat: np.ndarray) -> float:
+        return conformity_of_ensemble(ens(flat), v)
+
+    inits = [simplex_matrix(d).ravel()] + [rng.standard_normal(d * d) for _ in range(starts)]
+    best, best_val = None, math.inf
+    for x0 in inits:
+        res = optimize.minimize(obj, x0, method="L-BFGS-B", options={"maxiter": 500})
+        if res.fun < best_val:
+            best, best_val = res.x, float(res.fun)
+    return ens(best), best_val

@@ -1,0 +1,84 @@
+"""Certified counterexamples of SimRF's deterministic REFUTED/MIXED claims (Arb balls).
+
+The checks of simrf.cor4.4, simrf.eq77, simrf.eq56 and both readings of simrf.eq45 carry
+``printed_ball``/``reference_ball``: at a refuting point the balls of the printed side and of the
+reference are disjoint (``extra["certified"]``), where the claim holds (the corrected formula,
+the natural reading of eq (45)) the balls agree within the tolerance -- and a planted wrong
+reference ball is never certified.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rfcheck.claims import BUDGETS, REGISTRY
+from rfcheck.claims import simrf as C
+from rfcheck.claims._common import deterministic_check
+
+BUDGET = BUDGETS["default"]
+
+
+def _check(cid: str, reading: str | None = None) -> Any:
+    claim = REGISTRY[cid]
+    if reading is None:
+        return claim.checks[0]
+    return next(r for r in claim.readings if r.name == reading).checks[0]
+
+
+@pytest.mark.parametrize("cid,reading,point", [
+    ("simrf.cor4.4", None, {"v": 1.0, "d": 8, "m": 4, "sq": 0.5}),
+    ("simrf.cor4.4", None, {"v": 3.0, "d": 64, "m": 64, "sq": 2.0}),
+    ("simrf.eq77", None, {"z": 1.0, "d": 8, "m": 4}),
+    ("simrf.eq77", None, {"z": 3.0, "d": 128, "m": 128}),  # printed and true ratios differ by 5e-6 only
+    ("simrf.eq56", None, {"w": 3.0, "d": 3, "cos": 0.5}),
+    ("simrf.eq56", None, {"w": 10.0, "d": 32, "cos": -0.9}),  # densities ~1e-19 and ~3e-21
+    ("simrf.eq45", "literal (46)", {"d": 4, "v": 1.0, "seed": 11}),
+])
+def test_refutation_is_certified(cid: str, reading: str | None, point: dict[str, Any]) -> None:
+    ev = _check(cid, reading).evaluate(point, BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+@pytest.mark.parametrize("point", [{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12}])
+def test_holding_reading_is_certified_as_holding(point: dict[str, Any]) -> None:
+    ev = _check("simrf.eq45", "norm").evaluate(point, BUDGET, 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+def test_corrected_eq56_agrees_with_eq20_on_balls() -> None:
+    from rfcheck.arb_backend import workprec
+    from rfcheck.certify import certified_equal
+
+    p = {"w": 10.0, "d": 32, "cos": -0.9}
+    with workprec(200):
+        fixed, ref = C.eq56_middle_ball(p, 200, corrected=True), C._pdf_angle_ball(p, 200)
+    assert certified_equal(fixed, ref, 1e-40) == "HOLDS"
+
+
+def test_a_wrong_reference_ball_is_not_certified() -> None:
+    """A check that refutes in mpmath with a reference ball that agrees with the printed ball: the
+    balls say HOLDS, so the point is not certified (and says why)."""
+    check = deterministic_check(
+        "planted",
+        lambda p: C.printed_eq25(p),
+        lambda p, dps: C._gap_ref(p, dps),
+        printed_ball=C.printed_eq25_ball,
+        reference_ball=C.printed_eq25_ball,  # wrong: the printed side itself
+    )
+    ev = check.evaluate({"v": 1.0, "d": 8, "m": 4, "sq": 0.5}, BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is False and "HOLDS" in ev.extra["not_certified"]
+
+
+def test_a_ball_function_that_fails_leaves_the_point_uncertified() -> None:
+    def broken(p: dict[str, Any], bits: int) -> Any:
+        raise NotImplementedError("no ball here")
+
+    check = deterministic_check("planted", lambda p: C.printed_eq25(p), lambda p, dps: C._gap_ref(p, dps),
+                                printed_ball=broken, reference_ball=C._gap_ball)
+    ev = check.evaluate({"v": 1.0, "d": 8, "m": 4, "sq": 0.5}, BUDGET, 0)
+    assert ev.extra["certified"] is False and "no ball here" in ev.extra["not_certified"]
