@@ -30,7 +30,8 @@ from rfcheck import hybrid as hy
 from rfcheck import quadrature
 from rfcheck.backends import MP
 from rfcheck.claims import Budget, Check, Claim, Reading, register
-from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
+from rfcheck.claims._common import deterministic_check, inequality_check, mc_check, mp_point, not_certifiable
+from rfcheck.references import hrf as refs
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
@@ -75,6 +76,31 @@ def _pair_domain(norm: tuple[float, float] = (0.0, 3.0), extra: dict[str, Any] |
 
 _M = {"m": Int(1, 64)}
 _MN = {"m": Int(1, 64), "n": Int(1, 64)}
+
+
+def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """``printed(point)`` in mpmath at the working precision from a transcription ``printed_ctx(ctx, point)``."""
+    def printed(p: dict[str, Any]) -> Any:
+        return printed_ctx(MP, mp_point(p))
+
+    return printed
+
+
+def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam``
+    angular or gauss, projections shared as the point says (or as ``shared``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        sh = int(p.get("shared", 0)) if shared is None else shared
+
+        def f(ctx: Any, nx: Any, ny: Any, th: Any, m: Any, n: Any, *gauss: Any) -> Any:
+            l1, l2 = (refs.angular_lambda_moments(ctx, th, n) if lam == "angular"
+                      else refs.gauss_lambda_moments(ctx, nx, ny, th, n, *gauss))
+            return refs.hybrid_mse(ctx, nx, ny, th, m, l1, l2, sh)
+
+        extra = (p["sigma"], p["r"]) if lam == "gauss" else ()
+        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), int(p["n"]), *extra, bits=bits)
+
+    return ball
 
 
 # ---------------------------------------------------------------- quadrature references
@@ -762,11 +788,20 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
     ))
 
 
-def printed_eq36(p: dict[str, Any]) -> Any:
-    h = _hyb_moments(p, mpmath.mp.dps)
-    m = int(p["m"])
-    eyz = _base_moments(p, mpmath.mp.dps)[0][4]
-    return (mpmath.binomial(m, 2) * h["K"] ** 2 + m * eyz) / m**2
+def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (36) as printed: ``(1/m^2)[binom(m, 2) SM^2 + m E[YZ]]`` (``E[YZ]`` from the Gaussian MGF)."""
+    m = refs.num(ctx, p["m"])
+    sm = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["sm"]
+    eyz = refs.base_moments(ctx, p["nx"], p["ny"], p["theta"])[4]
+    return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
+
+
+printed_eq36 = _on_mp(printed_eq36_ctx)
+
+
+def _es12_ball(p: dict[str, Any], bits: int) -> Any:
+    return refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)["ES12"], p["nx"], p["ny"], p["theta"],
+                         int(p["m"]), bits=bits)
 
 
 def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
@@ -779,7 +814,8 @@ register(Claim(
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
               "(same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", printed_eq36, _ref_es12, atol_scale=_scale, max_points=24),
+    checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
+                                printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
             _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True))],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
@@ -926,17 +962,26 @@ register(Claim(
 ))
 
 
-def printed_eq44_middle(p: dict[str, Any]) -> Any:
-    t, n = mpmath.mpf(p["theta"]), int(p["n"])
-    q = t / mpmath.pi
-    return (4 * q + (1 - mpmath.mpf(1) / n) * (1 - 2 * q) ** 2) / 4
+def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
+    q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
+    return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
+
+
+printed_eq44_middle = _on_mp(printed_eq44_middle_ctx)
+
+
+def _lam2_ball(p: dict[str, Any], bits: int) -> Any:
+    return refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[1], p["theta"], int(p["n"]),
+                         bits=bits)
 
 
 register(Claim(
     id="hrf.eq44.line2", source=f"{SRC}, appendix D.1, eq (44), last expression of the second line",
     statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", printed_eq44_middle, _ref_lam(2), atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
+                                printed_ctx=printed_eq44_middle_ctx, reference_ball=_lam2_ball)],
     correction="The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
                "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
                "eq (44) (Lemma 3.2) holds.",
@@ -1001,14 +1046,18 @@ for _sh, _eq in ((0, 45), (1, 46)):
     ))
 
 
-def printed_eq47(p: dict[str, Any]) -> Any:
-    r, th = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
-    m, n = int(p["m"]), int(p["n"])
-    q = th / mpmath.pi
-    return (q * (q - q / n + mpmath.mpf(1) / n) / (2 * m) * mpmath.exp(8 * r**2 * mpmath.cos(th / 2) ** 2 - 2 * r**2)
-            * (1 - mpmath.exp(-4 * r**2 * mpmath.cos(th / 2) ** 2)) ** 2
-            + q * (1 - mpmath.mpf(1) / n - q + q / n) / (2 * m) * mpmath.exp(2 * r**2)
-            * (1 - mpmath.exp(-4 * r**2 * mpmath.sin(th / 2) ** 2)) ** 2)
+def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (47) as printed (Thm D.1, ``|x| = |y| = r``)."""
+    r, th = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
+    m, n = refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    q = th / ctx.pi
+    return (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(8 * r**2 * ctx.cos(th / 2) ** 2 - 2 * r**2)
+            * (1 - ctx.exp(-4 * r**2 * ctx.cos(th / 2) ** 2)) ** 2
+            + q * (1 - 1 / n - q + q / n) / (2 * m) * ctx.exp(2 * r**2)
+            * (1 - ctx.exp(-4 * r**2 * ctx.sin(th / 2) ** 2)) ** 2)
+
+
+printed_eq47 = _on_mp(printed_eq47_ctx)
 
 
 register(Claim(
@@ -1019,8 +1068,9 @@ register(Claim(
               "exp(2r^2)(1 - exp(-4r^2 sin^2(theta/2)))^2",
     domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[
-        deterministic_check("moment-expansion", printed_eq47,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40),
+        deterministic_check("moment-expansion", None,
+                            lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
+                            printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
         mc_check("monte-carlo", printed_eq47, _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
