@@ -222,15 +222,17 @@ def inequality_check(
     lhs_rhs: Callable[[dict[str, Any], int], tuple[Any, Any, Any]],
     *, strength: int = 1, max_points: int | None = None, search: bool = True, description: str = "",
     sides_ball: Callable[[dict[str, Any], int], Any] | None = None, not_certified: str | None = None,
+    lhs_ball_is_lower_bound: bool = False,
 ) -> Check:
     """A claimed ``lhs <= rhs`` where ``lhs_rhs(point, dps) -> (lhs, rhs, err)``.
 
     ``sides_ball(point, bits) -> (lhs, rhs)``: balls enclosing the two sides (or a string saying
     why there are none at this point); each decided point is then marked ``certified`` when the
     violation ball ``lhs - rhs`` decides it the same way (:func:`rfcheck.certify.certified_inequality`:
-    above 0 for a refutation).  A ball of a maximum may be a lower bound of it (the value at an
-    exact argument), which suffices to certify ``max <= rhs`` violated.  ``not_certified``: why
-    the decided points cannot be certified, stated in the ledger.
+    above 0 for a refutation).  With ``lhs_ball_is_lower_bound`` the lhs ball encloses a lower
+    bound of the lhs (a maximum's value at one exact argument): it certifies ``max <= rhs``
+    violated, never that it holds.  ``not_certified``: why the decided points cannot be
+    certified, stated in the ledger.
     """
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -248,7 +250,10 @@ def inequality_check(
         sides = sides_ball(dict(p), bits_for_dps(budget.dps))
         if isinstance(sides, str):
             return certify_eval(ev, None, sides)
-        return certify_eval(ev, certified_inequality(*sides), "the balls of the two sides overlap")
+        verdict = certified_inequality(*sides)
+        if lhs_ball_is_lower_bound and verdict == "HOLDS":
+            return certify_eval(ev, None, "the lhs ball is a lower bound of a maximum: it certifies violations only")
+        return certify_eval(ev, verdict, "the balls of the two sides overlap")
 
     return Check(name, strength, evaluate, search=search, max_points=max_points, description=description,
                  labels=("rhs", "lhs"))

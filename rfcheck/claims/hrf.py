@@ -1262,11 +1262,29 @@ def _log_eps_max(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _CACHE[key]
 
 
-def printed_eq27_log(p: dict[str, Any]) -> Any:
-    r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-    w = mpmath.exp(2 * r**2) * (1 - mpmath.exp(-4 * r**2))
-    return mpmath.log(1 / r * mpmath.sqrt(mpmath.mpf(1) / (2 * m)) * w
-                      * mpmath.sqrt(1 / mpmath.pi - 1 / (n * mpmath.pi) + 1 / (n * mpmath.sqrt(mpmath.pi))))
+def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (27)'s bound as printed: ``(1/r) sqrt(1/(2m)) W(r) sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))``."""
+    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    w = ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
+    return ctx.log(1 / r * ctx.sqrt(1 / (2 * m)) * w
+                   * ctx.sqrt(1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
+
+
+printed_eq27_log = _on_mp(printed_eq27_log_ctx)
+
+
+def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
+    """A ball of ``log eps_{theta*,r} <= log eps_{S(r)}`` at the float maximiser ``theta*`` (exact moments)."""
+    r, m, n = float(p["r"]), int(p["m"]), int(p["n"])
+    t = refs.angular_rel_error_argmax(r, m, n)
+    return refs.on_balls(refs.log_rel_error_hybrid_same_length, r, t, m, n, bits=bits)
+
+
+def _thm35_bound_balls(p: dict[str, Any], bits: int) -> Any:
+    from rfcheck.claims._common import printed_ball
+
+    rhs = printed_ball(printed_eq27_log_ctx, p, bits)
+    return "the printed bound leaves ball arithmetic" if rhs is None else (_log_eps_lower_ball(p, bits), rhs)
 
 
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1285,7 +1303,9 @@ register(Claim(
     domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _thm35_bound, max_points=40,
                              description="log max_theta eps_{theta,r} (from eq (45), tied to quadrature by "
-                                         "hrf.eq45) vs log of the bound")],
+                                         "hrf.eq45) vs log of the bound; certified by a ball of eps at the "
+                                         "float maximiser (a lower bound of the maximum, from exact moments)",
+                             sides_ball=_thm35_bound_balls, lhs_ball_is_lower_bound=True)],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1345,9 +1365,22 @@ def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
-def printed_limit(p: dict[str, Any]) -> Any:
-    r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-    return mpmath.sqrt(1 / (2 * mpmath.pi * m * n)) * mpmath.exp(2 * r**2) * (1 - mpmath.exp(-4 * r**2))
+def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Thm 3.5's limits as printed: ``sqrt(1/(2 pi m n)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
+    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    return ctx.sqrt(1 / (2 * ctx.pi * m * n)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
+
+
+printed_limit = _on_mp(printed_limit_ctx)
+
+
+def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
+    """An enclosure of ``lim eps/sqrt(theta - pi)`` read literally: ``eps/sqrt(theta - pi) = -i eps/sqrt(pi - theta)``
+    with ``eps/sqrt(pi - theta)`` real for theta < pi, so the limit (where it exists) is purely imaginary: real part
+    exactly 0, imaginary part any real number (no bound on it is needed to separate it from a real printed value)."""
+    from flint import acb, arb
+
+    return acb(arb(0), arb(0, math.inf))
 
 
 def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1373,8 +1406,9 @@ register(Claim(
     domain=_LIM,
     readings=[
         Reading("literal sqrt(theta - pi)",
-                [deterministic_check("limit", printed_limit, _printed_limit_pi_ratio, atol_scale=lambda p, dps: 0,
-                                     max_points=10, description="theta < pi: sqrt(theta - pi) = i sqrt(pi - theta)")],
+                [deterministic_check("limit", None, _printed_limit_pi_ratio, atol_scale=lambda p, dps: 0,
+                                     max_points=10, description="theta < pi: sqrt(theta - pi) = i sqrt(pi - theta)",
+                                     printed_ctx=printed_limit_ctx, reference_ball=_imaginary_ball)],
                 description="sqrt(theta - pi) as printed: for theta < pi (theta is an angle in [0, pi]) the principal "
                             "root of a negative number, i sqrt(pi - theta)"),
         Reading("sqrt(pi - theta)",
@@ -1441,12 +1475,18 @@ register(Claim(
 ))
 
 
-def _b(i: int, r: Any, t: Any, n: int) -> Any:
+def _b_ctx(ctx: Any, i: int, r: Any, t: Any, n: Any) -> Any:
     """Eq (54)-(55) as printed."""
-    q = t / mpmath.pi
+    r, t, n = refs.num(ctx, r), refs.num(ctx, t), refs.num(ctx, n)
+    q = t / ctx.pi
     if i == 1:
-        return (1 - mpmath.mpf(1) / n) * q**2 * mpmath.exp(2 * r**2 * mpmath.cos(t))
-    return q / n * mpmath.exp(2 * r**2 * mpmath.cos(t))
+        return (1 - 1 / n) * q**2 * ctx.exp(2 * r**2 * ctx.cos(t))
+    return q / n * ctx.exp(2 * r**2 * ctx.cos(t))
+
+
+def _b(i: int, r: Any, t: Any, n: int) -> Any:
+    """Eq (54)-(55) as printed, in mpmath."""
+    return _b_ctx(MP, i, r, t, n)
 
 
 def _theta_star(i: int, r: Any) -> Any:
@@ -1527,6 +1567,22 @@ def _eq_max_b(
     return lhs_rhs
 
 
+def _max_b_balls(i: int, printed_bound: Callable[[Any, Any, Any], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """Balls of ``log b_r^i(theta*)`` (a lower bound of the maximum, ``theta*`` the float maximiser) and of the
+    printed bound ``printed_bound(ctx, r, n)``."""
+    def balls(p: dict[str, Any], bits: int) -> Any:
+        r, n = float(p["r"]), int(p["n"])
+        with mpmath.workdps(30):
+            t = refs.grid_argmax(lambda u: float(mpmath.log(_b(i, mpmath.mpf(r), mpmath.mpf(u), n))) if u > 0
+                                 else -math.inf, 0.0, math.pi, npts=401)
+        if not t > 0:
+            return "the maximiser found is theta = 0, where log b = -inf"
+        return (refs.on_balls(lambda ctx, r, t, n: ctx.log(_b_ctx(ctx, i, r, t, n)), r, t, n, bits=bits),
+                refs.on_balls(lambda ctx, r, n: ctx.log(printed_bound(ctx, r, n)), r, n, bits=bits))
+
+    return balls
+
+
 register(Claim(
     id="hrf.eq63", source=f"{SRC}, appendix D.3, eq (62)-(63)",
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
@@ -1536,13 +1592,18 @@ register(Claim(
                              max_points=16)],
 ))
 
+def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
+    """Eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
+    r, n = refs.num(ctx, r), refs.num(ctx, n)
+    return ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2)
+
+
 register(Claim(
     id="hrf.eq64", source=f"{SRC}, appendix D.3, eq (64)",
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: mpmath.exp(2 * r**2)
-                                                                  / (2 * n * mpmath.sqrt(mpmath.pi) * r**2)),
-                             max_points=16)],
+    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
+                             max_points=16, sides_ball=_max_b_balls(2, _eq64_bound), lhs_ball_is_lower_bound=True)],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 ))
@@ -1595,20 +1656,25 @@ register(Claim(
 # ======================================================================== appendix F
 
 
-def printed_eq72(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * (1 - mpmath.exp(-s**2 / 2 * g["d2"])) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - mpmath.exp(-s**2 * g["d2"])) ** 2)
+def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
+    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
+    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    return (1 / rho**2 * (1 - ctx.exp(-s**2 / 2 * d2)) ** 2
+            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
 
 
-def printed_eq73(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * ((1 - rho) - mpmath.exp(-s**2 / 2 * g["d2"])) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - mpmath.exp(-s**2 * g["d2"])) ** 2)
+def printed_eq73_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (73) as printed: ``E[(1 - lam)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1 (...)^2``."""
+    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
+    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    return (1 / rho**2 * ((1 - rho) - ctx.exp(-s**2 / 2 * d2)) ** 2
+            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
+
+
+printed_eq72, printed_eq73 = _on_mp(printed_eq72_ctx), _on_mp(printed_eq73_ctx)
 
 
 def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1639,12 +1705,17 @@ for _eq, _pr, _stmt in ((72, printed_eq72, "E[lam_hat^2] = rho^-2 (1 - exp(-sigm
     ))
 
 
-def printed_thmf1(p: dict[str, Any]) -> Any:
-    m = int(p["m"])
-    g = _geo(p)
-    mse_pos = mpmath.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - mpmath.exp(-g["z2"])) ** 2
-    mse_trig = mpmath.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - mpmath.exp(-g["d2"])) ** 2
-    return printed_eq72(p) * mse_pos + printed_eq73(p) * mse_trig
+def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Thm F.1, eq (71) as printed: ``E[lam^2] MSE(SM^++_m) + E[(1 - lam)^2] MSE(SM^trig_m)`` with (72)-(73)
+    and Lemma 2.2's MSEs."""
+    m = refs.num(ctx, p["m"])
+    g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
+    mse_pos = ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - ctx.exp(-g["z2"])) ** 2
+    mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
+    return printed_eq72_ctx(ctx, p) * mse_pos + printed_eq73_ctx(ctx, p) * mse_trig
+
+
+printed_thmf1 = _on_mp(printed_thmf1_ctx)
 
 
 register(Claim(
@@ -1662,8 +1733,9 @@ register(Claim(
     ],
 ))
 
-_THMF1_SAME = deterministic_check("moment-expansion-same-length", printed_thmf1,
-                                  lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale)
+_THMF1_SAME = deterministic_check("moment-expansion-same-length", None,
+                                  lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
+                                  printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1))
 
 
 def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1686,9 +1758,9 @@ register(Claim(
     domain=_GAUSS,
     readings=[
         Reading("general x, y", [
-            deterministic_check("moment-expansion", printed_thmf1,
+            deterministic_check("moment-expansion", None,
                                 lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                                max_points=30),
+                                max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
             mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                   "sigma": Real(0.3, 1.5), "r": Real(0.3, 1.0)},

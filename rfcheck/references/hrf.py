@@ -29,6 +29,7 @@ __all__ = [
     "angular_rel_error_argmax",
     "base_moments",
     "gauss_lambda_moments",
+    "grid_argmax",
     "hybrid_moments",
     "hybrid_mse",
     "log_rel_error_hybrid_same_length",
@@ -309,17 +310,50 @@ def angular_rel_error_argmax(r: float, m: int, n: int) -> float:
     float
         The maximiser found.
     """
-    from scipy.optimize import minimize_scalar
-
     from rfcheck.backends import MP
 
     def f(t: float) -> float:
         with mpmath.workdps(30):
             return float(log_rel_error_hybrid_same_length(MP, mpmath.mpf(r), mpmath.mpf(t), m, n))
 
-    grid = np.unique(np.concatenate([np.linspace(1e-9, math.pi / 2, 129), np.geomspace(1e-8, math.pi / 2, 129)]))
-    vals = [f(t) for t in grid]
-    k = int(np.nanargmax(vals))
-    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
-    res = minimize_scalar(lambda t: -f(t), bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
-    return float(res.x) if -res.fun >= vals[k] else float(grid[k])
+    return grid_argmax(f, 1e-9, math.pi / 2, geometric=True)
+
+
+def grid_argmax(f: Callable[[float], float], lo: float, hi: float, *, npts: int = 129,
+                geometric: bool = False) -> float:
+    """A float ``t`` in ``[lo, hi]`` where ``f`` is (nearly) largest: grid, then bounded Brent.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t) -> float`` (NaN and ``-inf`` are never the maximum unless everything is).
+    lo, hi : float
+        The interval, ``lo < hi``.
+    npts : int, optional
+        Grid points (uniform; with ``geometric`` also as many geometric towards ``lo > 0``).
+    geometric : bool, optional
+        Add a geometric grid (for a maximiser near ``lo``).
+
+    Returns
+    -------
+    float
+        The best point found; ``f`` there is at least its value at every grid point.
+    """
+    from scipy.optimize import minimize_scalar
+
+    if not lo < hi:
+        raise ValueError(f"need lo < hi; got {lo}, {hi}")
+    parts = [np.linspace(lo, hi, npts)]
+    if geometric:
+        if lo <= 0:
+            raise ValueError("a geometric grid needs lo > 0")
+        parts.append(np.geomspace(lo, hi, npts))
+    grid = np.unique(np.concatenate(parts))
+    vals = np.array([f(float(t)) for t in grid], dtype=float)
+    vals[np.isnan(vals)] = -np.inf
+    k = int(np.argmax(vals))
+    a, b = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    if a == b:
+        return float(grid[k])
+    res = minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded", options={"xatol": 1e-12})
+    return float(res.x) if math.isfinite(res.fun) and -res.fun >= vals[k] else float(grid[k])
