@@ -164,7 +164,7 @@ def deterministic_check(
     max_points: int | None = None, description: str = "",
     printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
     reference_ball: Callable[[dict[str, Any], int], Any] | None = None,
-    not_certified: str | None = None,
+    not_certified: str | None = None, reference_ball_is_lower_bound: bool = False,
 ) -> Check:
     """Equality of ``printed(point)`` (evaluated in mpmath) with ``reference(point, dps)``.
 
@@ -181,6 +181,9 @@ def deterministic_check(
     and marked ``certified`` when they decide it the same way
     (:func:`rfcheck.certify.certified_equal`, same tolerance).  ``not_certified``: why the
     decided points cannot be certified (no enclosure of the reference), stated in the ledger.
+    With ``reference_ball_is_lower_bound`` the ball encloses a lower bound of the reference (a
+    maximum's value at one exact argument): a printed ball below it certifies a refutation,
+    nothing else is certified.
     """
     if printed is None and printed_ctx is None:
         raise ValueError(f"check {name!r}: give printed or printed_ctx")
@@ -210,6 +213,13 @@ def deterministic_check(
         rb = reference_ball(dict(p), bits)
         if isinstance(rb, str):
             return certify_eval(ev, None, rb)
+        if reference_ball_is_lower_bound:
+            from rfcheck.certify import certified_inequality
+
+            below = certified_inequality(rb, pb) == "REFUTED"  # printed < lower bound <= reference
+            return certify_eval(ev, "REFUTED" if below else None,
+                                "the reference ball is a lower bound of a maximum: it certifies a printed value "
+                                "below it only")
         pb, rb = _same_kind(pb, rb)
         return certify_eval(ev, certified_equal(pb, rb, rtol, atol=float(scale * rtol)),
                             "the balls overlap but are wider than the tolerance")

@@ -1432,11 +1432,17 @@ register(Claim(
 # ------------------------------------------------------------ appendix D.3, eq (48)-(66)
 
 
-def _a_r(r: Any, t: Any, n: int) -> Any:
+def _a_r_ctx(ctx: Any, r: Any, t: Any, n: Any) -> Any:
     """Eq (50) as printed."""
-    q = t / mpmath.pi
-    return q * (q - q / n + mpmath.mpf(1) / n) * mpmath.exp(2 * r**2 * mpmath.cos(t)) * (
-        1 - mpmath.exp(-4 * r**2 * mpmath.cos(t / 2) ** 2)) ** 2
+    r, t, n = refs.num(ctx, r), refs.num(ctx, t), refs.num(ctx, n)
+    q = t / ctx.pi
+    return q * (q - q / n + 1 / n) * ctx.exp(2 * r**2 * ctx.cos(t)) * (
+        1 - ctx.exp(-4 * r**2 * ctx.cos(t / 2) ** 2)) ** 2
+
+
+def _a_r(r: Any, t: Any, n: int) -> Any:
+    """Eq (50) as printed, in mpmath."""
+    return _a_r_ctx(MP, r, t, n)
 
 
 def _eq48_printed(p: dict[str, Any]) -> Any:
@@ -1632,10 +1638,14 @@ register(Claim(
 ))
 
 
-def _eq66_printed(p: dict[str, Any]) -> Any:
-    r, m, n, t = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"]), mpmath.mpf(p["theta"])
-    h = _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n)
-    return mpmath.log(mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(h))
+def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (66) as printed: ``exp(2r^2)/sqrt(2m) sqrt(h_r(theta))``, ``h_r`` of eq (49)-(50)."""
+    r, m, n, t = (refs.num(ctx, p[k]) for k in ("r", "m", "n", "theta"))
+    h = _a_r_ctx(ctx, r, t, n) + _a_r_ctx(ctx, r, ctx.pi - t, n)
+    return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m) * ctx.sqrt(h))
+
+
+_eq66_printed = _on_mp(_eq66_printed_ctx)
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1646,8 +1656,10 @@ register(Claim(
     id="hrf.eq66", source=f"{SRC}, appendix D.3, eq (66)",
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
-    checks=[deterministic_check("numerical-maximisation", _eq66_printed, _eq66_ref, atol_scale=lambda p, dps: 1,
-                                max_points=12)],
+    checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
+                                max_points=12, printed_ctx=_eq66_printed_ctx,
+                                reference_ball=lambda p, bits: _log_eps_lower_ball(p, bits),
+                                reference_ball_is_lower_bound=True)],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
 ))
