@@ -1886,22 +1886,30 @@ register(Claim(
 # ===================================================================== appendix H.2
 
 
-def _centers(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    ri = [mpmath.mpf(p[f"ri{k}"]) for k in range(2)]
-    rj = [mpmath.mpf(p[f"rj{k}"]) for k in range(2)]
+def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    ri = [refs.num(ctx, p[f"ri{k}"]) for k in range(2)]
+    rj = [refs.num(ctx, p[f"rj{k}"]) for k in range(2)]
     return ri, rj
 
 
-def _a_diag(p: dict[str, Any]) -> list[Any]:
+def _centers(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    return _centers_ctx(MP, p)
+
+
+def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     """Diagonal of A^{i,j}: eq (86)-(87) (complex) or eq (88) (real), as printed."""
-    ri, rj = _centers(p)
+    ri, rj = _centers_ctx(ctx, p)
     out = []
     for a, b in zip(ri, rj, strict=True):
         if p["kind"] == "complex":
-            out.append(mpmath.mpc(0, mpmath.sqrt(b / a)) if a * b > 0 else mpmath.sqrt(-b / a))
+            out.append(1j * ctx.sqrt(b / a) if a * b > 0 else ctx.sqrt(-b / a))
         else:
-            out.append(mpmath.sqrt(abs(b / a)))
+            out.append(ctx.sqrt(ctx.abs(b / a)))
     return out
+
+
+def _a_diag(p: dict[str, Any]) -> list[Any]:
+    return _a_diag_ctx(MP, p)
 
 
 def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1967,9 +1975,14 @@ _H2_XY = Domain({**{f"r{c}{k}": Real(-1.5, 1.5) for c in "ij" for k in range(2)}
                             "x = r_i + dx, y = r_j + dy")
 
 
+def _xy_h2_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    ri, rj = _centers_ctx(ctx, p)
+    return ([ri[k] + refs.num(ctx, p[f"dx{k}"]) for k in range(2)],
+            [rj[k] + refs.num(ctx, p[f"dy{k}"]) for k in range(2)])
+
+
 def _xy_h2(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    ri, rj = _centers(p)
-    return ([ri[k] + mpmath.mpf(p[f"dx{k}"]) for k in range(2)], [rj[k] + mpmath.mpf(p[f"dy{k}"]) for k in range(2)])
+    return _xy_h2_ctx(MP, p)
 
 
 def _sq_hermitian(v: list[Any]) -> Any:
@@ -1983,6 +1996,8 @@ def _sq_bilinear(v: list[Any]) -> Any:
 
 
 _SQ = {"hermitian": _sq_hermitian, "bilinear": _sq_bilinear}
+#: the two readings of ``||v||^2`` on any context
+_SQ_CTX = {"hermitian": lambda ctx, v: sum(ctx.abs(c) ** 2 for c in v), "bilinear": lambda ctx, v: sum(c**2 for c in v)}
 _H2_READ = {
     "hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
     "bilinear": "||v||^2 of the complex vectors A x, A^-1 y read as sec 2.3's bilinear square (v)^2 = sum v_k^2",
@@ -1991,17 +2006,38 @@ _H2_WHY_BILINEAR = ("appendix H.2 derives (89) 'from the analysis in the main bo
                     "bilinear square (M u)^2 = sum (M u)_k^2 of sec 2.3; (89)-(96) use the one symbol throughout")
 
 
-def _h2_ax_ay(p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    a = _a_diag(p)
-    x, y = _xy_h2(p)
+def _h2_ax_ay_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    a = _a_diag_ctx(ctx, p)
+    x, y = _xy_h2_ctx(ctx, p)
     return x, y, [a[k] * x[k] for k in range(2)], [y[k] / a[k] for k in range(2)]
 
 
-def printed_eq89(p: dict[str, Any], sq: str = "hermitian") -> Any:
+def _h2_ax_ay(p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    return _h2_ax_ay_ctx(MP, p)
+
+
+def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """Left side of eq (89), ``||.||^2`` read as ``sq`` (Hermitian norm or bilinear square)."""
-    x, y, ax, ay = _h2_ax_ay(p)
-    nrm = _SQ[sq]
-    return mpmath.exp(nrm(ax) / 2) * mpmath.exp(nrm(ay) / 2) * mpmath.exp(mpmath.fsum(x[k] * y[k] for k in range(2)))
+    x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
+    nrm = _SQ_CTX[sq]
+    return ctx.exp(nrm(ctx, ax) / 2) * ctx.exp(nrm(ctx, ay) / 2) * ctx.exp(sum(x[k] * y[k] for k in range(2)))
+
+
+def printed_eq89(p: dict[str, Any], sq: str = "hermitian") -> Any:
+    return printed_eq89_ctx(MP, mp_point(p), sq)
+
+
+def _h2_expectation_ball(p: dict[str, Any], bits: int, tau: bool = False) -> Any:
+    """Ball of ``E exp(w.z)`` for eq (89)'s ``z = A x + A^-1 y`` (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau``),
+    by rigorous quadrature of the defining expectation (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
+    def z_of(ctx: Any, *_: Any) -> Any:
+        _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
+        if tau:
+            t = refs.num(ctx, p["tau"])
+            return [(ax[k] - ay[k]) / t for k in range(2)]
+        return [ax[k] + ay[k] for k in range(2)]
+
+    return refs.gaussian_exp_dot_ball(refs.on_balls(z_of, bits=bits), bits)
 
 
 def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2012,7 +2048,7 @@ def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_exp_dot(z, dps)
 
 
-def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], Any],
+def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any] | None, ref: Callable[[dict[str, Any], int], Any],
               cap: int | None, **kw: Any) -> Check:
     check = deterministic_check(name, printed, ref, **kw)
     return _cheap(check, cap) if cap else check
@@ -2024,12 +2060,14 @@ register(Claim(
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
     readings=[
-        Reading("hermitian", [_h2_check("quadrature", printed_eq89, _ref_eq89, 6,
-                                        atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24)],
+        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq89, 6,
+                                        atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24,
+                                        printed_ctx=printed_eq89_ctx, reference_ball=_h2_expectation_ball)],
                 description=_H2_READ["hermitian"]),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", lambda p: printed_eq89(p, "bilinear"), _ref_eq89, 6,
+        Reading("bilinear", [_h2_check("quadrature-bilinear", None, _ref_eq89, 6,
                                        atol_scale=lambda p, dps: abs(printed_eq89(p, "bilinear")) + 1,
-                                       max_points=24)],
+                                       max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, "bilinear"),
+                                       reference_ball=_h2_expectation_ball)],
                 description=_H2_READ["bilinear"] + ": eq (14) of sec 2.3", natural=True, reason=_H2_WHY_BILINEAR),
     ],
     correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
@@ -2038,9 +2076,29 @@ register(Claim(
 ))
 
 
-def _sm_h2(p: dict[str, Any]) -> Any:
-    x, y = _xy_h2(p)
-    return mpmath.exp(mpmath.fsum(a * b for a, b in zip(x, y, strict=True)))
+def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``SM(x, y) = exp(x.y)`` at the H.2 point."""
+    x, y = _xy_h2_ctx(ctx, p)
+    return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
+
+
+_sm_h2 = _on_mp(_sm_h2_ctx)
+
+
+def _eq90_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``Re(exp(-||Ax||^2/2 - ||A^-1 y||^2/2) E exp(w.(Ax + A^-1 y)))`` (eq (91)-(92), ``||.||^2`` as ``sq``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        def c_of(ctx: Any) -> Any:
+            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
+            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / 2 - _SQ_CTX[sq](ctx, ay) / 2)
+
+        from rfcheck.arb_backend import workprec
+
+        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits)
+        with workprec(bits):
+            return (c * v).real
+
+    return ball
 
 
 def _ref_eq90(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
@@ -2059,10 +2117,12 @@ register(Claim(
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
     readings=[
-        Reading("hermitian", [_h2_check("quadrature", _sm_h2, _ref_eq90, 6, atol_scale=lambda p, dps: 1)],
+        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq90, 6, atol_scale=lambda p, dps: 1,
+                                        printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("hermitian"))],
                 description=_H2_READ["hermitian"] + " in the normalisers of eq (91)-(92)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", _sm_h2,
-                                       lambda p, dps: _ref_eq90(p, dps, "bilinear"), 6, atol_scale=lambda p, dps: 1)],
+        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
+                                       lambda p, dps: _ref_eq90(p, dps, "bilinear"), 6, atol_scale=lambda p, dps: 1,
+                                       printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("bilinear"))],
                 description=_H2_READ["bilinear"] + " in the normalisers of eq (91)-(92): the Psi of eq (15)",
                 natural=True, reason=_H2_WHY_BILINEAR),
     ],
@@ -2071,23 +2131,40 @@ register(Claim(
 ))
 
 
-def printed_eq93(p: dict[str, Any], sq: str = "hermitian") -> Any:
+def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """Right side of eq (93), ``||.||^2`` read as ``sq``."""
-    x, y, ax, ay = _h2_ax_ay(p)
-    t = mpmath.mpf(p["tau"])
-    nrm = _SQ[sq]
-    return (mpmath.exp(-nrm(ax) / (2 * t**2)) * mpmath.exp(-nrm(ay) / (2 * t**2))
-            * mpmath.exp(mpmath.fsum(x[k] * -y[k] for k in range(2)) / t**2))
+    x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
+    t = refs.num(ctx, p["tau"])
+    nrm = _SQ_CTX[sq]
+    return (ctx.exp(-nrm(ctx, ax) / (2 * t**2)) * ctx.exp(-nrm(ctx, ay) / (2 * t**2))
+            * ctx.exp(sum(x[k] * -y[k] for k in range(2)) / t**2))
+
+
+def printed_eq93(p: dict[str, Any], sq: str = "hermitian") -> Any:
+    return printed_eq93_ctx(MP, mp_point(p), sq)
+
+
+def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
+    """``lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2))``, the definition in eq (93), ``||.||^2`` as ``sq``."""
+    a = _a_diag_ctx(ctx, p)
+    x, y = _xy_h2_ctx(ctx, p)
+    t = refs.num(ctx, p["tau"])
+    return ctx.exp(-_SQ_CTX[sq](ctx, [a[k] * x[k] + y[k] / a[k] for k in range(2)]) / (2 * t**2))
+
+
+def _lambda_h2_ball(sq: str, centers: bool = False) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``lambda^{i,j}`` at the point (``centers``: at ``x = r_i, y = r_j``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        q = {**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}} if centers else p
+        return refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, q, sq), bits=bits)
+
+    return ball
 
 
 def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
     """lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2)), the definition in (93), ``||.||^2`` read as ``sq``."""
     with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        x, y = _xy_h2(p)
-        t = mpmath.mpf(p["tau"])
-        s = _SQ[sq]([a[k] * x[k] + y[k] / a[k] for k in range(2)])
-        return mpmath.exp(-s / (2 * t**2)), mpmath.mpf(10) ** (-dps - 5)
+        return _lambda_h2_ctx(MP, mp_point(p), sq), mpmath.mpf(10) ** (-dps - 5)
 
 
 _H2_LAMBDA_ABOVE_ONE = ("under the bilinear square lambda^{i,j} exceeds 1 off the centers wherever a diagonal entry of "
@@ -2100,11 +2177,15 @@ register(Claim(
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
     readings=[
-        Reading("hermitian", [deterministic_check("mpmath", printed_eq93, _ref_eq93, atol_scale=lambda p, dps: 1)],
+        Reading("hermitian", [deterministic_check("mpmath", None, _ref_eq93, atol_scale=lambda p, dps: 1,
+                                                  printed_ctx=printed_eq93_ctx,
+                                                  reference_ball=_lambda_h2_ball("hermitian"))],
                 description=_H2_READ["hermitian"] + " (lambda a Gaussian kernel, <= 1)"),
-        Reading("bilinear", [deterministic_check("mpmath-bilinear", lambda p: printed_eq93(p, "bilinear"),
+        Reading("bilinear", [deterministic_check("mpmath-bilinear", None,
                                                  lambda p, dps: _ref_eq93(p, dps, "bilinear"),
-                                                 atol_scale=lambda p, dps: 1)],
+                                                 atol_scale=lambda p, dps: 1,
+                                                 printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, "bilinear"),
+                                                 reference_ball=_lambda_h2_ball("bilinear"))],
                 description=_H2_READ["bilinear"] + "; " + _H2_LAMBDA_ABOVE_ONE, natural=True,
                 reason=_H2_WHY_BILINEAR),
     ],
@@ -2128,18 +2209,39 @@ def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, 
         return mpmath.re(c * v), abs(c) * e
 
 
+def _eq94_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``Re(exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2) E exp(w.(Ax - A^-1 y)/tau))`` (eq (95)-(96))."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        def c_of(ctx: Any) -> Any:
+            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
+            t = refs.num(ctx, p["tau"])
+            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / t**2 - _SQ_CTX[sq](ctx, ay) / t**2)
+
+        from rfcheck.arb_backend import workprec
+
+        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits, tau=True)
+        with workprec(bits):
+            return (c * v).real
+
+    return ball
+
+
 register(Claim(
     id="hrf.eq94", source=f"{SRC}, appendix H.2, eq (94)-(96), (99)",
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
     readings=[
-        Reading("hermitian", [_h2_check("quadrature", lambda p: _ref_eq93(p, mpmath.mp.dps)[0], _ref_eq94, 6,
-                                        atol_scale=lambda p, dps: 1, max_points=24)],
+        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq94, 6,
+                                        atol_scale=lambda p, dps: 1, max_points=24,
+                                        printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "hermitian"),
+                                        reference_ball=_eq94_ball("hermitian"))],
                 description=_H2_READ["hermitian"] + ", in lambda and in the normalisers of eq (95)-(96)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", lambda p: _ref_eq93(p, mpmath.mp.dps, "bilinear")[0],
+        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
                                        lambda p, dps: _ref_eq94(p, dps, "bilinear"), 6,
-                                       atol_scale=lambda p, dps: 1, max_points=24)],
+                                       atol_scale=lambda p, dps: 1, max_points=24,
+                                       printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "bilinear"),
+                                       reference_ball=_eq94_ball("bilinear"))],
                 description=_H2_READ["bilinear"] + ", in lambda and in the normalisers of eq (95)-(96); "
                             + _H2_LAMBDA_ABOVE_ONE, natural=True, reason=_H2_WHY_BILINEAR),
     ],
@@ -2157,6 +2259,25 @@ def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, A
         return lam, center, mpmath.mpf(10) ** (-dps - 5)
 
 
+def _lambda_max_balls(sq: str) -> Callable[[dict[str, Any], int], Any]:
+    """Balls of ``lambda^{i,j}(x, y)`` and ``lambda^{i,j}(r_i, r_j)`` (both exact closed forms).
+
+    ``lambda`` is real under either reading (each ``(A u)_k`` is real or purely imaginary, so its bilinear square is
+    real); a complex ball's real part is taken where its imaginary part contains 0."""
+    from flint import acb
+
+    def real(b: Any) -> Any:
+        return (b.real if b.imag.contains(0) else None) if isinstance(b, acb) else b
+
+    def balls(p: dict[str, Any], bits: int) -> Any:
+        lam, center = (real(_lambda_h2_ball(sq, centers=c)(p, bits)) for c in (False, True))
+        if lam is None or center is None:
+            return "a ball of lambda has an imaginary part that excludes 0"
+        return lam, center
+
+    return balls
+
+
 _H2_XY_COMPLEX = Domain(dict(_H2_XY.params, kind=Choice(("complex",))), constraint=_H2_XY.constraint,
                         description="A^{i,j} from eq (86)-(87) (the complex matrix of Def H.1) for centers r_i, r_j; "
                                     "x = r_i + dx, y = r_j + dy")
@@ -2168,10 +2289,12 @@ register(Claim(
               "A^{i,j} the complex matrix of eq (85)]",
     domain=_H2_XY_COMPLEX,
     readings=[
-        Reading("hermitian", [inequality_check("mpmath", lambda p, dps: _lambda_max_sides(p, dps, "hermitian"))],
+        Reading("hermitian", [inequality_check("mpmath", lambda p, dps: _lambda_max_sides(p, dps, "hermitian"),
+                                               sides_ball=_lambda_max_balls("hermitian"))],
                 description=_H2_READ["hermitian"] + " in eq (93)'s lambda"),
         Reading("bilinear", [inequality_check("mpmath-bilinear",
-                                              lambda p, dps: _lambda_max_sides(p, dps, "bilinear"))],
+                                              lambda p, dps: _lambda_max_sides(p, dps, "bilinear"),
+                                              sides_ball=_lambda_max_balls("bilinear"))],
                 description=_H2_READ["bilinear"] + " in eq (93)'s lambda", natural=True,
                 reason=_H2_WHY_BILINEAR + " (the reading under which eq (93)-(94) hold)"),
     ],

@@ -29,6 +29,7 @@ __all__ = [
     "angular_rel_error_argmax",
     "base_moments",
     "gauss_lambda_moments",
+    "gaussian_exp_dot_ball",
     "grid_argmax",
     "hybrid_moments",
     "hybrid_mse",
@@ -357,3 +358,41 @@ def grid_argmax(f: Callable[[float], float], lo: float, hi: float, *, npts: int 
         return float(grid[k])
     res = minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded", options={"xatol": 1e-12})
     return float(res.x) if math.isfinite(res.fun) and -res.fun >= vals[k] else float(grid[k])
+
+
+def gaussian_exp_dot_ball(z: list[Any], bits: int) -> Any:
+    """``E exp(w.z)``, ``w ~ N(0, I_d)``, ``z`` complex, as a ball with a rigorous radius (HRF Lemma 2.4's left side).
+
+    The product over coordinates (independence) of ``E exp(z_k g)``, each by Arb's rigorous
+    ``acb.integral`` on ``[-T, T]`` plus a proven bound of the Gaussian tails
+    (:func:`rfcheck.certify.gaussian_expectation_1d` with ``|exp(z_k w)| <= exp(|Re z_k| |w|)``):
+    the defining integral, not the closed form ``exp(z.z/2)`` it is compared with.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates (numbers or balls; a ball's whole range is covered).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.acb
+        A ball containing ``E exp(w.z)``.
+    """
+    from flint import acb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+    from rfcheck.certify import gaussian_expectation_1d
+
+    with workprec(bits):
+        out = acb(1)
+        for zk in z:
+            zb = acb(zk.v if isinstance(zk, Ball) else to_ball(zk))
+            growth = float(abs(zb.real).upper()) * (1 + 1e-12) + 1e-300  # >= |Re z_k| despite rounding
+
+            def f(w: Any, analytic: bool, zb: Any = zb) -> Any:
+                return (w * zb).exp()
+
+            out = out * gaussian_expectation_1d(f, growth=(1.0, growth), prec=bits, real=False)
+        return out
