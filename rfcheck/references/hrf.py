@@ -27,6 +27,10 @@ import numpy as np
 __all__ = [
     "angular_lambda_moments",
     "angular_rel_error_argmax",
+    "cexp_scalar_on_draws",
+    "gauss_lambda_on_draws",
+    "sm_pos_on_draws",
+    "sm_trig_on_draws",
     "base_moments",
     "gauss_lambda_moments",
     "gaussian_exp_dot_ball",
@@ -396,3 +400,116 @@ def gaussian_exp_dot_ball(z: list[Any], bits: int) -> Any:
 
             out = out * gaussian_expectation_1d(f, growth=(1.0, growth), prec=bits, real=False)
         return out
+
+
+def _dots(ctx: Any, w: Any, u: list[Any]) -> list[Any]:
+    """``w_i . u`` for the rows of ``w`` (floats, exact on balls) and the vector ``u``."""
+    return [sum(num(ctx, float(wi[c])) * u[c] for c in range(len(u))) for wi in np.asarray(w, dtype=float)]
+
+
+def sm_trig_on_draws(ctx: Any, x: list[Any], y: list[Any], w: Any) -> Any:
+    """``SM^trig_m(x, y)`` (HRF eq (2)) on given projections ``w`` (shape ``(m, d)``).
+
+    ``(1/m) exp((|x|^2 + |y|^2)/2) sum_i [sin(w_i x) sin(w_i y) + cos(w_i x) cos(w_i y)]``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors (numbers of ``ctx``, or floats).
+    w : array_like
+        The projections, floats (exact on balls).
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    s = sum(ctx.sin(a) * ctx.sin(b) + ctx.cos(a) * ctx.cos(b) for a, b in zip(px, py, strict=True))
+    return ctx.exp((sum(v * v for v in x) + sum(v * v for v in y)) / 2) / m * s
+
+
+def sm_pos_on_draws(ctx: Any, x: list[Any], y: list[Any], w: Any) -> Any:
+    """``SM^++_m(x, y)`` (HRF eq (3), antithetic positive features) on given projections ``w``.
+
+    ``(1/(2m)) exp(-(|x|^2 + |y|^2)/2) sum_i [exp(w_i (x + y)) + exp(-w_i (x + y))]``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors.
+    w : array_like
+        The projections ``(m, d)``.
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    s = sum(ctx.exp(a) * ctx.exp(b) + ctx.exp(-a) * ctx.exp(-b) for a, b in zip(px, py, strict=True))
+    return ctx.exp(-(sum(v * v for v in x) + sum(v * v for v in y)) / 2) / (2 * m) * s
+
+
+def cexp_scalar_on_draws(ctx: Any, c: complex, x: list[Any], y: list[Any], w: Any) -> Any:
+    """The complex-exponential estimator ``Psi_A(x)^T Psi_{(A^T)^-1}(y)`` (HRF eq (15)-(16)) for ``A = c I``.
+
+    With ``B = (A^T)^-1 = I/c`` and the bilinear squares of sec 2.3:
+    ``(1/m) exp(-c^2 x.x/2) exp(-y.y/(2 c^2)) sum_i exp(c w_i x) exp(w_i y / c)``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    c : complex
+        The scalar of ``A = c I`` (``1`` or ``1j`` in HRF sec 2.3), ``c != 0``.
+    x, y : list
+        The vectors.
+    w : array_like
+        The projections ``(m, d)``.
+
+    Returns
+    -------
+    number
+        The (complex) estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    c2 = c * c
+    s = sum(ctx.exp(c * a) * ctx.exp(b / c) for a, b in zip(px, py, strict=True))
+    return ctx.exp(-c2 * sum(v * v for v in x) / 2) * ctx.exp(-sum(v * v for v in y) / (2 * c2)) / m * s
+
+
+def gauss_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any, sigma: Any, r: Any) -> Any:
+    """HRF eq (69): ``lam_hat = 1/rho - (1/(n rho)) sum_i cos(sigma tau_i (x - y))``, ``rho = 1 - exp(-2 sigma^2 r^2)``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors.
+    tau : array_like
+        The projections ``(n, d)``.
+    sigma, r : number
+        Bandwidth and radius of eq (68).
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    sigma, r, n = num(ctx, sigma), num(ctx, r), num(ctx, len(tau))
+    rho = 1 - ctx.exp(-2 * sigma**2 * r**2)
+    pd = _dots(ctx, tau, [a - b for a, b in zip(x, y, strict=True)])
+    return 1 / rho - sum(ctx.cos(sigma * v) for v in pd) / (n * rho)
