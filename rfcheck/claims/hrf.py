@@ -1606,9 +1606,10 @@ def _max_b_balls(i: int, printed_bound: Callable[[Any, Any, Any], Any]) -> Calla
     printed bound ``printed_bound(ctx, r, n)``."""
     def balls(p: dict[str, Any], bits: int) -> Any:
         r, n = float(p["r"]), int(p["n"])
-        with mpmath.workdps(30):
-            t = refs.grid_argmax(lambda u: float(mpmath.log(_b(i, mpmath.mpf(r), mpmath.mpf(u), n))) if u > 0
-                                 else -math.inf, 0.0, math.pi, npts=401)
+        # float64 log b_r^i (the argument only: any theta gives a lower bound of the maximum)
+        t = refs.grid_argmax(lambda u: ((math.log(1 - 1 / n) + 2 * math.log(u / math.pi) if i == 1 else
+                                         math.log(u / (math.pi * n))) + 2 * r * r * math.cos(u)) if u > 0 and
+                             (i == 2 or n > 1) else -math.inf, 0.0, math.pi, npts=401)
         if not t > 0:
             return "the maximiser found is theta = 0, where log b = -inf"
         return (refs.on_balls(lambda ctx, r, t, n: ctx.log(_b_ctx(ctx, i, r, t, n)), r, t, n, bits=bits),

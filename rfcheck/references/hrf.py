@@ -299,9 +299,11 @@ def log_rel_error_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: An
 def angular_rel_error_argmax(r: float, m: int, n: int) -> float:
     """A float ``theta`` in ``[0, pi/2]`` where ``eps_{theta,r}`` of the angular hybrid is (nearly) largest.
 
-    Grid (uniform and geometric towards 0) then bounded Brent, in float64.  Any ``theta``
-    gives a *lower bound* ``eps_{theta,r} <= eps_{S(r)}`` of the maximum (HRF Def 3.3); this
-    one makes it tight to float64 accuracy.
+    Grid (uniform and geometric towards 0) then bounded Brent, on the float64 face of the
+    library's closed form :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid`
+    (log-domain, no overflow for large ``r``).  Only the argument is taken from it: any
+    ``theta`` gives a *lower bound* ``eps_{theta,r} <= eps_{S(r)}`` of the maximum (HRF Def
+    3.3); this one makes it tight to float64 accuracy.
 
     Parameters
     ----------
@@ -315,17 +317,22 @@ def angular_rel_error_argmax(r: float, m: int, n: int) -> float:
     float
         The maximiser found.
     """
-    from rfcheck.backends import MP
+    from rfcheck.closed_forms.hrf import log_rel_error_angular_hybrid
 
-    def f(t: float) -> float:
-        with mpmath.workdps(30):
-            return float(log_rel_error_hybrid_same_length(MP, mpmath.mpf(r), mpmath.mpf(t), m, n))
+    key = (float(r), int(m), int(n))
+    if key not in _ARGMAX:
+        if len(_ARGMAX) > 4096:
+            _ARGMAX.clear()
+        _ARGMAX[key] = grid_argmax(lambda t: log_rel_error_angular_hybrid(float(r), t, int(m), int(n)),
+                                   1e-9, math.pi / 2, geometric=True, vectorized=True)
+    return _ARGMAX[key]
 
-    return grid_argmax(f, 1e-9, math.pi / 2, geometric=True)
+
+_ARGMAX: dict[tuple[float, int, int], float] = {}
 
 
-def grid_argmax(f: Callable[[float], float], lo: float, hi: float, *, npts: int = 129,
-                geometric: bool = False) -> float:
+def grid_argmax(f: Callable[[Any], Any], lo: float, hi: float, *, npts: int = 129,
+                geometric: bool = False, vectorized: bool = False) -> float:
     """A float ``t`` in ``[lo, hi]`` where ``f`` is (nearly) largest: grid, then bounded Brent.
 
     Parameters
@@ -338,6 +345,8 @@ def grid_argmax(f: Callable[[float], float], lo: float, hi: float, *, npts: int 
         Grid points (uniform; with ``geometric`` also as many geometric towards ``lo > 0``).
     geometric : bool, optional
         Add a geometric grid (for a maximiser near ``lo``).
+    vectorized : bool, optional
+        ``f`` takes the whole grid (a float array) at once.
 
     Returns
     -------
@@ -354,13 +363,13 @@ def grid_argmax(f: Callable[[float], float], lo: float, hi: float, *, npts: int 
             raise ValueError("a geometric grid needs lo > 0")
         parts.append(np.geomspace(lo, hi, npts))
     grid = np.unique(np.concatenate(parts))
-    vals = np.array([f(float(t)) for t in grid], dtype=float)
+    vals = np.array(f(grid) if vectorized else [f(float(t)) for t in grid], dtype=float)
     vals[np.isnan(vals)] = -np.inf
     k = int(np.argmax(vals))
     a, b = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
     if a == b:
         return float(grid[k])
-    res = minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded", options={"xatol": 1e-12})
+    res = minimize_scalar(lambda t: -float(f(t)), bounds=(a, b), method="bounded", options={"xatol": 1e-12})
     return float(res.x) if math.isfinite(res.fun) and -res.fun >= vals[k] else float(grid[k])
 
 
