@@ -266,16 +266,34 @@ def _scale(p: dict[str, Any], dps: int) -> Any:
 # ====================================================================== Lemma 2.2, eq (7)
 
 
-def printed_lem22(which: str) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        g = _geo(p)
-        m = int(p["m"])
-        f3 = lambda u: (1 - mpmath.exp(-(u**2))) ** 2  # noqa: E731
+def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
+    """Lemma 2.2, eq (7) as printed: ``MSE = f1(|z|) f3(|Delta|)`` (trig) or ``f2(|z|) f3(|z|)`` (++)."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
+        m = refs.num(ctx, p["m"])
+        f3 = lambda u: (1 - ctx.exp(-(u**2))) ** 2  # noqa: E731
         if which == "trig":  # f1(|z|) f3(|Delta|), f1(u) = (2m)^-1 exp(u^2) SM^-2
-            return mpmath.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * f3(mpmath.sqrt(g["d2"]))
-        return mpmath.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * f3(mpmath.sqrt(g["z2"]))
+            return ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * f3(ctx.sqrt(g["d2"]))
+        return ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * f3(ctx.sqrt(g["z2"]))
 
     return printed
+
+
+def printed_lem22(which: str) -> Callable[[dict[str, Any]], Any]:
+    return _on_mp(printed_lem22_ctx(which))
+
+
+def _base_mse_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of MSE(SM^trig_m) or MSE(SM^++_m) from the exact moments (``rfcheck.references.hrf.hybrid_moments``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        def f(ctx: Any, *a: Any) -> Any:
+            h = refs.hybrid_moments(ctx, *a)
+            s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+            return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
+
+        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), bits=bits)
+
+    return ball
 
 
 def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -335,7 +353,8 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
         domain=_pair_domain(extra=_M),
         checks=[
-            deterministic_check("moment-expansion", printed_lem22(_which), _ref_base_mse(_which),
+            deterministic_check("moment-expansion", None, _ref_base_mse(_which),
+                                printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
             _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True)),
@@ -611,13 +630,17 @@ def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], tuple[A
                    tol: float | None = None) -> PointEval:
     """Certify a same-draws point: ``sides(ctx) -> (printed, reference)`` on the float64 draws (exact on balls)
     as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint."""
+    from flint import acb
+
     from rfcheck.arb_backend import bits_for_dps
     from rfcheck.certify import certified_equal
-    from rfcheck.claims._common import _same_kind, certify_eval
+    from rfcheck.claims._common import certify_eval
 
     if not ev.decided:
         return ev
-    pb, rb = _same_kind(*refs.on_balls(sides, bits=bits_for_dps(budget.dps)))
+    pb, rb = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
+    if isinstance(pb, acb) or isinstance(rb, acb):
+        pb, rb = acb(pb), acb(rb)
     return certify_eval(ev, certified_equal(pb, rb, 0.0, atol=float(ev.err if tol is None else tol)),
                         "the balls overlap but are wider than the tolerance")
 
@@ -942,13 +965,23 @@ def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
-def printed_lem32(which: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        t, n = mpmath.mpf(p["theta"]), int(p["n"])
-        pi = mpmath.pi
-        return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + mpmath.mpf(1) / n)
+def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Lemma 3.2, eq (24) as printed: ``E lam = theta/pi``, ``E lam^2 = (theta/pi)(theta/pi - theta/(n pi) + 1/n)``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        t, n = refs.num(ctx, p["theta"]), refs.num(ctx, p["n"])
+        pi = ctx.pi
+        return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + 1 / n)
 
     return printed
+
+
+def printed_lem32(which: int) -> Callable[[dict[str, Any]], Any]:
+    return _on_mp(printed_lem32_ctx(which))
+
+
+def _lam_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
+    return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
+                                         p["theta"], int(p["n"]), bits=bits)
 
 
 _LAM_DOMAIN = Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -970,7 +1003,8 @@ register(Claim(
     id="hrf.lem3.2.mean", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1",
     statement="For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", printed_lem32(1), _ref_lam(1), atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("binomial-sum", None, _ref_lam(1), atol_scale=lambda p, dps: 1,
+                                printed_ctx=printed_lem32_ctx(1), reference_ball=_lam_ball(1))],
 ))
 
 register(Claim(
@@ -979,7 +1013,8 @@ register(Claim(
               "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
     domain=_LAM_DOMAIN,
     checks=[
-        deterministic_check("binomial-sum", printed_lem32(2), _ref_lam(2), atol_scale=lambda p, dps: 1),
+        deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
+                            printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
         mc_check("monte-carlo", printed_lem32_var, _sim_lambda,
                  domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
                                 "ny": Real(0.5, 2.0), "m": Int(1, 1)},
@@ -999,17 +1034,12 @@ def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq44_middle = _on_mp(printed_eq44_middle_ctx)
 
 
-def _lam2_ball(p: dict[str, Any], bits: int) -> Any:
-    return refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[1], p["theta"], int(p["n"]),
-                         bits=bits)
-
-
 register(Claim(
     id="hrf.eq44.line2", source=f"{SRC}, appendix D.1, eq (44), last expression of the second line",
     statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
-                                printed_ctx=printed_eq44_middle_ctx, reference_ball=_lam2_ball)],
+                                printed_ctx=printed_eq44_middle_ctx, reference_ball=_lam_ball(2))],
     correction="The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
                "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
                "eq (44) (Lemma 3.2) holds.",
@@ -1727,19 +1757,29 @@ def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], t
     return ref
 
 
+def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the exact moments."""
+    def f(ctx: Any, *a: Any) -> Any:
+        m1, m2 = refs.gauss_lambda_moments(ctx, *a)
+        return m2 if which == 72 else 1 - 2 * m1 + m2
+
+    return lambda p, bits: refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["n"]), p["sigma"], p["r"], bits=bits)
+
+
 _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-for _eq, _pr, _stmt in ((72, printed_eq72, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
+for _eq, _pr, _prc, _stmt in ((72, printed_eq72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
-                        (73, printed_eq73, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
+                        (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     register(Claim(
         id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem F.1, eq ({_eq}); proof eq (74)-(75)",
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
-        checks=[deterministic_check("moment-expansion", _pr, _ref_gl(_eq),
-                                    atol_scale=lambda p, dps, pr=_pr: pr(p) + 1, max_points=24),
+        checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
+                                    atol_scale=lambda p, dps, pr=_pr: pr(p) + 1, max_points=24,
+                                    printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
                 _quad_check(_pr, _ref_gl(_eq, quad=True),
                             _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
                                          description="|x|, |y| <= 1, sigma <= 1.5"))],
@@ -1765,9 +1805,9 @@ register(Claim(
               "and Lemma 2.2 (independent projections)",
     domain=_GAUSS,
     checks=[
-        deterministic_check("moment-expansion", printed_thmf1,
+        deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
-                            max_points=30),
+                            max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
         mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "sigma": Real(0.3, 1.5),
                                                               "r": Real(0.3, 1.0)}, description="|x|, |y| <= 0.5")),
