@@ -798,20 +798,42 @@ register(Claim(
 # ====================================================================== Thm 3.1, eq (22)-(23)
 
 
-def printed_thm31(variant: int) -> Callable[[dict[str, Any]], Any]:
+def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    """``E lam, E lam^2`` of the point's lambda (``p["lam"]``: angular, eq (19), or Gaussian, eq (69))."""
+    if p.get("lam", "angular") == "angular":
+        return refs.angular_lambda_moments(ctx, p["theta"], p["n"])
+    return refs.gauss_lambda_moments(ctx, p["nx"], p["ny"], p["theta"], p["n"], p["sigma"], p["r"])
+
+
+def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
 
-    def printed(p: dict[str, Any]) -> Any:
-        h = _hyb_moments(p, mpmath.mp.dps)
-        g = _geo(p)
-        m = int(p["m"])
-        l1, l2 = h["l1"], h["l2"]
-        v = l2 * h["mse1"] + (1 - 2 * l1 + l2) * h["mse2"]
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        h = refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"])
+        g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
+        m = refs.num(ctx, p["m"])
+        l1, l2 = _lam_moments_ctx(ctx, p)
+        k = h["K"]
+        mse1, mse2 = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+        v = l2 * mse1 + (1 - 2 * l1 + l2) * mse2
         if variant == 2:
-            v -= mpmath.mpf(2) / m * g["sm"] ** 2 * (1 - mpmath.cos(g["x2"] - g["y2"])) * (l1 - l2)
+            v -= 2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
         return v
 
     return printed
+
+
+def printed_thm31(variant: int) -> Callable[[dict[str, Any]], Any]:
+    return _on_mp(printed_thm31_ctx(variant))
+
+
+def _hyb_mse_lam_ball(shared: int) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the hybrid's MSE (full moment expansion) with the point's lambda (angular or Gaussian)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, p["nx"], p["ny"], p["theta"], p["m"],
+                                                         *_lam_moments_ctx(ctx, p), shared), bits=bits)
+
+    return ball
 
 
 _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0),
@@ -826,8 +848,9 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
         domain=_THM31,
         checks=[
-            deterministic_check("moment-expansion", printed_thm31(_v),
+            deterministic_check("moment-expansion", None,
                                 lambda p, dps, sh=_sh: _ref_hyb_mse(p, dps, sh), atol_scale=_scale, max_points=40,
+                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_lam_ball(_sh),
                                 description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                             "lambda moments exact (binomial) or by quadrature"),
             mc_check("monte-carlo", printed_thm31(_v),
@@ -1876,18 +1899,22 @@ def _same_r(p: dict[str, Any]) -> dict[str, Any]:
     return dict(p, nx=p["r"], ny=p["r"])
 
 
-def printed_thmf2(p: dict[str, Any]) -> Any:
-    r, th, m, n, s = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["m"]), int(p["n"]), mpmath.mpf(p["sigma"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    sn = mpmath.sin(th / 2) ** 2
-    el2 = 1 / rho**2 * (1 - mpmath.exp(-2 * s**2 * r**2 * sn)) ** 2 + 1 / (2 * rho**2 * n) * (
-        1 - mpmath.exp(-4 * s**2 * r**2 * sn)) ** 2
-    eo2 = 1 / rho**2 * ((1 - rho) - mpmath.exp(-2 * s**2 * r**2 * sn)) ** 2 + 1 / (2 * rho**2 * n) * (
-        1 - mpmath.exp(-4 * s**2 * r**2 * sn)) ** 2
-    g = _geo(_same_r(p))
-    mse_pos = mpmath.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - mpmath.exp(-g["z2"])) ** 2
-    mse_trig = mpmath.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - mpmath.exp(-g["d2"])) ** 2
+def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Thm F.2, eq (77)-(79) as printed (``|x| = |y| = r``, ``sin^2(theta/2)``)."""
+    r, th, m, n, s = (refs.num(ctx, p[k]) for k in ("r", "theta", "m", "n", "sigma"))
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    sn = ctx.sin(th / 2) ** 2
+    el2 = 1 / rho**2 * (1 - ctx.exp(-2 * s**2 * r**2 * sn)) ** 2 + 1 / (2 * rho**2 * n) * (
+        1 - ctx.exp(-4 * s**2 * r**2 * sn)) ** 2
+    eo2 = 1 / rho**2 * ((1 - rho) - ctx.exp(-2 * s**2 * r**2 * sn)) ** 2 + 1 / (2 * rho**2 * n) * (
+        1 - ctx.exp(-4 * s**2 * r**2 * sn)) ** 2
+    g = refs.pair_geometry(ctx, p["r"], p["r"], p["theta"])
+    mse_pos = ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - ctx.exp(-g["z2"])) ** 2
+    mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
     return el2 * mse_pos + eo2 * mse_trig
+
+
+printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
 
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
@@ -1898,9 +1925,11 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
                    "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the "
                    "same [eq 77]"),
         domain=_GAUSS_SAME,
-        checks=[deterministic_check("moment-expansion", printed_thmf2,
+        checks=[deterministic_check("moment-expansion", None,
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
-                                    atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24)],
+                                    atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24,
+                                    printed_ctx=printed_thmf2_ctx,
+                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p), bits))],
     ))
 
 

@@ -133,7 +133,9 @@ def base_moments(ctx: Any, nx: Any, ny: Any, theta: Any) -> tuple[Any, Any, Any,
     ``E[cosh(w.z) cos(w.Delta)] = Re E exp(w.(z + i Delta)) = Re exp((z + i Delta)^2/2)
     = exp((|z|^2 - |Delta|^2)/2) cos(z.Delta) = exp(2 x.y) cos(|x|^2 - |y|^2)`` (the sine
     part of ``cosh(a) cos(b) = Re(cosh(a + i b))``-type products has mean zero by symmetry
-    ``w -> -w``).
+    ``w -> -w``).  That last closed form is HRF eq (37) itself (claim ``hrf.eq37``): it is
+    tested here against 1-d quadratures of the defining expectation, and the claims of eq (37)
+    and (38) keep their own quadrature/decomposition references rather than this one.
 
     Parameters
     ----------
