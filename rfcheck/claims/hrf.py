@@ -31,9 +31,9 @@ from rfcheck import quadrature
 from rfcheck.backends import MP
 from rfcheck.claims import Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check, mp_point, not_certifiable
-from rfcheck.references import hrf as refs
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.references import hrf as refs
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
 SRC = "004 Hybrid Random Features"
@@ -1751,7 +1751,8 @@ register(Claim(
 
 
 def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
+    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2
+    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
     d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
     s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
@@ -1760,7 +1761,8 @@ def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def printed_eq73_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (73) as printed: ``E[(1 - lam)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1 (...)^2``."""
+    """Eq (73) as printed: ``E[(1 - lam)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2
+    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
     d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
     s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
@@ -1792,9 +1794,10 @@ def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
 _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-for _eq, _pr, _prc, _stmt in ((72, printed_eq72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
+for _eq, _pr, _prc, _stmt in (
+        (72, printed_eq72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
-                        (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
+        (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     register(Claim(
         id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem F.1, eq ({_eq}); proof eq (74)-(75)",
@@ -1929,7 +1932,8 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
                                     atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24,
                                     printed_ctx=printed_thmf2_ctx,
-                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p), bits))],
+                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p),
+                                                                                                      bits))],
     ))
 
 
@@ -2204,7 +2208,8 @@ _sm_h2 = _on_mp(_sm_h2_ctx)
 
 
 def _eq90_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Re(exp(-||Ax||^2/2 - ||A^-1 y||^2/2) E exp(w.(Ax + A^-1 y)))`` (eq (91)-(92), ``||.||^2`` as ``sq``)."""
+    """Ball of ``Re(exp(-||Ax||^2/2 - ||A^-1 y||^2/2) E exp(w.(Ax + A^-1 y)))`` (eq (91)-(92), ``||.||^2`` as
+    ``sq``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
         def c_of(ctx: Any) -> Any:
             _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)

@@ -27,12 +27,10 @@ import numpy as np
 __all__ = [
     "angular_lambda_moments",
     "angular_rel_error_argmax",
-    "cexp_scalar_on_draws",
-    "gauss_lambda_on_draws",
-    "sm_pos_on_draws",
-    "sm_trig_on_draws",
     "base_moments",
+    "cexp_scalar_on_draws",
     "gauss_lambda_moments",
+    "gauss_lambda_on_draws",
     "gaussian_exp_dot_ball",
     "grid_argmax",
     "hybrid_moments",
@@ -41,6 +39,8 @@ __all__ = [
     "num",
     "on_balls",
     "pair_geometry",
+    "sm_pos_on_draws",
+    "sm_trig_on_draws",
 ]
 
 
