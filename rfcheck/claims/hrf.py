@@ -1093,21 +1093,26 @@ register(Claim(
 # ===================================================================== Thm D.1, eq (45)-(47)
 
 
-def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        g = _geo(p)
-        m, n = int(p["m"]), int(p["n"])
-        q = g["th"] / mpmath.pi
-        v = (q * (q - q / n + mpmath.mpf(1) / n) / (2 * m) * mpmath.exp(g["z2"]) * g["sm"] ** 2
-             * (1 - mpmath.exp(-g["z2"])) ** 2
-             + (1 - q) * (1 - q + q / n) / (2 * m) * mpmath.exp(g["z2"]) * g["sm"] ** -2
-             * (1 - mpmath.exp(-g["d2"])) ** 2)
+def printed_eq45_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Thm D.1, eq (45) (independent projections) / (46) (``shared``) as printed."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
+        m, n = refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+        q = refs.num(ctx, p["theta"]) / ctx.pi
+        v = (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** 2
+             * (1 - ctx.exp(-g["z2"])) ** 2
+             + (1 - q) * (1 - q + q / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** -2
+             * (1 - ctx.exp(-g["d2"])) ** 2)
         if shared:
-            v -= (mpmath.mpf(2) / m * g["sm"] ** 2 * (1 - mpmath.cos(g["x2"] - g["y2"]))
-                  * q * (1 - mpmath.mpf(1) / n - q + q / n))
+            v -= (2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"]))
+                  * q * (1 - 1 / n - q + q / n))
         return v
 
     return printed
+
+
+def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
+    return _on_mp(printed_eq45_ctx(shared))
 
 
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
@@ -1121,9 +1126,10 @@ for _sh, _eq in ((0, 45), (1, 46)):
                                                  "theta/pi + theta/(n pi))   [same projections]" if _sh else
                                                  "   [independent projections]")),
         domain=_ANG,
-        checks=[deterministic_check("moment-expansion", printed_eq45(_sh),
+        checks=[deterministic_check("moment-expansion", None,
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(p, lam="angular"), dps, sh),
-                                    atol_scale=_scale, max_points=40)],
+                                    atol_scale=_scale, max_points=40, printed_ctx=printed_eq45_ctx(_sh),
+                                    reference_ball=_hyb_mse_ball("angular", _sh))],
     ))
 
 
@@ -1166,10 +1172,26 @@ register(Claim(
 # ================================================================ Lemma 3.4, eq (25)-(26)
 
 
-def printed_eq25(p: dict[str, Any]) -> Any:
-    r, th, m = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["m"])
-    s = mpmath.sin(th / 2) ** 2
-    return 1 / mpmath.sqrt(2 * m) * mpmath.exp(2 * r**2 * s) * (1 - mpmath.exp(-4 * r**2 * s))
+def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Lemma 3.4, eq (25) as printed: ``(2m)^-1/2 exp(2r^2 s)(1 - exp(-4r^2 s))``, ``s = sin^2(theta/2)``."""
+    r, th, m = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"]), refs.num(ctx, p["m"])
+    s = ctx.sin(th / 2) ** 2
+    return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
+
+
+printed_eq25 = _on_mp(printed_eq25_ctx)
+
+
+def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments."""
+    def f(ctx: Any, r: Any, t: Any, m: Any) -> Any:
+        if which == "pos":
+            t = ctx.pi - t
+        h = refs.hybrid_moments(ctx, r, r, t, m)
+        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+
+    return lambda p, bits: refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=bits)
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1197,8 +1219,9 @@ for _which in ("trig", "pos"):
         statement=("eps_{theta,r}(SM^trig_m)" if _which == "trig" else "eps_{pi-theta,r}(SM^++_m)")
         + " = (2m)^-1/2 exp(2r^2 sin^2(theta/2))(1 - exp(-4r^2 sin^2(theta/2)))",
         domain=_SPHERE,
-        checks=[deterministic_check("moment-expansion", printed_eq25, _ref_rel_err(_which),
-                                    atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30),
+        checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
+                                    atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
+                                    printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
                 _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     ))
