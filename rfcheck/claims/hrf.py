@@ -862,6 +862,22 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
     ))
 
 
+def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """Exact base moments (``rfcheck.references.hrf.hybrid_moments``), ``l1, l2`` of the point's lambda, the base
+    MSEs ``mse1, mse2`` and the geometry ``g``, on ``ctx``."""
+    h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
+    h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
+    k = h["K"]
+    h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    h["g"] = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
+    return h
+
+
+def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """``reference_ball`` from a reference written against ctx, ``f(ctx, point)``."""
+    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
+
+
 def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (36) as printed: ``(1/m^2)[binom(m, 2) SM^2 + m E[YZ]]`` (``E[YZ]`` from the Gaussian MGF)."""
     m = refs.num(ctx, p["m"])
@@ -932,15 +948,26 @@ register(Claim(
 ))
 
 
-def _printed_eq39(variant: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        h = _hyb_moments(p, mpmath.mp.dps)
-        g = _geo(p)
+def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Eq (39) as printed: ``Cov = -SM^2 (Var(lam) [+ (1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)]/m])``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        h = _moments_ctx(ctx, p)
+        g = h["g"]
         var_l = h["l2"] - h["l1"] ** 2
-        zz = (1 - mpmath.cos(g["x2"] - g["y2"])) * (h["l1"] - h["l2"]) / int(p["m"])
+        zz = (1 - ctx.cos(g["x2"] - g["y2"])) * (h["l1"] - h["l2"]) / refs.num(ctx, p["m"])
         return -g["sm"] ** 2 * (var_l + (zz if variant == 2 else 0))
 
     return printed
+
+
+def _cov_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2`` (variant 2: shared)."""
+    def f(ctx: Any, p: dict[str, Any]) -> Any:
+        h = _moments_ctx(ctx, p)
+        e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
+        return (h["l1"] - h["l2"]) * e12 - h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
+
+    return f
 
 
 def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -962,7 +989,8 @@ for _v in (1, 2):
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", _printed_eq39(_v), _ref_cov(_v), atol_scale=_scale,
+        checks=[deterministic_check("moment-expansion", None, _ref_cov(_v), atol_scale=_scale,
+                                    printed_ctx=_printed_eq39_ctx(_v), reference_ball=_ball_of(_cov_ctx(_v)),
                                     max_points=24)],
     ))
 
@@ -1750,7 +1778,6 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m) * ctx.sqrt(h))
 
 
-_eq66_printed = _on_mp(_eq66_printed_ctx)
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2227,7 +2254,6 @@ def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
 
 
-_sm_h2 = _on_mp(_sm_h2_ctx)
 
 
 def _eq90_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
@@ -2603,12 +2629,36 @@ def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-def _printed_eq31(shared: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        t = _var_terms(p, mpmath.mp.dps, shared)
+def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, on ctx (exact
+    moments)."""
+    h = _moments_ctx(ctx, p)
+    l1, l2 = h["l1"], h["l2"]
+    o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+    return {"v1": l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2, "v2": o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2,
+            "cov": (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"], "h": h}
+
+
+def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        t = _var_terms_ctx(ctx, p, shared)
         return t["v1"] + t["v2"] + 2 * t["cov"]
 
     return printed
+
+
+def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
+    def f(ctx: Any, p: dict[str, Any]) -> Any:
+        h = _moments_ctx(ctx, p)
+        l1, l2 = h["l1"], h["l2"]
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
+        return second - (l1 * h["ES1"] + (1 - l1) * h["ES2"]) ** 2
+
+    return f
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
@@ -2618,17 +2668,21 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", _printed_eq31(_sh), _ref_var_hyb(_sh), atol_scale=_scale,
-                                    max_points=16,
+        checks=[deterministic_check("moment-expansion", None, _ref_var_hyb(_sh), atol_scale=_scale,
+                                    max_points=16, printed_ctx=_printed_eq31_ctx(_sh),
+                                    reference_ball=_ball_of(_var_hyb_ctx(_sh)),
                                     description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
     ))
 
 
-def printed_eq33(p: dict[str, Any]) -> Any:
+def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``E[S1 S2] E[lam(1 - lam)] - SM^2 E[lam] E[1 - lam]`` with E[S1 S2] (same projections) its value."""
-    h = _hyb_moments(p, mpmath.mp.dps)
+    h = _moments_ctx(ctx, p)
     return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
+
+
+printed_eq33 = _on_mp(printed_eq33_ctx)
 
 
 register(Claim(
@@ -2636,7 +2690,8 @@ register(Claim(
     statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", printed_eq33, _ref_cov(2), atol_scale=_scale, max_points=16,
+    checks=[deterministic_check("moment-expansion", None, _ref_cov(2), atol_scale=_scale, max_points=16,
+                                printed_ctx=printed_eq33_ctx, reference_ball=_ball_of(_cov_ctx(2)),
                                 description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
 ))
 
@@ -2676,12 +2731,12 @@ for _which, _eq, _stmt in (
 # ---------------------------------------------------------------------- eq (40)-(41)
 
 
-def _printed_eq40(which: str, line: str) -> Callable[[dict[str, Any]], Any]:
+def _printed_eq40_ctx(which: str, line: str) -> Callable[[Any, dict[str, Any]], Any]:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
 
-    def printed(p: dict[str, Any]) -> Any:
-        h = _hyb_moments(p, mpmath.mp.dps)
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        h = _moments_ctx(ctx, p)
         l1, l2, k = h["l1"], h["l2"], h["K"]
         if line == "middle":
             return l2 * (h["mse1"] + k**2) - l1**2 * k**2
@@ -2689,6 +2744,11 @@ def _printed_eq40(which: str, line: str) -> Callable[[dict[str, Any]], Any]:
         return k**2 * (l2 - l1**2) + c2 * mse
 
     return printed
+
+
+def _var_part_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``Var(lam S1)`` (``pos``) or ``Var((1 - lam) S2)`` (``trig``) from their definitions."""
+    return _ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)["v1" if which == "pos" else "v2"])
 
 
 def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -2704,19 +2764,22 @@ register(Claim(
     statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
               "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", _printed_eq40("pos", "last"), _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=16,
+    checks=[deterministic_check("moment-expansion", None, _ref_var_part("pos"),
+                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("pos", "last"),
+                                reference_ball=_var_part_ball("pos"),
                                 description="E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
-            deterministic_check("moment-expansion-middle", _printed_eq40("pos", "middle"), _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=8)],
+            deterministic_check("moment-expansion-middle", None, _ref_var_part("pos"),
+                                atol_scale=_scale, max_points=8, printed_ctx=_printed_eq40_ctx("pos", "middle"),
+                                reference_ball=_var_part_ball("pos"))],
 ))
 
 register(Claim(
     id="hrf.eq41", source=f"{SRC}, appendix C, eq (41)",
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", _printed_eq40("trig", "last"), _ref_var_part("trig"),
-                                atol_scale=_scale, max_points=16)],
+    checks=[deterministic_check("moment-expansion", None, _ref_var_part("trig"),
+                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("trig", "last"),
+                                reference_ball=_var_part_ball("trig"))],
 ))
 
 
