@@ -293,3 +293,41 @@ def test_grid_argmax_and_rel_error_argmax() -> None:
     with mpmath.workdps(30):
         at = R.log_rel_error_hybrid_same_length(MP, mpmath.mpf(r), mpmath.mpf(t), m, n)
     assert at <= mx + mpmath.mpf(10) ** -25 and mx - at < 1e-12
+
+
+# ---------------------------------------------------------------- the built-in claims, certified
+
+CERTIFIED_AT = [
+    ("hrf.eq36", {"nx": 1.0, "ny": 0.5, "theta": 1.0, "m": 8}),
+    ("hrf.eq44.line2", {"theta": 1.0, "n": 10, "nx": 1.0, "ny": 1.0, "m": 1}),
+    ("hrf.eq47", {"r": 1.2, "theta": 2.4, "m": 1, "n": 3, "shared": 0}),
+    ("hrf.thm3.5.bound", {"r": 6.6, "m": 1000, "n": 1}),
+    ("hrf.eq64", {"r": 2.5, "n": 100}),
+    ("hrf.eq66", {"r": 1.0, "m": 1, "n": 100, "theta": 3.0}),
+    ("hrf.thm3.5.limit-pi", {"r": 1.0, "m": 1, "n": 1}),
+    ("hrf.eq70", {"nx": 3.0, "ny": 0.1, "theta": math.pi, "n": 1, "sigma": 0.2, "r": 0.3}),
+    ("hrf.text-cexp-special-cases.pos", {"nx": 2.0, "ny": 2.0, "theta": 0.0, "m": 1}),
+    ("hrf.eq93", {"ri0": -1.5, "ri1": -1.5, "rj0": -1.5, "rj1": -1.5, "dx0": -0.3, "dx1": -0.3, "dy0": -0.3,
+                  "dy1": -0.3, "kind": "complex", "tau": 0.5}),
+    ("hrf.text-h2-lambda-max", {"ri0": -1.5, "ri1": 1.5, "rj0": 1.5, "rj1": 1.5, "dx0": -0.3, "dx1": -0.3,
+                                "dy0": 0.3, "dy1": 0.3, "kind": "complex", "tau": 0.5}),
+]
+
+
+@pytest.mark.parametrize("claim_id, at", CERTIFIED_AT, ids=[c for c, _ in CERTIFIED_AT])
+def test_refuted_hrf_claims_carry_certified_counterexamples(claim_id: str, at: dict) -> None:
+    """At a counterexample of each claim, the deciding check's point is REFUTED and certified by disjoint balls."""
+    from rfcheck.verify import run_claim
+
+    d = run_claim(claim_id, at=at).as_dict()
+    assert d["verdict"] in ("REFUTED", "MIXED"), d["reason"]
+    assert d["certified"]["verdict"] is True, d["certified"]
+
+
+@pytest.mark.parametrize("claim_id", ["hrf.eq88", "hrf.text-eq18-relaxes-eq17", "hrf.text-d4-rate"])
+def test_uncertifiable_hrf_refutations_say_why(claim_id: str) -> None:
+    from rfcheck.verify import run_claim
+
+    d = run_claim(claim_id).as_dict()
+    assert d["verdict"] == "REFUTED" and d["certified"]["verdict"] is False
+    assert "no ball (Arb) evaluation" not in d["certified"]["why_not"] and len(d["certified"]["why_not"]) > 40
