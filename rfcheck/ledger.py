@@ -59,7 +59,10 @@ import numpy as np
 
 from rfcheck.backends import FP, MP
 from rfcheck.claims import PAPER_SOURCES, PAPERS, REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
+from rfcheck.claims._common import certify_eval as _certify
+from rfcheck.claims._common import eval_on_balls as _ball
 from rfcheck.claims._common import mc_check, pair_domain, pair_vectors, stats_mp
+from rfcheck.claims._common import mp_point as _mp_point
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
@@ -166,42 +169,12 @@ def _rtol(precision: str, dps: int) -> float:
     raise ValueError(f"precision must be 'mpmath' or 'float64'; got {precision!r}")
 
 
-def _mp_point(p: Point) -> Point:
-    """The point with its floats as mpmath numbers (integers and strings unchanged), so that a
-    printed formula's arithmetic runs at the working precision, not in float64."""
-    return {k: mpmath.mpf(v) if isinstance(v, float) else mpmath.mpc(v) if isinstance(v, complex) else v
-            for k, v in p.items()}
-
-
 def _eval(printed: Printed, p: Point, precision: str, dps: int) -> Any:
     """``printed(ctx, p)`` in the claim's precision (mpmath at ``dps`` digits, or float64)."""
     if precision == "float64":
         return mpmath.mpmathify(np.asarray(printed(FP, dict(p))).item())
     with mpmath.workdps(dps):
         return +mpmath.mpmathify(printed(MP, _mp_point(p)))
-
-
-def _ball(printed: Printed, p: Point, bits: int) -> Any:
-    """``printed(ARB, p)``: the printed formula as an Arb ball (the point's numbers exact), or
-    None where the formula leaves ball arithmetic or a comparison on balls is undecidable."""
-    from rfcheck.arb_backend import ARB, Ball, UndecidableError, to_ball, workprec
-
-    try:
-        with workprec(bits):
-            out = printed(ARB, {k: Ball(to_ball(v)) if isinstance(v, int | float | complex) and not isinstance(v, bool)
-                                else v for k, v in p.items()})
-        return out.v if isinstance(out, Ball) else to_ball(out)
-    except (NotImplementedError, UndecidableError, TypeError, AttributeError):
-        return None
-
-
-def _certify(ev: PointEval, verdict: str | None, why: str) -> PointEval:
-    """Mark a point evaluation ``certified`` when the balls decide it the same way (else say why not)."""
-    decided = "REFUTED" if ev.decided and ev.disc > 1 else "HOLDS" if ev.decided else None
-    ok = verdict is not None and verdict == decided
-    ev.extra = {**(ev.extra or {}), "certified": ok,
-                **({} if ok else {"not_certified": why if verdict is None else f"the balls say {verdict}"})}
-    return ev
 
 
 def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:

@@ -10,13 +10,18 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from rfcheck.backends import MP
 from rfcheck.claims import Budget, Check
 from rfcheck.domains import Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
 __all__ = [
+    "certify_eval",
     "deterministic_check",
+    "eval_on_balls",
     "inequality_check",
+    "mp_point",
+    "not_certifiable",
     "pair_domain",
     "pair_vectors",
     "stats_fp",
@@ -97,14 +102,70 @@ def pair_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+def mp_point(p: dict[str, Any]) -> dict[str, Any]:
+    """The point with its floats as mpmath numbers (integers and strings unchanged), so that a
+    printed formula's arithmetic runs at the working precision, not in float64."""
+    return {k: mpmath.mpf(v) if isinstance(v, float) else mpmath.mpc(v) if isinstance(v, complex) else v
+            for k, v in p.items()}
+
+
+def eval_on_balls(printed: Callable[[Any, dict[str, Any]], Any], p: dict[str, Any], bits: int) -> Any:
+    """``printed(ARB, p)``: the printed formula as an Arb ball (the point's numbers exact), or
+    None where the formula leaves ball arithmetic or a comparison on balls is undecidable."""
+    from rfcheck.arb_backend import ARB, Ball, UndecidableError, to_ball, workprec
+
+    try:
+        with workprec(bits):
+            out = printed(ARB, {k: Ball(to_ball(v)) if isinstance(v, int | float | complex) and not isinstance(v, bool)
+                                else v for k, v in p.items()})
+        return out.v if isinstance(out, Ball) else to_ball(out)
+    except (NotImplementedError, UndecidableError, TypeError, AttributeError):
+        return None
+
+
+def certify_eval(ev: PointEval, verdict: str | None, why: str) -> PointEval:
+    """Mark a point evaluation ``certified`` when the balls decide it the same way (else say why not)."""
+    decided = "REFUTED" if ev.decided and ev.disc > 1 else "HOLDS" if ev.decided else None
+    ok = verdict is not None and verdict == decided
+    ev.extra = {**(ev.extra or {}), "certified": ok,
+                **({} if ok else {"not_certified": why if verdict is None else f"the balls say {verdict}"})}
+    return ev
+
+
+def _same_kind(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two balls of one kind: a real ball beside a complex one becomes complex (``acb``)."""
+    from flint import acb
+
+    if isinstance(a, acb) != isinstance(b, acb):
+        return acb(a), acb(b)
+    return a, b
+
+
+def not_certifiable(check: Check, why: str) -> Check:
+    """``check`` with every decided point marked not certified, saying ``why`` (a reference
+    without an enclosure: Monte Carlo, a float64 library routine, an optimiser's output)."""
+    inner = check.evaluate
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        ev = inner(p, budget, seed)
+        if ev.decided and not (ev.extra or {}).get("certified"):
+            ev.extra = {**(ev.extra or {}), "certified": False, "not_certified": why}
+        return ev
+
+    check.evaluate = evaluate
+    return check
+
+
 def deterministic_check(
     name: str,
-    printed: Callable[[dict[str, Any]], Any],
+    printed: Callable[[dict[str, Any]], Any] | None,
     reference: Callable[[dict[str, Any], int], tuple[Any, Any]],
     *, atol_scale: Callable[[dict[str, Any], int], Any] | None = None,
     max_points: int | None = None, description: str = "",
+    printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
     printed_ball: Callable[[dict[str, Any], int], Any] | None = None,
     reference_ball: Callable[[dict[str, Any], int], Any] | None = None,
+    not_certified: str | None = None, reference_ball_is_lower_bound: bool = False,
 ) -> Check:
     """Equality of ``printed(point)`` (evaluated in mpmath) with ``reference(point, dps)``.
 
@@ -113,25 +174,66 @@ def deterministic_check(
     a magnitude for absolute tolerance where the value itself may vanish (a variance that
     is exactly 0 at some point is compared on the scale of the second moment).
 
-    ``printed_ball(point, bits)`` and ``reference_ball(point, bits)``, given together, return
+    ``printed_ctx(ctx, point)``: the printed formula written against a number-system context
+    (as :meth:`rfcheck.ledger.Paper.equality`); it replaces ``printed`` (pass ``None``),
+    evaluated in mpmath on the point's floats as mpmath numbers.  With ``reference_ball(point,
+    bits)`` -- a rigorous enclosure of the reference (a ``flint.arb``/``acb``), or a string
+    saying why there is none at this point -- each decided point is also evaluated on balls
+    and marked ``certified`` when they decide it the same way
+    (:func:`rfcheck.certify.certified_equal`, same tolerance).  ``not_certified``: why the
+    decided points cannot be certified (no enclosure of the reference), stated in the ledger.
+    With ``reference_ball_is_lower_bound`` the ball encloses a lower bound of the reference (a
+    maximum's value at one exact argument): a printed ball below it certifies a refutation,
+    nothing else is certified.
+
+    Or, for a printed side that is not written against a context: ``printed_ball(point, bits)``
+    with ``reference_ball(point, bits)``, given together, return
     Arb balls (``flint.arb``) enclosing the printed and the reference value at ``bits`` bits of
     working precision; each decided point is then marked ``certified`` when the balls decide
     it the same way (:func:`rfcheck.certify.certified_equal`, as ``Paper.equality`` does with
     its ``reference_ball``).  A ball function that raises ``NotImplementedError`` or
     ``ValueError`` leaves the point uncertified, with the reason.
     """
+    if printed is None and printed_ctx is None:
+        raise ValueError(f"check {name!r}: give printed or printed_ctx")
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps
         ref, err = reference(p, dps)
         with mpmath.workdps(dps):
-            pv = printed(p)
+            pv = printed_ctx(MP, mp_point(p)) if printed_ctx is not None else printed(p)  # type: ignore[misc]
             scale = abs(atol_scale(p, dps)) if atol_scale else 0
-            ev = compare_deterministic(p, pv, ref, err, rtol=10.0 ** (5 - dps),
+            rtol = 10.0 ** (5 - dps)
+            ev = compare_deterministic(p, pv, ref, err, rtol=rtol,
                                        atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
-        if printed_ball is None or reference_ball is None or not ev.decided:
+        if not ev.decided:
             return ev
-        return _certify_balls(ev, p, dps, scale, printed_ball, reference_ball)
+        if printed_ball is not None and reference_ball is not None:  # the printed side as its own ball function
+            return _certify_balls(ev, p, dps, scale, printed_ball, reference_ball)
+        if reference_ball is None or printed_ctx is None:
+            if not_certified:
+                ev.extra = {**(ev.extra or {}), "certified": False, "not_certified": not_certified}
+            return ev
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_equal
+
+        bits = bits_for_dps(dps)
+        pb = eval_on_balls(printed_ctx, p, bits)
+        if pb is None:
+            return certify_eval(ev, None, "the printed formula leaves ball arithmetic")
+        rb = reference_ball(dict(p), bits)
+        if isinstance(rb, str):
+            return certify_eval(ev, None, rb)
+        if reference_ball_is_lower_bound:
+            from rfcheck.certify import certified_inequality
+
+            below = certified_inequality(rb, pb) == "REFUTED"  # printed < lower bound <= reference
+            return certify_eval(ev, "REFUTED" if below else None,
+                                "the reference ball is a lower bound of a maximum: it certifies a printed value "
+                                "below it only")
+        pb, rb = _same_kind(pb, rb)
+        return certify_eval(ev, certified_equal(pb, rb, rtol, atol=float(scale * rtol)),
+                            "the balls overlap but are wider than the tolerance")
 
     return Check(name, 1, evaluate, search=True, max_points=max_points, description=description)
 
@@ -144,7 +246,6 @@ def _certify_balls(ev: PointEval, p: dict[str, Any], dps: int, scale: Any,
     absolute)."""
     from rfcheck.arb_backend import UndecidableError, bits_for_dps, workprec
     from rfcheck.certify import certified_equal
-    from rfcheck.ledger import _certify
 
     bits = bits_for_dps(dps)
     rtol = 10.0 ** (5 - dps)
@@ -152,22 +253,50 @@ def _certify_balls(ev: PointEval, p: dict[str, Any], dps: int, scale: Any,
         with workprec(bits):
             pb, rb = printed_ball(dict(p), bits), reference_ball(dict(p), bits)
     except (NotImplementedError, UndecidableError, ValueError) as exc:
-        return _certify(ev, None, f"no ball at this point ({type(exc).__name__}: {exc})")
+        return certify_eval(ev, None, f"no ball at this point ({type(exc).__name__}: {exc})")
     with mpmath.workdps(dps):
         atol = float(scale * mpmath.mpf(rtol))
-    return _certify(ev, certified_equal(pb, rb, rtol, atol=atol), "the balls overlap but are wider than the tolerance")
+    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol),
+                        "the balls overlap but are wider than the tolerance")
 
 
 def inequality_check(
     name: str,
     lhs_rhs: Callable[[dict[str, Any], int], tuple[Any, Any, Any]],
     *, strength: int = 1, max_points: int | None = None, search: bool = True, description: str = "",
+    sides_ball: Callable[[dict[str, Any], int], Any] | None = None, not_certified: str | None = None,
+    lhs_ball_is_lower_bound: bool = False,
 ) -> Check:
-    """A claimed ``lhs <= rhs`` where ``lhs_rhs(point, dps) -> (lhs, rhs, err)``."""
+    """A claimed ``lhs <= rhs`` where ``lhs_rhs(point, dps) -> (lhs, rhs, err)``.
+
+    ``sides_ball(point, bits) -> (lhs, rhs)``: balls enclosing the two sides (or a string saying
+    why there are none at this point); each decided point is then marked ``certified`` when the
+    violation ball ``lhs - rhs`` decides it the same way (:func:`rfcheck.certify.certified_inequality`:
+    above 0 for a refutation).  With ``lhs_ball_is_lower_bound`` the lhs ball encloses a lower
+    bound of the lhs (a maximum's value at one exact argument): it certifies ``max <= rhs``
+    violated, never that it holds.  ``not_certified``: why the decided points cannot be
+    certified, stated in the ledger.
+    """
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         lhs, rhs, err = lhs_rhs(p, budget.dps)
-        return compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        if not ev.decided:
+            return ev
+        if sides_ball is None:
+            if not_certified:
+                ev.extra = {**(ev.extra or {}), "certified": False, "not_certified": not_certified}
+            return ev
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_inequality
+
+        sides = sides_ball(dict(p), bits_for_dps(budget.dps))
+        if isinstance(sides, str):
+            return certify_eval(ev, None, sides)
+        verdict = certified_inequality(*sides)
+        if lhs_ball_is_lower_bound and verdict == "HOLDS":
+            return certify_eval(ev, None, "the lhs ball is a lower bound of a maximum: it certifies violations only")
+        return certify_eval(ev, verdict, "the balls of the two sides overlap")
 
     return Check(name, strength, evaluate, search=search, max_points=max_points, description=description,
                  labels=("rhs", "lhs"))

@@ -1,0 +1,526 @@
+"""References for the Hybrid Random Features paper (Choromanski et al., ICLR 2022), on any context.
+
+Every function takes a number-system context first (``ctx``: :data:`rfcheck.backends.MP`,
+:data:`rfcheck.backends.FP` or the ball context :data:`rfcheck.arb_backend.ARB`), so that one
+definition gives the mpmath value and, on balls, a rigorous enclosure.  The moments are exact:
+they come from the Gaussian moment-generating function ``E exp(b g) = exp(b^2/2)``
+(``g ~ N(0, 1)``, HRF Lemma 2.4) and from the binomial moments of the angular ``lambda``
+(HRF eq (42)-(43)); no quadrature, series or optimiser enters, so on balls the radius is an
+honest error bound.
+
+Notation (HRF sec 2): ``z = x + y``, ``Delta = x - y``, ``SM(x, y) = exp(x.y)``,
+``Y = cosh(w.z)``, ``Z = cos(w.Delta)`` with ``w ~ N(0, I_d)``; ``SM^++_m = exp(-(|x|^2 +
+|y|^2)/2) mean(Y)``, ``SM^trig_m = exp((|x|^2 + |y|^2)/2) mean(Z)`` over ``m`` projections.
+
+:func:`on_balls` evaluates one of these on exact input balls at a given precision.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+
+__all__ = [
+    "angular_lambda_moments",
+    "angular_rel_error_argmax",
+    "base_moments",
+    "cexp_scalar_on_draws",
+    "gauss_lambda_moments",
+    "gauss_lambda_on_draws",
+    "gaussian_exp_dot_ball",
+    "grid_argmax",
+    "hybrid_moments",
+    "hybrid_mse",
+    "log_rel_error_hybrid_same_length",
+    "num",
+    "on_balls",
+    "pair_geometry",
+    "sm_pos_on_draws",
+    "sm_trig_on_draws",
+]
+
+
+def num(ctx: Any, v: Any) -> Any:
+    """``v`` as a number of ``ctx``: an int becomes an mpmath number (MP), a float (FP) or an
+    exact ball (ARB), so that ``1 / m`` is never a float64 division; anything else is unchanged."""
+    if isinstance(v, bool) or not isinstance(v, int | np.integer | float):
+        return v
+    if ctx.name == "mpmath":
+        return mpmath.mpf(v)
+    if ctx.name == "arb":
+        from rfcheck.arb_backend import Ball, to_ball
+
+        return Ball(to_ball(v))
+    return float(v)
+
+
+def on_balls(fn: Callable[..., Any], *args: Any, bits: int) -> Any:
+    """``fn(ARB, *args)`` on exact balls of ``args`` at ``bits`` bits: a ``flint.arb``/``acb``
+    (or a tuple/dict of them, as ``fn`` returns).
+
+    Parameters
+    ----------
+    fn : callable
+        A context-generic function of this module, ``fn(ctx, *args)``.
+    *args : int, float or ball
+        Its arguments (numbers are converted exactly, :func:`rfcheck.arb_backend.to_ball`).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb, flint.acb, tuple or dict
+        The result with every :class:`rfcheck.arb_backend.Ball` unwrapped.
+    """
+    from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
+
+    def unwrap(v: Any) -> Any:
+        if isinstance(v, Ball):
+            return v.v
+        if isinstance(v, tuple | list):
+            return type(v)(unwrap(u) for u in v)
+        if isinstance(v, dict):
+            return {k: unwrap(u) for k, u in v.items()}
+        return to_ball(v) if isinstance(v, int | float) else v
+
+    with workprec(bits):
+        return unwrap(fn(ARB, *(num(ARB, a) for a in args)))
+
+
+def pair_geometry(ctx: Any, nx: Any, ny: Any, theta: Any) -> dict[str, Any]:
+    """``|x|^2, |y|^2, |x + y|^2, |x - y|^2, x.y`` and ``SM = exp(x.y)`` of a pair at angle ``theta``.
+
+    The squared norms of ``x +- y`` are written without cancellation:
+    ``(|x| - |y|)^2 + 4 |x||y| cos^2(theta/2)`` (resp. ``sin^2``).
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    nx, ny : number
+        ``|x|, |y| >= 0``.
+    theta : number
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+
+    Returns
+    -------
+    dict
+        Keys ``x2, y2, z2, d2, xy, sm``.
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> g = pair_geometry(MP, mpmath.mpf(1), mpmath.mpf(2), mpmath.mpf(0))
+    >>> float(g["z2"]), float(g["d2"]), float(g["xy"])
+    (9.0, 1.0, 2.0)
+    """
+    nx, ny, theta = num(ctx, nx), num(ctx, ny), num(ctx, theta)
+    z2 = (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(theta / 2) ** 2
+    d2 = (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(theta / 2) ** 2
+    xy = nx * ny * ctx.cos(theta)
+    return {"x2": nx**2, "y2": ny**2, "z2": z2, "d2": d2, "xy": xy, "sm": ctx.exp(xy)}
+
+
+def base_moments(ctx: Any, nx: Any, ny: Any, theta: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``E Y, E Y^2, E Z, E Z^2, E YZ`` for one projection (HRF sec 2, Lemma 2.2's moments).
+
+    From the Gaussian MGF: ``E cosh(w.z) = exp(|z|^2/2)``, ``E cosh^2 = (1 + exp(2|z|^2))/2``,
+    ``E cos(w.Delta) = exp(-|Delta|^2/2)``, ``E cos^2 = (1 + exp(-2|Delta|^2))/2``, and
+    ``E[cosh(w.z) cos(w.Delta)] = Re E exp(w.(z + i Delta)) = Re exp((z + i Delta)^2/2)
+    = exp((|z|^2 - |Delta|^2)/2) cos(z.Delta) = exp(2 x.y) cos(|x|^2 - |y|^2)`` (the sine
+    part of ``cosh(a) cos(b) = Re(cosh(a + i b))``-type products has mean zero by symmetry
+    ``w -> -w``).  That last closed form is HRF eq (37) itself (claim ``hrf.eq37``): it is
+    tested here against 1-d quadratures of the defining expectation, and the claims of eq (37)
+    and (38) keep their own quadrature/decomposition references rather than this one.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    nx, ny, theta : number
+        The pair (:func:`pair_geometry`).
+
+    Returns
+    -------
+    tuple
+        ``(E Y, E Y^2, E Z, E Z^2, E YZ)``.
+    """
+    g = pair_geometry(ctx, nx, ny, theta)
+    ey = ctx.exp(g["z2"] / 2)
+    ey2 = (1 + ctx.exp(2 * g["z2"])) / 2
+    ez = ctx.exp(-g["d2"] / 2)
+    ez2 = (1 + ctx.exp(-2 * g["d2"])) / 2
+    eyz = ctx.exp(2 * g["xy"]) * ctx.cos(g["x2"] - g["y2"])
+    return ey, ey2, ez, ez2, eyz
+
+
+def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> dict[str, Any]:
+    """Moments of the two base estimators with ``m`` projections (HRF appendix C, eq (31)-(38)).
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    nx, ny, theta : number
+        The pair.
+    m : int
+        Number of random projections.
+
+    Returns
+    -------
+    dict
+        ``ES1, ES1sq`` (``SM^++_m``), ``ES2, ES2sq`` (``SM^trig_m``), ``ES12`` (``E[SM^++_m
+        SM^trig_m]`` with the same projections, ``(1/m) E YZ + (1 - 1/m) E Y E Z``), ``K = SM``.
+    """
+    g = pair_geometry(ctx, nx, ny, theta)
+    ey, ey2, ez, ez2, eyz = base_moments(ctx, nx, ny, theta)
+    m = num(ctx, m)
+    a = (g["x2"] + g["y2"]) / 2
+    return {"ES1": ctx.exp(-a) * ey, "ES1sq": ctx.exp(-2 * a) * (ey2 / m + (1 - 1 / m) * ey**2),
+            "ES2": ctx.exp(a) * ez, "ES2sq": ctx.exp(2 * a) * (ez2 / m + (1 - 1 / m) * ez**2),
+            "ES12": eyz / m + (1 - 1 / m) * ey * ez, "K": g["sm"]}
+
+
+def hybrid_mse(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, l1: Any, l2: Any, shared: Any) -> Any:
+    """``E[(lam S1 + (1 - lam) S2 - SM)^2]``, ``lam`` independent of ``S1 = SM^++_m``, ``S2 = SM^trig_m``.
+
+    Expanded from moments (HRF eq (31), Thm 3.1): ``E lam^2 E S1^2 + E(1 - lam)^2 E S2^2 +
+    2 E[lam(1 - lam)] E[S1 S2] - 2 SM (E lam E S1 + (1 - E lam) E S2) + SM^2`` with
+    ``E[S1 S2] = ES12`` for shared projections, ``E S1 E S2`` otherwise.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    nx, ny, theta, m : number
+        The pair and the number of projections (:func:`hybrid_moments`).
+    l1, l2 : number
+        ``E lam`` and ``E lam^2`` (:func:`angular_lambda_moments`, :func:`gauss_lambda_moments`).
+    shared : int
+        1: ``SM^++_m`` and ``SM^trig_m`` use the same projections; 0: independent ones.
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    h = hybrid_moments(ctx, nx, ny, theta, m)
+    k = h["K"]
+    e12 = h["ES12"] if bool(shared) else h["ES1"] * h["ES2"]
+    second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
+    return second - 2 * k * (l1 * h["ES1"] + (1 - l1) * h["ES2"]) + k**2
+
+
+def angular_lambda_moments(ctx: Any, theta: Any, n: Any) -> tuple[Any, Any]:
+    """``E lam, E lam^2`` of the angular ``lam = K/n``, ``K ~ Bin(n, theta/pi)`` (HRF eq (19), (42)-(43)).
+
+    The probability that a Gaussian direction separates ``x`` and ``y`` is ``theta/pi``; the
+    binomial moments ``E K = n q``, ``E K^2 = n q (1 - q) + n^2 q^2`` give
+    ``E lam^2 = q (q - q/n + 1/n)``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    theta : number
+        Angle in ``[0, pi]``.
+    n : int
+        Number of sign features.
+
+    Returns
+    -------
+    tuple
+        ``(E lam, E lam^2)``.
+    """
+    q = num(ctx, theta) / ctx.pi
+    n = num(ctx, n)
+    return q, (n * q * (1 - q) + n * n * q * q) / (n * n)
+
+
+def gauss_lambda_moments(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> tuple[Any, Any]:
+    """``E lam, E lam^2`` of the normalized Gaussian-kernel ``lam`` (HRF appendix F, eq (67)-(69)).
+
+    ``lam = (1 - mean_n cos(sigma w.Delta)) / rho``, ``rho = 1 - exp(-2 sigma^2 r^2)``, with the
+    MGF moments ``E cos(sigma w.Delta) = exp(-sigma^2 |Delta|^2/2)``, ``E cos^2 = (1 +
+    exp(-2 sigma^2 |Delta|^2))/2``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    nx, ny, theta : number
+        The pair.
+    n : int
+        Number of features of ``lam``.
+    sigma, r : number
+        Bandwidth and the radius entering ``rho`` (eq (68)).
+
+    Returns
+    -------
+    tuple
+        ``(E lam, E lam^2)``.
+    """
+    g = pair_geometry(ctx, nx, ny, theta)
+    sigma, r, n = num(ctx, sigma), num(ctx, r), num(ctx, n)
+    c1 = ctx.exp(-(sigma**2) * g["d2"] / 2)
+    c2 = (1 + ctx.exp(-2 * sigma**2 * g["d2"])) / 2
+    rho = 1 - ctx.exp(-2 * sigma**2 * r**2)
+    mean_c2 = c1**2 + (c2 - c1**2) / n
+    return (1 - c1) / rho, (1 - 2 * c1 + mean_c2) / rho**2
+
+
+def log_rel_error_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: Any) -> Any:
+    """``log eps_{theta,r}`` of the angular hybrid on ``S(r)``: ``log(sqrt(MSE)/SM)`` (HRF Def 3.3).
+
+    The MSE is :func:`hybrid_mse` with the angular ``lam`` (either projection variant: at
+    ``|x| = |y|`` they agree, HRF Thm D.1).
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    r, theta : number
+        Common norm ``|x| = |y| = r`` and angle.
+    m, n : int
+        Projections of the base estimators, sign features of ``lam``.
+
+    Returns
+    -------
+    number
+        ``log eps_{theta,r}``.
+    """
+    l1, l2 = angular_lambda_moments(ctx, theta, n)
+    mse = hybrid_mse(ctx, r, r, theta, m, l1, l2, 0)
+    return ctx.log(mse) / 2 - num(ctx, r) ** 2 * ctx.cos(num(ctx, theta))
+
+
+def angular_rel_error_argmax(r: float, m: int, n: int) -> float:
+    """A float ``theta`` in ``[0, pi/2]`` where ``eps_{theta,r}`` of the angular hybrid is (nearly) largest.
+
+    Grid (uniform and geometric towards 0) then bounded Brent, on the float64 face of the
+    library's closed form :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid`
+    (log-domain, no overflow for large ``r``).  Only the argument is taken from it: any
+    ``theta`` gives a *lower bound* ``eps_{theta,r} <= eps_{S(r)}`` of the maximum (HRF Def
+    3.3); this one makes it tight to float64 accuracy.
+
+    Parameters
+    ----------
+    r : float
+        Common norm.
+    m, n : int
+        As in :func:`log_rel_error_hybrid_same_length`.
+
+    Returns
+    -------
+    float
+        The maximiser found.
+    """
+    from rfcheck.closed_forms.hrf import log_rel_error_angular_hybrid
+
+    key = (float(r), int(m), int(n))
+    if key not in _ARGMAX:
+        if len(_ARGMAX) > 4096:
+            _ARGMAX.clear()
+        _ARGMAX[key] = grid_argmax(lambda t: log_rel_error_angular_hybrid(float(r), t, int(m), int(n)),
+                                   1e-9, math.pi / 2, geometric=True, vectorized=True)
+    return _ARGMAX[key]
+
+
+_ARGMAX: dict[tuple[float, int, int], float] = {}
+
+
+def grid_argmax(f: Callable[[Any], Any], lo: float, hi: float, *, npts: int = 129,
+                geometric: bool = False, vectorized: bool = False) -> float:
+    """A float ``t`` in ``[lo, hi]`` where ``f`` is (nearly) largest: grid, then bounded Brent.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t) -> float`` (NaN and ``-inf`` are never the maximum unless everything is).
+    lo, hi : float
+        The interval, ``lo < hi``.
+    npts : int, optional
+        Grid points (uniform; with ``geometric`` also as many geometric towards ``lo > 0``).
+    geometric : bool, optional
+        Add a geometric grid (for a maximiser near ``lo``).
+    vectorized : bool, optional
+        ``f`` takes the whole grid (a float array) at once.
+
+    Returns
+    -------
+    float
+        The best point found; ``f`` there is at least its value at every grid point.
+    """
+    from scipy.optimize import minimize_scalar
+
+    if not lo < hi:
+        raise ValueError(f"need lo < hi; got {lo}, {hi}")
+    parts = [np.linspace(lo, hi, npts)]
+    if geometric:
+        if lo <= 0:
+            raise ValueError("a geometric grid needs lo > 0")
+        parts.append(np.geomspace(lo, hi, npts))
+    grid = np.unique(np.concatenate(parts))
+    vals = np.array(f(grid) if vectorized else [f(float(t)) for t in grid], dtype=float)
+    vals[np.isnan(vals)] = -np.inf
+    k = int(np.argmax(vals))
+    a, b = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    if a == b:
+        return float(grid[k])
+    res = minimize_scalar(lambda t: -float(f(t)), bounds=(a, b), method="bounded", options={"xatol": 1e-12})
+    return float(res.x) if math.isfinite(res.fun) and -res.fun >= vals[k] else float(grid[k])
+
+
+def gaussian_exp_dot_ball(z: list[Any], bits: int) -> Any:
+    """``E exp(w.z)``, ``w ~ N(0, I_d)``, ``z`` complex, as a ball with a rigorous radius (HRF Lemma 2.4's left side).
+
+    The product over coordinates (independence) of ``E exp(z_k g)``, each by Arb's rigorous
+    ``acb.integral`` on ``[-T, T]`` plus a proven bound of the Gaussian tails
+    (:func:`rfcheck.certify.gaussian_expectation_1d` with ``|exp(z_k w)| <= exp(|Re z_k| |w|)``):
+    the defining integral, not the closed form ``exp(z.z/2)`` it is compared with.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates (numbers or balls; a ball's whole range is covered).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.acb
+        A ball containing ``E exp(w.z)``.
+    """
+    from flint import acb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+    from rfcheck.certify import gaussian_expectation_1d
+
+    with workprec(bits):
+        out = acb(1)
+        for zk in z:
+            zb = acb(zk.v if isinstance(zk, Ball) else to_ball(zk))
+            growth = float(abs(zb.real).upper()) * (1 + 1e-12) + 1e-300  # >= |Re z_k| despite rounding
+
+            def f(w: Any, analytic: bool, zb: Any = zb) -> Any:
+                return (w * zb).exp()
+
+            out = out * gaussian_expectation_1d(f, growth=(1.0, growth), prec=bits, real=False)
+        return out
+
+
+def _dots(ctx: Any, w: Any, u: list[Any]) -> list[Any]:
+    """``w_i . u`` for the rows of ``w`` (floats, exact on balls) and the vector ``u``."""
+    return [sum(num(ctx, float(wi[c])) * u[c] for c in range(len(u))) for wi in np.asarray(w, dtype=float)]
+
+
+def sm_trig_on_draws(ctx: Any, x: list[Any], y: list[Any], w: Any) -> Any:
+    """``SM^trig_m(x, y)`` (HRF eq (2)) on given projections ``w`` (shape ``(m, d)``).
+
+    ``(1/m) exp((|x|^2 + |y|^2)/2) sum_i [sin(w_i x) sin(w_i y) + cos(w_i x) cos(w_i y)]``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors (numbers of ``ctx``, or floats).
+    w : array_like
+        The projections, floats (exact on balls).
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    s = sum(ctx.sin(a) * ctx.sin(b) + ctx.cos(a) * ctx.cos(b) for a, b in zip(px, py, strict=True))
+    return ctx.exp((sum(v * v for v in x) + sum(v * v for v in y)) / 2) / m * s
+
+
+def sm_pos_on_draws(ctx: Any, x: list[Any], y: list[Any], w: Any) -> Any:
+    """``SM^++_m(x, y)`` (HRF eq (3), antithetic positive features) on given projections ``w``.
+
+    ``(1/(2m)) exp(-(|x|^2 + |y|^2)/2) sum_i [exp(w_i (x + y)) + exp(-w_i (x + y))]``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors.
+    w : array_like
+        The projections ``(m, d)``.
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    s = sum(ctx.exp(a) * ctx.exp(b) + ctx.exp(-a) * ctx.exp(-b) for a, b in zip(px, py, strict=True))
+    return ctx.exp(-(sum(v * v for v in x) + sum(v * v for v in y)) / 2) / (2 * m) * s
+
+
+def cexp_scalar_on_draws(ctx: Any, c: complex, x: list[Any], y: list[Any], w: Any) -> Any:
+    """The complex-exponential estimator ``Psi_A(x)^T Psi_{(A^T)^-1}(y)`` (HRF eq (15)-(16)) for ``A = c I``.
+
+    With ``B = (A^T)^-1 = I/c`` and the bilinear squares of sec 2.3:
+    ``(1/m) exp(-c^2 x.x/2) exp(-y.y/(2 c^2)) sum_i exp(c w_i x) exp(w_i y / c)``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    c : complex
+        The scalar of ``A = c I`` (``1`` or ``1j`` in HRF sec 2.3), ``c != 0``.
+    x, y : list
+        The vectors.
+    w : array_like
+        The projections ``(m, d)``.
+
+    Returns
+    -------
+    number
+        The (complex) estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    m = num(ctx, len(w))
+    px, py = _dots(ctx, w, x), _dots(ctx, w, y)
+    c2 = c * c
+    s = sum(ctx.exp(c * a) * ctx.exp(b / c) for a, b in zip(px, py, strict=True))
+    return ctx.exp(-c2 * sum(v * v for v in x) / 2) * ctx.exp(-sum(v * v for v in y) / (2 * c2)) / m * s
+
+
+def gauss_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any, sigma: Any, r: Any) -> Any:
+    """HRF eq (69): ``lam_hat = 1/rho - (1/(n rho)) sum_i cos(sigma tau_i (x - y))``, ``rho = 1 - exp(-2 sigma^2 r^2)``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    x, y : list
+        The vectors.
+    tau : array_like
+        The projections ``(n, d)``.
+    sigma, r : number
+        Bandwidth and radius of eq (68).
+
+    Returns
+    -------
+    number
+        The estimate for these draws.
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    sigma, r, n = num(ctx, sigma), num(ctx, r), num(ctx, len(tau))
+    rho = 1 - ctx.exp(-2 * sigma**2 * r**2)
+    pd = _dots(ctx, tau, [a - b for a, b in zip(x, y, strict=True)])
+    return 1 / rho - sum(ctx.cos(sigma * v) for v in pd) / (n * rho)
