@@ -80,7 +80,9 @@ from numba import njit
 from rfcheck import rng as _rng
 from rfcheck import validate
 from rfcheck.bits import py_fma
-from rfcheck.noalias import sweep_rows
+from rfcheck.noalias import LANE_COLS as _LANE_COLS
+from rfcheck.noalias import LANES as _LANES
+from rfcheck.noalias import lane_sweep, sweep_rows
 
 __all__ = [
     "COUPLINGS",
@@ -1337,6 +1339,231 @@ def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[...,
         return t, sq
 
     return sample
+
+
+# --------------------------------------------------------------------------- orf, batched
+LANES = _LANES
+"""Trials factored side by side by :func:`orf_ensemble_lanes` (lane ``l`` = the ``l``-th of
+``LANES`` consecutive trials of a stream).  Each lane executes the floating-point operations
+of :func:`_haar_columns` on its own trial, in the same order, so the numbers do not depend on
+``LANES`` (nor on :data:`LANE_COLS`): they are those of :func:`_orf_ensemble`, trial by trial."""
+
+LANE_COLS = _LANE_COLS
+"""Columns of the Haar factor swept together by one call of :func:`rfcheck.noalias.lane_sweep`."""
+
+LANES_MAX_FLOATS = 1 << 22
+"""Largest stored normals (``LANES x blocks x d (d + 1) / 2`` floats, 32 MiB) for which
+:func:`use_lanes` says yes: the batched sampler draws all ``LANES`` trials before it factors
+them (the stream order is trial by trial)."""
+
+
+@njit(cache=True, error_model="numpy")
+def use_lanes(M, d):
+    """Whether :func:`orf_ensemble_lanes` serves ``(M, d)`` (``d <= 256`` and the stored
+    normals within :data:`LANES_MAX_FLOATS`)."""
+    nblk = (M + d - 1) // d
+    return d <= 256 and LANES * nblk * (d * (d + 1) // 2) <= LANES_MAX_FLOATS
+
+
+@njit(cache=True, error_model="numpy")
+def lane_scratch(M, d):
+    """Scratch of :func:`orf_ensemble_lanes`: ``(nbl, gl, sgl, X, coef, pscal, w, taus, offs,
+    poff)`` -- per lane and block the normals, gammas and signs, the lane-interleaved Haar
+    factor ``X`` (columns of ``d`` rows of ``LANES`` doubles), the reflector pairs'
+    coefficients and scalars, the sweep state, and index scratch."""
+    L = LANES
+    bmax = min(d, M)
+    npairs = (bmax + 1) // 2
+    nblk = (M + d - 1) // d
+    bpad = (bmax + LANE_COLS - 1) // LANE_COLS * LANE_COLS
+    nbl = np.empty((L, nblk, d * (d + 1) // 2))
+    gl = np.empty((L, nblk, d))
+    sgl = np.empty((L, nblk, d))
+    X = np.empty(bpad * d * L)
+    coef = np.empty(npairs * (d + 1) * 4 * L)
+    pscal = np.empty((npairs, 4, L))
+    w = np.empty(4 * LANE_COLS * L)
+    taus = np.empty(d)
+    offs = np.empty(d, dtype=np.int64)
+    poff = np.empty(npairs + 1, dtype=np.int64)
+    return nbl, gl, sgl, X, coef, pscal, w, taus, offs, poff
+
+
+@njit(cache=True, error_model="numpy")
+def _lane_prepare(nb, b, d, taus, sg, offs, coef, poff, pscal, l):
+    """Lane ``l``: the reflectors of one block from its normals ``nb``
+    (:func:`_prepare_reflectors`, in place), then, per pair ``(A, B) = (k, k-1)`` of
+    :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B`` after ``H_0``), the row
+    coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D = k-2, k-3``, the next pair)
+    for rows ``i = r0 .. d-1`` into ``coef`` and the scalars ``tA (vB . vA)`` (by
+    :func:`_dot4`, the same order), ``vA_k``, ``vB_k``, ``vB_{k-1}`` into ``pscal[p, :, l]``:
+    the values :func:`_haar_columns` computes."""
+    L = LANES
+    _prepare_reflectors(nb, b, d, taus, sg)
+    off = 0
+    for k in range(b - 1, -1, -1):
+        offs[k] = off
+        off += d - k
+    for p in range((b + 1) // 2):
+        k = b - 1 - 2 * p
+        r0 = k - 1 if k >= 1 else 0
+        tA = taus[k]
+        tB = taus[k - 1] if k >= 1 else 0.0
+        oA = offs[k] - k
+        oB = offs[k - 1] - (k - 1) if k >= 1 else 0
+        oC = offs[k - 2] - (k - 2) if k >= 2 else 0
+        oD = offs[k - 3] - (k - 3) if k >= 3 else 0
+        row = poff[p] + l
+        for i in range(r0, d):
+            vA = nb[oA + i] if i >= k else 0.0
+            vB = nb[oB + i] if k >= 1 else 0.0
+            vC = nb[oC + i] if k >= 2 else 0.0
+            vD = nb[oD + i] if k >= 3 else 0.0
+            coef[row] = -(tA * vA)
+            coef[row + L] = -(tB * vB)
+            coef[row + 2 * L] = vC
+            coef[row + 3 * L] = vD
+            row += 4 * L
+        pscal[p, 1, l] = nb[offs[k]]
+        if k >= 1:
+            n = d - k
+            pscal[p, 0, l] = tA * _dot4(nb[offs[k - 1] + 1:offs[k - 1] + 1 + n],
+                                        nb[offs[k]:offs[k] + n], 0, n)
+            pscal[p, 2, l] = nb[offs[k - 1] + 1]
+            pscal[p, 3, l] = nb[offs[k - 1]]
+        else:
+            pscal[p, 0, l] = 0.0
+            pscal[p, 2, l] = 0.0
+            pscal[p, 3, l] = 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _lane_haar(b, d, X, coef, poff, pscal, w):
+    """The Householder accumulation of :func:`_haar_columns` on all lanes at once, column
+    chunk by column chunk (:data:`LANE_COLS` columns; reflectors act on each column of ``X``
+    separately, so a chunk stays in L1 while every pair is applied to it, its ``wA .. wD``
+    sums in ``w``).  Pairs before the first that reaches the chunk are skipped (they would
+    leave its zero state as it is); columns of the chunk not yet reached carry exact zeros,
+    as the padded columns of :func:`_haar_columns` do."""
+    L = LANES
+    NC = LANE_COLS
+    NCL = NC * L
+    npairs = (b + 1) // 2
+    bpad = (b + NC - 1) // NC * NC
+    for cc in range(bpad):
+        for i in range(d):
+            base = (cc * d + i) * L
+            one = 1.0 if (i == cc and cc < b) else 0.0
+            for l in range(L):
+                X[base + l] = one
+    for c in range(0, bpad, NC):
+        for q in range(4 * NCL):
+            w[q] = 0.0
+        for p in range(max(0, (b - c - NC) // 2), npairs):
+            k = b - 1 - 2 * p
+            for j in range(NC):
+                cj = c + j
+                if cj == k:
+                    for l in range(L):
+                        w[j * L + l] = pscal[p, 1, l]
+                if k >= 1:
+                    if cj == k:
+                        for l in range(L):
+                            w[NCL + j * L + l] = pscal[p, 2, l]
+                    elif cj == k - 1:
+                        for l in range(L):
+                            w[NCL + j * L + l] = pscal[p, 3, l]
+                    for l in range(L):
+                        w[NCL + j * L + l] = w[NCL + j * L + l] - pscal[p, 0, l] * w[j * L + l]
+            lane_sweep(X, c * d * L, coef, poff[p], w, k - 1 if k >= 1 else 0, d)
+            for q in range(2 * NCL):
+                w[q] = w[2 * NCL + q]
+
+
+@njit(cache=True, error_model="numpy")
+def orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls):
+    """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``Wts[:nl]``
+    (``LANES``, d, M); returns the new state.  The same numbers as ``nl`` calls of
+    :func:`ensemble_into` with code :data:`ORF`, to the last bit.
+
+    The draws keep the stream order (trial by trial, block by block: reflector normals, then
+    chi_d gammas, :func:`_haar_block`); then, block by block, every lane's reflectors are
+    prepared (:func:`_lanes_prepare`) and the Haar factors of all lanes are accumulated in
+    lock-step (:func:`_lane_haar`): each scalar operation of one trial becomes one vector
+    operation across the lanes (lanes ``>= nl`` carry zeros).  ``ls`` is
+    :func:`lane_scratch`; ``vec``, ``raw`` as in :func:`scratch`.  Needs :func:`use_lanes`.
+    """
+    nbl, gl, sgl, X, coef, pscal, w, taus, offs, poff = ls
+    L = LANES
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    for l in range(L):
+        m0 = 0
+        blk = 0
+        while m0 < M:
+            b = min(d, M - m0)
+            nb = nbl[l, blk, :b * d - b * (b - 1) // 2]
+            g = gl[l, blk, :b]
+            if l < nl:
+                st = _rng.fill_normals(st, nb, raw)
+                st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+            else:
+                nb[:] = 0.0
+                g[:] = 0.0
+            m0 += b
+            blk += 1
+    m0 = 0
+    blk = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        poff[0] = 0
+        for p in range((b + 1) // 2):
+            k = b - 1 - 2 * p
+            poff[p + 1] = poff[p] + (d - (k - 1 if k >= 1 else 0)) * 4 * L
+        for l in range(L):
+            _lane_prepare(nbl[l, blk], b, d, taus, sgl[l, blk], offs, coef, poff, pscal, l)
+        _lane_haar(b, d, X, coef, poff, pscal, w)
+        for l in range(nl):
+            g = gl[l, blk]
+            sg = sgl[l, blk]
+            wv = vec[3]
+            for j in range(b):
+                wv[j] = math.sqrt(2.0 * g[j])
+                wv[j] = wv[j] * sg[j]
+            Wt = Wts[l]
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    wti[j] = X[(j * d + i) * L + l] * wv[j]
+        m0 += b
+        blk += 1
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_lanes_kernel(seed, stream, M, d, n, out):
+    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` into ``out`` (n, d, M)
+    by :func:`orf_ensemble_lanes` (for tests and timing)."""
+    X, vec, raw, nbuf = scratch(M, d)
+    ls = lane_scratch(M, d)
+    Wts = np.empty((LANES, d, M))
+    st = _rng.init_block(seed, stream, np.uint64(0), raw)
+    for g0 in range(0, n, LANES):
+        nl = min(LANES, n - g0)
+        st = orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls)
+        for l in range(nl):
+            out[g0 + l] = Wts[l]
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_serial_kernel(seed, stream, M, d, n, out):
+    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` by :func:`ensemble_into`."""
+    X, vec, raw, nbuf = scratch(M, d)
+    Wt = np.empty((d, M))
+    st = _rng.init_block(seed, stream, np.uint64(0), raw)
+    for t in range(n):
+        st = ensemble_into(ORF, st, M, d, Wt, X, vec, raw, nbuf)
+        out[t] = Wt
 
 
 # --------------------------------------------------------------------------- registry
