@@ -1367,74 +1367,129 @@ def use_lanes(M, d):
 
 @njit(cache=True, error_model="numpy")
 def lane_scratch(M, d):
-    """Scratch of :func:`orf_ensemble_lanes`: ``(nbl, gl, sgl, X, coef, pscal, w, taus, offs,
-    poff)`` -- per lane and block the normals, gammas and signs, the lane-interleaved Haar
-    factor ``X`` (columns of ``d`` rows of ``LANES`` doubles), the reflector pairs'
-    coefficients and scalars, the sweep state, and index scratch."""
+    """Scratch of :func:`orf_ensemble_lanes`: ``(NBL, gl, SG, TAU, X, coef, pscal, w, offs,
+    poff, tmp)`` -- per block the lanes' normals (lane-interleaved: normal ``q`` of lane ``l``
+    at ``q LANES + l``), per lane and block the gammas, the reflectors' signs and ``tau``
+    (``(d, LANES)``), the lane-interleaved Haar factor ``X`` (columns of ``d`` rows of
+    ``LANES`` doubles), the reflector pairs' coefficients and scalars, the sweep state, and
+    index and lane scratch."""
     L = LANES
     bmax = min(d, M)
     npairs = (bmax + 1) // 2
     nblk = (M + d - 1) // d
     bpad = (bmax + LANE_COLS - 1) // LANE_COLS * LANE_COLS
-    nbl = np.empty((L, nblk, d * (d + 1) // 2))
+    NBL = np.empty((nblk, d * (d + 1) // 2 * L))
     gl = np.empty((L, nblk, d))
-    sgl = np.empty((L, nblk, d))
+    SG = np.empty((d, L))
+    TAU = np.empty((d, L))
     X = np.empty(bpad * d * L)
     coef = np.empty(npairs * (d + 1) * 4 * L)
     pscal = np.empty((npairs, 4, L))
     w = np.empty(4 * LANE_COLS * L)
-    taus = np.empty(d)
     offs = np.empty(d, dtype=np.int64)
     poff = np.empty(npairs + 1, dtype=np.int64)
-    return nbl, gl, sgl, X, coef, pscal, w, taus, offs, poff
+    tmp = np.empty(L)
+    return NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _lane_dot4(A, oa, B, ob, n, out):
+    """``out[l] = _dot4`` of lanes ``l`` of ``A[oa:oa+n]`` and ``B[ob:ob+n]`` (lane-interleaved
+    rows of :data:`LANES` doubles): the same four partial sums and the same final order."""
+    L = LANES
+    s = np.zeros((4, L))
+    i = 0
+    while i + 3 < n:
+        for q in range(4):
+            ra = (oa + i + q) * L
+            rb = (ob + i + q) * L
+            for l in range(L):
+                s[q, l] += A[ra + l] * B[rb + l]
+        i += 4
+    for q in range(3):
+        if i + q < n:
+            ra = (oa + i + q) * L
+            rb = (ob + i + q) * L
+            for l in range(L):
+                s[q, l] += A[ra + l] * B[rb + l]
+    for l in range(L):
+        out[l] = (s[0, l] + s[1, l]) + (s[2, l] + s[3, l])
 
 
 @njit(cache=True, error_model="numpy")
-def _lane_prepare(nb, b, d, taus, sg, offs, coef, poff, pscal, l):
-    """Lane ``l``: the reflectors of one block from its normals ``nb``
-    (:func:`_prepare_reflectors`, in place), then, per pair ``(A, B) = (k, k-1)`` of
-    :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B`` after ``H_0``), the row
-    coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D = k-2, k-3``, the next pair)
-    for rows ``i = r0 .. d-1`` into ``coef`` and the scalars ``tA (vB . vA)`` (by
-    :func:`_dot4`, the same order), ``vA_k``, ``vB_k``, ``vB_{k-1}`` into ``pscal[p, :, l]``:
-    the values :func:`_haar_columns` computes."""
+def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
+    """All lanes at once: the reflectors of one block from the lane-interleaved normals ``NB``
+    (:func:`_prepare_reflectors` lane by lane, in place; ``TAU[k, l]``, ``SG[k, l]``), then, per
+    pair ``(A, B) = (k, k-1)`` of :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B``
+    after ``H_0``), the row coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D =
+    k-2, k-3``, the next pair) for rows ``i = r0 .. d-1`` into ``coef`` and the scalars
+    ``tA (vB . vA)`` (:func:`_dot4`'s order), ``vA_k``, ``vB_k``, ``vB_{k-1}`` into
+    ``pscal[p]``: per lane, the values :func:`_haar_columns` computes."""
     L = LANES
-    _prepare_reflectors(nb, b, d, taus, sg)
     off = 0
     for k in range(b - 1, -1, -1):
         offs[k] = off
-        off += d - k
+        n = d - k
+        _lane_dot4(NB, off, NB, off, n, tmp)
+        r = off * L
+        for l in range(L):
+            nrm = math.sqrt(tmp[l])
+            x1 = NB[r + l]
+            sgn = 1.0 if x1 >= 0.0 else -1.0
+            NB[r + l] = x1 + sgn * nrm
+            den = nrm * (nrm + abs(x1))
+            TAU[k, l] = 1.0 / den if den > 0.0 else 0.0
+            SG[k, l] = -sgn
+        off += n
     for p in range((b + 1) // 2):
         k = b - 1 - 2 * p
         r0 = k - 1 if k >= 1 else 0
-        tA = taus[k]
-        tB = taus[k - 1] if k >= 1 else 0.0
-        oA = offs[k] - k
-        oB = offs[k - 1] - (k - 1) if k >= 1 else 0
-        oC = offs[k - 2] - (k - 2) if k >= 2 else 0
-        oD = offs[k - 3] - (k - 3) if k >= 3 else 0
-        row = poff[p] + l
+        oA = (offs[k] - k) * L
+        oB = (offs[k - 1] - (k - 1)) * L if k >= 1 else 0
+        oC = (offs[k - 2] - (k - 2)) * L if k >= 2 else 0
+        oD = (offs[k - 3] - (k - 3)) * L if k >= 3 else 0
+        row = poff[p]
+        tA = TAU[k]
+        tB = TAU[k - 1 if k >= 1 else k]
         for i in range(r0, d):
-            vA = nb[oA + i] if i >= k else 0.0
-            vB = nb[oB + i] if k >= 1 else 0.0
-            vC = nb[oC + i] if k >= 2 else 0.0
-            vD = nb[oD + i] if k >= 3 else 0.0
-            coef[row] = -(tA * vA)
-            coef[row + L] = -(tB * vB)
-            coef[row + 2 * L] = vC
-            coef[row + 3 * L] = vD
+            if i >= k:
+                for l in range(L):
+                    coef[row + l] = -(tA[l] * NB[oA + i * L + l])
+            else:
+                for l in range(L):
+                    coef[row + l] = -(tA[l] * 0.0)
+            if k >= 1:
+                for l in range(L):
+                    coef[row + L + l] = -(tB[l] * NB[oB + i * L + l])
+            else:
+                for l in range(L):
+                    coef[row + L + l] = -(0.0 * 0.0)
+            if k >= 2:
+                for l in range(L):
+                    coef[row + 2 * L + l] = NB[oC + i * L + l]
+            else:
+                for l in range(L):
+                    coef[row + 2 * L + l] = 0.0
+            if k >= 3:
+                for l in range(L):
+                    coef[row + 3 * L + l] = NB[oD + i * L + l]
+            else:
+                for l in range(L):
+                    coef[row + 3 * L + l] = 0.0
             row += 4 * L
-        pscal[p, 1, l] = nb[offs[k]]
+        for l in range(L):
+            pscal[p, 1, l] = NB[offs[k] * L + l]
         if k >= 1:
-            n = d - k
-            pscal[p, 0, l] = tA * _dot4(nb[offs[k - 1] + 1:offs[k - 1] + 1 + n],
-                                        nb[offs[k]:offs[k] + n], 0, n)
-            pscal[p, 2, l] = nb[offs[k - 1] + 1]
-            pscal[p, 3, l] = nb[offs[k - 1]]
+            _lane_dot4(NB, offs[k - 1] + 1, NB, offs[k], d - k, tmp)
+            for l in range(L):
+                pscal[p, 0, l] = tA[l] * tmp[l]
+                pscal[p, 2, l] = NB[(offs[k - 1] + 1) * L + l]
+                pscal[p, 3, l] = NB[offs[k - 1] * L + l]
         else:
-            pscal[p, 0, l] = 0.0
-            pscal[p, 2, l] = 0.0
-            pscal[p, 3, l] = 0.0
+            for l in range(L):
+                pscal[p, 0, l] = 0.0
+                pscal[p, 2, l] = 0.0
+                pscal[p, 3, l] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -1481,19 +1536,20 @@ def _lane_haar(b, d, X, coef, poff, pscal, w):
 
 
 @njit(cache=True, error_model="numpy")
-def orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls):
-    """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``Wts[:nl]``
-    (``LANES``, d, M); returns the new state.  The same numbers as ``nl`` calls of
-    :func:`ensemble_into` with code :data:`ORF`, to the last bit.
+def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
+    """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``WL`` (``M d LANES``,
+    lane-interleaved: ``W_l[m, i]`` of trial ``l`` at ``(m d + i) LANES + l``); returns the new
+    state.  The same numbers as ``nl`` calls of :func:`ensemble_into` with code :data:`ORF`,
+    to the last bit (lanes ``>= nl`` hold the numbers of an all-zero draw).
 
     The draws keep the stream order (trial by trial, block by block: reflector normals, then
     chi_d gammas, :func:`_haar_block`); then, block by block, every lane's reflectors are
     prepared (:func:`_lanes_prepare`) and the Haar factors of all lanes are accumulated in
     lock-step (:func:`_lane_haar`): each scalar operation of one trial becomes one vector
     operation across the lanes (lanes ``>= nl`` carry zeros).  ``ls`` is
-    :func:`lane_scratch`; ``vec``, ``raw`` as in :func:`scratch`.  Needs :func:`use_lanes`.
+    :func:`lane_scratch`; ``vec``, ``raw``, ``nbuf`` as in :func:`scratch`.  Needs :func:`use_lanes`.
     """
-    nbl, gl, sgl, X, coef, pscal, w, taus, offs, poff = ls
+    NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp = ls
     L = LANES
     a = 0.5 * d
     dd, c = _gconsts(a)
@@ -1502,7 +1558,8 @@ def orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls):
         blk = 0
         while m0 < M:
             b = min(d, M - m0)
-            nb = nbl[l, blk, :b * d - b * (b - 1) // 2]
+            n = b * d - b * (b - 1) // 2
+            nb = nbuf[:n]
             g = gl[l, blk, :b]
             if l < nl:
                 st = _rng.fill_normals(st, nb, raw)
@@ -1510,6 +1567,9 @@ def orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls):
             else:
                 nb[:] = 0.0
                 g[:] = 0.0
+            NB = NBL[blk]
+            for q in range(n):
+                NB[q * L + l] = nb[q]
             m0 += b
             blk += 1
     m0 = 0
@@ -1520,21 +1580,19 @@ def orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls):
         for p in range((b + 1) // 2):
             k = b - 1 - 2 * p
             poff[p + 1] = poff[p] + (d - (k - 1 if k >= 1 else 0)) * 4 * L
-        for l in range(L):
-            _lane_prepare(nbl[l, blk], b, d, taus, sgl[l, blk], offs, coef, poff, pscal, l)
+        _lanes_prepare(NBL[blk], b, d, TAU, SG, offs, coef, poff, pscal, tmp)
         _lane_haar(b, d, X, coef, poff, pscal, w)
-        for l in range(nl):
+        for l in range(L):  # W = Q diag(r s): the chi_d norms times the sign fix
             g = gl[l, blk]
-            sg = sgl[l, blk]
-            wv = vec[3]
             for j in range(b):
-                wv[j] = math.sqrt(2.0 * g[j])
-                wv[j] = wv[j] * sg[j]
-            Wt = Wts[l]
+                r = math.sqrt(2.0 * g[j])
+                TAU[j, l] = r * SG[j, l]
+        for j in range(b):  # X and WL in memory order
             for i in range(d):
-                wti = Wt[i, m0:m0 + b]
-                for j in range(b):
-                    wti[j] = X[(j * d + i) * L + l] * wv[j]
+                x = (j * d + i) * L
+                y = ((m0 + j) * d + i) * L
+                for l in range(L):
+                    WL[y + l] = X[x + l] * TAU[j, l]
         m0 += b
         blk += 1
     return st
@@ -1546,13 +1604,15 @@ def _orf_lanes_kernel(seed, stream, M, d, n, out):
     by :func:`orf_ensemble_lanes` (for tests and timing)."""
     X, vec, raw, nbuf = scratch(M, d)
     ls = lane_scratch(M, d)
-    Wts = np.empty((LANES, d, M))
+    WL = np.empty(M * d * LANES)
     st = _rng.init_block(seed, stream, np.uint64(0), raw)
     for g0 in range(0, n, LANES):
         nl = min(LANES, n - g0)
-        st = orf_ensemble_lanes(st, M, d, nl, Wts, vec, raw, ls)
+        st = orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
         for l in range(nl):
-            out[g0 + l] = Wts[l]
+            for m in range(M):
+                for i in range(d):
+                    out[g0 + l, i, m] = WL[(m * d + i) * LANES + l]
 
 
 @njit(cache=True, error_model="numpy")

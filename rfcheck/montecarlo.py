@@ -218,11 +218,57 @@ def _projection_kernel(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unor
                                           unorm[p], M, z, e, w)
 
 
+@njit(cache=True, error_model="numpy")
+def _ensemble_lanes(st, start, stop, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq, out, vec,
+                    raw, nbuf, proj, sq, z, e, w):
+    """Trials ``start .. stop-1`` of one block of :func:`_ensemble_kernel` for ``orf``, drawn
+    :data:`rfcheck.couplings.LANES` at a time by :func:`rfcheck.couplings.orf_ensemble_lanes`
+    (the same numbers as trial by trial).  Row norms and projections are summed in the
+    lane-interleaved layout, each over ``i`` in increasing order as in the trial-by-trial
+    loop, so the estimates are bit-identical too."""
+    L = _cp.LANES
+    n_pairs = U.shape[0]
+    ls = _cp.lane_scratch(M, d)
+    WL = np.empty(M * d * L)
+    sqL = np.empty((M, L))
+    prL = np.empty((M, L))
+    for g0 in range(start, stop, L):
+        nl = min(L, stop - g0)
+        st = _cp.orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
+        if need_sq:
+            for m in range(M):
+                acc = sqL[m]
+                for l in range(L):
+                    acc[l] = 0.0
+                for i in range(d):
+                    r = (m * d + i) * L
+                    for l in range(L):
+                        acc[l] += WL[r + l] * WL[r + l]
+        for p in range(n_pairs):
+            for m in range(M):
+                acc = prL[m]
+                for l in range(L):
+                    acc[l] = 0.0
+                for i in range(d):
+                    upi = U[p, i]
+                    r = (m * d + i) * L
+                    for l in range(L):
+                        acc[l] += upi * WL[r + l]
+            for l in range(nl):
+                for m in range(M):
+                    proj[m] = prL[m, l]
+                    sq[m] = sqL[m, l]
+                out[p, g0 + l] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
+                                               proj, 1.0, M, z, e, w)
+    return st
+
+
 @njit(cache=True, error_model="numpy", parallel=True)
 def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq,
                      out):
     n_pairs, n_trials = out.shape
     n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
+    lanes = code == _cp.ORF and _cp.use_lanes(M, d)
     for blk in prange(n_blocks):
         Wt = np.empty((d, M))
         X, vec, raw, nbuf = _cp.scratch(M, d)
@@ -233,6 +279,10 @@ def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx
         e = np.empty(M)
         w = np.empty((2, M))
         stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
+        if lanes:
+            _ensemble_lanes(st, blk * TRIALS_PER_BLOCK, stop, M, d, lcr, lci, ar, ai, br, bi, U,
+                            cplx, need_sq, out, vec, raw, nbuf, proj, sq, z, e, w)
+            continue
         for trial in range(blk * TRIALS_PER_BLOCK, stop):
             st = _cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
             if need_sq:
