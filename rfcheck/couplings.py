@@ -29,7 +29,9 @@ Couplings here
     matrix with the sign fix ``diag(R) > 0`` (Stewart 1980), without computing ``R``.
     Projection law: ``(q_m . u_hat)_{m <= b}`` are the first ``b`` coordinates of a
     uniform unit vector of ``S^{d-1}`` (``b`` normals over the root of their squared sum
-    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.
+    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.  The engine's
+    ensemble path draws :data:`LANES` trials at a time (:func:`orf_ensemble_lanes`: the same
+    numbers, their Householder accumulations in lock-step, one vector lane per trial).
 ``"simrf"``
     simplex random features (Reid et al. 2023, eq (8)-(9)): blocks ``W = D S R`` of
     ``min(d, remaining)`` rows, ``R`` Haar (the ORF sampler; only the first ``d - 1``
@@ -86,6 +88,8 @@ from rfcheck.noalias import lane_sweep, sweep_rows
 
 __all__ = [
     "COUPLINGS",
+    "LANES",
+    "LANE_COLS",
     "Coupling",
     "SimRFPlusInfo",
     "antithetic",
@@ -96,6 +100,8 @@ __all__ = [
     "get_coupling",
     "hd_dim",
     "hd_rotation",
+    "lane_scratch",
+    "orf_ensemble_lanes",
     "pad8",
     "projection_into",
     "projection_scratch",
@@ -109,6 +115,7 @@ __all__ = [
     "simrf_plus_passes",
     "stream_tag",
     "truncated_conformity_objective",
+    "use_lanes",
 ]
 
 IID = 0
@@ -1343,7 +1350,7 @@ def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[...,
 
 # --------------------------------------------------------------------------- orf, batched
 LANES = _LANES
-"""Trials factored side by side by :func:`orf_ensemble_lanes` (lane ``l`` = the ``l``-th of
+"""Trials factored side by side by :func:`orf_ensemble_lanes` (lane ``ln`` = the ``ln``-th of
 ``LANES`` consecutive trials of a stream).  Each lane executes the floating-point operations
 of :func:`_haar_columns` on its own trial, in the same order, so the numbers do not depend on
 ``LANES`` (nor on :data:`LANE_COLS`): they are those of :func:`_orf_ensemble`, trial by trial."""
@@ -1368,8 +1375,8 @@ def use_lanes(M, d):
 @njit(cache=True, error_model="numpy")
 def lane_scratch(M, d):
     """Scratch of :func:`orf_ensemble_lanes`: ``(NBL, gl, SG, TAU, X, coef, pscal, w, offs,
-    poff, tmp)`` -- per block the lanes' normals (lane-interleaved: normal ``q`` of lane ``l``
-    at ``q LANES + l``), per lane and block the gammas, the reflectors' signs and ``tau``
+    poff, tmp)`` -- per block the lanes' normals (lane-interleaved: normal ``q`` of lane ``ln``
+    at ``q LANES + ln``), per lane and block the gammas, the reflectors' signs and ``tau``
     (``(d, LANES)``), the lane-interleaved Haar factor ``X`` (columns of ``d`` rows of
     ``LANES`` doubles), the reflector pairs' coefficients and scalars, the sweep state, and
     index and lane scratch."""
@@ -1394,7 +1401,7 @@ def lane_scratch(M, d):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _lane_dot4(A, oa, B, ob, n, out):
-    """``out[l] = _dot4`` of lanes ``l`` of ``A[oa:oa+n]`` and ``B[ob:ob+n]`` (lane-interleaved
+    """``out[ln] = _dot4`` of lanes ``ln`` of ``A[oa:oa+n]`` and ``B[ob:ob+n]`` (lane-interleaved
     rows of :data:`LANES` doubles): the same four partial sums and the same final order."""
     L = LANES
     s = np.zeros((4, L))
@@ -1403,23 +1410,23 @@ def _lane_dot4(A, oa, B, ob, n, out):
         for q in range(4):
             ra = (oa + i + q) * L
             rb = (ob + i + q) * L
-            for l in range(L):
-                s[q, l] += A[ra + l] * B[rb + l]
+            for ln in range(L):
+                s[q, ln] += A[ra + ln] * B[rb + ln]
         i += 4
     for q in range(3):
         if i + q < n:
             ra = (oa + i + q) * L
             rb = (ob + i + q) * L
-            for l in range(L):
-                s[q, l] += A[ra + l] * B[rb + l]
-    for l in range(L):
-        out[l] = (s[0, l] + s[1, l]) + (s[2, l] + s[3, l])
+            for ln in range(L):
+                s[q, ln] += A[ra + ln] * B[rb + ln]
+    for ln in range(L):
+        out[ln] = (s[0, ln] + s[1, ln]) + (s[2, ln] + s[3, ln])
 
 
 @njit(cache=True, error_model="numpy")
 def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
     """All lanes at once: the reflectors of one block from the lane-interleaved normals ``NB``
-    (:func:`_prepare_reflectors` lane by lane, in place; ``TAU[k, l]``, ``SG[k, l]``), then, per
+    (:func:`_prepare_reflectors` lane by lane, in place; ``TAU[k, ln]``, ``SG[k, ln]``), then, per
     pair ``(A, B) = (k, k-1)`` of :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B``
     after ``H_0``), the row coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D =
     k-2, k-3``, the next pair) for rows ``i = r0 .. d-1`` into ``coef`` and the scalars
@@ -1432,14 +1439,14 @@ def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
         n = d - k
         _lane_dot4(NB, off, NB, off, n, tmp)
         r = off * L
-        for l in range(L):
-            nrm = math.sqrt(tmp[l])
-            x1 = NB[r + l]
+        for ln in range(L):
+            nrm = math.sqrt(tmp[ln])
+            x1 = NB[r + ln]
             sgn = 1.0 if x1 >= 0.0 else -1.0
-            NB[r + l] = x1 + sgn * nrm
+            NB[r + ln] = x1 + sgn * nrm
             den = nrm * (nrm + abs(x1))
-            TAU[k, l] = 1.0 / den if den > 0.0 else 0.0
-            SG[k, l] = -sgn
+            TAU[k, ln] = 1.0 / den if den > 0.0 else 0.0
+            SG[k, ln] = -sgn
         off += n
     for p in range((b + 1) // 2):
         k = b - 1 - 2 * p
@@ -1453,43 +1460,43 @@ def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
         tB = TAU[k - 1 if k >= 1 else k]
         for i in range(r0, d):
             if i >= k:
-                for l in range(L):
-                    coef[row + l] = -(tA[l] * NB[oA + i * L + l])
+                for ln in range(L):
+                    coef[row + ln] = -(tA[ln] * NB[oA + i * L + ln])
             else:
-                for l in range(L):
-                    coef[row + l] = -(tA[l] * 0.0)
+                for ln in range(L):
+                    coef[row + ln] = -(tA[ln] * 0.0)
             if k >= 1:
-                for l in range(L):
-                    coef[row + L + l] = -(tB[l] * NB[oB + i * L + l])
+                for ln in range(L):
+                    coef[row + L + ln] = -(tB[ln] * NB[oB + i * L + ln])
             else:
-                for l in range(L):
-                    coef[row + L + l] = -(0.0 * 0.0)
+                for ln in range(L):
+                    coef[row + L + ln] = -(0.0 * 0.0)
             if k >= 2:
-                for l in range(L):
-                    coef[row + 2 * L + l] = NB[oC + i * L + l]
+                for ln in range(L):
+                    coef[row + 2 * L + ln] = NB[oC + i * L + ln]
             else:
-                for l in range(L):
-                    coef[row + 2 * L + l] = 0.0
+                for ln in range(L):
+                    coef[row + 2 * L + ln] = 0.0
             if k >= 3:
-                for l in range(L):
-                    coef[row + 3 * L + l] = NB[oD + i * L + l]
+                for ln in range(L):
+                    coef[row + 3 * L + ln] = NB[oD + i * L + ln]
             else:
-                for l in range(L):
-                    coef[row + 3 * L + l] = 0.0
+                for ln in range(L):
+                    coef[row + 3 * L + ln] = 0.0
             row += 4 * L
-        for l in range(L):
-            pscal[p, 1, l] = NB[offs[k] * L + l]
+        for ln in range(L):
+            pscal[p, 1, ln] = NB[offs[k] * L + ln]
         if k >= 1:
             _lane_dot4(NB, offs[k - 1] + 1, NB, offs[k], d - k, tmp)
-            for l in range(L):
-                pscal[p, 0, l] = tA[l] * tmp[l]
-                pscal[p, 2, l] = NB[(offs[k - 1] + 1) * L + l]
-                pscal[p, 3, l] = NB[offs[k - 1] * L + l]
+            for ln in range(L):
+                pscal[p, 0, ln] = tA[ln] * tmp[ln]
+                pscal[p, 2, ln] = NB[(offs[k - 1] + 1) * L + ln]
+                pscal[p, 3, ln] = NB[offs[k - 1] * L + ln]
         else:
-            for l in range(L):
-                pscal[p, 0, l] = 0.0
-                pscal[p, 2, l] = 0.0
-                pscal[p, 3, l] = 0.0
+            for ln in range(L):
+                pscal[p, 0, ln] = 0.0
+                pscal[p, 2, ln] = 0.0
+                pscal[p, 3, ln] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -1509,8 +1516,8 @@ def _lane_haar(b, d, X, coef, poff, pscal, w):
         for i in range(d):
             base = (cc * d + i) * L
             one = 1.0 if (i == cc and cc < b) else 0.0
-            for l in range(L):
-                X[base + l] = one
+            for ln in range(L):
+                X[base + ln] = one
     for c in range(0, bpad, NC):
         for q in range(4 * NCL):
             w[q] = 0.0
@@ -1519,17 +1526,17 @@ def _lane_haar(b, d, X, coef, poff, pscal, w):
             for j in range(NC):
                 cj = c + j
                 if cj == k:
-                    for l in range(L):
-                        w[j * L + l] = pscal[p, 1, l]
+                    for ln in range(L):
+                        w[j * L + ln] = pscal[p, 1, ln]
                 if k >= 1:
                     if cj == k:
-                        for l in range(L):
-                            w[NCL + j * L + l] = pscal[p, 2, l]
+                        for ln in range(L):
+                            w[NCL + j * L + ln] = pscal[p, 2, ln]
                     elif cj == k - 1:
-                        for l in range(L):
-                            w[NCL + j * L + l] = pscal[p, 3, l]
-                    for l in range(L):
-                        w[NCL + j * L + l] = w[NCL + j * L + l] - pscal[p, 0, l] * w[j * L + l]
+                        for ln in range(L):
+                            w[NCL + j * L + ln] = pscal[p, 3, ln]
+                    for ln in range(L):
+                        w[NCL + j * L + ln] = w[NCL + j * L + ln] - pscal[p, 0, ln] * w[j * L + ln]
             lane_sweep(X, c * d * L, coef, poff[p], w, k - 1 if k >= 1 else 0, d)
             for q in range(2 * NCL):
                 w[q] = w[2 * NCL + q]
@@ -1538,7 +1545,7 @@ def _lane_haar(b, d, X, coef, poff, pscal, w):
 @njit(cache=True, error_model="numpy")
 def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
     """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``WL`` (``M d LANES``,
-    lane-interleaved: ``W_l[m, i]`` of trial ``l`` at ``(m d + i) LANES + l``); returns the new
+    lane-interleaved: ``W_l[m, i]`` of trial ``ln`` at ``(m d + i) LANES + ln``); returns the new
     state.  The same numbers as ``nl`` calls of :func:`ensemble_into` with code :data:`ORF`,
     to the last bit (lanes ``>= nl`` hold the numbers of an all-zero draw).
 
@@ -1553,15 +1560,15 @@ def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
     L = LANES
     a = 0.5 * d
     dd, c = _gconsts(a)
-    for l in range(L):
+    for ln in range(L):
         m0 = 0
         blk = 0
         while m0 < M:
             b = min(d, M - m0)
             n = b * d - b * (b - 1) // 2
             nb = nbuf[:n]
-            g = gl[l, blk, :b]
-            if l < nl:
+            g = gl[ln, blk, :b]
+            if ln < nl:
                 st = _rng.fill_normals(st, nb, raw)
                 st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
             else:
@@ -1569,7 +1576,7 @@ def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
                 g[:] = 0.0
             NB = NBL[blk]
             for q in range(n):
-                NB[q * L + l] = nb[q]
+                NB[q * L + ln] = nb[q]
             m0 += b
             blk += 1
     m0 = 0
@@ -1582,17 +1589,17 @@ def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
             poff[p + 1] = poff[p] + (d - (k - 1 if k >= 1 else 0)) * 4 * L
         _lanes_prepare(NBL[blk], b, d, TAU, SG, offs, coef, poff, pscal, tmp)
         _lane_haar(b, d, X, coef, poff, pscal, w)
-        for l in range(L):  # W = Q diag(r s): the chi_d norms times the sign fix
-            g = gl[l, blk]
+        for ln in range(L):  # W = Q diag(r s): the chi_d norms times the sign fix
+            g = gl[ln, blk]
             for j in range(b):
                 r = math.sqrt(2.0 * g[j])
-                TAU[j, l] = r * SG[j, l]
+                TAU[j, ln] = r * SG[j, ln]
         for j in range(b):  # X and WL in memory order
             for i in range(d):
                 x = (j * d + i) * L
                 y = ((m0 + j) * d + i) * L
-                for l in range(L):
-                    WL[y + l] = X[x + l] * TAU[j, l]
+                for ln in range(L):
+                    WL[y + ln] = X[x + ln] * TAU[j, ln]
         m0 += b
         blk += 1
     return st
@@ -1602,17 +1609,17 @@ def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
 def _orf_lanes_kernel(seed, stream, M, d, n, out):
     """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` into ``out`` (n, d, M)
     by :func:`orf_ensemble_lanes` (for tests and timing)."""
-    X, vec, raw, nbuf = scratch(M, d)
+    _X, vec, raw, nbuf = scratch(M, d)
     ls = lane_scratch(M, d)
     WL = np.empty(M * d * LANES)
     st = _rng.init_block(seed, stream, np.uint64(0), raw)
     for g0 in range(0, n, LANES):
         nl = min(LANES, n - g0)
         st = orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
-        for l in range(nl):
+        for ln in range(nl):
             for m in range(M):
                 for i in range(d):
-                    out[g0 + l, i, m] = WL[(m * d + i) * LANES + l]
+                    out[g0 + ln, i, m] = WL[(m * d + i) * LANES + ln]
 
 
 @njit(cache=True, error_model="numpy")

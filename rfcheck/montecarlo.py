@@ -41,6 +41,7 @@ from rfcheck.bits import pow2
 from rfcheck.features import ExpProduct
 
 __all__ = [
+    "ORF_LANES",
     "PATHS",
     "TRIALS_PER_BLOCK",
     "exp_into",
@@ -54,6 +55,15 @@ __all__ = [
 TRIALS_PER_BLOCK = 64
 """Trials per independently seeded block (part of the stream definition: changing it
 changes the numbers)."""
+
+ORF_LANES = False
+"""Whether the ``orf`` ensemble path draws :data:`rfcheck.couplings.LANES` trials at a time
+(:func:`rfcheck.couplings.orf_ensemble_lanes`; the same numbers either way).  Off: measured
+2026-11-26 on the 2-core AVX-512 machine (one Numba thread, CPU time per trial, d = M = 64,
+alternating processes, load 3-6 from other jobs), the batched path took 26.4-26.8 us per trial
+against 22.7-23.0 us trial by trial -- its lane sweep is faster than the trial-by-trial sweep,
+but transposing the normals, preparing the coefficient array and the lane-layout projections
+cost more than that gains (see :func:`rfcheck.couplings.orf_ensemble_lanes`)."""
 
 #: the two simulation paths of :func:`simulate` (see the module docstring)
 PATHS = ("projection", "ensemble")
@@ -238,37 +248,36 @@ def _ensemble_lanes(st, start, stop, M, d, lcr, lci, ar, ai, br, bi, U, cplx, ne
         if need_sq:
             for m in range(M):
                 acc = sqL[m]
-                for l in range(L):
-                    acc[l] = 0.0
+                for ln in range(L):
+                    acc[ln] = 0.0
                 for i in range(d):
                     r = (m * d + i) * L
-                    for l in range(L):
-                        acc[l] += WL[r + l] * WL[r + l]
+                    for ln in range(L):
+                        acc[ln] += WL[r + ln] * WL[r + ln]
         for p in range(n_pairs):
             for m in range(M):
                 acc = prL[m]
-                for l in range(L):
-                    acc[l] = 0.0
+                for ln in range(L):
+                    acc[ln] = 0.0
                 for i in range(d):
                     upi = U[p, i]
                     r = (m * d + i) * L
-                    for l in range(L):
-                        acc[l] += upi * WL[r + l]
-            for l in range(nl):
+                    for ln in range(L):
+                        acc[ln] += upi * WL[r + ln]
+            for ln in range(nl):
                 for m in range(M):
-                    proj[m] = prL[m, l]
-                    sq[m] = sqL[m, l]
-                out[p, g0 + l] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
+                    proj[m] = prL[m, ln]
+                    sq[m] = sqL[m, ln]
+                out[p, g0 + ln] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
                                                proj, 1.0, M, z, e, w)
     return st
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq,
-                     out):
+                     out, lanes=False):
     n_pairs, n_trials = out.shape
     n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
-    lanes = code == _cp.ORF and _cp.use_lanes(M, d)
     for blk in prange(n_blocks):
         Wt = np.empty((d, M))
         X, vec, raw, nbuf = _cp.scratch(M, d)
@@ -398,8 +407,9 @@ def simulate(
         _projection_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
                            beta.real, beta.imag, unorm, cplx, need_sq, out)
     else:
+        lanes = ORF_LANES and c.code == _cp.ORF and bool(_cp.use_lanes(M, d))
         _ensemble_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
-                         beta.real, beta.imag, u, cplx, need_sq, out)
+                         beta.real, beta.imag, u, cplx, need_sq, out, lanes)
     return out
 
 
