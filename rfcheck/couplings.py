@@ -1555,6 +1555,16 @@ def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
     lock-step (:func:`_lane_haar`): each scalar operation of one trial becomes one vector
     operation across the lanes (lanes ``>= nl`` carry zeros).  ``ls`` is
     :func:`lane_scratch`; ``vec``, ``raw``, ``nbuf`` as in :func:`scratch`.  Needs :func:`use_lanes`.
+
+    Measured 2026-11-26 (2-core AVX-512 machine shared with other jobs, load 3-9; one thread,
+    CPU time per trial, d = M = 64, best of rounds): trial by trial (:func:`ensemble_into`)
+    23.1 us, of which ~4 us draws and ~18 us the Householder accumulation; here 25.5 us:
+    draws and their transposition ~4 us, :func:`_lanes_prepare` ~4.6 us, :func:`_lane_haar`
+    ~11 us (the vector sweep ~9.4 us, its per-call driver ~1.6 us), ``WL`` ~1.2 us.  The lane
+    sweep is ~2x faster than the trial-by-trial sweep, but at half the FMA peak: every row
+    loads four coefficient vectors from L2 for :data:`LANE_COLS` columns (4, 6 and 8 columns
+    measured alike within the noise), and the coefficient array (~530 KB per group) costs
+    its own writes.  Hence :data:`rfcheck.montecarlo.ORF_LANES` is off.
     """
     NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp = ls
     L = LANES
