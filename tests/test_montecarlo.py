@@ -559,3 +559,19 @@ def test_gerf_features_validates_which_and_w():
         features.gerf_features(w, x, which=3)
     with pytest.raises(ValueError, match="w must be finite"):
         features.gerf_features(np.full((2, 3), np.nan), x)
+
+
+@pytest.mark.parametrize("lanes", [False, True])
+def test_batched_orf_ensemble_path_equals_python_reference_at_bench_size(monkeypatch, lanes):
+    """The orf ensemble path factors LANES trials at once (rfcheck.couplings.orf_ensemble_lanes)
+    and sums norms and projections in the lane layout; at d = 64 (two blocks: M = 70, the
+    second one truncated), two pairs, a complex product and a partial group of trials, its
+    estimates equal the plain-Python twin's bit for bit, with the batched path on or off
+    (``montecarlo.ORF_LANES``)."""
+    monkeypatch.setattr(montecarlo, "ORF_LANES", lanes)
+    g = np.random.default_rng(4)
+    x, y = 0.15 * g.standard_normal((2, 64)), 0.15 * g.standard_normal((2, 64))
+    for prod in (features.positive_product(x, y), PRODUCTS["gerf_complex"](x, y)):
+        got = montecarlo.simulate(prod, 70, 9, coupling="orf", path="ensemble", seed=2)
+        ref = montecarlo.simulate_reference(prod, 70, 9, coupling="orf", path="ensemble", seed=2)
+        np.testing.assert_array_equal(got, ref)
