@@ -3,8 +3,9 @@
 For the public names (``__all__``) of the modules in :data:`COVERED`, every function and class
 must carry the numpydoc sections its signature calls for:
 
-* ``Parameters`` naming each parameter when it takes any (``self``/``cls`` excepted; a class is
-  checked against its constructor),
+* ``Parameters`` naming each parameter when it takes any (``self``/``cls`` excepted, and the
+  ``ctx`` of a :func:`rfcheck.backends.formula`, whose callers pass ``backend=``/``dps=``
+  instead; a class is checked against its constructor),
 * ``Returns`` (or ``Yields``) when a function returns something (a ``return <value>``, or a
   return annotation other than ``None``/``NoReturn``),
 * ``Raises`` naming ``ValueError``/``TypeError`` when its body has a ``raise`` statement of that
@@ -115,7 +116,10 @@ def _params(obj) -> list[str]:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return []
-    return [p.name for p in sig.parameters.values() if p.name not in ("self", "cls")]
+    names = [p.name for p in sig.parameters.values() if p.name not in ("self", "cls")]
+    if hasattr(obj, "impl") and hasattr(obj, "symbolic") and names[:1] == ["ctx"]:
+        names = names[1:]  # a rfcheck.backends.formula: callers pass no ctx (backend=, dps= are generic)
+    return names
 
 
 def problems(obj) -> list[str]:
