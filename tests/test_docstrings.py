@@ -160,12 +160,17 @@ def problems(obj) -> list[str]:
     return out
 
 
-def _public(module: str):
+def _public(module: str, *, reexported: bool = False):
+    """``(qualified name, object)`` for the functions and classes of ``module.__all__`` defined in
+    a covered (or :data:`PRIVATE`) module; with ``reexported=True``, only those defined elsewhere
+    (they are checked with their home module)."""
     mod = importlib.import_module(module)
     for name in getattr(mod, "__all__", ()):
         obj = getattr(mod, name)
         if inspect.isfunction(obj) or inspect.isclass(obj):
-            yield f"{module}.{name}", obj
+            home = getattr(obj, "__module__", "")
+            if (home in COVERED or home in PRIVATE) != reexported:
+                yield f"{module}.{name}", obj
 
 
 def incomplete(modules=COVERED) -> dict[str, list[str]]:
