@@ -286,7 +286,8 @@ def oprf_a_eq8(q: Any, k: Any) -> float:
     Returns
     -------
     float
-        ``A*`` (CRT Thm 3.3, eq (22)) at ``u`` = the eq (8) average of ``|q_i + k_j|^2``; < 0.
+        ``A*`` (CRT Thm 3.3, eq (22)) at ``u`` = the eq (8) average of ``|q_i + k_j|^2``;
+        ``<= 0`` (0 at ``u = 0``).
 
     Raises
     ------

@@ -102,7 +102,8 @@ def draw_projections(key: Any, coupling: str, m: int, d: int, dtype: Any = jnp.f
 
     References
     ----------
-    CRT sec 2.2 (ORF); SimRF (simplex random features), the simplex coupling.
+    CRT sec 2.2 (orthogonal random features); Reid et al., *Simplex Random Features*,
+    ICML 2023 (the simplex coupling).
     """
     if coupling == "iid":
         return jax.random.normal(key, (m, d), dtype)

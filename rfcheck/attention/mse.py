@@ -207,11 +207,12 @@ class Study:
     Parameters
     ----------
     config : dict
-        ``L``, ``d``, ``M``, ``R`` (draws reached), ``seed``, ``alpha``, ``oprf_a`` and the
-        streaming settings.
+        ``L``, ``d``, ``M``, ``R`` (draws reached), ``R_requested``, ``seed``, ``alpha``,
+        ``oprf_a``, ``block``, ``batch``.
     variants : dict
-        Per variant: ``mse_mean``, ``se``, ``rel_se``, ``closed_form``, ``output_mse``,
-        ``max_rel_rmse``, ``tails`` (:func:`tail_stats`).
+        Per variant: ``mse_mean``, ``se``, ``rel_se``, ``trustworthy``, ``note``,
+        ``output_mse``, ``output_mse_se``, ``tails`` (:func:`tail_stats`), ``closed_form``,
+        ``closed_form_se`` and, with ``per_entry``, ``max_rel_rmse``, ``mean_rel_rmse``.
     entries : list of dict
         The equality and ordering tests, each with ``id``, ``verdict``, ``z``, ``z_crit``, ``tails``.
     seconds : float
