@@ -102,7 +102,7 @@ def draw_projections(key: Any, coupling: str, m: int, d: int, dtype: Any = jnp.f
 
     References
     ----------
-    CRT sec 2.2 (orthogonal random features); Reid et al., *Simplex Random Features*,
+    CRT sec 4, Thm 4.1 (orthogonal ensembles); Reid et al., *Simplex Random Features*,
     ICML 2023 (the simplex coupling).
     """
     if coupling == "iid":
