@@ -65,7 +65,28 @@ MORE_DRAWS = 3
 
 @dataclass
 class AuditTest:
-    """One family of tests: its smallest p-value (or largest geometric error) and where."""
+    """One family of tests: its smallest p-value (or largest geometric error) and where.
+
+    Parameters
+    ----------
+    name : str
+        The family (``"norm"``, ``"coordinate-ks"``, ``"coordinate-mean"``, ``"coordinate-var"``,
+        ``"covariance"``, ``"norm-direction"``, ``"norm-independence"``, ``"unbiased"`` or
+        ``"structure"``).
+    n_tests : int
+        How many tests the family ran.
+    worst : float
+        The smallest p-value; for ``"structure"`` the largest error in a cosine.
+    where : str
+        Where ``worst`` occurred (a coordinate, row pair or input label).
+    passed : bool
+        Whether no test of the family rejected (at its share of the family-wise ``alpha``).
+    power : str, default ""
+        What the family could have detected (e.g. the size of a detectable deviation).
+    decided : bool, default True
+        False where the family could not decide (``"unbiased"`` still undecided after
+        :data:`MORE_DRAWS` extra batches).
+    """
 
     name: str
     n_tests: int
@@ -78,7 +99,37 @@ class AuditTest:
 
 @dataclass
 class AuditReport:
-    """The outcome of :func:`audit_sampler` (``verdict``: HOLDS / REFUTED / INCONCLUSIVE)."""
+    """The outcome of :func:`audit_sampler` (``verdict``: HOLDS / REFUTED / INCONCLUSIVE).
+
+    Parameters
+    ----------
+    sampler : str
+        The sampler's name (a built-in coupling, or a callable's ``__name__``).
+    d, M, n : int
+        Dimension, rows per ensemble, ensembles drawn.
+    structure : str or None
+        The joint structure audited (``"iid"``, ``"orthogonal"``, ``"simplex"`` or None).
+    alpha : float
+        Family-wise false-alarm level.
+    tests : list of AuditTest, default []
+        One entry per family of tests.
+    dtype : str, default "float64"
+        The dtype the sampler returned.
+    geometry_tol : float, optional
+        The tolerance the ``structure`` test used.
+    likely_transposed : bool, default False
+        Whether the same draws with rows and columns swapped pass (a sampler returning columns).
+    notes : list of str, default []
+        Remarks printed with the report.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"REFUTED"`` if a family failed, else ``"INCONCLUSIVE"`` if one was undecided, else
+        ``"HOLDS"``.
+    failures : list of AuditTest
+        The families that failed.
+    """
 
     sampler: str
     d: int
@@ -158,6 +209,23 @@ def geometry_tolerance(d: int, dtype: Any = np.float64) -> float:
     ``eps`` is the machine epsilon of ``dtype`` (the dtype the sampler returned; complex and
     non-floating dtypes as in :func:`rfcheck.custom.least_precise`): float64 gives 1.8e-12
     at d = 64, float32 9.5e-4.
+
+    Parameters
+    ----------
+    d : int
+        The dimension, >= 1.
+    dtype : numpy dtype or type, default numpy.float64
+        The dtype whose machine epsilon sets the scale.
+
+    Returns
+    -------
+    float
+        The largest error in a cosine the ``structure`` test accepts.
+
+    Examples
+    --------
+    >>> f"{geometry_tolerance(64):.2g}", f"{geometry_tolerance(64, 'float32'):.2g}"
+    ('1.8e-12', '0.00095')
     """
     return GEOMETRY_ULPS * math.sqrt(d) * float(np.finfo(least_precise(dtype)).eps)
 
@@ -210,6 +278,13 @@ def audit_sampler(
     AuditReport
         ``verdict`` HOLDS / REFUTED / INCONCLUSIVE, one :class:`AuditTest` per family, the
         sampler's dtype and the geometry tolerance used, and notes (a likely transposition).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``M`` is not an integer >= 2, ``n`` not an integer >= 100, ``alpha`` not in
+        (0, 1), ``structure`` not one of ``"iid"``, ``"orthogonal"``, ``"simplex"``, None,
+        ``"infer"``, or ``geometry_tol`` not finite and >= 0 (or the sampler name is unknown).
     """
     if not (isinstance(d, int | np.integer) and d >= 2):
         raise ValueError(f"d must be an integer >= 2; got {d!r}")

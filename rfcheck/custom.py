@@ -89,6 +89,21 @@ def least_precise(*dtypes: Any) -> np.dtype:
     ones (integers, objects) as float64.  Used to decide which rounding the user's code
     incurred: the tolerances of :mod:`rfcheck.testing` and :mod:`rfcheck.audit` are
     multiples of ``np.finfo(least_precise(...)).eps``.
+
+    Parameters
+    ----------
+    *dtypes : numpy dtype or type
+        Anything ``numpy.dtype`` accepts.
+
+    Returns
+    -------
+    numpy.dtype
+        float16, float32 or float64 (float64 when ``dtypes`` is empty).
+
+    Examples
+    --------
+    >>> least_precise("float64", "complex64", "int32")
+    dtype('float32')
     """
     best = np.dtype(np.float64)
     for dt in dtypes:
@@ -104,7 +119,30 @@ def least_precise(*dtypes: Any) -> np.dtype:
 
 def builtin_sampler(name: str) -> Sampler:
     """The NumPy sampler of a built-in coupling (``iid``, ``orf``, ``simrf``): equal in law
-    to the Numba engine's ensembles (:func:`rfcheck.montecarlo.simulate_numpy` uses it)."""
+    to the Numba engine's ensembles (:func:`rfcheck.montecarlo.simulate_numpy` uses it).
+
+    Parameters
+    ----------
+    name : {"iid", "orf", "simrf"}
+        The coupling: iid Gaussian rows, orthogonal rows with chi norms, or simplex directions
+        with chi norms.
+
+    Returns
+    -------
+    Sampler
+        ``sample(rng, n, M, d) -> (n, M, d)`` float64 array, named ``builtin_<name>``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of the three.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> builtin_sampler("orf")(np.random.default_rng(0), 2, 3, 3).shape
+    (2, 3, 3)
+    """
     from rfcheck.montecarlo import _numpy_directions as numpy_ensembles
 
     if name not in ("iid", "orf", "simrf"):
@@ -138,6 +176,18 @@ def per_draw(fn: Callable[[np.random.Generator, int, int], np.ndarray],
     -------
     Sampler
         ``sample(rng, n, M, d) -> (n, M, d)``; a float32 ensemble stays float32.
+
+    Raises
+    ------
+    ValueError
+        If ``layout`` is neither ``"rows"`` nor ``"columns"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = per_draw(lambda rng, M, d: rng.standard_normal((d, M)), layout="columns")
+    >>> s(np.random.default_rng(0), 5, 3, 2).shape
+    (5, 3, 2)
     """
     if layout not in ("rows", "columns"):
         raise ValueError(f"layout must be 'rows' or 'columns'; got {layout!r}")
@@ -154,7 +204,26 @@ def per_draw(fn: Callable[[np.random.Generator, int, int], np.ndarray],
 
 def columns(sampler: Sampler) -> Sampler:
     """Adapt a batched sampler that returns projections as columns, ``(n, d, M)``, to the
-    rows protocol ``(n, M, d)`` (for one-ensemble samplers use ``per_draw(fn, "columns")``)."""
+    rows protocol ``(n, M, d)`` (for one-ensemble samplers use ``per_draw(fn, "columns")``).
+
+    Parameters
+    ----------
+    sampler : str or callable
+        ``sampler(rng, n, M, d) -> (n, d, M)`` (or a built-in coupling name, resolved by
+        :func:`resolve_sampler`).
+
+    Returns
+    -------
+    Sampler
+        ``sample(rng, n, M, d) -> (n, M, d)``, the last two axes swapped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = columns(lambda rng, n, M, d: np.zeros((n, d, M)))
+    >>> s(np.random.default_rng(0), 4, 3, 2).shape
+    (4, 3, 2)
+    """
     base = resolve_sampler(sampler)
 
     def sample(rng: np.random.Generator, n: int, M: int, d: int) -> np.ndarray:
@@ -165,7 +234,28 @@ def columns(sampler: Sampler) -> Sampler:
 
 
 def resolve_sampler(sampler: str | Sampler) -> Sampler:
-    """A sampler callable from a built-in coupling name or a callable (returned as is)."""
+    """A sampler callable from a built-in coupling name or a callable (returned as is).
+
+    Parameters
+    ----------
+    sampler : str or callable
+        A built-in coupling name (see :func:`builtin_sampler`) or ``sampler(rng, n, M, d)``.
+
+    Returns
+    -------
+    Sampler
+        The callable.
+
+    Raises
+    ------
+    ValueError
+        If ``sampler`` is neither a string nor callable (or an unknown built-in name).
+
+    Examples
+    --------
+    >>> resolve_sampler("iid").__name__
+    'builtin_iid'
+    """
     if isinstance(sampler, str):
         return builtin_sampler(sampler)
     if not callable(sampler):
@@ -179,6 +269,23 @@ def antithetic(sampler: str | Sampler) -> Sampler:
     engine's ``<base>-anti`` couplings and of :func:`rfcheck.couplings.antithetic`.
 
     Rows stay marginally ``N(0, I_d)`` (the law is symmetric).
+
+    Parameters
+    ----------
+    sampler : str or callable
+        The base sampler (a built-in coupling name or ``sampler(rng, n, M, d)``).
+
+    Returns
+    -------
+    Sampler
+        ``sample(rng, n, M, d) -> (n, M, d)``, named ``antithetic_<base>``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = antithetic("iid")(np.random.default_rng(0), 1, 4, 2)
+    >>> bool(np.all(W[0, 1] == -W[0, 0]))
+    True
     """
     base = resolve_sampler(sampler)
 
@@ -199,6 +306,32 @@ def draw(sampler: Sampler, rng: np.random.Generator, n: int, M: int, d: int) -> 
     float16, float32 and float64 arrays are returned in their own dtype (the precision the
     sampler works in is part of what is audited); other dtypes are converted to float64.
     A result of shape ``(n, d, M)`` with ``M != d`` is reported as a likely transposition.
+
+    Parameters
+    ----------
+    sampler : callable
+        ``sampler(rng, n, M, d)``.
+    rng : numpy.random.Generator
+        Handed to the sampler.
+    n, M, d : int
+        Ensembles, projections per ensemble, dimension.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n, M, d), float16/32/64.
+
+    Raises
+    ------
+    ValueError
+        If the result has another shape (with a hint when it is ``(n, d, M)``), or is complex
+        or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draw(builtin_sampler("iid"), np.random.default_rng(0), 2, 3, 4).shape
+    (2, 3, 4)
     """
     W = np.asarray(sampler(rng, n, M, d))
     if W.shape != (n, M, d):
@@ -220,7 +353,7 @@ def draw(sampler: Sampler, rng: np.random.Generator, n: int, M: int, d: int) -> 
 class AuxDistribution:
     """A named distribution of auxiliary random variables.
 
-    Attributes
+    Parameters
     ----------
     name : str
         For reports, e.g. ``"U[0, 6.28319)"``.
@@ -239,7 +372,28 @@ class AuxDistribution:
 
 
 def uniform(low: float = 0.0, high: float = 1.0) -> AuxDistribution:
-    """``U[low, high)``, e.g. ``uniform(0, 2 * np.pi)`` for the phase of random Fourier features."""
+    """``U[low, high)``, e.g. ``uniform(0, 2 * np.pi)`` for the phase of random Fourier features.
+
+    Parameters
+    ----------
+    low, high : float
+        The ends, finite, ``low < high`` (default ``[0, 1)``).
+
+    Returns
+    -------
+    AuxDistribution
+        Named ``"U[low, high)"``.
+
+    Raises
+    ------
+    ValueError
+        If an end is not finite or ``low >= high``.
+
+    Examples
+    --------
+    >>> uniform(0, 2)
+    U[0, 2)
+    """
     low, high = float(low), float(high)
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise ValueError(f"uniform needs finite low < high; got {low}, {high}")
@@ -247,7 +401,30 @@ def uniform(low: float = 0.0, high: float = 1.0) -> AuxDistribution:
 
 
 def normal(loc: float = 0.0, scale: float = 1.0) -> AuxDistribution:
-    """``N(loc, scale^2)``."""
+    """``N(loc, scale^2)``.
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        The mean, finite.
+    scale : float, default 1.0
+        The standard deviation, finite and > 0.
+
+    Returns
+    -------
+    AuxDistribution
+        Named ``"N(loc, scale^2)"``.
+
+    Raises
+    ------
+    ValueError
+        If ``loc`` is not finite, or ``scale`` is not finite and > 0.
+
+    Examples
+    --------
+    >>> normal(1, 2)
+    N(1, 2^2)
+    """
     loc, scale = float(loc), float(scale)
     if not (np.isfinite(loc) and np.isfinite(scale) and scale > 0):
         raise ValueError(f"normal needs a finite loc and scale > 0; got {loc}, {scale}")
@@ -255,12 +432,45 @@ def normal(loc: float = 0.0, scale: float = 1.0) -> AuxDistribution:
 
 
 def rademacher() -> AuxDistribution:
-    """Random signs, ``+1`` or ``-1`` with probability 1/2 each (float64)."""
+    """Random signs, ``+1`` or ``-1`` with probability 1/2 each (float64).
+
+    Returns
+    -------
+    AuxDistribution
+        Named ``"Rademacher"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.unique(rademacher()(np.random.default_rng(0), (100,)))
+    array([-1.,  1.])
+    """
     return AuxDistribution("Rademacher", lambda rng, shape: 2.0 * rng.integers(0, 2, shape) - 1.0)
 
 
 def chi(df: float) -> AuxDistribution:
-    """The chi distribution with ``df`` degrees of freedom (the norm of an ``N(0, I_df)`` vector)."""
+    """The chi distribution with ``df`` degrees of freedom (the norm of an ``N(0, I_df)`` vector).
+
+    Parameters
+    ----------
+    df : float
+        Degrees of freedom, finite and > 0.
+
+    Returns
+    -------
+    AuxDistribution
+        Named ``"chi_<df>"``.
+
+    Raises
+    ------
+    ValueError
+        If ``df`` is not finite and > 0.
+
+    Examples
+    --------
+    >>> chi(3)
+    chi_3
+    """
     df = float(df)
     if not (np.isfinite(df) and df > 0):
         raise ValueError(f"chi needs df > 0; got {df}")
@@ -271,7 +481,7 @@ def chi(df: float) -> AuxDistribution:
 class Aux:
     """An auxiliary random input of the feature maps, declared with its distribution.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The keyword under which the feature maps receive the values (a Python identifier,
@@ -279,12 +489,25 @@ class Aux:
     dist : AuxDistribution or callable or scipy distribution
         ``dist(rng, shape) -> array`` (e.g. :func:`uniform`, :func:`rademacher`), or a frozen
         ``scipy.stats`` distribution (drawn with ``dist.rvs(size=shape, random_state=rng)``).
-    per : {"feature", "ensemble"}
+    per : {"feature", "ensemble"}, default "feature"
         ``"feature"``: one independent value per projection, an array of shape
         ``(..., M) + shape`` aligned with ``W``'s ``(..., M)``; ``"ensemble"``: one value per
         ensemble, shape ``(..., 1) + shape`` (broadcasts over the ``M`` features).
-    shape : tuple of int
+    shape : tuple of int, default ()
         Trailing shape of one value (default scalar).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a Python identifier or is ``W`` or ``x``, ``per`` is neither
+        ``"feature"`` nor ``"ensemble"``, or ``dist`` is neither callable nor has ``.rvs``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = Aux("b", uniform(0, 2 * np.pi))
+    >>> b.draw(np.random.default_rng(0), 3, 4).shape
+    (3, 4)
     """
 
     name: str
@@ -356,7 +579,7 @@ def _accepted(fn: Callable[..., Any], names: tuple[str, ...]) -> tuple[str, ...]
 class Estimator:
     """A random-feature estimator ``(1/M) sum_m Re f1(w_m, x, **aux_m) f2(w_m, y, **aux_m)``.
 
-    Attributes
+    Parameters
     ----------
     f1, f2 : callable
         ``f(W, x, **aux)`` with ``W`` of shape ``(..., M, d)``, ``x`` of shape ``(d,)``,
@@ -364,14 +587,33 @@ class Estimator:
         auxiliary variables its signature names (all of them if it takes ``**kwargs``).
     kernel : callable
         ``kernel(x, y) -> float``, the value the estimator is meant to be unbiased for.
-    sampler : str or callable
+    sampler : str or callable, default "iid"
         A built-in coupling name or a :data:`Sampler`.
-    name : str
+    name : str, default "custom"
         For reports.
-    aux : sequence of Aux, or mapping name -> distribution
+    aux : sequence of Aux, or mapping name -> distribution, default ()
         Auxiliary random variables besides the projections (default none), e.g.
         ``[Aux("b", uniform(0, 2 * np.pi))]`` or ``{"b": uniform(0, 2 * np.pi)}``.  Drawn
         from the same seeded generator as the projections, after them.
+
+    Raises
+    ------
+    ValueError
+        If ``aux`` is not Aux objects or a mapping, has repeated names, or names a variable
+        that neither feature map takes as a keyword.
+
+    Examples
+    --------
+    Random Fourier features ``sqrt(2) cos(w.x + b)`` of the Gaussian kernel:
+
+    >>> import numpy as np
+    >>> def f(W, x, b):
+    ...     return np.sqrt(2) * np.cos(W @ x + b)
+    >>> est = Estimator(f, f, lambda x, y: np.exp(-np.sum((x - y) ** 2) / 2),
+    ...                 aux={"b": uniform(0, 2 * np.pi)})
+    >>> bound = est.at([0.1, 0.2], [0.0, 0.3])
+    >>> round(bound.target, 6), bound.replicas(16, 5, seed=1).shape
+    (0.99005, (5,))
     """
 
     f1: FeatureMap
@@ -405,7 +647,7 @@ class Estimator:
 class Trials:
     """Trial values of an estimate and the floating dtype the user's code computed them in.
 
-    Attributes
+    Parameters
     ----------
     values : ndarray
         ``(n_trials,)`` float64 values of the ``m``-feature estimate.
@@ -420,7 +662,20 @@ class Trials:
 
 @dataclass(frozen=True)
 class BoundEstimator:
-    """An :class:`Estimator` at a fixed pair ``(x, y)``."""
+    """An :class:`Estimator` at a fixed pair ``(x, y)`` (made by :meth:`Estimator.at`).
+
+    Parameters
+    ----------
+    estimator : Estimator
+        The estimator.
+    x, y : numpy.ndarray
+        The input pair, float64 vectors of shape (d,).
+
+    Attributes
+    ----------
+    target : float
+        ``estimator.kernel(x, y)``.
+    """
 
     estimator: Estimator
     x: np.ndarray

@@ -23,7 +23,29 @@ Point = dict[str, Any]
 
 @dataclass(frozen=True)
 class Real:
-    """A real parameter in ``[lo, hi]``; ``scale="log"`` spaces levels geometrically."""
+    """A real parameter in ``[lo, hi]``; ``scale="log"`` spaces levels geometrically.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The range's ends, ``lo <= hi`` (both included in grids).
+    scale : {"linear", "log"}, default "linear"
+        How grid levels and random draws are spaced; ``"log"`` needs ``lo > 0``.
+    extra : tuple of float, default ()
+        Values added to every grid (and accepted as in the domain) besides the range.
+
+    Raises
+    ------
+    ValueError
+        If ``lo > hi``, or ``scale="log"`` with ``lo <= 0``.
+
+    Examples
+    --------
+    >>> Real(0.0, 1.0).levels(3)
+    [0.0, 0.5, 1.0]
+    >>> Real(1.0, 100.0, "log").levels(3)
+    [1.0, 10.0, 100.0]
+    """
 
     lo: float
     hi: float
@@ -66,7 +88,23 @@ class Real:
 
 @dataclass(frozen=True)
 class Int:
-    """An integer parameter in ``[lo, hi]`` (log-spaced levels by default)."""
+    """An integer parameter in ``[lo, hi]`` (log-spaced levels by default).
+
+    Parameters
+    ----------
+    lo, hi : int
+        The range's ends, ``lo <= hi`` (both included in grids).
+    scale : {"log", "linear"}, default "log"
+        How grid levels and random draws are spaced (log spacing needs ``lo > 0``, else the
+        levels are linear).
+    extra : tuple of int, default ()
+        Values added to every grid (and accepted as in the domain) besides the range.
+
+    Examples
+    --------
+    >>> Int(1, 64).levels(4)
+    [1, 4, 16, 64]
+    """
 
     lo: int
     hi: int
@@ -93,7 +131,18 @@ class Int:
 
 @dataclass(frozen=True)
 class Choice:
-    """A parameter taking one of finitely many values."""
+    """A parameter taking one of finitely many values.
+
+    Parameters
+    ----------
+    values : tuple
+        The values, each a grid level.
+
+    Examples
+    --------
+    >>> Choice(("iid", "orf")).levels(5)
+    ['iid', 'orf']
+    """
 
     values: tuple[Any, ...]
 
@@ -121,6 +170,31 @@ class Domain:
 
     ``constraint(point) -> bool`` drops points outside the domain (e.g. ``M <= d``);
     ``derive(point) -> point`` may snap or complete a point (e.g. ``M = min(M, d)``).
+
+    Parameters
+    ----------
+    params : dict of str to Real, Int or Choice
+        The named parameters and their ranges.
+    constraint : callable, optional
+        ``constraint(point) -> bool``: points where it is false are dropped.
+    derive : callable, optional
+        ``derive(point) -> point``: applied to each point before ``constraint`` (may snap values
+        or add derived ones).
+    description : str, default ""
+        The domain as the paper states it, for reports.
+    fixed_points : list of dict, default []
+        Points always visited first (e.g. the paper's own figure points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dom = Domain({"d": Int(1, 4, "linear"), "s": Choice((-1, 1))})
+    >>> len(dom.grid(2, 100, np.random.default_rng(0)))
+    4
+    >>> dom.check_point({"d": 9, "s": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: d = 9 lies outside the domain: an integer in [1, 4]
     """
 
     params: dict[str, Real | Int | Choice]

@@ -41,18 +41,38 @@ __all__ = [
 class ExpProduct:
     """Feature product ``Re exp(log_c + alpha |w|^2 + beta w.u)`` for a batch of pairs.
 
-    Attributes
+    Parameters
     ----------
     alpha, beta : complex
         Coefficients of ``|w|^2`` and ``w . u`` (shared by all pairs).
-    log_c : ndarray, shape (P,), complex
+    log_c : ndarray, shape (P,), float or complex
         Per-pair constant (log of the prefactor), principal branch.
     u : ndarray, shape (P, d), float
         Per-pair projection vector ``x + s y``.
     target : ndarray, shape (P,), float
         The kernel value the estimator is unbiased for.
-    name : str
+    name : str, default "gerf"
         Mechanism name, for reports.
+
+    Attributes
+    ----------
+    d : int
+        The dimension (``u.shape[1]``).
+    n_pairs : int
+        The number of pairs ``P``.
+    is_real : bool
+        Whether ``alpha``, ``beta`` and ``log_c`` are all real (the product needs no ``Re``).
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), sec 3.1, eq (4): the generalized-exponential family.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = positive_product([0.0, 0.0], [0.0, 0.0])
+    >>> p.evaluate(np.array([1.0]), np.array([0.0]))  # exp(0 + 0 * 1 + 1 * 0)
+    array([[1.]])
     """
 
     alpha: complex
@@ -89,6 +109,37 @@ def gerf_product(x: np.ndarray, y: np.ndarray, a: complex = 0.0, s: int = 1) -> 
 
     ``f1 f2 = D^2 exp(2A|w|^2 + B w.(x + s y) + C(|x|^2 + |y|^2))``; its expectation under
     ``w ~ N(0, I_d)`` is the Gaussian kernel ``exp(-|x - y|^2 / 2)``.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Shape (d,) or (P, d), real and finite, equal shapes.
+    a : complex, default 0.0
+        The GERF parameter ``A``, ``Re(1 - 4A) > 0`` (CRT Thm 3.1; see
+        :func:`rfcheck.closed_forms.crt.gerf_coefficients`).
+    s : {1, -1}, default 1
+        The sign ``s`` of eq (4).
+
+    Returns
+    -------
+    ExpProduct
+        ``alpha = 2A``, ``beta = B``, ``log_c = log D^2 + C (|x|^2 + |y|^2)``, ``u = x + s y`` and
+        the Gaussian kernel as ``target``; real coefficients where ``A`` and ``B`` are real.
+
+    Raises
+    ------
+    ValueError
+        If the pairs are invalid, ``s`` is not +-1, or ``Re(1 - 4A) <= 0``.
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), Thm 3.1, eq (4)-(5).
+
+    Examples
+    --------
+    >>> p = gerf_product([0.5, 0.0], [0.0, 0.5], a=0.1)
+    >>> p.is_real, p.u.shape
+    (True, (1, 2))
     """
     x, y = validate.pairs(x, y)
     d = x.shape[1]
@@ -104,13 +155,63 @@ def gerf_product(x: np.ndarray, y: np.ndarray, a: complex = 0.0, s: int = 1) -> 
 
 
 def trig_product(x: np.ndarray, y: np.ndarray) -> ExpProduct:
-    """TrigRF (CRT sec 2.2): ``Re exp(i w.(x - y))`` = GERF with A = 0, s = -1."""
+    """TrigRF (CRT sec 2.2): ``Re exp(i w.(x - y))`` = GERF with A = 0, s = -1.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Shape (d,) or (P, d), real and finite, equal shapes.
+
+    Returns
+    -------
+    ExpProduct
+        ``alpha = 0``, ``beta = i``, ``u = x - y``, target the Gaussian kernel.
+
+    Raises
+    ------
+    ValueError
+        If the pairs are invalid (:func:`rfcheck.validate.pairs`).
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), sec 2.2 (TrigRF).
+
+    Examples
+    --------
+    >>> trig_product([1.0], [0.0]).beta
+    1j
+    """
     p = gerf_product(x, y, 0.0, -1)
     return ExpProduct(0j, 1j, p.log_c, p.u, p.target, "trig")
 
 
 def positive_product(x: np.ndarray, y: np.ndarray) -> ExpProduct:
-    """PosRF (CRT sec 2.2): ``exp(w.(x + y) - |x|^2 - |y|^2)`` = GERF with A = 0, s = +1."""
+    """PosRF (CRT sec 2.2): ``exp(w.(x + y) - |x|^2 - |y|^2)`` = GERF with A = 0, s = +1.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Shape (d,) or (P, d), real and finite, equal shapes.
+
+    Returns
+    -------
+    ExpProduct
+        ``alpha = 0``, ``beta = 1``, ``u = x + y``, target the Gaussian kernel.
+
+    Raises
+    ------
+    ValueError
+        If the pairs are invalid (:func:`rfcheck.validate.pairs`).
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), sec 2.2 (PosRF).
+
+    Examples
+    --------
+    >>> positive_product([1.0], [0.0]).name
+    'positive'
+    """
     p = gerf_product(x, y, 0.0, 1)
     return ExpProduct(0j, 1 + 0j, p.log_c, p.u, p.target, "positive")
 
@@ -121,6 +222,33 @@ def oprf_product(x: np.ndarray, y: np.ndarray, a: float | None = None) -> ExpPro
     With ``a=None`` and a single pair, ``A*`` is computed from ``|x + y|^2`` by the
     non-cancelling form of eq (22) (``rfcheck.closed_forms.crt.oprf_a_star``); for
     several pairs pass ``a`` explicitly (e.g. from the eq (8) statistics).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Shape (d,) or (P, d), real and finite, equal shapes.
+    a : float, optional
+        The real GERF parameter ``A``; default ``A*`` of the single pair.
+
+    Returns
+    -------
+    ExpProduct
+        The GERF(A, +1) product, named ``"oprf"``.
+
+    Raises
+    ------
+    ValueError
+        If the pairs are invalid, or ``a`` is None with more than one pair.
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), Thm 3.3 and eq (22) (``A*``); eq (8) for several pairs.
+
+    Examples
+    --------
+    >>> p = oprf_product([0.3, 0.0], [0.0, 0.4])
+    >>> p.name, p.is_real
+    ('oprf', True)
     """
     x, y = validate.pairs(x, y)
     if a is None:
@@ -139,6 +267,41 @@ def gerf_features(
     """Explicit GERF feature map (CRT eq 4) for projections ``w`` (M, d) and points ``x`` (L, d).
 
     Returns the (L, M) complex matrix ``f^(which)(w_m, x_l)``; ``which=2`` uses ``s B``.
+
+    Parameters
+    ----------
+    w : array_like
+        Shape (M, d): the projections ``w_m``, finite.
+    x : array_like
+        Shape (d,) or (L, d): the points, finite.
+    a : complex, default 0.0
+        The GERF parameter ``A``.
+    s : {1, -1}, default 1
+        The sign ``s`` of eq (4).
+    which : {1, 2}, default 1
+        ``f^(1)`` (coefficient ``B``) or ``f^(2)`` (coefficient ``s B``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (L, M), complex: ``D exp(A |w_m|^2 + B' w_m.x_l + C |x_l|^2)``.
+
+    Raises
+    ------
+    ValueError
+        If ``which`` is not 1 or 2, ``w`` or ``x`` is not finite, ``w`` is not (M, d) with the
+        ``d`` of ``x``, or ``a``, ``s`` are not admissible.
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), eq (4)-(5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f1 = gerf_features(np.zeros((3, 2)), [0.0, 0.0])
+    >>> f1.shape
+    (1, 3)
     """
     if which not in (1, 2):
         raise ValueError(f"which must be 1 (f^(1)) or 2 (f^(2)); got {which!r}")

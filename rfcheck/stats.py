@@ -55,7 +55,40 @@ MAX_REL_SE = 0.1
 
 @dataclass(frozen=True)
 class Estimate:
-    """A Monte Carlo estimate with its standard error and a tail diagnostic."""
+    """A Monte Carlo estimate with its standard error and a tail diagnostic.
+
+    Parameters
+    ----------
+    value : float
+        The estimate (a mean, or an MSE).
+    se : float
+        Its standard error (``inf`` where the sample says nothing about it).
+    n : int
+        The number of samples.
+    se_source : {"exact-4th-moment", "sample"}
+        Where ``se`` comes from: an exact variance supplied by the caller, or the sample.
+    trustworthy : bool
+        Whether the tail diagnostic passed and the relative SE is at most :data:`MAX_REL_SE`.
+    tail_cv : float
+        Coefficient of variation of the per-batch fourth moments over :data:`N_BATCHES` batches
+        (``inf`` below ``2 * N_BATCHES`` samples); above :data:`TAIL_CV_LIMIT` the SE is not trusted.
+    max_share : float
+        Largest share, in [0, 1], of one sample in the squared-deviation mass; above
+        :data:`TAIL_MAX_SHARE` the SE is not trusted.
+    reason : str, default ""
+        Why the estimate is not trustworthy (empty when it is).
+
+    Attributes
+    ----------
+    rel_se : float
+        ``se / |value|`` (``inf`` for ``value = 0``).
+
+    Examples
+    --------
+    >>> est = Estimate(2.0, 0.02, 1000, "sample", True, 0.1, 0.01)
+    >>> est.rel_se, est.trials_for(0.005)
+    (0.01, 4000)
+    """
 
     value: float
     se: float
@@ -244,6 +277,30 @@ def fourth_central_moment_of_mean(raw: tuple[float, float, float, float], m: int
     ``raw = (E X, E X^2, E X^3, E X^4)``.  Returns ``(sigma^2/m, (mu4 + 3(m-1) sigma^4)/m^3)``.
     Raises ``ValueError`` where cancellation leaves a negative variance or fourth moment
     (a nearly deterministic X: use :func:`exact_moments_of_mean`, which raises the precision).
+
+    Parameters
+    ----------
+    raw : tuple of 4 floats
+        The raw moments ``(E X, E X^2, E X^3, E X^4)`` of one copy.
+    m : int
+        The number of iid copies averaged, >= 1.
+
+    Returns
+    -------
+    var_mean : float
+        ``sigma^2 / m``, the variance of the mean.
+    mu4_mean : float
+        ``(mu4 + 3 (m - 1) sigma^4) / m^3``, its fourth central moment.
+
+    Raises
+    ------
+    ValueError
+        If the central moments come out with ``sigma^2 < 0``, ``mu4 < sigma^4`` or ``mu4`` not finite.
+
+    Examples
+    --------
+    >>> fourth_central_moment_of_mean((0.0, 1.0, 0.0, 3.0), 2)  # X ~ N(0, 1)
+    (0.5, 0.75)
     """
     var, mu4 = _central4(raw)
     if not (var >= 0 and mu4 >= var**2 and math.isfinite(mu4)):
@@ -260,6 +317,32 @@ def exact_moments_of_mean(raw_at: Callable[[int], tuple[Any, Any, Any, Any]], m:
     below ``E X^2``).  At ``max_dps`` a remainder below ``10^(digits - max_dps)`` of the
     raw moments is zero in float64 and is returned as such.  These are the
     ``exact_moments`` (``E e``, ``E e^2`` of ``e = (K_hat - K)^2``) of an unbiased mean.
+
+    Parameters
+    ----------
+    raw_at : callable
+        ``raw_at(dps) -> (E X, E X^2, E X^3, E X^4)``, computed with ``dps`` decimal digits
+        (mpmath numbers or anything ``mpmath.mpmathify`` accepts).
+    m : int
+        The number of iid copies averaged, >= 1.
+    dps : int, default 40
+        The first working precision (decimal digits); doubled until the moments keep ``digits``.
+    digits : int, default 20
+        Significant digits the central moments must keep.
+    max_dps : int, default 640
+        The precision at which doubling stops.
+
+    Returns
+    -------
+    var_mean : float
+        ``sigma^2 / m``.
+    mu4_mean : float
+        ``(mu4 + 3 (m - 1) sigma^4) / m^3``.
+
+    Examples
+    --------
+    >>> exact_moments_of_mean(lambda dps: (1, 1, 1, 1), 4)  # X = 1 deterministically
+    (0.0, 0.0)
     """
     import mpmath
 
@@ -359,7 +442,30 @@ def estimate_mse(
 
 
 def z_critical(alpha: float, n_tests: int = 1) -> float:
-    """Two-sided normal critical value at family-wise level ``alpha`` over ``n_tests`` (Bonferroni)."""
+    """Two-sided normal critical value at family-wise level ``alpha`` over ``n_tests`` (Bonferroni).
+
+    Parameters
+    ----------
+    alpha : float
+        The family-wise false-alarm probability, in (0, 1).
+    n_tests : int, default 1
+        The number of tests sharing ``alpha`` (values below 1 count as 1).
+
+    Returns
+    -------
+    float
+        ``z`` with ``P(|N(0, 1)| > z) = alpha / n_tests``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not in (0, 1).
+
+    Examples
+    --------
+    >>> round(z_critical(0.05), 3)
+    1.96
+    """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha}")
     return float(sps.norm.isf(alpha / (2 * max(n_tests, 1))))
@@ -367,7 +473,32 @@ def z_critical(alpha: float, n_tests: int = 1) -> float:
 
 @dataclass
 class PointEval:
-    """The outcome of one check at one point of a claim's domain."""
+    """The outcome of one check at one point of a claim's domain.
+
+    Parameters
+    ----------
+    point : dict
+        The point (parameter name -> value).
+    printed : object
+        The printed formula's value there.
+    reference : object
+        The reference value (or, for an inequality, the left-hand side).
+    err : float
+        The reference's error bar (a standard error for Monte Carlo).
+    disc : float
+        Normalised discrepancy: > 1 means disagreement beyond the error bars (NaN if undecided).
+    decided : bool, default True
+        Whether the reference could decide at this point.
+    note : str, default ""
+        Why the point is undecided, or another remark.
+    extra : dict, optional
+        Check-specific details (e.g. ``z``, ``z_crit`` and the estimate for Monte Carlo).
+
+    Examples
+    --------
+    >>> PointEval({"d": 2}, 1.0, 1.0, 0.0, 0.0).as_dict()["disc"]
+    0.0
+    """
 
     point: dict[str, Any]
     printed: Any
@@ -433,6 +564,34 @@ def compare_deterministic(
     bar with a safety factor of 10, plus the rounding of the printed formula's evaluation.
     The point is undecided when the reference's error bar exceeds ``MAX_REF_REL_ERR``
     times ``max(|ref|, |scale|)`` -- an imprecise reference must not let a wrong formula pass.
+
+    Parameters
+    ----------
+    point : dict
+        The point, recorded in the result.
+    printed : number
+        The printed formula's value (float, complex or mpmath).
+    ref : number
+        The reference value.
+    ref_err : number
+        The reference's error bar (>= 0; ``inf``/NaN: undecided).
+    rtol : float
+        Relative tolerance for the rounding of the printed formula's evaluation.
+    atol : float, default 0.0
+        Absolute tolerance added to the denominator.
+    scale : number, default 0.0
+        A magnitude for the precision test where ``|ref|`` itself is tiny (e.g. a cancelling sum).
+
+    Returns
+    -------
+    PointEval
+        ``disc`` as above, ``decided=False`` (``disc`` NaN) if the reference has no error bar or
+        is not precise enough.
+
+    Examples
+    --------
+    >>> compare_deterministic({}, 1.0 + 1e-12, 1.0, 0.0, rtol=1e-10).disc
+    0.01...
     """
     import mpmath
 
@@ -454,6 +613,29 @@ def compare_inequality(
 
     ``tol = 10 * err + rtol * max(|lhs|, |rhs|)``.  ``disc`` is negative when the inequality
     holds with room to spare, so an optimiser can climb towards a violation.
+
+    Parameters
+    ----------
+    point : dict
+        The point, recorded in the result.
+    lhs, rhs : number
+        The two sides (their real parts are compared).
+    err : number
+        Error bar on ``lhs - rhs`` (>= 0; not finite: undecided).
+    rtol : float
+        Relative tolerance for rounding.
+    printed : object, optional
+        The value recorded as ``printed`` (default ``rhs``).
+
+    Returns
+    -------
+    PointEval
+        ``reference = lhs``, ``disc = (lhs - rhs) / tol``.
+
+    Examples
+    --------
+    >>> compare_inequality({}, 1.0, 2.0, 0.0, rtol=0.1).disc  # holds: 1 <= 2
+    -5.0
     """
     import mpmath
 
@@ -478,6 +660,33 @@ def compare_mc(
     at ``x = -y``.  Undecided when the estimate's SE is untrustworthy (heavy tails) or when the test lacks
     power: it could not have detected a relative error of ``power_rel``
     (``z_crit * SE > power_rel * |printed| / 2``).
+
+    Parameters
+    ----------
+    point : dict
+        The point, recorded in the result.
+    printed : float
+        The printed value.
+    est : Estimate
+        The Monte Carlo estimate of the same quantity.
+    z_crit : float
+        The critical value (e.g. :func:`z_critical` over the claim's tests).
+    power_rel : float, default 0.1
+        Relative error the test must be able to resolve to decide a pass.
+    atol : float, default 0.0
+        Absolute float64 rounding of the simulation, added to the SE in quadrature.
+
+    Returns
+    -------
+    PointEval
+        ``reference = est.value``, ``err = est.se``, ``disc = |z| / z_crit``, ``extra`` holding
+        ``z``, ``z_crit`` and the estimate.
+
+    Examples
+    --------
+    >>> est = Estimate(1.01, 0.01, 10_000, "sample", True, 0.1, 0.001)
+    >>> round(compare_mc({}, 1.0, est, z_crit=2.0).disc, 6)
+    0.5
     """
     se = math.hypot(est.se, atol)
     z = (est.value - float(printed)) / se if se > 0 else (0.0 if est.value == printed else math.inf)

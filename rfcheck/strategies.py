@@ -46,7 +46,28 @@ def _unit(rng: np.random.Generator, d: int) -> np.ndarray:
 
 
 def norm_controlled_pairs(d: int, max_norm: float = 1.0, min_norm: float = 0.0) -> st.SearchStrategy:
-    """Independent uniform directions with norms in ``[min_norm, max_norm]`` (edges included)."""
+    """Independent uniform directions with norms in ``[min_norm, max_norm]`` (edges included).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    max_norm : float, default 1.0
+        Largest norm, finite.
+    min_norm : float, default 0.0
+        Smallest norm, ``0 <= min_norm <= max_norm``.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)``, float64 vectors of shape (d,), each norm drawn from the range
+        (its ends drawn with high probability).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer, or not ``0 <= min_norm <= max_norm < inf``.
+    """
     _check_d(d)
     if not 0 <= min_norm <= max_norm or not math.isfinite(max_norm):
         raise ValueError(f"need 0 <= min_norm <= max_norm < inf; got {min_norm}, {max_norm}")
@@ -60,13 +81,47 @@ def _pair_from(rng: np.random.Generator, d: int, rx: float, ry: float) -> tuple[
 
 
 def sphere_pairs(d: int, radius: float = 1.0) -> st.SearchStrategy:
-    """Both points uniform on the sphere of radius ``radius``."""
+    """Both points uniform on the sphere of radius ``radius``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    radius : float, default 1.0
+        The norm of both points, finite and >= 0.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)`` of float64 vectors of shape (d,) with ``|x| = |y| = radius``.
+    """
     return norm_controlled_pairs(d, radius, radius)
 
 
 def anisotropic_pairs(d: int, spectrum: tuple[float, ...] | None = None, scale: float = 0.5) -> st.SearchStrategy:
     """``x, y ~ N(0, scale^2 Q diag(spectrum) Q^T / d)`` with a random rotation ``Q``;
-    ``spectrum`` defaults to a geometric decay over two decades (condition number 100)."""
+    ``spectrum`` defaults to a geometric decay over two decades (condition number 100).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    spectrum : tuple of float, optional
+        The ``d`` eigenvalues of the covariance (before ``scale^2 / d``), each >= 0; default
+        ``geomspace(1, 1e-2, d)``.
+    scale : float, default 0.5
+        Overall scale: ``E|x|^2 = scale^2 mean(spectrum)``.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)``, independent float64 vectors of shape (d,).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer, or ``spectrum`` is not ``d`` non-negative numbers.
+    """
     _check_d(d)
     lam = np.geomspace(1.0, 1e-2, d) if spectrum is None else np.asarray(spectrum, dtype=float)
     if lam.shape != (d,) or np.any(lam < 0):
@@ -83,7 +138,27 @@ def anisotropic_pairs(d: int, spectrum: tuple[float, ...] | None = None, scale: 
 
 
 def heterogeneous_pairs(d: int, max_norm: float = 1.0, ratio: float = 100.0) -> st.SearchStrategy:
-    """Pairs whose norms differ by a factor up to ``ratio`` (one point near the origin)."""
+    """Pairs whose norms differ by a factor up to ``ratio`` (one point near the origin).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    max_norm : float, default 1.0
+        The norm of ``x``.
+    ratio : float, default 100.0
+        Largest ``|x| / |y|``, >= 1 (``|y| = max_norm exp(-t)``, ``t`` in ``[0, log ratio]``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)`` of float64 vectors of shape (d,) in independent uniform directions.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer, or ``ratio < 1``.
+    """
     _check_d(d)
     if ratio < 1:
         raise ValueError(f"ratio must be >= 1; got {ratio}")
@@ -92,7 +167,28 @@ def heterogeneous_pairs(d: int, max_norm: float = 1.0, ratio: float = 100.0) -> 
 
 
 def pairs_at_angle(d: int, theta: float, rx: float = 1.0, ry: float = 1.0) -> st.SearchStrategy:
-    """Random orientation, fixed angle ``theta`` in [0, pi] between ``x`` and ``y``."""
+    """Random orientation, fixed angle ``theta`` in [0, pi] between ``x`` and ``y``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    theta : float
+        The angle between ``x`` and ``y``, radians in ``[0, pi]`` (0 or pi when ``d = 1``).
+    rx, ry : float, default 1.0
+        The norms of ``x`` and ``y``.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)`` of float64 vectors of shape (d,), the direction of ``x`` uniform.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer, ``theta`` is outside ``[0, pi]``, or ``d = 1`` and
+        ``theta`` is neither 0 nor pi.
+    """
     _check_d(d)
     if not 0 <= theta <= math.pi:
         raise ValueError(f"theta must be in [0, pi]; got {theta}")
@@ -113,7 +209,22 @@ def pairs_at_angle(d: int, theta: float, rx: float = 1.0, ry: float = 1.0) -> st
 
 
 def pairs(d: int, max_norm: float = 1.0) -> st.SearchStrategy:
-    """Any of the above (the default for property tests)."""
+    """Any of the above (the default for property tests).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 1.
+    max_norm : float, default 1.0
+        The largest norm (or scale) passed to each strategy.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of pairs ``(x, y)`` of float64 vectors of shape (d,), drawn from one of
+        :func:`norm_controlled_pairs`, :func:`sphere_pairs`, :func:`anisotropic_pairs`,
+        :func:`heterogeneous_pairs` and :func:`pairs_at_angle`.
+    """
     return st.one_of(norm_controlled_pairs(d, max_norm), sphere_pairs(d, max_norm),
                      anisotropic_pairs(d, scale=max_norm), heterogeneous_pairs(d, max_norm),
                      st.floats(0.0, math.pi).flatmap(lambda t: pairs_at_angle(d, t, max_norm, max_norm)))
@@ -121,7 +232,18 @@ def pairs(d: int, max_norm: float = 1.0) -> st.SearchStrategy:
 
 def couplings(names: tuple[str, ...] | None = None) -> st.SearchStrategy:
     """Names of built-in couplings (default: every registered coupling whose rows are exactly
-    ``N(0, I_d)`` -- not the HD-product ones, which are biased by design and ensemble-only)."""
+    ``N(0, I_d)`` -- not the HD-product ones, which are biased by design and ensemble-only).
+
+    Parameters
+    ----------
+    names : tuple of str, optional
+        The names to draw from; default every registered coupling with exact ``N(0, I_d)`` rows.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Of coupling names (keys of ``rfcheck.couplings.COUPLINGS``).
+    """
     from rfcheck.couplings import COUPLINGS
 
     exact = sorted(n for n, c in COUPLINGS.items() if c.exact_marginals)

@@ -92,6 +92,18 @@ class Inconclusive(Exception):
     Deliberately *not* an ``AssertionError``: an undecided check is neither a pass nor a
     refutation.  ``trials_needed`` is the forecast number of trials for a fresh run to decide
     (``None`` where more trials cannot help, e.g. non-finite features).
+
+    Parameters
+    ----------
+    message : str
+        Why the evidence cannot decide.
+    trials_needed : int, optional
+        Forecast trials for a fresh run to decide (None: more trials cannot help).
+
+    Examples
+    --------
+    >>> Inconclusive("heavy tails", 400_000).trials_needed
+    400000
     """
 
     def __init__(self, message: str, trials_needed: int | None = None) -> None:
@@ -101,7 +113,23 @@ class Inconclusive(Exception):
 
 def rounding_rtol(dtype: Any) -> float:
     """The default relative rounding tolerance for values computed in ``dtype``:
-    ``ROUNDING_ULPS * np.finfo(dtype).eps`` (complex: its real part; non-floating: float64)."""
+    ``ROUNDING_ULPS * np.finfo(dtype).eps`` (complex: its real part; non-floating: float64).
+
+    Parameters
+    ----------
+    dtype : numpy dtype or type
+        The dtype the values were computed in.
+
+    Returns
+    -------
+    float
+        ``ROUNDING_ULPS * eps`` (64 eps).
+
+    Examples
+    --------
+    >>> rounding_rtol("float32") == 64 * 2.0**-23
+    True
+    """
     return ROUNDING_ULPS * float(np.finfo(least_precise(dtype)).eps)
 
 
@@ -354,9 +382,40 @@ def assert_unbiased(
     user's code computed in (features, sampler and kernel value), so a float32 estimator that
     is constant in exact arithmetic (PosRF at ``x = -y``) is not refuted for its rounding.
 
-    Raises ``AssertionError`` on a bias; :class:`Inconclusive` if the standard error cannot
-    resolve a bias of ``rel`` times ``K`` or is untrustworthy (with a forecast of the trials a
-    fresh run needs).
+    Parameters
+    ----------
+    subject : ExpProduct or BoundEstimator
+        The estimator at one input pair (see the module docstring).
+    m : int
+        Features per estimate, >= 1.
+    coupling : str or callable, optional
+        Overrides the subject's sampler (a coupling name for an ``ExpProduct``).
+    n_trials : int, default 200_000
+        Monte Carlo trials (independent ``m``-feature estimates).
+    seed : int, default 0
+        Seed of the trials.
+    alpha : float, default 1e-3
+        False-alarm level of the two-sided z-test, in (0, 1).
+    rel : float, default 0.01
+        The relative bias (times ``K``) the test must be able to resolve, or it is inconclusive.
+    rtol, atol : float
+        Rounding tolerance ``tau = 2 rtol |K| + atol`` (``rtol`` default :func:`rounding_rtol`
+        of the computing dtype; both >= 0).
+
+    Returns
+    -------
+    Estimate
+        The Monte Carlo mean of the estimate.
+
+    Raises
+    ------
+    AssertionError
+        On a bias at level ``alpha``.
+    Inconclusive
+        If the standard error cannot resolve a bias of ``rel`` times ``K`` or is untrustworthy
+        (with a forecast of the trials a fresh run needs).
+    ValueError
+        If the subject is not one input pair, or ``rtol``, ``atol`` or ``alpha`` are invalid.
     """
     est, target, z, status, need = _bias_test(subject, m, coupling, n_trials, seed, z_critical(alpha), rel,
                                               rtol=rtol, atol=atol)
@@ -371,7 +430,38 @@ def assert_no_worse_than(
     subject: Subject, m: int, coupling: str | Sampler, baseline: str | Sampler, *, n_trials: int = 200_000,
     seed: int = 0, alpha: float = 1e-3,
 ) -> tuple[Estimate, Estimate]:
-    """Assert ``MSE(coupling) <= MSE(baseline)`` (one-sided z-test on the difference at ``alpha``)."""
+    """Assert ``MSE(coupling) <= MSE(baseline)`` (one-sided z-test on the difference at ``alpha``).
+
+    Parameters
+    ----------
+    subject : ExpProduct or BoundEstimator
+        The estimator at one input pair.
+    m : int
+        Features per estimate, >= 1.
+    coupling, baseline : str or callable
+        The sampler tested and the one it must not be worse than (coupling names for an
+        ``ExpProduct``).
+    n_trials : int, default 200_000
+        Trials per sampler.
+    seed : int, default 0
+        Seed of ``coupling``'s trials (``seed + 1`` for ``baseline``).
+    alpha : float, default 1e-3
+        One-sided false-alarm level, in (0, 0.5).
+
+    Returns
+    -------
+    mse, mse_baseline : Estimate
+        The Monte Carlo MSEs of ``coupling`` and ``baseline``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not in (0, 0.5), or the subject is not one input pair.
+    AssertionError
+        If ``coupling``'s MSE exceeds the baseline's at level ``alpha``.
+    Inconclusive
+        If either standard error is untrustworthy (heavy tails).
+    """
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha (one-sided) must be in (0, 0.5); got {alpha}")
     va, target, _ = _replicas(subject, m, n_trials, coupling, seed)
@@ -393,7 +483,34 @@ def assert_no_worse_than(
 
 def assert_sampler_valid(sampler: str | Sampler, d: int, M: int | None = None, **kw: Any) -> AuditReport:
     """Assert that ``sampler`` passes :func:`rfcheck.audit.audit_sampler` (family-wise
-    false-alarm level ``alpha``, default 1e-3); :class:`Inconclusive` if it cannot decide."""
+    false-alarm level ``alpha``, default 1e-3); :class:`Inconclusive` if it cannot decide.
+
+    Parameters
+    ----------
+    sampler : str or callable
+        A built-in coupling name or ``sampler(rng, n, M, d) -> (n, M, d)``.
+    d : int
+        Dimension, >= 2.
+    M : int, optional
+        Rows per ensemble (default ``d``).
+    **kw
+        Further keywords of :func:`rfcheck.audit.audit_sampler` (``structure``, ``n``, ``alpha``,
+        ``seed``, ``radius``, ``geometry_tol``, ``check_layout``).
+
+    Returns
+    -------
+    AuditReport
+        The audit, with verdict HOLDS.
+
+    Raises
+    ------
+    AssertionError
+        If the audit refutes (the message is the report).
+    Inconclusive
+        If the audit cannot decide.
+    ValueError
+        For invalid arguments (see :func:`rfcheck.audit.audit_sampler`).
+    """
     report = audit_sampler(sampler, d, M, **kw)
     if report.verdict == "REFUTED":
         raise AssertionError(str(report))
@@ -408,7 +525,33 @@ def assert_sampler_valid(sampler: str | Sampler, d: int, M: int | None = None, *
 def adversarial_pairs(d: int, radii: Iterable[float] = (0.25, 0.5), seed: int = 0
                       ) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """Input pairs where estimators break: along coordinate axes (first and last), equal,
-    orthogonal, opposite, nearly opposite, with unequal norms, and random directions."""
+    orthogonal, opposite, nearly opposite, with unequal norms, and random directions.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, >= 2.
+    radii : iterable of float, default (0.25, 0.5)
+        The norms used (each > 0; seven pairs per radius).
+    seed : int, default 0
+        Seed of the random directions.
+
+    Returns
+    -------
+    list of (str, numpy.ndarray, numpy.ndarray)
+        ``(label, x, y)`` with ``x``, ``y`` float64 vectors of shape (d,).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not an integer >= 2, a radius is not > 0, or ``radii`` is empty.
+
+    Examples
+    --------
+    >>> ps = adversarial_pairs(3, radii=(0.5,))
+    >>> len(ps), ps[0][0]
+    (7, 'x = y = 0.5 e_0')
+    """
     if not (isinstance(d, int | np.integer) and d >= 2):
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
     radii = [validate.positive_real(r, "each of radii") for r in radii]
@@ -433,7 +576,29 @@ def adversarial_pairs(d: int, radii: Iterable[float] = (0.25, 0.5), seed: int = 
 
 @dataclass
 class EstimatorReport:
-    """Verdicts of :func:`check_estimator`: one row per input pair and test."""
+    """Verdicts of :func:`check_estimator`: one row per input pair and test.
+
+    Parameters
+    ----------
+    name : str
+        The estimator's name.
+    m : int
+        Features per estimate.
+    alpha : float
+        Family-wise false-alarm level.
+    rows : list of dict, default []
+        One per pair and test: ``pair``, ``test`` (``"unbiased"`` or ``"variance"``), ``z``,
+        ``trials``, ``status`` (``"agrees"``, ``"disagrees"``, ``"undecided"``), ``detail``,
+        ``trials_needed``, ``x``, ``y``.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"REFUTED"`` if a row disagrees, else ``"INCONCLUSIVE"`` if one is undecided, else
+        ``"HOLDS"``.
+    counterexample : dict or None
+        The disagreeing row with the largest ``|z|``.
+    """
 
     name: str
     m: int
@@ -500,6 +665,12 @@ def check_estimator(
     EstimatorReport
         REFUTED if any decided test disagrees (the row with the largest |z| is the
         counterexample), HOLDS if every test decided and agreed, INCONCLUSIVE otherwise.
+
+    Raises
+    ------
+    ValueError
+        If neither ``pairs`` nor ``d`` is given, or ``pairs`` is empty (and for invalid
+        ``m``, ``alpha``, ``rtol`` or ``atol``).
 
     Notes
     -----

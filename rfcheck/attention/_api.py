@@ -105,6 +105,17 @@ def attention(
     -------
     jax.Array, shape (L, d_v) or (H, L, d_v), dtype of the inputs.
 
+    Raises
+    ------
+    ValueError
+        If ``q``, ``k``, ``v`` are not floating arrays of matching shapes (L, d)/(L, d_v) or
+        (H, L, d)/(H, L, d_v); ``method``, ``coupling``, ``causal_impl`` or ``precision`` is
+        unknown; ``num_features`` or ``chunk_size`` is not an integer >= 1; a random-feature
+        method has neither ``key`` nor ``projections``; ``gate`` is given without
+        ``method="rfa"`` and ``causal=True``, or has values outside (0, 1); causal FAVOR++ has no
+        ``oprf_a``; ``"darkformer"`` has no ``darkformer_m``; ``oprf_a >= 1/8``; or, with heads,
+        ``sigma`` is not a scalar, (H,) or (H, d).
+
     References
     ----------
     CRT sec 2.3 and eq (8) (FAVOR++), Thm 3.3; RFA (Peng et al. 2021) causal and gated
@@ -170,6 +181,51 @@ def attention_features(
 
     With ``stabilise=False`` (default) these are the plain features; with ``True`` they are the
     stabilised ``b`` parts (scaled by per-row constants).  ``precision``: as in :func:`attention`.
+
+    Parameters
+    ----------
+    q, k : array (L, d)
+        Queries and keys of one head, floating.
+    method : str
+        A random-feature method of :func:`attention` (``"favor+"``, ``"favor++"``, ``"rfa"``,
+        ``"darkformer"``, ``"hybrid"``).
+    num_features : int, default 64
+        ``M``, the number of projections.
+    coupling : str, default "iid"
+        ``"iid"``, ``"orf"`` or ``"simrf"`` (drawn from ``key``).
+    key : jax PRNG key, optional
+        Needed unless ``projections`` is given.
+    projections : array (M, d) or dict, optional
+        Use these projections instead of drawing them.
+    stabilise : bool, default False
+        Return the stabilised ``b`` parts instead of the plain features.
+    oprf_a : float, optional
+        ``A`` of FAVOR++ (default ``A*`` from the CRT eq (8) statistics).
+    sigma : scalar or (d,), optional
+        RFA scale(s).
+    darkformer_m : array (r, d), optional
+        DARKFormer's ``M`` (``Sigma = M^T M``).
+    hybrid_n : int, default 8
+        Number of sgn features of the angular hybrid's ``lambda`` estimator (HRF eq 19).
+    rfa_norm_factor : bool, default True
+        Keep ``exp(|x|^2 / (2 sigma^2))`` in the RFA features.
+    precision : str, default "highest"
+        Matmul precision (see :func:`attention`).
+
+    Returns
+    -------
+    phi_q, phi_k : jax.Array
+        Shape (L, F) each, ``F`` the number of features of ``method``.
+
+    Raises
+    ------
+    ValueError
+        If ``q``, ``k`` are not floating (L, d) arrays of one shape, ``method`` is ``"exact"`` or
+        unknown, neither ``key`` nor ``projections`` is given, or ``precision`` is unknown.
+
+    References
+    ----------
+    CRT sec 2.2, Thm 3.3 and eq (8); RFA (Peng et al. 2021) sec 2; DARKFormer eq (3); HRF eq (12), (19).
     """
     precision_ctx = _matmul_precision(precision)
     q, k, _ = _check_qkv(q, k, q)
@@ -195,6 +251,23 @@ def unnormalised_attention(q: Any, k: Any, **kwargs: Any) -> jax.Array:
     """The estimated matrix ``A_hat = phi(q) phi(k)^T`` (L, L), unbiased for ``exp(q k^T)``.
 
     Stabilisers are off (the plain estimator).  Keyword arguments as :func:`attention_features`.
+
+    Parameters
+    ----------
+    q, k : array (L, d)
+        Queries and keys of one head.
+    **kwargs
+        As :func:`attention_features` (``method=`` is required; ``stabilise`` is forced off).
+
+    Returns
+    -------
+    jax.Array
+        Shape (L, L): ``A_hat[i, j]``, an estimate of ``exp(q_i . k_j)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`attention_features`.
     """
     kwargs["stabilise"] = False
     fq, fk = attention_features(q, k, **kwargs)
@@ -203,7 +276,28 @@ def unnormalised_attention(q: Any, k: Any, **kwargs: Any) -> jax.Array:
 
 
 def oprf_a_eq8(q: Any, k: Any) -> float:
-    """``A*`` of FAVOR++ from the CRT eq (8) statistics of ``q, k`` (L, d) (see ``_features``)."""
+    """``A*`` of FAVOR++ from the CRT eq (8) statistics of ``q, k`` (L, d) (see ``_features``).
+
+    Parameters
+    ----------
+    q, k : array (L, d)
+        Queries and keys, floating, of one shape.
+
+    Returns
+    -------
+    float
+        ``A*`` (CRT Thm 3.3, eq (22)) at ``u`` = the eq (8) average of ``|q_i + k_j|^2``;
+        ``<= 0`` (0 at ``u = 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``q``, ``k`` are not floating arrays of one shape.
+
+    References
+    ----------
+    Chefs' Random Tables (CRT), Thm 3.3, eq (8) and eq (22).
+    """
     q, k, _ = _check_qkv(q, k, q)
     return float(F.oprf_a_eq8(q, k))
 
@@ -213,6 +307,35 @@ def whitening_matrix(q: Any, k: Any, *, ridge: float = 0.0) -> np.ndarray:
 
     ``Lambda`` is the sample covariance of the rows of ``q`` and ``k`` pooled (DARKFormer
     sec 4.1, Prop C.1), plus ``ridge I``; symmetric inverse square root by eigendecomposition.
+
+    Parameters
+    ----------
+    q, k : array_like
+        Shape (..., d): the rows pooled are ``q.reshape(-1, d)`` and ``k.reshape(-1, d)``.
+    ridge : float, default 0.0
+        Added to the diagonal of the covariance, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``M = Lambda^{-1/2}``, (d, d) symmetric, float64.
+
+    Raises
+    ------
+    ValueError
+        If ``Lambda + ridge I`` is not positive definite.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), sec 4.1 and Proposition C.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q = np.array([[1.0, 0.0], [-1.0, 0.0]]); k = np.array([[0.0, 1.0], [0.0, -1.0]])
+    >>> whitening_matrix(q, k) @ whitening_matrix(q, k)  # Lambda = (2/3) I
+    array([[1.5, 0. ],
+           [0. , 1.5]])
     """
     x = np.concatenate([np.asarray(q, float).reshape(-1, np.shape(q)[-1]),
                         np.asarray(k, float).reshape(-1, np.shape(k)[-1])])

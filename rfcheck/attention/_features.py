@@ -32,7 +32,25 @@ COUPLINGS = ("iid", "orf", "simrf")
 
 def enable_x64(on: bool = True) -> Any:
     """Context manager turning JAX's 64-bit mode on (``jax.enable_x64`` or, on older JAX,
-    ``jax.experimental.enable_x64``)."""
+    ``jax.experimental.enable_x64``).
+
+    Parameters
+    ----------
+    on : bool, default True
+        Turn 64-bit mode on (``False``: off) inside the context.
+
+    Returns
+    -------
+    context manager
+        Restores the previous mode on exit.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> with enable_x64():
+    ...     print(jnp.zeros(1).dtype)
+    float64
+    """
     if hasattr(jax, "enable_x64"):
         return jax.enable_x64(on)
     from jax.experimental import disable_x64 as _d
@@ -55,7 +73,38 @@ def _simplex(d: int, dtype: Any) -> jax.Array:
 
 
 def draw_projections(key: Any, coupling: str, m: int, d: int, dtype: Any = jnp.float32) -> jax.Array:
-    """``W`` (m, d), each row marginally ``N(0, I_d)``, jointly drawn by ``coupling``."""
+    """``W`` (m, d), each row marginally ``N(0, I_d)``, jointly drawn by ``coupling``.
+
+    Parameters
+    ----------
+    key : jax PRNG key
+        The randomness.
+    coupling : {"iid", "orf", "simrf"}
+        iid Gaussian rows; or blocks of ``d`` rows with orthogonal (``"orf"``) or simplex
+        (``"simrf"``, pairwise cosines ``-1/(d-1)``) directions from a Haar rotation, times
+        independent chi_d norms.
+    m : int
+        Number of rows.
+    d : int
+        Dimension (``"simrf"`` needs ``d >= 2``).
+    dtype : jax dtype, default float32
+        Of the result.
+
+    Returns
+    -------
+    jax.Array
+        Shape (m, d).
+
+    Raises
+    ------
+    ValueError
+        If ``coupling="simrf"`` and ``d < 2``.
+
+    References
+    ----------
+    CRT sec 4, Thm 4.1 (orthogonal ensembles); Reid et al., *Simplex Random Features*,
+    ICML 2023 (the simplex coupling).
+    """
     if coupling == "iid":
         return jax.random.normal(key, (m, d), dtype)
     if coupling == "simrf" and d < 2:

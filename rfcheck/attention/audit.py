@@ -41,7 +41,7 @@ RTOL_ULPS = 64
 class CausalityReport:
     """Outcome of :func:`causality_audit`.
 
-    Attributes
+    Parameters
     ----------
     causal : bool
         No perturbation of any input at positions ``> t`` moved an output at ``<= t``.
@@ -49,14 +49,20 @@ class CausalityReport:
         Largest deviation of a past output over all cases.
     tolerance : float
         The tolerance of the worst case (largest deviation / tolerance).
-    worst : dict
+    worst : dict, default {}
         The worst case: ``input``, ``cut``, ``kind``, ``position``, ``deviation``, ``tolerance``.
-    n_cases : int
+    n_cases : int, default 0
         Perturbed calls of the function.
-    leaked : list of str
+    leaked : list of str, default []
         The inputs whose perturbation leaked into the past (e.g. ``["q"]``), in audit order.
-    by_input : dict
+    by_input : dict, default {}
         For each audited input, its largest deviation relative to the tolerance (> 1: a leak).
+
+    Examples
+    --------
+    >>> rep = CausalityReport(True, 0.0, 1e-6, n_cases=4)
+    >>> bool(rep)
+    True
     """
 
     causal: bool
@@ -140,6 +146,24 @@ def causality_audit(
     -------
     CausalityReport
         Truthy when no leak was found; ``leaked`` names the inputs that leaked.
+
+    Raises
+    ------
+    ValueError
+        If ``inputs`` redefines ``q``, ``k`` or ``v``, the sequences are shorter than 2, an
+        input has no axis of length ``L`` where stated, ``kinds`` names an unknown
+        perturbation, ``perturb`` names an unknown input, or a cut lies outside ``[0, L - 2]``.
+
+    Examples
+    --------
+    A causal prefix sum passes; a reversed one leaks:
+
+    >>> import numpy as np
+    >>> q = k = v = np.random.default_rng(0).standard_normal((6, 2))
+    >>> bool(causality_audit(lambda q, k, v: np.cumsum(v, axis=-2), q, k, v))
+    True
+    >>> causality_audit(lambda q, k, v: np.cumsum(v[::-1], axis=-2)[::-1], q, k, v).leaked
+    ['v']
     """
     arrays: dict[str, tuple[np.ndarray, int]] = {"q": (np.asarray(q), -2), "k": (np.asarray(k), -2),
                                                  "v": (np.asarray(v), -2)}

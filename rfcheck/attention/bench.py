@@ -35,7 +35,27 @@ METHODS = (("exact", False, "scan"), ("favor+", False, "scan"), ("exact", True, 
 
 
 def loglog_slope(lengths: list[int], values: list[float], min_len: int = 4096) -> float:
-    """Least-squares slope of ``log value`` against ``log L`` (points ``L >= min_len`` if >= 2 exist)."""
+    """Least-squares slope of ``log value`` against ``log L`` (points ``L >= min_len`` if >= 2 exist).
+
+    Parameters
+    ----------
+    lengths : list of int
+        Sequence lengths ``L``.
+    values : list of float
+        A time or memory per length (``None``, non-positive and non-finite values are dropped).
+    min_len : int, default 4096
+        Only lengths ``>= min_len`` are fitted when at least two such points exist.
+
+    Returns
+    -------
+    float
+        The fitted exponent (1 for linear, 2 for quadratic scaling); NaN with fewer than 2 points.
+
+    Examples
+    --------
+    >>> round(loglog_slope([1024, 2048, 4096, 8192], [1.0, 4.0, 16.0, 64.0]), 6)
+    2.0
+    """
     pts = [(n, v) for n, v in zip(lengths, values, strict=True) if v and v > 0 and math.isfinite(v)]
     big = [(n, v) for n, v in pts if n >= min_len]
     use = big if len(big) >= 2 else pts
@@ -46,7 +66,27 @@ def loglog_slope(lengths: list[int], values: list[float], min_len: int = 4096) -
 
 
 def crossover(lengths: list[int], t_exact: list[float | None], t_linear: list[float | None]) -> dict[str, Any]:
-    """First ``L`` where linear is at least as fast as exact (interpolated in log-log)."""
+    """First ``L`` where linear is at least as fast as exact (interpolated in log-log).
+
+    Parameters
+    ----------
+    lengths : list of int
+        Sequence lengths, increasing.
+    t_exact, t_linear : list of float or None
+        Times of exact and linear attention per length (``None``: not measured).
+
+    Returns
+    -------
+    dict
+        ``length``: the interpolated crossover ``L`` (``None`` if none was found) and ``note``:
+        how it was found.
+
+    Examples
+    --------
+    >>> c = crossover([1024, 2048], [1.0, 4.0], [2.0, 2.0])  # 1024 * sqrt(2)
+    >>> round(c["length"]), c["note"]
+    (1448, 'between 1024 and 2048')
+    """
     pairs = [(n, a, b) for n, a, b in zip(lengths, t_exact, t_linear, strict=True) if a and b]
     if not pairs:
         return {"length": None, "note": "no length with both timings"}
@@ -148,6 +188,40 @@ def run_attention_bench(
     ``max_len=None``: :func:`default_max_len` (65536 on CPU, 262144 on an accelerator).
     ``precision``: the harness's matmul precision (``"highest"``: float32 products; ``"default"``:
     the backend's choice, TF32 on recent GPUs).
+
+    Parameters
+    ----------
+    min_len : int, default 1024
+        Smallest ``L``, >= 2; lengths double up to ``max_len``.
+    max_len : int, optional
+        Largest ``L`` (default :func:`default_max_len`).
+    d : int, default 64
+        Head dimension.
+    num_features : int, default 64
+        Projections of the linear methods.
+    repeats : int, default 3
+        Timed runs per configuration (the best is kept).
+    exact_mem : float, default 4 GiB
+        Exact attention is skipped where its ``L x L`` float32 scores (twice) exceed this many bytes.
+    methods : tuple, default METHODS
+        ``(method, causal, causal_impl)`` configurations.
+    progress : callable, optional
+        Called with each entry as it is measured.
+    timeout : float, default 600
+        Seconds allowed per configuration's process.
+    precision : str, default "highest"
+        Matmul precision (``"highest"``, ``"high"`` or ``"default"``).
+
+    Returns
+    -------
+    list of dict
+        One entry per configuration and length: ``workload``, ``method``, ``causal``, ``impl``,
+        ``L``, ``seconds``, ``peak_bytes``, ``xla_bytes``, ``device``, ``note``.
+
+    Raises
+    ------
+    ValueError
+        If not ``2 <= min_len <= max_len``, or ``precision`` is unknown.
     """
     import json
     import subprocess
@@ -226,7 +300,24 @@ HEADER = f"{'method':22s} {'L':>7s} {'time [s]':>11s} {'peak MiB':>10s} {'XLA Mi
 
 
 def format_entry(e: dict[str, Any]) -> str:
-    """One row of :func:`format_bench` (also printed as progress while the sweep runs)."""
+    """One row of :func:`format_bench` (also printed as progress while the sweep runs).
+
+    Parameters
+    ----------
+    e : dict
+        An entry of :func:`run_attention_bench`.
+
+    Returns
+    -------
+    str
+        The row: method, ``L``, time, peak MiB, XLA MiB, note.
+
+    Examples
+    --------
+    >>> format_entry({"method": "favor+", "causal": True, "impl": "chunked", "L": 1024, "seconds": 0.5,
+    ...               "peak_bytes": 2**20, "xla_bytes": None, "note": ""}).split()
+    ['favor+', 'causal', 'chunked', '1024', '0.5', '1.0', '-']
+    """
     name = e["method"] + (" causal" if e["causal"] else "") + (" chunked" if e.get("impl") == "chunked" else "")
     t = "-" if e["seconds"] is None else f"{e['seconds']:.4g}"
     mb = "-" if e["peak_bytes"] is None else f"{e['peak_bytes'] / 2**20:.1f}"
@@ -235,7 +326,18 @@ def format_entry(e: dict[str, Any]) -> str:
 
 
 def format_bench(entries: list[dict[str, Any]]) -> str:
-    """Table of times and memory, then slopes and crossovers."""
+    """Table of times and memory, then slopes and crossovers.
+
+    Parameters
+    ----------
+    entries : list of dict
+        Entries of :func:`run_attention_bench`.
+
+    Returns
+    -------
+    str
+        The table, the log-log slopes per method, the crossover lengths and the device line.
+    """
     lines = [HEADER] + [format_entry(e) for e in entries]
     s = summarise(entries)
     lines.append("")

@@ -42,6 +42,24 @@ def device_errors(n: int, d: int = 64, num_features: int = 64, seed: int = 0,
 
     One row per ``(method, causal, impl)``: ``err_default`` (``precision="default"``, the
     backend's choice), ``err_highest`` (``precision="highest"``, the harness's default) and ``device``.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length ``L``.
+    d : int, default 64
+        Head dimension.
+    num_features : int, default 64
+        Projections of FAVOR+.
+    seed : int, default 0
+        Seed of the inputs and projections.
+    methods : tuple, default rfcheck.attention.bench.METHODS
+        ``(method, causal, causal_impl)`` configurations.
+
+    Returns
+    -------
+    list of dict
+        ``method``, ``causal``, ``impl``, ``L``, ``device``, ``err_default``, ``err_highest``.
     """
     import jax
 
@@ -72,7 +90,18 @@ def device_errors(n: int, d: int = 64, num_features: int = 64, seed: int = 0,
 def main(argv: list[str] | None = None) -> int:
     """``python -m rfcheck.attention.devicecheck [--len L ...] [--seed S]``: print the float32
     errors on the default device at both matmul precisions; exit status 1 when the worst error at
-    ``highest`` precision reaches 1e-4 (or is not finite), else 0."""
+    ``highest`` precision reaches 1e-4 (or is not finite), else 0.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 if every error at ``highest`` precision is finite and below 1e-4, else 1.
+    """
     p = argparse.ArgumentParser(prog="python -m rfcheck.attention.devicecheck", description=__doc__.splitlines()[0])
     p.add_argument("--len", type=int, nargs="+", default=[1024, 8192], help="sequence lengths L")
     p.add_argument("--seed", type=int, default=0)

@@ -73,6 +73,40 @@ def sphere_grid_data(n: int, d: int, r: float, *, seed: int = 0) -> tuple[np.nda
 
     ``theta_ij = |a_i - a_j|`` covers ``[0, pi]`` on a grid of step ``pi/(n-1)`` (including
     0 and ``pi``, where ``SM^++`` and ``SM^trig`` attain their max-relative-error).
+
+    Parameters
+    ----------
+    n : int
+        Sequence length ``L``, >= 2.
+    d : int
+        Dimension, >= 2.
+    r : float
+        The common norm, finite and > 0.
+    seed : int, default 0
+        Seed of the random orthonormal 2-frame.
+
+    Returns
+    -------
+    q, k : numpy.ndarray
+        Shape (n, d), equal (``k`` a copy of ``q``).
+    a : numpy.ndarray
+        Shape (n,): the angles ``a_i``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``d`` is not an integer >= 2, or ``r`` is not finite and > 0.
+
+    References
+    ----------
+    HRF sec 4, Figure 2 (same-length inputs, ``r = 1.0, 1.5``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q, k, a = sphere_grid_data(3, 4, 2.0)
+    >>> np.round(np.linalg.norm(q, axis=1), 12), np.round(q @ k.T / 4, 12)[0]
+    (array([2., 2., 2.]), array([ 1.,  0., -1.]))
     """
     n = validate.positive_int(n, "L")
     d = validate.positive_int(d, "d")
@@ -103,6 +137,36 @@ def exact_max_rel_error(r: float, a: np.ndarray, *, m: int = FIG2_M, hybrid: tup
     (:func:`rfcheck.closed_forms.hrf.log_max_rel_error_angular_hybrid`, ``log_max_rel_error_base``).
 
     ``log eps_ij = (log MSE_ij - 2 r^2 cos theta_ij)/2`` (``SM = exp(r^2 cos theta)``).
+
+    Parameters
+    ----------
+    r : float
+        The common norm of the queries and keys, > 0.
+    a : numpy.ndarray
+        Shape (L,): the angles of :func:`sphere_grid_data`.
+    m : int, default FIG2_M
+        Random features of ``SM^trig`` and ``SM^++`` (128, HRF Figure 2).
+    hybrid : (int, int), default FIG2_HYBRID
+        ``(m, n)`` of the angular hybrid at matched cost ((16, 8)).
+
+    Returns
+    -------
+    dict
+        ``{method: {"eps_max", "entry", "theta", "rel_mse_mean", "rel_mse", "eps_sup"}}`` for
+        ``"trig"``, ``"pos"``, ``"hybrid"``; ``rel_mse`` is the (L, L) matrix of ``eps_ij^2``.
+
+    References
+    ----------
+    HRF Def 3.3 (relative error); Lemma 3.4 eq (25)-(26); Thm D.1 eq (45).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ex = exact_max_rel_error(1.0, np.linspace(0, np.pi, 5))
+    >>> ex["pos"]["theta"], ex["trig"]["theta"] == np.pi  # SM^++ worst at theta = 0, SM^trig at pi
+    (0.0, True)
+    >>> ex["hybrid"]["eps_max"] < min(ex["pos"]["eps_max"], ex["trig"]["eps_max"])
+    True
     """
     theta = np.abs(a[:, None] - a[None, :])
     log_sm2 = 2 * r * r * np.cos(theta)
@@ -171,7 +235,22 @@ def _mc_fn(m: int, hybrid: tuple[int, int], sel: np.ndarray) -> Any:
 
 @dataclass
 class MaxRelStudy:
-    """Results of :func:`run_maxrel` (see :func:`format_maxrel`)."""
+    """Results of :func:`run_maxrel` (see :func:`format_maxrel`).
+
+    Parameters
+    ----------
+    config : dict
+        ``r``, ``L``, ``d``, ``m``, ``hybrid_m``, ``hybrid_n``, ``R`` (draws), ``seed``, ``alpha``.
+    exact : dict
+        Per method, :func:`exact_max_rel_error` without the ``rel_mse`` matrix.
+    mc : dict
+        Per method: ``max_rel_rmse_empirical``, ``at_exact_argmax``, ``rel_mse_mean``,
+        ``output_mse``, ``output_mse_se``.
+    entries : list of dict
+        The tests (equality and paired-ordering entries, each with a ``verdict``).
+    seconds : float
+        Wall time of the study.
+    """
 
     config: dict[str, Any]
     exact: dict[str, dict[str, Any]]
@@ -201,6 +280,43 @@ def run_maxrel(r: float, *, n: int = 256, d: int = 64, m: int = FIG2_M, hybrid: 
     used as references of the equality tests (absent: 1, the real test; a power test passes
     e.g. ``{"trig": 1.3}`` and must see it rejected).
     Requires JAX (``rfcheck[jax]``).
+
+    Parameters
+    ----------
+    r : float
+        The common norm, > 0.
+    n : int, default 256
+        Sequence length ``L``, >= 2.
+    d : int, default 64
+        Dimension, >= 2.
+    m : int, default FIG2_M
+        Random features of the base estimators.
+    hybrid : (int, int), default FIG2_HYBRID
+        ``(m, n)`` of the angular hybrid.
+    n_draws : int, default 2000
+        Independent draws ``R``, >= 64.
+    seed : int, default 0
+        Seed of the data frame, values and draws.
+    alpha : float, default 1e-3
+        Family-wise false-alarm level (Bonferroni over the tests).
+    batch : int, default 50
+        Draws per jitted call.
+    reference_scale : dict, optional
+        Method -> factor on its closed-form references (power tests).
+
+    Returns
+    -------
+    MaxRelStudy
+        Configuration, exact values, Monte Carlo summaries and the test entries.
+
+    Raises
+    ------
+    ValueError
+        If ``n_draws < 64``, or ``m``, the hybrid's ``(m, n)``, ``n``, ``d`` or ``r`` are invalid.
+
+    References
+    ----------
+    HRF sec 4, Figure 2 and Figure 5; Def 3.3; Thm D.1 eq (45).
     """
     import jax
     import jax.numpy as jnp
@@ -263,7 +379,18 @@ def run_maxrel(r: float, *, n: int = 256, d: int = 64, m: int = FIG2_M, hybrid: 
 
 
 def format_maxrel(st: MaxRelStudy) -> str:
-    """Plain-text report of a :class:`MaxRelStudy`."""
+    """Plain-text report of a :class:`MaxRelStudy`.
+
+    Parameters
+    ----------
+    st : MaxRelStudy
+        The study.
+
+    Returns
+    -------
+    str
+        The table of exact and Monte Carlo max-relative-errors, the exact ratios and one line per test.
+    """
     c = st.config
     lines = [f"HRF max-relative-error at attention scale: r={c['r']} L={c['L']} d={c['d']} M={c['m']} "
              f"hybrid (m, n)=({c['hybrid_m']}, {c['hybrid_n']}) R={c['R']} seed={c['seed']} ({st.seconds:.1f} s)",
@@ -289,7 +416,19 @@ def format_maxrel(st: MaxRelStudy) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m rfcheck.attention.maxrel [--radii R ...] [--len L] [--draws R] [--json PATH]``."""
+    """``python -m rfcheck.attention.maxrel [--radii R ...] [--len L] [--draws R] [--json PATH]``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments (default ``sys.argv[1:]``): ``--radii``, ``--len``, ``--dim``,
+        ``--draws``, ``--seed``, ``--alpha``, ``--json``.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
     p = argparse.ArgumentParser(prog="python -m rfcheck.attention.maxrel", description=__doc__.split("\n")[0])
     p.add_argument("--radii", type=float, nargs="+", default=[1.0, 1.25, 1.5])
     p.add_argument("--len", type=int, default=256)

@@ -113,7 +113,30 @@ ORDERINGS: list[tuple[str, str, str]] = [
 
 
 def isotropic_data(n: int, d: int, *, scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``q, k`` (n, d) with rows ``N(0, (scale^2 / d) I)`` (so ``|q| ~ scale``)."""
+    """``q, k`` (n, d) with rows ``N(0, (scale^2 / d) I)`` (so ``|q| ~ scale``).
+
+    Parameters
+    ----------
+    n : int
+        Sequence length ``L``.
+    d : int
+        Dimension.
+    scale : float, default 1.0
+        Typical norm of a row.
+    seed : int, default 0
+        Seed of the NumPy generator.
+
+    Returns
+    -------
+    q, k : numpy.ndarray
+        Shape (n, d) each, independent.
+
+    Examples
+    --------
+    >>> q, k = isotropic_data(4, 8, scale=0.5)
+    >>> q.shape, k.shape
+    ((4, 8), (4, 8))
+    """
     rng = np.random.default_rng(seed)
     return rng.normal(size=(n, d)) * scale / math.sqrt(d), rng.normal(size=(n, d)) * scale / math.sqrt(d)
 
@@ -125,6 +148,42 @@ def anisotropic_data(n: int, d: int, *, top: float = 0.4, condition: float = 100
     Eigenvalues geometric from ``top`` down to ``top / condition`` (``top < 1/2`` so that
     DARKFormer's ``Sigma* = (I + 2 Lambda)(I - 2 Lambda)^{-1}`` exists, Thm 3.2), random
     rotation.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length ``L``.
+    d : int
+        Dimension.
+    top : float, default 0.4
+        Largest eigenvalue of ``Lambda``, in (0, 1/2).
+    condition : float, default 100.0
+        Ratio of the largest to the smallest eigenvalue.
+    seed : int, default 0
+        Seed of the rotation and the rows.
+
+    Returns
+    -------
+    q, k : numpy.ndarray
+        Shape (n, d) each.
+    lam : numpy.ndarray
+        ``Lambda``, (d, d).
+
+    Raises
+    ------
+    ValueError
+        If ``top`` is not in (0, 1/2).
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q, k, lam = anisotropic_data(5, 3, top=0.2, condition=4.0)
+    >>> np.round(np.linalg.eigvalsh(lam), 12)
+    array([0.05, 0.1 , 0.2 ])
     """
     if not 0 < top < 0.5:
         raise ValueError("need 0 < top < 1/2 (DARKFormer Thm 3.2: lambda_i < 1/2)")
@@ -143,7 +202,22 @@ def _sqrtm(a: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Study:
-    """Results of :func:`run_study` (see :func:`format_study`)."""
+    """Results of :func:`run_study` (see :func:`format_study`).
+
+    Parameters
+    ----------
+    config : dict
+        ``L``, ``d``, ``M``, ``R`` (draws reached), ``R_requested``, ``seed``, ``alpha``,
+        ``oprf_a``, ``block``, ``batch``.
+    variants : dict
+        Per variant: ``mse_mean``, ``se``, ``rel_se``, ``trustworthy``, ``note``,
+        ``output_mse``, ``output_mse_se``, ``tails`` (:func:`tail_stats`), ``closed_form``,
+        ``closed_form_se`` and, with ``per_entry``, ``max_rel_rmse``, ``mean_rel_rmse``.
+    entries : list of dict
+        The equality and ordering tests, each with ``id``, ``verdict``, ``z``, ``z_crit``, ``tails``.
+    seconds : float
+        Wall time of the study.
+    """
 
     config: dict[str, Any]
     variants: dict[str, dict[str, Any]]
@@ -333,6 +407,24 @@ def tail_stats(x: Any) -> dict[str, float]:
     the mean has no CLT at all; lognormal-like tails show as a moderate value that keeps
     growing with ``n``); ``r_needed``: ``n * max(cv^2, share / 0.05)``, the ``R`` at which
     the diagnostic would pass if the tails were light (a guide, not a promise).
+
+    Parameters
+    ----------
+    x : array_like
+        The replicates (flattened), real; at least 2.
+
+    Returns
+    -------
+    dict
+        ``n``, ``mean``, ``se``, ``rel_se``, ``trustworthy``, ``tail_cv``, ``max_share``,
+        ``skewness``, ``kurtosis``, ``hill_alpha``, ``r_needed``, ``note``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = tail_stats(np.random.default_rng(0).normal(5.0, 1.0, 4000))
+    >>> t["n"], t["trustworthy"], abs(t["kurtosis"] - 3) < 0.5
+    (4000, True, True)
     """
     x = np.asarray(x, float).ravel()
     n = x.size
@@ -365,6 +457,23 @@ def difference_trusted(tails: dict[str, Any]) -> tuple[bool, str]:
     with mean 0 has an infinite relative SE and a perfect normal approximation).  Whether the
     normal approximation of the mean holds is a question about the replicates' tails, which
     the other two rules answer.
+
+    Parameters
+    ----------
+    tails : dict
+        :func:`tail_stats` of the differences (``tail_cv`` and ``max_share`` are read).
+
+    Returns
+    -------
+    trusted : bool
+        Whether both tail rules pass.
+    reason : str
+        Why not (empty when trusted).
+
+    Examples
+    --------
+    >>> difference_trusted({"tail_cv": 0.3, "max_share": 0.01})
+    (True, '')
     """
     cv, share = tails["tail_cv"], tails["max_share"]
     ok = math.isfinite(cv) and cv <= TAIL_CV_LIMIT and share <= TAIL_MAX_SHARE
@@ -378,6 +487,22 @@ def ordering_verdict(entry: dict[str, Any]) -> str:
     REFUTED when ``z > z_crit``, HOLDS when ``z < -z_crit``, INCONCLUSIVE otherwise or when the
     replicates' SE is not trusted (paired differences: :func:`difference_trusted`; one-sample
     tests of an MSE against an exact value: ``estimate_mean``'s full diagnostic).
+
+    Parameters
+    ----------
+    entry : dict
+        With ``z``, ``z_crit``, ``tails`` (:func:`tail_stats`) and ``paired`` (default True).
+
+    Returns
+    -------
+    str
+        ``"HOLDS"``, ``"REFUTED"`` or ``"INCONCLUSIVE"``.
+
+    Examples
+    --------
+    >>> tails = {"tail_cv": 0.3, "max_share": 0.01}
+    >>> ordering_verdict({"z": -5.0, "z_crit": 3.3, "tails": tails})
+    'HOLDS'
     """
     t = entry["tails"]
     trusted = difference_trusted(t)[0] if entry.get("paired", True) else bool(t["trustworthy"])
@@ -395,6 +520,34 @@ def paired_ordering_entry(ident: str, statement: str, dv: Any, z_crit: float, cl
 
     ``z = mean / SE``; verdict by :func:`ordering_verdict` (trust by :func:`difference_trusted`),
     with a note saying why a test is INCONCLUSIVE.  ``extra`` keys are stored in the entry.
+
+    Parameters
+    ----------
+    ident : str
+        The test's id.
+    statement : str
+        What is tested, in words.
+    dv : array_like
+        The ``R`` paired differences ``e_r^a - e_r^b``.
+    z_crit : float
+        The critical value (Bonferroni over the study's tests).
+    closed_form_diff : float or None
+        The exact difference, where known (reported, not tested).
+    **extra
+        Further keys stored in the entry (e.g. ``source``).
+
+    Returns
+    -------
+    dict
+        ``id``, ``kind`` (``"ordering"``), ``statement``, ``paired``, ``paired_diff``, ``se``,
+        ``rel_se``, ``z``, ``z_crit``, ``closed_form_diff``, ``tails``, ``verdict``, ``note``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dv = np.random.default_rng(0).normal(-1.0, 1.0, 4000)
+    >>> paired_ordering_entry("a<=b", "a <= b", dv, 3.3, None)["verdict"]
+    'HOLDS'
     """
     dv = np.asarray(dv, float)
     diff = estimate_mean(dv)
@@ -433,6 +586,52 @@ def run_study(
     the paired one, and a one-sample test of the aligned mean against the *exact* isotropic
     value (the isotropic estimator is PosRF with iid features, whose pair-averaged MSE is the
     closed form of CRT Thm 3.2 with ``A = 0``), which needs only the aligned replicates' tails.
+
+    Parameters
+    ----------
+    q, k : array_like
+        Queries and keys, shape (L, d) each.
+    num_features : int, default 64
+        ``M``, projections per estimator.
+    n_draws : int, default 400
+        Independent feature draws ``R``, >= 64.
+    seed : int, default 0
+        Seed of the draws.
+    alpha : float, default 1e-3
+        Family-wise false-alarm level (Bonferroni over the study's tests).
+    variants : tuple of str, default all of VARIANTS
+        The variants (``"prf-iid"``, ``"oprf-orf"``, ``"trig-iid"``, ``"hybrid-iid"``, ...).
+    dark_cov : numpy.ndarray, optional
+        The data covariance ``Lambda`` (eigenvalues in [0, 1/2)): adds the DARKFormer variants.
+    batch : int, default 50
+        Draws per jitted call.
+    block : int, optional
+        Query rows per block (default: about 256 MiB live).
+    max_seconds : float, optional
+        Stop after the first batch that ends past this wall time (at least 64 draws).
+    per_entry : bool, default True
+        Keep the (V, L, L) per-entry accumulator (for the max relative RMSE); False: Gram form.
+    progress : callable, optional
+        ``progress(draws_done, seconds)`` after each batch.
+    cf_pairs : int, default CF_MAX_PAIRS
+        Pairs at which the closed forms are evaluated (a random subsample above it).
+
+    Returns
+    -------
+    Study
+        Configuration, per-variant results and the tests with their verdicts.
+
+    Raises
+    ------
+    ValueError
+        If ``q``, ``k`` are not (L, d) arrays of one shape, ``n_draws < 64``, a variant is
+        unknown, ``dark_cov`` has an eigenvalue outside [0, 1/2), the closed-form subsample mean
+        is not trusted, or the Gram form loses more than 8 digits to cancellation.
+
+    References
+    ----------
+    CRT eq (6), (8), Thm 3.3, Thm 4.1; SimRF sec 4-5; DARKFormer Thm 3.2; HRF eq (12), (19),
+    Thm D.1 eq (45).
     """
     t0 = time.perf_counter()
     q = np.asarray(q, float)
@@ -570,7 +769,18 @@ def run_study(
 
 
 def format_study(st: Study) -> str:
-    """Plain-text tables of a :class:`Study` (MSE per variant, then verdicts with z and tails)."""
+    """Plain-text tables of a :class:`Study` (MSE per variant, then verdicts with z and tails).
+
+    Parameters
+    ----------
+    st : Study
+        The study.
+
+    Returns
+    -------
+    str
+        The per-variant table and one line per test.
+    """
     c = st.config
     lines = [f"attention-scale MSE study: L={c['L']} d={c['d']} M={c['M']} R={c['R']} seed={c['seed']} "
              f"(FAVOR++ A={c['oprf_a']:.4g}; {st.seconds:.1f} s)",
@@ -598,7 +808,23 @@ def format_study(st: Study) -> str:
 
 
 def study_as_dict(st: Study) -> dict[str, Any]:
-    """JSON-ready form of a :class:`Study`."""
+    """JSON-ready form of a :class:`Study`.
+
+    Parameters
+    ----------
+    st : Study
+        The study.
+
+    Returns
+    -------
+    dict
+        ``config``, ``seconds``, ``variants``, ``entries``.
+
+    Examples
+    --------
+    >>> sorted(study_as_dict(Study({}, {}, [], 0.0)))
+    ['config', 'entries', 'seconds', 'variants']
+    """
     return {"config": st.config, "seconds": st.seconds, "variants": st.variants, "entries": st.entries}
 
 
@@ -607,6 +833,18 @@ def verdict_table(studies: list[dict[str, Any]], *, rederive: bool = False) -> s
 
     ``rederive``: recompute ordering verdicts from the stored ``z``, ``z_crit`` and tail
     statistics with :func:`ordering_verdict` (for files written by an older rule).
+
+    Parameters
+    ----------
+    studies : list of dict
+        Studies as :func:`study_as_dict` writes them.
+    rederive : bool, default False
+        Recompute the ordering verdicts.
+
+    Returns
+    -------
+    str
+        The table.
     """
     lines = [f"{'L':>5s} {'M':>4s} {'R':>5s} {'verdict':12s} {'z':>9s} {'z_crit':>6s} {'rel SE':>7s} {'CV':>5s} "
              f"{'share':>6s} {'kurt':>6s}  test"]
@@ -633,6 +871,16 @@ def main(argv: list[str] | None = None) -> int:
     isotropic data (rows ``N(0, scale^2/d I)``), optionally the DARKFormer study on anisotropic
     data; prints the tables and (``--json``) writes all results, rewritten after each study so
     that a long run keeps what it finished.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments (default ``sys.argv[1:]``; ``--help`` lists them).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
     """
     p = argparse.ArgumentParser(prog="python -m rfcheck.attention.mse", description=__doc__.split("\n")[0])
     p.add_argument("--len", type=int, default=256, help="sequence length L (1024, 4096: slow)")

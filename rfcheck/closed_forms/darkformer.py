@@ -80,7 +80,23 @@ ISOTROPIC_LIMIT = 1.0 / 6.0
 
 
 def isotropic_finite_threshold() -> float:
-    """``1/6``: ``V(p_I) < inf`` iff ``lambda_max(Lambda) < 1/6`` (see module docstring)."""
+    """``1/6``: ``V(p_I) < inf`` iff ``lambda_max(Lambda) < 1/6`` (see module docstring).
+
+    Returns
+    -------
+    float
+        :data:`ISOTROPIC_LIMIT`, ``1/6``.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2 and eq (6); the threshold follows from the
+    finiteness condition ``s_i > (1 + 2 lambda_i) / (2 (1 - 2 lambda_i))`` at ``s_i = 1``.
+
+    Examples
+    --------
+    >>> isotropic_finite_threshold() == 1 / 6
+    True
+    """
     return ISOTROPIC_LIMIT
 
 
@@ -101,7 +117,30 @@ def _as_matrix(a: Any, name: str) -> np.ndarray:
 
 
 def check_spd(sigma: Any, name: str = "Sigma") -> np.ndarray:
-    """``sigma`` as a symmetric positive-definite float64 matrix, else ``ValueError``."""
+    """``sigma`` as a symmetric positive-definite float64 matrix, else ``ValueError``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        A square matrix (a scalar is a 1 x 1 matrix), finite, symmetric to a relative 1e-12.
+    name : str, default "Sigma"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(sigma + sigma.T) / 2``, shape (d, d).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not square, not finite, not symmetric, or not positive definite.
+
+    Examples
+    --------
+    >>> check_spd(2.0)
+    array([[2.]])
+    """
     s = _as_matrix(sigma, name)
     ev = np.linalg.eigvalsh(s)
     if not ev[0] > 0:
@@ -110,7 +149,29 @@ def check_spd(sigma: Any, name: str = "Sigma") -> np.ndarray:
 
 
 def check_lambda(lam: Any) -> np.ndarray:
-    """``Lambda`` (covariance of q and k) as a symmetric PSD matrix, else ``ValueError``."""
+    """``Lambda`` (covariance of q and k) as a symmetric PSD matrix, else ``ValueError``.
+
+    Parameters
+    ----------
+    lam : array_like
+        The covariance ``Lambda`` of the queries and keys: square (a scalar is 1 x 1), finite,
+        symmetric, positive semidefinite (eigenvalues ``>= -1e-14 max(1, lambda_max)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(lam + lam.T) / 2``, shape (d, d).
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not square, not finite, not symmetric, or has a negative eigenvalue.
+
+    Examples
+    --------
+    >>> check_lambda([[0.1, 0.0], [0.0, 0.0]]).shape
+    (2, 2)
+    """
     s = _as_matrix(lam, "Lambda")
     ev = np.linalg.eigvalsh(s)
     if ev[0] < -1e-14 * max(1.0, ev[-1]):
@@ -146,7 +207,34 @@ def _check_coord(lam: Any, s: Any) -> None:
 @formula(check=_check_star)
 def sigma_star_eig(ctx: Any, lam: Any) -> Any:
     """Eigenvalue ``(1 + 2 lambda)/(1 - 2 lambda)`` of ``Sigma*`` (DARKFormer Thm 3.2, App. A:
-    ``1/(1 - 2 beta)``, ``beta = 2 lambda/(2 lambda + 1)``); needs ``0 <= lambda < 1/2``."""
+    ``1/(1 - 2 beta)``, ``beta = 2 lambda/(2 lambda + 1)``); needs ``0 <= lambda < 1/2``.
+
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    lam : float or array_like
+        An eigenvalue of ``Lambda``, ``0 <= lam < 1/2``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The corresponding eigenvalue of ``Sigma*`` (same shape; mpmath numbers on the mpmath face).
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is NaN, negative, or ``>= 1/2``.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2 and its proof (appendix A).
+
+    Examples
+    --------
+    >>> float(sigma_star_eig(0.25))
+    3.0
+    """
     return (1 + 2 * lam) / (1 - 2 * lam)
 
 
@@ -164,6 +252,33 @@ def coord_log_second_moment(ctx: Any, lam: Any, s: Any) -> Any:
 
     Finite iff ``lam < 1/2`` and ``s > (1 + 2 lam)/(2 (1 - 2 lam))``; the float64 face
     returns ``+inf`` outside (the mpmath face too).  DARKFormer eq (6), Thm 3.2.
+    A :func:`rfcheck.backends.formula`: it also takes ``backend`` and ``dps``.
+
+    Parameters
+    ----------
+    lam : float or array_like
+        Eigenvalue of ``Lambda``, >= 0.
+    s : float or array_like
+        Eigenvalue of ``Sigma`` on the same eigenvector, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The log factor (broadcast shape), ``+inf`` outside the finite domain.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is NaN or negative, or ``s`` is not finite and > 0.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (6) and Theorem 3.2.
+
+    Examples
+    --------
+    >>> float(coord_log_second_moment(0.0, 1.0))  # Lambda = 0, Sigma = I: E Z^2 = 1
+    0.0
     """
     p = (2 * (1 - 2 * lam) * s - (1 + 2 * lam)) / ((1 + 2 * lam) * s)
     val = ctx.log(s) / 2 - ctx.log(p) / 2 - ctx.log(1 + 2 * lam)
@@ -176,7 +291,31 @@ def coord_log_second_moment(ctx: Any, lam: Any, s: Any) -> Any:
 
 
 def log_gaussian_density(omega: np.ndarray, sigma: Any) -> np.ndarray:
-    """``log N(omega; 0, Sigma)`` for rows of ``omega`` (float64, Cholesky, no overflow)."""
+    """``log N(omega; 0, Sigma)`` for rows of ``omega`` (float64, Cholesky, no overflow).
+
+    Parameters
+    ----------
+    omega : array_like
+        Shape (n, d) (or (d,)): the points.
+    sigma : array_like
+        The covariance ``Sigma``, (d, d) symmetric positive definite.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,): the log densities.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not symmetric positive definite (:func:`check_spd`).
+
+    Examples
+    --------
+    >>> import math
+    >>> bool(abs(log_gaussian_density([0.0], 1.0)[0] + 0.5 * math.log(2 * math.pi)) < 1e-15)
+    True
+    """
     s = check_spd(sigma)
     omega = np.atleast_2d(np.asarray(omega, dtype=float))
     c = np.linalg.cholesky(s)
@@ -189,8 +328,37 @@ def mahalanobis_prf(x: np.ndarray, omega: np.ndarray, m_mat: np.ndarray, *, norm
     """DARKFormer sec 4.1 feature map ``phi_Sigma(x, omega) = h(Mx)/sqrt(m) [exp(omega_j^T x)]_j``,
     ``h(x~) = exp(-|x~|^2/2)``, ``Sigma = M^T M`` (``M`` is ``r x d``, ``r <= d``).
 
-    ``x``: ``(n, d)``; ``omega``: ``(m, d)`` (draw them from ``N(0, Sigma)``).  Returns
-    ``(n, m)``; ``normalise=False`` drops the ``1/sqrt(m)`` (the sec 4.2 form used in eq 4).
+    Parameters
+    ----------
+    x : array_like
+        Shape (n, d) (or (d,)): the inputs.
+    omega : array_like
+        Shape (m, d): the projections (draw them from ``N(0, Sigma)``).
+    m_mat : array_like
+        ``M``, shape (r, d) with ``r <= d``.
+    normalise : bool, default True
+        Include the ``1/sqrt(m)``; ``False`` drops it (the sec 4.2 form used in eq 4).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n, m): ``phi_Sigma(x_i, omega_j)``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match (``M`` not ``r x d`` with ``r <= d``, ``omega`` not ``m x d``),
+        or an input is not finite.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), sec 4.1, eq (3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mahalanobis_prf(np.zeros((1, 2)), np.ones((4, 2)), np.eye(2))
+    array([[0.5, 0.5, 0.5, 0.5]])
     """
     x = np.atleast_2d(np.asarray(x, dtype=float))
     omega = np.atleast_2d(np.asarray(omega, dtype=float))
@@ -209,7 +377,37 @@ def mahalanobis_prf(x: np.ndarray, omega: np.ndarray, m_mat: np.ndarray, *, norm
 
 def mahalanobis_prf_estimate(q: np.ndarray, k: np.ndarray, omega: np.ndarray, m_mat: np.ndarray) -> np.ndarray:
     """``phi_Sigma(q)^T phi_Sigma(k)``: unbiased for ``exp(q^T Sigma k)`` when the rows of
-    ``omega`` are iid ``N(0, Sigma)`` (eq 3).  Rows of ``q``, ``k`` paired; returns ``(n,)``."""
+    ``omega`` are iid ``N(0, Sigma)`` (eq 3).  Rows of ``q``, ``k`` paired; returns ``(n,)``.
+
+    Parameters
+    ----------
+    q, k : array_like
+        Shape (n, d): paired queries and keys.
+    omega : array_like
+        Shape (m, d): the projections, iid ``N(0, Sigma)``.
+    m_mat : array_like
+        ``M``, shape (r, d), ``Sigma = M^T M``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,): the estimates.
+
+    Raises
+    ------
+    ValueError
+        As :func:`mahalanobis_prf`.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), sec 4.1, eq (3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mahalanobis_prf_estimate(np.zeros((1, 2)), np.zeros((1, 2)), np.ones((4, 2)), np.eye(2))
+    array([1.])
+    """
     fq = mahalanobis_prf(q, omega, m_mat)
     fk = mahalanobis_prf(k, omega, m_mat)
     return np.sum(fq * fk, axis=1)
@@ -223,6 +421,37 @@ def importance_weighted_estimate(q: np.ndarray, k: np.ndarray, omega: np.ndarray
     ``log_w``: ``log w(omega_j)``, shape ``(m,)`` -- for eq (2) ``log p_I - log psi``; for
     eq (4) with ``w_Sigma = p_Sigma/p_I`` and ``omega ~ p_I``.  Computed in log space per
     term.  ``q``, ``k``: ``(n, d)`` paired rows; returns ``(n,)``.
+
+    Parameters
+    ----------
+    q, k : array_like
+        Shape (n, d): paired queries and keys.
+    omega : array_like
+        Shape (m, d): the projections.
+    log_w : array_like
+        Shape (m,): the log importance weights ``log w(omega_j)``.
+    sigma : array_like, optional
+        ``Sigma`` of the feature map, (d, d) SPD; default the identity (eq 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,): the estimates.
+
+    Raises
+    ------
+    ValueError
+        If ``log_w`` does not have one entry per row of ``omega``, or ``sigma`` is not SPD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (2) and eq (4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> importance_weighted_estimate(np.zeros((1, 2)), np.zeros((1, 2)), np.ones((3, 2)), np.zeros(3))
+    array([1.])
     """
     q = np.atleast_2d(np.asarray(q, dtype=float))
     k = np.atleast_2d(np.asarray(k, dtype=float))
@@ -240,7 +469,34 @@ def importance_weighted_estimate(q: np.ndarray, k: np.ndarray, omega: np.ndarray
 def log_b_x(omega: np.ndarray, lam: Any) -> np.ndarray:
     """``log B_x(omega)``, ``B_x(omega) = E_{x ~ N(0, Lambda)} exp(2 omega^T x - |x|^2)``
     (Lemma 3.1; App. A):  ``-1/2 log det(I + 2 Lambda) + omega^T 2 Lambda (I + 2 Lambda)^{-1} omega``.
-    Finite for every PSD ``Lambda``.  ``omega``: ``(n, d)``; returns ``(n,)``."""
+    Finite for every PSD ``Lambda``.  ``omega``: ``(n, d)``; returns ``(n,)``.
+
+    Parameters
+    ----------
+    omega : array_like
+        Shape (n, d) (or (d,)).
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,): ``log B_x(omega_i)``.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not symmetric PSD (:func:`check_lambda`).
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Lemma 3.1 and appendix A.
+
+    Examples
+    --------
+    >>> log_b_x([1.0, 2.0], [[0.0, 0.0], [0.0, 0.0]])
+    array([0.])
+    """
     lam = check_lambda(lam)
     d = lam.shape[0]
     omega = np.atleast_2d(np.asarray(omega, dtype=float))
@@ -251,7 +507,34 @@ def log_b_x(omega: np.ndarray, lam: Any) -> np.ndarray:
 
 
 def b_x(omega: np.ndarray, lam: Any) -> np.ndarray:
-    """``B_x(omega)`` (see :func:`log_b_x`)."""
+    """``B_x(omega)`` (see :func:`log_b_x`).
+
+    Parameters
+    ----------
+    omega : array_like
+        Shape (n, d) (or (d,)).
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,): ``B_x(omega_i) = exp(log_b_x(omega_i))`` (``inf`` where it overflows).
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not symmetric PSD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Lemma 3.1 and appendix A.
+
+    Examples
+    --------
+    >>> b_x([0.0], 0.0)
+    array([1.])
+    """
     return np.exp(log_b_x(omega, lam))
 
 
@@ -267,6 +550,36 @@ def sigma_star(lam: Any, *, backend: str = "float64", dps: int = 50) -> Any:
     returns an ``mpmath.matrix`` at ``dps`` digits.  The float64 face recomputes in mpmath
     (verified at two precisions) where ``lambda_max`` is so close to 1/2 that the rounding of
     the eigenvalues would cost more than ``COND_MAX`` (1e3) eps: ``2 |Lambda| / (1 - 2 lambda_max)``.
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD with every eigenvalue ``< 1/2``.
+    backend : {"float64", "mpmath"}, default "float64"
+        The arithmetic.
+    dps : int, default 50
+        Decimal digits of the mpmath face.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.matrix
+        ``Sigma*``, (d, d).
+
+    Raises
+    ------
+    ValueError
+        If ``Lambda`` is not symmetric PSD, an eigenvalue is ``>= 1/2``, ``backend`` is unknown,
+        or no value good to 17 digits is found near ``lambda_max = 1/2``.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2 and its proof (appendix A).
+
+    Examples
+    --------
+    >>> sigma_star([[0.25, 0.0], [0.0, 0.0]])
+    array([[3., 0.],
+           [0., 1.]])
     """
     lam_m = check_lambda(lam)
     if backend == "mpmath":
@@ -340,7 +653,35 @@ def log_expected_kappa_sq(lam: Any) -> float:
     ``lambda_max >= 1/2`` (the expectation diverges).  Where ``lambda_max`` is so close to 1/2
     that float64 eigenvalues lose ``1 - 2 lambda_max`` (conditioning ``2 |Lambda| /
     (1 - 2 lambda_max)`` above ``COND_MAX``), the eigenvalues are computed in mpmath (verified
-    at two precisions), which also decides finiteness."""
+    at two precisions), which also decides finiteness.
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+
+    Returns
+    -------
+    float
+        ``log E exp(2 q^T k)``, ``+inf`` when ``lambda_max >= 1/2``.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not symmetric PSD, or ``lambda_max`` equals 1/2 to the largest working
+        precision.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (6) (the constant ``E kappa^2``) and appendix A.
+
+    Examples
+    --------
+    >>> round(log_expected_kappa_sq(0.25), 12)  # -1/2 log(1 - 4/16)
+    0.143841036226
+    >>> log_expected_kappa_sq(0.5)
+    inf
+    """
     lam = check_lambda(lam)
     ev = np.linalg.eigvalsh(lam)
     cond = _edge_conditioning(ev)
@@ -378,7 +719,35 @@ def _log_det_near_identity(ev: np.ndarray, minus_identity: Any, fallback: float)
 
 
 def variance_finite(lam: Any, sigma: Any) -> bool:
-    """Whether ``V(N(0, Sigma)) < inf``: ``2 Sigma*^{-1} - Sigma^{-1} > 0`` (module docstring)."""
+    """Whether ``V(N(0, Sigma)) < inf``: ``2 Sigma*^{-1} - Sigma^{-1} > 0`` (module docstring).
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+    sigma : array_like
+        The proposal covariance ``Sigma``, (d, d) SPD.
+
+    Returns
+    -------
+    bool
+        Whether the expected variance is finite.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not PSD or ``sigma`` not SPD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2 (the finite domain is derived in this module's
+    docstring).
+
+    Examples
+    --------
+    >>> variance_finite(0.1, 1.0), variance_finite(0.2, 1.0)  # the isotropic limit is 1/6
+    (True, False)
+    """
     lam_m, s = check_lambda(lam), check_spd(sigma)
     _, p = _second_moment_parts(lam_m, s)
     return bool(np.linalg.eigvalsh(p)[0] > 0)
@@ -397,6 +766,36 @@ def log_expected_second_moment(lam: Any, sigma: Any, *, backend: str = "float64"
     float64 face takes the log-determinant of each of ``Sigma``, ``P`` and ``I + 2 Lambda``
     whose eigenvalues all lie in [1/2, 3/2] as ``sum log1p(eig(X - I))`` with ``X - I`` formed
     analytically, so that small ``Lambda`` (``V ~ 2 tr Lambda``) keeps its digits.
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+    sigma : array_like or mpmath.matrix
+        The proposal covariance ``Sigma``, (d, d) SPD (an ``mpmath.matrix`` on the mpmath face).
+    backend : {"float64", "mpmath"}, default "float64"
+        The arithmetic.
+    dps : int, default 50
+        Decimal digits of the mpmath face.
+
+    Returns
+    -------
+    float or mpmath.mpf
+        The log second moment, ``+inf`` outside the finite domain.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not PSD or ``sigma`` not SPD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (6), Lemma 3.1 and Theorem 3.2.
+
+    Examples
+    --------
+    >>> log_expected_second_moment(0.0, 1.0)
+    0.0
     """
     if backend == "mpmath" and isinstance(sigma, mpmath.matrix):  # an exact mpmath Sigma
         lam_m, s = check_lambda(lam), None
@@ -454,6 +853,41 @@ def log_expected_variance(lam: Any, sigma: Any, m: int = 1, *, backend: str = "f
     evaluated as ``L2 + log(-expm1(K2 - L2))`` (no cancellation to 0, no overflow).
     ``+inf`` outside the finiteness domain (module docstring); ``-inf`` only for
     ``Lambda = 0`` with ``Sigma = I`` (zero variance).
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+    sigma : array_like or mpmath.matrix
+        The proposal covariance ``Sigma``, (d, d) SPD.
+    m : int, default 1
+        Number of iid features, >= 1.
+    backend : {"float64", "mpmath"}, default "float64"
+        The arithmetic (the mpmath face is good to ``dps`` digits).
+    dps : int, default 50
+        Decimal digits of the mpmath face.
+
+    Returns
+    -------
+    float or mpmath.mpf
+        ``log V``; ``+inf`` outside the finite domain, ``-inf`` for ``Lambda = 0``, ``Sigma = I``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not a positive integer, ``lam`` is not PSD, ``sigma`` not SPD, or the
+        mpmath face finds no value good to ``dps`` digits.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (5)-(6) and Theorem 3.2.
+
+    Examples
+    --------
+    >>> log_expected_variance(0.0, 1.0)
+    -inf
+    >>> log_expected_variance(0.2, 1.0)  # lambda > 1/6: the isotropic PRF diverges
+    inf
     """
     if int(m) != m or m < 1:
         raise ValueError(f"m must be a positive integer; got {m}")
@@ -513,7 +947,37 @@ def _log_expected_variance_mp(lam: Any, sigma: Any, m: int, dps: int) -> Any:
 
 def expected_variance(lam: Any, sigma: Any, m: int = 1) -> float:
     """``V(N(0, Sigma))`` (float64; ``+inf`` where infinite, see :func:`log_expected_variance`;
-    ``ValueError`` if the finite value overflows float64 -- use the log form)."""
+    ``ValueError`` if the finite value overflows float64 -- use the log form).
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+    sigma : array_like
+        The proposal covariance ``Sigma``, (d, d) SPD.
+    m : int, default 1
+        Number of iid features, >= 1.
+
+    Returns
+    -------
+    float
+        ``V = E_{q,k} Var_omega kappa_hat``, >= 0, ``+inf`` outside the finite domain.
+
+    Raises
+    ------
+    ValueError
+        If the finite ``V`` exceeds float64, or the arguments are invalid (as
+        :func:`log_expected_variance`).
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (5)-(6).
+
+    Examples
+    --------
+    >>> expected_variance(0.0, 1.0)
+    0.0
+    """
     lv = log_expected_variance(lam, sigma, m)
     if lv == math.inf:
         return math.inf
@@ -526,7 +990,35 @@ def optimal_variance(lam: Any, m: int = 1) -> float:
     """``V(psi*) = (prod 1/(1 - 2 lambda_i) - prod (1 - 4 lambda_i^2)^{-1/2}) / m``: the
     Cauchy-Schwarz bound ``((int f)^2 - E kappa^2)/m`` of Lemma 3.1 (App. A), attained by
     ``Sigma*``.  ``ValueError`` when ``lambda_max >= 1/2`` (no finite-variance proposal) or
-    ``m`` is not an integer >= 1."""
+    ``m`` is not an integer >= 1.
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD with every eigenvalue ``< 1/2``.
+    m : int, default 1
+        Number of iid features, >= 1.
+
+    Returns
+    -------
+    float
+        ``V(psi*)`` >= 0.
+
+    Raises
+    ------
+    ValueError
+        If ``lambda_max >= 1/2``, ``m`` is not an integer >= 1, ``lam`` is not PSD, or the value
+        exceeds float64.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Lemma 3.1 and Theorem 3.2 (appendix A).
+
+    Examples
+    --------
+    >>> round(optimal_variance(0.25), 12)  # 1/(1 - 1/2) - (1 - 1/4)^(-1/2)
+    0.845299461621
+    """
     m = validate.positive_int(m, "m")
     lam_m = check_lambda(lam)
     ev = np.linalg.eigvalsh(lam_m)
@@ -570,6 +1062,31 @@ def optimise_sigma(lam: Any, *, seed: int = 0, maxiter: int = 2_000) -> tuple[np
     The start is ``c I`` with ``c`` doubled from 1 until ``V`` is finite, plus a small random
     perturbation (``seed``); Nelder-Mead then BFGS polish.  Returns ``(Sigma_opt, log V_opt)``.
     ``ValueError`` if no finite start exists (``lambda_max >= 1/2``).
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD with every eigenvalue ``< 1/2``.
+    seed : int, default 0
+        Seed of the start's perturbation.
+    maxiter : int, default 2000
+        Iteration cap of each optimiser stage (BFGS, Nelder-Mead, BFGS).
+
+    Returns
+    -------
+    sigma_opt : numpy.ndarray
+        The minimising ``Sigma``, (d, d).
+    log_v_opt : float
+        ``log V(N(0, sigma_opt))``.
+
+    Raises
+    ------
+    ValueError
+        If an eigenvalue of ``Lambda`` is ``>= 1/2``, or ``lam`` is not PSD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), Theorem 3.2 (checked independently by this optimisation).
     """
     from scipy.optimize import minimize
 
@@ -613,6 +1130,43 @@ def nested_mc_variance(lam: Any, sigma: Any, *, n_outer: int, n_inner: int, seed
     Returns ``(per-pair unbiased variance estimates, exact V)``; the mean of the first is
     unbiased for ``V`` (estimate its SE with :func:`rfcheck.stats.estimate_mean`, whose tail
     diagnostic flags heavy tails).  The second entry is ``+inf`` outside the finite domain.
+
+    Parameters
+    ----------
+    lam : array_like
+        ``Lambda``, (d, d) symmetric PSD.
+    sigma : array_like
+        The proposal covariance ``Sigma``, (d, d) SPD.
+    n_outer : int
+        Pairs ``(q, k)``, >= 2.
+    n_inner : int
+        Features ``omega`` per pair, >= 2.
+    seed : int
+        Seed of the NumPy generator.
+
+    Returns
+    -------
+    per_pair : numpy.ndarray
+        Shape (n_outer,): unbiased estimates of ``Var_omega kappa_hat(q, k)``.
+    exact : float
+        ``V`` from :func:`log_expected_variance` (``+inf`` outside the finite domain; where
+        ``V = 0``, i.e. ``Lambda = 0`` and ``Sigma = I``, the log value ``-inf`` is returned
+        as is).
+
+    Raises
+    ------
+    ValueError
+        If ``n_inner`` or ``n_outer`` is below 2, ``lam`` is not PSD or ``sigma`` not SPD.
+
+    References
+    ----------
+    DARKFormer (Farzam et al.), eq (2) and eq (5)-(6).
+
+    Examples
+    --------
+    >>> per_pair, exact = nested_mc_variance(0.05, 1.0, n_outer=4, n_inner=8, seed=0)
+    >>> per_pair.shape, round(exact, 6)
+    ((4,), 0.134568)
     """
     if n_inner < 2 or n_outer < 2:
         raise ValueError("n_inner and n_outer must be >= 2")

@@ -34,7 +34,28 @@ __all__ = ["check_sigma", "log_kernel_limit", "log_rff_limit", "trig_features"]
 
 
 def check_sigma(sigma: Any, *rest: Any) -> None:
-    """``ValueError`` unless the scale ``sigma`` is finite and > 0."""
+    """``ValueError`` unless the scale ``sigma`` is finite and > 0.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        The RFA scale ``sigma`` (``w ~ N(0, sigma^2 I_d)`` as printed); every entry finite, > 0.
+    *rest : float or array_like
+        Squared norms (``|x|^2``, ``|y|^2``, ``|x - y|^2``, a variance), each finite and >= 0.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not finite or not > 0, or a value of ``rest`` is not finite or < 0.
+
+    Examples
+    --------
+    >>> check_sigma(1.0, 2.0, 0.0)
+    >>> check_sigma(0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be finite and > 0
+    """
     a = np.asarray(sigma, dtype=float)
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError("sigma must be finite and > 0")
@@ -79,7 +100,42 @@ def log_rff_limit(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any, w_va
     ``w_var = 1/sigma^2``, where the two terms cancel: the float64 face carries them as
     double-double numbers (error-free sums and products), so the difference keeps its digits
     (points where even that is not enough are recomputed in mpmath); squared norms that violate
-    the triangle inequality raise ``ValueError``.  RFA summary, "Background: Random Feature Methods".
+    the triangle inequality raise ``ValueError``.  A :func:`rfcheck.backends.formula`: it also
+    takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        The RFA scale, > 0.
+    sq_x, sq_y : float or array_like
+        ``|x|^2`` and ``|y|^2``, >= 0.
+    sq_diff : float or array_like
+        ``|x - y|^2``, >= 0, within the triangle inequality of ``sq_x``, ``sq_y``.
+    w_var : float or array_like
+        Variance of each coordinate of the projections ``w_i`` (``sigma^2`` as printed,
+        ``1/sigma^2`` for the Gaussian kernel's spectral density), >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The log of the ``D -> inf`` limit of the right-hand side (broadcast shape of the
+        arguments; mpmath numbers on the mpmath face).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma <= 0``, a value is not finite or negative, or the squared norms violate the
+        triangle inequality.
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*, ICLR 2021, sec 2 ("Background: Random Feature
+    Methods"); Rahimi & Recht (2007).
+
+    Examples
+    --------
+    >>> float(log_rff_limit(1.0, 1.0, 1.0, 2.0, 1.0))  # sigma = 1: printed and correct agree
+    0.0
     """
     plain = (sq_x + sq_y) / (2 * sigma**2) - w_var * sq_diff / 2
     if ctx.name != "float64":
@@ -100,16 +156,71 @@ def log_kernel_limit(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any) -
     """``x.y / sigma^2`` written with the norms (the log of the target ``exp(x.y/sigma^2)``):
     ``(|x|^2 + |y|^2 - |x - y|^2) / (2 sigma^2)``, the numerator a compensated sum of the exact
     inputs (it cancels where ``x`` is nearly orthogonal to ``y``).  Squared norms that violate
-    the triangle inequality raise ``ValueError``."""
+    the triangle inequality raise ``ValueError``.  A :func:`rfcheck.backends.formula`: it also
+    takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        The RFA scale, > 0.
+    sq_x, sq_y : float or array_like
+        ``|x|^2`` and ``|y|^2``, >= 0.
+    sq_diff : float or array_like
+        ``|x - y|^2``, >= 0, within the triangle inequality of ``sq_x``, ``sq_y``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``x.y / sigma^2`` (broadcast shape of the arguments; mpmath numbers on the mpmath face).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma <= 0``, a value is not finite or negative, or the squared norms violate the
+        triangle inequality.
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*, ICLR 2021, sec 2 (the kernel ``exp(x.y / sigma^2)``).
+
+    Examples
+    --------
+    >>> float(log_kernel_limit(2.0, 1.0, 1.0, 0.0))  # (1 + 1 - 0) / (2 * 2^2)
+    0.25
+    """
     return ctx.fsum(sq_x, sq_y, -sq_diff) / (2 * sigma**2)
 
 
 def trig_features(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """RFA feature map ``phi(x) = D^{-1/2} [sin(w_1.x) .. sin(w_D.x), cos(w_1.x) .. cos(w_D.x)]``.
 
-    ``x``: ``(n, d)``; ``w``: ``(D, d)`` (the printed summary draws ``w ~ N(0, sigma^2 I)``;
-    :func:`log_rff_limit` shows ``N(0, sigma^{-2} I)`` is what the kernel needs).
-    Returns ``(n, 2D)``.
+    Parameters
+    ----------
+    x : array_like
+        Shape (n, d) (or (d,)), the inputs.
+    w : array_like
+        Shape (D, d) (or (d,)), the projections (the printed summary draws ``w ~ N(0, sigma^2 I)``;
+        :func:`log_rff_limit` shows ``N(0, sigma^{-2} I)`` is what the kernel needs).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n, 2D): ``phi(x)`` row by row (sines, then cosines).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``w`` differ in dimension ``d``, or either holds NaN or inf.
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*, ICLR 2021, sec 2 ("Background: Random Feature
+    Methods"): the feature map ``phi``.
+
+    Examples
+    --------
+    >>> trig_features([[0.0, 0.0]], [[1.0, 0.0]])
+    array([[0., 1.]])
     """
     x = np.atleast_2d(np.asarray(x, dtype=float))
     w = np.atleast_2d(np.asarray(w, dtype=float))

@@ -28,7 +28,26 @@ DIMS = (1, 4, 16, 64, 256)
 
 
 def plot_mu(ax: Any = None, dims: tuple[int, ...] = DIMS, u_max: float = 150.0) -> list[Any]:
-    """Closed-form mu(u) curves, one per d; returns the line artists."""
+    """Closed-form mu(u) curves, one per d; returns the line artists.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default the current axes).
+    dims : tuple of int, default DIMS
+        The dimensions ``d``, one curve each (1, 4, 16, 64, 256).
+    u_max : float, default 150.0
+        Right end of the ``u = |x + y|^2`` axis (600 points from 1e-3).
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One per ``d``.
+
+    References
+    ----------
+    CRT Figure 1 (right); Thm 3.2-3.3, eq (22).
+    """
     import matplotlib.pyplot as plt
 
     ax = ax or plt.gca()
@@ -73,7 +92,30 @@ def mu_monte_carlo(u: float, d: int, n_trials: int, seed: int) -> tuple[float, f
 def plot_mu_monte_carlo(ax: Any = None, dims: tuple[int, ...] = (4, 64),
                         us: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 3.0),
                         n_trials: int = 400_000, seed: int = 0) -> list[Any]:
-    """Monte Carlo mu points with 2-SE bars where both standard errors are exact and small."""
+    """Monte Carlo mu points with 2-SE bars where both standard errors are exact and small.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default the current axes).
+    dims : tuple of int, default (4, 64)
+        The dimensions.
+    us : tuple of float, default (0.25, 0.5, 1.0, 2.0, 3.0)
+        The values of ``u = |x + y|^2``.
+    n_trials : int, default 400_000
+        One-sample trials per estimator and point.
+    seed : int, default 0
+        Base seed (point ``k`` of dimension ``j`` uses ``seed + 100 j + k``).
+
+    Returns
+    -------
+    list of matplotlib.container.ErrorbarContainer
+        One per dimension with at least one drawable point.
+
+    References
+    ----------
+    CRT Figure 1 (right); Thm 3.2-3.3.
+    """
     import matplotlib.pyplot as plt
 
     ax = ax or plt.gca()
@@ -89,7 +131,26 @@ def plot_mu_monte_carlo(ax: Any = None, dims: tuple[int, ...] = (4, 64),
 
 
 def figure1(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``crt-fig1.png`` / ``.pdf``: CRT Figure 1 (right) with a Monte Carlo inset."""
+    """Write ``crt-fig1.png`` / ``.pdf``: CRT Figure 1 (right) with a Monte Carlo inset.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        40,000 instead of 1,000,000 Monte Carlo trials per point.
+    seed : int, default 0
+        Seed of the Monte Carlo points.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    CRT Figure 1 (right) and its caption; Thm 3.2-3.3, eq (22).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -132,7 +193,34 @@ _POS = ("PosRF", "OPRF", "PoisRF+", "GeomRF+")
 
 def plot_log_variances(ax: Any, regime: str, methods: tuple[str, ...], sigmas: np.ndarray, L: int, n_sets: int,
                        seed: int = 0) -> list[Any]:
-    """Mean (line) and +-1 std (band) of the pairwise log-variances against sigma (CRT Fig. 2 panel)."""
+    """Mean (line) and +-1 std (band) of the pairwise log-variances against sigma (CRT Fig. 2 panel).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    regime : str
+        A data regime of ``rfcheck.crt_variance.REGIMES``.
+    methods : tuple of str
+        The RF mechanisms (e.g. ``"PosRF"``, ``"OPRF"``, ``"TrigRF"``, ``"GERF"``).
+    sigmas : numpy.ndarray
+        The data scales ``sigma``.
+    L : int
+        Points per set.
+    n_sets : int
+        Independent samples of the two sets.
+    seed : int, default 0
+        Seed of the sets.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One per method.
+
+    References
+    ----------
+    CRT Figure 2; eq (6), (11), (13) with parameters from eq (8), (12), (14).
+    """
     from rfcheck import crt_variance
 
     arts = []
@@ -152,6 +240,24 @@ def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
     Closed forms (6), (11), (13) over all pairs of two sets, parameters from the set
     statistics (8), (12), (14) (``rfcheck.crt_variance``); d = 64.  The image regime uses
     the 8x8 scikit-learn digits instead of MNIST (not available offline).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        Smaller sets (L = 48, 2 samples, 4 sigmas) instead of L = 256, 5 samples, 10 sigmas.
+    seed : int, default 0
+        Seed of the sets.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    CRT Figure 2; eq (6), (8), (11)-(14).
     """
     import matplotlib
 

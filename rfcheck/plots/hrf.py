@@ -41,7 +41,42 @@ _TITLES = {"trig": "SM^trig", "pos": "SM^++ (FAVOR+)", "angular": "angular hybri
 
 
 def log10_mse_grid(kind: str, theta: np.ndarray, r: np.ndarray, m: int = 10, n: int = 1) -> np.ndarray:
-    """``log10 MSE`` on the grid ``theta x r`` (shape (len(r), len(theta))) for same-length inputs."""
+    """``log10 MSE`` on the grid ``theta x r`` (shape (len(r), len(theta))) for same-length inputs.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos", "angular"}
+        ``SM^trig``, ``SM^++`` or the angular hybrid.
+    theta : numpy.ndarray
+        Angles between ``x`` and ``y``, in [0, pi].
+    r : numpy.ndarray
+        The common norm ``|x| = |y|``, > 0.
+    m : int, default 10
+        Random features (of each base, for the hybrid).
+    n : int, default 1
+        ``lambda``-features of the angular hybrid.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (len(r), len(theta)): ``log10 MSE``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown (or the closed forms reject the arguments).
+
+    References
+    ----------
+    HRF Figure 1; Lemma 2.2 (eq 7); Thm D.1 (eq 45, and eq 47 corrected).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = log10_mse_grid("trig", np.array([0.0, np.pi]), np.array([1.0]))
+    >>> g.shape, bool(g[0, 0] < g[0, 1])  # SM^trig is worst at theta = pi
+    ((1, 2), True)
+    """
     tt, rr = np.meshgrid(theta, r)
     if kind == "trig":
         lm = cf.log_mse_trig(rr, rr, tt, m)
@@ -56,7 +91,32 @@ def log10_mse_grid(kind: str, theta: np.ndarray, r: np.ndarray, m: int = 10, n: 
 
 def plot_mse_map(kind: str, ax: Any = None, m: int = 10, n: int = 1, r_max: float = 5.0,
                  floor: float = -12.0) -> list[Any]:
-    """Heat map of ``log10 MSE`` over ``(theta, r)``; values below ``floor`` are clipped to it."""
+    """Heat map of ``log10 MSE`` over ``(theta, r)``; values below ``floor`` are clipped to it.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos", "angular"}
+        The estimator.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default the current axes).
+    m : int, default 10
+        Random features.
+    n : int, default 1
+        ``lambda``-features of the angular hybrid.
+    r_max : float, default 5.0
+        Largest ``r`` (200 values from 0.02).
+    floor : float, default -12.0
+        Lower clip of ``log10 MSE``.
+
+    Returns
+    -------
+    list of matplotlib.collections.QuadMesh
+        The mesh.
+
+    References
+    ----------
+    HRF Figure 1.
+    """
     import matplotlib.pyplot as plt
 
     ax = ax or plt.gca()
@@ -73,7 +133,28 @@ def plot_mse_map(kind: str, ax: Any = None, m: int = 10, n: int = 1, r_max: floa
 def figure1(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0, r_slice: float = 1.5) -> list[Path]:
     """Write ``hrf-fig1.png`` / ``.pdf``: HRF Figure 1, log10 MSE of SM^trig, SM^++ and the
     angular hybrid over (theta, r), m = 10, n = 1, r <= 5, with a slice at r = 1.5 (closed
-    forms only; ``quick`` and ``seed`` unused)."""
+    forms only; ``quick`` and ``seed`` unused).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        Unused (closed forms only).
+    seed : int, default 0
+        Unused.
+    r_slice : float, default 1.5
+        The ``r`` of the slice panel.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    HRF Figure 1; Lemma 2.2 (eq 7); Thm D.1 (eq 45, 47).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -124,6 +205,32 @@ def matched_hybrid_config(m_regular: int = FIG2_M, n: int = FIG2_N_LAMBDA) -> tu
     Fig 10 (1024 against ``m = 128, n = 8``).  Sec L (eq 106) gives the reason: the
     ``Theta(mn)``-dimensional HRF map is built in ``O(nd + md + mn)`` time, a regular map
     of that dimension in ``O(mnd)``.
+
+    Parameters
+    ----------
+    m_regular : int, default FIG2_M
+        Features of the regular estimator (128), a multiple of ``n``.
+    n : int, default FIG2_N_LAMBDA
+        ``lambda``-features of the hybrid (8).
+
+    Returns
+    -------
+    m, n : int
+        The hybrid's base features and ``lambda``-features, ``m n = m_regular``.
+
+    Raises
+    ------
+    ValueError
+        If ``m_regular`` or ``n`` is not a positive integer, or ``n`` does not divide ``m_regular``.
+
+    References
+    ----------
+    HRF appendix I (Fig 3, Tab 4), Fig 10, sec L (eq 106).
+
+    Examples
+    --------
+    >>> matched_hybrid_config()
+    (16, 8)
     """
     m_regular = validate.positive_int(m_regular, "m_regular")
     n = validate.positive_int(n, "n")
@@ -152,6 +259,42 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
     ``(len(thetas), n_est)``.  Each estimator has its own stream; within it the same
     projections serve all angles (common random numbers, so the curves are smooth in theta).
     Same seed, same numbers (the chunk size ``_FIG2_CHUNK`` is part of the stream definition).
+
+    Parameters
+    ----------
+    r : float
+        The common norm, finite and > 0.
+    thetas : array_like
+        Non-empty 1-d array of angles in [0, pi].
+    d : int, default FIG2_D
+        Dimension (64), >= 2.
+    m : int, default FIG2_M
+        Features of the regular estimators (128), a multiple of 8.
+    n_est : int, default 10_000
+        Estimates per angle, >= 1.
+    seed : int, default 0
+        Seed of the inputs and the three streams.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``"trig"``, ``"pos"``, ``"angular"``, each (len(thetas), n_est).
+
+    Raises
+    ------
+    ValueError
+        If ``r`` is not finite and > 0, ``thetas`` is empty, not 1-d or outside [0, pi], ``d < 2``,
+        ``n_est < 1``, or ``m`` is not a multiple of 8.
+
+    References
+    ----------
+    HRF Figure 2; eq (2), (3), (12), (19).
+
+    Examples
+    --------
+    >>> est = pointwise_estimates(1.0, [0.0, 1.0], m=16, n_est=3)
+    >>> sorted(est), est["pos"].shape
+    (['angular', 'pos', 'trig'], (2, 3))
     """
     r = validate.finite_real(r, "r")
     if r <= 0:
@@ -184,7 +327,40 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
 def pointwise_summary(estimates: np.ndarray, r: float, thetas: Any) -> dict[str, np.ndarray]:
     """Per angle: true ``SM = exp(r^2 cos theta)``, 5th/95th percentiles of the estimates and the
     empirical relative error ``sqrt(MSE_hat)/SM`` (Def 3.3) with its SE (delta method on
-    :func:`rfcheck.stats.estimate_mse`'s SE) and the tail diagnostic's verdict."""
+    :func:`rfcheck.stats.estimate_mse`'s SE) and the tail diagnostic's verdict.
+
+    Parameters
+    ----------
+    estimates : array_like
+        Shape (len(thetas), n_est), e.g. one entry of :func:`pointwise_estimates` (``n_est >= 2``).
+    r : float
+        The common norm.
+    thetas : array_like
+        The angles, in [0, pi].
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``theta``, ``truth``, ``q05``, ``q95``, ``rel_err``, ``rel_err_se``, ``trustworthy``
+        (one value per angle).
+
+    Raises
+    ------
+    ValueError
+        If ``thetas`` is not a non-empty 1-d array in [0, pi], or ``estimates`` does not have one
+        row per angle.
+
+    References
+    ----------
+    HRF Figure 2; Def 3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = pointwise_summary(np.ones((1, 4)), 0.0, [0.0])  # every estimate exact: SM = 1
+    >>> s["truth"], s["rel_err"]
+    (array([1.]), array([0.]))
+    """
     t = _check_thetas(thetas)
     e = np.asarray(estimates, dtype=float)
     if e.shape[0] != t.size:
@@ -216,7 +392,30 @@ def closed_form_rel_error(kind: str, r: float, theta: Any, m: int = FIG2_M) -> n
 
 
 def plot_pointwise(kind: str, summary: dict[str, np.ndarray], r: float, ax: Any = None, m: int = FIG2_M) -> list[Any]:
-    """One panel of Figure 2: truth and 5-95% band (left axis), relative error (right axis)."""
+    """One panel of Figure 2: truth and 5-95% band (left axis), relative error (right axis).
+
+    Parameters
+    ----------
+    kind : {"trig", "pos", "angular"}
+        The estimator.
+    summary : dict
+        :func:`pointwise_summary` of its estimates.
+    r : float
+        The common norm.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default the current axes).
+    m : int, default FIG2_M
+        Features of the regular estimators (for the closed-form curve and the title).
+
+    Returns
+    -------
+    list of matplotlib artists
+        The band, truth line, zero line, closed-form curve and Monte Carlo error bars.
+
+    References
+    ----------
+    HRF Figure 2; Lemma 3.4 (eq 25); Thm D.1 (eq 45).
+    """
     import matplotlib.pyplot as plt
 
     ax = ax or plt.gca()
@@ -251,6 +450,24 @@ def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
     hybrid at matched FLOPs (m n = M, n = 8: m = 16).
 
     ``quick``: 500 estimates at 5 angles (for tests).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        500 estimates at 5 angles instead of 10,000 at 25.
+    seed : int, default 0
+        Base seed (radius ``i`` uses ``seed + 7919 i``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    HRF Figure 2 (and Figure 5, appendix G); Def 3.3, Lemma 3.4 (eq 25); Thm D.1 (eq 45).
     """
     import matplotlib
 
