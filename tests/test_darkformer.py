@@ -355,3 +355,10 @@ def test_thm32_check_has_power():
     p = {"d": 2, "l1": 0.2, "l2": 0.05, "l3": 0.0, "l4": 0.0, "rot": 3}
     assert chk.evaluate(p, BUDGETS["smoke"], 0).disc > 1
     assert right.evaluate(p, BUDGETS["smoke"], 0).disc <= 1
+
+
+def test_nested_mc_variance_exact_zero_is_zero_not_a_log():
+    """At Lambda = 0, Sigma = I the variance is exactly 0: the exact value is 0.0 (it was the log
+    value -inf passed through), and every per-pair estimate is 0."""
+    samples, exact = df.nested_mc_variance(0.0, 1.0, n_outer=4, n_inner=8, seed=0)
+    assert exact == 0.0 and not np.any(samples)

@@ -1149,9 +1149,8 @@ def nested_mc_variance(lam: Any, sigma: Any, *, n_outer: int, n_inner: int, seed
     per_pair : numpy.ndarray
         Shape (n_outer,): unbiased estimates of ``Var_omega kappa_hat(q, k)``.
     exact : float
-        ``V`` from :func:`log_expected_variance` (``+inf`` outside the finite domain; where
-        ``V = 0``, i.e. ``Lambda = 0`` and ``Sigma = I``, the log value ``-inf`` is returned
-        as is).
+        ``V`` from :func:`log_expected_variance` (``+inf`` outside the finite domain; ``0.0``
+        where ``V = 0``, i.e. ``Lambda = 0`` and ``Sigma = I``).
 
     Raises
     ------
@@ -1189,4 +1188,4 @@ def nested_mc_variance(lam: Any, sigma: Any, *, n_outer: int, n_inner: int, seed
                  - 0.5 * np.sum(q * q, axis=1)[:, None] - 0.5 * np.sum(k * k, axis=1)[:, None])
         out[lo:lo + n] = np.var(np.exp(log_t), axis=1, ddof=1)
     lv = log_expected_variance(lam_m, s)
-    return out, (math.exp(lv) if math.isfinite(lv) else lv)
+    return out, (math.exp(lv) if math.isfinite(lv) else 0.0 if lv < 0 else lv)
