@@ -105,9 +105,34 @@ def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     contour is also shifted to the steepest-descent line (``Im t = Im(beta')/|1-2alpha|``),
     where nothing oscillates.  Uses the current mpmath precision; returns
     ``(value, error_estimate)``.
+
+    Memoised by the exact ``(alpha, beta)`` and the working precision (a module cache):
+    the moments of one point share factors (``beta = 0``; for real ``A`` the terms of
+    ``E[X^2]`` and ``E|X|^2`` coincide), and claims evaluate the same points; a hit returns
+    the very numbers a fresh quadrature gives.
     """
     a = mpmath.mpmathify(alpha)
     b = mpmath.mpmathify(beta)
+    key = (_exact(a), _exact(b), mpmath.mp.prec, mpmath.mp.dps)
+    hit = _MOMENT_CACHE.get(key)
+    if hit is None:
+        hit = _gaussian_exp_moment(a, b)
+        if len(_MOMENT_CACHE) > 4096:
+            _MOMENT_CACHE.clear()
+        _MOMENT_CACHE[key] = hit
+    return hit
+
+
+_MOMENT_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+def _exact(z: Any) -> Any:
+    """A hashable exact image of an mpmath number (its binary representation)."""
+    return getattr(z, "_mpf_", None) or z._mpc_
+
+
+def _gaussian_exp_moment(a: Any, b: Any) -> tuple[Any, Any]:
+    """:func:`gaussian_exp_moment` without the cache."""
     q0 = 1 - 2 * a
     if mpmath.re(q0) <= 0:
         raise ValueError("the Gaussian expectation diverges: need Re(1 - 2 alpha) > 0")
