@@ -16,7 +16,7 @@ from rfcheck.closed_forms import crt as cf
                                         (0.2, mpmath.mpc(0, 6.0))])
 def test_gaussian_exp_moment_cache_equals_fresh_and_closed_form(alpha, beta):
     with mpmath.workdps(30):
-        fresh = quadrature._gaussian_exp_moment(mpmath.mpmathify(alpha), mpmath.mpmathify(beta))
+        fresh = quadrature._gaussian_exp_moment_arb(mpmath.mpmathify(alpha), mpmath.mpmathify(beta))
         first = quadrature.gaussian_exp_moment(alpha, beta)
         again = quadrature.gaussian_exp_moment(alpha, beta)
         assert first == fresh and again == fresh  # bit-identical (value, error)
@@ -63,3 +63,47 @@ def test_reference_a_star_matches_closed_form_50_digits():
         exact = cf.oprf_a_star(stats_mp(p)["sq_sum"], 16, backend="mpmath", dps=60)
     assert abs(val - exact) <= err
     assert err < mpmath.mpf(10) ** -40
+
+
+# ------------------------------------------------------- the Arb ball behind gaussian_exp_moment
+
+_CASES = [(0.2, 3.0), (mpmath.mpc(0.05, 0.3), mpmath.mpc(1.0, -2.0)), (0.0, mpmath.mpc(0, 8.0)),
+          (-1.0, mpmath.mpc(0, 20.0)), (0.4, 0.0), (mpmath.mpc(-0.6, 1.4), mpmath.mpc(2, 6)),
+          (0.0, mpmath.mpc(0, 40.0)), (0.45, 10.0)]
+
+
+@pytest.mark.parametrize("alpha,beta", _CASES)
+def test_gaussian_exp_moment_ball_contains_mpmath_50_digits(alpha, beta):
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    ball = gaussian_exp_moment_ball(mpmath.mpmathify(alpha), mpmath.mpmathify(beta), 170)  # ~50 digits
+    with mpmath.workdps(80):
+        a, b = mpmath.mpmathify(alpha), mpmath.mpmathify(beta)
+        exact = mpmath.exp(b**2 / (2 * (1 - 2 * a))) / mpmath.sqrt(1 - 2 * a)
+        mid = mpmath.mpc(quadrature._arb_mpf(ball.real.mid()), quadrature._arb_mpf(ball.imag.mid()))
+        rad = quadrature._arb_mpf(ball.real.rad()) + quadrature._arb_mpf(ball.imag.rad())
+        assert abs(mid - exact) <= rad  # the ball contains the exact value
+        assert rad <= mpmath.mpf(10) ** -48 * abs(exact)  # and is tight (50 digits)
+
+
+def test_gaussian_exp_moment_ball_rejects_divergent():
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    with pytest.raises(ValueError):
+        gaussian_exp_moment_ball(0.5, 1.0, 100)
+    with pytest.raises(ValueError):
+        gaussian_exp_moment_ball(0.1, 1.0, 4)
+
+
+@pytest.mark.parametrize("alpha,beta", _CASES[:6])
+def test_gaussian_exp_moment_agrees_with_tanh_sinh(alpha, beta):
+    with mpmath.workdps(30):
+        a, b = mpmath.mpmathify(alpha), mpmath.mpmathify(beta)
+        v, e = quadrature.gaussian_exp_moment(a, b)
+        v0, _ = quadrature._gaussian_exp_moment(a, b)
+    with mpmath.workdps(60):
+        exact = mpmath.exp(b**2 / (2 * (1 - 2 * a))) / mpmath.sqrt(1 - 2 * a)
+        assert abs(v - exact) <= e  # the bar is a bound (the tanh-sinh estimate alone is not)
+        assert e <= mpmath.mpf(10) ** -25 * abs(exact)
+        if abs(exact) > 1e-10:  # (where the oscillation cancels, tanh-sinh needs more digits)
+            assert abs(v - v0) <= mpmath.mpf(10) ** -25 * abs(exact)  # the former method agrees
