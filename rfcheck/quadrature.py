@@ -258,10 +258,26 @@ def orf_pair_factor(u: Any, d: int, dps: int = 20) -> RefValue:
     even moments ``(1/2)_k / ((d-1)/2)_k`` give ``E[m(b t')] = 1F1(d/2; (d-1)/2; b^2/2)``.
     The remaining average over ``t`` (density ``prop. to (1 - t^2)^{(d-3)/2}``) is a 1-D
     tanh-sinh quadrature.  This avoids the double-series collapse (Chu-Vandermonde) used
-    by the closed form ``rfcheck.closed_forms.crt.orf_log_covariance_factor``.
+    by the closed form ``rfcheck.closed_forms.crt.orf_log_covariance_factor``.  Memoised by
+    ``(u, d, dps)`` (claims crt.thm4.1, eq24, eq27, ... ask for the same pairs).
     """
     if d < 2:
         raise ValueError("an orthogonal pair needs d >= 2")
+    key = (repr(u), int(d), int(dps))
+    hit = _PAIR_CACHE.get(key)
+    if hit is None:
+        hit = _orf_pair_factor(u, d, dps)
+        if len(_PAIR_CACHE) > 1024:
+            _PAIR_CACHE.clear()
+        _PAIR_CACHE[key] = hit
+    return hit
+
+
+_PAIR_CACHE: dict[Any, RefValue] = {}
+
+
+def _orf_pair_factor(u: Any, d: int, dps: int) -> RefValue:
+    """:func:`orf_pair_factor` without the cache."""
 
     def compute(prec: int) -> tuple[Any, Any]:
         uu = mpmath.mpf(u)

@@ -107,3 +107,15 @@ def test_gaussian_exp_moment_agrees_with_tanh_sinh(alpha, beta):
         assert e <= mpmath.mpf(10) ** -25 * abs(exact)
         if abs(exact) > 1e-10:  # (where the oscillation cancels, tanh-sinh needs more digits)
             assert abs(v - v0) <= mpmath.mpf(10) ** -25 * abs(exact)  # the former method agrees
+
+
+def test_orf_pair_factor_cache_equals_fresh():
+    quadrature._PAIR_CACHE.clear()
+    first = quadrature.orf_pair_factor(1.7, 6, dps=20)
+    fresh = quadrature._orf_pair_factor(1.7, 6, 20)
+    assert (first.value, first.err, first.method) == (fresh.value, fresh.err, fresh.method)
+    assert quadrature.orf_pair_factor(1.7, 6, dps=20) is first
+    assert quadrature.orf_pair_factor(1.7, 7, dps=20).value != first.value
+    with mpmath.workdps(50):  # vs the closed form (Chu-Vandermonde collapse) at 50 digits
+        exact = mpmath.exp(cf.orf_log_covariance_factor(1.7, 6, backend="mpmath", dps=50))
+        assert abs(first.value - exact) <= first.err + mpmath.mpf(10) ** -18
