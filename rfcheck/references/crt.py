@@ -25,7 +25,7 @@ __all__ = ["gaussian_exp_moment_ball"]
 #: extra bits tried, at most, when the integral of an oscillating integrand cancels
 MAX_EXTRA_BITS = 512
 #: half periods of the oscillation over the bulk beyond which the contour is moved to the
-#: steepest-descent line (as :data:`rfcheck.quadrature.MAX_OSCILLATIONS`)
+#: steepest-descent line (as ``rfcheck.quadrature.MAX_OSCILLATIONS``)
 MAX_OSCILLATIONS = 120
 
 
@@ -60,11 +60,12 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
     the Gaussian factor ``exp(-|q0| t^2 / 2)`` is real and only the linear term ``b t``,
     ``b = beta e^{i phi}``, oscillates.  ``acb.integral`` integrates over ``[-T, T]``; on
     ``|t| > T`` the integrand is bounded by ``exp(-q t^2/2 + |Re b| |t|)``, whose integral
-    (:func:`_tail_bound`, for ``E`` the integral over ``sqrt(2 pi)``) is added to the radius.  ``T`` puts that bound below ``2^-prec``
+    (``e^{c^2/(2q)} erfc((T - c/q) sqrt(q/2)) / sqrt(q)``, ``c = |Re b|``, for the expectation)
+    is added to the radius.  ``T`` puts that bound below ``2^-prec``
     times the value; where the value is small because the oscillation cancels, the working
     precision is raised by the bits lost, and the integral repeated.  Beyond
-    ``MAX_OSCILLATIONS`` half periods over the bulk (as in :func:`rfcheck.quadrature.
-    gaussian_exp_moment`) the contour is also shifted to the steepest-descent line ``Im t =
+    ``MAX_OSCILLATIONS`` half periods over the bulk (as in
+    :func:`rfcheck.quadrature.gaussian_exp_moment`) the contour is also shifted to the steepest-descent line ``Im t =
     Im(b)/q``, where the linear term is real (the integrand picks up the constant factor
     ``exp(-q s^2/2 + b s)``, ``s = i Im(b)/q``); on that line the same tail bound holds.
 
@@ -111,16 +112,13 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
             qf, cf = float(q.mid()), float(c.upper())
             t_end = arb(cf / qf + math.sqrt(2 * z2 / qf) + 1)
             if shift_contour:
-                const = (q * shift * shift / -2 + b * shift).exp()
-                br = acb(b.real)
-
-                def integrand(t: acb, _an: bool) -> acb:
-                    return (-q * t * t / 2 + br * t).exp()
+                const, lin = (q * shift * shift / -2 + b * shift).exp(), acb(b.real)
             else:
-                const = acb(1)
+                const, lin = acb(1), b
 
-                def integrand(t: acb, _an: bool) -> acb:
-                    return (-q * t * t / 2 + b * t).exp()
+            def integrand(t: acb, _an: bool, q: arb = q, lin: acb = lin) -> acb:
+                return (-q * t * t / 2 + lin * t).exp()
+
             body = acb.integral(integrand, -t_end, t_end) / (2 * arb.pi()).sqrt()
             tail_r = arb(0, _tail_bound(q, c, t_end).upper())
             out = rot * const * acb(body.real + tail_r, body.imag + tail_r)
