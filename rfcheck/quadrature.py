@@ -2,10 +2,12 @@
 
 These never use a closed form of the quantity they check: a Gaussian expectation in
 R^d is reduced to one-dimensional integrals by rotation invariance only (the direction
-of ``u`` and its orthogonal complement), and each integral is computed by mpmath's
-tanh-sinh quadrature.  Every value carries an error bar: the quadrature's own error
-estimate plus the change when the whole computation is repeated with 15 more digits
-(an explicit check for cancellation, as mpmath recommends).
+of ``u`` and its orthogonal complement), and each integral is computed numerically: the
+Gaussian moments by Arb's rigorous integration (:func:`gaussian_exp_moment`, whose error
+bar is a bound), the orthogonal-pair factor by mpmath's tanh-sinh quadrature.  Every value
+carries an error bar: the integrals' own error (bound or estimate) plus the change when the
+whole computation is repeated with 15 more digits (an explicit check for cancellation, as
+mpmath recommends).  The integrals are memoised by their exact arguments and precision.
 
 References
 ----------
