@@ -2,10 +2,12 @@
 
 These never use a closed form of the quantity they check: a Gaussian expectation in
 R^d is reduced to one-dimensional integrals by rotation invariance only (the direction
-of ``u`` and its orthogonal complement), and each integral is computed by mpmath's
-tanh-sinh quadrature.  Every value carries an error bar: the quadrature's own error
-estimate plus the change when the whole computation is repeated with 15 more digits
-(an explicit check for cancellation, as mpmath recommends).
+of ``u`` and its orthogonal complement), and each integral is computed numerically: the
+Gaussian moments by Arb's rigorous integration (:func:`gaussian_exp_moment`, whose error
+bar is a bound), the orthogonal-pair factor by mpmath's tanh-sinh quadrature.  Every value
+carries an error bar: the integrals' own error (bound or estimate) plus the change when the
+whole computation is repeated with 15 more digits (an explicit check for cancellation, as
+mpmath recommends).  The integrals are memoised by their exact arguments and precision.
 
 References
 ----------
@@ -96,7 +98,12 @@ def product_with_error(factors: list[tuple[Any, Any, int]]) -> tuple[Any, Any]:
 def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     """``E exp(alpha w^2 + beta w)`` for ``w ~ N(0, 1)`` by quadrature (complex allowed).
 
-    Needs ``Re(1 - 2 alpha) > 0``.  For complex ``alpha`` the integration contour is
+    Computed as a rigorous Arb integral of the defining expectation
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball` at the working precision): the
+    value is the ball's midpoint and the error estimate its radius (plus the rounding of the
+    midpoint to the working precision) -- a bound, not an estimate.  The contours are those
+    of the former mpmath tanh-sinh computation (still available as a private cross-check),
+    described here.  Needs ``Re(1 - 2 alpha) > 0``.  For complex ``alpha`` the integration contour is
     rotated, ``w = e^{i phi} t`` with ``phi = -arg(1 - 2 alpha)/2`` (valid by Cauchy's
     theorem: the integrand is entire and decays in the sector swept), so the Gaussian
     factor becomes real and the chirp disappears; the linear term keeps a fixed
@@ -105,9 +112,56 @@ def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     contour is also shifted to the steepest-descent line (``Im t = Im(beta')/|1-2alpha|``),
     where nothing oscillates.  Uses the current mpmath precision; returns
     ``(value, error_estimate)``.
+
+    Memoised by the exact ``(alpha, beta)`` and the working precision (a module cache):
+    the moments of one point share factors (``beta = 0``; for real ``A`` the terms of
+    ``E[X^2]`` and ``E|X|^2`` coincide), and claims evaluate the same points; a hit returns
+    the very numbers a fresh computation gives.
     """
     a = mpmath.mpmathify(alpha)
     b = mpmath.mpmathify(beta)
+    key = (_exact(a), _exact(b), mpmath.mp.prec, mpmath.mp.dps)
+    hit = _MOMENT_CACHE.get(key)
+    if hit is None:
+        hit = _gaussian_exp_moment_arb(a, b)
+        if len(_MOMENT_CACHE) > 4096:
+            _MOMENT_CACHE.clear()
+        _MOMENT_CACHE[key] = hit
+    return hit
+
+
+_MOMENT_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+def _arb_mpf(x: Any) -> Any:
+    """The exact mpmath value of an Arb midpoint or radius (an ``arb`` with finite value)."""
+    man, exp = x.man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def _gaussian_exp_moment_arb(a: Any, b: Any) -> tuple[Any, Any]:
+    """The moment as a ball (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`, a rigorous
+    integral at the working precision), returned as (midpoint, radius + rounding) in mpmath."""
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    ball = gaussian_exp_moment_ball(a, b, mpmath.mp.prec)
+    if not (ball.real.is_finite() and ball.imag.is_finite()):
+        raise ArithmeticError("the Gaussian moment could not be enclosed")
+    mid = mpmath.mpc(_arb_mpf(ball.real.mid()), _arb_mpf(ball.imag.mid()))
+    if isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf):
+        mid = mpmath.re(mid)  # real parameters: a real moment, as the tanh-sinh path returns
+    err = _arb_mpf(ball.real.rad()) + _arb_mpf(ball.imag.rad()) + abs(mid) * mpmath.eps
+    return mid, err
+
+
+def _exact(z: Any) -> Any:
+    """A hashable exact image of an mpmath number (its binary representation)."""
+    return getattr(z, "_mpf_", None) or z._mpc_
+
+
+def _gaussian_exp_moment(a: Any, b: Any) -> tuple[Any, Any]:
+    """The same moment by mpmath's tanh-sinh quadrature (the former method; kept as an
+    independent cross-check in the tests)."""
     q0 = 1 - 2 * a
     if mpmath.re(q0) <= 0:
         raise ValueError("the Gaussian expectation diverges: need Re(1 - 2 alpha) > 0")
@@ -206,10 +260,26 @@ def orf_pair_factor(u: Any, d: int, dps: int = 20) -> RefValue:
     even moments ``(1/2)_k / ((d-1)/2)_k`` give ``E[m(b t')] = 1F1(d/2; (d-1)/2; b^2/2)``.
     The remaining average over ``t`` (density ``prop. to (1 - t^2)^{(d-3)/2}``) is a 1-D
     tanh-sinh quadrature.  This avoids the double-series collapse (Chu-Vandermonde) used
-    by the closed form ``rfcheck.closed_forms.crt.orf_log_covariance_factor``.
+    by the closed form ``rfcheck.closed_forms.crt.orf_log_covariance_factor``.  Memoised by
+    ``(u, d, dps)`` (claims crt.thm4.1, eq24, eq27, ... ask for the same pairs).
     """
     if d < 2:
         raise ValueError("an orthogonal pair needs d >= 2")
+    key = (repr(u), int(d), int(dps))
+    hit = _PAIR_CACHE.get(key)
+    if hit is None:
+        hit = _orf_pair_factor(u, d, dps)
+        if len(_PAIR_CACHE) > 1024:
+            _PAIR_CACHE.clear()
+        _PAIR_CACHE[key] = hit
+    return hit
+
+
+_PAIR_CACHE: dict[Any, RefValue] = {}
+
+
+def _orf_pair_factor(u: Any, d: int, dps: int) -> RefValue:
+    """:func:`orf_pair_factor` without the cache."""
 
     def compute(prec: int) -> tuple[Any, Any]:
         uu = mpmath.mpf(u)

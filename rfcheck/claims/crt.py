@@ -410,7 +410,35 @@ def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     positive at A = 0 when |x+y| > 0, and a lower end is found by doubling -- and solved
     by a bracketing method (Anderson-Bjorck); the error bar is the change between ``dps``
     and ``dps + 10``.  A failure raises, which leaves the point undecided.
+
+    Memoised (module cache keyed by the point's ``d, nx, ny, theta`` and ``dps``): several
+    claims and readings ask for the minimiser at the same points.  Within one solve the
+    derivative is memoised by the exact abscissa and working precision: once converged the
+    Anderson-Bjorck iteration revisits the same few abscissae until ``maxsteps`` (its
+    tolerance lies below the working precision), so the memo returns bit-identical values
+    at a fraction of the cost.
     """
+    key = (_pair_key(p), dps)
+    hit = _A_STAR_CACHE.get(key)
+    if hit is not None:
+        return hit
+    res = _reference_a_star(p, dps)
+    if len(_A_STAR_CACHE) > 1024:
+        _A_STAR_CACHE.clear()
+    _A_STAR_CACHE[key] = res
+    return res
+
+
+def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
+    """The exact parameters of a pair point that :func:`stats_mp` reads (a cache key)."""
+    return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
+
+
+_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """:func:`reference_a_star` without the module cache."""
     out = []
     for prec in (dps, dps + 10):
         with mpmath.workdps(prec):
@@ -420,8 +448,14 @@ def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
                 # mpmath.diff raises the working precision: follow it
                 return cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=mpmath.mp.dps)
 
-            def g(a: Any, fm: Any = fm) -> Any:
-                return mpmath.diff(fm, a)
+            memo: dict[Any, Any] = {}
+
+            def g(a: Any, fm: Any = fm, memo: dict[Any, Any] = memo) -> Any:
+                z = mpmath.mpmathify(a)
+                k = (getattr(z, "_mpf_", None) or z._mpc_, mpmath.mp.prec)
+                if k not in memo:
+                    memo[k] = mpmath.diff(fm, a)
+                return memo[k]
 
             hi = mpmath.mpf(0)
             lo = -mpmath.mpf(1) / 8

@@ -825,6 +825,14 @@ def _i0_minus_1(ctx: Any, t: Any) -> Any:
         import mpmath
 
         return y * mpmath.hyp1f2(1, 2, 2, y)
+    if ctx is FP and isinstance(y, np.ndarray) and y.dtype == np.float64:
+        # the same operations in the same order, in place (no temporaries on large arrays)
+        acc = y / (12 * 12) + 1
+        for k in range(11, 1, -1):
+            acc *= y
+            acc /= k * k
+            acc += 1
+        return y * acc
     acc = 1
     for k in range(12, 1, -1):
         acc = 1 + acc * y / (k * k)
@@ -841,6 +849,22 @@ def log_i0(ctx: Any, t: Any) -> Any:
     if ctx is MP:  # scalars: evaluate one branch only
         return ctx.log1p(_i0_minus_1(ctx, t)) if ctx.abs(t) < 1 else big
     return ctx.where(ctx.abs(t) < 1, ctx.log1p(_i0_minus_1(ctx, t)), big)
+
+
+def _log_i0_fp(t: np.ndarray) -> np.ndarray:
+    """:func:`log_i0` on a float64 array, each branch evaluated only where it is taken.
+
+    Element for element the same operations as ``log_i0.impl(FP, t)`` (which evaluates both
+    branches everywhere and selects with ``where``), hence the same values, at about half
+    the cost on the large arrays of :func:`geometric_log_variance`.
+    """
+    small = np.abs(t) < 1
+    out = np.empty(t.shape)
+    ts = t[small]
+    out[small] = FP.log1p(_i0_minus_1(FP, ts))
+    tb = t[~small]
+    out[~small] = FP.log(FP.i0e(tb)) + FP.abs(tb)
+    return out
 
 
 def _check_geom(abs_prod: Any, xy: Any, sq_diff: Any, p: Any) -> np.ndarray:
@@ -914,7 +938,7 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
     pa = np.asarray(p, dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         t = 2 * a / np.sqrt(1 - pa)[..., None]
-        s = np.sum(log_i0.impl(FP, t), axis=-1)  # relative accuracy also at small t (p* -> 1)
+        s = np.sum(_log_i0_fp(t), axis=-1)  # relative accuracy also at small t (p* -> 1)
         nlp = -d * np.log(pa)
         z = nlp + s - 2 * np.asarray(xy, dtype=float)
         cond = (nlp + s + 2 * np.abs(xy)) / np.abs(z)
