@@ -205,7 +205,7 @@ def test_the_pool_spawns_its_workers_once_jax_is_imported(monkeypatch):
     """A forked copy of multithreaded JAX can deadlock: with JAX imported, run_many spawns."""
     seen = []
     monkeypatch.setitem(sys.modules, "jax", sys.modules.get("jax") or object())
-    def fake_pool(ids, budget, seed, jobs, done, packs=(), start_method=None):
+    def fake_pool(ids, budget, seed, jobs, done, packs=(), start_method=None, points=None):
         seen.append(start_method)
         for cid in ids:
             done(cid, {"id": cid, "verdict": "HOLDS"})
