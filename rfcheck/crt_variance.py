@@ -154,7 +154,8 @@ def summary(regime: str, sigma: float, L: int = 1024, n_sets: int = 5, seed: int
 def _mc_samples(m: str, x: np.ndarray, y: np.ndarray, params: dict[str, Any], c: np.ndarray | None,
                 n_trials: int, seed: int) -> np.ndarray:
     """One-feature estimates (M = 1) of ``K(x, y)`` by ``m`` with the figure's parameters."""
-    from rfcheck import discrete_engine, features, montecarlo
+    from rfcheck import features
+    from rfcheck.engine import discrete_engine, montecarlo
 
     if m in ("PoisRF", "PoisRF+", "GeomRF", "GeomRF+"):
         dist = "poisson" if m.startswith("Pois") else "geometric"

@@ -122,7 +122,7 @@ def pairs(d: int, max_norm: float = 1.0) -> st.SearchStrategy:
 def couplings(names: tuple[str, ...] | None = None) -> st.SearchStrategy:
     """Names of built-in couplings (default: every registered coupling whose rows are exactly
     ``N(0, I_d)`` -- not the HD-product ones, which are biased by design and ensemble-only)."""
-    from rfcheck.couplings import COUPLINGS
+    from rfcheck.engine.couplings import COUPLINGS
 
     exact = sorted(n for n, c in COUPLINGS.items() if c.exact_marginals)
     return st.sampled_from(exact if names is None else list(names))

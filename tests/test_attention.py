@@ -10,7 +10,7 @@ import pytest
 jax = pytest.importorskip("jax", reason="the attention harness needs JAX (pip install 'rfcheck[jax]')")
 import jax.numpy as jnp  # noqa: E402
 
-from rfcheck import couplings  # noqa: E402
+from rfcheck.engine import couplings  # noqa: E402
 from rfcheck.attention import (  # noqa: E402
     attention,
     attention_features,

@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import features, montecarlo
+from rfcheck.engine import couplings as cp
+from rfcheck import features
+from rfcheck.engine import montecarlo
 from rfcheck import stats as stats_mod
 
 ALPHA = 1e-4

@@ -1,4 +1,4 @@
-"""Tests of the engine's SimRF+ coupling (``"simrf+"`` in rfcheck.couplings / montecarlo).
+"""Tests of the engine's SimRF+ coupling (``"simrf+"`` in rfcheck.engine.couplings / montecarlo).
 
 SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): SimRF blocks rearranged by the Gauss-Seidel
 update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |sum_{j!=i} w_j|`` until a pass moves no unit
@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import features, montecarlo
+from rfcheck.engine import couplings as cp
+from rfcheck import features
+from rfcheck.engine import montecarlo
 from rfcheck.audit import audit_sampler
 
 ALPHA = 1e-4
