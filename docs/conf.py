@@ -148,6 +148,9 @@ nitpick_ignore_regex += [
     # rfcheck/closed_forms/crt.py (_value) names the log-space twin ``log_<name>``; the functions
     # are ``<kind>_log_variance`` (reported to the owner of closed_forms/)
     (r"py:func", r"log_(trig|positive|gerf|oprf|orf_gerf|poisson|geometric)_variance"),
+    # rfcheck/crt_variance.py (mc_crosscheck) names :mod:`rfcheck.discrete_engine`, the deprecated
+    # path of rfcheck.engine.discrete_engine (that file is edited elsewhere: fix it there, then drop this)
+    (r"py:mod", r"rfcheck\.discrete_engine"),
 ]
 nitpick_ignore: list[tuple[str, str]] = []
 

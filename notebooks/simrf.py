@@ -25,8 +25,8 @@ import os
 import numpy as np
 
 from rfcheck import features, verify
-from rfcheck.engine import couplings
 from rfcheck.closed_forms import simrf
+from rfcheck.engine import couplings
 from rfcheck.engine.montecarlo import simulate
 from rfcheck.stats import estimate_mse
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from rfcheck.engine import discrete_engine as de
 from rfcheck.closed_forms import crt
+from rfcheck.engine import discrete_engine as de
 from rfcheck.stats import estimate_mean, estimate_mse, fourth_central_moment_of_mean
 
 Z = 4.5

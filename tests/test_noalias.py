@@ -132,7 +132,6 @@ def test_engine_cache_stamps_cover_compiled_imports():
         text = (root / name).read_text()
         return "@njit" in text or "@intrinsic" in text
 
-    pkg = root.parent  # the rfcheck package; the engine is rfcheck/engine/
 
     def imports(name: str) -> set[str]:
         """The rfcheck modules ``name`` imports, as paths relative to ``root`` (``../x.py``

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 from rfcheck import features
-from rfcheck.engine import couplings
 from rfcheck.closed_forms import simrf as S
+from rfcheck.engine import couplings
 
 FP_RTOL = 1e-12
 MP_RTOL = mpmath.mpf("1e-40")

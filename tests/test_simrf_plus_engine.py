@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck.engine import couplings as cp
 from rfcheck import features
-from rfcheck.engine import montecarlo
 from rfcheck.audit import audit_sampler
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import montecarlo
 
 ALPHA = 1e-4
 Z_CRIT = stats.norm.isf(ALPHA / 2)

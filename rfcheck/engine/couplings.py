@@ -79,8 +79,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from rfcheck.engine import rng as _rng
 from rfcheck import validate
+from rfcheck.engine import rng as _rng
 from rfcheck.engine.bits import py_fma
 from rfcheck.engine.noalias import LANE_COLS as _LANE_COLS
 from rfcheck.engine.noalias import LANES as _LANES

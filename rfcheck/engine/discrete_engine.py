@@ -71,8 +71,8 @@ import numpy as np
 import scipy.special as sc
 from numba import njit, prange
 
-from rfcheck.engine import rng as _rng
 from rfcheck import validate
+from rfcheck.engine import rng as _rng
 
 __all__ = [
     "DISTRIBUTIONS",

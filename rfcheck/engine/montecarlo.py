@@ -34,9 +34,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from rfcheck import validate
 from rfcheck.engine import couplings as _cp
 from rfcheck.engine import rng as _rng
-from rfcheck import validate
 from rfcheck.engine.bits import pow2
 from rfcheck.features import ExpProduct
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from rfcheck.engine import couplings
 from rfcheck.closed_forms import simrf as cf
+from rfcheck.engine import couplings
 from rfcheck.references.simrf import optimised_ensemble
 
 __all__ = [
