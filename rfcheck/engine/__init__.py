@@ -43,10 +43,11 @@ Public surface
 --------------
 :func:`simulate`, :func:`simulate_discrete`, :func:`sample_ensemble`,
 :func:`sample_projection`, the coupling registry :data:`COUPLINGS` with :class:`Coupling`
-and :func:`get_coupling`.  Everything else is in its module.  The names are imported on
-first use, so ``from rfcheck.engine import rng`` does not load the whole engine.
+and :func:`get_coupling`.  Everything else is in its module.  The two estimators are imported
+on first use, so ``from rfcheck.engine import rng`` loads neither :mod:`rfcheck.features` nor
+SciPy.
 
-The modules lived at the top of the package up to version 0.1.0 (``rfcheck.rng``, ...,
+The modules lived at the top of the package in version 0.1.0 (``rfcheck.rng``, ...,
 ``rfcheck.discrete_engine``); those paths still import, with a :class:`DeprecationWarning`,
 and give the same module objects, for one release.
 
@@ -67,22 +68,25 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: where each name of :data:`__all__` lives (``name -> (module, attribute)``)
+from rfcheck.engine.couplings import COUPLINGS as _COUPLINGS
+from rfcheck.engine.couplings import Coupling, get_coupling, sample_ensemble, sample_projection
+
+#: the coupling registry, ``name -> Coupling`` (the object :data:`rfcheck.engine.couplings.COUPLINGS`)
+COUPLINGS = _COUPLINGS
+
+#: the names imported on first use (``name -> (module, attribute)``): the estimators'
+#: modules load :mod:`rfcheck.features` and SciPy, which the samplers do not need
 _HOMES = {
     "simulate": ("rfcheck.engine.montecarlo", "simulate"),
     "simulate_discrete": ("rfcheck.engine.discrete_engine", "simulate"),
-    "sample_ensemble": ("rfcheck.engine.couplings", "sample_ensemble"),
-    "sample_projection": ("rfcheck.engine.couplings", "sample_projection"),
-    "COUPLINGS": ("rfcheck.engine.couplings", "COUPLINGS"),
-    "Coupling": ("rfcheck.engine.couplings", "Coupling"),
-    "get_coupling": ("rfcheck.engine.couplings", "get_coupling"),
 }
 
 #: the old top-level paths of the engine's modules (deprecated shims, removed in the next release)
 _MOVED = {f"rfcheck.{m}": f"rfcheck.engine.{m}"
           for m in ("rng", "bits", "noalias", "couplings", "montecarlo", "discrete_engine")}
 
-__all__ = list(_HOMES)
+__all__ = ["COUPLINGS", "Coupling", "get_coupling", "sample_ensemble", "sample_projection", "simulate",
+           "simulate_discrete"]
 
 
 def __getattr__(name: str) -> Any:
