@@ -138,16 +138,11 @@ nb_execution_excludepatterns: list[str] = []
 
 # ---------------------------------------------------------------- nitpicky exceptions
 # Types named in signatures and docstrings that belong to other projects (no intersphinx: the
-# build runs offline), and names in docstrings of modules owned elsewhere (see the report).
+# build runs offline).
 nitpick_ignore_regex = [
     (r"py:.*", r"(numpy|np|scipy|mpmath|sympy|jax|jnp|matplotlib|dask|distributed|hypothesis|numba|"
                r"collections|typing|pathlib|concurrent|argparse|enum|types)\..*"),
     (r"py:class", r"(ndarray|array_like|ArrayLike|optional|callable|Callable|Path|Axes|Figure|mpf|mpc)"),
-]
-nitpick_ignore_regex += [
-    # rfcheck/closed_forms/crt.py (_value) names the log-space twin ``log_<name>``; the functions
-    # are ``<kind>_log_variance`` (reported to the owner of closed_forms/)
-    (r"py:func", r"log_(trig|positive|gerf|oprf|orf_gerf|poisson|geometric)_variance"),
 ]
 nitpick_ignore: list[tuple[str, str]] = []
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from rfcheck import features, verify
 from rfcheck.closed_forms import crt
-from rfcheck.montecarlo import simulate
+from rfcheck.engine.montecarlo import simulate
 from rfcheck.stats import estimate_mse
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"
@@ -122,11 +122,12 @@ with mpmath.workdps(30):
 # Thm 3.4 and 3.5 in log-space (the product of `d` Bessel functions never overflows), the
 # optimal `lambda*` (closed form) and `p*` (Brent's method), checked against the exact
 # series of the definition (eq 9-10) and against Monte Carlo from the Numba engine
-# `rfcheck.discrete_engine` (per-block seeded, thread-count independent; the NumPy twin
+# `rfcheck.engine.discrete_engine` (per-block seeded, thread-count independent; the NumPy twin
 # `rfcheck.discrete` draws the same law).
 
 # %%
-from rfcheck import crt_variance, discrete_engine  # noqa: E402
+from rfcheck import crt_variance  # noqa: E402
+from rfcheck.engine import discrete_engine  # noqa: E402
 from rfcheck.stats import estimate_mean  # noqa: E402
 
 xd, yd = rng.normal(size=6) * 0.4, rng.normal(size=6) * 0.4

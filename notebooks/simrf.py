@@ -24,9 +24,10 @@ import os
 
 import numpy as np
 
-from rfcheck import couplings, features, verify
+from rfcheck import features, verify
 from rfcheck.closed_forms import simrf
-from rfcheck.montecarlo import simulate
+from rfcheck.engine import couplings
+from rfcheck.engine.montecarlo import simulate
 from rfcheck.stats import estimate_mse
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"

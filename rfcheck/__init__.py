@@ -18,7 +18,7 @@ Test an estimator or a sampler
     (:mod:`rfcheck.testing`); :class:`Estimator` (:mod:`rfcheck.custom`);
     :func:`audit_sampler` (:mod:`rfcheck.audit`).
 Simulate and estimate
-    :func:`simulate` (:mod:`rfcheck.montecarlo`); :func:`estimate_mse`,
+    :func:`simulate` (:mod:`rfcheck.engine.montecarlo`); :func:`estimate_mse`,
     :func:`estimate_mean` (:mod:`rfcheck.stats`).
 
 Examples
@@ -55,7 +55,7 @@ _HOMES = {
     "Inconclusive": "rfcheck.testing",
     "Estimator": "rfcheck.custom",
     "audit_sampler": "rfcheck.audit",
-    "simulate": "rfcheck.montecarlo",
+    "simulate": "rfcheck.engine.montecarlo",
     "estimate_mse": "rfcheck.stats",
     "estimate_mean": "rfcheck.stats",
 }

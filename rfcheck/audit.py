@@ -46,8 +46,8 @@ import numpy as np
 from scipy import stats as sps
 from scipy.special import ndtr
 
-from rfcheck import rng as _rng
 from rfcheck.custom import Sampler, draw, least_precise, resolve_sampler
+from rfcheck.engine import rng as _rng
 from rfcheck.stats import estimate_mean
 
 __all__ = ["AuditReport", "AuditTest", "audit_sampler", "geometry_tolerance"]

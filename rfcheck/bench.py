@@ -3,7 +3,7 @@
 Workload: the positive-random-feature estimator (:func:`rfcheck.features.positive_product`)
 of one pair with ``|x + y| = 1`` in ``d = 64`` with ``M = 64`` features, for the couplings
 ``iid``, ``orf``, ``simrf`` and ``simrf+`` and both engine paths (``ensemble``, ``projection``), each next to
-:func:`rfcheck.montecarlo.simulate_numpy` timed in the same run, interleaved with it
+:func:`rfcheck.engine.montecarlo.simulate_numpy` timed in the same run, interleaved with it
 (rounds of baseline, ensemble, projection; best round of each; a pause before each timed call
 so that no contender's idle threads still spin: :func:`_rates`).  The machine's FLOP
 ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
@@ -37,11 +37,11 @@ it executes about half the FLOPs of "QR, then form Q" (``(8/3) d^3``); ``format_
 also prints the share under that QR-equivalent count.
 
 Discrete section (:func:`run_discrete_bench`, CRT sec 3.2): the PoisRF and GeomRF
-estimators of :mod:`rfcheck.discrete_engine` for one pair in ``d = 64`` with ``M = 64``
+estimators of :mod:`rfcheck.engine.discrete_engine` for one pair in ``d = 64`` with ``M = 64``
 (``x, y`` i.i.d. ``N(0, I/d)``, seed 0, so ``|x|, |y| ~ 1``) at the optimal parameters
 (``lambda*`` of sec 3.2.1, ``p*`` by Brent as in appendix 9.10.1: the sparse sampler) and
 at a dense setting (``lambda = 1``, ``p = 0.3``: one table draw per coordinate), each next
-to :func:`rfcheck.discrete_engine.simulate_numpy` (``numpy.random.Generator`` draws of the
+to :func:`rfcheck.engine.discrete_engine.simulate_numpy` (``numpy.random.Generator`` draws of the
 full ``(n, M, d)`` counts, one matrix product, table lookups) timed in the same run.  These
 kernels are bound by random draws and table lookups, not FLOPs: no ceiling share.
 
@@ -57,7 +57,8 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from rfcheck import couplings, features, montecarlo
+from rfcheck import features
+from rfcheck.engine import couplings, montecarlo
 
 __all__ = ["COUPLINGS", "TARGETS", "discrete_pair", "flops_per_trial", "format_discrete_table", "format_table",
            "machine_description", "machine_gflops", "relative_rates", "run_bench", "run_discrete_bench",
@@ -108,7 +109,7 @@ def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
 
 def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> float:
     """Mean number of SimRF+ update passes per block of ``min(d, M)`` rows (engine sampler,
-    :func:`rfcheck.couplings.simrf_plus_passes`), for the FLOP model."""
+    :func:`rfcheck.engine.couplings.simrf_plus_passes`), for the FLOP model."""
     passes, _ = couplings.simrf_plus_passes(M, d, n, seed)
     return float(passes[:, 0].mean())
 
@@ -566,7 +567,7 @@ def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dic
         ``baseline_trials_per_s``, ``ratio``, ``flop_ceiling_share`` (None: not FLOP-bound),
         ``flops_per_trial`` (None) and ``machine_gflops`` (None).
     """
-    from rfcheck import discrete_engine as de
+    from rfcheck.engine import discrete_engine as de
 
     if quick:
         seconds = min(seconds, 0.1)

@@ -267,7 +267,7 @@ def _oprf_mc_claim() -> Claim:
     def sim(p: dict[str, Any], n: int, seed: int) -> Any:
         from rfcheck import features
         from rfcheck.claims._common import pair_vectors, stats_fp
-        from rfcheck.montecarlo import simulate
+        from rfcheck.engine.montecarlo import simulate
 
         x, y = pair_vectors(p)
         prod = features.oprf_product(x, y)

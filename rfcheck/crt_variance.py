@@ -154,7 +154,8 @@ def summary(regime: str, sigma: float, L: int = 1024, n_sets: int = 5, seed: int
 def _mc_samples(m: str, x: np.ndarray, y: np.ndarray, params: dict[str, Any], c: np.ndarray | None,
                 n_trials: int, seed: int) -> np.ndarray:
     """One-feature estimates (M = 1) of ``K(x, y)`` by ``m`` with the figure's parameters."""
-    from rfcheck import discrete_engine, features, montecarlo
+    from rfcheck import features
+    from rfcheck.engine import discrete_engine, montecarlo
 
     if m in ("PoisRF", "PoisRF+", "GeomRF", "GeomRF+"):
         dist = "poisson" if m.startswith("Pois") else "geometric"
@@ -180,7 +181,7 @@ def mc_crosscheck(regime: str, sigma: float, *, L: int = 16, n_pairs: int = 3, n
     method's parameters from the set statistics exactly as :func:`log_variances` does, and
     for ``n_pairs`` pairs ``(x_i, y_i)`` estimates the one-feature variance ``E(K_hat - K)^2``
     from ``n_trials`` Numba-engine draws (:func:`rfcheck.stats.estimate_mse`; PoisRF/GeomRF on
-    :mod:`rfcheck.discrete_engine`).  Real-valued methods are compared after undoing the
+    :mod:`rfcheck.engine.discrete_engine`).  Real-valued methods are compared after undoing the
     M = 2 convention (the closed form plus ``log 2``).  Returns one row per (method, pair):
     ``closed_form`` and ``mc`` log-variances, ``se_log`` (delta method), ``z``, and
     ``trustworthy`` (the tail diagnostic of the squared errors; False means the variance is

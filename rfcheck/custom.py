@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rfcheck import rng as _rng
+from rfcheck.engine import rng as _rng
 
 __all__ = [
     "Aux",
@@ -119,7 +119,7 @@ def least_precise(*dtypes: Any) -> np.dtype:
 
 def builtin_sampler(name: str) -> Sampler:
     """The NumPy sampler of a built-in coupling (``iid``, ``orf``, ``simrf``): equal in law
-    to the Numba engine's ensembles (:func:`rfcheck.montecarlo.simulate_numpy` uses it).
+    to the Numba engine's ensembles (:func:`rfcheck.engine.montecarlo.simulate_numpy` uses it).
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def builtin_sampler(name: str) -> Sampler:
     >>> builtin_sampler("orf")(np.random.default_rng(0), 2, 3, 3).shape
     (2, 3, 3)
     """
-    from rfcheck.montecarlo import _numpy_directions as numpy_ensembles
+    from rfcheck.engine.montecarlo import _numpy_directions as numpy_ensembles
 
     if name not in ("iid", "orf", "simrf"):
         raise ValueError(f"built-in samplers are 'iid', 'orf' and 'simrf'; got {name!r}")
@@ -266,7 +266,7 @@ def resolve_sampler(sampler: str | Sampler) -> Sampler:
 def antithetic(sampler: str | Sampler) -> Sampler:
     """Antithetic pairs: ``ceil(M/2)`` projections from ``sampler``, each followed by its
     negative (``w_1, -w_1, w_2, -w_2, ...``, truncated to ``M`` rows) -- the convention of the
-    engine's ``<base>-anti`` couplings and of :func:`rfcheck.couplings.antithetic`.
+    engine's ``<base>-anti`` couplings and of :func:`rfcheck.engine.couplings.antithetic`.
 
     Rows stay marginally ``N(0, I_d)`` (the law is symmetric).
 

@@ -22,7 +22,7 @@ and the API reference lists every name of the ``__all__`` of every public module
 Examples
 --------
 >>> from rfcheck import docsgen
->>> "rfcheck.montecarlo" in docsgen.public_modules()
+>>> "rfcheck.engine.montecarlo" in docsgen.public_modules()
 True
 >>> entries = [{"id": "p.eq1", "paper": "p", "verdict": "HOLDS"},
 ...            {"id": "p.eq2", "paper": "p", "verdict": "REFUTED"}]
@@ -84,12 +84,14 @@ _NUMBERED_PAPER = re.compile(r"^\d{3} ")
 
 def public_modules() -> list[str]:
     """Every public module of the package, sorted: ``rfcheck`` and each module or subpackage below
-    it none of whose dotted parts starts with ``_`` (``rfcheck.__main__`` is not one)."""
+    it none of whose dotted parts starts with ``_`` (``rfcheck.__main__`` is not one), less the
+    deprecated paths of moved modules (``rfcheck.montecarlo``, ...: importing one warns)."""
     import rfcheck
+    from rfcheck.engine import _MOVED
 
     names = ["rfcheck"]
     for info in pkgutil.walk_packages(rfcheck.__path__, "rfcheck."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]):
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in _MOVED:
             names.append(info.name)
     return sorted(names)
 

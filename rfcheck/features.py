@@ -7,7 +7,7 @@ PosRF, GERF(A, s) with complex A, OPRF -- has a feature *product* of the form
 
 so an estimator depends on a projection ensemble only through ``|w_m|^2`` and the
 projections ``w_m . u`` of one fixed vector.  :class:`ExpProduct` holds that form; the
-Monte Carlo engines (``rfcheck.montecarlo``) consume it, and the explicit feature maps
+Monte Carlo engines (``rfcheck.engine.montecarlo``) consume it, and the explicit feature maps
 below are used by the ensemble path, the attention harness and the tests (the product of
 the explicit maps equals the projection form to rounding).
 

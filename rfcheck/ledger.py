@@ -550,7 +550,7 @@ class Paper:
         """A printed variance (or MSE) of an estimator against Monte Carlo.
 
         ``simulate(p, n_trials, seed) -> (estimates, target)``: ``n_trials`` independent
-        estimates (e.g. ``rfcheck.montecarlo.simulate`` on a feature product, or a
+        estimates (e.g. ``rfcheck.engine.montecarlo.simulate`` on a feature product, or a
         ``rfcheck.custom.Estimator``) and the exact kernel value they estimate; their MSE
         about ``target`` is compared with ``printed`` by a z-test at the budget's family-wise
         level (Bonferroni over the points), the standard error trusted only where the tail

@@ -367,7 +367,7 @@ def estimate_mse(
     ----------
     estimates : array_like
         Independent replicas ``K_hat_i`` of the estimate (real, finite; e.g. one row of
-        :func:`rfcheck.montecarlo.simulate`).
+        :func:`rfcheck.engine.montecarlo.simulate`).
     target : float
         The value ``K`` the estimator is meant to estimate.
     exact_moments : (float, float), optional

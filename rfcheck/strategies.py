@@ -242,9 +242,9 @@ def couplings(names: tuple[str, ...] | None = None) -> st.SearchStrategy:
     Returns
     -------
     hypothesis.strategies.SearchStrategy
-        Of coupling names (keys of ``rfcheck.couplings.COUPLINGS``).
+        Of coupling names (keys of ``rfcheck.engine.couplings.COUPLINGS``).
     """
-    from rfcheck.couplings import COUPLINGS
+    from rfcheck.engine.couplings import COUPLINGS
 
     exact = sorted(n for n, c in COUPLINGS.items() if c.exact_marginals)
     return st.sampled_from(exact if names is None else list(names))

@@ -150,7 +150,7 @@ def _replicas(subject: Subject, m: int, n_trials: int, coupling: str | Sampler |
     if isinstance(subject, ExpProduct):
         if subject.n_pairs != 1:
             raise ValueError(f"these helpers take one (x, y) pair; got {subject.n_pairs}")
-        from rfcheck.montecarlo import simulate
+        from rfcheck.engine.montecarlo import simulate
 
         if coupling is not None and not isinstance(coupling, str):
             raise ValueError("an ExpProduct runs on the engine's couplings: pass a coupling name")

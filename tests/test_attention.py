@@ -10,7 +10,6 @@ import pytest
 jax = pytest.importorskip("jax", reason="the attention harness needs JAX (pip install 'rfcheck[jax]')")
 import jax.numpy as jnp  # noqa: E402
 
-from rfcheck import couplings  # noqa: E402
 from rfcheck.attention import (  # noqa: E402
     attention,
     attention_features,
@@ -24,6 +23,7 @@ from rfcheck.attention import (  # noqa: E402
 )
 from rfcheck.attention import bench as abench  # noqa: E402
 from rfcheck.closed_forms import crt  # noqa: E402
+from rfcheck.engine import couplings  # noqa: E402
 from rfcheck.features import gerf_features  # noqa: E402
 
 pytestmark = pytest.mark.jax

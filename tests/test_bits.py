@@ -1,4 +1,4 @@
-"""Exact bit-level conversions of :mod:`rfcheck.bits` against Python's exact arithmetic."""
+"""Exact bit-level conversions of :mod:`rfcheck.engine.bits` against Python's exact arithmetic."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numba import njit
 
-from rfcheck import bits, montecarlo
+from rfcheck.engine import bits, montecarlo
 
 
 @given(st.integers(0, 2**52 - 1))

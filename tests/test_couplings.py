@@ -1,4 +1,4 @@
-"""Tests of rfcheck.couplings: marginal laws, block structure, projection samplers, twins.
+"""Tests of rfcheck.engine.couplings: marginal laws, block structure, projection samplers, twins.
 
 Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4; power
 companions feed the same checks a wrong law.
@@ -13,8 +13,8 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import rng
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import rng
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)

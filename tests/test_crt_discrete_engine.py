@@ -1,4 +1,4 @@
-"""The Numba engine for discretely-induced RFs (``rfcheck.discrete_engine``, CRT sec 3.2,
+"""The Numba engine for discretely-induced RFs (``rfcheck.engine.discrete_engine``, CRT sec 3.2,
 eq (9)-(10)): parity with its plain-Python twin, independence of the thread count, the
 law of the projections (chi-square against the exact pmf), and the estimator's variance
 against the closed forms of Thm 3.4 / 3.5 (``rfcheck.closed_forms.crt``).
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from rfcheck import discrete_engine as de
 from rfcheck.closed_forms import crt
+from rfcheck.engine import discrete_engine as de
 from rfcheck.stats import estimate_mean, estimate_mse, fourth_central_moment_of_mean
 
 Z = 4.5

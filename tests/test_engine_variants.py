@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import features, montecarlo
+from rfcheck import features
 from rfcheck import stats as stats_mod
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import montecarlo
 
 ALPHA = 1e-4
 Z_CRIT = stats.norm.isf(ALPHA / 2)

@@ -1,4 +1,4 @@
-"""Tests of rfcheck.montecarlo: parity with the Python twin, reproducibility across thread
+"""Tests of rfcheck.engine.montecarlo: parity with the Python twin, reproducibility across thread
 counts, the PosRF MSE closed forms (iid and ORF, both paths), path equivalence and the
 NumPy cross-check.
 
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from rfcheck import couplings, features, montecarlo
+from rfcheck import features
+from rfcheck.engine import couplings, montecarlo
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)
@@ -563,7 +564,7 @@ def test_gerf_features_validates_which_and_w():
 
 @pytest.mark.parametrize("lanes", [False, True])
 def test_batched_orf_ensemble_path_equals_python_reference_at_bench_size(monkeypatch, lanes):
-    """The orf ensemble path factors LANES trials at once (rfcheck.couplings.orf_ensemble_lanes)
+    """The orf ensemble path factors LANES trials at once (rfcheck.engine.couplings.orf_ensemble_lanes)
     and sums norms and projections in the lane layout; at d = 64 (two blocks: M = 70, the
     second one truncated), two pairs, a complex product and a partial group of trials, its
     estimates equal the plain-Python twin's bit for bit, with the batched path on or off

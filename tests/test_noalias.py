@@ -1,4 +1,4 @@
-"""rfcheck.noalias.sweep_rows: the LLVM row sweep equals its plain-Python definition bit for bit."""
+"""rfcheck.engine.noalias.sweep_rows: the LLVM row sweep equals its plain-Python definition bit for bit."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from rfcheck.bits import py_fma
-from rfcheck.noalias import sweep_rows
+from rfcheck.engine.bits import py_fma
+from rfcheck.engine.noalias import sweep_rows
 
 
-@njit  # not cached: an on-disk cache here would not see edits to rfcheck/noalias.py
+@njit  # not cached: an on-disk cache here would not see edits to rfcheck/engine/noalias.py
 def _sweep3(X, wa, wb, wc, wd, ab, gh, n):
     sweep_rows((X[0], X[1], X[2]), wa, wb, wc, wd, ab, gh, n)
 
@@ -120,7 +120,7 @@ def test_engine_cache_stamps_cover_compiled_imports():
     import ast
     import pathlib
 
-    from rfcheck import discrete_engine, rng
+    from rfcheck.engine import discrete_engine, rng
 
     root = pathlib.Path(rng.__file__).parent
     stamped = {"rng.py": rng._ENGINE_FILES, "couplings.py": rng._ENGINE_FILES,
@@ -132,14 +132,19 @@ def test_engine_cache_stamps_cover_compiled_imports():
         text = (root / name).read_text()
         return "@njit" in text or "@intrinsic" in text
 
+
     def imports(name: str) -> set[str]:
+        """The rfcheck modules ``name`` imports, as paths relative to ``root`` (``../x.py``
+        for one outside the engine: compiled code there could not be stamped)."""
         out = set()
         for node in ast.walk(ast.parse((root / name).read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module == "rfcheck":
-                out |= {f"{a.name}.py" for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rfcheck."):
-                out.add(node.module.split(".")[1] + ".py")
-        return {n for n in out if (root / n).exists()}
+            mod = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            if mod in ("rfcheck", "rfcheck.engine"):
+                out |= {"/".join([*mod.split(".")[1:], a.name]) + ".py" for a in node.names}
+            elif mod.startswith("rfcheck."):
+                out.add("/".join(mod.split(".")[1:]) + ".py")
+        rel = {n[len("engine/"):] if n.startswith("engine/") else f"../{n}" for n in out}
+        return {n for n in rel if (root / n).exists()}
 
     for name, files in stamped.items():
         seen, todo = set(), [name]

@@ -90,7 +90,7 @@ def test_rff_orf_covariance_is_1f1_of_minus_half_z2(z: float, d: int) -> None:
 
 
 def test_optimised_ensemble_is_no_worse_than_the_simplex() -> None:
-    from rfcheck.montecarlo import simplex_matrix
+    from rfcheck.engine.montecarlo import simplex_matrix
 
     norms = np.array([1.0, 1.5, 0.8, 1.2])
     W, val = ref.optimised_ensemble(norms, 1.0, starts=1, seed=3)

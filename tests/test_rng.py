@@ -1,4 +1,4 @@
-"""Tests of rfcheck.rng: the generator's law, reproducibility and its Python twin.
+"""Tests of rfcheck.engine.rng: the generator's law, reproducibility and its Python twin.
 
 Statistical checks use fixed seeds and a per-test false-alarm level ALPHA = 1e-4 (a p-value
 below it fails); each law check has a power companion that feeds it a wrong law.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import montecarlo, rng
+from rfcheck.engine import montecarlo, rng
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import montecarlo
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import montecarlo
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 

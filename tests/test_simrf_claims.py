@@ -49,7 +49,7 @@ def test_pair_monte_carlo_check_has_power() -> None:
     """The thm4.3 Monte Carlo reference separates SimRF from ORF pairs (a wrong printed value is seen)."""
     import numpy as np
 
-    from rfcheck.couplings import sample_projection
+    from rfcheck.engine.couplings import sample_projection
     from rfcheck.stats import estimate_mean
 
     d, v = 3, 0.8

@@ -6,7 +6,7 @@ References (DESIGN.md, strongest first):
   60 digits -- the closed forms are hypergeometric rearrangements and must agree to 1e-40;
 * the definition eq (10): a 2-D Gauss-Legendre quadrature over the two chi_d norms of
   ``0F1(; d/2; v^2 (r1^2 + r2^2 + 2 c r1 r2) / 4)`` (float64, independent of every 1F1 form);
-* Monte Carlo with the actual couplings (``rfcheck.couplings`` / ``rfcheck.montecarlo``),
+* Monte Carlo with the actual couplings (``rfcheck.engine.couplings`` / ``rfcheck.engine.montecarlo``),
   z-tests at a stated false-alarm level.
 
 Float64 faces must be within ``FP_RTOL = 1e-12`` of mpmath for d <= 1024, v <= 10.
@@ -23,8 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from rfcheck import couplings, features
+from rfcheck import features
 from rfcheck.closed_forms import simrf as S
+from rfcheck.engine import couplings
 
 FP_RTOL = 1e-12
 MP_RTOL = mpmath.mpf("1e-40")
@@ -224,7 +225,7 @@ def test_conformity_estimand_from_coupled_ensembles(coupling: str, fn: object) -
 @pytest.mark.parametrize("coupling", ["iid", "orf", "simrf"])
 @pytest.mark.parametrize(("m", "d"), [(4, 4), (10, 4)])
 def test_prf_mse_against_engine(coupling: str, m: int, d: int) -> None:
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     x = np.zeros((1, d))
     y = np.zeros((1, d))
@@ -298,7 +299,7 @@ def test_rff_gap_and_ratios() -> None:
 
 
 def test_rff_mse_against_engine() -> None:
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     d, m = 4, 4
     x = np.zeros((1, d))

@@ -1,4 +1,4 @@
-"""Tests of the SimRF+ / fast HD-product / antithetic samplers in ``rfcheck.couplings``.
+"""Tests of the SimRF+ / fast HD-product / antithetic samplers in ``rfcheck.engine.couplings``.
 
 Marginal checks use a KS test at level 1e-4 per test (fixed seeds) with a power check on a
 wrongly scaled law; geometric checks are exact to rounding.
@@ -13,7 +13,7 @@ import pytest
 import scipy.linalg
 from scipy import stats
 
-from rfcheck import couplings as C
+from rfcheck.engine import couplings as C
 
 ALPHA = 1e-4
 

@@ -1,4 +1,4 @@
-"""Tests of the engine's SimRF+ coupling (``"simrf+"`` in rfcheck.couplings / montecarlo).
+"""Tests of the engine's SimRF+ coupling (``"simrf+"`` in rfcheck.engine.couplings / montecarlo).
 
 SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): SimRF blocks rearranged by the Gauss-Seidel
 update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |sum_{j!=i} w_j|`` until a pass moves no unit
@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rfcheck import couplings as cp
-from rfcheck import features, montecarlo
+from rfcheck import features
 from rfcheck.audit import audit_sampler
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import montecarlo
 
 ALPHA = 1e-4
 Z_CRIT = stats.norm.isf(ALPHA / 2)

@@ -16,7 +16,7 @@ from rfcheck.claims import BUDGETS
 from rfcheck.claims import _simrf_proofs as P
 from rfcheck.claims import simrf as C
 from rfcheck.claims._common import deterministic_check
-from rfcheck.montecarlo import simplex_matrix
+from rfcheck.engine.montecarlo import simplex_matrix
 
 DEFAULT = BUDGETS["default"]
 

@@ -335,7 +335,7 @@ def test_aux_draws_are_seeded_and_leave_the_old_stream_alone():
     assert not np.array_equal(a1, est.at(x, y).replicas(3, 500, seed=5))
     assert b1.shape == (500, 3) and b1.min() >= 0 and b1.max() < 2 * np.pi
     # without aux: the projections come from the same stream as before (draw W, nothing else)
-    from rfcheck import rng as _rng
+    from rfcheck.engine import rng as _rng
 
     plain = _posrf("orf").at(x, y)
     W = custom.builtin_sampler("orf")(np.random.default_rng(_rng.seed_key(4)), 500, 3, 3)

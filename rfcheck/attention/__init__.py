@@ -29,8 +29,8 @@ Methods (``method=``)
     HRF Thm D.1 eq (45) (:func:`rfcheck.closed_forms.hrf.log_mse_angular_hybrid`, ``shared=0``).
 
 Couplings (``coupling=``): ``"iid"``, ``"orf"``, ``"simrf"``, drawn **in JAX** from ``key``
-(same laws as :mod:`rfcheck.couplings`); or pass ``projections=`` (an ``(M, d)`` array, e.g.
-``rfcheck.couplings.sample_ensemble(...)``, or a dict of draws for ``"hybrid"``).
+(same laws as :mod:`rfcheck.engine.couplings`); or pass ``projections=`` (an ``(M, d)`` array, e.g.
+``rfcheck.engine.couplings.sample_ensemble(...)``, or a dict of draws for ``"hybrid"``).
 
 Verification modules: :mod:`rfcheck.attention.mse` (pair-averaged MSE and orderings of the
 ``L x L`` matrix), :mod:`rfcheck.attention.maxrel` (HRF's max-relative-error ordering).

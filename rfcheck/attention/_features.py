@@ -14,7 +14,7 @@ Projections are drawn in JAX from an explicit key (jit-compatible):
 - ``simrf``: blocks ``W = D S R`` with ``R`` Haar, ``S`` the simplex matrix (unit rows,
   pairwise inner products ``-1/(d-1)``), ``D`` chi_d norms (SimRF eq (8)-(9)).
 
-They follow the same laws as the NumPy/Numba samplers of :mod:`rfcheck.couplings`, which
+They follow the same laws as the NumPy/Numba samplers of :mod:`rfcheck.engine.couplings`, which
 can be passed instead through ``projections=`` (tests tie the two by their feature
 products and by moments).
 """

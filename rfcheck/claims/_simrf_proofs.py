@@ -74,7 +74,7 @@ def _f_series_deriv(x: Any, d: int) -> Any:
 def _unit_config(m: int, dim: int, seed: int, kind: str = "random") -> np.ndarray:
     """``m`` unit vectors in R^dim (rows): random (Gaussian, normalised), simplex (m = dim) or orthogonal."""
     if kind == "simplex":
-        from rfcheck.montecarlo import simplex_matrix
+        from rfcheck.engine.montecarlo import simplex_matrix
 
         return simplex_matrix(dim)[:m]
     if kind == "orthogonal":
@@ -1169,7 +1169,7 @@ def eq16_residual(W: np.ndarray) -> float:
 
 def _plus_config(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """(initial W, norms): chi_d norms (the first scaled by ``big``), simplex or random directions."""
-    from rfcheck.montecarlo import simplex_matrix
+    from rfcheck.engine.montecarlo import simplex_matrix
 
     d, seed = int(p["d"]), int(p["seed"])
     r = _chi_norms(d, d, seed)

@@ -83,7 +83,7 @@ def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) ->
 
 def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
               coupling: str = "iid") -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     x, y = pair_vectors(p)
     prod = features.gerf_product(x, y, a, s)
@@ -606,7 +606,7 @@ def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Var_ort - Var_iid of the OPRF estimator (M <= d) by Monte Carlo, z-test of the sign."""
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     x, y = pair_vectors(p)
     prod = features.oprf_product(x, y)
@@ -832,7 +832,7 @@ register(Claim(
 
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
-    from rfcheck import discrete_engine
+    from rfcheck.engine import discrete_engine
     from rfcheck.stats import compare_mc, estimate_mean
 
     x, y = _dirf_vectors(p)
@@ -859,7 +859,7 @@ register(Claim(
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
                                        max_points=12)),
         Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-              description="Numba engine rfcheck.discrete_engine, mean vs K"),
+              description="Numba engine rfcheck.engine.discrete_engine, mean vs K"),
     ],
 ))
 
@@ -885,7 +885,7 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck import discrete_engine
+    from rfcheck.engine import discrete_engine
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
@@ -1638,7 +1638,7 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     probability > 0.9)."""
     import scipy.stats as sps
 
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     x, y = pair_vectors(p)
     m = int(p["M"])

@@ -320,7 +320,7 @@ def _mc_pair(coupling: str) -> Any:
     with the projection sampler of the coupling; z-test at the budget's family-wise level."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.couplings import sample_projection
+        from rfcheck.engine.couplings import sample_projection
         from rfcheck.stats import compare_mc, estimate_mean, z_critical
 
         d, v = int(p["d"]), float(p["v"])
@@ -425,7 +425,7 @@ def printed_thm32(p: dict[str, Any]) -> Any:
 
 
 def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     x, y = _pair(p)
     prod = features.positive_product(x, y)
@@ -530,7 +530,7 @@ def thm34_search(
     ``mean_{i != j} rho_theta`` found by L-BFGS over d unit directions from ``restarts`` Gaussian
     starts plus one perturbed simplex, and the error bar of ``best`` (the Chebyshev fit's deviation
     from the eq (21) closed form, plus 1e-13 relative)."""
-    from rfcheck.montecarlo import simplex_matrix
+    from rfcheck.engine.montecarlo import simplex_matrix
 
     simplex = float(cf.conformity_simrf(v, d))
     obj = _config_objective(d, v)
@@ -821,7 +821,7 @@ def printed_eq74(p: dict[str, Any]) -> Any:
 
 
 def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
 
     d = int(p["d"])
     x, y = np.zeros((1, d)), np.zeros((1, d))
@@ -1360,7 +1360,7 @@ register(
 
 def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(rho_SimRF+, rho_SimRF, err) for one draw of norms (eq 12, fixed vectors)."""
-    from rfcheck import couplings
+    from rfcheck.engine import couplings
 
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
@@ -1399,7 +1399,7 @@ register(
 
 def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """SimRF+ is closer to the numerical optimum than SimRF is: rho+ - rho_opt <= rho_S - rho_opt."""
-    from rfcheck import couplings
+    from rfcheck.engine import couplings
 
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)

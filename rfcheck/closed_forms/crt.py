@@ -532,7 +532,7 @@ def _value(log_fn: Any, name: str) -> Any:
     value.__name__ = name
     value.__qualname__ = name
     value.__doc__ = (
-        f"Value-space twin of :func:`log_{name}` (same arguments).  Raises ``ValueError`` "
+        f"Value-space twin of :func:`{getattr(log_fn, '__name__', name)}` (same arguments).  Raises ``ValueError`` "
         "instead of overflowing to inf in float64.\n\n" + (log_fn.__doc__ or "")
     )
     return value

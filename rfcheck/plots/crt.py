@@ -68,7 +68,7 @@ def mu_monte_carlo(u: float, d: int, n_trials: int, seed: int) -> tuple[float, f
     is why ``trustworthy`` may be False here).
     """
     from rfcheck import features
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
     from rfcheck.stats import MAX_REL_SE, estimate_mse
 
     x = np.zeros((1, d))

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from rfcheck import couplings
 from rfcheck.closed_forms import simrf as cf
+from rfcheck.engine import couplings
 from rfcheck.references.simrf import optimised_ensemble
 
 __all__ = [
@@ -178,7 +178,7 @@ def plot_mse_ratios(ax: Any = None, d: int = 64, v_max: float = 3.0) -> list[Any
 def mse_ratio_monte_carlo(v: float, d: int, coupling: str, n_trials: int, seed: int) -> tuple[float, float, bool]:
     """Monte Carlo ``MSE_c / MSE_IID(exact)`` at ``|x + y| = v`` (x = y = v/2 e_1), m = d."""
     from rfcheck import features
-    from rfcheck.montecarlo import simulate
+    from rfcheck.engine.montecarlo import simulate
     from rfcheck.stats import estimate_mse
 
     x = np.zeros((1, d))

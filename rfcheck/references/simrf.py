@@ -531,7 +531,7 @@ def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) 
 
     from rfcheck import validate
     from rfcheck.closed_forms.simrf import conformity_of_ensemble
-    from rfcheck.montecarlo import simplex_matrix
+    from rfcheck.engine.montecarlo import simplex_matrix
 
     r = validate.finite_array(norms, "norms")
     if r.ndim != 1 or r.size < 2 or np.any(r <= 0):

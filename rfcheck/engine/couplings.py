@@ -1,0 +1,2053 @@
+"""Couplings of the projections w_1..w_M (each row marginally N(0, I_d)).
+
+A coupling is how the M projections of one ensemble are drawn *jointly*.  Each one in
+:data:`COUPLINGS` provides
+
+- an **ensemble sampler** (Numba): fills ``Wt`` (d, M), the transposed ensemble
+  ``W.T``, from a generator state ``st`` (see :mod:`rfcheck.engine.rng`);
+- where the law allows it, a **projection sampler** (Numba): fills, for one fixed unit
+  vector ``u_hat``, ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` directly, without
+  drawing the ensemble (``O(M + d)`` instead of ``O(d^3)`` for ORF);
+- plain-Python twins of both, consuming the same random stream bit for bit (for the
+  parity tests of :mod:`rfcheck.engine.montecarlo`).
+
+The engines dispatch on the integer ``code`` of a coupling inside compiled code
+(:func:`ensemble_into`, :func:`projection_into`); a new coupling adds its samplers, one
+branch in each dispatcher and an entry in :data:`COUPLINGS`.
+
+Couplings here
+--------------
+``"iid"``
+    rows independent N(0, I_d).  Projection law: ``t_m ~ N(0, 1)``,
+    ``sq_m = t_m^2 + chi^2_{d-1}`` (drawn only when needed).
+``"orf"``
+    orthogonal random features (Yu et al. 2016): blocks of ``min(d, remaining)`` rows;
+    within a block, Haar-random orthonormal directions, each scaled by an independent
+    ``chi_d`` norm; blocks independent (the last one truncated).  Directions are the first
+    ``b`` columns of a Haar matrix ``Q = H_1 ... H_b diag(s)`` built from Householder
+    reflectors of fresh Gaussian vectors -- the ``Q`` of the QR factorisation of a Gaussian
+    matrix with the sign fix ``diag(R) > 0`` (Stewart 1980), without computing ``R``.
+    Projection law: ``(q_m . u_hat)_{m <= b}`` are the first ``b`` coordinates of a
+    uniform unit vector of ``S^{d-1}`` (``b`` normals over the root of their squared sum
+    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.  The engine's
+    ensemble path draws :data:`LANES` trials at a time (:func:`orf_ensemble_lanes`: the same
+    numbers, their Householder accumulations in lock-step, one vector lane per trial).
+``"simrf"``
+    simplex random features (Reid et al. 2023, eq (8)-(9)): blocks ``W = D S R`` of
+    ``min(d, remaining)`` rows, ``R`` Haar (the ORF sampler; only the first ``d - 1``
+    columns of ``R^T`` are needed because the simplex rows ``s_i`` vanish in the last
+    coordinate), ``S`` the fixed simplex matrix (unit rows, pairwise inner products
+    ``-1/(d-1)``), ``D`` independent ``chi_d`` norms; ``S x`` by Algorithm 1 in ``O(d)``.
+    Needs ``d >= 2``.  Projection law: ``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform
+    on ``S^{d-1}``, all ``s_m . v`` from one Algorithm-1 pass; ``sq_m = r_m^2``.
+``"simrf+"``
+    SimRF+ (Reid et al. 2023, sec 3.2, eq 16-17): the ``simrf`` ensemble, then each block
+    rearranged by the Gauss-Seidel update ``w_i <- -|w_i| (sum_{j!=i} w_j) / |...|`` until
+    a pass moves no unit direction by more than :data:`SIMRF_PLUS_TOL` (at most
+    :data:`SIMRF_PLUS_MAX_PASSES`; :func:`simrf_plus_passes` reports passes and
+    convergence).  Norms are kept; rows stay ``N(0, I_d)`` (the update commutes with the
+    Haar rotation).  Projection law, exact by that equivariance: the update applied to the
+    unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``.
+    The first pass runs on scalars in ``O(b)`` (only ``|T|^2``, ``T . s_l`` and ``T . g``
+    enter it); when a bound certifies that the second pass moves no direction by more than
+    the tolerance (every full block at ``d >= 64``) the block is done, otherwise the vector
+    iteration (``O(passes d b)``) runs.
+``"<base>-anti"`` (``iid-anti``, ``orf-anti``, ``simrf-anti``, ``simrf+-anti``)
+    antithetic pairs: ``ceil(M/2)`` rows of the base coupling, row ``2j + 1 = -`` row
+    ``2j``; both paths.
+``"orf-hd"``, ``"simrf-hd"``
+    fast ORF / SimRF with HD-product rotations (SimRF eq 89-90, ``k = 3``), blocks of
+    ``D = 2^ceil(log2 d)`` rows, data zero-padded to ``D``, ``chi_D`` norms.  Rows have
+    exact first and second moments but are only approximately Gaussian
+    (``exact_marginals=False``: estimators are biased, most at small ``D``).  Ensemble path
+    only: the law of ``w . u_hat`` depends on the direction of ``u_hat``.
+
+References
+----------
+F. X. Yu et al., "Orthogonal Random Features", NeurIPS 2016.  G. W. Stewart, "The
+efficient generation of random orthogonal matrices with an application to condition
+estimators", SIAM J. Numer. Anal. 17(3) (1980).  I. Reid, K. Choromanski, V. Likhosherstov,
+A. Weller, "Simplex Random Features", ICML 2023 (eq (8)-(9), Algorithm 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from rfcheck import validate
+from rfcheck.engine import rng as _rng
+from rfcheck.engine.bits import py_fma
+from rfcheck.engine.noalias import LANE_COLS as _LANE_COLS
+from rfcheck.engine.noalias import LANES as _LANES
+from rfcheck.engine.noalias import lane_sweep, sweep_rows
+
+__all__ = [
+    "COUPLINGS",
+    "LANES",
+    "LANE_COLS",
+    "Coupling",
+    "SimRFPlusInfo",
+    "antithetic",
+    "block_sizes",
+    "check_dim",
+    "ensemble_into",
+    "fwht",
+    "get_coupling",
+    "hd_dim",
+    "hd_rotation",
+    "lane_scratch",
+    "orf_ensemble_lanes",
+    "pad8",
+    "projection_into",
+    "projection_scratch",
+    "sample_ensemble",
+    "sample_ensemble_reference",
+    "sample_fast",
+    "sample_projection",
+    "sample_simrf_plus",
+    "scratch",
+    "simrf_plus_block",
+    "simrf_plus_passes",
+    "stream_tag",
+    "truncated_conformity_objective",
+    "use_lanes",
+]
+
+IID = 0
+ORF = 1
+SIMRF = 2
+SIMRF_PLUS = 3
+ORF_HD = 4
+SIMRF_HD = 5
+ANTI = 16
+"""Code offset of the antithetic variant of a coupling (``iid-anti`` = ``ANTI + IID``, ...)."""
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True, error_model="numpy")
+def pad8(d):
+    """``d`` rounded up to a multiple of 8 (column count of the scratch arrays)."""
+    return (d + 7) // 8 * 8
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gconsts(a):
+    """Marsaglia-Tsang constants for shape ``a`` (same arithmetic as ``rng.gamma_consts``)."""
+    ae = a if a >= 1.0 else a + 1.0
+    dd = ae - 1.0 / 3.0
+    return dd, 1.0 / math.sqrt(9.0 * dd)
+
+
+def _py_gconsts(a: float) -> tuple[float, float]:
+    ae = a if a >= 1.0 else a + 1.0
+    dd = ae - 1.0 / 3.0
+    return dd, 1.0 / math.sqrt(9.0 * dd)
+
+
+# --------------------------------------------------------------------------- iid
+@njit(cache=True, error_model="numpy")
+def _iid_ensemble(st, M, d, Wt, raw):
+    return _rng.fill_normals(st, Wt.reshape(d * M), raw)
+
+
+@njit(cache=True, error_model="numpy")
+def _iid_projection(st, M, d, need_sq, t, sq, vec, raw):
+    st = _rng.fill_normals(st, t[:M], raw)
+    if need_sq and d > 1:
+        a = 0.5 * (d - 1)
+        dd, c = _gconsts(a)
+        g = vec[0, :M]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        for m in range(M):
+            sq[m] = t[m] * t[m] + 2.0 * g[m]
+    else:
+        for m in range(M):
+            sq[m] = t[m] * t[m] if need_sq else np.nan
+    return st
+
+
+def _py_iid_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return np.array(r.fill_normals(d * M)).reshape(d, M)
+
+
+def _py_iid_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    t = r.fill_normals(M)
+    if need_sq and d > 1:
+        a = 0.5 * (d - 1)
+        dd, c = _py_gconsts(a)
+        g = r.fill_gammas(M, a, dd, c)
+        sq = [t[m] * t[m] + 2.0 * g[m] for m in range(M)]
+    else:
+        sq = [t[m] * t[m] if need_sq else math.nan for m in range(M)]
+    return t, sq
+
+
+# --------------------------------------------------------------------------- orf
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot4(a, b, lo, hi):
+    """``sum_{lo <= i < hi} a[i] b[i]`` in a fixed order: four interleaved partial sums
+    (``(i - lo) mod 4``), then ``(s0 + s1) + (s2 + s3)`` -- four independent chains."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    i = lo
+    while i + 3 < hi:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    if i < hi:
+        s0 += a[i] * b[i]
+    if i + 1 < hi:
+        s1 += a[i + 1] * b[i + 1]
+    if i + 2 < hi:
+        s2 += a[i + 2] * b[i + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+def _py_dot4(a: list, b: list, lo: int, hi: int) -> float:
+    s = [0.0, 0.0, 0.0, 0.0]
+    for i in range(lo, hi):
+        s[(i - lo) % 4] += a[i] * b[i]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
+    """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
+    with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
+
+    Every update is one fused multiply-add (rounded once and the same on every machine):
+    ``y = fma(-tB vB_i, wB, fma(-tA vA_i, wA, x))``, ``wC = fma(vC_i, y, wC)``.  Columns
+    ``c0:c1``; three rows per pass share the loads of ``wA .. wD``.  The column loop is
+    :func:`rfcheck.engine.noalias.sweep_rows` (an LLVM loop on ``noalias`` pointers: the rows of ``X``
+    and of the scratch ``vec`` never overlap), so LLVM vectorises it without a runtime overlap
+    check of the seven arrays per pass.  Row order and expression order equal the plain-Python
+    twin's (one row at a time), so the numbers do (any row grouping would: the ``wC``, ``wD``
+    sums are accumulated left to right).
+
+    Measured (machine B, AVX2, 2026-11-26, through :func:`rfcheck.engine.montecarlo.simulate`,
+    interleaved with the code before): the fused form gives 8-18% more ORF ensemble trials/s
+    on one thread than separate multiplies and adds (~35k -> ~38k), 4-9% on two threads in
+    ``rfcheck bench`` (README).  Earlier (2026-11-25) two- and
+    four-row passes, plain 2-D indexing ``X[i, c]`` and 64-byte-aligned scratch were no
+    faster; (2026-11-24, AVX-512 machine) rank-4 sweeps and chunk-8 inner loops were slower.
+    Micro-benchmarks of this loop outside the engine mislead: with ``d`` a compile-time
+    constant, or the loop inlined into another caller, LLVM vectorised it differently
+    (2026-11-26: a variant 1.6x faster in such a harness was 10% slower in the engine).
+    The ``noalias`` loop (2026-11-26, same machine, five alternating processes each): ORF
+    ensemble 35.4k -> 41.2k trials/s on one thread (+16%), SimRF 30.4k -> 34.3k (+13%),
+    numbers unchanged to the last bit.  Copying the reflectors by a slice instead of an
+    indexed loop, tried beside it, was no faster.
+    """
+    n = c1 - c0
+    wa = wA[c0:c1]
+    wb = wB[c0:c1]
+    wc = wC[c0:c1]
+    wd = wD[c0:c1]
+    i = r0
+    while i + 2 < d:
+        sweep_rows((X[i, c0:c1], X[i + 1, c0:c1], X[i + 2, c0:c1]), wa, wb, wc, wd,
+                   (-(tA * vA[i]), -(tB * vB[i]), -(tA * vA[i + 1]), -(tB * vB[i + 1]),
+                    -(tA * vA[i + 2]), -(tB * vB[i + 2])),
+                   (vC[i], vD[i], vC[i + 1], vD[i + 1], vC[i + 2], vD[i + 2]), n)
+        i += 3
+    while i < d:
+        sweep_rows((X[i, c0:c1],), wa, wb, wc, wd, (-(tA * vA[i]), -(tB * vB[i])),
+                   (vC[i], vD[i]), n)
+        i += 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _prepare_reflectors(nb, b, d, taus, sg):
+    """All ``b`` reflectors of :func:`_haar_columns` at once, in place in the normals ``nb``
+    (reflector ``k = b-1, ..., 0`` owns the next ``d - k`` numbers ``x``, rows ``k..d-1``).
+    ``H = I - tau v v^T`` with ``v = x + sign(x_k) |x| e_k``,
+    ``tau = 2 / |v|^2 = 1 / (|x| (|x| + |x_k|))``: the first entry becomes ``v_k``,
+    ``taus[k]`` gets ``tau`` and ``sg[k]`` the sign ``-sign(x_k)`` of ``R_kk`` in
+    ``x = H (R_kk e_k)``.  The operations of the plain algorithm, so its numbers
+    (:func:`_py_draw_reflector`); done up front, the ``b`` independent norm/sqrt/divide
+    chains overlap instead of stalling the sweeps one by one."""
+    off = 0
+    for k in range(b - 1, -1, -1):
+        n = d - k
+        nrm = math.sqrt(_dot4(nb, nb, off, off + n))
+        x1 = nb[off]
+        sgn = 1.0 if x1 >= 0.0 else -1.0
+        nb[off] = x1 + sgn * nrm
+        den = nrm * (nrm + abs(x1))
+        taus[k] = 1.0 / den if den > 0.0 else 0.0
+        sg[k] = -sgn
+        off += n
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _load_reflector(nb, off, k, d, v, taus):
+    """Reflector ``k`` prepared by :func:`_prepare_reflectors` into ``v[k:]``, or a null one
+    (``v = 0``, ``tau = 0``) if ``k < 0``; returns ``(off, tau)``.
+
+    A null reflector is zeroed on all ``d`` rows: with an odd number of columns it is
+    swept again one pair later from a lower row (``0 * v_i`` with ``v_i`` left from an
+    earlier use of the scratch row would be NaN where that was inf or NaN)."""
+    if k >= 0:
+        for i in range(k, d):
+            v[i] = nb[off + i - k]
+        return off + d - k, taus[k]
+    for i in range(d):
+        v[i] = 0.0
+    return off, 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _haar_columns(st, d, b, X, vec, raw, nbuf):
+    """First ``b`` columns of a Haar orthogonal matrix into ``X[:, :b]``; signs in ``vec[8]``.
+
+    ``Q = H_0 H_1 ... H_{b-1}`` is applied to ``I[:, :b]`` by backward accumulation:
+    reflector ``k`` (rows ``k..d-1``, :func:`_prepare_reflectors`) is taken for
+    ``k = b-1, b-2, ..., 0`` and the reflectors are applied two at a time (``H_k``, then
+    ``H_{k-1}``, with a null reflector after ``H_0`` when ``b`` is odd).  For the pair
+    ``(A, B) = (k, k-1)``: ``wA = vA^T X``; row ``k-1`` of ``X`` is still ``e_{k-1}``, so
+    ``vB^T X = wB0 + vB[k] e_k + vB[k-1] e_{k-1}`` with ``wB0`` the sum over rows ``> k``,
+    and ``vB^T (H_A X) = vB^T X - tA (vB . vA) wA``; the sweep (:func:`_sweep_pair`) then
+    updates the rows and accumulates ``wB0``-type sums of the next pair.  ``vec[8, k]`` gets
+    ``s_k``, the sign fix ``diag(R) > 0``, so that ``Q diag(s)`` is Haar.  ``vec[0:8]`` is
+    scratch, ``vec[9]`` the reflectors' ``tau``.  The ``sum_k (d - k)`` normals of all
+    reflectors are drawn in one bulk call into ``nbuf`` (the same numbers as one call per
+    reflector: a bulk draw does not depend on how a request is split) and become the
+    reflectors in place (:func:`_prepare_reflectors`).  Returns the new generator state.
+
+    Column ranges are widened to multiples of 8 (``X`` and ``vec`` have ``pad8`` columns):
+    the extra columns hold exact zeros and stay zero (``X[i, c] = 0`` for ``c < k <= i``
+    and for ``c >= b``), so the vector loops run without scalar remainders and the
+    numbers equal those of the plain algorithm on columns ``< b``.
+    """
+    b8 = (b + 7) // 8 * 8
+    for i in range(d):
+        for c in range(b8):
+            X[i, c] = 1.0 if (i == c and c < b) else 0.0
+    vA, vB, vC, vD = vec[0], vec[1], vec[2], vec[3]
+    wA, wB, wC, wD = vec[4], vec[5], vec[6], vec[7]
+    sg = vec[8]
+    taus = vec[9]
+    nb = nbuf[:b * d - b * (b - 1) // 2]
+    st = _rng.fill_normals(st, nb, raw)
+    _prepare_reflectors(nb, b, d, taus, sg)
+    off, tA = _load_reflector(nb, 0, b - 1, d, vA, taus)
+    off, tB = _load_reflector(nb, off, b - 2, d, vB, taus)
+    for c in range(b8):
+        wA[c] = 0.0
+        wB[c] = 0.0
+    k = b - 1
+    while k >= 0:
+        c0 = max(k - 1, 0)
+        c0 -= c0 % 8
+        wA[k] = vA[k]
+        if k >= 1:
+            wB[k] = vB[k]
+            wB[k - 1] = vB[k - 1]
+            t = tA * _dot4(vB, vA, k, d)
+            for c in range(c0, b8):
+                wB[c] = wB[c] - t * wA[c]
+            vA[k - 1] = 0.0  # H_A leaves row k-1 alone
+            r0 = k - 1
+        else:
+            r0 = 0
+        off, tC = _load_reflector(nb, off, k - 2, d, vC, taus)
+        off, tD = _load_reflector(nb, off, k - 3, d, vD, taus)
+        cn = max(k - 3, 0)
+        cn -= cn % 8
+        for c in range(cn, b8):
+            wC[c] = 0.0
+            wD[c] = 0.0
+        _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, b8, d)
+        vA, vB, vC, vD = vC, vD, vA, vB
+        wA, wB, wC, wD = wC, wD, wA, wB
+        tA, tB = tC, tD
+        k -= 2
+    return st
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _haar_block(st, d, k, b, X, vec, raw, nbuf):
+    """One block's randomness: the first ``k`` Haar columns into ``X`` (signs in ``vec[8]``,
+    :func:`_haar_columns`), then ``b`` chi_d norms ``sqrt(2 Gamma(d/2))`` into ``vec[3, :b]``."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    st = _haar_columns(st, d, k, X, vec, raw, nbuf)
+    g = vec[0, :b]
+    st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+    w = vec[3]
+    for j in range(b):
+        w[j] = math.sqrt(2.0 * g[j])
+    return st
+
+
+def _py_haar_block(r: _rng.PyRNG, d: int, k: int, b: int) -> tuple[list, list, list]:
+    """Twin of :func:`_haar_block`: ``(X, signs, norms)``."""
+    X, signs = _py_haar_columns(r, d, k)
+    g = r.fill_gammas(b, 0.5 * d, *_py_gconsts(0.5 * d))
+    return X, signs, [math.sqrt(2.0 * g[j]) for j in range(b)]
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        st = _haar_block(st, d, b, b, X, vec, raw, nbuf)
+        w = vec[3]
+        sg = vec[8]
+        for j in range(b):
+            w[j] = w[j] * sg[j]
+        for i in range(d):
+            xi = X[i, 0:b]
+            wti = Wt[i, m0:m0 + b]
+            for j in range(b):
+                wti[j] = xi[j] * w[j]
+        m0 += b
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_projection(st, M, d, need_sq, t, sq, vec, raw):
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        tb = t[m0:m0 + b]
+        st = _rng.fill_normals(st, tb, raw)
+        s = 0.0
+        for j in range(b):
+            s += tb[j] * tb[j]
+        if b < d:
+            ar = 0.5 * (d - b)
+            ddr, cr = _gconsts(ar)
+            gr, st = _rng.gamma(st, ar, ddr, cr)
+            s += 2.0 * gr
+        inv = 1.0 / math.sqrt(s)
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        sqb = sq[m0:m0 + b]
+        for j in range(b):
+            tb[j] = math.sqrt(2.0 * g[j]) * (tb[j] * inv)
+            sqb[j] = 2.0 * g[j]
+        m0 += b
+    return st
+
+
+def _py_draw_reflector(r: _rng.PyRNG, k: int, d: int) -> tuple[list, float, float]:
+    v = [0.0] * d
+    if k < 0:
+        return v, 0.0, 0.0
+    v[k:d] = r.fill_normals(d - k)
+    nrm = math.sqrt(_py_dot4(v, v, k, d))
+    x1 = v[k]
+    sgn = 1.0 if x1 >= 0.0 else -1.0
+    v[k] = x1 + sgn * nrm
+    den = nrm * (nrm + abs(x1))
+    tau = 1.0 / den if den > 0.0 else 0.0
+    return v, tau, -sgn
+
+
+def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
+    """Twin of :func:`_haar_columns` on columns ``< b`` (same pairs, same expressions)."""
+    X = [[1.0 if i == c else 0.0 for c in range(b)] for i in range(d)]
+    signs = [0.0] * b
+    vA, tA, signs[b - 1] = _py_draw_reflector(r, b - 1, d)
+    vB, tB, s = _py_draw_reflector(r, b - 2, d)
+    if b >= 2:
+        signs[b - 2] = s
+    wA, wB = [0.0] * b, [0.0] * b
+    k = b - 1
+    while k >= 0:
+        wA[k] = vA[k]
+        if k >= 1:
+            wB[k] = vB[k]
+            wB[k - 1] = vB[k - 1]
+            t = tA * _py_dot4(vB, vA, k, d)
+            for c in range(k - 1, b):
+                wB[c] = wB[c] - t * wA[c]
+            vA[k - 1] = 0.0
+            r0 = k - 1
+        else:
+            r0 = 0
+        vC, tC, s = _py_draw_reflector(r, k - 2, d)
+        if k >= 2:
+            signs[k - 2] = s
+        vD, tD, s = _py_draw_reflector(r, k - 3, d)
+        if k >= 3:
+            signs[k - 3] = s
+        wC, wD = [0.0] * b, [0.0] * b
+        for i in range(r0, d):
+            a0 = tA * vA[i]
+            b0 = tB * vB[i]
+            g0 = vC[i]
+            h0 = vD[i]
+            xi = X[i]
+            for c in range(r0, b):
+                y = py_fma(-b0, wB[c], py_fma(-a0, wA[c], xi[c]))
+                xi[c] = y
+                wC[c] = py_fma(g0, y, wC[c])
+                wD[c] = py_fma(h0, y, wD[c])
+        vA, vB, wA, wB, tA, tB = vC, vD, wC, wD, tC, tD
+        k -= 2
+    return X, signs
+
+
+def _py_orf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        X, signs, norms = _py_haar_block(r, d, b, b)
+        scale = [norms[j] * signs[j] for j in range(b)]
+        for i in range(d):
+            for j in range(b):
+                wt[i, m0 + j] = X[i][j] * scale[j]
+        m0 += b
+    return wt
+
+
+def _py_orf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        t[m0:m0 + b] = r.fill_normals(b)
+        s = 0.0
+        for j in range(b):
+            s += t[m0 + j] * t[m0 + j]
+        if b < d:
+            ar = 0.5 * (d - b)
+            ddr, cr = _py_gconsts(ar)
+            s += 2.0 * r.gamma(ar, ddr, cr)
+        inv = 1.0 / math.sqrt(s)
+        g = r.fill_gammas(b, a, dd, c)
+        for j in range(b):
+            t[m0 + j] = math.sqrt(2.0 * g[j]) * (t[m0 + j] * inv)
+            sq[m0 + j] = 2.0 * g[j]
+        m0 += b
+    return t, sq
+
+
+# --------------------------------------------------------------------------- simrf
+@njit(cache=True, error_model="numpy", inline="always")
+def _simplex_consts(d):
+    """Constants of Algorithm 1 (SimRF App. B.2.1) for ``y = S x``:
+    ``y_{d-1} = kinv sum_{i<d-1} x_i`` and ``y_i = a x_i - cc y_{d-1}`` (``i < d-1``), with
+    ``kinv = 1/sqrt(d-1)``, ``a = sqrt(d/(d-1))``, ``cc = (sqrt(d) + 1)/(d-1)``."""
+    return math.sqrt(d / (d - 1.0)), (math.sqrt(d) + 1.0) / (d - 1.0), 1.0 / math.sqrt(d - 1.0)
+
+
+def _py_simplex_consts(d: int) -> tuple[float, float, float]:
+    return math.sqrt(d / (d - 1.0)), (math.sqrt(d) + 1.0) / (d - 1.0), 1.0 / math.sqrt(d - 1.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    """Blocks ``W = D S R`` (SimRF eq (8)): row ``j`` is ``r_j Q s_j`` with ``Q = R^T`` Haar.
+
+    ``s_j`` vanishes in its last coordinate, so only the first ``d - 1`` columns of ``Q``
+    are drawn (:func:`_haar_columns`, signs folded in); ``Q s_j`` follows Algorithm 1 row
+    by row of ``Q``: ``y = kinv sum_k Q_ik s_k``, ``Q_ij a - cc y`` (``O(d)`` per row of
+    ``Q``, ``O(d b)`` per block instead of the ``O(d^2 b)`` product).
+    """
+    sa, cc, kinv = _simplex_consts(d)
+    k = d - 1
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        st = _haar_block(st, d, k, b, X, vec, raw, nbuf)
+        w = vec[3]
+        sg = vec[8]
+        bs = min(b, k)
+        for i in range(d):
+            xi = X[i, 0:k]
+            s = 0.0
+            for j in range(k):
+                xi[j] = xi[j] * sg[j]
+                s += xi[j]
+            y = kinv * s
+            wti = Wt[i, m0:m0 + b]
+            for j in range(bs):
+                wti[j] = (sa * xi[j] - cc * y) * w[j]
+            if b == d:
+                wti[k] = y * w[k]
+        m0 += b
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_projection(st, M, d, need_sq, t, sq, vec, raw):
+    """``t_m = r_m s_m . v`` with ``v = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over
+    their norm) and ``S v`` by Algorithm 1; ``sq_m = r_m^2``.  ``O(d)`` per block."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(d)
+    k = d - 1
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = vec[4, :d]
+        st = _rng.fill_normals(st, v, raw)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        sv = 0.0
+        for i in range(k):
+            sv += v[i]
+        y = kinv * (sv * inv)
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        tb = t[m0:m0 + b]
+        sqb = sq[m0:m0 + b]
+        for j in range(min(b, k)):
+            tb[j] = math.sqrt(2.0 * g[j]) * (sa * (v[j] * inv) - cc * y)
+            sqb[j] = 2.0 * g[j]
+        if b == d:
+            tb[k] = math.sqrt(2.0 * g[k]) * y
+            sqb[k] = 2.0 * g[k]
+        m0 += b
+    return st
+
+
+def _py_simrf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    sa, cc, kinv = _py_simplex_consts(d)
+    k = d - 1
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        X, signs, w = _py_haar_block(r, d, k, b)
+        for i in range(d):
+            xi = [X[i][j] * signs[j] for j in range(k)]
+            s = 0.0
+            for j in range(k):
+                s += xi[j]
+            y = kinv * s
+            for j in range(min(b, k)):
+                wt[i, m0 + j] = (sa * xi[j] - cc * y) * w[j]
+            if b == d:
+                wt[i, m0 + k] = y * w[k]
+        m0 += b
+    return wt
+
+
+def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(d)
+    k = d - 1
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = r.fill_normals(d)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        sv = 0.0
+        for i in range(k):
+            sv += v[i]
+        y = kinv * (sv * inv)
+        g = r.fill_gammas(b, a, dd, c)
+        for j in range(min(b, k)):
+            t[m0 + j] = math.sqrt(2.0 * g[j]) * (sa * (v[j] * inv) - cc * y)
+            sq[m0 + j] = 2.0 * g[j]
+        if b == d:
+            t[m0 + k] = math.sqrt(2.0 * g[k]) * y
+            sq[m0 + k] = 2.0 * g[k]
+        m0 += b
+    return t, sq
+
+
+# --------------------------------------------------------------------------- simrf+
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot8(a, b, n):
+    """``sum_{i < n} a[i] b[i]`` in a fixed order: eight interleaved partial sums
+    (``i mod 8``), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))`` --
+    eight independent chains (the SimRF+ update is bound by the latency of its sums)."""
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    i = 0
+    while i + 7 < n:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        s4 += a[i + 4] * b[i + 4]
+        s5 += a[i + 5] * b[i + 5]
+        s6 += a[i + 6] * b[i + 6]
+        s7 += a[i + 7] * b[i + 7]
+        i += 8
+    r = n - i
+    if r > 0:
+        s0 += a[i] * b[i]
+    if r > 1:
+        s1 += a[i + 1] * b[i + 1]
+    if r > 2:
+        s2 += a[i + 2] * b[i + 2]
+    if r > 3:
+        s3 += a[i + 3] * b[i + 3]
+    if r > 4:
+        s4 += a[i + 4] * b[i + 4]
+    if r > 5:
+        s5 += a[i + 5] * b[i + 5]
+    if r > 6:
+        s6 += a[i + 6] * b[i + 6]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
+def _py_dot8(a: list, b: list, n: int) -> float:
+    s = [0.0] * 8
+    for i in range(n):
+        s[i % 8] += a[i] * b[i]
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+SIMRF_PLUS_TOL = 1e-10
+"""SimRF+ stopping rule: stop after a pass that moves no unit direction by more than this."""
+SIMRF_PLUS_MAX_PASSES = 1000
+"""SimRF+ iteration cap (a block that has not met the rule by then is used as it is;
+:func:`simrf_plus_passes` reports passes and convergence)."""
+
+
+@njit(cache=True, error_model="numpy")
+def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
+    """SimRF+ (eq 17) on the ``b`` rows ``X[j, :d]`` of one block, in place, Gauss-Seidel.
+
+    Row ``j`` becomes ``-nrm[j] (T - x_j) / |T - x_j|`` with ``T`` the running sum of the
+    rows (``tot``; ``rest`` scratch), ``j = 0..b-1`` in turn; a row whose ``T - x_j`` or
+    norm is zero is left alone (``dv`` scratch: the move of a row).  A pass's change is
+    ``max_j |x_j(new) - x_j(old)| / nrm[j]``
+    (how far the unit direction moved); the iteration stops after the first pass with
+    change ``<= tol``, or after ``max_passes`` (a pass stops measuring moves once one
+    exceeds ``tol``).  Returns ``(passes, converged)``.  Every sum has a fixed order
+    (:func:`_dot8`, rows in index order), so the Python twin
+    :func:`_py_plus_update` gives the same numbers.
+    """
+    for k in range(d):
+        tot[k] = 0.0
+    for j in range(b):
+        xj = X[j]
+        for k in range(d):
+            tot[k] += xj[k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            for k in range(d):
+                rest[k] = tot[k] - xj[k]
+            rn = math.sqrt(_dot8(rest, rest, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            for k in range(d):
+                nk = -(f * rest[k])
+                dv[k] = nk - xj[k]
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            if change <= tol:  # once a row moved more than tol, the pass is not the last
+                dj = math.sqrt(_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
+                    max_passes: int) -> tuple[int, bool]:
+    """Twin of :func:`_plus_update` on a list of row lists."""
+    tot = [0.0] * d
+    for j in range(b):
+        for k in range(d):
+            tot[k] += X[j][k]
+    for p in range(1, max_passes + 1):
+        change = 0.0
+        for j in range(b):
+            xj = X[j]
+            nj = nrm[j]
+            rest = [tot[k] - xj[k] for k in range(d)]
+            rn = math.sqrt(_py_dot8(rest, rest, d))
+            if rn == 0.0 or nj == 0.0:
+                continue
+            f = nj / rn
+            dv = [0.0] * d
+            for k in range(d):
+                nk = -(f * rest[k])
+                dv[k] = nk - xj[k]
+                tot[k] = rest[k] + nk
+                xj[k] = nk
+            if change <= tol:
+                dj = math.sqrt(_py_dot8(dv, dv, d)) / nj
+                if dj > change:
+                    change = dj
+        if change <= tol:
+            return p, True
+    return max_passes, False
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv):
+    """Apply :func:`_plus_update` to every block (>= 2 rows) of the SimRF ensemble in ``Wt``:
+    the block is copied row-wise into ``X[:b, :d]`` (contiguous rows), updated with norms
+    ``sqrt(_dot4(x_j, x_j))``, and copied back.  ``passes[k]``, ``conv[k]`` get block ``k``'s
+    pass count and convergence flag (``passes`` 0 for a one-row block)."""
+    nrm = vec[0]
+    tot = vec[1]
+    rest = vec[2]
+    m0 = 0
+    kb = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    X[j, i] = wti[j]
+            for j in range(b):
+                nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
+            p, ok = _plus_update(X, b, d, nrm, tot, rest, vec[3], SIMRF_PLUS_TOL,
+                                 SIMRF_PLUS_MAX_PASSES)
+            passes[kb] = p
+            conv[kb] = ok
+            for i in range(d):
+                wti = Wt[i, m0:m0 + b]
+                for j in range(b):
+                    wti[j] = X[j, i]
+        else:
+            passes[kb] = 0
+            conv[kb] = True
+        m0 += b
+        kb += 1
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
+    """SimRF+ (SimRF sec 3.2, eq 16-17): the SimRF ensemble (:func:`_simrf_ensemble`, same
+    draws), then each block rearranged by :func:`_plus_update` from its simplex start."""
+    st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    nb = (M + d - 1) // d
+    passes = np.empty(nb, dtype=np.int64)
+    conv = np.empty(nb, dtype=np.bool_)
+    _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv)
+    return st
+
+
+def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
+    """One SimRF+ Gauss-Seidel pass (eq 17) from the simplex start ``x_j = r_j s_j``, carried
+    out on scalars: returns ``(ok, |T|)`` and writes ``t_j = x_j(new) . g`` given
+    ``sig_j = s_j . g``.  ``O(b)`` per block instead of the ``O(d b)`` vector pass.
+
+    While row ``j`` is updated, every row ``l > j`` is still ``r_l s_l`` and the running sum
+    ``T`` enters only through ``|T|^2``, ``h_l = T . s_l`` and ``tau = T . g``.  With
+    ``s_i . s_l = -1/(d-1)`` (``i != l``), ``|s_l| = 1``, ``c_l = r_l - rbar``:
+    ``|T_0|^2 = (d sum c_l^2 + b (d - b) rbar^2)/(d-1)`` and ``h_l = A + B c_l`` with
+    ``A = (d-b) rbar/(d-1)``, ``B = d/(d-1)`` (centred: no cancellation of ``r_l`` against
+    ``rbar``).  The update ``x_j <- -f (T - x_j)``, ``f = r_j / rho``,
+    ``rho^2 = |T|^2 - 2 r_j h_j + r_j^2`` gives ``T <- (1 - f)(T - x_j)``, hence
+    ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f)(A + r_j/(d-1))``, ``B <- (1-f) B`` and
+    ``tau <- (tau - r_j sig_j) + t_j``.  ``ok`` is False when some ``rho`` or ``r_j`` is 0
+    (the vector update skips such a row; the caller then runs it).  Plain float arithmetic
+    on sequences: the same source runs in Python (the twin) and compiled
+    (:data:`_plus_scalar_pass`)."""
+    rs = 0.0
+    for j in range(b):
+        rs += r[j]
+    rbar = rs / b
+    q = 0.0
+    tau = 0.0
+    for j in range(b):
+        cj = r[j] - rbar
+        q += cj * cj
+        tau += r[j] * sig[j]
+    dm1 = d - 1.0
+    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
+    A = (d - b) * rbar / dm1
+    B = d / dm1
+    nt = math.sqrt(n2)
+    for j in range(b):
+        rj = r[j]
+        hj = A + B * (rj - rbar)
+        rho2 = n2 - 2.0 * rj * hj + rj * rj
+        if rho2 <= 0.0 or rj == 0.0:
+            return False, nt
+        rho = math.sqrt(rho2)
+        f = rj / rho
+        e = 1.0 - f
+        rest = tau - rj * sig[j]
+        tj = -(f * rest)
+        t[j] = tj
+        tau = rest + tj
+        nt = abs(rho - rj)
+        n2 = nt * nt
+        A = e * (A + rj / dm1)
+        B = e * B
+    return True, nt
+
+
+_plus_scalar_pass = njit(cache=True, error_model="numpy")(_py_plus_scalar_pass)
+"""The engine's compilation of :func:`_py_plus_scalar_pass` (one source: plain float
+arithmetic, so the compiled and the Python runs agree bit for bit)."""
+
+
+def _plus_certified(nt, r, b, tol):
+    """True when the pass after the scalar pass provably moves no unit direction by more
+    than ``tol``: a row's move is at most ``2 |T| / r_j`` and ``|T|`` does not grow within a
+    pass; ``|T|`` gets a rounding allowance of ``b * 1e-15 * max r``."""
+    rmin = r[0]
+    rmax = r[0]
+    for j in range(1, b):
+        if r[j] < rmin:
+            rmin = r[j]
+        if r[j] > rmax:
+            rmax = r[j]
+    return rmin > 0.0 and 2.0 * (nt + b * 1e-15 * rmax) <= tol * rmin
+
+
+_nb_plus_certified = njit(cache=True, error_model="numpy")(_plus_certified)
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
+    """Exact projection law of SimRF+.  The update (eq 17) commutes with rotations, so a
+    block is ``R^T V(r)`` with ``V(r)`` the update applied to the unrotated rows
+    ``r_j s_j`` (norms ``r_j``) and ``R`` Haar; hence ``t_j = v_j(r) . g`` with
+    ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over their norm, drawn first as for
+    ``simrf``), and ``sq_j = r_j^2``.
+
+    The first pass runs on scalars (:func:`_plus_scalar_pass`, ``O(b)`` after the ``O(d)``
+    Algorithm-1 products ``s_j . g``).  When the bound of :func:`_plus_certified` shows the
+    second pass moves no direction by more than :data:`SIMRF_PLUS_TOL` (the iteration's stop
+    rule then ends it there: 2 passes), its moves (each below that bound, at d = 64 ~1e-16)
+    are not applied; otherwise the block is redone by the vector iteration
+    (:func:`_plus_update` on the rows ``r_j s_j``, Algorithm 1's constants
+    ``s_j = a e_j - cc kinv 1_{<d-1}``, ``s_{d-1} = kinv 1_{<d-1}``)."""
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    V = np.empty((d, d))
+    sig = np.empty(d)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = vec[4, :d]
+        st = _rng.fill_normals(st, v, raw)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        for i in range(d):
+            v[i] = v[i] * inv
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+        r = vec[3, :b]
+        for j in range(b):
+            r[j] = math.sqrt(2.0 * g[j])
+        tb = t[m0:m0 + b]
+        sqb = sq[m0:m0 + b]
+        done = False
+        if b >= 2:
+            sv = 0.0
+            for i in range(k):
+                sv += v[i]
+            y = kinv * sv
+            for j in range(min(b, k)):
+                sig[j] = sa * v[j] - cc * y
+            if b == d:
+                sig[k] = y
+            ok, nt = _plus_scalar_pass(r, sig, b, d, tb)
+            done = ok and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL)
+        if not done:
+            for j in range(b):
+                vj = V[j]
+                rj = r[j]
+                if j < k:
+                    for i in range(k):
+                        vj[i] = -(off * rj)
+                    vj[j] = (sa - off) * rj
+                else:
+                    for i in range(k):
+                        vj[i] = kinv * rj
+                vj[k] = 0.0
+            if b >= 2:
+                _plus_update(V, b, d, r, vec[5], vec[6], vec[7], SIMRF_PLUS_TOL,
+                             SIMRF_PLUS_MAX_PASSES)
+            for j in range(b):
+                tb[j] = _dot4(V[j], v, 0, d)
+        for j in range(b):
+            sqb[j] = r[j] * r[j]
+        m0 += b
+    return st
+
+
+def _py_simrf_plus_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    wt = _py_simrf_ensemble(r, M, d)
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        if b >= 2:
+            X = [[float(wt[i, m0 + j]) for i in range(d)] for j in range(b)]
+            nrm = [math.sqrt(_py_dot4(X[j], X[j], 0, d)) for j in range(b)]
+            _py_plus_update(X, b, d, nrm, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            for j in range(b):
+                for i in range(d):
+                    wt[i, m0 + j] = X[j][i]
+        m0 += b
+    return wt
+
+
+def _py_simrf_plus_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+    a = 0.5 * d
+    dd, c = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(d)
+    off = cc * kinv
+    k = d - 1
+    t, sq = [0.0] * M, [0.0] * M
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        v = r.fill_normals(d)
+        s = 0.0
+        for i in range(d):
+            s += v[i] * v[i]
+        inv = 1.0 / math.sqrt(s)
+        v = [v[i] * inv for i in range(d)]
+        g = r.fill_gammas(b, a, dd, c)
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        tb = [0.0] * b
+        done = False
+        if b >= 2:
+            sv = 0.0
+            for i in range(k):
+                sv += v[i]
+            y = kinv * sv
+            sig = [sa * v[j] - cc * y for j in range(min(b, k))]
+            if b == d:
+                sig.append(y)
+            ok, nt = _py_plus_scalar_pass(rr, sig, b, d, tb)
+            done = ok and _plus_certified(nt, rr, b, SIMRF_PLUS_TOL)
+        if not done:
+            V = []
+            for j in range(b):
+                if j < k:
+                    vj = [-(off * rr[j])] * k + [0.0]
+                    vj[j] = (sa - off) * rr[j]
+                else:
+                    vj = [kinv * rr[j]] * k + [0.0]
+                V.append(vj)
+            if b >= 2:
+                _py_plus_update(V, b, d, rr, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            tb = [_py_dot4(V[j], v, 0, d) for j in range(b)]
+        for j in range(b):
+            t[m0 + j] = tb[j]
+            sq[m0 + j] = rr[j] * rr[j]
+        m0 += b
+    return t, sq
+
+
+# --------------------------------------------------------------------------- HD-product (fast) ORF / SimRF
+HD_FACTORS = 3
+"""Number of ``H D_i`` factors of the HD-product rotation (SimRF App. B.2.2: ``k = 3``)."""
+
+
+def hd_dim(d: int) -> int:
+    """``D = 2^ceil(log2 d)`` (at least 2 for the simplex): the padded dimension of the
+    HD-product couplings."""
+    return max(1, 1 << max(0, (d - 1).bit_length()))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _hd_dim(d):
+    D = 1
+    while D < d:
+        D *= 2
+    return D
+
+
+@njit(cache=True, error_model="numpy")
+def _hd_ensemble(st, M, d, Wt, vec, raw, simplex):
+    """Fast ORF (``simplex`` false) / fast SimRF blocks of ``D = 2^ceil(log2 d)`` rows
+    (SimRF eq 89-90, App. B.2.2): row ``j`` of a block is ``r_j (R~^T e_j)[:d]`` or
+    ``r_j (R~^T s_j)[:d]`` with ``R~ = H D_1 H D_2 H D_3``, ``H`` the normalised Hadamard
+    matrix, ``D_i`` Rademacher diagonals (``3 D`` bits of ``ceil(3D/64)`` generator words,
+    bit ``q`` of word ``q // 64`` for entry ``q``), ``s_j`` the rows of the ``D``-dimensional
+    simplex, ``r_j ~ chi_D``; data zero-padded to ``D``, so only the first ``d`` coordinates
+    act.  ``R~^T = D_3 H D_2 H D_1 H`` is applied to the ``b`` columns at once: three rounds
+    of an unnormalised butterfly over the rows followed by the row scaling
+    ``sign / sqrt(D)``.  ``O(D log D)`` per row."""
+    D = _hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _gconsts(a)
+    sa, cc, kinv = _simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    words = np.empty(nw, dtype=np.uint64)
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        Y = np.empty((D, b))
+        for w in range(nw):
+            wd, st = _rng.next_u64(st)
+            words[w] = wd
+        g = vec[0, :b]
+        st = _rng.fill_gammas(st, a, dd, gc, g, vec[1], vec[2], raw)
+        for i in range(D):
+            yi = Y[i]
+            for j in range(b):
+                if simplex:
+                    if j < D - 1:
+                        yi[j] = ((sa if i == j else 0.0) - off) if i < D - 1 else 0.0
+                    else:
+                        yi[j] = kinv if i < D - 1 else 0.0
+                else:
+                    yi[j] = 1.0 if i == j else 0.0
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                i0 = 0
+                while i0 < D:
+                    for i in range(i0, i0 + h):
+                        yi = Y[i]
+                        yh = Y[i + h]
+                        for j in range(b):
+                            u = yi[j]
+                            v = yh[j]
+                            yi[j] = u + v
+                            yh[j] = u - v
+                    i0 += 2 * h
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                bit = (words[q >> 6] >> np.uint64(q & 63)) & np.uint64(1)
+                s = c if bit == np.uint64(0) else -c
+                yi = Y[i]
+                for j in range(b):
+                    yi[j] = yi[j] * s
+        for j in range(b):
+            g[j] = math.sqrt(2.0 * g[j])
+        for i in range(d):
+            yi = Y[i]
+            wti = Wt[i, m0:m0 + b]
+            for j in range(b):
+                wti[j] = yi[j] * g[j]
+        m0 += b
+    return st
+
+
+def _py_hd_ensemble(r: _rng.PyRNG, M: int, d: int, simplex: bool) -> np.ndarray:
+    """Twin of :func:`_hd_ensemble`."""
+    D = hd_dim(d)
+    c = 1.0 / math.sqrt(D)
+    a = 0.5 * D
+    dd, gc = _py_gconsts(a)
+    sa, cc, kinv = _py_simplex_consts(D) if simplex else (0.0, 0.0, 0.0)
+    off = cc * kinv
+    nw = (HD_FACTORS * D + 63) // 64
+    wt = np.empty((d, M))
+    m0 = 0
+    while m0 < M:
+        b = min(D, M - m0)
+        words = [r.next_u64() for _ in range(nw)]
+        g = r.fill_gammas(b, a, dd, gc)
+        Y = []
+        for i in range(D):
+            if simplex:
+                row = [(((sa if i == j else 0.0) - off) if i < D - 1 else 0.0) if j < D - 1
+                       else (kinv if i < D - 1 else 0.0) for j in range(b)]
+            else:
+                row = [1.0 if i == j else 0.0 for j in range(b)]
+            Y.append(row)
+        for f in range(HD_FACTORS):
+            h = 1
+            while h < D:
+                for i0 in range(0, D, 2 * h):
+                    for i in range(i0, i0 + h):
+                        yi, yh = Y[i], Y[i + h]
+                        for j in range(b):
+                            u, v = yi[j], yh[j]
+                            yi[j], yh[j] = u + v, u - v
+                h *= 2
+            for i in range(D):
+                q = f * D + i
+                s = c if (words[q >> 6] >> (q & 63)) & 1 == 0 else -c
+                Y[i] = [y * s for y in Y[i]]
+        rr = [math.sqrt(2.0 * g[j]) for j in range(b)]
+        for i in range(d):
+            for j in range(b):
+                wt[i, m0 + j] = Y[i][j] * rr[j]
+        m0 += b
+    return wt
+
+
+def _py_orf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, False)
+
+
+def _py_simrf_hd_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+    return _py_hd_ensemble(r, M, d, True)
+
+
+# --------------------------------------------------------------------------- dispatch
+@njit(cache=True, error_model="numpy")
+def scratch(M, d):
+    """Scratch arrays ``(X, vec, raw, nbuf)`` for :func:`ensemble_into` and
+    :func:`projection_into`.
+
+    ``X`` (d, pad8(d)) float, ``vec`` (10, pad8(max(M, d))) float, ``raw`` (RAW_SIZE,)
+    uint64 (its tail holds the block's fallback generator, see ``rng.init_block``),
+    ``nbuf`` (d (d + 1) / 2,) float.
+    """
+    X = np.empty((d, pad8(d)))
+    vec = np.empty((10, pad8(max(M, d))))
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    nbuf = np.empty(d * (d + 1) // 2)
+    return X, vec, raw, nbuf
+
+
+@njit(cache=True, error_model="numpy")
+def projection_scratch(M, d):
+    """Scratch ``(vec, raw)`` for :func:`projection_into`: ``vec`` (10, pad8(max(M, d)))
+    as in :func:`scratch`, without the ``O(d^2)`` arrays of the ensemble path."""
+    vec = np.empty((10, pad8(max(M, d))))
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    return vec, raw
+
+
+@njit(cache=True, error_model="numpy")
+def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
+    """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
+
+    ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
+    overwrite; they must be distinct arrays (the Householder sweep tells LLVM that rows of ``X``
+    and of ``vec`` never overlap, :mod:`rfcheck.engine.noalias`).  An antithetic code (``>= ANTI``)
+    draws ``ceil(M/2)`` rows of its base coupling and interleaves them with their negatives
+    (:func:`_anti_ensemble`).
+    """
+    if code >= ANTI:
+        return _anti_ensemble(code - ANTI, st, M, d, Wt, X, vec, raw, nbuf)
+    return _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+@njit(cache=True, error_model="numpy")
+def _anti_ensemble(base, st, M, d, Wt, X, vec, raw, nbuf):
+    """Antithetic pairs: ``B`` = ``ceil(M/2)`` rows of coupling ``base``; row ``2j`` of the
+    ensemble is ``b_j`` and row ``2j + 1`` is ``-b_j`` (the last pair truncated if ``M`` is
+    odd)."""
+    h = (M + 1) // 2
+    B = np.empty((d, h))
+    st = _base_ensemble(base, st, h, d, B, X, vec, raw, nbuf)
+    for i in range(d):
+        bi = B[i]
+        wi = Wt[i]
+        for j in range(h):
+            wi[2 * j] = bi[j]
+            if 2 * j + 1 < M:
+                wi[2 * j + 1] = -bi[j]
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
+    if code == IID:
+        st = _iid_ensemble(st, M, d, Wt, raw)
+    elif code == ORF:
+        st = _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == SIMRF:
+        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+    elif code == ORF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, False)
+    elif code == SIMRF_HD:
+        st = _hd_ensemble(st, M, d, Wt, vec, raw, True)
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
+    """Draw ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` for one ensemble of coupling ``code``.
+
+    ``sq`` is NaN where ``need_sq`` is false and the coupling does not get it for free;
+    ``vec``, ``raw`` are scratch from :func:`projection_scratch` (or :func:`scratch`).
+    Returns the new generator state.  Antithetic codes: the base coupling's ``ceil(M/2)``
+    projections, each followed by its negative (same ``sq``).
+    """
+    if code >= ANTI:
+        h = (M + 1) // 2
+        st = _base_projection(code - ANTI, st, h, d, need_sq, t, sq, vec, raw)
+        for j in range(h - 1, -1, -1):  # backwards: 2j >= j, nothing is overwritten early
+            tj = t[j]
+            sj = sq[j]
+            t[2 * j] = tj
+            sq[2 * j] = sj
+            if 2 * j + 1 < M:
+                t[2 * j + 1] = -tj
+                sq[2 * j + 1] = sj
+        return st
+    return _base_projection(code, st, M, d, need_sq, t, sq, vec, raw)
+
+
+@njit(cache=True, error_model="numpy")
+def _base_projection(code, st, M, d, need_sq, t, sq, vec, raw):
+    if code == IID:
+        st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == ORF:
+        st = _orf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == SIMRF:
+        st = _simrf_projection(st, M, d, need_sq, t, sq, vec, raw)
+    elif code == SIMRF_PLUS:
+        st = _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw)
+    return st
+
+
+# --------------------------------------------------------------------------- antithetic twins
+def _py_anti_ensemble(base: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Twin of :func:`_anti_ensemble` around the base coupling's twin ``base``."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+        h = (M + 1) // 2
+        B = base(r, h, d)
+        wt = np.empty((d, M))
+        wt[:, 0::2] = B
+        wt[:, 1::2] = -B[:, :M // 2]
+        return wt
+
+    return sample
+
+
+def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[..., tuple[list, list]]:
+    """Twin of the antithetic branch of :func:`projection_into`."""
+
+    def sample(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[list, list]:
+        h = (M + 1) // 2
+        tb, sb = base(r, h, d, need_sq)
+        t, sq = [0.0] * M, [0.0] * M
+        for j in range(h):
+            t[2 * j], sq[2 * j] = tb[j], sb[j]
+            if 2 * j + 1 < M:
+                t[2 * j + 1], sq[2 * j + 1] = -tb[j], sb[j]
+        return t, sq
+
+    return sample
+
+
+# --------------------------------------------------------------------------- orf, batched
+LANES = _LANES
+"""Trials factored side by side by :func:`orf_ensemble_lanes` (lane ``ln`` = the ``ln``-th of
+``LANES`` consecutive trials of a stream).  Each lane executes the floating-point operations
+of :func:`_haar_columns` on its own trial, in the same order, so the numbers do not depend on
+``LANES`` (nor on :data:`LANE_COLS`): they are those of :func:`_orf_ensemble`, trial by trial."""
+
+LANE_COLS = _LANE_COLS
+"""Columns of the Haar factor swept together by one call of :func:`rfcheck.engine.noalias.lane_sweep`."""
+
+LANES_MAX_FLOATS = 1 << 22
+"""Largest stored normals (``LANES x blocks x d (d + 1) / 2`` floats, 32 MiB) for which
+:func:`use_lanes` says yes: the batched sampler draws all ``LANES`` trials before it factors
+them (the stream order is trial by trial)."""
+
+
+@njit(cache=True, error_model="numpy")
+def use_lanes(M, d):
+    """Whether :func:`orf_ensemble_lanes` serves ``(M, d)`` (``d <= 256`` and the stored
+    normals within :data:`LANES_MAX_FLOATS`)."""
+    nblk = (M + d - 1) // d
+    return d <= 256 and LANES * nblk * (d * (d + 1) // 2) <= LANES_MAX_FLOATS
+
+
+@njit(cache=True, error_model="numpy")
+def lane_scratch(M, d):
+    """Scratch of :func:`orf_ensemble_lanes`: ``(NBL, gl, SG, TAU, X, coef, pscal, w, offs,
+    poff, tmp)`` -- per block the lanes' normals (lane-interleaved: normal ``q`` of lane ``ln``
+    at ``q LANES + ln``), per lane and block the gammas, the reflectors' signs and ``tau``
+    (``(d, LANES)``), the lane-interleaved Haar factor ``X`` (columns of ``d`` rows of
+    ``LANES`` doubles), the reflector pairs' coefficients and scalars, the sweep state, and
+    index and lane scratch."""
+    L = LANES
+    bmax = min(d, M)
+    npairs = (bmax + 1) // 2
+    nblk = (M + d - 1) // d
+    bpad = (bmax + LANE_COLS - 1) // LANE_COLS * LANE_COLS
+    NBL = np.empty((nblk, d * (d + 1) // 2 * L))
+    gl = np.empty((L, nblk, d))
+    SG = np.empty((d, L))
+    TAU = np.empty((d, L))
+    X = np.empty(bpad * d * L)
+    coef = np.empty(npairs * (d + 1) * 4 * L)
+    pscal = np.empty((npairs, 4, L))
+    w = np.empty(4 * LANE_COLS * L)
+    offs = np.empty(d, dtype=np.int64)
+    poff = np.empty(npairs + 1, dtype=np.int64)
+    tmp = np.empty(L)
+    return NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _lane_dot4(A, oa, B, ob, n, out):
+    """``out[ln] = _dot4`` of lanes ``ln`` of ``A[oa:oa+n]`` and ``B[ob:ob+n]`` (lane-interleaved
+    rows of :data:`LANES` doubles): the same four partial sums and the same final order."""
+    L = LANES
+    s = np.zeros((4, L))
+    i = 0
+    while i + 3 < n:
+        for q in range(4):
+            ra = (oa + i + q) * L
+            rb = (ob + i + q) * L
+            for ln in range(L):
+                s[q, ln] += A[ra + ln] * B[rb + ln]
+        i += 4
+    for q in range(3):
+        if i + q < n:
+            ra = (oa + i + q) * L
+            rb = (ob + i + q) * L
+            for ln in range(L):
+                s[q, ln] += A[ra + ln] * B[rb + ln]
+    for ln in range(L):
+        out[ln] = (s[0, ln] + s[1, ln]) + (s[2, ln] + s[3, ln])
+
+
+@njit(cache=True, error_model="numpy")
+def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
+    """All lanes at once: the reflectors of one block from the lane-interleaved normals ``NB``
+    (:func:`_prepare_reflectors` lane by lane, in place; ``TAU[k, ln]``, ``SG[k, ln]``), then, per
+    pair ``(A, B) = (k, k-1)`` of :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B``
+    after ``H_0``), the row coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D =
+    k-2, k-3``, the next pair) for rows ``i = r0 .. d-1`` into ``coef`` and the scalars
+    ``tA (vB . vA)`` (:func:`_dot4`'s order), ``vA_k``, ``vB_k``, ``vB_{k-1}`` into
+    ``pscal[p]``: per lane, the values :func:`_haar_columns` computes."""
+    L = LANES
+    off = 0
+    for k in range(b - 1, -1, -1):
+        offs[k] = off
+        n = d - k
+        _lane_dot4(NB, off, NB, off, n, tmp)
+        r = off * L
+        for ln in range(L):
+            nrm = math.sqrt(tmp[ln])
+            x1 = NB[r + ln]
+            sgn = 1.0 if x1 >= 0.0 else -1.0
+            NB[r + ln] = x1 + sgn * nrm
+            den = nrm * (nrm + abs(x1))
+            TAU[k, ln] = 1.0 / den if den > 0.0 else 0.0
+            SG[k, ln] = -sgn
+        off += n
+    for p in range((b + 1) // 2):
+        k = b - 1 - 2 * p
+        r0 = k - 1 if k >= 1 else 0
+        oA = (offs[k] - k) * L
+        oB = (offs[k - 1] - (k - 1)) * L if k >= 1 else 0
+        oC = (offs[k - 2] - (k - 2)) * L if k >= 2 else 0
+        oD = (offs[k - 3] - (k - 3)) * L if k >= 3 else 0
+        row = poff[p]
+        tA = TAU[k]
+        tB = TAU[k - 1 if k >= 1 else k]
+        for i in range(r0, d):
+            if i >= k:
+                for ln in range(L):
+                    coef[row + ln] = -(tA[ln] * NB[oA + i * L + ln])
+            else:
+                for ln in range(L):
+                    coef[row + ln] = -(tA[ln] * 0.0)
+            if k >= 1:
+                for ln in range(L):
+                    coef[row + L + ln] = -(tB[ln] * NB[oB + i * L + ln])
+            else:
+                for ln in range(L):
+                    coef[row + L + ln] = -(0.0 * 0.0)
+            if k >= 2:
+                for ln in range(L):
+                    coef[row + 2 * L + ln] = NB[oC + i * L + ln]
+            else:
+                for ln in range(L):
+                    coef[row + 2 * L + ln] = 0.0
+            if k >= 3:
+                for ln in range(L):
+                    coef[row + 3 * L + ln] = NB[oD + i * L + ln]
+            else:
+                for ln in range(L):
+                    coef[row + 3 * L + ln] = 0.0
+            row += 4 * L
+        for ln in range(L):
+            pscal[p, 1, ln] = NB[offs[k] * L + ln]
+        if k >= 1:
+            _lane_dot4(NB, offs[k - 1] + 1, NB, offs[k], d - k, tmp)
+            for ln in range(L):
+                pscal[p, 0, ln] = tA[ln] * tmp[ln]
+                pscal[p, 2, ln] = NB[(offs[k - 1] + 1) * L + ln]
+                pscal[p, 3, ln] = NB[offs[k - 1] * L + ln]
+        else:
+            for ln in range(L):
+                pscal[p, 0, ln] = 0.0
+                pscal[p, 2, ln] = 0.0
+                pscal[p, 3, ln] = 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _lane_haar(b, d, X, coef, poff, pscal, w):
+    """The Householder accumulation of :func:`_haar_columns` on all lanes at once, column
+    chunk by column chunk (:data:`LANE_COLS` columns; reflectors act on each column of ``X``
+    separately, so a chunk stays in L1 while every pair is applied to it, its ``wA .. wD``
+    sums in ``w``).  Pairs before the first that reaches the chunk are skipped (they would
+    leave its zero state as it is); columns of the chunk not yet reached carry exact zeros,
+    as the padded columns of :func:`_haar_columns` do."""
+    L = LANES
+    NC = LANE_COLS
+    NCL = NC * L
+    npairs = (b + 1) // 2
+    bpad = (b + NC - 1) // NC * NC
+    for cc in range(bpad):
+        for i in range(d):
+            base = (cc * d + i) * L
+            one = 1.0 if (i == cc and cc < b) else 0.0
+            for ln in range(L):
+                X[base + ln] = one
+    for c in range(0, bpad, NC):
+        for q in range(4 * NCL):
+            w[q] = 0.0
+        for p in range(max(0, (b - c - NC) // 2), npairs):
+            k = b - 1 - 2 * p
+            for j in range(NC):
+                cj = c + j
+                if cj == k:
+                    for ln in range(L):
+                        w[j * L + ln] = pscal[p, 1, ln]
+                if k >= 1:
+                    if cj == k:
+                        for ln in range(L):
+                            w[NCL + j * L + ln] = pscal[p, 2, ln]
+                    elif cj == k - 1:
+                        for ln in range(L):
+                            w[NCL + j * L + ln] = pscal[p, 3, ln]
+                    for ln in range(L):
+                        w[NCL + j * L + ln] = w[NCL + j * L + ln] - pscal[p, 0, ln] * w[j * L + ln]
+            lane_sweep(X, c * d * L, coef, poff[p], w, k - 1 if k >= 1 else 0, d)
+            for q in range(2 * NCL):
+                w[q] = w[2 * NCL + q]
+
+
+@njit(cache=True, error_model="numpy")
+def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
+    """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``WL`` (``M d LANES``,
+    lane-interleaved: ``W_l[m, i]`` of trial ``ln`` at ``(m d + i) LANES + ln``); returns the new
+    state.  The same numbers as ``nl`` calls of :func:`ensemble_into` with code :data:`ORF`,
+    to the last bit (lanes ``>= nl`` hold the numbers of an all-zero draw).
+
+    The draws keep the stream order (trial by trial, block by block: reflector normals, then
+    chi_d gammas, :func:`_haar_block`); then, block by block, every lane's reflectors are
+    prepared (:func:`_lanes_prepare`) and the Haar factors of all lanes are accumulated in
+    lock-step (:func:`_lane_haar`): each scalar operation of one trial becomes one vector
+    operation across the lanes (lanes ``>= nl`` carry zeros).  ``ls`` is
+    :func:`lane_scratch`; ``vec``, ``raw``, ``nbuf`` as in :func:`scratch`.  Needs :func:`use_lanes`.
+
+    Measured 2026-11-26 (2-core AVX-512 machine shared with other jobs, load 3-9; one thread,
+    CPU time per trial, d = M = 64, best of rounds): trial by trial (:func:`ensemble_into`)
+    23.1 us, of which ~4 us draws and ~18 us the Householder accumulation; here 25.5 us:
+    draws and their transposition ~4 us, :func:`_lanes_prepare` ~4.6 us, :func:`_lane_haar`
+    ~11 us (the vector sweep ~9.4 us, its per-call driver ~1.6 us), ``WL`` ~1.2 us.  The lane
+    sweep is ~2x faster than the trial-by-trial sweep, but at half the FMA peak: every row
+    loads four coefficient vectors from L2 for :data:`LANE_COLS` columns (4, 6 and 8 columns
+    measured alike within the noise), and the coefficient array (~530 KB per group) costs
+    its own writes.  Hence :data:`rfcheck.engine.montecarlo.ORF_LANES` is off.
+    """
+    NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp = ls
+    L = LANES
+    a = 0.5 * d
+    dd, c = _gconsts(a)
+    for ln in range(L):
+        m0 = 0
+        blk = 0
+        while m0 < M:
+            b = min(d, M - m0)
+            n = b * d - b * (b - 1) // 2
+            nb = nbuf[:n]
+            g = gl[ln, blk, :b]
+            if ln < nl:
+                st = _rng.fill_normals(st, nb, raw)
+                st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
+            else:
+                nb[:] = 0.0
+                g[:] = 0.0
+            NB = NBL[blk]
+            for q in range(n):
+                NB[q * L + ln] = nb[q]
+            m0 += b
+            blk += 1
+    m0 = 0
+    blk = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        poff[0] = 0
+        for p in range((b + 1) // 2):
+            k = b - 1 - 2 * p
+            poff[p + 1] = poff[p] + (d - (k - 1 if k >= 1 else 0)) * 4 * L
+        _lanes_prepare(NBL[blk], b, d, TAU, SG, offs, coef, poff, pscal, tmp)
+        _lane_haar(b, d, X, coef, poff, pscal, w)
+        for ln in range(L):  # W = Q diag(r s): the chi_d norms times the sign fix
+            g = gl[ln, blk]
+            for j in range(b):
+                r = math.sqrt(2.0 * g[j])
+                TAU[j, ln] = r * SG[j, ln]
+        for j in range(b):  # X and WL in memory order
+            for i in range(d):
+                x = (j * d + i) * L
+                y = ((m0 + j) * d + i) * L
+                for ln in range(L):
+                    WL[y + ln] = X[x + ln] * TAU[j, ln]
+        m0 += b
+        blk += 1
+    return st
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_lanes_kernel(seed, stream, M, d, n, out):
+    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` into ``out`` (n, d, M)
+    by :func:`orf_ensemble_lanes` (for tests and timing)."""
+    _X, vec, raw, nbuf = scratch(M, d)
+    ls = lane_scratch(M, d)
+    WL = np.empty(M * d * LANES)
+    st = _rng.init_block(seed, stream, np.uint64(0), raw)
+    for g0 in range(0, n, LANES):
+        nl = min(LANES, n - g0)
+        st = orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
+        for ln in range(nl):
+            for m in range(M):
+                for i in range(d):
+                    out[g0 + ln, i, m] = WL[(m * d + i) * LANES + ln]
+
+
+@njit(cache=True, error_model="numpy")
+def _orf_serial_kernel(seed, stream, M, d, n, out):
+    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` by :func:`ensemble_into`."""
+    X, vec, raw, nbuf = scratch(M, d)
+    Wt = np.empty((d, M))
+    st = _rng.init_block(seed, stream, np.uint64(0), raw)
+    for t in range(n):
+        st = ensemble_into(ORF, st, M, d, Wt, X, vec, raw, nbuf)
+        out[t] = Wt
+
+
+# --------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class Coupling:
+    """A registered coupling.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    code : int
+        Integer dispatched on by :func:`ensemble_into` / :func:`projection_into`.
+    description : str
+        One line for reports.
+    block : Callable[[int], int] | None
+        Rows per independent block as a function of ``d`` (``None``: rows independent).
+    has_projection : bool
+        Whether a projection sampler exists (the law of ``(|w_m|^2, w_m . u_hat)`` is
+        known in closed form).
+    py_ensemble, py_projection : callable
+        Plain-Python twins (same random stream) for the reference engine.
+    min_d : int
+        Smallest dimension the coupling is defined for (:func:`check_dim`).
+    exact_marginals : bool
+        Whether every row is exactly ``N(0, I_d)`` (false for the HD-product couplings,
+        whose rotations are only approximately Haar: their estimators are biased).
+    """
+
+    name: str
+    code: int
+    description: str
+    block: Callable[[int], int] | None
+    has_projection: bool
+    py_ensemble: Callable[..., np.ndarray]
+    py_projection: Callable[..., tuple[list, list]] | None
+    min_d: int = 1
+    exact_marginals: bool = True
+
+
+#: every coupling by name (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their ``"-anti"``
+#: antithetic variants, and the ensemble-only ``"orf-hd"``, ``"simrf-hd"``)
+COUPLINGS: dict[str, Coupling] = {
+    "iid": Coupling(
+        "iid", IID, "independent N(0, I_d) rows", None, True,
+        _py_iid_ensemble, _py_iid_projection,
+    ),
+    "orf": Coupling(
+        "orf", ORF, "orthogonal blocks of d Haar directions with chi_d norms (Yu et al. 2016)",
+        lambda d: d, True, _py_orf_ensemble, _py_orf_projection,
+    ),
+    "simrf": Coupling(
+        "simrf", SIMRF,
+        "simplex blocks D S R of d rows at angle arccos(-1/(d-1)), chi_d norms (Reid et al. 2023)",
+        lambda d: d, True, _py_simrf_ensemble, _py_simrf_projection, 2,
+    ),
+    "simrf+": Coupling(
+        "simrf+", SIMRF_PLUS,
+        "SimRF+ (Reid et al. 2023, eq 16-17): simrf blocks rearranged by the Gauss-Seidel "
+        "update to tol 1e-10",
+        lambda d: d, True, _py_simrf_plus_ensemble, _py_simrf_plus_projection, 2,
+    ),
+}
+for _base in ("iid", "orf", "simrf", "simrf+"):
+    _b = COUPLINGS[_base]
+    COUPLINGS[_base + "-anti"] = Coupling(
+        _base + "-anti", ANTI + _b.code,
+        f"antithetic pairs (w, -w) of {_base} rows: ceil(M/2) {_base} rows, each followed "
+        "by its negative",
+        (lambda d: 2) if _b.block is None else (lambda d, f=_b.block: 2 * f(d)),
+        _b.has_projection, _py_anti_ensemble(_b.py_ensemble),
+        _py_anti_projection(_b.py_projection), _b.min_d,
+    )
+del _base, _b
+_HD_NO_PROJECTION = ("the law of w . u_hat depends on the direction of u_hat (the HD product "
+                     "is not rotation invariant); the projection interface carries |u| only")
+COUPLINGS["orf-hd"] = Coupling(
+    "orf-hd", ORF_HD,
+    "fast ORF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    hd_dim, False, _py_orf_hd_ensemble, None, 1, False,
+)
+COUPLINGS["simrf-hd"] = Coupling(
+    "simrf-hd", SIMRF_HD,
+    "fast SimRF (SimRF eq 89-90): blocks of D = 2^ceil(log2 d) rows of diag(r) S H D1 H D2 H D3, "
+    "chi_D norms, zero-padded data; approximately Haar",
+    lambda d: hd_dim(max(d, 2)), False, _py_simrf_hd_ensemble, None, 2, False,
+)
+
+
+def get_coupling(name: object) -> Coupling:
+    """The registered coupling called ``name``; ``ValueError`` listing the known ones."""
+    if not isinstance(name, str) or name not in COUPLINGS:
+        raise ValueError(f"unknown coupling {name!r}; known: {sorted(COUPLINGS)}")
+    return COUPLINGS[name]
+
+
+def check_dim(c: Coupling, d: int) -> int:
+    """``d`` if coupling ``c`` is defined in dimension ``d``, else ``ValueError``."""
+    if d < c.min_d:
+        raise ValueError(f"coupling {c.name!r} needs d >= {c.min_d}; got d={d}")
+    return d
+
+
+def block_sizes(coupling: str, M: int, d: int) -> list[int]:
+    """Sizes ``b_k`` of the independent blocks of an ensemble of ``M`` rows in dimension ``d``.
+
+    ``[1] * M`` for ``iid``; ``[d, ..., d, M mod d]`` (without a zero) for ``orf``.
+    """
+    c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    if c.block is None:
+        return [1] * M
+    b = c.block(d)
+    sizes = [b] * (M // b)
+    if M % b:
+        sizes.append(M % b)
+    return sizes
+
+
+def stream_tag(code: int, path: int) -> int:
+    """Stream offset of (coupling, path): engines use ``stream_tag + pair`` as the stream."""
+    return (code << 40) | (path << 32)
+
+
+@njit(cache=True, error_model="numpy")
+def _sample_kernel(code, seed, stream, M, d, Wt):
+    X, vec, raw, nbuf = scratch(M, d)
+    st = _rng.init_block(seed, stream, 0, raw)
+    ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
+
+
+def sample_ensemble(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
+    """One ensemble ``W`` (M, d) of the coupling ``coupling`` (for tests and users).
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS`.
+    M, d : int
+        Number of projections and dimension (both >= 1).
+    seed : int
+        Integer in ``[0, 2**64)``; the same seed gives the same ensemble.
+
+    Returns
+    -------
+    ndarray, shape (M, d)
+        Rows ``w_m``, each marginally ``N(0, I_d)``.
+    """
+    c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    key = _rng.seed_key(seed)
+    wt = np.empty((d, M))
+    _sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, wt)
+    return np.ascontiguousarray(wt.T)
+
+
+@njit(cache=True, error_model="numpy")
+def _projection_sample_kernel(code, seed, stream, M, need_sq, d, t, sq):
+    vec, raw = projection_scratch(M, d)
+    st = _rng.init_block(seed, stream, 0, raw)
+    for i in range(t.shape[0]):
+        st = projection_into(code, st, M, d, need_sq, t[i], sq[i], vec, raw)
+
+
+def sample_projection(
+    coupling: str, M: int, d: int, n: int, seed: int = 0, *, need_sq: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` independent draws of ``(w_m . u_hat, |w_m|^2)_{m<M}`` from the projection sampler.
+
+    Returns
+    -------
+    t, sq : ndarray, shape (n, M)
+        Equal in law to ``W @ u_hat`` and the squared row norms of :func:`sample_ensemble`
+        for any fixed unit vector ``u_hat`` (``sq`` is NaN for ``iid`` if not ``need_sq``).
+    """
+    c = get_coupling(coupling)
+    if not c.has_projection:
+        raise ValueError(f"coupling {c.name!r} has no projection sampler")
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    n = validate.positive_int(n, "n")
+    key = _rng.seed_key(seed)
+    t = np.empty((n, M))
+    sq = np.empty((n, M))
+    _projection_sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 3)), M,
+                              bool(need_sq), d, t, sq)
+    return t, sq
+
+
+def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
+    """Plain-Python twin of :func:`sample_ensemble` (bit-identical; slow)."""
+    c = get_coupling(coupling)
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    key = _rng.seed_key(seed)
+    r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
+    return np.ascontiguousarray(c.py_ensemble(r, M, d).T)
+
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv):
+    X, vec, raw, nbuf = scratch(M, d)
+    Wt = np.empty((d, M))
+    st = _rng.init_block(seed, stream, 0, raw)
+    for i in range(passes.shape[0]):
+        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
+        _simrf_plus_blocks(M, d, Wt, X, vec, passes[i], conv[i])
+
+
+def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Iteration report of the engine's SimRF+ sampler over ``n`` independent ensembles.
+
+    Returns
+    -------
+    passes : ndarray of int, shape (n, number of blocks)
+        Passes of the eq (17) update each block took (0 for a one-row block).
+    converged : ndarray of bool, same shape
+        Whether the block met the stopping rule (a pass moving no unit direction by more
+        than :data:`SIMRF_PLUS_TOL`) within :data:`SIMRF_PLUS_MAX_PASSES` passes.
+    """
+    c = get_coupling("simrf+")
+    M = validate.positive_int(M, "M")
+    d = check_dim(c, validate.positive_int(d, "d"))
+    n = validate.positive_int(n, "n")
+    key = _rng.seed_key(seed)
+    nb = -(-M // d)
+    passes = np.zeros((n, nb), dtype=np.int64)
+    conv = np.zeros((n, nb), dtype=np.bool_)
+    _simrf_plus_passes_kernel(np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, passes, conv)
+    return passes, conv
+
+
+
+
+# ------------------------------------------------------------- NumPy samplers (SimRF sec 3.2, App. B.2)
+# SimRF+, fast HD-product ORF/SimRF and antithetic pairs as NumPy samplers that return
+# projection matrices W (M, d) -- independent implementations of the engine couplings
+# "simrf+", "orf-hd"/"simrf-hd" and "<base>-anti" (tests/test_simrf_plus_engine.py).
+
+
+@dataclass(frozen=True)
+class SimRFPlusInfo:
+    """Convergence report of the SimRF+ iteration (eq 17), one entry per block."""
+
+    passes: tuple[int, ...]
+    converged: tuple[bool, ...]
+    max_change: tuple[float, ...]
+
+
+def truncated_conformity_objective(W: np.ndarray) -> float:
+    """``sum_{i != j} |w_i + w_j|^2`` over the rows of one block -- eq (15) without its
+    positive prefactor ``Gamma(d/2) v^2 / (4 m (m-1) Gamma(1 + d/2))``."""
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    m = W.shape[0]
+    sq = np.sum(W * W, axis=1)
+    tot = np.sum(W, axis=0)
+    # sum_{i != j} |w_i + w_j|^2 = 2 (m - 2) sum_i |w_i|^2 + 2 |sum_i w_i|^2
+    return float(2 * (m - 2) * np.sum(sq) + 2 * np.dot(tot, tot))
+
+
+def simrf_plus_block(
+    W: np.ndarray, *, tol: float = 1e-10, max_passes: int = 1000
+) -> tuple[np.ndarray, int, bool, float]:
+    """Apply the SimRF+ update (eq 17) to one block until convergence.
+
+    One pass updates ``w_i <- -|w_i| (sum_{j != i} w_j) / |sum_{j != i} w_j|`` for ``i = 1..m``
+    in turn (Gauss-Seidel; each update cannot increase the truncated objective eq 15).
+    Convergence criterion: a whole pass moves no unit direction by more than ``tol``
+    (``max_i |w_hat_i(new) - w_hat_i(old)| <= tol``).  Returns ``(W, passes, converged,
+    last max change)``; norms are unchanged.  Eq (16) is the fixed point.
+    """
+    W = np.array(validate.finite_array(W, "W"), dtype=float, copy=True)
+    if W.ndim != 2 or W.shape[0] < 2:
+        raise ValueError("W must have shape (m, d) with m >= 2")
+    if not (tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a positive finite number; got {tol}")
+    max_passes = validate.positive_int(max_passes, "max_passes")
+    norms = np.linalg.norm(W, axis=1)
+    total = W.sum(axis=0)
+    change = math.inf
+    for n in range(1, max_passes + 1):
+        change = 0.0
+        for i in range(W.shape[0]):
+            rest = total - W[i]
+            rn = float(np.linalg.norm(rest))
+            if rn == 0.0 or norms[i] == 0.0:
+                continue
+            new = -norms[i] * rest / rn
+            change = max(change, float(np.linalg.norm(new / norms[i] - W[i] / norms[i])))
+            total = rest + new
+            W[i] = new
+        if change <= tol:
+            return W, n, True, change
+    return W, max_passes, False, change
+
+
+def sample_simrf_plus(M: int, d: int, seed: int = 0, *, tol: float = 1e-10,
+                      max_passes: int = 1000) -> tuple[np.ndarray, SimRFPlusInfo]:
+    """SimRF+ ensemble ``W`` (M, d) (SimRF sec 3.2, eq 16-17): SimRF blocks of ``min(d, remaining)``
+    rows (:func:`sample_ensemble`), each rearranged by :func:`simrf_plus_block` from its simplex
+    initialisation.  Norms stay ``chi_d``; each row stays marginally ``N(0, I_d)`` (the Haar
+    rotation of the block is applied before the update and commutes with it).
+    """
+    M = validate.positive_int(M, "M")
+    d = check_dim(get_coupling("simrf"), validate.positive_int(d, "d"))
+    W = sample_ensemble("simrf", M, d, seed)
+    out, passes, conv, changes = W.copy(), [], [], []
+    start = 0
+    for b in block_sizes("simrf", M, d):
+        if b >= 2:
+            blk, n, ok, ch = simrf_plus_block(W[start:start + b], tol=tol, max_passes=max_passes)
+            out[start:start + b] = blk
+            passes.append(n)
+            conv.append(ok)
+            changes.append(ch)
+        start += b
+    return out, SimRFPlusInfo(tuple(passes), tuple(conv), tuple(changes))
+
+
+def _is_pow2(n: int) -> bool:
+    return n >= 1 and (n & (n - 1)) == 0
+
+
+def fwht(x: np.ndarray) -> np.ndarray:
+    """Normalised fast Walsh-Hadamard transform ``H x`` along the last axis (eq 90), ``O(D log D)``;
+    the length must be a power of two."""
+    a = np.array(x, dtype=float, copy=True)
+    n = a.shape[-1]
+    if not _is_pow2(n):
+        raise ValueError(f"the Hadamard transform needs a power-of-two length; got {n}")
+    h = 1
+    while h < n:
+        a = a.reshape(*a.shape[:-1], n // (2 * h), 2, h)
+        u, v = a[..., 0, :].copy(), a[..., 1, :].copy()
+        a[..., 0, :], a[..., 1, :] = u + v, u - v
+        a = a.reshape(*a.shape[:-3], n)
+        h *= 2
+    return a / math.sqrt(n)
+
+
+def hd_rotation(D: int, rng: np.random.Generator, k: int = 3) -> np.ndarray:
+    """``R~ = prod_{i=1}^k H D_i`` (eq 89): ``H`` the normalised Hadamard matrix (eq 90) and
+    ``D_i`` independent Rademacher diagonals; an exactly orthogonal (D, D) matrix, only
+    approximately Haar.  ``D`` must be a power of two."""
+    D = validate.positive_int(D, "D")
+    if not _is_pow2(D):
+        raise ValueError(f"HD-product rotations need D a power of two; got D={D}")
+    k = validate.positive_int(k, "k")
+    signs = rng.choice([-1.0, 1.0], size=(k, D))
+    R = np.eye(D)
+    for i in range(k - 1, -1, -1):  # R <- H D_i R, innermost factor first: R~ = H D_1 H D_2 ... H D_k
+        R = fwht((signs[i][:, None] * R).T).T  # H X = (fwht of the columns of X), H symmetric
+    return R
+
+
+def sample_fast(coupling: str, M: int, d: int, seed: int = 0, *, k: int = 3, pad: bool = True) -> np.ndarray:
+    """Fast ORF / fast SimRF projections (SimRF sec 4.2, App. B.2.2): ``W`` (M, d).
+
+    Each block of ``D = 2^ceil(log2 d)`` rows is ``diag(r) R~`` (fast ORF) or ``diag(r) S R~``
+    (fast SimRF, ``S`` the D-dimensional simplex of eq 9) with ``R~`` the HD-product of
+    :func:`hd_rotation` (``k = 3``) and ``r ~ chi_D``; data are zero-padded to ``D``, so only
+    the first ``d`` columns act (``W`` is returned restricted to them).  Blocks are
+    independent; ``M > D`` uses several.  ``pad=False`` requires ``d`` a power of two.
+    """
+    if coupling not in ("orf", "simrf"):
+        raise ValueError(f"sample_fast supports 'orf' and 'simrf'; got {coupling!r}")
+    M = validate.positive_int(M, "M")
+    d = validate.positive_int(d, "d", 2 if coupling == "simrf" else 1)
+    if not pad and not _is_pow2(d):
+        raise ValueError(f"HD-product rotations need d a power of two (or pad=True to zero-pad); got d={d}")
+    D = 1 << max(0, (d - 1).bit_length())
+    if coupling == "simrf" and D < 2:
+        D = 2
+    rng = np.random.default_rng(_rng.seed_key(seed))
+    rows = []
+    S = None
+    if coupling == "simrf":
+        S = np.zeros((D, D))
+        S[:D - 1, :D - 1] = math.sqrt(D / (D - 1)) * np.eye(D - 1) - (math.sqrt(D) + 1) / (D - 1) ** 1.5
+        S[D - 1, :D - 1] = 1 / math.sqrt(D - 1)
+    while sum(r.shape[0] for r in rows) < M:
+        R = hd_rotation(D, rng, k)
+        B = R if S is None else S @ R
+        r = np.sqrt(rng.chisquare(D, size=D))
+        rows.append(r[:, None] * B)
+    W = np.concatenate(rows)[:M, :d]
+    return np.ascontiguousarray(W)
+
+
+def antithetic(W: np.ndarray) -> np.ndarray:
+    """Antithetic version of an ensemble: rows ``w_1, -w_1, w_2, -w_2, ...`` from the first
+    ``ceil(M/2)`` rows of ``W`` (M, d), truncated to ``M`` rows.  Marginals are unchanged
+    (N(0, I) is symmetric); the estimator's odd-order terms cancel within each pair."""
+    W = validate.finite_array(W, "W")
+    if W.ndim != 2 or W.shape[0] < 1:
+        raise ValueError("W must have shape (M, d) with M >= 1")
+    M = W.shape[0]
+    half = W[: (M + 1) // 2]
+    out = np.empty((2 * half.shape[0], W.shape[1]))
+    out[0::2], out[1::2] = half, -half
+    return out[:M]
+
+
+_rng.tie_cache_to_engine(globals())
