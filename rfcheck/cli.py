@@ -147,6 +147,14 @@ STORED_LEDGER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
                              "ledger.json")
 
 
+def _expected_seconds(path: str = STORED_LEDGER) -> dict[str, float]:
+    """Each claim's time in the stored ledger (the pool starts the longest first); {} without one."""
+    try:
+        return {cid: float(e.get("elapsed_s") or 0.0) for cid, e in _stored_verdicts(path).items()}
+    except ValueError:
+        return {}
+
+
 def _stored_verdicts(path: str) -> dict[str, dict[str, Any]]:
     """id -> entry of a stored ``ledger.json`` ({} when there is none)."""
     import json
@@ -266,7 +274,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             try:
                 entries = verify.run_many(ids, budget=args.budget, seed=args.seed, jobs=args.jobs,
                                           cache_dir=None if args.no_cache else args.cache_dir, progress=progress,
-                                          scheduler=args.scheduler, points=points)
+                                          scheduler=args.scheduler, points=points,
+                                          expected_s=_expected_seconds())
             except KeyboardInterrupt:
                 kept = (f"their verdicts are cached in {args.cache_dir}: rerun the same command to resume"
                         if not args.no_cache else "--no-cache: nothing was kept")

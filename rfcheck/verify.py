@@ -647,8 +647,14 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
              cache_dir: str | None = None,
              progress: Callable[[str, dict[str, Any] | None], None] | None = None,
              scheduler: str | None = None, start_method: str | None = None,
-             points: Callable[[str, str, int, int], None] | None = None) -> list[dict[str, Any]]:
+             points: Callable[[str, str, int, int], None] | None = None,
+             expected_s: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """Verify claims as independent tasks (a process pool when ``jobs > 1``), with a cache.
+
+    ``expected_s``: each claim's expected seconds (e.g. the ``elapsed_s`` of a stored ledger);
+    a pool then starts the longest first (claims without an estimate last, in their order), so
+    that no long claim starts when the others are done.  Only the order of execution changes:
+    every claim is seeded from (seed, claim id, point), and results come back in ``ids``' order.
 
     ``progress(claim_id, None)`` is called when a claim starts (serially) and
     ``progress(claim_id, entry)`` when it finishes; ``points(claim_id, check, done, total)``
@@ -731,6 +737,8 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     else:
         if start_method is None and "jax" in sys.modules:
             start_method = "spawn"
+        if expected_s:
+            todo = sorted(todo, key=lambda c: -float(expected_s.get(c, -1.0)))  # stable: unknown ones keep order
         pending = _run_pool(todo, budget, seed, jobs, done, packs, start_method, points)
         for _ in range(POOL_RETRIES):  # a worker died (killed, out of memory): fresh pools
             if pending:

@@ -294,3 +294,21 @@ def test_progress_inside_a_claim_reports_every_point(jobs):
             assert 1 <= k <= n and k > last.get(check, 0)
             last[check] = k
         assert all(k == n for _, check, k, n in mine if k == max(x[2] for x in mine if x[1] == check))
+
+
+def test_the_pool_starts_the_longest_claims_first(monkeypatch):
+    """``run_many(expected_s=...)`` submits the claims longest first (unknown ones last, in order);
+    the results still come back in the order asked."""
+    order: list[list[str]] = []
+
+    def fake_pool(ids, budget, seed, jobs, done, packs=(), start_method=None, points=None):
+        order.append(list(ids))
+        for cid in ids:
+            done(cid, {"id": cid, "verdict": "HOLDS"})
+        return []
+
+    monkeypatch.setattr(verify, "_run_pool", fake_pool)
+    ids = ["crt.eq16", "crt.eq22", "crt.eq1", "crt.eq9"]
+    out = verify.run_many(ids, budget="smoke", jobs=2, expected_s={"crt.eq1": 9.0, "crt.eq22": 30.0, "crt.eq16": 1.0})
+    assert order == [["crt.eq22", "crt.eq1", "crt.eq16", "crt.eq9"]]
+    assert [e["id"] for e in out] == ids
