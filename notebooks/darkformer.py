@@ -29,6 +29,7 @@ import numpy as np
 
 from rfcheck import verify
 from rfcheck.closed_forms import darkformer as df
+from rfcheck.estimators import darkformer as dfe
 from rfcheck.stats import estimate_mean
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"
@@ -59,7 +60,7 @@ from scipy.stats import ortho_group  # noqa: E402
 for d in (2, 3, 4):
     u = ortho_group.rvs(d, random_state=d)
     lam = (u * np.linspace(0.02, 0.45, d)) @ u.T
-    s_opt, lv = df.optimise_sigma(lam, seed=d)
+    s_opt, lv = dfe.optimise_sigma(lam, seed=d)
     err = np.max(np.abs(s_opt - df.sigma_star(lam))) / np.max(np.abs(df.sigma_star(lam)))
     print(f"d = {d}: max rel. deviation from Sigma* = {err:.1e};  V* = {math.exp(lv):.6f}"
           f" = bound {df.optimal_variance(lam):.6f}")
@@ -69,7 +70,7 @@ for d in (2, 3, 4):
 
 # %%
 lam = np.diag([0.01, 0.03])
-samples, exact = df.nested_mc_variance(lam, df.sigma_star(lam), n_outer=N_OUTER, n_inner=16, seed=1)
+samples, exact = dfe.nested_mc_variance(lam, df.sigma_star(lam), n_outer=N_OUTER, n_inner=16, seed=1)
 est = estimate_mean(samples)
 print(f"MC V = {est.value:.5f} +- {est.se:.5f} (trusted: {est.trustworthy})   closed form = {exact:.5f}")
 

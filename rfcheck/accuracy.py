@@ -161,7 +161,15 @@ def _resolve(name: str) -> Callable[..., Any]:
     paper, _, fname = name.partition(".")
     if paper not in PAPERS or not fname:
         raise ValueError(f"not a closed form: {name!r} (expected '<paper>.<name>' with paper in {PAPERS})")
-    return getattr(importlib.import_module(f"rfcheck.closed_forms.{paper}"), fname)
+    mod = importlib.import_module(f"rfcheck.closed_forms.{paper}")
+    if fname not in getattr(mod, "__all__", ()) and not fname.startswith("_"):
+        try:  # an estimator swept with the closed forms (rfcheck.estimators.<paper>)
+            est = importlib.import_module(f"rfcheck.estimators.{paper}")
+        except ModuleNotFoundError:
+            est = None
+        if est is not None and fname in est.__all__:
+            return getattr(est, fname)
+    return getattr(mod, fname)
 
 
 # ======================================================================= samplers
@@ -1311,17 +1319,23 @@ COVERED_BY: tuple[CoveredBy, ...] = (
 
 
 def public_closed_forms() -> set[str]:
-    """Qualified names of every public closed form (``__all__`` of each ``rfcheck.closed_forms`` module).
+    """Qualified names of every public closed form (``__all__`` of each ``rfcheck.closed_forms`` module)
+    and of the paper's reference estimators swept with them (``rfcheck.estimators.<paper>``).
 
     Returns
     -------
     set of str
-        ``"<paper>.<name>"`` for every name exported by the five modules.
+        ``"<paper>.<name>"`` for every name exported by those modules.
     """
     out: set[str] = set()
     for paper in PAPERS:
         mod = importlib.import_module(f"rfcheck.closed_forms.{paper}")
         out |= {f"{paper}.{n}" for n in mod.__all__}
+        try:
+            est = importlib.import_module(f"rfcheck.estimators.{paper}")
+        except ModuleNotFoundError:
+            continue
+        out |= {f"{paper}.{n}" for n in est.__all__}
     return out
 
 

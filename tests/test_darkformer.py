@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
 from rfcheck.closed_forms import darkformer as df
+from rfcheck.estimators import darkformer as dfe
 from rfcheck.stats import estimate_mean, z_critical
 
 Z = z_critical(1e-4)  # two-sided, per assertion false-alarm rate 1e-4
@@ -113,7 +114,7 @@ def test_every_proposal_infinite_when_lambda_reaches_one_half():
     with pytest.raises(ValueError, match="< 1/2"):
         df.sigma_star(lam)
     with pytest.raises(ValueError, match="1/2"):
-        df.optimise_sigma(lam)
+        dfe.optimise_sigma(lam)
 
 
 def test_finiteness_is_loewner_half_sigma_star():
@@ -136,7 +137,7 @@ def test_finiteness_is_loewner_half_sigma_star():
                                             ([0.3, 0.3, 0.01], 4)])
 def test_numerical_optimum_is_sigma_star(eigs, seed):
     lam = _lam(eigs, seed)
-    s_opt, lv = df.optimise_sigma(lam, seed=seed)
+    s_opt, lv = dfe.optimise_sigma(lam, seed=seed)
     ss = df.sigma_star(lam)
     assert np.max(np.abs(s_opt - ss)) / np.max(np.abs(ss)) < 1e-5
     assert abs(lv - math.log(df.optimal_variance(lam))) < 1e-9
@@ -237,7 +238,7 @@ def test_mahalanobis_prf_unbiased_eq3(d, r):
     ests = np.empty(n_rep)
     for i in range(n_rep):
         om = rng.standard_normal((m, r)) @ m_mat  # rows ~ N(0, M^T M), possibly singular
-        ests[i] = df.mahalanobis_prf_estimate(q, k, om, m_mat)[0]
+        ests[i] = dfe.mahalanobis_prf_estimate(q, k, om, m_mat)[0]
     est = estimate_mean(ests)
     target = math.exp(float(q[0] @ sigma @ k[0]))
     assert est.trustworthy
@@ -255,13 +256,13 @@ def test_importance_weighted_estimator_unbiased_prop41():
     n, m = 40_000, 8
     cs = np.linalg.cholesky(sigma)
     om_s = rng.standard_normal((n * m, d)) @ cs.T
-    a = df.importance_weighted_estimate(q, k, om_s, np.zeros(n * m), sigma)  # one row, n*m features
+    a = dfe.importance_weighted_estimate(q, k, om_s, np.zeros(n * m), sigma)  # one row, n*m features
     a = np.exp(om_s @ (q + k)[0] - 0.5 * (q[0] @ sigma @ q[0] + k[0] @ sigma @ k[0])).reshape(n, m).mean(axis=1)
-    assert abs(df.importance_weighted_estimate(q, k, om_s[:m], np.zeros(m), sigma)[0] - a[0]) < 1e-14 * a[0]
+    assert abs(dfe.importance_weighted_estimate(q, k, om_s[:m], np.zeros(m), sigma)[0] - a[0]) < 1e-14 * a[0]
     om_i = rng.standard_normal((n * m, d))
-    lw = df.log_gaussian_density(om_i, sigma) - df.log_gaussian_density(om_i, np.eye(d))
+    lw = dfe.log_gaussian_density(om_i, sigma) - dfe.log_gaussian_density(om_i, np.eye(d))
     b = np.exp(lw + om_i @ (q + k)[0] - 0.5 * (q[0] @ sigma @ q[0] + k[0] @ sigma @ k[0])).reshape(n, m).mean(axis=1)
-    assert abs(df.importance_weighted_estimate(q, k, om_i[:m], lw[:m], sigma)[0] - b[0]) < 1e-14 * b[0]
+    assert abs(dfe.importance_weighted_estimate(q, k, om_i[:m], lw[:m], sigma)[0] - b[0]) < 1e-14 * b[0]
     ea, eb = estimate_mean(a), estimate_mean(b)
     target = math.exp(float(q[0] @ sigma @ k[0]))
     assert ea.trustworthy and eb.trustworthy
@@ -272,7 +273,7 @@ def test_importance_weighted_estimator_unbiased_prop41():
 def test_nested_mc_variance_general_sigma():
     lam = _lam([0.005, 0.02], 6)
     sigma = _lam([1.02, 1.1], 9)  # not co-diagonal with Lambda
-    samples, exact = df.nested_mc_variance(lam, sigma, n_outer=100_000, n_inner=16, seed=3)
+    samples, exact = dfe.nested_mc_variance(lam, sigma, n_outer=100_000, n_inner=16, seed=3)
     est = estimate_mean(samples)
     assert est.trustworthy, est.reason
     assert abs(est.value - exact) < Z * est.se
@@ -301,9 +302,9 @@ def test_bad_input(fn, args, msg):
 
 def test_bad_feature_input():
     with pytest.raises(ValueError, match="r <= d"):
-        df.mahalanobis_prf(np.zeros((1, 2)), np.zeros((3, 2)), np.zeros((3, 2)))
+        dfe.mahalanobis_prf(np.zeros((1, 2)), np.zeros((3, 2)), np.zeros((3, 2)))
     with pytest.raises(ValueError, match="finite"):
-        df.mahalanobis_prf(np.array([[np.nan, 0.0]]), np.zeros((3, 2)), np.eye(2))
+        dfe.mahalanobis_prf(np.array([[np.nan, 0.0]]), np.zeros((3, 2)), np.eye(2))
 
 
 # ------------------------------------------------------------------------ figure
@@ -360,5 +361,15 @@ def test_thm32_check_has_power():
 def test_nested_mc_variance_exact_zero_is_zero_not_a_log():
     """At Lambda = 0, Sigma = I the variance is exactly 0: the exact value is 0.0 (it was the log
     value -inf passed through), and every per-pair estimate is 0."""
-    samples, exact = df.nested_mc_variance(0.0, 1.0, n_outer=4, n_inner=8, seed=0)
+    samples, exact = dfe.nested_mc_variance(0.0, 1.0, n_outer=4, n_inner=8, seed=0)
     assert exact == 0.0 and not np.any(samples)
+
+
+def test_moved_estimators_warn_from_the_old_path():
+    """The estimators moved to rfcheck.estimators.darkformer; the old closed_forms path warns and
+    gives the same object for one release."""
+    for name in ("mahalanobis_prf", "nested_mc_variance", "optimise_sigma"):
+        with pytest.warns(DeprecationWarning, match=f"moved to rfcheck.estimators.darkformer.{name}"):
+            old = getattr(df, name)
+        assert old is getattr(dfe, name)
+        assert name not in df.__all__ and name in dfe.__all__

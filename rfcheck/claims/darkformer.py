@@ -18,6 +18,7 @@ import mpmath
 import numpy as np
 
 from rfcheck.closed_forms import darkformer as cf
+from rfcheck.estimators import darkformer as dfe
 from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Real, check_equal, pair_domain, paper
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
@@ -115,7 +116,7 @@ def _thm32_opt(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     lam = _lam(p)
     with mpmath.workdps(budget.dps):
         lv_printed = cf.log_expected_variance(lam, printed_sigma_star(p), backend="mpmath", dps=budget.dps)
-    s_opt, lv_opt = cf.optimise_sigma(lam, seed=seed % 1000)
+    s_opt, lv_opt = dfe.optimise_sigma(lam, seed=seed % 1000)
     if not math.isfinite(lv_opt):
         return PointEval(p, lv_printed, lv_opt, math.inf, math.nan, False, "optimiser found no finite V")
     # log V at the printed Sigma* must not exceed the best log V the optimiser finds

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from rfcheck.closed_forms import darkformer as cf
+from rfcheck.estimators import darkformer as dfe
 
 __all__ = ["anisotropy_lambda", "figure_variance", "plot_variance", "plot_variance_monte_carlo"]
 
@@ -117,7 +118,7 @@ def mc_point(a: float, which: str, n_outer: int, seed: int, lbar: float = LBAR,
 
     lam = anisotropy_lambda(a, lbar, d)
     sigma = np.eye(d) if which == "iso" else cf.sigma_star(lam)
-    samples, _ = cf.nested_mc_variance(lam, sigma, n_outer=n_outer, n_inner=8, seed=seed)
+    samples, _ = dfe.nested_mc_variance(lam, sigma, n_outer=n_outer, n_inner=8, seed=seed)
     est = estimate_mean(samples)
     if est.value <= 0:
         return math.nan, math.inf, False

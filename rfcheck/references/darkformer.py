@@ -224,11 +224,11 @@ def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray
 
     Unweighted: ``m^-1 sum_j exp(w_j.(q + k) - (q^T Sigma q + k^T Sigma k)/2)``, ``w_j ~ N(0, Sigma)``;
     weighted: the same with ``w_j ~ N(0, I)`` and the weight ``w_Sigma = p_Sigma / p_I`` (log
-    densities, :func:`rfcheck.closed_forms.darkformer.log_gaussian_density`).  Both have mean
+    densities, :func:`rfcheck.estimators.darkformer.log_gaussian_density`).  Both have mean
     ``exp(q^T Sigma k)``; the weighted one infinite variance when ``Sigma`` has an eigenvalue
     ``>= 2``.  Drawn from ``numpy.random.default_rng(seed)``.
     """
-    from rfcheck.closed_forms import darkformer as cf
+    from rfcheck.estimators import darkformer as dfe
 
     d = sigma.shape[0]
     rng = np.random.default_rng(seed)
@@ -236,5 +236,5 @@ def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray
     om_i = rng.standard_normal((n * m, d))
     base = -0.5 * (q @ sigma @ q + k @ sigma @ k)
     a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
-    lw = cf.log_gaussian_density(om_i, sigma) - cf.log_gaussian_density(om_i, np.eye(d))
+    lw = dfe.log_gaussian_density(om_i, sigma) - dfe.log_gaussian_density(om_i, np.eye(d))
     return a, np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)
