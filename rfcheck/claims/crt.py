@@ -1337,6 +1337,34 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return lhs, rhs, (1 - mpmath.mpf(1) / m) * k2 * r.err
 
 
+def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+    """Ball twin of :func:`rfcheck.claims._common.stats_mp` (``flint.arb`` at the working
+    precision; the point's floats are exact): ``sq_x, sq_y, sq_sum, sq_diff, d``."""
+    from flint import arb
+
+    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
+    return {"sq_x": nx * nx, "sq_y": ny * ny,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
+
+
+def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """The printed side of eq (33), ``(1 - 1/M)(2/(d+2)) (K - e^{-|x|^2-|y|^2})^2``, as an Arb ball."""
+    s, m = _stats_ball(p), int(p["M"])
+    f = (-s["sq_diff"] / 2).exp() - (-(s["sq_x"] + s["sq_y"])).exp()
+    return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
+
+
+def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
+    """``Var_iid - Var_ort = -(1 - 1/M) K^2 expm1(log(1 + G))`` as an Arb ball, with ``log(1 + G)``
+    from the exact covariance identity (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`,
+    Arb face: ``hyp1f1`` on balls), independent of the printed ``F^2``."""
+    s, m = _stats_ball(p), int(p["M"])
+    lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
+    k2 = (-s["sq_diff"]).exp()
+    return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
+
+
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 register(Claim(
@@ -1357,7 +1385,8 @@ register(Claim(
     domain=_THM91_DOMAIN,
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8))],
+        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        printed_ball=_eq33_printed_ball, reference_ball=_eq33_reference_ball))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
                "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
