@@ -1436,6 +1436,16 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     sup over w by maximising along the direction of x + y (the orthogonal part only lowers
     Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
     """
+    o, logz, t = _eq35_search(p, dps)
+    with mpmath.workdps(dps + 10):
+        sup = logz(t)
+        bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
+        return sup, bound, mpmath.mpf(10) ** (-dps + 5) * (1 + abs(sup))
+
+
+def _eq35_search(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], Any, Any]:
+    """``(o, logz, t)``: the OPRF point, ``t -> log Z`` along the direction of ``x + y``, and the
+    maximiser ``t`` found by golden-section search in mpmath (``dps + 10`` digits)."""
     o = _oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         nz = mpmath.sqrt(o["sq_sum"])
@@ -1454,9 +1464,25 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
                 lo = c1
             else:
                 hi = c2
-        sup = logz((lo + hi) / 2)
-        bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
-        return sup, bound, mpmath.mpf(10) ** (-dps + 5) * (1 + abs(sup))
+        return o, logz, (lo + hi) / 2
+
+
+def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of ``(log Z(w*), -(|x|^2+|y|^2)/(4A))`` at OPRF's ``A = A*`` (Arb face of
+    :func:`rfcheck.closed_forms.crt.oprf_a_star`), with ``w* = t e_z`` the golden-section maximiser of
+    :func:`_eq35_sides` taken as an exact number: ``log Z(w*) <= log sup_w Z``, so the first ball
+    encloses a lower bound of the supremum (it certifies violations only)."""
+    from rfcheck.arb_backend import to_ball, workprec
+
+    _, _, t = _eq35_search(p, max(15, int(bits / 3.33) - 5))
+    with workprec(bits):
+        s = _stats_ball(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
+        one4a = 1 - 4 * a
+        tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
+        logz = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
+                - s["sq_x"] - s["sq_y"])
+        return logz, -(s["sq_x"] + s["sq_y"]) / (4 * a)
 
 
 register(Claim(
@@ -1465,6 +1491,7 @@ register(Claim(
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
     checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
+                             sides_ball=_eq35_sides_ball, lhs_ball_is_lower_bound=True,
                              description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
     correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
                "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
