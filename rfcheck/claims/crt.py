@@ -1549,6 +1549,56 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return logp, log_bound, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
 
 
+def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` a certified
+    lower bound of the tail computed by :func:`_thm42_sides` (``L = P_+ + P_-`` at ``M = 1``,
+    ``max(P_+, P_-)^M`` at ``M > 1``).
+
+    ``P_+ = P[W <= w_+]`` and ``P_- = P[W > w_-]`` (``W`` noncentral chi^2_d) are Poisson mixtures
+    of regularized incomplete gamma functions (``arb.gamma_lower`` / ``arb.gamma_upper``): every
+    term is >= 0, so a partial sum over ``j`` in a window around the Poisson mode is a lower
+    bound; each is evaluated at the lower end of ``w_+`` (upper end of ``w_-``), clamped at 0,
+    as the probabilities are monotone in the threshold.  ``A = A*`` is the Arb face of
+    :func:`rfcheck.closed_forms.crt.oprf_a_star`.  A string where the lower bound is not positive.
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        s = _stats_ball(p)
+        d, n, eps = s["d"], int(p.get("M", 1)), to_ball(p["eps"])
+        u = s["sq_sum"]
+        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
+        b2 = 1 - 4 * a
+        k = (-s["sq_diff"] / 2).exp()
+        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
+        lam = b2 * u / (32 * a * a)  # half the noncentrality
+        lf = float(lam.mid())
+        j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
+        js = range(max(0, j0 - half), j0 + half)
+        weights = [(-lam + j * lam.log() - arb(j + 1).lgamma()).exp() for j in js]
+
+        def mixture(w: Any, upper: bool) -> Any:
+            end = w.upper() if upper else w.lower()  # exact endpoints: P[W > w], P[W <= w] monotone in w
+            wx = end / 2 if end > 0 else arb(0)
+            return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
+                              else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
+                        for wt, j in zip(weights, js, strict=True)), arb(0))
+
+        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), upper=False)
+        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), upper=True) if k - eps > 0 else arb(0)
+        if n == 1:
+            low = p_up + p_low
+        else:  # the larger lower endpoint is below max(P_+, P_-)
+            low = p_up.lower() if p_up.lower() >= p_low.lower() else p_low.lower()
+        if not low > 0:
+            return "no positive certified lower bound of the tail at this point"
+        log_m = -(s["sq_x"] + s["sq_y"]) / (4 * a)
+        log_bound = arb(2).log() - n * eps * eps / 2 * (-2 * log_m).exp()
+        return n * low.log(), log_bound
+
+
 def _thm42_lower_bound_check() -> Check:
     """Theorem 4.2 at M > 1: P[|K_M - K| >= eps] >= max(P[Z >= K + eps], P[Z <= K - eps])^M (all M
     samples on one side), certified; a point where this lower bound exceeds the printed bound is a
@@ -1563,7 +1613,17 @@ def _thm42_lower_bound_check() -> Check:
             ev.decided = False
             ev.note = ("M > 1: only the certified lower bound max(P[Z >= K+eps], P[Z <= K-eps])^M of the tail is "
                        "computed; it does not exceed the bound here, which excludes nothing")
-        return ev
+            return ev
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_inequality
+        from rfcheck.claims._common import certify_eval
+
+        sides = _thm42_sides_ball(dict(p), bits_for_dps(budget.dps))
+        if isinstance(sides, str):
+            return certify_eval(ev, None, sides)
+        verdict = certified_inequality(*sides)
+        return certify_eval(ev, verdict if verdict == "REFUTED" else None,
+                            "the lower bound's ball does not lie above the printed bound's ball")
 
     return Check("exact-tail-lower-bound", 1, evaluate, max_points=16,
                  description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
@@ -1582,6 +1642,7 @@ register(Claim(
                        extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 64)},
                        description="pairs with |x+y| > 0, 1 <= M <= 64"),
     checks=[_with_domain(inequality_check("exact-tail", _thm42_sides, max_points=24,
+                                          sides_ball=_thm42_sides_ball, lhs_ball_is_lower_bound=True,
                                           description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
                                                       "mpmath) <= log of the printed bound"),
                          pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
