@@ -1,0 +1,110 @@
+"""Certified counterexamples of CRT's deterministic REFUTED claims (Arb balls).
+
+crt.eq33 (printed ``F^2`` vs the exact covariance identity), crt.eq35 (``log Z`` at the
+golden-section maximiser: a lower bound of the supremum) and crt.thm4.2 (a Poisson mixture of
+regularized incomplete gamma functions: a lower bound of the tail) carry balls: at their stored
+counterexamples the balls are disjoint (``extra["certified"]``), a planted correct formula is not
+refuted on balls, and a widened ball never certifies anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import pytest
+from flint import arb
+
+from rfcheck.arb_backend import workprec
+from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.claims import BUDGETS, REGISTRY
+from rfcheck.claims import crt as C
+
+BUDGET = BUDGETS["default"]
+BITS = 116
+
+EQ33_POINT = {"d": 2, "nx": 0.0, "ny": 5.0, "theta": 3.141592653589793, "M": 2}
+EQ35_POINT = {"d": 3, "nx": 10.0, "ny": 10.0, "theta": 0.0}
+THM42_POINT = {"d": 64, "nx": 1.009375, "ny": 1.009375, "theta": 0.00014726215563702155,
+               "eps": 1412537544.6227562, "M": 1}
+THM42_POINT_M8 = {"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 8}
+
+
+def _widen(b: Any, by: Any) -> Any:
+    """``b`` with its radius grown by ``|by|`` (plus its own width)."""
+    return b + arb(0, abs(by).upper() * 2 + 1)
+
+
+@pytest.mark.parametrize("cid,point,check", [
+    ("crt.eq33", EQ33_POINT, 0),
+    ("crt.eq35", EQ35_POINT, 0),
+    ("crt.thm4.2", THM42_POINT, 0),
+    ("crt.thm4.2", THM42_POINT_M8, 1),
+])
+def test_stored_counterexample_is_certified(cid: str, point: dict[str, Any], check: int) -> None:
+    ev = REGISTRY[cid].checks[check].evaluate(dict(point), BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+def test_eq33_balls_disjoint_and_reference_matches_mpmath() -> None:
+    with workprec(BITS):
+        pb, rb = C._eq33_printed_ball(dict(EQ33_POINT), BITS), C._eq33_reference_ball(dict(EQ33_POINT), BITS)
+    assert certified_equal(pb, rb, 1e-25) == "REFUTED"
+    # the reference ball contains (1 - 1/M) K^2 (1 - e^{-u/2} 1F1(-d/2; d/2; -u/2)) at 50 digits
+    with mpmath.workdps(50):
+        u = mpmath.mpf(25)
+        exact = mpmath.mpf(1) / 2 * mpmath.exp(-25) * (1 - mpmath.exp(-u / 2) * mpmath.hyp1f1(-1, 1, -u / 2))
+        assert rb.overlaps(arb(mpmath.nstr(exact, 50)))
+        assert float(rb.rad()) < 1e-30 * float(exact)
+
+
+def test_eq33_planted_correct_formula_holds_and_widened_ball_is_undecided() -> None:
+    with workprec(BITS):
+        rb = C._eq33_reference_ball(dict(EQ33_POINT), BITS)
+        pb = C._eq33_printed_ball(dict(EQ33_POINT), BITS)
+        planted = arb(rb.mid(), rb.rad()) * 1  # the exact value, as a correct printed formula
+        assert certified_equal(planted, rb, 1e-25) != "REFUTED"
+        assert certified_equal(_widen(pb, pb - rb), rb, 1e-25) is None
+
+
+def test_eq35_lower_bound_certifies_violation_not_the_corrected_bound() -> None:
+    lhs, rhs = C._eq35_sides_ball(dict(EQ35_POINT), BITS)
+    assert certified_inequality(lhs, rhs) == "REFUTED"
+    # the corrected bound adds log D^2 = (d/2) log(1 - 4A) > 0: the lower bound no longer exceeds it
+    with workprec(BITS):
+        s = C._stats_ball(EQ35_POINT)
+        a = C.cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=BITS)
+        corrected = rhs + s["d"] * (1 - 4 * a).log() / 2
+        assert certified_inequality(lhs, corrected) != "REFUTED"
+        assert certified_inequality(_widen(lhs, lhs - rhs), rhs) is None
+    # a narrow ball at the mpmath supremum (golden section)
+    sup = C._eq35_sides(dict(EQ35_POINT), 30)[0]
+    assert float(lhs.rad()) < 1e-25
+    assert abs(float(lhs.mid()) - float(sup)) < 1e-12
+
+
+@pytest.mark.parametrize("point", [THM42_POINT, THM42_POINT_M8])
+def test_thm42_lower_bound_certifies_violation_not_the_corrected_bound(point: dict[str, Any]) -> None:
+    lhs, rhs = C._thm42_sides_ball(dict(point), BITS)
+    assert certified_inequality(lhs, rhs) == "REFUTED"
+    # mpmath's tail (the same mixture, summed to full precision) agrees with the lower bound
+    assert abs(float(lhs.mid()) - float(C._thm42_sides(dict(point), 30)[0])) < 1e-9
+    # the corrected Hoeffding bound log 2 - 2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A)) is not violated
+    with workprec(BITS):
+        s = C._stats_ball(point)
+        a = C.cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=BITS)
+        n, eps = int(point["M"]), arb(point["eps"])
+        corrected = (arb(2).log() - 2 * n * eps * eps * (-(s["d"]) * (1 - 4 * a).log()
+                                                          + (s["sq_x"] + s["sq_y"]) / (2 * a)).exp())
+        assert certified_inequality(lhs, corrected) == "HOLDS"
+        assert certified_inequality(_widen(lhs, lhs - rhs), rhs) is None
+
+
+def test_thm42_holding_point_is_not_certified() -> None:
+    p = {"d": 3, "nx": 0.5, "ny": 1.0, "theta": 1.0, "eps": 0.1, "M": 1}
+    ev = REGISTRY["crt.thm4.2"].checks[0].evaluate(p, BUDGET, 0)
+    assert ev.decided and ev.disc <= 1
+    assert not ev.extra.get("certified")
+    lhs, rhs = C._thm42_sides_ball(p, BITS)
+    assert certified_inequality(lhs, rhs) == "HOLDS"  # the balls agree: a lower bound below the bound
