@@ -158,6 +158,35 @@ def _eq1_conj_gerf_at(p: dict[str, Any]) -> tuple[Any, Any]:
     return mpmath.re(pref * val), abs(pref) * err
 
 
+def _eq1_conj_gerf_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq1_conj_gerf_at` (``E Re(f1 conj(f2))``): the same product of 1-D
+    Gaussian moments, each a rigorous integral
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`), the prefactor on ``acb`` balls."""
+    from flint import acb
+
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    st = _stats_ball(p)
+    d, s = st["d"], int(p["s"])
+    a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+    one4a = 1 - 4 * a
+    b = (s * one4a).sqrt()
+    c = acb(-(s + 1) / 2)
+    dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
+    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
+    sb = (s * b).conjugate()
+    l1 = b * nx + sb * ny * th.cos()
+    l2 = sb * ny * th.sin()
+    alpha = a + a.conjugate()
+    pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
+    val = gaussian_exp_moment_ball(alpha, l1, bits)
+    if d > 1:
+        val *= gaussian_exp_moment_ball(alpha, l2, bits)
+    if d > 2:
+        val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
+    return (pref * val).real
+
+
 _WHY_NO_CONJUGATE = ("eq (2), sec 2.2's TrigRF (f^(2) = exp(-i w^T y) already carries the sign), Thm 3.1's proof "
                      "(eq 16-18) and every variance formula use Re(f1 f2) unconjugated; the '*' is probably a "
                      "transcription artefact (results/ledger/errata-notes.md)")
@@ -174,6 +203,8 @@ register(Claim(
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
                                                   lambda p, dps: _eq1_conj_gerf(p, dps), atol_scale=lambda p, dps: 1,
+                                                  printed_ball=lambda p, bits: (-_stats_ball(p)["sq_diff"] / 2).exp(),
+                                                  reference_ball=_eq1_conj_gerf_ball,
                                                   description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
                 description=_READ_CONJUGATE),
         Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
