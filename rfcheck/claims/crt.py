@@ -247,7 +247,9 @@ register(Claim(
     domain=_gerf_domain((-1.5, 0.2375)),
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  _eq1_conj_gerf, atol_scale=lambda p, dps: 1, max_points=40)],
+                                                  _eq1_conj_gerf, atol_scale=lambda p, dps: 1, max_points=40,
+                                                  printed_ball=lambda p, bits: (-_stats_ball(p)["sq_diff"] / 2).exp(),
+                                                  reference_ball=_eq1_conj_gerf_ball)],
                 description=_READ_CONJUGATE),
         Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
                                                      lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
