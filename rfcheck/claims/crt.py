@@ -357,30 +357,65 @@ def _quad_abs_second_at(p: dict[str, Any]) -> tuple[Any, Any]:
     return pref * val, abs(pref) * err
 
 
-def _printed_eq21(line: int, bar: bool = False) -> Any:
-    """Eq (21), second (``line=2``) or last line; ``bar``: the second line with its second factor
-    (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
+def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
+    """Eq (21), second (``line=2``) or last line, written against a number-system context
+    (``printed(ctx, point)``: mpmath, or Arb balls); ``bar``: the second line with its second
+    factor (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
 
-    def printed(p: dict[str, Any]) -> Any:
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        re_a = mpmath.re(a)
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        nx, ny, th = p["nx"], p["ny"], p["theta"]
+        s, d = p["s"], p["d"]
+        sq_x, sq_y = nx * nx, ny * ny
+        # |x + s y|^2 without cancellation (as stats_mp)
+        v = (nx - ny) ** 2 + 4 * nx * ny * (ctx.cos(th / 2) ** 2 if s == 1 else ctx.sin(th / 2) ** 2)
+        a = p.get("a_re", 0.0) + p.get("a_im", 0.0) * 1j
+        re_a = ctx.re(a)
         one4a = 1 - 4 * a
-        b = mpmath.sqrt(s * one4a)
-        tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
+        b = ctx.sqrt(s * one4a)
+        tail = -(s + 1) * (sq_x + sq_y)
         if line == 2:  # second line of (21), exactly as printed: (1-4A)(1-4A), not |1-4A|^2
-            second = mpmath.conj(one4a) if bar else one4a
-            return mpmath.re(mpmath.power(one4a * second / (1 - 8 * re_a), mpmath.mpf(d) / 2)
-                             * mpmath.exp((b**2 + mpmath.conj(b) ** 2 + 2 * abs(b) ** 2) / (2 * (1 - 8 * re_a)) * v
-                                          + tail))
-        al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
-        al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(one4a)) / (2 * (1 - 8 * re_a))
-        return al3 * mpmath.exp(al4 * v + tail)
+            second = ctx.conj(one4a) if bar else one4a
+            return ctx.re(ctx.power(one4a * second / (1 - 8 * re_a), d / 2)
+                          * ctx.exp((b**2 + ctx.conj(b) ** 2 + 2 * ctx.abs(b) ** 2) / (2 * (1 - 8 * re_a)) * v
+                                    + tail))
+        al3 = ctx.power(1 + 16 * ctx.abs(a) ** 2 / (1 - 8 * re_a), d / 2)
+        al4 = s / 2 + (s + 2 * ctx.abs(one4a)) / (2 * (1 - 8 * re_a))
+        return al3 * ctx.exp(al4 * v + tail)
 
     printed.__doc__ = (f"CRT eq (21), {'second' if line == 2 else 'last'} line, "
                        f"{'with the overline restored' if bar else 'as printed'}.")
     return printed
+
+
+def _printed_eq21(line: int, bar: bool = False) -> Any:
+    """:func:`_printed_eq21_ctx` in mpmath at the current precision (the point's floats exact)."""
+    from rfcheck.backends import MP
+    from rfcheck.claims._common import mp_point
+
+    ctx_fn = _printed_eq21_ctx(line, bar)
+    return lambda p: ctx_fn(MP, mp_point(p))
+
+
+def _quad_abs_second_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_quad_abs_second_at` (``E|f1 f2|^2``): the same product of 1-D Gaussian
+    moments as rigorous integrals (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    with workprec(bits):
+        st = _stats_ball(p)
+        s, d = int(p["s"]), st["d"]
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
+        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
+        if d > 1:
+            val *= gaussian_exp_moment_ball(4 * a.real, 0, bits) ** (d - 1)
+        return (pref * val).real
 
 
 register(Claim(
@@ -389,8 +424,10 @@ register(Claim(
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     readings=[
-        Reading("literal", [deterministic_check("quadrature", _printed_eq21(2), _quad_abs_second,
-                                                atol_scale=lambda p, dps: 0, max_points=40)],
+        Reading("literal", [deterministic_check("quadrature", None, _quad_abs_second,
+                                                atol_scale=lambda p, dps: 0, max_points=40,
+                                                printed_ctx=_printed_eq21_ctx(2),
+                                                reference_ball=_quad_abs_second_ball)],
                 description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
         Reading("bar restored", [deterministic_check("quadrature-bar", _printed_eq21(2, bar=True), _quad_abs_second,
                                                      atol_scale=lambda p, dps: 0, max_points=40)],
