@@ -108,3 +108,50 @@ def test_thm42_holding_point_is_not_certified() -> None:
     assert not ev.extra.get("certified")
     lhs, rhs = C._thm42_sides_ball(p, BITS)
     assert certified_inequality(lhs, rhs) == "HOLDS"  # the balls agree: a lower bound below the bound
+
+
+EQ1_POINT = {"d": 1, "nx": 4.0, "ny": 4.0, "theta": 0.0, "mech": "trig", "s": -1}
+THM31_POINT = {"d": 128, "nx": 4.0, "ny": 4.0, "theta": 0.0, "a_re": 0.2375, "a_im": -1.5, "s": -1}
+EQ21_POINT = {"d": 128, "nx": 0.00086496, "ny": 0.0, "theta": 0.0, "a_re": -1.49906764368, "a_im": -1.5, "s": 1}
+
+
+@pytest.mark.parametrize("cid,reading,point", [
+    ("crt.eq1", "conjugate", EQ1_POINT),
+    ("crt.thm3.1", "conjugate", THM31_POINT),
+    ("crt.eq21.line2", "literal", EQ21_POINT),
+])
+def test_refuted_reading_is_certified(cid: str, reading: str, point: dict[str, Any]) -> None:
+    check = next(r for r in REGISTRY[cid].readings if r.name == reading).checks[0]
+    ev = check.evaluate(dict(point), BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+@pytest.mark.parametrize("point", [EQ1_POINT, THM31_POINT,
+                                   {"d": 3, "nx": 1.0, "ny": 0.5, "theta": 1.0, "a_re": 0.05, "a_im": 0.3, "s": -1}])
+def test_conjugate_reference_ball_contains_mpmath_and_is_disjoint_from_k(point: dict[str, Any]) -> None:
+    with workprec(BITS):
+        rb = C._eq1_conj_gerf_ball(dict(point), BITS)
+        k = (-C._stats_ball(point)["sq_diff"] / 2).exp()
+    with mpmath.workdps(40):
+        ref, err = C._eq1_conj_gerf(dict(point), 40)
+    assert rb.overlaps(arb(mpmath.nstr(ref, 45)) + arb(0, float(err) * 2 + 1e-300))
+    assert certified_equal(k, rb, 1e-25) == "REFUTED"
+    # the planted correct formula (the conjugate expectation itself) is not refuted; a widened ball decides nothing
+    assert certified_equal(arb(rb.mid()), rb, 1e-25) != "REFUTED"
+    assert certified_equal(_widen(k, k - rb), rb, 1e-25) is None
+
+
+def test_eq21_bar_restored_agrees_with_the_ball_reference() -> None:
+    """The corrected second line (overline restored) on balls is not refuted by the ball reference;
+    the literal line is."""
+    from rfcheck.claims._common import eval_on_balls
+
+    rb = C._quad_abs_second_ball(dict(EQ21_POINT), BITS)
+    literal = eval_on_balls(C._printed_eq21_ctx(2), dict(EQ21_POINT), BITS)
+    restored = eval_on_balls(C._printed_eq21_ctx(2, bar=True), dict(EQ21_POINT), BITS)
+    assert certified_equal(literal, rb, 1e-25) == "REFUTED"
+    assert certified_equal(restored, rb, 1e-25) == "HOLDS"
+    assert certified_equal(_widen(literal, literal - rb), rb, 1e-25) is None
+    with mpmath.workdps(30):  # the mpmath face: the printed value stored in the ledger
+        assert float(C._printed_eq21(2)(EQ21_POINT)) == pytest.approx(-1.4426659687562267e52, rel=1e-15)
