@@ -2131,6 +2131,43 @@ def _cond_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dic
                 "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
 
 
+def _cond_moments_ball(p: dict[str, Any], bits: int, scaled: bool) -> dict[str, Any]:
+    """Arb-ball twin of :func:`_cond_moments` by the spherical-mean identity ``E_u exp(gamma u^T e)
+    = 0F1(; d/2; gamma^2/4)`` (``arb.hypgeom_0f1``, rigorous): ``var_iid``, ``var_ort``, ``T`` and
+    ``F`` (a list) as ``flint.arb`` balls."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        st = _stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, r, strict=True):
+            e1, e2 = sph(b * ci * nz), sph(2 * b * ci * nz)
+            w = p0 * (2 * a * ri * ri).exp()
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+        var_iid = sum((s2 - mu * mu for s2, mu in zip(second, mean, strict=True)), arb(0)) / m**2
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                w = p0 * p0 * (2 * a * (r[i] ** 2 + r[j] ** 2)).exp()
+                cov += w * sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt()) - mean[i] * mean[j]
+        var_ort = var_iid + 2 * cov / m**2
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d}
+
+
 def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
     p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
     return p
@@ -2145,9 +2182,13 @@ _ORT_DOMAIN = pair_domain(
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
 
-def _cond_cmp(printed: Any, reference: Any) -> Check:
+def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Check:
     """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
-    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``."""
+    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``.
+
+    ``ball_key``: the entry of :func:`_cond_moments_ball` compared -- literal (``scaled=False``) as
+    the printed side, scaled as the reference -- to certify each decided point on Arb balls
+    (:func:`rfcheck.certify.certified_equal`, the same tolerance)."""
     from rfcheck.stats import compare_deterministic
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -2155,8 +2196,20 @@ def _cond_cmp(printed: Any, reference: Any) -> Check:
         pv, pe, sc = printed(p, dps)
         rv, re_, _ = reference(p, dps)
         with mpmath.workdps(dps):
-            return compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
-                                         atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
+            ev = compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
+                                       atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
+            atol = float(abs(sc) * mpmath.mpf(10) ** (5 - dps))
+        if ball_key is None or not ev.decided:
+            return ev
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_equal
+        from rfcheck.claims._common import certify_eval
+
+        bits = bits_for_dps(dps)
+        pb = _cond_moments_ball(dict(p), bits, False)[ball_key]
+        rb = _cond_moments_ball(dict(p), bits, True)[ball_key]
+        return certify_eval(ev, certified_equal(pb, rb, 10.0 ** (5 - dps), atol=atol),
+                            "the balls overlap but are wider than the tolerance")
 
     return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
                  description="printed side by 1-D quadrature over the law of u^T z/|z| "
@@ -2290,7 +2343,7 @@ register(Claim(
     statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
               "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"))],
+    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"), ball_key="var_iid")],
     correction=_X_M_CORRECTION,
     notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
 ))
@@ -2300,7 +2353,7 @@ register(Claim(
     statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
               "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"))],
+    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"), ball_key="var_ort")],
     correction=_X_M_CORRECTION,
 ))
 
@@ -2309,7 +2362,7 @@ register(Claim(
     statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
               "(GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"))],
+    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"), ball_key="T")],
     correction=_X_M_CORRECTION,
 ))
 
