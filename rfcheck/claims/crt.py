@@ -2424,6 +2424,43 @@ def printed_eq32_middle(p: dict[str, Any]) -> Any:
     return 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * pairs
 
 
+def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`printed_eq32_middle`: each series ``S_i`` summed literally on balls to
+    ``N`` terms, plus a ball of radius the bound of its tail (term ``t`` is ``c x^t / t!``,
+    ``x = B^2 |z|^2 / 2``, so the tail after ``N`` is at most ``c x^(N+1) / (N+1)! / (1 - x/(N+2))``)."""
+    from flint import arb
+
+    st = _stats_ball(p)
+    d, m = st["d"], int(p["M"])
+    a = arb(p["a_re"])
+    b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+    p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()  # as _ort_point
+    x = b * b * st["sq_sum"] / 2
+    n = max(10, int(2 * float(x.upper()) + bits))  # x^N / N! below 2^-bits
+    s = []
+    for i in range(m):
+        ri = arb(p[f"rho{i + 1}"]) * arb(d).sqrt()
+        c = p0 * (2 * a * ri * ri).exp()
+        total = arb(0)
+        for t in range(1, n + 1):
+            chi = arb(2) ** t * arb(d / 2).rising(t)
+            fac2 = arb.fac_ui(2 * t) / (arb(2) ** t * arb.fac_ui(t))  # (2t - 1)!!
+            total += c * b ** (2 * t) / arb.fac_ui(2 * t) * nz ** (2 * t) * chi * fac2 / chi
+        tail = c * x ** (n + 1) / arb.fac_ui(n + 1) / (1 - x / (n + 2))
+        s.append(total + arb(0, tail.upper()))
+    pairs = sum((s[i] * s[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+    return 2 / arb(d + 2) * 2 / arb(m) ** 2 * pairs
+
+
+def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`_cond_moments_ball`)."""
+    from flint import arb
+
+    f = _cond_moments_ball(dict(p), bits, False)
+    m, d, ff = f["M"], f["d"], f["F"]
+    return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+
+
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
     f = _cond_moments(p, min(dps, 25), False, "quad")
@@ -2445,6 +2482,7 @@ register(Claim(
                        derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
     checks=[_no_search(deterministic_check("spherical-quadrature", printed_eq32_middle, _eq32_last, max_points=8,
                                            atol_scale=lambda p, dps: _with_dps(dps, lambda: _ort_point(p)["P0"] ** 2),
+                                           printed_ball=_eq32_middle_ball, reference_ball=_eq32_last_ball,
                                            description="series of the middle member (mpmath) vs F by quadrature"))],
     correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "
                "E_r[g~(r|z|, x)], the "
