@@ -155,3 +155,61 @@ def test_eq21_bar_restored_agrees_with_the_ball_reference() -> None:
     assert certified_equal(_widen(literal, literal - rb), rb, 1e-25) is None
     with mpmath.workdps(30):  # the mpmath face: the printed value stored in the ledger
         assert float(C._printed_eq21(2)(EQ21_POINT)) == pytest.approx(-1.4426659687562267e52, rel=1e-15)
+
+
+ORT_POINTS = {
+    "crt.eq29": {"d": 2, "nx": 0.0, "ny": 1.5, "theta": 0.0, "a_re": -1.0, "M": 2,
+                 "rho1": 0.3, "rho2": 1.7, "rho3": 0.3, "rho4": 0.3},
+    "crt.eq30": {"d": 2, "nx": 0.0, "ny": 1.5, "theta": 3.141592653589793, "a_re": -1.0, "M": 2,
+                 "rho1": 1.7, "rho2": 0.3, "rho3": 1.7, "rho4": 1.7},
+    "crt.eq31": {"d": 2, "nx": 0.0, "ny": 1.5, "theta": 3.141592653589793, "a_re": -1.0, "M": 2,
+                 "rho1": 0.3, "rho2": 0.3, "rho3": 0.3, "rho4": 0.3},
+    "crt.eq32.middle": {"d": 2, "nx": 1.5, "ny": 1.5, "theta": 0.0, "a_re": -1.0, "M": 2,
+                        "rho1": 1.7, "rho2": 1.7, "rho3": 1.7, "rho4": 1.7},
+}
+
+
+@pytest.mark.parametrize("cid", sorted(ORT_POINTS))
+def test_appendix97_counterexample_is_certified(cid: str) -> None:
+    ev = REGISTRY[cid].checks[0].evaluate(C._ort_derive(dict(ORT_POINTS[cid])), BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+@pytest.mark.parametrize("key", ["var_iid", "var_ort", "T"])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_cond_moments_ball_contains_the_quadrature(key: str, scaled: bool) -> None:
+    """The 0F1 balls against the independent route (tanh-sinh quadrature over the law of u_1)."""
+    p = C._ort_derive({"d": 5, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3,
+                       "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
+    ball = C._cond_moments_ball(p, BITS, scaled)[key]
+    q = C._cond_moments(p, 25, scaled, "quad")
+    assert ball.overlaps(arb(mpmath.nstr(q[key], 30)) + arb(0, float(q["err"]) + 1e-20 * float(q["scale"])))
+    assert float(ball.rad()) < 1e-25 * float(q["scale"])
+
+
+def test_appendix97_planted_correct_formula_and_widened_ball() -> None:
+    """With the norms inside g (the correction) the literal side equals the reference on balls;
+    the literal side is refuted; widened, it decides nothing."""
+    p = C._ort_derive(dict(ORT_POINTS["crt.eq31"]))
+    lit, ref = C._cond_moments_ball(p, BITS, False)["T"], C._cond_moments_ball(p, BITS, True)["T"]
+    assert certified_equal(lit, ref, 1e-20) == "REFUTED"
+    assert certified_equal(C._cond_moments_ball(p, BITS, True)["T"], ref, 1e-20) == "HOLDS"
+    assert certified_equal(_widen(lit, lit - ref), ref, 1e-20) is None
+
+
+def test_eq32_middle_series_ball() -> None:
+    """The series ball contains its closed sum P0 e^{2A r^2} expm1(B^2 |z|^2 / 2) per factor (mpmath, 40
+    digits), and is refuted against F; the corrected member (F itself) is not."""
+    p = C._ort_derive(dict(ORT_POINTS["crt.eq32.middle"]))
+    with workprec(BITS):
+        mid = C._eq32_middle_ball(p, BITS)
+    last = C._eq32_last_ball(p, BITS)
+    with mpmath.workdps(40):
+        o = C._ort_point(p)
+        s = [o["P0"] * mpmath.exp(2 * o["A"] * r * r) * mpmath.expm1(o["B"] ** 2 * o["nz"] ** 2 / 2) for r in o["r"]]
+        exact = 2 / mpmath.mpf(o["d"] + 2) * 2 / mpmath.mpf(o["M"]) ** 2 * s[0] * s[1]
+    assert mid.overlaps(arb(mpmath.nstr(exact, 40)))
+    assert certified_equal(mid, last, 1e-20) == "REFUTED"
+    assert certified_equal(C._eq32_last_ball(p, BITS), last, 1e-20) == "HOLDS"
+    assert certified_equal(_widen(mid, mid - last), last, 1e-20) is None

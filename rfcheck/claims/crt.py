@@ -2456,9 +2456,13 @@ def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`_cond_moments_ball`)."""
     from flint import arb
 
+    from rfcheck.arb_backend import workprec
+
     f = _cond_moments_ball(dict(p), bits, False)
     m, d, ff = f["M"], f["d"], f["F"]
-    return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+    with workprec(bits):
+        return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)),
+                                                      arb(0))
 
 
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
