@@ -2039,14 +2039,78 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2.err, ref["second"].value
 
 
+def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
+    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``.
+
+    ``E X``, ``E X^2``: products of rigorous 1-D Gaussian moments
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`).  ``E_r[m(r)^2]``: ``acb.integral`` of
+    ``m(r)^2 chi_d(r)`` over ``[0, R]`` (``m`` with ``acb.hypgeom_0f1``) plus a bound of the tail:
+    ``0F1(; d/2; y^2/4) <= cosh y <= e^y`` (the coefficients decrease in ``d/2 >= 1/2``) and
+    ``r^(d-1) <= e^((d-1) r / e)``, so the integrand is at most ``c0 exp(-q r^2/2 + c r)``, ``q = 1 - 8A``,
+    ``c = 2B|z| + (d-1)/e``, whose integral over ``r > R`` is
+    ``c0 e^(c^2/(2q)) sqrt(pi/(2q)) erfc((R - c/q) sqrt(q/2))``."""
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    with workprec(bits + 20):
+        st = _stats_ball(p)
+        d = st["d"]
+        a = arb(p["a_re"])
+        b2 = 1 - 4 * a
+        b, nz = b2.sqrt(), st["sq_sum"].sqrt()
+        d2 = (b2.log() * d / 2).exp()
+        nsum = st["sq_x"] + st["sq_y"]
+        mean = d2 * (-nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits).real
+        second = d2 * d2 * (-2 * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits).real
+        if d > 1:
+            mean *= gaussian_exp_moment_ball(2 * a, 0, bits).real ** (d - 1)
+            second *= gaussian_exp_moment_ball(4 * a, 0, bits).real ** (d - 1)
+        c0 = (arb(2).log() * (1 - arb(d) / 2) - (arb(d) / 2).lgamma()).exp() * d2 * d2 * (-2 * nsum).exp()
+        half_d, bz2 = acb(arb(d) / 2), acb(b2 * st["sq_sum"] / 4)
+
+        def f(r: acb, _analytic: bool) -> acb:
+            m = (2 * a * r * r).exp() * (bz2 * r * r).hypgeom_0f1(half_d)
+            return m * m * r ** (d - 1) * (-r * r / 2).exp()
+
+        q = 1 - 8 * a
+        c = 2 * b * nz + arb(d - 1) / arb(1).exp()
+        qf, cf_ = float(q.lower()), float(c.upper())
+        r_end = arb(cf_ / qf + math.sqrt(2 * (bits + 30) * math.log(2) / qf) + 1)
+        body = acb.integral(f, 0, r_end).real
+        tail = (c * c / (2 * q)).exp() * (arb.pi() / (2 * q)).sqrt() * ((r_end - c / q) * (q / 2).sqrt()).erfc()
+        em2 = c0 * (body + arb(0, tail.upper()))
+        return second - em2, second - mean * mean, second
+
+
+def _certify_with(ev: PointEval, dps: int, scale: Any, balls: Any) -> PointEval:
+    """Mark a decided point of a custom equality check ``certified`` (or say why not):
+    ``balls(bits) -> (printed, reference)`` Arb balls, compared by
+    :func:`rfcheck.certify.certified_equal` with the check's tolerance ``10^(5 - dps)``
+    (relative, and times ``scale`` absolute)."""
+    if not ev.decided:
+        return ev
+    from rfcheck.arb_backend import bits_for_dps
+    from rfcheck.certify import certified_equal
+    from rfcheck.claims._common import certify_eval
+
+    rtol = 10.0 ** (5 - dps)
+    with mpmath.workdps(dps):
+        atol = float(abs(scale) * mpmath.mpf(rtol))
+    pb, rb = balls(bits_for_dps(dps))
+    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol), "the balls overlap but are wider than the tolerance")
+
+
 def _eq25_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.stats import compare_deterministic
 
         printed, ref, err, scale = _eq25_sides(p, budget.dps)
         with mpmath.workdps(budget.dps):
-            return compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                         atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
+                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+        return _certify_with(ev, budget.dps, scale, lambda bits: _eq25_balls(dict(p), bits)[:2])
 
     return Check("quadrature", 1, evaluate, max_points=10, search=False,
                  description="E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")
