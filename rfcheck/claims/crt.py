@@ -2314,14 +2314,31 @@ def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         return printed, ref, err + k2 * r.err, second
 
 
+def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of the two sides of :func:`_eq26_sides`: those of eq (25) (:func:`_eq25_balls`) and
+    ``1 + G`` from the exact covariance identity on balls
+    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, as for crt.eq33)."""
+    from rfcheck.arb_backend import workprec
+
+    printed25, var1, second = _eq25_balls(dict(p), bits)
+    with workprec(bits + 20):
+        st = _stats_ball(p)
+        m = int(p["M"])
+        k2 = (-st["sq_diff"]).exp()
+        g = cf.orf_log_covariance_factor(st["sq_sum"], st["d"], backend="arb", prec=bits + 20).expm1()
+        ref = var1 / m + (1 - 1 / (m + 0 * k2)) * k2 * g
+        return ref - (second - printed25 - k2) / m, ref
+
+
 def _eq26_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.stats import compare_deterministic
 
         printed, ref, err, scale = _eq26_sides(p, budget.dps)
         with mpmath.workdps(budget.dps):
-            return compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                         atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
+                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
+        return _certify_with(ev, budget.dps, scale, lambda bits: _eq26_balls(dict(p), bits))
 
     return Check("quadrature", 1, evaluate, max_points=8, search=False,
                  description="E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
