@@ -213,3 +213,48 @@ def test_eq32_middle_series_ball() -> None:
     assert certified_equal(mid, last, 1e-20) == "REFUTED"
     assert certified_equal(C._eq32_last_ball(p, BITS), last, 1e-20) == "HOLDS"
     assert certified_equal(_widen(mid, mid - last), last, 1e-20) is None
+
+
+EQ25_POINT = {"d": 1, "nx": 0.0, "ny": 0.0, "theta": 3.141592653589793, "a_re": -1.0}
+EQ26_POINT = {"d": 32, "nx": 0.0, "ny": 0.0, "theta": 0.0, "a_re": -1.0, "M": 2}
+
+
+@pytest.mark.parametrize("cid,point", [("crt.eq25", EQ25_POINT), ("crt.eq26", EQ26_POINT)])
+def test_total_variance_counterexample_is_certified(cid: str, point: dict[str, Any]) -> None:
+    ev = REGISTRY[cid].checks[0].evaluate(dict(point), BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+@pytest.mark.parametrize("point", [
+    EQ25_POINT,
+    {"d": 7, "nx": 1.3, "ny": 0.4, "theta": 1.0, "a_re": 0.05},
+    {"d": 32, "nx": 2.0, "ny": 2.0, "theta": 0.0, "a_re": -1.0},
+])
+def test_eq25_balls_contain_the_mpmath_quadrature(point: dict[str, Any]) -> None:
+    printed, var1, second = C._eq25_balls(dict(point), BITS)
+    with mpmath.workdps(30):
+        pv, rv, err, sc = C._eq25_sides(dict(point), 30)
+    tol = float(err) + 1e-25 * float(sc)
+    assert printed.overlaps(arb(mpmath.nstr(pv, 30)) + arb(0, tol))
+    assert var1.overlaps(arb(mpmath.nstr(rv, 30)) + arb(0, tol))
+    assert second.overlaps(arb(mpmath.nstr(sc, 30)) + arb(0, tol))
+    assert float(printed.rad()) < 1e-25 * float(sc)
+
+
+def test_eq25_planted_correction_holds_and_widened_ball_is_undecided() -> None:
+    """Adding Var(E[X | |w|]) = E_r[m^2] - (E X)^2 (the law of total variance) to the printed side
+    gives Var(X) on balls; the printed side is refuted; widened, it decides nothing."""
+    p = {"d": 7, "nx": 1.3, "ny": 0.4, "theta": 1.0, "a_re": 0.05}
+    printed, var1, second = C._eq25_balls(dict(p), BITS)
+    assert certified_equal(printed, var1, 1e-20) == "REFUTED"
+    with workprec(BITS):
+        em2 = second - printed  # E_r[m(r)^2], the integral
+        mean2 = second - var1  # (E X)^2, the Gaussian moments
+        assert certified_equal(printed + (em2 - mean2), var1, 1e-20) == "HOLDS"
+        assert certified_equal(_widen(printed, printed - var1), var1, 1e-20) is None
+        assert em2 > mean2  # Var_r(m(r)) > 0: the term eq (25) misses
+    p26 = dict(EQ26_POINT, nx=0.5, ny=0.7, theta=1.0, M=3)
+    pb, rb = C._eq26_balls(p26, BITS)
+    assert certified_equal(pb, rb, 1e-20) == "REFUTED"
+    assert certified_equal(_widen(pb, pb - rb), rb, 1e-20) is None
