@@ -458,10 +458,58 @@ def _u_mp(p: dict[str, Any]) -> Any:
     return stats_mp(p)["sq_sum"]
 
 
+def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """CRT eq (7) exactly as printed, against a number-system context (mpmath or Arb balls):
+    the square root extends over ``- 2|x+y|^2 - d``."""
+    nx, ny, d = p["nx"], p["ny"], p["d"]
+    u = (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(p["theta"] / 2) ** 2  # |x+y|^2, as stats_mp
+    return ctx.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
+
+
 def printed_eq7_rho(p: dict[str, Any]) -> Any:
-    """CRT eq (7) exactly as printed: the square root extends over ``- 2|x+y|^2 - d``."""
-    u, d = _u_mp(p), int(p["d"])
-    return mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
+    """CRT eq (7) exactly as printed (:func:`printed_eq7_rho_ctx` in mpmath at the current precision)."""
+    from rfcheck.backends import MP
+    from rfcheck.claims._common import mp_point
+
+    return printed_eq7_rho_ctx(MP, mp_point(p))
+
+
+def _certify_not_argmin(check: Check) -> Check:
+    """``check`` (printed A vs the numerical argmin of the GERF variance) with each refuting point
+    certified when ``log Var`` at the printed ``A`` (Arb ball of eq (7) as printed) lies above
+    ``log Var`` at the optimiser's ``A`` (an exact number): then the printed ``A`` is not the
+    minimiser, whatever the optimiser's error.  ``Var`` is the Arb face of
+    :func:`rfcheck.closed_forms.crt.gerf_log_variance` (tied to quadrature by crt.thm3.2)."""
+    inner = check.evaluate
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
+        from rfcheck.certify import certified_inequality
+        from rfcheck.claims._common import certify_eval, eval_on_balls
+
+        ev = inner(p, budget, seed)
+        if not ev.decided:
+            return ev
+        why = ("the reference is an optimiser's output (no enclosure of the argmin): only a printed A whose "
+               "variance exceeds the variance at the optimiser's A is certified")
+        if not ev.disc > 1:
+            return certify_eval(ev, None, why)
+        bits = bits_for_dps(budget.dps)
+        a_p = eval_on_balls(lambda ctx, q: (1 - 1 / printed_eq7_rho_ctx(ctx, q)) / 8, dict(p), bits)
+        a_ref = reference_a_star(p, budget.dps)[0]
+        if a_p is None or not a_p < 0.125:
+            return certify_eval(ev, None, "the printed A is not below 1/8 on balls (the variance is infinite there)")
+        with workprec(bits):
+            st = _stats_ball(p)
+            args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
+            dps = max(15, int(bits / 3.33))
+            v_p = cf.gerf_log_variance(**args, a=a_p, s=1, backend="arb", dps=dps)
+            v_r = cf.gerf_log_variance(**args, a=to_ball(a_ref), s=1, backend="arb", dps=dps)
+        # v_p > v_r: the violation ball of "v_p <= v_r" lies above 0
+        return certify_eval(ev, "REFUTED" if certified_inequality(v_p, v_r) == "REFUTED" else None, why)
+
+    check.evaluate = evaluate
+    return check
 
 
 def printed_eq22_roots(p: dict[str, Any]) -> tuple[Any, Any]:
@@ -556,8 +604,8 @@ register(Claim(
               "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
     domain=_oprf_domain,
     readings=[
-        Reading("long root", [deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8,
-                                                  reference_a_star)],
+        Reading("long root", [_certify_not_argmin(deterministic_check(
+            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, reference_a_star))],
                 description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
         Reading("root closed", [deterministic_check("numerical-minimisation-root-closed",
                                                     lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
