@@ -1984,6 +1984,13 @@ _SEC51_WHY = ("Fig. 2, which the sentence summarises, plots mean log-variances o
               "(normal) and ~28 (heterogen)")
 
 
+_SEC51_NOT_CERTIFIED = ("statistical, not deterministic: the achieved reduction is a mean over 5 random draws of two "
+                        "sets of 1024 points (the data sets are distributions), compared with the claimed e^k by a "
+                        "3-standard-error test across the draws; balls on each pair's closed-form variance could "
+                        "enclose this sample's statistic (5 x 1024^2 pairs per method, evaluated in float64 by "
+                        "rfcheck.crt_variance), but not the expectation over the data sets that the claim is about")
+
+
 @lru_cache(maxsize=4)
 def _sec51_sets(regime: str, L: int, n_sets: int = 5, seed: int = 0,
                 d: int = 64) -> dict[str, dict[str, tuple[float, ...]]]:
@@ -2041,11 +2048,12 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
             readings=[
                 Reading("mean log-variance", [inequality_check(
                     "closed-forms-over-pairs", _sec51(_regime, _base, _method, _k), search=False,
+                    not_certified=_SEC51_NOT_CERTIFIED,
                     description="mean log-variance difference over 5 x 1024^2 pairs (rfcheck.crt_variance)")],
                     description=_SEC51_READ["mean log-variance"], natural=True, reason=_SEC51_WHY),
                 Reading("log of mean variances", [inequality_check(
                     "closed-forms-over-pairs-mean-variance", _sec51(_regime, _base, _method, _k, "log_mean"),
-                    search=False, description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
+                    search=False, not_certified=_SEC51_NOT_CERTIFIED, description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
                                               "(rfcheck.crt_variance)")],
                     description=_SEC51_READ["log of mean variances"]),
             ],
