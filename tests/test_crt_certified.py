@@ -258,3 +258,49 @@ def test_eq25_planted_correction_holds_and_widened_ball_is_undecided() -> None:
     pb, rb = C._eq26_balls(p26, BITS)
     assert certified_equal(pb, rb, 1e-20) == "REFUTED"
     assert certified_equal(_widen(pb, pb - rb), rb, 1e-20) is None
+
+
+THM33_POINT = {"d": 43, "nx": 7.038328892169735, "ny": 7.030912121015909, "theta": 3.141592653589793}
+
+
+def test_thm33_long_root_refutation_is_certified() -> None:
+    check = next(r for r in REGISTRY["crt.thm3.3"].readings if r.name == "long root").checks[0]
+    ev = check.evaluate(dict(THM33_POINT), BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+def test_thm33_certificate_compares_variances_on_balls() -> None:
+    """Var at the printed A exceeds Var at the optimiser's A (certified); at the corrected A
+    (oprf_a_star, eq 22's root) the variance is not above the optimiser's; the widened comparison is undecided."""
+    from rfcheck.arb_backend import to_ball
+    from rfcheck.claims._common import eval_on_balls
+
+    a_p = eval_on_balls(lambda ctx, q: (1 - 1 / C.printed_eq7_rho_ctx(ctx, q)) / 8, dict(THM33_POINT), BITS)
+    a_ref = C.reference_a_star(dict(THM33_POINT), 30)[0]
+    with workprec(BITS):
+        st = C._stats_ball(THM33_POINT)
+        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
+
+        def logv(a: Any) -> Any:
+            return C.cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=35)
+
+        a_corr = C.cf.oprf_a_star(st["sq_sum"], st["d"], backend="arb", prec=BITS)
+        v_p, v_r, v_c = logv(a_p), logv(to_ball(a_ref)), logv(a_corr)
+        assert certified_inequality(v_p, v_r) == "REFUTED"  # Var(printed A) > Var(optimiser's A)
+        assert certified_inequality(v_c, v_r) != "REFUTED"  # the corrected A* is (within balls) optimal
+        assert certified_inequality(_widen(v_p, v_p - v_r), v_r) is None
+    with mpmath.workdps(30):  # the mpmath face of the printed rho is the ledger's printed A
+        assert float((1 - 1 / C.printed_eq7_rho(THM33_POINT)) / 8) == pytest.approx(0.12499935280151843, rel=1e-15)
+
+
+def test_sec51_decided_points_say_why_they_are_not_certified() -> None:
+    from rfcheck.claims._common import inequality_check
+
+    check = inequality_check("closed-forms-over-pairs", lambda p, dps: (1.0, 0.0, 1e-3), search=False,
+                             not_certified=C._SEC51_NOT_CERTIFIED)
+    ev = check.evaluate({"sigma": 1.0}, BUDGET, 0)
+    assert ev.decided and ev.disc > 1
+    assert ev.extra["certified"] is False and ev.extra["not_certified"].startswith("statistical")
+    for cid in ("crt.text-sec5.1-gerf-vs-trigrf-normal", "crt.text-sec5.1-geomrfplus-vs-posrf-heterogen"):
+        assert len(REGISTRY[cid].readings) == 2
