@@ -2053,8 +2053,9 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                     description=_SEC51_READ["mean log-variance"], natural=True, reason=_SEC51_WHY),
                 Reading("log of mean variances", [inequality_check(
                     "closed-forms-over-pairs-mean-variance", _sec51(_regime, _base, _method, _k, "log_mean"),
-                    search=False, not_certified=_SEC51_NOT_CERTIFIED, description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
-                                              "(rfcheck.crt_variance)")],
+                    search=False, not_certified=_SEC51_NOT_CERTIFIED,
+                    description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
+                                "(rfcheck.crt_variance)")],
                     description=_SEC51_READ["log of mean variances"]),
             ],
             notes=_SEC51_NOTE,
@@ -2155,7 +2156,8 @@ def _certify_with(ev: PointEval, dps: int, scale: Any, balls: Any) -> PointEval:
     with mpmath.workdps(dps):
         atol = float(abs(scale) * mpmath.mpf(rtol))
     pb, rb = balls(bits_for_dps(dps))
-    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol), "the balls overlap but are wider than the tolerance")
+    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol),
+                        "the balls overlap but are wider than the tolerance")
 
 
 def _eq25_check() -> Check:
