@@ -304,3 +304,13 @@ def test_sec51_decided_points_say_why_they_are_not_certified() -> None:
     assert ev.extra["certified"] is False and ev.extra["not_certified"].startswith("statistical")
     for cid in ("crt.text-sec5.1-gerf-vs-trigrf-normal", "crt.text-sec5.1-geomrfplus-vs-posrf-heterogen"):
         assert len(REGISTRY[cid].readings) == 2
+
+
+def test_d1_holding_point_agrees_on_balls() -> None:
+    """d = 1, theta = float(pi): the balls use the vectors x = nx, y = ny cos(theta) on both sides, so a
+    point where eq (1) holds (PosRF: real features) is not refuted by the ~1e-31 that sin(theta) would add."""
+    p = {"d": 1, "nx": 4.0, "ny": 4.0, "theta": 3.141592653589793, "mech": "pos", "s": 1}
+    check = next(r for r in REGISTRY["crt.eq1"].readings if r.name == "conjugate").checks[0]
+    ev = check.evaluate(dict(p), BUDGET, 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra

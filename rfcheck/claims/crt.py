@@ -1457,10 +1457,17 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     """Ball twin of :func:`rfcheck.claims._common.stats_mp` (``flint.arb`` at the working
-    precision; the point's floats are exact): ``sq_x, sq_y, sq_sum, sq_diff, d``."""
+    precision; the point's floats are exact): ``sq_x, sq_y, sq_sum, sq_diff, d``.
+
+    In ``d = 1`` the vectors are those of :func:`rfcheck.claims._common.pair_vectors`, ``x = nx``,
+    ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the ``ny sin(theta)``
+    that no axis carries)."""
     from flint import arb
 
     nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
+    if int(p["d"]) == 1:
+        y = ny * th.cos()
+        return {"sq_x": nx * nx, "sq_y": y * y, "sq_sum": (nx + y) ** 2, "sq_diff": (nx - y) ** 2, "d": 1}
     return {"sq_x": nx * nx, "sq_y": ny * ny,
             "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
