@@ -128,5 +128,6 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
                 return out
             if extra >= MAX_EXTRA_BITS:
                 return out
-            lost = math.log2(float(rad.upper()) / float(mag)) + prec + 4 if mag > 0 else 64
+            # in Arb: the value may lie below the float64 range (a ratio of floats would be 0/0)
+            lost = float(((rad.upper() / mag).log() / arb(2).log()).mid()) + prec + 4 if mag > 0 else 64
             extra = min(MAX_EXTRA_BITS, extra + max(16, math.ceil(lost)))
