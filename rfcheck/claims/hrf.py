@@ -29,14 +29,13 @@ import numpy as np
 from rfcheck import hybrid as hy
 from rfcheck import quadrature
 from rfcheck.backends import MP
-from rfcheck.claims import Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check, mp_point, not_certifiable
 from rfcheck.closed_forms import hrf as cf
-from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Reading, Real, paper
 from rfcheck.references import hrf as refs
-from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
+from rfcheck.stats import compare_deterministic, compare_inequality
 
-SRC = "004 Hybrid Random Features"
+P = paper("hrf")
 PI = math.pi
 
 
@@ -347,8 +346,8 @@ _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 1
 
 for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                       ("pos", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
-    register(Claim(
-        id=f"hrf.lem2.2.{_which}", source=f"{SRC}, Lemma 2.2, eq (7)",
+    P.claim(
+        f"lem2.2.{_which}", source=P.at("Lemma 2.2, eq (7)"),
         statement=f"{_stmt}; Delta = x - y, z = x + y, f1(u) = (2m)^-1 exp(u^2) SM^-2(x,y), "
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
         domain=_pair_domain(extra=_M),
@@ -360,7 +359,7 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
             _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True)),
             mc_check("monte-carlo", printed_lem22(_which), _sim(_which), domain=_MC_PAIRS),
         ],
-    ))
+    )
 
 
 # ==================================================================== eq (2), (3): unbiased
@@ -381,13 +380,13 @@ for _which, _eq, _stmt in (
     ("pos", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
-    register(Claim(
-        id=f"hrf.eq{_eq}", source=f"{SRC}, sec 1, eq ({_eq}) and eq (6)",
+    P.claim(
+        f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", lambda p: _geo(p)["sm"], _ref_mean(_which),
                                     atol_scale=_scale, max_points=30),
                 _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True))],
-    ))
+    )
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
@@ -416,8 +415,8 @@ _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
 
-register(Claim(
-    id="hrf.lem2.4", source=f"{SRC}, Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)",
+P.claim(
+    "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
@@ -425,7 +424,7 @@ register(Claim(
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
                                 max_points=30), 4)],
-))
+)
 
 
 def _amat(p: dict[str, Any]) -> Any:
@@ -470,14 +469,14 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_exp_dot(zs, dps)
 
 
-register(Claim(
-    id="hrf.eq14", source=f"{SRC}, sec 2.3, eq (14)",
+P.claim(
+    "eq14", source=P.at("sec 2.3, eq (14)"),
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14,
                                 atol_scale=lambda p, dps: abs(printed_eq14(p)) + 1, max_points=30), 5)],
-))
+)
 
 
 def _sm_xy(p: dict[str, Any]) -> Any:
@@ -493,14 +492,14 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return c * v, abs(c) * e
 
 
-register(Claim(
-    id="hrf.eq15", source=f"{SRC}, sec 2.3, eq (15)-(16)",
+P.claim(
+    "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15,
         atol_scale=lambda p, dps: 1, max_points=30), 5)],
-))
+)
 
 
 def _cexp_var_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
@@ -533,8 +532,8 @@ def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
-register(Claim(
-    id="hrf.eq17", source=f"{SRC}, sec 2.3, eq (17)",
+P.claim(
+    "eq17", source=P.at("sec 2.3, eq (17)"),
     statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if "
               "x = -(A^-1)(A^T)^-1 y",
     domain=Domain({**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)},
@@ -542,7 +541,7 @@ register(Claim(
                   description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), y in [-1.5, 1.5]^2"),
     checks=[_cheap(inequality_check("quadrature", _eq17_lhs_rhs, max_points=20,
                              description="variance of one CE sample by quadrature <= 0"), 5)],
-))
+)
 
 
 def _eq18_system(a: Any) -> Any:
@@ -594,8 +593,8 @@ def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return mpmath.mpf(10) ** (5 - dps), worst, mpmath.mpf(0)
 
 
-register(Claim(
-    id="hrf.eq18", source=f"{SRC}, sec 2.3, eq (18)",
+P.claim(
+    "eq18", source=P.at("sec 2.3, eq (18)"),
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
     domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
@@ -605,10 +604,10 @@ register(Claim(
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0"), 5)],
     notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.",
-))
+)
 
-register(Claim(
-    id="hrf.text-eq18-relaxes-eq17", source=f"{SRC}, sec 2.3, sentence before eq (18)",
+P.claim(
+    "text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
     domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
                   | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
@@ -623,7 +622,7 @@ register(Claim(
     correction="(18) is equivalent to (17) for real x, y (real and imaginary parts of "
                "A x + (A^T)^-1 y = 0); the variance of one CE sample is |c|^2 (e^{2|Re z|^2} - "
                "e^{|Re z|^2 - |Im z|^2}), zero iff z = 0 (rfcheck.closed_forms.hrf.cexp_log_mse).",
-))
+)
 
 
 def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], tuple[Any, Any]],
@@ -682,8 +681,8 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
                  description=f"{what} and SM^{which} on the same projections")
 
 
-register(Claim(
-    id="hrf.text-cexp-special-cases.trig", source=f"{SRC}, sec 2.3, after eq (16)",
+P.claim(
+    "text-cexp-special-cases.trig", source=P.at("sec 2.3, after eq (16)"),
     statement="For A = i I_d, CE-estimator becomes trigonometric",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
     readings=[
@@ -701,15 +700,15 @@ register(Claim(
                "SM^trig (eq 2) on the same projections.",
     notes="The sentence does not say whether the complex estimator or its real part is meant; both readings are "
           "checked on the same draws (difference of the real part: ~1e-15).",
-))
-register(Claim(
-    id="hrf.text-cexp-special-cases.pos", source=f"{SRC}, sec 2.3, after eq (16)",
+)
+P.claim(
+    "text-cexp-special-cases.pos", source=P.at("sec 2.3, after eq (16)"),
     statement="for A = I_d, it [the CE estimator] becomes SM^++_m(x,y)",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
     checks=[_ce_same_draws("pos")],
     correction="A = I gives the non-antithetic positive estimator (1/m) sum exp(w_i^T(x+y) - |x|^2/2 - |y|^2/2); "
                "SM^++ of eq (3) is its antithetic symmetrisation (average over w and -w).",
-))
+)
 
 
 # ============================================================= Lemma 2.3, eq (8)-(11), (30)
@@ -744,8 +743,8 @@ def _lemma23(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                                  atol=1e-13 * scale, scale=scale)
 
 
-register(Claim(
-    id="hrf.lem2.3", source=f"{SRC}, Lemma 2.3, eq (11); proof appendix B, eq (30)",
+P.claim(
+    "lem2.3", source=P.at("Lemma 2.3, eq (11); proof appendix B, eq (30)"),
     statement="The HRF estimator SM^hyb_{m,n}(x,y) satisfies SM^hyb_{m,n}(x,y) = Psi_1(x)^T Psi_2(y), "
               "Psi_j = Psi_j^1 * Psi_j^2 * Psi_j^3 * Psi_j^4 as in eq (11)",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 6), "m": Int(1, 12), "n": Int(1, 12),
@@ -754,7 +753,7 @@ register(Claim(
                               "random complex A; p angular lambda-coefficients with a_k in [-1, 2]"),
     checks=[Check("same-draws", 1, _lemma23, search=False,
                   description="eq (11) feature vectors vs eq (8) on the same draws (float64 rounding)")],
-))
+)
 
 
 def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -784,15 +783,15 @@ def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return pref * mpmath.exp(-(sq(u) + sq(v)) / 2) * ecosh, mpmath.mpf(10) ** (-dps - 5)
 
 
-register(Claim(
-    id="hrf.eq20", source=f"{SRC}, sec 2.4, eq (20)",
+P.claim(
+    "eq20", source=P.at("sec 2.4, eq (20)"),
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
     checks=[deterministic_check("moment-expansion", printed_eq20, _ref_eq20, atol_scale=lambda p, dps: 1,
                                 max_points=30)],
-))
+)
 
 
 # ====================================================================== Thm 3.1, eq (22)-(23)
@@ -841,8 +840,8 @@ _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma"
                       description="|x|, |y| <= 3; lambda: angular (eq 19) or cosine-estimated Gaussian (eq 69)")
 
 for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
-    register(Claim(
-        id=f"hrf.thm3.1.variant{_v}", source=f"{SRC}, Theorem 3.1, eq ({_eq}); appendix C",
+    P.claim(
+        f"thm3.1.variant{_v}", source=P.at(f"Theorem 3.1, eq ({_eq}); appendix C"),
         statement=("independent projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig)" if _v == 1
                    else "same projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig) - "
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
@@ -859,7 +858,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                                                                    "lam": Choice(("angular",))},
                                          description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)")),
         ],
-    ))
+    )
 
 
 def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
@@ -899,8 +898,8 @@ def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any
     return h["ES12"], h["err12"]
 
 
-register(Claim(
-    id="hrf.eq36", source=f"{SRC}, appendix C, eq (36)",
+P.claim(
+    "eq36", source=P.at("appendix C, eq (36)"),
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
               "(same projections)",
     domain=_pair_domain(extra=_M),
@@ -909,7 +908,7 @@ register(Claim(
             _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True))],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
-))
+)
 
 
 def printed_eq37(p: dict[str, Any]) -> Any:
@@ -922,15 +921,15 @@ def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]
     return eyz, errs[4]
 
 
-register(Claim(
-    id="hrf.eq37", source=f"{SRC}, appendix C, eq (37)",
+P.claim(
+    "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
     checks=[deterministic_check("moment-expansion", printed_eq37, _ref_eyz,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
             _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True))],
-))
+)
 
 
 def printed_eq38(p: dict[str, Any]) -> Any:
@@ -939,13 +938,13 @@ def printed_eq38(p: dict[str, Any]) -> Any:
     return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * mpmath.cos(g["x2"] - g["y2"]) / m
 
 
-register(Claim(
-    id="hrf.eq38", source=f"{SRC}, appendix C, eq (38)",
+P.claim(
+    "eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", printed_eq38, _ref_es12, atol_scale=_scale, max_points=24),
             _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True))],
-))
+)
 
 
 def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -983,8 +982,8 @@ def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
 
 for _v in (1, 2):
-    register(Claim(
-        id=f"hrf.eq39.variant{_v}", source=f"{SRC}, appendix C, eq (39) (and eq (32))",
+    P.claim(
+        f"eq39.variant{_v}", source=P.at("appendix C, eq (39) (and eq (32))"),
         statement=f"Cov(lam SM^++_m, (1-lam) SM^trig_m) = -SM^2 (Var(lam) {'+ Z' if _v == 2 else ''}), "
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
@@ -992,7 +991,7 @@ for _v in (1, 2):
         checks=[deterministic_check("moment-expansion", None, _ref_cov(_v), atol_scale=_scale,
                                     printed_ctx=_printed_eq39_ctx(_v), reference_ball=_ball_of(_cov_ctx(_v)),
                                     max_points=24)],
-    ))
+    )
 
 
 # ====================================================================== Lemma 3.2, eq (24)
@@ -1050,16 +1049,16 @@ def printed_lem32_var(p: dict[str, Any]) -> Any:
     return printed_lem32(2)(p) - printed_lem32(1)(p) ** 2
 
 
-register(Claim(
-    id="hrf.lem3.2.mean", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1",
+P.claim(
+    "lem3.2.mean", source=P.at("Lemma 3.2, eq (24); appendix D.1"),
     statement="For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", None, _ref_lam(1), atol_scale=lambda p, dps: 1,
                                 printed_ctx=printed_lem32_ctx(1), reference_ball=_lam_ball(1))],
-))
+)
 
-register(Claim(
-    id="hrf.lem3.2.second", source=f"{SRC}, Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
+P.claim(
+    "lem3.2.second", source=P.at("Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)"),
     statement="For the angular hybrid estimator (eq 19): "
               "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
     domain=_LAM_DOMAIN,
@@ -1073,7 +1072,7 @@ register(Claim(
     ],
     notes="The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
           "sgn-feature estimator of eq (19) simulated by rfcheck.hybrid.",
-))
+)
 
 
 def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1085,8 +1084,8 @@ def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq44_middle = _on_mp(printed_eq44_middle_ctx)
 
 
-register(Claim(
-    id="hrf.eq44.line2", source=f"{SRC}, appendix D.1, eq (44), last expression of the second line",
+P.claim(
+    "eq44.line2", source=P.at("appendix D.1, eq (44), last expression of the second line"),
     statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
@@ -1094,7 +1093,7 @@ register(Claim(
     correction="The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
                "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
                "eq (44) (Lemma 3.2) holds.",
-))
+)
 
 
 def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1109,13 +1108,13 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
 
 
-register(Claim(
-    id="hrf.eq43", source=f"{SRC}, appendix D.1, eq (42)-(43)",
+P.claim(
+    "eq43", source=P.at("appendix D.1, eq (42)-(43)"),
     statement="lam_hat(theta) = (1/2)(1 - sum_i X_i), X_i = phi^ang_n(x)[i] phi^ang_n(y)[i], "
               "phi^ang_n(z) = n^-1/2 (sgn(tau_1^T z), ..., sgn(tau_n^T z)) [equals eq (19) for the same tau]",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 64)}),
     checks=[Check("same-draws", 1, _eq43, search=False, description="eq (43) vs eq (19) on the same tau")],
-))
+)
 
 
 # ===================================================================== Thm D.1, eq (45)-(47)
@@ -1146,8 +1145,8 @@ def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
 
 for _sh, _eq in ((0, 45), (1, 46)):
-    register(Claim(
-        id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem D.1, eq ({_eq})",
+    P.claim(
+        f"eq{_eq}", source=P.at(f"Theorem D.1, eq ({_eq})"),
         statement=("MSE(SM^anghyb_{m,n}) = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(|z|^2) SM^2 "
                    "(1 - exp(-|z|^2))^2 + (1 - theta/pi)(1 - theta/pi + theta/(n pi))(2m)^-1 exp(|z|^2) SM^-2 "
                    "(1 - exp(-|Delta|^2))^2" + (" - (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) (theta/pi)(1 - 1/n - "
@@ -1158,7 +1157,7 @@ for _sh, _eq in ((0, 45), (1, 46)):
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(p, lam="angular"), dps, sh),
                                     atol_scale=_scale, max_points=40, printed_ctx=printed_eq45_ctx(_sh),
                                     reference_ball=_hyb_mse_ball("angular", _sh))],
-    ))
+    )
 
 
 def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1175,8 +1174,8 @@ def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq47 = _on_mp(printed_eq47_ctx)
 
 
-register(Claim(
-    id="hrf.eq47", source=f"{SRC}, Theorem D.1, eq (47)",
+P.claim(
+    "eq47", source=P.at("Theorem D.1, eq (47)"),
     statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: "
               "MSE = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(8r^2 cos^2(theta/2) - 2r^2)"
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 + (theta/pi)(1 - 1/n - theta/pi + theta/(n pi))(2m)^-1 "
@@ -1194,7 +1193,7 @@ register(Claim(
     ],
     correction="The second coefficient is E[(1 - lam)^2] = (1 - theta/pi)(1 - theta/pi + theta/(n pi)) (as in "
                "eq (45)), not E[lam(1 - lam)]; rfcheck.closed_forms.hrf.log_mse_angular_hybrid_same_length.",
-))
+)
 
 
 # ================================================================ Lemma 3.4, eq (25)-(26)
@@ -1242,8 +1241,8 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
-    register(Claim(
-        id=f"hrf.lem3.4.{_which}", source=f"{SRC}, Lemma 3.4, eq (25)",
+    P.claim(
+        f"lem3.4.{_which}", source=P.at("Lemma 3.4, eq (25)"),
         statement=("eps_{theta,r}(SM^trig_m)" if _which == "trig" else "eps_{pi-theta,r}(SM^++_m)")
         + " = (2m)^-1/2 exp(2r^2 sin^2(theta/2))(1 - exp(-4r^2 sin^2(theta/2)))",
         domain=_SPHERE,
@@ -1252,7 +1251,7 @@ for _which in ("trig", "pos"):
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
                 _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
-    ))
+    )
 
 
 def _max_over_theta(f: Callable[[Any], Any], dps: int, lo: float = 0.0, hi: float | None = None) -> tuple[Any, Any]:
@@ -1300,15 +1299,15 @@ def printed_w(p: dict[str, Any]) -> Any:
 _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, description="r in (0, 10]")
 
 for _which in ("trig", "pos"):
-    register(Claim(
-        id=f"hrf.lem3.4.max-{_which}", source=f"{SRC}, Lemma 3.4, eq (26)",
+    P.claim(
+        f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
         checks=[deterministic_check("numerical-maximisation", printed_w, _ref_max_base(_which),
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section")],
-    ))
+    )
 
 
 def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1327,14 +1326,14 @@ def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
-register(Claim(
-    id="hrf.lem3.4.limits", source=f"{SRC}, Lemma 3.4, eq (26)",
+P.claim(
+    "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
     checks=[deterministic_check("limit-trig", printed_w, _lim34("trig"), atol_scale=lambda p, dps: 0, max_points=20),
             deterministic_check("limit-pos", printed_w, _lim34("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
-))
+)
 
 
 def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1348,14 +1347,14 @@ def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return worst, mpmath.mpf(0), err
 
 
-register(Claim(
-    id="hrf.text-angular-zero-variance", source=f"{SRC}, sec 2.4 and after Lemma 3.2",
+P.claim(
+    "text-angular-zero-variance", source=P.at("sec 2.4 and after Lemma 3.2"),
     statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
                              description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
-))
+)
 
 
 def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1371,14 +1370,14 @@ def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return vals[0], mpmath.mpf(0), err
 
 
-register(Claim(
-    id="hrf.text-f-zero-variance", source=f"{SRC}, appendix F, after eq (68)",
+P.claim(
+    "text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
                              description="MSE at theta = 0 (exactly) <= 0")],
-))
+)
 
 
 # ======================================================================= Thm 3.5, eq (27)
@@ -1428,8 +1427,8 @@ def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
                 description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
 
-register(Claim(
-    id="hrf.thm3.5.bound", source=f"{SRC}, Theorem 3.5, eq (27); proof appendix D.3",
+P.claim(
+    "thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
     statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))",
     domain=_THM35,
@@ -1442,7 +1441,7 @@ register(Claim(
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
                "For fixed n the max-relative-error grows like exp(2r^2)/sqrt(r), not exp(2r^2)/r.",
-))
+)
 
 
 # HRF sec 4, Figure 2 (and Figure 5): "The angular hybrid estimator most accurately approximates
@@ -1462,8 +1461,8 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return +hyb, +base, e
 
 
-register(Claim(
-    id="hrf.text-sec4-max-rel-error", source=f"{SRC}, sec 4 (Figure 2; Figure 5 in appendix G)",
+P.claim(
+    "text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
     statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
               "eps_{S(r)} than SM^trig and SM^++ (FAVOR+) with 128 random features, for same-length inputs "
               "of Figures 2 and 5 (r = 1.0, 1.25, 1.5)",
@@ -1478,7 +1477,7 @@ register(Claim(
           "reverses for small r: below r = 0.5887 the hybrid's max-relative-error is the larger one (by up to "
           "6.07%, the r -> 0 limit 3/(2 sqrt 2)); reproduce with `python -m rfcheck.attention.maxrel "
           "--radii 0.5`.  Restated at attention scale: hrf.text-sec4-max-rel-error.attention.",
-))
+)
 
 
 def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1524,16 +1523,16 @@ def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 _LIM = Domain({"r": Real(1.0, 10.0), "m": Int(1, 1000), "n": Int(1, 10_000)}, description="r in [1, 10]")
 
-register(Claim(
-    id="hrf.thm3.5.limit0", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
+P.claim(
+    "thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
                                 max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)")],
-))
+)
 
-register(Claim(
-    id="hrf.thm3.5.limit-pi", source=f"{SRC}, Theorem 3.5 ('Furthermore')",
+P.claim(
+    "thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta - pi) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     readings=[
@@ -1558,7 +1557,7 @@ register(Claim(
                "denominator is imaginary for theta < pi.",
     notes="Until 2026-11-26 the reading sqrt(pi - theta) was registered as its own claim, "
           "hrf.thm3.5.limit-pi-corrected; it is now a reading of this claim.",
-))
+)
 
 
 # ------------------------------------------------------------ appendix D.3, eq (48)-(66)
@@ -1586,15 +1585,15 @@ def _eq48_printed(p: dict[str, Any]) -> Any:
 _D3 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
              description="r in [1, 10]")
 
-register(Claim(
-    id="hrf.eq48", source=f"{SRC}, appendix D.3, eq (48)-(50)",
+P.claim(
+    "eq48", source=P.at("appendix D.3, eq (48)-(50)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(r^2)/sqrt(2m) sqrt(max_theta h_r(theta)), h_r(theta) = "
               "a_r(theta) + a_r(pi - theta), a_r = (theta/pi)(theta/pi - theta/(n pi) + 1/n) exp(2r^2 cos theta)"
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 (logs compared)",
     domain=_D3,
     checks=[deterministic_check("numerical-maximisation", _eq48_printed, _log_eps_max,
                                 atol_scale=lambda p, dps: 1, max_points=12)],
-))
+)
 
 
 def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1605,12 +1604,12 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
-register(Claim(
-    id="hrf.eq51", source=f"{SRC}, appendix D.3, eq (51)",
+P.claim(
+    "eq51", source=P.at("appendix D.3, eq (51)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
     checks=[inequality_check("numerical-maximisation", _eq51, max_points=12)],
-))
+)
 
 
 def _b_ctx(ctx: Any, i: int, r: Any, t: Any, n: Any) -> Any:
@@ -1653,13 +1652,13 @@ def _deriv_check(i: int) -> Check:
 
 
 for _i, _eq in ((1, 57), (2, 58)):
-    register(Claim(
-        id=f"hrf.eq{_eq}", source=f"{SRC}, appendix D.3, eq ({_eq})",
+    P.claim(
+        f"eq{_eq}", source=P.at(f"appendix D.3, eq ({_eq})"),
         statement=("d b_r^1/d theta = exp(2r^2 cos theta)(1 - 1/n)(2 theta/pi^2)(1 - r^2 theta sin theta)" if _i == 1
                    else "d b_r^2/d theta = exp(2r^2 cos theta)(1/(n pi))(1 - 2r^2 theta sin theta)"),
         domain=Domain({"r": Real(0.1, 5.0), "theta": Real(0.0, PI), "n": Int(1, 1000)}),
         checks=[_deriv_check(_i)],
-    ))
+    )
 
 
 def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1668,12 +1667,12 @@ def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (_a_r(r, t, n), (_b(1, r, t, n) + _b(2, r, t, n)) * (1 - mpmath.exp(-4 * r**2)) ** 2, 0)
 
 
-register(Claim(
-    id="hrf.eq52", source=f"{SRC}, appendix D.3, eq (52)-(55)",
+P.claim(
+    "eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
     checks=[inequality_check("mpmath", _eq52)],
-))
+)
 
 
 def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1682,12 +1681,12 @@ def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _theta_star(1, r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
 
 
-register(Claim(
-    id="hrf.eq61", source=f"{SRC}, appendix D.3, eq (59)-(61)",
+P.claim(
+    "eq61", source=P.at("appendix D.3, eq (59)-(61)"),
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
     domain=Domain({"r": Real(1.0, 10.0)}),
     checks=[inequality_check("root-finding", _eq61)],
-))
+)
 
 
 def _eq_max_b(
@@ -1722,14 +1721,14 @@ def _max_b_balls(i: int, printed_bound: Callable[[Any, Any, Any], Any]) -> Calla
     return balls
 
 
-register(Claim(
-    id="hrf.eq63", source=f"{SRC}, appendix D.3, eq (62)-(63)",
+P.claim(
+    "eq63", source=P.at("appendix D.3, eq (62)-(63)"),
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
                                                                   / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)),
                              max_points=16)],
-))
+)
 
 def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
     """Eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
@@ -1737,15 +1736,15 @@ def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
     return ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2)
 
 
-register(Claim(
-    id="hrf.eq64", source=f"{SRC}, appendix D.3, eq (64)",
+P.claim(
+    "eq64", source=P.at("appendix D.3, eq (64)"),
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
                              max_points=16, sides_ball=_max_b_balls(2, _eq64_bound), lhs_ball_is_lower_bound=True)],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
-))
+)
 
 
 def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1757,8 +1756,8 @@ def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.log(b), e
 
 
-register(Claim(
-    id="hrf.eq65", source=f"{SRC}, appendix D.3, eq (65)",
+P.claim(
+    "eq65", source=P.at("appendix D.3, eq (65)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
@@ -1768,7 +1767,7 @@ register(Claim(
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
           "(claim hrf.thm3.5.bound). The printed eq (65) is weaker by sqrt(r): the corrected bound of "
           "hrf.thm3.5.bound, W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)), is at most it for r >= 1.",
-))
+)
 
 
 def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1784,8 +1783,8 @@ def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _log_eps_max(p, dps)
 
 
-register(Claim(
-    id="hrf.eq66", source=f"{SRC}, appendix D.3, eq (66)",
+P.claim(
+    "eq66", source=P.at("appendix D.3, eq (66)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
@@ -1794,7 +1793,7 @@ register(Claim(
                                 reference_ball_is_lower_bound=True)],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
-))
+)
 
 
 # ======================================================================== appendix F
@@ -1849,8 +1848,8 @@ for _eq, _pr, _prc, _stmt in (
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
         (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
-    register(Claim(
-        id=f"hrf.eq{_eq}", source=f"{SRC}, Theorem F.1, eq ({_eq}); proof eq (74)-(75)",
+    P.claim(
+        f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
@@ -1859,7 +1858,7 @@ for _eq, _pr, _prc, _stmt in (
                 _quad_check(_pr, _ref_gl(_eq, quad=True),
                             _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
                                          description="|x|, |y| <= 1, sigma <= 1.5"))],
-    ))
+    )
 
 
 def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1875,8 +1874,8 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_thmf1 = _on_mp(printed_thmf1_ctx)
 
 
-register(Claim(
-    id="hrf.thmf.1", source=f"{SRC}, Theorem F.1, eq (71)-(73)",
+P.claim(
+    "thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
     statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) "
               "and Lemma 2.2 (independent projections)",
     domain=_GAUSS,
@@ -1888,7 +1887,7 @@ register(Claim(
                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "sigma": Real(0.3, 1.5),
                                                               "r": Real(0.3, 1.0)}, description="|x|, |y| <= 0.5")),
     ],
-))
+)
 
 _THMF1_SAME = deterministic_check("moment-expansion-same-length", None,
                                   lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
@@ -1908,8 +1907,8 @@ _GAUSS_SAME_F1 = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2,
                               description="|x| = |y| = r <= 3, rho from the same r (appendix F's premise)")
 
 
-register(Claim(
-    id="hrf.thmf.1.furthermore", source=f"{SRC}, Theorem F.1 ('Furthermore') and its proof",
+P.claim(
+    "thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its proof"),
     statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error "
               "of the hybrid estimator remains the same [as eq (71)]",
     domain=_GAUSS,
@@ -1942,7 +1941,7 @@ register(Claim(
     notes="Theorem F.1 writes Delta = x - y (Thm F.2 is its same-length version, where the first part of F.1, claim "
           "hrf.thmf.1, is registered for general x, y and holds); the proof's argument "
           "(1 - cos(|x|^2 - |y|^2) = 0) assumes |x| = |y|. Both domains are checked as readings.",
-))
+)
 
 _GAUSS_SAME = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
                            description="|x| = |y| = r <= 3; rho from the same r (normalised estimator)")
@@ -1971,8 +1970,8 @@ printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
 
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
-    register(Claim(
-        id=f"hrf.thmf.2{_sfx}", source=f"{SRC}, Theorem F.2, eq (77)-(79)",
+    P.claim(
+        f"thmf.2{_sfx}", source=P.at("Theorem F.2, eq (77)-(79)"),
         statement=("|x| = |y| = r: MSE(SM^gausshyb_{m,n}(theta, r)) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig), "
                    "(78)-(79) with sin(theta/2)^2" if not _sh else
                    "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the "
@@ -1984,7 +1983,7 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
                                     printed_ctx=printed_thmf2_ctx,
                                     reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p),
                                                                                                       bits))],
-    ))
+    )
 
 
 def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -2022,8 +2021,8 @@ def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: floa
     return ctx.re(1 / rho + dot)
 
 
-register(Claim(
-    id="hrf.eq70", source=f"{SRC}, appendix F, eq (69)-(70)",
+P.claim(
+    "eq70", source=P.at("appendix F, eq (69)-(70)"),
     statement="lam_hat of eq (69) = a + rho_{1,n}(x)^T rho_{2,n}(y) with a = 1/rho, rho_{1,n}(z) = rho_{2,n}(z) = "
               "i/sqrt(n rho) (sin(tau_1^T z), cos(tau_1^T z), ..., sin(tau_n^T z), cos(tau_n^T z))",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 32), "sigma": Real(0.2, 2.0, extra=(1.0,)),
@@ -2031,7 +2030,7 @@ register(Claim(
     checks=[Check("same-draws", 1, _eq70, search=False, description="eq (70) vs eq (69) for the same tau")],
     correction="The features need sigma: sin(sigma tau_i^T z), cos(sigma tau_i^T z) "
                "(rfcheck.hybrid.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.",
-))
+)
 
 
 def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2042,14 +2041,14 @@ def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return lam(mpmath.mpf(0)) + (1 - lam(mpmath.pi)), mpmath.mpf(10) ** (-dps)
 
 
-register(Claim(
-    id="hrf.text-f-normalized-endpoints", source=f"{SRC}, appendix F, before eq (67)",
+P.claim(
+    "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
     checks=[deterministic_check("mpmath", lambda p: mpmath.mpf(0), _f_endpoints, atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
-))
+)
 
 
 # ===================================================================== appendix H.2
@@ -2092,13 +2091,13 @@ _H2 = Domain({**{f"r{c}{k}": Real(-2.0, 2.0) for c in "ij" for k in range(2)}, "
              constraint=lambda p: all(abs(p[f"r{c}{k}"]) > 1e-3 for c in "ij" for k in range(2)),
              description="centers r_i, r_j in [-2, 2]^2 with nonzero entries (d = 2)")
 
-register(Claim(
-    id="hrf.eq86", source=f"{SRC}, appendix H.2, eq (83)-(87)",
+P.claim(
+    "eq86", source=P.at("appendix H.2, eq (83)-(87)"),
     statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = 0 "
               "if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
     domain=_H2,
     checks=[inequality_check("mpmath", _eq83_residual, description="max_k |A_kk r_i,k + r_j,k/A_kk| <= 0")],
-))
+)
 
 
 def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -2122,8 +2121,8 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         return PointEval(p, worst[1], worst[2], 0, float(worst[0]))
 
 
-register(Claim(
-    id="hrf.eq88", source=f"{SRC}, appendix H.2, eq (88)",
+P.claim(
+    "eq88", source=P.at("appendix H.2, eq (88)"),
     statement="restricting A = diag(a_1..a_d) to R^{dxd}, to minimize |A r_i + (A^T)^-1 r_j|^2 we can take "
               "a_k = sqrt(|r_j,k/r_i,k|) if r_i,k != 0",
     domain=Domain({**{f"r{c}{k}": Real(-2.0, 2.0, extra=(0.0,)) for c in "ij" for k in range(2)}},
@@ -2136,7 +2135,7 @@ register(Claim(
         "structural (printed a_k = 0 where r_j,k = 0: A singular, (A^T)^-1 undefined), with no value to enclose")],
     correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 "
                "but not attained (rfcheck.hybrid.cluster_a_real raises there).",
-))
+)
 
 
 _H2_XY = Domain({**{f"r{c}{k}": Real(-1.5, 1.5) for c in "ij" for k in range(2)},
@@ -2226,8 +2225,8 @@ def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any] | None, ref: C
     return _cheap(check, cap) if cap else check
 
 
-register(Claim(
-    id="hrf.eq89", source=f"{SRC}, appendix H.2, eq (89)",
+P.claim(
+    "eq89", source=P.at("appendix H.2, eq (89)"),
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
@@ -2245,7 +2244,7 @@ register(Claim(
     correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
                "squares of sec 2.3, (A x)^2 = sum (A x)_k^2, it is eq (14) (claim hrf.eq14 holds). The two readings "
                "agree for the real A of eq (88).",
-))
+)
 
 
 def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2283,8 +2282,8 @@ def _ref_eq90(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, 
         return mpmath.re(c * v), abs(c) * e
 
 
-register(Claim(
-    id="hrf.eq90", source=f"{SRC}, appendix H.2, eq (90)-(92), (100)",
+P.claim(
+    "eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
@@ -2300,7 +2299,7 @@ register(Claim(
     ],
     correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
                "(bilinear square, eq 15) they are unbiased.",
-))
+)
 
 
 def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
@@ -2343,8 +2342,8 @@ _H2_LAMBDA_ABOVE_ONE = ("under the bilinear square lambda^{i,j} exceeds 1 off th
                         "the complex A is imaginary (r_i,k r_j,k > 0), e.g. 1.046 at r_i = (1, 1), r_j = (1, -1), "
                         "x = r_i + (0.3, 0), y = r_j, tau = 1 (claim hrf.text-h2-lambda-max)")
 
-register(Claim(
-    id="hrf.eq93", source=f"{SRC}, appendix H.2, eq (93)",
+P.claim(
+    "eq93", source=P.at("appendix H.2, eq (93)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
@@ -2365,7 +2364,7 @@ register(Claim(
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
                "(rfcheck.hybrid.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but lambda is "
                "then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
-))
+)
 
 
 def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
@@ -2398,8 +2397,8 @@ def _eq94_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
     return ball
 
 
-register(Claim(
-    id="hrf.eq94", source=f"{SRC}, appendix H.2, eq (94)-(96), (99)",
+P.claim(
+    "eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
@@ -2420,7 +2419,7 @@ register(Claim(
     correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
                "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
                "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) (rfcheck.hybrid.gaussian_mixture_hybrid).",
-))
+)
 
 
 def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, Any]:
@@ -2454,8 +2453,8 @@ _H2_XY_COMPLEX = Domain(dict(_H2_XY.params, kind=Choice(("complex",))), constrai
                         description="A^{i,j} from eq (86)-(87) (the complex matrix of Def H.1) for centers r_i, r_j; "
                                     "x = r_i + dx, y = r_j + dy")
 
-register(Claim(
-    id="hrf.text-h2-lambda-max", source=f"{SRC}, appendix H.2, before eq (93)",
+P.claim(
+    "text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
     statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when "
               "x = r_i, y = r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); "
               "A^{i,j} the complex matrix of eq (85)]",
@@ -2474,7 +2473,7 @@ register(Claim(
                "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
                "at the centers), but then eq (93)-(94) fail for complex A (claims hrf.eq93, hrf.eq94).",
     notes="Checked as lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j) near the centers (x = r_i + dx, y = r_j + dy).",
-))
+)
 
 
 def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2492,8 +2491,8 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
             mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
 
 
-register(Claim(
-    id="hrf.text-h2-zero-variance", source=f"{SRC}, appendix H.2, after eq (92)",
+P.claim(
+    "text-h2-zero-variance", source=P.at("appendix H.2, after eq (92)"),
     statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
@@ -2501,21 +2500,21 @@ register(Claim(
     notes="Holds under either reading of ||.||^2 in eq (91)-(92) (the estimator is constant there; the normaliser "
           "only scales it). That constant is SM(r_i, r_j) with the bilinear squares (the natural reading of claim "
           "hrf.eq90), so the MSE is zero too; with the Hermitian norm it is not, and the MSE is not zero.",
-))
+)
 
 
 # ======================================================================= experiments
 
 
-register(Claim(
-    id="hrf.tab1", source=f"{SRC}, sec 4.1, Table 1",
+P.claim(
+    "tab1", source=P.at("sec 4.1, Table 1"),
     statement="MSE (1e-3 units) on wine / Boston: HRF-ort 0.70 / 0.72, HRF-iid 0.85 / 0.79, ORF-reg 1.00 / 1.05, "
               "ORF-Had 1.10 / 1.14, Halton-R 4.02 / 2.53 (512 features, FLOP-matched HRFs)",
     domain=Domain({}),
     unverifiable="Not reproducible from the paper: the 100 sampled pairs, their normalisation, the HRF (m, n) "
                  "configuration 'matched in FLOPS' and the HRF variant's lambda are not specified, and the UCI data "
                  "are not part of the package.",
-))
+)
 
 
 # ============================================================================================
@@ -2574,8 +2573,8 @@ def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_mc(p, float(p["theta"]) / PI, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
 
-register(Claim(
-    id="hrf.eq19", source=f"{SRC}, sec 2.4, eq (19)",
+P.claim(
+    "eq19", source=P.at("sec 2.4, eq (19)"),
     statement="lambda(x,y) = theta_{x,y}/pi is unbiasedly approximated by lam_hat(x,y) = 1/2 + rho_n(x)^T rho_n(y), "
               "rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z)), tau_i ~ N(0, I_d)",
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -2590,7 +2589,7 @@ register(Claim(
               domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0), "ny": Real(0.5, 2.0)},
                             description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
     ],
-))
+)
 
 
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
@@ -2662,8 +2661,8 @@ def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
-    register(Claim(
-        id=f"hrf.eq31.{_sfx}", source=f"{SRC}, appendix C, eq (31)",
+    P.claim(
+        f"eq31.{_sfx}", source=P.at("appendix C, eq (31)"),
         statement="Var(SM^hyb_{m,n}) = Var(lam_hat SM^++_m) + Var((1 - lam_hat) SM^trig_m) + "
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
@@ -2673,7 +2672,7 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
                                     reference_ball=_ball_of(_var_hyb_ctx(_sh)),
                                     description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
-    ))
+    )
 
 
 def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2685,15 +2684,15 @@ def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq33 = _on_mp(printed_eq33_ctx)
 
 
-register(Claim(
-    id="hrf.eq33", source=f"{SRC}, appendix C, eq (33)",
+P.claim(
+    "eq33", source=P.at("appendix C, eq (33)"),
     statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
     checks=[deterministic_check("moment-expansion", None, _ref_cov(2), atol_scale=_scale, max_points=16,
                                 printed_ctx=printed_eq33_ctx, reference_ball=_ball_of(_cov_ctx(2)),
                                 description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
-))
+)
 
 
 def _eq34_35(which: str) -> Check:
@@ -2722,10 +2721,10 @@ for _which, _eq, _stmt in (
     ("pos", 34, "SM^++_m(x,y) = exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))"),
     ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))"),
 ):
-    register(Claim(
-        id=f"hrf.eq{_eq}", source=f"{SRC}, appendix C, eq ({_eq})", statement=_stmt,
+    P.claim(
+        f"eq{_eq}", source=P.at(f"appendix C, eq ({_eq})"), statement=_stmt,
         domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)],
-    ))
+    )
 
 
 # ---------------------------------------------------------------------- eq (40)-(41)
@@ -2759,8 +2758,8 @@ def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-register(Claim(
-    id="hrf.eq40", source=f"{SRC}, appendix C, eq (40)",
+P.claim(
+    "eq40", source=P.at("appendix C, eq (40)"),
     statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
               "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
     domain=_THM31,
@@ -2771,16 +2770,16 @@ register(Claim(
             deterministic_check("moment-expansion-middle", None, _ref_var_part("pos"),
                                 atol_scale=_scale, max_points=8, printed_ctx=_printed_eq40_ctx("pos", "middle"),
                                 reference_ball=_var_part_ball("pos"))],
-))
+)
 
-register(Claim(
-    id="hrf.eq41", source=f"{SRC}, appendix C, eq (41)",
+P.claim(
+    "eq41", source=P.at("appendix C, eq (41)"),
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
     domain=_THM31,
     checks=[deterministic_check("moment-expansion", None, _ref_var_part("trig"),
                                 atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("trig", "last"),
                                 reference_ball=_var_part_ball("trig"))],
-))
+)
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
@@ -2801,14 +2800,14 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
-register(Claim(
-    id="hrf.eq56", source=f"{SRC}, appendix D.3, eq (56)",
+P.claim(
+    "eq56", source=P.at("appendix D.3, eq (56)"),
     statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + "
               "max_{theta in [0, pi]} b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)",
     domain=_D3_RN,
     checks=[inequality_check("numerical-maximisation", _eq56, max_points=12,
                              description="each maximum by a 401-point grid and golden section in mpmath")],
-))
+)
 
 
 def _dlogb(i: int, r: Any, n: int) -> Callable[[Any], Any]:
@@ -2870,15 +2869,15 @@ def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return worst, mpmath.mpf(10) ** (-dps - 5)
 
 
-register(Claim(
-    id="hrf.eq59", source=f"{SRC}, appendix D.3, eq (59)",
+P.claim(
+    "eq59", source=P.at("appendix D.3, eq (59)"),
     statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
     domain=_D3_B1,
     checks=[deterministic_check("numerical-maximisation", lambda p: 1 / mpmath.mpf(p["r"]) ** 2, _eq59,
                                 atol_scale=lambda p, dps: 0, max_points=12,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
                                             "root of its numerical derivative; theta* sin theta* compared")],
-))
+)
 
 
 def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2889,12 +2888,12 @@ def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return max(ts) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
 
 
-register(Claim(
-    id="hrf.eq60", source=f"{SRC}, appendix D.3, eq (60)",
+P.claim(
+    "eq60", source=P.at("appendix D.3, eq (60)"),
     statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
     domain=_D3_B1,
     checks=[inequality_check("numerical-maximisation", _eq60, max_points=12)],
-))
+)
 
 
 def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2903,12 +2902,12 @@ def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return t, mpmath.sin(t) * mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5)
 
 
-register(Claim(
-    id="hrf.text-d3-theta-le-sin", source=f"{SRC}, appendix D.3, sentence before eq (60)",
+P.claim(
+    "text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
     statement="theta <= sin(theta) pi/2 on [0, pi/2]",
     domain=Domain({"theta": Real(0.0, PI / 2)}),
     checks=[inequality_check("mpmath", _jordan)],
-))
+)
 
 
 def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
@@ -2930,13 +2929,13 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
 
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
                      ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
-    register(Claim(
-        id=f"hrf.eq62.{_part}", source=f"{SRC}, appendix D.3, eq (62)",
+    P.claim(
+        f"eq62.{_part}", source=P.at("appendix D.3, eq (62)"),
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
                                  max_points=12)],
-    ))
+    )
 
 
 # The remark of appendix D.3 between eq (58) and eq (59), split into its parts.
@@ -2974,8 +2973,8 @@ _REMARK = ("from the properties of function theta -> theta sin(theta) and the fa
            "derivatives [eq (57), (58)] are first non-negative, then non-positive and then non-negative and that the "
            "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
 
-register(Claim(
-    id="hrf.text-d3-derivatives.signs", source=f"{SRC}, appendix D.3, after eq (58)",
+P.claim(
+    "text-d3-derivatives.signs", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: sign pattern of d b_r^i/d theta, i = 1, 2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
                    **{f"t{k}": Real(0.0, PI, extra=(PI / 2,)) for k in (1, 2, 3)}},
@@ -2986,7 +2985,7 @@ register(Claim(
                                          "moves r, t1, t2, t3")],
     notes="The derivative is taken numerically from eq (54)-(55), not from the printed eq (57)-(58) "
           "(claims hrf.eq57, hrf.eq58); for n = 1, d b_r^1/d theta = 0 identically, which satisfies the pattern.",
-))
+)
 
 
 def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -3001,8 +3000,8 @@ def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return pe
 
 
-register(Claim(
-    id="hrf.text-d3-derivatives.local-max", source=f"{SRC}, appendix D.3, after eq (58)",
+P.claim(
+    "text-d3-derivatives.local-max", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
@@ -3013,7 +3012,7 @@ register(Claim(
     notes="'Local maximum' is read as an interior critical point: the next sentence treats theta = pi separately "
           "('either in its unique local maximum ... or for theta = pi'); on the closed interval theta = pi is "
           "also a one-sided local maximum (the derivative is positive just below pi).",
-))
+)
 
 
 def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -3043,8 +3042,8 @@ def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0, PI)},
                   description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
 
-register(Claim(
-    id="hrf.text-d3-endpoints", source=f"{SRC}, appendix D.3, after eq (58)",
+P.claim(
+    "text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
@@ -3057,7 +3056,7 @@ register(Claim(
                                 max_points=6),
             inequality_check("non-negative", _b_nonneg, max_points=16,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
-))
+)
 
 
 def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -3074,8 +3073,8 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
     return max(cands)
 
 
-register(Claim(
-    id="hrf.text-d3-global-max", source=f"{SRC}, appendix D.3, after eq (58)",
+P.claim(
+    "text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
               "maximum on that interval or for theta = pi",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2))},
@@ -3083,7 +3082,7 @@ register(Claim(
                   description="r in [1, 10]; b_r^1 needs n >= 2"),
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
                                 max_points=10)],
-))
+)
 
 
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
@@ -3116,8 +3115,8 @@ def _quad_lam_mean_check() -> Check:
 _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-register(Claim(
-    id="hrf.eq69", source=f"{SRC}, appendix F, eq (69) with eq (67)-(68)",
+P.claim(
+    "eq69", source=P.at("appendix F, eq (69) with eq (67)-(68)"),
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
@@ -3125,7 +3124,7 @@ register(Claim(
                                 atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
             _quad_lam_mean_check()],
-))
+)
 
 
 def printed_eq74_line3(p: dict[str, Any]) -> Any:
@@ -3138,8 +3137,8 @@ def printed_eq74_line3(p: dict[str, Any]) -> Any:
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
 
 
-register(Claim(
-    id="hrf.eq74", source=f"{SRC}, appendix F, eq (74), third line",
+P.claim(
+    "eq74", source=P.at("appendix F, eq (74), third line"),
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
@@ -3147,7 +3146,7 @@ register(Claim(
                                 atol_scale=lambda p, dps: printed_eq74_line3(p) + 1, max_points=24)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
-))
+)
 
 
 def printed_eq75_line2(p: dict[str, Any]) -> Any:
@@ -3159,8 +3158,8 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
     return -1 + 2 / rho - 2 / rho * mpmath.exp(-s**2 / 2 * g["d2"]) + eo2
 
 
-register(Claim(
-    id="hrf.eq75", source=f"{SRC}, appendix F, eq (75), first two lines",
+P.claim(
+    "eq75", source=P.at("appendix F, eq (75), first two lines"),
     statement="E[lam_hat^2] = 1 - 2 E[1 - lam_hat] + E[(1 - lam_hat)^2] = -1 + 2/rho - (2/rho) exp(-sigma^2/2 "
               "|Delta|^2) + E[(1 - lam_hat)^2]",
     domain=_GAUSS_N,
@@ -3168,7 +3167,7 @@ register(Claim(
                                 atol_scale=lambda p, dps: abs(printed_eq75_line2(p)) + 1, max_points=24,
                                 description="E[(1 - lam)^2], E[lam^2] from the moments of cos(sigma g |Delta|)")],
     notes="Its last line is eq (72) (claim hrf.eq72).",
-))
+)
 
 
 def _xy_coords(p: dict[str, Any]) -> Any:
@@ -3192,29 +3191,29 @@ def printed_eq76(p: dict[str, Any]) -> Any:
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
-register(Claim(
-    id="hrf.eq76", source=f"{SRC}, appendix F, eq (76)",
+P.claim(
+    "eq76", source=P.at("appendix F, eq (76)"),
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
     checks=[deterministic_check("coordinates", printed_eq76, _ref_eq76, atol_scale=lambda p, dps: 1,
                                 description="eq (67) with |x - y|^2 from the coordinates of x, y")],
-))
+)
 
 def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     with mpmath.workdps(dps + 10):
         return +_xy_coords(p), mpmath.mpf(10) ** (-dps - 5) * (mpmath.mpf(p["r"]) ** 2 + 1)
 
 
-register(Claim(
-    id="hrf.eq80", source=f"{SRC}, appendix F, eq (80)",
+P.claim(
+    "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
     checks=[deterministic_check("coordinates",
                                 lambda p: 4 * mpmath.mpf(p["r"]) ** 2 * mpmath.sin(mpmath.mpf(p["theta"]) / 2) ** 2,
                                 _ref_eq80,
                                 atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
-))
+)
 
 
 def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -3225,15 +3224,15 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return mpmath.mpf(10) ** (5 - dps) * _scale(q, dps) + 10 * e, v, e
 
 
-register(Claim(
-    id="hrf.text-f-not-both", source=f"{SRC}, appendix F, after eq (68)",
+P.claim(
+    "text-f-not-both", source=P.at("appendix F, after eq (68)"),
     statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
               "and theta_{x,y} = pi",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False,
                              description="MSE at theta = pi (Thm 3.1 expansion) > a floor of 10^(5-dps) x scale")],
     notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.",
-))
+)
 
 
 def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -3242,9 +3241,9 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return max(-v, v - 1), mpmath.mpf(0), e
 
 
-register(Claim(
-    id="hrf.text-f-lambda-range", source=f"{SRC}, sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
-                                                    "appendix F, eq (67)-(68)",
+P.claim(
+    "text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
+                                                    "appendix F, eq (67)-(68)"),
     statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
               "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]",
     domain=_SAME_F,
@@ -3255,7 +3254,7 @@ register(Claim(
           "x = 1.5 e1, y = -1.5 e1, sigma = 1: lambda = (1 - e^-4.5)/(1 - e^-2) = 1.1437. The estimator stays "
           "unbiased (lam_hat is independent of the base estimators) and Thm F.1 holds, but it is no longer a convex "
           "combination; rfcheck.hybrid raises ValueError there unless allow_lambda_above_one=True.",
-))
+)
 
 
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
@@ -3293,8 +3292,8 @@ _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, ex
              constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
              description="alpha + beta i != 0, real r_i,k, r_j,k")
 
-register(Claim(
-    id="hrf.eq85", source=f"{SRC}, appendix H.2, eq (83)-(85)",
+P.claim(
+    "eq85", source=P.at("appendix H.2, eq (83)-(85)"),
     statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta i)/"
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
@@ -3303,7 +3302,7 @@ register(Claim(
                                 description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
             deterministic_check("eq84", printed_eq84, _ref_eq83, atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
-))
+)
 
 
 def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -3321,8 +3320,8 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
 
 
-register(Claim(
-    id="hrf.eq102", source=f"{SRC}, appendix H.2, Def H.2, eq (102)-(103)",
+P.claim(
+    "eq102", source=P.at("appendix H.2, Def H.2, eq (102)-(103)"),
     statement="with lam_hat^{i,j}(x,y) = Psi_i(x) Psi_j(y) (cluster indicators, eq 103) the constraint "
               "sum_{i,j} lam_hat^{i,j}(x,y) = 1 (eq 102) holds",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 8), "nq": Int(1, 6, scale="linear"),
@@ -3331,7 +3330,7 @@ register(Claim(
     checks=[Check("indicators", 1, _eq102, search=False, max_points=12,
                   description="64 random pairs per point: sum of the indicator products")],
     notes="Holds whenever every input lies in exactly one cluster (a partition, as k-means gives).",
-))
+)
 
 
 # ------------------------------------------------------------------- appendix D.1, eq (44)
@@ -3344,14 +3343,14 @@ def printed_eq44_line2a(p: dict[str, Any]) -> Any:
     return (1 - 2 * u + mpmath.mpf(n) / n**2 + mpmath.mpf(n * (n - 1)) / n**2 * u**2) / 4
 
 
-register(Claim(
-    id="hrf.eq44.line2a", source=f"{SRC}, appendix D.1, eq (44), first expression of the second line",
+P.claim(
+    "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
     checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
-))
+)
 
 
 # ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
@@ -3439,8 +3438,8 @@ def _nonzero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[
 _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
                 description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
 
-register(Claim(
-    id="hrf.text-f-lambda-estimator.trig-zero-at-0", source=f"{SRC}, appendix F, after eq (68)",
+P.claim(
+    "text-f-lambda-estimator.trig-zero-at-0", source=P.at("appendix F, after eq (68)"),
     statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
               "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
               "theta_{x,y} = 0",
@@ -3450,10 +3449,10 @@ register(Claim(
                                          "Gaussian quadrature) <= 0")],
     notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
           "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2.",
-))
+)
 
-register(Claim(
-    id="hrf.text-f-lambda-estimator.pos-zero-at-pi", source=f"{SRC}, appendix F, after eq (68)",
+P.claim(
+    "text-f-lambda-estimator.pos-zero-at-pi", source=P.at("appendix F, after eq (68)"),
     statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
               "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
     domain=_F_EST,
@@ -3463,10 +3462,10 @@ register(Claim(
     notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
           "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
           "exp(-sigma^2 |x - y|^2), zero iff x + y = 0.",
-))
+)
 
-register(Claim(
-    id="hrf.text-f-lambda-estimator.not-both", source=f"{SRC}, appendix F, after eq (68)",
+P.claim(
+    "text-f-lambda-estimator.not-both", source=P.at("appendix F, after eq (68)"),
     statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
               "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
     domain=_F_EST,
@@ -3475,7 +3474,7 @@ register(Claim(
             inequality_check("quadrature-pos-at-0", _nonzero_at("pos", 0), max_points=16, search=False,
                              description="positive features: Var lam_hat at theta = 0 > floor")],
     notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
-))
+)
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
@@ -3522,8 +3521,8 @@ def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return ev
 
 
-register(Claim(
-    id="hrf.text-d4-rate", source=f"{SRC}, appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)",
+P.claim(
+    "text-d4-rate", source=P.at("appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)"),
     statement="the relative error decreases (as a function of m and n) as 1/sqrt(mn) = Theta(1/d_est), where d_est "
               "stands for the number of random features of the resulting estimator",
     domain=Domain({"m": Int(1, 64), "n": Int(1, 64)}, description="base and lambda feature counts; the check scales "
@@ -3536,4 +3535,4 @@ register(Claim(
     notes="Checks the asserted identity 1/sqrt(mn) = Theta(1/d_est) only, with d_est the dimension of the Lemma 2.3 "
           "feature map Psi(z) of the angular hybrid (4m + 4mn, Theta(mn) as appendix L states). The 1/sqrt(mn) "
           "rate of the relative error itself is not checked here. 1/sqrt(mn) = Theta(1/sqrt(d_est)) would hold.",
-))
+)
