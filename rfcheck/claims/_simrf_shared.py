@@ -14,10 +14,8 @@ import mpmath
 from rfcheck.claims import Check
 from rfcheck.domains import Domain, Int, Real
 
-__all__ = ["MF", "SRC", "no_search", "vd_domain"]
+__all__ = ["MF", "no_search", "vd_domain"]
 
-#: the paper, as the ``source`` of every SimRF claim begins
-SRC = "003 Simplex Random Features"
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
 
