@@ -11,8 +11,7 @@ from typing import Any
 
 import mpmath
 
-from rfcheck.claims import Check
-from rfcheck.domains import Domain, Int, Real
+from rfcheck.ledger import Check, Domain, Int, Real
 
 __all__ = ["MF", "no_search", "vd_domain"]
 
