@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rfcheck import verify
-from rfcheck.claims import BUDGETS
+from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_proofs as P
 from rfcheck.claims import simrf as C
 from rfcheck.claims._common import deterministic_check
@@ -107,7 +107,7 @@ def test_references_reject_wrong_formulas() -> None:
         d = p["d"]
         return mpmath.re(mpmath.gamma(d / 2) * 2 ** (d / 2 - 1) * z ** (1 - d / 2) * mpmath.besselj(d / 2, z))
 
-    ref31 = P.REGISTRY["simrf.eq31"].checks[0]
+    ref31 = REGISTRY["simrf.eq31"].checks[0]
     assert ref31.evaluate(p31, DEFAULT, 0).disc < 1
     assert _power(wrong31, lambda p, dps: C._quad_err(lambda: C._direction_average(2, 1, 6)[0], dps), p31) > 1
     # eq (53) with e^{-w^2/2} in place of e^{-w^2/4} (the integral identity of the next sentence)
@@ -163,7 +163,7 @@ def test_thm34_search_reaches_simplex_and_sees_worse_configurations() -> None:
 def test_eq55_reference_has_power() -> None:
     """The eq (55) reference rejects the polar form with a perturbed ellipse radius (w' sqrt(1 + cos theta))."""
     p = {"w": 3.0, "d": 6, "cos": -0.2}
-    assert P.REGISTRY["simrf.eq55"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
+    assert REGISTRY["simrf.eq55"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
 
     def wrong(p: dict) -> mpmath.mpf:
         w, c = mpmath.mpf(p["w"]), mpmath.mpf(p["cos"])
@@ -195,7 +195,7 @@ def test_eq61_float_quadrature_is_precise_and_discriminating() -> None:
 def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
     """exp(-|z|^2/2) (the softmax-kernel PRF) in place of eq (7)'s exp(-|z|^2) is refuted; eq (28) holds."""
     p = {"m": 3, "d": 4, "scale": 0.7, "seed": 2}
-    assert P.REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
+    assert REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
 
     def wrong(p: dict) -> mpmath.mpf:
         _, x, y = P._rff_vectors(p)

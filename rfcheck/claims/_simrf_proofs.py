@@ -29,19 +29,20 @@ import mpmath
 import numpy as np
 from scipy import optimize, special, stats
 
-from rfcheck.claims import REGISTRY, Budget, Check, Claim, Reading, register
 from rfcheck.claims._common import deterministic_check, inequality_check
-from rfcheck.claims._simrf_shared import MF, SRC
+from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
-from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Reading, Real, paper
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
-from rfcheck.stats import PointEval, compare_mc, estimate_mean, z_critical
+from rfcheck.stats import compare_mc, estimate_mean, z_critical
+
+P = paper("simrf")
 
 __all__: list[str] = []
 
@@ -137,32 +138,28 @@ def _eq88_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return (MF(1) if i == j else -MF(1) / (d - 1)), MF(10) ** (-dps - 5)
 
 
-register(
-    Claim(
-        id="simrf.eq88",
-        source=f"{SRC}, sec 3 eq (9) (= appendix B.2 eq (88)) and the sentence after eq (9)",
-        statement="s_i = sqrt(d/(d-1)) e_i - (sqrt(d)+1)/(d-1)^{3/2} (1,...,1,0) (i < d), s_d = (1,...,1,0)/sqrt(d-1) "
-        "'are manifestly normalised and subtend obtuse angles' theta = arccos(-1/(d-1))",
-        domain=Domain(
-            {
-                "d": Int(2, 1024, extra=(2, 3, 64)),
-                "i": Int(0, 1023, scale="linear"),
-                "j": Int(0, 1023, scale="linear", extra=(0, 1023)),
-            }
-        ),
-        checks=[
-            deterministic_check(
-                "gram-entry",
-                lambda p: _dot(
-                    printed_s_row(_s_pair(p)[1], _s_pair(p)[0]), printed_s_row(_s_pair(p)[2], _s_pair(p)[0])
-                ),
-                _eq88_ref,
-                atol_scale=lambda p, dps: 1,
-                description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)",
-            )
-        ],
-        notes="Rows i, j are taken modulo d (1-based); the grid visits i = j, i = d and j = d.",
-    )
+P.claim(
+    "eq88",
+    source=P.at("sec 3 eq (9) (= appendix B.2 eq (88)) and the sentence after eq (9)"),
+    statement="s_i = sqrt(d/(d-1)) e_i - (sqrt(d)+1)/(d-1)^{3/2} (1,...,1,0) (i < d), s_d = (1,...,1,0)/sqrt(d-1) "
+    "'are manifestly normalised and subtend obtuse angles' theta = arccos(-1/(d-1))",
+    domain=Domain(
+        {
+            "d": Int(2, 1024, extra=(2, 3, 64)),
+            "i": Int(0, 1023, scale="linear"),
+            "j": Int(0, 1023, scale="linear", extra=(0, 1023)),
+        }
+    ),
+    checks=[
+        deterministic_check(
+            "gram-entry",
+            lambda p: _dot(printed_s_row(_s_pair(p)[1], _s_pair(p)[0]), printed_s_row(_s_pair(p)[2], _s_pair(p)[0])),
+            _eq88_ref,
+            atol_scale=lambda p, dps: 1,
+            description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)",
+        )
+    ],
+    notes="Rows i, j are taken modulo d (1-based); the grid visits i = j, i = d and j = d.",
 )
 
 
@@ -184,25 +181,21 @@ def _alg1_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return _dot(printed_s_row(k + 1, d), x), MF(10) ** (-dps - 5) * d
 
 
-register(
-    Claim(
-        id="simrf.alg1",
-        source=f"{SRC}, appendix B.2.1, Algorithm 1",
-        statement="Algorithm 1 computes y = S x in O(d): y_d = sum_{i<d} x_i/sqrt(d-1), "
-        "y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (i < d), S of eq (9)",
-        domain=Domain(
-            {"d": Int(2, 1024, extra=(2, 3)), "k": Int(0, 1023, scale="linear", extra=(0, 1023)), "seed": SEED}
-        ),
-        checks=[
-            deterministic_check(
-                "matrix-vector",
-                lambda p: printed_alg1(_alg1_vec(p), int(p["d"]))[int(p["k"]) % int(p["d"])],
-                _alg1_ref,
-                atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
-                description="component k of S x with S built from the rows of eq (9), mpmath, random x",
-            )
-        ],
-    )
+P.claim(
+    "alg1",
+    source=P.at("appendix B.2.1, Algorithm 1"),
+    statement="Algorithm 1 computes y = S x in O(d): y_d = sum_{i<d} x_i/sqrt(d-1), "
+    "y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (i < d), S of eq (9)",
+    domain=Domain({"d": Int(2, 1024, extra=(2, 3)), "k": Int(0, 1023, scale="linear", extra=(0, 1023)), "seed": SEED}),
+    checks=[
+        deterministic_check(
+            "matrix-vector",
+            lambda p: printed_alg1(_alg1_vec(p), int(p["d"]))[int(p["k"]) % int(p["d"])],
+            _alg1_ref,
+            atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
+            description="component k of S x with S built from the rows of eq (9), mpmath, random x",
+        )
+    ],
 )
 
 
@@ -222,26 +215,27 @@ def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, b, (abs(a) + abs(b)) * MF(10) ** (3 - dps)
 
 
-register(
-    Claim(
-        id="simrf.eq22",
-        source=f"{SRC}, sec 4, eq (22) and the sentence after it",
-        statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
-        "than for cos theta = 0",
-        domain=Domain(
-            {"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)), "cos": Real(-1.0, -1e-6, extra=(-0.5,))}
-        ),
-        checks=[
+P.claim(
+    "eq22",
+    source=P.at("sec 4, eq (22) and the sentence after it"),
+    statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
+    "than for cos theta = 0",
+    domain=Domain(
+        {"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)), "cos": Real(-1.0, -1e-6, extra=(-0.5,))}
+    ),
+    checks=[
+        _no_search(
             inequality_check(
                 "quadrature",
                 _eq22,
                 max_points=40,
                 description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
-            )
-        ],
-        notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
-        "equality by a tolerance test; the evidence lists the margins.",
-    )
+            ),
+            20,
+        )
+    ],
+    notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
+    "equality by a tolerance test; the evidence lists the margins.",
 )
 
 
@@ -262,22 +256,23 @@ def printed_eq31(p: dict[str, Any]) -> Any:
     return +out
 
 
-register(
-    Claim(
-        id="simrf.eq31",
-        source=f"{SRC}, appendix A.1, eq (31) (Hankel-transform line)",
-        statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
-        "(checked conditionally on |w_ij| = w, w_ij isotropic)",
-        domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
-        checks=[
+P.claim(
+    "eq31",
+    source=P.at("appendix A.1, eq (31) (Hankel-transform line)"),
+    statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
+    "(checked conditionally on |w_ij| = w, w_ij isotropic)",
+    domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
+    checks=[
+        _no_search(
             deterministic_check(
                 "direction-quadrature",
                 printed_eq31,
                 lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
                 description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            )
-        ],
-    )
+            ),
+            24,
+        )
+    ],
 )
 
 
@@ -288,30 +283,26 @@ def printed_eq32(p: dict[str, Any]) -> Any:
     return +out
 
 
-register(
-    Claim(
-        id="simrf.eq32",
-        source=f"{SRC}, appendix A.1, eq (32)",
-        statement="J_alpha(z) = sum_k (-1)^k / (k! Gamma(k + alpha + 1)) (z/2)^{2k+alpha}",
-        domain=Domain(
-            {"d": Int(1, 256, extra=(1, 2, 3)), "z": Real(0.01, 40.0, extra=(1.0,)), "imag": Choice((False, True))}
-        ),
-        checks=[
-            deterministic_check(
-                "mpmath-besselj",
-                printed_eq32,
-                lambda p, dps: _quad_err(
-                    lambda: mpmath.besselj(
-                        MF(int(p["d"])) / 2 - 1, MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)
-                    ),
-                    dps,
-                ),
-                atol_scale=lambda p, dps: 1,
-                description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
-            )
-        ],
-        notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",
-    )
+P.claim(
+    "eq32",
+    source=P.at("appendix A.1, eq (32)"),
+    statement="J_alpha(z) = sum_k (-1)^k / (k! Gamma(k + alpha + 1)) (z/2)^{2k+alpha}",
+    domain=Domain(
+        {"d": Int(1, 256, extra=(1, 2, 3)), "z": Real(0.01, 40.0, extra=(1.0,)), "imag": Choice((False, True))}
+    ),
+    checks=[
+        deterministic_check(
+            "mpmath-besselj",
+            printed_eq32,
+            lambda p, dps: _quad_err(
+                lambda: mpmath.besselj(MF(int(p["d"])) / 2 - 1, MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)),
+                dps,
+            ),
+            atol_scale=lambda p, dps: 1,
+            description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
+        )
+    ],
+    notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",
 )
 
 
@@ -325,23 +316,24 @@ def printed_eq75(p: dict[str, Any]) -> Any:
     )
 
 
-register(
-    Claim(
-        id="simrf.eq75",
-        source=f"{SRC}, appendix A.8, eq (75)",
-        statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
-        "(checked conditionally on |w_ij| = w, w_ij isotropic)",
-        domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
-        checks=[
+P.claim(
+    "eq75",
+    source=P.at("appendix A.8, eq (75)"),
+    statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
+    "(checked conditionally on |w_ij| = w, w_ij isotropic)",
+    domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
+    checks=[
+        _no_search(
             deterministic_check(
                 "direction-quadrature",
                 printed_eq75,
                 lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            )
-        ],
-    )
+            ),
+            16,
+        )
+    ],
 )
 
 
@@ -368,26 +360,23 @@ def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return _rff_orf_cov_ref(z, d) - mpmath.exp(-z * z), MF(1e-12)
 
 
-register(
-    Claim(
-        id="simrf.eq78",
-        source=f"{SRC}, appendix A.9, eq (78)",
-        statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! "
-        "(Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
-        domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 3, 64))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "bessel-quadrature",
-                    printed_eq78,
-                    _eq78_ref,
-                    atol_scale=lambda p, dps: 1,
-                    description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
-                ),
-                16,
-            )
-        ],
-    )
+P.claim(
+    "eq78",
+    source=P.at("appendix A.9, eq (78)"),
+    statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! (Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
+    domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 3, 64))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "bessel-quadrature",
+                printed_eq78,
+                _eq78_ref,
+                atol_scale=lambda p, dps: 1,
+                description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
+            ),
+            16,
+        )
+    ],
 )
 
 
@@ -423,24 +412,20 @@ def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return _dot(phi(x), phi(y)), MF(10) ** (-dps - 5)
 
 
-register(
-    Claim(
-        id="simrf.eq72",
-        source=f"{SRC}, appendix A.8, eq (72)",
-        statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
-        domain=Domain(
-            {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}
-        ),
-        checks=[
-            deterministic_check(
-                "feature-inner-product",
-                printed_eq72,
-                _eq72_ref,
-                atol_scale=lambda p, dps: 1,
-                description="the inner product of the printed feature vectors, random w, x, y",
-            )
-        ],
-    )
+P.claim(
+    "eq72",
+    source=P.at("appendix A.8, eq (72)"),
+    statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
+    domain=Domain({"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}),
+    checks=[
+        deterministic_check(
+            "feature-inner-product",
+            printed_eq72,
+            _eq72_ref,
+            atol_scale=lambda p, dps: 1,
+            description="the inner product of the printed feature vectors, random w, x, y",
+        )
+    ],
 )
 
 
@@ -478,36 +463,41 @@ def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(compute, dps)
 
 
-register(
-    Claim(
-        id="simrf.eq36",
-        source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (36)",
-        statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
-        "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
-        domain=Domain(
-            {
-                "d": Int(1, 64, extra=(2, 3)),
-                "m": Int(2, 6, extra=(2,)),
-                "v": Real(0.0, 3.0),
-                "w": Real(0.0, 8.0),
-                "seed": SEED,
-            }
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "direction-quadrature",
-                    printed_eq36,
-                    _eq36_ref,
-                    description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
-                    "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
-                ),
-                10,
-            )
+P.claim(
+    "eq36",
+    source=P.at("appendix A.2 (Lemma A.1 proof), eq (36)"),
+    statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
+    "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
+    domain=Domain(
+        {
+            "d": Int(1, 64, extra=(2, 3)),
+            "m": Int(2, 6, extra=(2,)),
+            "v": Real(0.0, 3.0),
+            "w": Real(0.0, 8.0),
+            "seed": SEED,
+        },
+        fixed_points=[
+            {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1},
+            {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
+            {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3},
+            {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
+            {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5},
         ],
-        notes="Directions: m random unit vectors in R^d (seeded). The second equality of eq (36) defines f "
-        "(eq 37) and is a tautology.",
-    )
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "direction-quadrature",
+                printed_eq36,
+                _eq36_ref,
+                description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
+                "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
+            ),
+            7,
+        )
+    ],
+    notes="Directions: m random unit vectors in R^d (seeded). The second equality of eq (36) defines f "
+    "(eq 37) and is a tautology.",
 )
 
 
@@ -530,26 +520,24 @@ def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
     return inequality_check(name, lhs_rhs, description=desc)
 
 
-register(
-    Claim(
-        id="simrf.eq37",
-        source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (37)",
-        statement="f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) "
-        "(s = |w_hat_i + w_hat_j|^2 in [0, 4]) is an increasing convex function",
-        domain=Domain(
-            {
-                "d": Int(1, 256, extra=(2, 3)),
-                "m": Int(2, 64, extra=(2,)),
-                "v": Real(0.0, 5.0),
-                "w": Real(0.0, 10.0),
-                "s": Real(0.0, 4.0),
-            }
-        ),
-        checks=[
-            _derivative_check("increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series"),
-            _derivative_check("convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
-        ],
-    )
+P.claim(
+    "eq37",
+    source=P.at("appendix A.2 (Lemma A.1 proof), eq (37)"),
+    statement="f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) "
+    "(s = |w_hat_i + w_hat_j|^2 in [0, 4]) is an increasing convex function",
+    domain=Domain(
+        {
+            "d": Int(1, 256, extra=(2, 3)),
+            "m": Int(2, 64, extra=(2,)),
+            "v": Real(0.0, 5.0),
+            "w": Real(0.0, 10.0),
+            "s": Real(0.0, 4.0),
+        }
+    ),
+    checks=[
+        _derivative_check("increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series"),
+        _derivative_check("convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
+    ],
 )
 
 
@@ -566,30 +554,32 @@ def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return lhs, rhs, abs(rhs) * MF(10) ** (3 - dps)
 
 
-register(
-    Claim(
-        id="simrf.eq38",
-        source=f"{SRC}, appendix A.2 (Lemma A.1 proof), eq (38)",
-        statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
-        "/ (m(m-1))) (Jensen), f of eq (37)",
-        domain=Domain(
-            {
-                "d": Int(1, 64, extra=(2, 3)),
-                "m": Int(2, 24, extra=(2,)),
-                "v": Real(0.0, 3.0),
-                "w": Real(0.0, 8.0),
-                "seed": SEED,
-            }
-        ),
-        checks=[
-            inequality_check(
-                "direct-sum",
-                _eq38,
-                max_points=30,
-                description="both sides for random unit directions, f by its series (mpmath)",
-            )
+P.claim(
+    "eq38",
+    source=P.at("appendix A.2 (Lemma A.1 proof), eq (38)"),
+    statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
+    "/ (m(m-1))) (Jensen), f of eq (37)",
+    domain=Domain(
+        {
+            "d": Int(1, 64, extra=(2, 3)),
+            "m": Int(2, 24, extra=(2,)),
+            "v": Real(0.0, 3.0),
+            "w": Real(0.0, 8.0),
+            "seed": SEED,
+        },
+        fixed_points=[
+            {"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6},
+            {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7},
         ],
-    )
+    ),
+    checks=[
+        inequality_check(
+            "direct-sum",
+            _eq38,
+            max_points=30,
+            description="both sides for random unit directions, f by its series (mpmath)",
+        )
+    ],
 )
 
 
@@ -647,34 +637,32 @@ def _eq41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=10 * perr)
 
 
-register(
-    Claim(
-        id="simrf.eq41",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (41)",
-        statement="rho(x,y) = Gamma(d/2)/(m(m-1)) int dw_1..dw_d p(w_1..w_d)/d! sum_{P in S_d} sum_i sum_{j != i} "
-        "sum_k v^{2k}/(2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + "
-        "2 w_{P_i} w_{P_j} w_hat_i.w_hat_j)^k for i.i.d. chi_d norms and a fixed direction configuration",
-        domain=Domain(
-            {
-                "d": Int(2, 5, scale="linear"),
-                "v": Real(0.1, 1.0, extra=(1.0,)),
-                "seed": SEED,
-                "config": Choice(("random", "simplex", "orthogonal")),
-            }
-        ),
-        checks=[
-            Check(
-                "monte-carlo",
-                3,
-                _eq41_mc,
-                search=False,
-                description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
-                "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair",
-            )
-        ],
-        notes="m = d (one block). The printed side's d! permutation terms are equal integrals; they are evaluated "
-        "once per ordered pair (i, j).",
-    )
+P.claim(
+    "eq41",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (41)"),
+    statement="rho(x,y) = Gamma(d/2)/(m(m-1)) int dw_1..dw_d p(w_1..w_d)/d! sum_{P in S_d} sum_i sum_{j != i} "
+    "sum_k v^{2k}/(2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + "
+    "2 w_{P_i} w_{P_j} w_hat_i.w_hat_j)^k for i.i.d. chi_d norms and a fixed direction configuration",
+    domain=Domain(
+        {
+            "d": Int(2, 5, scale="linear"),
+            "v": Real(0.1, 1.0, extra=(1.0,)),
+            "seed": SEED,
+            "config": Choice(("random", "simplex", "orthogonal")),
+        }
+    ),
+    checks=[
+        Check(
+            "monte-carlo",
+            3,
+            _eq41_mc,
+            search=False,
+            description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
+            "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair",
+        )
+    ],
+    notes="m = d (one block). The printed side's d! permutation terms are equal integrals; they are evaluated "
+    "once per ordered pair (i, j).",
 )
 
 
@@ -683,23 +671,21 @@ def printed_f42(s: Any, p: dict[str, Any]) -> Any:
     return _f_series(MF(p["v"]) ** 2 * s, int(p["d"]))
 
 
-register(
-    Claim(
-        id="simrf.eq42",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (42) and 'f is once again convex and positive definite'",
-        statement="f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) is convex and positive for "
-        "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
-        domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
-        checks=[
-            _derivative_check("convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
-            inequality_check(
-                "positive",
-                lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
-                description="f(s) > 0 (checked as -f <= 0 at the working precision)",
-            ),
-        ],
-        notes="'Positive definite' is read as 'positive'.",
-    )
+P.claim(
+    "eq42",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) and 'f is once again convex and positive definite'"),
+    statement="f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) is convex and positive for "
+    "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
+    domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
+    checks=[
+        _derivative_check("convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
+        inequality_check(
+            "positive",
+            lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
+            description="f(s) > 0 (checked as -f <= 0 at the working precision)",
+        ),
+    ],
+    notes="'Positive definite' is read as 'positive'.",
 )
 
 
@@ -731,7 +717,12 @@ def _eq43_sides(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     return s42, lhs, rhs
 
 
-_PERM_DOMAIN = Domain({"d": Int(2, 4, scale="linear"), "v": Real(0.0, 3.0), "seed": SEED})
+# eq (43) and its relabelling share this domain: interior points tried first (the grid's corners include
+# degenerate v = 0 points that cannot fail)
+_PERM_DOMAIN = Domain(
+    {"d": Int(2, 4, scale="linear"), "v": Real(0.0, 3.0), "seed": SEED},
+    fixed_points=[{"d": 4, "v": 1.5, "seed": 8}, {"d": 4, "v": 3.0, "seed": 9}, {"d": 3, "v": 2.0, "seed": 10}],
+)
 
 
 def _eq43_relabel(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -740,22 +731,23 @@ def _eq43_relabel(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return s42, abs(s42) * MF(10) ** (-dps - 3)
 
 
-register(
-    Claim(
-        id="simrf.eq43.relabel",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (42) = eq (43) left side ('relabelling summation variables')",
-        statement="sum_P sum_i sum_{j != i} f(w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j) = "
-        "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})",
-        domain=_PERM_DOMAIN,
-        checks=[
+P.claim(
+    "eq43.relabel",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) = eq (43) left side ('relabelling summation variables')"),
+    statement="sum_P sum_i sum_{j != i} f(w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j) = "
+    "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})",
+    domain=_PERM_DOMAIN,
+    checks=[
+        _no_search(
             deterministic_check(
                 "direct-sum",
                 lambda p: _eq43_sides(p)[1],
                 _eq43_relabel,
                 description="both sums over all d! permutations, random norms and directions",
-            )
-        ],
-    )
+            ),
+            16,
+        )
+    ],
 )
 
 
@@ -765,16 +757,18 @@ def _eq43(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return rhs, lhs, abs(lhs) * MF(10) ** (3 - dps)
 
 
-register(
-    Claim(
-        id="simrf.eq43",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (43)",
-        statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
-        ">= d! sum_i sum_{j != i} "
-        "f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
-        domain=_PERM_DOMAIN,
-        checks=[inequality_check("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)")],
-    )
+P.claim(
+    "eq43",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (43)"),
+    statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
+    ">= d! sum_i sum_{j != i} "
+    "f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
+    domain=_PERM_DOMAIN,
+    checks=[
+        _no_search(
+            inequality_check("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)"), 16
+        )
+    ],
 )
 
 
@@ -901,41 +895,42 @@ def _eq45_check(literal46: bool) -> Check:
     )
 
 
-register(
-    Claim(
-        id="simrf.eq45",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (44)-(46)",
-        statement="d L / d w_hat_i = 0 reads sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2}/(2^{2k} k! "
-        "Gamma(k+d/2)) (w_{P_i}^2 w_hat_i + w_{P_i} w_{P_j} w_hat_j) - lambda_i w_i = 0, where eq (46) writes "
-        "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = w_{P_iP_j}; "
-        "checked as: the printed sum is a positive multiple of the gradient of the first term of L "
-        "(eq 44), the multiple absorbed by lambda_i",
-        domain=Domain({"d": Int(2, 4, scale="linear"), "v": Real(0.0, 2.0), "seed": SEED}),
-        readings=[
-            Reading(
-                "literal (46)",
-                [_eq45_check(True)],
-                description="w_{P_iP_j} = the quadratic form itself, as eq (46) writes it: the weights are "
-                "q^{2k-2} instead of q^{k-1}",
-            ),
-            Reading(
-                "norm",
-                [_eq45_check(False)],
-                description="w_{P_iP_j} = |w_{P_i} w_hat_i + w_{P_j} w_hat_j|, the norm whose square is eq (46)'s "
-                "quadratic form; the printed sum is then exactly 1/4 of the gradient (the factor and lambda_i w_i in "
-                "place of lambda_i w_hat_i are absorbed by the multiplier)",
-                natural=True,
-                reason="w_ij is the norm |w_i + w_j| throughout the paper (Def 3.1, eq 10; sec 3.1), and only its "
-                "(2k-2)-th power is what differentiating (eq 44)'s k-th power of the quadratic form gives",
-            ),
-        ],
-        correction="Eq (46) should read '= w_{P_iP_j}^2': with w_{P_iP_j} the norm, as w_ij throughout, eq (45) "
-        "holds; read literally (w_{P_iP_j} the quadratic form) the weights are q^{2k-2} instead of q^{k-1} "
-        "(d = 4, v = 1, seed 11: the printed and true gradient directions differ by 0.3366). Eq (47) and Thm 3.4 do "
-        "not depend on it.",
-        notes="Until 2026-11-26 the literal reading was registered as its own claim, simrf.eq45.literal46; it is now "
-        "the reading 'literal (46)' of this claim.",
-    )
+P.claim(
+    "eq45",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (44)-(46)"),
+    statement="d L / d w_hat_i = 0 reads sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2}/(2^{2k} k! "
+    "Gamma(k+d/2)) (w_{P_i}^2 w_hat_i + w_{P_i} w_{P_j} w_hat_j) - lambda_i w_i = 0, where eq (46) writes "
+    "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = w_{P_iP_j}; "
+    "checked as: the printed sum is a positive multiple of the gradient of the first term of L "
+    "(eq 44), the multiple absorbed by lambda_i",
+    domain=Domain(
+        {"d": Int(2, 4, scale="linear"), "v": Real(0.0, 2.0), "seed": SEED},
+        fixed_points=[{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12}, {"d": 4, "v": 0.3, "seed": 13}],
+    ),
+    readings=[
+        Reading(
+            "literal (46)",
+            [_no_search(_eq45_check(True), 12)],
+            description="w_{P_iP_j} = the quadratic form itself, as eq (46) writes it: the weights are "
+            "q^{2k-2} instead of q^{k-1}",
+        ),
+        Reading(
+            "norm",
+            [_no_search(_eq45_check(False), 16)],
+            description="w_{P_iP_j} = |w_{P_i} w_hat_i + w_{P_j} w_hat_j|, the norm whose square is eq (46)'s "
+            "quadratic form; the printed sum is then exactly 1/4 of the gradient (the factor and lambda_i w_i in "
+            "place of lambda_i w_hat_i are absorbed by the multiplier)",
+            natural=True,
+            reason="w_ij is the norm |w_i + w_j| throughout the paper (Def 3.1, eq 10; sec 3.1), and only its "
+            "(2k-2)-th power is what differentiating (eq 44)'s k-th power of the quadratic form gives",
+        ),
+    ],
+    correction="Eq (46) should read '= w_{P_iP_j}^2': with w_{P_iP_j} the norm, as w_ij throughout, eq (45) "
+    "holds; read literally (w_{P_iP_j} the quadratic form) the weights are q^{2k-2} instead of q^{k-1} "
+    "(d = 4, v = 1, seed 11: the printed and true gradient directions differ by 0.3366). Eq (47) and Thm 3.4 do "
+    "not depend on it.",
+    notes="Until 2026-11-26 the literal reading was registered as its own claim, simrf.eq45.literal46; it is now "
+    "the reading 'literal (46)' of this claim.",
 )
 
 
@@ -975,26 +970,24 @@ _EQUAL_ANGLE_DOMAIN = Domain(
     }
 )
 
-register(
-    Claim(
-        id="simrf.eq46",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (46)",
-        statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
-        "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
-        "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} "
-        "+ 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}",
-        domain=_EQUAL_ANGLE_DOMAIN,
-        checks=[
-            deterministic_check(
-                "direct",
-                lambda p: _eq46_pair(p)[0],
-                lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]), MF(10) ** (-dps - 3)),
-                description="both quadratic forms for an equal-angle configuration "
-                "(common cosine from -1/(d-1) up), random norms and permutation",
-            )
-        ],
-        notes="The middle '= w_{P_iP_j}' names the form (see the readings of simrf.eq45).",
-    )
+P.claim(
+    "eq46",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (46)"),
+    statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
+    "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
+    "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} "
+    "+ 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}",
+    domain=_EQUAL_ANGLE_DOMAIN,
+    checks=[
+        deterministic_check(
+            "direct",
+            lambda p: _eq46_pair(p)[0],
+            lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]), MF(10) ** (-dps - 3)),
+            description="both quadratic forms for an equal-angle configuration "
+            "(common cosine from -1/(d-1) up), random norms and permutation",
+        )
+    ],
+    notes="The middle '= w_{P_iP_j}' names the form (see the readings of simrf.eq45).",
 )
 
 
@@ -1015,25 +1008,23 @@ def _eq47_terms(p: dict[str, Any]) -> tuple[Any, Any]:
     return term(0, 1), term(i2, j2)
 
 
-register(
-    Claim(
-        id="simrf.eq47",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (47) and the sentence after it",
-        statement="the term in parentheses (sum_{P in S_d} w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}) is identical for every "
-        "i, j (directions at equal angles, eq 46)",
-        domain=_EQUAL_ANGLE_DOMAIN,
-        checks=[
-            deterministic_check(
-                "direct",
-                lambda p: _eq47_terms(p)[0],
-                lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]), MF(10) ** (-dps - 3)),
-                description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
-                "permutations, equal-angle configuration, random chi_d norms",
-            )
-        ],
-        notes="Without equal angles the parenthesis depends on w_hat_i.w_hat_j and differs between pairs; the "
-        "proof gets equal angles from Jensen (eq 43) and eq (46).",
-    )
+P.claim(
+    "eq47",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (47) and the sentence after it"),
+    statement="the term in parentheses (sum_{P in S_d} w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}) is identical for every "
+    "i, j (directions at equal angles, eq 46)",
+    domain=_EQUAL_ANGLE_DOMAIN,
+    checks=[
+        deterministic_check(
+            "direct",
+            lambda p: _eq47_terms(p)[0],
+            lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]), MF(10) ** (-dps - 3)),
+            description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
+            "permutations, equal-angle configuration, random chi_d norms",
+        )
+    ],
+    notes="Without equal angles the parenthesis depends on w_hat_i.w_hat_j and differs between pairs; the "
+    "proof gets equal angles from Jensen (eq 43) and eq (46).",
 )
 
 
@@ -1094,26 +1085,27 @@ def _eq48(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(float(dist)), MF(EQ48_RESOLUTION), MF(0)
 
 
-register(
-    Claim(
-        id="simrf.eq48",
-        source=f"{SRC}, appendix A.2 (Thm 3.4 proof), eq (48)",
-        statement="at the minimiser of eq (42): w_hat_i proportional to -sum_{j != i} w_hat_j (i = 1..d), "
-        "uniquely the simplex geometry",
-        domain=Domain({"d": Int(2, 5, scale="linear"), "v": Real(0.1, 2.0, extra=(1.0,)), "seed": SEED}),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "optimiser",
-                    _eq48,
-                    description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
-                    "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
-                    "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
-                ),
-                8,
-            )
-        ],
-    )
+P.claim(
+    "eq48",
+    source=P.at("appendix A.2 (Thm 3.4 proof), eq (48)"),
+    statement="at the minimiser of eq (42): w_hat_i proportional to -sum_{j != i} w_hat_j (i = 1..d), "
+    "uniquely the simplex geometry",
+    domain=Domain(
+        {"d": Int(2, 5, scale="linear"), "v": Real(0.1, 2.0, extra=(1.0,)), "seed": SEED},
+        fixed_points=[{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}],
+    ),
+    checks=[
+        _no_search(
+            inequality_check(
+                "optimiser",
+                _eq48,
+                description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
+                "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
+                "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
+            ),
+            5,
+        )
+    ],
 )
 
 
@@ -1186,38 +1178,36 @@ def _eq16(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(ref), MF(1e-12 * ref + 10 * res * ref)
 
 
-register(
-    Claim(
-        id="simrf.eq16",
-        source=f"{SRC}, sec 3.2 eq (16) (= appendix A.3 eq (51))",
-        statement="the truncated objective eq (15) is exactly minimised by "
-        "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
-        "w_i, i = 1..d (any configuration satisfying it)",
-        domain=Domain(
-            {
-                "d": Int(2, 64, extra=(2, 3, 6)),
-                "v": Real(0.1, 2.0),
-                "seed": SEED,
-                "start": Choice(("simplex", "random")),
-                "big": Choice((1.0, 40.0)),
-            }
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "analytic-minimum",
-                    lambda p: MF(printed_rho_tilde(eq17_iterate(_plus_config(p)[0])[0], float(p["v"]))),
-                    _eq16,
-                    description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
-                    "the simplex or a random start; residual in the error bar) vs the exact minimum "
-                    "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
-                ),
-                24,
-            )
-        ],
-        notes="big = 40 scales the first chi_d norm so that it exceeds the sum of the others (the antialigned case "
-        "of appendix A.3).",
-    )
+P.claim(
+    "eq16",
+    source=P.at("sec 3.2 eq (16) (= appendix A.3 eq (51))"),
+    statement="the truncated objective eq (15) is exactly minimised by "
+    "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
+    "w_i, i = 1..d (any configuration satisfying it)",
+    domain=Domain(
+        {
+            "d": Int(2, 64, extra=(2, 3, 6)),
+            "v": Real(0.1, 2.0),
+            "seed": SEED,
+            "start": Choice(("simplex", "random")),
+            "big": Choice((1.0, 40.0)),
+        }
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "analytic-minimum",
+                lambda p: MF(printed_rho_tilde(eq17_iterate(_plus_config(p)[0])[0], float(p["v"]))),
+                _eq16,
+                description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
+                "the simplex or a random start; residual in the error bar) vs the exact minimum "
+                "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
+            ),
+            24,
+        )
+    ],
+    notes="big = 40 scales the first chi_d norm so that it exceeds the sum of the others (the antialigned case "
+    "of appendix A.3).",
 )
 
 
@@ -1228,27 +1218,25 @@ def _eq17(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(res), MF(1e-9), MF(0)
 
 
-register(
-    Claim(
-        id="simrf.eq17",
-        source=f"{SRC}, sec 3.2, eq (17) and the sentence around it",
-        statement="the iterative update w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i converges to eq (16) "
-        "quickly (after a small number of passes through the d vectors) when initialised in the simplex geometry; "
-        "read as: eq (16) residual <= 1e-9 after at most 100 passes",
-        domain=Domain({"d": Int(2, 256, extra=(2, 3, 6, 64)), "seed": SEED, "big": Choice((1.0,))}),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "iteration",
-                    _eq17,
-                    description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
-                    "after at most 100 passes (numpy)",
-                ),
-                16,
-            )
-        ],
-        notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
-    )
+P.claim(
+    "eq17",
+    source=P.at("sec 3.2, eq (17) and the sentence around it"),
+    statement="the iterative update w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i converges to eq (16) "
+    "quickly (after a small number of passes through the d vectors) when initialised in the simplex geometry; "
+    "read as: eq (16) residual <= 1e-9 after at most 100 passes",
+    domain=Domain({"d": Int(2, 256, extra=(2, 3, 6, 64)), "seed": SEED, "big": Choice((1.0,))}),
+    checks=[
+        _no_search(
+            inequality_check(
+                "iteration",
+                _eq17,
+                description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
+                "after at most 100 passes (numpy)",
+            ),
+            16,
+        )
+    ],
+    notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
 )
 
 
@@ -1276,26 +1264,24 @@ def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(worst), MF(1e-14)
 
 
-register(
-    Claim(
-        id="simrf.eq49",
-        source=f"{SRC}, appendix A.3, eq (49)",
-        statement="stationarity of the Lagrangian of eq (15): sum_{j != i} (v^2/(4 Gamma(1 + d/2)) (w_i + w_j)) - "
-        "lambda_i w_i = 0; checked as: the printed sum is a positive multiple of the gradient of eq (15) in w_i",
-        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 64, extra=(2,)), "v": Real(0.1, 3.0), "seed": SEED}),
-        checks=[
-            deterministic_check(
-                "gradient",
-                lambda p: MF(0),
-                _eq49,
-                atol_scale=lambda p, dps: 1,
-                description="max_i distance between the unit vectors of the printed sum and "
-                "of the hand-derived gradient (tied to finite differences in the tests); "
-                "random vectors",
-            )
-        ],
-        notes="The factor 4 m(m-1)/Gamma(d/2) between the two is absorbed by lambda_i.",
-    )
+P.claim(
+    "eq49",
+    source=P.at("appendix A.3, eq (49)"),
+    statement="stationarity of the Lagrangian of eq (15): sum_{j != i} (v^2/(4 Gamma(1 + d/2)) (w_i + w_j)) - "
+    "lambda_i w_i = 0; checked as: the printed sum is a positive multiple of the gradient of eq (15) in w_i",
+    domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 64, extra=(2,)), "v": Real(0.1, 3.0), "seed": SEED}),
+    checks=[
+        deterministic_check(
+            "gradient",
+            lambda p: MF(0),
+            _eq49,
+            atol_scale=lambda p, dps: 1,
+            description="max_i distance between the unit vectors of the printed sum and "
+            "of the hand-derived gradient (tied to finite differences in the tests); "
+            "random vectors",
+        )
+    ],
+    notes="The factor 4 m(m-1)/Gamma(d/2) between the two is absorbed by lambda_i.",
 )
 
 
@@ -1312,36 +1298,34 @@ def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(worst), MF(1e-13 + 10 * res)
 
 
-register(
-    Claim(
-        id="simrf.eq50",
-        source=f"{SRC}, appendix A.3, eq (50)",
-        statement="eq (49) is solved by w_i proportional to -sum_{j != i} w_j (i = 1..d): at such a configuration "
-        "sum_{j != i} (w_i + w_j) is parallel to w_i",
-        domain=Domain(
-            {
-                "d": Int(2, 64, extra=(2, 3)),
-                "v": Real(0.1, 3.0),
-                "seed": SEED,
-                "start": Choice(("simplex", "random")),
-                "big": Choice((1.0, 40.0)),
-            }
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "direct",
-                    lambda p: MF(0),
-                    _eq50,
-                    atol_scale=lambda p, dps: 1,
-                    description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
-                    "configurations "
-                    "(eq (17) fixed points; their residual enters the error bar)",
-                ),
-                24,
-            )
-        ],
-    )
+P.claim(
+    "eq50",
+    source=P.at("appendix A.3, eq (50)"),
+    statement="eq (49) is solved by w_i proportional to -sum_{j != i} w_j (i = 1..d): at such a configuration "
+    "sum_{j != i} (w_i + w_j) is parallel to w_i",
+    domain=Domain(
+        {
+            "d": Int(2, 64, extra=(2, 3)),
+            "v": Real(0.1, 3.0),
+            "seed": SEED,
+            "start": Choice(("simplex", "random")),
+            "big": Choice((1.0, 40.0)),
+        }
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "direct",
+                lambda p: MF(0),
+                _eq50,
+                atol_scale=lambda p, dps: 1,
+                description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
+                "configurations "
+                "(eq (17) fixed points; their residual enters the error bar)",
+            ),
+            24,
+        )
+    ],
 )
 
 
@@ -1368,35 +1352,33 @@ def printed_eq53_middle(p: dict[str, Any]) -> Any:
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
 
 
-register(
-    Claim(
-        id="simrf.eq53",
-        source=f"{SRC}, appendix A.4, eq (53)",
-        statement="rho(x,y) = Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/"
-        "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
-        domain=_vd_domain(d=(1, 256)),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "quadrature-middle",
-                    printed_eq53_middle,
-                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-                    description="E exp(t v), t ~ N(0, 2), by quadrature",
-                ),
-                12,
+P.claim(
+    "eq53",
+    source=P.at("appendix A.4, eq (53)"),
+    statement="rho(x,y) = Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/"
+    "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
+    domain=_vd_domain(d=(1, 256), fixed_points=[{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}]),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "quadrature-middle",
+                printed_eq53_middle,
+                lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
+                description="E exp(t v), t ~ N(0, 2), by quadrature",
             ),
-            _no_search(
-                deterministic_check(
-                    "quadrature-series",
-                    lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
-                    lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-                    description="E exp(t v), t ~ N(0, 2), by quadrature",
-                ),
-                12,
+            6,
+        ),
+        _no_search(
+            deterministic_check(
+                "quadrature-series",
+                lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
+                lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
+                description="E exp(t v), t ~ N(0, 2), by quadrature",
             ),
-        ],
-        notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",
-    )
+            6,
+        ),
+    ],
+    notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",
 )
 
 
@@ -1410,20 +1392,21 @@ def _gauss_integral_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     )
 
 
-register(
-    Claim(
-        id="simrf.text-a4-integral",
-        source=f"{SRC}, appendix A.4, sentence after eq (53)",
-        statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
-        domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
-        checks=[
+P.claim(
+    "text-a4-integral",
+    source=P.at("appendix A.4, sentence after eq (53)"),
+    statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
+    domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
+    checks=[
+        _no_search(
             deterministic_check(
                 "quadrature", lambda p: 2 ** (MF(p["z"]) - 1) * mpmath.gamma(MF(p["z"])), _gauss_integral_ref
-            )
-        ],
-        notes="Eq (53) itself integrates against e^{-w^2/4}, for which the identity reads 2^{2z-1} Gamma(z); "
-        "eq (53) is checked on its own (simrf.eq53).",
-    )
+            ),
+            12,
+        )
+    ],
+    notes="Eq (53) itself integrates against e^{-w^2/4}, for which the identity reads 2^{2z-1} Gamma(z); "
+    "eq (53) is checked on its own (simrf.eq53).",
 )
 
 
@@ -1471,29 +1454,27 @@ def printed_eq57(part: int) -> Any:
     return pr
 
 
-register(
-    Claim(
-        id="simrf.eq57",
-        source=f"{SRC}, appendix A.5, eq (57)",
-        statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
-        "e^{-w^2/2} "
-        "= w^{2d-1}/(2^{2d-2} Gamma(d/2)^2) int_0^pi (sin phi)^{d-1} e^{-w^2/2} "
-        "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
-        domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    f"cdf-derivative-{name}",
-                    printed_eq57(k),
-                    lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
-                    atol_scale=lambda p, dps: 1,
-                    description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
-                ),
-                16,
-            )
-            for k, name in ((1, "first"), (2, "middle"), (3, "right"))
-        ],
-    )
+P.claim(
+    "eq57",
+    source=P.at("appendix A.5, eq (57)"),
+    statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
+    "e^{-w^2/2} "
+    "= w^{2d-1}/(2^{2d-2} Gamma(d/2)^2) int_0^pi (sin phi)^{d-1} e^{-w^2/2} "
+    "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
+    domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                f"cdf-derivative-{name}",
+                printed_eq57(k),
+                lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
+                atol_scale=lambda p, dps: 1,
+                description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
+            ),
+            8,
+        )
+        for k, name in ((1, "first"), (2, "middle"), (3, "right"))
+    ],
 )
 
 
@@ -1513,29 +1494,34 @@ def printed_eq62(p: dict[str, Any]) -> Any:
     return _guarded_quad(inner, lambda: [0, mpmath.pi / 4, mpmath.pi / 2]) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2))
 
 
-register(
-    Claim(
-        id="simrf.eq62",
-        source=f"{SRC}, appendix A.6, eq (62)",
-        statement="rho_theta(x,y) = sum_k v^{2k} Gamma(k+d)/(2^k k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) "
-        "int_0^{pi/2} dphi (sin 2phi)^{d-1} (1 + sin 2phi cos theta)^k",
-        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "eq10-quadrature",
-                    printed_eq62,
-                    lambda p, dps: tuple(
-                        MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
-                    ),
-                    max_points=12,
-                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-                ),
-                8,
-            )
+P.claim(
+    "eq62",
+    source=P.at("appendix A.6, eq (62)"),
+    statement="rho_theta(x,y) = sum_k v^{2k} Gamma(k+d)/(2^k k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) "
+    "int_0^{pi/2} dphi (sin 2phi)^{d-1} (1 + sin 2phi cos theta)^k",
+    domain=_vd_domain(
+        v=(0.0, 3.0),
+        d=(2, 32),
+        extra={"cos": Real(-1.0, 1.0, extra=(0.0,))},
+        fixed_points=[
+            {"v": 1.5, "d": 8, "cos": -1.0 / 7},
+            {"v": 2.5, "d": 32, "cos": 0.5},
+            {"v": 1.0, "d": 3, "cos": -0.5},
         ],
-        notes="The k-sum is taken inside the phi integral (positive terms).",
-    )
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "eq10-quadrature",
+                printed_eq62,
+                lambda p, dps: tuple(MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
+                max_points=12,
+                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+            ),
+            4,
+        )
+    ],
+    notes="The k-sum is taken inside the phi integral (positive terms).",
 )
 
 
@@ -1558,14 +1544,14 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(compute, dps)
 
 
-register(
-    Claim(
-        id="simrf.text-footnote4",
-        source=f"{SRC}, sec 3.2, footnote 4",
-        statement="with orthogonal coupling E(w_ij^4)/E(w_ij^2) = E(w_i^4)/E(w_i^2) + E(w_i^2) = "
-        "2 Gamma(d/2+2)/Gamma(d/2+1) + 2 Gamma(d/2+1)/Gamma(d/2) ~ d",
-        domain=Domain({"d": Int(1, 1024, extra=(2, 3, 64))}),
-        checks=[
+P.claim(
+    "text-footnote4",
+    source=P.at("sec 3.2, footnote 4"),
+    statement="with orthogonal coupling E(w_ij^4)/E(w_ij^2) = E(w_i^4)/E(w_i^2) + E(w_i^2) = "
+    "2 Gamma(d/2+2)/Gamma(d/2+1) + 2 Gamma(d/2+1)/Gamma(d/2) ~ d",
+    domain=Domain({"d": Int(1, 1024, extra=(2, 3, 64))}),
+    checks=[
+        _no_search(
             deterministic_check(
                 "chi2d-moments-right",
                 lambda p: (
@@ -1575,63 +1561,19 @@ register(
                 _fn4_ref,
                 description="E w^4/E w^2 for w ~ chi_2d by quadrature",
             ),
+            5,
+        ),
+        _no_search(
             deterministic_check(
                 "chi2d-moments-middle",
                 lambda p: (lambda d: d * (d + 2) / d + d)(MF(int(p["d"]))),
                 _fn4_ref,
                 description="E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
             ),
-        ],
-    )
+            5,
+        ),
+    ],
 )
-
-
-# verify time budget (default budget <= 2 min for this module): expensive references get at most this many
-# grid/random points and no optimiser climb
-_CAPS = {
-    "simrf.eq22": 20,
-    "simrf.eq31": 24,
-    "simrf.eq36": 7,
-    "simrf.eq43": 16,
-    "simrf.eq43.relabel": 16,
-    "simrf.eq45": 16,
-    "simrf.eq48": 5,
-    "simrf.eq53": 6,
-    "simrf.eq57": 8,
-    "simrf.eq62": 4,
-    "simrf.eq75": 16,
-    "simrf.text-a4-integral": 12,
-    "simrf.text-footnote4": 5,
-}
-# with readings, a reading's checks: the literal (46) reading of eq (45) is capped at 12
-_CAPS_READING = {("simrf.eq45", "literal (46)"): 12}
-for _cid, _n in _CAPS.items():
-    for _r in REGISTRY[_cid].readings or [None]:
-        for _ch in _r.checks if _r is not None else REGISTRY[_cid].checks:
-            _no_search(_ch, _CAPS_READING.get((_cid, _r.name if _r is not None else None), _n))
-
-# interior points tried first (the grid's corners include degenerate v = 0 / w = 0 points that cannot fail)
-_FIXED: dict[str, list[dict[str, Any]]] = {
-    "simrf.eq36": [
-        {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1},
-        {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
-        {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3},
-        {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
-        {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5},
-    ],
-    "simrf.eq38": [{"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6}, {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7}],
-    "simrf.eq43": [{"d": 4, "v": 1.5, "seed": 8}, {"d": 4, "v": 3.0, "seed": 9}, {"d": 3, "v": 2.0, "seed": 10}],
-    "simrf.eq45": [{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12}, {"d": 4, "v": 0.3, "seed": 13}],
-    "simrf.eq48": [{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}],
-    "simrf.eq53": [{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}],
-    "simrf.eq62": [
-        {"v": 1.5, "d": 8, "cos": -1.0 / 7},
-        {"v": 2.5, "d": 32, "cos": 0.5},
-        {"v": 1.0, "d": 3, "cos": -0.5},
-    ],
-}
-for _cid, _pts in _FIXED.items():
-    REGISTRY[_cid].domain.fixed_points = _pts
 
 
 # --------------------------------------------------------------- A.5: eq (55)
@@ -1661,30 +1603,28 @@ def _cdf_angle_at(p: dict[str, Any]) -> Any:
     return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
 
 
-register(
-    Claim(
-        id="simrf.eq55",
-        source=f"{SRC}, appendix A.5, eq (54)-(55)",
-        statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
-        "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
-        domain=Domain(
-            {"w": Real(0.1, 20.0, extra=(1.0,)), "d": Int(1, 64, extra=(2, 3)), "cos": Real(-0.95, 0.95)},
-            fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}],
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "root-quadrature",
-                    printed_eq55,
-                    lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
-                    atol_scale=lambda p, dps: 1,
-                    description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
-                ),
-                5,
-            )
-        ],
-        notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
-    )
+P.claim(
+    "eq55",
+    source=P.at("appendix A.5, eq (54)-(55)"),
+    statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
+    "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
+    domain=Domain(
+        {"w": Real(0.1, 20.0, extra=(1.0,)), "d": Int(1, 64, extra=(2, 3)), "cos": Real(-0.95, 0.95)},
+        fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}],
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "root-quadrature",
+                printed_eq55,
+                lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
+                atol_scale=lambda p, dps: 1,
+                description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
+            ),
+            5,
+        )
+    ],
+    notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
 )
 
 
@@ -1719,36 +1659,34 @@ def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
 
 
-register(
-    Claim(
-        id="simrf.eq14",
-        source=f"{SRC}, sec 3.2, eq (14) (with eq (13))",
-        statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
-        "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
-        "(as eq (13) factors it), i.e. per pair E sum_k (...) = (1 + Gamma(d/2) v^2 E w_ij^2/(4 Gamma(d/2+1)))"
-        "/Gamma(d/2) + O(v^4)",
-        domain=Domain(
-            {
-                "d": Int(2, 256, extra=(2, 3, 64)),
-                "v": Real(1e-3, 0.1, scale="log"),
-                "coupling": Choice(("iid", "orf", "simrf")),
-            }
-        ),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "remainder-growth",
-                    _eq14_growth,
-                    description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
-                    "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
-                ),
-                20,
-            )
-        ],
-        notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
-        "Gamma(d/2)/(m(m-1)); the layout of eq (13) (tau = Gamma(d/2) v^2 E(w_ij^2)/(4 Gamma(d/2+1)) inside "
-        "the bracket after 1/Gamma(d/2)) fixes the reading used here.",
-    )
+P.claim(
+    "eq14",
+    source=P.at("sec 3.2, eq (14) (with eq (13))"),
+    statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
+    "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
+    "(as eq (13) factors it), i.e. per pair E sum_k (...) = (1 + Gamma(d/2) v^2 E w_ij^2/(4 Gamma(d/2+1)))"
+    "/Gamma(d/2) + O(v^4)",
+    domain=Domain(
+        {
+            "d": Int(2, 256, extra=(2, 3, 64)),
+            "v": Real(1e-3, 0.1, scale="log"),
+            "coupling": Choice(("iid", "orf", "simrf")),
+        }
+    ),
+    checks=[
+        _no_search(
+            inequality_check(
+                "remainder-growth",
+                _eq14_growth,
+                description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
+                "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
+            ),
+            20,
+        )
+    ],
+    notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
+    "Gamma(d/2)/(m(m-1)); the layout of eq (13) (tau = Gamma(d/2) v^2 E(w_ij^2)/(4 Gamma(d/2+1)) inside "
+    "the bracket after 1/Gamma(d/2)) fixes the reading used here.",
 )
 
 
@@ -1782,32 +1720,30 @@ def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return val, abs(val) * MF(10) ** (-dps - 3)
 
 
-register(
-    Claim(
-        id="simrf.eq61",
-        source=f"{SRC}, appendix A.6, eq (61)",
-        statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
-        "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
-        domain=_vd_domain(
-            v=(0.0, 3.0),
-            d=(2, 32),
-            extra={"cos": Real(-0.95, 0.95, extra=(0.0,))},
-            fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}],
-        ),
-        checks=[
-            Check(
-                "hypergeometric",
-                1,
-                lambda p, budget, seed: _eq61_eval(p, budget),
-                search=False,
-                max_points=12,
-                description="the eq (21) closed form (Beta average of 1F1, mpmath) vs the printed double integral "
-                "on 300^2 Gauss-Legendre nodes (float64; error bar: change from 200^2 nodes)",
-            )
-        ],
-        notes="Printed side in float64 with its own error bar: the check is decided at ~1e-12 relative, not at "
-        "the budget's digits.",
-    )
+P.claim(
+    "eq61",
+    source=P.at("appendix A.6, eq (61)"),
+    statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
+    "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
+    domain=_vd_domain(
+        v=(0.0, 3.0),
+        d=(2, 32),
+        extra={"cos": Real(-0.95, 0.95, extra=(0.0,))},
+        fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}],
+    ),
+    checks=[
+        Check(
+            "hypergeometric",
+            1,
+            lambda p, budget, seed: _eq61_eval(p, budget),
+            search=False,
+            max_points=12,
+            description="the eq (21) closed form (Beta average of 1F1, mpmath) vs the printed double integral "
+            "on 300^2 Gauss-Legendre nodes (float64; error bar: change from 200^2 nodes)",
+        )
+    ],
+    notes="Printed side in float64 with its own error bar: the check is decided at ~1e-12 relative, not at "
+    "the budget's digits.",
 )
 
 
@@ -1843,21 +1779,17 @@ def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return val, abs(val) * MF(10) ** (-dps - 5)
 
 
-register(
-    Claim(
-        id="simrf.eq28",
-        source=f"{SRC}, appendix A.1, eq (28)",
-        statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
-        domain=Domain(
-            {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}
-        ),
-        checks=[
-            deterministic_check(
-                "feature-inner-product",
-                printed_eq28,
-                _eq28_ref,
-                description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
-            )
-        ],
-    )
+P.claim(
+    "eq28",
+    source=P.at("appendix A.1, eq (28)"),
+    statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
+    domain=Domain({"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}),
+    checks=[
+        deterministic_check(
+            "feature-inner-product",
+            printed_eq28,
+            _eq28_ref,
+            description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
+        )
+    ],
 )

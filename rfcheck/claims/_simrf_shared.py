@@ -11,13 +11,10 @@ from typing import Any
 
 import mpmath
 
-from rfcheck.claims import Check
-from rfcheck.domains import Domain, Int, Real
+from rfcheck.ledger import Check, Domain, Int, Real
 
-__all__ = ["MF", "SRC", "no_search", "vd_domain"]
+__all__ = ["MF", "no_search", "vd_domain"]
 
-#: the paper, as the ``source`` of every SimRF claim begins
-SRC = "003 Simplex Random Features"
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
 

@@ -29,13 +29,12 @@ import numpy as np
 from scipy import optimize
 
 from rfcheck import features
-from rfcheck.claims import Budget, Check, Claim, register
 from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
-from rfcheck.claims._simrf_shared import MF, SRC
+from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
-from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Real, paper
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
@@ -43,7 +42,8 @@ from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
-from rfcheck.stats import PointEval
+
+P = paper("simrf")
 
 
 def _with(dps: int, fn: Any) -> Any:
@@ -136,22 +136,20 @@ def printed_eq33_bracket(p: dict[str, Any]) -> Any:
     )
 
 
-register(
-    Claim(
-        id="simrf.eq33",
-        source=f"{SRC}, appendix A.1, eq (31)-(33)",
-        statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
-        "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
-        domain=_vd_domain(extra={"w": Real(0.0, 30.0)}, d=(1, 256)),
-        checks=[
-            deterministic_check(
-                "direction-quadrature",
-                printed_eq33_bracket,
-                lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
-                description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            )
-        ],
-    )
+P.claim(
+    "eq33",
+    source=P.at("appendix A.1, eq (31)-(33)"),
+    statement="E[b_i b_j] = E[exp(w_ij^T v)] = Gamma(d/2) E_{w_ij}(sum_k v^{2k} w_ij^{2k} / (2^{2k} k! "
+    "Gamma(k + d/2))) for isotropic w_ij (checked conditionally on |w_ij| = w)",
+    domain=_vd_domain(extra={"w": Real(0.0, 30.0)}, d=(1, 256)),
+    checks=[
+        deterministic_check(
+            "direction-quadrature",
+            printed_eq33_bracket,
+            lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
+            description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+        )
+    ],
 )
 
 
@@ -168,22 +166,20 @@ def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return ref.cdf_derivative_sqrt2_chi(p["w"], int(p["d"]), dps)
 
 
-register(
-    Claim(
-        id="simrf.lem4.1.pdf",
-        source=f"{SRC}, Lemma 4.1, eq (18) (= eq (52))",
-        statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
-        domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
-        checks=[
-            deterministic_check(
-                "cdf-derivative",
-                printed_eq18,
-                _ref_pdf_sqrt2_chi,
-                atol_scale=lambda p, dps: 1,
-                description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
-            )
-        ],
-    )
+P.claim(
+    "lem4.1.pdf",
+    source=P.at("Lemma 4.1, eq (18) (= eq (52))"),
+    statement="i.i.d. w_i, w_j ~ N(0, I_d): p(w_ij) = w_ij^{d-1} e^{-w_ij^2/4} / (2^{d-1} Gamma(d/2))",
+    domain=Domain({"w": Real(0.0, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+    checks=[
+        deterministic_check(
+            "cdf-derivative",
+            printed_eq18,
+            _ref_pdf_sqrt2_chi,
+            atol_scale=lambda p, dps: 1,
+            description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
+        )
+    ],
 )
 
 
@@ -192,24 +188,22 @@ def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return ref.iid_mgf_quadrature(p["v"], dps)
 
 
-register(
-    Claim(
-        id="simrf.lem4.1",
-        source=f"{SRC}, Lemma 4.1, eq (19) (= eq (53))",
-        statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
-        domain=_vd_domain(d=(1, 1024)),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "quadrature",
-                    lambda p: mpmath.exp(MF(p["v"]) ** 2),
-                    _ref_iid_mgf,
-                    description="E exp(t v), t ~ N(0, 2), by quadrature",
-                ),
-                12,
-            )
-        ],
-    )
+P.claim(
+    "lem4.1",
+    source=P.at("Lemma 4.1, eq (19) (= eq (53))"),
+    statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
+    domain=_vd_domain(d=(1, 1024)),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "quadrature",
+                lambda p: mpmath.exp(MF(p["v"]) ** 2),
+                _ref_iid_mgf,
+                description="E exp(t v), t ~ N(0, 2), by quadrature",
+            ),
+            12,
+        )
+    ],
 )
 
 
@@ -240,27 +234,25 @@ def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: _pdf_angle_at(p), dps)
 
 
-register(
-    Claim(
-        id="simrf.lem4.2.pdf",
-        source=f"{SRC}, Lemma 4.2, eq (20) (= eq (56), (60))",
-        statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
-        "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
-        domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "change-of-variables",
-                    printed_eq20,
-                    _ref_pdf_angle,
-                    max_points=30,
-                    atol_scale=lambda p, dps: 1,
-                    description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
-                ),
-                6,
-            )
-        ],
-    )
+P.claim(
+    "lem4.2.pdf",
+    source=P.at("Lemma 4.2, eq (20) (= eq (56), (60))"),
+    statement="w_i, w_j marginally Gaussian at fixed angle theta: p_theta(w_ij) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) "
+    "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
+    domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "change-of-variables",
+                printed_eq20,
+                _ref_pdf_angle,
+                max_points=30,
+                atol_scale=lambda p, dps: 1,
+                description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
+            ),
+            6,
+        )
+    ],
 )
 
 
@@ -282,26 +274,24 @@ def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(val), MF(err)
 
 
-register(
-    Claim(
-        id="simrf.lem4.2",
-        source=f"{SRC}, Lemma 4.2, eq (21) (= eq (63))",
-        statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
-        "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
-        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "eq10-quadrature",
-                    printed_eq21,
-                    _ref_angle_quad,
-                    max_points=12,
-                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-                ),
-                6,
-            )
-        ],
-    )
+P.claim(
+    "lem4.2",
+    source=P.at("Lemma 4.2, eq (21) (= eq (63))"),
+    statement="rho_theta(x,y) = 1/(2^{d-1} Gamma(d/2)) int_0^pi dphi (sin phi)^{d-1} sum_k v^{2k} "
+    "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
+    domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "eq10-quadrature",
+                printed_eq21,
+                _ref_angle_quad,
+                max_points=12,
+                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+            ),
+            6,
+        )
+    ],
 )
 
 
@@ -349,36 +339,34 @@ for _part, _eq, _stmt in (
         "v^{2k}/2^k sum_{p=0}^k (-1/(d-1))^p Gamma((d+p)/2)/Gamma((d+p+1)/2) 1/((k-p)! p!)",
     ),
 ):
-    register(
-        Claim(
-            id=f"simrf.thm4.3.{_part}",
-            source=f"{SRC}, Theorem 4.3, eq {_eq}",
-            statement=_stmt,
-            domain=_vd_domain(d=(2, 256)),
-            checks=[
-                _no_search(
-                    deterministic_check(
-                        "eq10-quadrature",
-                        _printed_rho(_part),
-                        _quad_ref(_part),
-                        max_points=10,
-                        description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
-                    ),
-                    6,
+    P.claim(
+        f"thm4.3.{_part}",
+        source=P.at(f"Theorem 4.3, eq {_eq}"),
+        statement=_stmt,
+        domain=_vd_domain(d=(2, 256)),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    _printed_rho(_part),
+                    _quad_ref(_part),
+                    max_points=10,
+                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
                 ),
-                _no_search(
-                    deterministic_check(
-                        "hypergeometric",
-                        _printed_rho(_part),
-                        lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
-                        max_points=16,
-                        description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
-                    ),
-                    10,
+                6,
+            ),
+            _no_search(
+                deterministic_check(
+                    "hypergeometric",
+                    _printed_rho(_part),
+                    lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
+                    max_points=16,
+                    description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
                 ),
-                _mc_pair(_part),
-            ],
-        )
+                10,
+            ),
+            _mc_pair(_part),
+        ],
     )
 
 
@@ -433,23 +421,21 @@ def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
     return est, float(prod.target[0]), None
 
 
-register(
-    Claim(
-        id="simrf.thm3.2",
-        source=f"{SRC}, Theorem 3.2, eq (11) (= eq (30), (34))",
-        statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
-        "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
-        "independent blocks)",
-        domain=_mse_domain(),
-        checks=[
-            mc_check(
-                "monte-carlo",
-                printed_thm32,
-                _sim_prf,
-                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
-            )
-        ],
-    )
+P.claim(
+    "thm3.2",
+    source=P.at("Theorem 3.2, eq (11) (= eq (30), (34))"),
+    statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
+    "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
+    "independent blocks)",
+    domain=_mse_domain(),
+    checks=[
+        mc_check(
+            "monte-carlo",
+            printed_thm32,
+            _sim_prf,
+            description="MSE of the PRF estimator simulated with the coupling (projection engine)",
+        )
+    ],
 )
 
 
@@ -464,27 +450,25 @@ def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, b, (abs(a) + abs(b)) * MF(10) ** (-dps + 3)
 
 
-register(
-    Claim(
-        id="simrf.cor3.3",
-        source=f"{SRC}, Corollary 3.3",
-        statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
-        "for arbitrary data dimensionality d",
-        domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "closed-forms",
-                    _cor33,
-                    max_points=20,
-                    description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
-                ),
-                10,
-            )
-        ],
-        notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
-        "holds only for v > 0 (and m >= 2).",
-    )
+P.claim(
+    "cor3.3",
+    source=P.at("Corollary 3.3"),
+    statement="For PRFs, the kernel estimator MSE obtained with SimRFs is strictly lower than with ORFs "
+    "for arbitrary data dimensionality d",
+    domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
+    checks=[
+        _no_search(
+            inequality_check(
+                "closed-forms",
+                _cor33,
+                max_points=20,
+                description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
+            ),
+            10,
+        )
+    ],
+    notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
+    "holds only for v > 0 (and m >= 2).",
 )
 
 
@@ -523,9 +507,7 @@ def _config_objective(d: int, v: float) -> Any:
 THM34_RESTARTS = {"smoke": 1, "default": 3, "thorough": 12}
 
 
-def thm34_search(
-    d: int, v: float, restarts: int, seed: int = 0, maxiter: int = 2000
-) -> tuple[float, float, float]:
+def thm34_search(d: int, v: float, restarts: int, seed: int = 0, maxiter: int = 2000) -> tuple[float, float, float]:
     """``(rho_SimRF, best, err)``: the simplex conformity (closed form, eq 24), the lowest
     ``mean_{i != j} rho_theta`` found by L-BFGS over d unit directions from ``restarts`` Gaussian
     starts plus one perturbed simplex, and the error bar of ``best`` (the Chebyshev fit's deviation
@@ -552,30 +534,28 @@ def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=10.0 ** (5 - budget.dps))
 
 
-register(
-    Claim(
-        id="simrf.thm3.4",
-        source=f"{SRC}, Theorem 3.4 (proof appendix A.2)",
-        statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
-        "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
-        domain=_vd_domain(
-            v=(0.1, 3.0), d=(2, 16), fixed_points=[{"d": 8, "v": 1.0}, {"d": 12, "v": 1.0}, {"d": 16, "v": 1.0}]
-        ),
-        checks=[
-            Check(
-                "optimiser",
-                1,
-                _thm34_eval,
-                search=False,
-                max_points=6,
-                description="rho(simplex) <= min over d unit directions of mean_{i!=j} rho_theta(cos theta_ij) "
-                "(L-BFGS with the exact gradient; random restarts per budget: smoke 1, default 3, thorough 12, "
-                "plus a perturbed simplex); rho_theta from the eq (21) closed form; d = 8, 12, 16 always tried",
-            )
-        ],
-        notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
-        "conformity is the average over configurations, so minimising over deterministic configurations suffices.",
-    )
+P.claim(
+    "thm3.4",
+    source=P.at("Theorem 3.4 (proof appendix A.2)"),
+    statement="With d i.i.d. chi_d norms, SimRFs are the best possible weight-independent geometrical coupling: "
+    "no arrangement of the d directions gives a lower RF-conformity (lower PRF MSE)",
+    domain=_vd_domain(
+        v=(0.1, 3.0), d=(2, 16), fixed_points=[{"d": 8, "v": 1.0}, {"d": 12, "v": 1.0}, {"d": 16, "v": 1.0}]
+    ),
+    checks=[
+        Check(
+            "optimiser",
+            1,
+            _thm34_eval,
+            search=False,
+            max_points=6,
+            description="rho(simplex) <= min over d unit directions of mean_{i!=j} rho_theta(cos theta_ij) "
+            "(L-BFGS with the exact gradient; random restarts per budget: smoke 1, default 3, thorough 12, "
+            "plus a perturbed simplex); rho_theta from the eq (21) closed form; d = 8, 12, 16 always tried",
+        )
+    ],
+    notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
+    "conformity is the average over configurations, so minimising over deterministic configurations suffices.",
 )
 
 
@@ -630,33 +610,31 @@ def _gap_domain() -> Domain:
     )
 
 
-register(
-    Claim(
-        id="simrf.cor4.4",
-        source=f"{SRC}, Corollary 4.4, eq (25)",
-        statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
-        "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
-        domain=_gap_domain(),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "eq10-quadrature",
-                    printed_eq25,
-                    _gap_ref,
-                    max_points=12,
-                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                    description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
-                    printed_ball=printed_eq25_ball,
-                    reference_ball=_gap_ball,
-                ),
-                10,
-            )
-        ],
-        correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
-        "Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2)) "
-        "(rfcheck.closed_forms.simrf.prf_orthogonality_gap; claim simrf.eq69 holds). As printed the "
-        "bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0.",
-    )
+P.claim(
+    "cor4.4",
+    source=P.at("Corollary 4.4, eq (25)"),
+    statement="PRF orthogonality gap Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) "
+    "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
+    domain=_gap_domain(),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "eq10-quadrature",
+                printed_eq25,
+                _gap_ref,
+                max_points=12,
+                atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+                printed_ball=printed_eq25_ball,
+                reference_ball=_gap_ball,
+            ),
+            10,
+        )
+    ],
+    correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
+    "Delta MSE = e^{-2x^2-2y^2} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2)) "
+    "(rfcheck.closed_forms.simrf.prf_orthogonality_gap; claim simrf.eq69 holds). As printed the "
+    "bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0.",
 )
 
 
@@ -665,25 +643,23 @@ def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), val, err
 
 
-register(
-    Claim(
-        id="simrf.cor4.4.positive",
-        source=f"{SRC}, Corollary 4.4 (last sentence) and eq (70)",
-        statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
-        domain=_gap_domain(),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "eq10-quadrature",
-                    _gap_positive,
-                    max_points=12,
-                    description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
-                ),
-                10,
-            )
-        ],
-        notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
-    )
+P.claim(
+    "cor4.4.positive",
+    source=P.at("Corollary 4.4 (last sentence) and eq (70)"),
+    statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
+    domain=_gap_domain(),
+    checks=[
+        _no_search(
+            inequality_check(
+                "eq10-quadrature",
+                _gap_positive,
+                max_points=12,
+                description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
+            ),
+            10,
+        )
+    ],
+    notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
 )
 
 
@@ -716,30 +692,28 @@ def printed_eq69(line: int) -> Any:
 
 
 for _line in (1, 2):
-    register(
-        Claim(
-            id=f"simrf.eq69.line{_line}",
-            source=f"{SRC}, appendix A.7, eq (69), line {_line}",
-            statement=(
-                "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
-                "Gamma(k+d)/Gamma(k+d/2))"
-            )
-            if _line == 1
-            else "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
-            domain=_gap_domain(),
-            checks=[
-                _no_search(
-                    deterministic_check(
-                        "eq10-quadrature",
-                        printed_eq69(_line),
-                        _gap_ref,
-                        max_points=12,
-                        atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                    ),
-                    8,
-                )
-            ],
+    P.claim(
+        f"eq69.line{_line}",
+        source=P.at(f"appendix A.7, eq (69), line {_line}"),
+        statement=(
+            "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
+            "Gamma(k+d)/Gamma(k+d/2))"
         )
+        if _line == 1
+        else "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
+        domain=_gap_domain(),
+        checks=[
+            _no_search(
+                deterministic_check(
+                    "eq10-quadrature",
+                    printed_eq69(_line),
+                    _gap_ref,
+                    max_points=12,
+                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                ),
+                8,
+            )
+        ],
     )
 
 
@@ -749,15 +723,13 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), 1 - prod, MF(10) ** (-dps + 2)
 
 
-register(
-    Claim(
-        id="simrf.eq70",
-        source=f"{SRC}, appendix A.7, eq (70)",
-        statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
-        domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
-        checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
-        notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
-    )
+P.claim(
+    "eq70",
+    source=P.at("appendix A.7, eq (70)"),
+    statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
+    domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
+    checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
+    notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
 )
 
 
@@ -784,30 +756,28 @@ def printed_eq26(p: dict[str, Any]) -> Any:
     return +out
 
 
-register(
-    Claim(
-        id="simrf.thm4.5",
-        source=f"{SRC}, Theorem 4.5, eq (26) (= eq (76))",
-        statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
-        "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
-        domain=Domain(
-            {"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3, 64)), "m": Int(1, 128, extra=(2,))},
-            constraint=lambda p: p["m"] <= p["d"],
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "bessel-quadrature",
-                    printed_eq26,
-                    _rff_gap_ref,
-                    max_points=16,
-                    atol_scale=lambda p, dps: 1,
-                    description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
-                ),
-                8,
-            )
-        ],
-    )
+P.claim(
+    "thm4.5",
+    source=P.at("Theorem 4.5, eq (26) (= eq (76))"),
+    statement="RFF orthogonality gap Delta MSE = (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) "
+    "Gamma(k+d)/Gamma(k+d/2)), z = |x - y|, m <= d",
+    domain=Domain(
+        {"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3, 64)), "m": Int(1, 128, extra=(2,))},
+        constraint=lambda p: p["m"] <= p["d"],
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "bessel-quadrature",
+                printed_eq26,
+                _rff_gap_ref,
+                max_points=16,
+                atol_scale=lambda p, dps: 1,
+                description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+            ),
+            8,
+        )
+    ],
 )
 
 
@@ -831,29 +801,27 @@ def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, N
     return est, float(prod.target[0]), None
 
 
-register(
-    Claim(
-        id="simrf.eq74",
-        source=f"{SRC}, appendix A.8, eq (74)-(75)",
-        statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
-        "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
-        domain=Domain(
-            {
-                "z": Real(0.2, 2.5),
-                "d": Int(2, 16, extra=(2, 3)),
-                "m": Int(2, 32, extra=(2,)),
-                "coupling": Choice(("iid", "orf")),
-            }
-        ),
-        checks=[
-            mc_check(
-                "monte-carlo",
-                printed_eq74,
-                _sim_rff,
-                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
-            )
-        ],
-    )
+P.claim(
+    "eq74",
+    source=P.at("appendix A.8, eq (74)-(75)"),
+    statement="RFFs: MSE(K_hat) = 1/m ((1 - e^{-z^2})^2/2 + (m-1)(1/(m(m-1)) sum_{i != j} E[a_i a_j] - e^{-z^2})), "
+    "a_i = cos(w_i^T z), E[a_i a_j] = E cos(w_ij^T z) (equal laws of w_i +- w_j for iid / orthogonal pairs)",
+    domain=Domain(
+        {
+            "z": Real(0.2, 2.5),
+            "d": Int(2, 16, extra=(2, 3)),
+            "m": Int(2, 32, extra=(2,)),
+            "coupling": Choice(("iid", "orf")),
+        }
+    ),
+    checks=[
+        mc_check(
+            "monte-carlo",
+            printed_eq74,
+            _sim_rff,
+            description="MSE of the RFF estimator simulated with the coupling (projection engine)",
+        )
+    ],
 )
 
 
@@ -906,32 +874,30 @@ def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return val, (m - 1) * _rff_cov_err(z, d) / iid
 
 
-register(
-    Claim(
-        id="simrf.eq77",
-        source=f"{SRC}, appendix A.9, eq (77)",
-        statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
-        domain=Domain(
-            {"z": Real(0.1, 3.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 64)), "m": Int(2, 128, extra=(2,))},
-            constraint=lambda p: p["m"] <= p["d"],
-        ),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "bessel-quadrature",
-                    printed_eq77,
-                    _ratio_ref,
-                    max_points=10,
-                    description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
-                    printed_ball=printed_eq77_ball,
-                    reference_ball=_ratio_ball,
-                ),
-                8,
-            )
-        ],
-        correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
-        "eq (77) holds and leads to eq (86) = eq (27) (rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid).",
-    )
+P.claim(
+    "eq77",
+    source=P.at("appendix A.9, eq (77)"),
+    statement="MSE_ORF / MSE_IIDRF = 1 + 2(m-1)/(1 + e^{-z^2})^2 (E_ort(a_1 a_2) - e^{-z^2}), m <= d",
+    domain=Domain(
+        {"z": Real(0.1, 3.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 64)), "m": Int(2, 128, extra=(2,))},
+        constraint=lambda p: p["m"] <= p["d"],
+    ),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "bessel-quadrature",
+                printed_eq77,
+                _ratio_ref,
+                max_points=10,
+                description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+                printed_ball=printed_eq77_ball,
+                reference_ball=_ratio_ball,
+            ),
+            8,
+        )
+    ],
+    correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
+    "eq (77) holds and leads to eq (86) = eq (27) (rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid).",
 )
 
 
@@ -949,22 +915,20 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return growth, MF(2), MF(10) ** (-dps + 5)
 
 
-register(
-    Claim(
-        id="simrf.cor4.6",
-        source=f"{SRC}, Corollary 4.6, eq (27) (= eq (86))",
-        statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
-        domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
-        checks=[
-            inequality_check(
-                "remainder-growth",
-                _cor46,
-                max_points=12,
-                description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
-                "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4",
-            )
-        ],
-    )
+P.claim(
+    "cor4.6",
+    source=P.at("Corollary 4.6, eq (27) (= eq (86))"),
+    statement="MSE(K_ORF)/MSE(K_IIDRF) = 1 - (m-1)(e^{-z^2} z^4 / (d (1 - e^{-z^2})^2) + O(1/d^2)), m <= d",
+    domain=Domain({"z": Real(0.2, 3.0, extra=(1.0,)), "m": Int(2, 64, extra=(2,)), "d": Int(64, 256)}),
+    checks=[
+        inequality_check(
+            "remainder-growth",
+            _cor46,
+            max_points=12,
+            description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
+            "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4",
+        )
+    ],
 )
 
 
@@ -975,21 +939,19 @@ def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return s, abs(s) * MF(10) ** (-dps + 3) + MF(10) ** (-dps)
 
 
-register(
-    Claim(
-        id="simrf.eq85",
-        source=f"{SRC}, appendix A.9, eq (85), last equality",
-        statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
-        domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
-        checks=[
-            deterministic_check(
-                "series",
-                lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
-                _eq85,
-                atol_scale=lambda p, dps: 1 / MF(p["d"]),
-            )
-        ],
-    )
+P.claim(
+    "eq85",
+    source=P.at("appendix A.9, eq (85), last equality"),
+    statement="-sum_k (-z^2)^k/k! k(k-1)/(2d) = -z^4 e^{-z^2}/(2d)",
+    domain=Domain({"z": Real(0.0, 5.0), "d": Int(1, 1024)}),
+    checks=[
+        deterministic_check(
+            "series",
+            lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
+            _eq85,
+            atol_scale=lambda p, dps: 1 / MF(p["d"]),
+        )
+    ],
 )
 
 
@@ -1005,21 +967,19 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
 
 
-register(
-    Claim(
-        id="simrf.eq84",
-        source=f"{SRC}, appendix A.9, eq (84)",
-        statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
-        domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
-        checks=[
-            inequality_check(
-                "remainder-growth",
-                _eq84_growth,
-                max_points=16,
-                description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
-            )
-        ],
-    )
+P.claim(
+    "eq84",
+    source=P.at("appendix A.9, eq (84)"),
+    statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
+    domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
+    checks=[
+        inequality_check(
+            "remainder-growth",
+            _eq84_growth,
+            max_points=16,
+            description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
+        )
+    ],
 )
 
 
@@ -1054,25 +1014,23 @@ def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(compute, dps + 10)
 
 
-register(
-    Claim(
-        id="simrf.text-small-v",
-        source=f"{SRC}, sec 5.1",
-        statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
-        "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
-        domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "chi-moment-quadrature",
-                    lambda p: printed_prefactor(int(p["d"])),
-                    _small_v_ref,
-                    description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
-                ),
-                8,
-            )
-        ],
-    )
+P.claim(
+    "text-small-v",
+    source=P.at("sec 5.1"),
+    statement="MSE_SimRF = v^2 (1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d)) + O(v^4) "
+    "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
+    domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "chi-moment-quadrature",
+                lambda p: printed_prefactor(int(p["d"])),
+                _small_v_ref,
+                description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+            ),
+            8,
+        )
+    ],
 )
 
 
@@ -1081,21 +1039,19 @@ def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return abs(MF("0.0078") - ref), MF("0.00005"), err
 
 
-register(
-    Claim(
-        id="simrf.text-prefactor",
-        source=f"{SRC}, sec 5.1",
-        statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
-        domain=Domain({"d": Choice((64,))}),
-        checks=[
-            inequality_check(
-                "chi-moment-quadrature",
-                _prefactor_digits,
-                description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
-                "prefactor from the chi_d moment quadrature",
-            )
-        ],
-    )
+P.claim(
+    "text-prefactor",
+    source=P.at("sec 5.1"),
+    statement="For d = 64, the SimRF v^2 prefactor evaluates to 0.0078",
+    domain=Domain({"d": Choice((64,))}),
+    checks=[
+        inequality_check(
+            "chi-moment-quadrature",
+            _prefactor_digits,
+            description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
+            "prefactor from the chi_d moment quadrature",
+        )
+    ],
 )
 
 
@@ -1118,23 +1074,21 @@ def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(bound), MF(best), MF(1e-12 * bound)
 
 
-register(
-    Claim(
-        id="simrf.lema.1",
-        source=f"{SRC}, Lemma A.1, eq (36)-(40)",
-        statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
-        "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
-        domain=Domain({"d": Int(2, 7), "v": Real(0.1, 3.0), "w": Real(0.5, 6.0)}),
-        checks=[
-            inequality_check(
-                "optimiser",
-                _lema1,
-                max_points=5,
-                search=False,
-                description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)",
-            )
-        ],
-    )
+P.claim(
+    "lema.1",
+    source=P.at("Lemma A.1, eq (36)-(40)"),
+    statement="If w_1..w_d have equal lengths w, rho(x,y) is minimised by the simplex geometry: "
+    "rho >= m(m-1) f(2(m-2)/(m-1)) (eq 40), attained when all angles are equal and sum_i w_hat_i = 0",
+    domain=Domain({"d": Int(2, 7), "v": Real(0.1, 3.0), "w": Real(0.5, 6.0)}),
+    checks=[
+        inequality_check(
+            "optimiser",
+            _lema1,
+            max_points=5,
+            search=False,
+            description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)",
+        )
+    ],
 )
 
 
@@ -1170,22 +1124,20 @@ def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return lhs, MF(10) ** (-dps + 3) * (m * m + 1)
 
 
-register(
-    Claim(
-        id="simrf.eq39",
-        source=f"{SRC}, appendix A.2, eq (39)",
-        statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
-        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
-        checks=[
-            deterministic_check(
-                "direct-sum",
-                printed_eq39,
-                _eq39,
-                atol_scale=lambda p, dps: int(p["m"]) ** 2,
-                description="both sides for random unit vectors, mpmath",
-            )
-        ],
-    )
+P.claim(
+    "eq39",
+    source=P.at("appendix A.2, eq (39)"),
+    statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
+    domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
+    checks=[
+        deterministic_check(
+            "direct-sum",
+            printed_eq39,
+            _eq39,
+            atol_scale=lambda p, dps: int(p["m"]) ** 2,
+            description="both sides for random unit vectors, mpmath",
+        )
+    ],
 )
 
 
@@ -1202,26 +1154,24 @@ def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     )
 
 
-register(
-    Claim(
-        id="simrf.eq64",
-        source=f"{SRC}, appendix A.6, eq (64)",
-        statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
-        "= 2^{d-1} Gamma(d/2)/Gamma(d)",
-        domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
-        checks=[
-            deterministic_check(
-                "quadrature-middle",
-                lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
-                _eq64,
-            ),
-            deterministic_check(
-                "quadrature-right",
-                lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
-                _eq64,
-            ),
-        ],
-    )
+P.claim(
+    "eq64",
+    source=P.at("appendix A.6, eq (64)"),
+    statement="1/Gamma(d/2) int_0^pi (sin phi)^{d-1} dphi = sqrt(pi) Gamma(d/2)/(Gamma(d/2+1/2) Gamma(d/2)) "
+    "= 2^{d-1} Gamma(d/2)/Gamma(d)",
+    domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
+    checks=[
+        deterministic_check(
+            "quadrature-middle",
+            lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
+            _eq64,
+        ),
+        deterministic_check(
+            "quadrature-right",
+            lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
+            _eq64,
+        ),
+    ],
 )
 
 
@@ -1229,38 +1179,35 @@ def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps)
 
 
-register(
-    Claim(
-        id="simrf.eq58",
-        source=f"{SRC}, appendix A.5, eq (57)-(58)",
-        statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), "
-        "the chi_{2d} law",
-        domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 256, extra=(2, 3))}),
-        checks=[
+P.claim(
+    "eq58",
+    source=P.at("appendix A.5, eq (57)-(58)"),
+    statement="At theta = pi/2, eq (20) reduces to p(w) = w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d)), the chi_{2d} law",
+    domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 256, extra=(2, 3))}),
+    checks=[
+        deterministic_check(
+            "cdf-derivative",
+            lambda p: (
+                MF(p["w"]) ** (2 * int(p["d"]) - 1)
+                * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
+                / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
+            ),
+            _eq58_ref,
+            atol_scale=lambda p, dps: 1,
+            description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+        ),
+        _no_search(
             deterministic_check(
-                "cdf-derivative",
-                lambda p: (
-                    MF(p["w"]) ** (2 * int(p["d"]) - 1)
-                    * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
-                    / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
-                ),
+                "eq20-at-right-angle",
+                lambda p: printed_eq20({**p, "cos": 0}),
                 _eq58_ref,
+                max_points=12,
                 atol_scale=lambda p, dps: 1,
-                description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+                description="eq (20) evaluated at cos theta = 0",
             ),
-            _no_search(
-                deterministic_check(
-                    "eq20-at-right-angle",
-                    lambda p: printed_eq20({**p, "cos": 0}),
-                    _eq58_ref,
-                    max_points=12,
-                    atol_scale=lambda p, dps: 1,
-                    description="eq (20) evaluated at cos theta = 0",
-                ),
-                6,
-            ),
-        ],
-    )
+            6,
+        ),
+    ],
 )
 
 
@@ -1308,8 +1255,10 @@ def eq56_middle_ball(p: dict[str, Any], bits: int, corrected: bool = False) -> A
 
     # an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints), so that
     # tiny densities are resolved to the working precision
-    mag = max((abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64))
-               if y.is_finite()), default=arb(0))
+    mag = max(
+        (abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64)) if y.is_finite()),
+        default=arb(0),
+    )
     tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
     return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
 
@@ -1325,33 +1274,31 @@ def printed_eq56_middle(p: dict[str, Any]) -> Any:
     return eq56_middle(p)
 
 
-register(
-    Claim(
-        id="simrf.eq56",
-        source=f"{SRC}, appendix A.5, eq (56), first expression",
-        statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
-        "p_chi(w sin phi/(1+sin(2phi)cos theta))",
-        domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "change-of-variables",
-                    printed_eq56_middle,
-                    _ref_pdf_angle,
-                    max_points=16,
-                    atol_scale=lambda p, dps: 1,
-                    printed_ball=eq56_middle_ball,
-                    reference_ball=_pdf_angle_ball,
-                ),
-                8,
-            )
-        ],
-        correction="Two slips: the second p_chi argument needs the square root, w sin phi / sqrt(s), and the "
-        "Jacobian of differentiating eq (55) is w / s, not w / sqrt(s) (s = 1 + sin(2phi) cos theta; the upper "
-        "limit R = w / sqrt(s) gives R dR/dw = w / s). With both, the first expression equals the final form of "
-        "eq (56) (= eq (20)), which is correct (claim simrf.lem4.2.pdf); the square root alone does not (w = 3, "
-        "d = 3, cos theta = 0.5: printed 0.6041, square root only 0.5292, both 0.4433 = eq (20)).",
-    )
+P.claim(
+    "eq56",
+    source=P.at("appendix A.5, eq (56), first expression"),
+    statement="p(w) = int_0^{pi/2} dphi w/sqrt(1+sin(2phi)cos theta) p_chi(w cos phi/sqrt(1+sin(2phi)cos theta)) "
+    "p_chi(w sin phi/(1+sin(2phi)cos theta))",
+    domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
+    checks=[
+        _no_search(
+            deterministic_check(
+                "change-of-variables",
+                printed_eq56_middle,
+                _ref_pdf_angle,
+                max_points=16,
+                atol_scale=lambda p, dps: 1,
+                printed_ball=eq56_middle_ball,
+                reference_ball=_pdf_angle_ball,
+            ),
+            8,
+        )
+    ],
+    correction="Two slips: the second p_chi argument needs the square root, w sin phi / sqrt(s), and the "
+    "Jacobian of differentiating eq (55) is w / s, not w / sqrt(s) (s = 1 + sin(2phi) cos theta; the upper "
+    "limit R = w / sqrt(s) gives R dR/dw = w / s). With both, the first expression equals the final form of "
+    "eq (56) (= eq (20)), which is correct (claim simrf.lem4.2.pdf); the square root alone does not (w = 3, "
+    "d = 3, cos theta = 0.5: printed 0.6041, square root only 0.5292, both 0.4433 = eq (20)).",
 )
 
 
@@ -1369,31 +1316,29 @@ def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(a), MF(b), MF(1e-13 * b)
 
 
-register(
-    Claim(
-        id="simrf.text-simrfplus",
-        source=f"{SRC}, sec 3.2 and Fig. 4",
-        statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
-        "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
-        "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
-        domain=Domain(
-            {"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
-        ),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "fixed-draw",
-                    _simrf_plus_vs,
-                    description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
-                ),
-                20,
-            )
-        ],
-        notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v "
-        "(Fig. 4: d = 6, v = 1). "
-        "Outside that (not claimed by the paper) it can fail: at d = 3, v = 3, seed 1000000 rho_SimRF+ = 24.63 > "
-        "rho_SimRF = 23.34 (found by an earlier run of this check over v <= 3).",
-    )
+P.claim(
+    "text-simrfplus",
+    source=P.at("sec 3.2 and Fig. 4"),
+    statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
+    "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
+    "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
+    domain=Domain(
+        {"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+    ),
+    checks=[
+        _no_search(
+            inequality_check(
+                "fixed-draw",
+                _simrf_plus_vs,
+                description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
+            ),
+            20,
+        )
+    ],
+    notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v "
+    "(Fig. 4: d = 6, v = 1). "
+    "Outside that (not claimed by the paper) it can fail: at d = 3, v = 3, seed 1000000 rho_SimRF+ = 24.63 > "
+    "rho_SimRF = 23.34 (found by an earlier run of this check over v <= 3).",
 )
 
 
@@ -1410,30 +1355,27 @@ def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(a - opt), MF(b - opt), MF(1e-12 * b)
 
 
-register(
-    Claim(
-        id="simrf.fig4",
-        source=f"{SRC}, Fig. 4 and sec 3.2",
-        statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
-        "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
-        "for a draw of norms, d = 6, v = 1 and around",
-        domain=Domain(
-            {"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
-        ),
-        checks=[
-            _no_search(
-                inequality_check(
-                    "optimiser",
-                    _opt_close,
-                    description="numerical minimum of eq (12) over directions (L-BFGS from the "
-                    "simplex and a random start)",
-                ),
-                4,
-            )
-        ],
-        notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
-        "of the gap between SimRF and the numerical optimum).",
-    )
+P.claim(
+    "fig4",
+    source=P.at("Fig. 4 and sec 3.2"),
+    statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
+    "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
+    "for a draw of norms, d = 6, v = 1 and around",
+    domain=Domain(
+        {"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
+    ),
+    checks=[
+        _no_search(
+            inequality_check(
+                "optimiser",
+                _opt_close,
+                description="numerical minimum of eq (12) over directions (L-BFGS from the simplex and a random start)",
+            ),
+            4,
+        )
+    ],
+    notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
+    "of the gap between SimRF and the numerical optimum).",
 )
 
 
@@ -1467,15 +1409,13 @@ def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     )
 
 
-register(
-    Claim(
-        id="simrf.eq66",
-        source=f"{SRC}, appendix A.6, eq (66)",
-        statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
-        "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
-        domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
-        checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
-    )
+P.claim(
+    "eq66",
+    source=P.at("appendix A.6, eq (66)"),
+    statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
+    "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
+    domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
+    checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
 )
 
 
@@ -1487,21 +1427,19 @@ def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
             r2 = (4 * d0) ** 2 * abs(exact(k, MF(4 * d0)) - approx(k, MF(4 * d0)))
             return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
 
-    register(
-        Claim(
-            id=f"simrf.eq{eq}",
-            source=f"{SRC}, appendix A.9, eq ({eq})",
-            statement=statement + " (to O(1/d^2) at fixed k)",
-            domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
-            checks=[
-                inequality_check(
-                    "remainder-growth",
-                    check,
-                    max_points=16,
-                    description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
-                )
-            ],
-        )
+    P.claim(
+        f"eq{eq}",
+        source=P.at(f"appendix A.9, eq ({eq})"),
+        statement=statement + " (to O(1/d^2) at fixed k)",
+        domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                check,
+                max_points=16,
+                description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
+            )
+        ],
     )
 
 
@@ -1524,27 +1462,23 @@ _growth_claim(
     lambda k, d: 1 + MF(k * k) / (2 * d),
 )
 
-register(
-    Claim(
-        id="simrf.eq79",
-        source=f"{SRC}, appendix A.9, eq (79)",
-        statement="lim_{x -> infinity} Gamma(x+1) = sqrt(2 pi x) e^{-x} x^x",
-        domain=Domain({"x": Real(1.0, 100.0)}),
-        unverifiable="As printed the limit is ill-formed (both sides diverge, the right side depends on x); the "
-        "intended Stirling asymptotic Gamma(x+1) ~ sqrt(2 pi x) (x/e)^x is standard. Not checked.",
-    )
+P.claim(
+    "eq79",
+    source=P.at("appendix A.9, eq (79)"),
+    statement="lim_{x -> infinity} Gamma(x+1) = sqrt(2 pi x) e^{-x} x^x",
+    domain=Domain({"x": Real(1.0, 100.0)}),
+    unverifiable="As printed the limit is ill-formed (both sides diverge, the right side depends on x); the "
+    "intended Stirling asymptotic Gamma(x+1) ~ sqrt(2 pi x) (x/e)^x is standard. Not checked.",
 )
 
-register(
-    Claim(
-        id="simrf.eq80",
-        source=f"{SRC}, appendix A.9, eq (80)",
-        statement="lim_{d -> infinity} (1/2^k) Gamma(k+d)Gamma(d/2)/(Gamma(k+d/2)Gamma(d)) = (1/2^k) sqrt(...) "
-        "(k+d-1)^{m+d-1} (d/2-1)^{d/2-1} / ((k+d/2-1)^{k+d/2-1} (d-1)^{d-1}) = ...",
-        domain=Domain({"k": Int(0, 12), "d": Int(100, 10_000)}),
-        unverifiable="Ill-formed as printed: a limit d -> infinity equated to d-dependent expressions, and an "
-        "exponent m+d-1 (m undefined here; k+d-1 is meant). Its consequences eq (81)-(84) are checked.",
-    )
+P.claim(
+    "eq80",
+    source=P.at("appendix A.9, eq (80)"),
+    statement="lim_{d -> infinity} (1/2^k) Gamma(k+d)Gamma(d/2)/(Gamma(k+d/2)Gamma(d)) = (1/2^k) sqrt(...) "
+    "(k+d-1)^{m+d-1} (d/2-1)^{d/2-1} / ((k+d/2-1)^{k+d/2-1} (d-1)^{d-1}) = ...",
+    domain=Domain({"k": Int(0, 12), "d": Int(100, 10_000)}),
+    unverifiable="Ill-formed as printed: a limit d -> infinity equated to d-dependent expressions, and an "
+    "exponent m+d-1 (m undefined here; k+d-1 is meant). Its consequences eq (81)-(84) are checked.",
 )
 
 
