@@ -60,8 +60,18 @@ import numpy as np
 from rfcheck.backends import FP, MP
 from rfcheck.claims import PAPER_SOURCES, PAPERS, REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
 from rfcheck.claims._common import certify_eval as _certify
+from rfcheck.claims._common import (
+    deterministic_check,
+    eval_on_balls,
+    inequality_check,
+    mc_check,
+    mp_point,
+    not_certifiable,
+    pair_domain,
+    pair_vectors,
+    stats_mp,
+)
 from rfcheck.claims._common import eval_on_balls as _ball
-from rfcheck.claims._common import mc_check, pair_domain, pair_vectors, stats_mp
 from rfcheck.claims._common import mp_point as _mp_point
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
@@ -81,7 +91,13 @@ __all__ = [
     "certify_equal",
     "check_equal",
     "claim_tests",
+    "deterministic_check",
+    "eval_on_balls",
+    "inequality_check",
     "latex",
+    "mc_check",
+    "mp_point",
+    "not_certifiable",
     "pair_domain",
     "pair_stats",
     "pair_vectors",

@@ -29,11 +29,22 @@ import mpmath
 import numpy as np
 from scipy import optimize, special, stats
 
-from rfcheck.claims._common import deterministic_check, inequality_check
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
-from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Reading, Real, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Reading,
+    Real,
+    deterministic_check,
+    inequality_check,
+    paper,
+)
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import ratio_series as _ratio_series

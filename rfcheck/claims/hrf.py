@@ -29,9 +29,23 @@ import numpy as np
 from rfcheck import hybrid as hy
 from rfcheck import quadrature
 from rfcheck.backends import MP
-from rfcheck.claims._common import deterministic_check, inequality_check, mc_check, mp_point, not_certifiable
 from rfcheck.closed_forms import hrf as cf
-from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Reading, Real, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Reading,
+    Real,
+    deterministic_check,
+    inequality_check,
+    mc_check,
+    mp_point,
+    not_certifiable,
+    paper,
+)
 from rfcheck.references import hrf as refs
 from rfcheck.stats import compare_deterministic, compare_inequality
 

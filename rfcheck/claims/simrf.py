@@ -29,12 +29,23 @@ import numpy as np
 from scipy import optimize
 
 from rfcheck import features
-from rfcheck.claims._common import deterministic_check, inequality_check, mc_check
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
-from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Real, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Real,
+    deterministic_check,
+    inequality_check,
+    mc_check,
+    paper,
+)
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
