@@ -35,9 +35,7 @@ TIGHT = 1e-20
 #: formulas whose code leaves ball arithmetic (a sympy or mpmath branch taken for any context that
 #: is not float64/mpmath), or is refused (``NOT_ON_BALLS``); see the report in the module docstring
 #: of ``rfcheck.arb_backend``.  A formula that starts to evaluate on balls must be removed here.
-NOT_ON_BALLS_EXPECTED = {
-    "crt.log_i0",  # refused: truncated series without a remainder bound for |t| < 1
-}
+NOT_ON_BALLS_EXPECTED: set[str] = set()
 
 
 def _formulas() -> list[tuple[str, Any]]:
@@ -147,8 +145,13 @@ def test_results_are_flint_balls_and_precision_is_restored() -> None:
     assert bits_for_dps(40) == math.ceil(40 * math.log2(10)) + 16
     wide = crt.oprf_rho_star(2.0, 3, backend="arb", dps=40, prec=60)  # prec (bits) wins over dps
     assert 1e-19 < _rel_radius(wide) < 1e-15
-    with pytest.raises(NotImplementedError):
-        crt.log_i0(0.5, backend="arb")
+    for t in (0.5, 1e-30, 40.0):  # log I_0 = log 0F1(; 1; t^2/4) on balls, tight also where t^2/4 underflows 1 + .
+        ball = crt.log_i0(t, backend="arb", dps=40)
+        with mpmath.workdps(200):  # log1p: 1 + t^2/4 would round away at t = 1e-30
+            exact = mpmath.log1p(mpmath.besseli(0, mpmath.mpf(t)) - 1)
+        with workprec(800):
+            assert ball.contains(to_ball(exact))
+        assert _rel_radius(ball) < 1e-40
     assert flint_ctx.prec == before
 
 

@@ -843,6 +843,10 @@ def _i0_minus_1(ctx: Any, t: Any) -> Any:
 def log_i0(ctx: Any, t: Any) -> Any:
     """``log I_0(t)`` for finite real ``t`` without overflow (``log i0e(|t|) + |t|``) and, for
     ``|t| < 1``, without losing relative accuracy (``log1p(I_0(t) - 1)``, ``log I_0(t) ~ t^2/4``)."""
+    if ctx.name == "arb":  # log I_0(t) = log 0F1(; 1; t^2/4): Arb's series with a proven remainder
+        from rfcheck.closed_forms.simrf import _log_hyp0f1
+
+        return _log_hyp0f1(ctx, 1, t * t / 4)
     big = ctx.log(ctx.i0e(t)) + ctx.abs(t)
     if ctx.name == "sympy":
         return big
