@@ -480,6 +480,12 @@ def _errata_entry(e: dict[str, Any]) -> list[str]:
         pt, first, second, pv, rv, err = _worst(w)
         lines += [f"Counterexample ({_text(ev.get('deciding_check'))}) at {_code(pt)}: {first} "
                   f"{_code(pv)}, {second} {_code(rv)} ± {_code(err)}.", ""]
+    cert = e.get("certified") or {}
+    if cert:
+        lines += ["**Certified:** yes -- Arb balls decide it (disjoint balls of the two sides; "
+                  f"{cert.get('points', 0)} of {cert.get('decided', 0)} decided points certified)."
+                  if cert.get("verdict") else f"**Certified:** no -- {_text(cert.get('why_not') or 'no ball evaluation')}.",
+                  ""]
     if e.get("verdict") == "MIXED":
         lines += [f"**Readings:** {_text(e.get('reason'))}", ""]
     if e.get("correction"):

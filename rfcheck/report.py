@@ -83,6 +83,13 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     if mixed:
         lines += ["", f"MIXED (REFUTED under one reading of the printed notation, HOLDS under another): {len(mixed)}"]
         lines += [f"- `{e['id']}`: {e['reason']}" for e in mixed]
+    wrong = [e for e in entries if e["verdict"] in ("REFUTED", MIXED)]
+    if wrong:
+        cert = [e for e in wrong if (e.get("certified") or {}).get("verdict")]
+        lines += ["", f"Certified counterexamples (Arb balls of the two sides disjoint): {len(cert)} of the "
+                      f"{len(wrong)} REFUTED/MIXED claims" + ("; not certified:" if len(cert) < len(wrong) else "")]
+        lines += [f"- `{e['id']}`: {(e.get('certified') or {}).get('why_not') or 'no ball evaluation'}"
+                  for e in wrong if e not in cert]
     errored = [e for e in entries if e["verdict"] == ERROR]
     if errored:
         lines += ["", f"ERROR (the computation raised; every other claim ran): {len(errored)}"]

@@ -258,7 +258,11 @@ def _complexity(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     # an O() bound holds when the measured growth exponent does not exceed the printed one
     note = "" if abs(measured - printed) < 0.2 else f"bound not tight: measured exponent {measured:.2f}"
     return PointEval(p, printed, measured, 0.05, (measured - printed) / 0.05, True, note,
-                     {"ops_lo": c_lo, "ops_hi": c_hi})
+                     {"ops_lo": c_lo, "ops_hi": c_hi, "certified": False,
+                      "not_certified": "the reference is the growth exponent of exact operation counts of the "
+                                       "reference implementations between two sizes (x1 and x4), an estimate of the "
+                                       "asymptotic O() exponent the table states; a ball would enclose this "
+                                       "finite-size ratio, not the limit"})
 
 
 _TAB_PARAMS = {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
