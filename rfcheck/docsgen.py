@@ -482,10 +482,10 @@ def _errata_entry(e: dict[str, Any]) -> list[str]:
                   f"{_code(pv)}, {second} {_code(rv)} ± {_code(err)}.", ""]
     cert = e.get("certified") or {}
     if cert:
+        why = _text(cert.get("why_not") or "no ball evaluation")
         lines += ["**Certified:** yes -- Arb balls decide it (disjoint balls of the two sides; "
                   f"{cert.get('points', 0)} of {cert.get('decided', 0)} decided points certified)."
-                  if cert.get("verdict") else f"**Certified:** no -- {_text(cert.get('why_not') or 'no ball evaluation')}.",
-                  ""]
+                  if cert.get("verdict") else f"**Certified:** no -- {why}.", ""]
     if e.get("verdict") == "MIXED":
         lines += [f"**Readings:** {_text(e.get('reason'))}", ""]
     if e.get("correction"):
