@@ -16,21 +16,28 @@ import mpmath
 import numpy as np
 
 from rfcheck import features, quadrature
-from rfcheck.claims import Budget, Check, Claim, Reading, register
-from rfcheck.claims._common import (
+from rfcheck.claims._common import stats_fp
+from rfcheck.closed_forms import crt as cf
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Reading,
+    Real,
     deterministic_check,
     inequality_check,
     mc_check,
     pair_domain,
     pair_vectors,
-    stats_fp,
-    stats_mp,
+    paper,
 )
-from rfcheck.closed_forms import crt as cf
-from rfcheck.domains import Choice, Domain, Int, Real
-from rfcheck.stats import PointEval, estimate_mse, z_critical
+from rfcheck.ledger import pair_stats as stats_mp
+from rfcheck.stats import estimate_mse, z_critical
 
-SRC = "000 Chefs' Random Tables"
+P = paper("crt")
 _MC_PAIRS = pair_domain(norm=(0.0, 0.7), description="|x|, |y| <= 0.7: where the squared error of the "
                         "estimator has a finite, estimable fourth moment at the Monte Carlo budget")
 
@@ -96,8 +103,8 @@ def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int =
     return est, float(prod.target[0]), exact
 
 
-register(Claim(
-    id="crt.text-trig-variance", source=f"{SRC}, sec 2.2",
+P.claim(
+    "text-trig-variance", source=P.at("sec 2.2"),
     statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
@@ -108,10 +115,10 @@ register(Claim(
                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
         mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
     ],
-))
+)
 
-register(Claim(
-    id="crt.text-pos-variance", source=f"{SRC}, sec 2.2",
+P.claim(
+    "text-pos-variance", source=P.at("sec 2.2"),
     statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
@@ -122,7 +129,7 @@ register(Claim(
         mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
                  domain=_MC_PAIRS),
     ],
-))
+)
 
 
 # ------------------------------------------------------------------------- eq (1)
@@ -194,8 +201,8 @@ _READ_CONJUGATE = "eq (1) as transcribed: K(x,y) = E Re(f^(1)(w,x) conj(f^(2)(w,
 _READ_NO_CONJUGATE = "eq (1) without the conjugate: K(x,y) = E Re(f^(1)(w,x) f^(2)(w,y)), as eq (2) and the proofs"
 
 
-register(Claim(
-    id="crt.eq1", source=f"{SRC}, sec 2.1, eq (1) with the RFs of sec 2.2",
+P.claim(
+    "eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
     statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
               "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
     domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
@@ -220,7 +227,7 @@ register(Claim(
                "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
     notes="Eq (1) conjugates f^(2) while eq (2) and the proofs do not; TrigRF as defined in sec 2.2 "
           "(f^(2) = exp(-i w^T y)) satisfies the unconjugated form only.",
-))
+)
 
 
 # ---------------------------------------------------------------- Thm 3.1, eq (16)-(18)
@@ -239,8 +246,8 @@ def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
-register(Claim(
-    id="crt.thm3.1", source=f"{SRC}, Theorem 3.1, eq (5)",
+P.claim(
+    "thm3.1", source=P.at("Theorem 3.1, eq (5)"),
     statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), "
               "C = -(s+1)/2, D = (fourth_root(1-4A))^d (principal roots); (1) is "
               "K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
@@ -260,7 +267,7 @@ register(Claim(
     correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
                "statement holds: claim crt.eq18.",
     notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.",
-))
+)
 
 
 def printed_eq16(p: dict[str, Any]) -> Any:
@@ -277,22 +284,22 @@ def printed_eq16(p: dict[str, Any]) -> Any:
                      * mpmath.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
 
 
-register(Claim(
-    id="crt.eq16", source=f"{SRC}, appendix 9.2, eq (16)",
+P.claim(
+    "eq16", source=P.at("appendix 9.2, eq (16)"),
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
     checks=[deterministic_check("quadrature", printed_eq16, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40)],
-))
+)
 
-register(Claim(
-    id="crt.eq18", source=f"{SRC}, appendix 9.2, eq (18) and the display after it",
+P.claim(
+    "eq18", source=P.at("appendix 9.2, eq (18) and the display after it"),
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
     checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
                                 atol_scale=lambda p, dps: 1, max_points=40)],
-))
+)
 
 
 # ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
@@ -317,8 +324,8 @@ def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
-register(Claim(
-    id="crt.thm3.2", source=f"{SRC}, Theorem 3.2, eq (6)",
+P.claim(
+    "thm3.2", source=P.at("Theorem 3.2, eq (6)"),
     statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
               "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
@@ -334,7 +341,7 @@ register(Claim(
                      description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: where the "
                                  "squared error has a finite, estimable fourth moment")),
     ],
-))
+)
 
 
 def _quad_abs_second(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -390,7 +397,7 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
 def _printed_eq21(line: int, bar: bool = False) -> Any:
     """:func:`_printed_eq21_ctx` in mpmath at the current precision (the point's floats exact)."""
     from rfcheck.backends import MP
-    from rfcheck.claims._common import mp_point
+    from rfcheck.ledger import mp_point
 
     ctx_fn = _printed_eq21_ctx(line, bar)
     return lambda p: ctx_fn(MP, mp_point(p))
@@ -418,8 +425,8 @@ def _quad_abs_second_ball(p: dict[str, Any], bits: int) -> Any:
         return (pref * val).real
 
 
-register(Claim(
-    id="crt.eq21.line2", source=f"{SRC}, appendix 9.3, eq (21), second line",
+P.claim(
+    "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
@@ -440,15 +447,15 @@ register(Claim(
                "alpha_3 in eq (6) already use |1-4A|^2 (claim crt.eq21 holds).",
     notes="Harmless for real A; the overline may have been lost by the transcription rather than the paper "
           "(results/ledger/errata-notes.md), hence the two readings.",
-))
+)
 
-register(Claim(
-    id="crt.eq21", source=f"{SRC}, appendix 9.3, eq (21), last line",
+P.claim(
+    "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[deterministic_check("quadrature", _printed_eq21(3), _quad_abs_second,
                                 atol_scale=lambda p, dps: 0, max_points=40)],
-))
+)
 
 
 # ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
@@ -469,7 +476,7 @@ def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def printed_eq7_rho(p: dict[str, Any]) -> Any:
     """CRT eq (7) exactly as printed (:func:`printed_eq7_rho_ctx` in mpmath at the current precision)."""
     from rfcheck.backends import MP
-    from rfcheck.claims._common import mp_point
+    from rfcheck.ledger import mp_point
 
     return printed_eq7_rho_ctx(MP, mp_point(p))
 
@@ -485,7 +492,8 @@ def _certify_not_argmin(check: Check) -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
         from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval, eval_on_balls
+        from rfcheck.claims._common import certify_eval
+        from rfcheck.ledger import eval_on_balls
 
         ev = inner(p, budget, seed)
         if not ev.decided:
@@ -598,8 +606,8 @@ def _u_positive(p: dict[str, Any]) -> bool:
 _oprf_domain = pair_domain(norm=(0.0, 10.0), constraint=_u_positive,
                            description="pairs with |x + y|^2 > 0 (the theorem's condition)")
 
-register(Claim(
-    id="crt.thm3.3", source=f"{SRC}, Theorem 3.3, eq (7)",
+P.claim(
+    "thm3.3", source=P.at("Theorem 3.3, eq (7)"),
     statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
               "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
     domain=_oprf_domain,
@@ -626,23 +634,23 @@ register(Claim(
           "\\left( ... \\right), and under the long root the theorem's own Note fails (rho* -> infinity, not 1, "
           "as |x+y| -> 0; A = +0.019 > 0 at d = 3, u = 2.01, where the Note says A < 0). Both placements of the "
           "closing bracket are checked as readings; the PDF would settle which one is printed.",
-))
+)
 
-register(Claim(
-    id="crt.eq22", source=f"{SRC}, appendix 9.4, eq (22) (root with '+')",
+P.claim(
+    "eq22", source=P.at("appendix 9.4, eq (22) (root with '+')"),
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
     checks=[deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
                                 reference_a_star)],
-))
+)
 
-register(Claim(
-    id="crt.eq22.negative-root", source=f"{SRC}, appendix 9.4, after eq (22)",
+P.claim(
+    "eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
     statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
     domain=_oprf_domain,
     checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)))],
-))
+)
 
 
 def _with_dps(dps: int, fn: Any) -> Any:
@@ -650,17 +658,17 @@ def _with_dps(dps: int, fn: Any) -> Any:
         return fn()
 
 
-register(Claim(
-    id="crt.thm3.3.note-negative", source=f"{SRC}, Note after Theorem 3.3",
+P.claim(
+    "thm3.3.note-negative", source=P.at("Note after Theorem 3.3"),
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
                              lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)))],
-))
+)
 
 
-register(Claim(
-    id="crt.thm3.3.note-limit", source=f"{SRC}, Note after Theorem 3.3",
+P.claim(
+    "thm3.3.note-limit", source=P.at("Note after Theorem 3.3"),
     statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
     domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
                                           "theta": Real(math.pi - 1e-2, math.pi - 1e-7, scale="log")},
@@ -672,7 +680,7 @@ register(Claim(
         description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))")],
     notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
           "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).",
-))
+)
 
 
 def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -686,8 +694,8 @@ def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return mu, err
 
 
-register(Claim(
-    id="crt.thm3.3.note-gains", source=f"{SRC}, Note after Theorem 3.3 and Figure 1 (right)",
+P.claim(
+    "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
               "(mu = log(Var_OPRF/Var_PosRF) decreases as |x+y|^2 grows)",
     domain=pair_domain(d=(1, 128), extra={"nx": Real(0.05, 10.0, scale="log"), "ny": Real(0.0, 0.0),
@@ -698,10 +706,10 @@ register(Claim(
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
             _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser")],
-))
+)
 
-register(Claim(
-    id="crt.text-e60", source=f"{SRC}, Figure 1 caption (and sec 1: 'e^60 x variance reduction')",
+P.claim(
+    "text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance reduction')"),
     statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
     domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
                                           "theta": Real(0.0, 0.0)},
@@ -709,7 +717,7 @@ register(Claim(
     checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
                              search=False, description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
-))
+)
 
 
 # ------------------------------------------------------------------------- Thm 4.1
@@ -747,8 +755,8 @@ def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
-register(Claim(
-    id="crt.thm4.1", source=f"{SRC}, Theorem 4.1, eq (15)",
+P.claim(
+    "thm4.1", source=P.at("Theorem 4.1, eq (15)"),
     statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
     domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
@@ -764,7 +772,7 @@ register(Claim(
     ],
     notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
           "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
-))
+)
 
 
 # ------------------------------------------------------------------------- eq (8)
@@ -799,15 +807,15 @@ def printed_eq8(p: dict[str, Any]) -> Any:
             + mpmath.fsum(v**2 for row in Y for v in row) / L)
 
 
-register(Claim(
-    id="crt.eq8", source=f"{SRC}, sec 3.1, eq (8)",
+P.claim(
+    "eq8", source=P.at("sec 3.1, eq (8)"),
     statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
               "+ (1/L) sum_i |y_i|^2",
     domain=Domain({
         "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
         "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
     checks=[deterministic_check("brute-force", printed_eq8, _eq8, atol_scale=lambda p, dps: 0, max_points=20)],
-))
+)
 
 
 def _with_domain(check: Check, domain: Domain) -> Check:
@@ -937,15 +945,15 @@ def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
            "p": Real(0.01, 0.99, extra=(0.5,))}
 
-register(Claim(
-    id="crt.eq9", source=f"{SRC}, sec 3.2, eq (9)",
+P.claim(
+    "eq9", source=P.at("sec 3.2, eq (9)"),
     statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
               "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
               "instantiated with Poisson and geometric p_k",
     domain=_dirf_domain("poisson", extra=_EITHER),
     checks=[_no_search(deterministic_check("exact-series", printed_eq9, _eq9_ref, max_points=12,
                                            description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"))],
-))
+)
 
 
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -967,8 +975,8 @@ def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 _MC_DIRF = _dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16: "
                         "where the Monte Carlo estimates have finite, estimable higher moments", extra=_EITHER)
 
-register(Claim(
-    id="crt.eq10", source=f"{SRC}, sec 3.2, eq (10)",
+P.claim(
+    "eq10", source=P.at("sec 3.2, eq (10)"),
     statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
               "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
     domain=_dirf_domain("poisson", extra=_EITHER),
@@ -979,7 +987,7 @@ register(Claim(
         Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
               description="Numba engine rfcheck.engine.discrete_engine, mean vs K"),
     ],
-))
+)
 
 
 def printed_eq11(p: dict[str, Any]) -> Any:
@@ -1011,8 +1019,8 @@ def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, 
             _dirf_error_moments(p))
 
 
-register(Claim(
-    id="crt.thm3.4", source=f"{SRC}, Theorem 3.4, eq (11)",
+P.claim(
+    "thm3.4", source=P.at("Theorem 3.4, eq (11)"),
     statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
               "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
     domain=_dirf_domain("poisson"),
@@ -1023,7 +1031,7 @@ register(Claim(
         mc_check("monte-carlo", printed_eq11, _sim_dirf,
                  domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
     ],
-))
+)
 
 
 def _pois_q_d(p: dict[str, Any]) -> tuple[Any, int]:
@@ -1046,14 +1054,14 @@ def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
 
 
-register(Claim(
-    id="crt.thm3.4.convex", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+P.claim(
+    "thm3.4.convex", source=P.at("sec 3.2.1 after Theorem 3.4"),
     statement="The exp argument in (11) is convex as a function of lambda > 0",
     domain=Domain(
         {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
         description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
     checks=[inequality_check("mpmath", _convexity, description="the printed exp argument at three points")],
-))
+)
 
 
 def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1108,8 +1116,8 @@ def _pois_point_ok(p: dict[str, Any]) -> bool:
     return float(np.sum((x * y) ** 2)) > 1e-12
 
 
-register(Claim(
-    id="crt.thm3.4.lambda-star", source=f"{SRC}, sec 3.2.1 after Theorem 3.4",
+P.claim(
+    "thm3.4.lambda-star", source=P.at("sec 3.2.1 after Theorem 3.4"),
     statement="lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2} gives the minimum of (11)",
     domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
                   constraint=_pois_point_ok,
@@ -1118,7 +1126,7 @@ register(Claim(
                                 reference_lambda_star, max_points=24)],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
-))
+)
 
 
 def printed_eq13(p: dict[str, Any]) -> Any:
@@ -1131,8 +1139,8 @@ def printed_eq13(p: dict[str, Any]) -> Any:
             - _exact_k(p) ** 2)
 
 
-register(Claim(
-    id="crt.thm3.5", source=f"{SRC}, Theorem 3.5, eq (13)",
+P.claim(
+    "thm3.5", source=P.at("Theorem 3.5, eq (13)"),
     statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} "
               "prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
@@ -1144,7 +1152,7 @@ register(Claim(
         mc_check("monte-carlo", printed_eq13, _sim_dirf,
                  domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
     ],
-))
+)
 
 
 def _geom_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
@@ -1190,23 +1198,23 @@ def _feature_identity(printed_feature: Any) -> Any:
     return printed, reference
 
 
-register(Claim(
-    id="crt.text-poisrf-features", source=f"{SRC}, sec 3.2.1",
+P.claim(
+    "text-poisrf-features", source=P.at("sec 3.2.1"),
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
                                 description="both sides at seeded integer w in {0..7}^d")],
-))
+)
 
-register(Claim(
-    id="crt.text-geomrf-features", source=f"{SRC}, sec 3.2.2",
+P.claim(
+    "text-geomrf-features", source=P.at("sec 3.2.2"),
     statement=("With p_k = p(1-p)^k, (10) becomes "
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
                                 description="both sides at seeded integer w in {0..7}^d")],
-))
+)
 
 
 def _set_pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -1255,19 +1263,19 @@ def _eq14_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
                       "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")})
 
-register(Claim(
-    id="crt.eq12", source=f"{SRC}, sec 3.2.1, eq (12)",
+P.claim(
+    "eq12", source=P.at("sec 3.2.1, eq (12)"),
     statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
     domain=_SET_DOMAIN,
     checks=[deterministic_check("brute-force", printed_eq12, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20)],
-))
+)
 
-register(Claim(
-    id="crt.eq14", source=f"{SRC}, sec 3.2.2, eq (14)",
+P.claim(
+    "eq14", source=P.at("sec 3.2.2, eq (14)"),
     statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
     domain=_SET_DOMAIN,
     checks=[deterministic_check("brute-force", printed_eq14, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20)],
-))
+)
 
 
 def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1288,15 +1296,15 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return bad, 0, 0
 
 
-register(Claim(
-    id="crt.text-dirf-positive", source=f"{SRC}, sec 3.2.3",
+P.claim(
+    "text-dirf-positive", source=P.at("sec 3.2.3"),
     statement="DIRFs are positive when all elements of x and y are positive; "
               "with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
               "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
     domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
     checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
                              description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
-))
+)
 
 
 # ------------------------------------------------------------------ appendix 9.2-9.3: eq (17), (19), (20)
@@ -1327,8 +1335,8 @@ def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
-register(Claim(
-    id="crt.eq17", source=f"{SRC}, appendix 9.2, eq (17)",
+P.claim(
+    "eq17", source=P.at("appendix 9.2, eq (17)"),
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
               "for alpha in C, Re(alpha) > 0, "
               "beta in C^d ([.]^2 the elementwise square, summed)",
@@ -1337,7 +1345,7 @@ register(Claim(
     checks=[_no_search(deterministic_check("quadrature", printed_eq17, _eq17_ref, max_points=10,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
-))
+)
 
 
 def _quad_second_complex(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1383,9 +1391,9 @@ def _cmp_complex(printed: Any) -> Any:
 
 
 for _line, _suffix in ((2, ".line2"), (3, "")):
-    register(Claim(
-        id=f"crt.eq20{_suffix}",
-        source=f"{SRC}, appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line",
+    P.claim(
+        f"eq20{_suffix}",
+        source=P.at(f"appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line"),
         statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
                    "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
                    if _line == 2 else
@@ -1395,7 +1403,7 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
         checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), _quad_second_complex,
                                                atol_scale=lambda p, dps: 0, max_points=12,
                                                description="complex E[(f1 f2)^2] by 1-D contour quadratures"))],
-    ))
+    )
 
 
 def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1423,14 +1431,14 @@ def _eq19_check() -> Check:
                              "right: the last line of (19) with E[X^2], E|X|^2 by separate quadratures")
 
 
-register(Claim(
-    id="crt.eq19", source=f"{SRC}, appendix 9.3, eq (19)",
+P.claim(
+    "eq19", source=P.at("appendix 9.3, eq (19)"),
     statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) "
               "+ (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - K(x,y)^2 "
               "= (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[_eq19_check()],
-))
+)
 
 
 # ------------------------------------------------------------ appendix 9.7: Theorem 9.1 (eq 24) and eq (33)
@@ -1492,8 +1500,8 @@ def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
 
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
-register(Claim(
-    id="crt.eq24", source=f"{SRC}, appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)",
+P.claim(
+    "eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
     statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
     domain=_THM91_DOMAIN,
@@ -1502,10 +1510,10 @@ register(Claim(
                              description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
     notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
           "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
-))
+)
 
-register(Claim(
-    id="crt.eq33", source=f"{SRC}, appendix 9.7, eq (33)",
+P.claim(
+    "eq33", source=P.at("appendix 9.7, eq (33)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an equality)",
     domain=_THM91_DOMAIN,
     checks=[_no_search(deterministic_check(
@@ -1516,7 +1524,7 @@ register(Claim(
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
                "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
                "(rfcheck.closed_forms.crt.orf_log_covariance_factor).",
-))
+)
 
 
 # ------------------------------------------------------------ appendix 9.8: eq (34), (35), Theorem 4.2
@@ -1536,8 +1544,8 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return prob, bound, mpmath.mpf(10) ** (-dps + 5)
 
 
-register(Claim(
-    id="crt.eq34", source=f"{SRC}, appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)",
+P.claim(
+    "eq34", source=P.at("appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)"),
     statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
                "P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)"),
     domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
@@ -1545,7 +1553,7 @@ register(Claim(
                                                      "a = t M (a_i + b_i)/4"),
     checks=[inequality_check("exact-binomial", _hoeffding, max_points=40)],
     notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still true).",
-))
+)
 
 
 def _oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
@@ -1610,8 +1618,8 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return logz, -(s["sq_x"] + s["sq_y"]) / (4 * a)
 
 
-register(Claim(
-    id="crt.eq35", source=f"{SRC}, appendix 9.8, eq (35)",
+P.claim(
+    "eq35", source=P.at("appendix 9.8, eq (35)"),
     statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
@@ -1621,7 +1629,7 @@ register(Claim(
     correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
                "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
                "The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).",
-))
+)
 
 
 def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1759,8 +1767,8 @@ def _thm42_lower_bound_check() -> Check:
                                     description="pairs with |x+y| > 0, 2 <= M <= 64"))
 
 
-register(Claim(
-    id="crt.thm4.2", source=f"{SRC}, Theorem 4.2 (first part)",
+P.claim(
+    "thm4.2", source=P.at("Theorem 4.2 (first part)"),
     statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
               "(OPRF, A = A* of Thm 3.3)",
     domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
@@ -1784,7 +1792,7 @@ register(Claim(
           "The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, "
           "eps = 1e9: P = e^-208.4 > bound = e^-242.3) have eps between M(x,y) and the true sup of Z = D^2 M(x,y): "
           "deep in the tail, so of no practical weight, but the printed inequality is false there.",
-))
+)
 
 def _oprf_log_mgf(p: dict[str, Any], n: int = 96) -> Any:
     """``theta -> (log E e^{theta Z}, E_theta[Z])`` for one OPRF sample Z at a pair point (float64).
@@ -1914,8 +1922,8 @@ _THM42_ORT_DOMAIN = pair_domain(
     description="OPRF pairs with |x|, |y| in [0.05, 1], 2 <= M <= min(d, 16) orthogonal features, "
                 "eps = eps_rel K(x, y), eps_rel in [0.1, 3]; four fixed points where the bound is informative")
 
-register(Claim(
-    id="crt.thm4.2.ort", source=f"{SRC}, Theorem 4.2 (second part)",
+P.claim(
+    "thm4.2.ort", source=P.at("Theorem 4.2 (second part)"),
     statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
               "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
     domain=_THM42_ORT_DOMAIN,
@@ -1926,44 +1934,44 @@ register(Claim(
           "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
           "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
           "(n * bound >= 50); deeper tails are undecided, never HOLDS.",
-))
+)
 
-register(Claim(
-    id="crt.thm4.2.ort.positive", source=f"{SRC}, Theorem 4.2 (second part, last clause)",
+P.claim(
+    "thm4.2.ort.positive", source=P.at("Theorem 4.2 (second part, last clause)"),
     statement="L(K(x,y) + eps) > 0 for eps > 0, L the Legendre transform of Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF)",
     domain=pair_domain(d=(1, 64), norm=(0.0, 2.0), constraint=_u_positive,
                        extra={"eps_rel": Real(1e-3, 10.0, scale="log")},
                        description="OPRF pairs, |x|, |y| <= 2, eps = eps_rel K(x, y)"),
     checks=[_thm42_ort_positive_check()],
-))
+)
 
 
-register(Claim(
-    id="crt.thm4.3", source=f"{SRC}, Theorem 4.3",
+P.claim(
+    "thm4.3", source=P.at("Theorem 4.3"),
     statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability "
               "when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
               "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
     domain=_oprf_domain,
     unverifiable="an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
                  "no finite computation can refute or confirm it",
-))
+)
 
-register(Claim(
-    id="crt.eq36", source=f"{SRC}, appendix 9.8, eq (36)",
+P.claim(
+    "eq36", source=P.at("appendix 9.8, eq (36)"),
     statement="P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
     domain=_oprf_domain,
     unverifiable="a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
                  "so no computation can separate them",
-))
+)
 
-register(Claim(
-    id="crt.eq37", source=f"{SRC}, appendix 9.9, eq (37)",
+P.claim(
+    "eq37", source=P.at("appendix 9.9, eq (37)"),
     statement="E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
               "of f = K_sfm - K_hat_sfm over the ball",
     domain=_oprf_domain,
     unverifiable="L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
                  "defined precisely enough (A depends on x, y through A*) to compute or bound independently",
-))
+)
 
 
 # ------------------------------------------------------------------------ sec 5.1 prose claims
@@ -2042,15 +2050,15 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
         _stmt = (f"{_method} gives more than e^{_k} times variance reduction compared to {_base} in {_regime} "
                  f"when sigma = 1 (d = 64)")
         if _regime == "mnist":
-            register(Claim(
-                id=f"crt.text-{_slug}", source=f"{SRC}, sec 5.1", statement=_stmt,
+            P.claim(
+                f"text-{_slug}", source=P.at("sec 5.1"), statement=_stmt,
                 domain=Domain({"sigma": Choice((1.0,))}),
                 unverifiable="needs MNIST (not available offline); the 8x8 scikit-learn digits of crt-fig2 are a "
                              "different data set, shown there for comparison only",
-            ))
+            )
             continue
-        register(Claim(
-            id=f"crt.text-{_slug}", source=f"{SRC}, sec 5.1 (Figure 2)", statement=_stmt,
+        P.claim(
+            f"text-{_slug}", source=P.at("sec 5.1 (Figure 2)"), statement=_stmt,
             domain=Domain({"sigma": Choice((1.0,))}, description="the paper's setting at sigma = 1"),
             readings=[
                 Reading("mean log-variance", [inequality_check(
@@ -2066,7 +2074,7 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                     description=_SEC51_READ["log of mean variances"]),
             ],
             notes=_SEC51_NOTE,
-        ))
+        )
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (25) (law of total variance)
@@ -2181,8 +2189,8 @@ def _eq25_check() -> Check:
                  description="E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")
 
 
-register(Claim(
-    id="crt.eq25", source=f"{SRC}, appendix 9.7, eq (25) (and (26) alike)",
+P.claim(
+    "eq25", source=P.at("appendix 9.7, eq (25) (and (26) alike)"),
     statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for one GERF sample, real A, s = +1)",
     domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
@@ -2190,7 +2198,7 @@ register(Claim(
     correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
                "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
                "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
-))
+)
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (26)-(32) (proof of Theorem 9.1)
@@ -2410,8 +2418,8 @@ def _eq26_check() -> Check:
                              "(quadrature moments and the orthogonal-pair factor)")
 
 
-register(Claim(
-    id="crt.eq26", source=f"{SRC}, appendix 9.7, eq (26)",
+P.claim(
+    "eq26", source=P.at("appendix 9.7, eq (26)"),
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
@@ -2421,7 +2429,7 @@ register(Claim(
                "m(r) = E[X | |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). "
                "The added term "
                "is the same for iid and orthogonal ensembles, so eq (27) still holds (claim crt.eq27).",
-))
+)
 
 
 def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
@@ -2460,8 +2468,8 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         return w * (k2 - pair.value), w * k2 * (1 - r.value), w * (pair.err + k2 * r.err), k2
 
 
-register(Claim(
-    id="crt.eq27", source=f"{SRC}, appendix 9.7, eq (27)",
+P.claim(
+    "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
               "(GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
@@ -2474,43 +2482,43 @@ register(Claim(
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
           "cancels in the difference.",
-))
+)
 
-register(Claim(
-    id="crt.eq28", source=f"{SRC}, appendix 9.7, eq (28)",
+P.claim(
+    "eq28", source=P.at("appendix 9.7, eq (28)"),
     statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
     domain=_ORT_DOMAIN,
     unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
                  "and crt.eq32",
-))
+)
 
-register(Claim(
-    id="crt.eq29", source=f"{SRC}, appendix 9.7, eq (29)",
+P.claim(
+    "eq29", source=P.at("appendix 9.7, eq (29)"),
     statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
               "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
     checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"), ball_key="var_iid")],
     correction=_X_M_CORRECTION,
     notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
-))
+)
 
-register(Claim(
-    id="crt.eq30", source=f"{SRC}, appendix 9.7, eq (30)",
+P.claim(
+    "eq30", source=P.at("appendix 9.7, eq (30)"),
     statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
               "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
     checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"), ball_key="var_ort")],
     correction=_X_M_CORRECTION,
-))
+)
 
-register(Claim(
-    id="crt.eq31", source=f"{SRC}, appendix 9.7, eq (31)",
+P.claim(
+    "eq31", source=P.at("appendix 9.7, eq (31)"),
     statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
               "(GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
     checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"), ball_key="T")],
     correction=_X_M_CORRECTION,
-))
+)
 
 
 def _eq32_sides(scaled: bool) -> Any:
@@ -2529,8 +2537,8 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
-register(Claim(
-    id="crt.eq32", source=f"{SRC}, appendix 9.7, eq (32) (first and last members)",
+P.claim(
+    "eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
     statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
@@ -2546,7 +2554,7 @@ register(Claim(
           "0F1 = 0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) "
           "for k, l >= 1. "
           "The middle member of the printed chain is claim crt.eq32.middle.",
-))
+)
 
 
 def printed_eq32_middle(p: dict[str, Any]) -> Any:
@@ -2621,8 +2629,8 @@ def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return v, f["err"] * (1 + mpmath.fsum(abs(x) for x in ff))
 
 
-register(Claim(
-    id="crt.eq32.middle", source=f"{SRC}, appendix 9.7, eq (32) (the last equality)",
+P.claim(
+    "eq32.middle", source=P.at("appendix 9.7, eq (32) (the last equality)"),
     statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
               "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
               "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",
@@ -2640,4 +2648,4 @@ register(Claim(
                "E[(u^T z)^{2t}] = |z|^{2t} E[r^{2t}] / E|g|^{2t} times x^{2t} (not E|w|^{2t}): "
                "with x_i^{2t} in place of "
                "E|w|^{2t} the chain closes on F_x(z) = E[g~(x u^T z, x)] (the scaled reading of crt.eq32).",
-))
+)
