@@ -59,11 +59,7 @@ PI = math.pi
 def _geo(p: dict[str, Any]) -> dict[str, Any]:
     """``|x|^2, |y|^2, |x+y|^2, |x-y|^2, x.y, SM`` at the current mpmath precision."""
     nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
-    z2 = (nx - ny) ** 2 + 4 * nx * ny * mpmath.cos(th / 2) ** 2
-    d2 = (nx - ny) ** 2 + 4 * nx * ny * mpmath.sin(th / 2) ** 2
-    xy = nx * ny * mpmath.cos(th)
-    return {"nx": nx, "ny": ny, "th": th, "x2": nx**2, "y2": ny**2, "z2": z2, "d2": d2, "xy": xy,
-            "sm": mpmath.exp(xy)}
+    return {"nx": nx, "ny": ny, "th": th, **refs.pair_geometry(MP, nx, ny, th)}
 
 
 def _vecs(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -130,19 +126,19 @@ def _mgf(beta: Any) -> tuple[Any, Any]:
     return mpmath.exp(beta**2 / 2), mpmath.mpf(0)
 
 
-def _base_moments_at(p: dict[str, Any], gm: Callable[[Any], tuple[Any, Any]] = _mgf) -> tuple[list[Any], list[Any]]:
-    """``E Y, E Y^2, E Z, E Z^2, E YZ`` for ``Y = cosh(w.z)``, ``Z = cos(w.Delta)``.
+def _base_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """``E Y, E Y^2, E Z, E Z^2, E YZ`` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``) by 1-d quadratures.
 
-    One-dimensional Gaussian expectations ``gm`` (exact MGF, or quadrature with
-    ``gm=_gm``); ``E YZ`` decomposes ``Delta = alpha z^ + beta e_perp``:
+    The independent alternative to :func:`rfcheck.references.hrf.base_moments` (exact MGFs):
+    ``E YZ`` decomposes ``Delta = alpha z^ + beta e_perp``:
     ``E[cosh(|z| g1) cos(alpha g1)] E[cos(beta g2)]`` (the sine part has mean zero).
     """
     g = _geo(p)
     zz, dd = mpmath.sqrt(g["z2"]), mpmath.sqrt(g["d2"])
-    ey, e1 = gm(zz)
-    ey2_, e2 = gm(2 * zz)
-    ez_, e3 = gm(1j * dd)
-    ez2_, e4 = gm(2j * dd)
+    ey, e1 = _gm(zz)
+    ey2_, e2 = _gm(2 * zz)
+    ez_, e3 = _gm(1j * dd)
+    ez2_, e4 = _gm(2j * dd)
     ey2 = (1 + ey2_) / 2
     ez, ez2 = mpmath.re(ez_), (1 + mpmath.re(ez2_)) / 2
     if zz == 0:
@@ -151,8 +147,8 @@ def _base_moments_at(p: dict[str, Any], gm: Callable[[Any], tuple[Any, Any]] = _
         alpha = (g["x2"] - g["y2"]) / zz
         beta2 = g["d2"] - alpha**2
         beta = mpmath.sqrt(beta2) if beta2 > 0 else mpmath.mpf(0)
-        a_, e5a = gm(zz + 1j * alpha)
-        b_, e5b = gm(1j * beta)
+        a_, e5a = _gm(zz + 1j * alpha)
+        b_, e5b = _gm(1j * beta)
         eyz, e5 = mpmath.re(a_) * mpmath.re(b_), abs(e5a) * abs(b_) + abs(e5b) * abs(a_)
     return [ey, ey2, ez, ez2, eyz], [abs(e1), abs(e2) / 2, abs(e3), abs(e4) / 2, abs(e5)]
 
@@ -171,35 +167,23 @@ def _base_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list
         if len(_CACHE) > 512:
             _CACHE.clear()
         if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _base_moments_at(p, _gm), dps)
+            vals, errs, _ = quadrature._adaptive(lambda prec: _base_moments_quad(p), dps)
         else:
             with mpmath.workdps(dps + 15):
-                vals, errs = _base_moments_at(p)
+                vals = list(refs.base_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])))
                 errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) for v in vals]
         _CACHE[key] = (vals, errs)
     return _CACHE[key]
 
 
-def _angular_lambda_moments(theta: Any, n: int) -> tuple[Any, Any]:
-    """``E lam, E lam^2`` with ``lam = K/n``, ``K ~ Bin(n, theta/pi)`` (eq 43: lam counts the
-    sgn disagreements), summed exactly over k (binomial moment identity for n > 400)."""
-    q = mpmath.mpf(theta) / mpmath.pi
-    if n > 400:
-        return q, (n * q * (1 - q) + n * n * q * q) / n**2
-    pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
-    return (mpmath.fsum(pk[k] * k for k in range(n + 1)) / n,
-            mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2)
-
-
-def _gauss_lambda_moments_at(
-    p: dict[str, Any], gm: Callable[[Any], tuple[Any, Any]] = _mgf
-) -> tuple[list[Any], list[Any]]:
-    """``E lam, E lam^2`` of eq (69) from quadrature moments of ``cos(sigma g |Delta|)``."""
+def _gauss_lambda_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """``E lam, E lam^2`` of eq (69) from quadrature moments of ``cos(sigma g |Delta|)`` (the
+    independent alternative to :func:`rfcheck.references.hrf.gauss_lambda_moments`)."""
     g = _geo(p)
     n, sigma, r = int(p["n"]), mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
     dd = mpmath.sqrt(g["d2"])
-    c1_, e1 = gm(1j * sigma * dd)
-    c2_, e2 = gm(2j * sigma * dd)
+    c1_, e1 = _gm(1j * sigma * dd)
+    c2_, e2 = _gm(2j * sigma * dd)
     c1, c2 = mpmath.re(c1_), (1 + mpmath.re(c2_)) / 2
     rho = 1 - mpmath.exp(-2 * sigma**2 * r**2)
     mean_c2 = c1**2 + (c2 - c1**2) / n
@@ -210,15 +194,17 @@ def _lambda_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[li
     """``[E lam, E lam^2]`` and error bars for ``p["lam"]`` (``angular`` or ``gauss``)."""
     if p.get("lam", "angular") == "angular":
         with mpmath.workdps(dps + 10):
-            m1, m2 = _angular_lambda_moments(p["theta"], int(p["n"]))
+            m1, m2 = refs.angular_lambda_moments(MP, mpmath.mpf(p["theta"]), int(p["n"]))
         return [m1, m2], [mpmath.mpf(10) ** (-dps - 5)] * 2
     key = ("gl", _key(p, "nx", "ny", "theta", "n", "sigma", "r"), dps, quad)
     if key not in _CACHE:
         if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _gauss_lambda_moments_at(p, _gm), dps)
+            vals, errs, _ = quadrature._adaptive(lambda prec: _gauss_lambda_moments_quad(p), dps)
         else:
             with mpmath.workdps(dps + 15):
-                vals, _ = _gauss_lambda_moments_at(p)
+                vals = list(refs.gauss_lambda_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]),
+                                                      mpmath.mpf(p["theta"]), int(p["n"]),
+                                                      mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])))
                 errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) + mpmath.mpf(10) ** (-dps - 10) for v in vals]
         _CACHE[key] = (vals, errs)
     return _CACHE[key]
@@ -230,18 +216,16 @@ def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, A
     ``ES1, ES1sq`` (SM^++_m), ``ES2, ES2sq`` (SM^trig_m), ``ES12`` (same projections),
     ``l1, l2`` (``E lam, E lam^2``), ``mse1, mse2`` (base MSEs), ``K`` = SM.
     """
-    (ey, ey2, ez, ez2, eyz), berr = _base_moments(p, dps, quad)
+    base, berr = _base_moments(p, dps, quad)
+    ey, ey2, ez, ez2, eyz = base
     lam, lerr = _lambda_moments(p, dps, quad) if "n" in p else ([0, 0], [0, 0])
     with mpmath.workdps(dps + 10):
         g = _geo(p)
         m = int(p.get("m", 1))
         a = (g["x2"] + g["y2"]) / 2
-        es1 = mpmath.exp(-a) * ey
-        es1sq = mpmath.exp(-2 * a) * (ey2 / m + (1 - mpmath.mpf(1) / m) * ey**2)
-        es2 = mpmath.exp(a) * ez
-        es2sq = mpmath.exp(2 * a) * (ez2 / m + (1 - mpmath.mpf(1) / m) * ez**2)
-        es12 = eyz / m + (1 - mpmath.mpf(1) / m) * ey * ez
-        k = g["sm"]
+        hm = refs.hybrid_moments(MP, g["nx"], g["ny"], g["th"], m, tuple(base))
+        es1, es1sq, es2, es2sq, es12 = hm["ES1"], hm["ES1sq"], hm["ES2"], hm["ES2sq"], hm["ES12"]
+        k = hm["K"]
         scale = mpmath.exp(2 * a) + mpmath.exp(-2 * a) * ey2 + k**2
         # relative error of the inputs (moments), propagated as rel * (sum of |terms|) by callers
         rel = max([abs(e) / abs(v) for e, v in zip(berr, (ey, ey2, ez, ez2, eyz), strict=True) if v != 0]
@@ -249,7 +233,7 @@ def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, A
         rel = 10 * rel + mpmath.mpf(10) ** (-dps - 5)
         return {"ES1": es1, "ES1sq": es1sq, "ES2": es2, "ES2sq": es2sq, "ES12": es12, "l1": lam[0],
                 "l2": lam[1], "mse1": es1sq - 2 * k * es1 + k**2, "mse2": es2sq - 2 * k * es2 + k**2,
-                "K": k, "rel": rel, "scale": scale,
+                "K": k, "rel": rel, "scale": scale, "base": tuple(base), "m": m, "g": g,
                 "err1": rel * 3 * (abs(es1sq) + 2 * k * abs(es1) + k**2),
                 "err2": rel * 3 * (abs(es2sq) + 2 * k * abs(es2) + k**2),
                 "err12": rel * 3 * (abs(eyz) / m + abs(ey * ez))}
@@ -265,11 +249,11 @@ def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: b
         c = l1 - l2
         e12 = h["ES12"] if sh else h["ES1"] * h["ES2"]
         k = h["K"]
-        second = l2 * h["ES1sq"] + o2 * h["ES2sq"] + 2 * c * e12
-        first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
+        g = h["g"]
+        mse = refs.hybrid_mse(MP, g["nx"], g["ny"], g["th"], h["m"], l1, l2, sh, h["base"])
         terms = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + abs(2 * c * e12) + abs(2 * k * l1 * h["ES1"])
                  + abs(2 * k * (1 - l1) * h["ES2"]) + k**2)
-        return second - 2 * k * first + k**2, h["rel"] * 5 * terms
+        return mse, h["rel"] * 5 * terms
 
 
 def _scale(p: dict[str, Any], dps: int) -> Any:
@@ -1023,7 +1007,10 @@ def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
             q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
                             if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
             n = int(p["n"])
-            m1, m2 = _angular_lambda_moments(q * mpmath.pi, n)
+            # the binomial moments summed over k (not the identity that eq (24) prints)
+            pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
+            m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
+            m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
 
     return ref

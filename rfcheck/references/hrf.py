@@ -158,7 +158,8 @@ def base_moments(ctx: Any, nx: Any, ny: Any, theta: Any) -> tuple[Any, Any, Any,
     return ey, ey2, ez, ez2, eyz
 
 
-def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> dict[str, Any]:
+def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any,
+                   base: tuple[Any, Any, Any, Any, Any] | None = None) -> dict[str, Any]:
     """Moments of the two base estimators with ``m`` projections (HRF appendix C, eq (31)-(38)).
 
     Parameters
@@ -169,6 +170,9 @@ def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> dict[str, 
         The pair.
     m : int
         Number of random projections.
+    base : tuple, optional
+        ``(E Y, E Y^2, E Z, E Z^2, E YZ)`` to use instead of :func:`base_moments` (e.g. the same
+        expectations by quadrature, for an independent cross-check); default: :func:`base_moments`.
 
     Returns
     -------
@@ -177,7 +181,7 @@ def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> dict[str, 
         SM^trig_m]`` with the same projections, ``(1/m) E YZ + (1 - 1/m) E Y E Z``), ``K = SM``.
     """
     g = pair_geometry(ctx, nx, ny, theta)
-    ey, ey2, ez, ez2, eyz = base_moments(ctx, nx, ny, theta)
+    ey, ey2, ez, ez2, eyz = base_moments(ctx, nx, ny, theta) if base is None else base
     m = num(ctx, m)
     a = (g["x2"] + g["y2"]) / 2
     return {"ES1": ctx.exp(-a) * ey, "ES1sq": ctx.exp(-2 * a) * (ey2 / m + (1 - 1 / m) * ey**2),
@@ -185,7 +189,8 @@ def hybrid_moments(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> dict[str, 
             "ES12": eyz / m + (1 - 1 / m) * ey * ez, "K": g["sm"]}
 
 
-def hybrid_mse(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, l1: Any, l2: Any, shared: Any) -> Any:
+def hybrid_mse(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, l1: Any, l2: Any, shared: Any,
+               base: tuple[Any, Any, Any, Any, Any] | None = None) -> Any:
     """``E[(lam S1 + (1 - lam) S2 - SM)^2]``, ``lam`` independent of ``S1 = SM^++_m``, ``S2 = SM^trig_m``.
 
     Expanded from moments (HRF eq (31), Thm 3.1): ``E lam^2 E S1^2 + E(1 - lam)^2 E S2^2 +
@@ -202,13 +207,15 @@ def hybrid_mse(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, l1: Any, l2: Any,
         ``E lam`` and ``E lam^2`` (:func:`angular_lambda_moments`, :func:`gauss_lambda_moments`).
     shared : int
         1: ``SM^++_m`` and ``SM^trig_m`` use the same projections; 0: independent ones.
+    base : tuple, optional
+        Base moments passed to :func:`hybrid_moments` (default: :func:`base_moments`).
 
     Returns
     -------
     number
         The MSE.
     """
-    h = hybrid_moments(ctx, nx, ny, theta, m)
+    h = hybrid_moments(ctx, nx, ny, theta, m, base)
     k = h["K"]
     e12 = h["ES12"] if bool(shared) else h["ES1"] * h["ES2"]
     second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
