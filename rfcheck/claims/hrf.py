@@ -1255,37 +1255,11 @@ for _which in ("trig", "pos"):
     )
 
 
-def _max_over_theta(f: Callable[[Any], Any], dps: int, lo: float = 0.0, hi: float | None = None) -> tuple[Any, Any]:
-    """Maximum of ``f`` on ``[lo, hi]`` (``hi=None``: exactly pi): grid, then golden section at ``dps`` digits."""
-    with mpmath.workdps(dps + 10):
-        hi = mpmath.pi if hi is None else mpmath.mpf(hi)
-        grid = [mpmath.mpf(lo) + (mpmath.mpf(hi) - lo) * k / 400 for k in range(401)]
-        vals = [f(t) for t in grid]
-        k = max(range(len(vals)), key=lambda i: vals[i])
-        a, b = grid[max(k - 1, 0)], grid[min(k + 1, 400)]
-        g = (mpmath.sqrt(5) - 1) / 2
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(200):
-            if b - a < mpmath.mpf(10) ** (-(dps // 2) - 3):
-                break
-            if fc > fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        best = max(fc, fd, vals[k])
-        return best, abs(best) * mpmath.mpf(10) ** (5 - dps)
-
-
 def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
         r, m = mpmath.mpf(p["r"]), int(p["m"])
-        v, e = _max_over_theta(lambda t: fn.impl(MP, r, t, m), dps)
+        v, e = refs.mp_max_on_interval(lambda t: fn.impl(MP, r, t, m), dps)
         with mpmath.workdps(dps + 10):
             return mpmath.exp(v), mpmath.exp(v) * e
 
@@ -1579,7 +1553,7 @@ def _a_r(r: Any, t: Any, n: int) -> Any:
 
 def _eq48_printed(p: dict[str, Any]) -> Any:
     r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-    mx, _ = _max_over_theta(lambda t: _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n), mpmath.mp.dps)
+    mx, _ = refs.mp_max_on_interval(lambda t: _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n), mpmath.mp.dps)
     return mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(mx))
 
 
@@ -1601,7 +1575,7 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        mx, e2 = _max_over_theta(lambda t: _a_r(r, t, n), dps)
+        mx, e2 = refs.mp_max_on_interval(lambda t: _a_r(r, t, n), dps)
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
@@ -1699,7 +1673,7 @@ def _eq_max_b(
             def f(t: Any, r: Any = r, n: int = n) -> Any:
                 return mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
 
-            mx, e = _max_over_theta(f, dps, 0.0)
+            mx, e = refs.mp_max_on_interval(f, dps, 0.0)
             return mx, mpmath.log(printed_bound(r, n)), e
 
     return lhs_rhs
@@ -2115,7 +2089,7 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
             loss = (a_k * a_i + b_j / a_k) ** 2
             # the infimum over a > 0 of f(a) = a^2 r_i^2 + 2 r_i r_j + r_j^2/a^2, by minimising over log a
             f = lambda t, a_i=a_i, b_j=b_j: -((mpmath.exp(t) * a_i + b_j / mpmath.exp(t)) ** 2)  # noqa: E731
-            best = -_max_over_theta(f, dps, -30.0, 30.0)[0]  # convex in t = log a: golden section
+            best = -refs.mp_max_on_interval(f, dps, -30.0, 30.0)[0]  # convex in t = log a: golden section
             disc = (loss - best) / (mpmath.mpf(10) ** (5 - dps) * (abs(best) + abs(a_i * b_j) + 1))
             if worst is None or disc > worst[0]:
                 worst = (disc, loss, best)
@@ -2793,9 +2767,9 @@ def _b_sum(r: Any, t: Any, n: int) -> Any:
 def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
-        lhs, e0 = _max_over_theta(lambda t: _b_sum(r, t, n), dps)
-        m1, e1 = _max_over_theta(lambda t: _b(1, r, t, n), dps)
-        m2, e2 = _max_over_theta(lambda t: _b(2, r, t, n), dps)
+        lhs, e0 = refs.mp_max_on_interval(lambda t: _b_sum(r, t, n), dps)
+        m1, e1 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n), dps)
+        m2, e2 = refs.mp_max_on_interval(lambda t: _b(2, r, t, n), dps)
         return lhs, m1 + m2, e0 + e1 + e2
 
 
@@ -3064,7 +3038,7 @@ def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """The global maximum of b_r^i on [0, pi] by grid + golden section (no use of the local maxima)."""
     with mpmath.workdps(dps + 10):
         r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
-        return _max_over_theta(lambda t: _b(i, r, t, n), dps)
+        return refs.mp_max_on_interval(lambda t: _b(i, r, t, n), dps)
 
 
 def printed_d3_global(p: dict[str, Any]) -> Any:
