@@ -79,3 +79,25 @@ def test_base_moments_and_base_override(nx: float, ny: float, theta: float) -> N
         l1, l2 = R.angular_lambda_moments(MP, a[2], 7)
         assert not _close(R.hybrid_mse(MP, *a, 1, l1, l2, 1), R.hybrid_mse(MP, *a, 1, l1, l2, 1, bad), 10)
         assert _close(R.hybrid_mse(MP, *a, 1, l1, l2, 0), R.hybrid_mse(MP, *a, 1, l1, l2, 0, bad), 45)
+
+
+@pytest.mark.parametrize("z", [[mpmath.mpf("0.7")], [mpmath.mpc("1.1", "-0.4"), mpmath.mpf("-2.0")],
+                               [mpmath.mpc(0, "2.5"), mpmath.mpc("0.3", "0.9"), mpmath.mpf(0)]])
+def test_quad_gaussian_exp_dot_equals_lemma_2_4_closed_form(z: list) -> None:
+    with mpmath.workdps(DPS + 10):
+        exact = mpmath.exp(mpmath.fsum(zi**2 for zi in z) / 2)
+        v, err = R.quad_gaussian_exp_dot(z, 30)
+        assert abs(v - exact) <= max(err, mpmath.mpf(10) ** -25) * 10
+        assert err < mpmath.mpf(10) ** -20 * max(abs(exact), 1)
+
+
+def test_mp_bracketed_root() -> None:
+    with mpmath.workdps(DPS + 10):
+        # 1 - 2 r^2 t sin(t) at r = 1 (the maximiser equation of HRF appendix D): compare to findroot at 60 digits
+        f = lambda t: 1 - 2 * t * mpmath.sin(t)  # noqa: E731
+        root = R.mp_bracketed_root(f, mpmath.mpf(0), mpmath.pi / 2, DPS)
+        assert abs(f(root)) < mpmath.mpf(10) ** -45
+        assert _close(root, mpmath.findroot(f, mpmath.mpf("0.7")), 45)
+        assert _close(R.mp_bracketed_root(lambda t: 2 - t * t, mpmath.mpf(0), mpmath.mpf(3), DPS), mpmath.sqrt(2), 45)
+        with pytest.raises(ArithmeticError):
+            R.mp_bracketed_root(lambda t: t * t + 1, mpmath.mpf(0), mpmath.mpf(1), DPS)

@@ -394,21 +394,6 @@ def _zvec(p: dict[str, Any]) -> list[Any]:
     return [mpmath.mpc(p[f"zr{i}"], p[f"zi{i}"]) for i in range(int(p["d"]))]
 
 
-def _quad_exp_dot(z: list[Any], dps: int) -> tuple[Any, Any]:
-    """``E exp(w^T z) = prod_i E exp(w_i z_i)`` by per-coordinate quadrature (independence, eq 28)."""
-
-    def compute(prec: int) -> tuple[Any, Any]:
-        val, err = mpmath.mpf(1), mpmath.mpf(0)
-        for zi in z:
-            v, e = _gm(zi)
-            err = err * abs(v) + abs(val) * abs(e)
-            val *= v
-        return val, err
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
-
-
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
@@ -418,7 +403,7 @@ P.claim(
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
-                                lambda p, dps: _quad_exp_dot(_zvec(p), dps),
+                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec(p), dps),
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
                                 max_points=30), 4)],
@@ -464,7 +449,7 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         x, y = _xy_mp(p)
         z = a * x + (a.T) ** -1 * y
         zs = [z[i] for i in range(2)]
-    return _quad_exp_dot(zs, dps)
+    return refs.quad_gaussian_exp_dot(zs, dps)
 
 
 P.claim(
@@ -508,8 +493,8 @@ def _cexp_var_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
         c = mpmath.exp(-_bsq(a * x) / 2 - _bsq(b * y) / 2)
         zr = [2 * mpmath.re(z[i]) for i in range(len(z))]
         zs = [z[i] for i in range(len(z))]
-    m2, e2 = _quad_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
-    m1, e1 = _quad_exp_dot(zs, dps)
+    m2, e2 = refs.quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
+    m1, e1 = refs.quad_gaussian_exp_dot(zs, dps)
     with mpmath.workdps(dps + 10):
         return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
 
@@ -2191,7 +2176,7 @@ def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         a = _a_diag(p)
         x, y = _xy_h2(p)
         z = [a[k] * x[k] + y[k] / a[k] for k in range(2)]
-    return _quad_exp_dot(z, dps)
+    return refs.quad_gaussian_exp_dot(z, dps)
 
 
 def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any] | None, ref: Callable[[dict[str, Any], int], Any],
@@ -2350,7 +2335,7 @@ def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, 
         nrm = _SQ[sq]
         c = mpmath.exp(-nrm(ax) / t**2 - nrm(ay) / t**2)
         z = [(ax[k] - ay[k]) / t for k in range(2)]
-    v, e = _quad_exp_dot(z, dps)
+    v, e = refs.quad_gaussian_exp_dot(z, dps)
     with mpmath.workdps(dps + 10):
         return mpmath.re(c * v), abs(c) * e
 
@@ -2459,8 +2444,8 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         z = [a[k] * ri[k] + rj[k] / a[k] for k in range(2)]
         c = mpmath.exp(-mpmath.fsum(abs(a[k] * ri[k]) ** 2 for k in range(2)) / 2
                        - mpmath.fsum(abs(rj[k] / a[k]) ** 2 for k in range(2)) / 2)
-    m2, e2 = _quad_exp_dot([2 * mpmath.re(v) for v in z], dps)
-    m1, e1 = _quad_exp_dot(z, dps)
+    m2, e2 = refs.quad_gaussian_exp_dot([2 * mpmath.re(v) for v in z], dps)
+    m1, e1 = refs.quad_gaussian_exp_dot(z, dps)
     with mpmath.workdps(dps + 10):
         return abs(c) ** 2 * (m2 - abs(m1) ** 2), mpmath.mpf(0), abs(c) ** 2 * (abs(e2) + 2 * abs(e1) * abs(m1)) + \
             mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
@@ -2790,23 +2775,6 @@ def _dlogb(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     return lambda t: mpmath.diff(lambda s: mpmath.log(_b(i, r, s, n)), t)
 
 
-def _refine_root(f: Callable[[Any], Any], a: Any, b: Any, dps: int) -> Any:
-    """A root of ``f`` in ``[a, b]`` where ``f(a) > 0 > f(b)``: secant-bisection to ``dps`` digits."""
-    fa, fb = f(a), f(b)
-    if not (fa > 0 > fb):
-        raise ArithmeticError(f"no sign change of the derivative on [{mpmath.nstr(a, 8)}, {mpmath.nstr(b, 8)}]")
-    try:
-        return mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** (-2 * dps))
-    except (ValueError, ZeroDivisionError):
-        for _ in range(4 * dps):
-            c = (a + b) / 2
-            if f(c) > 0:
-                a = c
-            else:
-                b = c
-        return (a + b) / 2
-
-
 def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
     """Interior local maxima of ``b_r^i`` on ``(0, pi)``: grid of ``log b`` (eq 54/55 as printed),
     every grid point above both neighbours, refined to the root of the numerical derivative."""
@@ -2818,7 +2786,7 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
         grid = [mpmath.pi * k / (npts + 1) for k in range(1, npts + 1)]
         vals = [mpmath.log(_b(i, r, t, n)) for t in grid]
         d = _dlogb(i, r, n)
-        out = [_refine_root(d, grid[k - 1], grid[k + 1], dps + 10)
+        out = [refs.mp_bracketed_root(d, grid[k - 1], grid[k + 1], dps + 10)
                for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
     _CACHE[key] = out
     return out

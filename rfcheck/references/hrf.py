@@ -13,6 +13,11 @@ Notation (HRF sec 2): ``z = x + y``, ``Delta = x - y``, ``SM(x, y) = exp(x.y)``,
 |y|^2)/2) mean(Y)``, ``SM^trig_m = exp((|x|^2 + |y|^2)/2) mean(Z)`` over ``m`` projections.
 
 :func:`on_balls` evaluates one of these on exact input balls at a given precision.
+
+Besides these exact references, the module holds the generic mpmath numerics the HRF claims
+share (no context argument, no enclosure): :func:`mp_max_on_interval` (grid + golden section),
+:func:`mp_bracketed_root`, :func:`quad_gaussian_exp_dot` (the quadrature alternative to Lemma
+2.4's closed form) and :func:`grid_argmax` (float64).
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ __all__ = [
     "hybrid_moments",
     "hybrid_mse",
     "log_rel_error_hybrid_same_length",
+    "mp_bracketed_root",
     "mp_max_on_interval",
     "num",
     "on_balls",
     "pair_geometry",
+    "quad_gaussian_exp_dot",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
 ]
@@ -430,6 +437,81 @@ def mp_max_on_interval(f: Callable[[Any], Any], dps: int, lo: float = 0.0,
                 fd = f(d)
         best = max(fc, fd, vals[k])
         return best, abs(best) * mpmath.mpf(10) ** (5 - dps)
+
+
+def quad_gaussian_exp_dot(z: list[Any], dps: int) -> tuple[Any, Any]:
+    """``E exp(w^T z)``, ``w ~ N(0, I_d)``, ``z`` in ``C^d``, by per-coordinate quadrature.
+
+    ``prod_i E exp(w_i z_i)`` (independence of the coordinates, HRF appendix A, eq (28)), each
+    factor a 1-d Gaussian quadrature (:func:`rfcheck.quadrature.gaussian_exp_moment`), repeated at
+    rising precision until stable (:func:`rfcheck.quadrature.with_error`).  The independent
+    alternative to the closed form ``exp(sum z_i^2 / 2)`` (HRF Lemma 2.4), used where a check needs
+    a reference that does not assume it.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (mpmath numbers, complex allowed).
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+    """
+    from rfcheck import quadrature
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        val, err = mpmath.mpf(1), mpmath.mpf(0)
+        for zi in z:
+            v, e = quadrature.gaussian_exp_moment(0, zi)
+            err = err * abs(v) + abs(val) * abs(e)
+            val *= v
+        return val, err
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def mp_bracketed_root(f: Callable[[Any], Any], a: Any, b: Any, dps: int) -> Any:
+    """A root of ``f`` in ``[a, b]`` where ``f(a) > 0 > f(b)``, to about ``dps`` digits (mpmath).
+
+    Anderson's secant-type iteration (``mpmath.findroot``, tolerance ``10^(-2 dps)``); if it
+    fails, ``4 dps`` bisection steps.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t) -> mpf``, positive at ``a``, negative at ``b``.
+    a, b : mpf
+        The bracket.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    mpf
+        The root.
+
+    Raises
+    ------
+    ArithmeticError
+        If ``f`` does not change sign from positive to negative on ``[a, b]``.
+    """
+    fa, fb = f(a), f(b)
+    if not (fa > 0 > fb):
+        raise ArithmeticError(f"no sign change of the derivative on [{mpmath.nstr(a, 8)}, {mpmath.nstr(b, 8)}]")
+    try:
+        return mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** (-2 * dps))
+    except (ValueError, ZeroDivisionError):
+        for _ in range(4 * dps):
+            c = (a + b) / 2
+            if f(c) > 0:
+                a = c
+            else:
+                b = c
+        return (a + b) / 2
 
 
 def gaussian_exp_dot_ball(z: list[Any], bits: int) -> Any:
