@@ -16,11 +16,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import mpmath
 from flint import acb, arb
 
 from rfcheck.arb_backend import to_ball, workprec
+from rfcheck.ledger import pair_stats as stats_mp
 
-__all__ = ["gaussian_exp_moment_ball"]
+__all__ = [
+    "conditional_moments",
+    "conditional_moments_ball",
+    "gaussian_exp_moment_ball",
+    "gerf_ort_point",
+    "pair_stats_ball",
+    "sphere_exp_mean_hyp",
+    "sphere_exp_mean_quad",
+]
 
 #: extra bits tried, at most, when the integral of an oscillating integrand cancels
 MAX_EXTRA_BITS = 512
@@ -131,3 +141,211 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
             # in Arb: the value may lie below the float64 range (a ratio of floats would be 0/0)
             lost = float(((rad.upper() / mag).log() / arb(2).log()).mid()) + prec + 4 if mag > 0 else 64
             extra = min(MAX_EXTRA_BITS, extra + max(16, math.ceil(lost)))
+
+
+def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+    """Squared norms of a pair point as Arb balls: the ball twin of :func:`rfcheck.ledger.pair_stats`.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``nx``, ``ny``, ``theta``, ``d``); its floats are taken as exact.
+
+    Returns
+    -------
+    dict
+        ``sq_x = |x|^2, sq_y = |y|^2, sq_sum = |x + y|^2, sq_diff = |x - y|^2`` as ``flint.arb``
+        balls at the working precision, and ``d`` (int).
+
+    Notes
+    -----
+    In ``d = 1`` the vectors are those of :func:`rfcheck.ledger.pair_vectors`, ``x = nx``,
+    ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the
+    ``ny sin(theta)`` that no axis carries).  Used by CRT eq (1)-(2), (21), (25), (32)-(35), Thm 4.2.
+    """
+
+    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
+    if int(p["d"]) == 1:
+        y = ny * th.cos()
+        return {"sq_x": nx * nx, "sq_y": y * y, "sq_sum": (nx + y) ** 2, "sq_diff": (nx - y) ** 2, "d": 1}
+    return {"sq_x": nx * nx, "sq_y": ny * ny,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
+
+
+def sphere_exp_mean_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
+    """``E_u exp(gamma u_1)`` for ``u`` uniform on the unit sphere of R^d, by the spherical-mean identity.
+
+    Parameters
+    ----------
+    gamma : mpmath number
+        Real argument.
+    d : int
+        Dimension, ``d >= 1``.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        ``0F1(; d/2; gamma^2/4)`` (``mpmath.hyp0f1``) and the error bar 0.
+
+    Notes
+    -----
+    CRT appendix 9.7 (eq (26)-(32), proof of Thm 9.1): the spherical averages of the GERF terms.
+    """
+    return mpmath.hyp0f1(mpmath.mpf(d) / 2, gamma * gamma / 4), mpmath.mpf(0)
+
+
+def sphere_exp_mean_quad(gamma: Any, d: int) -> tuple[Any, Any]:
+    """``E_u exp(gamma u_1)`` for ``u`` uniform on the unit sphere of R^d, by quadrature.
+
+    The route independent of :func:`sphere_exp_mean_hyp`: tanh-sinh quadrature of
+    ``e^{gamma t}`` against the density of ``u_1``, ``(1 - t^2)^{(d-3)/2} / B(1/2, (d-1)/2)``.
+
+    Parameters
+    ----------
+    gamma : mpmath number
+        Real argument.
+    d : int
+        Dimension, ``d >= 2``.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The integral and mpmath's error estimate plus a rounding allowance.
+
+    Notes
+    -----
+    CRT appendix 9.7 (eq (26)-(32), proof of Thm 9.1).
+    """
+    expo = (mpmath.mpf(d) - 3) / 2
+    norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
+    val, err = mpmath.quad(lambda t: norm * (1 - t * t) ** expo * mpmath.exp(gamma * t), [-1, 0, 1], error=True)
+    return val, err + abs(val) * mpmath.eps * 100
+
+
+def gerf_ort_point(p: dict[str, Any]) -> dict[str, Any]:
+    """mpmath constants of the GERF instantiation of CRT appendix 9.7 at a point (call inside ``workdps``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re`` (real A < 1/4, s = +1), ``M`` and ``rho1..rhoM`` (the conditional
+        norms are ``r_m = rho_m sqrt(d)``).
+
+    Returns
+    -------
+    dict
+        ``d, M, A, B = sqrt(1 - 4A), nz = |x + y|, P0 = (1 - 4A)^{d/2} e^{-|x|^2 - |y|^2}``,
+        ``r`` (list of the norms) and ``K2 = exp(-|x - y|^2)``: the GERF term is
+        ``g(a, b) = P0 exp(2 A b^2 + B a)`` (CRT eq (26)-(32), proof of Thm 9.1).
+    """
+    s = stats_mp(p)
+    d, m = s["d"], int(p["M"])
+    a = mpmath.mpf(p["a_re"])
+    return {"d": d, "M": m, "A": a, "B": mpmath.sqrt(1 - 4 * a), "nz": mpmath.sqrt(s["sq_sum"]),
+            "P0": mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"]),
+            "r": [mpmath.mpf(p[f"rho{i + 1}"]) * mpmath.sqrt(d) for i in range(m)], "K2": mpmath.exp(-s["sq_diff"])}
+
+
+def conditional_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dict[str, Any]:
+    """Conditional moments of the GERF terms given the norms, iid vs orthogonal directions (CRT eq (26)-(32)).
+
+    Conditioned on the norms ``r_1..r_M``, the terms are ``X_m = g(c_m u_m^T z, r_m)`` with ``u_m``
+    uniform on the sphere (iid) or an orthonormal frame (ort); ``g`` as in :func:`gerf_ort_point`.
+
+    Parameters
+    ----------
+    p : dict
+        A point as in :func:`gerf_ort_point`.
+    dps : int
+        Decimal digits (10 guard digits are added).
+    scaled : bool
+        ``c_m = r_m`` (the estimator: ``w_m^T z = r_m u_m^T z``), else ``c_m = 1``
+        (``X_m = g_{x_m}(u_m^T z)``, the literal eq (29)-(30)).
+    method : {"hyp", "quad"}
+        The spherical average: :func:`sphere_exp_mean_hyp` or :func:`sphere_exp_mean_quad`.
+
+    Returns
+    -------
+    dict
+        ``var_iid``, ``var_ort`` (conditional variances of the mean), ``T = var_iid - var_ort``,
+        ``F`` (list, ``F_m = E[g~(c_m u^T z, r_m)]``), ``M``, ``d``, ``err`` (an error bar) and
+        ``scale`` (the mean second moment).
+    """
+    sph = sphere_exp_mean_hyp if method == "hyp" else sphere_exp_mean_quad
+    with mpmath.workdps(dps + 10):
+        o = gerf_ort_point(p)
+        d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+        c = o["r"] if scaled else [mpmath.mpf(1)] * m
+        err = mpmath.mpf(0)
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, o["r"], strict=True):
+            e1, er1 = sph(b * ci * nz, d)
+            e2, er2 = sph(2 * b * ci * nz, d)
+            w = p0 * mpmath.exp(2 * a * ri * ri)
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+            err += w * er1 + w * w * er2
+        var_iid = mpmath.fsum(s2 - mu * mu for s2, mu in zip(second, mean, strict=True)) / m**2
+        cov = mpmath.mpf(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                e, er = sph(b * nz * mpmath.sqrt(c[i] ** 2 + c[j] ** 2), d)
+                w = p0 * p0 * mpmath.exp(2 * a * (o["r"][i] ** 2 + o["r"][j] ** 2))
+                cov += w * e - mean[i] * mean[j]
+                err += w * er
+        var_ort = var_iid + 2 * cov / m**2
+        scale = mpmath.fsum(second) / m
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d,
+                "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
+
+
+def conditional_moments_ball(p: dict[str, Any], bits: int, scaled: bool) -> dict[str, Any]:
+    """Arb-ball twin of :func:`conditional_moments` (CRT eq (26)-(32), proof of Thm 9.1).
+
+    The spherical averages by the identity ``E_u exp(gamma u^T e) = 0F1(; d/2; gamma^2/4)``
+    (``arb.hypgeom_0f1``, rigorous).
+
+    Parameters
+    ----------
+    p : dict
+        A point as in :func:`gerf_ort_point`.
+    bits : int
+        Working precision in bits.
+    scaled : bool
+        As in :func:`conditional_moments`.
+
+    Returns
+    -------
+    dict
+        ``var_iid``, ``var_ort``, ``T`` and ``F`` (a list) as ``flint.arb`` balls, ``M`` and ``d``.
+    """
+
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, r, strict=True):
+            e1, e2 = sph(b * ci * nz), sph(2 * b * ci * nz)
+            w = p0 * (2 * a * ri * ri).exp()
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+        var_iid = sum((s2 - mu * mu for s2, mu in zip(second, mean, strict=True)), arb(0)) / m**2
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                w = p0 * p0 * (2 * a * (r[i] ** 2 + r[j] ** 2)).exp()
+                cov += w * sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt()) - mean[i] * mean[j]
+        var_ort = var_iid + 2 * cov / m**2
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d}
