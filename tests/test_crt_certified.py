@@ -278,7 +278,7 @@ def test_thm33_certificate_compares_variances_on_balls() -> None:
     from rfcheck.claims._common import eval_on_balls
 
     a_p = eval_on_balls(lambda ctx, q: (1 - 1 / C.printed_eq7_rho_ctx(ctx, q)) / 8, dict(THM33_POINT), BITS)
-    a_ref = C.reference_a_star(dict(THM33_POINT), 30)[0]
+    a_ref = R.reference_a_star(dict(THM33_POINT), 30)[0]
     with workprec(BITS):
         st = R.pair_stats_ball(THM33_POINT)
         args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}

@@ -135,3 +135,22 @@ def test_gerf_ort_point_constants() -> None:
         assert abs(o["P0"] - p0) < MF(10) ** -48
         assert abs(o["K2"] - mpmath.exp(-s["sq_diff"])) < MF(10) ** -48
         assert abs(o["r"][1] - MF(1.2) * mpmath.sqrt(3)) < MF(10) ** -48
+
+
+def test_reference_a_star_is_the_minimiser() -> None:
+    """At A* the derivative of the GERF log variance vanishes (50 digits) and the variance rises on
+    both sides; the error bar covers the change to 60 digits."""
+    from rfcheck.closed_forms import crt as cf
+
+    p = {"d": 4, "nx": 0.8, "ny": 0.6, "theta": 0.7}
+    a, err = ref.reference_a_star(dict(p), DPS)
+    assert a < MF(1) / 8 and err < MF(10) ** -40
+    with mpmath.workdps(DPS + 10):
+        st = pair_stats(p)
+
+        def v(x: mpmath.mpf) -> mpmath.mpf:
+            return cf.gerf_log_variance(**st, a=x, s=1, backend="mpmath", dps=mpmath.mp.dps)
+
+        assert abs(mpmath.diff(v, a)) < MF(10) ** -40
+        h = MF(10) ** -6
+        assert v(a - h) > v(a) and v(a + h) > v(a)

@@ -20,6 +20,7 @@ import mpmath
 from flint import acb, arb
 
 from rfcheck.arb_backend import to_ball, workprec
+from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "gaussian_exp_moment_ball",
     "gerf_ort_point",
     "pair_stats_ball",
+    "reference_a_star",
     "sphere_exp_mean_hyp",
     "sphere_exp_mean_quad",
 ]
@@ -349,3 +351,87 @@ def conditional_moments_ball(p: dict[str, Any], bits: int, scaled: bool) -> dict
                 cov += w * sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt()) - mean[i] * mean[j]
         var_ort = var_iid + 2 * cov / m**2
         return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d}
+
+
+def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """argmin over real A < 1/8 of the GERF variance (s = +1), by numerical minimisation (CRT Thm 3.3, eq (7), (22)).
+
+    The objective is the library's variance (``closed_forms.crt.gerf_log_variance``, which
+    claim crt.thm3.2 ties to quadrature); neither eq (7) nor eq (22) is used.  The root of
+    the derivative (mpmath numerical differentiation) is bracketed -- the derivative is
+    positive at A = 0 when |x+y| > 0, and a lower end is found by doubling -- and solved
+    by a bracketing method (Anderson-Bjorck); the error bar is the change between ``dps``
+    and ``dps + 10``.  A failure raises, which leaves the point undecided.
+
+    Memoised (module cache keyed by the point's ``d, nx, ny, theta`` and ``dps``): several
+    claims and readings ask for the minimiser at the same points.  Within one solve the
+    derivative is memoised by the exact abscissa and working precision: once converged the
+    Anderson-Bjorck iteration revisits the same few abscissae until ``maxsteps`` (its
+    tolerance lies below the working precision), so the memo returns bit-identical values
+    at a fraction of the cost.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d``, ``nx``, ``ny``, ``theta``) with ``|x + y| > 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The minimiser ``A*`` and its error bar.
+    """
+    key = (_pair_key(p), dps)
+    hit = _A_STAR_CACHE.get(key)
+    if hit is not None:
+        return hit
+    res = _reference_a_star(p, dps)
+    if len(_A_STAR_CACHE) > 1024:
+        _A_STAR_CACHE.clear()
+    _A_STAR_CACHE[key] = res
+    return res
+
+
+def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
+    """The exact parameters of a pair point that :func:`rfcheck.ledger.pair_stats` reads (a cache key)."""
+    return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
+
+
+_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """:func:`reference_a_star` without the module cache."""
+    out = []
+    for prec in (dps, dps + 10):
+        with mpmath.workdps(prec):
+            st = stats_mp(p)
+
+            def fm(a: Any, st: dict[str, Any] = st) -> Any:
+                # mpmath.diff raises the working precision: follow it
+                return cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=mpmath.mp.dps)
+
+            memo: dict[Any, Any] = {}
+
+            def g(a: Any, fm: Any = fm, memo: dict[Any, Any] = memo) -> Any:
+                z = mpmath.mpmathify(a)
+                k = (getattr(z, "_mpf_", None) or z._mpc_, mpmath.mp.prec)
+                if k not in memo:
+                    memo[k] = mpmath.diff(fm, a)
+                return memo[k]
+
+            hi = mpmath.mpf(0)
+            lo = -mpmath.mpf(1) / 8
+            for _ in range(80):
+                if g(lo) < 0:
+                    break
+                lo *= 2
+            else:
+                raise ArithmeticError("could not bracket the minimiser")
+            if not g(hi) > 0:
+                raise ArithmeticError("derivative at A = 0 is not positive: cannot bracket")
+            root = mpmath.findroot(g, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-2 * prec + 10),
+                                   maxsteps=400, verify=False)
+            out.append(root)
+    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
