@@ -39,6 +39,7 @@ from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
     gerf_ort_point,
+    noncentral_chi2_log_cdf,
     pair_stats_ball,
     reference_a_star,
 )
@@ -1571,19 +1572,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         nc = b * b * u / (16 * a * a)
 
         def log_cdf(w: Any) -> Any:
-            if w <= 0:
-                return -mpmath.inf
-            lam = nc / 2
-            j0 = int(lam)
-            terms = []
-            for j in list(range(j0, -1, -1)) + list(range(j0 + 1, j0 + 100_000)):
-                lt = -lam + j * mpmath.log(lam) - mpmath.loggamma(j + 1) if lam > 0 else (0 if j == 0 else -mpmath.inf)
-                lt += mpmath.log(mpmath.gammainc(mpmath.mpf(d) / 2 + j, 0, w / 2, regularized=True))
-                terms.append(lt)
-                if j > j0 and lt < max(terms) - (dps + 10) * mpmath.log(10):
-                    break
-            big = max(terms)
-            return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
+            return noncentral_chi2_log_cdf(w, d, nc, dps)
 
         up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
         log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)

@@ -28,6 +28,7 @@ __all__ = [
     "conditional_moments_ball",
     "gaussian_exp_moment_ball",
     "gerf_ort_point",
+    "noncentral_chi2_log_cdf",
     "pair_stats_ball",
     "reference_a_star",
     "sphere_exp_mean_hyp",
@@ -435,3 +436,42 @@ def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
                                    maxsteps=400, verify=False)
             out.append(root)
     return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
+
+
+def noncentral_chi2_log_cdf(w: Any, d: int, nc: Any, dps: int) -> Any:
+    """``log P[W <= w]`` for ``W`` noncentral chi-squared with ``d`` degrees of freedom and noncentrality ``nc``.
+
+    The Poisson mixture ``sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w]`` (regularized lower incomplete
+    gamma functions, ``mpmath.gammainc``), summed outwards from the Poisson mode until a term falls
+    ``dps + 10`` decades below the largest; every term is >= 0, so a partial sum is a lower bound.
+    Used by the OPRF tail of CRT Thm 4.2 (``Z = Z_max exp(2 A W)``).
+
+    Parameters
+    ----------
+    w : mpmath number
+        The threshold (``w <= 0`` gives ``-inf``).
+    d : int
+        Degrees of freedom.
+    nc : mpmath number
+        Noncentrality, ``>= 0``.
+    dps : int
+        Decimal digits of the truncation (evaluate at a working precision of at least ``dps``).
+
+    Returns
+    -------
+    mpf
+        ``log P[W <= w]`` (``-inf`` when ``w <= 0``).
+    """
+    if w <= 0:
+        return -mpmath.inf
+    lam = nc / 2
+    j0 = int(lam)
+    terms = []
+    for j in list(range(j0, -1, -1)) + list(range(j0 + 1, j0 + 100_000)):
+        lt = -lam + j * mpmath.log(lam) - mpmath.loggamma(j + 1) if lam > 0 else (0 if j == 0 else -mpmath.inf)
+        lt += mpmath.log(mpmath.gammainc(mpmath.mpf(d) / 2 + j, 0, w / 2, regularized=True))
+        terms.append(lt)
+        if j > j0 and lt < max(terms) - (dps + 10) * mpmath.log(10):
+            break
+    big = max(terms)
+    return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
