@@ -1,4 +1,4 @@
-"""Reference computations for Chefs' Random Tables (``crt``): Gaussian moments as Arb balls.
+"""Reference computations for Chefs' Random Tables (``crt``): quantities defined independently of any printed claim.
 
 The CRT claims of Thm 3.1-3.2 and eq (16)-(21) reduce (by rotation invariance) to the
 one-dimensional Gaussian moment ``E exp(alpha W^2 + beta W)``, ``W ~ N(0, 1)``.  Here it is a
@@ -6,9 +6,18 @@ rigorous integral of the defining expectation (Arb's ``acb.integral`` on the tru
 plus a proved bound on the two tails) -- never the closed form ``(1 - 2 alpha)^{-1/2}
 exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on.
 
+Also here: the pair statistics as Arb balls (:func:`pair_stats_ball`); the argmin of the GERF
+variance of Thm 3.3 by a root solve (:func:`reference_a_star`); the noncentral chi^2 CDF as a
+Poisson mixture behind Thm 4.2's OPRF tail (:func:`noncentral_chi2_log_cdf`); and, for
+appendix 9.7 (eq (26)-(32), proof of Thm 9.1), the spherical averages ``E_u exp(gamma u_1)`` by
+two independent routes (:func:`sphere_exp_mean_hyp`, :func:`sphere_exp_mean_quad`) and the
+conditional iid/orthogonal moments built on them (:func:`conditional_moments`,
+:func:`conditional_moments_ball`, :func:`gerf_ort_point`).
+
 References
 ----------
-CRT appendix 9.2-9.3 (the integrals behind eq (16)-(21)).
+CRT appendix 9.2-9.3 (the integrals behind eq (16)-(21)), sec 3 (Thm 3.3), sec 4 (Thm 4.2) and
+appendix 9.7.
 """
 
 from __future__ import annotations
