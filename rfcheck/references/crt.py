@@ -156,7 +156,7 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
 
 
 def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
-    """Squared norms of a pair point as Arb balls: the ball twin of :func:`rfcheck.ledger.pair_stats`.
+    """Squared norms of a pair point as Arb balls: the ball twin of ``rfcheck.ledger.pair_stats``.
 
     Parameters
     ----------
@@ -171,7 +171,7 @@ def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
 
     Notes
     -----
-    In ``d = 1`` the vectors are those of :func:`rfcheck.ledger.pair_vectors`, ``x = nx``,
+    In ``d = 1`` the vectors are those of ``rfcheck.ledger.pair_vectors``, ``x = nx``,
     ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the
     ``ny sin(theta)`` that no axis carries).  Used by CRT eq (1)-(2), (21), (25), (32)-(35), Thm 4.2.
     """
@@ -404,7 +404,7 @@ def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
-    """The exact parameters of a pair point that :func:`rfcheck.ledger.pair_stats` reads (a cache key)."""
+    """The exact parameters of a pair point that ``rfcheck.ledger.pair_stats`` reads (a cache key)."""
     return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
 
 
