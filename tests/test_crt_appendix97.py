@@ -19,6 +19,7 @@ import pytest
 
 from rfcheck.claims import BUDGETS
 from rfcheck.claims import crt as cc
+from rfcheck.references import crt as R
 
 
 def _pt(d: int, nx: float, ny: float, theta: float, a: float, m: int, rhos: tuple[float, ...]) -> dict:
@@ -38,8 +39,8 @@ def _rel(a, b):
 def test_quadrature_and_hypergeometric_routes_agree(p):
     """Same reading, two methods: every conditional moment agrees to 1e-14 relative."""
     for scaled in (True, False):
-        a = cc._cond_moments(p, 20, scaled, "quad")
-        b = cc._cond_moments(p, 20, scaled, "hyp")
+        a = R.conditional_moments(p, 20, scaled, "quad")
+        b = R.conditional_moments(p, 20, scaled, "hyp")
         for key in ("var_iid", "var_ort"):
             assert _rel(a[key], b[key]) < 1e-14, (key, scaled)
         assert abs(a["T"] - b["T"]) <= 1e-14 * a["scale"]
@@ -51,13 +52,13 @@ def test_quadrature_and_hypergeometric_routes_agree(p):
 def test_printed_xm_differs_unless_unit_norms(p):
     """The literal X_m = g_{x_m}(u_m^T z) gives other conditional variances (the claims are
     REFUTED there); with all x_m = 1 (rho_m = 1/sqrt(d)) the readings coincide."""
-    lit = cc._cond_moments(p, 20, False, "hyp")
-    est = cc._cond_moments(p, 20, True, "hyp")
+    lit = R.conditional_moments(p, 20, False, "hyp")
+    est = R.conditional_moments(p, 20, True, "hyp")
     assert _rel(lit["var_iid"], est["var_iid"]) > 1e-6  # ~1e10 times the numerical error
     assert max(_rel(lit["var_ort"], est["var_ort"]), _rel(lit["T"], est["T"])) > 1e-2
     unit = dict(p, **{f"rho{i}": 1 / math.sqrt(p["d"]) for i in range(1, 5)})
-    lit = cc._cond_moments(unit, 20, False, "hyp")
-    est = cc._cond_moments(unit, 20, True, "quad")
+    lit = R.conditional_moments(unit, 20, False, "hyp")
+    est = R.conditional_moments(unit, 20, True, "quad")
     for key in ("var_iid", "var_ort", "T"):
         assert abs(lit[key] - est[key]) <= 1e-14 * lit["scale"]
 
@@ -66,9 +67,9 @@ def test_conditional_variances_match_a_direct_sphere_average():
     """An independent third route for d = 3 (u_1 is uniform on [-1, 1] by Archimedes):
     Var(X | r) = E e^{2 g t} - (E e^{g t})^2 in closed form sinh(g)/g."""
     p = PTS[0]
-    r = cc._cond_moments(p, 20, True, "hyp")
+    r = R.conditional_moments(p, 20, True, "hyp")
     with mpmath.workdps(30):
-        o = cc._ort_point(p)
+        o = R.gerf_ort_point(p)
         tot = 0
         for ri in o["r"]:
             g = o["B"] * ri * o["nz"]
@@ -96,7 +97,7 @@ def test_eq32_middle_is_the_gaussian_average(p):
     """The printed middle member equals (2/(d+2))(2/M^2) sum_{i<j} S_i S_j with
     S_i = P0 e^{2A x_i^2} (e^{B^2 |z|^2 / 2} - 1); it differs from the F-product."""
     with mpmath.workdps(30):
-        o = cc._ort_point(p)
+        o = R.gerf_ort_point(p)
         s = [o["P0"] * mpmath.exp(2 * o["A"] * r * r) * mpmath.expm1(o["B"] ** 2 * o["nz"] ** 2 / 2) for r in o["r"]]
         m = o["M"]
         want = 2 / mpmath.mpf(o["d"] + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
@@ -110,9 +111,9 @@ def test_eq32_middle_with_conditional_norms_closes_on_f():
     """Replacing E|w|^{2t} by x^{2t}: sum_t a_{2t}(x) |z|^{2t} x^{2t} E r^{2t} / E|g|^{2t} = F_x(z) of the
     scaled reading (E[(u^T z)^{2t}] = |z|^{2t} (1/2)_t / (d/2)_t)."""
     p = PTS[0]
-    f = cc._cond_moments(p, 20, True, "quad")["F"]
+    f = R.conditional_moments(p, 20, True, "quad")["F"]
     with mpmath.workdps(30):
-        o = cc._ort_point(p)
+        o = R.gerf_ort_point(p)
         for ri, fi in zip(o["r"], f, strict=True):
             ser = mpmath.nsum(lambda t, ri=ri: o["P0"] * mpmath.exp(2 * o["A"] * ri * ri) * o["B"] ** (2 * t)
                               / mpmath.factorial(2 * t) * (o["nz"] * ri) ** (2 * t) * mpmath.fac2(2 * t - 1)

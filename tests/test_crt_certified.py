@@ -19,6 +19,7 @@ from rfcheck.arb_backend import workprec
 from rfcheck.certify import certified_equal, certified_inequality
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import crt as C
+from rfcheck.references import crt as R
 
 BUDGET = BUDGETS["default"]
 BITS = 116
@@ -73,7 +74,7 @@ def test_eq35_lower_bound_certifies_violation_not_the_corrected_bound() -> None:
     assert certified_inequality(lhs, rhs) == "REFUTED"
     # the corrected bound adds log D^2 = (d/2) log(1 - 4A) > 0: the lower bound no longer exceeds it
     with workprec(BITS):
-        s = C._stats_ball(EQ35_POINT)
+        s = R.pair_stats_ball(EQ35_POINT)
         a = C.cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=BITS)
         corrected = rhs + s["d"] * (1 - 4 * a).log() / 2
         assert certified_inequality(lhs, corrected) != "REFUTED"
@@ -92,7 +93,7 @@ def test_thm42_lower_bound_certifies_violation_not_the_corrected_bound(point: di
     assert abs(float(lhs.mid()) - float(C._thm42_sides(dict(point), 30)[0])) < 1e-9
     # the corrected Hoeffding bound log 2 - 2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A)) is not violated
     with workprec(BITS):
-        s = C._stats_ball(point)
+        s = R.pair_stats_ball(point)
         a = C.cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=BITS)
         n, eps = int(point["M"]), arb(point["eps"])
         corrected = (arb(2).log() - 2 * n * eps * eps * (-(s["d"]) * (1 - 4 * a).log()
@@ -132,7 +133,7 @@ def test_refuted_reading_is_certified(cid: str, reading: str, point: dict[str, A
 def test_conjugate_reference_ball_contains_mpmath_and_is_disjoint_from_k(point: dict[str, Any]) -> None:
     with workprec(BITS):
         rb = C._eq1_conj_gerf_ball(dict(point), BITS)
-        k = (-C._stats_ball(point)["sq_diff"] / 2).exp()
+        k = (-R.pair_stats_ball(point)["sq_diff"] / 2).exp()
     with mpmath.workdps(40):
         ref, err = C._eq1_conj_gerf(dict(point), 40)
     assert rb.overlaps(arb(mpmath.nstr(ref, 45)) + arb(0, float(err) * 2 + 1e-300))
@@ -182,8 +183,8 @@ def test_cond_moments_ball_contains_the_quadrature(key: str, scaled: bool) -> No
     """The 0F1 balls against the independent route (tanh-sinh quadrature over the law of u_1)."""
     p = C._ort_derive({"d": 5, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3,
                        "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
-    ball = C._cond_moments_ball(p, BITS, scaled)[key]
-    q = C._cond_moments(p, 25, scaled, "quad")
+    ball = R.conditional_moments_ball(p, BITS, scaled)[key]
+    q = R.conditional_moments(p, 25, scaled, "quad")
     assert ball.overlaps(arb(mpmath.nstr(q[key], 30)) + arb(0, float(q["err"]) + 1e-20 * float(q["scale"])))
     assert float(ball.rad()) < 1e-25 * float(q["scale"])
 
@@ -192,9 +193,9 @@ def test_appendix97_planted_correct_formula_and_widened_ball() -> None:
     """With the norms inside g (the correction) the literal side equals the reference on balls;
     the literal side is refuted; widened, it decides nothing."""
     p = C._ort_derive(dict(ORT_POINTS["crt.eq31"]))
-    lit, ref = C._cond_moments_ball(p, BITS, False)["T"], C._cond_moments_ball(p, BITS, True)["T"]
+    lit, ref = R.conditional_moments_ball(p, BITS, False)["T"], R.conditional_moments_ball(p, BITS, True)["T"]
     assert certified_equal(lit, ref, 1e-20) == "REFUTED"
-    assert certified_equal(C._cond_moments_ball(p, BITS, True)["T"], ref, 1e-20) == "HOLDS"
+    assert certified_equal(R.conditional_moments_ball(p, BITS, True)["T"], ref, 1e-20) == "HOLDS"
     assert certified_equal(_widen(lit, lit - ref), ref, 1e-20) is None
 
 
@@ -206,7 +207,7 @@ def test_eq32_middle_series_ball() -> None:
         mid = C._eq32_middle_ball(p, BITS)
     last = C._eq32_last_ball(p, BITS)
     with mpmath.workdps(40):
-        o = C._ort_point(p)
+        o = R.gerf_ort_point(p)
         s = [o["P0"] * mpmath.exp(2 * o["A"] * r * r) * mpmath.expm1(o["B"] ** 2 * o["nz"] ** 2 / 2) for r in o["r"]]
         exact = 2 / mpmath.mpf(o["d"] + 2) * 2 / mpmath.mpf(o["M"]) ** 2 * s[0] * s[1]
     assert mid.overlaps(arb(mpmath.nstr(exact, 40)))
@@ -277,9 +278,9 @@ def test_thm33_certificate_compares_variances_on_balls() -> None:
     from rfcheck.claims._common import eval_on_balls
 
     a_p = eval_on_balls(lambda ctx, q: (1 - 1 / C.printed_eq7_rho_ctx(ctx, q)) / 8, dict(THM33_POINT), BITS)
-    a_ref = C.reference_a_star(dict(THM33_POINT), 30)[0]
+    a_ref = R.reference_a_star(dict(THM33_POINT), 30)[0]
     with workprec(BITS):
-        st = C._stats_ball(THM33_POINT)
+        st = R.pair_stats_ball(THM33_POINT)
         args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
 
         def logv(a: Any) -> Any:

@@ -35,6 +35,14 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.ledger import pair_stats as stats_mp
+from rfcheck.references.crt import (
+    conditional_moments,
+    conditional_moments_ball,
+    gerf_ort_point,
+    noncentral_chi2_log_cdf,
+    pair_stats_ball,
+    reference_a_star,
+)
 from rfcheck.stats import estimate_mse, z_critical
 
 P = paper("crt")
@@ -173,7 +181,7 @@ def _eq1_conj_gerf_ball(p: dict[str, Any], bits: int) -> Any:
 
     from rfcheck.references.crt import gaussian_exp_moment_ball
 
-    st = _stats_ball(p)
+    st = pair_stats_ball(p)
     d, s = st["d"], int(p["s"])
     a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
     one4a = 1 - 4 * a
@@ -194,6 +202,11 @@ def _eq1_conj_gerf_ball(p: dict[str, Any], bits: int) -> Any:
     return (pref * val).real
 
 
+def _k_ball(p: dict[str, Any], bits: int) -> Any:
+    """``K(x, y) = exp(-|x - y|^2 / 2)`` as an Arb ball."""
+    return (-pair_stats_ball(p)["sq_diff"] / 2).exp()
+
+
 _WHY_NO_CONJUGATE = ("eq (2), sec 2.2's TrigRF (f^(2) = exp(-i w^T y) already carries the sign), Thm 3.1's proof "
                      "(eq 16-18) and every variance formula use Re(f1 f2) unconjugated; the '*' is probably a "
                      "transcription artefact (results/ledger/errata-notes.md)")
@@ -210,7 +223,7 @@ P.claim(
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
                                                   lambda p, dps: _eq1_conj_gerf(p, dps), atol_scale=lambda p, dps: 1,
-                                                  printed_ball=lambda p, bits: (-_stats_ball(p)["sq_diff"] / 2).exp(),
+                                                  printed_ball=_k_ball,
                                                   reference_ball=_eq1_conj_gerf_ball,
                                                   description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
                 description=_READ_CONJUGATE),
@@ -255,7 +268,7 @@ P.claim(
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
                                                   _eq1_conj_gerf, atol_scale=lambda p, dps: 1, max_points=40,
-                                                  printed_ball=lambda p, bits: (-_stats_ball(p)["sq_diff"] / 2).exp(),
+                                                  printed_ball=_k_ball,
                                                   reference_ball=_eq1_conj_gerf_ball)],
                 description=_READ_CONJUGATE),
         Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
@@ -412,7 +425,7 @@ def _quad_abs_second_ball(p: dict[str, Any], bits: int) -> Any:
     from rfcheck.references.crt import gaussian_exp_moment_ball
 
     with workprec(bits):
-        st = _stats_ball(p)
+        st = pair_stats_ball(p)
         s, d = int(p["s"]), st["d"]
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
@@ -508,7 +521,7 @@ def _certify_not_argmin(check: Check) -> Check:
         if a_p is None or not a_p < 0.125:
             return certify_eval(ev, None, "the printed A is not below 1/8 on balls (the variance is infinite there)")
         with workprec(bits):
-            st = _stats_ball(p)
+            st = pair_stats_ball(p)
             args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
             dps = max(15, int(bits / 3.33))
             v_p = cf.gerf_log_variance(**args, a=a_p, s=1, backend="arb", dps=dps)
@@ -525,78 +538,6 @@ def printed_eq22_roots(p: dict[str, Any]) -> tuple[Any, Any]:
     u, d = _u_mp(p), int(p["d"])
     r = mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u)
     return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
-
-
-def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """argmin over real A < 1/8 of the GERF variance (s = +1), by numerical minimisation.
-
-    The objective is the library's variance (``closed_forms.crt.gerf_log_variance``, which
-    claim crt.thm3.2 ties to quadrature); neither eq (7) nor eq (22) is used.  The root of
-    the derivative (mpmath numerical differentiation) is bracketed -- the derivative is
-    positive at A = 0 when |x+y| > 0, and a lower end is found by doubling -- and solved
-    by a bracketing method (Anderson-Bjorck); the error bar is the change between ``dps``
-    and ``dps + 10``.  A failure raises, which leaves the point undecided.
-
-    Memoised (module cache keyed by the point's ``d, nx, ny, theta`` and ``dps``): several
-    claims and readings ask for the minimiser at the same points.  Within one solve the
-    derivative is memoised by the exact abscissa and working precision: once converged the
-    Anderson-Bjorck iteration revisits the same few abscissae until ``maxsteps`` (its
-    tolerance lies below the working precision), so the memo returns bit-identical values
-    at a fraction of the cost.
-    """
-    key = (_pair_key(p), dps)
-    hit = _A_STAR_CACHE.get(key)
-    if hit is not None:
-        return hit
-    res = _reference_a_star(p, dps)
-    if len(_A_STAR_CACHE) > 1024:
-        _A_STAR_CACHE.clear()
-    _A_STAR_CACHE[key] = res
-    return res
-
-
-def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
-    """The exact parameters of a pair point that :func:`stats_mp` reads (a cache key)."""
-    return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
-
-
-_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = {}
-
-
-def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """:func:`reference_a_star` without the module cache."""
-    out = []
-    for prec in (dps, dps + 10):
-        with mpmath.workdps(prec):
-            st = stats_mp(p)
-
-            def fm(a: Any, st: dict[str, Any] = st) -> Any:
-                # mpmath.diff raises the working precision: follow it
-                return cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=mpmath.mp.dps)
-
-            memo: dict[Any, Any] = {}
-
-            def g(a: Any, fm: Any = fm, memo: dict[Any, Any] = memo) -> Any:
-                z = mpmath.mpmathify(a)
-                k = (getattr(z, "_mpf_", None) or z._mpc_, mpmath.mp.prec)
-                if k not in memo:
-                    memo[k] = mpmath.diff(fm, a)
-                return memo[k]
-
-            hi = mpmath.mpf(0)
-            lo = -mpmath.mpf(1) / 8
-            for _ in range(80):
-                if g(lo) < 0:
-                    break
-                lo *= 2
-            else:
-                raise ArithmeticError("could not bracket the minimiser")
-            if not g(hi) > 0:
-                raise ArithmeticError("derivative at A = 0 is not positive: cannot bracket")
-            root = mpmath.findroot(g, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-2 * prec + 10),
-                                   maxsteps=400, verify=False)
-            out.append(root)
-    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
 
 
 def _u_positive(p: dict[str, Any]) -> bool:
@@ -1463,27 +1404,9 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return lhs, rhs, (1 - mpmath.mpf(1) / m) * k2 * r.err
 
 
-def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
-    """Ball twin of :func:`rfcheck.claims._common.stats_mp` (``flint.arb`` at the working
-    precision; the point's floats are exact): ``sq_x, sq_y, sq_sum, sq_diff, d``.
-
-    In ``d = 1`` the vectors are those of :func:`rfcheck.claims._common.pair_vectors`, ``x = nx``,
-    ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the ``ny sin(theta)``
-    that no axis carries)."""
-    from flint import arb
-
-    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
-    if int(p["d"]) == 1:
-        y = ny * th.cos()
-        return {"sq_x": nx * nx, "sq_y": y * y, "sq_sum": (nx + y) ** 2, "sq_diff": (nx - y) ** 2, "d": 1}
-    return {"sq_x": nx * nx, "sq_y": ny * ny,
-            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
-            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
-
-
 def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """The printed side of eq (33), ``(1 - 1/M)(2/(d+2)) (K - e^{-|x|^2-|y|^2})^2``, as an Arb ball."""
-    s, m = _stats_ball(p), int(p["M"])
+    s, m = pair_stats_ball(p), int(p["M"])
     f = (-s["sq_diff"] / 2).exp() - (-(s["sq_x"] + s["sq_y"])).exp()
     return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
 
@@ -1492,7 +1415,7 @@ def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
     """``Var_iid - Var_ort = -(1 - 1/M) K^2 expm1(log(1 + G))`` as an Arb ball, with ``log(1 + G)``
     from the exact covariance identity (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`,
     Arb face: ``hyp1f1`` on balls), independent of the printed ``F^2``."""
-    s, m = _stats_ball(p), int(p["M"])
+    s, m = pair_stats_ball(p), int(p["M"])
     lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
     k2 = (-s["sq_diff"]).exp()
     return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
@@ -1609,7 +1532,7 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     _, _, t = _eq35_search(p, max(15, int(bits / 3.33) - 5))
     with workprec(bits):
-        s = _stats_ball(p)
+        s = pair_stats_ball(p)
         a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
         one4a = 1 - 4 * a
         tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
@@ -1649,19 +1572,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         nc = b * b * u / (16 * a * a)
 
         def log_cdf(w: Any) -> Any:
-            if w <= 0:
-                return -mpmath.inf
-            lam = nc / 2
-            j0 = int(lam)
-            terms = []
-            for j in list(range(j0, -1, -1)) + list(range(j0 + 1, j0 + 100_000)):
-                lt = -lam + j * mpmath.log(lam) - mpmath.loggamma(j + 1) if lam > 0 else (0 if j == 0 else -mpmath.inf)
-                lt += mpmath.log(mpmath.gammainc(mpmath.mpf(d) / 2 + j, 0, w / 2, regularized=True))
-                terms.append(lt)
-                if j > j0 and lt < max(terms) - (dps + 10) * mpmath.log(10):
-                    break
-            big = max(terms)
-            return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
+            return noncentral_chi2_log_cdf(w, d, nc, dps)
 
         up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
         log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)
@@ -1699,7 +1610,7 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     from rfcheck.arb_backend import to_ball, workprec
 
     with workprec(bits):
-        s = _stats_ball(p)
+        s = pair_stats_ball(p)
         d, n, eps = s["d"], int(p.get("M", 1)), to_ball(p["eps"])
         u = s["sq_sum"]
         a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
@@ -2127,7 +2038,7 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     from rfcheck.references.crt import gaussian_exp_moment_ball
 
     with workprec(bits + 20):
-        st = _stats_ball(p)
+        st = pair_stats_ball(p)
         d = st["d"]
         a = arb(p["a_re"])
         b2 = 1 - 4 * a
@@ -2213,98 +2124,6 @@ P.claim(
 #           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
 
 
-def _sph_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
-    return mpmath.hyp0f1(mpmath.mpf(d) / 2, gamma * gamma / 4), mpmath.mpf(0)
-
-
-def _sph_quad(gamma: Any, d: int) -> tuple[Any, Any]:
-    expo = (mpmath.mpf(d) - 3) / 2
-    norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
-    val, err = mpmath.quad(lambda t: norm * (1 - t * t) ** expo * mpmath.exp(gamma * t), [-1, 0, 1], error=True)
-    return val, err + abs(val) * mpmath.eps * 100
-
-
-def _ort_point(p: dict[str, Any]) -> dict[str, Any]:
-    """mpmath constants of a point of :data:`_ORT_DOMAIN` (call inside ``workdps``)."""
-    s = stats_mp(p)
-    d, m = s["d"], int(p["M"])
-    a = mpmath.mpf(p["a_re"])
-    return {"d": d, "M": m, "A": a, "B": mpmath.sqrt(1 - 4 * a), "nz": mpmath.sqrt(s["sq_sum"]),
-            "P0": mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"]),
-            "r": [mpmath.mpf(p[f"rho{i + 1}"]) * mpmath.sqrt(d) for i in range(m)], "K2": mpmath.exp(-s["sq_diff"])}
-
-
-def _cond_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dict[str, Any]:
-    """Conditional (on the norms r_1..r_M) moments of X_m = g(c_m u_m^T z, r_m): ``scaled``
-    c_m = r_m (the estimator: w_m^T z = r_m u_m^T z), else c_m = 1 (X_m = g_{x_m}(u_m^T z), the
-    literal eq (29)-(30)).  Returns the iid and orthogonal conditional variances of the mean,
-    T = their difference, F_m = E[g~(c_m u^T z, r_m)] and an error bar."""
-    sph = _sph_hyp if method == "hyp" else _sph_quad
-    with mpmath.workdps(dps + 10):
-        o = _ort_point(p)
-        d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
-        c = o["r"] if scaled else [mpmath.mpf(1)] * m
-        err = mpmath.mpf(0)
-        mean, second, f = [], [], []
-        for ci, ri in zip(c, o["r"], strict=True):
-            e1, er1 = sph(b * ci * nz, d)
-            e2, er2 = sph(2 * b * ci * nz, d)
-            w = p0 * mpmath.exp(2 * a * ri * ri)
-            mean.append(w * e1)
-            second.append(w * w * e2)
-            f.append(w * (e1 - 1))
-            err += w * er1 + w * w * er2
-        var_iid = mpmath.fsum(s2 - mu * mu for s2, mu in zip(second, mean, strict=True)) / m**2
-        cov = mpmath.mpf(0)
-        for i in range(m):
-            for j in range(i + 1, m):
-                e, er = sph(b * nz * mpmath.sqrt(c[i] ** 2 + c[j] ** 2), d)
-                w = p0 * p0 * mpmath.exp(2 * a * (o["r"][i] ** 2 + o["r"][j] ** 2))
-                cov += w * e - mean[i] * mean[j]
-                err += w * er
-        var_ort = var_iid + 2 * cov / m**2
-        scale = mpmath.fsum(second) / m
-        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d,
-                "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
-
-
-def _cond_moments_ball(p: dict[str, Any], bits: int, scaled: bool) -> dict[str, Any]:
-    """Arb-ball twin of :func:`_cond_moments` by the spherical-mean identity ``E_u exp(gamma u^T e)
-    = 0F1(; d/2; gamma^2/4)`` (``arb.hypgeom_0f1``, rigorous): ``var_iid``, ``var_ort``, ``T`` and
-    ``F`` (a list) as ``flint.arb`` balls."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
-    with workprec(bits):
-        st = _stats_ball(p)
-        d, m = st["d"], int(p["M"])
-        a = arb(p["a_re"])
-        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
-        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
-        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
-        c = r if scaled else [arb(1)] * m
-
-        def sph(gamma: Any) -> Any:
-            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
-
-        mean, second, f = [], [], []
-        for ci, ri in zip(c, r, strict=True):
-            e1, e2 = sph(b * ci * nz), sph(2 * b * ci * nz)
-            w = p0 * (2 * a * ri * ri).exp()
-            mean.append(w * e1)
-            second.append(w * w * e2)
-            f.append(w * (e1 - 1))
-        var_iid = sum((s2 - mu * mu for s2, mu in zip(second, mean, strict=True)), arb(0)) / m**2
-        cov = arb(0)
-        for i in range(m):
-            for j in range(i + 1, m):
-                w = p0 * p0 * (2 * a * (r[i] ** 2 + r[j] ** 2)).exp()
-                cov += w * sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt()) - mean[i] * mean[j]
-        var_ort = var_iid + 2 * cov / m**2
-        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d}
-
-
 def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
     p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
     return p
@@ -2323,7 +2142,7 @@ def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Chec
     """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
     ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``.
 
-    ``ball_key``: the entry of :func:`_cond_moments_ball` compared -- literal (``scaled=False``) as
+    ``ball_key``: the entry of :func:`conditional_moments_ball` compared -- literal (``scaled=False``) as
     the printed side, scaled as the reference -- to certify each decided point on Arb balls
     (:func:`rfcheck.certify.certified_equal`, the same tolerance)."""
     from rfcheck.stats import compare_deterministic
@@ -2343,8 +2162,8 @@ def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Chec
         from rfcheck.claims._common import certify_eval
 
         bits = bits_for_dps(dps)
-        pb = _cond_moments_ball(dict(p), bits, False)[ball_key]
-        rb = _cond_moments_ball(dict(p), bits, True)[ball_key]
+        pb = conditional_moments_ball(dict(p), bits, False)[ball_key]
+        rb = conditional_moments_ball(dict(p), bits, True)[ball_key]
         return certify_eval(ev, certified_equal(pb, rb, 10.0 ** (5 - dps), atol=atol),
                             "the balls overlap but are wider than the tolerance")
 
@@ -2356,7 +2175,7 @@ def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Chec
 
 def _cond_side(key: str, scaled: bool, method: str) -> Any:
     def side(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = _cond_moments(p, dps, scaled, method)
+        r = conditional_moments(p, dps, scaled, method)
         return r[key], r["err"], r["scale"]
 
     return side
@@ -2395,7 +2214,7 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
-        st = _stats_ball(p)
+        st = pair_stats_ball(p)
         m = int(p["M"])
         k2 = (-st["sq_diff"]).exp()
         g = cf.orf_log_covariance_factor(st["sq_sum"], st["d"], backend="arb", prec=bits + 20).expm1()
@@ -2526,8 +2345,8 @@ def _eq32_sides(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         dps = min(dps, 25)
-        t = _cond_moments(p, dps, scaled, "quad")
-        f = _cond_moments(p, dps, scaled, "hyp")
+        t = conditional_moments(p, dps, scaled, "quad")
+        f = conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
             m, d, ff = f["M"], f["d"], f["F"]
             bound = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
@@ -2561,7 +2380,7 @@ def printed_eq32_middle(p: dict[str, Any]) -> Any:
     """The middle member of eq (32), summed literally: (2/(d+2))(2/M^2) sum_{i<j} S_i S_j with
     S_i = sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}], a_k(b) = P0 e^{2A b^2} B^k / k!,
     E|w|^{2t} = E|g|^{2t} = 2^t (d/2)_t (w, g ~ N(0, I_d)), E r^{2t} = (2t-1)!! (r ~ N(0, 1))."""
-    o = _ort_point(p)
+    o = gerf_ort_point(p)
     d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
     s = []
     for ri in o["r"]:
@@ -2584,11 +2403,11 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
     ``x = B^2 |z|^2 / 2``, so the tail after ``N`` is at most ``c x^(N+1) / (N+1)! / (1 - x/(N+2))``)."""
     from flint import arb
 
-    st = _stats_ball(p)
+    st = pair_stats_ball(p)
     d, m = st["d"], int(p["M"])
     a = arb(p["a_re"])
     b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
-    p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()  # as _ort_point
+    p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()  # as gerf_ort_point
     x = b * b * st["sq_sum"] / 2
     n = max(10, int(2 * float(x.upper()) + bits))  # x^N / N! below 2^-bits
     s = []
@@ -2607,21 +2426,25 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`_cond_moments_ball`)."""
+    """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
     from flint import arb
 
     from rfcheck.arb_backend import workprec
 
-    f = _cond_moments_ball(dict(p), bits, False)
+    f = conditional_moments_ball(dict(p), bits, False)
     m, d, ff = f["M"], f["d"], f["F"]
     with workprec(bits):
         return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)),
                                                       arb(0))
 
 
+def _p0_sq(p: dict[str, Any], dps: int) -> Any:
+    return _with_dps(dps, lambda: gerf_ort_point(p)["P0"] ** 2)
+
+
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
-    f = _cond_moments(p, min(dps, 25), False, "quad")
+    f = conditional_moments(p, min(dps, 25), False, "quad")
     with mpmath.workdps(dps + 10):
         m, d, ff = f["M"], f["d"], f["F"]
         v = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
@@ -2639,7 +2462,7 @@ P.claim(
                               **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
                        derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
     checks=[_no_search(deterministic_check("spherical-quadrature", printed_eq32_middle, _eq32_last, max_points=8,
-                                           atol_scale=lambda p, dps: _with_dps(dps, lambda: _ort_point(p)["P0"] ** 2),
+                                           atol_scale=_p0_sq,
                                            printed_ball=_eq32_middle_ball, reference_ball=_eq32_last_ball,
                                            description="series of the middle member (mpmath) vs F by quadrature"))],
     correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "

@@ -1,4 +1,4 @@
-"""Reference computations for Chefs' Random Tables (``crt``): Gaussian moments as Arb balls.
+"""Reference computations for Chefs' Random Tables (``crt``): quantities defined independently of any printed claim.
 
 The CRT claims of Thm 3.1-3.2 and eq (16)-(21) reduce (by rotation invariance) to the
 one-dimensional Gaussian moment ``E exp(alpha W^2 + beta W)``, ``W ~ N(0, 1)``.  Here it is a
@@ -6,9 +6,18 @@ rigorous integral of the defining expectation (Arb's ``acb.integral`` on the tru
 plus a proved bound on the two tails) -- never the closed form ``(1 - 2 alpha)^{-1/2}
 exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on.
 
+Also here: the pair statistics as Arb balls (:func:`pair_stats_ball`); the argmin of the GERF
+variance of Thm 3.3 by a root solve (:func:`reference_a_star`); the noncentral chi^2 CDF as a
+Poisson mixture behind Thm 4.2's OPRF tail (:func:`noncentral_chi2_log_cdf`); and, for
+appendix 9.7 (eq (26)-(32), proof of Thm 9.1), the spherical averages ``E_u exp(gamma u_1)`` by
+two independent routes (:func:`sphere_exp_mean_hyp`, :func:`sphere_exp_mean_quad`) and the
+conditional iid/orthogonal moments built on them (:func:`conditional_moments`,
+:func:`conditional_moments_ball`, :func:`gerf_ort_point`).
+
 References
 ----------
-CRT appendix 9.2-9.3 (the integrals behind eq (16)-(21)).
+CRT appendix 9.2-9.3 (the integrals behind eq (16)-(21)), sec 3 (Thm 3.3), sec 4 (Thm 4.2) and
+appendix 9.7.
 """
 
 from __future__ import annotations
@@ -16,11 +25,24 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import mpmath
 from flint import acb, arb
 
 from rfcheck.arb_backend import to_ball, workprec
+from rfcheck.closed_forms import crt as cf
+from rfcheck.ledger import pair_stats as stats_mp
 
-__all__ = ["gaussian_exp_moment_ball"]
+__all__ = [
+    "conditional_moments",
+    "conditional_moments_ball",
+    "gaussian_exp_moment_ball",
+    "gerf_ort_point",
+    "noncentral_chi2_log_cdf",
+    "pair_stats_ball",
+    "reference_a_star",
+    "sphere_exp_mean_hyp",
+    "sphere_exp_mean_quad",
+]
 
 #: extra bits tried, at most, when the integral of an oscillating integrand cancels
 MAX_EXTRA_BITS = 512
@@ -131,3 +153,334 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
             # in Arb: the value may lie below the float64 range (a ratio of floats would be 0/0)
             lost = float(((rad.upper() / mag).log() / arb(2).log()).mid()) + prec + 4 if mag > 0 else 64
             extra = min(MAX_EXTRA_BITS, extra + max(16, math.ceil(lost)))
+
+
+def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+    """Squared norms of a pair point as Arb balls: the ball twin of ``rfcheck.ledger.pair_stats``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``nx``, ``ny``, ``theta``, ``d``); its floats are taken as exact.
+
+    Returns
+    -------
+    dict
+        ``sq_x = |x|^2, sq_y = |y|^2, sq_sum = |x + y|^2, sq_diff = |x - y|^2`` as ``flint.arb``
+        balls at the working precision, and ``d`` (int).
+
+    Notes
+    -----
+    In ``d = 1`` the vectors are those of ``rfcheck.ledger.pair_vectors``, ``x = nx``,
+    ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the
+    ``ny sin(theta)`` that no axis carries).  Used by CRT eq (1)-(2), (21), (25), (32)-(35), Thm 4.2.
+    """
+
+    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
+    if int(p["d"]) == 1:
+        y = ny * th.cos()
+        return {"sq_x": nx * nx, "sq_y": y * y, "sq_sum": (nx + y) ** 2, "sq_diff": (nx - y) ** 2, "d": 1}
+    return {"sq_x": nx * nx, "sq_y": ny * ny,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
+
+
+def sphere_exp_mean_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
+    """``E_u exp(gamma u_1)`` for ``u`` uniform on the unit sphere of R^d, by the spherical-mean identity.
+
+    Parameters
+    ----------
+    gamma : mpmath number
+        Real argument.
+    d : int
+        Dimension, ``d >= 1``.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        ``0F1(; d/2; gamma^2/4)`` (``mpmath.hyp0f1``) and the error bar 0.
+
+    Notes
+    -----
+    CRT appendix 9.7 (eq (26)-(32), proof of Thm 9.1): the spherical averages of the GERF terms.
+    """
+    return mpmath.hyp0f1(mpmath.mpf(d) / 2, gamma * gamma / 4), mpmath.mpf(0)
+
+
+def sphere_exp_mean_quad(gamma: Any, d: int) -> tuple[Any, Any]:
+    """``E_u exp(gamma u_1)`` for ``u`` uniform on the unit sphere of R^d, by quadrature.
+
+    The route independent of :func:`sphere_exp_mean_hyp`: tanh-sinh quadrature of
+    ``e^{gamma t}`` against the density of ``u_1``, ``(1 - t^2)^{(d-3)/2} / B(1/2, (d-1)/2)``.
+
+    Parameters
+    ----------
+    gamma : mpmath number
+        Real argument.
+    d : int
+        Dimension, ``d >= 2``.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The integral and mpmath's error estimate plus a rounding allowance.
+
+    Notes
+    -----
+    CRT appendix 9.7 (eq (26)-(32), proof of Thm 9.1).
+    """
+    expo = (mpmath.mpf(d) - 3) / 2
+    norm = 1 / mpmath.beta(mpmath.mpf(1) / 2, (mpmath.mpf(d) - 1) / 2)
+    val, err = mpmath.quad(lambda t: norm * (1 - t * t) ** expo * mpmath.exp(gamma * t), [-1, 0, 1], error=True)
+    return val, err + abs(val) * mpmath.eps * 100
+
+
+def gerf_ort_point(p: dict[str, Any]) -> dict[str, Any]:
+    """mpmath constants of the GERF instantiation of CRT appendix 9.7 at a point (call inside ``workdps``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re`` (real A < 1/4, s = +1), ``M`` and ``rho1..rhoM`` (the conditional
+        norms are ``r_m = rho_m sqrt(d)``).
+
+    Returns
+    -------
+    dict
+        ``d, M, A, B = sqrt(1 - 4A), nz = |x + y|, P0 = (1 - 4A)^{d/2} e^{-|x|^2 - |y|^2}``,
+        ``r`` (list of the norms) and ``K2 = exp(-|x - y|^2)``: the GERF term is
+        ``g(a, b) = P0 exp(2 A b^2 + B a)`` (CRT eq (26)-(32), proof of Thm 9.1).
+    """
+    s = stats_mp(p)
+    d, m = s["d"], int(p["M"])
+    a = mpmath.mpf(p["a_re"])
+    return {"d": d, "M": m, "A": a, "B": mpmath.sqrt(1 - 4 * a), "nz": mpmath.sqrt(s["sq_sum"]),
+            "P0": mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"]),
+            "r": [mpmath.mpf(p[f"rho{i + 1}"]) * mpmath.sqrt(d) for i in range(m)], "K2": mpmath.exp(-s["sq_diff"])}
+
+
+def conditional_moments(p: dict[str, Any], dps: int, scaled: bool, method: str) -> dict[str, Any]:
+    """Conditional moments of the GERF terms given the norms, iid vs orthogonal directions (CRT eq (26)-(32)).
+
+    Conditioned on the norms ``r_1..r_M``, the terms are ``X_m = g(c_m u_m^T z, r_m)`` with ``u_m``
+    uniform on the sphere (iid) or an orthonormal frame (ort); ``g`` as in :func:`gerf_ort_point`.
+
+    Parameters
+    ----------
+    p : dict
+        A point as in :func:`gerf_ort_point`.
+    dps : int
+        Decimal digits (10 guard digits are added).
+    scaled : bool
+        ``c_m = r_m`` (the estimator: ``w_m^T z = r_m u_m^T z``), else ``c_m = 1``
+        (``X_m = g_{x_m}(u_m^T z)``, the literal eq (29)-(30)).
+    method : {"hyp", "quad"}
+        The spherical average: :func:`sphere_exp_mean_hyp` or :func:`sphere_exp_mean_quad`.
+
+    Returns
+    -------
+    dict
+        ``var_iid``, ``var_ort`` (conditional variances of the mean), ``T = var_iid - var_ort``,
+        ``F`` (list, ``F_m = E[g~(c_m u^T z, r_m)]``), ``M``, ``d``, ``err`` (an error bar) and
+        ``scale`` (the mean second moment).
+    """
+    sph = sphere_exp_mean_hyp if method == "hyp" else sphere_exp_mean_quad
+    with mpmath.workdps(dps + 10):
+        o = gerf_ort_point(p)
+        d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
+        c = o["r"] if scaled else [mpmath.mpf(1)] * m
+        err = mpmath.mpf(0)
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, o["r"], strict=True):
+            e1, er1 = sph(b * ci * nz, d)
+            e2, er2 = sph(2 * b * ci * nz, d)
+            w = p0 * mpmath.exp(2 * a * ri * ri)
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+            err += w * er1 + w * w * er2
+        var_iid = mpmath.fsum(s2 - mu * mu for s2, mu in zip(second, mean, strict=True)) / m**2
+        cov = mpmath.mpf(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                e, er = sph(b * nz * mpmath.sqrt(c[i] ** 2 + c[j] ** 2), d)
+                w = p0 * p0 * mpmath.exp(2 * a * (o["r"][i] ** 2 + o["r"][j] ** 2))
+                cov += w * e - mean[i] * mean[j]
+                err += w * er
+        var_ort = var_iid + 2 * cov / m**2
+        scale = mpmath.fsum(second) / m
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d,
+                "err": 4 * err / m + scale * mpmath.mpf(10) ** (-dps - 5), "scale": scale}
+
+
+def conditional_moments_ball(p: dict[str, Any], bits: int, scaled: bool) -> dict[str, Any]:
+    """Arb-ball twin of :func:`conditional_moments` (CRT eq (26)-(32), proof of Thm 9.1).
+
+    The spherical averages by the identity ``E_u exp(gamma u^T e) = 0F1(; d/2; gamma^2/4)``
+    (``arb.hypgeom_0f1``, rigorous).
+
+    Parameters
+    ----------
+    p : dict
+        A point as in :func:`gerf_ort_point`.
+    bits : int
+        Working precision in bits.
+    scaled : bool
+        As in :func:`conditional_moments`.
+
+    Returns
+    -------
+    dict
+        ``var_iid``, ``var_ort``, ``T`` and ``F`` (a list) as ``flint.arb`` balls, ``M`` and ``d``.
+    """
+
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        mean, second, f = [], [], []
+        for ci, ri in zip(c, r, strict=True):
+            e1, e2 = sph(b * ci * nz), sph(2 * b * ci * nz)
+            w = p0 * (2 * a * ri * ri).exp()
+            mean.append(w * e1)
+            second.append(w * w * e2)
+            f.append(w * (e1 - 1))
+        var_iid = sum((s2 - mu * mu for s2, mu in zip(second, mean, strict=True)), arb(0)) / m**2
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                w = p0 * p0 * (2 * a * (r[i] ** 2 + r[j] ** 2)).exp()
+                cov += w * sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt()) - mean[i] * mean[j]
+        var_ort = var_iid + 2 * cov / m**2
+        return {"var_iid": var_iid, "var_ort": var_ort, "T": var_iid - var_ort, "F": f, "M": m, "d": d}
+
+
+def reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """argmin over real A < 1/8 of the GERF variance (s = +1), by numerical minimisation (CRT Thm 3.3, eq (7), (22)).
+
+    The objective is the library's variance (``closed_forms.crt.gerf_log_variance``, which
+    claim crt.thm3.2 ties to quadrature); neither eq (7) nor eq (22) is used.  The root of
+    the derivative (mpmath numerical differentiation) is bracketed -- the derivative is
+    positive at A = 0 when |x+y| > 0, and a lower end is found by doubling -- and solved
+    by a bracketing method (Anderson-Bjorck); the error bar is the change between ``dps``
+    and ``dps + 10``.  A failure raises, which leaves the point undecided.
+
+    Memoised (module cache keyed by the point's ``d, nx, ny, theta`` and ``dps``): several
+    claims and readings ask for the minimiser at the same points.  Within one solve the
+    derivative is memoised by the exact abscissa and working precision: once converged the
+    Anderson-Bjorck iteration revisits the same few abscissae until ``maxsteps`` (its
+    tolerance lies below the working precision), so the memo returns bit-identical values
+    at a fraction of the cost.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d``, ``nx``, ``ny``, ``theta``) with ``|x + y| > 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The minimiser ``A*`` and its error bar.
+    """
+    key = (_pair_key(p), dps)
+    hit = _A_STAR_CACHE.get(key)
+    if hit is not None:
+        return hit
+    res = _reference_a_star(p, dps)
+    if len(_A_STAR_CACHE) > 1024:
+        _A_STAR_CACHE.clear()
+    _A_STAR_CACHE[key] = res
+    return res
+
+
+def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
+    """The exact parameters of a pair point that ``rfcheck.ledger.pair_stats`` reads (a cache key)."""
+    return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
+
+
+_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """:func:`reference_a_star` without the module cache."""
+    out = []
+    for prec in (dps, dps + 10):
+        with mpmath.workdps(prec):
+            st = stats_mp(p)
+
+            def fm(a: Any, st: dict[str, Any] = st) -> Any:
+                # mpmath.diff raises the working precision: follow it
+                return cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=mpmath.mp.dps)
+
+            memo: dict[Any, Any] = {}
+
+            def g(a: Any, fm: Any = fm, memo: dict[Any, Any] = memo) -> Any:
+                z = mpmath.mpmathify(a)
+                k = (getattr(z, "_mpf_", None) or z._mpc_, mpmath.mp.prec)
+                if k not in memo:
+                    memo[k] = mpmath.diff(fm, a)
+                return memo[k]
+
+            hi = mpmath.mpf(0)
+            lo = -mpmath.mpf(1) / 8
+            for _ in range(80):
+                if g(lo) < 0:
+                    break
+                lo *= 2
+            else:
+                raise ArithmeticError("could not bracket the minimiser")
+            if not g(hi) > 0:
+                raise ArithmeticError("derivative at A = 0 is not positive: cannot bracket")
+            root = mpmath.findroot(g, (lo, hi), solver="anderson", tol=mpmath.mpf(10) ** (-2 * prec + 10),
+                                   maxsteps=400, verify=False)
+            out.append(root)
+    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
+
+
+def noncentral_chi2_log_cdf(w: Any, d: int, nc: Any, dps: int) -> Any:
+    """``log P[W <= w]`` for ``W`` noncentral chi-squared with ``d`` degrees of freedom and noncentrality ``nc``.
+
+    The Poisson mixture ``sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w]`` (regularized lower incomplete
+    gamma functions, ``mpmath.gammainc``), summed outwards from the Poisson mode until a term falls
+    ``dps + 10`` decades below the largest; every term is >= 0, so a partial sum is a lower bound.
+    Used by the OPRF tail of CRT Thm 4.2 (``Z = Z_max exp(2 A W)``).
+
+    Parameters
+    ----------
+    w : mpmath number
+        The threshold (``w <= 0`` gives ``-inf``).
+    d : int
+        Degrees of freedom.
+    nc : mpmath number
+        Noncentrality, ``>= 0``.
+    dps : int
+        Decimal digits of the truncation (evaluate at a working precision of at least ``dps``).
+
+    Returns
+    -------
+    mpf
+        ``log P[W <= w]`` (``-inf`` when ``w <= 0``).
+    """
+    if w <= 0:
+        return -mpmath.inf
+    lam = nc / 2
+    j0 = int(lam)
+    terms = []
+    for j in list(range(j0, -1, -1)) + list(range(j0 + 1, j0 + 100_000)):
+        lt = -lam + j * mpmath.log(lam) - mpmath.loggamma(j + 1) if lam > 0 else (0 if j == 0 else -mpmath.inf)
+        lt += mpmath.log(mpmath.gammainc(mpmath.mpf(d) / 2 + j, 0, w / 2, regularized=True))
+        terms.append(lt)
+        if j > j0 and lt < max(terms) - (dps + 10) * mpmath.log(10):
+            break
+    big = max(terms)
+    return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
