@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from rfcheck import rfa, verify
-from rfcheck.closed_forms import rfa as cf
+from rfcheck.estimators import rfa as rfe
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"
 BUDGET = "smoke" if QUICK else "default"
@@ -43,7 +43,7 @@ target = math.exp(float(x[0] @ y[0]) / sigma**2)
 pref = math.exp((x[0] @ x[0] + y[0] @ y[0]) / (2 * sigma**2))
 for name, sd in (("printed N(0, sigma^2 I)", sigma), ("corrected N(0, sigma^-2 I)", 1 / sigma)):
     w = sd * rng.standard_normal((BIG_D, 2))
-    approx = pref * float((cf.trig_features(x, w) @ cf.trig_features(y, w).T)[0, 0])
+    approx = pref * float((rfe.trig_features(x, w) @ rfe.trig_features(y, w).T)[0, 0])
     print(f"{name:28s}: {approx:.4f}   target exp(x.y/sigma^2) = {target:.4f}")
 
 # %% [markdown]
@@ -53,7 +53,7 @@ for name, sd in (("printed N(0, sigma^2 I)", sigma), ("corrected N(0, sigma^-2 I
 n, d, big_d = 16, 4, 8
 q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
 w = rng.standard_normal((big_d, d))
-pq, pk = cf.trig_features(q, w), cf.trig_features(k, w)
+pq, pk = rfe.trig_features(q, w), rfe.trig_features(k, w)
 g = 1 / (1 + np.exp(-rng.standard_normal(n)))
 h, ops = rfa.rfa_causal(pq, pk, v)
 print("causal  :", np.max(np.abs(h - rfa.masked_linear_attention(pq, pk, v))), f"({ops} ops)")

@@ -19,7 +19,9 @@ sec 2.2 (TrigRF, PosRF), eq (4)-(5) (GERF), Thm 3.3 (OPRF).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -33,6 +35,7 @@ __all__ = [
     "gerf_product",
     "oprf_product",
     "positive_product",
+    "trig_feature_map",
     "trig_product",
 ]
 
@@ -313,3 +316,77 @@ def gerf_features(
     sb = b if which == 1 else s * b
     z = a * np.sum(w * w, axis=1)[None, :] + sb * (x @ w.T) + c * np.sum(x * x, axis=1)[:, None]
     return dd * np.exp(z)
+
+
+def trig_feature_map(
+    x: Any,
+    w: Any,
+    *,
+    xp: Any = np,
+    norm_factor: bool = True,
+    order: Literal["sin_cos", "cos_sin"] = "sin_cos",
+    log_scale: bool = False,
+) -> Any:
+    """Trigonometric feature map ``phi(x) = M^-1/2 exp(|x|^2/2) [sin(w_1.x) .. sin(w_M.x), cos(w_1.x) .. cos(w_M.x)]``.
+
+    The one definition of the trigonometric (random Fourier) feature map of the project; the
+    HRF NumPy estimators (:func:`rfcheck.hybrid.trig_features`), the RFA feature map
+    (:func:`rfcheck.estimators.rfa.trig_features`) and the JAX attention harness
+    (``rfcheck.attention``, cosines first, log-scale form) call it.
+    ``phi(x) . phi(y) = exp((|x|^2 + |y|^2)/2) M^-1 sum_i cos(w_i.(x - y))``, unbiased for the
+    softmax kernel ``exp(x.y)`` when ``w_i ~ N(0, I_d)``.  No validation: the callers validate.
+
+    Parameters
+    ----------
+    x : array
+        Either one point, shape (d,), with projections ``w`` of shape (..., M, d) (leading
+        dimensions are independent draws; output (..., 2M)); or rows, shape (..., n, d), with
+        one projection matrix ``w`` of shape (M, d) (output (..., n, 2M)).
+    w : array
+        The projections ``w_1 .. w_M`` (rows).
+    xp : module, default numpy
+        The array namespace (``numpy`` or ``jax.numpy``) the map is computed in.
+    norm_factor : bool, default True
+        Include ``exp(|x|^2/2)`` (``False``: the map ``M^-1/2 [sin, cos]`` of RFA as printed,
+        unbiased for the Gaussian kernel ``exp(-|x - y|^2/2)``).
+    order : {"sin_cos", "cos_sin"}, default "sin_cos"
+        Which block comes first (the papers print sines first; the attention harness puts the
+        cosines first).  The product ``phi(x) . phi(y)`` does not depend on it.
+    log_scale : bool, default False
+        Return ``(s, b)`` with ``phi = exp(s)[..., None] * b``: ``s = |x|^2/2`` (zeros without
+        ``norm_factor``) the log-scale and ``b = M^-1/2 [sin, cos]`` bounded by ``M^-1/2``.
+
+    Returns
+    -------
+    array or tuple of arrays
+        ``phi(x)`` (computed as ``(exp(s) / sqrt(M))[..., None] * [sin, cos]``), or ``(s, b)``
+        when ``log_scale``.
+
+    References
+    ----------
+    K. Choromanski et al., "Hybrid Random Features", ICLR 2022, eq (2) (``phi^trig_m``);
+    Peng et al., "Random Feature Attention", ICLR 2021, sec 2 (``phi`` without the norm factor);
+    Likhosherstov et al., "Chefs' Random Tables", sec 2.2 (TrigRF).
+
+    Examples
+    --------
+    >>> trig_feature_map(np.array([0.0, 0.0]), np.array([[1.0, 0.0]]))  # exp(0) * [sin 0, cos 0]
+    array([0., 1.])
+    >>> s, b = trig_feature_map(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), log_scale=True)
+    >>> float(s[0]), b.tolist()
+    (0.5, [[0.0, 1.0]])
+    """
+    if order not in ("sin_cos", "cos_sin"):
+        raise ValueError(f"order must be 'sin_cos' or 'cos_sin'; got {order!r}")
+    if x.ndim == 1:  # one point, batched draws (..., M, d)
+        proj, sq = w @ x, x @ x
+    else:  # rows (..., n, d), one projection matrix (M, d)
+        proj, sq = x @ xp.swapaxes(w, -1, -2), xp.sum(x * x, axis=-1)
+    root_m = math.sqrt(w.shape[-2])
+    parts = (xp.sin(proj), xp.cos(proj)) if order == "sin_cos" else (xp.cos(proj), xp.sin(proj))
+    c = xp.concatenate(parts, axis=-1)
+    if log_scale:
+        return (0.5 * sq if norm_factor else xp.zeros(x.shape[:-1], x.dtype)), c / root_m
+    if not norm_factor:
+        return c / root_m
+    return (xp.exp(0.5 * sq) / root_m)[..., None] * c

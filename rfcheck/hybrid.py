@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from rfcheck import validate
+from rfcheck.features import trig_feature_map
 from rfcheck.stats import Estimate, estimate_mse
 
 __all__ = [
@@ -91,12 +92,13 @@ def _dot(f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
 
 
 def trig_features(u: Any, w: Any) -> np.ndarray:
-    """``phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_1 u)..sin(w_m u), cos(w_1 u)..cos(w_m u))`` (eq 2)."""
+    """``phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_1 u)..sin(w_m u), cos(w_1 u)..cos(w_m u))`` (eq 2).
+
+    :func:`rfcheck.features.trig_feature_map` for one point ``u`` (d,) and draws ``w`` (..., m, d).
+    """
     u = _vec(u, "u")
     w = _proj(w, u.size)
-    p = w @ u
-    m = w.shape[-2]
-    return np.exp(u @ u / 2) / np.sqrt(m) * np.concatenate([np.sin(p), np.cos(p)], axis=-1)
+    return trig_feature_map(u, w)
 
 
 def pos_features(u: Any, w: Any) -> np.ndarray:

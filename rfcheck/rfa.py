@@ -3,7 +3,7 @@ exact operation counts.
 
 These are algorithms, not closed forms, so they live beside ``rfcheck.closed_forms.rfa``
 (the kernel identity) rather than in it: each function takes feature matrices (any
-feature map -- the trigonometric one of :func:`rfcheck.closed_forms.rfa.trig_features`
+feature map -- the trigonometric one of :func:`rfcheck.estimators.rfa.trig_features`
 or another) so that the algebraic claims (recurrence = masked quadratic attention, gate =
 explicit products of gates) are checked with the *same* features on both sides, and each
 returns the number of scalar floating-point operations it performed (one multiply or

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from rfcheck import rfa
 from rfcheck.claims import BUDGETS
 from rfcheck.closed_forms import rfa as cf
+from rfcheck.estimators import rfa as rfe
 from rfcheck.stats import estimate_mean, z_critical
 
 Z = z_critical(1e-4)
@@ -52,7 +53,7 @@ def test_trig_features_monte_carlo_corrected_vs_printed(sigma):
         v = np.empty(n)
         for i in range(n):
             w = w_sd * rng.standard_normal((big_d, 3))
-            v[i] = pref * (cf.trig_features(x, w) @ cf.trig_features(y, w).T)[0, 0]
+            v[i] = pref * (rfe.trig_features(x, w) @ rfe.trig_features(y, w).T)[0, 0]
         vals[name] = estimate_mean(v)
     assert vals["corrected"].trustworthy
     assert abs(vals["corrected"].value - target) < Z * vals["corrected"].se
@@ -66,7 +67,7 @@ def _inst(n, d, big_d, seed, scale=1.0):
     v = rng.standard_normal((n, d))
     w = rng.standard_normal((big_d, d))
     g = 1 / (1 + np.exp(-2 * rng.standard_normal(n)))
-    return cf.trig_features(q, w), cf.trig_features(k, w), v, g
+    return rfe.trig_features(q, w), rfe.trig_features(k, w), v, g
 
 
 def _tol(phi_q, phi_k, v, c=None):
@@ -122,11 +123,11 @@ def test_rfa_with_equal_key_norms_approaches_softmax():
     k /= np.linalg.norm(k, axis=1, keepdims=True)
     v = rng.standard_normal((n, 1))
     w = rng.standard_normal((400_000, d))
-    h, _ = rfa.rfa_noncausal(cf.trig_features(q, w), cf.trig_features(k, w), v)
+    h, _ = rfa.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k, w), v)
     soft, _ = rfa.softmax_attention(q, k, v)
     assert abs(h[0, 0] - soft[0, 0]) < 0.02
     k2 = k * np.array([[0.3], [1.0], [2.0], [0.5], [1.5]])  # unequal norms: they do not cancel
-    h2, _ = rfa.rfa_noncausal(cf.trig_features(q, w), cf.trig_features(k2, w), v)
+    h2, _ = rfa.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k2, w), v)
     soft2, _ = rfa.softmax_attention(q, k2, v)
     assert abs(h2[0, 0] - soft2[0, 0]) > 0.1
 
@@ -151,7 +152,7 @@ def test_operation_counts():
     (rfa.rfa_causal, (np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 1))), "width"),
     (rfa.rfa_causal, (np.ones((2, 2)), np.ones((2, 2)), np.ones((3, 1))), "one value row"),
     (rfa.rfa_noncausal, (np.full((2, 2), np.nan), np.ones((2, 2)), np.ones((2, 1))), "finite"),
-    (cf.trig_features, (np.ones((2, 3)), np.ones((4, 2))), "R\\^"),
+    (rfe.trig_features, (np.ones((2, 3)), np.ones((4, 2))), "R\\^"),
     (cf.log_rff_limit, (0.0, 1.0, 1.0, 1.0, 1.0), "sigma"),
     (cf.log_rff_limit, (1.0, float("nan"), 1.0, 1.0, 1.0), "finite"),
 ])

@@ -27,6 +27,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from rfcheck.features import trig_feature_map
+
 COUPLINGS = ("iid", "orf", "simrf")
 
 
@@ -176,12 +178,10 @@ def trig_features(x: jax.Array, w: jax.Array, *, norm_factor: bool = True, stabi
     """Trigonometric softmax features ``exp(|x|^2/2)/sqrt(M) [cos(w x), sin(w x)]`` as ``(s, b)``.
 
     With ``norm_factor=False`` the factor ``exp(|x|^2/2)`` is dropped (RFA as printed, which
-    is exact only when all keys have the same norm).
+    is exact only when all keys have the same norm).  The map is
+    :func:`rfcheck.features.trig_feature_map` (cosines first, log-scale ``s = |x|^2/2``).
     """
-    m = w.shape[0]
-    proj = x @ w.T
-    b = jnp.concatenate([jnp.cos(proj), jnp.sin(proj)], axis=-1) / math.sqrt(m)
-    s = 0.5 * _sq(x) if norm_factor else jnp.zeros(x.shape[:-1], x.dtype)
+    s, b = trig_feature_map(x, w, xp=jnp, norm_factor=norm_factor, order="cos_sin", log_scale=True)
     if not stabilise:
         return jnp.zeros_like(s), jnp.exp(s)[:, None] * b
     return jax.lax.stop_gradient(s), b

@@ -16,6 +16,9 @@ holds with ``w ~ N(0, sigma^{-2} I_d)`` (Rahimi & Recht's Gaussian kernel
 ``exp(-|x-y|^2/(2 sigma^2))`` has spectral density ``N(0, sigma^{-2} I)``), and with the
 printed ``N(0, sigma^2 I_d)`` only at ``sigma = 1``.
 
+The feature map ``phi`` itself is :func:`rfcheck.estimators.rfa.trig_features` (this module
+holds closed forms only).
+
 References
 ----------
 Peng et al., *Random Feature Attention*, ICLR 2021 (summary in seed 002, "Background:
@@ -24,13 +27,14 @@ Random Feature Methods"); Rahimi & Recht (2007).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from rfcheck.backends import formula
 
-__all__ = ["check_sigma", "log_kernel_limit", "log_rff_limit", "trig_features"]
+__all__ = ["check_sigma", "log_kernel_limit", "log_rff_limit"]
 
 
 def check_sigma(sigma: Any, *rest: Any) -> None:
@@ -191,42 +195,30 @@ def log_kernel_limit(ctx: Any, sigma: Any, sq_x: Any, sq_y: Any, sq_diff: Any) -
     return ctx.fsum(sq_x, sq_y, -sq_diff) / (2 * sigma**2)
 
 
-def trig_features(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """RFA feature map ``phi(x) = D^{-1/2} [sin(w_1.x) .. sin(w_D.x), cos(w_1.x) .. cos(w_D.x)]``.
+def trig_features(x: Any, w: Any) -> np.ndarray:
+    """Deprecated alias of :func:`rfcheck.estimators.rfa.trig_features` (a feature map, not a closed form).
+
+    .. deprecated::
+        Moved to :func:`rfcheck.estimators.rfa.trig_features`; this alias will be removed in the
+        next release.
 
     Parameters
     ----------
-    x : array_like
-        Shape (n, d) (or (d,)), the inputs.
-    w : array_like
-        Shape (D, d) (or (d,)), the projections (the printed summary draws ``w ~ N(0, sigma^2 I)``;
-        :func:`log_rff_limit` shows ``N(0, sigma^{-2} I)`` is what the kernel needs).
+    x, w : array_like
+        As in :func:`rfcheck.estimators.rfa.trig_features`.
 
     Returns
     -------
     numpy.ndarray
-        Shape (n, 2D): ``phi(x)`` row by row (sines, then cosines).
-
-    Raises
-    ------
-    ValueError
-        If ``x`` and ``w`` differ in dimension ``d``, or either holds NaN or inf.
+        ``rfcheck.estimators.rfa.trig_features(x, w)``.
 
     References
     ----------
-    Peng et al., *Random Feature Attention*, ICLR 2021, sec 2 ("Background: Random Feature
-    Methods"): the feature map ``phi``.
-
-    Examples
-    --------
-    >>> trig_features([[0.0, 0.0]], [[1.0, 0.0]])
-    array([[0., 1.]])
+    Peng et al., *Random Feature Attention*, ICLR 2021, sec 2: the feature map ``phi``.
     """
-    x = np.atleast_2d(np.asarray(x, dtype=float))
-    w = np.atleast_2d(np.asarray(w, dtype=float))
-    if x.shape[1] != w.shape[1]:
-        raise ValueError(f"x is in R^{x.shape[1]} but w in R^{w.shape[1]}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(w))):
-        raise ValueError("x and w must be finite (no NaN/inf)")
-    proj = x @ w.T
-    return np.concatenate([np.sin(proj), np.cos(proj)], axis=1) / np.sqrt(w.shape[0])
+    warnings.warn("rfcheck.closed_forms.rfa.trig_features is deprecated: it moved to "
+                  "rfcheck.estimators.rfa.trig_features (a feature map, not a closed form)",
+                  DeprecationWarning, stacklevel=2)
+    from rfcheck.estimators.rfa import trig_features as _trig_features
+
+    return _trig_features(x, w)
