@@ -18,7 +18,7 @@ import numpy as np
 
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.closed_forms import rfa as cf
+from rfcheck.estimators import rfa as rfa_est
 from rfcheck.ledger import (
     Budget,
     Check,
@@ -95,7 +95,7 @@ def _instance(p: dict[str, Any]) -> dict[str, np.ndarray]:
     v = rng.standard_normal((n, d))
     w = rng.standard_normal((big_d, d))
     g = 1 / (1 + np.exp(-rng.standard_normal(n) * 2))
-    return {"q": q, "k": k, "v": v, "phi_q": cf.trig_features(q, w), "phi_k": cf.trig_features(k, w), "g": g}
+    return {"q": q, "k": k, "v": v, "phi_q": rfa_est.trig_features(q, w), "phi_k": rfa_est.trig_features(k, w), "g": g}
 
 
 def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool) -> Any:
