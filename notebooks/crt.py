@@ -168,11 +168,11 @@ print("real A, s=+1:", real["a"].real, " vs A* =", float(crt.oprf_a_star(s2["sq_
 # with the norm inside g they hold), while the inequality (32) holds in both readings.
 
 # %%
-from rfcheck.claims import crt as crt_claims  # noqa: E402
+from rfcheck.references import crt as crt_refs  # noqa: E402
 
 pt = {"d": 3, "nx": 0.7, "ny": 0.4, "theta": 0.6, "a_re": -0.3, "M": 3, "rho1": 0.5, "rho2": 1.2, "rho3": 1.6}
 for scaled in (False, True):
-    r = crt_claims._cond_moments(pt, 20, scaled, "quad")
+    r = crt_refs.conditional_moments(pt, 20, scaled, "quad")
     print(f"X_m = g({'x_m ' if scaled else ''}u_m^T z, x_m): Var_iid = {float(r['var_iid']):.6f}, "
           f"Var_ort = {float(r['var_ort']):.6f}, T = {float(r['T']):.6f}")
 

@@ -362,6 +362,11 @@ def trig_feature_map(
         ``phi(x)`` (computed as ``(exp(s) / sqrt(M))[..., None] * [sin, cos]``), or ``(s, b)``
         when ``log_scale``.
 
+    Raises
+    ------
+    ValueError
+        If ``order`` is not ``"sin_cos"`` or ``"cos_sin"``.
+
     References
     ----------
     K. Choromanski et al., "Hybrid Random Features", ICLR 2022, eq (2) (``phi^trig_m``);
