@@ -59,8 +59,10 @@ import numpy as np
 
 from rfcheck.backends import FP, MP
 from rfcheck.claims import PAPER_SOURCES, PAPERS, REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
-from rfcheck.claims._common import certify_eval as _certify
 from rfcheck.claims._common import (
+    _ctx_ball,
+    certify_equal,
+    certify_with_balls,
     deterministic_check,
     eval_on_balls,
     inequality_check,
@@ -71,6 +73,7 @@ from rfcheck.claims._common import (
     pair_vectors,
     stats_mp,
 )
+from rfcheck.claims._common import certify_eval as _certify
 from rfcheck.claims._common import eval_on_balls as _ball
 from rfcheck.claims._common import mp_point as _mp_point
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -89,6 +92,7 @@ __all__ = [
     "Real",
     "assert_verdict",
     "certify_equal",
+    "certify_with_balls",
     "check_equal",
     "claim_tests",
     "deterministic_check",
@@ -230,36 +234,11 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
             ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
         if reference_ball is None or not ev.decided:
             return ev
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_equal
-
-        bits = bits_for_dps(dps)
-        pb = _ball(printed, p, bits)
-        if pb is None:
-            return _certify(ev, None, "the printed formula leaves ball arithmetic")
-        return _certify(ev, certified_equal(pb, reference_ball(dict(p), bits), rtol, atol=float(sc * rtol)),
-                        "the balls overlap but are wider than the tolerance")
+        return certify_with_balls(ev, p, dps, _ctx_ball(printed), reference_ball, rtol=rtol, atol=float(sc * rtol))
 
     desc = description or (f"printed in {precision}" + (
         f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "") + _describe(printed))
     return Check(name, 1, evaluate, max_points=max_points, description=desc, requires=requires, domain=domain)
-
-
-def certify_equal(ev: PointEval, printed_ball: Any, reference_ball: Any, rtol: float, atol: float = 0.0) -> PointEval:
-    """Certify a bespoke check's point ``printed == reference`` with Arb balls of both sides.
-
-    ``ev`` is the point's evaluation (its ``disc > 1`` a refutation); it is marked
-    ``certified`` when :func:`rfcheck.certify.certified_equal` on the balls (tolerance
-    ``rtol |reference| + atol`` for agreement; disjoint balls for a refutation) decides it
-    the same way, else the reason is recorded.  A ball of ``None`` (no enclosure) leaves the
-    point uncertified.  Returns ``ev``.
-    """
-    from rfcheck.certify import certified_equal
-
-    if printed_ball is None or reference_ball is None:
-        return _certify(ev, None, "a side has no ball (Arb) enclosure")
-    return _certify(ev, certified_equal(printed_ball, reference_ball, rtol, atol=atol),
-                    "the balls overlap but are wider than the tolerance")
 
 
 class Paper:

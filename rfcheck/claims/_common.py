@@ -16,7 +16,9 @@ from rfcheck.domains import Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
 __all__ = [
+    "certify_equal",
     "certify_eval",
+    "certify_with_balls",
     "deterministic_check",
     "eval_on_balls",
     "inequality_check",
@@ -176,23 +178,16 @@ def deterministic_check(
 
     ``printed_ctx(ctx, point)``: the printed formula written against a number-system context
     (as :meth:`rfcheck.ledger.Paper.equality`); it replaces ``printed`` (pass ``None``),
-    evaluated in mpmath on the point's floats as mpmath numbers.  With ``reference_ball(point,
-    bits)`` -- a rigorous enclosure of the reference (a ``flint.arb``/``acb``), or a string
-    saying why there is none at this point -- each decided point is also evaluated on balls
-    and marked ``certified`` when they decide it the same way
-    (:func:`rfcheck.certify.certified_equal`, same tolerance).  ``not_certified``: why the
-    decided points cannot be certified (no enclosure of the reference), stated in the ledger.
-    With ``reference_ball_is_lower_bound`` the ball encloses a lower bound of the reference (a
-    maximum's value at one exact argument): a printed ball below it certifies a refutation,
-    nothing else is certified.
-
-    Or, for a printed side that is not written against a context: ``printed_ball(point, bits)``
-    with ``reference_ball(point, bits)``, given together, return
-    Arb balls (``flint.arb``) enclosing the printed and the reference value at ``bits`` bits of
-    working precision; each decided point is then marked ``certified`` when the balls decide
-    it the same way (:func:`rfcheck.certify.certified_equal`, as ``Paper.equality`` does with
-    its ``reference_ball``).  A ball function that raises ``NotImplementedError`` or
-    ``ValueError`` leaves the point uncertified, with the reason.
+    evaluated in mpmath on the point's floats as mpmath numbers.  ``printed_ball(point, bits)``:
+    for a printed side not written against a context, its Arb enclosure (default: ``printed_ctx``
+    evaluated on balls).  With ``reference_ball(point, bits)`` -- a rigorous enclosure of the
+    reference (a ``flint.arb``/``acb``), or a string saying why there is none at this point --
+    each decided point is marked ``certified`` when the balls decide it the same way, with the
+    same tolerance (:func:`certify_with_balls`, the one certification step of every equality
+    check).  ``not_certified``: why the decided points cannot be certified (no enclosure of the
+    reference), stated in the ledger.  With ``reference_ball_is_lower_bound`` the ball encloses
+    a lower bound of the reference (a maximum's value at one exact argument): a printed ball
+    below it certifies a refutation, nothing else is certified.
     """
     if printed is None and printed_ctx is None:
         raise ValueError(f"check {name!r}: give printed or printed_ctx")
@@ -208,56 +203,87 @@ def deterministic_check(
                                        atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
         if not ev.decided:
             return ev
-        if printed_ball is not None and reference_ball is not None:  # the printed side as its own ball function
-            return _certify_balls(ev, p, dps, scale, printed_ball, reference_ball)
-        if reference_ball is None or printed_ctx is None:
+        if reference_ball is None or (printed_ball is None and printed_ctx is None):
             if not_certified:
                 ev.extra = {**(ev.extra or {}), "certified": False, "not_certified": not_certified}
             return ev
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_equal
-
-        bits = bits_for_dps(dps)
-        pb = eval_on_balls(printed_ctx, p, bits)
-        if pb is None:
-            return certify_eval(ev, None, "the printed formula leaves ball arithmetic")
-        rb = reference_ball(dict(p), bits)
-        if isinstance(rb, str):
-            return certify_eval(ev, None, rb)
-        if reference_ball_is_lower_bound:
-            from rfcheck.certify import certified_inequality
-
-            below = certified_inequality(rb, pb) == "REFUTED"  # printed < lower bound <= reference
-            return certify_eval(ev, "REFUTED" if below else None,
-                                "the reference ball is a lower bound of a maximum: it certifies a printed value "
-                                "below it only")
-        pb, rb = _same_kind(pb, rb)
-        return certify_eval(ev, certified_equal(pb, rb, rtol, atol=float(scale * rtol)),
-                            "the balls overlap but are wider than the tolerance")
+        with mpmath.workdps(dps):
+            atol = float(scale * mpmath.mpf(10) ** (5 - dps))
+        return certify_with_balls(ev, p, dps, printed_ball or _ctx_ball(printed_ctx), reference_ball,  # type: ignore[arg-type]
+                                  rtol=rtol, atol=atol, reference_is_lower_bound=reference_ball_is_lower_bound)
 
     return Check(name, 1, evaluate, search=True, max_points=max_points, description=description)
 
 
-def _certify_balls(ev: PointEval, p: dict[str, Any], dps: int, scale: Any,
-                   printed_ball: Callable[[dict[str, Any], int], Any],
-                   reference_ball: Callable[[dict[str, Any], int], Any]) -> PointEval:
-    """Mark a decided point of :func:`deterministic_check` ``certified`` (or say why not) from the
-    balls of both sides, with the check's tolerance ``10^(5 - dps)`` (relative, and times ``scale``
-    absolute)."""
-    from rfcheck.arb_backend import UndecidableError, bits_for_dps, workprec
-    from rfcheck.certify import certified_equal
+def _ctx_ball(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """The ball function of a printed formula written against a context (``None``: it leaves
+    ball arithmetic, said as such)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        out = eval_on_balls(printed_ctx, p, bits)
+        return "the printed formula leaves ball arithmetic" if out is None else out
+    return ball
 
-    bits = bits_for_dps(dps)
-    rtol = 10.0 ** (5 - dps)
-    try:
-        with workprec(bits):
-            pb, rb = printed_ball(dict(p), bits), reference_ball(dict(p), bits)
-    except (NotImplementedError, UndecidableError, ValueError) as exc:
-        return certify_eval(ev, None, f"no ball at this point ({type(exc).__name__}: {exc})")
-    with mpmath.workdps(dps):
-        atol = float(scale * mpmath.mpf(rtol))
+
+def certify_equal(ev: PointEval, printed_ball: Any, reference_ball: Any, rtol: float, atol: float = 0.0, *,
+                  reference_is_lower_bound: bool = False) -> PointEval:
+    """Mark a decided point of an equality ``printed == reference`` certified when Arb balls of
+    both sides decide it the same way, else record why not; the one certification step of every
+    equality check (:func:`deterministic_check`, :func:`rfcheck.ledger.check_equal`, bespoke checks).
+
+    Parameters
+    ----------
+    ev : PointEval
+        The point's evaluation (``disc > 1``: a refutation).
+    printed_ball, reference_ball : flint.arb or flint.acb or str or None
+        Enclosures of the two sides; a string says why a side has none at this point, ``None``
+        that it has none.  A real ball beside a complex one is compared as complex.
+    rtol, atol : float
+        The check's tolerance: agreement is certified when the difference ball lies within
+        ``rtol |reference| + atol`` (:func:`rfcheck.certify.certified_equal`); disjoint balls
+        certify a refutation.
+    reference_is_lower_bound : bool, optional
+        The reference ball encloses a lower bound of the reference (a maximum's value at one
+        exact argument): a printed ball below it certifies a refutation, nothing else.
+
+    Returns
+    -------
+    PointEval
+        ``ev``, its ``extra`` carrying ``certified`` and, if not, ``not_certified``.
+    """
+    from rfcheck.certify import certified_equal, certified_inequality
+
+    for side in (printed_ball, reference_ball):
+        if side is None or isinstance(side, str):
+            return certify_eval(ev, None, side or "a side has no ball (Arb) enclosure")
+    if reference_is_lower_bound:
+        below = certified_inequality(reference_ball, printed_ball) == "REFUTED"  # printed < lower bound <= reference
+        return certify_eval(ev, "REFUTED" if below else None,
+                            "the reference ball is a lower bound of a maximum: it certifies a printed value "
+                            "below it only")
+    pb, rb = _same_kind(printed_ball, reference_ball)
     return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol),
                         "the balls overlap but are wider than the tolerance")
+
+
+def certify_with_balls(ev: PointEval, p: dict[str, Any], dps: int,
+                       printed_ball: Callable[[dict[str, Any], int], Any],
+                       reference_ball: Callable[[dict[str, Any], int], Any], *, rtol: float, atol: float = 0.0,
+                       reference_is_lower_bound: bool = False) -> PointEval:
+    """:func:`certify_equal` with the balls computed here: ``printed_ball(point, bits)`` and
+    ``reference_ball(point, bits)`` at the working precision matching ``dps`` digits
+    (:func:`rfcheck.arb_backend.bits_for_dps`).  A ball function raising ``NotImplementedError``,
+    ``ValueError`` or an undecidable comparison leaves the point uncertified, with the reason."""
+    from rfcheck.arb_backend import UndecidableError, bits_for_dps, workprec
+
+    bits = bits_for_dps(dps)
+    try:
+        with workprec(bits):
+            pb = printed_ball(dict(p), bits)
+            rb = None if isinstance(pb, str) else reference_ball(dict(p), bits)
+    except (NotImplementedError, UndecidableError, ValueError) as exc:
+        return certify_eval(ev, None, f"no ball at this point ({type(exc).__name__}: {exc})")
+    return certify_equal(ev, pb, rb if rb is not None else "", rtol, atol,
+                         reference_is_lower_bound=reference_is_lower_bound)
 
 
 def inequality_check(
