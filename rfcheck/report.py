@@ -217,12 +217,16 @@ def _num(v: Any) -> float:
         return math.nan
 
 
-def _deciding_points(e: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def _deciding_points(e: dict[str, Any]) -> tuple[str, list[dict[str, Any]], tuple[str, str] | None]:
+    """The deciding check's name, its evaluated points and its side labels (``(printed, reference)``
+    names of an inequality's sides, e.g. ``("rhs", "lhs")``; ``None`` for an equality)."""
     ev = e["evidence"]
     for ch in ev["checks"]:
         if ch["name"] == ev.get("deciding_check"):
-            return ch["name"], ch.get("points") or []
-    return "", []
+            labels = tuple(ch.get("labels") or ("printed", "reference"))
+            return ch["name"], ch.get("points") or [], (  # type: ignore[return-value]
+                None if labels == ("printed", "reference") else labels)
+    return "", [], None
 
 
 def _signed_log(v: float, e0: int) -> float:
@@ -251,8 +255,12 @@ def _signed_log_ticks(axis: Any, e0: int, bins: int) -> None:
 def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
     """Printed vs reference at every decided point of the deciding check (left: the two
     values against the parameter that varies most; right: reference vs printed, with the
-    violations marked).  ``None`` if the evidence holds no plottable points."""
-    name, pts = _deciding_points(e)
+    violations marked).  For an inequality (a check with side labels) the axes name its sides
+    and the right panel shades the region where it holds (the smaller side, recorded as the
+    reference, at most the larger one) instead of suggesting agreement on the diagonal.
+    ``None`` if the evidence holds no plottable points."""
+    name, pts, labels = _deciding_points(e)
+    p_lab, r_lab = labels or ("printed", "reference")
     pts = [p for p in pts if p.get("decided") and math.isfinite(_num(p["printed"])) and math.isfinite(
         _num(p["reference"]))]
     if len(pts) < 2:
@@ -275,24 +283,29 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
         rf, pr = [_signed_log(v, e0) for v in rf], [_signed_log(v, e0) for v in pr]
     unit = "" if e0 is None else " (signed log scale)"
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
-    a1.scatter(xs, rf, s=14, marker="o", facecolors="none", edgecolors="C0", label="reference")
-    a1.scatter(xs, pr, s=10, marker="x", color="C3", label="printed")
+    a1.scatter(xs, rf, s=14, marker="o", facecolors="none", edgecolors="C0", label=r_lab)
+    a1.scatter(xs, pr, s=10, marker="x", color="C3", label=p_lab)
     a1.set_xlabel(xk or "point")
     a1.set_ylabel("value" + unit)
     a1.legend(fontsize=8)
     lo, hi = min(rf + pr), max(rf + pr)
     a2.plot([lo, hi], [lo, hi], color="0.6", lw=0.8)
+    if labels:  # an inequality: it holds where the recorded reference (smaller side) <= printed (larger side)
+        a2.fill_between([lo, hi], [lo, hi], [hi, hi], color="C0", alpha=0.08, lw=0,
+                        label=f"{r_lab} <= {p_lab}")
+    good_lab, bad_lab = ("holds", "violated") if labels else ("agree", "disagree")
     a2.scatter([r for r, b in zip(rf, bad, strict=True) if not b], [p for p, b in zip(pr, bad, strict=True) if not b],
-               s=10, color="C0", label="agree")
+               s=10, color="C0", label=good_lab)
     a2.scatter([r for r, b in zip(rf, bad, strict=True) if b], [p for p, b in zip(pr, bad, strict=True) if b],
-               s=14, color="C3", label="disagree")
-    a2.set_xlabel("reference" + unit)
-    a2.set_ylabel("printed" + unit)
+               s=14, color="C3", label=bad_lab)
+    a2.set_xlabel(r_lab + unit)
+    a2.set_ylabel(p_lab + unit)
     a2.legend(fontsize=8)
     if e0 is not None:
         for axis, bins in ((a1.yaxis, 6), (a2.xaxis, 4), (a2.yaxis, 6)):
             _signed_log_ticks(axis, e0, bins)
-    fig.suptitle(f"{e['id']} {e['verdict']}: printed vs {name} at {len(pts)} evaluated points", fontsize=10)
+    what = f"{r_lab} vs {p_lab} ({name})" if labels else f"printed vs {name}"
+    fig.suptitle(f"{e['id']} {e['verdict']}: {what} at {len(pts)} evaluated points", fontsize=10)
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -48,3 +48,23 @@ def test_counterexample_plots_read_cleanly(entry, tmp_path, monkeypatch):
     if report.plot_refuted(entry, tmp_path / "p.png") is None:
         pytest.skip("no plottable points")
     assert seen == [[]]
+
+
+def test_an_inequality_is_drawn_as_one(tmp_path, monkeypatch):
+    """hrf.text-h2-lambda-max is a bound (lhs <= rhs): its plot names the sides, shades the region
+    where the bound holds and says holds/violated -- not printed/reference on an equality diagonal."""
+    entry = next(e for e in LEDGER if e["id"] == "hrf.text-h2-lambda-max")
+    figs = []
+    monkeypatch.setattr(plt, "close", lambda fig=None: figs.append(fig))
+    assert report.plot_refuted(entry, tmp_path / "p.png") is not None
+    left, right = figs[0].axes
+    assert (right.get_xlabel(), right.get_ylabel()) == ("lhs", "rhs")
+    legend = [t.get_text() for t in right.get_legend().get_texts()]
+    assert legend == ["lhs <= rhs", "holds", "violated"]
+    assert "lhs vs rhs" in figs[0]._suptitle.get_text()
+    plt.close(figs[0])
+    equality = next(e for e in LEDGER if e["id"] == "crt.eq1")
+    figs.clear()
+    assert report.plot_refuted(equality, tmp_path / "q.png") is not None
+    assert figs[0].axes[1].get_xlabel().startswith("reference")
+    assert [t.get_text() for t in figs[0].axes[1].get_legend().get_texts()] == ["agree", "disagree"]
