@@ -59,6 +59,7 @@ def test_an_inequality_is_drawn_as_one(tmp_path, monkeypatch):
     assert report.plot_refuted(entry, tmp_path / "p.png") is not None
     left, right = figs[0].axes
     assert (right.get_xlabel(), right.get_ylabel()) == ("lhs", "rhs")
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["lhs", "rhs"]
     legend = [t.get_text() for t in right.get_legend().get_texts()]
     assert legend == ["lhs <= rhs", "holds", "violated"]
     assert "lhs vs rhs" in figs[0]._suptitle.get_text()
