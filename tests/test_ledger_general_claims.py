@@ -113,3 +113,19 @@ def test_rfa_counterexamples_are_certified_by_balls():
     cancel = get("rfa.eq-noncausal.cancel").checks[0]
     ev = cancel.evaluate({"n": 3, "d": 2, "qnorm": 1.0, "knorm": 1.0, "spread": 0.5, "draw": 5}, b, 0)
     assert ev.disc > 1 and ev.extra["certified"]
+
+
+def test_rfa_cancel_holds_where_the_keys_norms_are_exactly_equal():
+    """spread = 0 (keys of equal norm): the limit is softmax attention exactly, so the two sides
+    agree to the working precision and the balls certify it.  Random directions scaled to one
+    norm in float64 differed by rounding (relative 1e-16, ~1e8 tolerances), which the check then
+    reported as a discrepancy; the keys are now signed permutations of one float64 key."""
+    from rfcheck.claims import BUDGETS
+
+    cancel = get("rfa.eq-noncausal.cancel").checks[0]
+    for d, draw in ((1, 3), (3, 7), (4, 11)):
+        ev = cancel.evaluate({"n": 5, "d": d, "qnorm": 1.7, "knorm": 1.9, "spread": 0.0, "draw": draw},
+                             BUDGETS["default"], 0)
+        norms = ev.extra["key_norms"]
+        assert len(set(norms)) == 1
+        assert ev.decided and ev.disc <= 1 and ev.extra["certified"]

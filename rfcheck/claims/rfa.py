@@ -180,6 +180,9 @@ def _cancel_check(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     norms = p["knorm"] * (1 + p["spread"] * rng.uniform(-1, 1, n))
     k = dirs * norms[:, None]
     v = rng.standard_normal(n)
+    if p["spread"] == 0:  # equal norms exactly, not to float64 rounding: signed permutations of one key
+        k0 = k[0].copy()
+        k = np.array([k0[rng.permutation(d)] * rng.choice([-1.0, 1.0], d) for _ in range(n)])
     with mpmath.workdps(budget.dps):
         printed = printed_softmax(MP, [mpmath.mpf(x) for x in q], [[mpmath.mpf(x) for x in row] for row in k], v)
         lim, tol_err = ref.rfa_limit_attention(q, k, v, budget.dps)
@@ -202,7 +205,9 @@ P.claim(
     domain=Domain({"n": Int(2, 6, scale="linear"), "d": Int(1, 4, scale="linear"), "qnorm": Real(0.0, 2.0),
                    "knorm": Real(0.1, 2.0), "spread": Real(0.0, 0.9, extra=(0.0,)),
                    "draw": Int(0, 1000, scale="linear")},
-                  description="key norms knorm * (1 + spread U(-1, 1)); spread = 0: all keys of equal norm"),
+                  description="key norms knorm * (1 + spread U(-1, 1)); spread = 0: all keys of exactly equal "
+                              "norm (signed permutations of one float64 key: random directions of equal norm "
+                              "would differ by float64 rounding, and so would the two sides)"),
     checks=[Check("quadrature-limit", 1, _cancel_check, search=True, max_points=16,
                   description="D -> inf limit of RFA (phi(q).phi(k_i) -> E cos(w.(q-k_i)) by quadrature) vs "
                               "softmax attention, mpmath")],
