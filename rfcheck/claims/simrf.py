@@ -26,7 +26,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize
 
 from rfcheck import features
 from rfcheck.claims._simrf_shared import MF
@@ -44,6 +43,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    pair_vectors,
     paper,
 )
 from rfcheck.references import simrf as ref
@@ -321,14 +321,11 @@ def _mc_pair(coupling: str) -> Any:
     with the projection sampler of the coupling; z-test at the budget's family-wise level."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.engine.couplings import sample_projection
-        from rfcheck.stats import compare_mc, estimate_mean, z_critical
+        from rfcheck.stats import compare_mc, z_critical
 
-        d, v = int(p["d"]), float(p["v"])
         with mpmath.workdps(30):
             pv = float(_printed_rho(coupling)(p))
-        t, _ = sample_projection(coupling, 2, d, budget.mc_trials, seed=seed, need_sq=False)
-        est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+        est = ref.pair_conformity_mc(coupling, float(p["v"]), int(p["d"]), budget.mc_trials, seed)
         return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
     return Check(
@@ -398,16 +395,6 @@ def _mse_domain() -> Domain:
     )
 
 
-def _pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    d = int(p["d"])
-    x, y = np.zeros((1, d)), np.zeros((1, d))
-    x[0, 0] = p["nx"]
-    y[0, 0] = p["ny"] * math.cos(p["theta"])
-    if d > 1:
-        y[0, 1] = p["ny"] * math.sin(p["theta"])
-    return x, y
-
-
 def _v_sq(p: dict[str, Any]) -> tuple[Any, Any]:
     nx, ny, th = MF(p["nx"]), MF(p["ny"]), MF(p["theta"])
     return mpmath.sqrt((nx - ny) ** 2 + 4 * nx * ny * mpmath.cos(th / 2) ** 2), nx**2 + ny**2
@@ -426,7 +413,7 @@ def printed_thm32(p: dict[str, Any]) -> Any:
 def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
     from rfcheck.engine.montecarlo import simulate
 
-    x, y = _pair(p)
+    x, y = pair_vectors(p)
     prod = features.positive_product(x, y)
     est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
     return est, float(prod.target[0]), None
@@ -486,62 +473,15 @@ P.claim(
 # --------------------------------------------------------------- Thm 3.4 (numerical)
 
 
-def _config_objective(d: int, v: float) -> Any:
-    """``X -> (mean_{i != j} rho_theta(cos theta_ij), gradient)`` for d directions (rows of X,
-    normalised); rho_theta from the eq (21) closed form through a degree-256 Chebyshev fit in
-    cos theta (exact gradient of the fit: L-BFGS needs no finite differences at d = 16)."""
-    cs = np.cos(np.linspace(0, np.pi, 257))  # Chebyshev-Lobatto nodes in c
-    vals = cf.log_conformity_angle(v, d, cs)
-    cheb = np.polynomial.chebyshev.Chebyshev.fit(cs, np.exp(vals), 256)
-    dcheb = cheb.deriv()
-    # the fit's error: its largest deviation from the closed form at the 256 midpoints between nodes
-    mid = np.cos(np.linspace(0, np.pi, 513)[1::2])
-    fit_err = float(np.max(np.abs(cheb(mid) - np.exp(cf.log_conformity_angle(v, d, mid)))))
-    off = ~np.eye(d, dtype=bool)
-    norm = 1.0 / (d * (d - 1))
-
-    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        X = flat.reshape(d, d)
-        n = np.linalg.norm(X, axis=1, keepdims=True)
-        U = X / n
-        G = np.clip(U @ U.T, -1, 1)
-        H = np.where(off, dcheb(G), 0.0)
-        gU = 2 * norm * (H @ U)
-        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
-        return float(norm * np.sum(cheb(G[off]))), gX.ravel()
-
-    obj.fit_err = fit_err  # type: ignore[attr-defined]
-    return obj
-
-
 #: random restarts of the Thm 3.4 search per budget (one more start is a perturbed simplex)
 THM34_RESTARTS = {"smoke": 1, "default": 3, "thorough": 12}
-
-
-def thm34_search(d: int, v: float, restarts: int, seed: int = 0, maxiter: int = 2000) -> tuple[float, float, float]:
-    """``(rho_SimRF, best, err)``: the simplex conformity (closed form, eq 24), the lowest
-    ``mean_{i != j} rho_theta`` found by L-BFGS over d unit directions from ``restarts`` Gaussian
-    starts plus one perturbed simplex, and the error bar of ``best`` (the Chebyshev fit's deviation
-    from the eq (21) closed form, plus 1e-13 relative)."""
-    from rfcheck.engine.montecarlo import simplex_matrix
-
-    simplex = float(cf.conformity_simrf(v, d))
-    obj = _config_objective(d, v)
-    rng = np.random.default_rng([d, int(1000 * v), seed])
-    starts = [rng.standard_normal(d * d) for _ in range(restarts)]
-    starts.append((simplex_matrix(d) + 0.3 * rng.standard_normal((d, d))).ravel())
-    best = math.inf
-    for x0 in starts:
-        r = optimize.minimize(obj, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter, "gtol": 1e-12})
-        best = min(best, float(r.fun))
-    return simplex, best, obj.fit_err + 1e-13 * simplex  # type: ignore[attr-defined]
 
 
 def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     from rfcheck.stats import compare_inequality
 
     d, v = int(p["d"]), float(p["v"])
-    simplex, best, err = thm34_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
+    simplex, best, err = ref.configuration_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
     return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=10.0 ** (5 - budget.dps))
 
 
@@ -575,11 +515,7 @@ P.claim(
 
 def _gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - rho_ORF), rho_ORF by the definition quadrature."""
-    d, m, v = int(p["d"]), int(p["m"]), float(p["v"])
-    rho, err = eq10_quadrature(v, d, 0.0)
-    with mpmath.workdps(dps):
-        pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
-        return pref * (mpmath.exp(MF(v) ** 2) - MF(rho)), pref * MF(err)
+    return ref.prf_orthogonality_gap_quadrature(float(p["v"]), int(p["d"]), int(p["m"]), p["sq"], dps)
 
 
 def printed_eq25(p: dict[str, Any]) -> Any:
@@ -1007,22 +943,7 @@ def printed_prefactor(d: int) -> Any:
 def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """lim_{v->0} m e^{2(x^2+y^2)} MSE_SimRF / v^2 at m = d, from the definition: the v^2 coefficient of
     rho_SimRF is E[w_ij^2]/(2d) with E w_ij^2 = 2d + 2c (E r)^2, c = -1/(d-1), E r by quadrature of chi_d."""
-    d = int(p["d"])
-
-    def compute() -> Any:
-        er = mpmath.quad(
-            lambda r: (
-                r
-                * mpmath.exp(
-                    (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-                )
-            ),
-            [0, mpmath.sqrt(d), mpmath.inf],
-        )
-        coef_rho = (2 * d + 2 * (-MF(1) / (d - 1)) * er**2) / (2 * d)
-        return 1 + (d - 1) * (coef_rho - 1)  # e^{2v^2}-e^{v^2} -> v^2, (m-1)(rho - e^{v^2}) -> (m-1)(coef-1) v^2
-
-    return _quad_err(compute, dps + 10)
+    return ref.simrf_mse_small_v_coefficient(int(p["d"]), dps)
 
 
 P.claim(
@@ -1072,16 +993,7 @@ P.claim(
 def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     d, v, w = int(p["d"]), float(p["v"]), float(p["w"])
     bound = float(cf.equal_norm_conformity_bound(v, w, d, d))
-    rng = np.random.default_rng(d * 7919 + int(100 * v) + int(1000 * w))
-    best = math.inf
-    for _ in range(3):
-        r = optimize.minimize(
-            lambda f: cf.equal_norm_conformity(v, w, d, f.reshape(d, d)),
-            rng.standard_normal(d * d),
-            method="L-BFGS-B",
-            options={"maxiter": 300},
-        )
-        best = min(best, float(r.fun))
+    best = ref.equal_norm_minimum(v, w, d, starts=3, seed=d * 7919 + int(100 * v) + int(1000 * w))
     return MF(bound), MF(best), MF(1e-12 * bound)
 
 
@@ -1105,14 +1017,7 @@ P.claim(
 
 def _unit_rows(p: dict[str, Any]) -> list[list[Any]]:
     """Random unit vectors (rows) of the point, in mpmath at the current precision."""
-    m, dim = int(p["m"]), int(p["dim"])
-    g = np.random.default_rng(int(p["seed"])).standard_normal((m, dim))
-    rows = []
-    for i in range(m):
-        r = [MF(float(x)) for x in g[i]]
-        n = mpmath.sqrt(mpmath.fsum(x * x for x in r))
-        rows.append([x / n for x in r])
-    return rows
+    return ref.random_unit_rows(int(p["m"]), int(p["dim"]), int(p["seed"]))
 
 
 def printed_eq39(p: dict[str, Any]) -> Any:
@@ -1157,12 +1062,7 @@ P.claim(
 
 def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d = int(p["d"])
-    return _quad_err(
-        lambda: (
-            mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), [0, mpmath.pi / 2, mpmath.pi]) / mpmath.gamma(MF(d) / 2)
-        ),
-        dps,
-    )
+    return _quad_err(lambda: ref.sine_power_integral(d) / mpmath.gamma(MF(d) / 2), dps)
 
 
 P.claim(
@@ -1411,13 +1311,7 @@ def printed_eq66(p: dict[str, Any]) -> Any:
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d, k = int(p["d"]), int(p["k"])
-    return _quad_err(
-        lambda: mpmath.quad(
-            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
-            mpmath.linspace(0, mpmath.pi, 9),
-        ),
-        dps,
-    )
+    return _quad_err(lambda: ref.sine_power_integral(d, k, mpmath.linspace(0, mpmath.pi, 9)), dps)
 
 
 P.claim(
