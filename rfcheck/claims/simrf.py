@@ -47,6 +47,8 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import simrf as ref
+from rfcheck.references.hrf import num
+from rfcheck.references.simrf import ctx_gamma as _gamma
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import ratio_series as _ratio_series
@@ -167,9 +169,10 @@ P.claim(
 # --------------------------------------------------------------------- Lemma 4.1
 
 
-def printed_eq18(p: dict[str, Any]) -> Any:
-    w, d = MF(p["w"]), int(p["d"])
-    return w ** (d - 1) * mpmath.exp(-w * w / 4) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
+def printed_eq18(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (18): w^{d-1} e^{-w^2/4} / (2^{d-1} Gamma(d/2)), on a context."""
+    w, d = p["w"], p["d"]
+    return w ** (d - 1) * ctx.exp(-w * w / 4) / (2 ** (d - 1) * _gamma(ctx, num(ctx, d) / 2))
 
 
 def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -185,10 +188,12 @@ P.claim(
     checks=[
         deterministic_check(
             "cdf-derivative",
-            printed_eq18,
+            None,
             _ref_pdf_sqrt2_chi,
             atol_scale=lambda p, dps: 1,
             description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
+            printed_ctx=printed_eq18,
+            reference_ball=lambda p, bits: cf.pdf_wij_iid(p["w"], int(p["d"]), backend="arb", prec=bits),
         )
     ],
 )
@@ -208,9 +213,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "quadrature",
-                lambda p: mpmath.exp(MF(p["v"]) ** 2),
+                None,
                 _ref_iid_mgf,
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
+                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             12,
         )
@@ -894,9 +901,11 @@ P.claim(
     checks=[
         deterministic_check(
             "series",
-            lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
+            None,
             _eq85,
             atol_scale=lambda p, dps: 1 / MF(p["d"]),
+            printed_ctx=lambda ctx, p: -(p["z"] ** 4) * ctx.exp(-(p["z"] ** 2)) / (2 * p["d"]),
+            reference_ball=lambda p, bits: ref.alternating_k2_series_ball(p["z"], int(p["d"]), bits),
         )
     ],
 )
@@ -933,11 +942,15 @@ P.claim(
 # --------------------------------------------------------------- sec 5.1 prefactor
 
 
-def printed_prefactor(d: int) -> Any:
-    g = mpmath.gamma
-    return 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(MF(d) / 2 + MF(1) / 2) / (
-        g(MF(d) / 2) * g(MF(d) / 2 + 1) ** 2 * 2**d
-    )
+def printed_prefactor(ctx: Any, p: dict[str, Any]) -> Any:
+    """Sec 5.1: 1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d), on a context."""
+    d, half = p["d"], num(ctx, 1) / 2
+    dh = num(ctx, d) / 2
+
+    def g(x: Any) -> Any:
+        return _gamma(ctx, x)
+
+    return 1 - ctx.sqrt(ctx.pi) * g(d + 1) * g(dh + half) / (g(dh) * g(dh + 1) ** 2 * 2**d)
 
 
 def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -956,9 +969,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "chi-moment-quadrature",
-                lambda p: printed_prefactor(int(p["d"])),
+                None,
                 _small_v_ref,
                 description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+                printed_ctx=printed_prefactor,
+                reference_ball=lambda p, bits: ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits),
             ),
             8,
         )
@@ -1065,6 +1080,17 @@ def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: ref.sine_power_integral(d) / mpmath.gamma(MF(d) / 2), dps)
 
 
+def _eq64_ball(p: dict[str, Any], bits: int) -> Any:
+    """The left side of eq (64) on balls: Arb's rigorous integral over Gamma(d/2)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d = int(p["d"])
+    with workprec(bits):
+        return ref.sine_power_integral_ball(d, bits) / (arb(d) / 2).gamma()
+
+
 P.claim(
     "eq64",
     source=P.at("appendix A.6, eq (64)"),
@@ -1074,13 +1100,17 @@ P.claim(
     checks=[
         deterministic_check(
             "quadrature-middle",
-            lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
+            None,
             _eq64,
+            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / _gamma(ctx, num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
+            reference_ball=_eq64_ball,
         ),
         deterministic_check(
             "quadrature-right",
-            lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
+            None,
             _eq64,
+            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * _gamma(ctx, num(ctx, p["d"]) / 2) / _gamma(ctx, p["d"]),
+            reference_ball=_eq64_ball,
         ),
     ],
 )
@@ -1098,14 +1128,14 @@ P.claim(
     checks=[
         deterministic_check(
             "cdf-derivative",
-            lambda p: (
-                MF(p["w"]) ** (2 * int(p["d"]) - 1)
-                * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
-                / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
-            ),
+            None,
             _eq58_ref,
             atol_scale=lambda p, dps: 1,
             description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+            printed_ctx=lambda ctx, p: (
+                p["w"] ** (2 * p["d"] - 1) * ctx.exp(-(p["w"] ** 2) / 2) / (2 ** (p["d"] - 1) * _gamma(ctx, p["d"]))
+            ),
+            reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
         ),
         _no_search(
             deterministic_check(
