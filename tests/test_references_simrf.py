@@ -289,3 +289,30 @@ def test_random_unit_rows_are_unit_and_reproducible() -> None:
         g = np.random.default_rng(3).standard_normal((5, 4))
         np.testing.assert_allclose([[float(x) for x in r] for r in rows], g / np.linalg.norm(g, axis=1, keepdims=True),
                                    rtol=1e-14)
+
+
+@pytest.mark.parametrize("w,v,d", [(1.3, 0.7, 1), (1.3, 0.7, 2), (2.0, 1.5, 7), (30.0, 5.0, 256), (0.0, 1.0, 5)])
+def test_direction_average_ball_encloses_0f1(w: float, v: float, d: int) -> None:
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    ball = ref.direction_average_ball(w, v, d, 200)
+    with mpmath.workdps(60):
+        exact = mpmath.hyp0f1(MF(d) / 2, (MF(v) * MF(w)) ** 2 / 4)  # E e^{w q.v} = 0F1(; d/2; v^2 w^2/4)
+        assert (ball + arb(0, 1e-55 * float(exact))).contains(to_ball(exact))
+    assert float(ball.rad()) < 1e-45 * float(exact)
+
+
+@pytest.mark.parametrize("d,k", [(2, 3), (9, 5), (300, 40)])
+def test_sine_power_integral_ball_with_the_binomial_factor(d: int, k: int) -> None:
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    ball = ref.sine_power_integral_ball(d, 200, k)
+    with mpmath.workdps(60):
+        exact = mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1) * (1 - mpmath.sin(x) / (d - 1)) ** k,
+                            mpmath.linspace(0, mpmath.pi, 17))
+        assert (ball + arb(0, 1e-50 * float(exact))).contains(to_ball(exact))
+    assert float(ball.rad()) < 1e-45 * float(exact)

@@ -79,6 +79,25 @@ def printed_eq23(v: Any, d: int) -> Any:
     )
 
 
+def printed_eq23_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (23) as printed, on Arb balls: the series summed with its tail enclosed
+    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/(2(k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, v = int(p["d"]), to_ball(p["v"])
+    x = v * v / 2
+    g = (arb(d) / 2).gamma() / arb(d).gamma()
+    return g * ref.ratio_series_ball(1 / g, lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
+
+
+def _orf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
+    """rho_ORF = 1F1(d; d/2; v^2/2) on balls (the Arb face of
+    :func:`rfcheck.closed_forms.simrf.log_conformity_orf`)."""
+    return cf.log_conformity_orf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
+
+
 def printed_eq24(v: Any, d: int) -> Any:
     """Eq (24), the double series, with guard digits for its alternating inner sum."""
     dps = mpmath.mp.dps
@@ -149,6 +168,18 @@ def printed_eq33_bracket(p: dict[str, Any]) -> Any:
     )
 
 
+def printed_eq33_bracket_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq33_bracket` on Arb balls, the series' tail enclosed (term ratio
+    ``(v w)^2 / (4 (k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, x = int(p["d"]), to_ball(p["v"]) * to_ball(p["w"])
+    g = (arb(d) / 2).gamma()
+    return g * ref.ratio_series_ball(1 / g, lambda k: x * x / (4 * (k + 1) * (k + arb(d) / 2)))
+
+
 P.claim(
     "eq33",
     source=P.at("appendix A.1, eq (31)-(33)"),
@@ -161,6 +192,8 @@ P.claim(
             printed_eq33_bracket,
             lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
             description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+            printed_ball=printed_eq33_bracket_ball,
+            reference_ball=lambda p, bits: ref.direction_average_ball(p["w"], p["v"], int(p["d"]), bits),
         )
     ],
 )
@@ -377,6 +410,8 @@ for _part, _eq, _stmt in (
                     lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
                     max_points=16,
                     description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
+                    printed_ball=printed_eq23_ball if _part == "orf" else None,
+                    reference_ball=_orf_conformity_ball if _part == "orf" else None,
                 ),
                 10,
             ),
@@ -645,6 +680,16 @@ def printed_eq69(line: int) -> Any:
     return pr
 
 
+def _printed_eq69_line1_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (69), line 1, on Arb balls (its series is eq (23)'s: :func:`printed_eq23_ball`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, m, v = int(p["d"]), int(p["m"]), to_ball(p["v"])
+    return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * ((v * v).exp() - printed_eq23_ball(p, bits))
+
+
 for _line in (1, 2):
     P.claim(
         f"eq69.line{_line}",
@@ -664,6 +709,8 @@ for _line in (1, 2):
                     _gap_ref,
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    printed_ball=_printed_eq69_line1_ball if _line == 1 else None,
+                    reference_ball=_gap_ball if _line == 1 else None,
                 ),
                 8,
             )
@@ -710,6 +757,27 @@ def printed_eq26(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq26_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (26) as printed, on Arb balls: the alternating series with a proven remainder
+    (:func:`rfcheck.certify.series_sum`; ``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, decreasing),
+    with guard bits against its cancellation."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.certify import series_sum
+
+    d, m = int(p["d"]), int(p["m"])
+    guard = bits + int(1.5 * float(p["z"]) ** 2) + 10
+    with workprec(guard):
+        x = to_ball(p["z"]) ** 2
+        s = series_sum(
+            lambda k: (-x) ** k / (2**k * arb.fac_ui(k)) * arb(k + d).gamma() / (k + arb(d) / 2).gamma(),
+            lambda n: x * (n + d) / (2 * (n + 1) * (n + arb(d) / 2)),
+            prec=guard,
+        )
+        return arb(m - 1) / m * ((-x).exp() - (arb(d) / 2).gamma() / arb(d).gamma() * s)
+
+
 P.claim(
     "thm4.5",
     source=P.at("Theorem 4.5, eq (26) (= eq (76))"),
@@ -728,6 +796,10 @@ P.claim(
                 max_points=16,
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+                printed_ball=printed_eq26_ball,
+                reference_ball=lambda p, bits: cf.rff_orthogonality_gap(
+                    p["z"], int(p["d"]), int(p["m"]), backend="arb", prec=bits
+                ),
             ),
             8,
         )
@@ -1339,6 +1411,22 @@ def printed_eq66(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq66_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq66` on Arb balls (the finite sum; guard bits for its cancellation)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d, k = int(p["d"]), int(p["k"])
+    with workprec(bits + 4 * k):
+        c = -arb(1) / (d - 1)
+        return sum(
+            (arb.bin_uiui(k, q) * c**q * arb.pi().sqrt() * (arb(d + q) / 2).gamma() / (arb(d + q + 1) / 2).gamma()
+             for q in range(k + 1)),
+            arb(0),
+        )
+
+
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d, k = int(p["d"]), int(p["k"])
     return _quad_err(lambda: ref.sine_power_integral(d, k, mpmath.linspace(0, mpmath.pi, 9)), dps)
@@ -1350,7 +1438,18 @@ P.claim(
     statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
     "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
     domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
-    checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
+    checks=[
+        _no_search(
+            deterministic_check(
+                "quadrature",
+                printed_eq66,
+                _eq66_ref,
+                printed_ball=printed_eq66_ball,
+                reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
+            ),
+            20,
+        )
+    ],
 )
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "configuration_search",
     "ctx_gamma",
     "direction_average",
+    "direction_average_ball",
     "direction_average_cos",
     "eq10_quadrature",
     "equal_norm_minimum",
@@ -725,15 +726,17 @@ def sine_power_integral(d: int, k: int = 0, points: Any = None) -> Any:
     return mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k, pts)
 
 
-def sine_power_integral_ball(d: int, bits: int) -> Any:
-    """``int_0^pi (sin phi)^{d-1} dphi`` as an Arb ball (rigorous ``acb.integral``; entire integrand).
+def sine_power_integral_ball(d: int, bits: int, k: int = 0) -> Any:
+    """:func:`sine_power_integral` as an Arb ball (rigorous ``acb.integral``; entire integrand).
 
     Parameters
     ----------
     d : int
-        Dimension (>= 1).
+        Dimension (>= 1; >= 2 when ``k > 0``).
     bits : int
         Working precision in bits.
+    k : int
+        Power of ``(1 - sin(phi)/(d-1))``.
 
     Returns
     -------
@@ -742,16 +745,17 @@ def sine_power_integral_ball(d: int, bits: int) -> Any:
 
     References
     ----------
-    SimRF appendix A.6, eq (64).
+    SimRF appendix A.6, eq (64) and eq (66).
     """
     from flint import acb, arb
 
     from rfcheck.arb_backend import workprec
 
     with workprec(bits):
-        val = acb.integral(lambda x, _a: x.sin() ** (d - 1), 0, arb.pi(), rel_tol=arb(2) ** -bits,
-                           eval_limit=2_000_000)
-        return val.real
+        def f(x: Any, _analytic: bool) -> Any:
+            return x.sin() ** (d - 1) * (1 - x.sin() / (d - 1)) ** k if k else x.sin() ** (d - 1)
+
+        return acb.integral(f, 0, arb.pi(), rel_tol=arb(2) ** -bits, eval_limit=2_000_000).real
 
 
 def iid_mgf_ball(v: Any, bits: int) -> Any:
@@ -1066,3 +1070,40 @@ def equal_norm_minimum(v: float, w: float, d: int, *, starts: int = 3, seed: int
         )
         best = min(best, float(r.fun))
     return best
+
+
+def direction_average_ball(w: Any, v: Any, d: int, bits: int) -> Any:
+    """:func:`direction_average` as an Arb ball: Arb's rigorous integral in the polar angle.
+
+    ``int_0^pi e^{w v cos a} sin^{d-2} a da`` (an entire integrand) over its normalisation
+    ``sqrt(pi) Gamma((d-1)/2) / Gamma(d/2)``; ``cosh(w v)`` for ``d = 1``.
+
+    Parameters
+    ----------
+    w, v : float
+        The norm of the random vector and of ``v``.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E exp(w q . v)``, ``q`` uniform on ``S^{d-1}``.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (31) and eq (33).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        x = to_ball(w) * to_ball(v)
+        if d == 1:
+            return x.cosh()
+        num = acb.integral(lambda a, _an: (x * a.cos()).exp() * a.sin() ** (d - 2), 0, arb.pi(),
+                           rel_tol=arb(2) ** -bits, eval_limit=2_000_000).real
+        return num / (arb.pi().sqrt() * (arb(d - 1) / 2).gamma() / (arb(d) / 2).gamma())
