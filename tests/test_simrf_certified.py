@@ -4,7 +4,8 @@ The checks of simrf.cor4.4, simrf.eq77, simrf.eq56 and both readings of simrf.eq
 ``printed_ball``/``reference_ball``: at a refuting point the balls of the printed side and of the
 reference are disjoint (``extra["certified"]``), where the claim holds (the corrected formula,
 the natural reading of eq (45)) the balls agree within the tolerance -- and a planted wrong
-reference ball is never certified.
+reference ball is never certified.  The checks with a printed side on the context (``printed_ctx``)
+or with a ball twin of a printed series, and a reference ball, certify their holding points too.
 """
 
 from __future__ import annotations
