@@ -166,7 +166,7 @@ def test_configuration_objective_value_and_gradient(d: int, v: float) -> None:
                      for i in range(d) for j in range(d) if i != j])
     assert abs(val - exact) <= obj.fit_err + 1e-12 * exact
     h = 1e-6
-    fd = np.array([(obj((X.ravel() + h * e))[0] - obj((X.ravel() - h * e))[0]) / (2 * h) for e in np.eye(d * d)])
+    fd = np.array([(obj(X.ravel() + h * e)[0] - obj(X.ravel() - h * e)[0]) / (2 * h) for e in np.eye(d * d)])
     np.testing.assert_allclose(grad, fd, atol=1e-6 * abs(val))
 
 
@@ -276,7 +276,8 @@ def test_pair_conformity_mc_matches_the_closed_form(coupling: str, d: int, v: fl
 def test_prf_orthogonality_gap_quadrature_matches_the_closed_form(v: float, d: int, m: int, sq: float) -> None:
     val, err = ref.prf_orthogonality_gap_quadrature(v, d, m, sq, 30)
     with mpmath.workdps(50):
-        exact = mpmath.exp(-2 * MF(sq)) * MF(m - 1) / m * (mpmath.exp(MF(v) ** 2) - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2))
+        rho_orf = mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)
+        exact = mpmath.exp(-2 * MF(sq)) * MF(m - 1) / m * (mpmath.exp(MF(v) ** 2) - rho_orf)
         assert abs(val - exact) <= err + MF(10) ** -25 and err < 1e-9
 
 
@@ -316,3 +317,37 @@ def test_sine_power_integral_ball_with_the_binomial_factor(d: int, k: int) -> No
                             mpmath.linspace(0, mpmath.pi, 17))
         assert (ball + arb(0, 1e-50 * float(exact))).contains(to_ball(exact))
     assert float(ball.rad()) < 1e-45 * float(exact)
+
+
+@pytest.mark.parametrize("z,d", [(0.0, 1), (1.5, 3), (5.0, 1024)])
+def test_alternating_k2_series_is_the_closed_form(z: float, d: int) -> None:
+    val, err = ref.alternating_k2_series(z, d, 30)
+    with mpmath.workdps(50):
+        exact = -(MF(z) ** 4) * mpmath.exp(-(MF(z) ** 2)) / (2 * d)  # sum_k (-x)^k/k! k(k-1) = x^2 e^{-x}
+        assert abs(val - exact) <= err and err < abs(exact) * MF(10) ** -20 + MF(10) ** -29
+
+
+@pytest.mark.parametrize("d,k", [(1, 0), (2, 2), (7, 5), (4096, 200)])
+def test_gamma_ratio_product_is_the_gamma_ratio(d: int, k: int) -> None:
+    with mpmath.workdps(50):
+        exact = mpmath.gamma(k + d) * mpmath.gamma(MF(d) / 2) / (2**k * mpmath.gamma(k + MF(d) / 2) * mpmath.gamma(d))
+        assert abs(ref.gamma_ratio_product(d, k) - exact) < exact * MF(10) ** -45
+
+
+@pytest.mark.parametrize("z,d,m", [(0.3, 2, 2), (1.0, 5, 3), (2.5, 16, 16)])
+def test_rff_mse_ratio_exact_is_the_ratio_of_the_eq74_mses(z: float, d: int, m: int) -> None:
+    with mpmath.workdps(40):
+        got = ref.rff_mse_ratio_exact(MF(z), d, m)
+    assert float(got) == pytest.approx(float(cf.rff_mse(z, d, m, "orf") / cf.rff_mse(z, d, m, "iid")), rel=1e-11)
+    assert float(got) == pytest.approx(float(cf.rff_mse_ratio_orf_iid(z, d, m)), rel=1e-11)
+
+
+def test_simrf_plus_draw_shares_the_norms() -> None:
+    from rfcheck.engine import couplings
+
+    a, b, norms = ref.simrf_plus_draw(6, 1.0, 5)
+    W0 = couplings.sample_ensemble("simrf", 6, 6, seed=5)
+    W1, _ = couplings.sample_simrf_plus(6, 6, seed=5)
+    np.testing.assert_allclose(np.sort(np.linalg.norm(W1, axis=1)), np.sort(norms), rtol=1e-12)
+    assert a == cf.conformity_of_ensemble(W1, 1.0) and b == cf.conformity_of_ensemble(W0, 1.0)
+    assert a <= b  # SimRF+ at small v (sec 3.2)

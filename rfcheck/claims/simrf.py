@@ -686,7 +686,7 @@ def _printed_eq69_line1_ball(p: dict[str, Any], bits: int) -> Any:
 
     from rfcheck.arb_backend import to_ball
 
-    d, m, v = int(p["d"]), int(p["m"]), to_ball(p["v"])
+    m, v = int(p["m"]), to_ball(p["v"])
     return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * ((v * v).exp() - printed_eq23_ball(p, bits))
 
 
@@ -719,9 +719,7 @@ for _line in (1, 2):
 
 
 def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    d, k = int(p["d"]), int(p["k"])
-    prod = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
-    return MF(0), 1 - prod, MF(10) ** (-dps + 2)
+    return MF(0), 1 - ref.gamma_ratio_product(int(p["d"]), int(p["k"])), MF(10) ** (-dps + 2)
 
 
 P.claim(
@@ -854,12 +852,6 @@ P.claim(
 # --------------------------------------------------------------------- Cor 4.6 / eq (77)
 
 
-def _exact_ratio(z: Any, d: int, m: int) -> Any:
-    e = mpmath.exp(-z * z)
-    g = e - mpmath.hyp1f1(d, MF(d) / 2, -z * z / 2)
-    return 1 - 2 * (m - 1) * g / (1 - e) ** 2
-
-
 def printed_eq77(p: dict[str, Any]) -> Any:
     z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
     with mpmath.workdps(mpmath.mp.dps + 10):
@@ -934,7 +926,7 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
         def rem(d: int) -> Any:
             lead = 1 - (m - 1) * mpmath.exp(-z * z) * z**4 / (d * (1 - mpmath.exp(-z * z)) ** 2)
-            return d * d * abs(_exact_ratio(z, d, m) - lead)
+            return d * d * abs(ref.rff_mse_ratio_exact(z, d, m) - lead)
 
         r1, r2 = rem(4 * d0), rem(16 * d0)
         growth = r2 / r1 if r1 else MF(0)
@@ -958,13 +950,6 @@ P.claim(
 )
 
 
-def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    z, d = MF(p["z"]), int(p["d"])
-    with mpmath.workdps(dps + 10 + int(float(z) ** 2)):
-        s = -_series(lambda k: (-z * z) ** k / mpmath.factorial(k) * k * (k - 1) / (2 * d))
-    return s, abs(s) * MF(10) ** (-dps + 3) + MF(10) ** (-dps)
-
-
 P.claim(
     "eq85",
     source=P.at("appendix A.9, eq (85), last equality"),
@@ -974,7 +959,7 @@ P.claim(
         deterministic_check(
             "series",
             None,
-            _eq85,
+            lambda p, dps: ref.alternating_k2_series(p["z"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1 / MF(p["d"]),
             printed_ctx=lambda ctx, p: -(p["z"] ** 4) * ctx.exp(-(p["z"] ** 2)) / (2 * p["d"]),
             reference_ball=lambda p, bits: ref.alternating_k2_series_ball(p["z"], int(p["d"]), bits),
@@ -987,8 +972,7 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     k, d0 = int(p["k"]), int(p["d"])
 
     def rem(d: int) -> Any:
-        exact = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
-        return d * d * abs(exact - (1 - MF(k * (k - 1)) / (2 * d)))
+        return d * d * abs(ref.gamma_ratio_product(d, k) - (1 - MF(k * (k - 1)) / (2 * d)))
 
     with mpmath.workdps(dps):
         r1, r2 = rem(d0), rem(4 * d0)
@@ -1320,12 +1304,7 @@ P.claim(
 
 def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(rho_SimRF+, rho_SimRF, err) for one draw of norms (eq 12, fixed vectors)."""
-    from rfcheck.engine import couplings
-
-    d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
-    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    a, b, _ = ref.simrf_plus_draw(int(p["d"]), float(p["v"]), int(p["seed"]))
     return MF(a), MF(b), MF(1e-13 * b)
 
 
@@ -1357,13 +1336,9 @@ P.claim(
 
 def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """SimRF+ is closer to the numerical optimum than SimRF is: rho+ - rho_opt <= rho_S - rho_opt."""
-    from rfcheck.engine import couplings
-
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
-    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    _, opt = ref.optimised_ensemble(np.linalg.norm(W0, axis=1), v, starts=1, seed=seed)
-    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    a, b, norms = ref.simrf_plus_draw(d, v, seed)
+    _, opt = ref.optimised_ensemble(norms, v, starts=1, seed=seed)
     opt = min(opt, a, b)
     return MF(a - opt), MF(b - opt), MF(1e-12 * b)
 

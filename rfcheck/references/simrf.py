@@ -27,6 +27,7 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "alternating_k2_series",
     "alternating_k2_series_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
@@ -40,6 +41,7 @@ __all__ = [
     "direction_average_cos",
     "eq10_quadrature",
     "equal_norm_minimum",
+    "gamma_ratio_product",
     "iid_mgf_ball",
     "iid_mgf_quadrature",
     "optimised_ensemble",
@@ -49,10 +51,12 @@ __all__ = [
     "random_unit_rows",
     "ratio_series",
     "ratio_series_ball",
+    "rff_mse_ratio_exact",
     "rff_orf_covariance",
     "series",
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
+    "simrf_plus_draw",
     "sine_power_integral",
     "sine_power_integral_ball",
     "two_precision_value",
@@ -1107,3 +1111,113 @@ def direction_average_ball(w: Any, v: Any, d: int, bits: int) -> Any:
         num = acb.integral(lambda a, _an: (x * a.cos()).exp() * a.sin() ** (d - 2), 0, arb.pi(),
                            rel_tol=arb(2) ** -bits, eval_limit=2_000_000).real
         return num / (arb.pi().sqrt() * (arb(d - 1) / 2).gamma() / (arb(d) / 2).gamma())
+
+
+def alternating_k2_series(z: Any, d: int, dps: int) -> tuple[Any, Any]:
+    """``-sum_k (-z^2)^k / k! k(k-1)/(2d)``, summed term by term in mpmath with guard digits.
+
+    The terms peak near ``k = z^2`` at about ``e^{z^2}`` and cancel to ``~ z^4 e^{-z^2}``: the sum
+    runs at ``dps + 10 + z^2`` digits (:func:`series`).
+
+    Parameters
+    ----------
+    z : float or mpmath.mpf
+        ``|x - y|``.
+    d : int
+        Dimension (>= 1).
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The sum and an error bar of ``10^(3 - dps)`` relative plus ``10^-dps``.
+
+    References
+    ----------
+    SimRF appendix A.9, eq (85) (the left-hand side); :func:`alternating_k2_series_ball` is its ball.
+    """
+    z = _MF(z)
+    with mpmath.workdps(dps + 10 + int(float(z) ** 2)):
+        s = -series(lambda k: (-z * z) ** k / mpmath.factorial(k) * k * (k - 1) / (2 * d))
+    return s, abs(s) * _MF(10) ** (-dps + 3) + _MF(10) ** (-dps)
+
+
+def gamma_ratio_product(d: int, k: int) -> Any:
+    """``prod_{j<k} (d+j)/(d+2j) = 2^-k Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d))``, in mpmath.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    k : int
+        Number of factors (>= 0).
+
+    Returns
+    -------
+    mpmath.mpf
+        The product at the working precision (1 for ``k = 0``).
+
+    References
+    ----------
+    SimRF appendix A.7, eq (70) and appendix A.9, eq (84).
+    """
+    return mpmath.fprod(_MF(d + j) / (d + 2 * j) for j in range(k))
+
+
+def rff_mse_ratio_exact(z: Any, d: int, m: int) -> Any:
+    """``MSE_ORF / MSE_IID = 1 - 2(m-1) G / (1 - e^{-z^2})^2`` for RFFs, ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)``.
+
+    The mpmath twin of :func:`rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid` (float64), at the
+    working precision.
+
+    Parameters
+    ----------
+    z : mpmath.mpf
+        ``|x - y|`` (> 0).
+    d, m : int
+        Dimension and number of features (``m <= d``).
+
+    Returns
+    -------
+    mpmath.mpf
+        The ratio.
+
+    References
+    ----------
+    SimRF eq (74), (76) and eq (77) with the denominator ``(1 - e^{-z^2})^2``; Cor 4.6, eq (27).
+    """
+    e = mpmath.exp(-z * z)
+    g = e - mpmath.hyp1f1(d, _MF(d) / 2, -z * z / 2)
+    return 1 - 2 * (m - 1) * g / (1 - e) ** 2
+
+
+def simrf_plus_draw(d: int, v: float, seed: int) -> tuple[float, float, np.ndarray]:
+    """Conformities (eq (12), fixed vectors) of the SimRF and SimRF+ arrangements of one draw of norms.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``m = d`` rows).
+    v : float
+        ``|x + y|``.
+    seed : int
+        Seed of the draw (the same norms for both arrangements).
+
+    Returns
+    -------
+    rho_plus, rho_simrf : float
+        :func:`rfcheck.closed_forms.simrf.conformity_of_ensemble` of the SimRF+ and the SimRF ensemble.
+    norms : numpy.ndarray
+        The row norms of the draw.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12)-(15) and Fig. 4.
+    """
+    from rfcheck.closed_forms.simrf import conformity_of_ensemble
+    from rfcheck.engine import couplings
+
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    return conformity_of_ensemble(W1, v), conformity_of_ensemble(W0, v), np.linalg.norm(W0, axis=1)
