@@ -59,11 +59,6 @@ from rfcheck.references.simrf import two_precision_value as _quad_err
 P = paper("simrf")
 
 
-def _with(dps: int, fn: Any) -> Any:
-    with mpmath.workdps(dps):
-        return fn()
-
-
 # ------------------------------------------------------------------ printed formulas
 
 
