@@ -14,9 +14,11 @@ References never use the printed formula:
 
 The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) are
 public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
-transcriptions and the claim declarations.  Where both sides have an Arb enclosure (Cor 4.4,
-eq (77), eq (56)), a refuting point is certified with balls (``printed_ball``/``reference_ball``
-of ``deterministic_check``).
+transcriptions and the claim declarations.  Where both sides have an Arb enclosure, a decided
+point is certified with balls: printed sides written against the number-system context
+(``printed_ctx``: eq (18), (19), (58), (64), (85), the sec 5.1 prefactor) or with a ball twin of
+a printed series or integral (``printed_ball``: eq (23), (25), (26), (33), (56), (66), (69) line 1,
+(77)), each with a ``reference_ball`` of ``deterministic_check``.
 """
 
 from __future__ import annotations
