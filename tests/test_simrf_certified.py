@@ -4,7 +4,8 @@ The checks of simrf.cor4.4, simrf.eq77, simrf.eq56 and both readings of simrf.eq
 ``printed_ball``/``reference_ball``: at a refuting point the balls of the printed side and of the
 reference are disjoint (``extra["certified"]``), where the claim holds (the corrected formula,
 the natural reading of eq (45)) the balls agree within the tolerance -- and a planted wrong
-reference ball is never certified.
+reference ball is never certified.  The checks with a printed side on the context (``printed_ctx``)
+or with a ball twin of a printed series, and a reference ball, certify their holding points too.
 """
 
 from __future__ import annotations
@@ -82,3 +83,46 @@ def test_a_ball_function_that_fails_leaves_the_point_uncertified() -> None:
                                 printed_ball=broken, reference_ball=C._gap_ball)
     ev = check.evaluate({"v": 1.0, "d": 8, "m": 4, "sq": 0.5}, BUDGET, 0)
     assert ev.extra["certified"] is False and "no ball here" in ev.extra["not_certified"]
+
+
+@pytest.mark.parametrize("cid,check,point", [
+    ("simrf.lem4.1.pdf", "cdf-derivative", {"w": 1.5, "d": 3}),
+    ("simrf.lem4.1.pdf", "cdf-derivative", {"w": 40.0, "d": 256}),
+    ("simrf.lem4.1", "quadrature", {"v": 5.0, "d": 1024}),
+    ("simrf.eq58", "cdf-derivative", {"w": 0.05, "d": 1}),
+    ("simrf.eq64", "quadrature-middle", {"d": 512}),
+    ("simrf.eq64", "quadrature-right", {"d": 37}),
+    ("simrf.eq85", "series", {"z": 5.0, "d": 1024}),
+    ("simrf.text-small-v", "chi-moment-quadrature", {"d": 4096}),
+    ("simrf.eq66", "quadrature", {"d": 300, "k": 40}),
+    ("simrf.eq33", "direction-quadrature", {"v": 5.0, "w": 30.0, "d": 256}),
+    ("simrf.thm4.3.orf", "hypergeometric", {"v": 5.0, "d": 256}),
+    ("simrf.eq69.line1", "eq10-quadrature", {"v": 3.0, "d": 64, "m": 64, "sq": 2.0}),
+    ("simrf.thm4.5", "bessel-quadrature", {"z": 4.0, "d": 64, "m": 64}),
+])
+def test_holding_points_are_certified(cid: str, check: str, point: dict[str, Any]) -> None:
+    """The checks whose printed side is a context function (printed_ctx) or has a ball twin
+    (printed_ball), with a reference ball: a holding point is certified as holding."""
+    ch = next(c for c in REGISTRY[cid].checks if c.name == check)
+    ev = ch.evaluate(point, BUDGET, 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra
+
+
+def test_a_planted_slip_in_eq18_is_refuted_and_certified() -> None:
+    """eq (18) with a relative slip of 1e-22 (above the tolerance 1e-25 at 30 digits): the CDF-derivative
+    reference refutes it and the balls certify the refutation; the unslipped formula is certified holding."""
+    from rfcheck.references.hrf import num
+
+    def check(f: Any) -> Any:
+        return deterministic_check("cdf-derivative", None, C._ref_pdf_sqrt2_chi, atol_scale=lambda p, dps: 1,
+                                   printed_ctx=f, reference_ball=lambda p, bits: C.cf.pdf_wij_iid(
+                                       p["w"], int(p["d"]), backend="arb", prec=bits))
+
+    def wrong(ctx: Any, p: dict[str, Any]) -> Any:
+        return C.printed_eq18(ctx, p) * (1 + num(ctx, 1) / 10**22)
+
+    ev = check(wrong).evaluate({"w": 1.5, "d": 3}, BUDGET, 0)
+    assert ev.decided and ev.disc > 1 and ev.extra["certified"] is True
+    ev = check(C.printed_eq18).evaluate({"w": 1.5, "d": 3}, BUDGET, 0)
+    assert ev.decided and ev.disc <= 1 and ev.extra["certified"] is True

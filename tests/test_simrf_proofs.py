@@ -152,14 +152,6 @@ def test_eq17_converges_in_few_passes_and_minimises() -> None:
     assert P.printed_rho_tilde(r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
 
 
-def test_thm34_search_reaches_simplex_and_sees_worse_configurations() -> None:
-    simplex, best, err = C.thm34_search(8, 1.0, 1)
-    assert best >= simplex - 10 * err
-    assert best <= simplex * (1 + 1e-6)  # the optimiser does reach the simplex value
-    obj = C._config_objective(8, 1.0)
-    assert obj(np.eye(8).ravel())[0] > simplex * (1 + 1e-3)  # orthogonal directions are worse
-
-
 def test_eq55_reference_has_power() -> None:
     """The eq (55) reference rejects the polar form with a perturbed ellipse radius (w' sqrt(1 + cos theta))."""
     p = {"w": 3.0, "d": 6, "cos": -0.2}

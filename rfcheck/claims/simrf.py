@@ -14,9 +14,11 @@ References never use the printed formula:
 
 The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) are
 public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
-transcriptions and the claim declarations.  Where both sides have an Arb enclosure (Cor 4.4,
-eq (77), eq (56)), a refuting point is certified with balls (``printed_ball``/``reference_ball``
-of ``deterministic_check``).
+transcriptions and the claim declarations.  Where both sides have an Arb enclosure, a decided
+point is certified with balls: printed sides written against the number-system context
+(``printed_ctx``: eq (18), (19), (58), (64), (85), the sec 5.1 prefactor) or with a ball twin of
+a printed series or integral (``printed_ball``: eq (23), (25), (26), (33), (56), (66), (69) line 1,
+(77)), each with a ``reference_ball`` of ``deterministic_check``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize
 
 from rfcheck import features
 from rfcheck.claims._simrf_shared import MF
@@ -44,9 +45,12 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    pair_vectors,
     paper,
 )
 from rfcheck.references import simrf as ref
+from rfcheck.references.hrf import num
+from rfcheck.references.simrf import ctx_gamma as _gamma
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import ratio_series as _ratio_series
@@ -55,11 +59,6 @@ from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 
 P = paper("simrf")
-
-
-def _with(dps: int, fn: Any) -> Any:
-    with mpmath.workdps(dps):
-        return fn()
 
 
 # ------------------------------------------------------------------ printed formulas
@@ -75,6 +74,25 @@ def printed_eq23(v: Any, d: int) -> Any:
             lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
         )
     )
+
+
+def printed_eq23_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (23) as printed, on Arb balls: the series summed with its tail enclosed
+    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/(2(k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, v = int(p["d"]), to_ball(p["v"])
+    x = v * v / 2
+    g = (arb(d) / 2).gamma() / arb(d).gamma()
+    return g * ref.ratio_series_ball(1 / g, lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
+
+
+def _orf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
+    """rho_ORF = 1F1(d; d/2; v^2/2) on balls (the Arb face of
+    :func:`rfcheck.closed_forms.simrf.log_conformity_orf`)."""
+    return cf.log_conformity_orf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
 
 
 def printed_eq24(v: Any, d: int) -> Any:
@@ -147,6 +165,18 @@ def printed_eq33_bracket(p: dict[str, Any]) -> Any:
     )
 
 
+def printed_eq33_bracket_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq33_bracket` on Arb balls, the series' tail enclosed (term ratio
+    ``(v w)^2 / (4 (k+1)(k+d/2))``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    d, x = int(p["d"]), to_ball(p["v"]) * to_ball(p["w"])
+    g = (arb(d) / 2).gamma()
+    return g * ref.ratio_series_ball(1 / g, lambda k: x * x / (4 * (k + 1) * (k + arb(d) / 2)))
+
+
 P.claim(
     "eq33",
     source=P.at("appendix A.1, eq (31)-(33)"),
@@ -159,6 +189,8 @@ P.claim(
             printed_eq33_bracket,
             lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
             description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+            printed_ball=printed_eq33_bracket_ball,
+            reference_ball=lambda p, bits: ref.direction_average_ball(p["w"], p["v"], int(p["d"]), bits),
         )
     ],
 )
@@ -167,9 +199,10 @@ P.claim(
 # --------------------------------------------------------------------- Lemma 4.1
 
 
-def printed_eq18(p: dict[str, Any]) -> Any:
-    w, d = MF(p["w"]), int(p["d"])
-    return w ** (d - 1) * mpmath.exp(-w * w / 4) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
+def printed_eq18(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (18): w^{d-1} e^{-w^2/4} / (2^{d-1} Gamma(d/2)), on a context."""
+    w, d = p["w"], p["d"]
+    return w ** (d - 1) * ctx.exp(-w * w / 4) / (2 ** (d - 1) * _gamma(ctx, num(ctx, d) / 2))
 
 
 def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -185,10 +218,12 @@ P.claim(
     checks=[
         deterministic_check(
             "cdf-derivative",
-            printed_eq18,
+            None,
             _ref_pdf_sqrt2_chi,
             atol_scale=lambda p, dps: 1,
             description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
+            printed_ctx=printed_eq18,
+            reference_ball=lambda p, bits: cf.pdf_wij_iid(p["w"], int(p["d"]), backend="arb", prec=bits),
         )
     ],
 )
@@ -208,9 +243,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "quadrature",
-                lambda p: mpmath.exp(MF(p["v"]) ** 2),
+                None,
                 _ref_iid_mgf,
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
+                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             12,
         )
@@ -321,14 +358,11 @@ def _mc_pair(coupling: str) -> Any:
     with the projection sampler of the coupling; z-test at the budget's family-wise level."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.engine.couplings import sample_projection
-        from rfcheck.stats import compare_mc, estimate_mean, z_critical
+        from rfcheck.stats import compare_mc, z_critical
 
-        d, v = int(p["d"]), float(p["v"])
         with mpmath.workdps(30):
             pv = float(_printed_rho(coupling)(p))
-        t, _ = sample_projection(coupling, 2, d, budget.mc_trials, seed=seed, need_sq=False)
-        est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+        est = ref.pair_conformity_mc(coupling, float(p["v"]), int(p["d"]), budget.mc_trials, seed)
         return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
     return Check(
@@ -373,6 +407,8 @@ for _part, _eq, _stmt in (
                     lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
                     max_points=16,
                     description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
+                    printed_ball=printed_eq23_ball if _part == "orf" else None,
+                    reference_ball=_orf_conformity_ball if _part == "orf" else None,
                 ),
                 10,
             ),
@@ -398,16 +434,6 @@ def _mse_domain() -> Domain:
     )
 
 
-def _pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    d = int(p["d"])
-    x, y = np.zeros((1, d)), np.zeros((1, d))
-    x[0, 0] = p["nx"]
-    y[0, 0] = p["ny"] * math.cos(p["theta"])
-    if d > 1:
-        y[0, 1] = p["ny"] * math.sin(p["theta"])
-    return x, y
-
-
 def _v_sq(p: dict[str, Any]) -> tuple[Any, Any]:
     nx, ny, th = MF(p["nx"]), MF(p["ny"]), MF(p["theta"])
     return mpmath.sqrt((nx - ny) ** 2 + 4 * nx * ny * mpmath.cos(th / 2) ** 2), nx**2 + ny**2
@@ -426,7 +452,7 @@ def printed_thm32(p: dict[str, Any]) -> Any:
 def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
     from rfcheck.engine.montecarlo import simulate
 
-    x, y = _pair(p)
+    x, y = pair_vectors(p)
     prod = features.positive_product(x, y)
     est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
     return est, float(prod.target[0]), None
@@ -486,62 +512,15 @@ P.claim(
 # --------------------------------------------------------------- Thm 3.4 (numerical)
 
 
-def _config_objective(d: int, v: float) -> Any:
-    """``X -> (mean_{i != j} rho_theta(cos theta_ij), gradient)`` for d directions (rows of X,
-    normalised); rho_theta from the eq (21) closed form through a degree-256 Chebyshev fit in
-    cos theta (exact gradient of the fit: L-BFGS needs no finite differences at d = 16)."""
-    cs = np.cos(np.linspace(0, np.pi, 257))  # Chebyshev-Lobatto nodes in c
-    vals = cf.log_conformity_angle(v, d, cs)
-    cheb = np.polynomial.chebyshev.Chebyshev.fit(cs, np.exp(vals), 256)
-    dcheb = cheb.deriv()
-    # the fit's error: its largest deviation from the closed form at the 256 midpoints between nodes
-    mid = np.cos(np.linspace(0, np.pi, 513)[1::2])
-    fit_err = float(np.max(np.abs(cheb(mid) - np.exp(cf.log_conformity_angle(v, d, mid)))))
-    off = ~np.eye(d, dtype=bool)
-    norm = 1.0 / (d * (d - 1))
-
-    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        X = flat.reshape(d, d)
-        n = np.linalg.norm(X, axis=1, keepdims=True)
-        U = X / n
-        G = np.clip(U @ U.T, -1, 1)
-        H = np.where(off, dcheb(G), 0.0)
-        gU = 2 * norm * (H @ U)
-        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
-        return float(norm * np.sum(cheb(G[off]))), gX.ravel()
-
-    obj.fit_err = fit_err  # type: ignore[attr-defined]
-    return obj
-
-
 #: random restarts of the Thm 3.4 search per budget (one more start is a perturbed simplex)
 THM34_RESTARTS = {"smoke": 1, "default": 3, "thorough": 12}
-
-
-def thm34_search(d: int, v: float, restarts: int, seed: int = 0, maxiter: int = 2000) -> tuple[float, float, float]:
-    """``(rho_SimRF, best, err)``: the simplex conformity (closed form, eq 24), the lowest
-    ``mean_{i != j} rho_theta`` found by L-BFGS over d unit directions from ``restarts`` Gaussian
-    starts plus one perturbed simplex, and the error bar of ``best`` (the Chebyshev fit's deviation
-    from the eq (21) closed form, plus 1e-13 relative)."""
-    from rfcheck.engine.montecarlo import simplex_matrix
-
-    simplex = float(cf.conformity_simrf(v, d))
-    obj = _config_objective(d, v)
-    rng = np.random.default_rng([d, int(1000 * v), seed])
-    starts = [rng.standard_normal(d * d) for _ in range(restarts)]
-    starts.append((simplex_matrix(d) + 0.3 * rng.standard_normal((d, d))).ravel())
-    best = math.inf
-    for x0 in starts:
-        r = optimize.minimize(obj, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter, "gtol": 1e-12})
-        best = min(best, float(r.fun))
-    return simplex, best, obj.fit_err + 1e-13 * simplex  # type: ignore[attr-defined]
 
 
 def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     from rfcheck.stats import compare_inequality
 
     d, v = int(p["d"]), float(p["v"])
-    simplex, best, err = thm34_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
+    simplex, best, err = ref.configuration_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
     return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=10.0 ** (5 - budget.dps))
 
 
@@ -575,11 +554,7 @@ P.claim(
 
 def _gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - rho_ORF), rho_ORF by the definition quadrature."""
-    d, m, v = int(p["d"]), int(p["m"]), float(p["v"])
-    rho, err = eq10_quadrature(v, d, 0.0)
-    with mpmath.workdps(dps):
-        pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
-        return pref * (mpmath.exp(MF(v) ** 2) - MF(rho)), pref * MF(err)
+    return ref.prf_orthogonality_gap_quadrature(float(p["v"]), int(p["d"]), int(p["m"]), p["sq"], dps)
 
 
 def printed_eq25(p: dict[str, Any]) -> Any:
@@ -702,6 +677,16 @@ def printed_eq69(line: int) -> Any:
     return pr
 
 
+def _printed_eq69_line1_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (69), line 1, on Arb balls (its series is eq (23)'s: :func:`printed_eq23_ball`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    m, v = int(p["m"]), to_ball(p["v"])
+    return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * ((v * v).exp() - printed_eq23_ball(p, bits))
+
+
 for _line in (1, 2):
     P.claim(
         f"eq69.line{_line}",
@@ -721,6 +706,8 @@ for _line in (1, 2):
                     _gap_ref,
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+                    printed_ball=_printed_eq69_line1_ball if _line == 1 else None,
+                    reference_ball=_gap_ball if _line == 1 else None,
                 ),
                 8,
             )
@@ -729,9 +716,7 @@ for _line in (1, 2):
 
 
 def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    d, k = int(p["d"]), int(p["k"])
-    prod = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
-    return MF(0), 1 - prod, MF(10) ** (-dps + 2)
+    return MF(0), 1 - ref.gamma_ratio_product(int(p["d"]), int(p["k"])), MF(10) ** (-dps + 2)
 
 
 P.claim(
@@ -767,6 +752,27 @@ def printed_eq26(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq26_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (26) as printed, on Arb balls: the alternating series with a proven remainder
+    (:func:`rfcheck.certify.series_sum`; ``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, decreasing),
+    with guard bits against its cancellation."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.certify import series_sum
+
+    d, m = int(p["d"]), int(p["m"])
+    guard = bits + int(1.5 * float(p["z"]) ** 2) + 10
+    with workprec(guard):
+        x = to_ball(p["z"]) ** 2
+        s = series_sum(
+            lambda k: (-x) ** k / (2**k * arb.fac_ui(k)) * arb(k + d).gamma() / (k + arb(d) / 2).gamma(),
+            lambda n: x * (n + d) / (2 * (n + 1) * (n + arb(d) / 2)),
+            prec=guard,
+        )
+        return arb(m - 1) / m * ((-x).exp() - (arb(d) / 2).gamma() / arb(d).gamma() * s)
+
+
 P.claim(
     "thm4.5",
     source=P.at("Theorem 4.5, eq (26) (= eq (76))"),
@@ -785,6 +791,10 @@ P.claim(
                 max_points=16,
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+                printed_ball=printed_eq26_ball,
+                reference_ball=lambda p, bits: cf.rff_orthogonality_gap(
+                    p["z"], int(p["d"]), int(p["m"]), backend="arb", prec=bits
+                ),
             ),
             8,
         )
@@ -837,12 +847,6 @@ P.claim(
 
 
 # --------------------------------------------------------------------- Cor 4.6 / eq (77)
-
-
-def _exact_ratio(z: Any, d: int, m: int) -> Any:
-    e = mpmath.exp(-z * z)
-    g = e - mpmath.hyp1f1(d, MF(d) / 2, -z * z / 2)
-    return 1 - 2 * (m - 1) * g / (1 - e) ** 2
 
 
 def printed_eq77(p: dict[str, Any]) -> Any:
@@ -919,7 +923,7 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
         def rem(d: int) -> Any:
             lead = 1 - (m - 1) * mpmath.exp(-z * z) * z**4 / (d * (1 - mpmath.exp(-z * z)) ** 2)
-            return d * d * abs(_exact_ratio(z, d, m) - lead)
+            return d * d * abs(ref.rff_mse_ratio_exact(z, d, m) - lead)
 
         r1, r2 = rem(4 * d0), rem(16 * d0)
         growth = r2 / r1 if r1 else MF(0)
@@ -943,13 +947,6 @@ P.claim(
 )
 
 
-def _eq85(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    z, d = MF(p["z"]), int(p["d"])
-    with mpmath.workdps(dps + 10 + int(float(z) ** 2)):
-        s = -_series(lambda k: (-z * z) ** k / mpmath.factorial(k) * k * (k - 1) / (2 * d))
-    return s, abs(s) * MF(10) ** (-dps + 3) + MF(10) ** (-dps)
-
-
 P.claim(
     "eq85",
     source=P.at("appendix A.9, eq (85), last equality"),
@@ -958,9 +955,11 @@ P.claim(
     checks=[
         deterministic_check(
             "series",
-            lambda p: -(MF(p["z"]) ** 4) * mpmath.exp(-(MF(p["z"]) ** 2)) / (2 * int(p["d"])),
-            _eq85,
+            None,
+            lambda p, dps: ref.alternating_k2_series(p["z"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1 / MF(p["d"]),
+            printed_ctx=lambda ctx, p: -(p["z"] ** 4) * ctx.exp(-(p["z"] ** 2)) / (2 * p["d"]),
+            reference_ball=lambda p, bits: ref.alternating_k2_series_ball(p["z"], int(p["d"]), bits),
         )
     ],
 )
@@ -970,8 +969,7 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     k, d0 = int(p["k"]), int(p["d"])
 
     def rem(d: int) -> Any:
-        exact = mpmath.fprod(MF(d + j) / (d + 2 * j) for j in range(k))
-        return d * d * abs(exact - (1 - MF(k * (k - 1)) / (2 * d)))
+        return d * d * abs(ref.gamma_ratio_product(d, k) - (1 - MF(k * (k - 1)) / (2 * d)))
 
     with mpmath.workdps(dps):
         r1, r2 = rem(d0), rem(4 * d0)
@@ -997,32 +995,21 @@ P.claim(
 # --------------------------------------------------------------- sec 5.1 prefactor
 
 
-def printed_prefactor(d: int) -> Any:
-    g = mpmath.gamma
-    return 1 - mpmath.sqrt(mpmath.pi) * g(d + 1) * g(MF(d) / 2 + MF(1) / 2) / (
-        g(MF(d) / 2) * g(MF(d) / 2 + 1) ** 2 * 2**d
-    )
+def printed_prefactor(ctx: Any, p: dict[str, Any]) -> Any:
+    """Sec 5.1: 1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d), on a context."""
+    d, half = p["d"], num(ctx, 1) / 2
+    dh = num(ctx, d) / 2
+
+    def g(x: Any) -> Any:
+        return _gamma(ctx, x)
+
+    return 1 - ctx.sqrt(ctx.pi) * g(d + 1) * g(dh + half) / (g(dh) * g(dh + 1) ** 2 * 2**d)
 
 
 def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """lim_{v->0} m e^{2(x^2+y^2)} MSE_SimRF / v^2 at m = d, from the definition: the v^2 coefficient of
     rho_SimRF is E[w_ij^2]/(2d) with E w_ij^2 = 2d + 2c (E r)^2, c = -1/(d-1), E r by quadrature of chi_d."""
-    d = int(p["d"])
-
-    def compute() -> Any:
-        er = mpmath.quad(
-            lambda r: (
-                r
-                * mpmath.exp(
-                    (d - 1) * mpmath.log(r) - r * r / 2 - (MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-                )
-            ),
-            [0, mpmath.sqrt(d), mpmath.inf],
-        )
-        coef_rho = (2 * d + 2 * (-MF(1) / (d - 1)) * er**2) / (2 * d)
-        return 1 + (d - 1) * (coef_rho - 1)  # e^{2v^2}-e^{v^2} -> v^2, (m-1)(rho - e^{v^2}) -> (m-1)(coef-1) v^2
-
-    return _quad_err(compute, dps + 10)
+    return ref.simrf_mse_small_v_coefficient(int(p["d"]), dps)
 
 
 P.claim(
@@ -1035,9 +1022,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "chi-moment-quadrature",
-                lambda p: printed_prefactor(int(p["d"])),
+                None,
                 _small_v_ref,
                 description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+                printed_ctx=printed_prefactor,
+                reference_ball=lambda p, bits: ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits),
             ),
             8,
         )
@@ -1072,16 +1061,7 @@ P.claim(
 def _lema1(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     d, v, w = int(p["d"]), float(p["v"]), float(p["w"])
     bound = float(cf.equal_norm_conformity_bound(v, w, d, d))
-    rng = np.random.default_rng(d * 7919 + int(100 * v) + int(1000 * w))
-    best = math.inf
-    for _ in range(3):
-        r = optimize.minimize(
-            lambda f: cf.equal_norm_conformity(v, w, d, f.reshape(d, d)),
-            rng.standard_normal(d * d),
-            method="L-BFGS-B",
-            options={"maxiter": 300},
-        )
-        best = min(best, float(r.fun))
+    best = ref.equal_norm_minimum(v, w, d, starts=3, seed=d * 7919 + int(100 * v) + int(1000 * w))
     return MF(bound), MF(best), MF(1e-12 * bound)
 
 
@@ -1105,14 +1085,7 @@ P.claim(
 
 def _unit_rows(p: dict[str, Any]) -> list[list[Any]]:
     """Random unit vectors (rows) of the point, in mpmath at the current precision."""
-    m, dim = int(p["m"]), int(p["dim"])
-    g = np.random.default_rng(int(p["seed"])).standard_normal((m, dim))
-    rows = []
-    for i in range(m):
-        r = [MF(float(x)) for x in g[i]]
-        n = mpmath.sqrt(mpmath.fsum(x * x for x in r))
-        rows.append([x / n for x in r])
-    return rows
+    return ref.random_unit_rows(int(p["m"]), int(p["dim"]), int(p["seed"]))
 
 
 def printed_eq39(p: dict[str, Any]) -> Any:
@@ -1157,12 +1130,18 @@ P.claim(
 
 def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d = int(p["d"])
-    return _quad_err(
-        lambda: (
-            mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), [0, mpmath.pi / 2, mpmath.pi]) / mpmath.gamma(MF(d) / 2)
-        ),
-        dps,
-    )
+    return _quad_err(lambda: ref.sine_power_integral(d) / mpmath.gamma(MF(d) / 2), dps)
+
+
+def _eq64_ball(p: dict[str, Any], bits: int) -> Any:
+    """The left side of eq (64) on balls: Arb's rigorous integral over Gamma(d/2)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d = int(p["d"])
+    with workprec(bits):
+        return ref.sine_power_integral_ball(d, bits) / (arb(d) / 2).gamma()
 
 
 P.claim(
@@ -1174,13 +1153,17 @@ P.claim(
     checks=[
         deterministic_check(
             "quadrature-middle",
-            lambda p: mpmath.sqrt(mpmath.pi) / mpmath.gamma(MF(int(p["d"])) / 2 + MF(1) / 2),
+            None,
             _eq64,
+            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / _gamma(ctx, num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
+            reference_ball=_eq64_ball,
         ),
         deterministic_check(
             "quadrature-right",
-            lambda p: 2 ** (int(p["d"]) - 1) * mpmath.gamma(MF(int(p["d"])) / 2) / mpmath.gamma(int(p["d"])),
+            None,
             _eq64,
+            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * _gamma(ctx, num(ctx, p["d"]) / 2) / _gamma(ctx, p["d"]),
+            reference_ball=_eq64_ball,
         ),
     ],
 )
@@ -1198,14 +1181,14 @@ P.claim(
     checks=[
         deterministic_check(
             "cdf-derivative",
-            lambda p: (
-                MF(p["w"]) ** (2 * int(p["d"]) - 1)
-                * mpmath.exp(-(MF(p["w"]) ** 2) / 2)
-                / (2 ** (int(p["d"]) - 1) * mpmath.gamma(int(p["d"])))
-            ),
+            None,
             _eq58_ref,
             atol_scale=lambda p, dps: 1,
             description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
+            printed_ctx=lambda ctx, p: (
+                p["w"] ** (2 * p["d"] - 1) * ctx.exp(-(p["w"] ** 2) / 2) / (2 ** (p["d"] - 1) * _gamma(ctx, p["d"]))
+            ),
+            reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
         ),
         _no_search(
             deterministic_check(
@@ -1318,12 +1301,7 @@ P.claim(
 
 def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(rho_SimRF+, rho_SimRF, err) for one draw of norms (eq 12, fixed vectors)."""
-    from rfcheck.engine import couplings
-
-    d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
-    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    a, b, _ = ref.simrf_plus_draw(int(p["d"]), float(p["v"]), int(p["seed"]))
     return MF(a), MF(b), MF(1e-13 * b)
 
 
@@ -1355,13 +1333,9 @@ P.claim(
 
 def _opt_close(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """SimRF+ is closer to the numerical optimum than SimRF is: rho+ - rho_opt <= rho_S - rho_opt."""
-    from rfcheck.engine import couplings
-
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
-    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
-    _, opt = ref.optimised_ensemble(np.linalg.norm(W0, axis=1), v, starts=1, seed=seed)
-    a, b = cf.conformity_of_ensemble(W1, v), cf.conformity_of_ensemble(W0, v)
+    a, b, norms = ref.simrf_plus_draw(d, v, seed)
+    _, opt = ref.optimised_ensemble(norms, v, starts=1, seed=seed)
     opt = min(opt, a, b)
     return MF(a - opt), MF(b - opt), MF(1e-12 * b)
 
@@ -1409,15 +1383,25 @@ def printed_eq66(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq66_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq66` on Arb balls (the finite sum; guard bits for its cancellation)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d, k = int(p["d"]), int(p["k"])
+    with workprec(bits + 4 * k):
+        c = -arb(1) / (d - 1)
+        return sum(
+            (arb.bin_uiui(k, q) * c**q * arb.pi().sqrt() * (arb(d + q) / 2).gamma() / (arb(d + q + 1) / 2).gamma()
+             for q in range(k + 1)),
+            arb(0),
+        )
+
+
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     d, k = int(p["d"]), int(p["k"])
-    return _quad_err(
-        lambda: mpmath.quad(
-            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
-            mpmath.linspace(0, mpmath.pi, 9),
-        ),
-        dps,
-    )
+    return _quad_err(lambda: ref.sine_power_integral(d, k, mpmath.linspace(0, mpmath.pi, 9)), dps)
 
 
 P.claim(
@@ -1426,7 +1410,18 @@ P.claim(
     statement="int_0^pi (sin phi)^{d-1} (1 - sin phi/(d-1))^k dphi = sum_p k!/((k-p)! p!) (-1/(d-1))^p "
     "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
     domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
-    checks=[_no_search(deterministic_check("quadrature", printed_eq66, _eq66_ref), 20)],
+    checks=[
+        _no_search(
+            deterministic_check(
+                "quadrature",
+                printed_eq66,
+                _eq66_ref,
+                printed_ball=printed_eq66_ball,
+                reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
+            ),
+            20,
+        )
+    ],
 )
 
 

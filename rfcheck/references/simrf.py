@@ -27,19 +27,38 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "alternating_k2_series",
+    "alternating_k2_series_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
     "cdf_derivative_sqrt2_chi",
+    "chi_mean_quadrature",
+    "configuration_objective",
+    "configuration_search",
+    "ctx_gamma",
     "direction_average",
+    "direction_average_ball",
     "direction_average_cos",
     "eq10_quadrature",
+    "equal_norm_minimum",
+    "gamma_ratio_product",
+    "iid_mgf_ball",
     "iid_mgf_quadrature",
     "optimised_ensemble",
+    "pair_conformity_mc",
     "pdf_angle_change_of_variables",
+    "prf_orthogonality_gap_quadrature",
+    "random_unit_rows",
     "ratio_series",
     "ratio_series_ball",
+    "rff_mse_ratio_exact",
     "rff_orf_covariance",
     "series",
+    "simrf_mse_small_v_coefficient",
+    "simrf_mse_small_v_coefficient_ball",
+    "simrf_plus_draw",
+    "sine_power_integral",
+    "sine_power_integral_ball",
     "two_precision_value",
 ]
 
@@ -553,3 +572,652 @@ def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) 
         if res.fun < best_val:
             best, best_val = res.x, float(res.fun)
     return ens(best), best_val
+
+
+# ------------------------------------------------------------------------------------------------
+# Gamma on a context, closed-form moments, quadratures, Monte Carlo and optimisers used by the
+# SimRF claims (moved out of rfcheck.claims.simrf).
+
+
+def ctx_gamma(ctx: Any, x: Any) -> Any:
+    """``Gamma(x)`` on a number-system context (:mod:`rfcheck.backends`, :mod:`rfcheck.arb_backend`).
+
+    ``mpmath.gamma`` on the mpmath context, Arb's rigorous ``gamma`` on balls, scipy's on float64
+    (the contexts bind ``gammaln`` only; a printed formula that reads ``Gamma`` is transcribed with it).
+
+    Parameters
+    ----------
+    ctx : Backend
+        ``rfcheck.backends.MP``, ``rfcheck.backends.FP`` or ``rfcheck.arb_backend.ARB``.
+    x : number or ball
+        The argument (an int is taken exactly).
+
+    Returns
+    -------
+    number or ball
+        ``Gamma(x)`` in the context's number type.
+
+    References
+    ----------
+    The ``Gamma`` factors of SimRF eq (18), (58), (64) and sec 5.1.
+    """
+    if ctx.name == "mpmath":
+        return mpmath.gamma(x)
+    if ctx.name == "arb":
+        from rfcheck.arb_backend import Ball, to_ball
+
+        return Ball((x.v if isinstance(x, Ball) else to_ball(x)).gamma())
+    return special.gamma(x)
+
+
+def chi_mean_quadrature(d: int) -> Any:
+    """``E r`` for ``r ~ chi_d``, by mpmath quadrature of ``r p_chi(r)`` on ``[0, sqrt(d), inf)``.
+
+    The density is taken in log form, ``(d-1) log r - r^2/2 - (d/2-1) log 2 - log Gamma(d/2)``.
+
+    Parameters
+    ----------
+    d : int
+        Degrees of freedom (>= 1).
+
+    Returns
+    -------
+    mpmath.mpf
+        The mean at the working precision (exactly ``sqrt(2) Gamma((d+1)/2) / Gamma(d/2)``).
+
+    References
+    ----------
+    SimRF sec 5.1 (the ``v^2`` coefficient of the SimRF MSE) and Lemma 4.2 (``chi_d`` norms).
+    """
+    return mpmath.quad(
+        lambda r: (
+            r
+            * mpmath.exp(
+                (d - 1) * mpmath.log(r) - r * r / 2 - (_MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(_MF(d) / 2)
+            )
+        ),
+        [0, mpmath.sqrt(d), mpmath.inf],
+    )
+
+
+def _small_v_coefficient(er: Any, d: Any) -> Any:
+    """The small-``v`` coefficient from ``E r`` (one formula, mpmath numbers or Arb balls)."""
+    coef_rho = (2 * d + 2 * (-1 / (d - 1)) * er**2) / (2 * d)
+    return 1 + (d - 1) * (coef_rho - 1)  # e^{2v^2}-e^{v^2} -> v^2, (m-1)(rho - e^{v^2}) -> (m-1)(coef-1) v^2
+
+
+def simrf_mse_small_v_coefficient(d: int, dps: int) -> tuple[Any, Any]:
+    """``lim_{v->0} m e^{2(x^2+y^2)} MSE_SimRF / v^2`` at ``m = d``, from the definition eq (10)-(11).
+
+    The ``v^2`` coefficient of ``rho_SimRF`` is ``E[w_ij^2]/(2d)`` with ``E w_ij^2 = 2d + 2c (E r)^2``,
+    ``c = -1/(d-1)``, ``E r`` by quadrature of ``chi_d`` (:func:`chi_mean_quadrature`); eq (11)
+    then gives ``1 + (d-1)(coef - 1)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 2).
+    dps : int
+        Digits asked for (the quadrature runs at ``dps + 10``, see :func:`two_precision_value`).
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The coefficient and its error bar.
+
+    References
+    ----------
+    SimRF sec 5.1 (the printed prefactor ``1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2)
+    Gamma(d/2+1)^2 2^d)``), Thm 3.2 eq (11).
+    """
+    return two_precision_value(lambda: _small_v_coefficient(chi_mean_quadrature(d), _MF(d)), dps + 10)
+
+
+def simrf_mse_small_v_coefficient_ball(d: int, bits: int) -> Any:
+    """:func:`simrf_mse_small_v_coefficient` on Arb balls, with the exact ``chi_d`` mean
+    ``E r = sqrt(2) Gamma((d+1)/2) / Gamma(d/2)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 2).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the coefficient.
+
+    References
+    ----------
+    SimRF sec 5.1; the mean of ``chi_d`` (Johnson, Kotz, Balakrishnan, *Continuous Univariate
+    Distributions*, vol. 1, ch. 18).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        er = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / (arb(d) / 2).gamma()
+        return _small_v_coefficient(er, arb(d))
+
+
+def sine_power_integral(d: int, k: int = 0, points: Any = None) -> Any:
+    """``int_0^pi (sin phi)^{d-1} (1 - sin(phi)/(d-1))^k dphi`` by mpmath quadrature.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1; >= 2 when ``k > 0``).
+    k : int
+        Power of the second factor (``k = 0``: the plain Wallis integral).
+    points : list, optional
+        Quadrature break points (default ``[0, pi/2, pi]``).
+
+    Returns
+    -------
+    mpmath.mpf
+        The integral at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.6, eq (64) (``k = 0``) and eq (66).
+    """
+    pts = [0, mpmath.pi / 2, mpmath.pi] if points is None else points
+    if k == 0:
+        return mpmath.quad(lambda x: mpmath.sin(x) ** (d - 1), pts)
+    return mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k, pts)
+
+
+def sine_power_integral_ball(d: int, bits: int, k: int = 0) -> Any:
+    """:func:`sine_power_integral` as an Arb ball (rigorous ``acb.integral``; entire integrand).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1; >= 2 when ``k > 0``).
+    bits : int
+        Working precision in bits.
+    k : int
+        Power of ``(1 - sin(phi)/(d-1))``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral.
+
+    References
+    ----------
+    SimRF appendix A.6, eq (64) and eq (66).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        def f(x: Any, _analytic: bool) -> Any:
+            return x.sin() ** (d - 1) * (1 - x.sin() / (d - 1)) ** k if k else x.sin() ** (d - 1)
+
+        return acb.integral(f, 0, arb.pi(), rel_tol=arb(2) ** -bits, eval_limit=2_000_000).real
+
+
+def iid_mgf_ball(v: Any, bits: int) -> Any:
+    """``E exp(t v)``, ``t ~ N(0, 2)`` (:func:`iid_mgf_quadrature`) as an Arb ball.
+
+    :func:`rfcheck.certify.gaussian_expectation_1d` of ``exp(sqrt(2) v g)``, growth bound
+    ``(1, sqrt(2) |v|)``: the integral over ``[-T, T]`` by Arb plus a proven tail bound.
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    References
+    ----------
+    SimRF Lemma 4.1, eq (19).
+    """
+    from rfcheck.arb_backend import to_ball
+    from rfcheck.certify import gaussian_expectation_1d
+
+    a = math.sqrt(2) * abs(float(v)) * (1 + 1e-12)  # an upper bound of sqrt(2) |v|
+
+    def f(g: Any, _analytic: bool) -> Any:
+        from flint import arb
+
+        return (arb(2).sqrt() * to_ball(v) * g).exp()
+
+    return gaussian_expectation_1d(f, growth=(1.0, a), prec=bits)
+
+
+def alternating_k2_series_ball(z: Any, d: int, bits: int) -> Any:
+    """``-sum_k (-z^2)^k / k! k(k-1)/(2d)`` as an Arb ball (the series, with a proven tail bound).
+
+    The terms vanish for ``k < 2``; for ``k >= 2`` their ratio is ``|t_{k+1}/t_k| = z^2/(k-1)``,
+    non-increasing, so :func:`rfcheck.certify.series_sum` bounds the remainder.
+
+    Parameters
+    ----------
+    z : float
+        ``|x - y|``.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the sum.
+
+    References
+    ----------
+    SimRF appendix A.9, eq (85) (the left-hand side).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.certify import series_sum
+
+    # the terms peak near k = z^2 at about e^{z^2}: guard bits against their cancellation
+    with workprec(bits + int(1.5 * float(z) ** 2) + 10):
+        x = to_ball(z) ** 2
+
+        def term(k: int) -> Any:
+            return (-x) ** k / arb.fac_ui(k) * k * (k - 1) / (2 * d)
+
+        return -series_sum(term, lambda n: x / (n - 1), start=2, prec=bits + int(1.5 * float(z) ** 2) + 10)
+
+
+def pair_conformity_mc(coupling: str, v: float, d: int, n: int, seed: int) -> Any:
+    """``E[b_1 b_2] = E exp(v (w_1 + w_2) . u_hat)`` for two rows of one coupled block, by Monte Carlo.
+
+    Draws from the coupling's projection sampler (:func:`rfcheck.engine.couplings.sample_projection`).
+
+    Parameters
+    ----------
+    coupling : str
+        ``"iid"``, ``"orf"`` or ``"simrf"``.
+    v : float
+        ``|x + y|``.
+    d : int
+        Dimension.
+    n : int
+        Number of draws.
+    seed : int
+        Seed of the sampler.
+
+    Returns
+    -------
+    rfcheck.stats.Estimate
+        The mean with its standard error.
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10) (the RF-conformity of a pair) and Thm 4.3.
+    """
+    from rfcheck.engine.couplings import sample_projection
+    from rfcheck.stats import estimate_mean
+
+    t, _ = sample_projection(coupling, 2, d, n, seed=seed, need_sq=False)
+    return estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
+
+
+def prf_orthogonality_gap_quadrature(v: float, d: int, m: int, sq: Any, dps: int) -> tuple[Any, Any]:
+    """``MSE_IID - MSE_ORF = e^{-2 sq} (m-1)/m (e^{v^2} - rho_ORF)``, ``rho_ORF`` from the definition.
+
+    ``rho_ORF`` by :func:`eq10_quadrature` at ``cos theta = 0`` (float64); the prefactor and
+    ``e^{v^2}`` in mpmath at ``dps`` digits.
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    d, m : int
+        Dimension and number of features (``m <= d``: one orthogonal block).
+    sq : float
+        ``|x|^2 + |y|^2``.
+    dps : int
+        Digits of the mpmath part.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The gap and its error bar (the quadrature's, times the prefactor).
+
+    References
+    ----------
+    SimRF Cor 4.4, eq (25); Thm 3.2, eq (11).
+    """
+    rho, err = eq10_quadrature(v, d, 0.0)
+    with mpmath.workdps(dps):
+        pref = mpmath.exp(-2 * _MF(sq)) * _MF(m - 1) / m
+        return pref * (mpmath.exp(_MF(v) ** 2) - _MF(rho)), pref * _MF(err)
+
+
+def random_unit_rows(m: int, dim: int, seed: int) -> list[list[Any]]:
+    """``m`` random unit vectors in ``R^dim`` (Gaussian draws normalised in mpmath), as lists of mpf.
+
+    Parameters
+    ----------
+    m, dim : int
+        Number and dimension of the vectors.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    list of list of mpmath.mpf
+        The rows, unit-norm at the working precision.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (39) (sums over normalised directions).
+    """
+    g = np.random.default_rng(int(seed)).standard_normal((m, dim))
+    rows = []
+    for i in range(m):
+        r = [_MF(float(x)) for x in g[i]]
+        n = mpmath.sqrt(mpmath.fsum(x * x for x in r))
+        rows.append([x / n for x in r])
+    return rows
+
+
+def configuration_objective(d: int, v: float) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """``X -> (mean_{i != j} rho_theta(cos theta_ij), gradient)`` for ``d`` directions (rows of ``X``).
+
+    ``rho_theta`` is the eq (21) closed form (:func:`rfcheck.closed_forms.simrf.log_conformity_angle`)
+    through a degree-256 Chebyshev fit in ``cos theta`` on the Chebyshev-Lobatto nodes; the
+    gradient is the fit's exact gradient, projected onto the tangent space of each row (rows are
+    normalised, so the objective is invariant to their lengths).
+
+    Parameters
+    ----------
+    d : int
+        Number of directions and dimension (>= 2).
+    v : float
+        ``|x + y|``.
+
+    Returns
+    -------
+    callable
+        ``obj(flat) -> (value, gradient)`` for ``flat`` the ``d x d`` matrix raveled; its attribute
+        ``fit_err`` is the fit's largest deviation from the closed form at the 256 midpoints
+        between nodes.
+
+    References
+    ----------
+    SimRF Thm 3.4 (proof appendix A.2) and Lemma 4.2, eq (21).
+    """
+    from rfcheck.closed_forms.simrf import log_conformity_angle
+
+    cs = np.cos(np.linspace(0, np.pi, 257))  # Chebyshev-Lobatto nodes in c
+    vals = log_conformity_angle(v, d, cs)
+    cheb = np.polynomial.chebyshev.Chebyshev.fit(cs, np.exp(vals), 256)
+    dcheb = cheb.deriv()
+    mid = np.cos(np.linspace(0, np.pi, 513)[1::2])
+    fit_err = float(np.max(np.abs(cheb(mid) - np.exp(log_conformity_angle(v, d, mid)))))
+    off = ~np.eye(d, dtype=bool)
+    norm = 1.0 / (d * (d - 1))
+
+    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        X = flat.reshape(d, d)
+        n = np.linalg.norm(X, axis=1, keepdims=True)
+        U = X / n
+        G = np.clip(U @ U.T, -1, 1)
+        H = np.where(off, dcheb(G), 0.0)
+        gU = 2 * norm * (H @ U)
+        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
+        return float(norm * np.sum(cheb(G[off]))), gX.ravel()
+
+    obj.fit_err = fit_err  # type: ignore[attr-defined]
+    return obj
+
+
+def configuration_search(
+    d: int, v: float, restarts: int, seed: int = 0, maxiter: int = 2000
+) -> tuple[float, float, float]:
+    """Lowest mean pairwise conformity over ``d`` unit directions, against the simplex's.
+
+    L-BFGS-B on :func:`configuration_objective` (exact gradient) from ``restarts`` Gaussian starts
+    plus one perturbed simplex.
+
+    Parameters
+    ----------
+    d : int
+        Number of directions and dimension (>= 2).
+    v : float
+        ``|x + y|``.
+    restarts : int
+        Gaussian starting points.
+    seed : int
+        Seed (with ``d`` and ``v``) of the starting points.
+    maxiter : int
+        L-BFGS iterations per start.
+
+    Returns
+    -------
+    simplex, best, err : float
+        The simplex conformity (closed form, eq (24)), the lowest value found, and the error bar
+        of ``best`` (the Chebyshev fit's deviation, plus 1e-13 relative).
+
+    References
+    ----------
+    SimRF Thm 3.4 (SimRFs are the optimal weight-independent geometrical coupling).
+    """
+    from scipy import optimize
+
+    from rfcheck.closed_forms.simrf import conformity_simrf
+    from rfcheck.engine.montecarlo import simplex_matrix
+
+    simplex = float(conformity_simrf(v, d))
+    obj = configuration_objective(d, v)
+    rng = np.random.default_rng([d, int(1000 * v), seed])
+    starts = [rng.standard_normal(d * d) for _ in range(restarts)]
+    starts.append((simplex_matrix(d) + 0.3 * rng.standard_normal((d, d))).ravel())
+    best = math.inf
+    for x0 in starts:
+        r = optimize.minimize(obj, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter, "gtol": 1e-12})
+        best = min(best, float(r.fun))
+    return simplex, best, obj.fit_err + 1e-13 * simplex  # type: ignore[attr-defined]
+
+
+def equal_norm_minimum(v: float, w: float, d: int, *, starts: int = 3, seed: int = 0, maxiter: int = 300) -> float:
+    """Numerical minimum over directions of the equal-norm conformity eq (36) (L-BFGS-B, random starts).
+
+    The objective is :func:`rfcheck.closed_forms.simrf.equal_norm_conformity` of ``d`` rows of length
+    ``w`` (``m = d``); the result is an upper bound on the true minimum.
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    w : float
+        The common row length.
+    d : int
+        Dimension and number of rows.
+    starts : int
+        Gaussian starting points.
+    seed : int
+        Seed of ``numpy.random.default_rng`` for the starts.
+    maxiter : int
+        L-BFGS iterations per start.
+
+    Returns
+    -------
+    float
+        The lowest value found.
+
+    References
+    ----------
+    SimRF Lemma A.1, eq (36)-(40).
+    """
+    from scipy import optimize
+
+    from rfcheck.closed_forms.simrf import equal_norm_conformity
+
+    rng = np.random.default_rng(seed)
+    best = math.inf
+    for _ in range(starts):
+        r = optimize.minimize(
+            lambda f: equal_norm_conformity(v, w, d, f.reshape(d, d)),
+            rng.standard_normal(d * d),
+            method="L-BFGS-B",
+            options={"maxiter": maxiter},
+        )
+        best = min(best, float(r.fun))
+    return best
+
+
+def direction_average_ball(w: Any, v: Any, d: int, bits: int) -> Any:
+    """:func:`direction_average` as an Arb ball: Arb's rigorous integral in the polar angle.
+
+    ``int_0^pi e^{w v cos a} sin^{d-2} a da`` (an entire integrand) over its normalisation
+    ``sqrt(pi) Gamma((d-1)/2) / Gamma(d/2)``; ``cosh(w v)`` for ``d = 1``.
+
+    Parameters
+    ----------
+    w, v : float
+        The norm of the random vector and of ``v``.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E exp(w q . v)``, ``q`` uniform on ``S^{d-1}``.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (31) and eq (33).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        x = to_ball(w) * to_ball(v)
+        if d == 1:
+            return x.cosh()
+        num = acb.integral(lambda a, _an: (x * a.cos()).exp() * a.sin() ** (d - 2), 0, arb.pi(),
+                           rel_tol=arb(2) ** -bits, eval_limit=2_000_000).real
+        return num / (arb.pi().sqrt() * (arb(d - 1) / 2).gamma() / (arb(d) / 2).gamma())
+
+
+def alternating_k2_series(z: Any, d: int, dps: int) -> tuple[Any, Any]:
+    """``-sum_k (-z^2)^k / k! k(k-1)/(2d)``, summed term by term in mpmath with guard digits.
+
+    The terms peak near ``k = z^2`` at about ``e^{z^2}`` and cancel to ``~ z^4 e^{-z^2}``: the sum
+    runs at ``dps + 10 + z^2`` digits (:func:`series`).
+
+    Parameters
+    ----------
+    z : float or mpmath.mpf
+        ``|x - y|``.
+    d : int
+        Dimension (>= 1).
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The sum and an error bar of ``10^(3 - dps)`` relative plus ``10^-dps``.
+
+    References
+    ----------
+    SimRF appendix A.9, eq (85) (the left-hand side); :func:`alternating_k2_series_ball` is its ball.
+    """
+    z = _MF(z)
+    with mpmath.workdps(dps + 10 + int(float(z) ** 2)):
+        s = -series(lambda k: (-z * z) ** k / mpmath.factorial(k) * k * (k - 1) / (2 * d))
+    return s, abs(s) * _MF(10) ** (-dps + 3) + _MF(10) ** (-dps)
+
+
+def gamma_ratio_product(d: int, k: int) -> Any:
+    """``prod_{j<k} (d+j)/(d+2j) = 2^-k Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d))``, in mpmath.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    k : int
+        Number of factors (>= 0).
+
+    Returns
+    -------
+    mpmath.mpf
+        The product at the working precision (1 for ``k = 0``).
+
+    References
+    ----------
+    SimRF appendix A.7, eq (70) and appendix A.9, eq (84).
+    """
+    return mpmath.fprod(_MF(d + j) / (d + 2 * j) for j in range(k))
+
+
+def rff_mse_ratio_exact(z: Any, d: int, m: int) -> Any:
+    """``MSE_ORF / MSE_IID = 1 - 2(m-1) G / (1 - e^{-z^2})^2`` for RFFs, ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)``.
+
+    The mpmath twin of :func:`rfcheck.closed_forms.simrf.rff_mse_ratio_orf_iid` (float64), at the
+    working precision.
+
+    Parameters
+    ----------
+    z : mpmath.mpf
+        ``|x - y|`` (> 0).
+    d, m : int
+        Dimension and number of features (``m <= d``).
+
+    Returns
+    -------
+    mpmath.mpf
+        The ratio.
+
+    References
+    ----------
+    SimRF eq (74), (76) and eq (77) with the denominator ``(1 - e^{-z^2})^2``; Cor 4.6, eq (27).
+    """
+    e = mpmath.exp(-z * z)
+    g = e - mpmath.hyp1f1(d, _MF(d) / 2, -z * z / 2)
+    return 1 - 2 * (m - 1) * g / (1 - e) ** 2
+
+
+def simrf_plus_draw(d: int, v: float, seed: int) -> tuple[float, float, np.ndarray]:
+    """Conformities (eq (12), fixed vectors) of the SimRF and SimRF+ arrangements of one draw of norms.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``m = d`` rows).
+    v : float
+        ``|x + y|``.
+    seed : int
+        Seed of the draw (the same norms for both arrangements).
+
+    Returns
+    -------
+    rho_plus, rho_simrf : float
+        :func:`rfcheck.closed_forms.simrf.conformity_of_ensemble` of the SimRF+ and the SimRF ensemble.
+    norms : numpy.ndarray
+        The row norms of the draw.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12)-(15) and Fig. 4.
+    """
+    from rfcheck.closed_forms.simrf import conformity_of_ensemble
+    from rfcheck.engine import couplings
+
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    return conformity_of_ensemble(W1, v), conformity_of_ensemble(W0, v), np.linalg.norm(W0, axis=1)
