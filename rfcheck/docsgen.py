@@ -85,13 +85,17 @@ _NUMBERED_PAPER = re.compile(r"^\d{3} ")
 def public_modules() -> list[str]:
     """Every public module of the package, sorted: ``rfcheck`` and each module or subpackage below
     it none of whose dotted parts starts with ``_`` (``rfcheck.__main__`` is not one), less the
-    deprecated paths of moved modules (``rfcheck.montecarlo``, ...: importing one warns)."""
+    deprecated paths of moved modules (``rfcheck.montecarlo``, ``rfcheck.hybrid``, ...: importing
+    one warns)."""
     import rfcheck
-    from rfcheck.engine import _MOVED
+    from rfcheck.engine import _MOVED as _ENGINE_MOVED
+    from rfcheck.estimators import _MOVED as _ESTIMATORS_MOVED
+
+    moved = {**_ENGINE_MOVED, **_ESTIMATORS_MOVED}
 
     names = ["rfcheck"]
     for info in pkgutil.walk_packages(rfcheck.__path__, "rfcheck."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in _MOVED:
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in moved:
             names.append(info.name)
     return sorted(names)
 

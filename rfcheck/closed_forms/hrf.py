@@ -38,8 +38,8 @@ The Gaussian-lambda moments (:func:`gauss_lambda_mean` etc.) and :func:`log_mse_
 accept any radius ``r > 0``: they are the exact moments of eq (69)'s estimator for every input.
 Where ``|x - y| > 2r`` the coefficient ``lambda(x, y)`` of eq (67) exceeds 1 (it is in ``[0, 1]``
 for ``|x| = |y| = r``, the premise of appendix F); the estimator is still unbiased, but
-``rfcheck.hybrid`` refuses to build it there unless ``allow_lambda_above_one=True``
-(``rfcheck.hybrid.check_gauss_lambda_range``).
+``rfcheck.estimators.hrf`` refuses to build it there unless ``allow_lambda_above_one=True``
+(``rfcheck.estimators.hrf.check_gauss_lambda_range``).
 
 References
 ----------
