@@ -57,6 +57,11 @@ COVERED = (
     "rfcheck.plots.darkformer",
     "rfcheck.closed_forms.darkformer",
     "rfcheck.closed_forms.rfa",
+    "rfcheck.estimators.crt",
+    "rfcheck.estimators.darkformer",
+    "rfcheck.estimators.hrf",
+    "rfcheck.estimators.rfa",
+    "rfcheck.accuracy",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

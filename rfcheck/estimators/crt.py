@@ -71,7 +71,39 @@ def _check_dist(dist: str, param: float) -> float:
 
 
 def log_pk(dist: str, param: float, k: np.ndarray) -> np.ndarray:
-    """``log p_k`` of the discrete distribution (float64, vectorised over ``k``)."""
+    """``log p_k`` of the discrete distribution (float64, vectorised over ``k``).
+
+    Parameters
+    ----------
+    dist : {"poisson", "geometric"}
+        The law of the projections' entries: PoisRF (Poisson(lambda), sec 3.2.1) or GeomRF
+        (``p (1-p)^k`` on {0, 1, ...}, sec 3.2.2).
+    param : float
+        ``lambda > 0`` (Poisson) or ``0 < p < 1`` (geometric).
+    k : array_like of int
+        The counts ``k >= 0``, any shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log p_k`` with the shape of ``k``: ``-lambda + k log lambda - log k!`` or ``log p + k log(1 - p)``.
+
+    Raises
+    ------
+    ValueError
+        If ``dist`` is not one of :data:`DISTRIBUTIONS` or ``param`` is outside its range or not finite.
+
+    References
+    ----------
+    CRT sec 3.2.1-3.2.2 (the distributions ``p_k`` of PoisRF and GeomRF).
+
+    Examples
+    --------
+    >>> log_pk("poisson", 1.0, np.array([0, 1, 2])).round(6).tolist()
+    [-1.0, -1.0, -1.693147]
+    >>> log_pk("geometric", 0.5, np.array([0, 1])).round(6).tolist()
+    [-0.693147, -1.386294]
+    """
     param = _check_dist(dist, param)
     k = np.asarray(k)
     if dist == "poisson":
@@ -80,7 +112,41 @@ def log_pk(dist: str, param: float, k: np.ndarray) -> np.ndarray:
 
 
 def sample_omega(dist: str, param: float, size: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """i.i.d. draws of ``w_l`` with ``P(w_l = k) = p_k`` (int64 array of shape ``size``)."""
+    """i.i.d. draws of ``w_l`` with ``P(w_l = k) = p_k`` (int64 array of shape ``size``).
+
+    Parameters
+    ----------
+    dist : {"poisson", "geometric"}
+        The law of the projections' entries: PoisRF (Poisson(lambda), sec 3.2.1) or GeomRF
+        (``p (1-p)^k`` on {0, 1, ...}, sec 3.2.2).
+    param : float
+        ``lambda > 0`` (Poisson) or ``0 < p < 1`` (geometric).
+    size : tuple of int
+        The shape of the draws (e.g. ``(n_trials, m, d)``: trials, features, coordinates).
+    rng : numpy.random.Generator
+        The generator to draw from (the caller seeds it).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts of shape ``size`` on {0, 1, ...} (NumPy's geometric law, on {1, 2, ...},
+        shifted down by one).
+
+    Raises
+    ------
+    ValueError
+        If ``dist`` is not one of :data:`DISTRIBUTIONS` or ``param`` is outside its range or not finite.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9): ``w`` with i.i.d. entries ``w_l ~ p_k``.
+
+    Examples
+    --------
+    >>> w = sample_omega("geometric", 0.3, (4, 3), np.random.default_rng(0))
+    >>> w.shape, w.dtype.name, bool(w.min() >= 0)
+    ((4, 3), 'int64', True)
+    """
     param = _check_dist(dist, param)
     if dist == "poisson":
         return rng.poisson(param, size=size)
@@ -92,6 +158,43 @@ def product_log_abs_sign(omega: np.ndarray, x: np.ndarray, y: np.ndarray, dist: 
     """``(log|f(w,x) f(w,y)|, sign)`` of the eq (10) feature product, over the last axis of ``w``.
 
     ``0^0 = 1``: coordinates with ``x_l y_l = 0`` contribute only when ``w_l = 0``.
+
+    Parameters
+    ----------
+    omega : numpy.ndarray
+        Counts of shape (..., d): one projection ``w`` per row (from :func:`sample_omega`).
+    x, y : numpy.ndarray
+        Shape (d,): the pair of inputs.
+    dist : {"poisson", "geometric"}
+        The law of the projections' entries: PoisRF (Poisson(lambda), sec 3.2.1) or GeomRF
+        (``p (1-p)^k`` on {0, 1, ...}, sec 3.2.2).
+    param : float
+        ``lambda > 0`` (Poisson) or ``0 < p < 1`` (geometric).
+
+    Returns
+    -------
+    logabs : numpy.ndarray
+        Shape (...): ``log|f(w, x) f(w, y)| = -(|x|^2 + |y|^2)/2 + sum_l (w_l log|x_l y_l| - log w_l! - log p_{w_l})``.
+    sign : numpy.ndarray
+        Shape (...): ``+1.0`` or ``-1.0``, the sign of ``prod_l (x_l y_l)^{w_l}``.
+
+    Raises
+    ------
+    ValueError
+        If ``dist`` is not one of :data:`DISTRIBUTIONS` or ``param`` is outside its range or not finite.
+
+    References
+    ----------
+    CRT sec 3.2, eq (10).
+
+    Examples
+    --------
+    The second projection raises the negative ``x_2 y_2`` to an odd power:
+
+    >>> la, sg = product_log_abs_sign(np.array([[1, 0], [0, 1]]), np.array([0.5, -0.5]), np.array([0.5, 0.5]),
+    ...                               "poisson", 1.0)
+    >>> la.round(6).tolist(), sg.tolist()
+    ([0.113706, 0.113706], [1.0, -1.0])
     """
     a = x * y
     with np.errstate(divide="ignore"):
@@ -107,8 +210,50 @@ def simulate_dirf(x: Any, y: Any, dist: str, param: float, m: int, n_trials: int
                   shift: Any = None) -> np.ndarray:
     """``n_trials`` independent estimates ``K_hat = (1/m) sum_j f(w_j, x) f(w_j, y)`` of ``K(x, y)``.
 
-    ``shift``: the vector ``c`` of sec 3.2.3 (PoisRF+ / GeomRF+): the features are applied
-    to ``x - c`` and ``y - c`` (the kernel is unchanged).  Seeded and reproducible.
+    Unbiased for the Gaussian kernel ``K(x, y) = exp(-|x - y|^2/2)`` (eq 9-10).  Seeded and
+    reproducible: the same arguments give the same numbers.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The pair of inputs, the same shape (flattened to ``(d,)``).
+    dist : {"poisson", "geometric"}
+        The law of the projections' entries: PoisRF (Poisson(lambda), sec 3.2.1) or GeomRF
+        (``p (1-p)^k`` on {0, 1, ...}, sec 3.2.2).
+    param : float
+        ``lambda > 0`` (Poisson) or ``0 < p < 1`` (geometric).
+    m : int
+        Random features per estimate (``M``), ``>= 1``.
+    n_trials : int
+        Independent estimates to return, ``>= 1``.
+    seed : int
+        Seed of the ``numpy.random.Generator`` (draws in chunks of ``8192 // m`` trials).
+    shift : array_like, optional
+        The vector ``c`` of sec 3.2.3 (PoisRF+ / GeomRF+): the features are applied to ``x - c`` and
+        ``y - c`` (the kernel is unchanged).  Default: no shift.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_trials,): the estimates ``K_hat``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in shape, an input is not finite, ``m`` or ``n_trials`` is not a
+        positive integer, or ``dist``/``param`` are invalid (as :func:`log_pk`).
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(10); sec 3.2.3 (the positive variants).
+
+    Examples
+    --------
+    >>> x, y = np.array([0.3, -0.2]), np.array([0.1, 0.4])
+    >>> est = simulate_dirf(x, y, "poisson", 0.5, 4, 20_000, seed=0)
+    >>> k = np.exp(-0.5 * np.sum((x - y) ** 2))
+    >>> est.shape, bool(abs(est.mean() - k) < 5 * est.std() / np.sqrt(est.size))
+    ((20000,), True)
     """
     xa = validate.finite_array(x, "x").ravel()
     ya = validate.finite_array(y, "y").ravel()
@@ -152,7 +297,44 @@ def _digits() -> np.ndarray:
 
 
 def sample_sets(regime: str, sigma: float, L: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Two sets of ``L`` points in R^d drawn in one of the regimes of sec 5.1."""
+    """Two sets of ``L`` points in R^d drawn in one of the regimes of sec 5.1.
+
+    Parameters
+    ----------
+    regime : str
+        One of :data:`REGIMES`: ``"normal"`` (N(0, sigma^2 I)), ``"sphere"`` (uniform on the sphere
+        of radius ``sigma``), ``"heterogen"`` (x ~ N(0, sigma^2 I), y ~ N(sigma 1, sigma^2 I)) or
+        ``"digits"`` (scikit-learn's 8x8 digits scaled to [0, sigma]; needs ``d = 64``).
+    sigma : float
+        The scale, ``> 0``.
+    L : int
+        Points per set.
+    d : int
+        Dimension.
+    rng : numpy.random.Generator
+        The generator to draw from.
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        Shape (L, d) each.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma <= 0``, ``regime`` is unknown, ``d != 64`` for ``"digits"``, or scikit-learn is
+        missing for ``"digits"``.
+
+    References
+    ----------
+    CRT sec 5.1 (the data regimes of Figure 2).
+
+    Examples
+    --------
+    >>> x, y = sample_sets("sphere", 2.0, 5, 3, np.random.default_rng(0))
+    >>> x.shape, np.linalg.norm(x, axis=1).round(12).tolist()
+    ((5, 3), [2.0, 2.0, 2.0, 2.0, 2.0])
+    """
     if not sigma > 0:
         raise ValueError("sigma must be > 0")
     if regime == "normal":
@@ -182,7 +364,40 @@ def _geom_all_pairs(xs: np.ndarray, ys: np.ndarray, xy: np.ndarray, sd: np.ndarr
 
 def log_variances(x: np.ndarray, y: np.ndarray, methods: tuple[str, ...] = METHODS) -> dict[str, Any]:
     """log-variance of every pair (x_i, y_j) for each method (arrays of shape (L, L')), and
-    the parameters chosen from the set statistics (key ``"params"``)."""
+    the parameters chosen from the set statistics (key ``"params"``).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Shape (L, d): the first set.
+    y : numpy.ndarray
+        Shape (L', d): the second set.
+    methods : tuple of str, optional
+        Mechanisms among :data:`METHODS` (default: all eight).
+
+    Returns
+    -------
+    dict
+        ``{method: array (L, L')}`` of natural-log one-feature variances (real mechanisms divided by
+        2, the M = 2 convention of appendix 9.10.1), and ``"params"``: ``{method: parameter}`` for the
+        mechanisms that have one (GERF: ``(A, s)``, OPRF: ``A``, PoisRF: ``lambda*``, GeomRF: ``p*``).
+
+    Raises
+    ------
+    ValueError
+        If a method is not one of :data:`METHODS`.
+
+    References
+    ----------
+    CRT sec 5.1, Figure 2; eq (6), (11), (13) (variances), (8), (12), (14) (set statistics).
+
+    Examples
+    --------
+    >>> x, y = sample_sets("normal", 0.5, 4, 3, np.random.default_rng(0))
+    >>> lv = log_variances(x, y, ("TrigRF", "PoisRF"))
+    >>> sorted(lv), lv["TrigRF"].shape, sorted(lv["params"])
+    (['PoisRF', 'TrigRF', 'params'], (4, 4), ['PoisRF'])
+    """
     d = x.shape[1]
     sx, sy = np.sum(x * x, 1)[:, None], np.sum(y * y, 1)[None, :]
     xy = x @ y.T
@@ -234,6 +449,45 @@ def summary(regime: str, sigma: float, L: int = 1024, n_sets: int = 5, seed: int
     methods over the ``n_sets`` independent samples).  Pairs with zero variance (log = -inf,
     e.g. two identical digits images, where K = 1 and TrigRF/GERF are exact) are left out
     of the means and counted in ``n_zero_variance``.
+
+    Parameters
+    ----------
+    regime : str
+        One of :data:`REGIMES` (:func:`sample_sets`).
+    sigma : float
+        The data scale, ``> 0``.
+    L : int, optional
+        Points per set (default 1024, the paper's).
+    n_sets : int, optional
+        Independent pairs of sets (default 5).
+    seed : int, optional
+        Seed; the generator is seeded from ``(seed, regime, sigma)``.
+    d : int, optional
+        Dimension (default 64, the paper's).
+    methods : tuple of str, optional
+        Mechanisms among :data:`METHODS` (default: all eight).
+
+    Returns
+    -------
+    dict
+        ``{method: {"mean", "std", "set_means", "n_pairs", "n_zero_variance"}}``: the mean and standard
+        deviation of the natural-log variance over the ``n_sets L^2`` pairs, the ``n_sets`` per-set
+        means, the number of pairs, and how many had zero variance.
+
+    Raises
+    ------
+    ValueError
+        As :func:`sample_sets` and :func:`log_variances`.
+
+    References
+    ----------
+    CRT sec 5.1, Figure 2.
+
+    Examples
+    --------
+    >>> s = summary("normal", 0.5, L=8, n_sets=2, d=4, methods=("TrigRF", "PosRF"))
+    >>> s["TrigRF"]["n_pairs"], len(s["PosRF"]["set_means"]), s["TrigRF"]["n_zero_variance"]
+    (128, 2, 0)
     """
     rng = np.random.default_rng([seed, REGIMES.index(regime), round(sigma * 1e6)])
     per: dict[str, list[np.ndarray]] = {m: [] for m in methods}
@@ -287,6 +541,41 @@ def mc_crosscheck(regime: str, sigma: float, *, L: int = 16, n_pairs: int = 3, n
     ``closed_form`` and ``mc`` log-variances, ``se_log`` (delta method), ``z``, and
     ``trustworthy`` (the tail diagnostic of the squared errors; False means the variance is
     not estimable at this ``n_trials`` and the row decides nothing).
+
+    Parameters
+    ----------
+    regime : str
+        One of :data:`REGIMES` (:func:`sample_sets`).
+    sigma : float
+        The data scale, ``> 0``.
+    L : int, optional
+        Points per set (default 16): the parameters come from these sets' statistics.
+    n_pairs : int, optional
+        Pairs ``(x_i, y_i)``, ``i < n_pairs``, simulated (default 3; at most ``L``).
+    n_trials : int, optional
+        Monte Carlo draws per (method, pair) (default 200,000).
+    seed : int, optional
+        Seed of the sets and (offset per method and pair) of the Monte Carlo streams.
+    d : int, optional
+        Dimension (default 64).
+    methods : tuple of str, optional
+        Mechanisms among :data:`METHODS` (default: all eight).
+
+    Returns
+    -------
+    list of dict
+        One row per (method, pair): ``method``, ``pair``, ``closed_form`` and ``mc`` (natural-log
+        one-feature variances), ``se_log``, ``z`` (NaN where not trustworthy), ``trustworthy`` and
+        ``reason`` (the tail diagnostic's explanation).
+
+    Raises
+    ------
+    ValueError
+        As :func:`sample_sets` and :func:`log_variances`.
+
+    References
+    ----------
+    CRT sec 5.1, Figure 2, appendix 9.10.1.
     """
     from rfcheck import stats
 
