@@ -62,6 +62,9 @@ COVERED = (
     "rfcheck.estimators.hrf",
     "rfcheck.estimators.rfa",
     "rfcheck.accuracy",
+    "rfcheck.bench",
+    "rfcheck.calibrate",
+    "rfcheck.quadrature",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

@@ -98,7 +98,8 @@ def test_no_internal_import_of_an_old_path():
 
     root = Path(__file__).resolve().parents[1]
     olds = "|".join(sorted(MOVES))
-    pat = re.compile(rf"from rfcheck import [^\n]*\b({olds})\b|from rfcheck\.({olds}) import|import rfcheck\.({olds})\b")
+    pat = re.compile(rf"from rfcheck import [^\n]*\b({olds})\b|from rfcheck\.({olds}) import"
+                     rf"|import rfcheck\.({olds})\b")
     shims = {root / "rfcheck" / f"{m}.py" for m in MOVES}
     files = [*root.glob("rfcheck/**/*.py"), *root.glob("tests/*.py"), *root.glob("notebooks/*.py"),
              *root.glob("docs/*.md"), *root.glob("docs/guide/*.md")]
