@@ -57,6 +57,7 @@ COVERED = (
     "rfcheck.plots.darkformer",
     "rfcheck.closed_forms.darkformer",
     "rfcheck.closed_forms.rfa",
+    "rfcheck.closed_forms.hrf",
     "rfcheck.estimators.crt",
     "rfcheck.estimators.darkformer",
     "rfcheck.estimators.hrf",
