@@ -66,6 +66,7 @@ COVERED = (
     "rfcheck.bench",
     "rfcheck.calibrate",
     "rfcheck.quadrature",
+    "rfcheck.docsgen",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
