@@ -123,11 +123,11 @@ with mpmath.workdps(30):
 # optimal `lambda*` (closed form) and `p*` (Brent's method), checked against the exact
 # series of the definition (eq 9-10) and against Monte Carlo from the Numba engine
 # `rfcheck.engine.discrete_engine` (per-block seeded, thread-count independent; the NumPy twin
-# `rfcheck.discrete` draws the same law).
+# `rfcheck.estimators.crt.simulate_dirf` draws the same law).
 
 # %%
-from rfcheck import crt_variance  # noqa: E402
 from rfcheck.engine import discrete_engine  # noqa: E402
+from rfcheck.estimators import crt as crt_estimators  # noqa: E402
 from rfcheck.stats import estimate_mean  # noqa: E402
 
 xd, yd = rng.normal(size=6) * 0.4, rng.normal(size=6) * 0.4
@@ -199,6 +199,6 @@ for e in verify.run_many(ids2, budget=BUDGET, seed=0):
 # normal-regime sample (the image regime uses scikit-learn's 8x8 digits, not MNIST).
 
 # %%
-small = crt_variance.summary("normal", 1.0, L=32 if QUICK else 256, n_sets=2 if QUICK else 5)
+small = crt_estimators.summary("normal", 1.0, L=32 if QUICK else 256, n_sets=2 if QUICK else 5)
 for m, v in small.items():
     print(f"{m:8s} mean log Var {v['mean']:9.3f}  (std {v['std']:.2f})")

@@ -15,7 +15,7 @@
 # # Hybrid Random Features, checked
 #
 # This notebook walks through *Hybrid Random Features* (HRF, Choromanski et al., ICLR 2022)
-# with rfcheck: the estimators (`rfcheck.hybrid`, NumPy, explicit
+# with rfcheck: the estimators (`rfcheck.estimators.hrf`, NumPy, explicit
 # random draws), the Lemma 2.3 feature vectors, the MSE closed forms against Monte Carlo, the
 # max-relative-error results (Lemma 3.4, Thm 3.5), the ledger of the paper's claims and
 # Figures 1-2.  Set `RFCHECK_NOTEBOOK_QUICK=1` for the small sizes the test suite uses.
@@ -27,8 +27,9 @@ import tempfile
 
 import numpy as np
 
-from rfcheck import hybrid, verify
+from rfcheck import verify
 from rfcheck.closed_forms import hrf as cf
+from rfcheck.estimators import hrf as hybrid
 from rfcheck.plots import FIGURES
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from rfcheck import rfa, verify
+from rfcheck import verify
 from rfcheck.estimators import rfa as rfe
 
 QUICK = os.environ.get("RFCHECK_NOTEBOOK_QUICK") == "1"
@@ -55,9 +55,9 @@ q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
 w = rng.standard_normal((big_d, d))
 pq, pk = rfe.trig_features(q, w), rfe.trig_features(k, w)
 g = 1 / (1 + np.exp(-rng.standard_normal(n)))
-h, ops = rfa.rfa_causal(pq, pk, v)
-print("causal  :", np.max(np.abs(h - rfa.masked_linear_attention(pq, pk, v))), f"({ops} ops)")
-print("gated   :", np.max(np.abs(rfa.rfa_gated(pq, pk, v, g) - rfa.gated_attention_explicit(pq, pk, v, g))))
+h, ops = rfe.rfa_causal(pq, pk, v)
+print("causal  :", np.max(np.abs(h - rfe.masked_linear_attention(pq, pk, v))), f"({ops} ops)")
+print("gated   :", np.max(np.abs(rfe.rfa_gated(pq, pk, v, g) - rfe.gated_attention_explicit(pq, pk, v, g))))
 
 # %% [markdown]
 # ## The ledger

@@ -74,7 +74,18 @@ COUPLINGS = ("iid", "orf", "simrf", "simrf+")
 
 def machine_description() -> str:
     """CPU model, logical cores, and the widest SIMD level Numba's LLVM targets on this machine
-    (``AVX-512``, ``AVX2`` or other): the engines' timings depend on it, so reports carry it."""
+    (``AVX-512``, ``AVX2`` or other): the engines' timings depend on it, so reports carry it.
+
+    Returns
+    -------
+    str
+        ``"<model>, <n> logical cores, <SIMD level>"`` (read from ``/proc/cpuinfo`` where there is one).
+
+    Examples
+    --------
+    >>> "logical cores" in machine_description()
+    True
+    """
     import os
     import platform
 
@@ -95,7 +106,27 @@ def machine_description() -> str:
 
 
 def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
-    """Best-of-``repeats`` GFLOP/s of ``A @ B`` for ``n x n`` float64 matrices (dgemm)."""
+    """Best-of-``repeats`` GFLOP/s of ``A @ B`` for ``n x n`` float64 matrices (dgemm).
+
+    The machine's FLOP ceiling against which :func:`run_bench` reports each engine's share.
+
+    Parameters
+    ----------
+    n : int, optional
+        The matrix size (default 4000: ``1.28e11`` FLOPs per product).
+    repeats : int, optional
+        Products timed; the fastest counts (default 3).
+
+    Returns
+    -------
+    float
+        ``2 n^3 / t_best / 1e9``.
+
+    Examples
+    --------
+    >>> machine_gflops(64, 1) > 0
+    True
+    """
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n))
     b = rng.standard_normal((n, n))
@@ -109,7 +140,24 @@ def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
 
 def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> float:
     """Mean number of SimRF+ update passes per block of ``min(d, M)`` rows (engine sampler,
-    :func:`rfcheck.engine.couplings.simrf_plus_passes`), for the FLOP model."""
+    :func:`rfcheck.engine.couplings.simrf_plus_passes`), for the FLOP model.
+
+    Parameters
+    ----------
+    M : int, optional
+        Features per ensemble (default 64, the workload's).
+    d : int, optional
+        Dimension (default 64).
+    n : int, optional
+        Ensembles sampled (default 2000).
+    seed : int, optional
+        Seed of the engine's stream (default 0).
+
+    Returns
+    -------
+    float
+        The mean passes of the eq (17) update over the ``n`` ensembles' first block.
+    """
     passes, _ = couplings.simrf_plus_passes(M, d, n, seed)
     return float(passes[:, 0].mean())
 
@@ -118,7 +166,40 @@ def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1,
                     passes: float | None = None) -> float:
     """FLOPs one ensemble-path trial executes (model in the module docstring); for
     ``simrf+``, ``passes`` is the mean number of update passes per block (default: measured
-    by :func:`simrf_plus_mean_passes`)."""
+    by :func:`simrf_plus_mean_passes`).
+
+    Parameters
+    ----------
+    coupling : {"iid", "orf", "simrf", "simrf+"}
+        The coupling of the ``M`` projections.
+    M : int, optional
+        Features per ensemble (default 64).
+    d : int, optional
+        Dimension (default 64).
+    n_pairs : int, optional
+        Pairs evaluated per ensemble (default 1): ``W u`` and the estimator per pair.
+    passes : float, optional
+        ``simrf+`` only: mean update passes per block (default: measured).
+
+    Returns
+    -------
+    float
+        The modelled FLOPs of one trial (a normal draw, ``exp`` and ``sqrt`` count one each).
+
+    Raises
+    ------
+    ValueError
+        If there is no FLOP model for ``coupling``.
+
+    Examples
+    --------
+    ``iid``: ``M d`` normals, ``2 M d`` for ``W u``, ``4 M`` for the estimator:
+
+    >>> flops_per_trial("iid")
+    12544.0
+    >>> flops_per_trial("orf") > flops_per_trial("iid")
+    True
+    """
     common = 2 * M * d * n_pairs + 4 * M * n_pairs
     if coupling == "iid":
         return float(M * d + common)
@@ -318,7 +399,27 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
 
 
 def relative_rates(entries: list[dict], reference: str = "orf") -> dict[tuple[str, str], float]:
-    """``{(coupling, path): trials_per_s / trials_per_s of reference on the same path}``."""
+    """``{(coupling, path): trials_per_s / trials_per_s of reference on the same path}``.
+
+    Parameters
+    ----------
+    entries : list of dict
+        The engine rows of :func:`run_bench` (keys ``coupling``, ``path``, ``trials_per_s``, ...).
+    reference : str, optional
+        The coupling the others are divided by (default ``"orf"``).
+
+    Returns
+    -------
+    dict
+        ``(coupling, path) -> ratio`` for the entries whose path has a ``reference`` entry.
+
+    Examples
+    --------
+    >>> rows = [{"coupling": "orf", "path": "ensemble", "trials_per_s": 2e5},
+    ...         {"coupling": "simrf", "path": "ensemble", "trials_per_s": 1.5e5}]
+    >>> relative_rates(rows)
+    {('orf', 'ensemble'): 1.0, ('simrf', 'ensemble'): 0.75}
+    """
     ref = {e["path"]: e["trials_per_s"] for e in entries if e["coupling"] == reference}
     return {(e["coupling"], e["path"]): e["trials_per_s"] / ref[e["path"]]
             for e in entries if e["path"] in ref}
@@ -347,6 +448,23 @@ def targets(entries: list[dict]) -> list[dict]:
     (one FLOP each), so 30% of a 70-110 GFLOP/s ceiling means 1.7M-2.6M trials/s, i.e.
     ~0.2-0.3 ns per normal draw per core, ~10x faster than this engine's ziggurat
     (~2-3 ns per draw per thread, measured shares 2.0%-3.4% on machine B).
+
+    Parameters
+    ----------
+    entries : list of dict
+        The engine rows of :func:`run_bench` (keys ``coupling``, ``path``, ``trials_per_s``, ...).
+
+    Returns
+    -------
+    list of dict
+        One row per target of :data:`TARGETS` that this run measured: ``workload`` (``"target"``),
+        ``target`` (text), ``value``, ``threshold`` and ``holds``.
+
+    Examples
+    --------
+    >>> rows = [{"coupling": "orf", "path": "projection", "trials_per_s": 3e6, "ratio": 150.0}]
+    >>> [(t["target"], t["holds"]) for t in targets(rows)]
+    [('orf projection >= 100x NumPy', True), ('orf projection >= 2M trials/s', True)]
     """
     by = {(e["coupling"], e["path"]): e for e in entries}
     rel = relative_rates(entries)
@@ -400,7 +518,19 @@ def format_table(entries: list[dict]) -> str:
     """A plain-text table of :func:`run_bench` entries, with the FLOP model notes.
 
     ``ratio`` is best round over best round; ``round ratios`` the range of the ratios paired
-    round by round (:func:`_rates`), a measure of the machine's drift during the run."""
+    round by round (:func:`_rates`), a measure of the machine's drift during the run.
+
+    Parameters
+    ----------
+    entries : list of dict
+        The engine rows of :func:`run_bench` (keys ``coupling``, ``path``, ``trials_per_s``, ...).
+
+    Returns
+    -------
+    str
+        The table, the dgemm ceiling and thread count, the SimRF-vs-ORF ratios and the targets
+        (:func:`targets`), one line each.
+    """
     head = (f"{'coupling':<8} {'path':<10} {'trials/s':>12} {'numpy trials/s':>15} "
             f"{'ratio':>8} {'round ratios':>15} {'FLOP/trial':>11} {'ceiling share':>13} "
             f"{'1-thread trials/s':>17} {'scaling':>8}")
@@ -542,7 +672,30 @@ DISCRETE_BASELINE = "numpy discrete_engine.simulate_numpy"
 
 def discrete_pair(d: int = D, seed: int = 0) -> tuple[np.ndarray, np.ndarray, float, float]:
     """The discrete workload's pair ``x, y ~ N(0, I/d)`` (seeded) and its optimal PoisRF
-    ``lambda*`` (sec 3.2.1) and GeomRF ``p*`` (Brent, appendix 9.10.1)."""
+    ``lambda*`` (sec 3.2.1) and GeomRF ``p*`` (Brent, appendix 9.10.1).
+
+    Parameters
+    ----------
+    d : int, optional
+        Dimension (default 64).
+    seed : int, optional
+        Seed of the pair (default 0).
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        Shape (d,) each.
+    lam : float
+        PoisRF's optimal ``lambda*`` for the pair (CRT sec 3.2.1).
+    p : float
+        GeomRF's optimal ``p*`` in (0, 1) (CRT sec 3.2.2; Brent's method, appendix 9.10.1).
+
+    Examples
+    --------
+    >>> x, y, lam, p = discrete_pair(8)
+    >>> x.shape, bool(lam > 0), bool(0 < p < 1)
+    ((8,), True, True)
+    """
     from rfcheck.closed_forms import crt as cf
 
     rng = np.random.default_rng(seed)
@@ -556,6 +709,13 @@ def discrete_pair(d: int = D, seed: int = 0) -> tuple[np.ndarray, np.ndarray, fl
 
 def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     """Time the Numba PoisRF / GeomRF engine against the NumPy baseline (same run).
+
+    Parameters
+    ----------
+    quick : bool, optional
+        Time each contender for at most 0.1 s (a smoke run; default False).
+    seconds : float, optional
+        Time budget per contender and round (default 1.0).
 
     Returns
     -------
@@ -594,7 +754,26 @@ def run_discrete_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dic
 
 
 def format_discrete_table(entries: list[dict]) -> str:
-    """A plain-text table of :func:`run_discrete_bench` entries."""
+    """A plain-text table of :func:`run_discrete_bench` entries.
+
+    Parameters
+    ----------
+    entries : list of dict
+        The rows of :func:`run_discrete_bench`.
+
+    Returns
+    -------
+    str
+        The workload line, the table (distribution, parameter, setting, sampler mode, trials/s of the
+        engine and of NumPy, their ratio) and a legend of the sampler modes.
+
+    Examples
+    --------
+    >>> row = {"workload": "dirf", "coupling": "poisson", "param": 0.5, "setting": "optimal", "sampler_mode": 2,
+    ...        "trials_per_s": 1e6, "baseline_trials_per_s": 2e4, "ratio": 50.0}
+    >>> format_discrete_table([row]).splitlines()[3].split()
+    ['poisson', '0.5', 'optimal', '2', '1,000,000', '20,000', '50.0x']
+    """
     head = (f"{'dist':<10} {'param':>9} {'setting':<8} {'mode':>4} {'trials/s':>12} "
             f"{'numpy trials/s':>15} {'ratio':>8}")
     lines = [entries[0]["workload"] if entries else "", head, "-" * len(head)]

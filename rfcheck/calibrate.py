@@ -32,7 +32,25 @@ __all__ = ["MUTANTS", "Mutant", "false_alarms", "mutation_power"]
 
 @dataclass(frozen=True)
 class Mutant:
-    """A planted error: ``printed`` replaces the true formula of claim ``base``."""
+    """A planted error: ``printed`` replaces the true formula of claim ``base``.
+
+    Parameters
+    ----------
+    name : str
+        What was planted (e.g. ``"trig: 1/2 dropped"``), the row's name in the power table.
+    kind : str
+        The class of error (``"dropped constant"``, ``"wrong power"``, ...).
+    base : str
+        The id of the registered true claim whose statement is replaced (its checks and domain are kept).
+    printed : callable
+        The mutated formula: a point (``dict`` of the claim's parameters) to its value in mpmath.
+
+    Examples
+    --------
+    >>> m = next(m for m in MUTANTS if m.name == "trig: 1/2 dropped")
+    >>> m.base, m.kind
+    ('crt.text-trig-variance', 'dropped constant')
+    """
 
     name: str
     kind: str
@@ -216,7 +234,28 @@ def _rows(items: list[Any], name: Callable[[Any], str], compute: Callable[[Any],
 def mutation_power(budget: str = "default", seed: int = 0,
                    progress: Callable[[str], None] | None = None,
                    on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Verify every mutant; each row: mutant, kind, base claim, verdict, seconds (or ``error``)."""
+    """Verify every mutant; each row: mutant, kind, base claim, verdict, seconds (or ``error``).
+
+    The power half of the calibration: a mutant that is not REFUTED is an error the checks miss.
+
+    Parameters
+    ----------
+    budget : str, optional
+        The budget the mutants are verified at (a key of ``rfcheck.claims.BUDGETS``; default
+        ``"default"``).
+    seed : int, optional
+        The verification seed (default 0).
+    progress : callable, optional
+        Called with a one-line message as each row starts and finishes (the CLI's progress line).
+    on_row : callable, optional
+        Called with each finished row (``rfcheck calibrate`` writes partial results with it).
+
+    Returns
+    -------
+    list of dict
+        One row per mutant of :data:`MUTANTS`: ``mutant``, ``kind``, ``base``, ``verdict``, ``seconds``
+        and ``reason`` (or ``error`` where the verification raised).
+    """
     def one(m: Mutant) -> dict[str, Any]:
         t0 = time.perf_counter()
         v = run_claim(_mutant_claim(m), budget=budget, seed=seed, early_stop=True)
@@ -230,7 +269,33 @@ def false_alarms(n_seeds: int = 200, alpha: float = 0.05, seed0: int = 0,
                  progress: Callable[[str], None] | None = None,
                  on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """REFUTED rates of the Monte Carlo checks of true claims over ``n_seeds`` seeds (a claim
-    whose runs raise gives a row with ``error``; ``on_row`` sees each finished row)."""
+    whose runs raise gives a row with ``error``; ``on_row`` sees each finished row).
+
+    The size half of the calibration: the Monte Carlo check of each true claim runs at a
+    smoke-sized budget with level ``alpha``, once per seed, and the rate of REFUTED verdicts
+    (with its Clopper-Pearson 95% interval) is compared with ``alpha``.
+
+    Parameters
+    ----------
+    n_seeds : int, optional
+        Independent runs per claim (default 200).
+    alpha : float, optional
+        The nominal false-alarm level of the checks (default 0.05).
+    seed0 : int, optional
+        The first seed; the runs use ``seed0, ..., seed0 + n_seeds - 1``.
+    progress : callable, optional
+        Called with a one-line message as each row starts and finishes (the CLI's progress line).
+    on_row : callable, optional
+        Called with each finished row (``rfcheck calibrate`` writes partial results with it).
+
+    Returns
+    -------
+    list of dict
+        One row per claim: ``claim``, ``check``, ``runs``, ``decided_runs``, ``refuted``, ``rate``,
+        ``ci95``, ``first_stage_alarms`` and ``first_stage_ci95`` (before the confirmation re-run),
+        ``nominal`` (``alpha``), ``ok`` (the interval's lower end is at most ``alpha``) and ``seconds``
+        (or ``error``).
+    """
     base = BUDGETS["smoke"]
     budget = Budget("calibration", base.grid_levels, base.grid_cap, base.n_random, 0, 3, 20_000, 30, alpha)
 

@@ -85,13 +85,29 @@ _NUMBERED_PAPER = re.compile(r"^\d{3} ")
 def public_modules() -> list[str]:
     """Every public module of the package, sorted: ``rfcheck`` and each module or subpackage below
     it none of whose dotted parts starts with ``_`` (``rfcheck.__main__`` is not one), less the
-    deprecated paths of moved modules (``rfcheck.montecarlo``, ...: importing one warns)."""
+    deprecated paths of moved modules (``rfcheck.montecarlo``, ``rfcheck.hybrid``, ...: importing
+    one warns).
+
+    Returns
+    -------
+    list of str
+        Dotted module names, sorted (found without importing the modules, only the packages).
+
+    Examples
+    --------
+    >>> mods = public_modules()
+    >>> "rfcheck.estimators.hrf" in mods, "rfcheck.hybrid" in mods
+    (True, False)
+    """
     import rfcheck
-    from rfcheck.engine import _MOVED
+    from rfcheck.engine import _MOVED as _ENGINE_MOVED
+    from rfcheck.estimators import _MOVED as _ESTIMATORS_MOVED
+
+    moved = {**_ENGINE_MOVED, **_ESTIMATORS_MOVED}
 
     names = ["rfcheck"]
     for info in pkgutil.walk_packages(rfcheck.__path__, "rfcheck."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in _MOVED:
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in moved:
             names.append(info.name)
     return sorted(names)
 
@@ -99,6 +115,11 @@ def public_modules() -> list[str]:
 def public_names() -> dict[str, list[str]]:
     """``{module: its __all__}`` for every module of :func:`public_modules` (an empty list for a
     module without ``__all__``: it exports nothing, its page shows the module docstring).
+
+    Returns
+    -------
+    dict of str to list of str
+        ``module -> its __all__``, for every public module (each one imported).
 
     Raises
     ------
@@ -133,7 +154,23 @@ def undocumented(names: dict[str, list[str]] | None = None) -> list[str]:
     """The public names (``module.name``) that have no documentation: a public module without a
     docstring, a function or class without a docstring, a constant without a ``#:`` comment or a
     docstring after its assignment (in the exporting module or the one defining it), or a name of
-    ``__all__`` the module does not define."""
+    ``__all__`` the module does not define.
+
+    Parameters
+    ----------
+    names : dict of str to list of str, optional
+        ``module -> exported names`` to check (default: :func:`public_names`).
+
+    Returns
+    -------
+    list of str
+        The undocumented ``module`` or ``module.name`` entries (empty when everything is documented).
+
+    Examples
+    --------
+    >>> undocumented({"rfcheck.stats": ["estimate_mse", "no_such_name"]})
+    ['rfcheck.stats.no_such_name']
+    """
     names = public_names() if names is None else names
     bad = []
     for mod_name, exported in names.items():
@@ -162,7 +199,28 @@ def api_pages(out_dir: str | Path, names: dict[str, list[str]] | None = None) ->
     """Write the API reference sources into ``out_dir``: ``index.rst`` (every public module, with its
     summary line) and one ``<module>.rst`` per module -- the module docstring and an autosummary
     table of its ``__all__``, whose ``:toctree:`` makes Sphinx write one page per name under
-    ``out_dir/generated``.  Returns the files written (stale module pages are removed)."""
+    ``out_dir/generated``.  Returns the files written (stale module pages are removed).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path
+        The folder of the API reference sources (``docs/api``); created if missing.
+    names : dict of str to list of str, optional
+        ``module -> exported names`` (default: :func:`public_names`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        One ``<module>.rst`` per module, then ``index.rst`` (files whose text did not change are
+        listed but not rewritten).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [f.name for f in api_pages(tmp, {"rfcheck.stats": ["estimate_mse"]})]
+    ['rfcheck.stats.rst', 'index.rst']
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     names = public_names() if names is None else names
@@ -227,7 +285,23 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 @dataclass
 class StoredLedger:
-    """A stored ledger: the entries, where they came from and the command that produced them."""
+    """A stored ledger: the entries, where they came from and the command that produced them.
+
+    Parameters
+    ----------
+    entries : list of dict
+        One dict per claim (see the attribute below).
+    source : str
+        The file read, relative to the project root.
+    full : bool
+        True for ``ledger.json`` entries, False for the Markdown table.
+    command : str
+        The ``rfcheck verify`` command that produced it.
+    papers : dict of str to str, optional
+        Paper id to title.
+    run : dict, optional
+        ``results/ledger/run.json``, where it exists.
+    """
 
     #: one dict per claim: the keys of ``ledger.json`` (``id``, ``paper``, ``verdict``, ...), or for
     #: the Markdown table only ``id``, ``paper``, ``verdict`` and ``deciding_check``
@@ -260,10 +334,29 @@ def load_ledger(root: str | Path = ROOT) -> StoredLedger:
     else the newest ``results/ledger/readme-ledger-*.md`` (the table ``rfcheck verify --all
     --update-readme`` wrote into README.md before the ledger moved to result files).
 
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        The project root (default: this checkout's).
+
+    Returns
+    -------
+    StoredLedger
+        The entries, their source file, whether they are full ``ledger.json`` entries, the command
+        (from ``run.json`` where it exists), the paper titles and ``run.json`` itself.
+
     Raises
     ------
     FileNotFoundError
         Where neither exists.
+    ValueError
+        Where the newest Markdown ledger holds no ledger table.
+
+    Examples
+    --------
+    >>> led = load_ledger()
+    >>> led.source, led.full, len(led.entries) > 200
+    ('results/ledger/ledger.json', True, True)
     """
     root = Path(root)
     js = root / "results" / "ledger" / "ledger.json"
@@ -367,7 +460,18 @@ def _provenance(ledger: StoredLedger) -> list[str]:
 def ledger_page(ledger: StoredLedger) -> str:
     """The ledger page (MyST Markdown): the headline, counts per paper and verdict, and one table per
     paper (claim, verdict, deciding reference; with ``ledger.json`` also the source and the
-    reason, and a detail entry per claim: statement, worst point, checks, reproduce command)."""
+    reason, and a detail entry per claim: statement, worst point, checks, reproduce command).
+
+    Parameters
+    ----------
+    ledger : StoredLedger
+        The stored ledger (:func:`load_ledger`).
+
+    Returns
+    -------
+    str
+        The page's MyST Markdown (label ``ledger``).
+    """
     es = ledger.entries
     out = ["(ledger)=", "# The ledger", "", f"**{headline(es)}.**", "", *_provenance(ledger), "",
            "A verdict is HOLDS, REFUTED (with a reproducible counterexample) or INCONCLUSIVE; "
@@ -445,7 +549,20 @@ def _demote(md: str, levels: int = 1) -> str:
 def errata_page(ledger: StoredLedger, notes: str | None = None) -> str:
     """The errata page: every REFUTED claim of the stored ledger per paper (with ``ledger.json``
     the statement as printed, the counterexample, the correction and the reproduce commands),
-    then the commentary ``notes`` (``results/ledger/errata-notes.md``)."""
+    then the commentary ``notes`` (``results/ledger/errata-notes.md``).
+
+    Parameters
+    ----------
+    ledger : StoredLedger
+        The stored ledger (:func:`load_ledger`).
+    notes : str, optional
+        The commentary appended after the lists (Markdown).
+
+    Returns
+    -------
+    str
+        The page's MyST Markdown (label ``errata``).
+    """
     es = ledger.entries
     refuted = [e for e in es if e["verdict"] in ("REFUTED", "MIXED")]
     n_mixed = sum(e["verdict"] == "MIXED" for e in refuted)
@@ -500,7 +617,20 @@ def _errata_entry(e: dict[str, Any]) -> list[str]:
 
 def calibration_page(path: str | Path | None, notes: str | None = None) -> str:
     """The calibration page from a stored ``rfcheck calibrate --json PATH`` file (the false-alarm and
-    mutation-power tables, :func:`rfcheck.calibrate.format_tables`), followed by ``notes``."""
+    mutation-power tables, :func:`rfcheck.calibrate.format_tables`), followed by ``notes``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None
+        The stored calibration JSON; None (or a missing file) renders the page without tables.
+    notes : str, optional
+        The lab notes appended (Markdown).
+
+    Returns
+    -------
+    str
+        The page's MyST Markdown (label ``calibration``).
+    """
     out = ["(calibration)=", "# Calibration and power", "",
            "`rfcheck calibrate` measures the verification machinery itself: how often a Monte Carlo "
            "check REFUTES a claim known to hold (false alarms, at a calibration level where the rate "
@@ -584,7 +714,18 @@ def benchmark_page(root: str | Path = ROOT) -> str:
     (``results/bench/<folder>/run*.json``) the median (min-max) table and target counts of
     :func:`rfcheck.bench.summarise_runs`; the stored attention benchmarks; then the lab notes
     ``results/bench/NOTES.md`` with each of their ``<!-- table: ... -->`` lines replaced by the
-    table the named command prints."""
+    table the named command prints.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        The project root whose ``results/bench`` is read (default: this checkout's).
+
+    Returns
+    -------
+    str
+        The page's MyST Markdown (label ``benchmark``).
+    """
     root = Path(root)
     bdir = root / "results" / "bench"
     notes = (bdir / "NOTES.md").read_text() if (bdir / "NOTES.md").exists() else ""
@@ -1101,7 +1242,22 @@ def attention_scale_page(root: str | Path = ROOT) -> str:
 def figures_page(figures_dir: str | Path, image_dir: str | Path, image_prefix: str = "figures") -> str:
     """The figures gallery: every registered figure (:data:`rfcheck.plots.FIGURES`) whose PNG is in
     ``figures_dir`` (as ``rfcheck plot NAME`` writes them), copied into ``image_dir`` (which the page
-    refers to as ``image_prefix``), with its caption and command; figures not drawn yet are listed."""
+    refers to as ``image_prefix``), with its caption and command; figures not drawn yet are listed.
+
+    Parameters
+    ----------
+    figures_dir : str or pathlib.Path
+        Where ``rfcheck plot`` wrote the PNGs (``figures/``).
+    image_dir : str or pathlib.Path
+        Where the page's copies go (created if missing).
+    image_prefix : str, optional
+        The path the page uses for ``image_dir`` (default ``"figures"``).
+
+    Returns
+    -------
+    str
+        The page's MyST Markdown (label ``figures``).
+    """
     from rfcheck.plots import CAPTIONS, FIGURES
 
     src, dst = Path(figures_dir), Path(image_dir)
@@ -1155,7 +1311,22 @@ def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True)
     """Write every generated source of the documentation under ``docs_dir`` (called by
     ``docs/conf.py``): ``results/`` (ledger, errata, calibration, benchmark, figures and the
     results index) and, with ``api``, ``api/`` (:func:`api_pages`).  Files whose contents did not
-    change are not rewritten.  Returns the files."""
+    change are not rewritten.  Returns the files.
+
+    Parameters
+    ----------
+    docs_dir : str or pathlib.Path
+        The documentation's source folder (``docs``).
+    root : str or pathlib.Path, optional
+        The project root whose result files are read (default: this checkout's).
+    api : bool, optional
+        Also write the API reference sources (default True).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The generated files.
+    """
     docs, root = Path(docs_dir), Path(root)
     res = docs / "results"
     res.mkdir(parents=True, exist_ok=True)

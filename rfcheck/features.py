@@ -330,7 +330,7 @@ def trig_feature_map(
     """Trigonometric feature map ``phi(x) = M^-1/2 exp(|x|^2/2) [sin(w_1.x) .. sin(w_M.x), cos(w_1.x) .. cos(w_M.x)]``.
 
     The one definition of the trigonometric (random Fourier) feature map of the project; the
-    HRF NumPy estimators (:func:`rfcheck.hybrid.trig_features`), the RFA feature map
+    HRF NumPy estimators (:func:`rfcheck.estimators.hrf.trig_features`), the RFA feature map
     (:func:`rfcheck.estimators.rfa.trig_features`) and the JAX attention harness
     (``rfcheck.attention``, cosines first, log-scale form) call it.
     ``phi(x) . phi(y) = exp((|x|^2 + |y|^2)/2) M^-1 sum_i cos(w_i.(x - y))``, unbiased for the

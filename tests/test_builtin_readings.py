@@ -90,12 +90,12 @@ def test_cexp_trig_real_part_equals_trig_draw_by_draw():
 
 def test_sec51_sets_are_the_reference_sets():
     """The readings of the sec 5.1 claims share one pass over the sampled sets; its mean log-variances are those of
-    rfcheck.crt_variance.summary (the same draws), the log of the mean variance the other statistic."""
-    from rfcheck import crt_variance
+    rfcheck.estimators.crt.summary (the same draws), the log of the mean variance the other statistic."""
     from rfcheck.claims import crt
+    from rfcheck.estimators import crt as crt_est
 
     mine = crt._sec51_sets("normal", 32, 2)
-    ref = crt_variance.summary("normal", 1.0, L=32, n_sets=2, seed=0, d=64, methods=crt._SEC51_METHODS)
+    ref = crt_est.summary("normal", 1.0, L=32, n_sets=2, seed=0, d=64, methods=crt._SEC51_METHODS)
     for m in crt._SEC51_METHODS:
         assert mine[m]["mean_log"] == ref[m]["set_means"]
         # Jensen: log of the mean >= mean of the logs (up to rounding where every variance is equal, TrigRF)

@@ -1,6 +1,6 @@
-"""Monte Carlo for discretely-induced RFs (``rfcheck.discrete``) against the closed forms of
-``rfcheck.closed_forms.crt`` (CRT Thm 3.4-3.5), and the sec 5.1 experiment
-(``rfcheck.crt_variance``) against the per-pair closed forms.
+"""Monte Carlo for discretely-induced RFs (``rfcheck.estimators.crt.simulate_dirf``) against the
+closed forms of ``rfcheck.closed_forms.crt`` (CRT Thm 3.4-3.5), and the sec 5.1 experiment
+(``rfcheck.estimators.crt.log_variances``) against the per-pair closed forms.
 
 Statistical tests use exact standard errors (raw moments E[(f f)^k], k <= 4, from the
 exact series) and a two-sided z-threshold of 4.5 (false-alarm rate 7e-6 per test); each
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rfcheck import crt_variance, discrete
 from rfcheck.closed_forms import crt
+from rfcheck.estimators import crt as crt_est
 from rfcheck.stats import estimate_mean, estimate_mse, fourth_central_moment_of_mean
 
 Z = 4.5
@@ -57,7 +57,7 @@ def test_sampler_mean_and_variance_match_closed_forms(dist, par, d, scale):
     raw = _raw_moments(x, y, lpk)
     assert abs(raw[0] - k) <= 1e-12 * k  # the series reproduce K (eq 10) ...
     assert abs(raw[1] - k * k - var) <= 1e-10 * raw[1]  # ... and the closed-form variance
-    est = discrete.simulate_dirf(x, y, dist, par, 1, 200_000, seed=11)
+    est = crt_est.simulate_dirf(x, y, dist, par, 1, 200_000, seed=11)
     mean = estimate_mean(est, exact_var=var)
     assert abs(mean.value - k) <= Z * mean.se
     mse = estimate_mse(est, k, exact_moments=fourth_central_moment_of_mean(raw, 1))
@@ -68,15 +68,15 @@ def test_sampler_mean_and_variance_match_closed_forms(dist, par, d, scale):
 
 def test_sampler_is_reproducible_and_seed_sensitive():
     x, y = np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.3])
-    a = discrete.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=3)
-    b = discrete.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=3)
-    c = discrete.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=4)
+    a = crt_est.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=3)
+    b = crt_est.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=3)
+    c = crt_est.simulate_dirf(x, y, "poisson", 0.5, 4, 10_000, seed=4)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
 
 def test_geometric_sampler_support_starts_at_zero():
-    w = discrete.sample_omega("geometric", 0.3, (200_000,), np.random.default_rng(0))
+    w = crt_est.sample_omega("geometric", 0.3, (200_000,), np.random.default_rng(0))
     assert w.min() == 0
     # P(w = 0) = p: binomial SE
     frac = np.mean(w == 0)
@@ -88,8 +88,8 @@ def test_geometric_sampler_support_starts_at_zero():
 def test_dirf_features_positive_for_positive_inputs(xs, dist, seed):
     x = np.array(xs)
     par = 0.7 if dist == "poisson" else 0.4
-    w = discrete.sample_omega(dist, par, (500, x.size), np.random.default_rng(seed))
-    la, sg = discrete.product_log_abs_sign(w, x, np.ones_like(x), dist, par)
+    w = crt_est.sample_omega(dist, par, (500, x.size), np.random.default_rng(seed))
+    la, sg = crt_est.product_log_abs_sign(w, x, np.ones_like(x), dist, par)
     assert np.all(sg > 0) and np.all(np.isfinite(la))
 
 
@@ -108,13 +108,13 @@ BAD_SAMPLER = [("poisson", 0.0, "lambda > 0"), ("geometric", 1.0, "0 < p < 1"),
 @pytest.mark.parametrize(("dist", "par", "match"), BAD_SAMPLER)
 def test_sampler_invalid_parameters(dist, par, match):
     with pytest.raises(ValueError, match=match):
-        discrete.simulate_dirf([0.1], [0.2], dist, par, 1, 10, seed=0)
+        crt_est.simulate_dirf([0.1], [0.2], dist, par, 1, 10, seed=0)
 
 
 def test_sec51_entries_are_the_pairwise_closed_forms():
     rng = np.random.default_rng(2)
-    x, y = crt_variance.sample_sets("heterogen", 0.5, 12, 6, rng)
-    lv = crt_variance.log_variances(x, y)
+    x, y = crt_est.sample_sets("heterogen", 0.5, 12, 6, rng)
+    lv = crt_est.log_variances(x, y)
     i, j = 3, 7
     st_ = {k: (float(v[0]) if k != "d" else v) for k, v in crt.pair_stats(x[i], y[j]).items()}
     a, s = lv["params"]["GERF"]
@@ -149,6 +149,6 @@ def test_crt_fig2_written_and_lines_are_the_experiment(tmp_path):
     fig, ax = plt.subplots()
     sig = np.array([0.3, 1.0])
     lines = plot_log_variances(ax, "normal", ("OPRF", "GeomRF+"), sig, 16, 2)
-    ref = [crt_variance.summary("normal", float(s), L=16, n_sets=2)["OPRF"]["mean"] for s in sig]
+    ref = [crt_est.summary("normal", float(s), L=16, n_sets=2)["OPRF"]["mean"] for s in sig]
     np.testing.assert_allclose(lines[0].get_ydata(), ref, rtol=1e-12)
     plt.close(fig)

@@ -1,5 +1,5 @@
 """CRT Figure 2: the closed-form log-variances behind the curves agree with Monte Carlo where
-the variance is estimable (rfcheck.crt_variance.mc_crosscheck)."""
+the variance is estimable (rfcheck.estimators.crt.mc_crosscheck)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import math
 
 import pytest
 
-from rfcheck import crt_variance, stats
+from rfcheck import stats
+from rfcheck.estimators import crt as crt_est
 
 
 @pytest.mark.parametrize(("regime", "sigma"), [("sphere", 0.1), ("normal", 0.05)])
 def test_fig2_closed_forms_match_monte_carlo(regime, sigma):
-    rows = crt_variance.mc_crosscheck(regime, sigma, n_pairs=2, n_trials=200_000, seed=0)
-    assert len(rows) == 2 * len(crt_variance.METHODS)
+    rows = crt_est.mc_crosscheck(regime, sigma, n_pairs=2, n_trials=200_000, seed=0)
+    assert len(rows) == 2 * len(crt_est.METHODS)
     ok = [r for r in rows if r["trustworthy"]]
     assert len(ok) >= 8  # the check must decide something, not only skip heavy tails
     zc = stats.z_critical(1e-3, len(ok))
@@ -28,6 +29,6 @@ def test_fig2_closed_forms_match_monte_carlo(regime, sigma):
 
 
 def test_untrustworthy_rows_carry_no_z():
-    rows = crt_variance.mc_crosscheck("heterogen", 0.3, n_pairs=1, n_trials=20_000, seed=1)
+    rows = crt_est.mc_crosscheck("heterogen", 0.3, n_pairs=1, n_trials=20_000, seed=1)
     bad = [r for r in rows if not r["trustworthy"]]
     assert bad and all(math.isnan(r["z"]) and r["reason"] for r in bad if math.isfinite(r["se_log"]))

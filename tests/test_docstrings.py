@@ -57,6 +57,16 @@ COVERED = (
     "rfcheck.plots.darkformer",
     "rfcheck.closed_forms.darkformer",
     "rfcheck.closed_forms.rfa",
+    "rfcheck.closed_forms.hrf",
+    "rfcheck.estimators.crt",
+    "rfcheck.estimators.darkformer",
+    "rfcheck.estimators.hrf",
+    "rfcheck.estimators.rfa",
+    "rfcheck.accuracy",
+    "rfcheck.bench",
+    "rfcheck.calibrate",
+    "rfcheck.quadrature",
+    "rfcheck.docsgen",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

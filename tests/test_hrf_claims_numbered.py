@@ -13,11 +13,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from rfcheck import hybrid as hy
 from rfcheck.claims import BUDGETS, load_all
 from rfcheck.claims import hrf as ch
 from rfcheck.claims._common import deterministic_check, inequality_check
 from rfcheck.closed_forms import hrf as cf
+from rfcheck.estimators import hrf as hy
 from rfcheck.stats import estimate_mean, estimate_mse, z_critical
 from rfcheck.verify import run_check, run_claim
 

@@ -1,4 +1,4 @@
-"""Tests of ``rfcheck.hybrid``: estimators vs closed forms by Monte Carlo, Lemma 2.3 identity.
+"""Tests of ``rfcheck.estimators.hrf``: estimators vs closed forms by Monte Carlo, Lemma 2.3 identity.
 
 Monte Carlo comparisons use a two-sided z-test at family-wise level ``ALPHA`` over the
 points of each test (Bonferroni, ``rfcheck.stats.z_critical``); every one has a power
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rfcheck import hybrid as hy
 from rfcheck.closed_forms import hrf
+from rfcheck.estimators import hrf as hy
 from rfcheck.stats import estimate_mean, z_critical
 
 ALPHA = 1e-3

@@ -12,11 +12,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from rfcheck import hybrid as hy
 from rfcheck import verify
 from rfcheck.claims import REGISTRY, Claim
 from rfcheck.claims import hrf as H
 from rfcheck.claims._common import inequality_check
+from rfcheck.estimators import hrf as hy
 from rfcheck.stats import z_critical
 
 F_IDS = ["hrf.text-f-lambda-estimator.trig-zero-at-0", "hrf.text-f-lambda-estimator.pos-zero-at-pi",
@@ -60,7 +60,7 @@ def _mc_lambda(kind, r, theta, sigma, n, trials, seed):
     x = np.array([r, 0.0])
     y = r * np.array([math.cos(theta), math.sin(theta)])
     tau = rng.normal(size=(trials, n, 2))
-    if kind == "trig":   # eq (69) as implemented in rfcheck.hybrid
+    if kind == "trig":   # eq (69) as implemented in rfcheck.estimators.hrf
         return hy.normalized_gauss_lambda(x, y, tau, sigma, r)
     rho = -math.expm1(-2 * sigma**2 * r**2)
     f = np.exp(sigma * tau @ x - sigma**2 * r**2) * np.exp(sigma * tau @ y - sigma**2 * r**2)
@@ -108,7 +108,7 @@ def test_power_wrong_nonzero_is_refuted():
 
 @pytest.mark.parametrize("m,n", [(1, 1), (2, 3), (5, 1), (7, 11), (128, 128)])
 def test_feature_dim_is_counted(m, n):
-    """d_est = dim Psi (eq 11) of the angular hybrid, built with rfcheck.hybrid, is 4m + 4mn (Theta(mn))."""
+    """d_est = dim Psi (eq 11) of the angular hybrid, built with rfcheck.estimators.hrf, is 4m + 4mn (Theta(mn))."""
     assert H.hrf_feature_dim(m, n) == 4 * m + 4 * m * n
 
 

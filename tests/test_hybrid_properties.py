@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rfcheck import hybrid as hy
 from rfcheck.closed_forms import hrf
+from rfcheck.estimators import hrf as hy
 from rfcheck.stats import estimate_mean, z_critical
 
 norms = st.floats(0.0, 3.0, allow_nan=False)

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from flint import acb, arb
 
-from rfcheck import hybrid as hy
 from rfcheck.backends import FP, MP
 from rfcheck.certify import certified_equal, certified_inequality
 from rfcheck.claims import BUDGETS
 from rfcheck.claims._common import deterministic_check, inequality_check, not_certifiable
+from rfcheck.estimators import hrf as hy
 from rfcheck.references import hrf as R
 
 POINTS = [(0.7, 1.3, 2.1), (0.0, 1.1, 0.4), (1.9, 1.9, math.pi), (2.5, 0.3, 0.0), (1.2, 0.8, math.pi / 2)]
@@ -156,7 +156,7 @@ def test_gaussian_exp_dot_ball(z: list[complex]) -> None:
 
 
 def test_estimators_on_draws_match_numpy() -> None:
-    """The ctx transcriptions of eq (2), (3), (16), (69) on given draws equal rfcheck.hybrid's numpy estimators,
+    """The ctx transcriptions of eq (2), (3), (16), (69) on given draws equal rfcheck.estimators.hrf's numpy estimators,
     and their balls contain the 50-digit values."""
     rng = np.random.default_rng(3)
     x, y = [0.7, -0.2], [0.3, 1.1]

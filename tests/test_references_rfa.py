@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from rfcheck import rfa as impl
+from rfcheck.estimators import rfa as impl
 from rfcheck.references import rfa as ref
 
 

@@ -13,7 +13,6 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rfcheck import rfa
 from rfcheck.claims import BUDGETS
 from rfcheck.closed_forms import rfa as cf
 from rfcheck.estimators import rfa as rfe
@@ -84,8 +83,8 @@ def _tol(phi_q, phi_k, v, c=None):
        st.floats(0.05, 3.0))
 def test_causal_recurrence_equals_masked_quadratic(n, d, big_d, seed, scale):
     phi_q, phi_k, v, _ = _inst(n, d, big_d, seed, scale)
-    h, _ = rfa.rfa_causal(phi_q, phi_k, v)
-    ref = rfa.masked_linear_attention(phi_q, phi_k, v, causal=True)
+    h, _ = rfe.rfa_causal(phi_q, phi_k, v)
+    ref = rfe.masked_linear_attention(phi_q, phi_k, v, causal=True)
     mask = np.tril(np.ones((n, n)))
     assert np.all(np.abs(h - ref) <= _tol(phi_q, phi_k, v, mask))
 
@@ -94,8 +93,8 @@ def test_causal_recurrence_equals_masked_quadratic(n, d, big_d, seed, scale):
 @given(st.integers(1, 30), st.integers(1, 6), st.integers(1, 16), st.integers(0, 10_000))
 def test_noncausal_equals_quadratic(n, d, big_d, seed):
     phi_q, phi_k, v, _ = _inst(n, d, big_d, seed)
-    h, _ = rfa.rfa_noncausal(phi_q, phi_k, v)
-    ref = rfa.masked_linear_attention(phi_q, phi_k, v, causal=False)
+    h, _ = rfe.rfa_noncausal(phi_q, phi_k, v)
+    ref = rfe.masked_linear_attention(phi_q, phi_k, v, causal=False)
     assert np.all(np.abs(h - ref) <= _tol(phi_q, phi_k, v))
 
 
@@ -103,15 +102,15 @@ def test_noncausal_equals_quadratic(n, d, big_d, seed):
 @given(st.integers(1, 25), st.integers(1, 5), st.integers(1, 12), st.integers(0, 10_000))
 def test_gate_equals_explicit_product_weights(n, d, big_d, seed):
     phi_q, phi_k, v, g = _inst(n, d, big_d, seed)
-    h = rfa.rfa_gated(phi_q, phi_k, v, g)
-    ref = rfa.gated_attention_explicit(phi_q, phi_k, v, g)
+    h = rfe.rfa_gated(phi_q, phi_k, v, g)
+    ref = rfe.gated_attention_explicit(phi_q, phi_k, v, g)
     c = np.array([[(1 - g[i]) * np.prod(g[i + 1: t + 1]) if i <= t else 0.0 for i in range(n)] for t in range(n)])
     assert np.all(np.abs(h - ref) <= _tol(phi_q, phi_k, v, c))
 
 
 def test_gate_differs_from_ungated_power():
     phi_q, phi_k, v, g = _inst(8, 3, 6, 1)
-    assert np.max(np.abs(rfa.rfa_gated(phi_q, phi_k, v, g) - rfa.rfa_causal(phi_q, phi_k, v)[0])) > 1e-3
+    assert np.max(np.abs(rfe.rfa_gated(phi_q, phi_k, v, g) - rfe.rfa_causal(phi_q, phi_k, v)[0])) > 1e-3
 
 
 def test_rfa_with_equal_key_norms_approaches_softmax():
@@ -123,35 +122,35 @@ def test_rfa_with_equal_key_norms_approaches_softmax():
     k /= np.linalg.norm(k, axis=1, keepdims=True)
     v = rng.standard_normal((n, 1))
     w = rng.standard_normal((400_000, d))
-    h, _ = rfa.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k, w), v)
-    soft, _ = rfa.softmax_attention(q, k, v)
+    h, _ = rfe.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k, w), v)
+    soft, _ = rfe.softmax_attention(q, k, v)
     assert abs(h[0, 0] - soft[0, 0]) < 0.02
     k2 = k * np.array([[0.3], [1.0], [2.0], [0.5], [1.5]])  # unequal norms: they do not cancel
-    h2, _ = rfa.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k2, w), v)
-    soft2, _ = rfa.softmax_attention(q, k2, v)
+    h2, _ = rfe.rfa_noncausal(rfe.trig_features(q, w), rfe.trig_features(k2, w), v)
+    soft2, _ = rfe.softmax_attention(q, k2, v)
     assert abs(h2[0, 0] - soft2[0, 0]) > 0.1
 
 
 def test_operation_counts():
     phi_q, phi_k, v, _ = _inst(10, 4, 3, 0)
     f, d = phi_k.shape[1], v.shape[1]
-    _, ops = rfa.rfa_causal(phi_q, phi_k, v)
-    per_step = rfa.rfa_decode_step_ops(0, 0, f, d) - ((d + 1) * (2 * f - 1) + d)
+    _, ops = rfe.rfa_causal(phi_q, phi_k, v)
+    per_step = rfe.rfa_decode_step_ops(0, 0, f, d) - ((d + 1) * (2 * f - 1) + d)
     assert ops == 10 * per_step
-    _, ops20 = rfa.rfa_causal(*_inst(20, 4, 3, 0)[:3])
+    _, ops20 = rfe.rfa_causal(*_inst(20, 4, 3, 0)[:3])
     assert ops20 == 2 * ops  # linear in N
-    assert rfa.rfa_decode_step_ops(10, 5, f, d) == rfa.rfa_decode_step_ops(1000, 500, f, d)
-    assert rfa.softmax_decode_step_ops(200, 100, d) > 10 * rfa.softmax_decode_step_ops(20, 10, d) // 2
-    _, s1 = rfa.softmax_attention(np.ones((16, 4)), np.ones((16, 4)), np.ones((16, 4)))
-    _, s2 = rfa.softmax_attention(np.ones((32, 4)), np.ones((32, 4)), np.ones((32, 4)))
+    assert rfe.rfa_decode_step_ops(10, 5, f, d) == rfe.rfa_decode_step_ops(1000, 500, f, d)
+    assert rfe.softmax_decode_step_ops(200, 100, d) > 10 * rfe.softmax_decode_step_ops(20, 10, d) // 2
+    _, s1 = rfe.softmax_attention(np.ones((16, 4)), np.ones((16, 4)), np.ones((16, 4)))
+    _, s2 = rfe.softmax_attention(np.ones((32, 4)), np.ones((32, 4)), np.ones((32, 4)))
     assert 3.8 < s2 / s1 <= 4.0  # quadratic in N
 
 
 @pytest.mark.parametrize(("fn", "args", "msg"), [
-    (rfa.rfa_gated, (np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 1)), np.array([0.5, 1.0])), r"\(0, 1\)"),
-    (rfa.rfa_causal, (np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 1))), "width"),
-    (rfa.rfa_causal, (np.ones((2, 2)), np.ones((2, 2)), np.ones((3, 1))), "one value row"),
-    (rfa.rfa_noncausal, (np.full((2, 2), np.nan), np.ones((2, 2)), np.ones((2, 1))), "finite"),
+    (rfe.rfa_gated, (np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 1)), np.array([0.5, 1.0])), r"\(0, 1\)"),
+    (rfe.rfa_causal, (np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 1))), "width"),
+    (rfe.rfa_causal, (np.ones((2, 2)), np.ones((2, 2)), np.ones((3, 1))), "one value row"),
+    (rfe.rfa_noncausal, (np.full((2, 2), np.nan), np.ones((2, 2)), np.ones((2, 1))), "finite"),
     (rfe.trig_features, (np.ones((2, 3)), np.ones((4, 2))), "R\\^"),
     (cf.log_rff_limit, (0.0, 1.0, 1.0, 1.0, 1.0), "sigma"),
     (cf.log_rff_limit, (1.0, float("nan"), 1.0, 1.0, 1.0), "finite"),

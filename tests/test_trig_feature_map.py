@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from rfcheck import hybrid
 from rfcheck.closed_forms import rfa as cf
+from rfcheck.estimators import hrf as hybrid
 from rfcheck.estimators import rfa as rfe
 from rfcheck.features import trig_feature_map
 

@@ -57,7 +57,7 @@ import numpy as np
 
 from rfcheck import validate
 from rfcheck.closed_forms import hrf as cf
-from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
+from rfcheck.estimators.hrf import FIG2_HYBRID, FIG2_M
 from rfcheck.stats import compare_mc, estimate_mean, z_critical
 
 __all__ = ["METHODS", "MaxRelStudy", "exact_max_rel_error", "format_maxrel", "main", "run_maxrel",

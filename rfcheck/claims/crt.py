@@ -1221,7 +1221,7 @@ P.claim(
 
 def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
-    from rfcheck import discrete
+    from rfcheck.estimators import crt as discrete
 
     x, y = _dirf_vectors(p)
     if p.get("plus"):
@@ -1924,7 +1924,7 @@ def _sec51_sets(regime: str, L: int, n_sets: int = 5, seed: int = 0,
     ``crt_variance.summary``'s ``set_means``, drawn from the same stream) and the log of the mean variance."""
     from scipy.special import logsumexp
 
-    from rfcheck import crt_variance
+    from rfcheck.estimators import crt as crt_variance
 
     rng = np.random.default_rng([seed, crt_variance.REGIMES.index(regime), round(1.0 * 1e6)])  # summary's stream
     out: dict[str, dict[str, list[float]]] = {m: {"mean_log": [], "log_mean": []} for m in _SEC51_METHODS}

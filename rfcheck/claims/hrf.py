@@ -26,10 +26,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from rfcheck import hybrid as hy
 from rfcheck import quadrature
 from rfcheck.backends import MP
 from rfcheck.closed_forms import hrf as cf
+from rfcheck.estimators import hrf as hy
 from rfcheck.ledger import (
     Budget,
     Check,

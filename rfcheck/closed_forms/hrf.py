@@ -38,8 +38,8 @@ The Gaussian-lambda moments (:func:`gauss_lambda_mean` etc.) and :func:`log_mse_
 accept any radius ``r > 0``: they are the exact moments of eq (69)'s estimator for every input.
 Where ``|x - y| > 2r`` the coefficient ``lambda(x, y)`` of eq (67) exceeds 1 (it is in ``[0, 1]``
 for ``|x| = |y| = r``, the premise of appendix F); the estimator is still unbiased, but
-``rfcheck.hybrid`` refuses to build it there unless ``allow_lambda_above_one=True``
-(``rfcheck.hybrid.check_gauss_lambda_range``).
+``rfcheck.estimators.hrf`` refuses to build it there unless ``allow_lambda_above_one=True``
+(``rfcheck.estimators.hrf.check_gauss_lambda_range``).
 
 References
 ----------
@@ -144,6 +144,27 @@ def pair_geometry(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     angle: ``ValueError``.  Below ``theta = 1e-2`` (where that formula's absolute error of a few
     eps is no longer ~eps relative) ``theta = atan2(sqrt(|x|^2 |y|^2 - (x.y)^2), x.y)`` from
     exact integer arithmetic on the float64 inputs (exactly 0 for parallel vectors).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Vectors of shape (d,), or (P, d) for ``P`` pairs.
+
+    Returns
+    -------
+    nx, ny, theta : numpy.ndarray
+        Shape (P,) each (``P = 1`` for vectors): ``|x|``, ``|y|`` and the angle in ``[0, pi]``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in shape, an input is not finite, or a vector is zero.
+
+    Examples
+    --------
+    >>> nx, ny, theta = pair_geometry([1.0, 0.0], [0.0, 2.0])
+    >>> nx.tolist(), ny.tolist(), bool(np.isclose(theta[0], np.pi / 2))
+    ([1.0], [2.0], True)
     """
     xa = np.atleast_2d(_finite("x", x))
     ya = np.atleast_2d(_finite("y", y))
@@ -242,10 +263,42 @@ def _cond_pair(ctx: Any, nx: Any, ny: Any, theta: Any, *rest: Any) -> Any:
 def log_mse_trig(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     """log MSE of ``SM^trig_m`` (eq 2): ``(2m)^-1 exp(|x|^2 + |y|^2) (1 - exp(-|x - y|^2))^2``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the MSE of ``SM^trig_m`` about ``SM(x, y)`` (``-inf`` where it is
+        0): float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a norm is negative, ``theta`` is outside ``[0, pi]``, a count is not an integer ``>= 1``,
+        or an input is not finite.
+
     References
     ----------
     HRF Lemma 2.2, eq (7): ``f1(|z|) f3(|Delta|)`` with ``f1(u) = (2m)^-1 exp(u^2) SM^-2``
     (``exp(|z|^2) SM^-2 = exp(|x|^2 + |y|^2)``); holds as printed.
+
+    Examples
+    --------
+    >>> float(log_mse_trig(1.0, 1.0, 0.0, 4))  # x = y: every trigonometric estimate is exact
+    -inf
+    >>> d2 = 1.0**2 + 0.5**2 - 2 * 0.5 * np.cos(1.0)  # |x - y|^2
+    >>> bool(np.isclose(log_mse_trig(1.0, 0.5, 1.0, 4), np.log((1 - np.exp(-d2)) ** 2 / 8) + 1.25))
+    True
     """
     theta = _clip_theta(ctx, theta)
     return -ctx.log(2 * m) + nx**2 + ny**2 + 2 * _log1mexp(ctx, _sq_diff(ctx, nx, ny, theta))
@@ -255,10 +308,39 @@ def log_mse_trig(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
 def log_mse_pos(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any) -> Any:
     """log MSE of ``SM^++_m`` (eq 3): ``(2m)^-1 exp(2|z|^2 - |x|^2 - |y|^2)(1 - exp(-|z|^2))^2``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the MSE of ``SM^++_m`` about ``SM(x, y)`` (``-inf`` where it is 0):
+        float64 arrays broadcast over the arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a norm is negative, ``theta`` is outside ``[0, pi]``, a count is not an integer ``>= 1``,
+        or an input is not finite.
+
     References
     ----------
     HRF Lemma 2.2, eq (7): ``f2(|z|) f3(|z|)``, ``exp(|z|^2) SM^2 = exp(2|z|^2 - |x|^2 - |y|^2)``;
     holds as printed.
+
+    Examples
+    --------
+    >>> z2 = 1.0**2 + 0.5**2 + 2 * 0.5 * np.cos(1.0)  # |x + y|^2
+    >>> bool(np.isclose(log_mse_pos(1.0, 0.5, 1.0, 4), np.log((1 - np.exp(-z2)) ** 2 / 8) + 2 * z2 - 1.25))
+    True
     """
     theta = _clip_theta(ctx, theta)
     s = _sq_sum(ctx, nx, ny, theta)
@@ -331,10 +413,50 @@ def log_mse_bipolar(
     has (``E[lambda(1 - lambda)]^2 > E[lambda^2] E[(1 - lambda)^2]``, which could make the
     MSE negative) raise ``ValueError``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    e_lam2 : array_like
+        ``E[lambda^2] >= 0`` of the lambda-estimator.
+    e_oml2 : array_like
+        ``E[(1 - lambda)^2] >= 0``.
+    e_lam_oml : array_like
+        ``E[lambda (1 - lambda)]``, with ``E[lambda(1 - lambda)]^2 <= E[lambda^2] E[(1 - lambda)^2]``.
+    shared : {0, 1}
+        0: independent projections for the two base estimators (variant I); 1: the same projections
+        (variant II).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the hybrid's MSE about ``SM(x, y)`` (``-inf`` where it is 0):
+        float64 arrays broadcast over the arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As the pair checks of :func:`log_mse_trig`; if a second moment is negative, the three
+        moments are not those of one random ``lambda`` (Cauchy-Schwarz), or ``shared`` is not 0 or
+        1.
+
     References
     ----------
     HRF Thm 3.1, eq (22)-(23); proof appendix C, eq (31)-(41).  Both hold as printed
     (the intermediate eq (36) writes ``binom(m, 2)`` where ``m(m - 1)`` is meant).
+
+    Examples
+    --------
+    ``lambda = 1`` (moments 1, 0, 0) is ``SM^++_m``:
+
+    >>> bool(np.isclose(log_mse_bipolar(1.0, 0.5, 1.0, 4, 1.0, 0.0, 0.0, 0), log_mse_pos(1.0, 0.5, 1.0, 4)))
+    True
     """
     big, a, b, cr = _bipolar_terms(ctx, nx, ny, theta, m, e_lam2, e_oml2, e_lam_oml, shared)
     return big + ctx.log(a + b - cr)
@@ -352,9 +474,32 @@ def _check_theta_n(theta: Any, n: Any) -> None:
 def angular_lambda_mean(ctx: Any, theta: Any) -> Any:
     """``E[lambda_hat] = theta/pi`` for the sgn-feature estimator (eq 19).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``theta/pi``: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]`` or not finite.
+
     References
     ----------
     HRF Lemma 3.2, eq (24); appendix D.1 (Goemans-Williamson).
+
+    Examples
+    --------
+    >>> float(angular_lambda_mean(np.pi / 2))
+    0.5
     """
     return _clip_theta(ctx, theta) / ctx.pi
 
@@ -363,10 +508,35 @@ def angular_lambda_mean(ctx: Any, theta: Any) -> Any:
 def angular_lambda_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
     """``E[lambda_hat_n^2] = p (p - p/n + 1/n)``, ``p = theta/pi`` (eq 19 with n sgn features).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[lambda_hat_n^2]``: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]`` or ``n`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Lemma 3.2, eq (24); proof appendix D.1, eq (42)-(44) (the middle expression of
     eq (44) is misprinted; the final one holds).
+
+    Examples
+    --------
+    >>> float(angular_lambda_second_moment(np.pi / 2, 2))  # p = 1/2: p (p - p/n + 1/n)
+    0.375
     """
     p = _clip_theta(ctx, theta) / ctx.pi
     return p * (p * (n - 1) + 1) / n  # = p (p - p/n + 1/n); no float 1/n in the mpmath face
@@ -378,9 +548,34 @@ def angular_one_minus_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
 
     ``1 - p`` is evaluated as ``(pi - theta)/pi`` (no cancellation near ``theta = pi``).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[(1 - lambda_hat_n)^2]``: float64 arrays broadcast over the arguments, or an mpmath
+        number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]`` or ``n`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Thm D.1, eq (45) (second coefficient); from Lemma 3.2 by ``theta -> pi - theta``.
+
+    Examples
+    --------
+    >>> round(float(angular_one_minus_second_moment(np.pi / 2, 2)), 12)
+    0.375
     """
     q = _pi_minus(ctx, _clip_theta(ctx, theta)) / ctx.pi
     return q * (q + (1 - q) / n)
@@ -390,9 +585,39 @@ def angular_one_minus_second_moment(ctx: Any, theta: Any, n: Any) -> Any:
 def angular_lambda_cross_moment(ctx: Any, theta: Any, n: Any) -> Any:
     """``E[lambda_hat_n (1 - lambda_hat_n)] = p (1 - p)(1 - 1/n)``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[lambda_hat_n (1 - lambda_hat_n)]``: float64 arrays broadcast over the arguments, or an
+        mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]`` or ``n`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Thm D.1, eq (46) (``p(1 - 1/n - p + p/n)``).
+
+    Examples
+    --------
+    The three moments add up to ``E[(lambda + 1 - lambda)^2] = 1``:
+
+    >>> t, n = 1.0, 3
+    >>> tot = (angular_lambda_second_moment(t, n) + angular_one_minus_second_moment(t, n)
+    ...        + 2 * angular_lambda_cross_moment(t, n))
+    >>> bool(np.isclose(tot, 1.0))
+    True
     """
     theta = _clip_theta(ctx, theta)
     p = theta / ctx.pi
@@ -423,9 +648,45 @@ def log_mse_angular_hybrid(ctx: Any, nx: Any, ny: Any, theta: Any, m: Any, n: An
 
     Thm 3.1 with Lemma 3.2's moments.  ``shared`` as in :func:`log_mse_bipolar`.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    shared : {0, 1}
+        0: independent projections for the two base estimators (variant I); 1: the same projections
+        (variant II).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the angular hybrid's MSE about ``SM(x, y)`` (``-inf`` where it is
+        0): float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a norm is negative, ``theta`` is outside ``[0, pi]``, a count is not an integer ``>= 1``,
+        or an input is not finite. Also if ``shared`` is not 0 or 1.
+
     References
     ----------
     HRF Thm D.1, eq (45) (``shared=0``) and eq (46) (``shared=1``); both hold as printed.
+
+    Examples
+    --------
+    At ``theta = pi`` every sign feature separates the pair, ``lambda = 1``: the hybrid is ``SM^++_m``:
+
+    >>> bool(np.isclose(log_mse_angular_hybrid(1.0, 0.5, np.pi, 4, 3, 0), log_mse_pos(1.0, 0.5, np.pi, 4)))
+    True
     """
     return log_mse_bipolar.impl(ctx, *_ang_args(ctx, nx, ny, theta, m, n, shared))
 
@@ -448,11 +709,41 @@ def log_mse_angular_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: 
     ``MSE = (2m)^-1 [E lambda^2 exp(8 r^2 cos^2(theta/2) - 2r^2)(1 - exp(-4 r^2 cos^2(theta/2)))^2
     + E(1-lambda)^2 exp(2 r^2)(1 - exp(-4 r^2 sin^2(theta/2)))^2]``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The common norm ``r = |x| = |y|``, ``> 0``.
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the MSE (``-inf`` where it is 0): float64 arrays broadcast over the
+        arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0``, ``theta`` is outside ``[0, pi]``, or a count is not an integer ``>= 1``.
+
     References
     ----------
     HRF Thm D.1, eq (47), corrected: eq (47) prints the second coefficient as
     ``p(1 - 1/n - p + p/n)`` (that is ``E[lambda(1 - lambda)]``); the correct one is
     ``E[(1 - lambda)^2] = (1 - p)(1 - p + p/n)`` (eq 45 with ``|x| = |y|``).
+
+    Examples
+    --------
+    >>> bool(np.isclose(log_mse_angular_hybrid_same_length(1.0, 1.0, 4, 3),
+    ...                 log_mse_angular_hybrid(1.0, 1.0, 1.0, 4, 3, 0)))
+    True
     """
     return log_mse_angular_hybrid.impl(ctx, r, r, theta, m, n, 0)
 
@@ -475,9 +766,39 @@ def _log_rel_err_base(ctx: Any, m: Any, u: Any) -> Any:
 def log_rel_error_trig(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     """``log eps_{theta,r}(SM^trig_m) = log((2m)^-1/2 exp(2r^2 s)(1 - exp(-4 r^2 s)))``, ``s = sin^2(theta/2)``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``> 0``.
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the relative error ``sqrt(MSE)/SM`` on ``S(r)`` (``-inf`` where it
+        is 0): float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0``, ``theta`` is outside ``[0, pi]``, or ``m`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Lemma 3.4, eq (25); holds as printed.
+
+    Examples
+    --------
+    The largest relative error of ``SM^trig`` on ``S(r)`` is at ``theta = pi`` (eq 26):
+
+    >>> bool(np.isclose(log_rel_error_trig(1.0, np.pi, 4), log_max_rel_error_base(1.0, 4)))
+    True
     """
     return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.sin(_clip_theta(ctx, theta) / 2) ** 2)
 
@@ -486,16 +807,70 @@ def log_rel_error_trig(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
 def log_rel_error_pos(ctx: Any, r: Any, theta: Any, m: Any) -> Any:
     """``log eps_{theta,r}(SM^++_m)``: eq (25)'s expression at ``pi - theta`` (``cos^2(theta/2)``).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``> 0``.
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the relative error ``sqrt(MSE)/SM`` on ``S(r)`` (``-inf`` where it
+        is 0): float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0``, ``theta`` is outside ``[0, pi]``, or ``m`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Lemma 3.4, eq (25); holds as printed.
+
+    Examples
+    --------
+    The largest relative error of ``SM^++`` on ``S(r)`` is at ``theta = 0`` (eq 26):
+
+    >>> bool(np.isclose(log_rel_error_pos(1.0, 0.0, 4), log_max_rel_error_base(1.0, 4)))
+    True
     """
     return _log_rel_err_base(ctx, m, 4 * r**2 * ctx.cos(_clip_theta(ctx, theta) / 2) ** 2)
 
 
 @formula(check=_check_r)
 def log_w(ctx: Any, r: Any) -> Any:
-    """``log W(r) = 2 r^2 + log(1 - exp(-4 r^2))`` (Lemma 3.4, Thm 3.5)."""
+    """``log W(r) = 2 r^2 + log(1 - exp(-4 r^2))`` (Lemma 3.4, Thm 3.5).
+
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``log W(r)``: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0`` or not finite.
+
+    Examples
+    --------
+    >>> bool(np.isclose(log_w(1.0), 2 + np.log(1 - np.exp(-4))))
+    True
+    """
     return 2 * r**2 + _log1mexp(ctx, 4 * r**2)
 
 
@@ -508,9 +883,34 @@ def _check_r_m(r: Any, m: Any) -> None:
 def log_max_rel_error_base(ctx: Any, r: Any, m: Any) -> Any:
     """``log eps_{S(r)}(SM^trig_m) = log eps_{S(r)}(SM^++_m) = log(W(r)/sqrt(2m))``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``> 0``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``log(W(r)/sqrt(2m))``: float64 arrays broadcast over the arguments, or an mpmath number
+        with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0`` or ``m`` is not an integer ``>= 1``.
+
     References
     ----------
     HRF Lemma 3.4, eq (26); holds as printed (the maximum is at theta = pi, resp. 0).
+
+    Examples
+    --------
+    >>> bool(np.isclose(log_max_rel_error_base(1.0, 4), log_w(1.0) - np.log(8) / 2))
+    True
     """
     return log_w.impl(ctx, r) - ctx.log(2 * m) / 2
 
@@ -524,9 +924,42 @@ def log_rel_error_angular_hybrid(ctx: Any, r: Any, theta: Any, m: Any, n: Any) -
 
     Equals ``log(exp(r^2) sqrt(h_r(theta)/(2m)))`` with ``h_r`` of eq (49)-(50).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``> 0``.
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the relative error ``sqrt(MSE)/SM`` on ``S(r)`` (``-inf`` where it
+        is 0): float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0``, ``theta`` is outside ``[0, pi]``, or a count is not an integer ``>= 1``.
+
     References
     ----------
     HRF Def 3.3; appendix D.3 eq (48)-(50) (eq (66) misprints ``exp(2r^2)`` for ``exp(r^2)``).
+
+    Examples
+    --------
+    Symmetric under ``theta -> pi - theta`` (eq 49):
+
+    >>> bool(np.isclose(log_rel_error_angular_hybrid(1.5, 0.3, 4, 8),
+    ...                 log_rel_error_angular_hybrid(1.5, np.pi - 0.3, 4, 8)))
+    True
     """
     theta = _clip_theta(ctx, theta)
     return (log_mse_angular_hybrid_same_length.impl(ctx, r, theta, m, n) - 2 * r**2 * ctx.cos(theta)) / 2
@@ -542,9 +975,41 @@ def log_max_rel_error_angular_hybrid(r: float, m: int, n: int, *, backend: str =
     float64; the mpmath face refines the bracket by golden-section search at ``dps``
     digits (the maximum value is then good to ~``dps`` digits, the maximiser to half).
 
+    Parameters
+    ----------
+    r : float
+        The radius of the sphere ``S(r)``, ``> 0``.
+    m : int
+        Random features of each base estimator, ``>= 1``.
+    n : int
+        Random features of the lambda-estimator, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        The face: float64 (bounded Brent) or mpmath (golden-section search at ``dps`` digits).
+    dps : int, optional
+        Digits of the mpmath face (default 50).
+
+    Returns
+    -------
+    float or mpmath.mpf
+        ``max_theta log eps_{theta,r}(SM^anghyb_{m,n})``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0``, a count is not an integer ``>= 1``, or ``backend`` is unknown.
+
     References
     ----------
     HRF Def 3.3, Thm 3.5; appendix D.3 eq (48).
+
+    Examples
+    --------
+    The maximum is at least the value on a fine grid of angles:
+
+    >>> grid = np.linspace(0, np.pi, 1001)
+    >>> best = float(np.max(log_rel_error_angular_hybrid(2.0, grid, 4, 8)))
+    >>> bool(best <= log_max_rel_error_angular_hybrid(2.0, 4, 8) < best + 1e-6)
+    True
     """
     _check_r(r)
     _check_count("m", m)
@@ -601,9 +1066,38 @@ def log_angular_hybrid_max_rel_error_bound(ctx: Any, r: Any, m: Any, n: Any) -> 
     ``exp(2r^2)/sqrt(r)`` -- and so does the true maximum, so no bound ``O(exp(2r^2)/r)``
     holds uniformly in ``n``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The radius of the sphere ``S(r)``, ``>= 1`` (Thm 3.5's condition).
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The log of the bound: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r < 1`` or a count is not an integer ``>= 1``.
+
     References
     ----------
     HRF Thm 3.5, eq (27); appendix D.3 eq (51)-(65) with eq (64) corrected.
+
+    Examples
+    --------
+    The bound lies above the true maximum:
+
+    >>> bool(log_angular_hybrid_max_rel_error_bound(2.0, 4, 8) >= log_max_rel_error_angular_hybrid(2.0, 4, 8))
+    True
     """
     return log_w.impl(ctx, r) - ctx.log(2 * m) / 2 + ctx.log(
         (n - 1) / (n * ctx.pi * r**2) + 1 / (n * ctx.sqrt(ctx.pi) * r)) / 2
@@ -620,7 +1114,33 @@ def _check_sigma_r(sigma: Any, r: Any) -> None:
 
 @formula(check=lambda r, sigma: _check_sigma_r(sigma, r))
 def gauss_rho(ctx: Any, r: Any, sigma: Any) -> Any:
-    """``rho = 1 - exp(-2 sigma^2 r^2)`` (eq 68)."""
+    """``rho = 1 - exp(-2 sigma^2 r^2)`` (eq 68).
+
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        Appendix F's radius ``r > 0`` (eq 68: ``rho = 1 - exp(-2 sigma^2 r^2)``).
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``rho`` in ``(0, 1)``: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma <= 0`` or ``r <= 0``.
+
+    Examples
+    --------
+    >>> bool(np.isclose(gauss_rho(1.0, 1.0), 1 - np.exp(-2)))
+    True
+    """
     return -ctx.expm1(-2 * sigma**2 * r**2)
 
 
@@ -700,7 +1220,44 @@ def _cond_gauss_tiny(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any,
 
 @formula(check=_check_gauss, conditioning=_cond_gauss_tiny)
 def gauss_lambda_mean(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
-    """``E[lambda_hat] = lambda(x, y) = (1 - exp(-sigma^2 |x - y|^2/2))/rho`` (eq 67, 69)."""
+    """``E[lambda_hat] = lambda(x, y) = (1 - exp(-sigma^2 |x - y|^2/2))/rho`` (eq 67, 69).
+
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+    r : array_like
+        Appendix F's radius ``r > 0`` (eq 68: ``rho = 1 - exp(-2 sigma^2 r^2)``).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[lambda_hat]``, in ``[0, 1]`` where ``|x - y| <= 2r``: float64 arrays broadcast over the
+        arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a norm is negative, ``theta`` is outside ``[0, pi]``, ``n`` is not an integer ``>= 1``,
+        or ``sigma`` or ``r`` is not positive.
+
+    Examples
+    --------
+    The coefficient that :func:`rfcheck.estimators.hrf.check_gauss_lambda_range` computes from vectors:
+
+    >>> from rfcheck.estimators.hrf import check_gauss_lambda_range
+    >>> x, y = np.array([0.3, 0.0]), 0.4 * np.array([np.cos(1.0), np.sin(1.0)])
+    >>> bool(np.isclose(gauss_lambda_mean(0.3, 0.4, 1.0, 2, 1.0, 0.5), check_gauss_lambda_range(x, y, 1.0, 0.5)))
+    True
+    """
     rho, one_g, _, _ = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
     return one_g / rho
 
@@ -709,9 +1266,45 @@ def gauss_lambda_mean(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any
 def gauss_lambda_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
     """``E[lambda_hat^2] = rho^-2 (1 - e^{-s^2|D|^2/2})^2 + (2 rho^2 n)^-1 (1 - e^{-s^2|D|^2})^2``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+    r : array_like
+        Appendix F's radius ``r > 0`` (eq 68: ``rho = 1 - exp(-2 sigma^2 r^2)``).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[lambda_hat^2]``: float64 arrays broadcast over the arguments, or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gauss_lambda_mean`.
+
     References
     ----------
     HRF Thm F.1, eq (72); proof eq (75).  Holds as printed.
+
+    Examples
+    --------
+    The variance ``E[lambda_hat^2] - lambda^2 = (1 - exp(-sigma^2 |x - y|^2))^2 / (2 n rho^2)``:
+
+    >>> args = (0.3, 0.4, 1.0, 2, 1.0, 0.5)
+    >>> d2 = 0.3**2 + 0.4**2 - 2 * 0.3 * 0.4 * np.cos(1.0)
+    >>> var = gauss_lambda_second_moment(*args) - gauss_lambda_mean(*args) ** 2
+    >>> bool(np.isclose(var, np.expm1(-d2) ** 2 / (2 * 2 * gauss_rho(0.5, 1.0) ** 2)))
+    True
     """
     rho, one_g, _, var_n = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
     return (one_g**2 + var_n) / rho**2
@@ -721,11 +1314,46 @@ def gauss_lambda_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, s
 def gauss_one_minus_second_moment(ctx: Any, nx: Any, ny: Any, theta: Any, n: Any, sigma: Any, r: Any) -> Any:
     """``E[(1 - lambda_hat)^2] = rho^-2 ((1 - rho) - e^{-s^2|D|^2/2})^2 + (2 rho^2 n)^-1 (1 - e^{-s^2|D|^2})^2``.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+    r : array_like
+        Appendix F's radius ``r > 0`` (eq 68: ``rho = 1 - exp(-2 sigma^2 r^2)``).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        ``E[(1 - lambda_hat)^2]``: float64 arrays broadcast over the arguments, or an mpmath number
+        with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gauss_lambda_mean`.
+
     References
     ----------
     HRF Thm F.1, eq (73); proof eq (74).  Holds as printed.  ``(1 - rho) - g`` cancels where
     ``|Delta| ~ 2r``: it is taken from ``4r^2 - |Delta|^2`` in whichever of two exact forms
     cancels less, and float64 points where both cancel are recomputed in mpmath.
+
+    Examples
+    --------
+    ``E[(1 - lambda)^2] = 1 - 2 E[lambda] + E[lambda^2]``:
+
+    >>> args = (0.3, 0.4, 1.0, 2, 1.0, 0.5)
+    >>> ref = 1 - 2 * gauss_lambda_mean(*args) + gauss_lambda_second_moment(*args)
+    >>> bool(np.isclose(gauss_one_minus_second_moment(*args), ref))
+    True
     """
     rho, _, omr_g, var_n = _gauss_parts(ctx, nx, ny, theta, n, sigma, r)
     return (omr_g**2 + var_n) / rho**2
@@ -774,10 +1402,50 @@ def log_mse_gauss_hybrid(
     projections for both base estimators) subtracts Thm 3.1's variant-II term, which is
     zero only when ``|x|^2 - |y|^2 in 2 pi Z`` (e.g. ``|x| = |y|``).
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    nx, ny : array_like
+        The norms ``|x|, |y| >= 0`` (broadcast together with the other arguments).
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+    r : array_like
+        Appendix F's radius ``r > 0`` (eq 68: ``rho = 1 - exp(-2 sigma^2 r^2)``).
+    shared : {0, 1}
+        0: independent projections for the two base estimators (variant I); 1: the same projections
+        (variant II).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the hybrid's MSE about ``SM(x, y)`` (``-inf`` where it is 0):
+        float64 arrays broadcast over the arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gauss_lambda_mean`; also if ``m`` is not an integer ``>= 1`` or ``shared`` is not
+        0 or 1.
+
     References
     ----------
     HRF Thm F.1, eq (71)-(73) (holds as printed for ``shared=0``); its "furthermore" is
     corrected here for ``|x| != |y|``.
+
+    Examples
+    --------
+    For ``|x| = |y|`` sharing the projections leaves the MSE unchanged (Thm F.1's "furthermore"):
+
+    >>> bool(np.isclose(log_mse_gauss_hybrid(0.5, 0.5, 1.0, 4, 2, 1.0, 0.5, 0),
+    ...                 log_mse_gauss_hybrid(0.5, 0.5, 1.0, 4, 2, 1.0, 0.5, 1)))
+    True
     """
     return log_mse_bipolar.impl(ctx, *_gauss_args(ctx, nx, ny, theta, m, n, sigma, r, shared))
 
@@ -800,9 +1468,42 @@ def log_mse_gauss_hybrid_same_length(ctx: Any, r: Any, theta: Any, m: Any, n: An
     Float64 points where ``sigma r``, ``r theta`` or ``sigma r theta`` is below 1e-70 (where ``rho^2``
     or ``(1 - g)^2`` underflows) are computed in mpmath.
 
+    A :func:`rfcheck.backends.formula`: it also takes ``backend="float64" | "mpmath"`` and ``dps``.
+
+    Parameters
+    ----------
+    r : array_like
+        The common norm ``r = |x| = |y|`` (also appendix F's radius), ``> 0``.
+    theta : array_like
+        The angle between ``x`` and ``y``, in ``[0, pi]``.
+    m : array_like of int
+        Random features of each base estimator, ``>= 1``.
+    n : array_like of int
+        Random features of the lambda-estimator, ``>= 1``.
+    sigma : array_like
+        The Gaussian lambda's ``sigma > 0`` (eq 67).
+
+    Returns
+    -------
+    numpy.ndarray or mpmath.mpf
+        The natural logarithm of the MSE (``-inf`` where it is 0): float64 arrays broadcast over the
+        arguments, or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``r <= 0`` or ``sigma <= 0``, ``theta`` is outside ``[0, pi]``, or a count is not an
+        integer ``>= 1``.
+
     References
     ----------
     HRF Thm F.2, eq (76)-(80); holds as printed.
+
+    Examples
+    --------
+    >>> bool(np.isclose(log_mse_gauss_hybrid_same_length(0.5, 1.0, 4, 2, 1.0),
+    ...                 log_mse_gauss_hybrid(0.5, 0.5, 1.0, 4, 2, 1.0, 0.5, 0)))
+    True
     """
     return log_mse_gauss_hybrid.impl(ctx, r, r, theta, m, n, sigma, r, 0)
 
@@ -830,9 +1531,46 @@ def cexp_log_mse(a: Any, x: Any, y: Any, m: int, *, part: str = "complex", backe
     inputs taken as the float values given); ``ValueError`` if that needs over 2000 digits
     (``rfcheck.backends._MAX_DPS``).
 
+    Parameters
+    ----------
+    a : array_like
+        Shape (d, d): the invertible (complex) matrix ``A``.
+    x, y : array_like
+        Shape (d,): the query and the key.
+    m : int
+        Random features, ``>= 1``.
+    part : {"complex", "real"}, optional
+        The MSE of the complex estimate (default) or of its real part.
+    backend : {"float64", "mpmath"}, optional
+        The face of the result (default float64).
+    dps : int, optional
+        Digits of the mpmath face (default 50).
+
+    Returns
+    -------
+    float or mpmath.mpf
+        The natural logarithm of the MSE about ``SM(x, y) = exp(x^T y)`` (``-inf`` where ``z = 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``part`` or ``backend`` is unknown, ``A`` is not a finite square matrix or is singular,
+        ``x`` and ``y`` do not match ``A``, ``m`` is not an integer ``>= 1``, or no precision up to
+        ``rfcheck.backends._MAX_DPS`` digits settles the value.
+
     References
     ----------
     HRF sec 2.3, Lemma 2.4, eq (13)-(18).
+
+    Examples
+    --------
+    ``A = I`` and ``y = -x`` make ``z = 0``: every draw gives ``SM(x, y)`` exactly:
+
+    >>> float(cexp_log_mse(np.eye(2), [0.3, -0.2], [-0.3, 0.2], 4))
+    -inf
+    >>> x, y = np.array([0.3, -0.2]), np.array([0.1, 0.4])
+    >>> bool(np.isclose(cexp_log_mse(np.eye(2), x, y, 4), 2 * (x @ y) + np.log(np.expm1(np.sum((x + y) ** 2)) / 4)))
+    True
     """
     if part not in ("complex", "real"):
         raise ValueError(f"part must be 'complex' or 'real'; got {part!r}")

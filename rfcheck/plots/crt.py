@@ -200,7 +200,7 @@ def plot_log_variances(ax: Any, regime: str, methods: tuple[str, ...], sigmas: n
     ax : matplotlib.axes.Axes
         Where to draw.
     regime : str
-        A data regime of ``rfcheck.crt_variance.REGIMES``.
+        A data regime of :data:`rfcheck.estimators.crt.REGIMES`.
     methods : tuple of str
         The RF mechanisms (e.g. ``"PosRF"``, ``"OPRF"``, ``"TrigRF"``, ``"GERF"``).
     sigmas : numpy.ndarray
@@ -221,10 +221,10 @@ def plot_log_variances(ax: Any, regime: str, methods: tuple[str, ...], sigmas: n
     ----------
     CRT Figure 2; eq (6), (11), (13) with parameters from eq (8), (12), (14).
     """
-    from rfcheck import crt_variance
+    from rfcheck.estimators import crt as crt_est
 
     arts = []
-    rows = [crt_variance.summary(regime, float(sg), L=L, n_sets=n_sets, seed=seed) for sg in sigmas]
+    rows = [crt_est.summary(regime, float(sg), L=L, n_sets=n_sets, seed=seed) for sg in sigmas]
     for m in methods:
         mean = np.array([r[m]["mean"] for r in rows])
         std = np.array([r[m]["std"] for r in rows])
@@ -238,7 +238,7 @@ def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
     """Write ``crt-fig2.png`` / ``.pdf``: CRT Figure 2 (log-variance of eight RF mechanisms vs sigma).
 
     Closed forms (6), (11), (13) over all pairs of two sets, parameters from the set
-    statistics (8), (12), (14) (``rfcheck.crt_variance``); d = 64.  The image regime uses
+    statistics (8), (12), (14) (:mod:`rfcheck.estimators.crt`); d = 64.  The image regime uses
     the 8x8 scikit-learn digits instead of MNIST (not available offline).
 
     Parameters
@@ -264,7 +264,7 @@ def figure2(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from rfcheck.crt_variance import REGIMES
+    from rfcheck.estimators.crt import REGIMES
 
     L, n_sets = (48, 2) if quick else (256, 5)
     sigmas = np.linspace(0.1, 1.0, 4 if quick else 10)

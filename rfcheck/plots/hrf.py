@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from rfcheck import hybrid, validate
+from rfcheck import validate
 from rfcheck.closed_forms import hrf as cf
-from rfcheck.hybrid import FIG2_M
+from rfcheck.estimators import hrf as hrf_est
+from rfcheck.estimators.hrf import FIG2_M
 from rfcheck.stats import estimate_mse
 
 __all__ = ["figure1", "figure2", "log10_mse_grid", "matched_hybrid_config", "plot_mse_map", "plot_pointwise",
@@ -318,9 +319,9 @@ def pointwise_estimates(r: float, thetas: Any, *, d: int = FIG2_D, m: int = FIG2
         wa_pos, wa_trig = g.standard_normal((k, mh, d)), g.standard_normal((k, mh, d))
         tau = g.standard_normal((k, nh, d))
         for i, y in enumerate(ys):
-            out["trig"][i, sl] = hybrid.sm_trig(x, y, w_trig)
-            out["pos"][i, sl] = hybrid.sm_pos(x, y, w_pos)
-            out["angular"][i, sl] = hybrid.angular_hybrid(x, y, wa_pos, wa_trig, tau)
+            out["trig"][i, sl] = hrf_est.sm_trig(x, y, w_trig)
+            out["pos"][i, sl] = hrf_est.sm_pos(x, y, w_pos)
+            out["angular"][i, sl] = hrf_est.angular_hybrid(x, y, wa_pos, wa_trig, tau)
     return out
 
 

@@ -31,7 +31,7 @@ def grid_max_log_rel_errors(r: float, n_grid: int, base: str, dps: int) -> tuple
         ``L``: the matrix's distinct angles are ``k pi/(L - 1)``, ``k = 0..L-1``.
     base : {"trig", "pos"}
         SM^trig or SM^++ (FAVOR+) with ``FIG2_M`` features; the hybrid with ``FIG2_HYBRID``
-        (:mod:`rfcheck.hybrid`).
+        (:mod:`rfcheck.estimators.hrf`).
     dps : int
         Digits; the maxima are taken at ``dps + 10``.
 
@@ -43,7 +43,7 @@ def grid_max_log_rel_errors(r: float, n_grid: int, base: str, dps: int) -> tuple
     """
     from rfcheck.backends import MP
     from rfcheck.closed_forms import hrf as hcf
-    from rfcheck.hybrid import FIG2_HYBRID, FIG2_M
+    from rfcheck.estimators.hrf import FIG2_HYBRID, FIG2_M
 
     if base not in ("trig", "pos"):
         raise ValueError(f"base must be 'trig' or 'pos'; got {base!r}")

@@ -4,7 +4,7 @@ The independent sides of the ``rfa`` claims: the ``D -> inf`` limit of the trigo
 random-feature kernel by quadrature of the characteristic function of the *sampling*
 distribution (never its closed form), its Arb enclosure, the ``D -> inf`` limit of RFA
 itself, attention as an explicit weighted quadratic form in mpmath, and the operation
-counts behind the complexity table (from the implementations in :mod:`rfcheck.rfa`).
+counts behind the complexity table (from the implementations in :mod:`rfcheck.estimators.rfa`).
 
 Pairs of vectors are given as ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``
 (:func:`rfcheck.ledger.pair_domain`).
@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 
 from rfcheck import quadrature
-from rfcheck import rfa as impl
+from rfcheck.estimators import rfa as impl
 
 __all__ = [
     "attention_quadratic_mp",
@@ -199,9 +199,10 @@ def operation_count(method: str, column: str, size: dict[str, int]) -> int:
     method : {"softmax", "rfa"}
     column : {"train-time", "decode-time", "space"}
         Training (causal attention over ``N`` tokens, operations counted by
-        :func:`rfcheck.rfa.rfa_causal` / :func:`rfcheck.rfa.softmax_attention`), one decoding
-        step (:func:`rfcheck.rfa.rfa_decode_step_ops`, :func:`rfcheck.rfa.softmax_decode_step_ops`),
-        or the words held while decoding step ``N`` with a source of length ``M``.
+        :func:`rfcheck.estimators.rfa.rfa_causal` / :func:`rfcheck.estimators.rfa.softmax_attention`), one
+        decoding step (:func:`rfcheck.estimators.rfa.rfa_decode_step_ops`,
+        :func:`rfcheck.estimators.rfa.softmax_decode_step_ops`), or the words held while decoding step ``N``
+        with a source of length ``M``.
     size : dict
         ``N`` (target length), ``M`` (source length), ``D`` (random features; RFA's width 2D),
         ``d`` (head dimension).
