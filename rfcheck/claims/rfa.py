@@ -4,7 +4,7 @@ The kernel identity is checked against quadrature of the characteristic function
 printed sampling distribution (certified in Arb balls), and Monte Carlo; the attention
 formulas against their quadratic forms with the *same* features, both evaluated in mpmath
 at the budget's digits; the complexity table by counting the operations of the reference
-implementations in ``rfcheck.rfa``.  References: :mod:`rfcheck.references.rfa`.
+implementations in ``rfcheck.estimators.rfa``.  References: :mod:`rfcheck.references.rfa`.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ P.claim(
     domain=_ATT_DOMAIN,
     checks=[_attention_check("causal", "mpmath-masked-quadratic",
                              "printed recurrence vs masked quadratic attention with the same features, both "
-                             "mpmath (float64 twin: rfcheck.rfa.rfa_causal, tested to rounding)")],
+                             "mpmath (float64 twin: rfcheck.estimators.rfa.rfa_causal, tested to rounding)")],
 )
 
 P.claim(
@@ -273,7 +273,7 @@ def _complexity(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 _TAB_PARAMS = {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
                "var": Choice(("N", "M", "D", "d"))}
 _TAB_CHECK = Check("operation-count", 1, _complexity, search=False,
-                   description="scalar ops counted in rfcheck.rfa (rfa_causal, softmax_attention, decode-step "
+                   description="scalar ops counted in rfcheck.estimators.rfa (rfa_causal, softmax_attention, decode-step "
                                "counts); exponent log_4(count(4n)/count(n)) vs the printed bound's exponent")
 
 P.claim(
