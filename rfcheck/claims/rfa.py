@@ -273,8 +273,9 @@ def _complexity(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 _TAB_PARAMS = {"method": Choice(("softmax", "rfa")), "column": Choice(("train-time", "decode-time", "space")),
                "var": Choice(("N", "M", "D", "d"))}
 _TAB_CHECK = Check("operation-count", 1, _complexity, search=False,
-                   description="scalar ops counted in rfcheck.estimators.rfa (rfa_causal, softmax_attention, decode-step "
-                               "counts); exponent log_4(count(4n)/count(n)) vs the printed bound's exponent")
+                   description="scalar ops counted in rfcheck.estimators.rfa (rfa_causal, softmax_attention, "
+                               "decode-step counts); exponent log_4(count(4n)/count(n)) vs the printed bound's "
+                               "exponent")
 
 P.claim(
     "tab-complexity", source=P.at("table 'Complexity Analysis'"),
