@@ -4,7 +4,8 @@ claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (4
 
 Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
 only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
-numerical references: :mod:`rfcheck.references.simrf`).  Every ``printed_*`` function transcribes
+numerical references: :mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`,
+:mod:`rfcheck.references.gaussian`).  Every ``printed_*`` function transcribes
 the paper; references never reuse it:
 
 * direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
@@ -27,7 +28,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
@@ -46,11 +47,23 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import simrf as ref
+from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
+from rfcheck.references.gaussian import guarded_quad as _guarded_quad
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
+from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
+from rfcheck.references.simrf_proofs import dot as _dot
+from rfcheck.references.simrf_proofs import eq16_residual, lagrangian_gradient, rho_tilde_minimum, sine_power_integral
+from rfcheck.references.simrf_proofs import f_series as _f_series
+from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
+from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
+from rfcheck.references.simrf_proofs import pair_series_chi_integral as _perm_sum_pair_integral
+from rfcheck.references.simrf_proofs import rho_tilde_gradient as _grad_rho_tilde_ref
+from rfcheck.references.simrf_proofs import symmetrised_pair_objective as _symmetrised_objective
+from rfcheck.references.simrf_proofs import unit_config as _unit_config
 from rfcheck.stats import compare_mc, estimate_mean, z_critical
 
 P = paper("simrf")
@@ -61,65 +74,6 @@ SEED = Int(0, 10**6, scale="linear")
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _f_series(x: Any, d: int) -> Any:
-    """``sum_k x^k / (4^k k! Gamma(k + d/2))`` by the exact term ratio, mpmath; summed until the terms,
-    past their peak, fall below ``10^-(dps+8)`` of the sum (x < 0 allowed: numerical derivatives at 0)."""
-    t = 1 / mpmath.gamma(MF(d) / 2)
-    tot, k = t, 0
-    tol = MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        r = x / (4 * (k + 1) * (k + MF(d) / 2))
-        t *= r
-        tot += t
-        k += 1
-        if t == 0 or (abs(r) < 1 and abs(t) <= tol * abs(tot)):
-            return tot
-
-
-def _f_series_deriv(x: Any, d: int) -> Any:
-    """``d/dx`` of :func:`_f_series` = ``1/(4 Gamma(d/2 + 1)) 0F1(; d/2 + 1; x/4)`` (reference face)."""
-    return mpmath.hyp0f1(MF(d) / 2 + 1, x / 4) / (4 * mpmath.gamma(MF(d) / 2 + 1))
-
-
-def _unit_config(m: int, dim: int, seed: int, kind: str = "random") -> np.ndarray:
-    """``m`` unit vectors in R^dim (rows): random (Gaussian, normalised), simplex (m = dim) or orthogonal."""
-    if kind == "simplex":
-        from rfcheck.engine.montecarlo import simplex_matrix
-
-        return simplex_matrix(dim)[:m]
-    if kind == "orthogonal":
-        return np.eye(dim)[:m]
-    g = np.random.default_rng(seed).standard_normal((m, dim))
-    return g / np.linalg.norm(g, axis=1, keepdims=True)
-
-
-def _mp_rows(U: np.ndarray) -> list[list[Any]]:
-    """Rows of ``U`` as mpmath vectors, renormalised at the working precision."""
-    out = []
-    for r in U:
-        row = [MF(float(x)) for x in r]
-        n = mpmath.sqrt(mpmath.fsum(x * x for x in row))
-        out.append([x / n for x in row])
-    return out
-
-
-def _dot(a: list[Any], b: list[Any]) -> Any:
-    return mpmath.fsum(x * y for x, y in zip(a, b, strict=True))
-
-
-def _chi_norms(d: int, n: int, seed: int) -> np.ndarray:
-    return np.sqrt(np.random.default_rng(seed).chisquare(d, size=n))
-
-
-def _equal_angle_config(d: int, c: float) -> np.ndarray:
-    """d unit vectors in R^d with all pairwise cosines ``c`` (``-1/(d-1) <= c < 1``): rows of the
-    symmetric square root of the Gram matrix ``(1 - c) I + c 1 1^T``."""
-    g = (1 - c) * np.eye(d) + c * np.ones((d, d))
-    lam, Q = np.linalg.eigh(g)
-    X = Q @ np.diag(np.sqrt(np.maximum(lam, 0.0))) @ Q.T
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
@@ -216,13 +170,8 @@ P.claim(
 def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     d, k, c = int(p["d"]), int(p["k"]), MF(p["cos"])
 
-    def integral(cc: Any) -> Any:
-        return mpmath.quad(
-            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 + mpmath.sin(ph) * cc) ** k, [0, mpmath.pi / 2, mpmath.pi]
-        )
-
     with mpmath.workdps(2 * dps + 10):  # tanh-sinh leaves ~ half the digits: double precision
-        a, b = integral(c), integral(MF(0))
+        a, b = sine_power_integral(d, k, c), sine_power_integral(d, k, MF(0))
     return a, b, (abs(a) + abs(b)) * MF(10) ** (3 - dps)
 
 
@@ -597,22 +546,6 @@ P.claim(
 # --------------------------------------------------------------- Thm 3.4 proof: eq (41)-(48)
 
 
-def _perm_sum_pair_integral(v: float, d: int, c: float, n: int = 96) -> tuple[float, float]:
-    """``E_{r1, r2 iid chi_d} sum_k v^{2k} (r1^2 + r2^2 + 2 r1 r2 c)^k / (2^{2k} k! Gamma(k+d/2))``
-    (float64, scipy 0F1, 2-D Gauss-Legendre; error from ``n`` vs ``3n/2`` nodes)."""
-
-    def rule(nn: int) -> float:
-        lo, hi = max(0.0, math.sqrt(d) - 12.0), math.sqrt(d) + 12.0 + 4 * v
-        x, wq = np.polynomial.legendre.leggauss(nn)
-        r = lo + (hi - lo) * (x + 1) / 2
-        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
-        q = np.maximum(r[:, None] ** 2 + r[None, :] ** 2 + 2 * c * r[:, None] * r[None, :], 0.0)
-        return float(wr @ (special.hyp0f1(d / 2, v * v * q / 4) / special.gamma(d / 2)) @ wr)
-
-    a, b = rule(n), rule(n * 3 // 2)
-    return b, abs(a - b) + 1e-13 * abs(b)
-
-
 def printed_eq41(p: dict[str, Any]) -> tuple[float, float]:
     """Eq (41), second line: Gamma(d/2)/(m(m-1)) int p(w_1..w_d)/d! sum_P sum_{i != j} sum_k v^{2k}/(2^{2k} k!
     Gamma(k+d/2)) (w_{P_i}^2 u_i.u_i + w_{P_j}^2 u_j.u_j + 2 w_{P_i} w_{P_j} u_i.u_j)^k, m = d.
@@ -814,20 +747,9 @@ def printed_eq45_vector(p: dict[str, Any], i: int, literal46: bool = False) -> l
 
 
 def _grad_L(p: dict[str, Any], i: int) -> list[Any]:
-    """Reference: d/du_i of sum_P sum_{a != b} F(q_{P,a,b}(u)), q = w_{P_a}^2 u_a.u_a + w_{P_b}^2 u_b.u_b +
-    2 w_{P_a} w_{P_b} u_a.u_b, F(q) = 0F1(; d/2; v^2 q/4)/Gamma(d/2): each ordered pair containing i
-    contributes F'(q) (2 w_{P_i}^2 u_i + 2 w_{P_i} w_{P_j} u_j), and (i, j), (j, i) are both ordered pairs."""
-    d, v, r, U = _lagrangian_point(p)
-    out = [MF(0)] * d
-    for P in itertools.permutations(range(d)):
-        for j in range(d):
-            if j == i:
-                continue
-            a, b = r[P[i]], r[P[j]]
-            q = a * a + b * b + 2 * a * b * _dot(U[i], U[j])
-            fp = v * v * _f_series_deriv(v * v * q, d)
-            out = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(out)]
-    return out
+    """Reference: the hand-derived gradient of eq (44)'s first term at the point (mpmath)."""
+    _, v, r, U = _lagrangian_point(p)
+    return lagrangian_gradient(v, r, U, i)
 
 
 def _unit(x: list[Any]) -> list[Any]:
@@ -1039,34 +961,6 @@ P.claim(
 )
 
 
-def _symmetrised_objective(r: np.ndarray, v: float) -> Any:
-    """eq (42) sum as a function of the directions X (rows, normalised) with its exact gradient:
-    sum_{i != j} h(c_ij), h(c) = (d-2)! sum_{a != b} f(r_a^2 + r_b^2 + 2 r_a r_b c),
-    f = 0F1(; d/2; v^2 s/4)/Gamma(d/2)."""
-    d = r.size
-    a, b = np.array([(x, y) for x, y in itertools.permutations(range(d), 2)]).T
-    ra, rb = r[a], r[b]
-    g = math.gamma(d / 2)
-    fac = math.factorial(d - 2)
-    off = ~np.eye(d, dtype=bool)
-
-    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        X = flat.reshape(d, d)
-        n = np.linalg.norm(X, axis=1, keepdims=True)
-        U = X / n
-        C = np.clip(U @ U.T, -1, 1)[off]
-        s = ra[None, :] ** 2 + rb[None, :] ** 2 + 2 * ra[None, :] * rb[None, :] * C[:, None]
-        val = fac * np.sum(special.hyp0f1(d / 2, v * v * s / 4)) / g
-        dh = fac * np.sum(special.hyp0f1(d / 2 + 1, v * v * s / 4) * v * v / (4 * (d / 2)) * 2 * ra * rb, axis=1) / g
-        H = np.zeros((d, d))
-        H[off] = dh
-        gU = (H + H.T) @ U
-        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
-        return float(val), gX.ravel()
-
-    return obj
-
-
 #: direction resolution of the L-BFGS minimiser in the eq (48) check (measured 1e-16 .. 8e-8 for d <= 5)
 EQ48_RESOLUTION = 1e-6
 
@@ -1131,15 +1025,6 @@ def printed_rho_tilde(W: np.ndarray, v: float) -> float:
     return float(math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * (s2.sum() - np.trace(s2)))
 
 
-def rho_tilde_minimum(norms: np.ndarray, v: float, d: int) -> float:
-    """The exact minimum of eq (15) over directions: sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum w_i^2 + 2|sum w_i|^2
-    and min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i) (closed polygon, or the longest vector against the rest)."""
-    m = norms.size
-    smin = max(0.0, 2 * float(norms.max()) - float(norms.sum()))
-    tot = 2 * (m - 2) * float(np.sum(norms**2)) + 2 * smin**2
-    return math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * tot
-
-
 def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) -> tuple[np.ndarray, int, float]:
     """The update of eq (17), w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|, in passes over i = 1..m
     until no vector moves by more than ``tol`` (relative); returns (W, passes, eq (16) residual)."""
@@ -1160,14 +1045,6 @@ def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) ->
         if moved <= tol:
             break
     return W, n, eq16_residual(W)
-
-
-def eq16_residual(W: np.ndarray) -> float:
-    """max_i |w_i + (sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|| / |w_i| (0 for an eq (16) configuration)."""
-    r = np.linalg.norm(W, axis=1)
-    S = W.sum(axis=0)[None, :] - W
-    ns = np.linalg.norm(S, axis=1)
-    return float(np.max(np.linalg.norm(W + S / ns[:, None] * r[:, None], axis=1) / r))
 
 
 def _plus_config(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -1249,14 +1126,6 @@ P.claim(
     ],
     notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
 )
-
-
-def _grad_rho_tilde_ref(W: np.ndarray, v: float, i: int) -> np.ndarray:
-    """Gradient of eq (15) in w_i, hand-derived: 4 C sum_{j != i} (w_i + w_j),
-    C = Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2))."""
-    m, d = W.shape
-    c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
-    return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
 def printed_eq49_vector(W: np.ndarray, v: float, i: int) -> np.ndarray:
@@ -1394,13 +1263,7 @@ P.claim(
 
 
 def _gauss_integral_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    z = MF(p["z"])
-    return _quad_err(
-        lambda: mpmath.quad(
-            lambda w: w ** (2 * z - 1) * mpmath.exp(-w * w / 2), [0, mpmath.sqrt(2 * z - 1) if z > 1 else 1, mpmath.inf]
-        ),
-        dps,
-    )
+    return _quad_err(lambda: gaussian_power_integral(p["z"]), dps)
 
 
 P.claim(
@@ -1422,14 +1285,6 @@ P.claim(
 
 
 # --------------------------------------------------------------- A.5: eq (57)
-
-
-def _guarded_quad(fn: Any, pts: Any) -> Any:
-    """mpmath.quad at twice the working precision (+10): tanh-sinh stops when successive levels agree,
-    which for a narrow peak leaves ~ half the digits (measured: 1e-13 relative at 30 digits, d = 128)."""
-    with mpmath.workdps(2 * mpmath.mp.dps + 10):
-        out = mpmath.quad(fn, pts() if callable(pts) else pts)
-    return +out
 
 
 def _phi_integral(d: int, upper: Any, fn: Any) -> Any:
@@ -1543,16 +1398,7 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature."""
     d = int(p["d"])
 
-    def compute() -> Any:
-        def mom(k: int) -> Any:
-            return mpmath.quad(
-                lambda w: w ** (2 * d - 1 + k) * mpmath.exp(-w * w / 2 - (d - 1) * mpmath.log(2) - mpmath.loggamma(d)),
-                [0, mpmath.sqrt(2 * d), mpmath.inf],
-            )
-
-        return mom(4) / mom(2)
-
-    return _quad_err(compute, dps)
+    return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
 
 
 P.claim(
@@ -1640,14 +1486,6 @@ P.claim(
 
 
 # --------------------------------------------------------------- sec 3.2: eq (14)
-
-
-def _mean_wij_sq(d: int, coupling: str) -> Any:
-    """E |w_i + w_j|^2 = 2d + 2 cos(theta) (E r)^2, E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2) (chi_d mean)."""
-    if coupling != "simrf":
-        return MF(2 * d)
-    er = mpmath.sqrt(2) * mpmath.gamma(MF(d + 1) / 2) / mpmath.gamma(MF(d) / 2)
-    return 2 * d - 2 * er**2 / (d - 1)
 
 
 def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
