@@ -22,14 +22,17 @@ the paper; references never reuse it:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
 
 import mpmath
 import numpy as np
+from flint import arb
 from scipy import optimize, special
 
+from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -46,7 +49,9 @@ from rfcheck.ledger import (
     inequality_check,
     paper,
 )
+from rfcheck.references import gaussian as gauss
 from rfcheck.references import simrf as ref
+from rfcheck.references.crt import gaussian_exp_moment_ball
 from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
 from rfcheck.references.gaussian import guarded_quad as _guarded_quad
 from rfcheck.references.simrf import direction_average as _direction_average
@@ -71,6 +76,27 @@ P = paper("simrf")
 __all__: list[str] = []
 
 SEED = Int(0, 10**6, scale="linear")
+
+
+def _num(ctx: Any, x: Any) -> Any:
+    """An int of the point as a number of ``ctx`` (mpmath: ``mpf``, so that ``d / 2`` is not a float
+    division; on balls the point's ints are already exact balls)."""
+    return mpmath.mpf(x) if ctx.name == "mpmath" and isinstance(x, int) else x
+
+
+def _gamma(ctx: Any, x: Any) -> Any:
+    """``Gamma(x)`` on a context (``x > 0``): ``exp(log Gamma(x))``."""
+    return ctx.exp(ctx.gammaln(x))
+
+
+def _ball(fn: Any) -> Any:
+    """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return fn(p, bits)
+
+    return ball
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -1232,6 +1258,28 @@ def printed_eq53_middle(p: dict[str, Any]) -> Any:
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
 
 
+def _eq53_middle_ball(p: dict[str, Any], bits: int) -> Any:
+    """The middle of eq (53) as a ball: the k-series is ``0F1(; d/2; v^2 w^2/4)/Gamma(d/2)`` term by term
+    (Arb's series with a proven remainder), the w-integral by
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` with growth bound
+    ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
+    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``."""
+    v, d = to_ball(p["v"]), int(p["d"])
+    half = arb(d) / 2
+    val = gauss.half_line_gaussian_integral_ball(
+        lambda w, _a: (v * v * w * w / 4).hypgeom_0f1(half), power=d - 1, s2=2, growth=(1, v),
+        log_scale=float(p["v"]) ** 2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=bits,
+        peak=math.sqrt(2 * (d - 1)) + 2 * float(p["v"]),
+    )
+    return val / (arb(2) ** (d - 1) * half.gamma())
+
+
+def _iid_mgf_ball(p: dict[str, Any], bits: int) -> Any:
+    """``E exp(t v)``, ``t ~ N(0, 2)`` (``= E exp(sqrt(2) v W)``, ``W ~ N(0, 1)``), as a rigorous ball
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`: the integral plus a proven tail bound)."""
+    return gaussian_exp_moment_ball(0, arb(2).sqrt() * to_ball(p["v"]), bits).real
+
+
 P.claim(
     "eq53",
     source=P.at("appendix A.4, eq (53)"),
@@ -1245,6 +1293,8 @@ P.claim(
                 printed_eq53_middle,
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ball=_ball(_eq53_middle_ball),
+                reference_ball=_ball(_iid_mgf_ball),
             ),
             6,
         ),
@@ -1254,6 +1304,8 @@ P.claim(
                 lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ball=_ball(lambda p, bits: ref.ratio_series_ball(arb(1), lambda k: arb(p["v"]) ** 2 / (k + 1))),
+                reference_ball=_ball(_iid_mgf_ball),
             ),
             6,
         ),
@@ -1274,7 +1326,11 @@ P.claim(
     checks=[
         _no_search(
             deterministic_check(
-                "quadrature", lambda p: 2 ** (MF(p["z"]) - 1) * mpmath.gamma(MF(p["z"])), _gauss_integral_ref
+                "quadrature",
+                None,
+                _gauss_integral_ref,
+                printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * _gamma(ctx, p["z"]),
+                reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
             ),
             12,
         )
@@ -1401,6 +1457,17 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
 
 
+@functools.lru_cache(maxsize=64)
+def _fn4_ball_at(d: int, bits: int) -> Any:
+    with workprec(bits + 20):
+        return gauss.chi_moment_ball(4, 2 * d, bits + 10) / gauss.chi_moment_ball(2, 2 * d, bits + 10)
+
+
+def _fn4_ball(p: dict[str, Any], bits: int) -> Any:
+    """E w^4 / E w^2, w ~ chi_2d, as a ball: both moments by rigorous quadrature (shared by the two checks)."""
+    return _fn4_ball_at(int(p["d"]), bits)
+
+
 P.claim(
     "text-footnote4",
     source=P.at("sec 3.2, footnote 4"),
@@ -1411,21 +1478,25 @@ P.claim(
         _no_search(
             deterministic_check(
                 "chi2d-moments-right",
-                lambda p: (
-                    2 * mpmath.gamma(MF(int(p["d"])) / 2 + 2) / mpmath.gamma(MF(int(p["d"])) / 2 + 1)
-                    + 2 * mpmath.gamma(MF(int(p["d"])) / 2 + 1) / mpmath.gamma(MF(int(p["d"])) / 2)
-                ),
+                None,
                 _fn4_ref,
                 description="E w^4/E w^2 for w ~ chi_2d by quadrature",
+                printed_ctx=lambda ctx, p: (
+                    2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 2) / _gamma(ctx, _num(ctx, p["d"]) / 2 + 1)
+                    + 2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 1) / _gamma(ctx, _num(ctx, p["d"]) / 2)
+                ),
+                reference_ball=_fn4_ball,
             ),
             5,
         ),
         _no_search(
             deterministic_check(
                 "chi2d-moments-middle",
-                lambda p: (lambda d: d * (d + 2) / d + d)(MF(int(p["d"]))),
+                None,
                 _fn4_ref,
                 description="E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
+                printed_ctx=lambda ctx, p: (lambda d: d * (d + 2) / d + d)(_num(ctx, p["d"])),
+                reference_ball=_fn4_ball,
             ),
             5,
         ),
