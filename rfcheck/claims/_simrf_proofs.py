@@ -340,6 +340,15 @@ def printed_eq78(p: dict[str, Any]) -> Any:
     return +out
 
 
+def _eq78_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (78)'s series as a ball: term by term ``Gamma(k+d)/Gamma(d) = (d)_k`` and
+    ``Gamma(k+d/2)/Gamma(d/2) = (d/2)_k``, so ``sum_k (-z^2)^k/k! Gamma(d/2) Gamma(k+d)/(2^k Gamma(k+d/2)
+    Gamma(d)) = 1F1(d; d/2; -z^2/2)`` (Arb's hypergeometric series, rigorous remainder) and
+    ``sum_k (-z^2)^k/k! = e^{-z^2}``."""
+    z, d = to_ball(p["z"]), int(p["d"])
+    return (-(z * z) / 2).hypgeom_1f1(arb(d), arb(d) / 2) - (-(z * z)).exp()
+
+
 def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     z, d = MF(p["z"]), int(p["d"])
     with mpmath.workdps(dps):
@@ -359,6 +368,11 @@ P.claim(
                 _eq78_ref,
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
+                printed_ball=_ball(_eq78_printed_ball),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits)
+                    - (-to_ball(p["z"]) ** 2).exp()
+                ),
             ),
             16,
         )
@@ -1376,6 +1390,31 @@ def printed_eq57(part: int) -> Any:
     return pr
 
 
+def _eq57_ball(part: int) -> Any:
+    """The three expressions of eq (57) as balls (the phi-integrals by ``acb.integral``: finite intervals)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        w, d = to_ball(p["w"]), int(p["d"])
+        g2 = (arb(d) / 2).gamma()
+        e = (-(w * w) / 2).exp()
+        if part == 1:
+            phi = gauss.integral_ball(lambda ph, _a: (ph.sin() * ph.cos()) ** (d - 1), 0, arb.pi() / 2, bits).real
+            return w ** (2 * d - 1) / (arb(2) ** (d - 2) * g2**2) * phi * e
+        if part == 2:
+            phi = gauss.integral_ball(lambda ph, _a: ph.sin() ** (d - 1), 0, arb.pi(), bits).real
+            return w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2**2) * phi * e
+        return arb.pi().sqrt() * w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2 * (arb(d) / 2 + arb(1) / 2).gamma()) * e
+
+    return ball
+
+
+def _chi2d_pdf_ball(p: dict[str, Any], bits: int) -> Any:
+    """``d/dw P(d, w^2/2)`` as a ball: ``d/dx P(a, x) = x^{a-1} e^{-x}/Gamma(a)`` (the definition of the
+    regularised lower incomplete Gamma function) times ``dx/dw = w``: ``w^{2d-1} e^{-w^2/2}/(2^{d-1} Gamma(d))``."""
+    w, d = to_ball(p["w"]), int(p["d"])
+    return w ** (2 * d - 1) * (-(w * w) / 2).exp() / (arb(2) ** (d - 1) * arb(d).gamma())
+
+
 P.claim(
     "eq57",
     source=P.at("appendix A.5, eq (57)"),
@@ -1392,6 +1431,8 @@ P.claim(
                 lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
                 atol_scale=lambda p, dps: 1,
                 description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
+                printed_ball=_ball(_eq57_ball(k)),
+                reference_ball=_ball(_chi2d_pdf_ball),
             ),
             8,
         )
