@@ -29,7 +29,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import arb
+from flint import acb, arb
 from scipy import optimize, special
 
 from rfcheck.arb_backend import to_ball, workprec
@@ -61,7 +61,13 @@ from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
 from rfcheck.references.simrf_proofs import dot as _dot
-from rfcheck.references.simrf_proofs import eq16_residual, lagrangian_gradient, rho_tilde_minimum, sine_power_integral
+from rfcheck.references.simrf_proofs import (
+    eq16_residual,
+    lagrangian_gradient,
+    rho_tilde_minimum,
+    sine_power_integral,
+    sine_power_integral_ball,
+)
 from rfcheck.references.simrf_proofs import f_series as _f_series
 from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
 from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
@@ -216,6 +222,11 @@ P.claim(
                 _eq22,
                 max_points=40,
                 description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
+                sides_ball=_ball(
+                    lambda p, bits: tuple(
+                        sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0)
+                    )
+                ),
             ),
             20,
         )
@@ -242,6 +253,29 @@ def printed_eq31(p: dict[str, Any]) -> Any:
     return +out
 
 
+def _eq31_ball(imag: bool) -> Any:
+    """Eq (31) (``imag``: argument ``i w v``, real part) or eq (75) (argument ``w z``) as a ball:
+    ``Gamma(d/2) 2^{d/2-1} x^{1-d/2} J_{d/2-1}(x)`` with Arb's Bessel function, principal branches.
+    At small ``|x|`` the power and the Bessel function each carry ``~ (d/2) log2(1/|x|)`` bits that
+    cancel in the product: they are evaluated with that many extra bits, and more (up to 1024) where
+    Arb's Bessel evaluation needs them (large order and argument); the ball stays rigorous."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        d = int(p["d"])
+        x = to_ball(p["w"]) * to_ball(p["v"] if imag else p["z"])
+        extra = 30 + int(d / 2 * max(0.0, -math.log2(float(x.mid()) + 1e-300)))
+        while True:
+            with workprec(bits + extra):
+                z = acb(0, x) if imag else acb(x)
+                a = arb(d) / 2 - 1
+                out = ((arb(d) / 2).gamma() * arb(2) ** a * z ** (-a) * z.bessel_j(a)).real
+            if (out.is_finite() and out.rad() <= abs(out.mid()) * arb(2) ** (-bits)) or extra > 1024:
+                return out
+            extra *= 2
+
+    return ball
+
+
 P.claim(
     "eq31",
     source=P.at("appendix A.1, eq (31) (Hankel-transform line)"),
@@ -255,6 +289,12 @@ P.claim(
                 printed_eq31,
                 lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
                 description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+                printed_ball=_ball(_eq31_ball(imag=True)),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.sphere_average_ball(
+                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
+                    )
+                ),
             ),
             24,
         )
@@ -316,6 +356,12 @@ P.claim(
                 lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+                printed_ball=_ball(_eq31_ball(imag=False)),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.sphere_average_ball(
+                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
+                    )
+                ),
             ),
             16,
         )
