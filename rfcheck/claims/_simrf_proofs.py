@@ -32,7 +32,8 @@ import numpy as np
 from flint import acb, arb
 from scipy import optimize, special
 
-from rfcheck.arb_backend import to_ball, workprec
+from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
+from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -95,6 +96,30 @@ def _gamma(ctx: Any, x: Any) -> Any:
     return ctx.exp(ctx.gammaln(x))
 
 
+def _n(ctx: Any, x: Any) -> Any:
+    """A Python number as a number of ``ctx`` (mpmath ``mpf``; an exact Arb ball)."""
+    if ctx.name == "arb":
+        return Ball(to_ball(x))
+    return mpmath.mpf(x) if ctx.name == "mpmath" else x
+
+
+def _ctx_dot(ctx: Any, a: list[Any], b: list[Any]) -> Any:
+    """``a . b`` on a context (``ctx.fsum``: ``mpmath.fsum`` in mpmath)."""
+    return ctx.fsum(*(x * y for x, y in zip(a, b, strict=True)))
+
+
+def _on_balls(fn: Any) -> Any:
+    """``(p, bits) -> fn(ARB, p)`` as a flint ball: a printed formula written against a context, the
+    point's ints kept as ints (they index vectors)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            out = fn(ARB, p)
+        return out.v if isinstance(out, Ball) else to_ball(out)
+
+    return ball
+
+
 def _ball(fn: Any) -> Any:
     """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
 
@@ -111,15 +136,20 @@ def _ball(fn: Any) -> Any:
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
 
 
-def printed_s_row(i: int, d: int) -> list[Any]:
-    """Row ``s_i`` (1-based) of eq (9) / (88) in mpmath."""
-    ones = [MF(1)] * (d - 1) + [MF(0)]
+def printed_s_row(i: int, d: int, ctx: Any = MP) -> list[Any]:
+    """Row ``s_i`` (1-based) of eq (9) / (88) on a context (default mpmath)."""
+    ones = [_n(ctx, 1)] * (d - 1) + [_n(ctx, 0)]
     if i == d:
-        return [x / mpmath.sqrt(d - 1) for x in ones]
-    a = (mpmath.sqrt(d) + 1) / MF(d - 1) ** MF(1.5)
+        return [x / ctx.sqrt(_n(ctx, d - 1)) for x in ones]
+    a = (ctx.sqrt(_n(ctx, d)) + 1) / _n(ctx, d - 1) ** _n(ctx, 1.5)
     row = [-a * x for x in ones]
-    row[i - 1] += mpmath.sqrt(MF(d) / (d - 1))
+    row[i - 1] += ctx.sqrt(_n(ctx, d) / (d - 1))
     return row
+
+
+def _gram_entry(ctx: Any, p: dict[str, Any]) -> Any:
+    d, i, j = _s_pair(p)
+    return _ctx_dot(ctx, printed_s_row(i, d, ctx), printed_s_row(j, d, ctx))
 
 
 def _s_pair(p: dict[str, Any]) -> tuple[int, int, int]:
@@ -150,9 +180,11 @@ P.claim(
     checks=[
         deterministic_check(
             "gram-entry",
-            lambda p: _dot(printed_s_row(_s_pair(p)[1], _s_pair(p)[0]), printed_s_row(_s_pair(p)[2], _s_pair(p)[0])),
+            lambda p: _gram_entry(MP, p),
             _eq88_ref,
             atol_scale=lambda p, dps: 1,
+            printed_ball=_on_balls(_gram_entry),
+            reference_ball=lambda p, bits: (lambda d, i, j: arb(1) if i == j else arb(-1) / (d - 1))(*_s_pair(p)),
             description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)",
         )
     ],
@@ -160,15 +192,21 @@ P.claim(
 )
 
 
-def printed_alg1(x: list[Any], d: int) -> list[Any]:
+def printed_alg1(x: list[Any], d: int, ctx: Any = MP) -> list[Any]:
     """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1);
-    y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d."""
-    yd = mpmath.fsum(x[: d - 1]) / mpmath.sqrt(d - 1)
-    return [mpmath.sqrt(MF(d) / (d - 1)) * x[i] - (mpmath.sqrt(d) + 1) / (d - 1) * yd for i in range(d - 1)] + [yd]
+    y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (on a context, default mpmath)."""
+    yd = ctx.fsum(*x[: d - 1]) / ctx.sqrt(_n(ctx, d - 1))
+    return [ctx.sqrt(_n(ctx, d) / (d - 1)) * x[i] - (ctx.sqrt(_n(ctx, d)) + 1) / (d - 1) * yd for i in range(d - 1)] + [
+        yd
+    ]
 
 
-def _alg1_vec(p: dict[str, Any]) -> list[Any]:
-    return [MF(float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
+def _alg1_vec(p: dict[str, Any], ctx: Any = MP) -> list[Any]:
+    return [_n(ctx, float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
+
+
+def _alg1_component(ctx: Any, p: dict[str, Any]) -> Any:
+    return printed_alg1(_alg1_vec(p, ctx), int(p["d"]), ctx)[int(p["k"]) % int(p["d"])]
 
 
 def _alg1_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -187,9 +225,15 @@ P.claim(
     checks=[
         deterministic_check(
             "matrix-vector",
-            lambda p: printed_alg1(_alg1_vec(p), int(p["d"]))[int(p["k"]) % int(p["d"])],
+            lambda p: _alg1_component(MP, p),
             _alg1_ref,
             atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
+            printed_ball=_on_balls(_alg1_component),
+            reference_ball=_on_balls(
+                lambda ctx, p: _ctx_dot(
+                    ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx)
+                )
+            ),
             description="component k of S x with S built from the rows of eq (9), mpmath, random x",
         )
     ],
@@ -429,33 +473,43 @@ P.claim(
 # --------------------------------------------------------------- eq (72) (RFF inner product)
 
 
-def _rff_vectors(p: dict[str, Any]) -> tuple[list[list[Any]], list[Any], list[Any]]:
+def _rff_vectors(p: dict[str, Any], ctx: Any = MP) -> tuple[list[list[Any]], list[Any], list[Any]]:
     m, d = int(p["m"]), int(p["d"])
     g = np.random.default_rng(int(p["seed"])).standard_normal((m + 2, d))
     s = float(p["scale"])
-    rows = [[MF(float(t)) for t in r] for r in g[:m]]
-    return rows, [MF(float(t)) * s for t in g[m]], [MF(float(t)) * s for t in g[m + 1]]
+    rows = [[_n(ctx, float(t)) for t in r] for r in g[:m]]
+    return rows, [_n(ctx, float(t)) * s for t in g[m]], [_n(ctx, float(t)) * s for t in g[m + 1]]
+
+
+def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (72): (1/m) sum_i cos w_i^T (x - y), on a context."""
+    W, x, y = _rff_vectors(p, ctx)
+    diff = [a - b for a, b in zip(x, y, strict=True)]
+    return ctx.fsum(*(ctx.cos(_ctx_dot(ctx, w, diff)) for w in W)) / len(W)
 
 
 def printed_eq72(p: dict[str, Any]) -> Any:
-    W, x, y = _rff_vectors(p)
-    diff = [a - b for a, b in zip(x, y, strict=True)]
-    return mpmath.fsum(mpmath.cos(_dot(w, diff)) for w in W) / len(W)
+    return printed_eq72_ctx(MP, p)
+
+
+def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """phi(x)^T phi(y) with phi of eq (3)/(71), on a context (the reference's ball)."""
+    W, x, y = _rff_vectors(p, ctx)
+
+    def phi(z: list[Any]) -> list[Any]:
+        out = []
+        for w in W:
+            t = _ctx_dot(ctx, w, z)
+            out += [ctx.sin(t), ctx.cos(t)]
+        return [o / ctx.sqrt(_n(ctx, len(W))) for o in out]
+
+    return _ctx_dot(ctx, phi(x), phi(y))
 
 
 def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """phi(x)^T phi(y) with phi of eq (3)/(71): sqrt(1/m) (sin(w_i.z), cos(w_i.z)) concatenated."""
     with mpmath.workdps(dps + 10):
-        W, x, y = _rff_vectors(p)
-
-        def phi(z: list[Any]) -> list[Any]:
-            out = []
-            for w in W:
-                t = _dot(w, z)
-                out += [mpmath.sin(t), mpmath.cos(t)]
-            return [o / mpmath.sqrt(len(W)) for o in out]
-
-        return _dot(phi(x), phi(y)), MF(10) ** (-dps - 5)
+        return _rff_gram_ctx(MP, p), MF(10) ** (-dps - 5)
 
 
 P.claim(
@@ -469,6 +523,8 @@ P.claim(
             printed_eq72,
             _eq72_ref,
             atol_scale=lambda p, dps: 1,
+            printed_ball=_on_balls(printed_eq72_ctx),
+            reference_ball=_on_balls(_rff_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y",
         )
     ],
@@ -1767,22 +1823,33 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
 
 
-def printed_eq28(p: dict[str, Any]) -> Any:
-    """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}."""
-    W, x, y = _rff_vectors(p)
+def printed_eq28_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, on a context."""
+    W, x, y = _rff_vectors(p, ctx)
     s = [a + b for a, b in zip(x, y, strict=True)]
-    return mpmath.exp(-_dot(x, x) - _dot(y, y)) / len(W) * mpmath.fsum(mpmath.exp(_dot(w, s)) for w in W)
+    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+    return ctx.exp(-dot(x, x) - dot(y, y)) / len(W) * ctx.fsum(*(ctx.exp(dot(w, s)) for w in W))
+
+
+def printed_eq28(p: dict[str, Any]) -> Any:
+    return printed_eq28_ctx(MP, p)
+
+
+def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """phi(x)^T phi(y) with phi of eq (7), on a context (the reference's ball)."""
+    W, x, y = _rff_vectors(p, ctx)
+    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+
+    def phi(z: list[Any]) -> list[Any]:
+        return [ctx.exp(-dot(z, z)) * ctx.exp(dot(w, z)) / ctx.sqrt(_n(ctx, len(W))) for w in W]
+
+    return dot(phi(x), phi(y))
 
 
 def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """phi(x)^T phi(y) with phi of eq (7): sqrt(1/m) exp(-|z|^2) (exp(w_i^T z))_i."""
     with mpmath.workdps(dps + 10):
-        W, x, y = _rff_vectors(p)
-
-        def phi(z: list[Any]) -> list[Any]:
-            return [mpmath.exp(-_dot(z, z)) * mpmath.exp(_dot(w, z)) / mpmath.sqrt(len(W)) for w in W]
-
-        val = _dot(phi(x), phi(y))
+        val = _prf_gram_ctx(MP, p)
         return val, abs(val) * MF(10) ** (-dps - 5)
 
 
@@ -1796,6 +1863,8 @@ P.claim(
             "feature-inner-product",
             printed_eq28,
             _eq28_ref,
+            printed_ball=_on_balls(printed_eq28_ctx),
+            reference_ball=_on_balls(_prf_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
         )
     ],
