@@ -38,6 +38,21 @@ def test_f_series_is_the_0f1_over_gamma_and_its_derivative() -> None:
             assert abs(R.f_series_deriv(x, d) - fd) <= MF(10) ** -30 * (1 + abs(fd))
 
 
+def test_f_series_ball_contains_the_50_digit_value() -> None:
+    rng = np.random.default_rng(11)
+    pts = [(0.0, 1), (-3.5, 2), (1e-30, 7), (4000.0, 256)] + [
+        (float(rng.uniform(-50, 500)), int(rng.integers(1, 300))) for _ in range(5)]
+    for x, d in pts:
+        with mpmath.workdps(50):
+            exact = mpmath.hyp0f1(MF(d) / 2, MF(x) / 4) / mpmath.gamma(MF(d) / 2)
+        with workprec(116):
+            ball = R.f_series_ball(x, d)
+        assert _contains(ball, exact), (x, d)
+        assert ball.rad() <= abs(ball.mid()) * arb(2) ** -108, (x, d)
+        with workprec(200):  # a planted error (the next term's weight) is outside the ball
+            assert not ball.overlaps(arb(mpmath.nstr(exact * (1 + MF(10) ** -25), 60)))
+
+
 def test_configurations_and_norms() -> None:
     U = R.unit_config(4, 6, 3)
     np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-15)

@@ -64,6 +64,7 @@ from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
 from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import (
     eq16_residual,
+    f_series_ball,
     lagrangian_gradient,
     rho_tilde_minimum,
     sine_power_integral,
@@ -92,8 +93,24 @@ def _num(ctx: Any, x: Any) -> Any:
 
 
 def _gamma(ctx: Any, x: Any) -> Any:
-    """``Gamma(x)`` on a context (``x > 0``): ``exp(log Gamma(x))``."""
-    return ctx.exp(ctx.gammaln(x))
+    """``Gamma(x)`` on a context (``x > 0``): ``mpmath.gamma`` in mpmath, else ``exp(log Gamma(x))``."""
+    return mpmath.gamma(x) if ctx.name == "mpmath" else ctx.exp(ctx.gammaln(x))
+
+
+def _fser(ctx: Any, x: Any, d: int) -> Any:
+    """``sum_k x^k/(4^k k! Gamma(k + d/2))`` on a context: :func:`rfcheck.references.simrf_proofs.f_series`
+    in mpmath, :func:`rfcheck.references.simrf_proofs.f_series_ball` (proven remainder) on balls."""
+    return Ball(f_series_ball(x.v, d)) if ctx.name == "arb" else _f_series(x, d)
+
+
+def _ctx_rows(ctx: Any, U: np.ndarray) -> list[list[Any]]:
+    """Rows of ``U`` on a context, renormalised there (mpmath: as ``mp_rows``)."""
+    out = []
+    for row in U:
+        xs = [_n(ctx, float(x)) for x in row]
+        n = ctx.sqrt(ctx.fsum(*(x * x for x in xs)))
+        out.append([x / n for x in xs])
+    return out
 
 
 def _n(ctx: Any, x: Any) -> Any:
@@ -115,6 +132,8 @@ def _on_balls(fn: Any) -> Any:
     def ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
             out = fn(ARB, p)
+        if isinstance(out, tuple):
+            return tuple(o.v if isinstance(o, Ball) else to_ball(o) for o in out)
         return out.v if isinstance(out, Ball) else to_ball(out)
 
     return ball
@@ -534,20 +553,37 @@ P.claim(
 # --------------------------------------------------------------- Lemma A.1: eq (36)-(38)
 
 
-def _equal_norm_point(p: dict[str, Any]) -> tuple[int, int, Any, Any, list[list[Any]]]:
+def _equal_norm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, int, Any, Any, list[list[Any]]]:
     d, m = int(p["d"]), int(p["m"])
-    return d, m, MF(p["v"]), MF(p["w"]), _mp_rows(_unit_config(m, d, int(p["seed"])))
+    return d, m, _n(ctx, p["v"]), _n(ctx, p["w"]), _ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
+
+
+def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
+    / (2^{2k} k! Gamma(k+d/2)), on a context."""
+    d, m, v, w, U = _equal_norm_point(p, ctx)
+    tot = _n(ctx, 0)
+    for i, j in itertools.permutations(range(m), 2):
+        s2 = ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
+        tot += _fser(ctx, v * v * w * w * s2, d)
+    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * tot
 
 
 def printed_eq36(p: dict[str, Any]) -> Any:
-    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
-    / (2^{2k} k! Gamma(k+d/2))."""
-    d, m, v, w, U = _equal_norm_point(p)
-    tot = MF(0)
-    for i, j in itertools.permutations(range(m), 2):
-        s2 = mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))
-        tot += _f_series(v * v * w * w * s2, d)
-    return mpmath.gamma(MF(d) / 2) / (m * (m - 1)) * tot
+    return printed_eq36_ctx(MP, p)
+
+
+def _eq36_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_eq36_ref` as a ball: per pair the sphere average by
+    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral`` in the polar angle)."""
+    d, m = int(p["d"]), int(p["m"])
+    _, _, v, w, U = _equal_norm_point(p, ARB)
+    tot = arb(0)
+    for i, j in itertools.combinations(range(m), 2):
+        s = ARB.sqrt(ARB.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))).v
+        x = w.v * s * v.v
+        tot += 2 * gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, bits)
+    return tot / (m * (m - 1))
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -592,6 +628,8 @@ P.claim(
                 "direction-quadrature",
                 printed_eq36,
                 _eq36_ref,
+                printed_ball=_on_balls(printed_eq36_ctx),
+                reference_ball=_ball(_eq36_ref_ball),
                 description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
                 "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
             ),
@@ -603,10 +641,10 @@ P.claim(
 )
 
 
-def printed_f37(s: Any, p: dict[str, Any]) -> Any:
-    """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2))."""
+def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
+    """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2)) (context: mpmath)."""
     d, m = int(p["d"]), int(p["m"])
-    return mpmath.gamma(MF(d) / 2) / (m * (m - 1)) * _f_series(MF(p["v"]) ** 2 * MF(p["w"]) ** 2 * s, d)
+    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * _fser(ctx, _n(ctx, p["v"]) ** 2 * _n(ctx, p["w"]) ** 2 * s, d)
 
 
 def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
@@ -646,14 +684,19 @@ P.claim(
 def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(m(m-1) f(mean s_ij), sum_{i != j} f(s_ij), err): Jensen for random unit directions."""
     with mpmath.workdps(dps + 10):
-        _, m, _, _, U = _equal_norm_point(p)
-        s = [
-            mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))
-            for i, j in itertools.permutations(range(m), 2)
-        ]
-        lhs = m * (m - 1) * printed_f37(mpmath.fsum(s) / len(s), p)
-        rhs = mpmath.fsum(printed_f37(x, p) for x in s)
+        lhs, rhs = _eq38_sides(MP, p)
     return lhs, rhs, abs(rhs) * MF(10) ** (3 - dps)
+
+
+def _eq38_sides(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    _, m, _, _, U = _equal_norm_point(p, ctx)
+    s = [
+        ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
+        for i, j in itertools.permutations(range(m), 2)
+    ]
+    lhs = m * (m - 1) * printed_f37(ctx.fsum(*s) / len(s), p, ctx)
+    rhs = ctx.fsum(*(printed_f37(x, p, ctx) for x in s))
+    return lhs, rhs
 
 
 P.claim(
@@ -679,6 +722,7 @@ P.claim(
             "direct-sum",
             _eq38,
             max_points=30,
+            sides_ball=_on_balls(_eq38_sides),
             description="both sides for random unit directions, f by its series (mpmath)",
         )
     ],
@@ -752,9 +796,9 @@ P.claim(
 )
 
 
-def printed_f42(s: Any, p: dict[str, Any]) -> Any:
-    """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2))."""
-    return _f_series(MF(p["v"]) ** 2 * s, int(p["d"]))
+def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
+    """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) (context: mpmath)."""
+    return _fser(ctx, _n(ctx, p["v"]) ** 2 * s, int(p["d"]))
 
 
 P.claim(
@@ -769,36 +813,45 @@ P.claim(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
             description="f(s) > 0 (checked as -f <= 0 at the working precision)",
+            sides_ball=_on_balls(lambda ctx, p: (-printed_f42(_n(ctx, p["s"]), p, ctx), _n(ctx, 0))),
         ),
     ],
     notes="'Positive definite' is read as 'positive'.",
 )
 
 
-def _perm_point(p: dict[str, Any]) -> tuple[int, list[Any], list[list[Any]]]:
+def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
     d = int(p["d"])
-    U = _mp_rows(_unit_config(d, d, int(p["seed"])))
-    C = [[_dot(U[i], U[j]) for j in range(d)] for i in range(d)]
-    r = [MF(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    U = _ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
+    C = [[_ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
+    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
     return d, r, C
 
 
-def _eq43_sides(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision."""
-    d, r, C = _perm_point(p)
+def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
+    """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision (context: mpmath)."""
+    d, r, C = _perm_point(p, ctx)
     perms = list(itertools.permutations(range(d)))
     pairs = list(itertools.permutations(range(d), 2))
-    s42 = mpmath.fsum(
-        printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p) for P in perms for i, j in pairs
-    )
-    lhs = mpmath.fsum(
-        printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p) for P in perms for i, j in pairs
-    )
-    rhs = math.factorial(d) * mpmath.fsum(
-        printed_f42(
-            mpmath.fsum(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms) / math.factorial(d), p
+    s42 = ctx.fsum(
+        *(
+            printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx)
+            for P in perms
+            for i, j in pairs
         )
-        for i, j in pairs
+    )
+    lhs = ctx.fsum(
+        *(printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p, ctx) for P in perms for i, j in pairs)
+    )
+    rhs = math.factorial(d) * ctx.fsum(
+        *(
+            printed_f42(
+                ctx.fsum(*(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms)) / math.factorial(d),
+                p,
+                ctx,
+            )
+            for i, j in pairs
+        )
     )
     return s42, lhs, rhs
 
@@ -829,6 +882,8 @@ P.claim(
                 "direct-sum",
                 lambda p: _eq43_sides(p)[1],
                 _eq43_relabel,
+                printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
+                reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
                 description="both sums over all d! permutations, random norms and directions",
             ),
             16,
@@ -852,7 +907,13 @@ P.claim(
     domain=_PERM_DOMAIN,
     checks=[
         _no_search(
-            inequality_check("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)"), 16
+            inequality_check(
+                "direct-sum",
+                _eq43,
+                description="both sides over all d! permutations (mpmath)",
+                sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))),
+            ),
+            16,
         )
     ],
 )
@@ -1014,19 +1075,19 @@ def _with_dps(dps: int, fn: Any) -> Any:
         return fn()
 
 
-def _equal_angle_point(p: dict[str, Any]) -> tuple[int, list[list[Any]], list[Any]]:
+def _equal_angle_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[list[Any]], list[Any]]:
     """(d, Gram matrix of unit directions at equal angles, chi_d norms), in mpmath: the directions enter
     eq (46)-(47) only through w_hat_i.w_hat_j, so the exact Gram matrix (1 on the diagonal, c off it,
     c = -1/(d-1) + t (1 + 1/(d-1))) stands for them."""
     d = int(p["d"])
-    c = -MF(1) / (d - 1) + MF(p["t"]) * (1 + MF(1) / (d - 1))
-    C = [[MF(1) if i == j else c for j in range(d)] for i in range(d)]
-    r = [MF(float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
+    c = -_n(ctx, 1) / (d - 1) + _n(ctx, p["t"]) * (1 + _n(ctx, 1) / (d - 1))
+    C = [[_n(ctx, 1) if i == j else c for j in range(d)] for i in range(d)]
+    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
     return d, C, r
 
 
-def _eq46_pair(p: dict[str, Any]) -> tuple[Any, Any]:
-    d, C, r = _equal_angle_point(p)
+def _eq46_pair(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
+    d, C, r = _equal_angle_point(p, ctx)
     P = list(np.random.default_rng(int(p["seed"]) + 7).permutation(d))
     i, j = 0, 1
     a, b = r[P[i]], r[P[j]]
@@ -1058,6 +1119,8 @@ P.claim(
             "direct",
             lambda p: _eq46_pair(p)[0],
             lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]), MF(10) ** (-dps - 3)),
+            printed_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[0]),
+            reference_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[1]),
             description="both quadratic forms for an equal-angle configuration "
             "(common cosine from -1/(d-1) up), random norms and permutation",
         )
@@ -1066,14 +1129,14 @@ P.claim(
 )
 
 
-def _eq47_terms(p: dict[str, Any]) -> tuple[Any, Any]:
+def _eq47_terms(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
     """The parenthesis of eq (47), sum_P w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}, for the pair (1, 2) and a random pair."""
-    d, C, r = _equal_angle_point(p)
+    d, C, r = _equal_angle_point(p, ctx)
     k = int(p["k"])
     i2, j2 = (int(x) for x in np.random.default_rng(int(p["seed"]) + 3).choice(d, 2, replace=False))
 
     def term(i: int, j: int) -> Any:
-        tot = MF(0)
+        tot = _n(ctx, 0)
         for P in itertools.permutations(range(d)):
             a, b = r[P[i]], r[P[j]]
             q = a * a + b * b + 2 * a * b * C[i][j]
@@ -1094,6 +1157,8 @@ P.claim(
             "direct",
             lambda p: _eq47_terms(p)[0],
             lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]), MF(10) ** (-dps - 3)),
+            printed_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[0]),
+            reference_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[1]),
             description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
             "permutations, equal-angle configuration, random chi_d norms",
         )
