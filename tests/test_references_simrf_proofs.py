@@ -53,6 +53,23 @@ def test_f_series_ball_contains_the_50_digit_value() -> None:
             assert not ball.overlaps(arb(mpmath.nstr(exact * (1 + MF(10) ** -25), 60)))
 
 
+def test_ratio_series_abs_ball_alternating_and_complex() -> None:
+    """exp(-x) (alternating) and exp(i x) (complex) summed on balls contain the 50-digit values."""
+    from flint import acb
+
+    for x in (0.5, 7.0, 30.0):
+        with workprec(116 + 100):
+            ball = R.ratio_series_abs_ball(arb(1), lambda k, x=x: arb(-x) / (k + 1), lambda k, x=x: x / (k + 1))
+        with mpmath.workdps(50):
+            assert _contains(ball, mpmath.exp(-x)), x
+        with workprec(116 + 100):
+            cb = R.ratio_series_abs_ball(acb(1), lambda k, x=x: acb(0, x) / (k + 1), lambda k, x=x: x / (k + 1))
+        with mpmath.workdps(50):
+            assert _contains(cb.real, mpmath.cos(x)) and _contains(cb.imag, mpmath.sin(x)), x
+        with workprec(200):  # a planted 1e-25 error is outside
+            assert not ball.overlaps(arb(mpmath.nstr(mpmath.exp(-x) * (1 + MF(10) ** -25), 60)))
+
+
 def test_configurations_and_norms() -> None:
     U = R.unit_config(4, 6, 3)
     np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-15)

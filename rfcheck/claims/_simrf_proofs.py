@@ -66,6 +66,7 @@ from rfcheck.references.simrf_proofs import (
     eq16_residual,
     f_series_ball,
     lagrangian_gradient,
+    ratio_series_abs_ball,
     rho_tilde_minimum,
     sine_power_integral,
     sine_power_integral_ball,
@@ -372,6 +373,38 @@ def printed_eq32(p: dict[str, Any]) -> Any:
     return +out
 
 
+def _eq32_arg(p: dict[str, Any], bits: int, fn: Any) -> Any:
+    """``fn(alpha, z)`` on Arb balls (``alpha = d/2 - 1``, ``z`` or ``i z``), the working precision raised
+    (guard bits for the alternating series, then doubled) until the result is ``2^-bits`` tight."""
+    extra = 30 + 2 * int(float(p["z"]))
+    while True:
+        with workprec(bits + extra):
+            z = acb(0, to_ball(p["z"])) if p["imag"] else acb(to_ball(p["z"]))
+            out = fn(arb(int(p["d"])) / 2 - 1, z)
+        if (out.is_finite() and max(out.real.rad(), out.imag.rad()) <= abs(out).mid() * arb(2) ** (-bits)) or (
+            extra > 2048
+        ):
+            return out
+        extra *= 2
+
+
+def _eq32_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (32)'s series summed literally on balls: ``t_0 = (z/2)^alpha/Gamma(alpha+1)``, term ratio
+    ``-(z/2)^2/((k+1)(k+alpha+1))``, remainder bounded by
+    :func:`rfcheck.references.simrf_proofs.ratio_series_abs_ball` (``|ratio|`` decreases in ``k``)."""
+    zf = float(p["z"])
+
+    def series(a: Any, z: Any) -> Any:
+        af = float(a.mid())
+        return ratio_series_abs_ball(
+            (z / 2) ** a / (a + 1).gamma(),
+            lambda k: -(z / 2) ** 2 / ((k + 1) * (k + a + 1)),
+            lambda k: (zf / 2) ** 2 * (1 + 1e-12) / ((k + 1) * (k + af + 1)),
+        )
+
+    return _eq32_arg(p, bits, series)
+
+
 P.claim(
     "eq32",
     source=P.at("appendix A.1, eq (32)"),
@@ -389,6 +422,8 @@ P.claim(
             ),
             atol_scale=lambda p, dps: 1,
             description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
+            printed_ball=_eq32_ball,
+            reference_ball=lambda p, bits: _eq32_arg(p, bits, lambda a, z: z.bessel_j(a)),
         )
     ],
     notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",

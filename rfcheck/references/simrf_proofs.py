@@ -45,6 +45,7 @@ __all__ = [
     "mean_pair_norm_sq",
     "mp_rows",
     "pair_series_chi_integral",
+    "ratio_series_abs_ball",
     "rho_tilde_gradient",
     "rho_tilde_minimum",
     "sine_power_integral",
@@ -133,6 +134,53 @@ def f_series_ball(x: Any, d: int) -> Any:
             bound = (abs(t) * rho / (1 - rho)).upper()
             return tot + t + arb(0, bound)
     raise ValueError("f_series_ball: no remainder bound within 10^6 terms")
+
+
+def ratio_series_abs_ball(
+    t0: Any, ratio: Callable[[int], Any], ratio_bound: Callable[[int], float], *, max_terms: int = 1_000_000
+) -> Any:
+    """``sum_k t_k``, ``t_{k+1} = t_k ratio(k)``, on (real or complex) Arb balls with a proven remainder.
+
+    Unlike :func:`rfcheck.references.simrf.ratio_series_ball` the terms may alternate or be complex:
+    the caller gives ``ratio_bound(k) >= |ratio(j)|`` for all ``j >= k`` (a non-increasing bound).
+    Terms are added until ``ratio_bound(k) < 1/2`` and ``|t| <= 2^-(prec+4) |sum|``; the rest is at most
+    ``|t_{K+1}| / (1 - ratio_bound(K+1))`` in modulus, added to the radius (real and imaginary parts).
+
+    Parameters
+    ----------
+    t0 : flint.arb or flint.acb
+        The first term.
+    ratio : callable
+        ``k -> t_{k+1}/t_k`` as a ball.
+    ratio_bound : callable
+        ``k -> `` an upper bound (float) of ``|t_{j+1}/t_j|`` for every ``j >= k``.
+    max_terms : int
+        ``ValueError`` past this many terms.
+
+    Returns
+    -------
+    flint.arb or flint.acb
+        A ball containing the sum, at flint's working precision.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (32) (the Bessel series, alternating for real argument).
+    """
+    from flint import acb, arb
+    from flint import ctx as flint_ctx
+
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t, tot = t0, t0 * 0
+    for k in range(max_terms):
+        tot += t
+        t = t * ratio(k)
+        rb = ratio_bound(k + 1)
+        if ratio_bound(k) < 0.5 and abs(t) <= eps * abs(tot):
+            bound = (abs(t) / (1 - arb(rb))).upper()
+            if isinstance(tot, acb):
+                return tot + acb(arb(0, bound), arb(0, bound))
+            return tot + arb(0, bound)
+    raise ValueError(f"ratio_series_abs_ball: no remainder bound within {max_terms} terms")
 
 
 def f_series_deriv(x: Any, d: int) -> Any:
