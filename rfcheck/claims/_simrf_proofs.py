@@ -18,6 +18,15 @@ the paper; references never reuse it:
   ``sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum_i w_i^2 + 2 |sum_i w_i|^2`` with
   ``min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i)`` (eq 16 / 51);
 * L-BFGS on the permutation-symmetrised objective with an exact gradient (eq 48).
+
+Certified points: where both sides have a rigorous enclosure the decided points are re-decided on
+Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
+evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
+rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
+eq (9)/(88), Algorithm 1, (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57), (72),
+(75), (78), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
+derivatives (eq 37, 42 convexity), float64 optimisers and iterations (eq 16, 17, 48-50), the
+float64 2-D quadratures (eq 61, 62) and the root quadrature of eq (55).
 """
 
 from __future__ import annotations
