@@ -42,6 +42,7 @@ POINTS = [
     ("simrf.eq42", 1, {"d": 3, "v": 5.0, "s": 200.0}),
     ("simrf.eq43.relabel", 0, {"d": 4, "v": 1.5, "seed": 8}),
     ("simrf.eq43", 0, {"d": 4, "v": 3.0, "seed": 9}),
+    ("simrf.eq14", 0, {"d": 64, "v": 0.01, "coupling": "simrf"}),
     ("simrf.eq46", 0, {"d": 5, "t": 0.3, "seed": 2, "v": 1.0, "k": 3}),
     ("simrf.eq47", 0, {"d": 5, "t": 0.7, "seed": 3, "v": 1.0, "k": 9}),
 ]

@@ -24,7 +24,7 @@ Arb balls -- printed formulas written against a number-system context (mpmath nu
 evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
 rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
 eq (9)/(88), Algorithm 1, (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57), (72),
-(75), (78), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
+(75), (78), the remainder growth of (14), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
 derivatives (eq 37, 42 convexity), float64 optimisers and iterations (eq 16, 17, 48-50), the
 float64 2-D quadratures (eq 61, 62) and the root quadrature of eq (55).
 """
@@ -1831,6 +1831,27 @@ def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
 
 
+def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """:func:`_eq14_growth` on balls: the closed-form pair conformity on its Arb face, ``E |w_i + w_j|^2``
+    with Arb's Gamma, 200 guard bits for the ``O(v^4)`` cancellation."""
+    from rfcheck.closed_forms import simrf as cf
+
+    d, coupling = int(p["d"]), p["coupling"]
+    with workprec(bits + 200):
+        g, g1 = (arb(d) / 2).gamma(), (arb(d) / 2 + 1).gamma()
+        m2 = arb(2 * d)
+        if coupling == "simrf":
+            er = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / g
+            m2 = 2 * d - 2 * er**2 / (d - 1)
+
+        def rem(x: Any) -> Any:
+            exact = cf.pair_conformity(x, d, coupling, backend="arb", dps=(bits + 200) * 3 // 10) / g
+            return abs(exact - (1 + g * x * x * m2 / (4 * g1)) / g)
+
+        v = arb(p["v"])
+        return rem(v / 2) / rem(v), arb(1) / 8
+
+
 P.claim(
     "eq14",
     source=P.at("sec 3.2, eq (14) (with eq (13))"),
@@ -1850,6 +1871,7 @@ P.claim(
             inequality_check(
                 "remainder-growth",
                 _eq14_growth,
+                sides_ball=_ball(_eq14_growth_ball),
                 description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
                 "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
             ),
