@@ -23,8 +23,8 @@ Certified points: where both sides have a rigorous enclosure the decided points 
 Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
 evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
 rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
-eq (9)/(88), Algorithm 1, (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57), (72),
-(75), (78), the remainder growth of (14), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
+eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57),
+(72), (75), (78), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
 derivatives (eq 37, 42 convexity), float64 optimisers and iterations (eq 16, 17, 48-50), the
 float64 2-D quadratures (eq 61, 62) and the root quadrature of eq (55).
 """
