@@ -72,6 +72,23 @@ def test_chi_moments_and_their_balls() -> None:
         _widened_not_certified(ball, exact)
 
 
+def test_chi_pdf_ball_is_the_derivative_of_the_cdf() -> None:
+    rng = np.random.default_rng(5)
+    for w, dof in [(0.05, 2), (20.025, 256), (9.0, 1)] + [(float(rng.uniform(0.1, 20)), int(rng.integers(1, 300)))
+                                                           for _ in range(3)]:
+        with mpmath.workdps(200):  # the CDF is ~1: its numerical derivative needs the extra digits
+            exact = mpmath.diff(lambda t, dof=dof: mpmath.gammainc(MF(dof) / 2, 0, t * t / 2, regularized=True), MF(w))
+        ball = G.chi_pdf_ball(w, dof, PREC)
+        assert _contains(ball, exact) and _tight(ball), (w, dof)
+        _widened_not_certified(ball, exact)
+    with mpmath.workdps(50):  # far tail (value ~ 3e-348): against the density written out
+        exact = mpmath.sqrt(2 / mpmath.pi) * mpmath.exp(-MF(40) ** 2 / 2)
+    ball = G.chi_pdf_ball(40.0, 1, PREC)
+    with workprec(200):
+        assert abs(ball - arb(mpmath.nstr(exact, 60))) < arb(mpmath.nstr(exact, 60)) * arb("1e-33")
+    assert _tight(ball)
+
+
 def test_half_line_tail_bound_bounds_the_tail() -> None:
     rng = np.random.default_rng(0)
     for _ in range(6):

@@ -1619,13 +1619,6 @@ def _eq57_ball(part: int) -> Any:
     return ball
 
 
-def _chi2d_pdf_ball(p: dict[str, Any], bits: int) -> Any:
-    """``d/dw P(d, w^2/2)`` as a ball: ``d/dx P(a, x) = x^{a-1} e^{-x}/Gamma(a)`` (the definition of the
-    regularised lower incomplete Gamma function) times ``dx/dw = w``: ``w^{2d-1} e^{-w^2/2}/(2^{d-1} Gamma(d))``."""
-    w, d = to_ball(p["w"]), int(p["d"])
-    return w ** (2 * d - 1) * (-(w * w) / 2).exp() / (arb(2) ** (d - 1) * arb(d).gamma())
-
-
 P.claim(
     "eq57",
     source=P.at("appendix A.5, eq (57)"),
@@ -1643,7 +1636,7 @@ P.claim(
                 atol_scale=lambda p, dps: 1,
                 description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
                 printed_ball=_ball(_eq57_ball(k)),
-                reference_ball=_ball(_chi2d_pdf_ball),
+                reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
             ),
             8,
         )

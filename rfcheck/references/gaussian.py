@@ -33,6 +33,7 @@ __all__ = [
     "chi_expectation_ball",
     "chi_moment",
     "chi_moment_ball",
+    "chi_pdf_ball",
     "gaussian_power_integral",
     "gaussian_power_integral_ball",
     "guarded_quad",
@@ -376,6 +377,35 @@ def chi_expectation_ball(
             peak=math.sqrt(dof),
         )
         return val / norm
+
+
+def chi_pdf_ball(w: Any, dof: int, prec: int) -> arb:
+    """The ``chi_dof`` density at ``w`` as a ball: ``w^{dof-1} e^{-w^2/2} / (2^{dof/2-1} Gamma(dof/2))``.
+
+    It is ``d/dw P(dof/2, w^2/2)`` (the regularised lower incomplete Gamma function has
+    ``d/dx P(a, x) = x^{a-1} e^{-x}/Gamma(a)``, times ``dx/dw = w``).
+
+    Parameters
+    ----------
+    w : number
+        The point (>= 0).
+    dof : int
+        Degrees of freedom (>= 1).
+    prec : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the density.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (57)-(58) (``chi_2d``, the law of ``w_ij`` for an orthogonal pair).
+    """
+    with workprec(prec + 20):
+        wb, half = arb(to_ball(w)), arb(dof) / 2
+        return wb ** (dof - 1) * (-(wb * wb) / 2).exp() / (arb(2) ** (half - 1) * half.gamma())
 
 
 def chi_moment_ball(k: int, dof: int, prec: int) -> arb:
