@@ -4,7 +4,8 @@ claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (4
 
 Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
 only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
-numerical references: :mod:`rfcheck.references.simrf`).  Every ``printed_*`` function transcribes
+numerical references: :mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`,
+:mod:`rfcheck.references.gaussian`).  Every ``printed_*`` function transcribes
 the paper; references never reuse it:
 
 * direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
@@ -17,18 +18,31 @@ the paper; references never reuse it:
   ``sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum_i w_i^2 + 2 |sum_i w_i|^2`` with
   ``min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i)`` (eq 16 / 51);
 * L-BFGS on the permutation-symmetrised objective with an exact gradient (eq 48).
+
+Certified points: where both sides have a rigorous enclosure the decided points are re-decided on
+Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
+evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
+rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
+eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57),
+(72), (75), (78), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
+derivatives (eq 37, 42 convexity), float64 optimisers and iterations (eq 16, 17, 48-50), the
+float64 2-D quadratures (eq 61, 62) and the root quadrature of eq (55).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize, special, stats
+from flint import acb, arb
+from scipy import optimize, special
 
+from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
+from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -45,12 +59,34 @@ from rfcheck.ledger import (
     inequality_check,
     paper,
 )
+from rfcheck.references import gaussian as gauss
 from rfcheck.references import simrf as ref
+from rfcheck.references.crt import gaussian_exp_moment_ball
+from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
+from rfcheck.references.gaussian import guarded_quad as _guarded_quad
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
+from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
+from rfcheck.references.simrf_proofs import dot as _dot
+from rfcheck.references.simrf_proofs import (
+    eq16_residual,
+    f_series_ball,
+    lagrangian_gradient,
+    ratio_series_abs_ball,
+    rho_tilde_minimum,
+    sine_power_integral,
+    sine_power_integral_ball,
+)
+from rfcheck.references.simrf_proofs import f_series as _f_series
+from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
+from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
+from rfcheck.references.simrf_proofs import pair_series_chi_integral as _perm_sum_pair_integral
+from rfcheck.references.simrf_proofs import rho_tilde_gradient as _grad_rho_tilde_ref
+from rfcheck.references.simrf_proofs import symmetrised_pair_objective as _symmetrised_objective
+from rfcheck.references.simrf_proofs import unit_config as _unit_config
 from rfcheck.stats import compare_mc, estimate_mean, z_critical
 
 P = paper("simrf")
@@ -60,80 +96,89 @@ __all__: list[str] = []
 SEED = Int(0, 10**6, scale="linear")
 
 
-# ----------------------------------------------------------------------------- helpers
+def _num(ctx: Any, x: Any) -> Any:
+    """An int of the point as a number of ``ctx`` (mpmath: ``mpf``, so that ``d / 2`` is not a float
+    division; on balls the point's ints are already exact balls)."""
+    return mpmath.mpf(x) if ctx.name == "mpmath" and isinstance(x, int) else x
 
 
-def _f_series(x: Any, d: int) -> Any:
-    """``sum_k x^k / (4^k k! Gamma(k + d/2))`` by the exact term ratio, mpmath; summed until the terms,
-    past their peak, fall below ``10^-(dps+8)`` of the sum (x < 0 allowed: numerical derivatives at 0)."""
-    t = 1 / mpmath.gamma(MF(d) / 2)
-    tot, k = t, 0
-    tol = MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        r = x / (4 * (k + 1) * (k + MF(d) / 2))
-        t *= r
-        tot += t
-        k += 1
-        if t == 0 or (abs(r) < 1 and abs(t) <= tol * abs(tot)):
-            return tot
+def _gamma(ctx: Any, x: Any) -> Any:
+    """``Gamma(x)`` on a context (``x > 0``): ``mpmath.gamma`` in mpmath, else ``exp(log Gamma(x))``."""
+    return mpmath.gamma(x) if ctx.name == "mpmath" else ctx.exp(ctx.gammaln(x))
 
 
-def _f_series_deriv(x: Any, d: int) -> Any:
-    """``d/dx`` of :func:`_f_series` = ``1/(4 Gamma(d/2 + 1)) 0F1(; d/2 + 1; x/4)`` (reference face)."""
-    return mpmath.hyp0f1(MF(d) / 2 + 1, x / 4) / (4 * mpmath.gamma(MF(d) / 2 + 1))
+def _fser(ctx: Any, x: Any, d: int) -> Any:
+    """``sum_k x^k/(4^k k! Gamma(k + d/2))`` on a context: :func:`rfcheck.references.simrf_proofs.f_series`
+    in mpmath, :func:`rfcheck.references.simrf_proofs.f_series_ball` (proven remainder) on balls."""
+    return Ball(f_series_ball(x.v, d)) if ctx.name == "arb" else _f_series(x, d)
 
 
-def _unit_config(m: int, dim: int, seed: int, kind: str = "random") -> np.ndarray:
-    """``m`` unit vectors in R^dim (rows): random (Gaussian, normalised), simplex (m = dim) or orthogonal."""
-    if kind == "simplex":
-        from rfcheck.engine.montecarlo import simplex_matrix
-
-        return simplex_matrix(dim)[:m]
-    if kind == "orthogonal":
-        return np.eye(dim)[:m]
-    g = np.random.default_rng(seed).standard_normal((m, dim))
-    return g / np.linalg.norm(g, axis=1, keepdims=True)
-
-
-def _mp_rows(U: np.ndarray) -> list[list[Any]]:
-    """Rows of ``U`` as mpmath vectors, renormalised at the working precision."""
+def _ctx_rows(ctx: Any, U: np.ndarray) -> list[list[Any]]:
+    """Rows of ``U`` on a context, renormalised there (mpmath: as ``mp_rows``)."""
     out = []
-    for r in U:
-        row = [MF(float(x)) for x in r]
-        n = mpmath.sqrt(mpmath.fsum(x * x for x in row))
-        out.append([x / n for x in row])
+    for row in U:
+        xs = [_n(ctx, float(x)) for x in row]
+        n = ctx.sqrt(ctx.fsum(*(x * x for x in xs)))
+        out.append([x / n for x in xs])
     return out
 
 
-def _dot(a: list[Any], b: list[Any]) -> Any:
-    return mpmath.fsum(x * y for x, y in zip(a, b, strict=True))
+def _n(ctx: Any, x: Any) -> Any:
+    """A Python number as a number of ``ctx`` (mpmath ``mpf``; an exact Arb ball)."""
+    if ctx.name == "arb":
+        return Ball(to_ball(x))
+    return mpmath.mpf(x) if ctx.name == "mpmath" else x
 
 
-def _chi_norms(d: int, n: int, seed: int) -> np.ndarray:
-    return np.sqrt(np.random.default_rng(seed).chisquare(d, size=n))
+def _ctx_dot(ctx: Any, a: list[Any], b: list[Any]) -> Any:
+    """``a . b`` on a context (``ctx.fsum``: ``mpmath.fsum`` in mpmath)."""
+    return ctx.fsum(*(x * y for x, y in zip(a, b, strict=True)))
 
 
-def _equal_angle_config(d: int, c: float) -> np.ndarray:
-    """d unit vectors in R^d with all pairwise cosines ``c`` (``-1/(d-1) <= c < 1``): rows of the
-    symmetric square root of the Gram matrix ``(1 - c) I + c 1 1^T``."""
-    g = (1 - c) * np.eye(d) + c * np.ones((d, d))
-    lam, Q = np.linalg.eigh(g)
-    X = Q @ np.diag(np.sqrt(np.maximum(lam, 0.0))) @ Q.T
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
+def _on_balls(fn: Any) -> Any:
+    """``(p, bits) -> fn(ARB, p)`` as a flint ball: a printed formula written against a context, the
+    point's ints kept as ints (they index vectors)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            out = fn(ARB, p)
+        if isinstance(out, tuple):
+            return tuple(o.v if isinstance(o, Ball) else to_ball(o) for o in out)
+        return out.v if isinstance(out, Ball) else to_ball(out)
+
+    return ball
+
+
+def _ball(fn: Any) -> Any:
+    """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return fn(p, bits)
+
+    return ball
+
+
+# ----------------------------------------------------------------------------- helpers
 
 
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
 
 
-def printed_s_row(i: int, d: int) -> list[Any]:
-    """Row ``s_i`` (1-based) of eq (9) / (88) in mpmath."""
-    ones = [MF(1)] * (d - 1) + [MF(0)]
+def printed_s_row(i: int, d: int, ctx: Any = MP) -> list[Any]:
+    """Row ``s_i`` (1-based) of eq (9) / (88) on a context (default mpmath)."""
+    ones = [_n(ctx, 1)] * (d - 1) + [_n(ctx, 0)]
     if i == d:
-        return [x / mpmath.sqrt(d - 1) for x in ones]
-    a = (mpmath.sqrt(d) + 1) / MF(d - 1) ** MF(1.5)
+        return [x / ctx.sqrt(_n(ctx, d - 1)) for x in ones]
+    a = (ctx.sqrt(_n(ctx, d)) + 1) / _n(ctx, d - 1) ** _n(ctx, 1.5)
     row = [-a * x for x in ones]
-    row[i - 1] += mpmath.sqrt(MF(d) / (d - 1))
+    row[i - 1] += ctx.sqrt(_n(ctx, d) / (d - 1))
     return row
+
+
+def _gram_entry(ctx: Any, p: dict[str, Any]) -> Any:
+    d, i, j = _s_pair(p)
+    return _ctx_dot(ctx, printed_s_row(i, d, ctx), printed_s_row(j, d, ctx))
 
 
 def _s_pair(p: dict[str, Any]) -> tuple[int, int, int]:
@@ -164,9 +209,11 @@ P.claim(
     checks=[
         deterministic_check(
             "gram-entry",
-            lambda p: _dot(printed_s_row(_s_pair(p)[1], _s_pair(p)[0]), printed_s_row(_s_pair(p)[2], _s_pair(p)[0])),
+            lambda p: _gram_entry(MP, p),
             _eq88_ref,
             atol_scale=lambda p, dps: 1,
+            printed_ball=_on_balls(_gram_entry),
+            reference_ball=lambda p, bits: (lambda d, i, j: arb(1) if i == j else arb(-1) / (d - 1))(*_s_pair(p)),
             description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)",
         )
     ],
@@ -174,15 +221,21 @@ P.claim(
 )
 
 
-def printed_alg1(x: list[Any], d: int) -> list[Any]:
+def printed_alg1(x: list[Any], d: int, ctx: Any = MP) -> list[Any]:
     """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1);
-    y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d."""
-    yd = mpmath.fsum(x[: d - 1]) / mpmath.sqrt(d - 1)
-    return [mpmath.sqrt(MF(d) / (d - 1)) * x[i] - (mpmath.sqrt(d) + 1) / (d - 1) * yd for i in range(d - 1)] + [yd]
+    y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (on a context, default mpmath)."""
+    yd = ctx.fsum(*x[: d - 1]) / ctx.sqrt(_n(ctx, d - 1))
+    return [ctx.sqrt(_n(ctx, d) / (d - 1)) * x[i] - (ctx.sqrt(_n(ctx, d)) + 1) / (d - 1) * yd for i in range(d - 1)] + [
+        yd
+    ]
 
 
-def _alg1_vec(p: dict[str, Any]) -> list[Any]:
-    return [MF(float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
+def _alg1_vec(p: dict[str, Any], ctx: Any = MP) -> list[Any]:
+    return [_n(ctx, float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
+
+
+def _alg1_component(ctx: Any, p: dict[str, Any]) -> Any:
+    return printed_alg1(_alg1_vec(p, ctx), int(p["d"]), ctx)[int(p["k"]) % int(p["d"])]
 
 
 def _alg1_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -201,9 +254,15 @@ P.claim(
     checks=[
         deterministic_check(
             "matrix-vector",
-            lambda p: printed_alg1(_alg1_vec(p), int(p["d"]))[int(p["k"]) % int(p["d"])],
+            lambda p: _alg1_component(MP, p),
             _alg1_ref,
             atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
+            printed_ball=_on_balls(_alg1_component),
+            reference_ball=_on_balls(
+                lambda ctx, p: _ctx_dot(
+                    ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx)
+                )
+            ),
             description="component k of S x with S built from the rows of eq (9), mpmath, random x",
         )
     ],
@@ -216,13 +275,8 @@ P.claim(
 def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     d, k, c = int(p["d"]), int(p["k"]), MF(p["cos"])
 
-    def integral(cc: Any) -> Any:
-        return mpmath.quad(
-            lambda ph: mpmath.sin(ph) ** (d - 1) * (1 + mpmath.sin(ph) * cc) ** k, [0, mpmath.pi / 2, mpmath.pi]
-        )
-
     with mpmath.workdps(2 * dps + 10):  # tanh-sinh leaves ~ half the digits: double precision
-        a, b = integral(c), integral(MF(0))
+        a, b = sine_power_integral(d, k, c), sine_power_integral(d, k, MF(0))
     return a, b, (abs(a) + abs(b)) * MF(10) ** (3 - dps)
 
 
@@ -241,6 +295,11 @@ P.claim(
                 _eq22,
                 max_points=40,
                 description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
+                sides_ball=_ball(
+                    lambda p, bits: tuple(
+                        sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0)
+                    )
+                ),
             ),
             20,
         )
@@ -267,6 +326,29 @@ def printed_eq31(p: dict[str, Any]) -> Any:
     return +out
 
 
+def _eq31_ball(imag: bool) -> Any:
+    """Eq (31) (``imag``: argument ``i w v``, real part) or eq (75) (argument ``w z``) as a ball:
+    ``Gamma(d/2) 2^{d/2-1} x^{1-d/2} J_{d/2-1}(x)`` with Arb's Bessel function, principal branches.
+    At small ``|x|`` the power and the Bessel function each carry ``~ (d/2) log2(1/|x|)`` bits that
+    cancel in the product: they are evaluated with that many extra bits, and more (up to 1024) where
+    Arb's Bessel evaluation needs them (large order and argument); the ball stays rigorous."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        d = int(p["d"])
+        x = to_ball(p["w"]) * to_ball(p["v"] if imag else p["z"])
+        extra = 30 + int(d / 2 * max(0.0, -math.log2(float(x.mid()) + 1e-300)))
+        while True:
+            with workprec(bits + extra):
+                z = acb(0, x) if imag else acb(x)
+                a = arb(d) / 2 - 1
+                out = ((arb(d) / 2).gamma() * arb(2) ** a * z ** (-a) * z.bessel_j(a)).real
+            if (out.is_finite() and out.rad() <= abs(out.mid()) * arb(2) ** (-bits)) or extra > 1024:
+                return out
+            extra *= 2
+
+    return ball
+
+
 P.claim(
     "eq31",
     source=P.at("appendix A.1, eq (31) (Hankel-transform line)"),
@@ -280,6 +362,12 @@ P.claim(
                 printed_eq31,
                 lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
                 description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+                printed_ball=_ball(_eq31_ball(imag=True)),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.sphere_average_ball(
+                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
+                    )
+                ),
             ),
             24,
         )
@@ -292,6 +380,38 @@ def printed_eq32(p: dict[str, Any]) -> Any:
     with mpmath.workdps(mpmath.mp.dps + int(float(p["z"]))):  # alternating for real z: guard digits
         out = _series(lambda k: (-1) ** k / (mpmath.factorial(k) * mpmath.gamma(k + a + 1)) * (z / 2) ** (2 * k + a))
     return +out
+
+
+def _eq32_arg(p: dict[str, Any], bits: int, fn: Any) -> Any:
+    """``fn(alpha, z)`` on Arb balls (``alpha = d/2 - 1``, ``z`` or ``i z``), the working precision raised
+    (guard bits for the alternating series, then doubled) until the result is ``2^-bits`` tight."""
+    extra = 30 + 2 * int(float(p["z"]))
+    while True:
+        with workprec(bits + extra):
+            z = acb(0, to_ball(p["z"])) if p["imag"] else acb(to_ball(p["z"]))
+            out = fn(arb(int(p["d"])) / 2 - 1, z)
+        if (out.is_finite() and max(out.real.rad(), out.imag.rad()) <= abs(out).mid() * arb(2) ** (-bits)) or (
+            extra > 2048
+        ):
+            return out
+        extra *= 2
+
+
+def _eq32_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (32)'s series summed literally on balls: ``t_0 = (z/2)^alpha/Gamma(alpha+1)``, term ratio
+    ``-(z/2)^2/((k+1)(k+alpha+1))``, remainder bounded by
+    :func:`rfcheck.references.simrf_proofs.ratio_series_abs_ball` (``|ratio|`` decreases in ``k``)."""
+    zf = float(p["z"])
+
+    def series(a: Any, z: Any) -> Any:
+        af = float(a.mid())
+        return ratio_series_abs_ball(
+            (z / 2) ** a / (a + 1).gamma(),
+            lambda k: -(z / 2) ** 2 / ((k + 1) * (k + a + 1)),
+            lambda k: (zf / 2) ** 2 * (1 + 1e-12) / ((k + 1) * (k + af + 1)),
+        )
+
+    return _eq32_arg(p, bits, series)
 
 
 P.claim(
@@ -311,6 +431,8 @@ P.claim(
             ),
             atol_scale=lambda p, dps: 1,
             description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
+            printed_ball=_eq32_ball,
+            reference_ball=lambda p, bits: _eq32_arg(p, bits, lambda a, z: z.bessel_j(a)),
         )
     ],
     notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",
@@ -341,6 +463,12 @@ P.claim(
                 lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
+                printed_ball=_ball(_eq31_ball(imag=False)),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.sphere_average_ball(
+                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
+                    )
+                ),
             ),
             16,
         )
@@ -365,6 +493,15 @@ def printed_eq78(p: dict[str, Any]) -> Any:
     return +out
 
 
+def _eq78_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (78)'s series as a ball: term by term ``Gamma(k+d)/Gamma(d) = (d)_k`` and
+    ``Gamma(k+d/2)/Gamma(d/2) = (d/2)_k``, so ``sum_k (-z^2)^k/k! Gamma(d/2) Gamma(k+d)/(2^k Gamma(k+d/2)
+    Gamma(d)) = 1F1(d; d/2; -z^2/2)`` (Arb's hypergeometric series, rigorous remainder) and
+    ``sum_k (-z^2)^k/k! = e^{-z^2}``."""
+    z, d = to_ball(p["z"]), int(p["d"])
+    return (-(z * z) / 2).hypgeom_1f1(arb(d), arb(d) / 2) - (-(z * z)).exp()
+
+
 def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     z, d = MF(p["z"]), int(p["d"])
     with mpmath.workdps(dps):
@@ -384,6 +521,11 @@ P.claim(
                 _eq78_ref,
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
+                printed_ball=_ball(_eq78_printed_ball),
+                reference_ball=_ball(
+                    lambda p, bits: gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits)
+                    - (-to_ball(p["z"]) ** 2).exp()
+                ),
             ),
             16,
         )
@@ -394,33 +536,43 @@ P.claim(
 # --------------------------------------------------------------- eq (72) (RFF inner product)
 
 
-def _rff_vectors(p: dict[str, Any]) -> tuple[list[list[Any]], list[Any], list[Any]]:
+def _rff_vectors(p: dict[str, Any], ctx: Any = MP) -> tuple[list[list[Any]], list[Any], list[Any]]:
     m, d = int(p["m"]), int(p["d"])
     g = np.random.default_rng(int(p["seed"])).standard_normal((m + 2, d))
     s = float(p["scale"])
-    rows = [[MF(float(t)) for t in r] for r in g[:m]]
-    return rows, [MF(float(t)) * s for t in g[m]], [MF(float(t)) * s for t in g[m + 1]]
+    rows = [[_n(ctx, float(t)) for t in r] for r in g[:m]]
+    return rows, [_n(ctx, float(t)) * s for t in g[m]], [_n(ctx, float(t)) * s for t in g[m + 1]]
+
+
+def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (72): (1/m) sum_i cos w_i^T (x - y), on a context."""
+    W, x, y = _rff_vectors(p, ctx)
+    diff = [a - b for a, b in zip(x, y, strict=True)]
+    return ctx.fsum(*(ctx.cos(_ctx_dot(ctx, w, diff)) for w in W)) / len(W)
 
 
 def printed_eq72(p: dict[str, Any]) -> Any:
-    W, x, y = _rff_vectors(p)
-    diff = [a - b for a, b in zip(x, y, strict=True)]
-    return mpmath.fsum(mpmath.cos(_dot(w, diff)) for w in W) / len(W)
+    return printed_eq72_ctx(MP, p)
+
+
+def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """phi(x)^T phi(y) with phi of eq (3)/(71), on a context (the reference's ball)."""
+    W, x, y = _rff_vectors(p, ctx)
+
+    def phi(z: list[Any]) -> list[Any]:
+        out = []
+        for w in W:
+            t = _ctx_dot(ctx, w, z)
+            out += [ctx.sin(t), ctx.cos(t)]
+        return [o / ctx.sqrt(_n(ctx, len(W))) for o in out]
+
+    return _ctx_dot(ctx, phi(x), phi(y))
 
 
 def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """phi(x)^T phi(y) with phi of eq (3)/(71): sqrt(1/m) (sin(w_i.z), cos(w_i.z)) concatenated."""
     with mpmath.workdps(dps + 10):
-        W, x, y = _rff_vectors(p)
-
-        def phi(z: list[Any]) -> list[Any]:
-            out = []
-            for w in W:
-                t = _dot(w, z)
-                out += [mpmath.sin(t), mpmath.cos(t)]
-            return [o / mpmath.sqrt(len(W)) for o in out]
-
-        return _dot(phi(x), phi(y)), MF(10) ** (-dps - 5)
+        return _rff_gram_ctx(MP, p), MF(10) ** (-dps - 5)
 
 
 P.claim(
@@ -434,6 +586,8 @@ P.claim(
             printed_eq72,
             _eq72_ref,
             atol_scale=lambda p, dps: 1,
+            printed_ball=_on_balls(printed_eq72_ctx),
+            reference_ball=_on_balls(_rff_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y",
         )
     ],
@@ -443,20 +597,37 @@ P.claim(
 # --------------------------------------------------------------- Lemma A.1: eq (36)-(38)
 
 
-def _equal_norm_point(p: dict[str, Any]) -> tuple[int, int, Any, Any, list[list[Any]]]:
+def _equal_norm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, int, Any, Any, list[list[Any]]]:
     d, m = int(p["d"]), int(p["m"])
-    return d, m, MF(p["v"]), MF(p["w"]), _mp_rows(_unit_config(m, d, int(p["seed"])))
+    return d, m, _n(ctx, p["v"]), _n(ctx, p["w"]), _ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
+
+
+def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
+    / (2^{2k} k! Gamma(k+d/2)), on a context."""
+    d, m, v, w, U = _equal_norm_point(p, ctx)
+    tot = _n(ctx, 0)
+    for i, j in itertools.permutations(range(m), 2):
+        s2 = ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
+        tot += _fser(ctx, v * v * w * w * s2, d)
+    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * tot
 
 
 def printed_eq36(p: dict[str, Any]) -> Any:
-    """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
-    / (2^{2k} k! Gamma(k+d/2))."""
-    d, m, v, w, U = _equal_norm_point(p)
-    tot = MF(0)
-    for i, j in itertools.permutations(range(m), 2):
-        s2 = mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))
-        tot += _f_series(v * v * w * w * s2, d)
-    return mpmath.gamma(MF(d) / 2) / (m * (m - 1)) * tot
+    return printed_eq36_ctx(MP, p)
+
+
+def _eq36_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_eq36_ref` as a ball: per pair the sphere average by
+    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral`` in the polar angle)."""
+    d, m = int(p["d"]), int(p["m"])
+    _, _, v, w, U = _equal_norm_point(p, ARB)
+    tot = arb(0)
+    for i, j in itertools.combinations(range(m), 2):
+        s = ARB.sqrt(ARB.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))).v
+        x = w.v * s * v.v
+        tot += 2 * gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, bits)
+    return tot / (m * (m - 1))
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -501,6 +672,8 @@ P.claim(
                 "direction-quadrature",
                 printed_eq36,
                 _eq36_ref,
+                printed_ball=_on_balls(printed_eq36_ctx),
+                reference_ball=_ball(_eq36_ref_ball),
                 description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
                 "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
             ),
@@ -512,10 +685,10 @@ P.claim(
 )
 
 
-def printed_f37(s: Any, p: dict[str, Any]) -> Any:
-    """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2))."""
+def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
+    """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2)) (context: mpmath)."""
     d, m = int(p["d"]), int(p["m"])
-    return mpmath.gamma(MF(d) / 2) / (m * (m - 1)) * _f_series(MF(p["v"]) ** 2 * MF(p["w"]) ** 2 * s, d)
+    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * _fser(ctx, _n(ctx, p["v"]) ** 2 * _n(ctx, p["w"]) ** 2 * s, d)
 
 
 def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
@@ -555,14 +728,19 @@ P.claim(
 def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(m(m-1) f(mean s_ij), sum_{i != j} f(s_ij), err): Jensen for random unit directions."""
     with mpmath.workdps(dps + 10):
-        _, m, _, _, U = _equal_norm_point(p)
-        s = [
-            mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))
-            for i, j in itertools.permutations(range(m), 2)
-        ]
-        lhs = m * (m - 1) * printed_f37(mpmath.fsum(s) / len(s), p)
-        rhs = mpmath.fsum(printed_f37(x, p) for x in s)
+        lhs, rhs = _eq38_sides(MP, p)
     return lhs, rhs, abs(rhs) * MF(10) ** (3 - dps)
+
+
+def _eq38_sides(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    _, m, _, _, U = _equal_norm_point(p, ctx)
+    s = [
+        ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
+        for i, j in itertools.permutations(range(m), 2)
+    ]
+    lhs = m * (m - 1) * printed_f37(ctx.fsum(*s) / len(s), p, ctx)
+    rhs = ctx.fsum(*(printed_f37(x, p, ctx) for x in s))
+    return lhs, rhs
 
 
 P.claim(
@@ -588,6 +766,7 @@ P.claim(
             "direct-sum",
             _eq38,
             max_points=30,
+            sides_ball=_on_balls(_eq38_sides),
             description="both sides for random unit directions, f by its series (mpmath)",
         )
     ],
@@ -595,22 +774,6 @@ P.claim(
 
 
 # --------------------------------------------------------------- Thm 3.4 proof: eq (41)-(48)
-
-
-def _perm_sum_pair_integral(v: float, d: int, c: float, n: int = 96) -> tuple[float, float]:
-    """``E_{r1, r2 iid chi_d} sum_k v^{2k} (r1^2 + r2^2 + 2 r1 r2 c)^k / (2^{2k} k! Gamma(k+d/2))``
-    (float64, scipy 0F1, 2-D Gauss-Legendre; error from ``n`` vs ``3n/2`` nodes)."""
-
-    def rule(nn: int) -> float:
-        lo, hi = max(0.0, math.sqrt(d) - 12.0), math.sqrt(d) + 12.0 + 4 * v
-        x, wq = np.polynomial.legendre.leggauss(nn)
-        r = lo + (hi - lo) * (x + 1) / 2
-        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
-        q = np.maximum(r[:, None] ** 2 + r[None, :] ** 2 + 2 * c * r[:, None] * r[None, :], 0.0)
-        return float(wr @ (special.hyp0f1(d / 2, v * v * q / 4) / special.gamma(d / 2)) @ wr)
-
-    a, b = rule(n), rule(n * 3 // 2)
-    return b, abs(a - b) + 1e-13 * abs(b)
 
 
 def printed_eq41(p: dict[str, Any]) -> tuple[float, float]:
@@ -677,9 +840,9 @@ P.claim(
 )
 
 
-def printed_f42(s: Any, p: dict[str, Any]) -> Any:
-    """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2))."""
-    return _f_series(MF(p["v"]) ** 2 * s, int(p["d"]))
+def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
+    """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) (context: mpmath)."""
+    return _fser(ctx, _n(ctx, p["v"]) ** 2 * s, int(p["d"]))
 
 
 P.claim(
@@ -694,36 +857,45 @@ P.claim(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
             description="f(s) > 0 (checked as -f <= 0 at the working precision)",
+            sides_ball=_on_balls(lambda ctx, p: (-printed_f42(_n(ctx, p["s"]), p, ctx), _n(ctx, 0))),
         ),
     ],
     notes="'Positive definite' is read as 'positive'.",
 )
 
 
-def _perm_point(p: dict[str, Any]) -> tuple[int, list[Any], list[list[Any]]]:
+def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
     d = int(p["d"])
-    U = _mp_rows(_unit_config(d, d, int(p["seed"])))
-    C = [[_dot(U[i], U[j]) for j in range(d)] for i in range(d)]
-    r = [MF(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    U = _ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
+    C = [[_ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
+    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
     return d, r, C
 
 
-def _eq43_sides(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision."""
-    d, r, C = _perm_point(p)
+def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
+    """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision (context: mpmath)."""
+    d, r, C = _perm_point(p, ctx)
     perms = list(itertools.permutations(range(d)))
     pairs = list(itertools.permutations(range(d), 2))
-    s42 = mpmath.fsum(
-        printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p) for P in perms for i, j in pairs
-    )
-    lhs = mpmath.fsum(
-        printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p) for P in perms for i, j in pairs
-    )
-    rhs = math.factorial(d) * mpmath.fsum(
-        printed_f42(
-            mpmath.fsum(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms) / math.factorial(d), p
+    s42 = ctx.fsum(
+        *(
+            printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx)
+            for P in perms
+            for i, j in pairs
         )
-        for i, j in pairs
+    )
+    lhs = ctx.fsum(
+        *(printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p, ctx) for P in perms for i, j in pairs)
+    )
+    rhs = math.factorial(d) * ctx.fsum(
+        *(
+            printed_f42(
+                ctx.fsum(*(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms)) / math.factorial(d),
+                p,
+                ctx,
+            )
+            for i, j in pairs
+        )
     )
     return s42, lhs, rhs
 
@@ -754,6 +926,8 @@ P.claim(
                 "direct-sum",
                 lambda p: _eq43_sides(p)[1],
                 _eq43_relabel,
+                printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
+                reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
                 description="both sums over all d! permutations, random norms and directions",
             ),
             16,
@@ -777,7 +951,13 @@ P.claim(
     domain=_PERM_DOMAIN,
     checks=[
         _no_search(
-            inequality_check("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)"), 16
+            inequality_check(
+                "direct-sum",
+                _eq43,
+                description="both sides over all d! permutations (mpmath)",
+                sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))),
+            ),
+            16,
         )
     ],
 )
@@ -814,20 +994,9 @@ def printed_eq45_vector(p: dict[str, Any], i: int, literal46: bool = False) -> l
 
 
 def _grad_L(p: dict[str, Any], i: int) -> list[Any]:
-    """Reference: d/du_i of sum_P sum_{a != b} F(q_{P,a,b}(u)), q = w_{P_a}^2 u_a.u_a + w_{P_b}^2 u_b.u_b +
-    2 w_{P_a} w_{P_b} u_a.u_b, F(q) = 0F1(; d/2; v^2 q/4)/Gamma(d/2): each ordered pair containing i
-    contributes F'(q) (2 w_{P_i}^2 u_i + 2 w_{P_i} w_{P_j} u_j), and (i, j), (j, i) are both ordered pairs."""
-    d, v, r, U = _lagrangian_point(p)
-    out = [MF(0)] * d
-    for P in itertools.permutations(range(d)):
-        for j in range(d):
-            if j == i:
-                continue
-            a, b = r[P[i]], r[P[j]]
-            q = a * a + b * b + 2 * a * b * _dot(U[i], U[j])
-            fp = v * v * _f_series_deriv(v * v * q, d)
-            out = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(out)]
-    return out
+    """Reference: the hand-derived gradient of eq (44)'s first term at the point (mpmath)."""
+    _, v, r, U = _lagrangian_point(p)
+    return lagrangian_gradient(v, r, U, i)
 
 
 def _unit(x: list[Any]) -> list[Any]:
@@ -950,19 +1119,19 @@ def _with_dps(dps: int, fn: Any) -> Any:
         return fn()
 
 
-def _equal_angle_point(p: dict[str, Any]) -> tuple[int, list[list[Any]], list[Any]]:
+def _equal_angle_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[list[Any]], list[Any]]:
     """(d, Gram matrix of unit directions at equal angles, chi_d norms), in mpmath: the directions enter
     eq (46)-(47) only through w_hat_i.w_hat_j, so the exact Gram matrix (1 on the diagonal, c off it,
     c = -1/(d-1) + t (1 + 1/(d-1))) stands for them."""
     d = int(p["d"])
-    c = -MF(1) / (d - 1) + MF(p["t"]) * (1 + MF(1) / (d - 1))
-    C = [[MF(1) if i == j else c for j in range(d)] for i in range(d)]
-    r = [MF(float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
+    c = -_n(ctx, 1) / (d - 1) + _n(ctx, p["t"]) * (1 + _n(ctx, 1) / (d - 1))
+    C = [[_n(ctx, 1) if i == j else c for j in range(d)] for i in range(d)]
+    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
     return d, C, r
 
 
-def _eq46_pair(p: dict[str, Any]) -> tuple[Any, Any]:
-    d, C, r = _equal_angle_point(p)
+def _eq46_pair(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
+    d, C, r = _equal_angle_point(p, ctx)
     P = list(np.random.default_rng(int(p["seed"]) + 7).permutation(d))
     i, j = 0, 1
     a, b = r[P[i]], r[P[j]]
@@ -994,6 +1163,8 @@ P.claim(
             "direct",
             lambda p: _eq46_pair(p)[0],
             lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]), MF(10) ** (-dps - 3)),
+            printed_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[0]),
+            reference_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[1]),
             description="both quadratic forms for an equal-angle configuration "
             "(common cosine from -1/(d-1) up), random norms and permutation",
         )
@@ -1002,14 +1173,14 @@ P.claim(
 )
 
 
-def _eq47_terms(p: dict[str, Any]) -> tuple[Any, Any]:
+def _eq47_terms(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
     """The parenthesis of eq (47), sum_P w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}, for the pair (1, 2) and a random pair."""
-    d, C, r = _equal_angle_point(p)
+    d, C, r = _equal_angle_point(p, ctx)
     k = int(p["k"])
     i2, j2 = (int(x) for x in np.random.default_rng(int(p["seed"]) + 3).choice(d, 2, replace=False))
 
     def term(i: int, j: int) -> Any:
-        tot = MF(0)
+        tot = _n(ctx, 0)
         for P in itertools.permutations(range(d)):
             a, b = r[P[i]], r[P[j]]
             q = a * a + b * b + 2 * a * b * C[i][j]
@@ -1030,6 +1201,8 @@ P.claim(
             "direct",
             lambda p: _eq47_terms(p)[0],
             lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]), MF(10) ** (-dps - 3)),
+            printed_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[0]),
+            reference_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[1]),
             description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
             "permutations, equal-angle configuration, random chi_d norms",
         )
@@ -1037,34 +1210,6 @@ P.claim(
     notes="Without equal angles the parenthesis depends on w_hat_i.w_hat_j and differs between pairs; the "
     "proof gets equal angles from Jensen (eq 43) and eq (46).",
 )
-
-
-def _symmetrised_objective(r: np.ndarray, v: float) -> Any:
-    """eq (42) sum as a function of the directions X (rows, normalised) with its exact gradient:
-    sum_{i != j} h(c_ij), h(c) = (d-2)! sum_{a != b} f(r_a^2 + r_b^2 + 2 r_a r_b c),
-    f = 0F1(; d/2; v^2 s/4)/Gamma(d/2)."""
-    d = r.size
-    a, b = np.array([(x, y) for x, y in itertools.permutations(range(d), 2)]).T
-    ra, rb = r[a], r[b]
-    g = math.gamma(d / 2)
-    fac = math.factorial(d - 2)
-    off = ~np.eye(d, dtype=bool)
-
-    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        X = flat.reshape(d, d)
-        n = np.linalg.norm(X, axis=1, keepdims=True)
-        U = X / n
-        C = np.clip(U @ U.T, -1, 1)[off]
-        s = ra[None, :] ** 2 + rb[None, :] ** 2 + 2 * ra[None, :] * rb[None, :] * C[:, None]
-        val = fac * np.sum(special.hyp0f1(d / 2, v * v * s / 4)) / g
-        dh = fac * np.sum(special.hyp0f1(d / 2 + 1, v * v * s / 4) * v * v / (4 * (d / 2)) * 2 * ra * rb, axis=1) / g
-        H = np.zeros((d, d))
-        H[off] = dh
-        gU = (H + H.T) @ U
-        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
-        return float(val), gX.ravel()
-
-    return obj
 
 
 #: direction resolution of the L-BFGS minimiser in the eq (48) check (measured 1e-16 .. 8e-8 for d <= 5)
@@ -1131,15 +1276,6 @@ def printed_rho_tilde(W: np.ndarray, v: float) -> float:
     return float(math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * (s2.sum() - np.trace(s2)))
 
 
-def rho_tilde_minimum(norms: np.ndarray, v: float, d: int) -> float:
-    """The exact minimum of eq (15) over directions: sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum w_i^2 + 2|sum w_i|^2
-    and min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i) (closed polygon, or the longest vector against the rest)."""
-    m = norms.size
-    smin = max(0.0, 2 * float(norms.max()) - float(norms.sum()))
-    tot = 2 * (m - 2) * float(np.sum(norms**2)) + 2 * smin**2
-    return math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * tot
-
-
 def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) -> tuple[np.ndarray, int, float]:
     """The update of eq (17), w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|, in passes over i = 1..m
     until no vector moves by more than ``tol`` (relative); returns (W, passes, eq (16) residual)."""
@@ -1160,14 +1296,6 @@ def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) ->
         if moved <= tol:
             break
     return W, n, eq16_residual(W)
-
-
-def eq16_residual(W: np.ndarray) -> float:
-    """max_i |w_i + (sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|| / |w_i| (0 for an eq (16) configuration)."""
-    r = np.linalg.norm(W, axis=1)
-    S = W.sum(axis=0)[None, :] - W
-    ns = np.linalg.norm(S, axis=1)
-    return float(np.max(np.linalg.norm(W + S / ns[:, None] * r[:, None], axis=1) / r))
 
 
 def _plus_config(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -1249,14 +1377,6 @@ P.claim(
     ],
     notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
 )
-
-
-def _grad_rho_tilde_ref(W: np.ndarray, v: float, i: int) -> np.ndarray:
-    """Gradient of eq (15) in w_i, hand-derived: 4 C sum_{j != i} (w_i + w_j),
-    C = Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2))."""
-    m, d = W.shape
-    c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
-    return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
 def printed_eq49_vector(W: np.ndarray, v: float, i: int) -> np.ndarray:
@@ -1363,6 +1483,28 @@ def printed_eq53_middle(p: dict[str, Any]) -> Any:
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
 
 
+def _eq53_middle_ball(p: dict[str, Any], bits: int) -> Any:
+    """The middle of eq (53) as a ball: the k-series is ``0F1(; d/2; v^2 w^2/4)/Gamma(d/2)`` term by term
+    (Arb's series with a proven remainder), the w-integral by
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` with growth bound
+    ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
+    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``."""
+    v, d = to_ball(p["v"]), int(p["d"])
+    half = arb(d) / 2
+    val = gauss.half_line_gaussian_integral_ball(
+        lambda w, _a: (v * v * w * w / 4).hypgeom_0f1(half), power=d - 1, s2=2, growth=(1, v),
+        log_scale=float(p["v"]) ** 2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=bits,
+        peak=math.sqrt(2 * (d - 1)) + 2 * float(p["v"]),
+    )
+    return val / (arb(2) ** (d - 1) * half.gamma())
+
+
+def _iid_mgf_ball(p: dict[str, Any], bits: int) -> Any:
+    """``E exp(t v)``, ``t ~ N(0, 2)`` (``= E exp(sqrt(2) v W)``, ``W ~ N(0, 1)``), as a rigorous ball
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`: the integral plus a proven tail bound)."""
+    return gaussian_exp_moment_ball(0, arb(2).sqrt() * to_ball(p["v"]), bits).real
+
+
 P.claim(
     "eq53",
     source=P.at("appendix A.4, eq (53)"),
@@ -1376,6 +1518,8 @@ P.claim(
                 printed_eq53_middle,
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ball=_ball(_eq53_middle_ball),
+                reference_ball=_ball(_iid_mgf_ball),
             ),
             6,
         ),
@@ -1385,6 +1529,8 @@ P.claim(
                 lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
+                printed_ball=_ball(lambda p, bits: ref.ratio_series_ball(arb(1), lambda k: arb(p["v"]) ** 2 / (k + 1))),
+                reference_ball=_ball(_iid_mgf_ball),
             ),
             6,
         ),
@@ -1394,13 +1540,7 @@ P.claim(
 
 
 def _gauss_integral_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    z = MF(p["z"])
-    return _quad_err(
-        lambda: mpmath.quad(
-            lambda w: w ** (2 * z - 1) * mpmath.exp(-w * w / 2), [0, mpmath.sqrt(2 * z - 1) if z > 1 else 1, mpmath.inf]
-        ),
-        dps,
-    )
+    return _quad_err(lambda: gaussian_power_integral(p["z"]), dps)
 
 
 P.claim(
@@ -1411,7 +1551,11 @@ P.claim(
     checks=[
         _no_search(
             deterministic_check(
-                "quadrature", lambda p: 2 ** (MF(p["z"]) - 1) * mpmath.gamma(MF(p["z"])), _gauss_integral_ref
+                "quadrature",
+                None,
+                _gauss_integral_ref,
+                printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * _gamma(ctx, p["z"]),
+                reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
             ),
             12,
         )
@@ -1422,14 +1566,6 @@ P.claim(
 
 
 # --------------------------------------------------------------- A.5: eq (57)
-
-
-def _guarded_quad(fn: Any, pts: Any) -> Any:
-    """mpmath.quad at twice the working precision (+10): tanh-sinh stops when successive levels agree,
-    which for a narrow peak leaves ~ half the digits (measured: 1e-13 relative at 30 digits, d = 128)."""
-    with mpmath.workdps(2 * mpmath.mp.dps + 10):
-        out = mpmath.quad(fn, pts() if callable(pts) else pts)
-    return +out
 
 
 def _phi_integral(d: int, upper: Any, fn: Any) -> Any:
@@ -1465,6 +1601,24 @@ def printed_eq57(part: int) -> Any:
     return pr
 
 
+def _eq57_ball(part: int) -> Any:
+    """The three expressions of eq (57) as balls (the phi-integrals by ``acb.integral``: finite intervals)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        w, d = to_ball(p["w"]), int(p["d"])
+        g2 = (arb(d) / 2).gamma()
+        e = (-(w * w) / 2).exp()
+        if part == 1:
+            phi = gauss.integral_ball(lambda ph, _a: (ph.sin() * ph.cos()) ** (d - 1), 0, arb.pi() / 2, bits).real
+            return w ** (2 * d - 1) / (arb(2) ** (d - 2) * g2**2) * phi * e
+        if part == 2:
+            phi = gauss.integral_ball(lambda ph, _a: ph.sin() ** (d - 1), 0, arb.pi(), bits).real
+            return w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2**2) * phi * e
+        return arb.pi().sqrt() * w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2 * (arb(d) / 2 + arb(1) / 2).gamma()) * e
+
+    return ball
+
+
 P.claim(
     "eq57",
     source=P.at("appendix A.5, eq (57)"),
@@ -1481,6 +1635,8 @@ P.claim(
                 lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
                 atol_scale=lambda p, dps: 1,
                 description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
+                printed_ball=_ball(_eq57_ball(k)),
+                reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
             ),
             8,
         )
@@ -1543,16 +1699,18 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature."""
     d = int(p["d"])
 
-    def compute() -> Any:
-        def mom(k: int) -> Any:
-            return mpmath.quad(
-                lambda w: w ** (2 * d - 1 + k) * mpmath.exp(-w * w / 2 - (d - 1) * mpmath.log(2) - mpmath.loggamma(d)),
-                [0, mpmath.sqrt(2 * d), mpmath.inf],
-            )
+    return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
 
-        return mom(4) / mom(2)
 
-    return _quad_err(compute, dps)
+@functools.lru_cache(maxsize=64)
+def _fn4_ball_at(d: int, bits: int) -> Any:
+    with workprec(bits + 20):
+        return gauss.chi_moment_ball(4, 2 * d, bits + 10) / gauss.chi_moment_ball(2, 2 * d, bits + 10)
+
+
+def _fn4_ball(p: dict[str, Any], bits: int) -> Any:
+    """E w^4 / E w^2, w ~ chi_2d, as a ball: both moments by rigorous quadrature (shared by the two checks)."""
+    return _fn4_ball_at(int(p["d"]), bits)
 
 
 P.claim(
@@ -1565,21 +1723,25 @@ P.claim(
         _no_search(
             deterministic_check(
                 "chi2d-moments-right",
-                lambda p: (
-                    2 * mpmath.gamma(MF(int(p["d"])) / 2 + 2) / mpmath.gamma(MF(int(p["d"])) / 2 + 1)
-                    + 2 * mpmath.gamma(MF(int(p["d"])) / 2 + 1) / mpmath.gamma(MF(int(p["d"])) / 2)
-                ),
+                None,
                 _fn4_ref,
                 description="E w^4/E w^2 for w ~ chi_2d by quadrature",
+                printed_ctx=lambda ctx, p: (
+                    2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 2) / _gamma(ctx, _num(ctx, p["d"]) / 2 + 1)
+                    + 2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 1) / _gamma(ctx, _num(ctx, p["d"]) / 2)
+                ),
+                reference_ball=_fn4_ball,
             ),
             5,
         ),
         _no_search(
             deterministic_check(
                 "chi2d-moments-middle",
-                lambda p: (lambda d: d * (d + 2) / d + d)(MF(int(p["d"]))),
+                None,
                 _fn4_ref,
                 description="E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
+                printed_ctx=lambda ctx, p: (lambda d: d * (d + 2) / d + d)(_num(ctx, p["d"])),
+                reference_ball=_fn4_ball,
             ),
             5,
         ),
@@ -1642,14 +1804,6 @@ P.claim(
 # --------------------------------------------------------------- sec 3.2: eq (14)
 
 
-def _mean_wij_sq(d: int, coupling: str) -> Any:
-    """E |w_i + w_j|^2 = 2d + 2 cos(theta) (E r)^2, E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2) (chi_d mean)."""
-    if coupling != "simrf":
-        return MF(2 * d)
-    er = mpmath.sqrt(2) * mpmath.gamma(MF(d + 1) / 2) / mpmath.gamma(MF(d) / 2)
-    return 2 * d - 2 * er**2 / (d - 1)
-
-
 def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """|R(v/2)| / |R(v)| <= 1/8, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives 1/16,
     an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form, mpmath) over Gamma(d/2)."""
@@ -1668,6 +1822,27 @@ def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
         r1, r2 = rem(v), rem(v / 2)
         return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
+
+
+def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """:func:`_eq14_growth` on balls: the closed-form pair conformity on its Arb face, ``E |w_i + w_j|^2``
+    with Arb's Gamma, 200 guard bits for the ``O(v^4)`` cancellation."""
+    from rfcheck.closed_forms import simrf as cf
+
+    d, coupling = int(p["d"]), p["coupling"]
+    with workprec(bits + 200):
+        g, g1 = (arb(d) / 2).gamma(), (arb(d) / 2 + 1).gamma()
+        m2 = arb(2 * d)
+        if coupling == "simrf":
+            er = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / g
+            m2 = 2 * d - 2 * er**2 / (d - 1)
+
+        def rem(x: Any) -> Any:
+            exact = cf.pair_conformity(x, d, coupling, backend="arb", dps=(bits + 200) * 3 // 10) / g
+            return abs(exact - (1 + g * x * x * m2 / (4 * g1)) / g)
+
+        v = arb(p["v"])
+        return rem(v / 2) / rem(v), arb(1) / 8
 
 
 P.claim(
@@ -1689,6 +1864,7 @@ P.claim(
             inequality_check(
                 "remainder-growth",
                 _eq14_growth,
+                sides_ball=_ball(_eq14_growth_ball),
                 description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
                 "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
             ),
@@ -1771,22 +1947,33 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
 
 
-def printed_eq28(p: dict[str, Any]) -> Any:
-    """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}."""
-    W, x, y = _rff_vectors(p)
+def printed_eq28_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, on a context."""
+    W, x, y = _rff_vectors(p, ctx)
     s = [a + b for a, b in zip(x, y, strict=True)]
-    return mpmath.exp(-_dot(x, x) - _dot(y, y)) / len(W) * mpmath.fsum(mpmath.exp(_dot(w, s)) for w in W)
+    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+    return ctx.exp(-dot(x, x) - dot(y, y)) / len(W) * ctx.fsum(*(ctx.exp(dot(w, s)) for w in W))
+
+
+def printed_eq28(p: dict[str, Any]) -> Any:
+    return printed_eq28_ctx(MP, p)
+
+
+def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """phi(x)^T phi(y) with phi of eq (7), on a context (the reference's ball)."""
+    W, x, y = _rff_vectors(p, ctx)
+    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+
+    def phi(z: list[Any]) -> list[Any]:
+        return [ctx.exp(-dot(z, z)) * ctx.exp(dot(w, z)) / ctx.sqrt(_n(ctx, len(W))) for w in W]
+
+    return dot(phi(x), phi(y))
 
 
 def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """phi(x)^T phi(y) with phi of eq (7): sqrt(1/m) exp(-|z|^2) (exp(w_i^T z))_i."""
     with mpmath.workdps(dps + 10):
-        W, x, y = _rff_vectors(p)
-
-        def phi(z: list[Any]) -> list[Any]:
-            return [mpmath.exp(-_dot(z, z)) * mpmath.exp(_dot(w, z)) / mpmath.sqrt(len(W)) for w in W]
-
-        val = _dot(phi(x), phi(y))
+        val = _prf_gram_ctx(MP, p)
         return val, abs(val) * MF(10) ** (-dps - 5)
 
 
@@ -1800,6 +1987,8 @@ P.claim(
             "feature-inner-product",
             printed_eq28,
             _eq28_ref,
+            printed_ball=_on_balls(printed_eq28_ctx),
+            reference_ball=_on_balls(_prf_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
         )
     ],

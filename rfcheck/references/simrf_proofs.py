@@ -1,0 +1,596 @@
+"""Reference computations behind SimRF's proof-step claims (appendix A): public, unit-tested.
+
+The numerical library code of :mod:`rfcheck.claims._simrf_proofs` -- everything that is a
+computation a user could call, not the wording of one printed result:
+
+* the series ``f(x) = sum_k x^k/(4^k k! Gamma(k + d/2)) = 0F1(; d/2; x/4)/Gamma(d/2)`` behind
+  eq (36)-(45) and its derivative (:func:`f_series`, :func:`f_series_deriv`);
+* direction configurations and chi_d norms of the checks (:func:`unit_config`, :func:`mp_rows`,
+  :func:`dot`, :func:`chi_norms`);
+* the pair conformity ``E_{r1, r2 iid chi_d} f(v^2 (r1^2 + r2^2 + 2 r1 r2 c))`` by 2-D
+  Gauss-Legendre (:func:`pair_series_chi_integral`, eq (41));
+* the hand-derived gradients of the Lagrangians of eq (44) and eq (15)
+  (:func:`lagrangian_gradient`, :func:`rho_tilde_gradient`) and the permutation-symmetrised
+  objective of eq (42) with its exact gradient (:func:`symmetrised_pair_objective`);
+* the analytic minimum of the truncated objective eq (15) (:func:`rho_tilde_minimum`) and the
+  eq (16) residual of a configuration (:func:`eq16_residual`);
+* ``E |w_i + w_j|^2`` per coupling (:func:`mean_pair_norm_sq`, eq (14));
+* the polar-angle integral of eq (22) in mpmath and as a rigorous ball
+  (:func:`sine_power_integral`, :func:`sine_power_integral_ball`).
+
+References
+----------
+Reid et al., "Simplex Random Features" (SimRF), sec 3-4 and appendix A.1-A.9.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import special, stats
+
+__all__ = [
+    "chi_norms",
+    "dot",
+    "eq16_residual",
+    "f_series",
+    "f_series_ball",
+    "f_series_deriv",
+    "lagrangian_gradient",
+    "mean_pair_norm_sq",
+    "mp_rows",
+    "pair_series_chi_integral",
+    "ratio_series_abs_ball",
+    "rho_tilde_gradient",
+    "rho_tilde_minimum",
+    "sine_power_integral",
+    "sine_power_integral_ball",
+    "symmetrised_pair_objective",
+    "unit_config",
+]
+
+_MF = mpmath.mpf
+
+
+def f_series(x: Any, d: int) -> Any:
+    """``sum_k x^k / (4^k k! Gamma(k + d/2))`` in mpmath, by the exact term ratio.
+
+    Summed until the terms, past their peak, fall below ``10^-(dps+8)`` of the sum (``x < 0``
+    allowed: numerical derivatives at 0).
+
+    Parameters
+    ----------
+    x : mpmath.mpf
+        The argument (``v^2 w^2 s`` in the paper's notation).
+    d : int
+        Dimension (>= 1).
+
+    Returns
+    -------
+    mpmath.mpf
+        The sum at the working precision (``= 0F1(; d/2; x/4)/Gamma(d/2)``).
+
+    References
+    ----------
+    SimRF appendix A.2, eq (36), (37), (42).
+    """
+    t = 1 / mpmath.gamma(_MF(d) / 2)
+    tot, k = t, 0
+    tol = _MF(10) ** (-mpmath.mp.dps - 8)
+    while True:
+        r = x / (4 * (k + 1) * (k + _MF(d) / 2))
+        t *= r
+        tot += t
+        k += 1
+        if t == 0 or (abs(r) < 1 and abs(t) <= tol * abs(tot)):
+            return tot
+
+
+def f_series_ball(x: Any, d: int) -> Any:
+    """:func:`f_series` on Arb balls, the series summed literally with a proven remainder bound.
+
+    Terms ``t_{k+1} = t_k x / (4 (k+1)(k + d/2))`` are added until ``|ratio| < 1/2`` and
+    ``|t| <= 2^-(prec+4) |sum|``; the rest is at most ``|t_K| rho/(1 - rho)``,
+    ``rho = |x| / (4 (K+1)(K + d/2))`` (the ratios' moduli decrease in ``k``), added to the radius.
+    Any real ``x`` (a ball straddling 0 included).
+
+    Parameters
+    ----------
+    x : flint.arb or number
+        The argument.
+    d : int
+        Dimension (>= 1).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the sum, at flint's working precision.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (36), (37), (42).
+    """
+    from flint import arb
+    from flint import ctx as flint_ctx
+
+    from rfcheck.arb_backend import to_ball
+
+    xb = arb(to_ball(x))
+    half = arb(d) / 2
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t = 1 / half.gamma()
+    tot = arb(0)
+    for k in range(1_000_000):
+        tot += t
+        r = xb / (4 * (k + 1) * (k + half))
+        t = t * r
+        if abs(r) < arb(1) / 2 and abs(t) <= eps * abs(tot):
+            rho = abs(xb).upper() / (4 * (k + 2) * (k + 1 + half))
+            bound = (abs(t) * rho / (1 - rho)).upper()
+            return tot + t + arb(0, bound)
+    raise ValueError("f_series_ball: no remainder bound within 10^6 terms")
+
+
+def ratio_series_abs_ball(
+    t0: Any, ratio: Callable[[int], Any], ratio_bound: Callable[[int], float], *, max_terms: int = 1_000_000
+) -> Any:
+    """``sum_k t_k``, ``t_{k+1} = t_k ratio(k)``, on (real or complex) Arb balls with a proven remainder.
+
+    Unlike :func:`rfcheck.references.simrf.ratio_series_ball` the terms may alternate or be complex:
+    the caller gives ``ratio_bound(k) >= |ratio(j)|`` for all ``j >= k`` (a non-increasing bound).
+    Terms are added until ``ratio_bound(k) < 1/2`` and ``|t| <= 2^-(prec+4) |sum|``; the rest is at most
+    ``|t_{K+1}| / (1 - ratio_bound(K+1))`` in modulus, added to the radius (real and imaginary parts).
+
+    Parameters
+    ----------
+    t0 : flint.arb or flint.acb
+        The first term.
+    ratio : callable
+        ``k -> t_{k+1}/t_k`` as a ball.
+    ratio_bound : callable
+        ``k -> `` an upper bound (float) of ``|t_{j+1}/t_j|`` for every ``j >= k``.
+    max_terms : int
+        ``ValueError`` past this many terms.
+
+    Returns
+    -------
+    flint.arb or flint.acb
+        A ball containing the sum, at flint's working precision.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (32) (the Bessel series, alternating for real argument).
+    """
+    from flint import acb, arb
+    from flint import ctx as flint_ctx
+
+    eps = arb(2) ** (-flint_ctx.prec - 4)
+    t, tot = t0, t0 * 0
+    for k in range(max_terms):
+        tot += t
+        t = t * ratio(k)
+        rb = ratio_bound(k + 1)
+        if ratio_bound(k) < 0.5 and abs(t) <= eps * abs(tot):
+            bound = (abs(t) / (1 - arb(rb))).upper()
+            if isinstance(tot, acb):
+                return tot + acb(arb(0, bound), arb(0, bound))
+            return tot + arb(0, bound)
+    raise ValueError(f"ratio_series_abs_ball: no remainder bound within {max_terms} terms")
+
+
+def f_series_deriv(x: Any, d: int) -> Any:
+    """``d/dx`` of :func:`f_series`: ``0F1(; d/2 + 1; x/4) / (4 Gamma(d/2 + 1))`` (mpmath).
+
+    Parameters
+    ----------
+    x : mpmath.mpf
+        The argument.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    mpmath.mpf
+        The derivative.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (44)-(45) (the gradient of the Lagrangian).
+    """
+    return mpmath.hyp0f1(_MF(d) / 2 + 1, x / 4) / (4 * mpmath.gamma(_MF(d) / 2 + 1))
+
+
+def unit_config(m: int, dim: int, seed: int, kind: str = "random") -> np.ndarray:
+    """``m`` unit vectors in ``R^dim`` (rows).
+
+    Parameters
+    ----------
+    m, dim : int
+        Number and dimension of the vectors.
+    seed : int
+        Seed of the random configuration.
+    kind : {"random", "simplex", "orthogonal"}
+        Gaussian rows normalised; the simplex of eq (9) (``m <= dim``); the first ``m`` basis vectors.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(m, dim)`` float64.
+
+    References
+    ----------
+    SimRF sec 3, eq (9) (the simplex); appendix A.2 (Lemma A.1, Thm 3.4: direction configurations).
+    """
+    if kind == "simplex":
+        from rfcheck.engine.montecarlo import simplex_matrix
+
+        return simplex_matrix(dim)[:m]
+    if kind == "orthogonal":
+        return np.eye(dim)[:m]
+    g = np.random.default_rng(seed).standard_normal((m, dim))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def mp_rows(U: np.ndarray) -> list[list[Any]]:
+    """Rows of ``U`` as mpmath vectors, renormalised at the working precision.
+
+    Parameters
+    ----------
+    U : numpy.ndarray
+        ``(m, d)`` rows.
+
+    Returns
+    -------
+    list of list of mpmath.mpf
+        Unit rows.
+
+    References
+    ----------
+    SimRF appendix A.2 (unit directions ``w_hat_i``).
+    """
+    out = []
+    for r in U:
+        row = [_MF(float(x)) for x in r]
+        n = mpmath.sqrt(mpmath.fsum(x * x for x in row))
+        out.append([x / n for x in row])
+    return out
+
+
+def dot(a: list[Any], b: list[Any]) -> Any:
+    """``a . b`` by ``mpmath.fsum``.
+
+    Parameters
+    ----------
+    a, b : list of mpmath.mpf
+        Vectors of equal length.
+
+    Returns
+    -------
+    mpmath.mpf
+        The inner product.
+
+    References
+    ----------
+    SimRF eq (9), (28), (72) (inner products of rows and features).
+    """
+    return mpmath.fsum(x * y for x, y in zip(a, b, strict=True))
+
+
+def chi_norms(d: int, n: int, seed: int) -> np.ndarray:
+    """``n`` i.i.d. ``chi_d`` norms (square roots of ``chi^2_d`` draws, numpy's generator).
+
+    Parameters
+    ----------
+    d : int
+        Degrees of freedom.
+    n : int
+        How many.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` float64.
+
+    References
+    ----------
+    SimRF sec 3 (norms ``w_i ~ chi_d`` of Gaussian rows), appendix A.2-A.3.
+    """
+    return np.sqrt(np.random.default_rng(seed).chisquare(d, size=n))
+
+
+def pair_series_chi_integral(v: float, d: int, c: float, n: int = 96) -> tuple[float, float]:
+    """``E_{r1, r2 iid chi_d} sum_k v^{2k} (r1^2 + r2^2 + 2 r1 r2 c)^k / (2^{2k} k! Gamma(k+d/2))``.
+
+    float64: scipy's ``0F1`` (the k-series is ``0F1(; d/2; v^2 q/4)/Gamma(d/2)``), 2-D
+    Gauss-Legendre on ``[max(0, sqrt d - 12), sqrt d + 12 + 4 v]^2``.
+
+    Parameters
+    ----------
+    v : float
+        ``|v|``.
+    d : int
+        Dimension.
+    c : float
+        ``w_hat_i . w_hat_j``.
+    n : int
+        Nodes per norm of the coarser rule.
+
+    Returns
+    -------
+    value, error : float
+        The ``3n/2``-node value and its change from ``n`` nodes plus 1e-13 relative.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (41) (one pair's term, the other norms integrating to 1).
+    """
+
+    def rule(nn: int) -> float:
+        lo, hi = max(0.0, math.sqrt(d) - 12.0), math.sqrt(d) + 12.0 + 4 * v
+        x, wq = np.polynomial.legendre.leggauss(nn)
+        r = lo + (hi - lo) * (x + 1) / 2
+        wr = wq * (hi - lo) / 2 * stats.chi(d).pdf(r)
+        q = np.maximum(r[:, None] ** 2 + r[None, :] ** 2 + 2 * c * r[:, None] * r[None, :], 0.0)
+        return float(wr @ (special.hyp0f1(d / 2, v * v * q / 4) / special.gamma(d / 2)) @ wr)
+
+    a, b = rule(n), rule(n * 3 // 2)
+    return b, abs(a - b) + 1e-13 * abs(b)
+
+
+def lagrangian_gradient(v: Any, r: list[Any], U: list[list[Any]], i: int) -> list[Any]:
+    """Gradient in ``u_i`` of ``sum_P sum_{a != b} F(q_{P,a,b}(u))`` (mpmath), hand-derived.
+
+    ``q = w_{P_a}^2 u_a.u_a + w_{P_b}^2 u_b.u_b + 2 w_{P_a} w_{P_b} u_a.u_b`` and
+    ``F(q) = 0F1(; d/2; v^2 q/4)/Gamma(d/2)``: each ordered pair containing ``i`` contributes
+    ``F'(q) (2 w_{P_i}^2 u_i + 2 w_{P_i} w_{P_j} u_j)``, and ``(i, j)``, ``(j, i)`` are both ordered pairs.
+
+    Parameters
+    ----------
+    v : mpmath.mpf
+        ``|v|``.
+    r : list of mpmath.mpf
+        The ``d`` norms.
+    U : list of list of mpmath.mpf
+        The ``d`` unit directions (``|u_i| = 1`` at the point).
+    i : int
+        Which direction (0-based).
+
+    Returns
+    -------
+    list of mpmath.mpf
+        The gradient.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (44) (the first term of the Lagrangian) and eq (45).
+    """
+    d = len(U)
+    out = [_MF(0)] * d
+    for P in itertools.permutations(range(d)):
+        for j in range(d):
+            if j == i:
+                continue
+            a, b = r[P[i]], r[P[j]]
+            q = a * a + b * b + 2 * a * b * dot(U[i], U[j])
+            fp = v * v * f_series_deriv(v * v * q, d)
+            out = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(out)]
+    return out
+
+
+def symmetrised_pair_objective(r: np.ndarray, v: float) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """The eq (42) sum as a function of the directions, with its exact gradient (float64).
+
+    ``X -> sum_{i != j} h(c_ij)`` (rows of ``X`` normalised, ``c_ij = u_i . u_j``),
+    ``h(c) = (d-2)! sum_{a != b} f(r_a^2 + r_b^2 + 2 r_a r_b c)``, ``f = 0F1(; d/2; v^2 s/4)/Gamma(d/2)``.
+
+    Parameters
+    ----------
+    r : numpy.ndarray
+        The ``d`` norms.
+    v : float
+        ``|v|``.
+
+    Returns
+    -------
+    callable
+        ``flat (d*d,) -> (value, gradient)``, for ``scipy.optimize.minimize(jac=True)``.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (42) and eq (48).
+    """
+    d = r.size
+    a, b = np.array([(x, y) for x, y in itertools.permutations(range(d), 2)]).T
+    ra, rb = r[a], r[b]
+    g = math.gamma(d / 2)
+    fac = math.factorial(d - 2)
+    off = ~np.eye(d, dtype=bool)
+
+    def obj(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        X = flat.reshape(d, d)
+        n = np.linalg.norm(X, axis=1, keepdims=True)
+        U = X / n
+        C = np.clip(U @ U.T, -1, 1)[off]
+        s = ra[None, :] ** 2 + rb[None, :] ** 2 + 2 * ra[None, :] * rb[None, :] * C[:, None]
+        val = fac * np.sum(special.hyp0f1(d / 2, v * v * s / 4)) / g
+        dh = fac * np.sum(special.hyp0f1(d / 2 + 1, v * v * s / 4) * v * v / (4 * (d / 2)) * 2 * ra * rb, axis=1) / g
+        H = np.zeros((d, d))
+        H[off] = dh
+        gU = (H + H.T) @ U
+        gX = (gU - np.sum(gU * U, axis=1, keepdims=True) * U) / n
+        return float(val), gX.ravel()
+
+    return obj
+
+
+def rho_tilde_minimum(norms: np.ndarray, v: float, d: int) -> float:
+    """The exact minimum over directions of the truncated objective eq (15).
+
+    ``sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum_i w_i^2 + 2 |sum_i w_i|^2`` and
+    ``min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i)`` (a closed polygon, or the longest
+    vector against the rest).
+
+    Parameters
+    ----------
+    norms : numpy.ndarray
+        The ``m`` norms.
+    v : float
+        ``|v|``.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    float
+        ``Gamma(d/2) v^2 / (4 m(m-1) Gamma(1 + d/2))`` times the minimal sum.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (15)-(16) and appendix A.3, eq (49)-(51).
+    """
+    m = norms.size
+    smin = max(0.0, 2 * float(norms.max()) - float(norms.sum()))
+    tot = 2 * (m - 2) * float(np.sum(norms**2)) + 2 * smin**2
+    return math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * tot
+
+
+def eq16_residual(W: np.ndarray) -> float:
+    """``max_i |w_i + (sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|| / |w_i|``: 0 for an eq (16) configuration.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``(m, d)`` rows.
+
+    Returns
+    -------
+    float
+        The residual.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (16) (= appendix A.3 eq (51)).
+    """
+    r = np.linalg.norm(W, axis=1)
+    S = W.sum(axis=0)[None, :] - W
+    ns = np.linalg.norm(S, axis=1)
+    return float(np.max(np.linalg.norm(W + S / ns[:, None] * r[:, None], axis=1) / r))
+
+
+def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
+    """Gradient of eq (15) in ``w_i``, hand-derived: ``4 C sum_{j != i} (w_i + w_j)``.
+
+    ``C = Gamma(d/2) v^2/(4 m(m-1) Gamma(1 + d/2))``.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``(m, d)`` rows.
+    v : float
+        ``|v|``.
+    i : int
+        Which row.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(d,)``.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (15) and appendix A.3, eq (49).
+    """
+    m, d = W.shape
+    c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
+    return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
+
+
+def mean_pair_norm_sq(d: int, coupling: str) -> Any:
+    """``E |w_i + w_j|^2`` for a pair of ``N(0, I_d)`` rows (mpmath).
+
+    ``2d + 2 cos(theta) (E r)^2`` with ``E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2)`` (the chi_d mean):
+    ``2d`` for i.i.d. and orthogonal rows, ``cos theta = -1/(d-1)`` for SimRF.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 2 for ``"simrf"``).
+    coupling : {"iid", "orf", "simrf"}
+        The coupling.
+
+    Returns
+    -------
+    mpmath.mpf
+        The mean.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (13)-(14).
+    """
+    if coupling != "simrf":
+        return _MF(2 * d)
+    er = mpmath.sqrt(2) * mpmath.gamma(_MF(d + 1) / 2) / mpmath.gamma(_MF(d) / 2)
+    return 2 * d - 2 * er**2 / (d - 1)
+
+
+def sine_power_integral(d: int, k: int, c: Any) -> Any:
+    """``int_0^pi (sin phi)^{d-1} (1 + c sin phi)^k dphi`` by tanh-sinh quadrature (mpmath).
+
+    Parameters
+    ----------
+    d, k : int
+        Powers (``d >= 1``, ``k >= 0``).
+    c : mpmath.mpf
+        ``cos theta``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The integral at the working precision (break point ``pi/2``).
+
+    References
+    ----------
+    SimRF sec 4, eq (22).
+    """
+    return mpmath.quad(
+        lambda ph: mpmath.sin(ph) ** (d - 1) * (1 + mpmath.sin(ph) * c) ** k, [0, mpmath.pi / 2, mpmath.pi]
+    )
+
+
+def sine_power_integral_ball(d: int, k: int, c: Any, prec: int) -> Any:
+    """:func:`sine_power_integral` as a ball: ``acb.integral`` of the entire integrand on ``[0, pi]``.
+
+    Parameters
+    ----------
+    d, k : int
+        Powers.
+    c : number
+        ``cos theta`` (taken at its exact binary value).
+    prec : int
+        Target relative accuracy in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral (a finite interval: no tail to bound).
+
+    References
+    ----------
+    SimRF sec 4, eq (22).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    cb = to_ball(c)
+    with workprec(prec + 30):
+        out = integral_ball(lambda ph, _a: ph.sin() ** (d - 1) * (1 + ph.sin() * cb) ** k, 0, arb.pi(), prec)
+        return out.real
