@@ -442,6 +442,16 @@ class _Arb(Backend):
         return Ball(_value(x).lgamma())
 
     @staticmethod
+    def gamma(x: Any) -> Ball:
+        """``Gamma(x)`` (Arb's rigorous gamma function; real or complex balls)."""
+        return Ball(_value(x).gamma())
+
+    @staticmethod
+    def num(x: Any) -> Any:
+        """A number (Python, NumPy, mpmath, flint) as its exact ball; balls pass unchanged."""
+        return x if isinstance(x, Ball) else Ball(to_ball(x))
+
+    @staticmethod
     def i0e(x: Any) -> Ball:
         """``I_0(x) exp(-|x|)`` (scipy's ``i0e`` for real ``x``)."""
         v = _value(x)

@@ -53,7 +53,13 @@ class _Float64(Backend):
     abs = staticmethod(np.abs)
     conj = staticmethod(np.conj)
     gammaln = staticmethod(sc.gammaln)
+    gamma = staticmethod(sc.gamma)
     i0e = staticmethod(sc.i0e)
+
+    @staticmethod
+    def num(x: Any) -> Any:
+        """A number as this context's number: a float (a complex number stays complex)."""
+        return complex(x) if isinstance(x, complex) else float(x)
 
     @staticmethod
     def log1p(x: Any) -> Any:
@@ -126,7 +132,14 @@ class _Mpmath(Backend):
     abs = staticmethod(mpmath.fabs)
     conj = staticmethod(mpmath.conj)
     gammaln = staticmethod(mpmath.loggamma)
+    gamma = staticmethod(mpmath.gamma)
     hyp1f1 = staticmethod(mpmath.hyp1f1)
+
+    @staticmethod
+    def num(x: Any) -> Any:
+        """A number (Python, NumPy or mpmath) as an mpmath number (so that ``d / 2`` of an int ``d``
+        is exact, not a float division)."""
+        return mpmath.mpmathify(x)
 
     @staticmethod
     def fsum(*terms: Any) -> Any:
@@ -170,6 +183,12 @@ class _Sympy(Backend):
     abs = staticmethod(sympy.Abs)
     conj = staticmethod(sympy.conjugate)
     gammaln = staticmethod(sympy.loggamma)
+    gamma = staticmethod(sympy.gamma)
+
+    @staticmethod
+    def num(x: Any) -> Any:
+        """A Python number as an exact sympy number (a float as its exact rational)."""
+        return sympy.Rational(x) if isinstance(x, int | float) and not isinstance(x, bool) else x
 
     @staticmethod
     def expm1(x: Any) -> Any:

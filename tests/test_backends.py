@@ -311,3 +311,35 @@ def test_float64_complex_log1p_is_accurate(z):
 def test_mp_i0e_matches_scipy():
     for x in (0.0, 0.5, 7.0, -30.0):
         assert float(MP.i0e(mpmath.mpf(x))) == pytest.approx(float(FP.i0e(x)), rel=4 * EPS)
+
+
+@pytest.mark.parametrize("x", [0.3, 1.0, 2.5, 7.5])
+def test_gamma_on_every_context(x: float) -> None:
+    """``ctx.gamma`` (printed formulas that read Gamma): mpmath's exactly, scipy's to 1e-14,
+    sympy's symbolically, Arb's a tight ball containing the 50-digit value."""
+    from flint import arb
+
+    from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
+
+    with mpmath.workdps(50):
+        exact = mpmath.gamma(mpmath.mpf(x))
+        assert MP.gamma(MP.num(x)) == exact
+    assert FP.gamma(x) == pytest.approx(float(exact), rel=1e-14)
+    assert sp.N(SYM.gamma(SYM.num(x)), 40) == pytest.approx(float(exact), rel=1e-15)
+    with workprec(200):
+        ball = ARB.gamma(ARB.num(x))
+    assert isinstance(ball, Ball)
+    assert (ball.v + arb(0, 1e-47 * float(exact))).contains(to_ball(exact)) and float(ball.v.rad()) < 1e-50
+
+
+def test_num_makes_a_point_number_exact_on_each_context() -> None:
+    """``ctx.num``: an int of the point becomes the context's number, so ``d / 2`` is exact."""
+    from rfcheck.arb_backend import ARB, Ball, workprec
+
+    assert MP.num(3) / 2 == mpmath.mpf("1.5") and isinstance(MP.num(np.int64(3)), mpmath.mpf)
+    assert FP.num(3) / 2 == 1.5 and isinstance(FP.num(np.int64(3)), float)
+    assert SYM.num(3) / 2 == sp.Rational(3, 2)
+    with workprec(64):
+        b = ARB.num(3) / 2
+        assert isinstance(b, Ball) and b.v.is_exact() and b.v == 1.5
+        assert ARB.num(b) is b

@@ -248,23 +248,6 @@ def test_alternating_k2_series_ball_encloses_the_closed_form(z: float, d: int) -
     assert float(ball.rad()) < 1e-45
 
 
-@pytest.mark.parametrize("x", [0.3, 1.0, 2.5, 7.5])
-def test_ctx_gamma_on_the_three_contexts(x: float) -> None:
-    from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
-    from rfcheck.backends import FP, MP
-
-    with mpmath.workdps(50):
-        exact = mpmath.gamma(MF(x))
-        assert ref.ctx_gamma(MP, MF(x)) == exact
-    assert ref.ctx_gamma(FP, x) == pytest.approx(float(exact), rel=1e-14)
-    from flint import arb
-
-    with workprec(200):
-        ball = ref.ctx_gamma(ARB, Ball(to_ball(x)))
-    assert isinstance(ball, Ball)
-    assert (ball.v + arb(0, 1e-47 * float(exact))).contains(to_ball(exact)) and float(ball.v.rad()) < 1e-50
-
-
 @pytest.mark.parametrize("coupling,d,v", [("orf", 3, 0.5), ("simrf", 6, 0.7), ("iid", 4, 0.3)])
 def test_pair_conformity_mc_matches_the_closed_form(coupling: str, d: int, v: float) -> None:
     est = ref.pair_conformity_mc(coupling, v, d, 200_000, 7)

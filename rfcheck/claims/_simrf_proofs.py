@@ -96,17 +96,6 @@ __all__: list[str] = []
 SEED = Int(0, 10**6, scale="linear")
 
 
-def _num(ctx: Any, x: Any) -> Any:
-    """An int of the point as a number of ``ctx`` (mpmath: ``mpf``, so that ``d / 2`` is not a float
-    division; on balls the point's ints are already exact balls)."""
-    return mpmath.mpf(x) if ctx.name == "mpmath" and isinstance(x, int) else x
-
-
-def _gamma(ctx: Any, x: Any) -> Any:
-    """``Gamma(x)`` on a context (``x > 0``): ``mpmath.gamma`` in mpmath, else ``exp(log Gamma(x))``."""
-    return mpmath.gamma(x) if ctx.name == "mpmath" else ctx.exp(ctx.gammaln(x))
-
-
 def _fser(ctx: Any, x: Any, d: int) -> Any:
     """``sum_k x^k/(4^k k! Gamma(k + d/2))`` on a context: :func:`rfcheck.references.simrf_proofs.f_series`
     in mpmath, :func:`rfcheck.references.simrf_proofs.f_series_ball` (proven remainder) on balls."""
@@ -117,17 +106,10 @@ def _ctx_rows(ctx: Any, U: np.ndarray) -> list[list[Any]]:
     """Rows of ``U`` on a context, renormalised there (mpmath: as ``mp_rows``)."""
     out = []
     for row in U:
-        xs = [_n(ctx, float(x)) for x in row]
+        xs = [ctx.num(float(x)) for x in row]
         n = ctx.sqrt(ctx.fsum(*(x * x for x in xs)))
         out.append([x / n for x in xs])
     return out
-
-
-def _n(ctx: Any, x: Any) -> Any:
-    """A Python number as a number of ``ctx`` (mpmath ``mpf``; an exact Arb ball)."""
-    if ctx.name == "arb":
-        return Ball(to_ball(x))
-    return mpmath.mpf(x) if ctx.name == "mpmath" else x
 
 
 def _ctx_dot(ctx: Any, a: list[Any], b: list[Any]) -> Any:
@@ -167,12 +149,12 @@ def _ball(fn: Any) -> Any:
 
 def printed_s_row(i: int, d: int, ctx: Any = MP) -> list[Any]:
     """Row ``s_i`` (1-based) of eq (9) / (88) on a context (default mpmath)."""
-    ones = [_n(ctx, 1)] * (d - 1) + [_n(ctx, 0)]
+    ones = [ctx.num(1)] * (d - 1) + [ctx.num(0)]
     if i == d:
-        return [x / ctx.sqrt(_n(ctx, d - 1)) for x in ones]
-    a = (ctx.sqrt(_n(ctx, d)) + 1) / _n(ctx, d - 1) ** _n(ctx, 1.5)
+        return [x / ctx.sqrt(ctx.num(d - 1)) for x in ones]
+    a = (ctx.sqrt(ctx.num(d)) + 1) / ctx.num(d - 1) ** ctx.num(1.5)
     row = [-a * x for x in ones]
-    row[i - 1] += ctx.sqrt(_n(ctx, d) / (d - 1))
+    row[i - 1] += ctx.sqrt(ctx.num(d) / (d - 1))
     return row
 
 
@@ -224,14 +206,14 @@ P.claim(
 def printed_alg1(x: list[Any], d: int, ctx: Any = MP) -> list[Any]:
     """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1);
     y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (on a context, default mpmath)."""
-    yd = ctx.fsum(*x[: d - 1]) / ctx.sqrt(_n(ctx, d - 1))
-    return [ctx.sqrt(_n(ctx, d) / (d - 1)) * x[i] - (ctx.sqrt(_n(ctx, d)) + 1) / (d - 1) * yd for i in range(d - 1)] + [
+    yd = ctx.fsum(*x[: d - 1]) / ctx.sqrt(ctx.num(d - 1))
+    return [ctx.sqrt(ctx.num(d) / (d - 1)) * x[i] - (ctx.sqrt(ctx.num(d)) + 1) / (d - 1) * yd for i in range(d - 1)] + [
         yd
     ]
 
 
 def _alg1_vec(p: dict[str, Any], ctx: Any = MP) -> list[Any]:
-    return [_n(ctx, float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
+    return [ctx.num(float(t)) for t in np.random.default_rng(int(p["seed"])).standard_normal(int(p["d"]))]
 
 
 def _alg1_component(ctx: Any, p: dict[str, Any]) -> Any:
@@ -540,8 +522,8 @@ def _rff_vectors(p: dict[str, Any], ctx: Any = MP) -> tuple[list[list[Any]], lis
     m, d = int(p["m"]), int(p["d"])
     g = np.random.default_rng(int(p["seed"])).standard_normal((m + 2, d))
     s = float(p["scale"])
-    rows = [[_n(ctx, float(t)) for t in r] for r in g[:m]]
-    return rows, [_n(ctx, float(t)) * s for t in g[m]], [_n(ctx, float(t)) * s for t in g[m + 1]]
+    rows = [[ctx.num(float(t)) for t in r] for r in g[:m]]
+    return rows, [ctx.num(float(t)) * s for t in g[m]], [ctx.num(float(t)) * s for t in g[m + 1]]
 
 
 def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -564,7 +546,7 @@ def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
         for w in W:
             t = _ctx_dot(ctx, w, z)
             out += [ctx.sin(t), ctx.cos(t)]
-        return [o / ctx.sqrt(_n(ctx, len(W))) for o in out]
+        return [o / ctx.sqrt(ctx.num(len(W))) for o in out]
 
     return _ctx_dot(ctx, phi(x), phi(y))
 
@@ -599,18 +581,18 @@ P.claim(
 
 def _equal_norm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, int, Any, Any, list[list[Any]]]:
     d, m = int(p["d"]), int(p["m"])
-    return d, m, _n(ctx, p["v"]), _n(ctx, p["w"]), _ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
+    return d, m, ctx.num(p["v"]), ctx.num(p["w"]), _ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
 
 
 def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
     / (2^{2k} k! Gamma(k+d/2)), on a context."""
     d, m, v, w, U = _equal_norm_point(p, ctx)
-    tot = _n(ctx, 0)
+    tot = ctx.num(0)
     for i, j in itertools.permutations(range(m), 2):
         s2 = ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
         tot += _fser(ctx, v * v * w * w * s2, d)
-    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * tot
+    return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * tot
 
 
 def printed_eq36(p: dict[str, Any]) -> Any:
@@ -688,7 +670,7 @@ P.claim(
 def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2)) (context: mpmath)."""
     d, m = int(p["d"]), int(p["m"])
-    return _gamma(ctx, _n(ctx, d) / 2) / (m * (m - 1)) * _fser(ctx, _n(ctx, p["v"]) ** 2 * _n(ctx, p["w"]) ** 2 * s, d)
+    return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * _fser(ctx, ctx.num(p["v"]) ** 2 * ctx.num(p["w"]) ** 2 * s, d)
 
 
 def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
@@ -842,7 +824,7 @@ P.claim(
 
 def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) (context: mpmath)."""
-    return _fser(ctx, _n(ctx, p["v"]) ** 2 * s, int(p["d"]))
+    return _fser(ctx, ctx.num(p["v"]) ** 2 * s, int(p["d"]))
 
 
 P.claim(
@@ -857,7 +839,7 @@ P.claim(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
             description="f(s) > 0 (checked as -f <= 0 at the working precision)",
-            sides_ball=_on_balls(lambda ctx, p: (-printed_f42(_n(ctx, p["s"]), p, ctx), _n(ctx, 0))),
+            sides_ball=_on_balls(lambda ctx, p: (-printed_f42(ctx.num(p["s"]), p, ctx), ctx.num(0))),
         ),
     ],
     notes="'Positive definite' is read as 'positive'.",
@@ -868,7 +850,7 @@ def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[
     d = int(p["d"])
     U = _ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
     C = [[_ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
-    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
     return d, r, C
 
 
@@ -1124,9 +1106,9 @@ def _equal_angle_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[list
     eq (46)-(47) only through w_hat_i.w_hat_j, so the exact Gram matrix (1 on the diagonal, c off it,
     c = -1/(d-1) + t (1 + 1/(d-1))) stands for them."""
     d = int(p["d"])
-    c = -_n(ctx, 1) / (d - 1) + _n(ctx, p["t"]) * (1 + _n(ctx, 1) / (d - 1))
-    C = [[_n(ctx, 1) if i == j else c for j in range(d)] for i in range(d)]
-    r = [_n(ctx, float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
+    c = -ctx.num(1) / (d - 1) + ctx.num(p["t"]) * (1 + ctx.num(1) / (d - 1))
+    C = [[ctx.num(1) if i == j else c for j in range(d)] for i in range(d)]
+    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
     return d, C, r
 
 
@@ -1180,7 +1162,7 @@ def _eq47_terms(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
     i2, j2 = (int(x) for x in np.random.default_rng(int(p["seed"]) + 3).choice(d, 2, replace=False))
 
     def term(i: int, j: int) -> Any:
-        tot = _n(ctx, 0)
+        tot = ctx.num(0)
         for P in itertools.permutations(range(d)):
             a, b = r[P[i]], r[P[j]]
             q = a * a + b * b + 2 * a * b * C[i][j]
@@ -1554,7 +1536,7 @@ P.claim(
                 "quadrature",
                 None,
                 _gauss_integral_ref,
-                printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * _gamma(ctx, p["z"]),
+                printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
                 reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
             ),
             12,
@@ -1727,8 +1709,8 @@ P.claim(
                 _fn4_ref,
                 description="E w^4/E w^2 for w ~ chi_2d by quadrature",
                 printed_ctx=lambda ctx, p: (
-                    2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 2) / _gamma(ctx, _num(ctx, p["d"]) / 2 + 1)
-                    + 2 * _gamma(ctx, _num(ctx, p["d"]) / 2 + 1) / _gamma(ctx, _num(ctx, p["d"]) / 2)
+                    2 * ctx.gamma(ctx.num(p["d"]) / 2 + 2) / ctx.gamma(ctx.num(p["d"]) / 2 + 1)
+                    + 2 * ctx.gamma(ctx.num(p["d"]) / 2 + 1) / ctx.gamma(ctx.num(p["d"]) / 2)
                 ),
                 reference_ball=_fn4_ball,
             ),
@@ -1740,7 +1722,7 @@ P.claim(
                 None,
                 _fn4_ref,
                 description="E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
-                printed_ctx=lambda ctx, p: (lambda d: d * (d + 2) / d + d)(_num(ctx, p["d"])),
+                printed_ctx=lambda ctx, p: (lambda d: d * (d + 2) / d + d)(ctx.num(p["d"])),
                 reference_ball=_fn4_ball,
             ),
             5,
@@ -1965,7 +1947,7 @@ def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
 
     def phi(z: list[Any]) -> list[Any]:
-        return [ctx.exp(-dot(z, z)) * ctx.exp(dot(w, z)) / ctx.sqrt(_n(ctx, len(W))) for w in W]
+        return [ctx.exp(-dot(z, z)) * ctx.exp(dot(w, z)) / ctx.sqrt(ctx.num(len(W))) for w in W]
 
     return dot(phi(x), phi(y))
 

@@ -50,7 +50,6 @@ from rfcheck.ledger import (
 )
 from rfcheck.references import simrf as ref
 from rfcheck.references.hrf import num
-from rfcheck.references.simrf import ctx_gamma as _gamma
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import ratio_series as _ratio_series
@@ -202,7 +201,7 @@ P.claim(
 def printed_eq18(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (18): w^{d-1} e^{-w^2/4} / (2^{d-1} Gamma(d/2)), on a context."""
     w, d = p["w"], p["d"]
-    return w ** (d - 1) * ctx.exp(-w * w / 4) / (2 ** (d - 1) * _gamma(ctx, num(ctx, d) / 2))
+    return w ** (d - 1) * ctx.exp(-w * w / 4) / (2 ** (d - 1) * ctx.gamma(num(ctx, d) / 2))
 
 
 def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1001,7 +1000,7 @@ def printed_prefactor(ctx: Any, p: dict[str, Any]) -> Any:
     dh = num(ctx, d) / 2
 
     def g(x: Any) -> Any:
-        return _gamma(ctx, x)
+        return ctx.gamma(x)
 
     return 1 - ctx.sqrt(ctx.pi) * g(d + 1) * g(dh + half) / (g(dh) * g(dh + 1) ** 2 * 2**d)
 
@@ -1155,14 +1154,14 @@ P.claim(
             "quadrature-middle",
             None,
             _eq64,
-            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / _gamma(ctx, num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
+            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / ctx.gamma(num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
             reference_ball=_eq64_ball,
         ),
         deterministic_check(
             "quadrature-right",
             None,
             _eq64,
-            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * _gamma(ctx, num(ctx, p["d"]) / 2) / _gamma(ctx, p["d"]),
+            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * ctx.gamma(num(ctx, p["d"]) / 2) / ctx.gamma(p["d"]),
             reference_ball=_eq64_ball,
         ),
     ],
@@ -1186,7 +1185,7 @@ P.claim(
             atol_scale=lambda p, dps: 1,
             description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
             printed_ctx=lambda ctx, p: (
-                p["w"] ** (2 * p["d"] - 1) * ctx.exp(-(p["w"] ** 2) / 2) / (2 ** (p["d"] - 1) * _gamma(ctx, p["d"]))
+                p["w"] ** (2 * p["d"] - 1) * ctx.exp(-(p["w"] ** 2) / 2) / (2 ** (p["d"] - 1) * ctx.gamma(p["d"]))
             ),
             reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
         ),

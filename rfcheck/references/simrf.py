@@ -35,7 +35,6 @@ __all__ = [
     "chi_mean_quadrature",
     "configuration_objective",
     "configuration_search",
-    "ctx_gamma",
     "direction_average",
     "direction_average_ball",
     "direction_average_cos",
@@ -577,37 +576,6 @@ def optimised_ensemble(norms: Any, v: float, *, starts: int = 3, seed: int = 0) 
 # ------------------------------------------------------------------------------------------------
 # Gamma on a context, closed-form moments, quadratures, Monte Carlo and optimisers used by the
 # SimRF claims (moved out of rfcheck.claims.simrf).
-
-
-def ctx_gamma(ctx: Any, x: Any) -> Any:
-    """``Gamma(x)`` on a number-system context (:mod:`rfcheck.backends`, :mod:`rfcheck.arb_backend`).
-
-    ``mpmath.gamma`` on the mpmath context, Arb's rigorous ``gamma`` on balls, scipy's on float64
-    (the contexts bind ``gammaln`` only; a printed formula that reads ``Gamma`` is transcribed with it).
-
-    Parameters
-    ----------
-    ctx : Backend
-        ``rfcheck.backends.MP``, ``rfcheck.backends.FP`` or ``rfcheck.arb_backend.ARB``.
-    x : number or ball
-        The argument (an int is taken exactly).
-
-    Returns
-    -------
-    number or ball
-        ``Gamma(x)`` in the context's number type.
-
-    References
-    ----------
-    The ``Gamma`` factors of SimRF eq (18), (58), (64) and sec 5.1.
-    """
-    if ctx.name == "mpmath":
-        return mpmath.gamma(x)
-    if ctx.name == "arb":
-        from rfcheck.arb_backend import Ball, to_ball
-
-        return Ball((x.v if isinstance(x, Ball) else to_ball(x)).gamma())
-    return special.gamma(x)
 
 
 def chi_mean_quadrature(d: int) -> Any:
