@@ -90,13 +90,6 @@ def test_eq62_check_rejects_smaller_bound():
     assert _power(inequality_check("x", half), {"r": 1.0, "n": 3}).disc > 1
 
 
-def test_sign_pattern_margin_detects_minus_plus_minus():
-    """A derivative that is -, +, - (e.g. -cos(2 theta)) violates '+, -, +'; cos(2 theta) does not."""
-    bad, err = ch.sign_pattern_margin(lambda t: -mpmath.cos(2 * t), [0.1, 1.5, 3.0], 30)
-    good, _ = ch.sign_pattern_margin(lambda t: mpmath.cos(2 * t), [0.1, 1.5, 3.0], 30)
-    assert bad > 100 * err and good < 0
-
-
 def test_signs_claim_finds_violation_of_a_wrong_function(monkeypatch):
     """With b_r^1 replaced by -sin(3 theta) (derivative -3 cos(3 theta): -, +, - at 0.3, 1.5, 2.6) the claim's
     own check refutes it."""

@@ -27,7 +27,6 @@ import mpmath
 import numpy as np
 
 from rfcheck import hybrid as hy
-from rfcheck import quadrature
 from rfcheck.backends import MP
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.ledger import (
@@ -115,42 +114,10 @@ def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, An
 # ---------------------------------------------------------------- quadrature references
 
 
-def _gm(beta: Any) -> tuple[Any, Any]:
-    """``E exp(beta g)``, ``g ~ N(0, 1)``, by quadrature (complex beta allowed)."""
-    return quadrature.gaussian_exp_moment(0, beta)
-
-
 def _mgf(beta: Any) -> tuple[Any, Any]:
     """``E exp(beta g) = exp(beta^2/2)`` (Gaussian MGF, complex beta: Lemma 2.4, itself checked by
     quadrature in claim hrf.lem2.4 and in tests/test_hrf_closed_forms.py)."""
     return mpmath.exp(beta**2 / 2), mpmath.mpf(0)
-
-
-def _base_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """``E Y, E Y^2, E Z, E Z^2, E YZ`` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``) by 1-d quadratures.
-
-    The independent alternative to :func:`rfcheck.references.hrf.base_moments` (exact MGFs):
-    ``E YZ`` decomposes ``Delta = alpha z^ + beta e_perp``:
-    ``E[cosh(|z| g1) cos(alpha g1)] E[cos(beta g2)]`` (the sine part has mean zero).
-    """
-    g = _geo(p)
-    zz, dd = mpmath.sqrt(g["z2"]), mpmath.sqrt(g["d2"])
-    ey, e1 = _gm(zz)
-    ey2_, e2 = _gm(2 * zz)
-    ez_, e3 = _gm(1j * dd)
-    ez2_, e4 = _gm(2j * dd)
-    ey2 = (1 + ey2_) / 2
-    ez, ez2 = mpmath.re(ez_), (1 + mpmath.re(ez2_)) / 2
-    if zz == 0:
-        eyz, e5 = ez, e3
-    else:
-        alpha = (g["x2"] - g["y2"]) / zz
-        beta2 = g["d2"] - alpha**2
-        beta = mpmath.sqrt(beta2) if beta2 > 0 else mpmath.mpf(0)
-        a_, e5a = _gm(zz + 1j * alpha)
-        b_, e5b = _gm(1j * beta)
-        eyz, e5 = mpmath.re(a_) * mpmath.re(b_), abs(e5a) * abs(b_) + abs(e5b) * abs(a_)
-    return [ey, ey2, ez, ez2, eyz], [abs(e1), abs(e2) / 2, abs(e3), abs(e4) / 2, abs(e5)]
 
 
 _CACHE: dict[Any, Any] = {}
@@ -161,99 +128,38 @@ def _key(p: dict[str, Any], *names: str) -> tuple[Any, ...]:
 
 
 def _base_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
-    """Base-estimator moments at ``dps`` digits: exact MGFs (default) or quadrature (``quad``)."""
+    """Base-estimator moments at ``dps`` digits: exact MGFs (default) or quadrature (``quad``), memoised."""
     key = ("base", _key(p, "nx", "ny", "theta"), dps, quad)
     if key not in _CACHE:
         if len(_CACHE) > 512:
             _CACHE.clear()
-        if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _base_moments_quad(p), dps)
-        else:
-            with mpmath.workdps(dps + 15):
-                vals = list(refs.base_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])))
-                errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) for v in vals]
-        _CACHE[key] = (vals, errs)
+        _CACHE[key] = refs.base_moments_with_error(p["nx"], p["ny"], p["theta"], dps, quad)
     return _CACHE[key]
-
-
-def _gauss_lambda_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """``E lam, E lam^2`` of eq (69) from quadrature moments of ``cos(sigma g |Delta|)`` (the
-    independent alternative to :func:`rfcheck.references.hrf.gauss_lambda_moments`)."""
-    g = _geo(p)
-    n, sigma, r = int(p["n"]), mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-    dd = mpmath.sqrt(g["d2"])
-    c1_, e1 = _gm(1j * sigma * dd)
-    c2_, e2 = _gm(2j * sigma * dd)
-    c1, c2 = mpmath.re(c1_), (1 + mpmath.re(c2_)) / 2
-    rho = 1 - mpmath.exp(-2 * sigma**2 * r**2)
-    mean_c2 = c1**2 + (c2 - c1**2) / n
-    return [(1 - c1) / rho, (1 - 2 * c1 + mean_c2) / rho**2], [abs(e1) / rho, (abs(e1) * 3 + abs(e2)) / rho**2]
 
 
 def _lambda_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
     """``[E lam, E lam^2]`` and error bars for ``p["lam"]`` (``angular`` or ``gauss``)."""
     if p.get("lam", "angular") == "angular":
-        with mpmath.workdps(dps + 10):
-            m1, m2 = refs.angular_lambda_moments(MP, mpmath.mpf(p["theta"]), int(p["n"]))
-        return [m1, m2], [mpmath.mpf(10) ** (-dps - 5)] * 2
+        return refs.angular_lambda_moments_with_error(p["theta"], int(p["n"]), dps)
     key = ("gl", _key(p, "nx", "ny", "theta", "n", "sigma", "r"), dps, quad)
     if key not in _CACHE:
-        if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _gauss_lambda_moments_quad(p), dps)
-        else:
-            with mpmath.workdps(dps + 15):
-                vals = list(refs.gauss_lambda_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]),
-                                                      mpmath.mpf(p["theta"]), int(p["n"]),
-                                                      mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])))
-                errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) + mpmath.mpf(10) ** (-dps - 10) for v in vals]
-        _CACHE[key] = (vals, errs)
+        _CACHE[key] = refs.gauss_lambda_moments_with_error(p["nx"], p["ny"], p["theta"], int(p["n"]), p["sigma"],
+                                                           p["r"], dps, quad)
     return _CACHE[key]
 
 
 def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, Any]:
-    """Everything the bipolar references need, at ``dps`` digits, with one error bar ``err``.
-
-    ``ES1, ES1sq`` (SM^++_m), ``ES2, ES2sq`` (SM^trig_m), ``ES12`` (same projections),
-    ``l1, l2`` (``E lam, E lam^2``), ``mse1, mse2`` (base MSEs), ``K`` = SM.
-    """
+    """Everything the bipolar references need at ``dps`` digits (``refs.hybrid_moments_with_error``)."""
     base, berr = _base_moments(p, dps, quad)
-    ey, ey2, ez, ez2, eyz = base
     lam, lerr = _lambda_moments(p, dps, quad) if "n" in p else ([0, 0], [0, 0])
-    with mpmath.workdps(dps + 10):
-        g = _geo(p)
-        m = int(p.get("m", 1))
-        a = (g["x2"] + g["y2"]) / 2
-        hm = refs.hybrid_moments(MP, g["nx"], g["ny"], g["th"], m, tuple(base))
-        es1, es1sq, es2, es2sq, es12 = hm["ES1"], hm["ES1sq"], hm["ES2"], hm["ES2sq"], hm["ES12"]
-        k = hm["K"]
-        scale = mpmath.exp(2 * a) + mpmath.exp(-2 * a) * ey2 + k**2
-        # relative error of the inputs (moments), propagated as rel * (sum of |terms|) by callers
-        rel = max([abs(e) / abs(v) for e, v in zip(berr, (ey, ey2, ez, ez2, eyz), strict=True) if v != 0]
-                  + [abs(e) / max(abs(v), 1) for e, v in zip(lerr, lam, strict=True)])
-        rel = 10 * rel + mpmath.mpf(10) ** (-dps - 5)
-        return {"ES1": es1, "ES1sq": es1sq, "ES2": es2, "ES2sq": es2sq, "ES12": es12, "l1": lam[0],
-                "l2": lam[1], "mse1": es1sq - 2 * k * es1 + k**2, "mse2": es2sq - 2 * k * es2 + k**2,
-                "K": k, "rel": rel, "scale": scale, "base": tuple(base), "m": m, "g": g,
-                "err1": rel * 3 * (abs(es1sq) + 2 * k * abs(es1) + k**2),
-                "err2": rel * 3 * (abs(es2sq) + 2 * k * abs(es2) + k**2),
-                "err12": rel * 3 * (abs(eyz) / m + abs(ey * ez))}
+    return refs.hybrid_moments_with_error(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), base, berr, lam, lerr,
+                                          dps)
 
 
 def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
     """``E[(lam S1 + (1 - lam) S2 - SM)^2]`` expanded from moments (lam independent of S1, S2)."""
-    h = _hyb_moments(p, dps, quad)
     sh = int(p.get("shared", 0)) if shared is None else shared
-    with mpmath.workdps(dps + 10):
-        l1, l2 = h["l1"], h["l2"]
-        o2 = 1 - 2 * l1 + l2
-        c = l1 - l2
-        e12 = h["ES12"] if sh else h["ES1"] * h["ES2"]
-        k = h["K"]
-        g = h["g"]
-        mse = refs.hybrid_mse(MP, g["nx"], g["ny"], g["th"], h["m"], l1, l2, sh, h["base"])
-        terms = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + abs(2 * c * e12) + abs(2 * k * l1 * h["ES1"])
-                 + abs(2 * k * (1 - l1) * h["ES2"]) + k**2)
-        return mse, h["rel"] * 5 * terms
+    return refs.hybrid_mse_with_error(_hyb_moments(p, dps, quad), sh, dps)
 
 
 def _scale(p: dict[str, Any], dps: int) -> Any:
@@ -485,20 +391,6 @@ P.claim(
 )
 
 
-def _cexp_var_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
-    """``E|X - E X|^2`` of one CE feature product ``X = c exp(w^T z)`` by quadrature."""
-    with mpmath.workdps(dps + 10):
-        b = (a.T) ** -1
-        z = a * x + b * y
-        c = mpmath.exp(-_bsq(a * x) / 2 - _bsq(b * y) / 2)
-        zr = [2 * mpmath.re(z[i]) for i in range(len(z))]
-        zs = [z[i] for i in range(len(z))]
-    m2, e2 = refs.quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
-    m1, e1 = refs.quad_gaussian_exp_dot(zs, dps)
-    with mpmath.workdps(dps + 10):
-        return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
-
-
 def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
@@ -511,7 +403,7 @@ def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
 def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         a, x, y = _eq17_point(p)
-    v, e = _cexp_var_quad(a, x, y, dps)
+    v, e = refs.cexp_variance_quad(a, x, y, dps)
     return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
@@ -556,7 +448,7 @@ def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _eq18_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         a, x, y = _eq18_point(p, dps)
-    v, e = _cexp_var_quad(a, x, y, dps)
+    v, e = refs.cexp_variance_quad(a, x, y, dps)
     return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
@@ -2486,30 +2378,10 @@ P.claim(
 # ------------------------------------------------------------------ eq (19): angular lambda
 
 
-def _sgn_product_mean(theta: Any, dps: int) -> tuple[Any, Any]:
-    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, by quadrature over tau's direction.
-
-    The radial part of ``tau`` does not change the signs, so the expectation is the average of
-    ``sgn(cos phi) sgn(cos(phi - theta))`` over ``phi in [0, 2 pi)``; the integrand is piecewise
-    constant and ``mpmath.quad`` integrates it between its breakpoints.
-    """
-    with mpmath.workdps(dps + 10):
-        t = mpmath.mpf(theta)
-        tp = 2 * mpmath.pi
-        brk = sorted({mpmath.mpf(0), mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % tp,
-                      (3 * mpmath.pi / 2 + t) % tp, tp})
-
-        def f(phi: Any) -> Any:
-            return mpmath.sign(mpmath.cos(phi)) * mpmath.sign(mpmath.cos(phi - t))
-
-        total, err = mpmath.quad(f, brk, error=True)
-        return total / tp, abs(err) / tp + mpmath.mpf(10) ** (-dps - 5)
-
-
 def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features, term by term."""
     n = int(p["n"])
-    s, e = _sgn_product_mean(p["theta"], dps)
+    s, e = refs.sgn_product_mean_quad(p["theta"], dps)
     with mpmath.workdps(dps + 10):
         c = (mpmath.mpc(0, 1) / mpmath.sqrt(2 * n)) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
         v = mpmath.mpf(1) / 2 + n * c * s
@@ -2770,24 +2642,15 @@ P.claim(
 )
 
 
-def _dlogb(i: int, r: Any, n: int) -> Callable[[Any], Any]:
-    """``d/dtheta log b_r^i`` by numerical differentiation of eq (54)/(55) as printed (not eq 57-58)."""
-    return lambda t: mpmath.diff(lambda s: mpmath.log(_b(i, r, s, n)), t)
-
-
 def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
-    """Interior local maxima of ``b_r^i`` on ``(0, pi)``: grid of ``log b`` (eq 54/55 as printed),
-    every grid point above both neighbours, refined to the root of the numerical derivative."""
+    """Interior local maxima of ``b_r^i`` on ``(0, pi)`` from ``log b`` (eq 54/55 as printed), memoised
+    (``refs.mp_interior_local_maxima``: grid, refined to the root of the numerical derivative)."""
     key = ("locmax", i, repr(r), n, dps, npts)
     if key in _CACHE:
         return _CACHE[key]
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(r)
-        grid = [mpmath.pi * k / (npts + 1) for k in range(1, npts + 1)]
-        vals = [mpmath.log(_b(i, r, t, n)) for t in grid]
-        d = _dlogb(i, r, n)
-        out = [refs.mp_bracketed_root(d, grid[k - 1], grid[k + 1], dps + 10)
-               for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
+    out = refs.mp_interior_local_maxima(lambda t: mpmath.log(_b(i, r, t, n)), dps, npts)
     _CACHE[key] = out
     return out
 
@@ -2889,25 +2752,10 @@ def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     return lambda t: mpmath.diff(lambda s: _b(i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
 
 
-def sign_pattern_margin(deriv: Callable[[Any], Any], ts: list[Any], dps: int) -> tuple[Any, Any]:
-    """How strongly ``deriv`` shows the forbidden pattern ``-, +, -`` at ``t1 < t2 < t3``.
-
-    A function is "first non-negative, then non-positive, then non-negative" (any piece may be
-    empty) iff no ``t1 < t2 < t3`` has ``deriv(t1) < 0 < deriv(t2)`` and ``deriv(t3) < 0``.
-    Returns ``(min(-D(t1), D(t2), -D(t3)), err)``: positive beyond ``err`` is a violation, and
-    an optimiser over ``(t1, t2, t3)`` climbs it continuously.
-    """
-    t1, t2, t3 = sorted(ts)
-    with mpmath.workdps(dps + 20):
-        d = [deriv(mpmath.mpf(t)) for t in (t1, t2, t3)]
-        margin = min(-d[0], d[1], -d[2])
-        return margin, mpmath.mpf(10) ** (10 - dps) * (1 + sum(abs(v) for v in d))
-
-
 def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(p["r"])
-        margin, err = sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
+        margin, err = refs.sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
                                           [p["t1"], p["t2"], p["t3"]], dps)
         return margin, mpmath.mpf(0), err
 
