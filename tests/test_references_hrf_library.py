@@ -227,3 +227,31 @@ def test_mp_interior_local_maxima() -> None:
         ts = R.mp_interior_local_maxima(lambda t: mpmath.sin(3 * t), DPS, npts=200)
         assert len(ts) == 2 and _close(ts[0], mpmath.pi / 6, 40) and _close(ts[1], 5 * mpmath.pi / 6, 40)
         assert R.mp_interior_local_maxima(lambda t: t, 20, npts=50) == []
+
+
+@pytest.mark.parametrize(("kind", "r", "theta", "sigma"), [("trig", 1.3, 2.0, 0.7), ("trig", 0.5, 0.0, 1.2),
+                                                            ("pos", 0.8, 1.1, 0.9), ("pos", 1e-3, 3.0, 0.2)])
+def test_feature_exp_moments_quad_equal_the_mgf(kind: str, r: float, theta: float, sigma: float) -> None:
+    """trig: E cos(s v g) = exp(-s^2 v^2/2), E cos^2 = (1 + exp(-2 s^2 v^2))/2 (v = |x - y|);
+    pos: E f = exp(s^2 v^2/2 - c), E f^2 = exp(2 s^2 v^2 - 2c) (v = |x + y|, c = s^2 (|x|^2 + |y|^2))."""
+    with mpmath.workdps(DPS + 10):
+        rr, t, s = mpmath.mpf(r), mpmath.mpf(theta), mpmath.mpf(sigma)
+        if kind == "trig":
+            v2 = 2 * rr * rr * (1 - mpmath.cos(t))
+            exact = (mpmath.exp(-s * s * v2 / 2), (1 + mpmath.exp(-2 * s * s * v2)) / 2)
+        else:
+            v2, c = 2 * rr * rr * (1 + mpmath.cos(t)), 2 * s * s * rr * rr
+            exact = (mpmath.exp(s * s * v2 / 2 - c), mpmath.exp(2 * s * s * v2 - 2 * c))
+    m1, m2, err = R.feature_exp_moments_quad(kind, r, theta, sigma, 30)
+    assert err < mpmath.mpf(10) ** -25
+    assert abs(m1 - exact[0]) <= err and abs(m2 - exact[1]) <= err
+    with pytest.raises(ValueError):
+        R.feature_exp_moments_quad("gauss", r, theta, sigma, 20)
+
+
+@pytest.mark.parametrize(("theta", "n"), [(0.0, 1), (0.7, 3), (math.pi / 2, 40), (3.0, 400), (math.pi, 7)])
+def test_angular_lambda_moments_binomial_equal_the_closed_moments(theta: float, n: int) -> None:
+    with mpmath.workdps(DPS + 10):
+        q = mpmath.mpf(theta) / mpmath.pi
+        m1, m2 = R.angular_lambda_moments_binomial(theta, n, DPS)
+        assert _close(m1, q, 45) and _close(m2, q * q + q * (1 - q) / n, 45)

@@ -18,7 +18,6 @@ on ``(|x|, |y|, theta)`` only, and for iid Gaussian projections ``d = 2`` is exa
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -873,21 +872,11 @@ for _v in (1, 2):
 
 
 def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``E lam`` (``which=1``) or ``E lam^2`` from the binomial law summed over k (not the identity that
+    eq (24) prints): ``refs.angular_lambda_moments_binomial``."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        m1, m2 = refs.angular_lambda_moments_binomial(p["theta"], int(p["n"]), dps)
         with mpmath.workdps(dps + 10):
-            t = mpmath.mpf(p["theta"])
-            # q = measure of directions tau (in the plane of x, y) with sgn(tau.x) != sgn(tau.y):
-            # the arcs between the normals of x and y, total length 2 theta out of 2 pi
-            brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
-                          (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
-            pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
-            q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
-                            if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
-            n = int(p["n"])
-            # the binomial moments summed over k (not the identity that eq (24) prints)
-            pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
-            m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
-            m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
 
     return ref
@@ -3148,49 +3137,11 @@ P.claim(
 
 
 def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """``(E f, E f^2, err)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67).
-
-    ``kind = "trig"``: ``f = cos(sigma w^T (x - y))``; ``kind = "pos"``: ``f = exp(sigma w^T x - sigma^2 |x|^2)
-    exp(sigma w^T y - sigma^2 |y|^2)`` (positive features of ``exp(sigma^2 x^T y)``, as in eq (3)).  With
-    ``w ~ N(0, I_d)``, ``w^T v ~ |v| g``, ``g ~ N(0, 1)``, so both are 1-D Gaussian quadratures (mpmath) of
-    ``x = r e1``, ``y = r (cos theta e1 + sin theta e2)`` built from coordinates; ``d`` does not enter.
-    """
+    """``(E f, E f^2, err)`` of one feature estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67), memoised
+    (``refs.feature_exp_moments_quad``)."""
     key = ("fexp", kind, _key(p, "r", "theta", "sigma"), dps)
-    if key in _CACHE:
-        return _CACHE[key]
-    with mpmath.workdps(dps + 15):
-        r, t, s = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), mpmath.mpf(p["sigma"])
-        x, y = (r, mpmath.mpf(0)), (r * mpmath.cos(t), r * mpmath.sin(t))
-        sign = -1 if kind == "trig" else 1
-        v = mpmath.sqrt(sum((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)))
-        if kind == "trig":
-            def f(g: Any) -> Any:
-                return mpmath.cos(s * v * g)
-        elif kind == "pos":
-            c = s**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2)
-
-            def f(g: Any) -> Any:
-                return mpmath.exp(s * v * g - c)
-        else:
-            raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
-        phi = lambda g: mpmath.exp(-g**2 / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
-        # N(0, 1) mass beyond T is <= exp(-T^2/2) < 10^-(dps + 10); f^k phi is a bounded (trig) or shifted
-        # (pos: K_k phi(g - k s v), K_k = exp(k^2 s^2 v^2/2 - k c)) Gaussian: integrate a window of +-T
-        # around its centre, split into pieces shorter than an oscillation
-        big_t = mpmath.sqrt(2 * (dps + 10) * mpmath.log(10))
-        step = min(mpmath.mpf(1), 2 / (s * v)) if kind == "trig" and v > 0 else mpmath.mpf(1)
-        moments, err = [], mpmath.mpf(10) ** (-dps - 5)
-        for k in (1, 2):
-            centre = k * s * v if kind == "pos" else 0
-            n_pts = int(mpmath.ceil(2 * big_t / step))
-            pts = [centre - big_t + 2 * big_t * i / n_pts for i in range(n_pts + 1)]
-            val, e = mpmath.quad(lambda g, k=k: f(g) ** k * phi(g), pts, error=True)
-            bound = mpmath.exp(k**2 * s**2 * v**2 / 2 - k * c) if kind == "pos" else 1
-            moments.append(val)
-            err += e + 2 * bound * mpmath.exp(-big_t**2 / 2)
-        m1, m2 = moments
-        err *= 1 + 2 * abs(m1)
-        _CACHE[key] = (+m1, +m2, err)
+    if key not in _CACHE:
+        _CACHE[key] = refs.feature_exp_moments_quad(kind, p["r"], p["theta"], p["sigma"], dps)
     return _CACHE[key]
 
 

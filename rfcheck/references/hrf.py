@@ -1105,3 +1105,114 @@ def mp_interior_local_maxima(f: Callable[[Any], Any], dps: int, npts: int = 1200
 
         return [mp_bracketed_root(d, grid[k - 1], grid[k + 1], dps + 10)
                 for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
+
+
+def feature_exp_moments_quad(kind: str, r: Any, theta: Any, sigma: Any, dps: int) -> tuple[Any, Any, Any]:
+    """``(E f, E f^2, err)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)``, by quadrature.
+
+    ``kind = "trig"``: ``f = cos(sigma w^T (x - y))``; ``kind = "pos"``: ``f = exp(sigma w^T x - sigma^2 |x|^2)
+    exp(sigma w^T y - sigma^2 |y|^2)`` (positive features of ``exp(sigma^2 x^T y)``, as in eq (3)).  With
+    ``w ~ N(0, I_d)``, ``w^T v ~ |v| g``, ``g ~ N(0, 1)``, so both are 1-D Gaussian quadratures (mpmath) of
+    ``x = r e1``, ``y = r (cos theta e1 + sin theta e2)`` built from coordinates; ``d`` does not enter.
+    The ``N(0, 1)`` mass beyond ``T = sqrt(2 (dps + 10) log 10)`` is below ``10^-(dps + 10)``; ``f^k phi``
+    is a bounded (trig) or shifted (pos) Gaussian, integrated on ``+-T`` around its centre in pieces
+    shorter than an oscillation, the neglected tails added to the error bar.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        The feature.
+    r, theta : number
+        ``|x| = |y| = r`` and the angle between ``x`` and ``y``.
+    sigma : number
+        Bandwidth.
+    dps : int
+        Target decimal digits (computed at ``dps + 15``).
+
+    Returns
+    -------
+    tuple
+        ``(E f, E f^2, error bar)``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"trig"`` nor ``"pos"``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(68) and the text after
+    eq (68); positive features as in sec 1, eq (3).
+    """
+    with mpmath.workdps(dps + 15):
+        r, t, s = mpmath.mpf(r), mpmath.mpf(theta), mpmath.mpf(sigma)
+        x, y = (r, mpmath.mpf(0)), (r * mpmath.cos(t), r * mpmath.sin(t))
+        sign = -1 if kind == "trig" else 1
+        v = mpmath.sqrt(sum((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)))
+        if kind == "trig":
+            def f(g: Any) -> Any:
+                return mpmath.cos(s * v * g)
+        elif kind == "pos":
+            c = s**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2)
+
+            def f(g: Any) -> Any:
+                return mpmath.exp(s * v * g - c)
+        else:
+            raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
+        phi = lambda g: mpmath.exp(-g**2 / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        big_t = mpmath.sqrt(2 * (dps + 10) * mpmath.log(10))
+        step = min(mpmath.mpf(1), 2 / (s * v)) if kind == "trig" and v > 0 else mpmath.mpf(1)
+        moments, err = [], mpmath.mpf(10) ** (-dps - 5)
+        for k in (1, 2):
+            centre = k * s * v if kind == "pos" else 0
+            n_pts = int(mpmath.ceil(2 * big_t / step))
+            pts = [centre - big_t + 2 * big_t * i / n_pts for i in range(n_pts + 1)]
+            val, e = mpmath.quad(lambda g, k=k: f(g) ** k * phi(g), pts, error=True)
+            bound = mpmath.exp(k**2 * s**2 * v**2 / 2 - k * c) if kind == "pos" else 1
+            moments.append(val)
+            err += e + 2 * bound * mpmath.exp(-big_t**2 / 2)
+        m1, m2 = moments
+        err *= 1 + 2 * abs(m1)
+        return +m1, +m2, err
+
+
+def angular_lambda_moments_binomial(theta: Any, n: int, dps: int) -> tuple[Any, Any]:
+    """``E lam, E lam^2`` of the angular ``lam = K/n`` by summing the binomial law of ``K`` term by term.
+
+    ``q`` (the probability that a Gaussian direction separates ``x`` and ``y``) is measured as the total
+    length of the arcs of directions ``tau`` in the plane of ``x, y`` with ``sgn(tau.x) != sgn(tau.y)``,
+    over ``2 pi``; then ``E lam^j = n^-j sum_k binom(n, k) q^k (1 - q)^(n - k) k^j``.  The independent
+    alternative to :func:`angular_lambda_moments` (which uses the closed binomial moments).
+
+    Parameters
+    ----------
+    theta : number
+        Angle in ``[0, pi]``.
+    n : int
+        Number of sign features.
+    dps : int
+        Target decimal digits (computed at ``dps + 10``).
+
+    Returns
+    -------
+    tuple
+        ``(E lam, E lam^2)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19); Lemma 3.2, eq (24).
+    """
+    import itertools
+
+    with mpmath.workdps(dps + 10):
+        t = mpmath.mpf(theta)
+        brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
+                      (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
+        pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
+        q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
+                        if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
+        n = int(n)
+        pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
+        m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
+        m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
+        return m1, m2
