@@ -16,8 +16,14 @@ Notation (HRF sec 2): ``z = x + y``, ``Delta = x - y``, ``SM(x, y) = exp(x.y)``,
 
 Besides these exact references, the module holds the generic mpmath numerics the HRF claims
 share (no context argument, no enclosure): :func:`mp_max_on_interval` (grid + golden section),
-:func:`mp_bracketed_root`, :func:`quad_gaussian_exp_dot` (the quadrature alternative to Lemma
-2.4's closed form) and :func:`grid_argmax` (float64).
+:func:`mp_bracketed_root`, :func:`mp_interior_local_maxima`, :func:`sign_pattern_margin`,
+:func:`quad_gaussian_exp_dot` (the quadrature alternative to Lemma 2.4's closed form) and
+:func:`grid_argmax` (float64); and the moments with error bars the claims compare against:
+the closed forms at raised precision or the same expectations by 1-d quadrature
+(:func:`base_moments_with_error`, :func:`gauss_lambda_moments_with_error`,
+:func:`feature_exp_moments_quad`, :func:`cexp_variance_quad`, :func:`sgn_product_mean_quad`,
+:func:`angular_lambda_moments_binomial`) and the error bookkeeping of the hybrid's moment
+expansion (:func:`hybrid_moments_with_error`, :func:`hybrid_mse_with_error`).
 """
 
 from __future__ import annotations
@@ -31,22 +37,35 @@ import numpy as np
 
 __all__ = [
     "angular_lambda_moments",
+    "angular_lambda_moments_binomial",
+    "angular_lambda_moments_with_error",
     "angular_rel_error_argmax",
     "base_moments",
+    "base_moments_quad",
+    "base_moments_with_error",
     "cexp_scalar_on_draws",
+    "cexp_variance_quad",
+    "feature_exp_moments_quad",
     "gauss_lambda_moments",
+    "gauss_lambda_moments_quad",
+    "gauss_lambda_moments_with_error",
     "gauss_lambda_on_draws",
     "gaussian_exp_dot_ball",
     "grid_argmax",
     "hybrid_moments",
+    "hybrid_moments_with_error",
     "hybrid_mse",
+    "hybrid_mse_with_error",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
+    "mp_interior_local_maxima",
     "mp_max_on_interval",
     "num",
     "on_balls",
     "pair_geometry",
     "quad_gaussian_exp_dot",
+    "sgn_product_mean_quad",
+    "sign_pattern_margin",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
 ]
