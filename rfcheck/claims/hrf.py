@@ -27,6 +27,7 @@ import numpy as np
 
 from rfcheck import hybrid as hy
 from rfcheck.backends import MP
+from rfcheck.claims._common import eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.ledger import (
     Budget,
@@ -83,6 +84,11 @@ def _pair_domain(norm: tuple[float, float] = (0.0, 3.0), extra: dict[str, Any] |
 
 _M = {"m": Int(1, 64)}
 _MN = {"m": Int(1, 64), "n": Int(1, 64)}
+
+
+def _pair_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """``refs.pair_geometry`` of the point's ``nx, ny, theta`` as numbers of ``ctx``."""
+    return refs.pair_geometry(ctx, *(refs.num(ctx, p[k]) for k in ("nx", "ny", "theta")))
 
 
 def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
@@ -268,6 +274,18 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 # ==================================================================== eq (2), (3): unbiased
 
 
+def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
+    return _pair_ctx(ctx, p)["sm"]
+
+
+def _mean_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``E SM^trig_m`` (``trig``) or ``E SM^++_m`` from the exact moments (``refs.hybrid_moments``)."""
+    key = "ES2" if which == "trig" else "ES1"
+    return lambda p, bits: refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)[key], p["nx"], p["ny"],
+                                         p["theta"], int(p["m"]), bits=bits)
+
+
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
@@ -286,8 +304,8 @@ for _which, _eq, _stmt in (
     P.claim(
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
-        checks=[deterministic_check("moment-expansion", lambda p: _geo(p)["sm"], _ref_mean(_which),
-                                    atol_scale=_scale, max_points=30),
+        checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
+                                    reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
                 _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True))],
     )
 
@@ -638,10 +656,32 @@ def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     return x, my, mpmath.mpf(p["c"])
 
 
-def printed_eq20(p: dict[str, Any]) -> Any:
+def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx`` (as :func:`_eq20_xy`)."""
+    nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
+    x = [nx, refs.num(ctx, 0.0)]
+    y = [ny * ctx.cos(th), ny * ctx.sin(th)]
+    my = [refs.num(ctx, p["m1"]) * y[0], refs.num(ctx, p["m2"]) * y[1]]
+    return x, my, refs.num(ctx, p["c"])
+
+
+def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """lambda^k(x, y) = exp(-|x + M_k y|^2/(2 c_k^2)), the target of eq (20)'s features."""
-    x, my, c = _eq20_xy(p)
-    return mpmath.exp(-mpmath.fsum((a + b) ** 2 for a, b in zip(x, my, strict=True)) / (2 * c**2))
+    x, my, c = _eq20_xy_ctx(ctx, p)
+    return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
+
+
+def _eq20_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of the reference of eq (20): prefactors times ``exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (MGF)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        x, my, c = _eq20_xy_ctx(ctx, q)
+        u = [a / c for a in x]
+        v = [-b / c for b in my]
+        sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+        pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+        return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
+
+    return eval_on_balls(f, p, bits)
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -663,8 +703,8 @@ P.claim(
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
-    checks=[deterministic_check("moment-expansion", printed_eq20, _ref_eq20, atol_scale=lambda p, dps: 1,
-                                max_points=30)],
+    checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
+                                reference_ball=_eq20_ref_ball, atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -785,9 +825,18 @@ P.claim(
 )
 
 
-def printed_eq37(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    return g["sm"] ** 2 * mpmath.cos(g["x2"] - g["y2"])
+def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (37) as printed: ``rho = SM(x,y)^2 cos(|x|^2 - |y|^2)``."""
+    g = _pair_ctx(ctx, p)
+    return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
+
+
+printed_eq37 = _on_mp(printed_eq37_ctx)
+
+
+def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E[cosh(w.z) cos(w.Delta)]`` from the Gaussian MGF (``refs.base_moments``)."""
+    return refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"], p["ny"], p["theta"], bits=bits)
 
 
 def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
@@ -799,24 +848,30 @@ P.claim(
     "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
-    checks=[deterministic_check("moment-expansion", printed_eq37, _ref_eyz,
+    checks=[deterministic_check("moment-expansion", None, _ref_eyz, printed_ctx=printed_eq37_ctx,
+                                reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
             _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True))],
 )
 
 
-def printed_eq38(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    m = mpmath.mpf(int(p["m"]))
-    return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * mpmath.cos(g["x2"] - g["y2"]) / m
+def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (38) as printed: ``(1 - 1/m) SM^2 + (1/m) SM^2 cos(|x|^2 - |y|^2)``."""
+    g = _pair_ctx(ctx, p)
+    m = refs.num(ctx, p["m"])
+    return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"]) / m
+
+
+printed_eq38 = _on_mp(printed_eq38_ctx)
 
 
 P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", printed_eq38, _ref_es12, atol_scale=_scale, max_points=24),
+    checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
+                                reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
             _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True))],
 )
 
@@ -1132,9 +1187,10 @@ def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-def printed_w(p: dict[str, Any]) -> Any:
-    r, m = mpmath.mpf(p["r"]), int(p["m"])
-    return mpmath.sqrt(mpmath.mpf(1) / (2 * m)) * mpmath.exp(2 * r**2) * (1 - mpmath.exp(-4 * r**2))
+def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Lemma 3.4, eq (26) as printed: ``sqrt(1/(2m)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
+    r, m = refs.num(ctx, p["r"]), p["m"]
+    return ctx.sqrt(refs.num(ctx, 1) / (2 * m)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
 
 
 _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, description="r in (0, 10]")
@@ -1144,7 +1200,7 @@ for _which in ("trig", "pos"):
         f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
-        checks=[deterministic_check("numerical-maximisation", printed_w, _ref_max_base(_which),
+        checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section")],
@@ -1172,8 +1228,10 @@ P.claim(
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
-    checks=[deterministic_check("limit-trig", printed_w, _lim34("trig"), atol_scale=lambda p, dps: 0, max_points=20),
-            deterministic_check("limit-pos", printed_w, _lim34("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
+    checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
+                                atol_scale=lambda p, dps: 0, max_points=20),
+            deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
+                                atol_scale=lambda p, dps: 0, max_points=20)],
 )
 
 
@@ -1253,8 +1311,6 @@ def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _thm35_bound_balls(p: dict[str, Any], bits: int) -> Any:
-    from rfcheck.claims._common import eval_on_balls
-
     rhs = eval_on_balls(printed_eq27_log_ctx, p, bits)
     return "the printed bound leaves ball arithmetic" if rhs is None else (_log_eps_lower_ball(p, bits), rhs)
 
@@ -1673,10 +1729,11 @@ def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], t
 
 
 def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the exact moments."""
+    """Ball of ``E lam`` (``which=1``), ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the
+    exact moments."""
     def f(ctx: Any, *a: Any) -> Any:
         m1, m2 = refs.gauss_lambda_moments(ctx, *a)
-        return m2 if which == 72 else 1 - 2 * m1 + m2
+        return m1 if which == 1 else m2 if which == 72 else 1 - 2 * m1 + m2
 
     return lambda p, bits: refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["n"]), p["sigma"], p["r"], bits=bits)
 
@@ -2701,7 +2758,8 @@ P.claim(
     "text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
     statement="theta <= sin(theta) pi/2 on [0, pi/2]",
     domain=Domain({"theta": Real(0.0, PI / 2)}),
-    checks=[inequality_check("mpmath", _jordan)],
+    checks=[inequality_check("mpmath", _jordan, sides_ball=lambda p, bits: refs.on_balls(
+        lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))],
 )
 
 
@@ -2722,6 +2780,14 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     return lhs_rhs
 
 
+def _eq62_right_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``b_r^1(pi)`` (eq 54 as printed) and the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
+    def f(ctx: Any, r: Any, n: Any) -> Any:
+        return _b_ctx(ctx, 1, r, ctx.pi, n), (1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2)
+
+    return refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
+
+
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
                      ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
     P.claim(
@@ -2729,7 +2795,7 @@ for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
-                                 max_points=12)],
+                                 max_points=12, sides_ball=None if _part == "left" else _eq62_right_balls)],
     )
 
 
@@ -2805,12 +2871,27 @@ def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-def _printed_b_pi(i: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        r, n = mpmath.mpf(p["r"]), int(p["n"])
-        return (1 - mpmath.mpf(1) / n if i == 1 else mpmath.mpf(1) / n) * mpmath.exp(-2 * r**2)
+def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """The printed values ``b_r^1(pi) = (1 - 1/n) exp(-2r^2)``, ``b_r^2(pi) = (1/n) exp(-2r^2)``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        r, n = refs.num(ctx, p["r"]), p["n"]
+        one = refs.num(ctx, 1)
+        return (1 - one / n if i == 1 else one / n) * ctx.exp(-2 * r**2)
 
     return printed
+
+
+def _b_at_ball(i: int, where: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
+    def f(ctx: Any, r: Any, n: Any) -> Any:
+        return _b_ctx(ctx, i, r, ctx.pi if where == "pi" else refs.num(ctx, 0), n)
+
+    return lambda p, bits: refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
+
+
+def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """The printed value 0."""
+    return refs.num(ctx, 0.0)
 
 
 def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2827,13 +2908,15 @@ P.claim(
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
-    checks=[deterministic_check("b1-at-pi", _printed_b_pi(1), _b_at(1, "pi"),
+    checks=[deterministic_check("b1-at-pi", None, _b_at(1, "pi"), printed_ctx=_printed_b_pi_ctx(1),
+                                reference_ball=_b_at_ball(1, "pi"),
                                 atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2), max_points=12),
-            deterministic_check("b2-at-pi", _printed_b_pi(2), _b_at(2, "pi"), max_points=12),
-            deterministic_check("b1-at-0", lambda p: mpmath.mpf(0), _b_at(1, "0"), atol_scale=lambda p, dps: 1,
-                                max_points=6),
-            deterministic_check("b2-at-0", lambda p: mpmath.mpf(0), _b_at(2, "0"), atol_scale=lambda p, dps: 1,
-                                max_points=6),
+            deterministic_check("b2-at-pi", None, _b_at(2, "pi"), printed_ctx=_printed_b_pi_ctx(2),
+                                reference_ball=_b_at_ball(2, "pi"), max_points=12),
+            deterministic_check("b1-at-0", None, _b_at(1, "0"), printed_ctx=_zero_ctx,
+                                reference_ball=_b_at_ball(1, "0"), atol_scale=lambda p, dps: 1, max_points=6),
+            deterministic_check("b2-at-0", None, _b_at(2, "0"), printed_ctx=_zero_ctx,
+                                reference_ball=_b_at_ball(2, "0"), atol_scale=lambda p, dps: 1, max_points=6),
             inequality_check("non-negative", _b_nonneg, max_points=16,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
 )
@@ -2868,11 +2951,14 @@ P.claim(
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
 
 
-def printed_eq67(p: dict[str, Any]) -> Any:
+def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """lambda(x, y) = (1 - exp(-sigma^2/2 |x - y|^2))/rho, rho = 1 - exp(-2 sigma^2 r^2) (eq 67-68)."""
-    g = _geo(p)
-    s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-    return (1 - mpmath.exp(-s**2 / 2 * g["d2"])) / (1 - mpmath.exp(-2 * s**2 * r**2))
+    g = _pair_ctx(ctx, p)
+    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+
+printed_eq67 = _on_mp(printed_eq67_ctx)
 
 
 def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -2900,21 +2986,25 @@ P.claim(
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", printed_eq67, _ref_gl_mean(False),
-                                atol_scale=lambda p, dps: 1, max_points=24,
+    checks=[deterministic_check("characteristic-function", None, _ref_gl_mean(False), printed_ctx=printed_eq67_ctx,
+                                reference_ball=_gl_ball(1), atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
             _quad_lam_mean_check()],
 )
 
 
-def printed_eq74_line3(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    e1 = mpmath.exp(-s**2 / 2 * g["d2"])
-    e2 = mpmath.exp(-s**2 * g["d2"])
+def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (74), third line, as printed."""
+    g = _pair_ctx(ctx, p)
+    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    e1 = ctx.exp(-s**2 / 2 * g["d2"])
+    e2 = ctx.exp(-s**2 * g["d2"])
     return ((1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
+
+
+printed_eq74_line3 = _on_mp(printed_eq74_line3_ctx)
 
 
 P.claim(
@@ -2922,8 +3012,9 @@ P.claim(
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", printed_eq74_line3, _ref_gl(73),
-                                atol_scale=lambda p, dps: printed_eq74_line3(p) + 1, max_points=24)],
+    checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
+                                reference_ball=_gl_ball(73), atol_scale=lambda p, dps: printed_eq74_line3(p) + 1,
+                                max_points=24)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
 )
@@ -2963,9 +3054,25 @@ def _ref_eq76(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
 
 
-def printed_eq76(p: dict[str, Any]) -> Any:
-    s, r, t = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
-    return (1 - mpmath.exp(-2 * s**2 * r**2 * mpmath.sin(t / 2) ** 2)) / (1 - mpmath.exp(-2 * s**2 * r**2))
+def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (76) as printed: ``(1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho``."""
+    s, r, t = (refs.num(ctx, p[k]) for k in ("sigma", "r", "theta"))
+    return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+
+def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``|x - y|^2`` from coordinates (as :func:`_xy_coords`) on ``ctx``."""
+    r, t = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
+    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
+
+
+def _eq76_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        s, r = refs.num(ctx, q["sigma"]), refs.num(ctx, q["r"])
+        return (1 - ctx.exp(-s**2 / 2 * _xy_coords_ctx(ctx, q))) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+    return eval_on_balls(f, p, bits)
 
 
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
@@ -2976,9 +3083,15 @@ P.claim(
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
-    checks=[deterministic_check("coordinates", printed_eq76, _ref_eq76, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
+                                reference_ball=_eq76_ref_ball, atol_scale=lambda p, dps: 1,
                                 description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
+
+def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (80) as printed: ``|Delta|^2 = 4 r^2 sin(theta/2)^2``."""
+    return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
+
 
 def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     with mpmath.workdps(dps + 10):
@@ -2989,9 +3102,8 @@ P.claim(
     "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
-    checks=[deterministic_check("coordinates",
-                                lambda p: 4 * mpmath.mpf(p["r"]) ** 2 * mpmath.sin(mpmath.mpf(p["theta"]) / 2) ** 2,
-                                _ref_eq80,
+    checks=[deterministic_check("coordinates", None, _ref_eq80, printed_ctx=printed_eq80_ctx,
+                                reference_ball=lambda p, bits: eval_on_balls(_xy_coords_ctx, p, bits),
                                 atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
 )
 
@@ -3044,18 +3156,32 @@ def _ab(p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
     return (mpmath.mpf(p["alpha"]), mpmath.mpf(p["beta"]), mpmath.mpf(p["ri"]), mpmath.mpf(p["rj"]))
 
 
-def printed_eq85(p: dict[str, Any]) -> Any:
+def _ab_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    return tuple(refs.num(ctx, p[k]) for k in ("alpha", "beta", "ri", "rj"))  # type: ignore[return-value]
+
+
+def printed_eq85_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """(Re row of eq 85) + i (Im row of eq 85)."""
-    a, b, ri, rj = _ab(p)
+    a, b, ri, rj = _ab_ctx(ctx, p)
     s = a**2 + b**2
-    return mpmath.mpc(s * a * ri + a * rj, s * b * ri - b * rj)
+    return (s * a * ri + a * rj) + (s * b * ri - b * rj) * 1j
 
 
-def printed_eq84(p: dict[str, Any]) -> Any:
+def printed_eq84_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Left side of eq (84) times (alpha^2 + beta^2)."""
-    a, b, ri, rj = _ab(p)
+    a, b, ri, rj = _ab_ctx(ctx, p)
     s = a**2 + b**2
-    return s * (mpmath.mpc(a, b) * ri + mpmath.mpc(a, -b) / s * rj)
+    return s * ((a + b * 1j) * ri + (a - b * 1j) / s * rj)
+
+
+def _eq83_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``(alpha^2 + beta^2)`` times the left side of eq (83) (complex division on balls)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        a, b, ri, rj = _ab_ctx(ctx, q)
+        z = a + b * 1j
+        return (a**2 + b**2) * (z * ri + rj / z)
+
+    return eval_on_balls(f, p, bits)
 
 
 def _ref_eq83(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -3078,9 +3204,11 @@ P.claim(
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
-    checks=[deterministic_check("complex-arithmetic", printed_eq85, _ref_eq83, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
+                                reference_ball=_eq83_ball, atol_scale=lambda p, dps: 1,
                                 description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", printed_eq84, _ref_eq83, atol_scale=lambda p, dps: 1, max_points=12)],
+            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx, reference_ball=_eq83_ball,
+                                atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )
 
@@ -3116,18 +3244,20 @@ P.claim(
 # ------------------------------------------------------------------- appendix D.1, eq (44)
 
 
-def printed_eq44_line2a(p: dict[str, Any]) -> Any:
+def printed_eq44_line2a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
-    t, n = mpmath.mpf(p["theta"]), int(p["n"])
-    u = 1 - 2 * t / mpmath.pi
-    return (1 - 2 * u + mpmath.mpf(n) / n**2 + mpmath.mpf(n * (n - 1)) / n**2 * u**2) / 4
+    t, n = refs.num(ctx, p["theta"]), p["n"]
+    u = 1 - 2 * t / ctx.pi
+    return (1 - 2 * u + refs.num(ctx, n) / refs.num(ctx, n**2)
+            + refs.num(ctx, n * (n - 1)) / refs.num(ctx, n**2) * u**2) / 4
 
 
 P.claim(
     "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), printed_ctx=printed_eq44_line2a_ctx,
+                                reference_ball=_lam_ball(2), atol_scale=lambda p, dps: 1)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 )
