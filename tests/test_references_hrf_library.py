@@ -255,3 +255,47 @@ def test_angular_lambda_moments_binomial_equal_the_closed_moments(theta: float, 
         q = mpmath.mpf(theta) / mpmath.pi
         m1, m2 = R.angular_lambda_moments_binomial(theta, n, DPS)
         assert _close(m1, q, 45) and _close(m2, q * q + q * (1 - q) / n, 45)
+
+
+
+@pytest.mark.parametrize(("nx", "ny", "theta", "shared"), [(0.7, 1.3, 2.1, 0), (0.7, 1.3, 2.1, 1), (1.1, 0.4, 0.5, 1)])
+def test_hybrid_variance_equals_the_mse_of_the_unbiased_hybrid(nx, ny, theta, shared) -> None:
+    """The hybrid is unbiased (E S1 = E S2 = SM), so its variance is its MSE (hybrid_mse, 60 digits), and
+    Var = Var(lam S1) + Var((1 - lam) S2) + 2 Cov (eq 31); the error versions agree within their bars from
+    quadrature moments."""
+    dps, m, n = 30, 4, 6
+    with mpmath.workdps(DPS + 10):
+        a = [mpmath.mpf(v) for v in (nx, ny, theta)]
+        l1, l2 = R.angular_lambda_moments(MP, a[2], n)
+        h = {**R.hybrid_moments(MP, *a, m), "l1": l1, "l2": l2}
+        var = R.hybrid_variance(h, shared)
+        assert _close(var, R.hybrid_mse(MP, *a, m, l1, l2, shared), 45)
+        t = R.hybrid_variance_terms(h, shared)
+        assert _close(t["v1"] + t["v2"] + 2 * t["cov"], var, 45)
+        assert t["v1"] > 0 and t["v2"] > 0
+    lam, lerr = R.angular_lambda_moments_with_error(theta, n, dps)
+    hq = R.hybrid_moments_with_error(nx, ny, theta, m, *R.base_moments_with_error(nx, ny, theta, dps, True),
+                                     lam, lerr, dps)
+    v, e = R.hybrid_variance_with_error(hq, shared, dps)
+    tq = R.hybrid_variance_terms_with_error(hq, shared, dps)
+    assert abs(v - var) <= e < mpmath.mpf(10) ** -20 * hq["scale"]
+    for k in ("v1", "v2", "cov"):
+        assert abs(tq[k] - t[k]) <= tq["err"] < mpmath.mpf(10) ** -20 * hq["scale"]
+
+
+def test_ce_real_system_null_space() -> None:
+    """For real A (imaginary rows zero) the real solutions of eq (18) are 2-dimensional, orthonormal, and solve
+    A x + (A^T)^-1 y = 0; for A = (1 + i) I the system has full rank (only 0 solves it)."""
+    with mpmath.workdps(DPS + 10):
+        a = mpmath.matrix([[1.5, 0.3], [-0.4, 1.1]])
+        mat = R.ce_real_system(a)
+        b = (a.T) ** -1
+        assert mat.rows == 4 and all(mat[2 + i, j] == 0 for i in range(2) for j in range(4))
+        assert _close(mat[0, 2], b[0, 0], 50) and _close(mat[1, 3], b[1, 1], 50)
+        null = R.real_null_space(mat, DPS)
+        assert len(null) == 2
+        for u in null:
+            z = a * mpmath.matrix([u[0], u[1]]) + b * mpmath.matrix([u[2], u[3]])
+            assert max(abs(z[0]), abs(z[1])) < mpmath.mpf(10) ** -45 and _close(mpmath.norm(u), mpmath.mpf(1), 45)
+        assert abs(mpmath.fsum(null[0][k] * null[1][k] for k in range(4))) < mpmath.mpf(10) ** -45
+        assert R.real_null_space(R.ce_real_system(mpmath.eye(2) * mpmath.mpc(1, 1)), DPS) == []

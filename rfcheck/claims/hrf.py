@@ -436,22 +436,9 @@ P.claim(
 )
 
 
-def _eq18_system(a: Any) -> Any:
-    """The real 4x4 matrix of (18) acting on (x, y): rows Re(A)x + Re(B)y, Im(A)x + Im(B)y, B = (A^T)^-1."""
-    b = (a.T) ** -1
-    mat = mpmath.matrix(4, 4)
-    for i in range(2):
-        for j in range(2):
-            mat[i, j], mat[i, j + 2] = mpmath.re(a[i, j]), mpmath.re(b[i, j])
-            mat[i + 2, j], mat[i + 2, j + 2] = mpmath.im(a[i, j]), mpmath.im(b[i, j])
-    return mat
-
-
 def _eq18_null(a: Any, dps: int) -> list[Any]:
-    """Basis of the real solutions (x, y) of (18) (right singular vectors with singular value ~ 0)."""
-    _, s, v = mpmath.svd_r(_eq18_system(a))
-    tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
-    return [v.T.column(k) for k in range(4) if abs(s[k]) <= tol]
+    """Basis of the real solutions (x, y) of (18) (``refs.real_null_space`` of ``refs.ce_real_system``)."""
+    return refs.real_null_space(refs.ce_real_system(a), dps)
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2474,47 +2461,19 @@ P.claim(
 
 
 def _var_terms(p: dict[str, Any], dps: int, shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions
-    (``E[UV] - E U E V``, lam independent of the base estimators), base moments from
-    ``_hyb_moments`` (``E S1`` and ``E S2`` not assumed to equal SM)."""
-    h = _hyb_moments(p, dps)
-    with mpmath.workdps(dps + 10):
-        l1, l2 = h["l1"], h["l2"]
-        o1, o2 = 1 - l1, 1 - 2 * l1 + l2
-        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-        v1 = l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2
-        v2 = o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2
-        cov = (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"]
-        mag = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + 2 * abs((l1 - l2) * e12)
-               + 2 * abs(l1 * o1 * h["ES1"] * h["ES2"]) + (l1 * h["ES1"]) ** 2 + (o1 * h["ES2"]) ** 2)
-        return {"v1": v1, "v2": v2, "cov": cov, "err": h["rel"] * 5 * mag, "h": h}
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, with an error bar
+    (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to equal SM)."""
+    return refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), shared, dps)
 
 
 def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps)
-        with mpmath.workdps(dps + 10):
-            l1, l2 = h["l1"], h["l2"]
-            e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-            second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
-            first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
-            mag = abs(l2 * h["ES1sq"]) + abs((1 - 2 * l1 + l2) * h["ES2sq"]) + 2 * abs((l1 - l2) * e12) + first**2
-            return second - first**2, h["rel"] * 5 * mag
-
-    return ref
+    return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
 
 
 def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, on ctx (exact
-    moments)."""
-    h = _moments_ctx(ctx, p)
-    l1, l2 = h["l1"], h["l2"]
-    o1, o2 = 1 - l1, 1 - 2 * l1 + l2
-    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-    return {"v1": l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2, "v2": o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2,
-            "cov": (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"], "h": h}
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` on ctx (exact moments)."""
+    return refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
 
 
 def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -2528,14 +2487,7 @@ def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
 
 def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
-    def f(ctx: Any, p: dict[str, Any]) -> Any:
-        h = _moments_ctx(ctx, p)
-        l1, l2 = h["l1"], h["l2"]
-        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-        second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
-        return second - (l1 * h["ES1"] + (1 - l1) * h["ES2"]) ** 2
-
-    return f
+    return lambda ctx, p: refs.hybrid_variance(_moments_ctx(ctx, p), shared)
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):

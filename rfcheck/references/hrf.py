@@ -23,7 +23,9 @@ the closed forms at raised precision or the same expectations by 1-d quadrature
 (:func:`base_moments_with_error`, :func:`gauss_lambda_moments_with_error`,
 :func:`feature_exp_moments_quad`, :func:`cexp_variance_quad`, :func:`sgn_product_mean_quad`,
 :func:`angular_lambda_moments_binomial`) and the error bookkeeping of the hybrid's moment
-expansion (:func:`hybrid_moments_with_error`, :func:`hybrid_mse_with_error`).
+expansion (:func:`hybrid_moments_with_error`, :func:`hybrid_mse_with_error`,
+:func:`hybrid_variance_with_error`, :func:`hybrid_variance_terms_with_error`); the real system of
+eq (18) and its null space (:func:`ce_real_system`, :func:`real_null_space`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "base_moments",
     "base_moments_quad",
     "base_moments_with_error",
+    "ce_real_system",
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
     "feature_exp_moments_quad",
@@ -56,6 +59,10 @@ __all__ = [
     "hybrid_moments_with_error",
     "hybrid_mse",
     "hybrid_mse_with_error",
+    "hybrid_variance",
+    "hybrid_variance_terms",
+    "hybrid_variance_terms_with_error",
+    "hybrid_variance_with_error",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -64,6 +71,7 @@ __all__ = [
     "on_balls",
     "pair_geometry",
     "quad_gaussian_exp_dot",
+    "real_null_space",
     "sgn_product_mean_quad",
     "sign_pattern_margin",
     "sm_pos_on_draws",
@@ -1235,3 +1243,175 @@ def angular_lambda_moments_binomial(theta: Any, n: int, dps: int) -> tuple[Any, 
         m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
         m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
         return m1, m2
+
+
+def hybrid_variance_terms(h: dict[str, Any], shared: int) -> dict[str, Any]:
+    """``Var(lam S1)``, ``Var((1 - lam) S2)``, ``Cov(lam S1, (1 - lam) S2)`` from their definitions.
+
+    ``E[UV] - E U E V`` with ``lam`` independent of the base estimators ``S1 = SM^++_m``,
+    ``S2 = SM^trig_m``; ``E S1``, ``E S2`` are not assumed to equal ``SM``.  Plain arithmetic on the
+    moments, so it runs on any context's numbers.
+
+    Parameters
+    ----------
+    h : dict
+        ``l1, l2`` (``E lam, E lam^2``) and ``ES1, ES1sq, ES2, ES2sq, ES12`` (:func:`hybrid_moments`,
+        :func:`hybrid_moments_with_error`).
+    shared : int
+        1: ``S1`` and ``S2`` share projections (``E[S1 S2] = ES12``); 0: independent.
+
+    Returns
+    -------
+    dict
+        ``v1 = Var(lam S1)``, ``v2 = Var((1 - lam) S2)``, ``cov``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31)-(32), (39)-(41).
+    """
+    l1, l2 = h["l1"], h["l2"]
+    o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+    return {"v1": l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2, "v2": o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2,
+            "cov": (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"]}
+
+
+def hybrid_variance(h: dict[str, Any], shared: int) -> Any:
+    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over ``lam`` and the base estimators.
+
+    Parameters
+    ----------
+    h : dict
+        The moments, as in :func:`hybrid_variance_terms`.
+    shared : int
+        1: shared projections; 0: independent.
+
+    Returns
+    -------
+    number
+        The variance.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31).
+    """
+    l1, l2 = h["l1"], h["l2"]
+    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+    second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
+    return second - (l1 * h["ES1"] + (1 - l1) * h["ES2"]) ** 2
+
+
+def hybrid_variance_terms_with_error(h: dict[str, Any], shared: int, dps: int) -> dict[str, Any]:
+    """:func:`hybrid_variance_terms` at ``dps + 10`` digits with one error bar ``err``.
+
+    ``err`` is ``5 rel`` times the sum of the absolute values of the terms (``rel``: the relative
+    input error of :func:`hybrid_moments_with_error`).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    shared : int
+        1: shared projections; 0: independent.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    dict
+        ``v1``, ``v2``, ``cov``, ``err`` and ``h`` (the moments).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31)-(32), (39)-(41).
+    """
+    with mpmath.workdps(dps + 10):
+        t = hybrid_variance_terms(h, shared)
+        l1, l2 = h["l1"], h["l2"]
+        o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        mag = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + 2 * abs((l1 - l2) * e12)
+               + 2 * abs(l1 * o1 * h["ES1"] * h["ES2"]) + (l1 * h["ES1"]) ** 2 + (o1 * h["ES2"]) ** 2)
+        return {**t, "err": h["rel"] * 5 * mag, "h": h}
+
+
+def hybrid_variance_with_error(h: dict[str, Any], shared: int, dps: int) -> tuple[Any, Any]:
+    """:func:`hybrid_variance` at ``dps + 10`` digits with its error bar (``5 rel`` times the terms' magnitude).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    shared : int
+        1: shared projections; 0: independent.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(variance, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31).
+    """
+    with mpmath.workdps(dps + 10):
+        l1, l2 = h["l1"], h["l2"]
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
+        mag = abs(l2 * h["ES1sq"]) + abs((1 - 2 * l1 + l2) * h["ES2sq"]) + 2 * abs((l1 - l2) * e12) + first**2
+        return hybrid_variance(h, shared), h["rel"] * 5 * mag
+
+
+def ce_real_system(a: Any) -> Any:
+    """The real ``2d x 2d`` matrix of HRF eq (18) acting on ``(x, y)``: rows ``Re(A) x + Re(B) y`` and
+    ``Im(A) x + Im(B) y``, ``B = (A^T)^-1``.
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible ``d x d`` complex matrix ``A``.
+
+    Returns
+    -------
+    mpmath.matrix
+        The real system.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (17)-(18).
+    """
+    d = a.rows
+    b = (a.T) ** -1
+    mat = mpmath.matrix(2 * d, 2 * d)
+    for i in range(d):
+        for j in range(d):
+            mat[i, j], mat[i, j + d] = mpmath.re(a[i, j]), mpmath.re(b[i, j])
+            mat[i + d, j], mat[i + d, j + d] = mpmath.im(a[i, j]), mpmath.im(b[i, j])
+    return mat
+
+
+def real_null_space(mat: Any, dps: int) -> list[Any]:
+    """An orthonormal basis of the null space of a real square matrix: the right singular vectors whose
+    singular value is at most ``10^(10 - dps)`` times ``max(s_max, 1)`` (mpmath SVD).
+
+    Parameters
+    ----------
+    mat : mpmath.matrix
+        Real square matrix.
+    dps : int
+        Decimal digits of the working precision (sets the tolerance).
+
+    Returns
+    -------
+    list of mpmath.matrix
+        Column vectors.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (18) (its real solutions).
+    """
+    _, s, v = mpmath.svd_r(mat)
+    tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
+    return [v.T.column(k) for k in range(mat.rows) if abs(s[k]) <= tol]
