@@ -99,6 +99,12 @@ def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[
     return printed
 
 
+def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """A ball function ``(point, bits)`` from a formula written against ctx, ``f(ctx, point)`` (the point's
+    ints stay ints; its floats become exact balls where ``f`` converts them with ``refs.num``)."""
+    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
+
+
 def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
     """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam``
     angular or gauss, projections shared as the point says (or as ``shared``)."""
@@ -317,6 +323,21 @@ def _zvec(p: dict[str, Any]) -> list[Any]:
     return [mpmath.mpc(p[f"zr{i}"], p[f"zi{i}"]) for i in range(int(p["d"]))]
 
 
+def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
+    """``z`` in ``C^d`` from the point, as numbers of ``ctx`` (``d`` an int)."""
+    return [refs.num(ctx, p[f"zr{i}"]) + refs.num(ctx, p[f"zi{i}"]) * 1j for i in range(int(p["d"]))]
+
+
+def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Lemma 2.4, eq (13) as printed: ``E exp(w^T z) = exp(sum_i z_i^2 / 2)``."""
+    return ctx.exp(ctx.fsum(*(zi**2 for zi in _zvec_ctx(ctx, p))) / 2)
+
+
+def _lem24_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E exp(w^T z)`` by rigorous quadrature of the defining expectation (``refs.gaussian_exp_dot_ball``)."""
+    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits), bits)
+
+
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
@@ -325,8 +346,9 @@ P.claim(
     "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
+    checks=[_cheap(deterministic_check("quadrature", _on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec(p), dps),
+                                printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
                                 max_points=30), 4)],
@@ -771,11 +793,6 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
     h["g"] = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     return h
-
-
-def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """``reference_ball`` from a reference written against ctx, ``f(ctx, point)``."""
-    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
 
 
 def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
