@@ -99,6 +99,11 @@ def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[
     return printed
 
 
+def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """The printed value 0."""
+    return refs.num(ctx, 0.0)
+
+
 def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
     """A ball function ``(point, bits)`` from a formula written against ctx, ``f(ctx, point)`` (the point's
     ints stay ints; its floats become exact balls where ``f`` converts them with ``refs.num``)."""
@@ -1943,12 +1948,23 @@ def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return lam(mpmath.mpf(0)) + (1 - lam(mpmath.pi)), mpmath.mpf(10) ** (-dps)
 
 
+def _f_endpoints_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``lambda(theta=0) + (1 - lambda(theta=pi))`` (eq 76 at the endpoints, as :func:`_f_endpoints`)."""
+    def f(ctx: Any, r: Any, s: Any) -> Any:
+        rho = 1 - ctx.exp(-2 * s**2 * r**2)
+        lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
+        return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
+
+    return refs.on_balls(f, p["r"], p["sigma"], bits=bits)
+
+
 P.claim(
     "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", lambda p: mpmath.mpf(0), _f_endpoints, atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx, reference_ball=_f_endpoints_ball,
+                                atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
 
@@ -2462,8 +2478,8 @@ P.claim(
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
     checks=[
-        deterministic_check("quadrature", lambda p: mpmath.mpf(p["theta"]) / mpmath.pi, _ref_eq19,
-                            atol_scale=lambda p, dps: 1,
+        deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
+                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
                             description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
                                         "over tau's direction"),
         Check("monte-carlo", 3, _eq19_mc, search=False,
@@ -2694,7 +2710,8 @@ P.claim(
     "eq59", source=P.at("appendix D.3, eq (59)"),
     statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
     domain=_D3_B1,
-    checks=[deterministic_check("numerical-maximisation", lambda p: 1 / mpmath.mpf(p["r"]) ** 2, _eq59,
+    checks=[deterministic_check("numerical-maximisation", None, _eq59,
+                                printed_ctx=lambda ctx, p: 1 / refs.num(ctx, p["r"]) ** 2,
                                 atol_scale=lambda p, dps: 0, max_points=12,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
                                             "root of its numerical derivative; theta* sin theta* compared")],
@@ -2856,11 +2873,6 @@ def _b_at_ball(i: int, where: str) -> Callable[[dict[str, Any], int], Any]:
         return _b_ctx(ctx, i, r, ctx.pi if where == "pi" else refs.num(ctx, 0), n)
 
     return lambda p, bits: refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
-
-
-def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """The printed value 0."""
-    return refs.num(ctx, 0.0)
 
 
 def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
