@@ -1,13 +1,17 @@
 """Claims of Hybrid Random Features (``hrf``, seed 004), transcribed exactly as printed.
 
 Each ``printed_*`` function is a literal transcription of the paper's formula, evaluated
-in mpmath.  References never use the printed formula:
+in mpmath; most are written against the number-system context (``printed_*_ctx(ctx, p)``),
+so that the same transcription is also evaluated on Arb balls and decided points certify
+against a ball reference.  References never use the printed formula; their numerical
+library code (moments with error bars, quadratures, maxima, null spaces) lives in
+``rfcheck.references.hrf``:
 
 * *moment expansion by quadrature*: the MSE of a bipolar hybrid is expanded as
   ``E[(lam S1 + (1 - lam) S2 - SM)^2]`` from first and second moments of the base
-  estimators (1-D Gaussian quadratures of ``cosh``, ``cos`` and their products,
-  ``rfcheck.quadrature``) and of the lambda-estimator (exact binomial sums for sgn
-  features; quadrature for the cosine-estimated Gaussian lambda);
+  estimators (exact MGFs, or 1-D Gaussian quadratures of ``cosh``, ``cos`` and their
+  products) and of the lambda-estimator (exact binomial sums for sgn features; quadrature
+  for the cosine-estimated Gaussian lambda);
 * Gaussian expectations of complex exponentials by per-coordinate quadrature;
 * numerical maximisation (relative errors over theta) and root finding;
 * Monte Carlo with ``rfcheck.hybrid`` (NumPy), z-tests at the budget's level.
