@@ -1,16 +1,20 @@
 """Claims of Hybrid Random Features (``hrf``, seed 004), transcribed exactly as printed.
 
 Each ``printed_*`` function is a literal transcription of the paper's formula, evaluated
-in mpmath.  References never use the printed formula:
+in mpmath; most are written against the number-system context (``printed_*_ctx(ctx, p)``),
+so that the same transcription is also evaluated on Arb balls and decided points certify
+against a ball reference.  References never use the printed formula; their numerical
+library code (moments with error bars, quadratures, maxima, null spaces) lives in
+``rfcheck.references.hrf``:
 
 * *moment expansion by quadrature*: the MSE of a bipolar hybrid is expanded as
   ``E[(lam S1 + (1 - lam) S2 - SM)^2]`` from first and second moments of the base
-  estimators (1-D Gaussian quadratures of ``cosh``, ``cos`` and their products,
-  ``rfcheck.quadrature``) and of the lambda-estimator (exact binomial sums for sgn
-  features; quadrature for the cosine-estimated Gaussian lambda);
+  estimators (exact MGFs, or 1-D Gaussian quadratures of ``cosh``, ``cos`` and their
+  products) and of the lambda-estimator (exact binomial sums for sgn features; quadrature
+  for the cosine-estimated Gaussian lambda);
 * Gaussian expectations of complex exponentials by per-coordinate quadrature;
 * numerical maximisation (relative errors over theta) and root finding;
-* Monte Carlo with ``rfcheck.hybrid`` (NumPy), z-tests at the budget's level.
+* Monte Carlo with ``rfcheck.estimators.hrf`` (NumPy), z-tests at the budget's level.
 
 Pairs are ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``: every result depends
 on ``(|x|, |y|, theta)`` only, and for iid Gaussian projections ``d = 2`` is exact in law.
@@ -18,7 +22,6 @@ on ``(|x|, |y|, theta)`` only, and for iid Gaussian projections ``d = 2`` is exa
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -26,8 +29,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from rfcheck import quadrature
 from rfcheck.backends import MP
+from rfcheck.claims._common import eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
 from rfcheck.ledger import (
@@ -87,12 +90,28 @@ _M = {"m": Int(1, 64)}
 _MN = {"m": Int(1, 64), "n": Int(1, 64)}
 
 
+def _pair_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """``refs.pair_geometry`` of the point's ``nx, ny, theta`` as numbers of ``ctx``."""
+    return refs.pair_geometry(ctx, *(refs.num(ctx, p[k]) for k in ("nx", "ny", "theta")))
+
+
 def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
     """``printed(point)`` in mpmath at the working precision from a transcription ``printed_ctx(ctx, point)``."""
     def printed(p: dict[str, Any]) -> Any:
         return printed_ctx(MP, mp_point(p))
 
     return printed
+
+
+def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """The printed value 0."""
+    return refs.num(ctx, 0.0)
+
+
+def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """A ball function ``(point, bits)`` from a formula written against ctx, ``f(ctx, point)`` (the point's
+    ints stay ints; its floats become exact balls where ``f`` converts them with ``refs.num``)."""
+    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
 
 
 def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
@@ -115,42 +134,10 @@ def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, An
 # ---------------------------------------------------------------- quadrature references
 
 
-def _gm(beta: Any) -> tuple[Any, Any]:
-    """``E exp(beta g)``, ``g ~ N(0, 1)``, by quadrature (complex beta allowed)."""
-    return quadrature.gaussian_exp_moment(0, beta)
-
-
 def _mgf(beta: Any) -> tuple[Any, Any]:
     """``E exp(beta g) = exp(beta^2/2)`` (Gaussian MGF, complex beta: Lemma 2.4, itself checked by
     quadrature in claim hrf.lem2.4 and in tests/test_hrf_closed_forms.py)."""
     return mpmath.exp(beta**2 / 2), mpmath.mpf(0)
-
-
-def _base_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """``E Y, E Y^2, E Z, E Z^2, E YZ`` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``) by 1-d quadratures.
-
-    The independent alternative to :func:`rfcheck.references.hrf.base_moments` (exact MGFs):
-    ``E YZ`` decomposes ``Delta = alpha z^ + beta e_perp``:
-    ``E[cosh(|z| g1) cos(alpha g1)] E[cos(beta g2)]`` (the sine part has mean zero).
-    """
-    g = _geo(p)
-    zz, dd = mpmath.sqrt(g["z2"]), mpmath.sqrt(g["d2"])
-    ey, e1 = _gm(zz)
-    ey2_, e2 = _gm(2 * zz)
-    ez_, e3 = _gm(1j * dd)
-    ez2_, e4 = _gm(2j * dd)
-    ey2 = (1 + ey2_) / 2
-    ez, ez2 = mpmath.re(ez_), (1 + mpmath.re(ez2_)) / 2
-    if zz == 0:
-        eyz, e5 = ez, e3
-    else:
-        alpha = (g["x2"] - g["y2"]) / zz
-        beta2 = g["d2"] - alpha**2
-        beta = mpmath.sqrt(beta2) if beta2 > 0 else mpmath.mpf(0)
-        a_, e5a = _gm(zz + 1j * alpha)
-        b_, e5b = _gm(1j * beta)
-        eyz, e5 = mpmath.re(a_) * mpmath.re(b_), abs(e5a) * abs(b_) + abs(e5b) * abs(a_)
-    return [ey, ey2, ez, ez2, eyz], [abs(e1), abs(e2) / 2, abs(e3), abs(e4) / 2, abs(e5)]
 
 
 _CACHE: dict[Any, Any] = {}
@@ -161,99 +148,38 @@ def _key(p: dict[str, Any], *names: str) -> tuple[Any, ...]:
 
 
 def _base_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
-    """Base-estimator moments at ``dps`` digits: exact MGFs (default) or quadrature (``quad``)."""
+    """Base-estimator moments at ``dps`` digits: exact MGFs (default) or quadrature (``quad``), memoised."""
     key = ("base", _key(p, "nx", "ny", "theta"), dps, quad)
     if key not in _CACHE:
         if len(_CACHE) > 512:
             _CACHE.clear()
-        if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _base_moments_quad(p), dps)
-        else:
-            with mpmath.workdps(dps + 15):
-                vals = list(refs.base_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])))
-                errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) for v in vals]
-        _CACHE[key] = (vals, errs)
+        _CACHE[key] = refs.base_moments_with_error(p["nx"], p["ny"], p["theta"], dps, quad)
     return _CACHE[key]
-
-
-def _gauss_lambda_moments_quad(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """``E lam, E lam^2`` of eq (69) from quadrature moments of ``cos(sigma g |Delta|)`` (the
-    independent alternative to :func:`rfcheck.references.hrf.gauss_lambda_moments`)."""
-    g = _geo(p)
-    n, sigma, r = int(p["n"]), mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-    dd = mpmath.sqrt(g["d2"])
-    c1_, e1 = _gm(1j * sigma * dd)
-    c2_, e2 = _gm(2j * sigma * dd)
-    c1, c2 = mpmath.re(c1_), (1 + mpmath.re(c2_)) / 2
-    rho = 1 - mpmath.exp(-2 * sigma**2 * r**2)
-    mean_c2 = c1**2 + (c2 - c1**2) / n
-    return [(1 - c1) / rho, (1 - 2 * c1 + mean_c2) / rho**2], [abs(e1) / rho, (abs(e1) * 3 + abs(e2)) / rho**2]
 
 
 def _lambda_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
     """``[E lam, E lam^2]`` and error bars for ``p["lam"]`` (``angular`` or ``gauss``)."""
     if p.get("lam", "angular") == "angular":
-        with mpmath.workdps(dps + 10):
-            m1, m2 = refs.angular_lambda_moments(MP, mpmath.mpf(p["theta"]), int(p["n"]))
-        return [m1, m2], [mpmath.mpf(10) ** (-dps - 5)] * 2
+        return refs.angular_lambda_moments_with_error(p["theta"], int(p["n"]), dps)
     key = ("gl", _key(p, "nx", "ny", "theta", "n", "sigma", "r"), dps, quad)
     if key not in _CACHE:
-        if quad:
-            vals, errs, _ = quadrature._adaptive(lambda prec: _gauss_lambda_moments_quad(p), dps)
-        else:
-            with mpmath.workdps(dps + 15):
-                vals = list(refs.gauss_lambda_moments(MP, mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]),
-                                                      mpmath.mpf(p["theta"]), int(p["n"]),
-                                                      mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])))
-                errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) + mpmath.mpf(10) ** (-dps - 10) for v in vals]
-        _CACHE[key] = (vals, errs)
+        _CACHE[key] = refs.gauss_lambda_moments_with_error(p["nx"], p["ny"], p["theta"], int(p["n"]), p["sigma"],
+                                                           p["r"], dps, quad)
     return _CACHE[key]
 
 
 def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, Any]:
-    """Everything the bipolar references need, at ``dps`` digits, with one error bar ``err``.
-
-    ``ES1, ES1sq`` (SM^++_m), ``ES2, ES2sq`` (SM^trig_m), ``ES12`` (same projections),
-    ``l1, l2`` (``E lam, E lam^2``), ``mse1, mse2`` (base MSEs), ``K`` = SM.
-    """
+    """Everything the bipolar references need at ``dps`` digits (``refs.hybrid_moments_with_error``)."""
     base, berr = _base_moments(p, dps, quad)
-    ey, ey2, ez, ez2, eyz = base
     lam, lerr = _lambda_moments(p, dps, quad) if "n" in p else ([0, 0], [0, 0])
-    with mpmath.workdps(dps + 10):
-        g = _geo(p)
-        m = int(p.get("m", 1))
-        a = (g["x2"] + g["y2"]) / 2
-        hm = refs.hybrid_moments(MP, g["nx"], g["ny"], g["th"], m, tuple(base))
-        es1, es1sq, es2, es2sq, es12 = hm["ES1"], hm["ES1sq"], hm["ES2"], hm["ES2sq"], hm["ES12"]
-        k = hm["K"]
-        scale = mpmath.exp(2 * a) + mpmath.exp(-2 * a) * ey2 + k**2
-        # relative error of the inputs (moments), propagated as rel * (sum of |terms|) by callers
-        rel = max([abs(e) / abs(v) for e, v in zip(berr, (ey, ey2, ez, ez2, eyz), strict=True) if v != 0]
-                  + [abs(e) / max(abs(v), 1) for e, v in zip(lerr, lam, strict=True)])
-        rel = 10 * rel + mpmath.mpf(10) ** (-dps - 5)
-        return {"ES1": es1, "ES1sq": es1sq, "ES2": es2, "ES2sq": es2sq, "ES12": es12, "l1": lam[0],
-                "l2": lam[1], "mse1": es1sq - 2 * k * es1 + k**2, "mse2": es2sq - 2 * k * es2 + k**2,
-                "K": k, "rel": rel, "scale": scale, "base": tuple(base), "m": m, "g": g,
-                "err1": rel * 3 * (abs(es1sq) + 2 * k * abs(es1) + k**2),
-                "err2": rel * 3 * (abs(es2sq) + 2 * k * abs(es2) + k**2),
-                "err12": rel * 3 * (abs(eyz) / m + abs(ey * ez))}
+    return refs.hybrid_moments_with_error(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), base, berr, lam, lerr,
+                                          dps)
 
 
 def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
     """``E[(lam S1 + (1 - lam) S2 - SM)^2]`` expanded from moments (lam independent of S1, S2)."""
-    h = _hyb_moments(p, dps, quad)
     sh = int(p.get("shared", 0)) if shared is None else shared
-    with mpmath.workdps(dps + 10):
-        l1, l2 = h["l1"], h["l2"]
-        o2 = 1 - 2 * l1 + l2
-        c = l1 - l2
-        e12 = h["ES12"] if sh else h["ES1"] * h["ES2"]
-        k = h["K"]
-        g = h["g"]
-        mse = refs.hybrid_mse(MP, g["nx"], g["ny"], g["th"], h["m"], l1, l2, sh, h["base"])
-        terms = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + abs(2 * c * e12) + abs(2 * k * l1 * h["ES1"])
-                 + abs(2 * k * (1 - l1) * h["ES2"]) + k**2)
-        return mse, h["rel"] * 5 * terms
+    return refs.hybrid_mse_with_error(_hyb_moments(p, dps, quad), sh, dps)
 
 
 def _scale(p: dict[str, Any], dps: int) -> Any:
@@ -304,7 +230,7 @@ def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], i
 def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, None]]:
     if kind.startswith("gauss"):
         # Thm F.1 is printed for general x, y (r only enters rho, eq 68): where |x - y| > 2r the weight
-        # lambda exceeds 1 (no longer convex, rfcheck.hybrid raises by default) but the hybrid is still
+        # lambda exceeds 1 (no longer convex, rfcheck.estimators.hrf raises by default) but the hybrid is still
         # the unbiased estimator whose MSE eq (71) states, so the check simulates it there too.
         kw.setdefault("allow_lambda_above_one", True)
 
@@ -363,6 +289,18 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 # ==================================================================== eq (2), (3): unbiased
 
 
+def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
+    return _pair_ctx(ctx, p)["sm"]
+
+
+def _mean_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``E SM^trig_m`` (``trig``) or ``E SM^++_m`` from the exact moments (``refs.hybrid_moments``)."""
+    key = "ES2" if which == "trig" else "ES1"
+    return lambda p, bits: refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)[key], p["nx"], p["ny"],
+                                         p["theta"], int(p["m"]), bits=bits)
+
+
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
@@ -381,8 +319,8 @@ for _which, _eq, _stmt in (
     P.claim(
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
-        checks=[deterministic_check("moment-expansion", lambda p: _geo(p)["sm"], _ref_mean(_which),
-                                    atol_scale=_scale, max_points=30),
+        checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
+                                    reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
                 _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True))],
     )
 
@@ -394,6 +332,21 @@ def _zvec(p: dict[str, Any]) -> list[Any]:
     return [mpmath.mpc(p[f"zr{i}"], p[f"zi{i}"]) for i in range(int(p["d"]))]
 
 
+def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
+    """``z`` in ``C^d`` from the point, as numbers of ``ctx`` (``d`` an int)."""
+    return [refs.num(ctx, p[f"zr{i}"]) + refs.num(ctx, p[f"zi{i}"]) * 1j for i in range(int(p["d"]))]
+
+
+def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Lemma 2.4, eq (13) as printed: ``E exp(w^T z) = exp(sum_i z_i^2 / 2)``."""
+    return ctx.exp(ctx.fsum(*(zi**2 for zi in _zvec_ctx(ctx, p))) / 2)
+
+
+def _lem24_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E exp(w^T z)`` by rigorous quadrature of the defining expectation (``refs.gaussian_exp_dot_ball``)."""
+    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits), bits)
+
+
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
@@ -402,8 +355,9 @@ P.claim(
     "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", lambda p: mpmath.exp(mpmath.fsum(zi**2 for zi in _zvec(p)) / 2),
+    checks=[_cheap(deterministic_check("quadrature", _on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec(p), dps),
+                                printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
                                 max_points=30), 4)],
@@ -485,20 +439,6 @@ P.claim(
 )
 
 
-def _cexp_var_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
-    """``E|X - E X|^2`` of one CE feature product ``X = c exp(w^T z)`` by quadrature."""
-    with mpmath.workdps(dps + 10):
-        b = (a.T) ** -1
-        z = a * x + b * y
-        c = mpmath.exp(-_bsq(a * x) / 2 - _bsq(b * y) / 2)
-        zr = [2 * mpmath.re(z[i]) for i in range(len(z))]
-        zs = [z[i] for i in range(len(z))]
-    m2, e2 = refs.quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
-    m1, e1 = refs.quad_gaussian_exp_dot(zs, dps)
-    with mpmath.workdps(dps + 10):
-        return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
-
-
 def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
@@ -511,7 +451,7 @@ def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
 def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         a, x, y = _eq17_point(p)
-    v, e = _cexp_var_quad(a, x, y, dps)
+    v, e = refs.cexp_variance_quad(a, x, y, dps)
     return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
@@ -527,22 +467,9 @@ P.claim(
 )
 
 
-def _eq18_system(a: Any) -> Any:
-    """The real 4x4 matrix of (18) acting on (x, y): rows Re(A)x + Re(B)y, Im(A)x + Im(B)y, B = (A^T)^-1."""
-    b = (a.T) ** -1
-    mat = mpmath.matrix(4, 4)
-    for i in range(2):
-        for j in range(2):
-            mat[i, j], mat[i, j + 2] = mpmath.re(a[i, j]), mpmath.re(b[i, j])
-            mat[i + 2, j], mat[i + 2, j + 2] = mpmath.im(a[i, j]), mpmath.im(b[i, j])
-    return mat
-
-
 def _eq18_null(a: Any, dps: int) -> list[Any]:
-    """Basis of the real solutions (x, y) of (18) (right singular vectors with singular value ~ 0)."""
-    _, s, v = mpmath.svd_r(_eq18_system(a))
-    tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
-    return [v.T.column(k) for k in range(4) if abs(s[k]) <= tol]
+    """Basis of the real solutions (x, y) of (18) (``refs.real_null_space`` of ``refs.ce_real_system``)."""
+    return refs.real_null_space(refs.ce_real_system(a), dps)
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -556,7 +483,7 @@ def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _eq18_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         a, x, y = _eq18_point(p, dps)
-    v, e = _cexp_var_quad(a, x, y, dps)
+    v, e = refs.cexp_variance_quad(a, x, y, dps)
     return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
@@ -747,10 +674,32 @@ def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     return x, my, mpmath.mpf(p["c"])
 
 
-def printed_eq20(p: dict[str, Any]) -> Any:
+def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx`` (as :func:`_eq20_xy`)."""
+    nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
+    x = [nx, refs.num(ctx, 0.0)]
+    y = [ny * ctx.cos(th), ny * ctx.sin(th)]
+    my = [refs.num(ctx, p["m1"]) * y[0], refs.num(ctx, p["m2"]) * y[1]]
+    return x, my, refs.num(ctx, p["c"])
+
+
+def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """lambda^k(x, y) = exp(-|x + M_k y|^2/(2 c_k^2)), the target of eq (20)'s features."""
-    x, my, c = _eq20_xy(p)
-    return mpmath.exp(-mpmath.fsum((a + b) ** 2 for a, b in zip(x, my, strict=True)) / (2 * c**2))
+    x, my, c = _eq20_xy_ctx(ctx, p)
+    return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
+
+
+def _eq20_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of the reference of eq (20): prefactors times ``exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (MGF)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        x, my, c = _eq20_xy_ctx(ctx, q)
+        u = [a / c for a in x]
+        v = [-b / c for b in my]
+        sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+        pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+        return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
+
+    return eval_on_balls(f, p, bits)
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -772,8 +721,8 @@ P.claim(
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
-    checks=[deterministic_check("moment-expansion", printed_eq20, _ref_eq20, atol_scale=lambda p, dps: 1,
-                                max_points=30)],
+    checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
+                                reference_ball=_eq20_ref_ball, atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -855,11 +804,6 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     return h
 
 
-def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """``reference_ball`` from a reference written against ctx, ``f(ctx, point)``."""
-    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
-
-
 def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (36) as printed: ``(1/m^2)[binom(m, 2) SM^2 + m E[YZ]]`` (``E[YZ]`` from the Gaussian MGF)."""
     m = refs.num(ctx, p["m"])
@@ -894,9 +838,18 @@ P.claim(
 )
 
 
-def printed_eq37(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    return g["sm"] ** 2 * mpmath.cos(g["x2"] - g["y2"])
+def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (37) as printed: ``rho = SM(x,y)^2 cos(|x|^2 - |y|^2)``."""
+    g = _pair_ctx(ctx, p)
+    return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
+
+
+printed_eq37 = _on_mp(printed_eq37_ctx)
+
+
+def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E[cosh(w.z) cos(w.Delta)]`` from the Gaussian MGF (``refs.base_moments``)."""
+    return refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"], p["ny"], p["theta"], bits=bits)
 
 
 def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
@@ -908,24 +861,30 @@ P.claim(
     "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
-    checks=[deterministic_check("moment-expansion", printed_eq37, _ref_eyz,
+    checks=[deterministic_check("moment-expansion", None, _ref_eyz, printed_ctx=printed_eq37_ctx,
+                                reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
             _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True))],
 )
 
 
-def printed_eq38(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    m = mpmath.mpf(int(p["m"]))
-    return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * mpmath.cos(g["x2"] - g["y2"]) / m
+def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (38) as printed: ``(1 - 1/m) SM^2 + (1/m) SM^2 cos(|x|^2 - |y|^2)``."""
+    g = _pair_ctx(ctx, p)
+    m = refs.num(ctx, p["m"])
+    return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"]) / m
+
+
+printed_eq38 = _on_mp(printed_eq38_ctx)
 
 
 P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", printed_eq38, _ref_es12, atol_scale=_scale, max_points=24),
+    checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
+                                reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
             _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True))],
 )
 
@@ -981,21 +940,11 @@ for _v in (1, 2):
 
 
 def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``E lam`` (``which=1``) or ``E lam^2`` from the binomial law summed over k (not the identity that
+    eq (24) prints): ``refs.angular_lambda_moments_binomial``."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        m1, m2 = refs.angular_lambda_moments_binomial(p["theta"], int(p["n"]), dps)
         with mpmath.workdps(dps + 10):
-            t = mpmath.mpf(p["theta"])
-            # q = measure of directions tau (in the plane of x, y) with sgn(tau.x) != sgn(tau.y):
-            # the arcs between the normals of x and y, total length 2 theta out of 2 pi
-            brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
-                          (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
-            pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
-            q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
-                            if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
-            n = int(p["n"])
-            # the binomial moments summed over k (not the identity that eq (24) prints)
-            pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
-            m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
-            m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
 
     return ref
@@ -1057,7 +1006,7 @@ P.claim(
                                description="theta away from 0 and pi (nonzero variance)")),
     ],
     notes="The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
-          "sgn-feature estimator of eq (19) simulated by rfcheck.hybrid.",
+          "sgn-feature estimator of eq (19) simulated by rfcheck.estimators.hrf.",
 )
 
 
@@ -1251,9 +1200,10 @@ def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-def printed_w(p: dict[str, Any]) -> Any:
-    r, m = mpmath.mpf(p["r"]), int(p["m"])
-    return mpmath.sqrt(mpmath.mpf(1) / (2 * m)) * mpmath.exp(2 * r**2) * (1 - mpmath.exp(-4 * r**2))
+def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Lemma 3.4, eq (26) as printed: ``sqrt(1/(2m)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
+    r, m = refs.num(ctx, p["r"]), p["m"]
+    return ctx.sqrt(refs.num(ctx, 1) / (2 * m)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
 
 
 _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, description="r in (0, 10]")
@@ -1263,7 +1213,7 @@ for _which in ("trig", "pos"):
         f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
-        checks=[deterministic_check("numerical-maximisation", printed_w, _ref_max_base(_which),
+        checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section")],
@@ -1291,8 +1241,10 @@ P.claim(
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
-    checks=[deterministic_check("limit-trig", printed_w, _lim34("trig"), atol_scale=lambda p, dps: 0, max_points=20),
-            deterministic_check("limit-pos", printed_w, _lim34("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
+    checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
+                                atol_scale=lambda p, dps: 0, max_points=20),
+            deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
+                                atol_scale=lambda p, dps: 0, max_points=20)],
 )
 
 
@@ -1372,8 +1324,6 @@ def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _thm35_bound_balls(p: dict[str, Any], bits: int) -> Any:
-    from rfcheck.claims._common import eval_on_balls
-
     rhs = eval_on_balls(printed_eq27_log_ctx, p, bits)
     return "the printed bound leaves ball arithmetic" if rhs is None else (_log_eps_lower_ball(p, bits), rhs)
 
@@ -1792,10 +1742,11 @@ def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], t
 
 
 def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the exact moments."""
+    """Ball of ``E lam`` (``which=1``), ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the
+    exact moments."""
     def f(ctx: Any, *a: Any) -> Any:
         m1, m2 = refs.gauss_lambda_moments(ctx, *a)
-        return m2 if which == 72 else 1 - 2 * m1 + m2
+        return m1 if which == 1 else m2 if which == 72 else 1 - 2 * m1 + m2
 
     return lambda p, bits: refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["n"]), p["sigma"], p["r"], bits=bits)
 
@@ -1989,7 +1940,7 @@ P.claim(
                                                 "r": Real(0.3, 3.0)}),
     checks=[Check("same-draws", 1, _eq70, search=False, description="eq (70) vs eq (69) for the same tau")],
     correction="The features need sigma: sin(sigma tau_i^T z), cos(sigma tau_i^T z) "
-               "(rfcheck.hybrid.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.",
+               "(rfcheck.estimators.hrf.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.",
 )
 
 
@@ -2001,12 +1952,23 @@ def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return lam(mpmath.mpf(0)) + (1 - lam(mpmath.pi)), mpmath.mpf(10) ** (-dps)
 
 
+def _f_endpoints_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``lambda(theta=0) + (1 - lambda(theta=pi))`` (eq 76 at the endpoints, as :func:`_f_endpoints`)."""
+    def f(ctx: Any, r: Any, s: Any) -> Any:
+        rho = 1 - ctx.exp(-2 * s**2 * r**2)
+        lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
+        return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
+
+    return refs.on_balls(f, p["r"], p["sigma"], bits=bits)
+
+
 P.claim(
     "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", lambda p: mpmath.mpf(0), _f_endpoints, atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx, reference_ball=_f_endpoints_ball,
+                                atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
 
@@ -2094,7 +2056,7 @@ P.claim(
         "the reference is a golden-section minimum in mpmath (no enclosure); the deciding counterexample is "
         "structural (printed a_k = 0 where r_j,k = 0: A singular, (A^T)^-1 undefined), with no value to enclose")],
     correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 "
-               "but not attained (rfcheck.hybrid.cluster_a_real raises there).",
+               "but not attained (rfcheck.estimators.hrf.cluster_a_real raises there).",
 )
 
 
@@ -2322,8 +2284,8 @@ P.claim(
     ],
     correction="Read with the Hermitian norm, the cross term for complex A is 2 x^T Re(A^H A^-1) y, not 2 x^T y: "
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
-               "(rfcheck.hybrid.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but lambda is "
-               "then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
+               "(rfcheck.estimators.hrf.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but "
+               "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
 )
 
 
@@ -2378,7 +2340,8 @@ P.claim(
     ],
     correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
                "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
-               "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) (rfcheck.hybrid.gaussian_mixture_hybrid).",
+               "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) "
+               "(rfcheck.estimators.hrf.gaussian_mixture_hybrid).",
 )
 
 
@@ -2486,30 +2449,10 @@ P.claim(
 # ------------------------------------------------------------------ eq (19): angular lambda
 
 
-def _sgn_product_mean(theta: Any, dps: int) -> tuple[Any, Any]:
-    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, by quadrature over tau's direction.
-
-    The radial part of ``tau`` does not change the signs, so the expectation is the average of
-    ``sgn(cos phi) sgn(cos(phi - theta))`` over ``phi in [0, 2 pi)``; the integrand is piecewise
-    constant and ``mpmath.quad`` integrates it between its breakpoints.
-    """
-    with mpmath.workdps(dps + 10):
-        t = mpmath.mpf(theta)
-        tp = 2 * mpmath.pi
-        brk = sorted({mpmath.mpf(0), mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % tp,
-                      (3 * mpmath.pi / 2 + t) % tp, tp})
-
-        def f(phi: Any) -> Any:
-            return mpmath.sign(mpmath.cos(phi)) * mpmath.sign(mpmath.cos(phi - t))
-
-        total, err = mpmath.quad(f, brk, error=True)
-        return total / tp, abs(err) / tp + mpmath.mpf(10) ** (-dps - 5)
-
-
 def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features, term by term."""
     n = int(p["n"])
-    s, e = _sgn_product_mean(p["theta"], dps)
+    s, e = refs.sgn_product_mean_quad(p["theta"], dps)
     with mpmath.workdps(dps + 10):
         c = (mpmath.mpc(0, 1) / mpmath.sqrt(2 * n)) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
         v = mpmath.mpf(1) / 2 + n * c * s
@@ -2540,8 +2483,8 @@ P.claim(
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
     checks=[
-        deterministic_check("quadrature", lambda p: mpmath.mpf(p["theta"]) / mpmath.pi, _ref_eq19,
-                            atol_scale=lambda p, dps: 1,
+        deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
+                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
                             description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
                                         "over tau's direction"),
         Check("monte-carlo", 3, _eq19_mc, search=False,
@@ -2556,47 +2499,19 @@ P.claim(
 
 
 def _var_terms(p: dict[str, Any], dps: int, shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions
-    (``E[UV] - E U E V``, lam independent of the base estimators), base moments from
-    ``_hyb_moments`` (``E S1`` and ``E S2`` not assumed to equal SM)."""
-    h = _hyb_moments(p, dps)
-    with mpmath.workdps(dps + 10):
-        l1, l2 = h["l1"], h["l2"]
-        o1, o2 = 1 - l1, 1 - 2 * l1 + l2
-        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-        v1 = l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2
-        v2 = o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2
-        cov = (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"]
-        mag = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + 2 * abs((l1 - l2) * e12)
-               + 2 * abs(l1 * o1 * h["ES1"] * h["ES2"]) + (l1 * h["ES1"]) ** 2 + (o1 * h["ES2"]) ** 2)
-        return {"v1": v1, "v2": v2, "cov": cov, "err": h["rel"] * 5 * mag, "h": h}
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, with an error bar
+    (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to equal SM)."""
+    return refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), shared, dps)
 
 
 def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps)
-        with mpmath.workdps(dps + 10):
-            l1, l2 = h["l1"], h["l2"]
-            e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-            second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
-            first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
-            mag = abs(l2 * h["ES1sq"]) + abs((1 - 2 * l1 + l2) * h["ES2sq"]) + 2 * abs((l1 - l2) * e12) + first**2
-            return second - first**2, h["rel"] * 5 * mag
-
-    return ref
+    return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
 
 
 def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, on ctx (exact
-    moments)."""
-    h = _moments_ctx(ctx, p)
-    l1, l2 = h["l1"], h["l2"]
-    o1, o2 = 1 - l1, 1 - 2 * l1 + l2
-    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-    return {"v1": l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2, "v2": o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2,
-            "cov": (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"], "h": h}
+    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` on ctx (exact moments)."""
+    return refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
 
 
 def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -2610,14 +2525,7 @@ def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
 
 def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
-    def f(ctx: Any, p: dict[str, Any]) -> Any:
-        h = _moments_ctx(ctx, p)
-        l1, l2 = h["l1"], h["l2"]
-        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
-        second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
-        return second - (l1 * h["ES1"] + (1 - l1) * h["ES2"]) ** 2
-
-    return f
+    return lambda ctx, p: refs.hybrid_variance(_moments_ctx(ctx, p), shared)
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
@@ -2770,24 +2678,15 @@ P.claim(
 )
 
 
-def _dlogb(i: int, r: Any, n: int) -> Callable[[Any], Any]:
-    """``d/dtheta log b_r^i`` by numerical differentiation of eq (54)/(55) as printed (not eq 57-58)."""
-    return lambda t: mpmath.diff(lambda s: mpmath.log(_b(i, r, s, n)), t)
-
-
 def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
-    """Interior local maxima of ``b_r^i`` on ``(0, pi)``: grid of ``log b`` (eq 54/55 as printed),
-    every grid point above both neighbours, refined to the root of the numerical derivative."""
+    """Interior local maxima of ``b_r^i`` on ``(0, pi)`` from ``log b`` (eq 54/55 as printed), memoised
+    (``refs.mp_interior_local_maxima``: grid, refined to the root of the numerical derivative)."""
     key = ("locmax", i, repr(r), n, dps, npts)
     if key in _CACHE:
         return _CACHE[key]
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(r)
-        grid = [mpmath.pi * k / (npts + 1) for k in range(1, npts + 1)]
-        vals = [mpmath.log(_b(i, r, t, n)) for t in grid]
-        d = _dlogb(i, r, n)
-        out = [refs.mp_bracketed_root(d, grid[k - 1], grid[k + 1], dps + 10)
-               for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
+    out = refs.mp_interior_local_maxima(lambda t: mpmath.log(_b(i, r, t, n)), dps, npts)
     _CACHE[key] = out
     return out
 
@@ -2816,7 +2715,8 @@ P.claim(
     "eq59", source=P.at("appendix D.3, eq (59)"),
     statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
     domain=_D3_B1,
-    checks=[deterministic_check("numerical-maximisation", lambda p: 1 / mpmath.mpf(p["r"]) ** 2, _eq59,
+    checks=[deterministic_check("numerical-maximisation", None, _eq59,
+                                printed_ctx=lambda ctx, p: 1 / refs.num(ctx, p["r"]) ** 2,
                                 atol_scale=lambda p, dps: 0, max_points=12,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
                                             "root of its numerical derivative; theta* sin theta* compared")],
@@ -2849,7 +2749,8 @@ P.claim(
     "text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
     statement="theta <= sin(theta) pi/2 on [0, pi/2]",
     domain=Domain({"theta": Real(0.0, PI / 2)}),
-    checks=[inequality_check("mpmath", _jordan)],
+    checks=[inequality_check("mpmath", _jordan, sides_ball=lambda p, bits: refs.on_balls(
+        lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))],
 )
 
 
@@ -2870,6 +2771,14 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     return lhs_rhs
 
 
+def _eq62_right_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``b_r^1(pi)`` (eq 54 as printed) and the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
+    def f(ctx: Any, r: Any, n: Any) -> Any:
+        return _b_ctx(ctx, 1, r, ctx.pi, n), (1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2)
+
+    return refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
+
+
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
                      ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
     P.claim(
@@ -2877,7 +2786,7 @@ for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
-                                 max_points=12)],
+                                 max_points=12, sides_ball=None if _part == "left" else _eq62_right_balls)],
     )
 
 
@@ -2889,25 +2798,10 @@ def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     return lambda t: mpmath.diff(lambda s: _b(i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
 
 
-def sign_pattern_margin(deriv: Callable[[Any], Any], ts: list[Any], dps: int) -> tuple[Any, Any]:
-    """How strongly ``deriv`` shows the forbidden pattern ``-, +, -`` at ``t1 < t2 < t3``.
-
-    A function is "first non-negative, then non-positive, then non-negative" (any piece may be
-    empty) iff no ``t1 < t2 < t3`` has ``deriv(t1) < 0 < deriv(t2)`` and ``deriv(t3) < 0``.
-    Returns ``(min(-D(t1), D(t2), -D(t3)), err)``: positive beyond ``err`` is a violation, and
-    an optimiser over ``(t1, t2, t3)`` climbs it continuously.
-    """
-    t1, t2, t3 = sorted(ts)
-    with mpmath.workdps(dps + 20):
-        d = [deriv(mpmath.mpf(t)) for t in (t1, t2, t3)]
-        margin = min(-d[0], d[1], -d[2])
-        return margin, mpmath.mpf(10) ** (10 - dps) * (1 + sum(abs(v) for v in d))
-
-
 def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(p["r"])
-        margin, err = sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
+        margin, err = refs.sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
                                           [p["t1"], p["t2"], p["t3"]], dps)
         return margin, mpmath.mpf(0), err
 
@@ -2968,12 +2862,22 @@ def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]
     return ref
 
 
-def _printed_b_pi(i: int) -> Callable[[dict[str, Any]], Any]:
-    def printed(p: dict[str, Any]) -> Any:
-        r, n = mpmath.mpf(p["r"]), int(p["n"])
-        return (1 - mpmath.mpf(1) / n if i == 1 else mpmath.mpf(1) / n) * mpmath.exp(-2 * r**2)
+def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """The printed values ``b_r^1(pi) = (1 - 1/n) exp(-2r^2)``, ``b_r^2(pi) = (1/n) exp(-2r^2)``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        r, n = refs.num(ctx, p["r"]), p["n"]
+        one = refs.num(ctx, 1)
+        return (1 - one / n if i == 1 else one / n) * ctx.exp(-2 * r**2)
 
     return printed
+
+
+def _b_at_ball(i: int, where: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
+    def f(ctx: Any, r: Any, n: Any) -> Any:
+        return _b_ctx(ctx, i, r, ctx.pi if where == "pi" else refs.num(ctx, 0), n)
+
+    return lambda p, bits: refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
 
 
 def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2990,13 +2894,15 @@ P.claim(
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
-    checks=[deterministic_check("b1-at-pi", _printed_b_pi(1), _b_at(1, "pi"),
+    checks=[deterministic_check("b1-at-pi", None, _b_at(1, "pi"), printed_ctx=_printed_b_pi_ctx(1),
+                                reference_ball=_b_at_ball(1, "pi"),
                                 atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2), max_points=12),
-            deterministic_check("b2-at-pi", _printed_b_pi(2), _b_at(2, "pi"), max_points=12),
-            deterministic_check("b1-at-0", lambda p: mpmath.mpf(0), _b_at(1, "0"), atol_scale=lambda p, dps: 1,
-                                max_points=6),
-            deterministic_check("b2-at-0", lambda p: mpmath.mpf(0), _b_at(2, "0"), atol_scale=lambda p, dps: 1,
-                                max_points=6),
+            deterministic_check("b2-at-pi", None, _b_at(2, "pi"), printed_ctx=_printed_b_pi_ctx(2),
+                                reference_ball=_b_at_ball(2, "pi"), max_points=12),
+            deterministic_check("b1-at-0", None, _b_at(1, "0"), printed_ctx=_zero_ctx,
+                                reference_ball=_b_at_ball(1, "0"), atol_scale=lambda p, dps: 1, max_points=6),
+            deterministic_check("b2-at-0", None, _b_at(2, "0"), printed_ctx=_zero_ctx,
+                                reference_ball=_b_at_ball(2, "0"), atol_scale=lambda p, dps: 1, max_points=6),
             inequality_check("non-negative", _b_nonneg, max_points=16,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
 )
@@ -3031,11 +2937,14 @@ P.claim(
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
 
 
-def printed_eq67(p: dict[str, Any]) -> Any:
+def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """lambda(x, y) = (1 - exp(-sigma^2/2 |x - y|^2))/rho, rho = 1 - exp(-2 sigma^2 r^2) (eq 67-68)."""
-    g = _geo(p)
-    s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-    return (1 - mpmath.exp(-s**2 / 2 * g["d2"])) / (1 - mpmath.exp(-2 * s**2 * r**2))
+    g = _pair_ctx(ctx, p)
+    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+
+printed_eq67 = _on_mp(printed_eq67_ctx)
 
 
 def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -3063,21 +2972,25 @@ P.claim(
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", printed_eq67, _ref_gl_mean(False),
-                                atol_scale=lambda p, dps: 1, max_points=24,
+    checks=[deterministic_check("characteristic-function", None, _ref_gl_mean(False), printed_ctx=printed_eq67_ctx,
+                                reference_ball=_gl_ball(1), atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
             _quad_lam_mean_check()],
 )
 
 
-def printed_eq74_line3(p: dict[str, Any]) -> Any:
-    g = _geo(p)
-    s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    e1 = mpmath.exp(-s**2 / 2 * g["d2"])
-    e2 = mpmath.exp(-s**2 * g["d2"])
+def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (74), third line, as printed."""
+    g = _pair_ctx(ctx, p)
+    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    e1 = ctx.exp(-s**2 / 2 * g["d2"])
+    e2 = ctx.exp(-s**2 * g["d2"])
     return ((1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
+
+
+printed_eq74_line3 = _on_mp(printed_eq74_line3_ctx)
 
 
 P.claim(
@@ -3085,8 +2998,9 @@ P.claim(
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", printed_eq74_line3, _ref_gl(73),
-                                atol_scale=lambda p, dps: printed_eq74_line3(p) + 1, max_points=24)],
+    checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
+                                reference_ball=_gl_ball(73), atol_scale=lambda p, dps: printed_eq74_line3(p) + 1,
+                                max_points=24)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
 )
@@ -3126,9 +3040,25 @@ def _ref_eq76(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
 
 
-def printed_eq76(p: dict[str, Any]) -> Any:
-    s, r, t = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
-    return (1 - mpmath.exp(-2 * s**2 * r**2 * mpmath.sin(t / 2) ** 2)) / (1 - mpmath.exp(-2 * s**2 * r**2))
+def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (76) as printed: ``(1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho``."""
+    s, r, t = (refs.num(ctx, p[k]) for k in ("sigma", "r", "theta"))
+    return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+
+def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``|x - y|^2`` from coordinates (as :func:`_xy_coords`) on ``ctx``."""
+    r, t = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
+    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
+
+
+def _eq76_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        s, r = refs.num(ctx, q["sigma"]), refs.num(ctx, q["r"])
+        return (1 - ctx.exp(-s**2 / 2 * _xy_coords_ctx(ctx, q))) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+    return eval_on_balls(f, p, bits)
 
 
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
@@ -3139,9 +3069,15 @@ P.claim(
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
-    checks=[deterministic_check("coordinates", printed_eq76, _ref_eq76, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
+                                reference_ball=_eq76_ref_ball, atol_scale=lambda p, dps: 1,
                                 description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
+
+def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (80) as printed: ``|Delta|^2 = 4 r^2 sin(theta/2)^2``."""
+    return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
+
 
 def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     with mpmath.workdps(dps + 10):
@@ -3152,9 +3088,8 @@ P.claim(
     "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
-    checks=[deterministic_check("coordinates",
-                                lambda p: 4 * mpmath.mpf(p["r"]) ** 2 * mpmath.sin(mpmath.mpf(p["theta"]) / 2) ** 2,
-                                _ref_eq80,
+    checks=[deterministic_check("coordinates", None, _ref_eq80, printed_ctx=printed_eq80_ctx,
+                                reference_ball=lambda p, bits: eval_on_balls(_xy_coords_ctx, p, bits),
                                 atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
 )
 
@@ -3196,7 +3131,7 @@ P.claim(
           "asserts lambda in [0, 1] for unequal norms. There lambda(x, y) <= 1 iff |x - y| <= 2r, e.g. r = 1, "
           "x = 1.5 e1, y = -1.5 e1, sigma = 1: lambda = (1 - e^-4.5)/(1 - e^-2) = 1.1437. The estimator stays "
           "unbiased (lam_hat is independent of the base estimators) and Thm F.1 holds, but it is no longer a convex "
-          "combination; rfcheck.hybrid raises ValueError there unless allow_lambda_above_one=True.",
+          "combination; rfcheck.estimators.hrf raises ValueError there unless allow_lambda_above_one=True.",
 )
 
 
@@ -3207,18 +3142,32 @@ def _ab(p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
     return (mpmath.mpf(p["alpha"]), mpmath.mpf(p["beta"]), mpmath.mpf(p["ri"]), mpmath.mpf(p["rj"]))
 
 
-def printed_eq85(p: dict[str, Any]) -> Any:
+def _ab_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    return tuple(refs.num(ctx, p[k]) for k in ("alpha", "beta", "ri", "rj"))  # type: ignore[return-value]
+
+
+def printed_eq85_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """(Re row of eq 85) + i (Im row of eq 85)."""
-    a, b, ri, rj = _ab(p)
+    a, b, ri, rj = _ab_ctx(ctx, p)
     s = a**2 + b**2
-    return mpmath.mpc(s * a * ri + a * rj, s * b * ri - b * rj)
+    return (s * a * ri + a * rj) + (s * b * ri - b * rj) * 1j
 
 
-def printed_eq84(p: dict[str, Any]) -> Any:
+def printed_eq84_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Left side of eq (84) times (alpha^2 + beta^2)."""
-    a, b, ri, rj = _ab(p)
+    a, b, ri, rj = _ab_ctx(ctx, p)
     s = a**2 + b**2
-    return s * (mpmath.mpc(a, b) * ri + mpmath.mpc(a, -b) / s * rj)
+    return s * ((a + b * 1j) * ri + (a - b * 1j) / s * rj)
+
+
+def _eq83_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``(alpha^2 + beta^2)`` times the left side of eq (83) (complex division on balls)."""
+    def f(ctx: Any, q: dict[str, Any]) -> Any:
+        a, b, ri, rj = _ab_ctx(ctx, q)
+        z = a + b * 1j
+        return (a**2 + b**2) * (z * ri + rj / z)
+
+    return eval_on_balls(f, p, bits)
 
 
 def _ref_eq83(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -3241,9 +3190,11 @@ P.claim(
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
-    checks=[deterministic_check("complex-arithmetic", printed_eq85, _ref_eq83, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
+                                reference_ball=_eq83_ball, atol_scale=lambda p, dps: 1,
                                 description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", printed_eq84, _ref_eq83, atol_scale=lambda p, dps: 1, max_points=12)],
+            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx, reference_ball=_eq83_ball,
+                                atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )
 
@@ -3279,18 +3230,20 @@ P.claim(
 # ------------------------------------------------------------------- appendix D.1, eq (44)
 
 
-def printed_eq44_line2a(p: dict[str, Any]) -> Any:
+def printed_eq44_line2a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
-    t, n = mpmath.mpf(p["theta"]), int(p["n"])
-    u = 1 - 2 * t / mpmath.pi
-    return (1 - 2 * u + mpmath.mpf(n) / n**2 + mpmath.mpf(n * (n - 1)) / n**2 * u**2) / 4
+    t, n = refs.num(ctx, p["theta"]), p["n"]
+    u = 1 - 2 * t / ctx.pi
+    return (1 - 2 * u + refs.num(ctx, n) / refs.num(ctx, n**2)
+            + refs.num(ctx, n * (n - 1)) / refs.num(ctx, n**2) * u**2) / 4
 
 
 P.claim(
     "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", printed_eq44_line2a, _ref_lam(2), atol_scale=lambda p, dps: 1)],
+    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), printed_ctx=printed_eq44_line2a_ctx,
+                                reference_ball=_lam_ball(2), atol_scale=lambda p, dps: 1)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 )
@@ -3300,49 +3253,11 @@ P.claim(
 
 
 def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """``(E f, E f^2, err)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67).
-
-    ``kind = "trig"``: ``f = cos(sigma w^T (x - y))``; ``kind = "pos"``: ``f = exp(sigma w^T x - sigma^2 |x|^2)
-    exp(sigma w^T y - sigma^2 |y|^2)`` (positive features of ``exp(sigma^2 x^T y)``, as in eq (3)).  With
-    ``w ~ N(0, I_d)``, ``w^T v ~ |v| g``, ``g ~ N(0, 1)``, so both are 1-D Gaussian quadratures (mpmath) of
-    ``x = r e1``, ``y = r (cos theta e1 + sin theta e2)`` built from coordinates; ``d`` does not enter.
-    """
+    """``(E f, E f^2, err)`` of one feature estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67), memoised
+    (``refs.feature_exp_moments_quad``)."""
     key = ("fexp", kind, _key(p, "r", "theta", "sigma"), dps)
-    if key in _CACHE:
-        return _CACHE[key]
-    with mpmath.workdps(dps + 15):
-        r, t, s = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), mpmath.mpf(p["sigma"])
-        x, y = (r, mpmath.mpf(0)), (r * mpmath.cos(t), r * mpmath.sin(t))
-        sign = -1 if kind == "trig" else 1
-        v = mpmath.sqrt(sum((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)))
-        if kind == "trig":
-            def f(g: Any) -> Any:
-                return mpmath.cos(s * v * g)
-        elif kind == "pos":
-            c = s**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2)
-
-            def f(g: Any) -> Any:
-                return mpmath.exp(s * v * g - c)
-        else:
-            raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
-        phi = lambda g: mpmath.exp(-g**2 / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
-        # N(0, 1) mass beyond T is <= exp(-T^2/2) < 10^-(dps + 10); f^k phi is a bounded (trig) or shifted
-        # (pos: K_k phi(g - k s v), K_k = exp(k^2 s^2 v^2/2 - k c)) Gaussian: integrate a window of +-T
-        # around its centre, split into pieces shorter than an oscillation
-        big_t = mpmath.sqrt(2 * (dps + 10) * mpmath.log(10))
-        step = min(mpmath.mpf(1), 2 / (s * v)) if kind == "trig" and v > 0 else mpmath.mpf(1)
-        moments, err = [], mpmath.mpf(10) ** (-dps - 5)
-        for k in (1, 2):
-            centre = k * s * v if kind == "pos" else 0
-            n_pts = int(mpmath.ceil(2 * big_t / step))
-            pts = [centre - big_t + 2 * big_t * i / n_pts for i in range(n_pts + 1)]
-            val, e = mpmath.quad(lambda g, k=k: f(g) ** k * phi(g), pts, error=True)
-            bound = mpmath.exp(k**2 * s**2 * v**2 / 2 - k * c) if kind == "pos" else 1
-            moments.append(val)
-            err += e + 2 * bound * mpmath.exp(-big_t**2 / 2)
-        m1, m2 = moments
-        err *= 1 + 2 * abs(m1)
-        _CACHE[key] = (+m1, +m2, err)
+    if key not in _CACHE:
+        _CACHE[key] = refs.feature_exp_moments_quad(kind, p["r"], p["theta"], p["sigma"], dps)
     return _CACHE[key]
 
 
@@ -3425,7 +3340,7 @@ P.claim(
 
 def hrf_feature_dim(m: int, n: int) -> int:
     """Length of ``Psi(z)`` (Lemma 2.3, eq 11) of the angular hybrid (eq 12 + eq 19), counted by building it
-    with :func:`rfcheck.hybrid.hrf_feature_vectors` for ``m * n <= 2^14``, otherwise by the same block count:
+    with :func:`rfcheck.estimators.hrf.hrf_feature_vectors` for ``m * n <= 2^14``, otherwise by the same block count:
     ``Psi^1 + Psi^3`` hold the ``t = 2`` blocks of ``m`` of each base, ``Psi^2 + Psi^4`` their Kronecker
     products with the one ``n``-block of ``rho_n``: ``4 m + 4 m n``."""
     if m < 1 or n < 1:

@@ -16,8 +16,16 @@ Notation (HRF sec 2): ``z = x + y``, ``Delta = x - y``, ``SM(x, y) = exp(x.y)``,
 
 Besides these exact references, the module holds the generic mpmath numerics the HRF claims
 share (no context argument, no enclosure): :func:`mp_max_on_interval` (grid + golden section),
-:func:`mp_bracketed_root`, :func:`quad_gaussian_exp_dot` (the quadrature alternative to Lemma
-2.4's closed form) and :func:`grid_argmax` (float64).
+:func:`mp_bracketed_root`, :func:`mp_interior_local_maxima`, :func:`sign_pattern_margin`,
+:func:`quad_gaussian_exp_dot` (the quadrature alternative to Lemma 2.4's closed form) and
+:func:`grid_argmax` (float64); and the moments with error bars the claims compare against:
+the closed forms at raised precision or the same expectations by 1-d quadrature
+(:func:`base_moments_with_error`, :func:`gauss_lambda_moments_with_error`,
+:func:`feature_exp_moments_quad`, :func:`cexp_variance_quad`, :func:`sgn_product_mean_quad`,
+:func:`angular_lambda_moments_binomial`) and the error bookkeeping of the hybrid's moment
+expansion (:func:`hybrid_moments_with_error`, :func:`hybrid_mse_with_error`,
+:func:`hybrid_variance_with_error`, :func:`hybrid_variance_terms_with_error`); the real system of
+eq (18) and its null space (:func:`ce_real_system`, :func:`real_null_space`).
 """
 
 from __future__ import annotations
@@ -31,22 +39,41 @@ import numpy as np
 
 __all__ = [
     "angular_lambda_moments",
+    "angular_lambda_moments_binomial",
+    "angular_lambda_moments_with_error",
     "angular_rel_error_argmax",
     "base_moments",
+    "base_moments_quad",
+    "base_moments_with_error",
+    "ce_real_system",
     "cexp_scalar_on_draws",
+    "cexp_variance_quad",
+    "feature_exp_moments_quad",
     "gauss_lambda_moments",
+    "gauss_lambda_moments_quad",
+    "gauss_lambda_moments_with_error",
     "gauss_lambda_on_draws",
     "gaussian_exp_dot_ball",
     "grid_argmax",
     "hybrid_moments",
+    "hybrid_moments_with_error",
     "hybrid_mse",
+    "hybrid_mse_with_error",
+    "hybrid_variance",
+    "hybrid_variance_terms",
+    "hybrid_variance_terms_with_error",
+    "hybrid_variance_with_error",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
+    "mp_interior_local_maxima",
     "mp_max_on_interval",
     "num",
     "on_balls",
     "pair_geometry",
     "quad_gaussian_exp_dot",
+    "real_null_space",
+    "sgn_product_mean_quad",
+    "sign_pattern_margin",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
 ]
@@ -663,3 +690,728 @@ def gauss_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any, sigma:
     rho = 1 - ctx.exp(-2 * sigma**2 * r**2)
     pd = _dots(ctx, tau, [a - b for a, b in zip(x, y, strict=True)])
     return 1 / rho - sum(ctx.cos(sigma * v) for v in pd) / (n * rho)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Moments with error bars (mpmath): the exact closed forms above at raised precision, or the same
+# expectations by 1-d Gaussian quadrature (the independent alternative the claims cross-check with), and
+# the error bookkeeping of the hybrid's moment expansion.
+
+
+def base_moments_quad(nx: Any, ny: Any, theta: Any) -> tuple[list[Any], list[Any]]:
+    """``E Y, E Y^2, E Z, E Z^2, E YZ`` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``) by 1-d quadratures.
+
+    The independent alternative to :func:`base_moments` (exact MGFs), one pass at the current
+    mpmath precision: every factor is ``E exp(b g)``, ``g ~ N(0, 1)``, by
+    :func:`rfcheck.quadrature.gaussian_exp_moment` (complex ``b``); ``E YZ`` decomposes
+    ``Delta = alpha z^ + beta e_perp``: ``E[cosh(|z| g1) cos(alpha g1)] E[cos(beta g2)]`` (the
+    sine part has mean zero).
+
+    Parameters
+    ----------
+    nx, ny, theta : number
+        The pair (:func:`pair_geometry`), converted to mpmath numbers at the current precision.
+
+    Returns
+    -------
+    tuple
+        ``([E Y, E Y^2, E Z, E Z^2, E YZ], [error estimate of each])``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2, eq (2)-(3), Lemma 2.2 and
+    appendix C, eq (37); Gaussian expectations as in Lemma 2.4, eq (13).
+    """
+    from rfcheck import quadrature
+
+    nx, ny, th = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta)
+    g = pair_geometry(_mp(), nx, ny, th)
+    zz, dd = mpmath.sqrt(g["z2"]), mpmath.sqrt(g["d2"])
+    gm = lambda beta: quadrature.gaussian_exp_moment(0, beta)  # noqa: E731
+    ey, e1 = gm(zz)
+    ey2_, e2 = gm(2 * zz)
+    ez_, e3 = gm(1j * dd)
+    ez2_, e4 = gm(2j * dd)
+    ey2 = (1 + ey2_) / 2
+    ez, ez2 = mpmath.re(ez_), (1 + mpmath.re(ez2_)) / 2
+    if zz == 0:
+        eyz, e5 = ez, e3
+    else:
+        alpha = (g["x2"] - g["y2"]) / zz
+        beta2 = g["d2"] - alpha**2
+        beta = mpmath.sqrt(beta2) if beta2 > 0 else mpmath.mpf(0)
+        a_, e5a = gm(zz + 1j * alpha)
+        b_, e5b = gm(1j * beta)
+        eyz, e5 = mpmath.re(a_) * mpmath.re(b_), abs(e5a) * abs(b_) + abs(e5b) * abs(a_)
+    return [ey, ey2, ez, ez2, eyz], [abs(e1), abs(e2) / 2, abs(e3), abs(e4) / 2, abs(e5)]
+
+
+def _mp() -> Any:
+    from rfcheck.backends import MP
+
+    return MP
+
+
+def base_moments_with_error(nx: Any, ny: Any, theta: Any, dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
+    """:func:`base_moments` (``quad=False``) or :func:`base_moments_quad` (``quad=True``) with error bars.
+
+    The exact moments are evaluated at ``dps + 15`` digits with a bar of ``|v| 10^(-dps-10)``; the
+    quadratures are repeated at rising precision until stable (``rfcheck.quadrature``'s adaptive
+    rule: each bar ``|v(prec) - v(prec + 15)| + quad_err``).
+
+    Parameters
+    ----------
+    nx, ny, theta : number
+        The pair.
+    dps : int
+        Target decimal digits.
+    quad : bool
+        Quadrature instead of the closed forms.
+
+    Returns
+    -------
+    tuple
+        ``([E Y, E Y^2, E Z, E Z^2, E YZ], [error bar of each])``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 2.2, Lemma 2.4 (eq 13), appendix C, eq (37).
+    """
+    if quad:
+        from rfcheck import quadrature
+
+        vals, errs, _ = quadrature._adaptive(lambda prec: base_moments_quad(nx, ny, theta), dps)
+        return vals, errs
+    with mpmath.workdps(dps + 15):
+        vals = list(base_moments(_mp(), mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta)))
+        errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) for v in vals]
+    return vals, errs
+
+
+def gauss_lambda_moments_quad(nx: Any, ny: Any, theta: Any, n: int, sigma: Any, r: Any) -> tuple[list[Any], list[Any]]:
+    """``E lam, E lam^2`` of the normalized Gaussian-kernel ``lam`` (eq 69) from quadrature moments.
+
+    The independent alternative to :func:`gauss_lambda_moments`: ``E cos(sigma g |Delta|)`` and
+    ``E cos^2`` by 1-d Gaussian quadrature (:func:`rfcheck.quadrature.gaussian_exp_moment`), one
+    pass at the current mpmath precision.
+
+    Parameters
+    ----------
+    nx, ny, theta : number
+        The pair, converted to mpmath numbers at the current precision.
+    n : int
+        Number of features of ``lam``.
+    sigma, r : number
+        Bandwidth and the radius entering ``rho = 1 - exp(-2 sigma^2 r^2)`` (eq 68).
+
+    Returns
+    -------
+    tuple
+        ``([E lam, E lam^2], [error estimate of each])``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(69).
+    """
+    from rfcheck import quadrature
+
+    g = pair_geometry(_mp(), mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta))
+    n, sigma, r = int(n), mpmath.mpf(sigma), mpmath.mpf(r)
+    dd = mpmath.sqrt(g["d2"])
+    c1_, e1 = quadrature.gaussian_exp_moment(0, 1j * sigma * dd)
+    c2_, e2 = quadrature.gaussian_exp_moment(0, 2j * sigma * dd)
+    c1, c2 = mpmath.re(c1_), (1 + mpmath.re(c2_)) / 2
+    rho = 1 - mpmath.exp(-2 * sigma**2 * r**2)
+    mean_c2 = c1**2 + (c2 - c1**2) / n
+    return [(1 - c1) / rho, (1 - 2 * c1 + mean_c2) / rho**2], [abs(e1) / rho, (abs(e1) * 3 + abs(e2)) / rho**2]
+
+
+def gauss_lambda_moments_with_error(nx: Any, ny: Any, theta: Any, n: int, sigma: Any, r: Any, dps: int,
+                                    quad: bool = False) -> tuple[list[Any], list[Any]]:
+    """:func:`gauss_lambda_moments` (``quad=False``) or :func:`gauss_lambda_moments_quad` with error bars.
+
+    Exact moments at ``dps + 15`` digits with a bar ``|v| 10^(-dps-10) + 10^(-dps-10)``; the
+    quadratures repeated at rising precision until stable (as in :func:`base_moments_with_error`).
+
+    Parameters
+    ----------
+    nx, ny, theta : number
+        The pair.
+    n : int
+        Number of features of ``lam``.
+    sigma, r : number
+        Bandwidth and radius (eq 68).
+    dps : int
+        Target decimal digits.
+    quad : bool
+        Quadrature instead of the closed forms.
+
+    Returns
+    -------
+    tuple
+        ``([E lam, E lam^2], [error bar of each])``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(69).
+    """
+    if quad:
+        from rfcheck import quadrature
+
+        vals, errs, _ = quadrature._adaptive(lambda prec: gauss_lambda_moments_quad(nx, ny, theta, n, sigma, r), dps)
+        return vals, errs
+    with mpmath.workdps(dps + 15):
+        vals = list(gauss_lambda_moments(_mp(), mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta), int(n),
+                                         mpmath.mpf(sigma), mpmath.mpf(r)))
+        errs = [abs(v) * mpmath.mpf(10) ** (-dps - 10) + mpmath.mpf(10) ** (-dps - 10) for v in vals]
+    return vals, errs
+
+
+def angular_lambda_moments_with_error(theta: Any, n: int, dps: int) -> tuple[list[Any], list[Any]]:
+    """:func:`angular_lambda_moments` at ``dps + 10`` digits with a bar of ``10^(-dps-5)`` each.
+
+    Parameters
+    ----------
+    theta : number
+        Angle in ``[0, pi]``.
+    n : int
+        Number of sign features.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``([E lam, E lam^2], [error bar of each])``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19); appendix C, eq (42)-(43).
+    """
+    with mpmath.workdps(dps + 10):
+        m1, m2 = angular_lambda_moments(_mp(), mpmath.mpf(theta), int(n))
+    return [m1, m2], [mpmath.mpf(10) ** (-dps - 5)] * 2
+
+
+def hybrid_moments_with_error(nx: Any, ny: Any, theta: Any, m: int, base: Any, base_err: Any,
+                              lam: Any, lam_err: Any, dps: int) -> dict[str, Any]:
+    """:func:`hybrid_moments` from given base and ``lam`` moments, with the error bars of the expansion.
+
+    The inputs' largest relative error ``rel`` (base moments relative to ``|v|``, ``lam`` moments
+    relative to ``max(|v|, 1)``), times 10, plus ``10^(-dps-5)``, is propagated as ``rel`` times
+    a multiple of the sum of the absolute values of the terms of each expansion.
+
+    Parameters
+    ----------
+    nx, ny, theta : number
+        The pair (converted to mpmath numbers at ``dps + 10`` digits).
+    m : int
+        Number of random projections.
+    base, base_err : sequence
+        ``(E Y, E Y^2, E Z, E Z^2, E YZ)`` and their error bars (:func:`base_moments_with_error`).
+    lam, lam_err : sequence
+        ``(E lam, E lam^2)`` and their error bars (e.g. :func:`angular_lambda_moments_with_error`);
+        ``(0, 0)`` when no ``lam`` enters.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    dict
+        ``ES1, ES1sq`` (``SM^++_m``), ``ES2, ES2sq`` (``SM^trig_m``), ``ES12`` (same projections),
+        ``l1, l2`` (``E lam, E lam^2``), ``mse1, mse2`` (the base estimators' MSEs), ``K = SM``,
+        ``rel`` (relative input error), ``scale`` (``exp(2a) + exp(-2a) E Y^2 + SM^2``,
+        ``a = (|x|^2 + |y|^2)/2``), ``base``, ``m``, ``g`` (:func:`pair_geometry` plus ``nx, ny,
+        th``) and the error bars ``err1``, ``err2`` (of ``mse1``, ``mse2``), ``err12`` (of ``ES12``).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 2.2, eq (7); appendix C, eq (31)-(38).
+    """
+    ey, ey2, ez, ez2, eyz = base
+    with mpmath.workdps(dps + 10):
+        nx, ny, th = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta)
+        g = {"nx": nx, "ny": ny, "th": th, **pair_geometry(_mp(), nx, ny, th)}
+        m = int(m)
+        a = (g["x2"] + g["y2"]) / 2
+        hm = hybrid_moments(_mp(), g["nx"], g["ny"], g["th"], m, tuple(base))
+        es1, es1sq, es2, es2sq, es12 = hm["ES1"], hm["ES1sq"], hm["ES2"], hm["ES2sq"], hm["ES12"]
+        k = hm["K"]
+        scale = mpmath.exp(2 * a) + mpmath.exp(-2 * a) * ey2 + k**2
+        # relative error of the inputs (moments), propagated as rel * (sum of |terms|) by callers
+        rel = max([abs(e) / abs(v) for e, v in zip(base_err, (ey, ey2, ez, ez2, eyz), strict=True) if v != 0]
+                  + [abs(e) / max(abs(v), 1) for e, v in zip(lam_err, lam, strict=True)])
+        rel = 10 * rel + mpmath.mpf(10) ** (-dps - 5)
+        return {"ES1": es1, "ES1sq": es1sq, "ES2": es2, "ES2sq": es2sq, "ES12": es12, "l1": lam[0],
+                "l2": lam[1], "mse1": es1sq - 2 * k * es1 + k**2, "mse2": es2sq - 2 * k * es2 + k**2,
+                "K": k, "rel": rel, "scale": scale, "base": tuple(base), "m": m, "g": g,
+                "err1": rel * 3 * (abs(es1sq) + 2 * k * abs(es1) + k**2),
+                "err2": rel * 3 * (abs(es2sq) + 2 * k * abs(es2) + k**2),
+                "err12": rel * 3 * (abs(eyz) / m + abs(ey * ez))}
+
+
+def hybrid_mse_with_error(h: dict[str, Any], shared: int, dps: int) -> tuple[Any, Any]:
+    """:func:`hybrid_mse` from the moments of :func:`hybrid_moments_with_error`, with its error bar.
+
+    The bar is ``5 rel`` times the sum of the absolute values of the terms of the expansion.
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    shared : int
+        1: ``SM^++_m`` and ``SM^trig_m`` share projections; 0: independent.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(MSE, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Thm 3.1, eq (22)-(23); appendix C, eq (31).
+    """
+    with mpmath.workdps(dps + 10):
+        l1, l2 = h["l1"], h["l2"]
+        o2 = 1 - 2 * l1 + l2
+        c = l1 - l2
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        k = h["K"]
+        g = h["g"]
+        mse = hybrid_mse(_mp(), g["nx"], g["ny"], g["th"], h["m"], l1, l2, shared, h["base"])
+        terms = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + abs(2 * c * e12) + abs(2 * k * l1 * h["ES1"])
+                 + abs(2 * k * (1 - l1) * h["ES2"]) + k**2)
+        return mse, h["rel"] * 5 * terms
+
+
+def cexp_variance_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """``E|X - E X|^2`` of one complex-exponential feature product ``X = c exp(w^T z)`` by quadrature.
+
+    ``z = A x + (A^T)^-1 y``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (bilinear squares), ``w ~
+    N(0, I_d)``: ``|c|^2 (E exp(2 w.Re z) - |E exp(w.z)|^2)``, both expectations by
+    :func:`quad_gaussian_exp_dot` (not Lemma 2.4's closed form).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible ``d x d`` complex matrix ``A``.
+    x, y : mpmath.matrix
+        Column vectors of length ``d``.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(variance, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (14)-(17).
+    """
+    def bsq(v: Any) -> Any:
+        return mpmath.fsum(v[i] ** 2 for i in range(len(v)))
+
+    with mpmath.workdps(dps + 10):
+        b = (a.T) ** -1
+        z = a * x + b * y
+        c = mpmath.exp(-bsq(a * x) / 2 - bsq(b * y) / 2)
+        zr = [2 * mpmath.re(z[i]) for i in range(len(z))]
+        zs = [z[i] for i in range(len(z))]
+    m2, e2 = quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
+    m1, e1 = quad_gaussian_exp_dot(zs, dps)
+    with mpmath.workdps(dps + 10):
+        return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
+
+
+def sgn_product_mean_quad(theta: Any, dps: int) -> tuple[Any, Any]:
+    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, ``x, y`` at angle ``theta``, by quadrature.
+
+    The radial part of ``tau`` does not change the signs, so the expectation is the average of
+    ``sgn(cos phi) sgn(cos(phi - theta))`` over ``phi in [0, 2 pi)``; the integrand is piecewise
+    constant and ``mpmath.quad`` integrates it between its breakpoints (``1 - 2 theta/pi`` in
+    closed form).
+
+    Parameters
+    ----------
+    theta : number
+        Angle between ``x`` and ``y``.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19).
+    """
+    with mpmath.workdps(dps + 10):
+        t = mpmath.mpf(theta)
+        tp = 2 * mpmath.pi
+        brk = sorted({mpmath.mpf(0), mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % tp,
+                      (3 * mpmath.pi / 2 + t) % tp, tp})
+
+        def f(phi: Any) -> Any:
+            return mpmath.sign(mpmath.cos(phi)) * mpmath.sign(mpmath.cos(phi - t))
+
+        total, err = mpmath.quad(f, brk, error=True)
+        return total / tp, abs(err) / tp + mpmath.mpf(10) ** (-dps - 5)
+
+
+def sign_pattern_margin(deriv: Callable[[Any], Any], ts: list[Any], dps: int) -> tuple[Any, Any]:
+    """How strongly ``deriv`` shows the forbidden pattern ``-, +, -`` at ``t1 < t2 < t3``.
+
+    A function is "first non-negative, then non-positive, then non-negative" (any piece may be
+    empty) iff no ``t1 < t2 < t3`` has ``deriv(t1) < 0 < deriv(t2)`` and ``deriv(t3) < 0``.
+    An optimiser over ``(t1, t2, t3)`` climbs the margin continuously.
+
+    Parameters
+    ----------
+    deriv : callable
+        ``deriv(t) -> mpf``.
+    ts : list
+        Three points (sorted here).
+    dps : int
+        Target decimal digits (evaluated at ``dps + 20``).
+
+    Returns
+    -------
+    tuple
+        ``(min(-D(t1), D(t2), -D(t3)), err)``: positive beyond ``err`` is a violation.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, the remark after eq (57)-(58).
+    """
+    t1, t2, t3 = sorted(ts)
+    with mpmath.workdps(dps + 20):
+        d = [deriv(mpmath.mpf(t)) for t in (t1, t2, t3)]
+        margin = min(-d[0], d[1], -d[2])
+        return margin, mpmath.mpf(10) ** (10 - dps) * (1 + sum(abs(v) for v in d))
+
+
+def mp_interior_local_maxima(f: Callable[[Any], Any], dps: int, npts: int = 1200) -> list[Any]:
+    """Interior local maxima of ``f`` on ``(0, pi)``: every point of an ``npts``-point grid above both
+    neighbours, refined to the root of the numerical derivative (:func:`mp_bracketed_root`).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t) -> mpf`` on ``(0, pi)`` (evaluated at ``dps + 20`` digits).
+    dps : int
+        Target decimal digits.
+    npts : int
+        Grid points ``pi k/(npts + 1)``, ``k = 1..npts``.
+
+    Returns
+    -------
+    list
+        The maximisers, in increasing order.
+
+    Raises
+    ------
+    ArithmeticError
+        If the derivative does not change sign from positive to negative around a grid maximum.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (59)-(62) (local maxima of
+    ``b_r^i``).
+    """
+    with mpmath.workdps(dps + 20):
+        grid = [mpmath.pi * k / (npts + 1) for k in range(1, npts + 1)]
+        vals = [f(t) for t in grid]
+
+        def d(t: Any) -> Any:
+            return mpmath.diff(f, t)
+
+        return [mp_bracketed_root(d, grid[k - 1], grid[k + 1], dps + 10)
+                for k in range(1, npts - 1) if vals[k] > vals[k - 1] and vals[k] >= vals[k + 1]]
+
+
+def feature_exp_moments_quad(kind: str, r: Any, theta: Any, sigma: Any, dps: int) -> tuple[Any, Any, Any]:
+    """``(E f, E f^2, err)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)``, by quadrature.
+
+    ``kind = "trig"``: ``f = cos(sigma w^T (x - y))``; ``kind = "pos"``: ``f = exp(sigma w^T x - sigma^2 |x|^2)
+    exp(sigma w^T y - sigma^2 |y|^2)`` (positive features of ``exp(sigma^2 x^T y)``, as in eq (3)).  With
+    ``w ~ N(0, I_d)``, ``w^T v ~ |v| g``, ``g ~ N(0, 1)``, so both are 1-D Gaussian quadratures (mpmath) of
+    ``x = r e1``, ``y = r (cos theta e1 + sin theta e2)`` built from coordinates; ``d`` does not enter.
+    The ``N(0, 1)`` mass beyond ``T = sqrt(2 (dps + 10) log 10)`` is below ``10^-(dps + 10)``; ``f^k phi``
+    is a bounded (trig) or shifted (pos) Gaussian, integrated on ``+-T`` around its centre in pieces
+    shorter than an oscillation, the neglected tails added to the error bar.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        The feature.
+    r, theta : number
+        ``|x| = |y| = r`` and the angle between ``x`` and ``y``.
+    sigma : number
+        Bandwidth.
+    dps : int
+        Target decimal digits (computed at ``dps + 15``).
+
+    Returns
+    -------
+    tuple
+        ``(E f, E f^2, error bar)``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"trig"`` nor ``"pos"``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(68) and the text after
+    eq (68); positive features as in sec 1, eq (3).
+    """
+    with mpmath.workdps(dps + 15):
+        r, t, s = mpmath.mpf(r), mpmath.mpf(theta), mpmath.mpf(sigma)
+        x, y = (r, mpmath.mpf(0)), (r * mpmath.cos(t), r * mpmath.sin(t))
+        sign = -1 if kind == "trig" else 1
+        v = mpmath.sqrt(sum((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)))
+        if kind == "trig":
+            def f(g: Any) -> Any:
+                return mpmath.cos(s * v * g)
+        elif kind == "pos":
+            c = s**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2)
+
+            def f(g: Any) -> Any:
+                return mpmath.exp(s * v * g - c)
+        else:
+            raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
+        phi = lambda g: mpmath.exp(-g**2 / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        big_t = mpmath.sqrt(2 * (dps + 10) * mpmath.log(10))
+        step = min(mpmath.mpf(1), 2 / (s * v)) if kind == "trig" and v > 0 else mpmath.mpf(1)
+        moments, err = [], mpmath.mpf(10) ** (-dps - 5)
+        for k in (1, 2):
+            centre = k * s * v if kind == "pos" else 0
+            n_pts = int(mpmath.ceil(2 * big_t / step))
+            pts = [centre - big_t + 2 * big_t * i / n_pts for i in range(n_pts + 1)]
+            val, e = mpmath.quad(lambda g, k=k: f(g) ** k * phi(g), pts, error=True)
+            bound = mpmath.exp(k**2 * s**2 * v**2 / 2 - k * c) if kind == "pos" else 1
+            moments.append(val)
+            err += e + 2 * bound * mpmath.exp(-big_t**2 / 2)
+        m1, m2 = moments
+        err *= 1 + 2 * abs(m1)
+        return +m1, +m2, err
+
+
+def angular_lambda_moments_binomial(theta: Any, n: int, dps: int) -> tuple[Any, Any]:
+    """``E lam, E lam^2`` of the angular ``lam = K/n`` by summing the binomial law of ``K`` term by term.
+
+    ``q`` (the probability that a Gaussian direction separates ``x`` and ``y``) is measured as the total
+    length of the arcs of directions ``tau`` in the plane of ``x, y`` with ``sgn(tau.x) != sgn(tau.y)``,
+    over ``2 pi``; then ``E lam^j = n^-j sum_k binom(n, k) q^k (1 - q)^(n - k) k^j``.  The independent
+    alternative to :func:`angular_lambda_moments` (which uses the closed binomial moments).
+
+    Parameters
+    ----------
+    theta : number
+        Angle in ``[0, pi]``.
+    n : int
+        Number of sign features.
+    dps : int
+        Target decimal digits (computed at ``dps + 10``).
+
+    Returns
+    -------
+    tuple
+        ``(E lam, E lam^2)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19); Lemma 3.2, eq (24).
+    """
+    import itertools
+
+    with mpmath.workdps(dps + 10):
+        t = mpmath.mpf(theta)
+        brk = sorted({mpmath.pi / 2, 3 * mpmath.pi / 2, (mpmath.pi / 2 + t) % (2 * mpmath.pi),
+                      (3 * mpmath.pi / 2 + t) % (2 * mpmath.pi)})
+        pts = [mpmath.mpf(0), *brk, 2 * mpmath.pi]
+        q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
+                        if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
+        n = int(n)
+        pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
+        m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
+        m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
+        return m1, m2
+
+
+def hybrid_variance_terms(h: dict[str, Any], shared: int) -> dict[str, Any]:
+    """``Var(lam S1)``, ``Var((1 - lam) S2)``, ``Cov(lam S1, (1 - lam) S2)`` from their definitions.
+
+    ``E[UV] - E U E V`` with ``lam`` independent of the base estimators ``S1 = SM^++_m``,
+    ``S2 = SM^trig_m``; ``E S1``, ``E S2`` are not assumed to equal ``SM``.  Plain arithmetic on the
+    moments, so it runs on any context's numbers.
+
+    Parameters
+    ----------
+    h : dict
+        ``l1, l2`` (``E lam, E lam^2``) and ``ES1, ES1sq, ES2, ES2sq, ES12`` (:func:`hybrid_moments`,
+        :func:`hybrid_moments_with_error`).
+    shared : int
+        1: ``S1`` and ``S2`` share projections (``E[S1 S2] = ES12``); 0: independent.
+
+    Returns
+    -------
+    dict
+        ``v1 = Var(lam S1)``, ``v2 = Var((1 - lam) S2)``, ``cov``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31)-(32), (39)-(41).
+    """
+    l1, l2 = h["l1"], h["l2"]
+    o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+    return {"v1": l2 * h["ES1sq"] - (l1 * h["ES1"]) ** 2, "v2": o2 * h["ES2sq"] - (o1 * h["ES2"]) ** 2,
+            "cov": (l1 - l2) * e12 - l1 * h["ES1"] * o1 * h["ES2"]}
+
+
+def hybrid_variance(h: dict[str, Any], shared: int) -> Any:
+    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over ``lam`` and the base estimators.
+
+    Parameters
+    ----------
+    h : dict
+        The moments, as in :func:`hybrid_variance_terms`.
+    shared : int
+        1: shared projections; 0: independent.
+
+    Returns
+    -------
+    number
+        The variance.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31).
+    """
+    l1, l2 = h["l1"], h["l2"]
+    e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+    second = l2 * h["ES1sq"] + (1 - 2 * l1 + l2) * h["ES2sq"] + 2 * (l1 - l2) * e12
+    return second - (l1 * h["ES1"] + (1 - l1) * h["ES2"]) ** 2
+
+
+def hybrid_variance_terms_with_error(h: dict[str, Any], shared: int, dps: int) -> dict[str, Any]:
+    """:func:`hybrid_variance_terms` at ``dps + 10`` digits with one error bar ``err``.
+
+    ``err`` is ``5 rel`` times the sum of the absolute values of the terms (``rel``: the relative
+    input error of :func:`hybrid_moments_with_error`).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    shared : int
+        1: shared projections; 0: independent.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    dict
+        ``v1``, ``v2``, ``cov``, ``err`` and ``h`` (the moments).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31)-(32), (39)-(41).
+    """
+    with mpmath.workdps(dps + 10):
+        t = hybrid_variance_terms(h, shared)
+        l1, l2 = h["l1"], h["l2"]
+        o1, o2 = 1 - l1, 1 - 2 * l1 + l2
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        mag = (abs(l2 * h["ES1sq"]) + abs(o2 * h["ES2sq"]) + 2 * abs((l1 - l2) * e12)
+               + 2 * abs(l1 * o1 * h["ES1"] * h["ES2"]) + (l1 * h["ES1"]) ** 2 + (o1 * h["ES2"]) ** 2)
+        return {**t, "err": h["rel"] * 5 * mag, "h": h}
+
+
+def hybrid_variance_with_error(h: dict[str, Any], shared: int, dps: int) -> tuple[Any, Any]:
+    """:func:`hybrid_variance` at ``dps + 10`` digits with its error bar (``5 rel`` times the terms' magnitude).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    shared : int
+        1: shared projections; 0: independent.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(variance, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix C, eq (31).
+    """
+    with mpmath.workdps(dps + 10):
+        l1, l2 = h["l1"], h["l2"]
+        e12 = h["ES12"] if shared else h["ES1"] * h["ES2"]
+        first = l1 * h["ES1"] + (1 - l1) * h["ES2"]
+        mag = abs(l2 * h["ES1sq"]) + abs((1 - 2 * l1 + l2) * h["ES2sq"]) + 2 * abs((l1 - l2) * e12) + first**2
+        return hybrid_variance(h, shared), h["rel"] * 5 * mag
+
+
+def ce_real_system(a: Any) -> Any:
+    """The real ``2d x 2d`` matrix of HRF eq (18) acting on ``(x, y)``: rows ``Re(A) x + Re(B) y`` and
+    ``Im(A) x + Im(B) y``, ``B = (A^T)^-1``.
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible ``d x d`` complex matrix ``A``.
+
+    Returns
+    -------
+    mpmath.matrix
+        The real system.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (17)-(18).
+    """
+    d = a.rows
+    b = (a.T) ** -1
+    mat = mpmath.matrix(2 * d, 2 * d)
+    for i in range(d):
+        for j in range(d):
+            mat[i, j], mat[i, j + d] = mpmath.re(a[i, j]), mpmath.re(b[i, j])
+            mat[i + d, j], mat[i + d, j + d] = mpmath.im(a[i, j]), mpmath.im(b[i, j])
+    return mat
+
+
+def real_null_space(mat: Any, dps: int) -> list[Any]:
+    """An orthonormal basis of the null space of a real square matrix: the right singular vectors whose
+    singular value is at most ``10^(10 - dps)`` times ``max(s_max, 1)`` (mpmath SVD).
+
+    Parameters
+    ----------
+    mat : mpmath.matrix
+        Real square matrix.
+    dps : int
+        Decimal digits of the working precision (sets the tolerance).
+
+    Returns
+    -------
+    list of mpmath.matrix
+        Column vectors.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (18) (its real solutions).
+    """
+    _, s, v = mpmath.svd_r(mat)
+    tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
+    return [v.T.column(k) for k in range(mat.rows) if abs(s[k]) <= tol]
