@@ -38,8 +38,20 @@ from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
+    dirf_product_moment,
+    dirf_series_moment,
+    gerf_abs_second_moment,
+    gerf_abs_second_moment_ball,
+    gerf_conditional_mean_square,
+    gerf_conditional_mean_square_ball,
+    gerf_conjugate_mean,
+    gerf_conjugate_mean_ball,
+    gerf_moments_ball,
+    gerf_ort_pair_conditional_mean,
     gerf_ort_point,
+    gerf_second_moment,
     noncentral_chi2_log_cdf,
+    noncentral_chi2_mixture_lower_ball,
     pair_stats_ball,
     reference_a_star,
 )
@@ -143,65 +155,6 @@ P.claim(
 # ------------------------------------------------------------------------- eq (1)
 
 
-def _eq1_conj_gerf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E Re(f1 conj(f2)) for GERF(A, s) with (5), by quadrature (eq (1) as printed)."""
-    r = quadrature.with_error(lambda prec: _eq1_conj_gerf_at(p), dps, "quadrature")
-    return r.value, r.err
-
-
-def _eq1_conj_gerf_at(p: dict[str, Any]) -> tuple[Any, Any]:
-    st = stats_mp(p)
-    a = _a(p)
-    s = p["s"]
-    one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    c = -mpmath.mpf(s + 1) / 2
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
-    # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
-    # the linear coefficient vector is complex and not along one real direction: use
-    # coordinates along x and orthogonal to it (y in span{e1, e2}).
-    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
-    sb = mpmath.conj(s * b)
-    l1 = b * nx + sb * ny * mpmath.cos(th)
-    l2 = sb * ny * mpmath.sin(th)
-    alpha = a + mpmath.conj(a)
-    pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
-    i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
-    i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
-    i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
-    val, err = quadrature.product_with_error([(i1, e1, 1), (i2, e2, 1), (i0, e0, max(st["d"] - 2, 0))])
-    return mpmath.re(pref * val), abs(pref) * err
-
-
-def _eq1_conj_gerf_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq1_conj_gerf_at` (``E Re(f1 conj(f2))``): the same product of 1-D
-    Gaussian moments, each a rigorous integral
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`), the prefactor on ``acb`` balls."""
-    from flint import acb
-
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    st = pair_stats_ball(p)
-    d, s = st["d"], int(p["s"])
-    a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
-    one4a = 1 - 4 * a
-    b = (s * one4a).sqrt()
-    c = acb(-(s + 1) / 2)
-    dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
-    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
-    sb = (s * b).conjugate()
-    l1 = b * nx + sb * ny * th.cos()
-    l2 = sb * ny * th.sin()
-    alpha = a + a.conjugate()
-    pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
-    val = gaussian_exp_moment_ball(alpha, l1, bits)
-    if d > 1:
-        val *= gaussian_exp_moment_ball(alpha, l2, bits)
-    if d > 2:
-        val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
-    return (pref * val).real
-
-
 def _k_ball(p: dict[str, Any], bits: int) -> Any:
     """``K(x, y) = exp(-|x - y|^2 / 2)`` as an Arb ball."""
     return (-pair_stats_ball(p)["sq_diff"] / 2).exp()
@@ -222,9 +175,9 @@ P.claim(
                        derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  lambda p, dps: _eq1_conj_gerf(p, dps), atol_scale=lambda p, dps: 1,
+                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1,
                                                   printed_ball=_k_ball,
-                                                  reference_ball=_eq1_conj_gerf_ball,
+                                                  reference_ball=gerf_conjugate_mean_ball,
                                                   description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
                 description=_READ_CONJUGATE),
         Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
@@ -267,9 +220,9 @@ P.claim(
     domain=_gerf_domain((-1.5, 0.2375)),
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  _eq1_conj_gerf, atol_scale=lambda p, dps: 1, max_points=40,
+                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1, max_points=40,
                                                   printed_ball=_k_ball,
-                                                  reference_ball=_eq1_conj_gerf_ball)],
+                                                  reference_ball=gerf_conjugate_mean_ball)],
                 description=_READ_CONJUGATE),
         Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
                                                      lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
@@ -357,26 +310,6 @@ P.claim(
 )
 
 
-def _quad_abs_second(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E|f1 f2|^2 by quadrature (the quantity eq (21) computes)."""
-    r = quadrature.with_error(lambda prec: _quad_abs_second_at(p), dps, "quadrature")
-    return r.value, r.err
-
-
-def _quad_abs_second_at(p: dict[str, Any]) -> tuple[Any, Any]:
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
-    one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
-    v = st["sq_sum"] if s == 1 else st["sq_diff"]
-    pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
-    i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
-    i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
-    val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
-    return pref * val, abs(pref) * err
-
-
 def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     """Eq (21), second (``line=2``) or last line, written against a number-system context
     (``printed(ctx, point)``: mpmath, or Arb balls); ``bar``: the second line with its second
@@ -416,40 +349,19 @@ def _printed_eq21(line: int, bar: bool = False) -> Any:
     return lambda p: ctx_fn(MP, mp_point(p))
 
 
-def _quad_abs_second_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_quad_abs_second_at` (``E|f1 f2|^2``): the same product of 1-D Gaussian
-    moments as rigorous integrals (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    with workprec(bits):
-        st = pair_stats_ball(p)
-        s, d = int(p["s"]), st["d"]
-        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
-        one4a = 1 - 4 * a
-        b = (s * one4a).sqrt()
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
-        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
-        if d > 1:
-            val *= gaussian_exp_moment_ball(4 * a.real, 0, bits) ** (d - 1)
-        return (pref * val).real
-
-
 P.claim(
     "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     readings=[
-        Reading("literal", [deterministic_check("quadrature", None, _quad_abs_second,
+        Reading("literal", [deterministic_check("quadrature", None, gerf_abs_second_moment,
                                                 atol_scale=lambda p, dps: 0, max_points=40,
                                                 printed_ctx=_printed_eq21_ctx(2),
-                                                reference_ball=_quad_abs_second_ball)],
+                                                reference_ball=gerf_abs_second_moment_ball)],
                 description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [deterministic_check("quadrature-bar", _printed_eq21(2, bar=True), _quad_abs_second,
+        Reading("bar restored", [deterministic_check("quadrature-bar", _printed_eq21(2, bar=True),
+                                                     gerf_abs_second_moment,
                                                      atol_scale=lambda p, dps: 0, max_points=40)],
                 description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
                 natural=True,
@@ -466,7 +378,7 @@ P.claim(
     "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
-    checks=[deterministic_check("quadrature", _printed_eq21(3), _quad_abs_second,
+    checks=[deterministic_check("quadrature", _printed_eq21(3), gerf_abs_second_moment,
                                 atol_scale=lambda p, dps: 0, max_points=40)],
 )
 
@@ -793,46 +705,10 @@ def _log_pk(p: dict[str, Any]) -> Any:
     return cf.geometric_log_pk(p["p"])
 
 
-def _series_moment(a: tuple[float, float], log_pk: Any, power: int, dps: int) -> tuple[Any, Any]:
-    """``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power`` summed term by term in mpmath.
-
-    ``X_l Y_l = a^w (w!)^{-1} p_w^{-1}`` (eq 9) evaluated literally (``p_k`` is not cancelled
-    symbolically).  Stops once terms are decreasing and below ``10^-(dps+5)`` of the
-    largest; error bar: the working-precision rounding times the sum of |terms| (which
-    covers the cancellation of an alternating series) plus the truncated tail bound.
-    """
-    with mpmath.workdps(dps + 15):
-        a = mpmath.mpf(a[0]) * mpmath.mpf(a[1])  # x_l y_l exactly (float inputs)
-        terms = []
-        big = mpmath.mpf(0)
-        prev = None
-        for k in range(200_000):
-            lpk = log_pk(k)
-            pk = mpmath.exp(lpk)
-            feat = (a**k if k else mpmath.mpf(1)) / (mpmath.factorial(k) * pk)
-            t = pk * feat**power
-            terms.append(t)
-            big = max(big, abs(t))
-            if prev is not None and abs(t) < abs(prev) and abs(t) < big * mpmath.mpf(10) ** -(dps + 5):
-                break
-            prev = t
-        else:
-            raise ArithmeticError("series did not converge in 200000 terms")
-        total = mpmath.fsum(terms)
-        err = mpmath.fsum(abs(t) for t in terms) * mpmath.mpf(10) ** -(dps + 12) + 2 * abs(terms[-1])
-        return total, err
-
-
 def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, Any]:
-    """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution, series per coordinate."""
+    """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution (series per coordinate)."""
     x, y = _dirf_vectors(p)
-    lpk = _log_pk(p)
-    facs = [_series_moment(a, lpk, power, dps) for a in zip(x, y, strict=True)]
-    with mpmath.workdps(dps + 15):
-        val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
-        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
-                                    + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
-        return pref * val, abs(pref) * err
+    return dirf_product_moment(x, y, _log_pk(p), power, dps)
 
 
 def _exact_k(p: dict[str, Any]) -> Any:
@@ -878,7 +754,7 @@ def printed_eq9(p: dict[str, Any]) -> Any:
 def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     x, y = _dirf_vectors(p)
     lpk = _log_pk(p)
-    facs = [_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
+    facs = [dirf_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
     with mpmath.workdps(dps + 15):
         return quadrature.product_with_error([(v, e, 1) for v, e in facs])
 
@@ -1289,26 +1165,6 @@ P.claim(
 )
 
 
-def _quad_second_complex(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[(f1 f2)^2] by quadrature (complex in general; the quantity of eq (20))."""
-    def compute(prec: int) -> tuple[Any, Any]:
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
-        one4a = 1 - 4 * a
-        b = mpmath.sqrt(s * one4a)
-        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        c = -mpmath.mpf(s + 1) / 2
-        pref = dd**4 * mpmath.exp(2 * c * (st["sq_x"] + st["sq_y"]))
-        i1, e1 = quadrature.gaussian_exp_moment(4 * a, 2 * b * mpmath.sqrt(v))
-        i0, e0 = quadrature.gaussian_exp_moment(4 * a, 0)
-        val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
-        return pref * val, abs(pref) * err
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
-
-
 def _printed_eq20(line: int) -> Any:
     def printed(p: dict[str, Any]) -> Any:
         st = stats_mp(p)
@@ -1341,7 +1197,7 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                    "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
                    "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), _quad_second_complex,
+        checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), gerf_second_moment,
                                                atol_scale=lambda p, dps: 0, max_points=12,
                                                description="complex E[(f1 f2)^2] by 1-D contour quadratures"))],
     )
@@ -1349,8 +1205,8 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
 
 def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """CRT eq (19), last line, with its two expectations by quadrature: (1/2) Re E[X^2] + (1/2) E|X|^2 - K^2."""
-    e2, err2 = _quad_second_complex(p, dps)
-    ea, erra = _quad_abs_second(p, dps)
+    e2, err2 = gerf_second_moment(p, dps)
+    ea, erra = gerf_abs_second_moment(p, dps)
     with mpmath.workdps(dps):
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
@@ -1618,20 +1474,9 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         k = (-s["sq_diff"] / 2).exp()
         log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
         lam = b2 * u / (32 * a * a)  # half the noncentrality
-        lf = float(lam.mid())
-        j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
-        js = range(max(0, j0 - half), j0 + half)
-        weights = [(-lam + j * lam.log() - arb(j + 1).lgamma()).exp() for j in js]
-
-        def mixture(w: Any, upper: bool) -> Any:
-            end = w.upper() if upper else w.lower()  # exact endpoints: P[W > w], P[W <= w] monotone in w
-            wx = end / 2 if end > 0 else arb(0)
-            return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
-                              else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
-                        for wt, j in zip(weights, js, strict=True)), arb(0))
-
-        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), upper=False)
-        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), upper=True) if k - eps > 0 else arb(0)
+        mixture = noncentral_chi2_mixture_lower_ball
+        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
+        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
         if n == 1:
             low = p_up + p_low
         else:  # the larger lower endpoint is below max(P_+, P_-)
@@ -1998,72 +1843,23 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
     E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
     """
-    a = mpmath.mpf(p["a_re"])
-    ref = _gerf_ref(p, dps, a, 1)
-
-    def compute(prec: int) -> tuple[Any, Any]:
-        st = stats_mp(p)
-        d = st["d"]
-        b2 = 1 - 4 * a
-        d2 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2)
-        c0 = mpmath.log(2) * (1 - mpmath.mpf(d) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2)
-
-        def f(r: Any) -> Any:
-            m = d2 * mpmath.exp(2 * a * r * r - st["sq_x"] - st["sq_y"]) * mpmath.hyp0f1(
-                mpmath.mpf(d) / 2, b2 * r * r * st["sq_sum"] / 4)
-            return m * m * mpmath.exp(c0 + (d - 1) * mpmath.log(r) - r * r / 2) if r > 0 else mpmath.mpf(0)
-
-        mid = mpmath.sqrt(d)
-        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
-
-    em2 = quadrature.with_error(compute, dps, "quadrature")
+    ref = _gerf_ref(p, dps, mpmath.mpf(p["a_re"]), 1)
+    em2, em2_err = gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
-        printed = ref["second"].value - em2.value
-        return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2.err, ref["second"].value
+        printed = ref["second"].value - em2
+        return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2_err, ref["second"].value
 
 
 def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
-    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``.
-
-    ``E X``, ``E X^2``: products of rigorous 1-D Gaussian moments
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`).  ``E_r[m(r)^2]``: ``acb.integral`` of
-    ``m(r)^2 chi_d(r)`` over ``[0, R]`` (``m`` with ``acb.hypgeom_0f1``) plus a bound of the tail:
-    ``0F1(; d/2; y^2/4) <= cosh y <= e^y`` (the coefficients decrease in ``d/2 >= 1/2``) and
-    ``r^(d-1) <= e^((d-1) r / e)``, so the integrand is at most ``c0 exp(-q r^2/2 + c r)``, ``q = 1 - 8A``,
-    ``c = 2B|z| + (d-1)/e``, whose integral over ``r > R`` is
-    ``c0 e^(c^2/(2q)) sqrt(pi/(2q)) erfc((R - c/q) sqrt(q/2))``."""
-    from flint import acb, arb
-
+    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``, with ``E X``,
+    ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
+    :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
     from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
 
+    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits)
+    em2 = gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
-        d = st["d"]
-        a = arb(p["a_re"])
-        b2 = 1 - 4 * a
-        b, nz = b2.sqrt(), st["sq_sum"].sqrt()
-        d2 = (b2.log() * d / 2).exp()
-        nsum = st["sq_x"] + st["sq_y"]
-        mean = d2 * (-nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits).real
-        second = d2 * d2 * (-2 * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits).real
-        if d > 1:
-            mean *= gaussian_exp_moment_ball(2 * a, 0, bits).real ** (d - 1)
-            second *= gaussian_exp_moment_ball(4 * a, 0, bits).real ** (d - 1)
-        c0 = (arb(2).log() * (1 - arb(d) / 2) - (arb(d) / 2).lgamma()).exp() * d2 * d2 * (-2 * nsum).exp()
-        half_d, bz2 = acb(arb(d) / 2), acb(b2 * st["sq_sum"] / 4)
-
-        def f(r: acb, _analytic: bool) -> acb:
-            m = (2 * a * r * r).exp() * (bz2 * r * r).hypgeom_0f1(half_d)
-            return m * m * r ** (d - 1) * (-r * r / 2).exp()
-
-        q = 1 - 8 * a
-        c = 2 * b * nz + arb(d - 1) / arb(1).exp()
-        qf, cf_ = float(q.lower()), float(c.upper())
-        r_end = arb(cf_ / qf + math.sqrt(2 * (bits + 30) * math.log(2) / qf) + 1)
-        body = acb.integral(f, 0, r_end).real
-        tail = (c * c / (2 * q)).exp() * (arb.pi() / (2 * q)).sqrt() * ((r_end - c / q) * (q / 2).sqrt()).erfc()
-        em2 = c0 * (body + arb(0, tail.upper()))
+        mean, second = mom["mean"].real, mom["second"].real
         return second - em2, second - mean * mean, second
 
 
@@ -2262,29 +2058,11 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     st = stats_fp(p)
     d, m = st["d"], int(p["M"])
     r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
-
-    def compute(prec: int) -> tuple[Any, Any]:
-        s = stats_mp(p)
-        a = mpmath.mpf(p["a_re"])
-        b2 = 1 - 4 * a
-        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
-        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
-
-        def f(rr: Any) -> Any:
-            if rr <= 0:
-                return mpmath.mpf(0)
-            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
-                                                                         b2 * s["sq_sum"] * rr * rr / 4)
-            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
-
-        mid = mpmath.sqrt(2 * d)
-        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
-
-    pair = quadrature.with_error(compute, min(dps, 25), "quadrature")
+    pair, pair_err = gerf_ort_pair_conditional_mean(p, min(dps, 25))
     with mpmath.workdps(dps):
         k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
         w = 1 - mpmath.mpf(1) / m
-        return w * (k2 - pair.value), w * k2 * (1 - r.value), w * (pair.err + k2 * r.err), k2
+        return w * (k2 - pair), w * k2 * (1 - r.value), w * (pair_err + k2 * r.err), k2
 
 
 P.claim(

@@ -23,11 +23,13 @@ appendix 9.7.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import mpmath
 from flint import acb, arb
 
+from rfcheck import quadrature
 from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
@@ -35,9 +37,21 @@ from rfcheck.ledger import pair_stats as stats_mp
 __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
+    "dirf_product_moment",
+    "dirf_series_moment",
     "gaussian_exp_moment_ball",
+    "gerf_abs_second_moment",
+    "gerf_abs_second_moment_ball",
+    "gerf_conditional_mean_square",
+    "gerf_conditional_mean_square_ball",
+    "gerf_conjugate_mean",
+    "gerf_conjugate_mean_ball",
+    "gerf_moments_ball",
+    "gerf_ort_pair_conditional_mean",
     "gerf_ort_point",
+    "gerf_second_moment",
     "noncentral_chi2_log_cdf",
+    "noncentral_chi2_mixture_lower_ball",
     "pair_stats_ball",
     "reference_a_star",
     "sphere_exp_mean_hyp",
@@ -484,3 +498,556 @@ def noncentral_chi2_log_cdf(w: Any, d: int, nc: Any, dps: int) -> Any:
             break
     big = max(terms)
     return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
+
+
+# ----------------------------------------------------------------- GERF moments (eq (1), (16)-(21))
+
+
+def _gerf_a(p: dict[str, Any]) -> Any:
+    """The GERF parameter ``A = a_re + i a_im`` of a point as an mpmath number (its floats exact)."""
+    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
+
+
+def _gerf_conjugate_mean_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a = _gerf_a(p)
+    s = p["s"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    c = -mpmath.mpf(s + 1) / 2
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
+    # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
+    # the linear coefficient vector is complex and not along one real direction: use
+    # coordinates along x and orthogonal to it (y in span{e1, e2}).
+    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
+    sb = mpmath.conj(s * b)
+    l1 = b * nx + sb * ny * mpmath.cos(th)
+    l2 = sb * ny * mpmath.sin(th)
+    alpha = a + mpmath.conj(a)
+    pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
+    i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
+    i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
+    i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i2, e2, 1), (i0, e0, max(st["d"] - 2, 0))])
+    return mpmath.re(pref * val), abs(pref) * err
+
+
+def gerf_conjugate_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E Re(f^(1)(w, x) conj(f^(2)(w, y)))`` for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)``;
+    the linear coefficient is complex and not along one real direction, so the expectation is the
+    product of ``E exp(alpha W^2 + beta W)`` along ``e1`` (the direction of ``x``), ``e2`` and the
+    ``d - 2`` remaining axes (:func:`rfcheck.quadrature.gaussian_exp_moment`, no closed form).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``a_re``, ``a_im`` (default 0) and ``s`` (+-1);
+        ``Re(1 - 4A) > 0``.
+    dps : int
+        Decimal digits of the result (the quadratures are repeated at rising precision until stable).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The expectation and its error bar.
+
+    References
+    ----------
+    CRT sec 2.1, eq (1) (with the conjugate) and Theorem 3.1, eq (4)-(5).
+    """
+    r = quadrature.with_error(lambda prec: _gerf_conjugate_mean_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_conjugate_mean_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_conjugate_mean`: the same product of 1-D Gaussian moments, each a
+    rigorous integral (:func:`gaussian_exp_moment_ball`), the prefactor on ``acb`` balls.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_conjugate_mean` (its floats exact).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E Re(f1 conj(f2))``.
+
+    References
+    ----------
+    CRT sec 2.1, eq (1) and Theorem 3.1, eq (4)-(5).
+    """
+    st = pair_stats_ball(p)
+    d, s = st["d"], int(p["s"])
+    a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+    one4a = 1 - 4 * a
+    b = (s * one4a).sqrt()
+    c = acb(-(s + 1) / 2)
+    dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
+    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
+    sb = (s * b).conjugate()
+    l1 = b * nx + sb * ny * th.cos()
+    l2 = sb * ny * th.sin()
+    alpha = a + a.conjugate()
+    pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
+    val = gaussian_exp_moment_ball(alpha, l1, bits)
+    if d > 1:
+        val *= gaussian_exp_moment_ball(alpha, l2, bits)
+    if d > 2:
+        val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
+    return (pref * val).real
+
+
+def _gerf_abs_second_moment_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a, s, d = _gerf_a(p), p["s"], st["d"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    v = st["sq_sum"] if s == 1 else st["sq_diff"]
+    pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+    i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
+    i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+    return pref * val, abs(pref) * err
+
+
+def gerf_abs_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E|f^(1)(w, x) f^(2)(w, y)|^2`` for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``|f1 f2|^2 = |D|^4 exp(4 Re(A)|w|^2 + 2 Re(B) w.(x + s y) - (s+1)(|x|^2 + |y|^2))``; rotating
+    ``x + s y`` onto the first axis, the product of ``E exp(4 Re(A) W^2 + 2 Re(B)|x + s y| W)`` and
+    ``d - 1`` factors ``E exp(4 Re(A) W^2)`` (:func:`rfcheck.quadrature.gaussian_exp_moment`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re``, ``a_im`` and ``s``; ``Re(1 - 8A) > 0``.
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (21) (the quantity eq (21) computes).
+    """
+    r = quadrature.with_error(lambda prec: _gerf_abs_second_moment_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_abs_second_moment`: the same product of 1-D Gaussian moments as
+    rigorous integrals (:func:`gaussian_exp_moment_ball`).
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_abs_second_moment`.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E|f1 f2|^2``.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (21).
+    """
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        s, d = int(p["s"]), st["d"]
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
+        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
+        if d > 1:
+            val *= gaussian_exp_moment_ball(4 * a.real, 0, bits) ** (d - 1)
+        return (pref * val).real
+
+
+def gerf_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E[(f^(1)(w, x) f^(2)(w, y))^2]`` (complex in general) for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``(f1 f2)^2 = D^4 exp(4A|w|^2 + 2B w.(x + s y) - (s+1)(|x|^2 + |y|^2))``: the product of
+    ``E exp(4A W^2 + 2B|x + s y| W)`` and ``d - 1`` factors ``E exp(4A W^2)`` (complex contour
+    quadratures, :func:`rfcheck.quadrature.gaussian_exp_moment`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re``, ``a_im`` and ``s``; ``Re(1 - 8A) > 0``.
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple
+        The (complex) moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (20) (the quantity eq (20) computes).
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        a, s, d = _gerf_a(p), p["s"], st["d"]
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        c = -mpmath.mpf(s + 1) / 2
+        pref = dd**4 * mpmath.exp(2 * c * (st["sq_x"] + st["sq_y"]))
+        i1, e1 = quadrature.gaussian_exp_moment(4 * a, 2 * b * mpmath.sqrt(v))
+        i0, e0 = quadrature.gaussian_exp_moment(4 * a, 0)
+        val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+        return pref * val, abs(pref) * err
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_moments_ball(p: dict[str, Any], bits: int) -> dict[str, Any]:
+    """Arb balls of the moments of ``X = f^(1)(w, x) f^(2)(w, y)`` for GERF(A, s): the ball twin of
+    :func:`rfcheck.quadrature.gerf_reference` (whose quadratures are the midpoints of the same integrals).
+
+    ``X = D^2 exp(2A|w|^2 + B w.(x + s y) + C(|x|^2 + |y|^2))``; rotating ``x + s y`` onto the first
+    axis, ``E X = D^2 e^{C(..)} I(2A, B|x + s y|) I(2A, 0)^{d-1}`` with ``I(alpha, beta) = E exp(alpha W^2 +
+    beta W)`` a rigorous integral (:func:`gaussian_exp_moment_ball`), likewise ``E X^2`` (parameters
+    doubled) and ``E|X|^2`` (:func:`gerf_abs_second_moment_ball`); ``D^2 = exp((d/2) log(1 - 4A))``
+    (the principal fourth root raised to ``2d``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``a_re``, ``a_im`` (default 0) and ``s`` (default +1);
+        ``Re(1 - 4A) > 0`` (``Re(1 - 8A) > 0`` for the second moments).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    dict
+        ``mean`` (``E X``, ``acb``), ``second`` (``E X^2``, ``acb``), ``abs_second`` (``E|X|^2``,
+        ``arb``) and ``var`` (``Var Re X = (Re E X^2 + E|X|^2)/2 - (Re E X)^2``, ``arb``); only
+        ``mean`` where ``Re(1 - 8A) <= 0``.
+
+    References
+    ----------
+    CRT Theorem 3.1-3.2, eq (4)-(6), appendix 9.2-9.3, eq (16)-(21).
+    """
+    with workprec(bits + 20):
+        st = pair_stats_ball(p)
+        d, s = st["d"], int(p.get("s", 1))
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        c = -(s + 1) / 2
+        d2 = (one4a.log() * d / 2).exp()
+        nz = (st["sq_sum"] if s == 1 else st["sq_diff"]).sqrt()
+        nsum = st["sq_x"] + st["sq_y"]
+        mean = d2 * (c * nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits)
+        if d > 1:
+            mean *= gaussian_exp_moment_ball(2 * a, 0, bits) ** (d - 1)
+        if not (1 - 8 * a).real > 0:
+            return {"mean": mean}
+        second = d2 * d2 * (2 * c * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits)
+        if d > 1:
+            second *= gaussian_exp_moment_ball(4 * a, 0, bits) ** (d - 1)
+        abs_second = gerf_abs_second_moment_ball(dict(p, s=s), bits)
+        var = (second.real + abs_second) / 2 - mean.real * mean.real
+        return {"mean": mean, "second": second, "abs_second": abs_second, "var": var}
+
+
+# -------------------------------------------------- appendix 9.7: the chi_d averages of eq (25)-(27)
+
+
+def gerf_conditional_mean_square(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E_r[m(r)^2]``, ``m(r) = E[X | |w| = r]``, for one GERF sample (real A, s = +1), by quadrature over chi_d.
+
+    ``m(r) = D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x + y|^2 / 4)`` (the average of
+    ``e^{c u.e}`` over the uniform sphere, ``D^2 = (1 - 4A)^{d/2}``, ``B^2 = 1 - 4A``); the average
+    over ``r ~ chi_d`` is a tanh-sinh quadrature (``mpmath.quad``) on ``[0, sqrt(d)/2, sqrt(d),
+    2 sqrt(d) + 4, inf]``, repeated at rising precision (:func:`rfcheck.quadrature.with_error`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re`` (``A < 1/8``).
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        ``E_r[m(r)^2]`` and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (25)-(26) (the conditional means whose variance the law of total variance adds).
+    """
+    a = mpmath.mpf(p["a_re"])
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        d = st["d"]
+        b2 = 1 - 4 * a
+        d2 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2)
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2)
+
+        def f(r: Any) -> Any:
+            m = d2 * mpmath.exp(2 * a * r * r - st["sq_x"] - st["sq_y"]) * mpmath.hyp0f1(
+                mpmath.mpf(d) / 2, b2 * r * r * st["sq_sum"] / 4)
+            return m * m * mpmath.exp(c0 + (d - 1) * mpmath.log(r) - r * r / 2) if r > 0 else mpmath.mpf(0)
+
+        mid = mpmath.sqrt(d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_conditional_mean_square_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_conditional_mean_square`.
+
+    ``acb.integral`` of ``m(r)^2 chi_d(r)`` over ``[0, R]`` (``m`` with ``acb.hypgeom_0f1``) plus a
+    bound of the tail: ``0F1(; d/2; y^2/4) <= cosh y <= e^y`` (the coefficients decrease in
+    ``d/2 >= 1/2``) and ``r^(d-1) <= e^((d-1) r / e)``, so the integrand is at most
+    ``c0 exp(-q r^2/2 + c r)``, ``q = 1 - 8A``, ``c = 2B|z| + (d-1)/e``, whose integral over ``r > R``
+    is ``c0 e^(c^2/(2q)) sqrt(pi/(2q)) erfc((R - c/q) sqrt(q/2))``.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_conditional_mean_square` (its floats exact).
+    bits : int
+        Working precision in bits (the integral runs at ``bits + 20``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E_r[m(r)^2]``.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (25)-(26).
+    """
+    with workprec(bits + 20):
+        st = pair_stats_ball(p)
+        d = st["d"]
+        a = arb(p["a_re"])
+        b2 = 1 - 4 * a
+        b, nz = b2.sqrt(), st["sq_sum"].sqrt()
+        d2 = (b2.log() * d / 2).exp()
+        nsum = st["sq_x"] + st["sq_y"]
+        c0 = (arb(2).log() * (1 - arb(d) / 2) - (arb(d) / 2).lgamma()).exp() * d2 * d2 * (-2 * nsum).exp()
+        half_d, bz2 = acb(arb(d) / 2), acb(b2 * st["sq_sum"] / 4)
+
+        def f(r: acb, _analytic: bool) -> acb:
+            m = (2 * a * r * r).exp() * (bz2 * r * r).hypgeom_0f1(half_d)
+            return m * m * r ** (d - 1) * (-r * r / 2).exp()
+
+        q = 1 - 8 * a
+        c = 2 * b * nz + arb(d - 1) / arb(1).exp()
+        qf, cf_ = float(q.lower()), float(c.upper())
+        r_end = arb(cf_ / qf + math.sqrt(2 * (bits + 30) * math.log(2) / qf) + 1)
+        body = acb.integral(f, 0, r_end).real
+        tail = (c * c / (2 * q)).exp() * (arb.pi() / (2 * q)).sqrt() * ((r_end - c / q) * (q / 2).sqrt()).erfc()
+        return c0 * (body + arb(0, tail.upper()))
+
+
+def gerf_ort_pair_conditional_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E_R[P0^2 e^{2A R^2} 0F1(; d/2; B^2 |x + y|^2 R^2 / 4)]``, ``R^2 ~ chi^2_{2d}``: the orthogonal-pair
+    moment ``E[X_1 X_2]`` of GERF (real A, s = +1) averaged over the two norms, by quadrature over chi_{2d}.
+
+    Conditioned on the norms ``r_1, r_2`` of an orthogonal pair the moment depends on ``r_1^2 + r_2^2``
+    only; ``P0 = (1 - 4A)^{d/2} e^{-|x|^2 - |y|^2}``, ``B^2 = 1 - 4A``.  Tanh-sinh quadrature
+    (``mpmath.quad``) on ``[0, sqrt(2d)/2, sqrt(2d), 2 sqrt(2d) + 4, inf]`` at rising precision.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re`` (``A < 1/8``).
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (27)-(28) (the average of T over the norms).
+    """
+    d = int(p["d"])
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        s = stats_mp(p)
+        a = mpmath.mpf(p["a_re"])
+        b2 = 1 - 4 * a
+        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
+
+        def f(rr: Any) -> Any:
+            if rr <= 0:
+                return mpmath.mpf(0)
+            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
+                                                                         b2 * s["sq_sum"] * rr * rr / 4)
+            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
+
+        mid = mpmath.sqrt(2 * d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+# -------------------------------------------------------------- sec 3.2: DIRF series (eq (9)-(11))
+
+
+def dirf_series_moment(a: tuple[float, float], log_pk: Callable[[int], Any], power: int,
+                       dps: int) -> tuple[Any, Any]:
+    """``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power``, ``a = x_l y_l``, summed term by term in mpmath.
+
+    ``X_l Y_l = a^w (w!)^{-1} p_w^{-1}`` (CRT eq (9)) evaluated literally (``p_k`` is not cancelled
+    symbolically).  Stops once terms are decreasing and below ``10^-(dps+5)`` of the largest.
+
+    Parameters
+    ----------
+    a : (float, float)
+        The coordinates ``(x_l, y_l)``; their product is formed exactly.
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (e.g. :func:`rfcheck.closed_forms.crt.poisson_log_pk`).
+    power : int
+        The moment's order.
+    dps : int
+        Decimal digits (the sum runs at ``dps + 15``).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The sum and its error bar: the working-precision rounding times the sum of ``|terms|``
+        (which covers the cancellation of an alternating series) plus twice the last term.
+
+    Raises
+    ------
+    ArithmeticError
+        If the series has not converged in 200000 terms.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(11) (DIRFs: PoisRF, GeomRF).
+    """
+    with mpmath.workdps(dps + 15):
+        a = mpmath.mpf(a[0]) * mpmath.mpf(a[1])  # x_l y_l exactly (float inputs)
+        terms = []
+        big = mpmath.mpf(0)
+        prev = None
+        for k in range(200_000):
+            lpk = log_pk(k)
+            pk = mpmath.exp(lpk)
+            feat = (a**k if k else mpmath.mpf(1)) / (mpmath.factorial(k) * pk)
+            t = pk * feat**power
+            terms.append(t)
+            big = max(big, abs(t))
+            if prev is not None and abs(t) < abs(prev) and abs(t) < big * mpmath.mpf(10) ** -(dps + 5):
+                break
+            prev = t
+        else:
+            raise ArithmeticError("series did not converge in 200000 terms")
+        total = mpmath.fsum(terms)
+        err = mpmath.fsum(abs(t) for t in terms) * mpmath.mpf(10) ** -(dps + 12) + 2 * abs(terms[-1])
+        return total, err
+
+
+def dirf_product_moment(x: Any, y: Any, log_pk: Callable[[int], Any], power: int,
+                        dps: int) -> tuple[Any, Any]:
+    """``E[(f_DI(w, x) f_DI(w, y))^power]`` for the DIRF of ``p_k``, one series per coordinate.
+
+    ``f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` (CRT eq (10)): the
+    prefactor ``exp(-power (|x|^2 + |y|^2)/2)`` times the product over ``l`` of
+    :func:`dirf_series_moment`.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``).
+    log_pk : callable
+        ``k -> log p_k`` in mpmath.
+    power : int
+        The moment's order.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT sec 3.2, eq (10)-(11), Theorem 3.4-3.5.
+    """
+    facs = [dirf_series_moment(a, log_pk, power, dps) for a in zip(x, y, strict=True)]
+    with mpmath.workdps(dps + 15):
+        val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
+        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
+                                    + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
+        return pref * val, abs(pref) * err
+
+
+# ------------------------------------------------------- Thm 4.2: the noncentral chi^2 law on balls
+
+
+def noncentral_chi2_mixture_lower_ball(w: arb, d: int, half_nc: arb, upper: bool) -> arb:
+    """A certified lower bound (Arb ball) of ``P[W <= w]`` or ``P[W > w]``, ``W`` noncentral chi^2_d.
+
+    The Poisson mixture ``sum_j Pois(j; half_nc) P[chi^2_{d+2j} <= w]`` (``arb.gamma_lower``, or
+    ``arb.gamma_upper`` for the upper tail, regularized): every term is >= 0, so the partial sum over
+    ``j`` in a window ``j0 +- (12 sqrt(half_nc) + 60)`` around the Poisson mode ``j0`` is a lower bound.
+    It is evaluated at the lower end of ``w`` (the upper end for the upper tail), clamped at 0, as
+    the probabilities are monotone in the threshold: the result bounds the probability at every
+    ``w`` in the ball.
+
+    Parameters
+    ----------
+    w : flint.arb
+        The threshold.
+    d : int
+        Degrees of freedom.
+    half_nc : flint.arb
+        Half the noncentrality, ``>= 0``.
+    upper : bool
+        ``P[W > w]`` if true, else ``P[W <= w]``.
+
+    Returns
+    -------
+    flint.arb
+        A ball whose lower end is a lower bound of the probability.
+
+    References
+    ----------
+    CRT Theorem 4.2 (the OPRF tail ``Z = Z_max exp(2 A W)``); the mpmath counterpart is
+    :func:`noncentral_chi2_log_cdf`.
+    """
+    lf = float(half_nc.mid())
+    j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
+    js = range(max(0, j0 - half), j0 + half)
+    weights = [(-half_nc + j * half_nc.log() - arb(j + 1).lgamma()).exp() for j in js]
+    end = w.upper() if upper else w.lower()  # exact endpoints: P[W > w], P[W <= w] monotone in w
+    wx = end / 2 if end > 0 else arb(0)
+    return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
+                      else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
+                for wt, j in zip(weights, js, strict=True)), arb(0))
