@@ -91,17 +91,59 @@ _GERF_REF_CACHE: dict[Any, dict[str, Any]] = {}
 # ----------------------------------------------------------------------- sec 2.2
 
 
-def printed_trig_variance(p: dict[str, Any]) -> Any:
+def _on_mp(printed_ctx: Any) -> Any:
+    """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the current precision,
+    the point's floats exact (for the Monte Carlo checks and the callers of the mpmath face)."""
+    from rfcheck.backends import MP
+    from rfcheck.ledger import mp_point
+
+    def printed(p: dict[str, Any]) -> Any:
+        return printed_ctx(MP, mp_point(p))
+
+    printed.__doc__ = printed_ctx.__doc__
+    return printed
+
+
+def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """``sq_x, sq_y, sq_sum, sq_diff`` of a pair point on a context, the same operations as
+    :func:`rfcheck.ledger.pair_stats` (no cancellation), and ``d``."""
+    nx, ny, th = p["nx"], p["ny"], p["theta"]
+    return {"sq_x": nx**2, "sq_y": ny**2,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(th / 2) ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
+
+
+def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """K(x, y) = sqrt(exp(-|x - y|^2)), as the variance formulas of CRT sec 2.2 write K^2."""
+    return ctx.sqrt(ctx.exp(-_stats_ctx(ctx, p)["sq_diff"]))
+
+
+def printed_trig_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT sec 2.2: Var Re(f_trig^(1) f_trig^(2)) = (1/2)(1 - K(x, y)^2)^2."""
-    k = mpmath.sqrt(_kernel_sq(stats_mp(p)))
-    return mpmath.mpf(1) / 2 * (1 - k**2) ** 2
+    k = printed_k_ctx(ctx, p)
+    return 0.5 * (1 - k**2) ** 2
 
 
-def printed_pos_variance(p: dict[str, Any]) -> Any:
+def printed_pos_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT sec 2.2: Var(f_pos^(1) f_pos^(2)) = exp(4 x^T y) - K(x, y)^2."""
-    st = stats_mp(p)
+    st = _stats_ctx(ctx, p)
     xy = (st["sq_sum"] - st["sq_diff"]) / 4
-    return mpmath.exp(4 * xy) - _kernel_sq(st)
+    return ctx.exp(4 * xy) - ctx.exp(-st["sq_diff"])
+
+
+printed_trig_variance = _on_mp(printed_trig_variance_ctx)
+printed_pos_variance = _on_mp(printed_pos_variance_ctx)
+
+
+def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = True) -> Any:
+    """``(point, bits) -> ball`` of one GERF moment (:func:`rfcheck.references.crt.gerf_moments_ball`),
+    ``A`` and ``s`` fixed where given (the sec 2.2 mechanisms), the real part where ``real``."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        q = dict(p, **({"a_re": a, "a_im": 0.0} if a is not None else {}), **({"s": s} if s is not None else {}))
+        out = gerf_moments_ball(q, bits, second=key != "mean")[key]
+        return out.real if real else out
+
+    return ball
 
 
 def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) -> Any:
@@ -129,9 +171,10 @@ P.claim(
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
     checks=[
-        deterministic_check("quadrature", printed_trig_variance,
+        deterministic_check("quadrature", None,
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, -1)["var"]),
-                            atol_scale=lambda p, dps: 1,
+                            atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
+                            reference_ball=_moments_ball("var", 0.0, -1),
                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
         mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
     ],
@@ -143,9 +186,10 @@ P.claim(
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
     checks=[
-        deterministic_check("quadrature", printed_pos_variance,
+        deterministic_check("quadrature", None,
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
-                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1)),
+                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
+                            printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
         mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
                  domain=_MC_PAIRS),
     ],
@@ -180,10 +224,10 @@ P.claim(
                                                   reference_ball=gerf_conjugate_mean_ball,
                                                   description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
                 description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
-                                                     lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
+        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None,
                                                      lambda p, dps: _quad_mean(p, dps),
-                                                     atol_scale=lambda p, dps: 1,
+                                                     atol_scale=lambda p, dps: 1, printed_ctx=printed_k_ctx,
+                                                     reference_ball=_moments_ball("mean"),
                                                      description="E Re(f1 f2) by quadrature (rfcheck.quadrature."
                                                                  "gerf_reference)")],
                 description=_READ_NO_CONJUGATE, natural=True, reason=_WHY_NO_CONJUGATE),
@@ -224,9 +268,10 @@ P.claim(
                                                   printed_ball=_k_ball,
                                                   reference_ball=gerf_conjugate_mean_ball)],
                 description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
-                                                     lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
-                                                     atol_scale=lambda p, dps: 1, max_points=40)],
+        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None, _quad_mean,
+                                                     atol_scale=lambda p, dps: 1, max_points=40,
+                                                     printed_ctx=printed_k_ctx,
+                                                     reference_ball=_moments_ball("mean"))],
                 description=_READ_NO_CONJUGATE + " (the identity the proof, eq 16-18, establishes; crt.eq18)",
                 natural=True, reason=_WHY_NO_CONJUGATE),
     ],
@@ -236,18 +281,26 @@ P.claim(
 )
 
 
-def printed_eq16(p: dict[str, Any]) -> Any:
+def _a_ctx(p: dict[str, Any]) -> Any:
+    """``A = a_re + i a_im`` from the point's numbers (mpmath numbers or balls)."""
+    return p.get("a_re", 0.0) + p.get("a_im", 0.0) * 1j
+
+
+def printed_eq16_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (16), last line: E(f1 f2) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y +
     (B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)) with (5)."""
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
+    st = _stats_ctx(ctx, p)
+    a, s, d = _a_ctx(p), p["s"], st["d"]
     one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    c = -mpmath.mpf(s + 1) / 2
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    b = ctx.sqrt(s * one4a)
+    c = -(s + 1) / 2
+    dd = ctx.power(ctx.power(one4a, 0.25), d)
     xy = (st["sq_sum"] - st["sq_diff"]) / 4
-    return mpmath.re(dd**2 * mpmath.power(mpmath.sqrt(one4a), -d)
-                     * mpmath.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
+    return ctx.re(dd**2 * ctx.power(ctx.sqrt(one4a), -d)
+                  * ctx.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
+
+
+printed_eq16 = _on_mp(printed_eq16_ctx)
 
 
 P.claim(
@@ -255,7 +308,8 @@ P.claim(
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", printed_eq16, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40)],
+    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
+                                printed_ctx=printed_eq16_ctx, reference_ball=_moments_ball("mean"))],
 )
 
 P.claim(
@@ -263,26 +317,29 @@ P.claim(
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
-                                atol_scale=lambda p, dps: 1, max_points=40)],
+    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
+                                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"))],
 )
 
 
 # ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
 
 
-def printed_eq6(p: dict[str, Any]) -> Any:
+def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT Thm 3.2, eq (6), with alpha_1..alpha_4 exactly as printed."""
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
+    st = _stats_ctx(ctx, p)
+    a, s, d = _a_ctx(p), p["s"], st["d"]
     v = st["sq_sum"] if s == 1 else st["sq_diff"]
-    re_a = mpmath.re(a)
-    al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+    re_a = ctx.re(a)
+    al1 = ctx.power(ctx.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
     al2 = s + s / (1 - 8 * a)
-    al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
-    al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(1 - 4 * a)) / (2 * (1 - 8 * re_a))
-    return (mpmath.mpf(1) / 2 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
-            * (mpmath.re(al1 * mpmath.exp(al2 * v)) + al3 * mpmath.exp(al4 * v)) - _kernel_sq(st))
+    al3 = ctx.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), d / 2)
+    al4 = s / 2 + (s + 2 * abs(1 - 4 * a)) / (2 * (1 - 8 * re_a))
+    return (0.5 * ctx.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+            * (ctx.re(al1 * ctx.exp(al2 * v)) + al3 * ctx.exp(al4 * v)) - ctx.exp(-st["sq_diff"]))
+
+
+printed_eq6 = _on_mp(printed_eq6_ctx)
 
 
 def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -297,8 +354,9 @@ P.claim(
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[
-        deterministic_check("quadrature", printed_eq6, _quad_var,
-                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40),
+        deterministic_check("quadrature", None, _quad_var,
+                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
+                            printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
         mc_check("monte-carlo", printed_eq6,
                  lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
@@ -340,15 +398,6 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     return printed
 
 
-def _printed_eq21(line: int, bar: bool = False) -> Any:
-    """:func:`_printed_eq21_ctx` in mpmath at the current precision (the point's floats exact)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
-
-    ctx_fn = _printed_eq21_ctx(line, bar)
-    return lambda p: ctx_fn(MP, mp_point(p))
-
-
 P.claim(
     "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
@@ -360,9 +409,10 @@ P.claim(
                                                 printed_ctx=_printed_eq21_ctx(2),
                                                 reference_ball=gerf_abs_second_moment_ball)],
                 description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [deterministic_check("quadrature-bar", _printed_eq21(2, bar=True),
-                                                     gerf_abs_second_moment,
-                                                     atol_scale=lambda p, dps: 0, max_points=40)],
+        Reading("bar restored", [deterministic_check("quadrature-bar", None, gerf_abs_second_moment,
+                                                     atol_scale=lambda p, dps: 0, max_points=40,
+                                                     printed_ctx=_printed_eq21_ctx(2, bar=True),
+                                                     reference_ball=gerf_abs_second_moment_ball)],
                 description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
                 natural=True,
                 reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
@@ -378,8 +428,9 @@ P.claim(
     "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
-    checks=[deterministic_check("quadrature", _printed_eq21(3), gerf_abs_second_moment,
-                                atol_scale=lambda p, dps: 0, max_points=40)],
+    checks=[deterministic_check("quadrature", None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0,
+                                max_points=40, printed_ctx=_printed_eq21_ctx(3),
+                                reference_ball=gerf_abs_second_moment_ball)],
 )
 
 
@@ -445,11 +496,19 @@ def _certify_not_argmin(check: Check) -> Check:
     return check
 
 
-def printed_eq22_roots(p: dict[str, Any]) -> tuple[Any, Any]:
-    """CRT eq (22): rho_{1,2} = (+-sqrt((2u+d)^2 + 8du) - 2u - d) / (4u)."""
-    u, d = _u_mp(p), int(p["d"])
-    r = mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u)
+def printed_eq22_roots_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    """CRT eq (22): rho_{1,2} = (+-sqrt((2u+d)^2 + 8du) - 2u - d) / (4u), u = |x+y|^2."""
+    u, d = _stats_ctx(ctx, p)["sq_sum"], p["d"]
+    r = ctx.sqrt((2 * u + d) ** 2 + 8 * d * u)
     return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
+
+
+printed_eq22_roots = _on_mp(printed_eq22_roots_ctx)
+
+
+def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """A = (1 - 1/rho_1*)/8 with rho_1* the '+' root of CRT eq (22)."""
+    return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
 
 
 def _u_positive(p: dict[str, Any]) -> bool:
@@ -468,9 +527,8 @@ P.claim(
         Reading("long root", [_certify_not_argmin(deterministic_check(
             "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, reference_a_star))],
                 description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed",
-                                                    lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
-                                                    reference_a_star)],
+        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, reference_a_star,
+                                                    printed_ctx=printed_eq22_a_ctx)],
                 description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)"
                             "/(4u), u = |x+y|^2, the root of eq (22)",
                 natural=True,
@@ -494,8 +552,7 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
-                                reference_a_star)],
+    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx)],
 )
 
 P.claim(
@@ -1128,10 +1185,13 @@ P.claim(
 
 
 
-def printed_eq17(p: dict[str, Any]) -> Any:
+def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (17): int exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d}."""
-    alpha = mpmath.mpc(p["al_re"], p["al_im"])
-    return mpmath.power(2 * mpmath.pi, mpmath.mpf(p["d"]) / 2) * mpmath.power(mpmath.sqrt(alpha), -int(p["d"]))
+    alpha = p["al_re"] + p["al_im"] * 1j
+    return ctx.power(2 * ctx.pi, p["d"] / 2) * ctx.power(ctx.sqrt(alpha), -p["d"])
+
+
+printed_eq17 = _on_mp(printed_eq17_ctx)
 
 
 def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1152,6 +1212,24 @@ def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
+def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq17_ref`: the same product, each factor a rigorous integral
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    with workprec(bits + 20):
+        alpha, d = acb(p["al_re"], p["al_im"]), int(p["d"])
+        out = acb(1)
+        for k in range(d):
+            beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
+            out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
+                    * gaussian_exp_moment_ball((1 - alpha) / 2, alpha * beta, bits))
+        return out
+
+
 P.claim(
     "eq17", source=P.at("appendix 9.2, eq (17)"),
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
@@ -1159,31 +1237,27 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", printed_eq17, _eq17_ref, max_points=10,
+    checks=[_no_search(deterministic_check("quadrature", None, _eq17_ref, max_points=10, printed_ctx=printed_eq17_ctx,
+                                           reference_ball=_eq17_ref_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
 
 
-def _printed_eq20(line: int) -> Any:
-    def printed(p: dict[str, Any]) -> Any:
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
+def _printed_eq20_ctx(line: int) -> Any:
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        st = _stats_ctx(ctx, p)
+        a, s, d = _a_ctx(p), p["s"], st["d"]
         v = st["sq_sum"] if s == 1 else st["sq_diff"]
         tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
         if line == 2:  # ((sqrt((1-4A)^2/(1-8A)))^d exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(...)))
-            return (mpmath.power(mpmath.sqrt((1 - 4 * a) ** 2 / (1 - 8 * a)), d)
-                    * mpmath.exp(4 * s * (1 - 4 * a) / (2 * (1 - 8 * a)) * v + tail))
-        al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+            return (ctx.power(ctx.sqrt((1 - 4 * a) ** 2 / (1 - 8 * a)), d)
+                    * ctx.exp(4 * s * (1 - 4 * a) / (2 * (1 - 8 * a)) * v + tail))
+        al1 = ctx.power(ctx.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
         al2 = s + s / (1 - 8 * a)
-        return al1 * mpmath.exp(al2 * v + tail)
+        return al1 * ctx.exp(al2 * v + tail)
 
-    printed.__doc__ = f"CRT eq (20), {'second' if line == 2 else 'last'} line, as printed."
-    return printed
-
-
-def _cmp_complex(printed: Any) -> Any:
-    """Compare a complex printed value with the complex quadrature (|difference|)."""
+    printed.__doc__ = f"CRT eq (20), {'second' if line == 2 else 'last'} line, as printed (on a context)."
     return printed
 
 
@@ -1197,8 +1271,10 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                    "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
                    "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), gerf_second_moment,
+        checks=[_no_search(deterministic_check("quadrature", None, gerf_second_moment,
                                                atol_scale=lambda p, dps: 0, max_points=12,
+                                               printed_ctx=_printed_eq20_ctx(_line),
+                                               reference_ball=_moments_ball("second", real=False),
                                                description="complex E[(f1 f2)^2] by 1-D contour quadratures"))],
     )
 

@@ -22,6 +22,7 @@ appendix 9.7.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -580,26 +581,31 @@ def gerf_conjugate_mean_ball(p: dict[str, Any], bits: int) -> arb:
     References
     ----------
     CRT sec 2.1, eq (1) and Theorem 3.1, eq (4)-(5).
+
+    Notes
+    -----
+    Evaluated at ``bits + 20`` bits (the arguments' own rounding stays below the target).
     """
-    st = pair_stats_ball(p)
-    d, s = st["d"], int(p["s"])
-    a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
-    one4a = 1 - 4 * a
-    b = (s * one4a).sqrt()
-    c = acb(-(s + 1) / 2)
-    dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
-    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
-    sb = (s * b).conjugate()
-    l1 = b * nx + sb * ny * th.cos()
-    l2 = sb * ny * th.sin()
-    alpha = a + a.conjugate()
-    pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
-    val = gaussian_exp_moment_ball(alpha, l1, bits)
-    if d > 1:
-        val *= gaussian_exp_moment_ball(alpha, l2, bits)
-    if d > 2:
-        val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
-    return (pref * val).real
+    with workprec(bits + 20):
+        st = pair_stats_ball(p)
+        d, s = st["d"], int(p["s"])
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        c = acb(-(s + 1) / 2)
+        dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
+        nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
+        sb = (s * b).conjugate()
+        l1 = b * nx + sb * ny * th.cos()
+        l2 = sb * ny * th.sin()
+        alpha = a + a.conjugate()
+        pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
+        val = gaussian_exp_moment_ball(alpha, l1, bits)
+        if d > 1:
+            val *= gaussian_exp_moment_ball(alpha, l2, bits)
+        if d > 2:
+            val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
+        return (pref * val).real
 
 
 def _gerf_abs_second_moment_at(p: dict[str, Any]) -> tuple[Any, Any]:
@@ -659,11 +665,16 @@ def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
     flint.arb
         A ball containing ``E|f1 f2|^2``.
 
+    Notes
+    -----
+    The arguments of the integrals are formed at ``bits + 20`` bits, so that their own rounding
+    does not keep :func:`gaussian_exp_moment_ball` from reaching ``bits``.
+
     References
     ----------
     CRT appendix 9.3, eq (19) and (21).
     """
-    with workprec(bits):
+    with workprec(bits + 20):
         st = pair_stats_ball(p)
         s, d = int(p["s"]), st["d"]
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
@@ -673,7 +684,7 @@ def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
         pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
         val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
         if d > 1:
-            val *= gaussian_exp_moment_ball(4 * a.real, 0, bits) ** (d - 1)
+            val *= _gaussian_exp_moment_at_zero(complex(4 * float(p.get("a_re", 0.0))), bits) ** (d - 1)
         return (pref * val).real
 
 
@@ -718,7 +729,14 @@ def gerf_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
-def gerf_moments_ball(p: dict[str, Any], bits: int) -> dict[str, Any]:
+@functools.lru_cache(maxsize=64)
+def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
+    """``E exp(alpha W^2)`` as :func:`gaussian_exp_moment_ball` (``beta = 0``), memoised: the factor
+    of the ``d - 1`` axes orthogonal to ``x + s y``, the same for every point with the same ``A``."""
+    return gaussian_exp_moment_ball(alpha, 0, bits)
+
+
+def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True) -> dict[str, Any]:
     """Arb balls of the moments of ``X = f^(1)(w, x) f^(2)(w, y)`` for GERF(A, s): the ball twin of
     :func:`rfcheck.quadrature.gerf_reference` (whose quadratures are the midpoints of the same integrals).
 
@@ -735,13 +753,15 @@ def gerf_moments_ball(p: dict[str, Any], bits: int) -> dict[str, Any]:
         ``Re(1 - 4A) > 0`` (``Re(1 - 8A) > 0`` for the second moments).
     bits : int
         Working precision in bits.
+    second : bool, default True
+        Whether to compute the second moments (else only ``mean``).
 
     Returns
     -------
     dict
         ``mean`` (``E X``, ``acb``), ``second`` (``E X^2``, ``acb``), ``abs_second`` (``E|X|^2``,
         ``arb``) and ``var`` (``Var Re X = (Re E X^2 + E|X|^2)/2 - (Re E X)^2``, ``arb``); only
-        ``mean`` where ``Re(1 - 8A) <= 0``.
+        ``mean`` where ``Re(1 - 8A) <= 0`` or ``second`` is false.
 
     References
     ----------
@@ -757,14 +777,15 @@ def gerf_moments_ball(p: dict[str, Any], bits: int) -> dict[str, Any]:
         d2 = (one4a.log() * d / 2).exp()
         nz = (st["sq_sum"] if s == 1 else st["sq_diff"]).sqrt()
         nsum = st["sq_x"] + st["sq_y"]
+        a_c = complex(p.get("a_re", 0.0), p.get("a_im", 0.0))  # exact: 2A, 4A are exact floats too
         mean = d2 * (c * nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits)
         if d > 1:
-            mean *= gaussian_exp_moment_ball(2 * a, 0, bits) ** (d - 1)
-        if not (1 - 8 * a).real > 0:
+            mean *= _gaussian_exp_moment_at_zero(2 * a_c, bits) ** (d - 1)
+        if not second or not (1 - 8 * a).real > 0:
             return {"mean": mean}
         second = d2 * d2 * (2 * c * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits)
         if d > 1:
-            second *= gaussian_exp_moment_ball(4 * a, 0, bits) ** (d - 1)
+            second *= _gaussian_exp_moment_at_zero(4 * a_c, bits) ** (d - 1)
         abs_second = gerf_abs_second_moment_ball(dict(p, s=s), bits)
         var = (second.real + abs_second) / 2 - mean.real * mean.real
         return {"mean": mean, "second": second, "abs_second": abs_second, "var": var}
