@@ -52,6 +52,7 @@ from rfcheck.references.crt import (
     gerf_second_moment,
     noncentral_chi2_log_cdf,
     noncentral_chi2_mixture_lower_ball,
+    oprf_legendre_transform,
     pair_stats_ball,
     reference_a_star,
 )
@@ -1626,66 +1627,6 @@ P.claim(
           "deep in the tail, so of no practical weight, but the printed inequality is false there.",
 )
 
-def _oprf_log_mgf(p: dict[str, Any], n: int = 96) -> Any:
-    """``theta -> (log E e^{theta Z}, E_theta[Z])`` for one OPRF sample Z at a pair point (float64).
-
-    ``Z = C exp(2A t^2 + B|z| t + 2A S)``, ``t ~ N(0, 1)`` the component of w along z, ``S ~ chi^2_{d-1}``
-    the squared rest (``C = D^2 e^{-|x|^2-|y|^2}``): a tensor Gauss-Hermite x generalised Gauss-Laguerre
-    rule with ``n`` nodes each, summed in log space.  Also returns ``log sup Z``.
-    """
-    import scipy.special as sc
-
-    st = stats_fp(p)
-    d = st["d"]
-    a = float(cf.oprf_a_star(st["sq_sum"], d))
-    b = math.sqrt(1 - 4 * a)
-    log_c = d / 2 * math.log1p(-4 * a) - st["sq_x"] - st["sq_y"]
-    xh, wh = np.polynomial.hermite.hermgauss(n)
-    t, lwt = math.sqrt(2) * xh, np.log(wh / math.sqrt(math.pi))
-    if d > 1:
-        yl, wl = sc.roots_genlaguerre(n, (d - 1) / 2 - 1)
-        sv, lws = 2 * yl, np.log(wl) - sc.gammaln((d - 1) / 2)
-    else:
-        sv, lws = np.zeros(1), np.zeros(1)
-    logz = (log_c + 2 * a * t**2 + b * math.sqrt(st["sq_sum"]) * t)[:, None] + 2 * a * sv[None, :]
-    logw = lwt[:, None] + lws[None, :]
-    zv = np.exp(logz)
-    log_zmax = log_c - b * b * st["sq_sum"] / (8 * a)
-
-    def at(theta: float) -> tuple[float, float]:
-        e = logw + theta * zv
-        lam = float(sc.logsumexp(e))
-        return lam, float(np.sum(np.exp(e - lam) * zv))
-
-    return at, log_zmax
-
-
-def _oprf_legendre(p: dict[str, Any], level: float) -> tuple[float, float]:
-    """``(L(level), err)``: the Legendre transform sup_theta (theta level - log E e^{theta Z}) of one OPRF
-    sample, by Brent's method on theta >= 0 (the sup over theta < 0 is 0 for level > E Z); ``err`` from
-    repeating with 160 quadrature nodes.  ``inf`` when level exceeds sup Z."""
-    from scipy.optimize import minimize_scalar
-
-    out = []
-    for n in (96, 160):
-        at, log_zmax = _oprf_log_mgf(p, n)
-        if level >= math.exp(log_zmax):
-            return math.inf, 0.0
-        hi = 1.0
-        while at(hi)[1] < level and hi < 1e12:
-            hi *= 2
-        r = minimize_scalar(lambda th, at=at: at(th)[0] - th * level, bounds=(0.0, hi), method="bounded",
-                            options={"xatol": 1e-12 * hi})
-        # error: node-count dependence, the quadrature's own error on E Z (known: K), and the
-        # rounding of theta level - log E e^{theta Z} (both ~ theta level)
-        k = at(0.0)[1]
-        k_true = math.exp(-stats_fp(p)["sq_diff"] / 2)
-        out.append((-float(r.fun), float(r.x) * (abs(k - k_true) + 1e-13 * level)))
-    # + an absolute floor: the log-sum-exp of the quadrature is rounded at ~1e-15, so an L below
-    # ~1e-13 (e.g. tiny eps with a heavy-tailed Z, L ~ eps^2 / (2 Var Z)) is not resolved
-    return out[1][0], abs(out[1][0] - out[0][0]) + out[1][1] + 1e-14
-
-
 def _thm42_ort_level(p: dict[str, Any]) -> tuple[float, float]:
     """(K, K + eps) at a point: eps = eps_rel K."""
     k = math.exp(-stats_fp(p)["sq_diff"] / 2)
@@ -1699,7 +1640,7 @@ def _thm42_ort_positive_check() -> Check:
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         _, level = _thm42_ort_level(p)
-        lv, err = _oprf_legendre(p, level)
+        lv, err = oprf_legendre_transform(p, level)
         if math.isinf(lv):
             return PointEval(p, 0.0, lv, 0.0, -1.0, True, "K + eps beyond sup Z: L = +inf")
         tol = 10 * err
@@ -1725,7 +1666,7 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     x, y = pair_vectors(p)
     m = int(p["M"])
     k, level = _thm42_ort_level(p)
-    lv, lerr = _oprf_legendre(p, level)
+    lv, lerr = oprf_legendre_transform(p, level)
     bound = math.exp(-m * lv)
     n = budget.mc_trials
     est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
