@@ -227,3 +227,45 @@ def test_noncentral_chi2_mixture_lower_ball(w: str, d: int, nc: str) -> None:
         # a wider threshold ball: still a lower bound at every point of the ball
         wide = ref.noncentral_chi2_mixture_lower_ball(arb(w, 0.1), d, arb(nc) / 2, upper=False)
         assert wide.upper() <= lo.lower() + lo.rad()
+
+
+# ------------------------------------------------------------- memoised moments, Monte Carlo, OPRF
+
+
+def test_gerf_reference_at_is_the_quadrature_reference_memoised() -> None:
+    p = dict(GERF_POINTS[0])
+    r = ref.gerf_reference_at(p, 30)
+    assert ref.gerf_reference_at(dict(p), 30) is r  # memoised
+    with mpmath.workdps(30):
+        st = pair_stats(p)
+    direct = quadrature.gerf_reference(**st, a=mpmath.mpc(p["a_re"], p["a_im"]), s=p["s"], dps=30)
+    assert all(r[k].value == direct[k].value for k in ("mean", "second", "var"))
+    with mpmath.workdps(DPS):
+        ex = _gerf_closed(p)
+        assert abs(r["var"].value - ex["var"]) <= r["var"].err + MF(10) ** -25 * abs(ex["var"])
+    # A and s given explicitly override the point's (PosRF)
+    pos = ref.gerf_reference_at(p, 30, 0, 1)["mean"].value
+    with mpmath.workdps(30):
+        assert abs(pos - mpmath.exp(-st["sq_diff"] / 2)) < MF(10) ** -25
+
+
+def test_gerf_mc_products_are_unbiased_with_exact_error_moments() -> None:
+    import numpy as np
+
+    p = {"d": 3, "nx": 0.4, "ny": 0.5, "theta": 1.0}
+    est, k, exact = ref.gerf_mc_products(p, 20000, 7, -0.1, 1)
+    assert exact is not None and abs(k - float(mpmath.exp(-pair_stats(p)["sq_diff"] / 2))) < 1e-15
+    var = exact[0]  # E (K_hat - K)^2 at one feature
+    assert abs(float(np.mean(est)) - k) < 5 * (var / len(est)) ** 0.5
+    est_t, k_t, exact_t = ref.gerf_mc_products(p, 20000, 7, 0, -1)  # TrigRF
+    assert exact_t is None and k_t == k and abs(float(np.mean(est_t)) - k) < 5 * float(np.std(est_t)) / 20000**0.5
+
+
+def test_oprf_log_z_maximiser_reaches_the_closed_form_sup() -> None:
+    """sup_w Z = D^2 exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2) (completing the square)."""
+    p = {"d": 7, "nx": 0.9, "ny": 1.4, "theta": 0.6}
+    o, logz, t = ref.oprf_log_z_maximiser(p, 40)
+    with mpmath.workdps(50):
+        exact = mpmath.log(o["D2"]) - (1 - 4 * o["A"]) * o["sq_sum"] / (8 * o["A"]) - o["sq_x"] - o["sq_y"]
+        assert o["A"] < 0 and abs(logz(t) - exact) < MF(10) ** -35 * (1 + abs(exact))
+        assert abs(t - o["B"] * mpmath.sqrt(o["sq_sum"]) / (-4 * o["A"])) < MF(10) ** -15

@@ -1,9 +1,12 @@
 """Claims of Chefs' Random Tables (``crt``, seed 000), transcribed exactly as printed.
 
-Each ``printed_*`` function is a literal transcription of the paper's formula, evaluated
-in mpmath.  References never use the printed formula: quadrature of the defining
-expectation (``rfcheck.quadrature``), numerical minimisation, and Monte Carlo with the
-Numba engines.
+Each ``printed_*`` function is a literal transcription of the paper's formula.  Where the
+formula is a function of the point's numbers it is written against a number-system context
+(``printed_*_ctx(ctx, point)``, passed as ``printed_ctx=``): evaluated in mpmath for the verdict
+and on Arb balls, so that a decided point is certified where the reference has a ball
+(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  References never use the
+printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
+``rfcheck.references.crt``), numerical minimisation, and Monte Carlo with the Numba engines.
 """
 
 from __future__ import annotations
@@ -46,13 +49,17 @@ from rfcheck.references.crt import (
     gerf_conditional_mean_square_ball,
     gerf_conjugate_mean,
     gerf_conjugate_mean_ball,
+    gerf_mc_products,
     gerf_moments_ball,
     gerf_ort_pair_conditional_mean,
     gerf_ort_point,
+    gerf_reference_at,
     gerf_second_moment,
     noncentral_chi2_log_cdf,
     noncentral_chi2_mixture_lower_ball,
     oprf_legendre_transform,
+    oprf_log_z_maximiser,
+    oprf_point,
     pair_stats_ball,
     reference_a_star,
 )
@@ -71,22 +78,7 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
 
-def _gerf_ref(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
-    """Quadrature moments of GERF(A, s) at a pair point (memoised: a check asks for the
-    variance and, for its tolerance scale, the second moment of the same point)."""
-    a = _a(p) if a is None else mpmath.mpmathify(a)
-    s = p.get("s", 1) if s is None else s
-    key = (tuple(sorted((k, repr(v)) for k, v in p.items() if k in ("d", "nx", "ny", "theta"))), dps, repr(a), s)
-    if key not in _GERF_REF_CACHE:
-        if len(_GERF_REF_CACHE) > 256:
-            _GERF_REF_CACHE.clear()
-        with mpmath.workdps(dps):
-            st = stats_mp(p)
-        _GERF_REF_CACHE[key] = quadrature.gerf_reference(**st, a=a, s=s, dps=dps)
-    return _GERF_REF_CACHE[key]
-
-
-_GERF_REF_CACHE: dict[Any, dict[str, Any]] = {}
+_gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
 
 
 # ----------------------------------------------------------------------- sec 2.2
@@ -151,19 +143,7 @@ def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) ->
     return _gerf_ref(p, dps, a, s)["second"].value
 
 
-def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
-              coupling: str = "iid") -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck.engine.montecarlo import simulate
-
-    x, y = pair_vectors(p)
-    prod = features.gerf_product(x, y, a, s)
-    if s == -1 and a == 0:
-        prod = features.trig_product(x, y)
-    est = simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0]
-    exact = None
-    if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
-        exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
-    return est, float(prod.target[0]), exact
+_sim_gerf = gerf_mc_products
 
 
 P.claim(
@@ -1412,58 +1392,27 @@ P.claim(
 )
 
 
-def _oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
-    with mpmath.workdps(dps):
-        s = stats_mp(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="mpmath", dps=dps)
-        return {**s, "A": a, "B": mpmath.sqrt(1 - 4 * a), "D2": mpmath.power(1 - 4 * a, mpmath.mpf(s["d"]) / 2)}
-
-
 def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(sup_w Z, M(x,y), err) for OPRF: Z = D^2 exp(2A|w|^2 + B w^T(x+y) - |x|^2 - |y|^2).
 
     sup over w by maximising along the direction of x + y (the orthogonal part only lowers
     Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
     """
-    o, logz, t = _eq35_search(p, dps)
+    o, logz, t = oprf_log_z_maximiser(p, dps)
     with mpmath.workdps(dps + 10):
         sup = logz(t)
         bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
         return sup, bound, mpmath.mpf(10) ** (-dps + 5) * (1 + abs(sup))
 
 
-def _eq35_search(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], Any, Any]:
-    """``(o, logz, t)``: the OPRF point, ``t -> log Z`` along the direction of ``x + y``, and the
-    maximiser ``t`` found by golden-section search in mpmath (``dps + 10`` digits)."""
-    o = _oprf_point(p, dps)
-    with mpmath.workdps(dps + 10):
-        nz = mpmath.sqrt(o["sq_sum"])
-
-        def logz(t: Any) -> Any:
-            return mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"]
-
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while logz(2 * hi) > logz(hi):
-            hi *= 2
-        hi *= 2
-        g = (mpmath.sqrt(5) - 1) / 2
-        for _ in range(int((dps + 10) * 5)):
-            c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
-            if logz(c1) < logz(c2):
-                lo = c1
-            else:
-                hi = c2
-        return o, logz, (lo + hi) / 2
-
-
 def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of ``(log Z(w*), -(|x|^2+|y|^2)/(4A))`` at OPRF's ``A = A*`` (Arb face of
     :func:`rfcheck.closed_forms.crt.oprf_a_star`), with ``w* = t e_z`` the golden-section maximiser of
-    :func:`_eq35_sides` taken as an exact number: ``log Z(w*) <= log sup_w Z``, so the first ball
-    encloses a lower bound of the supremum (it certifies violations only)."""
+    :func:`rfcheck.references.crt.oprf_log_z_maximiser` taken as an exact number: ``log Z(w*) <= log sup_w Z``,
+    so the first ball encloses a lower bound of the supremum (it certifies violations only)."""
     from rfcheck.arb_backend import to_ball, workprec
 
-    _, _, t = _eq35_search(p, max(15, int(bits / 3.33) - 5))
+    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
     with workprec(bits):
         s = pair_stats_ball(p)
         a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
@@ -1496,7 +1445,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w] in mpmath (every term >= 0: a partial sum is a
     certified lower bound; the lower tail P[Z <= K - eps] is added the same way).
     """
-    o = _oprf_point(p, dps)
+    o = oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         eps = mpmath.mpf(p["eps"])
         a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]

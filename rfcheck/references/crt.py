@@ -47,14 +47,18 @@ __all__ = [
     "gerf_conditional_mean_square_ball",
     "gerf_conjugate_mean",
     "gerf_conjugate_mean_ball",
+    "gerf_mc_products",
     "gerf_moments_ball",
     "gerf_ort_pair_conditional_mean",
     "gerf_ort_point",
+    "gerf_reference_at",
     "gerf_second_moment",
     "noncentral_chi2_log_cdf",
     "noncentral_chi2_mixture_lower_ball",
     "oprf_legendre_transform",
     "oprf_log_mgf",
+    "oprf_log_z_maximiser",
+    "oprf_point",
     "pair_stats_ball",
     "reference_a_star",
     "sphere_exp_mean_hyp",
@@ -1178,3 +1182,169 @@ def oprf_legendre_transform(p: dict[str, Any], level: float) -> tuple[float, flo
         k_true = math.exp(-stats_fp(p)["sq_diff"] / 2)
         out.append((-float(r.fun), float(r.x) * (abs(k - k_true) + 1e-13 * level)))
     return out[1][0], abs(out[1][0] - out[0][0]) + out[1][1] + 1e-14
+
+
+# ---------------------------------------------------------------- memoised moments, Monte Carlo, OPRF
+
+
+_GERF_REFERENCE_CACHE: dict[Any, dict[str, Any]] = {}
+
+
+def gerf_reference_at(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
+    """:func:`rfcheck.quadrature.gerf_reference` (mean, second moment and variance of ``Re f1 f2`` for
+    GERF(A, s), by quadrature) at a pair point, memoised.
+
+    A check asks for the variance and, for its tolerance scale, the second moment of the same point:
+    the results are kept per (point, ``dps``, ``A``, ``s``) (at most 257 entries, then cleared).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``), with ``a_re``, ``a_im``, ``s`` unless given.
+    dps : int
+        Decimal digits.
+    a : number, optional
+        ``A`` (default: ``a_re + i a_im`` of the point).
+    s : int, optional
+        ``s = +-1`` (default: the point's ``s``, else +1).
+
+    Returns
+    -------
+    dict
+        ``{"mean", "second", "var"}`` of :class:`rfcheck.quadrature.RefValue` (``mean`` only where
+        ``Re(1 - 8A) <= 0``).
+
+    References
+    ----------
+    CRT Theorem 3.1-3.2, eq (4)-(6) and sec 2.2 (TrigRF: ``A = 0, s = -1``; PosRF: ``A = 0, s = +1``).
+    """
+    a = _gerf_a(p) if a is None else mpmath.mpmathify(a)
+    s = p.get("s", 1) if s is None else s
+    key = (tuple(sorted((k, repr(v)) for k, v in p.items() if k in ("d", "nx", "ny", "theta"))), dps, repr(a), s)
+    if key not in _GERF_REFERENCE_CACHE:
+        if len(_GERF_REFERENCE_CACHE) > 256:
+            _GERF_REFERENCE_CACHE.clear()
+        with mpmath.workdps(dps):
+            st = stats_mp(p)
+        _GERF_REFERENCE_CACHE[key] = quadrature.gerf_reference(**st, a=a, s=s, dps=dps)
+    return _GERF_REFERENCE_CACHE[key]
+
+
+def gerf_mc_products(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
+                     coupling: str = "iid") -> tuple[Any, float, tuple[float, float] | None]:
+    """``n`` Monte Carlo estimates of ``K(x, y)`` by GERF(A, s) with ``m`` features (Numba engine).
+
+    TrigRF (``A = 0, s = -1``) uses its own product (``Re exp(i w^T (x - y))``).  With the exact
+    moments of the squared error where they are known in closed form (``s = +1``, real ``A``,
+    ``1 - 16A > 0``, ``m = 1``, iid), so that a Monte Carlo test can use an exact standard error.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    n : int
+        Number of estimates.
+    seed : int
+        Seed of the engine.
+    a : complex
+        ``A``.
+    s : int
+        ``s = +-1``.
+    m : int, default 1
+        Features per estimate.
+    coupling : str, default "iid"
+        ``"iid"`` or ``"orf"`` (orthogonal blocks).
+
+    Returns
+    -------
+    (estimates, target, exact) : tuple
+        The estimates (float64 array), ``K(x, y)`` and ``(E e, E e^2)`` of ``e = (K_hat - K)^2``
+        (:func:`rfcheck.closed_forms.crt.gerf_iid_error_moments`) or None.
+
+    References
+    ----------
+    CRT sec 2.2 (TrigRF, PosRF) and Theorem 3.1-3.2 (GERF).
+    """
+    from rfcheck import features
+    from rfcheck.claims._common import pair_vectors, stats_fp
+    from rfcheck.engine.montecarlo import simulate
+
+    x, y = pair_vectors(p)
+    prod = features.gerf_product(x, y, a, s)
+    if s == -1 and a == 0:
+        prod = features.trig_product(x, y)
+    est = simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0]
+    exact = None
+    if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
+        exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
+    return est, float(prod.target[0]), exact
+
+
+def oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
+    """The OPRF constants at a pair point in mpmath: the pair statistics and ``A = A*`` of Thm 3.3
+    (:func:`rfcheck.closed_forms.crt.oprf_a_star`), ``B = sqrt(1 - 4A)``, ``D2 = (1 - 4A)^{d/2}``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    dict
+        ``sq_x, sq_y, sq_sum, sq_diff, d, A, B, D2``.
+
+    References
+    ----------
+    CRT Theorem 3.3, eq (7), (22); appendix 9.8, eq (35); Theorem 4.2.
+    """
+    with mpmath.workdps(dps):
+        s = stats_mp(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="mpmath", dps=dps)
+        return {**s, "A": a, "B": mpmath.sqrt(1 - 4 * a), "D2": mpmath.power(1 - 4 * a, mpmath.mpf(s["d"]) / 2)}
+
+
+def oprf_log_z_maximiser(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], Callable[[Any], Any], Any]:
+    """The maximiser of one OPRF sample ``Z = D^2 exp(2A|w|^2 + B w^T(x+y) - |x|^2 - |y|^2)`` over ``w``,
+    by golden-section search in mpmath (``dps + 10`` digits), never the closed form.
+
+    With ``A < 0`` the part of ``w`` orthogonal to ``x + y`` only lowers ``Z``: the search runs on
+    ``t = w . (x+y)/|x+y|``, from a bracket doubled until ``log Z`` decreases.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (o, logz, t) : tuple
+        The OPRF constants (:func:`oprf_point`), ``t -> log Z(t e_z)`` and the maximiser ``t``.
+
+    References
+    ----------
+    CRT appendix 9.8, eq (35) (the range of Z, ``sup_w Z``) and Theorem 4.2.
+    """
+    o = oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        nz = mpmath.sqrt(o["sq_sum"])
+
+        def logz(t: Any) -> Any:
+            return mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"]
+
+        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+        while logz(2 * hi) > logz(hi):
+            hi *= 2
+        hi *= 2
+        g = (mpmath.sqrt(5) - 1) / 2
+        for _ in range(int((dps + 10) * 5)):
+            c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            if logz(c1) < logz(c2):
+                lo = c1
+            else:
+                hi = c2
+        return o, logz, (lo + hi) / 2
