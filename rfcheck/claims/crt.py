@@ -1822,7 +1822,7 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
     from rfcheck.arb_backend import workprec
 
-    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits)
+    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
     em2 = gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
         mean, second = mom["mean"].real, mom["second"].real

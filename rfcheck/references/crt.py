@@ -206,6 +206,15 @@ def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
 
 
+def _pair_stats_ball_general(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`pair_stats_ball` by the general formulas in every ``d`` (also ``d = 1``), as
+    ``rfcheck.ledger.pair_stats`` computes them: the ball twin of the mpmath references built on it."""
+    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
+    return {"sq_x": nx * nx, "sq_y": ny * ny,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
+
+
 def sphere_exp_mean_hyp(gamma: Any, d: int) -> tuple[Any, Any]:
     """``E_u exp(gamma u_1)`` for ``u`` uniform on the unit sphere of R^d, by the spherical-mean identity.
 
@@ -674,14 +683,16 @@ def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
     Notes
     -----
     The arguments of the integrals are formed at ``bits + 20`` bits, so that their own rounding
-    does not keep :func:`gaussian_exp_moment_ball` from reaching ``bits``.
+    does not keep :func:`gaussian_exp_moment_ball` from reaching ``bits``.  The pair statistics
+    are those of the mpmath reference (``rfcheck.ledger.pair_stats``, the general formulas also in
+    ``d = 1``), so that the ball encloses the same quantity.
 
     References
     ----------
     CRT appendix 9.3, eq (19) and (21).
     """
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
+        st = _pair_stats_ball_general(p)
         s, d = int(p["s"]), st["d"]
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
@@ -742,7 +753,8 @@ def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
     return gaussian_exp_moment_ball(alpha, 0, bits)
 
 
-def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True) -> dict[str, Any]:
+def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True,
+                      d1_pair_vectors: bool = False) -> dict[str, Any]:
     """Arb balls of the moments of ``X = f^(1)(w, x) f^(2)(w, y)`` for GERF(A, s): the ball twin of
     :func:`rfcheck.quadrature.gerf_reference` (whose quadratures are the midpoints of the same integrals).
 
@@ -761,6 +773,12 @@ def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True) -> dict
         Working precision in bits.
     second : bool, default True
         Whether to compute the second moments (else only ``mean``).
+    d1_pair_vectors : bool, default False
+        Pair statistics of :func:`pair_stats_ball` (in ``d = 1`` the vectors of
+        ``rfcheck.ledger.pair_vectors``, ``y = ny cos(theta)``) instead of those of the mpmath
+        reference (``rfcheck.ledger.pair_stats``, the general formulas in every ``d``); the two
+        differ only in ``d = 1`` at ``theta`` off ``0, pi`` (by the rounding of ``pi``, at a point of
+        the domains).
 
     Returns
     -------
@@ -774,7 +792,7 @@ def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True) -> dict
     CRT Theorem 3.1-3.2, eq (4)-(6), appendix 9.2-9.3, eq (16)-(21).
     """
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
+        st = pair_stats_ball(p) if d1_pair_vectors else _pair_stats_ball_general(p)
         d, s = st["d"], int(p.get("s", 1))
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
