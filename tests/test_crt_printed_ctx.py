@@ -114,3 +114,15 @@ def test_decided_points_are_certified(cid: str, point: dict[str, Any]) -> None:
     ev = REGISTRY[cid].checks[0].evaluate(dict(point), BUDGETS["default"], 0)
     assert ev.decided and ev.disc <= 1
     assert ev.extra["certified"] is True, ev.extra
+
+
+def test_moment_balls_share_the_mpmath_geometry_in_d1() -> None:
+    """d = 1, theta = float(pi): the context formulas use the general pair statistics (as
+    rfcheck.ledger.pair_stats), and so do the moment balls; pair_stats_ball's d = 1 vectors
+    (y = ny cos(theta)) give a point 1e-31 away, which the balls resolve."""
+    import math
+
+    p = {"d": 1, "nx": 0.0, "ny": 4.0, "theta": math.pi, "a_re": -1.5, "a_im": -1.5, "s": 1}
+    pb = eval_on_balls(C._printed_eq20_ctx(2), dict(p), 116)
+    assert certified_equal(pb, R.gerf_moments_ball(dict(p), 116)["second"], 1e-25) == "HOLDS"
+    assert certified_equal(pb, R.gerf_moments_ball(dict(p), 116, d1_pair_vectors=True)["second"], 1e-25) == "REFUTED"
