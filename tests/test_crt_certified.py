@@ -132,10 +132,10 @@ def test_refuted_reading_is_certified(cid: str, reading: str, point: dict[str, A
                                    {"d": 3, "nx": 1.0, "ny": 0.5, "theta": 1.0, "a_re": 0.05, "a_im": 0.3, "s": -1}])
 def test_conjugate_reference_ball_contains_mpmath_and_is_disjoint_from_k(point: dict[str, Any]) -> None:
     with workprec(BITS):
-        rb = C._eq1_conj_gerf_ball(dict(point), BITS)
+        rb = R.gerf_conjugate_mean_ball(dict(point), BITS)
         k = (-R.pair_stats_ball(point)["sq_diff"] / 2).exp()
     with mpmath.workdps(40):
-        ref, err = C._eq1_conj_gerf(dict(point), 40)
+        ref, err = R.gerf_conjugate_mean(dict(point), 40)
     assert rb.overlaps(arb(mpmath.nstr(ref, 45)) + arb(0, float(err) * 2 + 1e-300))
     assert certified_equal(k, rb, 1e-25) == "REFUTED"
     # the planted correct formula (the conjugate expectation itself) is not refuted; a widened ball decides nothing
@@ -148,14 +148,18 @@ def test_eq21_bar_restored_agrees_with_the_ball_reference() -> None:
     the literal line is."""
     from rfcheck.claims._common import eval_on_balls
 
-    rb = C._quad_abs_second_ball(dict(EQ21_POINT), BITS)
+    rb = R.gerf_abs_second_moment_ball(dict(EQ21_POINT), BITS)
     literal = eval_on_balls(C._printed_eq21_ctx(2), dict(EQ21_POINT), BITS)
     restored = eval_on_balls(C._printed_eq21_ctx(2, bar=True), dict(EQ21_POINT), BITS)
     assert certified_equal(literal, rb, 1e-25) == "REFUTED"
     assert certified_equal(restored, rb, 1e-25) == "HOLDS"
     assert certified_equal(_widen(literal, literal - rb), rb, 1e-25) is None
     with mpmath.workdps(30):  # the mpmath face: the printed value stored in the ledger
-        assert float(C._printed_eq21(2)(EQ21_POINT)) == pytest.approx(-1.4426659687562267e52, rel=1e-15)
+        from rfcheck.backends import MP
+        from rfcheck.ledger import mp_point
+
+        assert float(C._printed_eq21_ctx(2)(MP, mp_point(EQ21_POINT))) == pytest.approx(-1.4426659687562267e52,
+                                                                                     rel=1e-15)
 
 
 ORT_POINTS = {

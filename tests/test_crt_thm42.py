@@ -1,6 +1,7 @@
 """CRT Theorem 4.2: the references behind crt.thm4.2 (M > 1), crt.thm4.2.ort and
 crt.thm4.2.ort.positive -- the OPRF moment generating function by quadrature, its Legendre
-transform, the Monte Carlo tail test and its power, the certified lower bound at M > 1."""
+transform (rfcheck.references.crt.oprf_log_mgf, oprf_legendre_transform), the Monte Carlo tail
+test and its power, the certified lower bound at M > 1."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rfcheck import quadrature
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import crt as cc
 from rfcheck.claims._common import stats_mp
+from rfcheck.references import crt as R
 
 P = {"d": 8, "nx": 0.5, "ny": 0.4, "theta": 0.7, "eps_rel": 0.5, "M": 4}
 
@@ -20,7 +22,7 @@ def test_mgf_quadrature_reproduces_mean_and_variance():
     """Lambda'(0) = E Z = K and Lambda''(0) = Var Z (independent: rfcheck.quadrature.gerf_reference)."""
     import mpmath
 
-    at, log_zmax = cc._oprf_log_mgf(P)
+    at, log_zmax = R.oprf_log_mgf(P)
     k = math.exp(-cc.stats_fp(P)["sq_diff"] / 2)
     assert abs(at(0.0)[0]) < 1e-14 and abs(at(0.0)[1] - k) < 1e-12 * k
     h = 1e-4
@@ -35,15 +37,15 @@ def test_mgf_quadrature_reproduces_mean_and_variance():
 
 def test_legendre_transform_properties():
     k = math.exp(-cc.stats_fp(P)["sq_diff"] / 2)
-    l1, e1 = cc._oprf_legendre(P, 1.2 * k)
-    l2, _ = cc._oprf_legendre(P, 1.6 * k)
+    l1, e1 = R.oprf_legendre_transform(P, 1.2 * k)
+    l2, _ = R.oprf_legendre_transform(P, 1.6 * k)
     assert 0 < l1 < l2 and e1 < 1e-8  # increasing above the mean
-    at, _ = cc._oprf_log_mgf(P)
+    at, _ = R.oprf_log_mgf(P)
     var = (at(1e-4)[1] - at(-1e-4)[1]) / 2e-4
-    small, _ = cc._oprf_legendre(P, k * 1.001)
+    small, _ = R.oprf_legendre_transform(P, k * 1.001)
     assert abs(small / ((0.001 * k) ** 2 / (2 * var)) - 1) < 0.01  # L ~ eps^2 / (2 Var Z)
-    at, log_zmax = cc._oprf_log_mgf(P)
-    assert cc._oprf_legendre(P, 1.01 * math.exp(log_zmax))[0] == math.inf
+    at, log_zmax = R.oprf_log_mgf(P)
+    assert R.oprf_legendre_transform(P, 1.01 * math.exp(log_zmax))[0] == math.inf
 
 
 def test_tail_check_holds_and_has_power(monkeypatch):
@@ -51,8 +53,8 @@ def test_tail_check_holds_and_has_power(monkeypatch):
     budget = BUDGETS["smoke"]
     ev = cc._thm42_ort_mc(dict(P), budget, 0)
     assert ev.decided and ev.disc <= 1 and 0 < ev.printed < 1
-    real = cc._oprf_legendre
-    monkeypatch.setattr(cc, "_oprf_legendre", lambda p, level: (4 * real(p, level)[0] + 0.5, 0.0))
+    real = R.oprf_legendre_transform
+    monkeypatch.setattr(cc, "oprf_legendre_transform", lambda p, level: (4 * real(p, level)[0] + 0.5, 0.0))
     ev = cc._thm42_ort_mc(dict(P), budget, 0)
     assert ev.decided and ev.disc > 1
 

@@ -1,9 +1,12 @@
 """Claims of Chefs' Random Tables (``crt``, seed 000), transcribed exactly as printed.
 
-Each ``printed_*`` function is a literal transcription of the paper's formula, evaluated
-in mpmath.  References never use the printed formula: quadrature of the defining
-expectation (``rfcheck.quadrature``), numerical minimisation, and Monte Carlo with the
-Numba engines.
+Each ``printed_*`` function is a literal transcription of the paper's formula.  Where the
+formula is a function of the point's numbers it is written against a number-system context
+(``printed_*_ctx(ctx, point)``, passed as ``printed_ctx=``): evaluated in mpmath for the verdict
+and on Arb balls, so that a decided point is certified where the reference has a ball
+(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  References never use the
+printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
+``rfcheck.references.crt``), numerical minimisation, and Monte Carlo with the Numba engines.
 """
 
 from __future__ import annotations
@@ -38,8 +41,25 @@ from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
+    dirf_product_moment,
+    dirf_series_moment,
+    gerf_abs_second_moment,
+    gerf_abs_second_moment_ball,
+    gerf_conditional_mean_square,
+    gerf_conditional_mean_square_ball,
+    gerf_conjugate_mean,
+    gerf_conjugate_mean_ball,
+    gerf_mc_products,
+    gerf_moments_ball,
+    gerf_ort_pair_conditional_mean,
     gerf_ort_point,
+    gerf_reference_at,
+    gerf_second_moment,
     noncentral_chi2_log_cdf,
+    noncentral_chi2_mixture_lower_ball,
+    oprf_legendre_transform,
+    oprf_log_z_maximiser,
+    oprf_point,
     pair_stats_ball,
     reference_a_star,
 )
@@ -58,57 +78,72 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
 
-def _gerf_ref(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
-    """Quadrature moments of GERF(A, s) at a pair point (memoised: a check asks for the
-    variance and, for its tolerance scale, the second moment of the same point)."""
-    a = _a(p) if a is None else mpmath.mpmathify(a)
-    s = p.get("s", 1) if s is None else s
-    key = (tuple(sorted((k, repr(v)) for k, v in p.items() if k in ("d", "nx", "ny", "theta"))), dps, repr(a), s)
-    if key not in _GERF_REF_CACHE:
-        if len(_GERF_REF_CACHE) > 256:
-            _GERF_REF_CACHE.clear()
-        with mpmath.workdps(dps):
-            st = stats_mp(p)
-        _GERF_REF_CACHE[key] = quadrature.gerf_reference(**st, a=a, s=s, dps=dps)
-    return _GERF_REF_CACHE[key]
-
-
-_GERF_REF_CACHE: dict[Any, dict[str, Any]] = {}
+_gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
 
 
 # ----------------------------------------------------------------------- sec 2.2
 
 
-def printed_trig_variance(p: dict[str, Any]) -> Any:
+def _on_mp(printed_ctx: Any) -> Any:
+    """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the current precision,
+    the point's floats exact (for the Monte Carlo checks and the callers of the mpmath face)."""
+    from rfcheck.backends import MP
+    from rfcheck.ledger import mp_point
+
+    def printed(p: dict[str, Any]) -> Any:
+        return printed_ctx(MP, mp_point(p))
+
+    printed.__doc__ = printed_ctx.__doc__
+    return printed
+
+
+def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """``sq_x, sq_y, sq_sum, sq_diff`` of a pair point on a context, the same operations as
+    :func:`rfcheck.ledger.pair_stats` (no cancellation), and ``d``."""
+    nx, ny, th = p["nx"], p["ny"], p["theta"]
+    return {"sq_x": nx**2, "sq_y": ny**2,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(th / 2) ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
+
+
+def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """K(x, y) = sqrt(exp(-|x - y|^2)), as the variance formulas of CRT sec 2.2 write K^2."""
+    return ctx.sqrt(ctx.exp(-_stats_ctx(ctx, p)["sq_diff"]))
+
+
+def printed_trig_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT sec 2.2: Var Re(f_trig^(1) f_trig^(2)) = (1/2)(1 - K(x, y)^2)^2."""
-    k = mpmath.sqrt(_kernel_sq(stats_mp(p)))
-    return mpmath.mpf(1) / 2 * (1 - k**2) ** 2
+    k = printed_k_ctx(ctx, p)
+    return 0.5 * (1 - k**2) ** 2
 
 
-def printed_pos_variance(p: dict[str, Any]) -> Any:
+def printed_pos_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT sec 2.2: Var(f_pos^(1) f_pos^(2)) = exp(4 x^T y) - K(x, y)^2."""
-    st = stats_mp(p)
+    st = _stats_ctx(ctx, p)
     xy = (st["sq_sum"] - st["sq_diff"]) / 4
-    return mpmath.exp(4 * xy) - _kernel_sq(st)
+    return ctx.exp(4 * xy) - ctx.exp(-st["sq_diff"])
+
+
+printed_trig_variance = _on_mp(printed_trig_variance_ctx)
+printed_pos_variance = _on_mp(printed_pos_variance_ctx)
+
+
+def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = True) -> Any:
+    """``(point, bits) -> ball`` of one GERF moment (:func:`rfcheck.references.crt.gerf_moments_ball`),
+    ``A`` and ``s`` fixed where given (the sec 2.2 mechanisms), the real part where ``real``."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        q = dict(p, **({"a_re": a, "a_im": 0.0} if a is not None else {}), **({"s": s} if s is not None else {}))
+        out = gerf_moments_ball(q, bits, second=key != "mean")[key]
+        return out.real if real else out
+
+    return ball
 
 
 def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) -> Any:
     return _gerf_ref(p, dps, a, s)["second"].value
 
 
-def _sim_gerf(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
-              coupling: str = "iid") -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck.engine.montecarlo import simulate
-
-    x, y = pair_vectors(p)
-    prod = features.gerf_product(x, y, a, s)
-    if s == -1 and a == 0:
-        prod = features.trig_product(x, y)
-    est = simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0]
-    exact = None
-    if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
-        exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
-    return est, float(prod.target[0]), exact
+_sim_gerf = gerf_mc_products
 
 
 P.claim(
@@ -117,9 +152,10 @@ P.claim(
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
     checks=[
-        deterministic_check("quadrature", printed_trig_variance,
+        deterministic_check("quadrature", None,
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, -1)["var"]),
-                            atol_scale=lambda p, dps: 1,
+                            atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
+                            reference_ball=_moments_ball("var", 0.0, -1),
                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
         mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
     ],
@@ -131,9 +167,10 @@ P.claim(
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
     checks=[
-        deterministic_check("quadrature", printed_pos_variance,
+        deterministic_check("quadrature", None,
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
-                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1)),
+                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
+                            printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
         mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
                  domain=_MC_PAIRS),
     ],
@@ -141,65 +178,6 @@ P.claim(
 
 
 # ------------------------------------------------------------------------- eq (1)
-
-
-def _eq1_conj_gerf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E Re(f1 conj(f2)) for GERF(A, s) with (5), by quadrature (eq (1) as printed)."""
-    r = quadrature.with_error(lambda prec: _eq1_conj_gerf_at(p), dps, "quadrature")
-    return r.value, r.err
-
-
-def _eq1_conj_gerf_at(p: dict[str, Any]) -> tuple[Any, Any]:
-    st = stats_mp(p)
-    a = _a(p)
-    s = p["s"]
-    one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    c = -mpmath.mpf(s + 1) / 2
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
-    # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
-    # the linear coefficient vector is complex and not along one real direction: use
-    # coordinates along x and orthogonal to it (y in span{e1, e2}).
-    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
-    sb = mpmath.conj(s * b)
-    l1 = b * nx + sb * ny * mpmath.cos(th)
-    l2 = sb * ny * mpmath.sin(th)
-    alpha = a + mpmath.conj(a)
-    pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
-    i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
-    i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
-    i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
-    val, err = quadrature.product_with_error([(i1, e1, 1), (i2, e2, 1), (i0, e0, max(st["d"] - 2, 0))])
-    return mpmath.re(pref * val), abs(pref) * err
-
-
-def _eq1_conj_gerf_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq1_conj_gerf_at` (``E Re(f1 conj(f2))``): the same product of 1-D
-    Gaussian moments, each a rigorous integral
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`), the prefactor on ``acb`` balls."""
-    from flint import acb
-
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    st = pair_stats_ball(p)
-    d, s = st["d"], int(p["s"])
-    a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
-    one4a = 1 - 4 * a
-    b = (s * one4a).sqrt()
-    c = acb(-(s + 1) / 2)
-    dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
-    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
-    sb = (s * b).conjugate()
-    l1 = b * nx + sb * ny * th.cos()
-    l2 = sb * ny * th.sin()
-    alpha = a + a.conjugate()
-    pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
-    val = gaussian_exp_moment_ball(alpha, l1, bits)
-    if d > 1:
-        val *= gaussian_exp_moment_ball(alpha, l2, bits)
-    if d > 2:
-        val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
-    return (pref * val).real
 
 
 def _k_ball(p: dict[str, Any], bits: int) -> Any:
@@ -222,15 +200,15 @@ P.claim(
                        derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  lambda p, dps: _eq1_conj_gerf(p, dps), atol_scale=lambda p, dps: 1,
+                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1,
                                                   printed_ball=_k_ball,
-                                                  reference_ball=_eq1_conj_gerf_ball,
+                                                  reference_ball=gerf_conjugate_mean_ball,
                                                   description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
                 description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
-                                                     lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
+        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None,
                                                      lambda p, dps: _quad_mean(p, dps),
-                                                     atol_scale=lambda p, dps: 1,
+                                                     atol_scale=lambda p, dps: 1, printed_ctx=printed_k_ctx,
+                                                     reference_ball=_moments_ball("mean"),
                                                      description="E Re(f1 f2) by quadrature (rfcheck.quadrature."
                                                                  "gerf_reference)")],
                 description=_READ_NO_CONJUGATE, natural=True, reason=_WHY_NO_CONJUGATE),
@@ -267,13 +245,14 @@ P.claim(
     domain=_gerf_domain((-1.5, 0.2375)),
     readings=[
         Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  _eq1_conj_gerf, atol_scale=lambda p, dps: 1, max_points=40,
+                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1, max_points=40,
                                                   printed_ball=_k_ball,
-                                                  reference_ball=_eq1_conj_gerf_ball)],
+                                                  reference_ball=gerf_conjugate_mean_ball)],
                 description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated",
-                                                     lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
-                                                     atol_scale=lambda p, dps: 1, max_points=40)],
+        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None, _quad_mean,
+                                                     atol_scale=lambda p, dps: 1, max_points=40,
+                                                     printed_ctx=printed_k_ctx,
+                                                     reference_ball=_moments_ball("mean"))],
                 description=_READ_NO_CONJUGATE + " (the identity the proof, eq 16-18, establishes; crt.eq18)",
                 natural=True, reason=_WHY_NO_CONJUGATE),
     ],
@@ -283,18 +262,26 @@ P.claim(
 )
 
 
-def printed_eq16(p: dict[str, Any]) -> Any:
+def _a_ctx(p: dict[str, Any]) -> Any:
+    """``A = a_re + i a_im`` from the point's numbers (mpmath numbers or balls)."""
+    return p.get("a_re", 0.0) + p.get("a_im", 0.0) * 1j
+
+
+def printed_eq16_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (16), last line: E(f1 f2) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y +
     (B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)) with (5)."""
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
+    st = _stats_ctx(ctx, p)
+    a, s, d = _a_ctx(p), p["s"], st["d"]
     one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    c = -mpmath.mpf(s + 1) / 2
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    b = ctx.sqrt(s * one4a)
+    c = -(s + 1) / 2
+    dd = ctx.power(ctx.power(one4a, 0.25), d)
     xy = (st["sq_sum"] - st["sq_diff"]) / 4
-    return mpmath.re(dd**2 * mpmath.power(mpmath.sqrt(one4a), -d)
-                     * mpmath.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
+    return ctx.re(dd**2 * ctx.power(ctx.sqrt(one4a), -d)
+                  * ctx.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
+
+
+printed_eq16 = _on_mp(printed_eq16_ctx)
 
 
 P.claim(
@@ -302,7 +289,8 @@ P.claim(
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", printed_eq16, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40)],
+    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
+                                printed_ctx=printed_eq16_ctx, reference_ball=_moments_ball("mean"))],
 )
 
 P.claim(
@@ -310,26 +298,29 @@ P.claim(
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), _quad_mean,
-                                atol_scale=lambda p, dps: 1, max_points=40)],
+    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
+                                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"))],
 )
 
 
 # ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
 
 
-def printed_eq6(p: dict[str, Any]) -> Any:
+def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT Thm 3.2, eq (6), with alpha_1..alpha_4 exactly as printed."""
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
+    st = _stats_ctx(ctx, p)
+    a, s, d = _a_ctx(p), p["s"], st["d"]
     v = st["sq_sum"] if s == 1 else st["sq_diff"]
-    re_a = mpmath.re(a)
-    al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+    re_a = ctx.re(a)
+    al1 = ctx.power(ctx.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
     al2 = s + s / (1 - 8 * a)
-    al3 = mpmath.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), mpmath.mpf(d) / 2)
-    al4 = mpmath.mpf(s) / 2 + (s + 2 * abs(1 - 4 * a)) / (2 * (1 - 8 * re_a))
-    return (mpmath.mpf(1) / 2 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
-            * (mpmath.re(al1 * mpmath.exp(al2 * v)) + al3 * mpmath.exp(al4 * v)) - _kernel_sq(st))
+    al3 = ctx.power(1 + 16 * abs(a) ** 2 / (1 - 8 * re_a), d / 2)
+    al4 = s / 2 + (s + 2 * abs(1 - 4 * a)) / (2 * (1 - 8 * re_a))
+    return (0.5 * ctx.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+            * (ctx.re(al1 * ctx.exp(al2 * v)) + al3 * ctx.exp(al4 * v)) - ctx.exp(-st["sq_diff"]))
+
+
+printed_eq6 = _on_mp(printed_eq6_ctx)
 
 
 def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -344,8 +335,9 @@ P.claim(
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[
-        deterministic_check("quadrature", printed_eq6, _quad_var,
-                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40),
+        deterministic_check("quadrature", None, _quad_var,
+                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
+                            printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
         mc_check("monte-carlo", printed_eq6,
                  lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
@@ -355,26 +347,6 @@ P.claim(
                                  "squared error has a finite, estimable fourth moment")),
     ],
 )
-
-
-def _quad_abs_second(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E|f1 f2|^2 by quadrature (the quantity eq (21) computes)."""
-    r = quadrature.with_error(lambda prec: _quad_abs_second_at(p), dps, "quadrature")
-    return r.value, r.err
-
-
-def _quad_abs_second_at(p: dict[str, Any]) -> tuple[Any, Any]:
-    st = stats_mp(p)
-    a, s, d = _a(p), p["s"], st["d"]
-    one4a = 1 - 4 * a
-    b = mpmath.sqrt(s * one4a)
-    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
-    v = st["sq_sum"] if s == 1 else st["sq_diff"]
-    pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
-    i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
-    i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
-    val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
-    return pref * val, abs(pref) * err
 
 
 def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
@@ -407,50 +379,21 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     return printed
 
 
-def _printed_eq21(line: int, bar: bool = False) -> Any:
-    """:func:`_printed_eq21_ctx` in mpmath at the current precision (the point's floats exact)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
-
-    ctx_fn = _printed_eq21_ctx(line, bar)
-    return lambda p: ctx_fn(MP, mp_point(p))
-
-
-def _quad_abs_second_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_quad_abs_second_at` (``E|f1 f2|^2``): the same product of 1-D Gaussian
-    moments as rigorous integrals (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    with workprec(bits):
-        st = pair_stats_ball(p)
-        s, d = int(p["s"]), st["d"]
-        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
-        one4a = 1 - 4 * a
-        b = (s * one4a).sqrt()
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
-        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
-        if d > 1:
-            val *= gaussian_exp_moment_ball(4 * a.real, 0, bits) ** (d - 1)
-        return (pref * val).real
-
-
 P.claim(
     "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     readings=[
-        Reading("literal", [deterministic_check("quadrature", None, _quad_abs_second,
+        Reading("literal", [deterministic_check("quadrature", None, gerf_abs_second_moment,
                                                 atol_scale=lambda p, dps: 0, max_points=40,
                                                 printed_ctx=_printed_eq21_ctx(2),
-                                                reference_ball=_quad_abs_second_ball)],
+                                                reference_ball=gerf_abs_second_moment_ball)],
                 description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [deterministic_check("quadrature-bar", _printed_eq21(2, bar=True), _quad_abs_second,
-                                                     atol_scale=lambda p, dps: 0, max_points=40)],
+        Reading("bar restored", [deterministic_check("quadrature-bar", None, gerf_abs_second_moment,
+                                                     atol_scale=lambda p, dps: 0, max_points=40,
+                                                     printed_ctx=_printed_eq21_ctx(2, bar=True),
+                                                     reference_ball=gerf_abs_second_moment_ball)],
                 description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
                 natural=True,
                 reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
@@ -466,8 +409,9 @@ P.claim(
     "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
-    checks=[deterministic_check("quadrature", _printed_eq21(3), _quad_abs_second,
-                                atol_scale=lambda p, dps: 0, max_points=40)],
+    checks=[deterministic_check("quadrature", None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0,
+                                max_points=40, printed_ctx=_printed_eq21_ctx(3),
+                                reference_ball=gerf_abs_second_moment_ball)],
 )
 
 
@@ -533,11 +477,19 @@ def _certify_not_argmin(check: Check) -> Check:
     return check
 
 
-def printed_eq22_roots(p: dict[str, Any]) -> tuple[Any, Any]:
-    """CRT eq (22): rho_{1,2} = (+-sqrt((2u+d)^2 + 8du) - 2u - d) / (4u)."""
-    u, d = _u_mp(p), int(p["d"])
-    r = mpmath.sqrt((2 * u + d) ** 2 + 8 * d * u)
+def printed_eq22_roots_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    """CRT eq (22): rho_{1,2} = (+-sqrt((2u+d)^2 + 8du) - 2u - d) / (4u), u = |x+y|^2."""
+    u, d = _stats_ctx(ctx, p)["sq_sum"], p["d"]
+    r = ctx.sqrt((2 * u + d) ** 2 + 8 * d * u)
     return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
+
+
+printed_eq22_roots = _on_mp(printed_eq22_roots_ctx)
+
+
+def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """A = (1 - 1/rho_1*)/8 with rho_1* the '+' root of CRT eq (22)."""
+    return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
 
 
 def _u_positive(p: dict[str, Any]) -> bool:
@@ -556,9 +508,8 @@ P.claim(
         Reading("long root", [_certify_not_argmin(deterministic_check(
             "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, reference_a_star))],
                 description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed",
-                                                    lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
-                                                    reference_a_star)],
+        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, reference_a_star,
+                                                    printed_ctx=printed_eq22_a_ctx)],
                 description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)"
                             "/(4u), u = |x+y|^2, the root of eq (22)",
                 natural=True,
@@ -582,8 +533,7 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", lambda p: (1 - 1 / printed_eq22_roots(p)[0]) / 8,
-                                reference_a_star)],
+    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx)],
 )
 
 P.claim(
@@ -793,46 +743,10 @@ def _log_pk(p: dict[str, Any]) -> Any:
     return cf.geometric_log_pk(p["p"])
 
 
-def _series_moment(a: tuple[float, float], log_pk: Any, power: int, dps: int) -> tuple[Any, Any]:
-    """``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power`` summed term by term in mpmath.
-
-    ``X_l Y_l = a^w (w!)^{-1} p_w^{-1}`` (eq 9) evaluated literally (``p_k`` is not cancelled
-    symbolically).  Stops once terms are decreasing and below ``10^-(dps+5)`` of the
-    largest; error bar: the working-precision rounding times the sum of |terms| (which
-    covers the cancellation of an alternating series) plus the truncated tail bound.
-    """
-    with mpmath.workdps(dps + 15):
-        a = mpmath.mpf(a[0]) * mpmath.mpf(a[1])  # x_l y_l exactly (float inputs)
-        terms = []
-        big = mpmath.mpf(0)
-        prev = None
-        for k in range(200_000):
-            lpk = log_pk(k)
-            pk = mpmath.exp(lpk)
-            feat = (a**k if k else mpmath.mpf(1)) / (mpmath.factorial(k) * pk)
-            t = pk * feat**power
-            terms.append(t)
-            big = max(big, abs(t))
-            if prev is not None and abs(t) < abs(prev) and abs(t) < big * mpmath.mpf(10) ** -(dps + 5):
-                break
-            prev = t
-        else:
-            raise ArithmeticError("series did not converge in 200000 terms")
-        total = mpmath.fsum(terms)
-        err = mpmath.fsum(abs(t) for t in terms) * mpmath.mpf(10) ** -(dps + 12) + 2 * abs(terms[-1])
-        return total, err
-
-
 def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, Any]:
-    """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution, series per coordinate."""
+    """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution (series per coordinate)."""
     x, y = _dirf_vectors(p)
-    lpk = _log_pk(p)
-    facs = [_series_moment(a, lpk, power, dps) for a in zip(x, y, strict=True)]
-    with mpmath.workdps(dps + 15):
-        val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
-        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
-                                    + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
-        return pref * val, abs(pref) * err
+    return dirf_product_moment(x, y, _log_pk(p), power, dps)
 
 
 def _exact_k(p: dict[str, Any]) -> Any:
@@ -878,7 +792,7 @@ def printed_eq9(p: dict[str, Any]) -> Any:
 def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     x, y = _dirf_vectors(p)
     lpk = _log_pk(p)
-    facs = [_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
+    facs = [dirf_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
     with mpmath.workdps(dps + 15):
         return quadrature.product_with_error([(v, e, 1) for v, e in facs])
 
@@ -1252,10 +1166,13 @@ P.claim(
 
 
 
-def printed_eq17(p: dict[str, Any]) -> Any:
+def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (17): int exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d}."""
-    alpha = mpmath.mpc(p["al_re"], p["al_im"])
-    return mpmath.power(2 * mpmath.pi, mpmath.mpf(p["d"]) / 2) * mpmath.power(mpmath.sqrt(alpha), -int(p["d"]))
+    alpha = p["al_re"] + p["al_im"] * 1j
+    return ctx.power(2 * ctx.pi, p["d"] / 2) * ctx.power(ctx.sqrt(alpha), -p["d"])
+
+
+printed_eq17 = _on_mp(printed_eq17_ctx)
 
 
 def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1276,6 +1193,24 @@ def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
+def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq17_ref`: the same product, each factor a rigorous integral
+    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.crt import gaussian_exp_moment_ball
+
+    with workprec(bits + 20):
+        alpha, d = acb(p["al_re"], p["al_im"]), int(p["d"])
+        out = acb(1)
+        for k in range(d):
+            beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
+            out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
+                    * gaussian_exp_moment_ball((1 - alpha) / 2, alpha * beta, bits))
+        return out
+
+
 P.claim(
     "eq17", source=P.at("appendix 9.2, eq (17)"),
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
@@ -1283,51 +1218,27 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", printed_eq17, _eq17_ref, max_points=10,
+    checks=[_no_search(deterministic_check("quadrature", None, _eq17_ref, max_points=10, printed_ctx=printed_eq17_ctx,
+                                           reference_ball=_eq17_ref_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
 
 
-def _quad_second_complex(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[(f1 f2)^2] by quadrature (complex in general; the quantity of eq (20))."""
-    def compute(prec: int) -> tuple[Any, Any]:
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
-        one4a = 1 - 4 * a
-        b = mpmath.sqrt(s * one4a)
-        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
-        c = -mpmath.mpf(s + 1) / 2
-        pref = dd**4 * mpmath.exp(2 * c * (st["sq_x"] + st["sq_y"]))
-        i1, e1 = quadrature.gaussian_exp_moment(4 * a, 2 * b * mpmath.sqrt(v))
-        i0, e0 = quadrature.gaussian_exp_moment(4 * a, 0)
-        val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
-        return pref * val, abs(pref) * err
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
-
-
-def _printed_eq20(line: int) -> Any:
-    def printed(p: dict[str, Any]) -> Any:
-        st = stats_mp(p)
-        a, s, d = _a(p), p["s"], st["d"]
+def _printed_eq20_ctx(line: int) -> Any:
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        st = _stats_ctx(ctx, p)
+        a, s, d = _a_ctx(p), p["s"], st["d"]
         v = st["sq_sum"] if s == 1 else st["sq_diff"]
         tail = -(s + 1) * (st["sq_x"] + st["sq_y"])
         if line == 2:  # ((sqrt((1-4A)^2/(1-8A)))^d exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(...)))
-            return (mpmath.power(mpmath.sqrt((1 - 4 * a) ** 2 / (1 - 8 * a)), d)
-                    * mpmath.exp(4 * s * (1 - 4 * a) / (2 * (1 - 8 * a)) * v + tail))
-        al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
+            return (ctx.power(ctx.sqrt((1 - 4 * a) ** 2 / (1 - 8 * a)), d)
+                    * ctx.exp(4 * s * (1 - 4 * a) / (2 * (1 - 8 * a)) * v + tail))
+        al1 = ctx.power(ctx.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d)
         al2 = s + s / (1 - 8 * a)
-        return al1 * mpmath.exp(al2 * v + tail)
+        return al1 * ctx.exp(al2 * v + tail)
 
-    printed.__doc__ = f"CRT eq (20), {'second' if line == 2 else 'last'} line, as printed."
-    return printed
-
-
-def _cmp_complex(printed: Any) -> Any:
-    """Compare a complex printed value with the complex quadrature (|difference|)."""
+    printed.__doc__ = f"CRT eq (20), {'second' if line == 2 else 'last'} line, as printed (on a context)."
     return printed
 
 
@@ -1341,16 +1252,18 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                    "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
                    "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[_no_search(deterministic_check("quadrature", _printed_eq20(_line), _quad_second_complex,
+        checks=[_no_search(deterministic_check("quadrature", None, gerf_second_moment,
                                                atol_scale=lambda p, dps: 0, max_points=12,
+                                               printed_ctx=_printed_eq20_ctx(_line),
+                                               reference_ball=_moments_ball("second", real=False),
                                                description="complex E[(f1 f2)^2] by 1-D contour quadratures"))],
     )
 
 
 def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """CRT eq (19), last line, with its two expectations by quadrature: (1/2) Re E[X^2] + (1/2) E|X|^2 - K^2."""
-    e2, err2 = _quad_second_complex(p, dps)
-    ea, erra = _quad_abs_second(p, dps)
+    e2, err2 = gerf_second_moment(p, dps)
+    ea, erra = gerf_abs_second_moment(p, dps)
     with mpmath.workdps(dps):
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
@@ -1479,58 +1392,27 @@ P.claim(
 )
 
 
-def _oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
-    with mpmath.workdps(dps):
-        s = stats_mp(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="mpmath", dps=dps)
-        return {**s, "A": a, "B": mpmath.sqrt(1 - 4 * a), "D2": mpmath.power(1 - 4 * a, mpmath.mpf(s["d"]) / 2)}
-
-
 def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(sup_w Z, M(x,y), err) for OPRF: Z = D^2 exp(2A|w|^2 + B w^T(x+y) - |x|^2 - |y|^2).
 
     sup over w by maximising along the direction of x + y (the orthogonal part only lowers
     Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
     """
-    o, logz, t = _eq35_search(p, dps)
+    o, logz, t = oprf_log_z_maximiser(p, dps)
     with mpmath.workdps(dps + 10):
         sup = logz(t)
         bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
         return sup, bound, mpmath.mpf(10) ** (-dps + 5) * (1 + abs(sup))
 
 
-def _eq35_search(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], Any, Any]:
-    """``(o, logz, t)``: the OPRF point, ``t -> log Z`` along the direction of ``x + y``, and the
-    maximiser ``t`` found by golden-section search in mpmath (``dps + 10`` digits)."""
-    o = _oprf_point(p, dps)
-    with mpmath.workdps(dps + 10):
-        nz = mpmath.sqrt(o["sq_sum"])
-
-        def logz(t: Any) -> Any:
-            return mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"]
-
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while logz(2 * hi) > logz(hi):
-            hi *= 2
-        hi *= 2
-        g = (mpmath.sqrt(5) - 1) / 2
-        for _ in range(int((dps + 10) * 5)):
-            c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
-            if logz(c1) < logz(c2):
-                lo = c1
-            else:
-                hi = c2
-        return o, logz, (lo + hi) / 2
-
-
 def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of ``(log Z(w*), -(|x|^2+|y|^2)/(4A))`` at OPRF's ``A = A*`` (Arb face of
     :func:`rfcheck.closed_forms.crt.oprf_a_star`), with ``w* = t e_z`` the golden-section maximiser of
-    :func:`_eq35_sides` taken as an exact number: ``log Z(w*) <= log sup_w Z``, so the first ball
-    encloses a lower bound of the supremum (it certifies violations only)."""
+    :func:`rfcheck.references.crt.oprf_log_z_maximiser` taken as an exact number: ``log Z(w*) <= log sup_w Z``,
+    so the first ball encloses a lower bound of the supremum (it certifies violations only)."""
     from rfcheck.arb_backend import to_ball, workprec
 
-    _, _, t = _eq35_search(p, max(15, int(bits / 3.33) - 5))
+    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
     with workprec(bits):
         s = pair_stats_ball(p)
         a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
@@ -1563,7 +1445,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w] in mpmath (every term >= 0: a partial sum is a
     certified lower bound; the lower tail P[Z <= K - eps] is added the same way).
     """
-    o = _oprf_point(p, dps)
+    o = oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         eps = mpmath.mpf(p["eps"])
         a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
@@ -1618,20 +1500,9 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         k = (-s["sq_diff"] / 2).exp()
         log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
         lam = b2 * u / (32 * a * a)  # half the noncentrality
-        lf = float(lam.mid())
-        j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
-        js = range(max(0, j0 - half), j0 + half)
-        weights = [(-lam + j * lam.log() - arb(j + 1).lgamma()).exp() for j in js]
-
-        def mixture(w: Any, upper: bool) -> Any:
-            end = w.upper() if upper else w.lower()  # exact endpoints: P[W > w], P[W <= w] monotone in w
-            wx = end / 2 if end > 0 else arb(0)
-            return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
-                              else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
-                        for wt, j in zip(weights, js, strict=True)), arb(0))
-
-        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), upper=False)
-        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), upper=True) if k - eps > 0 else arb(0)
+        mixture = noncentral_chi2_mixture_lower_ball
+        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
+        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
         if n == 1:
             low = p_up + p_low
         else:  # the larger lower endpoint is below max(P_+, P_-)
@@ -1705,66 +1576,6 @@ P.claim(
           "deep in the tail, so of no practical weight, but the printed inequality is false there.",
 )
 
-def _oprf_log_mgf(p: dict[str, Any], n: int = 96) -> Any:
-    """``theta -> (log E e^{theta Z}, E_theta[Z])`` for one OPRF sample Z at a pair point (float64).
-
-    ``Z = C exp(2A t^2 + B|z| t + 2A S)``, ``t ~ N(0, 1)`` the component of w along z, ``S ~ chi^2_{d-1}``
-    the squared rest (``C = D^2 e^{-|x|^2-|y|^2}``): a tensor Gauss-Hermite x generalised Gauss-Laguerre
-    rule with ``n`` nodes each, summed in log space.  Also returns ``log sup Z``.
-    """
-    import scipy.special as sc
-
-    st = stats_fp(p)
-    d = st["d"]
-    a = float(cf.oprf_a_star(st["sq_sum"], d))
-    b = math.sqrt(1 - 4 * a)
-    log_c = d / 2 * math.log1p(-4 * a) - st["sq_x"] - st["sq_y"]
-    xh, wh = np.polynomial.hermite.hermgauss(n)
-    t, lwt = math.sqrt(2) * xh, np.log(wh / math.sqrt(math.pi))
-    if d > 1:
-        yl, wl = sc.roots_genlaguerre(n, (d - 1) / 2 - 1)
-        sv, lws = 2 * yl, np.log(wl) - sc.gammaln((d - 1) / 2)
-    else:
-        sv, lws = np.zeros(1), np.zeros(1)
-    logz = (log_c + 2 * a * t**2 + b * math.sqrt(st["sq_sum"]) * t)[:, None] + 2 * a * sv[None, :]
-    logw = lwt[:, None] + lws[None, :]
-    zv = np.exp(logz)
-    log_zmax = log_c - b * b * st["sq_sum"] / (8 * a)
-
-    def at(theta: float) -> tuple[float, float]:
-        e = logw + theta * zv
-        lam = float(sc.logsumexp(e))
-        return lam, float(np.sum(np.exp(e - lam) * zv))
-
-    return at, log_zmax
-
-
-def _oprf_legendre(p: dict[str, Any], level: float) -> tuple[float, float]:
-    """``(L(level), err)``: the Legendre transform sup_theta (theta level - log E e^{theta Z}) of one OPRF
-    sample, by Brent's method on theta >= 0 (the sup over theta < 0 is 0 for level > E Z); ``err`` from
-    repeating with 160 quadrature nodes.  ``inf`` when level exceeds sup Z."""
-    from scipy.optimize import minimize_scalar
-
-    out = []
-    for n in (96, 160):
-        at, log_zmax = _oprf_log_mgf(p, n)
-        if level >= math.exp(log_zmax):
-            return math.inf, 0.0
-        hi = 1.0
-        while at(hi)[1] < level and hi < 1e12:
-            hi *= 2
-        r = minimize_scalar(lambda th, at=at: at(th)[0] - th * level, bounds=(0.0, hi), method="bounded",
-                            options={"xatol": 1e-12 * hi})
-        # error: node-count dependence, the quadrature's own error on E Z (known: K), and the
-        # rounding of theta level - log E e^{theta Z} (both ~ theta level)
-        k = at(0.0)[1]
-        k_true = math.exp(-stats_fp(p)["sq_diff"] / 2)
-        out.append((-float(r.fun), float(r.x) * (abs(k - k_true) + 1e-13 * level)))
-    # + an absolute floor: the log-sum-exp of the quadrature is rounded at ~1e-15, so an L below
-    # ~1e-13 (e.g. tiny eps with a heavy-tailed Z, L ~ eps^2 / (2 Var Z)) is not resolved
-    return out[1][0], abs(out[1][0] - out[0][0]) + out[1][1] + 1e-14
-
-
 def _thm42_ort_level(p: dict[str, Any]) -> tuple[float, float]:
     """(K, K + eps) at a point: eps = eps_rel K."""
     k = math.exp(-stats_fp(p)["sq_diff"] / 2)
@@ -1778,7 +1589,7 @@ def _thm42_ort_positive_check() -> Check:
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         _, level = _thm42_ort_level(p)
-        lv, err = _oprf_legendre(p, level)
+        lv, err = oprf_legendre_transform(p, level)
         if math.isinf(lv):
             return PointEval(p, 0.0, lv, 0.0, -1.0, True, "K + eps beyond sup Z: L = +inf")
         tol = 10 * err
@@ -1804,7 +1615,7 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     x, y = pair_vectors(p)
     m = int(p["M"])
     k, level = _thm42_ort_level(p)
-    lv, lerr = _oprf_legendre(p, level)
+    lv, lerr = oprf_legendre_transform(p, level)
     bound = math.exp(-m * lv)
     n = budget.mc_trials
     est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
@@ -1998,72 +1809,23 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
     E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
     """
-    a = mpmath.mpf(p["a_re"])
-    ref = _gerf_ref(p, dps, a, 1)
-
-    def compute(prec: int) -> tuple[Any, Any]:
-        st = stats_mp(p)
-        d = st["d"]
-        b2 = 1 - 4 * a
-        d2 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2)
-        c0 = mpmath.log(2) * (1 - mpmath.mpf(d) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2)
-
-        def f(r: Any) -> Any:
-            m = d2 * mpmath.exp(2 * a * r * r - st["sq_x"] - st["sq_y"]) * mpmath.hyp0f1(
-                mpmath.mpf(d) / 2, b2 * r * r * st["sq_sum"] / 4)
-            return m * m * mpmath.exp(c0 + (d - 1) * mpmath.log(r) - r * r / 2) if r > 0 else mpmath.mpf(0)
-
-        mid = mpmath.sqrt(d)
-        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
-
-    em2 = quadrature.with_error(compute, dps, "quadrature")
+    ref = _gerf_ref(p, dps, mpmath.mpf(p["a_re"]), 1)
+    em2, em2_err = gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
-        printed = ref["second"].value - em2.value
-        return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2.err, ref["second"].value
+        printed = ref["second"].value - em2
+        return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2_err, ref["second"].value
 
 
 def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
-    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``.
-
-    ``E X``, ``E X^2``: products of rigorous 1-D Gaussian moments
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`).  ``E_r[m(r)^2]``: ``acb.integral`` of
-    ``m(r)^2 chi_d(r)`` over ``[0, R]`` (``m`` with ``acb.hypgeom_0f1``) plus a bound of the tail:
-    ``0F1(; d/2; y^2/4) <= cosh y <= e^y`` (the coefficients decrease in ``d/2 >= 1/2``) and
-    ``r^(d-1) <= e^((d-1) r / e)``, so the integrand is at most ``c0 exp(-q r^2/2 + c r)``, ``q = 1 - 8A``,
-    ``c = 2B|z| + (d-1)/e``, whose integral over ``r > R`` is
-    ``c0 e^(c^2/(2q)) sqrt(pi/(2q)) erfc((R - c/q) sqrt(q/2))``."""
-    from flint import acb, arb
-
+    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``, with ``E X``,
+    ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
+    :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
     from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
 
+    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
+    em2 = gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
-        d = st["d"]
-        a = arb(p["a_re"])
-        b2 = 1 - 4 * a
-        b, nz = b2.sqrt(), st["sq_sum"].sqrt()
-        d2 = (b2.log() * d / 2).exp()
-        nsum = st["sq_x"] + st["sq_y"]
-        mean = d2 * (-nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits).real
-        second = d2 * d2 * (-2 * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits).real
-        if d > 1:
-            mean *= gaussian_exp_moment_ball(2 * a, 0, bits).real ** (d - 1)
-            second *= gaussian_exp_moment_ball(4 * a, 0, bits).real ** (d - 1)
-        c0 = (arb(2).log() * (1 - arb(d) / 2) - (arb(d) / 2).lgamma()).exp() * d2 * d2 * (-2 * nsum).exp()
-        half_d, bz2 = acb(arb(d) / 2), acb(b2 * st["sq_sum"] / 4)
-
-        def f(r: acb, _analytic: bool) -> acb:
-            m = (2 * a * r * r).exp() * (bz2 * r * r).hypgeom_0f1(half_d)
-            return m * m * r ** (d - 1) * (-r * r / 2).exp()
-
-        q = 1 - 8 * a
-        c = 2 * b * nz + arb(d - 1) / arb(1).exp()
-        qf, cf_ = float(q.lower()), float(c.upper())
-        r_end = arb(cf_ / qf + math.sqrt(2 * (bits + 30) * math.log(2) / qf) + 1)
-        body = acb.integral(f, 0, r_end).real
-        tail = (c * c / (2 * q)).exp() * (arb.pi() / (2 * q)).sqrt() * ((r_end - c / q) * (q / 2).sqrt()).erfc()
-        em2 = c0 * (body + arb(0, tail.upper()))
+        mean, second = mom["mean"].real, mom["second"].real
         return second - em2, second - mean * mean, second
 
 
@@ -2262,29 +2024,11 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     st = stats_fp(p)
     d, m = st["d"], int(p["M"])
     r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
-
-    def compute(prec: int) -> tuple[Any, Any]:
-        s = stats_mp(p)
-        a = mpmath.mpf(p["a_re"])
-        b2 = 1 - 4 * a
-        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
-        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
-
-        def f(rr: Any) -> Any:
-            if rr <= 0:
-                return mpmath.mpf(0)
-            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
-                                                                         b2 * s["sq_sum"] * rr * rr / 4)
-            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
-
-        mid = mpmath.sqrt(2 * d)
-        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
-
-    pair = quadrature.with_error(compute, min(dps, 25), "quadrature")
+    pair, pair_err = gerf_ort_pair_conditional_mean(p, min(dps, 25))
     with mpmath.workdps(dps):
         k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
         w = 1 - mpmath.mpf(1) / m
-        return w * (k2 - pair.value), w * k2 * (1 - r.value), w * (pair.err + k2 * r.err), k2
+        return w * (k2 - pair), w * k2 * (1 - r.value), w * (pair_err + k2 * r.err), k2
 
 
 P.claim(

@@ -22,12 +22,15 @@ appendix 9.7.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import mpmath
 from flint import acb, arb
 
+from rfcheck import quadrature
 from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
@@ -35,9 +38,27 @@ from rfcheck.ledger import pair_stats as stats_mp
 __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
+    "dirf_product_moment",
+    "dirf_series_moment",
     "gaussian_exp_moment_ball",
+    "gerf_abs_second_moment",
+    "gerf_abs_second_moment_ball",
+    "gerf_conditional_mean_square",
+    "gerf_conditional_mean_square_ball",
+    "gerf_conjugate_mean",
+    "gerf_conjugate_mean_ball",
+    "gerf_mc_products",
+    "gerf_moments_ball",
+    "gerf_ort_pair_conditional_mean",
     "gerf_ort_point",
+    "gerf_reference_at",
+    "gerf_second_moment",
     "noncentral_chi2_log_cdf",
+    "noncentral_chi2_mixture_lower_ball",
+    "oprf_legendre_transform",
+    "oprf_log_mgf",
+    "oprf_log_z_maximiser",
+    "oprf_point",
     "pair_stats_ball",
     "reference_a_star",
     "sphere_exp_mean_hyp",
@@ -180,6 +201,15 @@ def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     if int(p["d"]) == 1:
         y = ny * th.cos()
         return {"sq_x": nx * nx, "sq_y": y * y, "sq_sum": (nx + y) ** 2, "sq_diff": (nx - y) ** 2, "d": 1}
+    return {"sq_x": nx * nx, "sq_y": ny * ny,
+            "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
+            "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
+
+
+def _pair_stats_ball_general(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`pair_stats_ball` by the general formulas in every ``d`` (also ``d = 1``), as
+    ``rfcheck.ledger.pair_stats`` computes them: the ball twin of the mpmath references built on it."""
+    nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
     return {"sq_x": nx * nx, "sq_y": ny * ny,
             "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).cos() ** 2,
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * (th / 2).sin() ** 2, "d": int(p["d"])}
@@ -484,3 +514,855 @@ def noncentral_chi2_log_cdf(w: Any, d: int, nc: Any, dps: int) -> Any:
             break
     big = max(terms)
     return big + mpmath.log(mpmath.fsum(mpmath.exp(t - big) for t in terms if t > -mpmath.inf))
+
+
+# ----------------------------------------------------------------- GERF moments (eq (1), (16)-(21))
+
+
+def _gerf_a(p: dict[str, Any]) -> Any:
+    """The GERF parameter ``A = a_re + i a_im`` of a point as an mpmath number (its floats exact)."""
+    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
+
+
+def _gerf_conjugate_mean_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a = _gerf_a(p)
+    s = p["s"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    c = -mpmath.mpf(s + 1) / 2
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), st["d"])
+    # f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)
+    # the linear coefficient vector is complex and not along one real direction: use
+    # coordinates along x and orthogonal to it (y in span{e1, e2}).
+    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
+    sb = mpmath.conj(s * b)
+    l1 = b * nx + sb * ny * mpmath.cos(th)
+    l2 = sb * ny * mpmath.sin(th)
+    alpha = a + mpmath.conj(a)
+    pref = dd * mpmath.conj(dd) * mpmath.exp(c * st["sq_x"] + mpmath.conj(c) * st["sq_y"])
+    i1, e1 = quadrature.gaussian_exp_moment(alpha, l1)
+    i2, e2 = quadrature.gaussian_exp_moment(alpha, l2) if st["d"] > 1 else (1, 0)
+    i0, e0 = quadrature.gaussian_exp_moment(alpha, 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i2, e2, 1), (i0, e0, max(st["d"] - 2, 0))])
+    return mpmath.re(pref * val), abs(pref) * err
+
+
+def gerf_conjugate_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E Re(f^(1)(w, x) conj(f^(2)(w, y)))`` for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``f1 conj(f2) = D conj(D) exp((A + conj A)|w|^2 + w.(B x + conj(s B) y) + C|x|^2 + conj(C)|y|^2)``;
+    the linear coefficient is complex and not along one real direction, so the expectation is the
+    product of ``E exp(alpha W^2 + beta W)`` along ``e1`` (the direction of ``x``), ``e2`` and the
+    ``d - 2`` remaining axes (:func:`rfcheck.quadrature.gaussian_exp_moment`, no closed form).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``a_re``, ``a_im`` (default 0) and ``s`` (+-1);
+        ``Re(1 - 4A) > 0``.
+    dps : int
+        Decimal digits of the result (the quadratures are repeated at rising precision until stable).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The expectation and its error bar.
+
+    References
+    ----------
+    CRT sec 2.1, eq (1) (with the conjugate) and Theorem 3.1, eq (4)-(5).
+    """
+    r = quadrature.with_error(lambda prec: _gerf_conjugate_mean_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_conjugate_mean_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_conjugate_mean`: the same product of 1-D Gaussian moments, each a
+    rigorous integral (:func:`gaussian_exp_moment_ball`), the prefactor on ``acb`` balls.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_conjugate_mean` (its floats exact).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E Re(f1 conj(f2))``.
+
+    References
+    ----------
+    CRT sec 2.1, eq (1) and Theorem 3.1, eq (4)-(5).
+
+    Notes
+    -----
+    Evaluated at ``bits + 20`` bits (the arguments' own rounding stays below the target).
+    """
+    with workprec(bits + 20):
+        st = pair_stats_ball(p)
+        d, s = st["d"], int(p["s"])
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        c = acb(-(s + 1) / 2)
+        dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
+        nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
+        sb = (s * b).conjugate()
+        l1 = b * nx + sb * ny * th.cos()
+        l2 = sb * ny * th.sin()
+        alpha = a + a.conjugate()
+        pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
+        val = gaussian_exp_moment_ball(alpha, l1, bits)
+        if d > 1:
+            val *= gaussian_exp_moment_ball(alpha, l2, bits)
+        if d > 2:
+            val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
+        return (pref * val).real
+
+
+def _gerf_abs_second_moment_at(p: dict[str, Any]) -> tuple[Any, Any]:
+    st = stats_mp(p)
+    a, s, d = _gerf_a(p), p["s"], st["d"]
+    one4a = 1 - 4 * a
+    b = mpmath.sqrt(s * one4a)
+    dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+    v = st["sq_sum"] if s == 1 else st["sq_diff"]
+    pref = abs(dd) ** 4 * mpmath.exp(-(s + 1) * (st["sq_x"] + st["sq_y"]))
+    i1, e1 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 2 * mpmath.re(b) * mpmath.sqrt(v))
+    i0, e0 = quadrature.gaussian_exp_moment(4 * mpmath.re(a), 0)
+    val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+    return pref * val, abs(pref) * err
+
+
+def gerf_abs_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E|f^(1)(w, x) f^(2)(w, y)|^2`` for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``|f1 f2|^2 = |D|^4 exp(4 Re(A)|w|^2 + 2 Re(B) w.(x + s y) - (s+1)(|x|^2 + |y|^2))``; rotating
+    ``x + s y`` onto the first axis, the product of ``E exp(4 Re(A) W^2 + 2 Re(B)|x + s y| W)`` and
+    ``d - 1`` factors ``E exp(4 Re(A) W^2)`` (:func:`rfcheck.quadrature.gaussian_exp_moment`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re``, ``a_im`` and ``s``; ``Re(1 - 8A) > 0``.
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (21) (the quantity eq (21) computes).
+    """
+    r = quadrature.with_error(lambda prec: _gerf_abs_second_moment_at(p), dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_abs_second_moment`: the same product of 1-D Gaussian moments as
+    rigorous integrals (:func:`gaussian_exp_moment_ball`).
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_abs_second_moment`.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E|f1 f2|^2``.
+
+    Notes
+    -----
+    The arguments of the integrals are formed at ``bits + 20`` bits, so that their own rounding
+    does not keep :func:`gaussian_exp_moment_ball` from reaching ``bits``.  The pair statistics
+    are those of the mpmath reference (``rfcheck.ledger.pair_stats``, the general formulas also in
+    ``d = 1``), so that the ball encloses the same quantity.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (21).
+    """
+    with workprec(bits + 20):
+        st = _pair_stats_ball_general(p)
+        s, d = int(p["s"]), st["d"]
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
+        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
+        if d > 1:
+            val *= _gaussian_exp_moment_at_zero(complex(4 * float(p.get("a_re", 0.0))), bits) ** (d - 1)
+        return (pref * val).real
+
+
+def gerf_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E[(f^(1)(w, x) f^(2)(w, y))^2]`` (complex in general) for GERF(A, s), by 1-D Gaussian quadratures.
+
+    ``(f1 f2)^2 = D^4 exp(4A|w|^2 + 2B w.(x + s y) - (s+1)(|x|^2 + |y|^2))``: the product of
+    ``E exp(4A W^2 + 2B|x + s y| W)`` and ``d - 1`` factors ``E exp(4A W^2)`` (complex contour
+    quadratures, :func:`rfcheck.quadrature.gaussian_exp_moment`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re``, ``a_im`` and ``s``; ``Re(1 - 8A) > 0``.
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple
+        The (complex) moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.3, eq (19) and (20) (the quantity eq (20) computes).
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        a, s, d = _gerf_a(p), p["s"], st["d"]
+        one4a = 1 - 4 * a
+        b = mpmath.sqrt(s * one4a)
+        dd = mpmath.power(mpmath.power(one4a, mpmath.mpf(1) / 4), d)
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]
+        c = -mpmath.mpf(s + 1) / 2
+        pref = dd**4 * mpmath.exp(2 * c * (st["sq_x"] + st["sq_y"]))
+        i1, e1 = quadrature.gaussian_exp_moment(4 * a, 2 * b * mpmath.sqrt(v))
+        i0, e0 = quadrature.gaussian_exp_moment(4 * a, 0)
+        val, err = quadrature.product_with_error([(i1, e1, 1), (i0, e0, d - 1)])
+        return pref * val, abs(pref) * err
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+@functools.lru_cache(maxsize=64)
+def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
+    """``E exp(alpha W^2)`` as :func:`gaussian_exp_moment_ball` (``beta = 0``), memoised: the factor
+    of the ``d - 1`` axes orthogonal to ``x + s y``, the same for every point with the same ``A``."""
+    return gaussian_exp_moment_ball(alpha, 0, bits)
+
+
+def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True,
+                      d1_pair_vectors: bool = False) -> dict[str, Any]:
+    """Arb balls of the moments of ``X = f^(1)(w, x) f^(2)(w, y)`` for GERF(A, s): the ball twin of
+    :func:`rfcheck.quadrature.gerf_reference` (whose quadratures are the midpoints of the same integrals).
+
+    ``X = D^2 exp(2A|w|^2 + B w.(x + s y) + C(|x|^2 + |y|^2))``; rotating ``x + s y`` onto the first
+    axis, ``E X = D^2 e^{C(..)} I(2A, B|x + s y|) I(2A, 0)^{d-1}`` with ``I(alpha, beta) = E exp(alpha W^2 +
+    beta W)`` a rigorous integral (:func:`gaussian_exp_moment_ball`), likewise ``E X^2`` (parameters
+    doubled) and ``E|X|^2`` (:func:`gerf_abs_second_moment_ball`); ``D^2 = exp((d/2) log(1 - 4A))``
+    (the principal fourth root raised to ``2d``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``a_re``, ``a_im`` (default 0) and ``s`` (default +1);
+        ``Re(1 - 4A) > 0`` (``Re(1 - 8A) > 0`` for the second moments).
+    bits : int
+        Working precision in bits.
+    second : bool, default True
+        Whether to compute the second moments (else only ``mean``).
+    d1_pair_vectors : bool, default False
+        Pair statistics of :func:`pair_stats_ball` (in ``d = 1`` the vectors of
+        ``rfcheck.ledger.pair_vectors``, ``y = ny cos(theta)``) instead of those of the mpmath
+        reference (``rfcheck.ledger.pair_stats``, the general formulas in every ``d``); the two
+        differ only in ``d = 1`` at ``theta`` off ``0, pi`` (by the rounding of ``pi``, at a point of
+        the domains).
+
+    Returns
+    -------
+    dict
+        ``mean`` (``E X``, ``acb``), ``second`` (``E X^2``, ``acb``), ``abs_second`` (``E|X|^2``,
+        ``arb``) and ``var`` (``Var Re X = (Re E X^2 + E|X|^2)/2 - (Re E X)^2``, ``arb``); only
+        ``mean`` where ``Re(1 - 8A) <= 0`` or ``second`` is false.
+
+    References
+    ----------
+    CRT Theorem 3.1-3.2, eq (4)-(6), appendix 9.2-9.3, eq (16)-(21).
+    """
+    with workprec(bits + 20):
+        st = pair_stats_ball(p) if d1_pair_vectors else _pair_stats_ball_general(p)
+        d, s = st["d"], int(p.get("s", 1))
+        a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
+        one4a = 1 - 4 * a
+        b = (s * one4a).sqrt()
+        c = -(s + 1) / 2
+        d2 = (one4a.log() * d / 2).exp()
+        nz = (st["sq_sum"] if s == 1 else st["sq_diff"]).sqrt()
+        nsum = st["sq_x"] + st["sq_y"]
+        a_c = complex(p.get("a_re", 0.0), p.get("a_im", 0.0))  # exact: 2A, 4A are exact floats too
+        mean = d2 * (c * nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits)
+        if d > 1:
+            mean *= _gaussian_exp_moment_at_zero(2 * a_c, bits) ** (d - 1)
+        if not second or not (1 - 8 * a).real > 0:
+            return {"mean": mean}
+        second = d2 * d2 * (2 * c * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits)
+        if d > 1:
+            second *= _gaussian_exp_moment_at_zero(4 * a_c, bits) ** (d - 1)
+        abs_second = gerf_abs_second_moment_ball(dict(p, s=s), bits)
+        var = (second.real + abs_second) / 2 - mean.real * mean.real
+        return {"mean": mean, "second": second, "abs_second": abs_second, "var": var}
+
+
+# -------------------------------------------------- appendix 9.7: the chi_d averages of eq (25)-(27)
+
+
+def gerf_conditional_mean_square(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E_r[m(r)^2]``, ``m(r) = E[X | |w| = r]``, for one GERF sample (real A, s = +1), by quadrature over chi_d.
+
+    ``m(r) = D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x + y|^2 / 4)`` (the average of
+    ``e^{c u.e}`` over the uniform sphere, ``D^2 = (1 - 4A)^{d/2}``, ``B^2 = 1 - 4A``); the average
+    over ``r ~ chi_d`` is a tanh-sinh quadrature (``mpmath.quad``) on ``[0, sqrt(d)/2, sqrt(d),
+    2 sqrt(d) + 4, inf]``, repeated at rising precision (:func:`rfcheck.quadrature.with_error`).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re`` (``A < 1/8``).
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        ``E_r[m(r)^2]`` and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (25)-(26) (the conditional means whose variance the law of total variance adds).
+    """
+    a = mpmath.mpf(p["a_re"])
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        st = stats_mp(p)
+        d = st["d"]
+        b2 = 1 - 4 * a
+        d2 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2)
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2)
+
+        def f(r: Any) -> Any:
+            m = d2 * mpmath.exp(2 * a * r * r - st["sq_x"] - st["sq_y"]) * mpmath.hyp0f1(
+                mpmath.mpf(d) / 2, b2 * r * r * st["sq_sum"] / 4)
+            return m * m * mpmath.exp(c0 + (d - 1) * mpmath.log(r) - r * r / 2) if r > 0 else mpmath.mpf(0)
+
+        mid = mpmath.sqrt(d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def gerf_conditional_mean_square_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_conditional_mean_square`.
+
+    ``acb.integral`` of ``m(r)^2 chi_d(r)`` over ``[0, R]`` (``m`` with ``acb.hypgeom_0f1``) plus a
+    bound of the tail: ``0F1(; d/2; y^2/4) <= cosh y <= e^y`` (the coefficients decrease in
+    ``d/2 >= 1/2``) and ``r^(d-1) <= e^((d-1) r / e)``, so the integrand is at most
+    ``c0 exp(-q r^2/2 + c r)``, ``q = 1 - 8A``, ``c = 2B|z| + (d-1)/e``, whose integral over ``r > R``
+    is ``c0 e^(c^2/(2q)) sqrt(pi/(2q)) erfc((R - c/q) sqrt(q/2))``.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`gerf_conditional_mean_square` (its floats exact).
+    bits : int
+        Working precision in bits (the integral runs at ``bits + 20``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E_r[m(r)^2]``.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (25)-(26).
+    """
+    with workprec(bits + 20):
+        st = pair_stats_ball(p)
+        d = st["d"]
+        a = arb(p["a_re"])
+        b2 = 1 - 4 * a
+        b, nz = b2.sqrt(), st["sq_sum"].sqrt()
+        d2 = (b2.log() * d / 2).exp()
+        nsum = st["sq_x"] + st["sq_y"]
+        c0 = (arb(2).log() * (1 - arb(d) / 2) - (arb(d) / 2).lgamma()).exp() * d2 * d2 * (-2 * nsum).exp()
+        half_d, bz2 = acb(arb(d) / 2), acb(b2 * st["sq_sum"] / 4)
+
+        def f(r: acb, _analytic: bool) -> acb:
+            m = (2 * a * r * r).exp() * (bz2 * r * r).hypgeom_0f1(half_d)
+            return m * m * r ** (d - 1) * (-r * r / 2).exp()
+
+        q = 1 - 8 * a
+        c = 2 * b * nz + arb(d - 1) / arb(1).exp()
+        qf, cf_ = float(q.lower()), float(c.upper())
+        r_end = arb(cf_ / qf + math.sqrt(2 * (bits + 30) * math.log(2) / qf) + 1)
+        body = acb.integral(f, 0, r_end).real
+        tail = (c * c / (2 * q)).exp() * (arb.pi() / (2 * q)).sqrt() * ((r_end - c / q) * (q / 2).sqrt()).erfc()
+        return c0 * (body + arb(0, tail.upper()))
+
+
+def gerf_ort_pair_conditional_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E_R[P0^2 e^{2A R^2} 0F1(; d/2; B^2 |x + y|^2 R^2 / 4)]``, ``R^2 ~ chi^2_{2d}``: the orthogonal-pair
+    moment ``E[X_1 X_2]`` of GERF (real A, s = +1) averaged over the two norms, by quadrature over chi_{2d}.
+
+    Conditioned on the norms ``r_1, r_2`` of an orthogonal pair the moment depends on ``r_1^2 + r_2^2``
+    only; ``P0 = (1 - 4A)^{d/2} e^{-|x|^2 - |y|^2}``, ``B^2 = 1 - 4A``.  Tanh-sinh quadrature
+    (``mpmath.quad``) on ``[0, sqrt(2d)/2, sqrt(2d), 2 sqrt(2d) + 4, inf]`` at rising precision.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re`` (``A < 1/8``).
+    dps : int
+        Decimal digits of the result.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (27)-(28) (the average of T over the norms).
+    """
+    d = int(p["d"])
+
+    def compute(prec: int) -> tuple[Any, Any]:
+        s = stats_mp(p)
+        a = mpmath.mpf(p["a_re"])
+        b2 = 1 - 4 * a
+        p0 = mpmath.power(1 - 4 * a, mpmath.mpf(d) / 2) * mpmath.exp(-s["sq_x"] - s["sq_y"])
+        c0 = mpmath.log(2) * (1 - mpmath.mpf(d)) - mpmath.loggamma(mpmath.mpf(d))  # chi_{2d} density constant
+
+        def f(rr: Any) -> Any:
+            if rr <= 0:
+                return mpmath.mpf(0)
+            cond = p0 * p0 * mpmath.exp(2 * a * rr * rr) * mpmath.hyp0f1(mpmath.mpf(d) / 2,
+                                                                         b2 * s["sq_sum"] * rr * rr / 4)
+            return cond * mpmath.exp(c0 + (2 * d - 1) * mpmath.log(rr) - rr * rr / 2)
+
+        mid = mpmath.sqrt(2 * d)
+        return mpmath.quad(f, [0, mid / 2, mid, 2 * mid + 4, mpmath.inf], error=True)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+# -------------------------------------------------------------- sec 3.2: DIRF series (eq (9)-(11))
+
+
+def dirf_series_moment(a: tuple[float, float], log_pk: Callable[[int], Any], power: int,
+                       dps: int) -> tuple[Any, Any]:
+    """``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power``, ``a = x_l y_l``, summed term by term in mpmath.
+
+    ``X_l Y_l = a^w (w!)^{-1} p_w^{-1}`` (CRT eq (9)) evaluated literally (``p_k`` is not cancelled
+    symbolically).  Stops once terms are decreasing and below ``10^-(dps+5)`` of the largest.
+
+    Parameters
+    ----------
+    a : (float, float)
+        The coordinates ``(x_l, y_l)``; their product is formed exactly.
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (e.g. :func:`rfcheck.closed_forms.crt.poisson_log_pk`).
+    power : int
+        The moment's order.
+    dps : int
+        Decimal digits (the sum runs at ``dps + 15``).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The sum and its error bar: the working-precision rounding times the sum of ``|terms|``
+        (which covers the cancellation of an alternating series) plus twice the last term.
+
+    Raises
+    ------
+    ArithmeticError
+        If the series has not converged in 200000 terms.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(11) (DIRFs: PoisRF, GeomRF).
+    """
+    with mpmath.workdps(dps + 15):
+        a = mpmath.mpf(a[0]) * mpmath.mpf(a[1])  # x_l y_l exactly (float inputs)
+        terms = []
+        big = mpmath.mpf(0)
+        prev = None
+        for k in range(200_000):
+            lpk = log_pk(k)
+            pk = mpmath.exp(lpk)
+            feat = (a**k if k else mpmath.mpf(1)) / (mpmath.factorial(k) * pk)
+            t = pk * feat**power
+            terms.append(t)
+            big = max(big, abs(t))
+            if prev is not None and abs(t) < abs(prev) and abs(t) < big * mpmath.mpf(10) ** -(dps + 5):
+                break
+            prev = t
+        else:
+            raise ArithmeticError("series did not converge in 200000 terms")
+        total = mpmath.fsum(terms)
+        err = mpmath.fsum(abs(t) for t in terms) * mpmath.mpf(10) ** -(dps + 12) + 2 * abs(terms[-1])
+        return total, err
+
+
+def dirf_product_moment(x: Any, y: Any, log_pk: Callable[[int], Any], power: int,
+                        dps: int) -> tuple[Any, Any]:
+    """``E[(f_DI(w, x) f_DI(w, y))^power]`` for the DIRF of ``p_k``, one series per coordinate.
+
+    ``f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` (CRT eq (10)): the
+    prefactor ``exp(-power (|x|^2 + |y|^2)/2)`` times the product over ``l`` of
+    :func:`dirf_series_moment`.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``).
+    log_pk : callable
+        ``k -> log p_k`` in mpmath.
+    power : int
+        The moment's order.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The moment and its error bar.
+
+    References
+    ----------
+    CRT sec 3.2, eq (10)-(11), Theorem 3.4-3.5.
+    """
+    facs = [dirf_series_moment(a, log_pk, power, dps) for a in zip(x, y, strict=True)]
+    with mpmath.workdps(dps + 15):
+        val, err = quadrature.product_with_error([(v, e, 1) for v, e in facs])
+        pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
+                                    + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
+        return pref * val, abs(pref) * err
+
+
+# ------------------------------------------------------- Thm 4.2: the noncentral chi^2 law on balls
+
+
+def noncentral_chi2_mixture_lower_ball(w: arb, d: int, half_nc: arb, upper: bool) -> arb:
+    """A certified lower bound (Arb ball) of ``P[W <= w]`` or ``P[W > w]``, ``W`` noncentral chi^2_d.
+
+    The Poisson mixture ``sum_j Pois(j; half_nc) P[chi^2_{d+2j} <= w]`` (``arb.gamma_lower``, or
+    ``arb.gamma_upper`` for the upper tail, regularized): every term is >= 0, so the partial sum over
+    ``j`` in a window ``j0 +- (12 sqrt(half_nc) + 60)`` around the Poisson mode ``j0`` is a lower bound.
+    It is evaluated at the lower end of ``w`` (the upper end for the upper tail), clamped at 0, as
+    the probabilities are monotone in the threshold: the result bounds the probability at every
+    ``w`` in the ball.
+
+    Parameters
+    ----------
+    w : flint.arb
+        The threshold.
+    d : int
+        Degrees of freedom.
+    half_nc : flint.arb
+        Half the noncentrality, ``>= 0``.
+    upper : bool
+        ``P[W > w]`` if true, else ``P[W <= w]``.
+
+    Returns
+    -------
+    flint.arb
+        A ball whose lower end is a lower bound of the probability.
+
+    References
+    ----------
+    CRT Theorem 4.2 (the OPRF tail ``Z = Z_max exp(2 A W)``); the mpmath counterpart is
+    :func:`noncentral_chi2_log_cdf`.
+    """
+    lf = float(half_nc.mid())
+    j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
+    js = range(max(0, j0 - half), j0 + half)
+    weights = [(-half_nc + j * half_nc.log() - arb(j + 1).lgamma()).exp() for j in js]
+    end = w.upper() if upper else w.lower()  # exact endpoints: P[W > w], P[W <= w] monotone in w
+    wx = end / 2 if end > 0 else arb(0)
+    return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
+                      else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
+                for wt, j in zip(weights, js, strict=True)), arb(0))
+
+
+# ------------------------------------------------- Thm 4.2 (orthogonal): the OPRF sample's MGF and rate
+
+
+def oprf_log_mgf(p: dict[str, Any], n: int = 96) -> tuple[Callable[[float], tuple[float, float]], float]:
+    """``theta -> (log E e^{theta Z}, E_theta[Z])`` for one OPRF sample ``Z`` at a pair point (float64).
+
+    ``Z = C exp(2A t^2 + B|z| t + 2A S)``, ``t ~ N(0, 1)`` the component of ``w`` along ``z = x + y``,
+    ``S ~ chi^2_{d-1}`` the squared rest, ``C = D^2 e^{-|x|^2-|y|^2}``, ``A = A*`` of Thm 3.3
+    (:func:`rfcheck.closed_forms.crt.oprf_a_star`): a tensor Gauss-Hermite x generalised Gauss-Laguerre
+    rule with ``n`` nodes each, summed in log space.  ``E_theta[Z]`` is the mean of ``Z`` under the
+    exponentially tilted law (the derivative of the log MGF).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    n : int, default 96
+        Nodes of each Gauss rule.
+
+    Returns
+    -------
+    (at, log_zmax) : tuple
+        ``at(theta) -> (log E e^{theta Z}, E_theta[Z])`` (floats) and ``log sup Z``.
+
+    References
+    ----------
+    CRT Theorem 4.2 (the orthogonal-ensemble bound, a Chernoff rate of one OPRF sample) and Thm 3.3.
+    """
+    import numpy as np
+    import scipy.special as sc
+
+    from rfcheck.claims._common import stats_fp
+
+    st = stats_fp(p)
+    d = st["d"]
+    a = float(cf.oprf_a_star(st["sq_sum"], d))
+    b = math.sqrt(1 - 4 * a)
+    log_c = d / 2 * math.log1p(-4 * a) - st["sq_x"] - st["sq_y"]
+    xh, wh = np.polynomial.hermite.hermgauss(n)
+    t, lwt = math.sqrt(2) * xh, np.log(wh / math.sqrt(math.pi))
+    if d > 1:
+        yl, wl = sc.roots_genlaguerre(n, (d - 1) / 2 - 1)
+        sv, lws = 2 * yl, np.log(wl) - sc.gammaln((d - 1) / 2)
+    else:
+        sv, lws = np.zeros(1), np.zeros(1)
+    logz = (log_c + 2 * a * t**2 + b * math.sqrt(st["sq_sum"]) * t)[:, None] + 2 * a * sv[None, :]
+    logw = lwt[:, None] + lws[None, :]
+    zv = np.exp(logz)
+    log_zmax = log_c - b * b * st["sq_sum"] / (8 * a)
+
+    def at(theta: float) -> tuple[float, float]:
+        e = logw + theta * zv
+        lam = float(sc.logsumexp(e))
+        return lam, float(np.sum(np.exp(e - lam) * zv))
+
+    return at, log_zmax
+
+
+def oprf_legendre_transform(p: dict[str, Any], level: float) -> tuple[float, float]:
+    """``(L(level), err)``: the Legendre transform ``sup_theta (theta level - log E e^{theta Z})`` of one OPRF sample.
+
+    Brent's method on ``theta >= 0`` (the sup over ``theta < 0`` is 0 for ``level > E Z``) over the log
+    MGF of :func:`oprf_log_mgf`; ``err`` from repeating with 160 quadrature nodes, plus the quadrature's
+    own error on ``E Z`` (known: ``K``) times ``theta`` and an absolute floor ``1e-14`` (the log-sum-exp
+    is rounded at ~1e-15, so an ``L`` below ~1e-13 is not resolved).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    level : float
+        The level (``K + eps`` in Thm 4.2).
+
+    Returns
+    -------
+    (value, err) : tuple of float
+        ``L(level)`` (``inf`` when ``level`` is at or above ``sup Z``) and its error bar.
+
+    References
+    ----------
+    CRT Theorem 4.2 (``P[K_M - K >= eps] <= exp(-M L(K + eps))``, the Chernoff bound).
+    """
+    from scipy.optimize import minimize_scalar
+
+    from rfcheck.claims._common import stats_fp
+
+    out = []
+    for n in (96, 160):
+        at, log_zmax = oprf_log_mgf(p, n)
+        if level >= math.exp(log_zmax):
+            return math.inf, 0.0
+        hi = 1.0
+        while at(hi)[1] < level and hi < 1e12:
+            hi *= 2
+        r = minimize_scalar(lambda th, at=at: at(th)[0] - th * level, bounds=(0.0, hi), method="bounded",
+                            options={"xatol": 1e-12 * hi})
+        # error: node-count dependence, the quadrature's own error on E Z (known: K), and the
+        # rounding of theta level - log E e^{theta Z} (both ~ theta level)
+        k = at(0.0)[1]
+        k_true = math.exp(-stats_fp(p)["sq_diff"] / 2)
+        out.append((-float(r.fun), float(r.x) * (abs(k - k_true) + 1e-13 * level)))
+    return out[1][0], abs(out[1][0] - out[0][0]) + out[1][1] + 1e-14
+
+
+# ---------------------------------------------------------------- memoised moments, Monte Carlo, OPRF
+
+
+_GERF_REFERENCE_CACHE: dict[Any, dict[str, Any]] = {}
+
+
+def gerf_reference_at(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:
+    """:func:`rfcheck.quadrature.gerf_reference` (mean, second moment and variance of ``Re f1 f2`` for
+    GERF(A, s), by quadrature) at a pair point, memoised.
+
+    A check asks for the variance and, for its tolerance scale, the second moment of the same point:
+    the results are kept per (point, ``dps``, ``A``, ``s``) (at most 257 entries, then cleared).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``), with ``a_re``, ``a_im``, ``s`` unless given.
+    dps : int
+        Decimal digits.
+    a : number, optional
+        ``A`` (default: ``a_re + i a_im`` of the point).
+    s : int, optional
+        ``s = +-1`` (default: the point's ``s``, else +1).
+
+    Returns
+    -------
+    dict
+        ``{"mean", "second", "var"}`` of :class:`rfcheck.quadrature.RefValue` (``mean`` only where
+        ``Re(1 - 8A) <= 0``).
+
+    References
+    ----------
+    CRT Theorem 3.1-3.2, eq (4)-(6) and sec 2.2 (TrigRF: ``A = 0, s = -1``; PosRF: ``A = 0, s = +1``).
+    """
+    a = _gerf_a(p) if a is None else mpmath.mpmathify(a)
+    s = p.get("s", 1) if s is None else s
+    key = (tuple(sorted((k, repr(v)) for k, v in p.items() if k in ("d", "nx", "ny", "theta"))), dps, repr(a), s)
+    if key not in _GERF_REFERENCE_CACHE:
+        if len(_GERF_REFERENCE_CACHE) > 256:
+            _GERF_REFERENCE_CACHE.clear()
+        with mpmath.workdps(dps):
+            st = stats_mp(p)
+        _GERF_REFERENCE_CACHE[key] = quadrature.gerf_reference(**st, a=a, s=s, dps=dps)
+    return _GERF_REFERENCE_CACHE[key]
+
+
+def gerf_mc_products(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m: int = 1,
+                     coupling: str = "iid") -> tuple[Any, float, tuple[float, float] | None]:
+    """``n`` Monte Carlo estimates of ``K(x, y)`` by GERF(A, s) with ``m`` features (Numba engine).
+
+    TrigRF (``A = 0, s = -1``) uses its own product (``Re exp(i w^T (x - y))``).  With the exact
+    moments of the squared error where they are known in closed form (``s = +1``, real ``A``,
+    ``1 - 16A > 0``, ``m = 1``, iid), so that a Monte Carlo test can use an exact standard error.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    n : int
+        Number of estimates.
+    seed : int
+        Seed of the engine.
+    a : complex
+        ``A``.
+    s : int
+        ``s = +-1``.
+    m : int, default 1
+        Features per estimate.
+    coupling : str, default "iid"
+        ``"iid"`` or ``"orf"`` (orthogonal blocks).
+
+    Returns
+    -------
+    (estimates, target, exact) : tuple
+        The estimates (float64 array), ``K(x, y)`` and ``(E e, E e^2)`` of ``e = (K_hat - K)^2``
+        (:func:`rfcheck.closed_forms.crt.gerf_iid_error_moments`) or None.
+
+    References
+    ----------
+    CRT sec 2.2 (TrigRF, PosRF) and Theorem 3.1-3.2 (GERF).
+    """
+    from rfcheck import features
+    from rfcheck.claims._common import pair_vectors, stats_fp
+    from rfcheck.engine.montecarlo import simulate
+
+    x, y = pair_vectors(p)
+    prod = features.gerf_product(x, y, a, s)
+    if s == -1 and a == 0:
+        prod = features.trig_product(x, y)
+    est = simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0]
+    exact = None
+    if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
+        exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
+    return est, float(prod.target[0]), exact
+
+
+def oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:
+    """The OPRF constants at a pair point in mpmath: the pair statistics and ``A = A*`` of Thm 3.3
+    (:func:`rfcheck.closed_forms.crt.oprf_a_star`), ``B = sqrt(1 - 4A)``, ``D2 = (1 - 4A)^{d/2}``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    dict
+        ``sq_x, sq_y, sq_sum, sq_diff, d, A, B, D2``.
+
+    References
+    ----------
+    CRT Theorem 3.3, eq (7), (22); appendix 9.8, eq (35); Theorem 4.2.
+    """
+    with mpmath.workdps(dps):
+        s = stats_mp(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="mpmath", dps=dps)
+        return {**s, "A": a, "B": mpmath.sqrt(1 - 4 * a), "D2": mpmath.power(1 - 4 * a, mpmath.mpf(s["d"]) / 2)}
+
+
+def oprf_log_z_maximiser(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], Callable[[Any], Any], Any]:
+    """The maximiser of one OPRF sample ``Z = D^2 exp(2A|w|^2 + B w^T(x+y) - |x|^2 - |y|^2)`` over ``w``,
+    by golden-section search in mpmath (``dps + 10`` digits), never the closed form.
+
+    With ``A < 0`` the part of ``w`` orthogonal to ``x + y`` only lowers ``Z``: the search runs on
+    ``t = w . (x+y)/|x+y|``, from a bracket doubled until ``log Z`` decreases.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (o, logz, t) : tuple
+        The OPRF constants (:func:`oprf_point`), ``t -> log Z(t e_z)`` and the maximiser ``t``.
+
+    References
+    ----------
+    CRT appendix 9.8, eq (35) (the range of Z, ``sup_w Z``) and Theorem 4.2.
+    """
+    o = oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        nz = mpmath.sqrt(o["sq_sum"])
+
+        def logz(t: Any) -> Any:
+            return mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"]
+
+        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+        while logz(2 * hi) > logz(hi):
+            hi *= 2
+        hi *= 2
+        g = (mpmath.sqrt(5) - 1) / 2
+        for _ in range(int((dps + 10) * 5)):
+            c1, c2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            if logz(c1) < logz(c2):
+                lo = c1
+            else:
+                hi = c2
+        return o, logz, (lo + hi) / 2
