@@ -1725,7 +1725,7 @@ _SEC51_NOT_CERTIFIED = ("statistical, not deterministic: the achieved reduction 
                         "sets of 1024 points (the data sets are distributions), compared with the claimed e^k by a "
                         "3-standard-error test across the draws; balls on each pair's closed-form variance could "
                         "enclose this sample's statistic (5 x 1024^2 pairs per method, evaluated in float64 by "
-                        "rfcheck.crt_variance), but not the expectation over the data sets that the claim is about")
+                        "rfcheck.estimators.crt), but not the expectation over the data sets that the claim is about")
 
 
 @lru_cache(maxsize=4)
@@ -1786,13 +1786,13 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                 Reading("mean log-variance", [inequality_check(
                     "closed-forms-over-pairs", _sec51(_regime, _base, _method, _k), search=False,
                     not_certified=_SEC51_NOT_CERTIFIED,
-                    description="mean log-variance difference over 5 x 1024^2 pairs (rfcheck.crt_variance)")],
+                    description="mean log-variance difference over 5 x 1024^2 pairs (rfcheck.estimators.crt)")],
                     description=_SEC51_READ["mean log-variance"], natural=True, reason=_SEC51_WHY),
                 Reading("log of mean variances", [inequality_check(
                     "closed-forms-over-pairs-mean-variance", _sec51(_regime, _base, _method, _k, "log_mean"),
                     search=False, not_certified=_SEC51_NOT_CERTIFIED,
                     description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
-                                "(rfcheck.crt_variance)")],
+                                "(rfcheck.estimators.crt)")],
                     description=_SEC51_READ["log of mean variances"]),
             ],
             notes=_SEC51_NOTE,
