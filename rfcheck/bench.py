@@ -80,14 +80,20 @@ from rfcheck.engine import couplings, montecarlo
 __all__ = [
     "COUPLINGS",
     "CPU_TARGETS",
+    "DEFAULT_GENERATOR",
+    "RNG_WORKLOAD",
     "TARGETS",
     "TARGETS_ISSUE24",
     "avx512_markers",
+    "check_target",
     "compiled_target",
+    "describe_target",
     "discrete_pair",
     "flops_per_trial",
     "format_discrete_table",
+    "format_rng_table",
     "format_table",
+    "in_target",
     "machine_description",
     "machine_gflops",
     "relative_rates",
@@ -483,33 +489,47 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
 
 
 RNG_WORKLOAD = "bulk ziggurat normals, one thread"
+#: the generator the engine uses (the others are measured beside it)
+DEFAULT_GENERATOR = "splitmix64"
 
 
-def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 7) -> list[dict]:
-    """Normals per ns per core of the engine's bulk normal draw (:func:`rfcheck.engine.rng.draw_normals`,
-    what every ensemble uses), on one thread: the median and the best of ``repeats`` timed calls
-    of ``n`` normals (after a warm-up).  One entry: ``workload`` (:data:`RNG_WORKLOAD`),
-    ``normals_per_ns`` (median), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``n``,
+def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) -> list[dict]:
+    """Normals per ns per core of the bulk normal draw on one thread, for the engine's generator
+    (SplitMix64, :func:`rfcheck.engine.rng.draw_normals`, what every ensemble uses) and for
+    Philox4x32-10 (:func:`rfcheck.engine.philox.draw_normals`, same ziggurat), timed interleaved
+    (``repeats`` rounds, each one call of ``n`` normals per generator, after a warm-up).  One entry
+    per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
+    round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``, ``n``,
     ``repeats``, ``machine``, ``target``."""
-    from rfcheck.engine import rng
+    from rfcheck.engine import philox, rng
 
     if quick:
         n, repeats = min(n, 1 << 16), min(repeats, 3)
-    rng.draw_normals(64)
-    times = []
+    gens = {DEFAULT_GENERATOR: rng.draw_normals, "philox4x32-10": philox.draw_normals}
+    times: dict[str, list[float]] = {g: [] for g in gens}
+    for f in gens.values():
+        f(64)
     for r in range(repeats):
-        t0 = time.perf_counter()
-        rng.draw_normals(n, seed=r)
-        times.append(time.perf_counter() - t0)
-    med, best = float(np.median(times)), min(times)
-    return [{"workload": RNG_WORKLOAD, "normals_per_ns": n / med / 1e9, "normals_per_ns_best": n / best / 1e9,
-             "ns_per_normal": med / n * 1e9, "n": n, "repeats": repeats, "machine": machine_description(),
-             "target": compiled_target(check_asm=False)}]
+        for g, f in gens.items():
+            t0 = time.perf_counter()
+            f(n, seed=r)
+            times[g].append(time.perf_counter() - t0)
+    target = compiled_target(check_asm=False)
+    machine = machine_description()
+    out = []
+    for g, ts in times.items():
+        med, best = float(np.median(ts)), min(ts)
+        out.append({"workload": RNG_WORKLOAD, "generator": g, "normals_per_ns": n / med / 1e9,
+                    "normals_per_ns_best": n / best / 1e9, "ns_per_normal": med / n * 1e9,
+                    "rounds_ns_per_normal": [t / n * 1e9 for t in ts], "n": n, "repeats": repeats,
+                    "machine": machine, "target": target})
+    return out
 
 
 def format_rng_table(entries: list[dict]) -> str:
     """One line per :func:`run_rng_bench` entry."""
-    return "\n".join(f"{e['workload']}: {e['normals_per_ns']:.3f} normals/ns per core (median of {e['repeats']}; "
+    return "\n".join(f"{e['workload']}, {e.get('generator', DEFAULT_GENERATOR)}: "
+                     f"{e['normals_per_ns']:.3f} normals/ns per core (median of {e['repeats']}; "
                      f"best {e['normals_per_ns_best']:.3f}), {e['ns_per_normal']:.2f} ns per normal; "
                      f"{e['target']['isa']} build" for e in entries)
 
@@ -565,7 +585,8 @@ def _issue24_targets(entries: list[dict]) -> list[dict]:
         return []
     isa = next(iter(isas))
     by = {(e["coupling"], e["path"]): e for e in engine}
-    normals = [e for e in entries if e.get("workload") == RNG_WORKLOAD]
+    normals = [e for e in entries if e.get("workload") == RNG_WORKLOAD
+               and e.get("generator", DEFAULT_GENERATOR) == DEFAULT_GENERATOR]
     rel = relative_rates(engine)
     out = []
     for c, p, kind, thr in TARGETS_ISSUE24[isa]:
@@ -738,8 +759,12 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
     :data:`TARGETS`, in how many runs it holds (recomputed with :func:`targets`, the share
     targets against the pooled ceiling).
     """
-    normals = [e["normals_per_ns"] for r in runs if isinstance(r, list) for e in r
-               if isinstance(e, dict) and e.get("workload") == RNG_WORKLOAD]
+    gen_rates: dict[str, list[float]] = {}
+    for r in runs if all(isinstance(r, list) for r in runs) else []:
+        for e in r:
+            if isinstance(e, dict) and e.get("workload") == RNG_WORKLOAD:
+                gen_rates.setdefault(e.get("generator", DEFAULT_GENERATOR), []).append(e["normals_per_ns"])
+    normals = gen_rates.get(DEFAULT_GENERATOR, [])
     rng_rows = [[e for e in r if isinstance(e, dict) and e.get("workload") == RNG_WORKLOAD]
                 for r in runs] if all(isinstance(r, list) for r in runs) else []
     runs = [engine_entries(r) for r in runs]
@@ -768,6 +793,7 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
     return {"runs": len(runs), "ceilings": [r[0]["machine_gflops"] for r in runs], "pooled_ceiling": pooled,
             "rows": {k: {key: _med_range(v) for key, v in row.items()} for k, row in rows.items()},
             "targets": held, "normals_per_ns": _med_range(normals),
+            "generators": {g: _med_range(v) for g, v in gen_rates.items()},
             "compiled_for": sorted({describe_target(e["target"]) for r in runs for e in r
                                     if isinstance(e.get("target"), dict)})}
 
@@ -795,8 +821,8 @@ def format_summary(summary: dict) -> str:
              + ", ".join(f"{g:.1f}" for g in summary["ceilings"])
              + f"; pooled ceiling {summary['pooled_ceiling']:.1f}; median (min-max)"
              + "".join(f"; {t}" for t in summary.get("compiled_for", []))
-             + ("" if not summary.get("normals_per_ns") else "; bulk normals per ns per core (one thread): "
-                + cell(summary["normals_per_ns"], lambda v: f"{v:.3f}")),
+             + "".join(f"; {g} bulk normals per ns per core (one thread): {cell(v, lambda x: f'{x:.3f}')}"
+                       for g, v in (summary.get("generators") or {}).items()),
              "| coupling | path | " + " | ".join(c[0] for c in cols) + " |",
              "| --- | --- |" + " ---: |" * len(cols)]
     for (c, p), row in summary["rows"].items():
