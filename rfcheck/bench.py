@@ -794,6 +794,7 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
             "rows": {k: {key: _med_range(v) for key, v in row.items()} for k, row in rows.items()},
             "targets": held, "normals_per_ns": _med_range(normals),
             "generators": {g: _med_range(v) for g, v in gen_rates.items()},
+            "machines": sorted({str(e["machine"]) for r in runs for e in r if e.get("machine")}),
             "compiled_for": sorted({describe_target(e["target"]) for r in runs for e in r
                                     if isinstance(e.get("target"), dict)})}
 
@@ -821,6 +822,8 @@ def format_summary(summary: dict) -> str:
              + ", ".join(f"{g:.1f}" for g in summary["ceilings"])
              + f"; pooled ceiling {summary['pooled_ceiling']:.1f}; median (min-max)"
              + "".join(f"; {t}" for t in summary.get("compiled_for", []))
+             + ("" if not summary.get("compiled_for") else
+                "".join(f"; machine: {m}" for m in summary.get("machines", [])))
              + "".join(f"; {g} bulk normals per ns per core (one thread): {cell(v, lambda x: f'{x:.3f}')}"
                        for g, v in (summary.get("generators") or {}).items()),
              "| coupling | path | " + " | ".join(c[0] for c in cols) + " |",

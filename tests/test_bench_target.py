@@ -96,3 +96,23 @@ def test_issue24_targets_use_the_row_instruction_set(isa):
     assert got[p + "simrf+ ensemble within 1.3x of orf's trials/s"] is False  # 0.76 < 0.769
     mixed = [rows[0], {**rows[1], "target": {**rows[1]["target"], "isa": "other"}}]
     assert not any(t.get("issue") == 24 for t in bench.targets(mixed))  # no table for mixed builds
+
+
+def test_summary_states_target_machine_and_generator_rates():
+    """``summarise_runs`` of stored runs with targets: the header line names the build and the
+    machine, each generator's normals per ns (median, range), and issue 24's normal target is
+    counted from the engine's generator only."""
+    def run(rate, sm, ph):
+        e = _entry("orf", "ensemble", rate, 1.0, 0.3, "AVX2")
+        e["target"].update(cpu_name="haswell", set_by="NUMBA_CPU_NAME/NUMBA_CPU_FEATURES", host_isa="AVX-512")
+        e["machine_gflops"], e["machine"] = 100.0, "Xeon, 2 logical cores, AVX-512"
+        return [e, *({"workload": bench.RNG_WORKLOAD, "generator": g, "normals_per_ns": v}
+                     for g, v in ((bench.DEFAULT_GENERATOR, sm), ("philox4x32-10", ph)))]
+
+    sm = bench.summarise_runs([run(10.0, 0.5, 0.4), run(12.0, 0.7, 0.9), run(11.0, 0.65, 0.3)])
+    assert sm["generators"] == {"splitmix64": (0.65, 0.5, 0.7), "philox4x32-10": (0.4, 0.3, 0.9)}
+    head = bench.format_summary(sm).splitlines()[0]
+    assert "compiled for AVX2 (LLVM CPU 'haswell'" in head and "an AVX2 build measured on an AVX-512 machine" in head
+    assert "machine: Xeon, 2 logical cores, AVX-512" in head
+    assert "splitmix64 bulk normals per ns per core (one thread): 0.650 (0.500-0.700)" in head
+    assert sm["targets"]["issue 24 (AVX2): normals >= 0.6 per ns per core"] == 2  # 0.7, 0.65; not philox's 0.9
