@@ -26,6 +26,18 @@ Nothing in the engine uses this module by default: the bench measures it
 (:func:`rfcheck.bench.run_rng_bench`), and :class:`PyPhilox` is its bit-exact plain-Python twin
 (``tests/test_philox.py``: Random123's known-answer vectors, twin parity, the normal law).
 
+Measured (2026-11-26, one thread of a 2-core AVX-512 Xeon shared with other jobs, load 9-12;
+150 interleaved rounds of 65,536 normals per generator, two processes per build): the Philox
+loop does vectorise (``vpmuludq``, 20 per vector iteration: the ten rounds' two multiplies), but
+it is slower than SplitMix64 under both builds -- native AVX-512 build: SplitMix64 0.65-0.67
+normals per ns at best (0.59 median round), Philox 0.39 (0.35-0.36), Philox taking 1.63-1.67x
+the time per normal (median of the paired rounds); AVX2 build (LLVM ``haswell``, compiled on the
+same machine): SplitMix64 0.63 (0.57-0.60), Philox 0.42-0.43 (0.39-0.42), 1.44-1.47x.  Ten
+rounds cost ten 32-bit multiplies per 64-bit word where SplitMix64 needs two 64-bit ones (one
+``vpmullq`` each on AVX-512, three ``vpmuludq`` each when emulated on AVX2), and the ziggurat's
+table gathers and fix-ups, common to both, are much of a normal's cost.  So the engine keeps
+SplitMix64 (its streams unchanged).
+
 References
 ----------
 J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel random numbers: as easy as
@@ -191,4 +203,8 @@ class PyPhilox:
         return out
 
 
-_rng.tie_cache_to_engine(globals(), ("bits.py", "rng.py", "philox.py"), "rfcheck-engine-philox")
+CACHE_FILES = ("bits.py", "rng.py", "philox.py")
+"""The engine files whose compiled code this module's kernels inline: its Numba on-disk cache is
+keyed to their contents (:func:`rfcheck.engine.rng.tie_cache_to_engine`)."""
+
+_rng.tie_cache_to_engine(globals(), CACHE_FILES, "rfcheck-engine-philox")
