@@ -497,7 +497,9 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
     """Normals per ns per core of the bulk normal draw on one thread, for the engine's generator
     (SplitMix64, :func:`rfcheck.engine.rng.draw_normals`, what every ensemble uses) and for
     Philox4x32-10 (:func:`rfcheck.engine.philox.draw_normals`, same ziggurat), timed interleaved
-    (``repeats`` rounds, each one call of ``n`` normals per generator, after a warm-up).  One entry
+    (``repeats`` rounds, each one call of ``n`` normals per generator after a :data:`PAUSE`, after
+    a warm-up: run straight after the parallel engine bench, the first rounds ran at a fifth of the
+    speed while its idle worker threads still spun).  One entry
     per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
     round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``, ``n``,
     ``repeats``, ``machine``, ``target``."""
@@ -511,6 +513,7 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
         f(64)
     for r in range(repeats):
         for g, f in gens.items():
+            time.sleep(0 if quick else PAUSE)  # the engine bench's idle OpenMP threads may still spin
             t0 = time.perf_counter()
             f(n, seed=r)
             times[g].append(time.perf_counter() - t0)
