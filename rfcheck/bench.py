@@ -488,6 +488,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     return entries
 
 
+#: the ``workload`` of the generator rows of :func:`run_rng_bench`
 RNG_WORKLOAD = "bulk ziggurat normals, one thread"
 #: the generator the engine uses (the others are measured beside it)
 DEFAULT_GENERATOR = "splitmix64"
