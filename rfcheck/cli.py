@@ -384,6 +384,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     given = [k for k, v in attention_opts.items() if v is not None]
     if given:
         raise ValueError(f"{', '.join(given)}: options of 'rfcheck bench attention', not of the engine bench")
+    target = getattr(args, "cpu_target", None)
+    if target is not None and not bench.in_target(target):
+        if args.summarise:
+            raise ValueError("--cpu-target compiles and times the engine; --summarise reads stored runs")
+        argv = ["-m", "rfcheck", "bench", *(["--json", args.json] if args.json else []),
+                *(["--quick"] if args.quick else []), "--cpu-target", target]
+        print(f"rfcheck bench: re-running in a subprocess compiled for {target!r} "
+              f"({' '.join(f'{k}={v}' for k, v in bench.CPU_TARGETS[target].items()) or 'the host CPU'})",
+              file=sys.stderr, flush=True)
+        return bench.run_in_target(target, argv).returncode
+    if target is not None:
+        print(f"rfcheck bench: {bench.describe_target(bench.check_target(target))}", file=sys.stderr, flush=True)
     if args.summarise:
         runs = []
         for path in args.summarise:
@@ -402,10 +414,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     failures: list[str] = []
     entries: list[dict[str, Any]] = []
     engine = _attempt("engine bench", lambda: bench.run_bench(quick=args.quick), failures)
+    rng_rows = _attempt("generator bench", lambda: bench.run_rng_bench(quick=args.quick), failures) or []
     if engine is not None:
-        print(bench.format_table(engine))
-        entries = engine + bench.targets(engine)
+        print(bench.format_table(engine + rng_rows))
+        entries = engine + rng_rows + bench.targets(engine + rng_rows)
         _write_json(args.json, entries)
+    if rng_rows:
+        print(bench.format_rng_table(rng_rows))
     discrete = _attempt("discrete bench", lambda: bench.run_discrete_bench(quick=args.quick), failures)
     if discrete is not None:
         print()
@@ -565,6 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="engine (default) or attention (exact vs linear attention, time and memory vs L; needs jax)")
     bp.add_argument("--json", metavar="PATH")
     bp.add_argument("--quick", action="store_true")
+    bp.add_argument("--cpu-target", default=None, choices=["native", "avx2"],
+                    help="engine: compile for this instruction set (avx2: LLVM haswell, no AVX-512) and run the "
+                         "whole bench in a subprocess so compiled; every row records the target")
     bp.add_argument("--summarise", nargs="+", metavar="JSON",
                     help="engine: no timing; median and range over stored --json outputs of earlier runs")
     bp.add_argument("--min-len", type=_count(1), default=None, help="attention: smallest L (default 1024)")

@@ -738,15 +738,21 @@ def benchmark_page(root: str | Path = ROOT) -> str:
            "the machine's dgemm ceiling, times each engine row on one thread too, and checks the speed "
            "targets of the engine issues.  A series of runs is stored in a folder of `results/bench/`; "
            "`rfcheck bench --summarise FOLDER/run*.json` prints the median (min-max) over the series, "
-           "which is what this page shows, computed from the stored files when the site is built.", ""]
+           "which is what this page shows, computed from the stored files when the site is built.  Since "
+           "2026-11-26 each run records the instruction set the engine was compiled for and the machine it ran on "
+           "(shown in each table's first line); `rfcheck bench --cpu-target avx2` compiles the engine for an AVX2 "
+           "CPU (LLVM `haswell`) in a subprocess, so that an AVX-512 machine also measures the AVX2 numbers -- an "
+           "AVX2 build on an AVX-512 machine, not an AVX2 machine.", ""]
     tables: dict[str, str] = {}
     for f in folders:
         text, _ = _bench_summary(bdir / f)
         tables[f] = _summary_md(text)
     if folders:
         latest = in_notes[-1] if in_notes else folders[-1]
-        out += [f"## Latest series: {latest}", "", f"`rfcheck bench --summarise results/bench/{latest}/run*.json`:",
-                "", tables[latest], ""]
+        pair = re.sub(r"-(avx2|avx512)$", lambda m: "-avx512" if m.group(1) == "avx2" else "-avx2", latest)
+        for f in ([pair] if pair != latest and pair in tables else []) + [latest]:
+            out += [f"## Latest series: {f}", "", f"`rfcheck bench --summarise results/bench/{f}/run*.json`:",
+                    "", tables[f], ""]
         out += ["## Every stored series", ""]
         for f in folders:
             out += [f"### {f}", "", tables[f], ""]

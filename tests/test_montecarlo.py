@@ -348,7 +348,7 @@ def test_bench_quick_smoke():
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
             "baseline_trials_per_s", "ratio", "ratio_rounds", "flop_ceiling_share", "flops_per_trial",
             "machine_gflops", "machine", "threads", "trials_per_s_1thread", "parallel_efficiency",
-            "efficiency_rounds"}
+            "efficiency_rounds", "target"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)
@@ -367,6 +367,8 @@ def test_bench_quick_smoke():
     assert "ratio" in bench.format_table(entries) and "1-thread trials/s" in bench.format_table(entries)
     assert "logical cores" in entries[0]["machine"] and entries[0]["machine"] in bench.format_table(entries)
     assert "simrf vs orf, projection" in bench.format_table(entries)
+    assert entries[0]["target"]["set_by"] == "host" and bench.describe_target(entries[0]["target"]) in (
+        bench.format_table(entries))
 
 
 def test_bench_ceiling_is_the_best_dgemm_of_the_run(monkeypatch):

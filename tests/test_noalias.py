@@ -120,11 +120,12 @@ def test_engine_cache_stamps_cover_compiled_imports():
     import ast
     import pathlib
 
-    from rfcheck.engine import discrete_engine, rng
+    from rfcheck.engine import discrete_engine, philox, rng
 
     root = pathlib.Path(rng.__file__).parent
     stamped = {"rng.py": rng._ENGINE_FILES, "couplings.py": rng._ENGINE_FILES,
-               "montecarlo.py": rng._ENGINE_FILES, "discrete_engine.py": discrete_engine.CACHE_FILES}
+               "montecarlo.py": rng._ENGINE_FILES, "discrete_engine.py": discrete_engine.CACHE_FILES,
+               "philox.py": philox.CACHE_FILES}
     tied = {p.name for p in root.glob("*.py") if "tie_cache_to_engine(" in p.read_text()}
     assert tied == set(stamped)
 

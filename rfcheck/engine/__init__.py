@@ -11,6 +11,10 @@ Modules
     block)`` alone (:func:`~rfcheck.engine.rng.block_state`), so the numbers do not depend
     on the thread count; bulk normal, uniform and gamma draws; plain-Python twins
     (:class:`~rfcheck.engine.rng.PyRNG`) that give the same numbers bit for bit.
+:mod:`rfcheck.engine.philox`
+    Philox4x32-10 (32-bit multiplies) with a bulk normal fill and its twin: measured against
+    SplitMix64 by ``rfcheck bench`` and slower on AVX-512 and AVX2 builds alike, so optional
+    (nothing uses it by default).
 :mod:`rfcheck.engine.bits`
     Exact bit-level conversions (53-bit words to doubles, ``fma``) shared by the kernels
     and their twins.

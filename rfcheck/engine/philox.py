@@ -1,0 +1,210 @@
+"""Philox4x32-10 (Salmon, Moraes, Dror & Shaw 2011): a counter-based generator with 32-bit
+multiplies, as a measured alternative to the engine's SplitMix64 words (issue 24).
+
+Why: the engine's bulk normal draw (:func:`rfcheck.engine.rng.fill_normals`) takes one 64-bit
+word ``mix64(s + k g)`` per normal; ``mix64`` has two 64-bit multiplies, which AVX-512 does in
+one instruction (``vpmullq``) and AVX2 does not have (three ``vpmuludq`` and shifts each, or
+scalar code).  Philox4x32-10 maps a 128-bit counter and a 64-bit key to 128 bits by ten rounds
+of two ``32 x 32 -> 64``-bit multiplies (``vpmuludq``, in AVX2 and NEON alike), xors and a key
+schedule; it passes TestU01's BigCrush (Salmon et al.) and is the default of cuRAND, JAX and
+TensorFlow's stateless generators.  Per 64-bit word it costs ten 32-bit multiplies against
+SplitMix64's two 64-bit ones (six ``vpmuludq`` when emulated), so whether it is faster is a
+question of measurement, which :func:`rfcheck.bench` answers for both instruction sets.
+
+Stream layout (the same for the kernel and its twin): block ``(seed, stream, block)`` of the
+engine gets the key ``key = mix(mix(mix(mix(seed) ^ stream) ^ block) ^ 2)`` (the hash of
+:func:`rfcheck.engine.rng.block_state`, lane 2; ``k0``/``k1`` its low/high 32 bits), and its
+``j``-th Philox call the counter ``(j mod 2**32, j >> 32, 0, 0)``; call ``j`` gives the 64-bit
+words ``x0 | x1 << 32`` and ``x2 | x3 << 32``.  :func:`fill_normals` uses them exactly as
+:func:`rfcheck.engine.rng.fill_normals` uses SplitMix64 words (ziggurat fast test in a
+branch-free pass, failures finished on the block's SplitMix64 fallback generator, lane 1),
+two normals per call; a request of odd length leaves the last call's second word unused, so,
+unlike the SplitMix64 stream, the numbers depend on how a run of draws is split into requests
+(each request starts at a fresh call).  The state is ``(key, j)``, two ``uint64``.
+
+Nothing in the engine uses this module by default: the bench measures it
+(:func:`rfcheck.bench.run_rng_bench`), and :class:`PyPhilox` is its bit-exact plain-Python twin
+(``tests/test_philox.py``: Random123's known-answer vectors, twin parity, the normal law).
+
+Measured (2026-11-26, one thread of a 2-core AVX-512 Xeon shared with other jobs, load 9-12;
+150 interleaved rounds of 65,536 normals per generator, two processes per build): the Philox
+loop does vectorise (``vpmuludq``, 20 per vector iteration: the ten rounds' two multiplies), but
+it is slower than SplitMix64 under both builds -- native AVX-512 build: SplitMix64 0.65-0.67
+normals per ns at best (0.59 median round), Philox 0.39 (0.35-0.36), Philox taking 1.63-1.67x
+the time per normal (median of the paired rounds); AVX2 build (LLVM ``haswell``, compiled on the
+same machine): SplitMix64 0.63 (0.57-0.60), Philox 0.42-0.43 (0.39-0.42), 1.44-1.47x.  Ten
+rounds cost ten 32-bit multiplies per 64-bit word where SplitMix64 needs two 64-bit ones (one
+``vpmullq`` each on AVX-512, three ``vpmuludq`` each when emulated on AVX2), and the ziggurat's
+table gathers and fix-ups, common to both, are much of a normal's cost.  So the engine keeps
+SplitMix64 (its streams unchanged).
+
+References
+----------
+J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel random numbers: as easy as
+1, 2, 3", SC'11 (2011).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from rfcheck.engine import rng as _rng
+from rfcheck.engine.bits import u52_to_f64
+
+__all__ = ["PyPhilox", "block_key", "draw_normals", "fill_normals", "init_block", "philox4x32_10",
+           "py_philox4x32_10"]
+
+_U = np.uint64
+_M32 = _U(0xFFFFFFFF)
+_S32 = _U(32)
+_PM0 = _U(0xD2511F53)
+_PM1 = _U(0xCD9E8D57)
+_W0 = _U(0x9E3779B9)
+_W1 = _U(0xBB67AE85)
+_ONE = _U(1)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """Philox4x32 with 10 rounds: counter ``c0..c3`` and key ``k0, k1`` (uint64 holding 32-bit
+    values) to four 32-bit outputs (as uint64).  Random123's ``philox4x32_R(10, ...)``."""
+    for _ in range(10):
+        p0 = _PM0 * (c0 & _M32)
+        p1 = _PM1 * (c2 & _M32)
+        c0, c1, c2, c3 = ((p1 >> _S32) ^ c1 ^ k0) & _M32, p1 & _M32, ((p0 >> _S32) ^ c3 ^ k1) & _M32, p0 & _M32
+        k0 = (k0 + _W0) & _M32
+        k1 = (k1 + _W1) & _M32
+    return c0, c1, c2, c3
+
+
+def py_philox4x32_10(c: tuple[int, int, int, int], k: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Plain-Python twin of :func:`philox4x32_10` (Python integers)."""
+    c0, c1, c2, c3 = c
+    k0, k1 = k
+    m = 0xFFFFFFFF
+    for _ in range(10):
+        p0 = 0xD2511F53 * c0
+        p1 = 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & m, p1 & m, ((p0 >> 32) ^ c3 ^ k1) & m, p0 & m
+        k0 = (k0 + 0x9E3779B9) & m
+        k1 = (k1 + 0xBB67AE85) & m
+    return c0, c1, c2, c3
+
+
+@njit(cache=True, error_model="numpy")
+def block_key(seed, stream, block):
+    """The 64-bit Philox key of engine block ``(seed, stream, block)`` (lane 2 of the hash of
+    :func:`rfcheck.engine.rng.block_state`)."""
+    return _rng._mix64(_rng._mix64(_rng._mix64(_rng._mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(2))
+
+
+@njit(cache=True, error_model="numpy")
+def init_block(seed, stream, block, raw):
+    """Start a block: the Philox state ``(key, 0)``; the SplitMix64 fallback generator (lane 1,
+    as :func:`rfcheck.engine.rng.init_block`) goes to ``raw``."""
+    _rng.init_block(seed, stream, block, raw)
+    return (block_key(seed, stream, block), _U(0))
+
+
+@njit(cache=True, error_model="numpy")
+def fill_normals(st, out, raw):
+    """Fill ``out`` with standard normals from Philox state ``st = (key, j)``; ``raw`` from
+    :func:`init_block` (its first :data:`rfcheck.engine.rng.CHUNK` words are scratch).
+
+    Per chunk of 64 outputs: the 32 Philox calls' words into ``raw`` (a loop with no
+    dependence between calls, SIMD), then the ziggurat fast test of
+    :func:`rfcheck.engine.rng.fill_normals` on each word, failures recorded in a mask and
+    finished in order on the SplitMix64 fallback generator.  Returns the new state.
+    """
+    key, j = _U(st[0]), _U(st[1])
+    k0, k1 = key & _M32, key >> _S32
+    n = out.shape[0]
+    i0 = 0
+    while i0 < n:
+        m = min(_rng.CHUNK, n - i0)
+        calls = (m + 1) // 2
+        for q in range(calls):
+            ctr = j + _U(q)
+            x0, x1, x2, x3 = philox4x32_10(ctr & _M32, ctr >> _S32, _U(0), _U(0), k0, k1)
+            raw[2 * q] = x0 | (x1 << _S32)
+            raw[2 * q + 1] = x2 | (x3 << _S32)
+        o = out[i0:i0 + m]
+        mask = _U(0)
+        for i in range(m):
+            r = raw[i]
+            idx = np.int64(r & _rng._ZIDX)
+            rr = r >> _rng._ZSH
+            fa = u52_to_f64((rr >> _rng._S1) & _rng._MANT)
+            x = fa * _rng._ZW[idx]
+            o[i] = -x if (rr & _ONE) != _U(0) else x
+            mask |= _U(fa >= _rng._ZKF[idx]) << _U(i)
+        while mask != _U(0):
+            i = trailing_zeros(mask)
+            mask &= mask - _ONE
+            o[i] = _rng._normal_fix(raw, raw[i])
+        j = j + _U(calls)
+        i0 += m
+    return (key, j)
+
+
+@njit(cache=True, error_model="numpy")
+def _draw_normals(seed, stream, out):
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    st = init_block(seed, stream, _U(0), raw)
+    fill_normals(st, out, raw)
+
+
+def draw_normals(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
+    """``n`` standard normals from block 0 of ``(seed, stream)`` by :func:`fill_normals`."""
+    n, s, t = _rng._args(n, seed, stream)
+    out = np.empty(n)
+    _draw_normals(s, t, out)
+    return out
+
+
+class PyPhilox:
+    """Plain-Python twin of a block's Philox stream and of :func:`fill_normals` (fallback on
+    :class:`rfcheck.engine.rng.PySplitMix`, lane 1); bit-identical, slow."""
+
+    def __init__(self, seed: int, stream: int, block: int) -> None:
+        mix = _rng._py_mix64
+        self.key = mix(mix(mix(mix(seed) ^ stream) ^ block) ^ 2)
+        self.j = 0
+        self.fb = _rng.PyRNG(seed, stream, block)  # its lane-1 fallback is the engine's
+
+    def words(self, calls: int) -> list[int]:
+        """The 64-bit words of the next ``calls`` Philox calls (two per call)."""
+        k = (self.key & 0xFFFFFFFF, self.key >> 32)
+        out = []
+        for q in range(calls):
+            c = self.j + q
+            x0, x1, x2, x3 = py_philox4x32_10((c & 0xFFFFFFFF, c >> 32, 0, 0), k)
+            out += [x0 | x1 << 32, x2 | x3 << 32]
+        self.j += calls
+        return out
+
+    def fill_normals(self, n: int) -> list[float]:
+        out: list[float] = []
+        mant = (1 << 52) - 1
+        while len(out) < n:
+            m = min(_rng.CHUNK, n - len(out))
+            raws = self.words((m + 1) // 2)[:m]
+            chunk = []
+            for r in raws:
+                rr = r >> 10
+                x = float((rr >> 1) & mant) * _rng._ZW_L[r & 0x3FF]
+                chunk.append(-x if rr & 1 else x)
+            for i, r in enumerate(raws):
+                if ((r >> 11) & mant) >= _rng._ZK_INT[r & 0x3FF]:
+                    chunk[i] = self.fb._normal_fix(r)
+            out.extend(chunk)
+        return out
+
+
+CACHE_FILES = ("bits.py", "rng.py", "philox.py")
+"""The engine files whose compiled code this module's kernels inline: its Numba on-disk cache is
+keyed to their contents (:func:`rfcheck.engine.rng.tie_cache_to_engine`)."""
+
+_rng.tie_cache_to_engine(globals(), CACHE_FILES, "rfcheck-engine-philox")
