@@ -177,8 +177,26 @@ _AVX512_PATTERNS = {
 
 
 def avx512_markers(asm: str) -> dict[str, int]:
-    """How often each kind of AVX-512-only code (:data:`_AVX512_PATTERNS`) occurs in ``asm``
-    (AT&T syntax, as Numba's ``inspect_asm`` prints it); all zero for AVX2 code."""
+    """How often each kind of AVX-512-only code occurs in ``asm``; all zero for AVX2 code.
+
+    Parameters
+    ----------
+    asm : str
+        Assembly in AT&T syntax, as Numba's ``inspect_asm`` prints it.
+
+    Returns
+    -------
+    dict of str to int
+        Per kind of marker (zmm registers, xmm/ymm 16-31, mask registers, EVEX-only
+        instructions): the number of occurrences.
+
+    Examples
+    --------
+    >>> avx512_markers("vfmadd231pd %ymm1, %ymm2, %ymm3")["zmm registers"]
+    0
+    >>> avx512_markers("vaddpd %zmm1, %zmm2, %zmm3")["zmm registers"]
+    3
+    """
     return {k: len(re.findall(p, asm)) for k, p in _AVX512_PATTERNS.items()}
 
 
@@ -196,6 +214,17 @@ def compiled_target(check_asm: bool = True) -> dict:
     none), ``host_isa`` (what the machine itself has, :func:`machine_description`) and, with
     ``check_asm``, ``asm_avx512`` (:func:`avx512_markers` of the assembly of the compiled bulk
     normal kernel, :func:`rfcheck.engine.rng.draw_normals`) and ``asm_has_avx512``.
+
+    Parameters
+    ----------
+    check_asm : bool, optional
+        Also recompile the bulk normal kernel and count AVX-512 markers in its assembly
+        (default True; a few seconds).
+
+    Returns
+    -------
+    dict
+        The keys above.
     """
     from numba.core import config
     from numba.core.registry import cpu_target
@@ -223,7 +252,25 @@ def _normal_kernel_asm() -> str:
 
 
 def describe_target(t: dict) -> str:
-    """One line for a :func:`compiled_target` record."""
+    """One line for a :func:`compiled_target` record.
+
+    Parameters
+    ----------
+    t : dict
+        A :func:`compiled_target` record.
+
+    Returns
+    -------
+    str
+        The build, who chose it, the host's instruction set and the assembly check.
+
+    Examples
+    --------
+    >>> line = describe_target({"isa": "AVX2", "set_by": "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES",
+    ...                         "cpu_name": "haswell", "host_isa": "AVX-512"})
+    >>> line.startswith("compiled for AVX2 (LLVM CPU 'haswell'"), line.endswith("measured on an AVX-512 machine")
+    (True, True)
+    """
     how = ("the host CPU" if t["set_by"] == "host"
            else f"LLVM CPU {t['cpu_name']!r} set by {t['set_by']}")
     text = f"compiled for {t['isa']} ({how}; host: {t['host_isa']})"
@@ -237,7 +284,30 @@ def describe_target(t: dict) -> str:
 
 def target_env(target: str, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a bench subprocess compiled for ``target`` (a :data:`CPU_TARGETS`
-    key): ``base`` (default ``os.environ``) without Numba's CPU variables, plus the target's."""
+    key): ``base`` (default ``os.environ``) without Numba's CPU variables, plus the target's.
+
+    Parameters
+    ----------
+    target : str
+        A :data:`CPU_TARGETS` key.
+    base : dict, optional
+        The environment to start from (default ``os.environ``).
+
+    Returns
+    -------
+    dict of str to str
+        The subprocess's environment.
+
+    Raises
+    ------
+    ValueError
+        If ``target`` is not a :data:`CPU_TARGETS` key.
+
+    Examples
+    --------
+    >>> target_env("avx2", {})["NUMBA_CPU_NAME"]
+    'haswell'
+    """
     if target not in CPU_TARGETS:
         raise ValueError(f"unknown cpu target {target!r}; known: {', '.join(CPU_TARGETS)}")
     env = {k: v for k, v in (os.environ if base is None else base).items()
@@ -249,7 +319,17 @@ def target_env(target: str, base: dict[str, str] | None = None) -> dict[str, str
 
 def in_target(target: str) -> bool:
     """Whether this process was started for ``target`` (by :func:`run_in_target`), or, for
-    ``native``, runs with Numba's default host target."""
+    ``native``, runs with Numba's default host target.
+
+    Parameters
+    ----------
+    target : str
+        A :data:`CPU_TARGETS` key.
+
+    Returns
+    -------
+    bool
+    """
     if os.environ.get(_TARGET_ENV) == target:
         return True
     return target == "native" and not any(k in os.environ for k in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"))
@@ -258,7 +338,23 @@ def in_target(target: str) -> bool:
 def check_target(target: str) -> dict:
     """:func:`compiled_target` of this process, after checking that it is ``target``'s: for
     ``avx2`` an AVX2 build whose bulk normal kernel has no AVX-512 instruction; for ``native``
-    the host's own target.  Raises ``RuntimeError`` otherwise."""
+    the host's own target.
+
+    Parameters
+    ----------
+    target : str
+        A :data:`CPU_TARGETS` key (``native`` or ``avx2``).
+
+    Returns
+    -------
+    dict
+        The :func:`compiled_target` record.
+
+    Raises
+    ------
+    RuntimeError
+        If this process is not compiled for ``target``.
+    """
     t = compiled_target()
     if target == "avx2" and (t["isa"] != "AVX2" or t["asm_has_avx512"]):
         raise RuntimeError(f"asked for an AVX2 build, got {describe_target(t)}")
@@ -268,8 +364,21 @@ def check_target(target: str) -> dict:
 
 
 def run_in_target(target: str, args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
-    """Run ``python args...`` (this interpreter) compiled for ``target``
-    (:func:`target_env`); ``kwargs`` go to :func:`subprocess.run`."""
+    """Run ``python args...`` (this interpreter) compiled for ``target`` (:func:`target_env`).
+
+    Parameters
+    ----------
+    target : str
+        A :data:`CPU_TARGETS` key.
+    args : list of str
+        The interpreter's arguments (e.g. ``["-m", "rfcheck", "bench", "--json", "out.json"]``).
+    **kwargs
+        Passed to :func:`subprocess.run` (``check=False``).
+
+    Returns
+    -------
+    subprocess.CompletedProcess
+    """
     return subprocess.run([sys.executable, *args], env=target_env(target), check=False, **kwargs)
 
 
@@ -584,7 +693,22 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
     speed while its idle worker threads still spun).  One entry
     per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
     round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``, ``n``,
-    ``repeats``, ``machine``, ``target``."""
+    ``repeats``, ``machine``, ``target``.
+
+    Parameters
+    ----------
+    quick : bool, optional
+        At most ``2^16`` normals and 3 rounds, no pauses (tests).
+    n : int, optional
+        Normals per call (default ``2^20``).
+    repeats : int, optional
+        Rounds (default 9).
+
+    Returns
+    -------
+    list of dict
+        One entry per generator, with the keys above.
+    """
     from rfcheck.engine import philox, rng
 
     if quick:
@@ -612,7 +736,18 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
 
 
 def format_rng_table(entries: list[dict]) -> str:
-    """One line per :func:`run_rng_bench` entry."""
+    """One line per :func:`run_rng_bench` entry.
+
+    Parameters
+    ----------
+    entries : list of dict
+        The entries of :func:`run_rng_bench`.
+
+    Returns
+    -------
+    str
+        Generator, normals per ns per core (median and best), ns per normal and the build.
+    """
     return "\n".join(f"{e['workload']}, {e.get('generator', DEFAULT_GENERATOR)}: "
                      f"{e['normals_per_ns']:.3f} normals/ns per core (median of {e['repeats']}; "
                      f"best {e['normals_per_ns_best']:.3f}), {e['ns_per_normal']:.2f} ns per normal; "
