@@ -1392,6 +1392,11 @@ def gerf_iid_error_moments(
         squared error; ``None`` when ``E X^4`` is infinite (``1 - 16A <= 0``) or a result
         leaves the float64 range.
 
+    Raises
+    ------
+    ValueError
+        If the statistics, ``d`` or ``A`` are refused by :func:`gerf_log_raw_moment`.
+
     References
     ----------
     Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: eq (4)-(6) (the moments behind the variance of
