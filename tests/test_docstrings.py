@@ -58,6 +58,8 @@ COVERED = (
     "rfcheck.closed_forms.darkformer",
     "rfcheck.closed_forms.rfa",
     "rfcheck.closed_forms.hrf",
+    "rfcheck.closed_forms.crt",
+    "rfcheck.closed_forms.simrf",
     "rfcheck.estimators.crt",
     "rfcheck.estimators.darkformer",
     "rfcheck.estimators.hrf",

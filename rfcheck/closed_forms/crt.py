@@ -27,6 +27,7 @@ sec 2.2, eq (4)-(7), Thm 3.1-3.3, Thm 4.1, appendix 9.2-9.4, 9.7.
 from __future__ import annotations
 
 import cmath
+import inspect
 import math
 from fractions import Fraction
 from typing import Any
@@ -86,7 +87,37 @@ _INEQ_SLACK = 1e-12  # relative rounding slack allowed in the inequalities pair 
 def pair_stats(x: Any, y: Any) -> dict[str, Any]:
     """Pair statistics ``sq_x, sq_y, sq_sum, sq_diff, d`` of vectors (float64, vectorised).
 
-    ``x, y`` of shape (d,) or (P, d); returns a dict to splat into the variance functions.
+    ``sq_sum`` and ``sq_diff`` are computed from ``x + y`` and ``x - y`` themselves (not from
+    ``x . y``), so neither cancels when ``x`` is close to ``+-y``.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Real vectors of the same shape, (d,) for one pair or (P, d) for ``P`` pairs.
+
+    Returns
+    -------
+    dict
+        ``{"sq_x", "sq_y", "sq_sum", "sq_diff"}``: float64 arrays of shape (P,) (``P = 1`` for
+        one pair), and ``"d"``: the int dimension; to splat into the variance functions.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in shape, are not 1-D or 2-D, or are not finite real numbers.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 2.2 and Thm 3.2 (the variances depend on a
+    pair only through these).
+
+    Examples
+    --------
+    >>> s = pair_stats([1.0, 2.0], [3.0, -1.0])
+    >>> [float(s[k][0]) for k in ("sq_x", "sq_y", "sq_sum", "sq_diff")], s["d"]
+    ([5.0, 10.0, 17.0, 13.0], 2)
+    >>> bool(s["sq_sum"][0] + s["sq_diff"][0] == 2 * (s["sq_x"][0] + s["sq_y"][0]))
+    True
     """
     xa, ya = validate.pairs(x, y)
     return {
@@ -201,8 +232,47 @@ def _check_log_expm1(t: Any) -> None:
 
 @formula(check=_check_log_expm1)
 def log_expm1(ctx: Any, t: Any) -> Any:
-    """``log(exp(t) - 1)`` for ``t >= 0`` without overflow or cancellation (``ValueError``
-    for ``t < 0`` or NaN; ``t = 0`` gives ``-inf``)."""
+    """``log(exp(t) - 1)`` for ``t >= 0`` without overflow or cancellation.
+
+    Evaluated as ``t + log(-expm1(-t))``: no overflow at large ``t`` and full relative accuracy
+    at small ``t`` (where ``log(exp(t) - 1) ~ log t``); ``t = 0`` gives ``-inf``.
+
+    Parameters
+    ----------
+    t : array_like
+        Real numbers ``>= 0`` (no NaN).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``log(exp(t) - 1)`` elementwise (float64), or an mpmath number (object array for array
+        input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``t < 0`` or NaN (``exp(t) - 1 > 0`` has a real logarithm only for ``t > 0``), or
+        ``dps < 15`` with ``backend="mpmath"``.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: the variances ``K^2 expm1(z)`` of Thm 3.2-3.5
+    are evaluated in log space with it.
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(float(log_expm1(1.0)) - math.log(math.e - 1)) < 1e-15
+    True
+    >>> float(log_expm1(1000.0))  # exp(1000) overflows float64; its log does not
+    1000.0
+    >>> abs(float(log_expm1(1e-20)) - math.log(1e-20)) < 1e-13
+    True
+    """
     return t + ctx.log(-ctx.expm1(-t))
 
 
@@ -231,11 +301,56 @@ def trig_log_variance(
     sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, *,
     kernel: str = "gaussian", backend: str = "float64", dps: int = 50,
 ) -> Any:
-    """log Var of one TrigRF sample, ``log((1 - K^2)^2 / 2)`` (CRT sec 2.2).
+    """log Var of one TrigRF sample, ``log((1 - K^2)^2 / 2)``.
+
+    ``K = K(x, y) = exp(-|x - y|^2 / 2)``; evaluated as ``log(1/2) + 2 log(-expm1(-|x - y|^2))``.
+
+    Parameters
+    ----------
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    kernel : {"gaussian", "softmax"}, optional
+        The kernel estimated: ``K(x, y) = exp(-|x - y|^2 / 2)`` (default) or ``exp(x . y)``, whose
+        features carry the extra factors ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (the log-variance
+        grows by ``sq_x + sq_y``).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance (``-inf`` where it is 0): float64 values broadcast
+        over the statistics, or mpmath numbers (an object array for array input) with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a statistic is negative, NaN or infinite, the four statistics are inconsistent,
+        ``d`` is not an integer ``>= 1``, the arguments do not broadcast, ``kernel`` is unknown,
+        or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    CRT sec 2.2: ``Var Re(f1 f2) = (1/2) (1 - K(x, y)^2)^2``; holds as printed.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022, sec 2.2: ``Var Re(f1 f2) = (1/2) (1 - K(x,
+    y)^2)^2``; holds as printed.
+
+    Examples
+    --------
+    >>> import math
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> k2 = math.exp(-0.5)  # K^2 = exp(-|x - y|^2), |x - y|^2 = 0.5
+    >>> abs(float(trig_log_variance(**s)[0]) - math.log((1 - k2) ** 2 / 2)) < 1e-14
+    True
+    >>> float(trig_log_variance(1.0, 1.0, 4.0, 0.0, 3))  # x = y: the estimate is exact
+    -inf
     """
     _check_kernel(kernel)
     out = _trig_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, backend=backend, dps=dps)
@@ -248,9 +363,52 @@ def positive_log_variance(
 ) -> Any:
     """log Var of one PosRF sample, ``log(exp(4 x.y) - K^2) = -|x-y|^2 + log expm1(|x+y|^2)``.
 
+    Parameters
+    ----------
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    kernel : {"gaussian", "softmax"}, optional
+        The kernel estimated: ``K(x, y) = exp(-|x - y|^2 / 2)`` (default) or ``exp(x . y)``, whose
+        features carry the extra factors ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (the log-variance
+        grows by ``sq_x + sq_y``).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance (``-inf`` where it is 0): float64 values broadcast
+        over the statistics, or mpmath numbers (an object array for array input) with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a statistic is negative, NaN or infinite, the four statistics are inconsistent,
+        ``d`` is not an integer ``>= 1``, the arguments do not broadcast, ``kernel`` is unknown,
+        or ``dps < 15`` with ``backend="mpmath"``.
+
     References
     ----------
-    CRT sec 2.2: ``Var f1 f2 = exp(4 x^T y) - K(x, y)^2``; holds as printed.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022, sec 2.2: ``Var f1 f2 = exp(4 x^T y) - K(x,
+    y)^2``; holds as printed.
+
+    Examples
+    --------
+    >>> import math
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])  # x . y = 0.02, |x - y|^2 = 0.5
+    >>> abs(float(positive_log_variance(**s)[0]) - math.log(math.exp(0.08) - math.exp(-0.5))) < 1e-14
+    True
+    >>> v_mp = positive_log_variance(**s, backend="mpmath")[0]
+    >>> abs(float(v_mp) - float(positive_log_variance(**s)[0])) < 1e-14
+    True
     """
     _check_kernel(kernel)
     out = _positive_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, backend=backend, dps=dps)
@@ -261,13 +419,44 @@ def positive_log_variance(
 
 
 def gerf_coefficients(a: complex, s: int, d: int) -> tuple[complex, complex, complex, complex]:
-    """(A, B, C, D) of CRT Thm 3.1, eq (5): ``B = sqrt(s(1-4A))``, ``C = -(s+1)/2``,
-    ``D = (fourth_root(1-4A))^d``, principal roots; needs ``Re(1 - 4A) > 0``
-    (``ValueError`` also where ``|D|`` exceeds the float64 range).
+    """The coefficients ``(A, B, C, D)`` of GERF for a given ``A`` and sign ``s``.
+
+    ``B = sqrt(s (1 - 4A))``, ``C = -(s + 1)/2``, ``D = (fourth_root(1 - 4A))^d`` with principal
+    roots, so that ``f(w, x) = D exp(A|w|^2 + B w.x + C|x|^2)`` is an unbiased feature of the
+    Gaussian kernel.
+
+    Parameters
+    ----------
+    a : complex
+        The GERF parameter ``A``, finite, with ``Re(1 - 4A) > 0``.
+    s : int
+        The sign ``s = -1`` or ``+1``.
+    d : int
+        The dimension, ``>= 1``.
+
+    Returns
+    -------
+    tuple of complex
+        ``(A, B, C, D)``.
+
+    Raises
+    ------
+    ValueError
+        If ``Re(1 - 4A) <= 0``, ``A`` is not finite, ``s`` is not ``+-1``, ``d`` is not an integer
+        ``>= 1``, or ``|D| = |1 - 4A|^(d/4)`` exceeds the float64 range.
 
     References
     ----------
-    CRT Thm 3.1, eq (5); proof appendix 9.2, eq (16)-(18).
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.1, eq (5); proof in appendix 9.2, eq
+    (16)-(18).
+
+    Examples
+    --------
+    >>> gerf_coefficients(0, 1, 3)  # A = 0, s = +1: the positive random features
+    (0j, (1+0j), (-1+0j), (1+0j))
+    >>> a, b, c, dd = gerf_coefficients(-0.25, -1, 2)
+    >>> abs(b * b - (-1) * (1 - 4 * a)) < 1e-15 and abs(dd - 2 ** 0.5) < 1e-15
+    True
     """
     a = validate.finite_complex(a, "A")
     validate.sign(s, "s")
@@ -372,15 +561,58 @@ def gerf_log_variance(
 ) -> Any:
     """log Var of one GERF(A, s) sample for complex ``A`` with ``Re(1 - 8A) > 0``.
 
-    Equal to CRT Thm 3.2, eq (6): ``(1/2) e^{-(s+1)(|x|^2+|y|^2)} (Re(a1 e^{a2 v}) +
-    a3 e^{a4 v}) - K^2`` with ``v = |x + s y|^2``, evaluated as
-    ``(K^2/2)(Re expm1(z1) + expm1(z2))`` so that small variances keep their digits
-    (float64 points whose two terms cancel are recomputed in mpmath).
+    Equal to eq (6): ``(1/2) e^{-(s+1)(|x|^2+|y|^2)} (Re(a1 e^{a2 v}) + a3 e^{a4 v}) - K^2`` with
+    ``v = |x + s y|^2``, evaluated as ``(K^2/2)(Re expm1(z1) + expm1(z2))`` so that small
+    variances keep their digits (float64 points whose two terms cancel are recomputed in
+    mpmath).  ``A = 0`` gives PosRF (``s = +1``) and TrigRF (``s = -1``).
+
+    Parameters
+    ----------
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    a : complex or array_like
+        The GERF parameter ``A`` (complex allowed), with ``Re(1 - 8A) > 0`` (finite variance).
+    s : int
+        The sign ``-1`` or ``+1``.
+    kernel : {"gaussian", "softmax"}, optional
+        The kernel estimated: ``K(x, y) = exp(-|x - y|^2 / 2)`` (default) or ``exp(x . y)``, whose
+        features carry the extra factors ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (the log-variance
+        grows by ``sq_x + sq_y``).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance (``-inf`` where it is 0): float64 values broadcast
+        over the statistics, or mpmath numbers (an object array for array input) with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`positive_log_variance`, and if ``Re(1 - 8A) <= 0`` or ``s`` is not ``+-1``.
 
     References
     ----------
-    CRT Thm 3.2, eq (6); proof appendix 9.3, eq (19)-(21).  Eq (6) holds as printed; the
-    intermediate line of eq (21) writes ``(1-4A)(1-4A)`` where ``|1-4A|^2`` is meant.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2, eq (6); proof in appendix 9.3, eq
+    (19)-(21).  Eq (6) holds as printed;
+    the intermediate line of eq (21) writes ``(1-4A)(1-4A)`` where ``|1-4A|^2`` is meant.
+
+    Examples
+    --------
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> bool(abs(gerf_log_variance(**s, a=0, s=1) - positive_log_variance(**s))[0] < 1e-13)
+    True
+    >>> bool(abs(gerf_log_variance(**s, a=0, s=-1) - trig_log_variance(**s))[0] < 1e-13)
+    True
     """
     _check_kernel(kernel)
     out = _gerf_log_variance(sq_x, sq_y, sq_sum, sq_diff, d, a, s, backend=backend, dps=dps)
@@ -418,23 +650,87 @@ def _rho_parts(ctx: Any, u: Any, d: Any) -> tuple[Any, Any]:
 
 @formula(check=_check_u_d)
 def oprf_rho_star(ctx: Any, u: Any, d: Any) -> Any:
-    """``rho*`` of CRT Thm 3.3 as a function of ``u = |x + y|^2`` and ``d``.
+    """``rho*`` of OPRF (the optimal real ``A``) as a function of ``u = |x + y|^2`` and ``d``.
 
-    The positive root of ``2u rho^2 + (2u + d) rho - d = 0`` (CRT eq (22)), written as
-    ``2d / ((2u + d) + sqrt((2u + d)^2 + 8du))`` which does not cancel for small ``u``;
-    ``rho*(0) = 1``, ``rho* in (0, 1]``.
+    The positive root of ``2u rho^2 + (2u + d) rho - d = 0`` (eq (22)), written as
+    ``2d / ((2u + d) + sqrt((2u + d)^2 + 8du))``, which does not cancel for small ``u``;
+    ``rho*(0) = 1`` and ``rho* in (0, 1]``.
+
+    Parameters
+    ----------
+    u : array_like
+        ``|x + y|^2``, finite, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``rho*`` (float64, broadcast over ``u``), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``u`` is negative or not finite, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
 
     References
     ----------
-    CRT Thm 3.3, eq (7) and its proof, eq (22).  Eq (22) holds; eq (7) as printed places
-    ``- 2|x+y|^2 - d`` inside the square root (see claim ``crt.thm3.3``).
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.3, eq (7), and its proof, eq (22).  Eq
+    (22) holds; eq (7) as printed
+    places ``- 2|x+y|^2 - d`` inside the square root (claim ``crt.thm3.3``).
+
+    Examples
+    --------
+    >>> r, u, d = float(oprf_rho_star(2.0, 3)), 2.0, 3
+    >>> abs(2 * u * r * r + (2 * u + d) * r - d) < 1e-14
+    True
+    >>> float(oprf_rho_star(0.0, 5))
+    1.0
     """
     return _rho_parts(ctx, u, d)[0]
 
 
 @formula(check=_check_u_d)
 def oprf_a_star(ctx: Any, u: Any, d: Any) -> Any:
-    """Optimal real ``A* = (1 - 1/rho*)/8 = -(1 - rho*)/(8 rho*) <= 0`` (CRT Thm 3.3)."""
+    """The optimal real GERF parameter ``A* = (1 - 1/rho*)/8 = -(1 - rho*)/(8 rho*) <= 0``.
+
+    Parameters
+    ----------
+    u : array_like
+        ``|x + y|^2``, finite, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``A*`` (float64, broadcast over ``u``), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``u`` is negative or not finite, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.3, eq (7) (with ``rho*`` from eq (22)).
+
+    Examples
+    --------
+    >>> r = float(oprf_rho_star(2.0, 3))
+    >>> abs(float(oprf_a_star(2.0, 3)) - (1 - 1 / r) / 8) < 1e-15
+    True
+    >>> float(oprf_a_star(0.0, 3))  # u = 0: A* = 0 (PosRF is optimal)
+    -0.0
+    """
     rho, one_minus = _rho_parts(ctx, u, d)
     return -one_minus / (8 * rho)
 
@@ -471,14 +767,55 @@ def oprf_log_variance(
     sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, *,
     kernel: str = "gaussian", backend: str = "float64", dps: int = 50,
 ) -> Any:
-    """log of the minimal GERF variance (OPRF, real A, s = +1) of one sample.
+    """log of the minimal GERF variance (OPRF: real ``A = A*``, ``s = +1``) of one sample.
 
-    ``Var = K^2 expm1(rho* u + d log((1 + rho*)/(2 sqrt(rho*))))``, ``u = |x + y|^2``:
-    eq (6) at ``A = A*`` (for real A, s = +1, ``a1 = a3``, ``a2 = a4 = 1 + rho``).
+    ``Var = K^2 expm1(rho* u + d log((1 + rho*)/(2 sqrt(rho*))))`` with ``u = |x + y|^2``: eq (6)
+    at ``A = A*`` (for real ``A`` and ``s = +1``, ``a1 = a3`` and ``a2 = a4 = 1 + rho``).
+
+    Parameters
+    ----------
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    kernel : {"gaussian", "softmax"}, optional
+        The kernel estimated: ``K(x, y) = exp(-|x - y|^2 / 2)`` (default) or ``exp(x . y)``, whose
+        features carry the extra factors ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (the log-variance
+        grows by ``sq_x + sq_y``).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance (``-inf`` where it is 0): float64 values broadcast
+        over the statistics, or mpmath numbers (an object array for array input) with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If a statistic is negative, NaN or infinite, the four statistics are inconsistent,
+        ``d`` is not an integer ``>= 1``, the arguments do not broadcast, ``kernel`` is unknown,
+        or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    CRT Thm 3.2-3.3, eq (6), (7), (22).
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2-3.3, eq (6), (7), (22).
+
+    Examples
+    --------
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> a = float(oprf_a_star(s["sq_sum"][0], 2))
+    >>> bool(abs(oprf_log_variance(**s) - gerf_log_variance(**s, a=a, s=1))[0] < 1e-12)
+    True
+    >>> bool(oprf_log_variance(**s)[0] < positive_log_variance(**s)[0])
+    True
     """
     _check_kernel(kernel)
     if kernel == "softmax" and backend == "float64":  # the kernel's factor in the same compensated sum
@@ -491,18 +828,46 @@ def oprf_log_variance(
 def oprf_log_variance_ratio(ctx: Any, u: Any, d: Any) -> Any:
     """``mu = log(Var_OPRF / Var_PosRF)`` as a function of ``u = |x + y|^2`` and ``d``.
 
-    The same for the Gaussian and the softmax kernel (the kernel factor cancels).
-    ``mu -> 0`` as ``u -> 0``; ``mu <= 0``.
+    The same for the Gaussian and the softmax kernel (the kernel factor cancels);
+    ``mu <= 0`` and ``mu -> 0`` as ``u -> 0``.  Where ``mu > -log 2`` (small ``u``) it is
+    evaluated as ``log1p(r)``, ``r = expm1(delta - u) / (1 - e^{-u})``, which keeps the digits
+    that the difference of two logarithms cancels; ``mu = -2u/d + (6 - d) u^2/d^2 + O(u^3)``,
+    and the float64 face returns ``-2u/d`` for ``u < 1e-20``.
 
-    Where ``mu > -log 2`` (small ``u``) it is evaluated as ``log1p(r)``,
-    ``r = expm1(delta - u) / (1 - e^{-u})`` (from ``expm1(delta) - expm1(u) = e^u
-    expm1(delta - u)``), which keeps the digits that the difference of the two logs
-    cancels; ``mu = -2u/d + (6 - d) u^2/d^2 + O(u^3)``, and the float64 face returns
-    ``-2u/d`` for ``u < 1e-20`` (where ``delta - u ~ -2u^2/d`` would underflow).
+    Parameters
+    ----------
+    u : array_like
+        ``|x + y|^2``, finite, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``mu`` (float64, broadcast over ``u``), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``u`` is negative or not finite, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
 
     References
     ----------
-    CRT Figure 1 (right) and its caption.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Figure 1 (right) and its caption.
+
+    Examples
+    --------
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> diff = oprf_log_variance(**s) - positive_log_variance(**s)
+    >>> bool(abs(oprf_log_variance_ratio(s["sq_sum"], 2) - diff)[0] < 1e-13)
+    True
+    >>> u, d = 1e-8, 4  # mu = -2u/d + (6 - d) u^2/d^2 + O(u^3)
+    >>> abs(float(oprf_log_variance_ratio(u, d)) - (-2 * u / d + (6 - d) * u**2 / d**2)) < 1e-23
+    True
     """
     t_rho, t_log, t_gap = _oprf_delta_terms(ctx, u, d)
     mu = log_expm1.impl(ctx, t_rho + t_log) - log_expm1.impl(ctx, u)
@@ -515,8 +880,13 @@ def oprf_log_variance_ratio(ctx: Any, u: Any, d: Any) -> Any:
     return ctx.where(u > 0, mu, 0)  # the limit u -> 0 (both variances vanish at u = 0)
 
 
-def _value(log_fn: Any, name: str) -> Any:
-    """Value-space twin of a log-space closed form (one definition, two spellings)."""
+def _value(log_fn: Any, name: str, doc: str | None = None) -> Any:
+    """Value-space twin of a log-space closed form (one definition, two spellings).
+
+    ``doc`` is the twin's docstring (default: the log-space one, prefixed); the twin reports the
+    log-space signature (a formula's ``ctx`` replaced by its ``backend=``, ``dps=`` keywords), so
+    that ``help`` and the documentation show its real arguments.
+    """
 
     def value(*args: Any, **kwargs: Any) -> Any:
         out = log_fn(*args, **kwargs)
@@ -531,17 +901,169 @@ def _value(log_fn: Any, name: str) -> Any:
 
     value.__name__ = name
     value.__qualname__ = name
-    value.__doc__ = (
+    value.__doc__ = doc if doc is not None else (
         f"Value-space twin of :func:`{getattr(log_fn, '__name__', name)}` (same arguments).  Raises ``ValueError`` "
         "instead of overflowing to inf in float64.\n\n" + (log_fn.__doc__ or "")
     )
+    sig = inspect.signature(log_fn)
+    params = list(sig.parameters.values())
+    if hasattr(log_fn, "impl") and params[:1] and params[0].name == "ctx":  # a formula
+        kw = inspect.Parameter.KEYWORD_ONLY
+        params = [*params[1:], inspect.Parameter("backend", kw, default="float64", annotation="str"),
+                  inspect.Parameter("dps", kw, default=50, annotation="int")]
+    value.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return value
 
 
-trig_variance = _value(trig_log_variance, "trig_variance")
-positive_variance = _value(positive_log_variance, "positive_variance")
-gerf_variance = _value(gerf_log_variance, "gerf_variance")
-oprf_variance = _value(oprf_log_variance, "oprf_variance")
+trig_variance = _value(
+    trig_log_variance, "trig_variance",
+    """Var of one TrigRF sample, ``(1 - K^2)^2 / 2``.
+
+    Value-space twin of :func:`trig_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff, d, kernel, backend, dps
+        As for :func:`trig_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`trig_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`trig_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022, sec 2.2 (holds as printed).
+
+    Examples
+    --------
+    >>> import math
+    >>> v = float(trig_variance(0.34, 0.2, 0.58, 0.5, 2))  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> abs(v - (1 - math.exp(-0.5)) ** 2 / 2) < 1e-16
+    True
+    """,
+)
+positive_variance = _value(
+    positive_log_variance, "positive_variance",
+    """Var of one PosRF sample, ``exp(4 x.y) - K^2``.
+
+    Value-space twin of :func:`positive_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff, d, kernel, backend, dps
+        As for :func:`positive_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`positive_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`positive_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022, sec 2.2 (holds as printed).
+
+    Examples
+    --------
+    >>> import math
+    >>> v = float(positive_variance(0.34, 0.2, 0.58, 0.5, 2))  # x . y = 0.02
+    >>> abs(v - (math.exp(0.08) - math.exp(-0.5))) < 1e-15
+    True
+    >>> try:
+    ...     positive_variance(400.0, 400.0, 1600.0, 0.0, 2)  # exp(1600) overflows float64
+    ... except ValueError:
+    ...     print("refused")
+    refused
+    """,
+)
+gerf_variance = _value(
+    gerf_log_variance, "gerf_variance",
+    """Var of one GERF(A, s) sample (eq (6)), complex ``A`` with ``Re(1 - 8A) > 0``.
+
+    Value-space twin of :func:`gerf_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff, d, a, s, kernel, backend, dps
+        As for :func:`gerf_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`gerf_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`gerf_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2, eq (6); appendix 9.3.
+
+    Examples
+    --------
+    >>> st = (0.34, 0.2, 0.58, 0.5, 2)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> v = float(gerf_variance(*st, 0, 1))
+    >>> abs(v / float(positive_variance(*st)) - 1) < 1e-13  # A = 0, s = +1 is PosRF
+    True
+    """,
+)
+oprf_variance = _value(
+    oprf_log_variance, "oprf_variance",
+    """The minimal GERF variance over real ``A`` with ``s = +1`` (OPRF) of one sample.
+
+    Value-space twin of :func:`oprf_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff, d, kernel, backend, dps
+        As for :func:`oprf_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`oprf_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`oprf_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2-3.3, eq (6), (7), (22).
+
+    Examples
+    --------
+    >>> st = (0.34, 0.2, 0.58, 0.5, 2)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> a = float(oprf_a_star(0.58, 2))
+    >>> bool(float(oprf_variance(*st)) <= min(float(gerf_variance(*st, b, 1)) for b in (a - 0.01, a + 0.01)))
+    True
+    """,
+)
 
 
 # ---------------------------------------------------------------- orthogonal ensembles
@@ -558,20 +1080,49 @@ def orf_log_covariance_factor(ctx: Any, u: Any, d: Any) -> Any:
     """``log(1 + G)`` with ``G = Cov(X_1, X_2)/K^2`` for two orthogonal GERF samples.
 
     For GERF with real ``A`` and ``s = +1`` and two projections from one orthogonal block
-    (directions orthonormal, norms independent chi_d), ``E[X_1 X_2] =
-    exp(-2(|x|^2 + |y|^2)) 1F1(d; d/2; u/2)`` **whatever A is** (the ``exp(2A|w|^2)``
-    factor turns chi_d into a scaled chi_d that ``B`` and ``D`` undo), so
-    ``1 + G = e^{-u} 1F1(d; d/2; u/2) = e^{-u/2} 1F1(-d/2; d/2; -u/2)`` (Kummer), and
-    ``G = -u^2 / (2(d + 2)) + O(u^3) <= 0``.
+    (directions orthonormal, norms independent ``chi_d``), ``E[X_1 X_2] =
+    exp(-2(|x|^2 + |y|^2)) 1F1(d; d/2; u/2)`` whatever ``A`` is, so ``1 + G = e^{-u} 1F1(d;
+    d/2; u/2) = e^{-u/2} 1F1(-d/2; d/2; -u/2)`` (Kummer) and ``G = -u^2 / (2(d + 2)) + O(u^3)
+    <= 0``.  Derivation: expand ``E[cosh(s R t_1) cosh(s R' t_2)]`` in moments of the first
+    two coordinates of a uniform point on the sphere and of ``chi_d`` norms; the double series
+    collapses by Chu-Vandermonde.
 
-    Derivation: expand ``E[cosh(s R t_1) cosh(s R' t_2)]`` in moments of the first two
-    coordinates ``t`` of a uniform point on S^{d-1} and of chi_d norms; the double series
-    collapses by Chu-Vandermonde.  Tied to 2-D quadrature and Monte Carlo in the tests.
+    Parameters
+    ----------
+    u : array_like
+        ``|x + y|^2``, finite, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``log(1 + G) <= 0`` (float64, broadcast over ``u``; points that cancel are recomputed in
+        mpmath), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``u`` is negative or not finite, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
 
     References
     ----------
-    CRT Thm 4.1 and appendix 9.7 (eq (23)-(33), where the same covariance is bounded);
-    SimRF (003) eq (23) is the PosRF special case.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 4.1 and appendix 9.7, eq (23)-(33) (where
+    the same covariance is bounded);
+    Reid et al., Simplex Random Features, ICML 2023, eq (23) is the PosRF special case.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> ref = -2.0 + mpmath.log(mpmath.hyp1f1(3, 1.5, 1.0))  # e^-u 1F1(d; d/2; u/2), u = 2, d = 3
+    >>> abs(float(orf_log_covariance_factor(2.0, 3)) - float(ref)) < 1e-13
+    True
+    >>> abs(float(orf_log_covariance_factor(1e-4, 3)) + 1e-8 / 10) < 1e-13  # -u^2/(2(d + 2))
+    True
     """
     return -u / 2 + ctx.log(ctx.hyp1f1(-d / 2, d / 2, -u / 2))
 
@@ -585,17 +1136,64 @@ def orf_gerf_log_variance(
     sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, a: Any, m: int, *,
     coupling: str = "orf", kernel: str = "gaussian", backend: str = "float64", dps: int = 50,
 ) -> Any:
-    """log Var of the M-sample GERF estimator (real A, s = +1) under iid or orthogonal blocks.
+    """log Var of the M-sample GERF estimator (real ``A``, ``s = +1``) under iid or orthogonal blocks.
 
     ``Var = K^2 [expm1(z(A)) / M + (n_pairs / M^2) G]`` where ``z(A)`` is eq (6)'s exponent,
-    ``G`` is :func:`orf_log_covariance_factor` and ``n_pairs = sum_k b_k (b_k - 1)`` over
-    blocks of sizes ``b_k`` (``d`` each, the last truncated); ``coupling="iid"`` sets
-    ``n_pairs = 0``.  For M <= d the ORF variance is ``Var_iid - (1 - 1/M)K^2 |G|``,
-    which proves CRT Thm 4.1 (``|G| >= 0``).
+    ``G`` is :func:`orf_log_covariance_factor` and ``n_pairs = sum_k b_k (b_k - 1)`` over blocks
+    of sizes ``b_k`` (``d`` each, the last truncated); ``coupling="iid"`` sets ``n_pairs = 0``.
+    For ``M <= d`` the ORF variance is ``Var_iid - (1 - 1/M) K^2 |G|``, which proves Thm 4.1.
+
+    Parameters
+    ----------
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    a : float or array_like
+        The real GERF parameter ``A`` with ``1 - 8A > 0``.
+    m : int
+        The number of samples ``M``, ``>= 1``.
+    coupling : {"orf", "iid"}, optional
+        Orthogonal blocks (default) or independent samples.
+    kernel : {"gaussian", "softmax"}, optional
+        The kernel estimated: ``K(x, y) = exp(-|x - y|^2 / 2)`` (default) or ``exp(x . y)``, whose
+        features carry the extra factors ``exp(|x|^2/2)``, ``exp(|y|^2/2)`` (the log-variance
+        grows by ``sq_x + sq_y``).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance of the mean of ``M`` samples: float64 broadcast
+        over the statistics, or an mpmath number with ``backend="mpmath"`` (scalars only).
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is not ``"iid"`` or ``"orf"``, ``A`` has a nonzero imaginary part,
+        ``M`` is not an integer ``>= 1``, the mpmath face gets arrays, or as for
+        :func:`gerf_log_variance`.
 
     References
     ----------
-    CRT Thm 3.2, eq (6); Thm 4.1, eq (15); appendix 9.1 (block construction), 9.7.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2, eq (6); Thm 4.1, eq (15); appendix 9.1
+    (block construction), 9.7.
+
+    Examples
+    --------
+    >>> import math
+    >>> s = pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> iid = orf_gerf_log_variance(**s, a=-0.05, m=2, coupling="iid")[0]
+    >>> bool(abs(iid - (gerf_log_variance(**s, a=-0.05, s=1)[0] - math.log(2))) < 1e-13)
+    True
+    >>> bool(orf_gerf_log_variance(**s, a=-0.05, m=2)[0] < iid)  # Thm 4.1: ORF beats iid
+    True
     """
     _check_kernel(kernel)
     validate.positive_int(m, "M")
@@ -630,7 +1228,44 @@ def orf_gerf_log_variance(
         return FP.fsum(*shift, -np.asarray(sq_diff, dtype=float), ratio, -np.log(m), np.log1p(corr))
 
 
-orf_gerf_variance = _value(orf_gerf_log_variance, "orf_gerf_variance")
+orf_gerf_variance = _value(
+    orf_gerf_log_variance, "orf_gerf_variance",
+    """Var of the M-sample GERF estimator (real ``A``, ``s = +1``), iid or orthogonal blocks.
+
+    Value-space twin of :func:`orf_gerf_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff, d, a, m, coupling, kernel, backend, dps
+        As for :func:`orf_gerf_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`orf_gerf_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`orf_gerf_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.2, eq (6); Thm 4.1, eq (15); appendix 9.7.
+
+    Examples
+    --------
+    >>> st = (0.34, 0.2, 0.58, 0.5, 2)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> iid = float(orf_gerf_variance(*st, -0.05, 2, coupling="iid"))
+    >>> abs(iid - float(gerf_variance(*st, -0.05, 1)) / 2) < 1e-15  # M iid samples: Var / M
+    True
+    >>> float(orf_gerf_variance(*st, -0.05, 2)) < iid  # Thm 4.1
+    True
+    """,
+)
 
 
 def _check_raw_moment(k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: Any, a: Any) -> None:
@@ -675,13 +1310,55 @@ def gerf_log_raw_moment(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_
 
     ``X = D^2 exp(2A|w|^2 + B w.(x+y) - |x|^2 - |y|^2)`` with (5):
     ``E X^k = (1-4A)^{kd/2} (1-4kA)^{-d/2} exp(k^2 (1-4A) u / (2(1-4kA)) - k(|x|^2+|y|^2))``,
-    finite iff ``1 - 4kA > 0``.  Used for exact Monte Carlo standard errors (k <= 4).
+    finite iff ``1 - 4kA > 0``.  ``1 - 4kA`` is formed from an error-free product, and float64
+    points whose terms cancel are recomputed in mpmath.  Used for exact Monte Carlo standard
+    errors (``k <= 4``).
+
+    Parameters
+    ----------
+    k : int
+        The order of the moment, ``>= 1``.
+    sq_x, sq_y : array_like
+        ``|x|^2`` and ``|y|^2``: finite, ``>= 0`` (e.g. from :func:`pair_stats` or :func:`set_stats`).
+    sq_sum, sq_diff : array_like
+        ``|x + y|^2`` and ``|x - y|^2``: finite, ``>= 0``, with ``sq_sum + sq_diff = 2 (sq_x + sq_y)``
+        to 1e-9 relative.  The four statistics broadcast together.
+    d : int
+        The dimension of ``x`` and ``y``, ``>= 1``.
+    a : float or array_like
+        The real GERF parameter ``A`` with ``1 - 4kA > 0``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``log E[X^k]`` (float64, broadcast over the arguments), or an mpmath number with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is complex or not finite, ``1 - 4kA <= 0``, ``k`` is not an integer ``>= 1``,
+        or as for :func:`positive_log_variance` (statistics, ``d``, ``dps``).
 
     References
     ----------
-    CRT eq (4)-(5), (16)-(17) (the same Gaussian integral with parameters scaled by k).
-    ``1 - 4kA`` is formed from an error-free product (it rounds where ``A -> 1/(4k)``), and
-    float64 points whose terms cancel by more than ``COND_MAX`` are recomputed in mpmath.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: eq (4)-(5) and (16)-(17) (the same Gaussian
+    integral with parameters scaled by
+    ``k``).
+
+    Examples
+    --------
+    >>> import math
+    >>> st = (0.34, 0.2, 0.58, 0.5)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> abs(float(gerf_log_raw_moment(1, *st, 2, -0.1)) + 0.25) < 1e-14  # E X = K (unbiased)
+    True
+    >>> m2 = math.exp(float(gerf_log_raw_moment(2, *st, 2, -0.1)))
+    >>> abs(math.log(m2 - math.exp(-0.5)) - float(gerf_log_variance(*st, 2, -0.1, 1))) < 1e-12
+    True
     """
     t1, t2, t3, t4 = _raw_moment_terms(ctx, k, sq_x, sq_y, sq_sum, a, d)
     return t1 + t2 + t3 + t4
@@ -690,13 +1367,49 @@ def gerf_log_raw_moment(ctx: Any, k: Any, sq_x: Any, sq_y: Any, sq_sum: Any, sq_
 def gerf_iid_error_moments(
     sq_x: Any, sq_y: Any, sq_sum: Any, sq_diff: Any, d: int, a: float, m: int = 1
 ) -> tuple[float, float] | None:
-    """``(E e, E e^2)`` for ``e = (K_hat_M - K)^2``, K_hat_M the mean of M iid positive GERF samples.
+    """``(E e, E e^2)`` for ``e = (K_hat_M - K)^2``, ``K_hat_M`` the mean of ``M`` iid positive GERF samples.
 
-    From the exact raw moments ``E X^k`` (k <= 4, :func:`gerf_log_raw_moment`) in mpmath, at
+    From the exact raw moments ``E X^k`` (``k <= 4``, :func:`gerf_log_raw_moment`) in mpmath, at
     40 digits or more (the central moments cancel heavily: :func:`rfcheck.stats.exact_moments_of_mean`
-    raises the precision until 20 digits survive).  ``None`` when ``E X^4`` is infinite
-    (``1 - 16A <= 0``) or the result leaves the float64 range.  These give Monte Carlo tests
-    an exact standard error instead of a sample one.
+    raises the precision until 20 digits survive).  These give Monte Carlo tests an exact
+    standard error instead of a sample one.
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff : float
+        The pair statistics (see :func:`gerf_log_variance`).
+    d : int
+        The dimension, ``>= 1``.
+    a : float
+        The real GERF parameter ``A``.
+    m : int, optional
+        The number of samples averaged (default 1).
+
+    Returns
+    -------
+    tuple of float or None
+        ``(E e, E e^2)``, the mean squared error of ``K_hat_M`` and the second moment of the
+        squared error; ``None`` when ``E X^4`` is infinite (``1 - 16A <= 0``) or a result
+        leaves the float64 range.
+
+    Raises
+    ------
+    ValueError
+        If the statistics, ``d`` or ``A`` are refused by :func:`gerf_log_raw_moment`.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: eq (4)-(6) (the moments behind the variance of
+    Thm 3.2).
+
+    Examples
+    --------
+    >>> st = (0.34, 0.2, 0.58, 0.5)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> mse, _ = gerf_iid_error_moments(*st, 2, -0.05)
+    >>> abs(mse / float(gerf_variance(*st, 2, -0.05, 1)) - 1) < 1e-12  # M = 1: E e = Var
+    True
+    >>> gerf_iid_error_moments(*st, 2, 0.07) is None  # 1 - 16A < 0: E X^4 is infinite
+    True
     """
     import mpmath
 
@@ -719,10 +1432,35 @@ def gerf_iid_error_moments(
 def discrete_pair_stats(x: Any, y: Any) -> dict[str, Any]:
     """Statistics of pairs that the DIRF variances need (float64, vectorised over pairs).
 
-    ``q = sum_l x_l^2 y_l^2`` (Thm 3.4), ``abs_prod = |x_l y_l|`` of shape (P, d)
-    (Thm 3.5), ``xy = x . y`` and ``sq_diff = |x - y|^2`` (so that ``K^2 = e^{-sq_diff}``).
-    ``xy`` is correctly rounded (a compensated sum of exact products): it cancels for
-    near-orthogonal pairs.
+    ``q = sum_l x_l^2 y_l^2`` (Thm 3.4), ``abs_prod = |x_l y_l|`` (Thm 3.5), ``xy = x . y``
+    and ``sq_diff = |x - y|^2`` (so that ``K^2 = e^{-sq_diff}``).  ``xy`` is correctly rounded
+    (a compensated sum of exact products): it cancels for near-orthogonal pairs.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Real vectors of the same shape, (d,) for one pair or (P, d) for ``P`` pairs.
+
+    Returns
+    -------
+    dict
+        ``"q"``, ``"xy"``, ``"sq_diff"``: float64 arrays of shape (P,); ``"abs_prod"``: shape
+        (P, d); ``"d"``: the int dimension.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in shape, are not 1-D or 2-D, or are not finite real numbers.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.4, eq (11) and Thm 3.5, eq (13).
+
+    Examples
+    --------
+    >>> s = discrete_pair_stats([1.0, 1e-20], [1e-20, -1.0])  # x . y = 0 exactly
+    >>> float(s["xy"][0]), float(s["q"][0]), s["abs_prod"].tolist()
+    (0.0, 2e-40, [[1e-20, 1e-20]])
     """
     xa, ya = validate.pairs(x, y)
     prod = xa * ya
@@ -772,15 +1510,55 @@ def _pois_conditioning(ctx: Any, q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any
 def poisson_log_variance(ctx: Any, q: Any, xy: Any, sq_diff: Any, d: Any, lam: Any) -> Any:
     """log Var of one PoisRF sample (Gaussian kernel), ``lambda > 0``.
 
-    ``Var = exp(lambda d + q/lambda - |x|^2 - |y|^2) - K^2 = K^2 expm1(lambda d + q/lambda
-    - 2 x.y)`` with ``q = sum_l x_l^2 y_l^2`` (:func:`discrete_pair_stats`); the exponent
-    is >= 0 and vanishes (zero variance) iff all ``x_l y_l`` are equal, positive and
-    ``lambda = lambda*``.  Float64 points where the exponent cancels are recomputed in
-    mpmath.
+    ``Var = exp(lambda d + q/lambda - |x|^2 - |y|^2) - K^2 = K^2 expm1(lambda d + q/lambda -
+    2 x.y)`` with ``q = sum_l x_l^2 y_l^2``; the exponent is ``>= 0`` and vanishes (zero
+    variance) iff all ``x_l y_l`` are equal, positive and ``lambda = lambda*``.  Float64 points
+    where the exponent cancels are recomputed in mpmath.
+
+    Parameters
+    ----------
+    q : array_like
+        ``sum_l x_l^2 y_l^2 >= 0`` (from :func:`discrete_pair_stats`).
+    xy : array_like
+        ``x . y``, with ``(x . y)^2 <= d q`` (Cauchy-Schwarz).
+    sq_diff : array_like
+        ``|x - y|^2 >= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    lam : array_like
+        The Poisson parameter ``lambda > 0``.  All arguments broadcast together.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance (``-inf`` where it is 0): float64 values broadcast
+        over the statistics, or mpmath numbers (an object array for array input) with
+        ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is not finite, ``q`` or ``sq_diff`` is negative, ``lambda <= 0``,
+        ``x . y > sqrt(d q)`` beyond rounding, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
 
     References
     ----------
-    CRT Thm 3.4, eq (11); proof appendix 9.5 (holds as printed).
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.4, eq (11); proof in appendix 9.5 (holds
+    as printed).
+
+    Examples
+    --------
+    >>> x, y = [0.3, 0.5], [0.4, -0.2]
+    >>> s = discrete_pair_stats(x, y)
+    >>> lv = poisson_log_variance(s["q"], s["xy"], s["sq_diff"], 2, 0.7)[0]
+    >>> bool(abs(lv - float(dirf_log_variance(x, y, poisson_log_pk(0.7)))) < 1e-13)  # the eq (10) series
+    True
+    >>> float(poisson_log_variance(0.25, 1.0, 0.0, 4, 0.25))  # x = y = (1/2, ..), lambda*: exact
+    -inf
     """
     return -sq_diff + log_expm1.impl(ctx, _pois_z(ctx, q, xy, d, lam))
 
@@ -796,15 +1574,45 @@ def _check_q_d(q: Any, d: Any) -> None:
 
 @formula(check=_check_q_d)
 def poisson_lambda_star(ctx: Any, q: Any, d: Any) -> Any:
-    """``lambda* = d^{-1/2} q^{1/2}``, the minimiser of (11) over ``lambda > 0``.
+    """``lambda* = d^(-1/2) q^(1/2)``, the minimiser of the PoisRF variance (11) over ``lambda > 0``.
 
     The exponent ``lambda d + q/lambda`` is strictly convex for ``q > 0`` with derivative
     ``d - q/lambda^2``.  For ``q = 0`` the infimum is approached as ``lambda -> 0`` and no
-    ``lambda > 0`` attains it (``ValueError``).
+    ``lambda > 0`` attains it.
+
+    Parameters
+    ----------
+    q : array_like
+        ``sum_l x_l^2 y_l^2 > 0`` (from :func:`discrete_pair_stats` or :func:`set_stats`).
+    d : int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``lambda*`` (float64, broadcast over ``q``), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``q <= 0`` or not finite, ``d`` is not an integer ``>= 1``, or ``dps < 15``.
 
     References
     ----------
-    CRT sec 3.2.1, after Thm 3.4 (holds for q > 0).
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2.1, after Thm 3.4 (holds for ``q > 0``).
+
+    Examples
+    --------
+    >>> float(poisson_lambda_star(0.0244, 2)) == (0.0244 / 2) ** 0.5
+    True
+    >>> lam = float(poisson_lambda_star(0.0244, 2))
+    >>> f = lambda t: float(poisson_log_variance(0.0244, 0.02, 0.5, 2, t))
+    >>> f(lam) < min(f(0.99 * lam), f(1.01 * lam))
+    True
     """
     return ctx.sqrt(q / d)
 
@@ -841,8 +1649,45 @@ def _i0_minus_1(ctx: Any, t: Any) -> Any:
 
 @formula(check=_check_log_i0)
 def log_i0(ctx: Any, t: Any) -> Any:
-    """``log I_0(t)`` for finite real ``t`` without overflow (``log i0e(|t|) + |t|``) and, for
-    ``|t| < 1``, without losing relative accuracy (``log1p(I_0(t) - 1)``, ``log I_0(t) ~ t^2/4``)."""
+    """``log I_0(t)`` for finite real ``t`` without overflow and with relative accuracy at small ``t``.
+
+    ``log i0e(|t|) + |t|`` (no overflow at large ``|t|``) and, for ``|t| < 1``,
+    ``log1p(I_0(t) - 1)`` with the series of ``I_0 - 1`` (``log I_0(t) ~ t^2/4``).
+
+    Parameters
+    ----------
+    t : array_like
+        Finite real numbers.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        ``log I_0(t)`` elementwise (float64), or an mpmath number with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` is NaN or infinite, or ``dps < 15`` with ``backend="mpmath"``.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.5, eq (13) (the product of ``I_0`` of the
+    GeomRF variance).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> abs(float(log_i0(0.5)) - float(mpmath.log(mpmath.besseli(0, 0.5)))) < 1e-16
+    True
+    >>> abs(float(log_i0(1e-9)) - 0.25e-18) < 1e-33  # ~ t^2/4, kept to relative accuracy
+    True
+    >>> abs(float(log_i0(1000.0)) - float(mpmath.log(mpmath.besseli(0, 1000)))) < 1e-12
+    True
+    """
     if ctx.name == "arb":  # log I_0(t) = log 0F1(; 1; t^2/4): Arb's series with a proven remainder
         from rfcheck.closed_forms.simrf import _log_hyp0f1
 
@@ -907,17 +1752,52 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
                            backend: str = "float64", dps: int = 50) -> Any:
     """log Var of one GeomRF sample (Gaussian kernel), ``0 < p < 1``.
 
-    ``Var = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2 (1-p)^{-1/2} |x_l y_l|) - K^2
-    = K^2 expm1(z)``, ``z = -d log p + sum_l log I_0(2|x_l y_l|/sqrt(1-p)) - 2 x.y``, with
-    ``log I_0`` from :func:`log_i0` (exponentially scaled Bessel function, so that products over
-    ``d`` coordinates never overflow; a series at small arguments, where ``p* -> 1`` puts them).
-    ``abs_prod`` has shape (..., d); ``xy``, ``sq_diff``, ``p`` broadcast against (...).  Float64
-    points where ``z`` loses more than 3 digits to cancellation are recomputed in mpmath.
+    ``Var = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2 (1-p)^{-1/2} |x_l y_l|) - K^2 = K^2 expm1(z)``,
+    ``z = -d log p + sum_l log I_0(2|x_l y_l|/sqrt(1-p)) - 2 x.y``, with ``log I_0`` from
+    :func:`log_i0` (so that products over ``d`` coordinates never overflow).  Float64 points
+    where ``z`` loses more than 3 digits to cancellation are recomputed in mpmath.
+
+    Parameters
+    ----------
+    abs_prod : array_like
+        ``|x_l y_l| >= 0``, shape (..., d) (from :func:`discrete_pair_stats`).
+    xy : array_like
+        ``x . y``, with ``x . y <= sum_l |x_l y_l|``; broadcasts against (...).
+    sq_diff : array_like
+        ``|x - y|^2 >= 0``; broadcasts against (...).
+    p : array_like
+        The geometric parameter, ``0 < p < 1``; broadcasts against (...).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The natural logarithm of the variance, of shape (...) (a float for a scalar result), or
+        mpmath numbers (an object array for array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``abs_prod`` is a scalar or negative, an argument is not finite or the shapes do
+        not broadcast, ``sq_diff < 0``, ``p`` is outside ``(0, 1)``, ``x . y > sum_l |x_l y_l|``
+        beyond rounding, or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    CRT Thm 3.5, eq (13); proof appendix 9.6 (eq (13) holds; the proof's second line
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.5, eq (13); proof in appendix 9.6 (eq (13)
+    holds; the proof's second line
     carries a stray ``- K^2`` inside the product).
+
+    Examples
+    --------
+    >>> x, y = [0.3, 0.5], [0.4, -0.2]
+    >>> s = discrete_pair_stats(x, y)
+    >>> lv = geometric_log_variance(s["abs_prod"], s["xy"], s["sq_diff"], 0.6)[0]
+    >>> bool(abs(lv - float(dirf_log_variance(x, y, geometric_log_pk(0.6)))) < 1e-13)  # the eq (10) series
+    True
     """
     a = _check_geom(abs_prod, xy, sq_diff, p)
     d = a.shape[-1]
@@ -966,7 +1846,44 @@ def geometric_log_variance(abs_prod: Any, xy: Any, sq_diff: Any, p: Any, *,
 
 
 def geometric_log_second_ratio(abs_prod: Any, xy: Any, p: Any) -> Any:
-    """``z(p) = log(E[(f f)^2] / K^2)`` of GeomRF (float64); the objective behind p*."""
+    """``z(p) = log(E[(f f)^2] / K^2)`` of GeomRF (float64): the objective behind ``p*``.
+
+    ``z = -d log p + sum_l log I_0(2|x_l y_l|/sqrt(1-p)) - 2 x.y``; the variance is
+    ``K^2 expm1(z)`` (:func:`geometric_log_variance`).
+
+    Parameters
+    ----------
+    abs_prod : array_like
+        ``|x_l y_l| >= 0``, shape (..., d).
+    xy : array_like
+        ``x . y`` (``<= sum_l |x_l y_l|``); broadcasts against (...).
+    p : array_like
+        The geometric parameter, ``0 < p < 1``; broadcasts against (...).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``z(p)``, of shape (...).
+
+    Raises
+    ------
+    ValueError
+        As for :func:`geometric_log_variance`.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.5, eq (13), and sec 3.2.2 (``p*``
+    minimises it).
+
+    Examples
+    --------
+    >>> import math
+    >>> s = discrete_pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> z = float(geometric_log_second_ratio(s["abs_prod"], s["xy"], 0.6)[0])
+    >>> lv = float(geometric_log_variance(s["abs_prod"], s["xy"], s["sq_diff"], 0.6)[0])
+    >>> abs(lv - (-0.5 + math.log(math.expm1(z)))) < 1e-13
+    True
+    """
     a = _check_geom(abs_prod, xy, 0.0, p)
     pa = np.asarray(p, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):  # (log_i0's unused series branch at large t)
@@ -978,13 +1895,39 @@ def geometric_log_second_ratio(abs_prod: Any, xy: Any, p: Any) -> Any:
 def geometric_p_star(abs_prod: Any, xy: float = 0.0, *, maxiter: int = 100) -> tuple[float, float]:
     """``(p*, z(p*))``: the GeomRF parameter minimising eq (13), by Brent's method.
 
-    ``abs_prod`` is one pair's ``|x_l y_l|`` (shape (d,)) or the set averages of eq (14).
-    Brent's bounded method on ``t = logit(p)`` in [-40, 40] (``p`` from 4e-18 to
-    1 - 4e-18), at most ``maxiter`` iterations (the paper uses 100).  Appendix 9.10.1.
+    Brent's bounded method on ``t = logit(p)`` in [-40, 40] (``p`` from 4e-18 to 1 - 4e-18),
+    at most ``maxiter`` iterations (the paper uses 100); the objective is
+    :func:`geometric_log_second_ratio`.
+
+    Parameters
+    ----------
+    abs_prod : array_like
+        One pair's ``|x_l y_l|`` (shape (d,)) or the set averages of eq (14) (:func:`set_stats`).
+    xy : float, optional
+        ``x . y`` (or its set average), default 0.
+    maxiter : int, optional
+        Iterations of the bounded scalar minimiser (default 100).
+
+    Returns
+    -------
+    tuple of float
+        ``(p*, z(p*))``.
+
+    Raises
+    ------
+    ValueError
+        If ``abs_prod`` is not of shape (d,), or as for :func:`geometric_log_variance`.
 
     References
     ----------
-    CRT sec 3.2.2 (after eq (14)), appendix 9.10.1.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2.2 (after eq (14)), appendix 9.10.1.
+
+    Examples
+    --------
+    >>> p, z = geometric_p_star([0.12, 0.1], 0.02)
+    >>> f = lambda q: float(geometric_log_second_ratio([0.12, 0.1], 0.02, q))
+    >>> z <= min(f(p - 0.01), f(p + 0.01)) and abs(z - f(p)) < 1e-15
+    True
     """
     from scipy.optimize import minimize_scalar
 
@@ -1008,16 +1951,50 @@ def geometric_p_star(abs_prod: Any, xy: float = 0.0, *, maxiter: int = 100) -> t
 def dirf_log_variance(x: Any, y: Any, log_pk: Any, *, dps: int = 30, kmax: int = 100_000) -> Any:
     """log Var of one DIRF sample for a general discrete ``p_k`` (mpmath, one pair).
 
-    ``f_DI(w, x) = e^{-|x|^2/2} prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` (eq 10), so
-    ``E[(f f)^2] = e^{-|x|^2-|y|^2} prod_l sum_k (x_l y_l)^{2k} / (p_k (k!)^2)``; each
-    series is summed in mpmath until a term falls below ``10^-(dps+5)`` of the sum and
-    the terms are decreasing (``ArithmeticError`` if ``kmax`` terms do not converge:
-    the variance is infinite when ``(x_l y_l)^{2k}/(p_k k!^2)`` does not decay).
-    ``log_pk(k)`` returns ``log p_k`` (mpmath); every ``p_k`` must be > 0.
+    ``f_DI(w, x) = e^{-|x|^2/2} prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` (eq (10)), so
+    ``E[(f f)^2] = e^{-|x|^2-|y|^2} prod_l sum_k (x_l y_l)^{2k} / (p_k (k!)^2)``; each series is
+    summed in mpmath until a term falls below ``10^-(dps+5)`` of the sum and the terms are
+    decreasing.  An independent check of :func:`poisson_log_variance` and
+    :func:`geometric_log_variance`.
+
+    Parameters
+    ----------
+    x, y : array_like
+        One pair of real vectors, shape (d,) (or (1, d)).
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (e.g. :func:`poisson_log_pk`, :func:`geometric_log_pk`);
+        every ``p_k`` must be ``> 0``.
+    dps : int, optional
+        mpmath digits (default 30; the sums run at ``dps + 10``).
+    kmax : int, optional
+        The most terms of each series (default 100000).
+
+    Returns
+    -------
+    mpmath.mpf
+        The natural logarithm of the variance.
+
+    Raises
+    ------
+    ValueError
+        If more than one pair is given, or ``x`` and ``y`` differ in shape or are not finite.
+    ArithmeticError
+        If a series does not converge in ``kmax`` terms (the variance is infinite when
+        ``(x_l y_l)^{2k}/(p_k k!^2)`` does not decay).
 
     References
     ----------
-    CRT sec 3.2, eq (9)-(10); Thm 3.4-3.5 are the Poisson and geometric cases.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2, eq (9)-(10); Thm 3.4-3.5 are the
+    Poisson and geometric cases.
+
+    Examples
+    --------
+    >>> import mpmath  # d = 1, geometric p_k: E[(f f)^2] = e^(-|x|^2-|y|^2) I_0(2|x y|/sqrt(1-p)) / p
+    >>> with mpmath.workdps(40):  # x = 0.5, y = 0.75, p = 0.25 (exact binary numbers)
+    ...     ref = mpmath.log(mpmath.exp(-0.25 - 0.5625) / 0.25 * mpmath.besseli(0, 0.75 / mpmath.sqrt(0.75))
+    ...                      - mpmath.exp(-0.0625))
+    >>> abs(dirf_log_variance([0.5], [0.75], geometric_log_pk(0.25)) - ref) < 1e-25
+    True
     """
     import mpmath
 
@@ -1053,7 +2030,36 @@ def dirf_log_variance(x: Any, y: Any, log_pk: Any, *, dps: int = 30, kmax: int =
 
 
 def poisson_log_pk(lam: float) -> Any:
-    """``k -> log p_k`` of Poisson(lambda) in mpmath (for :func:`dirf_log_variance`)."""
+    """``k -> log p_k`` of Poisson(``lambda``) in mpmath (for :func:`dirf_log_variance`).
+
+    Parameters
+    ----------
+    lam : float
+        The Poisson parameter ``lambda > 0``.
+
+    Returns
+    -------
+    callable
+        ``k -> -lambda + k log(lambda) - log(k!)`` as an mpmath number.
+
+    Raises
+    ------
+    ValueError
+        If ``lambda`` is not a finite number ``> 0``.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2.1 (PoisRF).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> lp = poisson_log_pk(0.7)
+    >>> abs(float(mpmath.exp(lp(3))) - mpmath.exp(-0.7) * 0.7**3 / 6) < 1e-16
+    True
+    >>> abs(float(mpmath.fsum(mpmath.exp(lp(k)) for k in range(40))) - 1) < 1e-15
+    True
+    """
     import mpmath
 
     lam = validate.finite_real(lam, "lambda")
@@ -1063,7 +2069,36 @@ def poisson_log_pk(lam: float) -> Any:
 
 
 def geometric_log_pk(p: float) -> Any:
-    """``k -> log p_k`` of the geometric distribution ``p (1-p)^k`` on {0, 1, ...}."""
+    """``k -> log p_k`` of the geometric distribution ``p_k = p (1-p)^k`` on {0, 1, ...} (mpmath).
+
+    Parameters
+    ----------
+    p : float
+        The success probability, ``0 < p < 1``.
+
+    Returns
+    -------
+    callable
+        ``k -> log(p) + k log(1 - p)`` as an mpmath number (for :func:`dirf_log_variance`).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not a finite number in ``(0, 1)``.
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2.2 (GeomRF).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> lp = geometric_log_pk(0.6)
+    >>> abs(float(mpmath.exp(lp(2))) - 0.6 * 0.4**2) < 1e-16
+    True
+    >>> abs(float(mpmath.fsum(mpmath.exp(lp(k)) for k in range(100))) - 1) < 1e-15
+    True
+    """
     import mpmath
 
     p = validate.finite_real(p, "p")
@@ -1073,10 +2108,39 @@ def geometric_log_pk(p: float) -> Any:
 
 
 def positive_shift(x: Any, y: Any, eps: float = 1e-8) -> np.ndarray:
-    """The shift ``c_l = min_i min(x_l^(i), y_l^(i)) - eps`` of CRT sec 3.2.3 (PoisRF+/GeomRF+).
+    """The shift ``c_l = min_i min(x_l^(i), y_l^(i)) - eps`` of PoisRF+ / GeomRF+.
 
-    ``x - c`` and ``y - c`` have entries >= eps > 0 and ``K(x - c, y - c) = K(x, y)``.
-    ``eps = 1e-8`` as in appendix 9.10.2.
+    ``x - c`` and ``y - c`` have entries ``>= eps > 0`` and ``K(x - c, y - c) = K(x, y)`` (the
+    Gaussian kernel depends on ``x - y`` only).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Points of shape (d,) or (L, d), (L', d).
+    eps : float, optional
+        The positivity margin, ``> 0`` (default ``1e-8``, as in appendix 9.10.2).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``c``, shape (d,).
+
+    Raises
+    ------
+    ValueError
+        If ``eps <= 0`` or not finite, or ``x``, ``y`` are not finite arrays of shape (d,) or (L, d).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.2.3, appendix 9.10.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[-1.0, 4.0]])
+    >>> c = positive_shift(x, y)
+    >>> c.tolist() == [-1.0 - 1e-8, -2.0 - 1e-8] and bool(np.all(x - c >= 1e-8 * 0.99))
+    True
     """
     xa, ya = validate.points(x, "x"), validate.points(y, "y")
     eps = validate.finite_real(eps, "eps")
@@ -1111,19 +2175,49 @@ def _mean_dot(xa: np.ndarray, ya: np.ndarray) -> float:
 
 
 def set_stats(x: Any, y: Any) -> dict[str, Any]:
-    """Averages over all L^2 pairs (x_i, y_j) in O(Ld) (CRT eq (8), (12), (14)).
+    """Averages over all ``L L'`` pairs ``(x_i, y_j)`` in ``O((L + L') d)``.
 
-    Returns ``sq_x, sq_y`` (means of |x_i|^2, |y_j|^2), ``sq_sum`` and ``sq_diff`` (means
-    of |x_i + y_j|^2, |x_i - y_j|^2, eq 8 with s = +1, -1), ``xy`` (mean x_i . y_j),
-    ``q`` (mean of sum_l x_il^2 y_jl^2, eq 12), ``abs_prod`` (per-coordinate means of
-    |x_il y_jl|, eq 14) and ``d``.  ``x`` is (L, d), ``y`` is (L', d).
+    ``sq_sum`` and ``sq_diff`` are computed from centred data (``mean|x_i - mx|^2 + mean|y_j -
+    my|^2 + |mx +- my|^2``) after a shift that leaves ``x_i +- y_j`` unchanged, so that neither
+    cancels when the sets are close to ``+-`` each other; ``xy = (sum_i x_i) . (sum_j y_j) /
+    (L L')`` is taken from double-double column sums and exact products, so that it keeps its
+    digits when the set means are near-orthogonal.
 
-    ``sq_sum``, ``sq_diff`` are computed from centred data, ``mean|x_i - mx|^2 + mean|y_j -
-    my|^2 + |mx +- my|^2`` (``mx``, ``my`` the means), after shifting ``x`` by ``-x_1`` and
-    ``y`` by ``-+x_1`` (which leaves ``x_i +- y_j`` unchanged), so that neither cancels when the
-    sets are close to ``+-`` each other.  ``xy = (sum_i x_i) . (sum_j y_j) / (L L')`` is taken
-    from the column sums as double-doubles (``math.fsum`` and its remainder) and exact products,
-    so that it keeps its digits when the set means are near-orthogonal.
+    Parameters
+    ----------
+    x : array_like
+        The points ``x_i``, shape (L, d) (or (d,)).
+    y : array_like
+        The points ``y_j``, shape (L', d) (or (d,)).
+
+    Returns
+    -------
+    dict
+        ``sq_x, sq_y`` (means of ``|x_i|^2``, ``|y_j|^2``), ``sq_sum`` and ``sq_diff`` (means of
+        ``|x_i + y_j|^2``, ``|x_i - y_j|^2``, eq (8) with ``s = +1, -1``), ``xy`` (mean
+        ``x_i . y_j``), ``q`` (mean of ``sum_l x_il^2 y_jl^2``, eq (12)): floats; ``abs_prod``
+        (per-coordinate means of ``|x_il y_jl|``, eq (14)): array of shape (d,); ``d``: int.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` have different dimensions or are not finite arrays of shape (d,) or (L, d).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: eq (8), (12), (14) (the set-level parameter
+    choices of sec 3.1-3.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.array([[0.3, 0.5], [1.0, -1.0]]), np.array([[0.4, -0.2], [0.0, 2.0], [1.5, 0.5]])
+    >>> s = set_stats(x, y)
+    >>> pairs = [(a, b) for a in x for b in y]
+    >>> bool(np.isclose(s["sq_sum"], np.mean([np.sum((a + b) ** 2) for a, b in pairs]), rtol=1e-14))
+    True
+    >>> bool(np.isclose(s["xy"], np.mean([a @ b for a, b in pairs]), rtol=1e-14))
+    True
     """
     xa, ya = validate.points(x, "x"), validate.points(y, "y")
     if xa.shape[1] != ya.shape[1]:
@@ -1154,15 +2248,50 @@ def gerf_optimize(sq_x: float, sq_y: float, sq_sum: float, sq_diff: float, d: in
                   maxiter: int = 50, real: bool = False, signs: tuple[int, ...] = (-1, 1)) -> dict[str, Any]:
     """Minimise the GERF variance (6) over ``A`` (complex unless ``real``) for each ``s``.
 
-    One L-BFGS-B routine of ``maxiter`` iterations per ``s`` in ``signs`` (CRT appendix
-    9.10.1: two routines of 50 iterations), over ``(Re A, Im A)`` with ``Re A <= 1/8 -
-    1e-6`` (``Re(1 - 8A) > 0``), started at ``A = 0`` (PosRF / TrigRF).  The objective is
-    :func:`gerf_log_variance` (log-space, so variances of e^-700 are optimised as well).
-    Returns ``{"a", "s", "log_var", "per_s": {s: (a, log_var)}}`` for the best ``s``.
+    One L-BFGS-B routine of ``maxiter`` iterations per ``s`` in ``signs`` (appendix 9.10.1: two
+    routines of 50 iterations), over ``(Re A, Im A)`` with ``Re A <= 1/8 - 1e-6`` (``Re(1 - 8A)
+    > 0``), started at ``A = 0`` (PosRF / TrigRF), never returning a worse point than the start.
+    The objective is :func:`gerf_log_variance` (log space, so variances of ``e^-700`` are
+    optimised as well).
+
+    Parameters
+    ----------
+    sq_x, sq_y, sq_sum, sq_diff : float
+        The pair (or set-averaged, :func:`set_stats`) statistics.
+    d : int
+        The dimension, ``>= 1``.
+    maxiter : int, optional
+        L-BFGS-B iterations per sign (default 50).
+    real : bool, optional
+        Restrict ``A`` to real values (default False).
+    signs : tuple of int, optional
+        The signs ``s`` tried (default ``(-1, 1)``).
+
+    Returns
+    -------
+    dict
+        ``{"a": complex, "s": int, "log_var": float, "per_s": {s: (a, log_var)}}`` with the best
+        ``s`` at the top level.
+
+    Raises
+    ------
+    ValueError
+        If a sign is not ``+-1``, or the final evaluation refuses the statistics (as
+        :func:`gerf_log_variance`).
 
     References
     ----------
-    CRT sec 3.1 (after eq (8)), Thm 3.2, appendix 9.10.1.
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: sec 3.1 (after eq (8)), Thm 3.2, appendix
+    9.10.1.
+
+    Examples
+    --------
+    >>> st = (0.34, 0.2, 0.58, 0.5)  # pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> r = gerf_optimize(*st, 2)
+    >>> r["log_var"] <= min(float(positive_log_variance(*st, 2)), float(trig_log_variance(*st, 2)))
+    True
+    >>> abs(gerf_optimize(*st, 2, real=True, signs=(1,))["log_var"] - float(oprf_log_variance(*st, 2))) < 1e-6
+    True
     """
     from scipy.optimize import minimize
 
@@ -1188,5 +2317,75 @@ def gerf_optimize(sq_x: float, sq_y: float, sq_sum: float, sq_diff: float, d: in
     return {"a": per_s[s_best][0], "s": s_best, "log_var": per_s[s_best][1], "per_s": per_s}
 
 
-poisson_variance = _value(poisson_log_variance, "poisson_variance")
-geometric_variance = _value(geometric_log_variance, "geometric_variance")
+poisson_variance = _value(
+    poisson_log_variance, "poisson_variance",
+    """Var of one PoisRF sample (Gaussian kernel), ``K^2 expm1(lambda d + q/lambda - 2 x.y)``.
+
+    Value-space twin of :func:`poisson_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    q, xy, sq_diff, d, lam, backend, dps
+        As for :func:`poisson_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`poisson_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`poisson_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.4, eq (11); appendix 9.5.
+
+    Examples
+    --------
+    >>> import math
+    >>> v = float(poisson_variance(0.0244, 0.02, 0.5, 2, 0.7))  # discrete_pair_stats([0.3, 0.5], [0.4, -0.2])
+    >>> abs(v - (math.exp(0.7 * 2 + 0.0244 / 0.7 - 0.34 - 0.2) - math.exp(-0.5))) < 1e-15
+    True
+    """,
+)
+geometric_variance = _value(
+    geometric_log_variance, "geometric_variance",
+    """Var of one GeomRF sample (Gaussian kernel), ``0 < p < 1``.
+
+    Value-space twin of :func:`geometric_log_variance` (``exp`` of it; the same arguments).
+
+    Parameters
+    ----------
+    abs_prod, xy, sq_diff, p, backend, dps
+        As for :func:`geometric_log_variance`.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The variance: float64 values broadcast over the statistics, or mpmath numbers (an object
+        array for array input), exponentiated at ``dps`` digits, with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`geometric_log_variance`, and (float64) where the variance exceeds the float64 range or
+        falls below its smallest normal number instead of returning inf, 0 or a subnormal
+        (use :func:`geometric_log_variance` or ``backend="mpmath"`` there).
+
+    References
+    ----------
+    Likhosherstov et al., Chefs' Random Tables (CRT), NeurIPS 2022: Thm 3.5, eq (13); appendix 9.6.
+
+    Examples
+    --------
+    >>> import mpmath  # d = 1: p^-1 e^(-|x|^2-|y|^2) I_0(2|x y|/sqrt(1-p)) - K^2
+    >>> ref = mpmath.exp(-0.25 - 0.64) / 0.3 * mpmath.besseli(0, 0.8 / mpmath.sqrt(0.7)) - mpmath.exp(-0.09)
+    >>> abs(float(geometric_variance([0.4], 0.4, 0.09, 0.3)) - float(ref)) < 1e-15
+    True
+    """,
+)

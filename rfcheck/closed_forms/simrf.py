@@ -562,11 +562,45 @@ def _ab_prec() -> int:
 def log_conformity_kernel(ctx: Any, w: Any, v: Any, d: Any) -> Any:
     """log of the eq (10) bracket ``Gamma(d/2) sum_k (v w)^{2k} / (2^{2k} k! Gamma(k + d/2))``.
 
-    Equal to ``log 0F1(; d/2; v^2 w^2 / 4)`` = ``log E[exp(w_ij . v) | |w_ij| = w]``.
+    Equal to ``log 0F1(; d/2; v^2 w^2 / 4) = log E[exp(w_ij . v) | |w_ij| = w]`` (an isotropic
+    ``w_ij``); summed as a positive series in log space (no overflow).
+
+    Parameters
+    ----------
+    w : array_like
+        The norm ``w = |w_i + w_j|``, finite, ``>= 0``.
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``w`` or ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the
+        arguments do not broadcast, or ``dps < 15``.
 
     References
     ----------
-    SimRF Def 3.1, eq (10) and eq (33).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Def 3.1, eq (10) and eq (33).
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(float(log_conformity_kernel(1.5, 0.8, 1)) - math.log(math.cosh(1.2))) < 1e-15  # 0F1(;1/2;t^2/4) = cosh t
+    True
+    >>> abs(float(log_conformity_kernel(1.5, 0.8, 3)) - math.log(math.sinh(1.2) / 1.2)) < 1e-15
+    True
     """
     return _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w / 4)
 
@@ -583,20 +617,88 @@ def _two(ctx: Any) -> Any:
 
 
 def conformity_kernel(w: Any, v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
-    """The eq (10) bracket ``0F1(; d/2; v^2 w^2 / 4)`` (see :func:`log_conformity_kernel`)."""
+    """The eq (10) bracket ``0F1(; d/2; v^2 w^2 / 4)`` (``exp`` of :func:`log_conformity_kernel`).
+
+    Parameters
+    ----------
+    w : array_like
+        The norm ``w = |w_i + w_j|``, finite, ``>= 0``.
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_conformity_kernel`.
+    ValueError
+        Also (float64) where the value exceeds the float64 range; use the ``log_`` function or
+        ``backend="mpmath"`` there.
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Def 3.1, eq (10).
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(conformity_kernel(1.5, 0.8, 3) - math.sinh(1.2) / 1.2) < 1e-15  # d = 3: sinh(t)/t
+    True
+    >>> float(conformity_kernel(0.0, 0.8, 5))  # w = 0: the bracket is 1
+    1.0
+    """
     out = log_conformity_kernel(w, v, d, backend=backend, dps=dps)
     return _exp(out, backend, dps, "conformity_kernel")
 
 
 def conformity_estimate(w_samples: Any, v: float, d: int) -> tuple[float, float]:
-    """Eq (10) as an estimand: the mean of ``0F1(; d/2; v^2 w_ij^2/4)`` over samples of
-    ``w_ij = |w_i + w_j|`` (e.g. all ordered pairs ``i != j`` of simulated ensembles),
-    with its standard error ``std / sqrt(n)`` (samples assumed independent across rows
-    of ``w_samples``: pass one row per ensemble, pairs along the last axis).
+    """Eq (10) as an estimand: the sample mean of ``0F1(; d/2; v^2 w_ij^2/4)`` and its standard error.
+
+    ``w_ij = |w_i + w_j|`` (e.g. all ordered pairs ``i != j`` of simulated ensembles); the
+    standard error is ``std / sqrt(n)`` over the rows of ``w_samples`` (assumed independent:
+    one row per ensemble, pairs along the last axis).  Deviations from 1 are averaged (``0F1 -
+    1`` kept to relative accuracy), so that tiny ``v w`` keep their spread.
+
+    Parameters
+    ----------
+    w_samples : array_like
+        Samples of ``w_ij >= 0``, shape (n,) (one per ensemble) or (n, pairs), ``n >= 2``.
+    v : float
+        ``|x + y|``, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, standard error)``.
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than 2 ensembles (rows), a sample or ``v`` is negative or not
+        finite, or ``d`` is not an integer ``>= 1``.
 
     References
     ----------
-    SimRF Def 3.1, eq (10).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Def 3.1, eq (10).
+
+    Examples
+    --------
+    >>> mean, se = conformity_estimate([[1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], 0.8, 3)
+    >>> abs(mean - conformity_kernel(1.5, 0.8, 3)) < 1e-15 and se == 0.0  # identical samples
+    True
     """
     w = validate.finite_array(w_samples, "w_samples")
     if w.ndim == 1:
@@ -635,21 +737,81 @@ def _exp(log_value: Any, backend: str, dps: int, name: str, alternative: str | N
 def log_conformity_iid(ctx: Any, v: Any, d: Any) -> Any:
     """log RF-conformity of IIDRFs, ``log rho = v^2``.
 
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
+
     References
     ----------
-    SimRF Lemma 4.1, eq (19) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.1, eq (19) (holds as printed).
+
+    Examples
+    --------
+    >>> float(log_conformity_iid(0.7, 4)) == 0.7 * 0.7
+    True
     """
     return v * v + 0 * d
 
 
 @formula(check=_check_vd)
 def log_conformity_orf(ctx: Any, v: Any, d: Any) -> Any:
-    """log RF-conformity of ORFs, ``log 1F1(d; d/2; v^2/2)`` (positive series).
+    """log RF-conformity of ORFs, ``log 1F1(d; d/2; v^2/2)`` (positive series, log space).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    SimRF Thm 4.3, eq (23): ``Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)``
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.3, eq (23): ``Gamma(d/2)/Gamma(d) sum_k
+    v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)``
     is the series of ``1F1(d; d/2; v^2/2)``.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> abs(float(log_conformity_orf(0.7, 4)) - float(mpmath.log(mpmath.hyp1f1(4, 2, 0.245)))) < 1e-15
+    True
+    >>> bool(log_conformity_orf(0.7, 4) < log_conformity_iid(0.7, 4))  # ORFs conform less
+    True
     """
     return _log_hyp1f1(ctx, d, d / _two(ctx), v * v / 2)
 
@@ -686,18 +848,73 @@ def _angle_impl(ctx: Any, v: Any, d: Any, c: Any) -> Any:
 def log_conformity_angle(ctx: Any, v: Any, d: Any, cos_theta: Any) -> Any:
     """log RF-conformity of two marginally Gaussian rows at a fixed angle ``theta``.
 
-    ``rho_theta = E_t 1F1(d; d/2; (v^2/2)(1 + cos(theta) t))``, ``t = sin phi`` with
-    ``phi ~ sin^{d-1}`` on [0, pi] -- eq (21) with its sum over ``k`` summed.
+    ``rho_theta = E_t 1F1(d; d/2; (v^2/2)(1 + cos(theta) t))``, ``t = sin phi`` with ``phi ~
+    sin^{d-1}`` on [0, pi]: eq (21) with its sum over ``k`` summed.  The float64 face averages
+    over ``t`` with a Gauss-Jacobi rule, the mpmath face with verified quadrature.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    cos_theta : array_like
+        ``cos theta`` in ``[-1, 1]``; broadcasts with ``v`` and ``d``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, ``cos_theta`` is
+        outside ``[-1, 1]`` or not finite, the arguments do not broadcast, or ``dps < 15``.
 
     References
     ----------
-    SimRF Lemma 4.2, eq (21) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.2, eq (21) (holds as printed).
+
+    Examples
+    --------
+    >>> bool(abs(log_conformity_angle(0.7, 4, 0.0) - log_conformity_orf(0.7, 4)) < 1e-14)  # orthogonal rows
+    True
+    >>> bool(log_conformity_angle(0.7, 4, -0.5) < log_conformity_angle(0.7, 4, 0.5))
+    True
     """
     return _angle_impl(ctx, v, d, cos_theta)
 
 
 def simplex_cos(d: Any) -> Any:
-    """``cos theta = -1/(d-1)`` of the simplex block (SimRF eq 9)."""
+    """``cos theta = -1/(d - 1)``: the angle between two rows of a simplex block.
+
+    Parameters
+    ----------
+    d : array_like of int
+        The dimension, ``>= 2``.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``-1/(d - 1)`` (float64, the shape of ``d``).
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: eq (9) (the simplex block ``S``).
+
+    Examples
+    --------
+    >>> float(simplex_cos(3))
+    -0.5
+    >>> simplex_cos([2, 5]).tolist()
+    [-1.0, -0.25]
+    """
     return -1 / (np.asarray(d, dtype=float) - 1)
 
 
@@ -705,37 +922,259 @@ def simplex_cos(d: Any) -> Any:
 def log_conformity_simrf(ctx: Any, v: Any, d: Any) -> Any:
     """log RF-conformity of SimRFs: :func:`log_conformity_angle` at ``cos theta = -1/(d-1)``.
 
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 2`` (the simplex needs two rows); broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 2``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
+
     References
     ----------
-    SimRF Thm 4.3, eq (24) (holds as printed; the double series is the ``t``-average
-    expanded binomially, eq (66)).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.3, eq (24) (holds as printed; the double series
+    is the ``t``-average expanded
+    binomially, eq (66)).
+
+    Examples
+    --------
+    >>> bool(abs(log_conformity_simrf(0.7, 4) - log_conformity_angle(0.7, 4, -1 / 3)) < 1e-15)
+    True
+    >>> bool(log_conformity_simrf(0.7, 4) < log_conformity_orf(0.7, 4))  # Cor 3.3: SimRF < ORF
+    True
     """
     one = {"float64": 1.0, "mpmath": mpmath.mpf(1), "sympy": sympy.Integer(1)}.get(ctx.name, 1)  # exact -1/(d-1)
     return _angle_impl(ctx, v, d, -one / (d - 1))
 
 
 def conformity_iid(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
-    """RF-conformity of IIDRFs, ``exp(v^2)`` (SimRF eq 19)."""
+    """RF-conformity of IIDRFs, ``exp(v^2)``.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
+    ValueError
+        Also (float64) where the value exceeds the float64 range; use the ``log_`` function or
+        ``backend="mpmath"`` there.
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.1, eq (19).
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(conformity_iid(0.7, 4) - math.exp(0.49)) < 1e-15
+    True
+    """
     return _exp(log_conformity_iid(v, d, backend=backend, dps=dps), backend, dps, "conformity_iid")
 
 
 def conformity_orf(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
-    """RF-conformity of ORFs, ``1F1(d; d/2; v^2/2)`` (SimRF eq 23)."""
+    """RF-conformity of ORFs, ``1F1(d; d/2; v^2/2)``.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
+    ValueError
+        Also (float64) where the value exceeds the float64 range; use the ``log_`` function or
+        ``backend="mpmath"`` there.
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.3, eq (23).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> abs(conformity_orf(0.7, 4) - float(mpmath.hyp1f1(4, 2, 0.245))) < 1e-15
+    True
+    >>> r = conformity_orf(0.7, 4, backend="mpmath", dps=40)
+    >>> with mpmath.workdps(40):
+    ...     bool(abs(r - mpmath.hyp1f1(4, 2, mpmath.mpf(0.7) ** 2 / 2)) < mpmath.mpf(10) ** -38)
+    True
+    """
     return _exp(log_conformity_orf(v, d, backend=backend, dps=dps), backend, dps, "conformity_orf")
 
 
 def conformity_simrf(v: Any, d: Any, *, backend: str = "float64", dps: int = 50) -> Any:
-    """RF-conformity of SimRFs (SimRF eq 24)."""
+    """RF-conformity of SimRFs (``exp`` of :func:`log_conformity_simrf`).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 2`` (the simplex needs two rows); broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 2``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
+    ValueError
+        Also (float64) where the value exceeds the float64 range; use the ``log_`` function or
+        ``backend="mpmath"`` there.
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.3, eq (24).
+
+    Examples
+    --------
+    >>> conformity_simrf(0.7, 4) < conformity_orf(0.7, 4) < conformity_iid(0.7, 4)  # Cor 3.3, Thm 4.3
+    True
+    >>> abs(conformity_simrf(0.0, 4) - 1.0) < 1e-15  # v = 0: every conformity is 1
+    True
+    """
     return _exp(log_conformity_simrf(v, d, backend=backend, dps=dps), backend, dps, "conformity_simrf")
 
 
 def conformity_angle(v: Any, d: Any, cos_theta: Any, *, backend: str = "float64", dps: int = 50) -> Any:
-    """RF-conformity at a fixed angle (SimRF eq 21)."""
+    """RF-conformity at a fixed angle (``exp`` of :func:`log_conformity_angle`).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    cos_theta : array_like
+        ``cos theta`` in ``[-1, 1]``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_conformity_angle`.
+    ValueError
+        Also (float64) where the value exceeds the float64 range; use the ``log_`` function or
+        ``backend="mpmath"`` there.
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.2, eq (21).
+
+    Examples
+    --------
+    >>> abs(conformity_angle(0.7, 4, 0.0) / conformity_orf(0.7, 4) - 1) < 1e-14
+    True
+    """
     return _exp(log_conformity_angle(v, d, cos_theta, backend=backend, dps=dps), backend, dps, "conformity_angle")
 
 
 def pair_conformity(v: Any, d: int, coupling: str, *, backend: str = "float64", dps: int = 50) -> Any:
-    """``E[b_i b_j]`` of one coupled pair (``exp(v^2)`` for iid) -- the conformity of a block."""
+    """``E[b_i b_j]`` of one coupled pair of a block -- the conformity of the coupling.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    coupling : {"iid", "orf", "simrf"}
+        The coupling of the rows (``exp(v^2)`` for iid).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is unknown, or as for :func:`conformity_iid`, :func:`conformity_orf`,
+        :func:`conformity_simrf` (``d >= 2`` for SimRF).
+
+    References
+    ----------
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: eq (19), (23), (24).
+
+    Examples
+    --------
+    >>> pair_conformity(0.7, 4, "orf") == conformity_orf(0.7, 4)
+    True
+    >>> import math
+    >>> abs(pair_conformity(0.7, 4, "iid") - math.exp(0.49)) < 1e-15
+    True
+    """
     _check_coupling(coupling)
     fn = {"iid": conformity_iid, "orf": conformity_orf, "simrf": conformity_simrf}[coupling]
     return fn(v, d, backend=backend, dps=dps)
@@ -828,16 +1267,49 @@ def _check_w_d(w: Any, d: Any) -> None:
 
 @formula(check=_check_w_d)
 def log_pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
-    """log pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows (``sqrt(2) chi_d``):
-    ``(d - 1) log w - w^2/4 - (d - 1) log 2 - log Gamma(d/2)``; ``-inf`` at ``w = 0`` for ``d >= 2``.
+    """log pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows (``sqrt(2) chi_d``).
 
-    Holds values far below the float64 range of :func:`pdf_wij_iid`.  From ``d = 33`` the
+    ``(d - 1) log w - w^2/4 - (d - 1) log 2 - log Gamma(d/2)``; ``-inf`` at ``w = 0`` for ``d >=
+    2``.  Holds values far below the float64 range of :func:`pdf_wij_iid`; from ``d = 33`` the
     float64 face centres the exponent on the mode ``sqrt(2(d - 1))`` (the direct sum cancels
     terms of size ``d log d``).
 
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``w`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do
+        not broadcast, or ``dps < 15``.
+
     References
     ----------
-    SimRF Lemma 4.1, eq (18) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.1, eq (18) (holds as printed).
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(float(log_pdf_wij_iid(1.3, 1)) - (-1.3**2 / 4 - math.log(math.pi) / 2)) < 1e-15  # |N(0, 2)|
+    True
+    >>> import scipy.stats as st
+    >>> ref = st.chi(64).logpdf(13.0 / 2**0.5) - math.log(2) / 2  # d = 64: the mode-centred form
+    >>> bool(abs(float(log_pdf_wij_iid(13.0, 64)) - ref) < 1e-12)
+    True
     """
     return _log_pdf_iid(ctx, w, d)
 
@@ -846,12 +1318,40 @@ def log_pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
 def pdf_wij_iid(ctx: Any, w: Any, d: Any) -> Any:
     """pdf of ``w_ij = |w_i + w_j|`` for iid Gaussian rows: ``sqrt(2) chi_d``.
 
-    ``exp`` of :func:`log_pdf_wij_iid`; values below the smallest normal float64 (2.2e-308)
-    lose digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_iid` there).
+    ``exp`` of :func:`log_pdf_wij_iid`; values below the smallest normal float64 (2.2e-308) lose
+    digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_iid` there).
+
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_pdf_wij_iid`.
 
     References
     ----------
-    SimRF Lemma 4.1, eq (18) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.1, eq (18) (holds as printed).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.integrate as si
+    >>> abs(si.quad(lambda w: pdf_wij_iid(w, 3), 0, np.inf)[0] - 1) < 1e-12  # a density
+    True
     """
     return ctx.exp(_log_pdf_iid(ctx, w, d))
 
@@ -869,15 +1369,46 @@ def _xlogy(ctx: Any, x: Any, y: Any) -> Any:
 
 @formula(check=_check_w_d)
 def log_pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
-    """log pdf of ``w_ij`` for orthogonal rows (``chi_{2d}``):
-    ``(2d - 1) log w - w^2/2 - (d - 1) log 2 - log Gamma(d)``; ``-inf`` at ``w = 0``.
+    """log pdf of ``w_ij`` for orthogonal rows (``chi_{2d}``).
 
-    Holds values far below the float64 range of :func:`pdf_wij_orf`.  From ``d = 17`` the
-    float64 face centres the exponent on the mode ``sqrt(2d - 1)``.
+    ``(2d - 1) log w - w^2/2 - (d - 1) log 2 - log Gamma(d)``; ``-inf`` at ``w = 0``.  Holds
+    values far below the float64 range of :func:`pdf_wij_orf`; from ``d = 17`` the float64 face
+    centres the exponent on the mode ``sqrt(2d - 1)``.
+
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_pdf_wij_iid`.
 
     References
     ----------
-    SimRF appendix A.5, eq (58) (eq (20) at theta = pi/2; holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: appendix A.5, eq (58) (eq (20) at ``theta = pi/2``;
+    holds as printed).
+
+    Examples
+    --------
+    >>> import scipy.stats as st
+    >>> bool(abs(float(log_pdf_wij_orf(1.3, 3)) - st.chi(6).logpdf(1.3)) < 1e-14)
+    True
+    >>> float(log_pdf_wij_orf(0.0, 3))
+    -inf
     """
     return _log_pdf_orf(ctx, w, d)
 
@@ -886,12 +1417,41 @@ def log_pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
 def pdf_wij_orf(ctx: Any, w: Any, d: Any) -> Any:
     """pdf of ``w_ij`` for orthogonal rows: ``chi_{2d}``, ``w^{2d-1} e^{-w^2/2} / (2^{d-1} Gamma(d))``.
 
-    ``exp`` of :func:`log_pdf_wij_orf`; values below the smallest normal float64 (2.2e-308)
-    lose digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_orf` there).
+    ``exp`` of :func:`log_pdf_wij_orf`; values below the smallest normal float64 (2.2e-308) lose
+    digits and underflow to 0 in the float64 face (use :func:`log_pdf_wij_orf` there).
+
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_pdf_wij_iid`.
 
     References
     ----------
-    SimRF appendix A.5, eq (58) (eq (20) at theta = pi/2; holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: appendix A.5, eq (58) (eq (20) at ``theta = pi/2``;
+    holds as printed).
+
+    Examples
+    --------
+    >>> import scipy.stats as st
+    >>> bool(abs(float(pdf_wij_orf(1.3, 3)) / st.chi(6).pdf(1.3) - 1) < 1e-14)
+    True
     """
     return ctx.exp(_log_pdf_orf(ctx, w, d))
 
@@ -955,16 +1515,47 @@ def _check_pdf_angle(w: Any, d: Any, cos_theta: Any) -> None:
 
 @formula(check=_check_pdf_angle)
 def log_pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
-    """log pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle
-    (:func:`pdf_wij_angle`), holding values far below the float64 range.
+    """log pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle.
 
-    ``log chi_{2d}(w) + log E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``; the float64 face
-    is accurate (1e-12) for ``|cos theta| <= 1/2``; the mpmath face (verified quadrature,
-    ``|R_1 - R_2|`` of two ``chi_d`` norms at ``cos theta = -1``) everywhere.
+    ``log chi_{2d}(w) + log E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``, ``c = cos
+    theta`` (see :func:`pdf_wij_angle`), holding values far below the float64 range.  The
+    float64 face is accurate (1e-12) for ``|cos theta| <= 1/2``; the mpmath face (verified
+    quadrature; the law of ``|R_1 - R_2|`` of two ``chi_d`` norms at ``cos theta = -1``)
+    everywhere.
+
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    cos_theta : array_like
+        ``cos theta`` in ``[-1, 1]``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``w`` is negative or not finite, ``d`` is not an integer ``>= 1``, ``cos_theta`` is
+        outside ``[-1, 1]`` or not finite, the arguments do not broadcast, or ``dps < 15``.
 
     References
     ----------
-    SimRF Lemma 4.2, eq (20) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.2, eq (20) (holds as printed).
+
+    Examples
+    --------
+    >>> bool(abs(log_pdf_wij_angle(1.3, 3, 0.0) - log_pdf_wij_orf(1.3, 3)) < 1e-14)  # orthogonal rows
+    True
     """
     return _log_pdf_angle_impl(ctx, w, d, cos_theta)
 
@@ -973,18 +1564,49 @@ def log_pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
 def pdf_wij_angle(ctx: Any, w: Any, d: Any, cos_theta: Any) -> Any:
     """pdf of ``w_ij = |w_i + w_j|`` for marginally Gaussian rows at a fixed angle.
 
-    ``chi_{2d}(w) E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``, ``c = cos theta``,
-    ``t = sin phi``, ``phi ~ sin^{d-1}`` -- eq (20) after ``phi -> phi/2``.  For
-    ``|cos theta| = 1`` the law has an atom or a singular density at the ends; the
-    float64 face is accurate (1e-12) for ``|cos theta| <= 1/2``; use mpmath otherwise (its
-    ``t``-average is a verified quadrature, graded towards the peak of the integrand at
-    ``t = 1`` for ``cos theta < 0``; at ``cos theta = -1`` it integrates the law of
-    ``|R_1 - R_2|``, ``R_i`` iid ``chi_d``).  Values below the smallest normal float64 underflow
-    to 0 in the float64 face (use :func:`log_pdf_wij_angle` there).
+    ``chi_{2d}(w) E_t[exp(w^2 c t / (2(1 + c t))) (1 + c t)^{-d}]``, ``c = cos theta``, ``t =
+    sin phi``, ``phi ~ sin^{d-1}``: eq (20) after ``phi -> phi/2``.  For ``|cos theta| = 1`` the
+    law has an atom or a singular density at the ends; the float64 face is accurate (1e-12) for
+    ``|cos theta| <= 1/2``; use mpmath otherwise (a verified quadrature, graded towards the peak
+    at ``t = 1`` for ``cos theta < 0``; at ``cos theta = -1`` the law of ``|R_1 - R_2|``, ``R_i``
+    iid ``chi_d``).  Values below the smallest normal float64 underflow to 0 in the float64
+    face (use :func:`log_pdf_wij_angle` there).
+
+    Parameters
+    ----------
+    w : array_like
+        The norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    cos_theta : array_like
+        ``cos theta`` in ``[-1, 1]``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`log_pdf_wij_angle`.
 
     References
     ----------
-    SimRF Lemma 4.2, eq (20) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma 4.2, eq (20) (holds as printed).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.integrate as si
+    >>> abs(si.quad(lambda w: pdf_wij_angle(w, 3, 0.3), 0, np.inf)[0] - 1) < 1e-10  # a density
+    True
+    >>> bool(abs(pdf_wij_angle(1.3, 3, 0.0) / pdf_wij_orf(1.3, 3) - 1) < 1e-13)
+    True
     """
     if ctx.name == "sympy":
         return _pdf_angle_sym(w, d, cos_theta)
@@ -1003,12 +1625,45 @@ def _n_coupled_pairs(m: int, d: int, coupling: str) -> int:
 
 
 def prf_mse_from_conformity(rho: Any, v: Any, m: Any, sq_norms: Any) -> Any:
-    """Eq (11) as a function of the conformity: ``e^{-2(|x|^2+|y|^2)}/m ((e^{2v^2} - e^{v^2}) +
-    (m-1)(rho - e^{v^2}))`` (float64; use :func:`prf_mse` for a cancellation-free value).
+    """Eq (11) as a function of the conformity, in float64.
+
+    ``e^{-2(|x|^2+|y|^2)}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho - e^{v^2}))``; where
+    ``e^{2v^2}`` overflows (or the prefactor underflows) each term is exponentiated once in log
+    space.  It subtracts nearly equal numbers for ``rho ~ e^{v^2}``: use :func:`prf_mse` for a
+    cancellation-free value.
+
+    Parameters
+    ----------
+    rho : array_like
+        The RF-conformity of the whole ensemble (eq (10)).
+    v : array_like
+        ``|x + y|``, finite, ``>= 0``.
+    m : array_like of int
+        The number of features, ``>= 1``.
+    sq_norms : array_like
+        ``|x|^2 + |y|^2``, finite, ``>= 0``.  All arguments broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The MSE of the PRF estimator of the Gaussian kernel.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` or ``sq_norms`` is negative or not finite, or ``m`` is not an integer ``>= 1``.
 
     References
     ----------
-    SimRF Thm 3.2, eq (11) (holds as printed, with rho of the whole ensemble, eq 10).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 3.2, eq (11) (holds as printed, with ``rho`` of the
+    whole ensemble, eq (10)).
+
+    Examples
+    --------
+    >>> import math
+    >>> iid = prf_mse_from_conformity(math.exp(0.49), 0.7, 4, 0.3)  # rho = e^(v^2): iid features
+    >>> bool(abs(iid / prf_mse(0.7, 4, 4, 0.3, "iid") - 1) < 1e-14)
+    True
     """
     _nonneg(v, "v")
     _nonneg(sq_norms, "sq_norms")
@@ -1129,24 +1784,95 @@ def _gap_simrf_terms(ctx: Any, v: Any, d: Any) -> Any:
 
 @formula(check=_check_vd)
 def log_prf_orthogonality_gap(ctx: Any, v: Any, d: Any) -> Any:
-    """``log(rho_IID - rho_ORF) = log(e^{v^2} - 1F1(d; d/2; v^2/2))`` without cancellation
-    (``-inf`` at ``v = 0``); the MSE gap of Cor 4.4 is ``e^{-2(|x|^2+|y|^2)} (m-1)/m`` times it.
+    """``log(rho_IID - rho_ORF) = log(e^{v^2} - 1F1(d; d/2; v^2/2))`` without cancellation.
+
+    Summed as the positive series ``sum_k v^{2k}/k! (1 - prod_{j<k} (d+j)/(d+2j))``; ``-inf``
+    at ``v = 0``.  The MSE gap of Cor 4.4 is ``e^{-2(|x|^2+|y|^2)} (m-1)/m`` times it
+    (:func:`prf_orthogonality_gap`).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``; broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 1``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    SimRF Cor 4.4, eq (68)-(69) (eq (25) as printed drops the ``2^k`` of eq (23); see
-    claim ``simrf.cor4.4``).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Cor 4.4, eq (68)-(69) (eq (25) as printed drops the
+    ``2^k`` of eq (23); see claim
+    ``simrf.cor4.4``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> with mpmath.workdps(50):  # the difference, at 50 digits (here it cancels little)
+    ...     ref = mpmath.log(mpmath.exp(0.49) - mpmath.hyp1f1(4, 2, mpmath.mpf(0.7) ** 2 / 2))
+    >>> abs(float(log_prf_orthogonality_gap(0.7, 4)) - float(ref)) < 1e-14
+    True
+    >>> with mpmath.workdps(60):  # v = 1e-5: the difference cancels 10 digits
+    ...     ref = mpmath.log(mpmath.exp(mpmath.mpf(1e-5) ** 2) - mpmath.hyp1f1(4, 2, mpmath.mpf(1e-5) ** 2 / 2))
+    >>> abs(float(log_prf_orthogonality_gap(1e-5, 4)) - float(ref)) < 1e-13
+    True
     """
     return _gap_orf_terms(ctx, v, d)
 
 
 def prf_orthogonality_gap(v: Any, d: Any, m: Any, sq_norms: Any) -> Any:
-    """PRF orthogonality gap ``MSE_IID - MSE_ORF = e^{-2(|x|^2+|y|^2)} (m-1)/m (e^{v^2} - rho_ORF)``,
-    ``m <= d`` (float64, no cancellation).
+    """PRF orthogonality gap ``MSE_IID - MSE_ORF = e^{-2(|x|^2+|y|^2)} (m-1)/m (e^{v^2} - rho_ORF)``, ``m <= d``.
+
+    Float64, without cancellation (from :func:`log_prf_orthogonality_gap`).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|``, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    m : int or array_like of int
+        The number of features, ``1 <= m <= d`` (one orthogonal block).
+    sq_norms : array_like
+        ``|x|^2 + |y|^2``, finite, ``>= 0``.  All arguments broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The gap (``>= 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``m > d``, ``m`` or ``d`` is not an integer ``>= 1``, ``v`` or ``sq_norms`` is negative
+        or not finite, or the arguments do not broadcast.
 
     References
     ----------
-    SimRF Cor 4.4, corrected eq (25) = eq (68)/(69).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Cor 4.4, corrected eq (25) = eq (68)/(69).
+
+    Examples
+    --------
+    >>> gap = prf_orthogonality_gap(0.7, 4, 4, 0.3)
+    >>> diff = prf_mse(0.7, 4, 4, 0.3, "iid") - prf_mse(0.7, 4, 4, 0.3, "orf")
+    >>> bool(abs(gap / diff - 1) < 1e-13)
+    True
+    >>> float(prf_orthogonality_gap(0.7, 4, 1, 0.3))  # one feature: nothing to couple
+    0.0
     """
     _check_m(m)
     _check_m_le_d(m, d, "Cor 4.4")
@@ -1159,11 +1885,47 @@ def prf_orthogonality_gap(v: Any, d: Any, m: Any, sq_norms: Any) -> Any:
 
 @formula(check=_check_vd2)
 def orf_simrf_conformity_gap(ctx: Any, v: Any, d: Any) -> Any:
-    """log of ``rho_ORF - rho_SimRF > 0`` (``-inf`` at ``v = 0``), summed without cancellation.
+    """log of ``rho_ORF - rho_SimRF > 0``, summed without cancellation (``-inf`` at ``v = 0``).
+
+    ``rho_ORF - rho_SimRF = E_t sum_j T_j(v^2/2) (1 - (1 + c t)^j)``, ``T_j`` the terms of
+    ``1F1(d; d/2; .)`` and ``c = -1/(d-1)``: every term is positive.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|`` (the PRF argument), finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 2`` (the simplex needs two rows); broadcasts with ``v``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is negative or not finite, ``d`` is not an integer ``>= 2``, the arguments do not
+        broadcast, or ``dps < 15`` with ``backend="mpmath"``.
 
     References
     ----------
-    SimRF Cor 3.3 and eq (22): every term of the t-average is smaller for ``cos theta < 0``.
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Cor 3.3 and eq (22) (every term of the ``t``-average is
+    smaller for ``cos theta < 0``).
+
+    Examples
+    --------
+    >>> import math
+    >>> ref = math.log(conformity_orf(0.7, 4) - conformity_simrf(0.7, 4))  # (cancels ~1 digit here)
+    >>> abs(float(orf_simrf_conformity_gap(0.7, 4)) - ref) < 1e-13
+    True
+    >>> float(orf_simrf_conformity_gap(0.0, 4))
+    -inf
     """
     return _gap_simrf_terms(ctx, v, d)
 
@@ -1179,22 +1941,63 @@ def prf_mse(
     dps: int = 50,
     refine: bool = True,
 ) -> Any:
-    """MSE of the PRF estimator of the Gaussian kernel with ``m`` features (eq 11).
+    """MSE of the PRF estimator of the Gaussian kernel with ``m`` features (eq (11)).
 
-    ``e^{-2(|x|^2+|y|^2)}/m (e^{v^2} expm1(v^2) - (P/m) (e^{v^2} - rho_c))`` with ``P =
-    sum_k b_k (b_k - 1)`` over independent blocks of ``min(d, remaining)`` rows and
-    ``rho_c`` the conformity of a coupled pair; the bracket is assembled from the
-    cancellation-free gaps.  ``m > d`` uses independent blocks (pairs in different blocks
-    have ``E b_i b_j = e^{v^2}``).  The float64 face recomputes points whose bracket cancels
-    by more than a factor 50 (SimRF, small ``v``, ``m ~ d``) in mpmath so that the result is
-    good to 1e-12; ``refine=False`` skips that (relative error up to ~50-1000 x 1e-14, for plots).
-    The float64 face is assembled in log space and raises ``ValueError`` where the MSE itself
-    exceeds the float64 range; the mpmath face raises its working precision with the
+    ``e^{-2(|x|^2+|y|^2)}/m (e^{v^2} expm1(v^2) - (P/m) (e^{v^2} - rho_c))`` with ``P = sum_k
+    b_k (b_k - 1)`` over independent blocks of ``min(d, remaining)`` rows and ``rho_c`` the
+    conformity of a coupled pair; the bracket is assembled from the cancellation-free gaps.
+    ``m > d`` uses independent blocks.  The float64 face recomputes points whose bracket
+    cancels by more than a factor 50 (SimRF, small ``v``, ``m ~ d``) in mpmath, so that the
+    result is good to 1e-12; the mpmath face raises its working precision with the
     cancellation, so that it is good to ``dps`` digits.
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|``, finite, ``>= 0`` (scalar for the mpmath face).
+    d : int
+        The dimension, ``>= 1`` (``>= 2`` for SimRF).
+    m : int
+        The number of features, ``>= 1``.
+    sq_norms : array_like
+        ``|x|^2 + |y|^2``, finite, ``>= 0``; broadcasts with ``v`` (scalar for the mpmath face).
+    coupling : {"iid", "orf", "simrf"}
+        The coupling within a block.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+    refine : bool, optional
+        Recompute ill-conditioned float64 points in mpmath (default True); ``False`` leaves a
+        relative error up to ~50-1000 x 1e-14 (for plots).
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        The MSE: float64 broadcast over ``v`` and ``sq_norms``, or an mpmath number.
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is unknown, ``d`` or ``m`` is not a valid integer, ``v`` or ``sq_norms``
+        is negative or not finite, the shapes do not broadcast, the mpmath face gets arrays, or
+        (float64) the MSE exceeds the float64 range.
 
     References
     ----------
-    SimRF Thm 3.2, eq (11) with eq (19), (23), (24).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 3.2, eq (11) with eq (19), (23), (24).
+
+    Examples
+    --------
+    >>> import math
+    >>> iid = prf_mse(0.7, 4, 4, 0.3, "iid")  # e^(-2 sq) e^(v^2) expm1(v^2) / m
+    >>> abs(iid - math.exp(-0.6) * math.exp(0.49) * math.expm1(0.49) / 4) < 1e-16
+    True
+    >>> prf_mse(0.7, 4, 4, 0.3, "simrf") < prf_mse(0.7, 4, 4, 0.3, "orf") < iid  # Thm 4.3
+    True
+    >>> rho = conformity_simrf(0.7, 4)  # eq (11) from the conformity, m = d: one block
+    >>> bool(abs(prf_mse_from_conformity(rho, 0.7, 4, 0.3) / prf_mse(0.7, 4, 4, 0.3, "simrf") - 1) < 1e-12)
+    True
     """
     _check_coupling(coupling)
     validate.positive_int(d, "d", 2 if coupling == "simrf" else 1)
@@ -1305,12 +2108,44 @@ def _log_half_ratio(ctx: Any, z: Any) -> Any:
 
 @formula(check=lambda d, m: (_dims(d, 2), _check_m(m), _check_m_le_d(m, d, "small_v_mse_coefficient")) and None)
 def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
-    """Coefficient of ``v^2`` in ``m e^{2(|x|^2+|y|^2)} MSE_SimRF`` for ``m <= d``:
-    ``1 - (m-1) 2 Gamma((d+1)/2)^2 / (Gamma(d/2)^2 d (d-1))`` (from ``E w_ij^2 = 2d - 2(E r)^2/(d-1)``).
+    """Coefficient of ``v^2`` in ``m e^{2(|x|^2+|y|^2)} MSE_SimRF`` for ``m <= d``.
+
+    ``1 - (m-1) 2 Gamma((d+1)/2)^2 / (Gamma(d/2)^2 d (d-1))`` (from ``E w_ij^2 = 2d - 2(E
+    r)^2/(d-1)``); ``m = d`` is the printed prefactor :func:`small_v_prefactor_simrf`, ``m = 1``
+    gives 1 (a single feature).
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        The dimension, ``>= 2``.
+    m : int or array_like of int
+        The number of features, ``1 <= m <= d``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d < 2``, ``m < 1``, ``m > d``, either is not an integer, or ``dps < 15``.
 
     References
     ----------
-    SimRF sec 5.1 (``m = d`` is the printed prefactor; see :func:`small_v_prefactor_simrf`).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: sec 5.1.
+
+    Examples
+    --------
+    >>> float(small_v_mse_coefficient(64, 1))
+    1.0
+    >>> bool(small_v_mse_coefficient(64, 64) == small_v_prefactor_simrf(64))
+    True
     """
     # 2 Gamma((d+1)/2)^2 / (d Gamma(d/2)^2) = exp(2 S(d/2)); the m = d value is -expm1(2S)
     return (_frac(ctx, m - 1, d - 1) * (-ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx))))
@@ -1319,13 +2154,46 @@ def small_v_mse_coefficient(ctx: Any, d: Any, m: Any) -> Any:
 
 @formula(check=lambda d: _dims(d, 2))
 def small_v_prefactor_simrf(ctx: Any, d: Any) -> Any:
-    """The ``v^2`` prefactor of ``MSE_SimRF`` in sec 5.1,
-    ``1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d) = -expm1(2 S(d/2))``
-    (``m = d``, MSE normalised so that IIDRF gives ``v^2``); ~ ``1/(4d)`` for large ``d``.
+    """The ``v^2`` prefactor of ``MSE_SimRF`` in sec 5.1 (``m = d``).
+
+    ``1 - sqrt(pi) Gamma(d+1) Gamma(d/2+1/2) / (Gamma(d/2) Gamma(d/2+1)^2 2^d) = -expm1(2
+    S(d/2))``, ``S(z) = log(Gamma(z + 1/2) / (Gamma(z) sqrt(z)))``, with the MSE normalised so
+    that IIDRF gives ``v^2``; ``~ 1/(4d)`` for large ``d``.
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        The dimension, ``>= 2``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not an integer ``>= 2``, or ``dps < 15``.
 
     References
     ----------
-    SimRF sec 5.1 (holds as printed; 0.00778 at d = 64).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: sec 5.1 (holds as printed; 0.00778 at ``d = 64``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> with mpmath.workdps(50):
+    ...     ref = 1 - mpmath.sqrt(mpmath.pi) * mpmath.gamma(65) * mpmath.gamma(32.5) / (
+    ...         mpmath.gamma(32) * mpmath.gamma(33) ** 2 * mpmath.mpf(2) ** 64)
+    >>> abs(float(small_v_prefactor_simrf(64)) / float(ref) - 1) < 1e-13
+    True
+    >>> round(float(small_v_prefactor_simrf(64)), 5)
+    0.00778
     """
     return -ctx.expm1(2 * _log_half_ratio(ctx, d / _two(ctx)))
 
@@ -1369,15 +2237,47 @@ def _check_zdm_block(z: Any, d: Any, m: Any) -> None:
 
 @formula(check=_check_zdm_block, conditioning=_rff_gap_conditioning)
 def rff_orthogonality_gap(ctx: Any, z: Any, d: Any, m: Any) -> Any:
-    """RFF orthogonality gap ``MSE_IID - MSE_ORF = (m-1)/m (e^{-z^2} - 1F1(d; d/2; -z^2/2))``,
-    ``m <= d``.  The bracket alternates in sign; ill-conditioned float64 points (large
-    ``z``) are recomputed in mpmath by the ``formula`` machinery.  Gaps below the smallest
-    normal float64 lose digits and underflow to 0 (large ``z``); use
-    :func:`log_rff_orthogonality_gap` there.
+    """RFF orthogonality gap ``MSE_IID - MSE_ORF = (m-1)/m (e^{-z^2} - 1F1(d; d/2; -z^2/2))``, ``m <= d``.
+
+    The bracket alternates in sign; ill-conditioned float64 points (large ``z``) are recomputed
+    in mpmath by the ``formula`` machinery.  Gaps below the smallest normal float64 lose digits
+    and underflow to 0 (large ``z``); use :func:`log_rff_orthogonality_gap` there.
+
+    Parameters
+    ----------
+    z : array_like
+        ``|x - y|``, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    m : int or array_like of int
+        The number of features, ``1 <= m <= d`` (one orthogonal block).
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is negative or not finite, ``d`` or ``m`` is not an integer ``>= 1``, ``m > d``,
+        the arguments do not broadcast, or ``dps < 15``.
 
     References
     ----------
-    SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.5, eq (26) and eq (76) (hold as printed).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> ref = 2 * (mpmath.exp(-0.81) - mpmath.hyp1f1(4, 2, -0.405)) / 3  # z = 0.9, d = 4, m = 3
+    >>> abs(float(rff_orthogonality_gap(0.9, 4, 3)) - float(ref)) < 1e-16
+    True
     """
     return _frac(ctx, m - 1, m) * _rff_gap_bracket(ctx, z, d)
 
@@ -1394,31 +2294,96 @@ def _rff_gap_sign(ctx: Any, z: Any, d: Any, m: Any) -> Any:
 
 
 def log_rff_orthogonality_gap(z: Any, d: Any, m: Any, *, backend: str = "float64", dps: int = 50) -> tuple[Any, Any]:
-    """``(sign, log|gap|)`` of the RFF orthogonality gap :func:`rff_orthogonality_gap`, ``m <= d``
-    (the convention of ``numpy.linalg.slogdet``: the gap is ``sign * exp(log|gap|)``).
+    """``(sign, log|gap|)`` of the RFF orthogonality gap :func:`rff_orthogonality_gap`, ``m <= d``.
 
-    The gap changes sign with ``z`` and decays like ``e^{-z^2/2}`` (even ``d``) or ``z^{-2d}``
-    (odd ``d``), below the float64 range of :func:`rff_orthogonality_gap` for large ``z``;
-    here float64 points whose bracket cancels or underflows are recomputed in mpmath, so both
-    entries stay exact.  ``(0, -inf)`` where the gap vanishes (``z = 0`` or ``m = 1``).
+    The convention of ``numpy.linalg.slogdet``: the gap is ``sign * exp(log|gap|)``.  The gap
+    changes sign with ``z`` and decays like ``e^{-z^2/2}`` (even ``d``) or ``z^{-2d}`` (odd
+    ``d``), below the float64 range of :func:`rff_orthogonality_gap` for large ``z``; here
+    float64 points whose bracket cancels or underflows are recomputed in mpmath.  ``(0, -inf)``
+    where the gap vanishes (``z = 0`` or ``m = 1``).
+
+    Parameters
+    ----------
+    z : array_like
+        ``|x - y|``, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    m : int or array_like of int
+        The number of features, ``1 <= m <= d``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    tuple
+        ``(sign, log|gap|)``: the sign (``-1``, ``0`` or ``1``) and the natural logarithm of the
+        absolute gap, each float64 (broadcast over the arguments) or mpmath.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`rff_orthogonality_gap`.
 
     References
     ----------
-    SimRF Thm 4.5, eq (26) and eq (76) (hold as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Thm 4.5, eq (26) and eq (76) (hold as printed).
+
+    Examples
+    --------
+    >>> import math
+    >>> sign, lg = log_rff_orthogonality_gap(0.9, 4, 3)
+    >>> abs(int(sign) * math.exp(float(lg)) / float(rff_orthogonality_gap(0.9, 4, 3)) - 1) < 1e-14
+    True
+    >>> sign, lg = log_rff_orthogonality_gap(40.0, 4, 3)  # the gap underflows float64
+    >>> abs(float(rff_orthogonality_gap(40.0, 4, 3))), bool(-900 < lg < -700)
+    (0.0, True)
     """
     sign = _rff_gap_sign(z, d, m, backend=backend, dps=dps)
     return sign, _log_abs_rff_gap(z, d, m, backend=backend, dps=dps)
 
 
 def rff_mse(z: Any, d: int, m: int, coupling: str) -> Any:
-    """MSE of the RFF estimator ``(1/m) sum cos(w_i . z)`` (eq 74), iid or ORF, any ``m``.
+    """MSE of the RFF estimator ``(1/m) sum cos(w_i . z)`` (eq (74)), iid or ORF, any ``m``.
 
-    ``(1/m)((1 - e^{-z^2})^2/2 + (P/m)(1F1(d; d/2; -z^2/2) - e^{-z^2}))`` with ``P`` the
-    number of ordered coupled pairs (0 for iid).
+    ``(1/m)((1 - e^{-z^2})^2/2 + (P/m)(1F1(d; d/2; -z^2/2) - e^{-z^2}))`` with ``P`` the number of
+    ordered coupled pairs (0 for iid; blocks of ``min(d, remaining)`` rows).
+
+    Parameters
+    ----------
+    z : array_like
+        ``|x - y|``, finite, ``>= 0``.
+    d : int
+        The dimension, ``>= 1``.
+    m : int
+        The number of features, ``>= 1``.
+    coupling : {"iid", "orf"}
+        The coupling within a block.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The MSE (float64, the shape of ``z``).
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is not ``"iid"`` or ``"orf"``, ``d`` or ``m`` is not an integer ``>= 1``,
+        or ``z`` is negative or not finite.
 
     References
     ----------
-    SimRF appendix A.8, eq (74)-(75).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: appendix A.8, eq (74)-(75).
+
+    Examples
+    --------
+    >>> import math
+    >>> abs(float(rff_mse(0.9, 4, 3, "iid")) - (1 - math.exp(-0.81)) ** 2 / 6) < 1e-17
+    True
+    >>> gap = float(rff_orthogonality_gap(0.9, 4, 3))  # m <= d: iid - ORF is the gap
+    >>> abs(float(rff_mse(0.9, 4, 3, "iid") - rff_mse(0.9, 4, 3, "orf")) / gap - 1) < 1e-12
+    True
     """
     if coupling not in ("iid", "orf"):
         raise ValueError(f"rff_mse supports coupling 'iid' or 'orf'; got {coupling!r}")
@@ -1435,13 +2400,43 @@ def rff_mse(z: Any, d: int, m: int, coupling: str) -> Any:
 
 
 def rff_mse_ratio_orf_iid(z: Any, d: int, m: int) -> Any:
-    """Exact ``MSE_ORF / MSE_IID`` for RFFs, ``m <= d``: ``1 - 2(m-1) G / (1 - e^{-z^2})^2``,
-    ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)``.
+    """Exact ``MSE_ORF / MSE_IID`` for RFFs, ``m <= d``: ``1 - 2(m-1) G / (1 - e^{-z^2})^2``.
+
+    ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)``.  Below ``z = 1e-10`` the scale-free limit ``G / z^4
+    -> 1/(2(d+2))`` is used (``z^4`` underflows).
+
+    Parameters
+    ----------
+    z : array_like
+        ``|x - y|``, finite, ``> 0``.
+    d : int
+        The dimension, ``>= 1``.
+    m : int
+        The number of features, ``1 <= m <= d``.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The ratio (float64, the shape of ``z``).
+
+    Raises
+    ------
+    ValueError
+        If ``z = 0`` (both MSEs vanish), ``z`` is negative or not finite, ``m`` is not an integer
+        ``>= 1``, or ``m > d``.
 
     References
     ----------
-    SimRF eq (77) with the denominator ``(1 - e^{-z^2})^2`` (eq (77) prints ``(1 + e^{-z^2})^2``).
-    Below ``z = 1e-10`` the scale-free limit ``G / z^4 -> 1/(2(d+2))`` is used (``z^4`` underflows).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: eq (77) with the denominator ``(1 - e^{-z^2})^2`` (eq
+    (77) prints ``(1 + e^{-z^2})^2``).
+
+    Examples
+    --------
+    >>> r = float(rff_mse_ratio_orf_iid(0.9, 4, 3))
+    >>> abs(r - float(rff_mse(0.9, 4, 3, "orf") / rff_mse(0.9, 4, 3, "iid"))) < 1e-14
+    True
+    >>> abs(float(rff_mse_ratio_orf_iid(1e-12, 8, 3)) - (1 - 2 / 10)) < 1e-15  # z -> 0: 1 - (m-1)/(d+2)
+    True
     """
     z = _nonneg(z, "z")
     if np.any(z == 0):
@@ -1468,12 +2463,49 @@ def _check_zdm_cor46(z: Any, d: Any, m: Any) -> None:
 
 @formula(check=_check_zdm_cor46)
 def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
-    """Leading-order ``MSE_ORF / MSE_IID = 1 - (m-1) e^{-z^2} z^4 / (d (1 - e^{-z^2})^2)``, ``m <= d``
-    (one orthogonal block, as :func:`rff_mse_ratio_orf_iid`; ``ValueError`` otherwise).
+    """Leading-order ``MSE_ORF / MSE_IID = 1 - (m-1) e^{-z^2} z^4 / (d (1 - e^{-z^2})^2)``, ``m <= d``.
+
+    One orthogonal block, as :func:`rff_mse_ratio_orf_iid`; evaluated as ``1 - (m-1) q^2/d``
+    with ``q = (z^2/2) / sinh(z^2/2)`` (no cancellation; ``q -> 1`` at ``z = 0``).
+
+    Parameters
+    ----------
+    z : array_like
+        ``|x - y|``, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    m : int or array_like of int
+        The number of features, ``1 <= m <= d``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is negative or not finite, ``d`` or ``m`` is not an integer ``>= 1``, ``m > d``,
+        the arguments do not broadcast, or ``dps < 15``.
 
     References
     ----------
-    SimRF Cor 4.6, eq (27) and eq (86); Yu et al. (2016).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Cor 4.6, eq (27) and eq (86); Yu et al. (2016).
+
+    Examples
+    --------
+    >>> import math
+    >>> float(rff_mse_ratio_asymptotic(0.0, 8, 3))  # z -> 0: 1 - (m-1)/d
+    0.75
+    >>> x = 0.81  # z = 0.9
+    >>> ref = 1 - 2 * math.exp(-x) * x**2 / (8 * (1 - math.exp(-x)) ** 2)
+    >>> abs(float(rff_mse_ratio_asymptotic(0.9, 8, 3)) - ref) < 1e-15
+    True
     """
     if ctx.name == "sympy":
         return 1 - (m - 1) * ctx.exp(-z * z) * z**4 / (d * ctx.expm1(-z * z) ** 2)
@@ -1493,12 +2525,47 @@ def rff_mse_ratio_asymptotic(ctx: Any, z: Any, d: Any, m: Any) -> Any:
 
 @formula(check=lambda v, w, d, m: (_nonneg(v, "v"), _nonneg(w, "w"), _dims(d), _check_m(m, 2)) and None)
 def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any:
-    """Lower bound of Lemma A.1: ``m(m-1) f(2(m-2)/(m-1)) = 0F1(; d/2; v^2 w^2 (m-2) / (2(m-1)))``
-    for ``m >= 2`` rows of equal norm ``w`` (attained by the simplex, ``m = d``).
+    """Lower bound of Lemma A.1 for ``m >= 2`` rows of equal norm ``w``.
+
+    ``m(m-1) f(2(m-2)/(m-1)) = 0F1(; d/2; v^2 w^2 (m-2) / (2(m-1)))``, attained by the simplex
+    (``m = d``) (see :func:`equal_norm_conformity`).
+
+    Parameters
+    ----------
+    v : array_like
+        ``|x + y|``, finite, ``>= 0``.
+    w : array_like
+        The common row norm, finite, ``>= 0``.
+    d : int or array_like of int
+        The dimension, ``>= 1``.
+    m : int or array_like of int
+        The number of rows, ``>= 2``.
+    backend : {"float64", "mpmath"}, optional
+        ``"float64"`` (default): vectorised numpy; ``"mpmath"``: elementwise at ``dps`` digits.
+    dps : int, optional
+        mpmath working digits (default 50, at least 15); ignored by the float64 face.
+
+    Returns
+    -------
+    numpy.ndarray or float or mpmath.mpf
+        Float64 values broadcast over the arguments, or mpmath numbers (an object array for
+        array input) with ``backend="mpmath"``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` or ``w`` is negative or not finite, ``d`` is not an integer ``>= 1``, ``m`` is
+        not an integer ``>= 2``, the arguments do not broadcast, ``dps < 15``, or (float64) the
+        value exceeds the float64 range.
 
     References
     ----------
-    SimRF Lemma A.1, eq (37)-(40) (holds as printed).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma A.1, eq (37)-(40) (holds as printed).
+
+    Examples
+    --------
+    >>> float(equal_norm_conformity_bound(0.8, 1.2, 3, 2))  # m = 2: antipodal rows, 0F1(; b; 0) = 1
+    1.0
     """
     lg = _log_hyp0f1(ctx, d / _two(ctx), v * v * w * w * (m - 2) / (2 * (m - 1)))
     if ctx.name == "float64":  # raise where the value leaves float64, never inf
@@ -1507,12 +2574,44 @@ def equal_norm_conformity_bound(ctx: Any, v: Any, w: Any, d: Any, m: Any) -> Any
 
 
 def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
-    """Eq (36): ``rho = (1/(m(m-1))) sum_{i != j} 0F1(; d/2; v^2 w^2 |u_i + u_j|^2 / 4)`` for
-    unit directions ``u_i`` (rows of ``directions``, normalised here) of equal norm ``w``.
+    """Eq (36): the RF-conformity of ``m`` rows of equal norm ``w`` with given directions.
+
+    ``rho = (1/(m(m-1))) sum_{i != j} 0F1(; d/2; v^2 w^2 |u_i + u_j|^2 / 4)`` for unit directions
+    ``u_i`` (the rows of ``directions``, normalised here).
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``, ``>= 0``.
+    w : float
+        The common row norm.
+    d : int
+        The dimension entering ``0F1(; d/2; .)``.
+    directions : array_like
+        Shape (m, d') with ``m >= 2`` nonzero rows.
+
+    Returns
+    -------
+    float
+        ``rho``.
+
+    Raises
+    ------
+    ValueError
+        If ``directions`` is not a finite array of shape (m, d') with ``m >= 2``, or has a zero row.
 
     References
     ----------
-    SimRF Lemma A.1, eq (36).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: Lemma A.1, eq (36).
+
+    Examples
+    --------
+    >>> import numpy as np  # a regular simplex of 3 directions (in a plane) attains the bound
+    >>> u = np.array([[1.0, 0.0], [-0.5, 3**0.5 / 2], [-0.5, -(3**0.5) / 2]])
+    >>> abs(equal_norm_conformity(0.8, 1.2, 3, u) - float(equal_norm_conformity_bound(0.8, 1.2, 3, 3))) < 1e-15
+    True
+    >>> equal_norm_conformity(0.8, 1.2, 3, [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]]) > 1.16
+    True
     """
     u = validate.finite_array(directions, "directions")
     if u.ndim != 2 or u.shape[0] < 2:
@@ -1532,12 +2631,38 @@ def equal_norm_conformity(v: float, w: float, d: int, directions: Any) -> float:
 
 
 def conformity_of_ensemble(W: Any, v: float) -> float:
-    """Eq (12): ``rho = Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k (v w_ij)^{2k}/(2^{2k} k! Gamma(k+d/2))
-    = mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for one ensemble ``W`` (m, d) of fixed vectors.
+    """Eq (12): the RF-conformity of one ensemble ``W`` of fixed vectors.
+
+    ``rho = Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k (v w_ij)^{2k}/(2^{2k} k! Gamma(k+d/2)) =
+    mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)``.
+
+    Parameters
+    ----------
+    W : array_like
+        The rows ``w_i``, finite, shape (m, d) with ``m >= 2``.
+    v : float
+        ``|x + y|``, ``>= 0``.
+
+    Returns
+    -------
+    float
+        ``rho``.
+
+    Raises
+    ------
+    ValueError
+        If ``W`` is not a finite array of shape (m, d) with ``m >= 2``, or ``v`` is negative or
+        not finite.
 
     References
     ----------
-    SimRF sec 3.2, eq (12) (the quantity compared in Fig. 4).
+    Reid et al., Simplex Random Features (SimRF), ICML 2023: sec 3.2, eq (12) (the quantity compared in Fig. 4).
+
+    Examples
+    --------
+    >>> w = [[1.0, 0.0], [0.0, 2.0]]  # one pair: |w_1 + w_2|^2 = 5
+    >>> abs(conformity_of_ensemble(w, 0.5) - conformity_kernel(5**0.5, 0.5, 2)) < 1e-15
+    True
     """
     W = validate.finite_array(W, "W")
     if W.ndim != 2 or W.shape[0] < 2:
