@@ -43,7 +43,7 @@ Claim kinds (each declares one :class:`rfcheck.claims.Claim` with one or more ch
 
 The built-in papers are declared through the same API: ``paper("rfa")`` (no title) returns
 a paper declared already, and :meth:`Paper.at` writes a claim's source under the paper's
-own source line (``P.at("Lemma 2.1")`` -> ``"001 DARKFormer, Lemma 2.1"``).
+own source line (``P.at("Lemma 2.1")`` -> ``"DARKFormer, Lemma 2.1"``).
 
 Verdicts are computed, never declared; :func:`assert_verdict` runs a claim inside a test.
 """

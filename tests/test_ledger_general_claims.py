@@ -35,8 +35,8 @@ def _ref(p, dps):
 
 def test_paper_by_id_returns_a_declared_paper_with_its_source_line():
     P = paper("darkformer")
-    assert P.id == "darkformer" and P.at("Lemma 2.1") == "001 DARKFormer, Lemma 2.1"
-    assert paper("rfa").at("x") == "002 Random Feature Attention (summary), x"
+    assert P.id == "darkformer" and P.at("Lemma 2.1") == "DARKFormer, Lemma 2.1"
+    assert paper("rfa").at("x") == "Random Feature Attention (summary), x"
     with pytest.raises(ValueError, match="not declared"):
         paper("no_such_paper")
 

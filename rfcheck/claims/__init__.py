@@ -41,19 +41,19 @@ __all__ = [
 ]
 
 PAPERS = {
-    "crt": "000 Chefs' Random Tables (Likhosherstov et al., NeurIPS 2022)",
-    "darkformer": "001 DARKFormer",
-    "rfa": "002 Random Feature Attention (Peng et al., ICLR 2021)",
-    "simrf": "003 Simplex Random Features (Reid et al., ICML 2023)",
-    "hrf": "004 Hybrid Random Features (Choromanski et al., ICLR 2022)",
+    "crt": "Chefs' Random Tables (Likhosherstov et al., NeurIPS 2022)",
+    "darkformer": "DARKFormer: Data-Aware Random Feature Kernel for Transformers (Farzam et al.)",
+    "rfa": "Random Feature Attention (Peng et al., ICLR 2021)",
+    "simrf": "Simplex Random Features (Reid et al., ICML 2023)",
+    "hrf": "Hybrid Random Features (Choromanski et al., ICLR 2022)",
 }
 #: the source line of each built-in paper: the prefix of its claims' ``source`` (``rfcheck.ledger.Paper.at``)
 PAPER_SOURCES = {
-    "crt": "000 Chefs' Random Tables",
-    "darkformer": "001 DARKFormer",
-    "rfa": "002 Random Feature Attention (summary)",
-    "simrf": "003 Simplex Random Features",
-    "hrf": "004 Hybrid Random Features",
+    "crt": "Chefs' Random Tables",
+    "darkformer": "DARKFormer",
+    "rfa": "Random Feature Attention (summary)",
+    "simrf": "Simplex Random Features",
+    "hrf": "Hybrid Random Features",
 }
 #: the kinds of a claim id, ``<paper>.<kind><number>[.<part>]``
 KINDS = ("thm", "lem", "cor", "prop", "def", "eq", "fig", "tab", "text", "alg")
