@@ -15,10 +15,10 @@ table, reports, plots, domain search and ``--at`` reproduction as the built-in p
 an importable module, or an installed pack: an entry point of the group ``rfcheck.claims``).
 
 Printed formulas are written against a number-system context ``ctx`` (``ctx.exp``,
-``ctx.log``, ``ctx.sqrt``, ``ctx.pi``, ...; :mod:`rfcheck.backends`) and evaluated, by
+``ctx.log``, ``ctx.sqrt``, ``ctx.gamma``, ``ctx.pi``, ...; :mod:`rfcheck.backends`) and evaluated, by
 default, in mpmath at the budget's precision (``precision="mpmath"``; rounding tolerance
 ``10^(5 - dps)`` relative; the point's real and complex parameters arrive as mpmath numbers,
-integers stay ``int`` -- write ``mpmath.mpf(1) / 3``, not ``1 / 3``, for a constant), or in
+integers stay ``int`` -- write ``ctx.num(1) / 3``, not ``1 / 3``, for a constant), or in
 float64 (``precision="float64"``: numpy floats, tolerance :data:`FLOAT64_RTOL` relative) for
 a formula that only exists as float code.  The report states which.
 
