@@ -1207,8 +1207,20 @@ def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
         for k in range(d):
             beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
             out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
-                    * gaussian_exp_moment_ball((1 - alpha) / 2, alpha * beta, bits))
+                    * gaussian_exp_moment_ball((1 - alpha) / 2, _eq17_linear(p, k), bits))
         return out
+
+
+def _eq17_linear(p: dict[str, Any], k: int) -> Any:
+    """``prec -> alpha beta_k`` (re-formed at each working precision the integral tries)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import workprec
+
+    def lin(prec: int) -> Any:
+        with workprec(prec):
+            return acb(p["al_re"], p["al_im"]) * (acb(p["be_re"], p["be_im"]) * (k + 1) / int(p["d"]))
+    return lin
 
 
 P.claim(
