@@ -183,3 +183,17 @@ def test_seeded_data_decided_points_are_certified(cid: str, point: dict[str, Any
     with workprec(BITS):  # a planted error (1 + 1e-30) in the printed side is refuted on balls
         pb = eval_on_balls(C.printed_eq8_ctx, dict(SETS), BITS) * (1 + arb("1e-30"))
         assert certified_equal(pb, eval_on_balls(C._eq8_brute_ctx, dict(SETS), BITS), 1e-40) == "REFUTED"
+
+
+def test_eq19_decided_points_are_certified() -> None:
+    """Eq (19), last line: its expectations as balls of the same integrals, K^2 on balls, against the
+    variance ball; a planted error is refuted."""
+    p = {"d": 3, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "a_im": 0.4, "s": 1}
+    ev = REGISTRY["crt.eq19"].checks[0].evaluate(dict(p), BUDGETS["default"], 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra
+    pb, rb = C._eq19_printed_ball(dict(p), BITS), R.gerf_moments_ball(dict(p), BITS)["var"]
+    with workprec(BITS):
+        assert certified_equal(pb, rb, 1e-40) == "HOLDS"
+        assert certified_equal(pb + arb("1e-30"), rb, 1e-40) == "REFUTED"
+    assert isinstance(C._eq19_printed_ball(dict(p, a_re=0.2), BITS), str)  # E X^2 diverges: no ball

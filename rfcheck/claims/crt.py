@@ -20,8 +20,9 @@ import numpy as np
 from flint import acb
 
 from rfcheck import features, quadrature
+from rfcheck.arb_backend import workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import stats_fp
+from rfcheck.claims._common import certify_with_balls, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -1357,6 +1358,17 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
 
+def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`printed_eq19`: its two expectations as the balls of the same integrals
+    (:func:`rfcheck.references.crt.gerf_moments_ball`), K^2 on balls."""
+    m = gerf_moments_ball(p, bits)
+    if "second" not in m:
+        return "E[X^2] diverges at this point (Re(1 - 8A) <= 0)"
+    k2 = eval_on_balls(lambda ctx, q: ctx.exp(-_stats_ctx(ctx, q)["sq_diff"]), p, bits + 20)
+    with workprec(bits + 20):
+        return m["second"].real / 2 + m["abs_second"] / 2 - k2
+
+
 def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.stats import compare_deterministic
@@ -1365,9 +1377,14 @@ def _eq19_check() -> Check:
         pv, perr = printed_eq19(p, dps)
         ref = _gerf_ref(p, dps)
         with mpmath.workdps(dps):
-            return compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
-                                         atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
-                                         scale=ref["second"].value)
+            ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
+                                       atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
+                                       scale=ref["second"].value)
+            atol = float(abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps))
+        if not ev.decided:
+            return ev
+        return certify_with_balls(ev, p, dps, _eq19_printed_ball, _moments_ball("var"), rtol=10.0 ** (5 - dps),
+                                  atol=atol)
 
     return Check("quadrature", 1, evaluate, max_points=8, search=False,
                  description="left: E(Re X)^2 - (E Re X)^2 by quadrature (rfcheck.quadrature.gerf_reference); "
