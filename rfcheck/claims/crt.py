@@ -22,7 +22,7 @@ from flint import acb
 from rfcheck import features, quadrature
 from rfcheck.arb_backend import workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import certify_with_balls, eval_on_balls, stats_fp
+from rfcheck.claims._common import eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -33,6 +33,7 @@ from rfcheck.ledger import (
     PointEval,
     Reading,
     Real,
+    certify_with_balls,
     deterministic_check,
     inequality_check,
     mc_check,
