@@ -148,6 +148,20 @@ def test_gerf_moments_ball_cancelling_second_moment_is_tight_and_contains_the_cl
     assert float(max(z.real.rad(), z.imag.rad())) <= 2.0**-100 * float(abs(ex))
 
 
+@pytest.mark.parametrize("beta", [mpmath.mpc(0, 7.5), mpmath.mpf(3.25), mpmath.mpc(1.5, -2.0)])
+def test_alpha_zero_moment_ball_is_the_gaussian_mgf_and_meets_the_integral(beta: mpmath.mpc) -> None:
+    """A = 0 (TrigRF, PosRF): the moment ball is exp(beta^2/2), which contains the 50-digit value and
+    overlaps the rigorous integral's ball."""
+    ball = ref._exp_moment_ball(0, ref._at_prec(lambda: acb(arb(mpmath.nstr(mpmath.re(beta), 30)),
+                                                            arb(mpmath.nstr(mpmath.im(beta), 30)))), 160)
+    with mpmath.workdps(DPS):
+        assert _contains(ball, mpmath.exp(beta**2 / 2))
+    with workprec(160):
+        assert ball.overlaps(ref.gaussian_exp_moment_ball(0, beta, 160))
+        assert max(ball.real.rad(), ball.imag.rad()) <= 2.0**-150 * abs(ball).upper()
+    assert ref._exp_moment_ball(acb(0.25), beta, 100).overlaps(ref.gaussian_exp_moment_ball(0.25, beta, 100))
+
+
 def test_gerf_moments_ball_is_memoised() -> None:
     """The same point and bits return the very same balls; a mean-only request reuses the full one."""
     p = dict(GERF_POINTS[1], nx=0.61)

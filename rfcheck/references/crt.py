@@ -4,7 +4,9 @@ The CRT claims of Thm 3.1-3.2 and eq (16)-(21) reduce (by rotation invariance) t
 one-dimensional Gaussian moment ``E exp(alpha W^2 + beta W)``, ``W ~ N(0, 1)``.  Here it is a
 rigorous integral of the defining expectation (Arb's ``acb.integral`` on the truncated line,
 plus a proved bound on the two tails) -- never the closed form ``(1 - 2 alpha)^{-1/2}
-exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on.
+exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on (the ball twins use, where
+``alpha`` is exactly 0 -- TrigRF and PosRF, ``A = 0`` -- the Gaussian moment generating function
+``E exp(beta W) = exp(beta^2 / 2)``).
 
 Also here: the pair statistics as Arb balls (:func:`pair_stats_ball`); the argmin of the GERF
 variance of Thm 3.3 by a root solve (:func:`reference_a_star`); the noncentral chi^2 CDF as a
@@ -177,6 +179,18 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
             # in Arb: the value may lie below the float64 range (a ratio of floats would be 0/0)
             lost = float(((rad.upper() / mag).log() / arb(2).log()).mid()) + prec + 4 if mag > 0 else 64
             extra = min(MAX_EXTRA_BITS, extra + max(16, math.ceil(lost)))
+
+
+def _exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
+    """``E exp(alpha W^2 + beta W)`` as a ball, arguments as :func:`gaussian_exp_moment_ball`: where
+    ``alpha`` is exactly 0 (TrigRF, PosRF: ``A = 0``) the Gaussian moment generating function
+    ``E exp(beta W) = exp(beta^2 / 2)`` (entire in ``beta``; not the closed form of eq (17), which the
+    printed GERF formulas build on), else the rigorous integral :func:`gaussian_exp_moment_ball`."""
+    if isinstance(alpha, int | float | complex | arb | acb) and alpha == 0:  # (a ball: exactly 0)
+        with workprec(prec + 20):
+            b = acb(beta(prec + 20) if callable(beta) else to_ball(beta))
+            return (b * b / 2).exp()
+    return gaussian_exp_moment_ball(alpha, beta, prec)
 
 
 def _at_prec(fn: Callable[[], Any]) -> Callable[[int], Any]:
@@ -624,9 +638,9 @@ def gerf_conjugate_mean_ball(p: dict[str, Any], bits: int) -> arb:
         dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
         alpha = a + a.conjugate()
         pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
-        val = gaussian_exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[0]), bits)
+        val = _exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[0]), bits)
         if d > 1:
-            val *= gaussian_exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[1]), bits)
+            val *= _exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[1]), bits)
         if d > 2:
             val *= _gaussian_exp_moment_at_zero(complex(2 * float(p.get("a_re", 0.0))), bits) ** (d - 2)
         return (pref * val).real
@@ -724,7 +738,7 @@ def _gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
         pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
-        val = gaussian_exp_moment_ball(4 * a.real, _at_prec(lambda: _gerf_linear(p, s, True)), bits)
+        val = _exp_moment_ball(4 * a.real, _at_prec(lambda: _gerf_linear(p, s, True)), bits)
         if d > 1:
             val *= _gaussian_exp_moment_at_zero(complex(4 * float(p.get("a_re", 0.0))), bits) ** (d - 1)
         return (pref * val).real
@@ -785,7 +799,7 @@ def _gerf_linear(p: dict[str, Any], s: int, real_part: bool, d1_pair_vectors: bo
 def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
     """``E exp(alpha W^2)`` as :func:`gaussian_exp_moment_ball` (``beta = 0``), memoised: the factor
     of the ``d - 1`` axes orthogonal to ``x + s y``, the same for every point with the same ``A``."""
-    return gaussian_exp_moment_ball(alpha, 0, bits)
+    return _exp_moment_ball(alpha, 0, bits)
 
 
 def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True,
@@ -870,13 +884,13 @@ def _gerf_moments_ball(p: dict[str, Any], bits: int, second: bool, d1_pair_vecto
         nsum = st["sq_x"] + st["sq_y"]
         a_c = complex(p.get("a_re", 0.0), p.get("a_im", 0.0))  # exact: 2A, 4A are exact floats too
         lin = _at_prec(lambda: _gerf_linear(p, s, False, d1_pair_vectors))
-        mean = d2 * (c * nsum).exp() * gaussian_exp_moment_ball(2 * a, lin, bits)
+        mean = d2 * (c * nsum).exp() * _exp_moment_ball(2 * a, lin, bits)
         if d > 1:
             mean *= _gaussian_exp_moment_at_zero(2 * a_c, bits) ** (d - 1)
         if not second or not (1 - 8 * a).real > 0:
             return {"mean": mean}
         lin2 = _at_prec(lambda: 2 * _gerf_linear(p, s, False, d1_pair_vectors))
-        second = d2 * d2 * (2 * c * nsum).exp() * gaussian_exp_moment_ball(4 * a, lin2, bits)
+        second = d2 * d2 * (2 * c * nsum).exp() * _exp_moment_ball(4 * a, lin2, bits)
         if d > 1:
             second *= _gaussian_exp_moment_at_zero(4 * a_c, bits) ** (d - 1)
         abs_second = gerf_abs_second_moment_ball(dict(p, s=s), bits)
