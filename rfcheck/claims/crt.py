@@ -4,8 +4,9 @@ Each ``printed_*`` function is a literal transcription of the paper's formula.  
 formula is a function of the point's numbers it is written against a number-system context
 (``printed_*_ctx(ctx, point)``, passed as ``printed_ctx=``): evaluated in mpmath for the verdict
 and on Arb balls, so that a decided point is certified where the reference has a ball
-(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  References never use the
-printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
+(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  Formulas of seeded float64
+data (eq (8)-(14)) generate the data from the point's raw numbers and lift each float with
+``ctx.num``.  References never use the printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
 ``rfcheck.references.crt``), numerical minimisation, and Monte Carlo with the Numba engines.
 """
 
