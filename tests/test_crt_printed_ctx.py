@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import mpmath
+import numpy as np
 import pytest
 from flint import acb, arb
 
@@ -126,3 +127,73 @@ def test_moment_balls_share_the_mpmath_geometry_in_d1() -> None:
     pb = eval_on_balls(C._printed_eq20_ctx(2), dict(p), 116)
     assert certified_equal(pb, R.gerf_moments_ball(dict(p), 116)["second"], 1e-25) == "HOLDS"
     assert certified_equal(pb, R.gerf_moments_ball(dict(p), 116, d1_pair_vectors=True)["second"], 1e-25) == "REFUTED"
+
+
+# ------------------------------------------------ eq (8), (9), (11), (12), (14): seeded float64 data
+
+SETS = {"L": 7, "d": 5, "s": -1, "scale": 0.37, "shift": 1.25, "seed": 11}
+DIRF = {"d": 6, "scale": 0.4, "shift": 0.3, "seed": 5, "dist": "poisson", "lam": 1.7, "p": 0.5}
+
+
+@pytest.mark.parametrize("fn,p", [
+    (C.printed_eq8_ctx, SETS), (C._eq8_brute_ctx, SETS),
+    (C.printed_eq12_ctx, SETS), (C._eq12_brute_ctx, SETS),
+    (C.printed_eq14_ctx, SETS), (C._eq14_brute_ctx, SETS),
+    (C.printed_eq9_ctx, DIRF), (C.printed_eq11_ctx, DIRF),
+])
+def test_seeded_data_formulas_on_balls_contain_the_mpmath_face(fn: Any, p: dict[str, Any]) -> None:
+    """The data are the seeded float64 sets of the float point (the contexts' numbers map back to
+    the floats they lift): the ball contains the 50-digit mpmath value, and is tight."""
+    with mpmath.workdps(50):
+        v = fn(MP, mp_point(p))
+    ball = eval_on_balls(fn, dict(p), BITS)
+    assert ball is not None
+    assert _contains(ball, v)
+    assert float(ball.rad()) < 1e-45 * (1 + float(abs(v)))
+
+
+def test_seeded_data_formulas_keep_their_mpmath_values() -> None:
+    """The mpmath faces are the former mpmath transcriptions, operation for operation (recomputed
+    here as printed: fsum over the seeded floats)."""
+    rng = np.random.default_rng(SETS["seed"])
+    xs = rng.normal(size=(7, 5)) * SETS["scale"]
+    ys = rng.normal(size=(7, 5)) * SETS["scale"] + SETS["shift"]
+    with mpmath.workdps(30):
+        X = [[mpmath.mpf(v) for v in row] for row in xs]
+        Y = [[mpmath.mpf(v) for v in row] for row in ys]
+        sx = [mpmath.fsum(X[i][k] for i in range(7)) for k in range(5)]
+        sy = [mpmath.fsum(Y[i][k] for i in range(7)) for k in range(5)]
+        eq8 = (mpmath.fsum(v**2 for row in X for v in row) / 7
+               - 2 * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / 49
+               + mpmath.fsum(v**2 for row in Y for v in row) / 7)
+        assert C.printed_eq8(SETS) == eq8
+        assert C.printed_eq14(SETS) == (mpmath.fsum(abs(X[i][4]) for i in range(7))
+                                        * mpmath.fsum(abs(Y[i][4]) for i in range(7)) / 49)
+        x, y = C._dirf_vectors(DIRF)
+        xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
+        assert C.printed_eq9(DIRF) == mpmath.exp(xy)
+
+
+@pytest.mark.parametrize("cid,point", [("crt.eq8", SETS), ("crt.eq12", SETS), ("crt.eq14", SETS)])
+def test_seeded_data_decided_points_are_certified(cid: str, point: dict[str, Any]) -> None:
+    p = {k: v for k, v in point.items() if k != "s" or cid == "crt.eq8"}
+    ev = REGISTRY[cid].checks[0].evaluate(p, BUDGETS["default"], 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra
+    with workprec(BITS):  # a planted error (1 + 1e-30) in the printed side is refuted on balls
+        pb = eval_on_balls(C.printed_eq8_ctx, dict(SETS), BITS) * (1 + arb("1e-30"))
+        assert certified_equal(pb, eval_on_balls(C._eq8_brute_ctx, dict(SETS), BITS), 1e-40) == "REFUTED"
+
+
+def test_eq19_decided_points_are_certified() -> None:
+    """Eq (19), last line: its expectations as balls of the same integrals, K^2 on balls, against the
+    variance ball; a planted error is refuted."""
+    p = {"d": 3, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "a_im": 0.4, "s": 1}
+    ev = REGISTRY["crt.eq19"].checks[0].evaluate(dict(p), BUDGETS["default"], 0)
+    assert ev.decided and ev.disc <= 1
+    assert ev.extra["certified"] is True, ev.extra
+    pb, rb = C._eq19_printed_ball(dict(p), BITS), R.gerf_moments_ball(dict(p), BITS)["var"]
+    with workprec(BITS):
+        assert certified_equal(pb, rb, 1e-40) == "HOLDS"
+        assert certified_equal(pb + arb("1e-30"), rb, 1e-40) == "REFUTED"
+    assert isinstance(C._eq19_printed_ball(dict(p, a_re=0.2), BITS), str)  # E X^2 diverges: no ball

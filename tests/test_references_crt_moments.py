@@ -119,6 +119,61 @@ def test_gerf_moments_ball_variance_matches_quadrature_reference() -> None:
             abs(float(ref.gerf_moments_ball(p, BITS)["var"].mid()) - float(r["var"].value)) <= 1e-25
 
 
+# A point of crt.eq20's domain where the integral of E X^2 cancels heavily: a linear coefficient formed
+# once as a ball at bits + 20 bits left the moment's ball at ~1e-10 relative (not certified).
+CANCELLING = {"d": 1, "nx": 4.0, "ny": 4.0, "theta": 3.141592653589793, "a_re": -1.5, "a_im": -1.5, "s": -1}
+
+
+def test_gaussian_exp_moment_ball_with_a_callable_argument_reaches_its_target() -> None:
+    """A parameter given as ``prec -> ball`` is re-formed at each working precision: the ball of a
+    cancelling moment reaches ``2^-bits`` relative and contains the 50-digit closed form."""
+    alpha = acb(-6, -6)
+    beta = ref._at_prec(lambda: 2 * acb(3).sqrt() * acb(4, -10))  # the integrand's L1 mass is ~0.24
+    ball = ref.gaussian_exp_moment_ball(alpha, beta, 116)
+    with mpmath.workdps(DPS):
+        exact = _g(mpmath.mpc(-6, -6), 2 * mpmath.sqrt(3) * mpmath.mpc(4, -10))
+        assert abs(exact) < MF(10) ** -17  # 17 orders below the L1 mass: it cancels
+    assert _contains(ball, exact)
+    assert float(max(ball.real.rad(), ball.imag.rad())) <= 2.0**-116 * float(abs(exact))
+
+
+def test_gerf_moments_ball_cancelling_second_moment_is_tight_and_contains_the_closed_form() -> None:
+    """E X^2 of a point where the integral cancels: the ball (its linear coefficient re-formed at each
+    working precision) is tight and contains the closed form."""
+    balls = ref.gerf_moments_ball(CANCELLING, 116)
+    with mpmath.workdps(DPS):
+        ex = _gerf_closed(CANCELLING)["second"]
+    assert _contains(balls["second"], ex)
+    z = balls["second"]
+    assert float(max(z.real.rad(), z.imag.rad())) <= 2.0**-100 * float(abs(ex))
+
+
+@pytest.mark.parametrize("beta", [mpmath.mpc(0, 7.5), mpmath.mpf(3.25), mpmath.mpc(1.5, -2.0)])
+def test_alpha_zero_moment_ball_is_the_gaussian_mgf_and_meets_the_integral(beta: mpmath.mpc) -> None:
+    """A = 0 (TrigRF, PosRF): the moment ball is exp(beta^2/2), which contains the 50-digit value and
+    overlaps the rigorous integral's ball."""
+    ball = ref._exp_moment_ball(0, ref._at_prec(lambda: acb(arb(mpmath.nstr(mpmath.re(beta), 30)),
+                                                            arb(mpmath.nstr(mpmath.im(beta), 30)))), 160)
+    with mpmath.workdps(DPS):
+        assert _contains(ball, mpmath.exp(beta**2 / 2))
+    with workprec(160):
+        assert ball.overlaps(ref.gaussian_exp_moment_ball(0, beta, 160))
+        assert max(ball.real.rad(), ball.imag.rad()) <= 2.0**-150 * abs(ball).upper()
+    assert ref._exp_moment_ball(acb(0.25), beta, 100).overlaps(ref.gaussian_exp_moment_ball(0.25, beta, 100))
+
+
+def test_gerf_moments_ball_is_memoised() -> None:
+    """The same point and bits return the very same balls; a mean-only request reuses the full one."""
+    p = dict(GERF_POINTS[1], nx=0.61)
+    first = ref.gerf_moments_ball(p, 120)
+    again = ref.gerf_moments_ball(dict(p), 120)
+    assert all(first[k] is again[k] for k in first)
+    assert ref.gerf_moments_ball(p, 120, second=False) == {"mean": first["mean"]}
+    assert ref.gerf_moments_ball(p, 120, second=False)["mean"] is first["mean"]
+    assert ref.gerf_abs_second_moment_ball(p, 120) is first["abs_second"]
+    assert ref.gerf_moments_ball(dict(p, a_im=-0.69), 120)["mean"] is not first["mean"]  # another point
+
+
 # ----------------------------------------------------------------------- chi_d averages (eq 25-27)
 
 

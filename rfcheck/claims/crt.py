@@ -4,8 +4,9 @@ Each ``printed_*`` function is a literal transcription of the paper's formula.  
 formula is a function of the point's numbers it is written against a number-system context
 (``printed_*_ctx(ctx, point)``, passed as ``printed_ctx=``): evaluated in mpmath for the verdict
 and on Arb balls, so that a decided point is certified where the reference has a ball
-(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  References never use the
-printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
+(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  Formulas of seeded float64
+data (eq (8)-(14)) generate the data from the point's raw numbers and lift each float with
+``ctx.num``.  References never use the printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
 ``rfcheck.references.crt``), numerical minimisation, and Monte Carlo with the Numba engines.
 """
 
@@ -17,9 +18,12 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import acb
 
 from rfcheck import features, quadrature
-from rfcheck.claims._common import stats_fp
+from rfcheck.arb_backend import workprec
+from rfcheck.backends import MP
+from rfcheck.claims._common import eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -30,6 +34,7 @@ from rfcheck.ledger import (
     PointEval,
     Reading,
     Real,
+    certify_with_balls,
     deterministic_check,
     inequality_check,
     mc_check,
@@ -95,6 +100,17 @@ def _on_mp(printed_ctx: Any) -> Any:
 
     printed.__doc__ = printed_ctx.__doc__
     return printed
+
+
+def _ball_of(reference_ctx: Any) -> Any:
+    """``reference_ctx(ctx, point)`` (a reference written against the context) as a ball function
+    ``(point, bits) -> ball`` (its numbers exact; ``None`` where it leaves ball arithmetic)."""
+    from rfcheck.claims._common import eval_on_balls
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        return eval_on_balls(reference_ctx, p, bits)
+
+    return ball
 
 
 def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
@@ -669,33 +685,71 @@ P.claim(
 # ------------------------------------------------------------------------- eq (8)
 
 
+def _raw(v: Any) -> Any:
+    """The Python number a point coordinate was lifted from (an exact mpmath number or an exact
+    ball, as the contexts receive the point), so that data generated from the point (seeded float64
+    sets) are the very floats of the float point."""
+    from rfcheck.arb_backend import Ball
+
+    if isinstance(v, Ball):
+        if not v.v.is_exact():
+            raise ValueError("a point coordinate is not an exact ball")
+        v = v.v
+        return complex(float(v.real.mid()), float(v.imag.mid())) if isinstance(v, acb) else float(v.mid())
+    if isinstance(v, mpmath.mpf):
+        return float(v)
+    if isinstance(v, mpmath.mpc):
+        return complex(v)
+    return v
+
+
+def _raw_point(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_raw` of every coordinate of a point (strings unchanged)."""
+    return {k: _raw(v) for k, v in p.items()}
+
+
+def _ctx_rows(ctx: Any, a: np.ndarray) -> list[list[Any]]:
+    """A float64 matrix as rows of context numbers (each float exact)."""
+    return [[ctx.num(float(v)) for v in row] for row in a]
+
+
+def _eq8_sets(p: dict[str, Any]) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+    """``L, d, s`` and the seeded sets ``x_i, y_j`` of an eq (8) point (float64, from the raw point)."""
+    q = _raw_point(p)
+    rng = np.random.default_rng(int(q["seed"]))
+    L, d, s = int(q["L"]), int(q["d"]), int(q["s"])
+    xs = rng.normal(size=(L, d)) * q["scale"]
+    ys = rng.normal(size=(L, d)) * q["scale"] + q["shift"]
+    return L, d, s, xs, ys
+
+
+def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8))."""
+    L, d, s, xs, ys = _eq8_sets(p)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    tot = ctx.fsum(*(ctx.fsum(*((X[i][k] + s * Y[j][k]) ** 2 for k in range(d)))
+                     for i in range(L) for j in range(L)))
+    return tot / L**2
+
+
 def _eq8(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """Brute-force O(L^2 d) average of |x_i + s y_j|^2 in mpmath on seeded random sets."""
-    rng = np.random.default_rng(int(p["seed"]))
-    L, d, s = int(p["L"]), int(p["d"]), int(p["s"])
-    xs = rng.normal(size=(L, d)) * p["scale"]
-    ys = rng.normal(size=(L, d)) * p["scale"] + p["shift"]
     with mpmath.workdps(dps):
-        X = [[mpmath.mpf(v) for v in row] for row in xs]
-        Y = [[mpmath.mpf(v) for v in row] for row in ys]
-        tot = mpmath.fsum(mpmath.fsum((X[i][k] + s * Y[j][k]) ** 2 for k in range(d))
-                          for i in range(L) for j in range(L))
-        return tot / L**2, 0
+        return _eq8_brute_ctx(MP, p), 0
 
 
-def printed_eq8(p: dict[str, Any]) -> Any:
+def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (8): (1/L) sum|x_i|^2 + (2s/L^2)(sum x_i)^T(sum y_i) + (1/L) sum|y_i|^2."""
-    rng = np.random.default_rng(int(p["seed"]))
-    L, d, s = int(p["L"]), int(p["d"]), int(p["s"])
-    xs = rng.normal(size=(L, d)) * p["scale"]
-    ys = rng.normal(size=(L, d)) * p["scale"] + p["shift"]
-    X = [[mpmath.mpf(v) for v in row] for row in xs]
-    Y = [[mpmath.mpf(v) for v in row] for row in ys]
-    sx = [mpmath.fsum(X[i][k] for i in range(L)) for k in range(d)]
-    sy = [mpmath.fsum(Y[i][k] for i in range(L)) for k in range(d)]
-    return (mpmath.fsum(v**2 for row in X for v in row) / L
-            + 2 * s * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / L**2
-            + mpmath.fsum(v**2 for row in Y for v in row) / L)
+    L, d, s, xs, ys = _eq8_sets(p)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    sx = [ctx.fsum(*(X[i][k] for i in range(L))) for k in range(d)]
+    sy = [ctx.fsum(*(Y[i][k] for i in range(L))) for k in range(d)]
+    return (ctx.fsum(*(v**2 for row in X for v in row)) / L
+            + 2 * s * ctx.fsum(*(a * b for a, b in zip(sx, sy, strict=True))) / L**2
+            + ctx.fsum(*(v**2 for row in Y for v in row)) / L)
+
+
+printed_eq8 = _on_mp(printed_eq8_ctx)
 
 
 P.claim(
@@ -705,7 +759,8 @@ P.claim(
     domain=Domain({
         "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
         "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
-    checks=[deterministic_check("brute-force", printed_eq8, _eq8, atol_scale=lambda p, dps: 0, max_points=20)],
+    checks=[deterministic_check("brute-force", None, _eq8, atol_scale=lambda p, dps: 0, max_points=20,
+                                printed_ctx=printed_eq8_ctx, reference_ball=_ball_of(_eq8_brute_ctx))],
 )
 
 
@@ -727,6 +782,7 @@ def _no_search(check: Check) -> Check:
 
 def _dirf_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Seeded pair ``x, y ~ N(shift, scale^2 I_d)`` (coordinates matter for DIRFs: no rotation)."""
+    p = _raw_point(p)
     rng = np.random.default_rng(int(p["seed"]))
     d = int(p["d"])
     if p.get("pattern") == "equal":  # x = y with equal entries: PoisRF's zero-variance point
@@ -749,9 +805,14 @@ def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, 
     return dirf_product_moment(x, y, _log_pk(p), power, dps)
 
 
-def _exact_k(p: dict[str, Any]) -> Any:
+def _k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """K(x, y) = exp(-|x - y|^2 / 2) of the point's seeded DIRF pair on a context."""
     x, y = _dirf_vectors(p)
-    return mpmath.exp(-mpmath.fsum((mpmath.mpf(a) - mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)) / 2)
+    return ctx.exp(-ctx.fsum(*((ctx.num(float(a)) - ctx.num(float(b))) ** 2 for a, b in zip(x, y, strict=True))) / 2)
+
+
+def _exact_k(p: dict[str, Any]) -> Any:
+    return _k_ctx(MP, p)
 
 
 def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -783,10 +844,13 @@ def _dirf_domain(dist: str, scale: tuple[float, float] = (0.01, 1.2), d: tuple[i
         "references stay affordable), d <= 64"))
 
 
-def printed_eq9(p: dict[str, Any]) -> Any:
+def printed_eq9_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (9): E[prod X_l prod Y_l] = exp(x^T y)."""
     x, y = _dirf_vectors(p)
-    return mpmath.exp(mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True)))
+    return ctx.exp(ctx.fsum(*(ctx.num(float(a)) * ctx.num(float(b)) for a, b in zip(x, y, strict=True))))
+
+
+printed_eq9 = _on_mp(printed_eq9_ctx)
 
 
 def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -806,7 +870,7 @@ P.claim(
               "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
               "instantiated with Poisson and geometric p_k",
     domain=_dirf_domain("poisson", extra=_EITHER),
-    checks=[_no_search(deterministic_check("exact-series", printed_eq9, _eq9_ref, max_points=12,
+    checks=[_no_search(deterministic_check("exact-series", None, _eq9_ref, max_points=12, printed_ctx=printed_eq9_ctx,
                                            description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"))],
 )
 
@@ -845,14 +909,17 @@ P.claim(
 )
 
 
-def printed_eq11(p: dict[str, Any]) -> Any:
+def printed_eq11_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT Thm 3.4, eq (11) as printed."""
     x, y = _dirf_vectors(p)
-    d, lam = len(x), mpmath.mpf(p["lam"])
-    xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
-    q = mpmath.fsum((a * b) ** 2 for a, b in zip(xs, ys, strict=True))
-    return (mpmath.exp(lam * d + q / lam - mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys))
-            - _exact_k(p) ** 2)
+    d, lam = len(x), ctx.num(p["lam"])
+    xs, ys = [ctx.num(float(v)) for v in x], [ctx.num(float(v)) for v in y]
+    q = ctx.fsum(*((a * b) ** 2 for a, b in zip(xs, ys, strict=True)))
+    return (ctx.exp(lam * d + q / lam - ctx.fsum(*(a * a for a in xs)) - ctx.fsum(*(b * b for b in ys)))
+            - _k_ctx(ctx, p) ** 2)
+
+
+printed_eq11 = _on_mp(printed_eq11_ctx)
 
 
 def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
@@ -880,8 +947,8 @@ P.claim(
               "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
     domain=_dirf_domain("poisson"),
     checks=[
-        _no_search(deterministic_check("exact-series", printed_eq11, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14,
+        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
+                                       max_points=14, printed_ctx=printed_eq11_ctx,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
         mc_check("monte-carlo", printed_eq11, _sim_dirf,
                  domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
@@ -1073,46 +1140,57 @@ P.claim(
 
 
 def _set_pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(int(p["seed"]))
-    L, d = int(p["L"]), int(p["d"])
-    return rng.normal(size=(L, d)) * p["scale"], rng.normal(size=(L, d)) * p["scale"] + p["shift"]
+    q = _raw_point(p)
+    rng = np.random.default_rng(int(q["seed"]))
+    L, d = int(q["L"]), int(q["d"])
+    return rng.normal(size=(L, d)) * q["scale"], rng.normal(size=(L, d)) * q["scale"] + q["shift"]
 
 
-def _mp_rows(a: np.ndarray) -> list[list[Any]]:
-    return [[mpmath.mpf(v) for v in row] for row in a]
-
-
-def printed_eq12(p: dict[str, Any]) -> Any:
+def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (12), right side: L^-2 sum_l (sum_i x_il^2)(sum_i y_il^2)."""
     xs, ys = _set_pair(p)
-    X, Y = _mp_rows(xs), _mp_rows(ys)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
     L, d = len(X), len(X[0])
-    return mpmath.fsum(mpmath.fsum(X[i][k] ** 2 for i in range(L)) * mpmath.fsum(Y[i][k] ** 2 for i in range(L))
-                       for k in range(d)) / L**2
+    return ctx.fsum(*(ctx.fsum(*(X[i][k] ** 2 for i in range(L))) * ctx.fsum(*(Y[i][k] ** 2 for i in range(L)))
+                      for k in range(d))) / L**2
+
+
+def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (12), left side, term by term on a context (its reference)."""
+    xs, ys = _set_pair(p)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    L, d = len(X), len(X[0])
+    return ctx.fsum(*(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
 
 
 def _eq12_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    xs, ys = _set_pair(p)
     with mpmath.workdps(dps):
-        X, Y = _mp_rows(xs), _mp_rows(ys)
-        L, d = len(X), len(X[0])
-        return mpmath.fsum(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d)) / L**2, 0
+        return _eq12_brute_ctx(MP, p), 0
 
 
-def printed_eq14(p: dict[str, Any]) -> Any:
+def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
     xs, ys = _set_pair(p)
-    X, Y = _mp_rows(xs), _mp_rows(ys)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
     L, k = len(X), len(X[0]) - 1
-    return mpmath.fsum(abs(X[i][k]) for i in range(L)) * mpmath.fsum(abs(Y[i][k]) for i in range(L)) / L**2
+    return ctx.fsum(*(ctx.abs(X[i][k]) for i in range(L))) * ctx.fsum(*(ctx.abs(Y[i][k]) for i in range(L))) / L**2
+
+
+def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (14), left side, term by term on a context (its reference)."""
+    xs, ys = _set_pair(p)
+    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    L, k = len(X), len(X[0]) - 1
+    return ctx.fsum(*(ctx.abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L))) / L**2
 
 
 def _eq14_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    xs, ys = _set_pair(p)
     with mpmath.workdps(dps):
-        X, Y = _mp_rows(xs), _mp_rows(ys)
-        L, k = len(X), len(X[0]) - 1
-        return mpmath.fsum(abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L)) / L**2, 0
+        return _eq14_brute_ctx(MP, p), 0
+
+
+printed_eq12 = _on_mp(printed_eq12_ctx)
+printed_eq14 = _on_mp(printed_eq14_ctx)
 
 
 _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
@@ -1122,14 +1200,16 @@ P.claim(
     "eq12", source=P.at("sec 3.2.1, eq (12)"),
     statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", printed_eq12, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20)],
+    checks=[deterministic_check("brute-force", None, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20,
+                                printed_ctx=printed_eq12_ctx, reference_ball=_ball_of(_eq12_brute_ctx))],
 )
 
 P.claim(
     "eq14", source=P.at("sec 3.2.2, eq (14)"),
     statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", printed_eq14, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20)],
+    checks=[deterministic_check("brute-force", None, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20,
+                                printed_ctx=printed_eq14_ctx, reference_ball=_ball_of(_eq14_brute_ctx))],
 )
 
 
@@ -1207,8 +1287,20 @@ def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
         for k in range(d):
             beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
             out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
-                    * gaussian_exp_moment_ball((1 - alpha) / 2, alpha * beta, bits))
+                    * gaussian_exp_moment_ball((1 - alpha) / 2, _eq17_linear(p, k), bits))
         return out
+
+
+def _eq17_linear(p: dict[str, Any], k: int) -> Any:
+    """``prec -> alpha beta_k`` (re-formed at each working precision the integral tries)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import workprec
+
+    def lin(prec: int) -> Any:
+        with workprec(prec):
+            return acb(p["al_re"], p["al_im"]) * (acb(p["be_re"], p["be_im"]) * (k + 1) / int(p["d"]))
+    return lin
 
 
 P.claim(
@@ -1268,6 +1360,17 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
 
+def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`printed_eq19`: its two expectations as the balls of the same integrals
+    (:func:`rfcheck.references.crt.gerf_moments_ball`), K^2 on balls."""
+    m = gerf_moments_ball(p, bits)
+    if "second" not in m:
+        return "E[X^2] diverges at this point (Re(1 - 8A) <= 0)"
+    k2 = eval_on_balls(lambda ctx, q: ctx.exp(-_stats_ctx(ctx, q)["sq_diff"]), p, bits + 20)
+    with workprec(bits + 20):
+        return m["second"].real / 2 + m["abs_second"] / 2 - k2
+
+
 def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.stats import compare_deterministic
@@ -1276,9 +1379,14 @@ def _eq19_check() -> Check:
         pv, perr = printed_eq19(p, dps)
         ref = _gerf_ref(p, dps)
         with mpmath.workdps(dps):
-            return compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
-                                         atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
-                                         scale=ref["second"].value)
+            ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
+                                       atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
+                                       scale=ref["second"].value)
+            atol = float(abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps))
+        if not ev.decided:
+            return ev
+        return certify_with_balls(ev, p, dps, _eq19_printed_ball, _moments_ball("var"), rtol=10.0 ** (5 - dps),
+                                  atol=atol)
 
     return Check("quadrature", 1, evaluate, max_points=8, search=False,
                  description="left: E(Re X)^2 - (E Re X)^2 by quadrature (rfcheck.quadrature.gerf_reference); "

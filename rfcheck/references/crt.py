@@ -4,7 +4,9 @@ The CRT claims of Thm 3.1-3.2 and eq (16)-(21) reduce (by rotation invariance) t
 one-dimensional Gaussian moment ``E exp(alpha W^2 + beta W)``, ``W ~ N(0, 1)``.  Here it is a
 rigorous integral of the defining expectation (Arb's ``acb.integral`` on the truncated line,
 plus a proved bound on the two tails) -- never the closed form ``(1 - 2 alpha)^{-1/2}
-exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on.
+exp(beta^2 / (2 (1 - 2 alpha)))`` that the printed formulas build on (the ball twins use, where
+``alpha`` is exactly 0 -- TrigRF and PosRF, ``A = 0`` -- the Gaussian moment generating function
+``E exp(beta W) = exp(beta^2 / 2)``).
 
 Also here: the pair statistics as Arb balls (:func:`pair_stats_ball`); the argmin of the GERF
 variance of Thm 3.3 by a root solve (:func:`reference_a_star`); the noncentral chi^2 CDF as a
@@ -83,9 +85,12 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
 
     Parameters
     ----------
-    alpha, beta : int, float, complex, mpmath number or flint ball
+    alpha, beta : int, float, complex, mpmath number, flint ball, or callable
         Complex parameters with ``Re(1 - 2 alpha) > 0``; numbers are taken at their exact
-        binary value.
+        binary value.  A callable ``prec -> ball`` (a parameter that is itself computed, e.g. a
+        square root) is called at every working precision tried, so that its own radius shrinks
+        with the integral's: a ball passed as such keeps its radius, which a cancelling
+        integral amplifies beyond what any working precision can remove.
     prec : int
         Target precision in bits: the radius is at most about ``2^-prec`` times the value,
         unless even ``prec + MAX_EXTRA_BITS`` working bits cannot resolve a cancelling
@@ -130,8 +135,8 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
     while True:
         bits = prec + 20 + extra
         with workprec(bits):
-            a = acb(to_ball(alpha))
-            b0 = acb(to_ball(beta))
+            a = acb(alpha(bits) if callable(alpha) else to_ball(alpha))
+            b0 = acb(beta(bits) if callable(beta) else to_ball(beta))
             q0 = 1 - 2 * a
             if not q0.real > 0:
                 raise ValueError("the Gaussian expectation diverges: need Re(1 - 2 alpha) > 0")
@@ -174,6 +179,27 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
             # in Arb: the value may lie below the float64 range (a ratio of floats would be 0/0)
             lost = float(((rad.upper() / mag).log() / arb(2).log()).mid()) + prec + 4 if mag > 0 else 64
             extra = min(MAX_EXTRA_BITS, extra + max(16, math.ceil(lost)))
+
+
+def _exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
+    """``E exp(alpha W^2 + beta W)`` as a ball, arguments as :func:`gaussian_exp_moment_ball`: where
+    ``alpha`` is exactly 0 (TrigRF, PosRF: ``A = 0``) the Gaussian moment generating function
+    ``E exp(beta W) = exp(beta^2 / 2)`` (entire in ``beta``; not the closed form of eq (17), which the
+    printed GERF formulas build on), else the rigorous integral :func:`gaussian_exp_moment_ball`."""
+    if isinstance(alpha, int | float | complex | arb | acb) and alpha == 0:  # (a ball: exactly 0)
+        with workprec(prec + 20):
+            b = acb(beta(prec + 20) if callable(beta) else to_ball(beta))
+            return (b * b / 2).exp()
+    return gaussian_exp_moment_ball(alpha, beta, prec)
+
+
+def _at_prec(fn: Callable[[], Any]) -> Callable[[int], Any]:
+    """``fn()`` (a ball computed from exact data) as a parameter of :func:`gaussian_exp_moment_ball`
+    re-formed at each working precision it tries."""
+    def arg(prec: int) -> Any:
+        with workprec(prec):
+            return fn()
+    return arg
 
 
 def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
@@ -599,28 +625,35 @@ def gerf_conjugate_mean_ball(p: dict[str, Any], bits: int) -> arb:
 
     Notes
     -----
-    Evaluated at ``bits + 20`` bits (the arguments' own rounding stays below the target).
+    Evaluated at ``bits + 20`` bits; the linear coefficients of the integrals are re-formed at
+    each working precision the integral tries (their rounding, amplified where the integral
+    cancels, stays below the target).
     """
     with workprec(bits + 20):
         st = pair_stats_ball(p)
         d, s = st["d"], int(p["s"])
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
-        b = (s * one4a).sqrt()
         c = acb(-(s + 1) / 2)
         dd = (one4a.log() / 4 * d).exp()  # (one4a^(1/4))^d, principal branch, d an integer
-        nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
-        sb = (s * b).conjugate()
-        l1 = b * nx + sb * ny * th.cos()
-        l2 = sb * ny * th.sin()
         alpha = a + a.conjugate()
         pref = dd * dd.conjugate() * (c * st["sq_x"] + c.conjugate() * st["sq_y"]).exp()
-        val = gaussian_exp_moment_ball(alpha, l1, bits)
+        val = _exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[0]), bits)
         if d > 1:
-            val *= gaussian_exp_moment_ball(alpha, l2, bits)
+            val *= _exp_moment_ball(alpha, _at_prec(lambda: _conjugate_linear(p)[1]), bits)
         if d > 2:
-            val *= gaussian_exp_moment_ball(alpha, 0, bits) ** (d - 2)
+            val *= _gaussian_exp_moment_at_zero(complex(2 * float(p.get("a_re", 0.0))), bits) ** (d - 2)
         return (pref * val).real
+
+
+def _conjugate_linear(p: dict[str, Any]) -> tuple[acb, acb]:
+    """The linear coefficients ``(l1, l2)`` of ``f1 conj(f2)`` along ``e1, e2`` (:func:`gerf_conjugate_mean_ball`)
+    at the working precision."""
+    s = int(p["s"])
+    b = (s * (1 - 4 * acb(p.get("a_re", 0.0), p.get("a_im", 0.0)))).sqrt()
+    nx, ny, th = acb(p["nx"]), acb(p["ny"]), acb(p["theta"])
+    sb = (s * b).conjugate()
+    return b * nx + sb * ny * th.cos(), sb * ny * th.sin()
 
 
 def _gerf_abs_second_moment_at(p: dict[str, Any]) -> tuple[Any, Any]:
@@ -682,24 +715,30 @@ def gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
 
     Notes
     -----
-    The arguments of the integrals are formed at ``bits + 20`` bits, so that their own rounding
-    does not keep :func:`gaussian_exp_moment_ball` from reaching ``bits``.  The pair statistics
+    The linear coefficient of the integral is re-formed at each working precision that
+    :func:`gaussian_exp_moment_ball` tries, so that its own rounding (amplified where the integral
+    cancels) does not keep the ball from reaching ``bits``.  The pair statistics
     are those of the mpmath reference (``rfcheck.ledger.pair_stats``, the general formulas also in
-    ``d = 1``), so that the ball encloses the same quantity.
+    ``d = 1``), so that the ball encloses the same quantity.  Memoised by the point's exact
+    parameters and ``bits`` (a module cache).
 
     References
     ----------
     CRT appendix 9.3, eq (19) and (21).
     """
+    return _memo(("abs_second", _gerf_key(dict(p, s=int(p["s"]))), bits),
+                 lambda: _gerf_abs_second_moment_ball(p, bits))
+
+
+def _gerf_abs_second_moment_ball(p: dict[str, Any], bits: int) -> arb:
+    """:func:`gerf_abs_second_moment_ball` without the module cache."""
     with workprec(bits + 20):
         st = _pair_stats_ball_general(p)
         s, d = int(p["s"]), st["d"]
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
-        b = (s * one4a).sqrt()
-        v = st["sq_sum"] if s == 1 else st["sq_diff"]
         pref = abs((one4a.log() / 4 * d).exp()) ** 4 * (-(s + 1) * (st["sq_x"] + st["sq_y"])).exp()
-        val = gaussian_exp_moment_ball(4 * a.real, 2 * b.real * v.sqrt(), bits)
+        val = _exp_moment_ball(4 * a.real, _at_prec(lambda: _gerf_linear(p, s, True)), bits)
         if d > 1:
             val *= _gaussian_exp_moment_at_zero(complex(4 * float(p.get("a_re", 0.0))), bits) ** (d - 1)
         return (pref * val).real
@@ -746,11 +785,21 @@ def gerf_second_moment(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return r.value, r.err
 
 
+def _gerf_linear(p: dict[str, Any], s: int, real_part: bool, d1_pair_vectors: bool = False) -> Any:
+    """``B |x + s y|`` (or ``2 Re(B) |x + s y|`` where ``real_part``), ``B = sqrt(s (1 - 4A))``, at the
+    working precision: the linear coefficient of the GERF moments along ``x + s y``; the pair
+    statistics as :func:`gerf_moments_ball` takes them."""
+    st = pair_stats_ball(p) if d1_pair_vectors else _pair_stats_ball_general(p)
+    b = (s * (1 - 4 * acb(p.get("a_re", 0.0), p.get("a_im", 0.0)))).sqrt()
+    nz = (st["sq_sum"] if s == 1 else st["sq_diff"]).sqrt()
+    return 2 * b.real * nz if real_part else b * nz
+
+
 @functools.lru_cache(maxsize=64)
 def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
     """``E exp(alpha W^2)`` as :func:`gaussian_exp_moment_ball` (``beta = 0``), memoised: the factor
     of the ``d - 1`` axes orthogonal to ``x + s y``, the same for every point with the same ``A``."""
-    return gaussian_exp_moment_ball(alpha, 0, bits)
+    return _exp_moment_ball(alpha, 0, bits)
 
 
 def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True,
@@ -787,27 +836,61 @@ def gerf_moments_ball(p: dict[str, Any], bits: int, second: bool = True,
         ``arb``) and ``var`` (``Var Re X = (Re E X^2 + E|X|^2)/2 - (Re E X)^2``, ``arb``); only
         ``mean`` where ``Re(1 - 8A) <= 0`` or ``second`` is false.
 
+    Notes
+    -----
+    Memoised by the point's exact parameters and ``bits`` (a module cache, as
+    :func:`gerf_abs_second_moment_ball`): the checks and readings of a claim, and claims on the
+    same domain, ask for the balls of the same points; a hit returns the same balls.
+
     References
     ----------
     CRT Theorem 3.1-3.2, eq (4)-(6), appendix 9.2-9.3, eq (16)-(21).
     """
+    full = _BALL_CACHE.get(("moments", _gerf_key(p), bits, True, d1_pair_vectors))
+    if full is not None and (not second or "second" in full):
+        return dict(full) if second else {"mean": full["mean"]}
+    return dict(_memo(("moments", _gerf_key(p), bits, second, d1_pair_vectors),
+                      lambda: _gerf_moments_ball(p, bits, second, d1_pair_vectors)))
+
+
+def _gerf_key(p: dict[str, Any]) -> tuple[Any, ...]:
+    """The exact parameters of a GERF pair point (a cache key of the balls)."""
+    return _pair_key(p) + tuple((k, repr(p.get(k, dflt))) for k, dflt in (("a_re", 0.0), ("a_im", 0.0), ("s", 1)))
+
+
+_BALL_CACHE: dict[Any, Any] = {}
+
+
+def _memo(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()`` memoised in :data:`_BALL_CACHE` (cleared past 2048 entries)."""
+    hit = _BALL_CACHE.get(key)
+    if hit is None:
+        hit = compute()
+        if len(_BALL_CACHE) > 2048:
+            _BALL_CACHE.clear()
+        _BALL_CACHE[key] = hit
+    return hit
+
+
+def _gerf_moments_ball(p: dict[str, Any], bits: int, second: bool, d1_pair_vectors: bool) -> dict[str, Any]:
+    """:func:`gerf_moments_ball` without the module cache."""
     with workprec(bits + 20):
         st = pair_stats_ball(p) if d1_pair_vectors else _pair_stats_ball_general(p)
         d, s = st["d"], int(p.get("s", 1))
         a = acb(p.get("a_re", 0.0), p.get("a_im", 0.0))
         one4a = 1 - 4 * a
-        b = (s * one4a).sqrt()
         c = -(s + 1) / 2
         d2 = (one4a.log() * d / 2).exp()
-        nz = (st["sq_sum"] if s == 1 else st["sq_diff"]).sqrt()
         nsum = st["sq_x"] + st["sq_y"]
         a_c = complex(p.get("a_re", 0.0), p.get("a_im", 0.0))  # exact: 2A, 4A are exact floats too
-        mean = d2 * (c * nsum).exp() * gaussian_exp_moment_ball(2 * a, b * nz, bits)
+        lin = _at_prec(lambda: _gerf_linear(p, s, False, d1_pair_vectors))
+        mean = d2 * (c * nsum).exp() * _exp_moment_ball(2 * a, lin, bits)
         if d > 1:
             mean *= _gaussian_exp_moment_at_zero(2 * a_c, bits) ** (d - 1)
         if not second or not (1 - 8 * a).real > 0:
             return {"mean": mean}
-        second = d2 * d2 * (2 * c * nsum).exp() * gaussian_exp_moment_ball(4 * a, 2 * b * nz, bits)
+        lin2 = _at_prec(lambda: 2 * _gerf_linear(p, s, False, d1_pair_vectors))
+        second = d2 * d2 * (2 * c * nsum).exp() * _exp_moment_ball(4 * a, lin2, bits)
         if d > 1:
             second *= _gaussian_exp_moment_at_zero(4 * a_c, bits) ** (d - 1)
         abs_second = gerf_abs_second_moment_ball(dict(p, s=s), bits)
