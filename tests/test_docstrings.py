@@ -69,6 +69,7 @@ COVERED = (
     "rfcheck.calibrate",
     "rfcheck.quadrature",
     "rfcheck.docsgen",
+    "rfcheck.ledger",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
