@@ -70,6 +70,9 @@ COVERED = (
     "rfcheck.quadrature",
     "rfcheck.docsgen",
     "rfcheck.ledger",
+    "rfcheck.certify",
+    "rfcheck.arb_backend",
+    "rfcheck.backends",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
