@@ -73,6 +73,7 @@ COVERED = (
     "rfcheck.certify",
     "rfcheck.arb_backend",
     "rfcheck.backends",
+    "rfcheck.verify",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
