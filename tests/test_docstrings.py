@@ -74,6 +74,7 @@ COVERED = (
     "rfcheck.arb_backend",
     "rfcheck.backends",
     "rfcheck.verify",
+    "rfcheck.report",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
