@@ -123,7 +123,7 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     Parameters
     ----------
     entries : list of dict
-        Ledger entries (:meth:`rfcheck.verify.Verdict.as_dict`); ``"paper"`` and ``"verdict"``
+        Ledger entries (``Verdict.as_dict()``); ``"paper"`` and ``"verdict"``
         are required, ``"reason"``, ``"certified"``, ``"reproduce"`` and ``"needs"`` are read
         for the MIXED, REFUTED, ERROR and skipped claims.
 
@@ -224,7 +224,7 @@ def counterexample_text(e: dict[str, Any]) -> str:
     Parameters
     ----------
     e : dict
-        A ledger entry (:meth:`rfcheck.verify.Verdict.as_dict`) with ``"evidence"``; its
+        A ledger entry (``Verdict.as_dict()``) with ``"evidence"``; its
         ``evidence["worst"]`` is the point shown.
 
     Returns
@@ -580,7 +580,7 @@ def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: 
     Parameters
     ----------
     entries : list of dict
-        Ledger entries (:meth:`rfcheck.verify.Verdict.as_dict` or :func:`rfcheck.verify.error_entry`).
+        Ledger entries (``Verdict.as_dict()`` or :func:`rfcheck.verify.error_entry`).
     out_dir : str or Path
         The report folder (created if missing; files in it are overwritten).
     plots : bool, default True
@@ -652,14 +652,14 @@ def update_readme(entries: list[dict[str, Any]], readme: str | Path, command: st
     entries : list of dict
         Ledger entries, summarised by :func:`headline`.
     readme : str or Path
-        The README file, rewritten in place between :data:`README_START` and :data:`README_END`.
+        The README file, rewritten in place between ``README_START`` and ``README_END``.
     command : str, default ""
         Not used (kept for callers that pass the command of the run).
 
     Raises
     ------
     ValueError
-        If the file lacks :data:`README_START` or :data:`README_END`.
+        If the file lacks ``README_START`` or ``README_END``.
     """
     path = Path(readme)
     text = path.read_text()

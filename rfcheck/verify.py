@@ -85,7 +85,7 @@ class CheckResult:
     Parameters
     ----------
     name : str
-        The check's name (:attr:`rfcheck.claims.Check.name`).
+        The check's name (``Check.name``).
     strength : int
         1 deterministic, 2 symbolic, 3 Monte Carlo; the strongest (lowest) decided check
         decides the claim.
@@ -933,7 +933,7 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     Returns
     -------
     list of dict
-        One ledger entry per claim (:meth:`Verdict.as_dict`, or :func:`error_entry`), in the
+        One ledger entry per claim (``Verdict.as_dict()``, or :func:`error_entry`), in the
         order of ``ids``; entries read from the cache have ``"cached": True``.
 
     Raises

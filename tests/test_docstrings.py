@@ -75,6 +75,7 @@ COVERED = (
     "rfcheck.backends",
     "rfcheck.verify",
     "rfcheck.report",
+    "rfcheck.claims",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
