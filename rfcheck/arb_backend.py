@@ -163,7 +163,28 @@ def _is_exact_zero(v: Number) -> bool:
 
 
 def bits_for_dps(dps: int) -> int:
-    """Working precision in bits for ``dps`` decimal digits: ``ceil(dps log2 10) + GUARD_BITS``."""
+    """Working precision in bits for ``dps`` decimal digits: ``ceil(dps log2 10) + GUARD_BITS``.
+
+    Parameters
+    ----------
+    dps : int
+        Decimal digits, ``>= 1`` (``int`` or NumPy integer).
+
+    Returns
+    -------
+    int
+        The number of bits, :data:`GUARD_BITS` above the bits of ``dps`` digits.
+
+    Raises
+    ------
+    ValueError
+        If ``dps`` is not an integer ``>= 1``.
+
+    Examples
+    --------
+    >>> bits_for_dps(50), bits_for_dps(15)
+    (183, 66)
+    """
     if not isinstance(dps, int | np.integer) or dps < 1:
         raise ValueError(f"dps must be an integer >= 1; got {dps!r}")
     return math.ceil(int(dps) * math.log2(10)) + GUARD_BITS
@@ -171,7 +192,33 @@ def bits_for_dps(dps: int) -> int:
 
 @contextlib.contextmanager
 def workprec(bits: int) -> Iterator[None]:
-    """Set flint's working precision to ``bits`` for the block (restored afterwards)."""
+    """Set flint's working precision to ``bits`` for the block (restored afterwards).
+
+    Parameters
+    ----------
+    bits : int
+        The working precision in bits, ``>= 2`` (``int`` or NumPy integer).
+
+    Returns
+    -------
+    contextmanager
+        A context manager; on exit (also by an exception) the previous precision is restored.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is not an integer ``>= 2``.
+
+    Examples
+    --------
+    >>> from flint import ctx
+    >>> old = ctx.prec
+    >>> with workprec(300):
+    ...     ctx.prec
+    300
+    >>> ctx.prec == old
+    True
+    """
     if not isinstance(bits, int | np.integer) or bits < 2:
         raise ValueError(f"prec must be an integer >= 2 (bits); got {bits!r}")
     old = flint_ctx.prec

@@ -241,7 +241,28 @@ _MAX_DPS = 2000  # the conditioning fallback gives up (raises) beyond this preci
 
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``float64``, ``mpmath``, ``sympy`` or ``arb``: Arb balls,
-    :mod:`rfcheck.arb_backend`)."""
+    :mod:`rfcheck.arb_backend`).
+
+    Parameters
+    ----------
+    name : {"float64", "mpmath", "sympy", "arb"}
+        The backend's name.
+
+    Returns
+    -------
+    Backend
+        The backend object (:data:`FP`, :data:`MP`, :data:`SYM`, or the Arb context).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is none of the four.
+
+    Examples
+    --------
+    >>> get_backend("mpmath") is MP, get_backend("float64").name
+    (True, 'float64')
+    """
     if name == "arb":
         from rfcheck.arb_backend import ARB
 
@@ -284,6 +305,36 @@ def formula(
     is lost) are recomputed in mpmath with enough extra digits -- checked by repeating at
     20 more digits, and raised until two precisions agree -- and converted back, so
     float64 results never silently lose digits.
+
+    Parameters
+    ----------
+    fn : callable, optional
+        ``fn(ctx, *args)``: the formula, written against a backend ``ctx`` (its elementary
+        functions: ``ctx.exp``, ``ctx.sqrt``, ...).  ``None`` (default) when the decorator is
+        used with keywords, ``@formula(check=...)``.
+    check : callable, optional
+        ``check(*args)``: validates numeric arguments, raising ``ValueError`` (default: none).
+    conditioning : callable, optional
+        ``conditioning(ctx, *args)``: the float64 rounding-error amplification factor
+        (default: none, the float64 face is returned as computed).
+
+    Returns
+    -------
+    callable
+        The formula with its faces, ``f(*args, backend="float64", dps=50)``, with ``.symbolic``
+        and ``.impl``; or, for ``fn=None``, the decorator that makes it.  The returned
+        function raises ``ValueError`` for arguments ``check`` refuses, arguments that do not
+        bind to ``fn`` or do not broadcast, an unknown backend, or ``dps < 15`` with mpmath.
+
+    Examples
+    --------
+    >>> @formula
+    ... def sq_exp(ctx, t):
+    ...     return ctx.exp(t) ** 2
+    >>> abs(float(sq_exp(0.5)) - float(sq_exp(0.5, backend="mpmath", dps=30))) < 1e-15
+    True
+    >>> sq_exp.symbolic(0)
+    1
     """
     if fn is None:
         return functools.partial(formula, check=check, conditioning=conditioning)

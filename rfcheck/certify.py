@@ -110,6 +110,24 @@ def certified_equal(
     With exact inputs ``p != r`` both verdicts can apply; disjointness wins, since the
     printed value is then provably not the reference value.  NaN balls (Arb's "any value")
     overlap everything and never satisfy the tolerance: ``None``.
+
+    Raises
+    ------
+    ValueError
+        If ``rtol`` or ``atol`` is negative (or NaN).
+    TypeError
+        If ``printed`` or ``reference`` is an mpmath number (a rounded value without an error
+        bound) or of a type that is not a ball, a number or a decimal string.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> certified_equal(1, "1.0000000001", rtol=1e-6)  # disjoint: refuted despite the tolerance
+    'REFUTED'
+    >>> certified_equal(arb("1 +/- 1e-20"), 1, rtol=1e-15)
+    'HOLDS'
+    >>> certified_equal(arb(1, 1), 1) is None
+    True
     """
     if not (rtol >= 0 and atol >= 0):
         raise ValueError(f"rtol and atol must be >= 0; got rtol={rtol}, atol={atol}")
@@ -231,6 +249,20 @@ def gaussian_expectation_1d(
     -------
     flint.arb or flint.acb
         A ball containing ``E f(W)``.
+
+    Raises
+    ------
+    ValueError
+        If ``growth`` is not ``(C, a)`` with finite ``C >= 0`` and ``a >= 0``, or the
+        truncation point ``T`` (given or computed) is not ``> 0``; from
+        :func:`rfcheck.arb_backend.bits_for_dps`, if ``dps`` (without ``prec``) is not an
+        integer ``>= 1``.
+
+    Examples
+    --------
+    >>> b = gaussian_expectation_1d(lambda w, analytic: w * w, growth=(1.0, 1.0))
+    >>> b.contains(1), b.rad() < 1e-30
+    (True, True)
     """
     c, a = (float(v) for v in growth)
     if not (c >= 0 and a >= 0 and math.isfinite(c) and math.isfinite(a)):
@@ -264,6 +296,16 @@ def gaussian_moment(n: int) -> arb:
     -------
     flint.arb
         An exact ball (radius 0).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer (``int`` or NumPy integer) ``>= 0``.
+
+    Examples
+    --------
+    >>> gaussian_moment(6) == 15, gaussian_moment(5) == 0, gaussian_moment(6).rad() == 0
+    (True, True, True)
     """
     if not isinstance(n, int | np.integer) or n < 0:
         raise ValueError(f"n must be an integer >= 0; got {n!r}")

@@ -216,6 +216,41 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
     default: the precision the printed side is evaluated in) and ``domain`` (a sub-domain
     where this reference applies, stated in reports).
 
+    Parameters
+    ----------
+    printed : callable
+        ``printed(ctx, p)``: the formula exactly as printed, written against ``ctx``.
+    reference : callable
+        ``reference(p, dps) -> value`` or ``(value, error bar)``, computed independently of the
+        printed formula at ``dps`` digits (a bare value is taken as exact to ``10^(5 - dps)``
+        relative).
+    name : str, default "reference"
+        The check's name in reports.
+    precision : {"mpmath", "float64"}, default "mpmath"
+        How ``printed`` is evaluated; its rounding enters the tolerance.
+    scale : callable, optional
+        ``scale(p, dps)``: a magnitude for an absolute tolerance where the value itself may
+        vanish (default: none, a purely relative tolerance).
+    reference_ball : callable, optional
+        ``reference_ball(p, bits) -> flint.arb``: a rigorous enclosure of the reference; decided
+        points are then re-decided in ball arithmetic and marked ``certified`` when the balls
+        agree (default: none, no certification).
+    max_points : int, optional
+        At most this many points of the search are evaluated by this check (default: the
+        budget's).
+    description : str, default ""
+        How the reference is computed, for reports (default: the printed side's precision).
+    requires : tuple of str, default ()
+        Optional extras the check needs (``("jax",)``); without them it is skipped.
+    domain : Domain, optional
+        A sub-domain where this reference applies, stated in reports (default: the claim's
+        whole domain).
+
+    Returns
+    -------
+    Check
+        A strength-1 (deterministic) :class:`~rfcheck.claims.Check`.
+
     Examples
     --------
     >>> chk = check_equal(lambda ctx, p: ctx.exp(p["t"]) ** 2,
@@ -256,6 +291,34 @@ class Paper:
     ``title=None`` returns a paper declared already (a built-in one: ``Paper("rfa")``);
     ``source`` is the paper's source line, the prefix :meth:`at` gives claim sources
     (default: the built-in paper's, else the title).
+
+    Parameters
+    ----------
+    paper_id : str
+        The prefix of the paper's claim ids: lower case letters, digits and ``_``, starting
+        with a letter (``"mypaper"``).
+    title : str, optional
+        The paper's title; ``None`` (default) looks up a paper declared already.
+    citation : str, default ""
+        Authors, venue, year; appended to the title in reports.
+    source : str, default ""
+        The paper's source line, prefix of the claim sources given by :meth:`at` (default:
+        the built-in paper's, else the title with its citation).
+
+    Raises
+    ------
+    ValueError
+        If ``title`` is ``None`` and no paper ``paper_id`` is declared; from
+        :func:`rfcheck.claims.register_paper`, if ``paper_id`` is not a valid id or is
+        declared already with another title (or citation).
+
+    Examples
+    --------
+    >>> P = Paper("doctest_paper_cls", "A paper declared in a doctest", citation="A. Author, 2026")
+    >>> P.id, Paper("doctest_paper_cls").id
+    ('doctest_paper_cls', 'doctest_paper_cls')
+    >>> P.at("eq (3)")
+    'A paper declared in a doctest (A. Author, 2026), eq (3)'
     """
 
     def __init__(self, paper_id: str, title: str | None = None, citation: str = "", source: str = "") -> None:
@@ -569,6 +632,28 @@ def paper(paper_id: str, title: str | None = None, citation: str = "", source: s
     Without a title, the paper declared already under ``paper_id`` (a built-in one,
     ``paper("darkformer")``, or a pack's); ``source``: see :class:`Paper`.
 
+    Parameters
+    ----------
+    paper_id : str
+        The prefix of the paper's claim ids (lower case letters, digits, ``_``; a letter first).
+    title : str, optional
+        The paper's title; ``None`` (default) returns the paper declared already.
+    citation : str, default ""
+        Authors, venue, year, appended to the title in reports.
+    source : str, default ""
+        The paper's source line (see :class:`Paper`).
+
+    Returns
+    -------
+    Paper
+        The declared paper, whose methods register its claims.
+
+    Raises
+    ------
+    ValueError
+        As :class:`Paper`: an undeclared ``paper_id`` without a title, an invalid id, or an
+        id declared already with another title.
+
     Examples
     --------
     >>> from rfcheck.ledger import Domain, Real, paper
@@ -587,6 +672,32 @@ def assert_verdict(claim: Claim | str, expected: str, *, budget: str = "default"
     ``expected`` (``"HOLDS"``, ``"REFUTED"``, ``"INCONCLUSIVE"``): a claims file as tests.
 
     The message gives the verdict's reason and the command that reproduces it.
+
+    Parameters
+    ----------
+    claim : Claim or str
+        The claim, or its registered id (``"rfa.eq-kernel"``).
+    expected : {"HOLDS", "REFUTED", "INCONCLUSIVE"}
+        The verdict the claim must get.
+    budget : str, default "default"
+        The verification budget (``"smoke"`` or ``"default"``), as ``rfcheck verify --budget``.
+    seed : int, default 0
+        Seed of the random search points and Monte Carlo checks.
+
+    Raises
+    ------
+    ValueError
+        If ``expected`` is not one of ``"HOLDS"``, ``"REFUTED"``, ``"INCONCLUSIVE"``, or
+        ``claim`` is an id that is not registered (:func:`rfcheck.claims.get`).
+    AssertionError
+        If the claim's verdict is not ``expected``.
+
+    Examples
+    --------
+    >>> assert_verdict("rfa.eq-kernel", "MIXED")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected must be HOLDS, REFUTED or INCONCLUSIVE; got 'MIXED'
     """
     from rfcheck.verify import run_claim
 
@@ -622,6 +733,11 @@ def claim_tests(pack: str, *, expect: dict[str, str] | None = None, budget: str 
             test_mypaper = claim_tests("mypaper_claims.py", expect={"mypaper.eq2": "REFUTED"})
 
         A case fails with the claim's reason and reproduce command (:func:`assert_verdict`).
+
+    Raises
+    ------
+    ValueError
+        If ``expect`` names a claim id that the pack does not declare.
     """
     import pytest
 

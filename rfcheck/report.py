@@ -44,14 +44,46 @@ MIXED, ERROR = "MIXED", "ERROR"
 
 def columns(entries: list[dict[str, Any]]) -> tuple[str, ...]:
     """The statuses a summary of ``entries`` shows: the three verdicts, and MIXED and ERROR
-    only where some entry has them."""
+    only where some entry has them.
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries; only their ``"verdict"`` is read.
+
+    Returns
+    -------
+    tuple of str
+        ``("HOLDS", "REFUTED", "INCONCLUSIVE")``, then ``"MIXED"`` and ``"ERROR"`` where present.
+
+    Examples
+    --------
+    >>> columns([{"verdict": "HOLDS"}, {"verdict": "ERROR"}])
+    ('HOLDS', 'REFUTED', 'INCONCLUSIVE', 'ERROR')
+    """
     return VERDICTS + tuple(v for v in (MIXED, ERROR) if any(e["verdict"] == v for e in entries))
 
 
 def headline(entries: list[dict[str, Any]]) -> str:
     """The one-line summary of a ledger (README states it; ``tests/test_readme.py`` compares it
     with the stored ledger): ``"250 claims from 5 papers: 199 HOLDS, 40 REFUTED, 11 INCONCLUSIVE"``
-    (and ``", N MIXED"``, ``", N ERROR"`` where some claim has that status)."""
+    (and ``", N MIXED"``, ``", N ERROR"`` where some claim has that status).
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries; their ``"paper"`` and ``"verdict"`` are read.
+
+    Returns
+    -------
+    str
+        The headline.
+
+    Examples
+    --------
+    >>> headline([{"paper": "rfa", "verdict": "HOLDS"}, {"paper": "rfa", "verdict": "MIXED"}])
+    '2 claims from 1 paper: 1 HOLDS, 0 REFUTED, 0 INCONCLUSIVE, 1 MIXED'
+    """
     c = Counter(e["verdict"] for e in entries)
     papers = len({e["paper"] for e in entries})
     parts = [f"{c.get(v, 0)} {v}" for v in columns(entries)]
@@ -59,7 +91,23 @@ def headline(entries: list[dict[str, Any]]) -> str:
 
 
 def summary_counts(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Counts per paper and verdict (and ``ERROR`` where some claim errored)."""
+    """Counts per paper and verdict (and ``ERROR`` where some claim errored).
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries; their ``"paper"`` and ``"verdict"`` are read.
+
+    Returns
+    -------
+    dict
+        ``{paper: {status: count}}`` over the statuses of :func:`columns`, papers sorted.
+
+    Examples
+    --------
+    >>> summary_counts([{"paper": "rfa", "verdict": "HOLDS"}, {"paper": "crt", "verdict": "REFUTED"}])
+    {'crt': {'HOLDS': 0, 'REFUTED': 1, 'INCONCLUSIVE': 0}, 'rfa': {'HOLDS': 1, 'REFUTED': 0, 'INCONCLUSIVE': 0}}
+    """
     cols = columns(entries)
     out: dict[str, dict[str, int]] = {}
     for paper in sorted({e["paper"] for e in entries}):
@@ -70,7 +118,28 @@ def summary_counts(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 
 def summary_markdown(entries: list[dict[str, Any]]) -> str:
     """The ledger summary table (counts per paper and verdict) in Markdown, followed by the
-    claims that errored and those with checks skipped for a missing optional extra."""
+    claims that errored and those with checks skipped for a missing optional extra.
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries (``Verdict.as_dict()``); ``"paper"`` and ``"verdict"``
+        are required, ``"reason"``, ``"certified"``, ``"reproduce"`` and ``"needs"`` are read
+        for the MIXED, REFUTED, ERROR and skipped claims.
+
+    Returns
+    -------
+    str
+        Markdown: the table, then the lists (each after a blank line).
+
+    Examples
+    --------
+    >>> print(summary_markdown([{"id": "rfa.eq1", "paper": "rfa", "verdict": "HOLDS"}]))
+    | paper | claims | HOLDS | REFUTED | INCONCLUSIVE |
+    | --- | ---: | ---: | ---: | ---: |
+    | rfa | 1 | 1 | 0 | 0 |
+    | **all** | 1 | 1 | 0 | 0 |
+    """
     counts = summary_counts(entries)
     cols = columns(entries)
     lines = ["| paper | claims | " + " | ".join(cols) + " |", "| --- | ---: |" + " ---: |" * len(cols)]
@@ -105,7 +174,24 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
 
 
 def format_value(v: Any) -> str:
-    """A report value for a page: complex values (``{"re", "im"}``) as ``a+bi``, floats to 10 digits."""
+    """A report value for a page: complex values (``{"re", "im"}``) as ``a+bi``, floats to 10 digits.
+
+    Parameters
+    ----------
+    v : object
+        A value of a ledger entry: a ``{"re": float, "im": float}`` dict, a float, or anything
+        else (shown with ``str``).
+
+    Returns
+    -------
+    str
+        The value as shown in reports (complex parts to 6 significant digits).
+
+    Examples
+    --------
+    >>> format_value(1 / 3), format_value({"re": 1.0, "im": -0.5}), format_value(7)
+    ('0.3333333333', '1-0.5i', '7')
+    """
     if isinstance(v, dict) and set(v) == {"re", "im"}:
         return f"{v['re']:.6g}{v['im']:+.6g}i"
     if isinstance(v, float):
@@ -133,7 +219,19 @@ def _cell(text: str) -> str:
 
 def counterexample_text(e: dict[str, Any]) -> str:
     """A REFUTED entry's counterexample in a few plain lines: the point, the two values with the
-    error bar, the correction (where one is registered) and the command that reproduces it."""
+    error bar, the correction (where one is registered) and the command that reproduces it.
+
+    Parameters
+    ----------
+    e : dict
+        A ledger entry (``Verdict.as_dict()``) with ``"evidence"``; its
+        ``evidence["worst"]`` is the point shown.
+
+    Returns
+    -------
+    str
+        Two to four lines, without a trailing newline.
+    """
     w = e["evidence"].get("worst") or {}
     pt = ", ".join(f"{k}={_fmt(v)}" for k, v in w.get("point", {}).items() if not k.startswith("_"))
     cert = e.get("certified") or {}
@@ -150,7 +248,30 @@ def counterexample_text(e: dict[str, Any]) -> str:
 def timing_markdown(entries: list[dict[str, Any]], top: int = 15) -> str:
     """Where a run's time went: the total claim-seconds and the ``top`` slowest claims (each
     entry's ``elapsed_s``, measured in the process that verified it; cached entries keep the
-    time of the run that computed them)."""
+    time of the run that computed them).
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries; their ``"id"`` and ``"elapsed_s"`` (missing: 0) are read.
+    top : int, default 15
+        How many of the slowest claims the table lists.
+
+    Returns
+    -------
+    str
+        Markdown: the total line and a ``| claim | seconds | share |`` table (empty when no
+        time was recorded).
+
+    Examples
+    --------
+    >>> print(timing_markdown([{"id": "a", "elapsed_s": 3.0}, {"id": "b", "elapsed_s": 1.0}], top=1))
+    Claim-seconds: 4 over 2 claims; the slowest:
+    <BLANKLINE>
+    | claim | seconds | share |
+    | --- | ---: | ---: |
+    | `a` | 3.0 | 75.0% |
+    """
     timed = sorted(((float(e.get("elapsed_s") or 0.0), e["id"]) for e in entries), reverse=True)
     total = sum(t for t, _ in timed)
     lines = [f"Claim-seconds: {total:.0f} over {len(entries)} claims; the slowest:", "",
@@ -258,7 +379,21 @@ def plot_refuted(e: dict[str, Any], path: str | Path) -> Path | None:
     violations marked).  For an inequality (a check with side labels) the axes name its sides
     and the right panel shades the region where it holds (the smaller side, recorded as the
     reference, at most the larger one) instead of suggesting agreement on the diagonal.
-    ``None`` if the evidence holds no plottable points."""
+    ``None`` if the evidence holds no plottable points.
+
+    Parameters
+    ----------
+    e : dict
+        A ledger entry whose deciding check recorded its points (``evidence["checks"][i]["points"]``).
+    path : str or Path
+        The PNG file to write (its folder is created).
+
+    Returns
+    -------
+    Path or None
+        ``path``, or ``None`` (nothing written) when fewer than two decided points have finite
+        printed and reference values.
+    """
     name, pts, labels = _deciding_points(e)
     p_lab, r_lab = labels or ("printed", "reference")
     pts = [p for p in pts if p.get("decided") and math.isfinite(_num(p["printed"])) and math.isfinite(
@@ -410,7 +545,20 @@ def machine() -> dict[str, Any]:
 def run_markdown(run: dict[str, Any]) -> str:
     """One paragraph on how long a ledger run took and where: the ``run.json`` that
     ``rfcheck verify --report`` writes (wall time, jobs, claims computed and taken from the cache,
-    claim-seconds, the machine)."""
+    claim-seconds, the machine).
+
+    Parameters
+    ----------
+    run : dict
+        The run record: ``"claims"`` and ``"wall_s"`` are required; ``"cached"``, ``"jobs"``,
+        ``"command"``, ``"claim_seconds"``, ``"started"`` and ``"machine"`` (``cpu``, ``cores``,
+        ``simd``, ``python``) are shown where present.
+
+    Returns
+    -------
+    str
+        One Markdown paragraph.
+    """
     m = run.get("machine") or {}
     cached = run.get("cached", 0)
     how = (f"{run['claims'] - cached} computed, {cached} from the verdict cache" if cached
@@ -427,7 +575,24 @@ def write_reports(entries: list[dict[str, Any]], out_dir: str | Path, *, plots: 
     """Write ``ledger.json``, ``<paper>.json``, ``<paper>.md``, ``<paper>.html``, ``index.md``,
     ``index.html`` and (``plots``) ``plots/<claim id>.png`` for every REFUTED claim into ``out_dir``;
     with ``run`` (wall time, jobs, machine: what ``rfcheck verify`` measured) also ``run.json``,
-    summarised at the top of ``index.md`` (:func:`run_markdown`)."""
+    summarised at the top of ``index.md`` (:func:`run_markdown`).
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries (``Verdict.as_dict()`` or :func:`rfcheck.verify.error_entry`).
+    out_dir : str or Path
+        The report folder (created if missing; files in it are overwritten).
+    plots : bool, default True
+        Draw :func:`plot_refuted` for every REFUTED or MIXED claim (needs matplotlib).
+    run : dict, optional
+        The run record for ``run.json`` and :func:`run_markdown` (default: none written).
+
+    Returns
+    -------
+    list of Path
+        Every file written.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -480,7 +645,22 @@ README_END = "<!-- ledger:end -->"
 
 def update_readme(entries: list[dict[str, Any]], readme: str | Path, command: str = "") -> None:
     """Replace the ledger block of README.md with the ledger's headline (:func:`headline`);
-    the tables live in the report and the documentation, not in README."""
+    the tables live in the report and the documentation, not in README.
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries, summarised by :func:`headline`.
+    readme : str or Path
+        The README file, rewritten in place between ``README_START`` and ``README_END``.
+    command : str, default ""
+        Not used (kept for callers that pass the command of the run).
+
+    Raises
+    ------
+    ValueError
+        If the file lacks ``README_START`` or ``README_END``.
+    """
     path = Path(readme)
     text = path.read_text()
     if README_START not in text or README_END not in text:
@@ -493,7 +673,34 @@ def update_readme(entries: list[dict[str, Any]], readme: str | Path, command: st
 def read_ledger(path: str | Path) -> dict[str, dict[str, Any]]:
     """id -> ``{"verdict", "deciding_check", "readings"}`` of a stored ledger: a ``ledger.json``
     written by ``rfcheck verify --report``, or a Markdown ledger table (``| `id` | verdict |
-    deciding reference |`` rows, as ``--update-readme`` wrote them)."""
+    deciding reference |`` rows, as ``--update-readme`` wrote them).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ledger file: ``*.json`` is read as a ``ledger.json``, any other suffix as Markdown.
+
+    Returns
+    -------
+    dict
+        ``{claim id: {"verdict": str, "deciding_check": str or None, "readings": {name: verdict}}}``
+        (no readings from a Markdown table).
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, a ``.json`` file is not a list of ledger entries, or a
+        Markdown file has no ledger row.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d, "ledger.md")
+    ...     _ = p.write_text("| `rfa.eq3` | REFUTED | quadrature |")
+    ...     read_ledger(p)
+    {'rfa.eq3': {'verdict': 'REFUTED', 'deciding_check': 'quadrature', 'readings': {}}}
+    """
     p = Path(path)
     try:
         text = p.read_text()
@@ -519,7 +726,26 @@ def read_ledger(path: str | Path) -> dict[str, dict[str, Any]]:
 
 def diff_ledgers(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Claim by claim: every id whose verdict or deciding reference differs, or that exists on
-    one side only (``None`` there)."""
+    one side only (``None`` there).
+
+    Parameters
+    ----------
+    before, after : dict
+        ``{claim id: {"verdict", "deciding_check", ...}}``, as :func:`read_ledger` returns.
+
+    Returns
+    -------
+    list of dict
+        ``{"id", "before", "after"}`` per differing claim, sorted by id; empty when the two
+        ledgers agree.
+
+    Examples
+    --------
+    >>> b = {"x.eq1": {"verdict": "HOLDS", "deciding_check": "quadrature"}}
+    >>> a = {"x.eq1": {"verdict": "REFUTED", "deciding_check": "quadrature"}}
+    >>> [r["id"] for r in diff_ledgers(b, a)], diff_ledgers(b, b)
+    (['x.eq1'], [])
+    """
     rows = []
     for cid in sorted(set(before) | set(after)):
         b, a = before.get(cid), after.get(cid)
@@ -529,7 +755,25 @@ def diff_ledgers(before: dict[str, dict[str, Any]], after: dict[str, dict[str, A
 
 
 def format_diff(rows: list[dict[str, Any]], n_before: int, n_after: int) -> str:
-    """The ledger diff as a Markdown table (or one line saying the ledgers agree)."""
+    """The ledger diff as a Markdown table (or one line saying the ledgers agree).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The differing claims, as :func:`diff_ledgers` returns them.
+    n_before, n_after : int
+        How many claims each ledger has.
+
+    Returns
+    -------
+    str
+        Markdown: a count line, then a ``| claim | before | after |`` table when ``rows``.
+
+    Examples
+    --------
+    >>> format_diff([], 248, 248)
+    '248 claims before, 248 after: every verdict and deciding reference unchanged.'
+    """
     head = f"{n_before} claims before, {n_after} after: "
     if not rows:
         return head + "every verdict and deciding reference unchanged."

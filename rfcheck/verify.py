@@ -80,7 +80,35 @@ _POINT_KEYS = ("point", "printed", "reference", "err", "disc", "decided")
 
 @dataclass
 class CheckResult:
-    """A check's outcome over the searched domain."""
+    """A check's outcome over the searched domain.
+
+    Parameters
+    ----------
+    name : str
+        The check's name (``Check.name``).
+    strength : int
+        1 deterministic, 2 symbolic, 3 Monte Carlo; the strongest (lowest) decided check
+        decides the claim.
+    verdict : {"HOLDS", "REFUTED", "INCONCLUSIVE"}
+        The check's verdict over its points.
+    n_points, n_decided, n_violations : int
+        Points evaluated, points decided, and decided points where the claim fails.
+    worst : PointEval or None
+        The point that decides the verdict (the worst violation, else the worst agreement);
+        ``None`` when no point was decided.
+    reason : str, default ""
+        Why this verdict, in one line.
+    undecided, violations, evals : list of PointEval, default []
+        The undecided points, the violations, and every evaluated point.
+    description : str, default ""
+        How the reference is computed, for reports.
+    domain : str, default ""
+        The check's sub-domain as stated in reports (empty: the claim's whole domain).
+    needs : list of str, default []
+        Missing optional extras; when non-empty the check was not run.
+    labels : (str, str), default ("printed", "reference")
+        Names of the two compared sides, for reports.
+    """
 
     name: str
     strength: int
@@ -125,7 +153,27 @@ class CheckResult:
 
 @dataclass
 class ReadingResult:
-    """One reading's verdict (a claim with readings, ``rfcheck.claims.Reading``)."""
+    """One reading's verdict (a claim with readings, ``rfcheck.claims.Reading``).
+
+    Parameters
+    ----------
+    name : str
+        The reading's name.
+    natural : bool
+        Whether this is the claim's natural reading (exactly one is).
+    verdict : {"HOLDS", "REFUTED", "INCONCLUSIVE"}
+        The reading's verdict, combined from its checks.
+    reason : str
+        Why this verdict (from its checks).
+    why_natural : str
+        The reading's one-line justification (``Reading.reason``).
+    description : str
+        How the notation is read.
+    checks : list of CheckResult
+        The outcomes of the reading's checks.
+    correction : str, optional
+        The reading's correction, reported when it is refuted (default ``None``).
+    """
 
     name: str
     natural: bool
@@ -149,7 +197,27 @@ class ReadingResult:
 @dataclass
 class Verdict:
     """A claim's verdict with its evidence (for a claim with readings, ``checks`` are those of
-    the deciding reading: the refuted one for REFUTED/MIXED, else the natural one)."""
+    the deciding reading: the refuted one for REFUTED/MIXED, else the natural one).
+
+    Parameters
+    ----------
+    claim : Claim
+        The verified claim.
+    verdict : {"HOLDS", "REFUTED", "INCONCLUSIVE", "MIXED"}
+        The claim's verdict (MIXED only for a claim with readings).
+    checks : list of CheckResult
+        The outcomes of the claim's checks (of the deciding reading, see above).
+    reason : str
+        Why this verdict, in one line.
+    seed : int
+        The run seed (every point's seed derives from it, :func:`point_seed`).
+    budget : Budget
+        The budget the claim was verified with.
+    elapsed : float
+        Wall-clock seconds of the verification.
+    readings : list of ReadingResult, default []
+        Each reading's verdict, for a claim with readings.
+    """
 
     claim: Claim
     verdict: str
@@ -250,7 +318,27 @@ def _fmt(v: Any) -> str:
 
 
 def point_seed(seed: int, claim_id: str, index: int) -> int:
-    """A per-point seed derived from the run seed, the claim id and the point index."""
+    """A per-point seed derived from the run seed, the claim id and the point index.
+
+    Parameters
+    ----------
+    seed : int
+        The run seed (``>= 0``).
+    claim_id : str
+        The claim's id.
+    index : int
+        The point's index in the check's search (``>= 0``).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2^63)``, the same wherever and in whatever order the point is evaluated.
+
+    Examples
+    --------
+    >>> point_seed(0, "crt.eq33", 1) == point_seed(0, "crt.eq33", 1) != point_seed(0, "crt.eq33", 2)
+    True
+    """
     ss = np.random.SeedSequence([seed, zlib.crc32(claim_id.encode()), index])
     return int(ss.generate_state(1, dtype=np.uint64)[0] % (2**63))
 
@@ -456,7 +544,46 @@ def _check_at(claim: Claim, at: dict[str, Any]) -> None:
 
 def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int = 0,
               at: dict[str, Any] | None = None, early_stop: bool = False) -> Verdict:
-    """Verify one claim (or evaluate it only at the point ``at``)."""
+    """Verify one claim (or evaluate it only at the point ``at``).
+
+    Parameters
+    ----------
+    claim : Claim or str
+        The claim, or its registered id.
+    budget : Budget or str, default "default"
+        The budget, or its name (``"smoke"``, ``"default"``, ``"thorough"``).
+    seed : int, default 0
+        The run seed.
+    at : dict, optional
+        Evaluate only this point of the claim's domain (or of a check's sub-domain) instead
+        of searching the domain (default: search).
+    early_stop : bool, default False
+        Stop a deterministic check's search (strength < 3) at its first decided violation.
+
+    Returns
+    -------
+    Verdict
+        The claim's verdict with its evidence.
+
+    Raises
+    ------
+    ValueError
+        If ``claim`` is an unregistered id, ``at`` is not a point of the claim's domain nor of
+        any check's sub-domain (a missing or unknown parameter, a value out of range, a failed
+        constraint), or the claim's readings are ill-formed (names not distinct, not exactly one
+        natural reading, a reading without checks).
+    KeyError
+        If ``budget`` is a name that is not a budget.
+
+    Examples
+    --------
+    >>> run_claim("crt.eq33", at={"d": 128, "nx": 5.0, "ny": 5.0, "theta": 0.0, "M": 128}).verdict
+    'REFUTED'
+    >>> run_claim("crt.eq33", at={"d": 128, "nx": -5.0, "ny": 5.0, "theta": 0.0, "M": 128})
+    Traceback (most recent call last):
+    ...
+    ValueError: crt.eq33: nx = -5.0 lies outside the domain: a real number in [0.0, 5.0]
+    """
     claim = get(claim) if isinstance(claim, str) else claim
     budget = BUDGETS[budget] if isinstance(budget, str) else budget
     t0 = time.perf_counter()
@@ -482,12 +609,63 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
 
 
 def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str = "default") -> Verdict:
-    """All checks of a claim at one point (the ``--at`` reproduction of a counterexample)."""
+    """All checks of a claim at one point (the ``--at`` reproduction of a counterexample).
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id.
+    at : dict
+        The point, ``{parameter: value}``: every parameter of the claim's domain (or of a
+        check's sub-domain); derived parameters are computed from it.
+    seed : int, default 0
+        The run seed.
+    budget : str, default "default"
+        The budget's name (``"smoke"``, ``"default"``, ``"thorough"``).
+
+    Returns
+    -------
+    Verdict
+        The verdict from this single point.
+
+    Examples
+    --------
+    >>> v = evaluate_at("crt.eq33", {"d": 128, "nx": 5.0, "ny": 5.0, "theta": 0.0, "M": 128}, budget="smoke")
+    >>> v.verdict, v.deciding_check().n_points
+    ('REFUTED', 1)
+    """
     return run_claim(claim_id, budget=budget, seed=seed, at=at)
 
 
 def select(ids: Iterable[str] = (), papers: Iterable[str] = (), all_: bool = False) -> list[Claim]:
-    """Claims by id and/or paper (``all_``: every registered claim)."""
+    """Claims by id and/or paper (``all_``: every registered claim).
+
+    Parameters
+    ----------
+    ids : iterable of str, default ()
+        Claim ids.
+    papers : iterable of str, default ()
+        Paper ids; every claim of each (after those of ``ids``, without repeats).
+    all_ : bool, default False
+        Every registered claim (also when neither ``ids`` nor ``papers`` is given).
+
+    Returns
+    -------
+    list of Claim
+        The selected claims, those of ``ids`` first.
+
+    Raises
+    ------
+    ValueError
+        If a paper has no registered claim, or an id is not registered.
+
+    Examples
+    --------
+    >>> [c.id for c in select(ids=["crt.eq33"])]
+    ['crt.eq33']
+    >>> all(c.paper == "rfa" for c in select(papers=["rfa"]))
+    True
+    """
     reg = load_all()
     ids, papers = list(ids), list(papers)
     if all_ or (not ids and not papers):
@@ -503,7 +681,30 @@ def select(ids: Iterable[str] = (), papers: Iterable[str] = (), all_: bool = Fal
 
 def run_claims(claims: list[Claim], *, budget: str = "default", seed: int = 0,
                progress: Callable[[Claim, Verdict | None], None] | None = None) -> list[Verdict]:
-    """Verify several claims in order, calling ``progress(claim, verdict)`` after each."""
+    """Verify several claims in order, calling ``progress(claim, verdict)`` after each.
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The claims, verified in this order in this process.
+    budget : str, default "default"
+        The budget's name.
+    seed : int, default 0
+        The run seed.
+    progress : callable, optional
+        ``progress(claim, None)`` before each claim and ``progress(claim, verdict)`` after it.
+
+    Returns
+    -------
+    list of Verdict
+        One verdict per claim, in order.
+
+    Examples
+    --------
+    >>> from rfcheck.claims import get
+    >>> [v.verdict for v in run_claims([get("crt.thm4.3")], budget="smoke")]
+    ['INCONCLUSIVE']
+    """
     out = []
     for c in claims:
         if progress:
@@ -538,6 +739,30 @@ def error_entry(claim_id: str, exc: BaseException, *, budget: str, seed: int,
     Same keys as :meth:`Verdict.as_dict` (so tables and reports need no special case), the
     reason ``"<ExceptionType>: <message>"``, and ``error`` with the type, the message and
     the last frames of the traceback.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id (it need not be loadable: the paper is then taken from the id's prefix).
+    exc : BaseException
+        The exception the claim's computation raised.
+    budget : str
+        The budget's name, for the reproduce command.
+    seed : int
+        The run seed, for the reproduce command.
+    elapsed : float, default 0.0
+        Seconds spent before the exception.
+
+    Returns
+    -------
+    dict
+        The ledger entry, ``verdict`` ``"ERROR"``.
+
+    Examples
+    --------
+    >>> e = error_entry("crt.eq33", ZeroDivisionError("division by zero"), budget="smoke", seed=0)
+    >>> e["verdict"], e["reason"], e["error"]["type"]
+    ('ERROR', 'ZeroDivisionError: division by zero', 'ZeroDivisionError')
     """
     import traceback
 
@@ -681,6 +906,45 @@ def run_many(ids: list[str], *, budget: str = "default", seed: int = 0, jobs: in
     a claim that kills its worker even alone is an ``ERROR``.  ERROR entries and entries with
     checks skipped for a missing extra are not
     cached.  Results come back in the order of ``ids``.
+
+    Parameters
+    ----------
+    ids : list of str
+        The claim ids.
+    budget : str, default "default"
+        The budget's name (a key of :data:`rfcheck.claims.BUDGETS`).
+    seed : int, default 0
+        The run seed.
+    jobs : int, default 1
+        Worker processes; ``1`` verifies in this process.
+    cache_dir : str, optional
+        The cache folder (default: no cache).
+    progress : callable, optional
+        ``progress(claim_id, entry)``, see above.
+    scheduler : str, optional
+        A Dask scheduler's address, see above (default: local).
+    start_method : str, optional
+        The pool's start method, see above.
+    points : callable, optional
+        ``points(claim_id, check, done, total)``, see above.
+    expected_s : dict, optional
+        Expected seconds by claim id, see above (default: ``ids``' order).
+
+    Returns
+    -------
+    list of dict
+        One ledger entry per claim (``Verdict.as_dict()``, or :func:`error_entry`), in the
+        order of ``ids``; entries read from the cache have ``"cached": True``.
+
+    Raises
+    ------
+    ValueError
+        If ``budget`` is not a budget's name.
+
+    Examples
+    --------
+    >>> [e["verdict"] for e in run_many(["crt.thm4.3"], budget="smoke")]
+    ['INCONCLUSIVE']
     """
     import json
     from pathlib import Path

@@ -69,6 +69,13 @@ COVERED = (
     "rfcheck.calibrate",
     "rfcheck.quadrature",
     "rfcheck.docsgen",
+    "rfcheck.ledger",
+    "rfcheck.certify",
+    "rfcheck.arb_backend",
+    "rfcheck.backends",
+    "rfcheck.verify",
+    "rfcheck.report",
+    "rfcheck.claims",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

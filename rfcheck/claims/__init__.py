@@ -71,6 +71,35 @@ def register_paper(paper_id: str, title: str, citation: str = "") -> str:
     starting with a letter (``"mypaper"`` -> claims ``mypaper.thm2.1``, ``mypaper.eq7``).
     Declaring the same id again with the same title is a no-op; with another title a
     ``ValueError``.
+
+    Parameters
+    ----------
+    paper_id : str
+        The paper's id (the prefix of its claim ids).
+    title : str
+        The paper's title.
+    citation : str, default ""
+        Authors, venue, year; stored as ``"title (citation)"`` in :data:`PAPERS`.
+
+    Returns
+    -------
+    str
+        ``paper_id``.
+
+    Raises
+    ------
+    ValueError
+        If ``paper_id`` is not a string of lower case letters, digits and ``_`` starting with
+        a letter, or is declared already with another title (or citation).
+
+    Examples
+    --------
+    >>> register_paper("doctest_claims_paper", "A title"), PAPERS["doctest_claims_paper"]
+    ('doctest_claims_paper', 'A title')
+    >>> register_paper("doctest_claims_paper", "Another title")
+    Traceback (most recent call last):
+    ...
+    ValueError: paper 'doctest_claims_paper' is already declared as 'A title'
     """
     if not isinstance(paper_id, str) or not _PAPER_ID.match(paper_id):
         raise ValueError(f"paper id {paper_id!r} must be lower case letters, digits or _, starting with a letter")
@@ -90,6 +119,30 @@ def missing_extras(requires: tuple[str, ...] | list[str]) -> list[str]:
 
     Looked up with :func:`importlib.util.find_spec` (nothing is imported).  ``ValueError``
     for a name that is not an extra of the package (a registration mistake).
+
+    Parameters
+    ----------
+    requires : tuple or list of str
+        Names of extras, keys of :data:`EXTRAS` (``"jax"``, ``"dask"``, ``"data"``).
+
+    Returns
+    -------
+    list of str
+        The missing ones, in the order of ``requires`` (empty: all present).
+
+    Raises
+    ------
+    ValueError
+        If a name is not a key of :data:`EXTRAS`.
+
+    Examples
+    --------
+    >>> missing_extras(())
+    []
+    >>> missing_extras(["numpy"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown extra 'numpy'; the extras are ['dask', 'data', 'jax']
     """
     import importlib.util
 
@@ -103,14 +156,57 @@ def missing_extras(requires: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def needs_reason(extras: list[str]) -> str:
-    """The reason given for a check or claim skipped for missing extras."""
+    """The reason given for a check or claim skipped for missing extras.
+
+    Parameters
+    ----------
+    extras : list of str
+        The missing extras (:func:`missing_extras`).
+
+    Returns
+    -------
+    str
+        The reason, with the install command.
+
+    Examples
+    --------
+    >>> needs_reason(["jax"])
+    "needs rfcheck[jax] (pip install 'rfcheck[jax]')"
+    """
     spec = ",".join(extras)
     return f"needs rfcheck[{spec}] (pip install 'rfcheck[{spec}]')"
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How hard a verification works: search sizes, Monte Carlo trials, precision."""
+    """How hard a verification works: search sizes, Monte Carlo trials, precision.
+
+    Parameters
+    ----------
+    name : str
+        The budget's name (``--budget``; a key of :data:`BUDGETS` for the built-in ones).
+    grid_levels : int
+        Levels per parameter of the grid search.
+    grid_cap : int
+        At most this many grid points.
+    n_random : int
+        Random points drawn from the domain.
+    opt_evals : int
+        Evaluations of the optimiser that climbs the discrepancy (0: no optimiser).
+    mc_points : int
+        Points at which a Monte Carlo check runs.
+    mc_trials : int
+        Monte Carlo trials per point.
+    dps : int
+        mpmath working precision of the references, in decimal digits.
+    alpha : float, default 1e-3
+        Family-wise false-alarm level of each Monte Carlo check.
+
+    Examples
+    --------
+    >>> BUDGETS["smoke"].dps, BUDGETS["default"].mc_trials
+    (20, 200000)
+    """
 
     name: str
     grid_levels: int
@@ -146,6 +242,28 @@ class Check:
     caps the points per run (expensive references); ``requires``: the optional extras the
     reference needs (e.g. ``("jax",)``) -- where one is missing the check is not run and is
     INCONCLUSIVE with the reason "needs rfcheck[jax]".
+
+    Parameters
+    ----------
+    name : str
+        The check's name in reports (``"quadrature"``, ``"closed-form"``).
+    strength : int
+        1 deterministic high-precision, 2 symbolic, 3 Monte Carlo (the lowest decided
+        strength decides the claim).
+    evaluate : callable
+        ``evaluate(point, budget, seed) -> PointEval``.
+    search : bool, default True
+        Whether the optimiser may climb the discrepancy with this check.
+    max_points : int, optional
+        At most this many points per run (default: the budget's).
+    description : str, default ""
+        How the reference is computed, for reports.
+    domain : Domain, optional
+        A sub-domain where this reference has power, stated in reports (default: the claim's).
+    requires : tuple of str, default ()
+        Optional extras (keys of :data:`EXTRAS`) the reference needs.
+    labels : (str, str), default ("printed", "reference")
+        What the two values of a point are called in reports.
     """
 
     name: str
@@ -169,6 +287,24 @@ class Reading:
     reader takes (exactly one per claim), with ``reason`` in one line.  Each reading gets its
     own verdict; the claim's verdict distinguishes REFUTED under every reading from MIXED
     (refuted under some, holds under another, named) -- see ``rfcheck.verify``.
+
+    Parameters
+    ----------
+    name : str
+        Short name of the reading.
+    checks : list of Check
+        The reading's checks.
+    description : str, default ""
+        Which notation is read how.
+    natural : bool, default False
+        Whether this is the natural reading (exactly one per claim).
+    reason : str, default ""
+        Why the reading is (or is not) natural, in one line; required of the natural one.
+    correction : str, optional
+        The corrected statement under this reading, reported when it is refuted.
+    unverifiable : str, optional
+        Why this reading cannot be checked (e.g. ill-formed as printed); then ``checks`` may
+        be empty.
     """
 
     name: str
@@ -182,7 +318,45 @@ class Reading:
 
 @dataclass
 class Claim:
-    """A statement exactly as printed, its domain and its checks (or its readings)."""
+    """A statement exactly as printed, its domain and its checks (or its readings).
+
+    Parameters
+    ----------
+    id : str
+        ``<paper>.<kind><number>[.<part>]``, a kind of ``KINDS`` (``"crt.eq33"``).
+    paper : str, default ""
+        The paper's id (default: the id's prefix); must be declared (:func:`register_paper`).
+    source : str, default ""
+        Where in the paper the claim is printed.
+    statement : str, default ""
+        The claim as printed.
+    domain : Domain
+        Where the claim is stated (required, despite the ``None`` default).
+    checks : list of Check, default []
+        The independent references (empty with ``readings`` or ``unverifiable``).
+    correction : str, optional
+        The corrected statement, reported when the claim is refuted.
+    notes : str, default ""
+        Notes for reports.
+    unverifiable : str, optional
+        Why the claim can only be INCONCLUSIVE.
+    readings : list of Reading, default []
+        For ambiguous notation: one :class:`Reading` per reasonable reading, each with its checks.
+
+    Raises
+    ------
+    ValueError
+        If the id does not follow ``<paper>.<kind><number>``, the paper is not declared or is
+        not the id's prefix, ``domain`` is ``None``, ``checks`` are given together with
+        ``readings``, or there is neither a check, a reading nor an ``unverifiable`` reason.
+
+    Examples
+    --------
+    >>> Claim(id="crt.7")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: claim id 'crt.7' does not follow <paper>.<kind><number> with kind one of thm, lem, ...
+    """
 
     id: str
     paper: str = ""  # derived from the id when empty
@@ -230,7 +404,23 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def register(claim: Claim) -> Claim:
-    """Add ``claim`` to the ledger (ids are unique)."""
+    """Add ``claim`` to the ledger (ids are unique).
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim to register.
+
+    Returns
+    -------
+    Claim
+        ``claim``.
+
+    Raises
+    ------
+    ValueError
+        If a claim with the same id is registered already.
+    """
     if claim.id in REGISTRY:
         raise ValueError(f"duplicate claim id {claim.id!r}")
     REGISTRY[claim.id] = claim
@@ -246,14 +436,48 @@ def _paper_modules() -> list[str]:
 
 
 def load_all() -> dict[str, Claim]:
-    """Import every paper's claim module and return the registry."""
+    """Import every paper's claim module and return the registry.
+
+    Returns
+    -------
+    dict
+        :data:`REGISTRY`, ``{claim id: Claim}``: the built-in claims and those of packs loaded
+        in this process.
+
+    Examples
+    --------
+    >>> reg = load_all()
+    >>> "crt.eq33" in reg, reg["crt.eq33"].paper
+    (True, 'crt')
+    """
     for mod in _paper_modules():
         importlib.import_module(f"rfcheck.claims.{mod}")
     return REGISTRY
 
 
 def get(claim_id: str) -> Claim:
-    """The registered claim ``claim_id`` (``ValueError`` naming near misses otherwise)."""
+    """The registered claim ``claim_id`` (``ValueError`` naming near misses otherwise).
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id (``"crt.eq33"``); the built-in claims are loaded first.
+
+    Returns
+    -------
+    Claim
+        The registered claim.
+
+    Raises
+    ------
+    ValueError
+        If no claim ``claim_id`` is registered.
+
+    Examples
+    --------
+    >>> get("crt.eq33").id
+    'crt.eq33'
+    """
     load_all()
     if claim_id not in REGISTRY:
         import difflib
@@ -288,6 +512,23 @@ def load_claims(source: str) -> list[str]:
     claims (:mod:`rfcheck.ledger`).  Loading the same source again is a no-op.  Each claim
     records where it came from (:data:`ORIGINS`), so that reproduce commands, worker
     processes and the verdict cache (keyed by the source's text) find it again.
+
+    Parameters
+    ----------
+    source : str
+        A path ending in ``.py`` or containing a path separator (a file), else a module name
+        or an installed pack's entry point name.
+
+    Returns
+    -------
+    list of str
+        The claim ids the pack registered (the same list when it was loaded already).
+
+    Raises
+    ------
+    ValueError
+        If the file does not exist, the name is neither an importable module nor an installed
+        pack, or importing it registered no claim.
     """
     import hashlib
     import os
@@ -331,7 +572,24 @@ def load_claims(source: str) -> list[str]:
 
 def source_digest(claim_id: str) -> str:
     """A digest of the text of the pack that declared ``claim_id`` ("" for a built-in claim,
-    whose code is part of the package version)."""
+    whose code is part of the package version).
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id.
+
+    Returns
+    -------
+    str
+        16 hex digits of the SHA-256 of the pack's source file (``"nosource"`` for a module
+        without one), or ``""``.
+
+    Examples
+    --------
+    >>> source_digest("crt.eq33")
+    ''
+    """
     import os
 
     src = ORIGINS.get(claim_id)
