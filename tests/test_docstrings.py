@@ -69,6 +69,9 @@ COVERED = (
     "rfcheck.calibrate",
     "rfcheck.quadrature",
     "rfcheck.docsgen",
+    "rfcheck.references.gaussian",
+    "rfcheck.references.crt",
+    "rfcheck.references.hrf",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
