@@ -72,6 +72,7 @@ COVERED = (
     "rfcheck.references.gaussian",
     "rfcheck.references.crt",
     "rfcheck.references.hrf",
+    "rfcheck.references.simrf",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
