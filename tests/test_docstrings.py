@@ -73,6 +73,7 @@ COVERED = (
     "rfcheck.references.crt",
     "rfcheck.references.hrf",
     "rfcheck.references.simrf",
+    "rfcheck.references.simrf_proofs",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
