@@ -74,6 +74,7 @@ COVERED = (
     "rfcheck.references.hrf",
     "rfcheck.references.simrf",
     "rfcheck.references.simrf_proofs",
+    "rfcheck.references.attention",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
