@@ -75,6 +75,7 @@ COVERED = (
     "rfcheck.references.simrf",
     "rfcheck.references.simrf_proofs",
     "rfcheck.references.attention",
+    "rfcheck.references.rfa",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
