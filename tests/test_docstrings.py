@@ -76,6 +76,7 @@ COVERED = (
     "rfcheck.references.simrf_proofs",
     "rfcheck.references.attention",
     "rfcheck.references.rfa",
+    "rfcheck.references.darkformer",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
