@@ -77,6 +77,7 @@ COVERED = (
     "rfcheck.references.attention",
     "rfcheck.references.rfa",
     "rfcheck.references.darkformer",
+    "rfcheck.engine",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

@@ -1648,6 +1648,15 @@ def _orf_serial_kernel(seed, stream, M, d, n, out):
 class Coupling:
     """A registered coupling.
 
+    Parameters
+    ----------
+    name, code, description, block, has_projection, py_ensemble, py_projection : see Attributes
+        The fields, in this order (positional or by keyword), as described under Attributes.
+    min_d : int, optional
+        Smallest dimension the coupling is defined for (default 1).
+    exact_marginals : bool, optional
+        Whether every row is exactly ``N(0, I_d)`` (default True).
+
     Attributes
     ----------
     name : str
@@ -1732,7 +1741,31 @@ COUPLINGS["simrf-hd"] = Coupling(
 
 
 def get_coupling(name: object) -> Coupling:
-    """The registered coupling called ``name``; ``ValueError`` listing the known ones."""
+    """The registered coupling called ``name``; ``ValueError`` listing the known ones.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their
+        ``"-anti"`` variants, ``"orf-hd"``, ``"simrf-hd"``).
+
+    Returns
+    -------
+    Coupling
+        The registry entry.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a string or not a registered coupling.
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import get_coupling
+    >>> orf = get_coupling("orf")
+    >>> orf.name, orf.block(5), orf.has_projection, get_coupling("orf-hd").has_projection
+    ('orf', 5, True, False)
+    """
     if not isinstance(name, str) or name not in COUPLINGS:
         raise ValueError(f"unknown coupling {name!r}; known: {sorted(COUPLINGS)}")
     return COUPLINGS[name]
@@ -1813,11 +1846,32 @@ def sample_projection(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` independent draws of ``(w_m . u_hat, |w_m|^2)_{m<M}`` from the projection sampler.
 
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS` whose ``has_projection`` is true (not ``"orf-hd"``,
+        ``"simrf-hd"``).
+    M, d : int
+        Number of projections and dimension (both >= 1; ``d >= min_d`` of the coupling).
+    n : int
+        Number of independent draws (>= 1).
+    seed : int, optional
+        Integer in ``[0, 2**64)`` (default 0); the same seed gives the same draws.
+    need_sq : bool, optional
+        Whether to fill ``sq`` (default True); ``iid`` leaves it NaN when false.
+
     Returns
     -------
     t, sq : ndarray, shape (n, M)
         Equal in law to ``W @ u_hat`` and the squared row norms of :func:`sample_ensemble`
         for any fixed unit vector ``u_hat`` (``sq`` is NaN for ``iid`` if not ``need_sq``).
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is unknown or has no projection sampler, if ``M``, ``d`` or ``n`` is not
+        an integer ``>= 1``, if ``d`` is below the coupling's ``min_d``, or if ``seed`` is not
+        an integer in ``[0, 2**64)``.
     """
     c = get_coupling(coupling)
     if not c.has_projection:
