@@ -78,6 +78,7 @@ COVERED = (
     "rfcheck.references.rfa",
     "rfcheck.references.darkformer",
     "rfcheck.engine",
+    "rfcheck.engine.montecarlo",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
