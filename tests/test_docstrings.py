@@ -79,6 +79,7 @@ COVERED = (
     "rfcheck.references.darkformer",
     "rfcheck.engine",
     "rfcheck.engine.montecarlo",
+    "rfcheck.plots.simrf",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
