@@ -80,6 +80,7 @@ COVERED = (
     "rfcheck.engine",
     "rfcheck.engine.montecarlo",
     "rfcheck.plots.simrf",
+    "rfcheck.engine.rng",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
