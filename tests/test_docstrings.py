@@ -81,6 +81,7 @@ COVERED = (
     "rfcheck.engine.montecarlo",
     "rfcheck.plots.simrf",
     "rfcheck.engine.rng",
+    "rfcheck.engine.couplings",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)
