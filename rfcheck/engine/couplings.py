@@ -1874,7 +1874,7 @@ def stream_tag(code: int, path: int) -> int:
     Parameters
     ----------
     code : int
-        The coupling's integer code (:attr:`Coupling.code`).
+        The coupling's integer code (``Coupling.code``).
     path : int
         The path's code (the projection and ensemble paths of
         :func:`rfcheck.engine.montecarlo.simulate`, 2 for :func:`sample_ensemble`, 3 for
