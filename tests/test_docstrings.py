@@ -76,6 +76,19 @@ COVERED = (
     "rfcheck.verify",
     "rfcheck.report",
     "rfcheck.claims",
+    "rfcheck.references.gaussian",
+    "rfcheck.references.crt",
+    "rfcheck.references.hrf",
+    "rfcheck.references.simrf",
+    "rfcheck.references.simrf_proofs",
+    "rfcheck.references.attention",
+    "rfcheck.references.rfa",
+    "rfcheck.references.darkformer",
+    "rfcheck.engine",
+    "rfcheck.engine.montecarlo",
+    "rfcheck.plots.simrf",
+    "rfcheck.engine.rng",
+    "rfcheck.engine.couplings",
 )
 
 #: private modules defining public names of a covered module (their examples run here too)

@@ -1068,7 +1068,28 @@ HD_FACTORS = 3
 
 def hd_dim(d: int) -> int:
     """``D = 2^ceil(log2 d)`` (at least 2 for the simplex): the padded dimension of the
-    HD-product couplings."""
+    HD-product couplings.
+
+    Parameters
+    ----------
+    d : int
+        The data dimension (>= 1; callers pass ``max(d, 2)`` for the simplex).
+
+    Returns
+    -------
+    int
+        The smallest power of two ``>= d``.
+
+    References
+    ----------
+    SimRF eq (89)-(90) (App. B.2.2).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import hd_dim
+    >>> [hd_dim(d) for d in (1, 2, 3, 8, 9)]
+    [1, 2, 4, 8, 16]
+    """
     return max(1, 1 << max(0, (d - 1).bit_length()))
 
 
@@ -1648,6 +1669,15 @@ def _orf_serial_kernel(seed, stream, M, d, n, out):
 class Coupling:
     """A registered coupling.
 
+    Parameters
+    ----------
+    name, code, description, block, has_projection, py_ensemble, py_projection : see Attributes
+        The fields, in this order (positional or by keyword), as described under Attributes.
+    min_d : int, optional
+        Smallest dimension the coupling is defined for (default 1).
+    exact_marginals : bool, optional
+        Whether every row is exactly ``N(0, I_d)`` (default True).
+
     Attributes
     ----------
     name : str
@@ -1732,14 +1762,66 @@ COUPLINGS["simrf-hd"] = Coupling(
 
 
 def get_coupling(name: object) -> Coupling:
-    """The registered coupling called ``name``; ``ValueError`` listing the known ones."""
+    """The registered coupling called ``name``; ``ValueError`` listing the known ones.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`COUPLINGS` (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their
+        ``"-anti"`` variants, ``"orf-hd"``, ``"simrf-hd"``).
+
+    Returns
+    -------
+    Coupling
+        The registry entry.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a string or not a registered coupling.
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import get_coupling
+    >>> orf = get_coupling("orf")
+    >>> orf.name, orf.block(5), orf.has_projection, get_coupling("orf-hd").has_projection
+    ('orf', 5, True, False)
+    """
     if not isinstance(name, str) or name not in COUPLINGS:
         raise ValueError(f"unknown coupling {name!r}; known: {sorted(COUPLINGS)}")
     return COUPLINGS[name]
 
 
 def check_dim(c: Coupling, d: int) -> int:
-    """``d`` if coupling ``c`` is defined in dimension ``d``, else ``ValueError``."""
+    """``d`` if coupling ``c`` is defined in dimension ``d``, else ``ValueError``.
+
+    Parameters
+    ----------
+    c : Coupling
+        The coupling.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    int
+        ``d`` itself.
+
+    Raises
+    ------
+    ValueError
+        If ``d < c.min_d`` (e.g. ``d = 1`` for the simplex couplings).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import check_dim, get_coupling
+    >>> check_dim(get_coupling("simrf"), 2)
+    2
+    >>> check_dim(get_coupling("simrf"), 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: coupling 'simrf' needs d >= 2; got d=1
+    """
     if d < c.min_d:
         raise ValueError(f"coupling {c.name!r} needs d >= {c.min_d}; got d={d}")
     return d
@@ -1749,6 +1831,30 @@ def block_sizes(coupling: str, M: int, d: int) -> list[int]:
     """Sizes ``b_k`` of the independent blocks of an ensemble of ``M`` rows in dimension ``d``.
 
     ``[1] * M`` for ``iid``; ``[d, ..., d, M mod d]`` (without a zero) for ``orf``.
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS`.
+    M, d : int
+        Number of rows and dimension (both >= 1; ``d >= min_d`` of the coupling).
+
+    Returns
+    -------
+    list of int
+        The block sizes, summing to ``M``.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks: an unknown coupling, ``M`` or ``d`` not an integer
+        ``>= 1``, or ``d`` below the coupling's ``min_d``.
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import block_sizes
+    >>> block_sizes("orf", 7, 3), block_sizes("iid", 3, 5), block_sizes("orf-anti", 7, 3)
+    ([3, 3, 1], [1, 1, 1], [6, 1])
     """
     c = get_coupling(coupling)
     M = validate.positive_int(M, "M")
@@ -1763,7 +1869,28 @@ def block_sizes(coupling: str, M: int, d: int) -> list[int]:
 
 
 def stream_tag(code: int, path: int) -> int:
-    """Stream offset of (coupling, path): engines use ``stream_tag + pair`` as the stream."""
+    """Stream offset of (coupling, path): engines use ``stream_tag + pair`` as the stream.
+
+    Parameters
+    ----------
+    code : int
+        The coupling's integer code (``Coupling.code``).
+    path : int
+        The path's code (the projection and ensemble paths of
+        :func:`rfcheck.engine.montecarlo.simulate`, 2 for :func:`sample_ensemble`, 3 for
+        :func:`sample_projection`).
+
+    Returns
+    -------
+    int
+        ``code * 2^40 + path * 2^32``: ``2^32`` streams per (coupling, path).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings import stream_tag
+    >>> stream_tag(1, 2) == 2**40 + 2 * 2**32
+    True
+    """
     return (code << 40) | (path << 32)
 
 
@@ -1813,11 +1940,32 @@ def sample_projection(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` independent draws of ``(w_m . u_hat, |w_m|^2)_{m<M}`` from the projection sampler.
 
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS` whose ``has_projection`` is true (not ``"orf-hd"``,
+        ``"simrf-hd"``).
+    M, d : int
+        Number of projections and dimension (both >= 1; ``d >= min_d`` of the coupling).
+    n : int
+        Number of independent draws (>= 1).
+    seed : int, optional
+        Integer in ``[0, 2**64)`` (default 0); the same seed gives the same draws.
+    need_sq : bool, optional
+        Whether to fill ``sq`` (default True); ``iid`` leaves it NaN when false.
+
     Returns
     -------
     t, sq : ndarray, shape (n, M)
         Equal in law to ``W @ u_hat`` and the squared row norms of :func:`sample_ensemble`
         for any fixed unit vector ``u_hat`` (``sq`` is NaN for ``iid`` if not ``need_sq``).
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is unknown or has no projection sampler, if ``M``, ``d`` or ``n`` is not
+        an integer ``>= 1``, if ``d`` is below the coupling's ``min_d``, or if ``seed`` is not
+        an integer in ``[0, 2**64)``.
     """
     c = get_coupling(coupling)
     if not c.has_projection:
@@ -1834,7 +1982,35 @@ def sample_projection(
 
 
 def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
-    """Plain-Python twin of :func:`sample_ensemble` (bit-identical; slow)."""
+    """Plain-Python twin of :func:`sample_ensemble` (bit-identical; slow).
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS`.
+    M, d : int
+        Number of projections and dimension (both >= 1).
+    seed : int, default 0
+        Integer in ``[0, 2**64)``.
+
+    Returns
+    -------
+    ndarray, shape (M, d)
+        The same rows as :func:`sample_ensemble` with the same arguments, bit for bit.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks, as :func:`sample_ensemble`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import sample_ensemble, sample_ensemble_reference
+    >>> bool(np.array_equal(sample_ensemble_reference("simrf", 5, 3, seed=4),
+    ...                     sample_ensemble("simrf", 5, 3, seed=4)))
+    True
+    """
     c = get_coupling(coupling)
     M = validate.positive_int(M, "M")
     d = check_dim(c, validate.positive_int(d, "d"))
@@ -1856,6 +2032,16 @@ def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv):
 
 def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Iteration report of the engine's SimRF+ sampler over ``n`` independent ensembles.
+
+    Parameters
+    ----------
+    M, d : int
+        Number of projections and dimension (``M >= 1``, ``d >= 2``).
+    n : int
+        Number of independent ensembles (>= 1).
+    seed : int, default 0
+        Integer in ``[0, 2**64)``; the ``n`` ensembles are drawn in turn from block 0 of the
+        stream :func:`sample_ensemble` uses for ``"simrf+"``.
 
     Returns
     -------
@@ -1887,7 +2073,17 @@ def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray
 
 @dataclass(frozen=True)
 class SimRFPlusInfo:
-    """Convergence report of the SimRF+ iteration (eq 17), one entry per block."""
+    """Convergence report of the SimRF+ iteration (eq 17), one entry per block.
+
+    Parameters
+    ----------
+    passes : tuple of int
+        Passes each block took (:func:`simrf_plus_block`).
+    converged : tuple of bool
+        Whether each block met the stopping rule.
+    max_change : tuple of float
+        The largest move of a unit direction in each block's last pass.
+    """
 
     passes: tuple[int, ...]
     converged: tuple[bool, ...]
@@ -1896,7 +2092,36 @@ class SimRFPlusInfo:
 
 def truncated_conformity_objective(W: np.ndarray) -> float:
     """``sum_{i != j} |w_i + w_j|^2`` over the rows of one block -- eq (15) without its
-    positive prefactor ``Gamma(d/2) v^2 / (4 m (m-1) Gamma(1 + d/2))``."""
+    positive prefactor ``Gamma(d/2) v^2 / (4 m (m-1) Gamma(1 + d/2))``.
+
+    Parameters
+    ----------
+    W : array_like, shape (m, d)
+        The rows of the block (finite, ``m >= 2``).
+
+    Returns
+    -------
+    float
+        ``2 (m - 2) sum_i |w_i|^2 + 2 |sum_i w_i|^2`` (the same sum, in ``O(m d)``).
+
+    Raises
+    ------
+    ValueError
+        If ``W`` is not numeric or not finite, not 2-D, or has fewer than 2 rows.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import truncated_conformity_objective
+    >>> W = np.random.default_rng(0).standard_normal((4, 3))
+    >>> brute = sum(np.sum((W[i] + W[j]) ** 2) for i in range(4) for j in range(4) if i != j)
+    >>> bool(np.isclose(truncated_conformity_objective(W), brute))
+    True
+    """
     W = validate.finite_array(W, "W")
     if W.ndim != 2 or W.shape[0] < 2:
         raise ValueError("W must have shape (m, d) with m >= 2")
@@ -1917,6 +2142,44 @@ def simrf_plus_block(
     Convergence criterion: a whole pass moves no unit direction by more than ``tol``
     (``max_i |w_hat_i(new) - w_hat_i(old)| <= tol``).  Returns ``(W, passes, converged,
     last max change)``; norms are unchanged.  Eq (16) is the fixed point.
+
+    Parameters
+    ----------
+    W : array_like, shape (m, d)
+        The block (finite, ``m >= 2``); not modified (a copy is updated).
+    tol : float, default 1e-10
+        The stopping tolerance (positive, finite).
+    max_passes : int, default 1000
+        The most passes made (>= 1).
+
+    Returns
+    -------
+    (numpy.ndarray, int, bool, float)
+        The updated block, the passes made, whether the stopping rule was met, and the
+        largest move of a unit direction in the last pass.
+
+    Raises
+    ------
+    ValueError
+        If ``W`` is not numeric or not finite, not 2-D or has fewer than 2 rows, if ``tol`` is
+        not a positive finite number, or if ``max_passes`` is not an integer ``>= 1``.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (15)-(17).
+
+    Examples
+    --------
+    The update keeps the norms and does not increase the truncated objective:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import simrf_plus_block, truncated_conformity_objective
+    >>> W0 = np.random.default_rng(1).standard_normal((3, 3))
+    >>> W, passes, converged, change = simrf_plus_block(W0)
+    >>> converged, bool(np.allclose(np.linalg.norm(W, axis=1), np.linalg.norm(W0, axis=1)))
+    (True, True)
+    >>> truncated_conformity_objective(W) <= truncated_conformity_objective(W0)
+    True
     """
     W = np.array(validate.finite_array(W, "W"), dtype=float, copy=True)
     if W.ndim != 2 or W.shape[0] < 2:
@@ -1949,6 +2212,30 @@ def sample_simrf_plus(M: int, d: int, seed: int = 0, *, tol: float = 1e-10,
     rows (:func:`sample_ensemble`), each rearranged by :func:`simrf_plus_block` from its simplex
     initialisation.  Norms stay ``chi_d``; each row stays marginally ``N(0, I_d)`` (the Haar
     rotation of the block is applied before the update and commutes with it).
+
+    Parameters
+    ----------
+    M, d : int
+        Number of projections and dimension (``M >= 1``, ``d >= 2``).
+    seed : int, default 0
+        Integer in ``[0, 2**64)``, the seed of the SimRF ensemble.
+    tol : float, default 1e-10
+        Stopping tolerance of :func:`simrf_plus_block`.
+    max_passes : int, default 1000
+        The most passes per block.
+
+    Returns
+    -------
+    W : numpy.ndarray, shape (M, d)
+        The SimRF+ ensemble.
+    info : SimRFPlusInfo
+        The convergence report of the blocks of two or more rows.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks: ``M`` or ``d`` not an integer ``>= 1``, ``d < 2``, a seed
+        outside ``[0, 2**64)``, or an invalid ``tol``/``max_passes``.
     """
     M = validate.positive_int(M, "M")
     d = check_dim(get_coupling("simrf"), validate.positive_int(d, "d"))
@@ -1972,7 +2259,35 @@ def _is_pow2(n: int) -> bool:
 
 def fwht(x: np.ndarray) -> np.ndarray:
     """Normalised fast Walsh-Hadamard transform ``H x`` along the last axis (eq 90), ``O(D log D)``;
-    the length must be a power of two."""
+    the length must be a power of two.
+
+    Parameters
+    ----------
+    x : array_like
+        The input; its last axis has length ``D``, a power of two.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``H x`` along the last axis (float64, same shape); ``H`` is symmetric and orthogonal.
+
+    Raises
+    ------
+    ValueError
+        If the last axis's length is not a power of two.
+
+    References
+    ----------
+    SimRF eq (90).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import fwht
+    >>> x = np.arange(8.0)
+    >>> bool(np.allclose(fwht(fwht(x)), x)), bool(np.isclose(np.linalg.norm(fwht(x)), np.linalg.norm(x)))
+    (True, True)
+    """
     a = np.array(x, dtype=float, copy=True)
     n = a.shape[-1]
     if not _is_pow2(n):
@@ -1990,7 +2305,39 @@ def fwht(x: np.ndarray) -> np.ndarray:
 def hd_rotation(D: int, rng: np.random.Generator, k: int = 3) -> np.ndarray:
     """``R~ = prod_{i=1}^k H D_i`` (eq 89): ``H`` the normalised Hadamard matrix (eq 90) and
     ``D_i`` independent Rademacher diagonals; an exactly orthogonal (D, D) matrix, only
-    approximately Haar.  ``D`` must be a power of two."""
+    approximately Haar.  ``D`` must be a power of two.
+
+    Parameters
+    ----------
+    D : int
+        The dimension (a power of two, >= 1).
+    rng : numpy.random.Generator
+        Source of the Rademacher signs.
+    k : int, default 3
+        Number of ``H D_i`` factors (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``R~``, float64, shape ``(D, D)``.
+
+    Raises
+    ------
+    ValueError
+        If ``D`` or ``k`` is not an integer ``>= 1``, or ``D`` is not a power of two.
+
+    References
+    ----------
+    SimRF eq (89)-(90) (App. B.2.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import hd_rotation
+    >>> R = hd_rotation(8, np.random.default_rng(0))
+    >>> bool(np.allclose(R @ R.T, np.eye(8)))
+    True
+    """
     D = validate.positive_int(D, "D")
     if not _is_pow2(D):
         raise ValueError(f"HD-product rotations need D a power of two; got D={D}")
@@ -2010,6 +2357,46 @@ def sample_fast(coupling: str, M: int, d: int, seed: int = 0, *, k: int = 3, pad
     :func:`hd_rotation` (``k = 3``) and ``r ~ chi_D``; data are zero-padded to ``D``, so only
     the first ``d`` columns act (``W`` is returned restricted to them).  Blocks are
     independent; ``M > D`` uses several.  ``pad=False`` requires ``d`` a power of two.
+
+    Parameters
+    ----------
+    coupling : {"orf", "simrf"}
+        Fast ORF or fast SimRF.
+    M, d : int
+        Number of projections and dimension (``M >= 1``; ``d >= 1``, ``>= 2`` for SimRF).
+    seed : int, default 0
+        Integer in ``[0, 2**64)``, the seed of ``numpy.random.default_rng``.
+    k : int, default 3
+        Number of ``H D_i`` factors of each rotation.
+    pad : bool, default True
+        Zero-pad the data to ``D``; if false, ``d`` must be a power of two.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``W``, float64, shape ``(M, d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is neither ``"orf"`` nor ``"simrf"``, ``M`` or ``d`` is not an integer
+        in range, ``pad`` is false and ``d`` is not a power of two, or the seed is outside
+        ``[0, 2**64)``.
+
+    References
+    ----------
+    SimRF sec 4.2, App. B.2.2, eq (89)-(90).
+
+    Examples
+    --------
+    With ``d = D`` the rows of a fast ORF block are exactly orthogonal:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import sample_fast
+    >>> W = sample_fast("orf", 4, 4, seed=2)
+    >>> G = W @ W.T
+    >>> W.shape, bool(np.allclose(G - np.diag(np.diag(G)), 0))
+    ((4, 4), True)
     """
     if coupling not in ("orf", "simrf"):
         raise ValueError(f"sample_fast supports 'orf' and 'simrf'; got {coupling!r}")
@@ -2039,7 +2426,32 @@ def sample_fast(coupling: str, M: int, d: int, seed: int = 0, *, k: int = 3, pad
 def antithetic(W: np.ndarray) -> np.ndarray:
     """Antithetic version of an ensemble: rows ``w_1, -w_1, w_2, -w_2, ...`` from the first
     ``ceil(M/2)`` rows of ``W`` (M, d), truncated to ``M`` rows.  Marginals are unchanged
-    (N(0, I) is symmetric); the estimator's odd-order terms cancel within each pair."""
+    (N(0, I) is symmetric); the estimator's odd-order terms cancel within each pair.
+
+    Parameters
+    ----------
+    W : array_like, shape (M, d)
+        The ensemble (finite, ``M >= 1``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The antithetic ensemble, float64, shape ``(M, d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``W`` is not numeric or not finite, not 2-D, or has no row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.couplings import antithetic
+    >>> antithetic(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    array([[ 1.,  2.],
+           [-1., -2.],
+           [ 3.,  4.]])
+    """
     W = validate.finite_array(W, "W")
     if W.ndim != 2 or W.shape[0] < 1:
         raise ValueError("W must have shape (M, d) with M >= 1")

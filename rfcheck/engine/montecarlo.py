@@ -462,6 +462,36 @@ def simulate_reference(
 
     Pure Python loops (slow); for parity tests and for reading the algorithm.  Parameters
     and return value as :func:`simulate`.
+
+    Parameters
+    ----------
+    prod : features.ExpProduct
+        Feature product ``Re exp(log_c + alpha |w|^2 + beta w.u)`` of ``P`` pairs.
+    M : int
+        Number of random features per estimator (>= 1).
+    n_trials : int
+        Number of independent replicas (>= 1).
+    coupling : str, optional
+        Key of :data:`rfcheck.engine.couplings.COUPLINGS` (default ``"iid"``).
+    path : {"projection", "ensemble"}, optional
+        As in :func:`simulate` (default ``"projection"``).
+    seed : int, optional
+        Integer in ``[0, 2**64)`` (default 0).
+
+    Returns
+    -------
+    ndarray, shape (P, n_trials)
+        The same numbers as :func:`simulate` with the same arguments, bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck import features
+    >>> from rfcheck.engine.montecarlo import simulate, simulate_reference
+    >>> prod = features.positive_product(np.array([0.1, 0.2]), np.array([0.2, -0.1]))
+    >>> ref = simulate_reference(prod, 4, 3, coupling="orf", seed=5)
+    >>> ref.shape, bool(np.array_equal(ref, simulate(prod, 4, 3, coupling="orf", seed=5)))
+    ((1, 3), True)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, path)
     key = _rng.seed_key(seed)
@@ -507,7 +537,36 @@ def simulate_reference(
 
 # --------------------------------------------------------------------------- NumPy baseline
 def simplex_matrix(d: int) -> np.ndarray:
-    """The simplex matrix ``S`` (d, d) of SimRF eq (9): unit rows, ``s_i . s_j = -1/(d-1)``."""
+    """The simplex matrix ``S`` (d, d) of SimRF eq (9): unit rows, ``s_i . s_j = -1/(d-1)``.
+
+    Parameters
+    ----------
+    d : int
+        The dimension (>= 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``S``, float64, shape ``(d, d)``: its rows are the vertices of a regular simplex
+        centred at the origin on the unit sphere.
+
+    Raises
+    ------
+    ValueError
+        If ``d < 2``.
+
+    References
+    ----------
+    Reid et al. 2023 (SimRF), eq (9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.montecarlo import simplex_matrix
+    >>> S = simplex_matrix(4)
+    >>> bool(np.allclose(S @ S.T, np.where(np.eye(4) == 1, 1.0, -1 / 3)))
+    True
+    """
     if d < 2:
         raise ValueError(f"the simplex matrix needs d >= 2; got d={d}")
     S = np.zeros((d, d))
@@ -616,9 +675,40 @@ def simulate_numpy(
     not equal in numbers.  ``-anti`` couplings: ``ceil(M/2)`` base rows interleaved with
     their negatives.
 
+    Parameters
+    ----------
+    prod : features.ExpProduct
+        Feature product ``Re exp(log_c + alpha |w|^2 + beta w.u)`` of ``P`` pairs.
+    M : int
+        Number of random features per estimator (>= 1).
+    n_trials : int
+        Number of independent replicas (>= 1).
+    coupling : str, optional
+        ``"iid"`` (default), ``"orf"``, ``"simrf"``, ``"simrf+"``, ``"orf-hd"``,
+        ``"simrf-hd"`` or an ``"-anti"`` variant of the first four.
+    seed : int, optional
+        Integer in ``[0, 2**64)`` (default 0), the seed of ``numpy.random.default_rng``.
+
     Returns
     -------
     ndarray, shape (P, n_trials)
+        ``K_hat_M`` of each pair in each trial, equal in law to :func:`simulate`'s.
+
+    Raises
+    ------
+    ValueError
+        For an unknown coupling or one this baseline does not sample, counts below 1, or a
+        seed outside ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck import features
+    >>> from rfcheck.engine.montecarlo import simulate_numpy
+    >>> prod = features.positive_product(np.array([0.1, 0.2]), np.array([0.2, -0.1]))
+    >>> est = simulate_numpy(prod, 16, 2000, coupling="orf", seed=0)
+    >>> est.shape, bool(abs(est.mean() - prod.target[0]) < 0.01)
+    ((1, 2000), True)
     """
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, "ensemble")
     if c.name.removesuffix("-anti") not in ("iid", "orf", "simrf", "simrf+", "orf-hd", "simrf-hd"):

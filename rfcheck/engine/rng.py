@@ -216,7 +216,34 @@ def tie_cache_to_engine(namespace: dict, files: tuple[str, ...] = _ENGINE_FILES,
 
 # --------------------------------------------------------------------------- seeding
 def seed_key(seed: object) -> int:
-    """Validate a user seed (integer in ``[0, 2**64)``) and return it as a Python int."""
+    """Validate a user seed (integer in ``[0, 2**64)``) and return it as a Python int.
+
+    Parameters
+    ----------
+    seed : int or numpy.integer
+        The seed (a ``bool`` is refused).
+
+    Returns
+    -------
+    int
+        ``int(seed)``.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not an integer (or is a ``bool``), or lies outside ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import seed_key
+    >>> seed_key(np.uint64(2**64 - 1)) == 2**64 - 1
+    True
+    >>> seed_key(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer in [0, 2**64); got -1
+    """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise ValueError(f"seed must be an integer in [0, 2**64); got {seed!r}")
     s = int(seed)
@@ -361,6 +388,35 @@ def gamma_consts(a: float) -> tuple[float, float, float]:
 
     ``d = a_eff - 1/3`` and ``c = 1 / sqrt(9 d)`` with ``a_eff = a`` for ``a >= 1`` and
     ``a + 1`` otherwise (then boosted by ``U**(1/a)``).
+
+    Parameters
+    ----------
+    a : float
+        The shape (> 0).
+
+    Returns
+    -------
+    (float, float, float)
+        ``(a, d, c)`` as floats, the arguments of :func:`gamma` / :func:`fill_gammas` after
+        the state.
+
+    Raises
+    ------
+    ValueError
+        If ``a > 0`` does not hold (NaN included).
+
+    References
+    ----------
+    Marsaglia and Tsang, "A simple method for generating gamma variables", ACM TOMS 26
+    (2000).
+
+    Examples
+    --------
+    >>> import math
+    >>> from rfcheck.engine.rng import gamma_consts
+    >>> a, d, c = gamma_consts(0.5)  # a < 1: a_eff = 1.5
+    >>> d == 1.5 - 1 / 3, math.isclose(9 * d * c * c, 1.0)
+    (True, True)
     """
     a = float(a)
     if not a > 0:
@@ -576,6 +632,35 @@ def draw_normals(n: int, seed: int = 0, stream: int = 0, *, bulk: bool = True) -
 
     ``bulk=True`` uses :func:`fill_normals` (what the engines use), ``bulk=False`` repeated
     :func:`normal` (the scalar path).  For tests and users.
+
+    Parameters
+    ----------
+    n : int
+        Number of draws (>= 1).
+    seed, stream : int, default 0
+        Integers in ``[0, 2**64)`` selecting the generators (:func:`block_state`).
+    bulk : bool, default True
+        The bulk path or the scalar path (different numbers, same law).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` draws, float64, shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks: ``n`` not an integer ``>= 1``, or ``seed``/``stream`` not
+        an integer in ``[0, 2**64)``.
+
+    Examples
+    --------
+    The bulk draws equal the plain-Python twin's, bit for bit:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PyRNG, draw_normals
+    >>> bool(np.array_equal(draw_normals(5, seed=1, stream=2), PyRNG(1, 2, 0).fill_normals(5)))
+    True
     """
     n, s, t = _args(n, seed, stream)
     out = np.empty(n)
@@ -584,7 +669,34 @@ def draw_normals(n: int, seed: int = 0, stream: int = 0, *, bulk: bool = True) -
 
 
 def draw_uniforms(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
-    """``n`` uniforms on ``[0, 1)`` from block 0 of ``(seed, stream)``."""
+    """``n`` uniforms on ``[0, 1)`` from block 0 of ``(seed, stream)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of draws (>= 1).
+    seed, stream : int, default 0
+        Integers in ``[0, 2**64)`` selecting the generator (:func:`block_state`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` draws, multiples of ``2^-53`` in ``[0, 1)``, float64, shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks: ``n`` not an integer ``>= 1``, or ``seed``/``stream`` not
+        an integer in ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PyRNG, draw_uniforms
+    >>> u, r = draw_uniforms(5, seed=1, stream=2), PyRNG(1, 2, 0)
+    >>> bool(np.array_equal(u, [r.uniform() for _ in range(5)])), bool(((0 <= u) & (u < 1)).all())
+    (True, True)
+    """
     n, s, t = _args(n, seed, stream)
     out = np.empty(n)
     _draw_uniforms(s, t, out)
@@ -594,7 +706,40 @@ def draw_uniforms(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
 def draw_gammas(
     n: int, a: float, seed: int = 0, stream: int = 0, *, bulk: bool = True
 ) -> np.ndarray:
-    """``n`` draws of ``Gamma(a, 1)`` (bulk :func:`fill_gammas` or repeated :func:`gamma`)."""
+    """``n`` draws of ``Gamma(a, 1)`` (bulk :func:`fill_gammas` or repeated :func:`gamma`).
+
+    Parameters
+    ----------
+    n : int
+        Number of draws (>= 1).
+    a : float
+        The shape (> 0, finite).
+    seed, stream : int, default 0
+        Integers in ``[0, 2**64)`` selecting the generators (:func:`block_state`).
+    bulk : bool, default True
+        The bulk path or the scalar path (different numbers, same law).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` draws, float64, shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        Through its argument checks: ``n`` not an integer ``>= 1``, ``seed``/``stream`` not
+        an integer in ``[0, 2**64)``, or ``a`` not a finite real ``> 0``.
+
+    Examples
+    --------
+    The sample mean is within five standard errors of ``a``:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import draw_gammas
+    >>> g = draw_gammas(20_000, 2.5, seed=3)
+    >>> g.shape, bool(abs(g.mean() - 2.5) < 5 * np.sqrt(2.5 / g.size))
+    ((20000,), True)
+    """
     n, s, t = _args(n, seed, stream)
     a, dd, c = gamma_consts(validate.finite_real(a, "a"))
     out = np.empty(n)
@@ -635,7 +780,23 @@ def _py_exact(x: float, u: float, v3: float, dd: float) -> bool:
 
 class PySplitMix:
     """Plain-Python twin of one SplitMix64 generator (:func:`block_state`) and its scalar
-    draws."""
+    draws.
+
+    Parameters
+    ----------
+    seed, stream, block : int
+        The generator's coordinates, integers in ``[0, 2**64)`` (not checked here).
+    lane : int, default 0
+        0 for a block's main generator, 1 for its fallback.
+
+    Examples
+    --------
+    >>> from rfcheck.engine.rng import PyRNG, PySplitMix
+    >>> PySplitMix(1, 2, 0).next_u64() == PyRNG(1, 2, 0).next_u64()
+    True
+    >>> PySplitMix(1, 2, 0, lane=1).next_u64() == PyRNG(1, 2, 0).fb.next_u64()
+    True
+    """
 
     def __init__(self, seed: int, stream: int, block: int, lane: int = 0) -> None:
         key = _py_mix64(_py_mix64(_py_mix64(_py_mix64(seed) ^ stream) ^ block) ^ lane)
@@ -701,6 +862,22 @@ class PyRNG(PySplitMix):
     The scalar methods draw from the main generator (lane 0); the ``fill_*`` methods
     follow :func:`fill_normals` / :func:`fill_gammas`, fix-ups on the fallback (lane 1).
     Slow (pure Python); for parity tests and for reading the algorithms.
+
+    Parameters
+    ----------
+    seed, stream, block : int
+        The block's coordinates, integers in ``[0, 2**64)`` (not checked here); the main
+        generator is lane 0, the fallback (attribute ``fb``) lane 1.
+
+    Examples
+    --------
+    The scalar normals equal the compiled scalar path's, bit for bit:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PyRNG, draw_normals
+    >>> r = PyRNG(1, 2, 0)
+    >>> bool(np.array_equal([r.normal() for _ in range(5)], draw_normals(5, 1, 2, bulk=False)))
+    True
     """
 
     def __init__(self, seed: int, stream: int, block: int) -> None:

@@ -69,7 +69,40 @@ def conformities_fig4(
     d: int = 6, v: float = 1.0, seed: int = 0, n_iid: int = 100, starts: int = 3
 ) -> dict[str, tuple[float, float]]:
     """Eq (12) conformity of each arrangement of one draw of norms: ``{name: (value, std)}``
-    (std only for IIDRF, over ``n_iid`` random couplings)."""
+    (std only for IIDRF, over ``n_iid`` random couplings).
+
+    Parameters
+    ----------
+    d : int, default 6
+        Dimension and number of rows (``m = d``; >= 2).
+    v : float, default 1.0
+        ``|x + y|``.
+    seed : int, default 0
+        Seed of the SimRF ensemble whose norms are shared by every arrangement, of the random
+        couplings and of the optimiser's starts.
+    n_iid : int, default 100
+        Random IIDRF couplings of the same norms (their mean and std are reported).
+    starts : int, default 3
+        Random starts of :func:`rfcheck.references.simrf.optimised_ensemble` besides the
+        simplex.
+
+    Returns
+    -------
+    dict of str to (float, float)
+        ``"IIDRF"``, ``"ORF"``, ``"SimRF"``, ``"SimRF+"``, ``"numerically optimised"``: the
+        conformity and its std (0 but for IIDRF).
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) and Fig. 4.
+
+    Examples
+    --------
+    >>> from rfcheck.plots.simrf import conformities_fig4
+    >>> vals = conformities_fig4(d=3, n_iid=5, starts=0)
+    >>> list(vals)
+    ['IIDRF', 'ORF', 'SimRF', 'SimRF+', 'numerically optimised']
+    """
     W_s = couplings.sample_ensemble("simrf", d, d, seed=seed)
     norms = np.linalg.norm(W_s, axis=1)
     rng = np.random.default_rng(seed)
@@ -91,7 +124,27 @@ def conformities_fig4(
 
 
 def figure4(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``simrf-fig4.png``/``.pdf``: SimRF Fig. 4 (d = 6, v = 1, one draw of norms)."""
+    """Write ``simrf-fig4.png``/``.pdf``: SimRF Fig. 4 (d = 6, v = 1, one draw of norms).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        20 instead of 100 random IIDRF couplings, and 1 instead of 4 random starts of the
+        optimiser.
+    seed : int, default 0
+        Seed of the draw of norms, the random couplings and the optimiser's starts.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    SimRF Fig. 4, sec 3.2, eq (12).
+    """
     plt = _plt()
     vals = conformities_fig4(seed=seed, n_iid=20 if quick else 100, starts=1 if quick else 4)
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -118,7 +171,26 @@ def figure4(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
 
 
 def plot_pdfs(ax: Any = None, d: int = 6, w_max: float | None = None) -> list[Any]:
-    """Closed-form pdfs of ``w_ij`` for IIDRF (eq 18), ORF (eq 58) and SimRF (eq 20)."""
+    """Closed-form pdfs of ``w_ij`` for IIDRF (eq 18), ORF (eq 58) and SimRF (eq 20).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    d : int, default 6
+        Dimension (>= 2).
+    w_max : float, optional
+        Right end of the ``w`` range (default ``2 sqrt(2 d) + 4``).
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        The three curves, in the order IIDRF, ORF, SimRF.
+
+    References
+    ----------
+    SimRF Fig. 5, eq (18), (20), (58).
+    """
     plt = _plt()
     ax = ax or plt.gca()
     w = np.linspace(1e-6, w_max or (2 * math.sqrt(2 * d) + 4), 400)
@@ -142,7 +214,26 @@ def _wij_samples(coupling: str, d: int, n: int, seed: int) -> np.ndarray:
 
 
 def figure5(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``simrf-fig5.png``/``.pdf``: pdfs of ``w_ij`` with histograms of sampled couplings."""
+    """Write ``simrf-fig5.png``/``.pdf``: pdfs of ``w_ij`` with histograms of sampled couplings.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        2,000 instead of 40,000 sampled pairs per coupling.
+    seed : int, default 0
+        First seed of the sampled pairs (pair ``s`` uses ``seed + s``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    SimRF Fig. 5, eq (18), (20), (58).
+    """
     plt = _plt()
     d = 6
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -161,7 +252,26 @@ def figure5(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0)
 
 
 def plot_mse_ratios(ax: Any = None, d: int = 64, v_max: float = 3.0) -> list[Any]:
-    """Closed-form ``MSE_c / MSE_IID`` against ``v`` (m = d; the ratio depends on the data only via v)."""
+    """Closed-form ``MSE_c / MSE_IID`` against ``v`` (m = d; the ratio depends on the data only via v).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    d : int, default 64
+        Dimension and number of features.
+    v_max : float, default 3.0
+        Right end of the ``v`` range (200 points from ``10^-3``).
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        The ORF and SimRF curves, in that order.
+
+    References
+    ----------
+    SimRF Fig. 6, eq (11), (19), (23), (24).
+    """
     plt = _plt()
     ax = ax or plt.gca()
     v = np.linspace(1e-3, v_max, 200)
@@ -176,7 +286,31 @@ def plot_mse_ratios(ax: Any = None, d: int = 64, v_max: float = 3.0) -> list[Any
 
 
 def mse_ratio_monte_carlo(v: float, d: int, coupling: str, n_trials: int, seed: int) -> tuple[float, float, bool]:
-    """Monte Carlo ``MSE_c / MSE_IID(exact)`` at ``|x + y| = v`` (x = y = v/2 e_1), m = d."""
+    """Monte Carlo ``MSE_c / MSE_IID(exact)`` at ``|x + y| = v`` (x = y = v/2 e_1), m = d.
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    d : int
+        Dimension and number of features.
+    coupling : str
+        A key of :data:`rfcheck.engine.couplings.COUPLINGS` with a projection sampler.
+    n_trials : int
+        Monte Carlo trials (:func:`rfcheck.engine.montecarlo.simulate`, projection path).
+    seed : int
+        Seed of the trials.
+
+    Returns
+    -------
+    (float, float, bool)
+        The ratio, its standard error, and whether the tail diagnostic trusts that standard
+        error (:func:`rfcheck.stats.estimate_mse`).
+
+    References
+    ----------
+    SimRF Fig. 6, eq (11), (19).
+    """
     from rfcheck import features
     from rfcheck.engine.montecarlo import simulate
     from rfcheck.stats import estimate_mse
@@ -192,7 +326,26 @@ def mse_ratio_monte_carlo(v: float, d: int, coupling: str, n_trials: int, seed: 
 
 
 def figure6(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``simrf-fig6.png``/``.pdf``: SimRF Fig. 6 (d = 64) with Monte Carlo points."""
+    """Write ``simrf-fig6.png``/``.pdf``: SimRF Fig. 6 (d = 64) with Monte Carlo points.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        20,000 instead of 400,000 Monte Carlo trials per point.
+    seed : int, default 0
+        Seed of the Monte Carlo points (point ``k`` uses ``seed + k``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    SimRF Fig. 6, eq (11), (19), (23), (24).
+    """
     plt = _plt()
     d = 64
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -235,7 +388,41 @@ def gram_errors(
     coupling: str, ms: list[int], N: int = 64, d: int = 64, sigma: float = 0.1, reps: int = 20, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Frobenius error ``sum_ij (K_ij - K_hat_ij)^2`` of the PRF Gram matrix (eq 7) for each
-    number of features in ``ms``: (mean, std) over ``reps`` draws of the features."""
+    number of features in ``ms``: (mean, std) over ``reps`` draws of the features.
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`rfcheck.engine.couplings.COUPLINGS`.
+    ms : list of int
+        Numbers of features ``m``.
+    N : int, default 64
+        Number of data points, each ``sigma`` times a standard normal vector in ``R^d``.
+    d : int, default 64
+        Dimension.
+    sigma : float, default 0.1
+        Scale of the data.
+    reps : int, default 20
+        Feature draws per ``m``.
+    seed : int, default 0
+        Seed of the data and of the feature draws.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The mean and the std of the error for each ``m``, shape ``(len(ms),)`` each.
+
+    References
+    ----------
+    SimRF Fig. 7, eq (7).
+
+    Examples
+    --------
+    >>> from rfcheck.plots.simrf import gram_errors
+    >>> mean, std = gram_errors("orf", [4, 16], N=8, d=4, reps=3)
+    >>> mean.shape, bool((mean > 0).all())
+    ((2,), True)
+    """
     rng = np.random.default_rng(seed)
     X = sigma * rng.standard_normal((N, d))
     sq = np.sum(X * X, axis=1)
@@ -253,7 +440,27 @@ def gram_errors(
 
 
 def figure7(out_dir: str | Path = "figures", quick: bool = False, seed: int = 0) -> list[Path]:
-    """Write ``simrf-fig7.png``/``.pdf``: SimRF Fig. 7 (N = 64, d = 64, sigma = 0.1)."""
+    """Write ``simrf-fig7.png``/``.pdf``: SimRF Fig. 7 (N = 64, d = 64, sigma = 0.1).
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path, default "figures"
+        Output folder (created if missing).
+    quick : bool, default False
+        ``m`` in ``d * (1, 2, 4)`` instead of ``d * (1, 2, 3, 4, 6, 8)``, and 5 instead of 50
+        repetitions.
+    seed : int, default 0
+        Seed of the data and of the feature draws (:func:`gram_errors`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and PDF written.
+
+    References
+    ----------
+    SimRF Fig. 7, eq (7).
+    """
     plt = _plt()
     d = 64
     ms = [d * k for k in ((1, 2, 4) if quick else (1, 2, 3, 4, 6, 8))]

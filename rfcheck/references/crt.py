@@ -101,6 +101,13 @@ def gaussian_exp_moment_ball(alpha: Any, beta: Any, prec: int) -> acb:
     flint.acb
         A ball that contains the expectation.
 
+    Raises
+    ------
+    ValueError
+        If ``prec`` is not an integer ``>= 8``, or if ``Re(1 - 2 alpha) > 0`` does not hold
+        (certainly) for the ball of ``alpha`` at the working precision: the expectation
+        diverges (or ``alpha``'s ball straddles the boundary).
+
     Notes
     -----
     With ``q0 = 1 - 2 alpha`` the contour is rotated, ``w = e^{i phi} t``, ``phi =

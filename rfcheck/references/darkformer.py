@@ -36,7 +36,29 @@ __all__ = [
 
 
 def haar_rotation(d: int, seed: int) -> np.ndarray:
-    """A Haar-random ``d x d`` rotation fixed by ``seed`` (``scipy.stats.ortho_group``; ``d = 1``: ``[[1]]``)."""
+    """A Haar-random ``d x d`` rotation fixed by ``seed`` (``scipy.stats.ortho_group``; ``d = 1``: ``[[1]]``).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (>= 1).
+    seed : int
+        The ``random_state`` of ``scipy.stats.ortho_group.rvs``.
+
+    Returns
+    -------
+    numpy.ndarray
+        A float64 orthogonal matrix, shape ``(d, d)``, Haar-distributed on ``O(d)`` (its
+        determinant may be ``-1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import haar_rotation
+    >>> u = haar_rotation(3, seed=0)
+    >>> u.shape, bool(np.allclose(u @ u.T, np.eye(3)))
+    ((3, 3), True)
+    """
     if d == 1:
         return np.eye(1)
     from scipy.stats import ortho_group
@@ -46,7 +68,32 @@ def haar_rotation(d: int, seed: int) -> np.ndarray:
 
 def rotated_covariance(eigs: list[float], seed: int) -> np.ndarray:
     """``Lambda = U diag(eigs) U^T`` (float64, symmetrised), ``U = haar_rotation(len(eigs), seed)``;
-    exactly ``l I`` when all eigenvalues are equal (a rotation would add rounding)."""
+    exactly ``l I`` when all eigenvalues are equal (a rotation would add rounding).
+
+    Parameters
+    ----------
+    eigs : list of float
+        The eigenvalues ``l_i`` of ``Lambda`` (non-empty; ``d = len(eigs)``).
+    seed : int
+        Seed of the rotation (:func:`haar_rotation`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The symmetric float64 matrix ``Lambda``, shape ``(d, d)``.
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 and Theorem 3.2 (the anisotropic covariances they are stated on).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import rotated_covariance
+    >>> lam = rotated_covariance([0.1, 0.2, 0.4], seed=3)
+    >>> bool(np.array_equal(lam, lam.T)), bool(np.allclose(np.linalg.eigvalsh(lam), [0.1, 0.2, 0.4]))
+    (True, True)
+    """
     if max(eigs) == min(eigs):
         return eigs[0] * np.eye(len(eigs))
     u = haar_rotation(len(eigs), seed)
@@ -60,6 +107,34 @@ def prf_kernel(nx: float, ny: float, theta: float, dps: int) -> tuple[Any, Any]:
     Only the component of ``w`` along ``x + y`` matters: ``exp(-(|x|^2+|y|^2)/2) E exp(|x + y| z)``
     for the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``.  Returns
     ``(value, error bar)`` (:func:`rfcheck.quadrature.with_error`).
+
+    Parameters
+    ----------
+    nx, ny : float
+        The norms ``|x|``, ``|y|`` (>= 0).
+    theta : float
+        The angle between ``x`` and ``y`` (radians).
+    dps : int
+        Decimal digits asked for.
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf)
+        The expectation (``exp(x.y)`` in exact arithmetic) and its error bar, rounded to the
+        caller's mpmath precision.
+
+    References
+    ----------
+    DARKFormer Lemma 2.1 (Choromanski et al. 2021, positive random features).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.references.darkformer import prf_kernel
+    >>> with mpmath.workdps(30):
+    ...     value, err = prf_kernel(1.0, 0.5, 0.0, 30)
+    ...     bool(abs(value - mpmath.exp(0.5)) < 1e-25), bool(err < 1e-25)
+    (True, True)
     """
     def compute(prec: int) -> tuple[Any, Any]:
         a, b, t = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta)
@@ -78,6 +153,36 @@ def sigma_prf_kernel(m_mat: np.ndarray, q: np.ndarray, k: np.ndarray, dps: int) 
     By 1-D quadratures along the eigenvectors of ``Sigma`` (``w = U diag(sqrt(ev)) z``,
     ``z ~ N(0, I)``; eq (3)/(8)).  ``m_mat``: ``r x d``; ``q, k``: length ``d``.  Returns
     ``(value, error bar)``.
+
+    Parameters
+    ----------
+    m_mat : numpy.ndarray, shape (r, d)
+        The factor ``M`` of ``Sigma = M^T M``.
+    q, k : numpy.ndarray, shape (d,)
+        The query and the key.
+    dps : int
+        Decimal digits asked for.
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf)
+        The expectation (``exp(q^T Sigma k)`` in exact arithmetic) and its error bar, rounded
+        to the caller's mpmath precision.
+
+    References
+    ----------
+    DARKFormer eq (3) and eq (8).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import sigma_prf_kernel
+    >>> m_mat = np.array([[1.0, 0.5], [0.0, 0.5]])
+    >>> q, k = np.array([0.5, 0.25]), np.array([0.25, -0.5])
+    >>> value, err = sigma_prf_kernel(m_mat, q, k, 15)
+    >>> bool(abs(value - mpmath.exp(q @ m_mat.T @ m_mat @ k)) < 1e-13)
+    True
     """
     def compute(prec: int) -> tuple[Any, Any]:
         mm, qm, km = mpmath.matrix(m_mat.tolist()), mpmath.matrix(q.tolist()), mpmath.matrix(k.tolist())
@@ -184,6 +289,34 @@ def optimal_second_moment(lam: np.ndarray, dps: int) -> tuple[Any, Any]:
     proof of Lemma 3.1), for ``q, k ~ N(0, Lambda)``: by Fubini ``prod_i (E exp(l_i z^2))^2``
     over the eigenvalues ``l_i < 1/2`` of the float64 ``Lambda`` (computed in mpmath), each
     factor by quadrature (Theorem 3.2).  Returns ``(value, error bar)``.
+
+    Parameters
+    ----------
+    lam : numpy.ndarray, shape (d, d)
+        The covariance ``Lambda`` (symmetric, eigenvalues in ``[0, 1/2)``; at ``>= 1/2`` the
+        expectation diverges).
+    dps : int
+        Decimal digits asked for.
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf)
+        ``(E_{x ~ N(0, Lambda)} exp(|x|^2))^2`` (``prod_i 1/(1 - 2 l_i)`` in exact arithmetic)
+        and its error bar, rounded to the caller's mpmath precision.
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 (proof, Cauchy-Schwarz) and Theorem 3.2.
+
+    Examples
+    --------
+    ``Lambda = diag(1/4, 1/8)``: ``1/(1 - 1/2) * 1/(1 - 1/4) = 8/3``:
+
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import optimal_second_moment
+    >>> value, err = optimal_second_moment(np.diag([0.25, 0.125]), 15)
+    >>> bool(abs(value - 8 / 3) < 1e-13)
+    True
     """
     def compute(prec: int) -> tuple[Any, Any]:
         ev = mpmath.eigsy(mpmath.matrix(lam.tolist()), eigvals_only=True)
@@ -200,6 +333,33 @@ def importance_weighting_sides(s: float, q: float, k: float, dps: int) -> tuple[
     ``f(w) = exp(w q - Sigma q^2/2) exp(w k - Sigma k^2/2)``, ``w_Sigma = p_Sigma / p_I``
     evaluated literally; the first by quadrature in ``z = w / sqrt(Sigma)``, the second in
     ``w``, at ``dps + 10`` digits.  Returns ``(lhs, rhs, error bar)``.
+
+    Parameters
+    ----------
+    s : float
+        ``Sigma`` (> 0; the scalar covariance of ``p_Sigma = N(0, Sigma)``).
+    q, k : float
+        The query and the key.
+    dps : int
+        Decimal digits asked for.
+
+    Returns
+    -------
+    (mpmath.mpf, mpmath.mpf, mpmath.mpf)
+        ``E_{p_Sigma}[f]``, ``E_{p_I}[w_Sigma f]`` (both ``exp(Sigma q k)`` in exact arithmetic)
+        and the sum of the two quadrature error estimates, at ``dps + 10`` digits.
+
+    References
+    ----------
+    DARKFormer Proposition 4.1 (App. B).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.references.darkformer import importance_weighting_sides
+    >>> lhs, rhs, err = importance_weighting_sides(0.5, 0.75, 0.5, 15)
+    >>> bool(abs(lhs - rhs) < 1e-14), bool(abs(lhs - mpmath.exp(0.1875)) < 1e-14)
+    (True, True)
     """
     with mpmath.workdps(dps + 10):
         s, qq, kk = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(k)
@@ -227,6 +387,40 @@ def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray
     densities, :func:`rfcheck.estimators.darkformer.log_gaussian_density`).  Both have mean
     ``exp(q^T Sigma k)``; the weighted one infinite variance when ``Sigma`` has an eigenvalue
     ``>= 2``.  Drawn from ``numpy.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    sigma : numpy.ndarray, shape (d, d)
+        ``Sigma`` (symmetric positive definite: its Cholesky factor is taken).
+    q, k : numpy.ndarray, shape (d,)
+        The query and the key.
+    m : int
+        Features per estimate.
+    n : int
+        Independent estimates of each kind.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The unweighted and the weighted estimates, shape ``(n,)`` each.
+
+    References
+    ----------
+    DARKFormer Proposition 4.1 and eq (4).
+
+    Examples
+    --------
+    Both means agree with ``exp(q^T Sigma k)`` within five standard errors:
+
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import importance_weighting_samples
+    >>> sigma, q, k = 0.5 * np.eye(2), np.array([0.5, 0.0]), np.array([0.25, 0.25])
+    >>> a, b = importance_weighting_samples(sigma, q, k, 8, 4000, seed=0)
+    >>> target = np.exp(q @ sigma @ k)
+    >>> [bool(abs(x.mean() - target) < 5 * x.std() / np.sqrt(x.size)) for x in (a, b)]
+    [True, True]
     """
     from rfcheck.estimators import darkformer as dfe
 

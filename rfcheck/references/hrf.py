@@ -81,7 +81,32 @@ __all__ = [
 
 def num(ctx: Any, v: Any) -> Any:
     """``v`` as a number of ``ctx``: an int becomes an mpmath number (MP), a float (FP) or an
-    exact ball (ARB), so that ``1 / m`` is never a float64 division; anything else is unchanged."""
+    exact ball (ARB), so that ``1 / m`` is never a float64 division; anything else is unchanged.
+
+    Parameters
+    ----------
+    ctx : backend context
+        The arithmetic context (:data:`rfcheck.backends.MP`, ``FP`` or
+        :data:`rfcheck.arb_backend.ARB`); only its ``name`` (``"mpmath"``, ``"arb"`` or other)
+        is read.
+    v : object
+        The value; a Python or NumPy integer or a float is converted (``bool`` is not), anything
+        else (an mpmath number, a ball, an array) is returned as it is.
+
+    Returns
+    -------
+    object
+        ``mpmath.mpf(v)`` under mpmath, an exact :class:`rfcheck.arb_backend.Ball` under arb,
+        ``float(v)`` otherwise; ``v`` itself when it is not an int or float.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> from rfcheck.references.hrf import num
+    >>> num(MP, 3) / 7 == mpmath.mpf(3) / 7, num(MP, True)
+    (True, True)
+    """
     if isinstance(v, bool) or not isinstance(v, int | np.integer | float):
         return v
     if ctx.name == "mpmath":
@@ -396,6 +421,17 @@ def grid_argmax(f: Callable[[Any], Any], lo: float, hi: float, *, npts: int = 12
     -------
     float
         The best point found; ``f`` there is at least its value at every grid point.
+
+    Raises
+    ------
+    ValueError
+        If ``lo < hi`` does not hold, or if ``geometric`` is set with ``lo <= 0``.
+
+    Examples
+    --------
+    >>> from rfcheck.references.hrf import grid_argmax
+    >>> abs(grid_argmax(lambda t: -(t - 0.3) ** 2, 0.0, 1.0) - 0.3) < 1e-8
+    True
     """
     from scipy.optimize import minimize_scalar
 

@@ -47,10 +47,38 @@ def trig_kernel_limit(nx: float, ny: float, theta: float, sigma: float, dps: int
     computed by quadrature (:func:`rfcheck.quadrature.gaussian_exp_moment`) at ``dps`` and
     ``dps + 15`` digits (Peng et al. 2021, sec 2).
 
+    Parameters
+    ----------
+    nx, ny : float
+        The norms ``|x|``, ``|y|`` of the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta
+        e2)`` (:func:`rfcheck.ledger.pair_domain`).
+    theta : float
+        The angle between ``x`` and ``y`` (radians).
+    sigma : float
+        The scale of the sampling distribution, ``w ~ N(0, sigma^2 I)`` (> 0).
+    dps : int
+        Decimal digits asked for.
+
     Returns
     -------
     (mpmath.mpf, mpmath.mpf)
-        The limit and its error bar.
+        The limit and its error bar (rounded to the caller's mpmath precision).
+
+    References
+    ----------
+    Peng et al. 2021, sec 2 'Background: Random Feature Methods' (the random-feature identity
+    ``exp(-|x - y|^2/(2 sigma^2)) = E phi(x).phi(y)``).
+
+    Examples
+    --------
+    ``x = y = e1``, ``sigma = 1``: ``e^{(1 + 1)/2} E cos(0) = e``:
+
+    >>> import mpmath
+    >>> from rfcheck.references.rfa import trig_kernel_limit
+    >>> with mpmath.workdps(30):
+    ...     value, err = trig_kernel_limit(1.0, 1.0, 0.0, 1.0, 30)
+    ...     bool(abs(value - mpmath.e) < 1e-25), bool(err < 1e-25)
+    (True, True)
     """
     def compute(prec: int) -> tuple[Any, Any]:
         a, b, t, sig = mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(theta), mpmath.mpf(sigma)
@@ -72,7 +100,37 @@ def _cos_expectation_ball(c: Any, bits: int) -> Any:
 
 def trig_kernel_limit_ball(nx: float, ny: float, theta: float, sigma: float, bits: int) -> Any:
     """:func:`trig_kernel_limit` as a ``flint.arb`` ball with a rigorous radius (the point's
-    floats exact; ``E cos(sigma |x - y| z)`` by Arb's certified integration)."""
+    floats exact; ``E cos(sigma |x - y| z)`` by Arb's certified integration).
+
+    Parameters
+    ----------
+    nx, ny : float
+        The norms of the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``, taken at
+        their exact binary values.
+    theta : float
+        The angle between ``x`` and ``y`` (radians; the float itself, not the real it rounds).
+    sigma : float
+        The scale of the sampling distribution, ``w ~ N(0, sigma^2 I)`` (> 0).
+    bits : int
+        Working precision in bits (the radius is about ``2^-bits`` relative).
+
+    Returns
+    -------
+    flint.arb
+        A ball that contains the limit at the exact point.
+
+    References
+    ----------
+    Peng et al. 2021, sec 2 'Background: Random Feature Methods'.
+
+    Examples
+    --------
+    >>> import math
+    >>> from rfcheck.references.rfa import trig_kernel_limit_ball
+    >>> b = trig_kernel_limit_ball(1.0, 1.0, 0.0, 1.0, 80)  # x = y = e1: e^{|x|^2/sigma^2} = e
+    >>> bool(abs(float(b.mid()) - math.e) < 1e-15), float(b.rad()) < 1e-20
+    (True, True)
+    """
     from flint import arb
 
     from rfcheck.arb_backend import workprec
@@ -92,6 +150,39 @@ def trig_kernel_samples(x: np.ndarray, y: np.ndarray, sigma: float, n_features: 
     ``w_i ~ N(0, sigma^2 I)`` per draw (Peng et al. 2021, sec 2); the mean is
     :func:`trig_kernel_limit` for every ``D`` (unbiased).  Drawn in chunks of 2000 from
     ``numpy.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The pair of vectors, shape ``(d,)`` each (raveled; converted to float64).
+    sigma : float
+        The scale of the sampling distribution, ``w ~ N(0, sigma^2 I)`` (> 0).
+    n_features : int
+        ``D``, the random features per draw (the feature map has width ``2 D``).
+    n : int
+        Number of independent draws.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` draws, shape ``(n,)``, float64.
+
+    References
+    ----------
+    Peng et al. 2021, sec 2 'Background: Random Feature Methods'.
+
+    Examples
+    --------
+    The sample mean agrees with the ``D -> inf`` limit (1 for ``x = e1``, ``y = e2``,
+    ``sigma = 1``) within five standard errors:
+
+    >>> import numpy as np
+    >>> from rfcheck.references.rfa import trig_kernel_samples
+    >>> s = trig_kernel_samples(np.array([1.0, 0.0]), np.array([0.0, 1.0]), 1.0, 4, 4000, seed=1)
+    >>> s.shape, bool(abs(s.mean() - 1) < 5 * s.std() / np.sqrt(s.size))
+    ((4000,), True)
     """
     x, y = np.ravel(np.asarray(x, float)), np.ravel(np.asarray(y, float))
     rng = np.random.default_rng(seed)
@@ -128,6 +219,11 @@ def rfa_limit_attention(q: np.ndarray, keys: np.ndarray, values: np.ndarray, dps
     -------
     (mpmath.mpf, mpmath.mpf)
         The limit and the propagated quadrature error bar.
+
+    Raises
+    ------
+    ValueError
+        If the shapes are not ``q: (d,)``, ``keys: (n, d)``, ``values: (n,)``.
     """
     q, keys, values = np.asarray(q, float), np.asarray(keys, float), np.asarray(values, float)
     _instance_checks(q, keys, values)
@@ -146,7 +242,44 @@ def rfa_limit_attention(q: np.ndarray, keys: np.ndarray, values: np.ndarray, dps
 
 def rfa_limit_attention_ball(q: np.ndarray, keys: np.ndarray, values: np.ndarray, bits: int) -> Any:
     """:func:`rfa_limit_attention` as a ``flint.arb`` ball (the inputs' floats exact; each
-    ``E cos(|q - k_i| z)`` by Arb's certified integration)."""
+    ``E cos(|q - k_i| z)`` by Arb's certified integration).
+
+    Parameters
+    ----------
+    q : numpy.ndarray, shape (d,)
+        The query (converted to float64; its floats are taken exactly).
+    keys : numpy.ndarray, shape (n, d)
+        The keys.
+    values : numpy.ndarray, shape (n,)
+        The (scalar) values.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball that contains ``sum_i c_i v_i / sum_j c_j``, ``c_i = E cos(|q - k_i| z)``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes are not ``q: (d,)``, ``keys: (n, d)``, ``values: (n,)``.
+
+    References
+    ----------
+    Peng et al. 2021, sec 3 'Non-Causal (Cross) Attention' (RFA with ``sigma = 1``).
+
+    Examples
+    --------
+    Two keys at the same distance from the query get equal weights: the limit is the mean value.
+
+    >>> import numpy as np
+    >>> from flint import arb
+    >>> from rfcheck.references.rfa import rfa_limit_attention_ball
+    >>> b = rfa_limit_attention_ball(np.zeros(2), np.eye(2), np.array([1.0, 3.0]), 80)
+    >>> b.contains(arb(2)), float(b.rad()) < 1e-15
+    (True, True)
+    """
     from flint import arb
 
     from rfcheck.arb_backend import workprec
@@ -206,6 +339,33 @@ def operation_count(method: str, column: str, size: dict[str, int]) -> int:
     size : dict
         ``N`` (target length), ``M`` (source length), ``D`` (random features; RFA's width 2D),
         ``d`` (head dimension).
+
+    Returns
+    -------
+    int
+        The count: operations for ``"train-time"`` and ``"decode-time"``, words for
+        ``"space"``.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not ``"softmax"``/``"rfa"`` or ``column`` not one of
+        ``"train-time"``, ``"decode-time"``, ``"space"``.
+    KeyError
+        If ``size`` lacks one of ``N``, ``M``, ``D``, ``d``.
+
+    References
+    ----------
+    Peng et al. 2021, table 'Complexity Analysis', Algorithm 'Causal RFA'.
+
+    Examples
+    --------
+    RFA's decoding state is independent of the lengths; softmax's cache grows with them:
+
+    >>> from rfcheck.references.rfa import operation_count
+    >>> size = {"N": 8, "M": 8, "D": 4, "d": 2}
+    >>> operation_count("rfa", "space", size), operation_count("softmax", "space", size)
+    (48, 64)
     """
     n, m, big_d, d = size["N"], size["M"], size["D"], size["d"]
     if method not in ("softmax", "rfa") or column not in ("train-time", "decode-time", "space"):

@@ -102,7 +102,7 @@ def f_series_ball(x: Any, d: int) -> Any:
     Parameters
     ----------
     x : flint.arb or number
-        The argument.
+        The argument (real; a number is taken at its exact binary value).
     d : int
         Dimension (>= 1).
 
@@ -111,9 +111,25 @@ def f_series_ball(x: Any, d: int) -> Any:
     flint.arb
         A ball containing the sum, at flint's working precision.
 
+    Raises
+    ------
+    ValueError
+        If no remainder bound is reached within ``10^6`` terms (``|x|`` too large for the
+        working precision to resolve the sum).
+
     References
     ----------
     SimRF appendix A.2, eq (36), (37), (42).
+
+    Examples
+    --------
+    For ``d = 2`` the series is ``0F1(; 1; x/4) = I_0(sqrt(x))``:
+
+    >>> import mpmath
+    >>> from rfcheck.references.simrf_proofs import f_series_ball
+    >>> b = f_series_ball(4, 2)
+    >>> abs(float(b.mid()) - float(mpmath.besseli(0, 2))) < 1e-14, float(b.rad()) < 1e-14
+    (True, True)
     """
     from flint import arb
     from flint import ctx as flint_ctx
@@ -154,17 +170,33 @@ def ratio_series_abs_ball(
         ``k -> t_{k+1}/t_k`` as a ball.
     ratio_bound : callable
         ``k -> `` an upper bound (float) of ``|t_{j+1}/t_j|`` for every ``j >= k``.
-    max_terms : int
-        ``ValueError`` past this many terms.
+    max_terms : int, optional
+        ``ValueError`` past this many terms (default 1,000,000).
 
     Returns
     -------
     flint.arb or flint.acb
         A ball containing the sum, at flint's working precision.
 
+    Raises
+    ------
+    ValueError
+        If no remainder bound is reached within ``max_terms`` terms (``ratio_bound`` never falls
+        below 1/2 with the next term below ``2^-(prec+4)`` of the sum's modulus).
+
     References
     ----------
     SimRF appendix A.1, eq (32) (the Bessel series, alternating for real argument).
+
+    Examples
+    --------
+    ``e^-1 = sum_k (-1)^k / k!`` (alternating; ``|ratio(j)| = 1/(j + 1) <= 1/(k + 1)``):
+
+    >>> from flint import arb
+    >>> from rfcheck.references.simrf_proofs import ratio_series_abs_ball
+    >>> s = ratio_series_abs_ball(arb(1), lambda k: -1 / arb(k + 1), lambda k: 1 / (k + 1))
+    >>> s.contains((-arb(1)).exp()), float(s.rad()) < 1e-14
+    (True, True)
     """
     from flint import acb, arb
     from flint import ctx as flint_ctx
