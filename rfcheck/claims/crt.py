@@ -34,6 +34,7 @@ from rfcheck.ledger import (
     PointEval,
     Reading,
     Real,
+    certify_equal,
     certify_with_balls,
     deterministic_check,
     inequality_check,
@@ -1945,15 +1946,11 @@ def _certify_with(ev: PointEval, dps: int, scale: Any, balls: Any) -> PointEval:
     if not ev.decided:
         return ev
     from rfcheck.arb_backend import bits_for_dps
-    from rfcheck.certify import certified_equal
-    from rfcheck.claims._common import certify_eval
 
     rtol = 10.0 ** (5 - dps)
     with mpmath.workdps(dps):
         atol = float(abs(scale) * mpmath.mpf(rtol))
-    pb, rb = balls(bits_for_dps(dps))
-    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol),
-                        "the balls overlap but are wider than the tolerance")
+    return certify_equal(ev, *balls(bits_for_dps(dps)), rtol, atol)
 
 
 def _eq25_check() -> Check:
@@ -2028,14 +2025,11 @@ def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Chec
         if ball_key is None or not ev.decided:
             return ev
         from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_equal
-        from rfcheck.claims._common import certify_eval
 
         bits = bits_for_dps(dps)
         pb = conditional_moments_ball(dict(p), bits, False)[ball_key]
         rb = conditional_moments_ball(dict(p), bits, True)[ball_key]
-        return certify_eval(ev, certified_equal(pb, rb, 10.0 ** (5 - dps), atol=atol),
-                            "the balls overlap but are wider than the tolerance")
+        return certify_equal(ev, pb, rb, 10.0 ** (5 - dps), atol)
 
     return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
                  description="printed side by 1-D quadrature over the law of u^T z/|z| "

@@ -42,6 +42,7 @@ from rfcheck.ledger import (
     PointEval,
     Reading,
     Real,
+    certify_equal,
     deterministic_check,
     inequality_check,
     mc_check,
@@ -539,19 +540,12 @@ def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], tuple[A
                    tol: float | None = None) -> PointEval:
     """Certify a same-draws point: ``sides(ctx) -> (printed, reference)`` on the float64 draws (exact on balls)
     as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint."""
-    from flint import acb
-
     from rfcheck.arb_backend import bits_for_dps
-    from rfcheck.certify import certified_equal
-    from rfcheck.claims._common import certify_eval
 
     if not ev.decided:
         return ev
     pb, rb = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
-    if isinstance(pb, acb) or isinstance(rb, acb):
-        pb, rb = acb(pb), acb(rb)
-    return certify_eval(ev, certified_equal(pb, rb, 0.0, atol=float(ev.err if tol is None else tol)),
-                        "the balls overlap but are wider than the tolerance")
+    return certify_equal(ev, pb, rb, 0.0, float(ev.err if tol is None else tol))
 
 
 def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
