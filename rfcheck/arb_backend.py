@@ -538,6 +538,66 @@ class _Arb(Backend):
         return Ball(_value(x)) ** (p if isinstance(p, int | np.integer) else _value(p))
 
     @staticmethod
+    def series(term: Callable[[int], Any], ratio_bound: Callable[[int], Any] | None = None) -> Ball:
+        """``sum_{k >= 0} term(k)`` as a ball that contains the exact sum.
+
+        Terms are added until, at some ``K >= 1``, ``q = ratio_bound(K)`` is decided below 1/2
+        and ``|t_K| <= 2^-(prec + 4) |sum|``; the rest, ``sum_{j > K} |t_j| <= |t_K| q / (1 - q)``
+        (a geometric bound: ``|t_{j+1}| <= q |t_j|`` for every ``j >= K``), is added as a ball
+        of that radius (real or complex).  The same ``term`` as on the other contexts: the
+        printed series is transcribed once.
+
+        Parameters
+        ----------
+        term : callable
+            ``k -> k``-th term on this context (balls).
+        ratio_bound : callable
+            ``k -> q_k`` with ``|t_{j+1} / t_j| <= q_k`` for every ``j >= k`` (a ball or an exact
+            number; for a hypergeometric term with non-increasing ratio, the ratio at ``k``).
+
+        Returns
+        -------
+        Ball
+
+        Raises
+        ------
+        NotImplementedError
+            Without ``ratio_bound`` (no rigorous tail: the series is not available on balls).
+        ValueError
+            If no tail bound is reached within ``SERIES_MAX_TERMS`` terms.
+
+        Examples
+        --------
+        ``e = sum_k 1/k!`` with the ratio bound ``1/(k + 1)``:
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     e = ARB.series(lambda k: 1 / ARB.gamma(k + 1), lambda k: ARB.num(1) / (k + 1))
+        >>> with workprec(200):  # e at 200 bits lies inside the 80-bit ball
+        ...     e.v.contains(arb(1).exp()), float(e.v.rad()) < 1e-22
+        (True, True)
+        """
+        if ratio_bound is None:
+            raise _NotOnBalls("a series on balls needs ratio_bound (a bound of the term ratio past K) "
+                              "to enclose its tail")
+        eps = arb(2) ** (-flint_ctx.prec - 4)
+        tot: Number = arb(0)
+        for k in range(Backend.SERIES_MAX_TERMS):
+            t = _value(term(k))
+            tot = tot + t
+            if k < 1:
+                continue
+            q = _value(ratio_bound(k))
+            if isinstance(q, acb):
+                q = abs(q)
+            if q < arb(1) / 2 and abs(t) <= eps * abs(tot):
+                b = (abs(t) * q / (1 - q)).upper()
+                tail = arb(0, b)
+                return Ball(tot + (acb(tail, tail) if isinstance(tot, acb) else tail))
+        raise ValueError(f"series on balls: no tail bound within {Backend.SERIES_MAX_TERMS} terms")
+
+    @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Ball:
         """``a`` if ``cond`` else ``b``; the union ball of both when ``cond`` is undecided.
 

@@ -38,6 +38,58 @@ class Backend:
 
     name = "abstract"
 
+    #: the series summation's stopping rule: terms past their peak below this power of ten
+    #: (times the sum's magnitude) beyond the working precision
+    SERIES_GUARD_DIGITS = 8
+    #: a series that has not stopped after this many terms raises ``ValueError``
+    SERIES_MAX_TERMS = 200_000
+
+
+def _direct_series(term: Callable[[int], Any], tol: Any, zero: Any, inf: Any, max_terms: int) -> Any:
+    """``sum_k term(k)`` summed directly: stops at the first ``k > 8`` whose term is at most
+    ``tol |sum|`` and no larger than the one before (past the peak of the terms)."""
+    tot, k, prev = zero, 0, inf
+    while True:
+        t = term(k)
+        tot += t
+        if k > 8 and abs(t) <= tol * abs(tot) and abs(t) <= prev:
+            return tot
+        prev = abs(t)
+        k += 1
+        if k > max_terms:
+            raise ValueError(f"series did not converge in {max_terms} terms")
+
+
+def _series_doc(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.__doc__ = """``sum_{k >= 0} term(k)``: one transcription of a printed series on every context.
+
+        The float64 and mpmath contexts sum the terms directly and stop once a term, past the
+        peak of the terms, is below ``10^-(digits + 8)`` of the sum (``mpmath.nsum``'s
+        extrapolation misjudges large-argument series); the sympy context returns the
+        unevaluated ``Sum(term(k), (k, 0, oo))``; the Arb context sums balls and encloses the
+        tail with ``ratio_bound`` (see :data:`rfcheck.arb_backend.ARB`).
+
+        Parameters
+        ----------
+        term : callable
+            ``k -> k``-th term, written with this context's numbers and functions (``k`` a
+            Python int; a sympy integer symbol on the sympy context).
+        ratio_bound : callable, optional
+            ``k -> q_k`` with ``|t_{j+1} / t_j| <= q_k`` for **every** ``j >= k``: the proof
+            that the tail is small, used only on balls (required there).
+
+        Returns
+        -------
+        number
+            The sum in this context's number type.
+
+        Raises
+        ------
+        ValueError
+            If the series has not stopped after ``SERIES_MAX_TERMS`` terms.
+        """
+    return fn
+
 
 class _Float64(Backend):
     name = "float64"
@@ -114,6 +166,12 @@ class _Float64(Backend):
         return np.power(x, p)
 
     @staticmethod
+    @_series_doc
+    def series(term: Callable[[int], Any], ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        return _direct_series(term, 10.0 ** -(15 + Backend.SERIES_GUARD_DIGITS), 0.0, np.inf,
+                              Backend.SERIES_MAX_TERMS)
+
+    @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:
         return np.where(cond, a, b)
 
@@ -164,6 +222,12 @@ class _Mpmath(Backend):
     @staticmethod
     def power(x: Any, p: Any) -> Any:
         return mpmath.power(x, p)
+
+    @staticmethod
+    @_series_doc
+    def series(term: Callable[[int], Any], ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        tol = mpmath.mpf(10) ** (-mpmath.mp.dps - Backend.SERIES_GUARD_DIGITS)
+        return _direct_series(term, tol, mpmath.mpf(0), mpmath.inf, Backend.SERIES_MAX_TERMS)
 
     @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:
@@ -221,6 +285,12 @@ class _Sympy(Backend):
     @staticmethod
     def power(x: Any, p: Any) -> Any:
         return sympy.Pow(x, p)
+
+    @staticmethod
+    @_series_doc
+    def series(term: Callable[[int], Any], ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        k = sympy.Symbol("k", integer=True, nonnegative=True)
+        return sympy.Sum(term(k), (k, 0, sympy.oo))
 
     @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:

@@ -26,6 +26,8 @@ import mpmath
 import numpy as np
 from scipy import special, stats
 
+from rfcheck.backends import MP
+
 __all__ = [
     "alternating_k2_series",
     "alternating_k2_series_ball",
@@ -65,7 +67,7 @@ _MF = mpmath.mpf
 
 
 def series(term: Callable[[int], Any]) -> Any:
-    """``sum_{k>=0} term(k)``, summed directly in mpmath.
+    """``sum_{k>=0} term(k)``, summed directly in mpmath (the mpmath context's ``series``).
 
     Stops once the terms, past their peak, fall below ``10^-(dps+8)`` of the sum
     (``mpmath.nsum``'s extrapolation misjudges large-argument series).
@@ -85,17 +87,7 @@ def series(term: Callable[[int], Any]) -> Any:
     ValueError
         If 200000 terms do not reach the tolerance.
     """
-    tot, k, prev = _MF(0), 0, mpmath.inf
-    tol = _MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        t = term(k)
-        tot += t
-        if k > 8 and abs(t) <= tol * abs(tot) and abs(t) <= prev:
-            return tot
-        prev = abs(t)
-        k += 1
-        if k > 200_000:
-            raise ValueError("series did not converge in 200000 terms")
+    return MP.series(term)
 
 
 def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
