@@ -33,8 +33,6 @@ KNOWN_UNDOCUMENTED = {
     "rfcheck.claims.BUDGETS",
     "rfcheck.claims.PAPERS",
     "rfcheck.claims.REGISTRY",
-    "rfcheck.cli.main",
-    "rfcheck.closed_forms",
     "rfcheck.custom.Sampler",
 }
 #: files that still point at documents outside the project (none left)
