@@ -72,6 +72,7 @@ __all__ = [
     "run_accuracy",
 ]
 
+#: the papers whose closed forms are measured (the modules ``rfcheck.closed_forms.<paper>``)
 PAPERS = ("crt", "darkformer", "hrf", "rfa", "simrf")
 TOL = 1e-12  #: target error of the float64 face (relative; absolute for log-space values)
 CONVERGENCE_TOL = 1e-20  #: largest relative disagreement of the 50- and 80-digit references

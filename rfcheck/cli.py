@@ -610,6 +610,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``rfcheck`` command line (``rfcheck list | verify | plot | bench | ...``).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: the command's own (0 on success; 1 when a part failed, a claim's
+        verdict is ERROR, a claim is refuted under ``verify --strict``, or ``diff`` finds a moved
+        verdict), 2 when the input is bad (a ``ValueError``, printed as one line
+        ``rfcheck: error: ...``), 130 when interrupted, 3 on an internal error (printed as one
+        line; the traceback is raised instead when the environment variable ``RFCHECK_DEBUG``
+        is set).  ``argparse`` exits with status 2 itself on an unknown option.
+
+    Examples
+    --------
+    >>> main(["verify", "--claim", "no.such.claim"])
+    2
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -69,6 +69,8 @@ __all__ = [
     "uniform",
 ]
 
+#: ``sampler(rng, n, M, d) -> (n, M, d)`` array: ``n`` independent ensembles of ``M`` projections in
+#: ``R^d`` drawn from a NumPy ``Generator``
 Sampler = Callable[[np.random.Generator, int, int, int], np.ndarray]
 FeatureMap = Callable[..., np.ndarray]
 #: ``draw(rng, shape) -> array`` of auxiliary random variables

@@ -237,7 +237,7 @@ def api_pages(out_dir: str | Path, names: dict[str, list[str]] | None = None) ->
                       "   :nosignatures:", ""]
             lines += [f"   {n}" for n in exported]
         else:
-            lines += ["This module exports no names (it has no ``__all__``); it is loaded for its effect "
+            lines += ["This module exports no names (its ``__all__`` is empty); it is loaded for its effect "
                       "or used through the functions that read it.", ""]
         p = out / f"{mod_name}.rst"
         _write_if_changed(p, "\n".join(lines) + "\n")

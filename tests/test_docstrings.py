@@ -1,6 +1,15 @@
 """Numpydoc completeness of public docstrings (open issue "Documentation site ...").
 
-For the public names (``__all__``) of the modules in :data:`COVERED`, every function and class
+The modules checked are found, not listed: :func:`rfcheck.docsgen.public_modules` walks the
+package (``pkgutil.walk_packages``) and keeps ``rfcheck`` and every module none of whose dotted
+parts starts with ``_``, less the deprecated paths of moved modules (``rfcheck.hybrid``, ...,
+which only warn and hand over the module of the new path).  :func:`test_every_module_is_classified`
+checks that split: every module found is checked, private, or a shim that warns.  Every checked
+module declares ``__all__`` (its public names; an empty list says it exports none), and any
+exemption is an entry of :data:`EXEMPT` with its reason.
+
+For every public name (a function or class of rfcheck in the ``__all__`` of a checked module,
+wherever it is defined: a private module's name re-exported publicly counts), the docstring
 must carry the numpydoc sections its signature calls for:
 
 * ``Parameters`` naming each parameter when it takes any (``self``/``cls`` excepted, and the
@@ -11,9 +20,8 @@ must carry the numpydoc sections its signature calls for:
 * ``Raises`` naming ``ValueError``/``TypeError`` when its body has a ``raise`` statement of that
   type (for a class: in ``__init__``/``__post_init__``).
 
-Other modules are not covered yet.  The docstring examples of the covered modules also run as
-doctests here, including those of names re-exported from private modules (``rfcheck.attention``
-re-exports ``rfcheck.attention._api``), which ``tests/test_docs.py`` does not reach.
+The docstring examples of public modules run in ``tests/test_docs.py``; those of the private
+modules defining public names (``rfcheck.attention._api``, ...) run here.
 """
 
 from __future__ import annotations
@@ -21,12 +29,17 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import pkgutil
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
+
+import rfcheck
+from rfcheck import docsgen
 
 try:  # numpydoc is in the test extra (through docs); a minimal section parser where it is missing
     from numpydoc.docscrape import ClassDoc, FunctionDoc
@@ -35,64 +48,64 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: modules whose public names must have complete numpydoc sections
-COVERED = (
-    "rfcheck.stats",
-    "rfcheck.domains",
-    "rfcheck.kernels",
-    "rfcheck.features",
-    "rfcheck.custom",
-    "rfcheck.testing",
-    "rfcheck.audit",
-    "rfcheck.strategies",
-    "rfcheck.validate",
-    "rfcheck.attention",
-    "rfcheck.attention.audit",
-    "rfcheck.attention.bench",
-    "rfcheck.attention.devicecheck",
-    "rfcheck.attention.maxrel",
-    "rfcheck.attention.mse",
-    "rfcheck.plots.crt",
-    "rfcheck.plots.hrf",
-    "rfcheck.plots.darkformer",
-    "rfcheck.closed_forms.darkformer",
-    "rfcheck.closed_forms.rfa",
-    "rfcheck.closed_forms.hrf",
-    "rfcheck.closed_forms.crt",
-    "rfcheck.closed_forms.simrf",
-    "rfcheck.estimators.crt",
-    "rfcheck.estimators.darkformer",
-    "rfcheck.estimators.hrf",
-    "rfcheck.estimators.rfa",
-    "rfcheck.accuracy",
-    "rfcheck.bench",
-    "rfcheck.calibrate",
-    "rfcheck.quadrature",
-    "rfcheck.docsgen",
-    "rfcheck.ledger",
-    "rfcheck.certify",
-    "rfcheck.arb_backend",
-    "rfcheck.backends",
-    "rfcheck.verify",
-    "rfcheck.report",
-    "rfcheck.claims",
-    "rfcheck.references.gaussian",
-    "rfcheck.references.crt",
-    "rfcheck.references.hrf",
-    "rfcheck.references.simrf",
-    "rfcheck.references.simrf_proofs",
-    "rfcheck.references.attention",
-    "rfcheck.references.rfa",
-    "rfcheck.references.darkformer",
-    "rfcheck.engine",
-    "rfcheck.engine.montecarlo",
-    "rfcheck.plots.simrf",
-    "rfcheck.engine.rng",
-    "rfcheck.engine.couplings",
-)
+#: modules exempt from the checks below, ``{module: reason}`` (none: every public module is checked)
+EXEMPT: dict[str, str] = {}
 
-#: private modules defining public names of a covered module (their examples run here too)
-PRIVATE = ("rfcheck.attention._api", "rfcheck.attention._core", "rfcheck.attention._features")
+
+def _all_modules() -> list[str]:
+    """Every module of the package, as ``pkgutil.walk_packages`` finds it (``rfcheck`` first)."""
+    return ["rfcheck", *(i.name for i in pkgutil.walk_packages(rfcheck.__path__, "rfcheck."))]
+
+
+def _moved() -> dict[str, str]:
+    """The deprecated paths of moved modules, ``old -> new`` (the shims' own registries)."""
+    from rfcheck.engine import _MOVED as engine_moved
+    from rfcheck.estimators import _MOVED as estimators_moved
+
+    return {**engine_moved, **estimators_moved}
+
+
+#: the modules whose public names are checked: every public module, found by walking the package
+CHECKED = tuple(m for m in docsgen.public_modules() if m not in EXEMPT)
+
+
+def _import(module: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return importlib.import_module(module)
+
+
+def _public_objects() -> dict[str, object]:
+    """``{qualified name at home: object}`` for every function and class of rfcheck exported by a
+    checked module (each object once, named where it is defined)."""
+    out: dict[str, object] = {}
+    for module in CHECKED:
+        mod = _import(module)
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name)
+            home = getattr(obj, "__module__", None) or ""
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and home.split(".")[0] == "rfcheck":
+                out.setdefault(f"{home}.{obj.__qualname__}", obj)
+    return out
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def _private_with_examples() -> list[str]:
+    """The private modules that define public names or hold ``>>>`` examples (these run here)."""
+    import importlib.util
+
+    homes = {o.__module__ for o in _public_objects().values() if _private(o.__module__)}
+    with_examples = {m for m in _all_modules() if _private(m)
+                     and ">>>" in Path(importlib.util.find_spec(m).origin).read_text()}
+    return sorted(homes | with_examples)
+
+
+#: private modules defining public names (found from the public modules' ``__all__``) or holding
+#: examples: their examples run here
+PRIVATE = tuple(_private_with_examples())
 
 CHECKED_EXCEPTIONS = ("ValueError", "TypeError")
 
@@ -223,21 +236,20 @@ def problems(obj) -> list[str]:
     return out
 
 
-def _public(module: str, *, reexported: bool = False):
-    """``(qualified name, object)`` for the functions and classes of ``module.__all__`` defined in
-    a covered (or :data:`PRIVATE`) module; with ``reexported=True``, only those defined elsewhere
-    (they are checked with their home module)."""
-    mod = importlib.import_module(module)
+def _public(module: str):
+    """``(qualified name, object)`` for the functions and classes of rfcheck in ``module.__all__``."""
+    mod = _import(module)
     for name in getattr(mod, "__all__", ()):
         obj = getattr(mod, name)
-        if inspect.isfunction(obj) or inspect.isclass(obj):
-            home = getattr(obj, "__module__", "")
-            if (home in COVERED or home in PRIVATE) != reexported:
-                yield f"{module}.{name}", obj
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and (obj.__module__ or "").split(".")[0] == "rfcheck":
+            yield f"{module}.{name}", obj
 
 
-def incomplete(modules=COVERED) -> dict[str, list[str]]:
-    """``{qualified public name: missing sections}`` over ``modules``."""
+def incomplete(modules=None) -> dict[str, list[str]]:
+    """``{qualified public name: missing sections}`` over ``modules`` (default: every public name
+    of the checked modules, each once)."""
+    if modules is None:
+        return {q: p for q, obj in _public_objects().items() if (p := problems(obj))}
     return {q: p for m in modules for q, obj in _public(m) if (p := problems(obj))}
 
 
@@ -314,9 +326,39 @@ def test_checker_reads_dataclass_fields_and_post_init():
     assert problems(Bare) == []
 
 
-def test_covered_modules_exist_and_export_names():
-    count = sum(1 for m in COVERED for _ in _public(m))
-    assert count > 100
+def test_every_module_is_classified():
+    """Walking the package finds every module: each is checked, private (a dotted part starting
+    with ``_``), exempt with a reason, or a deprecated shim (and then importing it warns)."""
+    moved = _moved()
+    found = _all_modules()
+    assert {"rfcheck.cli", "rfcheck.plots", "rfcheck.engine.philox", "rfcheck.claims.crt"} <= set(CHECKED)
+    assert set(EXEMPT) <= set(found) and all(reason.strip() for reason in EXEMPT.values())
+    assert set(moved) <= set(found)
+    for m in found:
+        assert (m in CHECKED) + _private(m) + (m in EXEMPT) + (m in moved) == 1, m
+    code = ("import importlib, sys, warnings\nbad = []\n"
+            f"for old, new in {sorted(moved.items())!r}:\n"
+            "    with warnings.catch_warnings(record=True) as w:\n"
+            "        warnings.simplefilter('always')\n"
+            "        mod = importlib.import_module(old)\n"
+            "    if not any(issubclass(x.category, DeprecationWarning) for x in w) or mod.__name__ != new:\n"
+            "        bad.append(old)\n"
+            "print(bad)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.strip() == "[]", run.stdout + run.stderr
+
+
+def test_every_checked_module_declares_all():
+    """A public module says what it exports: ``__all__`` (an empty list: nothing)."""
+    missing = [m for m in CHECKED if not isinstance(getattr(_import(m), "__all__", None), list | tuple)]
+    assert not missing, f"public modules without __all__: {missing}"
+
+
+def test_checked_modules_export_names():
+    objs = _public_objects()
+    assert len(objs) > 500
+    assert {"rfcheck.cli.main", "rfcheck.engine.philox.PyPhilox", "rfcheck.claims._common.mc_check"} <= set(objs)
+    assert "rfcheck.attention._api" in PRIVATE and "rfcheck.claims._common" in PRIVATE
 
 
 def test_public_docstrings_have_numpydoc_sections():

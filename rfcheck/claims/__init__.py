@@ -40,6 +40,8 @@ __all__ = [
     "source_digest",
 ]
 
+#: the declared papers, ``id -> title``: the five built-in ones, and those added by
+#: :func:`register_paper` (``rfcheck.ledger.paper``)
 PAPERS = {
     "crt": "Chefs' Random Tables (Likhosherstov et al., NeurIPS 2022)",
     "darkformer": "DARKFormer: Data-Aware Random Feature Kernel for Transformers (Farzam et al.)",
@@ -225,6 +227,7 @@ class Budget:
         )
 
 
+#: the built-in budgets by name (``rfcheck verify --budget smoke|default|thorough``)
 BUDGETS = {
     "smoke": Budget("smoke", 2, 8, 2, 0, 1, 20_000, 20),
     "default": Budget("default", 3, 24, 8, 30, 3, 200_000, 30),
@@ -400,6 +403,8 @@ class Claim:
                              "the natural one a reason")
 
 
+#: every registered claim, ``id -> Claim``: filled by :func:`register` (the claim modules register
+#: theirs on import, :func:`load_all` imports them)
 REGISTRY: dict[str, Claim] = {}
 
 

@@ -48,6 +48,36 @@ def pair_domain(
 
     The norms' grid includes 0 and the top of the range; theta covers [0, pi] (parallel,
     orthogonal and anti-parallel pairs); d = 1 snaps theta to 0 or pi.
+
+    Parameters
+    ----------
+    d : (int, int), default (1, 128)
+        The range of the dimension (its grid adds 1, 2, 3 and 64 where they lie inside).
+    norm : (float, float), default (0.0, 4.0)
+        The range of both norms ``nx`` and ``ny``.
+    extra : dict of str to Int or Real or Choice, optional
+        Further parameters of the claim, by name (they may replace the four above).
+    constraint : callable, optional
+        ``constraint(point) -> bool``: points where it is False are outside the domain.
+    derive : callable, optional
+        ``derive(point) -> point``, applied after the ``d = 1`` snap (completes or snaps a point).
+    description : str, default ""
+        The domain as stated, for reports.
+    fixed_points : list of dict, optional
+        Points always tried (a paper's own examples).
+
+    Returns
+    -------
+    Domain
+        The parameters ``d``, ``nx``, ``ny``, ``theta`` and those of ``extra``.
+
+    Examples
+    --------
+    >>> dom = pair_domain(d=(1, 8), norm=(0.0, 2.0))
+    >>> sorted(dom.params)
+    ['d', 'nx', 'ny', 'theta']
+    >>> dom.derive({"d": 1, "nx": 1.0, "ny": 1.0, "theta": 3.0})["theta"] == math.pi
+    True
     """
     params: dict[str, Any] = {
         "d": Int(d[0], d[1], extra=tuple(v for v in (1, 2, 3, 64) if d[0] <= v <= d[1])),
@@ -69,6 +99,26 @@ def stats_mp(p: dict[str, Any]) -> dict[str, Any]:
 
     ``|x - y|^2 = (nx - ny)^2 + 4 nx ny sin^2(theta/2)``, ``|x + y|^2 = (nx - ny)^2 +
     4 nx ny cos^2(theta/2)``.
+
+    Parameters
+    ----------
+    p : dict
+        A point of :func:`pair_domain` (``d``, ``nx``, ``ny``, ``theta``).
+
+    Returns
+    -------
+    dict
+        ``sq_x = |x|^2``, ``sq_y = |y|^2``, ``sq_sum = |x + y|^2``, ``sq_diff = |x - y|^2``
+        (mpmath numbers) and ``d`` (int).
+
+    Examples
+    --------
+    Anti-parallel unit vectors: ``|x + y|^2`` is 0 up to the working precision, ``|x - y|^2 = 4``:
+
+    >>> with mpmath.workdps(30):
+    ...     st = stats_mp({"d": 2, "nx": 1.0, "ny": 1.0, "theta": math.pi})
+    >>> bool(st["sq_sum"] < 1e-30), st["sq_diff"] == 4
+    (True, True)
     """
     nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
     return {
@@ -93,7 +143,24 @@ def stats_fp(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def pair_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """The vectors ``x, y`` (float64, shape (1, d)) of a pair point."""
+    """The vectors ``x, y`` (float64, shape (1, d)) of a pair point.
+
+    Parameters
+    ----------
+    p : dict
+        A point of :func:`pair_domain`: ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``.
+
+    Returns
+    -------
+    x, y : numpy.ndarray, shape (1, d)
+        The two vectors, one row each (the pair layout of the engines).
+
+    Examples
+    --------
+    >>> x, y = pair_vectors({"d": 3, "nx": 2.0, "ny": 1.0, "theta": math.pi / 2})
+    >>> x.tolist(), y.shape, float(y[0, 1])
+    ([[2.0, 0.0, 0.0]], (1, 3), 1.0)
+    """
     d = int(p["d"])
     x = np.zeros((1, d))
     y = np.zeros((1, d))
@@ -106,14 +173,55 @@ def pair_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 def mp_point(p: dict[str, Any]) -> dict[str, Any]:
     """The point with its floats as mpmath numbers (integers and strings unchanged), so that a
-    printed formula's arithmetic runs at the working precision, not in float64."""
+    printed formula's arithmetic runs at the working precision, not in float64.
+
+    Parameters
+    ----------
+    p : dict
+        A point (parameter name -> value).
+
+    Returns
+    -------
+    dict
+        The same keys; floats as ``mpmath.mpf``, complex numbers as ``mpmath.mpc``.
+
+    Examples
+    --------
+    >>> q = mp_point({"d": 2, "nx": 0.5, "mech": "trig"})
+    >>> q["d"], q["nx"] == mpmath.mpf(0.5), type(q["nx"]).__name__, q["mech"]
+    (2, True, 'mpf', 'trig')
+    """
     return {k: mpmath.mpf(v) if isinstance(v, float) else mpmath.mpc(v) if isinstance(v, complex) else v
             for k, v in p.items()}
 
 
 def eval_on_balls(printed: Callable[[Any, dict[str, Any]], Any], p: dict[str, Any], bits: int) -> Any:
     """``printed(ARB, p)``: the printed formula as an Arb ball (the point's numbers exact), or
-    None where the formula leaves ball arithmetic or a comparison on balls is undecidable."""
+    None where the formula leaves ball arithmetic or a comparison on balls is undecidable.
+
+    Parameters
+    ----------
+    printed : callable
+        ``printed(ctx, point)``, the printed formula written against a number-system context
+        (:mod:`rfcheck.backends`).
+    p : dict
+        The point; its ints, floats and complex numbers (not bools) become exact balls.
+    bits : int
+        The working precision in bits.
+
+    Returns
+    -------
+    flint.arb or flint.acb or None
+        The enclosure, or None (a ``NotImplementedError``, ``TypeError``, ``AttributeError`` or
+        undecidable comparison inside ``printed``).
+
+    Examples
+    --------
+    >>> import flint
+    >>> b = eval_on_balls(lambda ctx, p: ctx.exp(p["t"]), {"t": 0.5}, 64)
+    >>> bool(b.overlaps(flint.arb(0.5).exp())), bool(b.rad() < 1e-15)
+    (True, True)
+    """
     from rfcheck.arb_backend import ARB, Ball, UndecidableError, to_ball, workprec
 
     try:
@@ -145,7 +253,32 @@ def _same_kind(a: Any, b: Any) -> tuple[Any, Any]:
 
 def not_certifiable(check: Check, why: str) -> Check:
     """``check`` with every decided point marked not certified, saying ``why`` (a reference
-    without an enclosure: Monte Carlo, a float64 library routine, an optimiser's output)."""
+    without an enclosure: Monte Carlo, a float64 library routine, an optimiser's output).
+
+    Parameters
+    ----------
+    check : Check
+        The check; its ``evaluate`` is wrapped (the object is changed in place).
+    why : str
+        The reason stated in the ledger.
+
+    Returns
+    -------
+    Check
+        ``check`` itself; a point it already marked certified stays so.
+
+    Examples
+    --------
+    >>> from rfcheck.claims import BUDGETS
+    >>> def reference(p, dps):
+    ...     with mpmath.workdps(dps):
+    ...         return mpmath.exp(mpmath.mpf(p["t"])), 0
+    >>> chk = not_certifiable(deterministic_check("closed-form", None, reference,
+    ...                                           printed_ctx=lambda ctx, p: ctx.exp(p["t"])), "no enclosure")
+    >>> ev = chk.evaluate({"t": 0.5}, BUDGETS["smoke"], 0)
+    >>> ev.decided, ev.extra
+    (True, {'certified': False, 'not_certified': 'no enclosure'})
+    """
     inner = check.evaluate
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -188,6 +321,56 @@ def deterministic_check(
     reference), stated in the ledger.  With ``reference_ball_is_lower_bound`` the ball encloses
     a lower bound of the reference (a maximum's value at one exact argument): a printed ball
     below it certifies a refutation, nothing else is certified.
+
+    Parameters
+    ----------
+    name : str
+        The check's name in reports.
+    printed : callable or None
+        ``printed(point)``, the printed side evaluated in mpmath (None with ``printed_ctx``).
+    reference : callable
+        ``reference(point, dps) -> (value, abs_err)``, an independent computation.
+    atol_scale : callable, optional
+        ``atol_scale(point, dps)``: the magnitude of the absolute tolerance
+        ``|atol_scale| 10^(5 - dps)``.
+    max_points : int, optional
+        At most this many points per run (default: the budget's).
+    description : str, default ""
+        How the reference is computed, for reports.
+    printed_ctx : callable, optional
+        ``printed_ctx(ctx, point)``: the printed side written against a context.
+    printed_ball : callable, optional
+        ``printed_ball(point, bits)``: the printed side's Arb enclosure.
+    reference_ball : callable, optional
+        ``reference_ball(point, bits)``: the reference's Arb enclosure, or a string saying why
+        there is none.
+    not_certified : str, optional
+        Why the decided points cannot be certified.
+    reference_ball_is_lower_bound : bool, default False
+        The reference ball encloses a lower bound of the reference.
+
+    Returns
+    -------
+    Check
+        A strength-1 check the optimiser may search with (``search=True``).
+
+    Raises
+    ------
+    ValueError
+        If neither ``printed`` nor ``printed_ctx`` is given.
+
+    Examples
+    --------
+    >>> import flint
+    >>> from rfcheck.claims import BUDGETS
+    >>> def reference(p, dps):
+    ...     with mpmath.workdps(dps):
+    ...         return mpmath.exp(mpmath.mpf(p["t"])), 0
+    >>> chk = deterministic_check("closed-form", None, reference, printed_ctx=lambda ctx, p: ctx.exp(p["t"]),
+    ...                           reference_ball=lambda p, bits: flint.arb(p["t"]).exp())
+    >>> ev = chk.evaluate({"t": 0.5}, BUDGETS["smoke"], 0)
+    >>> ev.decided, ev.disc <= 1, ev.extra
+    (True, True, {'certified': True})
     """
     if printed is None and printed_ctx is None:
         raise ValueError(f"check {name!r}: give printed or printed_ctx")
@@ -272,7 +455,41 @@ def certify_with_balls(ev: PointEval, p: dict[str, Any], dps: int,
     """:func:`certify_equal` with the balls computed here: ``printed_ball(point, bits)`` and
     ``reference_ball(point, bits)`` at the working precision matching ``dps`` digits
     (:func:`rfcheck.arb_backend.bits_for_dps`).  A ball function raising ``NotImplementedError``,
-    ``ValueError`` or an undecidable comparison leaves the point uncertified, with the reason."""
+    ``ValueError`` or an undecidable comparison leaves the point uncertified, with the reason.
+
+    Parameters
+    ----------
+    ev : PointEval
+        The point's evaluation.
+    p : dict
+        The point (each ball function gets a copy).
+    dps : int
+        The decimal digits of the check; the balls use :func:`rfcheck.arb_backend.bits_for_dps`
+        bits.
+    printed_ball, reference_ball : callable
+        ``f(point, bits)``: an Arb enclosure of the side, or a string saying why there is none
+        (the reference ball is not computed when the printed one is missing).
+    rtol, atol : float
+        The check's tolerance (:func:`certify_equal`).
+    reference_is_lower_bound : bool, default False
+        The reference ball encloses a lower bound of the reference.
+
+    Returns
+    -------
+    PointEval
+        ``ev``, its ``extra`` carrying ``certified`` and, if not, ``not_certified``.
+
+    Examples
+    --------
+    >>> import flint
+    >>> from rfcheck.stats import PointEval
+    >>> ev = PointEval({"t": 0.5}, 1.6487212707001282, 1.6487212707001282, 0.0, 0.0)
+    >>> exp_ball = lambda p, bits: flint.arb(p["t"]).exp()
+    >>> certify_with_balls(ev, {"t": 0.5}, 20, exp_ball, exp_ball, rtol=1e-15).extra
+    {'certified': True}
+    >>> certify_with_balls(ev, {"t": 0.5}, 20, lambda p, bits: "no enclosure", exp_ball, rtol=1e-15).extra
+    {'certified': False, 'not_certified': 'no enclosure'}
+    """
     from rfcheck.arb_backend import UndecidableError, bits_for_dps, workprec
 
     bits = bits_for_dps(dps)
@@ -302,6 +519,44 @@ def inequality_check(
     bound of the lhs (a maximum's value at one exact argument): it certifies ``max <= rhs``
     violated, never that it holds.  ``not_certified``: why the decided points cannot be
     certified, stated in the ledger.
+
+    Parameters
+    ----------
+    name : str
+        The check's name in reports.
+    lhs_rhs : callable
+        ``lhs_rhs(point, dps) -> (lhs, rhs, err)``; ``err`` bounds the error of ``lhs - rhs``.
+    strength : int, default 1
+        1 deterministic high-precision, 2 symbolic, 3 Monte Carlo.
+    max_points : int, optional
+        At most this many points per run (default: the budget's).
+    search : bool, default True
+        Whether the optimiser may climb the violation with this check.
+    description : str, default ""
+        How the two sides are computed, for reports.
+    sides_ball : callable, optional
+        ``sides_ball(point, bits) -> (lhs, rhs)`` balls, or a string saying why there are none.
+    not_certified : str, optional
+        Why the decided points cannot be certified.
+    lhs_ball_is_lower_bound : bool, default False
+        The lhs ball encloses a lower bound of the lhs.
+
+    Returns
+    -------
+    Check
+        The check (its points' values are labelled ``rhs`` and ``lhs`` in reports).
+
+    Examples
+    --------
+    ``sin t <= t``, certified by balls:
+
+    >>> import flint
+    >>> from rfcheck.claims import BUDGETS
+    >>> chk = inequality_check("bound", lambda p, dps: (mpmath.sin(p["t"]), mpmath.mpf(p["t"]), 0),
+    ...                        sides_ball=lambda p, bits: (flint.arb(p["t"]).sin(), flint.arb(p["t"])))
+    >>> ev = chk.evaluate({"t": 0.5}, BUDGETS["smoke"], 0)
+    >>> ev.decided, ev.disc < 1, ev.extra
+    (True, True, {'certified': True})
     """
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -344,6 +599,37 @@ def mc_check(
     points (Bonferroni).  ``exact_moments`` (``E e``, ``E e^2`` of ``e = (K_hat - K)^2``)
     gives the exact standard error; otherwise the sample SE is used only when the tail
     diagnostic trusts it.
+
+    Parameters
+    ----------
+    name : str
+        The check's name in reports.
+    printed : callable
+        ``printed(point)``: the printed variance or MSE (evaluated at 30 digits, then float64).
+    simulate_point : callable
+        ``simulate_point(point, n_trials, seed) -> (estimates, target, exact_moments)``.
+    description : str, default ""
+        How the estimates are simulated, for reports.
+    domain : Domain, optional
+        A sub-domain where the Monte Carlo reference has power (default: the claim's).
+
+    Returns
+    -------
+    Check
+        A strength-3 check, not used by the optimiser (``search=False``).
+
+    Examples
+    --------
+    Estimates ``1 + 0.1 N(0, 1)`` of the target 1 have MSE 0.01: the printed 0.01 agrees, 0.02
+    does not (``disc > 1``):
+
+    >>> import numpy as np
+    >>> from rfcheck.claims import BUDGETS
+    >>> def simulate_point(p, n, seed):
+    ...     return 1.0 + 0.1 * np.random.default_rng(seed).standard_normal(n), 1.0, None
+    >>> [mc_check("monte-carlo", lambda p: v, simulate_point).evaluate({}, BUDGETS["smoke"], 0).disc > 1
+    ...  for v in (0.01, 0.02)]
+    [False, True]
     """
     from rfcheck.stats import compare_mc, estimate_mse, z_critical
 

@@ -28,6 +28,11 @@ from rfcheck.ledger import Budget, Check, Choice, Domain, PointEval, paper
 from rfcheck.references.attention import grid_max_log_rel_errors
 from rfcheck.stats import Estimate, compare_inequality, compare_mc, z_critical
 
+#: no public names: this module registers the attention-scale claims on import; they and their
+#: checks are reached through the registry (``rfcheck list``, ``rfcheck verify``) and documented
+#: by the ledger pages, one entry per claim
+__all__: list[str] = []
+
 D = 16
 SCALE = 0.5
 CRT, SIMRF, DARK, HRF = (paper(p) for p in ("crt", "simrf", "darkformer", "hrf"))

@@ -71,6 +71,11 @@ from rfcheck.references.crt import (
 )
 from rfcheck.stats import estimate_mse, z_critical
 
+#: no public names: this module registers its paper's claims on import; the ``printed_*``
+#: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
+#: and documented by the ledger pages, one entry per claim
+__all__: list[str] = []
+
 P = paper("crt")
 _MC_PAIRS = pair_domain(norm=(0.0, 0.7), description="|x|, |y| <= 0.7: where the squared error of the "
                         "estimator has a finite, estimable fourth moment at the Monte Carlo budget")

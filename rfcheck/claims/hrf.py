@@ -53,6 +53,11 @@ from rfcheck.ledger import (
 from rfcheck.references import hrf as refs
 from rfcheck.stats import compare_deterministic, compare_inequality
 
+#: no public names: this module registers its paper's claims on import; the ``printed_*``
+#: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
+#: and documented by the ledger pages, one entry per claim
+__all__: list[str] = []
+
 P = paper("hrf")
 PI = math.pi
 

@@ -37,6 +37,11 @@ from rfcheck.ledger import (
 from rfcheck.references import rfa as ref
 from rfcheck.stats import estimate_mean, z_critical
 
+#: no public names: this module registers its paper's claims on import; the ``printed_*``
+#: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
+#: and documented by the ledger pages, one entry per claim
+__all__: list[str] = []
+
 P = paper("rfa")
 
 

@@ -57,6 +57,11 @@ from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 
+#: no public names: this module registers its paper's claims on import; the ``printed_*``
+#: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
+#: and documented by the ledger pages, one entry per claim
+__all__: list[str] = []
+
 P = paper("simrf")
 
 

@@ -82,7 +82,34 @@ def fma(typingctx, a, b, c):
 def py_fma(a: float, b: float, c: float) -> float:
     """Plain-Python :func:`fma`: ``a * b + c`` rounded once, bit for bit (``math.fma`` from
     Python 3.13; before it, the exact rational value rounded by ``Fraction.__float__``, which
-    is correctly rounded, with IEEE 754's rules for zeros, infinities and NaN)."""
+    is correctly rounded, with IEEE 754's rules for zeros, infinities and NaN).
+
+    Parameters
+    ----------
+    a, b, c : float
+        The operands.
+
+    Returns
+    -------
+    float
+        ``a * b + c`` rounded once to the nearest double (ties to even), as :func:`fma` computes
+        it in compiled code.
+
+    References
+    ----------
+    IEEE 754-2008, sec 5.4.1 (``fusedMultiplyAdd``).
+
+    Examples
+    --------
+    ``0.1 * 10 - 1`` rounded once keeps the representation error of ``0.1`` that a rounded
+    product loses:
+
+    >>> from fractions import Fraction
+    >>> py_fma(0.1, 10.0, -1.0) == float(Fraction(0.1) * 10 - 1), 0.1 * 10.0 - 1.0
+    (True, 0.0)
+    >>> py_fma(0.1, 10.0, -1.0) == 2.0**-54
+    True
+    """
     if _MATH_FMA is not None:
         return _MATH_FMA(a, b, c)
     if not (math.isfinite(a) and math.isfinite(b)):

@@ -80,7 +80,32 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
 
 
 def py_philox4x32_10(c: tuple[int, int, int, int], k: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Plain-Python twin of :func:`philox4x32_10` (Python integers)."""
+    """Plain-Python twin of :func:`philox4x32_10` (Python integers).
+
+    Parameters
+    ----------
+    c : tuple of 4 int
+        The counter ``(c0, c1, c2, c3)``, each in ``[0, 2**32)``.
+    k : tuple of 2 int
+        The key ``(k0, k1)``, each in ``[0, 2**32)``.
+
+    Returns
+    -------
+    tuple of 4 int
+        The four 32-bit output words after ten rounds.
+
+    References
+    ----------
+    Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC'11 (2011),
+    sec 3 (the Philox S-box and key schedule); Random123's ``philox4x32_R(10, ...)``.
+
+    Examples
+    --------
+    Random123's known-answer vector for a zero counter and key:
+
+    >>> [f"{w:08x}" for w in py_philox4x32_10((0, 0, 0, 0), (0, 0))]
+    ['6627e8d5', 'e169c58d', 'bc57ac4c', '9b00dbd8']
+    """
     c0, c1, c2, c3 = c
     k0, k1 = k
     m = 0xFFFFFFFF
@@ -157,7 +182,32 @@ def _draw_normals(seed, stream, out):
 
 
 def draw_normals(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
-    """``n`` standard normals from block 0 of ``(seed, stream)`` by :func:`fill_normals`."""
+    """``n`` standard normals from block 0 of ``(seed, stream)`` by :func:`fill_normals`.
+
+    Parameters
+    ----------
+    n : int
+        Number of draws (>= 1).
+    seed, stream : int, default 0
+        Integers in ``[0, 2**64)`` selecting the block's key and fallback generator.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The normals, bit-identical to ``PyPhilox(seed, stream, 0).fill_normals(n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer >= 1, or ``seed``/``stream`` is not an integer in
+        ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> x = draw_normals(5, seed=3)
+    >>> x.shape, bool((x == draw_normals(5, seed=3)).all())
+    ((5,), True)
+    """
     n, s, t = _rng._args(n, seed, stream)
     out = np.empty(n)
     _draw_normals(s, t, out)
@@ -166,7 +216,22 @@ def draw_normals(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
 
 class PyPhilox:
     """Plain-Python twin of a block's Philox stream and of :func:`fill_normals` (fallback on
-    :class:`rfcheck.engine.rng.PySplitMix`, lane 1); bit-identical, slow."""
+    :class:`rfcheck.engine.rng.PySplitMix`, lane 1); bit-identical, slow.
+
+    Parameters
+    ----------
+    seed, stream, block : int
+        The engine block ``(seed, stream, block)``: the key is lane 2 of its hash
+        (:func:`block_key`), the fallback generator lane 1 (:class:`rfcheck.engine.rng.PyRNG`).
+
+    Examples
+    --------
+    >>> g = PyPhilox(3, 0, 0)
+    >>> len(g.words(2)), g.j
+    (4, 2)
+    >>> PyPhilox(3, 0, 0).fill_normals(5) == draw_normals(5, seed=3).tolist()
+    True
+    """
 
     def __init__(self, seed: int, stream: int, block: int) -> None:
         mix = _rng._py_mix64
