@@ -146,6 +146,8 @@ def _attr_doc(module: str, name: str) -> str:
 
 
 def _is_data(obj: Any) -> bool:
+    if getattr(obj, "__origin__", None) is not None:  # a typing alias (``Callable[...]``): a constant
+        return True
     return not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj)
                 or (callable(obj) and type(obj).__doc__ != obj.__doc__))
 
