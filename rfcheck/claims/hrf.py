@@ -407,12 +407,46 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return refs.quad_gaussian_exp_dot(zs, dps)
 
 
+def _ce_balls(p: dict[str, Any], bits: int) -> tuple[list[Any], list[Any], list[Any]]:
+    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added on balls)."""
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        a = [[Ball(to_ball(complex(p[f"a{i}{j}r"], p[f"a{i}{j}i"])))
+              + (Ball(to_ball(p["shift"])) if i == j else 0) for j in range(2)] for i in range(2)]
+    return refs.cexp_vectors_ball(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], bits)
+
+
+def _bsq_ball(v: list[Any]) -> Any:
+    return sum(vi**2 for vi in v)
+
+
+def _printed_eq14_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq14` on balls (same operations; the inverse by Arb's rigorous ``acb_mat.inv``)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    ax, by, _ = _ce_balls(p, bits)
+    with workprec(bits):
+        xy = to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])
+        return (acb(_bsq_ball(ax) / 2).exp() * acb(_bsq_ball(by) / 2).exp() * acb(xy).exp())
+
+
+def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
+    from rfcheck.arb_backend import Ball
+
+    return refs.gaussian_exp_dot_ball([Ball(v) for v in _ce_balls(p, bits)[2]], bits)
+
+
 P.claim(
     "eq14", source=P.at("sec 2.3, eq (14)"),
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14,
+    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14, printed_ball=_printed_eq14_ball,
+                                reference_ball=_eq14_ref_ball,
                                 atol_scale=lambda p, dps: abs(printed_eq14(p)) + 1, max_points=30), 5)],
 )
 
@@ -430,13 +464,33 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return c * v, abs(c) * e
 
 
+def _sm_xy_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_sm_xy` on balls: ``exp(x0 y0 + x1 y1)``."""
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        return (to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])).exp()
+
+
+def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (as :func:`_ref_eq15`; quadrature)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import Ball, workprec
+
+    ax, by, z = _ce_balls(p, bits)
+    with workprec(bits):
+        c = acb(-_bsq_ball(ax) / 2 - _bsq_ball(by) / 2).exp()
+    return c * refs.gaussian_exp_dot_ball([Ball(v) for v in z], bits)
+
+
 P.claim(
     "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15,
-        atol_scale=lambda p, dps: 1, max_points=30), 5)],
+    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15, printed_ball=_sm_xy_ball,
+                                       reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "angular_lambda_moments",
     "angular_lambda_moments_binomial",
     "angular_lambda_moments_with_error",
+    "angular_lambda_on_draws",
     "angular_rel_error_argmax",
     "base_moments",
     "base_moments_quad",
@@ -48,6 +49,7 @@ __all__ = [
     "ce_real_system",
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
+    "cexp_vectors_ball",
     "feature_exp_moments_quad",
     "gauss_lambda_moments",
     "gauss_lambda_moments_quad",
@@ -63,6 +65,7 @@ __all__ = [
     "hybrid_variance_terms",
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
+    "increasing_root_ball",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -1451,3 +1454,133 @@ def real_null_space(mat: Any, dps: int) -> list[Any]:
     _, s, v = mpmath.svd_r(mat)
     tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
     return [v.T.column(k) for k in range(mat.rows) if abs(s[k]) <= tol]
+
+
+# ------------------------------------------------------------------ balls for sec 2.3 and appendix D.3
+
+
+def cexp_vectors_ball(a: Any, x: Any, y: Any, bits: int) -> tuple[list[Any], list[Any], list[Any]]:
+    """``A x``, ``(A^T)^-1 y`` and ``z = A x + (A^T)^-1 y`` as complex balls (HRF sec 2.3, eq (14)-(16)).
+
+    The inverse is Arb's rigorous ``acb_mat.inv`` (Gaussian elimination on balls with an
+    enclosure of the exact inverse), so every entry contains the exact value for the exact
+    inputs.
+
+    Parameters
+    ----------
+    a : sequence of sequences
+        The ``d x d`` complex matrix ``A`` (numbers, exact as balls, or balls).
+    x, y : sequence
+        Vectors of length ``d`` (numbers or balls).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of lists of flint.acb
+        ``(A x, (A^T)^-1 y, A x + (A^T)^-1 y)``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is not provably invertible at this precision.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (14)-(16).
+    """
+    from flint import acb, acb_mat
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    def ball(v: Any) -> Any:
+        return acb(v.v if isinstance(v, Ball) else to_ball(v))
+
+    with workprec(bits):
+        am = acb_mat([[ball(v) for v in row] for row in a])
+        b = am.transpose().inv()
+        xv, yv = acb_mat([[ball(v)] for v in x]), acb_mat([[ball(v)] for v in y])
+        ax, by = am * xv, b * yv
+        d = am.nrows()
+        axl, byl = [ax[i, 0] for i in range(d)], [by[i, 0] for i in range(d)]
+        return axl, byl, [u + v for u, v in zip(axl, byl, strict=True)]
+
+
+def increasing_root_ball(g: Callable[[Any], Any], guess: Any, bits: int) -> Any:
+    """A ball containing the root of a strictly increasing function ``g`` near ``guess``.
+
+    The root is bracketed by ``guess -+ 2^(20 - bits) max(1, |guess|)``; the signs ``g(lo) < 0 < g(hi)``
+    are decided on balls, so by the intermediate value theorem and monotonicity the unique root
+    lies in ``[lo, hi]``.
+
+    Parameters
+    ----------
+    g : callable
+        ``g(t)`` on the ball context (a :class:`rfcheck.arb_backend.Ball` in, a ball out),
+        strictly increasing on the bracket's interval (the caller's proof).
+    guess : float or mpmath.mpf
+        An approximation of the root (e.g. from ``mpmath.findroot`` at higher precision).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        ``[lo, hi]`` as a ball.
+
+    Raises
+    ------
+    ValueError
+        If the signs at the bracket's ends are not decided as ``g(lo) < 0 < g(hi)``.
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        mid = to_ball(mpmath.mpf(guess))  # exact
+        half = arb(2) ** (20 - bits) * max(1, abs(float(guess)))
+        lo, hi = (mid - half).mid(), (mid + half).mid()  # exact points
+        glo, ghi = (v.v if isinstance(v, Ball) else v for v in (g(Ball(lo)), g(Ball(hi))))
+        if not (glo < 0 and ghi > 0):
+            raise ValueError(f"no sign change of g on [{lo}, {hi}]: {glo}, {ghi}")
+        return lo.union(hi)
+
+
+def _sgn(v: Any) -> int:
+    """``sgn(v)`` in {-1, 0, 1}; on a ball the comparison must be decided (else ``UndecidableError``)."""
+    return 1 if v > 0 else -1 if v < 0 else 0
+
+
+def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> Any:
+    """``lambda_hat_n(x, y)`` of HRF eq (19) on given projections ``tau`` (shape ``(n, d)``): the fraction
+    of the ``n`` hyperplanes ``tau_i^T u = 0`` that separate ``x`` from ``y``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB`` (on balls the products ``tau_i^T x`` of floats are exact at
+        >= 110 bits for ``d = 2``, so their signs are decided unless a product is exactly 0).
+    x, y : list
+        The vectors (floats or numbers of ``ctx``).
+    tau : array_like
+        The projections, floats (exact on balls).
+
+    Returns
+    -------
+    number
+        ``#{i : sgn(tau_i^T x) != sgn(tau_i^T y)} / n`` as a number of ``ctx``.
+
+    Raises
+    ------
+    rfcheck.arb_backend.UndecidableError
+        On balls, if the sign of a product is not decided.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), eq (19).
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    px, py = _dots(ctx, tau, x), _dots(ctx, tau, y)
+    sep = sum(1 for a, b in zip(px, py, strict=True) if _sgn(a) != _sgn(b))
+    return num(ctx, sep) / num(ctx, len(px))
