@@ -494,6 +494,19 @@ P.claim(
 )
 
 
+_EXACT_ZERO_MSE = ("the claim is an exact identity (MSE = 0 at the end points): 'MSE <= 0' holds with equality, and "
+                   "the moment expansion on balls cancels to a ball around 0, which can never decide it")
+_MAX_LOWER_ONLY = ("a maximum over theta found numerically (grid + golden section, mpmath): a ball at one angle "
+                   "encloses only a lower bound of it; an upper enclosure would need a branch-and-bound over theta "
+                   "(not implemented)")
+
+
+_ZERO_VARIANCE_AT_ROUNDED_X = (
+    "the variance is 0 exactly only at the exact x = -A^-1 (A^T)^-1 y; the point evaluated is that x rounded to the "
+    "working precision, where 'variance <= 0' holds within the tolerance only: balls enclose the variance near 0 but "
+    "can never decide it <= 0")
+
+
 def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
     """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
@@ -518,7 +531,8 @@ P.claim(
                    "imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
                   description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), y in [-1.5, 1.5]^2"),
     checks=[_cheap(inequality_check("quadrature", _eq17_lhs_rhs, max_points=20,
-                             description="variance of one CE sample by quadrature <= 0"), 5)],
+                             description="variance of one CE sample by quadrature <= 0",
+                             not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
 
 
@@ -567,7 +581,9 @@ P.claim(
                   description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
     checks=[_cheap(inequality_check("quadrature", _eq18_lhs_rhs, max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
-                                         "sample by quadrature <= 0"), 5)],
+                                         "sample by quadrature <= 0",
+                             not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
+                                           "has no enclosure of it); and " + _ZERO_VARIANCE_AT_ROUNDED_X), 5)],
     notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.",
 )
 
@@ -709,8 +725,12 @@ P.claim(
                    "p": Int(1, 4, scale="linear"), "scale": Real(0.1, 1.5)},
                   description="random x, y; p + 1 base estimators cycling SM^++, SM^trig and CE with a "
                               "random complex A; p angular lambda-coefficients with a_k in [-1, 2]"),
-    checks=[Check("same-draws", 1, _lemma23, search=False,
-                  description="eq (11) feature vectors vs eq (8) on the same draws (float64 rounding)")],
+    checks=[not_certifiable(Check("same-draws", 1, _lemma23, search=False,
+                                  description="eq (11) feature vectors vs eq (8) on the same draws (float64 rounding)"),
+                            "a float64 identity between two NumPy implementations of rfcheck.estimators.hrf (the "
+                            "feature vectors of eq (11) and the direct sum of eq (8), p + 1 base estimators with a "
+                            "random complex A) on random draws, within a float64 rounding tolerance: those estimator "
+                            "functions have no ball face")],
 )
 
 
@@ -1088,7 +1108,20 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     printed = 0.5 * (1 - np.sum(phx * phy, axis=-1))
     ref = hy.angular_lambda(x, y, tau)
     k = int(np.argmax(np.abs(printed - ref)))
-    return compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
+    ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
+    return _certify_draws(ev, budget, lambda ctx: (_eq43_printed_on_draws(ctx, x, y, tau[k]),
+                                                   refs.angular_lambda_on_draws(ctx, list(x), list(y), tau[k])),
+                          tol=1e-15)
+
+
+def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
+    """Eq (43) as printed on given projections ``tau`` (shape ``(n, 2)``, floats exact on balls):
+    ``(1/2)(1 - sum_i X_i)``, ``X_i = n^-1 sgn(tau_i^T x) sgn(tau_i^T y)``."""
+    n = refs.num(ctx, len(tau))
+    dot = lambda t, u: refs.num(ctx, float(t[0])) * refs.num(ctx, float(u[0])) + refs.num(  # noqa: E731
+        ctx, float(t[1])) * refs.num(ctx, float(u[1]))
+    sgn = lambda v: 1 if v > 0 else -1 if v < 0 else 0  # noqa: E731
+    return (1 - sum(sgn(dot(t, x)) * sgn(dot(t, y)) for t in tau) / n) / 2
 
 
 P.claim(
@@ -1264,7 +1297,9 @@ for _which in ("trig", "pos"):
         checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
-                                                "quadrature by hrf.lem3.4.*) by grid + golden section")],
+                                                "quadrature by hrf.lem3.4.*) by grid + golden section",
+                                    not_certified="the reference is " + _MAX_LOWER_ONLY + ", and an equality needs "
+                                                  "both bounds")],
     )
 
 
@@ -1284,15 +1319,28 @@ def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
+def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the limit of ``eps_{theta,r}`` (SM^trig at theta -> pi, SM^++ at theta -> 0) on S(r): the relative
+    error ``sqrt(MSE)/SM`` from the exact moments (``refs.hybrid_moments``) is a composition of exp, cos, sqrt and
+    arithmetic, continuous in theta on [0, pi] (SM > 0, MSE >= 0), so the limit is its value at the end point."""
+    def f(ctx: Any, r: Any, m: Any) -> Any:
+        t = ctx.pi if which == "trig" else refs.num(ctx, 0.0)
+        h = refs.hybrid_moments(ctx, r, r, t, m)
+        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+
+    return lambda p, bits: refs.on_balls(f, p["r"], int(p["m"]), bits=bits)
+
+
 P.claim(
     "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
     checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
-                                atol_scale=lambda p, dps: 0, max_points=20),
+                                reference_ball=_lim34_ball("trig"), atol_scale=lambda p, dps: 0, max_points=20),
             deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
-                                atol_scale=lambda p, dps: 0, max_points=20)],
+                                reference_ball=_lim34_ball("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
 )
 
 
@@ -1313,7 +1361,8 @@ P.claim(
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
-                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
+                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0",
+                             not_certified=_EXACT_ZERO_MSE)],
 )
 
 
@@ -1336,7 +1385,7 @@ P.claim(
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
-                             description="MSE at theta = 0 (exactly) <= 0")],
+                             description="MSE at theta = 0 (exactly) <= 0", not_certified=_EXACT_ZERO_MSE)],
 )
 
 
@@ -1429,7 +1478,9 @@ P.claim(
                               "(Lemma 3.4 eq (26)), 'base' names the comparison"),
     checks=[inequality_check("numerical-maximisation", _fig2_max_rel, max_points=12,
                              description="log max_theta eps of the hybrid (eq (45), mpmath golden-section) vs "
-                                         "log W(r)/sqrt(2 * 128) (eq (26))")],
+                                         "log W(r)/sqrt(2 * 128) (eq (26))",
+                             not_certified="the left side is " + _MAX_LOWER_ONLY + ": it certifies a violation, never "
+                                           "that the inequality holds")],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
           "reverses for small r: below r = 0.5887 the hybrid's max-relative-error is the larger one (by up to "
@@ -1486,7 +1537,11 @@ P.claim(
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
-                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)")],
+                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
+                                not_certified="the reference is a numerical limit of a 0/0 ratio: eps_{theta,r}/"
+                                              "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
+                                              "error estimated from their difference, not proven; a ball of the limit "
+                                              "needs d(eps^2)/dtheta at 0 on balls (not implemented)")],
 )
 
 P.claim(
@@ -1550,7 +1605,8 @@ P.claim(
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 (logs compared)",
     domain=_D3,
     checks=[deterministic_check("numerical-maximisation", _eq48_printed, _log_eps_max,
-                                atol_scale=lambda p, dps: 1, max_points=12)],
+                                atol_scale=lambda p, dps: 1, max_points=12,
+                                not_certified="both sides are maxima over theta: each is " + _MAX_LOWER_ONLY)],
 )
 
 
@@ -1566,7 +1622,9 @@ P.claim(
     "eq51", source=P.at("appendix D.3, eq (51)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
-    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12)],
+    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
+                             not_certified="the left side is " + _MAX_LOWER_ONLY + ": it certifies a violation, "
+                                           "never that the inequality holds")],
 )
 
 
@@ -1625,11 +1683,20 @@ def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (_a_r(r, t, n), (_b(1, r, t, n) + _b(2, r, t, n)) * (1 - mpmath.exp(-4 * r**2)) ** 2, 0)
 
 
+def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of the two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``, at
+    ``6 r^2`` extra bits: the sides differ by a relative ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
+    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
+        return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
+
+    return refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
+
+
 P.claim(
     "eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
-    checks=[inequality_check("mpmath", _eq52)],
+    checks=[inequality_check("mpmath", _eq52, sides_ball=_eq52_balls)],
 )
 
 
@@ -1639,11 +1706,28 @@ def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _theta_star(1, r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
 
 
+def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of ``theta*`` and ``sqrt(pi/2)/r``: ``theta*`` is the unique root of the increasing ``r^2 t sin t - 1``
+    on ``[0, pi/2]`` (``t sin t`` increases there), enclosed by a sign change on balls (``refs.increasing_root_ball``)
+    around the mpmath root."""
+    from rfcheck.arb_backend import ARB
+
+    r = refs.num(ARB, p["r"])
+    with mpmath.workdps(int(bits * 0.31) + 10):
+        rm = mpmath.mpf(p["r"])
+        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), _theta_star(1, rm))  # polished (secant)
+    try:
+        t = refs.increasing_root_ball(lambda u: r**2 * u * ARB.sin(u) - 1, guess, bits)
+    except ValueError as exc:
+        return f"no enclosure of theta* ({exc})"
+    return t, refs.on_balls(lambda ctx, r: ctx.sqrt(ctx.pi / 2) / r, p["r"], bits=bits)
+
+
 P.claim(
     "eq61", source=P.at("appendix D.3, eq (59)-(61)"),
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
     domain=Domain({"r": Real(1.0, 10.0)}),
-    checks=[inequality_check("root-finding", _eq61)],
+    checks=[inequality_check("root-finding", _eq61, sides_ball=_eq61_balls)],
 )
 
 
@@ -1685,7 +1769,9 @@ P.claim(
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
                                                                   / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)),
-                             max_points=16)],
+                             max_points=16,
+                             not_certified="the left side is " + _MAX_LOWER_ONLY + ": it certifies a violation, "
+                                           "never that the inequality holds")],
 )
 
 def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
@@ -1719,7 +1805,9 @@ P.claim(
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
-    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24)],
+    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
+                             not_certified="the left side is " + _MAX_LOWER_ONLY + ": it certifies a violation, "
+                                           "never that the inequality holds")],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "

@@ -1538,7 +1538,7 @@ def increasing_root_ball(g: Callable[[Any], Any], guess: Any, bits: int) -> Any:
     from rfcheck.arb_backend import Ball, to_ball, workprec
 
     with workprec(bits):
-        mid = to_ball(mpmath.mpf(guess))  # exact
+        mid = to_ball(guess if isinstance(guess, mpmath.mpf) else float(guess))  # exact (no rounding)
         half = arb(2) ** (20 - bits) * max(1, abs(float(guess)))
         lo, hi = (mid - half).mid(), (mid + half).mid()  # exact points
         glo, ghi = (v.v if isinstance(v, Ball) else v for v in (g(Ball(lo)), g(Ball(hi))))
