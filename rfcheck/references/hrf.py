@@ -66,6 +66,7 @@ __all__ = [
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
     "increasing_root_ball",
+    "interval_max_ball",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -1584,3 +1585,81 @@ def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> A
     px, py = _dots(ctx, tau, x), _dots(ctx, tau, y)
     sep = sum(1 for a, b in zip(px, py, strict=True) if _sgn(a) != _sgn(b))
     return num(ctx, sep) / num(ctx, len(px))
+
+
+def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, below: Any = None,
+                      guess: Any = None, max_evals: int = 400) -> Any:
+    """A ball containing ``max_{t in [lo, hi]} f(t)``, by branch-and-bound on balls.
+
+    Each subinterval ``[a, b]`` is one ball ``t``; ``f(t)`` encloses ``f`` over all of it (Arb's
+    interval extension), so its upper end bounds ``f`` on ``[a, b]``.  The lower end of the result
+    is the largest lower end of ``f`` at exact points (subinterval midpoints and ``guess``): a value
+    of ``f``, hence at most the maximum; the upper end is the largest upper bound over the
+    subintervals still kept (a subinterval whose upper bound is below that lower end cannot hold
+    the maximum and is dropped).  The subinterval with the largest upper bound is bisected until the
+    upper bound is below ``below`` (when given), or the evaluations reach ``max_evals``; the
+    result is a valid enclosure whenever it stops, only wider.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t)`` on the ball context (a :class:`rfcheck.arb_backend.Ball` in, a real ball out),
+        continuous on ``[lo, hi]``; a non-finite enclosure counts as unbounded (bisected further).
+    lo, hi : float
+        The interval (exact as balls).
+    bits : int
+        Working precision in bits.
+    below : flint.arb or float, optional
+        Stop as soon as the upper bound is below it (its lower end).
+    guess : float, optional
+        A point where ``f`` is (nearly) largest, for a tight lower end.
+    max_evals : int, optional
+        Budget of evaluations of ``f``.
+
+    Returns
+    -------
+    flint.arb
+        ``[L, U]`` as a ball, ``L <= max f <= U``.
+    """
+    import heapq
+
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    def ev(t: Any) -> Any:
+        v = f(Ball(t))
+        return v.v if isinstance(v, Ball) else to_ball(v)
+
+    with workprec(bits):
+        stop = None if below is None else arb(below).lower()
+        best = arb("-inf")
+        for t in [guess] if guess is not None else []:
+            best = max(best, ev(to_ball(t)).lower())
+        heap: list[tuple[float, int, Any, Any, Any]] = []
+        evals, k = 0, 0
+
+        def push(a: Any, b: Any) -> None:
+            nonlocal evals, best, k
+            mid = ((a + b) / 2).mid()
+            whole = ev(a.union(b))
+            at_mid = ev(mid)
+            evals += 2
+            if at_mid.is_finite():
+                best = max(best, at_mid.lower())
+            up = whole.upper() if whole.is_finite() else arb("inf")
+            k += 1
+            heapq.heappush(heap, (-float(up) if up.is_finite() else -math.inf, k, up, a, b))
+
+        push(to_ball(lo), to_ball(hi))
+        while True:
+            heap = [h for h in heap if not (h[2] < best)]  # cannot hold the maximum
+            heapq.heapify(heap)
+            top = max((h[2] for h in heap), default=best, key=lambda u: float(u) if u.is_finite() else math.inf)
+            if (stop is not None and top < stop) or evals >= max_evals or not heap:
+                break
+            _, _, _, a, b = heapq.heappop(heap)
+            mid = ((a + b) / 2).mid()
+            push(a, mid)
+            push(mid, b)
+        return best.union(top)
