@@ -1,0 +1,168 @@
+"""Balls behind the certified HOLDS claims of HRF sec 2.3 - appendix D.3 (rfcheck.references.hrf, second part).
+
+* :func:`cexp_vectors_ball` (rigorous ``acb_mat`` inverse), :func:`increasing_root_ball`,
+  :func:`angular_lambda_on_draws` and :func:`interval_max_ball` contain 50-digit mpmath values at
+  random points; a planted wrong value is disjoint (REFUTED); a widened ball never certifies;
+* the built-in claims whose HOLDS points these balls now certify (eq (14), (15), (43), (51), (52),
+  (61), (63), (65), Lemma 3.4's limits) certify at a point, and the ones that cannot say why.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from flint import acb, arb
+
+from rfcheck.arb_backend import ARB, workprec
+from rfcheck.backends import MP
+from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.estimators import hrf as hy
+from rfcheck.references import hrf as R
+
+BITS = 200
+RNG = np.random.default_rng(20261127)
+
+
+def _contains(ball: arb | acb, value: mpmath.mpf | mpmath.mpc) -> bool:
+    """Whether ``ball`` contains the 50-digit ``value`` up to 10^-45 relative."""
+    slack = abs(value) * mpmath.mpf(10) ** -45 + mpmath.mpf(10) ** -60
+    if isinstance(ball, acb):
+        v = mpmath.mpc(value)
+        return _contains(ball.real, v.real) and _contains(ball.imag, v.imag)
+    lo, hi = mpmath.mpf(ball.lower().str(60, radius=False)), mpmath.mpf(ball.upper().str(60, radius=False))
+    return lo - slack <= value <= hi + slack
+
+
+def _random_a() -> list[list[complex]]:
+    a = RNG.uniform(-1, 1, (2, 2)) + 1j * RNG.uniform(-1, 1, (2, 2)) + 1.5 * np.eye(2)
+    return [[complex(v) for v in row] for row in a]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_cexp_vectors_ball_contains_mpmath(k: int) -> None:
+    a, x, y = _random_a(), [float(v) for v in RNG.uniform(-1, 1, 2)], [float(v) for v in RNG.uniform(-1, 1, 2)]
+    ax, by, z = R.cexp_vectors_ball(a, x, y, BITS)
+    with mpmath.workdps(50):
+        am = mpmath.matrix([[mpmath.mpc(v) for v in row] for row in a])
+        axm, bym = am * mpmath.matrix(x), (am.T) ** -1 * mpmath.matrix(y)
+        for i in range(2):
+            assert _contains(ax[i], axm[i]) and _contains(by[i], bym[i]) and _contains(z[i], axm[i] + bym[i])
+    with workprec(BITS):
+        assert certified_equal(z[0], z[0] + arb(10) ** -20) == "REFUTED"  # planted
+
+
+def test_eq14_balls_agree_and_planted_value_is_disjoint() -> None:
+    """Both faces of eq (14) (printed, reference by quadrature) contain the mpmath value; a wrong sign is disjoint."""
+    from rfcheck.claims import hrf as H
+
+    p = {"a00r": 0.3, "a00i": -0.2, "a01r": 0.5, "a01i": 0.1, "a10r": -0.4, "a10i": 0.9, "a11r": 0.2, "a11i": 0.0,
+         "shift": 1.5j, "x0": 0.3, "x1": -0.8, "y0": 0.9, "y1": 0.1}
+    pb, rb = H._printed_eq14_ball(p, BITS), H._eq14_ref_ball(p, BITS)
+    with mpmath.workdps(50):
+        v = H.printed_eq14(p)
+    assert _contains(pb, v) and _contains(rb, v)
+    assert certified_equal(pb, rb, 1e-40) == "HOLDS"
+    with workprec(BITS):
+        assert certified_equal(pb, rb * (1 + arb(10) ** -20)) == "REFUTED"
+        assert certified_equal(pb, rb + acb(arb(0, 1))) is None  # widened: never a verdict
+
+
+@pytest.mark.parametrize("r", [1.0, 1.7, 4.2, 9.9])
+def test_increasing_root_ball_encloses_the_root(r: float) -> None:
+    with mpmath.workdps(80):
+        rm = mpmath.mpf(r)
+        root = mpmath.findroot(lambda t: rm**2 * t * mpmath.sin(t) - 1, 1 / rm)
+    rb = R.num(ARB, r)
+    ball = R.increasing_root_ball(lambda u: rb**2 * u * ARB.sin(u) - 1, root, BITS)
+    assert _contains(ball, root) and ball.rad() < 2.0 ** (-BITS + 30)
+    with pytest.raises(ValueError):  # a guess off the root brackets no sign change
+        R.increasing_root_ball(lambda u: rb**2 * u * ARB.sin(u) - 1, root + mpmath.mpf(10) ** -20, BITS)
+    with mpmath.workdps(60), workprec(BITS):
+        assert certified_equal(ball, arb(mpmath.nstr(root + mpmath.mpf(10) ** -30, 60))) == "REFUTED"
+
+
+def test_angular_lambda_on_draws_matches_numpy_and_is_exact() -> None:
+    for n in (1, 7, 64):
+        x, y = RNG.normal(size=2), RNG.normal(size=2)
+        tau = RNG.normal(size=(n, 2))
+        b = R.on_balls(lambda ctx: R.angular_lambda_on_draws(ctx, list(x), list(y), tau), bits=BITS)
+        v = float(hy.angular_lambda(x, y, tau[None])[0])
+        sep = sum(1 for t in tau if np.sign(t @ x) != np.sign(t @ y))
+        assert abs(v - sep / n) < 1e-15 and _contains(b, mpmath.mpf(sep) / n)
+        assert R.angular_lambda_on_draws(MP, list(x), list(y), tau) == mpmath.mpf(sep) / n
+
+
+def _mp_max(f, lo: float, hi: float) -> mpmath.mpf:
+    """50-digit maximum of a smooth unimodal-near-the-top ``f``: dense grid, then a root of ``f'``."""
+    with mpmath.workdps(50):
+        ts = [lo + (hi - lo) * k / 2000 for k in range(2001)]
+        t0 = max(ts, key=lambda t: f(mpmath.mpf(t)))
+        t = (mpmath.findroot(lambda s: mpmath.diff(lambda u: mpmath.log(f(u)), s), mpmath.mpf(t0)) if lo < t0 < hi
+             else mpmath.mpf(t0))
+        return f(t)
+
+
+@pytest.mark.parametrize("r, n", [(1.0, 2), (2.5, 10), (7.0, 1000)])
+def test_interval_max_ball_encloses_the_maximum(r: float, n: int) -> None:
+    """b_r^1 of HRF eq (54) on [0, pi]: the enclosure contains the 50-digit maximum; asked to prove the maximum below
+    a value just under it, it never does (the upper end stays above the maximum)."""
+    from rfcheck.claims import hrf as H
+
+    mx = _mp_max(lambda t: H._b_ctx(MP, 1, r, t, n), 0.0, math.pi)
+    rb, nb = R.num(ARB, r), R.num(ARB, n)
+    ball = R.interval_max_ball(lambda t: H._b_ctx(ARB, 1, rb, t, nb), 0.0, math.pi, BITS, max_evals=4000)
+    assert _contains(ball, mx)
+    with mpmath.workdps(50), workprec(BITS):
+        under = arb(mpmath.nstr(mx * (1 - mpmath.mpf(10) ** -6), 50))
+        over = arb(mpmath.nstr(mx * 1.5, 50))
+    tight = R.interval_max_ball(lambda t: H._b_ctx(ARB, 1, rb, t, nb), 0.0, math.pi, BITS, below=under, max_evals=400)
+    assert certified_inequality(tight, under) in (None, "REFUTED") and _contains(tight, mx)
+    proved = R.interval_max_ball(lambda t: H._b_ctx(ARB, 1, rb, t, nb), 0.0, math.pi, BITS, below=over,
+                                 max_evals=400)
+    assert certified_inequality(proved, over) == "HOLDS" and _contains(proved, mx)
+    with workprec(BITS):  # widened: never certifies the true maximum below itself
+        assert certified_inequality(proved + arb(0, 1), arb(mpmath.nstr(mx, 50)) - 1) != "HOLDS"
+
+
+CERTIFIED_HOLDS_AT = [
+    ("hrf.eq14", {"a00r": 0.3, "a00i": -0.2, "a01r": 0.5, "a01i": 0.1, "a10r": -0.4, "a10i": 0.9, "a11r": 0.2,
+                  "a11i": 0.0, "shift": 1.5j, "x0": 0.3, "x1": -0.8, "y0": 0.9, "y1": 0.1}),
+    ("hrf.eq15", {"a00r": 0.3, "a00i": -0.2, "a01r": 0.5, "a01i": 0.1, "a10r": -0.4, "a10i": 0.9, "a11r": 0.2,
+                  "a11i": 0.0, "shift": 1.5, "x0": 0.3, "x1": -0.8, "y0": 0.9, "y1": 0.1}),
+    ("hrf.eq43", {"nx": 1.0, "ny": 2.0, "theta": 1.0, "n": 9}),
+    ("hrf.eq52", {"r": 10.0, "theta": math.pi / 2, "n": 1}),
+    ("hrf.eq61", {"r": 2.0}),
+    ("hrf.eq63", {"r": 3.0, "n": 100}),
+    ("hrf.eq65", {"r": 2.0, "m": 3, "n": 10}),
+    ("hrf.eq51", {"r": 2.0, "m": 3, "n": 10}),
+    ("hrf.text-sec4-max-rel-error", {"r": 1.0, "base": "pos"}),
+    ("hrf.lem3.4.limits", {"r": 2.0, "m": 5}),
+    ("hrf.lem3.4.trig", {"r": 3.0, "theta": 0.0, "m": 1}),
+]
+
+
+@pytest.mark.parametrize("claim_id, at", CERTIFIED_HOLDS_AT, ids=[c for c, _ in CERTIFIED_HOLDS_AT])
+def test_hrf_holds_points_are_certified(claim_id: str, at: dict) -> None:
+    from rfcheck.verify import run_claim
+
+    d = run_claim(claim_id, at=at).as_dict()
+    assert d["verdict"] == "HOLDS", d["reason"]
+    assert d["certified"]["points"] == d["certified"]["decided"] > 0, d["certified"]
+
+
+@pytest.mark.parametrize("claim_id, at, words", [
+    ("hrf.eq17", {"r00": 0.1, "r01": 0.2, "r10": -0.3, "r11": 0.4, "imag": False, "y0": 0.5, "y1": -0.5}, "rounded"),
+    ("hrf.text-angular-zero-variance", {"r": 1.0, "theta": 1.0, "m": 2, "n": 3, "shared": 0}, "exact identity"),
+    ("hrf.lem2.3", {"seed": 3, "d": 2, "m": 3, "n": 3, "p": 2, "scale": 0.5}, "float64 identity"),
+    ("hrf.thm3.5.limit0", {"r": 2.0, "m": 3, "n": 4}, "numerical limit"),
+    ("hrf.lem3.4.max-trig", {"r": 2.0, "m": 3}, "maximum over theta"),
+])
+def test_uncertifiable_hrf_holds_say_why(claim_id: str, at: dict, words: str) -> None:
+    from rfcheck.verify import run_claim
+
+    d = run_claim(claim_id, at=at).as_dict()
+    assert d["verdict"] == "HOLDS" and d["certified"]["points"] == 0
+    assert "no ball (Arb) evaluation" not in d["certified"]["why_not"] and words in d["certified"]["why_not"]
