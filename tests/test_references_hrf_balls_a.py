@@ -143,6 +143,44 @@ CERTIFIED_HOLDS_AT = [
     ("hrf.lem3.4.trig", {"r": 3.0, "theta": 0.0, "m": 1}),
 ]
 
+# REFUTED claims whose holding points the enclosure of the maximum now certifies as well
+CERTIFIED_HOLDING_POINT_OF_REFUTED = [
+    ("hrf.thm3.5.bound", {"r": 2.0, "m": 10, "n": 10}),
+    ("hrf.eq64", {"r": 1.5, "n": 10}),
+]
+
+
+@pytest.mark.parametrize("claim_id, at", CERTIFIED_HOLDING_POINT_OF_REFUTED,
+                         ids=[c for c, _ in CERTIFIED_HOLDING_POINT_OF_REFUTED])
+def test_holding_points_of_refuted_max_bounds_are_certified(claim_id: str, at: dict) -> None:
+    from rfcheck.verify import run_claim
+
+    d = run_claim(claim_id, at=at).as_dict()
+    assert d["verdict"] == "HOLDS", d["reason"]  # at this point the bound holds
+    assert d["certified"]["points"] == d["certified"]["decided"] > 0, d["certified"]
+
+
+def test_interval_max_bounds_over_many_orders_of_magnitude() -> None:
+    """eps^2 of the angular hybrid at r = 6.6 spans ~80 orders of magnitude over [0, pi]: the bounds stay ordered
+    and finite, the lower one is a value of the function, and the hull of their logs contains the 50-digit maximum."""
+    r, m, n = 6.6, 1000, 1
+    rb, mb, nb = (R.num(ARB, v) for v in (r, m, n))
+
+    def eps2(t):
+        l1, l2 = R.angular_lambda_moments(ARB, t, nb)
+        return R.hybrid_mse(ARB, rb, rb, t, mb, l1, l2, 0) * ARB.exp(-2 * rb**2 * ARB.cos(t))
+
+    lo, hi = R.interval_max_bounds(eps2, 0.0, math.pi, BITS, guess=R.angular_rel_error_argmax(r, m, n),
+                                   max_evals=3000)
+    assert lo.is_finite() and hi.is_finite() and lo <= hi and lo > 0
+    with mpmath.workdps(50):
+        def log_eps(t):
+            return R.log_rel_error_hybrid_same_length(MP, mpmath.mpf(r), t, m, n)
+        mx = _mp_max(lambda t: mpmath.exp(2 * log_eps(t)), 1e-6, math.pi / 2)
+        with workprec(BITS):
+            hull = lo.log().union(hi.log())
+        assert _contains(hull, mpmath.log(mx))
+
 
 @pytest.mark.parametrize("claim_id, at", CERTIFIED_HOLDS_AT, ids=[c for c, _ in CERTIFIED_HOLDS_AT])
 def test_hrf_holds_points_are_certified(claim_id: str, at: dict) -> None:

@@ -1423,44 +1423,6 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq27_log = _on_mp(printed_eq27_log_ctx)
 
 
-def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball of ``log eps_{theta*,r} <= log eps_{S(r)}`` at the float maximiser ``theta*`` (exact moments)."""
-    r, m, n = float(p["r"]), int(p["m"]), int(p["n"])
-    t = refs.angular_rel_error_argmax(r, m, n)
-    return refs.on_balls(refs.log_rel_error_hybrid_same_length, r, t, m, n, bits=bits)
-
-
-def _thm35_bound_balls(p: dict[str, Any], bits: int) -> Any:
-    rhs = eval_on_balls(printed_eq27_log_ctx, p, bits)
-    return "the printed bound leaves ball arithmetic" if rhs is None else (_log_eps_lower_ball(p, bits), rhs)
-
-
-def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    v, e = _log_eps_max(p, dps)
-    with mpmath.workdps(dps):
-        return v, printed_eq27_log(p), e
-
-
-_THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
-                description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
-
-P.claim(
-    "thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
-    statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) "
-              "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))",
-    domain=_THM35,
-    checks=[inequality_check("numerical-maximisation", _thm35_bound, max_points=40,
-                             description="log max_theta eps_{theta,r} (from eq (45), tied to quadrature by "
-                                         "hrf.eq45) vs log of the bound; certified by a ball of eps at the "
-                                         "float maximiser (a lower bound of the maximum, from exact moments)",
-                             sides_ball=_thm35_bound_balls, lhs_ball_is_lower_bound=True)],
-    correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
-               "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
-               "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
-               "For fixed n the max-relative-error grows like exp(2r^2)/sqrt(r), not exp(2r^2)/r.",
-)
-
-
 _BNB_EVALS = 1500
 
 
@@ -1479,10 +1441,10 @@ def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> A
 
     with workprec(bits):
         target = None if below is None else (2 * below).exp()
-    mx = refs.interval_max_ball(eps2, 0.0, math.pi, bits, below=target, guess=refs.angular_rel_error_argmax(
+    lo, hi = refs.interval_max_bounds(eps2, 0.0, math.pi, bits, below=target, guess=refs.angular_rel_error_argmax(
         float(r), int(m), int(n)), max_evals=_BNB_EVALS)
     with workprec(bits):
-        return mx.log() / 2
+        return (lo.log() / 2).union(hi.log() / 2)  # the hull after the log (eps^2 spans many orders)
 
 
 def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
@@ -1496,6 +1458,41 @@ def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callabl
         return lhs_ball(p, bits, rhs_b), rhs_b
 
     return balls
+
+
+def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
+    """A ball of ``log eps_{theta*,r} <= log eps_{S(r)}`` at the float maximiser ``theta*`` (exact moments)."""
+    r, m, n = float(p["r"]), int(p["m"]), int(p["n"])
+    t = refs.angular_rel_error_argmax(r, m, n)
+    return refs.on_balls(refs.log_rel_error_hybrid_same_length, r, t, m, n, bits=bits)
+
+
+def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    v, e = _log_eps_max(p, dps)
+    with mpmath.workdps(dps):
+        return v, printed_eq27_log(p), e
+
+
+_THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
+                description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
+
+P.claim(
+    "thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
+    statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) "
+              "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))",
+    domain=_THM35,
+    checks=[inequality_check("numerical-maximisation", _thm35_bound, max_points=40,
+                             description="log max_theta eps_{theta,r} (from eq (45), tied to quadrature by "
+                                         "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
+                                         "from exact moments (lower end: eps at the float maximiser; upper end: "
+                                         "branch-and-bound on balls)",
+                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
+                                 p["r"], int(p["m"]), int(p["n"]), bits, rhs), printed_eq27_log_ctx))],
+    correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
+               "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
+               "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
+               "For fixed n the max-relative-error grows like exp(2r^2)/sqrt(r), not exp(2r^2)/r.",
+)
 
 
 # HRF sec 4, Figure 2 (and Figure 5): "The angular hybrid estimator most accurately approximates
@@ -1678,9 +1675,11 @@ def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
-    mx = refs.interval_max_ball(lambda t: _a_r_ctx(ARB, r, t, n), 0.0, math.pi, bits, guess=guess, max_evals=60)
+    lo, hi = refs.interval_max_bounds(lambda t: _a_r_ctx(ARB, r, t, n), 0.0, math.pi, bits, guess=guess,
+                                      max_evals=60)
     with workprec(bits):
-        return (ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(mx)))).v
+        side = [(ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(v)))).v for v in (lo, hi)]
+        return side[0].union(side[1])  # the hull after the log
 
 
 P.claim(
@@ -1810,42 +1809,34 @@ def _eq_max_b(
     return lhs_rhs
 
 
-def _max_b_balls(i: int, printed_bound: Callable[[Any, Any, Any], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """Balls of ``log b_r^i(theta*)`` (a lower bound of the maximum, ``theta*`` the float maximiser) and of the
-    printed bound ``printed_bound(ctx, r, n)``."""
-    def balls(p: dict[str, Any], bits: int) -> Any:
-        r, n = float(p["r"]), int(p["n"])
-        # float64 log b_r^i (the argument only: any theta gives a lower bound of the maximum)
-        t = refs.grid_argmax(lambda u: ((math.log(1 - 1 / n) + 2 * math.log(u / math.pi) if i == 1 else
-                                         math.log(u / (math.pi * n))) + 2 * r * r * math.cos(u)) if u > 0 and
-                             (i == 2 or n > 1) else -math.inf, 0.0, math.pi, npts=401)
-        if not t > 0:
-            return "the maximiser found is theta = 0, where log b = -inf"
-        return (refs.on_balls(lambda ctx, r, t, n: ctx.log(_b_ctx(ctx, i, r, t, n)), r, t, n, bits=bits),
-                refs.on_balls(lambda ctx, r, n: ctx.log(printed_bound(ctx, r, n)), r, n, bits=bits))
-
-    return balls
-
-
 def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """log of eq (63)'s bound as printed: ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)``."""
     r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
     return ctx.log((1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2))
 
 
-def _eq63_lhs_ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
-    """Ball of ``log max_theta b_r^1(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``)."""
-    from rfcheck.arb_backend import ARB, workprec
+def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
+    """Ball of ``log max_theta b_r^i(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``), trying to
+    prove it below ``rhs``; the lower end at the float maximiser."""
+    def ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
+        from rfcheck.arb_backend import ARB, workprec
 
-    r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
-    rf, nf = float(p["r"]), int(p["n"])
-    guess = refs.grid_argmax(lambda t: float(_b_ctx(MP, 1, rf, t, nf)), 0.0, math.pi, npts=401)
-    with workprec(bits):
-        target = rhs.exp()
-    mx = refs.interval_max_ball(lambda t: _b_ctx(ARB, 1, r, t, n), 0.0, math.pi, bits, below=target, guess=guess,
-                                max_evals=_BNB_EVALS)
-    with workprec(bits):
-        return mx.log()
+        r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
+        rf, nf = float(p["r"]), int(p["n"])
+        guess = refs.grid_argmax(lambda u: ((math.log(1 - 1 / nf) + 2 * math.log(u / math.pi) if i == 1 else
+                                             math.log(u / (math.pi * nf))) + 2 * rf * rf * math.cos(u)) if u > 0 and
+                                 (i == 2 or nf > 1) else -math.inf, 0.0, math.pi, npts=401)
+        with workprec(bits):
+            target = rhs.exp()
+        lo, hi = refs.interval_max_bounds(lambda t: _b_ctx(ARB, i, r, t, n), 0.0, math.pi, bits, below=target,
+                                          guess=guess, max_evals=_BNB_EVALS)
+        with workprec(bits):
+            return lo.log().union(hi.log())  # the hull after the log
+
+    return ball
+
+
+_eq63_lhs_ball = _max_b_ball(1)
 
 
 P.claim(
@@ -1868,7 +1859,8 @@ P.claim(
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
-                             max_points=16, sides_ball=_max_b_balls(2, _eq64_bound), lhs_ball_is_lower_bound=True)],
+                             max_points=16, sides_ball=_max_below(_max_b_ball(2), lambda ctx, p: ctx.log(
+                                 _eq64_bound(ctx, p["r"], p["n"]))))],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 )

@@ -67,6 +67,7 @@ __all__ = [
     "hybrid_variance_with_error",
     "increasing_root_ball",
     "interval_max_ball",
+    "interval_max_bounds",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -1589,7 +1590,29 @@ def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> A
 
 def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, below: Any = None,
                       guess: Any = None, max_evals: int = 400) -> Any:
-    """A ball containing ``max_{t in [lo, hi]} f(t)``, by branch-and-bound on balls.
+    """A ball containing ``max_{t in [lo, hi]} f(t)``: the hull of :func:`interval_max_bounds`.
+
+    Parameters
+    ----------
+    f, lo, hi, bits, below, guess, max_evals
+        As in :func:`interval_max_bounds`.
+
+    Returns
+    -------
+    flint.arb
+        ``[L, U]`` as a ball, ``L <= max f <= U`` (for ``U/L`` beyond ``2^bits`` the midpoint-radius hull
+        is wider than ``[L, U]``: take a monotone function of the bounds first, e.g. their logs).
+    """
+    from rfcheck.arb_backend import workprec
+
+    lo_b, hi_b = interval_max_bounds(f, lo, hi, bits, below=below, guess=guess, max_evals=max_evals)
+    with workprec(bits):
+        return lo_b.union(hi_b)
+
+
+def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, below: Any = None,
+                        guess: Any = None, max_evals: int = 400) -> tuple[Any, Any]:
+    """Lower and upper bounds of ``max_{t in [lo, hi]} f(t)``, by branch-and-bound on balls.
 
     Each subinterval ``[a, b]`` is one ball ``t``; ``f(t)`` encloses ``f`` over all of it (Arb's
     interval extension), so its upper end bounds ``f`` on ``[a, b]``.  The lower end of the result
@@ -1597,8 +1620,8 @@ def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, b
     of ``f``, hence at most the maximum; the upper end is the largest upper bound over the
     subintervals still kept (a subinterval whose upper bound is below that lower end cannot hold
     the maximum and is dropped).  The subinterval with the largest upper bound is bisected until the
-    upper bound is below ``below`` (when given), or the evaluations reach ``max_evals``; the
-    result is a valid enclosure whenever it stops, only wider.
+    upper bound is below ``below`` or the lower end above it (when given), or the evaluations reach
+    ``max_evals``; the result is a valid enclosure whenever it stops, only wider.
 
     Parameters
     ----------
@@ -1610,7 +1633,7 @@ def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, b
     bits : int
         Working precision in bits.
     below : flint.arb or float, optional
-        Stop as soon as the upper bound is below it (its lower end).
+        Stop as soon as the upper bound is below its lower end, or the lower end above it.
     guess : float, optional
         A point where ``f`` is (nearly) largest, for a tight lower end.
     max_evals : int, optional
@@ -1618,8 +1641,8 @@ def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, b
 
     Returns
     -------
-    flint.arb
-        ``[L, U]`` as a ball, ``L <= max f <= U``.
+    tuple of flint.arb
+        ``(L, U)``, exact points (``U`` may be ``+inf``), ``L <= max f <= U``.
     """
     import heapq
 
@@ -1656,10 +1679,12 @@ def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, b
             heap = [h for h in heap if not (h[2] < best)]  # cannot hold the maximum
             heapq.heapify(heap)
             top = max((h[2] for h in heap), default=best, key=lambda u: float(u) if u.is_finite() else math.inf)
-            if (stop is not None and top < stop) or evals >= max_evals or not heap:
+            if stop is not None and (top < stop or (best > stop and top.is_finite())):  # decided either way
+                break
+            if evals >= max_evals or not heap:
                 break
             _, _, _, a, b = heapq.heappop(heap)
             mid = ((a + b) / 2).mid()
             push(a, mid)
             push(mid, b)
-        return best.union(top)
+        return best, top
