@@ -88,7 +88,7 @@ def test_angular_lambda_on_draws_matches_numpy_and_is_exact() -> None:
     for n in (1, 7, 64):
         x, y = RNG.normal(size=2), RNG.normal(size=2)
         tau = RNG.normal(size=(n, 2))
-        b = R.on_balls(lambda ctx: R.angular_lambda_on_draws(ctx, list(x), list(y), tau), bits=BITS)
+        b = R.on_balls(lambda ctx, x=x, y=y, tau=tau: R.angular_lambda_on_draws(ctx, list(x), list(y), tau), bits=BITS)
         v = float(hy.angular_lambda(x, y, tau[None])[0])
         sep = sum(1 for t in tau if np.sign(t @ x) != np.sign(t @ y))
         assert abs(v - sep / n) < 1e-15 and _contains(b, mpmath.mpf(sep) / n)

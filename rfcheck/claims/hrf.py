@@ -408,7 +408,8 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 def _ce_balls(p: dict[str, Any], bits: int) -> tuple[list[Any], list[Any], list[Any]]:
-    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added on balls)."""
+    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added
+    on balls)."""
     from rfcheck.arb_backend import Ball, to_ball, workprec
 
     with workprec(bits):
@@ -1750,7 +1751,8 @@ def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of the two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``, at
     ``6 r^2`` extra bits: the sides differ by a relative ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
     def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
-        return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
+        b = _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)
+        return _a_r_ctx(ctx, r, t, n), b * (1 - ctx.exp(-4 * r**2)) ** 2
 
     return refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
 
