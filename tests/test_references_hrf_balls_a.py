@@ -204,3 +204,29 @@ def test_uncertifiable_hrf_holds_say_why(claim_id: str, at: dict, words: str) ->
     d = run_claim(claim_id, at=at).as_dict()
     assert d["verdict"] == "HOLDS" and d["certified"]["points"] == 0
     assert "no ball (Arb) evaluation" not in d["certified"]["why_not"] and words in d["certified"]["why_not"]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_base_moments_quad_ball_contains_the_mgf_values(k: int) -> None:
+    """The moments by rigorous quadrature contain the 50-digit closed forms (MGF) of ``refs.base_moments``; a value
+    moved by 10^-25 is disjoint."""
+    nx, ny, th = (float(v) for v in (RNG.uniform(0, 1), RNG.uniform(0, 1), RNG.uniform(0, math.pi)))
+    balls = R.base_moments_quad_ball(nx, ny, th, BITS)
+    with mpmath.workdps(50):
+        exact = R.base_moments(MP, mpmath.mpf(nx), mpmath.mpf(ny), mpmath.mpf(th))
+    for b, v in zip(balls, exact, strict=True):
+        assert _contains(b, v) and b.rad() < 1e-40
+        with workprec(BITS):
+            assert certified_equal(b, b + arb(10) ** -25) == "REFUTED"
+
+
+@pytest.mark.parametrize("claim_id", ["hrf.eq37", "hrf.lem2.2.trig", "hrf.lem3.4.pos"])
+def test_quadrature_checks_certify(claim_id: str) -> None:
+    """The 'quadrature' cross-checks (moments by 1-D quadrature) certify their points with rigorous quadrature balls."""
+    from rfcheck.claims import BUDGETS, get
+
+    check = next(c for c in get(claim_id).checks if c.name == "quadrature")
+    at = {"nx": 0.6, "ny": 0.9, "theta": 1.2, "m": 3} if claim_id != "hrf.lem3.4.pos" else {
+        "r": 0.05, "theta": 0.0, "m": 1, "nx": 0.05, "ny": 0.05}
+    ev = check.evaluate(at, BUDGETS["default"], 0)
+    assert ev.decided and ev.extra["certified"] is True, ev.extra

@@ -251,15 +251,39 @@ def _cheap(check: Check, n: int) -> Check:
     return check
 
 
+def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
+    """``refs.hybrid_moments`` (ES1, ES1sq, ES2, ES2sq, ES12, K) and ``EYZ`` as balls, the base moments by rigorous
+    1-D quadrature (``refs.base_moments_quad_ball``, as ``quad=True`` in mpmath); ``flip``: at ``pi - theta``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        th = arb.pi() - to_ball(p["theta"]) if flip else to_ball(p["theta"])
+    base = refs.base_moments_quad_ball(p["nx"], p["ny"], th, bits)
+    h = refs.on_balls(lambda ctx, nx, ny, m: refs.hybrid_moments(ctx, nx, ny, Ball(th), m,
+                                                                 base=tuple(Ball(b) for b in base)),
+                      p["nx"], p["ny"], int(p.get("m", 1)), bits=bits)
+    with workprec(bits):
+        k = h["K"]
+        h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    return {**h, "EYZ": base[4]}
+
+
 _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 64)},
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
 def _quad_check(printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                domain: Domain | None = None) -> Check:
-    """The same comparison with every Gaussian moment by 1-D quadrature (a few points)."""
+                domain: Domain | None = None, printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
+                reference_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Check:
+    """The same comparison with every Gaussian moment by 1-D quadrature (a few points); with ``printed_ctx``
+    (the printed side on balls) and ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`)
+    its points certify."""
+    pball = None if printed_ctx is None else (lambda p, bits: eval_on_balls(printed_ctx, p, bits))
     c = deterministic_check("quadrature", printed, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF")
+                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
+                            printed_ball=pball, reference_ball=reference_ball)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
@@ -281,7 +305,9 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                                 printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True)),
+            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True), printed_ctx=printed_lem22_ctx(_which),
+                        reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
+                            "mse2" if w == "trig" else "mse1"]),
             mc_check("monte-carlo", printed_lem22(_which), _sim(_which), domain=_MC_PAIRS),
         ],
     )
@@ -322,7 +348,9 @@ for _which, _eq, _stmt in (
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
                                     reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
-                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True))],
+                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True), printed_ctx=_sm_ctx,
+                            reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
+                                "ES2" if w == "trig" else "ES1"])],
     )
 
 
@@ -901,7 +929,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
                                 printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True))],
+            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq36_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -934,7 +963,8 @@ P.claim(
                                 reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True))],
+            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True), printed_ctx=printed_eq37_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
 )
 
 
@@ -954,7 +984,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
                                 reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True))],
+            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq38_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
 )
 
 
@@ -1265,6 +1296,19 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
     return ref
 
 
+def _quad_rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """:func:`_rel_err_ball` with the base moments by rigorous quadrature (:func:`_quad_moments_ball`), at twice
+    the bits as there (the MSE cancels to 0 at the zero-variance end)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import workprec
+
+        h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
+        with workprec(2 * bits):
+            return h["mse2" if which == "trig" else "mse1"].nonnegative_part().sqrt() / h["K"]
+
+    return ball
+
+
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
@@ -1277,7 +1321,8 @@ for _which in ("trig", "pos"):
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
                 _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
-                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
+                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"),
+                            printed_ctx=printed_eq25_ctx, reference_ball=_quad_rel_err_ball(_which))],
     )
 
 

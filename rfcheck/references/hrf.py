@@ -45,6 +45,7 @@ __all__ = [
     "angular_rel_error_argmax",
     "base_moments",
     "base_moments_quad",
+    "base_moments_quad_ball",
     "base_moments_with_error",
     "ce_real_system",
     "cexp_scalar_on_draws",
@@ -1688,3 +1689,54 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
             push(a, mid)
             push(mid, b)
         return best, top
+
+
+def base_moments_quad_ball(nx: Any, ny: Any, theta: Any, bits: int) -> tuple[Any, Any, Any, Any, Any]:
+    """``E Y, E Y^2, E Z, E Z^2, E YZ`` as balls by rigorous 1-d quadrature: :func:`base_moments_quad` on balls.
+
+    The same decomposition as :func:`base_moments_quad` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``,
+    ``Delta = alpha z^ + beta e_perp``), every factor ``E exp(b g)``, ``g ~ N(0, 1)``, by
+    :func:`gaussian_exp_dot_ball` (Arb's ``acb.integral`` on ``[-T, T]`` plus a proven tail
+    bound): the defining expectations, not the MGF closed forms of :func:`base_moments`.
+    ``beta^2 = |Delta|^2 - alpha^2 >= 0`` (a squared component) is intersected with ``[0, inf)``
+    before its square root.
+
+    Parameters
+    ----------
+    nx, ny, theta : number or flint.arb
+        The pair (:func:`pair_geometry`; a ball's whole range is covered).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of flint.arb
+        ``(E Y, E Y^2, E Z, E Z^2, E YZ)``; ``E YZ`` is a NaN ball where ``|z|`` is not
+        separated from 0 (``|z| = 0`` exactly gives ``E Z``, as in :func:`base_moments_quad`).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2, eq (2)-(3), Lemma 2.2 and
+    appendix C, eq (37); Gaussian expectations as in Lemma 2.4, eq (13).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+
+    g = on_balls(pair_geometry, nx, ny, theta, bits=bits)
+    with workprec(bits):
+        def gm(beta: Any) -> Any:
+            return gaussian_exp_dot_ball([acb(beta)], bits).real
+
+        zz, dd = g["z2"].nonnegative_part().sqrt(), g["d2"].nonnegative_part().sqrt()
+        ey, ey2 = gm(zz), (1 + gm(2 * zz)) / 2
+        ez, ez2 = gm(acb(0, dd)), (1 + gm(acb(0, 2 * dd))) / 2
+        if zz.is_exact() and zz.is_zero():
+            eyz = ez
+        elif zz > 0:
+            alpha = (g["x2"] - g["y2"]) / zz
+            beta = (g["d2"] - alpha**2).nonnegative_part().sqrt()
+            eyz = gm(acb(zz, alpha)) * gm(acb(0, beta))
+        else:
+            eyz = arb("nan")
+        return ey, ey2, ez, ez2, eyz
