@@ -230,3 +230,12 @@ def test_quadrature_checks_certify(claim_id: str) -> None:
         "r": 0.05, "theta": 0.0, "m": 1, "nx": 0.05, "ny": 0.05}
     ev = check.evaluate(at, BUDGETS["default"], 0)
     assert ev.decided and ev.extra["certified"] is True, ev.extra
+
+
+def test_eq66_printed_value_above_the_maximum_is_certified() -> None:
+    """Where eq (66)'s printed value lies above max_theta eps (not below the float-maximiser lower bound), the
+    branch-and-bound upper end of the maximum separates it: REFUTED, certified."""
+    from rfcheck.verify import run_claim
+
+    d = run_claim("hrf.eq66", at={"r": 5.0, "m": 1, "n": 1, "theta": 0.01}).as_dict()
+    assert d["verdict"] == "REFUTED" and d["certified"]["verdict"] is True, d["certified"]

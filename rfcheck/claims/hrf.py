@@ -1506,13 +1506,6 @@ def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callabl
     return balls
 
 
-def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball of ``log eps_{theta*,r} <= log eps_{S(r)}`` at the float maximiser ``theta*`` (exact moments)."""
-    r, m, n = float(p["r"]), int(p["m"]), int(p["n"])
-    t = refs.angular_rel_error_argmax(r, m, n)
-    return refs.on_balls(refs.log_rel_error_hybrid_same_length, r, t, m, n, bits=bits)
-
-
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps):
@@ -1954,6 +1947,13 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 
+def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``log eps_{S(r)}`` (:func:`_log_eps_max_ball`), its branch-and-bound aimed at the printed value: a
+    printed value above the maximum's upper bound or below its lower end is then disjoint."""
+    printed = eval_on_balls(_eq66_printed_ctx, p, bits)
+    return _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, printed)
+
+
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _log_eps_max(p, dps)
 
@@ -1964,8 +1964,7 @@ P.claim(
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
                                 max_points=12, printed_ctx=_eq66_printed_ctx,
-                                reference_ball=lambda p, bits: _log_eps_lower_ball(p, bits),
-                                reference_ball_is_lower_bound=True)],
+                                reference_ball=_eq66_ref_ball)],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
 )
