@@ -1629,7 +1629,8 @@ P.claim(
                                 not_certified="the reference is a numerical limit of a 0/0 ratio: eps_{theta,r}/"
                                               "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
                                               "error estimated from their difference, not proven; a ball of the limit "
-                                              "needs d(eps^2)/dtheta at 0 on balls (not implemented)")],
+                                              "would need eps_{0,r} = 0 exactly (an identity, which balls only bound "
+                                              "near 0) and d(eps^2)/dtheta at 0")],
 )
 
 P.claim(
