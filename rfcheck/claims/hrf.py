@@ -256,15 +256,39 @@ def _cheap(check: Check, n: int) -> Check:
     return check
 
 
+def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
+    """``refs.hybrid_moments`` (ES1, ES1sq, ES2, ES2sq, ES12, K) and ``EYZ`` as balls, the base moments by rigorous
+    1-D quadrature (``refs.base_moments_quad_ball``, as ``quad=True`` in mpmath); ``flip``: at ``pi - theta``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        th = arb.pi() - to_ball(p["theta"]) if flip else to_ball(p["theta"])
+    base = refs.base_moments_quad_ball(p["nx"], p["ny"], th, bits)
+    h = refs.on_balls(lambda ctx, nx, ny, m: refs.hybrid_moments(ctx, nx, ny, Ball(th), m,
+                                                                 base=tuple(Ball(b) for b in base)),
+                      p["nx"], p["ny"], int(p.get("m", 1)), bits=bits)
+    with workprec(bits):
+        k = h["K"]
+        h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    return {**h, "EYZ": base[4]}
+
+
 _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 64)},
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
 def _quad_check(printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                domain: Domain | None = None) -> Check:
-    """The same comparison with every Gaussian moment by 1-D quadrature (a few points)."""
+                domain: Domain | None = None, printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
+                reference_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Check:
+    """The same comparison with every Gaussian moment by 1-D quadrature (a few points); with ``printed_ctx``
+    (the printed side on balls) and ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`)
+    its points certify."""
+    pball = None if printed_ctx is None else (lambda p, bits: eval_on_balls(printed_ctx, p, bits))
     c = deterministic_check("quadrature", printed, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF")
+                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
+                            printed_ball=pball, reference_ball=reference_ball)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
@@ -286,7 +310,9 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                                 printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True)),
+            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True), printed_ctx=printed_lem22_ctx(_which),
+                        reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
+                            "mse2" if w == "trig" else "mse1"]),
             mc_check("monte-carlo", printed_lem22(_which), _sim(_which), domain=_MC_PAIRS),
         ],
     )
@@ -327,7 +353,9 @@ for _which, _eq, _stmt in (
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
                                     reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
-                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True))],
+                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True), printed_ctx=_sm_ctx,
+                            reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
+                                "ES2" if w == "trig" else "ES1"])],
     )
 
 
@@ -412,12 +440,47 @@ def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return refs.quad_gaussian_exp_dot(zs, dps)
 
 
+def _ce_balls(p: dict[str, Any], bits: int) -> tuple[list[Any], list[Any], list[Any]]:
+    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added
+    on balls)."""
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        a = [[Ball(to_ball(complex(p[f"a{i}{j}r"], p[f"a{i}{j}i"])))
+              + (Ball(to_ball(p["shift"])) if i == j else 0) for j in range(2)] for i in range(2)]
+    return refs.cexp_vectors_ball(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], bits)
+
+
+def _bsq_ball(v: list[Any]) -> Any:
+    return sum(vi**2 for vi in v)
+
+
+def _printed_eq14_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq14` on balls (same operations; the inverse by Arb's rigorous ``acb_mat.inv``)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    ax, by, _ = _ce_balls(p, bits)
+    with workprec(bits):
+        xy = to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])
+        return (acb(_bsq_ball(ax) / 2).exp() * acb(_bsq_ball(by) / 2).exp() * acb(xy).exp())
+
+
+def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
+    from rfcheck.arb_backend import Ball
+
+    return refs.gaussian_exp_dot_ball([Ball(v) for v in _ce_balls(p, bits)[2]], bits)
+
+
 P.claim(
     "eq14", source=P.at("sec 2.3, eq (14)"),
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14,
+    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14, printed_ball=_printed_eq14_ball,
+                                reference_ball=_eq14_ref_ball,
                                 atol_scale=lambda p, dps: abs(printed_eq14(p)) + 1, max_points=30), 5)],
 )
 
@@ -435,14 +498,47 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return c * v, abs(c) * e
 
 
+def _sm_xy_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_sm_xy` on balls: ``exp(x0 y0 + x1 y1)``."""
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        return (to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])).exp()
+
+
+def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (as :func:`_ref_eq15`; quadrature)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import Ball, workprec
+
+    ax, by, z = _ce_balls(p, bits)
+    with workprec(bits):
+        c = acb(-_bsq_ball(ax) / 2 - _bsq_ball(by) / 2).exp()
+    return c * refs.gaussian_exp_dot_ball([Ball(v) for v in z], bits)
+
+
 P.claim(
     "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15,
-        atol_scale=lambda p, dps: 1, max_points=30), 5)],
+    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15, printed_ball=_sm_xy_ball,
+                                       reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
+
+
+_EXACT_ZERO_MSE = ("the claim is an exact identity (MSE = 0 at the end points): 'MSE <= 0' holds with equality, and "
+                   "the moment expansion on balls cancels to a ball around 0, which can never decide it")
+_MAX_LOWER_ONLY = ("a maximum over theta found numerically (grid + golden section, mpmath): a ball at one angle "
+                   "encloses only a lower bound of it; an upper enclosure would need a branch-and-bound over theta "
+                   "(not implemented)")
+
+
+_ZERO_VARIANCE_AT_ROUNDED_X = (
+    "the variance is 0 exactly only at the exact x = -A^-1 (A^T)^-1 y; the point evaluated is that x rounded to the "
+    "working precision, where 'variance <= 0' holds within the tolerance only: balls enclose the variance near 0 but "
+    "can never decide it <= 0")
 
 
 def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -469,7 +565,8 @@ P.claim(
                    "imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
                   description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), y in [-1.5, 1.5]^2"),
     checks=[_cheap(inequality_check("quadrature", _eq17_lhs_rhs, max_points=20,
-                             description="variance of one CE sample by quadrature <= 0"), 5)],
+                             description="variance of one CE sample by quadrature <= 0",
+                             not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
 
 
@@ -518,7 +615,9 @@ P.claim(
                   description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
     checks=[_cheap(inequality_check("quadrature", _eq18_lhs_rhs, max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
-                                         "sample by quadrature <= 0"), 5)],
+                                         "sample by quadrature <= 0",
+                             not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
+                                           "has no enclosure of it); and " + _ZERO_VARIANCE_AT_ROUNDED_X), 5)],
     notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.",
 )
 
@@ -660,8 +759,12 @@ P.claim(
                    "p": Int(1, 4, scale="linear"), "scale": Real(0.1, 1.5)},
                   description="random x, y; p + 1 base estimators cycling SM^++, SM^trig and CE with a "
                               "random complex A; p angular lambda-coefficients with a_k in [-1, 2]"),
-    checks=[Check("same-draws", 1, _lemma23, search=False,
-                  description="eq (11) feature vectors vs eq (8) on the same draws (float64 rounding)")],
+    checks=[not_certifiable(Check("same-draws", 1, _lemma23, search=False,
+                                  description="eq (11) feature vectors vs eq (8) on the same draws (float64 rounding)"),
+                            "a float64 identity between two NumPy implementations of rfcheck.estimators.hrf (the "
+                            "feature vectors of eq (11) and the direct sum of eq (8), p + 1 base estimators with a "
+                            "random complex A) on random draws, within a float64 rounding tolerance: those estimator "
+                            "functions have no ball face")],
 )
 
 
@@ -831,7 +934,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
                                 printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True))],
+            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq36_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -864,7 +968,8 @@ P.claim(
                                 reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True))],
+            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True), printed_ctx=printed_eq37_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
 )
 
 
@@ -884,7 +989,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
                                 reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True))],
+            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq38_ctx,
+                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
 )
 
 
@@ -1039,7 +1145,20 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     printed = 0.5 * (1 - np.sum(phx * phy, axis=-1))
     ref = hy.angular_lambda(x, y, tau)
     k = int(np.argmax(np.abs(printed - ref)))
-    return compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
+    ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
+    return _certify_draws(ev, budget, lambda ctx: (_eq43_printed_on_draws(ctx, x, y, tau[k]),
+                                                   refs.angular_lambda_on_draws(ctx, list(x), list(y), tau[k])),
+                          tol=1e-15)
+
+
+def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
+    """Eq (43) as printed on given projections ``tau`` (shape ``(n, 2)``, floats exact on balls):
+    ``(1/2)(1 - sum_i X_i)``, ``X_i = n^-1 sgn(tau_i^T x) sgn(tau_i^T y)``."""
+    n = refs.num(ctx, len(tau))
+    dot = lambda t, u: refs.num(ctx, float(t[0])) * refs.num(ctx, float(u[0])) + refs.num(  # noqa: E731
+        ctx, float(t[1])) * refs.num(ctx, float(u[1]))
+    sgn = lambda v: 1 if v > 0 else -1 if v < 0 else 0  # noqa: E731
+    return (1 - sum(sgn(dot(t, x)) * sgn(dot(t, y)) for t in tau) / n) / 2
 
 
 P.claim(
@@ -1144,15 +1263,25 @@ printed_eq25 = _on_mp(printed_eq25_ctx)
 
 
 def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments."""
+    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments.
+
+    The MSE is expanded at twice the bits (it cancels to 0 at the zero-variance end) and its enclosure is
+    intersected with ``[0, inf)`` (``MSE = E(S - SM)^2 >= 0``) before the square root."""
     def f(ctx: Any, r: Any, t: Any, m: Any) -> Any:
         if which == "pos":
             t = ctx.pi - t
         h = refs.hybrid_moments(ctx, r, r, t, m)
         s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+        return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2, h["K"]
 
-    return lambda p, bits: refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=bits)
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import workprec
+
+        mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
+        with workprec(2 * bits):
+            return mse.nonnegative_part().sqrt() / k
+
+    return ball
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1172,6 +1301,19 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
     return ref
 
 
+def _quad_rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """:func:`_rel_err_ball` with the base moments by rigorous quadrature (:func:`_quad_moments_ball`), at twice
+    the bits as there (the MSE cancels to 0 at the zero-variance end)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import workprec
+
+        h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
+        with workprec(2 * bits):
+            return h["mse2" if which == "trig" else "mse1"].nonnegative_part().sqrt() / h["K"]
+
+    return ball
+
+
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
@@ -1184,7 +1326,8 @@ for _which in ("trig", "pos"):
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
                 _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
-                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
+                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"),
+                            printed_ctx=printed_eq25_ctx, reference_ball=_quad_rel_err_ball(_which))],
     )
 
 
@@ -1215,7 +1358,9 @@ for _which in ("trig", "pos"):
         checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
-                                                "quadrature by hrf.lem3.4.*) by grid + golden section")],
+                                                "quadrature by hrf.lem3.4.*) by grid + golden section",
+                                    not_certified="the reference is " + _MAX_LOWER_ONLY + ", and an equality needs "
+                                                  "both bounds")],
     )
 
 
@@ -1235,15 +1380,28 @@ def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
+def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the limit of ``eps_{theta,r}`` (SM^trig at theta -> pi, SM^++ at theta -> 0) on S(r): the relative
+    error ``sqrt(MSE)/SM`` from the exact moments (``refs.hybrid_moments``) is a composition of exp, cos, sqrt and
+    arithmetic, continuous in theta on [0, pi] (SM > 0, MSE >= 0), so the limit is its value at the end point."""
+    def f(ctx: Any, r: Any, m: Any) -> Any:
+        t = ctx.pi if which == "trig" else refs.num(ctx, 0.0)
+        h = refs.hybrid_moments(ctx, r, r, t, m)
+        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+
+    return lambda p, bits: refs.on_balls(f, p["r"], int(p["m"]), bits=bits)
+
+
 P.claim(
     "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
     checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
-                                atol_scale=lambda p, dps: 0, max_points=20),
+                                reference_ball=_lim34_ball("trig"), atol_scale=lambda p, dps: 0, max_points=20),
             deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
-                                atol_scale=lambda p, dps: 0, max_points=20)],
+                                reference_ball=_lim34_ball("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
 )
 
 
@@ -1264,7 +1422,8 @@ P.claim(
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
-                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
+                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0",
+                             not_certified=_EXACT_ZERO_MSE)],
 )
 
 
@@ -1287,7 +1446,7 @@ P.claim(
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
-                             description="MSE at theta = 0 (exactly) <= 0")],
+                             description="MSE at theta = 0 (exactly) <= 0", not_certified=_EXACT_ZERO_MSE)],
 )
 
 
@@ -1315,16 +1474,41 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq27_log = _on_mp(printed_eq27_log_ctx)
 
 
-def _log_eps_lower_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball of ``log eps_{theta*,r} <= log eps_{S(r)}`` at the float maximiser ``theta*`` (exact moments)."""
-    r, m, n = float(p["r"]), int(p["m"]), int(p["n"])
-    t = refs.angular_rel_error_argmax(r, m, n)
-    return refs.on_balls(refs.log_rel_error_hybrid_same_length, r, t, m, n, bits=bits)
+_BNB_EVALS = 1500
 
 
-def _thm35_bound_balls(p: dict[str, Any], bits: int) -> Any:
-    rhs = eval_on_balls(printed_eq27_log_ctx, p, bits)
-    return "the printed bound leaves ball arithmetic" if rhs is None else (_log_eps_lower_ball(p, bits), rhs)
+def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> Any:
+    """Ball of ``log eps_{S(r)}`` of the angular hybrid: ``max_theta eps^2 = MSE/SM^2`` over ``[0, pi]`` from the
+    exact moments (``refs.hybrid_mse``, ``SM = exp(r^2 cos theta)``) enclosed by branch-and-bound on balls
+    (``refs.interval_max_ball``, at most ``_BNB_EVALS`` evaluations; ``below``: a log target it tries to prove the
+    maximum under), the lower end at the float maximiser ``refs.angular_rel_error_argmax``."""
+    from rfcheck.arb_backend import ARB, workprec
+
+    rb, mb, nb = (refs.num(ARB, v) for v in (r, m, n))
+
+    def eps2(t: Any) -> Any:
+        l1, l2 = refs.angular_lambda_moments(ARB, t, nb)
+        return refs.hybrid_mse(ARB, rb, rb, t, mb, l1, l2, 0) * ARB.exp(-2 * rb**2 * ARB.cos(t))
+
+    with workprec(bits):
+        target = None if below is None else (2 * below).exp()
+    lo, hi = refs.interval_max_bounds(eps2, 0.0, math.pi, bits, below=target, guess=refs.angular_rel_error_argmax(
+        float(r), int(m), int(n)), max_evals=_BNB_EVALS)
+    with workprec(bits):
+        return (lo.log() / 2).union(hi.log() / 2)  # the hull after the log (eps^2 spans many orders)
+
+
+def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
+               rhs_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Callable[[dict[str, Any], int], Any]:
+    """``sides_ball`` of ``max <= rhs``: the rhs ball (``rhs(ctx, p)`` on balls, or ``rhs_ball(p, bits)``), then
+    ``lhs_ball(p, bits, rhs)`` (an enclosure of the maximum that tries to prove it below the rhs)."""
+    def balls(p: dict[str, Any], bits: int) -> Any:
+        rhs_b = eval_on_balls(rhs, p, bits) if rhs is not None else rhs_ball(p, bits)  # type: ignore[misc]
+        if rhs_b is None:
+            return "the right side leaves ball arithmetic"
+        return lhs_ball(p, bits, rhs_b), rhs_b
+
+    return balls
 
 
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1343,9 +1527,11 @@ P.claim(
     domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _thm35_bound, max_points=40,
                              description="log max_theta eps_{theta,r} (from eq (45), tied to quadrature by "
-                                         "hrf.eq45) vs log of the bound; certified by a ball of eps at the "
-                                         "float maximiser (a lower bound of the maximum, from exact moments)",
-                             sides_ball=_thm35_bound_balls, lhs_ball_is_lower_bound=True)],
+                                         "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
+                                         "from exact moments (lower end: eps at the float maximiser; upper end: "
+                                         "branch-and-bound on balls)",
+                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
+                                 p["r"], int(p["m"]), int(p["n"]), bits, rhs), printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1370,6 +1556,11 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return +hyb, +base, e
 
 
+def _fig2_base_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """:func:`_fig2_max_rel`'s right side on ``ctx``: ``log W(r)/sqrt(2 * 128)`` (eq (26), the closed form)."""
+    return cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)
+
+
 P.claim(
     "text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
     statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
@@ -1380,7 +1571,9 @@ P.claim(
                               "(Lemma 3.4 eq (26)), 'base' names the comparison"),
     checks=[inequality_check("numerical-maximisation", _fig2_max_rel, max_points=12,
                              description="log max_theta eps of the hybrid (eq (45), mpmath golden-section) vs "
-                                         "log W(r)/sqrt(2 * 128) (eq (26))")],
+                                         "log W(r)/sqrt(2 * 128) (eq (26))",
+                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
+                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, rhs), _fig2_base_ctx))],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
           "reverses for small r: below r = 0.5887 the hybrid's max-relative-error is the larger one (by up to "
@@ -1437,7 +1630,12 @@ P.claim(
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
-                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)")],
+                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
+                                not_certified="the reference is a numerical limit of a 0/0 ratio: eps_{theta,r}/"
+                                              "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
+                                              "error estimated from their difference, not proven; a ball of the limit "
+                                              "would need eps_{0,r} = 0 exactly (an identity, which balls only bound "
+                                              "near 0) and d(eps^2)/dtheta at 0")],
 )
 
 P.claim(
@@ -1501,7 +1699,8 @@ P.claim(
               "(1 - exp(-4r^2 cos^2(theta/2)))^2 (logs compared)",
     domain=_D3,
     checks=[deterministic_check("numerical-maximisation", _eq48_printed, _log_eps_max,
-                                atol_scale=lambda p, dps: 1, max_points=12)],
+                                atol_scale=lambda p, dps: 1, max_points=12,
+                                not_certified="both sides are maxima over theta: each is " + _MAX_LOWER_ONLY)],
 )
 
 
@@ -1513,11 +1712,27 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
+def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of eq (51)'s right side ``log(exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta)))``: the maximum of the
+    printed ``a_r`` enclosed by branch-and-bound (``refs.interval_max_ball``), the lower end at its float maximiser."""
+    from rfcheck.arb_backend import ARB, Ball, workprec
+
+    r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
+    rf, nf = float(p["r"]), int(p["n"])
+    guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
+    lo, hi = refs.interval_max_bounds(lambda t: _a_r_ctx(ARB, r, t, n), 0.0, math.pi, bits, guess=guess,
+                                      max_evals=60)
+    with workprec(bits):
+        side = [(ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(v)))).v for v in (lo, hi)]
+        return side[0].union(side[1])  # the hull after the log
+
+
 P.claim(
     "eq51", source=P.at("appendix D.3, eq (51)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
-    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12)],
+    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12, sides_ball=_max_below(
+        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), None, _eq51_rhs_ball))],
 )
 
 
@@ -1576,11 +1791,21 @@ def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (_a_r(r, t, n), (_b(1, r, t, n) + _b(2, r, t, n)) * (1 - mpmath.exp(-4 * r**2)) ** 2, 0)
 
 
+def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of the two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``, at
+    ``6 r^2`` extra bits: the sides differ by a relative ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
+    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
+        b = _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)
+        return _a_r_ctx(ctx, r, t, n), b * (1 - ctx.exp(-4 * r**2)) ** 2
+
+    return refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
+
+
 P.claim(
     "eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
-    checks=[inequality_check("mpmath", _eq52)],
+    checks=[inequality_check("mpmath", _eq52, sides_ball=_eq52_balls)],
 )
 
 
@@ -1590,11 +1815,28 @@ def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _theta_star(1, r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
 
 
+def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of ``theta*`` and ``sqrt(pi/2)/r``: ``theta*`` is the unique root of the increasing ``r^2 t sin t - 1``
+    on ``[0, pi/2]`` (``t sin t`` increases there), enclosed by a sign change on balls (``refs.increasing_root_ball``)
+    around the mpmath root."""
+    from rfcheck.arb_backend import ARB
+
+    r = refs.num(ARB, p["r"])
+    with mpmath.workdps(int(bits * 0.31) + 10):
+        rm = mpmath.mpf(p["r"])
+        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), _theta_star(1, rm))  # polished (secant)
+    try:
+        t = refs.increasing_root_ball(lambda u: r**2 * u * ARB.sin(u) - 1, guess, bits)
+    except ValueError as exc:
+        return f"no enclosure of theta* ({exc})"
+    return t, refs.on_balls(lambda ctx, r: ctx.sqrt(ctx.pi / 2) / r, p["r"], bits=bits)
+
+
 P.claim(
     "eq61", source=P.at("appendix D.3, eq (59)-(61)"),
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
     domain=Domain({"r": Real(1.0, 10.0)}),
-    checks=[inequality_check("root-finding", _eq61)],
+    checks=[inequality_check("root-finding", _eq61, sides_ball=_eq61_balls)],
 )
 
 
@@ -1613,21 +1855,34 @@ def _eq_max_b(
     return lhs_rhs
 
 
-def _max_b_balls(i: int, printed_bound: Callable[[Any, Any, Any], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """Balls of ``log b_r^i(theta*)`` (a lower bound of the maximum, ``theta*`` the float maximiser) and of the
-    printed bound ``printed_bound(ctx, r, n)``."""
-    def balls(p: dict[str, Any], bits: int) -> Any:
-        r, n = float(p["r"]), int(p["n"])
-        # float64 log b_r^i (the argument only: any theta gives a lower bound of the maximum)
-        t = refs.grid_argmax(lambda u: ((math.log(1 - 1 / n) + 2 * math.log(u / math.pi) if i == 1 else
-                                         math.log(u / (math.pi * n))) + 2 * r * r * math.cos(u)) if u > 0 and
-                             (i == 2 or n > 1) else -math.inf, 0.0, math.pi, npts=401)
-        if not t > 0:
-            return "the maximiser found is theta = 0, where log b = -inf"
-        return (refs.on_balls(lambda ctx, r, t, n: ctx.log(_b_ctx(ctx, i, r, t, n)), r, t, n, bits=bits),
-                refs.on_balls(lambda ctx, r, n: ctx.log(printed_bound(ctx, r, n)), r, n, bits=bits))
+def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (63)'s bound as printed: ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)``."""
+    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    return ctx.log((1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2))
 
-    return balls
+
+def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
+    """Ball of ``log max_theta b_r^i(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``), trying to
+    prove it below ``rhs``; the lower end at the float maximiser."""
+    def ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
+        from rfcheck.arb_backend import ARB, workprec
+
+        r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
+        rf, nf = float(p["r"]), int(p["n"])
+        guess = refs.grid_argmax(lambda u: ((math.log(1 - 1 / nf) + 2 * math.log(u / math.pi) if i == 1 else
+                                             math.log(u / (math.pi * nf))) + 2 * rf * rf * math.cos(u)) if u > 0 and
+                                 (i == 2 or nf > 1) else -math.inf, 0.0, math.pi, npts=401)
+        with workprec(bits):
+            target = rhs.exp()
+        lo, hi = refs.interval_max_bounds(lambda t: _b_ctx(ARB, i, r, t, n), 0.0, math.pi, bits, below=target,
+                                          guess=guess, max_evals=_BNB_EVALS)
+        with workprec(bits):
+            return lo.log().union(hi.log())  # the hull after the log
+
+    return ball
+
+
+_eq63_lhs_ball = _max_b_ball(1)
 
 
 P.claim(
@@ -1636,7 +1891,7 @@ P.claim(
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
                                                                   / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)),
-                             max_points=16)],
+                             max_points=16, sides_ball=_max_below(_eq63_lhs_ball, _eq63_rhs_ctx))],
 )
 
 def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
@@ -1650,7 +1905,8 @@ P.claim(
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
-                             max_points=16, sides_ball=_max_b_balls(2, _eq64_bound), lhs_ball_is_lower_bound=True)],
+                             max_points=16, sides_ball=_max_below(_max_b_ball(2), lambda ctx, p: ctx.log(
+                                 _eq64_bound(ctx, p["r"], p["n"]))))],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 )
@@ -1665,12 +1921,21 @@ def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.log(b), e
 
 
+def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (65)'s bound as printed (:func:`_eq65`'s right side): ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2))
+    sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))``."""
+    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m * r) * (1 - ctx.exp(-4 * r**2)) * ctx.sqrt(
+        1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
+
+
 P.claim(
     "eq65", source=P.at("appendix D.3, eq (65)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
-    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24)],
+    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24, sides_ball=_max_below(
+        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), _eq65_rhs_ctx))],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
@@ -1688,6 +1953,13 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 
+def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``log eps_{S(r)}`` (:func:`_log_eps_max_ball`), its branch-and-bound aimed at the printed value: a
+    printed value above the maximum's upper bound or below its lower end is then disjoint."""
+    printed = eval_on_balls(_eq66_printed_ctx, p, bits)
+    return _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, printed)
+
+
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _log_eps_max(p, dps)
 
@@ -1698,8 +1970,7 @@ P.claim(
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
                                 max_points=12, printed_ctx=_eq66_printed_ctx,
-                                reference_ball=lambda p, bits: _log_eps_lower_ball(p, bits),
-                                reference_ball_is_lower_bound=True)],
+                                reference_ball=_eq66_ref_ball)],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
 )

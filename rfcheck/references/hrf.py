@@ -41,13 +41,16 @@ __all__ = [
     "angular_lambda_moments",
     "angular_lambda_moments_binomial",
     "angular_lambda_moments_with_error",
+    "angular_lambda_on_draws",
     "angular_rel_error_argmax",
     "base_moments",
     "base_moments_quad",
+    "base_moments_quad_ball",
     "base_moments_with_error",
     "ce_real_system",
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
+    "cexp_vectors_ball",
     "feature_exp_moments_quad",
     "gauss_lambda_moments",
     "gauss_lambda_moments_quad",
@@ -63,6 +66,9 @@ __all__ = [
     "hybrid_variance_terms",
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
+    "increasing_root_ball",
+    "interval_max_ball",
+    "interval_max_bounds",
     "log_rel_error_hybrid_same_length",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -1451,3 +1457,286 @@ def real_null_space(mat: Any, dps: int) -> list[Any]:
     _, s, v = mpmath.svd_r(mat)
     tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
     return [v.T.column(k) for k in range(mat.rows) if abs(s[k]) <= tol]
+
+
+# ------------------------------------------------------------------ balls for sec 2.3 and appendix D.3
+
+
+def cexp_vectors_ball(a: Any, x: Any, y: Any, bits: int) -> tuple[list[Any], list[Any], list[Any]]:
+    """``A x``, ``(A^T)^-1 y`` and ``z = A x + (A^T)^-1 y`` as complex balls (HRF sec 2.3, eq (14)-(16)).
+
+    The inverse is Arb's rigorous ``acb_mat.inv`` (Gaussian elimination on balls with an
+    enclosure of the exact inverse), so every entry contains the exact value for the exact
+    inputs.
+
+    Parameters
+    ----------
+    a : sequence of sequences
+        The ``d x d`` complex matrix ``A`` (numbers, exact as balls, or balls).
+    x, y : sequence
+        Vectors of length ``d`` (numbers or balls).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of lists of flint.acb
+        ``(A x, (A^T)^-1 y, A x + (A^T)^-1 y)``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is not provably invertible at this precision.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (14)-(16).
+    """
+    from flint import acb, acb_mat
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    def ball(v: Any) -> Any:
+        return acb(v.v if isinstance(v, Ball) else to_ball(v))
+
+    with workprec(bits):
+        am = acb_mat([[ball(v) for v in row] for row in a])
+        b = am.transpose().inv()
+        xv, yv = acb_mat([[ball(v)] for v in x]), acb_mat([[ball(v)] for v in y])
+        ax, by = am * xv, b * yv
+        d = am.nrows()
+        axl, byl = [ax[i, 0] for i in range(d)], [by[i, 0] for i in range(d)]
+        return axl, byl, [u + v for u, v in zip(axl, byl, strict=True)]
+
+
+def increasing_root_ball(g: Callable[[Any], Any], guess: Any, bits: int) -> Any:
+    """A ball containing the root of a strictly increasing function ``g`` near ``guess``.
+
+    The root is bracketed by ``guess -+ 2^(20 - bits) max(1, |guess|)``; the signs ``g(lo) < 0 < g(hi)``
+    are decided on balls, so by the intermediate value theorem and monotonicity the unique root
+    lies in ``[lo, hi]``.
+
+    Parameters
+    ----------
+    g : callable
+        ``g(t)`` on the ball context (a :class:`rfcheck.arb_backend.Ball` in, a ball out),
+        strictly increasing on the bracket's interval (the caller's proof).
+    guess : float or mpmath.mpf
+        An approximation of the root (e.g. from ``mpmath.findroot`` at higher precision).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        ``[lo, hi]`` as a ball.
+
+    Raises
+    ------
+    ValueError
+        If the signs at the bracket's ends are not decided as ``g(lo) < 0 < g(hi)``.
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        mid = to_ball(guess if isinstance(guess, mpmath.mpf) else float(guess))  # exact (no rounding)
+        half = arb(2) ** (20 - bits) * max(1, abs(float(guess)))
+        lo, hi = (mid - half).mid(), (mid + half).mid()  # exact points
+        glo, ghi = (v.v if isinstance(v, Ball) else v for v in (g(Ball(lo)), g(Ball(hi))))
+        if not (glo < 0 and ghi > 0):
+            raise ValueError(f"no sign change of g on [{lo}, {hi}]: {glo}, {ghi}")
+        return lo.union(hi)
+
+
+def _sgn(v: Any) -> int:
+    """``sgn(v)`` in {-1, 0, 1}; on a ball the comparison must be decided (else ``UndecidableError``)."""
+    return 1 if v > 0 else -1 if v < 0 else 0
+
+
+def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> Any:
+    """``lambda_hat_n(x, y)`` of HRF eq (19) on given projections ``tau`` (shape ``(n, d)``): the fraction
+    of the ``n`` hyperplanes ``tau_i^T u = 0`` that separate ``x`` from ``y``.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB`` (on balls the products ``tau_i^T x`` of floats are exact at
+        >= 110 bits for ``d = 2``, so their signs are decided unless a product is exactly 0).
+    x, y : list
+        The vectors (floats or numbers of ``ctx``).
+    tau : array_like
+        The projections, floats (exact on balls).
+
+    Returns
+    -------
+    number
+        ``#{i : sgn(tau_i^T x) != sgn(tau_i^T y)} / n`` as a number of ``ctx``.
+
+    Raises
+    ------
+    rfcheck.arb_backend.UndecidableError
+        On balls, if the sign of a product is not decided.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), eq (19).
+    """
+    x, y = [num(ctx, v) for v in x], [num(ctx, v) for v in y]
+    px, py = _dots(ctx, tau, x), _dots(ctx, tau, y)
+    sep = sum(1 for a, b in zip(px, py, strict=True) if _sgn(a) != _sgn(b))
+    return num(ctx, sep) / num(ctx, len(px))
+
+
+def interval_max_ball(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, below: Any = None,
+                      guess: Any = None, max_evals: int = 400) -> Any:
+    """A ball containing ``max_{t in [lo, hi]} f(t)``: the hull of :func:`interval_max_bounds`.
+
+    Parameters
+    ----------
+    f, lo, hi, bits, below, guess, max_evals
+        As in :func:`interval_max_bounds`.
+
+    Returns
+    -------
+    flint.arb
+        ``[L, U]`` as a ball, ``L <= max f <= U`` (for ``U/L`` beyond ``2^bits`` the midpoint-radius hull
+        is wider than ``[L, U]``: take a monotone function of the bounds first, e.g. their logs).
+    """
+    from rfcheck.arb_backend import workprec
+
+    lo_b, hi_b = interval_max_bounds(f, lo, hi, bits, below=below, guess=guess, max_evals=max_evals)
+    with workprec(bits):
+        return lo_b.union(hi_b)
+
+
+def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *, below: Any = None,
+                        guess: Any = None, max_evals: int = 400) -> tuple[Any, Any]:
+    """Lower and upper bounds of ``max_{t in [lo, hi]} f(t)``, by branch-and-bound on balls.
+
+    Each subinterval ``[a, b]`` is one ball ``t``; ``f(t)`` encloses ``f`` over all of it (Arb's
+    interval extension), so its upper end bounds ``f`` on ``[a, b]``.  The lower end of the result
+    is the largest lower end of ``f`` at exact points (subinterval midpoints and ``guess``): a value
+    of ``f``, hence at most the maximum; the upper end is the largest upper bound over the
+    subintervals still kept (a subinterval whose upper bound is below that lower end cannot hold
+    the maximum and is dropped).  The subinterval with the largest upper bound is bisected until the
+    upper bound is below ``below`` or the lower end above it (when given), or the evaluations reach
+    ``max_evals``; the result is a valid enclosure whenever it stops, only wider.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t)`` on the ball context (a :class:`rfcheck.arb_backend.Ball` in, a real ball out),
+        continuous on ``[lo, hi]``; a non-finite enclosure counts as unbounded (bisected further).
+    lo, hi : float
+        The interval (exact as balls).
+    bits : int
+        Working precision in bits.
+    below : flint.arb or float, optional
+        Stop as soon as the upper bound is below its lower end, or the lower end above it.
+    guess : float, optional
+        A point where ``f`` is (nearly) largest, for a tight lower end.
+    max_evals : int, optional
+        Budget of evaluations of ``f``.
+
+    Returns
+    -------
+    tuple of flint.arb
+        ``(L, U)``, exact points (``U`` may be ``+inf``), ``L <= max f <= U``.
+    """
+    import heapq
+
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    def ev(t: Any) -> Any:
+        v = f(Ball(t))
+        return v.v if isinstance(v, Ball) else to_ball(v)
+
+    with workprec(bits):
+        stop = None if below is None else arb(below).lower()
+        best = arb("-inf")
+        for t in [guess] if guess is not None else []:
+            best = max(best, ev(to_ball(t)).lower())
+        heap: list[tuple[float, int, Any, Any, Any]] = []
+        evals, k = 0, 0
+
+        def push(a: Any, b: Any) -> None:
+            nonlocal evals, best, k
+            mid = ((a + b) / 2).mid()
+            whole = ev(a.union(b))
+            at_mid = ev(mid)
+            evals += 2
+            if at_mid.is_finite():
+                best = max(best, at_mid.lower())
+            up = whole.upper() if whole.is_finite() else arb("inf")
+            k += 1
+            heapq.heappush(heap, (-float(up) if up.is_finite() else -math.inf, k, up, a, b))
+
+        push(to_ball(lo), to_ball(hi))
+        while True:
+            heap = [h for h in heap if not (h[2] < best)]  # cannot hold the maximum
+            heapq.heapify(heap)
+            top = max((h[2] for h in heap), default=best, key=lambda u: float(u) if u.is_finite() else math.inf)
+            if stop is not None and (top < stop or (best > stop and top.is_finite())):  # decided either way
+                break
+            if evals >= max_evals or not heap:
+                break
+            _, _, _, a, b = heapq.heappop(heap)
+            mid = ((a + b) / 2).mid()
+            push(a, mid)
+            push(mid, b)
+        return best, top
+
+
+def base_moments_quad_ball(nx: Any, ny: Any, theta: Any, bits: int) -> tuple[Any, Any, Any, Any, Any]:
+    """``E Y, E Y^2, E Z, E Z^2, E YZ`` as balls by rigorous 1-d quadrature: :func:`base_moments_quad` on balls.
+
+    The same decomposition as :func:`base_moments_quad` (``Y = cosh(w.z)``, ``Z = cos(w.Delta)``,
+    ``Delta = alpha z^ + beta e_perp``), every factor ``E exp(b g)``, ``g ~ N(0, 1)``, by
+    :func:`gaussian_exp_dot_ball` (Arb's ``acb.integral`` on ``[-T, T]`` plus a proven tail
+    bound): the defining expectations, not the MGF closed forms of :func:`base_moments`.
+    ``beta^2 = |Delta|^2 - alpha^2 >= 0`` (a squared component) is intersected with ``[0, inf)``
+    before its square root.
+
+    Parameters
+    ----------
+    nx, ny, theta : number or flint.arb
+        The pair (:func:`pair_geometry`; a ball's whole range is covered).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of flint.arb
+        ``(E Y, E Y^2, E Z, E Z^2, E YZ)``; ``E YZ`` is a NaN ball where ``|z|`` is not
+        separated from 0 (``|z| = 0`` exactly gives ``E Z``, as in :func:`base_moments_quad`).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2, eq (2)-(3), Lemma 2.2 and
+    appendix C, eq (37); Gaussian expectations as in Lemma 2.4, eq (13).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+
+    g = on_balls(pair_geometry, nx, ny, theta, bits=bits)
+    with workprec(bits):
+        def gm(beta: Any) -> Any:
+            return gaussian_exp_dot_ball([acb(beta)], bits).real
+
+        zz, dd = g["z2"].nonnegative_part().sqrt(), g["d2"].nonnegative_part().sqrt()
+        ey, ey2 = gm(zz), (1 + gm(2 * zz)) / 2
+        ez, ez2 = gm(acb(0, dd)), (1 + gm(acb(0, 2 * dd))) / 2
+        if zz.is_exact() and zz.is_zero():
+            eyz = ez
+        elif zz > 0:
+            alpha = (g["x2"] - g["y2"]) / zz
+            beta = (g["d2"] - alpha**2).nonnegative_part().sqrt()
+            eyz = gm(acb(zz, alpha)) * gm(acb(0, beta))
+        else:
+            eyz = arb("nan")
+        return ey, ey2, ez, ez2, eyz
