@@ -16,10 +16,26 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import arb, fmpq, fmpq_mat
 
+from rfcheck.arb_backend import to_ball, workprec
+from rfcheck.claims._common import certify_eval
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.estimators import darkformer as dfe
-from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Real, check_equal, pair_domain, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Real,
+    certify_equal,
+    check_equal,
+    not_certifiable,
+    pair_domain,
+    paper,
+)
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
 
@@ -54,6 +70,7 @@ P.equality(
     domain=pair_domain(norm=(0.0, 6.0)),
     printed=lambda ctx, p: ctx.exp(p["nx"] * p["ny"] * ctx.cos(p["theta"])),
     reference=lambda p, dps: ref.prf_kernel(p["nx"], p["ny"], p["theta"], dps), name="quadrature",
+    reference_ball=lambda p, bits: ref.prf_kernel_ball(p["nx"], p["ny"], p["theta"], bits),
     description="1-D quadrature of E exp(|x + y| w), w ~ N(0, 1), times exp(-(|x|^2+|y|^2)/2)",
 )
 
@@ -72,6 +89,14 @@ def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp((qm.T * (mm.T * mm) * km)[0])
 
 
+def printed_eq3_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq3` on balls: ``q^T (M^T M) k`` exactly (rationals of the float64 parts), then ``exp``."""
+    mm, qm, km = (ref.exact_matrix(a) for a in _eq3_parts(p))
+    x = (qm.transpose() * (mm.transpose() * mm) * km)[0, 0]
+    with workprec(bits):
+        return (arb(x.p) / arb(x.q)).exp()
+
+
 P.equality(
     "eq3", source=P.at("sec 4.1, eq (3) (derived as eq (8), App. B)"),
     statement="exp(q^T Sigma k) = E_{w~N(0,Sigma)}[exp(w^T q - q^T Sigma q/2) exp(w^T k - k^T Sigma k/2)], "
@@ -82,6 +107,7 @@ P.equality(
                   constraint=lambda p: p["r"] <= p["d"],
                   description="random M (r x d, r <= d, entries N(0, mscale^2/d)), |q|, |k| <= 2.5"),
     printed=printed_eq3, reference=lambda p, dps: ref.sigma_prf_kernel(*_eq3_parts(p), dps),
+    printed_ball=printed_eq3_ball, reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
     name="quadrature", max_points=24, description="1-D quadratures along the eigenvectors of Sigma (rank r)",
 )
 

@@ -18,20 +18,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import math
+
 import mpmath
 import numpy as np
+from flint import acb, arb, fmpq, fmpq_mat
 
 from rfcheck import quadrature
+from rfcheck.arb_backend import to_ball, workprec
 
 __all__ = [
+    "exact_matrix",
     "haar_rotation",
     "importance_weighting_samples",
     "importance_weighting_sides",
+    "importance_weighting_sides_ball",
     "lemma31_variances",
     "optimal_second_moment",
+    "optimal_second_moment_ball",
     "prf_kernel",
+    "prf_kernel_ball",
     "rotated_covariance",
     "sigma_prf_kernel",
+    "sigma_prf_kernel_ball",
 ]
 
 
@@ -432,3 +441,267 @@ def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray
     a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
     lw = dfe.log_gaussian_density(om_i, sigma) - dfe.log_gaussian_density(om_i, np.eye(d))
     return a, np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)
+
+
+# ------------------------------------------------------------------ rigorous (Arb) twins
+
+
+def _up(x: arb) -> float:
+    """A float64 at or above the upper end of the real ball ``x``."""
+    return math.nextafter(float(x.upper()), math.inf)
+
+
+def _gauss_exp_mean_ball(a: arb, bits: int) -> arb:
+    """``E exp(a Z)``, ``Z ~ N(0, 1)``, ``a >= 0`` a ball, by :func:`rfcheck.certify.gaussian_expectation_1d`.
+
+    Growth bound of the integrand ``f(w) = exp(a w)``: ``|f(w)| <= exp(a_up |w|)`` for real ``w``,
+    ``a_up`` the upper end of ``a``; ``f`` is entire.
+    """
+    from rfcheck.certify import gaussian_expectation_1d
+
+    return gaussian_expectation_1d(lambda w, analytic: (a * w).exp(), growth=(1.0, _up(a)), prec=bits)
+
+
+def prf_kernel_ball(nx: float, ny: float, theta: float, bits: int) -> arb:
+    """Rigorous twin of :func:`prf_kernel`: a ball containing ``E_{w ~ N(0, I)}[exp(w.x - |x|^2/2)
+    exp(w.y - |y|^2/2)]`` for the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``.
+
+    ``exp(-(|x|^2+|y|^2)/2) E exp(|x + y| Z)``, ``Z ~ N(0, 1)`` (only the component of ``w``
+    along ``x + y`` matters), the expectation by Arb's rigorous ``acb.integral`` on ``[-T, T]``
+    plus the proven Gaussian tail bound of :func:`rfcheck.certify.gaussian_tail_bound` (growth
+    ``|exp(s w)| <= exp(s |w|)``, ``s = |x + y|``); never the closed form ``exp(x.y)``.
+
+    Parameters
+    ----------
+    nx, ny : float
+        The norms ``|x|``, ``|y|`` (>= 0), taken exactly.
+    theta : float
+        The angle between ``x`` and ``y`` (radians), taken exactly.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    References
+    ----------
+    DARKFormer Lemma 2.1 (Choromanski et al. 2021, positive random features).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.references.darkformer import prf_kernel_ball
+    >>> b = prf_kernel_ball(1.0, 0.5, 0.0, 100)
+    >>> bool(b.overlaps(arb(0.5).exp())), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    with workprec(bits + 10):
+        a, b, t = (arb(to_ball(float(v))) for v in (nx, ny, theta))
+        sq_sum = (a - b) ** 2 + 4 * a * b * (t / 2).cos() ** 2  # |x + y|^2 without cancellation
+        s = sq_sum.sqrt() if sq_sum > 0 else arb(0, sq_sum.rad()).sqrt() if sq_sum.rad() > 0 else arb(0)
+        return (-(a * a + b * b) / 2).exp() * _gauss_exp_mean_ball(s, bits + 10)
+
+
+def exact_matrix(a: np.ndarray) -> fmpq_mat:
+    """The float64 matrix ``a`` as an exact rational matrix (each entry's binary value).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A float64 (or integer) array, 1-D (a column) or 2-D.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The same numbers, exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import exact_matrix
+    >>> exact_matrix(np.array([[0.5, 0.1]]))[0, 1] == 0.1
+    False
+    >>> exact_matrix(np.array([[0.5, 0.1]]))[0, 0] * 2 == 1
+    True
+    """
+    m = np.atleast_2d(np.asarray(a, dtype=float)) if np.ndim(a) != 1 else np.asarray(a, dtype=float)[:, None]
+    return fmpq_mat(m.shape[0], m.shape[1], [fmpq(*float(x).as_integer_ratio()) for x in m.ravel()])
+
+
+def _fmpq_ball(x: fmpq) -> arb:
+    """A ball containing the rational ``x`` (at the working precision)."""
+    return arb(x.p) / arb(x.q)
+
+
+def sigma_prf_kernel_ball(m_mat: np.ndarray, q: np.ndarray, k: np.ndarray, bits: int) -> arb:
+    """Rigorous twin of :func:`sigma_prf_kernel`: a ball containing
+    ``E_{w ~ N(0, Sigma)}[exp(w.q - q^T Sigma q/2) exp(w.k - k^T Sigma k/2)]``, ``Sigma = M^T M``.
+
+    ``w = M^T z`` with ``z ~ N(0, I_r)``, so ``w.(q + k) = z.(M(q + k))`` and, by the rotation
+    invariance of ``N(0, I_r)``, the expectation is ``exp(-(|Mq|^2 + |Mk|^2)/2) E exp(|M(q + k)| Z)``,
+    ``Z ~ N(0, 1)``: one 1-D expectation by Arb's rigorous ``acb.integral`` plus the proven tail
+    bound (growth ``exp(a |w|)``, ``a = |M(q + k)|``).  ``M q``, ``M k`` are exact rationals of the
+    float64 inputs; never the closed form ``exp(q^T Sigma k)``.
+
+    Parameters
+    ----------
+    m_mat : numpy.ndarray, shape (r, d)
+        The factor ``M`` of ``Sigma = M^T M`` (float64, taken exactly).
+    q, k : numpy.ndarray, shape (d,)
+        The query and the key (taken exactly).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    References
+    ----------
+    DARKFormer eq (3) and eq (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import sigma_prf_kernel_ball
+    >>> m_mat = np.array([[1.0, 0.5], [0.0, 0.5]])
+    >>> q, k = np.array([0.5, 0.25]), np.array([0.25, -0.5])
+    >>> b = sigma_prf_kernel_ball(m_mat, q, k, 100)
+    >>> bool(abs(float(b.mid()) / np.exp(q @ m_mat.T @ m_mat @ k) - 1) < 1e-15), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    mm = exact_matrix(m_mat)
+    mq, mk = mm * exact_matrix(q), mm * exact_matrix(k)
+    s2 = sum((mq[i, 0] + mk[i, 0]) ** 2 for i in range(mq.nrows()))
+    e2 = sum(mq[i, 0] ** 2 + mk[i, 0] ** 2 for i in range(mq.nrows()))
+    with workprec(bits + 10):
+        s2b = _fmpq_ball(fmpq(s2))
+        a = s2b.sqrt() if s2 != 0 else arb(0)
+        return (-_fmpq_ball(fmpq(e2)) / 2).exp() * _gauss_exp_mean_ball(a, bits + 10)
+
+
+def optimal_second_moment_ball(lam: np.ndarray, bits: int) -> arb:
+    """Rigorous twin of :func:`optimal_second_moment`: a ball containing
+    ``(E_{x ~ N(0, Lambda)} exp(|x|^2))^2`` for the float64 ``Lambda`` (taken exactly).
+
+    The Gaussian integral ``E exp(|x|^2) = int exp(-x^T (Lambda^{-1} - 2 I) x/2) dx /
+    sqrt(det(2 pi Lambda)) = det(I - 2 Lambda)^{-1/2}`` (the product of ``(1 - 2 l_i)^{-1/2}``
+    over the eigenvalues ``l_i < 1/2``; continuous in ``Lambda``, so also for a singular one):
+    the value is ``1/det(I - 2 Lambda)``, the determinant an exact rational of the float64
+    entries.  Independent of any proposal ``Sigma``: it is the Cauchy-Schwarz optimum itself.
+
+    Parameters
+    ----------
+    lam : numpy.ndarray, shape (d, d)
+        The covariance ``Lambda`` (symmetric, eigenvalues in ``[0, 1/2)``).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the value.
+
+    Raises
+    ------
+    ValueError
+        If ``I - 2 Lambda`` is not positive definite (the expectation diverges).
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 (proof, Cauchy-Schwarz) and Theorem 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import optimal_second_moment_ball
+    >>> b = optimal_second_moment_ball(np.diag([0.25, 0.125]), 100)
+    >>> bool(b.overlaps(__import__("flint").arb(8) / 3)), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    lm = exact_matrix(lam)
+    d = lm.nrows()
+    a = fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)]) - 2 * lm
+    if not positive_definite(a):
+        raise ValueError("I - 2 Lambda is not positive definite: E exp(|x|^2) diverges")
+    with workprec(bits):
+        return 1 / _fmpq_ball(a.det())
+
+
+def positive_definite(a: fmpq_mat) -> bool:
+    """Whether the symmetric rational matrix ``a`` is positive definite, exactly (Sylvester:
+    every leading principal minor > 0)."""
+    n = a.nrows()
+    for m in range(1, n + 1):
+        sub = fmpq_mat(m, m, [a[i, j] for i in range(m) for j in range(m)])
+        if not sub.det() > 0:
+            return False
+    return True
+
+
+def importance_weighting_sides_ball(s: float, q: float, k: float, bits: int) -> tuple[arb, arb]:
+    """Rigorous twin of :func:`importance_weighting_sides`: balls containing ``E_{p_Sigma}[f]`` and
+    ``E_{p_I}[w_Sigma f]`` in ``d = 1``, ``f(w) = exp(w q - Sigma q^2/2) exp(w k - Sigma k^2/2)``.
+
+    The first as ``E f(sqrt(Sigma) Z)``, ``Z ~ N(0, 1)`` (:func:`rfcheck.certify.gaussian_expectation_1d`,
+    growth ``|f(sqrt(Sigma) w)| <= exp(sqrt(Sigma) |q + k| |w|)`` since ``Sigma (q^2+k^2)/2 >= 0``);
+    the second as ``int phi(w) w_Sigma(w) f(w) dw`` with ``w_Sigma = p_Sigma/p_I`` evaluated
+    literally (``phi_Sigma(w)/phi(w)``) by ``acb.integral`` on ``[-T, T]``; its integrand is at most
+    ``g(w) = (2 pi Sigma)^{-1/2} exp(-w^2/(2 Sigma) + |q + k| |w|)``, whose two tails beyond ``T``
+    are bounded by :func:`rfcheck.references.gaussian.half_line_tail_bound` ``(0, Sigma, |q + k|, T)``
+    each (times ``(2 pi Sigma)^{-1/2}``), added to the radius.  Never the closed form
+    ``exp(Sigma q k)``.
+
+    Parameters
+    ----------
+    s : float
+        ``Sigma`` (> 0), taken exactly.
+    q, k : float
+        The query and the key, taken exactly.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    (flint.arb, flint.arb)
+        Balls containing ``E_{p_Sigma}[f]`` and ``E_{p_I}[w_Sigma f]``.
+
+    References
+    ----------
+    DARKFormer Proposition 4.1 (App. B).
+
+    Examples
+    --------
+    >>> from rfcheck.references.darkformer import importance_weighting_sides_ball
+    >>> lhs, rhs = importance_weighting_sides_ball(0.5, 0.75, 0.5, 100)
+    >>> exact = __import__("flint").arb(0.1875).exp()
+    >>> bool(lhs.overlaps(exact)), bool(rhs.overlaps(exact)), bool(rhs.rad() < 1e-25)
+    (True, True, True)
+    """
+    from rfcheck.certify import gaussian_expectation_1d
+    from rfcheck.references.gaussian import half_line_tail_bound, integral_ball
+
+    work = bits + 10
+    with workprec(work):
+        sb, qb, kb = (arb(to_ball(float(v))) for v in (s, q, k))
+        sd = sb.sqrt()
+        c = -sb * (qb * qb + kb * kb) / 2
+        rate = abs(qb + kb)
+        lhs = gaussian_expectation_1d(lambda z, analytic: (sd * z * (qb + kb) + c).exp(),
+                                      growth=(1.0, _up(sd * rate)), prec=work)
+        two_pi = 2 * arb.pi()
+
+        def integrand(w: acb, analytic: bool) -> acb:
+            phi = (-(w * w) / 2).exp() / two_pi.sqrt()
+            phi_s = (-(w * w) / (2 * sb)).exp() / (two_pi * sb).sqrt()
+            return phi * (phi_s / phi) * (w * qb - sb * qb * qb / 2).exp() * (w * kb - sb * kb * kb / 2).exp()
+
+        fs, fr = float(s), _up(rate)
+        # |integrand| <= (2 pi Sigma)^{-1/2} exp(-w^2/(2 Sigma) + r |w|): tails below 2^-(work+10) of the body
+        t = fs * fr + math.sqrt(2 * fs * ((work + 20) * math.log(2) + fs * fr * fr / 2 + 10)) + 1
+        body = integral_ball(integrand, -t, t, work).real
+        tail = 2 * half_line_tail_bound(0, sb, fr, t) / (two_pi * sb).sqrt()
+        return lhs, body + arb(0, tail.upper())
