@@ -16,7 +16,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import arb, fmpq, fmpq_mat
+from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.claims._common import certify_eval
@@ -418,10 +418,48 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         scales.append(abs(quad))
         rel = [abs(a) / (s if s > 0 else 1) for a, s in zip(diffs, scales, strict=True)]
         tol = mpmath.mpf(10) ** (5 - budget.dps) * (max(lam_eigs) / min(lam_eigs))
-        return PointEval(p, mpmath.mpf(0), max(rel), float(tol), float(max(rel) / tol), True, "",
-                         {"parts": ["q^T Sigma k = (Mq)^T(Mk)", "|q-k|_Sigma^2 = |Mq-Mk|^2",
-                                    "Cov(Mq) = I for M = Lambda^{-1/2}", "|q-k|^2_{Lambda^-1} = sum delta_i^2/l_i"],
-                          "rel_residuals": [float(x) for x in rel]})
+        ev_out = PointEval(p, mpmath.mpf(0), max(rel), float(tol), float(max(rel) / tol), True, "",
+                           {"parts": ["q^T Sigma k = (Mq)^T(Mk)", "|q-k|_Sigma^2 = |Mq-Mk|^2",
+                                      "Cov(Mq) = I for M = Lambda^{-1/2}", "|q-k|^2_{Lambda^-1} = sum delta_i^2/l_i"],
+                            "rel_residuals": [float(x) for x in rel]})
+        eig = ([ev[i] for i in range(d)], [[uu[i, j] for j in range(d)] for i in range(d)])
+    return certify_eval(ev_out, _propc1_ball(m_np, q_np, k_np, u, lam_eigs, eig, tol, bits_for_dps(budget.dps)),
+                        "the residual balls overlap the tolerance")
+
+
+def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
+                 eig: tuple[list[Any], list[list[Any]]], tol: Any, bits: int) -> str | None:
+    """:func:`_propc1`'s residuals without rounding: the first two identities in exact rational arithmetic
+    on the float64 ``M, q, k`` (residual exactly 0 or not), the last two in ball arithmetic on the same
+    ``Lambda = U diag(l) U^T`` and the same mpmath eigendecomposition (its numbers taken exactly); the
+    verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball straddles it."""
+    d = len(q_np)
+    mm, q, k = ref.exact_matrix(m_np), ref.exact_matrix(q_np), ref.exact_matrix(k_np)
+    sig, dqk = mm.transpose() * mm, q - k
+    exact = [(q.transpose() * sig * k)[0, 0] - ((mm * q).transpose() * (mm * k))[0, 0],
+             (dqk.transpose() * sig * dqk)[0, 0] - sum((mm * dqk)[i, 0] ** 2 for i in range(d))]
+    if any(x != 0 for x in exact):  # (rationals: a non-zero residual would need its scale; never met)
+        return None
+    ev, uu = eig
+    with workprec(bits):
+        tb = to_ball(tol)
+        um = arb_mat([[to_ball(x) for x in row] for row in u.tolist()])
+        lam = um * arb_mat([[to_ball(float(lam_eigs[i])) if i == j else 0 for j in range(d)] for i in range(d)]) \
+            * um.transpose()
+        ub = arb_mat([[to_ball(x) for x in row] for row in uu])
+        evb = [to_ball(x) for x in ev]
+        m_w = ub * arb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * ub.transpose()
+        res = m_w * lam * m_w.transpose() - arb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
+        r3 = [sum((abs(res[i, j]) for i in range(d)), arb(0)).upper() for j in range(d)]  # 1-norm: column sums
+        dq = arb_mat([[to_ball(float(q_np[i])) - to_ball(float(k_np[i]))] for i in range(d)])
+        delta = ub.transpose() * dq
+        quad = (dq.transpose() * lam.inv() * dq)[0, 0]
+        r4 = abs(quad - sum((delta[i, 0] ** 2 / evb[i] for i in range(d)), arb(0)))
+        if not np.array_equal(q_np, k_np):  # relative to |quad| > 0 (else to 1, as the mpmath check)
+            if not quad > 0:
+                return None
+            r4 = r4 / quad
+        return "HOLDS" if max([*r3, r4.upper()]) <= tb else None
 
 
 P.claim(
