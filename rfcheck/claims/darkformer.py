@@ -225,7 +225,8 @@ P.claim(
             lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
                                                                  dps=mpmath.mp.dps)),
             lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
-            printed_ball=_second_moment_ball, reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
+            printed_ball=_second_moment_ball,
+            reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
             description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
                         "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
                         "psi propto f, i.e. iff Sigma* is the optimum"),

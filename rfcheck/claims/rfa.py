@@ -15,7 +15,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-
 from flint import arb, fmpq
 
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec

@@ -15,10 +15,9 @@ App. A eq 5-7), Theorem 3.2, Proposition 4.1 (App. B).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
-
-import math
 
 import mpmath
 import numpy as np
