@@ -114,7 +114,7 @@ class ExactGrid:
     @classmethod
     def of(cls, a: np.ndarray) -> ExactGrid:
         """The float64 array ``a`` (1-D: a column), each entry's exact value."""
-        a2 = np.atleast_2d(a)
+        a2 = np.asarray(a)[:, None] if np.ndim(a) == 1 else np.atleast_2d(a)
         return cls(a2.shape[0], a2.shape[1], a2.tolist())
 
     def __getitem__(self, key: Any) -> Any:
