@@ -33,10 +33,13 @@ __all__ = [
     "importance_weighting_sides",
     "importance_weighting_sides_ball",
     "lemma31_variances",
+    "lemma31_variances_ball",
     "optimal_second_moment",
     "optimal_second_moment_ball",
+    "positive_definite",
     "prf_kernel",
     "prf_kernel_ball",
+    "real_line_integral_ball",
     "rotated_covariance",
     "sigma_prf_kernel",
     "sigma_prf_kernel_ball",
@@ -704,3 +707,168 @@ def importance_weighting_sides_ball(s: float, q: float, k: float, bits: int) -> 
         body = integral_ball(integrand, -t, t, work).real
         tail = 2 * half_line_tail_bound(0, sb, fr, t) / (two_pi * sb).sqrt()
         return lhs, body + arb(0, tail.upper())
+
+
+def real_line_integral_ball(f: Callable[[acb, bool], acb], *, growth: tuple[float, int, float, float], bits: int,
+                            log_scale: float = 0.0) -> arb:
+    """``int_R f(w) dw`` as a real ball: Arb's ``acb.integral`` on ``[-T, T]`` plus both tails, bounded.
+
+    Given ``|f(w)| <= C |w|^n exp(-delta w^2 + b |w|)`` for real ``|w| >= 1`` (the caller's proof
+    obligation, ``growth = (C, n, delta, b)``, ``delta > 0``), each tail beyond ``T >= 1`` is at most
+    ``C`` times :func:`rfcheck.references.gaussian.half_line_tail_bound` ``(n, 1/(2 delta), b, T)``;
+    ``T`` is raised until that is below ``2^-(bits + 10) exp(log_scale)``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(w, analytic) -> acb`` in ``acb.integral``'s convention, real on the real line.
+    growth : (float, int, float, float)
+        ``(C, n, delta, b)`` as above.
+    bits : int
+        Target relative accuracy in bits.
+    log_scale : float, optional
+        A rough natural log of the integral's magnitude (where the tails are negligible).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral.
+
+    Raises
+    ------
+    ValueError
+        If ``delta <= 0`` (no Gaussian decay to bound the tails with).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.references.darkformer import real_line_integral_ball
+    >>> b = real_line_integral_ball(lambda w, analytic: (-w * w / 2).exp(), growth=(1.0, 0, 0.5, 0.0), bits=100)
+    >>> bool(b.overlaps((2 * arb.pi()).sqrt())), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    from rfcheck.references.gaussian import half_line_tail_bound, integral_ball
+
+    big_c, n, delta, b = growth
+    if not delta > 0:
+        raise ValueError(f"the tails need Gaussian decay (delta > 0); got delta = {delta}")
+    with workprec(bits + 20):
+        target = arb(log_scale - (bits + 10) * math.log(2)).exp()
+        t = max(1.0, b / (2 * delta)) + 1.0
+        while True:
+            tail = arb(big_c) * half_line_tail_bound(n, 1 / (2 * arb(delta)), b, t)
+            if tail.upper() < target:
+                break
+            t *= 1.25
+        body = integral_ball(f, -t, t, bits).real
+        return body + arb(0, 2 * tail.upper())
+
+
+def lemma31_variances_ball(dist: str, a: float, alt: str, mu: float, s: float, eps: float,
+                           bits: int) -> tuple[arb, arb] | str:
+    """Rigorous twin of :func:`lemma31_variances`: balls containing ``V(psi*)`` and ``V(psi)`` (``+inf``
+    exactly where ``psi``'s Gaussian tail is lighter than ``p_I^2 B^2``'s), or a string saying why
+    there are none.
+
+    ``V(psi*) = Z^2 - E kappa^2`` with ``Z = int p_I B`` (``int p_I^2 B^2/psi* = Z int p_I B``, exactly);
+    ``V(psi) = int p_I^2 B^2 / psi - E kappa^2`` with the integrand written literally, every integral
+    by :func:`real_line_integral_ball`.  Tail bounds, with ``G = p_I^2 B^2 <= exp(-g w^2 + h |w|)/(2 pi)``
+    (``N(0, a)``: ``g = (1 - 2a)/(1 + 2a)``, ``h = 0``; the discrete ``D``: ``B <= exp(2 x_max |w|)``, so
+    ``g = 1``, ``h = 4 x_max``, ``x_max = 2a``):
+
+    * ``p_I B = sqrt(G)``: ``C = (2 pi)^{-1/2}``, ``delta = g/2``, ``b = h/2``;
+    * normal ``psi``: ``1/psi <= s sqrt(2 pi) exp(mu^2/(2 s^2)) exp(w^2/(2 s^2) + |mu| |w|/s^2)``;
+      ``+inf`` exactly when ``1/(2 s^2) >= g`` (decided in rational arithmetic on the float64 inputs);
+    * Student-t_3: ``1/psi = (sqrt(3) pi s/2)(1 + z^2/3)^2`` and, for ``|w| >= 1``,
+      ``1 + z^2/3 <= A w^2``, ``A = 1 + (1 + |mu|)^2/(3 s^2)``: ``n = 4``;
+    * the mixture, ``eps < 1``: ``1/psi <= Z/((1 - eps) p_I B)``, so the integrand is at most
+      ``Z p_I B/(1 - eps)``; ``eps = 1``: ``psi`` is the normal, its bound and its ``+inf``.
+
+    Parameters
+    ----------
+    dist, a, alt, mu, s, eps
+        As :func:`lemma31_variances` (floats taken exactly).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    (flint.arb, flint.arb) or str
+        Balls containing ``V(psi*)`` and ``V(psi)`` (``arb.pos_inf()`` for ``+inf``), or why not.
+
+    References
+    ----------
+    DARKFormer Lemma 3.1, eq (2), App. A eq (5)-(7).
+    """
+    with workprec(bits + 20):
+        ab, mub, sb, epsb = (arb(to_ball(float(v))) for v in (a, mu, s, eps))
+        two_pi = 2 * arb.pi()
+        # p_I B = sum_i c_i exp(e_i(w)), each exponent a quadratic (A, B, C): A w^2 + B w + C, so that the
+        # Gaussian factors combine before exp (separate exps of w^2 would blow the balls up far from 0)
+        if dist == "gauss":
+            fa = fmpq(*float(a).as_integer_ratio())
+            g_q = (1 - 2 * fa) / (1 + 2 * fa)
+            g, h = float(g_q) * (1 - 2.0**-50), 0.0
+            k2 = 1 / (1 - 4 * ab * ab).sqrt()
+            terms = [(1 / (two_pi.sqrt() * (1 + 2 * ab).sqrt()), (-(1 - 2 * ab) / (1 + 2 * ab) / 2, arb(0), arb(0)))]
+        elif dist == "discrete":
+            g_q, g, h = fmpq(1), 1.0, _up(8 * ab)
+            pts = [-ab, ab / 3, 2 * ab]
+            k2 = sum((2 * x * y).exp() for x in pts for y in pts) / 9
+            terms = [(1 / (3 * two_pi.sqrt()), (arb(-0.5), 2 * x, -x * x)) for x in pts]
+        else:
+            raise ValueError(f"dist must be 'gauss' or 'discrete'; got {dist!r}")
+
+        def quad(e: tuple[arb, arb, arb], w: acb) -> acb:
+            return (e[0] * w + e[1]) * w + e[2]
+
+        def plus(*es: tuple[arb, arb, arb]) -> tuple[arb, arb, arb]:
+            return (sum((e[0] for e in es), arb(0)), sum((e[1] for e in es), arb(0)), sum((e[2] for e in es), arb(0)))
+
+        def phib(w: acb) -> acb:  # p_I(w) B(w)
+            return sum((c * quad(e, w).exp() for c, e in terms), acb(0))
+
+        def g_times(extra: tuple[arb, arb, arb], w: acb) -> acb:  # p_I^2 B^2 exp(extra(w))
+            return sum((ci * cj * quad(plus(ei, ej, extra), w).exp() for ci, ei in terms for cj, ej in terms), acb(0))
+
+        zero = (arb(0), arb(0), arb(0))
+        z = real_line_integral_ball(lambda w, analytic: phib(w), growth=(0.4, 0, g / 2, h / 2), bits=bits)
+        lhs = z * z - k2
+        s_q = fmpq(*float(s).as_integer_ratio())
+        c_alt = 1 / (2 * s_q * s_q)
+        if (alt == "normal" or (alt == "mix" and float(eps) == 1)) and c_alt >= g_q:  # psi = N(mu, s^2) exactly
+            return lhs, arb.pos_inf()
+        fmu = abs(float(mu))
+        # 1/N(w; mu, s^2) = s sqrt(2 pi) exp(r(w)), r(w) = (w - mu)^2/(2 s^2)
+        r_e = (1 / (2 * sb * sb), -mub / (sb * sb), mub * mub / (2 * sb * sb))
+        inv_n = sb * two_pi.sqrt()
+        # decay rate g - 1/(2 s^2) in exact rationals, then rounded down (never above the exact rate)
+        normal_growth = (_up(sb * (mub * mub / (2 * sb * sb)).exp() / two_pi.sqrt()), 0,
+                         float(g_q - c_alt) * (1 - 2.0**-50), _up(h + abs(mub) / (sb * sb)))
+        if alt == "normal":
+            def integrand(w: acb) -> acb:
+                return inv_n * g_times(r_e, w)
+            growth = normal_growth
+        elif alt == "student":
+            def integrand(w: acb) -> acb:  # 1/t_3 = (sqrt(3) pi s/2)(1 + z^2/3)^2
+                zz = (w - mub) / sb
+                return g_times(zero, w) * (arb(3).sqrt() * arb.pi() * sb / 2) * (1 + zz * zz / 3) ** 2
+            big_a = 1 + (1 + arb(fmu)) ** 2 / (3 * sb * sb)
+            growth = (_up(arb(3).sqrt() * arb.pi() * sb / 2 * big_a * big_a / two_pi), 4, g, h)
+        elif alt == "mix":
+            def integrand(w: acb) -> acb:  # p_I^2 B^2/psi = p_I B/((1 - eps)/Z + eps N/(p_I B))
+                pb_over_n = inv_n * sum((c * quad(plus(e, r_e), w).exp() for c, e in terms), acb(0))
+                return phib(w) / ((1 - epsb) / z + epsb / pb_over_n)
+            if float(eps) < 1:
+                growth = (_up(z / (1 - epsb) / two_pi.sqrt()), 0, g / 2, h / 2)
+            elif normal_growth[2] > 0:
+                growth = normal_growth
+            else:
+                return "eps = 1 with a normal competitor whose tail is not lighter than p_I^2 B^2: no tail bound"
+        else:
+            raise ValueError(f"alt must be 'normal', 'student' or 'mix'; got {alt!r}")
+        if not growth[2] > 0:
+            return "the competitor's Gaussian tail leaves no decay margin in float64 (a boundary point)"
+        m_alt = real_line_integral_ball(lambda w, analytic: integrand(w), growth=growth, bits=bits,
+                                        log_scale=math.log(max(float(lhs.mid()) + float(k2.mid()), 1e-300)))
+        return lhs, m_alt - k2
