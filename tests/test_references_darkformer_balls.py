@@ -152,3 +152,48 @@ def test_checks_without_an_enclosure_say_why(cid, name, why):
     ev = _check(cid, name).evaluate(point, BUDGETS["smoke"], 0)
     if ev.decided:
         assert ev.extra["certified"] is False and why in ev.extra["not_certified"]
+
+
+# ------------------------------------------------------------------ Lemma 3.1 on balls
+
+LEM31_POINTS = [("gauss", 0.2, "normal", 0.3, 2.5, 0.5), ("gauss", 0.45, "student", 0.5, 2.0, 0.3),
+                ("discrete", 0.3, "mix", -0.5, 0.5, 0.3), ("discrete", 0.45, "normal", 0.5, 0.8, 0.0),
+                ("gauss", 0.2, "mix", 0.2, 1.2, 1.0), ("discrete", 0.45, "student", -1.0, 0.3, 0.0)]
+
+
+@pytest.mark.parametrize("args", LEM31_POINTS)
+def test_lemma31_balls_contain_the_50_digit_quadratures(args):
+    with mpmath.workdps(50):
+        lhs, rhs, err = ref.lemma31_variances(*args, 50)
+    assert err < 1e-40
+    b_lhs, b_rhs = ref.lemma31_variances_ball(*args, BITS)
+    for b, v in ((b_lhs, lhs), (b_rhs, rhs)):
+        with workprec(BITS + 40):
+            assert b.overlaps(arb(to_ball(v), 1e-40))
+        assert b.rad() < 1e-35 * max(1, abs(float(b.mid())))
+        assert not b.overlaps(_wrong(v))
+
+
+def test_lemma31_ball_infinite_branch_is_exact():
+    lhs, rhs = ref.lemma31_variances_ball("gauss", 0.2, "normal", 0.0, 1.0, 0.5, 64)
+    assert lhs.is_finite() and not rhs.is_finite() and rhs > 0
+    _, rhs_mix = ref.lemma31_variances_ball("gauss", 0.45, "mix", 1.0, 0.3, 1.0, 64)  # eps = 1: the normal
+    assert not rhs_mix.is_finite()
+
+
+def test_real_line_integral_ball_needs_gaussian_decay():
+    b = ref.real_line_integral_ball(lambda w, analytic: (-(w * w) / 2 + w).exp(), growth=(1.0, 0, 0.5, 1.0), bits=100)
+    with workprec(120):
+        assert b.overlaps((2 * arb.pi()).sqrt() * arb(0.5).exp()) and b.rad() < 1e-28
+    with pytest.raises(ValueError, match="decay"):
+        ref.real_line_integral_ball(lambda w, analytic: w, growth=(1.0, 0, 0.0, 1.0), bits=64)
+
+
+@pytest.mark.parametrize("point", [
+    {"dist": "gauss", "a": 0.45, "alt": "student", "mu": 0.5, "s": 2.0, "eps": 0.3},
+    {"dist": "discrete", "a": 0.3, "alt": "mix", "mu": -0.5, "s": 0.5, "eps": 0.3},
+    {"dist": "gauss", "a": 0.45, "alt": "mix", "mu": 1.0, "s": 3.0, "eps": 0.0},
+])
+def test_lemma31_points_are_certified(point):
+    ev = _check("darkformer.lem3.1", "quadrature").evaluate(dict(point), BUDGETS["default"], 0)
+    assert ev.decided and ev.disc <= 1 and ev.extra["certified"] is True
