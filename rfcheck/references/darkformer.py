@@ -635,7 +635,25 @@ def optimal_second_moment_ball(lam: np.ndarray, bits: int) -> arb:
 
 def positive_definite(a: fmpq_mat) -> bool:
     """Whether the symmetric rational matrix ``a`` is positive definite, exactly (Sylvester:
-    every leading principal minor > 0)."""
+    every leading principal minor > 0).
+
+    Parameters
+    ----------
+    a : flint.fmpq_mat
+        A symmetric square rational matrix.
+
+    Returns
+    -------
+    bool
+        Whether every leading principal minor is > 0 (exact rational determinants).
+
+    Examples
+    --------
+    >>> from flint import fmpq_mat
+    >>> from rfcheck.references.darkformer import positive_definite
+    >>> positive_definite(fmpq_mat(2, 2, [2, 1, 1, 2])), positive_definite(fmpq_mat(2, 2, [1, 2, 2, 1]))
+    (True, False)
+    """
     n = a.nrows()
     for m in range(1, n + 1):
         sub = fmpq_mat(m, m, [a[i, j] for i in range(m) for j in range(m)])
@@ -795,6 +813,11 @@ def lemma31_variances_ball(dist: str, a: float, alt: str, mu: float, s: float, e
     -------
     (flint.arb, flint.arb) or str
         Balls containing ``V(psi*)`` and ``V(psi)`` (``arb.pos_inf()`` for ``+inf``), or why not.
+
+    Raises
+    ------
+    ValueError
+        If ``dist`` or ``alt`` is not one of the names above.
 
     References
     ----------

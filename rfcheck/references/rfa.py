@@ -355,7 +355,7 @@ def attention_quadratic_exact(phi_q: np.ndarray, phi_k: np.ndarray, v: np.ndarra
     >>> from rfcheck.references.rfa import attention_quadratic_exact
     >>> h = attention_quadratic_exact(np.array([[1.0, 0.5]]), np.array([[1.0, 0.0], [0.5, 1.0]]),
     ...                               np.array([[2.0], [4.0]]), lambda t, i: 1)
-    >>> h[0][0] == (1 * 2 + 1 * 4) / 2  # A = [1, 1]
+    >>> h[0][0] == 3  # A = [1, 1]: (1 * 2 + 1 * 4)/2, exactly
     True
     """
     from flint import fmpq
