@@ -208,7 +208,8 @@ def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
 def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, name: str = "reference",
                 precision: str = "mpmath", scale: Callable[[Point, int], Any] | None = None,
                 reference_ball: Callable[[Point, int], Any] | None = None, max_points: int | None = None,
-                description: str = "", requires: tuple[str, ...] = (), domain: Domain | None = None) -> Check:
+                description: str = "", requires: tuple[str, ...] = (), domain: Domain | None = None,
+                printed_ball: Callable[[Point, int], Any] | None = None) -> Check:
     """The check of :meth:`Paper.equality` -- ``printed(ctx, p)`` against ``reference(p, dps)`` --
     as a :class:`~rfcheck.claims.Check`, for :meth:`Paper.claim` among other checks of one claim.
 
@@ -245,6 +246,10 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
     domain : Domain, optional
         A sub-domain where this reference applies, stated in reports (default: the claim's
         whole domain).
+    printed_ball : callable, optional
+        ``printed_ball(p, bits) -> flint.arb``: the printed formula's Arb enclosure where
+        ``printed`` does not run on balls (e.g. matrix products in mpmath); default: ``printed``
+        evaluated on the Arb context.
 
     Returns
     -------
@@ -269,7 +274,8 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
             ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
         if reference_ball is None or not ev.decided:
             return ev
-        return certify_with_balls(ev, p, dps, _ctx_ball(printed), reference_ball, rtol=rtol, atol=float(sc * rtol))
+        return certify_with_balls(ev, p, dps, printed_ball or _ctx_ball(printed), reference_ball, rtol=rtol,
+                                  atol=float(sc * rtol))
 
     desc = description or (f"printed in {precision}" + (
         f" ({FLOAT64_RTOL:.1e} relative)" if precision == "float64" else "") + _describe(printed))
@@ -419,7 +425,7 @@ class Paper:
                  reference_ball: Callable[[Point, int], Any] | None = None,
                  max_points: int | None = None, correction: str | None = None, notes: str = "",
                  requires: tuple[str, ...] = (), reading: dict[str, Any] | None = None,
-                 description: str = "") -> Claim:
+                 description: str = "", printed_ball: Callable[[Point, int], Any] | None = None) -> Claim:
         """A printed formula equals an independent reference.
 
         Parameters
@@ -454,6 +460,9 @@ class Paper:
             MIXED when one is refuted and another holds.  Every claim kind takes ``reading``.
         description : str, optional
             How the reference is computed, for reports (default: the printed side's precision).
+        printed_ball : callable, optional
+            ``printed_ball(p, bits) -> flint.arb``: the printed formula's Arb enclosure where
+            ``printed`` does not run on balls (default: ``printed`` on the Arb context).
 
         Returns
         -------
@@ -462,7 +471,7 @@ class Paper:
         """
         check = check_equal(printed, reference, name=name, precision=precision, scale=scale,
                             reference_ball=reference_ball, max_points=max_points, description=description,
-                            requires=requires)
+                            requires=requires, printed_ball=printed_ball)
         return self._register(cid, source, statement, domain, [check], correction, notes, (printed,), reading)
 
     def bound(self, cid: str, *, lhs: Printed, rhs: Printed, domain: Domain, relation: str = "<=",

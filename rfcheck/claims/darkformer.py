@@ -16,10 +16,26 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import arb, arb_mat, fmpq, fmpq_mat
 
+from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
+from rfcheck.claims._common import certify_eval
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.estimators import darkformer as dfe
-from rfcheck.ledger import Budget, Check, Choice, Domain, Int, PointEval, Real, check_equal, pair_domain, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Choice,
+    Domain,
+    Int,
+    PointEval,
+    Real,
+    certify_equal,
+    check_equal,
+    not_certifiable,
+    pair_domain,
+    paper,
+)
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
 
@@ -53,12 +69,75 @@ def printed_sigma_star(p: dict[str, Any]) -> Any:
     return (eye + 2 * lam) * mpmath.inverse(eye - 2 * lam)
 
 
+def _exact_eye(d: int) -> fmpq_mat:
+    return fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)])
+
+
+def exact_sigma_star(p: dict[str, Any]) -> fmpq_mat:
+    """:func:`printed_sigma_star` in exact rational arithmetic on the float64 ``Lambda``."""
+    lam = ref.exact_matrix(_lam(p))
+    eye = _exact_eye(lam.nrows())
+    return (eye + 2 * lam) * (eye - 2 * lam).inv()
+
+
+def _exact_second_moment_dets(lam: fmpq_mat, sigma: fmpq_mat) -> tuple[fmpq, fmpq, fmpq] | None:
+    """``det Sigma``, ``det P``, ``det(I + 2 Lambda)`` of :func:`rfcheck.closed_forms.darkformer.
+    log_expected_second_moment` (its mpmath face's steps, symmetrisations included) in exact rational
+    arithmetic; None where ``P = 2 Sigma*^{-1} - Sigma^{-1}`` is not positive definite (``+inf``)."""
+    half = fmpq(1, 2)
+    eye = _exact_eye(lam.nrows())
+    sm = half * (sigma + sigma.transpose())
+    ilam = eye + 2 * lam
+    cinv = ilam.inv() * (eye - 2 * lam)
+    pm = 2 * half * (cinv + cinv.transpose()) - sm.inv()
+    pm = half * (pm + pm.transpose())
+    if not ref.positive_definite(pm):
+        return None
+    return sm.det(), pm.det(), ilam.det()
+
+
+def _ball(x: fmpq) -> arb:
+    return arb(x.p) / arb(x.q)
+
+
+def _second_moment_ball(p: dict[str, Any], bits: int) -> Any:
+    """The printed side of thm3.2's Cauchy-Schwarz check on balls: ``exp`` of the log second moment
+    at the printed ``Sigma*``, every determinant an exact rational (``+inf``: said so)."""
+    lam = ref.exact_matrix(_lam(p))
+    dets = _exact_second_moment_dets(lam, exact_sigma_star(p))
+    if dets is None:
+        return "P = 2 Sigma*^{-1} - Sigma^{-1} is not positive definite (+inf)"
+    det_s, det_p, det_ilam = dets
+    with workprec(bits):
+        return (_ball(det_s).log() / 2 - _ball(det_p).log() / 2 - _ball(det_ilam).log()).exp()
+
+
+def _log_variance_ball(lam: fmpq_mat, sigma: fmpq_mat, bits: int) -> Any:
+    """``log V(N(0, Sigma))`` (:func:`rfcheck.closed_forms.darkformer.log_expected_variance`, ``m = 1``) on
+    balls: ``V = E kappa^2 (sqrt(R) - 1)``, ``R = exp(2 (L2 - K2)) = det Sigma det(I - 4 Lambda^2) /
+    (det P det(I + 2 Lambda)^2)`` an exact rational, ``E kappa^2 = det(I - 4 Lambda^2)^{-1/2}``;
+    ``+inf``/``-inf`` as the closed form's (decided exactly), None where ``R < 1``."""
+    dets = _exact_second_moment_dets(lam, sigma)
+    if dets is None:
+        return math.inf
+    det_s, det_p, det_ilam = dets
+    det_k = (_exact_eye(lam.nrows()) - 4 * lam * lam).det()
+    r = det_s * det_k / (det_p * det_ilam**2)
+    if r == 1:
+        return -math.inf
+    if r < 1:
+        return None
+    with workprec(bits):
+        return -_ball(det_k).log() / 2 + (_ball(r).sqrt() - 1).log()
+
+
 P.equality(
     "lem2.1", source=P.at("Lemma 2.1 (Choromanski et al. 2021)"),
     statement="exp(x^T y) = E_{w ~ N(0, I_d)}[exp(w^T x - |x|^2/2) exp(w^T y - |y|^2/2)] for x, y in R^d",
     domain=pair_domain(norm=(0.0, 6.0)),
     printed=lambda ctx, p: ctx.exp(p["nx"] * p["ny"] * ctx.cos(p["theta"])),
     reference=lambda p, dps: ref.prf_kernel(p["nx"], p["ny"], p["theta"], dps), name="quadrature",
+    reference_ball=lambda p, bits: ref.prf_kernel_ball(p["nx"], p["ny"], p["theta"], bits),
     description="1-D quadrature of E exp(|x + y| w), w ~ N(0, 1), times exp(-(|x|^2+|y|^2)/2)",
 )
 
@@ -77,6 +156,14 @@ def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp((qm.T * (mm.T * mm) * km)[0])
 
 
+def printed_eq3_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq3` on balls: ``q^T (M^T M) k`` exactly (rationals of the float64 parts), then ``exp``."""
+    mm, qm, km = (ref.exact_matrix(a) for a in _eq3_parts(p))
+    x = (qm.transpose() * (mm.transpose() * mm) * km)[0, 0]
+    with workprec(bits):
+        return (arb(x.p) / arb(x.q)).exp()
+
+
 P.equality(
     "eq3", source=P.at("sec 4.1, eq (3) (derived as eq (8), App. B)"),
     statement="exp(q^T Sigma k) = E_{w~N(0,Sigma)}[exp(w^T q - q^T Sigma q/2) exp(w^T k - k^T Sigma k/2)], "
@@ -87,6 +174,7 @@ P.equality(
                   constraint=lambda p: p["r"] <= p["d"],
                   description="random M (r x d, r <= d, entries N(0, mscale^2/d)), |q|, |k| <= 2.5"),
     printed=printed_eq3, reference=lambda p, dps: ref.sigma_prf_kernel(*_eq3_parts(p), dps),
+    printed_ball=printed_eq3_ball, reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
     name="quadrature", max_points=24, description="1-D quadratures along the eigenvectors of Sigma (rank r)",
 )
 
@@ -95,8 +183,34 @@ def _lem31(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """V(psi*) <= V(psi) in the extended reals: a finite V(psi*) below V(psi) = +inf holds."""
     lhs, rhs, err = ref.lemma31_variances(p["dist"], p["a"], p["alt"], p["mu"], p["s"], p["eps"], budget.dps)
     if rhs == mpmath.inf and mpmath.isfinite(lhs):
-        return PointEval(p, rhs, lhs, float(err), 0.0, True, "V(psi) = +inf")
-    return compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = PointEval(p, rhs, lhs, float(err), 0.0, True, "V(psi) = +inf")
+    else:
+        ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+    return _lem31_certified(ev, p) if ev.decided else ev
+
+
+def _lem31_certified(ev: PointEval, p: dict[str, Any]) -> PointEval:
+    """Decide ``V(psi*) <= V(psi)`` on balls (:func:`rfcheck.references.darkformer.lemma31_variances_ball`):
+    at 32 bits (the margin is rarely small; each point stays well under a second), 64 where that
+    leaves it open.  ``V(psi) = +inf`` is decided exactly, and so is the mixture with ``eps = 0``
+    (``psi = psi*``: equal variances, which the claimed ``<=`` allows)."""
+    from rfcheck.certify import certified_inequality
+
+    why = "the balls of V(psi*) and V(psi) overlap (psi close to psi*)"
+    if p["alt"] == "mix" and float(p["eps"]) == 0:  # psi = psi* itself: V(psi) = V(psi*) exactly
+        return certify_eval(ev, "HOLDS", why)
+    for bits in (32, 64):
+        balls = ref.lemma31_variances_ball(p["dist"], p["a"], p["alt"], p["mu"], p["s"], p["eps"], bits)
+        if isinstance(balls, str):
+            return certify_eval(ev, None, balls)
+        lhs, rhs = balls
+        if rhs.is_finite():
+            verdict = certified_inequality(lhs, rhs)
+        else:
+            verdict = "HOLDS" if lhs.is_finite() else None
+        if verdict is not None:
+            break
+    return certify_eval(ev, verdict, why)
 
 
 P.claim(
@@ -142,12 +256,17 @@ P.claim(
             lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
                                                                  dps=mpmath.mp.dps)),
             lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
+            printed_ball=_second_moment_ball,
+            reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
             description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
                         "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
                         "psi propto f, i.e. iff Sigma* is the optimum"),
-        Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
-              description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + Nelder-Mead, "
-                          "float64)"),
+        not_certifiable(
+            Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
+                  description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + Nelder-Mead, "
+                              "float64)"),
+            "the reference is a numerical optimiser's output (BFGS + Nelder-Mead in float64): a minimum found, "
+            "not an enclosure of the minimum over SPD Sigma"),
     ],
     notes="'Valid covariance' is exactly 0 <= lambda_i < 1/2 for every eigenvalue of Lambda (the expression's "
           "eigenvalues are (1+2l)/(1-2l)); the domain is l_i <= 0.499. For lambda_max >= 1/2 every proposal has "
@@ -166,7 +285,12 @@ def _item1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         iso_l = bool(np.all(lam == lam[0, 0] * np.eye(lam.shape[0])))
         out = compare_deterministic(p, mpmath.mpf(1 if iso_s == iso_l else 0), mpmath.mpf(1), 0, rtol=0.0, atol=0.5)
         out.extra = {"sigma_star_rel_spread": float(spread), "lambda_isotropic": iso_l}
+    if not out.decided:
         return out
+    # exact: Sigma* in rational arithmetic on the float64 Lambda, isotropic iff a multiple of I
+    ss_q, d = exact_sigma_star(p), int(p["d"])
+    iso_exact = all(ss_q[i, j] == (ss_q[0, 0] if i == j else 0) for i in range(d) for j in range(d))
+    return certify_eval(out, "HOLDS" if iso_exact == iso_l else "REFUTED", "")
 
 
 P.claim(
@@ -187,15 +311,39 @@ def _item2(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         v_iso = cf.log_expected_variance(lam, np.eye(lam.shape[0]), backend="mpmath", dps=budget.dps)
         nondegenerate = max(float(p[f"l{i + 1}"]) for i in range(int(p["d"]))) > 0
         note = "V(p_I) = +inf (lambda_max >= 1/6)" if v_iso == mpmath.inf else ""
+        bits = bits_for_dps(budget.dps)
         if v_iso == mpmath.inf:  # finite < +inf holds (disc 0); +inf < +inf is a violation
-            return PointEval(p, v_iso, v_star, 0.0, 0.0 if mpmath.isfinite(v_star) else 2.0, True, note)
+            return _item2_certified(PointEval(p, v_iso, v_star, 0.0, 0.0 if mpmath.isfinite(v_star) else 2.0, True,
+                                              note), p, None, nondegenerate, bits)
         if v_star == -mpmath.inf and v_iso == -mpmath.inf:  # Lambda = 0: both zero, equality allowed
-            return PointEval(p, v_iso, v_star, 0.0, 0.0 if not nondegenerate else 2.0, True,
-                             "Lambda = 0: V = 0 for both")
+            return _item2_certified(PointEval(p, v_iso, v_star, 0.0, 0.0 if not nondegenerate else 2.0, True,
+                                              "Lambda = 0: V = 0 for both"), p, None, nondegenerate, bits)
         tol = mpmath.mpf(10) ** (5 - budget.dps) * max(abs(v_star), abs(v_iso), 1)
         # strict inequality for Lambda != 0: equality (margin 0 on log V) must count as a violation
         disc = float((v_star - v_iso) / tol) + (1.5 if nondegenerate else 0.0)
-        return PointEval(p, v_iso, v_star, float(tol), disc, True, note)
+        return _item2_certified(PointEval(p, v_iso, v_star, float(tol), disc, True, note), p, tol, nondegenerate,
+                                bits)
+
+
+def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: bool, bits: int) -> PointEval:
+    """:func:`_item2`'s decision on balls: both log V from exact rational determinants
+    (:func:`_log_variance_ball`; ``+inf``, ``-inf`` decided exactly), the same branches and, where both
+    are finite, the same discrepancy ``(log V* - log V_I)/tol + 1.5`` (``tol`` taken exactly)."""
+    lam = ref.exact_matrix(_lam(p))
+    v_star = _log_variance_ball(lam, exact_sigma_star(p), bits)
+    v_iso = _log_variance_ball(lam, _exact_eye(lam.nrows()), bits)
+    why = f"the exact branch differs: log V* = {v_star}, log V_I = {v_iso}"
+    if v_iso == math.inf:
+        return certify_eval(ev, "HOLDS" if isinstance(v_star, arb) else "REFUTED" if v_star == math.inf else None,
+                            why)
+    if v_star == -math.inf and v_iso == -math.inf:
+        return certify_eval(ev, "REFUTED" if nondegenerate else "HOLDS", why)
+    if tol is None or not (isinstance(v_star, arb) and isinstance(v_iso, arb)):
+        return certify_eval(ev, None, why)
+    with workprec(bits):
+        disc = (v_star - v_iso) / to_ball(tol) + (arb(1.5) if nondegenerate else 0)
+        verdict = "HOLDS" if disc <= 1 else "REFUTED" if disc > 1 else None
+    return certify_eval(ev, verdict, "the balls of log V* and log V_I overlap the tolerance's edge")
 
 
 P.claim(
@@ -228,7 +376,11 @@ def _prop41_det(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     sig, q, k = _prop41_parts(p)
     with mpmath.workdps(budget.dps):
         lhs, rhs, err = ref.importance_weighting_sides(sig[0, 0], q[0], k[0], budget.dps)
-        return compare_deterministic(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = compare_deterministic(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+    if not ev.decided:
+        return ev
+    lhs_b, rhs_b = ref.importance_weighting_sides_ball(sig[0, 0], q[0], k[0], bits_for_dps(budget.dps))
+    return certify_equal(ev, lhs_b, rhs_b, 10.0 ** (5 - budget.dps))
 
 
 def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -260,9 +412,11 @@ P.claim(
                              "rot": Int(0, 0)}, description="d = 1"),
               description="E_{p_Sigma}[phi phi] (quadrature in z = w/sqrt(Sigma)) vs E_{p_I}[w_Sigma phi phi] "
                           "(quadrature in w with the weight evaluated literally)"),
-        Check("monte-carlo", 3, _prop41_mc, search=False,
-              description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
-                          "(w ~ p_I), m = 8, two-sample z-test"),
+        not_certifiable(
+            Check("monte-carlo", 3, _prop41_mc, search=False,
+                  description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
+                              "(w ~ p_I), m = 8, two-sample z-test"),
+            "Monte Carlo: sample means of the two estimators (two-sample z-test) have no enclosure"),
     ],
     notes="The weighted estimator under p_I has infinite variance when Sigma has an eigenvalue >= 2 "
           "(w_Sigma^2 p_I not integrable); its Monte Carlo points are then undecided (heavy tails).",
@@ -296,10 +450,48 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         scales.append(abs(quad))
         rel = [abs(a) / (s if s > 0 else 1) for a, s in zip(diffs, scales, strict=True)]
         tol = mpmath.mpf(10) ** (5 - budget.dps) * (max(lam_eigs) / min(lam_eigs))
-        return PointEval(p, mpmath.mpf(0), max(rel), float(tol), float(max(rel) / tol), True, "",
-                         {"parts": ["q^T Sigma k = (Mq)^T(Mk)", "|q-k|_Sigma^2 = |Mq-Mk|^2",
-                                    "Cov(Mq) = I for M = Lambda^{-1/2}", "|q-k|^2_{Lambda^-1} = sum delta_i^2/l_i"],
-                          "rel_residuals": [float(x) for x in rel]})
+        ev_out = PointEval(p, mpmath.mpf(0), max(rel), float(tol), float(max(rel) / tol), True, "",
+                           {"parts": ["q^T Sigma k = (Mq)^T(Mk)", "|q-k|_Sigma^2 = |Mq-Mk|^2",
+                                      "Cov(Mq) = I for M = Lambda^{-1/2}", "|q-k|^2_{Lambda^-1} = sum delta_i^2/l_i"],
+                            "rel_residuals": [float(x) for x in rel]})
+        eig = ([ev[i] for i in range(d)], [[uu[i, j] for j in range(d)] for i in range(d)])
+    return certify_eval(ev_out, _propc1_ball(m_np, q_np, k_np, u, lam_eigs, eig, tol, bits_for_dps(budget.dps)),
+                        "the residual balls overlap the tolerance")
+
+
+def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
+                 eig: tuple[list[Any], list[list[Any]]], tol: Any, bits: int) -> str | None:
+    """:func:`_propc1`'s residuals without rounding: the first two identities in exact rational arithmetic
+    on the float64 ``M, q, k`` (residual exactly 0 or not), the last two in ball arithmetic on the same
+    ``Lambda = U diag(l) U^T`` and the same mpmath eigendecomposition (its numbers taken exactly); the
+    verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball straddles it."""
+    d = len(q_np)
+    mm, q, k = ref.exact_matrix(m_np), ref.exact_matrix(q_np), ref.exact_matrix(k_np)
+    sig, dqk = mm.transpose() * mm, q - k
+    exact = [(q.transpose() * sig * k)[0, 0] - ((mm * q).transpose() * (mm * k))[0, 0],
+             (dqk.transpose() * sig * dqk)[0, 0] - sum((mm * dqk)[i, 0] ** 2 for i in range(d))]
+    if any(x != 0 for x in exact):  # (rationals: a non-zero residual would need its scale; never met)
+        return None
+    ev, uu = eig
+    with workprec(bits):
+        tb = to_ball(tol)
+        um = arb_mat([[to_ball(x) for x in row] for row in u.tolist()])
+        lam = um * arb_mat([[to_ball(float(lam_eigs[i])) if i == j else 0 for j in range(d)] for i in range(d)]) \
+            * um.transpose()
+        ub = arb_mat([[to_ball(x) for x in row] for row in uu])
+        evb = [to_ball(x) for x in ev]
+        m_w = ub * arb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * ub.transpose()
+        res = m_w * lam * m_w.transpose() - arb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
+        r3 = [sum((abs(res[i, j]) for i in range(d)), arb(0)).upper() for j in range(d)]  # 1-norm: column sums
+        dq = arb_mat([[to_ball(float(q_np[i])) - to_ball(float(k_np[i]))] for i in range(d)])
+        delta = ub.transpose() * dq
+        quad = (dq.transpose() * lam.inv() * dq)[0, 0]
+        r4 = abs(quad - sum((delta[i, 0] ** 2 / evb[i] for i in range(d)), arb(0)))
+        if not np.array_equal(q_np, k_np):  # relative to |quad| > 0 (else to 1, as the mpmath check)
+            if not quad > 0:
+                return None
+            r4 = r4 / quad
+        return "HOLDS" if max([*r3, r4.upper()]) <= tb else None
 
 
 P.claim(

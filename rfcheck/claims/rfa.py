@@ -15,9 +15,11 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import arb, fmpq
 
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
+from rfcheck.claims._common import certify_eval
 from rfcheck.estimators import rfa as rfa_est
 from rfcheck.ledger import (
     Budget,
@@ -30,6 +32,7 @@ from rfcheck.ledger import (
     Real,
     certify_equal,
     check_equal,
+    not_certifiable,
     pair_domain,
     pair_vectors,
     paper,
@@ -75,8 +78,9 @@ P.claim(
                     name="quadrature", max_points=20,
                     description="D -> inf limit: E cos(w.(x-y)) for the printed w ~ N(0, sigma^2 I) by 1-D "
                                 "quadrature along x - y"),
-        Check("monte-carlo", 3, _kernel_mc, search=False,
-              description="finite D = 64 (unbiased for the same limit), w ~ N(0, sigma^2 I)"),
+        not_certifiable(Check("monte-carlo", 3, _kernel_mc, search=False,
+                              description="finite D = 64 (unbiased for the same limit), w ~ N(0, sigma^2 I)"),
+                        "Monte Carlo: a sample mean of phi(x).phi(y) over random features has no enclosure"),
     ],
     correction="Draw w_i ~ N(0, sigma^{-2} I_d) (the spectral density of exp(-|x-y|^2/(2 sigma^2))): then "
                "E[phi(x).phi(y)] = exp(-|x-y|^2/(2 sigma^2)) and the identity holds for all sigma > 0 "
@@ -103,11 +107,37 @@ def _instance(p: dict[str, Any]) -> dict[str, np.ndarray]:
     return {"q": q, "k": k, "v": v, "phi_q": rfa_est.trig_features(q, w), "phi_k": rfa_est.trig_features(k, w), "g": g}
 
 
-def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool) -> Any:
-    """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused)."""
+class ExactGrid:
+    """A ``rows x cols`` grid of exact rationals (``flint.fmpq``) with the indexing of an
+    ``mpmath.matrix`` that :func:`printed_recurrence` uses (``g[i, j]``, ``g[i]`` of a column)."""
+
+    def __init__(self, rows: int, cols: int, values: Any = None) -> None:
+        self.rows, self.cols = rows, cols
+        self._v = [[fmpq(*float(x).as_integer_ratio()) for x in row] for row in values] if values is not None \
+            else [[fmpq(0)] * cols for _ in range(rows)]
+
+    @classmethod
+    def of(cls, a: np.ndarray) -> ExactGrid:
+        """The float64 array ``a`` (1-D: a column), each entry's exact value."""
+        a2 = np.asarray(a)[:, None] if np.ndim(a) == 1 else np.atleast_2d(a)
+        return cls(a2.shape[0], a2.shape[1], a2.tolist())
+
+    def __getitem__(self, key: Any) -> Any:
+        i, j = key if isinstance(key, tuple) else (key, 0)
+        return self._v[i][j]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        i, j = key if isinstance(key, tuple) else (key, 0)
+        self._v[i][j] = value
+
+
+def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool,
+                       new: Any = mpmath.matrix) -> Any:
+    """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused);
+    ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; :class:`ExactGrid` for exact rationals)."""
     n, f, d = phi_k.rows, phi_k.cols, v.cols
-    s, z = mpmath.matrix(f, d), mpmath.matrix(f, 1)
-    h = mpmath.matrix(phi_q.rows, d)
+    s, z = new(f, d), new(f, 1)
+    h = new(phi_q.rows, d)
     if not causal:
         for i in range(n):
             for a in range(f):
@@ -145,10 +175,41 @@ def _attention_check(kind: str, name: str, description: str) -> Check:
             tol = mpmath.mpf(10) ** (5 - budget.dps) * max(max(cond), 1)
             if not mpmath.isfinite(tol):
                 return PointEval(p, None, None, math.inf, math.nan, False, "normaliser exactly 0")
-            return PointEval(p, mpmath.mpf(0), res, float(tol), float(res / tol), True, "",
-                             {"max_normaliser_conditioning": float(max(cond))})
+            ev = PointEval(p, mpmath.mpf(0), res, float(tol), float(res / tol), True, "",
+                           {"max_normaliser_conditioning": float(max(cond))})
+        return certify_eval(ev, _exact_verdict(inst, kind, tol), "a normaliser is exactly 0 in exact arithmetic")
 
     return Check(name, 1, evaluate, search=False, description=description)
+
+
+def _exact_verdict(inst: dict[str, np.ndarray], kind: str, tol: Any) -> str | None:
+    """The check's residual ``max |printed - h| / max |v| <= tol`` without rounding: the printed
+    recurrence and the quadratic form (:func:`rfcheck.references.rfa.attention_quadratic_exact`) in exact
+    rational arithmetic on the float64 instance (``tol`` exact); None where a normaliser is exactly 0."""
+    pq, pk, v = (ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
+    g = [fmpq(*float(x).as_integer_ratio()) for x in inst["g"]]
+    if kind == "noncausal":
+        def weights(t: int, i: int) -> Any:
+            return 1
+    elif kind == "causal":
+        def weights(t: int, i: int) -> Any:
+            return 1 if i <= t else 0
+    else:
+        def weights(t: int, i: int) -> Any:
+            return 0 if i > t else (1 - g[i]) * math.prod(g[i + 1: t + 1], start=fmpq(1))
+    h = ref.attention_quadratic_exact(inst["phi_q"], inst["phi_k"], inst["v"], weights)
+    if any(row is None for row in h):
+        return None
+    try:
+        printed = printed_recurrence(pq, pk, v, g if kind == "gate" else None, causal=kind != "noncausal",
+                                     new=ExactGrid)
+    except ZeroDivisionError:
+        return None
+    vscale = max(abs(v[i, j]) for i in range(v.rows) for j in range(v.cols))
+    res = max(abs(printed[i, j] - h[i][j]) for i in range(len(h)) for j in range(v.cols)) / vscale
+    with workprec(128):
+        r, t = arb(res.p) / arb(res.q), to_ball(tol)
+        return "HOLDS" if r <= t else "REFUTED" if r > t else None
 
 
 _ATT_DOMAIN = Domain({"n": Int(1, 12, extra=(2,)), "d": Int(1, 4, scale="linear"), "D": Int(1, 8),

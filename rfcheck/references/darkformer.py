@@ -15,23 +15,34 @@ App. A eq 5-7), Theorem 3.2, Proposition 4.1 (App. B).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import mpmath
 import numpy as np
+from flint import acb, arb, fmpq, fmpq_mat
 
 from rfcheck import quadrature
+from rfcheck.arb_backend import to_ball, workprec
 
 __all__ = [
+    "exact_matrix",
     "haar_rotation",
     "importance_weighting_samples",
     "importance_weighting_sides",
+    "importance_weighting_sides_ball",
     "lemma31_variances",
+    "lemma31_variances_ball",
     "optimal_second_moment",
+    "optimal_second_moment_ball",
+    "positive_definite",
     "prf_kernel",
+    "prf_kernel_ball",
+    "real_line_integral_ball",
     "rotated_covariance",
     "sigma_prf_kernel",
+    "sigma_prf_kernel_ball",
 ]
 
 
@@ -432,3 +443,455 @@ def importance_weighting_samples(sigma: np.ndarray, q: np.ndarray, k: np.ndarray
     a = np.exp(om_s @ (q + k) + base).reshape(n, m).mean(axis=1)
     lw = dfe.log_gaussian_density(om_i, sigma) - dfe.log_gaussian_density(om_i, np.eye(d))
     return a, np.exp(lw + om_i @ (q + k) + base).reshape(n, m).mean(axis=1)
+
+
+# ------------------------------------------------------------------ rigorous (Arb) twins
+
+
+def _up(x: arb) -> float:
+    """A float64 at or above the upper end of the real ball ``x``."""
+    return math.nextafter(float(x.upper()), math.inf)
+
+
+def _gauss_exp_mean_ball(a: arb, bits: int) -> arb:
+    """``E exp(a Z)``, ``Z ~ N(0, 1)``, ``a >= 0`` a ball, by :func:`rfcheck.certify.gaussian_expectation_1d`.
+
+    Growth bound of the integrand ``f(w) = exp(a w)``: ``|f(w)| <= exp(a_up |w|)`` for real ``w``,
+    ``a_up`` the upper end of ``a``; ``f`` is entire.
+    """
+    from rfcheck.certify import gaussian_expectation_1d
+
+    return gaussian_expectation_1d(lambda w, analytic: (a * w).exp(), growth=(1.0, _up(a)), prec=bits)
+
+
+def prf_kernel_ball(nx: float, ny: float, theta: float, bits: int) -> arb:
+    """Rigorous twin of :func:`prf_kernel`: a ball containing ``E_{w ~ N(0, I)}[exp(w.x - |x|^2/2)
+    exp(w.y - |y|^2/2)]`` for the pair ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``.
+
+    ``exp(-(|x|^2+|y|^2)/2) E exp(|x + y| Z)``, ``Z ~ N(0, 1)`` (only the component of ``w``
+    along ``x + y`` matters), the expectation by Arb's rigorous ``acb.integral`` on ``[-T, T]``
+    plus the proven Gaussian tail bound of :func:`rfcheck.certify.gaussian_tail_bound` (growth
+    ``|exp(s w)| <= exp(s |w|)``, ``s = |x + y|``); never the closed form ``exp(x.y)``.
+
+    Parameters
+    ----------
+    nx, ny : float
+        The norms ``|x|``, ``|y|`` (>= 0), taken exactly.
+    theta : float
+        The angle between ``x`` and ``y`` (radians), taken exactly.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    References
+    ----------
+    DARKFormer Lemma 2.1 (Choromanski et al. 2021, positive random features).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.references.darkformer import prf_kernel_ball
+    >>> b = prf_kernel_ball(1.0, 0.5, 0.0, 100)
+    >>> bool(b.overlaps(arb(0.5).exp())), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    with workprec(bits + 10):
+        a, b, t = (arb(to_ball(float(v))) for v in (nx, ny, theta))
+        sq_sum = (a - b) ** 2 + 4 * a * b * (t / 2).cos() ** 2  # |x + y|^2 without cancellation
+        s = sq_sum.sqrt() if sq_sum > 0 else arb(0, sq_sum.rad()).sqrt() if sq_sum.rad() > 0 else arb(0)
+        return (-(a * a + b * b) / 2).exp() * _gauss_exp_mean_ball(s, bits + 10)
+
+
+def exact_matrix(a: np.ndarray) -> fmpq_mat:
+    """The float64 matrix ``a`` as an exact rational matrix (each entry's binary value).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A float64 (or integer) array, 1-D (a column) or 2-D.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The same numbers, exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import exact_matrix
+    >>> exact_matrix(np.array([[0.5, 0.1]]))[0, 1] == 0.1
+    False
+    >>> exact_matrix(np.array([[0.5, 0.1]]))[0, 0] * 2 == 1
+    True
+    """
+    m = np.atleast_2d(np.asarray(a, dtype=float)) if np.ndim(a) != 1 else np.asarray(a, dtype=float)[:, None]
+    return fmpq_mat(m.shape[0], m.shape[1], [fmpq(*float(x).as_integer_ratio()) for x in m.ravel()])
+
+
+def _fmpq_ball(x: fmpq) -> arb:
+    """A ball containing the rational ``x`` (at the working precision)."""
+    return arb(x.p) / arb(x.q)
+
+
+def sigma_prf_kernel_ball(m_mat: np.ndarray, q: np.ndarray, k: np.ndarray, bits: int) -> arb:
+    """Rigorous twin of :func:`sigma_prf_kernel`: a ball containing
+    ``E_{w ~ N(0, Sigma)}[exp(w.q - q^T Sigma q/2) exp(w.k - k^T Sigma k/2)]``, ``Sigma = M^T M``.
+
+    ``w = M^T z`` with ``z ~ N(0, I_r)``, so ``w.(q + k) = z.(M(q + k))`` and, by the rotation
+    invariance of ``N(0, I_r)``, the expectation is ``exp(-(|Mq|^2 + |Mk|^2)/2) E exp(|M(q + k)| Z)``,
+    ``Z ~ N(0, 1)``: one 1-D expectation by Arb's rigorous ``acb.integral`` plus the proven tail
+    bound (growth ``exp(a |w|)``, ``a = |M(q + k)|``).  ``M q``, ``M k`` are exact rationals of the
+    float64 inputs; never the closed form ``exp(q^T Sigma k)``.
+
+    Parameters
+    ----------
+    m_mat : numpy.ndarray, shape (r, d)
+        The factor ``M`` of ``Sigma = M^T M`` (float64, taken exactly).
+    q, k : numpy.ndarray, shape (d,)
+        The query and the key (taken exactly).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    References
+    ----------
+    DARKFormer eq (3) and eq (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import sigma_prf_kernel_ball
+    >>> m_mat = np.array([[1.0, 0.5], [0.0, 0.5]])
+    >>> q, k = np.array([0.5, 0.25]), np.array([0.25, -0.5])
+    >>> b = sigma_prf_kernel_ball(m_mat, q, k, 100)
+    >>> bool(abs(float(b.mid()) / np.exp(q @ m_mat.T @ m_mat @ k) - 1) < 1e-15), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    mm = exact_matrix(m_mat)
+    mq, mk = mm * exact_matrix(q), mm * exact_matrix(k)
+    s2 = sum((mq[i, 0] + mk[i, 0]) ** 2 for i in range(mq.nrows()))
+    e2 = sum(mq[i, 0] ** 2 + mk[i, 0] ** 2 for i in range(mq.nrows()))
+    with workprec(bits + 10):
+        s2b = _fmpq_ball(fmpq(s2))
+        a = s2b.sqrt() if s2 != 0 else arb(0)
+        return (-_fmpq_ball(fmpq(e2)) / 2).exp() * _gauss_exp_mean_ball(a, bits + 10)
+
+
+def optimal_second_moment_ball(lam: np.ndarray, bits: int) -> arb:
+    """Rigorous twin of :func:`optimal_second_moment`: a ball containing
+    ``(E_{x ~ N(0, Lambda)} exp(|x|^2))^2`` for the float64 ``Lambda`` (taken exactly).
+
+    The Gaussian integral ``E exp(|x|^2) = int exp(-x^T (Lambda^{-1} - 2 I) x/2) dx /
+    sqrt(det(2 pi Lambda)) = det(I - 2 Lambda)^{-1/2}`` (the product of ``(1 - 2 l_i)^{-1/2}``
+    over the eigenvalues ``l_i < 1/2``; continuous in ``Lambda``, so also for a singular one):
+    the value is ``1/det(I - 2 Lambda)``, the determinant an exact rational of the float64
+    entries.  Independent of any proposal ``Sigma``: it is the Cauchy-Schwarz optimum itself.
+
+    Parameters
+    ----------
+    lam : numpy.ndarray, shape (d, d)
+        The covariance ``Lambda`` (symmetric, eigenvalues in ``[0, 1/2)``).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the value.
+
+    Raises
+    ------
+    ValueError
+        If ``I - 2 Lambda`` is not positive definite (the expectation diverges).
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 (proof, Cauchy-Schwarz) and Theorem 3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import optimal_second_moment_ball
+    >>> b = optimal_second_moment_ball(np.diag([0.25, 0.125]), 100)
+    >>> bool(b.overlaps(__import__("flint").arb(8) / 3)), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    lm = exact_matrix(lam)
+    d = lm.nrows()
+    a = fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)]) - 2 * lm
+    if not positive_definite(a):
+        raise ValueError("I - 2 Lambda is not positive definite: E exp(|x|^2) diverges")
+    with workprec(bits):
+        return 1 / _fmpq_ball(a.det())
+
+
+def positive_definite(a: fmpq_mat) -> bool:
+    """Whether the symmetric rational matrix ``a`` is positive definite, exactly (Sylvester:
+    every leading principal minor > 0).
+
+    Parameters
+    ----------
+    a : flint.fmpq_mat
+        A symmetric square rational matrix.
+
+    Returns
+    -------
+    bool
+        Whether every leading principal minor is > 0 (exact rational determinants).
+
+    Examples
+    --------
+    >>> from flint import fmpq_mat
+    >>> from rfcheck.references.darkformer import positive_definite
+    >>> positive_definite(fmpq_mat(2, 2, [2, 1, 1, 2])), positive_definite(fmpq_mat(2, 2, [1, 2, 2, 1]))
+    (True, False)
+    """
+    n = a.nrows()
+    for m in range(1, n + 1):
+        sub = fmpq_mat(m, m, [a[i, j] for i in range(m) for j in range(m)])
+        if not sub.det() > 0:
+            return False
+    return True
+
+
+def importance_weighting_sides_ball(s: float, q: float, k: float, bits: int) -> tuple[arb, arb]:
+    """Rigorous twin of :func:`importance_weighting_sides`: balls containing ``E_{p_Sigma}[f]`` and
+    ``E_{p_I}[w_Sigma f]`` in ``d = 1``, ``f(w) = exp(w q - Sigma q^2/2) exp(w k - Sigma k^2/2)``.
+
+    The first as ``E f(sqrt(Sigma) Z)``, ``Z ~ N(0, 1)`` (:func:`rfcheck.certify.gaussian_expectation_1d`,
+    growth ``|f(sqrt(Sigma) w)| <= exp(sqrt(Sigma) |q + k| |w|)`` since ``Sigma (q^2+k^2)/2 >= 0``);
+    the second as ``int phi(w) w_Sigma(w) f(w) dw`` with ``w_Sigma = p_Sigma/p_I`` evaluated
+    literally (``phi_Sigma(w)/phi(w)``) by ``acb.integral`` on ``[-T, T]``; its integrand is at most
+    ``g(w) = (2 pi Sigma)^{-1/2} exp(-w^2/(2 Sigma) + |q + k| |w|)``, whose two tails beyond ``T``
+    are bounded by :func:`rfcheck.references.gaussian.half_line_tail_bound` ``(0, Sigma, |q + k|, T)``
+    each (times ``(2 pi Sigma)^{-1/2}``), added to the radius.  Never the closed form
+    ``exp(Sigma q k)``.
+
+    Parameters
+    ----------
+    s : float
+        ``Sigma`` (> 0), taken exactly.
+    q, k : float
+        The query and the key, taken exactly.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    (flint.arb, flint.arb)
+        Balls containing ``E_{p_Sigma}[f]`` and ``E_{p_I}[w_Sigma f]``.
+
+    References
+    ----------
+    DARKFormer Proposition 4.1 (App. B).
+
+    Examples
+    --------
+    >>> from rfcheck.references.darkformer import importance_weighting_sides_ball
+    >>> lhs, rhs = importance_weighting_sides_ball(0.5, 0.75, 0.5, 100)
+    >>> exact = __import__("flint").arb(0.1875).exp()
+    >>> bool(lhs.overlaps(exact)), bool(rhs.overlaps(exact)), bool(rhs.rad() < 1e-25)
+    (True, True, True)
+    """
+    from rfcheck.certify import gaussian_expectation_1d
+    from rfcheck.references.gaussian import half_line_tail_bound, integral_ball
+
+    work = bits + 10
+    with workprec(work):
+        sb, qb, kb = (arb(to_ball(float(v))) for v in (s, q, k))
+        sd = sb.sqrt()
+        c = -sb * (qb * qb + kb * kb) / 2
+        rate = abs(qb + kb)
+        lhs = gaussian_expectation_1d(lambda z, analytic: (sd * z * (qb + kb) + c).exp(),
+                                      growth=(1.0, _up(sd * rate)), prec=work)
+        two_pi = 2 * arb.pi()
+
+        def integrand(w: acb, analytic: bool) -> acb:
+            phi = (-(w * w) / 2).exp() / two_pi.sqrt()
+            phi_s = (-(w * w) / (2 * sb)).exp() / (two_pi * sb).sqrt()
+            return phi * (phi_s / phi) * (w * qb - sb * qb * qb / 2).exp() * (w * kb - sb * kb * kb / 2).exp()
+
+        fs, fr = float(s), _up(rate)
+        # |integrand| <= (2 pi Sigma)^{-1/2} exp(-w^2/(2 Sigma) + r |w|): tails below 2^-(work+10) of the body
+        t = fs * fr + math.sqrt(2 * fs * ((work + 20) * math.log(2) + fs * fr * fr / 2 + 10)) + 1
+        body = integral_ball(integrand, -t, t, work).real
+        tail = 2 * half_line_tail_bound(0, sb, fr, t) / (two_pi * sb).sqrt()
+        return lhs, body + arb(0, tail.upper())
+
+
+def real_line_integral_ball(f: Callable[[acb, bool], acb], *, growth: tuple[float, int, float, float], bits: int,
+                            log_scale: float = 0.0) -> arb:
+    """``int_R f(w) dw`` as a real ball: Arb's ``acb.integral`` on ``[-T, T]`` plus both tails, bounded.
+
+    Given ``|f(w)| <= C |w|^n exp(-delta w^2 + b |w|)`` for real ``|w| >= 1`` (the caller's proof
+    obligation, ``growth = (C, n, delta, b)``, ``delta > 0``), each tail beyond ``T >= 1`` is at most
+    ``C`` times :func:`rfcheck.references.gaussian.half_line_tail_bound` ``(n, 1/(2 delta), b, T)``;
+    ``T`` is raised until that is below ``2^-(bits + 10) exp(log_scale)``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(w, analytic) -> acb`` in ``acb.integral``'s convention, real on the real line.
+    growth : (float, int, float, float)
+        ``(C, n, delta, b)`` as above.
+    bits : int
+        Target relative accuracy in bits.
+    log_scale : float, optional
+        A rough natural log of the integral's magnitude (where the tails are negligible).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral.
+
+    Raises
+    ------
+    ValueError
+        If ``delta <= 0`` (no Gaussian decay to bound the tails with).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.references.darkformer import real_line_integral_ball
+    >>> b = real_line_integral_ball(lambda w, analytic: (-w * w / 2).exp(), growth=(1.0, 0, 0.5, 0.0), bits=100)
+    >>> bool(b.overlaps((2 * arb.pi()).sqrt())), bool(b.rad() < 1e-28)
+    (True, True)
+    """
+    from rfcheck.references.gaussian import half_line_tail_bound, integral_ball
+
+    big_c, n, delta, b = growth
+    if not delta > 0:
+        raise ValueError(f"the tails need Gaussian decay (delta > 0); got delta = {delta}")
+    with workprec(bits + 20):
+        target = arb(log_scale - (bits + 10) * math.log(2)).exp()
+        t = max(1.0, b / (2 * delta)) + 1.0
+        while True:
+            tail = arb(big_c) * half_line_tail_bound(n, 1 / (2 * arb(delta)), b, t)
+            if tail.upper() < target:
+                break
+            t *= 1.25
+        body = integral_ball(f, -t, t, bits).real
+        return body + arb(0, 2 * tail.upper())
+
+
+def lemma31_variances_ball(dist: str, a: float, alt: str, mu: float, s: float, eps: float,
+                           bits: int) -> tuple[arb, arb] | str:
+    """Rigorous twin of :func:`lemma31_variances`: balls containing ``V(psi*)`` and ``V(psi)`` (``+inf``
+    exactly where ``psi``'s Gaussian tail is lighter than ``p_I^2 B^2``'s), or a string saying why
+    there are none.
+
+    ``V(psi*) = Z^2 - E kappa^2`` with ``Z = int p_I B`` (``int p_I^2 B^2/psi* = Z int p_I B``, exactly);
+    ``V(psi) = int p_I^2 B^2 / psi - E kappa^2`` with the integrand written literally, every integral
+    by :func:`real_line_integral_ball`.  Tail bounds, with ``G = p_I^2 B^2 <= exp(-g w^2 + h |w|)/(2 pi)``
+    (``N(0, a)``: ``g = (1 - 2a)/(1 + 2a)``, ``h = 0``; the discrete ``D``: ``B <= exp(2 x_max |w|)``, so
+    ``g = 1``, ``h = 4 x_max``, ``x_max = 2a``):
+
+    * ``p_I B = sqrt(G)``: ``C = (2 pi)^{-1/2}``, ``delta = g/2``, ``b = h/2``;
+    * normal ``psi``: ``1/psi <= s sqrt(2 pi) exp(mu^2/(2 s^2)) exp(w^2/(2 s^2) + |mu| |w|/s^2)``;
+      ``+inf`` exactly when ``1/(2 s^2) >= g`` (decided in rational arithmetic on the float64 inputs);
+    * Student-t_3: ``1/psi = (sqrt(3) pi s/2)(1 + z^2/3)^2`` and, for ``|w| >= 1``,
+      ``1 + z^2/3 <= A w^2``, ``A = 1 + (1 + |mu|)^2/(3 s^2)``: ``n = 4``;
+    * the mixture, ``eps < 1``: ``1/psi <= Z/((1 - eps) p_I B)``, so the integrand is at most
+      ``Z p_I B/(1 - eps)``; ``eps = 1``: ``psi`` is the normal, its bound and its ``+inf``.
+
+    Parameters
+    ----------
+    dist, a, alt, mu, s, eps
+        As :func:`lemma31_variances` (floats taken exactly).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    (flint.arb, flint.arb) or str
+        Balls containing ``V(psi*)`` and ``V(psi)`` (``arb.pos_inf()`` for ``+inf``), or why not.
+
+    Raises
+    ------
+    ValueError
+        If ``dist`` or ``alt`` is not one of the names above.
+
+    References
+    ----------
+    DARKFormer Lemma 3.1, eq (2), App. A eq (5)-(7).
+    """
+    with workprec(bits + 20):
+        ab, mub, sb, epsb = (arb(to_ball(float(v))) for v in (a, mu, s, eps))
+        two_pi = 2 * arb.pi()
+        # p_I B = sum_i c_i exp(e_i(w)), each exponent a quadratic (A, B, C): A w^2 + B w + C, so that the
+        # Gaussian factors combine before exp (separate exps of w^2 would blow the balls up far from 0)
+        if dist == "gauss":
+            fa = fmpq(*float(a).as_integer_ratio())
+            g_q = (1 - 2 * fa) / (1 + 2 * fa)
+            g, h = float(g_q) * (1 - 2.0**-50), 0.0
+            k2 = 1 / (1 - 4 * ab * ab).sqrt()
+            terms = [(1 / (two_pi.sqrt() * (1 + 2 * ab).sqrt()), (-(1 - 2 * ab) / (1 + 2 * ab) / 2, arb(0), arb(0)))]
+        elif dist == "discrete":
+            g_q, g, h = fmpq(1), 1.0, _up(8 * ab)
+            pts = [-ab, ab / 3, 2 * ab]
+            k2 = sum((2 * x * y).exp() for x in pts for y in pts) / 9
+            terms = [(1 / (3 * two_pi.sqrt()), (arb(-0.5), 2 * x, -x * x)) for x in pts]
+        else:
+            raise ValueError(f"dist must be 'gauss' or 'discrete'; got {dist!r}")
+
+        def quad(e: tuple[arb, arb, arb], w: acb) -> acb:
+            return (e[0] * w + e[1]) * w + e[2]
+
+        def plus(*es: tuple[arb, arb, arb]) -> tuple[arb, arb, arb]:
+            return (sum((e[0] for e in es), arb(0)), sum((e[1] for e in es), arb(0)), sum((e[2] for e in es), arb(0)))
+
+        def phib(w: acb) -> acb:  # p_I(w) B(w)
+            return sum((c * quad(e, w).exp() for c, e in terms), acb(0))
+
+        def g_times(extra: tuple[arb, arb, arb], w: acb) -> acb:  # p_I^2 B^2 exp(extra(w))
+            return sum((ci * cj * quad(plus(ei, ej, extra), w).exp() for ci, ei in terms for cj, ej in terms), acb(0))
+
+        zero = (arb(0), arb(0), arb(0))
+        z = real_line_integral_ball(lambda w, analytic: phib(w), growth=(0.4, 0, g / 2, h / 2), bits=bits)
+        lhs = z * z - k2
+        s_q = fmpq(*float(s).as_integer_ratio())
+        c_alt = 1 / (2 * s_q * s_q)
+        if (alt == "normal" or (alt == "mix" and float(eps) == 1)) and c_alt >= g_q:  # psi = N(mu, s^2) exactly
+            return lhs, arb.pos_inf()
+        fmu = abs(float(mu))
+        # 1/N(w; mu, s^2) = s sqrt(2 pi) exp(r(w)), r(w) = (w - mu)^2/(2 s^2)
+        r_e = (1 / (2 * sb * sb), -mub / (sb * sb), mub * mub / (2 * sb * sb))
+        inv_n = sb * two_pi.sqrt()
+        # decay rate g - 1/(2 s^2) in exact rationals, then rounded down (never above the exact rate)
+        normal_growth = (_up(sb * (mub * mub / (2 * sb * sb)).exp() / two_pi.sqrt()), 0,
+                         float(g_q - c_alt) * (1 - 2.0**-50), _up(h + abs(mub) / (sb * sb)))
+        if alt == "normal":
+            def integrand(w: acb) -> acb:
+                return inv_n * g_times(r_e, w)
+            growth = normal_growth
+        elif alt == "student":
+            def integrand(w: acb) -> acb:  # 1/t_3 = (sqrt(3) pi s/2)(1 + z^2/3)^2
+                zz = (w - mub) / sb
+                return g_times(zero, w) * (arb(3).sqrt() * arb.pi() * sb / 2) * (1 + zz * zz / 3) ** 2
+            big_a = 1 + (1 + arb(fmu)) ** 2 / (3 * sb * sb)
+            growth = (_up(arb(3).sqrt() * arb.pi() * sb / 2 * big_a * big_a / two_pi), 4, g, h)
+        elif alt == "mix":
+            def integrand(w: acb) -> acb:  # p_I^2 B^2/psi = p_I B/((1 - eps)/Z + eps N/(p_I B))
+                pb_over_n = inv_n * sum((c * quad(plus(e, r_e), w).exp() for c, e in terms), acb(0))
+                return phib(w) / ((1 - epsb) / z + epsb / pb_over_n)
+            if float(eps) < 1:
+                growth = (_up(z / (1 - epsb) / two_pi.sqrt()), 0, g / 2, h / 2)
+            elif normal_growth[2] > 0:
+                growth = normal_growth
+            else:
+                return "eps = 1 with a normal competitor whose tail is not lighter than p_I^2 B^2: no tail bound"
+        else:
+            raise ValueError(f"alt must be 'normal', 'student' or 'mix'; got {alt!r}")
+        if not growth[2] > 0:
+            return "the competitor's Gaussian tail leaves no decay margin in float64 (a boundary point)"
+        m_alt = real_line_integral_ball(lambda w, analytic: integrand(w), growth=growth, bits=bits,
+                                        log_scale=math.log(max(float(lhs.mid()) + float(k2.mid()), 1e-300)))
+        return lhs, m_alt - k2

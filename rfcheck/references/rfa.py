@@ -29,6 +29,7 @@ from rfcheck import quadrature
 from rfcheck.estimators import rfa as impl
 
 __all__ = [
+    "attention_quadratic_exact",
     "attention_quadratic_mp",
     "operation_count",
     "rfa_limit_attention",
@@ -322,6 +323,54 @@ def attention_quadratic_mp(phi_q: Any, phi_k: Any, v: Any, weights: Callable[[in
         for j in range(d):
             h[t, j] = sum(a[i] * v[i, j] for i in range(n_k)) / den if den != 0 else mpmath.nan
     return h, cond
+
+
+def attention_quadratic_exact(phi_q: np.ndarray, phi_k: np.ndarray, v: np.ndarray,
+                              weights: Callable[[int, int], Any]) -> list[list[Any]]:
+    """:func:`attention_quadratic_mp` in exact rational arithmetic on float64 inputs (no rounding).
+
+    ``h_t = sum_i c_ti A_ti v_i / sum_i c_ti A_ti``, ``A_ti = phi(q_t).phi(k_i)``, every float64
+    input taken as its exact binary value (``flint.fmpq``).
+
+    Parameters
+    ----------
+    phi_q, phi_k, v : numpy.ndarray
+        Query features (n_q x f), key features (n_k x f), values (n_k x d), float64.
+    weights : callable
+        ``weights(t, i) -> flint.fmpq`` (or an int).
+
+    Returns
+    -------
+    list of list of flint.fmpq or None
+        ``h`` (n_q x d), exactly; a row is ``None`` where its normaliser is exactly 0.
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*: 'Non-Causal (Cross) Attention', Algorithm 'Causal
+    RFA', 'Gated Variant (RFA-Gate)' (the attention each computes, as a quadratic form).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.rfa import attention_quadratic_exact
+    >>> h = attention_quadratic_exact(np.array([[1.0, 0.5]]), np.array([[1.0, 0.0], [0.5, 1.0]]),
+    ...                               np.array([[2.0], [4.0]]), lambda t, i: 1)
+    >>> h[0][0] == 3  # A = [1, 1]: (1 * 2 + 1 * 4)/2, exactly
+    True
+    """
+    from flint import fmpq
+
+    def ex(a: Any) -> list[list[Any]]:
+        return [[fmpq(*float(x).as_integer_ratio()) for x in row] for row in np.atleast_2d(a)]
+
+    pq, pk, vv = ex(phi_q), ex(phi_k), ex(v)
+    out: list[list[Any]] = []
+    for t in range(len(pq)):
+        a = [weights(t, i) * sum((pq[t][f] * pk[i][f] for f in range(len(pq[t]))), fmpq(0)) for i in range(len(pk))]
+        den = sum(a, fmpq(0))
+        out.append(None if den == 0 else  # type: ignore[arg-type]
+                   [sum((a[i] * vv[i][j] for i in range(len(pk))), fmpq(0)) / den for j in range(len(vv[0]))])
+    return out
 
 
 def operation_count(method: str, column: str, size: dict[str, int]) -> int:
