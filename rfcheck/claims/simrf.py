@@ -45,6 +45,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    not_certifiable,
     pair_vectors,
     paper,
 )
@@ -352,6 +353,13 @@ def _printed_rho(coupling: str) -> Any:
     return pr
 
 
+#: why a Monte Carlo check has no certified points
+_MC_WHY = (
+    "Monte Carlo reference: a sample mean with a z-test at the budget's family-wise level has no rigorous "
+    "enclosure (its error bar is statistical)"
+)
+
+
 def _mc_pair(coupling: str) -> Any:
     """E[b_1 b_2] = E exp(v (w_1 + w_2) . u_hat) for two rows of one coupled block, by Monte Carlo
     with the projection sampler of the coupling; z-test at the budget's family-wise level."""
@@ -364,13 +372,16 @@ def _mc_pair(coupling: str) -> Any:
         est = ref.pair_conformity_mc(coupling, float(p["v"]), int(p["d"]), budget.mc_trials, seed)
         return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
-    return Check(
-        "monte-carlo",
-        3,
-        evaluate,
-        search=False,
-        description="E[b_1 b_2] for a coupled pair from the projection sampler (Numba)",
-        domain=_vd_domain(v=(0.05, 0.8), d=(2, 256)),
+    return not_certifiable(
+        Check(
+            "monte-carlo",
+            3,
+            evaluate,
+            search=False,
+            description="E[b_1 b_2] for a coupled pair from the projection sampler (Numba)",
+            domain=_vd_domain(v=(0.05, 0.8), d=(2, 256)),
+        ),
+        _MC_WHY,
     )
 
 
@@ -465,11 +476,14 @@ P.claim(
     "independent blocks)",
     domain=_mse_domain(),
     checks=[
-        mc_check(
-            "monte-carlo",
-            printed_thm32,
-            _sim_prf,
-            description="MSE of the PRF estimator simulated with the coupling (projection engine)",
+        not_certifiable(
+            mc_check(
+                "monte-carlo",
+                printed_thm32,
+                _sim_prf,
+                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
+            ),
+            _MC_WHY,
         )
     ],
 )
@@ -486,6 +500,28 @@ def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, b, (abs(a) + abs(b)) * MF(10) ** (-dps + 3)
 
 
+def _cor33_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """(MSE_SimRF, MSE_ORF) on balls: ``(first - q (e^{v^2} - rho_c)) / m`` (eq (11), ``|x|^2 + |y|^2 = 0``,
+    ``q = P/m`` the coupled pairs per feature), ``e^{v^2} - rho_ORF`` and ``rho_ORF - rho_SimRF`` by the
+    Arb faces of :func:`rfcheck.closed_forms.simrf.log_prf_orthogonality_gap` and
+    :func:`rfcheck.closed_forms.simrf.orf_simrf_conformity_gap` (sums of positive terms); both MSEs are
+    exactly 0 at ``v = 0``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    d, m = int(p["d"]), int(p["m"])
+    if float(p["v"]) == 0:
+        return arb(0), arb(0)
+    with workprec(bits):
+        v2 = to_ball(p["v"]) ** 2
+        first = v2.exp() * v2.expm1()
+        g_orf = to_ball(cf.log_prf_orthogonality_gap(p["v"], d, backend="arb", prec=bits)).exp()
+        h = to_ball(cf.orf_simrf_conformity_gap(p["v"], d, backend="arb", prec=bits)).exp()
+        q_s, q_o = (arb(cf._n_coupled_pairs(m, d, c)) / m for c in ("simrf", "orf"))
+        return (first - q_s * (g_orf + h)) / m, (first - q_o * g_orf) / m
+
+
 P.claim(
     "cor3.3",
     source=P.at("Corollary 3.3"),
@@ -499,6 +535,7 @@ P.claim(
                 _cor33,
                 max_points=20,
                 description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
+                sides_ball=_cor33_ball,
             ),
             10,
         )
@@ -532,15 +569,20 @@ P.claim(
         v=(0.1, 3.0), d=(2, 16), fixed_points=[{"d": 8, "v": 1.0}, {"d": 12, "v": 1.0}, {"d": 16, "v": 1.0}]
     ),
     checks=[
-        Check(
-            "optimiser",
-            1,
-            _thm34_eval,
-            search=False,
-            max_points=6,
-            description="rho(simplex) <= min over d unit directions of mean_{i!=j} rho_theta(cos theta_ij) "
-            "(L-BFGS with the exact gradient; random restarts per budget: smoke 1, default 3, thorough 12, "
-            "plus a perturbed simplex); rho_theta from the eq (21) closed form; d = 8, 12, 16 always tried",
+        not_certifiable(
+            Check(
+                "optimiser",
+                1,
+                _thm34_eval,
+                search=False,
+                max_points=6,
+                description="rho(simplex) <= min over d unit directions of mean_{i!=j} rho_theta(cos theta_ij) "
+                "(L-BFGS with the exact gradient; random restarts per budget: smoke 1, default 3, thorough 12, "
+                "plus a perturbed simplex); rho_theta from the eq (21) closed form; d = 8, 12, 16 always tried",
+            ),
+            "the right side is a numerical optimiser's output (L-BFGS in float64 from random starts): an upper "
+            "bound of the minimum over configurations, not an enclosure of it, so a ball cannot certify "
+            "rho(simplex) <= the minimum",
         )
     ],
     notes="A weight-independent coupling is a law over direction configurations independent of the norms; its "
@@ -628,6 +670,18 @@ def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), val, err
 
 
+def _gap_positive_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(0, gap)`` on balls, the gap by :func:`_gap_ball` (exactly 0 at ``v = 0``: ``e^0 - 1F1(d; d/2; 0)``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    if float(p["v"]) == 0:
+        return arb(0), arb(0)
+    with workprec(bits):
+        return arb(0), _gap_ball(p, bits)
+
+
 P.claim(
     "cor4.4.positive",
     source=P.at("Corollary 4.4 (last sentence) and eq (70)"),
@@ -640,6 +694,7 @@ P.claim(
                 _gap_positive,
                 max_points=12,
                 description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
+                sides_ball=_gap_positive_ball,
             ),
             10,
         )
@@ -718,12 +773,29 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(0), 1 - ref.gamma_ratio_product(int(p["d"]), int(p["k"])), MF(10) ** (-dps + 2)
 
 
+def _eq70_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(0, 1 - prod)`` with the product an exact rational (:func:`rfcheck.references.simrf.gamma_ratio_product_exact`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        return arb(0), arb(1 - ref.gamma_ratio_product_exact(int(p["d"]), int(p["k"])))
+
+
 P.claim(
     "eq70",
     source=P.at("appendix A.7, eq (70)"),
     statement="1 - d/d (d+1)/(d+2) ... (d+k-2)/(d+2(k-2)) (d+k-1)/(d+2(k-1)) > 0 (k >= 2, as displayed)",
     domain=Domain({"d": Int(2, 4096), "k": Int(2, 200, extra=(2, 3))}),
-    checks=[inequality_check("exact-product", _eq70, description="the product in mpmath; checked as >= 0")],
+    checks=[
+        inequality_check(
+            "exact-product",
+            _eq70,
+            description="the product in mpmath; checked as >= 0",
+            sides_ball=_eq70_ball,
+        )
+    ],
     notes="The displayed product has at least two factors (k >= 2); for k = 0, 1 the term is exactly 0.",
 )
 
@@ -835,11 +907,14 @@ P.claim(
         }
     ),
     checks=[
-        mc_check(
-            "monte-carlo",
-            printed_eq74,
-            _sim_rff,
-            description="MSE of the RFF estimator simulated with the coupling (projection engine)",
+        not_certifiable(
+            mc_check(
+                "monte-carlo",
+                printed_eq74,
+                _sim_rff,
+                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
+            ),
+            _MC_WHY,
         )
     ],
 )
@@ -929,6 +1004,21 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return growth, MF(2), MF(10) ** (-dps + 5)
 
 
+def _cor46_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_cor46` on balls, the exact ratio by :func:`rfcheck.references.simrf.rff_mse_ratio_exact_ball`."""
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits + 20):
+        z, m, d0 = to_ball(p["z"]), int(p["m"]), int(p["d"])
+
+        def rem(d: int) -> Any:
+            e = (-z * z).exp()
+            lead = 1 - (m - 1) * e * z**4 / (d * (-z * z).expm1() ** 2)
+            return d * d * abs(ref.rff_mse_ratio_exact_ball(z, d, m, bits + 20) - lead)
+
+        return growth_sides_ball(rem(4 * d0), rem(16 * d0))
+
+
 P.claim(
     "cor4.6",
     source=P.at("Corollary 4.6, eq (27) (= eq (86))"),
@@ -939,6 +1029,7 @@ P.claim(
             "remainder-growth",
             _cor46,
             max_points=12,
+            sides_ball=_cor46_ball,
             description="d^2 |exact ratio - leading term| at 4d and 16d (exact ratio from the "
             "1F1 closed form, mpmath): growth <= 2 means O(1/d^2), O(1/d) gives ~4",
         )
@@ -975,6 +1066,23 @@ def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
 
 
+def _eq84_growth_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_eq84_growth` in exact rationals (the product by
+    :func:`rfcheck.references.simrf.gamma_ratio_product_exact`), as balls."""
+    from flint import fmpq
+
+    from rfcheck.arb_backend import workprec
+
+    k, d0 = int(p["k"]), int(p["d"])
+
+    def rem(d: int) -> Any:
+        x = ref.gamma_ratio_product_exact(d, k) - (1 - fmpq(k * (k - 1), 2 * d))
+        return d * d * (x if x >= 0 else -x)
+
+    with workprec(bits):
+        return growth_sides_ball(rem(d0), rem(4 * d0))
+
+
 P.claim(
     "eq84",
     source=P.at("appendix A.9, eq (84)"),
@@ -986,6 +1094,7 @@ P.claim(
             _eq84_growth,
             max_points=16,
             description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
+            sides_ball=_eq84_growth_ball,
         )
     ],
 )
@@ -1038,6 +1147,16 @@ def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return abs(MF("0.0078") - ref), MF("0.00005"), err
 
 
+def _prefactor_digits_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """:func:`_prefactor_digits` on balls (:func:`rfcheck.references.simrf.simrf_mse_small_v_coefficient_ball`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        return abs(arb("0.0078") - ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits)), arb("0.00005")
+
+
 P.claim(
     "text-prefactor",
     source=P.at("sec 5.1"),
@@ -1049,6 +1168,7 @@ P.claim(
             _prefactor_digits,
             description="|0.0078 - prefactor| <= 5e-5 (the printed value read as correct to its last digit), "
             "prefactor from the chi_d moment quadrature",
+            sides_ball=_prefactor_digits_ball,
         )
     ],
 )
@@ -1077,6 +1197,9 @@ P.claim(
             max_points=5,
             search=False,
             description="eq (40) bound <= min over directions (L-BFGS, 3 random starts) of eq (36)",
+            not_certified="the right side is a numerical optimiser's output (L-BFGS in float64, 3 random starts): "
+            "an upper bound of the minimum over directions, not an enclosure of it, so a ball cannot certify "
+            "bound <= minimum",
         )
     ],
 )
@@ -1354,6 +1477,8 @@ P.claim(
                 "optimiser",
                 _opt_close,
                 description="numerical minimum of eq (12) over directions (L-BFGS from the simplex and a random start)",
+                not_certified="rho_opt is a numerical optimiser's output (L-BFGS in float64 from the simplex and a "
+                "random start), with no enclosure of the true minimum",
             ),
             4,
         )
@@ -1424,13 +1549,45 @@ P.claim(
 )
 
 
+def _growth_ratio(ctx: Any, k: int, d0: int, exact: Any, approx: Any) -> tuple[Any, Any]:
+    """``(r(d0), r(4 d0))``, ``r(d) = d^2 |exact(k, d) - approx(k, d)|``, on a context (mpmath or Arb)."""
+
+    def rem(d: int) -> Any:
+        dd = ctx.num(d)
+        return d * d * abs(exact(ctx, k, dd) - approx(ctx, k, dd))
+
+    return rem(d0), rem(4 * d0)
+
+
+def growth_sides_ball(r1: Any, r2: Any) -> Any:
+    """``(r2 / r1, 2)`` as balls for a remainder-growth check, ``0`` for an exactly vanishing ``r1`` (the
+    mpmath face's convention), or why the balls cannot decide (``r1`` not separated from 0)."""
+    from flint import arb, fmpq
+
+    from rfcheck.arb_backend import to_ball
+
+    r1, r2 = (arb(r) if isinstance(r, fmpq) else to_ball(getattr(r, "v", r)) for r in (r1, r2))
+    if r1.is_exact() and r1.is_zero():
+        return arb(0), arb(2)
+    if not r1 > 0:
+        return "the remainder ball at d contains 0: the growth ratio has no finite ball"
+    return r2 / r1, arb(2)
+
+
 def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
+    """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
+    from rfcheck.backends import MP
+
     def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        k, d0 = int(p["k"]), int(p["d"])
         with mpmath.workdps(dps):
-            r1 = d0 * d0 * abs(exact(k, MF(d0)) - approx(k, MF(d0)))
-            r2 = (4 * d0) ** 2 * abs(exact(k, MF(4 * d0)) - approx(k, MF(4 * d0)))
+            r1, r2 = _growth_ratio(MP, int(p["k"]), int(p["d"]), exact, approx)
             return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
+
+    def sides(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import ARB, workprec
+
+        with workprec(bits):
+            return growth_sides_ball(*_growth_ratio(ARB, int(p["k"]), int(p["d"]), exact, approx))
 
     P.claim(
         f"eq{eq}",
@@ -1443,6 +1600,7 @@ def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
                 check,
                 max_points=16,
                 description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
+                sides_ball=sides,
             )
         ],
     )
@@ -1451,20 +1609,20 @@ def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
 _growth_claim(
     "81",
     "sqrt((k+d-1)(d/2-1)/((k+d/2-1)(d-1))) ~ 1 - k/(2d)",
-    lambda k, d: mpmath.sqrt((k + d - 1) * (d / 2 - 1) / ((k + d / 2 - 1) * (d - 1))),
-    lambda k, d: 1 - k / (2 * d),
+    lambda ctx, k, d: ctx.sqrt((k + d - 1) * (d / 2 - 1) / ((k + d / 2 - 1) * (d - 1))),
+    lambda ctx, k, d: 1 - k / (2 * d),
 )
 _growth_claim(
     "82",
     "(1/2^k) ((k+d-1)/(k+d/2-1))^k ~ 1 - k(k-1)/d",
-    lambda k, d: ((k + d - 1) / (k + d / 2 - 1)) ** k / 2**k,
-    lambda k, d: 1 - k * (k - 1) / d,
+    lambda ctx, k, d: ((k + d - 1) / (k + d / 2 - 1)) ** k / 2**k,
+    lambda ctx, k, d: 1 - k * (k - 1) / d,
 )
 _growth_claim(
     "83",
     "(1 + k/(d-1))^{d-1} / (1 + k/(d/2-1))^{d/2-1} ~ 1 + k^2/(2d)",
-    lambda k, d: (1 + k / (d - 1)) ** (d - 1) / (1 + k / (d / 2 - 1)) ** (d / 2 - 1),
-    lambda k, d: 1 + MF(k * k) / (2 * d),
+    lambda ctx, k, d: (1 + k / (d - 1)) ** (d - 1) / (1 + k / (d / 2 - 1)) ** (d / 2 - 1),
+    lambda ctx, k, d: 1 + ctx.num(k * k) / (2 * d),
 )
 
 P.claim(

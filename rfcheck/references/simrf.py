@@ -43,6 +43,7 @@ __all__ = [
     "eq10_quadrature",
     "equal_norm_minimum",
     "gamma_ratio_product",
+    "gamma_ratio_product_exact",
     "iid_mgf_ball",
     "iid_mgf_quadrature",
     "optimised_ensemble",
@@ -53,6 +54,7 @@ __all__ = [
     "ratio_series",
     "ratio_series_ball",
     "rff_mse_ratio_exact",
+    "rff_mse_ratio_exact_ball",
     "rff_orf_covariance",
     "series",
     "simrf_mse_small_v_coefficient",
@@ -1211,3 +1213,71 @@ def simrf_plus_draw(d: int, v: float, seed: int) -> tuple[float, float, np.ndarr
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
     W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
     return conformity_of_ensemble(W1, v), conformity_of_ensemble(W0, v), np.linalg.norm(W0, axis=1)
+
+
+def gamma_ratio_product_exact(d: int, k: int) -> Any:
+    """``prod_{j<k} (d+j)/(d+2j)`` as an exact rational (``flint.fmpq``).
+
+    The exact twin of :func:`gamma_ratio_product`: a ball made from it (``flint.arb(q)``) encloses
+    the product rigorously, so checks built on it certify.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    k : int
+        Number of factors (>= 0).
+
+    Returns
+    -------
+    flint.fmpq
+        The product (1 for ``k = 0``).
+
+    References
+    ----------
+    SimRF appendix A.7, eq (70) and appendix A.9, eq (84).
+
+    Examples
+    --------
+    >>> gamma_ratio_product_exact(4, 3)  # 4/4 * 5/6 * 6/8
+    5/8
+    """
+    from flint import fmpq
+
+    out = fmpq(1)
+    for j in range(k):
+        out *= fmpq(d + j, d + 2 * j)
+    return out
+
+
+def rff_mse_ratio_exact_ball(z: Any, d: int, m: int, bits: int) -> Any:
+    """:func:`rff_mse_ratio_exact` on Arb balls: ``1 - 2(m-1) G / (1 - e^{-z^2})^2``,
+    ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)`` with Arb's rigorous confluent hypergeometric function.
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|`` (> 0); a float is taken as exact.
+    d, m : int
+        Dimension and number of features (``m <= d``).
+    bits : int
+        Working precision; the difference ``G`` is formed with ``bits + 20`` guard bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact ratio.
+
+    References
+    ----------
+    SimRF eq (74), (76) and eq (77) with the denominator ``(1 - e^{-z^2})^2``; Cor 4.6, eq (27).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits + 20):
+        x = to_ball(z) ** 2
+        e = (-x).exp()
+        g = e - (-x / 2).hypgeom_1f1(d, arb(d) / 2)
+        return 1 - 2 * (m - 1) * g / (-x).expm1() ** 2
