@@ -273,6 +273,29 @@ def printed_eq20(p: dict[str, Any]) -> Any:
     )
 
 
+def printed_eq20_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq20` on Arb balls: the printed integrand (entire in ``phi`` but for the poles of
+    ``1/s^d`` and the essential singularity of ``exp(-w^2/(2s))`` at ``s = 1 + sin(2phi) cos theta = 0``,
+    away from ``[0, pi/2]`` for ``|cos theta| < 1``; a box touching them gives a non-finite ball, which
+    Arb subdivides) integrated by Arb's rigorous Gauss-Legendre
+    (:func:`rfcheck.references.gaussian.integral_ball`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        w, d, c = to_ball(p["w"]), int(p["d"]), to_ball(p["cos"])
+
+        def f(ph: Any, analytic: bool) -> Any:
+            s2 = 1 + (2 * ph).sin() * c
+            return (ph.sin() * ph.cos()) ** (d - 1) * (-w * w / (2 * s2)).exp() / s2**d
+
+        return (
+            w ** (2 * d - 1) / (2 ** (d - 2) * (arb(d) / 2).gamma() ** 2) * integral_ball(f, 0, arb.pi() / 2, bits).real
+        )
+
+
 def _pdf_angle_at(p: dict[str, Any]) -> Any:
     return ref.pdf_angle_change_of_variables(p["w"], int(p["d"]), p["cos"])
 
@@ -297,6 +320,8 @@ P.claim(
                 max_points=30,
                 atol_scale=lambda p, dps: 1,
                 description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
+                printed_ball=printed_eq20_ball,
+                reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(p["w"], int(p["d"]), p["cos"], bits),
             ),
             6,
         )
@@ -1320,6 +1345,8 @@ P.claim(
                 max_points=12,
                 atol_scale=lambda p, dps: 1,
                 description="eq (20) evaluated at cos theta = 0",
+                printed_ball=lambda p, bits: printed_eq20_ball({**p, "cos": 0}, bits),
+                reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
             ),
             6,
         ),

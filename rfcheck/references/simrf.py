@@ -49,6 +49,7 @@ __all__ = [
     "optimised_ensemble",
     "pair_conformity_mc",
     "pdf_angle_change_of_variables",
+    "pdf_angle_change_of_variables_ball",
     "prf_orthogonality_gap_quadrature",
     "random_unit_rows",
     "ratio_series",
@@ -1281,3 +1282,72 @@ def rff_mse_ratio_exact_ball(z: Any, d: int, m: int, bits: int) -> Any:
         e = (-x).exp()
         g = e - (-x / 2).hypgeom_1f1(d, arb(d) / 2)
         return 1 - 2 * (m - 1) * g / (-x).expm1() ** 2
+
+
+def pdf_angle_change_of_variables_ball(w: Any, d: int, c: Any, bits: int) -> Any:
+    """:func:`pdf_angle_change_of_variables` on Arb balls: the same change of variables, made smooth.
+
+    With ``r_1 = T sin(alpha)``, ``T = w / sqrt(1 - c^2)``, the root factor ``w / sqrt(w^2 - r_1^2
+    (1 - c^2)) dr_1`` becomes ``T dalpha`` and the two roots are ``r_2 = T sin(theta -+ alpha)``
+    (``c = cos theta``, up to sign), so that
+
+    ``p(w) = T int_0^{min(theta, pi/2)} chi_d(T sin a) chi_d(T sin(theta - a)) da
+    + T int_{pi - theta}^{pi/2} chi_d(T sin a) chi_d(-T sin(theta + a)) da``
+
+    (the second only for ``c < 0``): integrals of entire functions over finite intervals (mapped
+    onto ``[0, 1]``), enclosed by Arb's rigorous integration
+    (:func:`rfcheck.references.gaussian.integral_ball`); no tail, no truncation.
+
+    Parameters
+    ----------
+    w : float or flint.arb
+        The point (> 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta`` in ``(-1, 1)``.
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the density.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) and appendix A.5, eq (54)-(56) (the law of ``w_ij`` for rows at a
+    fixed angle).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        w, c = to_ball(w), to_ball(c)
+        s = (1 - c * c).sqrt()
+        top = w / s
+        norm = (2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()) ** 2
+
+        def chi2(r1: Any, r2: Any) -> Any:
+            return (r1 * r2) ** (d - 1) * (-(r1 * r1 + r2 * r2) / 2).exp() / norm
+
+        def piece(lo: Any, hi: Any, sign: int) -> Any:
+            # alpha = lo + (hi - lo) u, u in [0, 1]; r_2 = T sin(theta - alpha) (sign +1) or -T sin(theta + alpha)
+            def f(u: Any, analytic: bool) -> Any:
+                a = lo + (hi - lo) * u
+                r2 = top * (s * a.cos() - c * a.sin()) if sign > 0 else -top * (s * a.cos() + c * a.sin())
+                return (hi - lo) * chi2(top * a.sin(), r2)
+
+            return integral_ball(f, 0, 1, bits).real
+
+        half_pi = arb.pi() / 2
+        theta = c.acos()
+        if c >= 0:
+            out = piece(arb(0), theta, 1)
+        elif c < 0:
+            out = piece(arb(0), half_pi, 1) + piece(arb.pi() - theta, half_pi, -1)
+        else:
+            raise ValueError("cos theta must be decided as >= 0 or < 0 (an exact number)")
+        return top * out
