@@ -1,0 +1,121 @@
+"""Ball (Arb) references of rfcheck.references.simrf and the ball faces of claims.simrf.
+
+Each ball must contain a 50-digit mpmath value computed independently (a closed form, an exact
+rational, or a separately written quadrature) at several random points; a planted wrong value must
+lie outside it; a widened ball must not certify an equality at the checks' tolerance.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb
+
+from rfcheck.arb_backend import workprec
+from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.closed_forms import simrf as cf
+from rfcheck.references import simrf as ref
+
+MF = mpmath.mpf
+BITS = 116  # the working precision of the ledger's default budget (30 digits)
+
+
+def _contains(ball: arb, value: mpmath.mpf) -> bool:
+    with workprec(300):
+        return ball.contains(arb(mpmath.nstr(value, 60, strip_zeros=False)))
+
+
+def _random_angle_points(n: int, seed: int) -> list[tuple[float, int, float]]:
+    rng = np.random.default_rng(seed)
+    return [(float(rng.uniform(0.3, 9.0)), int(rng.integers(2, 21)), float(rng.uniform(-0.9, 0.9))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("w,d,c", [*_random_angle_points(5, 20261127), (3.0, 3, 0.5), (3.0, 3, 0.0), (2.0, 5, -0.5)])
+def test_pdf_angle_change_of_variables_ball_contains_the_closed_form(w: float, d: int, c: float) -> None:
+    with workprec(BITS):
+        ball = ref.pdf_angle_change_of_variables_ball(w, d, c, BITS)
+    exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
+    assert _contains(ball, exact)
+    assert ball.rad() < 1e-28 * abs(ball.mid())
+    assert not _contains(ball, exact * (1 + MF(10) ** -25))  # a planted wrong value is outside
+
+
+def test_pdf_angle_change_of_variables_ball_integrates_to_one() -> None:
+    """The density of w_ij (d = 3, cos theta = -0.4) has total mass 1 (Arb's integral over w on [0, 12],
+    the rest below 1e-12)."""
+    with workprec(80):
+        mass = sum((ref.pdf_angle_change_of_variables_ball(0.1 * j + 0.05, 3, -0.4, 80) * arb("0.1") for j in range(120)),
+                   arb(0))  # midpoint rule: crude, but far from a wrong normalisation
+    assert abs(float(mass.mid()) - 1) < 1e-3
+
+
+@pytest.mark.parametrize("w,d,c", [*_random_angle_points(4, 7), (9.0, 64, -0.95), (30.0, 2, 0.95)])
+def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: float) -> None:
+    from rfcheck.claims.simrf import printed_eq20_ball
+
+    # 50 digits of the density by the closed form (a t = sin(2 phi) average, computed differently); eq (20)
+    # is correct, so the printed integral must equal it (adaptive mpmath quadrature of the printed integrand
+    # itself misses digits where it peaks sharply: d = 64, cos theta = -0.95)
+    exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
+    with workprec(BITS):
+        ball = printed_eq20_ball({"w": w, "d": d, "cos": c}, BITS)
+    assert _contains(ball, exact)
+    assert not _contains(ball, exact * (1 + MF(10) ** -25))
+    # eq (20) is correct: the printed integral equals the independent change-of-variables density
+    with workprec(BITS):
+        assert certified_equal(ball, ref.pdf_angle_change_of_variables_ball(w, d, c, BITS), 1e-25) == "HOLDS"
+
+
+def test_a_widened_ball_does_not_certify() -> None:
+    with workprec(BITS):
+        ball = ref.pdf_angle_change_of_variables_ball(3.0, 3, 0.5, BITS)
+        wide = ball + arb(0, 1e-20)
+        assert certified_equal(ball, ball, 1e-25) == "HOLDS"
+        assert certified_equal(wide, ball, 1e-25) is None
+
+
+@pytest.mark.parametrize("d,k", [(1, 0), (2, 2), (7, 5), (4096, 200), (1000, 12)])
+def test_gamma_ratio_product_exact_is_the_gamma_ratio(d: int, k: int) -> None:
+    q = ref.gamma_ratio_product_exact(d, k)
+    expect = Fraction(1)
+    for j in range(k):
+        expect *= Fraction(d + j, d + 2 * j)
+    assert (int(q.p), int(q.q)) == (expect.numerator, expect.denominator)
+    with mpmath.workdps(50):
+        gam = mpmath.gamma(k + d) * mpmath.gamma(MF(d) / 2) / (mpmath.gamma(k + MF(d) / 2) * mpmath.gamma(d)) / 2**k
+        assert _contains(arb(q), gam) or abs(gam - MF(int(q.p)) / int(q.q)) < MF(10) ** -45 * gam
+        assert abs(ref.gamma_ratio_product(d, k) - gam) < MF(10) ** -45 * gam
+
+
+@pytest.mark.parametrize("z,d,m", [(0.2, 64, 2), (1.0, 100, 7), (3.0, 4096, 64), (0.7, 3, 3)])
+def test_rff_mse_ratio_exact_ball_contains_the_mpmath_ratio(z: float, d: int, m: int) -> None:
+    with workprec(BITS):
+        ball = ref.rff_mse_ratio_exact_ball(z, d, m, BITS)
+    with mpmath.workdps(60):
+        exact = ref.rff_mse_ratio_exact(MF(z), d, m)
+    assert _contains(ball, exact)
+    assert not _contains(ball, exact + MF(10) ** -25)
+    if d > 128:  # (the Bessel quadrature's float64 Gamma overflows)
+        return
+    # and the ratio of the eq (74) MSEs with E_ort by Bessel quadrature (an independent route)
+    with mpmath.workdps(30):
+        zz = MF(z)
+        iid = (1 - mpmath.exp(-zz * zz)) ** 2 / 2
+        quad = (iid + (m - 1) * (ref.rff_orf_covariance(zz, d) - mpmath.exp(-zz * zz))) / iid
+    assert abs(float(ball.mid()) - float(quad)) < 1e-9 * abs(float(quad)) + 1e-9
+
+
+def test_growth_sides_ball_conventions() -> None:
+    from flint import fmpq
+
+    from rfcheck.claims.simrf import growth_sides_ball
+
+    assert growth_sides_ball(fmpq(0), fmpq(3)) == (arb(0), arb(2))  # an exactly vanishing remainder: growth 0
+    assert isinstance(growth_sides_ball(arb(0, 1e-30), arb(1)), str)  # a remainder ball at 0: no verdict
+    lhs, rhs = growth_sides_ball(fmpq(1, 3), fmpq(1, 2))
+    assert certified_inequality(lhs, rhs) == "HOLDS"
+    lhs, rhs = growth_sides_ball(fmpq(1, 4), fmpq(5, 4))  # growth 5 > 2
+    assert certified_inequality(lhs, rhs) == "REFUTED"
