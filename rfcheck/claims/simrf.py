@@ -95,6 +95,20 @@ def _orf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
     return cf.log_conformity_orf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
 
 
+def _orf_definition_ball(p: dict[str, Any], bits: int) -> Any:
+    """rho_ORF from the definition eq (10) on balls: ``E 0F1(; d/2; v^2 w^2/4)``, ``w ~ chi_{2d}``
+    (:func:`rfcheck.references.simrf.orf_conformity_chi_ball`)."""
+    return ref.orf_conformity_chi_ball(p["v"], int(p["d"]), bits)
+
+
+def _simrf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
+    """rho_SimRF on balls: the Arb face of :func:`rfcheck.closed_forms.simrf.log_conformity_simrf` (the
+    average over the angle law of ``1F1(d; d/2; v^2 (1 + c t)/2)``, ``c = -1/(d-1)``: eq (10) with the
+    norms integrated out, not the double series of eq (24)); its exact value is the definition's, so it
+    encloses the eq (10) quadrature's target too."""
+    return cf.log_conformity_simrf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
+
+
 def printed_eq24(v: Any, d: int) -> Any:
     """Eq (24), the double series, with guard digits for its alternating inner sum."""
     dps = mpmath.mp.dps
@@ -114,6 +128,45 @@ def printed_eq24(v: Any, d: int) -> Any:
             k += 1
         out = mpmath.sqrt(mpmath.pi) / (mpmath.gamma(MF(d) / 2) * 2 ** (d - 1)) * tot
     return +out
+
+
+def printed_eq24_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (24) as printed, on Arb balls: the double series term by term, its tail enclosed by a majorant.
+
+    With ``g_p = Gamma((d+p)/2)/Gamma((d+p+1)/2) <= g_0`` (``Gamma(x)/Gamma(x+1/2)`` decreases), the inner
+    sum is at most ``g_0 (1+|c|)^k / k!`` in modulus, so ``|t_k| <= M_k = g_0 Gamma(k+d)/Gamma(k+d/2)
+    y^k/k!``, ``y = v^2 (1+|c|)/2``, whose ratio ``q_k = M_{k+1}/M_k = y (k+d)/((k+1)(k+d/2))`` does not
+    increase: past ``K`` the rest is at most ``M_{K+1}/(1 - q_{K+1})``.  Guard bits (as the mpmath
+    transcription's guard digits) absorb the cancellation of the alternating inner sum."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    d = int(p["d"])
+    guard = 2 * bits + 70 + int(10 * float(p["v"]) ** 2)
+    with workprec(guard):
+        v = to_ball(p["v"])
+        c = -arb(1) / (d - 1)
+        y = v * v * (1 + abs(c)) / 2
+        g: list[Any] = []
+        fac: list[Any] = [arb(1)]
+        tot, eps = arb(0), arb(2) ** (-bits - 8)
+        for k in range(100_000):
+            g.append((arb(d + k) / 2).gamma() / (arb(d + k + 1) / 2).gamma())
+            if k:
+                fac.append(fac[-1] * k)
+            inner = sum((c**q * g[q] / (fac[k - q] * fac[q]) for q in range(k + 1)), arb(0))
+            a_k = arb(k + d).gamma() / (k + arb(d) / 2).gamma()
+            tot += a_k * v ** (2 * k) / 2**k * inner
+            m_next = g[0] * arb(k + 1 + d).gamma() / (k + 1 + arb(d) / 2).gamma() * y ** (k + 1) / (fac[k] * (k + 1))
+            q_next = y * (k + 1 + d) / ((k + 2) * (k + 1 + arb(d) / 2))
+            if k > 4 and q_next < arb(1) / 2 and m_next <= eps * abs(tot):
+                bound = (m_next / (1 - q_next)).upper()
+                tot += arb(0, bound)
+                break
+        else:
+            raise ValueError("printed_eq24_ball: no tail bound within 100000 terms")
+        return arb.pi().sqrt() / ((arb(d) / 2).gamma() * 2 ** (d - 1)) * tot
 
 
 def printed_eq25_bracket(v: Any, d: int) -> Any:
@@ -432,6 +485,8 @@ for _part, _eq, _stmt in (
                     _quad_ref(_part),
                     max_points=10,
                     description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
+                    printed_ball=printed_eq23_ball if _part == "orf" else printed_eq24_ball,
+                    reference_ball=_orf_definition_ball if _part == "orf" else _simrf_conformity_ball,
                 ),
                 6,
             ),
@@ -442,8 +497,8 @@ for _part, _eq, _stmt in (
                     lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
                     max_points=16,
                     description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
-                    printed_ball=printed_eq23_ball if _part == "orf" else None,
-                    reference_ball=_orf_conformity_ball if _part == "orf" else None,
+                    printed_ball=printed_eq23_ball if _part == "orf" else printed_eq24_ball,
+                    reference_ball=_orf_conformity_ball if _part == "orf" else _simrf_conformity_ball,
                 ),
                 10,
             ),
@@ -766,6 +821,33 @@ def _printed_eq69_line1_ball(p: dict[str, Any], bits: int) -> Any:
     return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * ((v * v).exp() - printed_eq23_ball(p, bits))
 
 
+def _printed_eq69_line2_ball(p: dict[str, Any], bits: int) -> Any:
+    """Eq (69), line 2, on Arb balls: the printed terms ``v^{2k}/k! (1 - r_k)``, ``r_k = (k+d-1)!/(d-1)!
+    (d-2)!!/(2k+d-2)!!`` an exact rational from the printed factorials, summed by
+    :data:`rfcheck.arb_backend.ARB` ``.series`` with the tail bound ``v^2 / ((K+1)(1 - r_K))``: for ``j >= K
+    >= 2``, ``t_{j+1}/t_j = v^2/(j+1) (1 - r_{j+1})/(1 - r_j)`` with ``0 <= 1 - r_{j+1} <= 1`` and ``1 - r_j >=
+    1 - r_K > 0`` (``r_{j+1}/r_j = (d+j)/(d+2j) <= 1``; the terms are non-negative)."""
+    from flint import arb, fmpq
+
+    from rfcheck.arb_backend import ARB, to_ball, workprec
+
+    v, d, m = to_ball(p["v"]), int(p["d"]), int(p["m"])
+
+    def dfac(n: int) -> int:
+        return math.prod(range(n, 0, -2))
+
+    def r(k: int) -> Any:
+        return fmpq(math.factorial(k + d - 1), math.factorial(d - 1)) * fmpq(dfac(d - 2), dfac(2 * k + d - 2))
+
+    with workprec(bits):
+        x = v * v
+        s = ARB.series(
+            lambda k: x**k / arb.fac_ui(k) * arb(1 - r(k)),
+            lambda k: x / ((k + 1) * arb(1 - r(k))) if k >= 2 else arb("inf"),
+        )
+        return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * s.v
+
+
 for _line in (1, 2):
     P.claim(
         f"eq69.line{_line}",
@@ -785,8 +867,8 @@ for _line in (1, 2):
                     _gap_ref,
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                    printed_ball=_printed_eq69_line1_ball if _line == 1 else None,
-                    reference_ball=_gap_ball if _line == 1 else None,
+                    printed_ball=_printed_eq69_line1_ball if _line == 1 else _printed_eq69_line2_ball,
+                    reference_ball=_gap_ball,
                 ),
                 8,
             )
@@ -1242,6 +1324,29 @@ def printed_eq39(p: dict[str, Any]) -> Any:
     return 2 * m * (m - 2) + 2 * mpmath.fsum(x * x for x in s)
 
 
+def printed_eq39_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq39` on Arb balls, on the same unit vectors
+    (:func:`rfcheck.references.simrf.random_unit_rows_ball`)."""
+    from flint import arb
+
+    m, dim = int(p["m"]), int(p["dim"])
+    rows = ref.random_unit_rows_ball(m, dim, int(p["seed"]), bits)
+    s = [sum((r[k] for r in rows), arb(0)) for k in range(dim)]
+    return 2 * m * (m - 2) + 2 * sum((x * x for x in s), arb(0))
+
+
+def _eq39_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_eq39`'s direct double sum on Arb balls (same unit vectors as :func:`printed_eq39_ball`)."""
+    from flint import arb
+
+    m, dim = int(p["m"]), int(p["dim"])
+    rows = ref.random_unit_rows_ball(m, dim, int(p["seed"]), bits)
+    return sum(
+        (sum(((rows[i][k] + rows[j][k]) ** 2 for k in range(dim)), arb(0)) for i in range(m) for j in range(m) if i != j),
+        arb(0),
+    )
+
+
 def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     m, dim = int(p["m"]), int(p["dim"])
     with mpmath.workdps(dps):
@@ -1267,6 +1372,8 @@ P.claim(
             _eq39,
             atol_scale=lambda p, dps: int(p["m"]) ** 2,
             description="both sides for random unit vectors, mpmath",
+            printed_ball=printed_eq39_ball,
+            reference_ball=_eq39_ball,
         )
     ],
 )

@@ -47,11 +47,13 @@ __all__ = [
     "iid_mgf_ball",
     "iid_mgf_quadrature",
     "optimised_ensemble",
+    "orf_conformity_chi_ball",
     "pair_conformity_mc",
     "pdf_angle_change_of_variables",
     "pdf_angle_change_of_variables_ball",
     "prf_orthogonality_gap_quadrature",
     "random_unit_rows",
+    "random_unit_rows_ball",
     "ratio_series",
     "ratio_series_ball",
     "rff_mse_ratio_exact",
@@ -1351,3 +1353,84 @@ def pdf_angle_change_of_variables_ball(w: Any, d: int, c: Any, bits: int) -> Any
         else:
             raise ValueError("cos theta must be decided as >= 0 or < 0 (an exact number)")
         return top * out
+
+
+def random_unit_rows_ball(m: int, dim: int, seed: int, bits: int) -> list[list[Any]]:
+    """:func:`random_unit_rows` as Arb balls: the same Gaussian draws (exact floats) normalised on balls.
+
+    Each ball row contains the exact unit vector ``g_i / |g_i|`` of the float64 draw ``g_i``, so any
+    algebraic expression evaluated on these balls contains its exact value at those unit vectors.
+
+    Parameters
+    ----------
+    m, dim : int
+        Number and dimension of the vectors.
+    seed : int
+        Seed of ``numpy.random.default_rng`` (the draws of :func:`random_unit_rows`).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    list of list of flint.arb
+        The rows.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (39) (sums over normalised directions).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    g = np.random.default_rng(int(seed)).standard_normal((m, dim))
+    with workprec(bits):
+        rows = []
+        for i in range(m):
+            r = [arb(float(x)) for x in g[i]]
+            n = sum((x * x for x in r), arb(0)).sqrt()
+            rows.append([x / n for x in r])
+    return rows
+
+
+def orf_conformity_chi_ball(v: Any, d: int, bits: int) -> Any:
+    """``rho_ORF = E 0F1(; d/2; v^2 w^2 / 4)``, ``w ~ chi_{2d}``, as a ball: the definition eq (10) for an
+    orthogonal pair (``|w_i + w_j|^2 = |w_i|^2 + |w_j|^2``), integrated rigorously.
+
+    :func:`rfcheck.references.gaussian.chi_expectation_ball` with the growth bound ``0F1(; d/2;
+    v^2 w^2/4) <= cosh(v w) <= e^{v w}`` (term by term, ``(d/2)_k >= (1/2)_k``, ``d >= 1``): a finite
+    Arb integral plus a proven Gaussian tail; no series of the paper is used.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho_ORF``.
+
+    References
+    ----------
+    SimRF eq (10) and appendix A.5, eq (58) (the ``chi_{2d}`` law of ``w_ij`` for orthogonal rows).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import chi_expectation_ball
+
+    with workprec(bits + 20):
+        vb, b = to_ball(v), arb(d) / 2
+
+        def f(w: Any, analytic: bool) -> Any:
+            return (vb * vb * w * w / 4).hypgeom_0f1(b)
+
+        # log_scale: e^{v^2/2} <= rho_ORF, an underestimate (truncation errors then relatively smaller);
+        # the growth rate is v, rounded up (1e-9 covers the float conversion of the ball's upper end)
+        return chi_expectation_ball(f, 2 * d, growth=(1, float(vb.upper()) + 1e-9),
+                                    log_scale=float(vb.mid()) ** 2 / 2, prec=bits)
