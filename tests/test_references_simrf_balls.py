@@ -28,6 +28,12 @@ def _contains(ball: arb, value: mpmath.mpf) -> bool:
         return ball.contains(arb(mpmath.nstr(value, 60, strip_zeros=False)))
 
 
+def _off(x: mpmath.mpf, rel: str = "1e-25", absolute: str = "0") -> mpmath.mpf:
+    """A planted wrong value ``x (1 + rel) + absolute``, formed at 60 digits."""
+    with mpmath.workdps(60):
+        return x * (1 + MF(rel)) + MF(absolute)
+
+
 def _random_angle_points(n: int, seed: int) -> list[tuple[float, int, float]]:
     rng = np.random.default_rng(seed)
     return [(float(rng.uniform(0.3, 9.0)), int(rng.integers(2, 21)), float(rng.uniform(-0.9, 0.9))) for _ in range(n)]
@@ -40,7 +46,7 @@ def test_pdf_angle_change_of_variables_ball_contains_the_closed_form(w: float, d
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
     assert _contains(ball, exact)
     assert ball.rad() < 1e-28 * abs(ball.mid())
-    assert not _contains(ball, exact * (1 + MF(10) ** -25))  # a planted wrong value is outside
+    assert not _contains(ball, _off(exact, "1e-25"))  # a planted wrong value is outside
 
 
 def test_pdf_angle_change_of_variables_ball_integrates_to_one() -> None:
@@ -63,7 +69,7 @@ def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: fl
     with workprec(BITS):
         ball = printed_eq20_ball({"w": w, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact)
-    assert not _contains(ball, exact * (1 + MF(10) ** -25))
+    assert not _contains(ball, _off(exact, "1e-25"))
     # eq (20) is correct: the printed integral equals the independent change-of-variables density
     with workprec(BITS):
         assert certified_equal(ball, ref.pdf_angle_change_of_variables_ball(w, d, c, BITS), 1e-25) == "HOLDS"
@@ -97,7 +103,7 @@ def test_rff_mse_ratio_exact_ball_contains_the_mpmath_ratio(z: float, d: int, m:
     with mpmath.workdps(60):
         exact = ref.rff_mse_ratio_exact(MF(z), d, m)
     assert _contains(ball, exact)
-    assert not _contains(ball, exact + MF(10) ** -25)
+    assert not _contains(ball, _off(exact, "0", "1e-25"))
     if d > 128:  # (the Bessel quadrature's float64 Gamma overflows)
         return
     # and the ratio of the eq (74) MSEs with E_ort by Bessel quadrature (an independent route)
@@ -119,3 +125,76 @@ def test_growth_sides_ball_conventions() -> None:
     assert certified_inequality(lhs, rhs) == "HOLDS"
     lhs, rhs = growth_sides_ball(fmpq(1, 4), fmpq(5, 4))  # growth 5 > 2
     assert certified_inequality(lhs, rhs) == "REFUTED"
+
+
+@pytest.mark.parametrize("m,dim,seed", [(2, 1, 0), (5, 3, 17), (12, 7, 999_999)])
+def test_random_unit_rows_ball_contains_the_mpmath_rows(m: int, dim: int, seed: int) -> None:
+    rows = ref.random_unit_rows_ball(m, dim, seed, BITS)
+    with mpmath.workdps(50):
+        exact = ref.random_unit_rows(m, dim, seed)
+    for rb, rm in zip(rows, exact, strict=True):
+        for xb, xm in zip(rb, rm, strict=True):
+            assert _contains(xb, xm) and xb.rad() < 1e-30
+        assert not _contains(rb[0], _off(rm[0], "0", "1e-28"))
+        with workprec(BITS):
+            assert sum((x * x for x in rb), arb(0)).contains(1)
+
+
+@pytest.mark.parametrize("m,dim,seed", [(2, 1, 3), (9, 4, 41), (30, 30, 7)])
+def test_eq39_balls_contain_both_mpmath_sides(m: int, dim: int, seed: int) -> None:
+    from rfcheck.claims.simrf import _eq39, _eq39_ball, printed_eq39, printed_eq39_ball
+
+    p = {"m": m, "dim": dim, "seed": seed}
+    with mpmath.workdps(50):
+        pm, rm = printed_eq39(p), _eq39(p, 50)[0]
+    with workprec(BITS):
+        pb, rb = printed_eq39_ball(p, BITS), _eq39_ball(p, BITS)
+        assert _contains(pb, pm) and _contains(rb, rm)
+        assert certified_equal(pb, rb, 1e-25) == "HOLDS"
+        assert certified_equal(pb + arb("1e-20"), rb, 1e-25) == "REFUTED"  # a planted wrong value
+
+
+@pytest.mark.parametrize("v,d", [(0.05, 1), (1.0, 8), (4.0, 2), (2.5, 64), (5.0, 256)])
+def test_orf_conformity_chi_ball_contains_1f1(v: float, d: int) -> None:
+    with workprec(BITS):
+        ball = ref.orf_conformity_chi_ball(v, d, BITS)
+    with mpmath.workdps(50):
+        exact = mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)  # Thm 4.3: rho_ORF = 1F1(d; d/2; v^2/2)
+    assert _contains(ball, exact) and ball.rad() < 1e-28 * abs(ball.mid())
+    assert not _contains(ball, _off(exact, "1e-26"))
+
+
+@pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
+def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -> None:
+    from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24, printed_eq24_ball
+
+    with workprec(BITS):
+        ball = printed_eq24_ball({"v": v, "d": d}, BITS)
+        closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
+    with mpmath.workdps(50):
+        exact = printed_eq24(v, d)
+        # an independent 50-digit value: E_t 1F1(d; d/2; v^2 (1 + c t)/2), t = sin(phi), by mpmath quadrature
+        c, b = -MF(1) / (d - 1), MF(d) / 2
+        norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(b) / mpmath.gamma(b + MF(1) / 2)
+        avg = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1)
+                          * mpmath.hyp1f1(d, b, MF(v) ** 2 * (1 + c * mpmath.sin(ph)) / 2), [0, mpmath.pi / 2, mpmath.pi])
+        closed_mp = avg / norm
+    assert _contains(ball, exact) and _contains(ball, closed_mp)
+    assert ball.rad() < 1e-28 * abs(ball.mid())
+    assert not _contains(ball, _off(exact, "1e-26"))
+    assert certified_equal(ball, closed, 1e-25) == "HOLDS"
+
+
+@pytest.mark.parametrize("v,d,m,sq", [(0.3, 2, 2, 0.0), (1.3, 5, 3, 0.7), (3.0, 64, 64, 2.0), (0.01, 64, 2, 0.0)])
+def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: int, m: int, sq: float) -> None:
+    from rfcheck.claims.simrf import _gap_ball, _printed_eq69_line2_ball, printed_eq69
+
+    p = {"v": v, "d": d, "m": m, "sq": sq}
+    with workprec(BITS):
+        ball = _printed_eq69_line2_ball(p, BITS)
+        gap = _gap_ball(p, BITS)
+    with mpmath.workdps(50):
+        exact = printed_eq69(2)(p)
+    assert _contains(ball, exact)
+    assert not _contains(ball, _off(exact, "1e-26"))
+    assert certified_equal(ball, gap, 1e-25) == "HOLDS"  # line 2 holds: the correct gap
