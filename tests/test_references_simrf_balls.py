@@ -198,3 +198,24 @@ def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: 
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-26"))
     assert certified_equal(ball, gap, 1e-25) == "HOLDS"  # line 2 holds: the correct gap
+
+
+@pytest.mark.parametrize("m,d,v,seed", [(2, 2, 0.5, 1), (6, 6, 1.0, 2), (5, 16, 3.0, 3)])
+def test_conformity_of_ensemble_ball_contains_the_mpmath_mean(m: int, d: int, v: float, seed: int) -> None:
+    W = np.random.default_rng(seed).standard_normal((m, d))
+    with workprec(BITS):
+        ball = ref.conformity_of_ensemble_ball(W, v, BITS)
+    with mpmath.workdps(50):
+        rows = [[MF(float(x)) for x in r] for r in W]
+        vals = [mpmath.hyp0f1(MF(d) / 2, MF(v) ** 2 * mpmath.fsum((a + b) ** 2 for a, b in zip(rows[i], rows[j])) / 4)
+                for i in range(m) for j in range(m) if i != j]
+        exact = mpmath.fsum(vals) / len(vals)
+    assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-26"))
+    assert abs(float(ball.mid()) - cf.conformity_of_ensemble(W, v)) < 1e-12 * float(exact)
+
+
+def test_simrf_plus_draw_ball_is_the_draw() -> None:
+    a, b, _ = ref.simrf_plus_draw(6, 1.0, 12345)
+    pb, sb = ref.simrf_plus_draw_ball(6, 1.0, 12345, BITS)
+    assert abs(float(pb.mid()) - a) < 1e-12 * a and abs(float(sb.mid()) - b) < 1e-12 * b
+    assert certified_inequality(pb, sb) == "HOLDS"  # SimRF+ below SimRF at v = 1 (Fig. 4)

@@ -36,6 +36,7 @@ __all__ = [
     "cdf_derivative_sqrt2_chi",
     "chi_mean_quadrature",
     "configuration_objective",
+    "conformity_of_ensemble_ball",
     "configuration_search",
     "direction_average",
     "direction_average_ball",
@@ -63,6 +64,7 @@ __all__ = [
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
     "simrf_plus_draw",
+    "simrf_plus_draw_ball",
     "sine_power_integral",
     "sine_power_integral_ball",
     "two_precision_value",
@@ -1434,3 +1436,76 @@ def orf_conformity_chi_ball(v: Any, d: int, bits: int) -> Any:
         # the growth rate is v, rounded up (1e-9 covers the float conversion of the ball's upper end)
         return chi_expectation_ball(f, 2 * d, growth=(1, float(vb.upper()) + 1e-9),
                                     log_scale=float(vb.mid()) ** 2 / 2, prec=bits)
+
+
+def conformity_of_ensemble_ball(W: Any, v: Any, bits: int) -> Any:
+    """Eq (12) on Arb balls: ``mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for an ensemble ``W`` of
+    exact float64 rows.
+
+    The ball twin of :func:`rfcheck.closed_forms.simrf.conformity_of_ensemble` (float64): the squared
+    norms are formed exactly on balls and ``0F1`` is Arb's rigorous hypergeometric function.
+
+    Parameters
+    ----------
+    W : array_like
+        The rows ``w_i`` (float64), shape (m, d) with ``m >= 2``.
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho`` of the ensemble.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) (the quantity compared in Fig. 4).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    W = np.asarray(W, dtype=float)
+    m, d = W.shape
+    with workprec(bits):
+        rows = [[arb(float(x)) for x in r] for r in W]
+        x = to_ball(v) ** 2 / 4
+        b = arb(d) / 2
+        tot = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                s2 = sum(((a + c) ** 2 for a, c in zip(rows[i], rows[j], strict=True)), arb(0))
+                tot += (x * s2).hypgeom_0f1(b)
+        return 2 * tot / (m * (m - 1))
+
+
+def simrf_plus_draw_ball(d: int, v: float, seed: int, bits: int) -> tuple[Any, Any]:
+    """:func:`simrf_plus_draw`'s two conformities on Arb balls (the same two ensembles, exact floats).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``m = d`` rows).
+    v : float
+        ``|x + y|``.
+    seed : int
+        Seed of the draw.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    rho_plus, rho_simrf : flint.arb
+        :func:`conformity_of_ensemble_ball` of the SimRF+ and the SimRF ensemble.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12)-(15) and Fig. 4.
+    """
+    from rfcheck.engine import couplings
+
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    return conformity_of_ensemble_ball(W1, v, bits), conformity_of_ensemble_ball(W0, v, bits)
