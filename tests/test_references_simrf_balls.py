@@ -219,3 +219,19 @@ def test_simrf_plus_draw_ball_is_the_draw() -> None:
     pb, sb = ref.simrf_plus_draw_ball(6, 1.0, 12345, BITS)
     assert abs(float(pb.mid()) - a) < 1e-12 * a and abs(float(sb.mid()) - b) < 1e-12 * b
     assert certified_inequality(pb, sb) == "HOLDS"  # SimRF+ below SimRF at v = 1 (Fig. 4)
+
+
+@pytest.mark.parametrize("v,d,c", [(1.0, 2, -1.0), (3.0, 32, -1.0), (3.0, 32, 1.0), (3.0, 2, 0.3), (1.5, 17, -0.6)])
+def test_angle_conformity_moment_series_ball_and_printed_eq21_ball(v: float, d: int, c: float) -> None:
+    from rfcheck.claims.simrf import printed_eq21, printed_eq21_ball
+
+    with mpmath.workdps(50):
+        exact = cf.conformity_angle(v, d, c, backend="mpmath", dps=50)  # the closed form (eq (21) summed)
+        printed = printed_eq21({"v": v, "d": d, "cos": c})
+    with workprec(BITS):
+        ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
+        pb = printed_eq21_ball({"v": v, "d": d, "cos": c}, BITS)
+        assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
+    assert _contains(ball, exact) and _contains(pb, printed)
+    assert ball.rad() < 1e-28 * abs(ball.mid())
+    assert not _contains(ball, _off(exact, "1e-26")) and not _contains(pb, _off(printed, "1e-26"))

@@ -395,6 +395,27 @@ def printed_eq21(p: dict[str, Any]) -> Any:
     return mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi]) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
 
 
+def printed_eq21_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq21` on Arb balls: the printed phi-integral by Arb's rigorous integration
+    (:func:`rfcheck.references.gaussian.integral_ball`) of ``sin^{d-1}(phi)`` times the printed k-series,
+    which is term for term ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)`` (``x = v^2 (1 + sin(phi) cos theta)/2``) and
+    is summed by Arb's hypergeometric series with its rigorous tail (an entire function of ``phi``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        v, d, c = to_ball(p["v"]), int(p["d"]), to_ball(p["cos"])
+        g0 = arb(d).gamma() / (arb(d) / 2).gamma()
+
+        def inner(ph: Any, analytic: bool) -> Any:
+            x = v * v * (1 + ph.sin() * c) / 2
+            return ph.sin() ** (d - 1) * g0 * x.hypgeom_1f1(d, arb(d) / 2)
+
+        return integral_ball(inner, 0, arb.pi(), bits).real / (2 ** (d - 1) * (arb(d) / 2).gamma())
+
+
 def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     val, err = eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
     return MF(val), MF(err)
@@ -414,6 +435,8 @@ P.claim(
                 _ref_angle_quad,
                 max_points=12,
                 description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+                printed_ball=printed_eq21_ball,
+                reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(p["v"], int(p["d"]), p["cos"], bits),
             ),
             6,
         )

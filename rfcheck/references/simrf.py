@@ -31,6 +31,7 @@ from rfcheck.backends import MP
 __all__ = [
     "alternating_k2_series",
     "alternating_k2_series_ball",
+    "angle_conformity_moment_series_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
     "cdf_derivative_sqrt2_chi",
@@ -1509,3 +1510,76 @@ def simrf_plus_draw_ball(d: int, v: float, seed: int, bits: int) -> tuple[Any, A
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
     W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
     return conformity_of_ensemble_ball(W1, v, bits), conformity_of_ensemble_ball(W0, v, bits)
+
+
+def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> Any:
+    """``rho_theta = E 0F1(; d/2; v^2 w^2 / 4)`` from the definition eq (10) by exact moments, as a ball.
+
+    ``w^2 = r_1^2 + r_2^2 + 2 c r_1 r_2`` with ``r_1, r_2`` iid ``chi_d`` (moments ``mu_j = E r^j``,
+    ``mu_{j+2} = (d + j) mu_j``), so ``E w^{2k} = sum_{a+b+e=k} k!/(a! b! e!) (2c)^e mu_{2a+e} mu_{2b+e}``
+    (multinomial expansion) and ``rho_theta = sum_k (v^2/4)^k E w^{2k} / (k! (d/2)_k)``.  The terms are
+    non-negative and, as ``w <= r_1 + r_2``, ``E w^{2k} <= 4^k mu_{2k} = 8^k (d/2)_k``, so ``T_k <= (2v^2)^k/k!``:
+    past ``K`` the rest is at most ``M_{K+1} / (1 - 2v^2/(K+2))``, ``M_k = (2v^2)^k/k!``.  The alternating
+    multinomial sum (``c < 0``) cancels; the working precision is doubled until the ball is
+    ``2^-bits``-tight.  The angle integral of eq (21) is not used.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta`` in ``[-1, 1]``.
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho_theta``.
+
+    References
+    ----------
+    SimRF eq (10) and Lemma 4.2, eq (21) (the quantity; computed here from the definition's moments).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    prec = bits + 64
+    for _ in range(6):
+        with workprec(prec):
+            vb, cb = to_ball(v), to_ball(c)
+            x = vb * vb / 4
+            bound_x = 2 * vb * vb
+            mu = [arb(1), arb(2).sqrt() * (arb(d + 1) / 2).gamma() / (arb(d) / 2).gamma()]
+            binom = [[arb(1)]]
+            tot, eps = arb(0), arb(2) ** (-bits - 8)
+            poch, fac, xk, mk = arb(1), arb(1), arb(1), arb(1)  # (d/2)_k, k!, x^k, (2v^2)^k/k!
+            for k in range(100_000):
+                while len(mu) <= 2 * k:
+                    j = len(mu) - 2
+                    mu.append((d + j) * mu[j])
+                if k:
+                    binom.append([arb(1)] + [binom[k - 1][i - 1] + binom[k - 1][i] for i in range(1, k)] + [arb(1)])
+                    poch *= arb(d) / 2 + k - 1
+                    fac *= k
+                    xk *= x
+                    mk *= bound_x / k
+                ew = arb(0)
+                for e in range(k + 1):
+                    inner = sum((binom[k - e][a] * mu[2 * a + e] * mu[2 * (k - e - a) + e] for a in range(k - e + 1)),
+                                arb(0))
+                    ew += binom[k][e] * (2 * cb) ** e * inner
+                tot += xk * ew / (fac * poch)
+                m_next, q = mk * bound_x / (k + 1), bound_x / (k + 2)
+                if q < arb(1) / 2 and m_next <= eps * abs(tot):
+                    tot += arb(0, (m_next / (1 - q)).upper())
+                    break
+            else:
+                raise ValueError("angle_conformity_moment_series_ball: no tail bound within 100000 terms")
+            if tot.rad() <= arb(2) ** (-bits) * abs(tot.mid()):
+                return tot
+        prec *= 2
+    return tot
