@@ -16,9 +16,11 @@ The numerical references (quadratures, series, CDF derivatives, the optimised en
 public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
 transcriptions and the claim declarations.  Where both sides have an Arb enclosure, a decided
 point is certified with balls: printed sides written against the number-system context
-(``printed_ctx``: eq (18), (19), (58), (64), (85), the sec 5.1 prefactor) or with a ball twin of
-a printed series or integral (``printed_ball``: eq (23), (25), (26), (33), (56), (66), (69) line 1,
-(77)), each with a ``reference_ball`` of ``deterministic_check``.
+(``printed_ctx``: eq (18), (19), (23), (33), (58), (64), (69) line 1, (85), the sec 5.1 prefactor; a
+printed series through ``ctx.series`` with its tail bound) or with a ball twin of a printed series,
+sum or integral (``printed_ball``: eq (20), (21), (24), (25), (26), (39), (56), (66), (69) line 2,
+(77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
+``sides_ball``.  Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import mpmath
 import numpy as np
 
 from rfcheck import features
+from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -64,29 +67,26 @@ P = paper("simrf")
 # ------------------------------------------------------------------ printed formulas
 
 
-def printed_eq23(v: Any, d: int) -> Any:
-    """Eq (23): Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2)."""
-    v = MF(v)
+def printed_eq23_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (23) on a context: Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) Gamma(k+d)/Gamma(k+d/2).
+
+    On balls the tail is enclosed with the term ratio ``v^2 (k+d)/(2(k+1)(k+d/2))``, non-increasing in ``k``.
+    """
+    v, d = p["v"], p["d"]
+    dh = ctx.num(d) / 2
     return (
-        mpmath.gamma(MF(d) / 2)
-        / mpmath.gamma(d)
-        * _series(
-            lambda k: v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+        ctx.gamma(dh)
+        / ctx.gamma(d)
+        * ctx.series(
+            lambda k: v ** (2 * k) / (2**k * ctx.gamma(k + 1)) * ctx.gamma(k + d) / ctx.gamma(k + dh),
+            lambda k: v * v * (k + d) / (2 * (k + 1) * (k + dh)),
         )
     )
 
 
-def printed_eq23_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (23) as printed, on Arb balls: the series summed with its tail enclosed
-    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/(2(k+1)(k+d/2))``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    d, v = int(p["d"]), to_ball(p["v"])
-    x = v * v / 2
-    g = (arb(d) / 2).gamma() / arb(d).gamma()
-    return g * ref.ratio_series_ball(1 / g, lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
+def printed_eq23(v: Any, d: int) -> Any:
+    """Eq (23) in mpmath at the working precision (:func:`printed_eq23_ctx`)."""
+    return printed_eq23_ctx(MP, {"v": MF(v), "d": d})
 
 
 def _orf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
@@ -210,24 +210,17 @@ def _quad_ref(coupling: str) -> Any:
 # ------------------------------------------------------------------ eq (33) / (31)
 
 
-def printed_eq33_bracket(p: dict[str, Any]) -> Any:
-    """Eq (33) bracket at a fixed w_ij = w: Gamma(d/2) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
-    v, w, d = MF(p["v"]), MF(p["w"]), int(p["d"])
-    return mpmath.gamma(MF(d) / 2) * _series(
-        lambda k: (v * w) ** (2 * k) / (4**k * mpmath.factorial(k) * mpmath.gamma(k + MF(d) / 2))
+def printed_eq33_bracket(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (33) bracket at a fixed w_ij = w, on a context: Gamma(d/2) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)).
+
+    On balls the tail is enclosed with the term ratio ``(v w)^2 / (4 (k+1)(k+d/2))``, non-increasing in ``k``.
+    """
+    v, w, d = p["v"], p["w"], p["d"]
+    dh = ctx.num(d) / 2
+    return ctx.gamma(dh) * ctx.series(
+        lambda k: (v * w) ** (2 * k) / (4**k * ctx.gamma(k + 1) * ctx.gamma(k + dh)),
+        lambda k: (v * w) ** 2 / (4 * (k + 1) * (k + dh)),
     )
-
-
-def printed_eq33_bracket_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq33_bracket` on Arb balls, the series' tail enclosed (term ratio
-    ``(v w)^2 / (4 (k+1)(k+d/2))``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    d, x = int(p["d"]), to_ball(p["v"]) * to_ball(p["w"])
-    g = (arb(d) / 2).gamma()
-    return g * ref.ratio_series_ball(1 / g, lambda k: x * x / (4 * (k + 1) * (k + arb(d) / 2)))
 
 
 P.claim(
@@ -239,10 +232,10 @@ P.claim(
     checks=[
         deterministic_check(
             "direction-quadrature",
-            printed_eq33_bracket,
+            None,
             lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
             description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            printed_ball=printed_eq33_bracket_ball,
+            printed_ctx=printed_eq33_bracket,
             reference_ball=lambda p, bits: ref.direction_average_ball(p["w"], p["v"], int(p["d"]), bits),
         )
     ],
@@ -504,11 +497,12 @@ for _part, _eq, _stmt in (
             _no_search(
                 deterministic_check(
                     "eq10-quadrature",
-                    _printed_rho(_part),
+                    None if _part == "orf" else _printed_rho(_part),
                     _quad_ref(_part),
                     max_points=10,
                     description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
-                    printed_ball=printed_eq23_ball if _part == "orf" else printed_eq24_ball,
+                    printed_ctx=printed_eq23_ctx if _part == "orf" else None,
+                    printed_ball=None if _part == "orf" else printed_eq24_ball,
                     reference_ball=_orf_definition_ball if _part == "orf" else _simrf_conformity_ball,
                 ),
                 6,
@@ -516,11 +510,12 @@ for _part, _eq, _stmt in (
             _no_search(
                 deterministic_check(
                     "hypergeometric",
-                    _printed_rho(_part),
+                    None if _part == "orf" else _printed_rho(_part),
                     lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
                     max_points=16,
                     description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
-                    printed_ball=printed_eq23_ball if _part == "orf" else printed_eq24_ball,
+                    printed_ctx=printed_eq23_ctx if _part == "orf" else None,
+                    printed_ball=None if _part == "orf" else printed_eq24_ball,
                     reference_ball=_orf_conformity_ball if _part == "orf" else _simrf_conformity_ball,
                 ),
                 10,
@@ -806,21 +801,21 @@ P.claim(
 )
 
 
+def printed_eq69_line1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (69), line 1, on a context: ``e^{-2 sq} (m-1)/m (e^{v^2} - S)``, ``S`` the series of eq (23)
+    (printed identically: :func:`printed_eq23_ctx`)."""
+    m = p["m"]
+    return ctx.exp(-2 * p["sq"]) * ctx.num(m - 1) / m * (ctx.exp(p["v"] * p["v"]) - printed_eq23_ctx(ctx, p))
+
+
 def printed_eq69(line: int) -> Any:
+    """Eq (69), line ``line``, in mpmath at the working precision (``point -> value``)."""
+    if line == 1:
+        return lambda p: printed_eq69_line1_ctx(MP, {**p, "v": MF(p["v"]), "sq": MF(p["sq"]), "m": int(p["m"])})
+
     def pr(p: dict[str, Any]) -> Any:
         v, d, m = MF(p["v"]), int(p["d"]), int(p["m"])
         pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
-        if line == 1:
-            s = (
-                mpmath.gamma(MF(d) / 2)
-                / mpmath.gamma(d)
-                * _series(
-                    lambda k: (
-                        v ** (2 * k) / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
-                    )
-                )
-            )
-            return pref * (mpmath.exp(v * v) - s)
 
         def term(k: Any) -> Any:
             k = int(k)
@@ -832,16 +827,6 @@ def printed_eq69(line: int) -> Any:
         return pref * _series(term)
 
     return pr
-
-
-def _printed_eq69_line1_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (69), line 1, on Arb balls (its series is eq (23)'s: :func:`printed_eq23_ball`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    m, v = int(p["m"]), to_ball(p["v"])
-    return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * ((v * v).exp() - printed_eq23_ball(p, bits))
 
 
 def _printed_eq69_line2_ball(p: dict[str, Any], bits: int) -> Any:
@@ -886,11 +871,12 @@ for _line in (1, 2):
             _no_search(
                 deterministic_check(
                     "eq10-quadrature",
-                    printed_eq69(_line),
+                    None if _line == 1 else printed_eq69(2),
                     _gap_ref,
                     max_points=12,
                     atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                    printed_ball=_printed_eq69_line1_ball if _line == 1 else _printed_eq69_line2_ball,
+                    printed_ctx=printed_eq69_line1_ctx if _line == 1 else None,
+                    printed_ball=None if _line == 1 else _printed_eq69_line2_ball,
                     reference_ball=_gap_ball,
                 ),
                 8,
