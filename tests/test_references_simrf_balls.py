@@ -53,8 +53,9 @@ def test_pdf_angle_change_of_variables_ball_integrates_to_one() -> None:
     """The density of w_ij (d = 3, cos theta = -0.4) has total mass 1 (Arb's integral over w on [0, 12],
     the rest below 1e-12)."""
     with workprec(80):
-        mass = sum((ref.pdf_angle_change_of_variables_ball(0.1 * j + 0.05, 3, -0.4, 80) * arb("0.1") for j in range(120)),
-                   arb(0))  # midpoint rule: crude, but far from a wrong normalisation
+        # midpoint rule: crude, but far from a wrong normalisation
+        mass = sum((ref.pdf_angle_change_of_variables_ball(0.1 * j + 0.05, 3, -0.4, 80) * arb("0.1")
+                    for j in range(120)), arb(0))
     assert abs(float(mass.mid()) - 1) < 1e-3
 
 
@@ -177,7 +178,8 @@ def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -
         c, b = -MF(1) / (d - 1), MF(d) / 2
         norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(b) / mpmath.gamma(b + MF(1) / 2)
         avg = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1)
-                          * mpmath.hyp1f1(d, b, MF(v) ** 2 * (1 + c * mpmath.sin(ph)) / 2), [0, mpmath.pi / 2, mpmath.pi])
+                          * mpmath.hyp1f1(d, b, MF(v) ** 2 * (1 + c * mpmath.sin(ph)) / 2),
+                          [0, mpmath.pi / 2, mpmath.pi])
         closed_mp = avg / norm
     assert _contains(ball, exact) and _contains(ball, closed_mp)
     assert ball.rad() < 1e-28 * abs(ball.mid())
@@ -207,8 +209,9 @@ def test_conformity_of_ensemble_ball_contains_the_mpmath_mean(m: int, d: int, v:
         ball = ref.conformity_of_ensemble_ball(W, v, BITS)
     with mpmath.workdps(50):
         rows = [[MF(float(x)) for x in r] for r in W]
-        vals = [mpmath.hyp0f1(MF(d) / 2, MF(v) ** 2 * mpmath.fsum((a + b) ** 2 for a, b in zip(rows[i], rows[j])) / 4)
-                for i in range(m) for j in range(m) if i != j]
+        sq = [mpmath.fsum((a + b) ** 2 for a, b in zip(rows[i], rows[j], strict=True))
+              for i in range(m) for j in range(m) if i != j]
+        vals = [mpmath.hyp0f1(MF(d) / 2, MF(v) ** 2 * s2 / 4) for s2 in sq]
         exact = mpmath.fsum(vals) / len(vals)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-26"))
     assert abs(float(ball.mid()) - cf.conformity_of_ensemble(W, v)) < 1e-12 * float(exact)

@@ -367,7 +367,9 @@ P.claim(
                 atol_scale=lambda p, dps: 1,
                 description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
                 printed_ball=printed_eq20_ball,
-                reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(p["w"], int(p["d"]), p["cos"], bits),
+                reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
+                    p["w"], int(p["d"]), p["cos"], bits
+                ),
             ),
             6,
         )
@@ -429,7 +431,9 @@ P.claim(
                 max_points=12,
                 description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
                 printed_ball=printed_eq21_ball,
-                reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(p["v"], int(p["d"]), p["cos"], bits),
+                reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
+                    p["v"], int(p["d"]), p["cos"], bits
+                ),
             ),
             6,
         )
@@ -890,7 +894,7 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _eq70_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """``(0, 1 - prod)`` with the product an exact rational (:func:`rfcheck.references.simrf.gamma_ratio_product_exact`)."""
+    """``(0, 1 - prod)``, the product an exact rational (:func:`rfcheck.references.simrf.gamma_ratio_product_exact`)."""
     from flint import arb
 
     from rfcheck.arb_backend import workprec
@@ -1351,7 +1355,12 @@ def _eq39_ball(p: dict[str, Any], bits: int) -> Any:
     m, dim = int(p["m"]), int(p["dim"])
     rows = ref.random_unit_rows_ball(m, dim, int(p["seed"]), bits)
     return sum(
-        (sum(((rows[i][k] + rows[j][k]) ** 2 for k in range(dim)), arb(0)) for i in range(m) for j in range(m) if i != j),
+        (
+            sum(((rows[i][k] + rows[j][k]) ** 2 for k in range(dim)), arb(0))
+            for i in range(m)
+            for j in range(m)
+            if i != j
+        ),
         arb(0),
     )
 
