@@ -169,11 +169,17 @@ def printed_eq24_ball(p: dict[str, Any], bits: int) -> Any:
         return arb.pi().sqrt() / ((arb(d) / 2).gamma() * 2 ** (d - 1)) * tot
 
 
-def printed_eq25_bracket(v: Any, d: int) -> Any:
-    """Eq (25) bracket as printed: e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)."""
-    v = MF(v)
-    s = _series(lambda k: v ** (2 * k) / mpmath.factorial(k) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2))
-    return mpmath.exp(v * v) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s
+def printed_eq25_bracket(ctx: Any, v: Any, d: Any) -> Any:
+    """Eq (25) bracket as printed, on a context: e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2).
+
+    On balls the tail is enclosed with the term ratio ``v^2 (k+d)/((k+1)(k+d/2))``, non-increasing in ``k``.
+    """
+    dh = ctx.num(d) / 2
+    s = ctx.series(
+        lambda k: v ** (2 * k) / ctx.gamma(k + 1) * ctx.gamma(k + d) / ctx.gamma(k + dh),
+        lambda k: v * v * (k + d) / ((k + 1) * (k + dh)),
+    )
+    return ctx.exp(v * v) - ctx.gamma(dh) / ctx.gamma(d) * s
 
 
 def printed_eq11(rho: Any, v: Any, m: int, sq_norms: Any) -> Any:
@@ -700,22 +706,10 @@ def _gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return ref.prf_orthogonality_gap_quadrature(float(p["v"]), int(p["d"]), int(p["m"]), p["sq"], dps)
 
 
-def printed_eq25(p: dict[str, Any]) -> Any:
-    d, m = int(p["d"]), int(p["m"])
-    return mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m * printed_eq25_bracket(p["v"], d)
-
-
-def printed_eq25_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (25) as printed, on Arb balls: the printed series summed with its tail enclosed
-    (:func:`rfcheck.references.simrf.ratio_series_ball`; term ratio ``v^2 (k+d)/((k+1)(k+d/2))``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    d, m, v, sq = int(p["d"]), int(p["m"]), to_ball(p["v"]), to_ball(p["sq"])
-    x = v * v
-    series = ref.ratio_series_ball(arb(1), lambda k: x * (k + d) / ((k + 1) * (k + arb(d) / 2)))
-    return (-2 * sq).exp() * arb(m - 1) / m * (x.exp() - series)
+def printed_eq25(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (25) as printed, on a context: ``e^{-2 sq} (m-1)/m`` times :func:`printed_eq25_bracket`."""
+    m = p["m"]
+    return ctx.exp(-2 * p["sq"]) * ctx.num(m - 1) / m * printed_eq25_bracket(ctx, p["v"], p["d"])
 
 
 def _gap_ball(p: dict[str, Any], bits: int) -> Any:
@@ -749,12 +743,12 @@ P.claim(
         _no_search(
             deterministic_check(
                 "eq10-quadrature",
-                printed_eq25,
+                None,
                 _gap_ref,
                 max_points=12,
                 atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
                 description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
-                printed_ball=printed_eq25_ball,
+                printed_ctx=printed_eq25,
                 reference_ball=_gap_ball,
             ),
             10,
