@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import simrf as C
-from rfcheck.claims._common import deterministic_check
+from rfcheck.claims._common import deterministic_check, eval_on_balls, mp_point
 
 BUDGET = BUDGETS["default"]
 
@@ -65,10 +66,10 @@ def test_a_wrong_reference_ball_is_not_certified() -> None:
     balls say HOLDS, so the point is not certified (and says why)."""
     check = deterministic_check(
         "planted",
-        lambda p: C.printed_eq25(p),
+        None,
         lambda p, dps: C._gap_ref(p, dps),
-        printed_ball=C.printed_eq25_ball,
-        reference_ball=C.printed_eq25_ball,  # wrong: the printed side itself
+        printed_ctx=C.printed_eq25,
+        reference_ball=lambda p, bits: eval_on_balls(C.printed_eq25, p, bits),  # wrong: the printed side itself
     )
     ev = check.evaluate({"v": 1.0, "d": 8, "m": 4, "sq": 0.5}, BUDGET, 0)
     assert ev.decided and ev.disc > 1
@@ -79,7 +80,7 @@ def test_a_ball_function_that_fails_leaves_the_point_uncertified() -> None:
     def broken(p: dict[str, Any], bits: int) -> Any:
         raise NotImplementedError("no ball here")
 
-    check = deterministic_check("planted", lambda p: C.printed_eq25(p), lambda p, dps: C._gap_ref(p, dps),
+    check = deterministic_check("planted", lambda p: C.printed_eq25(MP, mp_point(p)), lambda p, dps: C._gap_ref(p, dps),
                                 printed_ball=broken, reference_ball=C._gap_ball)
     ev = check.evaluate({"v": 1.0, "d": 8, "m": 4, "sq": 0.5}, BUDGET, 0)
     assert ev.extra["certified"] is False and "no ball here" in ev.extra["not_certified"]

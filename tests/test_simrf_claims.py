@@ -9,6 +9,7 @@ import mpmath
 import pytest
 
 from rfcheck import verify
+from rfcheck.backends import MP
 from rfcheck.claims import simrf as C
 from rfcheck.closed_forms import simrf as cf
 
@@ -40,7 +41,7 @@ def test_corrections_match_closed_forms() -> None:
     assert float(ref) == pytest.approx(cf.rff_mse_ratio_orf_iid(1.0, 2, 2), rel=1e-10)
     # printed eq (25) bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0
     with mpmath.workdps(30):
-        b = C.printed_eq25_bracket(1.0, 8)
+        b = C.printed_eq25_bracket(MP, mpmath.mpf(1), 8)
     assert float(b) == pytest.approx(math.exp(1) - float(mpmath.hyp1f1(8, 4, 1)), rel=1e-12)
     assert b < 0
 

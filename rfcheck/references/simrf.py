@@ -31,33 +31,41 @@ from rfcheck.backends import MP
 __all__ = [
     "alternating_k2_series",
     "alternating_k2_series_ball",
+    "angle_conformity_moment_series_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
     "cdf_derivative_sqrt2_chi",
     "chi_mean_quadrature",
     "configuration_objective",
     "configuration_search",
+    "conformity_of_ensemble_ball",
     "direction_average",
     "direction_average_ball",
     "direction_average_cos",
     "eq10_quadrature",
     "equal_norm_minimum",
     "gamma_ratio_product",
+    "gamma_ratio_product_exact",
     "iid_mgf_ball",
     "iid_mgf_quadrature",
     "optimised_ensemble",
+    "orf_conformity_chi_ball",
     "pair_conformity_mc",
     "pdf_angle_change_of_variables",
+    "pdf_angle_change_of_variables_ball",
     "prf_orthogonality_gap_quadrature",
     "random_unit_rows",
+    "random_unit_rows_ball",
     "ratio_series",
     "ratio_series_ball",
     "rff_mse_ratio_exact",
+    "rff_mse_ratio_exact_ball",
     "rff_orf_covariance",
     "series",
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
     "simrf_plus_draw",
+    "simrf_plus_draw_ball",
     "sine_power_integral",
     "sine_power_integral_ball",
     "two_precision_value",
@@ -1211,3 +1219,367 @@ def simrf_plus_draw(d: int, v: float, seed: int) -> tuple[float, float, np.ndarr
     W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
     W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
     return conformity_of_ensemble(W1, v), conformity_of_ensemble(W0, v), np.linalg.norm(W0, axis=1)
+
+
+def gamma_ratio_product_exact(d: int, k: int) -> Any:
+    """``prod_{j<k} (d+j)/(d+2j)`` as an exact rational (``flint.fmpq``).
+
+    The exact twin of :func:`gamma_ratio_product`: a ball made from it (``flint.arb(q)``) encloses
+    the product rigorously, so checks built on it certify.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    k : int
+        Number of factors (>= 0).
+
+    Returns
+    -------
+    flint.fmpq
+        The product (1 for ``k = 0``).
+
+    References
+    ----------
+    SimRF appendix A.7, eq (70) and appendix A.9, eq (84).
+
+    Examples
+    --------
+    >>> gamma_ratio_product_exact(4, 3)  # 4/4 * 5/6 * 6/8
+    5/8
+    """
+    from flint import fmpq
+
+    out = fmpq(1)
+    for j in range(k):
+        out *= fmpq(d + j, d + 2 * j)
+    return out
+
+
+def rff_mse_ratio_exact_ball(z: Any, d: int, m: int, bits: int) -> Any:
+    """:func:`rff_mse_ratio_exact` on Arb balls: ``1 - 2(m-1) G / (1 - e^{-z^2})^2``,
+    ``G = e^{-z^2} - 1F1(d; d/2; -z^2/2)`` with Arb's rigorous confluent hypergeometric function.
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|`` (> 0); a float is taken as exact.
+    d, m : int
+        Dimension and number of features (``m <= d``).
+    bits : int
+        Working precision; the difference ``G`` is formed with ``bits + 20`` guard bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact ratio.
+
+    References
+    ----------
+    SimRF eq (74), (76) and eq (77) with the denominator ``(1 - e^{-z^2})^2``; Cor 4.6, eq (27).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits + 20):
+        x = to_ball(z) ** 2
+        e = (-x).exp()
+        g = e - (-x / 2).hypgeom_1f1(d, arb(d) / 2)
+        return 1 - 2 * (m - 1) * g / (-x).expm1() ** 2
+
+
+def pdf_angle_change_of_variables_ball(w: Any, d: int, c: Any, bits: int) -> Any:
+    """:func:`pdf_angle_change_of_variables` on Arb balls: the same change of variables, made smooth.
+
+    With ``r_1 = T sin(alpha)``, ``T = w / sqrt(1 - c^2)``, the root factor ``w / sqrt(w^2 - r_1^2
+    (1 - c^2)) dr_1`` becomes ``T dalpha`` and the two roots are ``r_2 = T sin(theta -+ alpha)``
+    (``c = cos theta``, up to sign), so that
+
+    ``p(w) = T int_0^{min(theta, pi/2)} chi_d(T sin a) chi_d(T sin(theta - a)) da
+    + T int_{pi - theta}^{pi/2} chi_d(T sin a) chi_d(-T sin(theta + a)) da``
+
+    (the second only for ``c < 0``): integrals of entire functions over finite intervals (mapped
+    onto ``[0, 1]``), enclosed by Arb's rigorous integration
+    (:func:`rfcheck.references.gaussian.integral_ball`); no tail, no truncation.
+
+    Parameters
+    ----------
+    w : float or flint.arb
+        The point (> 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta`` in ``(-1, 1)``.
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the density.
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) and appendix A.5, eq (54)-(56) (the law of ``w_ij`` for rows at a
+    fixed angle).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        w, c = to_ball(w), to_ball(c)
+        s = (1 - c * c).sqrt()
+        top = w / s
+        norm = (2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()) ** 2
+
+        def chi2(r1: Any, r2: Any) -> Any:
+            return (r1 * r2) ** (d - 1) * (-(r1 * r1 + r2 * r2) / 2).exp() / norm
+
+        def piece(lo: Any, hi: Any, sign: int) -> Any:
+            # alpha = lo + (hi - lo) u, u in [0, 1]; r_2 = T sin(theta - alpha) (sign +1) or -T sin(theta + alpha)
+            def f(u: Any, analytic: bool) -> Any:
+                a = lo + (hi - lo) * u
+                r2 = top * (s * a.cos() - c * a.sin()) if sign > 0 else -top * (s * a.cos() + c * a.sin())
+                return (hi - lo) * chi2(top * a.sin(), r2)
+
+            return integral_ball(f, 0, 1, bits).real
+
+        half_pi = arb.pi() / 2
+        theta = c.acos()
+        if c >= 0:
+            out = piece(arb(0), theta, 1)
+        elif c < 0:
+            out = piece(arb(0), half_pi, 1) + piece(arb.pi() - theta, half_pi, -1)
+        else:
+            raise ValueError("cos theta must be decided as >= 0 or < 0 (an exact number)")
+        return top * out
+
+
+def random_unit_rows_ball(m: int, dim: int, seed: int, bits: int) -> list[list[Any]]:
+    """:func:`random_unit_rows` as Arb balls: the same Gaussian draws (exact floats) normalised on balls.
+
+    Each ball row contains the exact unit vector ``g_i / |g_i|`` of the float64 draw ``g_i``, so any
+    algebraic expression evaluated on these balls contains its exact value at those unit vectors.
+
+    Parameters
+    ----------
+    m, dim : int
+        Number and dimension of the vectors.
+    seed : int
+        Seed of ``numpy.random.default_rng`` (the draws of :func:`random_unit_rows`).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    list of list of flint.arb
+        The rows.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (39) (sums over normalised directions).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    g = np.random.default_rng(int(seed)).standard_normal((m, dim))
+    with workprec(bits):
+        rows = []
+        for i in range(m):
+            r = [arb(float(x)) for x in g[i]]
+            n = sum((x * x for x in r), arb(0)).sqrt()
+            rows.append([x / n for x in r])
+    return rows
+
+
+def orf_conformity_chi_ball(v: Any, d: int, bits: int) -> Any:
+    """``rho_ORF = E 0F1(; d/2; v^2 w^2 / 4)``, ``w ~ chi_{2d}``, as a ball: the definition eq (10) for an
+    orthogonal pair (``|w_i + w_j|^2 = |w_i|^2 + |w_j|^2``), integrated rigorously.
+
+    :func:`rfcheck.references.gaussian.chi_expectation_ball` with the growth bound ``0F1(; d/2;
+    v^2 w^2/4) <= cosh(v w) <= e^{v w}`` (term by term, ``(d/2)_k >= (1/2)_k``, ``d >= 1``): a finite
+    Arb integral plus a proven Gaussian tail; no series of the paper is used.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho_ORF``.
+
+    References
+    ----------
+    SimRF eq (10) and appendix A.5, eq (58) (the ``chi_{2d}`` law of ``w_ij`` for orthogonal rows).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import chi_expectation_ball
+
+    with workprec(bits + 20):
+        vb, b = to_ball(v), arb(d) / 2
+
+        def f(w: Any, analytic: bool) -> Any:
+            return (vb * vb * w * w / 4).hypgeom_0f1(b)
+
+        # log_scale: e^{v^2/2} <= rho_ORF, an underestimate (truncation errors then relatively smaller);
+        # the growth rate is v, rounded up (1e-9 covers the float conversion of the ball's upper end)
+        return chi_expectation_ball(f, 2 * d, growth=(1, float(vb.upper()) + 1e-9),
+                                    log_scale=float(vb.mid()) ** 2 / 2, prec=bits)
+
+
+def conformity_of_ensemble_ball(W: Any, v: Any, bits: int) -> Any:
+    """Eq (12) on Arb balls: ``mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for an ensemble ``W`` of
+    exact float64 rows.
+
+    The ball twin of :func:`rfcheck.closed_forms.simrf.conformity_of_ensemble` (float64): the squared
+    norms are formed exactly on balls and ``0F1`` is Arb's rigorous hypergeometric function.
+
+    Parameters
+    ----------
+    W : array_like
+        The rows ``w_i`` (float64), shape (m, d) with ``m >= 2``.
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho`` of the ensemble.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12) (the quantity compared in Fig. 4).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    W = np.asarray(W, dtype=float)
+    m, d = W.shape
+    with workprec(bits):
+        rows = [[arb(float(x)) for x in r] for r in W]
+        x = to_ball(v) ** 2 / 4
+        b = arb(d) / 2
+        tot = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                s2 = sum(((a + c) ** 2 for a, c in zip(rows[i], rows[j], strict=True)), arb(0))
+                tot += (x * s2).hypgeom_0f1(b)
+        return 2 * tot / (m * (m - 1))
+
+
+def simrf_plus_draw_ball(d: int, v: float, seed: int, bits: int) -> tuple[Any, Any]:
+    """:func:`simrf_plus_draw`'s two conformities on Arb balls (the same two ensembles, exact floats).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``m = d`` rows).
+    v : float
+        ``|x + y|``.
+    seed : int
+        Seed of the draw.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    rho_plus, rho_simrf : flint.arb
+        :func:`conformity_of_ensemble_ball` of the SimRF+ and the SimRF ensemble.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (12)-(15) and Fig. 4.
+    """
+    from rfcheck.engine import couplings
+
+    W0 = couplings.sample_ensemble("simrf", d, d, seed=seed)
+    W1, _ = couplings.sample_simrf_plus(d, d, seed=seed)
+    return conformity_of_ensemble_ball(W1, v, bits), conformity_of_ensemble_ball(W0, v, bits)
+
+
+def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> Any:
+    """``rho_theta = E 0F1(; d/2; v^2 w^2 / 4)`` from the definition eq (10) by exact moments, as a ball.
+
+    ``w^2 = r_1^2 + r_2^2 + 2 c r_1 r_2`` with ``r_1, r_2`` iid ``chi_d`` (moments ``mu_j = E r^j``,
+    ``mu_{j+2} = (d + j) mu_j``), so ``E w^{2k} = sum_{a+b+e=k} k!/(a! b! e!) (2c)^e mu_{2a+e} mu_{2b+e}``
+    (multinomial expansion) and ``rho_theta = sum_k (v^2/4)^k E w^{2k} / (k! (d/2)_k)``.  The terms are
+    non-negative and, as ``w <= r_1 + r_2``, ``E w^{2k} <= 4^k mu_{2k} = 8^k (d/2)_k``, so ``T_k <= (2v^2)^k/k!``:
+    past ``K`` the rest is at most ``M_{K+1} / (1 - 2v^2/(K+2))``, ``M_k = (2v^2)^k/k!``.  The alternating
+    multinomial sum (``c < 0``) cancels; the working precision is doubled until the ball is
+    ``2^-bits``-tight.  The angle integral of eq (21) is not used.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta`` in ``[-1, 1]``.
+    bits : int
+        Target relative accuracy (bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``rho_theta``.
+
+    References
+    ----------
+    SimRF eq (10) and Lemma 4.2, eq (21) (the quantity; computed here from the definition's moments).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    prec = bits + 64
+    for _ in range(6):
+        with workprec(prec):
+            vb, cb = to_ball(v), to_ball(c)
+            x = vb * vb / 4
+            bound_x = 2 * vb * vb
+            mu = [arb(1), arb(2).sqrt() * (arb(d + 1) / 2).gamma() / (arb(d) / 2).gamma()]
+            binom = [[arb(1)]]
+            tot, eps = arb(0), arb(2) ** (-bits - 8)
+            poch, fac, xk, mk = arb(1), arb(1), arb(1), arb(1)  # (d/2)_k, k!, x^k, (2v^2)^k/k!
+            for k in range(100_000):
+                while len(mu) <= 2 * k:
+                    j = len(mu) - 2
+                    mu.append((d + j) * mu[j])
+                if k:
+                    binom.append([arb(1)] + [binom[k - 1][i - 1] + binom[k - 1][i] for i in range(1, k)] + [arb(1)])
+                    poch *= arb(d) / 2 + k - 1
+                    fac *= k
+                    xk *= x
+                    mk *= bound_x / k
+                ew = arb(0)
+                for e in range(k + 1):
+                    inner = sum((binom[k - e][a] * mu[2 * a + e] * mu[2 * (k - e - a) + e] for a in range(k - e + 1)),
+                                arb(0))
+                    ew += binom[k][e] * (2 * cb) ** e * inner
+                tot += xk * ew / (fac * poch)
+                m_next, q = mk * bound_x / (k + 1), bound_x / (k + 2)
+                if q < arb(1) / 2 and m_next <= eps * abs(tot):
+                    tot += arb(0, (m_next / (1 - q)).upper())
+                    break
+            else:
+                raise ValueError("angle_conformity_moment_series_ball: no tail bound within 100000 terms")
+            if tot.rad() <= arb(2) ** (-bits) * abs(tot.mid()):
+                return tot
+        prec *= 2
+    return tot
