@@ -123,8 +123,50 @@ def test_interval_max_ball_encloses_the_maximum(r: float, n: int) -> None:
     proved = R.interval_max_ball(lambda t: H._b_ctx(ARB, 1, rb, t, nb), 0.0, math.pi, BITS, below=over,
                                  max_evals=400)
     assert certified_inequality(proved, over) == "HOLDS" and _contains(proved, mx)
-    with workprec(BITS):  # widened: never certifies the true maximum below itself
-        assert certified_inequality(proved + arb(0, 1), arb(mpmath.nstr(mx, 50)) - 1) != "HOLDS"
+    with workprec(BITS):  # widened past ``over`` (still containing the maximum): no longer certifies max <= over
+        widened = proved + arb(0, 2 * (over - proved.lower()).upper())
+        assert widened.upper() > over and _contains(widened, mx)
+        assert certified_inequality(widened, over) is None
+        assert certified_inequality(widened, widened.upper()) == "HOLDS"  # at its own upper end it still does
+
+
+def _tie_f(c: arb):
+    """``f(t) = 1 + c (2t - 1)^2 (t + 1) / 2`` on ``[0, 1]``: maximum ``1 + c`` at ``t = 1``; with ``c = 2^-70``
+    the upper bounds of ``f`` on different subintervals round to the same float64."""
+    return lambda t: 1 + c * (2 * t - 1) ** 2 * (t + 1) / 2
+
+
+@pytest.mark.parametrize("max_evals", [4, 6, 10, 40, 400])
+def test_interval_max_bounds_orders_bounds_exactly_not_by_their_floats(max_evals: int) -> None:
+    """Upper bounds that differ below float64 resolution: ``U >= max f`` at every budget, and asked to prove
+    ``max f <= 1 + 0.9 c`` (false) it never returns ``U`` below that value."""
+    with workprec(128):
+        c = arb(2) ** -70
+        below, mx = 1 + c * arb("0.9"), 1 + c
+    f = _tie_f(c)
+    for kw in ({}, {"below": below}, {"guess": 0.25}):
+        lo, hi = R.interval_max_bounds(f, 0.0, 1.0, 128, max_evals=max_evals, **kw)
+        with workprec(128):
+            assert lo <= mx <= hi, (kw, lo, hi)
+            assert not hi < below
+            assert certified_inequality(R.interval_max_ball(f, 0.0, 1.0, 128, max_evals=max_evals, **kw),
+                                        below) != "HOLDS"
+
+
+@pytest.mark.parametrize("max_evals", [6, 40])
+def test_interval_max_bounds_beyond_float_range(max_evals: int) -> None:
+    """Upper bounds above 1.8e308 (all ``inf`` as floats): ``U >= max g = e^810`` and ``L <= U``."""
+    def g(t):
+        return ARB.exp(800 + 10 * (2 * t - 1) ** 2 * (t + 1) / 2)
+
+    lo, hi = R.interval_max_bounds(g, 0.0, 1.0, 128, max_evals=max_evals)
+    with workprec(128):
+        assert hi.is_finite() and lo <= arb(810).exp() <= hi
+
+
+def test_interval_max_bounds_rejects_a_guess_outside_the_interval() -> None:
+    with pytest.raises(ValueError, match="guess"):
+        R.interval_max_bounds(_tie_f(arb(1)), 0.0, 1.0, 128, guess=1.5)
 
 
 CERTIFIED_HOLDS_AT = [

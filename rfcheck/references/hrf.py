@@ -1622,7 +1622,9 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
     subintervals still kept (a subinterval whose upper bound is below that lower end cannot hold
     the maximum and is dropped).  The subinterval with the largest upper bound is bisected until the
     upper bound is below ``below`` or the lower end above it (when given), or the evaluations reach
-    ``max_evals``; the result is a valid enclosure whenever it stops, only wider.
+    ``max_evals``; the result is a valid enclosure whenever it stops, only wider.  The upper bounds are
+    exact points compared exactly (Arb comparisons, never their float roundings, which can tie or
+    overflow), both for the order of the subintervals and for ``U``.
 
     Parameters
     ----------
@@ -1636,7 +1638,7 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
     below : flint.arb or float, optional
         Stop as soon as the upper bound is below its lower end, or the lower end above it.
     guess : float, optional
-        A point where ``f`` is (nearly) largest, for a tight lower end.
+        A point of ``[lo, hi]`` where ``f`` is (nearly) largest, for a tight lower end.
     max_evals : int, optional
         Budget of evaluations of ``f``.
 
@@ -1644,6 +1646,11 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
     -------
     tuple of flint.arb
         ``(L, U)``, exact points (``U`` may be ``+inf``), ``L <= max f <= U``.
+
+    Raises
+    ------
+    ValueError
+        If ``guess`` is not in ``[lo, hi]`` (its value would not bound the maximum from below).
     """
     import heapq
 
@@ -1655,12 +1662,32 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
         v = f(Ball(t))
         return v.v if isinstance(v, Ball) else to_ball(v)
 
+    class _Sub:
+        """A subinterval ``[a, b]`` with the exact upper bound ``up`` of ``f`` on it; the heap's
+        smallest is the largest ``up`` (exact Arb comparison of exact points), ties by age ``k``."""
+
+        __slots__ = ("a", "b", "k", "up")
+
+        def __init__(self, up: Any, k: int, a: Any, b: Any) -> None:
+            self.up, self.k, self.a, self.b = up, k, a, b
+
+        def __lt__(self, other: _Sub) -> bool:
+            return bool(self.up > other.up or (self.up == other.up and self.k < other.k))
+
     with workprec(bits):
+        lo_b, hi_b = to_ball(lo), to_ball(hi)
+        if not (lo_b.is_exact() and hi_b.is_exact() and lo_b <= hi_b):
+            raise ValueError(f"interval_max_bounds: [lo, hi] = [{lo}, {hi}] is not an interval of exact points")
         stop = None if below is None else arb(below).lower()
         best = arb("-inf")
-        for t in [guess] if guess is not None else []:
-            best = max(best, ev(to_ball(t)).lower())
-        heap: list[tuple[float, int, Any, Any, Any]] = []
+        if guess is not None:
+            g = to_ball(guess)
+            if not (g.is_exact() and lo_b <= g <= hi_b):
+                raise ValueError(f"interval_max_bounds: guess {guess} is not an exact point of [{lo}, {hi}]")
+            at_g = ev(g)
+            if at_g.is_finite():
+                best = max(best, at_g.lower())
+        heap: list[_Sub] = []
         evals, k = 0, 0
 
         def push(a: Any, b: Any) -> None:
@@ -1673,21 +1700,24 @@ def interval_max_bounds(f: Callable[[Any], Any], lo: Any, hi: Any, bits: int, *,
                 best = max(best, at_mid.lower())
             up = whole.upper() if whole.is_finite() else arb("inf")
             k += 1
-            heapq.heappush(heap, (-float(up) if up.is_finite() else -math.inf, k, up, a, b))
+            heapq.heappush(heap, _Sub(up, k, a, b))
 
-        push(to_ball(lo), to_ball(hi))
+        push(lo_b, hi_b)
         while True:
-            heap = [h for h in heap if not (h[2] < best)]  # cannot hold the maximum
+            heap = [h for h in heap if not (h.up < best)]  # cannot hold the maximum
             heapq.heapify(heap)
-            top = max((h[2] for h in heap), default=best, key=lambda u: float(u) if u.is_finite() else math.inf)
+            top = best
+            for h in heap:  # the exact maximum of the kept upper bounds (exact points: decided)
+                if h.up > top:
+                    top = h.up
             if stop is not None and (top < stop or (best > stop and top.is_finite())):  # decided either way
                 break
             if evals >= max_evals or not heap:
                 break
-            _, _, _, a, b = heapq.heappop(heap)
-            mid = ((a + b) / 2).mid()
-            push(a, mid)
-            push(mid, b)
+            sub = heapq.heappop(heap)
+            mid = ((sub.a + sub.b) / 2).mid()
+            push(sub.a, mid)
+            push(mid, sub.b)
         return best, top
 
 
