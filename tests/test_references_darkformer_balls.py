@@ -133,6 +133,30 @@ def test_decided_points_of_the_claims_are_certified(cid, name, point):
     assert ev.extra["certified"] is True, ev.extra
 
 
+@pytest.mark.parametrize("d, lmin, scale, draw", [(5, 1e-5, 30.0, 11), (6, 1e-6, 100.0, 3), (1, 0.5, 1.0, 2)])
+def test_propc1_balls_enclose_the_exact_eigendecomposition(d, lmin, scale, draw):
+    """Prop C.1's last two identities on a rigorous eigendecomposition of Lambda (not mpmath's): they certify
+    the printed tolerance, and a tolerance far below the balls' width (1e-300) is not certified (the residuals
+    are enclosures of the exact 0, not a value that happens to be small)."""
+    import math
+
+    import numpy as np
+
+    from rfcheck.arb_backend import bits_for_dps
+    from rfcheck.claims.darkformer import _propc1_ball
+    from rfcheck.references import darkformer as dref
+
+    rng = np.random.default_rng([draw, d])
+    u = dref.haar_rotation(d, draw)
+    lam_eigs = np.exp(rng.uniform(math.log(lmin), 0.0, d))
+    m_np = rng.standard_normal((d, d))
+    q_np, k_np = rng.standard_normal(d) * scale, rng.standard_normal(d) * scale
+    tol = mpmath.mpf(10) ** -25 * (max(lam_eigs) / min(lam_eigs))
+    assert _propc1_ball(m_np, q_np, k_np, u, lam_eigs, tol, bits_for_dps(30)) == ("HOLDS", "")
+    verdict, why = _propc1_ball(m_np, q_np, k_np, u, lam_eigs, mpmath.mpf(10) ** -300, bits_for_dps(30))
+    assert verdict is None and "overlap" in why
+
+
 def test_item2_certifies_the_infinite_branch_exactly():
     """lambda_max >= 1/6: V(p_I) = +inf, decided by exact positive-definiteness, not by rounding."""
     ev = _check("darkformer.thm3.2.item2", "expected-variance").evaluate(

@@ -454,44 +454,59 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                            {"parts": ["q^T Sigma k = (Mq)^T(Mk)", "|q-k|_Sigma^2 = |Mq-Mk|^2",
                                       "Cov(Mq) = I for M = Lambda^{-1/2}", "|q-k|^2_{Lambda^-1} = sum delta_i^2/l_i"],
                             "rel_residuals": [float(x) for x in rel]})
-        eig = ([ev[i] for i in range(d)], [[uu[i, j] for j in range(d)] for i in range(d)])
-    return certify_eval(ev_out, _propc1_ball(m_np, q_np, k_np, u, lam_eigs, eig, tol, bits_for_dps(budget.dps)),
-                        "the residual balls overlap the tolerance")
+    return certify_eval(ev_out, *_propc1_ball(m_np, q_np, k_np, u, lam_eigs, tol, bits_for_dps(budget.dps)))
 
 
 def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
-                 eig: tuple[list[Any], list[list[Any]]], tol: Any, bits: int) -> str | None:
-    """:func:`_propc1`'s residuals without rounding: the first two identities in exact rational arithmetic
-    on the float64 ``M, q, k`` (residual exactly 0 or not), the last two in ball arithmetic on the same
-    ``Lambda = U diag(l) U^T`` and the same mpmath eigendecomposition (its numbers taken exactly); the
-    verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball straddles it."""
+                 tol: Any, bits: int) -> tuple[str | None, str]:
+    """:func:`_propc1`'s residuals without rounding, each for the exact objects of the identity.
+
+    The first two identities in exact rational arithmetic on the float64 ``M, q, k`` (residual exactly 0
+    or not); the last two in ball arithmetic on a ball containing the exact ``Lambda = U diag(l) U^T`` (the
+    float64 ``U, l``) and a rigorous enclosure of its eigendecomposition (Arb's ``acb_mat_eig_simple``:
+    eigenvalue balls ``E``, eigenvector balls ``R`` and ``L = R^{-1}`` containing an exact eigenbasis), so
+    ``Lambda^{-1/2} = R diag(E^{-1/2}) L`` and ``delta_i^2 = (r_i^T (q - k))^2 / (r_i^T r_i)`` (the normalised
+    eigenvector, any scaling of ``r_i``) are enclosed: the residual balls contain the exact residuals (0),
+    not those of mpmath's eigensolver.  Returns the verdict of ``max relative residual <= tol`` (``tol``
+    exact), None where a ball straddles it or the eigenvalues are not isolated, and the reason."""
+    from flint import acb, acb_mat
+
     d = len(q_np)
     mm, q, k = ref.exact_matrix(m_np), ref.exact_matrix(q_np), ref.exact_matrix(k_np)
     sig, dqk = mm.transpose() * mm, q - k
     exact = [(q.transpose() * sig * k)[0, 0] - ((mm * q).transpose() * (mm * k))[0, 0],
              (dqk.transpose() * sig * dqk)[0, 0] - sum((mm * dqk)[i, 0] ** 2 for i in range(d))]
     if any(x != 0 for x in exact):  # (rationals: a non-zero residual would need its scale; never met)
-        return None
-    ev, uu = eig
+        return None, "a rational residual of the first two identities is not 0"
     with workprec(bits):
         tb = to_ball(tol)
         um = arb_mat([[to_ball(x) for x in row] for row in u.tolist()])
         lam = um * arb_mat([[to_ball(float(lam_eigs[i])) if i == j else 0 for j in range(d)] for i in range(d)]) \
             * um.transpose()
-        ub = arb_mat([[to_ball(x) for x in row] for row in uu])
-        evb = [to_ball(x) for x in ev]
-        m_w = ub * arb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * ub.transpose()
-        res = m_w * lam * m_w.transpose() - arb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
+        try:
+            evb, left, right = acb_mat(lam).eig(left=True, right=True)
+        except ValueError:
+            return None, "Arb could not isolate the eigenvalues of Lambda (rigorous eigendecomposition failed)"
+        if not all(e.real > 0 for e in evb):
+            return None, "the eigenvalue balls of Lambda are not separated from 0"
+        eye = acb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
+        m_w = right * acb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * left
+        res = m_w * acb_mat(lam) * m_w.transpose() - eye  # exactly 0 at the exact Lambda^{-1/2}
         r3 = [sum((abs(res[i, j]) for i in range(d)), arb(0)).upper() for j in range(d)]  # 1-norm: column sums
         dq = arb_mat([[to_ball(float(q_np[i])) - to_ball(float(k_np[i]))] for i in range(d)])
-        delta = ub.transpose() * dq
         quad = (dq.transpose() * lam.inv() * dq)[0, 0]
-        r4 = abs(quad - sum((delta[i, 0] ** 2 / evb[i] for i in range(d)), arb(0)))
+        terms = acb(0)
+        for i in range(d):
+            rd = sum((right[j, i] * dq[j, 0] for j in range(d)), acb(0))
+            rr = sum((right[j, i] ** 2 for j in range(d)), acb(0))
+            terms += rd ** 2 / (rr * evb[i])
+        r4 = abs(quad - terms)
         if not np.array_equal(q_np, k_np):  # relative to |quad| > 0 (else to 1, as the mpmath check)
             if not quad > 0:
-                return None
+                return None, "the ball of |q-k|^2_{Lambda^-1} is not separated from 0"
             r4 = r4 / quad
-        return "HOLDS" if max([*r3, r4.upper()]) <= tb else None
+        ok = max([*r3, r4.upper()]) <= tb
+        return ("HOLDS", "") if ok else (None, "the residual balls overlap the tolerance")
 
 
 P.claim(
