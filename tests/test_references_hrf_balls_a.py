@@ -169,6 +169,36 @@ def test_interval_max_bounds_rejects_a_guess_outside_the_interval() -> None:
         R.interval_max_bounds(_tie_f(arb(1)), 0.0, 1.0, 128, guess=1.5)
 
 
+def test_eq43_certifies_all_replicates_and_an_undecided_sign_is_not_a_crash() -> None:
+    """eq (43)'s point certification covers all 16 replicates (a planted wrong replicate among equal ones is not
+    certified HOLDS); a dot product whose ball straddles 0 (d = 3, a near-cancelling sum) leaves the point
+    uncertified with the reason, instead of raising ``UndecidableError``."""
+    from rfcheck.claims import BUDGETS
+    from rfcheck.claims import hrf as H
+    from rfcheck.stats import compare_deterministic
+
+    def holds() -> object:
+        return compare_deterministic({}, 0.5, 0.5, 0, rtol=0, atol=1e-15)
+
+    with workprec(BITS):
+        good = [(arb(1) / 2, arb(1) / 2)] * 16
+        bad = good[:7] + [(arb(1) / 2, arb(1) / 2 + arb(2) ** -40)] + good[8:]
+    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: good, tol=1e-15)
+    assert ev.extra["certified"] is True
+    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: bad, tol=1e-15)
+    assert ev.extra["certified"] is False and "REFUTED" in ev.extra["not_certified"]
+    tau = [[1.0, 2.0**-200, -1.0]]
+    x, y = [1.0, 1.0, 1.0], [1.0, 0.0, 0.0]
+    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: [(
+        R.angular_lambda_on_draws(ctx, x, y, tau), R.angular_lambda_on_draws(ctx, x, y, tau))], tol=1e-15)
+    assert ev.extra["certified"] is False and "not decided" in ev.extra["not_certified"]
+    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: [(
+        H._eq43_printed_on_draws(ctx, [1.0, 1.0], [1.0, 0.0], t), R.angular_lambda_on_draws(ctx, [1.0, 1.0],
+                                                                                            [1.0, 0.0], t))
+        for t in RNG.standard_normal((16, 9, 2))], tol=1e-15)
+    assert ev.extra["certified"] is True
+
+
 CERTIFIED_HOLDS_AT = [
     ("hrf.eq14", {"a00r": 0.3, "a00i": -0.2, "a01r": 0.5, "a01i": 0.1, "a10r": -0.4, "a10i": 0.9, "a11r": 0.2,
                   "a11i": 0.0, "shift": 1.5j, "x0": 0.3, "x1": -0.8, "y0": 0.9, "y1": 0.1}),

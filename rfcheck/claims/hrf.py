@@ -640,16 +640,31 @@ P.claim(
 )
 
 
-def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], tuple[Any, Any]],
+def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], Any],
                    tol: float | None = None) -> PointEval:
     """Certify a same-draws point: ``sides(ctx) -> (printed, reference)`` on the float64 draws (exact on balls)
-    as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint."""
-    from rfcheck.arb_backend import bits_for_dps
+    as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint.
+
+    ``sides`` may return a list of such pairs, one per replicate the point's verdict covers: a HOLDS is
+    certified when every pair is equal within ``tol``, a REFUTED when some pair is disjoint.  A sign on the
+    draws that the balls leave undecided (``UndecidableError``) leaves the point uncertified, saying so."""
+    from rfcheck.arb_backend import UndecidableError, bits_for_dps
+    from rfcheck.certify import certified_equal
+    from rfcheck.claims._common import _same_kind, certify_eval
 
     if not ev.decided:
         return ev
-    pb, rb = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
-    return certify_equal(ev, pb, rb, 0.0, float(ev.err if tol is None else tol))
+    atol = float(ev.err if tol is None else tol)
+    try:
+        got = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
+    except UndecidableError as exc:
+        return certify_eval(ev, None, f"a sign on the draws is not decided by the balls ({exc})")
+    if not isinstance(got, list):
+        pb, rb = got
+        return certify_equal(ev, pb, rb, 0.0, atol)
+    verdicts = [certified_equal(*_same_kind(pb, rb), 0.0, atol=atol) for pb, rb in got]
+    verdict = "REFUTED" if "REFUTED" in verdicts else "HOLDS" if all(v == "HOLDS" for v in verdicts) else None
+    return certify_eval(ev, verdict, "the balls of a replicate overlap but are wider than the tolerance")
 
 
 def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
@@ -1146,9 +1161,9 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.angular_lambda(x, y, tau)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
-    return _certify_draws(ev, budget, lambda ctx: (_eq43_printed_on_draws(ctx, x, y, tau[k]),
-                                                   refs.angular_lambda_on_draws(ctx, list(x), list(y), tau[k])),
-                          tol=1e-15)
+    return _certify_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
+                                                    refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
+                                                   for t in tau], tol=1e-15)
 
 
 def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:

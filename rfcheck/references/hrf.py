@@ -1562,8 +1562,10 @@ def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> A
     Parameters
     ----------
     ctx : context
-        ``MP``, ``FP`` or ``ARB`` (on balls the products ``tau_i^T x`` of floats are exact at
-        >= 110 bits for ``d = 2``, so their signs are decided unless a product is exactly 0).
+        ``MP``, ``FP`` or ``ARB`` (on balls each product ``tau_ij x_j`` of two floats is exact at
+        >= 106 bits, but their sum ``tau_i^T x`` is in general not: for ``d = 2`` it is one correctly
+        rounded addition, whose ball excludes 0 unless the sum is exactly 0, so the sign is decided;
+        for ``d >= 3`` a near-cancelling sum can leave a ball around 0 and the sign undecided).
     x, y : list
         The vectors (floats or numbers of ``ctx``).
     tau : array_like
@@ -1577,7 +1579,7 @@ def angular_lambda_on_draws(ctx: Any, x: list[Any], y: list[Any], tau: Any) -> A
     Raises
     ------
     rfcheck.arb_backend.UndecidableError
-        On balls, if the sign of a product is not decided.
+        On balls, if the sign of a dot product ``tau_i^T x`` or ``tau_i^T y`` is not decided.
 
     References
     ----------
