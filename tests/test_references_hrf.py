@@ -274,6 +274,25 @@ def test_lower_bound_of_a_maximum_certifies_violations_only() -> None:
     assert certified_inequality(arb(1.0), arb(2.0)) == "HOLDS"  # what the flag withholds
 
 
+def test_lower_bound_of_the_right_side_certifies_holding_only() -> None:
+    """inequality_check(rhs_ball_is_lower_bound=True) (HRF sec 4's base maximum, enclosed at its end point): a bound
+    holding at the lower bound of the rhs is certified; a violation of it is not (the rhs could be larger)."""
+    budget = BUDGETS["default"]
+
+    def lhs_rhs(p, dps):
+        return mpmath.mpf(p["lhs"]), mpmath.mpf(p["rhs"]), mpmath.mpf(0)
+
+    def sides(p, bits):
+        return arb(p["lhs"]), arb(p["rhs"])
+
+    check = inequality_check("c", lhs_rhs, sides_ball=sides, rhs_ball_is_lower_bound=True)
+    ev = check.evaluate({"lhs": 1.0, "rhs": 2.0}, budget, 0)
+    assert ev.decided and ev.disc < 1 and ev.extra["certified"] is True
+    ev = check.evaluate({"lhs": 2.0, "rhs": 1.0}, budget, 0)
+    assert ev.decided and ev.disc > 1 and ev.extra["certified"] is False and "lower bound" in ev.extra["not_certified"]
+    assert certified_inequality(arb(2.0), arb(1.0)) == "REFUTED"  # what the flag withholds
+
+
 def test_not_certifiable_states_why() -> None:
     budget = BUDGETS["default"]
     check = not_certifiable(deterministic_check("c", lambda p: mpmath.mpf(1), lambda p, dps: (mpmath.mpf(2), 0)),

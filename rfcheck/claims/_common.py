@@ -508,7 +508,7 @@ def inequality_check(
     lhs_rhs: Callable[[dict[str, Any], int], tuple[Any, Any, Any]],
     *, strength: int = 1, max_points: int | None = None, search: bool = True, description: str = "",
     sides_ball: Callable[[dict[str, Any], int], Any] | None = None, not_certified: str | None = None,
-    lhs_ball_is_lower_bound: bool = False,
+    lhs_ball_is_lower_bound: bool = False, rhs_ball_is_lower_bound: bool = False,
 ) -> Check:
     """A claimed ``lhs <= rhs`` where ``lhs_rhs(point, dps) -> (lhs, rhs, err)``.
 
@@ -517,8 +517,9 @@ def inequality_check(
     violation ball ``lhs - rhs`` decides it the same way (:func:`rfcheck.certify.certified_inequality`:
     above 0 for a refutation).  With ``lhs_ball_is_lower_bound`` the lhs ball encloses a lower
     bound of the lhs (a maximum's value at one exact argument): it certifies ``max <= rhs``
-    violated, never that it holds.  ``not_certified``: why the decided points cannot be
-    certified, stated in the ledger.
+    violated, never that it holds.  With ``rhs_ball_is_lower_bound`` the rhs ball encloses a lower
+    bound of the rhs (e.g. a maximum's value at one argument): it certifies ``lhs <= rhs``, never a
+    violation.  ``not_certified``: why the decided points cannot be certified, stated in the ledger.
 
     Parameters
     ----------
@@ -540,6 +541,8 @@ def inequality_check(
         Why the decided points cannot be certified.
     lhs_ball_is_lower_bound : bool, default False
         The lhs ball encloses a lower bound of the lhs.
+    rhs_ball_is_lower_bound : bool, default False
+        The rhs ball encloses a lower bound of the rhs.
 
     Returns
     -------
@@ -570,6 +573,9 @@ def inequality_check(
             return ev
         if lhs_ball_is_lower_bound and not ev.disc > 1:  # nothing to certify: skip the (costly) balls
             return certify_eval(ev, None, "the lhs ball is a lower bound of a maximum: it certifies violations only")
+        if rhs_ball_is_lower_bound and ev.disc > 1:  # nothing to certify: skip the (costly) balls
+            return certify_eval(ev, None, "the rhs ball is a lower bound of the right side: it certifies the "
+                                          "bound holding only")
         from rfcheck.arb_backend import bits_for_dps
         from rfcheck.certify import certified_inequality
 
@@ -579,6 +585,9 @@ def inequality_check(
         verdict = certified_inequality(*sides)
         if lhs_ball_is_lower_bound and verdict == "HOLDS":
             return certify_eval(ev, None, "the lhs ball is a lower bound of a maximum: it certifies violations only")
+        if rhs_ball_is_lower_bound and verdict == "REFUTED":
+            return certify_eval(ev, None, "the rhs ball is a lower bound of the right side: it certifies the "
+                                          "bound holding only")
         return certify_eval(ev, verdict, "the balls of the two sides overlap")
 
     return Check(name, strength, evaluate, search=search, max_points=max_points, description=description,
