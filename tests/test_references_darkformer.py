@@ -61,6 +61,18 @@ def test_lemma31_light_tailed_competitor_has_infinite_variance():
     assert v_alt == mpmath.inf and mpmath.isfinite(v_star)
 
 
+@pytest.mark.parametrize("dist", ["gauss", "discrete"])
+@pytest.mark.parametrize("s", [0.5, 0.7, 3.0])
+def test_lemma31_mixture_with_eps_1_is_the_normal(dist, s):
+    """(1 - eps) psi* + eps N(mu, s^2) at eps = 1 is N(mu, s^2): the same V(psi), +inf where that diverges
+    (not a finite quadrature value of a divergent integral), finite and equal otherwise."""
+    mix = ref.lemma31_variances(dist, 0.2, "mix", 0.1, s, 1.0, 30)
+    normal = ref.lemma31_variances(dist, 0.2, "normal", 0.1, s, 0.0, 30)
+    assert mix[0] == normal[0] and mix[1] == normal[1]
+    tail = 1 - 4 * mpmath.mpf(0.2) / (1 + 2 * mpmath.mpf(0.2)) if dist == "gauss" else 1
+    assert (mix[1] == mpmath.inf) == (1 / (2 * mpmath.mpf(s) ** 2) >= tail)
+
+
 def test_lemma31_rejects_unknown_distributions():
     with pytest.raises(ValueError):
         ref.lemma31_variances("cauchy", 0.2, "normal", 0.0, 1.0, 0.0, 20)

@@ -232,7 +232,8 @@ def _lemma31_setup(dist: str, a: Any) -> tuple[Callable[[Any], Any], Any, Any]:
 
 
 def _lemma31_proposal(alt: str, mu: Any, s: Any, eps: Any, psi_star: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """A competing proposal density and the coefficient of ``w^2`` in ``-log psi`` (its tail)."""
+    """A competing proposal density and the coefficient of ``w^2`` in ``-log psi`` (its tail; the mixture
+    with ``eps = 1`` is the normal, with the normal's Gaussian tail)."""
     mu, s, eps = mpmath.mpf(mu), mpmath.mpf(s), mpmath.mpf(eps)
     if alt == "normal":
         return (lambda w: mpmath.npdf(w, mu, s)), 1 / (2 * s * s)
@@ -246,7 +247,8 @@ def _lemma31_proposal(alt: str, mu: Any, s: Any, eps: Any, psi_star: Callable[[A
         return t, mpmath.mpf(0)
     if alt != "mix":
         raise ValueError(f"alt must be 'normal', 'student' or 'mix'; got {alt!r}")
-    return (lambda w: (1 - eps) * psi_star(w) + eps * mpmath.npdf(w, mu, s)), mpmath.mpf(0)
+    return (lambda w: (1 - eps) * psi_star(w) + eps * mpmath.npdf(w, mu, s)), \
+        (1 / (2 * s * s) if eps == 1 else mpmath.mpf(0))
 
 
 def lemma31_variances(dist: str, a: float, alt: str, mu: float, s: float, eps: float,
@@ -271,8 +273,9 @@ def lemma31_variances(dist: str, a: float, alt: str, mu: float, s: float, eps: f
     Returns
     -------
     (mpmath.mpf, mpmath.mpf, mpmath.mpf)
-        ``V(psi*)``, ``V(psi)`` (``+inf`` where ``psi``'s Gaussian tail is lighter than
-        ``p_I^2 B^2``'s and the integral diverges), and the error bar of their difference.
+        ``V(psi*)``, ``V(psi)`` (``+inf`` where ``psi``'s Gaussian tail -- the normal's, or the
+        mixture's with ``eps = 1`` -- is not heavier than ``p_I^2 B^2``'s and the integral diverges),
+        and the error bar of their difference.
     """
     with mpmath.workdps(dps):
         b, k2, tail = _lemma31_setup(dist, a)
@@ -287,7 +290,7 @@ def lemma31_variances(dist: str, a: float, alt: str, mu: float, s: float, eps: f
 
         m_star, e1 = second(psi_star)
         psi, c_alt = _lemma31_proposal(alt, mu, s, eps, psi_star)
-        if alt == "normal" and c_alt >= tail:
+        if c_alt >= tail:  # a normal (alt "normal", or "mix" with eps = 1) at least as light-tailed: diverges
             return m_star - k2, mpmath.inf, abs(e1) + abs(e0)
         m_alt, e2 = second(psi)
         return m_star - k2, m_alt - k2, abs(e0) * m_star / z_star + abs(e1) + abs(e2)
