@@ -45,6 +45,18 @@ def test_prf_kernel_ball_contains_exp_of_the_inner_product(i):
     assert not b.overlaps(_wrong(exact))
 
 
+@pytest.mark.parametrize("bits", [8, 12, 20, 60, 200])
+def test_prf_kernel_ball_where_the_squared_norm_ball_straddles_0(bits):
+    """x = -y (up to the float pi): |x + y|^2 ~ 1.5e-32, a ball around 0 at low precision; the kernel ball is then
+    finite and contains exp(x.y) = exp(-1 + 2 cos^2(pi_f / 2)) (its part >= 0 is used, not a NaN or an error)."""
+    with mpmath.workdps(120):
+        exact = mpmath.exp(-1 + 2 * mpmath.cos(mpmath.mpf(math.pi) / 2) ** 2)
+    b = ref.prf_kernel_ball(1.0, 1.0, math.pi, bits)
+    assert b.is_finite() and b.rad() < 2.0 ** (10 - bits)
+    with workprec(500):
+        assert b.contains(arb(mpmath.nstr(exact, 110)))
+
+
 @pytest.mark.parametrize("i", range(4))
 def test_sigma_prf_kernel_ball_contains_exp_of_the_bilinear_form(i):
     d = int(RNG.integers(1, 4))

@@ -505,7 +505,7 @@ def prf_kernel_ball(nx: float, ny: float, theta: float, bits: int) -> arb:
     with workprec(bits + 10):
         a, b, t = (arb(to_ball(float(v))) for v in (nx, ny, theta))
         sq_sum = (a - b) ** 2 + 4 * a * b * (t / 2).cos() ** 2  # |x + y|^2 without cancellation
-        s = sq_sum.sqrt() if sq_sum > 0 else arb(0, sq_sum.rad()).sqrt() if sq_sum.rad() > 0 else arb(0)
+        s = sq_sum.nonnegative_part().sqrt()  # a ball straddling 0: the exact |x + y|^2 >= 0 lies in its part >= 0
         return (-(a * a + b * b) / 2).exp() * _gauss_exp_mean_ball(s, bits + 10)
 
 
