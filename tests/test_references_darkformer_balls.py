@@ -145,11 +145,13 @@ def test_decided_points_of_the_claims_are_certified(cid, name, point):
     assert ev.extra["certified"] is True, ev.extra
 
 
-@pytest.mark.parametrize("d, lmin, scale, draw", [(5, 1e-5, 30.0, 11), (6, 1e-6, 100.0, 3), (1, 0.5, 1.0, 2)])
+@pytest.mark.parametrize("d, lmin, scale, draw", [(5, 1e-5, 30.0, 11), (6, 1e-6, 100.0, 3), (1, 0.5, 1.0, 2),
+                                                 (6, 1.0, 100.0, 0), (6, 1.0, 0.01, 1000)])
 def test_propc1_balls_enclose_the_exact_eigendecomposition(d, lmin, scale, draw):
     """Prop C.1's last two identities on a rigorous eigendecomposition of Lambda (not mpmath's): they certify
     the printed tolerance, and a tolerance far below the balls' width (1e-300) is not certified (the residuals
-    are enclosures of the exact 0, not a value that happens to be small)."""
+    are enclosures of the exact 0, not a value that happens to be small); lmin = 1 (Lambda = U U^T, eigenvalues
+    1 + O(1e-16)) is isolated at a higher precision."""
     import math
 
     import numpy as np
