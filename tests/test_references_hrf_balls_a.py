@@ -182,7 +182,7 @@ def test_eq43_certifies_all_replicates_and_an_undecided_sign_is_not_a_crash() ->
 
     with workprec(BITS):
         good = [(arb(1) / 2, arb(1) / 2)] * 16
-        bad = good[:7] + [(arb(1) / 2, arb(1) / 2 + arb(2) ** -40)] + good[8:]
+        bad = [*good[:7], (arb(1) / 2, arb(1) / 2 + arb(2) ** -40), *good[8:]]
     ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: good, tol=1e-15)
     assert ev.extra["certified"] is True
     ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: bad, tol=1e-15)
