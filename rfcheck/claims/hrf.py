@@ -697,7 +697,8 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
         ev = PointEval(p, complex(ce[k]) if part == "complex" else float(ce[k]), float(ref[k]), tol,
                        float(diff[k] / tol),
                        extra={"draws": "4 ensembles of m projections, same for both estimators"})
-        return _certify_draws(ev, budget, lambda ctx: _ce_on_draws(ctx, which, part, x, y, w[k]))
+        return _certify_draws(ev, budget, lambda ctx: [_ce_on_draws(ctx, which, part, x, y, w[j])
+                                                       for j in range(len(w))])
 
     what = "the CE estimator" if part == "complex" else "Re of the CE estimator"
     return Check("same-draws" if part == "complex" else "same-draws-real-part", 1, evaluate, search=False,
