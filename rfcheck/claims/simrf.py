@@ -319,7 +319,7 @@ def printed_eq20(p: dict[str, Any]) -> Any:
     """Eq (20) as printed, in mpmath, accurate to the working precision.
 
     The printed ``phi``-integral is evaluated with 10 guard digits by adaptive tanh-sinh on panels
-    (:func:`rfcheck.references.simrf.panel_quad`: 32 to start, the integrand peaking near ``pi/4`` with
+    (:func:`rfcheck.references.simrf.panel_quad`: 16 to start, the integrand peaking near ``pi/4`` with
     width ~ ``1/sqrt(d)``, sharper as ``w`` and ``|cos theta|`` grow), until its error estimate is below
     ``10^-(dps+3)`` relative; failing that the guard digits and panel budget are raised twice, and an
     estimate still too large raises ``ArithmeticError`` rather than return a value short of the working
@@ -335,7 +335,7 @@ def printed_eq20(p: dict[str, Any]) -> Any:
     for guard, panels in ((10, 2048), (25, 8192), (50, 32768)):
         with mpmath.workdps(dps + guard):
             rtol = mpmath.mpf(10) ** -(dps + 3)
-            val, err = ref.panel_quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), rtol, max_panels=panels)
+            val, err = ref.panel_quad(f, mpmath.linspace(0, mpmath.pi / 2, 17), rtol, max_panels=panels)
             if err <= rtol * abs(val):
                 out = w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * val
                 break

@@ -605,7 +605,7 @@ def _pdf_angle_cov(w: Any, d: int, c: Any) -> tuple[Any, Any]:
             r2 = top * (s * ca - c * sa) if sign > 0 else -top * (s * ca + c * sa)
             return mpmath.exp(lchi(r1) + lchi(r2)) if r1 > 0 and r2 > 0 else _MF(0)
 
-        return panel_quad(f, [lo + (hi - lo) * j / 16 for j in range(17)], _MF(10) ** (5 - mpmath.mp.dps))
+        return panel_quad(f, [lo + (hi - lo) * j / 8 for j in range(9)], _MF(10) ** (5 - mpmath.mp.dps))
 
     if c >= 0:
         val, err = piece(_MF(0), theta, 1)
