@@ -51,8 +51,10 @@ __all__ = [
     "optimised_ensemble",
     "orf_conformity_chi_ball",
     "pair_conformity_mc",
+    "panel_quad",
     "pdf_angle_change_of_variables",
     "pdf_angle_change_of_variables_ball",
+    "pdf_angle_change_of_variables_with_error",
     "prf_orthogonality_gap_quadrature",
     "random_unit_rows",
     "random_unit_rows_ball",
@@ -69,6 +71,7 @@ __all__ = [
     "sine_power_integral",
     "sine_power_integral_ball",
     "two_precision_value",
+    "two_precision_value_with_error",
 ]
 
 _MF = mpmath.mpf
@@ -201,6 +204,82 @@ def two_precision_value(compute: Callable[[], Any], dps: int) -> tuple[Any, Any]
     with mpmath.workdps(dps + 25):
         b = compute()
         return b, abs(b - a) + abs(b) * _MF(10) ** (3 - dps)
+
+
+def two_precision_value_with_error(compute: Callable[[], tuple[Any, Any]], dps: int) -> tuple[Any, Any]:
+    """:func:`two_precision_value` for a computation that reports its own error estimate.
+
+    Parameters
+    ----------
+    compute : callable
+        ``() -> (value, own_error)`` at the working precision (a quadrature with its error estimate).
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The finer value, and the difference of the two plus both own error estimates plus
+        ``10^(3 - dps)`` relative.
+    """
+    with mpmath.workdps(dps + 10):
+        a, ea = compute()
+    with mpmath.workdps(dps + 25):
+        b, eb = compute()
+        return b, abs(b - a) + abs(ea) + abs(eb) + abs(b) * _MF(10) ** (3 - dps)
+
+
+def panel_quad(f: Callable[[Any], Any], pts: list[Any], rtol: Any, max_panels: int = 2048) -> tuple[Any, Any]:
+    """``int f`` over ``[pts[0], pts[-1]]`` by tanh-sinh on panels, bisecting the panels whose error is large.
+
+    The integrand is scaled to a largest sampled value 1 (mpmath's tanh-sinh stops on an absolute
+    error).  Each panel is integrated by mpmath's tanh-sinh rule with its error estimate; while the sum of the
+    estimates exceeds ``rtol |total|``, every panel whose estimate exceeds its share
+    ``rtol |total| / n_panels`` is bisected (at most ``max_panels`` panels).  The estimate returned is
+    the sum of the panels' estimates, whether or not the tolerance was met: the caller checks it.
+
+    Parameters
+    ----------
+    f : callable
+        The integrand, ``mpf -> mpf``, smooth on each panel.
+    pts : list of mpmath.mpf
+        The initial breakpoints, increasing.
+    rtol : mpmath.mpf
+        The relative accuracy asked for.
+    max_panels : int, default 2048
+        The most panels the bisection may make.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        The integral and the sum of the panels' error estimates.
+    """
+    # mpmath's tanh-sinh stops on an absolute error (the working epsilon): the integrand is scaled to
+    # a maximum ~1 first (its largest value at 8 points per panel), so that the stop is a relative one
+    scale = max((abs(f(a + (b - a) * j / 8)) for a, b in itertools.pairwise(pts) for j in range(1, 8)),
+                default=_MF(0))
+    scale = scale if scale > 0 else _MF(1)
+
+    def g(x: Any) -> Any:
+        return f(x) / scale
+
+    panels = [(a, b, *mpmath.quad(g, [a, b], error=True)) for a, b in itertools.pairwise(pts)]
+    while True:
+        total = mpmath.fsum(v for _, _, v, _ in panels)
+        err = mpmath.fsum(e for _, _, _, e in panels)
+        share = rtol * abs(total) / len(panels)
+        bad = [q for q in panels if q[3] > share]
+        if err <= rtol * abs(total) or not bad or len(panels) + len(bad) > max_panels:
+            return scale * total, scale * err
+        out = []
+        for q in panels:
+            if q[3] > share:
+                a, b = q[0], q[1]
+                m = (a + b) / 2
+                out += [(a, m, *mpmath.quad(g, [a, m], error=True)), (m, b, *mpmath.quad(g, [m, b], error=True))]
+            else:
+                out.append(q)
+        panels = out
 
 
 def eq10_quadrature(v: float, d: int, c: float, n: int = 160) -> tuple[float, float]:
@@ -448,7 +527,15 @@ def pdf_angle_change_of_variables(w: Any, d: int, c: Any) -> Any:
     """pdf of ``sqrt(r_1^2 + r_2^2 + 2 c r_1 r_2)``, ``r_1, r_2`` iid ``chi_d``, in mpmath.
 
     The change of variables ``r_2(r_1, w)`` (both roots) leaves a 1-D quadrature in ``r_1``
-    of ``chi_d(r_1) chi_d(r_2) w / sqrt(w^2 - r_1^2 (1 - c^2))``; ``|c| < 1``.
+    of ``chi_d(r_1) chi_d(r_2) w / sqrt(w^2 - r_1^2 (1 - c^2))``; ``|c| < 1``.  Its ``1/sqrt``
+    singularity at ``r_1 = T = w / sqrt(1 - c^2)`` is removed by ``r_1 = T sin(alpha)`` (as in
+    :func:`pdf_angle_change_of_variables_ball`): the roots become ``r_2 = T sin(theta -+ alpha)``
+    (``c = cos theta``, up to sign) and the root factor times ``dr_1`` becomes ``T dalpha``, so that
+
+    ``p(w) = T int_0^{min(theta, pi/2)} chi_d(T sin a) chi_d(T sin(theta - a)) da
+    + T int_{pi - theta}^{pi/2} chi_d(T sin a) chi_d(-T sin(theta + a)) da``
+
+    (the second only for ``c < 0``), smooth integrands integrated by :func:`panel_quad`.
 
     Parameters
     ----------
@@ -462,34 +549,70 @@ def pdf_angle_change_of_variables(w: Any, d: int, c: Any) -> Any:
     Returns
     -------
     mpmath.mpf
-        The density at the working precision.
+        The density at the working precision (its error estimate:
+        :func:`pdf_angle_change_of_variables_with_error`).
 
     References
     ----------
     SimRF Lemma 4.2, eq (20) (the law of ``w_ij`` for rows at a fixed angle).
     """
+    return _pdf_angle_cov(w, d, c)[0]
+
+
+def pdf_angle_change_of_variables_with_error(w: Any, d: int, c: Any, dps: int) -> tuple[Any, Any]:
+    """:func:`pdf_angle_change_of_variables` with an error bar.
+
+    Parameters
+    ----------
+    w : float or mpmath.mpf
+        The point (> 0).
+    d : int
+        Dimension.
+    c : float or mpmath.mpf
+        ``cos theta`` in ``(-1, 1)``.
+    dps : int
+        Digits asked for.
+
+    Returns
+    -------
+    value, error : mpmath.mpf
+        See :func:`two_precision_value_with_error`: the change between ``dps + 10`` and ``dps + 25``
+        digits plus the quadrature's own error estimates (``10^(3 - dps)`` relative at least).
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (20) (the law of ``w_ij`` for rows at a fixed angle).
+    """
+    return two_precision_value_with_error(lambda: _pdf_angle_cov(w, d, c), dps)
+
+
+def _pdf_angle_cov(w: Any, d: int, c: Any) -> tuple[Any, Any]:
+    """(value, quadrature error estimate) of :func:`pdf_angle_change_of_variables` at the working precision."""
     w, c = _MF(w), _MF(c)
+    lnorm = (_MF(d) / 2 - 1) * mpmath.log(2) + mpmath.loggamma(_MF(d) / 2)
 
     def lchi(r: Any) -> Any:
-        return (d - 1) * mpmath.log(r) - r * r / 2 - (_MF(d) / 2 - 1) * mpmath.log(2) - mpmath.loggamma(_MF(d) / 2)
+        return (d - 1) * mpmath.log(r) - r * r / 2 - lnorm
 
-    s = 1 - c * c
-    top = w / mpmath.sqrt(s)
+    s = mpmath.sqrt(1 - c * c)
+    top = w / s
+    theta = mpmath.acos(c)
 
-    def f(r1: Any) -> Any:
-        disc = w * w - r1 * r1 * s
-        if disc <= 0 or r1 <= 0:
-            return _MF(0)
-        q = mpmath.sqrt(disc)
-        tot = _MF(0)
-        for r2 in (-c * r1 + q, -c * r1 - q):
-            if r2 > 0:
-                tot += mpmath.exp(lchi(r1) + lchi(r2)) * w / q
-        return tot
+    def piece(lo: Any, hi: Any, sign: int) -> tuple[Any, Any]:
+        def f(a: Any) -> Any:
+            r1 = top * mpmath.sin(a)
+            ca, sa = mpmath.cos(a), mpmath.sin(a)
+            r2 = top * (s * ca - c * sa) if sign > 0 else -top * (s * ca + c * sa)
+            return mpmath.exp(lchi(r1) + lchi(r2)) if r1 > 0 and r2 > 0 else _MF(0)
 
-    brk = sorted({_MF(0), min(w, top), top})
-    pts = [a + (b - a) * j / 8 for a, b in itertools.pairwise(brk) for j in range(8)] + [brk[-1]]
-    return mpmath.quad(f, pts)
+        return panel_quad(f, [lo + (hi - lo) * j / 8 for j in range(9)], _MF(10) ** (5 - mpmath.mp.dps))
+
+    if c >= 0:
+        val, err = piece(_MF(0), theta, 1)
+    else:
+        (v1, e1), (v2, e2) = piece(_MF(0), mpmath.pi / 2, 1), piece(mpmath.pi - theta, mpmath.pi / 2, -1)
+        val, err = v1 + v2, e1 + e2
+    return top * val, top * err
 
 
 def rff_orf_covariance(z: Any, d: int) -> Any:
