@@ -113,3 +113,20 @@ def test_panel_quad_scales_tiny_integrands() -> None:
         exact = MF(10) ** -300 * mpmath.sqrt(mpmath.pi / k)
         assert abs(val - exact) <= MF(10) ** -27 * exact
         assert err <= MF(10) ** -28 * abs(val)
+
+
+@pytest.mark.parametrize(("w", "d"), [(40.0, 256), (40.0, 128), (0.5, 2), (3.0, 8), (12.0, 64)])
+def test_chi2d_cdf_derivative_keeps_its_digits_where_the_cdf_is_near_1(w, d):
+    """The chi_2d density as the derivative of its CDF: at (40, 256) the density is 8.5e-111 and the
+    difference quotient of ``P`` (within 1e-111 of 1) was exactly 0 with error bar 0."""
+    from rfcheck.references.simrf import cdf_derivative_chi2d, cdf_derivative_sqrt2_chi
+
+    with mpmath.workdps(60):
+        wm = mpmath.mpf(w)
+        chi2d = wm ** (2 * d - 1) * mpmath.exp(-wm * wm / 2) / (2 ** (d - 1) * mpmath.gamma(d))
+        sqrt2chi = wm ** (d - 1) * mpmath.exp(-wm * wm / 4) / (2 ** (d - 1) * mpmath.gamma(mpmath.mpf(d) / 2))
+    for got, exact in ((cdf_derivative_chi2d(w, d, 30), chi2d), (cdf_derivative_sqrt2_chi(w, d, 30), sqrt2chi)):
+        value, err = got
+        assert value > 0
+        assert abs(value - exact) <= err, (value, exact, err)
+        assert err <= mpmath.mpf(10) ** -25 * exact

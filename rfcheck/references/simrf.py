@@ -458,10 +458,7 @@ def cdf_derivative_sqrt2_chi(w: Any, d: int, dps: int) -> tuple[Any, Any]:
     SimRF Lemma 4.1, eq (18) (the law of ``w_ij = |w_i + w_j|`` for iid rows).
     """
     w = _MF(w)
-    return two_precision_value(
-        lambda: mpmath.diff(lambda t: mpmath.gammainc(_MF(d) / 2, 0, t * t / 4, regularized=True), w, direction=1),
-        dps,
-    )
+    return _gamma_cdf_derivative(_MF(d) / 2, 4, w, dps)
 
 
 def cdf_derivative_chi2d(w: Any, d: int, dps: int) -> tuple[Any, Any]:
@@ -485,10 +482,25 @@ def cdf_derivative_chi2d(w: Any, d: int, dps: int) -> tuple[Any, Any]:
     ----------
     SimRF appendix A.5, eq (57)-(58) (the law of ``w_ij`` for orthogonal rows).
     """
+    return _gamma_cdf_derivative(_MF(d), 2, w, dps)
+
+
+def _gamma_cdf_derivative(a: Any, s: int, w: Any, dps: int) -> tuple[Any, Any]:
+    """``d/dw P(a, w^2/s)`` (a regularised incomplete gamma CDF) by numerical differentiation, with the
+    error bar of :func:`two_precision_value`.
+
+    Where the CDF is above 1/2 the upper tail ``Q = 1 - P`` is differentiated instead (``dP = -dQ``):
+    a CDF within ``10^-dps`` of 1 has no digits of its derivative left (at ``w = 40``, ``d = 256``
+    the chi_2d density is 8.5e-111 and the difference quotient of ``P`` was exactly 0)."""
     w = _MF(w)
-    return two_precision_value(
-        lambda: mpmath.diff(lambda t: mpmath.gammainc(_MF(d), 0, t * t / 2, regularized=True), w, direction=1), dps
-    )
+    upper = mpmath.gammainc(a, 0, w * w / s, regularized=True) > 0.5
+
+    def cdf(t: Any) -> Any:
+        if upper:
+            return -mpmath.gammainc(a, t * t / s, mpmath.inf, regularized=True)
+        return mpmath.gammainc(a, 0, t * t / s, regularized=True)
+
+    return two_precision_value(lambda: mpmath.diff(cdf, w, direction=1), dps)
 
 
 def iid_mgf_quadrature(v: Any, dps: int) -> tuple[Any, Any]:
