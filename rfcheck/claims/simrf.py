@@ -332,15 +332,9 @@ def printed_eq20(p: dict[str, Any]) -> Any:
         s2 = 1 + mpmath.sin(2 * ph) * c
         return (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1) * mpmath.exp(-w * w / (2 * s2)) / s2**d
 
-    for guard, panels in ((10, 2048), (25, 8192), (50, 32768)):
-        with mpmath.workdps(dps + guard):
-            rtol = mpmath.mpf(10) ** -(dps + 3)
-            val, err = ref.panel_quad(f, mpmath.linspace(0, mpmath.pi / 2, 17), rtol, max_panels=panels)
-            if err <= rtol * abs(val):
-                out = w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * val
-                break
-    else:
-        raise ArithmeticError(f"eq (20) at {p}: quadrature error estimate {err} above {rtol} relative")
+    val = ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (20) at {p}")
+    with mpmath.workdps(dps + 10):
+        out = w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * val
     return +out
 
 
@@ -1508,7 +1502,7 @@ def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
         jac, b = (w / s, w * mpmath.sin(ph) / rs) if corrected else (w / rs, w * mpmath.sin(ph) / s)
         return jac * pchi(w * mpmath.cos(ph) / rs) * pchi(b)
 
-    return mpmath.quad(f, mpmath.linspace(0, mpmath.pi / 2, 33), method="gauss-legendre")
+    return +ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (56) at {p}")
 
 
 def eq56_middle_ball(p: dict[str, Any], bits: int, corrected: bool = False) -> Any:
