@@ -30,6 +30,7 @@ eq (18) and its null space (:func:`ce_real_system`, :func:`real_null_space`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -1451,3 +1452,235 @@ def real_null_space(mat: Any, dps: int) -> list[Any]:
     _, s, v = mpmath.svd_r(mat)
     tol = mpmath.mpf(10) ** (10 - dps) * max(abs(s[0]), 1)
     return [v.T.column(k) for k in range(mat.rows) if abs(s[k]) <= tol]
+
+
+def sgn_product_mean_ball(theta: float, bits: int) -> Any:
+    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, ``x, y`` at angle ``theta``, as a ball.
+
+    The ball twin of :func:`sgn_product_mean_quad`, by exact integration of the same piecewise
+    constant integrand: the average over ``phi in [0, 2 pi)`` of ``sgn(cos phi) sgn(cos(phi -
+    theta))`` is ``(1/(2 pi)) sum_k s_k (b_{k+1} - b_k)`` over the arcs between the breakpoints
+    ``0, pi/2, 3 pi/2, (pi/2 + theta) mod 2 pi, (3 pi/2 + theta) mod 2 pi, 2 pi`` (the zeros of the
+    two cosines), ``s_k`` the sign of the integrand at the arc's midpoint decided on balls.  No
+    closed form of the mean (``1 - 2 theta/pi``) is used.  At ``theta = 0`` the integrand is
+    ``sgn(cos phi)^2 = 1`` (almost everywhere): exactly 1.
+
+    Parameters
+    ----------
+    theta : float
+        Angle between ``x`` and ``y``, in ``[0, pi]`` (a float, exact).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]``, or two breakpoints or an arc's sign cannot be
+        separated on balls at this precision.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19).
+
+    Examples
+    --------
+    >>> sgn_product_mean_ball(0.0, 64), sgn_product_mean_ball(1.0, 64).contains(1 - 2 / math.pi)
+    (1.0000000000000000000, False)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    if not 0 <= theta <= math.pi:
+        raise ValueError(f"theta must be in [0, pi]; got {theta}")
+    with workprec(bits):
+        if theta == 0:
+            return arb(1)
+        t, pi = arb(theta), arb.pi()
+        two_pi = 2 * pi
+        shifted = [(pi / 2 + t), (3 * pi / 2 + t)]
+        shifted = [s - two_pi if s > two_pi else s for s in shifted]
+        if any(not (s < two_pi or s > two_pi) for s in shifted):  # pragma: no cover - theta is a float
+            raise ValueError("a breakpoint cannot be placed on balls")
+        def cmp(a: Any, b: Any) -> int:
+            if a < b:
+                return -1
+            if a > b:
+                return 1
+            raise ValueError("two breakpoints cannot be separated on balls at this precision")
+
+        pts = sorted([arb(0), pi / 2, 3 * pi / 2, *shifted, two_pi], key=functools.cmp_to_key(cmp))
+        total = arb(0)
+        for a, b in zip(pts, pts[1:], strict=False):
+            mid = (a + b) / 2
+            c1, c2 = mid.cos(), (mid - t).cos()
+            if c1.contains(0) or c2.contains(0):
+                raise ValueError("the integrand's sign on an arc cannot be decided on balls")
+            total += (b - a) * (1 if (c1 > 0) == (c2 > 0) else -1)
+        return total / two_pi
+
+
+def feature_exp_moments_ball(kind: str, r: float, theta: float | str, sigma: float, bits: int) -> tuple[Any, Any, Any]:
+    """``(E f, E f^2, Var f)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)``, as balls.
+
+    The ball twin of :func:`feature_exp_moments_quad` (same features, same geometry): ``x = r e1``,
+    ``y = r (cos theta, sin theta)`` from coordinates, ``w^T v ~ |v| g`` with ``g ~ N(0, 1)``, and each
+    moment is the defining 1-D Gaussian integral by Arb's ``acb.integral`` on ``[-T, T]`` with a proven
+    tail bound (:func:`rfcheck.certify.gaussian_expectation_1d`): ``|cos(s v g)^k| <= 1`` (trig) and
+    ``exp(k s v g - k c) <= exp(-k c) exp(k s v |g|)`` (pos).  Where ``v = |x -+ y|`` is exactly 0
+    (``theta = 0`` for trig, ``theta = "pi"`` for pos: ``cos pi = -1``, ``sin pi = 0`` exactly) the
+    feature is a constant and ``Var f = 0`` exactly; otherwise ``Var f = E f^2 - (E f)^2``.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        ``f = cos(sigma w^T (x - y))`` or ``f = exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y -
+        sigma^2 |y|^2)``.
+    r : float
+        ``|x| = |y| = r``.
+    theta : float or "pi"
+        The angle between ``x`` and ``y`` (a float, exact), or ``"pi"`` for exactly ``pi``.
+    sigma : float
+        Bandwidth.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of flint.arb
+        Balls containing ``E f``, ``E f^2`` and ``Var f``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"trig"`` nor ``"pos"``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(68) and the text after
+    eq (68); positive features as in sec 1, eq (3).
+
+    Examples
+    --------
+    >>> m1, m2, v = feature_exp_moments_ball("trig", 1.0, 0.0, 1.0, 64)
+    >>> v.is_exact() and v.is_zero(), m1.contains(1)
+    (True, True)
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.certify import gaussian_expectation_1d
+
+    if kind not in ("trig", "pos"):
+        raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
+    with workprec(bits):
+        rb, sb = arb(r), arb(sigma)
+        if theta == "pi":
+            ct, st = arb(-1), arb(0)
+        else:
+            tb = arb(float(theta))
+            ct, st = (arb(1), arb(0)) if float(theta) == 0 else (tb.cos(), tb.sin())
+        x, y = (rb, arb(0)), (rb * ct, rb * st)
+        sign = -1 if kind == "trig" else 1
+        v2 = sum(((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
+        c = sb**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2) if kind == "pos" else arb(0)
+        if v2.is_exact() and v2.is_zero():
+            m1 = arb(1) if kind == "trig" else (-c).exp()
+            return m1, m1 * m1, arb(0)
+        a = sb * v2.sqrt()
+        moments = []
+        for k in (1, 2):
+            if kind == "trig":
+                def f(w: Any, analytic: bool, k: int = k) -> Any:
+                    return (a * w).cos() ** k
+
+                growth = (1.0, 0.0)
+            else:
+                def f(w: Any, analytic: bool, k: int = k) -> Any:
+                    return (k * (a * w - c)).exp()
+
+                growth = (float((-k * c).exp().upper()) * (1 + 1e-12), float((k * a).upper()) * (1 + 1e-12))
+            moments.append(gaussian_expectation_1d(f, growth=growth, prec=bits))
+        m1, m2 = moments
+        return m1, m2, m2 - m1 * m1
+
+
+class _SeriesContext:
+    """A minimal number-system context whose numbers are Arb power series (``flint.arb_series``):
+    ``exp``, ``cos``, ``sin``, ``log``, ``sqrt`` and ``pi`` at flint's working precision."""
+
+    name = "arb_series"
+
+    @property
+    def pi(self) -> Any:
+        from flint import arb
+
+        return arb.pi()
+
+    @staticmethod
+    def exp(z: Any) -> Any:
+        return z.exp()
+
+    @staticmethod
+    def cos(z: Any) -> Any:
+        return z.cos()
+
+    @staticmethod
+    def sin(z: Any) -> Any:
+        return z.sin()
+
+    @staticmethod
+    def log(z: Any) -> Any:
+        return z.log()
+
+    @staticmethod
+    def sqrt(z: Any) -> Any:
+        return z.sqrt()
+
+
+def derivative_ball(fn: Callable[[Any, Any], Any], t: float, bits: int) -> Any:
+    """``d fn(ctx, t)/dt`` at ``t`` as a ball, by Arb's power-series arithmetic (no finite differences).
+
+    ``fn(ctx, u)`` is a formula written against a number-system context (``ctx.exp``, ``ctx.cos``,
+    ``ctx.sin``, ``ctx.log``, ``ctx.sqrt``, ``ctx.pi``, arithmetic); it is evaluated once on the
+    truncated series ``u = t + eps`` (``flint.arb_series`` of length 2), whose coefficient of ``eps``
+    is the derivative with a rigorous radius (Arb's series functions are exact up to rounding,
+    which is enclosed).  Numbers other than ``u`` must reach ``fn`` as exact balls (``flint.arb``),
+    so that no float64 division enters.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)``.
+    t : float
+        The point (exact).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the derivative (exactly 0 where ``fn`` does not depend on ``u``).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (54)-(58) (the derivatives
+    of ``b_r^i`` whose signs the remark after eq (58) describes).
+
+    Examples
+    --------
+    >>> derivative_ball(lambda ctx, u: u * ctx.sin(u), 0.5, 64).contains(0)
+    False
+    """
+    from flint import arb, arb_series
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        out = fn(_SeriesContext(), arb_series([arb(t), arb(1)], prec=2))
+        return out[1] if isinstance(out, arb_series) else arb(0)
