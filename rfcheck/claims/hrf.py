@@ -1908,6 +1908,10 @@ def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
+#: extra bits for the balls of Thm F.2: near theta = pi with small r both sides form 1 - exp(-|z|^2) with
+#: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
+_THMF2_GUARD = 128
+
 
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
     P.claim(
@@ -1921,8 +1925,10 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
                                     atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24,
                                     printed_ctx=printed_thmf2_ctx,
-                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p),
-                                                                                                      bits))],
+                                    printed_ball=lambda p, bits: eval_on_balls(printed_thmf2_ctx, p,
+                                                                               bits + _THMF2_GUARD),
+                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(
+                                        _same_r(p), bits + _THMF2_GUARD))],
     )
 
 
@@ -3277,12 +3283,20 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_eq76_ref_ball`) and 0."""
+    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_eq76_ref_ball`) and 0.
+
+    Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
+    (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
+    sign is decided (closed forms: milliseconds)."""
     from rfcheck.arb_backend import workprec
 
-    v = _eq76_ref_ball(p, bits)
-    with workprec(bits):
-        return (-v).max(v - 1), 0
+    for b in (bits, 4 * bits, 16 * bits):
+        v = _eq76_ref_ball(p, b)
+        with workprec(b):
+            lhs = (-v).max(v - 1)
+        if not lhs.contains(0) or (lhs.is_exact() and lhs.is_zero()):
+            break
+    return lhs, 0
 
 
 P.claim(
