@@ -151,6 +151,9 @@ def _evaluate(cid: str, check: str, p: dict):
     ("hrf.text-f-lambda-estimator.trig-zero-at-0", "quadrature", {"r": 1.0, "sigma": 0.5, "n": 3}),
     ("hrf.text-f-lambda-estimator.pos-zero-at-pi", "quadrature", {"r": 1.0, "sigma": 0.5, "n": 3}),
     ("hrf.text-f-lambda-estimator.not-both", "quadrature-trig-at-pi", {"r": 1.0, "sigma": 0.5, "n": 3}),
+    ("hrf.eq59", "numerical-maximisation", {"r": 2.0, "n": 5}),
+    ("hrf.eq60", "numerical-maximisation", {"r": 7.3, "n": 9000}),
+    ("hrf.eq62.left", "numerical-maximisation", {"r": 1.0, "n": 2}),
     ("hrf.thmf.2", "moment-expansion", {"r": 0.05, "theta": math.pi, "m": 1, "n": 1, "sigma": 0.2}),
 ])
 def test_decided_points_are_certified(cid, check, p):
@@ -161,13 +164,26 @@ def test_decided_points_are_certified(cid, check, p):
 
 @pytest.mark.parametrize(("cid", "check", "p", "why"), [
     ("hrf.eq86", "mpmath", {"ri0": 1.0, "ri1": -0.5, "rj0": 0.3, "rj1": 0.7, "kind": "complex"}, "exactly 0"),
-    ("hrf.eq59", "numerical-maximisation", {"r": 2.0, "n": 5}, "numerically"),
+    ("hrf.eq56", "numerical-maximisation", {"r": 2.0, "n": 5}, "optimiser"),
     ("hrf.eq19", "monte-carlo", {"theta": 1.0, "n": 4, "nx": 1.0, "ny": 1.0}, "Monte Carlo"),
 ])
 def test_uncertifiable_points_say_why(cid, check, p, why):
     ev = _evaluate(cid, check, p)
     assert ev.decided
     assert ev.extra["certified"] is False and why in ev.extra["not_certified"]
+
+
+def test_the_local_maximiser_ball_brackets_a_sign_change_of_the_exact_derivative():
+    from rfcheck.claims import hrf as H
+
+    p = {"r": 2.0, "n": 5}
+    (ball,) = H._b1_locmax_balls(p, 116)
+    with mpmath.workdps(40):
+        t = mpmath.findroot(lambda u: u * mpmath.sin(u) - mpmath.mpf(1) / 4, 0.5)  # eq (59) at r = 2
+    assert _contains(ball, t) and ball.rad() < 1e-25
+    with workprec(116):  # a ball of the printed 1/r^2 and of theta* sin theta* agree; a planted value does not
+        assert (H._eq59_ball(p, 116) - arb(1) / 4).contains(0)
+        assert not (H._eq59_ball(p, 116) - arb(1) / 4 - arb("1e-20")).contains(0)
 
 
 def test_a_widened_inequality_ball_never_certifies():

@@ -2753,9 +2753,6 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _MAX_WHY = ("both sides are maxima over theta in [0, pi] found by an optimiser (grid + golden section in mpmath), with "
             "no enclosure of the maximum; a ball of b at the found argument bounds a maximum from below only, which "
             "cannot certify an upper bound on it (and max b_r <= max b_r^1 + max b_r^2 has a maximum on each side)")
-_LOCMAX_WHY = ("the reference is the interior local maxima of b_r^1 found numerically (a 1200-point grid refined to "
-               "a root of mpmath's numerical derivative), with no enclosure of the maximiser theta* (and no proof "
-               "that the grid found every local maximum)")
 
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
@@ -2787,6 +2784,84 @@ def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
     return _local_maxima(1, p["r"], int(p["n"]), dps)
 
 
+def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
+    """Balls each containing a true interior local maximiser of ``b_r^1`` (eq 54 as printed), one per numerical
+    maximiser ``t0`` of :func:`_b1_locmax` (same digits): ``[t0 - d, t0 + d]``, ``d = 10^(3-dps) (1 + t0)``, is
+    kept only where the exact derivative (``rfcheck.references.hrf.derivative_ball``, Arb power series) is
+    certified positive at ``t0 - d`` and negative at ``t0 + d``, so a local maximum lies inside (intermediate
+    values).  A string says why not.  Balls enclose the maximisers found; that the grid found them all is not
+    proven (the printed analysis gives exactly one for r >= 1: theta sin theta = 1/r^2 on the rising branch)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    dps = _dps_of_bits(bits)
+    r, n = arb(float(p["r"])), arb(int(p["n"]))
+    out = []
+    for t0 in _b1_locmax(p, dps):
+        with mpmath.workdps(dps + 20):
+            d = mpmath.mpf(10) ** (3 - dps) * (1 + t0)
+            lo, hi = t0 - d, t0 + d
+        slopes = [refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, 1, r, u, n), t, bits) for t in (lo, hi)]
+        if not (slopes[0] > 0 and slopes[1] < 0):
+            return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
+        with workprec(bits):
+            out.append(to_ball(lo).union(to_ball(hi)))
+    if not out:
+        return "b_r^1 has no interior local maximum"
+    return out
+
+
+def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``theta* sin theta*`` at the local maximiser that :func:`_eq59` compares (the one farthest from
+    ``1/r^2`` in mpmath), ``theta*`` enclosed by :func:`_b1_locmax_balls`."""
+    from rfcheck.arb_backend import workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    dps = _dps_of_bits(bits)
+    with mpmath.workdps(dps + 10):
+        inv = 1 / mpmath.mpf(p["r"]) ** 2
+        k = max(range(len(balls)), key=lambda j: abs(_b1_locmax(p, dps)[j] * mpmath.sin(_b1_locmax(p, dps)[j]) - inv))
+    with workprec(bits):
+        return balls[k] * balls[k].sin()
+
+
+def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``max theta*^2`` over the enclosed local maximisers (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    with workprec(bits):
+        lhs = balls[0] ** 2
+        for b in balls[1:]:
+            lhs = lhs.max(b**2)
+        return lhs, arb.pi() / 2 / arb(float(p["r"])) ** 2
+
+
+def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``max b_r^1(theta*)`` over the enclosed local maximisers (:func:`_b1_locmax_balls`; eq 54 as printed
+    on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
+    from rfcheck.arb_backend import Ball, workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    vals = [refs.on_balls(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n), p["r"], Ball(b), int(p["n"]), bits=bits)
+            for b in balls]
+    bound = _eq62_right_balls(p, bits)[1]
+    with workprec(bits):
+        lhs = vals[0]
+        for v in vals[1:]:
+            lhs = lhs.max(v)
+        return lhs, bound
+
+
 _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
                 description="r in [1, 10], n >= 2 (b_r^1 = 0 identically for n = 1, eq 54)")
 
@@ -2809,7 +2884,7 @@ P.claim(
     domain=_D3_B1,
     checks=[deterministic_check("numerical-maximisation", None, _eq59,
                                 printed_ctx=lambda ctx, p: 1 / refs.num(ctx, p["r"]) ** 2,
-                                atol_scale=lambda p, dps: 0, max_points=12, not_certified=_LOCMAX_WHY,
+                                atol_scale=lambda p, dps: 0, max_points=12, reference_ball=_eq59_ball,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
                                             "root of its numerical derivative; theta* sin theta* compared")],
 )
@@ -2827,7 +2902,7 @@ P.claim(
     "eq60", source=P.at("appendix D.3, eq (60)"),
     statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
     domain=_D3_B1,
-    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, not_certified=_LOCMAX_WHY)],
+    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, sides_ball=_eq60_balls)],
 )
 
 
@@ -2878,8 +2953,7 @@ for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
-                                 max_points=12, sides_ball=None if _part == "left" else _eq62_right_balls,
-                                 not_certified=_LOCMAX_WHY if _part == "left" else None)],
+                                 max_points=12, sides_ball=_eq62_left_balls if _part == "left" else _eq62_right_balls)],
     )
 
 

@@ -1662,8 +1662,8 @@ def derivative_ball(fn: Callable[[Any, Any], Any], t: float, bits: int) -> Any:
     ----------
     fn : callable
         ``fn(ctx, u)``.
-    t : float
-        The point (exact).
+    t : float, mpmath number or flint.arb
+        The point (a float or mpmath number is taken exactly; a ball's whole range is covered).
     bits : int
         Working precision in bits.
 
@@ -1684,8 +1684,8 @@ def derivative_ball(fn: Callable[[Any, Any], Any], t: float, bits: int) -> Any:
     """
     from flint import arb, arb_series
 
-    from rfcheck.arb_backend import workprec
+    from rfcheck.arb_backend import to_ball, workprec
 
     with workprec(bits):
-        out = fn(_SeriesContext(), arb_series([arb(t), arb(1)], prec=2))
+        out = fn(_SeriesContext(), arb_series([to_ball(t), arb(1)], prec=2))
         return out[1] if isinstance(out, arb_series) else arb(0)
