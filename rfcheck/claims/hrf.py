@@ -2749,12 +2749,30 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return lhs, m1 + m2, e0 + e1 + e2
 
 
-#: why a check on the maxima of b_r, b_r^1, b_r^2 over theta is not certified
-_MAX_WHY = ("both sides are maxima over theta in [0, pi] found by an optimiser (grid + golden section in mpmath), with "
-            "no enclosure of the maximum; a ball of b at the found argument bounds a maximum from below only, which "
-            "cannot certify an upper bound on it (and max b_r <= max b_r^1 + max b_r^2 has a maximum on each side)")
-
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
+
+def _max_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
+    (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
+    from flint import arb
+
+    r, n = arb(float(p["r"])), arb(int(p["n"]))
+    return refs.max_on_interval_ball(lambda ctx, u: fn(ctx, r, u, n), 0.0, "pi", bits, rtol=2.0 ** (30 - bits))
+
+
+def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` over ``[0, pi]`` (eq 53-55 as printed), each maximum
+    enclosed by branch and bound (:func:`_max_b_ball`)."""
+    from rfcheck.arb_backend import workprec
+
+    if int(p["n"]) == 1:
+        return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
+                "(with no slack) never decide as '<='")
+    lhs = _max_b_ball(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n), p, bits)
+    m1, m2 = (_max_b_ball(lambda ctx, r, t, n, i=i: _b_ctx(ctx, i, r, t, n), p, bits) for i in (1, 2))
+    with workprec(bits):
+        return lhs, m1 + m2
+
 
 P.claim(
     "eq56", source=P.at("appendix D.3, eq (56)"),
@@ -2763,7 +2781,7 @@ P.claim(
     domain=_D3_RN,
     checks=[inequality_check("numerical-maximisation", _eq56, max_points=12,
                              description="each maximum by a 401-point grid and golden section in mpmath",
-                             not_certified=_MAX_WHY)],
+                             sides_ball=_eq56_balls)],
 )
 
 
@@ -2785,8 +2803,14 @@ def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
 
 
 def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
-    """Balls each containing a true interior local maximiser of ``b_r^1`` (eq 54 as printed), one per numerical
-    maximiser ``t0`` of :func:`_b1_locmax` (same digits): ``[t0 - d, t0 + d]``, ``d = 10^(3-dps) (1 + t0)``, is
+    """:func:`_locmax_balls` of ``b_r^1``; a string where there is no interior local maximum."""
+    balls = _locmax_balls(1, p, bits)
+    return balls or "b_r^1 has no interior local maximum"
+
+
+def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
+    """Balls each containing a true interior local maximiser of ``b_r^i`` (eq 54/55 as printed), one per numerical
+    maximiser ``t0`` of :func:`_local_maxima` (same digits): ``[t0 - d, t0 + d]``, ``d = 10^(3-dps) (1 + t0)``, is
     kept only where the exact derivative (``rfcheck.references.hrf.derivative_ball``, Arb power series) is
     certified positive at ``t0 - d`` and negative at ``t0 + d``, so a local maximum lies inside (intermediate
     values).  A string says why not.  Balls enclose the maximisers found; that the grid found them all is not
@@ -2798,17 +2822,15 @@ def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
     dps = _dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     out = []
-    for t0 in _b1_locmax(p, dps):
+    for t0 in _local_maxima(i, p["r"], int(p["n"]), dps):
         with mpmath.workdps(dps + 20):
             d = mpmath.mpf(10) ** (3 - dps) * (1 + t0)
             lo, hi = t0 - d, t0 + d
-        slopes = [refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, 1, r, u, n), t, bits) for t in (lo, hi)]
+        slopes = [refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits) for t in (lo, hi)]
         if not (slopes[0] > 0 and slopes[1] < 0):
             return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
         with workprec(bits):
             out.append(to_ball(lo).union(to_ball(hi)))
-    if not out:
-        return "b_r^1 has no interior local maximum"
     return out
 
 
@@ -3122,6 +3144,25 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
     return max(cands)
 
 
+def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
+    local maximiser enclosed by :func:`_locmax_balls`."""
+    from rfcheck.arb_backend import Ball, workprec
+
+    i = int(p["i"])
+    balls = _locmax_balls(i, p, bits)
+    if isinstance(balls, str):
+        return balls
+    f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
+    vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
+    vals.append(_b_at_ball(i, "pi")(p, bits))
+    with workprec(bits):
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+
+
 P.claim(
     "text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
@@ -3130,9 +3171,9 @@ P.claim(
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
                   description="r in [1, 10]; b_r^1 needs n >= 2"),
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
-                                max_points=10, not_certified="both sides are optimiser outputs (the printed side "
-                                "at the numerically found local maxima, the reference a grid + golden-section "
-                                "global maximum in mpmath), neither with an enclosure of the maximum")],
+                                max_points=10, printed_ball=_d3_global_printed_ball,
+                                reference_ball=lambda p, bits: _max_b_ball(
+                                    lambda ctx, r, t, n, i=int(p["i"]): _b_ctx(ctx, i, r, t, n), p, bits))],
 )
 
 
