@@ -149,6 +149,24 @@ def test_max_on_interval_ball_contains_the_50_digit_maximum(k):
     assert ball.rad() < 1e-30 * abs(ball.mid())
 
 
+@pytest.mark.parametrize("k", range(3))
+def test_interior_local_maxima_balls_find_the_one_maximiser_of_eq_54_55(k):
+    i, r, n = int(RNG.integers(1, 3)), float(RNG.uniform(1.0, 8.0)), int(RNG.integers(2, 500))
+    balls = refs.interior_local_maxima_balls(lambda ctx, u: _bi(ctx, i, u, arb(r), arb(n)), 0.0, "pi", BITS)
+    with mpmath.workdps(50):
+        c = 1 / mpmath.mpf(r) ** 2 if i == 1 else 1 / (2 * mpmath.mpf(r) ** 2)
+        t_star = mpmath.findroot(lambda t: t * mpmath.sin(t) - c, (mpmath.mpf(10) ** -8, mpmath.pi / 2),
+                                 solver="anderson")
+    assert len(balls) == 1 and _contains(balls[0], t_star)
+    assert not _contains(balls[0], t_star + 0.2)
+
+
+def test_interior_local_maxima_balls_count_every_maximum():
+    balls = refs.interior_local_maxima_balls(lambda ctx, u: ctx.sin(3 * u), 0.0, "pi", BITS)
+    assert len(balls) == 2  # pi/6 and 5 pi/6 (pi/2 is a minimum)
+    assert _contains(balls[0], mpmath.pi / 6) and _contains(balls[1], 5 * mpmath.pi / 6)
+
+
 def _bi(ctx, i, u, r, n):
     """Eq (54)-(55)'s shapes, ``ctx`` mpmath or a context."""
     q = u / ctx.pi
@@ -185,6 +203,8 @@ def _evaluate(cid: str, check: str, p: dict):
     ("hrf.text-d3-global-max", "numerical-maximisation", {"r": 2.0, "n": 7, "i": 1}),
     ("hrf.text-d3-global-max", "numerical-maximisation", {"r": 10.0, "n": 1, "i": 2}),
     ("hrf.eq59", "numerical-maximisation", {"r": 2.0, "n": 5}),
+    ("hrf.text-d3-derivatives.local-max", "grid-and-root", {"r": 5.0, "n": 2, "i": 1}),
+    ("hrf.text-d3-derivatives.local-max", "grid-and-root", {"r": 1.0, "n": 1, "i": 2}),
     ("hrf.eq60", "numerical-maximisation", {"r": 7.3, "n": 9000}),
     ("hrf.eq62.left", "numerical-maximisation", {"r": 1.0, "n": 2}),
     ("hrf.thmf.2", "moment-expansion", {"r": 0.05, "theta": math.pi, "m": 1, "n": 1, "sigma": 0.2}),

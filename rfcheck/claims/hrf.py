@@ -3044,18 +3044,41 @@ def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return pe
 
 
+def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """:func:`_d3_locmax`, its decided points certified by balls: every interior local maximum of b_r^i (eq 54/55
+    as printed) enclosed, with a proof that there are no others, from the signs of its exact first and second
+    derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``); the claim holds on
+    balls when there is one and its ball lies at or below pi/2."""
+    from flint import arb
+
+    from rfcheck.arb_backend import bits_for_dps, workprec
+    from rfcheck.claims._common import certify_eval
+
+    ev = _d3_locmax(p, budget, seed)
+    if not ev.decided:
+        return ev
+    bits = bits_for_dps(budget.dps)
+    i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
+    try:
+        balls = refs.interior_local_maxima_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), 0.0, "pi", bits)
+    except ValueError as exc:
+        return certify_eval(ev, None, f"no ball at this point ({exc})")
+    with workprec(bits):
+        half_pi = arb.pi() / 2
+        verdict = ("REFUTED" if len(balls) != 1 or balls[0] > half_pi else
+                   "HOLDS" if balls[0] <= half_pi else None)
+    return certify_eval(ev, verdict, "the local maximiser's ball straddles pi/2")
+
+
 P.claim(
     "text-d3-derivatives.local-max", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
                   description="r in [1, 10]; b_r^1 needs n >= 2 (b_r^1 = 0 identically for n = 1)"),
-    checks=[not_certifiable(
-        Check("grid-and-root", 1, _d3_locmax, search=True, max_points=14,
-              description="interior local maxima of log b_r^i on a 1200-point grid of (0, pi), each refined to the "
-                          "root of the numerical derivative; count must be 1 and location <= pi/2"),
-        "the count and location of interior local maxima come from a 1200-point grid refined by mpmath's numerical "
-        "derivative: a count is not an enclosable value, and nothing proves the grid missed no local maximum")],
+    checks=[Check("grid-and-root", 1, _d3_locmax_certified, search=True, max_points=14,
+                  description="interior local maxima of log b_r^i on a 1200-point grid of (0, pi), each refined to the "
+                              "root of the numerical derivative; count must be 1 and location <= pi/2")],
     notes="'Local maximum' is read as an interior critical point: the next sentence treats theta = pi separately "
           "('either in its unique local maximum ... or for theta = pi'); on the closed interval theta = pi is "
           "also a one-sided local maximum (the derivative is positive just below pi).",

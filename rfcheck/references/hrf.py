@@ -29,8 +29,9 @@ eq (18) and its null space (:func:`ce_real_system`, :func:`real_null_space`).
 
 Ball twins of some of these numerics, with rigorous radii: :func:`sgn_product_mean_ball` (the sign
 product integrated exactly between its breakpoints), :func:`feature_exp_moments_ball` (Arb quadrature
-with proven Gaussian tails), :func:`derivative_ball` (a derivative on Arb power series) and
-:func:`max_on_interval_ball` (a maximum over an interval by branch and bound).
+with proven Gaussian tails), :func:`derivative_ball` (a derivative on Arb power series),
+:func:`max_on_interval_ball` (a maximum over an interval by branch and bound) and
+:func:`interior_local_maxima_balls` (every interior local maximum, from the derivative's signs).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ __all__ = [
     "hybrid_variance_terms",
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
+    "interior_local_maxima_balls",
     "log_rel_error_hybrid_same_length",
     "max_on_interval_ball",
     "mp_bracketed_root",
@@ -1778,3 +1780,91 @@ def max_on_interval_ball(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: 
                 break
             pieces = [piece for a, m, b, _ in scored for piece in ((a, m), (m, b))]
         return best.union(upper)
+
+
+def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: int, *,
+                                npts: int = 61, max_depth: int = 40) -> list[Any]:
+    """Balls, one per interior local maximum of ``fn(ctx, u)`` on ``(lo, hi)``, with a proof that there are no others.
+
+    ``fn'`` and ``fn''`` are enclosed on pieces of ``[lo, hi]`` by one evaluation on the Arb power series
+    ``X + eps`` (as :func:`derivative_ball`).  A piece where ``fn'`` excludes 0 has a known sign; one where
+    ``fn''`` excludes 0 has a monotone ``fn'``, whose signs at the piece's ends (points) tell whether it holds
+    one simple root (a ``+ -> -`` root is a local maximum; an end where ``fn'`` is exactly 0 gives the piece
+    the sign of the other end); any other piece is halved, up to ``max_depth`` times.  The local maxima are
+    the ``+ -> -`` roots; a change of sign across two pieces' common end would need ``fn'`` of both signs
+    there, which the balls exclude.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball` (analytic on a neighbourhood of ``[lo, hi]``).
+    lo, hi : float, mpmath number, flint.arb or "pi"
+        The interval's ends, as for :func:`max_on_interval_ball`.
+    bits : int
+        Working precision in bits.
+    npts : int, optional
+        Initial pieces (a prime, so that no end falls on a simple fraction of the interval such as its middle,
+        where a critical point would leave ``fn'`` at a piece's end undecidable).
+    max_depth : int, optional
+        Most halvings of a piece.
+
+    Returns
+    -------
+    list of flint.arb
+        A ball around each interior local maximiser, left to right.
+
+    Raises
+    ------
+    ValueError
+        If a piece's signs stay undecided after ``max_depth`` halvings.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, the remark after eq (58) (a unique
+    local maximum of ``b_r^i`` on ``[0, pi]``).
+
+    Examples
+    --------
+    >>> (b,) = interior_local_maxima_balls(lambda ctx, u: u * ctx.sin(u), 0.0, 3.0, 128)
+    >>> b.contains(2.028757838), b.rad() < 0.1  # the maximiser of u sin u
+    (True, True)
+    """
+    from flint import arb, arb_series
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    ctx = _SeriesContext()
+
+    def d12(x: Any) -> tuple[Any, Any]:
+        out = fn(ctx, arb_series([x, arb(1)], prec=3))
+        if not isinstance(out, arb_series):
+            return arb(0), arb(0)
+        c = out.coeffs()
+        c += [arb(0)] * (3 - len(c))
+        return c[1], 2 * c[2]
+
+    def sign(v: Any) -> int | None:
+        return 1 if v > 0 else -1 if v < 0 else 0 if (v.is_exact() and v.is_zero()) else None
+
+    with workprec(bits):
+        a0, b0 = (arb.pi() if isinstance(v, str) and v == "pi" else to_ball(v) for v in (lo, hi))
+        edges = [a0, *(a0 + (b0 - a0) * k / npts for k in range(1, npts)), b0]
+        stack = [(a, b, 0) for a, b in reversed(list(itertools.pairwise(edges)))]
+        maxima = []
+        while stack:
+            a, b, depth = stack.pop()
+            x = a.union(b)
+            d1, d2 = d12(x)
+            if sign(d1) in (1, -1):
+                continue
+            if sign(d2) in (1, -1):
+                sa, sb = sign(d12(a)[0]), sign(d12(b)[0])
+                if sa is not None and sb is not None and not (sa == 0 and sb == 0):
+                    if sa * sb < 0 and sa > 0:
+                        maxima.append(x)
+                    continue
+            if depth >= max_depth:
+                raise ValueError("the sign of the derivative stays undecided on a piece of [lo, hi]")
+            m = (a + b) / 2
+            stack.extend([(m, b, depth + 1), (a, m, depth + 1)])
+        return maxima
