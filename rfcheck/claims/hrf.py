@@ -1998,6 +1998,37 @@ P.claim(
 
 # ======================================================================== appendix F
 
+#: why a Monte Carlo check's decided points are not certified
+_MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estimators), a random quantity with no "
+           "enclosure; the deterministic checks of the claim carry the certification")
+
+
+def _quad_check_balls(printed_ctx: Callable[[Any, dict[str, Any]], Any],
+                      ref: Callable[[dict[str, Any], int], tuple[Any, Any]], domain: Domain,
+                      reference_ball: Callable[[dict[str, Any], int], Any]) -> Check:
+    """The quadrature comparison of ``_quad_check`` (same name, tolerance, two points, no climb), its decided
+    points certified against ``reference_ball`` (the exact moments' enclosure of the quantity the quadrature
+    approximates)."""
+    c = deterministic_check("quadrature", None, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
+                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
+                            printed_ctx=printed_ctx, reference_ball=reference_ball)
+    c.search = False
+    c.domain = domain
+    return c
+
+
+def _dps_of_bits(bits: int) -> int:
+    """The digits ``dps`` whose working precision is ``bits`` (``rfcheck.arb_backend.bits_for_dps`` is one-to-one):
+    a ball function receives the bits, a check's floor ``10^(5 - dps)`` needs the digits."""
+    from rfcheck.arb_backend import bits_for_dps
+
+    dps = max(1, math.floor((bits - 64) / math.log2(10)))
+    while bits_for_dps(dps) < bits:
+        dps += 1
+    if bits_for_dps(dps) != bits:
+        raise ValueError(f"{bits} bits is not the working precision of any dps")
+    return dps
+
 
 def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2
@@ -2056,9 +2087,10 @@ for _eq, _pr, _prc, _stmt in (
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
                                     atol_scale=lambda p, dps, pr=_pr: pr(p) + 1, max_points=24,
                                     printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
-                _quad_check(_pr, _ref_gl(_eq, quad=True),
-                            _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
-                                         description="|x|, |y| <= 1, sigma <= 1.5"))],
+                _quad_check_balls(_prc, _ref_gl(_eq, quad=True),
+                                  _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5),
+                                                                       "r": Real(0.3, 3.0)},
+                                               description="|x|, |y| <= 1, sigma <= 1.5"), _gl_ball(_eq))],
     )
 
 
@@ -2084,9 +2116,11 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
                             max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
-        mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
-                 domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "sigma": Real(0.3, 1.5),
-                                                              "r": Real(0.3, 1.0)}, description="|x|, |y| <= 0.5")),
+        not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
+                                 domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
+                                                                              "sigma": Real(0.3, 1.5),
+                                                                              "r": Real(0.3, 1.0)},
+                                                     description="|x|, |y| <= 0.5")), _MC_WHY),
     ],
 )
 
@@ -2118,13 +2152,14 @@ P.claim(
             deterministic_check("moment-expansion", None,
                                 lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
                                 max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
-            mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
-                     domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
-                                                                  "sigma": Real(0.3, 1.5), "r": Real(0.3, 1.0)},
-                                         description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, "
-                                                     "theta = 2.7",
-                                         fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1, "n": 1,
-                                                        "sigma": 1.2, "r": 0.5}])),
+            not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
+                                     domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
+                                                                                  "sigma": Real(0.3, 1.5),
+                                                                                  "r": Real(0.3, 1.0)},
+                                                         description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, "
+                                                                     "|y| = 1.1, theta = 2.7",
+                                                         fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1,
+                                                                        "n": 1, "sigma": 1.2, "r": 0.5}])), _MC_WHY),
         ], description="for every x, y as Thm F.1 writes them (Delta = x - y), r entering only rho (eq 68)"),
         Reading("same length", [
             Check("moment-expansion-same-length", 1, _thmf1_same_length, max_points=30, domain=_GAUSS_SAME_F1,
@@ -2169,6 +2204,10 @@ def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
+#: extra bits for the balls of Thm F.2: near theta = pi with small r both sides form 1 - exp(-|z|^2) with
+#: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
+_THMF2_GUARD = 128
+
 
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
     P.claim(
@@ -2182,8 +2221,10 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
                                     lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
                                     atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24,
                                     printed_ctx=printed_thmf2_ctx,
-                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p),
-                                                                                                      bits))],
+                                    printed_ball=lambda p, bits: eval_on_balls(printed_thmf2_ctx, p,
+                                                                               bits + _THMF2_GUARD),
+                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(
+                                        _same_r(p), bits + _THMF2_GUARD))],
     )
 
 
@@ -2308,7 +2349,11 @@ P.claim(
     statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = 0 "
               "if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
     domain=_H2,
-    checks=[inequality_check("mpmath", _eq83_residual, description="max_k |A_kk r_i,k + r_j,k/A_kk| <= 0")],
+    checks=[inequality_check("mpmath", _eq83_residual, description="max_k |A_kk r_i,k + r_j,k/A_kk| <= 0",
+                             not_certified="the residual is exactly 0 (an identity: A_kk^2 = -r_j,k/r_i,k) and the "
+                             "check is residual <= 0 with no slack on balls; A_kk = i sqrt(r_j,k/r_i,k) or "
+                             "sqrt(-r_j,k/r_i,k) is irrational, so its ball, and the residual's, has a positive "
+                             "radius around 0 and never decides '<= 0' (balls could only certify a violation)")],
 )
 
 
@@ -2709,7 +2754,12 @@ P.claim(
     statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
-    checks=[_cheap(inequality_check("quadrature", _h2_zero_var, max_points=16), 5)],
+    checks=[_cheap(inequality_check(
+        "quadrature", _h2_zero_var, max_points=16,
+        not_certified="the variance is exactly 0 (the estimator is constant: z = A r_i + A^-1 r_j = 0 by eq (83)) and "
+                      "the check is Var <= 0 with no slack on balls; z is formed from the irrational entries "
+                      "sqrt(+-r_j,k/r_i,k) of A, so its ball, and the variance's, has a positive radius around 0 and "
+                      "never decides '<= 0'"), 5)],
     notes="Holds under either reading of ||.||^2 in eq (91)-(92) (the estimator is constant there; the normaliser "
           "only scales it). That constant is SM(r_i, r_j) with the bilinear squares (the natural reading of claim "
           "hrf.eq90), so the MSE is zero too; with the Hermitian norm it is not, and the MSE is not zero.",
@@ -2749,6 +2799,20 @@ def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return v, abs(n * c) * e
 
 
+def _eq19_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``E[1/2 + rho_n(x)^T rho_n(y)]`` (as :func:`_ref_eq19`), the sign-product mean integrated exactly
+    between its breakpoints (``rfcheck.references.hrf.sgn_product_mean_ball``)."""
+    from flint import acb
+
+    from rfcheck.arb_backend import workprec
+
+    s = refs.sgn_product_mean_ball(float(p["theta"]), bits)
+    with workprec(bits):
+        n = acb(int(p["n"]))
+        c = (acb(0, 1) / (2 * n).sqrt()) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
+        return acb(1) / 2 + n * c * s
+
+
 def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
     from rfcheck.stats import compare_mc, estimate_mean, z_critical
@@ -2774,13 +2838,15 @@ P.claim(
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
     checks=[
         deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
-                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
+                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi, reference_ball=_eq19_ball,
                             description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
                                         "over tau's direction"),
-        Check("monte-carlo", 3, _eq19_mc, search=False,
-              description="sample mean of eq (19) built literally with complex features",
-              domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0), "ny": Real(0.5, 2.0)},
-                            description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
+        not_certifiable(Check("monte-carlo", 3, _eq19_mc, search=False,
+                              description="sample mean of eq (19) built literally with complex features",
+                              domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0),
+                                             "ny": Real(0.5, 2.0)},
+                                            description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
+                        _MC_WHY),
     ],
 )
 
@@ -2853,6 +2919,28 @@ P.claim(
 )
 
 
+def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
+    """(eq (34) or (35) as printed, the feature-map estimator of eq (3) or (2)) on the draws ``w`` (m, d), the
+    float64 inputs exact: the ball twin of the worst draw's comparison in :func:`_eq34_35`."""
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball
+
+    xs, ys = [float(v) for v in x], [float(v) for v in y]
+    xb, yb = [arb(v) for v in xs], [arb(v) for v in ys]
+    a = (sum(v * v for v in xb) + sum(v * v for v in yb)) / 2
+    m = len(w)
+    if which == "pos":  # exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))
+        u = [xb[c] + yb[c] for c in range(len(xb))]
+        printed = (-a).exp() * sum(sum(arb(float(wi[c])) * u[c] for c in range(len(u))).cosh() for wi in w) / m
+        ref = refs.sm_pos_on_draws(ctx, xs, ys, w)
+    else:  # exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
+        u = [xb[c] - yb[c] for c in range(len(xb))]
+        printed = a.exp() * sum(sum(arb(float(wi[c])) * u[c] for c in range(len(u))).cos() for wi in w) / m
+        ref = refs.sm_trig_on_draws(ctx, xs, ys, w)
+    return Ball(printed), ref
+
+
 def _eq34_35(which: str) -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
@@ -2867,8 +2955,9 @@ def _eq34_35(which: str) -> Check:
             ref = hy.sm_trig(x, y, w)
         k = int(np.argmax(np.abs(printed - ref)))
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
-        return compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
-                                     scale=scale)
+        ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
+                                   scale=scale)
+        return _certify_draws(ev, budget, lambda ctx: _eq34_35_on_draws(ctx, which, x, y, w[k]), tol=1e-13 * scale)
 
     return Check("same-draws", 1, evaluate, search=False,
                  description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
@@ -2958,13 +3047,37 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
+def _max_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
+    (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
+    from flint import arb
+
+    r, n = arb(float(p["r"])), arb(int(p["n"]))
+    return refs.max_on_interval_ball(lambda ctx, u: fn(ctx, r, u, n), 0.0, "pi", bits, rtol=2.0 ** (30 - bits))
+
+
+def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` over ``[0, pi]`` (eq 53-55 as printed), each maximum
+    enclosed by branch and bound (:func:`_max_b_ball`)."""
+    from rfcheck.arb_backend import workprec
+
+    if int(p["n"]) == 1:
+        return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
+                "(with no slack) never decide as '<='")
+    lhs = _max_b_ball(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n), p, bits)
+    m1, m2 = (_max_b_ball(lambda ctx, r, t, n, i=i: _b_ctx(ctx, i, r, t, n), p, bits) for i in (1, 2))
+    with workprec(bits):
+        return lhs, m1 + m2
+
+
 P.claim(
     "eq56", source=P.at("appendix D.3, eq (56)"),
     statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + "
               "max_{theta in [0, pi]} b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)",
     domain=_D3_RN,
     checks=[inequality_check("numerical-maximisation", _eq56, max_points=12,
-                             description="each maximum by a 401-point grid and golden section in mpmath")],
+                             description="each maximum by a 401-point grid and golden section in mpmath",
+                             sides_ball=_eq56_balls)],
 )
 
 
@@ -2983,6 +3096,88 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
 
 def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
     return _local_maxima(1, p["r"], int(p["n"]), dps)
+
+
+def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
+    """:func:`_locmax_balls` of ``b_r^1``; a string where there is no interior local maximum."""
+    balls = _locmax_balls(1, p, bits)
+    return balls or "b_r^1 has no interior local maximum"
+
+
+def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
+    """Balls each containing a true interior local maximiser of ``b_r^i`` (eq 54/55 as printed), one per numerical
+    maximiser ``t0`` of :func:`_local_maxima` (same digits): ``[t0 - d, t0 + d]``, ``d = 10^(3-dps) (1 + t0)``, is
+    kept only where the exact derivative (``rfcheck.references.hrf.derivative_ball``, Arb power series) is
+    certified positive at ``t0 - d`` and negative at ``t0 + d``, so a local maximum lies inside (intermediate
+    values).  A string says why not.  Balls enclose the maximisers found; that the grid found them all is not
+    proven (the printed analysis gives exactly one for r >= 1: theta sin theta = 1/r^2 on the rising branch)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    dps = _dps_of_bits(bits)
+    r, n = arb(float(p["r"])), arb(int(p["n"]))
+    out = []
+    for t0 in _local_maxima(i, p["r"], int(p["n"]), dps):
+        with mpmath.workdps(dps + 20):
+            d = mpmath.mpf(10) ** (3 - dps) * (1 + t0)
+            lo, hi = t0 - d, t0 + d
+        slopes = [refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits) for t in (lo, hi)]
+        if not (slopes[0] > 0 and slopes[1] < 0):
+            return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
+        with workprec(bits):
+            out.append(to_ball(lo).union(to_ball(hi)))
+    return out
+
+
+def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of ``theta* sin theta*`` at the local maximiser that :func:`_eq59` compares (the one farthest from
+    ``1/r^2`` in mpmath), ``theta*`` enclosed by :func:`_b1_locmax_balls`."""
+    from rfcheck.arb_backend import workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    dps = _dps_of_bits(bits)
+    with mpmath.workdps(dps + 10):
+        inv = 1 / mpmath.mpf(p["r"]) ** 2
+        k = max(range(len(balls)), key=lambda j: abs(_b1_locmax(p, dps)[j] * mpmath.sin(_b1_locmax(p, dps)[j]) - inv))
+    with workprec(bits):
+        return balls[k] * balls[k].sin()
+
+
+def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``max theta*^2`` over the enclosed local maximisers (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    with workprec(bits):
+        lhs = balls[0] ** 2
+        for b in balls[1:]:
+            lhs = lhs.max(b**2)
+        return lhs, arb.pi() / 2 / arb(float(p["r"])) ** 2
+
+
+def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``max b_r^1(theta*)`` over the enclosed local maximisers (:func:`_b1_locmax_balls`; eq 54 as printed
+    on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
+    from rfcheck.arb_backend import Ball, workprec
+
+    balls = _b1_locmax_balls(p, bits)
+    if isinstance(balls, str):
+        return balls
+    vals = [refs.on_balls(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n), p["r"], Ball(b), int(p["n"]), bits=bits)
+            for b in balls]
+    bound = _eq62_right_balls(p, bits)[1]
+    with workprec(bits):
+        lhs = vals[0]
+        for v in vals[1:]:
+            lhs = lhs.max(v)
+        return lhs, bound
 
 
 _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
@@ -3007,7 +3202,7 @@ P.claim(
     domain=_D3_B1,
     checks=[deterministic_check("numerical-maximisation", None, _eq59,
                                 printed_ctx=lambda ctx, p: 1 / refs.num(ctx, p["r"]) ** 2,
-                                atol_scale=lambda p, dps: 0, max_points=12,
+                                atol_scale=lambda p, dps: 0, max_points=12, reference_ball=_eq59_ball,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
                                             "root of its numerical derivative; theta* sin theta* compared")],
 )
@@ -3025,7 +3220,7 @@ P.claim(
     "eq60", source=P.at("appendix D.3, eq (60)"),
     statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
     domain=_D3_B1,
-    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12)],
+    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, sides_ball=_eq60_balls)],
 )
 
 
@@ -3076,7 +3271,7 @@ for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
         domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
-                                 max_points=12, sides_ball=None if _part == "left" else _eq62_right_balls)],
+                                 max_points=12, sides_ball=_eq62_left_balls if _part == "left" else _eq62_right_balls)],
     )
 
 
@@ -3096,6 +3291,24 @@ def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return margin, mpmath.mpf(0), err
 
 
+def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
+    as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
+    (``rfcheck.references.hrf.derivative_ball``), not by finite differences."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
+    d = []
+    for t in sorted(float(p[k]) for k in ("t1", "t2", "t3")):
+        db = refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits)
+        with workprec(bits):
+            d.append(db * (-2 * r**2 * arb(t).cos()).exp())
+    with workprec(bits):
+        return (-d[0]).min(d[1]).min(-d[2]), arb(0)
+
+
 _REMARK = ("from the properties of function theta -> theta sin(theta) and the fact that r >= 1, we conclude that both "
            "derivatives [eq (57), (58)] are first non-negative, then non-positive and then non-negative and that the "
            "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
@@ -3106,7 +3319,7 @@ P.claim(
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
                    **{f"t{k}": Real(0.0, PI, extra=(PI / 2,)) for k in (1, 2, 3)}},
                   description="r in [1, 10], n <= 10000, b_r^1 and b_r^2; every triple t1 < t2 < t3 in [0, pi]"),
-    checks=[inequality_check("numerical-differentiation", _d3_signs,
+    checks=[inequality_check("numerical-differentiation", _d3_signs, sides_ball=_d3_signs_balls,
                              description="min(-D(t1), D(t2), -D(t3)) <= 0, D the numerical derivative of eq (54)-(55) "
                                          "(a '-, +, -' triple is exactly a violation of '+, -, +'); the optimiser "
                                          "moves r, t1, t2, t3")],
@@ -3127,13 +3340,39 @@ def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return pe
 
 
+def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """:func:`_d3_locmax`, its decided points certified by balls: every interior local maximum of b_r^i (eq 54/55
+    as printed) enclosed, with a proof that there are no others, from the signs of its exact first and second
+    derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``); the claim holds on
+    balls when there is one and its ball lies at or below pi/2."""
+    from flint import arb
+
+    from rfcheck.arb_backend import bits_for_dps, workprec
+    from rfcheck.claims._common import certify_eval
+
+    ev = _d3_locmax(p, budget, seed)
+    if not ev.decided:
+        return ev
+    bits = bits_for_dps(budget.dps)
+    i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
+    try:
+        balls = refs.interior_local_maxima_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), 0.0, "pi", bits)
+    except ValueError as exc:
+        return certify_eval(ev, None, f"no ball at this point ({exc})")
+    with workprec(bits):
+        half_pi = arb.pi() / 2
+        verdict = ("REFUTED" if len(balls) != 1 or balls[0] > half_pi else
+                   "HOLDS" if balls[0] <= half_pi else None)
+    return certify_eval(ev, verdict, "the local maximiser's ball straddles pi/2")
+
+
 P.claim(
     "text-d3-derivatives.local-max", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
                   description="r in [1, 10]; b_r^1 needs n >= 2 (b_r^1 = 0 identically for n = 1)"),
-    checks=[Check("grid-and-root", 1, _d3_locmax, search=True, max_points=14,
+    checks=[Check("grid-and-root", 1, _d3_locmax_certified, search=True, max_points=14,
                   description="interior local maxima of log b_r^i on a 1200-point grid of (0, pi), each refined to the "
                               "root of the numerical derivative; count must be 1 and location <= pi/2")],
     notes="'Local maximum' is read as an interior critical point: the next sentence treats theta = pi separately "
@@ -3176,6 +3415,18 @@ def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return -min(_b(1, r, t, n), _b(2, r, t, n)), mpmath.mpf(0), mpmath.mpf(10) ** (-dps - 5)
 
 
+def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
+    """Balls of ``-min(b_r^1(theta), b_r^2(theta))`` (eq 54-55 as printed) and 0."""
+    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
+        return _b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)
+
+    b1, b2 = refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits)
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        return -(b1.min(b2)), 0
+
+
 _D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0, PI)},
                   description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
 
@@ -3193,7 +3444,7 @@ P.claim(
                                 reference_ball=_b_at_ball(1, "0"), atol_scale=lambda p, dps: 1, max_points=6),
             deterministic_check("b2-at-0", None, _b_at(2, "0"), printed_ctx=_zero_ctx,
                                 reference_ball=_b_at_ball(2, "0"), atol_scale=lambda p, dps: 1, max_points=6),
-            inequality_check("non-negative", _b_nonneg, max_points=16,
+            inequality_check("non-negative", _b_nonneg, max_points=16, sides_ball=_b_nonneg_balls,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
 )
 
@@ -3212,6 +3463,25 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
     return max(cands)
 
 
+def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
+    local maximiser enclosed by :func:`_locmax_balls`."""
+    from rfcheck.arb_backend import Ball, workprec
+
+    i = int(p["i"])
+    balls = _locmax_balls(i, p, bits)
+    if isinstance(balls, str):
+        return balls
+    f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
+    vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
+    vals.append(_b_at_ball(i, "pi")(p, bits))
+    with workprec(bits):
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+
+
 P.claim(
     "text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
@@ -3220,7 +3490,9 @@ P.claim(
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
                   description="r in [1, 10]; b_r^1 needs n >= 2"),
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
-                                max_points=10)],
+                                max_points=10, printed_ball=_d3_global_printed_ball,
+                                reference_ball=lambda p, bits: _max_b_ball(
+                                    lambda ctx, r, t, n, i=int(p["i"]): _b_ctx(ctx, i, r, t, n), p, bits))],
 )
 
 
@@ -3246,8 +3518,9 @@ def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]
 
 
 def _quad_lam_mean_check() -> Check:
-    c = deterministic_check("quadrature", printed_eq67, _ref_gl_mean(True), atol_scale=lambda p, dps: 1,
-                            max_points=3, description="E cos(sigma g |Delta|) by 1-D quadrature")
+    c = deterministic_check("quadrature", None, _ref_gl_mean(True), atol_scale=lambda p, dps: 1,
+                            max_points=3, description="E cos(sigma g |Delta|) by 1-D quadrature",
+                            printed_ctx=printed_eq67_ctx, reference_ball=_gl_ball(1))
     c.search = False
     c.domain = _pair_domain(norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
                             description="|x|, |y| <= 1, sigma <= 1.5")
@@ -3305,6 +3578,22 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
     return -1 + 2 / rho - 2 / rho * mpmath.exp(-s**2 / 2 * g["d2"]) + eo2
 
 
+def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
+    """Ball of eq (75)'s second line (as :func:`printed_eq75_line2`), ``E[(1 - lam_hat)^2]`` the ball of its value
+    from the exact moments."""
+    def f(ctx: Any, nx: Any, ny: Any, th: Any, s: Any, r: Any) -> Any:
+        d2 = refs.pair_geometry(ctx, nx, ny, th)["d2"]
+        rho = 1 - ctx.exp(-2 * s**2 * r**2)
+        return -1 + 2 / rho - 2 / rho * ctx.exp(-s**2 / 2 * d2)
+
+    from rfcheck.arb_backend import workprec
+
+    head = refs.on_balls(f, p["nx"], p["ny"], p["theta"], p["sigma"], p["r"], bits=bits)
+    eo2 = _gl_ball(73)(p, bits)
+    with workprec(bits):
+        return head + eo2
+
+
 P.claim(
     "eq75", source=P.at("appendix F, eq (75), first two lines"),
     statement="E[lam_hat^2] = 1 - 2 E[1 - lam_hat] + E[(1 - lam_hat)^2] = -1 + 2/rho - (2/rho) exp(-sigma^2/2 "
@@ -3312,6 +3601,7 @@ P.claim(
     domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", printed_eq75_line2, _ref_gl(72),
                                 atol_scale=lambda p, dps: abs(printed_eq75_line2(p)) + 1, max_points=24,
+                                printed_ball=_eq75_line2_ball, reference_ball=_gl_ball(72),
                                 description="E[(1 - lam)^2], E[lam^2] from the moments of cos(sigma g |Delta|)")],
     notes="Its last line is eq (72) (claim hrf.eq72).",
 )
@@ -3392,12 +3682,29 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return mpmath.mpf(10) ** (5 - dps) * _scale(q, dps) + 10 * e, v, e
 
 
+def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of the floor ``10^(5-dps) scale`` (the check's number, exact) and of the hybrid's MSE at
+    ``theta = pi`` (exactly: a ball of pi) from the exact moments (as :func:`_f_not_both`)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    dps = _dps_of_bits(bits)
+    with mpmath.workdps(dps + 10):
+        q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
+        floor = to_ball(mpmath.mpf(10) ** (5 - dps) * _scale(q, dps))
+    with workprec(bits):
+        mse = _hyb_mse_ball("gauss", 0)(dict(q, theta=Ball(arb.pi())), bits)
+    return floor, mse
+
+
 P.claim(
     "text-f-not-both", source=P.at("appendix F, after eq (68)"),
     statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
               "and theta_{x,y} = pi",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False,
+                             sides_ball=_f_not_both_balls,
                              description="MSE at theta = pi (Thm 3.1 expansion) > a floor of 10^(5-dps) x scale")],
     notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.",
 )
@@ -3409,13 +3716,30 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return max(-v, v - 1), mpmath.mpf(0), e
 
 
+def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_eq76_ref_ball`) and 0.
+
+    Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
+    (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
+    sign is decided (closed forms: milliseconds)."""
+    from rfcheck.arb_backend import workprec
+
+    for b in (bits, 4 * bits, 16 * bits):
+        v = _eq76_ref_ball(p, b)
+        with workprec(b):
+            lhs = (-v).max(v - 1)
+        if not lhs.contains(0) or (lhs.is_exact() and lhs.is_zero()):
+            break
+    return lhs, 0
+
+
 P.claim(
     "text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
                                                     "appendix F, eq (67)-(68)"),
     statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
               "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]",
     domain=_SAME_F,
-    checks=[inequality_check("coordinates", _lam_range,
+    checks=[inequality_check("coordinates", _lam_range, sides_ball=_lam_range_balls,
                              description="max(-lambda, lambda - 1) <= 0, with the optimiser")],
     notes="Appendix F states eq (67) as lambda: R^d x R^d -> R under the premise |x| = |y| = r; the paper never "
           "asserts lambda in [0, 1] for unequal norms. There lambda(x, y) <= 1 iff |x - y| <= 2r, e.g. r = 1, "
@@ -3501,7 +3825,14 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     psi_y = np.eye(nk)[jk]
     sums = np.einsum("ai,aj->a", psi_x, psi_y)  # sum_{i,j} Psi_i(x) Psi_j(y) for pairs (x_a, y_a)
     k = int(np.argmax(np.abs(sums - 1)))
-    return compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
+    ev = compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
+    if not ev.decided:
+        return ev
+    from flint import arb
+
+    # the worst pair's sum in exact integer arithmetic over the 0/1 indicators (no float64 rounding)
+    exact = sum(int(psi_x[k, i]) * int(psi_y[k, j]) for i in range(nq) for j in range(nk))
+    return certify_equal(ev, arb(1), arb(exact), 0.0, 1e-15)
 
 
 P.claim(
@@ -3565,6 +3896,41 @@ def _lam_est_var(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple
     return var
 
 
+def _lam_est_var_balls(kind: str, theta: Any, p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Balls of ``(Var lam_hat, E[f^2]/(n rho^2))`` at ``theta`` (0 or ``mpmath.pi``, taken exactly), the feature
+    moments by rigorous quadrature (``rfcheck.references.hrf.feature_exp_moments_ball``)."""
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    th = "pi" if theta is mpmath.pi else float(theta)
+    _, m2, var = refs.feature_exp_moments_ball(kind, float(p["r"]), th, float(p["sigma"]), bits)
+    with workprec(bits):
+        s, r, n = arb(float(p["sigma"])), arb(float(p["r"])), arb(int(p["n"]))
+        rho = -(-2 * s**2 * r**2).expm1()
+        k = 1 / (n * rho**2)
+        return k * var, k * m2
+
+
+def _zero_at_balls(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """Balls of the sides of :func:`_zero_at`: ``Var lam_hat`` (exactly 0 where the feature is a constant) and 0."""
+    return lambda p, bits: (_lam_est_var_balls(kind, theta, p, bits)[0], 0)
+
+
+def _nonzero_at_balls(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """Balls of the sides of :func:`_nonzero_at`: the floor ``10^(5-dps) E[f^2]/(n rho^2)`` and ``Var lam_hat``."""
+    def balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+        from flint import arb
+
+        from rfcheck.arb_backend import workprec
+
+        var, scale = _lam_est_var_balls(kind, theta, p, bits)
+        with workprec(bits):
+            return arb(10) ** (5 - _dps_of_bits(bits)) * scale, var
+
+    return balls
+
+
 def _zero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     """``lhs = Var lam_hat`` at ``theta`` (quadrature), ``rhs = 0``: holds iff the variance vanishes."""
 
@@ -3593,6 +3959,7 @@ P.claim(
               "theta_{x,y} = 0",
     domain=_F_EST,
     checks=[inequality_check("quadrature", _zero_at("trig", 0), max_points=16, search=False,
+                             sides_ball=_zero_at_balls("trig", 0),
                              description="Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D "
                                          "Gaussian quadrature) <= 0")],
     notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
@@ -3605,6 +3972,7 @@ P.claim(
               "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
     domain=_F_EST,
     checks=[inequality_check("quadrature", _zero_at("pos", mpmath.pi), max_points=16, search=False,
+                             sides_ball=_zero_at_balls("pos", mpmath.pi),
                              description="Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - "
                                          "sigma^2 |y|^2) features at theta = pi (quadrature) <= 0")],
     notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
@@ -3618,8 +3986,10 @@ P.claim(
               "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
     domain=_F_EST,
     checks=[inequality_check("quadrature-trig-at-pi", _nonzero_at("trig", mpmath.pi), max_points=16, search=False,
+                             sides_ball=_nonzero_at_balls("trig", mpmath.pi),
                              description="trigonometric features: Var lam_hat at theta = pi > floor"),
             inequality_check("quadrature-pos-at-0", _nonzero_at("pos", 0), max_points=16, search=False,
+                             sides_ball=_nonzero_at_balls("pos", 0),
                              description="positive features: Var lam_hat at theta = 0 > floor")],
     notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
 )

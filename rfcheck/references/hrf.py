@@ -26,10 +26,18 @@ the closed forms at raised precision or the same expectations by 1-d quadrature
 expansion (:func:`hybrid_moments_with_error`, :func:`hybrid_mse_with_error`,
 :func:`hybrid_variance_with_error`, :func:`hybrid_variance_terms_with_error`); the real system of
 eq (18) and its null space (:func:`ce_real_system`, :func:`real_null_space`).
+
+Ball twins of some of these numerics, with rigorous radii: :func:`sgn_product_mean_ball` (the sign
+product integrated exactly between its breakpoints), :func:`feature_exp_moments_ball` (Arb quadrature
+with proven Gaussian tails), :func:`derivative_ball` (a derivative on Arb power series),
+:func:`max_on_interval_ball` (a maximum over an interval by branch and bound) and
+:func:`interior_local_maxima_balls` (every interior local maximum, from the derivative's signs).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -51,6 +59,8 @@ __all__ = [
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
     "cexp_vectors_ball",
+    "derivative_ball",
+    "feature_exp_moments_ball",
     "feature_exp_moments_quad",
     "gauss_lambda_moments",
     "gauss_lambda_moments_quad",
@@ -67,9 +77,11 @@ __all__ = [
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
     "increasing_root_ball",
+    "interior_local_maxima_balls",
     "interval_max_ball",
     "interval_max_bounds",
     "log_rel_error_hybrid_same_length",
+    "max_on_interval_ball",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
     "mp_max_on_interval",
@@ -78,6 +90,7 @@ __all__ = [
     "pair_geometry",
     "quad_gaussian_exp_dot",
     "real_null_space",
+    "sgn_product_mean_ball",
     "sgn_product_mean_quad",
     "sign_pattern_margin",
     "sm_pos_on_draws",
@@ -1772,3 +1785,408 @@ def base_moments_quad_ball(nx: Any, ny: Any, theta: Any, bits: int) -> tuple[Any
         else:
             eyz = arb("nan")
         return ey, ey2, ez, ez2, eyz
+
+
+
+def sgn_product_mean_ball(theta: float, bits: int) -> Any:
+    """``E[sgn(tau^T x) sgn(tau^T y)]``, ``tau ~ N(0, I_2)``, ``x, y`` at angle ``theta``, as a ball.
+
+    The ball twin of :func:`sgn_product_mean_quad`, by exact integration of the same piecewise
+    constant integrand: the average over ``phi in [0, 2 pi)`` of ``sgn(cos phi) sgn(cos(phi -
+    theta))`` is ``(1/(2 pi)) sum_k s_k (b_{k+1} - b_k)`` over the arcs between the breakpoints
+    ``0, pi/2, 3 pi/2, (pi/2 + theta) mod 2 pi, (3 pi/2 + theta) mod 2 pi, 2 pi`` (the zeros of the
+    two cosines), ``s_k`` the sign of the integrand at the arc's midpoint decided on balls.  No
+    closed form of the mean (``1 - 2 theta/pi``) is used.  At ``theta = 0`` the integrand is
+    ``sgn(cos phi)^2 = 1`` (almost everywhere): exactly 1.
+
+    Parameters
+    ----------
+    theta : float
+        Angle between ``x`` and ``y``, in ``[0, pi]`` (a float, exact).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is outside ``[0, pi]``, or two breakpoints or an arc's sign cannot be
+        separated on balls at this precision.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19).
+
+    Examples
+    --------
+    >>> b = sgn_product_mean_ball(1.0, 128)
+    >>> sgn_product_mean_ball(0.0, 64) == 1, abs(float(b.mid()) - (1 - 2 / math.pi)) < 1e-15, b.rad() < 1e-35
+    (True, True, True)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    if not 0 <= theta <= math.pi:
+        raise ValueError(f"theta must be in [0, pi]; got {theta}")
+    with workprec(bits):
+        if theta == 0:
+            return arb(1)
+        t, pi = arb(theta), arb.pi()
+        two_pi = 2 * pi
+        shifted = [(pi / 2 + t), (3 * pi / 2 + t)]
+        shifted = [s - two_pi if s > two_pi else s for s in shifted]
+        if any(not (s < two_pi or s > two_pi) for s in shifted):  # pragma: no cover - theta is a float
+            raise ValueError("a breakpoint cannot be placed on balls")
+        def cmp(a: Any, b: Any) -> int:
+            if a < b:
+                return -1
+            if a > b:
+                return 1
+            raise ValueError("two breakpoints cannot be separated on balls at this precision")
+
+        pts = sorted([arb(0), pi / 2, 3 * pi / 2, *shifted, two_pi], key=functools.cmp_to_key(cmp))
+        total = arb(0)
+        for a, b in itertools.pairwise(pts):
+            mid = (a + b) / 2
+            c1, c2 = mid.cos(), (mid - t).cos()
+            if c1.contains(0) or c2.contains(0):
+                raise ValueError("the integrand's sign on an arc cannot be decided on balls")
+            total += (b - a) * (1 if (c1 > 0) == (c2 > 0) else -1)
+        return total / two_pi
+
+
+def feature_exp_moments_ball(kind: str, r: float, theta: float | str, sigma: float, bits: int) -> tuple[Any, Any, Any]:
+    """``(E f, E f^2, Var f)`` of one random feature ``f`` estimating ``exp(-sigma^2/2 |x - y|^2)``, as balls.
+
+    The ball twin of :func:`feature_exp_moments_quad` (same features, same geometry): ``x = r e1``,
+    ``y = r (cos theta, sin theta)`` from coordinates, ``w^T v ~ |v| g`` with ``g ~ N(0, 1)``, and each
+    moment is the defining 1-D Gaussian integral by Arb's ``acb.integral`` on ``[-T, T]`` with a proven
+    tail bound (:func:`rfcheck.certify.gaussian_expectation_1d`): ``|cos(s v g)^k| <= 1`` (trig) and
+    ``exp(k s v g - k c) <= exp(-k c) exp(k s v |g|)`` (pos).  Where ``v = |x -+ y|`` is exactly 0
+    (``theta = 0`` for trig, ``theta = "pi"`` for pos: ``cos pi = -1``, ``sin pi = 0`` exactly) the
+    feature is a constant and ``Var f = 0`` exactly; otherwise ``Var f = E f^2 - (E f)^2``.
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        ``f = cos(sigma w^T (x - y))`` or ``f = exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y -
+        sigma^2 |y|^2)``.
+    r : float
+        ``|x| = |y| = r``.
+    theta : float or "pi"
+        The angle between ``x`` and ``y`` (a float, exact), or ``"pi"`` for exactly ``pi``.
+    sigma : float
+        Bandwidth.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of flint.arb
+        Balls containing ``E f``, ``E f^2`` and ``Var f``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither ``"trig"`` nor ``"pos"``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(68) and the text after
+    eq (68); positive features as in sec 1, eq (3).
+
+    Examples
+    --------
+    >>> m1, m2, v = feature_exp_moments_ball("trig", 1.0, 0.0, 1.0, 64)
+    >>> v.is_exact() and v.is_zero(), m1.contains(1)
+    (True, True)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.certify import gaussian_expectation_1d
+
+    if kind not in ("trig", "pos"):
+        raise ValueError(f"kind must be 'trig' or 'pos'; got {kind!r}")
+    with workprec(bits):
+        rb, sb = arb(r), arb(sigma)
+        if theta == "pi":
+            ct, st = arb(-1), arb(0)
+        else:
+            tb = arb(float(theta))
+            ct, st = (arb(1), arb(0)) if float(theta) == 0 else (tb.cos(), tb.sin())
+        x, y = (rb, arb(0)), (rb * ct, rb * st)
+        sign = -1 if kind == "trig" else 1
+        v2 = sum(((a + sign * b) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
+        c = sb**2 * (x[0] ** 2 + x[1] ** 2 + y[0] ** 2 + y[1] ** 2) if kind == "pos" else arb(0)
+        if v2.is_exact() and v2.is_zero():
+            m1 = arb(1) if kind == "trig" else (-c).exp()
+            return m1, m1 * m1, arb(0)
+        a = sb * v2.sqrt()
+        moments = []
+        for k in (1, 2):
+            if kind == "trig":
+                def f(w: Any, analytic: bool, k: int = k) -> Any:
+                    return (a * w).cos() ** k
+
+                growth = (1.0, 0.0)
+            else:
+                def f(w: Any, analytic: bool, k: int = k) -> Any:
+                    return (k * (a * w - c)).exp()
+
+                growth = (float((-k * c).exp().upper()) * (1 + 1e-12), float((k * a).upper()) * (1 + 1e-12))
+            moments.append(gaussian_expectation_1d(f, growth=growth, prec=bits))
+        m1, m2 = moments
+        return m1, m2, m2 - m1 * m1
+
+
+class _SeriesContext:
+    """A minimal number-system context whose numbers are Arb power series (``flint.arb_series``):
+    ``exp``, ``cos``, ``sin``, ``log``, ``sqrt`` and ``pi`` at flint's working precision."""
+
+    name = "arb_series"
+
+    @property
+    def pi(self) -> Any:
+        from flint import arb
+
+        return arb.pi()
+
+    @staticmethod
+    def exp(z: Any) -> Any:
+        return z.exp()
+
+    @staticmethod
+    def cos(z: Any) -> Any:
+        return z.cos()
+
+    @staticmethod
+    def sin(z: Any) -> Any:
+        return z.sin()
+
+    @staticmethod
+    def log(z: Any) -> Any:
+        return z.log()
+
+    @staticmethod
+    def sqrt(z: Any) -> Any:
+        return z.sqrt()
+
+
+def derivative_ball(fn: Callable[[Any, Any], Any], t: float, bits: int) -> Any:
+    """``d fn(ctx, t)/dt`` at ``t`` as a ball, by Arb's power-series arithmetic (no finite differences).
+
+    ``fn(ctx, u)`` is a formula written against a number-system context (``ctx.exp``, ``ctx.cos``,
+    ``ctx.sin``, ``ctx.log``, ``ctx.sqrt``, ``ctx.pi``, arithmetic); it is evaluated once on the
+    truncated series ``u = t + eps`` (``flint.arb_series`` of length 2), whose coefficient of ``eps``
+    is the derivative with a rigorous radius (Arb's series functions are exact up to rounding,
+    which is enclosed).  Numbers other than ``u`` must reach ``fn`` as exact balls (``flint.arb``),
+    so that no float64 division enters.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)``.
+    t : float, mpmath number or flint.arb
+        The point (a float or mpmath number is taken exactly; a ball's whole range is covered).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the derivative (exactly 0 where ``fn`` does not depend on ``u``).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (54)-(58) (the derivatives
+    of ``b_r^i`` whose signs the remark after eq (58) describes).
+
+    Examples
+    --------
+    >>> derivative_ball(lambda ctx, u: u * ctx.sin(u), 0.5, 64).contains(0)
+    False
+    """
+    from flint import arb, arb_series
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits):
+        out = fn(_SeriesContext(), arb_series([to_ball(t), arb(1)], prec=2))
+        return out[1] if isinstance(out, arb_series) else arb(0)
+
+
+def max_on_interval_ball(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: int, *, rtol: float,
+                         npts: int = 64, max_levels: int = 200) -> Any:
+    """``max_{u in [lo, hi]} fn(ctx, u)`` as a ball, by rigorous branch and bound on Arb balls.
+
+    The interval is cut into ``npts`` pieces; on each piece ``X`` (midpoint ``m``) the upper bound is
+    the smaller of the interval enclosure ``fn(X)`` and the mean-value form ``fn(m) + fn'(X) (X - m)``,
+    ``fn(X)`` and ``fn'(X)`` from one evaluation on the Arb power series ``X + eps`` (as
+    :func:`derivative_ball`); every midpoint's and end's value gives a lower bound of the maximum.  Pieces
+    whose upper bound lies below the best lower bound are dropped, the rest halved, until the upper and
+    lower bounds are within ``rtol`` (relative) or ``max_levels`` halvings.  The returned ball spans
+    ``[best lower bound, largest upper bound]``: it contains the maximum whatever the stopping point (no
+    optimiser's output is trusted).
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball` (analytic on a neighbourhood of ``[lo, hi]``).
+    lo, hi : float, mpmath number, flint.arb or "pi"
+        The interval's ends (a ball end is covered whole; ``"pi"`` is ``arb.pi()`` at ``bits``: a ball made at a
+        lower precision would stop the pieces from shrinking below its radius).
+    bits : int
+        Working precision in bits.
+    rtol : float
+        Target relative width of the result.
+    npts : int, optional
+        Initial pieces.
+    max_levels : int, optional
+        Most halvings.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the maximum.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (56)-(64) (the maxima of
+    ``b_r``, ``b_r^1``, ``b_r^2`` over ``[0, pi]``).
+
+    Examples
+    --------
+    >>> b = max_on_interval_ball(lambda ctx, u: u * ctx.sin(u), 0.0, 3.0, 128, rtol=1e-30)
+    >>> round(float(b.mid()), 10), b.rad() < 1e-29  # max of u sin u, at u = 2.0288
+    (1.8197057412, True)
+    """
+    from flint import arb, arb_series
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    ctx = _SeriesContext()
+
+    def val_der(x: Any) -> tuple[Any, Any]:
+        out = fn(ctx, arb_series([x, arb(1)], prec=2))
+        return (out[0], out[1]) if isinstance(out, arb_series) else (arb(out), arb(0))
+
+    with workprec(bits):
+        a0, b0 = (arb.pi() if isinstance(v, str) and v == "pi" else to_ball(v) for v in (lo, hi))
+        edges = [a0 + (b0 - a0) * k / npts for k in range(1, npts)]
+        edges = [a0, *edges, b0]
+        best = None
+        for e in (a0, b0):
+            v = val_der(e)[0].lower()
+            best = v if best is None else best.max(v)
+        pieces = list(itertools.pairwise(edges))
+        upper = None
+        for _ in range(max_levels):
+            scored = []
+            for a, b in pieces:
+                x, m = a.union(b), (a + b) / 2
+                fx, dx = val_der(x)
+                fm = val_der(m)[0]
+                best = best.max(fm.lower())
+                scored.append((a, m, b, fx.upper().min((fm + dx * (x - m)).upper())))
+            scored = [s for s in scored if s[3] >= best]
+            upper = scored[0][3]
+            for s in scored[1:]:
+                upper = upper.max(s[3])
+            if upper - best <= abs(best) * rtol:
+                break
+            pieces = [piece for a, m, b, _ in scored for piece in ((a, m), (m, b))]
+        return best.union(upper)
+
+
+def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: int, *,
+                                npts: int = 61, max_depth: int = 40) -> list[Any]:
+    """Balls, one per interior local maximum of ``fn(ctx, u)`` on ``(lo, hi)``, with a proof that there are no others.
+
+    ``fn'`` and ``fn''`` are enclosed on pieces of ``[lo, hi]`` by one evaluation on the Arb power series
+    ``X + eps`` (as :func:`derivative_ball`).  A piece where ``fn'`` excludes 0 has a known sign; one where
+    ``fn''`` excludes 0 has a monotone ``fn'``, whose signs at the piece's ends (points) tell whether it holds
+    one simple root (a ``+ -> -`` root is a local maximum; an end where ``fn'`` is exactly 0 gives the piece
+    the sign of the other end); any other piece is halved, up to ``max_depth`` times.  The local maxima are
+    the ``+ -> -`` roots; a change of sign across two pieces' common end would need ``fn'`` of both signs
+    there, which the balls exclude.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball` (analytic on a neighbourhood of ``[lo, hi]``).
+    lo, hi : float, mpmath number, flint.arb or "pi"
+        The interval's ends, as for :func:`max_on_interval_ball`.
+    bits : int
+        Working precision in bits.
+    npts : int, optional
+        Initial pieces (a prime, so that no end falls on a simple fraction of the interval such as its middle,
+        where a critical point would leave ``fn'`` at a piece's end undecidable).
+    max_depth : int, optional
+        Most halvings of a piece.
+
+    Returns
+    -------
+    list of flint.arb
+        A ball around each interior local maximiser, left to right.
+
+    Raises
+    ------
+    ValueError
+        If a piece's signs stay undecided after ``max_depth`` halvings.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, the remark after eq (58) (a unique
+    local maximum of ``b_r^i`` on ``[0, pi]``).
+
+    Examples
+    --------
+    >>> (b,) = interior_local_maxima_balls(lambda ctx, u: u * ctx.sin(u), 0.0, 3.0, 128)
+    >>> b.contains(2.028757838), b.rad() < 0.1  # the maximiser of u sin u
+    (True, True)
+    """
+    from flint import arb, arb_series
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    ctx = _SeriesContext()
+
+    def d12(x: Any) -> tuple[Any, Any]:
+        out = fn(ctx, arb_series([x, arb(1)], prec=3))
+        if not isinstance(out, arb_series):
+            return arb(0), arb(0)
+        c = out.coeffs()
+        c += [arb(0)] * (3 - len(c))
+        return c[1], 2 * c[2]
+
+    def sign(v: Any) -> int | None:
+        return 1 if v > 0 else -1 if v < 0 else 0 if (v.is_exact() and v.is_zero()) else None
+
+    with workprec(bits):
+        a0, b0 = (arb.pi() if isinstance(v, str) and v == "pi" else to_ball(v) for v in (lo, hi))
+        edges = [a0, *(a0 + (b0 - a0) * k / npts for k in range(1, npts)), b0]
+        stack = [(a, b, 0) for a, b in reversed(list(itertools.pairwise(edges)))]
+        maxima = []
+        while stack:
+            a, b, depth = stack.pop()
+            x = a.union(b)
+            d1, d2 = d12(x)
+            if sign(d1) in (1, -1):
+                continue
+            if sign(d2) in (1, -1):
+                sa, sb = sign(d12(a)[0]), sign(d12(b)[0])
+                if sa is not None and sb is not None and not (sa == 0 and sb == 0):
+                    if sa * sb < 0 and sa > 0:
+                        maxima.append(x)
+                    continue
+            if depth >= max_depth:
+                raise ValueError("the sign of the derivative stays undecided on a piece of [lo, hi]")
+            m = (a + b) / 2
+            stack.extend([(m, b, depth + 1), (a, m, depth + 1)])
+        return maxima
