@@ -1778,12 +1778,13 @@ def _theta_star(i: int, r: Any) -> Any:
 
 
 def _deriv_check(i: int) -> Check:
-    def printed(p: dict[str, Any]) -> Any:
-        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
-        e = mpmath.exp(2 * r**2 * mpmath.cos(t))
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        """Eq (57) (``i = 1``) / eq (58) (``i = 2``) as printed."""
+        r, t, n = p["r"], p["theta"], p["n"]
+        e = ctx.exp(2 * r**2 * ctx.cos(t))
         if i == 1:
-            return e * (1 - mpmath.mpf(1) / n) * 2 * t / mpmath.pi**2 * (1 - r**2 * t * mpmath.sin(t))
-        return e / (n * mpmath.pi) * (1 - 2 * r**2 * t * mpmath.sin(t))
+            return e * (1 - ctx.num(1) / n) * 2 * t / ctx.pi**2 * (1 - r**2 * t * ctx.sin(t))
+        return e / (n * ctx.pi) * (1 - 2 * r**2 * t * ctx.sin(t))
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
@@ -1791,7 +1792,14 @@ def _deriv_check(i: int) -> Check:
             v = mpmath.diff(lambda s: _b(i, r, s, n), t)
         return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
 
-    return deterministic_check("numerical-differentiation", printed, ref,
+    def ref_ball(p: dict[str, Any], bits: int) -> Any:
+        """The derivative of eq (54)/(55) on Arb power series (no finite differences)."""
+        from flint import arb
+
+        r, n = arb(float(p["r"])), arb(int(p["n"]))
+        return refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), float(p["theta"]), bits)
+
+    return deterministic_check("numerical-differentiation", None, ref, printed_ctx=printed, reference_ball=ref_ball,
                                atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30)
 
 
@@ -2244,8 +2252,9 @@ def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)  # eq (69) for any r (eq 70's domain)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
-    return _certify_draws(ev, budget, lambda ctx: (_eq70_printed_on_draws(ctx, x, y, tau[k], s, r),
-                                                   refs.gauss_lambda_on_draws(ctx, list(x), list(y), tau[k], s, r)),
+    return _certify_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
+                                                    refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
+                                                   for t in tau],
                           tol=1e-12 * (1 / rho + 1))
 
 
@@ -2957,7 +2966,8 @@ def _eq34_35(which: str) -> Check:
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
         ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
                                    scale=scale)
-        return _certify_draws(ev, budget, lambda ctx: _eq34_35_on_draws(ctx, which, x, y, w[k]), tol=1e-13 * scale)
+        return _certify_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
+                              tol=1e-13 * scale)  # all 8 replicates
 
     return Check("same-draws", 1, evaluate, search=False,
                  description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
