@@ -74,6 +74,7 @@ from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import (
     eq16_residual,
     f_series_ball,
+    f_series_derivative_ball,
     lagrangian_gradient,
     ratio_series_abs_ball,
     rho_tilde_minimum,
@@ -673,8 +674,11 @@ def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * _fser(ctx, ctx.num(p["v"]) ** 2 * ctx.num(p["w"]) ** 2 * s, d)
 
 
-def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
-    """``-fun^{(order)}(s) <= 0`` by mpmath numerical differentiation (error bar: two step sizes)."""
+def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_ball: Any) -> Check:
+    """``-fun^{(order)}(s) <= 0`` by mpmath numerical differentiation (error bar: two step sizes).
+
+    Certified by ``derivative_ball(p, order)``: the derivative differentiated analytically
+    (termwise, :func:`rfcheck.references.simrf_proofs.f_series_derivative_ball`) on balls."""
 
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 20):
@@ -683,7 +687,23 @@ def _derivative_check(name: str, fun: Any, order: int, desc: str) -> Check:
             b = mpmath.diff(lambda t: fun(t, p), s, order, h=MF(10) ** (-(dps + 20) // 3))
         return -a, MF(0), abs(a - b) + abs(a) * MF(10) ** (-dps)
 
-    return inequality_check(name, lhs_rhs, description=desc)
+    return inequality_check(name, lhs_rhs, description=desc,
+                            sides_ball=_ball(lambda p, bits: (-derivative_ball(p, order), arb(0))))
+
+
+def _f37_derivative_ball(p: dict[str, Any], order: int) -> Any:
+    """``f^{(n)}(s)`` of eq (37) on balls: with ``c = v^2 w^2`` and ``F_d`` the series of
+    :func:`rfcheck.references.simrf_proofs.f_series`, ``f(s) = Gamma(d/2)/(m(m-1)) F_d(c s)`` and
+    ``f^{(n)}(s) = Gamma(d/2)/(m(m-1)) c^n F_d^{(n)}(c s)`` (chain rule; ``F_d^{(n)}`` termwise)."""
+    d, m = int(p["d"]), int(p["m"])
+    c = arb(p["v"]) ** 2 * arb(p["w"]) ** 2
+    return (arb(d) / 2).gamma() / (m * (m - 1)) * c**order * f_series_derivative_ball(c * arb(p["s"]), d, order)
+
+
+def _f42_derivative_ball(p: dict[str, Any], order: int) -> Any:
+    """``f^{(n)}(s)`` of eq (42) on balls: ``f(s) = F_d(v^2 s)``, ``f^{(n)}(s) = v^{2n} F_d^{(n)}(v^2 s)``."""
+    c = arb(p["v"]) ** 2
+    return c**order * f_series_derivative_ball(c * arb(p["s"]), int(p["d"]), order)
 
 
 P.claim(
@@ -701,8 +721,10 @@ P.claim(
         }
     ),
     checks=[
-        _derivative_check("increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series"),
-        _derivative_check("convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
+        _derivative_check("increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series",
+                          _f37_derivative_ball),
+        _derivative_check("convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series",
+                          _f37_derivative_ball),
     ],
 )
 
@@ -834,7 +856,8 @@ P.claim(
     "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
     domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
     checks=[
-        _derivative_check("convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series"),
+        _derivative_check("convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series",
+                          _f42_derivative_ball),
         inequality_check(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
