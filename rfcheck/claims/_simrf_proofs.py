@@ -57,6 +57,7 @@ from rfcheck.ledger import (
     Real,
     deterministic_check,
     inequality_check,
+    not_certifiable,
     paper,
 )
 from rfcheck.references import gaussian as gauss
@@ -830,13 +831,16 @@ P.claim(
         }
     ),
     checks=[
-        Check(
-            "monte-carlo",
-            3,
-            _eq41_mc,
-            search=False,
-            description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
-            "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair",
+        not_certifiable(
+            Check(
+                "monte-carlo",
+                3,
+                _eq41_mc,
+                search=False,
+                description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
+                "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair",
+            ),
+            "the reference is a Monte Carlo estimate (a z-test against sampled b_i b_j): no enclosure",
         )
     ],
     notes="m = d (one block). The printed side's d! permutation terms are equal integrals; they are evaluated "
@@ -1263,6 +1267,8 @@ P.claim(
                 description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
                 "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
                 "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
+                not_certified="the checked configuration is a float64 L-BFGS-B minimiser (a numerical optimiser's "
+                "output, its resolution 1e-6 the bound): no enclosure of the exact minimiser",
             ),
             5,
         )
@@ -1346,6 +1352,8 @@ P.claim(
                 description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
                 "the simplex or a random start; residual in the error bar) vs the exact minimum "
                 "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
+                not_certified="the eq (16) configuration is a float64 iterate of the eq (17) update, exact only up "
+                "to its residual (carried in the error bar): no enclosure of an exact eq (16) configuration",
             ),
             24,
         )
@@ -1376,6 +1384,8 @@ P.claim(
                 _eq17,
                 description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
                 "after at most 100 passes (numpy)",
+                not_certified="the claim is a float64 iteration's convergence (its eq (16) residual after a pass "
+                "budget): an algorithm's behaviour, not a value with an enclosure",
             ),
             16,
         )
@@ -1458,6 +1468,8 @@ P.claim(
                 description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
                 "configurations "
                 "(eq (17) fixed points; their residual enters the error bar)",
+                not_certified="the eq (50) configurations are float64 iterates of the eq (17) update, exact only up "
+                "to their residual (carried in the error bar): no enclosure of an exact eq (50) configuration",
             ),
             24,
         )
