@@ -55,6 +55,7 @@ from rfcheck.ledger import (
     PointEval,
     Reading,
     Real,
+    certify_with_balls,
     deterministic_check,
     inequality_check,
     not_certifiable,
@@ -73,10 +74,12 @@ from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
 from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import (
+    cdf_angle_ball,
     eq16_residual,
     f_series_ball,
     f_series_derivative_ball,
     lagrangian_gradient,
+    pair_conformity_moment_ball,
     ratio_series_abs_ball,
     rho_tilde_minimum,
     sine_power_integral,
@@ -1678,6 +1681,29 @@ def printed_eq62(p: dict[str, Any]) -> Any:
     return _guarded_quad(inner, lambda: [0, mpmath.pi / 4, mpmath.pi / 2]) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2))
 
 
+def _quarter_period_integral_ball(f: Any, bits: int) -> Any:
+    """``int_0^{pi/2} f`` (``f`` entire, real on the real line) by one ``acb.integral`` at ``bits + 20`` bits
+    (its default tolerances, ``2^-(bits+20)`` relative): a finite interval, no tail; the real part."""
+    with workprec(bits + 20):
+        return acb.integral(f, 0, arb.pi() / 2).real
+
+
+def _eq62_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq62` on balls: ``acb.integral`` over ``[0, pi/2]`` (finite interval, entire integrand)
+    of ``(sin 2phi)^{d-1}`` times the printed k-series, summed by Arb's rigorous ``1F1``: with
+    ``x = v^2 (1 + sin 2phi cos theta)/2`` its terms ``Gamma(k+d) x^k/(k! Gamma(k+d/2))`` are
+    ``Gamma(d)/Gamma(d/2) (d)_k x^k/((d/2)_k k!)``, the terms of ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)``."""
+    d, vb, cb = int(p["d"]), arb(p["v"]), arb(p["cos"])
+    half = arb(d) / 2
+    g0 = arb(d).gamma() / half.gamma()
+
+    def inner(ph: Any, _analytic: bool) -> Any:
+        s = (2 * ph).sin()
+        return s ** (d - 1) * g0 * (vb * vb * (1 + s * cb) / 2).hypgeom_1f1(d, half)
+
+    return _quarter_period_integral_ball(inner, bits) / (arb(2) ** (d - 2) * half.gamma())
+
+
 P.claim(
     "eq62",
     source=P.at("appendix A.6, eq (62)"),
@@ -1701,6 +1727,8 @@ P.claim(
                 lambda p, dps: tuple(MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
                 max_points=12,
                 description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+                printed_ball=_ball(_eq62_printed_ball),
+                reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
             ),
             4,
         )
@@ -1789,6 +1817,30 @@ def printed_eq55(p: dict[str, Any]) -> Any:
     return _guarded_quad(inner, lambda: mpmath.linspace(0, mpmath.pi / 2, 17))
 
 
+def _eq55_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`printed_eq55` on balls: the same exact r-integral, ``2 gamma(d, R^2/2)/Gamma(d/2)^2``,
+    ``R^2 = w'^2/(1 + sin 2phi cos theta)`` (poles off the real segment for ``|cos theta| < 1``), integrated over
+    ``[0, pi/2]`` by ``acb.integral``.  For integer ``d``, ``gamma(d, z) = (d-1)! (1 - e^{-z} sum_{j<d} z^j/j!)``
+    (DLMF 8.4.7), entire and tight on the wide balls of the integrator's error bounds (Arb's ``gamma_lower``
+    overestimates there and the integration does not converge); the check's tolerance is absolute, and the
+    cancellation at small ``z`` is paid for by ``d`` more bits."""
+    d, wb, cb = int(p["d"]), arb(p["w"]), arb(p["cos"])
+    g2 = (arb(d) / 2).gamma() ** 2
+    fact = [arb(1)]
+    for j in range(1, d):
+        fact.append(fact[-1] * j)
+
+    def lower_gamma(z: Any) -> Any:
+        return fact[d - 1] * (1 - (-z).exp() * sum((z**j / fact[j] for j in range(1, d)), acb(1)))
+
+    def inner(ph: Any, _analytic: bool) -> Any:
+        big_r2 = wb * wb / (1 + (2 * ph).sin() * cb)
+        return (ph.cos() * ph.sin()) ** (d - 1) * 2 * lower_gamma(big_r2 / 2) / g2
+
+    with workprec(bits + d):
+        return _quarter_period_integral_ball(inner, bits + d)
+
+
 def _cdf_angle_at(p: dict[str, Any]) -> Any:
     return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
 
@@ -1810,6 +1862,8 @@ P.claim(
                 lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
                 atol_scale=lambda p, dps: 1,
                 description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
+                printed_ball=_ball(_eq55_printed_ball),
+                reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
             ),
             5,
         )
@@ -1916,6 +1970,34 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
     return float(ww @ (np.exp(lw) * series[:, None]) @ wph)
 
 
+def _eq61_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """The printed double integral of eq (61) on balls, its w-integral done exactly.
+
+    For ``s = 1 + sin 2phi cos theta > 0`` (``|cos theta| <= 0.95``),
+    ``int_0^inf w^{2k+2d-1} e^{-w^2/(2s)} dw = (2s)^{k+d} Gamma(k+d)/2`` (a Gaussian moment); the terms
+    being positive the k-sum and the integrals exchange (Tonelli), and the phi-integrand is
+    ``(sin phi cos phi)^{d-1} s^{-d} sum_k v^{2k} (2s)^{k+d} Gamma(k+d)/(2^{2k} k! 2^{d-1} Gamma(d/2) Gamma(k+d/2))``
+    ``= (sin phi cos phi)^{d-1} 2^d Gamma(d)/(2^{d-1} Gamma(d/2)^2) 1F1(d; d/2; v^2 s/2)`` (``s^{-d} (2s)^d = 2^d``;
+    the series summed by Arb's rigorous ``1F1``: ``Gamma(k+d)/Gamma(k+d/2) = Gamma(d)/Gamma(d/2) (d)_k/(d/2)_k``),
+    entire in phi, integrated over ``[0, pi/2]`` by ``acb.integral`` (finite interval: no tail)."""
+    d, vb, cb = int(p["d"]), arb(p["v"]), arb(p["cos"])
+    half = arb(d) / 2
+    coef = arb(2) ** d * arb(d).gamma() / (arb(2) ** (d - 1) * half.gamma() ** 2)
+
+    def inner(ph: Any, _analytic: bool) -> Any:
+        s = 1 + (2 * ph).sin() * cb
+        return (ph.sin() * ph.cos()) ** (d - 1) * coef * (vb * vb * s / 2).hypgeom_1f1(d, half)
+
+    return _quarter_period_integral_ball(inner, bits)
+
+
+def _eq61_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """The reference of eq (61) on balls: the eq (21) closed form's Arb face (``acb.integral`` of ``1F1``)."""
+    from rfcheck.closed_forms import simrf as cf
+
+    return to_ball(cf.log_conformity_angle(p["v"], int(p["d"]), p["cos"], backend="arb", prec=bits)).exp()
+
+
 def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     from rfcheck.closed_forms import simrf as cf
 
@@ -1958,7 +2040,13 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     a, b = printed_eq61(v, d, c, 200), printed_eq61(v, d, c, 300)
     ref, rerr = _eq61_ref(p, budget.dps)
     # the printed side's quadrature error enters the error bar (the reference is exact to dps digits)
-    return compare_deterministic(p, MF(b), ref, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
+    ev = compare_deterministic(p, MF(b), ref, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
+    if not ev.decided:
+        return ev
+    # certified on balls: the exact printed double integral against the exact closed form, at the working
+    # precision's tolerance (tighter than the float64 decision)
+    return certify_with_balls(ev, p, budget.dps, _ball(_eq61_printed_ball), _ball(_eq61_ref_ball),
+                              rtol=10.0 ** (5 - budget.dps))
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)

@@ -10,6 +10,10 @@ computation a user could call, not the wording of one printed result:
   :func:`dot`, :func:`chi_norms`);
 * the pair conformity ``E_{r1, r2 iid chi_d} f(v^2 (r1^2 + r2^2 + 2 r1 r2 c))`` by 2-D
   Gauss-Legendre (:func:`pair_series_chi_integral`, eq (41));
+* the same pair conformity for ``f = 0F1(; d/2; .)`` on balls, by its Taylor series in the exact
+  ``chi_d`` moments with a proven remainder (:func:`pair_conformity_moment_ball`, eq (10), (62));
+* ``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)`` on balls, a 1-D integral of the ``chi_d`` CDF between
+  the roots, free of square roots by ``r_1 = w sin t / sqrt(1 - c^2)`` (:func:`cdf_angle_ball`, eq (54)-(55));
 * the hand-derived gradients of the Lagrangians of eq (44) and eq (15)
   (:func:`lagrangian_gradient`, :func:`rho_tilde_gradient`) and the permutation-symmetrised
   objective of eq (42) with its exact gradient (:func:`symmetrised_pair_objective`);
@@ -36,6 +40,7 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "cdf_angle_ball",
     "chi_norms",
     "dot",
     "eq16_residual",
@@ -46,6 +51,7 @@ __all__ = [
     "lagrangian_gradient",
     "mean_pair_norm_sq",
     "mp_rows",
+    "pair_conformity_moment_ball",
     "pair_series_chi_integral",
     "ratio_series_abs_ball",
     "rho_tilde_gradient",
@@ -669,3 +675,196 @@ def sine_power_integral_ball(d: int, k: int, c: Any, prec: int) -> Any:
     with workprec(prec + 30):
         out = integral_ball(lambda ph, _a: ph.sin() ** (d - 1) * (1 + ph.sin() * cb) ** k, 0, arb.pi(), prec)
         return out.real
+
+
+def pair_conformity_moment_ball(v: Any, d: int, c: Any, prec: int) -> Any:
+    """``E 0F1(; d/2; v^2 |w|^2/4)``, ``|w|^2 = r_1^2 + r_2^2 + 2 c r_1 r_2``, ``r_1, r_2`` iid ``chi_d``, as a ball.
+
+    The RF-conformity of a pair of rows at ``cos theta = c`` from its definition (eq (10)), by the
+    Taylor series of ``0F1`` with exact moments, not a quadrature: ``sum_k a_k``,
+    ``a_k = (v^2/4)^k E|w|^{2k} / (k! (d/2)_k)`` with the multinomial expansion
+    ``E|w|^{2k} = k! sum_{j <= k} (2c)^j/j! sum_{a + b = k - j} M_{2a+j} M_{2b+j}/(a! b!)`` and the
+    ``chi_d`` moments ``M_0 = 1``, ``M_1 = sqrt(2) Gamma((d+1)/2)/Gamma(d/2)``, ``M_{n+2} = (d + n) M_n``
+    (the inner sums are coefficients of products of Arb polynomials, rigorous).
+
+    Remainder: ``|w| <= r_1 + r_2`` (``|c| <= 1``) and ``(r_1 + r_2)^{2k} <= 2^{2k-1}(r_1^{2k} + r_2^{2k})``
+    give ``E|w|^{2k} <= 4^k M_{2k} = 8^k (d/2)_k``, so ``0 <= a_k <= (2 v^2)^k / k!`` and
+    ``sum_{k > K} a_k <= (2v^2)^{K+1}/(K+1)! / (1 - 2v^2/(K+2))`` (ratio of consecutive bounds
+    ``2v^2/(k+1)``), added to the radius; ``K`` is the first index with that bound below
+    ``2^-(prec+10)`` (the sum is at least ``a_0 = 1``).  Cancellation for ``c < 0`` costs at most
+    ``log2 e^{2v^2}`` bits (every term is bounded by ``(2v^2)^k/k!``), which the working precision adds.
+
+    Parameters
+    ----------
+    v : number
+        ``|x + y|`` (>= 0; taken at its exact binary value).
+    d : int
+        Dimension (>= 1).
+    c : number
+        ``cos theta`` in ``[-1, 1]`` (taken at its exact binary value).
+    prec : int
+        Target relative accuracy in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``|c| > 1`` or ``v < 0``.
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10) (the RF-conformity as an expectation over the two ``chi_d`` norms) and
+    appendix A.6, eq (61)-(62).
+
+    Examples
+    --------
+    At ``v = 0`` the conformity is 1 (only ``a_0 = 1`` is left, the remainder bound is 0):
+
+    >>> from rfcheck.references.simrf_proofs import pair_conformity_moment_ball
+    >>> b = pair_conformity_moment_ball(0.0, 5, -0.5, 64)
+    >>> b.contains(1), float(b.rad()) < 1e-18
+    (True, True)
+    """
+    from flint import arb, arb_poly
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    vf, cf = float(v), float(c)
+    if vf < 0 or abs(cf) > 1:
+        raise ValueError(f"pair_conformity_moment_ball: need v >= 0 and |c| <= 1, got v={v}, c={c}")
+    x = 2 * vf * vf
+    big_k = 0  # the first K whose tail bound (2v^2)^{K+1}/(K+1)!/(1 - 2v^2/(K+2)) is below 2^-(prec+10)
+    while True:
+        if big_k + 2 > 2 * x and (
+            (big_k + 1) * math.log(max(x, 1e-300)) - math.lgamma(big_k + 2) - math.log(1 - x / (big_k + 2))
+            < -(prec + 12) * math.log(2)
+        ):
+            break
+        big_k += 1
+    work = prec + 30 + int(x * 1.4427) + big_k.bit_length()
+    with workprec(work):
+        vb, cb = arb(to_ball(v)), arb(to_ball(c))
+        half = arb(d) / 2
+        mom = [arb(1), arb(2).sqrt() * ((arb(d) + 1) / 2).lgamma().exp() / half.lgamma().exp()]
+        for n in range(2, 3 * big_k + 2):
+            mom.append((d + n - 2) * mom[n - 2])
+        fact = [arb(1)]
+        for n in range(1, big_k + 1):
+            fact.append(fact[-1] * n)
+        # E|w|^{2k}/k! = sum_j (2c)^j/j! conv_j[k - j], conv_j = (sum_a M_{2a+j}/a! t^a)^2
+        ew = [arb(0)] * (big_k + 1)
+        for j in range(big_k + 1):
+            half_len = big_k - j + 1
+            poly = arb_poly([mom[2 * a + j] / fact[a] for a in range(half_len)])
+            sq = poly * poly
+            coef = (2 * cb) ** j / fact[j]
+            for k in range(j, big_k + 1):
+                ew[k] += coef * sq[k - j]
+        tot, poch, z = arb(0), arb(1), vb * vb / 4
+        for k in range(big_k + 1):
+            if k:
+                poch *= half + (k - 1)
+            tot += z**k * ew[k] / poch  # a_k = z^k (E|w|^{2k}/k!) / (d/2)_k
+        tail = arb(x) ** (big_k + 1) / fact[big_k] / (big_k + 1) / (1 - arb(x) / (big_k + 2)) if x else arb(0)
+        return tot + arb(0, tail.upper())
+
+
+def cdf_angle_ball(w: Any, d: int, c: Any, prec: int) -> Any:
+    """``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)``, ``r_1, r_2`` iid ``chi_d``, ``|c| < 1``, as a ball.
+
+    :func:`rfcheck.references.simrf.cdf_angle_root_quadrature` (the ``chi_d`` density of ``r_1`` times the
+    ``chi_d`` CDF of ``r_2`` between the roots ``r_2 = -c r_1 -+ sqrt(w^2 - r_1^2 (1 - c^2))``) made entire:
+    with ``T = w/sqrt(1 - c^2)`` and ``r_1 = T sin t``, ``t in [0, pi/2]``, the square root is ``w cos t``,
+    ``dr_1 = T cos t dt``, the roots are ``hi = -c T sin t + w cos t`` and ``lo = -c T sin t - w cos t``.
+    With ``t_0 = arccos |c|``: on ``[0, t_0]`` ``hi > 0 >= lo`` (the ``r_2``-interval is ``[0, hi]``); on
+    ``[t_0, pi/2]`` it is ``[lo, hi]`` for ``c < 0`` (``lo >= 0``) and empty for ``c >= 0`` (``hi <= 0``).
+    The integrands ``p(r) = r^{d-1} e^{-r^2/2}/(2^{d/2-1} Gamma(d/2))`` and the ``chi_d`` CDF
+    ``F(x) = P(d/2, x^2/2)`` in its finite forms (DLMF 8.4.10-8.4.11, with ``z = x^2/2`` and ``sqrt z`` continued
+    from ``x >= 0`` as ``x/sqrt 2``): ``1 - e^{-z} sum_{j < d/2} z^j/j!`` for even ``d``,
+    ``erf(x/sqrt 2) - e^{-z} sum_{j < (d-1)/2} (x/sqrt 2)^{2j+1}/Gamma(j + 3/2)`` for odd ``d``, are entire in
+    ``t`` (and, unlike Arb's ``1F1`` or ``gamma_lower``, tight on the integrator's wide probe balls): each
+    piece is one ``acb.integral`` over a finite interval (no tail, no singular end point).  The cancellation
+    of ``F`` at small ``x`` costs absolute accuracy only; ``d`` more working bits pay for it.
+
+    Parameters
+    ----------
+    w : number
+        The point (> 0; taken at its exact binary value).
+    d : int
+        Dimension (>= 1).
+    c : number
+        ``cos theta`` in ``(-1, 1)`` (taken at its exact binary value).
+    prec : int
+        Working precision in bits (the integrals' tolerance ``2^-(prec+20)``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the probability.
+
+    Raises
+    ------
+    ValueError
+        If ``|c| >= 1`` or ``w <= 0``.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (54)-(55) (the CDF of ``|w_i + w_j|`` for rows at a fixed angle).
+
+    Examples
+    --------
+    Orthogonal rows (``c = 0``): ``r_1^2 + r_2^2 ~ chi^2_{2d}``, ``P = P(d, w^2/2)``:
+
+    >>> import mpmath
+    >>> from rfcheck.references.simrf_proofs import cdf_angle_ball
+    >>> b = cdf_angle_ball(1.5, 3, 0.0, 80)
+    >>> abs(float(b.mid()) - float(mpmath.gammainc(3, 0, 1.125, regularized=True))) < 1e-15
+    True
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    if not 0 < float(w) or not abs(float(c)) < 1:
+        raise ValueError(f"cdf_angle_ball: need w > 0 and |c| < 1, got w={w}, c={c}")
+    with workprec(prec + 20 + d):
+        wb, cb = arb(to_ball(w)), arb(to_ball(c))
+        half = arb(d) / 2
+        big_t = wb / (1 - cb * cb).sqrt()
+        pdf_norm = arb(2) ** (half - 1) * half.gamma()
+        if d % 2 == 0:
+            coefs = [1 / arb(j + 1).gamma() for j in range(d // 2)]  # z^j/j!
+        else:
+            coefs = [1 / (arb(j) + arb(3) / 2).gamma() for j in range((d - 1) // 2)]  # u^{2j+1}/Gamma(j + 3/2)
+        sqrt2 = arb(2).sqrt()
+
+        def pdf(r: Any) -> Any:
+            return r ** (d - 1) * (-(r * r) / 2).exp() / pdf_norm
+
+        def cdf(x: Any) -> Any:
+            z = x * x / 2
+            if d % 2 == 0:
+                return 1 - (-z).exp() * sum((cf * z**j for j, cf in enumerate(coefs)), acb(0))
+            u = x / sqrt2
+            return u.erf() - (-z).exp() * sum((cf * u ** (2 * j + 1) for j, cf in enumerate(coefs)), acb(0))
+
+        def first(t: Any, _analytic: bool) -> Any:
+            r1 = big_t * t.sin()
+            return pdf(r1) * cdf(-cb * r1 + wb * t.cos()) * big_t * t.cos()
+
+        def second(t: Any, _analytic: bool) -> Any:
+            r1 = big_t * t.sin()
+            return pdf(r1) * (cdf(-cb * r1 + wb * t.cos()) - cdf(-cb * r1 - wb * t.cos())) * big_t * t.cos()
+
+        t0 = abs(cb).acos()
+        out = acb.integral(first, 0, t0).real
+        if cb < 0:
+            out += acb.integral(second, t0, arb.pi() / 2).real
+        elif not cb >= 0:
+            raise ValueError("cdf_angle_ball: the sign of c is undecided (c must be an exact number)")
+        return out
+
