@@ -1397,10 +1397,11 @@ P.claim(
 )
 
 
-def printed_eq49_vector(W: np.ndarray, v: float, i: int) -> np.ndarray:
-    """Eq (49) without the multiplier: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j)."""
+def printed_eq49_vector(W: np.ndarray, v: float, i: int, gamma: Any = math.gamma) -> np.ndarray:
+    """Eq (49) without the multiplier: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j) (float64; on balls: ``W`` an
+    object array of Arb balls, ``v`` a ball, ``gamma`` Arb's Gamma function)."""
     m, d = W.shape
-    return sum(v * v / (4 * math.gamma(1 + d / 2)) * (W[i] + W[j]) for j in range(m) if j != i)
+    return sum(v * v / (4 * gamma(1 + d / 2)) * (W[i] + W[j]) for j in range(m) if j != i)
 
 
 def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1411,6 +1412,28 @@ def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         a, b = printed_eq49_vector(W, v, i), _grad_rho_tilde_ref(W, v, i)
         worst = max(worst, float(np.linalg.norm(a / np.linalg.norm(a) - b / np.linalg.norm(b))))
     return MF(worst), MF(1e-14)
+
+
+def _eq49_ball(p: dict[str, Any], bits: int) -> Any:
+    """:func:`_eq49`'s distance on balls at the same float64 vectors (exact as balls): the printed sum and the
+    hand-derived gradient evaluated in Arb, ``|a/|a| - b/|b||`` enclosed as ``[0, sqrt(upper(|.|^2))]`` (the
+    exact distance is 0 when the two are parallel, and a ball of a square cannot be rooted below 0)."""
+    d, m = int(p["d"]), int(p["m"])
+    W = np.random.default_rng(int(p["seed"])).standard_normal((m, d))
+    Wb = np.array([[arb(float(x)) for x in row] for row in W], dtype=object)
+    vb = arb(float(p["v"]))
+
+    def gamma(x: float) -> Any:
+        return arb(x).gamma()
+
+    def unit(x: np.ndarray) -> np.ndarray:
+        return x / sum(x * x).sqrt()
+
+    worst = arb(0)
+    for i in range(m):
+        diff = unit(printed_eq49_vector(Wb, vb, i, gamma)) - unit(_grad_rho_tilde_ref(Wb, vb, i, gamma))
+        worst = max(worst, sum(diff * diff).upper())
+    return arb(0, worst.sqrt().upper())
 
 
 P.claim(
@@ -1425,6 +1448,8 @@ P.claim(
             lambda p: MF(0),
             _eq49,
             atol_scale=lambda p, dps: 1,
+            printed_ball=lambda p, bits: arb(0),
+            reference_ball=_ball(_eq49_ball),
             description="max_i distance between the unit vectors of the printed sum and "
             "of the hand-derived gradient (tied to finite differences in the tests); "
             "random vectors",

@@ -565,7 +565,7 @@ def eq16_residual(W: np.ndarray) -> float:
     return float(np.max(np.linalg.norm(W + S / ns[:, None] * r[:, None], axis=1) / r))
 
 
-def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
+def rho_tilde_gradient(W: np.ndarray, v: float, i: int, gamma: Callable[[float], Any] = math.gamma) -> np.ndarray:
     """Gradient of eq (15) in ``w_i``, hand-derived: ``4 C sum_{j != i} (w_i + w_j)``.
 
     ``C = Gamma(d/2) v^2/(4 m(m-1) Gamma(1 + d/2))``.
@@ -573,11 +573,13 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
     Parameters
     ----------
     W : numpy.ndarray
-        ``(m, d)`` rows.
+        ``(m, d)`` rows (float64, or an object array of Arb balls with ``v`` a ball).
     v : float
         ``|v|``.
     i : int
         Which row.
+    gamma : callable, optional
+        The Gamma function of the arithmetic (default ``math.gamma``; on balls ``lambda x: arb(x).gamma()``).
 
     Returns
     -------
@@ -589,7 +591,7 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
     SimRF sec 3.2, eq (15) and appendix A.3, eq (49).
     """
     m, d = W.shape
-    c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
+    c = gamma(d / 2) * v * v / (4 * m * (m - 1) * gamma(1 + d / 2))
     return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
