@@ -32,7 +32,8 @@ def test_f_series_derivative_ball_is_the_numerical_derivative() -> None:
     """F_d^{(n)} on balls (termwise) against mpmath's numerical derivative of f_series at 50 digits."""
     rng = np.random.default_rng(5)
     pts = [(0.0, 1, 1), (0.0, 256, 2), (-3.0, 2, 2)] + [
-        (float(rng.uniform(0, 2000)), int(rng.integers(1, 257)), int(rng.integers(0, 3))) for _ in range(6)]
+        (float(rng.uniform(0, 2000)), int(rng.integers(1, 257)), int(rng.integers(0, 3))) for _ in range(6)
+    ]
     for x, d, n in pts:
         with mpmath.workdps(50):
             exact = mpmath.diff(lambda t, d=d: R.f_series(t, d), MF(x), n) if n else R.f_series(MF(x), d)
@@ -51,7 +52,8 @@ def test_pair_conformity_moment_ball_is_the_2d_expectation() -> None:
 
     rng = np.random.default_rng(17)
     pts = [(0.0, 3, 0.2), (1.0, 2, -1.0), (3.0, 32, 1.0)] + [
-        (float(rng.uniform(0, 3)), int(rng.integers(1, 12)), float(rng.uniform(-1, 1))) for _ in range(3)]
+        (float(rng.uniform(0, 3)), int(rng.integers(1, 12)), float(rng.uniform(-1, 1))) for _ in range(3)
+    ]
     for v, d, c in pts:
         ball = R.pair_conformity_moment_ball(v, d, c, 116)
         assert ball.rad() <= abs(ball.mid()) * arb(2) ** -100, (v, d, c)
@@ -70,12 +72,16 @@ def test_cdf_angle_ball_contains_the_root_quadrature() -> None:
 
     rng = np.random.default_rng(23)
     pts = [(1.5, 3, 0.0), (20.0, 64, 0.95), (0.1, 1, -0.95), (9.0, 32, 0.5)] + [
-        (float(rng.uniform(0.1, 12)), int(rng.integers(1, 40)), float(rng.uniform(-0.95, 0.95))) for _ in range(4)]
+        (float(rng.uniform(0.1, 12)), int(rng.integers(1, 40)), float(rng.uniform(-0.95, 0.95))) for _ in range(4)
+    ]
     for w, d, c in pts:
         ball = R.cdf_angle_ball(w, d, c, 116)
         with mpmath.workdps(50):
-            exact = (mpmath.gammainc(d, 0, MF(w) ** 2 / 2, regularized=True) if c == 0
-                     else ref.cdf_angle_root_quadrature(MF(w), d, MF(c)))
+            exact = (
+                mpmath.gammainc(d, 0, MF(w) ** 2 / 2, regularized=True)
+                if c == 0
+                else ref.cdf_angle_root_quadrature(MF(w), d, MF(c))
+            )
         assert ball.rad() <= arb(2) ** -100, (w, d, c)
         with workprec(200):
             assert ball.overlaps(arb(mpmath.nstr(exact, 60), 1e-40)), (w, d, c)

@@ -23,10 +23,15 @@ Certified points: where both sides have a rigorous enclosure the decided points 
 Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
 evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
 rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
-eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36), (38), (42), (43), (46), (47), (53), (57),
-(72), (75), (78), footnote 4 and the A.4 integral.  Not certified: Monte Carlo (eq 41), numerical
-derivatives (eq 37, 42 convexity), float64 optimisers and iterations (eq 16, 17, 48-50), the
-float64 2-D quadratures (eq 61, 62) and the root quadrature of eq (55).
+eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36)-(38), (42), (43), (46), (47), (49), (53), (55),
+(57), (61), (62), (72), (75), (78), footnote 4 and the A.4 integral.  The numerical derivatives of eq (37)
+and (42) are certified by the analytic (termwise) derivative of the series on balls; the float64 2-D
+quadratures of eq (61), (62) and the root quadrature of eq (55) by exact inner integrals and
+``acb.integral`` of the printed sides against rigorous references
+(:func:`~rfcheck.references.simrf_proofs.pair_conformity_moment_ball`,
+:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`, eq (21)'s Arb face).  Not certified, each with its
+reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17)
+(eq 16, 17, 50).
 """
 
 from __future__ import annotations
@@ -71,8 +76,6 @@ from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
-from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
-from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import (
     cdf_angle_ball,
     eq16_residual,
@@ -85,6 +88,8 @@ from rfcheck.references.simrf_proofs import (
     sine_power_integral,
     sine_power_integral_ball,
 )
+from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
+from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import f_series as _f_series
 from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
 from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
@@ -691,8 +696,9 @@ def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_bal
             b = mpmath.diff(lambda t: fun(t, p), s, order, h=MF(10) ** (-(dps + 20) // 3))
         return -a, MF(0), abs(a - b) + abs(a) * MF(10) ** (-dps)
 
-    return inequality_check(name, lhs_rhs, description=desc,
-                            sides_ball=_ball(lambda p, bits: (-derivative_ball(p, order), arb(0))))
+    return inequality_check(
+        name, lhs_rhs, description=desc, sides_ball=_ball(lambda p, bits: (-derivative_ball(p, order), arb(0)))
+    )
 
 
 def _f37_derivative_ball(p: dict[str, Any], order: int) -> Any:
@@ -725,10 +731,12 @@ P.claim(
         }
     ),
     checks=[
-        _derivative_check("increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series",
-                          _f37_derivative_ball),
-        _derivative_check("convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series",
-                          _f37_derivative_ball),
+        _derivative_check(
+            "increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
+        ),
+        _derivative_check(
+            "convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
+        ),
     ],
 )
 
@@ -863,8 +871,9 @@ P.claim(
     "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
     domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
     checks=[
-        _derivative_check("convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series",
-                          _f42_derivative_ball),
+        _derivative_check(
+            "convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f42_derivative_ball
+        ),
         inequality_check(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
@@ -2070,8 +2079,9 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
         return ev
     # certified on balls: the exact printed double integral against the exact closed form, at the working
     # precision's tolerance (tighter than the float64 decision)
-    return certify_with_balls(ev, p, budget.dps, _ball(_eq61_printed_ball), _ball(_eq61_ref_ball),
-                              rtol=10.0 ** (5 - budget.dps))
+    return certify_with_balls(
+        ev, p, budget.dps, _ball(_eq61_printed_ball), _ball(_eq61_ref_ball), rtol=10.0 ** (5 - budget.dps)
+    )
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)

@@ -869,4 +869,3 @@ def cdf_angle_ball(w: Any, d: int, c: Any, prec: int) -> Any:
         elif not cb >= 0:
             raise ValueError("cdf_angle_ball: the sign of c is undecided (c must be an exact number)")
         return out
-
