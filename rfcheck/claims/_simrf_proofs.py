@@ -759,6 +759,17 @@ def _eq38_sides(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     return lhs, rhs
 
 
+def _eq38_sides_ball(p: dict[str, Any], bits: int) -> Any:
+    """Both sides of eq (38) on balls, or why they cannot decide: in Jensen's equality cases (``f`` constant,
+    ``v w = 0``; a single pair's ``s_ij``, ``m = 2``) the two sides are equal and their balls always overlap."""
+    if float(p["v"]) * float(p["w"]) == 0 or int(p["m"]) == 2:
+        return (
+            "Jensen's equality case (f constant as v w = 0, or one pair's s_ij as m = 2): the two sides are "
+            "equal, and balls of equal values overlap"
+        )
+    return _on_balls(_eq38_sides)(p, bits)
+
+
 P.claim(
     "eq38",
     source=P.at("appendix A.2 (Lemma A.1 proof), eq (38)"),
@@ -782,7 +793,7 @@ P.claim(
             "direct-sum",
             _eq38,
             max_points=30,
-            sides_ball=_on_balls(_eq38_sides),
+            sides_ball=_eq38_sides_ball,
             description="both sides for random unit directions, f by its series (mpmath)",
         )
     ],
