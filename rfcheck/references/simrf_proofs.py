@@ -771,7 +771,8 @@ def pair_conformity_moment_ball(v: Any, d: int, c: Any, prec: int) -> Any:
             if k:
                 poch *= half + (k - 1)
             tot += z**k * ew[k] / poch  # a_k = z^k (E|w|^{2k}/k!) / (d/2)_k
-        tail = arb(x) ** (big_k + 1) / fact[big_k] / (big_k + 1) / (1 - arb(x) / (big_k + 2)) if x else arb(0)
+        xb = 2 * vb * vb  # the exact 2 v^2 (the float x above only chooses K)
+        tail = xb ** (big_k + 1) / fact[big_k] / (big_k + 1) / (1 - xb / (big_k + 2)) if vf else arb(0)
         return tot + arb(0, tail.upper())
 
 
