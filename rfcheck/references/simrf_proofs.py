@@ -4,11 +4,16 @@ The numerical library code of :mod:`rfcheck.claims._simrf_proofs` -- everything 
 computation a user could call, not the wording of one printed result:
 
 * the series ``f(x) = sum_k x^k/(4^k k! Gamma(k + d/2)) = 0F1(; d/2; x/4)/Gamma(d/2)`` behind
-  eq (36)-(45) and its derivative (:func:`f_series`, :func:`f_series_deriv`);
+  eq (36)-(45) and its derivatives (:func:`f_series`, :func:`f_series_deriv`, and on balls
+  :func:`f_series_derivative_ball`);
 * direction configurations and chi_d norms of the checks (:func:`unit_config`, :func:`mp_rows`,
   :func:`dot`, :func:`chi_norms`);
 * the pair conformity ``E_{r1, r2 iid chi_d} f(v^2 (r1^2 + r2^2 + 2 r1 r2 c))`` by 2-D
   Gauss-Legendre (:func:`pair_series_chi_integral`, eq (41));
+* the same pair conformity for ``f = 0F1(; d/2; .)`` on balls, by its Taylor series in the exact
+  ``chi_d`` moments with a proven remainder (:func:`pair_conformity_moment_ball`, eq (10), (62));
+* ``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)`` on balls, a 1-D integral of the ``chi_d`` CDF between
+  the roots, free of square roots by ``r_1 = w sin t / sqrt(1 - c^2)`` (:func:`cdf_angle_ball`, eq (54)-(55));
 * the hand-derived gradients of the Lagrangians of eq (44) and eq (15)
   (:func:`lagrangian_gradient`, :func:`rho_tilde_gradient`) and the permutation-symmetrised
   objective of eq (42) with its exact gradient (:func:`symmetrised_pair_objective`);
@@ -35,15 +40,18 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "cdf_angle_ball",
     "chi_norms",
     "dot",
     "eq16_residual",
     "f_series",
     "f_series_ball",
     "f_series_deriv",
+    "f_series_derivative_ball",
     "lagrangian_gradient",
     "mean_pair_norm_sq",
     "mp_rows",
+    "pair_conformity_moment_ball",
     "pair_series_chi_integral",
     "ratio_series_abs_ball",
     "rho_tilde_gradient",
@@ -150,6 +158,47 @@ def f_series_ball(x: Any, d: int) -> Any:
             bound = (abs(t) * rho / (1 - rho)).upper()
             return tot + t + arb(0, bound)
     raise ValueError("f_series_ball: no remainder bound within 10^6 terms")
+
+
+def f_series_derivative_ball(x: Any, d: int, order: int) -> Any:
+    """The ``order``-th derivative of :func:`f_series` at ``x`` on Arb balls, differentiated analytically.
+
+    ``F_d(x) = sum_k x^k/(4^k k! Gamma(k + d/2))`` is entire; termwise differentiation gives
+    ``F_d'(x) = sum_{k >= 1} k x^{k-1}/(4^k k! Gamma(k + d/2)) = sum_j x^j/(4^{j+1} j! Gamma(j + 1 + d/2))
+    = F_{d+2}(x)/4``, hence ``F_d^{(n)}(x) = F_{d+2n}(x)/4^n``, each summed by :func:`f_series_ball`
+    (proven remainder).
+
+    Parameters
+    ----------
+    x : flint.arb or number
+        The argument (real; a number is taken at its exact binary value).
+    d : int
+        Dimension (>= 1).
+    order : int
+        Order of the derivative (>= 0).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the derivative, at flint's working precision.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (37) ("an increasing convex function") and eq (42) ("f is once again convex").
+
+    Examples
+    --------
+    ``F_2(x) = I_0(sqrt x)``, so ``F_2'(x) = I_1(sqrt x)/(2 sqrt x)``:
+
+    >>> import mpmath
+    >>> from rfcheck.references.simrf_proofs import f_series_derivative_ball
+    >>> b = f_series_derivative_ball(4, 2, 1)
+    >>> abs(float(b.mid()) - float(mpmath.besseli(1, 2) / 4)) < 1e-15
+    True
+    """
+    from flint import arb
+
+    return f_series_ball(x, d + 2 * order) / arb(4) ** order
 
 
 def ratio_series_abs_ball(
@@ -516,7 +565,7 @@ def eq16_residual(W: np.ndarray) -> float:
     return float(np.max(np.linalg.norm(W + S / ns[:, None] * r[:, None], axis=1) / r))
 
 
-def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
+def rho_tilde_gradient(W: np.ndarray, v: float, i: int, gamma: Callable[[float], Any] = math.gamma) -> np.ndarray:
     """Gradient of eq (15) in ``w_i``, hand-derived: ``4 C sum_{j != i} (w_i + w_j)``.
 
     ``C = Gamma(d/2) v^2/(4 m(m-1) Gamma(1 + d/2))``.
@@ -524,11 +573,13 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
     Parameters
     ----------
     W : numpy.ndarray
-        ``(m, d)`` rows.
+        ``(m, d)`` rows (float64, or an object array of Arb balls with ``v`` a ball).
     v : float
         ``|v|``.
     i : int
         Which row.
+    gamma : callable, optional
+        The Gamma function of the arithmetic (default ``math.gamma``; on balls ``lambda x: arb(x).gamma()``).
 
     Returns
     -------
@@ -540,7 +591,7 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int) -> np.ndarray:
     SimRF sec 3.2, eq (15) and appendix A.3, eq (49).
     """
     m, d = W.shape
-    c = math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2))
+    c = gamma(d / 2) * v * v / (4 * m * (m - 1) * gamma(1 + d / 2))
     return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
@@ -626,3 +677,196 @@ def sine_power_integral_ball(d: int, k: int, c: Any, prec: int) -> Any:
     with workprec(prec + 30):
         out = integral_ball(lambda ph, _a: ph.sin() ** (d - 1) * (1 + ph.sin() * cb) ** k, 0, arb.pi(), prec)
         return out.real
+
+
+def pair_conformity_moment_ball(v: Any, d: int, c: Any, prec: int) -> Any:
+    """``E 0F1(; d/2; v^2 |w|^2/4)``, ``|w|^2 = r_1^2 + r_2^2 + 2 c r_1 r_2``, ``r_1, r_2`` iid ``chi_d``, as a ball.
+
+    The RF-conformity of a pair of rows at ``cos theta = c`` from its definition (eq (10)), by the
+    Taylor series of ``0F1`` with exact moments, not a quadrature: ``sum_k a_k``,
+    ``a_k = (v^2/4)^k E|w|^{2k} / (k! (d/2)_k)`` with the multinomial expansion
+    ``E|w|^{2k} = k! sum_{j <= k} (2c)^j/j! sum_{a + b = k - j} M_{2a+j} M_{2b+j}/(a! b!)`` and the
+    ``chi_d`` moments ``M_0 = 1``, ``M_1 = sqrt(2) Gamma((d+1)/2)/Gamma(d/2)``, ``M_{n+2} = (d + n) M_n``
+    (the inner sums are coefficients of products of Arb polynomials, rigorous).
+
+    Remainder: ``|w| <= r_1 + r_2`` (``|c| <= 1``) and ``(r_1 + r_2)^{2k} <= 2^{2k-1}(r_1^{2k} + r_2^{2k})``
+    give ``E|w|^{2k} <= 4^k M_{2k} = 8^k (d/2)_k``, so ``0 <= a_k <= (2 v^2)^k / k!`` and
+    ``sum_{k > K} a_k <= (2v^2)^{K+1}/(K+1)! / (1 - 2v^2/(K+2))`` (ratio of consecutive bounds
+    ``2v^2/(k+1)``), added to the radius; ``K`` is the first index with that bound below
+    ``2^-(prec+10)`` (the sum is at least ``a_0 = 1``).  Cancellation for ``c < 0`` costs at most
+    ``log2 e^{2v^2}`` bits (every term is bounded by ``(2v^2)^k/k!``), which the working precision adds.
+
+    Parameters
+    ----------
+    v : number
+        ``|x + y|`` (>= 0; taken at its exact binary value).
+    d : int
+        Dimension (>= 1).
+    c : number
+        ``cos theta`` in ``[-1, 1]`` (taken at its exact binary value).
+    prec : int
+        Target relative accuracy in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the expectation.
+
+    Raises
+    ------
+    ValueError
+        If ``|c| > 1`` or ``v < 0``.
+
+    References
+    ----------
+    SimRF Def 3.1, eq (10) (the RF-conformity as an expectation over the two ``chi_d`` norms) and
+    appendix A.6, eq (61)-(62).
+
+    Examples
+    --------
+    At ``v = 0`` the conformity is 1 (only ``a_0 = 1`` is left, the remainder bound is 0):
+
+    >>> from rfcheck.references.simrf_proofs import pair_conformity_moment_ball
+    >>> b = pair_conformity_moment_ball(0.0, 5, -0.5, 64)
+    >>> b.contains(1), float(b.rad()) < 1e-18
+    (True, True)
+    """
+    from flint import arb, arb_poly
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    vf, cf = float(v), float(c)
+    if vf < 0 or abs(cf) > 1:
+        raise ValueError(f"pair_conformity_moment_ball: need v >= 0 and |c| <= 1, got v={v}, c={c}")
+    x = 2 * vf * vf
+    big_k = 0  # the first K whose tail bound (2v^2)^{K+1}/(K+1)!/(1 - 2v^2/(K+2)) is below 2^-(prec+10)
+    while True:
+        if big_k + 2 > 2 * x and (
+            (big_k + 1) * math.log(max(x, 1e-300)) - math.lgamma(big_k + 2) - math.log(1 - x / (big_k + 2))
+            < -(prec + 12) * math.log(2)
+        ):
+            break
+        big_k += 1
+    work = prec + 30 + int(x * 1.4427) + big_k.bit_length()
+    with workprec(work):
+        vb, cb = arb(to_ball(v)), arb(to_ball(c))
+        half = arb(d) / 2
+        mom = [arb(1), arb(2).sqrt() * ((arb(d) + 1) / 2).lgamma().exp() / half.lgamma().exp()]
+        for n in range(2, 3 * big_k + 2):
+            mom.append((d + n - 2) * mom[n - 2])
+        fact = [arb(1)]
+        for n in range(1, big_k + 1):
+            fact.append(fact[-1] * n)
+        # E|w|^{2k}/k! = sum_j (2c)^j/j! conv_j[k - j], conv_j = (sum_a M_{2a+j}/a! t^a)^2
+        ew = [arb(0)] * (big_k + 1)
+        for j in range(big_k + 1):
+            half_len = big_k - j + 1
+            poly = arb_poly([mom[2 * a + j] / fact[a] for a in range(half_len)])
+            sq = poly * poly
+            coef = (2 * cb) ** j / fact[j]
+            for k in range(j, big_k + 1):
+                ew[k] += coef * sq[k - j]
+        tot, poch, z = arb(0), arb(1), vb * vb / 4
+        for k in range(big_k + 1):
+            if k:
+                poch *= half + (k - 1)
+            tot += z**k * ew[k] / poch  # a_k = z^k (E|w|^{2k}/k!) / (d/2)_k
+        xb = 2 * vb * vb  # the exact 2 v^2 (the float x above only chooses K)
+        tail = xb ** (big_k + 1) / fact[big_k] / (big_k + 1) / (1 - xb / (big_k + 2)) if vf else arb(0)
+        return tot + arb(0, tail.upper())
+
+
+def cdf_angle_ball(w: Any, d: int, c: Any, prec: int) -> Any:
+    """``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)``, ``r_1, r_2`` iid ``chi_d``, ``|c| < 1``, as a ball.
+
+    :func:`rfcheck.references.simrf.cdf_angle_root_quadrature` (the ``chi_d`` density of ``r_1`` times the
+    ``chi_d`` CDF of ``r_2`` between the roots ``r_2 = -c r_1 -+ sqrt(w^2 - r_1^2 (1 - c^2))``) made entire:
+    with ``T = w/sqrt(1 - c^2)`` and ``r_1 = T sin t``, ``t in [0, pi/2]``, the square root is ``w cos t``,
+    ``dr_1 = T cos t dt``, the roots are ``hi = -c T sin t + w cos t`` and ``lo = -c T sin t - w cos t``.
+    With ``t_0 = arccos |c|``: on ``[0, t_0]`` ``hi > 0 >= lo`` (the ``r_2``-interval is ``[0, hi]``); on
+    ``[t_0, pi/2]`` it is ``[lo, hi]`` for ``c < 0`` (``lo >= 0``) and empty for ``c >= 0`` (``hi <= 0``).
+    The integrands ``p(r) = r^{d-1} e^{-r^2/2}/(2^{d/2-1} Gamma(d/2))`` and the ``chi_d`` CDF
+    ``F(x) = P(d/2, x^2/2)`` in its finite forms (DLMF 8.4.10-8.4.11, with ``z = x^2/2`` and ``sqrt z`` continued
+    from ``x >= 0`` as ``x/sqrt 2``): ``1 - e^{-z} sum_{j < d/2} z^j/j!`` for even ``d``,
+    ``erf(x/sqrt 2) - e^{-z} sum_{j < (d-1)/2} (x/sqrt 2)^{2j+1}/Gamma(j + 3/2)`` for odd ``d``, are entire in
+    ``t`` (and, unlike Arb's ``1F1`` or ``gamma_lower``, tight on the integrator's wide probe balls): each
+    piece is one ``acb.integral`` over a finite interval (no tail, no singular end point).  The cancellation
+    of ``F`` at small ``x`` costs absolute accuracy only; ``d`` more working bits pay for it.
+
+    Parameters
+    ----------
+    w : number
+        The point (> 0; taken at its exact binary value).
+    d : int
+        Dimension (>= 1).
+    c : number
+        ``cos theta`` in ``(-1, 1)`` (taken at its exact binary value).
+    prec : int
+        Working precision in bits (the integrals' tolerance ``2^-(prec+20)``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the probability.
+
+    Raises
+    ------
+    ValueError
+        If ``|c| >= 1`` or ``w <= 0``.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (54)-(55) (the CDF of ``|w_i + w_j|`` for rows at a fixed angle).
+
+    Examples
+    --------
+    Orthogonal rows (``c = 0``): ``r_1^2 + r_2^2 ~ chi^2_{2d}``, ``P = P(d, w^2/2)``:
+
+    >>> import mpmath
+    >>> from rfcheck.references.simrf_proofs import cdf_angle_ball
+    >>> b = cdf_angle_ball(1.5, 3, 0.0, 80)
+    >>> abs(float(b.mid()) - float(mpmath.gammainc(3, 0, 1.125, regularized=True))) < 1e-15
+    True
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    if not 0 < float(w) or not abs(float(c)) < 1:
+        raise ValueError(f"cdf_angle_ball: need w > 0 and |c| < 1, got w={w}, c={c}")
+    with workprec(prec + 20 + d):
+        wb, cb = arb(to_ball(w)), arb(to_ball(c))
+        half = arb(d) / 2
+        big_t = wb / (1 - cb * cb).sqrt()
+        pdf_norm = arb(2) ** (half - 1) * half.gamma()
+        if d % 2 == 0:
+            coefs = [1 / arb(j + 1).gamma() for j in range(d // 2)]  # z^j/j!
+        else:
+            coefs = [1 / (arb(j) + arb(3) / 2).gamma() for j in range((d - 1) // 2)]  # u^{2j+1}/Gamma(j + 3/2)
+        sqrt2 = arb(2).sqrt()
+
+        def pdf(r: Any) -> Any:
+            return r ** (d - 1) * (-(r * r) / 2).exp() / pdf_norm
+
+        def cdf(x: Any) -> Any:
+            z = x * x / 2
+            if d % 2 == 0:
+                return 1 - (-z).exp() * sum((cf * z**j for j, cf in enumerate(coefs)), acb(0))
+            u = x / sqrt2
+            return u.erf() - (-z).exp() * sum((cf * u ** (2 * j + 1) for j, cf in enumerate(coefs)), acb(0))
+
+        def first(t: Any, _analytic: bool) -> Any:
+            r1 = big_t * t.sin()
+            return pdf(r1) * cdf(-cb * r1 + wb * t.cos()) * big_t * t.cos()
+
+        def second(t: Any, _analytic: bool) -> Any:
+            r1 = big_t * t.sin()
+            return pdf(r1) * (cdf(-cb * r1 + wb * t.cos()) - cdf(-cb * r1 - wb * t.cos())) * big_t * t.cos()
+
+        t0 = abs(cb).acos()
+        out = acb.integral(first, 0, t0).real
+        if cb < 0:
+            out += acb.integral(second, t0, arb.pi() / 2).real
+        elif not cb >= 0:
+            raise ValueError("cdf_angle_ball: the sign of c is undecided (c must be an exact number)")
+        return out
