@@ -1493,6 +1493,24 @@ printed_eq27_log = _on_mp(printed_eq27_log_ctx)
 _BNB_EVALS = 1500
 
 
+def _max_bounds_0_pi(f: Callable[[Any], Any], bits: int, **kw: Any) -> tuple[Any, Any]:
+    """``(L, U)`` with ``L <= max_{theta in [0, pi]} f(theta) <= U``: ``refs.interval_max_bounds`` on
+    ``[0, math.pi]`` (exact ends; the float ``math.pi`` lies below pi by about ``1.2e-16``), its ``U`` raised to
+    cover the sliver ``[math.pi, pi]`` by one ball evaluation of ``f`` on ``[math.pi, upper end of pi]``
+    (``f`` is analytic there); ``L`` stays a value at a point of ``[0, math.pi]``.  ``kw`` as for
+    ``refs.interval_max_bounds``."""
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    lo, hi = refs.interval_max_bounds(f, 0.0, math.pi, bits, **kw)
+    with workprec(bits):
+        sliver = arb(math.pi).union(arb.pi().upper())
+        v = f(Ball(sliver))
+        v = v.v if isinstance(v, Ball) else to_ball(v)
+        return lo, hi.max(v.upper()) if v.is_finite() else arb("inf")
+
+
 def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> Any:
     """Ball of ``log eps_{S(r)}`` of the angular hybrid: ``max_theta eps^2 = MSE/SM^2`` over ``[0, pi]`` from the
     exact moments (``refs.hybrid_mse``, ``SM = exp(r^2 cos theta)``) enclosed by branch-and-bound on balls
@@ -1508,7 +1526,7 @@ def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> A
 
     with workprec(bits):
         target = None if below is None else (2 * below).exp()
-    lo, hi = refs.interval_max_bounds(eps2, 0.0, math.pi, bits, below=target, guess=refs.angular_rel_error_argmax(
+    lo, hi = _max_bounds_0_pi(eps2, bits, below=target, guess=refs.angular_rel_error_argmax(
         float(r), int(m), int(n)), max_evals=_BNB_EVALS)
     with workprec(bits):
         return (lo.log() / 2).union(hi.log() / 2)  # the hull after the log (eps^2 spans many orders)
@@ -1740,8 +1758,7 @@ def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
-    lo, hi = refs.interval_max_bounds(lambda t: _a_r_ctx(ARB, r, t, n), 0.0, math.pi, bits, guess=guess,
-                                      max_evals=60)
+    lo, hi = _max_bounds_0_pi(lambda t: _a_r_ctx(ARB, r, t, n), bits, guess=guess, max_evals=60)
     with workprec(bits):
         side = [(ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(v)))).v for v in (lo, hi)]
         return side[0].union(side[1])  # the hull after the log
@@ -1902,8 +1919,8 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
                                  (i == 2 or nf > 1) else -math.inf, 0.0, math.pi, npts=401)
         with workprec(bits):
             target = rhs.exp()
-        lo, hi = refs.interval_max_bounds(lambda t: _b_ctx(ARB, i, r, t, n), 0.0, math.pi, bits, below=target,
-                                          guess=guess, max_evals=_BNB_EVALS)
+        lo, hi = _max_bounds_0_pi(lambda t: _b_ctx(ARB, i, r, t, n), bits, below=target, guess=guess,
+                                  max_evals=_BNB_EVALS)
         with workprec(bits):
             return lo.log().union(hi.log())  # the hull after the log
 
@@ -3114,13 +3131,34 @@ def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
     return balls or "b_r^1 has no interior local maximum"
 
 
+def _locmax_proof_count(i: int, p: dict[str, Any], bits: int) -> int | str:
+    """The number of interior local maximisers of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), with a proof that
+    there are no others (``rfcheck.references.hrf.interior_local_maxima_balls``: signs of the exact first and
+    second derivatives on Arb power series), memoised; a string says why there is none."""
+    from flint import arb
+
+    key = ("locmax-proof", i, repr(p["r"]), int(p["n"]), bits)
+    if key not in _CACHE:
+        r, n = arb(float(p["r"])), arb(int(p["n"]))
+        try:
+            _CACHE[key] = len(refs.interior_local_maxima_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), 0.0, "pi",
+                                                                bits))
+        except ValueError as exc:
+            _CACHE[key] = f"no proof of the number of local maxima ({exc})"
+    return _CACHE[key]
+
+
 def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
-    """Balls each containing a true interior local maximiser of ``b_r^i`` (eq 54/55 as printed), one per numerical
-    maximiser ``t0`` of :func:`_local_maxima` (same digits): ``[t0 - d, t0 + d]``, ``d = 10^(3-dps) (1 + t0)``, is
-    kept only where the exact derivative (``rfcheck.references.hrf.derivative_ball``, Arb power series) is
-    certified positive at ``t0 - d`` and negative at ``t0 + d``, so a local maximum lies inside (intermediate
-    values).  A string says why not.  Balls enclose the maximisers found; that the grid found them all is not
-    proven (the printed analysis gives exactly one for r >= 1: theta sin theta = 1/r^2 on the rising branch)."""
+    """Balls enclosing every interior local maximiser of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), or a
+    string saying why there are none.
+
+    Around each numerical maximiser ``t0`` of :func:`_local_maxima` (same digits) the ball ``[t0 - d, t0 + d]``,
+    ``d = 10^(3-dps) (1 + t0)``, inside ``(0, pi)``, is kept only where the exact derivative
+    (``rfcheck.references.hrf.derivative_ball``, Arb power series) is certified positive at ``t0 - d`` and
+    negative at ``t0 + d``: the maximum of ``b_r^i`` on the ball is then interior, a local maximiser.  The
+    number of local maximisers is proven by :func:`_locmax_proof_count`; when it equals the number of these
+    balls and they are pairwise disjoint, each holds a distinct maximiser, so every maximiser lies in one of
+    them (each in exactly one).  Otherwise a string says which step failed."""
     from flint import arb
 
     from rfcheck.arb_backend import to_ball, workprec
@@ -3136,28 +3174,41 @@ def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
         if not (slopes[0] > 0 and slopes[1] < 0):
             return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
         with workprec(bits):
-            out.append(to_ball(lo).union(to_ball(hi)))
+            ball = to_ball(lo).union(to_ball(hi))
+            if not (ball > 0 and ball < arb.pi()):
+                return "a numerical maximiser's ball is not inside (0, pi)"
+        out.append(ball)
+    count = _locmax_proof_count(i, p, bits)
+    if isinstance(count, str):
+        return count
+    if count != len(out):
+        return (f"the grid found {len(out)} interior local maxima, the proof on balls {count}: the balls do not "
+                f"enclose every maximiser")
+    with workprec(bits):
+        if any(a.overlaps(b) for j, a in enumerate(out) for b in out[j + 1:]):
+            return "two local maximisers' balls overlap: they need not hold distinct maximisers"
     return out
 
 
 def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``theta* sin theta*`` at the local maximiser that :func:`_eq59` compares (the one farthest from
-    ``1/r^2`` in mpmath), ``theta*`` enclosed by :func:`_b1_locmax_balls`."""
+    """Ball of ``theta* sin theta*`` over every interior local maximiser ``theta*`` of ``b_r^1``: the hull of
+    ``theta sin theta`` on the balls of :func:`_b1_locmax_balls` (which enclose all of them), so agreement with
+    the printed ``1/r^2`` is certified for every maximiser at once, and a refutation where every one differs."""
     from rfcheck.arb_backend import workprec
 
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
-    dps = _dps_of_bits(bits)
-    with mpmath.workdps(dps + 10):
-        inv = 1 / mpmath.mpf(p["r"]) ** 2
-        k = max(range(len(balls)), key=lambda j: abs(_b1_locmax(p, dps)[j] * mpmath.sin(_b1_locmax(p, dps)[j]) - inv))
     with workprec(bits):
-        return balls[k] * balls[k].sin()
+        vals = [b * b.sin() for b in balls]
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.union(v)
+        return out
 
 
 def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
-    """Balls of ``max theta*^2`` over the enclosed local maximisers (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
+    """Balls of ``max theta*^2`` over every interior local maximiser (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
     from flint import arb
 
     from rfcheck.arb_backend import workprec
@@ -3173,8 +3224,8 @@ def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
 
 
 def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
-    """Balls of ``max b_r^1(theta*)`` over the enclosed local maximisers (:func:`_b1_locmax_balls`; eq 54 as printed
-    on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
+    """Balls of ``max b_r^1(theta*)`` over every interior local maximiser (:func:`_b1_locmax_balls`; eq 54 as
+    printed on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
     from rfcheck.arb_backend import Ball, workprec
 
     balls = _b1_locmax_balls(p, bits)

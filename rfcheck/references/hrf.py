@@ -2022,17 +2022,20 @@ def derivative_ball(fn: Callable[[Any, Any], Any], t: float, bits: int) -> Any:
 
 
 def max_on_interval_ball(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: int, *, rtol: float,
-                         npts: int = 64, max_levels: int = 200) -> Any:
+                         npts: int = 64, max_levels: int = 200, max_pieces: int = 20_000) -> Any:
     """``max_{u in [lo, hi]} fn(ctx, u)`` as a ball, by rigorous branch and bound on Arb balls.
 
     The interval is cut into ``npts`` pieces; on each piece ``X`` (midpoint ``m``) the upper bound is
     the smaller of the interval enclosure ``fn(X)`` and the mean-value form ``fn(m) + fn'(X) (X - m)``,
     ``fn(X)`` and ``fn'(X)`` from one evaluation on the Arb power series ``X + eps`` (as
     :func:`derivative_ball`); every midpoint's and end's value gives a lower bound of the maximum.  Pieces
-    whose upper bound lies below the best lower bound are dropped, the rest halved, until the upper and
-    lower bounds are within ``rtol`` (relative) or ``max_levels`` halvings.  The returned ball spans
-    ``[best lower bound, largest upper bound]``: it contains the maximum whatever the stopping point (no
-    optimiser's output is trusted).
+    whose upper bound is decided below the best lower bound are dropped, the rest halved, until the upper and
+    lower bounds are within ``rtol`` (relative), ``max_levels`` halvings or ``max_pieces`` pieces.  A
+    non-finite enclosure (NaN, e.g. ``fn'`` unbounded at a piece's end) bounds nothing: the piece's bound is
+    the other, finite one, else ``+inf``, so such a piece is never dropped; a non-finite value is no lower
+    bound.  The returned ball spans ``[best lower bound, largest upper bound]``: it contains the maximum
+    whatever the stopping point (no optimiser's output is trusted), unbounded above where a kept piece has no
+    finite bound.
 
     Parameters
     ----------
@@ -2049,11 +2052,19 @@ def max_on_interval_ball(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: 
         Initial pieces.
     max_levels : int, optional
         Most halvings.
+    max_pieces : int, optional
+        Most pieces kept at one level (pieces without a finite bound are never dropped, so a region where
+        ``fn`` is not finite would otherwise double them at every level).
 
     Returns
     -------
     flint.arb
         A ball containing the maximum.
+
+    Raises
+    ------
+    ValueError
+        If ``fn`` has no finite value at any point evaluated (no lower bound of the maximum).
 
     References
     ----------
@@ -2074,32 +2085,57 @@ def max_on_interval_ball(fn: Callable[[Any, Any], Any], lo: Any, hi: Any, bits: 
 
     def val_der(x: Any) -> tuple[Any, Any]:
         out = fn(ctx, arb_series([x, arb(1)], prec=2))
-        return (out[0], out[1]) if isinstance(out, arb_series) else (arb(out), arb(0))
+        val, der = (out[0], out[1]) if isinstance(out, arb_series) else (arb(out), arb(0))
+        if not val.is_finite():  # the series can fail where only the derivative is unbounded (sqrt at 0)
+            val = arb(fn(ctx, x))
+        return val, der
 
     with workprec(bits):
         a0, b0 = (arb.pi() if isinstance(v, str) and v == "pi" else to_ball(v) for v in (lo, hi))
         edges = [a0 + (b0 - a0) * k / npts for k in range(1, npts)]
         edges = [a0, *edges, b0]
-        best = None
+        inf = arb("inf")
+
+        def up_of(*vals: Any) -> Any:
+            """The least finite upper end of ``vals``; ``+inf`` when none is finite (NaN bounds nothing)."""
+            ups = [v.upper() for v in vals if v.is_finite()]
+            out = inf
+            for u in ups:
+                out = out.min(u)
+            return out
+
+        best = arb("-inf")
+
+        def raise_best(v: Any) -> None:
+            """Raise the lower bound ``best`` to ``v``'s lower end when ``v`` is finite (a NaN gives nothing)."""
+            nonlocal best
+            if v.is_finite():
+                best = best.max(v.lower())
+
         for e in (a0, b0):
-            v = val_der(e)[0].lower()
-            best = v if best is None else best.max(v)
+            raise_best(val_der(e)[0])
         pieces = list(itertools.pairwise(edges))
-        upper = None
+        upper = inf
         for _ in range(max_levels):
             scored = []
             for a, b in pieces:
                 x, m = a.union(b), (a + b) / 2
                 fx, dx = val_der(x)
                 fm = val_der(m)[0]
-                best = best.max(fm.lower())
-                scored.append((a, m, b, fx.upper().min((fm + dx * (x - m)).upper())))
-            scored = [s for s in scored if s[3] >= best]
+                raise_best(fm)
+                scored.append((a, m, b, up_of(fx, fm + dx * (x - m))))
+            # drop a piece only where its bound is decided below the best value (exact points, +inf never)
+            scored = [s for s in scored if not bool(s[3] < best)]
+            if not scored or not best.is_finite():
+                raise ValueError("max_on_interval_ball: no piece keeps a finite value of fn (fn is not finite "
+                                 "at any point evaluated)")
             upper = scored[0][3]
             for s in scored[1:]:
                 upper = upper.max(s[3])
-            if upper - best <= abs(best) * rtol:
+            if upper.is_finite() and upper - best <= abs(best) * rtol:
                 break
+            if 2 * len(scored) > max_pieces:
+                break  # the enclosure is valid here, only wider
             pieces = [piece for a, m, b, _ in scored for piece in ((a, m), (m, b))]
         return best.union(upper)
 
@@ -2111,10 +2147,11 @@ def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any,
     ``fn'`` and ``fn''`` are enclosed on pieces of ``[lo, hi]`` by one evaluation on the Arb power series
     ``X + eps`` (as :func:`derivative_ball`).  A piece where ``fn'`` excludes 0 has a known sign; one where
     ``fn''`` excludes 0 has a monotone ``fn'``, whose signs at the piece's ends (points) tell whether it holds
-    one simple root (a ``+ -> -`` root is a local maximum; an end where ``fn'`` is exactly 0 gives the piece
-    the sign of the other end); any other piece is halved, up to ``max_depth`` times.  The local maxima are
-    the ``+ -> -`` roots; a change of sign across two pieces' common end would need ``fn'`` of both signs
-    there, which the balls exclude.
+    one simple root (a ``+ -> -`` root is a local maximum; an end where ``fn'`` is exactly 0 is a root there,
+    a local maximum when ``fn'' < 0`` on the piece, recorded by the piece to its left, and inside the piece
+    ``fn'`` has the sign of the other end); any other piece is halved, up to ``max_depth`` times.  The local
+    maxima are the ``+ -> -`` roots; a change of sign across two pieces' common end would need ``fn'`` of
+    both signs there, which the balls exclude, or ``fn'`` exactly 0 there, which is recorded.
 
     Parameters
     ----------
@@ -2184,6 +2221,10 @@ def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any,
                 if sa is not None and sb is not None and not (sa == 0 and sb == 0):
                     if sa * sb < 0 and sa > 0:
                         maxima.append(x)
+                    elif sb == 0 and sign(d2) == -1 and b is not b0:
+                        # fn'(b) = 0 exactly and fn'' < 0 on a ball holding b: a strict local maximum at the
+                        # interior end b (fn' goes + then -), recorded here, by the piece left of b only
+                        maxima.append(b)
                     continue
             if depth >= max_depth:
                 raise ValueError("the sign of the derivative stays undecided on a piece of [lo, hi]")
