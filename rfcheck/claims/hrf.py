@@ -3074,7 +3074,7 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
-def _max_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
+def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
     """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
     (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
     from flint import arb
@@ -3091,8 +3091,8 @@ def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     if int(p["n"]) == 1:
         return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
                 "(with no slack) never decide as '<='")
-    lhs = _max_b_ball(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n), p, bits)
-    m1, m2 = (_max_b_ball(lambda ctx, r, t, n, i=i: _b_ctx(ctx, i, r, t, n), p, bits) for i in (1, 2))
+    lhs = _max_of_b_ball(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n), p, bits)
+    m1, m2 = (_max_of_b_ball(lambda ctx, r, t, n, i=i: _b_ctx(ctx, i, r, t, n), p, bits) for i in (1, 2))
     with workprec(bits):
         return lhs, m1 + m2
 
@@ -3552,7 +3552,7 @@ P.claim(
                   description="r in [1, 10]; b_r^1 needs n >= 2"),
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
                                 max_points=10, printed_ball=_d3_global_printed_ball,
-                                reference_ball=lambda p, bits: _max_b_ball(
+                                reference_ball=lambda p, bits: _max_of_b_ball(
                                     lambda ctx, r, t, n, i=int(p["i"]): _b_ctx(ctx, i, r, t, n), p, bits))],
 )
 
