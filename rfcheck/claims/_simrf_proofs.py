@@ -29,7 +29,8 @@ and (42) are certified by the analytic (termwise) derivative of the series on ba
 quadratures of eq (61), (62) and the root quadrature of eq (55) by exact inner integrals and
 ``acb.integral`` of the printed sides against rigorous references
 (:func:`~rfcheck.references.simrf_proofs.pair_conformity_moment_ball`,
-:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`, eq (21)'s Arb face).  Not certified, each with its
+:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`; eq (61)'s reference ball is the definition eq (10)
+by exact moments, not the eq (21) closed form, itself a printed claim).  Not certified, each with its
 reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17)
 (eq 16, 17, 50).
 """

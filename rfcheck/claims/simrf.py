@@ -20,7 +20,10 @@ point is certified with balls: printed sides written against the number-system c
 printed series through ``ctx.series`` with its tail bound) or with a ball twin of a printed series,
 sum or integral (``printed_ball``: eq (20), (21), (24), (25), (26), (39), (56), (66), (69) line 2,
 (77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
-``sides_ball``.  Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
+``sides_ball``.  A reference ball is independent of the printed side: the orthogonality gaps of eq (25),
+(26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the
+``1F1`` closed forms whose Taylor series the printed series are; the check of eq (23) against that ``1F1``
+is decided but not certified.  Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
 """
 
 from __future__ import annotations
