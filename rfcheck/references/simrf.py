@@ -1507,6 +1507,11 @@ def pdf_angle_change_of_variables_ball(w: Any, d: int, c: Any, bits: int) -> Any
     flint.arb
         A ball containing the density.
 
+    Raises
+    ------
+    ValueError
+        If the sign of ``cos theta`` cannot be decided (not an exact number).
+
     References
     ----------
     SimRF Lemma 4.2, eq (20) and appendix A.5, eq (54)-(56) (the law of ``w_ij`` for rows at a
@@ -1804,6 +1809,11 @@ def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> An
     -------
     flint.arb
         A ball containing ``rho_theta``.
+
+    Raises
+    ------
+    ValueError
+        If no tail bound is reached within 100000 terms.
 
     References
     ----------
