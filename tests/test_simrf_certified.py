@@ -135,6 +135,7 @@ def test_a_planted_slip_in_eq18_is_refuted_and_certified() -> None:
     ("simrf.eq69.line1", "eq10-quadrature", {"v": 1.0, "d": 4, "m": 3, "sq": 0.5}),
     ("simrf.eq69.line2", "eq10-quadrature", {"v": 2.0, "d": 16, "m": 9, "sq": 1.0}),
     ("simrf.thm4.5", "bessel-quadrature", {"z": 0.9, "d": 4, "m": 3}),
+    ("simrf.eq77", "bessel-quadrature", {"z": 1.0, "d": 8, "m": 4}),  # a refuting point
     ("simrf.eq61", "hypergeometric", {"v": 1.5, "d": 8, "cos": -1.0 / 7}),
 ])
 def test_reference_balls_do_not_use_the_closed_form_of_the_printed_series(

@@ -1077,13 +1077,14 @@ def printed_eq77_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _ratio_ball(p: dict[str, Any], bits: int) -> Any:
-    """The correct ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on balls, ``gap`` the Arb face of
-    :func:`rfcheck.closed_forms.simrf.rff_orthogonality_gap` (eq (74), (76))."""
-    from rfcheck.arb_backend import to_ball
+    """The correct ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on balls (eq (74), (76)), ``gap`` by
+    :func:`_rff_gap_ball` (the ``chi_{2d}`` expectation of the direction-averaged cosine, not the ``1F1``
+    that the printed side uses)."""
+    from rfcheck.arb_backend import to_ball, workprec
 
-    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
-    gap = cf.rff_orthogonality_gap(p["z"], d, m, backend="arb", prec=bits)
-    return 1 - 2 * m * gap / (-z * z).expm1() ** 2
+    z, m = to_ball(p["z"]), int(p["m"])
+    with workprec(bits + 20):
+        return 1 - 2 * m * _rff_gap_ball(p, bits) / (-z * z).expm1() ** 2
 
 
 def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
