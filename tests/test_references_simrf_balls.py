@@ -165,6 +165,27 @@ def test_orf_conformity_chi_ball_contains_1f1(v: float, d: int) -> None:
     assert not _contains(ball, _off(exact, "1e-26"))
 
 
+@pytest.mark.parametrize("v,d,m,sq", [(0.01, 2, 2, 0.0), (1.0, 4, 3, 0.5), (2.9, 64, 60, 1.0), (3.0, 2, 2, 2.0)])
+def test_prf_orthogonality_gap_ball_contains_the_closed_form(v: float, d: int, m: int, sq: float) -> None:
+    with workprec(BITS):
+        ball = ref.prf_orthogonality_gap_ball(v, d, m, sq, BITS)
+    with mpmath.workdps(50):  # eq (69) line 1 summed: e^{-2 sq} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2))
+        v2 = MF(v) ** 2
+        exact = mpmath.exp(-2 * MF(sq)) * MF(m - 1) / m * (mpmath.exp(v2) - mpmath.hyp1f1(d, MF(d) / 2, v2 / 2))
+    assert _contains(ball, exact) and ball.rad() < 1e-27 * mpmath.exp(v2)
+    assert not _contains(ball, _off(exact, "0", str(1e-25 * float(mpmath.exp(v2)))))
+
+
+@pytest.mark.parametrize("z,d", [(0.0, 3), (0.9, 4), (4.0, 1), (3.7, 2), (1.0, 64), (4.0, 128)])
+def test_rff_orf_covariance_ball_contains_the_closed_form(z: float, d: int) -> None:
+    with workprec(BITS):
+        ball = ref.rff_orf_covariance_ball(z, d, BITS)
+    with mpmath.workdps(50):  # E_{w ~ chi_2d} 0F1(; d/2; -z^2 w^2/4) = 1F1(d; d/2; -z^2/2) (term by term)
+        exact = mpmath.hyp1f1(d, MF(d) / 2, -MF(z) ** 2 / 2)
+    assert _contains(ball, exact) and ball.rad() < 1e-28
+    assert not _contains(ball, _off(exact, "0", "1e-26"))
+
+
 @pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
 def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -> None:
     from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24, printed_eq24_ball

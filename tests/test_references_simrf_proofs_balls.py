@@ -89,12 +89,26 @@ def test_cdf_angle_ball_contains_the_root_quadrature() -> None:
 
 
 def test_widened_balls_do_not_certify() -> None:
-    """A ball widened by the check's own tolerance never certifies equality (the mechanism is decisive only
-    when the balls are tighter than the tolerance)."""
+    """A reference ball widened past the check's tolerance, still containing the value, does not certify a
+    HOLDS at that tolerance, for each ball reference of the certified SimRF checks (eq (10) by exact moments,
+    by a chi_2d expectation; the PRF and RFF orthogonality gaps); unwidened, the same balls certify."""
     from rfcheck.certify import certified_equal
+    from rfcheck.references import simrf as S
 
-    ball = R.pair_conformity_moment_ball(1.5, 8, -1.0 / 7, 116)
-    with workprec(116):
-        wide = ball + arb(0, float(abs(ball.mid())) * 1e-20)
-    assert certified_equal(ball, ball, 1e-25) == "HOLDS"
-    assert certified_equal(wide, ball, 1e-25) is None
+    bits, tol = 116, 1e-25
+    with mpmath.workdps(50):
+        cases = [
+            (R.pair_conformity_moment_ball(1.5, 8, -1.0 / 7, bits), None),
+            (S.orf_conformity_chi_ball(1.3, 5, bits), mpmath.hyp1f1(5, MF(5) / 2, MF(1.3) ** 2 / 2)),
+            (S.prf_orthogonality_gap_ball(1.0, 4, 3, 0.5, bits),
+             mpmath.exp(-1) * MF(2) / 3 * (mpmath.e - mpmath.hyp1f1(4, 2, MF(1) / 2))),
+            (S.rff_orf_covariance_ball(0.9, 4, bits), mpmath.hyp1f1(4, 2, -MF(0.9) ** 2 / 2)),
+        ]
+    for ball, exact in cases:
+        with workprec(bits):
+            wide = ball + arb(0, float(abs(ball.mid())) * 1e-20)
+        if exact is not None:
+            assert _contains(ball, exact) and _contains(wide, exact)
+        assert certified_equal(ball, ball, tol) == "HOLDS"
+        assert certified_equal(wide, ball, tol) is None
+        assert certified_equal(ball, wide, tol) is None

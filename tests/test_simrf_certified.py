@@ -97,7 +97,7 @@ def test_a_ball_function_that_fails_leaves_the_point_uncertified() -> None:
     ("simrf.text-small-v", "chi-moment-quadrature", {"d": 4096}),
     ("simrf.eq66", "quadrature", {"d": 300, "k": 40}),
     ("simrf.eq33", "direction-quadrature", {"v": 5.0, "w": 30.0, "d": 256}),
-    ("simrf.thm4.3.orf", "hypergeometric", {"v": 5.0, "d": 256}),
+    ("simrf.thm4.3.orf", "eq10-quadrature", {"v": 5.0, "d": 256}),  # "hypergeometric": circular, never certified
     ("simrf.eq69.line1", "eq10-quadrature", {"v": 3.0, "d": 64, "m": 64, "sq": 2.0}),
     ("simrf.thm4.5", "bessel-quadrature", {"z": 4.0, "d": 64, "m": 64}),
 ])
@@ -127,3 +127,46 @@ def test_a_planted_slip_in_eq18_is_refuted_and_certified() -> None:
     assert ev.decided and ev.disc > 1 and ev.extra["certified"] is True
     ev = check(C.printed_eq18).evaluate({"w": 1.5, "d": 3}, BUDGET, 0)
     assert ev.decided and ev.disc <= 1 and ev.extra["certified"] is True
+
+
+@pytest.mark.parametrize("cid,check,point", [
+    ("simrf.cor4.4", "eq10-quadrature", {"v": 1.0, "d": 8, "m": 4, "sq": 0.5}),
+    ("simrf.cor4.4.positive", "eq10-quadrature", {"v": 1.3, "d": 5, "m": 3, "sq": 0.7}),
+    ("simrf.eq69.line1", "eq10-quadrature", {"v": 1.0, "d": 4, "m": 3, "sq": 0.5}),
+    ("simrf.eq69.line2", "eq10-quadrature", {"v": 2.0, "d": 16, "m": 9, "sq": 1.0}),
+    ("simrf.thm4.5", "bessel-quadrature", {"z": 0.9, "d": 4, "m": 3}),
+    ("simrf.eq77", "bessel-quadrature", {"z": 1.0, "d": 8, "m": 4}),  # a refuting point
+    ("simrf.eq61", "hypergeometric", {"v": 1.5, "d": 8, "cos": -1.0 / 7}),
+])
+def test_reference_balls_do_not_use_the_closed_form_of_the_printed_series(
+    cid: str, check: str, point: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The printed series of eq (23)/(25)/(26)/(69) are the Taylor series of the library's 1F1 closed forms, and
+    eq (61)'s reference was the eq (21) closed form: a reference ball from those would only show that a series
+    equals its own sum.  With their Arb faces disabled, every one of these checks still certifies its point
+    (the reference balls come from eq (10) / the Bessel expectation by chi quadrature or exact moments)."""
+    from rfcheck.closed_forms import simrf as cf
+
+    for name in ("log_prf_orthogonality_gap", "rff_orthogonality_gap", "log_conformity_orf", "log_conformity_angle",
+                 "prf_orthogonality_gap", "conformity_orf", "conformity_angle"):
+        orig = getattr(cf, name)
+
+        def no_arb(*a: Any, _orig: Any = orig, _name: str = name, **k: Any) -> Any:
+            if k.get("backend") == "arb":
+                raise AssertionError(f"{_name}'s Arb face used as a ball reference")
+            return _orig(*a, **k)
+
+        monkeypatch.setattr(cf, name, no_arb)
+    (chk,) = [c for c in REGISTRY[cid].checks if c.name == check]
+    ev = chk.evaluate(point, BUDGET, 0)
+    assert ev.decided and ev.extra["certified"] is True, ev.extra
+
+
+def test_thm43_orf_hypergeometric_check_is_not_counted_certified() -> None:
+    """Eq (23) against 1F1(d; d/2; v^2/2), its own sum: decided, never certified (the eq (10) check certifies)."""
+    p = {"v": 1.0, "d": 8}
+    checks = {c.name: c for c in REGISTRY["simrf.thm4.3.orf"].checks}
+    ev = checks["hypergeometric"].evaluate(p, BUDGET, 0)
+    assert ev.decided and ev.extra["certified"] is False and "circular" in ev.extra["not_certified"]
+    ev = checks["eq10-quadrature"].evaluate(p, BUDGET, 0)
+    assert ev.decided and ev.extra["certified"] is True

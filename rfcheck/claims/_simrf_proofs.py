@@ -29,7 +29,8 @@ and (42) are certified by the analytic (termwise) derivative of the series on ba
 quadratures of eq (61), (62) and the root quadrature of eq (55) by exact inner integrals and
 ``acb.integral`` of the printed sides against rigorous references
 (:func:`~rfcheck.references.simrf_proofs.pair_conformity_moment_ball`,
-:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`, eq (21)'s Arb face).  Not certified, each with its
+:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`; eq (61)'s reference ball is the definition eq (10)
+by exact moments, not the eq (21) closed form, itself a printed claim).  Not certified, each with its
 reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17)
 (eq 16, 17, 50).
 """
@@ -2037,10 +2038,10 @@ def _eq61_printed_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _eq61_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """The reference of eq (61) on balls: the eq (21) closed form's Arb face (``acb.integral`` of ``1F1``)."""
-    from rfcheck.closed_forms import simrf as cf
-
-    return to_ball(cf.log_conformity_angle(p["v"], int(p["d"]), p["cos"], backend="arb", prec=bits)).exp()
+    """The reference of eq (61) on balls: ``rho_theta`` from its definition eq (10) by exact ``chi_d`` moments
+    (:func:`rfcheck.references.simrf_proofs.pair_conformity_moment_ball`, as eq (62)), not the eq (21) closed
+    form (itself a printed claim)."""
+    return pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)
 
 
 def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2088,7 +2089,7 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     ev = compare_deterministic(p, MF(b), ref, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
     if not ev.decided:
         return ev
-    # certified on balls: the exact printed double integral against the exact closed form, at the working
+    # certified on balls: the exact printed double integral against eq (10) by exact chi_d moments, at the working
     # precision's tolerance (tighter than the float64 decision)
     return certify_with_balls(
         ev, p, budget.dps, _ball(_eq61_printed_ball), _ball(_eq61_ref_ball), rtol=10.0 ** (5 - budget.dps)

@@ -55,6 +55,7 @@ __all__ = [
     "pdf_angle_change_of_variables",
     "pdf_angle_change_of_variables_ball",
     "pdf_angle_change_of_variables_with_error",
+    "prf_orthogonality_gap_ball",
     "prf_orthogonality_gap_quadrature",
     "quad_to_precision",
     "random_unit_rows",
@@ -64,6 +65,7 @@ __all__ = [
     "rff_mse_ratio_exact",
     "rff_mse_ratio_exact_ball",
     "rff_orf_covariance",
+    "rff_orf_covariance_ball",
     "series",
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
@@ -1505,6 +1507,11 @@ def pdf_angle_change_of_variables_ball(w: Any, d: int, c: Any, bits: int) -> Any
     flint.arb
         A ball containing the density.
 
+    Raises
+    ------
+    ValueError
+        If the sign of ``cos theta`` cannot be decided (not an exact number).
+
     References
     ----------
     SimRF Lemma 4.2, eq (20) and appendix A.5, eq (54)-(56) (the law of ``w_ij`` for rows at a
@@ -1625,6 +1632,84 @@ def orf_conformity_chi_ball(v: Any, d: int, bits: int) -> Any:
                                     log_scale=float(vb.mid()) ** 2 / 2, prec=bits)
 
 
+def prf_orthogonality_gap_ball(v: Any, d: int, m: int, sq: Any, bits: int) -> Any:
+    """``MSE_IID - MSE_ORF = e^{-2 sq} (m-1)/m (e^{v^2} - rho_ORF)`` as a ball, ``rho_ORF`` from the
+    definition eq (10) by :func:`orf_conformity_chi_ball` (a ``chi_{2d}`` expectation; no series or
+    hypergeometric closed form of the paper is used).
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|`` (>= 0); a float is exact.
+    d, m : int
+        Dimension and number of features (``m <= d``: one orthogonal block).
+    sq : float or flint.arb
+        ``|x|^2 + |y|^2``.
+    bits : int
+        Target relative accuracy (bits) of ``rho_ORF``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the gap.
+
+    References
+    ----------
+    SimRF Corollary 4.4, eq (25), and appendix A.7, eq (68)-(69) (the difference of the two MSEs,
+    eq (10) for the ORF conformity).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits + 20):
+        vb = to_ball(v)
+        rho = orf_conformity_chi_ball(v, d, bits)
+        return (-2 * to_ball(sq)).exp() * arb(m - 1) / m * ((vb * vb).exp() - rho)
+
+
+def rff_orf_covariance_ball(z: Any, d: int, bits: int) -> Any:
+    """``E cos(w_ij . z)`` for an orthogonal pair of Gaussian rows as a ball: ``|w_ij| ~ chi_{2d}``
+    (appendix A.5) and the average over a uniform direction of ``cos(r q . z)`` is
+    ``0F1(; d/2; -r^2 z^2/4) = Gamma(d/2) (r z/2)^{1-d/2} J_{d/2-1}(r z)``; the ``chi_{2d}`` expectation
+    by :func:`rfcheck.references.gaussian.chi_expectation_ball` (finite Arb integral plus a proven
+    Gaussian tail) with the growth bound ``|0F1(; d/2; -x^2/4)| <= 1`` (it is the characteristic
+    function ``E cos(x q_1)`` of one coordinate of a uniform unit vector, ``d >= 1``).  The rigorous
+    face of :func:`rff_orf_covariance`; the series of eq (26) is not used.
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|z|`` (>= 0); a float is exact.
+    d : int
+        Dimension (>= 1).
+    bits : int
+        Target absolute accuracy (bits; the value is at most 1 in magnitude).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the covariance.
+
+    References
+    ----------
+    SimRF Thm 4.5, eq (26), and appendix A.8, eq (74)-(76).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import chi_expectation_ball
+
+    with workprec(bits + 20):
+        zb, b = to_ball(z), arb(d) / 2
+
+        def f(w: Any, analytic: bool) -> Any:
+            return (-(zb * zb * w * w) / 4).hypgeom_0f1(b)
+
+        # log_scale 0: absolute accuracy 2^-bits (|E cos| <= 1; the checks compare on an absolute scale)
+        return chi_expectation_ball(f, 2 * d, growth=(1, 0), log_scale=0.0, prec=bits)
+
+
 def conformity_of_ensemble_ball(W: Any, v: Any, bits: int) -> Any:
     """Eq (12) on Arb balls: ``mean_{i != j} 0F1(; d/2; v^2 |w_i + w_j|^2 / 4)`` for an ensemble ``W`` of
     exact float64 rows.
@@ -1724,6 +1809,11 @@ def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> An
     -------
     flint.arb
         A ball containing ``rho_theta``.
+
+    Raises
+    ------
+    ValueError
+        If no tail bound is reached within 100000 terms.
 
     References
     ----------
