@@ -89,7 +89,7 @@ def certified_equal(
     ----------
     printed, reference : flint.arb, flint.acb, Ball, int, float or str
         Balls containing the exact printed and reference values (numbers are exact, decimal
-        strings are enclosed).
+        strings are enclosed); a real ball beside a complex one is compared as complex.
     rtol, atol : float, optional
         Tolerance of ``"HOLDS"``: ``|printed - reference| <= rtol |reference| + atol``.
     prec : int, optional
@@ -134,6 +134,8 @@ def certified_equal(
     bits, (p, r) = _balls(printed, reference, ("printed", "reference"), prec)
     with workprec(bits):
         p, r = _parsed(p), _parsed(r)
+        if isinstance(p, acb) != isinstance(r, acb):  # a real ball beside a complex one: compared as complex
+            p, r = acb(p), acb(r)
         if not p.overlaps(r):
             return "REFUTED"
         if abs(p - r) <= arb(rtol) * abs(r) + arb(atol):
