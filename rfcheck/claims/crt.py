@@ -39,6 +39,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    not_certifiable,
     pair_domain,
     pair_vectors,
     paper,
@@ -85,6 +86,17 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
 
 
 _gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
+
+_WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
+           "(a random statistic, not an enclosure of the expectation), so no ball can decide it")
+_WHY_ARGMIN = ("the reference is a numerical optimiser's output (an argmin of the variance found by mpmath "
+               "minimisation or root-finding on a numerical derivative): nothing encloses the exact minimiser, "
+               "so no ball can decide a comparison with it")
+
+
+def _mc(check: Check) -> Check:
+    """A Monte Carlo check, its decided points marked not certified with :data:`_WHY_MC`."""
+    return not_certifiable(check, _WHY_MC)
 
 
 # ----------------------------------------------------------------------- sec 2.2
@@ -174,7 +186,7 @@ P.claim(
                             atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
                             reference_ball=_moments_ball("var", 0.0, -1),
                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
+        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1))),
     ],
 )
 
@@ -188,8 +200,8 @@ P.claim(
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
                             atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
                             printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
-        mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
-                 domain=_MC_PAIRS),
+        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
+                     domain=_MC_PAIRS)),
     ],
 )
 
@@ -355,13 +367,13 @@ P.claim(
         deterministic_check("quadrature", None, _quad_var,
                             atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
                             printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
-        mc_check("monte-carlo", printed_eq6,
+        _mc(mc_check("monte-carlo", printed_eq6,
                  lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
                      "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
                      "s": Choice((-1, 1))},
                      description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: where the "
-                                 "squared error has a finite, estimable fourth moment")),
+                                 "squared error has a finite, estimable fourth moment"))),
     ],
 )
 
@@ -550,15 +562,25 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx)],
+    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
+                                not_certified=_WHY_ARGMIN)],
 )
 
 P.claim(
     "eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
     statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
     domain=_oprf_domain,
-    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)))],
+    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)),
+                             sides_ball=lambda p, bits: _sides_or_why(
+                                 eval_on_balls(lambda ctx, q: printed_eq22_roots_ctx(ctx, q)[1], p, bits), 0))],
 )
+
+
+def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:
+    """``(lhs, rhs)`` balls, or why not where a side left ball arithmetic (``None``)."""
+    if lhs is None or rhs is None:
+        return "the printed formula leaves ball arithmetic at this point"
+    return lhs, rhs
 
 
 def _with_dps(dps: int, fn: Any) -> Any:
@@ -571,7 +593,8 @@ P.claim(
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
-                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)))],
+                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)),
+                             not_certified=_WHY_ARGMIN)],
 )
 
 
@@ -585,7 +608,7 @@ P.claim(
         "numerical-minimisation",
         lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
             reference_a_star(p, dps)),
-        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))")],
+        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))", not_certified=_WHY_ARGMIN)],
     notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
           "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).",
 )
@@ -613,7 +636,9 @@ P.claim(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
             _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
-        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser")],
+        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
+        not_certified="mu at an optimiser's A (no enclosure of the minimiser): a ball of the variance at that exact "
+                      "A bounds each minimum from above only, which cannot order two minima")],
 )
 
 P.claim(
@@ -636,6 +661,17 @@ def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     st = stats_fp(p)
     r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
     return r.value - 1, 0, r.err
+
+
+def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``: ``G = expm1(log(1 + G))`` with ``log(1 + G)`` from the
+    exact covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
+    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
+    from flint import arb
+
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        return cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits).expm1(), arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -669,14 +705,14 @@ P.claim(
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
     domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
     checks=[
-        inequality_check("quadrature", _orf_gap, max_points=24,
+        inequality_check("quadrature", _orf_gap, max_points=24, sides_ball=_orf_gap_ball,
                          description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 "
                                      "for an orthogonal pair (independent of M and of real A); "
                                      "checks G <= 0 by 1-D quadrature"),
-        Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
-              description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
-              domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)}, derive=_orf_domain_derive,
-                                 description="|x|, |y| <= 0.7 (estimable tails)")),
+        _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
+                  description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
+                  domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
+                                     derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
     ],
     notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
           "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
@@ -904,8 +940,8 @@ P.claim(
         _no_search(deterministic_check("exact-series", lambda p: _exact_k(p),
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
                                        max_points=12)),
-        Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-              description="Numba engine rfcheck.engine.discrete_engine, mean vs K"),
+        _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
+                  description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
     ],
 )
 
@@ -951,8 +987,9 @@ P.claim(
         _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
                                        max_points=14, printed_ctx=printed_eq11_ctx,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        mc_check("monte-carlo", printed_eq11, _sim_dirf,
-                 domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+        _mc(mc_check("monte-carlo", printed_eq11, _sim_dirf,
+                     domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16),
+                                         description="scale <= 0.5, d <= 16"))),
     ],
 )
 
@@ -977,13 +1014,34 @@ def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
 
 
+def _pois_h_ball(p: dict[str, Any], lam: Any) -> Any:
+    """Arb ball of :func:`_pois_h` (the point's floats exact; at the current Arb precision)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    xs, ys = [arb(float(a)) for a in x], [arb(float(b)) for b in y]
+    q = sum(((a * b) ** 2 for a, b in zip(xs, ys, strict=True)), arb(0))
+    return lam * len(xs) + q / lam - sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))
+
+
+def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_convexity`'s sides ``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2``."""
+    from flint import arb
+
+    with workprec(bits):
+        l1 = arb(float(p["lam"]))
+        l2 = l1 * arb(float(p["step"]))
+        return _pois_h_ball(p, (l1 + l2) / 2), (_pois_h_ball(p, l1) + _pois_h_ball(p, l2)) / 2
+
+
 P.claim(
     "thm3.4.convex", source=P.at("sec 3.2.1 after Theorem 3.4"),
     statement="The exp argument in (11) is convex as a function of lambda > 0",
     domain=Domain(
         {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
         description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
-    checks=[inequality_check("mpmath", _convexity, description="the printed exp argument at three points")],
+    checks=[inequality_check("mpmath", _convexity, sides_ball=_convexity_ball,
+                             description="the printed exp argument at three points")],
 )
 
 
@@ -1046,7 +1104,7 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
-                                reference_lambda_star, max_points=24)],
+                                reference_lambda_star, max_points=24, not_certified=_WHY_ARGMIN)],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1072,8 +1130,9 @@ P.claim(
         _no_search(deterministic_check("exact-series", printed_eq13, _dirf_var_ref, atol_scale=_dirf_m2_scale,
                                        max_points=14,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        mc_check("monte-carlo", printed_eq13, _sim_dirf,
-                 domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+        _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
+                     domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),
+                                         description="scale <= 0.5, d <= 16"))),
     ],
 )
 
@@ -1445,13 +1504,20 @@ def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
 
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
+
+def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of eq (24)'s two sides: the printed ``(1 - 1/M)(2/(d+2)) F^2`` (:func:`_eq33_printed_ball`)
+    and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`)."""
+    with workprec(bits):
+        return _eq33_printed_ball(p, bits), _eq33_reference_ball(p, bits)
+
 P.claim(
     "eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
     statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
     domain=_THM91_DOMAIN,
     checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
-                             max_points=12, search=False,
+                             max_points=12, search=False, sides_ball=_eq24_sides_ball,
                              description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
     notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
           "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
@@ -1489,6 +1555,26 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return prob, bound, mpmath.mpf(10) ** (-dps + 5)
 
 
+def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail (which ``k`` lie beyond the
+    threshold decided in exact rational arithmetic on the point's floats, binomial coefficients exact)
+    and the printed bound ``2 exp(-a^2 / (M (a_i + b_i)^2))``."""
+    from fractions import Fraction
+
+    from flint import arb
+
+    m = int(p["M"])
+    lo_q, hi_q, t_q = Fraction(float(p["a_i"])), Fraction(float(p["b_i"])), Fraction(float(p["t"]))
+    thr_q = t_q * m * (lo_q + hi_q) / 4
+    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
+    with workprec(bits):
+        lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
+        q = lo / (lo + hi)
+        thr = arb(float(p["t"])) * m * (lo + hi) / 4
+        prob = sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
+        return prob, 2 * (-thr**2 / (m * (lo + hi) ** 2)).exp()
+
+
 P.claim(
     "eq34", source=P.at("appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)"),
     statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
@@ -1496,7 +1582,7 @@ P.claim(
     domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
                    "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
                                                      "a = t M (a_i + b_i)/4"),
-    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40)],
+    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40, sides_ball=_hoeffding_ball)],
     notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still true).",
 )
 
@@ -1758,9 +1844,9 @@ P.claim(
     statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
               "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
     domain=_THM42_ORT_DOMAIN,
-    checks=[Check("monte-carlo", 3, _thm42_ort_mc, search=False,
-                  description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
-                              "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent")],
+    checks=[_mc(Check("monte-carlo", 3, _thm42_ort_mc, search=False,
+                      description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
+                                  "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent"))],
     notes="The bound is the Chernoff bound of M independent samples; for orthogonal ensembles it needs "
           "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
           "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
@@ -2202,16 +2288,34 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
+def _eq32_sides_ball(scaled: bool) -> Any:
+    """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
+    spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`)."""
+
+    def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+        from flint import arb
+
+        f = conditional_moments_ball(dict(p), bits, scaled)
+        m, d, ff = f["M"], f["d"], f["F"]
+        with workprec(bits):
+            bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
+                (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+        return bound, f["T"]
+
+    return sides
+
+
 P.claim(
     "eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
     statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
     checks=[
-        inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+        inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10, sides_ball=_eq32_sides_ball(False),
                          description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
                                      "F by 0F1"),
         inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                         sides_ball=_eq32_sides_ball(True),
                          description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
                                      "the reading under which eq (27)-(31) hold"),
     ],
