@@ -49,7 +49,9 @@ from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
     dirf_product_moment,
+    dirf_product_moment_ball,
     dirf_series_moment,
+    dirf_series_moment_ball,
     gerf_abs_second_moment,
     gerf_abs_second_moment_ball,
     gerf_conditional_mean_square,
@@ -858,6 +860,42 @@ def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return m2 - _exact_k(p) ** 2, e2
 
 
+def _dirf_par(p: dict[str, Any]) -> float:
+    """The parameter of the point's law of ``w_l``: ``lambda`` (Poisson) or ``p`` (geometric)."""
+    return float(_raw(p["lam"] if p["dist"] == "poisson" else p["p"]))
+
+
+def _dirf_moment_ball(power: int) -> Any:
+    """``(point, bits) ->`` Arb ball of ``E[(f f)^power]`` (:func:`rfcheck.references.crt.dirf_product_moment_ball`)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        x, y = _dirf_vectors(p)
+        return dirf_product_moment_ball(x, y, p["dist"], _dirf_par(p), power, bits)
+
+    return ball
+
+
+def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_dirf_var_ref`: ``E[(f f)^2] - K^2`` (series ball minus the exact ``K`` on balls)."""
+    k = eval_on_balls(_k_ctx, p, bits)
+    if k is None:
+        return "K(x, y) leaves ball arithmetic at this point"
+    with workprec(bits):
+        return _dirf_moment_ball(2)(p, bits) - k * k
+
+
+def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq9_ref`: the product over ``l`` of the series balls
+    (:func:`rfcheck.references.crt.dirf_series_moment_ball`, ``power = 1``)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    with workprec(bits):
+        out = arb(1)
+        for a in zip(x, y, strict=True):
+            out *= dirf_series_moment_ball(a, p["dist"], _dirf_par(p), 1, bits)
+        return out
+
+
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
     return _dirf_product_moment(p, dps, 2)[0]
 
@@ -908,6 +946,7 @@ P.claim(
               "instantiated with Poisson and geometric p_k",
     domain=_dirf_domain("poisson", extra=_EITHER),
     checks=[_no_search(deterministic_check("exact-series", None, _eq9_ref, max_points=12, printed_ctx=printed_eq9_ctx,
+                                           reference_ball=_eq9_ref_ball,
                                            description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"))],
 )
 
@@ -939,7 +978,8 @@ P.claim(
     checks=[
         _no_search(deterministic_check("exact-series", lambda p: _exact_k(p),
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
-                                       max_points=12)),
+                                       max_points=12, printed_ball=_ball_of(_k_ctx),
+                                       reference_ball=_dirf_moment_ball(1))),
         _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
                   description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
     ],
@@ -985,7 +1025,7 @@ P.claim(
     domain=_dirf_domain("poisson"),
     checks=[
         _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq11_ctx,
+                                       max_points=14, printed_ctx=printed_eq11_ctx, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
         _mc(mc_check("monte-carlo", printed_eq11, _sim_dirf,
                      domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16),
@@ -1120,6 +1160,22 @@ def printed_eq13(p: dict[str, Any]) -> Any:
             - _exact_k(p) ** 2)
 
 
+def _eq13_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`printed_eq13` (the same operations; ``I_0`` by ``arb.bessel_i``)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    k = eval_on_balls(_k_ctx, p, bits)
+    with workprec(bits):
+        d, pp = len(x), arb(_dirf_par(p))
+        xs, ys = [arb(float(v)) for v in x], [arb(float(v)) for v in y]
+        prod = arb(1)
+        for a, b in zip(xs, ys, strict=True):
+            prod *= (2 / (1 - pp).sqrt() * abs(a * b)).bessel_i(0)
+        return (pp ** (-d) * (-sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))).exp() * prod
+                - k * k)
+
+
 P.claim(
     "thm3.5", source=P.at("Theorem 3.5, eq (13)"),
     statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} "
@@ -1128,7 +1184,7 @@ P.claim(
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[
         _no_search(deterministic_check("exact-series", printed_eq13, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14,
+                                       max_points=14, printed_ball=_eq13_ball, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
         _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
                      domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),

@@ -41,7 +41,9 @@ __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
     "dirf_product_moment",
+    "dirf_product_moment_ball",
     "dirf_series_moment",
+    "dirf_series_moment_ball",
     "gaussian_exp_moment_ball",
     "gerf_abs_second_moment",
     "gerf_abs_second_moment_ball",
@@ -1141,6 +1143,103 @@ def dirf_product_moment(x: Any, y: Any, log_pk: Callable[[int], Any], power: int
         pref = mpmath.exp(-power * (mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
                                     + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)) / 2)
         return pref * val, abs(pref) * err
+
+
+def dirf_series_moment_ball(a: tuple[float, float], dist: str, par: float, power: int, bits: int) -> arb:
+    """Arb ball of ``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power``, ``a = x_l y_l`` (the ball twin
+    of :func:`dirf_series_moment`, for Poisson and geometric ``p_k``).
+
+    The terms by their exact ratio ``t_{k+1} / t_k = (p_{k+1} / p_k)^{1 - power} a^power / (k + 1)^power``
+    from ``t_0 = p_0^{1 - power}``, summed on balls by :meth:`rfcheck.arb_backend.ARB.series`, whose tail
+    bound needs ``|t_{j+1} / t_j| <= q_k`` for every ``j >= k``.  Proof that the ratio at ``k`` is such a
+    bound: for Poisson ``p_{k+1} / p_k = lambda / (k + 1)``, so ``|t_{k+1} / t_k| = |a|^power lambda^{1 - power}
+    / (k + 1)``; for geometric ``p_{k+1} / p_k = 1 - p``, so ``|t_{k+1} / t_k| = (1 - p)^{1 - power} |a|^power /
+    (k + 1)^power``; both are non-increasing in ``k`` (``power >= 1``).  The tail past the last term ``t_K`` is
+    then at most ``|t_K| q / (1 - q)`` (geometric series), added as a ball of that radius.
+
+    Parameters
+    ----------
+    a : (float, float)
+        The coordinates ``(x_l, y_l)``; their product is formed exactly.
+    dist : {"poisson", "geometric"}
+        ``p_k = e^{-lambda} lambda^k / k!`` or ``p_k = p (1 - p)^k``.
+    par : float
+        ``lambda > 0`` or ``p`` in ``(0, 1)``, exact.
+    power : int
+        The moment's order, ``>= 1``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact sum.
+
+    Raises
+    ------
+    ValueError
+        For ``power < 1``, an unknown ``dist``, or a series whose tail bound is not reached within
+        ``SERIES_MAX_TERMS`` terms.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(11), Theorem 3.4-3.5 (DIRFs: PoisRF, GeomRF).
+    """
+    from rfcheck.arb_backend import ARB
+
+    if power < 1 or dist not in ("poisson", "geometric"):
+        raise ValueError(f"dirf_series_moment_ball: power {power} >= 1 and dist poisson/geometric needed")
+    with workprec(bits):
+        ab = arb(float(a[0])) * arb(float(a[1]))
+        par_b = arb(float(par))
+        p0 = (-par_b).exp() if dist == "poisson" else par_b
+
+        def ratio(k: int) -> arb:
+            step = par_b / (k + 1) if dist == "poisson" else 1 - par_b  # p_{k+1} / p_k
+            return step ** (1 - power) * ab**power / arb(k + 1) ** power
+
+        terms = [p0 ** (1 - power)]
+
+        def term(k: int) -> arb:
+            while len(terms) <= k:
+                terms.append(terms[-1] * ratio(len(terms) - 1))
+            return terms[k]
+
+        return ARB.series(term, lambda k: abs(ratio(k))).v
+
+
+def dirf_product_moment_ball(x: Any, y: Any, dist: str, par: float, power: int, bits: int) -> arb:
+    """Arb ball of ``E[(f_DI(w, x) f_DI(w, y))^power]`` (the ball twin of :func:`dirf_product_moment`):
+    ``exp(-power (|x|^2 + |y|^2) / 2)`` times the product over ``l`` of :func:`dirf_series_moment_ball`.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    dist : {"poisson", "geometric"}
+        The law of ``w_l``.
+    par : float
+        Its parameter (``lambda`` or ``p``).
+    power : int
+        The moment's order, ``>= 1``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact moment.
+
+    References
+    ----------
+    CRT sec 3.2, eq (10)-(11), Theorem 3.4-3.5.
+    """
+    with workprec(bits):
+        out = arb(1)
+        for a in zip(x, y, strict=True):
+            out *= dirf_series_moment_ball(a, dist, par, power, bits)
+        sq = sum((arb(float(v)) ** 2 for v in x), arb(0)) + sum((arb(float(v)) ** 2 for v in y), arb(0))
+        return (-power * sq / 2).exp() * out
 
 
 # ------------------------------------------------------- Thm 4.2: the noncentral chi^2 law on balls
