@@ -1,0 +1,84 @@
+"""rfcheck.references.crt DIRF series balls (CRT sec 3.2, eq (9)-(13)): each ball contains the 50-digit value
+of an independent closed form, a planted wrong value is disjoint, and a widened ball never certifies."""
+
+from __future__ import annotations
+
+import random
+
+import mpmath
+import pytest
+from flint import arb
+
+from rfcheck.arb_backend import workprec
+from rfcheck.certify import certified_equal
+from rfcheck.closed_forms import crt as cf
+from rfcheck.references import crt as ref
+
+BITS = 200
+MF = mpmath.mpf
+
+
+def _closed(a: float, dist: str, par: float, power: int) -> mpmath.mpf:
+    """sum_k p_k (a^k/(k! p_k))^power at 50 digits: e^a (power 1, any p_k); Poisson power 2:
+    exp(lambda + a^2/lambda); geometric power 2: p^{-1} I_0(2|a|/sqrt(1-p))."""
+    a, par = MF(a), MF(par)
+    if power == 1:
+        return mpmath.exp(a)
+    if dist == "poisson":
+        return mpmath.exp(par + a * a / par)
+    return mpmath.besseli(0, 2 * abs(a) / mpmath.sqrt(1 - par)) / par
+
+
+def _meets(ball: arb, value: mpmath.mpf) -> bool:
+    with workprec(BITS):
+        return ball.overlaps(arb(mpmath.nstr(value, 60), float(abs(value)) * 1e-48 + 1e-300))
+
+
+POINTS = [(dist, power, random.Random(seed).uniform(-3, 3), random.Random(seed + 1).uniform(-3, 3),
+           random.Random(seed + 2).uniform(*((0.05, 8.0) if dist == "poisson" else (0.01, 0.99))))
+          for seed, (dist, power) in enumerate([(d, pw) for d in ("poisson", "geometric") for pw in (1, 2)] * 3)]
+
+
+@pytest.mark.parametrize(("dist", "power", "x", "y", "par"), POINTS)
+def test_series_ball_contains_closed_form(dist: str, power: int, x: float, y: float, par: float) -> None:
+    ball = ref.dirf_series_moment_ball((x, y), dist, par, power, BITS)
+    with mpmath.workdps(50):
+        exact = _closed(MF(x) * MF(y), dist, par, power)
+        assert _meets(ball, exact)
+        assert float(ball.rad()) <= 1e-45 * float(abs(exact))
+        assert not _meets(ball, exact * (1 + MF(10) ** -30))  # a planted wrong value is disjoint
+    # the mpmath reference agrees inside the ball
+    lpk = cf.poisson_log_pk(par) if dist == "poisson" else cf.geometric_log_pk(par)
+    v, err = ref.dirf_series_moment((x, y), lpk, power, 40)
+    with workprec(BITS):
+        assert ball.overlaps(arb(mpmath.nstr(v, 50), float(err) + 1e-300))
+
+
+def test_widened_ball_never_certifies() -> None:
+    ball = ref.dirf_series_moment_ball((0.7, -1.3), "poisson", 0.4, 2, BITS)
+    with workprec(BITS), mpmath.workdps(50):
+        v = _closed(MF(0.7) * MF(-1.3), "poisson", 0.4, 2)
+        exact = arb(mpmath.nstr(v, 60), float(v) * 1e-48)  # the 50-digit value with its rounding
+        assert certified_equal(ball, exact, 1e-25) == "HOLDS"
+        wide = arb(ball.mid(), 1e-10)
+        assert certified_equal(wide, exact, 1e-25) is None
+
+
+def test_product_ball_contains_mpmath_product() -> None:
+    rng = random.Random(7)
+    x = [rng.uniform(-1.5, 1.5) for _ in range(6)]
+    y = [rng.uniform(-1.5, 1.5) for _ in range(6)]
+    for dist, par, power in (("poisson", 1.3, 1), ("poisson", 0.2, 2), ("geometric", 0.6, 2)):
+        ball = ref.dirf_product_moment_ball(x, y, dist, par, power, BITS)
+        with mpmath.workdps(50):
+            pref = mpmath.exp(-power * (mpmath.fsum(MF(v) ** 2 for v in x) + mpmath.fsum(MF(v) ** 2 for v in y)) / 2)
+            exact = pref * mpmath.fprod(_closed(MF(a) * MF(b), dist, par, power) for a, b in zip(x, y, strict=True))
+            assert _meets(ball, exact)
+            assert not _meets(ball, exact * (1 + MF(10) ** -30))
+
+
+def test_invalid_arguments_raise() -> None:
+    with pytest.raises(ValueError):
+        ref.dirf_series_moment_ball((1.0, 1.0), "poisson", 1.0, 0, BITS)
+    with pytest.raises(ValueError):
+        ref.dirf_series_moment_ball((1.0, 1.0), "binomial", 0.5, 1, BITS)
