@@ -1236,12 +1236,72 @@ def _feature_identity(printed_feature: Any) -> Any:
     return printed, reference
 
 
+def _omega(p: dict[str, Any], d: int) -> list[int]:
+    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_identity`."""
+    rng = np.random.default_rng(int(p["seed"]) + 1)
+    return [int(k) for k in rng.integers(0, 8, size=d)]
+
+
+def _geom_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_geom_features_printed` (the same formula, the point's floats exact)."""
+    from flint import arb
+
+    pp, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+    out = pp ** (-arb(len(xs)) / 2) * (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k * (1 - pp) ** (-arb(k) / 2) / arb.fac_ui(k).sqrt()
+    return out
+
+
+def _pois_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_pois_features_printed` (the same formula, the point's floats exact)."""
+    from flint import arb
+
+    lam, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+    out = (lam * len(xs) / 2 - sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k * lam ** (-arb(k) / 2)
+    return out
+
+
+def _eq10_feature_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_eq10_feature`: ``f_DI`` of eq (10) with ``log p_k`` from its definition on balls
+    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``)."""
+    from flint import arb
+
+    par, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+
+    def log_pk(k: int) -> Any:
+        if p["dist"] == "poisson":
+            return -par + k * par.log() - arb.fac_ui(k).log()
+        return par.log() + k * (1 - par).log()
+
+    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
+    return out
+
+
+def _feature_balls(printed_feature_ball: Any) -> dict[str, Any]:
+    """``printed_ball`` and ``reference_ball`` of :func:`_feature_identity` (the same seeded ``w``)."""
+    def side(feature: Any) -> Any:
+        def ball(p: dict[str, Any], bits: int) -> Any:
+            x, _ = _dirf_vectors(p)
+            with workprec(bits):
+                return feature(p, _omega(p, len(x)), x)
+
+        return ball
+
+    return {"printed_ball": side(printed_feature_ball), "reference_ball": side(_eq10_feature_ball)}
+
+
 P.claim(
     "text-poisrf-features", source=P.at("sec 3.2.1"),
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
+                                **_feature_balls(_pois_features_ball),
                                 description="both sides at seeded integer w in {0..7}^d")],
 )
 
@@ -1251,6 +1311,7 @@ P.claim(
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
+                                **_feature_balls(_geom_features_ball),
                                 description="both sides at seeded integer w in {0..7}^d")],
 )
 
