@@ -643,6 +643,25 @@ P.claim(
                       "A bounds each minimum from above only, which cannot order two minima")],
 )
 
+def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """Arb balls of ``(mu(A), -60)`` with ``mu(A) = log(Var(A) / Var(0))`` at ``A`` the optimiser's output
+    rounded to a float (an exact number), both variances by the rigorous Gaussian-integral balls
+    (:func:`rfcheck.references.crt.gerf_moments_ball`).  ``mu(A) >= mu(A*)`` for every ``A``, so the ball
+    encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
+    from rfcheck.arb_backend import bits_for_dps
+
+    dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
+    a_ref = float(reference_a_star(p, dps)[0])
+    v_opt = gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
+    v_pos = gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
+    with workprec(bits):
+        mu = (v_opt / v_pos).log()
+        if not mu < -60:
+            return ("the ball is mu at the optimiser's A, an upper bound of the minimum's mu: it certifies "
+                    "mu < -60 only")
+        return mu, -60
+
+
 P.claim(
     "text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance reduction')"),
     statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
@@ -650,7 +669,8 @@ P.claim(
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
     checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
-                             search=False, description="mu from quadrature at the numerically minimised A")],
+                             search=False, sides_ball=_mu_upper_ball,
+                             description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
 )
 
@@ -1390,8 +1410,8 @@ P.claim(
 )
 
 
-def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
+def _positivity_draws(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The 4096 seeded draws ``w`` (rows), the vector ``x`` the claim makes positive, and the law's parameter."""
     from rfcheck.estimators import crt as discrete
 
     x, y = _dirf_vectors(p)
@@ -1402,6 +1422,26 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         x, y = np.abs(x) + 1e-300, np.abs(y) + 1e-300
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
     w = discrete.sample_omega(p["dist"], par, (4096, len(x)), np.random.default_rng(int(p["seed"])))
+    return w, x, par
+
+
+def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
+    factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
+    ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
+    from flint import arb
+
+    w, x, _ = _positivity_draws(p)
+    zero = np.any((x == 0) & (w > 0), axis=1)
+    odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
+    return arb(int(np.sum(zero | odd))), arb(0)
+
+
+def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
+    from rfcheck.estimators import crt as discrete
+
+    w, x, par = _positivity_draws(p)
     # f(w, x) alone: the product with y = 1 has the sign and magnitude class of f(w, x)
     la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), p["dist"], par)
     bad = int(np.sum((sx <= 0) | ~np.isfinite(la)))
@@ -1414,7 +1454,7 @@ P.claim(
               "with c_l = min_i min(x_l^(i), y_l^(i)) - eps, "
               "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
     domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
-    checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
+    checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False, sides_ball=_positivity_exact,
                              description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
 )
 
@@ -1624,9 +1664,17 @@ _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)
 
 def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of eq (24)'s two sides: the printed ``(1 - 1/M)(2/(d+2)) F^2`` (:func:`_eq33_printed_ball`)
-    and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`)."""
-    with workprec(bits):
-        return _eq33_printed_ball(p, bits), _eq33_reference_ball(p, bits)
+    and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`); where the two
+    balls overlap the precision is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``,
+    far below the absolute rounding of ``1 + G``)."""
+    from rfcheck.certify import certified_inequality
+
+    for b in (bits, 4 * bits, 8 * bits):
+        with workprec(b):
+            sides = _eq33_printed_ball(p, b), _eq33_reference_ball(p, b)
+        if certified_inequality(*sides) is not None:
+            break
+    return sides
 
 P.claim(
     "eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
@@ -1909,9 +1957,12 @@ def _thm42_ort_positive_check() -> Check:
             return PointEval(p, 0.0, lv, err, 0.0, False, f"L = {lv:.3g} within 10 error bars ({tol:.2g}) of 0")
         return PointEval(p, 0.0, lv, err, -lv / tol, True)
 
-    return Check("mgf-quadrature", 1, evaluate, max_points=24,
+    return not_certifiable(Check("mgf-quadrature", 1, evaluate, max_points=24,
                  description="L(K + eps) = sup_theta (theta (K+eps) - log E e^{theta Z}) by Gauss quadrature of the "
-                             "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars")
+                             "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars"),
+                           "L is a supremum over theta found by Brent's method in float64 on a Gauss-quadrature "
+                           "log-MGF whose error bar is the change between 96 and 160 nodes (an estimate, not a "
+                           "bound): neither the MGF nor the supremum has an enclosure")
 
 
 def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -2405,19 +2456,55 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
+def _eq32_t_ball(p: dict[str, Any], bits: int, scaled: bool) -> Any:
+    """Arb ball of ``T = Var_iid - Var_ort = -(2/M^2) sum_{i<j} Cov(X_i, X_j)`` by the spherical-mean 0F1
+    identity of :func:`rfcheck.references.crt.conditional_moments_ball`, with each covariance factored as
+    ``w_i w_j (E_sph(b |z| sqrt(c_i^2 + c_j^2)) - E_sph(b c_i |z|) E_sph(b c_j |z|))`` (``w_i = P0 e^{2A r_i^2}``,
+    the same quantity): exactly 0 at ``z = 0``, and no cancellation of the large ``w_i w_j`` otherwise."""
+    from flint import arb
+
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+        w = [p0 * (2 * a * ri * ri).exp() for ri in r]
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                cov += w[i] * w[j] * (sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt())
+                                      - sph(b * c[i] * nz) * sph(b * c[j] * nz))
+        return -2 * cov / m**2
+
+
 def _eq32_sides_ball(scaled: bool) -> Any:
     """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
-    spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`)."""
+    spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
+    :func:`_eq32_t_ball`); where the balls overlap the precision is raised to ``4 bits`` (near ``z = 0``
+    both sides are ``O(|z|^4)``)."""
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         from flint import arb
 
-        f = conditional_moments_ball(dict(p), bits, scaled)
-        m, d, ff = f["M"], f["d"], f["F"]
-        with workprec(bits):
-            bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
-                (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
-        return bound, f["T"]
+        from rfcheck.certify import certified_inequality
+
+        for b in (bits, 4 * bits):
+            f = conditional_moments_ball(dict(p), b, scaled)
+            m, d, ff = f["M"], f["d"], f["F"]
+            with workprec(b):
+                bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
+                    (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+            out = bound, _eq32_t_ball(p, b, scaled)
+            if certified_inequality(*out) is not None:
+                break
+        return out
 
     return sides
 
