@@ -59,6 +59,7 @@ __all__ = [
     "gerf_second_moment",
     "noncentral_chi2_log_cdf",
     "noncentral_chi2_mixture_lower_ball",
+    "noncentral_chi2_mixture_upper_ball",
     "oprf_legendre_transform",
     "oprf_log_mgf",
     "oprf_log_z_maximiser",
@@ -1285,6 +1286,76 @@ def noncentral_chi2_mixture_lower_ball(w: arb, d: int, half_nc: arb, upper: bool
     return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
                       else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
                 for wt, j in zip(weights, js, strict=True)), arb(0))
+
+
+def _poisson_tail_bounds(lam: arb, lo: int, hi: int) -> tuple[arb, arb]:
+    """Upper bounds of ``P[N < lo]`` and ``P[N > hi]``, ``N ~ Poisson(lam)``, ``lo <= lam <= hi`` (Chernoff:
+    ``P[N <= k] <= e^{-lam} (e lam / k)^k`` for ``k < lam``, ``P[N >= k] <= e^{-lam} (e lam / k)^k`` for
+    ``k > lam``; ``P[N <= 0] = e^{-lam}``)."""
+    def chern(k: int) -> arb:
+        return (-lam + k * (lam.log() + 1 - arb(k).log())).exp()
+
+    below = arb(0) if lo <= 0 else (-lam).exp() if lo == 1 else chern(lo - 1)
+    return below, chern(hi + 1)
+
+
+def noncentral_chi2_mixture_upper_ball(w: arb, d: int, half_nc: arb, upper: bool,
+                                       max_terms: int = 4096) -> arb:
+    """A certified upper bound (Arb ball) of ``P[W <= w]`` or ``P[W > w]``, ``W`` noncentral chi^2_d (the
+    companion of :func:`noncentral_chi2_mixture_lower_ball`).
+
+    The Poisson mixture ``sum_j Pois(j; lam) c_j`` (``lam = half_nc``, ``c_j = P[chi^2_{d+2j} <= w]`` or
+    ``P[chi^2_{d+2j} > w]``, regularized incomplete gamma functions) over a window ``lo <= j <= hi`` around
+    the Poisson mode, plus bounds of the two omitted parts: ``c_j`` is non-increasing in ``j`` for the lower
+    tail and non-decreasing for the upper tail (``chi^2_{k+2}`` is stochastically larger than ``chi^2_k``),
+    and ``0 <= c_j <= 1``.  Lower tail: ``sum_{j>hi} <= c_{hi+1} P[N > hi]``, ``sum_{j<lo} <= P[N < lo]``; upper tail:
+    ``sum_{j>hi} <= P[N > hi]``, ``sum_{j<lo} <= c_lo P[N < lo]``; the Poisson tails by Chernoff's bound
+    (:func:`_poisson_tail_bounds`).  The window is doubled until the omitted parts are below ``2^-30`` of the
+    sum or it holds ``max_terms`` terms.  ``c_j`` is evaluated at the upper end of ``w`` (the lower end for the
+    upper tail): the result bounds the probability at every ``w`` in the ball.
+
+    Parameters
+    ----------
+    w : flint.arb
+        The threshold.
+    d : int
+        Degrees of freedom.
+    half_nc : flint.arb
+        Half the noncentrality, ``> 0``.
+    upper : bool
+        ``P[W > w]`` if true, else ``P[W <= w]``.
+    max_terms : int, optional
+        The most terms of the window.
+
+    Returns
+    -------
+    flint.arb
+        A ball whose upper end is an upper bound of the probability.
+
+    References
+    ----------
+    CRT Theorem 4.2 (the OPRF tail ``Z = Z_max exp(2 A W)``); the mpmath counterpart is
+    :func:`noncentral_chi2_log_cdf`.
+    """
+    lf = float(half_nc.mid())
+    j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
+    end = w.lower() if upper else w.upper()
+    wx = end / 2 if end > 0 else arb(0)
+
+    def c(j: int) -> arb:
+        if upper:
+            return wx.gamma_upper(arb(d) / 2 + j, regularized=1)
+        return wx.gamma_lower(arb(d) / 2 + j, regularized=1)
+
+    while True:
+        lo, hi = max(0, j0 - half), j0 + half
+        total = sum(((-half_nc + j * half_nc.log() - arb(j + 1).lgamma()).exp() * c(j) for j in range(lo, hi + 1)),
+                    arb(0))
+        below, above = _poisson_tail_bounds(half_nc, lo, hi)
+        rest = (c(hi + 1) * above + below) if not upper else (above + c(lo) * below)
+        if rest.upper() <= total.lower() * arb(2) ** -30 or 2 * (2 * half + 1) > max_terms:
+            return total + arb(0, rest.upper())
+        half *= 2
 
 
 # ------------------------------------------------- Thm 4.2 (orthogonal): the OPRF sample's MGF and rate
