@@ -1905,7 +1905,8 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
     """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps] = P_+ + P_-``
     a certified upper bound (:func:`rfcheck.references.crt.noncentral_chi2_mixture_upper_ball` at the
     thresholds of :func:`_thm42_sides_ball`; ``P_- = 0`` where ``K - eps <= 0``; ``(0, bound)`` where both
-    parts vanish, as :func:`_thm42_sides` compares them).  It certifies that the bound holds only."""
+    parts vanish, as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies
+    that the bound holds only."""
     from flint import arb
 
     from rfcheck.arb_backend import to_ball
@@ -1919,6 +1920,8 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
         log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
         lam = b2 * u / (32 * a * a)
         log_bound = arb(2).log() - eps * eps / 2 * (2 * (s["sq_x"] + s["sq_y"]) / (4 * a)).exp()
+        if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
+            return arb(0), log_bound
         if not lam < _THM42_MAX_HALF_NC:
             return (f"half noncentrality {float(lam.mid()):.4g} > {_THM42_MAX_HALF_NC}: the upper-bound mixture of "
                     "incomplete gamma functions is not affordable on balls")
