@@ -1299,6 +1299,28 @@ def _poisson_tail_bounds(lam: arb, lo: int, hi: int) -> tuple[arb, arb]:
     return below, chern(hi + 1)
 
 
+def _regularized_lower_gamma(a: arb, x: arb) -> arb:
+    """``P(a, x) = gamma(a, x) / Gamma(a)`` on balls, ``x >= 0``: ``arb.gamma_lower`` where ``a <= x``; where
+    ``a > x`` (there Arb's routine loses all precision at large ``a``) the series ``P(a, x) = x^a e^{-x} /
+    Gamma(a + 1) sum_k x^k / ((a + 1)_k)`` of positive terms, whose ratio ``x / (a + 1 + k)`` is decreasing
+    (:meth:`rfcheck.arb_backend.ARB.series` encloses its tail)."""
+    from rfcheck.arb_backend import ARB
+
+    if not a > x:
+        return x.gamma_lower(a, regularized=1)
+    if x == 0:
+        return arb(0)
+    terms = [arb(1)]
+
+    def term(k: int) -> arb:
+        while len(terms) <= k:
+            terms.append(terms[-1] * x / (a + len(terms)))
+        return terms[k]
+
+    total = ARB.series(term, lambda k: x / (a + 1 + k)).v
+    return (a * x.log() - x - (a + 1).lgamma()).exp() * total
+
+
 def noncentral_chi2_mixture_upper_ball(w: arb, d: int, half_nc: arb, upper: bool,
                                        max_terms: int = 4096) -> arb:
     """A certified upper bound (Arb ball) of ``P[W <= w]`` or ``P[W > w]``, ``W`` noncentral chi^2_d (the
@@ -1306,7 +1328,8 @@ def noncentral_chi2_mixture_upper_ball(w: arb, d: int, half_nc: arb, upper: bool
 
     The Poisson mixture ``sum_j Pois(j; lam) c_j`` (``lam = half_nc``, ``c_j = P[chi^2_{d+2j} <= w]`` or
     ``P[chi^2_{d+2j} > w]``, regularized incomplete gamma functions) over a window ``lo <= j <= hi`` around
-    the Poisson mode, plus bounds of the two omitted parts: ``c_j`` is non-increasing in ``j`` for the lower
+    the Poisson mode (``c_j`` by :func:`_regularized_lower_gamma` or ``arb.gamma_upper``), plus bounds of the
+    two omitted parts: ``c_j`` is non-increasing in ``j`` for the lower
     tail and non-decreasing for the upper tail (``chi^2_{k+2}`` is stochastically larger than ``chi^2_k``),
     and ``0 <= c_j <= 1``.  Lower tail: ``sum_{j>hi} <= c_{hi+1} P[N > hi]``, ``sum_{j<lo} <= P[N < lo]``; upper tail:
     ``sum_{j>hi} <= P[N > hi]``, ``sum_{j<lo} <= c_lo P[N < lo]``; the Poisson tails by Chernoff's bound
@@ -1345,7 +1368,7 @@ def noncentral_chi2_mixture_upper_ball(w: arb, d: int, half_nc: arb, upper: bool
     def c(j: int) -> arb:
         if upper:
             return wx.gamma_upper(arb(d) / 2 + j, regularized=1)
-        return wx.gamma_lower(arb(d) / 2 + j, regularized=1)
+        return _regularized_lower_gamma(arb(d) / 2 + j, wx)
 
     while True:
         lo, hi = max(0, j0 - half), j0 + half
