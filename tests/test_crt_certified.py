@@ -102,13 +102,20 @@ def test_thm42_lower_bound_certifies_violation_not_the_corrected_bound(point: di
         assert certified_inequality(_widen(lhs, lhs - rhs), rhs) is None
 
 
-def test_thm42_holding_point_is_not_certified() -> None:
+def test_thm42_holding_point_is_certified_by_the_upper_bound_only() -> None:
     p = {"d": 3, "nx": 0.5, "ny": 1.0, "theta": 1.0, "eps": 0.1, "M": 1}
     ev = REGISTRY["crt.thm4.2"].checks[0].evaluate(p, BUDGET, 0)
     assert ev.decided and ev.disc <= 1
-    assert not ev.extra.get("certified")
-    lhs, rhs = C._thm42_sides_ball(p, BITS)
-    assert certified_inequality(lhs, rhs) == "HOLDS"  # the balls agree: a lower bound below the bound
+    assert ev.extra.get("certified") is True, ev.extra
+    lo, _ = C._thm42_sides_ball(p, BITS)
+    up, rhs2 = C._thm42_upper_sides_ball(p, BITS)
+    assert certified_inequality(up, rhs2) == "HOLDS"  # the upper bound's ball lies below the printed bound
+    assert up.upper() >= lo.lower()  # and above the lower bound: the tail lies between them
+    with mpmath.workdps(30):
+        exact = C._thm42_sides(p, 30)[0]
+    assert float(lo.lower()) <= float(exact) <= float(up.upper())
+    # a ball widened past the bound does not certify
+    assert certified_inequality(arb(up.mid(), 2 * float(abs(rhs2.mid() - up.mid())) + 1), rhs2) is None
 
 
 EQ1_POINT = {"d": 1, "nx": 4.0, "ny": 4.0, "theta": 0.0, "mech": "trig", "s": -1}

@@ -61,6 +61,7 @@ from rfcheck.references.crt import (
     gerf_mc_products,
     gerf_moments_ball,
     gerf_ort_pair_conditional_mean,
+    gerf_ort_pair_conditional_mean_ball,
     gerf_ort_point,
     gerf_reference_at,
     gerf_second_moment,
@@ -2479,6 +2480,22 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         return w * (k2 - pair), w * k2 * (1 - r.value), w * (pair_err + k2 * r.err), k2
 
 
+def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry), the ``chi_{2d}``
+    average by :func:`rfcheck.references.crt.gerf_ort_pair_conditional_mean_ball`."""
+    pair = gerf_ort_pair_conditional_mean_ball(p, bits)
+    with workprec(bits):
+        k2 = (-pair_stats_ball(p)["sq_diff"]).exp()
+        return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
+
+
+def _eq27_reference_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X_1 X_2]/K^2)`` (:func:`_eq27_sides`' second entry)
+    by the exact covariance identity (:func:`_eq33_reference_ball`)."""
+    with workprec(bits):
+        return _eq33_reference_ball(p, bits)
+
+
 P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
@@ -2489,6 +2506,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        printed_ball=_eq27_printed_ball, reference_ball=_eq27_reference_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "

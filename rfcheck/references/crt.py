@@ -54,6 +54,7 @@ __all__ = [
     "gerf_mc_products",
     "gerf_moments_ball",
     "gerf_ort_pair_conditional_mean",
+    "gerf_ort_pair_conditional_mean_ball",
     "gerf_ort_point",
     "gerf_reference_at",
     "gerf_second_moment",
@@ -1050,6 +1051,58 @@ def gerf_ort_pair_conditional_mean(p: dict[str, Any], dps: int) -> tuple[Any, An
 
     r = quadrature.with_error(compute, dps, "quadrature")
     return r.value, r.err
+
+
+def gerf_ort_pair_conditional_mean_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_ort_pair_conditional_mean`: the same ``chi_{2d}`` average, as a rigorous integral.
+
+    With the density ``R^{2d-1} e^{-R^2/2} / (2^{d-1} Gamma(d))`` the average is ``P0^2 / (2^{d-1} Gamma(d))
+    int_0^inf R^{2d-1} e^{-(1 - 4A) R^2 / 2} 0F1(; d/2; B^2 |x+y|^2 R^2 / 4) dR`` (``e^{2A R^2}`` folded into the
+    Gaussian, variance ``1/(1 - 4A)``), integrated by
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` (``acb.integral`` on a finite interval,
+    the two ends bounded).  Its growth bound: ``(d/2)_k >= (1/2)_k`` for ``d >= 1``, so ``0 <= 0F1(; d/2; y)
+    <= 0F1(; 1/2; y) = cosh(2 sqrt(y)) <= e^{2 sqrt(y)}`` for ``y >= 0``, i.e. ``|f(R)| <= e^{B |x+y| R}``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re < 1/4``.
+    bits : int
+        Working precision (and target relative accuracy) in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the average.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (27)-(28) (the average of T over the norms).
+    """
+    from rfcheck.references.gaussian import half_line_gaussian_integral_ball
+
+    d = int(p["d"])
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        a = arb(float(p["a_re"]))
+        b2 = 1 - 4 * a
+        p0 = ((b2.log() * d / 2).exp()) * (-st["sq_x"] - st["sq_y"]).exp()
+        y_coef = b2 * st["sq_sum"] / 4  # 0F1's argument is y_coef R^2
+        growth_c = (b2 * st["sq_sum"]).sqrt()
+        half = arb(d) / 2
+        yc = acb(y_coef)
+
+        def f(w: acb, _analytic: bool) -> acb:
+            return (yc * w * w).hypgeom_0f1(acb(half))
+
+        # rough log of the integral (sets the truncation points only): a chi-like bulk at R^2 ~ 2d/(1-4A)
+        s2 = float((1 / b2).mid())
+        log_scale = ((d - 1) * math.log(2) + math.lgamma(d) + d * math.log(s2)
+                     + float(growth_c.upper()) * math.sqrt(2 * d * s2))
+        body = half_line_gaussian_integral_ball(f, power=2 * d - 1, s2=1 / b2, growth=(1, growth_c.upper()),
+                                                log_scale=log_scale - 40, prec=bits,
+                                                peak=math.sqrt((2 * d - 1) * s2))
+        return p0 * p0 / (arb(2) ** (d - 1) * arb(d).gamma()) * body
 
 
 # -------------------------------------------------------------- sec 3.2: DIRF series (eq (9)-(11))
