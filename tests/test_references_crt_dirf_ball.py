@@ -113,3 +113,27 @@ def test_noncentral_chi2_mixture_upper_ball(w: str, d: int, nc: str) -> None:
         narrow = ref.noncentral_chi2_mixture_upper_ball(arb(w), d, arb(nc) / 2, upper=False)
         wide = ref.noncentral_chi2_mixture_upper_ball(arb(w, 0.1), d, arb(nc) / 2, upper=False)
         assert wide.upper() >= narrow.upper()
+
+
+# ------------------------------------------------------ the chi_{2d} average of the orthogonal pair (eq (27))
+
+
+@pytest.mark.parametrize("p", [
+    {"d": 2, "nx": 0.5, "ny": 1.2, "theta": 0.7, "a_re": -0.3},
+    {"d": 32, "nx": 2.0, "ny": 2.0, "theta": 0.0, "a_re": 0.05},
+    {"d": 7, "nx": 0.0, "ny": 0.0, "theta": 0.0, "a_re": -1.0},
+    {"d": 16, "nx": 1.7, "ny": 0.3, "theta": 2.5, "a_re": 0.0},
+])
+def test_ort_pair_conditional_mean_ball_contains_the_kummer_closed_form(p: dict) -> None:
+    """E[X_1 X_2] of an orthogonal pair = e^{-2(|x|^2+|y|^2)} 1F1(d; d/2; |x+y|^2/2) whatever A is (the
+    Chu-Vandermonde collapse of rfcheck.closed_forms.crt.orf_log_covariance_factor), at 50 digits."""
+    from rfcheck.ledger import pair_stats
+
+    ball = ref.gerf_ort_pair_conditional_mean_ball(p, BITS)
+    with mpmath.workdps(50):
+        st = pair_stats(p)
+        d = p["d"]
+        exact = mpmath.exp(-2 * (st["sq_x"] + st["sq_y"])) * mpmath.hyp1f1(d, MF(d) / 2, st["sq_sum"] / 2)
+        assert _meets(ball, exact)
+        assert not _meets(ball, exact * (1 + MF(10) ** -30))
+    assert float(ball.rad()) <= 1e-40 * float(abs(exact))
