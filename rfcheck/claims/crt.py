@@ -1154,6 +1154,76 @@ def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
 
 
+def _pois_q_ball(p: dict[str, Any]) -> Any:
+    """``q = sum_l x_l^2 y_l^2`` of the point's seeded pair as an Arb ball (the floats exact)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    return sum(((arb(float(a)) * arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
+
+
+def _lambda_star_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """The printed ``lambda* = (q / d)^{1/2}`` as an Arb ball."""
+    x, _ = _dirf_vectors(p)
+    with workprec(bits):
+        return (_pois_q_ball(p) / len(x)).sqrt()
+
+
+def _lambda_star_argmin_ball(p: dict[str, Any], bits: int) -> Any:
+    """A ball containing the minimiser over ``lambda > 0`` of (11), found without the printed ``lambda*``.
+
+    (11) is ``V(lambda) = e^{-|x|^2 - |y|^2} e^{h(lambda)} - K^2`` with ``h(lambda) = lambda d + q / lambda``, so
+    ``V' = h' e^{...}`` has the sign of ``h'(lambda) = d - q / lambda^2``, which is strictly increasing on
+    ``lambda > 0`` for ``q > 0`` (the domain's condition): ``V`` decreases where ``h' < 0`` and increases where
+    ``h' > 0``, so the unique minimiser lies in any ``[lo, hi]`` with ``h'(lo) < 0 < h'(hi)`` decided on balls.
+    The bracket is found by halving/doubling from ``lambda = 1`` and narrowed by bisection on that sign to a
+    relative width ``2^-(bits + 8)`` (as :func:`reference_lambda_star`, here on balls)."""
+    from flint import arb
+
+    x, _ = _dirf_vectors(p)
+    d = len(x)
+    with workprec(bits + 64):
+        q = _pois_q_ball(p)
+
+        def sign(lam: Any) -> int:
+            g = d - q / (lam * lam)
+            if g < 0:
+                return -1
+            if g > 0:
+                return 1
+            if g.is_exact():  # h'(lam) = 0 exactly: lam is the minimiser
+                return 0
+            raise ValueError("the sign of h' is not decided on balls")
+
+        lo, hi = arb(1), arb(1)
+        for _ in range(4000):
+            if sign(lo) < 0:
+                break
+            lo /= 2
+        for _ in range(4000):
+            if sign(hi) > 0:
+                break
+            hi *= 2
+        eps = arb(2) ** -(bits + 8)
+        while hi - lo > eps * lo:
+            mid = (lo + hi) / 2
+            try:
+                sg = sign(mid)
+            except ValueError:  # mid within the balls' resolution (2^-(bits+64)) of the root: step eps/4 off it
+                delta = eps * lo / 4
+                if sign(mid - delta) < 0 < sign(mid + delta):
+                    lo, hi = mid - delta, mid + delta
+                    break
+                raise
+            if sg == 0:
+                return mid
+            if sg < 0:
+                lo = mid
+            else:
+                hi = mid
+        return arb((lo + hi) / 2, (hi - lo) / 2)
+
+
 def _pois_point_ok(p: dict[str, Any]) -> bool:
     x, y = _dirf_vectors(p)
     return float(np.sum((x * y) ** 2)) > 1e-12
@@ -1166,7 +1236,8 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
-                                reference_lambda_star, max_points=24, not_certified=_WHY_ARGMIN)],
+                                reference_lambda_star, max_points=24, printed_ball=_lambda_star_printed_ball,
+                                reference_ball=_lambda_star_argmin_ball)],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
