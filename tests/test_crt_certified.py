@@ -326,3 +326,24 @@ def test_d1_holding_point_agrees_on_balls() -> None:
     ev = check.evaluate(dict(p), BUDGET, 0)
     assert ev.decided and ev.disc <= 1
     assert ev.extra["certified"] is True, ev.extra
+
+
+LAMBDA_STAR_POINTS = [
+    {"d": 3, "scale": 0.7, "shift": 0.2, "seed": 11, "dist": "poisson"},
+    {"d": 64, "scale": 2.5, "shift": -0.9, "seed": 4242, "dist": "poisson"},
+    {"d": 1, "scale": 0.02, "shift": 0.0, "seed": 7, "dist": "poisson"},
+]
+
+
+@pytest.mark.parametrize("p", LAMBDA_STAR_POINTS)
+def test_lambda_star_argmin_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
+    """The ball encloses the minimiser of (11) found by mpmath at 50 digits (the root of the numerical derivative
+    of the library's variance, rfcheck.claims.crt.reference_lambda_star), and the check certifies the point."""
+    ball = C._lambda_star_argmin_ball(dict(p), BITS)
+    ref, err = C.reference_lambda_star(dict(p), 50)
+    with workprec(200):
+        assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
+        assert not ball.overlaps(arb(mpmath.nstr(ref * (1 + mpmath.mpf(10) ** -25), 55)))  # a planted value
+        assert float(ball.rad()) <= 1e-33 * float(ball.mid())
+    ev = REGISTRY["crt.thm3.4.lambda-star"].checks[0].evaluate(dict(p), BUDGET, 0)
+    assert ev.decided and ev.extra["certified"] is True, ev.extra
