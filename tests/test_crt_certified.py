@@ -347,3 +347,44 @@ def test_lambda_star_argmin_ball_contains_the_50_digit_minimiser(p: dict[str, An
         assert float(ball.rad()) <= 1e-33 * float(ball.mid())
     ev = REGISTRY["crt.thm3.4.lambda-star"].checks[0].evaluate(dict(p), BUDGET, 0)
     assert ev.decided and ev.extra["certified"] is True, ev.extra
+
+
+A_STAR_POINTS = [
+    {"d": 3, "nx": 0.7, "ny": 1.3, "theta": 0.4},
+    {"d": 64, "nx": 5.0, "ny": 5.0, "theta": 0.0},
+    {"d": 2, "nx": 1.0, "ny": 1.0, "theta": 3.141592653589793 - 1e-3},
+    {"d": 128, "nx": 9.0, "ny": 2.0, "theta": 2.0},
+]
+
+
+@pytest.mark.parametrize("p", A_STAR_POINTS)
+def test_gerf_variance_form_behind_the_a_star_ball(p: dict[str, Any]) -> None:
+    """The library's variance at real A, s = +1, is e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2 with f(A) = d log(1-4A)
+    - (d/2) log(1-8A) + u/(1-8A), u = |x+y|^2 (the form C._a_star_ball differentiates), at 50 digits."""
+    from rfcheck.closed_forms import crt as cf
+    from rfcheck.ledger import pair_stats
+
+    with mpmath.workdps(50):
+        st = pair_stats(p)
+        d, u = st["d"], st["sq_sum"]
+        for a in (mpmath.mpf("-2.5"), mpmath.mpf("-0.01"), mpmath.mpf("0.1")):
+            f = d * mpmath.log(1 - 4 * a) - mpmath.mpf(d) / 2 * mpmath.log(1 - 8 * a) + u / (1 - 8 * a)
+            mine = mpmath.log(mpmath.exp(u - 2 * (st["sq_x"] + st["sq_y"]) + f) - mpmath.exp(-st["sq_diff"]))
+            lib = cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=50)
+            assert abs(mine - lib) < mpmath.mpf(10) ** -40 * (1 + abs(lib))
+
+
+@pytest.mark.parametrize("p", A_STAR_POINTS)
+def test_a_star_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
+    ball = C._a_star_ball(dict(p), BITS)
+    ref, err = R.reference_a_star(dict(p), 50)
+    with workprec(200):
+        assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
+        assert not ball.overlaps(arb(mpmath.nstr(ref * (1 + mpmath.mpf(10) ** -25), 55)))  # a planted value
+        assert float(ball.rad()) <= 1e-33 * abs(float(ball.mid()))
+    ev = REGISTRY["crt.eq22"].checks[0].evaluate(dict(p), BUDGET, 0)
+    assert ev.decided
+    if p["theta"] < 3:
+        assert ev.extra["certified"] is True, ev.extra
+    else:  # near x = -y the printed (1 - 1/rho)/8 cancels: its ball is wider than the tolerance
+        assert ev.extra["not_certified"] == "the balls overlap but are wider than the tolerance"
