@@ -388,3 +388,15 @@ def test_a_star_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
         assert ev.extra["certified"] is True, ev.extra
     else:  # near x = -y the printed (1 - 1/rho)/8 cancels: its ball is wider than the tolerance
         assert ev.extra["not_certified"] == "the balls overlap but are wider than the tolerance"
+
+
+@pytest.mark.parametrize("p", [{"d": 8, "nx": 0.9, "ny": 0.0, "theta": 0.0},
+                               {"d": 64, "nx": 7.0, "ny": 3.0, "theta": 0.0}])
+def test_mu_star_ball_contains_the_quadrature_mu(p: dict[str, Any]) -> None:
+    """mu at the enclosed minimiser (closed-form variance on balls) contains mu by quadrature at the optimiser's A
+    (their difference is second order in the optimiser's error), and a planted value 1e-12 off is excluded."""
+    ball = C._mu_star_ball(dict(p), BITS)
+    mu, err = C._mu_ref(dict(p), 30)
+    with workprec(BITS):
+        assert ball.overlaps(arb(mpmath.nstr(mu, 35), float(err) + 1e-28 * abs(float(mu))))
+        assert not ball.overlaps(arb(mpmath.nstr(mu * (1 + mpmath.mpf(10) ** -12), 35)))

@@ -701,6 +701,19 @@ def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return mu, err
 
 
+def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``mu = log(Var(A*) / Var(0))`` at the exact minimiser ``A*`` (enclosed by :func:`_a_star_ball`),
+    the variances by the Arb face of :func:`rfcheck.closed_forms.crt.gerf_log_variance` (tied to quadrature by
+    crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
+    a = _a_star_ball(p, bits)
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
+        dps = max(15, int(bits / 3.33))
+        return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
+                - cf.gerf_log_variance(**args, a=a * 0, s=1, backend="arb", dps=dps))
+
+
 P.claim(
     "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
@@ -713,8 +726,8 @@ P.claim(
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
             _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        not_certified="mu at an optimiser's A (no enclosure of the minimiser): a ball of the variance at that exact "
-                      "A bounds each minimum from above only, which cannot order two minima")],
+        sides_ball=_safe(lambda p, bits: (_mu_star_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          _mu_star_ball(p, bits))))],
 )
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
