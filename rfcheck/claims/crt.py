@@ -46,6 +46,7 @@ from rfcheck.ledger import (
 )
 from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
+    _pair_stats_ball_general,
     conditional_moments,
     conditional_moments_ball,
     dirf_product_moment,
@@ -545,15 +546,17 @@ def _a_star_ball(p: dict[str, Any], bits: int) -> Any:
     ``r = 1/(1-8A)`` (increasing in ``A`` on ``A < 1/8``, ``dr/dA = 8 r^2``), ``2 r (r + 1) df/dr = 2u r^2 + (2u + d)
     r - d``: an upward parabola, negative at ``r = 0``, so ``f'`` changes sign exactly once (``u > 0``) and the
     unique minimiser lies in any ``[lo, hi]`` with ``f'(lo) < 0 < f'(hi)`` decided on balls (``f'(0) = 8u > 0``,
-    ``f'(A) -> d/(2A) < 0`` as ``A -> -inf``).  Bisection on that sign to a relative width ``2^-(bits + 8)``."""
+    ``f'(A) -> d/(2A) < 0`` as ``A -> -inf``).  Bisection on that sign, evaluated as ``(1-8A)^2 f'(A) = 16 d A
+    (1-8A)/(1-4A) + 8u``, to a relative width ``2^-(bits + 8)``."""
     from flint import arb
 
     with workprec(bits + 64):
-        st = pair_stats_ball(p)
+        st = _pair_stats_ball_general(p)  # u as the mpmath reference computes it (also in d = 1)
         u, d = st["sq_sum"], st["d"]
 
         def sign(a: Any) -> int:
-            g = -4 * d / (1 - 4 * a) + 4 * d / (1 - 8 * a) + 8 * u / (1 - 8 * a) ** 2
+            # (1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u: the same sign, without the cancellation of the 4d terms
+            g = 16 * d * a * (1 - 8 * a) / (1 - 4 * a) + 8 * u
             if g < 0:
                 return -1
             if g > 0:
@@ -648,7 +651,7 @@ def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] |
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
-        return sides(a, pair_stats_ball(p))
+        return sides(a, _pair_stats_ball_general(p))
 
 
 def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:
@@ -707,7 +710,7 @@ def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
     crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
     a = _a_star_ball(p, bits)
     with workprec(bits):
-        st = pair_stats_ball(p)
+        st = _pair_stats_ball_general(p)
         args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
         dps = max(15, int(bits / 3.33))
         return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
@@ -778,9 +781,13 @@ def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
     from flint import arb
 
-    with workprec(bits):
-        s = pair_stats_ball(p)
-        return cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits).expm1(), arb(0)
+    for b in (bits, 4 * bits, 8 * bits):  # near x = -y, G ~ -u^2/(2(d+2)) lies far below the rounding of 1 + G
+        with workprec(b):
+            s = pair_stats_ball(p)
+            g = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=b).expm1()
+        if g < 0 or g.is_zero():
+            break
+    return g, arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
