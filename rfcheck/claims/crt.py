@@ -46,7 +46,6 @@ from rfcheck.ledger import (
 )
 from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
-    _pair_stats_ball_general,
     conditional_moments,
     conditional_moments_ball,
     dirf_product_moment,
@@ -147,6 +146,16 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     return {"sq_x": nx**2, "sq_y": ny**2,
             "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(th / 2) ** 2,
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
+
+
+def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
+    formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
+    from rfcheck.arb_backend import ARB, Ball, to_ball
+
+    st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
+                          "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
+    return {k: v.v if isinstance(v, Ball) else v for k, v in st.items()}
 
 
 def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -551,7 +560,7 @@ def _a_star_ball(p: dict[str, Any], bits: int) -> Any:
     from flint import arb
 
     with workprec(bits + 64):
-        st = _pair_stats_ball_general(p)  # u as the mpmath reference computes it (also in d = 1)
+        st = _stats_ball(p)  # u as the mpmath reference computes it (also in d = 1)
         u, d = st["sq_sum"], st["d"]
 
         def sign(a: Any) -> int:
@@ -651,7 +660,7 @@ def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] |
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
-        return sides(a, _pair_stats_ball_general(p))
+        return sides(a, _stats_ball(p))
 
 
 def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:
@@ -710,7 +719,7 @@ def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
     crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
     a = _a_star_ball(p, bits)
     with workprec(bits):
-        st = _pair_stats_ball_general(p)
+        st = _stats_ball(p)
         args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
         dps = max(15, int(bits / 3.33))
         return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
