@@ -102,13 +102,20 @@ def test_thm42_lower_bound_certifies_violation_not_the_corrected_bound(point: di
         assert certified_inequality(_widen(lhs, lhs - rhs), rhs) is None
 
 
-def test_thm42_holding_point_is_not_certified() -> None:
+def test_thm42_holding_point_is_certified_by_the_upper_bound_only() -> None:
     p = {"d": 3, "nx": 0.5, "ny": 1.0, "theta": 1.0, "eps": 0.1, "M": 1}
     ev = REGISTRY["crt.thm4.2"].checks[0].evaluate(p, BUDGET, 0)
     assert ev.decided and ev.disc <= 1
-    assert not ev.extra.get("certified")
-    lhs, rhs = C._thm42_sides_ball(p, BITS)
-    assert certified_inequality(lhs, rhs) == "HOLDS"  # the balls agree: a lower bound below the bound
+    assert ev.extra.get("certified") is True, ev.extra
+    lo, _ = C._thm42_sides_ball(p, BITS)
+    up, rhs2 = C._thm42_upper_sides_ball(p, BITS)
+    assert certified_inequality(up, rhs2) == "HOLDS"  # the upper bound's ball lies below the printed bound
+    assert up.upper() >= lo.lower()  # and above the lower bound: the tail lies between them
+    with mpmath.workdps(30):
+        exact = C._thm42_sides(p, 30)[0]
+    assert float(lo.lower()) <= float(exact) <= float(up.upper())
+    # a ball widened past the bound does not certify
+    assert certified_inequality(arb(up.mid(), 2 * float(abs(rhs2.mid() - up.mid())) + 1), rhs2) is None
 
 
 EQ1_POINT = {"d": 1, "nx": 4.0, "ny": 4.0, "theta": 0.0, "mech": "trig", "s": -1}
@@ -319,3 +326,77 @@ def test_d1_holding_point_agrees_on_balls() -> None:
     ev = check.evaluate(dict(p), BUDGET, 0)
     assert ev.decided and ev.disc <= 1
     assert ev.extra["certified"] is True, ev.extra
+
+
+LAMBDA_STAR_POINTS = [
+    {"d": 3, "scale": 0.7, "shift": 0.2, "seed": 11, "dist": "poisson"},
+    {"d": 64, "scale": 2.5, "shift": -0.9, "seed": 4242, "dist": "poisson"},
+    {"d": 1, "scale": 0.02, "shift": 0.0, "seed": 7, "dist": "poisson"},
+]
+
+
+@pytest.mark.parametrize("p", LAMBDA_STAR_POINTS)
+def test_lambda_star_argmin_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
+    """The ball encloses the minimiser of (11) found by mpmath at 50 digits (the root of the numerical derivative
+    of the library's variance, rfcheck.claims.crt.reference_lambda_star), and the check certifies the point."""
+    ball = C._lambda_star_argmin_ball(dict(p), BITS)
+    ref, err = C.reference_lambda_star(dict(p), 50)
+    with workprec(200):
+        assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
+        assert not ball.overlaps(arb(mpmath.nstr(ref * (1 + mpmath.mpf(10) ** -25), 55)))  # a planted value
+        assert float(ball.rad()) <= 1e-33 * float(ball.mid())
+    ev = REGISTRY["crt.thm3.4.lambda-star"].checks[0].evaluate(dict(p), BUDGET, 0)
+    assert ev.decided and ev.extra["certified"] is True, ev.extra
+
+
+A_STAR_POINTS = [
+    {"d": 3, "nx": 0.7, "ny": 1.3, "theta": 0.4},
+    {"d": 64, "nx": 5.0, "ny": 5.0, "theta": 0.0},
+    {"d": 2, "nx": 1.0, "ny": 1.0, "theta": 3.141592653589793 - 1e-3},
+    {"d": 128, "nx": 9.0, "ny": 2.0, "theta": 2.0},
+]
+
+
+@pytest.mark.parametrize("p", A_STAR_POINTS)
+def test_gerf_variance_form_behind_the_a_star_ball(p: dict[str, Any]) -> None:
+    """The library's variance at real A, s = +1, is e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2 with f(A) = d log(1-4A)
+    - (d/2) log(1-8A) + u/(1-8A), u = |x+y|^2 (the form C._a_star_ball differentiates), at 50 digits."""
+    from rfcheck.closed_forms import crt as cf
+    from rfcheck.ledger import pair_stats
+
+    with mpmath.workdps(50):
+        st = pair_stats(p)
+        d, u = st["d"], st["sq_sum"]
+        for a in (mpmath.mpf("-2.5"), mpmath.mpf("-0.01"), mpmath.mpf("0.1")):
+            f = d * mpmath.log(1 - 4 * a) - mpmath.mpf(d) / 2 * mpmath.log(1 - 8 * a) + u / (1 - 8 * a)
+            mine = mpmath.log(mpmath.exp(u - 2 * (st["sq_x"] + st["sq_y"]) + f) - mpmath.exp(-st["sq_diff"]))
+            lib = cf.gerf_log_variance(**st, a=a, s=1, backend="mpmath", dps=50)
+            assert abs(mine - lib) < mpmath.mpf(10) ** -40 * (1 + abs(lib))
+
+
+@pytest.mark.parametrize("p", A_STAR_POINTS)
+def test_a_star_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
+    ball = C._a_star_ball(dict(p), BITS)
+    ref, err = R.reference_a_star(dict(p), 50)
+    with workprec(200):
+        assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
+        assert not ball.overlaps(arb(mpmath.nstr(ref * (1 + mpmath.mpf(10) ** -25), 55)))  # a planted value
+        assert float(ball.rad()) <= 1e-33 * abs(float(ball.mid()))
+    ev = REGISTRY["crt.eq22"].checks[0].evaluate(dict(p), BUDGET, 0)
+    assert ev.decided
+    if p["theta"] < 3:
+        assert ev.extra["certified"] is True, ev.extra
+    else:  # near x = -y the printed (1 - 1/rho)/8 cancels: its ball is wider than the tolerance
+        assert ev.extra["not_certified"] == "the balls overlap but are wider than the tolerance"
+
+
+@pytest.mark.parametrize("p", [{"d": 8, "nx": 0.9, "ny": 0.0, "theta": 0.0},
+                               {"d": 64, "nx": 7.0, "ny": 3.0, "theta": 0.0}])
+def test_mu_star_ball_contains_the_quadrature_mu(p: dict[str, Any]) -> None:
+    """mu at the enclosed minimiser (closed-form variance on balls) contains mu by quadrature at the optimiser's A
+    (their difference is second order in the optimiser's error), and a planted value 1e-12 off is excluded."""
+    ball = C._mu_star_ball(dict(p), BITS)
+    mu, err = C._mu_ref(dict(p), 30)
+    with workprec(BITS):
+        assert ball.overlaps(arb(mpmath.nstr(mu, 35), float(err) + 1e-28 * abs(float(mu))))
+        assert not ball.overlaps(arb(mpmath.nstr(mu * (1 + mpmath.mpf(10) ** -12), 35)))

@@ -39,6 +39,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    not_certifiable,
     pair_domain,
     pair_vectors,
     paper,
@@ -48,7 +49,9 @@ from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
     dirf_product_moment,
+    dirf_product_moment_ball,
     dirf_series_moment,
+    dirf_series_moment_ball,
     gerf_abs_second_moment,
     gerf_abs_second_moment_ball,
     gerf_conditional_mean_square,
@@ -58,11 +61,13 @@ from rfcheck.references.crt import (
     gerf_mc_products,
     gerf_moments_ball,
     gerf_ort_pair_conditional_mean,
+    gerf_ort_pair_conditional_mean_ball,
     gerf_ort_point,
     gerf_reference_at,
     gerf_second_moment,
     noncentral_chi2_log_cdf,
     noncentral_chi2_mixture_lower_ball,
+    noncentral_chi2_mixture_upper_ball,
     oprf_legendre_transform,
     oprf_log_z_maximiser,
     oprf_point,
@@ -90,6 +95,26 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
 
 
 _gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
+
+_WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
+           "(a random statistic, not an enclosure of the expectation), so no ball can decide it")
+
+
+def _mc(check: Check) -> Check:
+    """A Monte Carlo check, its decided points marked not certified with :data:`_WHY_MC`."""
+    return not_certifiable(check, _WHY_MC)
+
+
+def _safe(sides_ball: Any) -> Any:
+    """``sides_ball(point, bits)``, or why not where it raises (a ball routine's precision or term limit):
+    an inequality check's balls never change its verdict."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        try:
+            return sides_ball(p, bits)
+        except (ValueError, ArithmeticError, NotImplementedError) as exc:
+            return f"no ball at this point ({type(exc).__name__}: {exc})"
+
+    return ball
 
 
 # ----------------------------------------------------------------------- sec 2.2
@@ -126,6 +151,16 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     return {"sq_x": nx**2, "sq_y": ny**2,
             "sq_sum": (nx - ny) ** 2 + 4 * nx * ny * ctx.cos(th / 2) ** 2,
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
+
+
+def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
+    formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
+    from rfcheck.arb_backend import ARB, Ball, to_ball
+
+    st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
+                          "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
+    return {k: v.v if isinstance(v, Ball) else v for k, v in st.items()}
 
 
 def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -179,7 +214,7 @@ P.claim(
                             atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
                             reference_ball=_moments_ball("var", 0.0, -1),
                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1)),
+        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1))),
     ],
 )
 
@@ -193,8 +228,8 @@ P.claim(
                             lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
                             atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
                             printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
-        mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
-                 domain=_MC_PAIRS),
+        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
+                     domain=_MC_PAIRS)),
     ],
 )
 
@@ -360,13 +395,13 @@ P.claim(
         deterministic_check("quadrature", None, _quad_var,
                             atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
                             printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
-        mc_check("monte-carlo", printed_eq6,
+        _mc(mc_check("monte-carlo", printed_eq6,
                  lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
                      "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
                      "s": Choice((-1, 1))},
                      description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: where the "
-                                 "squared error has a finite, estimable fourth moment")),
+                                 "squared error has a finite, estimable fourth moment"))),
     ],
 )
 
@@ -514,6 +549,59 @@ def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
 
 
+def _a_star_ball(p: dict[str, Any], bits: int) -> Any:
+    """A ball containing the minimiser over real ``A < 1/8`` of the GERF variance (``s = +1``), found without
+    eq (7) or eq (22).
+
+    For real ``A`` and ``s = +1`` the library's variance (``closed_forms.crt.gerf_log_variance``, tied to
+    quadrature by crt.thm3.2; ``tests/test_crt_certified.py`` checks the form at 50 digits) is
+    ``V(A) = e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2`` with ``f(A) = d log(1-4A) - (d/2) log(1-8A) + u/(1-8A)``,
+    ``u = |x+y|^2``, so ``V'`` has the sign of ``f'(A) = -4d/(1-4A) + 4d/(1-8A) + 8u/(1-8A)^2``.  With
+    ``r = 1/(1-8A)`` (increasing in ``A`` on ``A < 1/8``, ``dr/dA = 8 r^2``), ``2 r (r + 1) df/dr = 2u r^2 + (2u + d)
+    r - d``: an upward parabola, negative at ``r = 0``, so ``f'`` changes sign exactly once (``u > 0``) and the
+    unique minimiser lies in any ``[lo, hi]`` with ``f'(lo) < 0 < f'(hi)`` decided on balls (``f'(0) = 8u > 0``,
+    ``f'(A) -> d/(2A) < 0`` as ``A -> -inf``).  Bisection on that sign, evaluated as ``(1-8A)^2 f'(A) = 16 d A
+    (1-8A)/(1-4A) + 8u``, to a relative width ``2^-(bits + 8)``."""
+    from flint import arb
+
+    with workprec(bits + 64):
+        st = _stats_ball(p)  # u as the mpmath reference computes it (also in d = 1)
+        u, d = st["sq_sum"], st["d"]
+
+        def sign(a: Any) -> int:
+            # (1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u: the same sign, without the cancellation of the 4d terms
+            g = 16 * d * a * (1 - 8 * a) / (1 - 4 * a) + 8 * u
+            if g < 0:
+                return -1
+            if g > 0:
+                return 1
+            raise ValueError("the sign of f' is not decided on balls")
+
+        hi, lo = arb(0), arb(-1) / 8
+        if sign(hi) <= 0:
+            raise ValueError("f'(0) = 8u is not positive on balls")
+        for _ in range(4000):
+            if sign(lo) < 0:
+                break
+            lo *= 2
+        eps = arb(2) ** -(bits + 8)
+        while hi - lo > eps * abs(lo):
+            mid = (lo + hi) / 2
+            try:
+                sg = sign(mid)
+            except ValueError:  # mid within the balls' resolution of the root: step eps/4 off it
+                delta = eps * abs(lo) / 4
+                if sign(mid - delta) < 0 < sign(mid + delta):
+                    lo, hi = mid - delta, mid + delta
+                    break
+                raise
+            if sg < 0:
+                lo = mid
+            else:
+                hi = mid
+        return arb((lo + hi) / 2, (hi - lo) / 2)
+
+
 def _u_positive(p: dict[str, Any]) -> bool:
     return stats_fp(p)["sq_sum"] > 1e-12
 
@@ -555,15 +643,36 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx)],
+    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
+                                reference_ball=_a_star_ball)],
 )
 
 P.claim(
     "eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
     statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
     domain=_oprf_domain,
-    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)))],
+    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)),
+                             sides_ball=lambda p, bits: _sides_or_why(
+                                 eval_on_balls(lambda ctx, q: printed_eq22_roots_ctx(ctx, q)[1], p, bits), 0))],
 )
+
+
+def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] | str:
+    """``sides(A*, pair_stats)`` on balls with ``A*`` enclosed by :func:`_a_star_ball`, or why not where the
+    sign of its derivative is not decided on balls (``u`` near the balls' resolution)."""
+    try:
+        a = _a_star_ball(p, bits)
+    except ValueError as exc:
+        return f"no ball of the minimiser at this point ({exc})"
+    with workprec(bits):
+        return sides(a, _stats_ball(p))
+
+
+def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:
+    """``(lhs, rhs)`` balls, or why not where a side left ball arithmetic (``None``)."""
+    if lhs is None or rhs is None:
+        return "the printed formula leaves ball arithmetic at this point"
+    return lhs, rhs
 
 
 def _with_dps(dps: int, fn: Any) -> Any:
@@ -576,7 +685,8 @@ P.claim(
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
-                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)))],
+                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)),
+                             sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))],
 )
 
 
@@ -590,7 +700,8 @@ P.claim(
         "numerical-minimisation",
         lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
             reference_a_star(p, dps)),
-        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))")],
+        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))",
+        sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
     notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
           "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).",
 )
@@ -607,6 +718,19 @@ def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return mu, err
 
 
+def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``mu = log(Var(A*) / Var(0))`` at the exact minimiser ``A*`` (enclosed by :func:`_a_star_ball`),
+    the variances by the Arb face of :func:`rfcheck.closed_forms.crt.gerf_log_variance` (tied to quadrature by
+    crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
+    a = _a_star_ball(p, bits)
+    with workprec(bits):
+        st = _stats_ball(p)
+        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
+        dps = max(15, int(bits / 3.33))
+        return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
+                - cf.gerf_log_variance(**args, a=a * 0, s=1, backend="arb", dps=dps))
+
+
 P.claim(
     "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
@@ -618,8 +742,29 @@ P.claim(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
             _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
-        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser")],
+        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
+        sides_ball=_safe(lambda p, bits: (_mu_star_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          _mu_star_ball(p, bits))))],
 )
+
+def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """Arb balls of ``(mu(A), -60)`` with ``mu(A) = log(Var(A) / Var(0))`` at ``A`` the optimiser's output
+    rounded to a float (an exact number), both variances by the rigorous Gaussian-integral balls
+    (:func:`rfcheck.references.crt.gerf_moments_ball`).  ``mu(A) >= mu(A*)`` for every ``A``, so the ball
+    encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
+    from rfcheck.arb_backend import bits_for_dps
+
+    dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
+    a_ref = float(reference_a_star(p, dps)[0])
+    v_opt = gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
+    v_pos = gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
+    with workprec(bits):
+        mu = (v_opt / v_pos).log()
+        if not mu < -60:
+            return ("the ball is mu at the optimiser's A, an upper bound of the minimum's mu: it certifies "
+                    "mu < -60 only")
+        return mu, -60
+
 
 P.claim(
     "text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance reduction')"),
@@ -628,7 +773,8 @@ P.claim(
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
     checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
-                             search=False, description="mu from quadrature at the numerically minimised A")],
+                             search=False, sides_ball=_safe(_mu_upper_ball),
+                             description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
 )
 
@@ -641,6 +787,21 @@ def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     st = stats_fp(p)
     r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
     return r.value - 1, 0, r.err
+
+
+def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``: ``G = expm1(log(1 + G))`` with ``log(1 + G)`` from the
+    exact covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
+    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
+    from flint import arb
+
+    for b in (bits, 4 * bits, 8 * bits):  # near x = -y, G ~ -u^2/(2(d+2)) lies far below the rounding of 1 + G
+        with workprec(b):
+            s = pair_stats_ball(p)
+            g = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=b).expm1()
+        if g < 0 or g.is_zero():
+            break
+    return g, arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -674,14 +835,14 @@ P.claim(
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
     domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
     checks=[
-        inequality_check("quadrature", _orf_gap, max_points=24,
+        inequality_check("quadrature", _orf_gap, max_points=24, sides_ball=_safe(_orf_gap_ball),
                          description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 "
                                      "for an orthogonal pair (independent of M and of real A); "
                                      "checks G <= 0 by 1-D quadrature"),
-        Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
-              description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
-              domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)}, derive=_orf_domain_derive,
-                                 description="|x|, |y| <= 0.7 (estimable tails)")),
+        _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
+                  description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
+                  domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
+                                     derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
     ],
     notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
           "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
@@ -827,6 +988,42 @@ def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return m2 - _exact_k(p) ** 2, e2
 
 
+def _dirf_par(p: dict[str, Any]) -> float:
+    """The parameter of the point's law of ``w_l``: ``lambda`` (Poisson) or ``p`` (geometric)."""
+    return float(_raw(p["lam"] if p["dist"] == "poisson" else p["p"]))
+
+
+def _dirf_moment_ball(power: int) -> Any:
+    """``(point, bits) ->`` Arb ball of ``E[(f f)^power]`` (:func:`rfcheck.references.crt.dirf_product_moment_ball`)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        x, y = _dirf_vectors(p)
+        return dirf_product_moment_ball(x, y, p["dist"], _dirf_par(p), power, bits)
+
+    return ball
+
+
+def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_dirf_var_ref`: ``E[(f f)^2] - K^2`` (series ball minus the exact ``K`` on balls)."""
+    k = eval_on_balls(_k_ctx, p, bits)
+    if k is None:
+        return "K(x, y) leaves ball arithmetic at this point"
+    with workprec(bits):
+        return _dirf_moment_ball(2)(p, bits) - k * k
+
+
+def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`_eq9_ref`: the product over ``l`` of the series balls
+    (:func:`rfcheck.references.crt.dirf_series_moment_ball`, ``power = 1``)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    with workprec(bits):
+        out = arb(1)
+        for a in zip(x, y, strict=True):
+            out *= dirf_series_moment_ball(a, p["dist"], _dirf_par(p), 1, bits)
+        return out
+
+
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
     return _dirf_product_moment(p, dps, 2)[0]
 
@@ -877,6 +1074,7 @@ P.claim(
               "instantiated with Poisson and geometric p_k",
     domain=_dirf_domain("poisson", extra=_EITHER),
     checks=[_no_search(deterministic_check("exact-series", None, _eq9_ref, max_points=12, printed_ctx=printed_eq9_ctx,
+                                           reference_ball=_eq9_ref_ball,
                                            description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"))],
 )
 
@@ -908,9 +1106,10 @@ P.claim(
     checks=[
         _no_search(deterministic_check("exact-series", lambda p: _exact_k(p),
                                        lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
-                                       max_points=12)),
-        Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-              description="Numba engine rfcheck.engine.discrete_engine, mean vs K"),
+                                       max_points=12, printed_ball=_ball_of(_k_ctx),
+                                       reference_ball=_dirf_moment_ball(1))),
+        _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
+                  description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
     ],
 )
 
@@ -954,10 +1153,11 @@ P.claim(
     domain=_dirf_domain("poisson"),
     checks=[
         _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq11_ctx,
+                                       max_points=14, printed_ctx=printed_eq11_ctx, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        mc_check("monte-carlo", printed_eq11, _sim_dirf,
-                 domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+        _mc(mc_check("monte-carlo", printed_eq11, _sim_dirf,
+                     domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16),
+                                         description="scale <= 0.5, d <= 16"))),
     ],
 )
 
@@ -982,13 +1182,34 @@ def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
 
 
+def _pois_h_ball(p: dict[str, Any], lam: Any) -> Any:
+    """Arb ball of :func:`_pois_h` (the point's floats exact; at the current Arb precision)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    xs, ys = [arb(float(a)) for a in x], [arb(float(b)) for b in y]
+    q = sum(((a * b) ** 2 for a, b in zip(xs, ys, strict=True)), arb(0))
+    return lam * len(xs) + q / lam - sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))
+
+
+def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_convexity`'s sides ``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2``."""
+    from flint import arb
+
+    with workprec(bits):
+        l1 = arb(float(p["lam"]))
+        l2 = l1 * arb(float(p["step"]))
+        return _pois_h_ball(p, (l1 + l2) / 2), (_pois_h_ball(p, l1) + _pois_h_ball(p, l2)) / 2
+
+
 P.claim(
     "thm3.4.convex", source=P.at("sec 3.2.1 after Theorem 3.4"),
     statement="The exp argument in (11) is convex as a function of lambda > 0",
     domain=Domain(
         {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
         description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
-    checks=[inequality_check("mpmath", _convexity, description="the printed exp argument at three points")],
+    checks=[inequality_check("mpmath", _convexity, sides_ball=_safe(_convexity_ball),
+                             description="the printed exp argument at three points")],
 )
 
 
@@ -1039,6 +1260,76 @@ def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
 
 
+def _pois_q_ball(p: dict[str, Any]) -> Any:
+    """``q = sum_l x_l^2 y_l^2`` of the point's seeded pair as an Arb ball (the floats exact)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    return sum(((arb(float(a)) * arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
+
+
+def _lambda_star_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """The printed ``lambda* = (q / d)^{1/2}`` as an Arb ball."""
+    x, _ = _dirf_vectors(p)
+    with workprec(bits):
+        return (_pois_q_ball(p) / len(x)).sqrt()
+
+
+def _lambda_star_argmin_ball(p: dict[str, Any], bits: int) -> Any:
+    """A ball containing the minimiser over ``lambda > 0`` of (11), found without the printed ``lambda*``.
+
+    (11) is ``V(lambda) = e^{-|x|^2 - |y|^2} e^{h(lambda)} - K^2`` with ``h(lambda) = lambda d + q / lambda``, so
+    ``V' = h' e^{...}`` has the sign of ``h'(lambda) = d - q / lambda^2``, which is strictly increasing on
+    ``lambda > 0`` for ``q > 0`` (the domain's condition): ``V`` decreases where ``h' < 0`` and increases where
+    ``h' > 0``, so the unique minimiser lies in any ``[lo, hi]`` with ``h'(lo) < 0 < h'(hi)`` decided on balls.
+    The bracket is found by halving/doubling from ``lambda = 1`` and narrowed by bisection on that sign to a
+    relative width ``2^-(bits + 8)`` (as :func:`reference_lambda_star`, here on balls)."""
+    from flint import arb
+
+    x, _ = _dirf_vectors(p)
+    d = len(x)
+    with workprec(bits + 64):
+        q = _pois_q_ball(p)
+
+        def sign(lam: Any) -> int:
+            g = d - q / (lam * lam)
+            if g < 0:
+                return -1
+            if g > 0:
+                return 1
+            if g.is_exact():  # h'(lam) = 0 exactly: lam is the minimiser
+                return 0
+            raise ValueError("the sign of h' is not decided on balls")
+
+        lo, hi = arb(1), arb(1)
+        for _ in range(4000):
+            if sign(lo) < 0:
+                break
+            lo /= 2
+        for _ in range(4000):
+            if sign(hi) > 0:
+                break
+            hi *= 2
+        eps = arb(2) ** -(bits + 8)
+        while hi - lo > eps * lo:
+            mid = (lo + hi) / 2
+            try:
+                sg = sign(mid)
+            except ValueError:  # mid within the balls' resolution (2^-(bits+64)) of the root: step eps/4 off it
+                delta = eps * lo / 4
+                if sign(mid - delta) < 0 < sign(mid + delta):
+                    lo, hi = mid - delta, mid + delta
+                    break
+                raise
+            if sg == 0:
+                return mid
+            if sg < 0:
+                lo = mid
+            else:
+                hi = mid
+        return arb((lo + hi) / 2, (hi - lo) / 2)
+
+
 def _pois_point_ok(p: dict[str, Any]) -> bool:
     x, y = _dirf_vectors(p)
     return float(np.sum((x * y) ** 2)) > 1e-12
@@ -1051,7 +1342,8 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
-                                reference_lambda_star, max_points=24)],
+                                reference_lambda_star, max_points=24, printed_ball=_lambda_star_printed_ball,
+                                reference_ball=_lambda_star_argmin_ball)],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1067,6 +1359,22 @@ def printed_eq13(p: dict[str, Any]) -> Any:
             - _exact_k(p) ** 2)
 
 
+def _eq13_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of :func:`printed_eq13` (the same operations; ``I_0`` by ``arb.bessel_i``)."""
+    from flint import arb
+
+    x, y = _dirf_vectors(p)
+    k = eval_on_balls(_k_ctx, p, bits)
+    with workprec(bits):
+        d, pp = len(x), arb(_dirf_par(p))
+        xs, ys = [arb(float(v)) for v in x], [arb(float(v)) for v in y]
+        prod = arb(1)
+        for a, b in zip(xs, ys, strict=True):
+            prod *= (2 / (1 - pp).sqrt() * abs(a * b)).bessel_i(0)
+        return (pp ** (-d) * (-sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))).exp() * prod
+                - k * k)
+
+
 P.claim(
     "thm3.5", source=P.at("Theorem 3.5, eq (13)"),
     statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} "
@@ -1075,10 +1383,11 @@ P.claim(
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[
         _no_search(deterministic_check("exact-series", printed_eq13, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14,
+                                       max_points=14, printed_ball=_eq13_ball, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        mc_check("monte-carlo", printed_eq13, _sim_dirf,
-                 domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")),
+        _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
+                     domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),
+                                         description="scale <= 0.5, d <= 16"))),
     ],
 )
 
@@ -1126,12 +1435,72 @@ def _feature_identity(printed_feature: Any) -> Any:
     return printed, reference
 
 
+def _omega(p: dict[str, Any], d: int) -> list[int]:
+    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_identity`."""
+    rng = np.random.default_rng(int(p["seed"]) + 1)
+    return [int(k) for k in rng.integers(0, 8, size=d)]
+
+
+def _geom_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_geom_features_printed` (the same formula, the point's floats exact)."""
+    from flint import arb
+
+    pp, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+    out = pp ** (-arb(len(xs)) / 2) * (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k * (1 - pp) ** (-arb(k) / 2) / arb.fac_ui(k).sqrt()
+    return out
+
+
+def _pois_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_pois_features_printed` (the same formula, the point's floats exact)."""
+    from flint import arb
+
+    lam, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+    out = (lam * len(xs) / 2 - sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k * lam ** (-arb(k) / 2)
+    return out
+
+
+def _eq10_feature_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+    """Arb ball of :func:`_eq10_feature`: ``f_DI`` of eq (10) with ``log p_k`` from its definition on balls
+    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``)."""
+    from flint import arb
+
+    par, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
+
+    def log_pk(k: int) -> Any:
+        if p["dist"] == "poisson":
+            return -par + k * par.log() - arb.fac_ui(k).log()
+        return par.log() + k * (1 - par).log()
+
+    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
+    return out
+
+
+def _feature_balls(printed_feature_ball: Any) -> dict[str, Any]:
+    """``printed_ball`` and ``reference_ball`` of :func:`_feature_identity` (the same seeded ``w``)."""
+    def side(feature: Any) -> Any:
+        def ball(p: dict[str, Any], bits: int) -> Any:
+            x, _ = _dirf_vectors(p)
+            with workprec(bits):
+                return feature(p, _omega(p, len(x)), x)
+
+        return ball
+
+    return {"printed_ball": side(printed_feature_ball), "reference_ball": side(_eq10_feature_ball)}
+
+
 P.claim(
     "text-poisrf-features", source=P.at("sec 3.2.1"),
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
+                                **_feature_balls(_pois_features_ball),
                                 description="both sides at seeded integer w in {0..7}^d")],
 )
 
@@ -1141,6 +1510,7 @@ P.claim(
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
+                                **_feature_balls(_geom_features_ball),
                                 description="both sides at seeded integer w in {0..7}^d")],
 )
 
@@ -1219,8 +1589,8 @@ P.claim(
 )
 
 
-def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
+def _positivity_draws(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The 4096 seeded draws ``w`` (rows), the vector ``x`` the claim makes positive, and the law's parameter."""
     from rfcheck.estimators import crt as discrete
 
     x, y = _dirf_vectors(p)
@@ -1231,6 +1601,26 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         x, y = np.abs(x) + 1e-300, np.abs(y) + 1e-300
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
     w = discrete.sample_omega(p["dist"], par, (4096, len(x)), np.random.default_rng(int(p["seed"])))
+    return w, x, par
+
+
+def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
+    factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
+    ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
+    from flint import arb
+
+    w, x, _ = _positivity_draws(p)
+    zero = np.any((x == 0) & (w > 0), axis=1)
+    odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
+    return arb(int(np.sum(zero | odd))), arb(0)
+
+
+def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
+    from rfcheck.estimators import crt as discrete
+
+    w, x, par = _positivity_draws(p)
     # f(w, x) alone: the product with y = 1 has the sign and magnitude class of f(w, x)
     la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), p["dist"], par)
     bad = int(np.sum((sx <= 0) | ~np.isfinite(la)))
@@ -1244,6 +1634,7 @@ P.claim(
               "x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
     domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
     checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
+                             sides_ball=_safe(_positivity_exact),
                              description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
 )
 
@@ -1450,13 +1841,28 @@ def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
 
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
+
+def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of eq (24)'s two sides: the printed ``(1 - 1/M)(2/(d+2)) F^2`` (:func:`_eq33_printed_ball`)
+    and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`); where the two
+    balls overlap the precision is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``,
+    far below the absolute rounding of ``1 + G``)."""
+    from rfcheck.certify import certified_inequality
+
+    for b in (bits, 4 * bits, 8 * bits):
+        with workprec(b):
+            sides = _eq33_printed_ball(p, b), _eq33_reference_ball(p, b)
+        if certified_inequality(*sides) is not None:
+            break
+    return sides
+
 P.claim(
     "eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
     statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
               "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
     domain=_THM91_DOMAIN,
     checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
-                             max_points=12, search=False,
+                             max_points=12, search=False, sides_ball=_safe(_eq24_sides_ball),
                              description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
     notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
           "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
@@ -1494,6 +1900,26 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return prob, bound, mpmath.mpf(10) ** (-dps + 5)
 
 
+def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail (which ``k`` lie beyond the
+    threshold decided in exact rational arithmetic on the point's floats, binomial coefficients exact)
+    and the printed bound ``2 exp(-a^2 / (M (a_i + b_i)^2))``."""
+    from fractions import Fraction
+
+    from flint import arb
+
+    m = int(p["M"])
+    lo_q, hi_q, t_q = Fraction(float(p["a_i"])), Fraction(float(p["b_i"])), Fraction(float(p["t"]))
+    thr_q = t_q * m * (lo_q + hi_q) / 4
+    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
+    with workprec(bits):
+        lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
+        q = lo / (lo + hi)
+        thr = arb(float(p["t"])) * m * (lo + hi) / 4
+        prob = sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
+        return prob, 2 * (-thr**2 / (m * (lo + hi) ** 2)).exp()
+
+
 P.claim(
     "eq34", source=P.at("appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)"),
     statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
@@ -1501,7 +1927,7 @@ P.claim(
     domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
                    "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
                                                      "a = t M (a_i + b_i)/4"),
-    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40)],
+    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40, sides_ball=_safe(_hoeffding_ball))],
     notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still true).",
 )
 
@@ -1537,13 +1963,34 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return logz, -(s["sq_x"] + s["sq_y"]) / (4 * a)
 
 
+def _eq35_sides_ball_sup(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """Arb balls of ``(log sup_w Z, -(|x|^2+|y|^2)/(4A))``, ``A = A*`` as :func:`_eq35_sides_ball`: where
+    that lower-bound ball (``log Z`` at the golden-section maximiser) does not certify a violation, the exact
+    supremum: ``log Z(w) = (d/2) log(1-4A) + 2A|w|^2 + B w.z - |x|^2 - |y|^2`` with ``A < 0`` is a concave
+    quadratic in ``w`` (``z = x + y``), so by completing the square its supremum over ``R^d`` is
+    ``(d/2) log(1-4A) - B^2 |z|^2 / (8A) - |x|^2 - |y|^2`` (attained at ``w = -B z / (4A)``).  Both balls
+    enclose a value ``>=`` the golden-section ``log Z`` the check compares, and the second is the claim's
+    ``log sup Z`` itself, so it certifies either way."""
+    lower = _eq35_sides_ball(p, bits)
+    from rfcheck.certify import certified_inequality
+
+    if certified_inequality(*lower) == "REFUTED":
+        return lower
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
+        one4a = 1 - 4 * a
+        sup = s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
+        return sup, lower[1]
+
+
 P.claim(
     "eq35", source=P.at("appendix 9.8, eq (35)"),
     statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
     checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
-                             sides_ball=_eq35_sides_ball, lhs_ball_is_lower_bound=True,
+                             sides_ball=_safe(_eq35_sides_ball_sup),
                              description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
     correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
                "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
@@ -1628,6 +2075,77 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         return n * low.log(), log_bound
 
 
+#: half noncentralities above which the upper-bound mixture is not tried (its incomplete gamma functions
+#: at large parameters cost seconds a term on balls and lose their precision)
+_THM42_MAX_HALF_NC = 200
+
+
+def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+    """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps] = P_+ + P_-``
+    a certified upper bound (:func:`rfcheck.references.crt.noncentral_chi2_mixture_upper_ball` at the
+    thresholds of :func:`_thm42_sides_ball`; ``P_- = 0`` where ``K - eps <= 0``; ``(0, bound)`` where both
+    parts vanish, as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies
+    that the bound holds only."""
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        d, eps, u = s["d"], to_ball(p["eps"]), s["sq_sum"]
+        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
+        b2 = 1 - 4 * a
+        k = (-s["sq_diff"] / 2).exp()
+        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
+        lam = b2 * u / (32 * a * a)
+        log_bound = arb(2).log() - eps * eps / 2 * (2 * (s["sq_x"] + s["sq_y"]) / (4 * a)).exp()
+        if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
+            return arb(0), log_bound
+        if not lam < _THM42_MAX_HALF_NC:
+            return (f"half noncentrality {float(lam.mid()):.4g} > {_THM42_MAX_HALF_NC}: the upper-bound mixture of "
+                    "incomplete gamma functions is not affordable on balls")
+        w_up = (log_zmax - (k + eps).log()) / (-2 * a)
+        if not (k - eps).upper() <= 0 and not k - eps > 0:
+            return "K - eps is not decided on balls"
+        if w_up.upper() <= 0 and (k - eps).upper() <= 0:  # P = 0 exactly: the check compares 0 with the bound
+            return arb(0), log_bound.exp()
+        up = noncentral_chi2_mixture_upper_ball(w_up, d, lam, upper=False) if w_up.upper() > 0 else arb(0)
+        low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
+               if k - eps > 0 else arb(0))
+        return arb(up.upper() + low.upper()).log(), log_bound
+
+
+def _thm42_certify(check: Check) -> Check:
+    """``check`` (Thm 4.2 at ``M = 1``, no balls of its own) certified both ways: a violation by the tail's
+    lower-bound balls (:func:`_thm42_sides_ball`), agreement by its upper-bound balls
+    (:func:`_thm42_upper_sides_ball`); each bound certifies only its own direction."""
+    inner = check.evaluate
+
+    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.arb_backend import bits_for_dps
+        from rfcheck.certify import certified_inequality
+        from rfcheck.claims._common import certify_eval
+
+        ev = inner(p, budget, seed)
+        if not ev.decided:
+            return ev
+        bits = bits_for_dps(budget.dps)
+        if ev.disc > 1:
+            sides = _safe(_thm42_sides_ball)(dict(p), bits)
+            if isinstance(sides, str):
+                return certify_eval(ev, None, sides)
+            return certify_eval(ev, "REFUTED" if certified_inequality(*sides) == "REFUTED" else None,
+                                "the lower bound's ball does not lie above the printed bound's ball")
+        sides = _safe(_thm42_upper_sides_ball)(dict(p), bits)
+        if isinstance(sides, str):
+            return certify_eval(ev, None, sides)
+        return certify_eval(ev, "HOLDS" if certified_inequality(*sides) == "HOLDS" else None,
+                            "the upper bound's ball does not lie below the printed bound's ball")
+
+    check.evaluate = evaluate
+    return check
+
+
 def _thm42_lower_bound_check() -> Check:
     """Theorem 4.2 at M > 1: P[|K_M - K| >= eps] >= max(P[Z >= K + eps], P[Z <= K - eps])^M (all M
     samples on one side), certified; a point where this lower bound exceeds the printed bound is a
@@ -1670,10 +2188,9 @@ P.claim(
     domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
                        extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 64)},
                        description="pairs with |x+y| > 0, 1 <= M <= 64"),
-    checks=[_with_domain(inequality_check("exact-tail", _thm42_sides, max_points=24,
-                                          sides_ball=_thm42_sides_ball, lhs_ball_is_lower_bound=True,
+    checks=[_with_domain(_thm42_certify(inequality_check("exact-tail", _thm42_sides, max_points=24,
                                           description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
-                                                      "mpmath) <= log of the printed bound"),
+                                                      "mpmath) <= log of the printed bound")),
                          pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
                                      extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
                                      fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 1}],
@@ -1711,9 +2228,12 @@ def _thm42_ort_positive_check() -> Check:
             return PointEval(p, 0.0, lv, err, 0.0, False, f"L = {lv:.3g} within 10 error bars ({tol:.2g}) of 0")
         return PointEval(p, 0.0, lv, err, -lv / tol, True)
 
-    return Check("mgf-quadrature", 1, evaluate, max_points=24,
+    return not_certifiable(Check("mgf-quadrature", 1, evaluate, max_points=24,
                  description="L(K + eps) = sup_theta (theta (K+eps) - log E e^{theta Z}) by Gauss quadrature of the "
-                             "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars")
+                             "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars"),
+                           "L is a supremum over theta found by Brent's method in float64 on a Gauss-quadrature "
+                           "log-MGF whose error bar is the change between 96 and 160 nodes (an estimate, not a "
+                           "bound): neither the MGF nor the supremum has an enclosure")
 
 
 def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1763,9 +2283,9 @@ P.claim(
     statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
               "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
     domain=_THM42_ORT_DOMAIN,
-    checks=[Check("monte-carlo", 3, _thm42_ort_mc, search=False,
-                  description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
-                              "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent")],
+    checks=[_mc(Check("monte-carlo", 3, _thm42_ort_mc, search=False,
+                      description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
+                                  "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent"))],
     notes="The bound is the Chernoff bound of M independent samples; for orthogonal ensembles it needs "
           "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
           "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
@@ -2138,6 +2658,22 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         return w * (k2 - pair), w * k2 * (1 - r.value), w * (pair_err + k2 * r.err), k2
 
 
+def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry), the ``chi_{2d}``
+    average by :func:`rfcheck.references.crt.gerf_ort_pair_conditional_mean_ball`."""
+    pair = gerf_ort_pair_conditional_mean_ball(p, bits)
+    with workprec(bits):
+        k2 = (-pair_stats_ball(p)["sq_diff"]).exp()
+        return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
+
+
+def _eq27_reference_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb ball of ``Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X_1 X_2]/K^2)`` (:func:`_eq27_sides`' second entry)
+    by the exact covariance identity (:func:`_eq33_reference_ball`)."""
+    with workprec(bits):
+        return _eq33_reference_ball(p, bits)
+
+
 P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
@@ -2148,6 +2684,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        printed_ball=_eq27_printed_ball, reference_ball=_eq27_reference_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
@@ -2207,6 +2744,59 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
+def _eq32_t_ball(p: dict[str, Any], bits: int, scaled: bool) -> Any:
+    """Arb ball of ``T = Var_iid - Var_ort = -(2/M^2) sum_{i<j} Cov(X_i, X_j)`` by the spherical-mean 0F1
+    identity of :func:`rfcheck.references.crt.conditional_moments_ball`, with each covariance factored as
+    ``w_i w_j (E_sph(b |z| sqrt(c_i^2 + c_j^2)) - E_sph(b c_i |z|) E_sph(b c_j |z|))`` (``w_i = P0 e^{2A r_i^2}``,
+    the same quantity): exactly 0 at ``z = 0``, and no cancellation of the large ``w_i w_j`` otherwise."""
+    from flint import arb
+
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+        w = [p0 * (2 * a * ri * ri).exp() for ri in r]
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                cov += w[i] * w[j] * (sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt())
+                                      - sph(b * c[i] * nz) * sph(b * c[j] * nz))
+        return -2 * cov / m**2
+
+
+def _eq32_sides_ball(scaled: bool) -> Any:
+    """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
+    spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
+    :func:`_eq32_t_ball`); where the balls overlap the precision is raised to ``4 bits`` (near ``z = 0``
+    both sides are ``O(|z|^4)``)."""
+
+    def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+        from flint import arb
+
+        from rfcheck.certify import certified_inequality
+
+        for b in (bits, 4 * bits):
+            f = conditional_moments_ball(dict(p), b, scaled)
+            m, d, ff = f["M"], f["d"], f["F"]
+            with workprec(b):
+                bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
+                    (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+            out = bound, _eq32_t_ball(p, b, scaled)
+            if certified_inequality(*out) is not None:
+                break
+        return out
+
+    return sides
+
+
 P.claim(
     "eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
     statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
@@ -2214,9 +2804,11 @@ P.claim(
     domain=_ORT_DOMAIN,
     checks=[
         inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+                         sides_ball=_safe(_eq32_sides_ball(False)),
                          description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
                                      "F by 0F1"),
         inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                         sides_ball=_safe(_eq32_sides_ball(True)),
                          description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
                                      "the reading under which eq (27)-(31) hold"),
     ],

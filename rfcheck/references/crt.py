@@ -41,7 +41,9 @@ __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
     "dirf_product_moment",
+    "dirf_product_moment_ball",
     "dirf_series_moment",
+    "dirf_series_moment_ball",
     "gaussian_exp_moment_ball",
     "gerf_abs_second_moment",
     "gerf_abs_second_moment_ball",
@@ -52,11 +54,13 @@ __all__ = [
     "gerf_mc_products",
     "gerf_moments_ball",
     "gerf_ort_pair_conditional_mean",
+    "gerf_ort_pair_conditional_mean_ball",
     "gerf_ort_point",
     "gerf_reference_at",
     "gerf_second_moment",
     "noncentral_chi2_log_cdf",
     "noncentral_chi2_mixture_lower_ball",
+    "noncentral_chi2_mixture_upper_ball",
     "oprf_legendre_transform",
     "oprf_log_mgf",
     "oprf_log_z_maximiser",
@@ -1049,6 +1053,58 @@ def gerf_ort_pair_conditional_mean(p: dict[str, Any], dps: int) -> tuple[Any, An
     return r.value, r.err
 
 
+def gerf_ort_pair_conditional_mean_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_ort_pair_conditional_mean`: the same ``chi_{2d}`` average, as a rigorous integral.
+
+    With the density ``R^{2d-1} e^{-R^2/2} / (2^{d-1} Gamma(d))`` the average is ``P0^2 / (2^{d-1} Gamma(d))
+    int_0^inf R^{2d-1} e^{-(1 - 4A) R^2 / 2} 0F1(; d/2; B^2 |x+y|^2 R^2 / 4) dR`` (``e^{2A R^2}`` folded into the
+    Gaussian, variance ``1/(1 - 4A)``), integrated by
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` (``acb.integral`` on a finite interval,
+    the two ends bounded).  Its growth bound: ``(d/2)_k >= (1/2)_k`` for ``d >= 1``, so ``0 <= 0F1(; d/2; y)
+    <= 0F1(; 1/2; y) = cosh(2 sqrt(y)) <= e^{2 sqrt(y)}`` for ``y >= 0``, i.e. ``|f(R)| <= e^{B |x+y| R}``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with real ``a_re < 1/4``.
+    bits : int
+        Working precision (and target relative accuracy) in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the average.
+
+    References
+    ----------
+    CRT appendix 9.7, eq (27)-(28) (the average of T over the norms).
+    """
+    from rfcheck.references.gaussian import half_line_gaussian_integral_ball
+
+    d = int(p["d"])
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        a = arb(float(p["a_re"]))
+        b2 = 1 - 4 * a
+        p0 = ((b2.log() * d / 2).exp()) * (-st["sq_x"] - st["sq_y"]).exp()
+        y_coef = b2 * st["sq_sum"] / 4  # 0F1's argument is y_coef R^2
+        growth_c = (b2 * st["sq_sum"]).sqrt()
+        half = arb(d) / 2
+        yc = acb(y_coef)
+
+        def f(w: acb, _analytic: bool) -> acb:
+            return (yc * w * w).hypgeom_0f1(acb(half))
+
+        # rough log of the integral (sets the truncation points only): a chi-like bulk at R^2 ~ 2d/(1-4A)
+        s2 = float((1 / b2).mid())
+        log_scale = ((d - 1) * math.log(2) + math.lgamma(d) + d * math.log(s2)
+                     + float(growth_c.upper()) * math.sqrt(2 * d * s2))
+        body = half_line_gaussian_integral_ball(f, power=2 * d - 1, s2=1 / b2, growth=(1, growth_c.upper()),
+                                                log_scale=log_scale - 40, prec=bits,
+                                                peak=math.sqrt((2 * d - 1) * s2))
+        return p0 * p0 / (arb(2) ** (d - 1) * arb(d).gamma()) * body
+
+
 # -------------------------------------------------------------- sec 3.2: DIRF series (eq (9)-(11))
 
 
@@ -1143,6 +1199,103 @@ def dirf_product_moment(x: Any, y: Any, log_pk: Callable[[int], Any], power: int
         return pref * val, abs(pref) * err
 
 
+def dirf_series_moment_ball(a: tuple[float, float], dist: str, par: float, power: int, bits: int) -> arb:
+    """Arb ball of ``E[(X_l Y_l)^power] = sum_k p_k (a^k / (k! p_k))^power``, ``a = x_l y_l`` (the ball twin
+    of :func:`dirf_series_moment`, for Poisson and geometric ``p_k``).
+
+    The terms by their exact ratio ``t_{k+1} / t_k = (p_{k+1} / p_k)^{1 - power} a^power / (k + 1)^power``
+    from ``t_0 = p_0^{1 - power}``, summed on balls by :meth:`rfcheck.arb_backend.ARB.series`, whose tail
+    bound needs ``|t_{j+1} / t_j| <= q_k`` for every ``j >= k``.  Proof that the ratio at ``k`` is such a
+    bound: for Poisson ``p_{k+1} / p_k = lambda / (k + 1)``, so ``|t_{k+1} / t_k| = |a|^power lambda^{1 - power}
+    / (k + 1)``; for geometric ``p_{k+1} / p_k = 1 - p``, so ``|t_{k+1} / t_k| = (1 - p)^{1 - power} |a|^power /
+    (k + 1)^power``; both are non-increasing in ``k`` (``power >= 1``).  The tail past the last term ``t_K`` is
+    then at most ``|t_K| q / (1 - q)`` (geometric series), added as a ball of that radius.
+
+    Parameters
+    ----------
+    a : (float, float)
+        The coordinates ``(x_l, y_l)``; their product is formed exactly.
+    dist : {"poisson", "geometric"}
+        ``p_k = e^{-lambda} lambda^k / k!`` or ``p_k = p (1 - p)^k``.
+    par : float
+        ``lambda > 0`` or ``p`` in ``(0, 1)``, exact.
+    power : int
+        The moment's order, ``>= 1``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact sum.
+
+    Raises
+    ------
+    ValueError
+        For ``power < 1``, an unknown ``dist``, or a series whose tail bound is not reached within
+        ``SERIES_MAX_TERMS`` terms.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9)-(11), Theorem 3.4-3.5 (DIRFs: PoisRF, GeomRF).
+    """
+    from rfcheck.arb_backend import ARB
+
+    if power < 1 or dist not in ("poisson", "geometric"):
+        raise ValueError(f"dirf_series_moment_ball: power {power} >= 1 and dist poisson/geometric needed")
+    with workprec(bits):
+        ab = arb(float(a[0])) * arb(float(a[1]))
+        par_b = arb(float(par))
+        p0 = (-par_b).exp() if dist == "poisson" else par_b
+
+        def ratio(k: int) -> arb:
+            step = par_b / (k + 1) if dist == "poisson" else 1 - par_b  # p_{k+1} / p_k
+            return step ** (1 - power) * ab**power / arb(k + 1) ** power
+
+        terms = [p0 ** (1 - power)]
+
+        def term(k: int) -> arb:
+            while len(terms) <= k:
+                terms.append(terms[-1] * ratio(len(terms) - 1))
+            return terms[k]
+
+        return ARB.series(term, lambda k: abs(ratio(k))).v
+
+
+def dirf_product_moment_ball(x: Any, y: Any, dist: str, par: float, power: int, bits: int) -> arb:
+    """Arb ball of ``E[(f_DI(w, x) f_DI(w, y))^power]`` (the ball twin of :func:`dirf_product_moment`):
+    ``exp(-power (|x|^2 + |y|^2) / 2)`` times the product over ``l`` of :func:`dirf_series_moment_ball`.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    dist : {"poisson", "geometric"}
+        The law of ``w_l``.
+    par : float
+        Its parameter (``lambda`` or ``p``).
+    power : int
+        The moment's order, ``>= 1``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the exact moment.
+
+    References
+    ----------
+    CRT sec 3.2, eq (10)-(11), Theorem 3.4-3.5.
+    """
+    with workprec(bits):
+        out = arb(1)
+        for a in zip(x, y, strict=True):
+            out *= dirf_series_moment_ball(a, dist, par, power, bits)
+        sq = sum((arb(float(v)) ** 2 for v in x), arb(0)) + sum((arb(float(v)) ** 2 for v in y), arb(0))
+        return (-power * sq / 2).exp() * out
+
+
 # ------------------------------------------------------- Thm 4.2: the noncentral chi^2 law on balls
 
 
@@ -1186,6 +1339,99 @@ def noncentral_chi2_mixture_lower_ball(w: arb, d: int, half_nc: arb, upper: bool
     return sum((wt * (wx.gamma_upper(arb(d) / 2 + j, regularized=1) if upper
                       else wx.gamma_lower(arb(d) / 2 + j, regularized=1))
                 for wt, j in zip(weights, js, strict=True)), arb(0))
+
+
+def _poisson_tail_bounds(lam: arb, lo: int, hi: int) -> tuple[arb, arb]:
+    """Upper bounds of ``P[N < lo]`` and ``P[N > hi]``, ``N ~ Poisson(lam)``, ``lo <= lam <= hi`` (Chernoff:
+    ``P[N <= k] <= e^{-lam} (e lam / k)^k`` for ``k < lam``, ``P[N >= k] <= e^{-lam} (e lam / k)^k`` for
+    ``k > lam``; ``P[N <= 0] = e^{-lam}``)."""
+    def chern(k: int) -> arb:
+        return (-lam + k * (lam.log() + 1 - arb(k).log())).exp()
+
+    below = arb(0) if lo <= 0 else (-lam).exp() if lo == 1 else chern(lo - 1)
+    return below, chern(hi + 1)
+
+
+def _regularized_lower_gamma(a: arb, x: arb) -> arb:
+    """``P(a, x) = gamma(a, x) / Gamma(a)`` on balls, ``x >= 0``: ``arb.gamma_lower`` where ``a <= x``; where
+    ``a > x`` (there Arb's routine loses all precision at large ``a``) the series ``P(a, x) = x^a e^{-x} /
+    Gamma(a + 1) sum_k x^k / ((a + 1)_k)`` of positive terms, whose ratio ``x / (a + 1 + k)`` is decreasing
+    (:meth:`rfcheck.arb_backend.ARB.series` encloses its tail)."""
+    from rfcheck.arb_backend import ARB
+
+    if not a > x:
+        return x.gamma_lower(a, regularized=1)
+    if x == 0:
+        return arb(0)
+    terms = [arb(1)]
+
+    def term(k: int) -> arb:
+        while len(terms) <= k:
+            terms.append(terms[-1] * x / (a + len(terms)))
+        return terms[k]
+
+    total = ARB.series(term, lambda k: x / (a + 1 + k)).v
+    return (a * x.log() - x - (a + 1).lgamma()).exp() * total
+
+
+def noncentral_chi2_mixture_upper_ball(w: arb, d: int, half_nc: arb, upper: bool,
+                                       max_terms: int = 4096) -> arb:
+    """A certified upper bound (Arb ball) of ``P[W <= w]`` or ``P[W > w]``, ``W`` noncentral chi^2_d (the
+    companion of :func:`noncentral_chi2_mixture_lower_ball`).
+
+    The Poisson mixture ``sum_j Pois(j; lam) c_j`` (``lam = half_nc``, ``c_j = P[chi^2_{d+2j} <= w]`` or
+    ``P[chi^2_{d+2j} > w]``, regularized incomplete gamma functions) over a window ``lo <= j <= hi`` around
+    the Poisson mode (``c_j`` by :func:`_regularized_lower_gamma` or ``arb.gamma_upper``), plus bounds of the
+    two omitted parts: ``c_j`` is non-increasing in ``j`` for the lower
+    tail and non-decreasing for the upper tail (``chi^2_{k+2}`` is stochastically larger than ``chi^2_k``),
+    and ``0 <= c_j <= 1``.  Lower tail: ``sum_{j>hi} <= c_{hi+1} P[N > hi]``, ``sum_{j<lo} <= P[N < lo]``; upper tail:
+    ``sum_{j>hi} <= P[N > hi]``, ``sum_{j<lo} <= c_lo P[N < lo]``; the Poisson tails by Chernoff's bound
+    (:func:`_poisson_tail_bounds`).  The window is doubled until the omitted parts are below ``2^-30`` of the
+    sum or it holds ``max_terms`` terms.  ``c_j`` is evaluated at the upper end of ``w`` (the lower end for the
+    upper tail): the result bounds the probability at every ``w`` in the ball.
+
+    Parameters
+    ----------
+    w : flint.arb
+        The threshold.
+    d : int
+        Degrees of freedom.
+    half_nc : flint.arb
+        Half the noncentrality, ``> 0``.
+    upper : bool
+        ``P[W > w]`` if true, else ``P[W <= w]``.
+    max_terms : int, optional
+        The most terms of the window.
+
+    Returns
+    -------
+    flint.arb
+        A ball whose upper end is an upper bound of the probability.
+
+    References
+    ----------
+    CRT Theorem 4.2 (the OPRF tail ``Z = Z_max exp(2 A W)``); the mpmath counterpart is
+    :func:`noncentral_chi2_log_cdf`.
+    """
+    lf = float(half_nc.mid())
+    j0, half = int(lf), int(12 * math.sqrt(lf) + 60)
+    end = w.lower() if upper else w.upper()
+    wx = end / 2 if end > 0 else arb(0)
+
+    def c(j: int) -> arb:
+        if upper:
+            return wx.gamma_upper(arb(d) / 2 + j, regularized=1)
+        return _regularized_lower_gamma(arb(d) / 2 + j, wx)
+
+    while True:
+        lo, hi = max(0, j0 - half), j0 + half
+        total = sum(((-half_nc + j * half_nc.log() - arb(j + 1).lgamma()).exp() * c(j) for j in range(lo, hi + 1)),
+                    arb(0))
+        below, above = _poisson_tail_bounds(half_nc, lo, hi)
+        rest = (c(hi + 1) * above + below) if not upper else (above + c(lo) * below)
+        if rest.upper() <= total.lower() * arb(2) ** -30 or 2 * (2 * half + 1) > max_terms:
+            return total + arb(0, rest.upper())
+        half *= 2
 
 
 # ------------------------------------------------- Thm 4.2 (orthogonal): the OPRF sample's MGF and rate
