@@ -45,7 +45,7 @@ to :func:`rfcheck.engine.discrete_engine.simulate_numpy` (``numpy.random.Generat
 full ``(n, M, d)`` counts, one matrix product, table lookups) timed in the same run.  These
 kernels are bound by random draws and table lookups, not FLOPs: no ceiling share.
 
-Compilation target (issue 24): every row carries ``target`` (:func:`compiled_target`): the
+Compilation target: every row carries ``target`` (:func:`compiled_target`): the
 instruction set Numba compiled the engine for in this process, the LLVM CPU name and features,
 who chose them (the host, or ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``), the host's own SIMD
 level, and the AVX-512 instructions found in the assembly of the bulk normal kernel
@@ -794,7 +794,7 @@ TARGETS = (
 )
 
 
-#: the targets of issue 24 (2 cores), by instruction set: (coupling, path, kind, threshold);
+#: the engine speed targets (2 cores), by instruction set: (coupling, path, kind, threshold);
 #: ``normals`` is the generator row of :func:`run_rng_bench`
 TARGETS_ISSUE24: dict[str, tuple[tuple[str, str, str, float], ...]] = {
     isa: (("orf", "ensemble", "share", share),
