@@ -480,6 +480,10 @@ def ledger_page(ledger: StoredLedger) -> str:
            "{doc}`/guide/ledger` says how each is reached and how to rerun any of them, and "
            "{ref}`errata` lists the REFUTED claims with their corrections.", "",
            *_summary_table(es), ""]
+    from rfcheck.report import certified_markdown
+
+    if certified_markdown(es):
+        out += [certified_markdown(es), ""]
     if ledger.run:
         from rfcheck.report import run_markdown, timing_markdown
 

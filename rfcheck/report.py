@@ -19,6 +19,7 @@ from typing import Any
 from rfcheck.claims import PAPERS
 
 __all__ = [
+    "certified_markdown",
     "columns",
     "counterexample_text",
     "diff_ledgers",
@@ -116,6 +117,39 @@ def summary_counts(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return out
 
 
+def certified_markdown(entries: list[dict[str, Any]]) -> str:
+    """One sentence on the certified (Arb) evidence of a ledger: decided points certified, and claims
+    certified at every decided point; ``""`` when no entry has decided points.
+
+    Parameters
+    ----------
+    entries : list of dict
+        Ledger entries (each with a ``certified`` record: ``points``, ``decided``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(certified_markdown([{"certified": {"points": 3, "decided": 3}},
+    ...                           {"certified": {"points": 1, "decided": 4}}]))  # doctest: +NORMALIZE_WHITESPACE
+    Certified points (Arb balls of both sides decide them as the check did): 4 of the 7 decided points;
+    1 of the 2 claims with decided points are certified at every one (every other point's check says
+    why in the claim's report).
+    """
+    certs = [e.get("certified") or {} for e in entries]
+    decided = sum(c.get("decided", 0) for c in certs)
+    if not decided:
+        return ""
+    with_decided = [c for c in certs if c.get("decided", 0)]
+    full = sum(1 for c in with_decided if c.get("points", 0) == c["decided"])
+    return (f"Certified points (Arb balls of both sides decide them as the check did): "
+            f"{sum(c.get('points', 0) for c in certs):,} of the {decided:,} decided points; "
+            f"{full} of the {len(with_decided)} claims with decided points are certified at every one "
+            f"(every other point's check says why in the claim's report).")
+
+
 def summary_markdown(entries: list[dict[str, Any]]) -> str:
     """The ledger summary table (counts per paper and verdict) in Markdown, followed by the
     claims that errored and those with checks skipped for a missing optional extra.
@@ -152,6 +186,9 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     if mixed:
         lines += ["", f"MIXED (REFUTED under one reading of the printed notation, HOLDS under another): {len(mixed)}"]
         lines += [f"- `{e['id']}`: {e['reason']}" for e in mixed]
+    certified = certified_markdown(entries)
+    if certified:
+        lines += ["", certified]
     wrong = [e for e in entries if e["verdict"] in ("REFUTED", MIXED)]
     if wrong:
         cert = [e for e in wrong if (e.get("certified") or {}).get("verdict")]
