@@ -40,6 +40,7 @@ from rfcheck.arb_backend import Ball, bits_for_dps, to_ball, workprec
 
 __all__ = [
     "Verdict",
+    "certified_all",
     "certified_equal",
     "certified_inequality",
     "gaussian_expectation_1d",
@@ -141,6 +142,31 @@ def certified_equal(
         if abs(p - r) <= arb(rtol) * abs(r) + arb(atol):
             return "HOLDS"
     return None
+
+
+def certified_all(verdicts: list[Verdict]) -> Verdict:
+    """The certified verdict of a conjunction (a point that stands for several replicates, each
+    decided on its own balls).
+
+    Parameters
+    ----------
+    verdicts : list of {"REFUTED", "HOLDS", None}
+        The replicates' certified verdicts.
+
+    Returns
+    -------
+    {"REFUTED", "HOLDS", None}
+        ``"REFUTED"`` if some replicate is refuted, ``"HOLDS"`` if every one holds, ``None``
+        otherwise (and for an empty list).
+
+    Examples
+    --------
+    >>> certified_all(["HOLDS", "REFUTED", None]), certified_all(["HOLDS", "HOLDS"]), certified_all(["HOLDS", None])
+    ('REFUTED', 'HOLDS', None)
+    """
+    if "REFUTED" in verdicts:
+        return "REFUTED"
+    return "HOLDS" if verdicts and all(v == "HOLDS" for v in verdicts) else None
 
 
 def certified_inequality(lhs: Any, rhs: Any, *, strict: bool = False, prec: int | None = None) -> Verdict:

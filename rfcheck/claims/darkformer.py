@@ -19,6 +19,7 @@ import numpy as np
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
+from rfcheck.certify import certified_inequality
 from rfcheck.claims._common import certify_eval
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.estimators import darkformer as dfe
@@ -194,8 +195,6 @@ def _lem31_certified(ev: PointEval, p: dict[str, Any]) -> PointEval:
     at 32 bits (the margin is rarely small; each point stays well under a second), 64 where that
     leaves it open.  ``V(psi) = +inf`` is decided exactly, and so is the mixture with ``eps = 0``
     (``psi = psi*``: equal variances, which the claimed ``<=`` allows)."""
-    from rfcheck.certify import certified_inequality
-
     why = "the balls of V(psi*) and V(psi) overlap (psi close to psi*)"
     if p["alt"] == "mix" and float(p["eps"]) == 0:  # psi = psi* itself: V(psi) = V(psi*) exactly
         return certify_eval(ev, "HOLDS", why)
@@ -204,10 +203,7 @@ def _lem31_certified(ev: PointEval, p: dict[str, Any]) -> PointEval:
         if isinstance(balls, str):
             return certify_eval(ev, None, balls)
         lhs, rhs = balls
-        if rhs.is_finite():
-            verdict = certified_inequality(lhs, rhs)
-        else:
-            verdict = "HOLDS" if lhs.is_finite() else None
+        verdict = certified_inequality(lhs, rhs)  # (rhs = +inf: decided for a finite lhs)
         if verdict is not None:
             break
     return certify_eval(ev, verdict, why)
@@ -342,7 +338,7 @@ def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: 
         return certify_eval(ev, None, why)
     with workprec(bits):
         disc = (v_star - v_iso) / to_ball(tol) + (arb(1.5) if nondegenerate else 0)
-        verdict = "HOLDS" if disc <= 1 else "REFUTED" if disc > 1 else None
+        verdict = certified_inequality(disc, 1)
     return certify_eval(ev, verdict, "the balls of log V* and log V_I overlap the tolerance's edge")
 
 

@@ -649,7 +649,7 @@ def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], Any],
     certified when every pair is equal within ``tol``, a REFUTED when some pair is disjoint.  A sign on the
     draws that the balls leave undecided (``UndecidableError``) leaves the point uncertified, saying so."""
     from rfcheck.arb_backend import UndecidableError, bits_for_dps
-    from rfcheck.certify import certified_equal
+    from rfcheck.certify import certified_all, certified_equal
     from rfcheck.claims._common import certify_eval
 
     if not ev.decided:
@@ -662,8 +662,7 @@ def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], Any],
     if not isinstance(got, list):
         pb, rb = got
         return certify_equal(ev, pb, rb, 0.0, atol)
-    verdicts = [certified_equal(pb, rb, 0.0, atol=atol) for pb, rb in got]
-    verdict = "REFUTED" if "REFUTED" in verdicts else "HOLDS" if all(v == "HOLDS" for v in verdicts) else None
+    verdict = certified_all([certified_equal(pb, rb, 0.0, atol=atol) for pb, rb in got])
     return certify_eval(ev, verdict, "the balls of a replicate overlap but are wider than the tolerance")
 
 
