@@ -741,8 +741,8 @@ def benchmark_page(root: str | Path = ROOT) -> str:
     out = ["(benchmark)=", "# Benchmark", "",
            "`rfcheck bench --json PATH` times the Numba engines on the positive-RF workload (d = 64, M = 64, "
            "one pair with |x+y| = 1) against the vectorised NumPy implementation in the same run, measures "
-           "the machine's dgemm ceiling, times each engine row on one thread too, and checks the speed "
-           "targets of the engine issues.  A series of runs is stored in a folder of `results/bench/`; "
+           "the machine's dgemm ceiling, times each engine row on one thread too, and checks the "
+           "engine speed targets.  A series of runs is stored in a folder of `results/bench/`; "
            "`rfcheck bench --summarise FOLDER/run*.json` prints the median (min-max) over the series, "
            "which is what this page shows, computed from the stored files when the site is built.  Since "
            "2026-11-26 each run records the instruction set the engine was compiled for and the machine it ran on "

@@ -1,5 +1,5 @@
-"""``rfcheck bench``'s compilation target (issue 24): the instruction set each row was compiled
-for, the AVX2 build run in a subprocess on an AVX-512 machine, and issue 24's targets."""
+"""``rfcheck bench``'s compilation target: the instruction set each row was compiled for, the
+AVX2 build run in a subprocess on an AVX-512 machine, and the targets of that instruction set."""
 
 from __future__ import annotations
 
@@ -78,14 +78,14 @@ def _entry(c, p, rate, base, share, isa):
 
 
 @pytest.mark.parametrize("isa", ["AVX-512", "AVX2"])
-def test_issue24_targets_use_the_row_instruction_set(isa):
+def test_isa_targets_use_the_row_instruction_set(isa):
     rows = [_entry("iid", "ensemble", 200.0, 10.0, 0.02, isa), _entry("iid", "projection", 4e6, 1.0, None, isa),
             _entry("orf", "ensemble", 100.0, 6.0, 0.32, isa), _entry("orf", "projection", 2.2e6, 1.0, None, isa),
             _entry("simrf", "ensemble", 77.0, 5.0, 0.3, isa), _entry("simrf+", "ensemble", 76.0, 4.0, 0.3, isa)]
     rows.append({"workload": bench.RNG_WORKLOAD, "normals_per_ns": 0.8})
-    got = {t["target"]: t["holds"] for t in bench.targets(rows) if t.get("issue") == 24}
+    got = {t["target"]: t["holds"] for t in bench.targets(rows) if t.get("isa") == isa}
     avx2 = isa == "AVX2"
-    p = f"issue 24 ({isa}): "
+    p = f"{isa} target: "
     assert got[p + f"orf ensemble >= {30 if avx2 else 35}% of the dgemm ceiling"] is avx2
     assert got[p + f"orf projection >= {2.0 if avx2 else 2.7}M trials/s"] is avx2
     assert got[p + f"iid projection >= {3.5 if avx2 else 5.0}M trials/s"] is avx2
@@ -95,12 +95,12 @@ def test_issue24_targets_use_the_row_instruction_set(isa):
     assert got[p + "simrf ensemble within 1.3x of orf's trials/s"] is True  # 0.77 >= 1/1.3
     assert got[p + "simrf+ ensemble within 1.3x of orf's trials/s"] is False  # 0.76 < 0.769
     mixed = [rows[0], {**rows[1], "target": {**rows[1]["target"], "isa": "other"}}]
-    assert not any(t.get("issue") == 24 for t in bench.targets(mixed))  # no table for mixed builds
+    assert not any("isa" in t for t in bench.targets(mixed))  # no table for mixed builds
 
 
 def test_summary_states_target_machine_and_generator_rates():
     """``summarise_runs`` of stored runs with targets: the header line names the build and the
-    machine, each generator's normals per ns (median, range), and issue 24's normal target is
+    machine, each generator's normals per ns (median, range), and the normal target of the build's instruction set is
     counted from the engine's generator only."""
     def run(rate, sm, ph):
         e = _entry("orf", "ensemble", rate, 1.0, 0.3, "AVX2")
@@ -115,4 +115,9 @@ def test_summary_states_target_machine_and_generator_rates():
     assert "compiled for AVX2 (LLVM CPU 'haswell'" in head and "an AVX2 build measured on an AVX-512 machine" in head
     assert "machine: Xeon, 2 logical cores, AVX-512" in head
     assert "splitmix64 bulk normals per ns per core (one thread): 0.650 (0.500-0.700)" in head
-    assert sm["targets"]["issue 24 (AVX2): normals >= 0.6 per ns per core"] == 2  # 0.7, 0.65; not philox's 0.9
+    assert sm["targets"]["AVX2 target: normals >= 0.6 per ns per core"] == 2  # 0.7, 0.65; not philox's 0.9
+
+
+def test_old_targets_name_warns_and_aliases():
+    with pytest.warns(DeprecationWarning, match="TARGETS_BY_ISA"):
+        assert bench.TARGETS_ISSUE24 is bench.TARGETS_BY_ISA

@@ -1,6 +1,6 @@
 """Philox4x32-10 (Salmon, Moraes, Dror & Shaw 2011): a counter-based generator with 32-bit
 multiplies, as a measured alternative to the engine's SplitMix64 words (against the engine's
-speed targets, :data:`rfcheck.bench.TARGETS_ISSUE24`).
+speed targets, :data:`rfcheck.bench.TARGETS_BY_ISA`).
 
 Why: the engine's bulk normal draw (:func:`rfcheck.engine.rng.fill_normals`) takes one 64-bit
 word ``mix64(s + k g)`` per normal; ``mix64`` has two 64-bit multiplies, which AVX-512 does in
