@@ -129,6 +129,12 @@ def certified_equal(
     'HOLDS'
     >>> certified_equal(arb(1, 1), 1) is None
     True
+
+    A real ball beside a complex one is compared as complex:
+
+    >>> from flint import acb
+    >>> certified_equal(acb(2, "1e-30"), arb(2), rtol=1e-20), certified_equal(acb(2, 1), arb(2), rtol=1e-20)
+    ('HOLDS', 'REFUTED')
     """
     if not (rtol >= 0 and atol >= 0):
         raise ValueError(f"rtol and atol must be >= 0; got rtol={rtol}, atol={atol}")

@@ -242,15 +242,6 @@ def certify_eval(ev: PointEval, verdict: str | None, why: str) -> PointEval:
     return ev
 
 
-def _same_kind(a: Any, b: Any) -> tuple[Any, Any]:
-    """Two balls of one kind: a real ball beside a complex one becomes complex (``acb``)."""
-    from flint import acb
-
-    if isinstance(a, acb) != isinstance(b, acb):
-        return acb(a), acb(b)
-    return a, b
-
-
 def not_certifiable(check: Check, why: str) -> Check:
     """``check`` with every decided point marked not certified, saying ``why`` (a reference
     without an enclosure: Monte Carlo, a float64 library routine, an optimiser's output).
@@ -443,8 +434,7 @@ def certify_equal(ev: PointEval, printed_ball: Any, reference_ball: Any, rtol: f
         return certify_eval(ev, "REFUTED" if below else None,
                             "the reference ball is a lower bound of a maximum: it certifies a printed value "
                             "below it only")
-    pb, rb = _same_kind(printed_ball, reference_ball)
-    return certify_eval(ev, certified_equal(pb, rb, rtol, atol=atol),
+    return certify_eval(ev, certified_equal(printed_ball, reference_ball, rtol, atol=atol),
                         "the balls overlap but are wider than the tolerance")
 
 
