@@ -133,7 +133,7 @@ def certified_equal(
     A real ball beside a complex one is compared as complex:
 
     >>> from flint import acb
-    >>> certified_equal(acb(2, "1e-30"), arb(2), rtol=1e-20), certified_equal(acb(2, 1), arb(2), rtol=1e-20)
+    >>> certified_equal(acb(2, arb(0, 1e-30)), arb(2), rtol=1e-20), certified_equal(acb(2, 1), arb(2), rtol=1e-20)
     ('HOLDS', 'REFUTED')
     """
     if not (rtol >= 0 and atol >= 0):
