@@ -11,6 +11,7 @@ from rfcheck import verify
 from rfcheck.claims import BUDGETS, Check, Claim
 from rfcheck.claims import attention as att
 from rfcheck.domains import Choice, Domain
+from rfcheck.references import attention as aref
 
 
 @pytest.mark.parametrize("cid", ["crt.thm3.2.attention", "crt.thm4.1.attention", "crt.thm3.3.attention",
@@ -33,7 +34,7 @@ def test_wrong_closed_form_is_refuted():
     def wrong(p, budget, seed):
         ev = att._equality(p, budget, seed)
         L, R = att._sizes(budget)
-        v = att._study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
+        v = aref.attention_study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
         est = att.Estimate(v["mse_mean"], v["se"], R, "sample", v["trustworthy"], 0.0, 0.0, v["note"])
         return att.compare_mc(p, 1.1 * v["closed_form"], est, z_crit=ev.extra["z_crit"])
 

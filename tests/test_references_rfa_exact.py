@@ -19,8 +19,7 @@ RNG = np.random.default_rng(1127)
 
 
 def _instance(i: int) -> dict:
-    return crfa._instance({"n": int(RNG.integers(1, 9)), "d": int(RNG.integers(1, 5)), "D": int(RNG.integers(1, 7)),
-                           "scale": 1.5, "draw": i})
+    return ref.attention_instance(int(RNG.integers(1, 9)), int(RNG.integers(1, 5)), int(RNG.integers(1, 7)), 1.5, i)
 
 
 def _weights(kind: str, g: list):
@@ -56,17 +55,17 @@ def test_printed_recurrence_equals_the_quadratic_form_exactly(kind):
 
 def test_a_planted_wrong_recurrence_is_refuted_exactly():
     """Gates read as 1 - g (a planted transcription error): the exact residual is > 0."""
-    inst = crfa._instance({"n": 4, "d": 2, "D": 3, "scale": 1.0, "draw": 6})
+    inst = ref.attention_instance(4, 2, 3, 1.0, 6)
     g = [fmpq(*float(x).as_integer_ratio()) for x in inst["g"]]
-    pq, pk, v = (crfa.ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
-    wrong = crfa.printed_recurrence(pq, pk, v, [1 - x for x in g], causal=True, new=crfa.ExactGrid)
+    pq, pk, v = (ref.ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
+    wrong = crfa.printed_recurrence(pq, pk, v, [1 - x for x in g], causal=True, new=ref.ExactGrid)
     right = ref.attention_quadratic_exact(inst["phi_q"], inst["phi_k"], inst["v"], _weights("gate", g))
     assert wrong[0, 0] == right[0][0]  # at t = 0 the gate cancels in the ratio
     assert any(wrong[t, j] != right[t][j] for t in range(1, len(right)) for j in range(v.cols))
 
 
 def test_exact_grid_reads_like_an_mpmath_matrix():
-    g = crfa.ExactGrid.of(np.array([0.5, 0.25]))
+    g = ref.ExactGrid.of(np.array([0.5, 0.25]))
     assert (g.rows, g.cols, g[1], g[1, 0]) == (2, 1, fmpq(1, 4), fmpq(1, 4))
     g[0] = fmpq(3)
     assert g[0, 0] == 3

@@ -21,11 +21,10 @@ max-relative-error claim needs none.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from rfcheck.ledger import Budget, Check, Choice, Domain, PointEval, not_certifiable, paper
-from rfcheck.references.attention import grid_max_log_rel_errors
+from rfcheck.references import attention as ref
 from rfcheck.stats import Estimate, compare_inequality, compare_mc, z_critical
 
 #: no public names: this module registers the attention-scale claims on import; they and their
@@ -33,8 +32,7 @@ from rfcheck.stats import Estimate, compare_inequality, compare_mc, z_critical
 #: by the ledger pages, one entry per claim
 __all__: list[str] = []
 
-D = 16
-SCALE = 0.5
+D, SCALE = ref.STUDY_D, ref.STUDY_SCALE
 CRT, SIMRF, DARK, HRF = (paper(p) for p in ("crt", "simrf", "darkformer", "hrf"))
 
 
@@ -42,29 +40,9 @@ def _sizes(budget: Budget) -> tuple[int, int]:
     return (256, 4000) if budget.name == "thorough" else (64, 2000)
 
 
-@lru_cache(maxsize=8)
-def _study(L: int, m: int, R: int, seed: int, dark: bool) -> Any:
-    from rfcheck.attention import mse
-
-    if dark:
-        q, k, lam = _dark_data(L, seed)
-        return mse.run_study(q, k, num_features=m, n_draws=R, seed=seed, variants=(), dark_cov=lam)
-    q, k = mse.isotropic_data(L, D, scale=SCALE, seed=seed)
-    return mse.run_study(q, k, num_features=m, n_draws=R, seed=seed)
-
-
-def _dark_data(L: int, seed: int) -> Any:
-    import numpy as np
-
-    lam = np.diag(np.geomspace(0.15, 0.0015, D))  # anisotropic, eigenvalues < 1/6: variances finite
-    rng = np.random.default_rng(seed + 7)
-    root = np.sqrt(lam)
-    return rng.standard_normal((L, D)) @ root, rng.standard_normal((L, D)) @ root, lam
-
-
 def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     L, R = _sizes(budget)
-    v = _study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
+    v = ref.attention_study(L, int(p["M"]), R, 0, False).variants[p["variant"]]
     est = Estimate(v["mse_mean"], v["se"], R, "sample", v["trustworthy"], 0.0, 0.0, v["note"])
     return compare_mc(p, v["closed_form"], est, z_crit=z_critical(budget.alpha, 10), atol=v.get("closed_form_se", 0.0))
 
@@ -85,18 +63,8 @@ def _ordering_point(p: dict[str, Any], printed: str, diff: float, se: float, z: 
 def _ordering(pairs: dict[str, tuple[str, str]], dark: bool = False):
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         L, R = _sizes(budget)
-        st = _study(L, int(p["M"]), R, 0, dark)
         a, b = pairs[p["which"]]
-        sign = 1.0
-        for x in st.entries:  # the study tests its fixed orderings; a reversed one flips the sign
-            if x["kind"] == "ordering" and x["statement"] == f"pair-averaged MSE of {a} <= that of {b}":
-                e = x
-                break
-            if x["kind"] == "ordering" and x["statement"] == f"pair-averaged MSE of {b} <= that of {a}":
-                e, sign = x, -1.0
-                break
-        else:
-            raise ValueError(f"the attention study has no ordering between {a} and {b}")
+        e, sign = ref.study_ordering(ref.attention_study(L, int(p["M"]), R, 0, dark), a, b)
         trusted = not (e["note"].startswith("heavy") or e["note"].startswith("relative SE"))
         return _ordering_point(p, f"{a} <= {b}", sign * e["paired_diff"], e["se"], sign * e["z"], trusted,
                                e["note"], budget, {"L": L, "R": R})
@@ -109,7 +77,7 @@ def _exact_isotropic(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     iid features, whose pair-averaged MSE is the mean of the CRT Thm 3.2 closed forms (A = 0),
     so only the aligned replicates' tails matter (the isotropic ones are the heavy side)."""
     L, R = _sizes(budget)
-    st = _study(L, int(p["M"]), R, 0, True)
+    st = ref.attention_study(L, int(p["M"]), R, 0, True)
     e = next(x for x in st.entries if x["id"].startswith("attention.order.dark-aligned<=exact("))
     return _ordering_point(p, "dark-aligned <= exact(dark-isotropic)", e["paired_diff"], e["se"], e["z"],
                            bool(e["tails"]["trustworthy"]), e["tails"]["note"], budget,
@@ -206,22 +174,15 @@ def _maxrel_sizes(budget: Budget) -> tuple[int, int]:
     return (256, 8000) if budget.name == "thorough" else (64, 8000)
 
 
-@lru_cache(maxsize=8)
-def _maxrel_study(r: float, L: int, R: int, seed: int) -> Any:
-    from rfcheck.attention import maxrel
-
-    return maxrel.run_maxrel(r, n=L, d=64, n_draws=R, seed=seed)
-
-
 def _maxrel_ineq(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """log max eps of the hybrid <= that of the base over the L x L grid matrix (mpmath closed forms)."""
-    lhs_rhs_err = grid_max_log_rel_errors(p["r"], int(p["L"]), p["base"], budget.dps)
+    lhs_rhs_err = ref.grid_max_log_rel_errors(p["r"], int(p["L"]), p["base"], budget.dps)
     return compare_inequality(p, *lhs_rhs_err, rtol=10.0 ** (5 - budget.dps))
 
 
 def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     L, R = _maxrel_sizes(budget)
-    st = _maxrel_study(float(p["r"]), L, R, 0)
+    st = ref.maxrel_study(float(p["r"]), L, R, 0)
     e = next(x for x in st.entries if x["id"] == f"attention.maxrel.hybrid<={p['base']}")
     return _ordering_point(p, f"hybrid <= {p['base']} at the max entries", e["paired_diff"], e["se"], e["z"],
                            not e["note"].startswith("heavy"), e["note"], budget,

@@ -16,7 +16,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import arb, arb_mat, fmpq, fmpq_mat
+from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.certify import certified_inequality
@@ -63,73 +63,12 @@ def _lambda_domain() -> Domain:
     )
 
 
-def printed_sigma_star(p: dict[str, Any]) -> Any:
-    """Thm 3.2 as printed: Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1} (mpmath matrix)."""
-    lam = mpmath.matrix(_lam(p).tolist())
-    eye = mpmath.eye(lam.rows)
-    return (eye + 2 * lam) * mpmath.inverse(eye - 2 * lam)
-
-
-def _exact_eye(d: int) -> fmpq_mat:
-    return fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)])
-
-
-def exact_sigma_star(p: dict[str, Any]) -> fmpq_mat:
-    """:func:`printed_sigma_star` in exact rational arithmetic on the float64 ``Lambda``."""
-    lam = ref.exact_matrix(_lam(p))
-    eye = _exact_eye(lam.nrows())
-    return (eye + 2 * lam) * (eye - 2 * lam).inv()
-
-
-def _exact_second_moment_dets(lam: fmpq_mat, sigma: fmpq_mat) -> tuple[fmpq, fmpq, fmpq] | None:
-    """``det Sigma``, ``det P``, ``det(I + 2 Lambda)`` of :func:`rfcheck.closed_forms.darkformer.
-    log_expected_second_moment` (its mpmath face's steps, symmetrisations included) in exact rational
-    arithmetic; None where ``P = 2 Sigma*^{-1} - Sigma^{-1}`` is not positive definite (``+inf``)."""
-    half = fmpq(1, 2)
-    eye = _exact_eye(lam.nrows())
-    sm = half * (sigma + sigma.transpose())
-    ilam = eye + 2 * lam
-    cinv = ilam.inv() * (eye - 2 * lam)
-    pm = 2 * half * (cinv + cinv.transpose()) - sm.inv()
-    pm = half * (pm + pm.transpose())
-    if not ref.positive_definite(pm):
-        return None
-    return sm.det(), pm.det(), ilam.det()
-
-
-def _ball(x: fmpq) -> arb:
-    return arb(x.p) / arb(x.q)
-
-
-def _second_moment_ball(p: dict[str, Any], bits: int) -> Any:
-    """The printed side of thm3.2's Cauchy-Schwarz check on balls: ``exp`` of the log second moment
-    at the printed ``Sigma*``, every determinant an exact rational (``+inf``: said so)."""
-    lam = ref.exact_matrix(_lam(p))
-    dets = _exact_second_moment_dets(lam, exact_sigma_star(p))
-    if dets is None:
-        return "P = 2 Sigma*^{-1} - Sigma^{-1} is not positive definite (+inf)"
-    det_s, det_p, det_ilam = dets
-    with workprec(bits):
-        return (_ball(det_s).log() / 2 - _ball(det_p).log() / 2 - _ball(det_ilam).log()).exp()
-
-
-def _log_variance_ball(lam: fmpq_mat, sigma: fmpq_mat, bits: int) -> Any:
-    """``log V(N(0, Sigma))`` (:func:`rfcheck.closed_forms.darkformer.log_expected_variance`, ``m = 1``) on
-    balls: ``V = E kappa^2 (sqrt(R) - 1)``, ``R = exp(2 (L2 - K2)) = det Sigma det(I - 4 Lambda^2) /
-    (det P det(I + 2 Lambda)^2)`` an exact rational, ``E kappa^2 = det(I - 4 Lambda^2)^{-1/2}``;
-    ``+inf``/``-inf`` as the closed form's (decided exactly), None where ``R < 1``."""
-    dets = _exact_second_moment_dets(lam, sigma)
-    if dets is None:
-        return math.inf
-    det_s, det_p, det_ilam = dets
-    det_k = (_exact_eye(lam.nrows()) - 4 * lam * lam).det()
-    r = det_s * det_k / (det_p * det_ilam**2)
-    if r == 1:
-        return -math.inf
-    if r < 1:
-        return None
-    with workprec(bits):
-        return -_ball(det_k).log() / 2 + (_ball(r).sqrt() - 1).log()
+def printed_sigma_star(p: dict[str, Any], exact: bool = False) -> Any:
+    """Thm 3.2 as printed: Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1}: an mpmath matrix, or (``exact``)
+    a ``flint.fmpq_mat`` in exact rational arithmetic on the float64 ``Lambda``."""
+    lam = ref.exact_matrix(_lam(p)) if exact else mpmath.matrix(_lam(p).tolist())
+    eye = ref.exact_identity(lam.nrows()) if exact else mpmath.eye(lam.rows)
+    return (eye + 2 * lam) * (eye - 2 * lam) ** -1
 
 
 P.equality(
@@ -151,16 +90,17 @@ def _eq3_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return m_mat, float(p["nq"]) * uq / np.linalg.norm(uq), float(p["nk"]) * uk / np.linalg.norm(uk)
 
 
-def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M (matrix products in mpmath)."""
-    mm, qm, km = (mpmath.matrix(a.tolist()) for a in _eq3_parts(p))
-    return ctx.exp((qm.T * (mm.T * mm) * km)[0])
+def printed_eq3(ctx: Any, p: dict[str, Any], exact: bool = False) -> Any:
+    """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M (matrix products in mpmath); ``exact``: the exponent
+    ``q^T Sigma k`` alone, in exact rationals of the float64 parts (``ctx`` unused)."""
+    mm, qm, km = (ref.exact_matrix(a) if exact else mpmath.matrix(a.tolist()) for a in _eq3_parts(p))
+    x = (qm.transpose() * (mm.transpose() * mm) * km)[0, 0]
+    return x if exact else ctx.exp(x)
 
 
 def printed_eq3_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq3` on balls: ``q^T (M^T M) k`` exactly (rationals of the float64 parts), then ``exp``."""
-    mm, qm, km = (ref.exact_matrix(a) for a in _eq3_parts(p))
-    x = (qm.transpose() * (mm.transpose() * mm) * km)[0, 0]
+    """:func:`printed_eq3` on balls: ``q^T (M^T M) k`` exactly, then ``exp``."""
+    x = printed_eq3(None, p, exact=True)
     with workprec(bits):
         return (arb(x.p) / arb(x.q)).exp()
 
@@ -252,7 +192,8 @@ P.claim(
             lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
                                                                  dps=mpmath.mp.dps)),
             lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
-            printed_ball=_second_moment_ball,
+            printed_ball=lambda p, bits: ref.expected_second_moment_ball(ref.exact_matrix(_lam(p)),
+                                                                         printed_sigma_star(p, exact=True), bits),
             reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
             description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
                         "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
@@ -284,7 +225,7 @@ def _item1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     if not out.decided:
         return out
     # exact: Sigma* in rational arithmetic on the float64 Lambda, isotropic iff a multiple of I
-    ss_q, d = exact_sigma_star(p), int(p["d"])
+    ss_q, d = printed_sigma_star(p, exact=True), int(p["d"])
     iso_exact = all(ss_q[i, j] == (ss_q[0, 0] if i == j else 0) for i in range(d) for j in range(d))
     return certify_eval(out, "HOLDS" if iso_exact == iso_l else "REFUTED", "")
 
@@ -323,11 +264,12 @@ def _item2(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: bool, bits: int) -> PointEval:
     """:func:`_item2`'s decision on balls: both log V from exact rational determinants
-    (:func:`_log_variance_ball`; ``+inf``, ``-inf`` decided exactly), the same branches and, where both
-    are finite, the same discrepancy ``(log V* - log V_I)/tol + 1.5`` (``tol`` taken exactly)."""
+    (:func:`rfcheck.references.darkformer.log_expected_variance_ball`; ``+inf``, ``-inf`` decided exactly), the
+    same branches and, where both are finite, the same discrepancy ``(log V* - log V_I)/tol + 1.5`` (``tol``
+    taken exactly)."""
     lam = ref.exact_matrix(_lam(p))
-    v_star = _log_variance_ball(lam, exact_sigma_star(p), bits)
-    v_iso = _log_variance_ball(lam, _exact_eye(lam.nrows()), bits)
+    v_star = ref.log_expected_variance_ball(lam, printed_sigma_star(p, exact=True), bits)
+    v_iso = ref.log_expected_variance_ball(lam, ref.exact_identity(lam.nrows()), bits)
     why = f"the exact branch differs: log V* = {v_star}, log V_I = {v_iso}"
     if v_iso == math.inf:
         return certify_eval(ev, "HOLDS" if isinstance(v_star, arb) else "REFUTED" if v_star == math.inf else None,
@@ -455,19 +397,14 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
                  tol: Any, bits: int) -> tuple[str | None, str]:
-    """:func:`_propc1`'s residuals without rounding, each for the exact objects of the identity.
-
-    The first two identities in exact rational arithmetic on the float64 ``M, q, k`` (residual exactly 0
-    or not); the last two in ball arithmetic on a ball containing the exact ``Lambda = U diag(l) U^T`` (the
-    float64 ``U, l``) and a rigorous enclosure of its eigendecomposition (Arb's ``acb_mat_eig_simple``:
-    eigenvalue balls ``E``, eigenvector balls ``R`` and ``L = R^{-1}`` containing an exact eigenbasis), so
-    ``Lambda^{-1/2} = R diag(E^{-1/2}) L`` and ``delta_i^2 = (r_i^T (q - k))^2 / (r_i^T r_i)`` (the normalised
-    eigenvector, any scaling of ``r_i``) are enclosed: the residual balls contain the exact residuals (0),
-    not those of mpmath's eigensolver.  Near-multiple eigenvalues (``lmin = 1``: ``Lambda = U U^T``, its
-    eigenvalues ``1 + O(1e-16)``) need more precision to be isolated and their eigenvectors enclosed
-    tightly: ``bits``, then ``2 bits`` and ``4 bits`` (each a rigorous enclosure; the tolerance is the
-    check's).  Returns the verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball
-    straddles it or the eigenvalues are not isolated, and the reason."""
+    """:func:`_propc1`'s residuals without rounding, each for the exact objects of the identity: the first two
+    identities in exact rational arithmetic on the float64 ``M, q, k`` (residual exactly 0 or not); the last two
+    enclosed on a rigorous eigendecomposition of the exact ``Lambda``
+    (:func:`rfcheck.references.darkformer.whitening_residual_ball`), not mpmath's eigensolver.  Near-multiple
+    eigenvalues (``lmin = 1``: ``Lambda = U U^T``, its eigenvalues ``1 + O(1e-16)``) need more precision to be
+    isolated: ``bits``, then ``2 bits`` and ``4 bits`` (each a rigorous enclosure; the tolerance is the check's).
+    Returns the verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball straddles it or
+    the eigenvalues are not isolated, and the reason."""
     d = len(q_np)
     mm, q, k = ref.exact_matrix(m_np), ref.exact_matrix(q_np), ref.exact_matrix(k_np)
     sig, dqk = mm.transpose() * mm, q - k
@@ -477,47 +414,13 @@ def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.nda
         return None, "a rational residual of the first two identities is not 0"
     found: tuple[str | None, str] = (None, "")
     for prec in (bits, 2 * bits, 4 * bits):
-        found = _propc1_eig_ball(q_np, k_np, u, lam_eigs, tol, prec)
+        bound = ref.whitening_residual_ball(q_np, k_np, u, lam_eigs, prec)
+        with workprec(prec):
+            found = (None, bound) if isinstance(bound, str) else ("HOLDS", "") if bound <= to_ball(tol) else \
+                (None, "the residual balls overlap the tolerance")
         if found[0] is not None:
             break
     return found
-
-
-def _propc1_eig_ball(q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray, tol: Any,
-                     bits: int) -> tuple[str | None, str]:
-    """:func:`_propc1_ball`'s last two identities at ``bits`` bits."""
-    from flint import acb, acb_mat
-
-    d = len(q_np)
-    with workprec(bits):
-        tb = to_ball(tol)
-        um = arb_mat([[to_ball(x) for x in row] for row in u.tolist()])
-        lam = um * arb_mat([[to_ball(float(lam_eigs[i])) if i == j else 0 for j in range(d)] for i in range(d)]) \
-            * um.transpose()
-        try:
-            evb, left, right = acb_mat(lam).eig(left=True, right=True)
-        except ValueError:
-            return None, "Arb could not isolate the eigenvalues of Lambda (rigorous eigendecomposition failed)"
-        if not all(e.real > 0 for e in evb):
-            return None, "the eigenvalue balls of Lambda are not separated from 0"
-        eye = acb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
-        m_w = right * acb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * left
-        res = m_w * acb_mat(lam) * m_w.transpose() - eye  # exactly 0 at the exact Lambda^{-1/2}
-        r3 = [sum((abs(res[i, j]) for i in range(d)), arb(0)).upper() for j in range(d)]  # 1-norm: column sums
-        dq = arb_mat([[to_ball(float(q_np[i])) - to_ball(float(k_np[i]))] for i in range(d)])
-        quad = (dq.transpose() * lam.inv() * dq)[0, 0]
-        terms = acb(0)
-        for i in range(d):
-            rd = sum((right[j, i] * dq[j, 0] for j in range(d)), acb(0))
-            rr = sum((right[j, i] ** 2 for j in range(d)), acb(0))
-            terms += rd ** 2 / (rr * evb[i])
-        r4 = abs(quad - terms)
-        if not np.array_equal(q_np, k_np):  # relative to |quad| > 0 (else to 1, as the mpmath check)
-            if not quad > 0:
-                return None, "the ball of |q-k|^2_{Lambda^-1} is not separated from 0"
-            r4 = r4 / quad
-        ok = max([*r3, r4.upper()]) <= tb
-        return ("HOLDS", "") if ok else (None, "the residual balls overlap the tolerance")
 
 
 P.claim(

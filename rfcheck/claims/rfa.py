@@ -20,7 +20,6 @@ from flint import arb, fmpq
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._common import certify_eval
-from rfcheck.estimators import rfa as rfa_est
 from rfcheck.ledger import (
     Budget,
     Check,
@@ -95,46 +94,11 @@ P.claim(
 # ---------------------------------------------------------------- attention instances
 
 
-def _instance(p: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Random queries, keys, values, trig features (w ~ N(0, I)) and gates for a point."""
-    n, d, big_d = int(p["n"]), int(p["d"]), int(p["D"])
-    rng = np.random.default_rng([int(p["draw"]), n, d, big_d])
-    q = float(p.get("scale", 1.0)) * rng.standard_normal((n, d)) / math.sqrt(d)
-    k = float(p.get("scale", 1.0)) * rng.standard_normal((n, d)) / math.sqrt(d)
-    v = rng.standard_normal((n, d))
-    w = rng.standard_normal((big_d, d))
-    g = 1 / (1 + np.exp(-rng.standard_normal(n) * 2))
-    return {"q": q, "k": k, "v": v, "phi_q": rfa_est.trig_features(q, w), "phi_k": rfa_est.trig_features(k, w), "g": g}
-
-
-class ExactGrid:
-    """A ``rows x cols`` grid of exact rationals (``flint.fmpq``) with the indexing of an
-    ``mpmath.matrix`` that :func:`printed_recurrence` uses (``g[i, j]``, ``g[i]`` of a column)."""
-
-    def __init__(self, rows: int, cols: int, values: Any = None) -> None:
-        self.rows, self.cols = rows, cols
-        self._v = [[fmpq(*float(x).as_integer_ratio()) for x in row] for row in values] if values is not None \
-            else [[fmpq(0)] * cols for _ in range(rows)]
-
-    @classmethod
-    def of(cls, a: np.ndarray) -> ExactGrid:
-        """The float64 array ``a`` (1-D: a column), each entry's exact value."""
-        a2 = np.asarray(a)[:, None] if np.ndim(a) == 1 else np.atleast_2d(a)
-        return cls(a2.shape[0], a2.shape[1], a2.tolist())
-
-    def __getitem__(self, key: Any) -> Any:
-        i, j = key if isinstance(key, tuple) else (key, 0)
-        return self._v[i][j]
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        i, j = key if isinstance(key, tuple) else (key, 0)
-        self._v[i][j] = value
-
-
 def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool,
                        new: Any = mpmath.matrix) -> Any:
     """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused);
-    ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; :class:`ExactGrid` for exact rationals)."""
+    ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; :class:`rfcheck.references.rfa.ExactGrid` for
+    exact rationals)."""
     n, f, d = phi_k.rows, phi_k.cols, v.cols
     s, z = new(f, d), new(f, 1)
     h = new(phi_q.rows, d)
@@ -158,18 +122,26 @@ def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, 
     return h
 
 
+def _weights(kind: str, g: list[Any], prod: Any) -> Any:
+    """``weights(t, i)`` of key ``i`` for query ``t``: 1 (non-causal), ``i <= t`` (causal), or the gate's
+    ``(1 - g_i) prod_{j=i+1}^t g_j`` (``prod`` of the number system: ``mpmath.fprod`` or an exact product)."""
+    if kind == "noncausal":
+        return lambda t, i: 1
+    if kind == "causal":
+        return lambda t, i: 1 if i <= t else 0
+    return lambda t, i: 0 if i > t else (1 - g[i]) * prod(g[i + 1: t + 1])
+
+
 def _attention_check(kind: str, name: str, description: str) -> Check:
     """Printed recurrence vs the quadratic form with the same features, both mpmath; the
     residual relative to max |v|, tolerance 10^(5-dps) times the normaliser's conditioning."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        inst = _instance(p)
+        inst = ref.attention_instance(p["n"], p["d"], p["D"], p.get("scale", 1.0), p["draw"])
         with mpmath.workdps(budget.dps):
             pq, pk, v = (mpmath.matrix(np.atleast_2d(inst[x]).tolist()) for x in ("phi_q", "phi_k", "v"))
             g = [mpmath.mpf(x) for x in inst["g"]]
             printed = printed_recurrence(pq, pk, v, g if kind == "gate" else None, causal=kind != "noncausal")
-            weights = {"noncausal": lambda t, i: 1, "causal": lambda t, i: 1 if i <= t else 0,
-                       "gate": lambda t, i: 0 if i > t else (1 - g[i]) * mpmath.fprod(g[i + 1: t + 1])}[kind]
-            h, cond = ref.attention_quadratic_mp(pq, pk, v, weights)
+            h, cond = ref.attention_quadratic_mp(pq, pk, v, _weights(kind, g, mpmath.fprod))
             vscale = max(max(abs(v[i, j]) for i in range(v.rows) for j in range(v.cols)), mpmath.mpf(1e-300))
             res = max(abs(printed[i, j] - h[i, j]) / vscale for i in range(h.rows) for j in range(h.cols))
             tol = mpmath.mpf(10) ** (5 - budget.dps) * max(max(cond), 1)
@@ -186,23 +158,15 @@ def _exact_verdict(inst: dict[str, np.ndarray], kind: str, tol: Any) -> str | No
     """The check's residual ``max |printed - h| / max |v| <= tol`` without rounding: the printed
     recurrence and the quadratic form (:func:`rfcheck.references.rfa.attention_quadratic_exact`) in exact
     rational arithmetic on the float64 instance (``tol`` exact); None where a normaliser is exactly 0."""
-    pq, pk, v = (ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
+    pq, pk, v = (ref.ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
     g = [fmpq(*float(x).as_integer_ratio()) for x in inst["g"]]
-    if kind == "noncausal":
-        def weights(t: int, i: int) -> Any:
-            return 1
-    elif kind == "causal":
-        def weights(t: int, i: int) -> Any:
-            return 1 if i <= t else 0
-    else:
-        def weights(t: int, i: int) -> Any:
-            return 0 if i > t else (1 - g[i]) * math.prod(g[i + 1: t + 1], start=fmpq(1))
+    weights = _weights(kind, g, lambda xs: math.prod(xs, start=fmpq(1)))
     h = ref.attention_quadratic_exact(inst["phi_q"], inst["phi_k"], inst["v"], weights)
     if any(row is None for row in h):
         return None
     try:
         printed = printed_recurrence(pq, pk, v, g if kind == "gate" else None, causal=kind != "noncausal",
-                                     new=ExactGrid)
+                                     new=ref.ExactGrid)
     except ZeroDivisionError:
         return None
     vscale = max(abs(v[i, j]) for i in range(v.rows) for j in range(v.cols))

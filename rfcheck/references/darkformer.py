@@ -5,12 +5,14 @@ the positive random-feature kernel and its ``Sigma``-weighted version as Gaussia
 expectations by 1-D quadratures, the two sides of Lemma 3.1's variance comparison by 1-D
 quadrature, the Cauchy-Schwarz optimum ``(int p_I sqrt(B_q B_k))^2`` of Theorem 3.2, the two
 expectations of Proposition 4.1 by separate quadratures, and the anisotropic covariances
-``Lambda = U diag(l) U^T`` the claims are stated on.
+``Lambda = U diag(l) U^T`` the claims are stated on.  Their rigorous (Arb) twins, and the ball
+forms of the Gaussian-integral closed forms of eq (6) (second moment and ``log V`` from exact
+rational determinants) and of Proposition C.1's whitening residuals (a rigorous eigendecomposition).
 
 References
 ----------
 DARKFormer (seed 001): Lemma 2.1 (Choromanski et al. 2021), eq (3)/(8), Lemma 3.1 (eq 2,
-App. A eq 5-7), Theorem 3.2, Proposition 4.1 (App. B).
+App. A eq 5-7), Theorem 3.2, Proposition 4.1 (App. B), Proposition C.1 (App. C).
 """
 
 from __future__ import annotations
@@ -21,19 +23,22 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import acb, arb, fmpq, fmpq_mat
+from flint import acb, acb_mat, arb, arb_mat, fmpq, fmpq_mat
 
 from rfcheck import quadrature
 from rfcheck.arb_backend import to_ball, workprec
 
 __all__ = [
+    "exact_identity",
     "exact_matrix",
+    "expected_second_moment_ball",
     "haar_rotation",
     "importance_weighting_samples",
     "importance_weighting_sides",
     "importance_weighting_sides_ball",
     "lemma31_variances",
     "lemma31_variances_ball",
+    "log_expected_variance_ball",
     "optimal_second_moment",
     "optimal_second_moment_ball",
     "positive_definite",
@@ -41,8 +46,10 @@ __all__ = [
     "prf_kernel_ball",
     "real_line_integral_ball",
     "rotated_covariance",
+    "second_moment_dets_exact",
     "sigma_prf_kernel",
     "sigma_prf_kernel_ball",
+    "whitening_residual_ball",
 ]
 
 
@@ -898,3 +905,252 @@ def lemma31_variances_ball(dist: str, a: float, alt: str, mu: float, s: float, e
         m_alt = real_line_integral_ball(lambda w, analytic: integrand(w), growth=growth, bits=bits,
                                         log_scale=math.log(max(float(lhs.mid()) + float(k2.mid()), 1e-300)))
         return lhs, m_alt - k2
+
+
+def exact_identity(d: int) -> fmpq_mat:
+    """The ``d x d`` identity as an exact rational matrix.
+
+    Parameters
+    ----------
+    d : int
+        The size.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        ``I_d``.
+
+    Examples
+    --------
+    >>> from rfcheck.references.darkformer import exact_identity
+    >>> e = exact_identity(3)
+    >>> e.det() == 1, e[0, 1] == 0, e[2, 2] == 1
+    (True, True, True)
+    """
+    return fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)])
+
+
+def second_moment_dets_exact(lam: fmpq_mat, sigma: fmpq_mat) -> tuple[fmpq, fmpq, fmpq] | None:
+    """The three determinants of the log second moment of DARKFormer's eq (6), in exact rationals.
+
+    ``log E [(p_I/psi)^2 Z^2] = 1/2 log det Sigma - 1/2 log det P - log det(I + 2 Lambda)``,
+    ``P = 2 Sigma*^{-1} - Sigma^{-1}``, ``Sigma*^{-1} = (I + 2 Lambda)^{-1}(I - 2 Lambda)``
+    (:func:`rfcheck.closed_forms.darkformer.log_expected_second_moment`), with that function's
+    mpmath steps -- ``Sigma`` and ``P`` symmetrised -- carried out without rounding.
+
+    Parameters
+    ----------
+    lam : flint.fmpq_mat
+        ``Lambda`` (symmetric, ``d x d``), e.g. :func:`exact_matrix` of a float64 array.
+    sigma : flint.fmpq_mat
+        The proposal covariance ``Sigma`` (``d x d``, invertible).
+
+    Returns
+    -------
+    (flint.fmpq, flint.fmpq, flint.fmpq) or None
+        ``det Sigma``, ``det P``, ``det(I + 2 Lambda)``; None where ``P`` is not positive
+        definite (the second moment is ``+inf``).
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 (eq 5-7, App. A) and Theorem 3.2: the Gaussian integral
+    ``int p_I^2 B_q B_k / psi`` at ``psi = N(0, Sigma)``.
+
+    Examples
+    --------
+    ``d = 1``, ``Lambda = 1/4``, ``Sigma = 1``: ``Sigma*^{-1} = (1/2)/(3/2) = 1/3``,
+    ``P = 2/3 - 1 < 0`` (infinite); ``Sigma = 3 = Sigma*``: ``P = 1/3``:
+
+    >>> from flint import fmpq, fmpq_mat
+    >>> from rfcheck.references.darkformer import second_moment_dets_exact
+    >>> lam = fmpq_mat(1, 1, [fmpq(1, 4)])
+    >>> second_moment_dets_exact(lam, fmpq_mat(1, 1, [1])) is None
+    True
+    >>> second_moment_dets_exact(lam, fmpq_mat(1, 1, [3])) == (3, fmpq(1, 3), fmpq(3, 2))
+    True
+    """
+    half = fmpq(1, 2)
+    eye = exact_identity(lam.nrows())
+    sm = half * (sigma + sigma.transpose())
+    ilam = eye + 2 * lam
+    cinv = ilam.inv() * (eye - 2 * lam)
+    pm = 2 * half * (cinv + cinv.transpose()) - sm.inv()
+    pm = half * (pm + pm.transpose())
+    if not positive_definite(pm):
+        return None
+    return sm.det(), pm.det(), ilam.det()
+
+
+def expected_second_moment_ball(lam: fmpq_mat, sigma: fmpq_mat, bits: int) -> arb | str:
+    """A ball containing ``E_{q,k ~ N(0, Lambda)} E_{w ~ N(0, Sigma)}[(p_I/psi)^2 Z^2]`` (eq 6 with ``m = 1``,
+    ``E kappa^2`` not subtracted): ``exp`` of :func:`second_moment_dets_exact`'s log second moment,
+    every determinant an exact rational.
+
+    Parameters
+    ----------
+    lam : flint.fmpq_mat
+        ``Lambda`` (symmetric, ``d x d``).
+    sigma : flint.fmpq_mat
+        The proposal covariance ``Sigma``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb or str
+        The ball, or a sentence saying the value is ``+inf`` (``P`` not positive definite).
+
+    References
+    ----------
+    DARKFormer Lemma 3.1 (eq 5-7) and Theorem 3.2.
+
+    Examples
+    --------
+    At ``Sigma = Sigma* = 3`` for ``Lambda = 1/4`` the second moment is the Cauchy-Schwarz optimum
+    ``1/det(I - 2 Lambda) = 2``:
+
+    >>> from flint import fmpq, fmpq_mat
+    >>> from rfcheck.references.darkformer import expected_second_moment_ball
+    >>> b = expected_second_moment_ball(fmpq_mat(1, 1, [fmpq(1, 4)]), fmpq_mat(1, 1, [3]), 100)
+    >>> bool(b.contains(2)), bool(b.rad() < 1e-25)
+    (True, True)
+    >>> expected_second_moment_ball(fmpq_mat(1, 1, [fmpq(1, 4)]), fmpq_mat(1, 1, [1]), 100)[:1]
+    'P'
+    """
+    dets = second_moment_dets_exact(lam, sigma)
+    if dets is None:
+        return "P = 2 Sigma*^{-1} - Sigma^{-1} is not positive definite (+inf)"
+    det_s, det_p, det_ilam = dets
+    with workprec(bits):
+        return (_fmpq_ball(det_s).log() / 2 - _fmpq_ball(det_p).log() / 2 - _fmpq_ball(det_ilam).log()).exp()
+
+
+def log_expected_variance_ball(lam: fmpq_mat, sigma: fmpq_mat, bits: int) -> arb | float | None:
+    """``log V(N(0, Sigma))`` (:func:`rfcheck.closed_forms.darkformer.log_expected_variance`, ``m = 1``)
+    on balls.
+
+    ``V = E kappa^2 (sqrt(R) - 1)`` with ``R = exp(2 (L2 - K2)) = det Sigma det(I - 4 Lambda^2) /
+    (det P det(I + 2 Lambda)^2)`` an exact rational (:func:`second_moment_dets_exact`) and
+    ``E kappa^2 = det(I - 4 Lambda^2)^{-1/2}``.
+
+    Parameters
+    ----------
+    lam : flint.fmpq_mat
+        ``Lambda`` (symmetric, ``d x d``).
+    sigma : flint.fmpq_mat
+        The proposal covariance ``Sigma``.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb or float or None
+        The ball of ``log V``; ``math.inf`` where ``P`` is not positive definite and ``-math.inf``
+        where ``R = 1`` (zero variance), both decided exactly; None where ``R < 1``.
+
+    References
+    ----------
+    DARKFormer eq (5)-(6), Theorem 3.2 (item 2 compares this at ``Sigma*`` and ``I``).
+
+    Examples
+    --------
+    ``d = 1``, ``Lambda = 1/8``, ``Sigma = I``: ``V = (1 - 4/64)^{-1/2} (sqrt(R) - 1)``,
+    ``R = det(I - 4 Lambda^2)/(det P det(I + 2 Lambda)^2) = (15/16)/((1/5)(25/16)) = 3``:
+
+    >>> import math
+    >>> from flint import arb, fmpq, fmpq_mat
+    >>> from rfcheck.references.darkformer import log_expected_variance_ball
+    >>> lam = fmpq_mat(1, 1, [fmpq(1, 8)])
+    >>> b = log_expected_variance_ball(lam, fmpq_mat(1, 1, [1]), 100)
+    >>> bool(b.overlaps(-(arb(15) / 16).log() / 2 + (arb(3).sqrt() - 1).log())), bool(b.rad() < 1e-25)
+    (True, True)
+    >>> log_expected_variance_ball(fmpq_mat(1, 1, [0]), fmpq_mat(1, 1, [1]), 100) == -math.inf
+    True
+    """
+    dets = second_moment_dets_exact(lam, sigma)
+    if dets is None:
+        return math.inf
+    det_s, det_p, det_ilam = dets
+    det_k = (exact_identity(lam.nrows()) - 4 * lam * lam).det()
+    r = det_s * det_k / (det_p * det_ilam**2)
+    if r == 1:
+        return -math.inf
+    if r < 1:
+        return None
+    with workprec(bits):
+        return -_fmpq_ball(det_k).log() / 2 + (_fmpq_ball(r).sqrt() - 1).log()
+
+
+def whitening_residual_ball(q: np.ndarray, k: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
+                            bits: int) -> arb | str:
+    """An upper bound, on balls, of the residuals of the two whitening identities of DARKFormer
+    Proposition C.1 at the exact ``Lambda = U diag(l) U^T`` of the float64 ``U, l``.
+
+    The identities: ``Cov(Mq) = M Lambda M^T = I`` for ``M = Lambda^{-1/2}``, and
+    ``|q - k|^2_{Lambda^{-1}} = sum_i delta_i^2 / lambda_i`` with ``delta = U^T (q - k)``.  ``Lambda``
+    is a ball containing the exact matrix; its eigendecomposition is enclosed rigorously (Arb's
+    ``acb_mat_eig_simple``: eigenvalue balls ``E``, eigenvector balls ``R`` and ``L = R^{-1}``
+    containing an exact eigenbasis), so ``Lambda^{-1/2} = R diag(E^{-1/2}) L`` and ``delta_i^2 =
+    (r_i^T (q - k))^2 / (r_i^T r_i)`` (any scaling of ``r_i``) are enclosed: the residual balls
+    contain the exact residuals, 0.
+
+    Parameters
+    ----------
+    q, k : numpy.ndarray, shape (d,)
+        The two vectors (float64, taken exactly).
+    u : numpy.ndarray, shape (d, d)
+        The rotation ``U``.
+    lam_eigs : numpy.ndarray, shape (d,)
+        The eigenvalues ``l`` (positive).
+    bits : int
+        Working precision in bits (near-multiple eigenvalues need more to be isolated).
+
+    Returns
+    -------
+    flint.arb or str
+        An upper bound of ``max(|M Lambda M^T - I|_1, rel)``, ``rel`` the residual of the second
+        identity relative to ``|q - k|^2_{Lambda^{-1}}`` (absolute where ``q = k``); or a sentence
+        saying why there is none (eigenvalues not isolated, or not separated from 0, or the
+        quadratic form's ball not separated from 0).
+
+    References
+    ----------
+    DARKFormer Proposition C.1 (App. C).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.darkformer import haar_rotation, whitening_residual_ball
+    >>> b = whitening_residual_ball(np.array([1.0, -0.5]), np.array([0.25, 2.0]), haar_rotation(2, 3),
+    ...                             np.array([0.5, 0.01]), 128)
+    >>> bool(b < 1e-30), bool(b >= 0)
+    (True, True)
+    """
+    d = len(q)
+    with workprec(bits):
+        um = arb_mat([[to_ball(x) for x in row] for row in u.tolist()])
+        lam = um * arb_mat([[to_ball(float(lam_eigs[i])) if i == j else 0 for j in range(d)] for i in range(d)]) \
+            * um.transpose()
+        try:
+            evb, left, right = acb_mat(lam).eig(left=True, right=True)
+        except ValueError:
+            return "Arb could not isolate the eigenvalues of Lambda (rigorous eigendecomposition failed)"
+        if not all(e.real > 0 for e in evb):
+            return "the eigenvalue balls of Lambda are not separated from 0"
+        eye = acb_mat([[1 if i == j else 0 for j in range(d)] for i in range(d)])
+        m_w = right * acb_mat([[1 / evb[i].sqrt() if i == j else 0 for j in range(d)] for i in range(d)]) * left
+        res = m_w * acb_mat(lam) * m_w.transpose() - eye  # exactly 0 at the exact Lambda^{-1/2}
+        r3 = [sum((abs(res[i, j]) for i in range(d)), arb(0)).upper() for j in range(d)]  # 1-norm: column sums
+        dq = arb_mat([[to_ball(float(q[i])) - to_ball(float(k[i]))] for i in range(d)])
+        quad = (dq.transpose() * lam.inv() * dq)[0, 0]
+        terms = acb(0)
+        for i in range(d):
+            rd = sum((right[j, i] * dq[j, 0] for j in range(d)), acb(0))
+            rr = sum((right[j, i] ** 2 for j in range(d)), acb(0))
+            terms += rd ** 2 / (rr * evb[i])
+        r4 = abs(quad - terms)
+        if not np.array_equal(q, k):  # relative to |quad| > 0 (else to 1)
+            if not quad > 0:
+                return "the ball of |q-k|^2_{Lambda^-1} is not separated from 0"
+            r4 = r4 / quad
+        return max([*r3, r4.upper()])

@@ -3,8 +3,10 @@
 The independent sides of the ``rfa`` claims: the ``D -> inf`` limit of the trigonometric
 random-feature kernel by quadrature of the characteristic function of the *sampling*
 distribution (never its closed form), its Arb enclosure, the ``D -> inf`` limit of RFA
-itself, attention as an explicit weighted quadratic form in mpmath, and the operation
-counts behind the complexity table (from the implementations in :mod:`rfcheck.estimators.rfa`).
+itself, attention as an explicit weighted quadratic form in mpmath and in exact rationals (with
+a grid of exact rationals for the claims' recurrences), the random attention instances the
+claims are checked on, and the operation counts behind the complexity table (from the
+implementations in :mod:`rfcheck.estimators.rfa`).
 
 Pairs of vectors are given as ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``
 (:func:`rfcheck.ledger.pair_domain`).
@@ -24,11 +26,14 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import fmpq
 
 from rfcheck import quadrature
 from rfcheck.estimators import rfa as impl
 
 __all__ = [
+    "ExactGrid",
+    "attention_instance",
     "attention_quadratic_exact",
     "attention_quadratic_mp",
     "operation_count",
@@ -291,6 +296,118 @@ def rfa_limit_attention_ball(q: np.ndarray, keys: np.ndarray, values: np.ndarray
         lim = [_cos_expectation_ball(sum(((arb(a) - arb(b)) ** 2 for a, b in zip(q, k, strict=True)),
                                          arb(0)).sqrt(), bits) for k in keys]
         return sum((c * arb(v) for c, v in zip(lim, values, strict=True)), arb(0)) / sum(lim, arb(0))
+
+
+def attention_instance(n: int, d: int, big_d: int, scale: float, draw: int) -> dict[str, np.ndarray]:
+    """A random attention instance: queries, keys, values, their trigonometric features and gates.
+
+    From NumPy's generator seeded ``[draw, n, d, big_d]``: ``q, k`` with entries ``N(0, scale^2/d)``,
+    ``v`` standard normal, ``big_d`` frequencies ``w ~ N(0, I_d)`` (the kernel identity's ``sigma = 1``)
+    and the features :func:`rfcheck.estimators.rfa.trig_features` of ``q`` and ``k``, gates
+    ``sigmoid(2 N(0, 1))``.
+
+    Parameters
+    ----------
+    n : int
+        Number of tokens.
+    d : int
+        Dimension of queries, keys and values.
+    big_d : int
+        Number of random frequencies ``D`` (``2 D`` features).
+    scale : float
+        Typical norm of a query or key.
+    draw : int
+        Seed.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``q``, ``k``, ``v`` (``n x d``), ``phi_q``, ``phi_k`` (``n x 2 D``) and ``g`` (``n``, in (0, 1)).
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*: 'Background: Random Feature Methods' (the features),
+    'Gated Variant (RFA-Gate)' (the gates).
+
+    Examples
+    --------
+    >>> from rfcheck.references.rfa import attention_instance
+    >>> inst = attention_instance(3, 2, 4, 1.0, 0)
+    >>> inst["phi_q"].shape, inst["v"].shape, bool(((inst["g"] > 0) & (inst["g"] < 1)).all())
+    ((3, 8), (3, 2), True)
+    >>> bool(abs((inst["phi_q"] ** 2).sum(axis=1) - 1).max() < 1e-12)  # sin^2 + cos^2 over D, times 1/D
+    True
+    """
+    n, d, big_d = int(n), int(d), int(big_d)
+    rng = np.random.default_rng([int(draw), n, d, big_d])
+    q = float(scale) * rng.standard_normal((n, d)) / math.sqrt(d)
+    k = float(scale) * rng.standard_normal((n, d)) / math.sqrt(d)
+    v = rng.standard_normal((n, d))
+    w = rng.standard_normal((big_d, d))
+    g = 1 / (1 + np.exp(-rng.standard_normal(n) * 2))
+    return {"q": q, "k": k, "v": v, "phi_q": impl.trig_features(q, w), "phi_k": impl.trig_features(k, w), "g": g}
+
+
+class ExactGrid:
+    """A ``rows x cols`` grid of exact rationals (``flint.fmpq``) indexed like an ``mpmath.matrix``
+    (``g[i, j]``; ``g[i]`` is ``g[i, 0]``, a column's entry), so that a recurrence written for
+    mpmath matrices (RFA's printed ``S``, ``z`` updates) runs without rounding.
+
+    Parameters
+    ----------
+    rows, cols : int
+        The shape.
+    values : sequence of sequences of float, optional
+        Row-major entries, each taken as its exact binary value (default: all 0).
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*: Algorithm 'Causal RFA', 'Gated Variant (RFA-Gate)'
+    (the state ``S``, ``z`` the grid holds).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from flint import fmpq
+    >>> from rfcheck.references.rfa import ExactGrid
+    >>> g = ExactGrid.of(np.array([0.5, 0.1]))
+    >>> g.rows, g.cols, g[0] == fmpq(1, 2), g[1, 0] == fmpq(1, 10), g[1, 0] == fmpq(*(0.1).as_integer_ratio())
+    (2, 1, True, False, True)
+    >>> z = ExactGrid(2, 2)
+    >>> z[1, 0] += fmpq(1, 3)
+    >>> z[1, 0] * 3 == 1, z[0, 1] == 0
+    (True, True)
+    """
+
+    def __init__(self, rows: int, cols: int, values: Any = None) -> None:
+        self.rows, self.cols = rows, cols
+        self._v = [[fmpq(*float(x).as_integer_ratio()) for x in row] for row in values] if values is not None \
+            else [[fmpq(0)] * cols for _ in range(rows)]
+
+    @classmethod
+    def of(cls, a: np.ndarray) -> ExactGrid:
+        """The float64 array ``a`` (1-D: a column), each entry's exact value.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            A 1-D or 2-D float64 array.
+
+        Returns
+        -------
+        ExactGrid
+            Its entries, exactly (a 1-D array as an ``n x 1`` column).
+        """
+        a2 = np.asarray(a)[:, None] if np.ndim(a) == 1 else np.atleast_2d(a)
+        return cls(a2.shape[0], a2.shape[1], a2.tolist())
+
+    def __getitem__(self, key: Any) -> Any:
+        i, j = key if isinstance(key, tuple) else (key, 0)
+        return self._v[i][j]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        i, j = key if isinstance(key, tuple) else (key, 0)
+        self._v[i][j] = value
 
 
 def attention_quadratic_mp(phi_q: Any, phi_k: Any, v: Any, weights: Callable[[int, int], Any]) -> tuple[Any, list]:
