@@ -128,3 +128,24 @@ def test_hrf_feature_dim(m, n):
     with pytest.raises(ValueError):
         R.hrf_feature_dim(0, n)
     assert math.isclose(R.hrf_feature_dim(m, n) / (m * n), 4 + 4 / n)
+
+
+@pytest.mark.parametrize("ts", [(0.5, 1.5, 2.5), (2.9, 0.1, 1.0), (0.3, 0.3, 3.0)])
+@pytest.mark.parametrize("r", [1.0, 2.5])
+def test_sign_pattern_margin_ball(ts, r):
+    """fn = theta^2 exp(2 r^2 cos theta) (b_r^1's shape), weight exp(-2 r^2 cos theta): D = 2 t - 2 r^2 t^2 sin t."""
+    ra = arb(r)
+    ball = R.sign_pattern_margin_ball(_b1_shape(r), list(ts), BITS, weight=lambda t: (-2 * ra**2 * t.cos()).exp())
+    with mpmath.workdps(50):
+        d = [2 * mpmath.mpf(t) - 2 * mpmath.mpf(r) ** 2 * mpmath.mpf(t) ** 2 * mpmath.sin(t) for t in sorted(ts)]
+        exact = min(-d[0], d[1], -d[2])
+        assert _contains(ball, exact)
+        assert not _contains(ball, exact + mpmath.mpf(10) ** -20)
+    # the mpmath twin (numerical derivative) agrees within its error bar
+    margin, err = R.sign_pattern_margin(
+        lambda t: mpmath.diff(lambda s: s**2 * mpmath.exp(2 * mpmath.mpf(r) ** 2 * mpmath.cos(s)), t)
+        * mpmath.exp(-2 * mpmath.mpf(r) ** 2 * mpmath.cos(t)), list(ts), 30)
+    assert abs(margin - exact) <= err + mpmath.mpf(10) ** -25
+    # a positive weight keeps the sign: the unweighted margin is decided the same way
+    unweighted = R.sign_pattern_margin_ball(_b1_shape(r), list(ts), BITS)
+    assert bool(unweighted > 0) == bool(ball > 0) and bool(unweighted < 0) == bool(ball < 0)

@@ -2891,12 +2891,6 @@ P.claim(
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 
 
-def _var_terms(p: dict[str, Any], dps: int, shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, with an error bar
-    (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to equal SM)."""
-    return refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), shared, dps)
-
-
 def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
     return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
@@ -2940,9 +2934,6 @@ def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``E[S1 S2] E[lam(1 - lam)] - SM^2 E[lam] E[1 - lam]`` with E[S1 S2] (same projections) its value."""
     h = _moments_ctx(ctx, p)
     return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
-
-
-printed_eq33 = _on_mp(printed_eq33_ctx)
 
 
 P.claim(
@@ -3030,17 +3021,20 @@ def _printed_eq40_ctx(which: str, line: str) -> Callable[[Any, dict[str, Any]], 
     return printed
 
 
-def _var_part_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Var(lam S1)`` (``pos``) or ``Var((1 - lam) S2)`` (``trig``) from their definitions."""
-    return _ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)["v1" if which == "pos" else "v2"])
+def _var_part_check(name: str, which: str, line: str, max_points: int, description: str = "") -> Check:
+    """:func:`_printed_eq40_ctx` vs ``Var(lam S1)`` (``pos``) or ``Var((1 - lam) S2)`` (``trig``) from their
+    definitions, with an error bar (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to
+    equal SM) and on balls."""
+    key = "v1" if which == "pos" else "v2"
 
-
-def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        t = _var_terms(p, dps, 0)
-        return (t["v1"] if which == "pos" else t["v2"]), t["err"]
+        t = refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), 0, dps)
+        return t[key], t["err"]
 
-    return ref
+    return deterministic_check(name, None, ref, atol_scale=_scale, max_points=max_points,
+                               printed_ctx=_printed_eq40_ctx(which, line),
+                               reference_ball=_ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
+                               description=description)
 
 
 P.claim(
@@ -3048,36 +3042,26 @@ P.claim(
     statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
               "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("pos", "last"),
-                                reference_ball=_var_part_ball("pos"),
-                                description="E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
-            deterministic_check("moment-expansion-middle", None, _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=8, printed_ctx=_printed_eq40_ctx("pos", "middle"),
-                                reference_ball=_var_part_ball("pos"))],
+    checks=[_var_part_check("moment-expansion", "pos", "last", 16,
+                            "E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
+            _var_part_check("moment-expansion-middle", "pos", "middle", 8)],
 )
 
 P.claim(
     "eq41", source=P.at("appendix C, eq (41)"),
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_var_part("trig"),
-                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("trig", "last"),
-                                reference_ball=_var_part_ball("trig"))],
+    checks=[_var_part_check("moment-expansion", "trig", "last", 16)],
 )
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
 
 
-def _b_sum(r: Any, t: Any, n: int) -> Any:
-    return _b(1, r, t, n) + _b(2, r, t, n)
-
-
 def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
-        lhs, e0 = refs.mp_max_on_interval(lambda t: _b_sum(r, t, n), dps)
+        lhs, e0 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n) + _b(2, r, t, n), dps)
         m1, e1 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n), dps)
         m2, e2 = refs.mp_max_on_interval(lambda t: _b(2, r, t, n), dps)
         return lhs, m1 + m2, e0 + e1 + e2
@@ -3133,7 +3117,11 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
 
 
 def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
-    return _local_maxima(1, p["r"], int(p["n"]), dps)
+    """:func:`_local_maxima` of ``b_r^1``; ``ArithmeticError`` where there is none."""
+    ts = _local_maxima(1, p["r"], int(p["n"]), dps)
+    if not ts:
+        raise ArithmeticError("b_r^1 has no interior local maximum")
+    return ts
 
 
 def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
@@ -3216,14 +3204,9 @@ _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
 
 
 def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``theta* sin theta*`` at the interior local maximiser of ``b_r^1`` farthest from ``1/r^2``."""
     with mpmath.workdps(dps + 10):
-        worst = None
-        for t in _b1_locmax(p, dps):
-            v = t * mpmath.sin(t)
-            if worst is None or abs(v - 1 / mpmath.mpf(p["r"]) ** 2) > abs(worst - 1 / mpmath.mpf(p["r"]) ** 2):
-                worst = v
-        if worst is None:
-            raise ArithmeticError("b_r^1 has no interior local maximum")
+        worst = max((t * mpmath.sin(t) for t in _b1_locmax(p, dps)), key=lambda v: abs(v - 1 / mpmath.mpf(p["r"]) ** 2))
         return worst, mpmath.mpf(10) ** (-dps - 5)
 
 
@@ -3241,10 +3224,7 @@ P.claim(
 
 def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        ts = _b1_locmax(p, dps)
-        if not ts:
-            raise ArithmeticError("b_r^1 has no interior local maximum")
-        return max(ts) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
+        return max(_b1_locmax(p, dps)) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
 
 
 P.claim(
@@ -3280,13 +3260,7 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
             bound = _eq62_bound_ctx(MP, r, mpmath.mpf(n))
-            if part == "left":
-                ts = _b1_locmax(p, dps)
-                if not ts:
-                    raise ArithmeticError("b_r^1 has no interior local maximum")
-                lhs = max(_b(1, r, t, n) for t in ts)
-            else:
-                lhs = _b(1, r, mpmath.pi, n)
+            lhs = max(_b(1, r, t, n) for t in _b1_locmax(p, dps)) if part == "left" else _b(1, r, mpmath.pi, n)
             return lhs, bound, mpmath.mpf(10) ** (-dps) * bound
 
     return lhs_rhs
@@ -3328,19 +3302,12 @@ def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
     as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
-    (``rfcheck.references.hrf.derivative_ball``), not by finite differences."""
+    (``rfcheck.references.hrf.sign_pattern_margin_ball``), not by finite differences."""
     from flint import arb
 
-    from rfcheck.arb_backend import workprec
-
     i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
-    d = []
-    for t in sorted(float(p[k]) for k in ("t1", "t2", "t3")):
-        db = refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits)
-        with workprec(bits):
-            d.append(db * (-2 * r**2 * arb(t).cos()).exp())
-    with workprec(bits):
-        return (-d[0]).min(d[1]).min(-d[2]), arb(0)
+    return refs.sign_pattern_margin_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), [p[k] for k in ("t1", "t2", "t3")],
+                                         bits, weight=lambda t: (-2 * r**2 * t.cos()).exp()), arb(0)
 
 
 _REMARK = ("from the properties of function theta -> theta sin(theta) and the fact that r >= 1, we conclude that both "
@@ -3420,13 +3387,11 @@ def _b_at_ctx(i: int, where: str) -> Callable[[Any, dict[str, Any]], Any]:
     return lambda ctx, p: _b_ctx(ctx, i, p["r"], ctx.pi if where == "pi" else refs.num(ctx, 0), p["n"])
 
 
-def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    return _mp_ref(_b_at_ctx(i, where), scale=lambda p, v: abs(v))
-
-
-def _b_at_ball(i: int, where: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of :func:`_b_at_ctx`."""
-    return _ball_of(_b_at_ctx(i, where))
+def _b_at_check(i: int, where: str, printed_ctx: Callable[[Any, dict[str, Any]], Any], **kw: Any) -> Check:
+    """The check ``b{i}-at-{where}``: ``printed_ctx`` vs :func:`_b_at_ctx` (in mpmath and on balls)."""
+    f = _b_at_ctx(i, where)
+    return deterministic_check(f"b{i}-at-{where}", None, _mp_ref(f, scale=lambda p, v: abs(v)),
+                               printed_ctx=printed_ctx, reference_ball=_ball_of(f), **kw)
 
 
 def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -3465,15 +3430,10 @@ P.claim(
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
-    checks=[deterministic_check("b1-at-pi", None, _b_at(1, "pi"), printed_ctx=_printed_b_pi_ctx(1),
-                                reference_ball=_b_at_ball(1, "pi"),
-                                atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2), max_points=12),
-            deterministic_check("b2-at-pi", None, _b_at(2, "pi"), printed_ctx=_printed_b_pi_ctx(2),
-                                reference_ball=_b_at_ball(2, "pi"), max_points=12),
-            deterministic_check("b1-at-0", None, _b_at(1, "0"), printed_ctx=_zero_ctx,
-                                reference_ball=_b_at_ball(1, "0"), atol_scale=lambda p, dps: 1, max_points=6),
-            deterministic_check("b2-at-0", None, _b_at(2, "0"), printed_ctx=_zero_ctx,
-                                reference_ball=_b_at_ball(2, "0"), atol_scale=lambda p, dps: 1, max_points=6),
+    checks=[_b_at_check(1, "pi", _printed_b_pi_ctx(1), max_points=12,
+                        atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2)),
+            _b_at_check(2, "pi", _printed_b_pi_ctx(2), max_points=12),
+            *(_b_at_check(i, "0", _zero_ctx, atol_scale=lambda p, dps: 1, max_points=6) for i in (1, 2)),
             inequality_check("non-negative", _b_nonneg, max_points=16, sides_ball=_b_nonneg_balls,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
 )
@@ -3504,7 +3464,7 @@ def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return balls
     f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
     vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
-    return refs.max_of_balls([*vals, _b_at_ball(i, "pi")(p, bits)], bits)
+    return refs.max_of_balls([*vals, _ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
 
 
 P.claim(
@@ -3529,9 +3489,6 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = _pair_ctx(ctx, p)
     s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
     return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
-
-
-printed_eq67 = _on_mp(printed_eq67_ctx)
 
 
 def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -3578,17 +3535,14 @@ def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
 
 
-printed_eq74_line3 = _on_mp(printed_eq74_line3_ctx)
-
-
 P.claim(
     "eq74", source=P.at("appendix F, eq (74), third line"),
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
-                                reference_ball=_gl_ball(73), atol_scale=lambda p, dps: printed_eq74_line3(p) + 1,
-                                max_points=24)],
+                                reference_ball=_gl_ball(73), max_points=24,
+                                atol_scale=lambda p, dps: _on_mp(printed_eq74_line3_ctx)(p) + 1)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
 )
@@ -3651,11 +3605,6 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 _ref_eq76 = _mp_ref(_lam_coords_ctx)
 
 
-def _eq76_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of :func:`_lam_coords_ctx`."""
-    return eval_on_balls(_lam_coords_ctx, p, bits)
-
-
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
@@ -3665,7 +3614,8 @@ P.claim(
               "eq (67)",
     domain=_SAME_F,
     checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
-                                reference_ball=_eq76_ref_ball, atol_scale=lambda p, dps: 1,
+                                reference_ball=lambda p, bits: eval_on_balls(_lam_coords_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1,
                                 description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
 
@@ -3730,7 +3680,7 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_eq76_ref_ball`) and 0.
+    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_lam_coords_ctx`) and 0.
 
     Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
     (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
@@ -3738,7 +3688,7 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     from rfcheck.arb_backend import workprec
 
     for b in (bits, 4 * bits, 16 * bits):
-        v = _eq76_ref_ball(p, b)
+        v = eval_on_balls(_lam_coords_ctx, p, b)
         with workprec(b):
             lhs = (-v).max(v - 1)
         if not lhs.contains(0) or (lhs.is_exact() and lhs.is_zero()):
@@ -3790,11 +3740,6 @@ def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (a**2 + b**2) * (z * ri + rj / z)
 
 
-def _eq83_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of :func:`_eq83_ctx` (complex division on balls)."""
-    return eval_on_balls(_eq83_ctx, p, bits)
-
-
 _ref_eq83 = _mp_ref(_eq83_ctx)
 
 
@@ -3810,9 +3755,11 @@ P.claim(
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
     checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
-                                reference_ball=_eq83_ball, atol_scale=lambda p, dps: 1,
+                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1,
                                 description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx, reference_ball=_eq83_ball,
+            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx,
+                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
                                 atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )

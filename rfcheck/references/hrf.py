@@ -99,6 +99,7 @@ __all__ = [
     "sgn_product_mean_ball",
     "sgn_product_mean_quad",
     "sign_pattern_margin",
+    "sign_pattern_margin_ball",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
 ]
@@ -2537,3 +2538,50 @@ def hrf_feature_dim(m: int, n: int) -> int:
     lam = hy.Blocks((hy.angular_lambda_features(x, tau),), (hy.angular_lambda_features(y, tau),))
     psi, _ = hy.hrf_feature_vectors([hy.pos_blocks(x, y, w1), hy.trig_blocks(x, y, w2)], [(0.5, lam)])
     return int(psi.shape[-1])
+
+
+def sign_pattern_margin_ball(fn: Callable[[Any, Any], Any], ts: list[float], bits: int, *,
+                             weight: Callable[[Any], Any] | None = None) -> Any:
+    """Ball of ``min(-D(t1), D(t2), -D(t3))``, ``t1 <= t2 <= t3`` sorted: the ball twin of :func:`sign_pattern_margin`.
+
+    ``D(t) = fn'(t) weight(t)``, the derivative exact on Arb power series (:func:`derivative_ball`, not finite
+    differences) and ``weight`` a positive factor that keeps the sign (default 1); positive is a violation of
+    the pattern "first non-negative, then non-positive, then non-negative".
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball`.
+    ts : list of float
+        Three points (taken exactly, sorted here).
+    bits : int
+        Working precision in bits.
+    weight : callable, optional
+        ``weight(t) -> flint.arb`` of the exact ball of ``t``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the margin.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, the remark after eq (57)-(58).
+
+    Examples
+    --------
+    >>> m = sign_pattern_margin_ball(lambda ctx, u: ctx.cos(3 * u), [2.5, 0.5, 1.5], 128)
+    >>> m > 0  # D = -3 sin(3t) is -, +, - at 0.5, 1.5, 2.5: a violation
+    True
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d = []
+    for t in sorted(float(v) for v in ts):
+        db = derivative_ball(fn, t, bits)
+        with workprec(bits):
+            d.append(db * weight(arb(t)) if weight is not None else db)
+    with workprec(bits):
+        return (-d[0]).min(d[1]).min(-d[2])
