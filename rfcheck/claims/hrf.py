@@ -3130,34 +3130,17 @@ def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
     return balls or "b_r^1 has no interior local maximum"
 
 
-def _locmax_proof_count(i: int, p: dict[str, Any], bits: int) -> int | str:
-    """The number of interior local maximisers of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), with a proof that
-    there are no others (``rfcheck.references.hrf.interior_local_maxima_balls``: signs of the exact first and
-    second derivatives on Arb power series), memoised; a string says why there is none."""
-    from flint import arb
-
-    key = ("locmax-proof", i, repr(p["r"]), int(p["n"]), bits)
-    if key not in _CACHE:
-        r, n = arb(float(p["r"])), arb(int(p["n"]))
-        try:
-            _CACHE[key] = len(refs.interior_local_maxima_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), 0.0, "pi",
-                                                                bits))
-        except ValueError as exc:
-            _CACHE[key] = f"no proof of the number of local maxima ({exc})"
-    return _CACHE[key]
-
-
 def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     """Balls enclosing every interior local maximiser of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), or a
     string saying why there are none: ``rfcheck.references.hrf.local_maximiser_balls`` around the numerical
-    maximisers of :func:`_local_maxima` (same digits), their number proven by :func:`_locmax_proof_count`."""
+    maximisers of :func:`_local_maxima` (same digits), their number proven from the signs of the exact first and
+    second derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``)."""
     from flint import arb
 
     dps = _dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     ts = _local_maxima(i, p["r"], int(p["n"]), dps)
-    return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps,
-                                      count=lambda: _locmax_proof_count(i, p, bits))
+    return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps)
 
 
 def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
