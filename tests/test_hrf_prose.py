@@ -15,8 +15,8 @@ import pytest
 from rfcheck import verify
 from rfcheck.claims import REGISTRY, Claim
 from rfcheck.claims import hrf as H
-from rfcheck.claims._common import inequality_check
 from rfcheck.estimators import hrf as hy
+from rfcheck.references import hrf as R
 from rfcheck.stats import z_critical
 
 F_IDS = ["hrf.text-f-lambda-estimator.trig-zero-at-0", "hrf.text-f-lambda-estimator.pos-zero-at-pi",
@@ -50,7 +50,7 @@ def test_verdicts(cid, verdict):
 @pytest.mark.parametrize("r,theta,sigma,n", [(0.7, 0.0, 1.0, 3), (0.7, math.pi, 1.0, 3), (1.3, 1.1, 0.6, 1),
                                              (0.2, 2.5, 1.7, 8), (2.0, 0.4, 0.5, 2)])
 def test_quadrature_matches_closed_form(kind, r, theta, sigma, n):
-    var, _, err = H._lam_est_var(kind, mpmath.pi if theta == math.pi else theta)({"r": r, "sigma": sigma, "n": n}, 30)
+    var, _, err = R.lambda_estimator_variance(kind, r, mpmath.pi if theta == math.pi else theta, sigma, n, 30)
     ref = closed_var(kind, r, theta, sigma, n)
     assert abs(float(var) - ref) <= 1e-20 + 1e-12 * abs(ref) + 10 * float(err)
 
@@ -92,8 +92,7 @@ def test_power_wrong_zero_is_refuted(kind, theta):
     """Power: 'zero variance' at the other end (or inside (0, pi)) is refuted by the same check."""
     c = REGISTRY[F_IDS[0]]
     wrong = Claim(id=f"hrf.text-f-planted-{kind}", paper="hrf", source="planted", statement="wrong end",
-                  domain=c.domain, checks=[inequality_check("quadrature", H._zero_at(kind, theta), max_points=6,
-                                                            search=False)])
+                  domain=c.domain, checks=[H._lam_var_check("quadrature", kind, theta, True, "", max_points=6)])
     assert verify.run_claim(wrong, budget="smoke", seed=0).verdict == "REFUTED"
 
 
@@ -101,21 +100,20 @@ def test_power_wrong_nonzero_is_refuted():
     """Power: 'trig variance non-zero at theta = 0' is refuted (the floor check can fail)."""
     c = REGISTRY[F_IDS[2]]
     wrong = Claim(id="hrf.text-f-planted-nonzero", paper="hrf", source="planted", statement="wrong",
-                  domain=c.domain, checks=[inequality_check("q", H._nonzero_at("trig", 0.0), max_points=6,
-                                                            search=False)])
+                  domain=c.domain, checks=[H._lam_var_check("q", "trig", 0.0, False, "", max_points=6)])
     assert verify.run_claim(wrong, budget="smoke", seed=0).verdict == "REFUTED"
 
 
 @pytest.mark.parametrize("m,n", [(1, 1), (2, 3), (5, 1), (7, 11), (128, 128)])
 def test_feature_dim_is_counted(m, n):
     """d_est = dim Psi (eq 11) of the angular hybrid, built with rfcheck.estimators.hrf, is 4m + 4mn (Theta(mn))."""
-    assert H.hrf_feature_dim(m, n) == 4 * m + 4 * m * n
+    assert R.hrf_feature_dim(m, n) == 4 * m + 4 * m * n
 
 
 def test_d4_growth_and_power():
     """(1/sqrt(mn))/(1/d_est) = d_est/sqrt(mn) grows like sqrt(mn) (unbounded); the check would accept
     the exponent 1 (i.e. Theta(1/d_est) = Theta(1/(mn))) and refutes 1/2."""
-    ratios = [H.hrf_feature_dim(k, k) / k for k in (10, 10**3, 10**6)]
+    ratios = [R.hrf_feature_dim(k, k) / k for k in (10, 10**3, 10**6)]
     assert ratios[1] / ratios[0] > 90 and ratios[2] / ratios[1] > 900
     from rfcheck.claims import BUDGETS
     ev = H._d4_rate({"m": 3, "n": 5}, BUDGETS["default"], 0)

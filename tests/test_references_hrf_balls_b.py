@@ -308,10 +308,11 @@ def test_the_maximiser_balls_must_be_as_many_as_the_proven_maxima(monkeypatch):
     from rfcheck.claims import hrf as H
 
     p = {"r": 2.0, "n": 5}
-    assert H._locmax_proof_count(1, p, 116) == 1
+    b1 = lambda ctx, u: H._b_ctx(ctx, 1, arb(2), u, arb(5))  # noqa: E731
+    assert len(refs.interior_local_maxima_balls(b1, 0.0, "pi", 116)) == 1  # the proven count
     ev = _evaluate("hrf.eq60", "numerical-maximisation", p)
     assert ev.extra["certified"] is True
-    monkeypatch.setattr(H, "_locmax_proof_count", lambda i, p, bits: 2)
+    monkeypatch.setattr(refs, "interior_local_maxima_balls", lambda *a, **k: [arb(1), arb(2)])
     assert "the proof on balls 2" in H._b1_locmax_balls(p, 116)
     for cid in ("hrf.eq59", "hrf.eq60", "hrf.eq62.left"):
         ev = _evaluate(cid, "numerical-maximisation", p)

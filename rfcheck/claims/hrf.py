@@ -2811,6 +2811,18 @@ P.claim(
 # ============================================================================================
 
 
+def _mp_ref(f: Callable[[Any, dict[str, Any]], Any],
+            scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v)) -> Callable[..., tuple[Any, Any]]:
+    """``reference(point, dps)`` of a formula written against ctx, ``f(ctx, point)``, in mpmath at ``dps + 10``
+    digits, with the error bar ``10^(-dps-5) scale(point, value)``."""
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            v = f(MP, p)
+            return v, mpmath.mpf(10) ** (-dps - 5) * scale(p, v)
+
+    return ref
+
+
 # ------------------------------------------------------------------ eq (19): angular lambda
 
 
@@ -2879,12 +2891,6 @@ P.claim(
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 
 
-def _var_terms(p: dict[str, Any], dps: int, shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` from their definitions, with an error bar
-    (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to equal SM)."""
-    return refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), shared, dps)
-
-
 def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
     return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
@@ -2928,9 +2934,6 @@ def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``E[S1 S2] E[lam(1 - lam)] - SM^2 E[lam] E[1 - lam]`` with E[S1 S2] (same projections) its value."""
     h = _moments_ctx(ctx, p)
     return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
-
-
-printed_eq33 = _on_mp(printed_eq33_ctx)
 
 
 P.claim(
@@ -3018,17 +3021,20 @@ def _printed_eq40_ctx(which: str, line: str) -> Callable[[Any, dict[str, Any]], 
     return printed
 
 
-def _var_part_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Var(lam S1)`` (``pos``) or ``Var((1 - lam) S2)`` (``trig``) from their definitions."""
-    return _ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)["v1" if which == "pos" else "v2"])
+def _var_part_check(name: str, which: str, line: str, max_points: int, description: str = "") -> Check:
+    """:func:`_printed_eq40_ctx` vs ``Var(lam S1)`` (``pos``) or ``Var((1 - lam) S2)`` (``trig``) from their
+    definitions, with an error bar (``refs.hybrid_variance_terms_with_error``; ``E S1``, ``E S2`` not assumed to
+    equal SM) and on balls."""
+    key = "v1" if which == "pos" else "v2"
 
-
-def _ref_var_part(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        t = _var_terms(p, dps, 0)
-        return (t["v1"] if which == "pos" else t["v2"]), t["err"]
+        t = refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), 0, dps)
+        return t[key], t["err"]
 
-    return ref
+    return deterministic_check(name, None, ref, atol_scale=_scale, max_points=max_points,
+                               printed_ctx=_printed_eq40_ctx(which, line),
+                               reference_ball=_ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
+                               description=description)
 
 
 P.claim(
@@ -3036,36 +3042,26 @@ P.claim(
     statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
               "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("pos", "last"),
-                                reference_ball=_var_part_ball("pos"),
-                                description="E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
-            deterministic_check("moment-expansion-middle", None, _ref_var_part("pos"),
-                                atol_scale=_scale, max_points=8, printed_ctx=_printed_eq40_ctx("pos", "middle"),
-                                reference_ball=_var_part_ball("pos"))],
+    checks=[_var_part_check("moment-expansion", "pos", "last", 16,
+                            "E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
+            _var_part_check("moment-expansion-middle", "pos", "middle", 8)],
 )
 
 P.claim(
     "eq41", source=P.at("appendix C, eq (41)"),
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_var_part("trig"),
-                                atol_scale=_scale, max_points=16, printed_ctx=_printed_eq40_ctx("trig", "last"),
-                                reference_ball=_var_part_ball("trig"))],
+    checks=[_var_part_check("moment-expansion", "trig", "last", 16)],
 )
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
 
 
-def _b_sum(r: Any, t: Any, n: int) -> Any:
-    return _b(1, r, t, n) + _b(2, r, t, n)
-
-
 def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
-        lhs, e0 = refs.mp_max_on_interval(lambda t: _b_sum(r, t, n), dps)
+        lhs, e0 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n) + _b(2, r, t, n), dps)
         m1, e1 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n), dps)
         m2, e2 = refs.mp_max_on_interval(lambda t: _b(2, r, t, n), dps)
         return lhs, m1 + m2, e0 + e1 + e2
@@ -3121,7 +3117,11 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
 
 
 def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
-    return _local_maxima(1, p["r"], int(p["n"]), dps)
+    """:func:`_local_maxima` of ``b_r^1``; ``ArithmeticError`` where there is none."""
+    ts = _local_maxima(1, p["r"], int(p["n"]), dps)
+    if not ts:
+        raise ArithmeticError("b_r^1 has no interior local maximum")
+    return ts
 
 
 def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
@@ -3130,63 +3130,17 @@ def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
     return balls or "b_r^1 has no interior local maximum"
 
 
-def _locmax_proof_count(i: int, p: dict[str, Any], bits: int) -> int | str:
-    """The number of interior local maximisers of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), with a proof that
-    there are no others (``rfcheck.references.hrf.interior_local_maxima_balls``: signs of the exact first and
-    second derivatives on Arb power series), memoised; a string says why there is none."""
-    from flint import arb
-
-    key = ("locmax-proof", i, repr(p["r"]), int(p["n"]), bits)
-    if key not in _CACHE:
-        r, n = arb(float(p["r"])), arb(int(p["n"]))
-        try:
-            _CACHE[key] = len(refs.interior_local_maxima_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), 0.0, "pi",
-                                                                bits))
-        except ValueError as exc:
-            _CACHE[key] = f"no proof of the number of local maxima ({exc})"
-    return _CACHE[key]
-
-
 def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     """Balls enclosing every interior local maximiser of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), or a
-    string saying why there are none.
-
-    Around each numerical maximiser ``t0`` of :func:`_local_maxima` (same digits) the ball ``[t0 - d, t0 + d]``,
-    ``d = 10^(3-dps) (1 + t0)``, inside ``(0, pi)``, is kept only where the exact derivative
-    (``rfcheck.references.hrf.derivative_ball``, Arb power series) is certified positive at ``t0 - d`` and
-    negative at ``t0 + d``: the maximum of ``b_r^i`` on the ball is then interior, a local maximiser.  The
-    number of local maximisers is proven by :func:`_locmax_proof_count`; when it equals the number of these
-    balls and they are pairwise disjoint, each holds a distinct maximiser, so every maximiser lies in one of
-    them (each in exactly one).  Otherwise a string says which step failed."""
+    string saying why there are none: ``rfcheck.references.hrf.local_maximiser_balls`` around the numerical
+    maximisers of :func:`_local_maxima` (same digits), their number proven from the signs of the exact first and
+    second derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``)."""
     from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
 
     dps = _dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
-    out = []
-    for t0 in _local_maxima(i, p["r"], int(p["n"]), dps):
-        with mpmath.workdps(dps + 20):
-            d = mpmath.mpf(10) ** (3 - dps) * (1 + t0)
-            lo, hi = t0 - d, t0 + d
-        slopes = [refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits) for t in (lo, hi)]
-        if not (slopes[0] > 0 and slopes[1] < 0):
-            return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
-        with workprec(bits):
-            ball = to_ball(lo).union(to_ball(hi))
-            if not (ball > 0 and ball < arb.pi()):
-                return "a numerical maximiser's ball is not inside (0, pi)"
-        out.append(ball)
-    count = _locmax_proof_count(i, p, bits)
-    if isinstance(count, str):
-        return count
-    if count != len(out):
-        return (f"the grid found {len(out)} interior local maxima, the proof on balls {count}: the balls do not "
-                f"enclose every maximiser")
-    with workprec(bits):
-        if any(a.overlaps(b) for j, a in enumerate(out) for b in out[j + 1:]):
-            return "two local maximisers' balls overlap: they need not hold distinct maximisers"
-    return out
+    ts = _local_maxima(i, p["r"], int(p["n"]), dps)
+    return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps)
 
 
 def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
@@ -3199,11 +3153,7 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
     if isinstance(balls, str):
         return balls
     with workprec(bits):
-        vals = [b * b.sin() for b in balls]
-        out = vals[0]
-        for v in vals[1:]:
-            out = out.union(v)
-        return out
+        return refs.hull_of_balls([b * b.sin() for b in balls], bits)
 
 
 def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
@@ -3216,28 +3166,20 @@ def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
     if isinstance(balls, str):
         return balls
     with workprec(bits):
-        lhs = balls[0] ** 2
-        for b in balls[1:]:
-            lhs = lhs.max(b**2)
-        return lhs, arb.pi() / 2 / arb(float(p["r"])) ** 2
+        return refs.max_of_balls([b**2 for b in balls], bits), arb.pi() / 2 / arb(float(p["r"])) ** 2
 
 
 def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``max b_r^1(theta*)`` over every interior local maximiser (:func:`_b1_locmax_balls`; eq 54 as
     printed on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
-    from rfcheck.arb_backend import Ball, workprec
+    from rfcheck.arb_backend import Ball
 
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
     vals = [refs.on_balls(lambda ctx, r, t, n: _b_ctx(ctx, 1, r, t, n), p["r"], Ball(b), int(p["n"]), bits=bits)
             for b in balls]
-    bound = _eq62_right_balls(p, bits)[1]
-    with workprec(bits):
-        lhs = vals[0]
-        for v in vals[1:]:
-            lhs = lhs.max(v)
-        return lhs, bound
+    return refs.max_of_balls(vals, bits), _eq62_right_balls(p, bits)[1]
 
 
 _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
@@ -3245,14 +3187,9 @@ _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
 
 
 def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``theta* sin theta*`` at the interior local maximiser of ``b_r^1`` farthest from ``1/r^2``."""
     with mpmath.workdps(dps + 10):
-        worst = None
-        for t in _b1_locmax(p, dps):
-            v = t * mpmath.sin(t)
-            if worst is None or abs(v - 1 / mpmath.mpf(p["r"]) ** 2) > abs(worst - 1 / mpmath.mpf(p["r"]) ** 2):
-                worst = v
-        if worst is None:
-            raise ArithmeticError("b_r^1 has no interior local maximum")
+        worst = max((t * mpmath.sin(t) for t in _b1_locmax(p, dps)), key=lambda v: abs(v - 1 / mpmath.mpf(p["r"]) ** 2))
         return worst, mpmath.mpf(10) ** (-dps - 5)
 
 
@@ -3270,10 +3207,7 @@ P.claim(
 
 def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        ts = _b1_locmax(p, dps)
-        if not ts:
-            raise ArithmeticError("b_r^1 has no interior local maximum")
-        return max(ts) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
+        return max(_b1_locmax(p, dps)) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
 
 
 P.claim(
@@ -3299,29 +3233,26 @@ P.claim(
 )
 
 
+def _eq62_bound_ctx(ctx: Any, r: Any, n: Any) -> Any:
+    """The bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62) as printed."""
+    return (1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2)
+
+
 def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
-            bound = (1 - mpmath.mpf(1) / n) / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)
-            if part == "left":
-                ts = _b1_locmax(p, dps)
-                if not ts:
-                    raise ArithmeticError("b_r^1 has no interior local maximum")
-                lhs = max(_b(1, r, t, n) for t in ts)
-            else:
-                lhs = _b(1, r, mpmath.pi, n)
+            bound = _eq62_bound_ctx(MP, r, mpmath.mpf(n))
+            lhs = max(_b(1, r, t, n) for t in _b1_locmax(p, dps)) if part == "left" else _b(1, r, mpmath.pi, n)
             return lhs, bound, mpmath.mpf(10) ** (-dps) * bound
 
     return lhs_rhs
 
 
 def _eq62_right_balls(p: dict[str, Any], bits: int) -> Any:
-    """Balls of ``b_r^1(pi)`` (eq 54 as printed) and the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
-    def f(ctx: Any, r: Any, n: Any) -> Any:
-        return _b_ctx(ctx, 1, r, ctx.pi, n), (1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2)
-
-    return refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
+    """Balls of ``b_r^1(pi)`` (eq 54 as printed) and the bound of eq (62)."""
+    return refs.on_balls(lambda ctx, r, n: (_b_ctx(ctx, 1, r, ctx.pi, n), _eq62_bound_ctx(ctx, r, n)), p["r"],
+                         int(p["n"]), bits=bits)
 
 
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
@@ -3354,19 +3285,12 @@ def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
     as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
-    (``rfcheck.references.hrf.derivative_ball``), not by finite differences."""
+    (``rfcheck.references.hrf.sign_pattern_margin_ball``), not by finite differences."""
     from flint import arb
 
-    from rfcheck.arb_backend import workprec
-
     i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
-    d = []
-    for t in sorted(float(p[k]) for k in ("t1", "t2", "t3")):
-        db = refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), t, bits)
-        with workprec(bits):
-            d.append(db * (-2 * r**2 * arb(t).cos()).exp())
-    with workprec(bits):
-        return (-d[0]).min(d[1]).min(-d[2]), arb(0)
+    return refs.sign_pattern_margin_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), [p[k] for k in ("t1", "t2", "t3")],
+                                         bits, weight=lambda t: (-2 * r**2 * t.cos()).exp()), arb(0)
 
 
 _REMARK = ("from the properties of function theta -> theta sin(theta) and the fact that r >= 1, we conclude that both "
@@ -3441,14 +3365,16 @@ P.claim(
 )
 
 
-def _b_at(i: int, where: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        with mpmath.workdps(dps + 10):
-            t = mpmath.pi if where == "pi" else mpmath.mpf(0)
-            v = _b(i, mpmath.mpf(p["r"]), t, int(p["n"]))
-            return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
+def _b_at_ctx(i: int, where: str) -> Callable[[Any, dict[str, Any]], Any]:
+    """``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
+    return lambda ctx, p: _b_ctx(ctx, i, p["r"], ctx.pi if where == "pi" else refs.num(ctx, 0), p["n"])
 
-    return ref
+
+def _b_at_check(i: int, where: str, printed_ctx: Callable[[Any, dict[str, Any]], Any], **kw: Any) -> Check:
+    """The check ``b{i}-at-{where}``: ``printed_ctx`` vs :func:`_b_at_ctx` (in mpmath and on balls)."""
+    f = _b_at_ctx(i, where)
+    return deterministic_check(f"b{i}-at-{where}", None, _mp_ref(f, scale=lambda p, v: abs(v)),
+                               printed_ctx=printed_ctx, reference_ball=_ball_of(f), **kw)
 
 
 def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -3459,14 +3385,6 @@ def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
         return (1 - one / n if i == 1 else one / n) * ctx.exp(-2 * r**2)
 
     return printed
-
-
-def _b_at_ball(i: int, where: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
-    def f(ctx: Any, r: Any, n: Any) -> Any:
-        return _b_ctx(ctx, i, r, ctx.pi if where == "pi" else refs.num(ctx, 0), n)
-
-    return lambda p, bits: refs.on_balls(f, p["r"], int(p["n"]), bits=bits)
 
 
 def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -3495,15 +3413,10 @@ P.claim(
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)",
     domain=_D3_ENDS,
-    checks=[deterministic_check("b1-at-pi", None, _b_at(1, "pi"), printed_ctx=_printed_b_pi_ctx(1),
-                                reference_ball=_b_at_ball(1, "pi"),
-                                atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2), max_points=12),
-            deterministic_check("b2-at-pi", None, _b_at(2, "pi"), printed_ctx=_printed_b_pi_ctx(2),
-                                reference_ball=_b_at_ball(2, "pi"), max_points=12),
-            deterministic_check("b1-at-0", None, _b_at(1, "0"), printed_ctx=_zero_ctx,
-                                reference_ball=_b_at_ball(1, "0"), atol_scale=lambda p, dps: 1, max_points=6),
-            deterministic_check("b2-at-0", None, _b_at(2, "0"), printed_ctx=_zero_ctx,
-                                reference_ball=_b_at_ball(2, "0"), atol_scale=lambda p, dps: 1, max_points=6),
+    checks=[_b_at_check(1, "pi", _printed_b_pi_ctx(1), max_points=12,
+                        atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2)),
+            _b_at_check(2, "pi", _printed_b_pi_ctx(2), max_points=12),
+            *(_b_at_check(i, "0", _zero_ctx, atol_scale=lambda p, dps: 1, max_points=6) for i in (1, 2)),
             inequality_check("non-negative", _b_nonneg, max_points=16, sides_ball=_b_nonneg_balls,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
 )
@@ -3526,7 +3439,7 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
 def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
     local maximiser enclosed by :func:`_locmax_balls`."""
-    from rfcheck.arb_backend import Ball, workprec
+    from rfcheck.arb_backend import Ball
 
     i = int(p["i"])
     balls = _locmax_balls(i, p, bits)
@@ -3534,12 +3447,7 @@ def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return balls
     f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
     vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
-    vals.append(_b_at_ball(i, "pi")(p, bits))
-    with workprec(bits):
-        out = vals[0]
-        for v in vals[1:]:
-            out = out.max(v)
-        return out
+    return refs.max_of_balls([*vals, _ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
 
 
 P.claim(
@@ -3564,9 +3472,6 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = _pair_ctx(ctx, p)
     s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
     return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
-
-
-printed_eq67 = _on_mp(printed_eq67_ctx)
 
 
 def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -3613,43 +3518,38 @@ def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
 
 
-printed_eq74_line3 = _on_mp(printed_eq74_line3_ctx)
-
-
 P.claim(
     "eq74", source=P.at("appendix F, eq (74), third line"),
     statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
               "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
     domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
-                                reference_ball=_gl_ball(73), atol_scale=lambda p, dps: printed_eq74_line3(p) + 1,
-                                max_points=24)],
+                                reference_ball=_gl_ball(73), max_points=24,
+                                atol_scale=lambda p, dps: _on_mp(printed_eq74_line3_ctx)(p) + 1)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
 )
 
 
+def _eq75_head_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2)``: eq (75)'s second line without ``E[(1 - lam_hat)^2]``."""
+    d2 = _pair_ctx(ctx, p)["d2"]
+    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    return -1 + 2 / rho - 2 / rho * ctx.exp(-s**2 / 2 * d2)
+
+
 def printed_eq75_line2(p: dict[str, Any]) -> Any:
     """-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2) + E[(1 - lam_hat)^2] (the symbol's value)."""
-    g = _geo(p)
-    s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-    rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-    eo2, _ = _ref_gl(73)(p, mpmath.mp.dps)
-    return -1 + 2 / rho - 2 / rho * mpmath.exp(-s**2 / 2 * g["d2"]) + eo2
+    return _eq75_head_ctx(MP, p) + _ref_gl(73)(p, mpmath.mp.dps)[0]
 
 
 def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of eq (75)'s second line (as :func:`printed_eq75_line2`), ``E[(1 - lam_hat)^2]`` the ball of its value
     from the exact moments."""
-    def f(ctx: Any, nx: Any, ny: Any, th: Any, s: Any, r: Any) -> Any:
-        d2 = refs.pair_geometry(ctx, nx, ny, th)["d2"]
-        rho = 1 - ctx.exp(-2 * s**2 * r**2)
-        return -1 + 2 / rho - 2 / rho * ctx.exp(-s**2 / 2 * d2)
-
     from rfcheck.arb_backend import workprec
 
-    head = refs.on_balls(f, p["nx"], p["ny"], p["theta"], p["sigma"], p["r"], bits=bits)
-    eo2 = _gl_ball(73)(p, bits)
+    head, eo2 = _ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
         return head + eo2
 
@@ -3667,17 +3567,16 @@ P.claim(
 )
 
 
-def _xy_coords(p: dict[str, Any]) -> Any:
-    """|x - y|^2 from coordinates x = r e1, y = r (cos theta, sin theta) (no half-angle formula)."""
-    r, t = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"])
-    return (r - r * mpmath.cos(t)) ** 2 + (r * mpmath.sin(t)) ** 2
+def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``|x - y|^2`` from coordinates ``x = r e1``, ``y = r (cos theta, sin theta)`` (no half-angle formula)."""
+    r, t = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
+    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
 
 
-def _ref_eq76(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        s, r = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"])
-        v = (1 - mpmath.exp(-s**2 / 2 * _xy_coords(p))) / (1 - mpmath.exp(-2 * s**2 * r**2))
-        return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
+def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
+    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    return (1 - ctx.exp(-s**2 / 2 * _xy_coords_ctx(ctx, p))) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
 def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -3686,19 +3585,7 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``|x - y|^2`` from coordinates (as :func:`_xy_coords`) on ``ctx``."""
-    r, t = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
-    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
-
-
-def _eq76_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
-    def f(ctx: Any, q: dict[str, Any]) -> Any:
-        s, r = refs.num(ctx, q["sigma"]), refs.num(ctx, q["r"])
-        return (1 - ctx.exp(-s**2 / 2 * _xy_coords_ctx(ctx, q))) / (1 - ctx.exp(-2 * s**2 * r**2))
-
-    return eval_on_balls(f, p, bits)
+_ref_eq76 = _mp_ref(_lam_coords_ctx)
 
 
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
@@ -3710,7 +3597,8 @@ P.claim(
               "eq (67)",
     domain=_SAME_F,
     checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
-                                reference_ball=_eq76_ref_ball, atol_scale=lambda p, dps: 1,
+                                reference_ball=lambda p, bits: eval_on_balls(_lam_coords_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1,
                                 description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
 
@@ -3719,9 +3607,7 @@ def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
 
-def _ref_eq80(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return +_xy_coords(p), mpmath.mpf(10) ** (-dps - 5) * (mpmath.mpf(p["r"]) ** 2 + 1)
+_ref_eq80 = _mp_ref(_xy_coords_ctx, scale=lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1)
 
 
 P.claim(
@@ -3777,7 +3663,7 @@ def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_eq76_ref_ball`) and 0.
+    """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_lam_coords_ctx`) and 0.
 
     Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
     (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
@@ -3785,7 +3671,7 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     from rfcheck.arb_backend import workprec
 
     for b in (bits, 4 * bits, 16 * bits):
-        v = _eq76_ref_ball(p, b)
+        v = eval_on_balls(_lam_coords_ctx, p, b)
         with workprec(b):
             lhs = (-v).max(v - 1)
         if not lhs.contains(0) or (lhs.is_exact() and lhs.is_zero()):
@@ -3812,10 +3698,6 @@ P.claim(
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
 
 
-def _ab(p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
-    return (mpmath.mpf(p["alpha"]), mpmath.mpf(p["beta"]), mpmath.mpf(p["ri"]), mpmath.mpf(p["rj"]))
-
-
 def _ab_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
     return tuple(refs.num(ctx, p[k]) for k in ("alpha", "beta", "ri", "rj"))  # type: ignore[return-value]
 
@@ -3834,23 +3716,14 @@ def printed_eq84_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return s * ((a + b * 1j) * ri + (a - b * 1j) / s * rj)
 
 
-def _eq83_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``(alpha^2 + beta^2)`` times the left side of eq (83) (complex division on balls)."""
-    def f(ctx: Any, q: dict[str, Any]) -> Any:
-        a, b, ri, rj = _ab_ctx(ctx, q)
-        z = a + b * 1j
-        return (a**2 + b**2) * (z * ri + rj / z)
-
-    return eval_on_balls(f, p, bits)
+def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``(alpha^2 + beta^2)`` times the left side of eq (83), with the complex division."""
+    a, b, ri, rj = _ab_ctx(ctx, p)
+    z = a + b * 1j
+    return (a**2 + b**2) * (z * ri + rj / z)
 
 
-def _ref_eq83(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """(alpha^2 + beta^2) times the left side of eq (83), complex division in mpmath."""
-    with mpmath.workdps(dps + 10):
-        a, b, ri, rj = _ab(p)
-        z = mpmath.mpc(a, b)
-        v = (a**2 + b**2) * (z * ri + rj / z)
-        return v, mpmath.mpf(10) ** (-dps - 5) * (1 + abs(v))
+_ref_eq83 = _mp_ref(_eq83_ctx)
 
 
 _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, extra=(0.0,)),
@@ -3865,9 +3738,11 @@ P.claim(
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
     checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
-                                reference_ball=_eq83_ball, atol_scale=lambda p, dps: 1,
+                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1,
                                 description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx, reference_ball=_eq83_ball,
+            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx,
+                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
                                 atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )
@@ -3942,71 +3817,30 @@ def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, An
     return _CACHE[key]
 
 
-def _lam_est_var(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
-    """``(Var lam_hat, E[f^2]/(n rho^2), err)`` at ``theta``: ``lam_hat = 1/rho - (1/(n rho)) sum_i f_i``."""
+def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: str, max_points: int = 16) -> Check:
+    """``Var lam_hat`` (eq 69 form, ``kind`` features, ``rfcheck.references.hrf.lambda_estimator_variance``) at
+    ``theta`` (0 or ``mpmath.pi``, taken exactly on balls).  ``zero``: ``lhs = Var lam_hat``, ``rhs = 0`` (holds
+    iff the variance vanishes); otherwise ``lhs`` = a floor ``10^(5-dps) E[f^2]/(n rho^2) + 10 err``,
+    ``rhs = Var lam_hat`` (holds iff it exceeds the floor)."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        m = _f_exp_moments(kind, dict(p, theta=theta), dps)
+        v, scale, e = refs.lambda_estimator_variance(kind, p["r"], theta, p["sigma"], int(p["n"]), dps, moments=m)
+        return (v, mpmath.mpf(0), e) if zero else (mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e)
 
-    def var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        q = dict(p, theta=theta)
-        m1, m2, err = _f_exp_moments(kind, q, dps)
-        with mpmath.workdps(dps + 15):
-            s, r, n = mpmath.mpf(p["sigma"]), mpmath.mpf(p["r"]), int(p["n"])
-            rho = -mpmath.expm1(-2 * s**2 * r**2)
-            k = 1 / (n * rho**2)
-            return k * (m2 - m1**2), k * m2, k * err
-    return var
-
-
-def _lam_est_var_balls(kind: str, theta: Any, p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``(Var lam_hat, E[f^2]/(n rho^2))`` at ``theta`` (0 or ``mpmath.pi``, taken exactly), the feature
-    moments by rigorous quadrature (``rfcheck.references.hrf.feature_exp_moments_ball``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
-    th = "pi" if theta is mpmath.pi else float(theta)
-    _, m2, var = refs.feature_exp_moments_ball(kind, float(p["r"]), th, float(p["sigma"]), bits)
-    with workprec(bits):
-        s, r, n = arb(float(p["sigma"])), arb(float(p["r"])), arb(int(p["n"]))
-        rho = -(-2 * s**2 * r**2).expm1()
-        k = 1 / (n * rho**2)
-        return k * var, k * m2
-
-
-def _zero_at_balls(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """Balls of the sides of :func:`_zero_at`: ``Var lam_hat`` (exactly 0 where the feature is a constant) and 0."""
-    return lambda p, bits: (_lam_est_var_balls(kind, theta, p, bits)[0], 0)
-
-
-def _nonzero_at_balls(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """Balls of the sides of :func:`_nonzero_at`: the floor ``10^(5-dps) E[f^2]/(n rho^2)`` and ``Var lam_hat``."""
     def balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         from flint import arb
 
         from rfcheck.arb_backend import workprec
 
-        var, scale = _lam_est_var_balls(kind, theta, p, bits)
+        th = "pi" if theta is mpmath.pi else float(theta)
+        var, scale = refs.lambda_estimator_variance_ball(kind, p["r"], th, p["sigma"], int(p["n"]), bits)
+        if zero:
+            return var, 0
         with workprec(bits):
             return arb(10) ** (5 - _dps_of_bits(bits)) * scale, var
 
-    return balls
-
-
-def _zero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
-    """``lhs = Var lam_hat`` at ``theta`` (quadrature), ``rhs = 0``: holds iff the variance vanishes."""
-
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        v, _, e = _lam_est_var(kind, theta)(p, dps)
-        return v, mpmath.mpf(0), e
-    return lhs_rhs
-
-
-def _nonzero_at(kind: str, theta: Any) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
-    """``lhs`` = a floor ``10^(5-dps) E[lam-part^2] + 10 err``, ``rhs = Var lam_hat`` at ``theta``: holds iff > 0."""
-
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        v, scale, e = _lam_est_var(kind, theta)(p, dps)
-        return mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e
-    return lhs_rhs
+    return inequality_check(name, lhs_rhs, max_points=max_points, search=False, sides_ball=balls,
+                            description=description)
 
 
 _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
@@ -4018,10 +3852,9 @@ P.claim(
               "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
               "theta_{x,y} = 0",
     domain=_F_EST,
-    checks=[inequality_check("quadrature", _zero_at("trig", 0), max_points=16, search=False,
-                             sides_ball=_zero_at_balls("trig", 0),
-                             description="Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D "
-                                         "Gaussian quadrature) <= 0")],
+    checks=[_lam_var_check("quadrature", "trig", 0, True,
+                           "Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D Gaussian "
+                           "quadrature) <= 0")],
     notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
           "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2.",
 )
@@ -4031,10 +3864,9 @@ P.claim(
     statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
               "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
     domain=_F_EST,
-    checks=[inequality_check("quadrature", _zero_at("pos", mpmath.pi), max_points=16, search=False,
-                             sides_ball=_zero_at_balls("pos", mpmath.pi),
-                             description="Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - "
-                                         "sigma^2 |y|^2) features at theta = pi (quadrature) <= 0")],
+    checks=[_lam_var_check("quadrature", "pos", mpmath.pi, True,
+                           "Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - sigma^2 |y|^2) "
+                           "features at theta = pi (quadrature) <= 0")],
     notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
           "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
           "exp(-sigma^2 |x - y|^2), zero iff x + y = 0.",
@@ -4045,34 +3877,15 @@ P.claim(
     statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
               "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
     domain=_F_EST,
-    checks=[inequality_check("quadrature-trig-at-pi", _nonzero_at("trig", mpmath.pi), max_points=16, search=False,
-                             sides_ball=_nonzero_at_balls("trig", mpmath.pi),
-                             description="trigonometric features: Var lam_hat at theta = pi > floor"),
-            inequality_check("quadrature-pos-at-0", _nonzero_at("pos", 0), max_points=16, search=False,
-                             sides_ball=_nonzero_at_balls("pos", 0),
-                             description="positive features: Var lam_hat at theta = 0 > floor")],
+    checks=[_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
+                           "trigonometric features: Var lam_hat at theta = pi > floor"),
+            _lam_var_check("quadrature-pos-at-0", "pos", 0, False,
+                           "positive features: Var lam_hat at theta = 0 > floor")],
     notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
 )
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
-
-
-def hrf_feature_dim(m: int, n: int) -> int:
-    """Length of ``Psi(z)`` (Lemma 2.3, eq 11) of the angular hybrid (eq 12 + eq 19), counted by building it
-    with :func:`rfcheck.estimators.hrf.hrf_feature_vectors` for ``m * n <= 2^14``, otherwise by the same block count:
-    ``Psi^1 + Psi^3`` hold the ``t = 2`` blocks of ``m`` of each base, ``Psi^2 + Psi^4`` their Kronecker
-    products with the one ``n``-block of ``rho_n``: ``4 m + 4 m n``."""
-    if m < 1 or n < 1:
-        raise ValueError(f"m >= 1 and n >= 1 are required; got m = {m}, n = {n}")
-    if m * n > 2**14:
-        return 4 * m + 4 * m * n
-    rng = np.random.default_rng(0)
-    x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
-    w1, w2, tau = rng.normal(size=(m, 2)), rng.normal(size=(m, 2)), rng.normal(size=(n, 2))
-    lam = hy.Blocks((hy.angular_lambda_features(x, tau),), (hy.angular_lambda_features(y, tau),))
-    psi, _ = hy.hrf_feature_vectors([hy.pos_blocks(x, y, w1), hy.trig_blocks(x, y, w2)], [(0.5, lam)])
-    return int(psi.shape[-1])
 
 
 def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -4082,19 +3895,18 @@ def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     slope ``log(d(2s)/d(s))/log 4`` at ``s`` with ``s^2 m n ~ 1e24``; its error bar is the change of that
     slope over the last doubling (the slope is monotone and converging).
     """
-    m, n = int(p["m"]), int(p["n"])
+    m, n, dim = int(p["m"]), int(p["n"]), refs.hrf_feature_dim
     s = max(1, math.isqrt(10**24 // (m * n)))
 
     def slope(k: int) -> Any:
-        return mpmath.log(mpmath.mpf(hrf_feature_dim(2 * k * m, 2 * k * n)) / hrf_feature_dim(k * m, k * n)) / \
-            mpmath.log(4)
+        return mpmath.log(mpmath.mpf(dim(2 * k * m, 2 * k * n)) / dim(k * m, k * n)) / mpmath.log(4)
 
     with mpmath.workdps(budget.dps):
         ref, prev = slope(s), slope(max(1, s // 2))
         ev = compare_deterministic(p, mpmath.mpf(1) / 2, ref, abs(ref - prev) + mpmath.mpf(10) ** (5 - budget.dps),
                                    rtol=10.0 ** (5 - budget.dps))
-    ev.note = (f"along (m, n) x s, s = {s} (mn = {s * s * m * n:.3g}): d_est = {hrf_feature_dim(s * m, s * n)}, "
-               f"(1/sqrt(mn))/(1/d_est) = {hrf_feature_dim(s * m, s * n) / math.sqrt(s * s * m * n):.4g}; "
+    ev.note = (f"along (m, n) x s, s = {s} (mn = {s * s * m * n:.3g}): d_est = {dim(s * m, s * n)}, "
+               f"(1/sqrt(mn))/(1/d_est) = {dim(s * m, s * n) / math.sqrt(s * s * m * n):.4g}; "
                f"exponent of d_est in mn = {float(ref):.7f} (printed identity needs 1/2)")
     return ev
 

@@ -68,6 +68,8 @@ __all__ = [
     "gauss_lambda_on_draws",
     "gaussian_exp_dot_ball",
     "grid_argmax",
+    "hrf_feature_dim",
+    "hull_of_balls",
     "hybrid_moments",
     "hybrid_moments_with_error",
     "hybrid_mse",
@@ -80,7 +82,11 @@ __all__ = [
     "interior_local_maxima_balls",
     "interval_max_ball",
     "interval_max_bounds",
+    "lambda_estimator_variance",
+    "lambda_estimator_variance_ball",
+    "local_maximiser_balls",
     "log_rel_error_hybrid_same_length",
+    "max_of_balls",
     "max_on_interval_ball",
     "mp_bracketed_root",
     "mp_interior_local_maxima",
@@ -93,6 +99,7 @@ __all__ = [
     "sgn_product_mean_ball",
     "sgn_product_mean_quad",
     "sign_pattern_margin",
+    "sign_pattern_margin_ball",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
 ]
@@ -2231,3 +2238,350 @@ def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any,
             m = (a + b) / 2
             stack.extend([(m, b, depth + 1), (a, m, depth + 1)])
         return maxima
+
+
+# ---- library code moved from the claims (second part)
+
+
+def local_maximiser_balls(fn: Callable[[Any, Any], Any], maxima: list[Any], bits: int, dps: int, *,
+                          count: Callable[[], int | str] | None = None) -> list[Any] | str:
+    """Balls enclosing every interior local maximiser of ``fn(ctx, u)`` on ``(0, pi)``, from numerical maximisers.
+
+    Around each numerical maximiser ``t0`` (found to about ``dps`` digits, e.g. by
+    :func:`mp_interior_local_maxima`) the ball ``[t0 - d, t0 + d]``, ``d = 10^(3 - dps) (1 + t0)``, inside
+    ``(0, pi)``, is kept only where the exact derivative (:func:`derivative_ball`) is certified positive at
+    ``t0 - d`` and negative at ``t0 + d``: the maximum of ``fn`` on the ball is then interior, a local
+    maximiser.  When the proven number of interior local maximisers (``count()``, by default
+    :func:`interior_local_maxima_balls`) equals the number of these balls and they are pairwise disjoint,
+    each holds a distinct maximiser, so every maximiser lies in exactly one of them.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball` (analytic on a neighbourhood of ``[0, pi]``).
+    maxima : list of mpmath numbers
+        The numerical interior local maximisers.
+    bits : int
+        Working precision of the balls in bits.
+    dps : int
+        The digits of ``maxima`` (the balls' half-width is ``10^(3 - dps) (1 + t0)``).
+    count : callable, optional
+        ``count() -> int``: the proven number of interior local maximisers, or a string saying why there is
+        no proof; called only after every ball is certified.  Default: the length of
+        :func:`interior_local_maxima_balls` on ``(0, pi)`` (a string where it raises ``ValueError``).
+
+    Returns
+    -------
+    list of flint.arb or str
+        The balls, in the order of ``maxima``; a string saying which step failed.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (59)-(62) and the remark after
+    eq (58) (the local maximisers of ``b_r^i``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> f = lambda ctx, u: u * ctx.sin(u)
+    >>> ts = mp_interior_local_maxima(lambda t: t * mpmath.sin(t), 30, npts=50)
+    >>> (b,) = local_maximiser_balls(f, ts, 128, 30)
+    >>> b.contains(ts[0]), b.rad() < 1e-25
+    (True, True)
+    >>> local_maximiser_balls(f, [mpmath.mpf(1)], 128, 30)
+    "the exact derivative's sign change around the numerical maximiser is not decided on balls"
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    out = []
+    for t0 in maxima:
+        with mpmath.workdps(dps + 20):
+            d = mpmath.mpf(10) ** (3 - dps) * (1 + t0)
+            lo, hi = t0 - d, t0 + d
+        slopes = [derivative_ball(fn, t, bits) for t in (lo, hi)]
+        if not (slopes[0] > 0 and slopes[1] < 0):
+            return "the exact derivative's sign change around the numerical maximiser is not decided on balls"
+        with workprec(bits):
+            ball = to_ball(lo).union(to_ball(hi))
+            if not (ball > 0 and ball < arb.pi()):
+                return "a numerical maximiser's ball is not inside (0, pi)"
+        out.append(ball)
+    if count is None:
+        def count() -> int | str:
+            try:
+                return len(interior_local_maxima_balls(fn, 0.0, "pi", bits))
+            except ValueError as exc:
+                return f"no proof of the number of local maxima ({exc})"
+    proven = count()
+    if isinstance(proven, str):
+        return proven
+    if proven != len(out):
+        return (f"the grid found {len(out)} interior local maxima, the proof on balls {proven}: the balls do not "
+                f"enclose every maximiser")
+    with workprec(bits):
+        if any(a.overlaps(b) for j, a in enumerate(out) for b in out[j + 1:]):
+            return "two local maximisers' balls overlap: they need not hold distinct maximisers"
+    return out
+
+
+def max_of_balls(balls: list[Any], bits: int) -> Any:
+    """A ball containing ``max(v_1, ..., v_k)`` for every choice of ``v_j`` in ``balls[j]``.
+
+    Parameters
+    ----------
+    balls : list of flint.arb
+        At least one ball.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure of the maximum (Arb's ``max``, pairwise from the left).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (60), (62) and the global
+    maximum of ``b_r^i`` (a maximum over every local maximiser's ball).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> m = max_of_balls([arb(1, 0.5), arb(2, 0.1), arb(-3)], 64)
+    >>> m.contains(2.05), m.contains(1.4), m.contains(1.95)
+    (True, False, True)
+    """
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        out = balls[0]
+        for v in balls[1:]:
+            out = out.max(v)
+        return out
+
+
+def hull_of_balls(balls: list[Any], bits: int) -> Any:
+    """The smallest ball (up to rounding) containing every ball of ``balls``.
+
+    Parameters
+    ----------
+    balls : list of flint.arb
+        At least one ball.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The union (Arb's ``union``, pairwise from the left).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (59) (``theta* sin theta*``
+    over every local maximiser's ball).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> h = hull_of_balls([arb(1, 0.5), arb(3, 0.1)], 64)
+    >>> h.contains(0.5), h.contains(2), h.contains(3.2)
+    (True, True, False)
+    """
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits):
+        out = balls[0]
+        for v in balls[1:]:
+            out = out.union(v)
+        return out
+
+
+def lambda_estimator_variance(kind: str, r: Any, theta: Any, sigma: Any, n: int, dps: int,
+                              moments: tuple[Any, Any, Any] | None = None) -> tuple[Any, Any, Any]:
+    """``(Var lam_hat, E[f^2]/(n rho^2), err)`` of ``lam_hat = 1/rho - (1/(n rho)) sum_i f_i`` (eq 69 form).
+
+    ``f_i`` are ``n`` iid features estimating ``exp(-sigma^2/2 |x - y|^2)`` (:func:`feature_exp_moments_quad`)
+    and ``rho = 1 - exp(-2 sigma^2 r^2)`` (eq 68), so ``Var lam_hat = Var(f)/(n rho^2)``; the second entry
+    is the scale of that variance (the second moment's part).
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        The feature (as :func:`feature_exp_moments_quad`).
+    r, theta, sigma : number
+        ``|x| = |y| = r``, the angle between ``x`` and ``y``, the bandwidth.
+    n : int
+        Number of features.
+    dps : int
+        Target decimal digits (computed at ``dps + 15``).
+    moments : tuple, optional
+        ``(E f, E f^2, err)`` if already computed (default: :func:`feature_exp_moments_quad`).
+
+    Returns
+    -------
+    tuple
+        ``(Var lam_hat, E[f^2]/(n rho^2), error bar of the variance)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(69) and the text after
+    eq (68) (the variance of the estimated lambda).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, _, e = lambda_estimator_variance("trig", 1.0, 2.0, 0.5, 4, 30)
+    >>> d2 = 2 - 2 * mpmath.cos(2)  # |x - y|^2;  Var cos = (1 - exp(-sigma^2 |Delta|^2))^2 / 2
+    >>> exact = (1 - mpmath.exp(-0.25 * d2)) ** 2 / 2 / (4 * (1 - mpmath.exp(-0.5)) ** 2)
+    >>> bool(abs(v - exact) < 1e-13 * exact), bool(e < 1e-25)
+    (True, True)
+    """
+    m1, m2, err = moments if moments is not None else feature_exp_moments_quad(kind, r, theta, sigma, dps)
+    with mpmath.workdps(dps + 15):
+        s, r = mpmath.mpf(sigma), mpmath.mpf(r)
+        rho = -mpmath.expm1(-2 * s**2 * r**2)
+        k = 1 / (n * rho**2)
+        return k * (m2 - m1**2), k * m2, k * err
+
+
+def lambda_estimator_variance_ball(kind: str, r: float, theta: float | str, sigma: float, n: int,
+                                   bits: int) -> tuple[Any, Any]:
+    """Balls of ``(Var lam_hat, E[f^2]/(n rho^2))``: the ball twin of :func:`lambda_estimator_variance`.
+
+    The feature moments are enclosed by rigorous quadrature (:func:`feature_exp_moments_ball`; exactly 0
+    variance where the feature is a constant).
+
+    Parameters
+    ----------
+    kind : {"trig", "pos"}
+        The feature.
+    r, sigma : float
+        ``|x| = |y| = r`` and the bandwidth (exact).
+    theta : float or "pi"
+        The angle (a float, exact), or ``"pi"`` for exactly ``pi``.
+    n : int
+        Number of features.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    tuple of flint.arb
+        Balls containing ``Var lam_hat`` and ``E[f^2]/(n rho^2)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(69) and the text after
+    eq (68).
+
+    Examples
+    --------
+    >>> var, scale = lambda_estimator_variance_ball("trig", 1.0, 0.0, 0.5, 4, 128)
+    >>> var.is_zero(), scale > 0  # cos(sigma w^T 0) = 1: a constant feature
+    (True, True)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    _, m2, var = feature_exp_moments_ball(kind, float(r), theta, float(sigma), bits)
+    with workprec(bits):
+        s, r_, n_ = arb(float(sigma)), arb(float(r)), arb(int(n))
+        rho = -(-2 * s**2 * r_**2).expm1()
+        k = 1 / (n_ * rho**2)
+        return k * var, k * m2
+
+
+def hrf_feature_dim(m: int, n: int) -> int:
+    """Length of the feature map ``Psi(z)`` (Lemma 2.3, eq 11) of the angular hybrid (eq 12 with eq 19).
+
+    Counted by building ``Psi`` with :func:`rfcheck.estimators.hrf.hrf_feature_vectors` for ``m n <= 2^14``,
+    otherwise by the same block count: ``Psi^1 + Psi^3`` hold the ``t = 2`` blocks of ``m`` of each base,
+    ``Psi^2 + Psi^4`` their Kronecker products with the one ``n``-block of ``rho_n``: ``4 m + 4 m n``.
+
+    Parameters
+    ----------
+    m, n : int
+        Base and lambda feature counts (at least 1).
+
+    Returns
+    -------
+    int
+        ``dim Psi``.
+
+    Raises
+    ------
+    ValueError
+        If ``m < 1`` or ``n < 1``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 2.3 (eq 11) and appendix D.4 / L
+    (``Theta(mn)``-dimensional HRFs).
+
+    Examples
+    --------
+    >>> hrf_feature_dim(3, 5), hrf_feature_dim(1000, 1000)
+    (72, 4004000)
+    """
+    if m < 1 or n < 1:
+        raise ValueError(f"m >= 1 and n >= 1 are required; got m = {m}, n = {n}")
+    if m * n > 2**14:
+        return 4 * m + 4 * m * n
+    from rfcheck.estimators import hrf as hy
+
+    rng = np.random.default_rng(0)
+    x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    w1, w2, tau = rng.normal(size=(m, 2)), rng.normal(size=(m, 2)), rng.normal(size=(n, 2))
+    lam = hy.Blocks((hy.angular_lambda_features(x, tau),), (hy.angular_lambda_features(y, tau),))
+    psi, _ = hy.hrf_feature_vectors([hy.pos_blocks(x, y, w1), hy.trig_blocks(x, y, w2)], [(0.5, lam)])
+    return int(psi.shape[-1])
+
+
+def sign_pattern_margin_ball(fn: Callable[[Any, Any], Any], ts: list[float], bits: int, *,
+                             weight: Callable[[Any], Any] | None = None) -> Any:
+    """Ball of ``min(-D(t1), D(t2), -D(t3))``, ``t1 <= t2 <= t3`` sorted: the ball twin of :func:`sign_pattern_margin`.
+
+    ``D(t) = fn'(t) weight(t)``, the derivative exact on Arb power series (:func:`derivative_ball`, not finite
+    differences) and ``weight`` a positive factor that keeps the sign (default 1); positive is a violation of
+    the pattern "first non-negative, then non-positive, then non-negative".
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(ctx, u)`` as for :func:`derivative_ball`.
+    ts : list of float
+        Three points (taken exactly, sorted here).
+    bits : int
+        Working precision in bits.
+    weight : callable, optional
+        ``weight(t) -> flint.arb`` of the exact ball of ``t``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the margin.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, the remark after eq (57)-(58).
+
+    Examples
+    --------
+    >>> m = sign_pattern_margin_ball(lambda ctx, u: ctx.cos(3 * u), [2.5, 0.5, 1.5], 128)
+    >>> m > 0  # D = -3 sin(3t) is -, +, - at 0.5, 1.5, 2.5: a violation
+    True
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+
+    d = []
+    for t in sorted(float(v) for v in ts):
+        db = derivative_ball(fn, t, bits)
+        with workprec(bits):
+            d.append(db * weight(arb(t)) if weight is not None else db)
+    with workprec(bits):
+        return (-d[0]).min(d[1]).min(-d[2])
