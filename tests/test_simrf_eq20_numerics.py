@@ -4,7 +4,7 @@
 its integrand is sharp (d = 64, cos theta = -0.95: a fixed 32-panel Gauss-Legendre rule gave 8 digits
 there); ``pdf_angle_change_of_variables_with_error`` must carry an error bar that covers its actual
 error (at w = 30, d = 2, cos theta = 0.95 the unsubstituted quadrature was off by 8e-6 relative with
-an error bar of 1e-27 relative).  Arb's rigorous integrals (``printed_eq20_ball``,
+an error bar of 1e-27 relative).  Arb's rigorous integrals (``eq20_density_integral_ball``,
 ``pdf_angle_change_of_variables_ball``) and the closed form (a different integral) are the
 independent values.
 """
@@ -17,7 +17,7 @@ import pytest
 from flint import arb
 
 from rfcheck.arb_backend import workprec
-from rfcheck.claims.simrf import printed_eq20, printed_eq20_ball
+from rfcheck.claims.simrf import printed_eq20
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -59,7 +59,7 @@ def test_printed_eq20_is_accurate_to_the_working_precision(w: float, d: int, c: 
     with workprec(bits), mpmath.workdps(80):
         assert abs(v - exact) <= MF(10) ** (-dps) * abs(exact)
         # and inside Arb's rigorous integral of the printed integrand (tight where Arb resolves it)
-        ball = printed_eq20_ball(p, bits)
+        ball = ref.eq20_density_integral_ball(p["w"], p["d"], p["cos"], bits)
         assert abs(v - _mid(ball)) <= MF(10) ** (-dps) * abs(v) + _rad(ball)
         if (w, d, c) == (9.0, 64, -0.95):
             assert _rad(ball) < MF(10) ** -(dps + 3) * abs(v)
