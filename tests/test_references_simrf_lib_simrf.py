@@ -9,6 +9,7 @@ import pytest
 from flint import arb, fmpq
 
 from rfcheck.arb_backend import workprec
+from rfcheck.backends import MP
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -98,16 +99,20 @@ def test_prf_mse_simrf_orf_ball_is_exactly_zero_at_v_0() -> None:
 
 
 @pytest.mark.parametrize("z,d,m", [(0.5, 2, 2), (1.0, 3, 2), (2.5, 16, 8), (4.0, 64, 64)])
-def test_rff_gap_series_and_orthogonality_gap(z: float, d: int, m: int) -> None:
+def test_printed_eq26_and_rff_orthogonality_gap(z: float, d: int, m: int) -> None:
+    from rfcheck.claims.simrf import _on_balls, printed_eq26
+
     with mpmath.workdps(50):
         exact = MF(m - 1) / m * (mpmath.exp(-MF(z) ** 2) - _e_ort(z, d))
     with workprec(BITS):
-        series = ref.rff_gap_series_ball(z, d, m, BITS)
+        series = _on_balls(printed_eq26, {"z": z, "d": d, "m": m}, BITS)  # eq (26) as printed, one transcription
         gap = ref.rff_orthogonality_gap_ball(z, d, m, BITS)
     for ball in (series, gap):
         assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
     val, err = ref.rff_orthogonality_gap(z, d, m, 30)
     assert abs(val - exact) <= err and err == MF(1e-12)
+    with mpmath.workdps(50):
+        assert abs(printed_eq26(MP, {"z": z, "d": d, "m": m}) - exact) < MF(10) ** -48
 
 
 @pytest.mark.parametrize("z,d,m", [(0.3, 2, 2), (1.0, 3, 2), (2.0, 32, 16)])
@@ -128,13 +133,20 @@ def test_rff_mse_ratios(z: float, d: int, m: int) -> None:
 
 
 @pytest.mark.parametrize("d,k", [(2, 0), (2, 5), (7, 12), (100, 40)])
-def test_binomial_gamma_sum_ball(d: int, k: int) -> None:
+def test_printed_eq66_on_mpmath_and_balls(d: int, k: int) -> None:
+    """Eq (66) is written once (claims.simrf.printed_eq66 on a context): its mpmath value and its ball
+    both agree with an independent quadrature of the left side (eq (66) holds)."""
+    from rfcheck.claims.simrf import _on_balls, printed_eq66
+
     with mpmath.workdps(100):  # the ball carries 4k guard bits: tighter than 50 digits
         exact = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
                             mpmath.linspace(0, mpmath.pi, 33))  # panels: sin^99 peaks sharply
-    with workprec(BITS):
-        ball = ref.binomial_gamma_sum_ball(d, k, BITS)
-    assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
+    with mpmath.workdps(50):
+        value = printed_eq66(MP, {"d": d, "k": k})
+        assert abs(value - exact) < MF(10) ** -48 * exact
+    ball = _on_balls(printed_eq66, {"d": d, "k": k}, BITS)
+    assert _contains(ball, exact) and abs(float(ball.mid()) - float(value)) <= 1e-15 * float(value)
+    assert not _contains(ball, _off(exact, "1e-25"))
 
 
 @pytest.mark.parametrize("v,d", [(0.0, 2), (0.1, 2), (1.3, 5), (3.0, 64)])

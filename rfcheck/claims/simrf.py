@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import flint
 import mpmath
 import numpy as np
 from flint import arb
@@ -75,6 +76,12 @@ from rfcheck.stats import compare_inequality, compare_mc, z_critical
 __all__: list[str] = []
 
 P = paper("simrf")
+
+
+def _on_balls(printed: Any, p: dict[str, Any], bits: int) -> Any:
+    """``printed(ARB, p)`` at ``bits`` as a flint ball, the point's numbers as they are (ints stay ints)."""
+    with workprec(bits):
+        return printed(ARB, p).v
 
 
 def _det(*args: Any, n: int, **kw: Any) -> Check:
@@ -719,13 +726,21 @@ P.claim(
 # --------------------------------------------------------------------- Thm 4.5 (RFF)
 
 
-def printed_eq26(p: dict[str, Any]) -> Any:
-    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
-    with mpmath.workdps(mpmath.mp.dps + int(float(z) ** 2) + 10):  # alternating series: guard digits
-        s = _series(
-            lambda k: (-z * z) ** k / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+def printed_eq26(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (26) on a context (mpmath or Arb; ``d``, ``m`` Python ints): (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d)
+    sum_k (-z^2)^k/(2^k k!) Gamma(k+d)/Gamma(k+d/2)).
+
+    The alternating series runs with ``z^2 + 10`` guard digits (``1.5 z^2 + 10`` guard bits on balls, where its
+    tail is enclosed with ``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, non-increasing in ``k``).
+    """
+    z, d, m = ctx.num(p["z"]), int(p["d"]), int(p["m"])
+    x = float(p["z"]) ** 2
+    with mpmath.workdps(mpmath.mp.dps + int(x) + 10) if ctx is MP else workprec(flint.ctx.prec + int(1.5 * x) + 10):
+        s = ctx.series(
+            lambda k: (-z * z) ** k / (2**k * ctx.gamma(k + 1)) * ctx.gamma(k + d) / ctx.gamma(k + ctx.num(d) / 2),
+            lambda k: z * z * (k + d) / (2 * (k + 1) * (k + ctx.num(d) / 2)),
         )
-        out = MF(m - 1) / m * (mpmath.exp(-z * z) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s)
+        out = ctx.num(m - 1) / m * (ctx.exp(-z * z) - ctx.gamma(ctx.num(d) / 2) / ctx.gamma(d) * s)
     return +out
 
 
@@ -741,11 +756,11 @@ P.claim(
     checks=[
         _det(
             "bessel-quadrature",
-            printed_eq26,
+            lambda p: printed_eq26(MP, p),
             lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
             atol_scale=lambda p, dps: 1,
             description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
-            printed_ball=lambda p, bits: ref.rff_gap_series_ball(p["z"], int(p["d"]), int(p["m"]), bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq26, p, bits),
             reference_ball=lambda p, bits: ref.rff_orthogonality_gap_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -1269,18 +1284,22 @@ P.claim(
 # ------------------------------------------------------------- A.6 eq (66), A.9 eq (79)-(83)
 
 
-def printed_eq66(p: dict[str, Any]) -> Any:
-    """Eq (66), right-hand side: sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
+def printed_eq66(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (66), right-hand side, on a context (mpmath or Arb; ``d``, ``k`` Python ints):
+    sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
     d, k = int(p["d"]), int(p["k"])
-    with mpmath.workdps(mpmath.mp.dps + k):  # alternating binomial sum: guard digits
-        c = -MF(1) / (d - 1)
-        out = mpmath.fsum(
-            mpmath.binomial(k, q)
-            * c**q
-            * mpmath.sqrt(mpmath.pi)
-            * mpmath.gamma(MF(d + q) / 2)
-            / mpmath.gamma(MF(d + q + 1) / 2)
-            for q in range(k + 1)
+    # alternating binomial sum: k guard digits (4k guard bits on balls)
+    with mpmath.workdps(mpmath.mp.dps + k) if ctx is MP else workprec(flint.ctx.prec + 4 * k):
+        c = -ctx.num(1) / (d - 1)
+        out = ctx.fsum(
+            *(
+                ctx.num(math.comb(k, q))
+                * c**q
+                * ctx.sqrt(ctx.pi)
+                * ctx.gamma(ctx.num(d + q) / 2)
+                / ctx.gamma(ctx.num(d + q + 1) / 2)
+                for q in range(k + 1)
+            )
         )
     return +out
 
@@ -1299,9 +1318,9 @@ P.claim(
     checks=[
         _det(
             "quadrature",
-            printed_eq66,
+            lambda p: printed_eq66(MP, p),
             _eq66_ref,
-            printed_ball=lambda p, bits: ref.binomial_gamma_sum_ball(int(p["d"]), int(p["k"]), bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq66, p, bits),
             reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
             n=20,
         )

@@ -32,7 +32,6 @@ __all__ = [
     "alternating_k2_series",
     "alternating_k2_series_ball",
     "angle_conformity_moment_series_ball",
-    "binomial_gamma_sum_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
     "cdf_derivative_sqrt2_chi",
@@ -72,7 +71,6 @@ __all__ = [
     "ratio_series",
     "ratio_series_ball",
     "remainder_growth_sides_ball",
-    "rff_gap_series_ball",
     "rff_mse_ratio_1f1_ball",
     "rff_mse_ratio_ball",
     "rff_mse_ratio_exact",
@@ -2149,57 +2147,6 @@ def prf_mse_simrf_orf_ball(v: Any, d: int, m: int, bits: int) -> tuple[Any, Any]
         return (first - q_s * (g_orf + h)) / m, (first - q_o * g_orf) / m
 
 
-def rff_gap_series_ball(z: Any, d: int, m: int, bits: int) -> Any:
-    """The RFF orthogonality gap as printed in eq (26), on Arb balls: the alternating series with a proven remainder.
-
-    ``(m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d) sum_k (-z^2)^k/(2^k k!) Gamma(k+d)/Gamma(k+d/2))``, the series
-    by :func:`rfcheck.certify.series_sum` (``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, decreasing), with
-    guard bits against its cancellation.
-
-    Parameters
-    ----------
-    z : float or flint.arb
-        ``|x - y|``; a float is taken as exact.
-    d, m : int
-        Dimension and number of features.
-    bits : int
-        Target precision (the sum runs at ``bits + 1.5 z^2 + 10`` bits).
-
-    Returns
-    -------
-    flint.arb
-        A ball containing the printed expression.
-
-    Examples
-    --------
-    The series is that of ``1F1(d; d/2; -z^2/2)`` (eq (76)):
-
-    >>> import mpmath
-    >>> b = rff_gap_series_ball(1.0, 3, 2, 64)
-    >>> exact = (mpmath.exp(-1) - mpmath.hyp1f1(3, 1.5, -0.5)) / 2
-    >>> abs(float(b.mid()) - float(exact)) < 1e-15, float(b.rad()) < 1e-15
-    (True, True)
-
-    References
-    ----------
-    SimRF Theorem 4.5, eq (26) (= eq (76)).
-    """
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-    from rfcheck.certify import series_sum
-
-    guard = bits + int(1.5 * float(z) ** 2) + 10
-    with workprec(guard):
-        x = to_ball(z) ** 2
-        s = series_sum(
-            lambda k: (-x) ** k / (2**k * arb.fac_ui(k)) * arb(k + d).gamma() / (k + arb(d) / 2).gamma(),
-            lambda n: x * (n + d) / (2 * (n + 1) * (n + arb(d) / 2)),
-            prec=guard,
-        )
-        return arb(m - 1) / m * ((-x).exp() - (arb(d) / 2).gamma() / arb(d).gamma() * s)
-
-
 def rff_orthogonality_gap(z: Any, d: int, m: int, dps: int) -> tuple[Any, Any]:
     """``(m-1)/m (e^{-z^2} - E cos(w_ij . z))`` for an ORF pair, the covariance by Bessel quadrature.
 
@@ -2378,48 +2325,6 @@ def rff_mse_ratio_1f1_ball(z: Any, d: int, m: int) -> Any:
     e = (-zb * zb).exp()
     e_ort = (-zb * zb / 2).hypgeom_1f1(d, arb(d) / 2)
     return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
-
-
-def binomial_gamma_sum_ball(d: int, k: int, bits: int) -> Any:
-    """``sum_{p<=k} C(k,p) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)`` on Arb balls (the right
-    side of eq (66); ``4 k`` guard bits for the cancellation of the alternating finite sum).
-
-    Parameters
-    ----------
-    d : int
-        Dimension (>= 2).
-    k : int
-        Power (>= 0).
-    bits : int
-        Working precision.
-
-    Returns
-    -------
-    flint.arb
-        A ball containing the sum.
-
-    Examples
-    --------
-    The sum is the integral of eq (66) (:func:`sine_power_integral_ball`):
-
-    >>> bool(binomial_gamma_sum_ball(5, 3, 64).overlaps(sine_power_integral_ball(5, 64, 3)))
-    True
-
-    References
-    ----------
-    SimRF appendix A.6, eq (66).
-    """
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
-    with workprec(bits + 4 * k):
-        c = -arb(1) / (d - 1)
-        return sum(
-            (arb.bin_uiui(k, q) * c**q * arb.pi().sqrt() * (arb(d + q) / 2).gamma() / (arb(d + q + 1) / 2).gamma()
-             for q in range(k + 1)),
-            arb(0),
-        )
 
 
 def double_factorial_series_ball(v: Any, d: int, bits: int) -> Any:
