@@ -209,14 +209,15 @@ def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -
 
 @pytest.mark.parametrize("v,d,m,sq", [(0.3, 2, 2, 0.0), (1.3, 5, 3, 0.7), (3.0, 64, 64, 2.0), (0.01, 64, 2, 0.0)])
 def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: int, m: int, sq: float) -> None:
-    from rfcheck.claims.simrf import _gap_ball, _printed_eq69_line2_ball, printed_eq69_line2
+    from rfcheck.backends import MP
+    from rfcheck.claims.simrf import _gap_ball, _on_balls, printed_eq69_line2
 
     p = {"v": v, "d": d, "m": m, "sq": sq}
     with workprec(BITS):
-        ball = _printed_eq69_line2_ball(p, BITS)
+        ball = _on_balls(printed_eq69_line2, p, BITS)
         gap = _gap_ball(p, BITS)
     with mpmath.workdps(50):
-        exact = printed_eq69_line2(p)
+        exact = printed_eq69_line2(MP, p)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-26"))
     assert certified_equal(ball, gap, 1e-25) == "HOLDS"  # line 2 holds: the correct gap

@@ -149,12 +149,18 @@ def test_printed_eq66_on_mpmath_and_balls(d: int, k: int) -> None:
     assert not _contains(ball, _off(exact, "1e-25"))
 
 
-@pytest.mark.parametrize("v,d", [(0.0, 2), (0.1, 2), (1.3, 5), (3.0, 64)])
-def test_double_factorial_series_ball(v: float, d: int) -> None:
+@pytest.mark.parametrize("v,d,m,sq", [(0.0, 2, 2, 0.0), (0.1, 2, 2, 0.5), (1.3, 5, 3, 0.7), (3.0, 64, 64, 2.0)])
+def test_printed_eq69_line2_on_mpmath_and_balls(v: float, d: int, m: int, sq: float) -> None:
+    """Eq (69), line 2, written once (claims.simrf.printed_eq69_line2): e^{-2 sq} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2))
+    in mpmath and on balls."""
+    from rfcheck.claims.simrf import _on_balls, printed_eq69_line2
+
+    p = {"v": v, "d": d, "m": m, "sq": sq}
     with mpmath.workdps(50):
-        exact = mpmath.exp(MF(v) ** 2) - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)  # eq (69), line 1
-    with workprec(BITS):
-        ball = ref.double_factorial_series_ball(v, d, BITS)
+        series = mpmath.exp(MF(v) ** 2) - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)
+        exact = mpmath.exp(-2 * MF(sq)) * MF(m - 1) / m * series
+        assert abs(printed_eq69_line2(MP, p) - exact) <= MF(10) ** -45 * (1 + abs(exact))
+    ball = _on_balls(printed_eq69_line2, p, BITS)
     assert _contains(ball, exact)
     if v:
         assert not _contains(ball, _off(exact, "1e-25"))

@@ -35,10 +35,10 @@ from typing import Any
 import flint
 import mpmath
 import numpy as np
-from flint import arb
+from flint import arb, fmpq
 
 from rfcheck import features
-from rfcheck.arb_backend import ARB, to_ball, workprec
+from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
@@ -66,7 +66,6 @@ from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import remainder_growth_sides_ball as _growth_sides_ball
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
-from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.stats import compare_inequality, compare_mc, z_critical
 
@@ -653,25 +652,28 @@ def printed_eq69_line1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-2 * p["sq"]) * ctx.num(m - 1) / m * (ctx.exp(p["v"] * p["v"]) - printed_eq23_ctx(ctx, p))
 
 
-def printed_eq69_line2(p: dict[str, Any]) -> Any:
-    """Eq (69), line 2, in mpmath at the working precision."""
-    v, d, m = MF(p["v"]), int(p["d"]), int(p["m"])
-    pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
+def printed_eq69_line2(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (69), line 2, on a context (mpmath or Arb; ``d``, ``m`` Python ints): e^{-2x^2-2y^2} (m-1)/m
+    sum_k v^{2k}/k! (1 - r_k), r_k = (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!.
 
-    def term(k: Any) -> Any:
-        k = int(k)
-        ratio = mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
-        return v ** (2 * k) / mpmath.factorial(k) * (1 - ratio)
+    On balls the tail is enclosed with ``v^2 / ((K+1)(1 - r_K))``, ``K >= 2``: for ``j >= K``, ``t_{j+1}/t_j =
+    v^2/(j+1) (1 - r_{j+1})/(1 - r_j)`` with ``0 <= 1 - r_{j+1} <= 1`` and ``1 - r_j >= 1 - r_K > 0``
+    (``r_{j+1}/r_j = (d+j)/(d+2j) <= 1``; the terms are non-negative).
+    """
+    v, d, m = ctx.num(p["v"]), int(p["d"]), int(p["m"])
+    pref = ctx.exp(-2 * ctx.num(p["sq"])) * ctx.num(m - 1) / m
 
-    return pref * _series(term)
+    def one_minus_r(k: int) -> Any:  # mpmath's factorials in mpmath; the exact rational r_k on balls
+        if ctx is MP:
+            r = mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
+            return 1 - r
+        dfac = [math.prod(range(n, 0, -2)) for n in (d - 2, 2 * k + d - 2)]
+        return Ball(arb(1 - fmpq(math.factorial(k + d - 1), math.factorial(d - 1)) * fmpq(*dfac)))
 
-
-def _printed_eq69_line2_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (69), line 2, on Arb balls: ``e^{-2 sq} (m-1)/m`` times the printed series of exact rational terms,
-    enclosed with its tail by :func:`rfcheck.references.simrf.double_factorial_series_ball`."""
-    m, s = int(p["m"]), ref.double_factorial_series_ball(p["v"], int(p["d"]), bits)
-    with workprec(bits):
-        return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * s
+    return pref * ctx.series(
+        lambda k: v ** (2 * k) / ctx.gamma(k + 1) * one_minus_r(k),
+        lambda k: v * v / ((k + 1) * one_minus_r(k)) if k >= 2 else ctx.num(1),
+    )
 
 
 for _line, _stmt, _printed in (
@@ -684,7 +686,10 @@ for _line, _stmt, _printed in (
     (
         2,
         "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
-        {"printed": printed_eq69_line2, "printed_ball": _printed_eq69_line2_ball},
+        {
+            "printed": lambda p: printed_eq69_line2(MP, p),
+            "printed_ball": lambda p, bits: _on_balls(printed_eq69_line2, p, bits),
+        },
     ),
 ):
     P.claim(

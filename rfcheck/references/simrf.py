@@ -42,7 +42,6 @@ __all__ = [
     "direction_average",
     "direction_average_ball",
     "direction_average_cos",
-    "double_factorial_series_ball",
     "eq10_pair_quadrature",
     "eq10_quadrature",
     "eq20_density_integral_ball",
@@ -2325,61 +2324,6 @@ def rff_mse_ratio_1f1_ball(z: Any, d: int, m: int) -> Any:
     e = (-zb * zb).exp()
     e_ort = (-zb * zb / 2).hypgeom_1f1(d, arb(d) / 2)
     return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
-
-
-def double_factorial_series_ball(v: Any, d: int, bits: int) -> Any:
-    """``sum_k v^{2k}/k! (1 - r_k)``, ``r_k = (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!``, on Arb balls (the series of
-    eq (69), line 2).
-
-    ``r_k`` is an exact rational from the printed factorials; the series is summed by
-    :data:`rfcheck.arb_backend.ARB` ``.series`` with the tail bound ``v^2 / ((K+1)(1 - r_K))``: for ``j >= K
-    >= 2``, ``t_{j+1}/t_j = v^2/(j+1) (1 - r_{j+1})/(1 - r_j)`` with ``0 <= 1 - r_{j+1} <= 1`` and ``1 - r_j
-    >= 1 - r_K > 0`` (``r_{j+1}/r_j = (d+j)/(d+2j) <= 1``; the terms are non-negative).
-
-    Parameters
-    ----------
-    v : float or flint.arb
-        ``|x + y|``; a float is taken as exact.
-    d : int
-        Dimension (>= 2).
-    bits : int
-        Working precision.
-
-    Returns
-    -------
-    flint.arb
-        A ball containing the series.
-
-    Examples
-    --------
-    The series is ``e^{v^2} - 1F1(d; d/2; v^2/2)`` (eq (69), line 1):
-
-    >>> import mpmath
-    >>> b = double_factorial_series_ball(1.0, 4, 64)
-    >>> abs(float(b.mid()) - float(mpmath.e - mpmath.hyp1f1(4, 2, 0.5))) < 1e-15, float(b.rad()) < 1e-15
-    (True, True)
-
-    References
-    ----------
-    SimRF appendix A.7, eq (69), line 2.
-    """
-    from flint import arb, fmpq
-
-    from rfcheck.arb_backend import ARB, to_ball, workprec
-
-    def dfac(n: int) -> int:
-        return math.prod(range(n, 0, -2))
-
-    def r(k: int) -> Any:
-        return fmpq(math.factorial(k + d - 1), math.factorial(d - 1)) * fmpq(dfac(d - 2), dfac(2 * k + d - 2))
-
-    vb = to_ball(v)
-    with workprec(bits):
-        x = vb * vb
-        return ARB.series(
-            lambda k: x**k / arb.fac_ui(k) * arb(1 - r(k)),
-            lambda k: x / ((k + 1) * arb(1 - r(k))) if k >= 2 else arb("inf"),
-        ).v
 
 
 def unit_pair_sum(m: int, dim: int, seed: int, dps: int) -> tuple[Any, Any]:
