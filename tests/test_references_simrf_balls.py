@@ -65,8 +65,9 @@ def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: fl
     # is correct, so the printed integral must equal it (adaptive mpmath quadrature of the printed integrand
     # itself misses digits where it peaks sharply: d = 64, cos theta = -0.95)
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
-    with workprec(BITS):
-        ball = ref.eq20_density_integral_ball(w, d, c, BITS)
+    from rfcheck.claims.simrf import _on_balls, printed_eq20
+
+    ball = _on_balls(printed_eq20, {"w": w, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-25"))
     # eq (20) is correct: the printed integral equals the independent change-of-variables density

@@ -45,14 +45,18 @@ def _e_ort(z: float, d: int) -> mpmath.mpf:
 
 
 @pytest.mark.parametrize("w,d,c", [(1.5, 3, 0.0), (3.0, 3, 0.5), (0.7, 8, -0.6), (6.0, 16, 0.9)])
-def test_eq20_density_integral_ball(w: float, d: int, c: float) -> None:
+def test_printed_eq20_on_mpmath_and_balls(w: float, d: int, c: float) -> None:
+    """Eq (20) written once (claims.simrf.printed_eq20): mpmath and ball values of the printed integral."""
+    from rfcheck.claims.simrf import _on_balls, printed_eq20
+
+    p = {"w": w, "d": d, "cos": c}
     with mpmath.workdps(50):
         exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
         if c == 0:  # the chi_{2d}-type law of eq (58), written out
             direct = MF(w) ** (2 * d - 1) * mpmath.exp(-MF(w) ** 2 / 2) / (2 ** (d - 1) * mpmath.gamma(d))
             assert abs(exact - direct) < MF(10) ** -45 * direct
-    with workprec(BITS):
-        ball = ref.eq20_density_integral_ball(w, d, c, BITS)
+        assert abs(printed_eq20(MP, p) - exact) < MF(10) ** -45 * exact
+    ball = _on_balls(printed_eq20, p, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
 
 

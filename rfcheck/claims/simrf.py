@@ -60,6 +60,7 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import simrf as ref
+from rfcheck.references.gaussian import integral_ball
 from rfcheck.references.hrf import num
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
@@ -247,26 +248,36 @@ P.claim(
 # --------------------------------------------------------------------- Lemma 4.2
 
 
-def printed_eq20(p: dict[str, Any]) -> Any:
-    """Eq (20) as printed, in mpmath, accurate to the working precision.
+def printed_eq20(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (20) as printed, on a context (``d`` a Python int): the integrand and the prefactor written once.
 
-    The printed ``phi``-integral is evaluated with 10 guard digits by adaptive tanh-sinh on panels
-    (:func:`rfcheck.references.simrf.panel_quad`: 16 to start, the integrand peaking near ``pi/4`` with
-    width ~ ``1/sqrt(d)``, sharper as ``w`` and ``|cos theta|`` grow), until its error estimate is below
-    ``10^-(dps+3)`` relative; failing that the guard digits and panel budget are raised twice, and an
-    estimate still too large raises ``ArithmeticError`` rather than return a value short of the working
-    precision.  SimRF Lemma 4.2, eq (20) (= eq (56), (60)).
+    In mpmath, accurate to the working precision: the printed ``phi``-integral is evaluated with 10 guard
+    digits by adaptive tanh-sinh on panels (:func:`rfcheck.references.simrf.panel_quad`: 16 to start, the
+    integrand peaking near ``pi/4`` with width ~ ``1/sqrt(d)``, sharper as ``w`` and ``|cos theta|`` grow), until
+    its error estimate is below ``10^-(dps+3)`` relative; failing that the guard digits and panel budget are
+    raised twice, and an estimate still too large raises ``ArithmeticError`` rather than return a value short of
+    the working precision.  On balls (20 guard bits), by Arb's rigorous Gauss-Legendre
+    (:func:`rfcheck.references.gaussian.integral_ball`): the integrand is entire in ``phi`` but for the poles of
+    ``1/s^d`` and the essential singularity of ``exp(-w^2/(2s))`` at ``s = 1 + sin(2phi) cos theta = 0``, away
+    from ``[0, pi/2]`` for ``|cos theta| < 1`` (a box touching them gives a non-finite ball, which Arb
+    subdivides).  SimRF Lemma 4.2, eq (20) (= eq (56), (60)).
     """
-    dps = mpmath.mp.dps
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+    w, d, c = ctx.num(p["w"]), int(p["d"]), ctx.num(p["cos"])
 
     def f(ph: Any) -> Any:
-        s2 = 1 + mpmath.sin(2 * ph) * c
-        return (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1) * mpmath.exp(-w * w / (2 * s2)) / s2**d
+        s2 = 1 + ctx.sin(2 * ph) * c
+        return (ctx.sin(ph) * ctx.cos(ph)) ** (d - 1) * ctx.exp(-w * w / (2 * s2)) / s2**d
 
-    val = ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (20) at {p}")
-    with mpmath.workdps(dps + 10):
-        out = w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * val
+    if ctx is MP:
+        val = ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (20) at {p}")
+        guard = mpmath.workdps(mpmath.mp.dps + 10)
+    else:
+        bits = flint.ctx.prec
+        guard = workprec(bits + 20)
+    with guard:
+        if ctx is not MP:
+            val = Ball(integral_ball(lambda ph, analytic: f(Ball(ph)).v, 0, arb.pi() / 2, bits).real)
+        out = w ** (2 * d - 1) / (2 ** (d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2) * val
     return +out
 
 
@@ -279,11 +290,11 @@ P.claim(
     checks=[
         _det(
             "change-of-variables",
-            printed_eq20,
+            lambda p: printed_eq20(MP, p),
             lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
             description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
-            printed_ball=lambda p, bits: ref.eq20_density_integral_ball(p["w"], int(p["d"]), p["cos"], bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq20, p, bits),
             reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
                 p["w"], int(p["d"]), p["cos"], bits
             ),
@@ -1152,11 +1163,11 @@ P.claim(
         ),
         _det(
             "eq20-at-right-angle",
-            lambda p: printed_eq20({**p, "cos": 0}),
+            lambda p: printed_eq20(MP, {**p, "cos": 0}),
             lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1,
             description="eq (20) evaluated at cos theta = 0",
-            printed_ball=lambda p, bits: ref.eq20_density_integral_ball(p["w"], int(p["d"]), 0, bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq20, {**p, "cos": 0}, bits),
             reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
             n=6,
         ),

@@ -44,7 +44,6 @@ __all__ = [
     "direction_average_cos",
     "eq10_pair_quadrature",
     "eq10_quadrature",
-    "eq20_density_integral_ball",
     "eq21_conformity_integral_ball",
     "eq56_first_expression_ball",
     "equal_norm_minimum",
@@ -1880,61 +1879,6 @@ def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> An
 # ---------------------------------------------------------------------------------------------
 # Arb enclosures of the printed SimRF series and integrals (the printed sides' ball faces, summed
 # or integrated with a proven remainder) and the references of the MSE claims.
-
-
-def eq20_density_integral_ball(w: Any, d: int, c: Any, bits: int) -> Any:
-    """The density of ``w_ij`` at a fixed angle as printed in eq (20), on Arb balls.
-
-    ``w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2s)) / s^d dphi`` with
-    ``s = 1 + sin(2phi) cos theta``: the integrand is entire in ``phi`` but for the poles of ``1/s^d`` and
-    the essential singularity of ``exp(-w^2/(2s))`` at ``s = 0``, away from ``[0, pi/2]`` for ``|cos theta|
-    < 1`` (a box touching them gives a non-finite ball, which Arb subdivides); integrated by Arb's rigorous
-    Gauss-Legendre (:func:`rfcheck.references.gaussian.integral_ball`).
-
-    Parameters
-    ----------
-    w : float or flint.arb
-        ``|w_i + w_j|`` (> 0); a float is taken as exact.
-    d : int
-        Dimension.
-    c : float or flint.arb
-        ``cos theta``, ``|c| < 1``.
-    bits : int
-        Working precision (20 guard bits are added).
-
-    Returns
-    -------
-    flint.arb
-        A ball containing the printed integral.
-
-    Examples
-    --------
-    At ``cos theta = 0`` eq (20) is the ``chi_{2d}``-type law of eq (58):
-
-    >>> import mpmath
-    >>> b = eq20_density_integral_ball(1.5, 3, 0.0, 64)
-    >>> exact = mpmath.mpf(1.5) ** 5 * mpmath.exp(-mpmath.mpf(1.5) ** 2 / 2) / (2**2 * mpmath.gamma(3))
-    >>> abs(float(b.mid()) - float(exact)) < 1e-15, float(b.rad()) < 1e-15
-    (True, True)
-
-    References
-    ----------
-    SimRF Lemma 4.2, eq (20) (= eq (56), (60)).
-    """
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-    from rfcheck.references.gaussian import integral_ball
-
-    with workprec(bits + 20):
-        wb, cb = to_ball(w), to_ball(c)
-
-        def f(ph: Any, analytic: bool) -> Any:
-            s2 = 1 + (2 * ph).sin() * cb
-            return (ph.sin() * ph.cos()) ** (d - 1) * (-wb * wb / (2 * s2)).exp() / s2**d
-
-        integral = integral_ball(f, 0, arb.pi() / 2, bits).real
-        return wb ** (2 * d - 1) / (2 ** (d - 2) * (arb(d) / 2).gamma() ** 2) * integral
 
 
 def eq21_conformity_integral_ball(v: Any, d: int, c: Any, bits: int) -> Any:
