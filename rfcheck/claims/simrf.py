@@ -13,14 +13,14 @@ References never use the printed formula:
 * numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
 
 The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) and the
-Arb enclosures of printed series, sums and integrals are public, unit-tested functions of
-:mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim declarations.
-Where both sides have an Arb enclosure, a decided point is certified with balls: printed sides written
-against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33), (58), (64), (69)
-line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series`` with its tail bound; eq (39)
-on mpmath numbers or balls) or with an enclosure of a printed series, sum or integral (``printed_ball``:
-eq (20), (21), (24), (26), (56), (66), (69) line 2, (77)), each with a ``reference_ball`` of
-``deterministic_check``; inequality checks give
+Arb enclosures of printed series and integrals that mpmath evaluates otherwise are public, unit-tested
+functions of :mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim
+declarations.  Where both sides have an Arb enclosure, a decided point is certified with balls: printed
+sides written once against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33),
+(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series`` with its tail
+bound; evaluated on mpmath and on balls with Python-int parameters and guard precision: eq (20), (26),
+(39), (66), (69) line 2) or with an enclosure of a printed series or integral (``printed_ball``: eq (21),
+(24), (56), (77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
 ``sides_ball``.  A reference ball is independent of the printed side: the orthogonality gaps of eq (25),
 (26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the
 ``1F1`` closed forms whose Taylor series the printed series are; the check of eq (23) against that ``1F1``
