@@ -2480,7 +2480,8 @@ def pair_conformity_closed_form(v: Any, d: int, coupling: str, dps: int) -> tupl
     Examples
     --------
     >>> val, err = pair_conformity_closed_form(1.0, 4, "orf", 30)
-    >>> bool(abs(val - mpmath.hyp1f1(4, 2, 0.5)) < 1e-30), bool(err < 1e-32)
+    >>> with mpmath.workdps(40):
+    ...     bool(abs(val - mpmath.hyp1f1(4, 2, mpmath.mpf(1) / 2)) < 1e-30), bool(err < 1e-32)
     (True, True)
 
     References
