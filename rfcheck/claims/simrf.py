@@ -226,6 +226,11 @@ P.claim(
 )
 
 
+def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
+    return ref.iid_mgf_quadrature(p["v"], dps)
+
+
 P.claim(
     "lem4.1",
     source=P.at("Lemma 4.1, eq (19) (= eq (53))"),
@@ -235,7 +240,7 @@ P.claim(
         _det(
             "quadrature",
             None,
-            lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
+            _ref_iid_mgf,
             description="E exp(t v), t ~ N(0, 2), by quadrature",
             printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
             reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
