@@ -61,14 +61,13 @@ def test_pdf_angle_change_of_variables_ball_integrates_to_one() -> None:
 
 @pytest.mark.parametrize("w,d,c", [*_random_angle_points(4, 7), (9.0, 64, -0.95), (30.0, 2, 0.95)])
 def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: float) -> None:
-    from rfcheck.claims.simrf import printed_eq20_ball
-
     # 50 digits of the density by the closed form (a t = sin(2 phi) average, computed differently); eq (20)
     # is correct, so the printed integral must equal it (adaptive mpmath quadrature of the printed integrand
     # itself misses digits where it peaks sharply: d = 64, cos theta = -0.95)
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
-    with workprec(BITS):
-        ball = printed_eq20_ball({"w": w, "d": d, "cos": c}, BITS)
+    from rfcheck.claims.simrf import _on_balls, printed_eq20
+
+    ball = _on_balls(printed_eq20, {"w": w, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-25"))
     # eq (20) is correct: the printed integral equals the independent change-of-variables density
@@ -118,13 +117,12 @@ def test_rff_mse_ratio_exact_ball_contains_the_mpmath_ratio(z: float, d: int, m:
 def test_growth_sides_ball_conventions() -> None:
     from flint import fmpq
 
-    from rfcheck.claims.simrf import growth_sides_ball
-
-    assert growth_sides_ball(fmpq(0), fmpq(3)) == (arb(0), arb(2))  # an exactly vanishing remainder: growth 0
-    assert isinstance(growth_sides_ball(arb(0, 1e-30), arb(1)), str)  # a remainder ball at 0: no verdict
-    lhs, rhs = growth_sides_ball(fmpq(1, 3), fmpq(1, 2))
+    # an exactly vanishing remainder: growth 0
+    assert ref.remainder_growth_sides_ball(fmpq(0), fmpq(3)) == (arb(0), arb(2))
+    assert isinstance(ref.remainder_growth_sides_ball(arb(0, 1e-30), arb(1)), str)  # a remainder ball at 0: no verdict
+    lhs, rhs = ref.remainder_growth_sides_ball(fmpq(1, 3), fmpq(1, 2))
     assert certified_inequality(lhs, rhs) == "HOLDS"
-    lhs, rhs = growth_sides_ball(fmpq(1, 4), fmpq(5, 4))  # growth 5 > 2
+    lhs, rhs = ref.remainder_growth_sides_ball(fmpq(1, 4), fmpq(5, 4))  # growth 5 > 2
     assert certified_inequality(lhs, rhs) == "REFUTED"
 
 
@@ -143,13 +141,15 @@ def test_random_unit_rows_ball_contains_the_mpmath_rows(m: int, dim: int, seed: 
 
 @pytest.mark.parametrize("m,dim,seed", [(2, 1, 3), (9, 4, 41), (30, 30, 7)])
 def test_eq39_balls_contain_both_mpmath_sides(m: int, dim: int, seed: int) -> None:
-    from rfcheck.claims.simrf import _eq39, _eq39_ball, printed_eq39, printed_eq39_ball
+    from rfcheck.arb_backend import ARB
+    from rfcheck.backends import MP
+    from rfcheck.claims.simrf import printed_eq39
 
-    p = {"m": m, "dim": dim, "seed": seed}
     with mpmath.workdps(50):
-        pm, rm = printed_eq39(p), _eq39(p, 50)[0]
+        pm, rm = printed_eq39(MP, m, ref.random_unit_rows(m, dim, seed)), ref.unit_pair_sum(m, dim, seed, 50)[0]
     with workprec(BITS):
-        pb, rb = printed_eq39_ball(p, BITS), _eq39_ball(p, BITS)
+        pb = printed_eq39(ARB, m, ref.random_unit_rows_ball(m, dim, seed, BITS)).v
+        rb = ref.unit_pair_sum_ball(m, dim, seed, BITS)
         assert _contains(pb, pm) and _contains(rb, rm)
         assert certified_equal(pb, rb, 1e-25) == "HOLDS"
         assert certified_equal(pb + arb("1e-20"), rb, 1e-25) == "REFUTED"  # a planted wrong value
@@ -188,10 +188,10 @@ def test_rff_orf_covariance_ball_contains_the_closed_form(z: float, d: int) -> N
 
 @pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
 def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -> None:
-    from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24, printed_eq24_ball
+    from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24
 
     with workprec(BITS):
-        ball = printed_eq24_ball({"v": v, "d": d}, BITS)
+        ball = ref.simrf_double_series_ball(v, d, BITS)
         closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
     with mpmath.workdps(50):
         exact = printed_eq24(v, d)
@@ -210,14 +210,15 @@ def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -
 
 @pytest.mark.parametrize("v,d,m,sq", [(0.3, 2, 2, 0.0), (1.3, 5, 3, 0.7), (3.0, 64, 64, 2.0), (0.01, 64, 2, 0.0)])
 def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: int, m: int, sq: float) -> None:
-    from rfcheck.claims.simrf import _gap_ball, _printed_eq69_line2_ball, printed_eq69
+    from rfcheck.backends import MP
+    from rfcheck.claims.simrf import _gap_ball, _on_balls, printed_eq69_line2
 
     p = {"v": v, "d": d, "m": m, "sq": sq}
     with workprec(BITS):
-        ball = _printed_eq69_line2_ball(p, BITS)
+        ball = _on_balls(printed_eq69_line2, p, BITS)
         gap = _gap_ball(p, BITS)
     with mpmath.workdps(50):
-        exact = printed_eq69(2)(p)
+        exact = printed_eq69_line2(MP, p)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-26"))
     assert certified_equal(ball, gap, 1e-25) == "HOLDS"  # line 2 holds: the correct gap
@@ -247,14 +248,14 @@ def test_simrf_plus_draw_ball_is_the_draw() -> None:
 
 @pytest.mark.parametrize("v,d,c", [(1.0, 2, -1.0), (3.0, 32, -1.0), (3.0, 32, 1.0), (3.0, 2, 0.3), (1.5, 17, -0.6)])
 def test_angle_conformity_moment_series_ball_and_printed_eq21_ball(v: float, d: int, c: float) -> None:
-    from rfcheck.claims.simrf import printed_eq21, printed_eq21_ball
+    from rfcheck.claims.simrf import printed_eq21
 
     with mpmath.workdps(50):
         exact = cf.conformity_angle(v, d, c, backend="mpmath", dps=50)  # the closed form (eq (21) summed)
         printed = printed_eq21({"v": v, "d": d, "cos": c})
     with workprec(BITS):
         ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
-        pb = printed_eq21_ball({"v": v, "d": d, "cos": c}, BITS)
+        pb = ref.eq21_conformity_integral_ball(v, d, c, BITS)
         assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
     assert _contains(ball, exact) and _contains(pb, printed)
     assert ball.rad() < 1e-28 * abs(ball.mid())

@@ -57,7 +57,8 @@ def test_corrected_eq56_agrees_with_eq20_on_balls() -> None:
 
     p = {"w": 10.0, "d": 32, "cos": -0.9}
     with workprec(200):
-        fixed, ref = C.eq56_middle_ball(p, 200, corrected=True), C._pdf_angle_ball(p, 200)
+        fixed = C.ref.eq56_first_expression_ball(p["w"], p["d"], p["cos"], 200, corrected=True)
+        ref = C.cf.pdf_wij_angle(p["w"], p["d"], p["cos"], backend="arb", prec=200)
     assert certified_equal(fixed, ref, 1e-40) == "HOLDS"
 
 
@@ -116,9 +117,10 @@ def test_a_planted_slip_in_eq18_is_refuted_and_certified() -> None:
     from rfcheck.references.hrf import num
 
     def check(f: Any) -> Any:
-        return deterministic_check("cdf-derivative", None, C._ref_pdf_sqrt2_chi, atol_scale=lambda p, dps: 1,
-                                   printed_ctx=f, reference_ball=lambda p, bits: C.cf.pdf_wij_iid(
-                                       p["w"], int(p["d"]), backend="arb", prec=bits))
+        return deterministic_check(
+            "cdf-derivative", None, lambda p, dps: C.ref.cdf_derivative_sqrt2_chi(p["w"], int(p["d"]), dps),
+            atol_scale=lambda p, dps: 1, printed_ctx=f,
+            reference_ball=lambda p, bits: C.cf.pdf_wij_iid(p["w"], int(p["d"]), backend="arb", prec=bits))
 
     def wrong(ctx: Any, p: dict[str, Any]) -> Any:
         return C.printed_eq18(ctx, p) * (1 + num(ctx, 1) / 10**22)

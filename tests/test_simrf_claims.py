@@ -33,11 +33,11 @@ def test_corrections_match_closed_forms() -> None:
     # Cor 4.4 corrected (eq 69) equals the cancellation-free closed form
     with mpmath.workdps(30):
         p = {"v": 1.3, "d": 16, "m": 8, "sq": 0.2}
-        val = C.printed_eq69(1)(p)
+        val = C.printed_eq69_line1_ctx(MP, {**p, "v": mpmath.mpf(p["v"]), "sq": mpmath.mpf(p["sq"])})
     assert float(val) == pytest.approx(cf.prf_orthogonality_gap(1.3, 16, 8, 0.2), rel=1e-12)
     # eq (77) with (1 - e^{-z^2})^2 is the exact ratio
     with mpmath.workdps(30):
-        ref, _ = C._ratio_ref({"z": 1.0, "d": 2, "m": 2}, 30)
+        ref, _ = C.ref.rff_mse_ratio_quadrature(1.0, 2, 2, 30)
     assert float(ref) == pytest.approx(cf.rff_mse_ratio_orf_iid(1.0, 2, 2), rel=1e-10)
     # printed eq (25) bracket is e^{v^2} - 1F1(d; d/2; v^2) < 0
     with mpmath.workdps(30):
@@ -71,9 +71,9 @@ def test_eq56_correction_needs_both_fixes(w: float, d: int, c: float) -> None:
     square-root-only fix do not."""
     p = {"w": w, "d": d, "cos": c}
     with mpmath.workdps(30):
-        ref, _ = C._ref_pdf_angle(p, 30)
+        ref, _ = C.ref.pdf_angle_change_of_variables_with_error(w, d, c, 30)
         fixed = C.eq56_middle(p, corrected=True)
-        printed = C.printed_eq56_middle(p)
+        printed = C.eq56_middle(p)
         assert abs(fixed - ref) <= 1e-20 * abs(ref)
         assert abs(printed - ref) > 1e-3 * abs(ref)
         s = lambda ph: 1 + mpmath.sin(2 * ph) * c  # noqa: E731

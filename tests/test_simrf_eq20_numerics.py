@@ -4,7 +4,7 @@
 its integrand is sharp (d = 64, cos theta = -0.95: a fixed 32-panel Gauss-Legendre rule gave 8 digits
 there); ``pdf_angle_change_of_variables_with_error`` must carry an error bar that covers its actual
 error (at w = 30, d = 2, cos theta = 0.95 the unsubstituted quadrature was off by 8e-6 relative with
-an error bar of 1e-27 relative).  Arb's rigorous integrals (``printed_eq20_ball``,
+an error bar of 1e-27 relative).  Arb's rigorous integrals (``printed_eq20`` on balls,
 ``pdf_angle_change_of_variables_ball``) and the closed form (a different integral) are the
 independent values.
 """
@@ -17,7 +17,8 @@ import pytest
 from flint import arb
 
 from rfcheck.arb_backend import workprec
-from rfcheck.claims.simrf import printed_eq20, printed_eq20_ball
+from rfcheck.backends import MP
+from rfcheck.claims.simrf import _on_balls, printed_eq20
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -51,7 +52,7 @@ CASES = [(*pt, 30) for pt in POINTS] + [(9.0, 64, -0.95, 20), (9.0, 64, -0.95, 5
 def test_printed_eq20_is_accurate_to_the_working_precision(w: float, d: int, c: float, dps: int) -> None:
     p = {"w": w, "d": d, "cos": c}
     with mpmath.workdps(dps):
-        v = printed_eq20(p)
+        v = printed_eq20(MP, p)
     # the working precision itself (the check's tolerance is 10^(5 - dps)), against the closed form
     # (a t = sin(2 phi) average: a different integral) at 60 digits
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=60)
@@ -59,7 +60,7 @@ def test_printed_eq20_is_accurate_to_the_working_precision(w: float, d: int, c: 
     with workprec(bits), mpmath.workdps(80):
         assert abs(v - exact) <= MF(10) ** (-dps) * abs(exact)
         # and inside Arb's rigorous integral of the printed integrand (tight where Arb resolves it)
-        ball = printed_eq20_ball(p, bits)
+        ball = _on_balls(printed_eq20, p, bits)
         assert abs(v - _mid(ball)) <= MF(10) ** (-dps) * abs(v) + _rad(ball)
         if (w, d, c) == (9.0, 64, -0.95):
             assert _rad(ball) < MF(10) ** -(dps + 3) * abs(v)
@@ -70,7 +71,7 @@ def test_printed_eq20_at_the_bad_point_is_the_closed_form() -> None:
     check's tolerance; the exact value is 4.934657983891815...e-17."""
     p = {"w": 9.0, "d": 64, "cos": -0.95}
     with mpmath.workdps(30):
-        v = printed_eq20(p)
+        v = printed_eq20(MP, p)
     exact = cf.pdf_wij_angle(9.0, 64, -0.95, backend="mpmath", dps=50)
     with mpmath.workdps(50):
         assert abs(v - exact) <= MF(10) ** -25 * abs(exact)

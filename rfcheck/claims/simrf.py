@@ -12,14 +12,15 @@ References never use the printed formula:
 * Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
 * numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
 
-The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) are
-public, unit-tested functions of :mod:`rfcheck.references.simrf`; this module keeps the
-transcriptions and the claim declarations.  Where both sides have an Arb enclosure, a decided
-point is certified with balls: printed sides written against the number-system context
-(``printed_ctx``: eq (18), (19), (23), (33), (58), (64), (69) line 1, (85), the sec 5.1 prefactor; a
-printed series through ``ctx.series`` with its tail bound) or with a ball twin of a printed series,
-sum or integral (``printed_ball``: eq (20), (21), (24), (25), (26), (39), (56), (66), (69) line 2,
-(77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
+The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) and the
+Arb enclosures of printed series and integrals that mpmath evaluates otherwise are public, unit-tested
+functions of :mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim
+declarations.  Where both sides have an Arb enclosure, a decided point is certified with balls: printed
+sides written once against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33),
+(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series`` with its tail
+bound; evaluated on mpmath and on balls with Python-int parameters and guard precision: eq (20), (26),
+(39), (66), (69) line 2) or with an enclosure of a printed series or integral (``printed_ball``: eq (21),
+(24), (56), (77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
 ``sides_ball``.  A reference ball is independent of the printed side: the orthogonality gaps of eq (25),
 (26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the
 ``1F1`` closed forms whose Taylor series the printed series are; the check of eq (23) against that ``1F1``
@@ -31,10 +32,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import flint
 import mpmath
 import numpy as np
+from flint import arb, fmpq
 
 from rfcheck import features
+from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
@@ -56,13 +60,15 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import simrf as ref
+from rfcheck.references.gaussian import integral_ball
 from rfcheck.references.hrf import num
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import ratio_series as _ratio_series
+from rfcheck.references.simrf import remainder_growth_sides_ball as _growth_sides_ball
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
-from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
+from rfcheck.stats import compare_inequality, compare_mc, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -70,6 +76,22 @@ from rfcheck.references.simrf import two_precision_value as _quad_err
 __all__: list[str] = []
 
 P = paper("simrf")
+
+
+def _on_balls(printed: Any, p: dict[str, Any], bits: int) -> Any:
+    """``printed(ARB, p)`` at ``bits`` as a flint ball, the point's numbers as they are (ints stay ints)."""
+    with workprec(bits):
+        return printed(ARB, p).v
+
+
+def _det(*args: Any, n: int, **kw: Any) -> Check:
+    """An expensive :func:`deterministic_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
+    return _no_search(deterministic_check(*args, **kw), n)
+
+
+def _ineq(*args: Any, n: int, **kw: Any) -> Check:
+    """An expensive :func:`inequality_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
+    return _no_search(inequality_check(*args, **kw), n)
 
 
 # ------------------------------------------------------------------ printed formulas
@@ -97,20 +119,6 @@ def printed_eq23(v: Any, d: int) -> Any:
     return printed_eq23_ctx(MP, {"v": MF(v), "d": d})
 
 
-def _orf_definition_ball(p: dict[str, Any], bits: int) -> Any:
-    """rho_ORF from the definition eq (10) on balls: ``E 0F1(; d/2; v^2 w^2/4)``, ``w ~ chi_{2d}``
-    (:func:`rfcheck.references.simrf.orf_conformity_chi_ball`)."""
-    return ref.orf_conformity_chi_ball(p["v"], int(p["d"]), bits)
-
-
-def _simrf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
-    """rho_SimRF on balls: the Arb face of :func:`rfcheck.closed_forms.simrf.log_conformity_simrf` (the
-    average over the angle law of ``1F1(d; d/2; v^2 (1 + c t)/2)``, ``c = -1/(d-1)``: eq (10) with the
-    norms integrated out, not the double series of eq (24)); its exact value is the definition's, so it
-    encloses the eq (10) quadrature's target too."""
-    return cf.log_conformity_simrf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
-
-
 def printed_eq24(v: Any, d: int) -> Any:
     """Eq (24), the double series, with guard digits for its alternating inner sum."""
     dps = mpmath.mp.dps
@@ -130,45 +138,6 @@ def printed_eq24(v: Any, d: int) -> Any:
             k += 1
         out = mpmath.sqrt(mpmath.pi) / (mpmath.gamma(MF(d) / 2) * 2 ** (d - 1)) * tot
     return +out
-
-
-def printed_eq24_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (24) as printed, on Arb balls: the double series term by term, its tail enclosed by a majorant.
-
-    With ``g_p = Gamma((d+p)/2)/Gamma((d+p+1)/2) <= g_0`` (``Gamma(x)/Gamma(x+1/2)`` decreases), the inner
-    sum is at most ``g_0 (1+|c|)^k / k!`` in modulus, so ``|t_k| <= M_k = g_0 Gamma(k+d)/Gamma(k+d/2)
-    y^k/k!``, ``y = v^2 (1+|c|)/2``, whose ratio ``q_k = M_{k+1}/M_k = y (k+d)/((k+1)(k+d/2))`` does not
-    increase: past ``K`` the rest is at most ``M_{K+1}/(1 - q_{K+1})``.  Guard bits (as the mpmath
-    transcription's guard digits) absorb the cancellation of the alternating inner sum."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
-    d = int(p["d"])
-    guard = 2 * bits + 70 + int(10 * float(p["v"]) ** 2)
-    with workprec(guard):
-        v = to_ball(p["v"])
-        c = -arb(1) / (d - 1)
-        y = v * v * (1 + abs(c)) / 2
-        g: list[Any] = []
-        fac: list[Any] = [arb(1)]
-        tot, eps = arb(0), arb(2) ** (-bits - 8)
-        for k in range(100_000):
-            g.append((arb(d + k) / 2).gamma() / (arb(d + k + 1) / 2).gamma())
-            if k:
-                fac.append(fac[-1] * k)
-            inner = sum((c**q * g[q] / (fac[k - q] * fac[q]) for q in range(k + 1)), arb(0))
-            a_k = arb(k + d).gamma() / (k + arb(d) / 2).gamma()
-            tot += a_k * v ** (2 * k) / 2**k * inner
-            m_next = g[0] * arb(k + 1 + d).gamma() / (k + 1 + arb(d) / 2).gamma() * y ** (k + 1) / (fac[k] * (k + 1))
-            q_next = y * (k + 1 + d) / ((k + 2) * (k + 1 + arb(d) / 2))
-            if k > 4 and q_next < arb(1) / 2 and m_next <= eps * abs(tot):
-                bound = (m_next / (1 - q_next)).upper()
-                tot += arb(0, bound)
-                break
-        else:
-            raise ValueError("printed_eq24_ball: no tail bound within 100000 terms")
-        return arb.pi().sqrt() / ((arb(d) / 2).gamma() * 2 ** (d - 1)) * tot
 
 
 def printed_eq25_bracket(ctx: Any, v: Any, d: Any) -> Any:
@@ -192,27 +161,6 @@ def printed_eq11(rho: Any, v: Any, m: int, sq_norms: Any) -> Any:
         / m
         * ((mpmath.exp(2 * v * v) - mpmath.exp(v * v)) + (m - 1) * (rho - mpmath.exp(v * v)))
     )
-
-
-# ---------------------------------------------------------------------- references
-
-
-def _mp_conformity(v: Any, d: int, coupling: str, dps: int) -> tuple[Any, Any]:
-    """Hypergeometric closed form (mpmath face, ``dps + 10`` digits) with its error bar."""
-    val = cf.pair_conformity(MF(v), d, coupling, backend="mpmath", dps=dps + 10)
-    return val, abs(val) * MF(10) ** (-dps - 3)
-
-
-def _quad_ref(coupling: str) -> Any:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        d = int(p["d"])
-        c = 0.0 if coupling == "orf" else -1.0 / (d - 1)
-        val, err = eq10_quadrature(float(p["v"]), d, c)
-        if not math.isfinite(val):
-            return mpmath.nan, mpmath.inf
-        return MF(val), MF(err)
-
-    return ref
 
 
 # ------------------------------------------------------------------ eq (33) / (31)
@@ -259,11 +207,6 @@ def printed_eq18(ctx: Any, p: dict[str, Any]) -> Any:
     return w ** (d - 1) * ctx.exp(-w * w / 4) / (2 ** (d - 1) * ctx.gamma(num(ctx, d) / 2))
 
 
-def _ref_pdf_sqrt2_chi(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """pdf of |g|, g ~ N(0, 2 I_d): derivative of the regularised incomplete gamma CDF."""
-    return ref.cdf_derivative_sqrt2_chi(p["w"], int(p["d"]), dps)
-
-
 P.claim(
     "lem4.1.pdf",
     source=P.at("Lemma 4.1, eq (18) (= eq (52))"),
@@ -273,7 +216,7 @@ P.claim(
         deterministic_check(
             "cdf-derivative",
             None,
-            _ref_pdf_sqrt2_chi,
+            lambda p, dps: ref.cdf_derivative_sqrt2_chi(p["w"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1,
             description="d/dw P(|N(0, 2I_d)| <= w) = d/dw P(d/2, w^2/4), mpmath",
             printed_ctx=printed_eq18,
@@ -294,16 +237,14 @@ P.claim(
     statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
     domain=_vd_domain(d=(1, 1024)),
     checks=[
-        _no_search(
-            deterministic_check(
-                "quadrature",
-                None,
-                _ref_iid_mgf,
-                description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
-                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            ),
-            12,
+        _det(
+            "quadrature",
+            None,
+            _ref_iid_mgf,
+            description="E exp(t v), t ~ N(0, 2), by quadrature",
+            printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
+            reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
+            n=12,
         )
     ],
 )
@@ -312,56 +253,37 @@ P.claim(
 # --------------------------------------------------------------------- Lemma 4.2
 
 
-def printed_eq20(p: dict[str, Any]) -> Any:
-    """Eq (20) as printed, in mpmath, accurate to the working precision.
+def printed_eq20(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (20) as printed, on a context (``d`` a Python int): the integrand and the prefactor written once.
 
-    The printed ``phi``-integral is evaluated with 10 guard digits by adaptive tanh-sinh on panels
-    (:func:`rfcheck.references.simrf.panel_quad`: 16 to start, the integrand peaking near ``pi/4`` with
-    width ~ ``1/sqrt(d)``, sharper as ``w`` and ``|cos theta|`` grow), until its error estimate is below
-    ``10^-(dps+3)`` relative; failing that the guard digits and panel budget are raised twice, and an
-    estimate still too large raises ``ArithmeticError`` rather than return a value short of the working
-    precision.  SimRF Lemma 4.2, eq (20) (= eq (56), (60)).
+    In mpmath, accurate to the working precision: the printed ``phi``-integral is evaluated with 10 guard
+    digits by adaptive tanh-sinh on panels (:func:`rfcheck.references.simrf.panel_quad`: 16 to start, the
+    integrand peaking near ``pi/4`` with width ~ ``1/sqrt(d)``, sharper as ``w`` and ``|cos theta|`` grow), until
+    its error estimate is below ``10^-(dps+3)`` relative; failing that the guard digits and panel budget are
+    raised twice, and an estimate still too large raises ``ArithmeticError`` rather than return a value short of
+    the working precision.  On balls (20 guard bits), by Arb's rigorous Gauss-Legendre
+    (:func:`rfcheck.references.gaussian.integral_ball`): the integrand is entire in ``phi`` but for the poles of
+    ``1/s^d`` and the essential singularity of ``exp(-w^2/(2s))`` at ``s = 1 + sin(2phi) cos theta = 0``, away
+    from ``[0, pi/2]`` for ``|cos theta| < 1`` (a box touching them gives a non-finite ball, which Arb
+    subdivides).  SimRF Lemma 4.2, eq (20) (= eq (56), (60)).
     """
-    dps = mpmath.mp.dps
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+    w, d, c = ctx.num(p["w"]), int(p["d"]), ctx.num(p["cos"])
 
     def f(ph: Any) -> Any:
-        s2 = 1 + mpmath.sin(2 * ph) * c
-        return (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1) * mpmath.exp(-w * w / (2 * s2)) / s2**d
+        s2 = 1 + ctx.sin(2 * ph) * c
+        return (ctx.sin(ph) * ctx.cos(ph)) ** (d - 1) * ctx.exp(-w * w / (2 * s2)) / s2**d
 
-    val = ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (20) at {p}")
-    with mpmath.workdps(dps + 10):
-        out = w ** (2 * d - 1) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2) * val
+    if ctx is MP:
+        val = ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (20) at {p}")
+        guard = mpmath.workdps(mpmath.mp.dps + 10)
+    else:
+        bits = flint.ctx.prec
+        guard = workprec(bits + 20)
+    with guard:
+        if ctx is not MP:
+            val = Ball(integral_ball(lambda ph, analytic: f(Ball(ph)).v, 0, arb.pi() / 2, bits).real)
+        out = w ** (2 * d - 1) / (2 ** (d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2) * val
     return +out
-
-
-def printed_eq20_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq20` on Arb balls: the printed integrand (entire in ``phi`` but for the poles of
-    ``1/s^d`` and the essential singularity of ``exp(-w^2/(2s))`` at ``s = 1 + sin(2phi) cos theta = 0``,
-    away from ``[0, pi/2]`` for ``|cos theta| < 1``; a box touching them gives a non-finite ball, which
-    Arb subdivides) integrated by Arb's rigorous Gauss-Legendre
-    (:func:`rfcheck.references.gaussian.integral_ball`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-    from rfcheck.references.gaussian import integral_ball
-
-    with workprec(bits + 20):
-        w, d, c = to_ball(p["w"]), int(p["d"]), to_ball(p["cos"])
-
-        def f(ph: Any, analytic: bool) -> Any:
-            s2 = 1 + (2 * ph).sin() * c
-            return (ph.sin() * ph.cos()) ** (d - 1) * (-w * w / (2 * s2)).exp() / s2**d
-
-        return (
-            w ** (2 * d - 1) / (2 ** (d - 2) * (arb(d) / 2).gamma() ** 2) * integral_ball(f, 0, arb.pi() / 2, bits).real
-        )
-
-
-def _ref_pdf_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """pdf of sqrt(r1^2 + r2^2 + 2c r1 r2), r ~ chi_d iid: change of variables r2(r1, w), 1-D quadrature
-    (two precisions plus the quadrature's own error estimates)."""
-    return ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps)
 
 
 P.claim(
@@ -371,20 +293,17 @@ P.claim(
     "int_0^{pi/2} (sin phi cos phi)^{d-1} exp(-w^2/(2(1+sin 2phi cos theta)))/(1+sin 2phi cos theta)^d dphi",
     domain=Domain({"w": Real(0.05, 30.0), "d": Int(2, 64, extra=(3, 6)), "cos": Real(-0.95, 0.95, extra=(0.0,))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "change-of-variables",
-                printed_eq20,
-                _ref_pdf_angle,
-                max_points=30,
-                atol_scale=lambda p, dps: 1,
-                description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
-                printed_ball=printed_eq20_ball,
-                reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
-                    p["w"], int(p["d"]), p["cos"], bits
-                ),
+        _det(
+            "change-of-variables",
+            lambda p: printed_eq20(MP, p),
+            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            atol_scale=lambda p, dps: 1,
+            description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
+            printed_ball=lambda p, bits: _on_balls(printed_eq20, p, bits),
+            reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
+                p["w"], int(p["d"]), p["cos"], bits
             ),
-            6,
+            n=6,
         )
     ],
 )
@@ -403,32 +322,6 @@ def printed_eq21(p: dict[str, Any]) -> Any:
     return mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi]) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
 
 
-def printed_eq21_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq21` on Arb balls: the printed phi-integral by Arb's rigorous integration
-    (:func:`rfcheck.references.gaussian.integral_ball`) of ``sin^{d-1}(phi)`` times the printed k-series,
-    which is term for term ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)`` (``x = v^2 (1 + sin(phi) cos theta)/2``) and
-    is summed by Arb's hypergeometric series with its rigorous tail (an entire function of ``phi``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-    from rfcheck.references.gaussian import integral_ball
-
-    with workprec(bits + 20):
-        v, d, c = to_ball(p["v"]), int(p["d"]), to_ball(p["cos"])
-        g0 = arb(d).gamma() / (arb(d) / 2).gamma()
-
-        def inner(ph: Any, analytic: bool) -> Any:
-            x = v * v * (1 + ph.sin() * c) / 2
-            return ph.sin() ** (d - 1) * g0 * x.hypgeom_1f1(d, arb(d) / 2)
-
-        return integral_ball(inner, 0, arb.pi(), bits).real / (2 ** (d - 1) * (arb(d) / 2).gamma())
-
-
-def _ref_angle_quad(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    val, err = eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))
-    return MF(val), MF(err)
-
-
 P.claim(
     "lem4.2",
     source=P.at("Lemma 4.2, eq (21) (= eq (63))"),
@@ -436,19 +329,16 @@ P.claim(
     "(1 + sin phi cos theta)^k Gamma(k+d) / (2^k k! Gamma(k + d/2))",
     domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "eq10-quadrature",
-                printed_eq21,
-                _ref_angle_quad,
-                max_points=12,
-                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-                printed_ball=printed_eq21_ball,
-                reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
-                    p["v"], int(p["d"]), p["cos"], bits
-                ),
+        _det(
+            "eq10-quadrature",
+            printed_eq21,
+            lambda p, dps: tuple(MF(x) for x in eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
+            description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+            printed_ball=lambda p, bits: ref.eq21_conformity_integral_ball(p["v"], int(p["d"]), p["cos"], bits),
+            reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
+                p["v"], int(p["d"]), p["cos"], bits
             ),
-            6,
+            n=6,
         )
     ],
 )
@@ -464,6 +354,24 @@ def _printed_rho(coupling: str) -> Any:
     return pr
 
 
+def _simrf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
+    """rho_SimRF on balls: the Arb face of :func:`rfcheck.closed_forms.simrf.log_conformity_simrf` (the
+    average over the angle law of ``1F1(d; d/2; v^2 (1 + c t)/2)``, ``c = -1/(d-1)``: eq (10) with the
+    norms integrated out, not the double series of eq (24)); its exact value is the definition's, so it
+    encloses the eq (10) quadrature's target too."""
+    return cf.log_conformity_simrf(p["v"], int(p["d"]), backend="arb", prec=bits).exp()
+
+
+#: the printed side of Thm 4.3 per coupling: eq (23) on a context; eq (24) in mpmath with its Arb enclosure
+_THM43_PRINTED: dict[str, dict[str, Any]] = {
+    "orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
+    "simrf": {
+        "printed": _printed_rho("simrf"),
+        "printed_ball": lambda p, bits: ref.simrf_double_series_ball(p["v"], int(p["d"]), bits),
+    },
+}
+
+
 #: why a Monte Carlo check has no certified points
 _MC_WHY = (
     "Monte Carlo reference: a sample mean with a z-test at the budget's family-wise level has no rigorous "
@@ -476,8 +384,6 @@ def _mc_pair(coupling: str) -> Any:
     with the projection sampler of the coupling; z-test at the budget's family-wise level."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_mc, z_critical
-
         with mpmath.workdps(30):
             pv = float(_printed_rho(coupling)(p))
         est = ref.pair_conformity_mc(coupling, float(p["v"]), int(p["d"]), budget.mc_trials, seed)
@@ -511,35 +417,27 @@ for _part, _eq, _stmt in (
         statement=_stmt,
         domain=_vd_domain(d=(2, 256)),
         checks=[
-            _no_search(
-                deterministic_check(
-                    "eq10-quadrature",
-                    None if _part == "orf" else _printed_rho(_part),
-                    _quad_ref(_part),
-                    max_points=10,
-                    description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
-                    printed_ctx=printed_eq23_ctx if _part == "orf" else None,
-                    printed_ball=None if _part == "orf" else printed_eq24_ball,
-                    reference_ball=_orf_definition_ball if _part == "orf" else _simrf_conformity_ball,
-                ),
-                6,
+            _det(
+                "eq10-quadrature",
+                reference=lambda p, dps, _c=_part: ref.eq10_pair_quadrature(p["v"], int(p["d"]), _c),
+                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms, scipy 0F1",
+                reference_ball=(lambda p, bits: ref.orf_conformity_chi_ball(p["v"], int(p["d"]), bits))
+                if _part == "orf"
+                else _simrf_conformity_ball,
+                **_THM43_PRINTED[_part],
+                n=6,
             ),
-            _no_search(
-                deterministic_check(
-                    "hypergeometric",
-                    None if _part == "orf" else _printed_rho(_part),
-                    lambda p, dps, _c=_part: _mp_conformity(p["v"], int(p["d"]), _c, dps),
-                    max_points=16,
-                    description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
-                    printed_ctx=printed_eq23_ctx if _part == "orf" else None,
-                    printed_ball=None if _part == "orf" else printed_eq24_ball,
-                    reference_ball=None if _part == "orf" else _simrf_conformity_ball,
-                    not_certified="the only ball of this reference is the library's 1F1(d; d/2; v^2/2), the sum "
-                    "of the printed series itself (circular); check eq10-quadrature certifies against eq (10)"
-                    if _part == "orf"
-                    else None,
-                ),
-                10,
+            _det(
+                "hypergeometric",
+                reference=lambda p, dps, _c=_part: ref.pair_conformity_closed_form(p["v"], int(p["d"]), _c, dps),
+                description="1F1(d; d/2; v^2/2) (ORF) / Beta-average of 1F1 (SimRF), mpmath",
+                **_THM43_PRINTED[_part],
+                reference_ball=None if _part == "orf" else _simrf_conformity_ball,
+                not_certified="the only ball of this reference is the library's 1F1(d; d/2; v^2/2), the sum "
+                "of the printed series itself (circular); check eq10-quadrature certifies against eq (10)"
+                if _part == "orf"
+                else None,
+                n=10,
             ),
             _mc_pair(_part),
         ],
@@ -547,20 +445,6 @@ for _part, _eq, _stmt in (
 
 
 # ------------------------------------------------------------------- Thm 3.2 (MSE)
-
-
-def _mse_domain() -> Domain:
-    return Domain(
-        {
-            "d": Int(2, 24, extra=(2, 3, 6)),
-            "m": Int(2, 48, extra=(2,)),
-            "nx": Real(0.0, 0.45),
-            "ny": Real(0.0, 0.45),
-            "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
-            "coupling": Choice(("iid", "orf", "simrf")),
-        },
-        description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
-    )
 
 
 def _v_sq(p: dict[str, Any]) -> tuple[Any, Any]:
@@ -578,11 +462,10 @@ def printed_thm32(p: dict[str, Any]) -> Any:
     return printed_eq11(rho, v, m, sq)
 
 
-def _sim_prf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+def _simulated(prod: Any, p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+    """``n`` estimates of ``prod`` with the point's ``m`` features and coupling (projection engine), and the target."""
     from rfcheck.engine.montecarlo import simulate
 
-    x, y = pair_vectors(p)
-    prod = features.positive_product(x, y)
     est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
     return est, float(prod.target[0]), None
 
@@ -593,13 +476,23 @@ P.claim(
     statement="For PRFs, MSE(K_hat) = e^{-2x^2-2y^2}/m ((e^{2v^2} - e^{v^2}) + (m-1)(rho(x,y) - e^{v^2})), "
     "rho the RF-conformity eq (10); instantiated with IIDRF/ORF/SimRF blocks of d rows (m > d: "
     "independent blocks)",
-    domain=_mse_domain(),
+    domain=Domain(
+        {
+            "d": Int(2, 24, extra=(2, 3, 6)),
+            "m": Int(2, 48, extra=(2,)),
+            "nx": Real(0.0, 0.45),
+            "ny": Real(0.0, 0.45),
+            "theta": Real(0.0, math.pi, extra=(math.pi / 2,)),
+            "coupling": Choice(("iid", "orf", "simrf")),
+        },
+        description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
+    ),
     checks=[
         not_certifiable(
             mc_check(
                 "monte-carlo",
                 printed_thm32,
-                _sim_prf,
+                lambda p, n, seed: _simulated(features.positive_product(*pair_vectors(p)), p, n, seed),
                 description="MSE of the PRF estimator simulated with the coupling (projection engine)",
             ),
             _MC_WHY,
@@ -611,36 +504,6 @@ P.claim(
 # --------------------------------------------------------------------- Cor 3.3
 
 
-def _cor33(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(MSE_SimRF, MSE_ORF, err) from the closed forms (m features, blocks of d)."""
-    d, m, v = int(p["d"]), int(p["m"]), float(p["v"])
-    a = cf.prf_mse(v, d, m, 0.0, "simrf", backend="mpmath", dps=dps)
-    b = cf.prf_mse(v, d, m, 0.0, "orf", backend="mpmath", dps=dps)
-    return a, b, (abs(a) + abs(b)) * MF(10) ** (-dps + 3)
-
-
-def _cor33_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """(MSE_SimRF, MSE_ORF) on balls: ``(first - q (e^{v^2} - rho_c)) / m`` (eq (11), ``|x|^2 + |y|^2 = 0``,
-    ``q = P/m`` the coupled pairs per feature), ``e^{v^2} - rho_ORF`` and ``rho_ORF - rho_SimRF`` by the
-    Arb faces of :func:`rfcheck.closed_forms.simrf.log_prf_orthogonality_gap` and
-    :func:`rfcheck.closed_forms.simrf.orf_simrf_conformity_gap` (sums of positive terms); both MSEs are
-    exactly 0 at ``v = 0``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
-    d, m = int(p["d"]), int(p["m"])
-    if float(p["v"]) == 0:
-        return arb(0), arb(0)
-    with workprec(bits):
-        v2 = to_ball(p["v"]) ** 2
-        first = v2.exp() * v2.expm1()
-        g_orf = to_ball(cf.log_prf_orthogonality_gap(p["v"], d, backend="arb", prec=bits)).exp()
-        h = to_ball(cf.orf_simrf_conformity_gap(p["v"], d, backend="arb", prec=bits)).exp()
-        q_s, q_o = (arb(cf._n_coupled_pairs(m, d, c)) / m for c in ("simrf", "orf"))
-        return (first - q_s * (g_orf + h)) / m, (first - q_o * g_orf) / m
-
-
 P.claim(
     "cor3.3",
     source=P.at("Corollary 3.3"),
@@ -648,15 +511,12 @@ P.claim(
     "for arbitrary data dimensionality d",
     domain=_vd_domain(d=(2, 256), extra={"m": Int(2, 512, extra=(2,))}),
     checks=[
-        _no_search(
-            inequality_check(
-                "closed-forms",
-                _cor33,
-                max_points=20,
-                description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
-                sides_ball=_cor33_ball,
-            ),
-            10,
+        _ineq(
+            "closed-forms",
+            lambda p, dps: ref.prf_mse_simrf_orf(p["v"], int(p["d"]), int(p["m"]), dps),
+            description="MSE_SimRF <= MSE_ORF from the hypergeometric closed forms (mpmath)",
+            sides_ball=lambda p, bits: ref.prf_mse_simrf_orf_ball(p["v"], int(p["d"]), int(p["m"]), bits),
+            n=10,
         )
     ],
     notes="Checked as <= with rounding tolerance; at v = 0 (x = -y) both MSEs are exactly 0, so 'strictly' "
@@ -672,8 +532,6 @@ THM34_RESTARTS = {"smoke": 1, "default": 3, "thorough": 12}
 
 
 def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    from rfcheck.stats import compare_inequality
-
     d, v = int(p["d"]), float(p["v"])
     simplex, best, err = ref.configuration_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
     return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=10.0 ** (5 - budget.dps))
@@ -730,6 +588,19 @@ def _gap_ball(p: dict[str, Any], bits: int) -> Any:
     return ref.prf_orthogonality_gap_ball(p["v"], int(p["d"]), int(p["m"]), p["sq"], bits)
 
 
+def _gap_check(n: int, printed: Any = None, **kw: Any) -> Check:
+    """The gap against the definition eq (10): :func:`_gap_ref` by quadrature, :func:`_gap_ball` on balls."""
+    return _det(
+        "eq10-quadrature",
+        printed,
+        _gap_ref,
+        atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
+        reference_ball=_gap_ball,
+        n=n,
+        **kw,
+    )
+
+
 def _gap_domain() -> Domain:
     return _vd_domain(
         v=(0.0, 3.0),
@@ -746,18 +617,10 @@ P.claim(
     "sum_k v^{2k}/k! Gamma(k+d)/Gamma(k+d/2)), m <= d",
     domain=_gap_domain(),
     checks=[
-        _no_search(
-            deterministic_check(
-                "eq10-quadrature",
-                None,
-                _gap_ref,
-                max_points=12,
-                atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
-                printed_ctx=printed_eq25,
-                reference_ball=_gap_ball,
-            ),
+        _gap_check(
             10,
+            description="MSE_IID - MSE_ORF with rho_ORF from the definition eq (10) by quadrature",
+            printed_ctx=printed_eq25,
         )
     ],
     correction="The series needs 2^k k! in the denominator, as in eq (23) and the first line of eq (69): "
@@ -774,10 +637,6 @@ def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _gap_positive_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(0, gap)`` on balls, the gap by :func:`_gap_ball` (exactly 0 at ``v = 0``: ``e^0 - 1F1(d; d/2; 0)``)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     if float(p["v"]) == 0:
         return arb(0), arb(0)
     with workprec(bits):
@@ -790,15 +649,12 @@ P.claim(
     statement="The PRF orthogonality gap MSE_IIDRF - MSE_ORF is positive everywhere (m <= d)",
     domain=_gap_domain(),
     checks=[
-        _no_search(
-            inequality_check(
-                "eq10-quadrature",
-                _gap_positive,
-                max_points=12,
-                description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
-                sides_ball=_gap_positive_ball,
-            ),
-            10,
+        _ineq(
+            "eq10-quadrature",
+            _gap_positive,
+            description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
+            sides_ball=_gap_positive_ball,
+            n=10,
         )
     ],
     notes="At v = 0 the gap is exactly 0 (positive for v > 0).",
@@ -812,80 +668,52 @@ def printed_eq69_line1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-2 * p["sq"]) * ctx.num(m - 1) / m * (ctx.exp(p["v"] * p["v"]) - printed_eq23_ctx(ctx, p))
 
 
-def printed_eq69(line: int) -> Any:
-    """Eq (69), line ``line``, in mpmath at the working precision (``point -> value``)."""
-    if line == 1:
-        return lambda p: printed_eq69_line1_ctx(MP, {**p, "v": MF(p["v"]), "sq": MF(p["sq"]), "m": int(p["m"])})
+def printed_eq69_line2(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (69), line 2, on a context (mpmath or Arb; ``d``, ``m`` Python ints): e^{-2x^2-2y^2} (m-1)/m
+    sum_k v^{2k}/k! (1 - r_k), r_k = (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!.
 
-    def pr(p: dict[str, Any]) -> Any:
-        v, d, m = MF(p["v"]), int(p["d"]), int(p["m"])
-        pref = mpmath.exp(-2 * MF(p["sq"])) * MF(m - 1) / m
+    On balls the tail is enclosed with ``v^2 / ((K+1)(1 - r_K))``, ``K >= 2``: for ``j >= K``, ``t_{j+1}/t_j =
+    v^2/(j+1) (1 - r_{j+1})/(1 - r_j)`` with ``0 <= 1 - r_{j+1} <= 1`` and ``1 - r_j >= 1 - r_K > 0``
+    (``r_{j+1}/r_j = (d+j)/(d+2j) <= 1``; the terms are non-negative).
+    """
+    v, d, m = ctx.num(p["v"]), int(p["d"]), int(p["m"])
+    pref = ctx.exp(-2 * ctx.num(p["sq"])) * ctx.num(m - 1) / m
 
-        def term(k: Any) -> Any:
-            k = int(k)
-            ratio = (
-                mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
-            )
-            return v ** (2 * k) / mpmath.factorial(k) * (1 - ratio)
+    def one_minus_r(k: int) -> Any:  # mpmath's factorials in mpmath; the exact rational r_k on balls
+        if ctx is MP:
+            r = mpmath.factorial(k + d - 1) / mpmath.factorial(d - 1) * mpmath.fac2(d - 2) / mpmath.fac2(2 * k + d - 2)
+            return 1 - r
+        dfac = [math.prod(range(n, 0, -2)) for n in (d - 2, 2 * k + d - 2)]
+        return Ball(arb(1 - fmpq(math.factorial(k + d - 1), math.factorial(d - 1)) * fmpq(*dfac)))
 
-        return pref * _series(term)
-
-    return pr
-
-
-def _printed_eq69_line2_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (69), line 2, on Arb balls: the printed terms ``v^{2k}/k! (1 - r_k)``, ``r_k = (k+d-1)!/(d-1)!
-    (d-2)!!/(2k+d-2)!!`` an exact rational from the printed factorials, summed by
-    :data:`rfcheck.arb_backend.ARB` ``.series`` with the tail bound ``v^2 / ((K+1)(1 - r_K))``: for ``j >= K
-    >= 2``, ``t_{j+1}/t_j = v^2/(j+1) (1 - r_{j+1})/(1 - r_j)`` with ``0 <= 1 - r_{j+1} <= 1`` and ``1 - r_j >=
-    1 - r_K > 0`` (``r_{j+1}/r_j = (d+j)/(d+2j) <= 1``; the terms are non-negative)."""
-    from flint import arb, fmpq
-
-    from rfcheck.arb_backend import ARB, to_ball, workprec
-
-    v, d, m = to_ball(p["v"]), int(p["d"]), int(p["m"])
-
-    def dfac(n: int) -> int:
-        return math.prod(range(n, 0, -2))
-
-    def r(k: int) -> Any:
-        return fmpq(math.factorial(k + d - 1), math.factorial(d - 1)) * fmpq(dfac(d - 2), dfac(2 * k + d - 2))
-
-    with workprec(bits):
-        x = v * v
-        s = ARB.series(
-            lambda k: x**k / arb.fac_ui(k) * arb(1 - r(k)),
-            lambda k: x / ((k + 1) * arb(1 - r(k))) if k >= 2 else arb("inf"),
-        )
-        return (-2 * to_ball(p["sq"])).exp() * arb(m - 1) / m * s.v
+    return pref * ctx.series(
+        lambda k: v ** (2 * k) / ctx.gamma(k + 1) * one_minus_r(k),
+        lambda k: v * v / ((k + 1) * one_minus_r(k)) if k >= 2 else ctx.num(1),
+    )
 
 
-for _line in (1, 2):
+for _line, _stmt, _printed in (
+    (
+        1,
+        "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
+        "Gamma(k+d)/Gamma(k+d/2))",
+        {"printed_ctx": printed_eq69_line1_ctx},
+    ),
+    (
+        2,
+        "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
+        {
+            "printed": lambda p: printed_eq69_line2(MP, p),
+            "printed_ball": lambda p, bits: _on_balls(printed_eq69_line2, p, bits),
+        },
+    ),
+):
     P.claim(
         f"eq69.line{_line}",
         source=P.at(f"appendix A.7, eq (69), line {_line}"),
-        statement=(
-            "Delta MSE = e^{-2(x^2+y^2)} (m-1)/m (e^{v^2} - Gamma(d/2)/Gamma(d) sum_k v^{2k}/(2^k k!) "
-            "Gamma(k+d)/Gamma(k+d/2))"
-        )
-        if _line == 1
-        else "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
+        statement=_stmt,
         domain=_gap_domain(),
-        checks=[
-            _no_search(
-                deterministic_check(
-                    "eq10-quadrature",
-                    None if _line == 1 else printed_eq69(2),
-                    _gap_ref,
-                    max_points=12,
-                    atol_scale=lambda p, dps: mpmath.exp(MF(p["v"]) ** 2 - 2 * MF(p["sq"])),
-                    printed_ctx=printed_eq69_line1_ctx if _line == 1 else None,
-                    printed_ball=None if _line == 1 else _printed_eq69_line2_ball,
-                    reference_ball=_gap_ball,
-                ),
-                8,
-            )
-        ],
+        checks=[_gap_check(8, **_printed)],
     )
 
 
@@ -895,10 +723,6 @@ def _eq70(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _eq70_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(0, 1 - prod)``, the product an exact rational (:func:`rfcheck.references.simrf.gamma_ratio_product_exact`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     with workprec(bits):
         return arb(0), arb(1 - ref.gamma_ratio_product_exact(int(p["d"]), int(p["k"])))
 
@@ -923,59 +747,22 @@ P.claim(
 # --------------------------------------------------------------------- Thm 4.5 (RFF)
 
 
-def _rff_cov_err(z: Any, d: int) -> Any:
-    return MF(1e-12)
+def printed_eq26(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (26) on a context (mpmath or Arb; ``d``, ``m`` Python ints): (m-1)/m (e^{-z^2} - Gamma(d/2)/Gamma(d)
+    sum_k (-z^2)^k/(2^k k!) Gamma(k+d)/Gamma(k+d/2)).
 
-
-def _rff_gap_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
-    with mpmath.workdps(dps):
-        return MF(m - 1) / m * (mpmath.exp(-z * z) - _rff_orf_cov_ref(z, d)), _rff_cov_err(z, d)
-
-
-def printed_eq26(p: dict[str, Any]) -> Any:
-    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
-    with mpmath.workdps(mpmath.mp.dps + int(float(z) ** 2) + 10):  # alternating series: guard digits
-        s = _series(
-            lambda k: (-z * z) ** k / (2**k * mpmath.factorial(k)) * mpmath.gamma(k + d) / mpmath.gamma(k + MF(d) / 2)
+    The alternating series runs with ``z^2 + 10`` guard digits (``1.5 z^2 + 10`` guard bits on balls, where its
+    tail is enclosed with ``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, non-increasing in ``k``).
+    """
+    z, d, m = ctx.num(p["z"]), int(p["d"]), int(p["m"])
+    x = float(p["z"]) ** 2
+    with mpmath.workdps(mpmath.mp.dps + int(x) + 10) if ctx is MP else workprec(flint.ctx.prec + int(1.5 * x) + 10):
+        s = ctx.series(
+            lambda k: (-z * z) ** k / (2**k * ctx.gamma(k + 1)) * ctx.gamma(k + d) / ctx.gamma(k + ctx.num(d) / 2),
+            lambda k: z * z * (k + d) / (2 * (k + 1) * (k + ctx.num(d) / 2)),
         )
-        out = MF(m - 1) / m * (mpmath.exp(-z * z) - mpmath.gamma(MF(d) / 2) / mpmath.gamma(d) * s)
+        out = ctx.num(m - 1) / m * (ctx.exp(-z * z) - ctx.gamma(ctx.num(d) / 2) / ctx.gamma(d) * s)
     return +out
-
-
-def printed_eq26_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (26) as printed, on Arb balls: the alternating series with a proven remainder
-    (:func:`rfcheck.certify.series_sum`; ``|t_{k+1}/t_k| = z^2 (k+d)/(2(k+1)(k+d/2))``, decreasing),
-    with guard bits against its cancellation."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-    from rfcheck.certify import series_sum
-
-    d, m = int(p["d"]), int(p["m"])
-    guard = bits + int(1.5 * float(p["z"]) ** 2) + 10
-    with workprec(guard):
-        x = to_ball(p["z"]) ** 2
-        s = series_sum(
-            lambda k: (-x) ** k / (2**k * arb.fac_ui(k)) * arb(k + d).gamma() / (k + arb(d) / 2).gamma(),
-            lambda n: x * (n + d) / (2 * (n + 1) * (n + arb(d) / 2)),
-            prec=guard,
-        )
-        return arb(m - 1) / m * ((-x).exp() - (arb(d) / 2).gamma() / arb(d).gamma() * s)
-
-
-def _rff_gap_ball(p: dict[str, Any], bits: int) -> Any:
-    """``(m-1)/m (e^{-z^2} - E cos(w_ij . z))`` on balls, the covariance the ``chi_{2d}`` expectation of the
-    direction-averaged cosine (:func:`rfcheck.references.simrf.rff_orf_covariance_ball`): independent of the
-    series of eq (26) and of its ``1F1`` sum."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
-    d, m = int(p["d"]), int(p["m"])
-    with workprec(bits + 20):
-        zb = to_ball(p["z"])
-        return arb(m - 1) / m * ((-(zb * zb)).exp() - ref.rff_orf_covariance_ball(p["z"], d, bits))
 
 
 P.claim(
@@ -988,18 +775,15 @@ P.claim(
         constraint=lambda p: p["m"] <= p["d"],
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "bessel-quadrature",
-                printed_eq26,
-                _rff_gap_ref,
-                max_points=16,
-                atol_scale=lambda p, dps: 1,
-                description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
-                printed_ball=printed_eq26_ball,
-                reference_ball=_rff_gap_ball,
-            ),
-            8,
+        _det(
+            "bessel-quadrature",
+            lambda p: printed_eq26(MP, p),
+            lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
+            atol_scale=lambda p, dps: 1,
+            description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
+            printed_ball=lambda p, bits: _on_balls(printed_eq26, p, bits),
+            reference_ball=lambda p, bits: ref.rff_orthogonality_gap_ball(p["z"], int(p["d"]), int(p["m"]), bits),
+            n=8,
         )
     ],
 )
@@ -1015,14 +799,10 @@ def printed_eq74(p: dict[str, Any]) -> Any:
 
 
 def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
-    from rfcheck.engine.montecarlo import simulate
-
     d = int(p["d"])
     x, y = np.zeros((1, d)), np.zeros((1, d))
     x[0, 0] = float(p["z"])
-    prod = features.trig_product(x, y)
-    est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
-    return est, float(prod.target[0]), None
+    return _simulated(features.trig_product(x, y), p, n, seed)
 
 
 P.claim(
@@ -1063,39 +843,6 @@ def printed_eq77(p: dict[str, Any]) -> Any:
     return +out
 
 
-def printed_eq77_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (77) as printed, on Arb balls, with ``E_ort(a_1 a_2) = 1F1(d; d/2; -z^2/2)`` (eq (76), claim
-    simrf.thm4.5)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    z, d, m = to_ball(p["z"]), int(p["d"]), int(p["m"])
-    e = (-z * z).exp()
-    e_ort = (-z * z / 2).hypgeom_1f1(d, arb(d) / 2)
-    return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
-
-
-def _ratio_ball(p: dict[str, Any], bits: int) -> Any:
-    """The correct ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on balls (eq (74), (76)), ``gap`` by
-    :func:`_rff_gap_ball` (the ``chi_{2d}`` expectation of the direction-averaged cosine, not the ``1F1``
-    that the printed side uses)."""
-    from rfcheck.arb_backend import to_ball, workprec
-
-    z, m = to_ball(p["z"]), int(p["m"])
-    with workprec(bits + 20):
-        return 1 - 2 * m * _rff_gap_ball(p, bits) / (-z * z).expm1() ** 2
-
-
-def _ratio_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """MSE_ORF / MSE_IID from eq (74) with the ORF pair covariance by Bessel quadrature."""
-    z, d, m = MF(p["z"]), int(p["d"]), int(p["m"])
-    with mpmath.workdps(dps):
-        iid = (1 - mpmath.exp(-z * z)) ** 2 / 2
-        val = (iid + (m - 1) * (_rff_orf_cov_ref(z, d) - mpmath.exp(-z * z))) / iid
-        return val, (m - 1) * _rff_cov_err(z, d) / iid
-
-
 P.claim(
     "eq77",
     source=P.at("appendix A.9, eq (77)"),
@@ -1105,17 +852,14 @@ P.claim(
         constraint=lambda p: p["m"] <= p["d"],
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "bessel-quadrature",
-                printed_eq77,
-                _ratio_ref,
-                max_points=10,
-                description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
-                printed_ball=printed_eq77_ball,
-                reference_ball=_ratio_ball,
-            ),
-            8,
+        _det(
+            "bessel-quadrature",
+            printed_eq77,
+            lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
+            description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
+            printed_ball=lambda p, bits: ref.rff_mse_ratio_1f1_ball(p["z"], int(p["d"]), int(p["m"])),
+            reference_ball=lambda p, bits: ref.rff_mse_ratio_ball(p["z"], int(p["d"]), int(p["m"]), bits),
+            n=8,
         )
     ],
     correction="The denominator is (1 - e^{-z^2})^2 (the IIDRF MSE is (1 - e^{-z^2})^2/(2m), eq (74)); with it "
@@ -1139,8 +883,6 @@ def _cor46(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _cor46_ball(p: dict[str, Any], bits: int) -> Any:
     """:func:`_cor46` on balls, the exact ratio by :func:`rfcheck.references.simrf.rff_mse_ratio_exact_ball`."""
-    from rfcheck.arb_backend import to_ball, workprec
-
     with workprec(bits + 20):
         z, m, d0 = to_ball(p["z"]), int(p["m"]), int(p["d"])
 
@@ -1149,7 +891,7 @@ def _cor46_ball(p: dict[str, Any], bits: int) -> Any:
             lead = 1 - (m - 1) * e * z**4 / (d * (-z * z).expm1() ** 2)
             return d * d * abs(ref.rff_mse_ratio_exact_ball(z, d, m, bits + 20) - lead)
 
-        return growth_sides_ball(rem(4 * d0), rem(16 * d0))
+        return _growth_sides_ball(rem(4 * d0), rem(16 * d0))
 
 
 P.claim(
@@ -1188,48 +930,62 @@ P.claim(
 )
 
 
-def _eq84_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    k, d0 = int(p["k"]), int(p["d"])
+def _growth_ratio(ctx: Any, k: int, d0: int, exact: Any, approx: Any) -> tuple[Any, Any]:
+    """``(r(d0), r(4 d0))``, ``r(d) = d^2 |exact(k, d) - approx(k, d)|``, on a context (mpmath or Arb)."""
 
     def rem(d: int) -> Any:
-        return d * d * abs(ref.gamma_ratio_product(d, k) - (1 - MF(k * (k - 1)) / (2 * d)))
+        dd = ctx.num(d)
+        return d * d * abs(exact(ctx, k, dd) - approx(ctx, k, dd))
 
-    with mpmath.workdps(dps):
-        r1, r2 = rem(d0), rem(4 * d0)
-        return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
-
-
-def _eq84_growth_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_eq84_growth` in exact rationals (the product by
-    :func:`rfcheck.references.simrf.gamma_ratio_product_exact`), as balls."""
-    from flint import fmpq
-
-    from rfcheck.arb_backend import workprec
-
-    k, d0 = int(p["k"]), int(p["d"])
-
-    def rem(d: int) -> Any:
-        x = ref.gamma_ratio_product_exact(d, k) - (1 - fmpq(k * (k - 1), 2 * d))
-        return d * d * (x if x >= 0 else -x)
-
-    with workprec(bits):
-        return growth_sides_ball(rem(d0), rem(4 * d0))
+    return rem(d0), rem(4 * d0)
 
 
-P.claim(
-    "eq84",
-    source=P.at("appendix A.9, eq (84)"),
-    statement="(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
-    domain=Domain({"k": Int(0, 12), "d": Int(1000, 10_000)}),
-    checks=[
-        inequality_check(
-            "remainder-growth",
-            _eq84_growth,
-            max_points=16,
-            description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
-            sides_ball=_eq84_growth_ball,
-        )
-    ],
+#: the fixed-k order of the expansions of appendix A.9, eq (81)-(83)
+_FIXED_K = " (to O(1/d^2) at fixed k)"
+
+
+def _growth_claim(
+    eq: str,
+    statement: str,
+    exact: Any,
+    approx: Any,
+    k: Int | None = None,
+    description: str = "d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
+) -> None:
+    """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
+    def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        with mpmath.workdps(dps):
+            r1, r2 = _growth_ratio(MP, int(p["k"]), int(p["d"]), exact, approx)
+            return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
+
+    def sides(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return _growth_sides_ball(*_growth_ratio(ARB, int(p["k"]), int(p["d"]), exact, approx))
+
+    P.claim(
+        f"eq{eq}",
+        source=P.at(f"appendix A.9, eq ({eq})"),
+        statement=statement,
+        domain=Domain({"k": Int(0, 12, scale="linear") if k is None else k, "d": Int(1000, 10_000)}),
+        checks=[
+            inequality_check(
+                "remainder-growth",
+                check,
+                max_points=16,
+                description=description,
+                sides_ball=sides,
+            )
+        ],
+    )
+
+
+_growth_claim(
+    "84",
+    "(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
+    lambda ctx, k, d: math.prod(ctx.num(d + j) / (d + 2 * j) for j in range(k)),  # gamma_ratio_product
+    lambda ctx, k, d: 1 - ctx.num(k * (k - 1)) / (2 * d),
+    k=Int(0, 12),
+    description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
 )
 
 
@@ -1247,12 +1003,6 @@ def printed_prefactor(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 - ctx.sqrt(ctx.pi) * g(d + 1) * g(dh + half) / (g(dh) * g(dh + 1) ** 2 * 2**d)
 
 
-def _small_v_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """lim_{v->0} m e^{2(x^2+y^2)} MSE_SimRF / v^2 at m = d, from the definition: the v^2 coefficient of
-    rho_SimRF is E[w_ij^2]/(2d) with E w_ij^2 = 2d + 2c (E r)^2, c = -1/(d-1), E r by quadrature of chi_d."""
-    return ref.simrf_mse_small_v_coefficient(int(p["d"]), dps)
-
-
 P.claim(
     "text-small-v",
     source=P.at("sec 5.1"),
@@ -1260,32 +1010,26 @@ P.claim(
     "(MSE normalised so that MSE_IIDRF,ORF = v^2 + O(v^4): m = d features, prefactor e^{-2x^2-2y^2}/m dropped)",
     domain=Domain({"d": Int(2, 4096, extra=(2, 3, 64))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "chi-moment-quadrature",
-                None,
-                _small_v_ref,
-                description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
-                printed_ctx=printed_prefactor,
-                reference_ball=lambda p, bits: ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits),
-            ),
-            8,
+        _det(
+            "chi-moment-quadrature",
+            None,
+            lambda p, dps: ref.simrf_mse_small_v_coefficient(int(p["d"]), dps),
+            description="v^2 coefficient from E w_ij^2 = 2d - 2 (E r)^2/(d-1), E r by quadrature",
+            printed_ctx=printed_prefactor,
+            reference_ball=lambda p, bits: ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits),
+            n=8,
         )
     ],
 )
 
 
 def _prefactor_digits(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    ref, err = _small_v_ref(p, dps)
-    return abs(MF("0.0078") - ref), MF("0.00005"), err
+    val, err = ref.simrf_mse_small_v_coefficient(int(p["d"]), dps)
+    return abs(MF("0.0078") - val), MF("0.00005"), err
 
 
 def _prefactor_digits_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """:func:`_prefactor_digits` on balls (:func:`rfcheck.references.simrf.simrf_mse_small_v_coefficient_ball`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     with workprec(bits):
         return abs(arb("0.0078") - ref.simrf_mse_small_v_coefficient_ball(int(p["d"]), bits)), arb("0.00005")
 
@@ -1338,57 +1082,10 @@ P.claim(
 )
 
 
-def _unit_rows(p: dict[str, Any]) -> list[list[Any]]:
-    """Random unit vectors (rows) of the point, in mpmath at the current precision."""
-    return ref.random_unit_rows(int(p["m"]), int(p["dim"]), int(p["seed"]))
-
-
-def printed_eq39(p: dict[str, Any]) -> Any:
-    rows = _unit_rows(p)
-    s = [mpmath.fsum(r[k] for r in rows) for k in range(int(p["dim"]))]
-    m = int(p["m"])
-    return 2 * m * (m - 2) + 2 * mpmath.fsum(x * x for x in s)
-
-
-def printed_eq39_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq39` on Arb balls, on the same unit vectors
-    (:func:`rfcheck.references.simrf.random_unit_rows_ball`)."""
-    from flint import arb
-
-    m, dim = int(p["m"]), int(p["dim"])
-    rows = ref.random_unit_rows_ball(m, dim, int(p["seed"]), bits)
-    s = [sum((r[k] for r in rows), arb(0)) for k in range(dim)]
-    return 2 * m * (m - 2) + 2 * sum((x * x for x in s), arb(0))
-
-
-def _eq39_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_eq39`'s direct double sum on Arb balls (same unit vectors as :func:`printed_eq39_ball`)."""
-    from flint import arb
-
-    m, dim = int(p["m"]), int(p["dim"])
-    rows = ref.random_unit_rows_ball(m, dim, int(p["seed"]), bits)
-    return sum(
-        (
-            sum(((rows[i][k] + rows[j][k]) ** 2 for k in range(dim)), arb(0))
-            for i in range(m)
-            for j in range(m)
-            if i != j
-        ),
-        arb(0),
-    )
-
-
-def _eq39(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    m, dim = int(p["m"]), int(p["dim"])
-    with mpmath.workdps(dps):
-        rows = _unit_rows(p)
-        lhs = mpmath.fsum(
-            mpmath.fsum((rows[i][k] + rows[j][k]) ** 2 for k in range(dim))
-            for i in range(m)
-            for j in range(m)
-            if i != j
-        )
-        return lhs, MF(10) ** (-dps + 3) * (m * m + 1)
+def printed_eq39(ctx: Any, m: int, rows: list[list[Any]]) -> Any:
+    """Eq (39), right side, for the unit vectors ``rows`` (mpmath numbers or balls): 2m(m-2) + 2 |sum_i w_hat_i|^2."""
+    s = [ctx.fsum(*(r[k] for r in rows)) for k in range(len(rows[0]))]
+    return 2 * m * (m - 2) + 2 * ctx.fsum(*(x * x for x in s))
 
 
 P.claim(
@@ -1399,12 +1096,14 @@ P.claim(
     checks=[
         deterministic_check(
             "direct-sum",
-            printed_eq39,
-            _eq39,
+            lambda p: printed_eq39(MP, int(p["m"]), ref.random_unit_rows(int(p["m"]), int(p["dim"]), int(p["seed"]))),
+            lambda p, dps: ref.unit_pair_sum(int(p["m"]), int(p["dim"]), int(p["seed"]), dps),
             atol_scale=lambda p, dps: int(p["m"]) ** 2,
             description="both sides for random unit vectors, mpmath",
-            printed_ball=printed_eq39_ball,
-            reference_ball=_eq39_ball,
+            printed_ball=lambda p, bits: printed_eq39(
+                ARB, int(p["m"]), ref.random_unit_rows_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits)
+            ).v,
+            reference_ball=lambda p, bits: ref.unit_pair_sum_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits),
         )
     ],
 )
@@ -1420,10 +1119,6 @@ def _eq64(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 def _eq64_ball(p: dict[str, Any], bits: int) -> Any:
     """The left side of eq (64) on balls: Arb's rigorous integral over Gamma(d/2)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     d = int(p["d"])
     with workprec(bits):
         return ref.sine_power_integral_ball(d, bits) / (arb(d) / 2).gamma()
@@ -1454,10 +1149,6 @@ P.claim(
 )
 
 
-def _eq58_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    return ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps)
-
-
 P.claim(
     "eq58",
     source=P.at("appendix A.5, eq (57)-(58)"),
@@ -1467,7 +1158,7 @@ P.claim(
         deterministic_check(
             "cdf-derivative",
             None,
-            _eq58_ref,
+            lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1,
             description="derivative of the chi^2_{2d} CDF P(d, w^2/2)",
             printed_ctx=lambda ctx, p: (
@@ -1475,18 +1166,15 @@ P.claim(
             ),
             reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
         ),
-        _no_search(
-            deterministic_check(
-                "eq20-at-right-angle",
-                lambda p: printed_eq20({**p, "cos": 0}),
-                _eq58_ref,
-                max_points=12,
-                atol_scale=lambda p, dps: 1,
-                description="eq (20) evaluated at cos theta = 0",
-                printed_ball=lambda p, bits: printed_eq20_ball({**p, "cos": 0}, bits),
-                reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
-            ),
-            6,
+        _det(
+            "eq20-at-right-angle",
+            lambda p: printed_eq20(MP, {**p, "cos": 0}),
+            lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
+            atol_scale=lambda p, dps: 1,
+            description="eq (20) evaluated at cos theta = 0",
+            printed_ball=lambda p, bits: _on_balls(printed_eq20, {**p, "cos": 0}, bits),
+            reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
+            n=6,
         ),
     ],
 )
@@ -1514,47 +1202,6 @@ def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
     return +ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (56) at {p}")
 
 
-def eq56_middle_ball(p: dict[str, Any], bits: int, corrected: bool = False) -> Any:
-    """:func:`eq56_middle` on Arb balls: the same integrand (analytic near [0, pi/2] for ``|cos theta|
-    < 1``: ``s > 0`` there, and the square root is taken with its branch cut checked), integrated
-    by Arb's rigorous Gauss-Legendre (``acb.integral``)."""
-    from flint import acb, arb
-
-    from rfcheck.arb_backend import to_ball
-
-    w, d, c = to_ball(p["w"]), int(p["d"]), to_ball(p["cos"])
-    norm = 2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()
-
-    def pchi(r: Any) -> Any:
-        return r ** (d - 1) * (-r * r / 2).exp() / norm
-
-    def f(ph: Any, analytic: bool) -> Any:
-        s = 1 + (2 * ph).sin() * c
-        rs = s.sqrt(analytic=analytic)
-        jac, b = (w / s, w * ph.sin() / rs) if corrected else (w / rs, w * ph.sin() / s)
-        return jac * pchi(w * ph.cos() / rs) * pchi(b)
-
-    # an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints), so that
-    # tiny densities are resolved to the working precision
-    mag = max(
-        (abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64)) if y.is_finite()),
-        default=arb(0),
-    )
-    tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
-    return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
-
-
-def _pdf_angle_ball(p: dict[str, Any], bits: int) -> Any:
-    """The density of ``w_ij`` at a fixed angle (eq (20), claim simrf.lem4.2.pdf) on balls: the Arb
-    face of :func:`rfcheck.closed_forms.simrf.pdf_wij_angle`."""
-    return cf.pdf_wij_angle(p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits)
-
-
-def printed_eq56_middle(p: dict[str, Any]) -> Any:
-    """Eq (56), first expression as printed (:func:`eq56_middle`)."""
-    return eq56_middle(p)
-
-
 P.claim(
     "eq56",
     source=P.at("appendix A.5, eq (56), first expression"),
@@ -1562,17 +1209,16 @@ P.claim(
     "p_chi(w sin phi/(1+sin(2phi)cos theta))",
     domain=Domain({"w": Real(0.05, 20.0), "d": Int(2, 32, extra=(3,)), "cos": Real(-0.9, 0.9, extra=(0.0,))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "change-of-variables",
-                printed_eq56_middle,
-                _ref_pdf_angle,
-                max_points=16,
-                atol_scale=lambda p, dps: 1,
-                printed_ball=eq56_middle_ball,
-                reference_ball=_pdf_angle_ball,
+        _det(
+            "change-of-variables",
+            eq56_middle,
+            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            atol_scale=lambda p, dps: 1,
+            printed_ball=lambda p, bits: ref.eq56_first_expression_ball(p["w"], int(p["d"]), p["cos"], bits),
+            reference_ball=lambda p, bits: cf.pdf_wij_angle(
+                p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits
             ),
-            8,
+            n=8,
         )
     ],
     correction="Two slips: the second p_chi argument needs the square root, w sin phi / sqrt(s), and the "
@@ -1592,11 +1238,6 @@ def _simrf_plus_vs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(a), MF(b), MF(1e-13 * b)
 
 
-def _simrf_plus_vs_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """(rho_SimRF+, rho_SimRF) of the same draw on balls (:func:`rfcheck.references.simrf.simrf_plus_draw_ball`)."""
-    return ref.simrf_plus_draw_ball(int(p["d"]), float(p["v"]), int(p["seed"]), bits)
-
-
 P.claim(
     "text-simrfplus",
     source=P.at("sec 3.2 and Fig. 4"),
@@ -1607,14 +1248,12 @@ P.claim(
         {"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
     ),
     checks=[
-        _no_search(
-            inequality_check(
-                "fixed-draw",
-                _simrf_plus_vs,
-                description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
-                sides_ball=_simrf_plus_vs_ball,
-            ),
-            20,
+        _ineq(
+            "fixed-draw",
+            _simrf_plus_vs,
+            description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
+            sides_ball=lambda p, bits: ref.simrf_plus_draw_ball(int(p["d"]), float(p["v"]), int(p["seed"]), bits),
+            n=20,
         )
     ],
     notes="SimRF+ minimises the k = 1 truncation (eq 15); the statement is made for small v "
@@ -1637,7 +1276,7 @@ def _opt_close_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of the two sides of :func:`_opt_close` up to the common ``- rho_opt``: ``(rho+ - o) - (rho_S - o)
     = rho+ - rho_S`` for every real ``o``, so the certified verdict needs no enclosure of the optimiser's
     ``rho_opt`` (:func:`rfcheck.references.simrf.simrf_plus_draw_ball`)."""
-    return _simrf_plus_vs_ball(p, bits)
+    return ref.simrf_plus_draw_ball(int(p["d"]), float(p["v"]), int(p["seed"]), bits)
 
 
 P.claim(
@@ -1650,14 +1289,12 @@ P.claim(
         {"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": Int(0, 10**6, scale="linear")}
     ),
     checks=[
-        _no_search(
-            inequality_check(
-                "optimiser",
-                _opt_close,
-                description="numerical minimum of eq (12) over directions (L-BFGS from the simplex and a random start)",
-                sides_ball=_opt_close_ball,
-            ),
-            4,
+        _ineq(
+            "optimiser",
+            _opt_close,
+            description="numerical minimum of eq (12) over directions (L-BFGS from the simplex and a random start)",
+            sides_ball=_opt_close_ball,
+            n=4,
         )
     ],
     notes="'Good approximation' is informal; this registers the weakest quantitative reading (SimRF+ closes part "
@@ -1668,36 +1305,24 @@ P.claim(
 # ------------------------------------------------------------- A.6 eq (66), A.9 eq (79)-(83)
 
 
-def printed_eq66(p: dict[str, Any]) -> Any:
-    """Eq (66), right-hand side: sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
+def printed_eq66(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (66), right-hand side, on a context (mpmath or Arb; ``d``, ``k`` Python ints):
+    sum_p k!/((k-p)! p!) (-1/(d-1))^p sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)."""
     d, k = int(p["d"]), int(p["k"])
-    with mpmath.workdps(mpmath.mp.dps + k):  # alternating binomial sum: guard digits
-        c = -MF(1) / (d - 1)
-        out = mpmath.fsum(
-            mpmath.binomial(k, q)
-            * c**q
-            * mpmath.sqrt(mpmath.pi)
-            * mpmath.gamma(MF(d + q) / 2)
-            / mpmath.gamma(MF(d + q + 1) / 2)
-            for q in range(k + 1)
+    # alternating binomial sum: k guard digits (4k guard bits on balls)
+    with mpmath.workdps(mpmath.mp.dps + k) if ctx is MP else workprec(flint.ctx.prec + 4 * k):
+        c = -ctx.num(1) / (d - 1)
+        out = ctx.fsum(
+            *(
+                ctx.num(math.comb(k, q))
+                * c**q
+                * ctx.sqrt(ctx.pi)
+                * ctx.gamma(ctx.num(d + q) / 2)
+                / ctx.gamma(ctx.num(d + q + 1) / 2)
+                for q in range(k + 1)
+            )
         )
     return +out
-
-
-def printed_eq66_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq66` on Arb balls (the finite sum; guard bits for its cancellation)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
-    d, k = int(p["d"]), int(p["k"])
-    with workprec(bits + 4 * k):
-        c = -arb(1) / (d - 1)
-        return sum(
-            (arb.bin_uiui(k, q) * c**q * arb.pi().sqrt() * (arb(d + q) / 2).gamma() / (arb(d + q + 1) / 2).gamma()
-             for q in range(k + 1)),
-            arb(0),
-        )
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1712,92 +1337,33 @@ P.claim(
     "sqrt(pi) Gamma((d+p)/2)/Gamma((d+p+1)/2)",
     domain=Domain({"d": Int(2, 512, extra=(2, 3)), "k": Int(0, 60, scale="linear", extra=(0, 1))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "quadrature",
-                printed_eq66,
-                _eq66_ref,
-                printed_ball=printed_eq66_ball,
-                reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
-            ),
-            20,
+        _det(
+            "quadrature",
+            lambda p: printed_eq66(MP, p),
+            _eq66_ref,
+            printed_ball=lambda p, bits: _on_balls(printed_eq66, p, bits),
+            reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
+            n=20,
         )
     ],
 )
 
 
-def _growth_ratio(ctx: Any, k: int, d0: int, exact: Any, approx: Any) -> tuple[Any, Any]:
-    """``(r(d0), r(4 d0))``, ``r(d) = d^2 |exact(k, d) - approx(k, d)|``, on a context (mpmath or Arb)."""
-
-    def rem(d: int) -> Any:
-        dd = ctx.num(d)
-        return d * d * abs(exact(ctx, k, dd) - approx(ctx, k, dd))
-
-    return rem(d0), rem(4 * d0)
-
-
-def growth_sides_ball(r1: Any, r2: Any) -> Any:
-    """``(r2 / r1, 2)`` as balls for a remainder-growth check, ``0`` for an exactly vanishing ``r1`` (the
-    mpmath face's convention), or why the balls cannot decide (``r1`` not separated from 0)."""
-    from flint import arb, fmpq
-
-    from rfcheck.arb_backend import to_ball
-
-    r1, r2 = (arb(r) if isinstance(r, fmpq) else to_ball(getattr(r, "v", r)) for r in (r1, r2))
-    if r1.is_exact() and r1.is_zero():
-        return arb(0), arb(2)
-    if not r1 > 0:
-        return "the remainder ball at d contains 0: the growth ratio has no finite ball"
-    return r2 / r1, arb(2)
-
-
-def _growth_claim(eq: str, statement: str, exact: Any, approx: Any) -> None:
-    """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
-    from rfcheck.backends import MP
-
-    def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        with mpmath.workdps(dps):
-            r1, r2 = _growth_ratio(MP, int(p["k"]), int(p["d"]), exact, approx)
-            return (r2 / r1 if r1 else MF(0)), MF(2), MF(10) ** (-dps + 5)
-
-    def sides(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import ARB, workprec
-
-        with workprec(bits):
-            return growth_sides_ball(*_growth_ratio(ARB, int(p["k"]), int(p["d"]), exact, approx))
-
-    P.claim(
-        f"eq{eq}",
-        source=P.at(f"appendix A.9, eq ({eq})"),
-        statement=statement + " (to O(1/d^2) at fixed k)",
-        domain=Domain({"k": Int(0, 12, scale="linear"), "d": Int(1000, 10_000)}),
-        checks=[
-            inequality_check(
-                "remainder-growth",
-                check,
-                max_points=16,
-                description="d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
-                sides_ball=sides,
-            )
-        ],
-    )
-
-
 _growth_claim(
     "81",
-    "sqrt((k+d-1)(d/2-1)/((k+d/2-1)(d-1))) ~ 1 - k/(2d)",
+    "sqrt((k+d-1)(d/2-1)/((k+d/2-1)(d-1))) ~ 1 - k/(2d)" + _FIXED_K,
     lambda ctx, k, d: ctx.sqrt((k + d - 1) * (d / 2 - 1) / ((k + d / 2 - 1) * (d - 1))),
     lambda ctx, k, d: 1 - k / (2 * d),
 )
 _growth_claim(
     "82",
-    "(1/2^k) ((k+d-1)/(k+d/2-1))^k ~ 1 - k(k-1)/d",
+    "(1/2^k) ((k+d-1)/(k+d/2-1))^k ~ 1 - k(k-1)/d" + _FIXED_K,
     lambda ctx, k, d: ((k + d - 1) / (k + d / 2 - 1)) ** k / 2**k,
     lambda ctx, k, d: 1 - k * (k - 1) / d,
 )
 _growth_claim(
     "83",
-    "(1 + k/(d-1))^{d-1} / (1 + k/(d/2-1))^{d/2-1} ~ 1 + k^2/(2d)",
+    "(1 + k/(d-1))^{d-1} / (1 + k/(d/2-1))^{d/2-1} ~ 1 + k^2/(2d)" + _FIXED_K,
     lambda ctx, k, d: (1 + k / (d - 1)) ** (d - 1) / (1 + k / (d / 2 - 1)) ** (d / 2 - 1),
     lambda ctx, k, d: 1 + ctx.num(k * k) / (2 * d),
 )

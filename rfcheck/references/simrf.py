@@ -42,7 +42,10 @@ __all__ = [
     "direction_average",
     "direction_average_ball",
     "direction_average_cos",
+    "eq10_pair_quadrature",
     "eq10_quadrature",
+    "eq21_conformity_integral_ball",
+    "eq56_first_expression_ball",
     "equal_norm_minimum",
     "gamma_ratio_product",
     "gamma_ratio_product_exact",
@@ -50,11 +53,14 @@ __all__ = [
     "iid_mgf_quadrature",
     "optimised_ensemble",
     "orf_conformity_chi_ball",
+    "pair_conformity_closed_form",
     "pair_conformity_mc",
     "panel_quad",
     "pdf_angle_change_of_variables",
     "pdf_angle_change_of_variables_ball",
     "pdf_angle_change_of_variables_with_error",
+    "prf_mse_simrf_orf",
+    "prf_mse_simrf_orf_ball",
     "prf_orthogonality_gap_ball",
     "prf_orthogonality_gap_quadrature",
     "quad_to_precision",
@@ -62,11 +68,18 @@ __all__ = [
     "random_unit_rows_ball",
     "ratio_series",
     "ratio_series_ball",
+    "remainder_growth_sides_ball",
+    "rff_mse_ratio_1f1_ball",
+    "rff_mse_ratio_ball",
     "rff_mse_ratio_exact",
     "rff_mse_ratio_exact_ball",
+    "rff_mse_ratio_quadrature",
     "rff_orf_covariance",
     "rff_orf_covariance_ball",
+    "rff_orthogonality_gap",
+    "rff_orthogonality_gap_ball",
     "series",
+    "simrf_double_series_ball",
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
     "simrf_plus_draw",
@@ -75,6 +88,8 @@ __all__ = [
     "sine_power_integral_ball",
     "two_precision_value",
     "two_precision_value_with_error",
+    "unit_pair_sum",
+    "unit_pair_sum_ball",
 ]
 
 _MF = mpmath.mpf
@@ -1859,3 +1874,656 @@ def angle_conformity_moment_series_ball(v: Any, d: int, c: Any, bits: int) -> An
                 return tot
         prec *= 2
     return tot
+
+
+# ---------------------------------------------------------------------------------------------
+# Arb enclosures of the printed SimRF series and integrals (the printed sides' ball faces, summed
+# or integrated with a proven remainder) and the references of the MSE claims.
+
+
+def eq21_conformity_integral_ball(v: Any, d: int, c: Any, bits: int) -> Any:
+    """The conformity at a fixed angle as printed in eq (21), on Arb balls.
+
+    ``1/(2^{d-1} Gamma(d/2)) int_0^pi sin^{d-1}(phi) S(phi) dphi``, ``S`` the printed ``k``-series, term for term
+    ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)`` with ``x = v^2 (1 + sin(phi) cos theta)/2`` and summed by Arb's
+    hypergeometric series with its rigorous tail (an entire function of ``phi``); the ``phi``-integral by Arb's
+    rigorous integration (:func:`rfcheck.references.gaussian.integral_ball`).
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|``; a float is taken as exact.
+    d : int
+        Dimension.
+    c : float or flint.arb
+        ``cos theta``.
+    bits : int
+        Working precision (20 guard bits are added).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed integral.
+
+    Examples
+    --------
+    At ``cos theta = 0`` (orthogonal directions) it is ``rho_ORF = 1F1(d; d/2; v^2/2)``, eq (23):
+
+    >>> import mpmath
+    >>> b = eq21_conformity_integral_ball(1.0, 4, 0.0, 64)
+    >>> abs(float(b.mid()) - float(mpmath.hyp1f1(4, 2, 0.5))) < 1e-14, float(b.rad()) < 1e-14
+    (True, True)
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (21) (= eq (63)).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        vb, cb = to_ball(v), to_ball(c)
+        g0 = arb(d).gamma() / (arb(d) / 2).gamma()
+
+        def inner(ph: Any, analytic: bool) -> Any:
+            x = vb * vb * (1 + ph.sin() * cb) / 2
+            return ph.sin() ** (d - 1) * g0 * x.hypgeom_1f1(d, arb(d) / 2)
+
+        return integral_ball(inner, 0, arb.pi(), bits).real / (2 ** (d - 1) * (arb(d) / 2).gamma())
+
+
+def simrf_double_series_ball(v: Any, d: int, bits: int) -> Any:
+    """The SimRF conformity double series as printed in eq (24), on Arb balls, with its tail enclosed.
+
+    ``sqrt(pi)/(Gamma(d/2) 2^{d-1}) sum_k Gamma(k+d)/Gamma(k+d/2) v^{2k}/2^k sum_{p<=k} c^p g_p/((k-p)! p!)``,
+    ``c = -1/(d-1)``, ``g_p = Gamma((d+p)/2)/Gamma((d+p+1)/2)``.  As ``g_p <= g_0`` (``Gamma(x)/Gamma(x+1/2)``
+    decreases), the inner sum is at most ``g_0 (1+|c|)^k / k!`` in modulus, so ``|t_k| <= M_k = g_0
+    Gamma(k+d)/Gamma(k+d/2) y^k/k!``, ``y = v^2 (1+|c|)/2``, whose ratio ``q_k = y (k+d)/((k+1)(k+d/2))``
+    does not increase: past ``K`` the rest is at most ``M_{K+1}/(1 - q_{K+1})``.  Guard bits absorb the
+    cancellation of the alternating inner sum.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|``; a float is taken as exact.
+    d : int
+        Dimension (>= 2).
+    bits : int
+        Target precision (the sum runs at ``2 bits + 70 + 10 v^2`` bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed double series.
+
+    Raises
+    ------
+    ValueError
+        If no tail bound is reached within 100000 terms.
+
+    Examples
+    --------
+    The series is the Taylor series of ``rho_SimRF`` (the hypergeometric closed form):
+
+    >>> from rfcheck.closed_forms import simrf as cf
+    >>> b = simrf_double_series_ball(1.0, 3, 64)
+    >>> exact = cf.pair_conformity(1.0, 3, "simrf", backend="mpmath", dps=30)
+    >>> abs(float(b.mid()) - float(exact)) < 1e-14, float(b.rad()) < 1e-14
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 4.3, eq (24) (= eq (67)).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    guard = 2 * bits + 70 + int(10 * float(v) ** 2)
+    with workprec(guard):
+        vb = to_ball(v)
+        c = -arb(1) / (d - 1)
+        y = vb * vb * (1 + abs(c)) / 2
+        g: list[Any] = []
+        fac: list[Any] = [arb(1)]
+        tot, eps = arb(0), arb(2) ** (-bits - 8)
+        for k in range(100_000):
+            g.append((arb(d + k) / 2).gamma() / (arb(d + k + 1) / 2).gamma())
+            if k:
+                fac.append(fac[-1] * k)
+            inner = sum((c**q * g[q] / (fac[k - q] * fac[q]) for q in range(k + 1)), arb(0))
+            a_k = arb(k + d).gamma() / (k + arb(d) / 2).gamma()
+            tot += a_k * vb ** (2 * k) / 2**k * inner
+            m_next = g[0] * arb(k + 1 + d).gamma() / (k + 1 + arb(d) / 2).gamma() * y ** (k + 1) / (fac[k] * (k + 1))
+            q_next = y * (k + 1 + d) / ((k + 2) * (k + 1 + arb(d) / 2))
+            if k > 4 and q_next < arb(1) / 2 and m_next <= eps * abs(tot):
+                bound = (m_next / (1 - q_next)).upper()
+                tot += arb(0, bound)
+                break
+        else:
+            raise ValueError("simrf_double_series_ball: no tail bound within 100000 terms")
+        return arb.pi().sqrt() / ((arb(d) / 2).gamma() * 2 ** (d - 1)) * tot
+
+
+def prf_mse_simrf_orf(v: Any, d: int, m: int, dps: int) -> tuple[Any, Any, Any]:
+    """``(MSE_SimRF, MSE_ORF, err)`` of the PRF estimator at ``|x|^2 + |y|^2 = 0`` from the closed forms.
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    d, m : int
+        Dimension and number of features (blocks of ``d`` coupled rows).
+    dps : int
+        Decimal digits of :func:`rfcheck.closed_forms.simrf.prf_mse` (mpmath face).
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        Both MSEs and an error bar ``(|a| + |b|) 10^(3 - dps)``.
+
+    Examples
+    --------
+    >>> a, b, err = prf_mse_simrf_orf(1.0, 4, 4, 30)
+    >>> bool(0 < a < b), bool(err < 1e-25)
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 3.2, eq (11); Corollary 3.3.
+    """
+    from rfcheck.closed_forms import simrf as cf
+
+    a = cf.prf_mse(float(v), d, m, 0.0, "simrf", backend="mpmath", dps=dps)
+    b = cf.prf_mse(float(v), d, m, 0.0, "orf", backend="mpmath", dps=dps)
+    return a, b, (abs(a) + abs(b)) * _MF(10) ** (-dps + 3)
+
+
+def prf_mse_simrf_orf_ball(v: Any, d: int, m: int, bits: int) -> tuple[Any, Any]:
+    """:func:`prf_mse_simrf_orf` on Arb balls (both MSEs are exactly 0 at ``v = 0``).
+
+    ``(first - q (e^{v^2} - rho_c)) / m`` (eq (11), ``|x|^2 + |y|^2 = 0``, ``q`` the coupled pairs per
+    feature), ``e^{v^2} - rho_ORF`` and ``rho_ORF - rho_SimRF`` by the Arb faces of
+    :func:`rfcheck.closed_forms.simrf.log_prf_orthogonality_gap` and
+    :func:`rfcheck.closed_forms.simrf.orf_simrf_conformity_gap` (sums of positive terms).
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``, taken as exact.
+    d, m : int
+        Dimension and number of features.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    tuple of flint.arb
+        Balls of ``(MSE_SimRF, MSE_ORF)``.
+
+    Examples
+    --------
+    >>> a, b = prf_mse_simrf_orf_ball(1.0, 4, 4, 64)
+    >>> x, y, _ = prf_mse_simrf_orf(1.0, 4, 4, 30)
+    >>> bool(a.contains(x.__float__()) or abs(float(a.mid()) - float(x)) < 1e-15), bool(a < b)
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 3.2, eq (11); Corollary 3.3.
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.closed_forms import simrf as cf
+
+    if float(v) == 0:
+        return arb(0), arb(0)
+    with workprec(bits):
+        v2 = to_ball(v) ** 2
+        first = v2.exp() * v2.expm1()
+        g_orf = to_ball(cf.log_prf_orthogonality_gap(v, d, backend="arb", prec=bits)).exp()
+        h = to_ball(cf.orf_simrf_conformity_gap(v, d, backend="arb", prec=bits)).exp()
+        q_s, q_o = (arb(cf._n_coupled_pairs(m, d, c)) / m for c in ("simrf", "orf"))
+        return (first - q_s * (g_orf + h)) / m, (first - q_o * g_orf) / m
+
+
+def rff_orthogonality_gap(z: Any, d: int, m: int, dps: int) -> tuple[Any, Any]:
+    """``(m-1)/m (e^{-z^2} - E cos(w_ij . z))`` for an ORF pair, the covariance by Bessel quadrature.
+
+    Parameters
+    ----------
+    z : float or mpmath.mpf
+        ``|x - y|``.
+    d, m : int
+        Dimension and number of features.
+    dps : int
+        Working precision in decimal digits.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The gap and the error bar ``1e-12`` of :func:`rff_orf_covariance`.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> val, err = rff_orthogonality_gap(1.0, 3, 2, 30)
+    >>> exact = (mpmath.exp(-1) - mpmath.hyp1f1(3, 1.5, -0.5)) / 2
+    >>> bool(abs(val - exact) < 1e-12), float(err)
+    (True, 1e-12)
+
+    References
+    ----------
+    SimRF Theorem 4.5, eq (26), appendix A.8.
+    """
+    zz = _MF(z)
+    with mpmath.workdps(dps):
+        return _MF(m - 1) / m * (mpmath.exp(-zz * zz) - rff_orf_covariance(zz, d)), _MF(1e-12)
+
+
+def rff_orthogonality_gap_ball(z: Any, d: int, m: int, bits: int) -> Any:
+    """:func:`rff_orthogonality_gap` on Arb balls, the covariance the ``chi_{2d}`` expectation of the
+    direction-averaged cosine (:func:`rff_orf_covariance_ball`): independent of the series of eq (26) and
+    of its ``1F1`` sum.
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|``; a float is taken as exact.
+    d, m : int
+        Dimension and number of features.
+    bits : int
+        Working precision (20 guard bits are added).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the gap.
+
+    Examples
+    --------
+    >>> val, _ = rff_orthogonality_gap(1.0, 3, 2, 30)
+    >>> b = rff_orthogonality_gap_ball(1.0, 3, 2, 64)
+    >>> abs(float(b.mid()) - float(val)) < 1e-12, float(b.rad()) < 1e-15
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 4.5, eq (26), appendix A.8.
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    with workprec(bits + 20):
+        zb = to_ball(z)
+        return arb(m - 1) / m * ((-(zb * zb)).exp() - rff_orf_covariance_ball(z, d, bits))
+
+
+def rff_mse_ratio_quadrature(z: Any, d: int, m: int, dps: int) -> tuple[Any, Any]:
+    """``MSE_ORF / MSE_IIDRF`` of the RFF estimator from eq (74), the ORF pair covariance by Bessel quadrature.
+
+    Parameters
+    ----------
+    z : float or mpmath.mpf
+        ``|x - y|`` (> 0).
+    d, m : int
+        Dimension and number of features (``m <= d``).
+    dps : int
+        Working precision in decimal digits.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The ratio and its error bar (the covariance's ``1e-12`` times ``(m-1)/MSE_IID``).
+
+    Examples
+    --------
+    >>> val, err = rff_mse_ratio_quadrature(1.0, 3, 2, 30)
+    >>> bool(abs(val - rff_mse_ratio_exact(mpmath.mpf(1), 3, 2)) < 1e-10), bool(val < 1)
+    (True, True)
+
+    References
+    ----------
+    SimRF appendix A.8-A.9, eq (74), (77).
+    """
+    zz = _MF(z)
+    with mpmath.workdps(dps):
+        iid = (1 - mpmath.exp(-zz * zz)) ** 2 / 2
+        val = (iid + (m - 1) * (rff_orf_covariance(zz, d) - mpmath.exp(-zz * zz))) / iid
+        return val, (m - 1) * _MF(1e-12) / iid
+
+
+def rff_mse_ratio_ball(z: Any, d: int, m: int, bits: int) -> Any:
+    """The ratio ``1 - 2 m gap / (1 - e^{-z^2})^2`` on Arb balls (eq (74), (76)), ``gap`` by
+    :func:`rff_orthogonality_gap_ball` (the ``chi_{2d}`` expectation of the direction-averaged cosine, not
+    the ``1F1`` of :func:`rff_mse_ratio_exact_ball`).
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|`` (> 0); a float is taken as exact.
+    d, m : int
+        Dimension and number of features.
+    bits : int
+        Working precision (20 guard bits are added).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``MSE_ORF / MSE_IIDRF``.
+
+    Examples
+    --------
+    >>> b = rff_mse_ratio_ball(1.0, 3, 2, 64)
+    >>> bool(b.overlaps(rff_mse_ratio_exact_ball(1.0, 3, 2, 64))), float(b.rad()) < 1e-14
+    (True, True)
+
+    References
+    ----------
+    SimRF appendix A.8-A.9, eq (74), (77).
+    """
+    from rfcheck.arb_backend import to_ball, workprec
+
+    zb = to_ball(z)
+    with workprec(bits + 20):
+        return 1 - 2 * m * rff_orthogonality_gap_ball(z, d, m, bits) / (-zb * zb).expm1() ** 2
+
+
+def rff_mse_ratio_1f1_ball(z: Any, d: int, m: int) -> Any:
+    """``1 + 2(m-1)/(1 + e^{-z^2})^2 (1F1(d; d/2; -z^2/2) - e^{-z^2})`` on Arb balls at the working precision:
+    eq (77) as printed with ``E_ort(a_1 a_2) = 1F1(d; d/2; -z^2/2)`` (eq (76)).
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|``; a float is taken as exact.
+    d, m : int
+        Dimension and number of features.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed ratio (flint's working precision).
+
+    Examples
+    --------
+    With ``m = 1`` the printed ratio is exactly 1:
+
+    >>> rff_mse_ratio_1f1_ball(1.0, 3, 1).mid() == 1
+    True
+
+    References
+    ----------
+    SimRF appendix A.9, eq (77); eq (76).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    zb = to_ball(z)
+    e = (-zb * zb).exp()
+    e_ort = (-zb * zb / 2).hypgeom_1f1(d, arb(d) / 2)
+    return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
+
+
+def unit_pair_sum(m: int, dim: int, seed: int, dps: int) -> tuple[Any, Any]:
+    """``sum_i sum_{j != i} |u_i + u_j|^2`` for the unit vectors of :func:`random_unit_rows`, summed directly.
+
+    Parameters
+    ----------
+    m, dim : int
+        Number of vectors and their dimension.
+    seed : int
+        Seed of :func:`random_unit_rows`.
+    dps : int
+        Working precision in decimal digits.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The double sum and the error bar ``10^(3 - dps) (m^2 + 1)``.
+
+    Examples
+    --------
+    Two opposite unit vectors (``dim = 1``) give ``|u_1 + u_2|^2 = 0`` or two equal ones ``2 * 4``:
+
+    >>> val, _ = unit_pair_sum(2, 1, 0, 30)
+    >>> val in (0, 8)
+    True
+
+    References
+    ----------
+    SimRF appendix A.2, eq (39).
+    """
+    with mpmath.workdps(dps):
+        rows = random_unit_rows(m, dim, seed)
+        lhs = mpmath.fsum(
+            mpmath.fsum((rows[i][k] + rows[j][k]) ** 2 for k in range(dim))
+            for i in range(m)
+            for j in range(m)
+            if i != j
+        )
+        return lhs, _MF(10) ** (-dps + 3) * (m * m + 1)
+
+
+def unit_pair_sum_ball(m: int, dim: int, seed: int, bits: int) -> Any:
+    """:func:`unit_pair_sum` on Arb balls, on the same unit vectors (:func:`random_unit_rows_ball`).
+
+    Parameters
+    ----------
+    m, dim : int
+        Number of vectors and their dimension.
+    seed : int
+        Seed of :func:`random_unit_rows_ball`.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the double sum.
+
+    Examples
+    --------
+    >>> val, _ = unit_pair_sum(5, 3, 7, 30)
+    >>> b = unit_pair_sum_ball(5, 3, 7, 64)
+    >>> abs(float(b.mid()) - float(val)) < 1e-12
+    True
+
+    References
+    ----------
+    SimRF appendix A.2, eq (39).
+    """
+    from flint import arb
+
+    rows = random_unit_rows_ball(m, dim, seed, bits)
+    return sum(
+        (
+            sum(((rows[i][k] + rows[j][k]) ** 2 for k in range(dim)), arb(0))
+            for i in range(m)
+            for j in range(m)
+            if i != j
+        ),
+        arb(0),
+    )
+
+
+def remainder_growth_sides_ball(r1: Any, r2: Any) -> Any:
+    """``(r2 / r1, 2)`` as balls for a remainder-growth check (an ``O(1/d^2)`` remainder ``r`` scaled by
+    ``d^2`` grows by at most 2 from ``d`` to ``4 d``), ``(0, 2)`` for an exactly vanishing ``r1`` (the
+    convention of the mpmath side), or why the balls cannot decide.
+
+    Parameters
+    ----------
+    r1, r2 : flint.arb, flint.fmpq, Ball or number
+        The scaled remainders at ``d`` and at the larger dimension.
+
+    Returns
+    -------
+    tuple of flint.arb or str
+        The two sides of ``growth <= 2``, or a reason (``r1`` not separated from 0).
+
+    Examples
+    --------
+    >>> from flint import arb, fmpq
+    >>> g, two = remainder_growth_sides_ball(arb(4), fmpq(6))
+    >>> float(g.mid()), float(two.mid())
+    (1.5, 2.0)
+    >>> remainder_growth_sides_ball(arb(0, 1), arb(1))[:20]
+    'the remainder ball a'
+
+    References
+    ----------
+    SimRF appendix A.9, eq (81)-(84), Corollary 4.6.
+    """
+    from flint import arb, fmpq
+
+    from rfcheck.arb_backend import to_ball
+
+    r1, r2 = (arb(r) if isinstance(r, fmpq) else to_ball(getattr(r, "v", r)) for r in (r1, r2))
+    if r1.is_exact() and r1.is_zero():
+        return arb(0), arb(2)
+    if not r1 > 0:
+        return "the remainder ball at d contains 0: the growth ratio has no finite ball"
+    return r2 / r1, arb(2)
+
+
+def eq56_first_expression_ball(w: Any, d: int, c: Any, bits: int, corrected: bool = False) -> Any:
+    """The first expression of eq (56), ``int_0^{pi/2} J(phi) p_chi(a) p_chi(b) dphi``, on Arb balls.
+
+    With ``s = 1 + sin(2phi) cos theta``: as printed (``corrected=False``) ``J = w / sqrt(s)``, ``a = w cos
+    phi / sqrt(s)``, ``b = w sin phi / s``; corrected ``J = w / s`` and ``b = w sin phi / sqrt(s)``.  The
+    integrand is analytic near ``[0, pi/2]`` for ``|cos theta| < 1`` (``s > 0`` there; the square root is
+    taken with its branch cut checked) and is integrated by Arb's rigorous Gauss-Legendre (``acb.integral``)
+    with an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints).
+
+    Parameters
+    ----------
+    w : float or flint.arb
+        ``|w_i + w_j|``; a float is taken as exact.
+    d : int
+        Dimension (``p_chi`` the ``chi_d`` density).
+    c : float or flint.arb
+        ``cos theta``, ``|c| < 1``.
+    bits : int
+        Relative accuracy ``2^-bits`` asked of the integral (flint's working precision as set by the caller).
+    corrected : bool, default False
+        Both slips of the printed expression fixed (then it equals eq (20)).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral.
+
+    Examples
+    --------
+    Corrected, it is the density of eq (20):
+
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(64):
+    ...     a = eq56_first_expression_ball(3.0, 3, 0.5, 64, corrected=True)
+    ...     b = eq56_first_expression_ball(3.0, 3, 0.5, 64)
+    >>> round(float(a.mid()), 4), round(float(b.mid()), 4)
+    (0.4433, 0.6041)
+
+    References
+    ----------
+    SimRF appendix A.5, eq (55)-(56).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball
+
+    wb, cb = to_ball(w), to_ball(c)
+    norm = 2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()
+
+    def pchi(r: Any) -> Any:
+        return r ** (d - 1) * (-r * r / 2).exp() / norm
+
+    def f(ph: Any, analytic: bool) -> Any:
+        s = 1 + (2 * ph).sin() * cb
+        rs = s.sqrt(analytic=analytic)
+        jac, b = (wb / s, wb * ph.sin() / rs) if corrected else (wb / rs, wb * ph.sin() / s)
+        return jac * pchi(wb * ph.cos() / rs) * pchi(b)
+
+    mag = max(
+        (abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64)) if y.is_finite()),
+        default=arb(0),
+    )
+    tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
+    return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
+
+
+def pair_conformity_closed_form(v: Any, d: int, coupling: str, dps: int) -> tuple[Any, Any]:
+    """``rho`` of a coupled ORF or SimRF pair from the hypergeometric closed form, with an error bar.
+
+    Parameters
+    ----------
+    v : float or mpmath.mpf
+        ``|x + y|``.
+    d : int
+        Dimension.
+    coupling : {"orf", "simrf"}
+        The pair's coupling.
+    dps : int
+        Target decimal digits (the closed form runs at ``dps + 10``).
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The conformity and the error bar ``|rho| 10^-(dps + 3)``.
+
+    Examples
+    --------
+    >>> val, err = pair_conformity_closed_form(1.0, 4, "orf", 30)
+    >>> with mpmath.workdps(40):
+    ...     bool(abs(val - mpmath.hyp1f1(4, 2, mpmath.mpf(1) / 2)) < 1e-30), bool(err < 1e-32)
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 4.3, eq (23), (24) (:func:`rfcheck.closed_forms.simrf.pair_conformity`).
+    """
+    from rfcheck.closed_forms import simrf as cf
+
+    val = cf.pair_conformity(_MF(v), d, coupling, backend="mpmath", dps=dps + 10)
+    return val, abs(val) * _MF(10) ** (-dps - 3)
+
+
+def eq10_pair_quadrature(v: Any, d: int, coupling: str) -> tuple[Any, Any]:
+    """``rho`` of a coupled ORF (``cos theta = 0``) or SimRF (``cos theta = -1/(d-1)``) pair from the definition
+    eq (10) by :func:`eq10_quadrature`, as mpmath numbers (``(nan, inf)`` where the quadrature is not finite).
+
+    Parameters
+    ----------
+    v : float
+        ``|x + y|``.
+    d : int
+        Dimension (>= 2).
+    coupling : {"orf", "simrf"}
+        The pair's coupling.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The conformity and the quadrature's error bar.
+
+    Examples
+    --------
+    >>> val, err = eq10_pair_quadrature(1.0, 4, "orf")
+    >>> bool(abs(val - mpmath.hyp1f1(4, 2, 0.5)) < 1e-12), bool(err < 1e-10)
+    (True, True)
+
+    References
+    ----------
+    SimRF eq (10); Theorem 4.3.
+    """
+    c = 0.0 if coupling == "orf" else -1.0 / (d - 1)
+    val, err = eq10_quadrature(float(v), d, c)
+    if not math.isfinite(val):
+        return mpmath.nan, mpmath.inf
+    return _MF(val), _MF(err)
