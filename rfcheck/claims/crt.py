@@ -13,7 +13,6 @@ data (eq (8)-(14)) generate the data from the point's raw numbers and lift each 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -52,14 +51,20 @@ from rfcheck.references.crt import (
     dirf_product_moment_ball,
     dirf_series_moment,
     dirf_series_moment_ball,
+    gaussian_shifted_integral,
+    gaussian_shifted_integral_ball,
+    gerf_a_star_ball,
     gerf_abs_second_moment,
     gerf_abs_second_moment_ball,
     gerf_conditional_mean_square,
     gerf_conditional_mean_square_ball,
     gerf_conjugate_mean,
     gerf_conjugate_mean_ball,
+    gerf_log_variance_ratio,
+    gerf_log_variance_ratio_ball,
     gerf_mc_products,
     gerf_moments_ball,
+    gerf_ort_conditional_t_ball,
     gerf_ort_pair_conditional_mean,
     gerf_ort_pair_conditional_mean_ball,
     gerf_ort_point,
@@ -72,7 +77,11 @@ from rfcheck.references.crt import (
     oprf_log_z_maximiser,
     oprf_point,
     pair_stats_ball,
+    poisrf_lambda_star,
+    poisrf_lambda_star_ball,
+    poisrf_q_ball,
     reference_a_star,
+    sec51_set_statistics,
 )
 from rfcheck.stats import estimate_mse, z_critical
 
@@ -549,59 +558,6 @@ def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
 
 
-def _a_star_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball containing the minimiser over real ``A < 1/8`` of the GERF variance (``s = +1``), found without
-    eq (7) or eq (22).
-
-    For real ``A`` and ``s = +1`` the library's variance (``closed_forms.crt.gerf_log_variance``, tied to
-    quadrature by crt.thm3.2; ``tests/test_crt_certified.py`` checks the form at 50 digits) is
-    ``V(A) = e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2`` with ``f(A) = d log(1-4A) - (d/2) log(1-8A) + u/(1-8A)``,
-    ``u = |x+y|^2``, so ``V'`` has the sign of ``f'(A) = -4d/(1-4A) + 4d/(1-8A) + 8u/(1-8A)^2``.  With
-    ``r = 1/(1-8A)`` (increasing in ``A`` on ``A < 1/8``, ``dr/dA = 8 r^2``), ``2 r (r + 1) df/dr = 2u r^2 + (2u + d)
-    r - d``: an upward parabola, negative at ``r = 0``, so ``f'`` changes sign exactly once (``u > 0``) and the
-    unique minimiser lies in any ``[lo, hi]`` with ``f'(lo) < 0 < f'(hi)`` decided on balls (``f'(0) = 8u > 0``,
-    ``f'(A) -> d/(2A) < 0`` as ``A -> -inf``).  Bisection on that sign, evaluated as ``(1-8A)^2 f'(A) = 16 d A
-    (1-8A)/(1-4A) + 8u``, to a relative width ``2^-(bits + 8)``."""
-    from flint import arb
-
-    with workprec(bits + 64):
-        st = _stats_ball(p)  # u as the mpmath reference computes it (also in d = 1)
-        u, d = st["sq_sum"], st["d"]
-
-        def sign(a: Any) -> int:
-            # (1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u: the same sign, without the cancellation of the 4d terms
-            g = 16 * d * a * (1 - 8 * a) / (1 - 4 * a) + 8 * u
-            if g < 0:
-                return -1
-            if g > 0:
-                return 1
-            raise ValueError("the sign of f' is not decided on balls")
-
-        hi, lo = arb(0), arb(-1) / 8
-        if sign(hi) <= 0:
-            raise ValueError("f'(0) = 8u is not positive on balls")
-        for _ in range(4000):
-            if sign(lo) < 0:
-                break
-            lo *= 2
-        eps = arb(2) ** -(bits + 8)
-        while hi - lo > eps * abs(lo):
-            mid = (lo + hi) / 2
-            try:
-                sg = sign(mid)
-            except ValueError:  # mid within the balls' resolution of the root: step eps/4 off it
-                delta = eps * abs(lo) / 4
-                if sign(mid - delta) < 0 < sign(mid + delta):
-                    lo, hi = mid - delta, mid + delta
-                    break
-                raise
-            if sg < 0:
-                lo = mid
-            else:
-                hi = mid
-        return arb((lo + hi) / 2, (hi - lo) / 2)
-
-
 def _u_positive(p: dict[str, Any]) -> bool:
     return stats_fp(p)["sq_sum"] > 1e-12
 
@@ -644,7 +600,7 @@ P.claim(
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
     checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
-                                reference_ball=_a_star_ball)],
+                                reference_ball=gerf_a_star_ball)],
 )
 
 P.claim(
@@ -658,10 +614,11 @@ P.claim(
 
 
 def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] | str:
-    """``sides(A*, pair_stats)`` on balls with ``A*`` enclosed by :func:`_a_star_ball`, or why not where the
+    """``sides(A*, pair_stats)`` on balls with ``A*`` enclosed by
+    :func:`rfcheck.references.crt.gerf_a_star_ball`, or why not where the
     sign of its derivative is not decided on balls (``u`` near the balls' resolution)."""
     try:
-        a = _a_star_ball(p, bits)
+        a = gerf_a_star_ball(p, bits)
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
@@ -707,30 +664,6 @@ P.claim(
 )
 
 
-def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """mu = log(Var(A_ref) / Var(0)) with both variances by quadrature."""
-    a_ref, _ = reference_a_star(p, dps)
-    v_opt = _gerf_ref(p, dps, a_ref, 1)["var"]
-    v_pos = _gerf_ref(p, dps, 0, 1)["var"]
-    with mpmath.workdps(dps):
-        mu = mpmath.log(v_opt.value / v_pos.value)
-        err = v_opt.err / abs(v_opt.value) + v_pos.err / abs(v_pos.value)
-    return mu, err
-
-
-def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of ``mu = log(Var(A*) / Var(0))`` at the exact minimiser ``A*`` (enclosed by :func:`_a_star_ball`),
-    the variances by the Arb face of :func:`rfcheck.closed_forms.crt.gerf_log_variance` (tied to quadrature by
-    crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
-    a = _a_star_ball(p, bits)
-    with workprec(bits):
-        st = _stats_ball(p)
-        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
-        dps = max(15, int(bits / 3.33))
-        return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
-                - cf.gerf_log_variance(**args, a=a * 0, s=1, backend="arb", dps=dps))
-
-
 P.claim(
     "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
@@ -741,10 +674,10 @@ P.claim(
     checks=[inequality_check(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
-            _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
+            gerf_log_variance_ratio(p, dps), gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        sides_ball=_safe(lambda p, bits: (_mu_star_ball(dict(p, nx=p["nx"] * p["step"]), bits),
-                                          _mu_star_ball(p, bits))))],
+        sides_ball=_safe(lambda p, bits: (gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          gerf_log_variance_ratio_ball(p, bits))))],
 )
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -772,7 +705,8 @@ P.claim(
     domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
-    checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
+    checks=[inequality_check("quadrature",
+                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(gerf_log_variance_ratio(p, dps)),
                              search=False, sides_ball=_safe(_mu_upper_ball),
                              description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
@@ -1213,121 +1147,11 @@ P.claim(
 )
 
 
-def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """argmin over lambda > 0 of the PoisRF variance by bracketed root-finding on d/dlambda.
-
-    The objective is ``closed_forms.crt.poisson_log_variance`` (tied to the exact series by
-    claim crt.thm3.4); the bracket is found by halving/doubling from lambda = 1, never from
-    the printed lambda*.
-    """
-    x, y = _dirf_vectors(p)
-    ds = cf.discrete_pair_stats(x, y)
-    out = []
-    for prec in (dps, dps + 10):
-        with mpmath.workdps(prec):
-            q, d = _pois_q_d(p)
-            xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
-            sd = mpmath.mpf(float(ds["sq_diff"][0]))
-
-            def g(t: Any, q: Any = q, xy: Any = xy, sd: Any = sd, d: int = d) -> Any:
-                # derivative in t = log(lambda) (finite differences never leave lambda > 0) of the
-                # variance itself (its log is singular where the variance vanishes, e.g. d = 1)
-                return mpmath.diff(lambda u: mpmath.exp(cf.poisson_log_variance(
-                    q, xy, sd, d, mpmath.exp(u), backend="mpmath", dps=mpmath.mp.dps)), t)
-
-            lo, hi = mpmath.mpf(0), mpmath.mpf(0)
-            for _ in range(200):
-                if g(lo) < 0:
-                    break
-                lo -= 1
-            else:
-                raise ArithmeticError("could not bracket the minimiser from below")
-            for _ in range(200):
-                if g(hi) > 0:
-                    break
-                hi += 1
-            else:
-                raise ArithmeticError("could not bracket the minimiser from above")
-            # bisection on the sign of the derivative: robust where the variance spans e^+-700
-            # across the bracket (secant-type solvers stall on such scales)
-            while hi - lo > mpmath.mpf(10) ** (8 - prec):
-                mid = (lo + hi) / 2
-                if g(mid) < 0:
-                    lo = mid
-                else:
-                    hi = mid
-            out.append(mpmath.exp((lo + hi) / 2))
-    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
-
-
-def _pois_q_ball(p: dict[str, Any]) -> Any:
-    """``q = sum_l x_l^2 y_l^2`` of the point's seeded pair as an Arb ball (the floats exact)."""
-    from flint import arb
-
-    x, y = _dirf_vectors(p)
-    return sum(((arb(float(a)) * arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
-
-
 def _lambda_star_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """The printed ``lambda* = (q / d)^{1/2}`` as an Arb ball."""
-    x, _ = _dirf_vectors(p)
+    x, y = _dirf_vectors(p)
     with workprec(bits):
-        return (_pois_q_ball(p) / len(x)).sqrt()
-
-
-def _lambda_star_argmin_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball containing the minimiser over ``lambda > 0`` of (11), found without the printed ``lambda*``.
-
-    (11) is ``V(lambda) = e^{-|x|^2 - |y|^2} e^{h(lambda)} - K^2`` with ``h(lambda) = lambda d + q / lambda``, so
-    ``V' = h' e^{...}`` has the sign of ``h'(lambda) = d - q / lambda^2``, which is strictly increasing on
-    ``lambda > 0`` for ``q > 0`` (the domain's condition): ``V`` decreases where ``h' < 0`` and increases where
-    ``h' > 0``, so the unique minimiser lies in any ``[lo, hi]`` with ``h'(lo) < 0 < h'(hi)`` decided on balls.
-    The bracket is found by halving/doubling from ``lambda = 1`` and narrowed by bisection on that sign to a
-    relative width ``2^-(bits + 8)`` (as :func:`reference_lambda_star`, here on balls)."""
-    from flint import arb
-
-    x, _ = _dirf_vectors(p)
-    d = len(x)
-    with workprec(bits + 64):
-        q = _pois_q_ball(p)
-
-        def sign(lam: Any) -> int:
-            g = d - q / (lam * lam)
-            if g < 0:
-                return -1
-            if g > 0:
-                return 1
-            if g.is_exact():  # h'(lam) = 0 exactly: lam is the minimiser
-                return 0
-            raise ValueError("the sign of h' is not decided on balls")
-
-        lo, hi = arb(1), arb(1)
-        for _ in range(4000):
-            if sign(lo) < 0:
-                break
-            lo /= 2
-        for _ in range(4000):
-            if sign(hi) > 0:
-                break
-            hi *= 2
-        eps = arb(2) ** -(bits + 8)
-        while hi - lo > eps * lo:
-            mid = (lo + hi) / 2
-            try:
-                sg = sign(mid)
-            except ValueError:  # mid within the balls' resolution (2^-(bits+64)) of the root: step eps/4 off it
-                delta = eps * lo / 4
-                if sign(mid - delta) < 0 < sign(mid + delta):
-                    lo, hi = mid - delta, mid + delta
-                    break
-                raise
-            if sg == 0:
-                return mid
-            if sg < 0:
-                lo = mid
-            else:
-                hi = mid
-        return arb((lo + hi) / 2, (hi - lo) / 2)
+        return (poisrf_q_ball(x, y) / len(x)).sqrt()
 
 
 def _pois_point_ok(p: dict[str, Any]) -> bool:
@@ -1342,8 +1166,9 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
-                                reference_lambda_star, max_points=24, printed_ball=_lambda_star_printed_ball,
-                                reference_ball=_lambda_star_argmin_ball)],
+                                lambda p, dps: poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
+                                printed_ball=_lambda_star_printed_ball,
+                                reference_ball=lambda p, bits: poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1652,54 +1477,6 @@ def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq17 = _on_mp(printed_eq17_ctx)
 
 
-def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Product over coordinates of 1-D contour quadratures (quadrature.gaussian_exp_moment):
-    int exp(-(alpha/2)(w - beta)^2) dw = e^{-alpha beta^2/2} sqrt(2 pi) E exp((1-alpha)/2 w^2 + alpha beta w)."""
-    def compute(prec: int) -> tuple[Any, Any]:
-        alpha = mpmath.mpc(p["al_re"], p["al_im"])
-        d = int(p["d"])
-        facs = []
-        for k in range(d):
-            beta = mpmath.mpc(p["be_re"], p["be_im"]) * (k + 1) / d  # beta in C^d, one entry per coordinate
-            i1, e1 = quadrature.gaussian_exp_moment((1 - alpha) / 2, alpha * beta)
-            pref = mpmath.exp(-alpha * beta**2 / 2) * mpmath.sqrt(2 * mpmath.pi)
-            facs.append((pref * i1, abs(pref) * e1, 1))
-        return quadrature.product_with_error(facs)
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
-
-
-def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq17_ref`: the same product, each factor a rigorous integral
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
-    from flint import acb, arb
-
-    from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    with workprec(bits + 20):
-        alpha, d = acb(p["al_re"], p["al_im"]), int(p["d"])
-        out = acb(1)
-        for k in range(d):
-            beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
-            out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
-                    * gaussian_exp_moment_ball((1 - alpha) / 2, _eq17_linear(p, k), bits))
-        return out
-
-
-def _eq17_linear(p: dict[str, Any], k: int) -> Any:
-    """``prec -> alpha beta_k`` (re-formed at each working precision the integral tries)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import workprec
-
-    def lin(prec: int) -> Any:
-        with workprec(prec):
-            return acb(p["al_re"], p["al_im"]) * (acb(p["be_re"], p["be_im"]) * (k + 1) / int(p["d"]))
-    return lin
-
-
 P.claim(
     "eq17", source=P.at("appendix 9.2, eq (17)"),
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
@@ -1707,8 +1484,9 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", None, _eq17_ref, max_points=10, printed_ctx=printed_eq17_ctx,
-                                           reference_ball=_eq17_ref_ball,
+    checks=[_no_search(deterministic_check("quadrature", None, gaussian_shifted_integral, max_points=10,
+                                           printed_ctx=printed_eq17_ctx,
+                                           reference_ball=gaussian_shifted_integral_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
@@ -2362,34 +2140,12 @@ _SEC51_NOT_CERTIFIED = ("statistical, not deterministic: the achieved reduction 
                         "rfcheck.estimators.crt), but not the expectation over the data sets that the claim is about")
 
 
-@lru_cache(maxsize=4)
-def _sec51_sets(regime: str, L: int, n_sets: int = 5, seed: int = 0,
-                d: int = 64) -> dict[str, dict[str, tuple[float, ...]]]:
-    """Per method and per sampled pair of sets: the mean log-variance over the L^2 pairs (finite ones; as
-    ``crt_variance.summary``'s ``set_means``, drawn from the same stream) and the log of the mean variance."""
-    from scipy.special import logsumexp
-
-    from rfcheck.estimators import crt as crt_variance
-
-    rng = np.random.default_rng([seed, crt_variance.REGIMES.index(regime), round(1.0 * 1e6)])  # summary's stream
-    out: dict[str, dict[str, list[float]]] = {m: {"mean_log": [], "log_mean": []} for m in _SEC51_METHODS}
-    for _ in range(n_sets):
-        x, y = crt_variance.sample_sets(regime, 1.0, L, d, rng)
-        lv = crt_variance.log_variances(x, y, _SEC51_METHODS)
-        for m in _SEC51_METHODS:
-            v = np.asarray(lv[m], dtype=float).ravel()
-            ok = np.isfinite(v)  # zero variance (log = -inf) is left out of the mean log, counts as 0 in the mean
-            out[m]["mean_log"].append(float(np.mean(v[ok])))
-            out[m]["log_mean"].append(float(logsumexp(v) - math.log(v.size)))
-    return {m: {k: tuple(v) for k, v in st.items()} for m, st in out.items()}
-
-
 def _sec51(regime: str, base: str, method: str, claimed: float, stat: str = "mean_log") -> Any:
     """(claimed k, achieved gap, err) of 'method gives more than e^k times variance reduction compared to base':
     the gap of ``stat`` (``"mean_log"``: mean log-variances; ``"log_mean"``: log of mean variances) per sample."""
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = _sec51_sets(regime, _SEC51_L)
+        r = sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
         diffs = np.array(r[base][stat]) - np.array(r[method][stat])
         se = float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
         # claimed <= achieved; err: compare_inequality's tolerance is 10 * err = 3 standard errors
@@ -2744,39 +2500,11 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
-def _eq32_t_ball(p: dict[str, Any], bits: int, scaled: bool) -> Any:
-    """Arb ball of ``T = Var_iid - Var_ort = -(2/M^2) sum_{i<j} Cov(X_i, X_j)`` by the spherical-mean 0F1
-    identity of :func:`rfcheck.references.crt.conditional_moments_ball`, with each covariance factored as
-    ``w_i w_j (E_sph(b |z| sqrt(c_i^2 + c_j^2)) - E_sph(b c_i |z|) E_sph(b c_j |z|))`` (``w_i = P0 e^{2A r_i^2}``,
-    the same quantity): exactly 0 at ``z = 0``, and no cancellation of the large ``w_i w_j`` otherwise."""
-    from flint import arb
-
-    with workprec(bits):
-        st = pair_stats_ball(p)
-        d, m = st["d"], int(p["M"])
-        a = arb(p["a_re"])
-        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
-        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
-        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
-        c = r if scaled else [arb(1)] * m
-        w = [p0 * (2 * a * ri * ri).exp() for ri in r]
-
-        def sph(gamma: Any) -> Any:
-            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
-
-        cov = arb(0)
-        for i in range(m):
-            for j in range(i + 1, m):
-                cov += w[i] * w[j] * (sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt())
-                                      - sph(b * c[i] * nz) * sph(b * c[j] * nz))
-        return -2 * cov / m**2
-
-
 def _eq32_sides_ball(scaled: bool) -> Any:
     """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
     spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
-    :func:`_eq32_t_ball`); where the balls overlap the precision is raised to ``4 bits`` (near ``z = 0``
-    both sides are ``O(|z|^4)``)."""
+    :func:`rfcheck.references.crt.gerf_ort_conditional_t_ball`); where the balls overlap the precision is
+    raised to ``4 bits`` (near ``z = 0`` both sides are ``O(|z|^4)``)."""
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         from flint import arb
@@ -2789,7 +2517,7 @@ def _eq32_sides_ball(scaled: bool) -> Any:
             with workprec(b):
                 bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
                     (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
-            out = bound, _eq32_t_ball(p, b, scaled)
+            out = bound, gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
         return out

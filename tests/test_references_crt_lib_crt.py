@@ -1,0 +1,134 @@
+"""rfcheck.references.crt: the minimisers, integrals and enclosures moved out of the CRT claims file.
+
+Each function against an independent 50-digit mpmath computation (a closed form the reference never
+uses, or the defining expectation), its ball containing that value and a planted wrong value outside.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from flint import acb, arb
+
+from rfcheck.arb_backend import workprec
+from rfcheck.ledger import pair_stats
+from rfcheck.references import crt as R
+
+NEW = ["gaussian_shifted_integral", "gaussian_shifted_integral_ball", "gerf_a_star_ball", "gerf_log_variance_ratio",
+       "gerf_log_variance_ratio_ball", "gerf_ort_conditional_t_ball", "poisrf_lambda_star", "poisrf_lambda_star_ball",
+       "poisrf_q_ball", "sec51_set_statistics"]
+
+
+def _mp_ball(v: mpmath.mpf, rel: float = 1e-45) -> arb:
+    """A ball around a 50-digit mpmath value, widened by its own rounding."""
+    return arb(mpmath.nstr(v, 55), float(abs(v)) * rel + 1e-300)
+
+
+def test_new_functions_are_public_and_documented() -> None:
+    for name in NEW:
+        assert name in R.__all__, name
+        doc = getattr(R, name).__doc__
+        assert doc and "Returns" in doc and "Examples" in doc and "CRT" in doc, name
+
+
+def _a_star_closed(p: dict) -> mpmath.mpf:
+    """A* in closed form: the '+' root of 2u r^2 + (2u + d) r - d = 0, A = (1 - 1/r)/8 = (r - 1)/(8r)."""
+    st = pair_stats(p)
+    u, d = st["sq_sum"], st["d"]
+    r = (-(2 * u + d) + mpmath.sqrt((2 * u + d) ** 2 + 8 * u * d)) / (4 * u)
+    return (r - 1) / (8 * r)
+
+
+@pytest.mark.parametrize("p", [{"d": 3, "nx": 0.7, "ny": 1.3, "theta": 0.4},
+                               {"d": 64, "nx": 5.0, "ny": 5.0, "theta": 0.0},
+                               {"d": 1, "nx": 0.3, "ny": 0.2, "theta": 0.0}])
+def test_a_star_ball_against_the_50_digit_root(p: dict) -> None:
+    with mpmath.workdps(50):
+        a = _a_star_closed(p)
+    b = R.gerf_a_star_ball(dict(p), 200)
+    with workprec(200):
+        assert b.overlaps(_mp_ball(a))
+        assert not b.overlaps(_mp_ball(a * (1 + mpmath.mpf(10) ** -30)))  # planted
+        assert b < 0 and float(b.rad()) < 1e-50 * abs(float(a))
+
+
+def test_a_star_ball_raises_where_u_vanishes() -> None:
+    with pytest.raises(ValueError):
+        R.gerf_a_star_ball({"d": 2, "nx": 0.0, "ny": 0.0, "theta": 0.0}, 64)  # u = 0: f'(0) = 0
+
+
+@pytest.mark.parametrize("p", [{"d": 2, "nx": 1.0, "ny": 0.0, "theta": 0.0},
+                               {"d": 8, "nx": 0.9, "ny": 0.4, "theta": 1.0}])
+def test_log_variance_ratio_against_the_closed_form_variance(p: dict) -> None:
+    """mu = log(Var(A*)/Var(0)) with Var(A) = e^{u - 2(|x|^2+|y|^2)} (1-4A)^d (1-8A)^{-d/2} e^{u/(1-8A)} - K^2."""
+    with mpmath.workdps(50):
+        st = pair_stats(p)
+        u, d = st["sq_sum"], st["d"]
+
+        def var(a: mpmath.mpf) -> mpmath.mpf:
+            scale = mpmath.exp(u - 2 * (st["sq_x"] + st["sq_y"]))
+            return (scale * (1 - 4 * a) ** d * (1 - 8 * a) ** (-mpmath.mpf(d) / 2) * mpmath.exp(u / (1 - 8 * a))
+                    - mpmath.exp(-st["sq_diff"]))
+
+        mu = mpmath.log(var(_a_star_closed(p)) / var(mpmath.mpf(0)))
+    got, err = R.gerf_log_variance_ratio(dict(p), 30)
+    assert mu < 0 and abs(got - mu) <= 10 * err + mpmath.mpf(10) ** -20 * abs(mu)
+    b = R.gerf_log_variance_ratio_ball(dict(p), 200)
+    with workprec(200):
+        assert b.overlaps(_mp_ball(mu, 1e-40))
+        assert not b.overlaps(_mp_ball(mu * (1 + mpmath.mpf(10) ** -25)))
+
+
+PAIRS = [([0.5, 1.0], [2.0, 3.0]), ([0.3, -0.7, 1.1], [0.2, 0.4, -2.0]), ([0.02], [0.015])]
+
+
+@pytest.mark.parametrize("x, y", PAIRS)
+def test_lambda_star_against_sqrt_q_over_d(x: list, y: list) -> None:
+    """(11) is minimised where d = q / lambda^2 (its exp argument is lambda d + q / lambda + const)."""
+    with mpmath.workdps(50):
+        q = mpmath.fsum((mpmath.mpf(a) * mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True))
+        lam = mpmath.sqrt(q / len(x))
+    got, err = R.poisrf_lambda_star(np.array(x), np.array(y), 25)
+    assert abs(got - lam) <= err and err < 1e-12 * lam
+    b = R.poisrf_lambda_star_ball(x, y, 200)
+    with workprec(200):
+        assert R.poisrf_q_ball(x, y).overlaps(_mp_ball(q))
+        assert b.overlaps(_mp_ball(lam))
+        assert not b.overlaps(_mp_ball(lam * (1 + mpmath.mpf(10) ** -30)))
+
+
+@pytest.mark.parametrize("p", [{"d": 1, "al_re": 2.0, "al_im": 0.5, "be_re": 0.3, "be_im": -0.2},
+                               {"d": 3, "al_re": 0.4, "al_im": -1.5, "be_re": -1.0, "be_im": 0.7}])
+def test_gaussian_shifted_integral_against_the_closed_form(p: dict) -> None:
+    """The translation-invariant integral is (2 pi / alpha)^{d/2} (principal branch, Re alpha > 0)."""
+    with mpmath.workdps(50):
+        exact = (2 * mpmath.pi / mpmath.mpc(p["al_re"], p["al_im"])) ** (mpmath.mpf(p["d"]) / 2)
+    v, err = R.gaussian_shifted_integral(p, 30)
+    assert abs(v - exact) <= 10 * err + mpmath.mpf(10) ** -25 * abs(exact)
+    b = R.gaussian_shifted_integral_ball(p, 128)
+    with workprec(200):
+        ex = acb(_mp_ball(exact.real), _mp_ball(exact.imag))
+        assert b.overlaps(ex)
+        assert not b.overlaps(ex * (1 + acb(10) ** -20))
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_conditional_t_ball_against_the_quadrature_route(scaled: bool) -> None:
+    p = {"d": 4, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3, "rho1": 0.5, "rho2": 1.2, "rho3": 1.6}
+    quad = R.conditional_moments(dict(p), 25, scaled, "quad")
+    b = R.gerf_ort_conditional_t_ball(dict(p), 128, scaled)
+    with workprec(128):
+        assert b.overlaps(arb(mpmath.nstr(quad["T"], 30), 10 * float(quad["err"]) + 1e-20 * abs(float(quad["T"]))))
+        assert not b.overlaps(arb(mpmath.nstr(quad["T"] * (1 + mpmath.mpf(10) ** -8), 30)))
+        assert b > 0  # T >= 0 (eq (32) bounds it below by a positive sum)
+    zero = R.gerf_ort_conditional_t_ball(dict(p, nx=1.0, ny=1.0, theta=float(mpmath.pi)), 128, scaled)
+    assert abs(float(zero.mid())) < 1e-30  # z = x + y ~ 0: T vanishes
+
+
+def test_sec51_set_statistics_jensen_and_memo() -> None:
+    a = R.sec51_set_statistics("normal", 4, ("PosRF", "OPRF"), 2, 0, 4)
+    assert a is R.sec51_set_statistics("normal", 4, ("PosRF", "OPRF"), 2, 0, 4)  # memoised
+    for m in ("PosRF", "OPRF"):
+        assert len(a[m]["mean_log"]) == 2
+        assert all(lm >= ml - 1e-12 for lm, ml in zip(a[m]["log_mean"], a[m]["mean_log"], strict=True))
