@@ -17,7 +17,8 @@ from rfcheck.references import crt as R
 
 NEW = ["gaussian_shifted_integral", "gaussian_shifted_integral_ball", "gerf_a_star_ball", "gerf_log_variance_ratio",
        "gerf_log_variance_ratio_ball", "gerf_ort_conditional_t_ball", "poisrf_lambda_star", "poisrf_lambda_star_ball",
-       "poisrf_q_ball", "sec51_set_statistics"]
+       "poisrf_q_ball", "sec51_set_statistics", "oprf_tail_log_probability", "oprf_tail_lower_ball",
+       "oprf_tail_upper_ball"]
 
 
 def _mp_ball(v: mpmath.mpf, rel: float = 1e-45) -> arb:
@@ -132,3 +133,36 @@ def test_sec51_set_statistics_jensen_and_memo() -> None:
     for m in ("PosRF", "OPRF"):
         assert len(a[m]["mean_log"]) == 2
         assert all(lm >= ml - 1e-12 for lm, ml in zip(a[m]["log_mean"], a[m]["mean_log"], strict=True))
+
+
+@pytest.mark.parametrize("p", [{"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2},
+                               {"d": 5, "nx": 0.8, "ny": 0.3, "theta": 1.2, "eps": 0.05},
+                               {"d": 3, "nx": 0.6, "ny": 0.6, "theta": 0.0, "eps": 0.4, "M": 3}])
+def test_oprf_tail_against_scipy_and_its_balls(p: dict) -> None:
+    """log P[|Z - K| >= eps] of one OPRF sample by scipy's noncentral chi^2 CDF (an independent implementation),
+    and lower ball <= value <= upper ball; a planted value outside."""
+    import scipy.stats as sps
+
+    o = R.oprf_point(p, 30)
+    a, b, u, d = (float(o[k]) for k in ("A", "B", "sq_sum", "d"))
+    k = float(mpmath.exp(-o["sq_diff"] / 2))
+    log_zmax = d / 2 * np.log(1 - 4 * a) - b * b * u / (8 * a) - float(o["sq_x"] + o["sq_y"])
+    nc = b * b * u / (16 * a * a)
+    up = sps.ncx2.cdf((log_zmax - np.log(k + p["eps"])) / (-2 * a), d, nc)
+    low = sps.ncx2.sf((log_zmax - np.log(k - p["eps"])) / (-2 * a), d, nc) if k > p["eps"] else 0.0
+    m = p.get("M", 1)
+    want = np.log(up + low) if m == 1 else m * np.log(max(up, low))
+    got, err = R.oprf_tail_log_probability(dict(p), 30)
+    assert abs(float(got) - want) < 1e-9 * (1 + abs(want)) and err < 1e-15
+    lo = R.oprf_tail_lower_ball(dict(p), 128)
+    assert lo < float(got) + 1e-12 and not lo < float(got) - 1e-6  # a lower bound, and a tight one
+    if m == 1:
+        hi = R.oprf_tail_upper_ball(dict(p), 128)
+        assert hi.log() > float(got) - 1e-12 and not hi.log() > float(got) + 1e-6
+
+
+def test_oprf_tail_beyond_the_range_is_zero() -> None:
+    p = {"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 1e6}  # K + eps above sup Z, K - eps < 0
+    assert R.oprf_tail_log_probability(dict(p), 20)[0] == -mpmath.inf
+    assert R.oprf_tail_upper_ball(dict(p), 64).is_zero()
+    assert isinstance(R.oprf_tail_lower_ball(dict(p), 64), str)

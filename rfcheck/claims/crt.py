@@ -70,12 +70,12 @@ from rfcheck.references.crt import (
     gerf_ort_point,
     gerf_reference_at,
     gerf_second_moment,
-    noncentral_chi2_log_cdf,
-    noncentral_chi2_mixture_lower_ball,
-    noncentral_chi2_mixture_upper_ball,
     oprf_legendre_transform,
     oprf_log_z_maximiser,
     oprf_point,
+    oprf_tail_log_probability,
+    oprf_tail_lower_ball,
+    oprf_tail_upper_ball,
     pair_stats_ball,
     poisrf_lambda_star,
     poisrf_lambda_star_ball,
@@ -1777,120 +1777,63 @@ P.claim(
 
 
 def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly.
-
-    With A < 0, Z = Z_max exp(2A W), W = |w - w0|^2 ~ noncentral chi^2_d(nc = B^2 u / (16 A^2)),
-    so P[Z >= K + eps] = P[W <= log(Z_max/(K+eps)) / (-2A)], summed as the Poisson mixture
-    sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w] in mpmath (every term >= 0: a partial sum is a
-    certified lower bound; the lower tail P[Z <= K - eps] is added the same way).
-    """
+    """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly (at M > 1 the
+    log of the certified lower bound): :func:`rfcheck.references.crt.oprf_tail_log_probability`; where eps lies
+    beyond the range of Z - K the probability is exactly 0 and is compared as such with the bound."""
+    logp, err = oprf_tail_log_probability(p, dps)
     o = oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
-        eps = mpmath.mpf(p["eps"])
-        a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
-        k = mpmath.exp(-o["sq_diff"] / 2)
-        log_zmax = mpmath.log(o["D2"]) - b * b * u / (8 * a) - o["sq_x"] - o["sq_y"]
-        nc = b * b * u / (16 * a * a)
-
-        def log_cdf(w: Any) -> Any:
-            return noncentral_chi2_log_cdf(w, d, nc, dps)
-
-        up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
-        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)
-        n = int(p.get("M", 1))
+        eps, n = mpmath.mpf(p["eps"]), int(p.get("M", 1))
+        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
         log_bound = mpmath.log(2) - n * eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
-        if up == -mpmath.inf and k - eps <= 0:  # eps beyond the range of Z - K: probability exactly 0
+        if logp == -mpmath.inf and mpmath.exp(-o["sq_diff"] / 2) - eps <= 0:  # P = 0 exactly
             return mpmath.mpf(0), mpmath.exp(log_bound), 0
-        low = -mpmath.inf
-        if k - eps > 0:
-            w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
-            low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
-        if n > 1:  # certified lower bound: all M samples beyond K + eps (or all below K - eps)
-            logp = n * max(up, low)
-        elif up > -mpmath.inf and low > -mpmath.inf:
-            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low)))
-        else:
-            logp = max(up, low)
-        return logp, log_bound, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+        return logp, log_bound, err
+
+
+def _thm42_bound_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(sq_x + sq_y, A*)`` on balls at the working precision (the printed bound's ingredients)."""
+    s = pair_stats_ball(p)
+    return s["sq_x"] + s["sq_y"], cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
 
 
 def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
-    """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` a certified
-    lower bound of the tail computed by :func:`_thm42_sides` (``L = P_+ + P_-`` at ``M = 1``,
-    ``max(P_+, P_-)^M`` at ``M > 1``).
-
-    ``P_+ = P[W <= w_+]`` and ``P_- = P[W > w_-]`` (``W`` noncentral chi^2_d) are Poisson mixtures
-    of regularized incomplete gamma functions (``arb.gamma_lower`` / ``arb.gamma_upper``): every
-    term is >= 0, so a partial sum over ``j`` in a window around the Poisson mode is a lower
-    bound; each is evaluated at the lower end of ``w_+`` (upper end of ``w_-``), clamped at 0,
-    as the probabilities are monotone in the threshold.  ``A = A*`` is the Arb face of
-    :func:`rfcheck.closed_forms.crt.oprf_a_star`.  A string where the lower bound is not positive.
-    """
+    """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` the certified lower bound
+    of :func:`rfcheck.references.crt.oprf_tail_lower_ball` (or why there is none)."""
     from flint import arb
 
-    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.arb_backend import to_ball
 
+    log_low = oprf_tail_lower_ball(p, bits)
+    if isinstance(log_low, str):
+        return log_low
     with workprec(bits):
-        s = pair_stats_ball(p)
-        d, n, eps = s["d"], int(p.get("M", 1)), to_ball(p["eps"])
-        u = s["sq_sum"]
-        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
-        b2 = 1 - 4 * a
-        k = (-s["sq_diff"] / 2).exp()
-        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
-        lam = b2 * u / (32 * a * a)  # half the noncentrality
-        mixture = noncentral_chi2_mixture_lower_ball
-        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
-        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
-        if n == 1:
-            low = p_up + p_low
-        else:  # the larger lower endpoint is below max(P_+, P_-)
-            low = p_up.lower() if p_up.lower() >= p_low.lower() else p_low.lower()
-        if not low > 0:
-            return "no positive certified lower bound of the tail at this point"
-        log_m = -(s["sq_x"] + s["sq_y"]) / (4 * a)
-        log_bound = arb(2).log() - n * eps * eps / 2 * (-2 * log_m).exp()
-        return n * low.log(), log_bound
-
-
-#: half noncentralities above which the upper-bound mixture is not tried (its incomplete gamma functions
-#: at large parameters cost seconds a term on balls and lose their precision)
-_THM42_MAX_HALF_NC = 200
+        sq, a = _thm42_bound_ball(p, bits)
+        log_m = -sq / (4 * a)
+        eps = to_ball(p["eps"])
+        return log_low, arb(2).log() - int(p.get("M", 1)) * eps * eps / 2 * (-2 * log_m).exp()
 
 
 def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
-    """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps] = P_+ + P_-``
-    a certified upper bound (:func:`rfcheck.references.crt.noncentral_chi2_mixture_upper_ball` at the
-    thresholds of :func:`_thm42_sides_ball`; ``P_- = 0`` where ``K - eps <= 0``; ``(0, bound)`` where both
-    parts vanish, as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies
-    that the bound holds only."""
+    """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps]`` the certified
+    upper bound of :func:`rfcheck.references.crt.oprf_tail_upper_ball` (``(0, bound)`` where ``P = 0`` exactly,
+    as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies that the bound
+    holds only."""
     from flint import arb
 
     from rfcheck.arb_backend import to_ball
 
     with workprec(bits):
-        s = pair_stats_ball(p)
-        d, eps, u = s["d"], to_ball(p["eps"]), s["sq_sum"]
-        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
-        b2 = 1 - 4 * a
-        k = (-s["sq_diff"] / 2).exp()
-        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
-        lam = b2 * u / (32 * a * a)
-        log_bound = arb(2).log() - eps * eps / 2 * (2 * (s["sq_x"] + s["sq_y"]) / (4 * a)).exp()
-        if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
-            return arb(0), log_bound
-        if not lam < _THM42_MAX_HALF_NC:
-            return (f"half noncentrality {float(lam.mid()):.4g} > {_THM42_MAX_HALF_NC}: the upper-bound mixture of "
-                    "incomplete gamma functions is not affordable on balls")
-        w_up = (log_zmax - (k + eps).log()) / (-2 * a)
-        if not (k - eps).upper() <= 0 and not k - eps > 0:
-            return "K - eps is not decided on balls"
-        if w_up.upper() <= 0 and (k - eps).upper() <= 0:  # P = 0 exactly: the check compares 0 with the bound
-            return arb(0), log_bound.exp()
-        up = noncentral_chi2_mixture_upper_ball(w_up, d, lam, upper=False) if w_up.upper() > 0 else arb(0)
-        low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
-               if k - eps > 0 else arb(0))
-        return arb(up.upper() + low.upper()).log(), log_bound
+        sq, a = _thm42_bound_ball(p, bits)
+        eps = to_ball(p["eps"])
+        log_bound = arb(2).log() - eps * eps / 2 * (2 * sq / (4 * a)).exp()
+    if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
+        return arb(0), log_bound
+    u = oprf_tail_upper_ball(p, bits)
+    if isinstance(u, str):
+        return u
+    with workprec(bits):
+        return (arb(0), log_bound.exp()) if u.is_zero() else (u.log(), log_bound)
 
 
 def _thm42_certify(check: Check) -> Check:

@@ -71,6 +71,9 @@ __all__ = [
     "oprf_log_mgf",
     "oprf_log_z_maximiser",
     "oprf_point",
+    "oprf_tail_log_probability",
+    "oprf_tail_lower_ball",
+    "oprf_tail_upper_ball",
     "pair_stats_ball",
     "poisrf_lambda_star",
     "poisrf_lambda_star_ball",
@@ -2215,3 +2218,161 @@ def sec51_set_statistics(regime: str, L: int, methods: tuple[str, ...], n_sets: 
             out[m]["mean_log"].append(float(np.mean(v[ok])))
             out[m]["log_mean"].append(float(logsumexp(v) - math.log(v.size)))
     return {m: {k: tuple(v) for k, v in st.items()} for m, st in out.items()}
+
+
+# ----------------------------------------------------------- Theorem 4.2: the exact tail of one OPRF sample
+
+#: half noncentralities above which :func:`oprf_tail_upper_ball` does not try the upper-bound mixture (its
+#: incomplete gamma functions at large parameters cost seconds a term on balls and lose their precision)
+OPRF_TAIL_MAX_HALF_NC = 200
+
+
+def oprf_tail_log_probability(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``log P[|Z - K| >= eps]`` for one OPRF sample ``Z`` (``M = 1``), exactly; for ``M > 1`` the log of the
+    certified lower bound ``max(P[Z >= K + eps], P[Z <= K - eps])^M`` of ``P[|K_M - K| >= eps]`` (all ``M``
+    samples on one side) (CRT Theorem 4.2, OPRF with ``A = A*`` of Thm 3.3).
+
+    With ``A < 0``, ``Z = Z_max exp(2A W)``, ``W = |w - w0|^2`` noncentral chi^2_d (noncentrality
+    ``B^2 u / (16 A^2)``), so ``P[Z >= K + eps] = P[W <= log(Z_max/(K+eps)) / (-2A)]``, the Poisson mixture
+    of :func:`noncentral_chi2_log_cdf` (every term >= 0: a partial sum is a lower bound); the lower tail
+    ``P[Z <= K - eps]`` the same way.  All at ``dps + 10`` digits on :func:`oprf_point`'s constants.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``|x + y| > 0``, ``eps > 0`` and ``M`` (default 1).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (logp, err) : tuple of mpf
+        The log-probability (``-inf`` where ``eps`` lies beyond the range of ``Z - K``: probability 0)
+        and its error bar ``10^(8 - dps) (1 + |logp|)``.
+
+    Examples
+    --------
+    >>> logp, err = oprf_tail_log_probability({"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}, 20)
+    >>> bool(-5 < logp < 0), bool(err < 1e-10)
+    (True, True)
+    """
+    o = oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        eps = mpmath.mpf(p["eps"])
+        a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
+        k = mpmath.exp(-o["sq_diff"] / 2)
+        log_zmax = mpmath.log(o["D2"]) - b * b * u / (8 * a) - o["sq_x"] - o["sq_y"]
+        nc = b * b * u / (16 * a * a)
+
+        def log_cdf(w: Any) -> Any:
+            return noncentral_chi2_log_cdf(w, d, nc, dps)
+
+        up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
+        n = int(p.get("M", 1))
+        low = -mpmath.inf
+        if k - eps > 0:
+            w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
+            low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
+        if n > 1:  # certified lower bound: all M samples beyond K + eps (or all below K - eps)
+            logp = n * max(up, low)
+        elif up > -mpmath.inf and low > -mpmath.inf:
+            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low)))
+        else:
+            logp = max(up, low)
+        return logp, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+
+
+def _oprf_tail_setup(p: dict[str, Any], bits: int) -> tuple[Any, ...]:
+    """``(d, eps, a, k, log_zmax, lam)`` of :func:`oprf_tail_lower_ball` on balls (``lam`` half the
+    noncentrality), at the working precision."""
+    s = pair_stats_ball(p)
+    d, eps, u = s["d"], to_ball(p["eps"]), s["sq_sum"]
+    a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
+    b2 = 1 - 4 * a
+    k = (-s["sq_diff"] / 2).exp()
+    log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
+    return d, eps, a, k, log_zmax, b2 * u / (32 * a * a)
+
+
+def oprf_tail_lower_ball(p: dict[str, Any], bits: int) -> arb | str:
+    """Arb ball of ``log L`` with ``L`` a certified lower bound of the tail of :func:`oprf_tail_log_probability`
+    (``L = P_+ + P_-`` at ``M = 1``, ``max(P_+, P_-)^M`` at ``M > 1``) (CRT Theorem 4.2).
+
+    ``P_+ = P[W <= w_+]`` and ``P_- = P[W > w_-]`` (``W`` noncentral chi^2_d) are Poisson mixtures of regularized
+    incomplete gamma functions (:func:`noncentral_chi2_mixture_lower_ball`): every term is >= 0, so a partial
+    sum is a lower bound; ``A = A*`` is the Arb face of ``rfcheck.closed_forms.crt.oprf_a_star``.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`oprf_tail_log_probability` (floats exact).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb or str
+        The ball of ``M log(max(...))`` (``log(P_+ + P_-)`` at ``M = 1``), or why not where the lower bound
+        is not positive.
+
+    Examples
+    --------
+    >>> p = {"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}
+    >>> b, logp = oprf_tail_lower_ball(p, 128), float(oprf_tail_log_probability(p, 30)[0])
+    >>> bool(b < logp + 1e-12), bool(b > logp - 1e-12)
+    (True, True)
+    """
+    with workprec(bits):
+        d, eps, a, k, log_zmax, lam = _oprf_tail_setup(p, bits)
+        n = int(p.get("M", 1))
+        mixture = noncentral_chi2_mixture_lower_ball
+        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
+        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
+        if n == 1:
+            low = p_up + p_low
+        else:  # the larger lower endpoint is below max(P_+, P_-)
+            low = p_up.lower() if p_up.lower() >= p_low.lower() else p_low.lower()
+        if not low > 0:
+            return "no positive certified lower bound of the tail at this point"
+        return n * low.log()
+
+
+def oprf_tail_upper_ball(p: dict[str, Any], bits: int) -> arb | str:
+    """At ``M = 1``: Arb ball of ``U >= P[|Z - K| >= eps] = P_+ + P_-``, a certified upper bound
+    (:func:`noncentral_chi2_mixture_upper_ball` at the thresholds of :func:`oprf_tail_lower_ball`;
+    ``P_- = 0`` where ``K - eps <= 0``) (CRT Theorem 4.2).
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`oprf_tail_log_probability` (floats exact), ``M = 1``.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb or str
+        ``U`` (exactly 0 where ``eps`` lies beyond the range of ``Z - K``), or why not: half noncentrality
+        above :data:`OPRF_TAIL_MAX_HALF_NC`, or ``K - eps`` undecided on balls.
+
+    Examples
+    --------
+    >>> p = {"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}
+    >>> u, logp = oprf_tail_upper_ball(p, 128), float(oprf_tail_log_probability(p, 30)[0])
+    >>> bool(u.log() > logp - 1e-12), bool(u < 1)
+    (True, True)
+    """
+    with workprec(bits):
+        d, eps, a, k, log_zmax, lam = _oprf_tail_setup(p, bits)
+        if not lam < OPRF_TAIL_MAX_HALF_NC:
+            return (f"half noncentrality {float(lam.mid()):.4g} > {OPRF_TAIL_MAX_HALF_NC}: the upper-bound mixture "
+                    "of incomplete gamma functions is not affordable on balls")
+        w_up = (log_zmax - (k + eps).log()) / (-2 * a)
+        if not (k - eps).upper() <= 0 and not k - eps > 0:
+            return "K - eps is not decided on balls"
+        if w_up.upper() <= 0 and (k - eps).upper() <= 0:  # P = 0 exactly
+            return arb(0)
+        up = noncentral_chi2_mixture_upper_ball(w_up, d, lam, upper=False) if w_up.upper() > 0 else arb(0)
+        low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
+               if k - eps > 0 else arb(0))
+        return arb(up.upper() + low.upper())
