@@ -18,7 +18,7 @@ from rfcheck.references import crt as R
 NEW = ["gaussian_shifted_integral", "gaussian_shifted_integral_ball", "gerf_a_star_ball", "gerf_log_variance_ratio",
        "gerf_log_variance_ratio_ball", "gerf_ort_conditional_t_ball", "poisrf_lambda_star", "poisrf_lambda_star_ball",
        "poisrf_q_ball", "sec51_set_statistics", "oprf_tail_log_probability", "oprf_tail_lower_ball",
-       "oprf_tail_upper_ball"]
+       "oprf_tail_upper_ball", "dirf_feature", "dirf_feature_ball"]
 
 
 def _mp_ball(v: mpmath.mpf, rel: float = 1e-45) -> arb:
@@ -166,3 +166,31 @@ def test_oprf_tail_beyond_the_range_is_zero() -> None:
     assert R.oprf_tail_log_probability(dict(p), 20)[0] == -mpmath.inf
     assert R.oprf_tail_upper_ball(dict(p), 64).is_zero()
     assert isinstance(R.oprf_tail_lower_ball(dict(p), 64), str)
+
+
+@pytest.mark.parametrize("dist, par", [("poisson", 1.5), ("geometric", 0.3)])
+def test_dirf_feature_against_the_printed_special_forms(dist: str, par: float) -> None:
+    """f_DI of eq (10) equals the PoisRF / GeomRF features of sec 3.2.1-3.2.2 (written out here at 50 digits)."""
+    from rfcheck.closed_forms import crt as cf
+
+    x, w = [0.7, -1.2, 0.05], [3, 1, 0]
+    with mpmath.workdps(50):
+        xs = [mpmath.mpf(a) for a in x]
+        sq = mpmath.fsum(a * a for a in xs)
+        if dist == "poisson":
+            lam = mpmath.mpf(par)
+            want = mpmath.exp(lam * 3 / 2 - sq / 2) * mpmath.fprod(a**k * lam ** (-mpmath.mpf(k) / 2)
+                                                                 for a, k in zip(xs, w, strict=True))
+            log_pk = cf.poisson_log_pk(par)
+        else:
+            pp = mpmath.mpf(par)
+            want = pp ** (-mpmath.mpf(3) / 2) * mpmath.exp(-sq / 2) * mpmath.fprod(
+                a**k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k))
+                for a, k in zip(xs, w, strict=True))
+            log_pk = cf.geometric_log_pk(par)
+        got = R.dirf_feature(x, w, log_pk)
+    assert abs(got - want) < mpmath.mpf(10) ** -45 * abs(want)
+    with workprec(200):
+        b = R.dirf_feature_ball(x, w, dist, par)
+        assert b.overlaps(_mp_ball(want))
+        assert not b.overlaps(_mp_ball(want * (1 + mpmath.mpf(10) ** -30)))

@@ -47,6 +47,8 @@ from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
+    dirf_feature,
+    dirf_feature_ball,
     dirf_product_moment,
     dirf_product_moment_ball,
     dirf_series_moment,
@@ -1217,106 +1219,61 @@ P.claim(
 )
 
 
-def _geom_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+def _prod(ctx: Any, factors: Any) -> Any:
+    """``prod`` of the factors from 1, left to right (as ``mpmath.fprod`` at the working precision)."""
+    out = ctx.num(1)
+    for f in factors:
+        out = out * f
+    return out
+
+
+def _geom_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
     """f_geom(w, x) exactly as printed in sec 3.2.2."""
-    pp = mpmath.mpf(p["p"])
-    xs = [mpmath.mpf(a) for a in v]
-    return pp ** (-mpmath.mpf(len(xs)) / 2) * mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k))
-        for a, k in zip(xs, omega, strict=True))
+    pp, xs = ctx.num(p["p"]), [ctx.num(float(a)) for a in v]
+    return pp ** (-ctx.num(len(xs)) / 2) * ctx.exp(-ctx.fsum(*(a * a for a in xs)) / 2) * _prod(ctx, (
+        a**k * (1 - pp) ** (-ctx.num(k) / 2) / ctx.sqrt(ctx.gamma(ctx.num(k + 1)))
+        for a, k in zip(xs, omega, strict=True)))
 
 
-def _pois_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+def _pois_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
     """f_pois(w, x) exactly as printed in sec 3.2.1."""
-    lam = mpmath.mpf(p["lam"])
-    xs = [mpmath.mpf(a) for a in v]
-    return mpmath.exp(lam * len(xs) / 2 - mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k * lam ** (-mpmath.mpf(k) / 2) for a, k in zip(xs, omega, strict=True))
-
-
-def _eq10_feature(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """f_DI(w, x) of eq (10) with the point's p_k (log p_k from its definition)."""
-    lpk = _log_pk(p)
-    xs = [mpmath.mpf(a) for a in v]
-    return mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k / mpmath.sqrt(mpmath.factorial(k)) * mpmath.exp(-lpk(k) / 2) for a, k in zip(xs, omega, strict=True))
-
-
-def _feature_identity(printed_feature: Any) -> Any:
-    def printed(p: dict[str, Any]) -> Any:
-        x, _ = _dirf_vectors(p)
-        rng = np.random.default_rng(int(p["seed"]) + 1)
-        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
-        return printed_feature(p, omega, x)
-
-    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        x, _ = _dirf_vectors(p)
-        rng = np.random.default_rng(int(p["seed"]) + 1)
-        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
-        with mpmath.workdps(dps + 10):
-            v = _eq10_feature(p, omega, x)
-        return v, abs(v) * mpmath.mpf(10) ** (-dps)
-
-    return printed, reference
+    lam, xs = ctx.num(p["lam"]), [ctx.num(float(a)) for a in v]
+    return ctx.exp(lam * len(xs) / 2 - ctx.fsum(*(a * a for a in xs)) / 2) * _prod(ctx, (
+        a**k * lam ** (-ctx.num(k) / 2) for a, k in zip(xs, omega, strict=True)))
 
 
 def _omega(p: dict[str, Any], d: int) -> list[int]:
-    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_identity`."""
+    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_check`."""
     rng = np.random.default_rng(int(p["seed"]) + 1)
     return [int(k) for k in rng.integers(0, 8, size=d)]
 
 
-def _geom_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_geom_features_printed` (the same formula, the point's floats exact)."""
-    from flint import arb
+def _feature_check(printed_ctx: Any) -> Check:
+    """The printed feature ``printed_ctx(ctx, point, w, x)`` against ``f_DI`` of eq (10) with the point's ``p_k``
+    (:func:`rfcheck.references.crt.dirf_feature`, its ball :func:`rfcheck.references.crt.dirf_feature_ball`)
+    at a seeded integer ``w``: in mpmath and on balls."""
+    from rfcheck.arb_backend import ARB
 
-    pp, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-    out = pp ** (-arb(len(xs)) / 2) * (-sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k * (1 - pp) ** (-arb(k) / 2) / arb.fac_ui(k).sqrt()
-    return out
+    def args(p: dict[str, Any]) -> tuple[list[int], np.ndarray]:
+        x, _ = _dirf_vectors(p)
+        return _omega(p, len(x)), x
 
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            v = dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
+        return v, abs(v) * mpmath.mpf(10) ** (-dps)
 
-def _pois_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_pois_features_printed` (the same formula, the point's floats exact)."""
-    from flint import arb
+    def printed_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return printed_ctx(ARB, p, *args(p)).v
 
-    lam, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-    out = (lam * len(xs) / 2 - sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k * lam ** (-arb(k) / 2)
-    return out
+    def reference_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
 
-
-def _eq10_feature_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_eq10_feature`: ``f_DI`` of eq (10) with ``log p_k`` from its definition on balls
-    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``)."""
-    from flint import arb
-
-    par, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-
-    def log_pk(k: int) -> Any:
-        if p["dist"] == "poisson":
-            return -par + k * par.log() - arb.fac_ui(k).log()
-        return par.log() + k * (1 - par).log()
-
-    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
-    return out
-
-
-def _feature_balls(printed_feature_ball: Any) -> dict[str, Any]:
-    """``printed_ball`` and ``reference_ball`` of :func:`_feature_identity` (the same seeded ``w``)."""
-    def side(feature: Any) -> Any:
-        def ball(p: dict[str, Any], bits: int) -> Any:
-            x, _ = _dirf_vectors(p)
-            with workprec(bits):
-                return feature(p, _omega(p, len(x)), x)
-
-        return ball
-
-    return {"printed_ball": side(printed_feature_ball), "reference_ball": side(_eq10_feature_ball)}
+    return deterministic_check("eq10-literal", lambda p: printed_ctx(MP, p, *args(p)), reference, max_points=24,
+                               printed_ball=printed_ball, reference_ball=reference_ball,
+                               description="both sides at seeded integer w in {0..7}^d")
 
 
 P.claim(
@@ -1324,9 +1281,7 @@ P.claim(
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
-    checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
-                                **_feature_balls(_pois_features_ball),
-                                description="both sides at seeded integer w in {0..7}^d")],
+    checks=[_feature_check(_pois_features_ctx)],
 )
 
 P.claim(
@@ -1334,9 +1289,7 @@ P.claim(
     statement=("With p_k = p(1-p)^k, (10) becomes "
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
-                                **_feature_balls(_geom_features_ball),
-                                description="both sides at seeded integer w in {0..7}^d")],
+    checks=[_feature_check(_geom_features_ctx)],
 )
 
 

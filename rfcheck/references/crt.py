@@ -40,6 +40,8 @@ from rfcheck.ledger import pair_stats as stats_mp
 __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
+    "dirf_feature",
+    "dirf_feature_ball",
     "dirf_product_moment",
     "dirf_product_moment_ball",
     "dirf_series_moment",
@@ -2376,3 +2378,76 @@ def oprf_tail_upper_ball(p: dict[str, Any], bits: int) -> arb | str:
         low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
                if k - eps > 0 else arb(0))
         return arb(up.upper() + low.upper())
+
+
+# ----------------------------------------------------------- eq (10): the DIRF feature from its definition
+
+
+def dirf_feature(v: Any, omega: list[int], log_pk: Callable[[int], Any]) -> Any:
+    """``f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` of CRT eq (10) at an integer
+    ``w``, in mpmath at the working precision, ``p_k`` given by ``log p_k`` from the law's definition.
+
+    Parameters
+    ----------
+    v : sequence of float
+        The vector ``x`` (floats exact).
+    omega : list of int
+        The integer ``w`` (``w_l >= 0``), one entry per coordinate.
+    log_pk : callable
+        ``k -> log p_k`` (``rfcheck.closed_forms.crt.poisson_log_pk`` or ``geometric_log_pk``).
+
+    Returns
+    -------
+    mpf
+        The feature value.
+
+    Examples
+    --------
+    >>> with mpmath.workdps(30):
+    ...     f = dirf_feature([0.5, -1.0], [2, 1], cf.geometric_log_pk(0.5))
+    >>> bool(abs(f - mpmath.exp(-0.625) * 0.25 / mpmath.sqrt(2) * -1 / mpmath.sqrt(0.125 * 0.25)) < 1e-14)
+    True
+    """
+    xs = [mpmath.mpf(a) for a in v]
+    return mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
+        a ** k / mpmath.sqrt(mpmath.factorial(k)) * mpmath.exp(-log_pk(k) / 2) for a, k in zip(xs, omega, strict=True))
+
+
+def dirf_feature_ball(v: Any, omega: list[int], dist: str, par: float) -> arb:
+    """Arb ball of :func:`dirf_feature` at the working precision: ``log p_k`` from its definition on balls
+    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``) (CRT eq (10)).
+
+    Parameters
+    ----------
+    v : sequence of float
+        The vector ``x`` (floats exact).
+    omega : list of int
+        The integer ``w``.
+    dist : str
+        ``"poisson"`` or ``"geometric"``.
+    par : float
+        ``lambda`` or ``p`` (exact).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the feature value.
+
+    Examples
+    --------
+    >>> with mpmath.workdps(30):
+    ...     f = dirf_feature([0.5, -1.0], [2, 1], cf.poisson_log_pk(1.5))
+    >>> bool(dirf_feature_ball([0.5, -1.0], [2, 1], "poisson", 1.5).overlaps(arb(mpmath.nstr(f, 30), 1e-25)))
+    True
+    """
+    par_b, xs = arb(par), [arb(float(a)) for a in v]
+
+    def log_pk(k: int) -> Any:
+        if dist == "poisson":
+            return -par_b + k * par_b.log() - arb.fac_ui(k).log()
+        return par_b.log() + k * (1 - par_b).log()
+
+    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
+    return out
