@@ -81,7 +81,6 @@ from rfcheck.references.crt import (
     pair_stats_ball,
     poisrf_lambda_star,
     poisrf_lambda_star_ball,
-    poisrf_q_ball,
     reference_a_star,
     sec51_set_statistics,
 )
@@ -1098,44 +1097,38 @@ P.claim(
 )
 
 
-def _pois_q_d(p: dict[str, Any]) -> tuple[Any, int]:
+def _pois_sums_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, int]:
+    """``(q, |x|^2, |y|^2, d)`` of the point's seeded pair on a context, ``q = sum_l x_l^2 y_l^2`` (floats exact)."""
     x, y = _dirf_vectors(p)
-    return mpmath.fsum((mpmath.mpf(a) * mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)), len(x)
+    xs, ys = [ctx.num(float(a)) for a in x], [ctx.num(float(b)) for b in y]
+    return (ctx.fsum(*((a * b) ** 2 for a, b in zip(xs, ys, strict=True))), ctx.fsum(*(a**2 for a in xs)),
+            ctx.fsum(*(b**2 for b in ys)), len(xs))
 
 
-def _pois_h(p: dict[str, Any], lam: Any) -> Any:
-    """The exp argument of (11) as printed."""
-    x, y = _dirf_vectors(p)
-    q, d = _pois_q_d(p)
-    return lam * d + q / lam - mpmath.fsum(mpmath.mpf(a) ** 2 for a in x) - mpmath.fsum(mpmath.mpf(b) ** 2 for b in y)
+def _convexity_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    """``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2`` with ``h`` the exp argument of (11) as printed,
+    ``h(lambda) = lambda d + q/lambda - |x|^2 - |y|^2``, ``l2 = step l1``."""
+    q, sx, sy, d = _pois_sums_ctx(ctx, p)
+
+    def h(lam: Any) -> Any:
+        return lam * d + q / lam - sx - sy
+
+    l1 = ctx.num(p["lam"])
+    l2 = l1 * ctx.num(p["step"])
+    return h((l1 + l2) / 2), (h(l1) + h(l2)) / 2
 
 
 def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps):
-        l1 = mpmath.mpf(p["lam"])
-        l2 = l1 * mpmath.mpf(p["step"])
-        mid = (l1 + l2) / 2
-        return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
-
-
-def _pois_h_ball(p: dict[str, Any], lam: Any) -> Any:
-    """Arb ball of :func:`_pois_h` (the point's floats exact; at the current Arb precision)."""
-    from flint import arb
-
-    x, y = _dirf_vectors(p)
-    xs, ys = [arb(float(a)) for a in x], [arb(float(b)) for b in y]
-    q = sum(((a * b) ** 2 for a, b in zip(xs, ys, strict=True)), arb(0))
-    return lam * len(xs) + q / lam - sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))
+        return (*_convexity_ctx(MP, p), mpmath.mpf(10) ** (-dps + 5))
 
 
 def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of :func:`_convexity`'s sides ``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2``."""
-    from flint import arb
+    """Arb balls of :func:`_convexity`'s sides (:func:`_convexity_ctx` on balls)."""
+    from rfcheck.arb_backend import ARB
 
     with workprec(bits):
-        l1 = arb(float(p["lam"]))
-        l2 = l1 * arb(float(p["step"]))
-        return _pois_h_ball(p, (l1 + l2) / 2), (_pois_h_ball(p, l1) + _pois_h_ball(p, l2)) / 2
+        return tuple(v.v for v in _convexity_ctx(ARB, p))
 
 
 P.claim(
@@ -1149,11 +1142,10 @@ P.claim(
 )
 
 
-def _lambda_star_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """The printed ``lambda* = (q / d)^{1/2}`` as an Arb ball."""
-    x, y = _dirf_vectors(p)
-    with workprec(bits):
-        return (poisrf_q_ball(x, y) / len(x)).sqrt()
+def _lambda_star_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """The printed ``lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2}``."""
+    q, _, _, d = _pois_sums_ctx(ctx, p)
+    return ctx.sqrt(q / d)
 
 
 def _pois_point_ok(p: dict[str, Any]) -> bool:
@@ -1167,9 +1159,9 @@ P.claim(
     domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
-    checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
+    checks=[deterministic_check("numerical-minimisation", None,
                                 lambda p, dps: poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
-                                printed_ball=_lambda_star_printed_ball,
+                                printed_ctx=_lambda_star_ctx,
                                 reference_ball=lambda p, bits: poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
