@@ -18,7 +18,7 @@ from rfcheck.references import crt as R
 NEW = ["gaussian_shifted_integral", "gaussian_shifted_integral_ball", "gerf_a_star_ball", "gerf_log_variance_ratio",
        "gerf_log_variance_ratio_ball", "gerf_ort_conditional_t_ball", "poisrf_lambda_star", "poisrf_lambda_star_ball",
        "poisrf_q_ball", "sec51_set_statistics", "oprf_tail_log_probability", "oprf_tail_lower_ball",
-       "oprf_tail_upper_ball", "dirf_feature", "dirf_feature_ball"]
+       "oprf_tail_upper_ball", "dirf_feature", "dirf_feature_ball", "oprf_log_z_balls"]
 
 
 def _mp_ball(v: mpmath.mpf, rel: float = 1e-45) -> arb:
@@ -194,3 +194,24 @@ def test_dirf_feature_against_the_printed_special_forms(dist: str, par: float) -
         b = R.dirf_feature_ball(x, w, dist, par)
         assert b.overlaps(_mp_ball(want))
         assert not b.overlaps(_mp_ball(want * (1 + mpmath.mpf(10) ** -30)))
+
+
+@pytest.mark.parametrize("p", [{"d": 3, "nx": 1.0, "ny": 0.5, "theta": 0.7},
+                               {"d": 64, "nx": 2.0, "ny": 2.0, "theta": 0.0}])
+def test_oprf_log_z_balls_against_brute_maximisation(p: dict) -> None:
+    """log sup_w Z by mpmath's maximisation of log Z along x + y (50 digits, an independent optimiser): the exact
+    ball contains it, the golden-section ball is a lower bound within 1e-20, a planted value is outside."""
+    o = R.oprf_point(p, 50)
+    with mpmath.workdps(50):
+        nz = mpmath.sqrt(o["sq_sum"])
+
+        def neg_logz(t: mpmath.mpf) -> mpmath.mpf:
+            return -(mpmath.log(o["D2"]) + 2 * o["A"] * t * t + o["B"] * t * nz - o["sq_x"] - o["sq_y"])
+
+        t_star = mpmath.findroot(lambda t: mpmath.diff(neg_logz, t), 1)
+        sup = -neg_logz(t_star)
+    lower, exact = R.oprf_log_z_balls(dict(p), 200)
+    with workprec(200):
+        assert exact.overlaps(_mp_ball(sup, 1e-40))
+        assert not exact.overlaps(_mp_ball(sup + mpmath.mpf(10) ** -30 * (1 + abs(sup))))
+        assert lower < exact + arb("1e-40") and lower > exact - arb("1e-20")

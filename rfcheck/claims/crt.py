@@ -73,6 +73,7 @@ from rfcheck.references.crt import (
     gerf_reference_at,
     gerf_second_moment,
     oprf_legendre_transform,
+    oprf_log_z_balls,
     oprf_log_z_maximiser,
     oprf_point,
     oprf_tail_log_probability,
@@ -1669,42 +1670,17 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of ``(log Z(w*), -(|x|^2+|y|^2)/(4A))`` at OPRF's ``A = A*`` (Arb face of
-    :func:`rfcheck.closed_forms.crt.oprf_a_star`), with ``w* = t e_z`` the golden-section maximiser of
-    :func:`rfcheck.references.crt.oprf_log_z_maximiser` taken as an exact number: ``log Z(w*) <= log sup_w Z``,
-    so the first ball encloses a lower bound of the supremum (it certifies violations only)."""
-    from rfcheck.arb_backend import to_ball, workprec
-
-    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
-    with workprec(bits):
-        s = pair_stats_ball(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
-        one4a = 1 - 4 * a
-        tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
-        logz = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
-                - s["sq_x"] - s["sq_y"])
-        return logz, -(s["sq_x"] + s["sq_y"]) / (4 * a)
-
-
-def _eq35_sides_ball_sup(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of ``(log sup_w Z, -(|x|^2+|y|^2)/(4A))``, ``A = A*`` as :func:`_eq35_sides_ball`: where
-    that lower-bound ball (``log Z`` at the golden-section maximiser) does not certify a violation, the exact
-    supremum: ``log Z(w) = (d/2) log(1-4A) + 2A|w|^2 + B w.z - |x|^2 - |y|^2`` with ``A < 0`` is a concave
-    quadratic in ``w`` (``z = x + y``), so by completing the square its supremum over ``R^d`` is
-    ``(d/2) log(1-4A) - B^2 |z|^2 / (8A) - |x|^2 - |y|^2`` (attained at ``w = -B z / (4A)``).  Both balls
-    enclose a value ``>=`` the golden-section ``log Z`` the check compares, and the second is the claim's
-    ``log sup Z`` itself, so it certifies either way."""
-    lower = _eq35_sides_ball(p, bits)
+    """Arb balls of ``(log Z, -(|x|^2+|y|^2)/(4A))`` at ``A = A*``: ``log Z`` at the golden-section maximiser
+    (a lower bound of ``log sup Z``) where it certifies a violation, else the exact ``log sup Z``
+    (:func:`rfcheck.references.crt.oprf_log_z_balls`); both enclose a value ``>=`` the golden-section ``log Z``
+    the check compares, so either certifies."""
     from rfcheck.certify import certified_inequality
 
-    if certified_inequality(*lower) == "REFUTED":
-        return lower
+    lower, sup = oprf_log_z_balls(p, bits)
     with workprec(bits):
         s = pair_stats_ball(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
-        one4a = 1 - 4 * a
-        sup = s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
-        return sup, lower[1]
+        bound = -(s["sq_x"] + s["sq_y"]) / (4 * cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits))
+    return (lower, bound) if certified_inequality(lower, bound) == "REFUTED" else (sup, bound)
 
 
 P.claim(
@@ -1713,7 +1689,7 @@ P.claim(
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
     checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
-                             sides_ball=_safe(_eq35_sides_ball_sup),
+                             sides_ball=_safe(_eq35_sides_ball),
                              description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
     correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
                "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
@@ -2107,33 +2083,28 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
         return second - em2, second - mean * mean, second
 
 
-def _certify_with(ev: PointEval, dps: int, scale: Any, balls: Any) -> PointEval:
-    """Mark a decided point of a custom equality check ``certified`` (or say why not):
-    ``balls(bits) -> (printed, reference)`` Arb balls, compared by
-    :func:`rfcheck.certify.certified_equal` with the check's tolerance ``10^(5 - dps)``
-    (relative, and times ``scale`` absolute)."""
-    if not ev.decided:
-        return ev
-    from rfcheck.arb_backend import bits_for_dps
-
-    rtol = 10.0 ** (5 - dps)
-    with mpmath.workdps(dps):
-        atol = float(abs(scale) * mpmath.mpf(rtol))
-    return certify_equal(ev, *balls(bits_for_dps(dps)), rtol, atol)
-
-
-def _eq25_check() -> Check:
+def _sides_check(sides: Any, balls: Any, max_points: int, description: str) -> Check:
+    """A quadrature equality of ``sides(point, dps) -> (printed, reference, err, scale)`` with tolerance
+    ``10^(5 - dps)`` (relative, and times ``scale`` absolute), each decided point certified by the Arb balls
+    ``balls(point, bits) -> (printed, reference)`` (:func:`rfcheck.certify.certified_equal`, the same
+    tolerance)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+        from rfcheck.arb_backend import bits_for_dps
         from rfcheck.stats import compare_deterministic
 
-        printed, ref, err, scale = _eq25_sides(p, budget.dps)
-        with mpmath.workdps(budget.dps):
-            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
-        return _certify_with(ev, budget.dps, scale, lambda bits: _eq25_balls(dict(p), bits)[:2])
+        dps = budget.dps
+        printed, ref, err, scale = sides(p, dps)
+        with mpmath.workdps(dps):
+            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - dps),
+                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - dps), scale=scale)
+        if not ev.decided:
+            return ev
+        rtol = 10.0 ** (5 - dps)
+        with mpmath.workdps(dps):
+            atol = float(abs(scale) * mpmath.mpf(rtol))
+        return certify_equal(ev, *balls(dict(p), bits_for_dps(dps)), rtol, atol)
 
-    return Check("quadrature", 1, evaluate, max_points=10, search=False,
-                 description="E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")
+    return Check("quadrature", 1, evaluate, max_points=max_points, search=False, description=description)
 
 
 P.claim(
@@ -2141,7 +2112,8 @@ P.claim(
     statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for one GERF sample, real A, s = +1)",
     domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
-    checks=[_eq25_check()],
+    checks=[_sides_check(_eq25_sides, lambda p, bits: _eq25_balls(p, bits)[:2], 10,
+                         "E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")],
     correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
                "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
                "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
@@ -2255,28 +2227,15 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return ref - (second - printed25 - k2) / m, ref
 
 
-def _eq26_check() -> Check:
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_deterministic
-
-        printed, ref, err, scale = _eq26_sides(p, budget.dps)
-        with mpmath.workdps(budget.dps):
-            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
-        return _certify_with(ev, budget.dps, scale, lambda bits: _eq26_balls(dict(p), bits))
-
-    return Check("quadrature", 1, evaluate, max_points=8, search=False,
-                 description="E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
-                             "(quadrature moments and the orthogonal-pair factor)")
-
-
 P.claim(
     "eq26", source=P.at("appendix 9.7, eq (26)"),
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
                        derive=_orf_domain_derive),
-    checks=[_eq26_check()],
+    checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
+                         "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
+                         "(quadrature moments and the orthogonal-pair factor)")],
     correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, "
                "m(r) = E[X | |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). "
                "The added term "

@@ -71,6 +71,7 @@ __all__ = [
     "noncentral_chi2_mixture_upper_ball",
     "oprf_legendre_transform",
     "oprf_log_mgf",
+    "oprf_log_z_balls",
     "oprf_log_z_maximiser",
     "oprf_point",
     "oprf_tail_log_probability",
@@ -2451,3 +2452,43 @@ def dirf_feature_ball(v: Any, omega: list[int], dist: str, par: float) -> arb:
     for a, k in zip(xs, omega, strict=True):
         out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
     return out
+
+
+def oprf_log_z_balls(p: dict[str, Any], bits: int) -> tuple[arb, arb]:
+    """Arb balls of ``log Z(w*)`` and ``log sup_w Z`` for one OPRF sample
+    ``Z = D^2 exp(2A|w|^2 + B w^T z - |x|^2 - |y|^2)``, ``z = x + y``, at ``A = A*`` (Arb face of
+    ``rfcheck.closed_forms.crt.oprf_a_star``), ``B = sqrt(1-4A)``, ``D^2 = (1-4A)^{d/2}`` (CRT appendix 9.8,
+    eq (35)).
+
+    The first at ``w* = t e_z`` with ``t`` the golden-section maximiser of :func:`oprf_log_z_maximiser` taken as
+    an exact number (``log Z(w*) <= log sup Z``: a lower bound of the supremum); the second exact: with
+    ``A < 0``, ``log Z`` is a concave quadratic in ``w``, so completing the square gives
+    ``log sup Z = (d/2) log(1-4A) - B^2 |z|^2 / (8A) - |x|^2 - |y|^2`` (attained at ``w = -B z / (4A)``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``|x + y| > 0`` (floats exact).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    (lower, sup) : tuple of flint.arb
+        ``log Z(w*)`` and ``log sup_w Z``.
+
+    Examples
+    --------
+    >>> lower, sup = oprf_log_z_balls({"d": 3, "nx": 1.0, "ny": 0.5, "theta": 0.7}, 128)
+    >>> bool(lower.overlaps(sup)), bool(sup.rad() < 1e-30)
+    (True, True)
+    """
+    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
+        one4a = 1 - 4 * a
+        tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
+        lower = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
+                 - s["sq_x"] - s["sq_y"])
+        return lower, s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
