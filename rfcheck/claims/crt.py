@@ -498,12 +498,7 @@ def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
 
 
-def printed_eq7_rho(p: dict[str, Any]) -> Any:
-    """CRT eq (7) exactly as printed (:func:`printed_eq7_rho_ctx` in mpmath at the current precision)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
-
-    return printed_eq7_rho_ctx(MP, mp_point(p))
+printed_eq7_rho = _on_mp(printed_eq7_rho_ctx)
 
 
 def _certify_not_argmin(check: Check) -> Check:
@@ -835,10 +830,22 @@ def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return tot / L**2
 
 
-def _eq8(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 in mpmath on seeded random sets."""
-    with mpmath.workdps(dps):
-        return _eq8_brute_ctx(MP, p), 0
+def _brute(ctx_fn: Any) -> Any:
+    """``(point, dps) -> (ctx_fn(MP, point), 0)``: a term-by-term sum in mpmath at ``dps`` digits."""
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps):
+            return ctx_fn(MP, p), 0
+
+    return reference
+
+
+_eq8 = _brute(_eq8_brute_ctx)  # brute-force O(L^2 d) average of |x_i + s y_j|^2 on seeded random sets
+
+
+def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
+    """A printed sum identity against its term-by-term sum (:func:`_brute`), exact up to rounding, and on balls."""
+    return deterministic_check("brute-force", None, _brute(brute_ctx), atol_scale=lambda p, dps: 0, max_points=20,
+                               printed_ctx=printed_ctx, reference_ball=_ball_of(brute_ctx))
 
 
 def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -862,8 +869,7 @@ P.claim(
     domain=Domain({
         "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
         "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
-    checks=[deterministic_check("brute-force", None, _eq8, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq8_ctx, reference_ball=_ball_of(_eq8_brute_ctx))],
+    checks=[_brute_check(printed_eq8_ctx, _eq8_brute_ctx)],
 )
 
 
@@ -1310,11 +1316,6 @@ def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.fsum(*(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
 
 
-def _eq12_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps):
-        return _eq12_brute_ctx(MP, p), 0
-
-
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
     xs, ys = _set_pair(p)
@@ -1331,11 +1332,6 @@ def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.fsum(*(ctx.abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L))) / L**2
 
 
-def _eq14_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps):
-        return _eq14_brute_ctx(MP, p), 0
-
-
 printed_eq12 = _on_mp(printed_eq12_ctx)
 printed_eq14 = _on_mp(printed_eq14_ctx)
 
@@ -1347,16 +1343,14 @@ P.claim(
     "eq12", source=P.at("sec 3.2.1, eq (12)"),
     statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", None, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq12_ctx, reference_ball=_ball_of(_eq12_brute_ctx))],
+    checks=[_brute_check(printed_eq12_ctx, _eq12_brute_ctx)],
 )
 
 P.claim(
     "eq14", source=P.at("sec 3.2.2, eq (14)"),
     statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", None, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq14_ctx, reference_ball=_ball_of(_eq14_brute_ctx))],
+    checks=[_brute_check(printed_eq14_ctx, _eq14_brute_ctx)],
 )
 
 
