@@ -2077,16 +2077,17 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
         return second - em2, second - mean * mean, second
 
 
-def _sides_check(sides: Any, balls: Any, max_points: int, description: str) -> Check:
+def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name: str = "quadrature",
+                 max_dps: int | None = None) -> Check:
     """A quadrature equality of ``sides(point, dps) -> (printed, reference, err, scale)`` with tolerance
     ``10^(5 - dps)`` (relative, and times ``scale`` absolute), each decided point certified by the Arb balls
     ``balls(point, bits) -> (printed, reference)`` (:func:`rfcheck.certify.certified_equal`, the same
-    tolerance)."""
+    tolerance); ``dps`` at most ``max_dps`` where given (the absolute tolerance then ``10^(5 - dps)`` exactly)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         from rfcheck.arb_backend import bits_for_dps
         from rfcheck.stats import compare_deterministic
 
-        dps = budget.dps
+        dps = budget.dps if max_dps is None else min(budget.dps, max_dps)
         printed, ref, err, scale = sides(p, dps)
         with mpmath.workdps(dps):
             ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - dps),
@@ -2095,10 +2096,10 @@ def _sides_check(sides: Any, balls: Any, max_points: int, description: str) -> C
             return ev
         rtol = 10.0 ** (5 - dps)
         with mpmath.workdps(dps):
-            atol = float(abs(scale) * mpmath.mpf(rtol))
+            atol = float(abs(scale) * (mpmath.mpf(rtol) if max_dps is None else mpmath.mpf(10) ** (5 - dps)))
         return certify_equal(ev, *balls(dict(p), bits_for_dps(dps)), rtol, atol)
 
-    return Check("quadrature", 1, evaluate, max_points=max_points, search=False, description=description)
+    return Check(name, 1, evaluate, max_points=max_points, search=False, description=description)
 
 
 P.claim(
@@ -2140,44 +2141,21 @@ _ORT_DOMAIN = pair_domain(
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
 
-def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Check:
-    """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
-    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``.
-
-    ``ball_key``: the entry of :func:`conditional_moments_ball` compared -- literal (``scaled=False``) as
-    the printed side, scaled as the reference -- to certify each decided point on Arb balls
-    (:func:`rfcheck.certify.certified_equal`, the same tolerance)."""
-    from rfcheck.stats import compare_deterministic
-
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        dps = min(budget.dps, 25)
-        pv, pe, sc = printed(p, dps)
-        rv, re_, _ = reference(p, dps)
+def _cond_cmp(key: str) -> Check:
+    """Entry ``key`` of the conditional moments (:func:`rfcheck.references.crt.conditional_moments`): literal
+    ``X_m = g_{x_m}(u_m^T z)`` by quadrature (printed) vs the scaled reading by the 0F1 identity (reference),
+    tolerance both error bars plus ``10^(5-dps)`` of the scale; certified on the balls of
+    :func:`rfcheck.references.crt.conditional_moments_ball` (literal vs scaled)."""
+    def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+        lit, ref = conditional_moments(p, dps, False, "quad"), conditional_moments(p, dps, True, "hyp")
         with mpmath.workdps(dps):
-            ev = compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
-                                       atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
-            atol = float(abs(sc) * mpmath.mpf(10) ** (5 - dps))
-        if ball_key is None or not ev.decided:
-            return ev
-        from rfcheck.arb_backend import bits_for_dps
+            return lit[key], ref[key], lit["err"] + ref["err"], lit["scale"]
 
-        bits = bits_for_dps(dps)
-        pb = conditional_moments_ball(dict(p), bits, False)[ball_key]
-        rb = conditional_moments_ball(dict(p), bits, True)[ball_key]
-        return certify_equal(ev, pb, rb, 10.0 ** (5 - dps), atol)
-
-    return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
-                 description="printed side by 1-D quadrature over the law of u^T z/|z| "
-                             "(literal X_m = g_{x_m}(u_m^T z)); "
-                             "reference: the estimator's conditional moments by the spherical-mean 0F1 identity")
-
-
-def _cond_side(key: str, scaled: bool, method: str) -> Any:
-    def side(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = conditional_moments(p, dps, scaled, method)
-        return r[key], r["err"], r["scale"]
-
-    return side
+    return _sides_check(sides, lambda p, bits: (conditional_moments_ball(dict(p), bits, False)[key],
+                                                conditional_moments_ball(dict(p), bits, True)[key]), 10,
+                        "printed side by 1-D quadrature over the law of u^T z/|z| (literal X_m = g_{x_m}(u_m^T z)); "
+                        "reference: the estimator's conditional moments by the spherical-mean 0F1 identity",
+                        name="spherical-quadrature", max_dps=25)
 
 
 _X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the norm multiplies the direction inside g) "
@@ -2301,7 +2279,7 @@ P.claim(
     statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
               "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"), ball_key="var_iid")],
+    checks=[_cond_cmp("var_iid")],
     correction=_X_M_CORRECTION,
     notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
 )
@@ -2311,7 +2289,7 @@ P.claim(
     statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
               "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"), ball_key="var_ort")],
+    checks=[_cond_cmp("var_ort")],
     correction=_X_M_CORRECTION,
 )
 
@@ -2320,7 +2298,7 @@ P.claim(
     statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
               "(GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"), ball_key="T")],
+    checks=[_cond_cmp("T")],
     correction=_X_M_CORRECTION,
 )
 
