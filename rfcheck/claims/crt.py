@@ -776,7 +776,7 @@ P.claim(
                                      derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
     ],
     notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
-          "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
+          "C = F^2(z) of eq (24) is a separate claim (crt.eq24).",
 )
 
 
@@ -885,7 +885,7 @@ def _no_search(check: Check) -> Check:
     return check
 
 
-# ======================================================================= issue 4: DIRFs & more
+# ======================================================================= DIRFs & more
 # ----------------------------------------------------------- sec 3.2, eq (9)-(14), Thm 3.4-3.5
 
 
