@@ -18,12 +18,20 @@ from rfcheck.references import crt as R
 NEW = ["gaussian_shifted_integral", "gaussian_shifted_integral_ball", "gerf_a_star_ball", "gerf_log_variance_ratio",
        "gerf_log_variance_ratio_ball", "gerf_ort_conditional_t_ball", "poisrf_lambda_star", "poisrf_lambda_star_ball",
        "poisrf_q_ball", "sec51_set_statistics", "oprf_tail_log_probability", "oprf_tail_lower_ball",
-       "oprf_tail_upper_ball", "dirf_feature", "dirf_feature_ball", "oprf_log_z_balls"]
+       "oprf_tail_upper_ball", "dirf_feature", "dirf_feature_ball", "oprf_log_z_balls",
+       "two_point_sum_tail", "two_point_sum_tail_ball"]
 
 
 def _mp_ball(v: mpmath.mpf, rel: float = 1e-45) -> arb:
     """A ball around a 50-digit mpmath value, widened by its own rounding."""
     return arb(mpmath.nstr(v, 55), float(abs(v)) * rel + 1e-300)
+
+
+def _planted(v: mpmath.mpf, digits: int, shift: bool = False) -> arb:
+    """A wrong value ``10^-digits`` (relative, or absolute on ``1 + |v|`` with ``shift``) off ``v``, at 60 digits."""
+    with mpmath.workdps(60):
+        eps = mpmath.mpf(10) ** -digits
+        return _mp_ball(v + eps * (1 + abs(v)) if shift else v * (1 + eps))
 
 
 def test_new_functions_are_public_and_documented() -> None:
@@ -50,7 +58,7 @@ def test_a_star_ball_against_the_50_digit_root(p: dict) -> None:
     b = R.gerf_a_star_ball(dict(p), 200)
     with workprec(200):
         assert b.overlaps(_mp_ball(a))
-        assert not b.overlaps(_mp_ball(a * (1 + mpmath.mpf(10) ** -30)))  # planted
+        assert not b.overlaps(_planted(a, 30))  # planted
         assert b < 0 and float(b.rad()) < 1e-50 * abs(float(a))
 
 
@@ -78,7 +86,7 @@ def test_log_variance_ratio_against_the_closed_form_variance(p: dict) -> None:
     b = R.gerf_log_variance_ratio_ball(dict(p), 200)
     with workprec(200):
         assert b.overlaps(_mp_ball(mu, 1e-40))
-        assert not b.overlaps(_mp_ball(mu * (1 + mpmath.mpf(10) ** -25)))
+        assert not b.overlaps(_planted(mu, 25))
 
 
 PAIRS = [([0.5, 1.0], [2.0, 3.0]), ([0.3, -0.7, 1.1], [0.2, 0.4, -2.0]), ([0.02], [0.015])]
@@ -96,7 +104,7 @@ def test_lambda_star_against_sqrt_q_over_d(x: list, y: list) -> None:
     with workprec(200):
         assert R.poisrf_q_ball(x, y).overlaps(_mp_ball(q))
         assert b.overlaps(_mp_ball(lam))
-        assert not b.overlaps(_mp_ball(lam * (1 + mpmath.mpf(10) ** -30)))
+        assert not b.overlaps(_planted(lam, 30))
 
 
 @pytest.mark.parametrize("p", [{"d": 1, "al_re": 2.0, "al_im": 0.5, "be_re": 0.3, "be_im": -0.2},
@@ -193,7 +201,7 @@ def test_dirf_feature_against_the_printed_special_forms(dist: str, par: float) -
     with workprec(200):
         b = R.dirf_feature_ball(x, w, dist, par)
         assert b.overlaps(_mp_ball(want))
-        assert not b.overlaps(_mp_ball(want * (1 + mpmath.mpf(10) ** -30)))
+        assert not b.overlaps(_planted(want, 30))
 
 
 @pytest.mark.parametrize("p", [{"d": 3, "nx": 1.0, "ny": 0.5, "theta": 0.7},
@@ -213,5 +221,25 @@ def test_oprf_log_z_balls_against_brute_maximisation(p: dict) -> None:
     lower, exact = R.oprf_log_z_balls(dict(p), 200)
     with workprec(200):
         assert exact.overlaps(_mp_ball(sup, 1e-40))
-        assert not exact.overlaps(_mp_ball(sup + mpmath.mpf(10) ** -30 * (1 + abs(sup))))
+        assert not exact.overlaps(_planted(sup, 30, shift=True))
         assert lower < exact + arb("1e-40") and lower > exact - arb("1e-20")
+
+
+@pytest.mark.parametrize("m, a_i, b_i, t", [(5, 0.3, 0.7, 0.4), (8, 1.0, 0.05, 0.9), (1, 0.2, 0.2, 0.0)])
+def test_two_point_sum_tail_against_enumeration(m: int, a_i: float, b_i: float, t: float) -> None:
+    """The binomial sum against enumeration of all 2^M outcomes (50 digits); ball contains it, planted outside."""
+    import itertools
+
+    with mpmath.workdps(50):
+        lo, hi = mpmath.mpf(a_i), mpmath.mpf(b_i)
+        q = lo / (lo + hi)
+        thr = mpmath.mpf(t) * m * (lo + hi) / 4
+        want = mpmath.fsum(mpmath.fprod(q if x else 1 - q for x in xs)
+                           for xs in itertools.product((0, 1), repeat=m)
+                           if abs(sum(hi if x else -lo for x in xs)) > thr)
+        got = R.two_point_sum_tail(m, a_i, b_i, t, 50)
+    assert abs(got - want) < mpmath.mpf(10) ** -45
+    with workprec(200):
+        b = R.two_point_sum_tail_ball(m, a_i, b_i, t)
+        assert b.overlaps(_mp_ball(want))
+        assert not b.overlaps(_planted(want, 30))

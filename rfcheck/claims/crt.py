@@ -84,6 +84,8 @@ from rfcheck.references.crt import (
     poisrf_lambda_star_ball,
     reference_a_star,
     sec51_set_statistics,
+    two_point_sum_tail,
+    two_point_sum_tail_ball,
 )
 from rfcheck.stats import estimate_mse, z_critical
 
@@ -1606,36 +1608,27 @@ P.claim(
 
 def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Exact P[|sum X_i| > a] for M iid two-point variables X in {-a_i, b_i} with zero mean
-    (the extreme case of Hoeffding's inequality), vs the printed bound (34)."""
+    (the extreme case of Hoeffding's inequality; :func:`rfcheck.references.crt.two_point_sum_tail`),
+    vs the printed bound (34)."""
     m = int(p["M"])
+    prob = two_point_sum_tail(m, p["a_i"], p["b_i"], p["t"], dps)
     with mpmath.workdps(dps):
         lo, hi = mpmath.mpf(p["a_i"]), mpmath.mpf(p["b_i"])
-        q = lo / (lo + hi)  # P[X = b]: zero mean
-        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0  # thresholds across the range of the sum
-        prob = mpmath.fsum(mpmath.binomial(m, k) * q**k * (1 - q) ** (m - k)
-                           for k in range(m + 1) if abs(k * hi - (m - k) * lo) > thr)
-        bound = 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2))
-        return prob, bound, mpmath.mpf(10) ** (-dps + 5)
+        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0
+        return prob, 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2)), mpmath.mpf(10) ** (-dps + 5)
 
 
 def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail (which ``k`` lie beyond the
-    threshold decided in exact rational arithmetic on the point's floats, binomial coefficients exact)
-    and the printed bound ``2 exp(-a^2 / (M (a_i + b_i)^2))``."""
-    from fractions import Fraction
-
+    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail
+    (:func:`rfcheck.references.crt.two_point_sum_tail_ball`) and the printed bound."""
     from flint import arb
 
     m = int(p["M"])
-    lo_q, hi_q, t_q = Fraction(float(p["a_i"])), Fraction(float(p["b_i"])), Fraction(float(p["t"]))
-    thr_q = t_q * m * (lo_q + hi_q) / 4
-    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
     with workprec(bits):
         lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
-        q = lo / (lo + hi)
         thr = arb(float(p["t"])) * m * (lo + hi) / 4
-        prob = sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
-        return prob, 2 * (-thr**2 / (m * (lo + hi) ** 2)).exp()
+        return (two_point_sum_tail_ball(m, float(p["a_i"]), float(p["b_i"]), float(p["t"])),
+                2 * (-thr**2 / (m * (lo + hi) ** 2)).exp())
 
 
 P.claim(

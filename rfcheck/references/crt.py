@@ -85,6 +85,8 @@ __all__ = [
     "sec51_set_statistics",
     "sphere_exp_mean_hyp",
     "sphere_exp_mean_quad",
+    "two_point_sum_tail",
+    "two_point_sum_tail_ball",
 ]
 
 #: extra bits tried, at most, when the integral of an oscillating integrand cancels
@@ -2492,3 +2494,72 @@ def oprf_log_z_balls(p: dict[str, Any], bits: int) -> tuple[arb, arb]:
         lower = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
                  - s["sq_x"] - s["sq_y"])
         return lower, s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
+
+
+# ----------------------------------------------------------- appendix 9.8, eq (34): the extremal two-point law
+
+
+def two_point_sum_tail(m: int, a_i: float, b_i: float, t: float, dps: int) -> Any:
+    """``P[|X_1 + ... + X_M| > a]`` for ``M`` iid zero-mean two-point variables ``X in {-a_i, b_i}`` (the extremal
+    law of Hoeffding's inequality, CRT appendix 9.8, Lemma 9.1, eq (34)), ``a = t M (a_i + b_i)/4``: the exact
+    binomial sum in mpmath at ``dps`` digits.
+
+    Parameters
+    ----------
+    m : int
+        ``M >= 1``.
+    a_i, b_i : float
+        The two magnitudes (``> 0``; ``P[X = b_i] = a_i / (a_i + b_i)``).
+    t : float
+        The threshold's fraction of the range, ``t >= 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    mpf
+        The probability.
+
+    Examples
+    --------
+    >>> float(two_point_sum_tail(2, 1.0, 1.0, 1.0, 20))   # |X_1 + X_2| > 1: both of one sign
+    0.5
+    """
+    with mpmath.workdps(dps):
+        lo, hi = mpmath.mpf(a_i), mpmath.mpf(b_i)
+        q = lo / (lo + hi)  # P[X = b]: zero mean
+        thr = mpmath.mpf(t) * m * (lo + hi) / 4 + 0  # thresholds across the range of the sum
+        return mpmath.fsum(mpmath.binomial(m, k) * q**k * (1 - q) ** (m - k)
+                           for k in range(m + 1) if abs(k * hi - (m - k) * lo) > thr)
+
+
+def two_point_sum_tail_ball(m: int, a_i: float, b_i: float, t: float) -> arb:
+    """Arb ball of :func:`two_point_sum_tail` at the working precision: which ``k`` lie beyond the threshold is
+    decided in exact rational arithmetic on the floats, the binomial coefficients are exact (CRT appendix 9.8,
+    eq (34)).
+
+    Parameters
+    ----------
+    m : int
+        ``M >= 1``.
+    a_i, b_i, t : float
+        As :func:`two_point_sum_tail` (exact).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the probability.
+
+    Examples
+    --------
+    >>> two_point_sum_tail_ball(2, 1.0, 1.0, 1.0)
+    0.500000000000000
+    """
+    from fractions import Fraction
+
+    lo_q, hi_q, t_q = Fraction(a_i), Fraction(b_i), Fraction(t)
+    thr_q = t_q * m * (lo_q + hi_q) / 4
+    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
+    lo, hi = arb(a_i), arb(b_i)
+    q = lo / (lo + hi)
+    return sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
