@@ -17,7 +17,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import acb
+from flint import acb, arb
 
 from rfcheck import features, quadrature
 from rfcheck.arb_backend import workprec
@@ -2296,6 +2296,20 @@ P.claim(
 )
 
 
+def _arb_sum(terms: Any) -> Any:
+    """The sum of Arb balls, from 0."""
+    from flint import arb
+
+    return sum(terms, arb(0))
+
+
+def _f_pairs(f: dict[str, Any], num: Any, total: Any) -> Any:
+    """The printed ``(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j}`` of eq (32) from ``f["F"]``, ``f["M"]``, ``f["d"]``
+    (mpmath: ``num = mpmath.mpf``, ``total = mpmath.fsum``; balls: ``arb``, :func:`_arb_sum`)."""
+    m, d, ff = f["M"], f["d"], f["F"]
+    return 2 / num(d + 2) * 2 / num(m) ** 2 * total(ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
+
+
 def _eq32_sides(scaled: bool) -> Any:
     """(printed lower bound (2/(d+2))(2/M^2) sum_{i<j} F_i F_j (0F1), T (quadrature), err)."""
 
@@ -2304,10 +2318,7 @@ def _eq32_sides(scaled: bool) -> Any:
         t = conditional_moments(p, dps, scaled, "quad")
         f = conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
-            m, d, ff = f["M"], f["d"], f["F"]
-            bound = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
-                ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
-            return bound, t["T"], t["err"] + f["err"]
+            return _f_pairs(f, mpmath.mpf, mpmath.fsum), t["T"], t["err"] + f["err"]
 
     return sides
 
@@ -2319,16 +2330,12 @@ def _eq32_sides_ball(scaled: bool) -> Any:
     raised to ``4 bits`` (near ``z = 0`` both sides are ``O(|z|^4)``)."""
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-        from flint import arb
-
         from rfcheck.certify import certified_inequality
 
         for b in (bits, 4 * bits):
             f = conditional_moments_ball(dict(p), b, scaled)
-            m, d, ff = f["M"], f["d"], f["F"]
             with workprec(b):
-                bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
-                    (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
+                bound = _f_pairs(f, arb, _arb_sum)
             out = bound, gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
@@ -2412,13 +2419,9 @@ def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
     from flint import arb
 
-    from rfcheck.arb_backend import workprec
-
     f = conditional_moments_ball(dict(p), bits, False)
-    m, d, ff = f["M"], f["d"], f["F"]
     with workprec(bits):
-        return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)),
-                                                      arb(0))
+        return _f_pairs(f, arb, _arb_sum)
 
 
 def _p0_sq(p: dict[str, Any], dps: int) -> Any:
@@ -2429,10 +2432,7 @@ def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
     f = conditional_moments(p, min(dps, 25), False, "quad")
     with mpmath.workdps(dps + 10):
-        m, d, ff = f["M"], f["d"], f["F"]
-        v = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
-            ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
-        return v, f["err"] * (1 + mpmath.fsum(abs(x) for x in ff))
+        return _f_pairs(f, mpmath.mpf, mpmath.fsum), f["err"] * (1 + mpmath.fsum(abs(x) for x in f["F"]))
 
 
 P.claim(
