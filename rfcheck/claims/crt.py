@@ -20,9 +20,10 @@ import numpy as np
 from flint import acb, arb
 
 from rfcheck import features, quadrature
-from rfcheck.arb_backend import workprec
+from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import eval_on_balls, stats_fp
+from rfcheck.certify import certified_inequality
+from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -38,6 +39,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    mp_point,
     not_certifiable,
     pair_domain,
     pair_vectors,
@@ -87,7 +89,15 @@ from rfcheck.references.crt import (
     two_point_sum_tail,
     two_point_sum_tail_ball,
 )
-from rfcheck.stats import estimate_mse, z_critical
+from rfcheck.stats import (
+    compare_deterministic,
+    compare_inequality,
+    compare_mc,
+    estimate_mean,
+    estimate_mse,
+    exact_moments_of_mean,
+    z_critical,
+)
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -136,8 +146,6 @@ def _safe(sides_ball: Any) -> Any:
 def _on_mp(printed_ctx: Any) -> Any:
     """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the current precision,
     the point's floats exact (for the Monte Carlo checks and the callers of the mpmath face)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
 
     def printed(p: dict[str, Any]) -> Any:
         return printed_ctx(MP, mp_point(p))
@@ -149,7 +157,6 @@ def _on_mp(printed_ctx: Any) -> Any:
 def _ball_of(reference_ctx: Any) -> Any:
     """``reference_ctx(ctx, point)`` (a reference written against the context) as a ball function
     ``(point, bits) -> ball`` (its numbers exact; ``None`` where it leaves ball arithmetic)."""
-    from rfcheck.claims._common import eval_on_balls
 
     def ball(p: dict[str, Any], bits: int) -> Any:
         return eval_on_balls(reference_ctx, p, bits)
@@ -169,7 +176,6 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
 def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
     formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
-    from rfcheck.arb_backend import ARB, Ball, to_ball
 
     st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
                           "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
@@ -512,11 +518,6 @@ def _certify_not_argmin(check: Check) -> Check:
     inner = check.evaluate
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
-        from rfcheck.ledger import eval_on_balls
-
         ev = inner(p, budget, seed)
         if not ev.decided:
             return ev
@@ -684,7 +685,6 @@ def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     rounded to a float (an exact number), both variances by the rigorous Gaussian-integral balls
     (:func:`rfcheck.references.crt.gerf_moments_ball`).  ``mu(A) >= mu(A*)`` for every ``A``, so the ball
     encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
-    from rfcheck.arb_backend import bits_for_dps
 
     dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
     a_ref = float(reference_a_star(p, dps)[0])
@@ -726,7 +726,6 @@ def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``: ``G = expm1(log(1 + G))`` with ``log(1 + G)`` from the
     exact covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
     (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
-    from flint import arb
 
     for b in (bits, 4 * bits, 8 * bits):  # near x = -y, G ~ -u^2/(2(d+2)) lies far below the rounding of 1 + G
         with workprec(b):
@@ -789,7 +788,6 @@ def _raw(v: Any) -> Any:
     """The Python number a point coordinate was lifted from (an exact mpmath number or an exact
     ball, as the contexts receive the point), so that data generated from the point (seeded float64
     sets) are the very floats of the float point."""
-    from rfcheck.arb_backend import Ball
 
     if isinstance(v, Ball):
         if not v.v.is_exact():
@@ -958,7 +956,6 @@ def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
 def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq9_ref`: the product over ``l`` of the series balls
     (:func:`rfcheck.references.crt.dirf_series_moment_ball`, ``power = 1``)."""
-    from flint import arb
 
     x, y = _dirf_vectors(p)
     with workprec(bits):
@@ -1026,7 +1023,6 @@ P.claim(
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
     from rfcheck.engine import discrete_engine
-    from rfcheck.stats import compare_mc, estimate_mean
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
@@ -1075,7 +1071,6 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
     """Exact ``(E e, E e^2)``, ``e = (K_hat - K)^2``, from the raw moments E[(f f)^k], k <= 4
     (series in mpmath): the Monte Carlo check then uses an exact standard error, so heavy
     tails show up as lack of power (undecided), never as a confident wrong answer."""
-    from rfcheck.stats import exact_moments_of_mean
 
     out = exact_moments_of_mean(lambda dps: tuple(_dirf_product_moment(p, dps - 10, k)[0] for k in (1, 2, 3, 4)), 1)
     return out if all(math.isfinite(v) for v in out) else None
@@ -1134,7 +1129,6 @@ def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_convexity`'s sides (:func:`_convexity_ctx` on balls)."""
-    from rfcheck.arb_backend import ARB
 
     with workprec(bits):
         return tuple(v.v for v in _convexity_ctx(ARB, p))
@@ -1189,7 +1183,6 @@ def printed_eq13(p: dict[str, Any]) -> Any:
 
 def _eq13_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq13` (the same operations; ``I_0`` by ``arb.bessel_i``)."""
-    from flint import arb
 
     x, y = _dirf_vectors(p)
     k = eval_on_balls(_k_ctx, p, bits)
@@ -1253,7 +1246,6 @@ def _feature_check(printed_ctx: Any) -> Check:
     """The printed feature ``printed_ctx(ctx, point, w, x)`` against ``f_DI`` of eq (10) with the point's ``p_k``
     (:func:`rfcheck.references.crt.dirf_feature`, its ball :func:`rfcheck.references.crt.dirf_feature_ball`)
     at a seeded integer ``w``: in mpmath and on balls."""
-    from rfcheck.arb_backend import ARB
 
     def args(p: dict[str, Any]) -> tuple[list[int], np.ndarray]:
         x, _ = _dirf_vectors(p)
@@ -1375,7 +1367,6 @@ def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
     factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
     ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
-    from flint import arb
 
     w, x, _ = _positivity_draws(p)
     zero = np.any((x == 0) & (w > 0), axis=1)
@@ -1490,8 +1481,6 @@ def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_deterministic
-
         dps = budget.dps
         pv, perr = printed_eq19(p, dps)
         ref = _gerf_ref(p, dps)
@@ -1567,7 +1556,6 @@ def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`); where the two
     balls overlap the precision is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``,
     far below the absolute rounding of ``1 + G``)."""
-    from rfcheck.certify import certified_inequality
 
     for b in (bits, 4 * bits, 8 * bits):
         with workprec(b):
@@ -1621,7 +1609,6 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail
     (:func:`rfcheck.references.crt.two_point_sum_tail_ball`) and the printed bound."""
-    from flint import arb
 
     m = int(p["M"])
     with workprec(bits):
@@ -1661,7 +1648,6 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     (a lower bound of ``log sup Z``) where it certifies a violation, else the exact ``log sup Z``
     (:func:`rfcheck.references.crt.oprf_log_z_balls`); both enclose a value ``>=`` the golden-section ``log Z``
     the check compares, so either certifies."""
-    from rfcheck.certify import certified_inequality
 
     lower, sup = oprf_log_z_balls(p, bits)
     with workprec(bits):
@@ -1708,9 +1694,6 @@ def _thm42_bound_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` the certified lower bound
     of :func:`rfcheck.references.crt.oprf_tail_lower_ball` (or why there is none)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
 
     log_low = oprf_tail_lower_ball(p, bits)
     if isinstance(log_low, str):
@@ -1727,9 +1710,6 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
     upper bound of :func:`rfcheck.references.crt.oprf_tail_upper_ball` (``(0, bound)`` where ``P = 0`` exactly,
     as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies that the bound
     holds only."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
 
     with workprec(bits):
         sq, a = _thm42_bound_ball(p, bits)
@@ -1751,10 +1731,6 @@ def _thm42_certify(check: Check) -> Check:
     inner = check.evaluate
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
-
         ev = inner(p, budget, seed)
         if not ev.decided:
             return ev
@@ -1781,8 +1757,6 @@ def _thm42_lower_bound_check() -> Check:
     decided violation, any other point is undecided (the true tail may still exceed the bound)."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_inequality
-
         lhs, rhs, err = _thm42_sides(p, budget.dps)
         ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
         if not ev.disc > 1:
@@ -1790,9 +1764,6 @@ def _thm42_lower_bound_check() -> Check:
             ev.note = ("M > 1: only the certified lower bound max(P[Z >= K+eps], P[Z <= K-eps])^M of the tail is "
                        "computed; it does not exceed the bound here, which excludes nothing")
             return ev
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
 
         sides = _thm42_sides_ball(dict(p), bits_for_dps(budget.dps))
         if isinstance(sides, str):
@@ -2061,7 +2032,6 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``, with ``E X``,
     ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
     :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
-    from rfcheck.arb_backend import workprec
 
     mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
     em2 = gerf_conditional_mean_square_ball(p, bits)
@@ -2077,9 +2047,6 @@ def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name
     ``balls(point, bits) -> (printed, reference)`` (:func:`rfcheck.certify.certified_equal`, the same
     tolerance); ``dps`` at most ``max_dps`` where given (the absolute tolerance then ``10^(5 - dps)`` exactly)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.stats import compare_deterministic
-
         dps = budget.dps if max_dps is None else min(budget.dps, max_dps)
         printed, ref, err, scale = sides(p, dps)
         with mpmath.workdps(dps):
@@ -2180,7 +2147,6 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of the two sides of :func:`_eq26_sides`: those of eq (25) (:func:`_eq25_balls`) and
     ``1 + G`` from the exact covariance identity on balls
     (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, as for crt.eq33)."""
-    from rfcheck.arb_backend import workprec
 
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
@@ -2298,7 +2264,6 @@ P.claim(
 
 def _arb_sum(terms: Any) -> Any:
     """The sum of Arb balls, from 0."""
-    from flint import arb
 
     return sum(terms, arb(0))
 
@@ -2330,8 +2295,6 @@ def _eq32_sides_ball(scaled: bool) -> Any:
     raised to ``4 bits`` (near ``z = 0`` both sides are ``O(|z|^4)``)."""
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-        from rfcheck.certify import certified_inequality
-
         for b in (bits, 4 * bits):
             f = conditional_moments_ball(dict(p), b, scaled)
             with workprec(b):
@@ -2391,7 +2354,6 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq32_middle`: each series ``S_i`` summed literally on balls to
     ``N`` terms, plus a ball of radius the bound of its tail (term ``t`` is ``c x^t / t!``,
     ``x = B^2 |z|^2 / 2``, so the tail after ``N`` is at most ``c x^(N+1) / (N+1)! / (1 - x/(N+2))``)."""
-    from flint import arb
 
     st = pair_stats_ball(p)
     d, m = st["d"], int(p["M"])
@@ -2417,7 +2379,6 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
-    from flint import arb
 
     f = conditional_moments_ball(dict(p), bits, False)
     with workprec(bits):
