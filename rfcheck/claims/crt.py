@@ -268,27 +268,33 @@ _READ_CONJUGATE = "eq (1) as transcribed: K(x,y) = E Re(f^(1)(w,x) conj(f^(2)(w,
 _READ_NO_CONJUGATE = "eq (1) without the conjugate: K(x,y) = E Re(f^(1)(w,x) f^(2)(w,y)), as eq (2) and the proofs"
 
 
+def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    r = _gerf_ref(p, dps)["mean"]
+    return r.value, r.err
+
+
+def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, str] = ("", ""),
+                        suffix: str = "") -> list[Reading]:
+    """The two readings of eq (1) (with and without the conjugate): K against E Re(f1 conj(f2)) and E Re(f1 f2)
+    by quadrature, each certified on balls."""
+    return [Reading("conjugate", [deterministic_check(
+                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), gerf_conjugate_mean,
+                atol_scale=lambda p, dps: 1, max_points=max_points, printed_ball=_k_ball,
+                reference_ball=gerf_conjugate_mean_ball, description=descriptions[0])], description=_READ_CONJUGATE),
+            Reading("no conjugate", [deterministic_check(
+                "quadrature-unconjugated", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=max_points,
+                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"), description=descriptions[1])],
+                description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
+
+
 P.claim(
     "eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
     statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
               "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
     domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
                        derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
-    readings=[
-        Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1,
-                                                  printed_ball=_k_ball,
-                                                  reference_ball=gerf_conjugate_mean_ball,
-                                                  description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
-                description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None,
-                                                     lambda p, dps: _quad_mean(p, dps),
-                                                     atol_scale=lambda p, dps: 1, printed_ctx=printed_k_ctx,
-                                                     reference_ball=_moments_ball("mean"),
-                                                     description="E Re(f1 f2) by quadrature (rfcheck.quadrature."
-                                                                 "gerf_reference)")],
-                description=_READ_NO_CONJUGATE, natural=True, reason=_WHY_NO_CONJUGATE),
-    ],
+    readings=_conjugate_readings(descriptions=("E Re(f1 conj(f2)) by 1-D quadratures along e1, e2",
+                                               "E Re(f1 f2) by quadrature (rfcheck.quadrature.gerf_reference)")),
     correction="Drop the conjugate: K(x,y) = E Re(f1(w,x) f2(w,y)), as eq (2), Thm 3.1's proof "
                "(eq 16) and every variance formula use it (claim crt.eq18 holds). With the "
                "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
@@ -308,30 +314,13 @@ def _gerf_domain(a_re: tuple[float, float], **kw: Any) -> Any:
     }, **kw)
 
 
-def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["mean"]
-    return r.value, r.err
-
-
 P.claim(
     "thm3.1", source=P.at("Theorem 3.1, eq (5)"),
     statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), "
               "C = -(s+1)/2, D = (fourth_root(1-4A))^d (principal roots); (1) is "
               "K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    readings=[
-        Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                                  printed_ball=_k_ball,
-                                                  reference_ball=gerf_conjugate_mean_ball)],
-                description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None, _quad_mean,
-                                                     atol_scale=lambda p, dps: 1, max_points=40,
-                                                     printed_ctx=printed_k_ctx,
-                                                     reference_ball=_moments_ball("mean"))],
-                description=_READ_NO_CONJUGATE + " (the identity the proof, eq 16-18, establishes; crt.eq18)",
-                natural=True, reason=_WHY_NO_CONJUGATE),
-    ],
+    readings=_conjugate_readings(40, suffix=" (the identity the proof, eq 16-18, establishes; crt.eq18)"),
     correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
                "statement holds: claim crt.eq18.",
     notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.",
