@@ -420,12 +420,9 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     factor (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        nx, ny, th = p["nx"], p["ny"], p["theta"]
-        s, d = p["s"], p["d"]
-        sq_x, sq_y = nx * nx, ny * ny
-        # |x + s y|^2 without cancellation (as stats_mp)
-        v = (nx - ny) ** 2 + 4 * nx * ny * (ctx.cos(th / 2) ** 2 if s == 1 else ctx.sin(th / 2) ** 2)
-        a = p.get("a_re", 0.0) + p.get("a_im", 0.0) * 1j
+        st, s, d, a = _stats_ctx(ctx, p), p["s"], p["d"], _a_ctx(p)
+        sq_x, sq_y = st["sq_x"], st["sq_y"]
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]  # |x + s y|^2 without cancellation (as stats_mp)
         re_a = ctx.re(a)
         one4a = 1 - 4 * a
         b = ctx.sqrt(s * one4a)
@@ -2190,13 +2187,6 @@ def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
 
 
-def _eq27_reference_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of ``Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X_1 X_2]/K^2)`` (:func:`_eq27_sides`' second entry)
-    by the exact covariance identity (:func:`_eq33_reference_ball`)."""
-    with workprec(bits):
-        return _eq33_reference_ball(p, bits)
-
-
 P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
@@ -2207,7 +2197,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq27_printed_ball, reference_ball=_eq27_reference_ball,
+        printed_ball=_eq27_printed_ball, reference_ball=_eq33_reference_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
