@@ -14,7 +14,15 @@ Poisson mixture behind Thm 4.2's OPRF tail (:func:`noncentral_chi2_log_cdf`); an
 appendix 9.7 (eq (26)-(32), proof of Thm 9.1), the spherical averages ``E_u exp(gamma u_1)`` by
 two independent routes (:func:`sphere_exp_mean_hyp`, :func:`sphere_exp_mean_quad`) and the
 conditional iid/orthogonal moments built on them (:func:`conditional_moments`,
-:func:`conditional_moments_ball`, :func:`gerf_ort_point`).
+:func:`conditional_moments_ball`, :func:`gerf_ort_point`, :func:`gerf_ort_conditional_t_ball`).
+Enclosures of the minimisers of Thm 3.3-3.4 by bisection on a sign decided on balls
+(:func:`gerf_a_star_ball`, :func:`poisrf_lambda_star_ball`; :func:`poisrf_lambda_star` in mpmath) and
+the OPRF log-variance gain (:func:`gerf_log_variance_ratio`); the exact tail of one OPRF sample behind
+Thm 4.2 with certified lower and upper enclosures (:func:`oprf_tail_log_probability`); the range of
+that sample, eq (35) (:func:`oprf_log_z_balls`); eq (17)'s shifted Gaussian integral
+(:func:`gaussian_shifted_integral`); eq (34)'s extremal two-point tail (:func:`two_point_sum_tail`);
+the DIRF feature of eq (10) from its definition (:func:`dirf_feature`); and the set statistics of
+sec 5.1 (:func:`sec51_set_statistics`).
 
 References
 ----------
