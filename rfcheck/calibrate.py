@@ -189,8 +189,10 @@ def _mutant_claim(m: Mutant) -> Claim:
                      domain=base.domain, checks=[_mutated_check(base, m.printed)])
     if m.base == "crt.text-e60":
         from rfcheck.claims._common import inequality_check
+        from rfcheck.references.crt import gerf_log_variance_ratio
 
-        checks = [inequality_check("quadrature", lambda p, dps: (lambda r: (r[0], -70, r[1]))(C._mu_ref(p, dps)),
+        checks = [inequality_check("quadrature",
+                                   lambda p, dps: (lambda r: (r[0], -70, r[1]))(gerf_log_variance_ratio(p, dps)),
                                    search=False)]
     elif m.base == "crt.thm4.1":
         from rfcheck.claims._common import inequality_check

@@ -93,8 +93,9 @@ def test_sec51_sets_are_the_reference_sets():
     rfcheck.estimators.crt.summary (the same draws), the log of the mean variance the other statistic."""
     from rfcheck.claims import crt
     from rfcheck.estimators import crt as crt_est
+    from rfcheck.references.crt import sec51_set_statistics
 
-    mine = crt._sec51_sets("normal", 32, 2)
+    mine = sec51_set_statistics("normal", 32, crt._SEC51_METHODS, 2)
     ref = crt_est.summary("normal", 1.0, L=32, n_sets=2, seed=0, d=64, methods=crt._SEC51_METHODS)
     for m in crt._SEC51_METHODS:
         assert mine[m]["mean_log"] == ref[m]["set_means"]

@@ -338,9 +338,9 @@ LAMBDA_STAR_POINTS = [
 @pytest.mark.parametrize("p", LAMBDA_STAR_POINTS)
 def test_lambda_star_argmin_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
     """The ball encloses the minimiser of (11) found by mpmath at 50 digits (the root of the numerical derivative
-    of the library's variance, rfcheck.claims.crt.reference_lambda_star), and the check certifies the point."""
-    ball = C._lambda_star_argmin_ball(dict(p), BITS)
-    ref, err = C.reference_lambda_star(dict(p), 50)
+    of the library's variance, rfcheck.references.crt.poisrf_lambda_star), and the check certifies the point."""
+    ball = R.poisrf_lambda_star_ball(*C._dirf_vectors(dict(p)), BITS)
+    ref, err = R.poisrf_lambda_star(*C._dirf_vectors(dict(p)), 50)
     with workprec(200):
         assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
         assert not ball.overlaps(arb(mpmath.nstr(ref * (1 + mpmath.mpf(10) ** -25), 55)))  # a planted value
@@ -360,7 +360,7 @@ A_STAR_POINTS = [
 @pytest.mark.parametrize("p", A_STAR_POINTS)
 def test_gerf_variance_form_behind_the_a_star_ball(p: dict[str, Any]) -> None:
     """The library's variance at real A, s = +1, is e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2 with f(A) = d log(1-4A)
-    - (d/2) log(1-8A) + u/(1-8A), u = |x+y|^2 (the form C._a_star_ball differentiates), at 50 digits."""
+    - (d/2) log(1-8A) + u/(1-8A), u = |x+y|^2 (the form R.gerf_a_star_ball differentiates), at 50 digits."""
     from rfcheck.closed_forms import crt as cf
     from rfcheck.ledger import pair_stats
 
@@ -376,7 +376,7 @@ def test_gerf_variance_form_behind_the_a_star_ball(p: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("p", A_STAR_POINTS)
 def test_a_star_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
-    ball = C._a_star_ball(dict(p), BITS)
+    ball = R.gerf_a_star_ball(dict(p), BITS)
     ref, err = R.reference_a_star(dict(p), 50)
     with workprec(200):
         assert ball.overlaps(arb(mpmath.nstr(ref, 55), float(err) + 1e-300))
@@ -395,8 +395,8 @@ def test_a_star_ball_contains_the_50_digit_minimiser(p: dict[str, Any]) -> None:
 def test_mu_star_ball_contains_the_quadrature_mu(p: dict[str, Any]) -> None:
     """mu at the enclosed minimiser (closed-form variance on balls) contains mu by quadrature at the optimiser's A
     (their difference is second order in the optimiser's error), and a planted value 1e-12 off is excluded."""
-    ball = C._mu_star_ball(dict(p), BITS)
-    mu, err = C._mu_ref(dict(p), 30)
+    ball = R.gerf_log_variance_ratio_ball(dict(p), BITS)
+    mu, err = R.gerf_log_variance_ratio(dict(p), 30)
     with workprec(BITS):
         assert ball.overlaps(arb(mpmath.nstr(mu, 35), float(err) + 1e-28 * abs(float(mu))))
         assert not ball.overlaps(arb(mpmath.nstr(mu * (1 + mpmath.mpf(10) ** -12), 35)))

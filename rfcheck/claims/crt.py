@@ -13,17 +13,17 @@ data (eq (8)-(14)) generate the data from the point's raw numbers and lift each 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
 import mpmath
 import numpy as np
-from flint import acb
+from flint import acb, arb
 
 from rfcheck import features, quadrature
-from rfcheck.arb_backend import workprec
+from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import eval_on_balls, stats_fp
+from rfcheck.certify import certified_inequality
+from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -39,6 +39,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    mp_point,
     not_certifiable,
     pair_domain,
     pair_vectors,
@@ -48,33 +49,55 @@ from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references.crt import (
     conditional_moments,
     conditional_moments_ball,
+    dirf_feature,
+    dirf_feature_ball,
     dirf_product_moment,
     dirf_product_moment_ball,
     dirf_series_moment,
     dirf_series_moment_ball,
+    gaussian_shifted_integral,
+    gaussian_shifted_integral_ball,
+    gerf_a_star_ball,
     gerf_abs_second_moment,
     gerf_abs_second_moment_ball,
     gerf_conditional_mean_square,
     gerf_conditional_mean_square_ball,
     gerf_conjugate_mean,
     gerf_conjugate_mean_ball,
+    gerf_log_variance_ratio,
+    gerf_log_variance_ratio_ball,
     gerf_mc_products,
     gerf_moments_ball,
+    gerf_ort_conditional_t_ball,
     gerf_ort_pair_conditional_mean,
     gerf_ort_pair_conditional_mean_ball,
     gerf_ort_point,
     gerf_reference_at,
     gerf_second_moment,
-    noncentral_chi2_log_cdf,
-    noncentral_chi2_mixture_lower_ball,
-    noncentral_chi2_mixture_upper_ball,
     oprf_legendre_transform,
+    oprf_log_z_balls,
     oprf_log_z_maximiser,
     oprf_point,
+    oprf_tail_log_probability,
+    oprf_tail_lower_ball,
+    oprf_tail_upper_ball,
     pair_stats_ball,
+    poisrf_lambda_star,
+    poisrf_lambda_star_ball,
     reference_a_star,
+    sec51_set_statistics,
+    two_point_sum_tail,
+    two_point_sum_tail_ball,
 )
-from rfcheck.stats import estimate_mse, z_critical
+from rfcheck.stats import (
+    compare_deterministic,
+    compare_inequality,
+    compare_mc,
+    estimate_mean,
+    estimate_mse,
+    exact_moments_of_mean,
+    z_critical,
+)
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -123,8 +146,6 @@ def _safe(sides_ball: Any) -> Any:
 def _on_mp(printed_ctx: Any) -> Any:
     """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the current precision,
     the point's floats exact (for the Monte Carlo checks and the callers of the mpmath face)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
 
     def printed(p: dict[str, Any]) -> Any:
         return printed_ctx(MP, mp_point(p))
@@ -136,7 +157,6 @@ def _on_mp(printed_ctx: Any) -> Any:
 def _ball_of(reference_ctx: Any) -> Any:
     """``reference_ctx(ctx, point)`` (a reference written against the context) as a ball function
     ``(point, bits) -> ball`` (its numbers exact; ``None`` where it leaves ball arithmetic)."""
-    from rfcheck.claims._common import eval_on_balls
 
     def ball(p: dict[str, Any], bits: int) -> Any:
         return eval_on_balls(reference_ctx, p, bits)
@@ -156,7 +176,6 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
 def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
     formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
-    from rfcheck.arb_backend import ARB, Ball, to_ball
 
     st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
                           "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
@@ -249,27 +268,33 @@ _READ_CONJUGATE = "eq (1) as transcribed: K(x,y) = E Re(f^(1)(w,x) conj(f^(2)(w,
 _READ_NO_CONJUGATE = "eq (1) without the conjugate: K(x,y) = E Re(f^(1)(w,x) f^(2)(w,y)), as eq (2) and the proofs"
 
 
+def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    r = _gerf_ref(p, dps)["mean"]
+    return r.value, r.err
+
+
+def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, str] = ("", ""),
+                        suffix: str = "") -> list[Reading]:
+    """The two readings of eq (1) (with and without the conjugate): K against E Re(f1 conj(f2)) and E Re(f1 f2)
+    by quadrature, each certified on balls."""
+    return [Reading("conjugate", [deterministic_check(
+                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), gerf_conjugate_mean,
+                atol_scale=lambda p, dps: 1, max_points=max_points, printed_ball=_k_ball,
+                reference_ball=gerf_conjugate_mean_ball, description=descriptions[0])], description=_READ_CONJUGATE),
+            Reading("no conjugate", [deterministic_check(
+                "quadrature-unconjugated", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=max_points,
+                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"), description=descriptions[1])],
+                description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
+
+
 P.claim(
     "eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
     statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
               "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
     domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
                        derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
-    readings=[
-        Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1,
-                                                  printed_ball=_k_ball,
-                                                  reference_ball=gerf_conjugate_mean_ball,
-                                                  description="E Re(f1 conj(f2)) by 1-D quadratures along e1, e2")],
-                description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None,
-                                                     lambda p, dps: _quad_mean(p, dps),
-                                                     atol_scale=lambda p, dps: 1, printed_ctx=printed_k_ctx,
-                                                     reference_ball=_moments_ball("mean"),
-                                                     description="E Re(f1 f2) by quadrature (rfcheck.quadrature."
-                                                                 "gerf_reference)")],
-                description=_READ_NO_CONJUGATE, natural=True, reason=_WHY_NO_CONJUGATE),
-    ],
+    readings=_conjugate_readings(descriptions=("E Re(f1 conj(f2)) by 1-D quadratures along e1, e2",
+                                               "E Re(f1 f2) by quadrature (rfcheck.quadrature.gerf_reference)")),
     correction="Drop the conjugate: K(x,y) = E Re(f1(w,x) f2(w,y)), as eq (2), Thm 3.1's proof "
                "(eq 16) and every variance formula use it (claim crt.eq18 holds). With the "
                "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
@@ -289,30 +314,13 @@ def _gerf_domain(a_re: tuple[float, float], **kw: Any) -> Any:
     }, **kw)
 
 
-def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["mean"]
-    return r.value, r.err
-
-
 P.claim(
     "thm3.1", source=P.at("Theorem 3.1, eq (5)"),
     statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), "
               "C = -(s+1)/2, D = (fourth_root(1-4A))^d (principal roots); (1) is "
               "K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    readings=[
-        Reading("conjugate", [deterministic_check("quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))),
-                                                  gerf_conjugate_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                                  printed_ball=_k_ball,
-                                                  reference_ball=gerf_conjugate_mean_ball)],
-                description=_READ_CONJUGATE),
-        Reading("no conjugate", [deterministic_check("quadrature-unconjugated", None, _quad_mean,
-                                                     atol_scale=lambda p, dps: 1, max_points=40,
-                                                     printed_ctx=printed_k_ctx,
-                                                     reference_ball=_moments_ball("mean"))],
-                description=_READ_NO_CONJUGATE + " (the identity the proof, eq 16-18, establishes; crt.eq18)",
-                natural=True, reason=_WHY_NO_CONJUGATE),
-    ],
+    readings=_conjugate_readings(40, suffix=" (the identity the proof, eq 16-18, establishes; crt.eq18)"),
     correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
                "statement holds: claim crt.eq18.",
     notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.",
@@ -412,12 +420,9 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     factor (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        nx, ny, th = p["nx"], p["ny"], p["theta"]
-        s, d = p["s"], p["d"]
-        sq_x, sq_y = nx * nx, ny * ny
-        # |x + s y|^2 without cancellation (as stats_mp)
-        v = (nx - ny) ** 2 + 4 * nx * ny * (ctx.cos(th / 2) ** 2 if s == 1 else ctx.sin(th / 2) ** 2)
-        a = p.get("a_re", 0.0) + p.get("a_im", 0.0) * 1j
+        st, s, d, a = _stats_ctx(ctx, p), p["s"], p["d"], _a_ctx(p)
+        sq_x, sq_y = st["sq_x"], st["sq_y"]
+        v = st["sq_sum"] if s == 1 else st["sq_diff"]  # |x + s y|^2 without cancellation (as stats_mp)
         re_a = ctx.re(a)
         one4a = 1 - 4 * a
         b = ctx.sqrt(s * one4a)
@@ -487,12 +492,7 @@ def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
 
 
-def printed_eq7_rho(p: dict[str, Any]) -> Any:
-    """CRT eq (7) exactly as printed (:func:`printed_eq7_rho_ctx` in mpmath at the current precision)."""
-    from rfcheck.backends import MP
-    from rfcheck.ledger import mp_point
-
-    return printed_eq7_rho_ctx(MP, mp_point(p))
+printed_eq7_rho = _on_mp(printed_eq7_rho_ctx)
 
 
 def _certify_not_argmin(check: Check) -> Check:
@@ -504,11 +504,6 @@ def _certify_not_argmin(check: Check) -> Check:
     inner = check.evaluate
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
-        from rfcheck.ledger import eval_on_balls
-
         ev = inner(p, budget, seed)
         if not ev.decided:
             return ev
@@ -547,59 +542,6 @@ printed_eq22_roots = _on_mp(printed_eq22_roots_ctx)
 def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """A = (1 - 1/rho_1*)/8 with rho_1* the '+' root of CRT eq (22)."""
     return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
-
-
-def _a_star_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball containing the minimiser over real ``A < 1/8`` of the GERF variance (``s = +1``), found without
-    eq (7) or eq (22).
-
-    For real ``A`` and ``s = +1`` the library's variance (``closed_forms.crt.gerf_log_variance``, tied to
-    quadrature by crt.thm3.2; ``tests/test_crt_certified.py`` checks the form at 50 digits) is
-    ``V(A) = e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2`` with ``f(A) = d log(1-4A) - (d/2) log(1-8A) + u/(1-8A)``,
-    ``u = |x+y|^2``, so ``V'`` has the sign of ``f'(A) = -4d/(1-4A) + 4d/(1-8A) + 8u/(1-8A)^2``.  With
-    ``r = 1/(1-8A)`` (increasing in ``A`` on ``A < 1/8``, ``dr/dA = 8 r^2``), ``2 r (r + 1) df/dr = 2u r^2 + (2u + d)
-    r - d``: an upward parabola, negative at ``r = 0``, so ``f'`` changes sign exactly once (``u > 0``) and the
-    unique minimiser lies in any ``[lo, hi]`` with ``f'(lo) < 0 < f'(hi)`` decided on balls (``f'(0) = 8u > 0``,
-    ``f'(A) -> d/(2A) < 0`` as ``A -> -inf``).  Bisection on that sign, evaluated as ``(1-8A)^2 f'(A) = 16 d A
-    (1-8A)/(1-4A) + 8u``, to a relative width ``2^-(bits + 8)``."""
-    from flint import arb
-
-    with workprec(bits + 64):
-        st = _stats_ball(p)  # u as the mpmath reference computes it (also in d = 1)
-        u, d = st["sq_sum"], st["d"]
-
-        def sign(a: Any) -> int:
-            # (1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u: the same sign, without the cancellation of the 4d terms
-            g = 16 * d * a * (1 - 8 * a) / (1 - 4 * a) + 8 * u
-            if g < 0:
-                return -1
-            if g > 0:
-                return 1
-            raise ValueError("the sign of f' is not decided on balls")
-
-        hi, lo = arb(0), arb(-1) / 8
-        if sign(hi) <= 0:
-            raise ValueError("f'(0) = 8u is not positive on balls")
-        for _ in range(4000):
-            if sign(lo) < 0:
-                break
-            lo *= 2
-        eps = arb(2) ** -(bits + 8)
-        while hi - lo > eps * abs(lo):
-            mid = (lo + hi) / 2
-            try:
-                sg = sign(mid)
-            except ValueError:  # mid within the balls' resolution of the root: step eps/4 off it
-                delta = eps * abs(lo) / 4
-                if sign(mid - delta) < 0 < sign(mid + delta):
-                    lo, hi = mid - delta, mid + delta
-                    break
-                raise
-            if sg < 0:
-                lo = mid
-            else:
-                hi = mid
-        return arb((lo + hi) / 2, (hi - lo) / 2)
 
 
 def _u_positive(p: dict[str, Any]) -> bool:
@@ -644,7 +586,7 @@ P.claim(
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
     checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
-                                reference_ball=_a_star_ball)],
+                                reference_ball=gerf_a_star_ball)],
 )
 
 P.claim(
@@ -658,10 +600,11 @@ P.claim(
 
 
 def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] | str:
-    """``sides(A*, pair_stats)`` on balls with ``A*`` enclosed by :func:`_a_star_ball`, or why not where the
+    """``sides(A*, pair_stats)`` on balls with ``A*`` enclosed by
+    :func:`rfcheck.references.crt.gerf_a_star_ball`, or why not where the
     sign of its derivative is not decided on balls (``u`` near the balls' resolution)."""
     try:
-        a = _a_star_ball(p, bits)
+        a = gerf_a_star_ball(p, bits)
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
@@ -707,30 +650,6 @@ P.claim(
 )
 
 
-def _mu_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """mu = log(Var(A_ref) / Var(0)) with both variances by quadrature."""
-    a_ref, _ = reference_a_star(p, dps)
-    v_opt = _gerf_ref(p, dps, a_ref, 1)["var"]
-    v_pos = _gerf_ref(p, dps, 0, 1)["var"]
-    with mpmath.workdps(dps):
-        mu = mpmath.log(v_opt.value / v_pos.value)
-        err = v_opt.err / abs(v_opt.value) + v_pos.err / abs(v_pos.value)
-    return mu, err
-
-
-def _mu_star_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of ``mu = log(Var(A*) / Var(0))`` at the exact minimiser ``A*`` (enclosed by :func:`_a_star_ball`),
-    the variances by the Arb face of :func:`rfcheck.closed_forms.crt.gerf_log_variance` (tied to quadrature by
-    crt.thm3.2): a ball over the enclosure of ``A*`` contains the variance at ``A*``."""
-    a = _a_star_ball(p, bits)
-    with workprec(bits):
-        st = _stats_ball(p)
-        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
-        dps = max(15, int(bits / 3.33))
-        return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
-                - cf.gerf_log_variance(**args, a=a * 0, s=1, backend="arb", dps=dps))
-
-
 P.claim(
     "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
     statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
@@ -741,10 +660,10 @@ P.claim(
     checks=[inequality_check(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
-            _mu_ref(p, dps), _mu_ref(dict(p, nx=p["nx"] * p["step"]), dps)),
+            gerf_log_variance_ratio(p, dps), gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        sides_ball=_safe(lambda p, bits: (_mu_star_ball(dict(p, nx=p["nx"] * p["step"]), bits),
-                                          _mu_star_ball(p, bits))))],
+        sides_ball=_safe(lambda p, bits: (gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          gerf_log_variance_ratio_ball(p, bits))))],
 )
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -752,7 +671,6 @@ def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     rounded to a float (an exact number), both variances by the rigorous Gaussian-integral balls
     (:func:`rfcheck.references.crt.gerf_moments_ball`).  ``mu(A) >= mu(A*)`` for every ``A``, so the ball
     encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
-    from rfcheck.arb_backend import bits_for_dps
 
     dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
     a_ref = float(reference_a_star(p, dps)[0])
@@ -772,7 +690,8 @@ P.claim(
     domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
-    checks=[inequality_check("quadrature", lambda p, dps: (lambda m: (m[0], -60, m[1]))(_mu_ref(p, dps)),
+    checks=[inequality_check("quadrature",
+                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(gerf_log_variance_ratio(p, dps)),
                              search=False, sides_ball=_safe(_mu_upper_ball),
                              description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
@@ -793,7 +712,6 @@ def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``: ``G = expm1(log(1 + G))`` with ``log(1 + G)`` from the
     exact covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
     (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
-    from flint import arb
 
     for b in (bits, 4 * bits, 8 * bits):  # near x = -y, G ~ -u^2/(2(d+2)) lies far below the rounding of 1 + G
         with workprec(b):
@@ -845,7 +763,7 @@ P.claim(
                                      derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
     ],
     notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
-          "C = F^2(z) of eq (24) is a separate claim (issue: CRT complete).",
+          "C = F^2(z) of eq (24) is a separate claim (crt.eq24).",
 )
 
 
@@ -856,7 +774,6 @@ def _raw(v: Any) -> Any:
     """The Python number a point coordinate was lifted from (an exact mpmath number or an exact
     ball, as the contexts receive the point), so that data generated from the point (seeded float64
     sets) are the very floats of the float point."""
-    from rfcheck.arb_backend import Ball
 
     if isinstance(v, Ball):
         if not v.v.is_exact():
@@ -899,10 +816,22 @@ def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return tot / L**2
 
 
-def _eq8(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 in mpmath on seeded random sets."""
-    with mpmath.workdps(dps):
-        return _eq8_brute_ctx(MP, p), 0
+def _brute(ctx_fn: Any) -> Any:
+    """``(point, dps) -> (ctx_fn(MP, point), 0)``: a term-by-term sum in mpmath at ``dps`` digits."""
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps):
+            return ctx_fn(MP, p), 0
+
+    return reference
+
+
+_eq8 = _brute(_eq8_brute_ctx)  # brute-force O(L^2 d) average of |x_i + s y_j|^2 on seeded random sets
+
+
+def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
+    """A printed sum identity against its term-by-term sum (:func:`_brute`), exact up to rounding, and on balls."""
+    return deterministic_check("brute-force", None, _brute(brute_ctx), atol_scale=lambda p, dps: 0, max_points=20,
+                               printed_ctx=printed_ctx, reference_ball=_ball_of(brute_ctx))
 
 
 def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -926,8 +855,7 @@ P.claim(
     domain=Domain({
         "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
         "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
-    checks=[deterministic_check("brute-force", None, _eq8, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq8_ctx, reference_ball=_ball_of(_eq8_brute_ctx))],
+    checks=[_brute_check(printed_eq8_ctx, _eq8_brute_ctx)],
 )
 
 
@@ -943,7 +871,7 @@ def _no_search(check: Check) -> Check:
     return check
 
 
-# ======================================================================= issue 4: DIRFs & more
+# ======================================================================= DIRFs & more
 # ----------------------------------------------------------- sec 3.2, eq (9)-(14), Thm 3.4-3.5
 
 
@@ -1014,7 +942,6 @@ def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
 def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq9_ref`: the product over ``l`` of the series balls
     (:func:`rfcheck.references.crt.dirf_series_moment_ball`, ``power = 1``)."""
-    from flint import arb
 
     x, y = _dirf_vectors(p)
     with workprec(bits):
@@ -1082,7 +1009,6 @@ P.claim(
 def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
     from rfcheck.engine import discrete_engine
-    from rfcheck.stats import compare_mc, estimate_mean
 
     x, y = _dirf_vectors(p)
     par = p["lam"] if p["dist"] == "poisson" else p["p"]
@@ -1131,7 +1057,6 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
     """Exact ``(E e, E e^2)``, ``e = (K_hat - K)^2``, from the raw moments E[(f f)^k], k <= 4
     (series in mpmath): the Monte Carlo check then uses an exact standard error, so heavy
     tails show up as lack of power (undecided), never as a confident wrong answer."""
-    from rfcheck.stats import exact_moments_of_mean
 
     out = exact_moments_of_mean(lambda dps: tuple(_dirf_product_moment(p, dps - 10, k)[0] for k in (1, 2, 3, 4)), 1)
     return out if all(math.isfinite(v) for v in out) else None
@@ -1162,44 +1087,37 @@ P.claim(
 )
 
 
-def _pois_q_d(p: dict[str, Any]) -> tuple[Any, int]:
+def _pois_sums_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, int]:
+    """``(q, |x|^2, |y|^2, d)`` of the point's seeded pair on a context, ``q = sum_l x_l^2 y_l^2`` (floats exact)."""
     x, y = _dirf_vectors(p)
-    return mpmath.fsum((mpmath.mpf(a) * mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)), len(x)
+    xs, ys = [ctx.num(float(a)) for a in x], [ctx.num(float(b)) for b in y]
+    return (ctx.fsum(*((a * b) ** 2 for a, b in zip(xs, ys, strict=True))), ctx.fsum(*(a**2 for a in xs)),
+            ctx.fsum(*(b**2 for b in ys)), len(xs))
 
 
-def _pois_h(p: dict[str, Any], lam: Any) -> Any:
-    """The exp argument of (11) as printed."""
-    x, y = _dirf_vectors(p)
-    q, d = _pois_q_d(p)
-    return lam * d + q / lam - mpmath.fsum(mpmath.mpf(a) ** 2 for a in x) - mpmath.fsum(mpmath.mpf(b) ** 2 for b in y)
+def _convexity_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+    """``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2`` with ``h`` the exp argument of (11) as printed,
+    ``h(lambda) = lambda d + q/lambda - |x|^2 - |y|^2``, ``l2 = step l1``."""
+    q, sx, sy, d = _pois_sums_ctx(ctx, p)
+
+    def h(lam: Any) -> Any:
+        return lam * d + q / lam - sx - sy
+
+    l1 = ctx.num(p["lam"])
+    l2 = l1 * ctx.num(p["step"])
+    return h((l1 + l2) / 2), (h(l1) + h(l2)) / 2
 
 
 def _convexity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps):
-        l1 = mpmath.mpf(p["lam"])
-        l2 = l1 * mpmath.mpf(p["step"])
-        mid = (l1 + l2) / 2
-        return _pois_h(p, mid), (_pois_h(p, l1) + _pois_h(p, l2)) / 2, mpmath.mpf(10) ** (-dps + 5)
-
-
-def _pois_h_ball(p: dict[str, Any], lam: Any) -> Any:
-    """Arb ball of :func:`_pois_h` (the point's floats exact; at the current Arb precision)."""
-    from flint import arb
-
-    x, y = _dirf_vectors(p)
-    xs, ys = [arb(float(a)) for a in x], [arb(float(b)) for b in y]
-    q = sum(((a * b) ** 2 for a, b in zip(xs, ys, strict=True)), arb(0))
-    return lam * len(xs) + q / lam - sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))
+        return (*_convexity_ctx(MP, p), mpmath.mpf(10) ** (-dps + 5))
 
 
 def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of :func:`_convexity`'s sides ``h((l1 + l2)/2)`` and ``(h(l1) + h(l2))/2``."""
-    from flint import arb
+    """Arb balls of :func:`_convexity`'s sides (:func:`_convexity_ctx` on balls)."""
 
     with workprec(bits):
-        l1 = arb(float(p["lam"]))
-        l2 = l1 * arb(float(p["step"]))
-        return _pois_h_ball(p, (l1 + l2) / 2), (_pois_h_ball(p, l1) + _pois_h_ball(p, l2)) / 2
+        return tuple(v.v for v in _convexity_ctx(ARB, p))
 
 
 P.claim(
@@ -1213,121 +1131,10 @@ P.claim(
 )
 
 
-def reference_lambda_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """argmin over lambda > 0 of the PoisRF variance by bracketed root-finding on d/dlambda.
-
-    The objective is ``closed_forms.crt.poisson_log_variance`` (tied to the exact series by
-    claim crt.thm3.4); the bracket is found by halving/doubling from lambda = 1, never from
-    the printed lambda*.
-    """
-    x, y = _dirf_vectors(p)
-    ds = cf.discrete_pair_stats(x, y)
-    out = []
-    for prec in (dps, dps + 10):
-        with mpmath.workdps(prec):
-            q, d = _pois_q_d(p)
-            xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
-            sd = mpmath.mpf(float(ds["sq_diff"][0]))
-
-            def g(t: Any, q: Any = q, xy: Any = xy, sd: Any = sd, d: int = d) -> Any:
-                # derivative in t = log(lambda) (finite differences never leave lambda > 0) of the
-                # variance itself (its log is singular where the variance vanishes, e.g. d = 1)
-                return mpmath.diff(lambda u: mpmath.exp(cf.poisson_log_variance(
-                    q, xy, sd, d, mpmath.exp(u), backend="mpmath", dps=mpmath.mp.dps)), t)
-
-            lo, hi = mpmath.mpf(0), mpmath.mpf(0)
-            for _ in range(200):
-                if g(lo) < 0:
-                    break
-                lo -= 1
-            else:
-                raise ArithmeticError("could not bracket the minimiser from below")
-            for _ in range(200):
-                if g(hi) > 0:
-                    break
-                hi += 1
-            else:
-                raise ArithmeticError("could not bracket the minimiser from above")
-            # bisection on the sign of the derivative: robust where the variance spans e^+-700
-            # across the bracket (secant-type solvers stall on such scales)
-            while hi - lo > mpmath.mpf(10) ** (8 - prec):
-                mid = (lo + hi) / 2
-                if g(mid) < 0:
-                    lo = mid
-                else:
-                    hi = mid
-            out.append(mpmath.exp((lo + hi) / 2))
-    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
-
-
-def _pois_q_ball(p: dict[str, Any]) -> Any:
-    """``q = sum_l x_l^2 y_l^2`` of the point's seeded pair as an Arb ball (the floats exact)."""
-    from flint import arb
-
-    x, y = _dirf_vectors(p)
-    return sum(((arb(float(a)) * arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
-
-
-def _lambda_star_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """The printed ``lambda* = (q / d)^{1/2}`` as an Arb ball."""
-    x, _ = _dirf_vectors(p)
-    with workprec(bits):
-        return (_pois_q_ball(p) / len(x)).sqrt()
-
-
-def _lambda_star_argmin_ball(p: dict[str, Any], bits: int) -> Any:
-    """A ball containing the minimiser over ``lambda > 0`` of (11), found without the printed ``lambda*``.
-
-    (11) is ``V(lambda) = e^{-|x|^2 - |y|^2} e^{h(lambda)} - K^2`` with ``h(lambda) = lambda d + q / lambda``, so
-    ``V' = h' e^{...}`` has the sign of ``h'(lambda) = d - q / lambda^2``, which is strictly increasing on
-    ``lambda > 0`` for ``q > 0`` (the domain's condition): ``V`` decreases where ``h' < 0`` and increases where
-    ``h' > 0``, so the unique minimiser lies in any ``[lo, hi]`` with ``h'(lo) < 0 < h'(hi)`` decided on balls.
-    The bracket is found by halving/doubling from ``lambda = 1`` and narrowed by bisection on that sign to a
-    relative width ``2^-(bits + 8)`` (as :func:`reference_lambda_star`, here on balls)."""
-    from flint import arb
-
-    x, _ = _dirf_vectors(p)
-    d = len(x)
-    with workprec(bits + 64):
-        q = _pois_q_ball(p)
-
-        def sign(lam: Any) -> int:
-            g = d - q / (lam * lam)
-            if g < 0:
-                return -1
-            if g > 0:
-                return 1
-            if g.is_exact():  # h'(lam) = 0 exactly: lam is the minimiser
-                return 0
-            raise ValueError("the sign of h' is not decided on balls")
-
-        lo, hi = arb(1), arb(1)
-        for _ in range(4000):
-            if sign(lo) < 0:
-                break
-            lo /= 2
-        for _ in range(4000):
-            if sign(hi) > 0:
-                break
-            hi *= 2
-        eps = arb(2) ** -(bits + 8)
-        while hi - lo > eps * lo:
-            mid = (lo + hi) / 2
-            try:
-                sg = sign(mid)
-            except ValueError:  # mid within the balls' resolution (2^-(bits+64)) of the root: step eps/4 off it
-                delta = eps * lo / 4
-                if sign(mid - delta) < 0 < sign(mid + delta):
-                    lo, hi = mid - delta, mid + delta
-                    break
-                raise
-            if sg == 0:
-                return mid
-            if sg < 0:
-                lo = mid
-            else:
-                hi = mid
-        return arb((lo + hi) / 2, (hi - lo) / 2)
+def _lambda_star_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """The printed ``lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2}``."""
+    q, _, _, d = _pois_sums_ctx(ctx, p)
+    return ctx.sqrt(q / d)
 
 
 def _pois_point_ok(p: dict[str, Any]) -> bool:
@@ -1341,9 +1148,10 @@ P.claim(
     domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
-    checks=[deterministic_check("numerical-minimisation", lambda p: mpmath.sqrt(_pois_q_d(p)[0] / _pois_q_d(p)[1]),
-                                reference_lambda_star, max_points=24, printed_ball=_lambda_star_printed_ball,
-                                reference_ball=_lambda_star_argmin_ball)],
+    checks=[deterministic_check("numerical-minimisation", None,
+                                lambda p, dps: poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
+                                printed_ctx=_lambda_star_ctx,
+                                reference_ball=lambda p, bits: poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1361,7 +1169,6 @@ def printed_eq13(p: dict[str, Any]) -> Any:
 
 def _eq13_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq13` (the same operations; ``I_0`` by ``arb.bessel_i``)."""
-    from flint import arb
 
     x, y = _dirf_vectors(p)
     k = eval_on_balls(_k_ctx, p, bits)
@@ -1392,106 +1199,60 @@ P.claim(
 )
 
 
-def _geom_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+def _prod(ctx: Any, factors: Any) -> Any:
+    """``prod`` of the factors from 1, left to right (as ``mpmath.fprod`` at the working precision)."""
+    out = ctx.num(1)
+    for f in factors:
+        out = out * f
+    return out
+
+
+def _geom_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
     """f_geom(w, x) exactly as printed in sec 3.2.2."""
-    pp = mpmath.mpf(p["p"])
-    xs = [mpmath.mpf(a) for a in v]
-    return pp ** (-mpmath.mpf(len(xs)) / 2) * mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k * (1 - pp) ** (-mpmath.mpf(k) / 2) / mpmath.sqrt(mpmath.factorial(k))
-        for a, k in zip(xs, omega, strict=True))
+    pp, xs = ctx.num(p["p"]), [ctx.num(float(a)) for a in v]
+    return pp ** (-ctx.num(len(xs)) / 2) * ctx.exp(-ctx.fsum(*(a * a for a in xs)) / 2) * _prod(ctx, (
+        a**k * (1 - pp) ** (-ctx.num(k) / 2) / ctx.sqrt(ctx.gamma(ctx.num(k + 1)))
+        for a, k in zip(xs, omega, strict=True)))
 
 
-def _pois_features_printed(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
+def _pois_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
     """f_pois(w, x) exactly as printed in sec 3.2.1."""
-    lam = mpmath.mpf(p["lam"])
-    xs = [mpmath.mpf(a) for a in v]
-    return mpmath.exp(lam * len(xs) / 2 - mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k * lam ** (-mpmath.mpf(k) / 2) for a, k in zip(xs, omega, strict=True))
-
-
-def _eq10_feature(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """f_DI(w, x) of eq (10) with the point's p_k (log p_k from its definition)."""
-    lpk = _log_pk(p)
-    xs = [mpmath.mpf(a) for a in v]
-    return mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
-        a ** k / mpmath.sqrt(mpmath.factorial(k)) * mpmath.exp(-lpk(k) / 2) for a, k in zip(xs, omega, strict=True))
-
-
-def _feature_identity(printed_feature: Any) -> Any:
-    def printed(p: dict[str, Any]) -> Any:
-        x, _ = _dirf_vectors(p)
-        rng = np.random.default_rng(int(p["seed"]) + 1)
-        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
-        return printed_feature(p, omega, x)
-
-    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        x, _ = _dirf_vectors(p)
-        rng = np.random.default_rng(int(p["seed"]) + 1)
-        omega = [int(k) for k in rng.integers(0, 8, size=len(x))]
-        with mpmath.workdps(dps + 10):
-            v = _eq10_feature(p, omega, x)
-        return v, abs(v) * mpmath.mpf(10) ** (-dps)
-
-    return printed, reference
+    lam, xs = ctx.num(p["lam"]), [ctx.num(float(a)) for a in v]
+    return ctx.exp(lam * len(xs) / 2 - ctx.fsum(*(a * a for a in xs)) / 2) * _prod(ctx, (
+        a**k * lam ** (-ctx.num(k) / 2) for a, k in zip(xs, omega, strict=True)))
 
 
 def _omega(p: dict[str, Any], d: int) -> list[int]:
-    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_identity`."""
+    """The seeded integer ``w`` in ``{0..7}^d`` of :func:`_feature_check`."""
     rng = np.random.default_rng(int(p["seed"]) + 1)
     return [int(k) for k in rng.integers(0, 8, size=d)]
 
 
-def _geom_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_geom_features_printed` (the same formula, the point's floats exact)."""
-    from flint import arb
+def _feature_check(printed_ctx: Any) -> Check:
+    """The printed feature ``printed_ctx(ctx, point, w, x)`` against ``f_DI`` of eq (10) with the point's ``p_k``
+    (:func:`rfcheck.references.crt.dirf_feature`, its ball :func:`rfcheck.references.crt.dirf_feature_ball`)
+    at a seeded integer ``w``: in mpmath and on balls."""
 
-    pp, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-    out = pp ** (-arb(len(xs)) / 2) * (-sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k * (1 - pp) ** (-arb(k) / 2) / arb.fac_ui(k).sqrt()
-    return out
+    def args(p: dict[str, Any]) -> tuple[list[int], np.ndarray]:
+        x, _ = _dirf_vectors(p)
+        return _omega(p, len(x)), x
 
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            v = dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
+        return v, abs(v) * mpmath.mpf(10) ** (-dps)
 
-def _pois_features_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_pois_features_printed` (the same formula, the point's floats exact)."""
-    from flint import arb
+    def printed_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return printed_ctx(ARB, p, *args(p)).v
 
-    lam, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-    out = (lam * len(xs) / 2 - sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k * lam ** (-arb(k) / 2)
-    return out
+    def reference_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
 
-
-def _eq10_feature_ball(p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
-    """Arb ball of :func:`_eq10_feature`: ``f_DI`` of eq (10) with ``log p_k`` from its definition on balls
-    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``)."""
-    from flint import arb
-
-    par, xs = arb(_dirf_par(p)), [arb(float(a)) for a in v]
-
-    def log_pk(k: int) -> Any:
-        if p["dist"] == "poisson":
-            return -par + k * par.log() - arb.fac_ui(k).log()
-        return par.log() + k * (1 - par).log()
-
-    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
-    for a, k in zip(xs, omega, strict=True):
-        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
-    return out
-
-
-def _feature_balls(printed_feature_ball: Any) -> dict[str, Any]:
-    """``printed_ball`` and ``reference_ball`` of :func:`_feature_identity` (the same seeded ``w``)."""
-    def side(feature: Any) -> Any:
-        def ball(p: dict[str, Any], bits: int) -> Any:
-            x, _ = _dirf_vectors(p)
-            with workprec(bits):
-                return feature(p, _omega(p, len(x)), x)
-
-        return ball
-
-    return {"printed_ball": side(printed_feature_ball), "reference_ball": side(_eq10_feature_ball)}
+    return deterministic_check("eq10-literal", lambda p: printed_ctx(MP, p, *args(p)), reference, max_points=24,
+                               printed_ball=printed_ball, reference_ball=reference_ball,
+                               description="both sides at seeded integer w in {0..7}^d")
 
 
 P.claim(
@@ -1499,9 +1260,7 @@ P.claim(
     statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
                "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
     domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
-    checks=[deterministic_check("eq10-literal", *_feature_identity(_pois_features_printed), max_points=24,
-                                **_feature_balls(_pois_features_ball),
-                                description="both sides at seeded integer w in {0..7}^d")],
+    checks=[_feature_check(_pois_features_ctx)],
 )
 
 P.claim(
@@ -1509,9 +1268,7 @@ P.claim(
     statement=("With p_k = p(1-p)^k, (10) becomes "
                "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=[deterministic_check("eq10-literal", *_feature_identity(_geom_features_printed), max_points=24,
-                                **_feature_balls(_geom_features_ball),
-                                description="both sides at seeded integer w in {0..7}^d")],
+    checks=[_feature_check(_geom_features_ctx)],
 )
 
 
@@ -1539,11 +1296,6 @@ def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.fsum(*(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
 
 
-def _eq12_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps):
-        return _eq12_brute_ctx(MP, p), 0
-
-
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
     xs, ys = _set_pair(p)
@@ -1560,11 +1312,6 @@ def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.fsum(*(ctx.abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L))) / L**2
 
 
-def _eq14_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps):
-        return _eq14_brute_ctx(MP, p), 0
-
-
 printed_eq12 = _on_mp(printed_eq12_ctx)
 printed_eq14 = _on_mp(printed_eq14_ctx)
 
@@ -1576,16 +1323,14 @@ P.claim(
     "eq12", source=P.at("sec 3.2.1, eq (12)"),
     statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", None, _eq12_ref, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq12_ctx, reference_ball=_ball_of(_eq12_brute_ctx))],
+    checks=[_brute_check(printed_eq12_ctx, _eq12_brute_ctx)],
 )
 
 P.claim(
     "eq14", source=P.at("sec 3.2.2, eq (14)"),
     statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
     domain=_SET_DOMAIN,
-    checks=[deterministic_check("brute-force", None, _eq14_ref, atol_scale=lambda p, dps: 0, max_points=20,
-                                printed_ctx=printed_eq14_ctx, reference_ball=_ball_of(_eq14_brute_ctx))],
+    checks=[_brute_check(printed_eq14_ctx, _eq14_brute_ctx)],
 )
 
 
@@ -1608,7 +1353,6 @@ def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
     factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
     ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
-    from flint import arb
 
     w, x, _ = _positivity_draws(p)
     zero = np.any((x == 0) & (w > 0), axis=1)
@@ -1652,54 +1396,6 @@ def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq17 = _on_mp(printed_eq17_ctx)
 
 
-def _eq17_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Product over coordinates of 1-D contour quadratures (quadrature.gaussian_exp_moment):
-    int exp(-(alpha/2)(w - beta)^2) dw = e^{-alpha beta^2/2} sqrt(2 pi) E exp((1-alpha)/2 w^2 + alpha beta w)."""
-    def compute(prec: int) -> tuple[Any, Any]:
-        alpha = mpmath.mpc(p["al_re"], p["al_im"])
-        d = int(p["d"])
-        facs = []
-        for k in range(d):
-            beta = mpmath.mpc(p["be_re"], p["be_im"]) * (k + 1) / d  # beta in C^d, one entry per coordinate
-            i1, e1 = quadrature.gaussian_exp_moment((1 - alpha) / 2, alpha * beta)
-            pref = mpmath.exp(-alpha * beta**2 / 2) * mpmath.sqrt(2 * mpmath.pi)
-            facs.append((pref * i1, abs(pref) * e1, 1))
-        return quadrature.product_with_error(facs)
-
-    r = quadrature.with_error(compute, dps, "quadrature")
-    return r.value, r.err
-
-
-def _eq17_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq17_ref`: the same product, each factor a rigorous integral
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`)."""
-    from flint import acb, arb
-
-    from rfcheck.arb_backend import workprec
-    from rfcheck.references.crt import gaussian_exp_moment_ball
-
-    with workprec(bits + 20):
-        alpha, d = acb(p["al_re"], p["al_im"]), int(p["d"])
-        out = acb(1)
-        for k in range(d):
-            beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
-            out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
-                    * gaussian_exp_moment_ball((1 - alpha) / 2, _eq17_linear(p, k), bits))
-        return out
-
-
-def _eq17_linear(p: dict[str, Any], k: int) -> Any:
-    """``prec -> alpha beta_k`` (re-formed at each working precision the integral tries)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import workprec
-
-    def lin(prec: int) -> Any:
-        with workprec(prec):
-            return acb(p["al_re"], p["al_im"]) * (acb(p["be_re"], p["be_im"]) * (k + 1) / int(p["d"]))
-    return lin
-
-
 P.claim(
     "eq17", source=P.at("appendix 9.2, eq (17)"),
     statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} "
@@ -1707,8 +1403,9 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", None, _eq17_ref, max_points=10, printed_ctx=printed_eq17_ctx,
-                                           reference_ball=_eq17_ref_ball,
+    checks=[_no_search(deterministic_check("quadrature", None, gaussian_shifted_integral, max_points=10,
+                                           printed_ctx=printed_eq17_ctx,
+                                           reference_ball=gaussian_shifted_integral_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
@@ -1770,8 +1467,6 @@ def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_deterministic
-
         dps = budget.dps
         pv, perr = printed_eq19(p, dps)
         ref = _gerf_ref(p, dps)
@@ -1847,7 +1542,6 @@ def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`); where the two
     balls overlap the precision is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``,
     far below the absolute rounding of ``1 + G``)."""
-    from rfcheck.certify import certified_inequality
 
     for b in (bits, 4 * bits, 8 * bits):
         with workprec(b):
@@ -1888,36 +1582,26 @@ P.claim(
 
 def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Exact P[|sum X_i| > a] for M iid two-point variables X in {-a_i, b_i} with zero mean
-    (the extreme case of Hoeffding's inequality), vs the printed bound (34)."""
+    (the extreme case of Hoeffding's inequality; :func:`rfcheck.references.crt.two_point_sum_tail`),
+    vs the printed bound (34)."""
     m = int(p["M"])
+    prob = two_point_sum_tail(m, p["a_i"], p["b_i"], p["t"], dps)
     with mpmath.workdps(dps):
         lo, hi = mpmath.mpf(p["a_i"]), mpmath.mpf(p["b_i"])
-        q = lo / (lo + hi)  # P[X = b]: zero mean
-        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0  # thresholds across the range of the sum
-        prob = mpmath.fsum(mpmath.binomial(m, k) * q**k * (1 - q) ** (m - k)
-                           for k in range(m + 1) if abs(k * hi - (m - k) * lo) > thr)
-        bound = 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2))
-        return prob, bound, mpmath.mpf(10) ** (-dps + 5)
+        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0
+        return prob, 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2)), mpmath.mpf(10) ** (-dps + 5)
 
 
 def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail (which ``k`` lie beyond the
-    threshold decided in exact rational arithmetic on the point's floats, binomial coefficients exact)
-    and the printed bound ``2 exp(-a^2 / (M (a_i + b_i)^2))``."""
-    from fractions import Fraction
-
-    from flint import arb
+    """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail
+    (:func:`rfcheck.references.crt.two_point_sum_tail_ball`) and the printed bound."""
 
     m = int(p["M"])
-    lo_q, hi_q, t_q = Fraction(float(p["a_i"])), Fraction(float(p["b_i"])), Fraction(float(p["t"]))
-    thr_q = t_q * m * (lo_q + hi_q) / 4
-    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
     with workprec(bits):
         lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
-        q = lo / (lo + hi)
         thr = arb(float(p["t"])) * m * (lo + hi) / 4
-        prob = sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
-        return prob, 2 * (-thr**2 / (m * (lo + hi) ** 2)).exp()
+        return (two_point_sum_tail_ball(m, float(p["a_i"]), float(p["b_i"]), float(p["t"])),
+                2 * (-thr**2 / (m * (lo + hi) ** 2)).exp())
 
 
 P.claim(
@@ -1946,42 +1630,16 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 
 def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of ``(log Z(w*), -(|x|^2+|y|^2)/(4A))`` at OPRF's ``A = A*`` (Arb face of
-    :func:`rfcheck.closed_forms.crt.oprf_a_star`), with ``w* = t e_z`` the golden-section maximiser of
-    :func:`rfcheck.references.crt.oprf_log_z_maximiser` taken as an exact number: ``log Z(w*) <= log sup_w Z``,
-    so the first ball encloses a lower bound of the supremum (it certifies violations only)."""
-    from rfcheck.arb_backend import to_ball, workprec
+    """Arb balls of ``(log Z, -(|x|^2+|y|^2)/(4A))`` at ``A = A*``: ``log Z`` at the golden-section maximiser
+    (a lower bound of ``log sup Z``) where it certifies a violation, else the exact ``log sup Z``
+    (:func:`rfcheck.references.crt.oprf_log_z_balls`); both enclose a value ``>=`` the golden-section ``log Z``
+    the check compares, so either certifies."""
 
-    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
+    lower, sup = oprf_log_z_balls(p, bits)
     with workprec(bits):
         s = pair_stats_ball(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
-        one4a = 1 - 4 * a
-        tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
-        logz = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
-                - s["sq_x"] - s["sq_y"])
-        return logz, -(s["sq_x"] + s["sq_y"]) / (4 * a)
-
-
-def _eq35_sides_ball_sup(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of ``(log sup_w Z, -(|x|^2+|y|^2)/(4A))``, ``A = A*`` as :func:`_eq35_sides_ball`: where
-    that lower-bound ball (``log Z`` at the golden-section maximiser) does not certify a violation, the exact
-    supremum: ``log Z(w) = (d/2) log(1-4A) + 2A|w|^2 + B w.z - |x|^2 - |y|^2`` with ``A < 0`` is a concave
-    quadratic in ``w`` (``z = x + y``), so by completing the square its supremum over ``R^d`` is
-    ``(d/2) log(1-4A) - B^2 |z|^2 / (8A) - |x|^2 - |y|^2`` (attained at ``w = -B z / (4A)``).  Both balls
-    enclose a value ``>=`` the golden-section ``log Z`` the check compares, and the second is the claim's
-    ``log sup Z`` itself, so it certifies either way."""
-    lower = _eq35_sides_ball(p, bits)
-    from rfcheck.certify import certified_inequality
-
-    if certified_inequality(*lower) == "REFUTED":
-        return lower
-    with workprec(bits):
-        s = pair_stats_ball(p)
-        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
-        one4a = 1 - 4 * a
-        sup = s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
-        return sup, lower[1]
+        bound = -(s["sq_x"] + s["sq_y"]) / (4 * cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits))
+    return (lower, bound) if certified_inequality(lower, bound) == "REFUTED" else (sup, bound)
 
 
 P.claim(
@@ -1990,7 +1648,7 @@ P.claim(
                "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
     domain=_oprf_domain,
     checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
-                             sides_ball=_safe(_eq35_sides_ball_sup),
+                             sides_ball=_safe(_eq35_sides_ball),
                              description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
     correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
                "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
@@ -1999,120 +1657,57 @@ P.claim(
 
 
 def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly.
-
-    With A < 0, Z = Z_max exp(2A W), W = |w - w0|^2 ~ noncentral chi^2_d(nc = B^2 u / (16 A^2)),
-    so P[Z >= K + eps] = P[W <= log(Z_max/(K+eps)) / (-2A)], summed as the Poisson mixture
-    sum_j Pois(j; nc/2) P[chi^2_{d+2j} <= w] in mpmath (every term >= 0: a partial sum is a
-    certified lower bound; the lower tail P[Z <= K - eps] is added the same way).
-    """
+    """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly (at M > 1 the
+    log of the certified lower bound): :func:`rfcheck.references.crt.oprf_tail_log_probability`; where eps lies
+    beyond the range of Z - K the probability is exactly 0 and is compared as such with the bound."""
+    logp, err = oprf_tail_log_probability(p, dps)
     o = oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
-        eps = mpmath.mpf(p["eps"])
-        a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
-        k = mpmath.exp(-o["sq_diff"] / 2)
-        log_zmax = mpmath.log(o["D2"]) - b * b * u / (8 * a) - o["sq_x"] - o["sq_y"]
-        nc = b * b * u / (16 * a * a)
-
-        def log_cdf(w: Any) -> Any:
-            return noncentral_chi2_log_cdf(w, d, nc, dps)
-
-        up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
-        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * a)
-        n = int(p.get("M", 1))
+        eps, n = mpmath.mpf(p["eps"]), int(p.get("M", 1))
+        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
         log_bound = mpmath.log(2) - n * eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
-        if up == -mpmath.inf and k - eps <= 0:  # eps beyond the range of Z - K: probability exactly 0
+        if logp == -mpmath.inf and mpmath.exp(-o["sq_diff"] / 2) - eps <= 0:  # P = 0 exactly
             return mpmath.mpf(0), mpmath.exp(log_bound), 0
-        low = -mpmath.inf
-        if k - eps > 0:
-            w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
-            low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
-        if n > 1:  # certified lower bound: all M samples beyond K + eps (or all below K - eps)
-            logp = n * max(up, low)
-        elif up > -mpmath.inf and low > -mpmath.inf:
-            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low)))
-        else:
-            logp = max(up, low)
-        return logp, log_bound, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+        return logp, log_bound, err
+
+
+def _thm42_bound_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(sq_x + sq_y, A*)`` on balls at the working precision (the printed bound's ingredients)."""
+    s = pair_stats_ball(p)
+    return s["sq_x"] + s["sq_y"], cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
 
 
 def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
-    """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` a certified
-    lower bound of the tail computed by :func:`_thm42_sides` (``L = P_+ + P_-`` at ``M = 1``,
-    ``max(P_+, P_-)^M`` at ``M > 1``).
+    """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` the certified lower bound
+    of :func:`rfcheck.references.crt.oprf_tail_lower_ball` (or why there is none)."""
 
-    ``P_+ = P[W <= w_+]`` and ``P_- = P[W > w_-]`` (``W`` noncentral chi^2_d) are Poisson mixtures
-    of regularized incomplete gamma functions (``arb.gamma_lower`` / ``arb.gamma_upper``): every
-    term is >= 0, so a partial sum over ``j`` in a window around the Poisson mode is a lower
-    bound; each is evaluated at the lower end of ``w_+`` (upper end of ``w_-``), clamped at 0,
-    as the probabilities are monotone in the threshold.  ``A = A*`` is the Arb face of
-    :func:`rfcheck.closed_forms.crt.oprf_a_star`.  A string where the lower bound is not positive.
-    """
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
+    log_low = oprf_tail_lower_ball(p, bits)
+    if isinstance(log_low, str):
+        return log_low
     with workprec(bits):
-        s = pair_stats_ball(p)
-        d, n, eps = s["d"], int(p.get("M", 1)), to_ball(p["eps"])
-        u = s["sq_sum"]
-        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
-        b2 = 1 - 4 * a
-        k = (-s["sq_diff"] / 2).exp()
-        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
-        lam = b2 * u / (32 * a * a)  # half the noncentrality
-        mixture = noncentral_chi2_mixture_lower_ball
-        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
-        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
-        if n == 1:
-            low = p_up + p_low
-        else:  # the larger lower endpoint is below max(P_+, P_-)
-            low = p_up.lower() if p_up.lower() >= p_low.lower() else p_low.lower()
-        if not low > 0:
-            return "no positive certified lower bound of the tail at this point"
-        log_m = -(s["sq_x"] + s["sq_y"]) / (4 * a)
-        log_bound = arb(2).log() - n * eps * eps / 2 * (-2 * log_m).exp()
-        return n * low.log(), log_bound
-
-
-#: half noncentralities above which the upper-bound mixture is not tried (its incomplete gamma functions
-#: at large parameters cost seconds a term on balls and lose their precision)
-_THM42_MAX_HALF_NC = 200
+        sq, a = _thm42_bound_ball(p, bits)
+        log_m = -sq / (4 * a)
+        eps = to_ball(p["eps"])
+        return log_low, arb(2).log() - int(p.get("M", 1)) * eps * eps / 2 * (-2 * log_m).exp()
 
 
 def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
-    """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps] = P_+ + P_-``
-    a certified upper bound (:func:`rfcheck.references.crt.noncentral_chi2_mixture_upper_ball` at the
-    thresholds of :func:`_thm42_sides_ball`; ``P_- = 0`` where ``K - eps <= 0``; ``(0, bound)`` where both
-    parts vanish, as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies
-    that the bound holds only."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
+    """At ``M = 1``: Arb balls of ``(log U, log(printed bound))`` with ``U >= P[|Z - K| >= eps]`` the certified
+    upper bound of :func:`rfcheck.references.crt.oprf_tail_upper_ball` (``(0, bound)`` where ``P = 0`` exactly,
+    as :func:`_thm42_sides` compares them; ``U = 1`` where the bound exceeds 1).  It certifies that the bound
+    holds only."""
 
     with workprec(bits):
-        s = pair_stats_ball(p)
-        d, eps, u = s["d"], to_ball(p["eps"]), s["sq_sum"]
-        a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
-        b2 = 1 - 4 * a
-        k = (-s["sq_diff"] / 2).exp()
-        log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
-        lam = b2 * u / (32 * a * a)
-        log_bound = arb(2).log() - eps * eps / 2 * (2 * (s["sq_x"] + s["sq_y"]) / (4 * a)).exp()
-        if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
-            return arb(0), log_bound
-        if not lam < _THM42_MAX_HALF_NC:
-            return (f"half noncentrality {float(lam.mid()):.4g} > {_THM42_MAX_HALF_NC}: the upper-bound mixture of "
-                    "incomplete gamma functions is not affordable on balls")
-        w_up = (log_zmax - (k + eps).log()) / (-2 * a)
-        if not (k - eps).upper() <= 0 and not k - eps > 0:
-            return "K - eps is not decided on balls"
-        if w_up.upper() <= 0 and (k - eps).upper() <= 0:  # P = 0 exactly: the check compares 0 with the bound
-            return arb(0), log_bound.exp()
-        up = noncentral_chi2_mixture_upper_ball(w_up, d, lam, upper=False) if w_up.upper() > 0 else arb(0)
-        low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
-               if k - eps > 0 else arb(0))
-        return arb(up.upper() + low.upper()).log(), log_bound
+        sq, a = _thm42_bound_ball(p, bits)
+        eps = to_ball(p["eps"])
+        log_bound = arb(2).log() - eps * eps / 2 * (2 * sq / (4 * a)).exp()
+    if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
+        return arb(0), log_bound
+    u = oprf_tail_upper_ball(p, bits)
+    if isinstance(u, str):
+        return u
+    with workprec(bits):
+        return (arb(0), log_bound.exp()) if u.is_zero() else (u.log(), log_bound)
 
 
 def _thm42_certify(check: Check) -> Check:
@@ -2122,10 +1717,6 @@ def _thm42_certify(check: Check) -> Check:
     inner = check.evaluate
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
-
         ev = inner(p, budget, seed)
         if not ev.decided:
             return ev
@@ -2152,8 +1743,6 @@ def _thm42_lower_bound_check() -> Check:
     decided violation, any other point is undecided (the true tail may still exceed the bound)."""
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_inequality
-
         lhs, rhs, err = _thm42_sides(p, budget.dps)
         ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
         if not ev.disc > 1:
@@ -2161,9 +1750,6 @@ def _thm42_lower_bound_check() -> Check:
             ev.note = ("M > 1: only the certified lower bound max(P[Z >= K+eps], P[Z <= K-eps])^M of the tail is "
                        "computed; it does not exceed the bound here, which excludes nothing")
             return ev
-        from rfcheck.arb_backend import bits_for_dps
-        from rfcheck.certify import certified_inequality
-        from rfcheck.claims._common import certify_eval
 
         sides = _thm42_sides_ball(dict(p), bits_for_dps(budget.dps))
         if isinstance(sides, str):
@@ -2362,34 +1948,12 @@ _SEC51_NOT_CERTIFIED = ("statistical, not deterministic: the achieved reduction 
                         "rfcheck.estimators.crt), but not the expectation over the data sets that the claim is about")
 
 
-@lru_cache(maxsize=4)
-def _sec51_sets(regime: str, L: int, n_sets: int = 5, seed: int = 0,
-                d: int = 64) -> dict[str, dict[str, tuple[float, ...]]]:
-    """Per method and per sampled pair of sets: the mean log-variance over the L^2 pairs (finite ones; as
-    ``crt_variance.summary``'s ``set_means``, drawn from the same stream) and the log of the mean variance."""
-    from scipy.special import logsumexp
-
-    from rfcheck.estimators import crt as crt_variance
-
-    rng = np.random.default_rng([seed, crt_variance.REGIMES.index(regime), round(1.0 * 1e6)])  # summary's stream
-    out: dict[str, dict[str, list[float]]] = {m: {"mean_log": [], "log_mean": []} for m in _SEC51_METHODS}
-    for _ in range(n_sets):
-        x, y = crt_variance.sample_sets(regime, 1.0, L, d, rng)
-        lv = crt_variance.log_variances(x, y, _SEC51_METHODS)
-        for m in _SEC51_METHODS:
-            v = np.asarray(lv[m], dtype=float).ravel()
-            ok = np.isfinite(v)  # zero variance (log = -inf) is left out of the mean log, counts as 0 in the mean
-            out[m]["mean_log"].append(float(np.mean(v[ok])))
-            out[m]["log_mean"].append(float(logsumexp(v) - math.log(v.size)))
-    return {m: {k: tuple(v) for k, v in st.items()} for m, st in out.items()}
-
-
 def _sec51(regime: str, base: str, method: str, claimed: float, stat: str = "mean_log") -> Any:
     """(claimed k, achieved gap, err) of 'method gives more than e^k times variance reduction compared to base':
     the gap of ``stat`` (``"mean_log"``: mean log-variances; ``"log_mean"``: log of mean variances) per sample."""
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = _sec51_sets(regime, _SEC51_L)
+        r = sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
         diffs = np.array(r[base][stat]) - np.array(r[method][stat])
         se = float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
         # claimed <= achieved; err: compare_inequality's tolerance is 10 * err = 3 standard errors
@@ -2454,7 +2018,6 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``, with ``E X``,
     ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
     :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
-    from rfcheck.arb_backend import workprec
 
     mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
     em2 = gerf_conditional_mean_square_ball(p, bits)
@@ -2463,33 +2026,26 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
         return second - em2, second - mean * mean, second
 
 
-def _certify_with(ev: PointEval, dps: int, scale: Any, balls: Any) -> PointEval:
-    """Mark a decided point of a custom equality check ``certified`` (or say why not):
-    ``balls(bits) -> (printed, reference)`` Arb balls, compared by
-    :func:`rfcheck.certify.certified_equal` with the check's tolerance ``10^(5 - dps)``
-    (relative, and times ``scale`` absolute)."""
-    if not ev.decided:
-        return ev
-    from rfcheck.arb_backend import bits_for_dps
-
-    rtol = 10.0 ** (5 - dps)
-    with mpmath.workdps(dps):
-        atol = float(abs(scale) * mpmath.mpf(rtol))
-    return certify_equal(ev, *balls(bits_for_dps(dps)), rtol, atol)
-
-
-def _eq25_check() -> Check:
+def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name: str = "quadrature",
+                 max_dps: int | None = None) -> Check:
+    """A quadrature equality of ``sides(point, dps) -> (printed, reference, err, scale)`` with tolerance
+    ``10^(5 - dps)`` (relative, and times ``scale`` absolute), each decided point certified by the Arb balls
+    ``balls(point, bits) -> (printed, reference)`` (:func:`rfcheck.certify.certified_equal`, the same
+    tolerance); ``dps`` at most ``max_dps`` where given (the absolute tolerance then ``10^(5 - dps)`` exactly)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_deterministic
+        dps = budget.dps if max_dps is None else min(budget.dps, max_dps)
+        printed, ref, err, scale = sides(p, dps)
+        with mpmath.workdps(dps):
+            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - dps),
+                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - dps), scale=scale)
+        if not ev.decided:
+            return ev
+        rtol = 10.0 ** (5 - dps)
+        with mpmath.workdps(dps):
+            atol = float(abs(scale) * (mpmath.mpf(rtol) if max_dps is None else mpmath.mpf(10) ** (5 - dps)))
+        return certify_equal(ev, *balls(dict(p), bits_for_dps(dps)), rtol, atol)
 
-        printed, ref, err, scale = _eq25_sides(p, budget.dps)
-        with mpmath.workdps(budget.dps):
-            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
-        return _certify_with(ev, budget.dps, scale, lambda bits: _eq25_balls(dict(p), bits)[:2])
-
-    return Check("quadrature", 1, evaluate, max_points=10, search=False,
-                 description="E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")
+    return Check(name, 1, evaluate, max_points=max_points, search=False, description=description)
 
 
 P.claim(
@@ -2497,7 +2053,8 @@ P.claim(
     statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for one GERF sample, real A, s = +1)",
     domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
-    checks=[_eq25_check()],
+    checks=[_sides_check(_eq25_sides, lambda p, bits: _eq25_balls(p, bits)[:2], 10,
+                         "E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")],
     correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
                "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
                "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
@@ -2530,44 +2087,21 @@ _ORT_DOMAIN = pair_domain(
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
 
-def _cond_cmp(printed: Any, reference: Any, ball_key: str | None = None) -> Check:
-    """Deterministic check of ``printed(p, dps) == reference(p, dps)``; both return
-    ``(value, err, scale)``; tolerance: both error bars plus ``10^(5-dps)`` of ``scale``.
-
-    ``ball_key``: the entry of :func:`conditional_moments_ball` compared -- literal (``scaled=False``) as
-    the printed side, scaled as the reference -- to certify each decided point on Arb balls
-    (:func:`rfcheck.certify.certified_equal`, the same tolerance)."""
-    from rfcheck.stats import compare_deterministic
-
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        dps = min(budget.dps, 25)
-        pv, pe, sc = printed(p, dps)
-        rv, re_, _ = reference(p, dps)
+def _cond_cmp(key: str) -> Check:
+    """Entry ``key`` of the conditional moments (:func:`rfcheck.references.crt.conditional_moments`): literal
+    ``X_m = g_{x_m}(u_m^T z)`` by quadrature (printed) vs the scaled reading by the 0F1 identity (reference),
+    tolerance both error bars plus ``10^(5-dps)`` of the scale; certified on the balls of
+    :func:`rfcheck.references.crt.conditional_moments_ball` (literal vs scaled)."""
+    def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
+        lit, ref = conditional_moments(p, dps, False, "quad"), conditional_moments(p, dps, True, "hyp")
         with mpmath.workdps(dps):
-            ev = compare_deterministic(p, pv, rv, pe + re_, rtol=10.0 ** (5 - dps),
-                                       atol=abs(sc) * mpmath.mpf(10) ** (5 - dps), scale=sc)
-            atol = float(abs(sc) * mpmath.mpf(10) ** (5 - dps))
-        if ball_key is None or not ev.decided:
-            return ev
-        from rfcheck.arb_backend import bits_for_dps
+            return lit[key], ref[key], lit["err"] + ref["err"], lit["scale"]
 
-        bits = bits_for_dps(dps)
-        pb = conditional_moments_ball(dict(p), bits, False)[ball_key]
-        rb = conditional_moments_ball(dict(p), bits, True)[ball_key]
-        return certify_equal(ev, pb, rb, 10.0 ** (5 - dps), atol)
-
-    return Check("spherical-quadrature", 1, evaluate, max_points=10, search=False,
-                 description="printed side by 1-D quadrature over the law of u^T z/|z| "
-                             "(literal X_m = g_{x_m}(u_m^T z)); "
-                             "reference: the estimator's conditional moments by the spherical-mean 0F1 identity")
-
-
-def _cond_side(key: str, scaled: bool, method: str) -> Any:
-    def side(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = conditional_moments(p, dps, scaled, method)
-        return r[key], r["err"], r["scale"]
-
-    return side
+    return _sides_check(sides, lambda p, bits: (conditional_moments_ball(dict(p), bits, False)[key],
+                                                conditional_moments_ball(dict(p), bits, True)[key]), 10,
+                        "printed side by 1-D quadrature over the law of u^T z/|z| (literal X_m = g_{x_m}(u_m^T z)); "
+                        "reference: the estimator's conditional moments by the spherical-mean 0F1 identity",
+                        name="spherical-quadrature", max_dps=25)
 
 
 _X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the norm multiplies the direction inside g) "
@@ -2599,7 +2133,6 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of the two sides of :func:`_eq26_sides`: those of eq (25) (:func:`_eq25_balls`) and
     ``1 + G`` from the exact covariance identity on balls
     (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, as for crt.eq33)."""
-    from rfcheck.arb_backend import workprec
 
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
@@ -2611,28 +2144,15 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return ref - (second - printed25 - k2) / m, ref
 
 
-def _eq26_check() -> Check:
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-        from rfcheck.stats import compare_deterministic
-
-        printed, ref, err, scale = _eq26_sides(p, budget.dps)
-        with mpmath.workdps(budget.dps):
-            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - budget.dps),
-                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - budget.dps), scale=scale)
-        return _certify_with(ev, budget.dps, scale, lambda bits: _eq26_balls(dict(p), bits))
-
-    return Check("quadrature", 1, evaluate, max_points=8, search=False,
-                 description="E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
-                             "(quadrature moments and the orthogonal-pair factor)")
-
-
 P.claim(
     "eq26", source=P.at("appendix 9.7, eq (26)"),
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
     domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
                        derive=_orf_domain_derive),
-    checks=[_eq26_check()],
+    checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
+                         "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
+                         "(quadrature moments and the orthogonal-pair factor)")],
     correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, "
                "m(r) = E[X | |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). "
                "The added term "
@@ -2667,13 +2187,6 @@ def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
 
 
-def _eq27_reference_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of ``Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X_1 X_2]/K^2)`` (:func:`_eq27_sides`' second entry)
-    by the exact covariance identity (:func:`_eq33_reference_ball`)."""
-    with workprec(bits):
-        return _eq33_reference_ball(p, bits)
-
-
 P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
@@ -2684,7 +2197,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq27_printed_ball, reference_ball=_eq27_reference_ball,
+        printed_ball=_eq27_printed_ball, reference_ball=_eq33_reference_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
@@ -2704,7 +2217,7 @@ P.claim(
     statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
               "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_iid", False, "quad"), _cond_side("var_iid", True, "hyp"), ball_key="var_iid")],
+    checks=[_cond_cmp("var_iid")],
     correction=_X_M_CORRECTION,
     notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
 )
@@ -2714,7 +2227,7 @@ P.claim(
     statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
               "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("var_ort", False, "quad"), _cond_side("var_ort", True, "hyp"), ball_key="var_ort")],
+    checks=[_cond_cmp("var_ort")],
     correction=_X_M_CORRECTION,
 )
 
@@ -2723,9 +2236,22 @@ P.claim(
     statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
               "(GERF, real A, s = +1)",
     domain=_ORT_DOMAIN,
-    checks=[_cond_cmp(_cond_side("T", False, "quad"), _cond_side("T", True, "hyp"), ball_key="T")],
+    checks=[_cond_cmp("T")],
     correction=_X_M_CORRECTION,
 )
+
+
+def _arb_sum(terms: Any) -> Any:
+    """The sum of Arb balls, from 0."""
+
+    return sum(terms, arb(0))
+
+
+def _f_pairs(f: dict[str, Any], num: Any, total: Any) -> Any:
+    """The printed ``(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j}`` of eq (32) from ``f["F"]``, ``f["M"]``, ``f["d"]``
+    (mpmath: ``num = mpmath.mpf``, ``total = mpmath.fsum``; balls: ``arb``, :func:`_arb_sum`)."""
+    m, d, ff = f["M"], f["d"], f["F"]
+    return 2 / num(d + 2) * 2 / num(m) ** 2 * total(ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
 
 
 def _eq32_sides(scaled: bool) -> Any:
@@ -2736,60 +2262,23 @@ def _eq32_sides(scaled: bool) -> Any:
         t = conditional_moments(p, dps, scaled, "quad")
         f = conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
-            m, d, ff = f["M"], f["d"], f["F"]
-            bound = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
-                ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
-            return bound, t["T"], t["err"] + f["err"]
+            return _f_pairs(f, mpmath.mpf, mpmath.fsum), t["T"], t["err"] + f["err"]
 
     return sides
-
-
-def _eq32_t_ball(p: dict[str, Any], bits: int, scaled: bool) -> Any:
-    """Arb ball of ``T = Var_iid - Var_ort = -(2/M^2) sum_{i<j} Cov(X_i, X_j)`` by the spherical-mean 0F1
-    identity of :func:`rfcheck.references.crt.conditional_moments_ball`, with each covariance factored as
-    ``w_i w_j (E_sph(b |z| sqrt(c_i^2 + c_j^2)) - E_sph(b c_i |z|) E_sph(b c_j |z|))`` (``w_i = P0 e^{2A r_i^2}``,
-    the same quantity): exactly 0 at ``z = 0``, and no cancellation of the large ``w_i w_j`` otherwise."""
-    from flint import arb
-
-    with workprec(bits):
-        st = pair_stats_ball(p)
-        d, m = st["d"], int(p["M"])
-        a = arb(p["a_re"])
-        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
-        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
-        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
-        c = r if scaled else [arb(1)] * m
-        w = [p0 * (2 * a * ri * ri).exp() for ri in r]
-
-        def sph(gamma: Any) -> Any:
-            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
-
-        cov = arb(0)
-        for i in range(m):
-            for j in range(i + 1, m):
-                cov += w[i] * w[j] * (sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt())
-                                      - sph(b * c[i] * nz) * sph(b * c[j] * nz))
-        return -2 * cov / m**2
 
 
 def _eq32_sides_ball(scaled: bool) -> Any:
     """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
     spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
-    :func:`_eq32_t_ball`); where the balls overlap the precision is raised to ``4 bits`` (near ``z = 0``
-    both sides are ``O(|z|^4)``)."""
+    :func:`rfcheck.references.crt.gerf_ort_conditional_t_ball`); where the balls overlap the precision is
+    raised to ``4 bits`` (near ``z = 0`` both sides are ``O(|z|^4)``)."""
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-        from flint import arb
-
-        from rfcheck.certify import certified_inequality
-
         for b in (bits, 4 * bits):
             f = conditional_moments_ball(dict(p), b, scaled)
-            m, d, ff = f["M"], f["d"], f["F"]
             with workprec(b):
-                bound = 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum(
-                    (ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)), arb(0))
-            out = bound, _eq32_t_ball(p, b, scaled)
+                bound = _f_pairs(f, arb, _arb_sum)
+            out = bound, gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
         return out
@@ -2844,7 +2333,6 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq32_middle`: each series ``S_i`` summed literally on balls to
     ``N`` terms, plus a ball of radius the bound of its tail (term ``t`` is ``c x^t / t!``,
     ``x = B^2 |z|^2 / 2``, so the tail after ``N`` is at most ``c x^(N+1) / (N+1)! / (1 - x/(N+2))``)."""
-    from flint import arb
 
     st = pair_stats_ball(p)
     d, m = st["d"], int(p["M"])
@@ -2870,15 +2358,10 @@ def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
 
     f = conditional_moments_ball(dict(p), bits, False)
-    m, d, ff = f["M"], f["d"], f["F"]
     with workprec(bits):
-        return 2 / arb(d + 2) * 2 / arb(m) ** 2 * sum((ff[i] * ff[j] for i in range(m) for j in range(i + 1, m)),
-                                                      arb(0))
+        return _f_pairs(f, arb, _arb_sum)
 
 
 def _p0_sq(p: dict[str, Any], dps: int) -> Any:
@@ -2889,10 +2372,7 @@ def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
     f = conditional_moments(p, min(dps, 25), False, "quad")
     with mpmath.workdps(dps + 10):
-        m, d, ff = f["M"], f["d"], f["F"]
-        v = 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * mpmath.fsum(
-            ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
-        return v, f["err"] * (1 + mpmath.fsum(abs(x) for x in ff))
+        return _f_pairs(f, mpmath.mpf, mpmath.fsum), f["err"] * (1 + mpmath.fsum(abs(x) for x in f["F"]))
 
 
 P.claim(

@@ -14,7 +14,15 @@ Poisson mixture behind Thm 4.2's OPRF tail (:func:`noncentral_chi2_log_cdf`); an
 appendix 9.7 (eq (26)-(32), proof of Thm 9.1), the spherical averages ``E_u exp(gamma u_1)`` by
 two independent routes (:func:`sphere_exp_mean_hyp`, :func:`sphere_exp_mean_quad`) and the
 conditional iid/orthogonal moments built on them (:func:`conditional_moments`,
-:func:`conditional_moments_ball`, :func:`gerf_ort_point`).
+:func:`conditional_moments_ball`, :func:`gerf_ort_point`, :func:`gerf_ort_conditional_t_ball`).
+Enclosures of the minimisers of Thm 3.3-3.4 by bisection on a sign decided on balls
+(:func:`gerf_a_star_ball`, :func:`poisrf_lambda_star_ball`; :func:`poisrf_lambda_star` in mpmath) and
+the OPRF log-variance gain (:func:`gerf_log_variance_ratio`); the exact tail of one OPRF sample behind
+Thm 4.2 with certified lower and upper enclosures (:func:`oprf_tail_log_probability`); the range of
+that sample, eq (35) (:func:`oprf_log_z_balls`); eq (17)'s shifted Gaussian integral
+(:func:`gaussian_shifted_integral`); eq (34)'s extremal two-point tail (:func:`two_point_sum_tail`);
+the DIRF feature of eq (10) from its definition (:func:`dirf_feature`); and the set statistics of
+sec 5.1 (:func:`sec51_set_statistics`).
 
 References
 ----------
@@ -40,19 +48,27 @@ from rfcheck.ledger import pair_stats as stats_mp
 __all__ = [
     "conditional_moments",
     "conditional_moments_ball",
+    "dirf_feature",
+    "dirf_feature_ball",
     "dirf_product_moment",
     "dirf_product_moment_ball",
     "dirf_series_moment",
     "dirf_series_moment_ball",
     "gaussian_exp_moment_ball",
+    "gaussian_shifted_integral",
+    "gaussian_shifted_integral_ball",
+    "gerf_a_star_ball",
     "gerf_abs_second_moment",
     "gerf_abs_second_moment_ball",
     "gerf_conditional_mean_square",
     "gerf_conditional_mean_square_ball",
     "gerf_conjugate_mean",
     "gerf_conjugate_mean_ball",
+    "gerf_log_variance_ratio",
+    "gerf_log_variance_ratio_ball",
     "gerf_mc_products",
     "gerf_moments_ball",
+    "gerf_ort_conditional_t_ball",
     "gerf_ort_pair_conditional_mean",
     "gerf_ort_pair_conditional_mean_ball",
     "gerf_ort_point",
@@ -63,12 +79,22 @@ __all__ = [
     "noncentral_chi2_mixture_upper_ball",
     "oprf_legendre_transform",
     "oprf_log_mgf",
+    "oprf_log_z_balls",
     "oprf_log_z_maximiser",
     "oprf_point",
+    "oprf_tail_log_probability",
+    "oprf_tail_lower_ball",
+    "oprf_tail_upper_ball",
     "pair_stats_ball",
+    "poisrf_lambda_star",
+    "poisrf_lambda_star_ball",
+    "poisrf_q_ball",
     "reference_a_star",
+    "sec51_set_statistics",
     "sphere_exp_mean_hyp",
     "sphere_exp_mean_quad",
+    "two_point_sum_tail",
+    "two_point_sum_tail_ball",
 ]
 
 #: extra bits tried, at most, when the integral of an oscillating integrand cancels
@@ -1702,3 +1728,846 @@ def oprf_log_z_maximiser(p: dict[str, Any], dps: int) -> tuple[dict[str, Any], C
             else:
                 hi = c2
         return o, logz, (lo + hi) / 2
+
+
+# ----------------------------------------------------------- minimisers and their enclosures (Thm 3.3, 3.4)
+
+
+def gerf_a_star_ball(p: dict[str, Any], bits: int) -> arb:
+    """A ball containing the minimiser over real ``A < 1/8`` of the GERF variance (``s = +1``), found without
+    eq (7) or eq (22) (CRT Theorem 3.3).
+
+    For real ``A`` and ``s = +1`` the library's variance (``closed_forms.crt.gerf_log_variance``, tied to
+    quadrature by claim crt.thm3.2) is ``V(A) = e^{u - 2(|x|^2+|y|^2)} e^{f(A)} - K^2`` with
+    ``f(A) = d log(1-4A) - (d/2) log(1-8A) + u/(1-8A)``, ``u = |x+y|^2``, so ``V'`` has the sign of
+    ``f'(A) = -4d/(1-4A) + 4d/(1-8A) + 8u/(1-8A)^2``.  With ``r = 1/(1-8A)`` (increasing in ``A`` on
+    ``A < 1/8``, ``dr/dA = 8 r^2``), ``2 r (r + 1) df/dr = 2u r^2 + (2u + d) r - d``: an upward parabola,
+    negative at ``r = 0``, so ``f'`` changes sign exactly once (``u > 0``) and the unique minimiser lies in
+    any ``[lo, hi]`` with ``f'(lo) < 0 < f'(hi)`` decided on balls (``f'(0) = 8u > 0``, ``f'(A) -> d/(2A) < 0``
+    as ``A -> -inf``).  Bisection on that sign, evaluated as ``(1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u``, to
+    a relative width ``2^-(bits + 8)``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d``, ``nx``, ``ny``, ``theta``) with ``|x + y| > 0``; its floats are exact.
+    bits : int
+        Working precision (the bisection runs at ``bits + 64``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``A*``.
+
+    Raises
+    ------
+    ValueError
+        Where the sign of ``f'`` is not decided on balls (``u`` below the balls' resolution).
+
+    Examples
+    --------
+    >>> b = gerf_a_star_ball({"d": 3, "nx": 0.7, "ny": 1.3, "theta": 0.4}, 128)
+    >>> a = reference_a_star({"d": 3, "nx": 0.7, "ny": 1.3, "theta": 0.4}, 30)[0]
+    >>> bool(b.overlaps(arb(mpmath.nstr(a, 30), 1e-25))), bool(b < 0), bool(b.rad() < 1e-30)
+    (True, True, True)
+    """
+    with workprec(bits + 64):
+        st = _pair_stats_ball_general(p)  # u as the mpmath reference computes it (also in d = 1)
+        u, d = st["sq_sum"], st["d"]
+
+        def sign(a: Any) -> int:
+            # (1-8A)^2 f'(A) = 16 d A (1-8A)/(1-4A) + 8u: the same sign, without the cancellation of the 4d terms
+            g = 16 * d * a * (1 - 8 * a) / (1 - 4 * a) + 8 * u
+            if g < 0:
+                return -1
+            if g > 0:
+                return 1
+            raise ValueError("the sign of f' is not decided on balls")
+
+        hi, lo = arb(0), arb(-1) / 8
+        if sign(hi) <= 0:
+            raise ValueError("f'(0) = 8u is not positive on balls")
+        for _ in range(4000):
+            if sign(lo) < 0:
+                break
+            lo *= 2
+        eps = arb(2) ** -(bits + 8)
+        while hi - lo > eps * abs(lo):
+            mid = (lo + hi) / 2
+            try:
+                sg = sign(mid)
+            except ValueError:  # mid within the balls' resolution of the root: step eps/4 off it
+                delta = eps * abs(lo) / 4
+                if sign(mid - delta) < 0 < sign(mid + delta):
+                    lo, hi = mid - delta, mid + delta
+                    break
+                raise
+            if sg < 0:
+                lo = mid
+            else:
+                hi = mid
+        return arb((lo + hi) / 2, (hi - lo) / 2)
+
+
+def gerf_log_variance_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``mu = log(Var(A*) / Var(0))``: the log-variance gain of OPRF over PosRF (GERF, ``s = +1``) at a pair
+    point, both variances by quadrature (:func:`gerf_reference_at`) and ``A*`` by :func:`reference_a_star`
+    (CRT Theorem 3.3, its Note and Figure 1).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d``, ``nx``, ``ny``, ``theta``) with ``|x + y| > 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (mu, err) : tuple of mpf
+        The log-ratio and its error bar (the two relative quadrature errors added).
+
+    Examples
+    --------
+    >>> mu, err = gerf_log_variance_ratio({"d": 2, "nx": 1.0, "ny": 0.0, "theta": 0.0}, 20)
+    >>> bool(mu < 0), bool(err < 1e-12)
+    (True, True)
+    """
+    a_ref, _ = reference_a_star(p, dps)
+    v_opt = gerf_reference_at(p, dps, a_ref, 1)["var"]
+    v_pos = gerf_reference_at(p, dps, 0, 1)["var"]
+    with mpmath.workdps(dps):
+        mu = mpmath.log(v_opt.value / v_pos.value)
+        err = v_opt.err / abs(v_opt.value) + v_pos.err / abs(v_pos.value)
+    return mu, err
+
+
+def gerf_log_variance_ratio_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`gerf_log_variance_ratio`'s ``mu = log(Var(A*) / Var(0))`` at the exact minimiser
+    ``A*`` (enclosed by :func:`gerf_a_star_ball`), the variances by the Arb face of
+    ``rfcheck.closed_forms.crt.gerf_log_variance`` (tied to quadrature by claim crt.thm3.2): a ball over the
+    enclosure of ``A*`` contains the variance at ``A*`` (CRT Theorem 3.3, its Note and Figure 1).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d``, ``nx``, ``ny``, ``theta``) with ``|x + y| > 0``; its floats are exact.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``mu``.
+
+    Raises
+    ------
+    ValueError
+        Where :func:`gerf_a_star_ball` does.
+
+    Examples
+    --------
+    >>> p = {"d": 2, "nx": 1.0, "ny": 0.0, "theta": 0.0}
+    >>> b = gerf_log_variance_ratio_ball(p, 128)
+    >>> bool(b.overlaps(arb(mpmath.nstr(gerf_log_variance_ratio(p, 30)[0], 25), 1e-20))), bool(b < 0)
+    (True, True)
+    """
+    a = gerf_a_star_ball(p, bits)
+    with workprec(bits):
+        st = _pair_stats_ball_general(p)
+        args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
+        dps = max(15, int(bits / 3.33))
+        return (cf.gerf_log_variance(**args, a=a, s=1, backend="arb", dps=dps)
+                - cf.gerf_log_variance(**args, a=a * 0, s=1, backend="arb", dps=dps))
+
+
+def _poisrf_q(x: Any, y: Any) -> Any:
+    """``q = sum_l x_l^2 y_l^2`` in mpmath at the working precision (the floats exact)."""
+    return mpmath.fsum((mpmath.mpf(a) * mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True))
+
+
+def poisrf_lambda_star(x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """argmin over ``lambda > 0`` of the PoisRF variance, by bracketed root-finding on its derivative
+    (CRT Theorem 3.4, eq (11), and the lambda* after it).
+
+    The objective is ``closed_forms.crt.poisson_log_variance`` (tied to the exact series by claim
+    crt.thm3.4), never the printed ``lambda*``.  In ``t = log(lambda)`` (finite differences never leave
+    ``lambda > 0``) the derivative of the variance itself (its log is singular where it vanishes, e.g.
+    ``d = 1``) is bracketed by unit steps from ``t = 0`` and bisected to ``10^(8 - dps)`` (robust where the
+    variance spans ``e^+-700`` across the bracket); the error bar is the change between ``dps`` and
+    ``dps + 10`` digits plus ``10^(5 - dps)`` relative.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The pair (its floats exact), with ``sum_l x_l^2 y_l^2 > 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The minimiser and its error bar.
+
+    Raises
+    ------
+    ArithmeticError
+        If no bracket is found within 200 steps either way.
+
+    Examples
+    --------
+    >>> lam, err = poisrf_lambda_star([0.5, 1.0], [2.0, 1.0], 20)   # lambda* = sqrt(q / d) = 1 here
+    >>> bool(abs(lam - 1) < 1e-11), bool(err < 1e-10)
+    (True, True)
+    """
+    ds = cf.discrete_pair_stats(x, y)
+    out = []
+    for prec in (dps, dps + 10):
+        with mpmath.workdps(prec):
+            q, d = _poisrf_q(x, y), len(x)
+            xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
+            sd = mpmath.mpf(float(ds["sq_diff"][0]))
+
+            def g(t: Any, q: Any = q, xy: Any = xy, sd: Any = sd, d: int = d) -> Any:
+                return mpmath.diff(lambda u: mpmath.exp(cf.poisson_log_variance(
+                    q, xy, sd, d, mpmath.exp(u), backend="mpmath", dps=mpmath.mp.dps)), t)
+
+            lo, hi = mpmath.mpf(0), mpmath.mpf(0)
+            for _ in range(200):
+                if g(lo) < 0:
+                    break
+                lo -= 1
+            else:
+                raise ArithmeticError("could not bracket the minimiser from below")
+            for _ in range(200):
+                if g(hi) > 0:
+                    break
+                hi += 1
+            else:
+                raise ArithmeticError("could not bracket the minimiser from above")
+            while hi - lo > mpmath.mpf(10) ** (8 - prec):
+                mid = (lo + hi) / 2
+                if g(mid) < 0:
+                    lo = mid
+                else:
+                    hi = mid
+            out.append(mpmath.exp((lo + hi) / 2))
+    return out[1], abs(out[1] - out[0]) + mpmath.mpf(10) ** (5 - dps) * abs(out[1])
+
+
+def poisrf_q_ball(x: Any, y: Any) -> arb:
+    """``q = sum_l x_l^2 y_l^2`` of a DIRF pair as an Arb ball at the working precision (the floats exact):
+    the quantity of PoisRF's variance (CRT Theorem 3.4, eq (11)).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The pair.
+
+    Returns
+    -------
+    flint.arb
+        The ball of ``q``.
+
+    Examples
+    --------
+    >>> poisrf_q_ball([0.5, 1.0], [2.0, 3.0])
+    10.0000000000000
+    """
+    return sum(((arb(float(a)) * arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)), arb(0))
+
+
+def poisrf_lambda_star_ball(x: Any, y: Any, bits: int) -> arb:
+    """A ball containing the minimiser over ``lambda > 0`` of the PoisRF variance (11), found without the
+    printed ``lambda*`` (CRT Theorem 3.4, eq (11)).
+
+    (11) is ``V(lambda) = e^{-|x|^2 - |y|^2} e^{h(lambda)} - K^2`` with ``h(lambda) = lambda d + q / lambda``, so
+    ``V' = h' e^{...}`` has the sign of ``h'(lambda) = d - q / lambda^2``, strictly increasing on ``lambda > 0``
+    for ``q > 0``: the unique minimiser lies in any ``[lo, hi]`` with ``h'(lo) < 0 < h'(hi)`` decided on balls.
+    The bracket is found by halving/doubling from ``lambda = 1`` and narrowed by bisection on that sign to a
+    relative width ``2^-(bits + 8)`` (as :func:`poisrf_lambda_star`, here on balls).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The pair (its floats exact), with ``q = sum_l x_l^2 y_l^2 > 0``.
+    bits : int
+        Working precision (the bisection runs at ``bits + 64``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the minimiser.
+
+    Raises
+    ------
+    ValueError
+        Where the sign of ``h'`` is not decided on balls.
+
+    Examples
+    --------
+    >>> b = poisrf_lambda_star_ball([0.5, 1.0], [2.0, 3.0], 128)   # sqrt(q / d) = sqrt(5)
+    >>> bool(b.overlaps(arb(5).sqrt())), bool(b.rad() < 1e-35)
+    (True, True)
+    """
+    d = len(x)
+    with workprec(bits + 64):
+        q = poisrf_q_ball(x, y)
+
+        def sign(lam: Any) -> int:
+            g = d - q / (lam * lam)
+            if g < 0:
+                return -1
+            if g > 0:
+                return 1
+            if g.is_exact():  # h'(lam) = 0 exactly: lam is the minimiser
+                return 0
+            raise ValueError("the sign of h' is not decided on balls")
+
+        lo, hi = arb(1), arb(1)
+        for _ in range(4000):
+            if sign(lo) < 0:
+                break
+            lo /= 2
+        for _ in range(4000):
+            if sign(hi) > 0:
+                break
+            hi *= 2
+        eps = arb(2) ** -(bits + 8)
+        while hi - lo > eps * lo:
+            mid = (lo + hi) / 2
+            try:
+                sg = sign(mid)
+            except ValueError:  # mid within the balls' resolution (2^-(bits+64)) of the root: step eps/4 off it
+                delta = eps * lo / 4
+                if sign(mid - delta) < 0 < sign(mid + delta):
+                    lo, hi = mid - delta, mid + delta
+                    break
+                raise
+            if sg == 0:
+                return mid
+            if sg < 0:
+                lo = mid
+            else:
+                hi = mid
+        return arb((lo + hi) / 2, (hi - lo) / 2)
+
+
+# ----------------------------------------------------------- appendix 9.2, eq (17); appendix 9.7, eq (32)
+
+
+def gaussian_shifted_integral(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``int_{R^d} exp(-(alpha/2) sum_l (w_l - beta_l)^2) dw`` with ``beta_l = beta (l+1)/d``, a product over
+    coordinates of 1-D contour quadratures (``rfcheck.quadrature.gaussian_exp_moment``) of
+    ``int exp(-(alpha/2)(w - b)^2) dw = e^{-alpha b^2/2} sqrt(2 pi) E exp((1-alpha)/2 w^2 + alpha b w)``,
+    never the closed form (CRT appendix 9.2, eq (17)).
+
+    Parameters
+    ----------
+    p : dict
+        ``d`` (int), ``al_re, al_im`` (``alpha``, ``Re alpha > 0``) and ``be_re, be_im`` (``beta``).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple
+        The integral (mpc) and its error bar (the change between ``dps`` and ``dps + 15`` digits).
+
+    Examples
+    --------
+    >>> v, err = gaussian_shifted_integral({"d": 2, "al_re": 2.0, "al_im": 0.5, "be_re": 0.3, "be_im": -0.2}, 20)
+    >>> bool(abs(v - 2 * mpmath.pi / mpmath.mpc(2, 0.5)) < 1e-15), bool(err < 1e-15)
+    (True, True)
+    """
+    def compute(prec: int) -> tuple[Any, Any]:
+        alpha = mpmath.mpc(p["al_re"], p["al_im"])
+        d = int(p["d"])
+        facs = []
+        for k in range(d):
+            beta = mpmath.mpc(p["be_re"], p["be_im"]) * (k + 1) / d  # beta in C^d, one entry per coordinate
+            i1, e1 = quadrature.gaussian_exp_moment((1 - alpha) / 2, alpha * beta)
+            pref = mpmath.exp(-alpha * beta**2 / 2) * mpmath.sqrt(2 * mpmath.pi)
+            facs.append((pref * i1, abs(pref) * e1, 1))
+        return quadrature.product_with_error(facs)
+
+    r = quadrature.with_error(compute, dps, "quadrature")
+    return r.value, r.err
+
+
+def gaussian_shifted_integral_ball(p: dict[str, Any], bits: int) -> acb:
+    """Arb ball of :func:`gaussian_shifted_integral`: the same product, each factor a rigorous integral
+    (:func:`gaussian_exp_moment_ball`) (CRT appendix 9.2, eq (17)).
+
+    Parameters
+    ----------
+    p : dict
+        ``d``, ``al_re, al_im``, ``be_re, be_im`` (floats exact).
+    bits : int
+        Working precision (the product runs at ``bits + 20``).
+
+    Returns
+    -------
+    flint.acb
+        A ball containing the integral.
+
+    Examples
+    --------
+    >>> b = gaussian_shifted_integral_ball({"d": 2, "al_re": 2.0, "al_im": 0.5, "be_re": 0.3, "be_im": -0.2}, 96)
+    >>> bool(b.overlaps(2 * acb.pi() / acb(2, 0.5))), bool(b.rad() < 1e-20)
+    (True, True)
+    """
+    def linear(k: int) -> Callable[[int], Any]:
+        def lin(prec: int) -> Any:  # alpha beta_k, re-formed at each working precision the integral tries
+            with workprec(prec):
+                return acb(p["al_re"], p["al_im"]) * (acb(p["be_re"], p["be_im"]) * (k + 1) / int(p["d"]))
+        return lin
+
+    with workprec(bits + 20):
+        alpha, d = acb(p["al_re"], p["al_im"]), int(p["d"])
+        out = acb(1)
+        for k in range(d):
+            beta = acb(p["be_re"], p["be_im"]) * (k + 1) / d
+            out *= ((-alpha * beta**2 / 2).exp() * (2 * arb.pi()).sqrt()
+                    * gaussian_exp_moment_ball((1 - alpha) / 2, linear(k), bits))
+        return out
+
+
+def gerf_ort_conditional_t_ball(p: dict[str, Any], bits: int, scaled: bool) -> arb:
+    """Arb ball of ``T = Var_iid - Var_ort = -(2/M^2) sum_{i<j} Cov(X_i, X_j)`` given the norms, by the
+    spherical-mean 0F1 identity of :func:`conditional_moments_ball`, each covariance factored as
+    ``w_i w_j (E_sph(b |z| sqrt(c_i^2 + c_j^2)) - E_sph(b c_i |z|) E_sph(b c_j |z|))``
+    (``w_i = P0 e^{2A r_i^2}``, the same quantity): exactly 0 at ``z = 0``, and no cancellation of the large
+    ``w_i w_j`` otherwise (CRT appendix 9.7, eq (28)-(32); GERF, real A, s = +1).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``a_re``, ``M`` and the norms ``rho1..rhoM`` (``r_m = rho_m sqrt(d)``).
+    bits : int
+        Working precision.
+    scaled : bool
+        The norms inside ``g`` (``X_m = g(r_m u_m^T z, r_m)``: ``c_i = r_i``) or as printed (``c_i = 1``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``T``.
+
+    Examples
+    --------
+    >>> p = {"d": 3, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3, "rho1": 0.5, "rho2": 1.2, "rho3": 1.6}
+    >>> t = conditional_moments(p, 30, True, "hyp")["T"]
+    >>> bool(gerf_ort_conditional_t_ball(p, 128, True).overlaps(arb(mpmath.nstr(t, 30), 1e-25 * abs(float(t)))))
+    True
+    """
+    with workprec(bits):
+        st = pair_stats_ball(p)
+        d, m = st["d"], int(p["M"])
+        a = arb(p["a_re"])
+        b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
+        p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()
+        r = [arb(p[f"rho{i + 1}"]) * arb(d).sqrt() for i in range(m)]
+        c = r if scaled else [arb(1)] * m
+        w = [p0 * (2 * a * ri * ri).exp() for ri in r]
+
+        def sph(gamma: Any) -> Any:
+            return (gamma * gamma / 4).hypgeom_0f1(arb(d) / 2)
+
+        cov = arb(0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                cov += w[i] * w[j] * (sph(b * nz * (c[i] ** 2 + c[j] ** 2).sqrt())
+                                      - sph(b * c[i] * nz) * sph(b * c[j] * nz))
+        return -2 * cov / m**2
+
+
+@functools.lru_cache(maxsize=4)
+def sec51_set_statistics(regime: str, L: int, methods: tuple[str, ...], n_sets: int = 5, seed: int = 0,
+                         d: int = 64) -> dict[str, dict[str, tuple[float, ...]]]:
+    """Per method and per sampled pair of sets of CRT sec 5.1 (appendix 9.10.1, Figure 2): the mean
+    log-variance over the ``L^2`` pairs (finite ones; as ``rfcheck.estimators.crt.summary``'s ``set_means``,
+    drawn from the same stream) and the log of the mean variance (zero variances count as 0).  Memoised: the
+    readings of the sec 5.1 claims share one pass over the sets.
+
+    Parameters
+    ----------
+    regime : str
+        A data regime of ``rfcheck.estimators.crt.REGIMES`` (``"normal"``, ``"heterogen"``, ...).
+    L : int
+        Points per set.
+    methods : tuple of str
+        Mechanisms (``rfcheck.estimators.crt.log_variances``).
+    n_sets : int, default 5
+        Sampled pairs of sets.
+    seed : int, default 0
+        Seed of the stream (``sigma = 1``).
+    d : int, default 64
+        Dimension.
+
+    Returns
+    -------
+    dict
+        ``{method: {"mean_log": (...), "log_mean": (...)}}``, one float per sampled pair of sets.
+
+    Examples
+    --------
+    >>> r = sec51_set_statistics("normal", 4, ("PosRF", "OPRF"), n_sets=2, d=4)
+    >>> len(r["OPRF"]["mean_log"]), all(o <= p for o, p in zip(r["OPRF"]["mean_log"], r["PosRF"]["mean_log"]))
+    (2, True)
+    """
+    import numpy as np
+    from scipy.special import logsumexp
+
+    from rfcheck.estimators import crt as crt_variance
+
+    rng = np.random.default_rng([seed, crt_variance.REGIMES.index(regime), round(1.0 * 1e6)])  # summary's stream
+    out: dict[str, dict[str, list[float]]] = {m: {"mean_log": [], "log_mean": []} for m in methods}
+    for _ in range(n_sets):
+        x, y = crt_variance.sample_sets(regime, 1.0, L, d, rng)
+        lv = crt_variance.log_variances(x, y, methods)
+        for m in methods:
+            v = np.asarray(lv[m], dtype=float).ravel()
+            ok = np.isfinite(v)  # zero variance (log = -inf) is left out of the mean log, counts as 0 in the mean
+            out[m]["mean_log"].append(float(np.mean(v[ok])))
+            out[m]["log_mean"].append(float(logsumexp(v) - math.log(v.size)))
+    return {m: {k: tuple(v) for k, v in st.items()} for m, st in out.items()}
+
+
+# ----------------------------------------------------------- Theorem 4.2: the exact tail of one OPRF sample
+
+#: half noncentralities above which :func:`oprf_tail_upper_ball` does not try the upper-bound mixture (its
+#: incomplete gamma functions at large parameters cost seconds a term on balls and lose their precision)
+OPRF_TAIL_MAX_HALF_NC = 200
+
+
+def oprf_tail_log_probability(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``log P[|Z - K| >= eps]`` for one OPRF sample ``Z`` (``M = 1``), exactly; for ``M > 1`` the log of the
+    certified lower bound ``max(P[Z >= K + eps], P[Z <= K - eps])^M`` of ``P[|K_M - K| >= eps]`` (all ``M``
+    samples on one side) (CRT Theorem 4.2, OPRF with ``A = A*`` of Thm 3.3).
+
+    With ``A < 0``, ``Z = Z_max exp(2A W)``, ``W = |w - w0|^2`` noncentral chi^2_d (noncentrality
+    ``B^2 u / (16 A^2)``), so ``P[Z >= K + eps] = P[W <= log(Z_max/(K+eps)) / (-2A)]``, the Poisson mixture
+    of :func:`noncentral_chi2_log_cdf` (every term >= 0: a partial sum is a lower bound); the lower tail
+    ``P[Z <= K - eps]`` the same way.  All at ``dps + 10`` digits on :func:`oprf_point`'s constants.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``|x + y| > 0``, ``eps > 0`` and ``M`` (default 1).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (logp, err) : tuple of mpf
+        The log-probability (``-inf`` where ``eps`` lies beyond the range of ``Z - K``: probability 0)
+        and its error bar ``10^(8 - dps) (1 + |logp|)``.
+
+    Examples
+    --------
+    >>> logp, err = oprf_tail_log_probability({"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}, 20)
+    >>> bool(-5 < logp < 0), bool(err < 1e-10)
+    (True, True)
+    """
+    o = oprf_point(p, dps)
+    with mpmath.workdps(dps + 10):
+        eps = mpmath.mpf(p["eps"])
+        a, b, u, d = o["A"], o["B"], o["sq_sum"], o["d"]
+        k = mpmath.exp(-o["sq_diff"] / 2)
+        log_zmax = mpmath.log(o["D2"]) - b * b * u / (8 * a) - o["sq_x"] - o["sq_y"]
+        nc = b * b * u / (16 * a * a)
+
+        def log_cdf(w: Any) -> Any:
+            return noncentral_chi2_log_cdf(w, d, nc, dps)
+
+        up = log_cdf((log_zmax - mpmath.log(k + eps)) / (-2 * a))
+        n = int(p.get("M", 1))
+        low = -mpmath.inf
+        if k - eps > 0:
+            w_lo = (log_zmax - mpmath.log(k - eps)) / (-2 * a)
+            low = mpmath.log(-mpmath.expm1(log_cdf(w_lo))) if w_lo > 0 else mpmath.mpf(0)
+        if n > 1:  # certified lower bound: all M samples beyond K + eps (or all below K - eps)
+            logp = n * max(up, low)
+        elif up > -mpmath.inf and low > -mpmath.inf:
+            logp = max(up, low) + mpmath.log1p(mpmath.exp(-abs(up - low)))
+        else:
+            logp = max(up, low)
+        return logp, mpmath.mpf(10) ** (-dps + 8) * (1 + abs(logp))
+
+
+def _oprf_tail_setup(p: dict[str, Any], bits: int) -> tuple[Any, ...]:
+    """``(d, eps, a, k, log_zmax, lam)`` of :func:`oprf_tail_lower_ball` on balls (``lam`` half the
+    noncentrality), at the working precision."""
+    s = pair_stats_ball(p)
+    d, eps, u = s["d"], to_ball(p["eps"]), s["sq_sum"]
+    a = cf.oprf_a_star(u, d, backend="arb", prec=bits)
+    b2 = 1 - 4 * a
+    k = (-s["sq_diff"] / 2).exp()
+    log_zmax = d * b2.log() / 2 - b2 * u / (8 * a) - s["sq_x"] - s["sq_y"]
+    return d, eps, a, k, log_zmax, b2 * u / (32 * a * a)
+
+
+def oprf_tail_lower_ball(p: dict[str, Any], bits: int) -> arb | str:
+    """Arb ball of ``log L`` with ``L`` a certified lower bound of the tail of :func:`oprf_tail_log_probability`
+    (``L = P_+ + P_-`` at ``M = 1``, ``max(P_+, P_-)^M`` at ``M > 1``) (CRT Theorem 4.2).
+
+    ``P_+ = P[W <= w_+]`` and ``P_- = P[W > w_-]`` (``W`` noncentral chi^2_d) are Poisson mixtures of regularized
+    incomplete gamma functions (:func:`noncentral_chi2_mixture_lower_ball`): every term is >= 0, so a partial
+    sum is a lower bound; ``A = A*`` is the Arb face of ``rfcheck.closed_forms.crt.oprf_a_star``.
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`oprf_tail_log_probability` (floats exact).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb or str
+        The ball of ``M log(max(...))`` (``log(P_+ + P_-)`` at ``M = 1``), or why not where the lower bound
+        is not positive.
+
+    Examples
+    --------
+    >>> p = {"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}
+    >>> b, logp = oprf_tail_lower_ball(p, 128), float(oprf_tail_log_probability(p, 30)[0])
+    >>> bool(b < logp + 1e-12), bool(b > logp - 1e-12)
+    (True, True)
+    """
+    with workprec(bits):
+        d, eps, a, k, log_zmax, lam = _oprf_tail_setup(p, bits)
+        n = int(p.get("M", 1))
+        mixture = noncentral_chi2_mixture_lower_ball
+        p_up = mixture((log_zmax - (k + eps).log()) / (-2 * a), d, lam, upper=False)
+        p_low = mixture((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True) if k - eps > 0 else arb(0)
+        if n == 1:
+            low = p_up + p_low
+        else:  # the larger lower endpoint is below max(P_+, P_-)
+            low = p_up.lower() if p_up.lower() >= p_low.lower() else p_low.lower()
+        if not low > 0:
+            return "no positive certified lower bound of the tail at this point"
+        return n * low.log()
+
+
+def oprf_tail_upper_ball(p: dict[str, Any], bits: int) -> arb | str:
+    """At ``M = 1``: Arb ball of ``U >= P[|Z - K| >= eps] = P_+ + P_-``, a certified upper bound
+    (:func:`noncentral_chi2_mixture_upper_ball` at the thresholds of :func:`oprf_tail_lower_ball`;
+    ``P_- = 0`` where ``K - eps <= 0``) (CRT Theorem 4.2).
+
+    Parameters
+    ----------
+    p : dict
+        As :func:`oprf_tail_log_probability` (floats exact), ``M = 1``.
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    flint.arb or str
+        ``U`` (exactly 0 where ``eps`` lies beyond the range of ``Z - K``), or why not: half noncentrality
+        above :data:`OPRF_TAIL_MAX_HALF_NC`, or ``K - eps`` undecided on balls.
+
+    Examples
+    --------
+    >>> p = {"d": 2, "nx": 0.5, "ny": 0.5, "theta": 0.3, "eps": 0.2}
+    >>> u, logp = oprf_tail_upper_ball(p, 128), float(oprf_tail_log_probability(p, 30)[0])
+    >>> bool(u.log() > logp - 1e-12), bool(u < 1)
+    (True, True)
+    """
+    with workprec(bits):
+        d, eps, a, k, log_zmax, lam = _oprf_tail_setup(p, bits)
+        if not lam < OPRF_TAIL_MAX_HALF_NC:
+            return (f"half noncentrality {float(lam.mid()):.4g} > {OPRF_TAIL_MAX_HALF_NC}: the upper-bound mixture "
+                    "of incomplete gamma functions is not affordable on balls")
+        w_up = (log_zmax - (k + eps).log()) / (-2 * a)
+        if not (k - eps).upper() <= 0 and not k - eps > 0:
+            return "K - eps is not decided on balls"
+        if w_up.upper() <= 0 and (k - eps).upper() <= 0:  # P = 0 exactly
+            return arb(0)
+        up = noncentral_chi2_mixture_upper_ball(w_up, d, lam, upper=False) if w_up.upper() > 0 else arb(0)
+        low = (noncentral_chi2_mixture_upper_ball((log_zmax - (k - eps).log()) / (-2 * a), d, lam, upper=True)
+               if k - eps > 0 else arb(0))
+        return arb(up.upper() + low.upper())
+
+
+# ----------------------------------------------------------- eq (10): the DIRF feature from its definition
+
+
+def dirf_feature(v: Any, omega: list[int], log_pk: Callable[[int], Any]) -> Any:
+    """``f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}`` of CRT eq (10) at an integer
+    ``w``, in mpmath at the working precision, ``p_k`` given by ``log p_k`` from the law's definition.
+
+    Parameters
+    ----------
+    v : sequence of float
+        The vector ``x`` (floats exact).
+    omega : list of int
+        The integer ``w`` (``w_l >= 0``), one entry per coordinate.
+    log_pk : callable
+        ``k -> log p_k`` (``rfcheck.closed_forms.crt.poisson_log_pk`` or ``geometric_log_pk``).
+
+    Returns
+    -------
+    mpf
+        The feature value.
+
+    Examples
+    --------
+    >>> with mpmath.workdps(30):
+    ...     f = dirf_feature([0.5, -1.0], [2, 1], cf.geometric_log_pk(0.5))
+    >>> bool(abs(f - mpmath.exp(-0.625) * 0.25 / mpmath.sqrt(2) * -1 / mpmath.sqrt(0.125 * 0.25)) < 1e-14)
+    True
+    """
+    xs = [mpmath.mpf(a) for a in v]
+    return mpmath.exp(-mpmath.fsum(a * a for a in xs) / 2) * mpmath.fprod(
+        a ** k / mpmath.sqrt(mpmath.factorial(k)) * mpmath.exp(-log_pk(k) / 2) for a, k in zip(xs, omega, strict=True))
+
+
+def dirf_feature_ball(v: Any, omega: list[int], dist: str, par: float) -> arb:
+    """Arb ball of :func:`dirf_feature` at the working precision: ``log p_k`` from its definition on balls
+    (Poisson ``-lambda + k log lambda - log k!``, geometric ``log p + k log(1 - p)``) (CRT eq (10)).
+
+    Parameters
+    ----------
+    v : sequence of float
+        The vector ``x`` (floats exact).
+    omega : list of int
+        The integer ``w``.
+    dist : str
+        ``"poisson"`` or ``"geometric"``.
+    par : float
+        ``lambda`` or ``p`` (exact).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the feature value.
+
+    Examples
+    --------
+    >>> with mpmath.workdps(30):
+    ...     f = dirf_feature([0.5, -1.0], [2, 1], cf.poisson_log_pk(1.5))
+    >>> bool(dirf_feature_ball([0.5, -1.0], [2, 1], "poisson", 1.5).overlaps(arb(mpmath.nstr(f, 30), 1e-25)))
+    True
+    """
+    par_b, xs = arb(par), [arb(float(a)) for a in v]
+
+    def log_pk(k: int) -> Any:
+        if dist == "poisson":
+            return -par_b + k * par_b.log() - arb.fac_ui(k).log()
+        return par_b.log() + k * (1 - par_b).log()
+
+    out = (-sum((a * a for a in xs), arb(0)) / 2).exp()
+    for a, k in zip(xs, omega, strict=True):
+        out *= a**k / arb.fac_ui(k).sqrt() * (-log_pk(k) / 2).exp()
+    return out
+
+
+def oprf_log_z_balls(p: dict[str, Any], bits: int) -> tuple[arb, arb]:
+    """Arb balls of ``log Z(w*)`` and ``log sup_w Z`` for one OPRF sample
+    ``Z = D^2 exp(2A|w|^2 + B w^T z - |x|^2 - |y|^2)``, ``z = x + y``, at ``A = A*`` (Arb face of
+    ``rfcheck.closed_forms.crt.oprf_a_star``), ``B = sqrt(1-4A)``, ``D^2 = (1-4A)^{d/2}`` (CRT appendix 9.8,
+    eq (35)).
+
+    The first at ``w* = t e_z`` with ``t`` the golden-section maximiser of :func:`oprf_log_z_maximiser` taken as
+    an exact number (``log Z(w*) <= log sup Z``: a lower bound of the supremum); the second exact: with
+    ``A < 0``, ``log Z`` is a concave quadratic in ``w``, so completing the square gives
+    ``log sup Z = (d/2) log(1-4A) - B^2 |z|^2 / (8A) - |x|^2 - |y|^2`` (attained at ``w = -B z / (4A)``).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``) with ``|x + y| > 0`` (floats exact).
+    bits : int
+        Working precision.
+
+    Returns
+    -------
+    (lower, sup) : tuple of flint.arb
+        ``log Z(w*)`` and ``log sup_w Z``.
+
+    Examples
+    --------
+    >>> lower, sup = oprf_log_z_balls({"d": 3, "nx": 1.0, "ny": 0.5, "theta": 0.7}, 128)
+    >>> bool(lower.overlaps(sup)), bool(sup.rad() < 1e-30)
+    (True, True)
+    """
+    _, _, t = oprf_log_z_maximiser(p, max(15, int(bits / 3.33) - 5))
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        a = cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
+        one4a = 1 - 4 * a
+        tb = to_ball(t)  # any t: log Z(t e_z) <= log sup Z
+        lower = (s["d"] * one4a.log() / 2 + 2 * a * tb * tb + one4a.sqrt() * tb * s["sq_sum"].sqrt()
+                 - s["sq_x"] - s["sq_y"])
+        return lower, s["d"] * one4a.log() / 2 - one4a * s["sq_sum"] / (8 * a) - s["sq_x"] - s["sq_y"]
+
+
+# ----------------------------------------------------------- appendix 9.8, eq (34): the extremal two-point law
+
+
+def two_point_sum_tail(m: int, a_i: float, b_i: float, t: float, dps: int) -> Any:
+    """``P[|X_1 + ... + X_M| > a]`` for ``M`` iid zero-mean two-point variables ``X in {-a_i, b_i}`` (the extremal
+    law of Hoeffding's inequality, CRT appendix 9.8, Lemma 9.1, eq (34)), ``a = t M (a_i + b_i)/4``: the exact
+    binomial sum in mpmath at ``dps`` digits.
+
+    Parameters
+    ----------
+    m : int
+        ``M >= 1``.
+    a_i, b_i : float
+        The two magnitudes (``> 0``; ``P[X = b_i] = a_i / (a_i + b_i)``).
+    t : float
+        The threshold's fraction of the range, ``t >= 0``.
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    mpf
+        The probability.
+
+    Examples
+    --------
+    >>> float(two_point_sum_tail(2, 1.0, 1.0, 1.0, 20))   # |X_1 + X_2| > 1: both of one sign
+    0.5
+    """
+    with mpmath.workdps(dps):
+        lo, hi = mpmath.mpf(a_i), mpmath.mpf(b_i)
+        q = lo / (lo + hi)  # P[X = b]: zero mean
+        thr = mpmath.mpf(t) * m * (lo + hi) / 4 + 0  # thresholds across the range of the sum
+        return mpmath.fsum(mpmath.binomial(m, k) * q**k * (1 - q) ** (m - k)
+                           for k in range(m + 1) if abs(k * hi - (m - k) * lo) > thr)
+
+
+def two_point_sum_tail_ball(m: int, a_i: float, b_i: float, t: float) -> arb:
+    """Arb ball of :func:`two_point_sum_tail` at the working precision: which ``k`` lie beyond the threshold is
+    decided in exact rational arithmetic on the floats, the binomial coefficients are exact (CRT appendix 9.8,
+    eq (34)).
+
+    Parameters
+    ----------
+    m : int
+        ``M >= 1``.
+    a_i, b_i, t : float
+        As :func:`two_point_sum_tail` (exact).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the probability.
+
+    Examples
+    --------
+    >>> two_point_sum_tail_ball(2, 1.0, 1.0, 1.0)
+    0.500000000000000
+    """
+    from fractions import Fraction
+
+    lo_q, hi_q, t_q = Fraction(a_i), Fraction(b_i), Fraction(t)
+    thr_q = t_q * m * (lo_q + hi_q) / 4
+    ks = [k for k in range(m + 1) if abs(k * hi_q - (m - k) * lo_q) > thr_q]
+    lo, hi = arb(a_i), arb(b_i)
+    q = lo / (lo + hi)
+    return sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
