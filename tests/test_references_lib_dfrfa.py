@@ -1,6 +1,6 @@
 """Library references moved out of the darkformer, rfa and attention claim modules: the exact and ball
 forms of DARKFormer's Gaussian-integral closed forms against 50-digit mpmath, the rigorous whitening
-residuals of Prop C.1, RFA's exact grid and attention instances, and the attention-scale study helpers."""
+residuals of Prop C.1, RFA's exact grid and attention instances, and the attention-scale studies."""
 
 from __future__ import annotations
 
@@ -93,15 +93,17 @@ def test_log_variance_ball_zero_and_infinite_branches_are_exact():
 
 @pytest.mark.parametrize("i", range(4))
 def test_whitening_residual_ball_encloses_the_exact_zero(i):
-    """The residual bound of Prop C.1's whitening identities is rigorous and tiny at 128 bits, looser at 40."""
+    """The residual bound of Prop C.1's whitening identities is rigorous and tiny at 128 bits, looser at 40: a
+    bound of rounded arithmetic is positive (the residual balls are not exact) and scales with the precision (a bound
+    that dropped the balls' radii, or returned 0, would not)."""
     d = int(RNG.integers(1, 5))
     u = dref.haar_rotation(d, i)
     eigs = np.exp(RNG.uniform(math.log(1e-4), 0.0, d))
     q, k = RNG.standard_normal(d), RNG.standard_normal(d)
     fine = dref.whitening_residual_ball(q, k, u, eigs, 128)
     coarse = dref.whitening_residual_ball(q, k, u, eigs, 40)
-    assert isinstance(fine, arb) and 0 <= fine < 1e-25
-    assert isinstance(coarse, str) or coarse >= fine
+    assert isinstance(fine, arb) and 0 < fine < 1e-25
+    assert isinstance(coarse, str) or coarse > 2**40 * fine
 
 
 def test_whitening_residual_ball_says_why_for_unseparated_eigenvalues():

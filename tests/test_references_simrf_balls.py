@@ -16,6 +16,7 @@ from flint import arb
 
 from rfcheck.arb_backend import workprec
 from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.claims import simrf as CS
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -191,7 +192,7 @@ def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -
     from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24
 
     with workprec(BITS):
-        ball = ref.simrf_double_series_ball(v, d, BITS)
+        ball = CS.printed_eq24_ball(v, d, BITS)
         closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
     with mpmath.workdps(50):
         exact = printed_eq24(v, d)
@@ -255,7 +256,7 @@ def test_angle_conformity_moment_series_ball_and_printed_eq21_ball(v: float, d: 
         printed = printed_eq21({"v": v, "d": d, "cos": c})
     with workprec(BITS):
         ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
-        pb = ref.eq21_conformity_integral_ball(v, d, c, BITS)
+        pb = CS.printed_eq21_ball(v, d, c, BITS)
         assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
     assert _contains(ball, exact) and _contains(pb, printed)
     assert ball.rad() < 1e-28 * abs(ball.mid())

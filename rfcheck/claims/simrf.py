@@ -322,6 +322,59 @@ def printed_eq21(p: dict[str, Any]) -> Any:
     return mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi]) / (2 ** (d - 1) * mpmath.gamma(MF(d) / 2))
 
 
+def printed_eq21_ball(v: Any, d: int, c: Any, bits: int) -> Any:
+    """The conformity at a fixed angle as printed in eq (21), on Arb balls.
+
+    ``1/(2^{d-1} Gamma(d/2)) int_0^pi sin^{d-1}(phi) S(phi) dphi``, ``S`` the printed ``k``-series, term for term
+    ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)`` with ``x = v^2 (1 + sin(phi) cos theta)/2`` and summed by Arb's
+    hypergeometric series with its rigorous tail (an entire function of ``phi``); the ``phi``-integral by Arb's
+    rigorous integration (:func:`rfcheck.references.gaussian.integral_ball`).
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|``; a float is taken as exact.
+    d : int
+        Dimension.
+    c : float or flint.arb
+        ``cos theta``.
+    bits : int
+        Working precision (20 guard bits are added).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed integral.
+
+    Examples
+    --------
+    At ``cos theta = 0`` (orthogonal directions) it is ``rho_ORF = 1F1(d; d/2; v^2/2)``, eq (23):
+
+    >>> import mpmath
+    >>> b = printed_eq21_ball(1.0, 4, 0.0, 64)
+    >>> abs(float(b.mid()) - float(mpmath.hyp1f1(4, 2, 0.5))) < 1e-14, float(b.rad()) < 1e-14
+    (True, True)
+
+    References
+    ----------
+    SimRF Lemma 4.2, eq (21) (= eq (63)).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+    from rfcheck.references.gaussian import integral_ball
+
+    with workprec(bits + 20):
+        vb, cb = to_ball(v), to_ball(c)
+        g0 = arb(d).gamma() / (arb(d) / 2).gamma()
+
+        def inner(ph: Any, analytic: bool) -> Any:
+            x = vb * vb * (1 + ph.sin() * cb) / 2
+            return ph.sin() ** (d - 1) * g0 * x.hypgeom_1f1(d, arb(d) / 2)
+
+        return integral_ball(inner, 0, arb.pi(), bits).real / (2 ** (d - 1) * (arb(d) / 2).gamma())
+
+
 P.claim(
     "lem4.2",
     source=P.at("Lemma 4.2, eq (21) (= eq (63))"),
@@ -334,7 +387,7 @@ P.claim(
             printed_eq21,
             lambda p, dps: tuple(MF(x) for x in eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
             description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-            printed_ball=lambda p, bits: ref.eq21_conformity_integral_ball(p["v"], int(p["d"]), p["cos"], bits),
+            printed_ball=lambda p, bits: printed_eq21_ball(p["v"], int(p["d"]), p["cos"], bits),
             reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
                 p["v"], int(p["d"]), p["cos"], bits
             ),
@@ -363,11 +416,84 @@ def _simrf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 #: the printed side of Thm 4.3 per coupling: eq (23) on a context; eq (24) in mpmath with its Arb enclosure
+def printed_eq24_ball(v: Any, d: int, bits: int) -> Any:
+    """The SimRF conformity double series as printed in eq (24), on Arb balls, with its tail enclosed.
+
+    ``sqrt(pi)/(Gamma(d/2) 2^{d-1}) sum_k Gamma(k+d)/Gamma(k+d/2) v^{2k}/2^k sum_{p<=k} c^p g_p/((k-p)! p!)``,
+    ``c = -1/(d-1)``, ``g_p = Gamma((d+p)/2)/Gamma((d+p+1)/2)``.  As ``g_p <= g_0`` (``Gamma(x)/Gamma(x+1/2)``
+    decreases), the inner sum is at most ``g_0 (1+|c|)^k / k!`` in modulus, so ``|t_k| <= M_k = g_0
+    Gamma(k+d)/Gamma(k+d/2) y^k/k!``, ``y = v^2 (1+|c|)/2``, whose ratio ``q_k = y (k+d)/((k+1)(k+d/2))``
+    does not increase: past ``K`` the rest is at most ``M_{K+1}/(1 - q_{K+1})``.  Guard bits absorb the
+    cancellation of the alternating inner sum.
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|``; a float is taken as exact.
+    d : int
+        Dimension (>= 2).
+    bits : int
+        Target precision (the sum runs at ``2 bits + 70 + 10 v^2`` bits).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed double series.
+
+    Raises
+    ------
+    ValueError
+        If no tail bound is reached within 100000 terms.
+
+    Examples
+    --------
+    The series is the Taylor series of ``rho_SimRF`` (the hypergeometric closed form):
+
+    >>> from rfcheck.closed_forms import simrf as cf
+    >>> b = printed_eq24_ball(1.0, 3, 64)
+    >>> exact = cf.pair_conformity(1.0, 3, "simrf", backend="mpmath", dps=30)
+    >>> abs(float(b.mid()) - float(exact)) < 1e-14, float(b.rad()) < 1e-14
+    (True, True)
+
+    References
+    ----------
+    SimRF Theorem 4.3, eq (24) (= eq (67)).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball, workprec
+
+    guard = 2 * bits + 70 + int(10 * float(v) ** 2)
+    with workprec(guard):
+        vb = to_ball(v)
+        c = -arb(1) / (d - 1)
+        y = vb * vb * (1 + abs(c)) / 2
+        g: list[Any] = []
+        fac: list[Any] = [arb(1)]
+        tot, eps = arb(0), arb(2) ** (-bits - 8)
+        for k in range(100_000):
+            g.append((arb(d + k) / 2).gamma() / (arb(d + k + 1) / 2).gamma())
+            if k:
+                fac.append(fac[-1] * k)
+            inner = sum((c**q * g[q] / (fac[k - q] * fac[q]) for q in range(k + 1)), arb(0))
+            a_k = arb(k + d).gamma() / (k + arb(d) / 2).gamma()
+            tot += a_k * vb ** (2 * k) / 2**k * inner
+            m_next = g[0] * arb(k + 1 + d).gamma() / (k + 1 + arb(d) / 2).gamma() * y ** (k + 1) / (fac[k] * (k + 1))
+            q_next = y * (k + 1 + d) / ((k + 2) * (k + 1 + arb(d) / 2))
+            if k > 4 and q_next < arb(1) / 2 and m_next <= eps * abs(tot):
+                bound = (m_next / (1 - q_next)).upper()
+                tot += arb(0, bound)
+                break
+        else:
+            raise ValueError("printed_eq24_ball: no tail bound within 100000 terms")
+        return arb.pi().sqrt() / ((arb(d) / 2).gamma() * 2 ** (d - 1)) * tot
+
+
 _THM43_PRINTED: dict[str, dict[str, Any]] = {
     "orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
     "simrf": {
         "printed": _printed_rho("simrf"),
-        "printed_ball": lambda p, bits: ref.simrf_double_series_ball(p["v"], int(p["d"]), bits),
+        "printed_ball": lambda p, bits: printed_eq24_ball(p["v"], int(p["d"]), bits),
     },
 }
 
@@ -688,7 +814,7 @@ def printed_eq69_line2(ctx: Any, p: dict[str, Any]) -> Any:
 
     return pref * ctx.series(
         lambda k: v ** (2 * k) / ctx.gamma(k + 1) * one_minus_r(k),
-        lambda k: v * v / ((k + 1) * one_minus_r(k)) if k >= 2 else ctx.num(1),
+        lambda k: v * v / ((k + 1) * one_minus_r(k)) if k >= 2 else ctx.num(math.inf),  # r_1 = 1: t_1 = 0
     )
 
 
@@ -843,6 +969,45 @@ def printed_eq77(p: dict[str, Any]) -> Any:
     return +out
 
 
+def printed_eq77_ball(z: Any, d: int, m: int) -> Any:
+    """``1 + 2(m-1)/(1 + e^{-z^2})^2 (1F1(d; d/2; -z^2/2) - e^{-z^2})`` on Arb balls at the working precision:
+    eq (77) as printed with ``E_ort(a_1 a_2) = 1F1(d; d/2; -z^2/2)`` (eq (76)).
+
+    Parameters
+    ----------
+    z : float or flint.arb
+        ``|x - y|``; a float is taken as exact.
+    d, m : int
+        Dimension and number of features.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the printed ratio (flint's working precision).
+
+    Examples
+    --------
+    The same printed formula as :func:`printed_eq77` (which takes ``E_ort`` by a Bessel quadrature
+    instead of 1F1):
+
+    >>> b, v = printed_eq77_ball(1.0, 3, 4), printed_eq77({"z": 1.0, "d": 3, "m": 4})
+    >>> round(float(v), 6), abs(float(b.mid()) - float(v)) < 1e-13, float(b.rad()) < 1e-13
+    (0.842635, True, True)
+
+    References
+    ----------
+    SimRF appendix A.9, eq (77); eq (76).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import to_ball
+
+    zb = to_ball(z)
+    e = (-zb * zb).exp()
+    e_ort = (-zb * zb / 2).hypgeom_1f1(d, arb(d) / 2)
+    return 1 + 2 * (m - 1) / (1 + e) ** 2 * (e_ort - e)
+
+
 P.claim(
     "eq77",
     source=P.at("appendix A.9, eq (77)"),
@@ -857,7 +1022,7 @@ P.claim(
             printed_eq77,
             lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
             description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
-            printed_ball=lambda p, bits: ref.rff_mse_ratio_1f1_ball(p["z"], int(p["d"]), int(p["m"])),
+            printed_ball=lambda p, bits: printed_eq77_ball(p["z"], int(p["d"]), int(p["m"])),
             reference_ball=lambda p, bits: ref.rff_mse_ratio_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -1202,6 +1367,72 @@ def eq56_middle(p: dict[str, Any], corrected: bool = False) -> Any:
     return +ref.quad_to_precision(f, lambda: mpmath.linspace(0, mpmath.pi / 2, 17), f"eq (56) at {p}")
 
 
+def printed_eq56_ball(w: Any, d: int, c: Any, bits: int, corrected: bool = False) -> Any:
+    """The first expression of eq (56), ``int_0^{pi/2} J(phi) p_chi(a) p_chi(b) dphi``, on Arb balls.
+
+    With ``s = 1 + sin(2phi) cos theta``: as printed (``corrected=False``) ``J = w / sqrt(s)``, ``a = w cos
+    phi / sqrt(s)``, ``b = w sin phi / s``; corrected ``J = w / s`` and ``b = w sin phi / sqrt(s)``.  The
+    integrand is analytic near ``[0, pi/2]`` for ``|cos theta| < 1`` (``s > 0`` there; the square root is
+    taken with its branch cut checked) and is integrated by Arb's rigorous Gauss-Legendre (``acb.integral``)
+    with an absolute tolerance on the integrand's own scale (its largest value at 64 midpoints).
+
+    Parameters
+    ----------
+    w : float or flint.arb
+        ``|w_i + w_j|``; a float is taken as exact.
+    d : int
+        Dimension (``p_chi`` the ``chi_d`` density).
+    c : float or flint.arb
+        ``cos theta``, ``|c| < 1``.
+    bits : int
+        Relative accuracy ``2^-bits`` asked of the integral (flint's working precision as set by the caller).
+    corrected : bool, default False
+        Both slips of the printed expression fixed (then it equals eq (20)).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral.
+
+    Examples
+    --------
+    Corrected, it is the density of eq (20):
+
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(64):
+    ...     a = printed_eq56_ball(3.0, 3, 0.5, 64, corrected=True)
+    ...     b = printed_eq56_ball(3.0, 3, 0.5, 64)
+    >>> round(float(a.mid()), 4), round(float(b.mid()), 4)
+    (0.4433, 0.6041)
+
+    References
+    ----------
+    SimRF appendix A.5, eq (55)-(56).
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import to_ball
+
+    wb, cb = to_ball(w), to_ball(c)
+    norm = 2 ** (arb(d) / 2 - 1) * (arb(d) / 2).gamma()
+
+    def pchi(r: Any) -> Any:
+        return r ** (d - 1) * (-r * r / 2).exp() / norm
+
+    def f(ph: Any, analytic: bool) -> Any:
+        s = 1 + (2 * ph).sin() * cb
+        rs = s.sqrt(analytic=analytic)
+        jac, b = (wb / s, wb * ph.sin() / rs) if corrected else (wb / rs, wb * ph.sin() / s)
+        return jac * pchi(wb * ph.cos() / rs) * pchi(b)
+
+    mag = max(
+        (abs(y).mid() for y in (f(acb(arb.pi() * (2 * j + 1) / 256), False) for j in range(64)) if y.is_finite()),
+        default=arb(0),
+    )
+    tol = mag * arb(2) ** (-bits - 8) if mag > 0 else arb(2) ** (-4 * bits)
+    return acb.integral(f, 0, arb.pi() / 2, rel_tol=arb(2) ** -bits, abs_tol=tol, eval_limit=2_000_000).real
+
+
 P.claim(
     "eq56",
     source=P.at("appendix A.5, eq (56), first expression"),
@@ -1214,7 +1445,7 @@ P.claim(
             eq56_middle,
             lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
-            printed_ball=lambda p, bits: ref.eq56_first_expression_ball(p["w"], int(p["d"]), p["cos"], bits),
+            printed_ball=lambda p, bits: printed_eq56_ball(p["w"], int(p["d"]), p["cos"], bits),
             reference_ball=lambda p, bits: cf.pdf_wij_angle(
                 p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits
             ),

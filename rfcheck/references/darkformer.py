@@ -636,7 +636,7 @@ def optimal_second_moment_ball(lam: np.ndarray, bits: int) -> arb:
     """
     lm = exact_matrix(lam)
     d = lm.nrows()
-    a = fmpq_mat(d, d, [fmpq(1 if i == j else 0) for i in range(d) for j in range(d)]) - 2 * lm
+    a = exact_identity(d) - 2 * lm
     if not positive_definite(a):
         raise ValueError("I - 2 Lambda is not positive definite: E exp(|x|^2) diverges")
     with workprec(bits):
