@@ -208,10 +208,6 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_lem22(which: str) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_lem22_ctx(which))
-
-
 def _base_mse_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
     """Ball of MSE(SM^trig_m) or MSE(SM^++_m) from the exact moments (``rfcheck.references.hrf.hybrid_moments``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -279,16 +275,14 @@ _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
-def _quad_check(printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                domain: Domain | None = None, printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
-                reference_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Check:
-    """The same comparison with every Gaussian moment by 1-D quadrature (a few points); with ``printed_ctx``
-    (the printed side on balls) and ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`)
-    its points certify."""
-    pball = None if printed_ctx is None else (lambda p, bits: eval_on_balls(printed_ctx, p, bits))
-    c = deterministic_check("quadrature", printed, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
+def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
+                ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
+                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None) -> Check:
+    """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
+    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones)."""
+    c = deterministic_check("quadrature", None, ref, atol_scale=_scale, max_points=2,
                             description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ball=pball, reference_ball=reference_ball)
+                            printed_ctx=printed_ctx, reference_ball=reference_ball)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
@@ -310,10 +304,9 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                                 printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True), printed_ctx=printed_lem22_ctx(_which),
-                        reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
-                            "mse2" if w == "trig" else "mse1"]),
-            mc_check("monte-carlo", printed_lem22(_which), _sim(_which), domain=_MC_PAIRS),
+            _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
+                        lambda p, bits, w=_which: _quad_moments_ball(p, bits)["mse2" if w == "trig" else "mse1"]),
+            mc_check("monte-carlo", _on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
         ],
     )
 
@@ -353,9 +346,8 @@ for _which, _eq, _stmt in (
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
                                     reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
-                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True), printed_ctx=_sm_ctx,
-                            reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
-                                "ES2" if w == "trig" else "ES1"])],
+                _quad_check(_sm_ctx, _ref_mean(_which, quad=True), lambda p, bits, w=_which: _quad_moments_ball(
+                    p, bits)["ES2" if w == "trig" else "ES1"])],
     )
 
 
@@ -871,10 +863,6 @@ def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_thm31(variant: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_thm31_ctx(variant))
-
-
 def _hyb_mse_lam_ball(shared: int) -> Callable[[dict[str, Any], int], Any]:
     """Ball of the hybrid's MSE (full moment expansion) with the point's lambda (angular or Gaussian)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -901,7 +889,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                                 printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_lam_ball(_sh),
                                 description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                             "lambda moments exact (binomial) or by quadrature"),
-            mc_check("monte-carlo", printed_thm31(_v),
+            mc_check("monte-carlo", _on_mp(printed_thm31_ctx(_v)),
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
                                                                    "lam": Choice(("angular",))},
@@ -929,9 +917,6 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
 
 
-printed_eq36 = _on_mp(printed_eq36_ctx)
-
-
 def _es12_ball(p: dict[str, Any], bits: int) -> Any:
     return refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)["ES12"], p["nx"], p["ny"], p["theta"],
                          int(p["m"]), bits=bits)
@@ -949,8 +934,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
                                 printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq36_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+            _quad_check(printed_eq36_ctx, lambda p, dps: _ref_es12(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -960,9 +945,6 @@ def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (37) as printed: ``rho = SM(x,y)^2 cos(|x|^2 - |y|^2)``."""
     g = _pair_ctx(ctx, p)
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
-
-
-printed_eq37 = _on_mp(printed_eq37_ctx)
 
 
 def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
@@ -983,8 +965,8 @@ P.claim(
                                 reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True), printed_ctx=printed_eq37_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
+            _quad_check(printed_eq37_ctx, lambda p, dps: _ref_eyz(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
 )
 
 
@@ -995,8 +977,6 @@ def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"]) / m
 
 
-printed_eq38 = _on_mp(printed_eq38_ctx)
-
 
 P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
@@ -1004,8 +984,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
                                 reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq38_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+            _quad_check(printed_eq38_ctx, lambda p, dps: _ref_es12(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
 )
 
 
@@ -1080,10 +1060,6 @@ def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_lem32(which: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_lem32_ctx(which))
-
-
 def _lam_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
     return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
                                          p["theta"], int(p["n"]), bits=bits)
@@ -1099,9 +1075,9 @@ def _sim_lambda(p: dict[str, Any], n_trials: int, seed: int) -> tuple[np.ndarray
     return lam, float(p["theta"]) / PI, None
 
 
-def printed_lem32_var(p: dict[str, Any]) -> Any:
+def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Var(lam_hat) = E lam^2 - (E lam)^2 from eq (24) as printed (both parts)."""
-    return printed_lem32(2)(p) - printed_lem32(1)(p) ** 2
+    return printed_lem32_ctx(2)(ctx, p) - printed_lem32_ctx(1)(ctx, p) ** 2
 
 
 P.claim(
@@ -1120,7 +1096,7 @@ P.claim(
     checks=[
         deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
                             printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
-        mc_check("monte-carlo", printed_lem32_var, _sim_lambda,
+        mc_check("monte-carlo", _on_mp(printed_lem32_var_ctx), _sim_lambda,
                  domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
                                 "ny": Real(0.5, 2.0), "m": Int(1, 1)},
                                description="theta away from 0 and pi (nonzero variance)")),
@@ -1134,9 +1110,6 @@ def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
     q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
     return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
-
-
-printed_eq44_middle = _on_mp(printed_eq44_middle_ctx)
 
 
 P.claim(
@@ -1206,10 +1179,6 @@ def printed_eq45_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_eq45_ctx(shared))
-
-
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
 
 for _sh, _eq in ((0, 45), (1, 46)):
@@ -1239,9 +1208,6 @@ def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             * (1 - ctx.exp(-4 * r**2 * ctx.sin(th / 2) ** 2)) ** 2)
 
 
-printed_eq47 = _on_mp(printed_eq47_ctx)
-
-
 P.claim(
     "eq47", source=P.at("Theorem D.1, eq (47)"),
     statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: "
@@ -1253,7 +1219,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
                             printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
-        mc_check("monte-carlo", printed_eq47, _sim("angular"),
+        mc_check("monte-carlo", _on_mp(printed_eq47_ctx), _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
                                                                    "m = n = 2 where the coefficients differ most",
@@ -1272,9 +1238,6 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     r, th, m = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"]), refs.num(ctx, p["m"])
     s = ctx.sin(th / 2) ** 2
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
-
-
-printed_eq25 = _on_mp(printed_eq25_ctx)
 
 
 def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
@@ -1340,9 +1303,8 @@ for _which in ("trig", "pos"):
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
-                _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
-                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"),
-                            printed_ctx=printed_eq25_ctx, reference_ball=_quad_rel_err_ball(_which))],
+                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _quad_rel_err_ball(_which),
+                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     )
 
 
@@ -1641,9 +1603,6 @@ def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.sqrt(1 / (2 * ctx.pi * m * n)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
 
 
-printed_limit = _on_mp(printed_limit_ctx)
-
-
 def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
     """An enclosure of ``lim eps/sqrt(theta - pi)`` read literally: ``eps/sqrt(theta - pi) = -i eps/sqrt(pi - theta)``
     with ``eps/sqrt(pi - theta)`` real for theta < pi, so the limit (where it exists) is purely imaginary: real part
@@ -1666,8 +1625,9 @@ P.claim(
     "thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
-    checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
-                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
+    checks=[deterministic_check("limit", None, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
+                                printed_ctx=printed_limit_ctx, max_points=20,
+                                description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
                                 not_certified="the reference is a numerical limit of a 0/0 ratio: eps_{theta,r}/"
                                               "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
                                               "error estimated from their difference, not proven; a ball of the limit "
@@ -1687,7 +1647,7 @@ P.claim(
                 description="sqrt(theta - pi) as printed: for theta < pi (theta is an angle in [0, pi]) the principal "
                             "root of a negative number, i sqrt(pi - theta)"),
         Reading("sqrt(pi - theta)",
-                [deterministic_check("limit-pi-minus-theta", printed_limit, _limit_ratio("pi"),
+                [deterministic_check("limit-pi-minus-theta", None, _limit_ratio("pi"), printed_ctx=printed_limit_ctx,
                                      atol_scale=lambda p, dps: 0, max_points=20,
                                      description="ratio eps/sqrt(pi - theta) at pi - theta = 10^-(dps+5), "
                                                  "10^-(dps+6)")],
@@ -1715,14 +1675,9 @@ def _a_r_ctx(ctx: Any, r: Any, t: Any, n: Any) -> Any:
         1 - ctx.exp(-4 * r**2 * ctx.cos(t / 2) ** 2)) ** 2
 
 
-def _a_r(r: Any, t: Any, n: int) -> Any:
-    """Eq (50) as printed, in mpmath."""
-    return _a_r_ctx(MP, r, t, n)
-
-
 def _eq48_printed(p: dict[str, Any]) -> Any:
     r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-    mx, _ = refs.mp_max_on_interval(lambda t: _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n), mpmath.mp.dps)
+    mx, _ = refs.mp_max_on_interval(lambda t: _a_r_ctx(MP, r, t, n) + _a_r_ctx(MP, r, mpmath.pi - t, n), mpmath.mp.dps)
     return mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(mx))
 
 
@@ -1745,7 +1700,7 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        mx, e2 = refs.mp_max_on_interval(lambda t: _a_r(r, t, n), dps)
+        mx, e2 = refs.mp_max_on_interval(lambda t: _a_r_ctx(MP, r, t, n), dps)
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
@@ -1829,20 +1784,20 @@ for _i, _eq in ((1, 57), (2, 58)):
     )
 
 
+def _eq52_ctx(ctx: Any, r: Any, t: Any, n: Any) -> tuple[Any, Any]:
+    """The two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``."""
+    return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
+
+
 def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
-        return (_a_r(r, t, n), (_b(1, r, t, n) + _b(2, r, t, n)) * (1 - mpmath.exp(-4 * r**2)) ** 2, 0)
+        return (*_eq52_ctx(MP, mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])), 0)
 
 
 def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
-    """Balls of the two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``, at
-    ``6 r^2`` extra bits: the sides differ by a relative ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
-    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
-        b = _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)
-        return _a_r_ctx(ctx, r, t, n), b * (1 - ctx.exp(-4 * r**2)) ** 2
-
-    return refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
+    """Balls of :func:`_eq52_ctx`, at ``6 r^2`` extra bits: the sides differ by a relative
+    ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
+    return refs.on_balls(_eq52_ctx, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
 
 
 P.claim(
@@ -1884,9 +1839,9 @@ P.claim(
 )
 
 
-def _eq_max_b(
-    i: int, printed_bound: Callable[[Any, int], Any]
-) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+def _eq_max_b(i: int, log_bound: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int],
+                                                                                     tuple[Any, Any, Any]]:
+    """``(log max_theta b_r^i, log_bound(MP, point), err)``, the maximum by ``refs.mp_max_on_interval``."""
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
@@ -1894,7 +1849,7 @@ def _eq_max_b(
                 return mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
 
             mx, e = refs.mp_max_on_interval(f, dps, 0.0)
-            return mx, mpmath.log(printed_bound(r, n)), e
+            return mx, log_bound(MP, mp_point(p)), e
 
     return lhs_rhs
 
@@ -1926,51 +1881,43 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
     return ball
 
 
-_eq63_lhs_ball = _max_b_ball(1)
-
-
 P.claim(
     "eq63", source=P.at("appendix D.3, eq (62)-(63)"),
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
-                                                                  / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)),
-                             max_points=16, sides_ball=_max_below(_eq63_lhs_ball, _eq63_rhs_ctx))],
+    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, _eq63_rhs_ctx), max_points=16,
+                             sides_ball=_max_below(_max_b_ball(1), _eq63_rhs_ctx))],
 )
 
-def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
-    """Eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
-    r, n = refs.num(ctx, r), refs.num(ctx, n)
-    return ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2)
+def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
+    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
 
 
 P.claim(
     "eq64", source=P.at("appendix D.3, eq (64)"),
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
-                             max_points=16, sides_ball=_max_below(_max_b_ball(2), lambda ctx, p: ctx.log(
-                                 _eq64_bound(ctx, p["r"], p["n"]))))],
+    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, _eq64_rhs_ctx), max_points=16,
+                             sides_ball=_max_below(_max_b_ball(2), _eq64_rhs_ctx))],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 )
 
 
-def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    v, e = _log_eps_max(p, dps)
-    with mpmath.workdps(dps + 10):
-        r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        b = mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m * r) * (1 - mpmath.exp(-4 * r**2)) * mpmath.sqrt(
-            1 / mpmath.pi - 1 / (n * mpmath.pi) + 1 / (n * mpmath.sqrt(mpmath.pi)))
-        return v, mpmath.log(b), e
-
-
 def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """log of eq (65)'s bound as printed (:func:`_eq65`'s right side): ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2))
-    sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))``."""
+    """log of eq (65)'s bound as printed: ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2)) sqrt(1/pi - 1/(n pi) +
+    1/(n sqrt(pi)))``."""
     r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m * r) * (1 - ctx.exp(-4 * r**2)) * ctx.sqrt(
         1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
+
+
+def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    v, e = _log_eps_max(p, dps)
+    with mpmath.workdps(dps + 10):
+        return v, _eq65_rhs_ctx(MP, mp_point(p)), e
 
 
 P.claim(
@@ -2027,20 +1974,6 @@ _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estim
            "enclosure; the deterministic checks of the claim carry the certification")
 
 
-def _quad_check_balls(printed_ctx: Callable[[Any, dict[str, Any]], Any],
-                      ref: Callable[[dict[str, Any], int], tuple[Any, Any]], domain: Domain,
-                      reference_ball: Callable[[dict[str, Any], int], Any]) -> Check:
-    """The quadrature comparison of ``_quad_check`` (same name, tolerance, two points, no climb), its decided
-    points certified against ``reference_ball`` (the exact moments' enclosure of the quantity the quadrature
-    approximates)."""
-    c = deterministic_check("quadrature", None, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ctx=printed_ctx, reference_ball=reference_ball)
-    c.search = False
-    c.domain = domain
-    return c
-
-
 def _dps_of_bits(bits: int) -> int:
     """The digits ``dps`` whose working precision is ``bits`` (``rfcheck.arb_backend.bits_for_dps`` is one-to-one):
     a ball function receives the bits, a check's floor ``10^(5 - dps)`` needs the digits."""
@@ -2074,9 +2007,6 @@ def printed_eq73_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
 
 
-printed_eq72, printed_eq73 = _on_mp(printed_eq72_ctx), _on_mp(printed_eq73_ctx)
-
-
 def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         (m1, m2), (e1, e2) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
@@ -2099,22 +2029,21 @@ def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
 _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-for _eq, _pr, _prc, _stmt in (
-        (72, printed_eq72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
+for _eq, _prc, _stmt in (
+        (72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
-        (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
+        (73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     P.claim(
         f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
-                                    atol_scale=lambda p, dps, pr=_pr: pr(p) + 1, max_points=24,
+                                    atol_scale=lambda p, dps, pr=_prc: _on_mp(pr)(p) + 1, max_points=24,
                                     printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
-                _quad_check_balls(_prc, _ref_gl(_eq, quad=True),
-                                  _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5),
-                                                                       "r": Real(0.3, 3.0)},
-                                               description="|x|, |y| <= 1, sigma <= 1.5"), _gl_ball(_eq))],
+                _quad_check(_prc, _ref_gl(_eq, quad=True), _gl_ball(_eq), _pair_domain(
+                    norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
+                    description="|x|, |y| <= 1, sigma <= 1.5"))],
     )
 
 
@@ -2128,9 +2057,6 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_eq72_ctx(ctx, p) * mse_pos + printed_eq73_ctx(ctx, p) * mse_trig
 
 
-printed_thmf1 = _on_mp(printed_thmf1_ctx)
-
-
 P.claim(
     "thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
     statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) "
@@ -2140,7 +2066,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
                             max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
-        not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
+        not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss"),
                                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                               "sigma": Real(0.3, 1.5),
                                                                               "r": Real(0.3, 1.0)},
@@ -2176,7 +2102,7 @@ P.claim(
             deterministic_check("moment-expansion", None,
                                 lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
                                 max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
-            not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
+            not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
                                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                                   "sigma": Real(0.3, 1.5),
                                                                                   "r": Real(0.3, 1.0)},
@@ -2225,8 +2151,6 @@ def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
     return el2 * mse_pos + eo2 * mse_trig
 
-
-printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
 #: extra bits for the balls of Thm F.2: near theta = pi with small r both sides form 1 - exp(-|z|^2) with
 #: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
@@ -2338,10 +2262,6 @@ def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return ri, rj
 
 
-def _centers(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    return _centers_ctx(MP, p)
-
-
 def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     """Diagonal of A^{i,j}: eq (86)-(87) (complex) or eq (88) (real), as printed."""
     ri, rj = _centers_ctx(ctx, p)
@@ -2354,14 +2274,10 @@ def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _a_diag(p: dict[str, Any]) -> list[Any]:
-    return _a_diag_ctx(MP, p)
-
-
 def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        ri, rj = _centers(p)
-        res = max(abs(a * x + y / a) for a, x, y in zip(_a_diag(p), ri, rj, strict=True))
+        ri, rj = _centers_ctx(MP, p)
+        res = max(abs(a * x + y / a) for a, x, y in zip(_a_diag_ctx(MP, p), ri, rj, strict=True))
         return res, mpmath.mpf(0), mpmath.mpf(10) ** (-dps) * (max(abs(v) for v in ri + rj) + 1)
 
 
@@ -2386,7 +2302,7 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Printed a_k vs the numerical minimiser of (a r_i + r_j/a)^2 over a > 0 (per coordinate)."""
     dps = budget.dps
     with mpmath.workdps(dps + 10):
-        ri, rj = _centers(p)
+        ri, rj = _centers_ctx(MP, p)
         worst = None
         for a_i, b_j in zip(ri, rj, strict=True):
             a_k = mpmath.sqrt(abs(b_j / a_i))
@@ -2434,22 +2350,8 @@ def _xy_h2_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
             [rj[k] + refs.num(ctx, p[f"dy{k}"]) for k in range(2)])
 
 
-def _xy_h2(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    return _xy_h2_ctx(MP, p)
-
-
-def _sq_hermitian(v: list[Any]) -> Any:
-    """``||v||^2 = sum |v_k|^2``: the Hermitian squared norm of a complex vector."""
-    return mpmath.fsum(abs(c) ** 2 for c in v)
-
-
-def _sq_bilinear(v: list[Any]) -> Any:
-    """``v^2 = sum v_k^2``: the bilinear square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")."""
-    return mpmath.fsum(c**2 for c in v)
-
-
-_SQ = {"hermitian": _sq_hermitian, "bilinear": _sq_bilinear}
-#: the two readings of ``||v||^2`` on any context
+#: the two readings of ``||v||^2`` on any context: the Hermitian squared norm ``sum |v_k|^2`` and the bilinear
+#: square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")
 _SQ_CTX = {"hermitian": lambda ctx, v: sum(ctx.abs(c) ** 2 for c in v), "bilinear": lambda ctx, v: sum(c**2 for c in v)}
 _H2_READ = {
     "hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
@@ -2465,10 +2367,6 @@ def _h2_ax_ay_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], li
     return x, y, [a[k] * x[k] for k in range(2)], [y[k] / a[k] for k in range(2)]
 
 
-def _h2_ax_ay(p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    return _h2_ax_ay_ctx(MP, p)
-
-
 def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """Left side of eq (89), ``||.||^2`` read as ``sq`` (Hermitian norm or bilinear square)."""
     x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
@@ -2476,35 +2374,62 @@ def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     return ctx.exp(nrm(ctx, ax) / 2) * ctx.exp(nrm(ctx, ay) / 2) * ctx.exp(sum(x[k] * y[k] for k in range(2)))
 
 
-def printed_eq89(p: dict[str, Any], sq: str = "hermitian") -> Any:
-    return printed_eq89_ctx(MP, mp_point(p), sq)
+def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[list[Any], Any]:
+    """Eq (89)'s ``z = A x + A^-1 y`` and the normaliser ``exp(-||Ax||^2/2 - ||A^-1 y||^2/2)`` of eq (91)-(92)
+    (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau`` and ``exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2)``), ``||.||^2``
+    read as ``sq`` (None: no normaliser)."""
+    _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
+    t = refs.num(ctx, p["tau"]) if tau else None
+    z = [(ax[k] - ay[k]) / t for k in range(2)] if tau else [ax[k] + ay[k] for k in range(2)]
+    if sq is None:
+        return z, None
+    d = t**2 if tau else 2
+    return z, ctx.exp(-_SQ_CTX[sq](ctx, ax) / d - _SQ_CTX[sq](ctx, ay) / d)
 
 
-def _h2_expectation_ball(p: dict[str, Any], bits: int, tau: bool = False) -> Any:
-    """Ball of ``E exp(w.z)`` for eq (89)'s ``z = A x + A^-1 y`` (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau``),
-    by rigorous quadrature of the defining expectation (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
-    def z_of(ctx: Any, *_: Any) -> Any:
-        _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-        if tau:
-            t = refs.num(ctx, p["tau"])
-            return [(ax[k] - ay[k]) / t for k in range(2)]
-        return [ax[k] + ay[k] for k in range(2)]
+def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``E exp(w.z)`` (:func:`_h2_z_norm`) by per-coordinate quadrature; with ``sq``, times the normaliser, real part:
+    ``E[Psi_A(x)^T Psi_A^-1(y)]`` of eq (91)-(92) (``tau``: ``E[Psi^tau(x)^T Psi^tau(-y)]`` of eq (95)-(96))."""
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            z, c = _h2_z_norm(MP, p, sq, tau)
+        v, e = refs.quad_gaussian_exp_dot(z, dps)
+        if c is None:
+            return v, e
+        with mpmath.workdps(dps + 10):
+            return mpmath.re(c * v), abs(c) * e
 
-    return refs.gaussian_exp_dot_ball(refs.on_balls(z_of, bits=bits), bits)
-
-
-def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        x, y = _xy_h2(p)
-        z = [a[k] * x[k] + y[k] / a[k] for k in range(2)]
-    return refs.quad_gaussian_exp_dot(z, dps)
+    return ref
 
 
-def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any] | None, ref: Callable[[dict[str, Any], int], Any],
-              cap: int | None, **kw: Any) -> Check:
-    check = deterministic_check(name, printed, ref, **kw)
-    return _cheap(check, cap) if cap else check
+def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
+    (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import workprec
+
+        z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
+        v = refs.gaussian_exp_dot_ball(z, bits)
+        if c is None:
+            return v
+        with workprec(bits):
+            return (c * v).real
+
+    return ball
+
+
+def _h2_quad(name: str, ref: Callable[[dict[str, Any], int], Any], **kw: Any) -> Check:
+    """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
+    return _cheap(deterministic_check(name, None, ref, **kw), 6)
+
+
+def _h2_readings(make: Callable[[str, str], Check], her: str, bil: str, reason: str = "") -> list[Reading]:
+    """The two readings of ``||.||^2``: Hermitian, and bilinear (the natural one), each with the check
+    ``make(sq, suffix)`` (``suffix`` ``""`` or ``"-bilinear"`` ends its name); ``her``, ``bil`` end their
+    descriptions, ``reason`` ends the bilinear reading's reason."""
+    return [Reading("hermitian", [make("hermitian", "")], description=_H2_READ["hermitian"] + her),
+            Reading("bilinear", [make("bilinear", "-bilinear")], description=_H2_READ["bilinear"] + bil,
+                    natural=True, reason=_H2_WHY_BILINEAR + reason)]
 
 
 P.claim(
@@ -2512,17 +2437,10 @@ P.claim(
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq89, 6,
-                                        atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24,
-                                        printed_ctx=printed_eq89_ctx, reference_ball=_h2_expectation_ball)],
-                description=_H2_READ["hermitian"]),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None, _ref_eq89, 6,
-                                       atol_scale=lambda p, dps: abs(printed_eq89(p, "bilinear")) + 1,
-                                       max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, "bilinear"),
-                                       reference_ball=_h2_expectation_ball)],
-                description=_H2_READ["bilinear"] + ": eq (14) of sec 2.3", natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad(
+        "quadrature" + sfx, _ref_h2(), atol_scale=lambda p, dps: abs(printed_eq89_ctx(MP, mp_point(p), sq)) + 1,
+        max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, sq), reference_ball=_h2_ball()),
+        "", ": eq (14) of sec 2.3"),
     correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
                "squares of sec 2.3, (A x)^2 = sum (A x)_k^2, it is eq (14) (claim hrf.eq14 holds). The two readings "
                "agree for the real A of eq (88).",
@@ -2535,50 +2453,15 @@ def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
 
 
-
-
-def _eq90_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Re(exp(-||Ax||^2/2 - ||A^-1 y||^2/2) E exp(w.(Ax + A^-1 y)))`` (eq (91)-(92), ``||.||^2`` as
-    ``sq``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def c_of(ctx: Any) -> Any:
-            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / 2 - _SQ_CTX[sq](ctx, ay) / 2)
-
-        from rfcheck.arb_backend import workprec
-
-        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits)
-        with workprec(bits):
-            return (c * v).real
-
-    return ball
-
-
-def _ref_eq90(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
-    """E[Psi_A(x)^T Psi_A^-1(y)] of eq (91)-(92) (normalisers read as ``sq``), real part, by quadrature."""
-    v, e = _ref_eq89(p, dps)
-    with mpmath.workdps(dps + 10):
-        _, _, ax, ay = _h2_ax_ay(p)
-        nrm = _SQ[sq]
-        c = mpmath.exp(-nrm(ax) / 2 - nrm(ay) / 2)
-        return mpmath.re(c * v), abs(c) * e
-
-
 P.claim(
     "eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq90, 6, atol_scale=lambda p, dps: 1,
-                                        printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + " in the normalisers of eq (91)-(92)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
-                                       lambda p, dps: _ref_eq90(p, dps, "bilinear"), 6, atol_scale=lambda p, dps: 1,
-                                       printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + " in the normalisers of eq (91)-(92): the Psi of eq (15)",
-                natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad("quadrature" + sfx, _ref_h2(sq), atol_scale=lambda p, dps: 1,
+                                                   printed_ctx=_sm_h2_ctx, reference_ball=_h2_ball(sq)),
+                          " in the normalisers of eq (91)-(92)",
+                          " in the normalisers of eq (91)-(92): the Psi of eq (15)"),
     correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
                "(bilinear square, eq 15) they are unbiased.",
 )
@@ -2593,10 +2476,6 @@ def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
             * ctx.exp(sum(x[k] * -y[k] for k in range(2)) / t**2))
 
 
-def printed_eq93(p: dict[str, Any], sq: str = "hermitian") -> Any:
-    return printed_eq93_ctx(MP, mp_point(p), sq)
-
-
 def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """``lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2))``, the definition in eq (93), ``||.||^2`` as ``sq``."""
     a = _a_diag_ctx(ctx, p)
@@ -2605,13 +2484,14 @@ def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     return ctx.exp(-_SQ_CTX[sq](ctx, [a[k] * x[k] + y[k] / a[k] for k in range(2)]) / (2 * t**2))
 
 
+#: the offsets of an H.2 point that put x, y at the centers r_i, r_j
+_AT_CENTERS = {f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}
+
+
 def _lambda_h2_ball(sq: str, centers: bool = False) -> Callable[[dict[str, Any], int], Any]:
     """Ball of ``lambda^{i,j}`` at the point (``centers``: at ``x = r_i, y = r_j``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        q = {**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}} if centers else p
-        return refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, q, sq), bits=bits)
-
-    return ball
+    return lambda p, bits: refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, {**p, **_AT_CENTERS} if centers else p, sq),
+                                         bits=bits)
 
 
 def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
@@ -2629,75 +2509,26 @@ P.claim(
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [deterministic_check("mpmath", None, _ref_eq93, atol_scale=lambda p, dps: 1,
-                                                  printed_ctx=printed_eq93_ctx,
-                                                  reference_ball=_lambda_h2_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + " (lambda a Gaussian kernel, <= 1)"),
-        Reading("bilinear", [deterministic_check("mpmath-bilinear", None,
-                                                 lambda p, dps: _ref_eq93(p, dps, "bilinear"),
-                                                 atol_scale=lambda p, dps: 1,
-                                                 printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, "bilinear"),
-                                                 reference_ball=_lambda_h2_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + "; " + _H2_LAMBDA_ABOVE_ONE, natural=True,
-                reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: deterministic_check(
+        "mpmath" + sfx, None, lambda p, dps: _ref_eq93(p, dps, sq), atol_scale=lambda p, dps: 1,
+        printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, sq), reference_ball=_lambda_h2_ball(sq)),
+        " (lambda a Gaussian kernel, <= 1)", "; " + _H2_LAMBDA_ABOVE_ONE),
     correction="Read with the Hermitian norm, the cross term for complex A is 2 x^T Re(A^H A^-1) y, not 2 x^T y: "
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
                "(rfcheck.estimators.hrf.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but "
                "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
 )
 
-
-def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
-    """E[Psi^tau(x)^T Psi^tau(-y)] of eq (95)-(96) (normalisers read as ``sq``) by per-coordinate quadrature."""
-    with mpmath.workdps(dps + 10):
-        _, _, ax, ay = _h2_ax_ay(p)
-        t = mpmath.mpf(p["tau"])
-        nrm = _SQ[sq]
-        c = mpmath.exp(-nrm(ax) / t**2 - nrm(ay) / t**2)
-        z = [(ax[k] - ay[k]) / t for k in range(2)]
-    v, e = refs.quad_gaussian_exp_dot(z, dps)
-    with mpmath.workdps(dps + 10):
-        return mpmath.re(c * v), abs(c) * e
-
-
-def _eq94_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Re(exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2) E exp(w.(Ax - A^-1 y)/tau))`` (eq (95)-(96))."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def c_of(ctx: Any) -> Any:
-            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-            t = refs.num(ctx, p["tau"])
-            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / t**2 - _SQ_CTX[sq](ctx, ay) / t**2)
-
-        from rfcheck.arb_backend import workprec
-
-        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits, tau=True)
-        with workprec(bits):
-            return (c * v).real
-
-    return ball
-
-
 P.claim(
     "eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq94, 6,
-                                        atol_scale=lambda p, dps: 1, max_points=24,
-                                        printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "hermitian"),
-                                        reference_ball=_eq94_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + ", in lambda and in the normalisers of eq (95)-(96)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
-                                       lambda p, dps: _ref_eq94(p, dps, "bilinear"), 6,
-                                       atol_scale=lambda p, dps: 1, max_points=24,
-                                       printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "bilinear"),
-                                       reference_ball=_eq94_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + ", in lambda and in the normalisers of eq (95)-(96); "
-                            + _H2_LAMBDA_ABOVE_ONE, natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad(
+        "quadrature" + sfx, _ref_h2(sq, tau=True), atol_scale=lambda p, dps: 1, max_points=24,
+        printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, sq), reference_ball=_h2_ball(sq, tau=True)),
+        ", in lambda and in the normalisers of eq (95)-(96)",
+        ", in lambda and in the normalisers of eq (95)-(96); " + _H2_LAMBDA_ABOVE_ONE),
     correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
                "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
                "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) "
@@ -2709,7 +2540,7 @@ def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, A
     """(lambda^{i,j}(x, y), lambda^{i,j}(r_i, r_j), err): the printed maximiser's value must be >= lambda at (x, y)."""
     with mpmath.workdps(dps + 10):
         lam = _ref_eq93(p, dps, sq)[0]
-        center = _ref_eq93({**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}}, dps, sq)[0]
+        center = _ref_eq93({**p, **_AT_CENTERS}, dps, sq)[0]
         return lam, center, mpmath.mpf(10) ** (-dps - 5)
 
 
@@ -2742,16 +2573,9 @@ P.claim(
               "x = r_i, y = r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); "
               "A^{i,j} the complex matrix of eq (85)]",
     domain=_H2_XY_COMPLEX,
-    readings=[
-        Reading("hermitian", [inequality_check("mpmath", lambda p, dps: _lambda_max_sides(p, dps, "hermitian"),
-                                               sides_ball=_lambda_max_balls("hermitian"))],
-                description=_H2_READ["hermitian"] + " in eq (93)'s lambda"),
-        Reading("bilinear", [inequality_check("mpmath-bilinear",
-                                              lambda p, dps: _lambda_max_sides(p, dps, "bilinear"),
-                                              sides_ball=_lambda_max_balls("bilinear"))],
-                description=_H2_READ["bilinear"] + " in eq (93)'s lambda", natural=True,
-                reason=_H2_WHY_BILINEAR + " (the reading under which eq (93)-(94) hold)"),
-    ],
+    readings=_h2_readings(lambda sq, sfx: inequality_check(
+        "mpmath" + sfx, lambda p, dps: _lambda_max_sides(p, dps, sq), sides_ball=_lambda_max_balls(sq)),
+        " in eq (93)'s lambda", " in eq (93)'s lambda", " (the reading under which eq (93)-(94) hold)"),
     correction="With the bilinear squares under which eq (89)-(94) hold, lambda^{i,j} is not maximal at the centers "
                "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
                "at the centers), but then eq (93)-(94) fail for complex A (claims hrf.eq93, hrf.eq94).",
@@ -2762,11 +2586,7 @@ P.claim(
 def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Variance of one feature product of eq (91)-(92) at x = r_i, y = r_j (complex A of eq 86-87)."""
     with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        ri, rj = _centers(p)
-        z = [a[k] * ri[k] + rj[k] / a[k] for k in range(2)]
-        c = mpmath.exp(-mpmath.fsum(abs(a[k] * ri[k]) ** 2 for k in range(2)) / 2
-                       - mpmath.fsum(abs(rj[k] / a[k]) ** 2 for k in range(2)) / 2)
+        z, c = _h2_z_norm(MP, {**p, **_AT_CENTERS}, "hermitian", False)
     m2, e2 = refs.quad_gaussian_exp_dot([2 * mpmath.re(v) for v in z], dps)
     m1, e1 = refs.quad_gaussian_exp_dot(z, dps)
     with mpmath.workdps(dps + 10):
