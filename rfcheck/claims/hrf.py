@@ -253,22 +253,8 @@ def _cheap(check: Check, n: int) -> Check:
 
 
 def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
-    """``refs.hybrid_moments`` (ES1, ES1sq, ES2, ES2sq, ES12, K) and ``EYZ`` as balls, the base moments by rigorous
-    1-D quadrature (``refs.base_moments_quad_ball``, as ``quad=True`` in mpmath); ``flip``: at ``pi - theta``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    with workprec(bits):
-        th = arb.pi() - to_ball(p["theta"]) if flip else to_ball(p["theta"])
-    base = refs.base_moments_quad_ball(p["nx"], p["ny"], th, bits)
-    h = refs.on_balls(lambda ctx, nx, ny, m: refs.hybrid_moments(ctx, nx, ny, Ball(th), m,
-                                                                 base=tuple(Ball(b) for b in base)),
-                      p["nx"], p["ny"], int(p.get("m", 1)), bits=bits)
-    with workprec(bits):
-        k = h["K"]
-        h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
-    return {**h, "EYZ": base[4]}
+    """``refs.hybrid_moments_quad_ball`` at the point (``flip``: at ``pi - theta``)."""
+    return refs.hybrid_moments_quad_ball(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), bits, flip=flip)
 
 
 _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 64)},
@@ -1451,46 +1437,10 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq27_log = _on_mp(printed_eq27_log_ctx)
 
 
-_BNB_EVALS = 1500
-
-
-def _max_bounds_0_pi(f: Callable[[Any], Any], bits: int, **kw: Any) -> tuple[Any, Any]:
-    """``(L, U)`` with ``L <= max_{theta in [0, pi]} f(theta) <= U``: ``refs.interval_max_bounds`` on
-    ``[0, math.pi]`` (exact ends; the float ``math.pi`` lies below pi by about ``1.2e-16``), its ``U`` raised to
-    cover the sliver ``[math.pi, pi]`` by one ball evaluation of ``f`` on ``[math.pi, upper end of pi]``
-    (``f`` is analytic there); ``L`` stays a value at a point of ``[0, math.pi]``.  ``kw`` as for
-    ``refs.interval_max_bounds``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    lo, hi = refs.interval_max_bounds(f, 0.0, math.pi, bits, **kw)
-    with workprec(bits):
-        sliver = arb(math.pi).union(arb.pi().upper())
-        v = f(Ball(sliver))
-        v = v.v if isinstance(v, Ball) else to_ball(v)
-        return lo, hi.max(v.upper()) if v.is_finite() else arb("inf")
-
-
-def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> Any:
-    """Ball of ``log eps_{S(r)}`` of the angular hybrid: ``max_theta eps^2 = MSE/SM^2`` over ``[0, pi]`` from the
-    exact moments (``refs.hybrid_mse``, ``SM = exp(r^2 cos theta)``) enclosed by branch-and-bound on balls
-    (``refs.interval_max_ball``, at most ``_BNB_EVALS`` evaluations; ``below``: a log target it tries to prove the
-    maximum under), the lower end at the float maximiser ``refs.angular_rel_error_argmax``."""
-    from rfcheck.arb_backend import ARB, workprec
-
-    rb, mb, nb = (refs.num(ARB, v) for v in (r, m, n))
-
-    def eps2(t: Any) -> Any:
-        l1, l2 = refs.angular_lambda_moments(ARB, t, nb)
-        return refs.hybrid_mse(ARB, rb, rb, t, mb, l1, l2, 0) * ARB.exp(-2 * rb**2 * ARB.cos(t))
-
-    with workprec(bits):
-        target = None if below is None else (2 * below).exp()
-    lo, hi = _max_bounds_0_pi(eps2, bits, below=target, guess=refs.angular_rel_error_argmax(
-        float(r), int(m), int(n)), max_evals=_BNB_EVALS)
-    with workprec(bits):
-        return (lo.log() / 2).union(hi.log() / 2)  # the hull after the log (eps^2 spans many orders)
+def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
+    """Ball of ``log eps_{S(r)}`` of the angular hybrid at the point's ``r, m, n``
+    (``refs.angular_log_max_rel_error_ball``), its branch-and-bound aimed at ``below``."""
+    return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
 def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
@@ -1525,8 +1475,7 @@ P.claim(
                                          "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
                                          "from exact moments (lower end: eps at the float maximiser; upper end: "
                                          "branch-and-bound on balls)",
-                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
-                                 p["r"], int(p["m"]), int(p["n"]), bits, rhs), printed_eq27_log_ctx))],
+                             sides_ball=_max_below(_eps_max_ball, printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1570,8 +1519,8 @@ P.claim(
                                          "W(r)/sqrt(2 * 128) is the base's eps at its end point theta = pi "
                                          "(resp. 0), a lower bound of the base maximum unless eq (26) is taken "
                                          "as proven, so only 'smaller' is certified",
-                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
-                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, rhs), _fig2_base_ctx),
+                             sides_ball=_max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
+                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), _fig2_base_ctx),
                              rhs_ball_is_lower_bound=True)],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
@@ -1712,7 +1661,7 @@ def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
-    lo, hi = _max_bounds_0_pi(lambda t: _a_r_ctx(ARB, r, t, n), bits, guess=guess, max_evals=60)
+    lo, hi = refs.max_bounds_0_pi(lambda t: _a_r_ctx(ARB, r, t, n), bits, guess=guess, max_evals=60)
     with workprec(bits):
         side = [(ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(v)))).v for v in (lo, hi)]
         return side[0].union(side[1])  # the hull after the log
@@ -1722,8 +1671,8 @@ P.claim(
     "eq51", source=P.at("appendix D.3, eq (51)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
-    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12, sides_ball=_max_below(
-        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), None, _eq51_rhs_ball))],
+    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
+                             sides_ball=_max_below(_eps_max_ball, None, _eq51_rhs_ball))],
 )
 
 
@@ -1873,8 +1822,8 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
                                  (i == 2 or nf > 1) else -math.inf, 0.0, math.pi, npts=401)
         with workprec(bits):
             target = rhs.exp()
-        lo, hi = _max_bounds_0_pi(lambda t: _b_ctx(ARB, i, r, t, n), bits, below=target, guess=guess,
-                                  max_evals=_BNB_EVALS)
+        lo, hi = refs.max_bounds_0_pi(lambda t: _b_ctx(ARB, i, r, t, n), bits, below=target, guess=guess,
+                                  max_evals=1500)
         with workprec(bits):
             return lo.log().union(hi.log())  # the hull after the log
 
@@ -1925,8 +1874,8 @@ P.claim(
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
-    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24, sides_ball=_max_below(
-        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), _eq65_rhs_ctx))],
+    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
+                             sides_ball=_max_below(_eps_max_ball, _eq65_rhs_ctx))],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
@@ -1945,10 +1894,9 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``log eps_{S(r)}`` (:func:`_log_eps_max_ball`), its branch-and-bound aimed at the printed value: a
+    """Ball of ``log eps_{S(r)}`` (:func:`_eps_max_ball`), its branch-and-bound aimed at the printed value: a
     printed value above the maximum's upper bound or below its lower end is then disjoint."""
-    printed = eval_on_balls(_eq66_printed_ctx, p, bits)
-    return _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, printed)
+    return _eps_max_ball(p, bits, eval_on_balls(_eq66_printed_ctx, p, bits))
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
