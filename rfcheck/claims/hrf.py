@@ -208,17 +208,17 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _base_mse_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of MSE(SM^trig_m) or MSE(SM^++_m) from the exact moments (``rfcheck.references.hrf.hybrid_moments``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def f(ctx: Any, *a: Any) -> Any:
-            h = refs.hybrid_moments(ctx, *a)
-            s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-            return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
+def _mse_of(h: dict[str, Any], which: str) -> Any:
+    """MSE of SM^trig_m (``which="trig"``) or SM^++_m, ``E S^2 - 2 SM E S + SM^2``, from the moments ``h`` of
+    ``refs.hybrid_moments``."""
+    s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+    return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
 
-        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), bits=bits)
 
-    return ball
+def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``f(h)``, ``h`` the exact moments at the point (``rfcheck.references.hrf.hybrid_moments``)."""
+    return lambda p, bits: refs.on_balls(lambda ctx, *a: f(refs.hybrid_moments(ctx, *a)), p["nx"], p["ny"],
+                                         p["theta"], int(p["m"]), bits=bits)
 
 
 def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -287,7 +287,8 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
         domain=_pair_domain(extra=_M),
         checks=[
             deterministic_check("moment-expansion", None, _ref_base_mse(_which),
-                                printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
+                                printed_ctx=printed_lem22_ctx(_which),
+                                reference_ball=_exact_ball(lambda h, w=_which: _mse_of(h, w)),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
             _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
@@ -303,13 +304,6 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
     return _pair_ctx(ctx, p)["sm"]
-
-
-def _mean_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``E SM^trig_m`` (``trig``) or ``E SM^++_m`` from the exact moments (``refs.hybrid_moments``)."""
-    key = "ES2" if which == "trig" else "ES1"
-    return lambda p, bits: refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)[key], p["nx"], p["ny"],
-                                         p["theta"], int(p["m"]), bits=bits)
 
 
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -331,17 +325,14 @@ for _which, _eq, _stmt in (
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
-                                    reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
+                                    reference_ball=_exact_ball(lambda h, w=_which: h["ES2" if w == "trig" else "ES1"]),
+                                    atol_scale=_scale, max_points=30),
                 _quad_check(_sm_ctx, _ref_mean(_which, quad=True), lambda p, bits, w=_which: _quad_moments_ball(
                     p, bits)["ES2" if w == "trig" else "ES1"])],
     )
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
-
-
-def _zvec(p: dict[str, Any]) -> list[Any]:
-    return [mpmath.mpc(p[f"zr{i}"], p[f"zi{i}"]) for i in range(int(p["d"]))]
 
 
 def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
@@ -368,10 +359,10 @@ P.claim(
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", _on_mp(printed_lem24_ctx),
-                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec(p), dps),
+                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
                                 printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
-                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
+                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
                                 max_points=30), 4)],
 )
 
@@ -463,8 +454,10 @@ P.claim(
 )
 
 
-def _sm_xy(p: dict[str, Any]) -> Any:
-    return mpmath.exp(p["x0"] * mpmath.mpf(p["y0"]) + p["x1"] * mpmath.mpf(p["y1"]))
+def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``SM(x, y) = exp(x0 y0 + x1 y1)``."""
+    x0, x1, y0, y1 = (refs.num(ctx, p[k]) for k in ("x0", "x1", "y0", "y1"))
+    return ctx.exp(x0 * y0 + x1 * y1)
 
 
 def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -474,14 +467,6 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         x, y = _xy_mp(p)
         c = mpmath.exp(-_bsq(a * x) / 2 - _bsq((a.T) ** -1 * y) / 2)
         return c * v, abs(c) * e
-
-
-def _sm_xy_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_sm_xy` on balls: ``exp(x0 y0 + x1 y1)``."""
-    from rfcheck.arb_backend import to_ball, workprec
-
-    with workprec(bits):
-        return (to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])).exp()
 
 
 def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
@@ -501,7 +486,7 @@ P.claim(
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15, printed_ball=_sm_xy_ball,
+    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq15, printed_ctx=_sm_xy_ctx,
                                        reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
@@ -519,30 +504,43 @@ _ZERO_VARIANCE_AT_ROUNDED_X = (
     "can never decide it <= 0")
 
 
-def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
+def _real_a(p: dict[str, Any]) -> Any:
+    """``A = R + 1.2 I`` or ``i (R + 1.2 I)`` (``p["imag"]``), ``R`` real from ``r00 .. r11``."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
-    a = r * (1j if p["imag"] else 1)
+    return r * (1j if p["imag"] else 1)
+
+
+def _eq17_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
+    a = _real_a(p)
     y = mpmath.matrix([p["y0"], p["y1"]])
     x = -(a**-1) * (a.T) ** -1 * y
     return a, mpmath.matrix([mpmath.re(x[0]), mpmath.re(x[1])]), y
 
 
-def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a, x, y = _eq17_point(p)
-    v, e = refs.cexp_variance_quad(a, x, y, dps)
-    return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
+def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]]) -> Callable[
+        [dict[str, Any], int], tuple[Any, Any, Any]]:
+    """``(Var, 0, err)``: the variance of one CE sample at ``(A, x, y) = point(p, dps)`` by quadrature."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        with mpmath.workdps(dps + 10):
+            a, x, y = point(p, dps)
+        v, e = refs.cexp_variance_quad(a, x, y, dps)
+        return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
+    return lhs_rhs
+
+
+#: real A (or i times a real A) from a perturbation R of 1.2 I, and y
+_R_PARAMS = {**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}, "imag": Choice((False, True)),
+             "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)}
 
 P.claim(
     "eq17", source=P.at("sec 2.3, eq (17)"),
     statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if "
               "x = -(A^-1)(A^T)^-1 y",
-    domain=Domain({**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)},
-                   "imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), y in [-1.5, 1.5]^2"),
-    checks=[_cheap(inequality_check("quadrature", _eq17_lhs_rhs, max_points=20,
+    domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
+                                         "y in [-1.5, 1.5]^2"),
+    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
                              description="variance of one CE sample by quadrature <= 0",
                              not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
@@ -554,18 +552,11 @@ def _eq18_null(a: Any, dps: int) -> list[Any]:
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
-    a = r * (1j if p["imag"] else 1)
+    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the null-space basis of (18)."""
+    a = _real_a(p)
     null = _eq18_null(a, dps)
     v = null[0] * p["y0"] + null[1] * p["y1"]
     return a, mpmath.matrix([v[0], v[1]]), mpmath.matrix([v[2], v[3]])
-
-
-def _eq18_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a, x, y = _eq18_point(p, dps)
-    v, e = refs.cexp_variance_quad(a, x, y, dps)
-    return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
 def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -588,10 +579,8 @@ P.claim(
     "eq18", source=P.at("sec 2.3, eq (18)"),
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
-    domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
-                  | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
-    checks=[_cheap(inequality_check("quadrature", _eq18_lhs_rhs, max_points=20,
+    domain=Domain(_R_PARAMS, description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
+    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0",
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
@@ -602,9 +591,8 @@ P.claim(
 P.claim(
     "text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
-    domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
-                  | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real solution space"),
+    domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real "
+                                         "solution space"),
     checks=[inequality_check("linear-algebra", _eq18_relax, search=False, max_points=8,
                              description="max |A x + (A^T)^-1 y| over the real solutions of (18) (SVD null space): "
                                          "positive iff some solution of (18) violates (17)",
@@ -835,15 +823,11 @@ def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        h = refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"])
-        g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
-        m = refs.num(ctx, p["m"])
-        l1, l2 = _lam_moments_ctx(ctx, p)
-        k = h["K"]
-        mse1, mse2 = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
-        v = l2 * mse1 + (1 - 2 * l1 + l2) * mse2
+        h = _moments_ctx(ctx, p)
+        g, l1, l2 = h["g"], h["l1"], h["l2"]
+        v = l2 * h["mse1"] + (1 - 2 * l1 + l2) * h["mse2"]
         if variant == 2:
-            v -= 2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
+            v -= 2 / refs.num(ctx, p["m"]) * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
         return v
 
     return printed
@@ -889,8 +873,7 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     MSEs ``mse1, mse2`` and the geometry ``g``, on ``ctx``."""
     h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
     h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
-    k = h["K"]
-    h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    h["mse1"], h["mse2"] = _mse_of(h, "pos"), _mse_of(h, "trig")
     h["g"] = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     return h
 
@@ -903,9 +886,7 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
 
 
-def _es12_ball(p: dict[str, Any], bits: int) -> Any:
-    return refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)["ES12"], p["nx"], p["ny"], p["theta"],
-                         int(p["m"]), bits=bits)
+_es12_ball = _exact_ball(lambda h: h["ES12"])
 
 
 def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
@@ -1232,11 +1213,8 @@ def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
     The MSE is expanded at twice the bits (it cancels to 0 at the zero-variance end) and its enclosure is
     intersected with ``[0, inf)`` (``MSE = E(S - SM)^2 >= 0``) before the square root."""
     def f(ctx: Any, r: Any, t: Any, m: Any) -> Any:
-        if which == "pos":
-            t = ctx.pi - t
-        h = refs.hybrid_moments(ctx, r, r, t, m)
-        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-        return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2, h["K"]
+        h = refs.hybrid_moments(ctx, r, r, ctx.pi - t if which == "pos" else t, m)
+        return _mse_of(h, which), h["K"]
 
     def ball(p: dict[str, Any], bits: int) -> Any:
         from rfcheck.arb_backend import workprec
@@ -1327,18 +1305,21 @@ for _which in ("trig", "pos"):
     )
 
 
+def _two_point_limit(f: Callable[[Any], Any], dps: int) -> tuple[Any, Any]:
+    """``f(h)`` at ``h = 10^-(dps+6)`` (at ``dps + 20`` digits), its error from the value at ``h = 10^-(dps+5)``."""
+    with mpmath.workdps(dps + 20):
+        out = [f(mpmath.mpf(10) ** (-k)) for k in (dps + 5, dps + 6)]
+        return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+
+
 def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``eps_{theta,r}`` at ``10^-k`` from the limit point (pi for trig, 0 for ++), k = dps + 5, + 6."""
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
         r, m = mpmath.mpf(p["r"]), int(p["m"])
-        with mpmath.workdps(dps + 20):
-            out = []
-            for k in (dps + 5, dps + 6):
-                h = mpmath.mpf(10) ** (-k)
-                out.append(mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)))
-            return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+        return _two_point_limit(lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)),
+                                dps)
 
     return ref
 
@@ -1348,10 +1329,8 @@ def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
     error ``sqrt(MSE)/SM`` from the exact moments (``refs.hybrid_moments``) is a composition of exp, cos, sqrt and
     arithmetic, continuous in theta on [0, pi] (SM > 0, MSE >= 0), so the limit is its value at the end point."""
     def f(ctx: Any, r: Any, m: Any) -> Any:
-        t = ctx.pi if which == "trig" else refs.num(ctx, 0.0)
-        h = refs.hybrid_moments(ctx, r, r, t, m)
-        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+        h = refs.hybrid_moments(ctx, r, r, ctx.pi if which == "trig" else refs.num(ctx, 0.0), m)
+        return ctx.sqrt(_mse_of(h, which)) / h["K"]
 
     return lambda p, bits: refs.on_balls(f, p["r"], int(p["m"]), bits=bits)
 
@@ -1368,15 +1347,22 @@ P.claim(
 )
 
 
-def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
-    worst, err = mpmath.mpf(0), mpmath.mpf(0)
+def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[list[Any], Any]:
+    """MSEs (moment expansion) of the hybrid with ``lam`` at theta = 0 and theta = pi, |x| = |y| = r; summed error."""
+    vals, err = [], mpmath.mpf(0)
     for t in (mpmath.mpf(0), mpmath.pi):
         with mpmath.workdps(dps + 10):
-            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="angular")
-        v, e = _ref_hyb_mse(q, dps, int(p["shared"]))
-        worst, err = max(worst, v), err + e
-    return worst, mpmath.mpf(0), err
+            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam=lam)
+        v, e = _ref_hyb_mse(q, dps, shared)
+        vals.append(v)
+        err += e
+    return vals, err
+
+
+def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
+    vals, err = _mse_at_ends(p, dps, "angular", int(p["shared"]))
+    return max(mpmath.mpf(0), *vals), mpmath.mpf(0), err
 
 
 P.claim(
@@ -1391,15 +1377,8 @@ P.claim(
 
 
 def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(MSE at theta = 0) - (MSE at theta = pi): the first is 0, the second > 0 (trig-estimated lambda)."""
-    vals = []
-    err = mpmath.mpf(0)
-    for t in (mpmath.mpf(0), mpmath.pi):
-        with mpmath.workdps(dps + 10):
-            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="gauss")
-        v, e = _ref_hyb_mse(q, dps, 0)
-        vals.append(v)
-        err += e
+    """MSE at theta = 0 (0; at theta = pi it is > 0) of the trig-estimated Gaussian lambda, |x| = |y| = r."""
+    vals, err = _mse_at_ends(p, dps, "gauss", 0)
     return vals[0], mpmath.mpf(0), err
 
 
@@ -1535,13 +1514,8 @@ def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        out = []
-        with mpmath.workdps(dps + 20):
-            for k in (dps + 5, dps + 6):
-                h = mpmath.mpf(10) ** (-k)
-                t = h if end == "0" else mpmath.pi - h
-                out.append(mpmath.exp(cf.log_rel_error_angular_hybrid.impl(MP, r, t, m, n)) / mpmath.sqrt(h))
-            return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+        return _two_point_limit(lambda h: mpmath.exp(cf.log_rel_error_angular_hybrid.impl(
+            MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
 
     return ref
 
@@ -2172,22 +2146,17 @@ P.claim(
 )
 
 
+def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``lambda(theta=0) + (1 - lambda(theta=pi))`` of eq (76) at |x| = |y| = r (rho of eq 68)."""
+    r, s = refs.num(ctx, p["r"]), refs.num(ctx, p["sigma"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
+    return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
+
+
 def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     with mpmath.workdps(dps + 10):
-        r, s = mpmath.mpf(p["r"]), mpmath.mpf(p["sigma"])
-        rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-        lam = lambda t: (1 - mpmath.exp(-s**2 / 2 * 4 * r**2 * mpmath.sin(t / 2) ** 2)) / rho  # noqa: E731
-        return lam(mpmath.mpf(0)) + (1 - lam(mpmath.pi)), mpmath.mpf(10) ** (-dps)
-
-
-def _f_endpoints_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``lambda(theta=0) + (1 - lambda(theta=pi))`` (eq 76 at the endpoints, as :func:`_f_endpoints`)."""
-    def f(ctx: Any, r: Any, s: Any) -> Any:
-        rho = 1 - ctx.exp(-2 * s**2 * r**2)
-        lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
-        return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
-
-    return refs.on_balls(f, p["r"], p["sigma"], bits=bits)
+        return _f_endpoints_ctx(MP, p), mpmath.mpf(10) ** (-dps)
 
 
 P.claim(
@@ -2195,7 +2164,8 @@ P.claim(
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx, reference_ball=_f_endpoints_ball,
+    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx,
+                                reference_ball=_ball_of(_f_endpoints_ctx),
                                 atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
