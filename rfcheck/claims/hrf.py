@@ -120,30 +120,18 @@ def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any
     return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
 
 
-def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam``
-    angular or gauss, projections shared as the point says (or as ``shared``)."""
+def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
+    gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
-        sh = int(p.get("shared", 0)) if shared is None else shared
-
-        def f(ctx: Any, nx: Any, ny: Any, th: Any, m: Any, n: Any, *gauss: Any) -> Any:
-            l1, l2 = (refs.angular_lambda_moments(ctx, th, n) if lam == "angular"
-                      else refs.gauss_lambda_moments(ctx, nx, ny, th, n, *gauss))
-            return refs.hybrid_mse(ctx, nx, ny, th, m, l1, l2, sh)
-
-        extra = (p["sigma"], p["r"]) if lam == "gauss" else ()
-        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), int(p["n"]), *extra, bits=bits)
+        q, sh = p if lam is None else dict(p, lam=lam), int(p.get("shared", 0)) if shared is None else shared
+        return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, q["nx"], q["ny"], q["theta"], q["m"],
+                                                         *_lam_moments_ctx(ctx, q), sh), bits=bits)
 
     return ball
 
 
 # ---------------------------------------------------------------- quadrature references
-
-
-def _mgf(beta: Any) -> tuple[Any, Any]:
-    """``E exp(beta g) = exp(beta^2/2)`` (Gaussian MGF, complex beta: Lemma 2.4, itself checked by
-    quadrature in claim hrf.lem2.4 and in tests/test_hrf_closed_forms.py)."""
-    return mpmath.exp(beta**2 / 2), mpmath.mpf(0)
 
 
 _CACHE: dict[Any, Any] = {}
@@ -648,14 +636,9 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
         w = rng.standard_normal((4, int(p["m"]), 2))
-        if which == "trig":
-            ce = hy.sm_cexp(1j * np.eye(2), x, y, w)
-            ref = hy.sm_trig(x, y, w)
-        else:
-            ce = hy.sm_cexp(np.eye(2), x, y, w)
-            ref = hy.sm_pos(x, y, w)
-        if part == "real":
-            ce = np.real(ce)
+        ce = hy.sm_cexp((1j if which == "trig" else 1) * np.eye(2), x, y, w)
+        ref = (hy.sm_trig if which == "trig" else hy.sm_pos)(x, y, w)
+        ce = np.real(ce) if part == "real" else ce
         diff = np.abs(ce - ref)
         k = int(np.argmax(diff))
         tol = 1e-12 * (np.max(np.abs(ref)) + 1)
@@ -749,16 +732,8 @@ P.claim(
 )
 
 
-def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    g = _geo(p)
-    x = [g["nx"], mpmath.mpf(0)]
-    y = [g["ny"] * mpmath.cos(g["th"]), g["ny"] * mpmath.sin(g["th"])]
-    my = [mpmath.mpf(p["m1"]) * y[0], mpmath.mpf(p["m2"]) * y[1]]
-    return x, my, mpmath.mpf(p["c"])
-
-
 def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx`` (as :func:`_eq20_xy`)."""
+    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx``."""
     nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
     x = [nx, refs.num(ctx, 0.0)]
     y = [ny * ctx.cos(th), ny * ctx.sin(th)]
@@ -772,30 +747,20 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
 
 
-def _eq20_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of the reference of eq (20): prefactors times ``exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (MGF)."""
-    def f(ctx: Any, q: dict[str, Any]) -> Any:
-        x, my, c = _eq20_xy_ctx(ctx, q)
-        u = [a / c for a in x]
-        v = [-b / c for b in my]
-        sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
-        pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
-        return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
-
-    return eval_on_balls(f, p, bits)
+def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times exp(-(|u|^2 + |v|^2)/2)
+    E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh(w^T a) = exp(|a|^2/2) from the Gaussian MGF (Lemma 2.4)."""
+    x, my, c = _eq20_xy_ctx(ctx, p)
+    u = [a / c for a in x]
+    v = [-b / c for b in my]
+    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times
-    exp(-(|u|^2 + |v|^2)/2) E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh from the MGF."""
     with mpmath.workdps(dps + 10):
-        x, my, c = _eq20_xy(p)
-        u = [a / c for a in x]
-        v = [-b / c for b in my]
-        sq = lambda w: mpmath.fsum(t**2 for t in w)  # noqa: E731
-        pref = mpmath.exp(-sq(x) / (2 * c**2)) * mpmath.exp(-sq(my) / (2 * c**2))
-        ecosh, _ = _mgf(mpmath.sqrt(sq([a + b for a, b in zip(u, v, strict=True)])))
-        return pref * mpmath.exp(-(sq(u) + sq(v)) / 2) * ecosh, mpmath.mpf(10) ** (-dps - 5)
+        return _eq20_ref_ctx(MP, p), mpmath.mpf(10) ** (-dps - 5)
 
 
 P.claim(
@@ -805,7 +770,8 @@ P.claim(
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
     checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
-                                reference_ball=_eq20_ref_ball, atol_scale=lambda p, dps: 1, max_points=30)],
+                                reference_ball=lambda p, bits: eval_on_balls(_eq20_ref_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -833,15 +799,6 @@ def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _hyb_mse_lam_ball(shared: int) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of the hybrid's MSE (full moment expansion) with the point's lambda (angular or Gaussian)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, p["nx"], p["ny"], p["theta"], p["m"],
-                                                         *_lam_moments_ctx(ctx, p), shared), bits=bits)
-
-    return ball
-
-
 _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0),
                              "r": Real(0.5, 3.0)},
                       description="|x|, |y| <= 3; lambda: angular (eq 19) or cosine-estimated Gaussian (eq 69)")
@@ -856,7 +813,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
         checks=[
             deterministic_check("moment-expansion", None,
                                 lambda p, dps, sh=_sh: _ref_hyb_mse(p, dps, sh), atol_scale=_scale, max_points=40,
-                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_lam_ball(_sh),
+                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_ball(None, _sh),
                                 description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                             "lambda moments exact (binomial) or by quadrature"),
             mc_check("monte-carlo", _on_mp(printed_thm31_ctx(_v)),
@@ -1207,8 +1164,9 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
-def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments.
+def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments
+    (``quad``: the base moments by rigorous quadrature, :func:`_quad_moments_ball`).
 
     The MSE is expanded at twice the bits (it cancels to 0 at the zero-variance end) and its enclosure is
     intersected with ``[0, inf)`` (``MSE = E(S - SM)^2 >= 0``) before the square root."""
@@ -1219,7 +1177,11 @@ def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
     def ball(p: dict[str, Any], bits: int) -> Any:
         from rfcheck.arb_backend import workprec
 
-        mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
+        if quad:
+            h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
+            mse, k = h["mse2" if which == "trig" else "mse1"], h["K"]
+        else:
+            mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
         with workprec(2 * bits):
             return mse.nonnegative_part().sqrt() / k
 
@@ -1243,19 +1205,6 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
     return ref
 
 
-def _quad_rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """:func:`_rel_err_ball` with the base moments by rigorous quadrature (:func:`_quad_moments_ball`), at twice
-    the bits as there (the MSE cancels to 0 at the zero-variance end)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import workprec
-
-        h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
-        with workprec(2 * bits):
-            return h["mse2" if which == "trig" else "mse1"].nonnegative_part().sqrt() / h["K"]
-
-    return ball
-
-
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
@@ -1267,7 +1216,7 @@ for _which in ("trig", "pos"):
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
-                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _quad_rel_err_ball(_which),
+                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _rel_err_ball(_which, quad=True),
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     )
 
@@ -1909,24 +1858,18 @@ def _dps_of_bits(bits: int) -> int:
     return dps
 
 
-def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2
-    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
-    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
-    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    rho = 1 - ctx.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * (1 - ctx.exp(-s**2 / 2 * d2)) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
+def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1
+    (1 - exp(-sigma^2|Delta|^2))^2``; ``eq=73``: eq (73), ``E[(1 - lam)^2]``, the same with ``(1 - rho)`` in
+    place of the first ``1``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
+        s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+        rho = 1 - ctx.exp(-2 * s**2 * r**2)
+        return (1 / rho**2 * ((1 if eq == 72 else (1 - rho)) - ctx.exp(-s**2 / 2 * d2)) ** 2
+                + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
 
-
-def printed_eq73_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (73) as printed: ``E[(1 - lam)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2
-    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
-    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
-    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    rho = 1 - ctx.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * ((1 - rho) - ctx.exp(-s**2 / 2 * d2)) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
+    return printed
 
 
 def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -1952,9 +1895,9 @@ _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
 for _eq, _prc, _stmt in (
-        (72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
+        (72, printed_eq72_ctx(72), "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
-        (73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
+        (73, printed_eq72_ctx(73), "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     P.claim(
         f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
@@ -1976,7 +1919,7 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     mse_pos = ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - ctx.exp(-g["z2"])) ** 2
     mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
-    return printed_eq72_ctx(ctx, p) * mse_pos + printed_eq73_ctx(ctx, p) * mse_trig
+    return printed_eq72_ctx(72)(ctx, p) * mse_pos + printed_eq72_ctx(73)(ctx, p) * mse_trig
 
 
 P.claim(
