@@ -364,14 +364,6 @@ def _amat(p: dict[str, Any]) -> Any:
     return a
 
 
-def _xy_mp(p: dict[str, Any]) -> tuple[Any, Any]:
-    return mpmath.matrix([p["x0"], p["x1"]]), mpmath.matrix([p["y0"], p["y1"]])
-
-
-def _bsq(v: Any) -> Any:
-    return mpmath.fsum(v[i] ** 2 for i in range(len(v)))
-
-
 _A_PARAMS = {f"a{i}{j}{c}": Real(-1.0, 1.0, extra=(0.0,)) for i in range(2) for j in range(2) for c in "ri"}
 _A_DOMAIN = Domain({**_A_PARAMS, "shift": Choice((0.0, 1.5, 1.5j)),
                     **{k: Real(-1.0, 1.0) for k in ("x0", "x1", "y0", "y1")}},
@@ -380,55 +372,38 @@ _A_DOMAIN = Domain({**_A_PARAMS, "shift": Choice((0.0, 1.5, 1.5j)),
                                "|det A| > 0.05; x, y in [-1, 1]^2")
 
 
-def printed_eq14(p: dict[str, Any]) -> Any:
-    a = _amat(p)
-    x, y = _xy_mp(p)
-    b = (a.T) ** -1
-    xy = mpmath.fsum(x[i] * y[i] for i in range(2))
-    return mpmath.exp(_bsq(a * x) / 2) * mpmath.exp(_bsq(b * y) / 2) * mpmath.exp(xy)
+def _ce_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], Any]:
+    """``A x``, ``(A^T)^-1 y`` (the inverse by the adjugate) and ``x.y`` on ``ctx``, ``A`` as :func:`_amat`."""
+    a = [[ctx.num(p[f"a{i}{j}r"]) + ctx.num(p[f"a{i}{j}i"]) * 1j + (ctx.num(p["shift"]) if i == j else 0)
+          for j in range(2)] for i in range(2)]
+    x0, x1, y0, y1 = (ctx.num(p[k]) for k in ("x0", "x1", "y0", "y1"))
+    det = a[0][0] * a[1][1] - a[0][1] * a[1][0]
+    ax = [a[0][0] * x0 + a[0][1] * x1, a[1][0] * x0 + a[1][1] * x1]
+    return ax, [(a[1][1] * y0 - a[1][0] * y1) / det, (a[0][0] * y1 - a[0][1] * y0) / det], x0 * y0 + x1 * y1
+
+
+def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (14)'s left side as printed: ``exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x, y)``, ``z^2 = sum z_i^2``."""
+    ax, by, xy = _ce_ctx(ctx, p)
+    return ctx.exp(sum(v**2 for v in ax) / 2) * ctx.exp(sum(v**2 for v in by) / 2) * ctx.exp(xy)
+
+
+def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
+    """``z = A x + (A^T)^-1 y`` and ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` on ``ctx`` (:func:`_ce_ctx`)."""
+    ax, by, _ = _ce_ctx(ctx, p)
+    return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
 
 
 def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by per-coordinate quadrature."""
     with mpmath.workdps(dps + 10):
-        a = _amat(p)
-        x, y = _xy_mp(p)
-        z = a * x + (a.T) ** -1 * y
-        zs = [z[i] for i in range(2)]
-    return refs.quad_gaussian_exp_dot(zs, dps)
-
-
-def _ce_balls(p: dict[str, Any], bits: int) -> tuple[list[Any], list[Any], list[Any]]:
-    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added
-    on balls)."""
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    with workprec(bits):
-        a = [[Ball(to_ball(complex(p[f"a{i}{j}r"], p[f"a{i}{j}i"])))
-              + (Ball(to_ball(p["shift"])) if i == j else 0) for j in range(2)] for i in range(2)]
-    return refs.cexp_vectors_ball(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], bits)
-
-
-def _bsq_ball(v: list[Any]) -> Any:
-    return sum(vi**2 for vi in v)
-
-
-def _printed_eq14_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq14` on balls (same operations; the inverse by Arb's rigorous ``acb_mat.inv``)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
-    ax, by, _ = _ce_balls(p, bits)
-    with workprec(bits):
-        xy = to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])
-        return (acb(_bsq_ball(ax) / 2).exp() * acb(_bsq_ball(by) / 2).exp() * acb(xy).exp())
+        z, _ = _ce_z_norm(MP, p)
+    return refs.quad_gaussian_exp_dot(z, dps)
 
 
 def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of ``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
-    from rfcheck.arb_backend import Ball
-
-    return refs.gaussian_exp_dot_ball([Ball(v) for v in _ce_balls(p, bits)[2]], bits)
+    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)[0], bits)
 
 
 P.claim(
@@ -436,9 +411,9 @@ P.claim(
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14, printed_ball=_printed_eq14_ball,
-                                reference_ball=_eq14_ref_ball,
-                                atol_scale=lambda p, dps: abs(printed_eq14(p)) + 1, max_points=30), 5)],
+    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq14, printed_ctx=printed_eq14_ctx,
+                                       reference_ball=_eq14_ref_ball, max_points=30,
+                                       atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
 )
 
 
@@ -449,24 +424,21 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)``, the expectation by quadrature."""
     v, e = _ref_eq14(p, dps)
     with mpmath.workdps(dps + 10):
-        a = _amat(p)
-        x, y = _xy_mp(p)
-        c = mpmath.exp(-_bsq(a * x) / 2 - _bsq((a.T) ** -1 * y) / 2)
+        c = _ce_z_norm(MP, p)[1]
         return c * v, abs(c) * e
 
 
 def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (as :func:`_ref_eq15`; quadrature)."""
-    from flint import acb
+    """Ball of :func:`_ref_eq15`'s value, the expectation by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
+    from rfcheck.arb_backend import workprec
 
-    from rfcheck.arb_backend import Ball, workprec
-
-    ax, by, z = _ce_balls(p, bits)
+    z, c = refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)
+    v = refs.gaussian_exp_dot_ball(z, bits)
     with workprec(bits):
-        c = acb(-_bsq_ball(ax) / 2 - _bsq_ball(by) / 2).exp()
-    return c * refs.gaussian_exp_dot_ball([Ball(v) for v in z], bits)
+        return c * v
 
 
 P.claim(
