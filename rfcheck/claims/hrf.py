@@ -394,11 +394,18 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
     return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
 
 
+def _ce_mp(p: dict[str, Any]) -> tuple[Any, Any]:
+    """``A x`` and ``(A^T)^-1 y`` as mpmath matrices (the inverse by mpmath's LU), for the quadrature references."""
+    a = _amat(p)
+    return a * mpmath.matrix([p["x0"], p["x1"]]), (a.T) ** -1 * mpmath.matrix([p["y0"], p["y1"]])
+
+
 def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by per-coordinate quadrature."""
     with mpmath.workdps(dps + 10):
-        z, _ = _ce_z_norm(MP, p)
-    return refs.quad_gaussian_exp_dot(z, dps)
+        ax, by = _ce_mp(p)
+        z = ax + by
+    return refs.quad_gaussian_exp_dot([z[0], z[1]], dps)
 
 
 def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
@@ -427,7 +434,8 @@ def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)``, the expectation by quadrature."""
     v, e = _ref_eq14(p, dps)
     with mpmath.workdps(dps + 10):
-        c = _ce_z_norm(MP, p)[1]
+        ax, by = _ce_mp(p)
+        c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(2)) / 2 - mpmath.fsum(by[i] ** 2 for i in range(2)) / 2)
         return c * v, abs(c) * e
 
 
