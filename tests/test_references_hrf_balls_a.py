@@ -19,6 +19,7 @@ from flint import acb, arb
 from rfcheck.arb_backend import ARB, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.claims._common import eval_on_balls, mp_point
 from rfcheck.estimators import hrf as hy
 from rfcheck.references import hrf as R
 
@@ -60,9 +61,9 @@ def test_eq14_balls_agree_and_planted_value_is_disjoint() -> None:
 
     p = {"a00r": 0.3, "a00i": -0.2, "a01r": 0.5, "a01i": 0.1, "a10r": -0.4, "a10i": 0.9, "a11r": 0.2, "a11i": 0.0,
          "shift": 1.5j, "x0": 0.3, "x1": -0.8, "y0": 0.9, "y1": 0.1}
-    pb, rb = H._printed_eq14_ball(p, BITS), H._eq14_ref_ball(p, BITS)
+    pb, rb = eval_on_balls(H.printed_eq14_ctx, p, BITS), H._eq14_ref_ball(p, BITS)
     with mpmath.workdps(50):
-        v = H.printed_eq14(p)
+        v = H.printed_eq14_ctx(MP, mp_point(p))
     assert _contains(pb, v) and _contains(rb, v)
     assert certified_equal(pb, rb, 1e-40) == "HOLDS"
     with workprec(BITS):

@@ -120,30 +120,18 @@ def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any
     return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
 
 
-def _hyb_mse_ball(lam: str, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam``
-    angular or gauss, projections shared as the point says (or as ``shared``)."""
+def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
+    gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
-        sh = int(p.get("shared", 0)) if shared is None else shared
-
-        def f(ctx: Any, nx: Any, ny: Any, th: Any, m: Any, n: Any, *gauss: Any) -> Any:
-            l1, l2 = (refs.angular_lambda_moments(ctx, th, n) if lam == "angular"
-                      else refs.gauss_lambda_moments(ctx, nx, ny, th, n, *gauss))
-            return refs.hybrid_mse(ctx, nx, ny, th, m, l1, l2, sh)
-
-        extra = (p["sigma"], p["r"]) if lam == "gauss" else ()
-        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), int(p["n"]), *extra, bits=bits)
+        q, sh = p if lam is None else dict(p, lam=lam), int(p.get("shared", 0)) if shared is None else shared
+        return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, q["nx"], q["ny"], q["theta"], q["m"],
+                                                         *_lam_moments_ctx(ctx, q), sh), bits=bits)
 
     return ball
 
 
 # ---------------------------------------------------------------- quadrature references
-
-
-def _mgf(beta: Any) -> tuple[Any, Any]:
-    """``E exp(beta g) = exp(beta^2/2)`` (Gaussian MGF, complex beta: Lemma 2.4, itself checked by
-    quadrature in claim hrf.lem2.4 and in tests/test_hrf_closed_forms.py)."""
-    return mpmath.exp(beta**2 / 2), mpmath.mpf(0)
 
 
 _CACHE: dict[Any, Any] = {}
@@ -208,21 +196,17 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_lem22(which: str) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_lem22_ctx(which))
+def _mse_of(h: dict[str, Any], which: str) -> Any:
+    """MSE of SM^trig_m (``which="trig"``) or SM^++_m, ``E S^2 - 2 SM E S + SM^2``, from the moments ``h`` of
+    ``refs.hybrid_moments``."""
+    s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+    return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
 
 
-def _base_mse_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of MSE(SM^trig_m) or MSE(SM^++_m) from the exact moments (``rfcheck.references.hrf.hybrid_moments``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def f(ctx: Any, *a: Any) -> Any:
-            h = refs.hybrid_moments(ctx, *a)
-            s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-            return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
-
-        return refs.on_balls(f, p["nx"], p["ny"], p["theta"], int(p["m"]), bits=bits)
-
-    return ball
+def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``f(h)``, ``h`` the exact moments at the point (``rfcheck.references.hrf.hybrid_moments``)."""
+    return lambda p, bits: refs.on_balls(lambda ctx, *a: f(refs.hybrid_moments(ctx, *a)), p["nx"], p["ny"],
+                                         p["theta"], int(p["m"]), bits=bits)
 
 
 def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -257,38 +241,22 @@ def _cheap(check: Check, n: int) -> Check:
 
 
 def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
-    """``refs.hybrid_moments`` (ES1, ES1sq, ES2, ES2sq, ES12, K) and ``EYZ`` as balls, the base moments by rigorous
-    1-D quadrature (``refs.base_moments_quad_ball``, as ``quad=True`` in mpmath); ``flip``: at ``pi - theta``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    with workprec(bits):
-        th = arb.pi() - to_ball(p["theta"]) if flip else to_ball(p["theta"])
-    base = refs.base_moments_quad_ball(p["nx"], p["ny"], th, bits)
-    h = refs.on_balls(lambda ctx, nx, ny, m: refs.hybrid_moments(ctx, nx, ny, Ball(th), m,
-                                                                 base=tuple(Ball(b) for b in base)),
-                      p["nx"], p["ny"], int(p.get("m", 1)), bits=bits)
-    with workprec(bits):
-        k = h["K"]
-        h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
-    return {**h, "EYZ": base[4]}
+    """``refs.hybrid_moments_quad_ball`` at the point (``flip``: at ``pi - theta``)."""
+    return refs.hybrid_moments_quad_ball(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), bits, flip=flip)
 
 
 _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 64)},
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
-def _quad_check(printed: Callable[[dict[str, Any]], Any], ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                domain: Domain | None = None, printed_ctx: Callable[[Any, dict[str, Any]], Any] | None = None,
-                reference_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Check:
-    """The same comparison with every Gaussian moment by 1-D quadrature (a few points); with ``printed_ctx``
-    (the printed side on balls) and ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`)
-    its points certify."""
-    pball = None if printed_ctx is None else (lambda p, bits: eval_on_balls(printed_ctx, p, bits))
-    c = deterministic_check("quadrature", printed, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
+def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
+                ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
+                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None) -> Check:
+    """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
+    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones)."""
+    c = deterministic_check("quadrature", None, ref, atol_scale=_scale, max_points=2,
                             description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ball=pball, reference_ball=reference_ball)
+                            printed_ctx=printed_ctx, reference_ball=reference_ball)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
@@ -307,13 +275,13 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
         domain=_pair_domain(extra=_M),
         checks=[
             deterministic_check("moment-expansion", None, _ref_base_mse(_which),
-                                printed_ctx=printed_lem22_ctx(_which), reference_ball=_base_mse_ball(_which),
+                                printed_ctx=printed_lem22_ctx(_which),
+                                reference_ball=_exact_ball(lambda h, w=_which: _mse_of(h, w)),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22(_which), _ref_base_mse(_which, quad=True), printed_ctx=printed_lem22_ctx(_which),
-                        reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
-                            "mse2" if w == "trig" else "mse1"]),
-            mc_check("monte-carlo", printed_lem22(_which), _sim(_which), domain=_MC_PAIRS),
+            _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
+                        lambda p, bits, w=_which: _quad_moments_ball(p, bits)["mse2" if w == "trig" else "mse1"]),
+            mc_check("monte-carlo", _on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
         ],
     )
 
@@ -324,13 +292,6 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
     return _pair_ctx(ctx, p)["sm"]
-
-
-def _mean_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``E SM^trig_m`` (``trig``) or ``E SM^++_m`` from the exact moments (``refs.hybrid_moments``)."""
-    key = "ES2" if which == "trig" else "ES1"
-    return lambda p, bits: refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)[key], p["nx"], p["ny"],
-                                         p["theta"], int(p["m"]), bits=bits)
 
 
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -352,18 +313,14 @@ for _which, _eq, _stmt in (
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
         checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
-                                    reference_ball=_mean_ball(_which), atol_scale=_scale, max_points=30),
-                _quad_check(lambda p: _geo(p)["sm"], _ref_mean(_which, quad=True), printed_ctx=_sm_ctx,
-                            reference_ball=lambda p, bits, w=_which: _quad_moments_ball(p, bits)[
-                                "ES2" if w == "trig" else "ES1"])],
+                                    reference_ball=_exact_ball(lambda h, w=_which: h["ES2" if w == "trig" else "ES1"]),
+                                    atol_scale=_scale, max_points=30),
+                _quad_check(_sm_ctx, _ref_mean(_which, quad=True), lambda p, bits, w=_which: _quad_moments_ball(
+                    p, bits)["ES2" if w == "trig" else "ES1"])],
     )
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
-
-
-def _zvec(p: dict[str, Any]) -> list[Any]:
-    return [mpmath.mpc(p[f"zr{i}"], p[f"zi{i}"]) for i in range(int(p["d"]))]
 
 
 def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
@@ -390,10 +347,10 @@ P.claim(
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
     checks=[_cheap(deterministic_check("quadrature", _on_mp(printed_lem24_ctx),
-                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec(p), dps),
+                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
                                 printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
-                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec(p)) / 2),
+                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
                                 max_points=30), 4)],
 )
 
@@ -407,14 +364,6 @@ def _amat(p: dict[str, Any]) -> Any:
     return a
 
 
-def _xy_mp(p: dict[str, Any]) -> tuple[Any, Any]:
-    return mpmath.matrix([p["x0"], p["x1"]]), mpmath.matrix([p["y0"], p["y1"]])
-
-
-def _bsq(v: Any) -> Any:
-    return mpmath.fsum(v[i] ** 2 for i in range(len(v)))
-
-
 _A_PARAMS = {f"a{i}{j}{c}": Real(-1.0, 1.0, extra=(0.0,)) for i in range(2) for j in range(2) for c in "ri"}
 _A_DOMAIN = Domain({**_A_PARAMS, "shift": Choice((0.0, 1.5, 1.5j)),
                     **{k: Real(-1.0, 1.0) for k in ("x0", "x1", "y0", "y1")}},
@@ -423,55 +372,45 @@ _A_DOMAIN = Domain({**_A_PARAMS, "shift": Choice((0.0, 1.5, 1.5j)),
                                "|det A| > 0.05; x, y in [-1, 1]^2")
 
 
-def printed_eq14(p: dict[str, Any]) -> Any:
+def _ce_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], Any]:
+    """``A x``, ``(A^T)^-1 y`` (the inverse by the adjugate) and ``x.y`` on ``ctx``, ``A`` as :func:`_amat`."""
+    a = [[ctx.num(p[f"a{i}{j}r"]) + ctx.num(p[f"a{i}{j}i"]) * 1j + (ctx.num(p["shift"]) if i == j else 0)
+          for j in range(2)] for i in range(2)]
+    x0, x1, y0, y1 = (ctx.num(p[k]) for k in ("x0", "x1", "y0", "y1"))
+    det = a[0][0] * a[1][1] - a[0][1] * a[1][0]
+    ax = [a[0][0] * x0 + a[0][1] * x1, a[1][0] * x0 + a[1][1] * x1]
+    return ax, [(a[1][1] * y0 - a[1][0] * y1) / det, (a[0][0] * y1 - a[0][1] * y0) / det], x0 * y0 + x1 * y1
+
+
+def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (14)'s left side as printed: ``exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x, y)``, ``z^2 = sum z_i^2``."""
+    ax, by, xy = _ce_ctx(ctx, p)
+    return ctx.exp(sum(v**2 for v in ax) / 2) * ctx.exp(sum(v**2 for v in by) / 2) * ctx.exp(xy)
+
+
+def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
+    """``z = A x + (A^T)^-1 y`` and ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` on ``ctx`` (:func:`_ce_ctx`)."""
+    ax, by, _ = _ce_ctx(ctx, p)
+    return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
+
+
+def _ce_mp(p: dict[str, Any]) -> tuple[Any, Any]:
+    """``A x`` and ``(A^T)^-1 y`` as mpmath matrices (the inverse by mpmath's LU), for the quadrature references."""
     a = _amat(p)
-    x, y = _xy_mp(p)
-    b = (a.T) ** -1
-    xy = mpmath.fsum(x[i] * y[i] for i in range(2))
-    return mpmath.exp(_bsq(a * x) / 2) * mpmath.exp(_bsq(b * y) / 2) * mpmath.exp(xy)
+    return a * mpmath.matrix([p["x0"], p["x1"]]), (a.T) ** -1 * mpmath.matrix([p["y0"], p["y1"]])
 
 
 def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by per-coordinate quadrature."""
     with mpmath.workdps(dps + 10):
-        a = _amat(p)
-        x, y = _xy_mp(p)
-        z = a * x + (a.T) ** -1 * y
-        zs = [z[i] for i in range(2)]
-    return refs.quad_gaussian_exp_dot(zs, dps)
-
-
-def _ce_balls(p: dict[str, Any], bits: int) -> tuple[list[Any], list[Any], list[Any]]:
-    """``A x``, ``(A^T)^-1 y``, ``z`` as balls (``refs.cexp_vectors_ball``; A as :func:`_amat`, shift added
-    on balls)."""
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    with workprec(bits):
-        a = [[Ball(to_ball(complex(p[f"a{i}{j}r"], p[f"a{i}{j}i"])))
-              + (Ball(to_ball(p["shift"])) if i == j else 0) for j in range(2)] for i in range(2)]
-    return refs.cexp_vectors_ball(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], bits)
-
-
-def _bsq_ball(v: list[Any]) -> Any:
-    return sum(vi**2 for vi in v)
-
-
-def _printed_eq14_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq14` on balls (same operations; the inverse by Arb's rigorous ``acb_mat.inv``)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import to_ball, workprec
-
-    ax, by, _ = _ce_balls(p, bits)
-    with workprec(bits):
-        xy = to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])
-        return (acb(_bsq_ball(ax) / 2).exp() * acb(_bsq_ball(by) / 2).exp() * acb(xy).exp())
+        ax, by = _ce_mp(p)
+        z = ax + by
+    return refs.quad_gaussian_exp_dot([z[0], z[1]], dps)
 
 
 def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of ``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
-    from rfcheck.arb_backend import Ball
-
-    return refs.gaussian_exp_dot_ball([Ball(v) for v in _ce_balls(p, bits)[2]], bits)
+    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)[0], bits)
 
 
 P.claim(
@@ -479,43 +418,35 @@ P.claim(
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", printed_eq14, _ref_eq14, printed_ball=_printed_eq14_ball,
-                                reference_ball=_eq14_ref_ball,
-                                atol_scale=lambda p, dps: abs(printed_eq14(p)) + 1, max_points=30), 5)],
+    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq14, printed_ctx=printed_eq14_ctx,
+                                       reference_ball=_eq14_ref_ball, max_points=30,
+                                       atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
 )
 
 
-def _sm_xy(p: dict[str, Any]) -> Any:
-    return mpmath.exp(p["x0"] * mpmath.mpf(p["y0"]) + p["x1"] * mpmath.mpf(p["y1"]))
+def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``SM(x, y) = exp(x0 y0 + x1 y1)``."""
+    x0, x1, y0, y1 = (refs.num(ctx, p[k]) for k in ("x0", "x1", "y0", "y1"))
+    return ctx.exp(x0 * y0 + x1 * y1)
 
 
 def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)``, the expectation by quadrature."""
     v, e = _ref_eq14(p, dps)
     with mpmath.workdps(dps + 10):
-        a = _amat(p)
-        x, y = _xy_mp(p)
-        c = mpmath.exp(-_bsq(a * x) / 2 - _bsq((a.T) ** -1 * y) / 2)
+        ax, by = _ce_mp(p)
+        c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(2)) / 2 - mpmath.fsum(by[i] ** 2 for i in range(2)) / 2)
         return c * v, abs(c) * e
 
 
-def _sm_xy_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_sm_xy` on balls: ``exp(x0 y0 + x1 y1)``."""
-    from rfcheck.arb_backend import to_ball, workprec
-
-    with workprec(bits):
-        return (to_ball(p["x0"]) * to_ball(p["y0"]) + to_ball(p["x1"]) * to_ball(p["y1"])).exp()
-
-
 def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (as :func:`_ref_eq15`; quadrature)."""
-    from flint import acb
+    """Ball of :func:`_ref_eq15`'s value, the expectation by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
+    from rfcheck.arb_backend import workprec
 
-    from rfcheck.arb_backend import Ball, workprec
-
-    ax, by, z = _ce_balls(p, bits)
+    z, c = refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)
+    v = refs.gaussian_exp_dot_ball(z, bits)
     with workprec(bits):
-        c = acb(-_bsq_ball(ax) / 2 - _bsq_ball(by) / 2).exp()
-    return c * refs.gaussian_exp_dot_ball([Ball(v) for v in z], bits)
+        return c * v
 
 
 P.claim(
@@ -523,7 +454,7 @@ P.claim(
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", _sm_xy, _ref_eq15, printed_ball=_sm_xy_ball,
+    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq15, printed_ctx=_sm_xy_ctx,
                                        reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
@@ -541,30 +472,43 @@ _ZERO_VARIANCE_AT_ROUNDED_X = (
     "can never decide it <= 0")
 
 
-def _eq17_point(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
+def _real_a(p: dict[str, Any]) -> Any:
+    """``A = R + 1.2 I`` or ``i (R + 1.2 I)`` (``p["imag"]``), ``R`` real from ``r00 .. r11``."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
-    a = r * (1j if p["imag"] else 1)
+    return r * (1j if p["imag"] else 1)
+
+
+def _eq17_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
+    a = _real_a(p)
     y = mpmath.matrix([p["y0"], p["y1"]])
     x = -(a**-1) * (a.T) ** -1 * y
     return a, mpmath.matrix([mpmath.re(x[0]), mpmath.re(x[1])]), y
 
 
-def _eq17_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a, x, y = _eq17_point(p)
-    v, e = refs.cexp_variance_quad(a, x, y, dps)
-    return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
+def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]]) -> Callable[
+        [dict[str, Any], int], tuple[Any, Any, Any]]:
+    """``(Var, 0, err)``: the variance of one CE sample at ``(A, x, y) = point(p, dps)`` by quadrature."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        with mpmath.workdps(dps + 10):
+            a, x, y = point(p, dps)
+        v, e = refs.cexp_variance_quad(a, x, y, dps)
+        return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
+    return lhs_rhs
+
+
+#: real A (or i times a real A) from a perturbation R of 1.2 I, and y
+_R_PARAMS = {**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}, "imag": Choice((False, True)),
+             "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)}
 
 P.claim(
     "eq17", source=P.at("sec 2.3, eq (17)"),
     statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if "
               "x = -(A^-1)(A^T)^-1 y",
-    domain=Domain({**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)},
-                   "imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), y in [-1.5, 1.5]^2"),
-    checks=[_cheap(inequality_check("quadrature", _eq17_lhs_rhs, max_points=20,
+    domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
+                                         "y in [-1.5, 1.5]^2"),
+    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
                              description="variance of one CE sample by quadrature <= 0",
                              not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
@@ -576,18 +520,11 @@ def _eq18_null(a: Any, dps: int) -> list[Any]:
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
-    a = r * (1j if p["imag"] else 1)
+    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the null-space basis of (18)."""
+    a = _real_a(p)
     null = _eq18_null(a, dps)
     v = null[0] * p["y0"] + null[1] * p["y1"]
     return a, mpmath.matrix([v[0], v[1]]), mpmath.matrix([v[2], v[3]])
-
-
-def _eq18_lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a, x, y = _eq18_point(p, dps)
-    v, e = refs.cexp_variance_quad(a, x, y, dps)
-    return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
 
 
 def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -610,10 +547,8 @@ P.claim(
     "eq18", source=P.at("sec 2.3, eq (18)"),
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
-    domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
-                  | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
-    checks=[_cheap(inequality_check("quadrature", _eq18_lhs_rhs, max_points=20,
+    domain=Domain(_R_PARAMS, description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
+    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0",
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
@@ -624,9 +559,8 @@ P.claim(
 P.claim(
     "text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
-    domain=Domain({f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}
-                  | {"imag": Choice((False, True)), "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)},
-                  description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real solution space"),
+    domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real "
+                                         "solution space"),
     checks=[inequality_check("linear-algebra", _eq18_relax, search=False, max_points=8,
                              description="max |A x + (A^T)^-1 y| over the real solutions of (18) (SVD null space): "
                                          "positive iff some solution of (18) violates (17)",
@@ -682,14 +616,9 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
         w = rng.standard_normal((4, int(p["m"]), 2))
-        if which == "trig":
-            ce = hy.sm_cexp(1j * np.eye(2), x, y, w)
-            ref = hy.sm_trig(x, y, w)
-        else:
-            ce = hy.sm_cexp(np.eye(2), x, y, w)
-            ref = hy.sm_pos(x, y, w)
-        if part == "real":
-            ce = np.real(ce)
+        ce = hy.sm_cexp((1j if which == "trig" else 1) * np.eye(2), x, y, w)
+        ref = (hy.sm_trig if which == "trig" else hy.sm_pos)(x, y, w)
+        ce = np.real(ce) if part == "real" else ce
         diff = np.abs(ce - ref)
         k = int(np.argmax(diff))
         tol = 1e-12 * (np.max(np.abs(ref)) + 1)
@@ -783,16 +712,8 @@ P.claim(
 )
 
 
-def _eq20_xy(p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    g = _geo(p)
-    x = [g["nx"], mpmath.mpf(0)]
-    y = [g["ny"] * mpmath.cos(g["th"]), g["ny"] * mpmath.sin(g["th"])]
-    my = [mpmath.mpf(p["m1"]) * y[0], mpmath.mpf(p["m2"]) * y[1]]
-    return x, my, mpmath.mpf(p["c"])
-
-
 def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx`` (as :func:`_eq20_xy`)."""
+    """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx``."""
     nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
     x = [nx, refs.num(ctx, 0.0)]
     y = [ny * ctx.cos(th), ny * ctx.sin(th)]
@@ -806,30 +727,20 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
 
 
-def _eq20_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of the reference of eq (20): prefactors times ``exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (MGF)."""
-    def f(ctx: Any, q: dict[str, Any]) -> Any:
-        x, my, c = _eq20_xy_ctx(ctx, q)
-        u = [a / c for a in x]
-        v = [-b / c for b in my]
-        sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
-        pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
-        return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
-
-    return eval_on_balls(f, p, bits)
+def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times exp(-(|u|^2 + |v|^2)/2)
+    E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh(w^T a) = exp(|a|^2/2) from the Gaussian MGF (Lemma 2.4)."""
+    x, my, c = _eq20_xy_ctx(ctx, p)
+    u = [a / c for a in x]
+    v = [-b / c for b in my]
+    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times
-    exp(-(|u|^2 + |v|^2)/2) E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh from the MGF."""
     with mpmath.workdps(dps + 10):
-        x, my, c = _eq20_xy(p)
-        u = [a / c for a in x]
-        v = [-b / c for b in my]
-        sq = lambda w: mpmath.fsum(t**2 for t in w)  # noqa: E731
-        pref = mpmath.exp(-sq(x) / (2 * c**2)) * mpmath.exp(-sq(my) / (2 * c**2))
-        ecosh, _ = _mgf(mpmath.sqrt(sq([a + b for a, b in zip(u, v, strict=True)])))
-        return pref * mpmath.exp(-(sq(u) + sq(v)) / 2) * ecosh, mpmath.mpf(10) ** (-dps - 5)
+        return _eq20_ref_ctx(MP, p), mpmath.mpf(10) ** (-dps - 5)
 
 
 P.claim(
@@ -839,7 +750,8 @@ P.claim(
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
     checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
-                                reference_ball=_eq20_ref_ball, atol_scale=lambda p, dps: 1, max_points=30)],
+                                reference_ball=lambda p, bits: eval_on_balls(_eq20_ref_ctx, p, bits),
+                                atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -857,31 +769,14 @@ def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        h = refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"])
-        g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
-        m = refs.num(ctx, p["m"])
-        l1, l2 = _lam_moments_ctx(ctx, p)
-        k = h["K"]
-        mse1, mse2 = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
-        v = l2 * mse1 + (1 - 2 * l1 + l2) * mse2
+        h = _moments_ctx(ctx, p)
+        g, l1, l2 = h["g"], h["l1"], h["l2"]
+        v = l2 * h["mse1"] + (1 - 2 * l1 + l2) * h["mse2"]
         if variant == 2:
-            v -= 2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
+            v -= 2 / refs.num(ctx, p["m"]) * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
         return v
 
     return printed
-
-
-def printed_thm31(variant: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_thm31_ctx(variant))
-
-
-def _hyb_mse_lam_ball(shared: int) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of the hybrid's MSE (full moment expansion) with the point's lambda (angular or Gaussian)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, p["nx"], p["ny"], p["theta"], p["m"],
-                                                         *_lam_moments_ctx(ctx, p), shared), bits=bits)
-
-    return ball
 
 
 _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0),
@@ -898,10 +793,10 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
         checks=[
             deterministic_check("moment-expansion", None,
                                 lambda p, dps, sh=_sh: _ref_hyb_mse(p, dps, sh), atol_scale=_scale, max_points=40,
-                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_lam_ball(_sh),
+                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_ball(None, _sh),
                                 description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                             "lambda moments exact (binomial) or by quadrature"),
-            mc_check("monte-carlo", printed_thm31(_v),
+            mc_check("monte-carlo", _on_mp(printed_thm31_ctx(_v)),
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
                                                                    "lam": Choice(("angular",))},
@@ -915,8 +810,7 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     MSEs ``mse1, mse2`` and the geometry ``g``, on ``ctx``."""
     h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
     h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
-    k = h["K"]
-    h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    h["mse1"], h["mse2"] = _mse_of(h, "pos"), _mse_of(h, "trig")
     h["g"] = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     return h
 
@@ -929,12 +823,7 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
 
 
-printed_eq36 = _on_mp(printed_eq36_ctx)
-
-
-def _es12_ball(p: dict[str, Any], bits: int) -> Any:
-    return refs.on_balls(lambda ctx, *a: refs.hybrid_moments(ctx, *a)["ES12"], p["nx"], p["ny"], p["theta"],
-                         int(p["m"]), bits=bits)
+_es12_ball = _exact_ball(lambda h: h["ES12"])
 
 
 def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
@@ -949,8 +838,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
                                 printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq36_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+            _quad_check(printed_eq36_ctx, lambda p, dps: _ref_es12(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -960,9 +849,6 @@ def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (37) as printed: ``rho = SM(x,y)^2 cos(|x|^2 - |y|^2)``."""
     g = _pair_ctx(ctx, p)
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
-
-
-printed_eq37 = _on_mp(printed_eq37_ctx)
 
 
 def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
@@ -983,8 +869,8 @@ P.claim(
                                 reference_ball=_eyz_ball,
                                 atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
                                 description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37, lambda p, dps: _ref_eyz(p, dps, True), printed_ctx=printed_eq37_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
+            _quad_check(printed_eq37_ctx, lambda p, dps: _ref_eyz(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
 )
 
 
@@ -995,8 +881,6 @@ def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"]) / m
 
 
-printed_eq38 = _on_mp(printed_eq38_ctx)
-
 
 P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
@@ -1004,8 +888,8 @@ P.claim(
     domain=_pair_domain(extra=_M),
     checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
                                 reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38, lambda p, dps: _ref_es12(p, dps, True), printed_ctx=printed_eq38_ctx,
-                        reference_ball=lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+            _quad_check(printed_eq38_ctx, lambda p, dps: _ref_es12(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
 )
 
 
@@ -1080,10 +964,6 @@ def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_lem32(which: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_lem32_ctx(which))
-
-
 def _lam_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
     return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
                                          p["theta"], int(p["n"]), bits=bits)
@@ -1099,9 +979,9 @@ def _sim_lambda(p: dict[str, Any], n_trials: int, seed: int) -> tuple[np.ndarray
     return lam, float(p["theta"]) / PI, None
 
 
-def printed_lem32_var(p: dict[str, Any]) -> Any:
+def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Var(lam_hat) = E lam^2 - (E lam)^2 from eq (24) as printed (both parts)."""
-    return printed_lem32(2)(p) - printed_lem32(1)(p) ** 2
+    return printed_lem32_ctx(2)(ctx, p) - printed_lem32_ctx(1)(ctx, p) ** 2
 
 
 P.claim(
@@ -1120,7 +1000,7 @@ P.claim(
     checks=[
         deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
                             printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
-        mc_check("monte-carlo", printed_lem32_var, _sim_lambda,
+        mc_check("monte-carlo", _on_mp(printed_lem32_var_ctx), _sim_lambda,
                  domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
                                 "ny": Real(0.5, 2.0), "m": Int(1, 1)},
                                description="theta away from 0 and pi (nonzero variance)")),
@@ -1134,9 +1014,6 @@ def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
     q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
     return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
-
-
-printed_eq44_middle = _on_mp(printed_eq44_middle_ctx)
 
 
 P.claim(
@@ -1206,10 +1083,6 @@ def printed_eq45_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def printed_eq45(shared: int) -> Callable[[dict[str, Any]], Any]:
-    return _on_mp(printed_eq45_ctx(shared))
-
-
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
 
 for _sh, _eq in ((0, 45), (1, 46)):
@@ -1239,9 +1112,6 @@ def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             * (1 - ctx.exp(-4 * r**2 * ctx.sin(th / 2) ** 2)) ** 2)
 
 
-printed_eq47 = _on_mp(printed_eq47_ctx)
-
-
 P.claim(
     "eq47", source=P.at("Theorem D.1, eq (47)"),
     statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: "
@@ -1253,7 +1123,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
                             printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
-        mc_check("monte-carlo", printed_eq47, _sim("angular"),
+        mc_check("monte-carlo", _on_mp(printed_eq47_ctx), _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
                                                                    "m = n = 2 where the coefficients differ most",
@@ -1274,25 +1144,24 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
-printed_eq25 = _on_mp(printed_eq25_ctx)
-
-
-def _rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments.
+def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments
+    (``quad``: the base moments by rigorous quadrature, :func:`_quad_moments_ball`).
 
     The MSE is expanded at twice the bits (it cancels to 0 at the zero-variance end) and its enclosure is
     intersected with ``[0, inf)`` (``MSE = E(S - SM)^2 >= 0``) before the square root."""
     def f(ctx: Any, r: Any, t: Any, m: Any) -> Any:
-        if which == "pos":
-            t = ctx.pi - t
-        h = refs.hybrid_moments(ctx, r, r, t, m)
-        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-        return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2, h["K"]
+        h = refs.hybrid_moments(ctx, r, r, ctx.pi - t if which == "pos" else t, m)
+        return _mse_of(h, which), h["K"]
 
     def ball(p: dict[str, Any], bits: int) -> Any:
         from rfcheck.arb_backend import workprec
 
-        mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
+        if quad:
+            h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
+            mse, k = h["mse2" if which == "trig" else "mse1"], h["K"]
+        else:
+            mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
         with workprec(2 * bits):
             return mse.nonnegative_part().sqrt() / k
 
@@ -1316,19 +1185,6 @@ def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], in
     return ref
 
 
-def _quad_rel_err_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """:func:`_rel_err_ball` with the base moments by rigorous quadrature (:func:`_quad_moments_ball`), at twice
-    the bits as there (the MSE cancels to 0 at the zero-variance end)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import workprec
-
-        h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
-        with workprec(2 * bits):
-            return h["mse2" if which == "trig" else "mse1"].nonnegative_part().sqrt() / h["K"]
-
-    return ball
-
-
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
@@ -1340,9 +1196,8 @@ for _which in ("trig", "pos"):
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
-                _quad_check(printed_eq25, _ref_rel_err(_which, quad=True),
-                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"),
-                            printed_ctx=printed_eq25_ctx, reference_ball=_quad_rel_err_ball(_which))],
+                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _rel_err_ball(_which, quad=True),
+                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     )
 
 
@@ -1379,18 +1234,21 @@ for _which in ("trig", "pos"):
     )
 
 
+def _two_point_limit(f: Callable[[Any], Any], dps: int) -> tuple[Any, Any]:
+    """``f(h)`` at ``h = 10^-(dps+6)`` (at ``dps + 20`` digits), its error from the value at ``h = 10^-(dps+5)``."""
+    with mpmath.workdps(dps + 20):
+        out = [f(mpmath.mpf(10) ** (-k)) for k in (dps + 5, dps + 6)]
+        return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+
+
 def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     """``eps_{theta,r}`` at ``10^-k`` from the limit point (pi for trig, 0 for ++), k = dps + 5, + 6."""
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
         r, m = mpmath.mpf(p["r"]), int(p["m"])
-        with mpmath.workdps(dps + 20):
-            out = []
-            for k in (dps + 5, dps + 6):
-                h = mpmath.mpf(10) ** (-k)
-                out.append(mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)))
-            return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+        return _two_point_limit(lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)),
+                                dps)
 
     return ref
 
@@ -1400,10 +1258,8 @@ def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
     error ``sqrt(MSE)/SM`` from the exact moments (``refs.hybrid_moments``) is a composition of exp, cos, sqrt and
     arithmetic, continuous in theta on [0, pi] (SM > 0, MSE >= 0), so the limit is its value at the end point."""
     def f(ctx: Any, r: Any, m: Any) -> Any:
-        t = ctx.pi if which == "trig" else refs.num(ctx, 0.0)
-        h = refs.hybrid_moments(ctx, r, r, t, m)
-        s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-        return ctx.sqrt(h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2) / h["K"]
+        h = refs.hybrid_moments(ctx, r, r, ctx.pi if which == "trig" else refs.num(ctx, 0.0), m)
+        return ctx.sqrt(_mse_of(h, which)) / h["K"]
 
     return lambda p, bits: refs.on_balls(f, p["r"], int(p["m"]), bits=bits)
 
@@ -1420,15 +1276,22 @@ P.claim(
 )
 
 
-def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
-    worst, err = mpmath.mpf(0), mpmath.mpf(0)
+def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[list[Any], Any]:
+    """MSEs (moment expansion) of the hybrid with ``lam`` at theta = 0 and theta = pi, |x| = |y| = r; summed error."""
+    vals, err = [], mpmath.mpf(0)
     for t in (mpmath.mpf(0), mpmath.pi):
         with mpmath.workdps(dps + 10):
-            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="angular")
-        v, e = _ref_hyb_mse(q, dps, int(p["shared"]))
-        worst, err = max(worst, v), err + e
-    return worst, mpmath.mpf(0), err
+            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam=lam)
+        v, e = _ref_hyb_mse(q, dps, shared)
+        vals.append(v)
+        err += e
+    return vals, err
+
+
+def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
+    vals, err = _mse_at_ends(p, dps, "angular", int(p["shared"]))
+    return max(mpmath.mpf(0), *vals), mpmath.mpf(0), err
 
 
 P.claim(
@@ -1443,15 +1306,8 @@ P.claim(
 
 
 def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """(MSE at theta = 0) - (MSE at theta = pi): the first is 0, the second > 0 (trig-estimated lambda)."""
-    vals = []
-    err = mpmath.mpf(0)
-    for t in (mpmath.mpf(0), mpmath.pi):
-        with mpmath.workdps(dps + 10):
-            q = dict(p, nx=p["r"], ny=p["r"], theta=+t, lam="gauss")
-        v, e = _ref_hyb_mse(q, dps, 0)
-        vals.append(v)
-        err += e
+    """MSE at theta = 0 (0; at theta = pi it is > 0) of the trig-estimated Gaussian lambda, |x| = |y| = r."""
+    vals, err = _mse_at_ends(p, dps, "gauss", 0)
     return vals[0], mpmath.mpf(0), err
 
 
@@ -1489,46 +1345,10 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq27_log = _on_mp(printed_eq27_log_ctx)
 
 
-_BNB_EVALS = 1500
-
-
-def _max_bounds_0_pi(f: Callable[[Any], Any], bits: int, **kw: Any) -> tuple[Any, Any]:
-    """``(L, U)`` with ``L <= max_{theta in [0, pi]} f(theta) <= U``: ``refs.interval_max_bounds`` on
-    ``[0, math.pi]`` (exact ends; the float ``math.pi`` lies below pi by about ``1.2e-16``), its ``U`` raised to
-    cover the sliver ``[math.pi, pi]`` by one ball evaluation of ``f`` on ``[math.pi, upper end of pi]``
-    (``f`` is analytic there); ``L`` stays a value at a point of ``[0, math.pi]``.  ``kw`` as for
-    ``refs.interval_max_bounds``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    lo, hi = refs.interval_max_bounds(f, 0.0, math.pi, bits, **kw)
-    with workprec(bits):
-        sliver = arb(math.pi).union(arb.pi().upper())
-        v = f(Ball(sliver))
-        v = v.v if isinstance(v, Ball) else to_ball(v)
-        return lo, hi.max(v.upper()) if v.is_finite() else arb("inf")
-
-
-def _log_eps_max_ball(r: Any, m: int, n: int, bits: int, below: Any = None) -> Any:
-    """Ball of ``log eps_{S(r)}`` of the angular hybrid: ``max_theta eps^2 = MSE/SM^2`` over ``[0, pi]`` from the
-    exact moments (``refs.hybrid_mse``, ``SM = exp(r^2 cos theta)``) enclosed by branch-and-bound on balls
-    (``refs.interval_max_ball``, at most ``_BNB_EVALS`` evaluations; ``below``: a log target it tries to prove the
-    maximum under), the lower end at the float maximiser ``refs.angular_rel_error_argmax``."""
-    from rfcheck.arb_backend import ARB, workprec
-
-    rb, mb, nb = (refs.num(ARB, v) for v in (r, m, n))
-
-    def eps2(t: Any) -> Any:
-        l1, l2 = refs.angular_lambda_moments(ARB, t, nb)
-        return refs.hybrid_mse(ARB, rb, rb, t, mb, l1, l2, 0) * ARB.exp(-2 * rb**2 * ARB.cos(t))
-
-    with workprec(bits):
-        target = None if below is None else (2 * below).exp()
-    lo, hi = _max_bounds_0_pi(eps2, bits, below=target, guess=refs.angular_rel_error_argmax(
-        float(r), int(m), int(n)), max_evals=_BNB_EVALS)
-    with workprec(bits):
-        return (lo.log() / 2).union(hi.log() / 2)  # the hull after the log (eps^2 spans many orders)
+def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
+    """Ball of ``log eps_{S(r)}`` of the angular hybrid at the point's ``r, m, n``
+    (``refs.angular_log_max_rel_error_ball``), its branch-and-bound aimed at ``below``."""
+    return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
 def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
@@ -1563,8 +1383,7 @@ P.claim(
                                          "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
                                          "from exact moments (lower end: eps at the float maximiser; upper end: "
                                          "branch-and-bound on balls)",
-                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
-                                 p["r"], int(p["m"]), int(p["n"]), bits, rhs), printed_eq27_log_ctx))],
+                             sides_ball=_max_below(_eps_max_ball, printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1608,8 +1427,8 @@ P.claim(
                                          "W(r)/sqrt(2 * 128) is the base's eps at its end point theta = pi "
                                          "(resp. 0), a lower bound of the base maximum unless eq (26) is taken "
                                          "as proven, so only 'smaller' is certified",
-                             sides_ball=_max_below(lambda p, bits, rhs: _log_eps_max_ball(
-                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, rhs), _fig2_base_ctx),
+                             sides_ball=_max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
+                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), _fig2_base_ctx),
                              rhs_ball_is_lower_bound=True)],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
@@ -1624,13 +1443,8 @@ def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        out = []
-        with mpmath.workdps(dps + 20):
-            for k in (dps + 5, dps + 6):
-                h = mpmath.mpf(10) ** (-k)
-                t = h if end == "0" else mpmath.pi - h
-                out.append(mpmath.exp(cf.log_rel_error_angular_hybrid.impl(MP, r, t, m, n)) / mpmath.sqrt(h))
-            return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+        return _two_point_limit(lambda h: mpmath.exp(cf.log_rel_error_angular_hybrid.impl(
+            MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
 
     return ref
 
@@ -1639,9 +1453,6 @@ def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Thm 3.5's limits as printed: ``sqrt(1/(2 pi m n)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
     r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
     return ctx.sqrt(1 / (2 * ctx.pi * m * n)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
-
-
-printed_limit = _on_mp(printed_limit_ctx)
 
 
 def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
@@ -1666,8 +1477,9 @@ P.claim(
     "thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
-    checks=[deterministic_check("limit", printed_limit, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
-                                max_points=20, description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
+    checks=[deterministic_check("limit", None, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
+                                printed_ctx=printed_limit_ctx, max_points=20,
+                                description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
                                 not_certified="the reference is a numerical limit of a 0/0 ratio: eps_{theta,r}/"
                                               "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
                                               "error estimated from their difference, not proven; a ball of the limit "
@@ -1687,7 +1499,7 @@ P.claim(
                 description="sqrt(theta - pi) as printed: for theta < pi (theta is an angle in [0, pi]) the principal "
                             "root of a negative number, i sqrt(pi - theta)"),
         Reading("sqrt(pi - theta)",
-                [deterministic_check("limit-pi-minus-theta", printed_limit, _limit_ratio("pi"),
+                [deterministic_check("limit-pi-minus-theta", None, _limit_ratio("pi"), printed_ctx=printed_limit_ctx,
                                      atol_scale=lambda p, dps: 0, max_points=20,
                                      description="ratio eps/sqrt(pi - theta) at pi - theta = 10^-(dps+5), "
                                                  "10^-(dps+6)")],
@@ -1715,14 +1527,9 @@ def _a_r_ctx(ctx: Any, r: Any, t: Any, n: Any) -> Any:
         1 - ctx.exp(-4 * r**2 * ctx.cos(t / 2) ** 2)) ** 2
 
 
-def _a_r(r: Any, t: Any, n: int) -> Any:
-    """Eq (50) as printed, in mpmath."""
-    return _a_r_ctx(MP, r, t, n)
-
-
 def _eq48_printed(p: dict[str, Any]) -> Any:
     r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-    mx, _ = refs.mp_max_on_interval(lambda t: _a_r(r, t, n) + _a_r(r, mpmath.pi - t, n), mpmath.mp.dps)
+    mx, _ = refs.mp_max_on_interval(lambda t: _a_r_ctx(MP, r, t, n) + _a_r_ctx(MP, r, mpmath.pi - t, n), mpmath.mp.dps)
     return mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(mx))
 
 
@@ -1745,7 +1552,7 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        mx, e2 = refs.mp_max_on_interval(lambda t: _a_r(r, t, n), dps)
+        mx, e2 = refs.mp_max_on_interval(lambda t: _a_r_ctx(MP, r, t, n), dps)
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
@@ -1757,7 +1564,7 @@ def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
-    lo, hi = _max_bounds_0_pi(lambda t: _a_r_ctx(ARB, r, t, n), bits, guess=guess, max_evals=60)
+    lo, hi = refs.max_bounds_0_pi(lambda t: _a_r_ctx(ARB, r, t, n), bits, guess=guess, max_evals=60)
     with workprec(bits):
         side = [(ARB.log(ARB.exp(r**2) / ARB.sqrt(m) * ARB.sqrt(Ball(v)))).v for v in (lo, hi)]
         return side[0].union(side[1])  # the hull after the log
@@ -1767,8 +1574,8 @@ P.claim(
     "eq51", source=P.at("appendix D.3, eq (51)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
-    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12, sides_ball=_max_below(
-        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), None, _eq51_rhs_ball))],
+    checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
+                             sides_ball=_max_below(_eps_max_ball, None, _eq51_rhs_ball))],
 )
 
 
@@ -1829,20 +1636,20 @@ for _i, _eq in ((1, 57), (2, 58)):
     )
 
 
+def _eq52_ctx(ctx: Any, r: Any, t: Any, n: Any) -> tuple[Any, Any]:
+    """The two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``."""
+    return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
+
+
 def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
-        return (_a_r(r, t, n), (_b(1, r, t, n) + _b(2, r, t, n)) * (1 - mpmath.exp(-4 * r**2)) ** 2, 0)
+        return (*_eq52_ctx(MP, mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])), 0)
 
 
 def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
-    """Balls of the two printed sides of eq (52): ``a_r(theta)`` and ``(b_r^1 + b_r^2)(1 - exp(-4r^2))^2``, at
-    ``6 r^2`` extra bits: the sides differ by a relative ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
-    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
-        b = _b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)
-        return _a_r_ctx(ctx, r, t, n), b * (1 - ctx.exp(-4 * r**2)) ** 2
-
-    return refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
+    """Balls of :func:`_eq52_ctx`, at ``6 r^2`` extra bits: the sides differ by a relative
+    ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
+    return refs.on_balls(_eq52_ctx, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
 
 
 P.claim(
@@ -1884,9 +1691,9 @@ P.claim(
 )
 
 
-def _eq_max_b(
-    i: int, printed_bound: Callable[[Any, int], Any]
-) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
+def _eq_max_b(i: int, log_bound: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int],
+                                                                                     tuple[Any, Any, Any]]:
+    """``(log max_theta b_r^i, log_bound(MP, point), err)``, the maximum by ``refs.mp_max_on_interval``."""
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
@@ -1894,7 +1701,7 @@ def _eq_max_b(
                 return mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
 
             mx, e = refs.mp_max_on_interval(f, dps, 0.0)
-            return mx, mpmath.log(printed_bound(r, n)), e
+            return mx, log_bound(MP, mp_point(p)), e
 
     return lhs_rhs
 
@@ -1918,59 +1725,51 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
                                  (i == 2 or nf > 1) else -math.inf, 0.0, math.pi, npts=401)
         with workprec(bits):
             target = rhs.exp()
-        lo, hi = _max_bounds_0_pi(lambda t: _b_ctx(ARB, i, r, t, n), bits, below=target, guess=guess,
-                                  max_evals=_BNB_EVALS)
+        lo, hi = refs.max_bounds_0_pi(lambda t: _b_ctx(ARB, i, r, t, n), bits, below=target, guess=guess,
+                                  max_evals=1500)
         with workprec(bits):
             return lo.log().union(hi.log())  # the hull after the log
 
     return ball
 
 
-_eq63_lhs_ball = _max_b_ball(1)
-
-
 P.claim(
     "eq63", source=P.at("appendix D.3, eq (62)-(63)"),
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, lambda r, n: (1 - mpmath.mpf(1) / n)
-                                                                  / (2 * mpmath.pi * r**2) * mpmath.exp(2 * r**2)),
-                             max_points=16, sides_ball=_max_below(_eq63_lhs_ball, _eq63_rhs_ctx))],
+    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, _eq63_rhs_ctx), max_points=16,
+                             sides_ball=_max_below(_max_b_ball(1), _eq63_rhs_ctx))],
 )
 
-def _eq64_bound(ctx: Any, r: Any, n: Any) -> Any:
-    """Eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
-    r, n = refs.num(ctx, r), refs.num(ctx, n)
-    return ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2)
+def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
+    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
 
 
 P.claim(
     "eq64", source=P.at("appendix D.3, eq (64)"),
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, lambda r, n: _eq64_bound(MP, r, n)),
-                             max_points=16, sides_ball=_max_below(_max_b_ball(2), lambda ctx, p: ctx.log(
-                                 _eq64_bound(ctx, p["r"], p["n"]))))],
+    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, _eq64_rhs_ctx), max_points=16,
+                             sides_ball=_max_below(_max_b_ball(2), _eq64_rhs_ctx))],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 )
 
 
-def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    v, e = _log_eps_max(p, dps)
-    with mpmath.workdps(dps + 10):
-        r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        b = mpmath.exp(2 * r**2) / mpmath.sqrt(2 * m * r) * (1 - mpmath.exp(-4 * r**2)) * mpmath.sqrt(
-            1 / mpmath.pi - 1 / (n * mpmath.pi) + 1 / (n * mpmath.sqrt(mpmath.pi)))
-        return v, mpmath.log(b), e
-
-
 def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """log of eq (65)'s bound as printed (:func:`_eq65`'s right side): ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2))
-    sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))``."""
+    """log of eq (65)'s bound as printed: ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2)) sqrt(1/pi - 1/(n pi) +
+    1/(n sqrt(pi)))``."""
     r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m * r) * (1 - ctx.exp(-4 * r**2)) * ctx.sqrt(
         1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
+
+
+def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    v, e = _log_eps_max(p, dps)
+    with mpmath.workdps(dps + 10):
+        return v, _eq65_rhs_ctx(MP, mp_point(p)), e
 
 
 P.claim(
@@ -1978,8 +1777,8 @@ P.claim(
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
-    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24, sides_ball=_max_below(
-        lambda p, bits, rhs: _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, rhs), _eq65_rhs_ctx))],
+    checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
+                             sides_ball=_max_below(_eps_max_ball, _eq65_rhs_ctx))],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
@@ -1998,10 +1797,9 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``log eps_{S(r)}`` (:func:`_log_eps_max_ball`), its branch-and-bound aimed at the printed value: a
+    """Ball of ``log eps_{S(r)}`` (:func:`_eps_max_ball`), its branch-and-bound aimed at the printed value: a
     printed value above the maximum's upper bound or below its lower end is then disjoint."""
-    printed = eval_on_balls(_eq66_printed_ctx, p, bits)
-    return _log_eps_max_ball(p["r"], int(p["m"]), int(p["n"]), bits, printed)
+    return _eps_max_ball(p, bits, eval_on_balls(_eq66_printed_ctx, p, bits))
 
 
 def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2027,20 +1825,6 @@ _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estim
            "enclosure; the deterministic checks of the claim carry the certification")
 
 
-def _quad_check_balls(printed_ctx: Callable[[Any, dict[str, Any]], Any],
-                      ref: Callable[[dict[str, Any], int], tuple[Any, Any]], domain: Domain,
-                      reference_ball: Callable[[dict[str, Any], int], Any]) -> Check:
-    """The quadrature comparison of ``_quad_check`` (same name, tolerance, two points, no climb), its decided
-    points certified against ``reference_ball`` (the exact moments' enclosure of the quantity the quadrature
-    approximates)."""
-    c = deterministic_check("quadrature", None, ref, atol_scale=lambda p, dps: _scale(p, dps), max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ctx=printed_ctx, reference_ball=reference_ball)
-    c.search = False
-    c.domain = domain
-    return c
-
-
 def _dps_of_bits(bits: int) -> int:
     """The digits ``dps`` whose working precision is ``bits`` (``rfcheck.arb_backend.bits_for_dps`` is one-to-one):
     a ball function receives the bits, a check's floor ``10^(5 - dps)`` needs the digits."""
@@ -2054,27 +1838,18 @@ def _dps_of_bits(bits: int) -> int:
     return dps
 
 
-def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2
-    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
-    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
-    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    rho = 1 - ctx.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * (1 - ctx.exp(-s**2 / 2 * d2)) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
+def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
+    """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1
+    (1 - exp(-sigma^2|Delta|^2))^2``; ``eq=73``: eq (73), ``E[(1 - lam)^2]``, the same with ``(1 - rho)`` in
+    place of the first ``1``."""
+    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+        d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
+        s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+        rho = 1 - ctx.exp(-2 * s**2 * r**2)
+        return (1 / rho**2 * ((1 if eq == 72 else (1 - rho)) - ctx.exp(-s**2 / 2 * d2)) ** 2
+                + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
 
-
-def printed_eq73_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (73) as printed: ``E[(1 - lam)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2
-    + (2 rho^2 n)^-1 (1 - exp(-sigma^2|Delta|^2))^2``."""
-    d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
-    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    rho = 1 - ctx.exp(-2 * s**2 * r**2)
-    return (1 / rho**2 * ((1 - rho) - ctx.exp(-s**2 / 2 * d2)) ** 2
-            + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
-
-
-printed_eq72, printed_eq73 = _on_mp(printed_eq72_ctx), _on_mp(printed_eq73_ctx)
+    return printed
 
 
 def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
@@ -2099,22 +1874,21 @@ def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
 _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-for _eq, _pr, _prc, _stmt in (
-        (72, printed_eq72, printed_eq72_ctx, "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
+for _eq, _prc, _stmt in (
+        (72, printed_eq72_ctx(72), "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
-        (73, printed_eq73, printed_eq73_ctx, "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
+        (73, printed_eq72_ctx(73), "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
     P.claim(
         f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
-                                    atol_scale=lambda p, dps, pr=_pr: pr(p) + 1, max_points=24,
+                                    atol_scale=lambda p, dps, pr=_prc: _on_mp(pr)(p) + 1, max_points=24,
                                     printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
-                _quad_check_balls(_prc, _ref_gl(_eq, quad=True),
-                                  _pair_domain(norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5),
-                                                                       "r": Real(0.3, 3.0)},
-                                               description="|x|, |y| <= 1, sigma <= 1.5"), _gl_ball(_eq))],
+                _quad_check(_prc, _ref_gl(_eq, quad=True), _gl_ball(_eq), _pair_domain(
+                    norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
+                    description="|x|, |y| <= 1, sigma <= 1.5"))],
     )
 
 
@@ -2125,10 +1899,7 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     mse_pos = ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * (1 - ctx.exp(-g["z2"])) ** 2
     mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
-    return printed_eq72_ctx(ctx, p) * mse_pos + printed_eq73_ctx(ctx, p) * mse_trig
-
-
-printed_thmf1 = _on_mp(printed_thmf1_ctx)
+    return printed_eq72_ctx(72)(ctx, p) * mse_pos + printed_eq72_ctx(73)(ctx, p) * mse_trig
 
 
 P.claim(
@@ -2140,7 +1911,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
                             max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
-        not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss"),
+        not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss"),
                                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                               "sigma": Real(0.3, 1.5),
                                                                               "r": Real(0.3, 1.0)},
@@ -2176,7 +1947,7 @@ P.claim(
             deterministic_check("moment-expansion", None,
                                 lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
                                 max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
-            not_certifiable(mc_check("monte-carlo", printed_thmf1, _sim("gauss-shared"),
+            not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
                                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                                   "sigma": Real(0.3, 1.5),
                                                                                   "r": Real(0.3, 1.0)},
@@ -2225,8 +1996,6 @@ def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     mse_trig = ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * (1 - ctx.exp(-g["d2"])) ** 2
     return el2 * mse_pos + eo2 * mse_trig
 
-
-printed_thmf2 = _on_mp(printed_thmf2_ctx)
 
 #: extra bits for the balls of Thm F.2: near theta = pi with small r both sides form 1 - exp(-|z|^2) with
 #: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
@@ -2300,22 +2069,17 @@ P.claim(
 )
 
 
+def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """``lambda(theta=0) + (1 - lambda(theta=pi))`` of eq (76) at |x| = |y| = r (rho of eq 68)."""
+    r, s = refs.num(ctx, p["r"]), refs.num(ctx, p["sigma"])
+    rho = 1 - ctx.exp(-2 * s**2 * r**2)
+    lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
+    return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
+
+
 def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     with mpmath.workdps(dps + 10):
-        r, s = mpmath.mpf(p["r"]), mpmath.mpf(p["sigma"])
-        rho = 1 - mpmath.exp(-2 * s**2 * r**2)
-        lam = lambda t: (1 - mpmath.exp(-s**2 / 2 * 4 * r**2 * mpmath.sin(t / 2) ** 2)) / rho  # noqa: E731
-        return lam(mpmath.mpf(0)) + (1 - lam(mpmath.pi)), mpmath.mpf(10) ** (-dps)
-
-
-def _f_endpoints_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``lambda(theta=0) + (1 - lambda(theta=pi))`` (eq 76 at the endpoints, as :func:`_f_endpoints`)."""
-    def f(ctx: Any, r: Any, s: Any) -> Any:
-        rho = 1 - ctx.exp(-2 * s**2 * r**2)
-        lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
-        return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
-
-    return refs.on_balls(f, p["r"], p["sigma"], bits=bits)
+        return _f_endpoints_ctx(MP, p), mpmath.mpf(10) ** (-dps)
 
 
 P.claim(
@@ -2323,7 +2087,8 @@ P.claim(
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx, reference_ball=_f_endpoints_ball,
+    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx,
+                                reference_ball=_ball_of(_f_endpoints_ctx),
                                 atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
@@ -2338,10 +2103,6 @@ def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return ri, rj
 
 
-def _centers(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    return _centers_ctx(MP, p)
-
-
 def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     """Diagonal of A^{i,j}: eq (86)-(87) (complex) or eq (88) (real), as printed."""
     ri, rj = _centers_ctx(ctx, p)
@@ -2354,14 +2115,10 @@ def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _a_diag(p: dict[str, Any]) -> list[Any]:
-    return _a_diag_ctx(MP, p)
-
-
 def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
-        ri, rj = _centers(p)
-        res = max(abs(a * x + y / a) for a, x, y in zip(_a_diag(p), ri, rj, strict=True))
+        ri, rj = _centers_ctx(MP, p)
+        res = max(abs(a * x + y / a) for a, x, y in zip(_a_diag_ctx(MP, p), ri, rj, strict=True))
         return res, mpmath.mpf(0), mpmath.mpf(10) ** (-dps) * (max(abs(v) for v in ri + rj) + 1)
 
 
@@ -2386,7 +2143,7 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Printed a_k vs the numerical minimiser of (a r_i + r_j/a)^2 over a > 0 (per coordinate)."""
     dps = budget.dps
     with mpmath.workdps(dps + 10):
-        ri, rj = _centers(p)
+        ri, rj = _centers_ctx(MP, p)
         worst = None
         for a_i, b_j in zip(ri, rj, strict=True):
             a_k = mpmath.sqrt(abs(b_j / a_i))
@@ -2434,22 +2191,8 @@ def _xy_h2_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
             [rj[k] + refs.num(ctx, p[f"dy{k}"]) for k in range(2)])
 
 
-def _xy_h2(p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    return _xy_h2_ctx(MP, p)
-
-
-def _sq_hermitian(v: list[Any]) -> Any:
-    """``||v||^2 = sum |v_k|^2``: the Hermitian squared norm of a complex vector."""
-    return mpmath.fsum(abs(c) ** 2 for c in v)
-
-
-def _sq_bilinear(v: list[Any]) -> Any:
-    """``v^2 = sum v_k^2``: the bilinear square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")."""
-    return mpmath.fsum(c**2 for c in v)
-
-
-_SQ = {"hermitian": _sq_hermitian, "bilinear": _sq_bilinear}
-#: the two readings of ``||v||^2`` on any context
+#: the two readings of ``||v||^2`` on any context: the Hermitian squared norm ``sum |v_k|^2`` and the bilinear
+#: square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")
 _SQ_CTX = {"hermitian": lambda ctx, v: sum(ctx.abs(c) ** 2 for c in v), "bilinear": lambda ctx, v: sum(c**2 for c in v)}
 _H2_READ = {
     "hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
@@ -2465,10 +2208,6 @@ def _h2_ax_ay_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], li
     return x, y, [a[k] * x[k] for k in range(2)], [y[k] / a[k] for k in range(2)]
 
 
-def _h2_ax_ay(p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    return _h2_ax_ay_ctx(MP, p)
-
-
 def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """Left side of eq (89), ``||.||^2`` read as ``sq`` (Hermitian norm or bilinear square)."""
     x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
@@ -2476,35 +2215,62 @@ def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     return ctx.exp(nrm(ctx, ax) / 2) * ctx.exp(nrm(ctx, ay) / 2) * ctx.exp(sum(x[k] * y[k] for k in range(2)))
 
 
-def printed_eq89(p: dict[str, Any], sq: str = "hermitian") -> Any:
-    return printed_eq89_ctx(MP, mp_point(p), sq)
+def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[list[Any], Any]:
+    """Eq (89)'s ``z = A x + A^-1 y`` and the normaliser ``exp(-||Ax||^2/2 - ||A^-1 y||^2/2)`` of eq (91)-(92)
+    (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau`` and ``exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2)``), ``||.||^2``
+    read as ``sq`` (None: no normaliser)."""
+    _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
+    t = refs.num(ctx, p["tau"]) if tau else None
+    z = [(ax[k] - ay[k]) / t for k in range(2)] if tau else [ax[k] + ay[k] for k in range(2)]
+    if sq is None:
+        return z, None
+    d = t**2 if tau else 2
+    return z, ctx.exp(-_SQ_CTX[sq](ctx, ax) / d - _SQ_CTX[sq](ctx, ay) / d)
 
 
-def _h2_expectation_ball(p: dict[str, Any], bits: int, tau: bool = False) -> Any:
-    """Ball of ``E exp(w.z)`` for eq (89)'s ``z = A x + A^-1 y`` (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau``),
-    by rigorous quadrature of the defining expectation (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
-    def z_of(ctx: Any, *_: Any) -> Any:
-        _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-        if tau:
-            t = refs.num(ctx, p["tau"])
-            return [(ax[k] - ay[k]) / t for k in range(2)]
-        return [ax[k] + ay[k] for k in range(2)]
+def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``E exp(w.z)`` (:func:`_h2_z_norm`) by per-coordinate quadrature; with ``sq``, times the normaliser, real part:
+    ``E[Psi_A(x)^T Psi_A^-1(y)]`` of eq (91)-(92) (``tau``: ``E[Psi^tau(x)^T Psi^tau(-y)]`` of eq (95)-(96))."""
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            z, c = _h2_z_norm(MP, p, sq, tau)
+        v, e = refs.quad_gaussian_exp_dot(z, dps)
+        if c is None:
+            return v, e
+        with mpmath.workdps(dps + 10):
+            return mpmath.re(c * v), abs(c) * e
 
-    return refs.gaussian_exp_dot_ball(refs.on_balls(z_of, bits=bits), bits)
-
-
-def _ref_eq89(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        x, y = _xy_h2(p)
-        z = [a[k] * x[k] + y[k] / a[k] for k in range(2)]
-    return refs.quad_gaussian_exp_dot(z, dps)
+    return ref
 
 
-def _h2_check(name: str, printed: Callable[[dict[str, Any]], Any] | None, ref: Callable[[dict[str, Any], int], Any],
-              cap: int | None, **kw: Any) -> Check:
-    check = deterministic_check(name, printed, ref, **kw)
-    return _cheap(check, cap) if cap else check
+def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], Any]:
+    """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
+    (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        from rfcheck.arb_backend import workprec
+
+        z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
+        v = refs.gaussian_exp_dot_ball(z, bits)
+        if c is None:
+            return v
+        with workprec(bits):
+            return (c * v).real
+
+    return ball
+
+
+def _h2_quad(name: str, ref: Callable[[dict[str, Any], int], Any], **kw: Any) -> Check:
+    """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
+    return _cheap(deterministic_check(name, None, ref, **kw), 6)
+
+
+def _h2_readings(make: Callable[[str, str], Check], her: str, bil: str, reason: str = "") -> list[Reading]:
+    """The two readings of ``||.||^2``: Hermitian, and bilinear (the natural one), each with the check
+    ``make(sq, suffix)`` (``suffix`` ``""`` or ``"-bilinear"`` ends its name); ``her``, ``bil`` end their
+    descriptions, ``reason`` ends the bilinear reading's reason."""
+    return [Reading("hermitian", [make("hermitian", "")], description=_H2_READ["hermitian"] + her),
+            Reading("bilinear", [make("bilinear", "-bilinear")], description=_H2_READ["bilinear"] + bil,
+                    natural=True, reason=_H2_WHY_BILINEAR + reason)]
 
 
 P.claim(
@@ -2512,17 +2278,10 @@ P.claim(
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
               "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq89, 6,
-                                        atol_scale=lambda p, dps: abs(printed_eq89(p)) + 1, max_points=24,
-                                        printed_ctx=printed_eq89_ctx, reference_ball=_h2_expectation_ball)],
-                description=_H2_READ["hermitian"]),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None, _ref_eq89, 6,
-                                       atol_scale=lambda p, dps: abs(printed_eq89(p, "bilinear")) + 1,
-                                       max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, "bilinear"),
-                                       reference_ball=_h2_expectation_ball)],
-                description=_H2_READ["bilinear"] + ": eq (14) of sec 2.3", natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad(
+        "quadrature" + sfx, _ref_h2(), atol_scale=lambda p, dps: abs(printed_eq89_ctx(MP, mp_point(p), sq)) + 1,
+        max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, sq), reference_ball=_h2_ball()),
+        "", ": eq (14) of sec 2.3"),
     correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
                "squares of sec 2.3, (A x)^2 = sum (A x)_k^2, it is eq (14) (claim hrf.eq14 holds). The two readings "
                "agree for the real A of eq (88).",
@@ -2535,50 +2294,15 @@ def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
 
 
-
-
-def _eq90_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Re(exp(-||Ax||^2/2 - ||A^-1 y||^2/2) E exp(w.(Ax + A^-1 y)))`` (eq (91)-(92), ``||.||^2`` as
-    ``sq``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def c_of(ctx: Any) -> Any:
-            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / 2 - _SQ_CTX[sq](ctx, ay) / 2)
-
-        from rfcheck.arb_backend import workprec
-
-        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits)
-        with workprec(bits):
-            return (c * v).real
-
-    return ball
-
-
-def _ref_eq90(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
-    """E[Psi_A(x)^T Psi_A^-1(y)] of eq (91)-(92) (normalisers read as ``sq``), real part, by quadrature."""
-    v, e = _ref_eq89(p, dps)
-    with mpmath.workdps(dps + 10):
-        _, _, ax, ay = _h2_ax_ay(p)
-        nrm = _SQ[sq]
-        c = mpmath.exp(-nrm(ax) / 2 - nrm(ay) / 2)
-        return mpmath.re(c * v), abs(c) * e
-
-
 P.claim(
     "eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
               "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq90, 6, atol_scale=lambda p, dps: 1,
-                                        printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + " in the normalisers of eq (91)-(92)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
-                                       lambda p, dps: _ref_eq90(p, dps, "bilinear"), 6, atol_scale=lambda p, dps: 1,
-                                       printed_ctx=_sm_h2_ctx, reference_ball=_eq90_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + " in the normalisers of eq (91)-(92): the Psi of eq (15)",
-                natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad("quadrature" + sfx, _ref_h2(sq), atol_scale=lambda p, dps: 1,
+                                                   printed_ctx=_sm_h2_ctx, reference_ball=_h2_ball(sq)),
+                          " in the normalisers of eq (91)-(92)",
+                          " in the normalisers of eq (91)-(92): the Psi of eq (15)"),
     correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
                "(bilinear square, eq 15) they are unbiased.",
 )
@@ -2593,10 +2317,6 @@ def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
             * ctx.exp(sum(x[k] * -y[k] for k in range(2)) / t**2))
 
 
-def printed_eq93(p: dict[str, Any], sq: str = "hermitian") -> Any:
-    return printed_eq93_ctx(MP, mp_point(p), sq)
-
-
 def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     """``lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2))``, the definition in eq (93), ``||.||^2`` as ``sq``."""
     a = _a_diag_ctx(ctx, p)
@@ -2605,13 +2325,14 @@ def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
     return ctx.exp(-_SQ_CTX[sq](ctx, [a[k] * x[k] + y[k] / a[k] for k in range(2)]) / (2 * t**2))
 
 
+#: the offsets of an H.2 point that put x, y at the centers r_i, r_j
+_AT_CENTERS = {f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}
+
+
 def _lambda_h2_ball(sq: str, centers: bool = False) -> Callable[[dict[str, Any], int], Any]:
     """Ball of ``lambda^{i,j}`` at the point (``centers``: at ``x = r_i, y = r_j``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        q = {**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}} if centers else p
-        return refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, q, sq), bits=bits)
-
-    return ball
+    return lambda p, bits: refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, {**p, **_AT_CENTERS} if centers else p, sq),
+                                         bits=bits)
 
 
 def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
@@ -2629,75 +2350,26 @@ P.claim(
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [deterministic_check("mpmath", None, _ref_eq93, atol_scale=lambda p, dps: 1,
-                                                  printed_ctx=printed_eq93_ctx,
-                                                  reference_ball=_lambda_h2_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + " (lambda a Gaussian kernel, <= 1)"),
-        Reading("bilinear", [deterministic_check("mpmath-bilinear", None,
-                                                 lambda p, dps: _ref_eq93(p, dps, "bilinear"),
-                                                 atol_scale=lambda p, dps: 1,
-                                                 printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, "bilinear"),
-                                                 reference_ball=_lambda_h2_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + "; " + _H2_LAMBDA_ABOVE_ONE, natural=True,
-                reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: deterministic_check(
+        "mpmath" + sfx, None, lambda p, dps: _ref_eq93(p, dps, sq), atol_scale=lambda p, dps: 1,
+        printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, sq), reference_ball=_lambda_h2_ball(sq)),
+        " (lambda a Gaussian kernel, <= 1)", "; " + _H2_LAMBDA_ABOVE_ONE),
     correction="Read with the Hermitian norm, the cross term for complex A is 2 x^T Re(A^H A^-1) y, not 2 x^T y: "
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
                "(rfcheck.estimators.hrf.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but "
                "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
 )
 
-
-def _ref_eq94(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
-    """E[Psi^tau(x)^T Psi^tau(-y)] of eq (95)-(96) (normalisers read as ``sq``) by per-coordinate quadrature."""
-    with mpmath.workdps(dps + 10):
-        _, _, ax, ay = _h2_ax_ay(p)
-        t = mpmath.mpf(p["tau"])
-        nrm = _SQ[sq]
-        c = mpmath.exp(-nrm(ax) / t**2 - nrm(ay) / t**2)
-        z = [(ax[k] - ay[k]) / t for k in range(2)]
-    v, e = refs.quad_gaussian_exp_dot(z, dps)
-    with mpmath.workdps(dps + 10):
-        return mpmath.re(c * v), abs(c) * e
-
-
-def _eq94_ball(sq: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``Re(exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2) E exp(w.(Ax - A^-1 y)/tau))`` (eq (95)-(96))."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        def c_of(ctx: Any) -> Any:
-            _, _, ax, ay = _h2_ax_ay_ctx(ctx, p)
-            t = refs.num(ctx, p["tau"])
-            return ctx.exp(-_SQ_CTX[sq](ctx, ax) / t**2 - _SQ_CTX[sq](ctx, ay) / t**2)
-
-        from rfcheck.arb_backend import workprec
-
-        c, v = refs.on_balls(c_of, bits=bits), _h2_expectation_ball(p, bits, tau=True)
-        with workprec(bits):
-            return (c * v).real
-
-    return ball
-
-
 P.claim(
     "eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
     domain=_H2_XY,
-    readings=[
-        Reading("hermitian", [_h2_check("quadrature", None, _ref_eq94, 6,
-                                        atol_scale=lambda p, dps: 1, max_points=24,
-                                        printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "hermitian"),
-                                        reference_ball=_eq94_ball("hermitian"))],
-                description=_H2_READ["hermitian"] + ", in lambda and in the normalisers of eq (95)-(96)"),
-        Reading("bilinear", [_h2_check("quadrature-bilinear", None,
-                                       lambda p, dps: _ref_eq94(p, dps, "bilinear"), 6,
-                                       atol_scale=lambda p, dps: 1, max_points=24,
-                                       printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, "bilinear"),
-                                       reference_ball=_eq94_ball("bilinear"))],
-                description=_H2_READ["bilinear"] + ", in lambda and in the normalisers of eq (95)-(96); "
-                            + _H2_LAMBDA_ABOVE_ONE, natural=True, reason=_H2_WHY_BILINEAR),
-    ],
+    readings=_h2_readings(lambda sq, sfx: _h2_quad(
+        "quadrature" + sfx, _ref_h2(sq, tau=True), atol_scale=lambda p, dps: 1, max_points=24,
+        printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, sq), reference_ball=_h2_ball(sq, tau=True)),
+        ", in lambda and in the normalisers of eq (95)-(96)",
+        ", in lambda and in the normalisers of eq (95)-(96); " + _H2_LAMBDA_ABOVE_ONE),
     correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
                "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
                "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) "
@@ -2709,7 +2381,7 @@ def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, A
     """(lambda^{i,j}(x, y), lambda^{i,j}(r_i, r_j), err): the printed maximiser's value must be >= lambda at (x, y)."""
     with mpmath.workdps(dps + 10):
         lam = _ref_eq93(p, dps, sq)[0]
-        center = _ref_eq93({**p, **{f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}}, dps, sq)[0]
+        center = _ref_eq93({**p, **_AT_CENTERS}, dps, sq)[0]
         return lam, center, mpmath.mpf(10) ** (-dps - 5)
 
 
@@ -2742,16 +2414,9 @@ P.claim(
               "x = r_i, y = r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); "
               "A^{i,j} the complex matrix of eq (85)]",
     domain=_H2_XY_COMPLEX,
-    readings=[
-        Reading("hermitian", [inequality_check("mpmath", lambda p, dps: _lambda_max_sides(p, dps, "hermitian"),
-                                               sides_ball=_lambda_max_balls("hermitian"))],
-                description=_H2_READ["hermitian"] + " in eq (93)'s lambda"),
-        Reading("bilinear", [inequality_check("mpmath-bilinear",
-                                              lambda p, dps: _lambda_max_sides(p, dps, "bilinear"),
-                                              sides_ball=_lambda_max_balls("bilinear"))],
-                description=_H2_READ["bilinear"] + " in eq (93)'s lambda", natural=True,
-                reason=_H2_WHY_BILINEAR + " (the reading under which eq (93)-(94) hold)"),
-    ],
+    readings=_h2_readings(lambda sq, sfx: inequality_check(
+        "mpmath" + sfx, lambda p, dps: _lambda_max_sides(p, dps, sq), sides_ball=_lambda_max_balls(sq)),
+        " in eq (93)'s lambda", " in eq (93)'s lambda", " (the reading under which eq (93)-(94) hold)"),
     correction="With the bilinear squares under which eq (89)-(94) hold, lambda^{i,j} is not maximal at the centers "
                "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
                "at the centers), but then eq (93)-(94) fail for complex A (claims hrf.eq93, hrf.eq94).",
@@ -2762,11 +2427,7 @@ P.claim(
 def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Variance of one feature product of eq (91)-(92) at x = r_i, y = r_j (complex A of eq 86-87)."""
     with mpmath.workdps(dps + 10):
-        a = _a_diag(p)
-        ri, rj = _centers(p)
-        z = [a[k] * ri[k] + rj[k] / a[k] for k in range(2)]
-        c = mpmath.exp(-mpmath.fsum(abs(a[k] * ri[k]) ** 2 for k in range(2)) / 2
-                       - mpmath.fsum(abs(rj[k] / a[k]) ** 2 for k in range(2)) / 2)
+        z, c = _h2_z_norm(MP, {**p, **_AT_CENTERS}, "hermitian", False)
     m2, e2 = refs.quad_gaussian_exp_dot([2 * mpmath.re(v) for v in z], dps)
     m1, e1 = refs.quad_gaussian_exp_dot(z, dps)
     with mpmath.workdps(dps + 10):

@@ -50,6 +50,7 @@ __all__ = [
     "angular_lambda_moments_binomial",
     "angular_lambda_moments_with_error",
     "angular_lambda_on_draws",
+    "angular_log_max_rel_error_ball",
     "angular_rel_error_argmax",
     "base_moments",
     "base_moments_quad",
@@ -71,6 +72,7 @@ __all__ = [
     "hrf_feature_dim",
     "hull_of_balls",
     "hybrid_moments",
+    "hybrid_moments_quad_ball",
     "hybrid_moments_with_error",
     "hybrid_mse",
     "hybrid_mse_with_error",
@@ -86,6 +88,7 @@ __all__ = [
     "lambda_estimator_variance_ball",
     "local_maximiser_balls",
     "log_rel_error_hybrid_same_length",
+    "max_bounds_0_pi",
     "max_of_balls",
     "max_on_interval_ball",
     "mp_bracketed_root",
@@ -2589,3 +2592,170 @@ def sign_pattern_margin_ball(fn: Callable[[Any, Any], Any], ts: list[float], bit
             d.append(db * weight(arb(t)) if weight is not None else db)
     with workprec(bits):
         return (-d[0]).min(d[1]).min(-d[2])
+
+
+# ---- library code moved from the claims (first part)
+
+
+def hybrid_moments_quad_ball(nx: Any, ny: Any, theta: Any, m: int, bits: int, *,
+                             flip: bool = False) -> dict[str, Any]:
+    """The moments of :func:`hybrid_moments` as balls, the base moments by rigorous 1-d quadrature, and the base MSEs.
+
+    The base moments come from :func:`base_moments_quad_ball` (the defining Gaussian expectations by Arb
+    quadrature with proven tails, not the MGF closed forms of :func:`base_moments`); :func:`hybrid_moments`
+    turns them into the moments of ``SM^++_m`` and ``SM^trig_m``.  The MSE of each base estimator is expanded
+    as ``E S^2 - 2 SM E S + SM^2`` (HRF Lemma 2.2).
+
+    Parameters
+    ----------
+    nx, ny, theta : float
+        The pair (:func:`pair_geometry`), exact as balls.
+    m : int
+        Number of random features of each base estimator.
+    bits : int
+        Working precision in bits.
+    flip : bool, default False
+        Evaluate at the angle ``pi - theta`` (pi as a ball) instead of ``theta``.
+
+    Returns
+    -------
+    dict of flint.arb
+        The keys of :func:`hybrid_moments` (``ES1, ES1sq, ES2, ES2sq, ES12, K``), ``mse1`` (MSE of
+        ``SM^++_m``), ``mse2`` (MSE of ``SM^trig_m``) and ``EYZ`` (``E[cosh(w.z) cos(w.Delta)]``).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), eq (2)-(3), Lemma 2.2 eq (7) and appendix C,
+    eq (36)-(38).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> from rfcheck.backends import MP
+    >>> h = hybrid_moments_quad_ball(0.5, 0.3, 1.0, 2, 128)
+    >>> with mpmath.workdps(50):  # the MGF closed forms
+    ...     exact = mpmath.nstr(hybrid_moments(MP, mpmath.mpf(0.5), mpmath.mpf(0.3), 1, 2)["ES12"], 45)
+    >>> with workprec(200):
+    ...     bool(h["ES12"].overlaps(arb(exact))), bool(h["ES12"].overlaps(arb(exact) + arb(10) ** -25))
+    (True, False)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    with workprec(bits):
+        th = arb.pi() - to_ball(theta) if flip else to_ball(theta)
+    base = base_moments_quad_ball(nx, ny, th, bits)
+    h = on_balls(lambda ctx, a, b, k: hybrid_moments(ctx, a, b, Ball(th), k, base=tuple(Ball(v) for v in base)),
+                 nx, ny, int(m), bits=bits)
+    with workprec(bits):
+        k = h["K"]
+        h["mse1"], h["mse2"] = h["ES1sq"] - 2 * k * h["ES1"] + k**2, h["ES2sq"] - 2 * k * h["ES2"] + k**2
+    return {**h, "EYZ": base[4]}
+
+
+def max_bounds_0_pi(f: Callable[[Any], Any], bits: int, **kw: Any) -> tuple[Any, Any]:
+    """Bounds ``(L, U)``, ``L <= max_{theta in [0, pi]} f(theta) <= U``, by branch-and-bound on balls.
+
+    :func:`interval_max_bounds` on ``[0, math.pi]`` (exact ends; the float ``math.pi`` lies below pi by
+    about ``1.2e-16``), its ``U`` raised to cover the sliver ``[math.pi, pi]`` by one ball evaluation of ``f``
+    on ``[math.pi, upper end of pi]`` (``f`` must be defined and continuous there); ``L`` stays a value of
+    ``f`` at a point of ``[0, math.pi]``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(t)`` of a :class:`rfcheck.arb_backend.Ball` ``t``, a ball (or a number) enclosing ``f`` over ``t``.
+    bits : int
+        Working precision in bits.
+    **kw
+        ``below``, ``guess``, ``max_evals`` as for :func:`interval_max_bounds`.
+
+    Returns
+    -------
+    tuple of flint.arb
+        ``(L, U)``; ``U`` is ``+inf`` where ``f`` on the sliver is not finite.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 (the maximum over theta in [0, pi] of
+    the max-relative-error) and appendix D.3, eq (48)-(64).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> lo, hi = max_bounds_0_pi(lambda t: t, 128, max_evals=40)  # the identity: its maximum is pi
+    >>> bool(lo < arb.pi() < hi), bool(hi - lo < 0.01)
+    (True, True)
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import Ball, to_ball, workprec
+
+    lo, hi = interval_max_bounds(f, 0.0, math.pi, bits, **kw)
+    with workprec(bits):
+        sliver = arb(math.pi).union(arb.pi().upper())
+        v = f(Ball(sliver))
+        v = v.v if isinstance(v, Ball) else to_ball(v)
+        return lo, hi.max(v.upper()) if v.is_finite() else arb("inf")
+
+
+def angular_log_max_rel_error_ball(r: Any, m: int, n: int, bits: int, *, below: Any = None,
+                                   max_evals: int = 1500) -> Any:
+    """A ball of ``log eps_{S(r)}``, the log of the max-relative-error of the angular hybrid on the sphere.
+
+    ``eps_{S(r)}^2 = max_{theta in [0, pi]} MSE/SM^2`` with the exact moments (:func:`hybrid_mse` with the
+    angular lambda-moments of :func:`angular_lambda_moments`, independent projections, ``SM = exp(r^2 cos
+    theta)``), enclosed by :func:`max_bounds_0_pi` (at most ``max_evals`` ball evaluations); the lower end
+    is the value at the float maximiser :func:`angular_rel_error_argmax`.  The hull is taken after the log
+    (``eps^2`` spans many orders of magnitude).
+
+    Parameters
+    ----------
+    r : float
+        Common norm ``|x| = |y| = r``.
+    m, n : int
+        Random features of the base estimators and of the lambda-estimator.
+    bits : int
+        Working precision in bits.
+    below : flint.arb, optional
+        A log target: the branch-and-bound stops once it proves the maximum below it (or above it).
+    max_evals : int, default 1500
+        Most ball evaluations of ``eps^2``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``log eps_{S(r)}``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3, Theorem 3.5 eq (27), Theorem D.1 eq (45)
+    and appendix D.3, eq (48).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.closed_forms.hrf import log_max_rel_error_angular_hybrid
+    >>> import mpmath
+    >>> v = arb(mpmath.nstr(log_max_rel_error_angular_hybrid(4.0, 3, 5, backend="mpmath", dps=30), 25))
+    >>> b = angular_log_max_rel_error_ball(4.0, 3, 5, 128, below=v + 0.01)  # proves the maximum below v + 0.01
+    >>> bool(b.overlaps(v)), bool(b.overlaps(v + 0.01))
+    (True, False)
+    """
+    from rfcheck.arb_backend import ARB, workprec
+
+    rb, mb, nb = (num(ARB, v) for v in (r, m, n))
+
+    def eps2(t: Any) -> Any:
+        l1, l2 = angular_lambda_moments(ARB, t, nb)
+        return hybrid_mse(ARB, rb, rb, t, mb, l1, l2, 0) * ARB.exp(-2 * rb**2 * ARB.cos(t))
+
+    with workprec(bits):
+        target = None if below is None else (2 * below).exp()
+    lo, hi = max_bounds_0_pi(eps2, bits, below=target, guess=angular_rel_error_argmax(float(r), int(m), int(n)),
+                             max_evals=max_evals)
+    with workprec(bits):
+        return (lo.log() / 2).union(hi.log() / 2)
