@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import ast
 import glob
 import importlib
 import inspect
@@ -59,6 +60,8 @@ __all__ = [
     "attention_scale_page",
     "benchmark_page",
     "calibration_page",
+    "claim_code_page",
+    "claim_code_stats",
     "errata_page",
     "figures_page",
     "generate",
@@ -1319,6 +1322,138 @@ def _figure_caption(name: str, caption: str) -> str:
 # --------------------------------------------------------------------------- everything
 
 
+
+# ------------------------------------------------------------------ how the built-in claims are written
+
+#: what the top-level statements of a claim module hold, in the order the page lists them
+CLAIM_CODE_KINDS = ("claim declarations", "printed transcriptions", "references and check wiring",
+                    "constants and domains", "imports and module text", "blank lines and comments")
+
+
+def _claim_code_kind(node: ast.stmt) -> str:
+    """The kind (:data:`CLAIM_CODE_KINDS`) of one top-level statement of a claim module."""
+    if isinstance(node, ast.FunctionDef | ast.ClassDef):
+        return "printed transcriptions" if node.name.startswith(("printed", "_printed")) else \
+            "references and check wiring"
+    call = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(node, ast.For) or (isinstance(call, ast.Call) and (
+            (isinstance(call.func, ast.Attribute) and call.func.attr in ("claim", "equality"))
+            or (isinstance(call.func, ast.Name) and call.func.id.endswith("_claim")))):
+        return "claim declarations"
+    if isinstance(node, ast.Import | ast.ImportFrom) or (isinstance(call, ast.Constant)):
+        return "imports and module text"
+    return "constants and domains"
+
+
+def _takes_ctx(fn: ast.FunctionDef) -> bool:
+    """Whether a transcription is written against a number-system context: a ``ctx`` parameter, or a
+    factory whose inner function or lambda takes one."""
+    if "ctx" in [a.arg for a in fn.args.args]:
+        return True
+    return any(isinstance(n, ast.FunctionDef | ast.Lambda) and n is not fn and "ctx" in [a.arg for a in n.args.args]
+               for n in ast.walk(fn))
+
+
+def claim_code_stats(root: str | Path = ROOT) -> dict[str, Any]:
+    """Lines of the built-in claim modules (``rfcheck/claims/<paper>.py``, ``attention.py`` and their
+    private parts, not the claim machinery of ``__init__``/``_common``) by what they hold, per claim.
+
+    Each top-level statement is classed by :data:`CLAIM_CODE_KINDS`: a ``P.claim``/``P.equality`` call
+    or a loop or factory call declaring claims, a ``printed_*`` function (a transcription), any other
+    function (a reference or the wiring of a check), other statements, imports and the module
+    docstring; the rest of the lines are blank or comments.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        The project root (default: this checkout's).
+
+    Returns
+    -------
+    dict
+        ``modules``: ``{file name: {"lines": n, kind: n, ...}}``; ``lines``, ``claims`` (registered
+        built-in claims), ``lines_per_claim``; ``transcriptions`` and ``transcriptions_on_ctx``
+        (``printed_*`` functions, and those written against a context).
+
+    Examples
+    --------
+    >>> st = claim_code_stats()
+    >>> st["lines"] == sum(m["lines"] for m in st["modules"].values()), st["claims"] >= 248
+    (True, True)
+    """
+    from rfcheck import claims
+
+    folder = Path(root) / "rfcheck" / "claims"
+    modules: dict[str, dict[str, int]] = {}
+    n_printed = n_ctx = 0
+    for f in sorted(folder.glob("*.py")):
+        if f.name in ("__init__.py", "_common.py"):
+            continue
+        src = f.read_text()
+        lines = src.splitlines()
+        row = dict.fromkeys(CLAIM_CODE_KINDS, 0)
+        seen: set[int] = set()
+        for node in ast.parse(src).body:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            kind = _claim_code_kind(node)
+            for i in range(first - 1, node.end_lineno or node.lineno):
+                if lines[i].strip() and not lines[i].lstrip().startswith("#"):
+                    row[kind] += 1
+                    seen.add(i)
+            if kind == "printed transcriptions" and isinstance(node, ast.FunctionDef):
+                n_printed += 1
+                n_ctx += _takes_ctx(node)
+        row["blank lines and comments"] = len(lines) - len(seen)
+        modules[f.name] = {"lines": len(lines), **row}
+    total = sum(m["lines"] for m in modules.values())
+    n_claims = sum(1 for c in claims.load_all() if c.split(".")[0] in claims.PAPER_SOURCES)
+    return {"modules": modules, "lines": total, "claims": n_claims, "lines_per_claim": total / n_claims,
+            "transcriptions": n_printed, "transcriptions_on_ctx": n_ctx}
+
+
+def claim_code_page(root: str | Path = ROOT) -> str:
+    """The documentation page of :func:`claim_code_stats`: lines of the built-in claim modules per claim,
+    by what they hold, computed from the source when the site is built.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        The project root (default: this checkout's).
+
+    Returns
+    -------
+    str
+        The page (Markdown).
+
+    Examples
+    --------
+    >>> claim_code_page().splitlines()[0]
+    '# How the built-in claims are written'
+    """
+    st = claim_code_stats(root)
+    mods = st["modules"]
+    head = ["module", "lines", *CLAIM_CODE_KINDS]
+    rows = [[f"`{name}`", str(m["lines"]), *(str(m[k]) for k in CLAIM_CODE_KINDS)] for name, m in mods.items()]
+    rows.append(["**all**", str(st["lines"]),
+                 *(f"{sum(m[k] for m in mods.values())} ({sum(m[k] for m in mods.values()) / st['claims']:.1f}"
+                   " per claim)" for k in CLAIM_CODE_KINDS)])
+    return "\n".join([
+        "# How the built-in claims are written", "",
+        "The five papers' claims are declared with the same public API as a user's own claims "
+        "({doc}`/guide/verify_your_paper`): each claim module holds the claim declarations, the printed "
+        "formulas transcribed exactly (written against the number-system context where they are formulas, so "
+        "that one transcription evaluates in float64, mpmath, sympy and on Arb balls) and the wiring of each "
+        "check to its references; the reference computations themselves are public, tested functions of "
+        "{mod}`rfcheck.references`. Computed from the source by `rfcheck.docsgen.claim_code_stats` when the "
+        "site is built.", "",
+        f"**{st['lines']:,} lines for {st['claims']} claims: {st['lines_per_claim']:.1f} lines per claim.** "
+        f"{st['transcriptions_on_ctx']} of the {st['transcriptions']} `printed_*` transcriptions are written "
+        "against a context (the others act on vectors, matrices or float64 iterates, or keep an mpmath operation "
+        "whose digits a context would change, with a separate ball face).", "",
+        "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+        *("| " + " | ".join(r) + " |" for r in rows), ""])
+
+
 def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True) -> list[Path]:
     """Write every generated source of the documentation under ``docs_dir`` (called by
     ``docs/conf.py``): ``results/`` (ledger, errata, calibration, benchmark, figures and the
@@ -1352,6 +1487,7 @@ def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True)
         "benchmark.md": benchmark_page(root),
         "attention-scale.md": attention_scale_page(root),
         "figures.md": figures_page(root / "figures", res / "figures"),
+        "claim-code.md": claim_code_page(root),
     }
     extra = [p for p in ("accuracy",) if (docs / f"{p}.md").exists()]
     pages["index.md"] = "\n".join([
@@ -1359,7 +1495,7 @@ def generate(docs_dir: str | Path, root: str | Path = ROOT, *, api: bool = True)
         "The results of the commands that compute them, stored in `results/` and `figures/` and rendered "
         "here when the site is built: nothing on these pages is written by hand.", "",
         "```{toctree}", ":maxdepth: 1", "", "ledger", "errata", *[f"/{p}" for p in extra], "calibration",
-        "benchmark", "attention-scale", "figures", "```", ""])
+        "benchmark", "attention-scale", "figures", "claim-code", "```", ""])
     written = []
     for name, text in pages.items():
         p = res / name
