@@ -2488,27 +2488,13 @@ def _mp_ref(f: Callable[[Any, dict[str, Any]], Any],
 
 
 def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features, term by term."""
-    n = int(p["n"])
-    s, e = refs.sgn_product_mean_quad(p["theta"], dps)
-    with mpmath.workdps(dps + 10):
-        c = (mpmath.mpc(0, 1) / mpmath.sqrt(2 * n)) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
-        v = mpmath.mpf(1) / 2 + n * c * s
-        return v, abs(n * c) * e
+    """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features (``refs.sign_feature_lambda_mean``)."""
+    return refs.sign_feature_lambda_mean(p["theta"], int(p["n"]), dps)
 
 
 def _eq19_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E[1/2 + rho_n(x)^T rho_n(y)]`` (as :func:`_ref_eq19`), the sign-product mean integrated exactly
-    between its breakpoints (``rfcheck.references.hrf.sgn_product_mean_ball``)."""
-    from flint import acb
-
-    from rfcheck.arb_backend import workprec
-
-    s = refs.sgn_product_mean_ball(float(p["theta"]), bits)
-    with workprec(bits):
-        n = acb(int(p["n"]))
-        c = (acb(0, 1) / (2 * n).sqrt()) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
-        return acb(1) / 2 + n * c * s
+    """Ball of ``E[1/2 + rho_n(x)^T rho_n(y)]`` (``refs.sign_feature_lambda_mean_ball``)."""
+    return refs.sign_feature_lambda_mean_ball(float(p["theta"]), int(p["n"]), bits)
 
 
 def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -3229,15 +3215,13 @@ P.claim(
 
 
 def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``|x - y|^2`` from coordinates ``x = r e1``, ``y = r (cos theta, sin theta)`` (no half-angle formula)."""
-    r, t = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
-    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
+    """``|x - y|^2`` from the coordinates ``x = r e1``, ``y = r (cos theta, sin theta)``."""
+    return refs.same_length_distance_sq(ctx, p["r"], p["theta"])
 
 
 def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
-    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
-    return (1 - ctx.exp(-s**2 / 2 * _xy_coords_ctx(ctx, p))) / (1 - ctx.exp(-2 * s**2 * r**2))
+    return refs.gauss_lambda_same_length(ctx, p["r"], p["theta"], p["sigma"])
 
 
 def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -3558,12 +3542,8 @@ def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """
     m, n, dim = int(p["m"]), int(p["n"]), refs.hrf_feature_dim
     s = max(1, math.isqrt(10**24 // (m * n)))
-
-    def slope(k: int) -> Any:
-        return mpmath.log(mpmath.mpf(dim(2 * k * m, 2 * k * n)) / dim(k * m, k * n)) / mpmath.log(4)
-
     with mpmath.workdps(budget.dps):
-        ref, prev = slope(s), slope(max(1, s // 2))
+        ref, prev = (refs.hrf_feature_dim_exponent(m, n, k, budget.dps) for k in (s, max(1, s // 2)))
         ev = compare_deterministic(p, mpmath.mpf(1) / 2, ref, abs(ref - prev) + mpmath.mpf(10) ** (5 - budget.dps),
                                    rtol=10.0 ** (5 - budget.dps))
     ev.note = (f"along (m, n) x s, s = {s} (mn = {s * s * m * n:.3g}): d_est = {dim(s * m, s * n)}, "

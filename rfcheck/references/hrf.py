@@ -67,9 +67,11 @@ __all__ = [
     "gauss_lambda_moments_quad",
     "gauss_lambda_moments_with_error",
     "gauss_lambda_on_draws",
+    "gauss_lambda_same_length",
     "gaussian_exp_dot_ball",
     "grid_argmax",
     "hrf_feature_dim",
+    "hrf_feature_dim_exponent",
     "hull_of_balls",
     "hybrid_moments",
     "hybrid_moments_quad_ball",
@@ -99,8 +101,11 @@ __all__ = [
     "pair_geometry",
     "quad_gaussian_exp_dot",
     "real_null_space",
+    "same_length_distance_sq",
     "sgn_product_mean_ball",
     "sgn_product_mean_quad",
+    "sign_feature_lambda_mean",
+    "sign_feature_lambda_mean_ball",
     "sign_pattern_margin",
     "sign_pattern_margin_ball",
     "sm_pos_on_draws",
@@ -2759,3 +2764,209 @@ def angular_log_max_rel_error_ball(r: Any, m: int, n: int, bits: int, *, below: 
                              max_evals=max_evals)
     with workprec(bits):
         return (lo.log() / 2).union(hi.log() / 2)
+
+
+# ---- reference quantities moved from the claims (second part, second pass)
+
+
+def sign_feature_lambda_mean(theta: Any, n: int, dps: int) -> tuple[Any, Any]:
+    """``E[1/2 + rho_n(x)^T rho_n(y)]``, the mean of the angular lambda-estimator with complex sign features.
+
+    ``rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z))``, ``tau_i ~ N(0, I_d)``, ``x, y`` at angle
+    ``theta``.  Term by term, ``rho_n(x)[k] rho_n(y)[k] = c sgn(tau_k^T x) sgn(tau_k^T y)`` with
+    ``c = (i/sqrt(2n))^2`` (computed in complex arithmetic, not simplified), so the mean is
+    ``1/2 + n c E[sgn sgn]``, the sign-product mean by quadrature (:func:`sgn_product_mean_quad`).  No closed
+    form of the mean (``theta/pi``) is used.
+
+    Parameters
+    ----------
+    theta : number
+        Angle between ``x`` and ``y``.
+    n : int
+        Number of sign features.
+    dps : int
+        Target decimal digits (the arithmetic runs at ``dps + 10``).
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``: the value an ``mpmath.mpc`` (its imaginary part is an exact zero), the error
+        bar ``|n c|`` times that of the quadrature (which integrates a piecewise constant integrand between its
+        breakpoints, with a ``10^(-dps-5)`` floor).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19).
+
+    Examples
+    --------
+    >>> v, e = sign_feature_lambda_mean(1.0, 7, 30)
+    >>> with mpmath.workdps(40):
+    ...     bool(abs(v - mpmath.mpf(1) / mpmath.pi) < 1e-30), v.imag == 0, bool(e < 1e-30)
+    (True, True, True)
+    """
+    s, e = sgn_product_mean_quad(theta, dps)
+    with mpmath.workdps(dps + 10):
+        c = (mpmath.mpc(0, 1) / mpmath.sqrt(2 * n)) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
+        v = mpmath.mpf(1) / 2 + n * c * s
+        return v, abs(n * c) * e
+
+
+def sign_feature_lambda_mean_ball(theta: float, n: int, bits: int) -> Any:
+    """``E[1/2 + rho_n(x)^T rho_n(y)]`` (as :func:`sign_feature_lambda_mean`) as a complex ball.
+
+    The sign-product mean is the exact integral of its piecewise constant integrand between the breakpoints
+    (:func:`sgn_product_mean_ball`); ``c = (i/sqrt(2n))^2`` and ``1/2 + n c s`` are evaluated in Arb complex
+    ball arithmetic, so the ball is a rigorous enclosure.
+
+    Parameters
+    ----------
+    theta : float
+        Angle between ``x`` and ``y``, in ``[0, pi]`` (a float, exact).
+    n : int
+        Number of sign features.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.acb
+        A complex ball containing the mean.
+
+    Raises
+    ------
+    ValueError
+        From :func:`sgn_product_mean_ball` (``theta`` outside ``[0, pi]`` or breakpoints not separated).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (19).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = sign_feature_lambda_mean_ball(1.0, 7, 128)
+    >>> with workprec(128):
+    ...     bool(b.real.overlaps(1 / arb.pi())), bool(b.real.overlaps(1 / arb.pi() + 1e-30)), bool(b.imag.contains(0))
+    (True, False, True)
+    """
+    from flint import acb
+
+    from rfcheck.arb_backend import workprec
+
+    s = sgn_product_mean_ball(float(theta), bits)
+    with workprec(bits):
+        nb = acb(int(n))
+        c = (acb(0, 1) / (2 * nb).sqrt()) ** 2  # rho_n(x)[i] rho_n(y)[i] = c sgn sgn
+        return acb(1) / 2 + nb * c * s
+
+
+def same_length_distance_sq(ctx: Any, r: Any, theta: Any) -> Any:
+    """``|x - y|^2`` for ``x = r e_1`` and ``y = r (cos theta, sin theta)``, from the coordinates.
+
+    ``(r - r cos theta)^2 + (r sin theta)^2``: the squared Euclidean distance of two vectors of length ``r``
+    at angle ``theta``, summed coordinate by coordinate (no half-angle or law-of-cosines identity).
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    r, theta : number
+        Common length and angle (ints and floats become numbers of ``ctx`` by :func:`num`).
+
+    Returns
+    -------
+    number
+        ``|x - y|^2`` in ``ctx``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (76) and (80).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> with mpmath.workdps(40):
+    ...     bool(abs(same_length_distance_sq(MP, 2, 1.0) - 8 * (1 - mpmath.cos(1))) < mpmath.mpf(10) ** -38)
+    True
+    """
+    r, t = num(ctx, r), num(ctx, theta)
+    return (r - r * ctx.cos(t)) ** 2 + (r * ctx.sin(t)) ** 2
+
+
+def gauss_lambda_same_length(ctx: Any, r: Any, theta: Any, sigma: Any) -> Any:
+    """The normalised bipolar Gaussian ``lambda(x, y)`` for ``|x| = |y| = r`` at angle ``theta``.
+
+    ``(1 - exp(-sigma^2/2 |x - y|^2)) / rho``, ``rho = 1 - exp(-2 sigma^2 r^2)``, with ``|x - y|^2`` from the
+    coordinates (:func:`same_length_distance_sq`); the mean of the lambda-estimator of :func:`gauss_lambda_moments`
+    at equal lengths, written without the half-angle form.
+
+    Parameters
+    ----------
+    ctx : context
+        ``MP``, ``FP`` or ``ARB``.
+    r, theta, sigma : number
+        Common length, angle and bandwidth.
+
+    Returns
+    -------
+    number
+        ``lambda`` in ``ctx``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix F, eq (67)-(68) and (76).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> with mpmath.workdps(40):
+    ...     v = gauss_lambda_same_length(MP, 1.5, 2.0, 0.7)
+    ...     e = gauss_lambda_moments(MP, 1.5, 1.5, 2.0, 3, 0.7, 1.5)[0]
+    ...     bool(abs(v - e) < mpmath.mpf(10) ** -37), bool(0 < v < 1)
+    (True, True)
+    """
+    s, r = num(ctx, sigma), num(ctx, r)
+    return (1 - ctx.exp(-s**2 / 2 * same_length_distance_sq(ctx, r, theta))) / (1 - ctx.exp(-2 * s**2 * r**2))
+
+
+def hrf_feature_dim_exponent(m: int, n: int, s: int, dps: int) -> Any:
+    """Local exponent of the feature count ``d_est = dim Psi`` in ``mn`` along the ray ``(s m, s n)``.
+
+    ``log(d_est(2 s m, 2 s n) / d_est(s m, s n)) / log 4`` (doubling ``s`` multiplies ``mn`` by 4), with
+    ``d_est`` from :func:`hrf_feature_dim`; the log-log slope of ``d_est`` against ``mn`` at scale ``s``.  It
+    increases with ``s`` towards the exponent of ``d_est = Theta(mn)``, i.e. 1.
+
+    Parameters
+    ----------
+    m, n : int
+        Base and lambda feature counts (at least 1).
+    s : int
+        Scale of the ray (at least 1).
+    dps : int
+        Decimal digits of the logarithms.
+
+    Returns
+    -------
+    mpmath.mpf
+        The slope.
+
+    Raises
+    ------
+    ValueError
+        From :func:`hrf_feature_dim` if ``m``, ``n`` or ``s`` is below 1.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 2.3 (eq 11) and appendix D.4 / L.
+
+    Examples
+    --------
+    >>> v = hrf_feature_dim_exponent(3, 5, 10**9, 30)
+    >>> bool(abs(v - 1) < 1e-9), bool(v < 1)
+    (True, True)
+    """
+    dim = hrf_feature_dim
+    with mpmath.workdps(dps):
+        return mpmath.log(mpmath.mpf(dim(2 * s * m, 2 * s * n)) / dim(s * m, s * n)) / mpmath.log(4)
