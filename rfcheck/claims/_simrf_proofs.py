@@ -45,7 +45,7 @@ import mpmath
 import numpy as np
 from flint import acb, arb
 from flint import ctx as flint_ctx
-from scipy import optimize, special
+from scipy import special
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
@@ -81,7 +81,6 @@ from rfcheck.references.simrf_proofs import (
     chi2d_moment_ratio_ball,
     ctx_dot,
     ctx_rows,
-    direction_bessel_ball,
     eq16_residual,
     equal_angle_config,
     f_series_ctx,
@@ -89,7 +88,9 @@ from rfcheck.references.simrf_proofs import (
     gaussian_vectors,
     lagrangian_gradient,
     lower_gamma_int_ball,
+    multistart_minimiser,
     pair_conformity_moment_ball,
+    perm_config,
     plus_config,
     quarter_period_integral_ball,
     rho_tilde_minimum,
@@ -288,16 +289,43 @@ P.claim(
 # ----------------------------------------------------------------------- eq (31), (32), (75)
 
 
-def printed_eq31(p: dict[str, Any]) -> Any:
-    """Eq (31) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (i w v)^{1-d/2} J_{d/2-1}(i w v) (principal branches).
+def _besselj(ctx: Any, a: Any, z: Any) -> Any:
+    """``J_a(z)`` on a context: ``mpmath.besselj``; on balls Arb's (real for a real ``z > 0``)."""
+    if ctx.name != "arb":
+        return mpmath.besselj(a, z)
+    out = acb(z.v).bessel_j(a.v)
+    return Ball(out.real if isinstance(z.v, arb) else out)
 
-    Evaluated with 30 guard digits: at small w v the complex power and the Bessel function each lose
-    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product."""
-    w, v, d = MF(p["w"]), MF(p["v"]), int(p["d"])
-    with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(float(w * v) + 1e-300)))):
-        z = mpmath.mpc(0, 1) * w * v
-        out = mpmath.re(
-            mpmath.gamma(MF(d) / 2) * 2 ** (MF(d) / 2 - 1) * z ** (1 - MF(d) / 2) * mpmath.besselj(MF(d) / 2 - 1, z)
+
+def _bessel_ball(printed: Any, arg: str) -> Any:
+    """``(p, bits) -> printed(ARB, p)``, 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel
+    function each carry ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up
+    to 1024) where Arb's Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
+
+    def ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            x = float((to_ball(p["w"]) * to_ball(p[arg])).mid())
+        extra = 30 + int(int(p["d"]) / 2 * max(0.0, -math.log2(x + 1e-300)))
+        return tight_ball(lambda: printed(ARB, p).v, bits, extra, 1024)
+
+    return ball
+
+
+def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (31) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (i w v)^{1-d/2} J_{d/2-1}(i w v) (principal branches), on a
+    context.
+
+    In mpmath with 30 guard digits: at small w v the complex power and the Bessel function each lose
+    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_bessel_ball`)."""
+    w, v, d = ctx.num(p["w"]), ctx.num(p["v"]), int(p["d"])
+    wv = float(MF(p["w"]) * MF(p["v"]))
+    with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(wv + 1e-300)))):
+        z = ctx.num(1j) * w * v
+        out = ctx.re(
+            ctx.gamma(ctx.num(d) / 2)
+            * 2 ** (ctx.num(d) / 2 - 1)
+            * z ** (1 - ctx.num(d) / 2)
+            * _besselj(ctx, ctx.num(d) / 2 - 1, z)
         )
     return +out
 
@@ -312,12 +340,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "direction-quadrature",
-                printed_eq31,
+                None,
                 lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
                 description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ball=_ball(
-                    lambda p, bits: direction_bessel_ball(to_ball(p["w"]) * to_ball(p["v"]), int(p["d"]), bits, True)
-                ),
+                printed_ctx=printed_eq31,
+                printed_ball=_bessel_ball(printed_eq31, "v"),
                 reference_ball=_ball(
                     lambda p, bits: gauss.sphere_average_ball(
                         lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
@@ -381,13 +408,14 @@ P.claim(
 )
 
 
-def printed_eq75(p: dict[str, Any]) -> Any:
-    w, z, d = MF(p["w"]), MF(p["z"]), int(p["d"])
+def printed_eq75(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (75) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (w z)^{1-d/2} J_{d/2-1}(w z), on a context."""
+    w, z, d = ctx.num(p["w"]), ctx.num(p["z"]), int(p["d"])
     return (
-        mpmath.gamma(MF(d) / 2)
-        * 2 ** (MF(d) / 2 - 1)
-        * (w * z) ** (1 - MF(d) / 2)
-        * mpmath.besselj(MF(d) / 2 - 1, w * z)
+        ctx.gamma(ctx.num(d) / 2)
+        * 2 ** (ctx.num(d) / 2 - 1)
+        * (w * z) ** (1 - ctx.num(d) / 2)
+        * _besselj(ctx, ctx.num(d) / 2 - 1, w * z)
     )
 
 
@@ -401,13 +429,12 @@ P.claim(
         _no_search(
             deterministic_check(
                 "direction-quadrature",
-                printed_eq75,
+                None,
                 lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ball=_ball(
-                    lambda p, bits: direction_bessel_ball(to_ball(p["w"]) * to_ball(p["z"]), int(p["d"]), bits)
-                ),
+                printed_ctx=printed_eq75,
+                printed_ball=_bessel_ball(printed_eq75, "z"),
                 reference_ball=_ball(
                     lambda p, bits: gauss.sphere_average_ball(
                         lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
@@ -840,11 +867,7 @@ P.claim(
 
 
 def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
-    d = int(p["d"])
-    U = ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
-    C = [[ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
-    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    return d, r, C
+    return int(p["d"]), *perm_config(int(p["d"]), int(p["seed"]), ctx)
 
 
 def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
@@ -1189,21 +1212,7 @@ def _eq48(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """At the best of several L-BFGS minima of the eq (42) sum: (max_i |u_i + S_i/|S_i||, resolution, 0),
     S_i = sum_{j != i} u_j."""
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    r = _chi_norms(d, d, seed)
-    obj = _symmetrised_objective(r, v)
-    rng = np.random.default_rng(seed + 11)
-    best, bx = math.inf, None
-    for _ in range(4):
-        res = optimize.minimize(
-            obj,
-            rng.standard_normal(d * d),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": 3000, "gtol": 1e-13, "ftol": 1e-16},
-        )
-        if res.fun < best:
-            best, bx = float(res.fun), res.x
-    X = bx.reshape(d, d)
+    X = multistart_minimiser(_symmetrised_objective(_chi_norms(d, d, seed), v), d * d, seed + 11).reshape(d, d)
     U = X / np.linalg.norm(X, axis=1, keepdims=True)
     S = U.sum(axis=0)[None, :] - U
     dist = np.max(np.linalg.norm(U + S / np.linalg.norm(S, axis=1, keepdims=True), axis=1))

@@ -22,14 +22,15 @@ computation a user could call, not the wording of one printed result:
 * ``E |w_i + w_j|^2`` per coupling (:func:`mean_pair_norm_sq`, eq (14));
 * the polar-angle integral of eq (22) in mpmath and as a rigorous ball
   (:func:`sine_power_integral`, :func:`sine_power_integral_ball`);
-* ball helpers of the printed sides: the direction average as a Bessel function (:func:`direction_bessel_ball`,
-  eq (31), (75)), a precision-raising loop for cancelling enclosures (:func:`tight_ball`), the phi-integral over
-  a quarter period (:func:`quarter_period_integral_ball`), the lower incomplete gamma function of an integer
-  order (:func:`lower_gamma_int_ball`, eq (55)) and ``E w^4/E w^2`` for ``chi_2d`` (:func:`chi2d_moment_ratio_ball`,
+* ball helpers of the printed sides: a precision-raising loop for cancelling enclosures (:func:`tight_ball`,
+  the Bessel functions of eq (31), (32), (75)), the phi-integral over a quarter period
+  (:func:`quarter_period_integral_ball`), the lower incomplete gamma function of an integer order
+  (:func:`lower_gamma_int_ball`, eq (55)) and ``E w^4/E w^2`` for ``chi_2d`` (:func:`chi2d_moment_ratio_ball`,
   footnote 4);
 * number-system-context helpers (mpmath or Arb balls) shared by the printed sides: :func:`f_series_ctx`,
   :func:`ctx_rows`, :func:`ctx_dot`, and the checks' configurations (:func:`gaussian_vectors`,
-  :func:`equal_angle_config`, :func:`plus_config`).
+  :func:`equal_angle_config`, :func:`plus_config`, :func:`perm_config`) and the multi-start L-BFGS minimiser of
+  eq (48) (:func:`multistart_minimiser`).
 
 References
 ----------
@@ -54,7 +55,6 @@ __all__ = [
     "chi_norms",
     "ctx_dot",
     "ctx_rows",
-    "direction_bessel_ball",
     "dot",
     "eq16_residual",
     "equal_angle_config",
@@ -68,8 +68,10 @@ __all__ = [
     "lower_gamma_int_ball",
     "mean_pair_norm_sq",
     "mp_rows",
+    "multistart_minimiser",
     "pair_conformity_moment_ball",
     "pair_series_chi_integral",
+    "perm_config",
     "plus_config",
     "quarter_period_integral_ball",
     "ratio_series_abs_ball",
@@ -945,55 +947,6 @@ def tight_ball(fn: Callable[[], Any], bits: int, extra: int, limit: int) -> Any:
         extra *= 2
 
 
-def direction_bessel_ball(x: Any, d: int, bits: int, imaginary: bool = False) -> Any:
-    """``Gamma(d/2) 2^{d/2-1} z^{1-d/2} J_{d/2-1}(z)`` at ``z = x`` (or ``z = i x``: its real part) as a ball.
-
-    The direction average ``E cos(x q_1)`` (``E exp(x q_1)`` at ``z = i x``), ``q`` uniform on ``S^{d-1}``
-    (``= 0F1(; d/2; -z^2/4)``), written as the product of SimRF eq (31)/(75) with Arb's Bessel function, principal
-    branches.  At small ``|x|`` the power and the Bessel function each carry ``~ (d/2) log2(1/|x|)`` bits that
-    cancel in the product: they are evaluated with that many extra bits, and more (up to 1024) where Arb's
-    Bessel evaluation needs them (large order and argument; :func:`tight_ball`).
-
-    Parameters
-    ----------
-    x : flint.arb
-        The argument (> 0; ``w |v|`` or ``w |z|`` in the paper).
-    d : int
-        Dimension (>= 1).
-    bits : int
-        Target relative accuracy in bits.
-    imaginary : bool, default False
-        Evaluate at ``z = i x`` (eq (31)) instead of ``z = x`` (eq (75)).
-
-    Returns
-    -------
-    flint.arb
-        A ball containing the value.
-
-    References
-    ----------
-    SimRF appendix A.1, eq (31) and appendix A.8, eq (75).
-
-    Examples
-    --------
-    At ``d = 3`` the average is ``sin(x)/x`` (``sinh(x)/x`` at ``z = i x``):
-
-    >>> from flint import arb
-    >>> from rfcheck.references.simrf_proofs import direction_bessel_ball
-    >>> b = direction_bessel_ball(arb(2), 3, 64)
-    >>> bool(b.overlaps(arb(2).sin() / 2)), bool(direction_bessel_ball(arb(2), 3, 64, True).overlaps(arb(2).sinh() / 2))
-    (True, True)
-    """
-    from flint import acb, arb
-
-    def value() -> Any:
-        z = acb(0, x) if imaginary else acb(x)
-        a = arb(d) / 2 - 1
-        return ((arb(d) / 2).gamma() * arb(2) ** a * z ** (-a) * z.bessel_j(a)).real
-
-    return tight_ball(value, bits, 30 + int(d / 2 * max(0.0, -math.log2(float(x.mid()) + 1e-300))), 1024)
-
-
 def quarter_period_integral_ball(f: Callable[[Any, bool], Any], bits: int) -> Any:
     """``int_0^{pi/2} f`` by one ``acb.integral`` at ``bits + 20`` bits, the real part.
 
@@ -1334,3 +1287,94 @@ def plus_config(d: int, seed: int, big: float = 1.0, start: str = "simplex") -> 
     r[0] *= float(big)
     U = simplex_matrix(d) if start == "simplex" else unit_config(d, d, seed + 5)
     return r[:, None] * U, r
+
+
+def multistart_minimiser(
+    obj: Callable[[np.ndarray], tuple[float, np.ndarray]], dim: int, seed: int, tries: int = 4
+) -> np.ndarray:
+    """The best of ``tries`` L-BFGS-B minima of ``obj`` (with its exact gradient) from standard normal starts.
+
+    Parameters
+    ----------
+    obj : callable
+        ``flat (dim,) -> (value, gradient)`` (``scipy.optimize.minimize(jac=True)``'s convention), e.g.
+        :func:`symmetrised_pair_objective`.
+    dim : int
+        The number of variables.
+    seed : int
+        Seed of ``numpy.random.default_rng`` drawing the starts (one ``dim``-vector per try).
+    tries : int, default 4
+        Number of starts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The minimiser with the lowest value (the first of equal ones), float64: a numerical optimiser's output
+        (``maxiter`` 3000, ``gtol`` 1e-13, ``ftol`` 1e-16), not an enclosure.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (48) (the minimiser of the eq (42) sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.simrf_proofs import multistart_minimiser
+    >>> x = multistart_minimiser(lambda x: (float(np.sum((x - 1) ** 2)), 2 * (x - 1)), 3, 0)
+    >>> bool(np.allclose(x, 1))
+    True
+    """
+    from scipy import optimize
+
+    rng = np.random.default_rng(seed)
+    best, bx = math.inf, None
+    for _ in range(tries):
+        res = optimize.minimize(
+            obj,
+            rng.standard_normal(dim),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 3000, "gtol": 1e-13, "ftol": 1e-16},
+        )
+        if res.fun < best:
+            best, bx = float(res.fun), res.x
+    return bx
+
+
+def perm_config(d: int, seed: int, ctx: Any = None) -> tuple[list[Any], list[list[Any]]]:
+    """``d`` ``chi_d`` norms (seed ``seed + 1``) and the Gram matrix of ``d`` random unit directions (seed ``seed``),
+    on a context: the configurations of the permutation sums of SimRF eq (42)-(43).
+
+    Parameters
+    ----------
+    d : int
+        Dimension and number of directions (>= 1).
+    seed : int
+        Seed of the directions (:func:`unit_config`); the norms use ``seed + 1`` (:func:`chi_norms`).
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`); the rows are renormalised there
+        (:func:`ctx_rows`), the cosines by :func:`ctx_dot`.
+
+    Returns
+    -------
+    tuple
+        ``(r, C)``: the norms and the ``d x d`` Gram matrix, numbers of the context.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (42)-(43).
+
+    Examples
+    --------
+    >>> from rfcheck.references.simrf_proofs import perm_config
+    >>> r, C = perm_config(3, 8)
+    >>> len(r), [round(float(C[i][i]), 12) for i in range(3)], C[0][1] == C[1][0]
+    (3, [1.0, 1.0, 1.0], True)
+    """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
+    U = ctx_rows(ctx, unit_config(d, d, seed))
+    C = [[ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
+    r = [ctx.num(float(x)) for x in chi_norms(d, d, seed + 1)]
+    return r, C
