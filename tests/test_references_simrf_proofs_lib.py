@@ -204,3 +204,20 @@ def test_perm_config() -> None:
         _, Cb = perm_config(4, 9, ARB)
     assert all(_contains(Cb[i][j].v, C[i][j]) for i in range(4) for j in range(4))
     assert _planted_outside(Cb[1][2].v, C[1][2], 1e-20)
+
+
+@pytest.mark.parametrize("d", [2, 3, 64])
+@pytest.mark.parametrize("coupling", ["iid", "orf", "simrf"])
+def test_mean_pair_norm_sq_faces(d: int, coupling: str) -> None:
+    from rfcheck.arb_backend import ARB
+    from rfcheck.references.simrf_proofs import mean_pair_norm_sq
+
+    with mpmath.workdps(50):
+        # independent: 2d + 2 cos(theta) (E r)^2, E r = sqrt(2) exp(lgamma((d+1)/2) - lgamma(d/2)), cos = -1/(d-1)
+        er = mpmath.sqrt(2) * mpmath.exp(mpmath.loggamma(mpmath.mpf(d + 1) / 2) - mpmath.loggamma(mpmath.mpf(d) / 2))
+        want = 2 * d - (2 * er**2 / (d - 1) if coupling == "simrf" else 0)
+        assert abs(mean_pair_norm_sq(d, coupling) - want) < mpmath.mpf(10) ** -45 * want
+    with workprec(BITS):
+        b = mean_pair_norm_sq(d, coupling, ARB).v
+    assert _contains(b, want)
+    assert _planted_outside(b, want, 1e-20)

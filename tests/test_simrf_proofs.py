@@ -171,7 +171,7 @@ def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert ratio < bound
     assert float(ratio) == pytest.approx(1 / 16, rel=0.05)
-    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling: mpmath.mpf(2 * d))
+    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert float(ratio) == pytest.approx(1 / 4, rel=0.05)
 

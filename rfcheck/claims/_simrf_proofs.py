@@ -577,32 +577,24 @@ def printed_eq36(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * tot
 
 
-def _eq36_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_eq36_ref` as a ball: per pair the sphere average by
-    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral`` in the polar angle)."""
-    d, m = int(p["d"]), int(p["m"])
-    _, _, v, w, U = _equal_norm_point(p, ARB)
-    tot = arb(0)
+def _eq36_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R, per pair the direction average in the
+    polar angle: :func:`rfcheck.references.simrf.direction_average` (mpmath quadrature) or on balls
+    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral``)."""
+    d, m, v, w, U = _equal_norm_point(p, ctx)
+    tot = ctx.num(0)
     for i, j in itertools.combinations(range(m), 2):
-        s = ARB.sqrt(ARB.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))).v
-        x = w.v * s * v.v
-        tot += 2 * gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, bits)
+        s = ctx.sqrt(ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))))
+        if ctx.name == "arb":
+            x = (w * s * v).v
+            tot += 2 * Ball(gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, flint_ctx.prec))
+        else:
+            tot += 2 * _direction_average(w * s, v, d)[0]
     return tot / (m * (m - 1))
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R: direction quadrature per pair."""
-    d, m = int(p["d"]), int(p["m"])
-
-    def compute() -> Any:
-        _, _, v, w, U = _equal_norm_point(p)
-        tot = MF(0)
-        for i, j in itertools.combinations(range(m), 2):
-            s = mpmath.sqrt(mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
-            tot += 2 * _direction_average(w * s, v, d)[0]
-        return tot / (m * (m - 1))
-
-    return _quad_err(compute, dps)
+    return _quad_err(lambda: _eq36_ref_ctx(MP, p), dps)
 
 
 P.claim(
@@ -634,7 +626,7 @@ P.claim(
                 _eq36_ref,
                 printed_ctx=printed_eq36,
                 printed_ball=_on_balls(printed_eq36),
-                reference_ball=_ball(_eq36_ref_ball),
+                reference_ball=_on_balls(_eq36_ref_ctx),
                 description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
                 "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
             ),
@@ -1818,45 +1810,39 @@ P.claim(
 # --------------------------------------------------------------- sec 3.2: eq (14)
 
 
-def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """|R(v/2)| / |R(v)| <= 1/8, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives 1/16,
-    an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form, mpmath) over Gamma(d/2)."""
-    from rfcheck.closed_forms import simrf as cf
-
-    d, v, coupling = int(p["d"]), MF(p["v"]), p["coupling"]
-    with mpmath.workdps(dps + 20):
-
-        def rem(x: Any) -> Any:
-            exact = cf.pair_conformity(x, d, coupling, backend="mpmath", dps=dps + 20) / mpmath.gamma(MF(d) / 2)
-            # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
-            printed = (
-                1 + mpmath.gamma(MF(d) / 2) * x * x * _mean_wij_sq(d, coupling) / (4 * mpmath.gamma(MF(d) / 2 + 1))
-            ) / mpmath.gamma(MF(d) / 2)
-            return abs(exact - printed)
-
-        r1, r2 = rem(v), rem(v / 2)
-        return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
-
-
-def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """:func:`_eq14_growth` on balls: the closed-form pair conformity on its Arb face, ``E |w_i + w_j|^2``
-    with Arb's Gamma, 200 guard bits for the ``O(v^4)`` cancellation."""
+def _eq14_sides(ctx: Any, p: dict[str, Any], digits: int) -> tuple[Any, Any]:
+    """(|R(v/2)| / |R(v)|, 1/8) on a context, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives
+    1/16, an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form at ``digits`` digits, on its mpmath
+    or Arb face) over Gamma(d/2)."""
     from rfcheck.closed_forms import simrf as cf
 
     d, coupling = int(p["d"]), p["coupling"]
+
+    def rem(x: Any) -> Any:
+        exact = cf.pair_conformity(x.v if ctx.name == "arb" else x, d, coupling, backend=ctx.name, dps=digits)
+        exact = (Ball(exact) if ctx.name == "arb" else exact) / ctx.gamma(ctx.num(d) / 2)
+        # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
+        printed = (
+            1
+            + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
+        ) / ctx.gamma(ctx.num(d) / 2)
+        return abs(exact - printed)
+
+    v = ctx.num(p["v"])
+    r1, r2 = rem(v), rem(v / 2)
+    return r2 / r1, ctx.num(1) / 8
+
+
+def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """:func:`_eq14_sides` in mpmath at ``dps + 20`` digits, the error bar ``10^(10 - dps)``."""
+    with mpmath.workdps(dps + 20):
+        return *_eq14_sides(MP, p, dps + 20), MF(10) ** (10 - dps)
+
+
+def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """:func:`_eq14_sides` on balls, 200 guard bits for the ``O(v^4)`` cancellation."""
     with workprec(bits + 200):
-        g, g1 = (arb(d) / 2).gamma(), (arb(d) / 2 + 1).gamma()
-        m2 = arb(2 * d)
-        if coupling == "simrf":
-            er = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / g
-            m2 = 2 * d - 2 * er**2 / (d - 1)
-
-        def rem(x: Any) -> Any:
-            exact = cf.pair_conformity(x, d, coupling, backend="arb", dps=(bits + 200) * 3 // 10) / g
-            return abs(exact - (1 + g * x * x * m2 / (4 * g1)) / g)
-
-        v = arb(p["v"])
-        return rem(v / 2) / rem(v), arb(1) / 8
+        return tuple(x.v for x in _eq14_sides(ARB, p, (bits + 200) * 3 // 10))
 
 
 P.claim(

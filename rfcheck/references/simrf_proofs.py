@@ -617,8 +617,8 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int, gamma: Callable[[float],
     return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
-def mean_pair_norm_sq(d: int, coupling: str) -> Any:
-    """``E |w_i + w_j|^2`` for a pair of ``N(0, I_d)`` rows (mpmath).
+def mean_pair_norm_sq(d: int, coupling: str, ctx: Any = None) -> Any:
+    """``E |w_i + w_j|^2`` for a pair of ``N(0, I_d)`` rows (mpmath, or on another number-system context).
 
     ``2d + 2 cos(theta) (E r)^2`` with ``E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2)`` (the chi_d mean):
     ``2d`` for i.i.d. and orthogonal rows, ``cos theta = -1/(d-1)`` for SimRF.
@@ -629,19 +629,36 @@ def mean_pair_norm_sq(d: int, coupling: str) -> Any:
         Dimension (>= 2 for ``"simrf"``).
     coupling : {"iid", "orf", "simrf"}
         The coupling.
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`; :data:`rfcheck.arb_backend.ARB`: a ball).
 
     Returns
     -------
-    mpmath.mpf
+    mpmath.mpf or rfcheck.arb_backend.Ball
         The mean.
 
     References
     ----------
     SimRF sec 3.2, eq (13)-(14).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> from rfcheck.references.simrf_proofs import mean_pair_norm_sq
+    >>> mean_pair_norm_sq(4, "orf"), abs(mean_pair_norm_sq(4, "simrf") - (8 - 3 * mpmath.pi / 4)) < 1e-14
+    (mpf('8.0'), True)
+    >>> with workprec(80):
+    ...     b = mean_pair_norm_sq(4, "simrf", ARB)
+    >>> abs(float(b.v.mid()) - float(mean_pair_norm_sq(4, "simrf"))) < 1e-15
+    True
     """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
     if coupling != "simrf":
-        return _MF(2 * d)
-    er = mpmath.sqrt(2) * mpmath.gamma(_MF(d + 1) / 2) / mpmath.gamma(_MF(d) / 2)
+        return ctx.num(2 * d)
+    er = ctx.sqrt(ctx.num(2)) * ctx.gamma(ctx.num(d + 1) / 2) / ctx.gamma(ctx.num(d) / 2)
     return 2 * d - 2 * er**2 / (d - 1)
 
 
