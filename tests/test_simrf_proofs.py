@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from rfcheck import verify
+from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_proofs as P
 from rfcheck.claims import simrf as C
@@ -115,7 +116,7 @@ def test_references_reject_wrong_formulas() -> None:
     assert _power(lambda p: P.printed_eq53_middle(p) * mpmath.mpf("1.000001"), C._ref_iid_mgf, p53) > 1
     # eq (36) with |w_i + w_j|^{2k} replaced by |w_i + w_j|^{k}
     p36 = {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}
-    assert _power(lambda p: P.printed_eq36({**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
+    assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
     # eq (22) reversed: for cos theta > 0 the integral is larger
     a, b, _ = P._eq22({"d": 5, "k": 3, "cos": 0.5}, 30)
     assert a > b
@@ -170,7 +171,7 @@ def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert ratio < bound
     assert float(ratio) == pytest.approx(1 / 16, rel=0.05)
-    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling: mpmath.mpf(2 * d))
+    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert float(ratio) == pytest.approx(1 / 4, rel=0.05)
 
@@ -191,6 +192,6 @@ def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
 
     def wrong(p: dict) -> mpmath.mpf:
         _, x, y = P._rff_vectors(p)
-        return P.printed_eq28(p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
+        return P.printed_eq28(MP, p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
 
     assert _power(wrong, P._eq28_ref, p) > 1

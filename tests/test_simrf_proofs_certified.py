@@ -10,10 +10,11 @@ import pytest
 from flint import arb
 
 import rfcheck.claims.simrf  # noqa: F401  (registers the claims)
+from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_proofs as P
 from rfcheck.claims._common import deterministic_check
-from rfcheck.references.simrf import iid_mgf_quadrature
+from rfcheck.references.simrf import iid_mgf_ball, iid_mgf_quadrature
 
 DEFAULT = BUDGETS["default"]
 
@@ -65,7 +66,7 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
         lambda p: P.printed_eq53_middle(p) * (1 + eps),
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
         printed_ball=P._ball(lambda p, bits: P._eq53_middle_ball(p, bits) * (1 + arb("1e-20"))),
-        reference_ball=P._ball(P._iid_mgf_ball),
+        reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits),
     )
     ev = wrong.evaluate(p, DEFAULT, 0)
     assert ev.disc > 1 and ev.extra["certified"] is True
@@ -76,7 +77,7 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
         printed_ball=P._ball(P._eq53_middle_ball),
         reference_ball=P._ball(lambda p, bits: (lambda b: arb(b.mid(), abs(b.mid()) * 1e-20))(
-            P._iid_mgf_ball(p, bits))),
+            iid_mgf_ball(p["v"], bits))),
     )
     ev = wide.evaluate(p, DEFAULT, 0)
     assert ev.decided and ev.disc <= 1 and ev.extra["certified"] is False
@@ -98,4 +99,4 @@ def test_mpmath_values_of_the_context_rewrites_are_unchanged() -> None:
                 if i != j:
                     s2 = mpmath.fsum((x + y) ** 2 for x, y in zip(U[i], U[j], strict=True))
                     tot += mpmath.hyp0f1(4, v * v * w * w * s2 / 4) / mpmath.gamma(4)
-        assert abs(P.printed_eq36(p) - mpmath.gamma(4) / 20 * tot) < mpmath.mpf(10) ** -27 * abs(tot)
+        assert abs(P.printed_eq36(MP, p) - mpmath.gamma(4) / 20 * tot) < mpmath.mpf(10) ** -27 * abs(tot)

@@ -37,7 +37,6 @@ reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from typing import Any
@@ -45,7 +44,8 @@ from typing import Any
 import mpmath
 import numpy as np
 from flint import acb, arb
-from scipy import optimize, special
+from flint import ctx as flint_ctx
+from scipy import special
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
@@ -69,7 +69,6 @@ from rfcheck.ledger import (
 )
 from rfcheck.references import gaussian as gauss
 from rfcheck.references import simrf as ref
-from rfcheck.references.crt import gaussian_exp_moment_ball
 from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
 from rfcheck.references.gaussian import guarded_quad as _guarded_quad
 from rfcheck.references.simrf import direction_average as _direction_average
@@ -79,19 +78,28 @@ from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.references.simrf_proofs import (
     cdf_angle_ball,
+    chi2d_moment_ratio_ball,
+    ctx_dot,
+    ctx_rows,
     eq16_residual,
-    f_series_ball,
+    equal_angle_config,
+    f_series_ctx,
     f_series_derivative_ball,
+    gaussian_vectors,
     lagrangian_gradient,
+    lower_gamma_int_ball,
+    multistart_minimiser,
     pair_conformity_moment_ball,
-    ratio_series_abs_ball,
+    perm_config,
+    plus_config,
+    quarter_period_integral_ball,
     rho_tilde_minimum,
     sine_power_integral,
     sine_power_integral_ball,
+    tight_ball,
 )
 from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
 from rfcheck.references.simrf_proofs import dot as _dot
-from rfcheck.references.simrf_proofs import f_series as _f_series
 from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
 from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
 from rfcheck.references.simrf_proofs import pair_series_chi_integral as _perm_sum_pair_integral
@@ -105,27 +113,6 @@ P = paper("simrf")
 __all__: list[str] = []
 
 SEED = Int(0, 10**6, scale="linear")
-
-
-def _fser(ctx: Any, x: Any, d: int) -> Any:
-    """``sum_k x^k/(4^k k! Gamma(k + d/2))`` on a context: :func:`rfcheck.references.simrf_proofs.f_series`
-    in mpmath, :func:`rfcheck.references.simrf_proofs.f_series_ball` (proven remainder) on balls."""
-    return Ball(f_series_ball(x.v, d)) if ctx.name == "arb" else _f_series(x, d)
-
-
-def _ctx_rows(ctx: Any, U: np.ndarray) -> list[list[Any]]:
-    """Rows of ``U`` on a context, renormalised there (mpmath: as ``mp_rows``)."""
-    out = []
-    for row in U:
-        xs = [ctx.num(float(x)) for x in row]
-        n = ctx.sqrt(ctx.fsum(*(x * x for x in xs)))
-        out.append([x / n for x in xs])
-    return out
-
-
-def _ctx_dot(ctx: Any, a: list[Any], b: list[Any]) -> Any:
-    """``a . b`` on a context (``ctx.fsum``: ``mpmath.fsum`` in mpmath)."""
-    return ctx.fsum(*(x * y for x, y in zip(a, b, strict=True)))
 
 
 def _on_balls(fn: Any) -> Any:
@@ -152,9 +139,6 @@ def _ball(fn: Any) -> Any:
     return ball
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
 
 
@@ -171,7 +155,7 @@ def printed_s_row(i: int, d: int, ctx: Any = MP) -> list[Any]:
 
 def _gram_entry(ctx: Any, p: dict[str, Any]) -> Any:
     d, i, j = _s_pair(p)
-    return _ctx_dot(ctx, printed_s_row(i, d, ctx), printed_s_row(j, d, ctx))
+    return ctx_dot(ctx, printed_s_row(i, d, ctx), printed_s_row(j, d, ctx))
 
 
 def _s_pair(p: dict[str, Any]) -> tuple[int, int, int]:
@@ -252,7 +236,7 @@ P.claim(
             atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
             printed_ball=_on_balls(_alg1_component),
             reference_ball=_on_balls(
-                lambda ctx, p: _ctx_dot(
+                lambda ctx, p: ctx_dot(
                     ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx)
                 )
             ),
@@ -305,41 +289,45 @@ P.claim(
 # ----------------------------------------------------------------------- eq (31), (32), (75)
 
 
-def printed_eq31(p: dict[str, Any]) -> Any:
-    """Eq (31) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (i w v)^{1-d/2} J_{d/2-1}(i w v) (principal branches).
-
-    Evaluated with 30 guard digits: at small w v the complex power and the Bessel function each lose
-    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product."""
-    w, v, d = MF(p["w"]), MF(p["v"]), int(p["d"])
-    with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(float(w * v) + 1e-300)))):
-        z = mpmath.mpc(0, 1) * w * v
-        out = mpmath.re(
-            mpmath.gamma(MF(d) / 2) * 2 ** (MF(d) / 2 - 1) * z ** (1 - MF(d) / 2) * mpmath.besselj(MF(d) / 2 - 1, z)
-        )
-    return +out
+def _besselj(ctx: Any, a: Any, z: Any) -> Any:
+    """``J_a(z)`` on a context: ``mpmath.besselj``; on balls Arb's (real for a real ``z > 0``)."""
+    if ctx.name != "arb":
+        return mpmath.besselj(a, z)
+    out = acb(z.v).bessel_j(a.v)
+    return Ball(out.real if isinstance(z.v, arb) else out)
 
 
-def _eq31_ball(imag: bool) -> Any:
-    """Eq (31) (``imag``: argument ``i w v``, real part) or eq (75) (argument ``w z``) as a ball:
-    ``Gamma(d/2) 2^{d/2-1} x^{1-d/2} J_{d/2-1}(x)`` with Arb's Bessel function, principal branches.
-    At small ``|x|`` the power and the Bessel function each carry ``~ (d/2) log2(1/|x|)`` bits that
-    cancel in the product: they are evaluated with that many extra bits, and more (up to 1024) where
-    Arb's Bessel evaluation needs them (large order and argument); the ball stays rigorous."""
+def _bessel_ball(printed: Any, arg: str) -> Any:
+    """``(p, bits) -> printed(ARB, p)``, 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel
+    function each carry ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up
+    to 1024) where Arb's Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
 
     def ball(p: dict[str, Any], bits: int) -> Any:
-        d = int(p["d"])
-        x = to_ball(p["w"]) * to_ball(p["v"] if imag else p["z"])
-        extra = 30 + int(d / 2 * max(0.0, -math.log2(float(x.mid()) + 1e-300)))
-        while True:
-            with workprec(bits + extra):
-                z = acb(0, x) if imag else acb(x)
-                a = arb(d) / 2 - 1
-                out = ((arb(d) / 2).gamma() * arb(2) ** a * z ** (-a) * z.bessel_j(a)).real
-            if (out.is_finite() and out.rad() <= abs(out.mid()) * arb(2) ** (-bits)) or extra > 1024:
-                return out
-            extra *= 2
+        with workprec(bits):
+            x = float((to_ball(p["w"]) * to_ball(p[arg])).mid())
+        extra = 30 + int(int(p["d"]) / 2 * max(0.0, -math.log2(x + 1e-300)))
+        return tight_ball(lambda: printed(ARB, p).v, bits, extra, 1024)
 
     return ball
+
+
+def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (31) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (i w v)^{1-d/2} J_{d/2-1}(i w v) (principal branches), on a
+    context.
+
+    In mpmath with 30 guard digits: at small w v the complex power and the Bessel function each lose
+    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_bessel_ball`)."""
+    w, v, d = ctx.num(p["w"]), ctx.num(p["v"]), int(p["d"])
+    wv = float(MF(p["w"]) * MF(p["v"]))
+    with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(wv + 1e-300)))):
+        z = ctx.num(1j) * w * v
+        out = ctx.re(
+            ctx.gamma(ctx.num(d) / 2)
+            * 2 ** (ctx.num(d) / 2 - 1)
+            * z ** (1 - ctx.num(d) / 2)
+            * _besselj(ctx, ctx.num(d) / 2 - 1, z)
+        )
+    return +out
 
 
 P.claim(
@@ -352,10 +340,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "direction-quadrature",
-                printed_eq31,
+                None,
                 lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
                 description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ball=_ball(_eq31_ball(imag=True)),
+                printed_ctx=printed_eq31,
+                printed_ball=_bessel_ball(printed_eq31, "v"),
                 reference_ball=_ball(
                     lambda p, bits: gauss.sphere_average_ball(
                         lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
@@ -368,43 +357,27 @@ P.claim(
 )
 
 
-def printed_eq32(p: dict[str, Any]) -> Any:
-    a, z = MF(int(p["d"])) / 2 - 1, MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)
+def printed_eq32(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (32) at alpha = d/2 - 1 and z (or i z), on a context (the tail on balls: the term ratio
+    ``|z/2|^2/((k+1)(k+alpha+1))``, non-increasing in k as alpha >= -1/2)."""
+    a, z = ctx.num(int(p["d"])) / 2 - 1, ctx.num(p["z"]) * (ctx.num(1j) if p["imag"] else 1)
     with mpmath.workdps(mpmath.mp.dps + int(float(p["z"]))):  # alternating for real z: guard digits
-        out = _series(lambda k: (-1) ** k / (mpmath.factorial(k) * mpmath.gamma(k + a + 1)) * (z / 2) ** (2 * k + a))
+        out = ctx.series(
+            lambda k: (-1) ** k / (ctx.gamma(k + 1) * ctx.gamma(k + a + 1)) * (z / 2) ** (2 * k + a),
+            lambda k: ctx.abs(z / 2) ** 2 / ((k + 1) * (k + a + 1)),
+        )
     return +out
 
 
-def _eq32_arg(p: dict[str, Any], bits: int, fn: Any) -> Any:
-    """``fn(alpha, z)`` on Arb balls (``alpha = d/2 - 1``, ``z`` or ``i z``), the working precision raised
-    (guard bits for the alternating series, then doubled) until the result is ``2^-bits`` tight."""
-    extra = 30 + 2 * int(float(p["z"]))
-    while True:
-        with workprec(bits + extra):
-            z = acb(0, to_ball(p["z"])) if p["imag"] else acb(to_ball(p["z"]))
-            out = fn(arb(int(p["d"])) / 2 - 1, z)
-        if (out.is_finite() and max(out.real.rad(), out.imag.rad()) <= abs(out).mid() * arb(2) ** (-bits)) or (
-            extra > 2048
-        ):
-            return out
-        extra *= 2
+def _besselj_ball(p: dict[str, Any], bits: int) -> Any:
+    """Arb's ``J_alpha(z)`` (``alpha = d/2 - 1``, ``z`` or ``i z``), 2^-bits tight (guard bits, then doubled:
+    :func:`rfcheck.references.simrf_proofs.tight_ball`)."""
 
+    def value() -> Any:
+        z = acb(0, to_ball(p["z"])) if p["imag"] else acb(to_ball(p["z"]))
+        return z.bessel_j(arb(int(p["d"])) / 2 - 1)
 
-def _eq32_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (32)'s series summed literally on balls: ``t_0 = (z/2)^alpha/Gamma(alpha+1)``, term ratio
-    ``-(z/2)^2/((k+1)(k+alpha+1))``, remainder bounded by
-    :func:`rfcheck.references.simrf_proofs.ratio_series_abs_ball` (``|ratio|`` decreases in ``k``)."""
-    zf = float(p["z"])
-
-    def series(a: Any, z: Any) -> Any:
-        af = float(a.mid())
-        return ratio_series_abs_ball(
-            (z / 2) ** a / (a + 1).gamma(),
-            lambda k: -(z / 2) ** 2 / ((k + 1) * (k + a + 1)),
-            lambda k: (zf / 2) ** 2 * (1 + 1e-12) / ((k + 1) * (k + af + 1)),
-        )
-
-    return _eq32_arg(p, bits, series)
+    return tight_ball(value, bits, 30 + 2 * int(float(p["z"])), 2048)
 
 
 P.claim(
@@ -417,28 +390,32 @@ P.claim(
     checks=[
         deterministic_check(
             "mpmath-besselj",
-            printed_eq32,
+            None,
             lambda p, dps: _quad_err(
                 lambda: mpmath.besselj(MF(int(p["d"])) / 2 - 1, MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)),
                 dps,
             ),
             atol_scale=lambda p, dps: 1,
             description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
-            printed_ball=_eq32_ball,
-            reference_ball=lambda p, bits: _eq32_arg(p, bits, lambda a, z: z.bessel_j(a)),
+            printed_ctx=printed_eq32,
+            printed_ball=lambda p, bits: tight_ball(
+                lambda: printed_eq32(ARB, p).v, bits, 30 + 2 * int(float(p["z"])), 2048
+            ),
+            reference_ball=_besselj_ball,
         )
     ],
     notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",
 )
 
 
-def printed_eq75(p: dict[str, Any]) -> Any:
-    w, z, d = MF(p["w"]), MF(p["z"]), int(p["d"])
+def printed_eq75(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (75) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (w z)^{1-d/2} J_{d/2-1}(w z), on a context."""
+    w, z, d = ctx.num(p["w"]), ctx.num(p["z"]), int(p["d"])
     return (
-        mpmath.gamma(MF(d) / 2)
-        * 2 ** (MF(d) / 2 - 1)
-        * (w * z) ** (1 - MF(d) / 2)
-        * mpmath.besselj(MF(d) / 2 - 1, w * z)
+        ctx.gamma(ctx.num(d) / 2)
+        * 2 ** (ctx.num(d) / 2 - 1)
+        * (w * z) ** (1 - ctx.num(d) / 2)
+        * _besselj(ctx, ctx.num(d) / 2 - 1, w * z)
     )
 
 
@@ -452,11 +429,12 @@ P.claim(
         _no_search(
             deterministic_check(
                 "direction-quadrature",
-                printed_eq75,
+                None,
                 lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ball=_ball(_eq31_ball(imag=False)),
+                printed_ctx=printed_eq75,
+                printed_ball=_bessel_ball(printed_eq75, "z"),
                 reference_ball=_ball(
                     lambda p, bits: gauss.sphere_average_ball(
                         lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
@@ -530,22 +508,14 @@ P.claim(
 
 
 def _rff_vectors(p: dict[str, Any], ctx: Any = MP) -> tuple[list[list[Any]], list[Any], list[Any]]:
-    m, d = int(p["m"]), int(p["d"])
-    g = np.random.default_rng(int(p["seed"])).standard_normal((m + 2, d))
-    s = float(p["scale"])
-    rows = [[ctx.num(float(t)) for t in r] for r in g[:m]]
-    return rows, [ctx.num(float(t)) * s for t in g[m]], [ctx.num(float(t)) * s for t in g[m + 1]]
+    return gaussian_vectors(int(p["m"]), int(p["d"]), int(p["seed"]), float(p["scale"]), ctx)
 
 
-def printed_eq72_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq72(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (72): (1/m) sum_i cos w_i^T (x - y), on a context."""
     W, x, y = _rff_vectors(p, ctx)
     diff = [a - b for a, b in zip(x, y, strict=True)]
-    return ctx.fsum(*(ctx.cos(_ctx_dot(ctx, w, diff)) for w in W)) / len(W)
-
-
-def printed_eq72(p: dict[str, Any]) -> Any:
-    return printed_eq72_ctx(MP, p)
+    return ctx.fsum(*(ctx.cos(ctx_dot(ctx, w, diff)) for w in W)) / len(W)
 
 
 def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -555,11 +525,11 @@ def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     def phi(z: list[Any]) -> list[Any]:
         out = []
         for w in W:
-            t = _ctx_dot(ctx, w, z)
+            t = ctx_dot(ctx, w, z)
             out += [ctx.sin(t), ctx.cos(t)]
         return [o / ctx.sqrt(ctx.num(len(W))) for o in out]
 
-    return _ctx_dot(ctx, phi(x), phi(y))
+    return ctx_dot(ctx, phi(x), phi(y))
 
 
 def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -576,10 +546,11 @@ P.claim(
     checks=[
         deterministic_check(
             "feature-inner-product",
-            printed_eq72,
+            None,
             _eq72_ref,
             atol_scale=lambda p, dps: 1,
-            printed_ball=_on_balls(printed_eq72_ctx),
+            printed_ctx=printed_eq72,
+            printed_ball=_on_balls(printed_eq72),
             reference_ball=_on_balls(_rff_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y",
         )
@@ -592,50 +563,38 @@ P.claim(
 
 def _equal_norm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, int, Any, Any, list[list[Any]]]:
     d, m = int(p["d"]), int(p["m"])
-    return d, m, ctx.num(p["v"]), ctx.num(p["w"]), _ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
+    return d, m, ctx.num(p["v"]), ctx.num(p["w"]), ctx_rows(ctx, _unit_config(m, d, int(p["seed"])))
 
 
-def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq36(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (36), first expression: Gamma(d/2)/(m(m-1)) sum_{i != j} sum_k v^{2k} w^{2k} |u_i + u_j|^{2k}
     / (2^{2k} k! Gamma(k+d/2)), on a context."""
     d, m, v, w, U = _equal_norm_point(p, ctx)
     tot = ctx.num(0)
     for i, j in itertools.permutations(range(m), 2):
         s2 = ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
-        tot += _fser(ctx, v * v * w * w * s2, d)
+        tot += f_series_ctx(ctx, v * v * w * w * s2, d)
     return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * tot
 
 
-def printed_eq36(p: dict[str, Any]) -> Any:
-    return printed_eq36_ctx(MP, p)
-
-
-def _eq36_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`_eq36_ref` as a ball: per pair the sphere average by
-    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral`` in the polar angle)."""
-    d, m = int(p["d"]), int(p["m"])
-    _, _, v, w, U = _equal_norm_point(p, ARB)
-    tot = arb(0)
+def _eq36_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R, per pair the direction average in the
+    polar angle: :func:`rfcheck.references.simrf.direction_average` (mpmath quadrature) or on balls
+    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral``)."""
+    d, m, v, w, U = _equal_norm_point(p, ctx)
+    tot = ctx.num(0)
     for i, j in itertools.combinations(range(m), 2):
-        s = ARB.sqrt(ARB.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))).v
-        x = w.v * s * v.v
-        tot += 2 * gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, bits)
+        s = ctx.sqrt(ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))))
+        if ctx.name == "arb":
+            x = (w * s * v).v
+            tot += 2 * Ball(gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, flint_ctx.prec))
+        else:
+            tot += 2 * _direction_average(w * s, v, d)[0]
     return tot / (m * (m - 1))
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R: direction quadrature per pair."""
-    d, m = int(p["d"]), int(p["m"])
-
-    def compute() -> Any:
-        _, _, v, w, U = _equal_norm_point(p)
-        tot = MF(0)
-        for i, j in itertools.combinations(range(m), 2):
-            s = mpmath.sqrt(mpmath.fsum((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
-            tot += 2 * _direction_average(w * s, v, d)[0]
-        return tot / (m * (m - 1))
-
-    return _quad_err(compute, dps)
+    return _quad_err(lambda: _eq36_ref_ctx(MP, p), dps)
 
 
 P.claim(
@@ -663,10 +622,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "direction-quadrature",
-                printed_eq36,
+                None,
                 _eq36_ref,
-                printed_ball=_on_balls(printed_eq36_ctx),
-                reference_ball=_ball(_eq36_ref_ball),
+                printed_ctx=printed_eq36,
+                printed_ball=_on_balls(printed_eq36),
+                reference_ball=_on_balls(_eq36_ref_ctx),
                 description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
                 "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
             ),
@@ -681,7 +641,8 @@ P.claim(
 def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     """Eq (37): f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k+d/2)) (context: mpmath)."""
     d, m = int(p["d"]), int(p["m"])
-    return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * _fser(ctx, ctx.num(p["v"]) ** 2 * ctx.num(p["w"]) ** 2 * s, d)
+    c = ctx.num(p["v"]) ** 2 * ctx.num(p["w"]) ** 2
+    return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * f_series_ctx(ctx, c * s, d)
 
 
 def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_ball: Any) -> Check:
@@ -873,7 +834,7 @@ P.claim(
 
 def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     """Eq (42): f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) (context: mpmath)."""
-    return _fser(ctx, ctx.num(p["v"]) ** 2 * s, int(p["d"]))
+    return f_series_ctx(ctx, ctx.num(p["v"]) ** 2 * s, int(p["d"]))
 
 
 P.claim(
@@ -898,11 +859,7 @@ P.claim(
 
 
 def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
-    d = int(p["d"])
-    U = _ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
-    C = [[_ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
-    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    return d, r, C
+    return int(p["d"]), *perm_config(int(p["d"]), int(p["seed"]), ctx)
 
 
 def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
@@ -1153,14 +1110,8 @@ def _with_dps(dps: int, fn: Any) -> Any:
 
 
 def _equal_angle_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[list[Any]], list[Any]]:
-    """(d, Gram matrix of unit directions at equal angles, chi_d norms), in mpmath: the directions enter
-    eq (46)-(47) only through w_hat_i.w_hat_j, so the exact Gram matrix (1 on the diagonal, c off it,
-    c = -1/(d-1) + t (1 + 1/(d-1))) stands for them."""
-    d = int(p["d"])
-    c = -ctx.num(1) / (d - 1) + ctx.num(p["t"]) * (1 + ctx.num(1) / (d - 1))
-    C = [[ctx.num(1) if i == j else c for j in range(d)] for i in range(d)]
-    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]))]
-    return d, C, r
+    """(d, Gram matrix of unit directions at equal angles, chi_d norms) at the point (on a context)."""
+    return int(p["d"]), *equal_angle_config(int(p["d"]), p["t"], int(p["seed"]), ctx)
 
 
 def _eq46_pair(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
@@ -1253,21 +1204,7 @@ def _eq48(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """At the best of several L-BFGS minima of the eq (42) sum: (max_i |u_i + S_i/|S_i||, resolution, 0),
     S_i = sum_{j != i} u_j."""
     d, v, seed = int(p["d"]), float(p["v"]), int(p["seed"])
-    r = _chi_norms(d, d, seed)
-    obj = _symmetrised_objective(r, v)
-    rng = np.random.default_rng(seed + 11)
-    best, bx = math.inf, None
-    for _ in range(4):
-        res = optimize.minimize(
-            obj,
-            rng.standard_normal(d * d),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": 3000, "gtol": 1e-13, "ftol": 1e-16},
-        )
-        if res.fun < best:
-            best, bx = float(res.fun), res.x
-    X = bx.reshape(d, d)
+    X = multistart_minimiser(_symmetrised_objective(_chi_norms(d, d, seed), v), d * d, seed + 11).reshape(d, d)
     U = X / np.linalg.norm(X, axis=1, keepdims=True)
     S = U.sum(axis=0)[None, :] - U
     dist = np.max(np.linalg.norm(U + S / np.linalg.norm(S, axis=1, keepdims=True), axis=1))
@@ -1334,14 +1271,7 @@ def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) ->
 
 
 def _plus_config(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(initial W, norms): chi_d norms (the first scaled by ``big``), simplex or random directions."""
-    from rfcheck.engine.montecarlo import simplex_matrix
-
-    d, seed = int(p["d"]), int(p["seed"])
-    r = _chi_norms(d, d, seed)
-    r[0] *= float(p.get("big", 1.0))
-    U = simplex_matrix(d) if p.get("start", "simplex") == "simplex" else _unit_config(d, d, seed + 5)
-    return r[:, None] * U, r
+    return plus_config(int(p["d"]), int(p["seed"]), float(p.get("big", 1.0)), p.get("start", "simplex"))
 
 
 def _eq16(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1565,12 +1495,6 @@ def _eq53_middle_ball(p: dict[str, Any], bits: int) -> Any:
     return val / (arb(2) ** (d - 1) * half.gamma())
 
 
-def _iid_mgf_ball(p: dict[str, Any], bits: int) -> Any:
-    """``E exp(t v)``, ``t ~ N(0, 2)`` (``= E exp(sqrt(2) v W)``, ``W ~ N(0, 1)``), as a rigorous ball
-    (:func:`rfcheck.references.crt.gaussian_exp_moment_ball`: the integral plus a proven tail bound)."""
-    return gaussian_exp_moment_ball(0, arb(2).sqrt() * to_ball(p["v"]), bits).real
-
-
 P.claim(
     "eq53",
     source=P.at("appendix A.4, eq (53)"),
@@ -1585,28 +1509,26 @@ P.claim(
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
                 printed_ball=_ball(_eq53_middle_ball),
-                reference_ball=_ball(_iid_mgf_ball),
+                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             6,
         ),
         _no_search(
             deterministic_check(
                 "quadrature-series",
-                lambda p: _series(lambda k: MF(p["v"]) ** (2 * k) / mpmath.factorial(k)),
+                None,
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ball=_ball(lambda p, bits: ref.ratio_series_ball(arb(1), lambda k: arb(p["v"]) ** 2 / (k + 1))),
-                reference_ball=_ball(_iid_mgf_ball),
+                printed_ctx=lambda ctx, p: ctx.series(
+                    lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1), lambda k: p["v"] ** 2 / (k + 1)
+                ),
+                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             6,
         ),
     ],
     notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",
 )
-
-
-def _gauss_integral_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    return _quad_err(lambda: gaussian_power_integral(p["z"]), dps)
 
 
 P.claim(
@@ -1619,7 +1541,7 @@ P.claim(
             deterministic_check(
                 "quadrature",
                 None,
-                _gauss_integral_ref,
+                lambda p, dps: _quad_err(lambda: gaussian_power_integral(p["z"]), dps),
                 printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
                 reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
             ),
@@ -1634,55 +1556,43 @@ P.claim(
 # --------------------------------------------------------------- A.5: eq (57)
 
 
-def _phi_integral(d: int, upper: Any, fn: Any) -> Any:
-    """int_0^upper fn(phi) dphi on 32 panels (the peak of (sin phi)^{d-1} is ~ 1/sqrt(d) wide)."""
+def _phi_integral(ctx: Any, upper: Any, fn: Any) -> Any:
+    """int_0^upper fn(phi) dphi on a context: mpmath on 32 panels (the peak of (sin phi)^{d-1} is ~ 1/sqrt(d)
+    wide); on balls by ``acb.integral`` (a finite interval: no tail)."""
+    if ctx.name == "arb":
+        return Ball(gauss.integral_ball(lambda ph, _a: fn(ph).v, 0, upper.v, flint_ctx.prec).real)
     return _guarded_quad(fn, lambda: mpmath.linspace(0, upper, 33))
 
 
 def printed_eq57(part: int) -> Any:
-    def pr(p: dict[str, Any]) -> Any:
-        w, d = MF(p["w"]), int(p["d"])
-        e = mpmath.exp(-w * w / 2)
+    """Eq (57)'s first, middle (``part`` 1, 2: the phi-integral as printed) or right (3) expression, on a
+    context."""
+
+    def pr(ctx: Any, p: dict[str, Any]) -> Any:
+        w, d = ctx.num(p["w"]), int(p["d"])
+        e = ctx.exp(-w * w / 2)
         if part == 1:
             return (
                 w ** (2 * d - 1)
-                / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2) ** 2)
-                * _phi_integral(d, mpmath.pi / 2, lambda ph: (mpmath.sin(ph) * mpmath.cos(ph)) ** (d - 1))
+                / (2 ** (d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
+                * _phi_integral(ctx, ctx.pi / 2, lambda ph: (ctx.sin(ph) * ctx.cos(ph)) ** (d - 1))
                 * e
             )
         if part == 2:
             return (
                 w ** (2 * d - 1)
-                / (2 ** (2 * d - 2) * mpmath.gamma(MF(d) / 2) ** 2)
-                * _phi_integral(d, mpmath.pi, lambda ph: mpmath.sin(ph) ** (d - 1))
+                / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
+                * _phi_integral(ctx, ctx.pi, lambda ph: ctx.sin(ph) ** (d - 1))
                 * e
             )
         return (
-            mpmath.sqrt(mpmath.pi)
+            ctx.sqrt(ctx.pi)
             * w ** (2 * d - 1)
-            / (2 ** (2 * d - 2) * mpmath.gamma(MF(d) / 2) * mpmath.gamma(MF(d) / 2 + MF(1) / 2))
+            / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) * ctx.gamma(ctx.num(d) / 2 + ctx.num(1) / 2))
             * e
         )
 
     return pr
-
-
-def _eq57_ball(part: int) -> Any:
-    """The three expressions of eq (57) as balls (the phi-integrals by ``acb.integral``: finite intervals)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        w, d = to_ball(p["w"]), int(p["d"])
-        g2 = (arb(d) / 2).gamma()
-        e = (-(w * w) / 2).exp()
-        if part == 1:
-            phi = gauss.integral_ball(lambda ph, _a: (ph.sin() * ph.cos()) ** (d - 1), 0, arb.pi() / 2, bits).real
-            return w ** (2 * d - 1) / (arb(2) ** (d - 2) * g2**2) * phi * e
-        if part == 2:
-            phi = gauss.integral_ball(lambda ph, _a: ph.sin() ** (d - 1), 0, arb.pi(), bits).real
-            return w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2**2) * phi * e
-        return arb.pi().sqrt() * w ** (2 * d - 1) / (arb(2) ** (2 * d - 2) * g2 * (arb(d) / 2 + arb(1) / 2).gamma()) * e
-
-    return ball
 
 
 P.claim(
@@ -1697,11 +1607,12 @@ P.claim(
         _no_search(
             deterministic_check(
                 f"cdf-derivative-{name}",
-                printed_eq57(k),
+                None,
                 lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
                 atol_scale=lambda p, dps: 1,
                 description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
-                printed_ball=_ball(_eq57_ball(k)),
+                printed_ctx=printed_eq57(k),
+                printed_ball=_on_balls(printed_eq57(k)),
                 reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
             ),
             8,
@@ -1727,13 +1638,6 @@ def printed_eq62(p: dict[str, Any]) -> Any:
     return _guarded_quad(inner, lambda: [0, mpmath.pi / 4, mpmath.pi / 2]) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2))
 
 
-def _quarter_period_integral_ball(f: Any, bits: int) -> Any:
-    """``int_0^{pi/2} f`` (``f`` entire, real on the real line) by one ``acb.integral`` at ``bits + 20`` bits
-    (its default tolerances, ``2^-(bits+20)`` relative): a finite interval, no tail; the real part."""
-    with workprec(bits + 20):
-        return acb.integral(f, 0, arb.pi() / 2).real
-
-
 def _eq62_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """:func:`printed_eq62` on balls: ``acb.integral`` over ``[0, pi/2]`` (finite interval, entire integrand)
     of ``(sin 2phi)^{d-1}`` times the printed k-series, summed by Arb's rigorous ``1F1``: with
@@ -1747,7 +1651,7 @@ def _eq62_printed_ball(p: dict[str, Any], bits: int) -> Any:
         s = (2 * ph).sin()
         return s ** (d - 1) * g0 * (vb * vb * (1 + s * cb) / 2).hypgeom_1f1(d, half)
 
-    return _quarter_period_integral_ball(inner, bits) / (arb(2) ** (d - 2) * half.gamma())
+    return quarter_period_integral_ball(inner, bits) / (arb(2) ** (d - 2) * half.gamma())
 
 
 P.claim(
@@ -1793,17 +1697,6 @@ def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
 
 
-@functools.lru_cache(maxsize=64)
-def _fn4_ball_at(d: int, bits: int) -> Any:
-    with workprec(bits + 20):
-        return gauss.chi_moment_ball(4, 2 * d, bits + 10) / gauss.chi_moment_ball(2, 2 * d, bits + 10)
-
-
-def _fn4_ball(p: dict[str, Any], bits: int) -> Any:
-    """E w^4 / E w^2, w ~ chi_2d, as a ball: both moments by rigorous quadrature (shared by the two checks)."""
-    return _fn4_ball_at(int(p["d"]), bits)
-
-
 P.claim(
     "text-footnote4",
     source=P.at("sec 3.2, footnote 4"),
@@ -1813,29 +1706,30 @@ P.claim(
     checks=[
         _no_search(
             deterministic_check(
-                "chi2d-moments-right",
+                name,
                 None,
                 _fn4_ref,
-                description="E w^4/E w^2 for w ~ chi_2d by quadrature",
-                printed_ctx=lambda ctx, p: (
+                description=description,
+                printed_ctx=printed,
+                reference_ball=lambda p, bits: chi2d_moment_ratio_ball(int(p["d"]), bits),
+            ),
+            5,
+        )
+        for name, description, printed in (
+            (
+                "chi2d-moments-right",
+                "E w^4/E w^2 for w ~ chi_2d by quadrature",
+                lambda ctx, p: (
                     2 * ctx.gamma(ctx.num(p["d"]) / 2 + 2) / ctx.gamma(ctx.num(p["d"]) / 2 + 1)
                     + 2 * ctx.gamma(ctx.num(p["d"]) / 2 + 1) / ctx.gamma(ctx.num(p["d"]) / 2)
                 ),
-                reference_ball=_fn4_ball,
             ),
-            5,
-        ),
-        _no_search(
-            deterministic_check(
+            (
                 "chi2d-moments-middle",
-                None,
-                _fn4_ref,
-                description="E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
-                printed_ctx=lambda ctx, p: (lambda d: d * (d + 2) / d + d)(ctx.num(p["d"])),
-                reference_ball=_fn4_ball,
+                "E(w_i^4)/E(w_i^2) + E(w_i^2) with chi_d moments d(d+2), d",
+                lambda ctx, p: (lambda d: d * (d + 2) / d + d)(ctx.num(p["d"])),
             ),
-            5,
-        ),
+        )
     ],
 )
 
@@ -1872,19 +1766,14 @@ def _eq55_printed_ball(p: dict[str, Any], bits: int) -> Any:
     cancellation at small ``z`` is paid for by ``d`` more bits."""
     d, wb, cb = int(p["d"]), arb(p["w"]), arb(p["cos"])
     g2 = (arb(d) / 2).gamma() ** 2
-    fact = [arb(1)]
-    for j in range(1, d):
-        fact.append(fact[-1] * j)
-
-    def lower_gamma(z: Any) -> Any:
-        return fact[d - 1] * (1 - (-z).exp() * sum((z**j / fact[j] for j in range(1, d)), acb(1)))
+    lower_gamma = lower_gamma_int_ball(d)
 
     def inner(ph: Any, _analytic: bool) -> Any:
         big_r2 = wb * wb / (1 + (2 * ph).sin() * cb)
         return (ph.cos() * ph.sin()) ** (d - 1) * 2 * lower_gamma(big_r2 / 2) / g2
 
     with workprec(bits + d):
-        return _quarter_period_integral_ball(inner, bits + d)
+        return quarter_period_integral_ball(inner, bits + d)
 
 
 def _cdf_angle_at(p: dict[str, Any]) -> Any:
@@ -1921,45 +1810,39 @@ P.claim(
 # --------------------------------------------------------------- sec 3.2: eq (14)
 
 
-def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """|R(v/2)| / |R(v)| <= 1/8, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives 1/16,
-    an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form, mpmath) over Gamma(d/2)."""
-    from rfcheck.closed_forms import simrf as cf
-
-    d, v, coupling = int(p["d"]), MF(p["v"]), p["coupling"]
-    with mpmath.workdps(dps + 20):
-
-        def rem(x: Any) -> Any:
-            exact = cf.pair_conformity(x, d, coupling, backend="mpmath", dps=dps + 20) / mpmath.gamma(MF(d) / 2)
-            # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
-            printed = (
-                1 + mpmath.gamma(MF(d) / 2) * x * x * _mean_wij_sq(d, coupling) / (4 * mpmath.gamma(MF(d) / 2 + 1))
-            ) / mpmath.gamma(MF(d) / 2)
-            return abs(exact - printed)
-
-        r1, r2 = rem(v), rem(v / 2)
-        return r2 / r1, MF(1) / 8, MF(10) ** (10 - dps)
-
-
-def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """:func:`_eq14_growth` on balls: the closed-form pair conformity on its Arb face, ``E |w_i + w_j|^2``
-    with Arb's Gamma, 200 guard bits for the ``O(v^4)`` cancellation."""
+def _eq14_sides(ctx: Any, p: dict[str, Any], digits: int) -> tuple[Any, Any]:
+    """(|R(v/2)| / |R(v)|, 1/8) on a context, R(v) = (exact per-pair series) - (printed two terms): O(v^4) gives
+    1/16, an O(v^2) remainder 1/4.  Exact: the pair conformity (closed form at ``digits`` digits, on its mpmath
+    or Arb face) over Gamma(d/2)."""
     from rfcheck.closed_forms import simrf as cf
 
     d, coupling = int(p["d"]), p["coupling"]
+
+    def rem(x: Any) -> Any:
+        exact = cf.pair_conformity(x.v if ctx.name == "arb" else x, d, coupling, backend=ctx.name, dps=digits)
+        exact = (Ball(exact) if ctx.name == "arb" else exact) / ctx.gamma(ctx.num(d) / 2)
+        # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
+        printed = (
+            1
+            + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
+        ) / ctx.gamma(ctx.num(d) / 2)
+        return abs(exact - printed)
+
+    v = ctx.num(p["v"])
+    r1, r2 = rem(v), rem(v / 2)
+    return r2 / r1, ctx.num(1) / 8
+
+
+def _eq14_growth(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    """:func:`_eq14_sides` in mpmath at ``dps + 20`` digits, the error bar ``10^(10 - dps)``."""
+    with mpmath.workdps(dps + 20):
+        return *_eq14_sides(MP, p, dps + 20), MF(10) ** (10 - dps)
+
+
+def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """:func:`_eq14_sides` on balls, 200 guard bits for the ``O(v^4)`` cancellation."""
     with workprec(bits + 200):
-        g, g1 = (arb(d) / 2).gamma(), (arb(d) / 2 + 1).gamma()
-        m2 = arb(2 * d)
-        if coupling == "simrf":
-            er = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / g
-            m2 = 2 * d - 2 * er**2 / (d - 1)
-
-        def rem(x: Any) -> Any:
-            exact = cf.pair_conformity(x, d, coupling, backend="arb", dps=(bits + 200) * 3 // 10) / g
-            return abs(exact - (1 + g * x * x * m2 / (4 * g1)) / g)
-
-        v = arb(p["v"])
-        return rem(v / 2) / rem(v), arb(1) / 8
+        return tuple(x.v for x in _eq14_sides(ARB, p, (bits + 200) * 3 // 10))
 
 
 P.claim(
@@ -2034,14 +1917,7 @@ def _eq61_printed_ball(p: dict[str, Any], bits: int) -> Any:
         s = 1 + (2 * ph).sin() * cb
         return (ph.sin() * ph.cos()) ** (d - 1) * coef * (vb * vb * s / 2).hypgeom_1f1(d, half)
 
-    return _quarter_period_integral_ball(inner, bits)
-
-
-def _eq61_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """The reference of eq (61) on balls: ``rho_theta`` from its definition eq (10) by exact ``chi_d`` moments
-    (:func:`rfcheck.references.simrf_proofs.pair_conformity_moment_ball`, as eq (62)), not the eq (21) closed
-    form (itself a printed claim)."""
-    return pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)
+    return quarter_period_integral_ball(inner, bits)
 
 
 def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2091,30 +1967,27 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
         return ev
     # certified on balls: the exact printed double integral against eq (10) by exact chi_d moments, at the working
     # precision's tolerance (tighter than the float64 decision)
-    return certify_with_balls(
-        ev, p, budget.dps, _ball(_eq61_printed_ball), _ball(_eq61_ref_ball), rtol=10.0 ** (5 - budget.dps)
-    )
+    # (the reference ball: rho_theta from its definition eq (10) by exact chi_d moments, as eq (62), not the eq (21)
+    # closed form, itself a printed claim)
+    ref_ball = _ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits))
+    return certify_with_balls(ev, p, budget.dps, _ball(_eq61_printed_ball), ref_ball, rtol=10.0 ** (5 - budget.dps))
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
 
 
-def printed_eq28_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq28(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (28), right-hand side: e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, on a context."""
     W, x, y = _rff_vectors(p, ctx)
     s = [a + b for a, b in zip(x, y, strict=True)]
-    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+    dot = lambda a, b: ctx_dot(ctx, a, b)  # noqa: E731
     return ctx.exp(-dot(x, x) - dot(y, y)) / len(W) * ctx.fsum(*(ctx.exp(dot(w, s)) for w in W))
-
-
-def printed_eq28(p: dict[str, Any]) -> Any:
-    return printed_eq28_ctx(MP, p)
 
 
 def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """phi(x)^T phi(y) with phi of eq (7), on a context (the reference's ball)."""
     W, x, y = _rff_vectors(p, ctx)
-    dot = lambda a, b: _ctx_dot(ctx, a, b)  # noqa: E731
+    dot = lambda a, b: ctx_dot(ctx, a, b)  # noqa: E731
 
     def phi(z: list[Any]) -> list[Any]:
         return [ctx.exp(-dot(z, z)) * ctx.exp(dot(w, z)) / ctx.sqrt(ctx.num(len(W))) for w in W]
@@ -2137,9 +2010,10 @@ P.claim(
     checks=[
         deterministic_check(
             "feature-inner-product",
-            printed_eq28,
+            None,
             _eq28_ref,
-            printed_ball=_on_balls(printed_eq28_ctx),
+            printed_ctx=printed_eq28,
+            printed_ball=_on_balls(printed_eq28),
             reference_ball=_on_balls(_prf_gram_ctx),
             description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
         )

@@ -21,7 +21,16 @@ computation a user could call, not the wording of one printed result:
   eq (16) residual of a configuration (:func:`eq16_residual`);
 * ``E |w_i + w_j|^2`` per coupling (:func:`mean_pair_norm_sq`, eq (14));
 * the polar-angle integral of eq (22) in mpmath and as a rigorous ball
-  (:func:`sine_power_integral`, :func:`sine_power_integral_ball`).
+  (:func:`sine_power_integral`, :func:`sine_power_integral_ball`);
+* ball helpers of the printed sides: a precision-raising loop for cancelling enclosures (:func:`tight_ball`,
+  the Bessel functions of eq (31), (32), (75)), the phi-integral over a quarter period
+  (:func:`quarter_period_integral_ball`), the lower incomplete gamma function of an integer order
+  (:func:`lower_gamma_int_ball`, eq (55)) and ``E w^4/E w^2`` for ``chi_2d`` (:func:`chi2d_moment_ratio_ball`,
+  footnote 4);
+* number-system-context helpers (mpmath or Arb balls) shared by the printed sides: :func:`f_series_ctx`,
+  :func:`ctx_rows`, :func:`ctx_dot`, and the checks' configurations (:func:`gaussian_vectors`,
+  :func:`equal_angle_config`, :func:`plus_config`, :func:`perm_config`) and the multi-start L-BFGS minimiser of
+  eq (48) (:func:`multistart_minimiser`).
 
 References
 ----------
@@ -30,6 +39,7 @@ Reid et al., "Simplex Random Features" (SimRF), sec 3-4 and appendix A.1-A.9.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -41,24 +51,36 @@ from scipy import special, stats
 
 __all__ = [
     "cdf_angle_ball",
+    "chi2d_moment_ratio_ball",
     "chi_norms",
+    "ctx_dot",
+    "ctx_rows",
     "dot",
     "eq16_residual",
+    "equal_angle_config",
     "f_series",
     "f_series_ball",
+    "f_series_ctx",
     "f_series_deriv",
     "f_series_derivative_ball",
+    "gaussian_vectors",
     "lagrangian_gradient",
+    "lower_gamma_int_ball",
     "mean_pair_norm_sq",
     "mp_rows",
+    "multistart_minimiser",
     "pair_conformity_moment_ball",
     "pair_series_chi_integral",
+    "perm_config",
+    "plus_config",
+    "quarter_period_integral_ball",
     "ratio_series_abs_ball",
     "rho_tilde_gradient",
     "rho_tilde_minimum",
     "sine_power_integral",
     "sine_power_integral_ball",
     "symmetrised_pair_objective",
+    "tight_ball",
     "unit_config",
 ]
 
@@ -595,8 +617,8 @@ def rho_tilde_gradient(W: np.ndarray, v: float, i: int, gamma: Callable[[float],
     return 4 * c * ((m - 1) * W[i] + (W.sum(axis=0) - W[i]))
 
 
-def mean_pair_norm_sq(d: int, coupling: str) -> Any:
-    """``E |w_i + w_j|^2`` for a pair of ``N(0, I_d)`` rows (mpmath).
+def mean_pair_norm_sq(d: int, coupling: str, ctx: Any = None) -> Any:
+    """``E |w_i + w_j|^2`` for a pair of ``N(0, I_d)`` rows (mpmath, or on another number-system context).
 
     ``2d + 2 cos(theta) (E r)^2`` with ``E r = sqrt(2) Gamma((d+1)/2)/Gamma(d/2)`` (the chi_d mean):
     ``2d`` for i.i.d. and orthogonal rows, ``cos theta = -1/(d-1)`` for SimRF.
@@ -607,19 +629,36 @@ def mean_pair_norm_sq(d: int, coupling: str) -> Any:
         Dimension (>= 2 for ``"simrf"``).
     coupling : {"iid", "orf", "simrf"}
         The coupling.
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`; :data:`rfcheck.arb_backend.ARB`: a ball).
 
     Returns
     -------
-    mpmath.mpf
+    mpmath.mpf or rfcheck.arb_backend.Ball
         The mean.
 
     References
     ----------
     SimRF sec 3.2, eq (13)-(14).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> from rfcheck.references.simrf_proofs import mean_pair_norm_sq
+    >>> mean_pair_norm_sq(4, "orf"), abs(mean_pair_norm_sq(4, "simrf") - (8 - 3 * mpmath.pi / 4)) < 1e-14
+    (mpf('8.0'), True)
+    >>> with workprec(80):
+    ...     b = mean_pair_norm_sq(4, "simrf", ARB)
+    >>> abs(float(b.v.mid()) - float(mean_pair_norm_sq(4, "simrf"))) < 1e-15
+    True
     """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
     if coupling != "simrf":
-        return _MF(2 * d)
-    er = mpmath.sqrt(2) * mpmath.gamma(_MF(d + 1) / 2) / mpmath.gamma(_MF(d) / 2)
+        return ctx.num(2 * d)
+    er = ctx.sqrt(ctx.num(2)) * ctx.gamma(ctx.num(d + 1) / 2) / ctx.gamma(ctx.num(d) / 2)
     return 2 * d - 2 * er**2 / (d - 1)
 
 
@@ -870,3 +909,489 @@ def cdf_angle_ball(w: Any, d: int, c: Any, prec: int) -> Any:
         elif not cb >= 0:
             raise ValueError("cdf_angle_ball: the sign of c is undecided (c must be an exact number)")
         return out
+
+
+def tight_ball(fn: Callable[[], Any], bits: int, extra: int, limit: int) -> Any:
+    """``fn()`` at ``bits + extra`` bits of working precision, ``extra`` doubled until the ball is ``2^-bits`` tight.
+
+    For enclosures that lose bits to cancellation (alternating series, a power and a Bessel function whose
+    large factors cancel): the ball stays rigorous at every precision; raising it only narrows the ball.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn() -> flint.arb or flint.acb``, evaluated at flint's working precision.
+    bits : int
+        Target relative accuracy in bits: a finite ball with radius at most ``2^-bits`` of its midpoint's
+        magnitude (complex: of each part's radius against the modulus) is returned.
+    extra : int
+        Guard bits of the first try (>= 1).
+    limit : int
+        No further doubling once ``extra`` exceeds this: the last (possibly wide) ball is returned.
+
+    Returns
+    -------
+    flint.arb or flint.acb
+        A ball containing the value.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (31)-(32) (the Bessel function of the direction average, evaluated on balls).
+
+    Examples
+    --------
+    ``1 + 10^-30 - 1`` needs about 100 bits beyond 53 to be tight:
+
+    >>> from flint import arb
+    >>> from rfcheck.references.simrf_proofs import tight_ball
+    >>> b = tight_ball(lambda: (1 + arb(10) ** -30) - 1, 53, 8, 1024)
+    >>> b.contains(arb(10) ** -30) or b.overlaps(arb(10) ** -30), float(b.rad()) <= 1e-30 * 2.0 ** -53
+    (True, True)
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+
+    while True:
+        with workprec(bits + extra):
+            out = fn()
+        if isinstance(out, acb):
+            tight = max(out.real.rad(), out.imag.rad()) <= abs(out).mid() * arb(2) ** (-bits)
+        else:
+            tight = out.rad() <= abs(out.mid()) * arb(2) ** (-bits)
+        if (out.is_finite() and tight) or extra > limit:
+            return out
+        extra *= 2
+
+
+def quarter_period_integral_ball(f: Callable[[Any, bool], Any], bits: int) -> Any:
+    """``int_0^{pi/2} f`` by one ``acb.integral`` at ``bits + 20`` bits, the real part.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(phi, analytic) -> flint.acb``, entire and real on the real line (``acb.integral``'s convention).
+    bits : int
+        Working precision in bits (the integral's default tolerances, ``2^-(bits+20)`` relative).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the integral (a finite interval: no tail to bound).
+
+    References
+    ----------
+    SimRF appendix A.5-A.6, eq (55), (61), (62) (the phi-integrals over a quarter period).
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> from rfcheck.references.simrf_proofs import quarter_period_integral_ball
+    >>> b = quarter_period_integral_ball(lambda ph, _a: ph.sin(), 64)
+    >>> bool(b.contains(1)), float(b.rad()) < 1e-18
+    (True, True)
+    """
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import workprec
+
+    with workprec(bits + 20):
+        return acb.integral(f, 0, arb.pi() / 2).real
+
+
+@functools.lru_cache(maxsize=64)
+def chi2d_moment_ratio_ball(d: int, bits: int) -> Any:
+    """``E w^4 / E w^2`` for ``w ~ chi_2d`` as a ball: both moments by rigorous quadrature (memoised).
+
+    Parameters
+    ----------
+    d : int
+        Half the degrees of freedom (>= 1): ``|w_i + w_j|`` of an orthogonal pair is ``chi_2d`` (SimRF eq (58)).
+    bits : int
+        Target accuracy in bits (:func:`rfcheck.references.gaussian.chi_moment_ball` at ``bits + 10``).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the ratio (exactly ``2d + 2``).
+
+    References
+    ----------
+    SimRF sec 3.2, footnote 4.
+
+    Examples
+    --------
+    >>> from rfcheck.references.simrf_proofs import chi2d_moment_ratio_ball
+    >>> b = chi2d_moment_ratio_ball(3, 64)
+    >>> bool(b.contains(8)), float(b.rad()) < 1e-15
+    (True, True)
+    """
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.gaussian import chi_moment_ball
+
+    with workprec(bits + 20):
+        return chi_moment_ball(4, 2 * d, bits + 10) / chi_moment_ball(2, 2 * d, bits + 10)
+
+
+def lower_gamma_int_ball(d: int) -> Callable[[Any], Any]:
+    """``z -> gamma(d, z) = (d-1)! (1 - e^{-z} sum_{j<d} z^j/j!)``, the lower incomplete gamma function of an
+    integer order on balls (DLMF 8.4.7): entire, and tight on wide balls where Arb's ``gamma_lower``
+    overestimates; its cancellation at small ``z`` costs absolute accuracy only.
+
+    Parameters
+    ----------
+    d : int
+        The order (>= 1); the factorials are formed at the working precision of this call.
+
+    Returns
+    -------
+    callable
+        ``z -> flint.acb``, ``z`` a ``flint.arb`` or ``flint.acb``.
+
+    References
+    ----------
+    SimRF appendix A.5, eq (55) (the r-integral of the printed integrand, ``2^{d-1} gamma(d, R^2/2)``).
+
+    Examples
+    --------
+    ``gamma(1, z) = 1 - e^{-z}``:
+
+    >>> from flint import arb
+    >>> from rfcheck.references.simrf_proofs import lower_gamma_int_ball
+    >>> bool(lower_gamma_int_ball(1)(arb(2)).overlaps(1 - (-arb(2)).exp()))
+    True
+    """
+    from flint import acb, arb
+
+    fact = [arb(1)]
+    for j in range(1, d):
+        fact.append(fact[-1] * j)
+
+    def lower_gamma(z: Any) -> Any:
+        return fact[d - 1] * (1 - (-z).exp() * sum((z**j / fact[j] for j in range(1, d)), acb(1)))
+
+    return lower_gamma
+
+
+def f_series_ctx(ctx: Any, x: Any, d: int) -> Any:
+    """``sum_k x^k/(4^k k! Gamma(k + d/2))`` on a number-system context: :func:`f_series` in mpmath,
+    :func:`f_series_ball` (proven remainder) on Arb balls.
+
+    Parameters
+    ----------
+    ctx : Backend
+        :data:`rfcheck.backends.MP` or :data:`rfcheck.arb_backend.ARB`.
+    x : mpmath.mpf or rfcheck.arb_backend.Ball
+        The argument, a number of that context.
+    d : int
+        Dimension (>= 1).
+
+    Returns
+    -------
+    mpmath.mpf or rfcheck.arb_backend.Ball
+        The sum.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (36)-(37), (42).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> from rfcheck.backends import MP
+    >>> from rfcheck.references.simrf_proofs import f_series_ctx
+    >>> with workprec(80):
+    ...     b = f_series_ctx(ARB, ARB.num(2.0), 3)
+    >>> want = f_series_ctx(MP, mpmath.mpf(2), 3)
+    >>> abs(float(b.v.mid()) - float(want)) < 1e-15 * float(want), float(b.v.rad()) < 1e-20
+    (True, True)
+    """
+    from rfcheck.arb_backend import Ball
+
+    return Ball(f_series_ball(x.v, d)) if ctx.name == "arb" else f_series(x, d)
+
+
+def ctx_rows(ctx: Any, U: np.ndarray) -> list[list[Any]]:
+    """Rows of ``U`` on a number-system context, renormalised there (in mpmath: as :func:`mp_rows`).
+
+    Parameters
+    ----------
+    ctx : Backend
+        :data:`rfcheck.backends.MP` or :data:`rfcheck.arb_backend.ARB`.
+    U : numpy.ndarray
+        ``(m, d)`` float rows (each taken at its exact binary value).
+
+    Returns
+    -------
+    list of list
+        Unit rows, numbers of the context.
+
+    References
+    ----------
+    SimRF appendix A.2 (unit directions ``w_hat_i``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.backends import MP
+    >>> from rfcheck.references.simrf_proofs import ctx_rows, mp_rows
+    >>> U = np.array([[3.0, 4.0], [1.0, -1.0]])
+    >>> ctx_rows(MP, U) == mp_rows(U), [float(x) for x in ctx_rows(MP, U)[0]]
+    (True, [0.6, 0.8])
+    """
+    out = []
+    for row in U:
+        xs = [ctx.num(float(x)) for x in row]
+        n = ctx.sqrt(ctx.fsum(*(x * x for x in xs)))
+        out.append([x / n for x in xs])
+    return out
+
+
+def ctx_dot(ctx: Any, a: list[Any], b: list[Any]) -> Any:
+    """``a . b`` on a number-system context (``ctx.fsum``: ``mpmath.fsum`` in mpmath, as :func:`dot`).
+
+    Parameters
+    ----------
+    ctx : Backend
+        :data:`rfcheck.backends.MP` or :data:`rfcheck.arb_backend.ARB`.
+    a, b : list
+        Vectors of equal length, numbers of the context.
+
+    Returns
+    -------
+    number of the context
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ.
+
+    References
+    ----------
+    SimRF appendix A.2 (the cosines ``w_hat_i . w_hat_j``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> from rfcheck.references.simrf_proofs import ctx_dot
+    >>> ctx_dot(MP, [mpmath.mpf(1), mpmath.mpf(2)], [mpmath.mpf(3), mpmath.mpf(-4)])
+    mpf('-5.0')
+    """
+    return ctx.fsum(*(x * y for x, y in zip(a, b, strict=True)))
+
+
+def gaussian_vectors(
+    m: int, d: int, seed: int, scale: float, ctx: Any = None
+) -> tuple[list[list[Any]], list[Any], list[Any]]:
+    """``m`` standard normal rows ``w_i`` and two points ``x, y`` (standard normal times ``scale``) on a context.
+
+    Parameters
+    ----------
+    m, d : int
+        Number of rows and dimension.
+    seed : int
+        Seed of ``numpy.random.default_rng`` (``m + 2`` rows drawn at once: ``W``, then ``x``, ``y``).
+    scale : float
+        The scale of ``x`` and ``y`` (multiplied on the context).
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`); the float draws are exact there.
+
+    Returns
+    -------
+    tuple
+        ``(W, x, y)``: the rows, and the two points.
+
+    References
+    ----------
+    SimRF appendix A.1, eq (28), and A.8, eq (72) (random features of ``x`` and ``y``).
+
+    Examples
+    --------
+    >>> from rfcheck.references.simrf_proofs import gaussian_vectors
+    >>> W, x, y = gaussian_vectors(3, 2, 0, 0.0)
+    >>> len(W), len(W[0]), [float(t) for t in x + y]
+    (3, 2, [0.0, 0.0, 0.0, 0.0])
+    """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
+    g = np.random.default_rng(seed).standard_normal((m + 2, d))
+    s = float(scale)
+    rows = [[ctx.num(float(t)) for t in r] for r in g[:m]]
+    return rows, [ctx.num(float(t)) * s for t in g[m]], [ctx.num(float(t)) * s for t in g[m + 1]]
+
+
+def equal_angle_config(d: int, t: Any, seed: int, ctx: Any = None) -> tuple[list[list[Any]], list[Any]]:
+    """The Gram matrix of ``d`` unit directions at equal angles and ``d`` ``chi_d`` norms, on a context.
+
+    The common cosine is ``c = -1/(d-1) + t (1 + 1/(d-1))`` (``t = 0``: the simplex, ``t -> 1``: aligned); the
+    directions enter SimRF eq (46)-(47) only through ``w_hat_i . w_hat_j``, so the exact Gram matrix (1 on the
+    diagonal, ``c`` off it) stands for them.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 2).
+    t : float or mpmath.mpf
+        Position of the cosine between the simplex (0) and alignment (1).
+    seed : int
+        Seed of the norms (:func:`chi_norms`).
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`).
+
+    Returns
+    -------
+    tuple
+        ``(C, r)``: the ``d x d`` Gram matrix and the norms, numbers of the context.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (46)-(47).
+
+    Examples
+    --------
+    >>> from rfcheck.references.simrf_proofs import equal_angle_config
+    >>> C, r = equal_angle_config(3, 0.0, 1)
+    >>> float(C[0][0]), float(C[0][1]), len(r)
+    (1.0, -0.5, 3)
+    """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
+    c = -ctx.num(1) / (d - 1) + ctx.num(t) * (1 + ctx.num(1) / (d - 1))
+    C = [[ctx.num(1) if i == j else c for j in range(d)] for i in range(d)]
+    r = [ctx.num(float(x)) for x in chi_norms(d, d, seed)]
+    return C, r
+
+
+def plus_config(d: int, seed: int, big: float = 1.0, start: str = "simplex") -> tuple[np.ndarray, np.ndarray]:
+    """``d`` vectors ``w_i = r_i u_i`` with ``chi_d`` norms (the first scaled by ``big``), the directions the
+    simplex or random (float64): the starting configurations of the SimRF eq (17) update.
+
+    Parameters
+    ----------
+    d : int
+        Dimension and number of vectors (>= 2).
+    seed : int
+        Seed of the norms (:func:`chi_norms`) and, ``seed + 5``, of random directions (:func:`unit_config`).
+    big : float, default 1.0
+        Factor of the first norm (large: it exceeds the sum of the others, the antialigned case of A.3).
+    start : {"simplex", "random"}, default "simplex"
+        The directions.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(W, r)``: the ``(d, d)`` vectors and their norms.
+
+    References
+    ----------
+    SimRF sec 3.2, eq (16)-(17), and appendix A.3, eq (50)-(51).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.simrf_proofs import plus_config
+    >>> W, r = plus_config(4, 3, big=40.0)
+    >>> bool(np.allclose(np.linalg.norm(W, axis=1), r)), bool(r[0] > r[1:].sum())
+    (True, True)
+    """
+    from rfcheck.engine.montecarlo import simplex_matrix
+
+    r = chi_norms(d, d, seed)
+    r[0] *= float(big)
+    U = simplex_matrix(d) if start == "simplex" else unit_config(d, d, seed + 5)
+    return r[:, None] * U, r
+
+
+def multistart_minimiser(
+    obj: Callable[[np.ndarray], tuple[float, np.ndarray]], dim: int, seed: int, tries: int = 4
+) -> np.ndarray:
+    """The best of ``tries`` L-BFGS-B minima of ``obj`` (with its exact gradient) from standard normal starts.
+
+    Parameters
+    ----------
+    obj : callable
+        ``flat (dim,) -> (value, gradient)`` (``scipy.optimize.minimize(jac=True)``'s convention), e.g.
+        :func:`symmetrised_pair_objective`.
+    dim : int
+        The number of variables.
+    seed : int
+        Seed of ``numpy.random.default_rng`` drawing the starts (one ``dim``-vector per try).
+    tries : int, default 4
+        Number of starts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The minimiser with the lowest value (the first of equal ones), float64: a numerical optimiser's output
+        (``maxiter`` 3000, ``gtol`` 1e-13, ``ftol`` 1e-16), not an enclosure.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (48) (the minimiser of the eq (42) sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.references.simrf_proofs import multistart_minimiser
+    >>> x = multistart_minimiser(lambda x: (float(np.sum((x - 1) ** 2)), 2 * (x - 1)), 3, 0)
+    >>> bool(np.allclose(x, 1))
+    True
+    """
+    from scipy import optimize
+
+    rng = np.random.default_rng(seed)
+    best, bx = math.inf, None
+    for _ in range(tries):
+        res = optimize.minimize(
+            obj,
+            rng.standard_normal(dim),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 3000, "gtol": 1e-13, "ftol": 1e-16},
+        )
+        if res.fun < best:
+            best, bx = float(res.fun), res.x
+    return bx
+
+
+def perm_config(d: int, seed: int, ctx: Any = None) -> tuple[list[Any], list[list[Any]]]:
+    """``d`` ``chi_d`` norms (seed ``seed + 1``) and the Gram matrix of ``d`` random unit directions (seed ``seed``),
+    on a context: the configurations of the permutation sums of SimRF eq (42)-(43).
+
+    Parameters
+    ----------
+    d : int
+        Dimension and number of directions (>= 1).
+    seed : int
+        Seed of the directions (:func:`unit_config`); the norms use ``seed + 1`` (:func:`chi_norms`).
+    ctx : Backend, optional
+        The number-system context (default :data:`rfcheck.backends.MP`); the rows are renormalised there
+        (:func:`ctx_rows`), the cosines by :func:`ctx_dot`.
+
+    Returns
+    -------
+    tuple
+        ``(r, C)``: the norms and the ``d x d`` Gram matrix, numbers of the context.
+
+    References
+    ----------
+    SimRF appendix A.2, eq (42)-(43).
+
+    Examples
+    --------
+    >>> from rfcheck.references.simrf_proofs import perm_config
+    >>> r, C = perm_config(3, 8)
+    >>> len(r), [round(float(C[i][i]), 12) for i in range(3)], C[0][1] == C[1][0]
+    (3, [1.0, 1.0, 1.0], True)
+    """
+    from rfcheck.backends import MP
+
+    ctx = MP if ctx is None else ctx
+    U = ctx_rows(ctx, unit_config(d, d, seed))
+    C = [[ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
+    r = [ctx.num(float(x)) for x in chi_norms(d, d, seed + 1)]
+    return r, C
