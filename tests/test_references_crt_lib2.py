@@ -9,6 +9,8 @@ pair), its ball containing that value, and a planted wrong value outside the bal
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import mpmath
 import pytest
@@ -19,7 +21,8 @@ from rfcheck.closed_forms.crt import geometric_log_pk, poisson_log_pk
 from rfcheck.ledger import pair_stats
 from rfcheck.references import crt as R
 
-NEW = ["dirf_unnormalised_product_mean", "dirf_unnormalised_product_mean_ball", "orf_pair_covariance_gap",
+NEW = ["dirf_product_variance", "dirf_product_variance_ball",
+       "dirf_unnormalised_product_mean", "dirf_unnormalised_product_mean_ball", "orf_pair_covariance_gap",
        "orf_pair_covariance_gap_ball", "orf_variance_reduction", "orf_variance_reduction_ball"]
 
 BITS = 200
@@ -38,7 +41,7 @@ ORF_POINTS = [(1.0, 0.0, 0.0, 3, 2), (1.0, 0.5, 0.0, 2, 2), (0.75, 1.25, 0.0, 16
               (0.5, 0.25, 0.0, 128, 3)]
 
 
-def _log_pk(dist: str, par: float):  # noqa: ANN202
+def _log_pk(dist: str, par: float) -> Callable[[int], Any]:
     return poisson_log_pk(par) if dist == "poisson" else geometric_log_pk(par)
 
 
@@ -196,3 +199,52 @@ def test_orf_variance_reduction_vanishes_for_one_sample() -> None:
     assert v == 0 and err == 0
     with workprec(BITS):
         assert R.orf_variance_reduction_ball(p, BITS).is_zero()
+
+
+def _dirf_variance(x: list[float], y: list[float], dist: str, par: float) -> mpmath.mpf:
+    """``Var(f f)`` at 50 digits from the per-coordinate second moments summed in closed form:
+    Poisson ``sum_k a^{2k} / (k!^2 p_k) = e^{lambda} e^{a^2 / lambda}``, geometric
+    ``sum_k a^{2k} / (k!^2 p (1 - p)^k) = I_0(2 |a| / sqrt(1 - p)) / p`` (the series of ``I_0``), ``a = x_l y_l``;
+    times ``e^{-|x|^2 - |y|^2}``, minus ``K^2 = e^{-|x - y|^2}``."""
+    with mpmath.workdps(50):
+        m2 = mpmath.mpf(1)
+        for xl, yl in zip(x, y, strict=True):
+            a2 = (mpmath.mpf(xl) * mpmath.mpf(yl)) ** 2
+            lam_or_p = mpmath.mpf(par)
+            m2 *= (mpmath.exp(lam_or_p + a2 / lam_or_p) if dist == "poisson"
+                   else mpmath.besseli(0, 2 * mpmath.sqrt(a2 / (1 - lam_or_p))) / lam_or_p)
+        sq = mpmath.fsum(mpmath.mpf(v) ** 2 for v in x) + mpmath.fsum(mpmath.mpf(v) ** 2 for v in y)
+        k2 = mpmath.exp(-mpmath.fsum((mpmath.mpf(a) - mpmath.mpf(b)) ** 2 for a, b in zip(x, y, strict=True)))
+        return m2 * mpmath.exp(-sq) - k2
+
+
+@pytest.mark.parametrize(("x", "y", "dist", "par"), DIRF_CASES)
+def test_dirf_product_variance_matches_the_closed_series(x: list[float], y: list[float], dist: str,
+                                                         par: float) -> None:
+    exact = _dirf_variance(x, y, dist, par)
+    v, err = R.dirf_product_variance(x, y, _log_pk(dist, par), 40)
+    assert exact > 0 and v > 0
+    assert abs(v - exact) <= err + mpmath.mpf(10) ** -38 * (1 + abs(exact))
+    with mpmath.workdps(50):
+        assert not abs(v - exact * (1 + mpmath.mpf(10) ** -25)) <= err + mpmath.mpf(10) ** -38 * (1 + abs(exact))
+
+
+@pytest.mark.parametrize(("x", "y", "dist", "par"), DIRF_CASES)
+def test_dirf_product_variance_ball_encloses_and_rejects(x: list[float], y: list[float], dist: str,
+                                                         par: float) -> None:
+    exact = _dirf_variance(x, y, dist, par)
+    with workprec(BITS):
+        b = R.dirf_product_variance_ball(x, y, dist, par, BITS)
+        assert b.overlaps(_ball(exact))
+        assert b.rad() < 1e-40 * (1 + float(exact))
+        with mpmath.workdps(50):
+            assert not b.overlaps(_ball(exact * (1 + mpmath.mpf(10) ** -30)))
+
+
+def test_dirf_product_variance_vanishes_at_poisrf_zero_variance_point() -> None:
+    """PoisRF at ``x = y`` with equal entries ``c`` and ``lambda = c^2``: ``f f`` is constant (zero variance)."""
+    x = [0.5, 0.5, 0.5]
+    v, err = R.dirf_product_variance(x, x, poisson_log_pk(0.25), 40)
+    assert abs(v) <= err + mpmath.mpf(10) ** -38
+    with workprec(BITS):
+        assert R.dirf_product_variance_ball(x, x, "poisson", 0.25, BITS).contains(0)

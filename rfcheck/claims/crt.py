@@ -53,6 +53,8 @@ from rfcheck.references.crt import (
     dirf_feature_ball,
     dirf_product_moment,
     dirf_product_moment_ball,
+    dirf_product_variance,
+    dirf_product_variance_ball,
     dirf_unnormalised_product_mean,
     dirf_unnormalised_product_mean_ball,
     gaussian_shifted_integral,
@@ -907,9 +909,8 @@ def _exact_k(p: dict[str, Any]) -> Any:
 
 
 def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    m2, e2 = _dirf_product_moment(p, dps, 2)
-    with mpmath.workdps(dps + 15):
-        return m2 - _exact_k(p) ** 2, e2
+    """Var(f f) at the point's seeded DIRF pair (:func:`rfcheck.references.crt.dirf_product_variance`)."""
+    return dirf_product_variance(*_dirf_vectors(p), _log_pk(p), dps)
 
 
 def _dirf_par(p: dict[str, Any]) -> float:
@@ -927,12 +928,8 @@ def _dirf_moment_ball(power: int) -> Any:
 
 
 def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_dirf_var_ref`: ``E[(f f)^2] - K^2`` (series ball minus the exact ``K`` on balls)."""
-    k = eval_on_balls(_k_ctx, p, bits)
-    if k is None:
-        return "K(x, y) leaves ball arithmetic at this point"
-    with workprec(bits):
-        return _dirf_moment_ball(2)(p, bits) - k * k
+    """Arb ball of :func:`_dirf_var_ref` (:func:`rfcheck.references.crt.dirf_product_variance_ball`)."""
+    return dirf_product_variance_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
 
 
 def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:

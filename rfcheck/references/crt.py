@@ -22,7 +22,8 @@ Thm 4.2 with certified lower and upper enclosures (:func:`oprf_tail_log_probabil
 that sample, eq (35) (:func:`oprf_log_z_balls`); eq (17)'s shifted Gaussian integral
 (:func:`gaussian_shifted_integral`); eq (34)'s extremal two-point tail (:func:`two_point_sum_tail`);
 the DIRF feature of eq (10) from its definition (:func:`dirf_feature`) and the mean of eq (9)'s unnormalised
-product (:func:`dirf_unnormalised_product_mean`); the orthogonal-pair covariance gap of Thm 4.1
+product (:func:`dirf_unnormalised_product_mean`), the DIRF estimator's variance of Thm 3.4-3.5
+(:func:`dirf_product_variance`); the orthogonal-pair covariance gap of Thm 4.1
 (:func:`orf_pair_covariance_gap`) and the variance reduction of Thm 9.1 (:func:`orf_variance_reduction`),
 each by quadrature and by the exact covariance identity on balls; and the set statistics of
 sec 5.1 (:func:`sec51_set_statistics`).
@@ -55,6 +56,8 @@ __all__ = [
     "dirf_feature_ball",
     "dirf_product_moment",
     "dirf_product_moment_ball",
+    "dirf_product_variance",
+    "dirf_product_variance_ball",
     "dirf_series_moment",
     "dirf_series_moment_ball",
     "dirf_unnormalised_product_mean",
@@ -2859,3 +2862,113 @@ def orf_variance_reduction_ball(p: dict[str, Any], bits: int) -> arb:
     lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
     k2 = (-s["sq_diff"]).exp()
     return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
+
+
+# ------------------------------------------------------- Thm 3.4-3.5, eq (11), (13): the DIRF estimator's variance
+
+
+def dirf_product_variance(x: Any, y: Any, log_pk: Callable[[int], Any], dps: int) -> tuple[Any, Any]:
+    """``Var(f_DI(w, x) f_DI(w, y)) = E[(f_DI(w, x) f_DI(w, y))^2] - K(x, y)^2`` for the DIRF of ``p_k``.
+
+    The second moment is one series per coordinate (:func:`dirf_product_moment`, ``power = 2``, the ``p_k``
+    kept term by term); the mean is ``K(x, y) = exp(-|x - y|^2 / 2)``, the Taylor identity of eq (9) times
+    the prefactor ``exp(-(|x|^2 + |y|^2) / 2)`` (exact for every law ``p_k > 0``), formed from the exact
+    differences ``x_l - y_l`` at ``dps + 15`` digits.  Never the closed forms of Thm 3.4-3.5.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (:func:`rfcheck.closed_forms.crt.poisson_log_pk`,
+        :func:`rfcheck.closed_forms.crt.geometric_log_pk`).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The variance and the second moment's error bar (``K^2`` is exact up to the ``dps + 15``-digit
+        rounding).
+
+    Raises
+    ------
+    ArithmeticError
+        If a coordinate's series has not converged in 200000 terms.
+
+    References
+    ----------
+    CRT sec 3.2, Theorem 3.4, eq (11) (PoisRF) and Theorem 3.5, eq (13) (GeomRF).
+
+    Examples
+    --------
+    PoisRF in ``d = 1``: ``E[(X Y)^2] = sum_k p_k (a^k / (k! p_k))^2 = e^{lambda} sum_k (a^2 / lambda)^k / k!
+    = e^{lambda + a^2 / lambda}``, ``a = x y``, times ``e^{-x^2 - y^2}``, minus ``K^2 = e^{-(x - y)^2}``:
+
+    >>> import mpmath
+    >>> from rfcheck.closed_forms.crt import poisson_log_pk
+    >>> v, err = dirf_product_variance([0.5], [1.5], poisson_log_pk(2.0), 30)
+    >>> with mpmath.workdps(50):
+    ...     exact = mpmath.exp(2 + mpmath.mpf(0.5625) / 2 - 2.5) - mpmath.exp(-1)
+    ...     wrong = exact * (1 + mpmath.mpf(10) ** -20)
+    ...     bool(abs(v - exact) < 1e-28), bool(abs(v - wrong) < 1e-28), bool(err < 1e-28)
+    (True, False, True)
+    """
+    m2, e2 = dirf_product_moment(x, y, log_pk, 2, dps)
+    with mpmath.workdps(dps + 15):
+        k = mpmath.exp(-mpmath.fsum([(mpmath.mpmathify(float(a)) - mpmath.mpmathify(float(b))) ** 2
+                                     for a, b in zip(x, y, strict=True)]) / 2)
+        return m2 - k**2, e2
+
+
+def dirf_product_variance_ball(x: Any, y: Any, dist: str, par: float, bits: int) -> arb:
+    """Arb ball of :func:`dirf_product_variance`: the second-moment ball :func:`dirf_product_moment_ball`
+    (``power = 2``, a proved tail bound per coordinate) minus ``K^2``, ``K = exp(-|x - y|^2 / 2)`` on balls from
+    the exact floats.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    dist : {"poisson", "geometric"}
+        The law of ``w_l``.
+    par : float
+        Its parameter (``lambda`` or ``p``), exact.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the variance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``dist`` (:func:`dirf_series_moment_ball`).
+
+    References
+    ----------
+    CRT sec 3.2, Theorem 3.4, eq (11) and Theorem 3.5, eq (13).
+
+    Examples
+    --------
+    GeomRF in ``d = 1``: ``E[(X Y)^2] = sum_k (a^2 / (1 - p))^k / (p k!^2) = I_0(2 |a| / sqrt(1 - p)) / p``:
+
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(128), mpmath.workdps(50):
+    ...     b = dirf_product_variance_ball([0.5], [1.5], "geometric", 0.5, 128)
+    ...     v = (mpmath.besseli(0, 1.5 / mpmath.sqrt(0.5)) / 0.5 * mpmath.exp(-2.5) - mpmath.exp(-1))
+    ...     exact, wrong = arb(mpmath.nstr(v, 45)), arb(mpmath.nstr(v * (1 + mpmath.mpf(10) ** -20), 45))
+    >>> bool(b.overlaps(exact)), bool(b.overlaps(wrong)), bool(b.rad() < 1e-30)
+    (True, False, True)
+    """
+    with workprec(bits):
+        sq = [(arb(float(a)) - arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)]
+        total = sq[0]
+        for t in sq[1:]:
+            total = total + t
+        k = (-total / 2).exp()
+        return dirf_product_moment_ball(x, y, dist, par, 2, bits) - k * k
