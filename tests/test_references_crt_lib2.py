@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import mpmath
+import numpy as np
 import pytest
 from flint import arb
 
-from rfcheck.arb_backend import workprec
+from rfcheck.arb_backend import ARB, workprec
+from rfcheck.backends import MP
 from rfcheck.closed_forms.crt import geometric_log_pk, poisson_log_pk
 from rfcheck.ledger import pair_stats
 from rfcheck.references import crt as R
 
-NEW = ["dirf_product_variance", "dirf_product_variance_ball",
+NEW = ["dirf_product_variance", "dirf_product_variance_ball", "set_pair_mean_abs_product", "set_pair_mean_sq_norm",
+       "set_pair_mean_sq_product",
        "dirf_unnormalised_product_mean", "dirf_unnormalised_product_mean_ball", "orf_pair_covariance_gap",
        "orf_pair_covariance_gap_ball", "orf_variance_reduction", "orf_variance_reduction_ball"]
 
@@ -248,3 +252,61 @@ def test_dirf_product_variance_vanishes_at_poisrf_zero_variance_point() -> None:
     assert abs(v) <= err + mpmath.mpf(10) ** -38
     with workprec(BITS):
         assert R.dirf_product_variance_ball(x, x, "poisson", 0.25, BITS).contains(0)
+
+
+#: seeded sets (L, d, scale, shift, seed), as the points of crt.eq8 / eq12 / eq14 draw them
+SET_CASES = [(1, 1, 1.0, 0.0, 0), (3, 2, 0.5, 1.5, 1), (7, 5, 3.0, -2.0, 2), (12, 16, 0.01, 0.3, 3)]
+
+
+def _sets(L: int, d: int, scale: float, shift: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(L, d)) * scale, rng.normal(size=(L, d)) * scale + shift
+
+
+def _rows(ctx: Any, a: np.ndarray) -> list[list[Any]]:
+    return [[ctx.num(float(v)) for v in row] for row in a]
+
+
+def _exact_set_means(xs: np.ndarray, ys: np.ndarray, s: int) -> tuple[Fraction, Fraction, Fraction]:
+    """The three averages in exact rational arithmetic on the floats (an independent method)."""
+    X = [[Fraction(float(v)) for v in row] for row in xs]
+    Y = [[Fraction(float(v)) for v in row] for row in ys]
+    L, d = len(X), len(X[0])
+    pairs = [(i, j) for i in range(L) for j in range(L)]
+    sq_norm = sum(sum((X[i][k] + s * Y[j][k]) ** 2 for k in range(d)) for i, j in pairs) / L**2
+    sq_prod = sum(sum(X[i][k] ** 2 * Y[j][k] ** 2 for k in range(d)) for i, j in pairs) / L**2
+    abs_prod = sum(abs(X[i][d - 1] * Y[j][d - 1]) for i, j in pairs) / L**2
+    return sq_norm, sq_prod, abs_prod
+
+
+def _frac_ball(q: Fraction) -> arb:
+    return arb(q.numerator) / arb(q.denominator)
+
+
+@pytest.mark.parametrize("case", SET_CASES)
+@pytest.mark.parametrize("s", [-1, 1])
+def test_set_pair_means_match_exact_rationals(case: tuple, s: int) -> None:
+    xs, ys = _sets(*case)
+    exact = _exact_set_means(xs, ys, s)
+    with mpmath.workdps(50):
+        X, Y = _rows(MP, xs), _rows(MP, ys)
+        got = (R.set_pair_mean_sq_norm(MP, X, Y, s), R.set_pair_mean_sq_product(MP, X, Y),
+               R.set_pair_mean_abs_product(MP, X, Y, xs.shape[1] - 1))
+        for g, q in zip(got, exact, strict=True):
+            ref = mpmath.mpf(q.numerator) / q.denominator
+            assert abs(g - ref) <= mpmath.mpf(10) ** -45 * abs(ref)
+            assert not abs(g - ref * (1 + mpmath.mpf(10) ** -30)) <= mpmath.mpf(10) ** -45 * abs(ref)
+
+
+@pytest.mark.parametrize("case", SET_CASES)
+def test_set_pair_mean_balls_enclose_the_exact_rationals(case: tuple) -> None:
+    xs, ys = _sets(*case)
+    exact = _exact_set_means(xs, ys, -1)
+    with workprec(BITS):
+        X, Y = _rows(ARB, xs), _rows(ARB, ys)
+        got = (R.set_pair_mean_sq_norm(ARB, X, Y, -1).v, R.set_pair_mean_sq_product(ARB, X, Y).v,
+               R.set_pair_mean_abs_product(ARB, X, Y, xs.shape[1] - 1).v)
+        for b, q in zip(got, exact, strict=True):
+            assert b.overlaps(_frac_ball(q))
+            assert b.rad() < 1e-50 * abs(float(q)) + 1e-300
+            assert not b.overlaps(_frac_ball(q * (1 + Fraction(1, 10**30))))

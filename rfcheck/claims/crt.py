@@ -92,6 +92,9 @@ from rfcheck.references.crt import (
     poisrf_lambda_star_ball,
     reference_a_star,
     sec51_set_statistics,
+    set_pair_mean_abs_product,
+    set_pair_mean_sq_norm,
+    set_pair_mean_sq_product,
     two_point_sum_tail,
     two_point_sum_tail_ball,
 )
@@ -806,12 +809,10 @@ def _eq8_sets(p: dict[str, Any]) -> tuple[int, int, int, np.ndarray, np.ndarray]
 
 
 def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8))."""
-    L, d, s, xs, ys = _eq8_sets(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    tot = ctx.fsum(*(ctx.fsum(*((X[i][k] + s * Y[j][k]) ** 2 for k in range(d)))
-                     for i in range(L) for j in range(L)))
-    return tot / L**2
+    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
+    seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
+    _, _, s, xs, ys = _eq8_sets(p)
+    return set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -1274,11 +1275,10 @@ def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (12), left side, term by term on a context (its reference)."""
+    """Eq (12), left side, term by term on a context (its reference;
+    :func:`rfcheck.references.crt.set_pair_mean_sq_product`)."""
     xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    L, d = len(X), len(X[0])
-    return ctx.fsum(*(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
+    return set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
 
 
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1290,11 +1290,10 @@ def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (14), left side, term by term on a context (its reference)."""
+    """Eq (14), left side, for coordinate l = d - 1, term by term on a context (its reference;
+    :func:`rfcheck.references.crt.set_pair_mean_abs_product`)."""
     xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    L, k = len(X), len(X[0]) - 1
-    return ctx.fsum(*(ctx.abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L))) / L**2
+    return set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
 
 
 printed_eq12 = _on_mp(printed_eq12_ctx)

@@ -25,8 +25,9 @@ the DIRF feature of eq (10) from its definition (:func:`dirf_feature`) and the m
 product (:func:`dirf_unnormalised_product_mean`), the DIRF estimator's variance of Thm 3.4-3.5
 (:func:`dirf_product_variance`); the orthogonal-pair covariance gap of Thm 4.1
 (:func:`orf_pair_covariance_gap`) and the variance reduction of Thm 9.1 (:func:`orf_variance_reduction`),
-each by quadrature and by the exact covariance identity on balls; and the set statistics of
-sec 5.1 (:func:`sec51_set_statistics`).
+each by quadrature and by the exact covariance identity on balls; the averages over all pairs of two
+sets that eq (8), (12), (14) rewrite (:func:`set_pair_mean_sq_norm`, :func:`set_pair_mean_sq_product`,
+:func:`set_pair_mean_abs_product`); and the set statistics of sec 5.1 (:func:`sec51_set_statistics`).
 
 References
 ----------
@@ -103,6 +104,9 @@ __all__ = [
     "poisrf_q_ball",
     "reference_a_star",
     "sec51_set_statistics",
+    "set_pair_mean_abs_product",
+    "set_pair_mean_sq_norm",
+    "set_pair_mean_sq_product",
     "sphere_exp_mean_hyp",
     "sphere_exp_mean_quad",
     "two_point_sum_tail",
@@ -2972,3 +2976,107 @@ def dirf_product_variance_ball(x: Any, y: Any, dist: str, par: float, bits: int)
             total = total + t
         k = (-total / 2).exp()
         return dirf_product_moment_ball(x, y, dist, par, 2, bits) - k * k
+
+
+# ------------------------------------------------- sec 3.1-3.2, eq (8), (12), (14): averages over pairs of two sets
+
+
+def set_pair_mean_sq_norm(ctx: Any, xs: list[list[Any]], ys: list[list[Any]], s: int) -> Any:
+    """``(1/L^2) sum_i sum_j |x_i + s y_j|^2``, the mean squared norm over all ``L^2`` pairs of two sets, summed
+    term by term (``O(L^2 d)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (:data:`rfcheck.backends.MP` for mpmath, :data:`rfcheck.arb_backend.ARB` for balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of ``d`` context numbers each (e.g. exact floats lifted by ``ctx.num``).
+    s : int
+        The sign, ``+1`` or ``-1``.
+
+    Returns
+    -------
+    number
+        The average, a context number: with mpmath the sums are exact (``mpmath.fsum``) up to the working
+        precision's rounding of each square; with balls an enclosure.
+
+    References
+    ----------
+    CRT sec 3.1, eq (8) (its left side, the quantity the identity rewrites in ``O(L d)``).
+
+    Examples
+    --------
+    The set ``{e1, e2}`` with itself: the squared norms of the four differences are 0, 2, 2, 0 and of the four
+    sums 4, 2, 2, 4:
+
+    >>> from rfcheck.backends import MP
+    >>> xs = [[1.0, 0.0], [0.0, 1.0]]
+    >>> set_pair_mean_sq_norm(MP, xs, xs, -1), set_pair_mean_sq_norm(MP, xs, xs, 1)
+    (mpf('1.0'), mpf('3.0'))
+    """
+    L, d = len(xs), len(xs[0])
+    tot = ctx.fsum(*(ctx.fsum(*((xs[i][k] + s * ys[j][k]) ** 2 for k in range(d)))
+                     for i in range(L) for j in range(L)))
+    return tot / L**2
+
+
+def set_pair_mean_sq_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]]) -> Any:
+    """``(1/L^2) sum_i sum_j sum_l x_il^2 y_jl^2``, the mean over all ``L^2`` pairs of ``sum_l x_l^2 y_l^2`` (the
+    PoisRF ``q`` of Thm 3.4), summed term by term (``O(L^2 d)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (mpmath or Arb balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of ``d`` context numbers each.
+
+    Returns
+    -------
+    number
+        The average, a context number.
+
+    References
+    ----------
+    CRT sec 3.2.1, eq (12) (its left side).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> set_pair_mean_sq_product(MP, [[1.0, 2.0], [0.5, 0.0]], [[3.0, 1.0], [0.0, 1.0]])  # (13 + 4 + 2.25) / 4
+    mpf('4.8125')
+    """
+    L, d = len(xs), len(xs[0])
+    return ctx.fsum(*(xs[i][k] ** 2 * ys[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
+
+
+def set_pair_mean_abs_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]], k: int) -> Any:
+    """``(1/L^2) sum_i sum_j |x_ik y_jk|``, the mean over all ``L^2`` pairs of the absolute product of the
+    ``k``-th coordinates, summed term by term (``O(L^2)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (mpmath or Arb balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of context numbers each.
+    k : int
+        The coordinate.
+
+    Returns
+    -------
+    number
+        The average, a context number.
+
+    References
+    ----------
+    CRT sec 3.2.2, eq (14) (its left side).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> set_pair_mean_abs_product(MP, [[1.0, -2.0], [0.5, 3.0]], [[3.0, 1.0], [0.0, -0.5]], 1)  # (2+1+3+1.5)/4
+    mpf('1.875')
+    """
+    L = len(xs)
+    return ctx.fsum(*(ctx.abs(xs[i][k] * ys[j][k]) for i in range(L) for j in range(L))) / L**2
