@@ -50,7 +50,8 @@ def test_stored_counterexample_is_certified(cid: str, point: dict[str, Any], che
 
 def test_eq33_balls_disjoint_and_reference_matches_mpmath() -> None:
     with workprec(BITS):
-        pb, rb = C._eq33_printed_ball(dict(EQ33_POINT), BITS), C._eq33_reference_ball(dict(EQ33_POINT), BITS)
+        pb = C._eq33_printed_ball(dict(EQ33_POINT), BITS)
+        rb = R.orf_variance_reduction_ball(dict(EQ33_POINT), BITS)
     assert certified_equal(pb, rb, 1e-25) == "REFUTED"
     # the reference ball contains (1 - 1/M) K^2 (1 - e^{-u/2} 1F1(-d/2; d/2; -u/2)) at 50 digits
     with mpmath.workdps(50):
@@ -62,7 +63,7 @@ def test_eq33_balls_disjoint_and_reference_matches_mpmath() -> None:
 
 def test_eq33_planted_correct_formula_holds_and_widened_ball_is_undecided() -> None:
     with workprec(BITS):
-        rb = C._eq33_reference_ball(dict(EQ33_POINT), BITS)
+        rb = R.orf_variance_reduction_ball(dict(EQ33_POINT), BITS)
         pb = C._eq33_printed_ball(dict(EQ33_POINT), BITS)
         planted = arb(rb.mid(), rb.rad()) * 1  # the exact value, as a correct printed formula
         assert certified_equal(planted, rb, 1e-25) != "REFUTED"

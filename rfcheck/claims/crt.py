@@ -53,8 +53,10 @@ from rfcheck.references.crt import (
     dirf_feature_ball,
     dirf_product_moment,
     dirf_product_moment_ball,
-    dirf_series_moment,
-    dirf_series_moment_ball,
+    dirf_product_variance,
+    dirf_product_variance_ball,
+    dirf_unnormalised_product_mean,
+    dirf_unnormalised_product_mean_ball,
     gaussian_shifted_integral,
     gaussian_shifted_integral_ball,
     gerf_a_star_ball,
@@ -81,11 +83,18 @@ from rfcheck.references.crt import (
     oprf_tail_log_probability,
     oprf_tail_lower_ball,
     oprf_tail_upper_ball,
+    orf_pair_covariance_gap,
+    orf_pair_covariance_gap_ball,
+    orf_variance_reduction,
+    orf_variance_reduction_ball,
     pair_stats_ball,
     poisrf_lambda_star,
     poisrf_lambda_star_ball,
     reference_a_star,
     sec51_set_statistics,
+    set_pair_mean_abs_product,
+    set_pair_mean_sq_norm,
+    set_pair_mean_sq_product,
     two_point_sum_tail,
     two_point_sum_tail_ball,
 )
@@ -702,24 +711,16 @@ P.claim(
 
 
 def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair, by 1-D quadrature (must be <= 0)."""
-    st = stats_fp(p)
-    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
-    return r.value - 1, 0, r.err
+    """Sides ``(G, 0, err)``, G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair by 1-D quadrature
+    (:func:`rfcheck.references.crt.orf_pair_covariance_gap`; must be <= 0)."""
+    g, err = orf_pair_covariance_gap(p, dps)
+    return g, 0, err
 
 
 def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``: ``G = expm1(log(1 + G))`` with ``log(1 + G)`` from the
-    exact covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
-    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature."""
-
-    for b in (bits, 4 * bits, 8 * bits):  # near x = -y, G ~ -u^2/(2(d+2)) lies far below the rounding of 1 + G
-        with workprec(b):
-            s = pair_stats_ball(p)
-            g = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=b).expm1()
-        if g < 0 or g.is_zero():
-            break
-    return g, arb(0)
+    """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``, ``G`` by the exact covariance identity
+    (:func:`rfcheck.references.crt.orf_pair_covariance_gap_ball`), not the quadrature."""
+    return orf_pair_covariance_gap_ball(p, bits), arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -808,12 +809,10 @@ def _eq8_sets(p: dict[str, Any]) -> tuple[int, int, int, np.ndarray, np.ndarray]
 
 
 def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8))."""
-    L, d, s, xs, ys = _eq8_sets(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    tot = ctx.fsum(*(ctx.fsum(*((X[i][k] + s * Y[j][k]) ** 2 for k in range(d)))
-                     for i in range(L) for j in range(L)))
-    return tot / L**2
+    """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
+    seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
+    _, _, s, xs, ys = _eq8_sets(p)
+    return set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -911,9 +910,8 @@ def _exact_k(p: dict[str, Any]) -> Any:
 
 
 def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    m2, e2 = _dirf_product_moment(p, dps, 2)
-    with mpmath.workdps(dps + 15):
-        return m2 - _exact_k(p) ** 2, e2
+    """Var(f f) at the point's seeded DIRF pair (:func:`rfcheck.references.crt.dirf_product_variance`)."""
+    return dirf_product_variance(*_dirf_vectors(p), _log_pk(p), dps)
 
 
 def _dirf_par(p: dict[str, Any]) -> float:
@@ -931,24 +929,14 @@ def _dirf_moment_ball(power: int) -> Any:
 
 
 def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_dirf_var_ref`: ``E[(f f)^2] - K^2`` (series ball minus the exact ``K`` on balls)."""
-    k = eval_on_balls(_k_ctx, p, bits)
-    if k is None:
-        return "K(x, y) leaves ball arithmetic at this point"
-    with workprec(bits):
-        return _dirf_moment_ball(2)(p, bits) - k * k
+    """Arb ball of :func:`_dirf_var_ref` (:func:`rfcheck.references.crt.dirf_product_variance_ball`)."""
+    return dirf_product_variance_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
 
 
 def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq9_ref`: the product over ``l`` of the series balls
-    (:func:`rfcheck.references.crt.dirf_series_moment_ball`, ``power = 1``)."""
-
-    x, y = _dirf_vectors(p)
-    with workprec(bits):
-        out = arb(1)
-        for a in zip(x, y, strict=True):
-            out *= dirf_series_moment_ball(a, p["dist"], _dirf_par(p), 1, bits)
-        return out
+    """Arb ball of :func:`_eq9_ref` at the point's seeded pair
+    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean_ball`)."""
+    return dirf_unnormalised_product_mean_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
 
 
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
@@ -984,11 +972,9 @@ printed_eq9 = _on_mp(printed_eq9_ctx)
 
 
 def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    x, y = _dirf_vectors(p)
-    lpk = _log_pk(p)
-    facs = [dirf_series_moment(a, lpk, 1, dps) for a in zip(x, y, strict=True)]
-    with mpmath.workdps(dps + 15):
-        return quadrature.product_with_error([(v, e, 1) for v, e in facs])
+    """E[prod X_l prod Y_l] at the point's seeded pair by one series per coordinate
+    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean`)."""
+    return dirf_unnormalised_product_mean(*_dirf_vectors(p), _log_pk(p), dps)
 
 
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
@@ -1289,11 +1275,10 @@ def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (12), left side, term by term on a context (its reference)."""
+    """Eq (12), left side, term by term on a context (its reference;
+    :func:`rfcheck.references.crt.set_pair_mean_sq_product`)."""
     xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    L, d = len(X), len(X[0])
-    return ctx.fsum(*(X[i][k] ** 2 * Y[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
+    return set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
 
 
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1305,11 +1290,10 @@ def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """Eq (14), left side, term by term on a context (its reference)."""
+    """Eq (14), left side, for coordinate l = d - 1, term by term on a context (its reference;
+    :func:`rfcheck.references.crt.set_pair_mean_abs_product`)."""
     xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
-    L, k = len(X), len(X[0]) - 1
-    return ctx.fsum(*(ctx.abs(X[i][k] * Y[j][k]) for i in range(L) for j in range(L))) / L**2
+    return set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
 
 
 printed_eq12 = _on_mp(printed_eq12_ctx)
@@ -1502,19 +1486,17 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(Var_iid - Var_ort, (1 - 1/M) 2/(d+2) F^2, err) for GERF with real A, s = +1, M <= d.
 
     Var_iid - Var_ort = (1 - 1/M) K^2 |G| with G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair
-    (1-D quadrature, independent of A); F = E[g~] = E[X] - E[g(0, |w|)] = K - e^{-(|x|^2+|y|^2)}
+    (1-D quadrature, independent of A: :func:`rfcheck.references.crt.orf_variance_reduction`);
+    F = E[g~] = E[X] - E[g(0, |w|)] = K - e^{-(|x|^2+|y|^2)}
     (g(0, b) = D^2 exp(2A b^2 + C(|x|^2+|y|^2)) averaged over chi_d, C = -1: D^2 (1-4A)^{-d/2} = 1).
     """
-    st = stats_fp(p)
-    m, d = int(p["M"]), st["d"]
-    r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
+    m, d = int(p["M"]), int(p["d"])
+    lhs, err = orf_variance_reduction(p, dps)
     with mpmath.workdps(dps):
         s = stats_mp(p)
-        k2 = mpmath.exp(-s["sq_diff"])
-        f = mpmath.sqrt(k2) - mpmath.exp(-(s["sq_x"] + s["sq_y"]))
-        lhs = (1 - mpmath.mpf(1) / m) * k2 * (1 - r.value)
+        f = mpmath.sqrt(mpmath.exp(-s["sq_diff"])) - mpmath.exp(-(s["sq_x"] + s["sq_y"]))
         rhs = (1 - mpmath.mpf(1) / m) * 2 / mpmath.mpf(d + 2) * f**2
-        return lhs, rhs, (1 - mpmath.mpf(1) / m) * k2 * r.err
+        return lhs, rhs, err
 
 
 def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
@@ -1524,28 +1506,19 @@ def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
     return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
 
 
-def _eq33_reference_ball(p: dict[str, Any], bits: int) -> Any:
-    """``Var_iid - Var_ort = -(1 - 1/M) K^2 expm1(log(1 + G))`` as an Arb ball, with ``log(1 + G)``
-    from the exact covariance identity (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`,
-    Arb face: ``hyp1f1`` on balls), independent of the printed ``F^2``."""
-    s, m = pair_stats_ball(p), int(p["M"])
-    lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
-    k2 = (-s["sq_diff"]).exp()
-    return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
-
-
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 
 def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of eq (24)'s two sides: the printed ``(1 - 1/M)(2/(d+2)) F^2`` (:func:`_eq33_printed_ball`)
-    and ``Var_iid - Var_ort`` by the exact covariance identity (:func:`_eq33_reference_ball`); where the two
-    balls overlap the precision is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``,
-    far below the absolute rounding of ``1 + G``)."""
+    and ``Var_iid - Var_ort`` by the exact covariance identity
+    (:func:`rfcheck.references.crt.orf_variance_reduction_ball`); where the two balls overlap the precision
+    is raised (to ``8 bits`` at most: near ``x = -y`` both sides are ~``K^2 u^2``, far below the absolute
+    rounding of ``1 + G``)."""
 
     for b in (bits, 4 * bits, 8 * bits):
         with workprec(b):
-            sides = _eq33_printed_ball(p, b), _eq33_reference_ball(p, b)
+            sides = _eq33_printed_ball(p, b), orf_variance_reduction_ball(p, b)
         if certified_inequality(*sides) is not None:
             break
     return sides
@@ -1569,7 +1542,7 @@ P.claim(
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq33_printed_ball, reference_ball=_eq33_reference_ball))],
+        printed_ball=_eq33_printed_ball, reference_ball=orf_variance_reduction_ball))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
                "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
@@ -2197,7 +2170,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq27_printed_ball, reference_ball=_eq33_reference_ball,
+        printed_ball=_eq27_printed_ball, reference_ball=orf_variance_reduction_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "

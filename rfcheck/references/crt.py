@@ -21,8 +21,13 @@ the OPRF log-variance gain (:func:`gerf_log_variance_ratio`); the exact tail of 
 Thm 4.2 with certified lower and upper enclosures (:func:`oprf_tail_log_probability`); the range of
 that sample, eq (35) (:func:`oprf_log_z_balls`); eq (17)'s shifted Gaussian integral
 (:func:`gaussian_shifted_integral`); eq (34)'s extremal two-point tail (:func:`two_point_sum_tail`);
-the DIRF feature of eq (10) from its definition (:func:`dirf_feature`); and the set statistics of
-sec 5.1 (:func:`sec51_set_statistics`).
+the DIRF feature of eq (10) from its definition (:func:`dirf_feature`) and the mean of eq (9)'s unnormalised
+product (:func:`dirf_unnormalised_product_mean`), the DIRF estimator's variance of Thm 3.4-3.5
+(:func:`dirf_product_variance`); the orthogonal-pair covariance gap of Thm 4.1
+(:func:`orf_pair_covariance_gap`) and the variance reduction of Thm 9.1 (:func:`orf_variance_reduction`),
+each by quadrature and by the exact covariance identity on balls; the averages over all pairs of two
+sets that eq (8), (12), (14) rewrite (:func:`set_pair_mean_sq_norm`, :func:`set_pair_mean_sq_product`,
+:func:`set_pair_mean_abs_product`); and the set statistics of sec 5.1 (:func:`sec51_set_statistics`).
 
 References
 ----------
@@ -52,8 +57,12 @@ __all__ = [
     "dirf_feature_ball",
     "dirf_product_moment",
     "dirf_product_moment_ball",
+    "dirf_product_variance",
+    "dirf_product_variance_ball",
     "dirf_series_moment",
     "dirf_series_moment_ball",
+    "dirf_unnormalised_product_mean",
+    "dirf_unnormalised_product_mean_ball",
     "gaussian_exp_moment_ball",
     "gaussian_shifted_integral",
     "gaussian_shifted_integral_ball",
@@ -85,12 +94,19 @@ __all__ = [
     "oprf_tail_log_probability",
     "oprf_tail_lower_ball",
     "oprf_tail_upper_ball",
+    "orf_pair_covariance_gap",
+    "orf_pair_covariance_gap_ball",
+    "orf_variance_reduction",
+    "orf_variance_reduction_ball",
     "pair_stats_ball",
     "poisrf_lambda_star",
     "poisrf_lambda_star_ball",
     "poisrf_q_ball",
     "reference_a_star",
     "sec51_set_statistics",
+    "set_pair_mean_abs_product",
+    "set_pair_mean_sq_norm",
+    "set_pair_mean_sq_product",
     "sphere_exp_mean_hyp",
     "sphere_exp_mean_quad",
     "two_point_sum_tail",
@@ -2571,3 +2587,496 @@ def two_point_sum_tail_ball(m: int, a_i: float, b_i: float, t: float) -> arb:
     lo, hi = arb(a_i), arb(b_i)
     q = lo / (lo + hi)
     return sum((arb(math.comb(m, k)) * q**k * (1 - q) ** (m - k) for k in ks), arb(0))
+
+
+# ---------------------------------------------------- sec 3.2, eq (9): the DIRF product without its prefactor
+
+
+def dirf_unnormalised_product_mean(x: Any, y: Any, log_pk: Callable[[int], Any], dps: int) -> tuple[Any, Any]:
+    """``E[prod_l X_l prod_l Y_l]`` for the unnormalised DIRF coordinates, one series per coordinate.
+
+    ``X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2}``, ``Y_l`` likewise with ``y_l``, ``w_l`` iid with
+    ``P(w_l = k) = p_k > 0`` (CRT eq (9)).  By independence of the ``w_l`` the mean is the product over ``l``
+    of ``E[X_l Y_l] = sum_k p_k (x_l y_l)^k / (k! p_k)``, each summed term by term in mpmath with the
+    ``p_k`` kept (:func:`dirf_series_moment`, ``power = 1``), never the exponential the paper sums it to.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (e.g. :func:`rfcheck.closed_forms.crt.poisson_log_pk`).
+    dps : int
+        Decimal digits (the product is formed at ``dps + 15``).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The mean and its error bar: the factors' error bars propagated through the product
+        (:func:`rfcheck.quadrature.product_with_error`) -- each factor's bar is its rounding times
+        the sum of ``|terms|`` plus twice its last term.
+
+    Raises
+    ------
+    ArithmeticError
+        If a coordinate's series has not converged in 200000 terms.
+
+    References
+    ----------
+    CRT sec 3.2, eq (9) (the unbiasedness of DIRFs).
+
+    Examples
+    --------
+    The Poisson law with ``lambda = 1``: ``E[X_l Y_l] = exp(x_l y_l)`` (Taylor series), here
+    ``exp(0.5 * 0.25 - 0.75 * 2)``:
+
+    >>> import math
+    >>> from rfcheck.closed_forms.crt import poisson_log_pk
+    >>> v, err = dirf_unnormalised_product_mean([0.5, -0.75], [0.25, 2.0], poisson_log_pk(1.0), 30)
+    >>> abs(float(v) - math.exp(0.125 - 1.5)) < 1e-15, float(err) < 1e-25
+    (True, True)
+    """
+    facs = [dirf_series_moment(a, log_pk, 1, dps) for a in zip(x, y, strict=True)]
+    with mpmath.workdps(dps + 15):
+        return quadrature.product_with_error([(v, e, 1) for v, e in facs])
+
+
+def dirf_unnormalised_product_mean_ball(x: Any, y: Any, dist: str, par: float, bits: int) -> arb:
+    """Arb ball of :func:`dirf_unnormalised_product_mean`: the product over ``l`` of the series balls
+    :func:`dirf_series_moment_ball` (``power = 1``), each of which encloses the exact series (its terms by
+    their exact ratio, its tail by a proved geometric bound).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    dist : {"poisson", "geometric"}
+        The law of ``w_l``: ``p_k = e^{-lambda} lambda^k / k!`` or ``p_k = p (1 - p)^k``.
+    par : float
+        Its parameter (``lambda > 0`` or ``p`` in ``(0, 1)``), exact.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``E[prod_l X_l prod_l Y_l]``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``dist`` (:func:`dirf_series_moment_ball`).
+
+    References
+    ----------
+    CRT sec 3.2, eq (9).
+
+    Examples
+    --------
+    The geometric law: ``E[X_l Y_l] = sum_k a^k / k! = exp(a)`` whatever ``p`` is:
+
+    >>> from flint import arb
+    >>> b = dirf_unnormalised_product_mean_ball([0.5, -0.75], [0.25, 2.0], "geometric", 0.3, 128)
+    >>> bool(b.overlaps(arb(-1.375).exp())), bool(b.rad() < 1e-30), bool(b.overlaps(arb(-1.374).exp()))
+    (True, True, False)
+    """
+    with workprec(bits):
+        out = arb(1)
+        for a in zip(x, y, strict=True):
+            out *= dirf_series_moment_ball(a, dist, par, 1, bits)
+        return out
+
+
+# ------------------------------------------ Thm 4.1, appendix 9.7 (Thm 9.1, eq (24)-(33)): orthogonal vs iid
+
+
+def orf_pair_covariance_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``G = E[X_1 X_2] / K^2 - 1`` for two PosRF/GERF (real ``A``, ``s = +1``) samples of one orthogonal
+    block, by the 1-D quadrature :func:`rfcheck.quadrature.orf_pair_factor` (independent of ``A``).
+
+    ``Var(K_M^ort) - Var(K_M^iid) = (1 - 1/M) K^2 G``, so Thm 4.1's claim is ``G <= 0``.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``nx, ny, theta, d``, floats); ``u = |x + y|^2`` is formed in float64.
+    dps : int
+        Decimal digits (the quadrature runs at ``min(dps, 25)``).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        ``G`` and the quadrature's error bar (the change between two node counts, an estimate);
+        the difference ``E[X_1 X_2] / K^2 - 1`` is rounded at the caller's mpmath precision (relative
+        ``2^-prec`` of ``G``, not counted in ``err``).
+
+    Raises
+    ------
+    ValueError
+        If ``d < 2``.
+
+    References
+    ----------
+    CRT Theorem 4.1, eq (15), and appendix 9.7 (orthogonal pairs).
+
+    Examples
+    --------
+    Against the exact identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)`` at ``u = 1``, ``d = 3``:
+
+    >>> import mpmath
+    >>> g, err = orf_pair_covariance_gap({"nx": 1.0, "ny": 0.0, "theta": 0.0, "d": 3}, 20)
+    >>> exact = mpmath.exp(-0.5) * mpmath.hyp1f1(-1.5, 1.5, -0.5) - 1
+    >>> bool(abs(g - exact) < 1e-15), bool(g < 0)
+    (True, True)
+    """
+    from rfcheck.claims._common import stats_fp
+
+    st = stats_fp(p)
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
+    return r.value - 1, r.err
+
+
+def orf_pair_covariance_gap_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`orf_pair_covariance_gap`'s ``G = expm1(log(1 + G))``, ``log(1 + G)`` from the exact
+    covariance identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)``
+    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face), not the quadrature.
+
+    Near ``x = -y``, ``G ~ -u^2 / (2 (d + 2))`` lies far below the rounding of ``1 + G``: the precision is
+    raised to ``4 bits`` and ``8 bits`` while the ball contains 0 and is not exactly 0.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (exact floats).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``G``.
+
+    References
+    ----------
+    CRT Theorem 4.1, eq (15), and appendix 9.7.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(128), mpmath.workdps(50):
+    ...     b = orf_pair_covariance_gap_ball({"nx": 1.0, "ny": 0.0, "theta": 0.0, "d": 3}, 128)
+    ...     exact = arb(str(mpmath.exp(-0.5) * mpmath.hyp1f1(-1.5, 1.5, -0.5) - 1))
+    ...     wrong = exact * (1 + arb(10) ** -20)
+    >>> bool(b.overlaps(exact)), bool(b.overlaps(wrong)), bool(b < 0), bool(b.rad() < 1e-30)
+    (True, False, True, True)
+    """
+    for b in (bits, 4 * bits, 8 * bits):
+        with workprec(b):
+            s = pair_stats_ball(p)
+            g = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=b).expm1()
+        if g < 0 or g.is_zero():
+            break
+    return g
+
+
+def orf_variance_reduction(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    """``Var(K_M^iid) - Var(K_M^ort) = -(1 - 1/M) K^2 G = (1 - 1/M) K^2 (1 - E[X_1 X_2] / K^2)`` for the GERF
+    estimator (real ``A``, ``s = +1``, ``2 <= M <= d``), ``E[X_1 X_2] / K^2`` by the 1-D quadrature
+    :func:`rfcheck.quadrature.orf_pair_factor` (independent of ``A``), ``K^2 = exp(-|x - y|^2)`` in mpmath.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``M``.
+    dps : int
+        Decimal digits (the quadrature at ``min(dps, 25)``, the product at ``dps``).
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The variance reduction and ``(1 - 1/M) K^2`` times the quadrature's error bar.
+
+    Raises
+    ------
+    ValueError
+        If ``d < 2``.
+
+    References
+    ----------
+    CRT appendix 9.7, Theorem 9.1, eq (24), (27), (33).
+
+    Examples
+    --------
+    Against the exact identity ``1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2)`` (``u = 1``, ``d = 3``, ``K = 1``,
+    ``M = 2``):
+
+    >>> import mpmath
+    >>> v, err = orf_variance_reduction({"nx": 0.5, "ny": 0.5, "theta": 0.0, "d": 3, "M": 2}, 20)
+    >>> exact = (1 - mpmath.exp(-0.5) * mpmath.hyp1f1(-1.5, 1.5, -0.5)) / 2
+    >>> bool(abs(v - exact) < 1e-15), bool(v > 0)
+    (True, True)
+    """
+    from rfcheck.claims._common import stats_fp
+
+    st = stats_fp(p)
+    m = int(p["M"])
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
+    with mpmath.workdps(dps):
+        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        w = 1 - mpmath.mpf(1) / m
+        return w * k2 * (1 - r.value), w * k2 * r.err
+
+
+def orf_variance_reduction_ball(p: dict[str, Any], bits: int) -> arb:
+    """Arb ball of :func:`orf_variance_reduction`: ``-(1 - 1/M) K^2 expm1(log(1 + G))`` with ``log(1 + G)`` from
+    the exact covariance identity (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face:
+    ``hyp1f1`` on balls), not the quadrature.
+
+    Parameters
+    ----------
+    p : dict
+        A pair point with ``M`` (exact floats).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``Var(K_M^iid) - Var(K_M^ort)``.
+
+    References
+    ----------
+    CRT appendix 9.7, Theorem 9.1, eq (24), (27), (33).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(128), mpmath.workdps(50):
+    ...     b = orf_variance_reduction_ball({"nx": 0.5, "ny": 0.5, "theta": 0.0, "d": 3, "M": 2}, 128)
+    ...     exact = arb(str((1 - mpmath.exp(-0.5) * mpmath.hyp1f1(-1.5, 1.5, -0.5)) / 2))
+    ...     wrong = exact * (1 + arb(10) ** -20)
+    >>> bool(b.overlaps(exact)), bool(b.overlaps(wrong)), bool(b > 0), bool(b.rad() < 1e-30)
+    (True, False, True, True)
+    """
+    s, m = pair_stats_ball(p), int(p["M"])
+    lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
+    k2 = (-s["sq_diff"]).exp()
+    return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
+
+
+# ------------------------------------------------------- Thm 3.4-3.5, eq (11), (13): the DIRF estimator's variance
+
+
+def dirf_product_variance(x: Any, y: Any, log_pk: Callable[[int], Any], dps: int) -> tuple[Any, Any]:
+    """``Var(f_DI(w, x) f_DI(w, y)) = E[(f_DI(w, x) f_DI(w, y))^2] - K(x, y)^2`` for the DIRF of ``p_k``.
+
+    The second moment is one series per coordinate (:func:`dirf_product_moment`, ``power = 2``, the ``p_k``
+    kept term by term); the mean is ``K(x, y) = exp(-|x - y|^2 / 2)``, the Taylor identity of eq (9) times
+    the prefactor ``exp(-(|x|^2 + |y|^2) / 2)`` (exact for every law ``p_k > 0``), formed from the exact
+    differences ``x_l - y_l`` at ``dps + 15`` digits.  Never the closed forms of Thm 3.4-3.5.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    log_pk : callable
+        ``k -> log p_k`` in mpmath (:func:`rfcheck.closed_forms.crt.poisson_log_pk`,
+        :func:`rfcheck.closed_forms.crt.geometric_log_pk`).
+    dps : int
+        Decimal digits.
+
+    Returns
+    -------
+    (value, err) : tuple of mpf
+        The variance and the second moment's error bar (``K^2`` is exact up to the ``dps + 15``-digit
+        rounding).
+
+    Raises
+    ------
+    ArithmeticError
+        If a coordinate's series has not converged in 200000 terms.
+
+    References
+    ----------
+    CRT sec 3.2, Theorem 3.4, eq (11) (PoisRF) and Theorem 3.5, eq (13) (GeomRF).
+
+    Examples
+    --------
+    PoisRF in ``d = 1``: ``E[(X Y)^2] = sum_k p_k (a^k / (k! p_k))^2 = e^{lambda} sum_k (a^2 / lambda)^k / k!
+    = e^{lambda + a^2 / lambda}``, ``a = x y``, times ``e^{-x^2 - y^2}``, minus ``K^2 = e^{-(x - y)^2}``:
+
+    >>> import mpmath
+    >>> from rfcheck.closed_forms.crt import poisson_log_pk
+    >>> v, err = dirf_product_variance([0.5], [1.5], poisson_log_pk(2.0), 30)
+    >>> with mpmath.workdps(50):
+    ...     exact = mpmath.exp(2 + mpmath.mpf(0.5625) / 2 - 2.5) - mpmath.exp(-1)
+    ...     wrong = exact * (1 + mpmath.mpf(10) ** -20)
+    ...     bool(abs(v - exact) < 1e-28), bool(abs(v - wrong) < 1e-28), bool(err < 1e-28)
+    (True, False, True)
+    """
+    m2, e2 = dirf_product_moment(x, y, log_pk, 2, dps)
+    with mpmath.workdps(dps + 15):
+        k = mpmath.exp(-mpmath.fsum([(mpmath.mpmathify(float(a)) - mpmath.mpmathify(float(b))) ** 2
+                                     for a, b in zip(x, y, strict=True)]) / 2)
+        return m2 - k**2, e2
+
+
+def dirf_product_variance_ball(x: Any, y: Any, dist: str, par: float, bits: int) -> arb:
+    """Arb ball of :func:`dirf_product_variance`: the second-moment ball :func:`dirf_product_moment_ball`
+    (``power = 2``, a proved tail bound per coordinate) minus ``K^2``, ``K = exp(-|x - y|^2 / 2)`` on balls from
+    the exact floats.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two vectors (same length ``d``), exact.
+    dist : {"poisson", "geometric"}
+        The law of ``w_l``.
+    par : float
+        Its parameter (``lambda`` or ``p``), exact.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the variance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``dist`` (:func:`dirf_series_moment_ball`).
+
+    References
+    ----------
+    CRT sec 3.2, Theorem 3.4, eq (11) and Theorem 3.5, eq (13).
+
+    Examples
+    --------
+    GeomRF in ``d = 1``: ``E[(X Y)^2] = sum_k (a^2 / (1 - p))^k / (p k!^2) = I_0(2 |a| / sqrt(1 - p)) / p``:
+
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> with workprec(128), mpmath.workdps(50):
+    ...     b = dirf_product_variance_ball([0.5], [1.5], "geometric", 0.5, 128)
+    ...     v = (mpmath.besseli(0, 1.5 / mpmath.sqrt(0.5)) / 0.5 * mpmath.exp(-2.5) - mpmath.exp(-1))
+    ...     exact, wrong = arb(mpmath.nstr(v, 45)), arb(mpmath.nstr(v * (1 + mpmath.mpf(10) ** -20), 45))
+    >>> bool(b.overlaps(exact)), bool(b.overlaps(wrong)), bool(b.rad() < 1e-30)
+    (True, False, True)
+    """
+    with workprec(bits):
+        sq = [(arb(float(a)) - arb(float(b))) ** 2 for a, b in zip(x, y, strict=True)]
+        total = sq[0]
+        for t in sq[1:]:
+            total = total + t
+        k = (-total / 2).exp()
+        return dirf_product_moment_ball(x, y, dist, par, 2, bits) - k * k
+
+
+# ------------------------------------------------- sec 3.1-3.2, eq (8), (12), (14): averages over pairs of two sets
+
+
+def set_pair_mean_sq_norm(ctx: Any, xs: list[list[Any]], ys: list[list[Any]], s: int) -> Any:
+    """``(1/L^2) sum_i sum_j |x_i + s y_j|^2``, the mean squared norm over all ``L^2`` pairs of two sets, summed
+    term by term (``O(L^2 d)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (:data:`rfcheck.backends.MP` for mpmath, :data:`rfcheck.arb_backend.ARB` for balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of ``d`` context numbers each (e.g. exact floats lifted by ``ctx.num``).
+    s : int
+        The sign, ``+1`` or ``-1``.
+
+    Returns
+    -------
+    number
+        The average, a context number: with mpmath the sums are exact (``mpmath.fsum``) up to the working
+        precision's rounding of each square; with balls an enclosure.
+
+    References
+    ----------
+    CRT sec 3.1, eq (8) (its left side, the quantity the identity rewrites in ``O(L d)``).
+
+    Examples
+    --------
+    The set ``{e1, e2}`` with itself: the squared norms of the four differences are 0, 2, 2, 0 and of the four
+    sums 4, 2, 2, 4:
+
+    >>> from rfcheck.backends import MP
+    >>> xs = [[1.0, 0.0], [0.0, 1.0]]
+    >>> set_pair_mean_sq_norm(MP, xs, xs, -1), set_pair_mean_sq_norm(MP, xs, xs, 1)
+    (mpf('1.0'), mpf('3.0'))
+    """
+    L, d = len(xs), len(xs[0])
+    tot = ctx.fsum(*(ctx.fsum(*((xs[i][k] + s * ys[j][k]) ** 2 for k in range(d)))
+                     for i in range(L) for j in range(L)))
+    return tot / L**2
+
+
+def set_pair_mean_sq_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]]) -> Any:
+    """``(1/L^2) sum_i sum_j sum_l x_il^2 y_jl^2``, the mean over all ``L^2`` pairs of ``sum_l x_l^2 y_l^2`` (the
+    PoisRF ``q`` of Thm 3.4), summed term by term (``O(L^2 d)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (mpmath or Arb balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of ``d`` context numbers each.
+
+    Returns
+    -------
+    number
+        The average, a context number.
+
+    References
+    ----------
+    CRT sec 3.2.1, eq (12) (its left side).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> set_pair_mean_sq_product(MP, [[1.0, 2.0], [0.5, 0.0]], [[3.0, 1.0], [0.0, 1.0]])  # (13 + 4 + 2.25) / 4
+    mpf('4.8125')
+    """
+    L, d = len(xs), len(xs[0])
+    return ctx.fsum(*(xs[i][k] ** 2 * ys[j][k] ** 2 for i in range(L) for j in range(L) for k in range(d))) / L**2
+
+
+def set_pair_mean_abs_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]], k: int) -> Any:
+    """``(1/L^2) sum_i sum_j |x_ik y_jk|``, the mean over all ``L^2`` pairs of the absolute product of the
+    ``k``-th coordinates, summed term by term (``O(L^2)``) on a number-system context.
+
+    Parameters
+    ----------
+    ctx : rfcheck.backends.Backend
+        The context (mpmath or Arb balls).
+    xs, ys : list of list
+        The two sets, ``L`` rows of context numbers each.
+    k : int
+        The coordinate.
+
+    Returns
+    -------
+    number
+        The average, a context number.
+
+    References
+    ----------
+    CRT sec 3.2.2, eq (14) (its left side).
+
+    Examples
+    --------
+    >>> from rfcheck.backends import MP
+    >>> set_pair_mean_abs_product(MP, [[1.0, -2.0], [0.5, 3.0]], [[3.0, 1.0], [0.0, -0.5]], 1)  # (2+1+3+1.5)/4
+    mpf('1.875')
+    """
+    L = len(xs)
+    return ctx.fsum(*(ctx.abs(xs[i][k] * ys[j][k]) for i in range(L) for j in range(L))) / L**2
