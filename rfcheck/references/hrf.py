@@ -52,11 +52,16 @@ __all__ = [
     "angular_lambda_on_draws",
     "angular_log_max_rel_error_ball",
     "angular_rel_error_argmax",
+    "base_estimator_mse",
     "base_moments",
     "base_moments_quad",
     "base_moments_quad_ball",
     "base_moments_with_error",
+    "base_rel_error_ball",
+    "base_rel_error_end_ball",
     "ce_real_system",
+    "cexp_mean_quad",
+    "cexp_mgf_quad",
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
     "cexp_vectors_ball",
@@ -105,6 +110,7 @@ __all__ = [
     "sign_pattern_margin_ball",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
+    "two_point_limit",
 ]
 
 
@@ -2759,3 +2765,285 @@ def angular_log_max_rel_error_ball(r: Any, m: int, n: int, bits: int, *, below: 
                              max_evals=max_evals)
     with workprec(bits):
         return (lo.log() / 2).union(hi.log() / 2)
+
+
+# ---- reference quantities moved from the claims (first part, second pass)
+
+
+def base_estimator_mse(h: dict[str, Any], which: str) -> Any:
+    """The mean squared error ``E(S - SM)^2 = E S^2 - 2 SM E S + SM^2`` of a base estimator from its moments.
+
+    ``S`` is ``SM^trig_m`` (``which="trig"``) or ``SM^++_m`` (``which="pos"``); the expansion does not
+    assume ``E S = SM``.  Plain arithmetic on the moments, so it runs on any context's numbers (mpmath,
+    Arb balls, floats).
+
+    Parameters
+    ----------
+    h : dict
+        ``ES1, ES1sq`` (first and second moment of ``SM^++_m``), ``ES2, ES2sq`` (of ``SM^trig_m``) and
+        ``K = SM(x, y)``, as :func:`hybrid_moments` returns them.
+    which : {"trig", "pos"}
+        The base estimator.
+
+    Returns
+    -------
+    number
+        The MSE, a number of the moments' context.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), eq (2)-(3) (the estimators) and Lemma 2.2,
+    eq (7) (the quantity it states).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> h = hybrid_moments(MP, mpmath.mpf(1), mpmath.mpf(1), mpmath.pi, 1)  # x = -y, |x| = 1, one feature
+    >>> g = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # E (S - SM)^2, S trig
+    >>> mpmath.almosteq(base_estimator_mse(h, "trig"), mpmath.quad(g, [-mpmath.inf, 0, mpmath.inf]), 1e-12)
+    True
+    """
+    s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+    return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
+
+
+def base_rel_error_ball(which: str, r: Any, theta: Any, m: int, bits: int, *, quad: bool = False) -> Any:
+    """Ball of the relative error ``eps_{theta,r} = sqrt(MSE(S)) / SM(x, y)`` of a base estimator on the sphere.
+
+    ``x, y`` on ``S(r)`` at angle ``theta``; ``S = SM^trig_m`` at ``theta`` (``which="trig"``) or
+    ``S = SM^++_m`` at ``pi - theta`` (``which="pos"``, pi as a ball).  The moments are the exact MGF forms
+    (:func:`hybrid_moments`) or, with ``quad``, the defining Gaussian expectations by rigorous quadrature
+    (:func:`hybrid_moments_quad_ball`).  The MSE (:func:`base_estimator_mse`) is expanded at ``2 bits`` (it
+    cancels to 0 at the zero-variance end) and its enclosure is intersected with ``[0, inf)`` before the
+    square root: ``MSE = E(S - SM)^2 >= 0``, so the intersection loses no point of the true value and the
+    ball is rigorous wherever the moments' balls are.
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator.
+    r, theta : float
+        Radius and angle, exact as balls.
+    m : int
+        Number of random features.
+    bits : int
+        Working precision in bits (the MSE is expanded at ``2 bits``).
+    quad : bool, default False
+        Base moments by rigorous quadrature instead of the MGF closed forms.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 (the relative error) and Lemma 3.4,
+    eq (25).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # theta = pi, r = 1
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = base_rel_error_ball("trig", 1.0, math.pi, 1, 128)  # math.pi: 1.2e-16 below pi, where d eps/d theta = 0
+    >>> with mpmath.workdps(40), workprec(128):
+    ...     v = arb(mpmath.nstr(mpmath.sqrt(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf])) * mpmath.e, 35))
+    ...     bool(abs(b - v) < 1e-28), bool(b.overlaps(v + 1e-25))
+    (True, False)
+    """
+    from rfcheck.arb_backend import workprec
+
+    def f(ctx: Any, rr: Any, t: Any, mm: Any) -> Any:
+        h = hybrid_moments(ctx, rr, rr, ctx.pi - t if which == "pos" else t, mm)
+        return base_estimator_mse(h, which), h["K"]
+
+    if quad:
+        h = hybrid_moments_quad_ball(r, r, theta, int(m), 2 * bits, flip=which == "pos")
+        mse, k = h["mse2" if which == "trig" else "mse1"], h["K"]
+    else:
+        mse, k = on_balls(f, r, theta, int(m), bits=2 * bits)
+    with workprec(2 * bits):
+        return mse.nonnegative_part().sqrt() / k
+
+
+def base_rel_error_end_ball(which: str, r: Any, m: int, bits: int) -> Any:
+    """Ball of the relative error ``sqrt(MSE)/SM`` of ``SM^trig_m`` at ``theta = pi`` or ``SM^++_m`` at ``theta = 0``.
+
+    ``x, y`` on ``S(r)``; the moments are the exact MGF forms (:func:`hybrid_moments`), the MSE
+    :func:`base_estimator_mse`.  The relative error is a composition of ``exp``, ``cos``, ``sqrt`` and
+    arithmetic, continuous in ``theta`` on ``[0, pi]`` (``SM > 0``, ``MSE >= 0``), so this is also its limit
+    ``theta -> pi`` (trig) or ``theta -> 0`` (pos); the end point is exact (pi as a ball).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator: ``trig`` at ``theta = pi``, ``pos`` at ``theta = 0``.
+    r : float
+        Radius, exact as a ball.
+    m : int
+        Number of random features.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (26) (the limits).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # E (S - SM)^2, r = 1
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = base_rel_error_end_ball("trig", 1.0, 3, 128)
+    >>> with mpmath.workdps(40), workprec(128):
+    ...     v = arb(mpmath.nstr(mpmath.sqrt(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf]) / 3) * mpmath.e, 35))
+    ...     bool(abs(b - v) < 1e-30), bool(b.overlaps(v + 1e-25))
+    (True, False)
+    """
+    def f(ctx: Any, rr: Any, mm: Any) -> Any:
+        h = hybrid_moments(ctx, rr, rr, ctx.pi if which == "trig" else num(ctx, 0.0), mm)
+        return ctx.sqrt(base_estimator_mse(h, which)) / h["K"]
+
+    return on_balls(f, r, int(m), bits=bits)
+
+
+def two_point_limit(f: Callable[[Any], Any], dps: int) -> tuple[Any, Any]:
+    """``lim_{h -> 0+} f(h)`` estimated from ``f`` at ``h = 10^-(dps+5)`` and ``h = 10^-(dps+6)``.
+
+    Both values at ``dps + 20`` digits; the value is ``f(10^-(dps+6))``, the error bar ten times the
+    difference of the two values plus ``10^-dps`` times the value.  For ``f`` with a first-order
+    expansion ``f(h) = L + c h + O(h^2)`` the bar covers ``|f(h) - L|`` (the difference of the two values
+    is ``0.9 c 10^-(dps+5)``); it is an estimate, not a proof (nothing bounds the higher orders), and it
+    fails where ``f`` cancels catastrophically at these ``h``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(h)`` of an mpmath number ``h > 0``, evaluated at the working precision.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 3.4, eq (26) and Theorem 3.5 (the limits
+    of the relative errors at the ends of ``[0, pi]``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = two_point_limit(lambda h: mpmath.sin(h) / h, 30)  # the limit is 1
+    >>> bool(abs(v - 1) <= e < mpmath.mpf(10) ** -29)
+    True
+    >>> v, e = two_point_limit(lambda h: 2 + 3 * h, 30)  # linear: the bar covers the distance to 2
+    >>> bool(abs(v - 2) <= e), bool(abs(v - 2 - mpmath.mpf(10) ** -25) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 20):
+        out = [f(mpmath.mpf(10) ** (-k)) for k in (dps + 5, dps + 6)]
+        return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+
+
+def cexp_mgf_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, ``w ~ N(0, I_d)``, by per-coordinate quadrature.
+
+    ``z`` at ``dps + 10`` digits (``(A^T)^-1`` by mpmath's LU), then :func:`quad_gaussian_exp_dot` (the
+    defining expectation, not the MGF closed form ``exp(sum z_i^2 / 2)`` of Lemma 2.4).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    x, y : sequence
+        The inputs, ``d`` real numbers each.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)`` of :func:`quad_gaussian_exp_dot`.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (14) (the right side).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> a = mpmath.matrix([[1 + 0.5j, 0.2], [-0.3j, 1.5]])
+    >>> v, e = cexp_mgf_quad(a, [0.4, -0.7], [0.1, 0.9], 25)
+    >>> with mpmath.workdps(40):  # the closed form of Lemma 2.4, exp(sum z_i^2 / 2)
+    ...     z = a * mpmath.matrix([0.4, -0.7]) + (a.T) ** -1 * mpmath.matrix([0.1, 0.9])
+    ...     closed = mpmath.exp((z[0] ** 2 + z[1] ** 2) / 2)
+    ...     bool(abs(v - closed) <= e < mpmath.mpf(10) ** -20), bool(abs(v - closed * (1 + 1e-15)) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 10):
+        z = a * mpmath.matrix(list(x)) + (a.T) ** -1 * mpmath.matrix(list(y))
+    return quad_gaussian_exp_dot([z[i] for i in range(z.rows)], dps)
+
+
+def cexp_mean_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """The mean of one complex-exponential (CE) sample, ``c E exp(w^T (A x + (A^T)^-1 y))``, by quadrature.
+
+    ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (``u^2 = sum u_i^2``, no conjugation) at ``dps + 10`` digits
+    times :func:`cexp_mgf_quad`; the error bar is ``|c|`` times the quadrature's.
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    x, y : sequence
+        The inputs, ``d`` real numbers each.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16) (the estimator).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> a = mpmath.matrix([[1 + 0.5j, 0.2], [-0.3j, 1.5]])
+    >>> v, e = cexp_mean_quad(a, [0.4, -0.7], [0.1, 0.9], 25)
+    >>> with mpmath.workdps(40):  # the estimator is unbiased for SM(x, y) = exp(x.y)
+    ...     sm = mpmath.exp(mpmath.mpf(0.4) * 0.1 - mpmath.mpf(0.7) * 0.9)
+    ...     bool(abs(v - sm) <= e + mpmath.mpf(10) ** -24), bool(abs(v - sm * (1 + 1e-15)) <= e)
+    (True, False)
+    """
+    v, e = cexp_mgf_quad(a, x, y, dps)
+    with mpmath.workdps(dps + 10):
+        ax, by = a * mpmath.matrix(list(x)), (a.T) ** -1 * mpmath.matrix(list(y))
+        c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(ax.rows)) / 2
+                       - mpmath.fsum(by[i] ** 2 for i in range(by.rows)) / 2)
+        return c * v, abs(c) * e
