@@ -517,12 +517,7 @@ def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """
     with mpmath.workdps(dps + 10):
         a = _amat(p) if "a00r" in p else _eq18_point(p, dps)[0]
-        b = (a.T) ** -1
-        worst = mpmath.mpf(0)
-        for v in _eq18_null(a, dps):
-            z = a * mpmath.matrix([v[0], v[1]]) + b * mpmath.matrix([v[2], v[3]])
-            worst = max(worst, max(abs(z[0]), abs(z[1])))
-        return mpmath.mpf(10) ** (5 - dps), worst, mpmath.mpf(0)
+        return mpmath.mpf(10) ** (5 - dps), refs.ce_real_solutions_max_residual(a, dps), mpmath.mpf(0)
 
 
 P.claim(
@@ -710,14 +705,8 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times exp(-(|u|^2 + |v|^2)/2)
-    E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh(w^T a) = exp(|a|^2/2) from the Gaussian MGF (Lemma 2.4)."""
-    x, my, c = _eq20_xy_ctx(ctx, p)
-    u = [a / c for a in x]
-    v = [-b / c for b in my]
-    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
-    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
-    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
+    """``E[rho_1(x)^T rho_2(y)]`` with positive features (``refs.positive_rho_features_mean``)."""
+    return refs.positive_rho_features_mean(ctx, *_eq20_xy_ctx(ctx, p))
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1132,18 +1121,15 @@ def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], i
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``sqrt(MSE)/SM`` from quadrature moments; ``pos`` at ``pi - theta``."""
+    """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
+    ``pi - theta``."""
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         q = dict(p, nx=p["r"], ny=p["r"])
         if which == "pos":
             with mpmath.workdps(dps + 10):
                 q["theta"] = mpmath.pi - mpmath.mpf(p["theta"])
-        h = _hyb_moments(q, dps, quad)
-        with mpmath.workdps(dps + 10):
-            mse = h["mse2"] if which == "trig" else h["mse1"]
-            v = mpmath.sqrt(mse) / h["K"] if mse > 0 else mpmath.mpf(0)
-            return v, mpmath.sqrt(h["err2"] if which == "trig" else h["err1"]) / h["K"]
+        return refs.base_rel_error_with_error(_hyb_moments(q, dps, quad), which, dps)
 
     return ref
 
@@ -1543,13 +1529,6 @@ def _b(i: int, r: Any, t: Any, n: int) -> Any:
     return _b_ctx(MP, i, r, t, n)
 
 
-def _theta_star(i: int, r: Any) -> Any:
-    """The local maximiser of b_r^i on [0, pi/2]: root of 1 - c r^2 theta sin(theta), c = 1 (b^1) or 2 (b^2)."""
-    c = 1 if i == 1 else 2
-    return mpmath.findroot(lambda t: 1 - c * r**2 * t * mpmath.sin(t), (mpmath.mpf(0), mpmath.pi / 2),
-                           solver="anderson")
-
-
 def _deriv_check(i: int) -> Check:
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         """Eq (57) (``i = 1``) / eq (58) (``i = 2``) as printed."""
@@ -1613,21 +1592,13 @@ P.claim(
 def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r = mpmath.mpf(p["r"])
-        return _theta_star(1, r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
+        return refs.theta_sin_theta_root(r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
 
 
 def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``theta*`` and ``sqrt(pi/2)/r``: ``theta*`` is the unique root of the increasing ``r^2 t sin t - 1``
-    on ``[0, pi/2]`` (``t sin t`` increases there), enclosed by a sign change on balls (``refs.increasing_root_ball``)
-    around the mpmath root."""
-    from rfcheck.arb_backend import ARB
-
-    r = refs.num(ARB, p["r"])
-    with mpmath.workdps(int(bits * 0.31) + 10):
-        rm = mpmath.mpf(p["r"])
-        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), _theta_star(1, rm))  # polished (secant)
+    """Balls of ``theta*`` (``refs.theta_sin_theta_root_ball``) and of the printed ``sqrt(pi/2)/r``."""
     try:
-        t = refs.increasing_root_ball(lambda u: r**2 * u * ARB.sin(u) - 1, guess, bits)
+        t = refs.theta_sin_theta_root_ball(p["r"], bits)
     except ValueError as exc:
         return f"no enclosure of theta* ({exc})"
     return t, refs.on_balls(lambda ctx, r: ctx.sqrt(ctx.pi / 2) / r, p["r"], bits=bits)

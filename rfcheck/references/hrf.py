@@ -59,6 +59,8 @@ __all__ = [
     "base_moments_with_error",
     "base_rel_error_ball",
     "base_rel_error_end_ball",
+    "base_rel_error_with_error",
+    "ce_real_solutions_max_residual",
     "ce_real_system",
     "cexp_mean_quad",
     "cexp_mgf_quad",
@@ -102,6 +104,7 @@ __all__ = [
     "num",
     "on_balls",
     "pair_geometry",
+    "positive_rho_features_mean",
     "quad_gaussian_exp_dot",
     "real_null_space",
     "sgn_product_mean_ball",
@@ -110,6 +113,8 @@ __all__ = [
     "sign_pattern_margin_ball",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
+    "theta_sin_theta_root",
+    "theta_sin_theta_root_ball",
     "two_point_limit",
 ]
 
@@ -3047,3 +3052,228 @@ def cexp_mean_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
         c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(ax.rows)) / 2
                        - mpmath.fsum(by[i] ** 2 for i in range(by.rows)) / 2)
         return c * v, abs(c) * e
+
+
+def base_rel_error_with_error(h: dict[str, Any], which: str, dps: int) -> tuple[Any, Any]:
+    """The relative error ``sqrt(MSE)/SM`` of a base estimator from the moments of :func:`hybrid_moments_with_error`.
+
+    ``MSE`` is ``mse2`` (``SM^trig_m``, ``which="trig"``) or ``mse1`` (``SM^++_m``); a value that the
+    expansion leaves ``<= 0`` (it cancels to 0 at the zero-variance ends) gives 0.  The error bar is
+    ``sqrt(err)/SM``, ``err`` the MSE's bar: ``|sqrt(a) - sqrt(b)| <= sqrt(|a - b|)`` for ``a, b >= 0``
+    (so the bar is about the square root of the MSE's: half the digits, the price of covering the end
+    points where the MSE is 0).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error` at the pair (``|x| = |y| = r`` for the sphere).
+    which : {"trig", "pos"}
+        The base estimator.
+    dps : int
+        Target decimal digits (the value at ``dps + 10``).
+
+    Returns
+    -------
+    tuple
+        ``(relative error, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (25).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> base, berr = base_moments_with_error(1.0, 1.0, 2.0, 30)
+    >>> v, e = base_rel_error_with_error(hybrid_moments_with_error(1.0, 1.0, 2.0, 1, base, berr, [0, 0], [0, 0], 30),
+    ...                                  "trig", 30)
+    >>> with mpmath.workdps(40):  # one feature at theta = 2: |x - y| = 2 sin 1, SM = exp(cos 2)
+    ...     sm = mpmath.exp(mpmath.cos(2))
+    ...     f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * mpmath.sin(1) * u) - sm) ** 2
+    ...     exact = mpmath.sqrt(mpmath.quad(f, mpmath.linspace(-20, 20, 21))) / sm
+    ...     bool(abs(v - exact) <= e < 1e-16), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -15)) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 10):
+        mse = h["mse2"] if which == "trig" else h["mse1"]
+        v = mpmath.sqrt(mse) / h["K"] if mse > 0 else mpmath.mpf(0)
+        return v, mpmath.sqrt(h["err2"] if which == "trig" else h["err1"]) / h["K"]
+
+
+def ce_real_solutions_max_residual(a: Any, dps: int) -> Any:
+    """``max |(A x + (A^T)^-1 y)_i|`` over an orthonormal basis ``(x, y)`` of the real solutions of HRF eq (18).
+
+    The real solutions are the null space of :func:`ce_real_system` (``Re(A) x + Re((A^T)^-1) y = 0``,
+    ``Im(A) x + Im((A^T)^-1) y = 0``), from :func:`real_null_space` (an mpmath SVD, tolerance
+    ``10^(10 - dps)``); everything at ``dps + 10`` digits.  The value is 0 when the null space is
+    ``{0}``; a value above the working precision's noise means some real solution of (18) has
+    ``A x + (A^T)^-1 y != 0``, i.e. violates (17).  Not an enclosure: the SVD is a floating-point
+    computation (no bound on the null space's error).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    dps : int
+        Decimal digits of the working precision.
+
+    Returns
+    -------
+    mpmath.mpf
+        The largest residual component (0 for a trivial null space).
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (17)-(18).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> real = mpmath.matrix([[1.5, 0.3], [-0.2, 1.1]])  # real A: (18) has a 2-d solution space, all solving (17)
+    >>> len(real_null_space(ce_real_system(real), 30)), bool(ce_real_solutions_max_residual(real, 30) < 1e-30)
+    (2, True)
+    >>> ce_real_solutions_max_residual(mpmath.matrix([[1 + 1j, 0.3], [0.2j, 1.1]]), 30)  # only (x, y) = 0
+    mpf('0.0')
+    """
+    with mpmath.workdps(dps + 10):
+        d = a.rows
+        b = (a.T) ** -1
+        worst = mpmath.mpf(0)
+        for v in real_null_space(ce_real_system(a), dps):
+            z = a * mpmath.matrix([v[i] for i in range(d)]) + b * mpmath.matrix([v[d + i] for i in range(d)])
+            worst = max(worst, max(abs(z[i]) for i in range(d)))
+        return worst
+
+
+def theta_sin_theta_root(r: Any, c: int = 1) -> Any:
+    """The root ``theta*`` of ``c r^2 theta sin(theta) = 1`` in ``[0, pi/2]``, by mpmath's Anderson solver.
+
+    ``theta sin(theta)`` increases on ``[0, pi/2]`` from 0 to ``pi/2``, so the root exists and is unique
+    when ``c r^2 >= 2/pi``; it is the local maximiser of ``b_r^1`` (``c = 1``) or ``b_r^2`` (``c = 2``) of
+    HRF appendix D.3 (where their derivatives, eq (57)-(58), change sign).  At the working precision;
+    no error bar (:func:`theta_sin_theta_root_ball` encloses it).
+
+    Parameters
+    ----------
+    r : mpmath.mpf
+        The radius.
+    c : int, default 1
+        The constant (1 or 2).
+
+    Returns
+    -------
+    mpmath.mpf
+        The root.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (57)-(61).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> t = theta_sin_theta_root(mpmath.mpf(2))
+    >>> mpmath.nstr(4 * t * mpmath.sin(t), 15), bool(0 < t < mpmath.pi / 2)
+    ('1.0', True)
+    """
+    return mpmath.findroot(lambda t: 1 - c * r**2 * t * mpmath.sin(t), (mpmath.mpf(0), mpmath.pi / 2),
+                           solver="anderson")
+
+
+def theta_sin_theta_root_ball(r: float, bits: int) -> Any:
+    """Ball of the root ``theta*`` of ``r^2 theta sin(theta) = 1`` in ``[0, pi/2]`` (:func:`theta_sin_theta_root`).
+
+    ``r^2 t sin(t) - 1`` increases on ``[0, pi/2]``: :func:`increasing_root_ball` encloses its root by a
+    sign change on balls around a guess (:func:`theta_sin_theta_root`, polished by the secant method at
+    ``0.31 bits + 10`` digits), so the ball is rigorous.
+
+    Parameters
+    ----------
+    r : float
+        The radius, exact as a ball (``r >= 0.8`` so that the root lies in ``[0, pi/2]``).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    Raises
+    ------
+    ValueError
+        If no sign change brackets the guess (:func:`increasing_root_ball`).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (59)-(61).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = theta_sin_theta_root_ball(3.0, 128)
+    >>> with mpmath.workdps(45), workprec(128):  # t sin t = 1/9 by Newton on a different start
+    ...     t = arb(mpmath.nstr(mpmath.findroot(lambda t: t * mpmath.sin(t) - mpmath.mpf(1) / 9, 0.3), 40))
+    ...     bool(b.overlaps(t)), bool(b.rad() < 1e-30), bool(b.overlaps(t + 1e-30))
+    (True, True, False)
+    """
+    from rfcheck.arb_backend import ARB
+
+    rb = num(ARB, r)
+    with mpmath.workdps(int(bits * 0.31) + 10):
+        rm = mpmath.mpf(r)
+        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), theta_sin_theta_root(rm))  # polished (secant)
+    return increasing_root_ball(lambda u: rb**2 * u * ARB.sin(u) - 1, guess, bits)
+
+
+def positive_rho_features_mean(ctx: Any, x: list[Any], my: list[Any], c: Any) -> Any:
+    """``E[rho_1(x)^T rho_2(y)]`` for HRF eq (20)'s features built on positive random features, by the Gaussian MGF.
+
+    ``rho_1(x) = exp(-|x|^2/(2c^2)) phi(x/c)``, ``rho_2(y) = exp(-|My|^2/(2c^2)) phi(-My/c)`` with ``phi`` the
+    antithetic positive features of eq (3), whose inner product has mean ``exp(-(|u|^2 + |v|^2)/2)
+    E cosh(w^T (u + v)) = exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (the Gaussian MGF, Lemma 2.4); the
+    product of the prefactors and that mean, evaluated term by term (not simplified to the target
+    ``exp(-|x + My|^2/(2c^2))``).  Plain arithmetic and ``exp`` on the context's numbers.
+
+    Parameters
+    ----------
+    ctx : context
+        The number system (``rfcheck.backends.MP``, ``rfcheck.arb_backend.ARB``, ...).
+    x, my : list
+        ``x`` and ``M y`` (``d`` numbers of ``ctx`` each).
+    c : number
+        The scale ``c_k > 0``.
+
+    Returns
+    -------
+    number
+        The mean, a number of ``ctx``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (20); eq (3) and Lemma 2.4, eq (13).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> with mpmath.workdps(40):
+    ...     x, my, c = [mpmath.mpf(0.5), mpmath.mpf(-0.2)], [mpmath.mpf(0.3), mpmath.mpf(0.9)], mpmath.mpf(1.5)
+    ...     v = positive_rho_features_mean(MP, x, my, c)
+    ...     target = mpmath.exp(-((x[0] + my[0]) ** 2 + (x[1] + my[1]) ** 2) / (2 * c**2))  # eq (20)'s lambda
+    ...     bool(abs(v - target) < 1e-35), bool(abs(v - target * (1 + mpmath.mpf(10) ** -30)) < 1e-35)
+    (True, False)
+    """
+    u = [a / c for a in x]
+    v = [-b / c for b in my]
+    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
