@@ -145,3 +145,93 @@ def test_cexp_mean_quad_is_unbiased_for_the_softmax_kernel(a: list[list[complex]
 def test_cexp_mgf_quad_raises_for_a_singular_matrix() -> None:
     with pytest.raises(ZeroDivisionError):
         refs.cexp_mgf_quad(mpmath.matrix([[1, 2], [2, 4]]), [0.1, 0.2], [0.3, 0.4], 20)
+
+
+@pytest.mark.parametrize("which", ["trig", "pos"])
+@pytest.mark.parametrize(("r", "theta", "m"), [(0.5, 1.0, 1), (0.9, 2.5, 3), (1.5, 0.3, 7)])
+def test_base_rel_error_with_error_covers_the_quadrature_value(which: str, r: float, theta: float, m: int) -> None:
+    t = math.pi - theta if which == "pos" else theta  # the estimator's own angle (a float, as the claims pass it)
+    base, berr = refs.base_moments_with_error(r, r, t, 30, quad=True)
+    h = refs.hybrid_moments_with_error(r, r, t, m, base, berr, [0, 0], [0, 0], 30)
+    v, e = refs.base_rel_error_with_error(h, which, 30)
+    with mpmath.workdps(50):
+        tm = mpmath.mpf(t)
+        exact = mpmath.sqrt(_mse_by_quadrature(which, r, r, tm, m)) / mpmath.exp(mpmath.mpf(r) ** 2 * mpmath.cos(tm))
+        assert abs(v - exact) <= e
+        assert e < mpmath.mpf(10) ** -12 * exact
+        assert abs(v - exact * (1 + mpmath.mpf(10) ** -10)) > e  # a planted wrong value
+
+
+def test_base_rel_error_with_error_is_zero_where_the_mse_cancels() -> None:
+    base, berr = refs.base_moments_with_error(1.0, 1.0, 0.0, 30)
+    h = refs.hybrid_moments_with_error(1.0, 1.0, 0.0, 2, base, berr, [0, 0], [0, 0], 30)
+    v, e = refs.base_rel_error_with_error(h, "trig", 30)  # x = y: SM^trig is exact
+    assert v == 0 and 0 < e < 1e-14
+
+
+@pytest.mark.parametrize("scale", [1, 1j])
+@pytest.mark.parametrize("entries", [[[1.5, 0.3], [-0.2, 1.1]], [[0.7, -0.9], [0.4, 2.0]]])
+def test_ce_real_solutions_max_residual_vanishes_where_18_is_17(scale: complex, entries: list[list[float]]) -> None:
+    """A real or purely imaginary A: (18) has a 2-d real solution space, and every solution solves (17)."""
+    with mpmath.workdps(40):  # as the claims build A: at dps + 10 digits
+        a = mpmath.matrix(entries) * scale
+        assert len(refs.real_null_space(refs.ce_real_system(a), 30)) == 2
+        assert refs.ce_real_solutions_max_residual(a, 30) < mpmath.mpf(10) ** -30
+
+
+def test_ce_real_solutions_max_residual_is_zero_for_a_trivial_null_space() -> None:
+    a = mpmath.matrix([[1 + 1j, 0.3], [0.2j, 1.1]])
+    assert refs.real_null_space(refs.ce_real_system(a), 30) == []
+    assert refs.ce_real_solutions_max_residual(a, 30) == 0
+
+
+def test_ce_real_solutions_max_residual_measures_the_basis_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted basis vector (x, y) = (e1, 0), not a solution of (18): the residual is |A e1|_inf = |a_00|."""
+    a = mpmath.matrix([[1.5, 0.3], [-0.2, 1.1]])
+    monkeypatch.setattr(refs, "real_null_space", lambda mat, dps: [mpmath.matrix([1, 0, 0, 0])])
+    assert abs(refs.ce_real_solutions_max_residual(a, 30) - mpmath.mpf(1.5)) < 1e-30
+
+
+@pytest.mark.parametrize("r", [0.9, 1.0, 2.0, 5.5, 10.0])
+@pytest.mark.parametrize("c", [1, 2])
+def test_theta_sin_theta_root_solves_its_equation(r: float, c: int) -> None:
+    with mpmath.workdps(50):
+        t = refs.theta_sin_theta_root(mpmath.mpf(r), c)
+        newton = mpmath.findroot(lambda u: u * mpmath.sin(u) - 1 / (c * mpmath.mpf(r) ** 2), 1 / (mpmath.mpf(r)
+                                                                                                  * math.sqrt(c)))
+        assert 0 < t < mpmath.pi / 2
+        assert abs(t - newton) < mpmath.mpf(10) ** -45
+        assert abs(t - newton * (1 + mpmath.mpf(10) ** -30)) > mpmath.mpf(10) ** -45
+
+
+@pytest.mark.parametrize("r", [1.0, 1.7, 4.0, 10.0])
+def test_theta_sin_theta_root_ball_contains_the_root(r: float) -> None:
+    b = refs.theta_sin_theta_root_ball(r, BITS)
+    with mpmath.workdps(60):
+        # bisection on the increasing r^2 t sin t - 1, a different method from the secant/Anderson guess
+        lo, hi = mpmath.mpf(0), mpmath.pi / 2
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mpmath.mpf(r) ** 2 * mid * mpmath.sin(mid) < 1 else (lo, mid)
+        v = _arb(lo)
+    with workprec(BITS + 64):
+        assert b.overlaps(v) and b.rad() < 1e-35
+        assert not b.overlaps(v + arb(10) ** -30)
+
+
+@pytest.mark.parametrize(("x", "my", "c"), [([0.5, -0.2], [0.3, 0.9], 1.5), ([1.2, 0.0], [-2.0, 1.1], 0.3),
+                                            ([0.0, 3.0], [0.5, -0.5], 3.0)])
+def test_positive_rho_features_mean_is_the_gaussian_kernel_and_the_quadrature(x: list[float], my: list[float],
+                                                                              c: float) -> None:
+    with mpmath.workdps(50):
+        xs, mys, cs = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in my], mpmath.mpf(c)
+        v = refs.positive_rho_features_mean(MP, xs, mys, cs)
+        target = mpmath.exp(-mpmath.fsum((a + b) ** 2 for a, b in zip(xs, mys, strict=True)) / (2 * cs**2))
+        assert abs(v - target) < mpmath.mpf(10) ** -45 * (target + 1)
+        # the defining expectation by quadrature: E cosh(w.(u + v)) per coordinate of w (u = x/c, v = -My/c)
+        s = [(a - b) / cs for a, b in zip(xs, mys, strict=True)]
+        pref = mpmath.exp(-mpmath.fsum(a**2 for a in xs + mys) / (2 * cs**2)) * mpmath.exp(
+            -mpmath.fsum(a**2 for a in xs + mys) / (2 * cs**2))
+        ecosh, _ = refs.quad_gaussian_exp_dot(s, 40)
+        assert abs(v - pref * ecosh) < mpmath.mpf(10) ** -35 * (target + 1)
+        assert abs(v * (1 + mpmath.mpf(10) ** -30) - target) > mpmath.mpf(10) ** -45 * (target + 1)
