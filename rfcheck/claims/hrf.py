@@ -2349,11 +2349,9 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Variance of one feature product of eq (91)-(92) at x = r_i, y = r_j (complex A of eq 86-87)."""
     with mpmath.workdps(dps + 10):
         z, c = _h2_z_norm(MP, {**p, **_AT_CENTERS}, "hermitian", False)
-    m2, e2 = refs.quad_gaussian_exp_dot([2 * mpmath.re(v) for v in z], dps)
-    m1, e1 = refs.quad_gaussian_exp_dot(z, dps)
+    v, e = refs.exp_dot_sample_variance_quad(z, c, dps)
     with mpmath.workdps(dps + 10):
-        return abs(c) ** 2 * (m2 - abs(m1) ** 2), mpmath.mpf(0), abs(c) ** 2 * (abs(e2) + 2 * abs(e1) * abs(m1)) + \
-            mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
+        return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
 
 
 P.claim(
