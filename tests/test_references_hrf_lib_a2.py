@@ -235,3 +235,24 @@ def test_positive_rho_features_mean_is_the_gaussian_kernel_and_the_quadrature(x:
         ecosh, _ = refs.quad_gaussian_exp_dot(s, 40)
         assert abs(v - pref * ecosh) < mpmath.mpf(10) ** -35 * (target + 1)
         assert abs(v * (1 + mpmath.mpf(10) ** -30) - target) > mpmath.mpf(10) ** -45 * (target + 1)
+
+
+@pytest.mark.parametrize(("z", "c"), [([0.3 - 0.4j, -0.1 + 0.2j], 0.8 + 0.1j), ([1.2 + 0.0j, 0.5j], 1.0 + 0.0j),
+                                      ([0.0j, 0.0j], 2.0 - 1.0j), ([-0.7 + 0.9j], 0.3j)])
+def test_exp_dot_sample_variance_quad_equals_the_closed_form(z: list[complex], c: complex) -> None:
+    """``|c|^2 (exp(2|Re z|^2) - exp(|Re z|^2 - |Im z|^2))`` from Lemma 2.4's closed form (a different method)."""
+    zm, cm = [mpmath.mpc(v) for v in z], mpmath.mpc(c)
+    v, e = refs.exp_dot_sample_variance_quad(zm, cm, 30)
+    with mpmath.workdps(50):
+        re2 = mpmath.fsum(mpmath.re(u) ** 2 for u in zm)
+        im2 = mpmath.fsum(mpmath.im(u) ** 2 for u in zm)
+        exact = abs(cm) ** 2 * (mpmath.exp(2 * re2) - mpmath.exp(re2 - im2))
+        assert abs(v - exact) <= e + mpmath.mpf(10) ** -35
+        assert e < mpmath.mpf(10) ** -25 * (abs(cm) ** 2 * mpmath.exp(2 * re2))
+        planted = exact + mpmath.mpf(10) ** -20 * (abs(cm) ** 2 * mpmath.exp(2 * re2))
+        assert abs(v - planted) > e + mpmath.mpf(10) ** -35
+
+
+def test_exp_dot_sample_variance_quad_is_zero_for_a_constant_sample() -> None:
+    v, e = refs.exp_dot_sample_variance_quad([mpmath.mpc(0), mpmath.mpc(0)], mpmath.mpc(1.5, -0.5), 30)
+    assert abs(v) <= e + mpmath.mpf(10) ** -35
