@@ -423,12 +423,7 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of the CE sample's mean (``refs.cexp_mean_quad``), the expectation by rigorous quadrature
     (``refs.gaussian_exp_dot_ball``)."""
-    from rfcheck.arb_backend import workprec
-
-    z, c = refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)
-    v = refs.gaussian_exp_dot_ball(z, bits)
-    with workprec(bits):
-        return c * v
+    return refs.exp_dot_mean_ball(*refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits)
 
 
 P.claim(
@@ -2155,11 +2150,10 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             z, c = _h2_z_norm(MP, p, sq, tau)
-        v, e = refs.quad_gaussian_exp_dot(z, dps)
         if c is None:
-            return v, e
-        with mpmath.workdps(dps + 10):
-            return mpmath.re(c * v), abs(c) * e
+            return refs.quad_gaussian_exp_dot(z, dps)
+        v, e = refs.exp_dot_mean_quad(z, c, dps)
+        return mpmath.re(v), e
 
     return ref
 
@@ -2168,14 +2162,8 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, An
     """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
     (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import workprec
-
         z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
-        v = refs.gaussian_exp_dot_ball(z, bits)
-        if c is None:
-            return v
-        with workprec(bits):
-            return (c * v).real
+        return refs.gaussian_exp_dot_ball(z, bits) if c is None else refs.exp_dot_mean_ball(z, c, bits).real
 
     return ball
 

@@ -68,6 +68,8 @@ __all__ = [
     "cexp_variance_quad",
     "cexp_vectors_ball",
     "derivative_ball",
+    "exp_dot_mean_ball",
+    "exp_dot_mean_quad",
     "exp_dot_sample_variance_quad",
     "feature_exp_moments_ball",
     "feature_exp_moments_quad",
@@ -3007,8 +3009,8 @@ def cexp_mgf_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
 def cexp_mean_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
     """The mean of one complex-exponential (CE) sample, ``c E exp(w^T (A x + (A^T)^-1 y))``, by quadrature.
 
-    ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (``u^2 = sum u_i^2``, no conjugation) at ``dps + 10`` digits
-    times :func:`cexp_mgf_quad`; the error bar is ``|c|`` times the quadrature's.
+    ``z`` and ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (``u^2 = sum u_i^2``, no conjugation) at ``dps + 10``
+    digits, then :func:`exp_dot_mean_quad` (the error bar is ``|c|`` times the quadrature's).
 
     Parameters
     ----------
@@ -3043,12 +3045,12 @@ def cexp_mean_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
     ...     bool(abs(v - sm) <= e + mpmath.mpf(10) ** -24), bool(abs(v - sm * (1 + 1e-15)) <= e)
     (True, False)
     """
-    v, e = cexp_mgf_quad(a, x, y, dps)
     with mpmath.workdps(dps + 10):
         ax, by = a * mpmath.matrix(list(x)), (a.T) ** -1 * mpmath.matrix(list(y))
+        z = ax + by
         c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(ax.rows)) / 2
                        - mpmath.fsum(by[i] ** 2 for i in range(by.rows)) / 2)
-        return c * v, abs(c) * e
+    return exp_dot_mean_quad([z[i] for i in range(z.rows)], c, dps)
 
 
 def base_rel_error_with_error(h: dict[str, Any], which: str, dps: int) -> tuple[Any, Any]:
@@ -3319,3 +3321,88 @@ def exp_dot_sample_variance_quad(z: list[Any], c: Any, dps: int) -> tuple[Any, A
     m1, e1 = quad_gaussian_exp_dot(list(z), dps)
     with mpmath.workdps(dps + 10):
         return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
+
+
+def exp_dot_mean_quad(z: list[Any], c: Any, dps: int) -> tuple[Any, Any]:
+    """``E[c exp(w^T z)] = c E exp(w^T z)``, ``w ~ N(0, I_d)``, ``z`` in ``C^d``, by quadrature.
+
+    :func:`quad_gaussian_exp_dot` (the defining integral, not Lemma 2.4's closed form) times ``c`` at
+    ``dps + 10`` digits; the error bar is ``|c|`` times the quadrature's.  The mean of one sample of the
+    complex-exponential estimators of HRF eq (15)-(16) and (91)-(92), ``c`` their normaliser.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (mpmath numbers, complex allowed).
+    c : number
+        The scale ``c`` (complex allowed).
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(mean, error bar)``; the mean is complex where ``c`` or ``z`` is.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16), and appendix H.2,
+    eq (90)-(92), (94)-(96).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> z, c = [mpmath.mpc(0.3, -0.4), mpmath.mpc(-0.1, 0.2)], mpmath.mpc(0.8, 0.1)
+    >>> v, e = exp_dot_mean_quad(z, c, 25)
+    >>> with mpmath.workdps(40):  # Lemma 2.4: E exp(w.z) = exp(sum z_i^2 / 2)
+    ...     exact = c * mpmath.exp((z[0] ** 2 + z[1] ** 2) / 2)
+    ...     bool(abs(v - exact) <= e < 1e-20), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -18)) <= e)
+    (True, False)
+    """
+    v, e = quad_gaussian_exp_dot(z, dps)
+    with mpmath.workdps(dps + 10):
+        return c * v, abs(c) * e
+
+
+def exp_dot_mean_ball(z: list[Any], c: Any, bits: int) -> Any:
+    """Ball of ``c E exp(w^T z)`` (:func:`exp_dot_mean_quad`): ``c`` times :func:`gaussian_exp_dot_ball`.
+
+    The expectation is enclosed by rigorous Arb quadrature of the defining integral with proven tails
+    (:func:`gaussian_exp_dot_ball`), the product by ball arithmetic, so the ball is rigorous wherever the
+    balls of ``z`` and ``c`` are.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (balls or numbers exact as balls; complex allowed).
+    c : flint.arb or flint.acb
+        The scale.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.acb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16), and appendix H.2,
+    eq (90)-(92), (94)-(96).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import acb
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = exp_dot_mean_ball([0.5, -0.25j], acb(0.75), 128)
+    >>> with mpmath.workdps(40), workprec(128):  # 0.75 exp((0.25 - 0.0625)/2), Lemma 2.4
+    ...     exact = acb(mpmath.nstr(0.75 * mpmath.exp(mpmath.mpf(0.1875) / 2), 38))
+    ...     bool(b.overlaps(exact)), bool(b.overlaps(exact + 1e-25))
+    (True, False)
+    """
+    from rfcheck.arb_backend import workprec
+
+    v = gaussian_exp_dot_ball(z, bits)
+    with workprec(bits):
+        return c * v
