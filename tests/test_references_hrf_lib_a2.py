@@ -256,3 +256,24 @@ def test_exp_dot_sample_variance_quad_equals_the_closed_form(z: list[complex], c
 def test_exp_dot_sample_variance_quad_is_zero_for_a_constant_sample() -> None:
     v, e = refs.exp_dot_sample_variance_quad([mpmath.mpc(0), mpmath.mpc(0)], mpmath.mpc(1.5, -0.5), 30)
     assert abs(v) <= e + mpmath.mpf(10) ** -35
+
+
+@pytest.mark.parametrize(("z", "c"), [([0.3 - 0.4j, -0.1 + 0.2j], 0.8 + 0.1j), ([1.2 + 0.0j, 0.5j], 1.0 + 0.0j),
+                                      ([-0.7 + 0.9j], 0.3j), ([2.0 + 0.0j, -1.5 + 0.0j], 0.25 + 0.0j)])
+def test_exp_dot_mean_quad_and_ball_equal_the_closed_form(z: list[complex], c: complex) -> None:
+    """``c exp(sum z_i^2 / 2)`` (Lemma 2.4's closed form, a different method from both quadratures)."""
+    from flint import acb
+
+    zm, cm = [mpmath.mpc(v) for v in z], mpmath.mpc(c)
+    v, e = refs.exp_dot_mean_quad(zm, cm, 30)
+    with mpmath.workdps(50):
+        exact = cm * mpmath.exp(mpmath.fsum(u**2 for u in zm) / 2)
+        scale = abs(cm) * mpmath.exp(mpmath.fsum(mpmath.re(u) ** 2 for u in zm) / 2)
+        assert abs(v - exact) <= e + mpmath.mpf(10) ** -35 * scale
+        assert e < mpmath.mpf(10) ** -25 * scale
+        assert abs(v - exact - mpmath.mpf(10) ** -20 * scale) > e + mpmath.mpf(10) ** -35 * scale
+    b = refs.exp_dot_mean_ball(z, acb(c), BITS)
+    with workprec(BITS + 64):
+        eb = acb(_arb(mpmath.re(exact)), _arb(mpmath.im(exact)))
+        assert b.overlaps(eb)
+        assert not b.overlaps(eb + _arb(mpmath.mpf(10) ** -25 * scale))
