@@ -1146,14 +1146,8 @@ for _which in ("trig", "pos"):
 
 
 def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
-        r, m = mpmath.mpf(p["r"]), int(p["m"])
-        v, e = refs.mp_max_on_interval(lambda t: fn.impl(MP, r, t, m), dps)
-        with mpmath.workdps(dps + 10):
-            return mpmath.exp(v), mpmath.exp(v) * e
-
-    return ref
+    """``refs.base_max_rel_error`` at the point's ``r, m``."""
+    return lambda p, dps: refs.base_max_rel_error(which, p["r"], int(p["m"]), dps)
 
 
 def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1179,15 +1173,8 @@ for _which in ("trig", "pos"):
 
 
 def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``eps_{theta,r}`` at ``10^-k`` from the limit point (pi for trig, 0 for ++), k = dps + 5, + 6."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
-        r, m = mpmath.mpf(p["r"]), int(p["m"])
-        return refs.two_point_limit(
-            lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)), dps)
-
-    return ref
+    """``refs.base_rel_error_limit`` at the point's ``r, m`` (pi for trig, 0 for ++)."""
+    return lambda p, dps: refs.base_rel_error_limit(which, p["r"], int(p["m"]), dps)
 
 
 def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
@@ -1370,14 +1357,8 @@ P.claim(
 
 
 def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``eps_{theta,r}/sqrt(theta)`` (``end="0"``) or ``/sqrt(pi - theta)`` at ``10^-k`` from the end."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        return refs.two_point_limit(lambda h: mpmath.exp(cf.log_rel_error_angular_hybrid.impl(
-            MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
-
-    return ref
+    """``refs.angular_rel_error_sqrt_limit`` at the point's ``r, m, n`` (``end``: "0" or "pi")."""
+    return lambda p, dps: refs.angular_rel_error_sqrt_limit(end, p["r"], int(p["m"]), int(p["n"]), dps)
 
 
 def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:

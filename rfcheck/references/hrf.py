@@ -52,13 +52,16 @@ __all__ = [
     "angular_lambda_on_draws",
     "angular_log_max_rel_error_ball",
     "angular_rel_error_argmax",
+    "angular_rel_error_sqrt_limit",
     "base_estimator_mse",
+    "base_max_rel_error",
     "base_moments",
     "base_moments_quad",
     "base_moments_quad_ball",
     "base_moments_with_error",
     "base_rel_error_ball",
     "base_rel_error_end_ball",
+    "base_rel_error_limit",
     "base_rel_error_with_error",
     "ce_real_solutions_max_residual",
     "ce_real_system",
@@ -3406,3 +3409,149 @@ def exp_dot_mean_ball(z: list[Any], c: Any, bits: int) -> Any:
     v = gaussian_exp_dot_ball(z, bits)
     with workprec(bits):
         return c * v
+
+
+def _log_rel_error_form(which: str) -> Any:
+    """The library closed form ``log eps_{theta,r}`` of ``SM^trig_m`` or ``SM^++_m`` (``rfcheck.closed_forms.hrf``)."""
+    from rfcheck.closed_forms.hrf import log_rel_error_pos, log_rel_error_trig
+
+    return log_rel_error_trig if which == "trig" else log_rel_error_pos
+
+
+def base_max_rel_error(which: str, r: Any, m: int, dps: int) -> tuple[Any, Any]:
+    """``eps_{S(r)} = max_{theta in [0, pi]} eps_{theta,r}`` of a base estimator, by numerical maximisation.
+
+    ``eps_{theta,r}`` is the relative error ``sqrt(MSE)/SM`` of ``SM^trig_m`` (``which="trig"``) or
+    ``SM^++_m`` on ``S(r)``, from the library closed forms :func:`rfcheck.closed_forms.hrf.log_rel_error_trig`
+    / ``log_rel_error_pos`` (tested against the moment expansion and quadrature, cf.
+    :func:`base_rel_error_ball`); its log is maximised over ``[0, pi]`` by :func:`mp_max_on_interval`
+    (grid plus golden section), then exponentiated at ``dps + 10`` digits.  The error bar is the
+    maximiser's bar scaled by the value: a numerical estimate, not an enclosure (a maximum found on a
+    grid is a lower bound unless the grid resolves the peak).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator.
+    r : float
+        The radius.
+    m : int
+        Number of random features.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(maximum, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (25)-(26).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = base_max_rel_error("trig", 1.0, 2, 20)
+    >>> with mpmath.workdps(40):  # the maximum is the theta -> pi end: exp(2)(1 - exp(-4))/sqrt(4)
+    ...     end = mpmath.exp(2) * (1 - mpmath.exp(-4)) / 2
+    ...     bool(abs(v - end) <= e + mpmath.mpf(10) ** -18), bool(abs(v - end * 1.001) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+
+    fn = _log_rel_error_form(which)
+    r, m = mpmath.mpf(r), int(m)
+    v, e = mp_max_on_interval(lambda t: fn.impl(MP, r, t, m), dps)
+    with mpmath.workdps(dps + 10):
+        return mpmath.exp(v), mpmath.exp(v) * e
+
+
+def base_rel_error_limit(which: str, r: Any, m: int, dps: int) -> tuple[Any, Any]:
+    """``lim eps_{theta,r}`` of ``SM^trig_m`` as ``theta -> pi`` or of ``SM^++_m`` as ``theta -> 0``, numerically.
+
+    :func:`two_point_limit` of ``exp`` of the closed form (:func:`base_max_rel_error`'s) at ``10^-(dps+5)``
+    and ``10^-(dps+6)`` from the end point: an estimate (:func:`base_rel_error_end_ball` encloses the
+    value at the end point, which equals the limit by continuity).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator: ``trig`` at ``theta -> pi``, ``pos`` at ``theta -> 0``.
+    r : float
+        The radius.
+    m : int
+        Number of random features.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(limit, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (26).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = base_rel_error_limit("pos", 0.5, 3, 25)
+    >>> with mpmath.workdps(40):  # one feature: S = exp(-r^2) cosh(|x + y| g), |x + y| = 2r = 1, SM = exp(r^2)
+    ...     f = lambda u: mpmath.npdf(u) * (mpmath.exp(-0.25) * mpmath.cosh(u) - mpmath.exp(0.25)) ** 2
+    ...     exact = mpmath.sqrt(mpmath.quad(f, mpmath.linspace(-40, 40, 41)) / 3) / mpmath.exp(0.25)
+    ...     bool(abs(v - exact) <= e), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -20)) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+
+    fn = _log_rel_error_form(which)
+    r, m = mpmath.mpf(r), int(m)
+    return two_point_limit(lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)), dps)
+
+
+def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> tuple[Any, Any]:
+    """``lim eps_{theta,r}/sqrt(theta)`` (``end="0"``) or ``/sqrt(pi - theta)`` (``end="pi"``) of the angular hybrid.
+
+    ``eps_{theta,r}`` of ``SM^anghyb_{m,n}`` on ``S(r)`` from the library closed form
+    :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid` (the moment expansion, eq (45)); the
+    ratio by :func:`two_point_limit` at ``10^-(dps+5)`` and ``10^-(dps+6)`` from the end: an estimate of a
+    ``0/0`` limit, not an enclosure.
+
+    Parameters
+    ----------
+    end : {"0", "pi"}
+        The end point of ``[0, pi]``.
+    r : float
+        The radius.
+    m, n : int
+        Numbers of random features of the base estimators and of the lambda-estimator.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(limit, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Theorem 3.5 ('Furthermore') and Theorem D.1,
+    eq (45).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = angular_rel_error_sqrt_limit("0", 1.0, 2, 3, 20)
+    >>> with mpmath.workdps(40):  # Thm 3.5: sqrt(1/(2 pi m n)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))
+    ...     w = mpmath.sqrt(1 / (12 * mpmath.pi)) * mpmath.exp(2) * (1 - mpmath.exp(-4))
+    ...     bool(abs(v - w) <= e), bool(abs(v - w * (1 + mpmath.mpf(10) ** -15)) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+    from rfcheck.closed_forms.hrf import log_rel_error_angular_hybrid
+
+    r, m, n = mpmath.mpf(r), int(m), int(n)
+    return two_point_limit(lambda h: mpmath.exp(log_rel_error_angular_hybrid.impl(
+        MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
