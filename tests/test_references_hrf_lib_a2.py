@@ -277,3 +277,49 @@ def test_exp_dot_mean_quad_and_ball_equal_the_closed_form(z: list[complex], c: c
         eb = acb(_arb(mpmath.re(exact)), _arb(mpmath.im(exact)))
         assert b.overlaps(eb)
         assert not b.overlaps(eb + _arb(mpmath.mpf(10) ** -25 * scale))
+
+
+@pytest.mark.parametrize("which", ["trig", "pos"])
+@pytest.mark.parametrize(("r", "m"), [(0.3, 1), (1.0, 3), (2.0, 10)])
+def test_base_max_rel_error_is_the_end_value_by_quadrature(which: str, r: float, m: int) -> None:
+    """The relative error of each base estimator grows towards its bad end (pi for trig, 0 for ++), so its maximum
+    over [0, pi] is the end value, computed here by a 1-d quadrature of the squared error (a different method)."""
+    v, e = refs.base_max_rel_error(which, r, m, 20)
+    with mpmath.workdps(50):
+        t = mpmath.pi if which == "trig" else mpmath.mpf(0)
+        end = mpmath.sqrt(_mse_by_quadrature(which, r, r, t, m)) / mpmath.exp(mpmath.mpf(r) ** 2 * mpmath.cos(t))
+        assert abs(v - end) <= e + mpmath.mpf(10) ** -18 * end
+        assert abs(v - end * (1 + mpmath.mpf(10) ** -12)) > e + mpmath.mpf(10) ** -18 * end
+
+
+@pytest.mark.parametrize("which", ["trig", "pos"])
+@pytest.mark.parametrize(("r", "m"), [(0.3, 1), (1.0, 3), (2.0, 10)])
+def test_base_rel_error_limit_equals_the_end_ball(which: str, r: float, m: int) -> None:
+    v, e = refs.base_rel_error_limit(which, r, m, 30)
+    b = refs.base_rel_error_end_ball(which, r, m, BITS)
+    with mpmath.workdps(50):
+        t = mpmath.pi if which == "trig" else mpmath.mpf(0)
+        end = mpmath.sqrt(_mse_by_quadrature(which, r, r, t, m)) / mpmath.exp(mpmath.mpf(r) ** 2 * mpmath.cos(t))
+        assert abs(v - end) <= e
+        assert e < mpmath.mpf(10) ** -28 * end
+        assert abs(v - end * (1 + mpmath.mpf(10) ** -25)) > e
+    with workprec(BITS + 64):
+        assert b.overlaps(_arb(end))
+
+
+@pytest.mark.parametrize("end", ["0", "pi"])
+@pytest.mark.parametrize(("r", "m", "n"), [(1.0, 2, 3), (0.5, 1, 1), (2.0, 5, 40)])
+def test_angular_rel_error_sqrt_limit_is_w_over_sqrt_2_pi_m_n(end: str, r: float, m: int, n: int) -> None:
+    """Thm 3.5's 'Furthermore' holds at both ends (with sqrt(pi - theta) at pi): ``sqrt(1/(2 pi m n)) W(r)``,
+    ``W(r) = exp(2r^2)(1 - exp(-4r^2))`` -- a closed form derived independently of the maximisation."""
+    v, e = refs.angular_rel_error_sqrt_limit(end, r, m, n, 25)
+    with mpmath.workdps(50):
+        rm = mpmath.mpf(r)
+        w = mpmath.sqrt(1 / (2 * mpmath.pi * m * n)) * mpmath.exp(2 * rm**2) * (1 - mpmath.exp(-4 * rm**2))
+        assert e < mpmath.mpf(10) ** -20 * w
+        if end == "0":
+            assert abs(v - w) <= e
+            assert abs(v - w * (1 + mpmath.mpf(10) ** -18)) > e
+        else:  # pi - h rounded before 1 - theta/pi is formed: ~16 digits, more than the bar says (documented)
+            assert abs(v - w) <= mpmath.mpf(10) ** -15 * w
+            assert abs(v - w * (1 + mpmath.mpf(10) ** -12)) > mpmath.mpf(10) ** -15 * w

@@ -3517,7 +3517,9 @@ def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> 
     ``eps_{theta,r}`` of ``SM^anghyb_{m,n}`` on ``S(r)`` from the library closed form
     :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid` (the moment expansion, eq (45)); the
     ratio by :func:`two_point_limit` at ``10^-(dps+5)`` and ``10^-(dps+6)`` from the end: an estimate of a
-    ``0/0`` limit, not an enclosure.
+    ``0/0`` limit, not an enclosure.  At ``end="pi"`` the angle ``pi - h`` is rounded at ``dps + 20`` digits
+    before the closed form recovers ``1 - theta/pi ~ h/pi`` from it, which costs digits the bar does not
+    count: the value is good to about 16 digits there (tested), its bar is smaller than its error.
 
     Parameters
     ----------
