@@ -288,12 +288,8 @@ def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps, quad)
-        v = h["ES2"] if which == "trig" else h["ES1"]
-        return v, h["rel"] * 3 * abs(v)
-
-    return ref
+    """``refs.base_estimator_mean_with_error`` from the memoised moments (MGF or, ``quad``, quadrature)."""
+    return lambda p, dps: refs.base_estimator_mean_with_error(_hyb_moments(p, dps, quad), which)
 
 
 for _which, _eq, _stmt in (

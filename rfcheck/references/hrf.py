@@ -53,6 +53,7 @@ __all__ = [
     "angular_log_max_rel_error_ball",
     "angular_rel_error_argmax",
     "angular_rel_error_sqrt_limit",
+    "base_estimator_mean_with_error",
     "base_estimator_mse",
     "base_max_rel_error",
     "base_moments",
@@ -3557,3 +3558,41 @@ def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> 
     r, m, n = mpmath.mpf(r), int(m), int(n)
     return two_point_limit(lambda h: mpmath.exp(log_rel_error_angular_hybrid.impl(
         MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
+
+
+def base_estimator_mean_with_error(h: dict[str, Any], which: str) -> tuple[Any, Any]:
+    """The mean ``E S`` of a base estimator from the moments of :func:`hybrid_moments_with_error`, with its bar.
+
+    ``S`` is ``SM^trig_m`` (``which="trig"``, ``ES2``) or ``SM^++_m`` (``ES1``): the Gaussian expectation of
+    the features' inner product (from the MGF or by quadrature, as the moments were computed), not assumed
+    to equal ``SM``.  The error bar is ``3 rel |E S|``, ``rel`` the moments' relative input error.
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    which : {"trig", "pos"}
+        The base estimator.
+
+    Returns
+    -------
+    tuple
+        ``(mean, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 1, eq (2)-(3) and (6).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> base, berr = base_moments_with_error(0.7, 0.4, 1.1, 30, quad=True)  # the moments by 1-d quadrature
+    >>> v, e = base_estimator_mean_with_error(
+    ...     hybrid_moments_with_error(0.7, 0.4, 1.1, 3, base, berr, [0, 0], [0, 0], 30), "pos")
+    >>> with mpmath.workdps(40):  # unbiased: E S = SM(x, y) = exp(|x| |y| cos theta)
+    ...     sm = mpmath.exp(mpmath.mpf(0.7) * mpmath.mpf(0.4) * mpmath.cos(mpmath.mpf(1.1)))
+    ...     bool(abs(v - sm) <= e < 1e-25), bool(abs(v - sm * (1 + mpmath.mpf(10) ** -20)) <= e)
+    (True, False)
+    """
+    v = h["ES2"] if which == "trig" else h["ES1"]
+    return v, h["rel"] * 3 * abs(v)
