@@ -323,3 +323,20 @@ def test_angular_rel_error_sqrt_limit_is_w_over_sqrt_2_pi_m_n(end: str, r: float
         else:  # pi - h rounded before 1 - theta/pi is formed: ~16 digits, more than the bar says (documented)
             assert abs(v - w) <= mpmath.mpf(10) ** -15 * w
             assert abs(v - w * (1 + mpmath.mpf(10) ** -12)) > mpmath.mpf(10) ** -15 * w
+
+
+@pytest.mark.parametrize("which", ["trig", "pos"])
+@pytest.mark.parametrize("quad", [False, True])
+@pytest.mark.parametrize(("nx", "ny", "theta", "m"), _PAIRS)
+def test_base_estimator_mean_with_error_is_the_softmax_kernel(which: str, quad: bool, nx: float, ny: float,
+                                                             theta: float, m: int) -> None:
+    """Both base estimators are unbiased (eq (2)-(3) with eq (6)): ``E S = exp(|x| |y| cos theta)`` (a closed form,
+    not the moments' MGF or quadrature)."""
+    base, berr = refs.base_moments_with_error(nx, ny, theta, 30, quad=quad)
+    h = refs.hybrid_moments_with_error(nx, ny, theta, m, base, berr, [0, 0], [0, 0], 30)
+    v, e = refs.base_estimator_mean_with_error(h, which)
+    with mpmath.workdps(50):
+        sm = mpmath.exp(mpmath.mpf(nx) * mpmath.mpf(ny) * mpmath.cos(mpmath.mpf(theta)))
+        assert abs(v - sm) <= e
+        assert e < mpmath.mpf(10) ** -25 * sm
+        assert abs(v - sm * (1 + mpmath.mpf(10) ** -22)) > e
