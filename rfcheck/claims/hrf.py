@@ -196,13 +196,6 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _mse_of(h: dict[str, Any], which: str) -> Any:
-    """MSE of SM^trig_m (``which="trig"``) or SM^++_m, ``E S^2 - 2 SM E S + SM^2``, from the moments ``h`` of
-    ``refs.hybrid_moments``."""
-    s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
-    return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
-
-
 def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
     """Ball of ``f(h)``, ``h`` the exact moments at the point (``rfcheck.references.hrf.hybrid_moments``)."""
     return lambda p, bits: refs.on_balls(lambda ctx, *a: f(refs.hybrid_moments(ctx, *a)), p["nx"], p["ny"],
@@ -276,7 +269,7 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
         checks=[
             deterministic_check("moment-expansion", None, _ref_base_mse(_which),
                                 printed_ctx=printed_lem22_ctx(_which),
-                                reference_ball=_exact_ball(lambda h, w=_which: _mse_of(h, w)),
+                                reference_ball=_exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
                                 atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
             _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
@@ -295,12 +288,8 @@ def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps, quad)
-        v = h["ES2"] if which == "trig" else h["ES1"]
-        return v, h["rel"] * 3 * abs(v)
-
-    return ref
+    """``refs.base_estimator_mean_with_error`` from the memoised moments (MGF or, ``quad``, quadrature)."""
+    return lambda p, dps: refs.base_estimator_mean_with_error(_hyb_moments(p, dps, quad), which)
 
 
 for _which, _eq, _stmt in (
@@ -394,18 +383,15 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
     return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
 
 
-def _ce_mp(p: dict[str, Any]) -> tuple[Any, Any]:
-    """``A x`` and ``(A^T)^-1 y`` as mpmath matrices (the inverse by mpmath's LU), for the quadrature references."""
-    a = _amat(p)
-    return a * mpmath.matrix([p["x0"], p["x1"]]), (a.T) ** -1 * mpmath.matrix([p["y0"], p["y1"]])
+def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``refs.cexp_mean_quad``) at the point, ``A`` as
+    :func:`_amat` built at ``dps + 10`` digits."""
+    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            a = _amat(p)
+        return quantity(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], dps)
 
-
-def _ref_eq14(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by per-coordinate quadrature."""
-    with mpmath.workdps(dps + 10):
-        ax, by = _ce_mp(p)
-        z = ax + by
-    return refs.quad_gaussian_exp_dot([z[0], z[1]], dps)
+    return ref
 
 
 def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
@@ -418,7 +404,7 @@ P.claim(
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq14, printed_ctx=printed_eq14_ctx,
+    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
                                        reference_ball=_eq14_ref_ball, max_points=30,
                                        atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
 )
@@ -430,23 +416,10 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(x0 * y0 + x1 * y1)
 
 
-def _ref_eq15(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """``c E exp(w^T z)``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)``, the expectation by quadrature."""
-    v, e = _ref_eq14(p, dps)
-    with mpmath.workdps(dps + 10):
-        ax, by = _ce_mp(p)
-        c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(2)) / 2 - mpmath.fsum(by[i] ** 2 for i in range(2)) / 2)
-        return c * v, abs(c) * e
-
-
 def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of :func:`_ref_eq15`'s value, the expectation by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
-    from rfcheck.arb_backend import workprec
-
-    z, c = refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)
-    v = refs.gaussian_exp_dot_ball(z, bits)
-    with workprec(bits):
-        return c * v
+    """Ball of the CE sample's mean (``refs.cexp_mean_quad``), the expectation by rigorous quadrature
+    (``refs.gaussian_exp_dot_ball``)."""
+    return refs.exp_dot_mean_ball(*refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits)
 
 
 P.claim(
@@ -454,7 +427,7 @@ P.claim(
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ref_eq15, printed_ctx=_sm_xy_ctx,
+    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
                                        reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
@@ -535,12 +508,7 @@ def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """
     with mpmath.workdps(dps + 10):
         a = _amat(p) if "a00r" in p else _eq18_point(p, dps)[0]
-        b = (a.T) ** -1
-        worst = mpmath.mpf(0)
-        for v in _eq18_null(a, dps):
-            z = a * mpmath.matrix([v[0], v[1]]) + b * mpmath.matrix([v[2], v[3]])
-            worst = max(worst, max(abs(z[0]), abs(z[1])))
-        return mpmath.mpf(10) ** (5 - dps), worst, mpmath.mpf(0)
+        return mpmath.mpf(10) ** (5 - dps), refs.ce_real_solutions_max_residual(a, dps), mpmath.mpf(0)
 
 
 P.claim(
@@ -728,14 +696,8 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """E[rho_1(x)^T rho_2(y)] with positive features (eq 3): prefactors times exp(-(|u|^2 + |v|^2)/2)
-    E[cosh(w^T(u + v))], u = x/c, v = -M y/c, E cosh(w^T a) = exp(|a|^2/2) from the Gaussian MGF (Lemma 2.4)."""
-    x, my, c = _eq20_xy_ctx(ctx, p)
-    u = [a / c for a in x]
-    v = [-b / c for b in my]
-    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
-    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
-    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
+    """``E[rho_1(x)^T rho_2(y)]`` with positive features (``refs.positive_rho_features_mean``)."""
+    return refs.positive_rho_features_mean(ctx, *_eq20_xy_ctx(ctx, p))
 
 
 def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -810,7 +772,7 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     MSEs ``mse1, mse2`` and the geometry ``g``, on ``ctx``."""
     h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
     h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
-    h["mse1"], h["mse2"] = _mse_of(h, "pos"), _mse_of(h, "trig")
+    h["mse1"], h["mse2"] = refs.base_estimator_mse(h, "pos"), refs.base_estimator_mse(h, "trig")
     h["g"] = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
     return h
 
@@ -1145,42 +1107,20 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of ``sqrt(MSE)/SM`` of SM^trig_m at theta (``pos``: SM^++_m at pi - theta) on S(r), exact moments
-    (``quad``: the base moments by rigorous quadrature, :func:`_quad_moments_ball`).
-
-    The MSE is expanded at twice the bits (it cancels to 0 at the zero-variance end) and its enclosure is
-    intersected with ``[0, inf)`` (``MSE = E(S - SM)^2 >= 0``) before the square root."""
-    def f(ctx: Any, r: Any, t: Any, m: Any) -> Any:
-        h = refs.hybrid_moments(ctx, r, r, ctx.pi - t if which == "pos" else t, m)
-        return _mse_of(h, which), h["K"]
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import workprec
-
-        if quad:
-            h = _quad_moments_ball(dict(p, nx=p["r"], ny=p["r"]), 2 * bits, flip=which == "pos")
-            mse, k = h["mse2" if which == "trig" else "mse1"], h["K"]
-        else:
-            mse, k = refs.on_balls(f, p["r"], p["theta"], int(p["m"]), bits=2 * bits)
-        with workprec(2 * bits):
-            return mse.nonnegative_part().sqrt() / k
-
-    return ball
+    """``refs.base_rel_error_ball`` at the point's ``r, theta, m``."""
+    return lambda p, bits: refs.base_rel_error_ball(which, p["r"], p["theta"], int(p["m"]), bits, quad=quad)
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``sqrt(MSE)/SM`` from quadrature moments; ``pos`` at ``pi - theta``."""
+    """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
+    ``pi - theta``."""
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         q = dict(p, nx=p["r"], ny=p["r"])
         if which == "pos":
             with mpmath.workdps(dps + 10):
                 q["theta"] = mpmath.pi - mpmath.mpf(p["theta"])
-        h = _hyb_moments(q, dps, quad)
-        with mpmath.workdps(dps + 10):
-            mse = h["mse2"] if which == "trig" else h["mse1"]
-            v = mpmath.sqrt(mse) / h["K"] if mse > 0 else mpmath.mpf(0)
-            return v, mpmath.sqrt(h["err2"] if which == "trig" else h["err1"]) / h["K"]
+        return refs.base_rel_error_with_error(_hyb_moments(q, dps, quad), which, dps)
 
     return ref
 
@@ -1202,14 +1142,8 @@ for _which in ("trig", "pos"):
 
 
 def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
-        r, m = mpmath.mpf(p["r"]), int(p["m"])
-        v, e = refs.mp_max_on_interval(lambda t: fn.impl(MP, r, t, m), dps)
-        with mpmath.workdps(dps + 10):
-            return mpmath.exp(v), mpmath.exp(v) * e
-
-    return ref
+    """``refs.base_max_rel_error`` at the point's ``r, m``."""
+    return lambda p, dps: refs.base_max_rel_error(which, p["r"], int(p["m"]), dps)
 
 
 def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1234,34 +1168,14 @@ for _which in ("trig", "pos"):
     )
 
 
-def _two_point_limit(f: Callable[[Any], Any], dps: int) -> tuple[Any, Any]:
-    """``f(h)`` at ``h = 10^-(dps+6)`` (at ``dps + 20`` digits), its error from the value at ``h = 10^-(dps+5)``."""
-    with mpmath.workdps(dps + 20):
-        out = [f(mpmath.mpf(10) ** (-k)) for k in (dps + 5, dps + 6)]
-        return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
-
-
 def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``eps_{theta,r}`` at ``10^-k`` from the limit point (pi for trig, 0 for ++), k = dps + 5, + 6."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        fn = cf.log_rel_error_trig if which == "trig" else cf.log_rel_error_pos
-        r, m = mpmath.mpf(p["r"]), int(p["m"])
-        return _two_point_limit(lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)),
-                                dps)
-
-    return ref
+    """``refs.base_rel_error_limit`` at the point's ``r, m`` (pi for trig, 0 for ++)."""
+    return lambda p, dps: refs.base_rel_error_limit(which, p["r"], int(p["m"]), dps)
 
 
 def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """Ball of the limit of ``eps_{theta,r}`` (SM^trig at theta -> pi, SM^++ at theta -> 0) on S(r): the relative
-    error ``sqrt(MSE)/SM`` from the exact moments (``refs.hybrid_moments``) is a composition of exp, cos, sqrt and
-    arithmetic, continuous in theta on [0, pi] (SM > 0, MSE >= 0), so the limit is its value at the end point."""
-    def f(ctx: Any, r: Any, m: Any) -> Any:
-        h = refs.hybrid_moments(ctx, r, r, ctx.pi if which == "trig" else refs.num(ctx, 0.0), m)
-        return ctx.sqrt(_mse_of(h, which)) / h["K"]
-
-    return lambda p, bits: refs.on_balls(f, p["r"], int(p["m"]), bits=bits)
+    """``refs.base_rel_error_end_ball`` at the point's ``r, m`` (the limit is the value at the end point)."""
+    return lambda p, bits: refs.base_rel_error_end_ball(which, p["r"], int(p["m"]), bits)
 
 
 P.claim(
@@ -1439,14 +1353,8 @@ P.claim(
 
 
 def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``eps_{theta,r}/sqrt(theta)`` (``end="0"``) or ``/sqrt(pi - theta)`` at ``10^-k`` from the end."""
-
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
-        return _two_point_limit(lambda h: mpmath.exp(cf.log_rel_error_angular_hybrid.impl(
-            MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
-
-    return ref
+    """``refs.angular_rel_error_sqrt_limit`` at the point's ``r, m, n`` (``end``: "0" or "pi")."""
+    return lambda p, dps: refs.angular_rel_error_sqrt_limit(end, p["r"], int(p["m"]), int(p["n"]), dps)
 
 
 def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1593,13 +1501,6 @@ def _b(i: int, r: Any, t: Any, n: int) -> Any:
     return _b_ctx(MP, i, r, t, n)
 
 
-def _theta_star(i: int, r: Any) -> Any:
-    """The local maximiser of b_r^i on [0, pi/2]: root of 1 - c r^2 theta sin(theta), c = 1 (b^1) or 2 (b^2)."""
-    c = 1 if i == 1 else 2
-    return mpmath.findroot(lambda t: 1 - c * r**2 * t * mpmath.sin(t), (mpmath.mpf(0), mpmath.pi / 2),
-                           solver="anderson")
-
-
 def _deriv_check(i: int) -> Check:
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         """Eq (57) (``i = 1``) / eq (58) (``i = 2``) as printed."""
@@ -1663,21 +1564,13 @@ P.claim(
 def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r = mpmath.mpf(p["r"])
-        return _theta_star(1, r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
+        return refs.theta_sin_theta_root(r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
 
 
 def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Balls of ``theta*`` and ``sqrt(pi/2)/r``: ``theta*`` is the unique root of the increasing ``r^2 t sin t - 1``
-    on ``[0, pi/2]`` (``t sin t`` increases there), enclosed by a sign change on balls (``refs.increasing_root_ball``)
-    around the mpmath root."""
-    from rfcheck.arb_backend import ARB
-
-    r = refs.num(ARB, p["r"])
-    with mpmath.workdps(int(bits * 0.31) + 10):
-        rm = mpmath.mpf(p["r"])
-        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), _theta_star(1, rm))  # polished (secant)
+    """Balls of ``theta*`` (``refs.theta_sin_theta_root_ball``) and of the printed ``sqrt(pi/2)/r``."""
     try:
-        t = refs.increasing_root_ball(lambda u: r**2 * u * ARB.sin(u) - 1, guess, bits)
+        t = refs.theta_sin_theta_root_ball(p["r"], bits)
     except ValueError as exc:
         return f"no enclosure of theta* ({exc})"
     return t, refs.on_balls(lambda ctx, r: ctx.sqrt(ctx.pi / 2) / r, p["r"], bits=bits)
@@ -2234,11 +2127,10 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             z, c = _h2_z_norm(MP, p, sq, tau)
-        v, e = refs.quad_gaussian_exp_dot(z, dps)
         if c is None:
-            return v, e
-        with mpmath.workdps(dps + 10):
-            return mpmath.re(c * v), abs(c) * e
+            return refs.quad_gaussian_exp_dot(z, dps)
+        v, e = refs.exp_dot_mean_quad(z, c, dps)
+        return mpmath.re(v), e
 
     return ref
 
@@ -2247,14 +2139,8 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, An
     """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
     (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
-        from rfcheck.arb_backend import workprec
-
         z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
-        v = refs.gaussian_exp_dot_ball(z, bits)
-        if c is None:
-            return v
-        with workprec(bits):
-            return (c * v).real
+        return refs.gaussian_exp_dot_ball(z, bits) if c is None else refs.exp_dot_mean_ball(z, c, bits).real
 
     return ball
 
@@ -2428,11 +2314,9 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Variance of one feature product of eq (91)-(92) at x = r_i, y = r_j (complex A of eq 86-87)."""
     with mpmath.workdps(dps + 10):
         z, c = _h2_z_norm(MP, {**p, **_AT_CENTERS}, "hermitian", False)
-    m2, e2 = refs.quad_gaussian_exp_dot([2 * mpmath.re(v) for v in z], dps)
-    m1, e1 = refs.quad_gaussian_exp_dot(z, dps)
+    v, e = refs.exp_dot_sample_variance_quad(z, c, dps)
     with mpmath.workdps(dps + 10):
-        return abs(c) ** 2 * (m2 - abs(m1) ** 2), mpmath.mpf(0), abs(c) ** 2 * (abs(e2) + 2 * abs(e1) * abs(m1)) + \
-            mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
+        return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
 
 
 P.claim(

@@ -52,15 +52,29 @@ __all__ = [
     "angular_lambda_on_draws",
     "angular_log_max_rel_error_ball",
     "angular_rel_error_argmax",
+    "angular_rel_error_sqrt_limit",
+    "base_estimator_mean_with_error",
+    "base_estimator_mse",
+    "base_max_rel_error",
     "base_moments",
     "base_moments_quad",
     "base_moments_quad_ball",
     "base_moments_with_error",
+    "base_rel_error_ball",
+    "base_rel_error_end_ball",
+    "base_rel_error_limit",
+    "base_rel_error_with_error",
+    "ce_real_solutions_max_residual",
     "ce_real_system",
+    "cexp_mean_quad",
+    "cexp_mgf_quad",
     "cexp_scalar_on_draws",
     "cexp_variance_quad",
     "cexp_vectors_ball",
     "derivative_ball",
+    "exp_dot_mean_ball",
+    "exp_dot_mean_quad",
+    "exp_dot_sample_variance_quad",
     "feature_exp_moments_ball",
     "feature_exp_moments_quad",
     "gauss_lambda_moments",
@@ -99,6 +113,7 @@ __all__ = [
     "num",
     "on_balls",
     "pair_geometry",
+    "positive_rho_features_mean",
     "quad_gaussian_exp_dot",
     "real_null_space",
     "same_length_distance_sq",
@@ -110,6 +125,9 @@ __all__ = [
     "sign_pattern_margin_ball",
     "sm_pos_on_draws",
     "sm_trig_on_draws",
+    "theta_sin_theta_root",
+    "theta_sin_theta_root_ball",
+    "two_point_limit",
 ]
 
 
@@ -1061,7 +1079,8 @@ def cexp_variance_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
 
     ``z = A x + (A^T)^-1 y``, ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (bilinear squares), ``w ~
     N(0, I_d)``: ``|c|^2 (E exp(2 w.Re z) - |E exp(w.z)|^2)``, both expectations by
-    :func:`quad_gaussian_exp_dot` (not Lemma 2.4's closed form).
+    :func:`quad_gaussian_exp_dot` (not Lemma 2.4's closed form): :func:`exp_dot_sample_variance_quad`
+    of ``z`` and ``c`` formed at ``dps + 10`` digits.
 
     Parameters
     ----------
@@ -1088,12 +1107,7 @@ def cexp_variance_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
         b = (a.T) ** -1
         z = a * x + b * y
         c = mpmath.exp(-bsq(a * x) / 2 - bsq(b * y) / 2)
-        zr = [2 * mpmath.re(z[i]) for i in range(len(z))]
-        zs = [z[i] for i in range(len(z))]
-    m2, e2 = quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
-    m1, e1 = quad_gaussian_exp_dot(zs, dps)
-    with mpmath.workdps(dps + 10):
-        return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
+        return exp_dot_sample_variance_quad([z[i] for i in range(len(z))], c, dps)
 
 
 def sgn_product_mean_quad(theta: Any, dps: int) -> tuple[Any, Any]:
@@ -2764,6 +2778,829 @@ def angular_log_max_rel_error_ball(r: Any, m: int, n: int, bits: int, *, below: 
                              max_evals=max_evals)
     with workprec(bits):
         return (lo.log() / 2).union(hi.log() / 2)
+
+
+# ---- reference quantities moved from the claims (first part, second pass)
+
+
+def base_estimator_mse(h: dict[str, Any], which: str) -> Any:
+    """The mean squared error ``E(S - SM)^2 = E S^2 - 2 SM E S + SM^2`` of a base estimator from its moments.
+
+    ``S`` is ``SM^trig_m`` (``which="trig"``) or ``SM^++_m`` (``which="pos"``); the expansion does not
+    assume ``E S = SM``.  Plain arithmetic on the moments, so it runs on any context's numbers (mpmath,
+    Arb balls, floats).
+
+    Parameters
+    ----------
+    h : dict
+        ``ES1, ES1sq`` (first and second moment of ``SM^++_m``), ``ES2, ES2sq`` (of ``SM^trig_m``) and
+        ``K = SM(x, y)``, as :func:`hybrid_moments` returns them.
+    which : {"trig", "pos"}
+        The base estimator.
+
+    Returns
+    -------
+    number
+        The MSE, a number of the moments' context.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), eq (2)-(3) (the estimators) and Lemma 2.2,
+    eq (7) (the quantity it states).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> h = hybrid_moments(MP, mpmath.mpf(1), mpmath.mpf(1), mpmath.pi, 1)  # x = -y, |x| = 1, one feature
+    >>> g = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # E (S - SM)^2, S trig
+    >>> mpmath.almosteq(base_estimator_mse(h, "trig"), mpmath.quad(g, [-mpmath.inf, 0, mpmath.inf]), 1e-12)
+    True
+    """
+    s1, s2 = ("ES2", "ES2sq") if which == "trig" else ("ES1", "ES1sq")
+    return h[s2] - 2 * h["K"] * h[s1] + h["K"] ** 2
+
+
+def base_rel_error_ball(which: str, r: Any, theta: Any, m: int, bits: int, *, quad: bool = False) -> Any:
+    """Ball of the relative error ``eps_{theta,r} = sqrt(MSE(S)) / SM(x, y)`` of a base estimator on the sphere.
+
+    ``x, y`` on ``S(r)`` at angle ``theta``; ``S = SM^trig_m`` at ``theta`` (``which="trig"``) or
+    ``S = SM^++_m`` at ``pi - theta`` (``which="pos"``, pi as a ball).  The moments are the exact MGF forms
+    (:func:`hybrid_moments`) or, with ``quad``, the defining Gaussian expectations by rigorous quadrature
+    (:func:`hybrid_moments_quad_ball`).  The MSE (:func:`base_estimator_mse`) is expanded at ``2 bits`` (it
+    cancels to 0 at the zero-variance end) and its enclosure is intersected with ``[0, inf)`` before the
+    square root: ``MSE = E(S - SM)^2 >= 0``, so the intersection loses no point of the true value and the
+    ball is rigorous wherever the moments' balls are.
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator.
+    r, theta : float
+        Radius and angle, exact as balls.
+    m : int
+        Number of random features.
+    bits : int
+        Working precision in bits (the MSE is expanded at ``2 bits``).
+    quad : bool, default False
+        Base moments by rigorous quadrature instead of the MGF closed forms.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 (the relative error) and Lemma 3.4,
+    eq (25).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # theta = pi, r = 1
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = base_rel_error_ball("trig", 1.0, math.pi, 1, 128)  # math.pi: 1.2e-16 below pi, where d eps/d theta = 0
+    >>> with mpmath.workdps(40), workprec(128):
+    ...     v = arb(mpmath.nstr(mpmath.sqrt(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf])) * mpmath.e, 35))
+    ...     bool(abs(b - v) < 1e-28), bool(b.overlaps(v + 1e-25))
+    (True, False)
+    """
+    from rfcheck.arb_backend import workprec
+
+    def f(ctx: Any, rr: Any, t: Any, mm: Any) -> Any:
+        h = hybrid_moments(ctx, rr, rr, ctx.pi - t if which == "pos" else t, mm)
+        return base_estimator_mse(h, which), h["K"]
+
+    if quad:
+        h = hybrid_moments_quad_ball(r, r, theta, int(m), 2 * bits, flip=which == "pos")
+        mse, k = h["mse2" if which == "trig" else "mse1"], h["K"]
+    else:
+        mse, k = on_balls(f, r, theta, int(m), bits=2 * bits)
+    with workprec(2 * bits):
+        return mse.nonnegative_part().sqrt() / k
+
+
+def base_rel_error_end_ball(which: str, r: Any, m: int, bits: int) -> Any:
+    """Ball of the relative error ``sqrt(MSE)/SM`` of ``SM^trig_m`` at ``theta = pi`` or ``SM^++_m`` at ``theta = 0``.
+
+    ``x, y`` on ``S(r)``; the moments are the exact MGF forms (:func:`hybrid_moments`), the MSE
+    :func:`base_estimator_mse`.  The relative error is a composition of ``exp``, ``cos``, ``sqrt`` and
+    arithmetic, continuous in ``theta`` on ``[0, pi]`` (``SM > 0``, ``MSE >= 0``), so this is also its limit
+    ``theta -> pi`` (trig) or ``theta -> 0`` (pos); the end point is exact (pi as a ball).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator: ``trig`` at ``theta = pi``, ``pos`` at ``theta = 0``.
+    r : float
+        Radius, exact as a ball.
+    m : int
+        Number of random features.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (26) (the limits).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * u) - 1 / mpmath.e) ** 2  # E (S - SM)^2, r = 1
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = base_rel_error_end_ball("trig", 1.0, 3, 128)
+    >>> with mpmath.workdps(40), workprec(128):
+    ...     v = arb(mpmath.nstr(mpmath.sqrt(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf]) / 3) * mpmath.e, 35))
+    ...     bool(abs(b - v) < 1e-30), bool(b.overlaps(v + 1e-25))
+    (True, False)
+    """
+    def f(ctx: Any, rr: Any, mm: Any) -> Any:
+        h = hybrid_moments(ctx, rr, rr, ctx.pi if which == "trig" else num(ctx, 0.0), mm)
+        return ctx.sqrt(base_estimator_mse(h, which)) / h["K"]
+
+    return on_balls(f, r, int(m), bits=bits)
+
+
+def two_point_limit(f: Callable[[Any], Any], dps: int) -> tuple[Any, Any]:
+    """``lim_{h -> 0+} f(h)`` estimated from ``f`` at ``h = 10^-(dps+5)`` and ``h = 10^-(dps+6)``.
+
+    Both values at ``dps + 20`` digits; the value is ``f(10^-(dps+6))``, the error bar ten times the
+    difference of the two values plus ``10^-dps`` times the value.  For ``f`` with a first-order
+    expansion ``f(h) = L + c h + O(h^2)`` the bar covers ``|f(h) - L|`` (the difference of the two values
+    is ``0.9 c 10^-(dps+5)``); it is an estimate, not a proof (nothing bounds the higher orders), and it
+    fails where ``f`` cancels catastrophically at these ``h``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(h)`` of an mpmath number ``h > 0``, evaluated at the working precision.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Lemma 3.4, eq (26) and Theorem 3.5 (the limits
+    of the relative errors at the ends of ``[0, pi]``).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = two_point_limit(lambda h: mpmath.sin(h) / h, 30)  # the limit is 1
+    >>> bool(abs(v - 1) <= e < mpmath.mpf(10) ** -29)
+    True
+    >>> v, e = two_point_limit(lambda h: 2 + 3 * h, 30)  # linear: the bar covers the distance to 2
+    >>> bool(abs(v - 2) <= e), bool(abs(v - 2 - mpmath.mpf(10) ** -25) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 20):
+        out = [f(mpmath.mpf(10) ** (-k)) for k in (dps + 5, dps + 6)]
+        return out[1], abs(out[1] - out[0]) * 10 + abs(out[1]) * mpmath.mpf(10) ** (-dps)
+
+
+def cexp_mgf_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, ``w ~ N(0, I_d)``, by per-coordinate quadrature.
+
+    ``z`` at ``dps + 10`` digits (``(A^T)^-1`` by mpmath's LU), then :func:`quad_gaussian_exp_dot` (the
+    defining expectation, not the MGF closed form ``exp(sum z_i^2 / 2)`` of Lemma 2.4).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    x, y : sequence
+        The inputs, ``d`` real numbers each.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)`` of :func:`quad_gaussian_exp_dot`.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (14) (the right side).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> a = mpmath.matrix([[1 + 0.5j, 0.2], [-0.3j, 1.5]])
+    >>> v, e = cexp_mgf_quad(a, [0.4, -0.7], [0.1, 0.9], 25)
+    >>> with mpmath.workdps(40):  # the closed form of Lemma 2.4, exp(sum z_i^2 / 2)
+    ...     z = a * mpmath.matrix([0.4, -0.7]) + (a.T) ** -1 * mpmath.matrix([0.1, 0.9])
+    ...     closed = mpmath.exp((z[0] ** 2 + z[1] ** 2) / 2)
+    ...     bool(abs(v - closed) <= e < mpmath.mpf(10) ** -20), bool(abs(v - closed * (1 + 1e-15)) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 10):
+        z = a * mpmath.matrix(list(x)) + (a.T) ** -1 * mpmath.matrix(list(y))
+    return quad_gaussian_exp_dot([z[i] for i in range(z.rows)], dps)
+
+
+def cexp_mean_quad(a: Any, x: Any, y: Any, dps: int) -> tuple[Any, Any]:
+    """The mean of one complex-exponential (CE) sample, ``c E exp(w^T (A x + (A^T)^-1 y))``, by quadrature.
+
+    ``z`` and ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` (``u^2 = sum u_i^2``, no conjugation) at ``dps + 10``
+    digits, then :func:`exp_dot_mean_quad` (the error bar is ``|c|`` times the quadrature's).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    x, y : sequence
+        The inputs, ``d`` real numbers each.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(value, error bar)``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16) (the estimator).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> a = mpmath.matrix([[1 + 0.5j, 0.2], [-0.3j, 1.5]])
+    >>> v, e = cexp_mean_quad(a, [0.4, -0.7], [0.1, 0.9], 25)
+    >>> with mpmath.workdps(40):  # the estimator is unbiased for SM(x, y) = exp(x.y)
+    ...     sm = mpmath.exp(mpmath.mpf(0.4) * 0.1 - mpmath.mpf(0.7) * 0.9)
+    ...     bool(abs(v - sm) <= e + mpmath.mpf(10) ** -24), bool(abs(v - sm * (1 + 1e-15)) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 10):
+        ax, by = a * mpmath.matrix(list(x)), (a.T) ** -1 * mpmath.matrix(list(y))
+        z = ax + by
+        c = mpmath.exp(-mpmath.fsum(ax[i] ** 2 for i in range(ax.rows)) / 2
+                       - mpmath.fsum(by[i] ** 2 for i in range(by.rows)) / 2)
+    return exp_dot_mean_quad([z[i] for i in range(z.rows)], c, dps)
+
+
+def base_rel_error_with_error(h: dict[str, Any], which: str, dps: int) -> tuple[Any, Any]:
+    """The relative error ``sqrt(MSE)/SM`` of a base estimator from the moments of :func:`hybrid_moments_with_error`.
+
+    ``MSE`` is ``mse2`` (``SM^trig_m``, ``which="trig"``) or ``mse1`` (``SM^++_m``); a value that the
+    expansion leaves ``<= 0`` (it cancels to 0 at the zero-variance ends) gives 0.  The error bar is
+    ``sqrt(err)/SM``, ``err`` the MSE's bar: ``|sqrt(a) - sqrt(b)| <= sqrt(|a - b|)`` for ``a, b >= 0``
+    (so the bar is about the square root of the MSE's: half the digits, the price of covering the end
+    points where the MSE is 0).
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error` at the pair (``|x| = |y| = r`` for the sphere).
+    which : {"trig", "pos"}
+        The base estimator.
+    dps : int
+        Target decimal digits (the value at ``dps + 10``).
+
+    Returns
+    -------
+    tuple
+        ``(relative error, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (25).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> base, berr = base_moments_with_error(1.0, 1.0, 2.0, 30)
+    >>> v, e = base_rel_error_with_error(hybrid_moments_with_error(1.0, 1.0, 2.0, 1, base, berr, [0, 0], [0, 0], 30),
+    ...                                  "trig", 30)
+    >>> with mpmath.workdps(40):  # one feature at theta = 2: |x - y| = 2 sin 1, SM = exp(cos 2)
+    ...     sm = mpmath.exp(mpmath.cos(2))
+    ...     f = lambda u: mpmath.npdf(u) * (mpmath.e * mpmath.cos(2 * mpmath.sin(1) * u) - sm) ** 2
+    ...     exact = mpmath.sqrt(mpmath.quad(f, mpmath.linspace(-20, 20, 21))) / sm
+    ...     bool(abs(v - exact) <= e < 1e-16), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -15)) <= e)
+    (True, False)
+    """
+    with mpmath.workdps(dps + 10):
+        mse = h["mse2"] if which == "trig" else h["mse1"]
+        v = mpmath.sqrt(mse) / h["K"] if mse > 0 else mpmath.mpf(0)
+        return v, mpmath.sqrt(h["err2"] if which == "trig" else h["err1"]) / h["K"]
+
+
+def ce_real_solutions_max_residual(a: Any, dps: int) -> Any:
+    """``max |(A x + (A^T)^-1 y)_i|`` over an orthonormal basis ``(x, y)`` of the real solutions of HRF eq (18).
+
+    The real solutions are the null space of :func:`ce_real_system` (``Re(A) x + Re((A^T)^-1) y = 0``,
+    ``Im(A) x + Im((A^T)^-1) y = 0``), from :func:`real_null_space` (an mpmath SVD, tolerance
+    ``10^(10 - dps)``); everything at ``dps + 10`` digits.  The value is 0 when the null space is
+    ``{0}``; a value above the working precision's noise means some real solution of (18) has
+    ``A x + (A^T)^-1 y != 0``, i.e. violates (17).  Not an enclosure: the SVD is a floating-point
+    computation (no bound on the null space's error).
+
+    Parameters
+    ----------
+    a : mpmath.matrix
+        Invertible complex ``d x d`` matrix ``A``.
+    dps : int
+        Decimal digits of the working precision.
+
+    Returns
+    -------
+    mpmath.mpf
+        The largest residual component (0 for a trivial null space).
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``A`` is singular at the working precision (mpmath's LU).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (17)-(18).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> real = mpmath.matrix([[1.5, 0.3], [-0.2, 1.1]])  # real A: (18) has a 2-d solution space, all solving (17)
+    >>> len(real_null_space(ce_real_system(real), 30)), bool(ce_real_solutions_max_residual(real, 30) < 1e-30)
+    (2, True)
+    >>> ce_real_solutions_max_residual(mpmath.matrix([[1 + 1j, 0.3], [0.2j, 1.1]]), 30)  # only (x, y) = 0
+    mpf('0.0')
+    """
+    with mpmath.workdps(dps + 10):
+        d = a.rows
+        b = (a.T) ** -1
+        worst = mpmath.mpf(0)
+        for v in real_null_space(ce_real_system(a), dps):
+            z = a * mpmath.matrix([v[i] for i in range(d)]) + b * mpmath.matrix([v[d + i] for i in range(d)])
+            worst = max(worst, max(abs(z[i]) for i in range(d)))
+        return worst
+
+
+def theta_sin_theta_root(r: Any, c: int = 1) -> Any:
+    """The root ``theta*`` of ``c r^2 theta sin(theta) = 1`` in ``[0, pi/2]``, by mpmath's Anderson solver.
+
+    ``theta sin(theta)`` increases on ``[0, pi/2]`` from 0 to ``pi/2``, so the root exists and is unique
+    when ``c r^2 >= 2/pi``; it is the local maximiser of ``b_r^1`` (``c = 1``) or ``b_r^2`` (``c = 2``) of
+    HRF appendix D.3 (where their derivatives, eq (57)-(58), change sign).  At the working precision;
+    no error bar (:func:`theta_sin_theta_root_ball` encloses it).
+
+    Parameters
+    ----------
+    r : mpmath.mpf
+        The radius.
+    c : int, default 1
+        The constant (1 or 2).
+
+    Returns
+    -------
+    mpmath.mpf
+        The root.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (57)-(61).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> t = theta_sin_theta_root(mpmath.mpf(2))
+    >>> mpmath.nstr(4 * t * mpmath.sin(t), 15), bool(0 < t < mpmath.pi / 2)
+    ('1.0', True)
+    """
+    return mpmath.findroot(lambda t: 1 - c * r**2 * t * mpmath.sin(t), (mpmath.mpf(0), mpmath.pi / 2),
+                           solver="anderson")
+
+
+def theta_sin_theta_root_ball(r: float, bits: int) -> Any:
+    """Ball of the root ``theta*`` of ``r^2 theta sin(theta) = 1`` in ``[0, pi/2]`` (:func:`theta_sin_theta_root`).
+
+    ``r^2 t sin(t) - 1`` increases on ``[0, pi/2]``: :func:`increasing_root_ball` encloses its root by a
+    sign change on balls around a guess (:func:`theta_sin_theta_root`, polished by the secant method at
+    ``0.31 bits + 10`` digits), so the ball is rigorous.
+
+    Parameters
+    ----------
+    r : float
+        The radius, exact as a ball (``r >= 0.8`` so that the root lies in ``[0, pi/2]``).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+
+    Raises
+    ------
+    ValueError
+        If no sign change brackets the guess (:func:`increasing_root_ball`).
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), appendix D.3, eq (59)-(61).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import arb
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = theta_sin_theta_root_ball(3.0, 128)
+    >>> with mpmath.workdps(45), workprec(128):  # t sin t = 1/9 by Newton on a different start
+    ...     t = arb(mpmath.nstr(mpmath.findroot(lambda t: t * mpmath.sin(t) - mpmath.mpf(1) / 9, 0.3), 40))
+    ...     bool(b.overlaps(t)), bool(b.rad() < 1e-30), bool(b.overlaps(t + 1e-30))
+    (True, True, False)
+    """
+    from rfcheck.arb_backend import ARB
+
+    rb = num(ARB, r)
+    with mpmath.workdps(int(bits * 0.31) + 10):
+        rm = mpmath.mpf(r)
+        guess = mpmath.findroot(lambda t: 1 - rm**2 * t * mpmath.sin(t), theta_sin_theta_root(rm))  # polished (secant)
+    return increasing_root_ball(lambda u: rb**2 * u * ARB.sin(u) - 1, guess, bits)
+
+
+def positive_rho_features_mean(ctx: Any, x: list[Any], my: list[Any], c: Any) -> Any:
+    """``E[rho_1(x)^T rho_2(y)]`` for HRF eq (20)'s features built on positive random features, by the Gaussian MGF.
+
+    ``rho_1(x) = exp(-|x|^2/(2c^2)) phi(x/c)``, ``rho_2(y) = exp(-|My|^2/(2c^2)) phi(-My/c)`` with ``phi`` the
+    antithetic positive features of eq (3), whose inner product has mean ``exp(-(|u|^2 + |v|^2)/2)
+    E cosh(w^T (u + v)) = exp(-(|u|^2 + |v|^2)/2) exp(|u + v|^2/2)`` (the Gaussian MGF, Lemma 2.4); the
+    product of the prefactors and that mean, evaluated term by term (not simplified to the target
+    ``exp(-|x + My|^2/(2c^2))``).  Plain arithmetic and ``exp`` on the context's numbers.
+
+    Parameters
+    ----------
+    ctx : context
+        The number system (``rfcheck.backends.MP``, ``rfcheck.arb_backend.ARB``, ...).
+    x, my : list
+        ``x`` and ``M y`` (``d`` numbers of ``ctx`` each).
+    c : number
+        The scale ``c_k > 0``.
+
+    Returns
+    -------
+    number
+        The mean, a number of ``ctx``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.4, eq (20); eq (3) and Lemma 2.4, eq (13).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> with mpmath.workdps(40):
+    ...     x, my, c = [mpmath.mpf(0.5), mpmath.mpf(-0.2)], [mpmath.mpf(0.3), mpmath.mpf(0.9)], mpmath.mpf(1.5)
+    ...     v = positive_rho_features_mean(MP, x, my, c)
+    ...     target = mpmath.exp(-((x[0] + my[0]) ** 2 + (x[1] + my[1]) ** 2) / (2 * c**2))  # eq (20)'s lambda
+    ...     bool(abs(v - target) < 1e-35), bool(abs(v - target * (1 + mpmath.mpf(10) ** -30)) < 1e-35)
+    (True, False)
+    """
+    u = [a / c for a in x]
+    v = [-b / c for b in my]
+    sq = lambda w: ctx.fsum(*(t**2 for t in w))  # noqa: E731
+    pref = ctx.exp(-sq(x) / (2 * c**2)) * ctx.exp(-sq(my) / (2 * c**2))
+    return pref * ctx.exp(-(sq(u) + sq(v)) / 2) * ctx.exp(sq([a + b for a, b in zip(u, v, strict=True)]) / 2)
+
+
+def exp_dot_sample_variance_quad(z: list[Any], c: Any, dps: int) -> tuple[Any, Any]:
+    """``E|X - E X|^2`` of ``X = c exp(w^T z)``, ``w ~ N(0, I_d)``, ``z`` in ``C^d``, by quadrature.
+
+    ``|c|^2 (E exp(2 w.Re z) - |E exp(w.z)|^2)`` (``|exp(w.z)|^2 = exp(2 w.Re z)``), both expectations by
+    :func:`quad_gaussian_exp_dot` (the defining integrals, not Lemma 2.4's closed form); the error bar is
+    ``|c|^2 (e_2 + 2 |E exp(w.z)| e_1)`` from the two quadratures' bars ``e_2``, ``e_1``.  ``2 Re z`` is
+    formed at the caller's precision, the result at ``dps + 10`` digits.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (mpmath numbers, complex allowed).
+    c : number
+        The scale ``c`` (complex allowed).
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(variance, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (16)-(17) (the CE estimator) and
+    appendix H.2, eq (91)-(92).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> z, c = [mpmath.mpc(0.3, -0.4), mpmath.mpc(-0.1, 0.2)], mpmath.mpc(0.8, 0.1)
+    >>> v, e = exp_dot_sample_variance_quad(z, c, 25)
+    >>> with mpmath.workdps(40):  # |c|^2 (exp(2 |Re z|^2) - exp(|Re z|^2 - |Im z|^2)) from the closed form
+    ...     re2, im2 = mpmath.re(z[0]) ** 2 + mpmath.re(z[1]) ** 2, mpmath.im(z[0]) ** 2 + mpmath.im(z[1]) ** 2
+    ...     exact = abs(c) ** 2 * (mpmath.exp(2 * re2) - mpmath.exp(re2 - im2))
+    ...     bool(abs(v - exact) <= e < 1e-20), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -18)) <= e)
+    (True, False)
+    """
+    zr = [2 * mpmath.re(v) for v in z]
+    m2, e2 = quad_gaussian_exp_dot(zr, dps)  # E exp(2 w.Re z) = E|exp(w.z)|^2
+    m1, e1 = quad_gaussian_exp_dot(list(z), dps)
+    with mpmath.workdps(dps + 10):
+        return abs(c) ** 2 * (m2 - abs(m1) ** 2), abs(c) ** 2 * (abs(e2) + 2 * abs(m1) * abs(e1))
+
+
+def exp_dot_mean_quad(z: list[Any], c: Any, dps: int) -> tuple[Any, Any]:
+    """``E[c exp(w^T z)] = c E exp(w^T z)``, ``w ~ N(0, I_d)``, ``z`` in ``C^d``, by quadrature.
+
+    :func:`quad_gaussian_exp_dot` (the defining integral, not Lemma 2.4's closed form) times ``c`` at
+    ``dps + 10`` digits; the error bar is ``|c|`` times the quadrature's.  The mean of one sample of the
+    complex-exponential estimators of HRF eq (15)-(16) and (91)-(92), ``c`` their normaliser.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (mpmath numbers, complex allowed).
+    c : number
+        The scale ``c`` (complex allowed).
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(mean, error bar)``; the mean is complex where ``c`` or ``z`` is.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16), and appendix H.2,
+    eq (90)-(92), (94)-(96).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> z, c = [mpmath.mpc(0.3, -0.4), mpmath.mpc(-0.1, 0.2)], mpmath.mpc(0.8, 0.1)
+    >>> v, e = exp_dot_mean_quad(z, c, 25)
+    >>> with mpmath.workdps(40):  # Lemma 2.4: E exp(w.z) = exp(sum z_i^2 / 2)
+    ...     exact = c * mpmath.exp((z[0] ** 2 + z[1] ** 2) / 2)
+    ...     bool(abs(v - exact) <= e < 1e-20), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -18)) <= e)
+    (True, False)
+    """
+    v, e = quad_gaussian_exp_dot(z, dps)
+    with mpmath.workdps(dps + 10):
+        return c * v, abs(c) * e
+
+
+def exp_dot_mean_ball(z: list[Any], c: Any, bits: int) -> Any:
+    """Ball of ``c E exp(w^T z)`` (:func:`exp_dot_mean_quad`): ``c`` times :func:`gaussian_exp_dot_ball`.
+
+    The expectation is enclosed by rigorous Arb quadrature of the defining integral with proven tails
+    (:func:`gaussian_exp_dot_ball`), the product by ball arithmetic, so the ball is rigorous wherever the
+    balls of ``z`` and ``c`` are.
+
+    Parameters
+    ----------
+    z : list
+        The coordinates of ``z`` (balls or numbers exact as balls; complex allowed).
+    c : flint.arb or flint.acb
+        The scale.
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.acb
+        The enclosure.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 2.3, eq (15)-(16), and appendix H.2,
+    eq (90)-(92), (94)-(96).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from flint import acb
+    >>> from rfcheck.arb_backend import workprec
+    >>> b = exp_dot_mean_ball([0.5, -0.25j], acb(0.75), 128)
+    >>> with mpmath.workdps(40), workprec(128):  # 0.75 exp((0.25 - 0.0625)/2), Lemma 2.4
+    ...     exact = acb(mpmath.nstr(0.75 * mpmath.exp(mpmath.mpf(0.1875) / 2), 38))
+    ...     bool(b.overlaps(exact)), bool(b.overlaps(exact + 1e-25))
+    (True, False)
+    """
+    from rfcheck.arb_backend import workprec
+
+    v = gaussian_exp_dot_ball(z, bits)
+    with workprec(bits):
+        return c * v
+
+
+def _log_rel_error_form(which: str) -> Any:
+    """The library closed form ``log eps_{theta,r}`` of ``SM^trig_m`` or ``SM^++_m`` (``rfcheck.closed_forms.hrf``)."""
+    from rfcheck.closed_forms.hrf import log_rel_error_pos, log_rel_error_trig
+
+    return log_rel_error_trig if which == "trig" else log_rel_error_pos
+
+
+def base_max_rel_error(which: str, r: Any, m: int, dps: int) -> tuple[Any, Any]:
+    """``eps_{S(r)} = max_{theta in [0, pi]} eps_{theta,r}`` of a base estimator, by numerical maximisation.
+
+    ``eps_{theta,r}`` is the relative error ``sqrt(MSE)/SM`` of ``SM^trig_m`` (``which="trig"``) or
+    ``SM^++_m`` on ``S(r)``, from the library closed forms :func:`rfcheck.closed_forms.hrf.log_rel_error_trig`
+    / ``log_rel_error_pos`` (tested against the moment expansion and quadrature, cf.
+    :func:`base_rel_error_ball`); its log is maximised over ``[0, pi]`` by :func:`mp_max_on_interval`
+    (grid plus golden section), then exponentiated at ``dps + 10`` digits.  The error bar is the
+    maximiser's bar scaled by the value: a numerical estimate, not an enclosure (a maximum found on a
+    grid is a lower bound unless the grid resolves the peak).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator.
+    r : float
+        The radius.
+    m : int
+        Number of random features.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(maximum, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (25)-(26).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = base_max_rel_error("trig", 1.0, 2, 20)
+    >>> with mpmath.workdps(40):  # the maximum is the theta -> pi end: exp(2)(1 - exp(-4))/sqrt(4)
+    ...     end = mpmath.exp(2) * (1 - mpmath.exp(-4)) / 2
+    ...     bool(abs(v - end) <= e + mpmath.mpf(10) ** -18), bool(abs(v - end * 1.001) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+
+    fn = _log_rel_error_form(which)
+    r, m = mpmath.mpf(r), int(m)
+    v, e = mp_max_on_interval(lambda t: fn.impl(MP, r, t, m), dps)
+    with mpmath.workdps(dps + 10):
+        return mpmath.exp(v), mpmath.exp(v) * e
+
+
+def base_rel_error_limit(which: str, r: Any, m: int, dps: int) -> tuple[Any, Any]:
+    """``lim eps_{theta,r}`` of ``SM^trig_m`` as ``theta -> pi`` or of ``SM^++_m`` as ``theta -> 0``, numerically.
+
+    :func:`two_point_limit` of ``exp`` of the closed form (:func:`base_max_rel_error`'s) at ``10^-(dps+5)``
+    and ``10^-(dps+6)`` from the end point: an estimate (:func:`base_rel_error_end_ball` encloses the
+    value at the end point, which equals the limit by continuity).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+        The base estimator: ``trig`` at ``theta -> pi``, ``pos`` at ``theta -> 0``.
+    r : float
+        The radius.
+    m : int
+        Number of random features.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(limit, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Def 3.3 and Lemma 3.4, eq (26).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = base_rel_error_limit("pos", 0.5, 3, 25)
+    >>> with mpmath.workdps(40):  # one feature: S = exp(-r^2) cosh(|x + y| g), |x + y| = 2r = 1, SM = exp(r^2)
+    ...     f = lambda u: mpmath.npdf(u) * (mpmath.exp(-0.25) * mpmath.cosh(u) - mpmath.exp(0.25)) ** 2
+    ...     exact = mpmath.sqrt(mpmath.quad(f, mpmath.linspace(-40, 40, 41)) / 3) / mpmath.exp(0.25)
+    ...     bool(abs(v - exact) <= e), bool(abs(v - exact * (1 + mpmath.mpf(10) ** -20)) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+
+    fn = _log_rel_error_form(which)
+    r, m = mpmath.mpf(r), int(m)
+    return two_point_limit(lambda h: mpmath.exp(fn.impl(MP, r, mpmath.pi - h if which == "trig" else h, m)), dps)
+
+
+def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> tuple[Any, Any]:
+    """``lim eps_{theta,r}/sqrt(theta)`` (``end="0"``) or ``/sqrt(pi - theta)`` (``end="pi"``) of the angular hybrid.
+
+    ``eps_{theta,r}`` of ``SM^anghyb_{m,n}`` on ``S(r)`` from the library closed form
+    :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid` (the moment expansion, eq (45)); the
+    ratio by :func:`two_point_limit` at ``10^-(dps+5)`` and ``10^-(dps+6)`` from the end: an estimate of a
+    ``0/0`` limit, not an enclosure.  At ``end="pi"`` the angle ``pi - h`` is rounded at ``dps + 20`` digits
+    before the closed form recovers ``1 - theta/pi ~ h/pi`` from it, which costs digits the bar does not
+    count: the value is good to about 16 digits there (tested), its bar is smaller than its error.
+
+    Parameters
+    ----------
+    end : {"0", "pi"}
+        The end point of ``[0, pi]``.
+    r : float
+        The radius.
+    m, n : int
+        Numbers of random features of the base estimators and of the lambda-estimator.
+    dps : int
+        Target decimal digits.
+
+    Returns
+    -------
+    tuple
+        ``(limit, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), Theorem 3.5 ('Furthermore') and Theorem D.1,
+    eq (45).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> v, e = angular_rel_error_sqrt_limit("0", 1.0, 2, 3, 20)
+    >>> with mpmath.workdps(40):  # Thm 3.5: sqrt(1/(2 pi m n)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))
+    ...     w = mpmath.sqrt(1 / (12 * mpmath.pi)) * mpmath.exp(2) * (1 - mpmath.exp(-4))
+    ...     bool(abs(v - w) <= e), bool(abs(v - w * (1 + mpmath.mpf(10) ** -15)) <= e)
+    (True, False)
+    """
+    from rfcheck.backends import MP
+    from rfcheck.closed_forms.hrf import log_rel_error_angular_hybrid
+
+    r, m, n = mpmath.mpf(r), int(m), int(n)
+    return two_point_limit(lambda h: mpmath.exp(log_rel_error_angular_hybrid.impl(
+        MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
+
+
+def base_estimator_mean_with_error(h: dict[str, Any], which: str) -> tuple[Any, Any]:
+    """The mean ``E S`` of a base estimator from the moments of :func:`hybrid_moments_with_error`, with its bar.
+
+    ``S`` is ``SM^trig_m`` (``which="trig"``, ``ES2``) or ``SM^++_m`` (``ES1``): the Gaussian expectation of
+    the features' inner product (from the MGF or by quadrature, as the moments were computed), not assumed
+    to equal ``SM``.  The error bar is ``3 rel |E S|``, ``rel`` the moments' relative input error.
+
+    Parameters
+    ----------
+    h : dict
+        The output of :func:`hybrid_moments_with_error`.
+    which : {"trig", "pos"}
+        The base estimator.
+
+    Returns
+    -------
+    tuple
+        ``(mean, error bar)``.
+
+    References
+    ----------
+    Choromanski et al., Hybrid Random Features (ICLR 2022), sec 1, eq (2)-(3) and (6).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> base, berr = base_moments_with_error(0.7, 0.4, 1.1, 30, quad=True)  # the moments by 1-d quadrature
+    >>> v, e = base_estimator_mean_with_error(
+    ...     hybrid_moments_with_error(0.7, 0.4, 1.1, 3, base, berr, [0, 0], [0, 0], 30), "pos")
+    >>> with mpmath.workdps(40):  # unbiased: E S = SM(x, y) = exp(|x| |y| cos theta)
+    ...     sm = mpmath.exp(mpmath.mpf(0.7) * mpmath.mpf(0.4) * mpmath.cos(mpmath.mpf(1.1)))
+    ...     bool(abs(v - sm) <= e < 1e-25), bool(abs(v - sm * (1 + mpmath.mpf(10) ** -20)) <= e)
+    (True, False)
+    """
+    v = h["ES2"] if which == "trig" else h["ES1"]
+    return v, h["rel"] * 3 * abs(v)
 
 
 # ---- reference quantities moved from the claims (second part, second pass)
