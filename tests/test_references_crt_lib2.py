@@ -310,3 +310,14 @@ def test_set_pair_mean_balls_enclose_the_exact_rationals(case: tuple) -> None:
             assert b.overlaps(_frac_ball(q))
             assert b.rad() < 1e-50 * abs(float(q)) + 1e-300
             assert not b.overlaps(_frac_ball(q * (1 + Fraction(1, 10**30))))
+
+
+def test_orf_variance_reduction_ball_works_at_its_own_bits_and_decides_near_antipodal_pairs():
+    """Called at flint's default precision, the ball still has the precision asked for; near ``x = -y`` (``G``
+    far below the rounding of ``1 + G``) its sign is decided, as the gap's ball decides it."""
+    p = {"nx": 0.5, "ny": 0.5, "theta": 0.0, "d": 3, "M": 2}
+    b = R.orf_variance_reduction_ball(p, 128)
+    assert b.rad() < 2.0**-100 * abs(b.mid())
+    near = {"nx": 1.0, "ny": 1.0, "theta": 3.14159265, "d": 8, "M": 4}
+    assert R.orf_variance_reduction_ball(near, 64) > 0
+    assert R.orf_pair_covariance_gap_ball(near, 64) < 0

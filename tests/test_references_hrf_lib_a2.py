@@ -317,12 +317,8 @@ def test_angular_rel_error_sqrt_limit_is_w_over_sqrt_2_pi_m_n(end: str, r: float
         rm = mpmath.mpf(r)
         w = mpmath.sqrt(1 / (2 * mpmath.pi * m * n)) * mpmath.exp(2 * rm**2) * (1 - mpmath.exp(-4 * rm**2))
         assert e < mpmath.mpf(10) ** -20 * w
-        if end == "0":
-            assert abs(v - w) <= e
-            assert abs(v - w * (1 + mpmath.mpf(10) ** -18)) > e
-        else:  # pi - h rounded before 1 - theta/pi is formed: ~16 digits, more than the bar says (documented)
-            assert abs(v - w) <= mpmath.mpf(10) ** -15 * w
-            assert abs(v - w * (1 + mpmath.mpf(10) ** -12)) > mpmath.mpf(10) ** -15 * w
+        assert abs(v - w) <= e  # the bar covers the error at both ends
+        assert abs(v - w * (1 + mpmath.mpf(10) ** -18)) > e
 
 
 @pytest.mark.parametrize("which", ["trig", "pos"])

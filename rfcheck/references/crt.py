@@ -2830,9 +2830,9 @@ def orf_variance_reduction(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 def orf_variance_reduction_ball(p: dict[str, Any], bits: int) -> arb:
-    """Arb ball of :func:`orf_variance_reduction`: ``-(1 - 1/M) K^2 expm1(log(1 + G))`` with ``log(1 + G)`` from
-    the exact covariance identity (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, Arb face:
-    ``hyp1f1`` on balls), not the quadrature.
+    """Arb ball of :func:`orf_variance_reduction`: ``-(1 - 1/M) K^2 G`` with ``G`` from
+    :func:`orf_pair_covariance_gap_ball` (the exact covariance identity on balls, not the quadrature; its
+    precision raised near ``x = -y`` where ``G`` lies far below the rounding of ``1 + G``), at ``bits``.
 
     Parameters
     ----------
@@ -2862,10 +2862,10 @@ def orf_variance_reduction_ball(p: dict[str, Any], bits: int) -> arb:
     >>> bool(b.overlaps(exact)), bool(b.overlaps(wrong)), bool(b > 0), bool(b.rad() < 1e-30)
     (True, False, True, True)
     """
-    s, m = pair_stats_ball(p), int(p["M"])
-    lg = cf.orf_log_covariance_factor(s["sq_sum"], s["d"], backend="arb", prec=bits)
-    k2 = (-s["sq_diff"]).exp()
-    return -(1 - 1 / (m + 0 * k2)) * k2 * lg.expm1()
+    g = orf_pair_covariance_gap_ball(p, bits)
+    with workprec(bits):
+        s = pair_stats_ball(p)
+        return -(1 - arb(1) / int(p["M"])) * (-s["sq_diff"]).exp() * g
 
 
 # ------------------------------------------------------- Thm 3.4-3.5, eq (11), (13): the DIRF estimator's variance

@@ -2262,7 +2262,7 @@ def interior_local_maxima_balls(fn: Callable[[Any, Any], Any], lo: Any, hi: Any,
         return maxima
 
 
-# ---- library code moved from the claims (second part)
+# ---- appendix D.3 and F: local maximisers, maxima and hulls of balls; lambda-estimator variances; sign patterns
 
 
 def local_maximiser_balls(fn: Callable[[Any, Any], Any], maxima: list[Any], bits: int, dps: int, *,
@@ -2613,7 +2613,7 @@ def sign_pattern_margin_ball(fn: Callable[[Any, Any], Any], ts: list[float], bit
         return (-d[0]).min(d[1]).min(-d[2])
 
 
-# ---- library code moved from the claims (first part)
+# ---- Lemma 3.4, Thm 3.5: hybrid moments by quadrature on balls, maxima over [0, pi], relative-error maxima
 
 
 def hybrid_moments_quad_ball(nx: Any, ny: Any, theta: Any, m: int, bits: int, *,
@@ -2780,7 +2780,7 @@ def angular_log_max_rel_error_ball(r: Any, m: int, n: int, bits: int, *, below: 
         return (lo.log() / 2).union(hi.log() / 2)
 
 
-# ---- reference quantities moved from the claims (first part, second pass)
+# ---- base-estimator MSEs and relative errors, limits at the ends, CE quadratures, theta sin theta = c/r^2
 
 
 def base_estimator_mse(h: dict[str, Any], which: str) -> Any:
@@ -3523,9 +3523,8 @@ def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> 
     ``eps_{theta,r}`` of ``SM^anghyb_{m,n}`` on ``S(r)`` from the library closed form
     :func:`rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid` (the moment expansion, eq (45)); the
     ratio by :func:`two_point_limit` at ``10^-(dps+5)`` and ``10^-(dps+6)`` from the end: an estimate of a
-    ``0/0`` limit, not an enclosure.  At ``end="pi"`` the angle ``pi - h`` is rounded at ``dps + 20`` digits
-    before the closed form recovers ``1 - theta/pi ~ h/pi`` from it, which costs digits the bar does not
-    count: the value is good to about 16 digits there (tested), its bar is smaller than its error.
+    ``0/0`` limit, not an enclosure.  At ``end="pi"`` the angle ``pi - h`` is formed at ``2 dps + 30`` digits,
+    so that the closed form recovers ``1 - theta/pi ~ h/pi`` from it with ``dps`` digits to spare.
 
     Parameters
     ----------
@@ -3561,8 +3560,14 @@ def angular_rel_error_sqrt_limit(end: str, r: Any, m: int, n: int, dps: int) -> 
     from rfcheck.closed_forms.hrf import log_rel_error_angular_hybrid
 
     r, m, n = mpmath.mpf(r), int(m), int(n)
-    return two_point_limit(lambda h: mpmath.exp(log_rel_error_angular_hybrid.impl(
-        MP, r, h if end == "0" else mpmath.pi - h, m, n)) / mpmath.sqrt(h), dps)
+
+    def ratio(h: Any) -> Any:
+        if end == "0":
+            return mpmath.exp(log_rel_error_angular_hybrid.impl(MP, r, h, m, n)) / mpmath.sqrt(h)
+        with mpmath.workdps(2 * dps + 30):  # pi - h keeps h's digits: 1 - theta/pi ~ h/pi is recovered exactly
+            return +(mpmath.exp(log_rel_error_angular_hybrid.impl(MP, r, mpmath.pi - h, m, n)) / mpmath.sqrt(h))
+
+    return two_point_limit(ratio, dps)
 
 
 def base_estimator_mean_with_error(h: dict[str, Any], which: str) -> tuple[Any, Any]:
@@ -3603,7 +3608,7 @@ def base_estimator_mean_with_error(h: dict[str, Any], which: str) -> tuple[Any, 
     return v, h["rel"] * 3 * abs(v)
 
 
-# ---- reference quantities moved from the claims (second part, second pass)
+# ---- eq (19) sign-feature lambda, same-length pairs (eq (67), (76), (80)), the feature count of appendix D.4
 
 
 def sign_feature_lambda_mean(theta: Any, n: int, dps: int) -> tuple[Any, Any]:

@@ -22,12 +22,12 @@ computation a user could call, not the wording of one printed result:
 * ``E |w_i + w_j|^2`` per coupling (:func:`mean_pair_norm_sq`, eq (14));
 * the polar-angle integral of eq (22) in mpmath and as a rigorous ball
   (:func:`sine_power_integral`, :func:`sine_power_integral_ball`);
-* ball helpers of the printed sides: a precision-raising loop for cancelling enclosures (:func:`tight_ball`,
+* enclosures used by the printed sides: a precision-raising loop for cancelling enclosures (:func:`tight_ball`,
   the Bessel functions of eq (31), (32), (75)), the phi-integral over a quarter period
   (:func:`quarter_period_integral_ball`), the lower incomplete gamma function of an integer order
   (:func:`lower_gamma_int_ball`, eq (55)) and ``E w^4/E w^2`` for ``chi_2d`` (:func:`chi2d_moment_ratio_ball`,
   footnote 4);
-* number-system-context helpers (mpmath or Arb balls) shared by the printed sides: :func:`f_series_ctx`,
+* functions on a number-system context (mpmath or Arb balls) used by the printed sides: :func:`f_series_ctx`,
   :func:`ctx_rows`, :func:`ctx_dot`, and the checks' configurations (:func:`gaussian_vectors`,
   :func:`equal_angle_config`, :func:`plus_config`, :func:`perm_config`) and the multi-start L-BFGS minimiser of
   eq (48) (:func:`multistart_minimiser`).
@@ -972,7 +972,8 @@ def quarter_period_integral_ball(f: Callable[[Any, bool], Any], bits: int) -> An
     f : callable
         ``f(phi, analytic) -> flint.acb``, entire and real on the real line (``acb.integral``'s convention).
     bits : int
-        Working precision in bits (the integral's default tolerances, ``2^-(bits+20)`` relative).
+        Working precision in bits (``acb.integral`` at ``bits + 20`` bits with its default tolerances,
+        which are absolute: a small integral can come back as a wide, still rigorous, ball).
 
     Returns
     -------
