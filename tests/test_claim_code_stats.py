@@ -8,9 +8,9 @@ import textwrap
 
 from rfcheck import docsgen
 
-#: lines of the built-in claim modules per claim may not grow past this (43.5 on 2026-11-27 after the
+#: lines of the built-in claim modules per claim may not grow past this (42.3 on 2026-11-27 after the
 #: reference computations moved to ``rfcheck.references``; 49.2 before)
-CEILING = 45.0
+CEILING = 43.5
 
 
 def test_lines_per_claim_stays_under_the_ceiling():
