@@ -24,6 +24,7 @@ __all__ = [
     "inequality_check",
     "mp_point",
     "not_certifiable",
+    "on_mp",
     "pair_domain",
     "pair_vectors",
     "stats_fp",
@@ -193,6 +194,36 @@ def mp_point(p: dict[str, Any]) -> dict[str, Any]:
     """
     return {k: mpmath.mpf(v) if isinstance(v, float) else mpmath.mpc(v) if isinstance(v, complex) else v
             for k, v in p.items()}
+
+
+def on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the working precision, the
+    point's floats exact (:func:`mp_point`) -- the mpmath face of a transcription written against a context.
+
+    Parameters
+    ----------
+    printed_ctx : callable
+        ``printed_ctx(ctx, point)``, a formula written against a number-system context.
+
+    Returns
+    -------
+    callable
+        ``printed(point)``, its value in mpmath (the docstring of ``printed_ctx`` kept).
+
+    Examples
+    --------
+    >>> f = on_mp(lambda ctx, p: ctx.exp(p["t"]) / 3)
+    >>> with mpmath.workdps(30):  # the 30-digit value, not a float64 one
+    ...     v, exact = f({"t": 0.5}), mpmath.exp(mpmath.mpf("0.5")) / 3
+    >>> v == exact, v == mpmath.mpf(float(exact))
+    (True, False)
+    """
+
+    def printed(p: dict[str, Any]) -> Any:
+        return printed_ctx(MP, mp_point(p))
+
+    printed.__doc__ = printed_ctx.__doc__
+    return printed
 
 
 def eval_on_balls(printed: Callable[[Any, dict[str, Any]], Any], p: dict[str, Any], bits: int) -> Any:

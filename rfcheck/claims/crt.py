@@ -39,8 +39,8 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
-    mp_point,
     not_certifiable,
+    on_mp,
     pair_domain,
     pair_vectors,
     paper,
@@ -152,17 +152,6 @@ def _safe(sides_ball: Any) -> Any:
 # ----------------------------------------------------------------------- sec 2.2
 
 
-def _on_mp(printed_ctx: Any) -> Any:
-    """``printed_ctx(ctx, point)`` as ``printed(point)``: evaluated in mpmath at the current precision,
-    the point's floats exact (for the Monte Carlo checks and the callers of the mpmath face)."""
-
-    def printed(p: dict[str, Any]) -> Any:
-        return printed_ctx(MP, mp_point(p))
-
-    printed.__doc__ = printed_ctx.__doc__
-    return printed
-
-
 def _ball_of(reference_ctx: Any) -> Any:
     """``reference_ctx(ctx, point)`` (a reference written against the context) as a ball function
     ``(point, bits) -> ball`` (its numbers exact; ``None`` where it leaves ball arithmetic)."""
@@ -209,8 +198,8 @@ def printed_pos_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(4 * xy) - ctx.exp(-st["sq_diff"])
 
 
-printed_trig_variance = _on_mp(printed_trig_variance_ctx)
-printed_pos_variance = _on_mp(printed_pos_variance_ctx)
+printed_trig_variance = on_mp(printed_trig_variance_ctx)
+printed_pos_variance = on_mp(printed_pos_variance_ctx)
 
 
 def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = True) -> Any:
@@ -355,7 +344,7 @@ def printed_eq16_ctx(ctx: Any, p: dict[str, Any]) -> Any:
                   * ctx.exp(s * b**2 / one4a * xy + (b**2 / (2 * one4a) + c) * (st["sq_x"] + st["sq_y"])))
 
 
-printed_eq16 = _on_mp(printed_eq16_ctx)
+printed_eq16 = on_mp(printed_eq16_ctx)
 
 
 P.claim(
@@ -394,7 +383,7 @@ def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             * (ctx.re(al1 * ctx.exp(al2 * v)) + al3 * ctx.exp(al4 * v)) - ctx.exp(-st["sq_diff"]))
 
 
-printed_eq6 = _on_mp(printed_eq6_ctx)
+printed_eq6 = on_mp(printed_eq6_ctx)
 
 
 def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -501,7 +490,7 @@ def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.sqrt((2 * u + d) ** 2 + 8 * d * u - 2 * u - d) / (4 * u)
 
 
-printed_eq7_rho = _on_mp(printed_eq7_rho_ctx)
+printed_eq7_rho = on_mp(printed_eq7_rho_ctx)
 
 
 def _certify_not_argmin(check: Check) -> Check:
@@ -545,7 +534,7 @@ def printed_eq22_roots_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
 
 
-printed_eq22_roots = _on_mp(printed_eq22_roots_ctx)
+printed_eq22_roots = on_mp(printed_eq22_roots_ctx)
 
 
 def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -844,7 +833,7 @@ def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + ctx.fsum(*(v**2 for row in Y for v in row)) / L)
 
 
-printed_eq8 = _on_mp(printed_eq8_ctx)
+printed_eq8 = on_mp(printed_eq8_ctx)
 
 
 P.claim(
@@ -968,7 +957,7 @@ def printed_eq9_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(ctx.fsum(*(ctx.num(float(a)) * ctx.num(float(b)) for a, b in zip(x, y, strict=True))))
 
 
-printed_eq9 = _on_mp(printed_eq9_ctx)
+printed_eq9 = on_mp(printed_eq9_ctx)
 
 
 def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1036,7 +1025,7 @@ def printed_eq11_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             - _k_ctx(ctx, p) ** 2)
 
 
-printed_eq11 = _on_mp(printed_eq11_ctx)
+printed_eq11 = on_mp(printed_eq11_ctx)
 
 
 def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
@@ -1296,8 +1285,8 @@ def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
 
 
-printed_eq12 = _on_mp(printed_eq12_ctx)
-printed_eq14 = _on_mp(printed_eq14_ctx)
+printed_eq12 = on_mp(printed_eq12_ctx)
+printed_eq14 = on_mp(printed_eq14_ctx)
 
 
 _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
@@ -1377,7 +1366,7 @@ def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.power(2 * ctx.pi, p["d"] / 2) * ctx.power(ctx.sqrt(alpha), -p["d"])
 
 
-printed_eq17 = _on_mp(printed_eq17_ctx)
+printed_eq17 = on_mp(printed_eq17_ctx)
 
 
 P.claim(

@@ -48,6 +48,7 @@ from rfcheck.ledger import (
     mc_check,
     mp_point,
     not_certifiable,
+    on_mp,
     paper,
 )
 from rfcheck.references import hrf as refs
@@ -99,14 +100,6 @@ _MN = {"m": Int(1, 64), "n": Int(1, 64)}
 def _pair_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     """``refs.pair_geometry`` of the point's ``nx, ny, theta`` as numbers of ``ctx``."""
     return refs.pair_geometry(ctx, *(refs.num(ctx, p[k]) for k in ("nx", "ny", "theta")))
-
-
-def _on_mp(printed_ctx: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
-    """``printed(point)`` in mpmath at the working precision from a transcription ``printed_ctx(ctx, point)``."""
-    def printed(p: dict[str, Any]) -> Any:
-        return printed_ctx(MP, mp_point(p))
-
-    return printed
 
 
 def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -274,7 +267,7 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                                                                "Gaussian moments from the MGF (Lemma 2.4)"),
             _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
                         lambda p, bits, w=_which: _quad_moments_ball(p, bits)["mse2" if w == "trig" else "mse1"]),
-            mc_check("monte-carlo", _on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
+            mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
         ],
     )
 
@@ -335,7 +328,7 @@ P.claim(
     "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", _on_mp(printed_lem24_ctx),
+    checks=[_cheap(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
                                 printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
@@ -758,7 +751,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                                 printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_ball(None, _sh),
                                 description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                             "lambda moments exact (binomial) or by quadrature"),
-            mc_check("monte-carlo", _on_mp(printed_thm31_ctx(_v)),
+            mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)),
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
                                                                    "lam": Choice(("angular",))},
@@ -962,7 +955,7 @@ P.claim(
     checks=[
         deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
                             printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
-        mc_check("monte-carlo", _on_mp(printed_lem32_var_ctx), _sim_lambda,
+        mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
                  domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
                                 "ny": Real(0.5, 2.0), "m": Int(1, 1)},
                                description="theta away from 0 and pi (nonzero variance)")),
@@ -1085,7 +1078,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
                             printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
-        mc_check("monte-carlo", _on_mp(printed_eq47_ctx), _sim("angular"),
+        mc_check("monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
                                                                    "m = n = 2 where the coefficients differ most",
@@ -1256,7 +1249,7 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
                    * ctx.sqrt(1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
 
 
-printed_eq27_log = _on_mp(printed_eq27_log_ctx)
+printed_eq27_log = on_mp(printed_eq27_log_ctx)
 
 
 def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
@@ -1777,7 +1770,7 @@ for _eq, _prc, _stmt in (
         statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
         domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
-                                    atol_scale=lambda p, dps, pr=_prc: _on_mp(pr)(p) + 1, max_points=24,
+                                    atol_scale=lambda p, dps, pr=_prc: on_mp(pr)(p) + 1, max_points=24,
                                     printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
                 _quad_check(_prc, _ref_gl(_eq, quad=True), _gl_ball(_eq), _pair_domain(
                     norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
@@ -1804,7 +1797,7 @@ P.claim(
         deterministic_check("moment-expansion", None,
                             lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
                             max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
-        not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss"),
+        not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"),
                                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                               "sigma": Real(0.3, 1.5),
                                                                               "r": Real(0.3, 1.0)},
@@ -1840,7 +1833,7 @@ P.claim(
             deterministic_check("moment-expansion", None,
                                 lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
                                 max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
-            not_certifiable(mc_check("monte-carlo", _on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
+            not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
                                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                                   "sigma": Real(0.3, 1.5),
                                                                                   "r": Real(0.3, 1.0)},
@@ -3056,7 +3049,7 @@ P.claim(
     domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
                                 reference_ball=_gl_ball(73), max_points=24,
-                                atol_scale=lambda p, dps: _on_mp(printed_eq74_line3_ctx)(p) + 1)],
+                                atol_scale=lambda p, dps: on_mp(printed_eq74_line3_ctx)(p) + 1)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
           "(claim hrf.eq73).",
 )
