@@ -611,6 +611,29 @@ class _Arb(Backend):
             return Ball(_value(b))
         return Ball(_union(_value(a), _value(b)))
 
+    @staticmethod
+    def i0(x: Any) -> Ball:
+        """The modified Bessel function ``I_0(x)`` (Arb's rigorous ``bessel_i(0)``; real or complex balls)."""
+        return Ball(_value(x).bessel_i(0))
+
+    @staticmethod
+    def rf(x: Any, n: Any) -> Ball:
+        """The rising factorial ``(x)_n`` (Arb's ``rising``; real or complex balls, ``n`` an exact number or ball)."""
+        return Ball(_value(x).rising(_value(n)))
+
+    @staticmethod
+    def fac2(n: Any) -> Ball:
+        """The double factorial ``n!!`` of an integer ``n >= -1`` (a Python or NumPy int, or an exact integer
+        ball): the exact integer product (``(-1)!! = 0!! = 1``) as a ball."""
+        if isinstance(n, Ball):
+            k = n.v.unique_fmpz() if isinstance(n.v, arb) and n.v.is_exact() else None
+            if k is None:
+                raise TypeError(f"fac2 needs an exact integer; got the ball {n.v}")
+            n = int(k)
+        if not isinstance(n, int | np.integer) or n < -1:
+            raise ValueError(f"fac2 needs an integer n >= -1; got {n!r}")
+        return Ball(arb(math.prod(range(int(n), 0, -2))))
+
 
 #: the Arb context (ball arithmetic; working precision set by :func:`evaluate`)
 ARB = _Arb()

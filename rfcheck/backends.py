@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -175,6 +176,22 @@ class _Float64(Backend):
     def where(cond: Any, a: Any, b: Any) -> Any:
         return np.where(cond, a, b)
 
+    @staticmethod
+    def i0(x: Any) -> Any:
+        """The modified Bessel function ``I_0(x)`` (``scipy.special.i0``; real ``x``)."""
+        return sc.i0(x)
+
+    @staticmethod
+    def rf(x: Any, n: Any) -> Any:
+        """The rising factorial ``(x)_n = Gamma(x + n) / Gamma(x)`` (``scipy.special.poch``)."""
+        return sc.poch(x, n)
+
+    @staticmethod
+    def fac2(n: Any) -> Any:
+        """The double factorial ``n!! = n (n - 2) (n - 4) ...`` of an integer ``n >= -1`` (``(-1)!! = 0!! = 1``),
+        the exact integer product rounded once (``scipy.special.factorial2`` gives ``(-1)!! = 0``)."""
+        return np.vectorize(lambda k: float(math.prod(range(int(k), 0, -2))), otypes=[float])(n)[()]
+
 
 class _Mpmath(Backend):
     name = "mpmath"
@@ -232,6 +249,21 @@ class _Mpmath(Backend):
     @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:
         return a if cond else b
+
+    @staticmethod
+    def i0(x: Any) -> Any:
+        """The modified Bessel function ``I_0(x)`` (``mpmath.besseli(0, x)``)."""
+        return mpmath.besseli(0, x)
+
+    @staticmethod
+    def rf(x: Any, n: Any) -> Any:
+        """The rising factorial ``(x)_n`` (``mpmath.rf``)."""
+        return mpmath.rf(x, n)
+
+    @staticmethod
+    def fac2(n: Any) -> Any:
+        """The double factorial ``n!!`` (``mpmath.fac2``; ``(-1)!! = 0!! = 1``)."""
+        return mpmath.fac2(n)
 
 
 class _Sympy(Backend):
@@ -295,6 +327,21 @@ class _Sympy(Backend):
     @staticmethod
     def where(cond: Any, a: Any, b: Any) -> Any:
         return sympy.Piecewise((a, cond), (b, True))
+
+    @staticmethod
+    def i0(x: Any) -> Any:
+        """The modified Bessel function ``I_0(x)`` (``sympy.besseli(0, x)``)."""
+        return sympy.besseli(0, x)
+
+    @staticmethod
+    def rf(x: Any, n: Any) -> Any:
+        """The rising factorial ``(x)_n`` (``sympy.rf``)."""
+        return sympy.rf(x, n)
+
+    @staticmethod
+    def fac2(n: Any) -> Any:
+        """The double factorial ``n!!`` (``sympy.factorial2``; ``(-1)!! = 0!! = 1``)."""
+        return sympy.factorial2(n)
 
 
 #: the float64 context (NumPy/SciPy functions, vectorised)

@@ -19,6 +19,7 @@ from rfcheck.arb_backend import workprec
 from rfcheck.certify import certified_equal, certified_inequality
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import crt as C
+from rfcheck.claims._common import eval_on_balls
 from rfcheck.references import crt as R
 
 BUDGET = BUDGETS["default"]
@@ -215,8 +216,7 @@ def test_eq32_middle_series_ball() -> None:
     """The series ball contains its closed sum P0 e^{2A r^2} expm1(B^2 |z|^2 / 2) per factor (mpmath, 40
     digits), and is refuted against F; the corrected member (F itself) is not."""
     p = C._ort_derive(dict(ORT_POINTS["crt.eq32.middle"]))
-    with workprec(BITS):
-        mid = C._eq32_middle_ball(p, BITS)
+    mid = eval_on_balls(C.printed_eq32_middle_ctx, p, BITS)  # the printed transcription on balls
     last = C._eq32_last_ball(p, BITS)
     with mpmath.workdps(40):
         o = R.gerf_ort_point(p)

@@ -1132,29 +1132,25 @@ P.claim(
 )
 
 
-def printed_eq13(p: dict[str, Any]) -> Any:
-    """CRT Thm 3.5, eq (13) as printed (mpmath besseli)."""
+def _prod(ctx: Any, factors: Any) -> Any:
+    """``prod`` of the factors from 1, left to right (as ``mpmath.fprod`` at the working precision)."""
+    out = ctx.num(1)
+    for f in factors:
+        out = out * f
+    return out
+
+
+def printed_eq13_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """CRT Thm 3.5, eq (13) as printed: ``p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2``."""
     x, y = _dirf_vectors(p)
-    d, pp = len(x), mpmath.mpf(p["p"])
-    xs, ys = [mpmath.mpf(v) for v in x], [mpmath.mpf(v) for v in y]
-    prod = mpmath.fprod(mpmath.besseli(0, 2 / mpmath.sqrt(1 - pp) * abs(a * b)) for a, b in zip(xs, ys, strict=True))
-    return (pp ** (-d) * mpmath.exp(-mpmath.fsum(a * a for a in xs) - mpmath.fsum(b * b for b in ys)) * prod
-            - _exact_k(p) ** 2)
+    d, pp = len(x), ctx.num(p["p"])
+    xs, ys = [ctx.num(float(v)) for v in x], [ctx.num(float(v)) for v in y]
+    prod = _prod(ctx, (ctx.i0(2 / ctx.sqrt(1 - pp) * ctx.abs(a * b)) for a, b in zip(xs, ys, strict=True)))
+    return (pp ** (-d) * ctx.exp(-ctx.fsum(*(a * a for a in xs)) - ctx.fsum(*(b * b for b in ys))) * prod
+            - _k_ctx(ctx, p) ** 2)
 
 
-def _eq13_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`printed_eq13` (the same operations; ``I_0`` by ``arb.bessel_i``)."""
-
-    x, y = _dirf_vectors(p)
-    k = eval_on_balls(_k_ctx, p, bits)
-    with workprec(bits):
-        d, pp = len(x), arb(_dirf_par(p))
-        xs, ys = [arb(float(v)) for v in x], [arb(float(v)) for v in y]
-        prod = arb(1)
-        for a, b in zip(xs, ys, strict=True):
-            prod *= (2 / (1 - pp).sqrt() * abs(a * b)).bessel_i(0)
-        return (pp ** (-d) * (-sum((a * a for a in xs), arb(0)) - sum((b * b for b in ys), arb(0))).exp() * prod
-                - k * k)
+printed_eq13 = on_mp(printed_eq13_ctx)
 
 
 P.claim(
@@ -1164,22 +1160,14 @@ P.claim(
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
     checks=[
-        _no_search(deterministic_check("exact-series", printed_eq13, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ball=_eq13_ball, reference_ball=_dirf_var_ball,
+        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
+                                       max_points=14, printed_ctx=printed_eq13_ctx, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
         _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
                      domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),
                                          description="scale <= 0.5, d <= 16"))),
     ],
 )
-
-
-def _prod(ctx: Any, factors: Any) -> Any:
-    """``prod`` of the factors from 1, left to right (as ``mpmath.fprod`` at the working precision)."""
-    out = ctx.num(1)
-    for f in factors:
-        out = out * f
-    return out
 
 
 def _geom_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
@@ -2270,52 +2258,37 @@ P.claim(
 )
 
 
-def printed_eq32_middle(p: dict[str, Any]) -> Any:
+def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """The middle member of eq (32), summed literally: (2/(d+2))(2/M^2) sum_{i<j} S_i S_j with
     S_i = sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}], a_k(b) = P0 e^{2A b^2} B^k / k!,
-    E|w|^{2t} = E|g|^{2t} = 2^t (d/2)_t (w, g ~ N(0, I_d)), E r^{2t} = (2t-1)!! (r ~ N(0, 1))."""
-    o = gerf_ort_point(p)
-    d, m, a, b, nz, p0 = o["d"], o["M"], o["A"], o["B"], o["nz"], o["P0"]
-    s = []
-    for ri in o["r"]:
-        terms = []
-        for t in range(1, 2000):
-            chi = mpmath.power(2, t) * mpmath.rf(mpmath.mpf(d) / 2, t)
-            term = (p0 * mpmath.exp(2 * a * ri * ri) * b ** (2 * t) / mpmath.factorial(2 * t) * nz ** (2 * t)
-                    * chi * mpmath.fac2(2 * t - 1) / chi)
-            terms.append(term)
-            if t > 5 and abs(term) < mpmath.eps * abs(mpmath.fsum(terms)):
-                break
-        s.append(mpmath.fsum(terms))
-    pairs = mpmath.fsum(s[i] * s[j] for i in range(m) for j in range(i + 1, m))
-    return 2 / mpmath.mpf(d + 2) * 2 / mpmath.mpf(m) ** 2 * pairs
-
-
-def _eq32_middle_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`printed_eq32_middle`: each series ``S_i`` summed literally on balls to
-    ``N`` terms, plus a ball of radius the bound of its tail (term ``t`` is ``c x^t / t!``,
-    ``x = B^2 |z|^2 / 2``, so the tail after ``N`` is at most ``c x^(N+1) / (N+1)! / (1 - x/(N+2))``)."""
-
-    st = pair_stats_ball(p)
-    d, m = st["d"], int(p["M"])
-    a = arb(p["a_re"])
-    b, nz = (1 - 4 * a).sqrt(), st["sq_sum"].sqrt()
-    p0 = ((1 - 4 * a).log() * d / 2).exp() * (-st["sq_x"] - st["sq_y"]).exp()  # as gerf_ort_point
+    E|w|^{2t} = E|g|^{2t} = 2^t (d/2)_t (w, g ~ N(0, I_d)), E r^{2t} = (2t-1)!! (r ~ N(0, 1));
+    ``B = sqrt(1 - 4A)``, ``P0 = (1 - 4A)^{d/2} e^{-|x|^2-|y|^2}``, ``|x_i| = rho_i sqrt(d)`` (as
+    :func:`rfcheck.references.crt.gerf_ort_point`).  The term of ``S_i`` is ``c_i X^t / t!``,
+    ``X = B^2 |z|^2 / 2``: its ratio ``X/(t+1)`` bounds the tail on balls."""
+    st = _stats_ctx(ctx, p)
+    d, m = int(_raw(p["d"])), int(_raw(p["M"]))
+    a = ctx.num(p["a_re"])
+    b, nz = ctx.sqrt(1 - 4 * a), ctx.sqrt(st["sq_sum"])
+    p0 = ctx.power(1 - 4 * a, ctx.num(d) / 2) * ctx.exp(-st["sq_x"] - st["sq_y"])
     x = b * b * st["sq_sum"] / 2
-    n = max(10, int(2 * float(x.upper()) + bits))  # x^N / N! below 2^-bits
-    s = []
-    for i in range(m):
-        ri = arb(p[f"rho{i + 1}"]) * arb(d).sqrt()
-        c = p0 * (2 * a * ri * ri).exp()
-        total = arb(0)
-        for t in range(1, n + 1):
-            chi = arb(2) ** t * arb(d / 2).rising(t)
-            fac2 = arb.fac_ui(2 * t) / (arb(2) ** t * arb.fac_ui(t))  # (2t - 1)!!
-            total += c * b ** (2 * t) / arb.fac_ui(2 * t) * nz ** (2 * t) * chi * fac2 / chi
-        tail = c * x ** (n + 1) / arb.fac_ui(n + 1) / (1 - x / (n + 2))
-        s.append(total + arb(0, tail.upper()))
-    pairs = sum((s[i] * s[j] for i in range(m) for j in range(i + 1, m)), arb(0))
-    return 2 / arb(d + 2) * 2 / arb(m) ** 2 * pairs
+
+    def series(ri: Any) -> Any:
+        c = p0 * ctx.exp(2 * a * ri * ri)
+
+        def term(k: int) -> Any:
+            t = k + 1
+            chi = ctx.power(2, t) * ctx.rf(ctx.num(d) / 2, t)
+            return (c * b ** (2 * t) / ctx.gamma(ctx.num(2 * t + 1)) * nz ** (2 * t)
+                    * chi * ctx.fac2(2 * t - 1) / chi)
+
+        return ctx.series(term, lambda k: x / (k + 2))
+
+    s = [series(ctx.num(p[f"rho{i + 1}"]) * ctx.sqrt(ctx.num(d))) for i in range(m)]
+    pairs = ctx.fsum(*(s[i] * s[j] for i in range(m) for j in range(i + 1, m)))
+    return 2 / ctx.num(d + 2) * 2 / ctx.num(m) ** 2 * pairs
+
+
+printed_eq32_middle = on_mp(printed_eq32_middle_ctx)
 
 
 def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
@@ -2346,9 +2319,9 @@ P.claim(
                        extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
                               **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
                        derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
-    checks=[_no_search(deterministic_check("spherical-quadrature", printed_eq32_middle, _eq32_last, max_points=8,
-                                           atol_scale=_p0_sq,
-                                           printed_ball=_eq32_middle_ball, reference_ball=_eq32_last_ball,
+    checks=[_no_search(deterministic_check("spherical-quadrature", None, _eq32_last, max_points=8,
+                                           atol_scale=_p0_sq, printed_ctx=printed_eq32_middle_ctx,
+                                           reference_ball=_eq32_last_ball,
                                            description="series of the middle member (mpmath) vs F by quadrature"))],
     correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "
                "E_r[g~(r|z|, x)], the "
