@@ -1408,7 +1408,11 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
 
 
 def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """CRT eq (19), last line, with its two expectations by quadrature: (1/2) Re E[X^2] + (1/2) E|X|^2 - K^2."""
+    """CRT eq (19), last line, with its two expectations by quadrature: (1/2) Re E[X^2] + (1/2) E|X|^2 - K^2.
+
+    Not written against a context: its ingredients ``E[X^2]``, ``E|X|^2`` are quadratures of the printed
+    integrands (with error bars), not formulas; its printed side is enclosed by :func:`_eq19_printed_ball`
+    (the balls of the same integrals, ``K^2`` by the context formula on balls)."""
     e2, err2 = gerf_second_moment(p, dps)
     ea, erra = gerf_abs_second_moment(p, dps)
     with mpmath.workdps(dps):

@@ -65,7 +65,11 @@ def _lambda_domain() -> Domain:
 
 def printed_sigma_star(p: dict[str, Any], exact: bool = False) -> Any:
     """Thm 3.2 as printed: Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1}: an mpmath matrix, or (``exact``)
-    a ``flint.fmpq_mat`` in exact rational arithmetic on the float64 ``Lambda``."""
+    a ``flint.fmpq_mat`` in exact rational arithmetic on the float64 ``Lambda``.
+
+    Not written against a context: a matrix identity (an inverse), evaluated in mpmath matrices or in exact
+    rationals; its ball side is the exact rational matrix itself, taken by the enclosures of the checks
+    (``rfcheck.references.darkformer.expected_second_moment_ball``, ``log_expected_variance_ball``)."""
     lam = ref.exact_matrix(_lam(p)) if exact else mpmath.matrix(_lam(p).tolist())
     eye = ref.exact_identity(lam.nrows()) if exact else mpmath.eye(lam.rows)
     return (eye + 2 * lam) * (eye - 2 * lam) ** -1

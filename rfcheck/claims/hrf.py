@@ -1366,7 +1366,11 @@ def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """The printed ratio eps/sqrt(theta - pi) near theta = pi: sqrt of a negative number."""
+    """The printed ratio eps/sqrt(theta - pi) near theta = pi: sqrt of a negative number.
+
+    Not written against a context: its ingredient is a numerical limit (the ratio at two angles near pi,
+    :func:`rfcheck.references.hrf.angular_rel_error_sqrt_limit`), not a formula; it is enclosed by
+    :func:`_imaginary_ball` (real part exactly 0), which needs no bound of the limit itself."""
     v, e = _limit_ratio("pi")(p, dps)
     with mpmath.workdps(dps):
         return v / mpmath.sqrt(-1), e
@@ -2954,7 +2958,11 @@ def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 def printed_d3_global(p: dict[str, Any]) -> Any:
-    """max(b_r^i(theta_loc), b_r^i(pi)): the printed alternative, theta_loc from the local-maximum search."""
+    """max(b_r^i(theta_loc), b_r^i(pi)): the printed alternative, theta_loc from the local-maximum search.
+
+    Not written against a context: its ingredient ``theta_loc`` is the output of a numerical search, not a
+    formula (``b_r^i`` itself is the context formula ``_b_ctx``); it is enclosed by
+    :func:`_d3_global_printed_ball`, ``_b_ctx`` on balls at balls proven to hold each local maximiser."""
     r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
     cands = [_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)]
     return max(cands)
@@ -3064,7 +3072,12 @@ def _eq75_head_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def printed_eq75_line2(p: dict[str, Any]) -> Any:
-    """-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2) + E[(1 - lam_hat)^2] (the symbol's value)."""
+    """-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2) + E[(1 - lam_hat)^2] (the symbol's value).
+
+    Not one context function: its printed part is the context formula :func:`_eq75_head_ctx`; the symbol
+    ``E[(1 - lam_hat)^2]`` takes the reference's value (exact moments at ``dps + 15`` digits), which on the
+    context would be evaluated at the check's ``dps`` and move the search's points; on balls it is enclosed
+    by :func:`_eq75_line2_ball` (the head on balls plus the ball of the exact moments)."""
     return _eq75_head_ctx(MP, p) + _ref_gl(73)(p, mpmath.mp.dps)[0]
 
 

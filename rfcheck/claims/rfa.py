@@ -98,7 +98,11 @@ def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, 
                        new: Any = mpmath.matrix) -> Any:
     """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused);
     ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; :class:`rfcheck.references.rfa.ExactGrid` for
-    exact rationals)."""
+    exact rationals).
+
+    Not written against a context: the printed algorithm is a matrix recurrence, evaluated on mpmath
+    matrices and, for the certified verdict, in exact rational arithmetic on the float64 instance
+    (``_exact_verdict``), which decides the residual without any rounding, so no ball is needed."""
     n, f, d = phi_k.rows, phi_k.cols, v.cols
     s, z = new(f, d), new(f, 1)
     h = new(phi_q.rows, d)
