@@ -634,6 +634,14 @@ class _Arb(Backend):
             raise ValueError(f"fac2 needs an integer n >= -1; got {n!r}")
         return Ball(arb(math.prod(range(int(n), 0, -2))))
 
+    @staticmethod
+    def fdot(xs: Any, ys: Any) -> Ball:
+        """The dot product ``sum_i xs[i] ys[i]`` (ball products and sums: rigorous as they are)."""
+        total: Number = arb(0)
+        for x, y in zip(xs, ys, strict=True):
+            total = total + _value(x) * _value(y)
+        return Ball(total)
+
 
 #: the Arb context (ball arithmetic; working precision set by :func:`evaluate`)
 ARB = _Arb()

@@ -192,6 +192,13 @@ class _Float64(Backend):
         the exact integer product rounded once (``scipy.special.factorial2`` gives ``(-1)!! = 0``)."""
         return np.vectorize(lambda k: float(math.prod(range(int(k), 0, -2))), otypes=[float])(n)[()]
 
+    @staticmethod
+    def fdot(xs: Any, ys: Any) -> Any:
+        """The dot product ``sum_i xs[i] ys[i]``: each product split exactly (:meth:`two_prod`) and the
+        parts summed with compensation (:meth:`fsum`)."""
+        parts = [_Float64.two_prod(x, y) for x, y in zip(xs, ys, strict=True)]
+        return _Float64.fsum(0.0, *(p for p, _ in parts), *(e for _, e in parts))
+
 
 class _Mpmath(Backend):
     name = "mpmath"
@@ -264,6 +271,12 @@ class _Mpmath(Backend):
     def fac2(n: Any) -> Any:
         """The double factorial ``n!!`` (``mpmath.fac2``; ``(-1)!! = 0!! = 1``)."""
         return mpmath.fac2(n)
+
+    @staticmethod
+    def fdot(xs: Any, ys: Any) -> Any:
+        """The dot product ``sum_i xs[i] ys[i]`` (``mpmath.fdot``: exact products, rounded once, as the
+        entries of an mpmath matrix product)."""
+        return mpmath.fdot(list(xs), list(ys))
 
 
 class _Sympy(Backend):
@@ -342,6 +355,11 @@ class _Sympy(Backend):
     def fac2(n: Any) -> Any:
         """The double factorial ``n!!`` (``sympy.factorial2``; ``(-1)!! = 0!! = 1``)."""
         return sympy.factorial2(n)
+
+    @staticmethod
+    def fdot(xs: Any, ys: Any) -> Any:
+        """The dot product ``sum_i xs[i] ys[i]``."""
+        return sympy.Add(*(x * y for x, y in zip(xs, ys, strict=True)))
 
 
 #: the float64 context (NumPy/SciPy functions, vectorised)

@@ -144,3 +144,43 @@ def test_printed_eq32_middle_ball_contains_its_mpmath_face() -> None:
     ball = eval_on_balls(C.printed_eq32_middle_ctx, p, BITS)
     assert ball.overlaps(arb(mpmath.nstr(mp_val, DPS)))
     assert float(ball.rad()) < 1e-45 * abs(float(mp_val))
+
+
+FDOT_ARGS = [([1e16, 1.0, -1e16], [1.0, 1.0, 1.0]), ([0.1, 0.2, 0.3], [0.7, -0.9, 1.1]),
+             ([2.5, -1.25e-8, 3.0e5], [1e-3, 4.0, 7.0])]
+
+
+@pytest.mark.parametrize("xs,ys", FDOT_ARGS)
+def test_fdot_every_face(xs: list[float], ys: list[float]) -> None:
+    """The dot product of exact floats: float64 to the last bit (exact split products, compensated sum,
+    also where the sum cancels), mpmath exactly as mpmath's matrix product, sympy exact, the ball containing it."""
+    with mpmath.workdps(DPS):
+        want = mpmath.fsum(mpmath.mpf(x) * mpmath.mpf(y) for x, y in zip(xs, ys, strict=True))
+        assert FP.fdot(xs, ys) == float(want)
+        got = MP.fdot([mpmath.mpf(x) for x in xs], [mpmath.mpf(y) for y in ys])
+        assert got == (mpmath.matrix([xs]) * mpmath.matrix(ys))[0, 0]
+        assert abs(got - want) <= mpmath.mpf(10) ** -(DPS - 2) * abs(want)
+    exact = SYM.fdot([SYM.num(x) for x in xs], [SYM.num(y) for y in ys])
+    assert exact == sum((sympy.Rational(x) * sympy.Rational(y) for x, y in zip(xs, ys, strict=True)), sympy.S(0))
+    with workprec(BITS):
+        ball = ARB.fdot([ARB.num(x) for x in xs], [ARB.num(y) for y in ys])
+    assert _contains(ball, want)
+
+
+def test_printed_eq3_faces_agree() -> None:
+    """DARKFormer eq (3) written once: its mpmath face equals exp of the mpmath matrix product
+    ``q^T (M^T M) k`` bit for bit, and its ball contains the exp of the exact rational exponent."""
+    from rfcheck.claims import darkformer as D
+    from rfcheck.references import darkformer as R
+
+    p = {"d": 3, "r": 2, "mscale": 1.3, "nq": 2.1, "nk": 0.7, "draw": 17}
+    mm, q, k = D._eq3_parts(p)
+    with mpmath.workdps(DPS):
+        qm, km, m = (mpmath.matrix(a.tolist()) for a in (q, k, mm))
+        want = mpmath.exp((qm.transpose() * (m.transpose() * m) * km)[0, 0])
+        assert D.printed_eq3(MP, mp_point(p)) == want
+    x = (R.exact_matrix(q).transpose() * (R.exact_matrix(mm).transpose() * R.exact_matrix(mm))
+         * R.exact_matrix(k))[0, 0]
+    ball = eval_on_balls(D.printed_eq3, p, BITS)
+    with workprec(BITS):
+        assert ball.contains((arb(x.p) / arb(x.q)).exp().mid()) and float(ball.rad()) < 1e-50 * float(want)

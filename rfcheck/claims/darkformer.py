@@ -94,19 +94,31 @@ def _eq3_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return m_mat, float(p["nq"]) * uq / np.linalg.norm(uq), float(p["nk"]) * uk / np.linalg.norm(uk)
 
 
-def printed_eq3(ctx: Any, p: dict[str, Any], exact: bool = False) -> Any:
-    """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M (matrix products in mpmath); ``exact``: the exponent
-    ``q^T Sigma k`` alone, in exact rationals of the float64 parts (``ctx`` unused)."""
-    mm, qm, km = (ref.exact_matrix(a) if exact else mpmath.matrix(a.tolist()) for a in _eq3_parts(p))
-    x = (qm.transpose() * (mm.transpose() * mm) * km)[0, 0]
-    return x if exact else ctx.exp(x)
+def _plain(p: dict[str, Any]) -> dict[str, Any]:
+    """The point's coordinates as Python floats where a context lifted them (an mpmath number or an exact
+    ball: their binary value), so that data seeded from the point are those of the float point."""
+    from rfcheck.arb_backend import Ball
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, Ball):
+            return float(v.v.mid())  # (exact balls: eval_on_balls lifts the point exactly)
+        return float(v) if isinstance(v, mpmath.mpf) else v
+
+    return {k: plain(v) for k, v in p.items()}
 
 
-def printed_eq3_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq3` on balls: ``q^T (M^T M) k`` exactly, then ``exp``."""
-    x = printed_eq3(None, p, exact=True)
-    with workprec(bits):
-        return (arb(x.p) / arb(x.q)).exp()
+def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M, multiplied as written, ``(q^T (M^T M)) k``, every
+    entry a dot product ``ctx.fdot`` (in mpmath exact products rounded once: the entries of mpmath's matrix
+    product) of the float64 parts taken exactly."""
+    mm, q, k = _eq3_parts(_plain(p))
+    rows, d = mm.shape
+    m = [[ctx.num(float(v)) for v in row] for row in mm]
+    qs, ks = [ctx.num(float(v)) for v in q], [ctx.num(float(v)) for v in k]
+    sigma = [[ctx.fdot([m[a][i] for a in range(rows)], [m[a][j] for a in range(rows)]) for j in range(d)]
+             for i in range(d)]
+    q_sigma = [ctx.fdot(qs, [sigma[i][j] for i in range(d)]) for j in range(d)]
+    return ctx.exp(ctx.fdot(q_sigma, ks))
 
 
 P.equality(
@@ -119,7 +131,7 @@ P.equality(
                   constraint=lambda p: p["r"] <= p["d"],
                   description="random M (r x d, r <= d, entries N(0, mscale^2/d)), |q|, |k| <= 2.5"),
     printed=printed_eq3, reference=lambda p, dps: ref.sigma_prf_kernel(*_eq3_parts(p), dps),
-    printed_ball=printed_eq3_ball, reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
+    reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
     name="quadrature", max_points=24, description="1-D quadratures along the eigenvectors of Sigma (rank r)",
 )
 
