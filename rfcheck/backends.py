@@ -189,8 +189,12 @@ class _Float64(Backend):
     @staticmethod
     def fac2(n: Any) -> Any:
         """The double factorial ``n!! = n (n - 2) (n - 4) ...`` of an integer ``n >= -1`` (``(-1)!! = 0!! = 1``),
-        the exact integer product rounded once (``scipy.special.factorial2`` gives ``(-1)!! = 0``)."""
-        return np.vectorize(lambda k: float(math.prod(range(int(k), 0, -2))), otypes=[float])(n)[()]
+        the exact integer product rounded once (``scipy.special.factorial2`` gives ``(-1)!! = 0``); ``ValueError``
+        for other ``n``."""
+        ns = np.asarray(n)
+        if not np.all((ns == np.round(ns)) & (ns >= -1)):
+            raise ValueError(f"fac2 needs integers n >= -1; got {n!r}")
+        return np.vectorize(lambda k: float(math.prod(range(int(k), 0, -2))), otypes=[float])(ns)[()]
 
     @staticmethod
     def fdot(xs: Any, ys: Any) -> Any:

@@ -101,11 +101,15 @@ def test_fac2_every_face(n: int) -> None:
     assert list(FP.fac2(np.array(FAC2_ARGS))) == [float(_want_fac2(k)) for k in FAC2_ARGS]
 
 
-def test_fac2_refuses_non_integers_on_balls() -> None:
+def test_fac2_refuses_what_it_does_not_define() -> None:
+    """Integers ``n >= -1`` only (``mpmath.fac2`` extends to other ``n``; the faces do not guess)."""
     with workprec(BITS), pytest.raises(TypeError):
         ARB.fac2(ARB.num(2.5))
     with workprec(BITS), pytest.raises(ValueError):
         ARB.fac2(-3)
+    for bad in (-3, 2.5, [1, -2]):
+        with pytest.raises(ValueError):
+            FP.fac2(bad)
 
 
 def test_fac2_of_odd_numbers_is_the_gaussian_moment() -> None:
