@@ -81,7 +81,7 @@ from numba import njit
 from rfcheck import validate
 from rfcheck.engine import rng as _rng
 from rfcheck.engine import wy as _wy
-from rfcheck.engine.bits import fma, py_fma
+from rfcheck.engine.bits import py_fma
 
 __all__ = [
     "COUPLINGS",
@@ -226,13 +226,13 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     ``Q diag(s)`` is Haar (the ``Q`` of the QR factorisation of a Gaussian matrix with
     ``diag(R) > 0``; Stewart 1980).
 
-    Draw order (one bulk stream; a bulk draw does not depend on how a request is split):
-    panel by panel, last first, each panel's lower trapezoid row by row -- row ``j0 + r``
-    holds the panel's reflectors ``j <= r`` --, so the panel ``V`` (``nbuf`` as a ``(d, 8)``
-    row-major array) is filled in place.  Column ranges are widened to multiples of 8
-    (``X`` has ``pad8`` columns); the extra columns hold exact zeros and stay zero.
-    Scratch: ``nbuf`` (:func:`scratch`: ``V``, ``T``, the Gram matrix, ``tau``, norms, a
-    triangle's normals).  Returns the new generator state.
+    Draw order: one bulk draw of all ``sum_k (d - k)`` normals, dealt panel by panel, last
+    first, each panel's lower trapezoid row by row (row ``j0 + r`` holds the panel's
+    reflectors ``j <= r``), into the panel ``V`` (``nbuf`` as a ``(d, 8)`` row-major array; below
+    the panel's triangle its rows are consecutive numbers of the draw).  Column ranges are
+    widened to multiples of 8 (``X`` has ``pad8`` columns); the extra columns hold exact zeros
+    and stay zero.  Scratch: ``nbuf`` (:func:`scratch`: ``V``, ``T``, the Gram matrix, ``tau``,
+    the normals).  Returns the new generator state.
     """
     b8 = (b + 7) // 8 * 8
     for i in range(d):
@@ -244,43 +244,40 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
     T = nbuf[nv:nv + 64].reshape((8, 8))
     G = nbuf[nv + 64:nv + 128].reshape((8, 8))
     ptau = nbuf[nv + 128:nv + 136]
-    nrm2 = nbuf[nv + 136:nv + 144]
-    tri = nbuf[nv + 144:nv + 180]
+    nz = b * d - b * (b - 1) // 2  # the normals of all b reflectors, one bulk draw
+    zs = nbuf[nv + 136:nv + 136 + nz]
+    st = _rng.fill_normals(st, zs, raw)
+    q = 0
     for p in range((b + 7) // 8 - 1, -1, -1):
         j0 = 8 * p
         nbp = min(8, b - j0)
-        tr = min(8, d - j0)
-        ntri = 0
-        for r in range(tr):
-            ntri += min(r + 1, nbp)
-        st = _rng.fill_normals(st, tri[:ntri], raw)
-        q = 0
-        for r in range(tr):
+        for r in range(min(8, d - j0)):  # the panel's triangle, row by row
             row = V[j0 + r]
-            for j in range(8):
-                if j <= r and j < nbp:
-                    row[j] = tri[q]
-                    q += 1
-                else:
-                    row[j] = 0.0
-        if d > j0 + 8:
+            n = min(r + 1, nbp)
+            for j in range(n):
+                row[j] = zs[q + j]
+            for j in range(n, 8):
+                row[j] = 0.0
+            q += n
+        if d > j0 + 8:  # then its rectangle, nbp numbers a row
             if nbp == 8:
-                st = _rng.fill_normals(st, V[j0 + 8:d].reshape(8 * (d - j0 - 8)), raw)
+                n = 8 * (d - j0 - 8)
+                Vr = V[j0 + 8:d].reshape(n)
+                for k in range(n):
+                    Vr[k] = zs[q + k]
+                q += n
             else:
                 for i in range(j0 + 8, d):
                     row = V[i]
-                    st = _rng.fill_normals(st, row[:nbp], raw)
+                    for j in range(nbp):
+                        row[j] = zs[q + j]
                     for j in range(nbp, 8):
                         row[j] = 0.0
-        for j in range(8):
-            nrm2[j] = 0.0
-        for i in range(j0, d):
-            row = V[i]
-            for j in range(8):
-                nrm2[j] = fma(row[j], row[j], nrm2[j])
+                    q += nbp
+        _wy.gram(V, j0, d, G)  # its diagonal: |x_j|^2, fma-accumulated over the rows in order
         for j in range(8):
             if j < nbp:
-                nrm = math.sqrt(nrm2[j])
+                nrm = math.sqrt(G[j, j])
                 x1 = V[j0 + j, j]
                 sgn = 1.0 if x1 >= 0.0 else -1.0
                 V[j0 + j, j] = x1 + sgn * nrm
@@ -291,7 +288,7 @@ def _haar_columns(st, d, b, X, vec, raw, nbuf):
                 ptau[j] = 0.0
         _wy.gram(V, j0, d, G)
         _wy.panel_t(G, ptau, T)
-        _wy.panel_apply(X, V, T, j0, d, j0, b8)
+        _wy.panel_apply(X, V, T, j0, d, j0, b8, True)
     return st
 
 
@@ -1124,13 +1121,13 @@ def scratch(M, d):
 
     ``X`` (d, pad8(d)) float, ``vec`` (10, pad8(max(M, d))) float, ``raw`` (RAW_SIZE,)
     uint64 (its tail holds the block's fallback generator, see ``rng.init_block``),
-    ``nbuf`` (8 d + 180,) float (a Householder panel and its small matrices,
-    :func:`_haar_columns`).
+    ``nbuf`` (8 d + 136 + d (d + 1) / 2,) float (a Householder panel, its small matrices and
+    the normals of a block's reflectors, :func:`_haar_columns`).
     """
     X = np.empty((d, pad8(d)))
     vec = np.empty((10, pad8(max(M, d))))
     raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
-    nbuf = np.empty(8 * d + 180)
+    nbuf = np.empty(8 * d + 136 + d * (d + 1) // 2)
     return X, vec, raw, nbuf
 
 
