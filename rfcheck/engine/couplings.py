@@ -79,6 +79,7 @@ import numpy as np
 from numba import njit
 
 from rfcheck import validate
+from rfcheck.engine import gauss_seidel as _gs
 from rfcheck.engine import rng as _rng
 from rfcheck.engine import wy as _wy
 from rfcheck.engine.bits import py_fma
@@ -562,42 +563,10 @@ def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[
 
 
 # --------------------------------------------------------------------------- simrf+
-@njit(cache=True, error_model="numpy", inline="always")
-def _dot8(a, b, n):
-    """``sum_{i < n} a[i] b[i]`` in a fixed order: eight interleaved partial sums
-    (``i mod 8``), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))`` --
-    eight independent chains (the SimRF+ update is bound by the latency of its sums)."""
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    i = 0
-    while i + 7 < n:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        s4 += a[i + 4] * b[i + 4]
-        s5 += a[i + 5] * b[i + 5]
-        s6 += a[i + 6] * b[i + 6]
-        s7 += a[i + 7] * b[i + 7]
-        i += 8
-    r = n - i
-    if r > 0:
-        s0 += a[i] * b[i]
-    if r > 1:
-        s1 += a[i + 1] * b[i + 1]
-    if r > 2:
-        s2 += a[i + 2] * b[i + 2]
-    if r > 3:
-        s3 += a[i + 3] * b[i + 3]
-    if r > 4:
-        s4 += a[i + 4] * b[i + 4]
-    if r > 5:
-        s5 += a[i + 5] * b[i + 5]
-    if r > 6:
-        s6 += a[i + 6] * b[i + 6]
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-
-
 def _py_dot8(a: list, b: list, n: int) -> float:
+    """``sum_{i < n} a[i] b[i]`` in the SimRF+ step's order: eight partial sums (``i mod 8``; a
+    product rounded, then a sum rounded), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
+    (s6 + s7))`` (the lanes of :func:`rfcheck.engine.gauss_seidel.plus_step`)."""
     s = [0.0] * 8
     for i in range(n):
         s[i % 8] += a[i] * b[i]
@@ -622,35 +591,28 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
     (how far the unit direction moved); the iteration stops after the first pass with
     change ``<= tol``, or after ``max_passes`` (a pass stops measuring moves once one
     exceeds ``tol``).  Returns ``(passes, converged)``.  Every sum has a fixed order
-    (:func:`_dot8`, rows in index order), so the Python twin
-    :func:`_py_plus_update` gives the same numbers.
+    (:func:`_py_dot8`'s, rows in index order), so the Python twin :func:`_py_plus_update` gives
+    the same numbers.  Each step is one call of :func:`rfcheck.engine.gauss_seidel.plus_step`
+    (8-wide vectors; ``X`` needs ``pad8(d)`` columns, ``tot``, ``rest``, ``dv`` as many
+    entries; their entries past ``d`` are set to zero here).
     """
-    for k in range(d):
+    nv = (d + 7) // 8
+    d8 = 8 * nv
+    for k in range(d8):
         tot[k] = 0.0
     for j in range(b):
         xj = X[j]
+        for k in range(d, d8):
+            xj[k] = 0.0
         for k in range(d):
             tot[k] += xj[k]
     for p in range(1, max_passes + 1):
         change = 0.0
         for j in range(b):
-            xj = X[j]
-            nj = nrm[j]
-            for k in range(d):
-                rest[k] = tot[k] - xj[k]
-            rn = math.sqrt(_dot8(rest, rest, d))
-            if rn == 0.0 or nj == 0.0:
-                continue
-            f = nj / rn
-            for k in range(d):
-                nk = -(f * rest[k])
-                dv[k] = nk - xj[k]
-                tot[k] = rest[k] + nk
-                xj[k] = nk
-            if change <= tol:  # once a row moved more than tol, the pass is not the last
-                dj = math.sqrt(_dot8(dv, dv, d)) / nj
-                if dj > change:
-                    change = dj
+            want = change <= tol  # once a row moved more than tol, the pass is not the last
+            dj = _gs.plus_step(X[j, :d8], tot[:d8], rest[:d8], dv[:d8], nv, nrm[j], want)
+            if want and dj > change:
+                change = dj
         if change <= tol:
             return p, True
     return max_passes, False
@@ -829,7 +791,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     sa, cc, kinv = _simplex_consts(d)
     off = cc * kinv
     k = d - 1
-    V = np.empty((d, d))
+    V = np.empty((d, pad8(d)))
     sig = np.empty(d)
     m0 = 0
     while m0 < M:

@@ -178,7 +178,7 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "wy.py", "rng.py", "couplings.py", "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "wy.py", "gauss_seidel.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
 def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:
