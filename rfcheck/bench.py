@@ -9,7 +9,7 @@ so that no contender's idle threads still spin: :func:`_rates`).  The machine's 
 ceiling is the best of a few large NumPy ``matmul`` (dgemm) runs, measured in the same
 command.
 
-FLOP model of an ensemble trial (what the Numba kernel executes; a Gaussian draw, an
+FLOP model of an ensemble trial (the work of the Numba kernel; a Gaussian draw, an
 ``exp`` and a ``sqrt`` count as one FLOP each):
 
 - ``iid``: ``M d`` normals, ``W u``: ``2 M d``, estimator ``4 M`` (``z``, ``exp``, sum);
@@ -34,7 +34,11 @@ FLOP model of an ensemble trial (what the Numba kernel executes; a Gaussian draw
 The kernel draws Haar directions as products of Householder reflectors of fresh Gaussian
 vectors (the ``Q`` of a Gaussian matrix's QR with the sign fix, without forming ``R``), so
 it executes about half the FLOPs of "QR, then form Q" (``(8/3) d^3``); ``format_table``
-also prints the share under that QR-equivalent count.
+also prints the share under that QR-equivalent count.  The accumulation is blocked (panels of
+eight reflectors, :mod:`rfcheck.engine.wy`) and executes somewhat more than the model counts
+(``d = b = 64``: ~381k FLOPs in the panel products and ~74k in the panels' Gram matrices,
+against the model's 349,525 for the accumulation); the share uses the model's count of the
+work, as efficiency figures of blocked LAPACK routines do.
 
 Discrete section (:func:`run_discrete_bench`, CRT sec 3.2): the PoisRF and GeomRF
 estimators of :mod:`rfcheck.engine.discrete_engine` for one pair in ``d = 64`` with ``M = 64``

@@ -275,34 +275,13 @@ def test_simrf_needs_two_dimensions(call):
         call()
 
 
-# ----------------------------------------------------------------------------- batched orf
-def _lanes_vs_trials(M: int, d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    a = np.full((n, d, M), np.nan)
-    b = np.full((n, d, M), np.nan)
-    cp._orf_lanes_kernel(np.uint64(seed), np.uint64(11), M, d, n, a)
-    cp._orf_serial_kernel(np.uint64(seed), np.uint64(11), M, d, n, b)
-    return a, b
-
-
-@pytest.mark.parametrize(("M", "d", "n"), [
-    (64, 64, 9),   # the bench shape; one full group of LANES trials and one lane of the next
-    (70, 64, 3),   # two blocks, the second truncated (b = 6)
-    (7, 7, 8), (6, 7, 5), (5, 3, 17), (1, 1, 3), (2, 2, 8), (33, 33, 2), (64, 16, 8),
-])
-def test_lane_sampler_bit_identical_to_trial_by_trial(M, d, n):
-    """``orf_ensemble_lanes`` (LANES trials factored in lock-step) gives, lane by lane, the
-    numbers of ``ensemble_into`` trial by trial on the same stream, to the last bit; odd and
-    even block sizes, truncated last blocks, partial groups (``n`` not a multiple of LANES)."""
-    a, b = _lanes_vs_trials(M, d, n, 5)
-    assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
-
-
-def test_lane_sampler_numbers_are_haar_blocks():
-    """What the batched sampler returns is an ORF ensemble: within a block, W W^T is diagonal
-    (orthogonal rows, to rounding) with chi_d^2 norms, whose mean is d (z-test at ALPHA)."""
+# ----------------------------------------------------------------------------- orf ensemble
+def test_orf_ensemble_numbers_are_haar_blocks():
+    """What the ensemble sampler returns (Householder panels of 8, rfcheck.engine.wy) is an ORF
+    ensemble: within a block, W W^T is diagonal (orthogonal rows, to rounding) with chi_d^2 norms,
+    whose mean is d (z-test at ALPHA)."""
     M, d, n = 16, 16, 400
-    a, _ = _lanes_vs_trials(M, d, n, 9)
-    W = np.transpose(a, (0, 2, 1))  # (n, M, d)
+    W = np.stack([cp.sample_ensemble("orf", M, d, seed=s) for s in range(n)])  # (n, M, d)
     G = W @ np.transpose(W, (0, 2, 1))
     off = G - np.einsum("nij,ij->nij", G, np.eye(M))
     assert np.abs(off).max() < 1e-12 * np.abs(G).max()
@@ -312,11 +291,3 @@ def test_lane_sampler_numbers_are_haar_blocks():
     # power companion: the chi_d^2 mean test rejects norms scaled by 1.05
     z_bad = (1.05**2 * sq.mean() - d) / (1.05**2 * sq.std(ddof=1) / math.sqrt(sq.size))
     assert abs(z_bad) > Z_CRIT
-
-
-def test_use_lanes_bounds():
-    """The batched path serves the usual shapes and refuses huge d or stored normals."""
-    assert cp.use_lanes(64, 64) and cp.use_lanes(1, 1) and cp.use_lanes(4096, 64)
-    assert not cp.use_lanes(300, 300)
-    nblk = cp.LANES_MAX_FLOATS // (cp.LANES * (64 * 65 // 2)) + 1
-    assert not cp.use_lanes(64 * nblk, 64)

@@ -564,17 +564,14 @@ def test_gerf_features_validates_which_and_w():
         features.gerf_features(np.full((2, 3), np.nan), x)
 
 
-@pytest.mark.parametrize("lanes", [False, True])
-def test_batched_orf_ensemble_path_equals_python_reference_at_bench_size(monkeypatch, lanes):
-    """The orf ensemble path factors LANES trials at once (rfcheck.engine.couplings.orf_ensemble_lanes)
-    and sums norms and projections in the lane layout; at d = 64 (two blocks: M = 70, the
-    second one truncated), two pairs, a complex product and a partial group of trials, its
-    estimates equal the plain-Python twin's bit for bit, with the batched path on or off
-    (``montecarlo.ORF_LANES``)."""
-    monkeypatch.setattr(montecarlo, "ORF_LANES", lanes)
+@pytest.mark.parametrize("coupling", ["orf", "simrf"])
+def test_orthogonal_ensemble_path_equals_python_reference_at_bench_size(coupling):
+    """The orthogonal ensemble paths (Householder panels of 8, rfcheck.engine.wy): at d = 64 (two
+    blocks: M = 70, the second one truncated, so a partial panel), two pairs and a complex
+    product, the estimates equal the plain-Python twin's bit for bit."""
     g = np.random.default_rng(4)
     x, y = 0.15 * g.standard_normal((2, 64)), 0.15 * g.standard_normal((2, 64))
     for prod in (features.positive_product(x, y), PRODUCTS["gerf_complex"](x, y)):
-        got = montecarlo.simulate(prod, 70, 9, coupling="orf", path="ensemble", seed=2)
-        ref = montecarlo.simulate_reference(prod, 70, 9, coupling="orf", path="ensemble", seed=2)
+        got = montecarlo.simulate(prod, 70, 9, coupling=coupling, path="ensemble", seed=2)
+        ref = montecarlo.simulate_reference(prod, 70, 9, coupling=coupling, path="ensemble", seed=2)
         np.testing.assert_array_equal(got, ref)

@@ -18,8 +18,8 @@ Modules
 :mod:`rfcheck.engine.bits`
     Exact bit-level conversions (53-bit words to doubles, ``fma``) shared by the kernels
     and their twins.
-:mod:`rfcheck.engine.noalias`
-    An LLVM row sweep without aliasing checks (the inner loop of the orthogonal samplers).
+:mod:`rfcheck.engine.wy`
+    The compact-WY Householder panel kernels (LLVM, ``noalias``) of the orthogonal samplers.
 :mod:`rfcheck.engine.couplings`
     The couplings of the ``M`` projections of one ensemble (``iid``, ``orf``, ``simrf``,
     ``simrf+``, the antithetic ``<base>-anti`` and the HD-product ``orf-hd`` /
@@ -87,7 +87,7 @@ _HOMES = {
 
 #: the old top-level paths of the engine's modules (deprecated shims, removed in the next release)
 _MOVED = {f"rfcheck.{m}": f"rfcheck.engine.{m}"
-          for m in ("rng", "bits", "noalias", "couplings", "montecarlo", "discrete_engine")}
+          for m in ("rng", "bits", "couplings", "montecarlo", "discrete_engine")}
 
 __all__ = ["COUPLINGS", "Coupling", "get_coupling", "sample_ensemble", "sample_projection", "simulate",
            "simulate_discrete"]

@@ -29,9 +29,8 @@ Couplings here
     matrix with the sign fix ``diag(R) > 0`` (Stewart 1980), without computing ``R``.
     Projection law: ``(q_m . u_hat)_{m <= b}`` are the first ``b`` coordinates of a
     uniform unit vector of ``S^{d-1}`` (``b`` normals over the root of their squared sum
-    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.  The engine's
-    ensemble path draws :data:`LANES` trials at a time (:func:`orf_ensemble_lanes`: the same
-    numbers, their Householder accumulations in lock-step, one vector lane per trial).
+    plus an independent ``chi^2_{d-b}``), times independent ``chi_d`` norms.  The ensemble
+    path applies the reflectors eight at a time (compact WY panels, :mod:`rfcheck.engine.wy`).
 ``"simrf"``
     simplex random features (Reid et al. 2023, eq (8)-(9)): blocks ``W = D S R`` of
     ``min(d, remaining)`` rows, ``R`` Haar (the ORF sampler; only the first ``d - 1``
@@ -80,16 +79,13 @@ import numpy as np
 from numba import njit
 
 from rfcheck import validate
+from rfcheck.engine import gauss_seidel as _gs
 from rfcheck.engine import rng as _rng
+from rfcheck.engine import wy as _wy
 from rfcheck.engine.bits import py_fma
-from rfcheck.engine.noalias import LANE_COLS as _LANE_COLS
-from rfcheck.engine.noalias import LANES as _LANES
-from rfcheck.engine.noalias import lane_sweep, sweep_rows
 
 __all__ = [
     "COUPLINGS",
-    "LANES",
-    "LANE_COLS",
     "Coupling",
     "SimRFPlusInfo",
     "antithetic",
@@ -100,8 +96,6 @@ __all__ = [
     "get_coupling",
     "hd_dim",
     "hd_rotation",
-    "lane_scratch",
-    "orf_ensemble_lanes",
     "pad8",
     "projection_into",
     "projection_scratch",
@@ -115,7 +109,6 @@ __all__ = [
     "simrf_plus_passes",
     "stream_tag",
     "truncated_conformity_objective",
-    "use_lanes",
 ]
 
 IID = 0
@@ -219,158 +212,84 @@ def _py_dot4(a: list, b: list, lo: int, hi: int) -> float:
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, c1, d):
-    """Rows ``i >= r0``: ``X_i <- (X_i - tA vA_i wA) - tB vB_i wB`` (two reflectors at once);
-    with the new rows, ``wC += vC_i X_i`` and ``wD += vD_i X_i`` for the next pair.
-
-    Every update is one fused multiply-add (rounded once and the same on every machine):
-    ``y = fma(-tB vB_i, wB, fma(-tA vA_i, wA, x))``, ``wC = fma(vC_i, y, wC)``.  Columns
-    ``c0:c1``; three rows per pass share the loads of ``wA .. wD``.  The column loop is
-    :func:`rfcheck.engine.noalias.sweep_rows` (an LLVM loop on ``noalias`` pointers: the rows of ``X``
-    and of the scratch ``vec`` never overlap), so LLVM vectorises it without a runtime overlap
-    check of the seven arrays per pass.  Row order and expression order equal the plain-Python
-    twin's (one row at a time), so the numbers do (any row grouping would: the ``wC``, ``wD``
-    sums are accumulated left to right).
-
-    Measured (machine B, AVX2, 2026-11-26, through :func:`rfcheck.engine.montecarlo.simulate`,
-    interleaved with the code before): the fused form gives 8-18% more ORF ensemble trials/s
-    on one thread than separate multiplies and adds (~35k -> ~38k), 4-9% on two threads in
-    ``rfcheck bench`` (README).  Earlier (2026-11-25) two- and
-    four-row passes, plain 2-D indexing ``X[i, c]`` and 64-byte-aligned scratch were no
-    faster; (2026-11-24, AVX-512 machine) rank-4 sweeps and chunk-8 inner loops were slower.
-    Micro-benchmarks of this loop outside the engine mislead: with ``d`` a compile-time
-    constant, or the loop inlined into another caller, LLVM vectorised it differently
-    (2026-11-26: a variant 1.6x faster in such a harness was 10% slower in the engine).
-    The ``noalias`` loop (2026-11-26, same machine, five alternating processes each): ORF
-    ensemble 35.4k -> 41.2k trials/s on one thread (+16%), SimRF 30.4k -> 34.3k (+13%),
-    numbers unchanged to the last bit.  Copying the reflectors by a slice instead of an
-    indexed loop, tried beside it, was no faster.
-    """
-    n = c1 - c0
-    wa = wA[c0:c1]
-    wb = wB[c0:c1]
-    wc = wC[c0:c1]
-    wd = wD[c0:c1]
-    i = r0
-    while i + 2 < d:
-        sweep_rows((X[i, c0:c1], X[i + 1, c0:c1], X[i + 2, c0:c1]), wa, wb, wc, wd,
-                   (-(tA * vA[i]), -(tB * vB[i]), -(tA * vA[i + 1]), -(tB * vB[i + 1]),
-                    -(tA * vA[i + 2]), -(tB * vB[i + 2])),
-                   (vC[i], vD[i], vC[i + 1], vD[i + 1], vC[i + 2], vD[i + 2]), n)
-        i += 3
-    while i < d:
-        sweep_rows((X[i, c0:c1],), wa, wb, wc, wd, (-(tA * vA[i]), -(tB * vB[i])),
-                   (vC[i], vD[i]), n)
-        i += 1
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _prepare_reflectors(nb, b, d, taus, sg):
-    """All ``b`` reflectors of :func:`_haar_columns` at once, in place in the normals ``nb``
-    (reflector ``k = b-1, ..., 0`` owns the next ``d - k`` numbers ``x``, rows ``k..d-1``).
-    ``H = I - tau v v^T`` with ``v = x + sign(x_k) |x| e_k``,
-    ``tau = 2 / |v|^2 = 1 / (|x| (|x| + |x_k|))``: the first entry becomes ``v_k``,
-    ``taus[k]`` gets ``tau`` and ``sg[k]`` the sign ``-sign(x_k)`` of ``R_kk`` in
-    ``x = H (R_kk e_k)``.  The operations of the plain algorithm, so its numbers
-    (:func:`_py_draw_reflector`); done up front, the ``b`` independent norm/sqrt/divide
-    chains overlap instead of stalling the sweeps one by one."""
-    off = 0
-    for k in range(b - 1, -1, -1):
-        n = d - k
-        nrm = math.sqrt(_dot4(nb, nb, off, off + n))
-        x1 = nb[off]
-        sgn = 1.0 if x1 >= 0.0 else -1.0
-        nb[off] = x1 + sgn * nrm
-        den = nrm * (nrm + abs(x1))
-        taus[k] = 1.0 / den if den > 0.0 else 0.0
-        sg[k] = -sgn
-        off += n
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _load_reflector(nb, off, k, d, v, taus):
-    """Reflector ``k`` prepared by :func:`_prepare_reflectors` into ``v[k:]``, or a null one
-    (``v = 0``, ``tau = 0``) if ``k < 0``; returns ``(off, tau)``.
-
-    A null reflector is zeroed on all ``d`` rows: with an odd number of columns it is
-    swept again one pair later from a lower row (``0 * v_i`` with ``v_i`` left from an
-    earlier use of the scratch row would be NaN where that was inf or NaN)."""
-    if k >= 0:
-        for i in range(k, d):
-            v[i] = nb[off + i - k]
-        return off + d - k, taus[k]
-    for i in range(d):
-        v[i] = 0.0
-    return off, 0.0
-
-
 @njit(cache=True, error_model="numpy")
 def _haar_columns(st, d, b, X, vec, raw, nbuf):
     """First ``b`` columns of a Haar orthogonal matrix into ``X[:, :b]``; signs in ``vec[8]``.
 
-    ``Q = H_0 H_1 ... H_{b-1}`` is applied to ``I[:, :b]`` by backward accumulation:
-    reflector ``k`` (rows ``k..d-1``, :func:`_prepare_reflectors`) is taken for
-    ``k = b-1, b-2, ..., 0`` and the reflectors are applied two at a time (``H_k``, then
-    ``H_{k-1}``, with a null reflector after ``H_0`` when ``b`` is odd).  For the pair
-    ``(A, B) = (k, k-1)``: ``wA = vA^T X``; row ``k-1`` of ``X`` is still ``e_{k-1}``, so
-    ``vB^T X = wB0 + vB[k] e_k + vB[k-1] e_{k-1}`` with ``wB0`` the sum over rows ``> k``,
-    and ``vB^T (H_A X) = vB^T X - tA (vB . vA) wA``; the sweep (:func:`_sweep_pair`) then
-    updates the rows and accumulates ``wB0``-type sums of the next pair.  ``vec[8, k]`` gets
-    ``s_k``, the sign fix ``diag(R) > 0``, so that ``Q diag(s)`` is Haar.  ``vec[0:8]`` is
-    scratch, ``vec[9]`` the reflectors' ``tau``.  The ``sum_k (d - k)`` normals of all
-    reflectors are drawn in one bulk call into ``nbuf`` (the same numbers as one call per
-    reflector: a bulk draw does not depend on how a request is split) and become the
-    reflectors in place (:func:`_prepare_reflectors`).  Returns the new generator state.
+    ``Q = H_0 H_1 ... H_{b-1}`` is applied to ``I[:, :b]`` by backward accumulation, the
+    reflectors taken a panel of :data:`rfcheck.engine.wy.NB` (= 8) at a time, last panel
+    first: panel ``[j0, j0 + 8)`` multiplies ``X[j0:, j0:]`` by ``I - V T V^T``
+    (:mod:`rfcheck.engine.wy`: ``V`` the panel's reflector vectors, ``T`` from their Gram
+    matrix).  Reflector ``k`` is ``H_k = I - tau_k v_k v_k^T``, ``v_k = x + sign(x_k) |x| e_k``
+    with ``x`` (rows ``k .. d-1``) fresh standard normals, ``tau_k = 2 / |v_k|^2 =
+    1 / (|x| (|x| + |x_k|))`` and ``|x|^2`` accumulated by ``fma`` over the rows in
+    increasing order; ``vec[8, k]`` gets ``s_k = -sign(x_k)``, the sign of ``R_kk``, so that
+    ``Q diag(s)`` is Haar (the ``Q`` of the QR factorisation of a Gaussian matrix with
+    ``diag(R) > 0``; Stewart 1980).
 
-    Column ranges are widened to multiples of 8 (``X`` and ``vec`` have ``pad8`` columns):
-    the extra columns hold exact zeros and stay zero (``X[i, c] = 0`` for ``c < k <= i``
-    and for ``c >= b``), so the vector loops run without scalar remainders and the
-    numbers equal those of the plain algorithm on columns ``< b``.
+    Draw order: one bulk draw of all ``sum_k (d - k)`` normals, dealt panel by panel, last
+    first, each panel's lower trapezoid row by row (row ``j0 + r`` holds the panel's
+    reflectors ``j <= r``), into the panel ``V`` (``nbuf`` as a ``(d, 8)`` row-major array; below
+    the panel's triangle its rows are consecutive numbers of the draw).  Column ranges are
+    widened to multiples of 8 (``X`` has ``pad8`` columns); the extra columns hold exact zeros
+    and stay zero.  Scratch: ``nbuf`` (:func:`scratch`: ``V``, ``T``, the Gram matrix, ``tau``,
+    the normals).  Returns the new generator state.
     """
     b8 = (b + 7) // 8 * 8
     for i in range(d):
         for c in range(b8):
             X[i, c] = 1.0 if (i == c and c < b) else 0.0
-    vA, vB, vC, vD = vec[0], vec[1], vec[2], vec[3]
-    wA, wB, wC, wD = vec[4], vec[5], vec[6], vec[7]
     sg = vec[8]
-    taus = vec[9]
-    nb = nbuf[:b * d - b * (b - 1) // 2]
-    st = _rng.fill_normals(st, nb, raw)
-    _prepare_reflectors(nb, b, d, taus, sg)
-    off, tA = _load_reflector(nb, 0, b - 1, d, vA, taus)
-    off, tB = _load_reflector(nb, off, b - 2, d, vB, taus)
-    for c in range(b8):
-        wA[c] = 0.0
-        wB[c] = 0.0
-    k = b - 1
-    while k >= 0:
-        c0 = max(k - 1, 0)
-        c0 -= c0 % 8
-        wA[k] = vA[k]
-        if k >= 1:
-            wB[k] = vB[k]
-            wB[k - 1] = vB[k - 1]
-            t = tA * _dot4(vB, vA, k, d)
-            for c in range(c0, b8):
-                wB[c] = wB[c] - t * wA[c]
-            vA[k - 1] = 0.0  # H_A leaves row k-1 alone
-            r0 = k - 1
-        else:
-            r0 = 0
-        off, tC = _load_reflector(nb, off, k - 2, d, vC, taus)
-        off, tD = _load_reflector(nb, off, k - 3, d, vD, taus)
-        cn = max(k - 3, 0)
-        cn -= cn % 8
-        for c in range(cn, b8):
-            wC[c] = 0.0
-            wD[c] = 0.0
-        _sweep_pair(X, vA, tA, vB, tB, wA, wB, vC, vD, wC, wD, r0, c0, b8, d)
-        vA, vB, vC, vD = vC, vD, vA, vB
-        wA, wB, wC, wD = wC, wD, wA, wB
-        tA, tB = tC, tD
-        k -= 2
+    nv = 8 * d
+    V = nbuf[:nv].reshape((d, 8))
+    T = nbuf[nv:nv + 64].reshape((8, 8))
+    G = nbuf[nv + 64:nv + 128].reshape((8, 8))
+    ptau = nbuf[nv + 128:nv + 136]
+    nz = b * d - b * (b - 1) // 2  # the normals of all b reflectors, one bulk draw
+    zs = nbuf[nv + 136:nv + 136 + nz]
+    st = _rng.fill_normals(st, zs, raw)
+    q = 0
+    for p in range((b + 7) // 8 - 1, -1, -1):
+        j0 = 8 * p
+        nbp = min(8, b - j0)
+        for r in range(min(8, d - j0)):  # the panel's triangle, row by row
+            row = V[j0 + r]
+            n = min(r + 1, nbp)
+            for j in range(n):
+                row[j] = zs[q + j]
+            for j in range(n, 8):
+                row[j] = 0.0
+            q += n
+        if d > j0 + 8:  # then its rectangle, nbp numbers a row
+            if nbp == 8:
+                n = 8 * (d - j0 - 8)
+                Vr = V[j0 + 8:d].reshape(n)
+                for k in range(n):
+                    Vr[k] = zs[q + k]
+                q += n
+            else:
+                for i in range(j0 + 8, d):
+                    row = V[i]
+                    for j in range(nbp):
+                        row[j] = zs[q + j]
+                    for j in range(nbp, 8):
+                        row[j] = 0.0
+                    q += nbp
+        _wy.gram(V, j0, d, G)  # its diagonal: |x_j|^2, fma-accumulated over the rows in order
+        for j in range(8):
+            if j < nbp:
+                nrm = math.sqrt(G[j, j])
+                x1 = V[j0 + j, j]
+                sgn = 1.0 if x1 >= 0.0 else -1.0
+                V[j0 + j, j] = x1 + sgn * nrm
+                den = nrm * (nrm + abs(x1))
+                ptau[j] = 1.0 / den if den > 0.0 else 0.0
+                sg[j0 + j] = -sgn
+            else:
+                ptau[j] = 0.0
+        _wy.gram(V, j0, d, G)
+        _wy.panel_t(G, ptau, T)
+        _wy.panel_apply(X, V, T, j0, d, j0, b8, True)
     return st
 
 
@@ -443,62 +362,32 @@ def _orf_projection(st, M, d, need_sq, t, sq, vec, raw):
     return st
 
 
-def _py_draw_reflector(r: _rng.PyRNG, k: int, d: int) -> tuple[list, float, float]:
-    v = [0.0] * d
-    if k < 0:
-        return v, 0.0, 0.0
-    v[k:d] = r.fill_normals(d - k)
-    nrm = math.sqrt(_py_dot4(v, v, k, d))
-    x1 = v[k]
-    sgn = 1.0 if x1 >= 0.0 else -1.0
-    v[k] = x1 + sgn * nrm
-    den = nrm * (nrm + abs(x1))
-    tau = 1.0 / den if den > 0.0 else 0.0
-    return v, tau, -sgn
-
-
 def _py_haar_columns(r: _rng.PyRNG, d: int, b: int) -> tuple[list, list]:
-    """Twin of :func:`_haar_columns` on columns ``< b`` (same pairs, same expressions)."""
+    """Twin of :func:`_haar_columns` on columns ``< b`` (same draws, same operations)."""
     X = [[1.0 if i == c else 0.0 for c in range(b)] for i in range(d)]
     signs = [0.0] * b
-    vA, tA, signs[b - 1] = _py_draw_reflector(r, b - 1, d)
-    vB, tB, s = _py_draw_reflector(r, b - 2, d)
-    if b >= 2:
-        signs[b - 2] = s
-    wA, wB = [0.0] * b, [0.0] * b
-    k = b - 1
-    while k >= 0:
-        wA[k] = vA[k]
-        if k >= 1:
-            wB[k] = vB[k]
-            wB[k - 1] = vB[k - 1]
-            t = tA * _py_dot4(vB, vA, k, d)
-            for c in range(k - 1, b):
-                wB[c] = wB[c] - t * wA[c]
-            vA[k - 1] = 0.0
-            r0 = k - 1
-        else:
-            r0 = 0
-        vC, tC, s = _py_draw_reflector(r, k - 2, d)
-        if k >= 2:
-            signs[k - 2] = s
-        vD, tD, s = _py_draw_reflector(r, k - 3, d)
-        if k >= 3:
-            signs[k - 3] = s
-        wC, wD = [0.0] * b, [0.0] * b
-        for i in range(r0, d):
-            a0 = tA * vA[i]
-            b0 = tB * vB[i]
-            g0 = vC[i]
-            h0 = vD[i]
-            xi = X[i]
-            for c in range(r0, b):
-                y = py_fma(-b0, wB[c], py_fma(-a0, wA[c], xi[c]))
-                xi[c] = y
-                wC[c] = py_fma(g0, y, wC[c])
-                wD[c] = py_fma(h0, y, wD[c])
-        vA, vB, wA, wB, tA, tB = vC, vD, wC, wD, tC, tD
-        k -= 2
+    for p in range((b + 7) // 8 - 1, -1, -1):
+        j0 = 8 * p
+        nbp = min(8, b - j0)
+        V = [[0.0] * 8 for _ in range(d)]
+        for i in range(j0, d):
+            n = min(i - j0 + 1, nbp)
+            V[i][:n] = r.fill_normals(n)
+        nrm2 = [0.0] * 8
+        for i in range(j0, d):
+            for j in range(8):
+                nrm2[j] = py_fma(V[i][j], V[i][j], nrm2[j])
+        taus = [0.0] * 8
+        for j in range(nbp):
+            nrm = math.sqrt(nrm2[j])
+            x1 = V[j0 + j][j]
+            sgn = 1.0 if x1 >= 0.0 else -1.0
+            V[j0 + j][j] = x1 + sgn * nrm
+            den = nrm * (nrm + abs(x1))
+            taus[j] = 1.0 / den if den > 0.0 else 0.0
+            signs[j0 + j] = -sgn
+        T = _wy.py_panel_t(_wy.py_gram(V, j0, d), taus)
+        _wy.py_panel_apply(X, V, T, j0, d, range(j0, b))
     return X, signs
 
 
@@ -674,42 +563,10 @@ def _py_simrf_projection(r: _rng.PyRNG, M: int, d: int, need_sq: bool) -> tuple[
 
 
 # --------------------------------------------------------------------------- simrf+
-@njit(cache=True, error_model="numpy", inline="always")
-def _dot8(a, b, n):
-    """``sum_{i < n} a[i] b[i]`` in a fixed order: eight interleaved partial sums
-    (``i mod 8``), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))`` --
-    eight independent chains (the SimRF+ update is bound by the latency of its sums)."""
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    i = 0
-    while i + 7 < n:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        s4 += a[i + 4] * b[i + 4]
-        s5 += a[i + 5] * b[i + 5]
-        s6 += a[i + 6] * b[i + 6]
-        s7 += a[i + 7] * b[i + 7]
-        i += 8
-    r = n - i
-    if r > 0:
-        s0 += a[i] * b[i]
-    if r > 1:
-        s1 += a[i + 1] * b[i + 1]
-    if r > 2:
-        s2 += a[i + 2] * b[i + 2]
-    if r > 3:
-        s3 += a[i + 3] * b[i + 3]
-    if r > 4:
-        s4 += a[i + 4] * b[i + 4]
-    if r > 5:
-        s5 += a[i + 5] * b[i + 5]
-    if r > 6:
-        s6 += a[i + 6] * b[i + 6]
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-
-
 def _py_dot8(a: list, b: list, n: int) -> float:
+    """``sum_{i < n} a[i] b[i]`` in the SimRF+ step's order: eight partial sums (``i mod 8``; a
+    product rounded, then a sum rounded), combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
+    (s6 + s7))`` (the lanes of :func:`rfcheck.engine.gauss_seidel.plus_step`)."""
     s = [0.0] * 8
     for i in range(n):
         s[i % 8] += a[i] * b[i]
@@ -734,35 +591,28 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
     (how far the unit direction moved); the iteration stops after the first pass with
     change ``<= tol``, or after ``max_passes`` (a pass stops measuring moves once one
     exceeds ``tol``).  Returns ``(passes, converged)``.  Every sum has a fixed order
-    (:func:`_dot8`, rows in index order), so the Python twin
-    :func:`_py_plus_update` gives the same numbers.
+    (:func:`_py_dot8`'s, rows in index order), so the Python twin :func:`_py_plus_update` gives
+    the same numbers.  Each step is one call of :func:`rfcheck.engine.gauss_seidel.plus_step`
+    (8-wide vectors; ``X`` needs ``pad8(d)`` columns, ``tot``, ``rest``, ``dv`` as many
+    entries; their entries past ``d`` are set to zero here).
     """
-    for k in range(d):
+    nv = (d + 7) // 8
+    d8 = 8 * nv
+    for k in range(d8):
         tot[k] = 0.0
     for j in range(b):
         xj = X[j]
+        for k in range(d, d8):
+            xj[k] = 0.0
         for k in range(d):
             tot[k] += xj[k]
     for p in range(1, max_passes + 1):
         change = 0.0
         for j in range(b):
-            xj = X[j]
-            nj = nrm[j]
-            for k in range(d):
-                rest[k] = tot[k] - xj[k]
-            rn = math.sqrt(_dot8(rest, rest, d))
-            if rn == 0.0 or nj == 0.0:
-                continue
-            f = nj / rn
-            for k in range(d):
-                nk = -(f * rest[k])
-                dv[k] = nk - xj[k]
-                tot[k] = rest[k] + nk
-                xj[k] = nk
-            if change <= tol:  # once a row moved more than tol, the pass is not the last
-                dj = math.sqrt(_dot8(dv, dv, d)) / nj
-                if dj > change:
-                    change = dj
+            want = change <= tol  # once a row moved more than tol, the pass is not the last
+            dj = _gs.plus_step(X[j, :d8], tot[:d8], rest[:d8], dv[:d8], nv, nrm[j], want)
+            if want and dj > change:
+                change = dj
         if change <= tol:
             return p, True
     return max_passes, False
@@ -941,7 +791,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     sa, cc, kinv = _simplex_consts(d)
     off = cc * kinv
     k = d - 1
-    V = np.empty((d, d))
+    V = np.empty((d, pad8(d)))
     sig = np.empty(d)
     m0 = 0
     while m0 < M:
@@ -1233,12 +1083,13 @@ def scratch(M, d):
 
     ``X`` (d, pad8(d)) float, ``vec`` (10, pad8(max(M, d))) float, ``raw`` (RAW_SIZE,)
     uint64 (its tail holds the block's fallback generator, see ``rng.init_block``),
-    ``nbuf`` (d (d + 1) / 2,) float.
+    ``nbuf`` (8 d + 136 + d (d + 1) / 2,) float (a Householder panel, its small matrices and
+    the normals of a block's reflectors, :func:`_haar_columns`).
     """
     X = np.empty((d, pad8(d)))
     vec = np.empty((10, pad8(max(M, d))))
     raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
-    nbuf = np.empty(d * (d + 1) // 2)
+    nbuf = np.empty(8 * d + 136 + d * (d + 1) // 2)
     return X, vec, raw, nbuf
 
 
@@ -1256,8 +1107,8 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
     ``X``, ``vec``, ``raw``, ``nbuf`` are the scratch arrays of :func:`scratch`, free to
-    overwrite; they must be distinct arrays (the Householder sweep tells LLVM that rows of ``X``
-    and of ``vec`` never overlap, :mod:`rfcheck.engine.noalias`).  An antithetic code (``>= ANTI``)
+    overwrite; they must be distinct arrays (the Householder panel kernels tell LLVM that ``X``
+    and ``nbuf`` never overlap, :mod:`rfcheck.engine.wy`).  An antithetic code (``>= ANTI``)
     draws ``ceil(M/2)`` rows of its base coupling and interleaves them with their negatives
     (:func:`_anti_ensemble`).
     """
@@ -1367,301 +1218,6 @@ def _py_anti_projection(base: Callable[..., tuple[list, list]]) -> Callable[...,
         return t, sq
 
     return sample
-
-
-# --------------------------------------------------------------------------- orf, batched
-LANES = _LANES
-"""Trials factored side by side by :func:`orf_ensemble_lanes` (lane ``ln`` = the ``ln``-th of
-``LANES`` consecutive trials of a stream).  Each lane executes the floating-point operations
-of :func:`_haar_columns` on its own trial, in the same order, so the numbers do not depend on
-``LANES`` (nor on :data:`LANE_COLS`): they are those of :func:`_orf_ensemble`, trial by trial."""
-
-LANE_COLS = _LANE_COLS
-"""Columns of the Haar factor swept together by one call of :func:`rfcheck.engine.noalias.lane_sweep`."""
-
-LANES_MAX_FLOATS = 1 << 22
-"""Largest stored normals (``LANES x blocks x d (d + 1) / 2`` floats, 32 MiB) for which
-:func:`use_lanes` says yes: the batched sampler draws all ``LANES`` trials before it factors
-them (the stream order is trial by trial)."""
-
-
-@njit(cache=True, error_model="numpy")
-def use_lanes(M, d):
-    """Whether :func:`orf_ensemble_lanes` serves ``(M, d)`` (``d <= 256`` and the stored
-    normals within :data:`LANES_MAX_FLOATS`)."""
-    nblk = (M + d - 1) // d
-    return d <= 256 and LANES * nblk * (d * (d + 1) // 2) <= LANES_MAX_FLOATS
-
-
-@njit(cache=True, error_model="numpy")
-def lane_scratch(M, d):
-    """Scratch of :func:`orf_ensemble_lanes`: ``(NBL, gl, SG, TAU, X, coef, pscal, w, offs,
-    poff, tmp)`` -- per block the lanes' normals (lane-interleaved: normal ``q`` of lane ``ln``
-    at ``q LANES + ln``), per lane and block the gammas, the reflectors' signs and ``tau``
-    (``(d, LANES)``), the lane-interleaved Haar factor ``X`` (columns of ``d`` rows of
-    ``LANES`` doubles), the reflector pairs' coefficients and scalars, the sweep state, and
-    index and lane scratch."""
-    L = LANES
-    bmax = min(d, M)
-    npairs = (bmax + 1) // 2
-    nblk = (M + d - 1) // d
-    bpad = (bmax + LANE_COLS - 1) // LANE_COLS * LANE_COLS
-    NBL = np.empty((nblk, d * (d + 1) // 2 * L))
-    gl = np.empty((L, nblk, d))
-    SG = np.empty((d, L))
-    TAU = np.empty((d, L))
-    X = np.empty(bpad * d * L)
-    coef = np.empty(npairs * (d + 1) * 4 * L)
-    pscal = np.empty((npairs, 4, L))
-    w = np.empty(4 * LANE_COLS * L)
-    offs = np.empty(d, dtype=np.int64)
-    poff = np.empty(npairs + 1, dtype=np.int64)
-    tmp = np.empty(L)
-    return NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _lane_dot4(A, oa, B, ob, n, out):
-    """``out[ln] = _dot4`` of lanes ``ln`` of ``A[oa:oa+n]`` and ``B[ob:ob+n]`` (lane-interleaved
-    rows of :data:`LANES` doubles): the same four partial sums and the same final order."""
-    L = LANES
-    s = np.zeros((4, L))
-    i = 0
-    while i + 3 < n:
-        for q in range(4):
-            ra = (oa + i + q) * L
-            rb = (ob + i + q) * L
-            for ln in range(L):
-                s[q, ln] += A[ra + ln] * B[rb + ln]
-        i += 4
-    for q in range(3):
-        if i + q < n:
-            ra = (oa + i + q) * L
-            rb = (ob + i + q) * L
-            for ln in range(L):
-                s[q, ln] += A[ra + ln] * B[rb + ln]
-    for ln in range(L):
-        out[ln] = (s[0, ln] + s[1, ln]) + (s[2, ln] + s[3, ln])
-
-
-@njit(cache=True, error_model="numpy")
-def _lanes_prepare(NB, b, d, TAU, SG, offs, coef, poff, pscal, tmp):
-    """All lanes at once: the reflectors of one block from the lane-interleaved normals ``NB``
-    (:func:`_prepare_reflectors` lane by lane, in place; ``TAU[k, ln]``, ``SG[k, ln]``), then, per
-    pair ``(A, B) = (k, k-1)`` of :func:`_haar_columns` (``k = b-1, b-3, ...``, a null ``B``
-    after ``H_0``), the row coefficients ``-(tA vA_i), -(tB vB_i), vC_i, vD_i`` (``C, D =
-    k-2, k-3``, the next pair) for rows ``i = r0 .. d-1`` into ``coef`` and the scalars
-    ``tA (vB . vA)`` (:func:`_dot4`'s order), ``vA_k``, ``vB_k``, ``vB_{k-1}`` into
-    ``pscal[p]``: per lane, the values :func:`_haar_columns` computes."""
-    L = LANES
-    off = 0
-    for k in range(b - 1, -1, -1):
-        offs[k] = off
-        n = d - k
-        _lane_dot4(NB, off, NB, off, n, tmp)
-        r = off * L
-        for ln in range(L):
-            nrm = math.sqrt(tmp[ln])
-            x1 = NB[r + ln]
-            sgn = 1.0 if x1 >= 0.0 else -1.0
-            NB[r + ln] = x1 + sgn * nrm
-            den = nrm * (nrm + abs(x1))
-            TAU[k, ln] = 1.0 / den if den > 0.0 else 0.0
-            SG[k, ln] = -sgn
-        off += n
-    for p in range((b + 1) // 2):
-        k = b - 1 - 2 * p
-        r0 = k - 1 if k >= 1 else 0
-        oA = (offs[k] - k) * L
-        oB = (offs[k - 1] - (k - 1)) * L if k >= 1 else 0
-        oC = (offs[k - 2] - (k - 2)) * L if k >= 2 else 0
-        oD = (offs[k - 3] - (k - 3)) * L if k >= 3 else 0
-        row = poff[p]
-        tA = TAU[k]
-        tB = TAU[k - 1 if k >= 1 else k]
-        for i in range(r0, d):
-            if i >= k:
-                for ln in range(L):
-                    coef[row + ln] = -(tA[ln] * NB[oA + i * L + ln])
-            else:
-                for ln in range(L):
-                    coef[row + ln] = -(tA[ln] * 0.0)
-            if k >= 1:
-                for ln in range(L):
-                    coef[row + L + ln] = -(tB[ln] * NB[oB + i * L + ln])
-            else:
-                for ln in range(L):
-                    coef[row + L + ln] = -(0.0 * 0.0)
-            if k >= 2:
-                for ln in range(L):
-                    coef[row + 2 * L + ln] = NB[oC + i * L + ln]
-            else:
-                for ln in range(L):
-                    coef[row + 2 * L + ln] = 0.0
-            if k >= 3:
-                for ln in range(L):
-                    coef[row + 3 * L + ln] = NB[oD + i * L + ln]
-            else:
-                for ln in range(L):
-                    coef[row + 3 * L + ln] = 0.0
-            row += 4 * L
-        for ln in range(L):
-            pscal[p, 1, ln] = NB[offs[k] * L + ln]
-        if k >= 1:
-            _lane_dot4(NB, offs[k - 1] + 1, NB, offs[k], d - k, tmp)
-            for ln in range(L):
-                pscal[p, 0, ln] = tA[ln] * tmp[ln]
-                pscal[p, 2, ln] = NB[(offs[k - 1] + 1) * L + ln]
-                pscal[p, 3, ln] = NB[offs[k - 1] * L + ln]
-        else:
-            for ln in range(L):
-                pscal[p, 0, ln] = 0.0
-                pscal[p, 2, ln] = 0.0
-                pscal[p, 3, ln] = 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def _lane_haar(b, d, X, coef, poff, pscal, w):
-    """The Householder accumulation of :func:`_haar_columns` on all lanes at once, column
-    chunk by column chunk (:data:`LANE_COLS` columns; reflectors act on each column of ``X``
-    separately, so a chunk stays in L1 while every pair is applied to it, its ``wA .. wD``
-    sums in ``w``).  Pairs before the first that reaches the chunk are skipped (they would
-    leave its zero state as it is); columns of the chunk not yet reached carry exact zeros,
-    as the padded columns of :func:`_haar_columns` do."""
-    L = LANES
-    NC = LANE_COLS
-    NCL = NC * L
-    npairs = (b + 1) // 2
-    bpad = (b + NC - 1) // NC * NC
-    for cc in range(bpad):
-        for i in range(d):
-            base = (cc * d + i) * L
-            one = 1.0 if (i == cc and cc < b) else 0.0
-            for ln in range(L):
-                X[base + ln] = one
-    for c in range(0, bpad, NC):
-        for q in range(4 * NCL):
-            w[q] = 0.0
-        for p in range(max(0, (b - c - NC) // 2), npairs):
-            k = b - 1 - 2 * p
-            for j in range(NC):
-                cj = c + j
-                if cj == k:
-                    for ln in range(L):
-                        w[j * L + ln] = pscal[p, 1, ln]
-                if k >= 1:
-                    if cj == k:
-                        for ln in range(L):
-                            w[NCL + j * L + ln] = pscal[p, 2, ln]
-                    elif cj == k - 1:
-                        for ln in range(L):
-                            w[NCL + j * L + ln] = pscal[p, 3, ln]
-                    for ln in range(L):
-                        w[NCL + j * L + ln] = w[NCL + j * L + ln] - pscal[p, 0, ln] * w[j * L + ln]
-            lane_sweep(X, c * d * L, coef, poff[p], w, k - 1 if k >= 1 else 0, d)
-            for q in range(2 * NCL):
-                w[q] = w[2 * NCL + q]
-
-
-@njit(cache=True, error_model="numpy")
-def orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls):
-    """``nl <= LANES`` consecutive ORF ensembles of the stream ``st`` into ``WL`` (``M d LANES``,
-    lane-interleaved: ``W_l[m, i]`` of trial ``ln`` at ``(m d + i) LANES + ln``); returns the new
-    state.  The same numbers as ``nl`` calls of :func:`ensemble_into` with code :data:`ORF`,
-    to the last bit (lanes ``>= nl`` hold the numbers of an all-zero draw).
-
-    The draws keep the stream order (trial by trial, block by block: reflector normals, then
-    chi_d gammas, :func:`_haar_block`); then, block by block, every lane's reflectors are
-    prepared (:func:`_lanes_prepare`) and the Haar factors of all lanes are accumulated in
-    lock-step (:func:`_lane_haar`): each scalar operation of one trial becomes one vector
-    operation across the lanes (lanes ``>= nl`` carry zeros).  ``ls`` is
-    :func:`lane_scratch`; ``vec``, ``raw``, ``nbuf`` as in :func:`scratch`.  Needs :func:`use_lanes`.
-
-    Measured 2026-11-26 (2-core AVX-512 machine shared with other jobs, load 3-9; one thread,
-    CPU time per trial, d = M = 64, best of rounds): trial by trial (:func:`ensemble_into`)
-    23.1 us, of which ~4 us draws and ~18 us the Householder accumulation; here 25.5 us:
-    draws and their transposition ~4 us, :func:`_lanes_prepare` ~4.6 us, :func:`_lane_haar`
-    ~11 us (the vector sweep ~9.4 us, its per-call driver ~1.6 us), ``WL`` ~1.2 us.  The lane
-    sweep is ~2x faster than the trial-by-trial sweep, but at half the FMA peak: every row
-    loads four coefficient vectors from L2 for :data:`LANE_COLS` columns (4, 6 and 8 columns
-    measured alike within the noise), and the coefficient array (~530 KB per group) costs
-    its own writes.  Hence :data:`rfcheck.engine.montecarlo.ORF_LANES` is off.
-    """
-    NBL, gl, SG, TAU, X, coef, pscal, w, offs, poff, tmp = ls
-    L = LANES
-    a = 0.5 * d
-    dd, c = _gconsts(a)
-    for ln in range(L):
-        m0 = 0
-        blk = 0
-        while m0 < M:
-            b = min(d, M - m0)
-            n = b * d - b * (b - 1) // 2
-            nb = nbuf[:n]
-            g = gl[ln, blk, :b]
-            if ln < nl:
-                st = _rng.fill_normals(st, nb, raw)
-                st = _rng.fill_gammas(st, a, dd, c, g, vec[1], vec[2], raw)
-            else:
-                nb[:] = 0.0
-                g[:] = 0.0
-            NB = NBL[blk]
-            for q in range(n):
-                NB[q * L + ln] = nb[q]
-            m0 += b
-            blk += 1
-    m0 = 0
-    blk = 0
-    while m0 < M:
-        b = min(d, M - m0)
-        poff[0] = 0
-        for p in range((b + 1) // 2):
-            k = b - 1 - 2 * p
-            poff[p + 1] = poff[p] + (d - (k - 1 if k >= 1 else 0)) * 4 * L
-        _lanes_prepare(NBL[blk], b, d, TAU, SG, offs, coef, poff, pscal, tmp)
-        _lane_haar(b, d, X, coef, poff, pscal, w)
-        for ln in range(L):  # W = Q diag(r s): the chi_d norms times the sign fix
-            g = gl[ln, blk]
-            for j in range(b):
-                r = math.sqrt(2.0 * g[j])
-                TAU[j, ln] = r * SG[j, ln]
-        for j in range(b):  # X and WL in memory order
-            for i in range(d):
-                x = (j * d + i) * L
-                y = ((m0 + j) * d + i) * L
-                for ln in range(L):
-                    WL[y + ln] = X[x + ln] * TAU[j, ln]
-        m0 += b
-        blk += 1
-    return st
-
-
-@njit(cache=True, error_model="numpy")
-def _orf_lanes_kernel(seed, stream, M, d, n, out):
-    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` into ``out`` (n, d, M)
-    by :func:`orf_ensemble_lanes` (for tests and timing)."""
-    _X, vec, raw, nbuf = scratch(M, d)
-    ls = lane_scratch(M, d)
-    WL = np.empty(M * d * LANES)
-    st = _rng.init_block(seed, stream, np.uint64(0), raw)
-    for g0 in range(0, n, LANES):
-        nl = min(LANES, n - g0)
-        st = orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
-        for ln in range(nl):
-            for m in range(M):
-                for i in range(d):
-                    out[g0 + ln, i, m] = WL[(m * d + i) * LANES + ln]
-
-
-@njit(cache=True, error_model="numpy")
-def _orf_serial_kernel(seed, stream, M, d, n, out):
-    """``n`` consecutive ORF ensembles of block 0 of ``(seed, stream)`` by :func:`ensemble_into`."""
-    X, vec, raw, nbuf = scratch(M, d)
-    Wt = np.empty((d, M))
-    st = _rng.init_block(seed, stream, np.uint64(0), raw)
-    for t in range(n):
-        st = ensemble_into(ORF, st, M, d, Wt, X, vec, raw, nbuf)
-        out[t] = Wt
 
 
 # --------------------------------------------------------------------------- registry

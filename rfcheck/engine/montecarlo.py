@@ -41,7 +41,6 @@ from rfcheck.engine.bits import pow2
 from rfcheck.features import ExpProduct
 
 __all__ = [
-    "ORF_LANES",
     "PATHS",
     "TRIALS_PER_BLOCK",
     "exp_into",
@@ -55,15 +54,6 @@ __all__ = [
 TRIALS_PER_BLOCK = 64
 """Trials per independently seeded block (part of the stream definition: changing it
 changes the numbers)."""
-
-ORF_LANES = False
-"""Whether the ``orf`` ensemble path draws :data:`rfcheck.engine.couplings.LANES` trials at a time
-(:func:`rfcheck.engine.couplings.orf_ensemble_lanes`; the same numbers either way).  Off: measured
-2026-11-26 on the 2-core AVX-512 machine (one Numba thread, CPU time per trial, d = M = 64,
-alternating processes, load 3-6 from other jobs), the batched path took 26.4-26.8 us per trial
-against 22.7-23.0 us trial by trial -- its lane sweep is faster than the trial-by-trial sweep,
-but transposing the normals, preparing the coefficient array and the lane-layout projections
-cost more than that gains (see :func:`rfcheck.engine.couplings.orf_ensemble_lanes`)."""
 
 #: the two simulation paths of :func:`simulate` (see the module docstring)
 PATHS = ("projection", "ensemble")
@@ -228,54 +218,9 @@ def _projection_kernel(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unor
                                           unorm[p], M, z, e, w)
 
 
-@njit(cache=True, error_model="numpy")
-def _ensemble_lanes(st, start, stop, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq, out, vec,
-                    raw, nbuf, proj, sq, z, e, w):
-    """Trials ``start .. stop-1`` of one block of :func:`_ensemble_kernel` for ``orf``, drawn
-    :data:`rfcheck.engine.couplings.LANES` at a time by :func:`rfcheck.engine.couplings.orf_ensemble_lanes`
-    (the same numbers as trial by trial).  Row norms and projections are summed in the
-    lane-interleaved layout, each over ``i`` in increasing order as in the trial-by-trial
-    loop, so the estimates are bit-identical too."""
-    L = _cp.LANES
-    n_pairs = U.shape[0]
-    ls = _cp.lane_scratch(M, d)
-    WL = np.empty(M * d * L)
-    sqL = np.empty((M, L))
-    prL = np.empty((M, L))
-    for g0 in range(start, stop, L):
-        nl = min(L, stop - g0)
-        st = _cp.orf_ensemble_lanes(st, M, d, nl, WL, vec, raw, nbuf, ls)
-        if need_sq:
-            for m in range(M):
-                acc = sqL[m]
-                for ln in range(L):
-                    acc[ln] = 0.0
-                for i in range(d):
-                    r = (m * d + i) * L
-                    for ln in range(L):
-                        acc[ln] += WL[r + ln] * WL[r + ln]
-        for p in range(n_pairs):
-            for m in range(M):
-                acc = prL[m]
-                for ln in range(L):
-                    acc[ln] = 0.0
-                for i in range(d):
-                    upi = U[p, i]
-                    r = (m * d + i) * L
-                    for ln in range(L):
-                        acc[ln] += upi * WL[r + ln]
-            for ln in range(nl):
-                for m in range(M):
-                    proj[m] = prL[m, ln]
-                    sq[m] = sqL[m, ln]
-                out[p, g0 + ln] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
-                                               proj, 1.0, M, z, e, w)
-    return st
-
-
 @njit(cache=True, error_model="numpy", parallel=True)
 def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq,
-                     out, lanes=False):
+                     out):
     n_pairs, n_trials = out.shape
     n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
     for blk in prange(n_blocks):
@@ -288,10 +233,6 @@ def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx
         e = np.empty(M)
         w = np.empty((2, M))
         stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
-        if lanes:
-            _ensemble_lanes(st, blk * TRIALS_PER_BLOCK, stop, M, d, lcr, lci, ar, ai, br, bi, U,
-                            cplx, need_sq, out, vec, raw, nbuf, proj, sq, z, e, w)
-            continue
         for trial in range(blk * TRIALS_PER_BLOCK, stop):
             st = _cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
             if need_sq:
@@ -407,9 +348,8 @@ def simulate(
         _projection_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
                            beta.real, beta.imag, unorm, cplx, need_sq, out)
     else:
-        lanes = ORF_LANES and c.code == _cp.ORF and bool(_cp.use_lanes(M, d))
         _ensemble_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
-                         beta.real, beta.imag, u, cplx, need_sq, out, lanes)
+                         beta.real, beta.imag, u, cplx, need_sq, out)
     return out
 
 

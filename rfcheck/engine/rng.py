@@ -178,7 +178,7 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "noalias.py", "rng.py", "couplings.py", "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "wy.py", "gauss_seidel.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
 def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:
@@ -204,7 +204,7 @@ def tie_cache_to_engine(namespace: dict, files: tuple[str, ...] = _ENGINE_FILES,
     edit there would leave stale machine code in use.  This replaces each cache's source
     stamp (a private attribute of Numba's cache; skipped if absent) by a hash of those
     files, so that any edit recompiles everything.  ``files`` must name every module whose
-    compiled code the namespace's functions inline (``tests/test_noalias.py`` checks the
+    compiled code the namespace's functions inline (``tests/test_wy.py`` checks the
     rfcheck imports, transitively).
     """
     stamp = engine_stamp(files, tag)

@@ -1,0 +1,159 @@
+"""The SimRF+ Gauss-Seidel row update as an LLVM kernel on 8-wide vectors.
+
+One step of SimRF+ (SimRF sec 3.2, eq (17); :func:`rfcheck.engine.couplings._plus_update`)
+replaces row ``x_j`` of a block by ``-|x_j| (T - x_j) / |T - x_j|``, ``T`` the running sum
+of the rows.  The steps of a pass are sequential (each reads the ``T`` the previous one left),
+so a pass is bound by the latency of each step: a squared norm, a square root, a division.
+Written as Numba loops, each step went through memory four times and the eight partial sums
+of its norms (the order of :func:`rfcheck.engine.couplings._py_dot8`) were scalar chains; here a step is one
+LLVM function on ``<8 x double>`` vectors: ``rest = T - x``, its squared norm with the eight
+partial sums as the eight lanes, the update, the move's squared norm -- the same operations
+in the same order (a product rounded, then a sum rounded; lanes ``i mod 8``; the partial
+sums combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``), so the numbers are
+those of the Numba loops and the plain-Python twin bit for bit.
+
+Rows are padded with zeros to a multiple of 8 (the caller keeps the pad lanes zero): a pad
+lane adds ``+0`` to a partial sum of squares (never ``-0``), which leaves it unchanged.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["plus_step"]
+
+_F64 = ir.DoubleType()
+_I64 = ir.IntType(64)
+_I32 = ir.IntType(32)
+_VW = 8
+_VEC = ir.VectorType(_F64, _VW)
+
+
+def _vptr(b: ir.IRBuilder, base: ir.Value, k: ir.Value) -> ir.Value:
+    return b.bitcast(b.gep(base, [b.mul(k, ir.Constant(_I64, _VW))], inbounds=True), _VEC.as_pointer())
+
+
+def _hsum(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    s = [b.extract_element(v, ir.Constant(_I32, i)) for i in range(_VW)]
+    return b.fadd(b.fadd(b.fadd(s[0], s[1]), b.fadd(s[2], s[3])),
+                  b.fadd(b.fadd(s[4], s[5]), b.fadd(s[6], s[7])))
+
+
+def _sq_loop(fn: ir.Function, b: ir.IRBuilder, ptr: ir.Value, nv: ir.Value, tag: str) -> tuple:
+    """Emit ``acc = sum_k ptr[k]^2`` lane-wise over ``nv >= 1`` vectors (product, then sum)."""
+    head = b.block
+    loop = fn.append_basic_block(f"{tag}.loop")
+    done = fn.append_basic_block(f"{tag}.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    k = b.phi(_I64)
+    k.add_incoming(ir.Constant(_I64, 0), head)
+    acc = b.phi(_VEC)
+    acc.add_incoming(ir.Constant(_VEC, [0.0] * _VW), head)
+    r = b.load(_vptr(b, ptr, k), align=8)
+    nacc = b.fadd(acc, b.fmul(r, r))
+    acc.add_incoming(nacc, loop)
+    nk = b.add(k, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
+    k.add_incoming(nk, loop)
+    b.cbranch(b.icmp_signed("<", nk, nv), loop, done)
+    b.position_at_end(done)
+    return b, nacc
+
+
+def _step_function(module: ir.Module) -> ir.Function:
+    """``double rfcheck.plus_step(x, tot, rest, dv, nv, nj, want_move)``: the step of the module
+    docstring on row ``x`` (``nv`` vectors); returns ``-1`` if the row is left alone
+    (``|T - x| = 0`` or ``nj = 0``), else the move's norm over ``nj`` if ``want_move``, else 0."""
+    name = "rfcheck.plus_step"
+    ptr = _F64.as_pointer()
+    fnty = ir.FunctionType(_F64, [ptr, ptr, ptr, ptr, _I64, _F64, _I64])
+    fn = cgutils.get_or_insert_function(module, fnty, name)
+    if not fn.is_declaration:
+        return fn
+    fn.linkage = "internal"
+    x, tot, rest, dv, nv, nj, want = fn.args
+    for a in (x, tot, rest, dv):
+        a.add_attribute("noalias")
+    entry = fn.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    # rest = tot - x
+    head = b.block
+    l1 = fn.append_basic_block("rest")
+    b.branch(l1)
+    b.position_at_end(l1)
+    k = b.phi(_I64)
+    k.add_incoming(ir.Constant(_I64, 0), head)
+    b.store(b.fsub(b.load(_vptr(b, tot, k), align=8), b.load(_vptr(b, x, k), align=8)), _vptr(b, rest, k), align=8)
+    nk = b.add(k, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
+    k.add_incoming(nk, l1)
+    l1d = fn.append_basic_block("rest.done")
+    b.cbranch(b.icmp_signed("<", nk, nv), l1, l1d)
+    b.position_at_end(l1d)
+    b, acc = _sq_loop(fn, b, rest, nv, "rn")
+    rn = b.call(module.declare_intrinsic("llvm.sqrt", [_F64]), [_hsum(b, acc)])
+    zero = ir.Constant(_F64, 0.0)
+    skip = b.or_(b.fcmp_ordered("==", rn, zero), b.fcmp_ordered("==", nj, zero))
+    upd = fn.append_basic_block("update")
+    ret_skip = fn.append_basic_block("skip")
+    b.cbranch(skip, ret_skip, upd)
+    b.position_at_end(ret_skip)
+    b.ret(ir.Constant(_F64, -1.0))
+    b.position_at_end(upd)
+    f = b.fdiv(nj, rn)
+    fv = b.shuffle_vector(b.insert_element(ir.Constant(_VEC, ir.Undefined), f, ir.Constant(_I32, 0)),
+                          ir.Constant(_VEC, ir.Undefined), ir.Constant(ir.VectorType(_I32, _VW), [0] * _VW))
+    head = b.block
+    l2 = fn.append_basic_block("upd.loop")
+    b.branch(l2)
+    b.position_at_end(l2)
+    k = b.phi(_I64)
+    k.add_incoming(ir.Constant(_I64, 0), head)
+    r = b.load(_vptr(b, rest, k), align=8)
+    xo = b.load(_vptr(b, x, k), align=8)
+    nkv = b.fneg(b.fmul(fv, r))
+    b.store(b.fsub(nkv, xo), _vptr(b, dv, k), align=8)
+    b.store(b.fadd(r, nkv), _vptr(b, tot, k), align=8)
+    b.store(nkv, _vptr(b, x, k), align=8)
+    nk = b.add(k, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
+    k.add_incoming(nk, l2)
+    l2d = fn.append_basic_block("upd.done")
+    b.cbranch(b.icmp_signed("<", nk, nv), l2, l2d)
+    b.position_at_end(l2d)
+    mv = fn.append_basic_block("move")
+    ret0 = fn.append_basic_block("nomove")
+    b.cbranch(b.icmp_signed("!=", want, ir.Constant(_I64, 0)), mv, ret0)
+    b.position_at_end(ret0)
+    b.ret(zero)
+    b.position_at_end(mv)
+    b, acc2 = _sq_loop(fn, b, dv, nv, "dj")
+    dj = b.fdiv(b.call(module.declare_intrinsic("llvm.sqrt", [_F64]), [_hsum(b, acc2)]), nj)
+    b.ret(dj)
+    return fn
+
+
+_A1 = types.Array(types.float64, 1, "C")
+
+
+@intrinsic
+def _plus_step(typingctx, x, tot, rest, dv, nv, nj, want):
+    if any(a != _A1 for a in (x, tot, rest, dv)):
+        return None
+    sig = types.float64(x, tot, rest, dv, types.int64, types.float64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptrs = [context.make_array(_A1)(context, builder, a).data for a in args[:4]]
+        return builder.call(_step_function(builder.module), [*ptrs, *args[4:]])
+
+    return sig, codegen
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def plus_step(x, tot, rest, dv, nv, nj, want_move):
+    """One SimRF+ step on row ``x`` (module docstring): ``x`` and the running sum ``tot`` updated in
+    place, ``rest`` and ``dv`` scratch; all four contiguous, distinct, ``>= 8 nv`` long, their
+    entries past the row's length zero.  Returns ``-1`` if the row was left alone, else (with
+    ``want_move``) the move ``|x_new - x_old| / nj``, or 0."""
+    return _plus_step(x, tot, rest, dv, nv, nj, 1 if want_move else 0)

@@ -1,0 +1,135 @@
+"""rfcheck.engine.wy: the compact-WY Householder panel kernels equal their plain-Python twins bit for
+bit, equal the reflectors applied one at a time to rounding, and the engine's cache stamps cover them."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from rfcheck.engine import couplings as cp
+from rfcheck.engine import rng, wy
+
+
+def _panel(d, j0, nbp, seed):
+    """A random panel: reflectors ``j < nbp`` at rows ``j0 + j ..`` (zero above), their taus."""
+    g = np.random.default_rng(seed)
+    V = np.zeros((d, 8))
+    taus = np.zeros(8)
+    for j in range(nbp):
+        x = g.standard_normal(d - j0 - j)
+        V[j0 + j:, j] = x
+        V[j0 + j, j] += math.copysign(np.linalg.norm(x), x[0])
+        taus[j] = 2.0 / (V[:, j] @ V[:, j])
+    return V, taus
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 40), data=st.data())
+def test_panel_kernels_equal_python_twins_bit_for_bit(d, data):
+    j0 = data.draw(st.integers(0, d - 1))
+    nbp = data.draw(st.integers(1, min(8, d - j0)))
+    b = data.draw(st.integers(j0 + nbp, d))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    V, taus = _panel(d, j0, nbp, seed)
+    X = np.random.default_rng(seed + 1).standard_normal((d, cp.pad8(b)))
+    G = np.empty((8, 8))
+    T = np.empty((8, 8))
+    wy.gram(V, j0, d, G)
+    wy.panel_t(G, taus, T)
+    Gp = wy.py_gram(V.tolist(), j0, d)
+    Tp = wy.py_panel_t(Gp, taus.tolist())
+    assert G.tolist() == Gp and T.tolist() == Tp
+    Xp = X.tolist()
+    c0 = j0 - j0 % 8
+    wy.panel_apply(X, V, T, j0, d, c0, cp.pad8(b))
+    wy.py_panel_apply(Xp, V.tolist(), Tp, j0, d, range(c0, cp.pad8(b)))
+    assert X.tolist() == Xp
+
+
+@pytest.mark.parametrize("d,nbp", [(8, 8), (20, 8), (13, 5), (3, 1), (64, 8)])
+def test_panel_is_the_product_of_its_reflectors(d, nbp):
+    """``I - V T V^T`` applied by the kernel equals ``H_0 ... H_{nbp-1}`` applied one reflector at
+    a time (numpy), to rounding; a wrong ``T`` (its off-diagonal dropped) is far from it."""
+    V, taus = _panel(d, 0, nbp, 7)
+    X = np.random.default_rng(3).standard_normal((d, cp.pad8(d)))
+    ref = X.copy()
+    for j in range(nbp - 1, -1, -1):
+        v = V[:, j]
+        ref -= taus[j] * np.outer(v, v @ ref)
+    G, T = np.empty((8, 8)), np.empty((8, 8))
+    wy.gram(V, 0, d, G)
+    wy.panel_t(G, taus, T)
+    got = X.copy()
+    wy.panel_apply(got, V, T, 0, d, 0, cp.pad8(d))
+    assert np.abs(got - ref).max() < 1e-13 * max(1.0, np.abs(ref).max())
+    if nbp >= 2:
+        bad = X.copy()
+        wy.panel_apply(bad, V, np.diag(np.diag(T)), 0, d, 0, cp.pad8(d))
+        assert np.abs(bad - ref).max() > 1e-3
+
+
+@njit
+def _haar(d, b, X, vec, raw, nbuf):
+    st = rng.init_block(np.uint64(5), np.uint64(1), np.uint64(2), raw)
+    return cp._haar_columns(st, d, b, X, vec, raw, nbuf)
+
+
+@pytest.mark.parametrize("d,b", [(1, 1), (2, 1), (3, 2), (8, 8), (9, 9), (17, 5), (33, 33), (64, 64), (70, 64)])
+def test_haar_columns_orthonormal_and_twin_bit_for_bit(d, b):
+    """The engine's Haar columns (panels of 8, :func:`cp._haar_columns`) are orthonormal to
+    rounding and equal the plain-Python twin's, signs included, bit for bit."""
+    X, vec, raw, nbuf = cp.scratch(b, d)
+    _haar(d, b, X, vec, raw, nbuf)
+    Q = X[:, :b]
+    assert np.abs(Q.T @ Q - np.eye(b)).max() < 1e-14 * max(d, 8)
+    r = rng.PyRNG(5, 1, 2)
+    Xp, signs = cp._py_haar_columns(r, d, b)
+    assert Q.tolist() == Xp
+    assert vec[8, :b].tolist() == signs
+
+
+def test_engine_cache_stamps_cover_compiled_imports():
+    """Every module whose Numba cache is keyed to a set of files (``tie_cache_to_engine``)
+    names in it every rfcheck module with compiled code that it imports, transitively (else an
+    edit there, e.g. to this sweep, would leave stale machine code in the on-disk cache)."""
+    import ast
+    import pathlib
+
+    from rfcheck.engine import discrete_engine, philox, rng
+
+    root = pathlib.Path(rng.__file__).parent
+    stamped = {"rng.py": rng._ENGINE_FILES, "couplings.py": rng._ENGINE_FILES,
+               "montecarlo.py": rng._ENGINE_FILES, "discrete_engine.py": discrete_engine.CACHE_FILES,
+               "philox.py": philox.CACHE_FILES}
+    tied = {p.name for p in root.glob("*.py") if "tie_cache_to_engine(" in p.read_text()}
+    assert tied == set(stamped)
+
+    def compiled(name: str) -> bool:
+        text = (root / name).read_text()
+        return "@njit" in text or "@intrinsic" in text
+
+
+    def imports(name: str) -> set[str]:
+        """The rfcheck modules ``name`` imports, as paths relative to ``root`` (``../x.py``
+        for one outside the engine: compiled code there could not be stamped)."""
+        out = set()
+        for node in ast.walk(ast.parse((root / name).read_text())):
+            mod = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            if mod in ("rfcheck", "rfcheck.engine"):
+                out |= {"/".join([*mod.split(".")[1:], a.name]) + ".py" for a in node.names}
+            elif mod.startswith("rfcheck."):
+                out.add("/".join(mod.split(".")[1:]) + ".py")
+        rel = {n[len("engine/"):] if n.startswith("engine/") else f"../{n}" for n in out}
+        return {n for n in rel if (root / n).exists()}
+
+    for name, files in stamped.items():
+        seen, todo = set(), [name]
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(n for n in imports(m) if compiled(n))
+        assert {m for m in seen if compiled(m)} <= set(files), (name, sorted(seen - set(files)))
