@@ -81,6 +81,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rfcheck import validate
 from rfcheck.engine.bits import u52_to_f64, u53_to_f64
+from rfcheck.engine.simd_ziggurat import fast_pass
 
 __all__ = [
     "CHUNK",
@@ -178,7 +179,7 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "wy.py", "gauss_seidel.py", "rng.py", "couplings.py", "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "rng.py", "couplings.py", "montecarlo.py")
 
 
 def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:
@@ -507,10 +508,12 @@ def fill_normals(st, out, raw):
 
     Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is
     ``mix64(s + k g)``, computed from its index, and the ziggurat fast test (~99% accept)
-    runs in the same loop without branches or calls (SIMD), the failures recorded as bits
-    of a 64-bit mask; then, in order of position, the failed candidates (their words
-    recomputed) are finished on the fallback generator (:func:`_normal_fix`).  Equal in law
-    to repeated :func:`normal`.  Returns the new main state.
+    runs in the same loop without branches or calls, 8 candidates at a time
+    (:func:`rfcheck.engine.simd_ziggurat.fast_pass`; the chunk's last ``m mod 8`` one at a
+    time), the failures recorded as bits of a 64-bit mask; then, in order of position, the
+    failed candidates (their words recomputed) are finished on the fallback generator
+    (:func:`_normal_fix`).  Equal in law to repeated :func:`normal`.  Returns the new
+    main state.
     """
     n = out.shape[0]
     s, g = _U(st[0]), _U(st[1])  # uint64 even when called from Python with plain ints
@@ -518,8 +521,9 @@ def fill_normals(st, out, raw):
     while i0 < n:
         m = min(CHUNK, n - i0)
         o = out[i0:i0 + m]
-        mask = _U(0)
-        for i in range(m):
+        nv = m // 8
+        mask = fast_pass(s, g, o, nv, _ZW, _ZKF)  # candidates 1 .. 8 nv, 8 at a time
+        for i in range(8 * nv, m):  # the rest, the same operations one at a time
             r = _out64(s + _U(i + 1) * g)
             idx = np.int64(r & _ZIDX)
             rr = r >> _ZSH
