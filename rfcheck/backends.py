@@ -172,6 +172,12 @@ class _Float64(Backend):
     name = "float64"
 
     @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt`` (``a > 0``, ``x >= 0``;
+        scipy's regularized ``gammainc`` times ``Gamma(a)``)."""
+        return sc.gammainc(a, x) * sc.gamma(a)
+
+    @staticmethod
     @_ratio_series_doc
     def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
         return _ratio_series(t0, ratio, 10.0 ** -(15 + Backend.SERIES_GUARD_DIGITS), Backend.SERIES_MAX_TERMS)
@@ -268,6 +274,12 @@ class _Mpmath(Backend):
     name = "mpmath"
 
     @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt``
+        (``mpmath.gammainc(a, 0, x)``)."""
+        return mpmath.gammainc(a, 0, x)
+
+    @staticmethod
     @_ratio_series_doc
     def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
         tol = mpmath.mpf(10) ** (-mpmath.mp.dps - Backend.SERIES_GUARD_DIGITS)
@@ -336,6 +348,11 @@ class _Mpmath(Backend):
 
 class _Sympy(Backend):
     name = "sympy"
+
+    @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x)`` (``sympy.lowergamma``)."""
+        return sympy.lowergamma(a, x)
 
     @staticmethod
     @_ratio_series_doc

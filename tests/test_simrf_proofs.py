@@ -51,7 +51,7 @@ def test_eq45_reference_gradient_is_the_finite_difference_gradient() -> None:
                 fd = mpmath.diff(f, 0)
                 assert abs(fd - ref[c]) <= 1e-15 * (1 + abs(ref[c]))
         # the printed sum (norm reading) is exactly 1/4 of the gradient
-        pr = P.printed_eq45_vector(p, 0)
+        pr = P.printed_eq45_vector(P.MP, p, 0)
         for a, b in zip(pr, P._grad_L(p, 0), strict=True):
             assert abs(4 * a - b) <= 1e-20 * (1 + abs(b))
 
@@ -160,7 +160,7 @@ def test_eq55_reference_has_power() -> None:
 
     def wrong(p: dict) -> mpmath.mpf:
         w, c = mpmath.mpf(p["w"]), mpmath.mpf(p["cos"])
-        return P.printed_eq55({**p, "w": float(w * mpmath.sqrt(1 + c))})
+        return P.printed_eq55(P.MP, {**p, "w": float(w * mpmath.sqrt(1 + c))})
 
     assert _power(wrong, lambda p, dps: C._quad_err(lambda: P._cdf_angle_at(p), dps), p) > 1
 
