@@ -444,6 +444,27 @@ class _Arb(Backend):
     name = "arb"
 
     @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Ball:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (Arb's rigorous hypergeometric
+        series/asymptotics; real or complex balls).
+
+        Examples
+        --------
+        ``0F1(; 1/2; y^2/4) = cosh(y)``:
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     c = ARB.hyp0f1(ARB.num(0.5), ARB.num(0.25))
+        >>> bool(c.v.overlaps(arb(1).cosh()))
+        True
+        """
+        bv, xv = _value(b), _value(x)
+        if isinstance(bv, acb) or isinstance(xv, acb):
+            return Ball(acb(xv).hypgeom_0f1(acb(bv)))
+        return Ball(xv.hypgeom_0f1(bv))
+
+    @staticmethod
     def gammainc_lower(a: Any, x: Any) -> Ball:
         """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt`` on balls.
 

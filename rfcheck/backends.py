@@ -172,6 +172,11 @@ class _Float64(Backend):
     name = "float64"
 
     @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (scipy's ``hyp0f1``)."""
+        return sc.hyp0f1(b, x)
+
+    @staticmethod
     def gammainc_lower(a: Any, x: Any) -> Any:
         """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt`` (``a > 0``, ``x >= 0``;
         scipy's regularized ``gammainc`` times ``Gamma(a)``)."""
@@ -274,6 +279,11 @@ class _Mpmath(Backend):
     name = "mpmath"
 
     @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (``mpmath.hyp0f1``)."""
+        return mpmath.hyp0f1(b, x)
+
+    @staticmethod
     def gammainc_lower(a: Any, x: Any) -> Any:
         """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt``
         (``mpmath.gammainc(a, 0, x)``)."""
@@ -348,6 +358,11 @@ class _Mpmath(Backend):
 
 class _Sympy(Backend):
     name = "sympy"
+
+    @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x)`` (``sympy.hyper([], [b], x)``)."""
+        return sympy.hyper([], [b], x)
 
     @staticmethod
     def gammainc_lower(a: Any, x: Any) -> Any:

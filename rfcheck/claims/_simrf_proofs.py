@@ -1466,40 +1466,43 @@ P.claim(
 # --------------------------------------------------------------- A.4: eq (53), the Gaussian integral
 
 
-def printed_eq53_middle(p: dict[str, Any]) -> Any:
-    """Eq (53) middle: Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2))
-    sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
-    v, d = MF(p["v"]), int(p["d"])
+def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (53) middle, on a context (mpmath or Arb; ``d`` a Python int): Gamma(d/2) int_0^inf dw w^{d-1}
+    e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)).
+
+    The k-series times ``Gamma(d/2)`` is ``0F1(; d/2; v^2 w^2/4)`` term by term (``ctx.hyp0f1``).  In mpmath the
+    w-integral is a guarded tanh-sinh on ``[0, peak/2, peak, peak + 10, peak + 40, inf]``, the density in log
+    space (large ``d``).  On balls the same integrand enters
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` as its factors ``w^{d-1}``,
+    ``e^{-w^2/4}`` (``s2 = 2``), the series, and the constant ``1/(2^{d-1} Gamma(d/2))``, with a proven tail from
+    the growth bound ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
+    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``.
+    SimRF appendix A.4, eq (53).
+    """
+    v, d = ctx.num(p["v"]), int(p["d"])
+    dh = ctx.num(d) / 2
+
+    def series(w: Any) -> Any:
+        return ctx.hyp0f1(dh, v * v * w * w / 4)
+
+    vf = float(p["v"])
+    if ctx is not MP:
+        val = gauss.half_line_gaussian_integral_ball(
+            lambda w, _a: series(Ball(w)).v, power=d - 1, s2=2, growth=(1, v.v),
+            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=flint_ctx.prec,
+            peak=math.sqrt(2 * (d - 1)) + 2 * vf,
+        )
+        return Ball(val) / (ctx.num(2) ** (d - 1) * ctx.gamma(dh))
 
     def f(w: Any) -> Any:
-        # the k-series is 0F1(; d/2; v^2 w^2/4)/Gamma(d/2); the pdf in log space (large d)
-        lp = (
-            (d - 1) * mpmath.log(w) - w * w / 4 - (d - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-            if w > 0
-            else None
-        )
+        # the density in log space (large d)
+        lp = (d - 1) * mpmath.log(w) - w * w / 4 - (d - 1) * mpmath.log(2) - mpmath.loggamma(dh) if w > 0 else None
         if lp is None:
             return MF(0) if d > 1 else 1 / mpmath.sqrt(mpmath.pi)
-        return mpmath.exp(lp) * mpmath.hyp0f1(MF(d) / 2, v * v * w * w / 4)
+        return mpmath.exp(lp) * series(w)
 
     peak = mpmath.sqrt(2 * (d - 1)) + 2 * v
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
-
-
-def _eq53_middle_ball(p: dict[str, Any], bits: int) -> Any:
-    """The middle of eq (53) as a ball: the k-series is ``0F1(; d/2; v^2 w^2/4)/Gamma(d/2)`` term by term
-    (Arb's series with a proven remainder), the w-integral by
-    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` with growth bound
-    ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
-    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``."""
-    v, d = to_ball(p["v"]), int(p["d"])
-    half = arb(d) / 2
-    val = gauss.half_line_gaussian_integral_ball(
-        lambda w, _a: (v * v * w * w / 4).hypgeom_0f1(half), power=d - 1, s2=2, growth=(1, v),
-        log_scale=float(p["v"]) ** 2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=bits,
-        peak=math.sqrt(2 * (d - 1)) + 2 * float(p["v"]),
-    )
-    return val / (arb(2) ** (d - 1) * half.gamma())
 
 
 P.claim(
@@ -1512,10 +1515,10 @@ P.claim(
         _no_search(
             deterministic_check(
                 "quadrature-middle",
-                printed_eq53_middle,
+                lambda p: printed_eq53_middle(MP, p),
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ball=_ball(_eq53_middle_ball),
+                printed_ball=_on_balls(printed_eq53_middle),
                 reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             6,
