@@ -771,7 +771,12 @@ def printed_eq41(p: dict[str, Any]) -> tuple[float, float]:
     Gamma(k+d/2)) (w_{P_i}^2 u_i.u_i + w_{P_j}^2 u_j.u_j + 2 w_{P_i} w_{P_j} u_i.u_j)^k, m = d.
 
     Under the integral over i.i.d. norms each (P, i, j) term depends on two independent chi_d
-    norms only (the other d - 2 integrate to 1), so the d! terms of a pair share one 2-D integral."""
+    norms only (the other d - 2 integrate to 1), so the d! terms of a pair share one 2-D integral.
+
+    Not written against the number-system context: its ingredient is a float64 2-D Gauss-Legendre quadrature of
+    the printed integrand (:func:`rfcheck.references.simrf_proofs.pair_series_chi_integral`, returned with its
+    error bar), and the check compares it with Monte Carlo only, so its printed side is never a ball (the check's
+    points are marked not certifiable: the reference has no enclosure)."""
     d, v = int(p["d"]), float(p["v"])
     U = _unit_config(d, d, int(p["seed"]), p["config"])
     G = U @ U.T
@@ -1880,7 +1885,12 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
     """Eq (61) on an n x n Gauss-Legendre grid in (w, phi) (float64): sum_k v^{2k}/(2^{2k} k! 2^{d-2}
     Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} dphi w^{2k+2d-1} (sin phi cos phi)^{d-1}
     e^{-w^2/(2(1+sin 2phi cos theta))} / (1+sin 2phi cos theta)^d, the k-sum taken inside the integral
-    (positive terms): sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)) = 0F1(; d/2; v^2 w^2/4)/Gamma(d/2)."""
+    (positive terms): sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)) = 0F1(; d/2; v^2 w^2/4)/Gamma(d/2).
+
+    Not written against the number-system context: this is a float64 quadrature of the printed integrand, its
+    error bar the difference of two grid sizes; the printed side is enclosed instead by
+    :func:`_eq61_printed_ball`, the same double integral with its w-integral done exactly (Gaussian moments) and
+    the phi-integral by Arb's rigorous integration."""
     x, wq = np.polynomial.legendre.leggauss(n)
     wmax = math.sqrt(4.0 * d) + 4.0 * v + 25.0
     w = wmax * (x + 1) / 2
