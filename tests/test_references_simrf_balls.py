@@ -187,7 +187,7 @@ def test_rff_orf_covariance_ball_contains_the_closed_form(z: float, d: int) -> N
 
 
 @pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
-def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -> None:
+def test_printed_eq24_on_balls_contains_the_mpmath_transcription(v: float, d: int) -> None:
     from rfcheck.backends import MP
     from rfcheck.claims.simrf import _on_balls, _simrf_conformity_ball, printed_eq24
 
@@ -248,7 +248,7 @@ def test_simrf_plus_draw_ball_is_the_draw() -> None:
 
 
 @pytest.mark.parametrize("v,d,c", [(1.0, 2, -1.0), (3.0, 32, -1.0), (3.0, 32, 1.0), (3.0, 2, 0.3), (1.5, 17, -0.6)])
-def test_angle_conformity_moment_series_ball_and_printed_eq21_ball(v: float, d: int, c: float) -> None:
+def test_angle_conformity_moment_series_ball_and_printed_eq21_on_balls(v: float, d: int, c: float) -> None:
     from rfcheck.backends import MP
     from rfcheck.claims.simrf import _on_balls, printed_eq21
 

@@ -1,7 +1,7 @@
 """Claims of Simplex Random Features (``simrf``, seed 003), transcribed exactly as printed.
 
-Each ``printed_*`` function is a literal transcription of the paper's formula (series
-summed term by term in mpmath, with guard digits where the printed series alternates).
+Each ``printed_*`` function is a literal transcription of the paper's formula, written once against the
+number-system context (series summed term by term, with guard digits where the printed series alternates).
 References never use the printed formula:
 
 * the definition eq (10) by quadrature: ``E 0F1(; d/2; v^2 w_ij^2 / 4)`` over the two
@@ -17,14 +17,14 @@ Arb enclosures of printed series and integrals that mpmath evaluates otherwise a
 functions of :mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim
 declarations.  Where both sides have an Arb enclosure, a decided point is certified with balls: printed
 sides written once against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33),
-(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series`` with its tail
-bound; evaluated on mpmath and on balls with Python-int parameters and guard precision: eq (20), (26),
-(39), (66), (69) line 2) or with an enclosure of a printed series or integral (``printed_ball``: eq (21),
-(24), (56), (77)), each with a ``reference_ball`` of ``deterministic_check``; inequality checks give
-``sides_ball``.  A reference ball is independent of the printed side: the orthogonality gaps of eq (25),
-(26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the
-``1F1`` closed forms whose Taylor series the printed series are; the check of eq (23) against that ``1F1``
-is decided but not certified.  Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
+(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series``,
+``ctx.ratio_series`` or ``ctx.dominated_series`` with its tail bound; evaluated on mpmath and on balls with
+Python-int parameters and guard precision: eq (20), (21), (24), (26), (39), (56), (66), (69) line 2, (77)),
+each with a ``reference_ball`` of ``deterministic_check``; inequality checks give ``sides_ball``.  A
+reference ball is independent of the printed side: the orthogonality gaps of eq (25), (26), (69) take theirs
+from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the ``1F1`` closed forms whose
+Taylor series the printed series are; the check of eq (23) against that ``1F1`` is decided but not certified.
+Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
 """
 
 from __future__ import annotations
