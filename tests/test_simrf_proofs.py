@@ -67,7 +67,7 @@ def test_eq49_reference_gradient_and_symmetrised_objective_gradient() -> None:
             Wp, Wm = W.copy(), W.copy()
             Wp[i, c] += h
             Wm[i, c] -= h
-            fd[c] = (P.printed_rho_tilde(Wp, 0.9) - P.printed_rho_tilde(Wm, 0.9)) / (2 * h)
+            fd[c] = (P.printed_rho_tilde(P.FP, Wp, 0.9) - P.printed_rho_tilde(P.FP, Wm, 0.9)) / (2 * h)
         np.testing.assert_allclose(fd, ref, rtol=1e-7, atol=1e-9)  # central differences, h = 1e-6
     obj = P._symmetrised_objective(P._chi_norms(4, 4, 1), 1.1)
     x = rng.standard_normal(16)
@@ -147,10 +147,10 @@ def test_eq17_converges_in_few_passes_and_minimises() -> None:
         r = P._chi_norms(d, d, 0)
         W, n, res = P.eq17_iterate(r[:, None] * simplex_matrix(d), tol=1e-12, max_passes=100)
         assert res < 1e-9 and n <= 100
-        assert P.printed_rho_tilde(W, 1.0) == pytest.approx(P.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
+        assert P.printed_rho_tilde(P.FP, W, 1.0) == pytest.approx(P.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
     # a non-minimising configuration (the simplex itself, unequal norms) is strictly above the minimum
     r = P._chi_norms(6, 6, 0)
-    assert P.printed_rho_tilde(r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
+    assert P.printed_rho_tilde(P.FP, r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
 
 
 def test_eq55_reference_has_power() -> None:

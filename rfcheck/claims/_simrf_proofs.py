@@ -48,7 +48,7 @@ from flint import ctx as flint_ctx
 from scipy import special
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
-from rfcheck.backends import MP
+from rfcheck.backends import FP, MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -1252,12 +1252,14 @@ P.claim(
 # --------------------------------------------------------------- A.3: eq (16)/(51), (17), (49), (50)
 
 
-def printed_rho_tilde(W: np.ndarray, v: float) -> float:
-    """Eq (15): Gamma(d/2) v^2 / (4 m(m-1) Gamma(1 + d/2)) sum_{i != j} |w_i + w_j|^2 (float64)."""
+def printed_rho_tilde(ctx: Any, W: np.ndarray, v: Any) -> Any:
+    """Eq (15) on a context: Gamma(d/2) v^2 / (4 m(m-1) Gamma(1 + d/2)) sum_{i != j} |w_i + w_j|^2, ``W`` an
+    ``(m, d)`` array of the context's numbers (float64: the float64 eq (17) iterate it is evaluated at)."""
     m, d = W.shape
     S = W[:, None, :] + W[None, :, :]
     s2 = np.sum(S * S, axis=2)
-    return float(math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * (s2.sum() - np.trace(s2)))
+    dh = ctx.num(d) / 2
+    return ctx.gamma(dh) * v * v / (4 * m * (m - 1) * ctx.gamma(1 + dh)) * (s2.sum() - np.trace(s2))
 
 
 def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) -> tuple[np.ndarray, int, float]:
@@ -1313,7 +1315,7 @@ P.claim(
         _no_search(
             deterministic_check(
                 "analytic-minimum",
-                lambda p: MF(printed_rho_tilde(eq17_iterate(_plus_config(p)[0])[0], float(p["v"]))),
+                lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))),
                 _eq16,
                 description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
                 "the simplex or a random start; residual in the error bar) vs the exact minimum "
@@ -1360,11 +1362,13 @@ P.claim(
 )
 
 
-def printed_eq49_vector(W: np.ndarray, v: float, i: int, gamma: Any = math.gamma) -> np.ndarray:
-    """Eq (49) without the multiplier: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j) (float64; on balls: ``W`` an
-    object array of Arb balls, ``v`` a ball, ``gamma`` Arb's Gamma function)."""
+def printed_eq49_vector(ctx: Any, W: np.ndarray, v: Any, i: int) -> np.ndarray:
+    """Eq (49) without the multiplier, on a context: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j), component by
+    component (float64: ``W`` a float array; on balls: ``W`` an object array of flint balls, the result an
+    object array of :class:`~rfcheck.arb_backend.Ball`)."""
     m, d = W.shape
-    return sum(v * v / (4 * gamma(1 + d / 2)) * (W[i] + W[j]) for j in range(m) if j != i)
+    coef = v * v / (4 * ctx.gamma(1 + ctx.num(d) / 2))
+    return np.array([sum(coef * (W[i][c] + W[j][c]) for j in range(m) if j != i) for c in range(d)])
 
 
 def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1372,7 +1376,7 @@ def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     W = np.random.default_rng(int(p["seed"])).standard_normal((m, d))
     worst = 0.0
     for i in range(m):
-        a, b = printed_eq49_vector(W, v, i), _grad_rho_tilde_ref(W, v, i)
+        a, b = printed_eq49_vector(FP, W, v, i), _grad_rho_tilde_ref(W, v, i)
         worst = max(worst, float(np.linalg.norm(a / np.linalg.norm(a) - b / np.linalg.norm(b))))
     return MF(worst), MF(1e-14)
 
@@ -1394,7 +1398,8 @@ def _eq49_ball(p: dict[str, Any], bits: int) -> Any:
 
     worst = arb(0)
     for i in range(m):
-        diff = unit(printed_eq49_vector(Wb, vb, i, gamma)) - unit(_grad_rho_tilde_ref(Wb, vb, i, gamma))
+        printed = np.array([x.v for x in printed_eq49_vector(ARB, Wb, vb, i)], dtype=object)
+        diff = unit(printed) - unit(_grad_rho_tilde_ref(Wb, vb, i, gamma))
         worst = max(worst, sum(diff * diff).upper())
     return arb(0, worst.sqrt().upper())
 
@@ -1429,7 +1434,7 @@ def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     v = float(p["v"])
     worst = 0.0
     for i in range(W.shape[0]):
-        g = printed_eq49_vector(W, v, i)
+        g = printed_eq49_vector(FP, W, v, i)
         u = W[i] / np.linalg.norm(W[i])
         worst = max(worst, float(np.linalg.norm(g - (g @ u) * u) / np.linalg.norm(g)))
     return MF(worst), MF(1e-13 + 10 * res)
