@@ -429,6 +429,11 @@ def _union(a: Number, b: Number) -> Number:
     return a.union(b)
 
 
+def _radius(v: Number) -> arb:
+    """The radius of a ball (of a complex ball: the larger of its real and imaginary radii)."""
+    return arb(v.rad()) if isinstance(v, arb) else arb(max(v.real.rad(), v.imag.rad()))
+
+
 class _Arb(Backend):
     """Arb ball arithmetic (python-flint) with the function names of the other contexts.
 
@@ -437,6 +442,177 @@ class _Arb(Backend):
     """
 
     name = "arb"
+
+    @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Ball:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (Arb's rigorous hypergeometric
+        series/asymptotics; real or complex balls).
+
+        Examples
+        --------
+        ``0F1(; 1/2; y^2/4) = cosh(y)``:
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     c = ARB.hyp0f1(ARB.num(0.5), ARB.num(0.25))
+        >>> bool(c.v.overlaps(arb(1).cosh()))
+        True
+        """
+        bv, xv = _value(b), _value(x)
+        if isinstance(bv, acb) or isinstance(xv, acb):
+            return Ball(acb(xv).hypgeom_0f1(acb(bv)))
+        return Ball(xv.hypgeom_0f1(bv))
+
+    @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Ball:
+        """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt`` on balls.
+
+        For a Python int ``a >= 1``, ``(a-1)! (1 - e^{-x} sum_{j<a} x^j/j!)`` (DLMF 8.4.7): entire in ``x``, and
+        tight on the wide complex balls of a rigorous integration, where Arb's ``gamma_lower`` overestimates
+        (its cancellation at small ``x`` costs absolute accuracy only); otherwise Arb's ``gamma_lower``.
+
+        Examples
+        --------
+        ``gamma(1, x) = 1 - e^{-x}``:
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     g = ARB.gammainc_lower(1, ARB.num(2))
+        >>> bool(g.v.overlaps(1 - (-arb(2)).exp()))
+        True
+        """
+        z = _value(x)
+        if isinstance(a, int | np.integer) and not isinstance(a, bool) and a >= 1:
+            fact = [arb(1)]
+            for j in range(1, int(a)):
+                fact.append(fact[-1] * j)
+            one = acb(1) if isinstance(z, acb) else arb(1)
+            return Ball(fact[-1] * (1 - (-z).exp() * sum((z**j / fact[j] for j in range(1, int(a))), one)))
+        av = _value(a)
+        if isinstance(z, acb) or isinstance(av, acb):
+            return Ball(acb(z).gamma_lower(acb(av)))
+        return Ball(z.gamma_lower(av))
+
+    @staticmethod
+    def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Ball:
+        """``sum_{k >= 0} t_k``, ``t_{k+1} = t_k ratio(k)``, as a ball that contains the exact sum.
+
+        Terms are added until, at some ``k``, ``|ratio(k)|`` is decided below 1/2 and the new term
+        ``t_{k+1}`` is at most ``2^-(prec + 4)`` of the sum in modulus, or at most ``1/16`` of the sum's
+        own radius (a wide argument, as in the boxes of a rigorous integration; from the 64th term on, a
+        partial sum whose ball contains 0 gives a non-finite ball, which such an integration subdivides); the rest,
+        ``sum_{j > k} |t_j| <= |t_{k+1}| / (1 - |ratio(k + 1)|)`` (``|ratio|`` does not increase), is
+        added as a ball of that radius (real or complex).  The same ``t0`` and ``ratio`` as on the
+        other contexts: the printed series is transcribed once.
+
+        Parameters
+        ----------
+        t0 : Ball or number
+            The first term.
+        ratio : callable
+            ``k -> t_{k+1} / t_k`` on balls, its modulus non-increasing in ``k`` (a hypergeometric
+            ratio with positive parameters).
+
+        Returns
+        -------
+        Ball
+
+        Raises
+        ------
+        ValueError
+            If no tail bound is reached within ``SERIES_MAX_TERMS`` terms.
+
+        Examples
+        --------
+        ``e = sum_k 1/k!`` (``t_0 = 1``, ratio ``1/(k + 1)``):
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     e = ARB.ratio_series(ARB.num(1), lambda k: ARB.num(1) / (k + 1))
+        >>> with workprec(200):
+        ...     e.v.contains(arb(1).exp()), float(e.v.rad()) < 1e-22
+        (True, True)
+        """
+        eps = arb(2) ** (-flint_ctx.prec - 4)
+        t, tot = _value(t0), _value(t0)
+        for k in range(Backend.SERIES_MAX_TERMS):
+            r = _value(ratio(k))
+            t = t * r
+            tot = tot + t
+            if not t.is_finite() or (k >= 64 and not abs(tot) > _radius(tot)):
+                return Ball(t * arb("inf"))  # a non-finite ball (it contains the sum): the argument is too wide
+            if abs(r) < arb(1) / 2 and (abs(t) <= eps * abs(tot) or abs(t) <= _radius(tot) / 16):
+                q = abs(_value(ratio(k + 1)))
+                b = (abs(t) / (1 - q)).upper()
+                tail = arb(0, b)
+                return Ball(tot + (acb(tail, tail) if isinstance(tot, acb) else tail))
+        raise ValueError(f"ratio series on balls: no tail bound within {Backend.SERIES_MAX_TERMS} terms")
+
+    @staticmethod
+    def dominated_series(term: Callable[[int], Any], majorant: Callable[[int], Any] | None = None,
+                         ratio_bound: Callable[[int], Any] | None = None) -> Ball:
+        """``sum_{k >= 0} term(k)`` as a ball, its tail enclosed by a majorant series.
+
+        Terms are added until, at some ``K >= 1``, ``q = ratio_bound(K + 1)`` is decided below 1/2
+        and ``M_{K+1} = majorant(K + 1)`` is at most ``2^-(prec + 4) |sum|`` or ``1/16`` of the sum's own
+        radius (a sum that cancels to about 0); the rest,
+        ``sum_{j > K} |t_j| <= sum_{j > K} M_j <= M_{K+1} / (1 - q)``, is added as a ball of that
+        radius (real or complex).  For a printed series whose term ratio has no usable bound (an
+        alternating inner sum) but whose terms are bounded by a hypergeometric series.
+
+        Parameters
+        ----------
+        term : callable
+            ``k -> k``-th term on this context (balls).
+        majorant : callable
+            ``k -> M_k >= |term(k)|``.
+        ratio_bound : callable
+            ``k -> q_k`` with ``M_{j+1} / M_j <= q_k`` for every ``j >= k``.
+
+        Returns
+        -------
+        Ball
+
+        Raises
+        ------
+        NotImplementedError
+            Without ``majorant`` or ``ratio_bound`` (no rigorous tail).
+        ValueError
+            If no tail bound is reached within ``SERIES_MAX_TERMS`` terms.
+
+        Examples
+        --------
+        ``sum_k (-1)^k/k! = 1/e``, its terms bounded by ``1/k!`` (ratio ``1/(k + 1)``):
+
+        >>> from flint import arb
+        >>> from rfcheck.arb_backend import ARB, workprec
+        >>> with workprec(80):
+        ...     s = ARB.dominated_series(lambda k: ARB.num(-1) ** k / ARB.gamma(k + 1),
+        ...                              lambda k: 1 / ARB.gamma(k + 1), lambda k: ARB.num(1) / (k + 1))
+        >>> with workprec(200):
+        ...     s.v.contains((-arb(1)).exp()), float(s.v.rad()) < 1e-22
+        (True, True)
+        """
+        if majorant is None or ratio_bound is None:
+            raise _NotOnBalls("a dominated series on balls needs majorant and ratio_bound to enclose its tail")
+        eps = arb(2) ** (-flint_ctx.prec - 4)
+        tot: Number = arb(0)
+        for k in range(Backend.SERIES_MAX_TERMS):
+            tot = tot + _value(term(k))
+            if k < 1:
+                continue
+            q = _value(ratio_bound(k + 1))
+            if isinstance(q, acb):
+                q = abs(q)
+            m = abs(_value(majorant(k + 1)))
+            if q < arb(1) / 2 and (m <= eps * abs(tot) or m <= _radius(tot) / 16):
+                tail = arb(0, (m / (1 - q)).upper())
+                return Ball(tot + (acb(tail, tail) if isinstance(tot, acb) else tail))
+        raise ValueError(f"dominated series on balls: no tail bound within {Backend.SERIES_MAX_TERMS} terms")
+
     exp = _unary("exp")
     expm1 = _unary("expm1")
     sqrt = _unary("sqrt")

@@ -92,8 +92,107 @@ def _series_doc(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def _ratio_series(t0: Any, ratio: Callable[[int], Any], tol: Any, max_terms: int) -> Any:
+    """``sum_k t_k`` with ``t_{k+1} = t_k ratio(k)``: stops once ``|ratio(k)| < 1`` and the new term is at
+    most ``tol`` of the sum in modulus (or exactly 0)."""
+    t, tot, k = t0, t0, 0
+    while True:
+        r = ratio(k)
+        t *= r
+        tot += t
+        k += 1
+        if (abs(r) < 1 and abs(t) <= tol * abs(tot)) or t == 0:
+            return tot
+        if k > max_terms:
+            raise ValueError(f"series did not converge in {max_terms} terms")
+
+
+def _ratio_series_doc(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.__doc__ = """``sum_{k >= 0} t_k`` with ``t_{k+1} = t_k ratio(k)``: a printed series given by its first
+        term and its exact term ratio (a hypergeometric series), transcribed once on every context.
+
+        The float64 and mpmath contexts multiply the ratios out and stop once ``|ratio(k)| < 1`` and the new
+        term is below ``10^-(digits + 8)`` of the sum; the sympy context returns
+        ``t0 Sum(Product(ratio(j), (j, 0, k - 1)), (k, 0, oo))``; the Arb context encloses the tail with
+        ``ratio`` itself (see :data:`rfcheck.arb_backend.ARB`).
+
+        Parameters
+        ----------
+        t0 : number
+            The first term, this context's number.
+        ratio : callable
+            ``k -> t_{k+1} / t_k`` (``k`` a Python int; a sympy integer symbol on the sympy context); on
+            balls its modulus must not increase with ``k`` (true of a hypergeometric ratio with positive
+            parameters past its peak).
+
+        Returns
+        -------
+        number
+            The sum in this context's number type.
+
+        Raises
+        ------
+        ValueError
+            If the series has not stopped after ``SERIES_MAX_TERMS`` terms.
+        """
+    return fn
+
+
+def _dominated_series_doc(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.__doc__ = """``sum_{k >= 0} term(k)`` whose terms are bounded by a majorant series: one transcription of
+        a printed series whose own term ratio has no usable bound (an alternating inner sum).
+
+        The float64, mpmath and sympy contexts are :meth:`series` (``majorant`` and ``ratio_bound`` unused);
+        the Arb context sums balls and encloses the tail with the majorant (see
+        :data:`rfcheck.arb_backend.ARB`).
+
+        Parameters
+        ----------
+        term : callable
+            ``k -> k``-th term, written with this context's numbers and functions.
+        majorant : callable, optional
+            ``k -> M_k`` with ``|term(k)| <= M_k`` (used only on balls, required there).
+        ratio_bound : callable, optional
+            ``k -> q_k`` with ``M_{j+1} / M_j <= q_k`` for every ``j >= k`` (used only on balls, required
+            there).
+
+        Returns
+        -------
+        number
+            The sum in this context's number type.
+
+        Raises
+        ------
+        ValueError
+            If the series has not stopped after ``SERIES_MAX_TERMS`` terms.
+        """
+    return fn
+
+
 class _Float64(Backend):
     name = "float64"
+
+    @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (scipy's ``hyp0f1``)."""
+        return sc.hyp0f1(b, x)
+
+    @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt`` (``a > 0``, ``x >= 0``;
+        scipy's regularized ``gammainc`` times ``Gamma(a)``)."""
+        return sc.gammainc(a, x) * sc.gamma(a)
+
+    @staticmethod
+    @_ratio_series_doc
+    def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
+        return _ratio_series(t0, ratio, 10.0 ** -(15 + Backend.SERIES_GUARD_DIGITS), Backend.SERIES_MAX_TERMS)
+
+    @staticmethod
+    @_dominated_series_doc
+    def dominated_series(term: Callable[[int], Any], majorant: Callable[[int], Any] | None = None,
+                         ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        return _Float64.series(term)
     pi = np.pi
     exp = staticmethod(np.exp)
     log = staticmethod(np.log)
@@ -206,6 +305,29 @@ class _Float64(Backend):
 
 class _Mpmath(Backend):
     name = "mpmath"
+
+    @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x) = sum_k x^k / ((b)_k k!)`` (``mpmath.hyp0f1``)."""
+        return mpmath.hyp0f1(b, x)
+
+    @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x) = int_0^x t^{a-1} e^{-t} dt``
+        (``mpmath.gammainc(a, 0, x)``)."""
+        return mpmath.gammainc(a, 0, x)
+
+    @staticmethod
+    @_ratio_series_doc
+    def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
+        tol = mpmath.mpf(10) ** (-mpmath.mp.dps - Backend.SERIES_GUARD_DIGITS)
+        return _ratio_series(t0, ratio, tol, Backend.SERIES_MAX_TERMS)
+
+    @staticmethod
+    @_dominated_series_doc
+    def dominated_series(term: Callable[[int], Any], majorant: Callable[[int], Any] | None = None,
+                         ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        return _Mpmath.series(term)
     exp = staticmethod(mpmath.exp)
     log = staticmethod(mpmath.log)
     sqrt = staticmethod(mpmath.sqrt)
@@ -285,6 +407,29 @@ class _Mpmath(Backend):
 
 class _Sympy(Backend):
     name = "sympy"
+
+    @staticmethod
+    def hyp0f1(b: Any, x: Any) -> Any:
+        """The confluent limit function ``0F1(; b; x)`` (``sympy.hyper([], [b], x)``)."""
+        return sympy.hyper([], [b], x)
+
+    @staticmethod
+    def gammainc_lower(a: Any, x: Any) -> Any:
+        """The lower incomplete gamma function ``gamma(a, x)`` (``sympy.lowergamma``)."""
+        return sympy.lowergamma(a, x)
+
+    @staticmethod
+    @_ratio_series_doc
+    def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
+        k = sympy.Symbol("k", integer=True, nonnegative=True)
+        j = sympy.Symbol("j", integer=True, nonnegative=True)
+        return t0 * sympy.Sum(sympy.Product(ratio(j), (j, 0, k - 1)), (k, 0, sympy.oo))
+
+    @staticmethod
+    @_dominated_series_doc
+    def dominated_series(term: Callable[[int], Any], majorant: Callable[[int], Any] | None = None,
+                         ratio_bound: Callable[[int], Any] | None = None) -> Any:
+        return _Sympy.series(term)
     pi = sympy.pi
     exp = staticmethod(sympy.exp)
     log = staticmethod(sympy.log)

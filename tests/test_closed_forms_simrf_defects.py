@@ -13,14 +13,22 @@ import mpmath
 import numpy as np
 import pytest
 
-from rfcheck.claims.simrf import printed_eq23, printed_eq24
+from rfcheck.backends import MP
+from rfcheck.claims.simrf import printed_eq23_ctx, printed_eq24
 from rfcheck.closed_forms import simrf as S
 
 # ----------------------------------------------------------------------- references (mpmath)
 
 
 # eq (23) and eq (24) exactly as printed, summed in mpmath at the ambient precision (the claims' transcriptions)
-ref_rho_orf, ref_rho_simrf = printed_eq23, printed_eq24
+def ref_rho_orf(v: object, d: int) -> mpmath.mpf:
+    """Eq (23) as printed (the claim's transcription, mpmath face)."""
+    return printed_eq23_ctx(MP, {"v": mpmath.mpf(v), "d": d})
+
+
+def ref_rho_simrf(v: object, d: int) -> mpmath.mpf:
+    """Eq (24) as printed (the claim's transcription, mpmath face)."""
+    return printed_eq24(MP, {"v": mpmath.mpf(v), "d": d})
 
 
 def ref_mse(v: object, m: int, sq: object, rho: object) -> mpmath.mpf:

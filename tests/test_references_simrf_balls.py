@@ -16,7 +16,6 @@ from flint import arb
 
 from rfcheck.arb_backend import workprec
 from rfcheck.certify import certified_equal, certified_inequality
-from rfcheck.claims import simrf as CS
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -188,14 +187,15 @@ def test_rff_orf_covariance_ball_contains_the_closed_form(z: float, d: int) -> N
 
 
 @pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
-def test_printed_eq24_ball_contains_the_mpmath_transcription(v: float, d: int) -> None:
-    from rfcheck.claims.simrf import _simrf_conformity_ball, printed_eq24
+def test_printed_eq24_on_balls_contains_the_mpmath_transcription(v: float, d: int) -> None:
+    from rfcheck.backends import MP
+    from rfcheck.claims.simrf import _on_balls, _simrf_conformity_ball, printed_eq24
 
     with workprec(BITS):
-        ball = CS.printed_eq24_ball(v, d, BITS)
+        ball = _on_balls(printed_eq24, {"v": v, "d": d}, BITS)
         closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
     with mpmath.workdps(50):
-        exact = printed_eq24(v, d)
+        exact = printed_eq24(MP, {"v": v, "d": d})
         # an independent 50-digit value: E_t 1F1(d; d/2; v^2 (1 + c t)/2), t = sin(phi), by mpmath quadrature
         c, b = -MF(1) / (d - 1), MF(d) / 2
         norm = mpmath.sqrt(mpmath.pi) * mpmath.gamma(b) / mpmath.gamma(b + MF(1) / 2)
@@ -248,15 +248,16 @@ def test_simrf_plus_draw_ball_is_the_draw() -> None:
 
 
 @pytest.mark.parametrize("v,d,c", [(1.0, 2, -1.0), (3.0, 32, -1.0), (3.0, 32, 1.0), (3.0, 2, 0.3), (1.5, 17, -0.6)])
-def test_angle_conformity_moment_series_ball_and_printed_eq21_ball(v: float, d: int, c: float) -> None:
-    from rfcheck.claims.simrf import printed_eq21
+def test_angle_conformity_moment_series_ball_and_printed_eq21_on_balls(v: float, d: int, c: float) -> None:
+    from rfcheck.backends import MP
+    from rfcheck.claims.simrf import _on_balls, printed_eq21
 
     with mpmath.workdps(50):
         exact = cf.conformity_angle(v, d, c, backend="mpmath", dps=50)  # the closed form (eq (21) summed)
-        printed = printed_eq21({"v": v, "d": d, "cos": c})
+        printed = printed_eq21(MP, {"v": v, "d": d, "cos": c})
     with workprec(BITS):
         ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
-        pb = CS.printed_eq21_ball(v, d, c, BITS)
+        pb = _on_balls(printed_eq21, {"v": v, "d": d, "cos": c}, BITS)
         assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
     assert _contains(ball, exact) and _contains(pb, printed)
     assert ball.rad() < 1e-28 * abs(ball.mid())

@@ -68,7 +68,7 @@ def test_eq21_conformity_integral_ball(v: float, d: int, c: float) -> None:
         if c == 0:
             assert abs(exact - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)) < MF(10) ** -45 * exact
     with workprec(BITS):
-        ball = CS.printed_eq21_ball(v, d, c, BITS)
+        ball = CS._on_balls(CS.printed_eq21, {"v": v, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
 
 
@@ -77,7 +77,7 @@ def test_simrf_double_series_ball(v: float, d: int) -> None:
     with mpmath.workdps(50):
         exact = _rho_simrf(v, d)
     with workprec(BITS):
-        ball = CS.printed_eq24_ball(v, d, BITS)
+        ball = CS._on_balls(CS.printed_eq24, {"v": v, "d": d}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
     assert ball.rad() < 1e-30 * abs(ball.mid())
 
@@ -131,7 +131,7 @@ def test_rff_mse_ratios(z: float, d: int, m: int) -> None:
     assert abs(val - exact) <= err
     with workprec(BITS):
         ball = ref.rff_mse_ratio_ball(z, d, m, BITS)
-        pball = CS.printed_eq77_ball(z, d, m)
+        pball = CS._on_balls(CS.printed_eq77, {"z": z, "d": d, "m": m}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
     assert _contains(pball, printed) and not _contains(pball, _off(printed, "1e-25"))
     assert not pball.overlaps(ball)  # eq (77) as printed is not the ratio (its correction)
@@ -207,8 +207,8 @@ def test_eq56_first_expression_ball(w: float, d: int, c: float) -> None:
 
         as_printed = mpmath.quad(printed, mpmath.linspace(0, mpmath.pi / 2, 9))
     with workprec(BITS):
-        fixed = CS.printed_eq56_ball(w, d, c, BITS, corrected=True)
-        ball = CS.printed_eq56_ball(w, d, c, BITS)
+        fixed = CS._on_balls(lambda ctx, p: CS.printed_eq56(ctx, p, corrected=True), {"w": w, "d": d, "cos": c}, BITS)
+        ball = CS._on_balls(CS.printed_eq56, {"w": w, "d": d, "cos": c}, BITS)
     assert _contains(fixed, exact) and not _contains(fixed, _off(exact, "1e-25"))
     assert _contains(ball, as_printed) and not _contains(ball, _off(as_printed, "1e-25"))
     if c != 0:

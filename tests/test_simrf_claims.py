@@ -57,8 +57,8 @@ def test_pair_monte_carlo_check_has_power() -> None:
     t, _ = sample_projection("simrf", 2, d, 200_000, seed=5, need_sq=False)
     est = estimate_mean(np.exp(v * (t[:, 0] + t[:, 1])))
     with mpmath.workdps(30):
-        simrf_val = float(C.printed_eq24(v, d))
-        orf_val = float(C.printed_eq23(v, d))
+        simrf_val = float(C.printed_eq24(MP, {"v": v, "d": d}))
+        orf_val = float(C.printed_eq23_ctx(MP, {"v": mpmath.mpf(v), "d": d}))
     assert abs(est.value - simrf_val) < 4.5 * est.se
     assert abs(est.value - orf_val) > 4.5 * est.se
 
@@ -72,8 +72,8 @@ def test_eq56_correction_needs_both_fixes(w: float, d: int, c: float) -> None:
     p = {"w": w, "d": d, "cos": c}
     with mpmath.workdps(30):
         ref, _ = C.ref.pdf_angle_change_of_variables_with_error(w, d, c, 30)
-        fixed = C.eq56_middle(p, corrected=True)
-        printed = C.eq56_middle(p)
+        fixed = C.printed_eq56(MP, p, corrected=True)
+        printed = C.printed_eq56(MP, p)
         assert abs(fixed - ref) <= 1e-20 * abs(ref)
         assert abs(printed - ref) > 1e-3 * abs(ref)
         s = lambda ph: 1 + mpmath.sin(2 * ph) * c  # noqa: E731

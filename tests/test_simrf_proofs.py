@@ -51,7 +51,7 @@ def test_eq45_reference_gradient_is_the_finite_difference_gradient() -> None:
                 fd = mpmath.diff(f, 0)
                 assert abs(fd - ref[c]) <= 1e-15 * (1 + abs(ref[c]))
         # the printed sum (norm reading) is exactly 1/4 of the gradient
-        pr = P.printed_eq45_vector(p, 0)
+        pr = P.printed_eq45_vector(P.MP, p, 0)
         for a, b in zip(pr, P._grad_L(p, 0), strict=True):
             assert abs(4 * a - b) <= 1e-20 * (1 + abs(b))
 
@@ -67,7 +67,7 @@ def test_eq49_reference_gradient_and_symmetrised_objective_gradient() -> None:
             Wp, Wm = W.copy(), W.copy()
             Wp[i, c] += h
             Wm[i, c] -= h
-            fd[c] = (P.printed_rho_tilde(Wp, 0.9) - P.printed_rho_tilde(Wm, 0.9)) / (2 * h)
+            fd[c] = (P.printed_rho_tilde(P.FP, Wp, 0.9) - P.printed_rho_tilde(P.FP, Wm, 0.9)) / (2 * h)
         np.testing.assert_allclose(fd, ref, rtol=1e-7, atol=1e-9)  # central differences, h = 1e-6
     obj = P._symmetrised_objective(P._chi_norms(4, 4, 1), 1.1)
     x = rng.standard_normal(16)
@@ -113,7 +113,7 @@ def test_references_reject_wrong_formulas() -> None:
     assert _power(wrong31, lambda p, dps: C._quad_err(lambda: C._direction_average(2, 1, 6)[0], dps), p31) > 1
     # eq (53) with e^{-w^2/2} in place of e^{-w^2/4} (the integral identity of the next sentence)
     p53 = {"v": 1.0, "d": 4}
-    assert _power(lambda p: P.printed_eq53_middle(p) * mpmath.mpf("1.000001"), C._ref_iid_mgf, p53) > 1
+    assert _power(lambda p: P.printed_eq53_middle(P.MP, p) * mpmath.mpf("1.000001"), C._ref_iid_mgf, p53) > 1
     # eq (36) with |w_i + w_j|^{2k} replaced by |w_i + w_j|^{k}
     p36 = {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}
     assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
@@ -147,10 +147,10 @@ def test_eq17_converges_in_few_passes_and_minimises() -> None:
         r = P._chi_norms(d, d, 0)
         W, n, res = P.eq17_iterate(r[:, None] * simplex_matrix(d), tol=1e-12, max_passes=100)
         assert res < 1e-9 and n <= 100
-        assert P.printed_rho_tilde(W, 1.0) == pytest.approx(P.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
+        assert P.printed_rho_tilde(P.FP, W, 1.0) == pytest.approx(P.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
     # a non-minimising configuration (the simplex itself, unequal norms) is strictly above the minimum
     r = P._chi_norms(6, 6, 0)
-    assert P.printed_rho_tilde(r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
+    assert P.printed_rho_tilde(P.FP, r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
 
 
 def test_eq55_reference_has_power() -> None:
@@ -160,7 +160,7 @@ def test_eq55_reference_has_power() -> None:
 
     def wrong(p: dict) -> mpmath.mpf:
         w, c = mpmath.mpf(p["w"]), mpmath.mpf(p["cos"])
-        return P.printed_eq55({**p, "w": float(w * mpmath.sqrt(1 + c))})
+        return P.printed_eq55(P.MP, {**p, "w": float(w * mpmath.sqrt(1 + c))})
 
     assert _power(wrong, lambda p, dps: C._quad_err(lambda: P._cdf_angle_at(p), dps), p) > 1
 

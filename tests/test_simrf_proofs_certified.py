@@ -63,9 +63,9 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
     # eq (53)'s middle off by 1e-20 relative: refuted by mpmath and by the balls
     wrong = deterministic_check(
         "planted",
-        lambda p: P.printed_eq53_middle(p) * (1 + eps),
+        lambda p: P.printed_eq53_middle(P.MP, p) * (1 + eps),
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
-        printed_ball=P._ball(lambda p, bits: P._eq53_middle_ball(p, bits) * (1 + arb("1e-20"))),
+        printed_ball=lambda p, bits: P._on_balls(P.printed_eq53_middle)(p, bits) * (1 + arb("1e-20")),
         reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits),
     )
     ev = wrong.evaluate(p, DEFAULT, 0)
@@ -73,9 +73,9 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
     # the right printed side against a reference ball widened to 1e-20: decided, never certified
     wide = deterministic_check(
         "widened",
-        P.printed_eq53_middle,
+        lambda p: P.printed_eq53_middle(P.MP, p),
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
-        printed_ball=P._ball(P._eq53_middle_ball),
+        printed_ball=P._on_balls(P.printed_eq53_middle),
         reference_ball=P._ball(lambda p, bits: (lambda b: arb(b.mid(), abs(b.mid()) * 1e-20))(
             iid_mgf_ball(p["v"], bits))),
     )

@@ -48,7 +48,7 @@ from flint import ctx as flint_ctx
 from scipy import special
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
-from rfcheck.backends import MP
+from rfcheck.backends import FP, MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -65,6 +65,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     not_certifiable,
+    on_mp,
     paper,
 )
 from rfcheck.references import gaussian as gauss
@@ -72,9 +73,7 @@ from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
 from rfcheck.references.gaussian import guarded_quad as _guarded_quad
 from rfcheck.references.simrf import direction_average as _direction_average
-from rfcheck.references.simrf import ratio_series as _ratio_series
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
-from rfcheck.references.simrf import series as _series
 from rfcheck.references.simrf import two_precision_value as _quad_err
 from rfcheck.references.simrf_proofs import (
     cdf_angle_ball,
@@ -87,7 +86,6 @@ from rfcheck.references.simrf_proofs import (
     f_series_derivative_ball,
     gaussian_vectors,
     lagrangian_gradient,
-    lower_gamma_int_ball,
     multistart_minimiser,
     pair_conformity_moment_ball,
     perm_config,
@@ -101,7 +99,6 @@ from rfcheck.references.simrf_proofs import (
 from rfcheck.references.simrf_proofs import chi_norms as _chi_norms
 from rfcheck.references.simrf_proofs import dot as _dot
 from rfcheck.references.simrf_proofs import mean_pair_norm_sq as _mean_wij_sq
-from rfcheck.references.simrf_proofs import mp_rows as _mp_rows
 from rfcheck.references.simrf_proofs import pair_series_chi_integral as _perm_sum_pair_integral
 from rfcheck.references.simrf_proofs import rho_tilde_gradient as _grad_rho_tilde_ref
 from rfcheck.references.simrf_proofs import symmetrised_pair_objective as _symmetrised_objective
@@ -450,27 +447,31 @@ P.claim(
 # ----------------------------------------------------------------------- eq (78)
 
 
-def printed_eq78(p: dict[str, Any]) -> Any:
-    z, d = MF(p["z"]), int(p["d"])
-    with mpmath.workdps(mpmath.mp.dps + int(float(z) ** 2) + 10):  # alternating series: guard digits
-        g = mpmath.gamma(MF(d) / 2) / mpmath.gamma(d)
-        out = _series(
-            lambda k: (
-                (-z * z) ** k
-                / mpmath.factorial(k)
-                * (g * mpmath.gamma(k + d) / (2**k * mpmath.gamma(k + MF(d) / 2)) - 1)
-            )
+def printed_eq78(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (78) as printed, on a context (mpmath or Arb; ``d`` a Python int): ``sum_k (-z^2)^k/k! (Gamma(k+d)
+    Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)``.
+
+    The alternating series runs with ``z^2 + 10`` guard digits (``1.5 z^2 + 10`` guard bits on balls).  On balls
+    its tail is enclosed by the majorant ``M_k = z^{2k}/k! (A_k + 1)``, ``A_k`` the bracket's first term
+    (``ctx.dominated_series``): ``M_{j+1}/M_j`` is at most the larger of the two hypergeometric ratios
+    ``z^2 (j+d)/(2(j+1)(j+d/2))`` and ``z^2/(j+1)``, both non-increasing, so at most their sum at ``k <= j``.
+    SimRF appendix A.9, eq (78).
+    """
+    z, d = ctx.num(p["z"]), int(p["d"])
+    x = float(p["z"]) ** 2
+    with mpmath.workdps(mpmath.mp.dps + int(x) + 10) if ctx is MP else workprec(flint_ctx.prec + int(1.5 * x) + 10):
+        dh = ctx.num(d) / 2
+        g = ctx.gamma(dh) / ctx.gamma(d)
+
+        def bracket_first(k: int) -> Any:
+            return g * ctx.gamma(k + d) / (2**k * ctx.gamma(k + dh))
+
+        out = ctx.dominated_series(
+            lambda k: (-z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) - 1),
+            lambda k: (z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) + 1),
+            lambda k: z * z * (k + d) / (2 * (k + 1) * (k + dh)) + z * z / (k + 1),
         )
     return +out
-
-
-def _eq78_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """Eq (78)'s series as a ball: term by term ``Gamma(k+d)/Gamma(d) = (d)_k`` and
-    ``Gamma(k+d/2)/Gamma(d/2) = (d/2)_k``, so ``sum_k (-z^2)^k/k! Gamma(d/2) Gamma(k+d)/(2^k Gamma(k+d/2)
-    Gamma(d)) = 1F1(d; d/2; -z^2/2)`` (Arb's hypergeometric series, rigorous remainder) and
-    ``sum_k (-z^2)^k/k! = e^{-z^2}``."""
-    z, d = to_ball(p["z"]), int(p["d"])
-    return (-(z * z) / 2).hypgeom_1f1(arb(d), arb(d) / 2) - (-(z * z)).exp()
 
 
 def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -488,11 +489,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "bessel-quadrature",
-                printed_eq78,
+                on_mp(printed_eq78),
                 _eq78_ref,
                 atol_scale=lambda p, dps: 1,
                 description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
-                printed_ball=_ball(_eq78_printed_ball),
+                printed_ball=_on_balls(printed_eq78),
                 reference_ball=_ball(
                     lambda p, bits: gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits)
                     - (-to_ball(p["z"]) ** 2).exp()
@@ -770,7 +771,12 @@ def printed_eq41(p: dict[str, Any]) -> tuple[float, float]:
     Gamma(k+d/2)) (w_{P_i}^2 u_i.u_i + w_{P_j}^2 u_j.u_j + 2 w_{P_i} w_{P_j} u_i.u_j)^k, m = d.
 
     Under the integral over i.i.d. norms each (P, i, j) term depends on two independent chi_d
-    norms only (the other d - 2 integrate to 1), so the d! terms of a pair share one 2-D integral."""
+    norms only (the other d - 2 integrate to 1), so the d! terms of a pair share one 2-D integral.
+
+    Not written against the number-system context: its ingredient is a float64 2-D Gauss-Legendre quadrature of
+    the printed integrand (:func:`rfcheck.references.simrf_proofs.pair_series_chi_integral`, returned with its
+    error bar), and the check compares it with Monte Carlo only, so its printed side is never a ball (the check's
+    points are marked not certifiable: the reference has no enclosure)."""
     d, v = int(p["d"]), float(p["v"])
     U = _unit_config(d, d, int(p["seed"]), p["config"])
     G = U @ U.T
@@ -953,31 +959,37 @@ P.claim(
 )
 
 
-def _lagrangian_point(p: dict[str, Any]) -> tuple[int, Any, list[Any], list[list[Any]]]:
+def _lagrangian_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, Any, list[Any], list[list[Any]]]:
+    """``(d, v, r, U)`` of a point, numbers of the context: norms ``r`` (the float64 draw, exact), unit rows ``U``
+    (the float64 configuration normalised on the context, as :func:`rfcheck.references.simrf_proofs.mp_rows`)."""
     d = int(p["d"])
-    U = _mp_rows(_unit_config(d, d, int(p["seed"])))
-    r = [MF(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    return d, MF(p["v"]), r, U
+    U = []
+    for row in _unit_config(d, d, int(p["seed"])):
+        x = [ctx.num(float(t)) for t in row]
+        n = ctx.sqrt(ctx.fsum(*(t * t for t in x)))
+        U.append([t / n for t in x])
+    r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
+    return d, ctx.num(p["v"]), r, U
 
 
-def printed_eq45_vector(p: dict[str, Any], i: int, literal46: bool = False) -> list[Any]:
-    """Eq (45) without the multiplier term: sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2} / (2^{2k} k!
-    Gamma(k+d/2)) (w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j); w_{P_iP_j}^2 = the quadratic form of eq (46) (norm
-    reading) or, ``literal46``, w_{P_iP_j} = the quadratic form as eq (46) writes it."""
-    d, v, r, U = _lagrangian_point(p)
-    out = [MF(0)] * d
+def printed_eq45_vector(ctx: Any, p: dict[str, Any], i: int, literal46: bool = False) -> list[Any]:
+    """Eq (45) without the multiplier term, on a context: sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2} /
+    (2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j); w_{P_iP_j}^2 = the quadratic form of eq (46)
+    (norm reading) or, ``literal46``, w_{P_iP_j} = the quadratic form as eq (46) writes it.  The k-series by its
+    exact term ratio (``ctx.ratio_series``): first term ``v^2/(4 Gamma(1+d/2))``, ratio of terms ``k+1 : k``
+    ``v^2 base^2 / (4 (k+1) (k+1+d/2))``."""
+    d, v, r, U = _lagrangian_point(p, ctx)
+    out = [ctx.num(0)] * d
     for P in itertools.permutations(range(d)):
         for j in range(d):
             if j == i:
                 continue
             a, b = r[P[i]], r[P[j]]
-            q = a * a + b * b + 2 * a * b * _dot(U[i], U[j])
-            base = q if literal46 else mpmath.sqrt(q)
-            # sum_{k>=1} v^{2k} k base^{2k-2}/(4^k k! Gamma(k+d/2)): first term v^2/(4 Gamma(1+d/2)),
-            # ratio of terms k+1 : k = v^2 base^2 / (4 k (k + d/2))
-            coef = _ratio_series(
-                v**2 / (4 * mpmath.gamma(MF(d) / 2 + 1)),
-                lambda k, base=base: v * v * base**2 / (4 * (k + 1) * (k + 1 + MF(d) / 2)),
+            q = a * a + b * b + 2 * a * b * ctx_dot(ctx, U[i], U[j])
+            base = q if literal46 else ctx.sqrt(q)
+            coef = ctx.ratio_series(
+                v**2 / (4 * ctx.gamma(ctx.num(d) / 2 + 1)),
+                lambda k, base=base: v * v * base**2 / (4 * (k + 1) * (k + 1 + ctx.num(d) / 2)),
             )
             out = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(out)]
     return out
@@ -999,7 +1011,7 @@ def _parallel_distance(p: dict[str, Any], literal46: bool) -> Any:
     d = int(p["d"])
     worst = MF(0)
     for i in range(d):
-        a, b = _unit(printed_eq45_vector(p, i, literal46)), _unit(_grad_L(p, i))
+        a, b = _unit(printed_eq45_vector(MP, p, i, literal46)), _unit(_grad_L(p, i))
         worst = max(worst, mpmath.sqrt(mpmath.fsum((x - y) ** 2 for x, y in zip(a, b, strict=True))))
     return worst
 
@@ -1240,12 +1252,14 @@ P.claim(
 # --------------------------------------------------------------- A.3: eq (16)/(51), (17), (49), (50)
 
 
-def printed_rho_tilde(W: np.ndarray, v: float) -> float:
-    """Eq (15): Gamma(d/2) v^2 / (4 m(m-1) Gamma(1 + d/2)) sum_{i != j} |w_i + w_j|^2 (float64)."""
+def printed_rho_tilde(ctx: Any, W: np.ndarray, v: Any) -> Any:
+    """Eq (15) on a context: Gamma(d/2) v^2 / (4 m(m-1) Gamma(1 + d/2)) sum_{i != j} |w_i + w_j|^2, ``W`` an
+    ``(m, d)`` array of the context's numbers (float64: the float64 eq (17) iterate it is evaluated at)."""
     m, d = W.shape
     S = W[:, None, :] + W[None, :, :]
     s2 = np.sum(S * S, axis=2)
-    return float(math.gamma(d / 2) * v * v / (4 * m * (m - 1) * math.gamma(1 + d / 2)) * (s2.sum() - np.trace(s2)))
+    dh = ctx.num(d) / 2
+    return ctx.gamma(dh) * v * v / (4 * m * (m - 1) * ctx.gamma(1 + dh)) * (s2.sum() - np.trace(s2))
 
 
 def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) -> tuple[np.ndarray, int, float]:
@@ -1301,7 +1315,7 @@ P.claim(
         _no_search(
             deterministic_check(
                 "analytic-minimum",
-                lambda p: MF(printed_rho_tilde(eq17_iterate(_plus_config(p)[0])[0], float(p["v"]))),
+                lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))),
                 _eq16,
                 description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
                 "the simplex or a random start; residual in the error bar) vs the exact minimum "
@@ -1348,11 +1362,13 @@ P.claim(
 )
 
 
-def printed_eq49_vector(W: np.ndarray, v: float, i: int, gamma: Any = math.gamma) -> np.ndarray:
-    """Eq (49) without the multiplier: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j) (float64; on balls: ``W`` an
-    object array of Arb balls, ``v`` a ball, ``gamma`` Arb's Gamma function)."""
+def printed_eq49_vector(ctx: Any, W: np.ndarray, v: Any, i: int) -> np.ndarray:
+    """Eq (49) without the multiplier, on a context: sum_{j != i} v^2/(4 Gamma(1 + d/2)) (w_i + w_j), component by
+    component (float64: ``W`` a float array; on balls: ``W`` an object array of flint balls, the result an
+    object array of :class:`~rfcheck.arb_backend.Ball`)."""
     m, d = W.shape
-    return sum(v * v / (4 * gamma(1 + d / 2)) * (W[i] + W[j]) for j in range(m) if j != i)
+    coef = v * v / (4 * ctx.gamma(1 + ctx.num(d) / 2))
+    return np.array([sum(coef * (W[i][c] + W[j][c]) for j in range(m) if j != i) for c in range(d)])
 
 
 def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1360,7 +1376,7 @@ def _eq49(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     W = np.random.default_rng(int(p["seed"])).standard_normal((m, d))
     worst = 0.0
     for i in range(m):
-        a, b = printed_eq49_vector(W, v, i), _grad_rho_tilde_ref(W, v, i)
+        a, b = printed_eq49_vector(FP, W, v, i), _grad_rho_tilde_ref(W, v, i)
         worst = max(worst, float(np.linalg.norm(a / np.linalg.norm(a) - b / np.linalg.norm(b))))
     return MF(worst), MF(1e-14)
 
@@ -1382,7 +1398,8 @@ def _eq49_ball(p: dict[str, Any], bits: int) -> Any:
 
     worst = arb(0)
     for i in range(m):
-        diff = unit(printed_eq49_vector(Wb, vb, i, gamma)) - unit(_grad_rho_tilde_ref(Wb, vb, i, gamma))
+        printed = np.array([x.v for x in printed_eq49_vector(ARB, Wb, vb, i)], dtype=object)
+        diff = unit(printed) - unit(_grad_rho_tilde_ref(Wb, vb, i, gamma))
         worst = max(worst, sum(diff * diff).upper())
     return arb(0, worst.sqrt().upper())
 
@@ -1417,7 +1434,7 @@ def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     v = float(p["v"])
     worst = 0.0
     for i in range(W.shape[0]):
-        g = printed_eq49_vector(W, v, i)
+        g = printed_eq49_vector(FP, W, v, i)
         u = W[i] / np.linalg.norm(W[i])
         worst = max(worst, float(np.linalg.norm(g - (g @ u) * u) / np.linalg.norm(g)))
     return MF(worst), MF(1e-13 + 10 * res)
@@ -1459,40 +1476,43 @@ P.claim(
 # --------------------------------------------------------------- A.4: eq (53), the Gaussian integral
 
 
-def printed_eq53_middle(p: dict[str, Any]) -> Any:
-    """Eq (53) middle: Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2))
-    sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2))."""
-    v, d = MF(p["v"]), int(p["d"])
+def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (53) middle, on a context (mpmath or Arb; ``d`` a Python int): Gamma(d/2) int_0^inf dw w^{d-1}
+    e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)).
+
+    The k-series times ``Gamma(d/2)`` is ``0F1(; d/2; v^2 w^2/4)`` term by term (``ctx.hyp0f1``).  In mpmath the
+    w-integral is a guarded tanh-sinh on ``[0, peak/2, peak, peak + 10, peak + 40, inf]``, the density in log
+    space (large ``d``).  On balls the same integrand enters
+    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` as its factors ``w^{d-1}``,
+    ``e^{-w^2/4}`` (``s2 = 2``), the series, and the constant ``1/(2^{d-1} Gamma(d/2))``, with a proven tail from
+    the growth bound ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
+    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``.
+    SimRF appendix A.4, eq (53).
+    """
+    v, d = ctx.num(p["v"]), int(p["d"])
+    dh = ctx.num(d) / 2
+
+    def series(w: Any) -> Any:
+        return ctx.hyp0f1(dh, v * v * w * w / 4)
+
+    vf = float(p["v"])
+    if ctx is not MP:
+        val = gauss.half_line_gaussian_integral_ball(
+            lambda w, _a: series(Ball(w)).v, power=d - 1, s2=2, growth=(1, v.v),
+            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=flint_ctx.prec,
+            peak=math.sqrt(2 * (d - 1)) + 2 * vf,
+        )
+        return Ball(val) / (ctx.num(2) ** (d - 1) * ctx.gamma(dh))
 
     def f(w: Any) -> Any:
-        # the k-series is 0F1(; d/2; v^2 w^2/4)/Gamma(d/2); the pdf in log space (large d)
-        lp = (
-            (d - 1) * mpmath.log(w) - w * w / 4 - (d - 1) * mpmath.log(2) - mpmath.loggamma(MF(d) / 2)
-            if w > 0
-            else None
-        )
+        # the density in log space (large d)
+        lp = (d - 1) * mpmath.log(w) - w * w / 4 - (d - 1) * mpmath.log(2) - mpmath.loggamma(dh) if w > 0 else None
         if lp is None:
             return MF(0) if d > 1 else 1 / mpmath.sqrt(mpmath.pi)
-        return mpmath.exp(lp) * mpmath.hyp0f1(MF(d) / 2, v * v * w * w / 4)
+        return mpmath.exp(lp) * series(w)
 
     peak = mpmath.sqrt(2 * (d - 1)) + 2 * v
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
-
-
-def _eq53_middle_ball(p: dict[str, Any], bits: int) -> Any:
-    """The middle of eq (53) as a ball: the k-series is ``0F1(; d/2; v^2 w^2/4)/Gamma(d/2)`` term by term
-    (Arb's series with a proven remainder), the w-integral by
-    :func:`rfcheck.references.gaussian.half_line_gaussian_integral_ball` with growth bound
-    ``0F1(; d/2; y) <= e^{2 sqrt(y)}`` (``= e^{v w}``): for ``d >= 2``, ``(d/2)_k >= k!`` so
-    ``0F1 <= sum_k y^k/k!^2 = I_0(2 sqrt y) <= e^{2 sqrt y}``; for ``d = 1``, ``0F1(; 1/2; y) = cosh(2 sqrt y)``."""
-    v, d = to_ball(p["v"]), int(p["d"])
-    half = arb(d) / 2
-    val = gauss.half_line_gaussian_integral_ball(
-        lambda w, _a: (v * v * w * w / 4).hypgeom_0f1(half), power=d - 1, s2=2, growth=(1, v),
-        log_scale=float(p["v"]) ** 2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=bits,
-        peak=math.sqrt(2 * (d - 1)) + 2 * float(p["v"]),
-    )
-    return val / (arb(2) ** (d - 1) * half.gamma())
 
 
 P.claim(
@@ -1505,10 +1525,10 @@ P.claim(
         _no_search(
             deterministic_check(
                 "quadrature-middle",
-                printed_eq53_middle,
+                lambda p: printed_eq53_middle(MP, p),
                 lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
                 description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ball=_ball(_eq53_middle_ball),
+                printed_ball=_on_balls(printed_eq53_middle),
                 reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             ),
             6,
@@ -1625,33 +1645,32 @@ P.claim(
 # --------------------------------------------------------------- A.6: eq (62)
 
 
-def printed_eq62(p: dict[str, Any]) -> Any:
-    v, d, c = MF(p["v"]), int(p["d"]), MF(p["cos"])
-    g0 = mpmath.gamma(d) / mpmath.gamma(MF(d) / 2)
+def printed_eq62(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (62) as printed, on a context (mpmath or Arb; ``d`` a Python int): ``1/(2^{d-2} Gamma(d/2))
+    int_0^{pi/2} (sin 2phi)^{d-1} sum_k v^{2k} Gamma(k+d) (1 + sin 2phi cos theta)^k / (2^k k! Gamma(k+d/2)) dphi``,
+    the ``k``-sum taken inside the integral (positive terms) and summed by its exact term ratio
+    ``x (k+d)/((k+1)(k+d/2))``, ``x = v^2 (1 + sin 2phi cos theta)/2`` (``ctx.ratio_series``; on balls its
+    modulus does not increase, which encloses the tail).
+
+    In mpmath the ``phi``-integral is a guarded tanh-sinh (:func:`rfcheck.references.gaussian.guarded_quad` on
+    ``[0, pi/4, pi/2]``); on balls ``acb.integral`` over ``[0, pi/2]``
+    (:func:`rfcheck.references.simrf_proofs.quarter_period_integral_ball`; finite interval, entire integrand).
+    SimRF appendix A.6, eq (62).
+    """
+    v, d, c = ctx.num(p["v"]), int(p["d"]), ctx.num(p["cos"])
+    dh = ctx.num(d) / 2
+    g0 = ctx.gamma(d) / ctx.gamma(dh)
 
     def inner(ph: Any) -> Any:
-        s = mpmath.sin(2 * ph)
+        s = ctx.sin(2 * ph)
         x = v * v * (1 + s * c) / 2
-        # sum_k v^{2k} Gamma(k+d) (1+sin 2phi cos theta)^k / (2^k k! Gamma(k+d/2)), by the exact term ratio
-        return s ** (d - 1) * _ratio_series(g0, lambda k: x * (k + d) / ((k + 1) * (k + MF(d) / 2)))
+        return s ** (d - 1) * ctx.ratio_series(g0, lambda k: x * (k + d) / ((k + 1) * (k + dh)))
 
-    return _guarded_quad(inner, lambda: [0, mpmath.pi / 4, mpmath.pi / 2]) / (2 ** (d - 2) * mpmath.gamma(MF(d) / 2))
-
-
-def _eq62_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq62` on balls: ``acb.integral`` over ``[0, pi/2]`` (finite interval, entire integrand)
-    of ``(sin 2phi)^{d-1}`` times the printed k-series, summed by Arb's rigorous ``1F1``: with
-    ``x = v^2 (1 + sin 2phi cos theta)/2`` its terms ``Gamma(k+d) x^k/(k! Gamma(k+d/2))`` are
-    ``Gamma(d)/Gamma(d/2) (d)_k x^k/((d/2)_k k!)``, the terms of ``Gamma(d)/Gamma(d/2) 1F1(d; d/2; x)``."""
-    d, vb, cb = int(p["d"]), arb(p["v"]), arb(p["cos"])
-    half = arb(d) / 2
-    g0 = arb(d).gamma() / half.gamma()
-
-    def inner(ph: Any, _analytic: bool) -> Any:
-        s = (2 * ph).sin()
-        return s ** (d - 1) * g0 * (vb * vb * (1 + s * cb) / 2).hypgeom_1f1(d, half)
-
-    return quarter_period_integral_ball(inner, bits) / (arb(2) ** (d - 2) * half.gamma())
+    if ctx is MP:
+        val = _guarded_quad(inner, lambda: [0, mpmath.pi / 4, mpmath.pi / 2])
+    else:
+        val = Ball(quarter_period_integral_ball(lambda ph, _analytic: inner(Ball(ph)).v, flint_ctx.prec))
+    return val / (2 ** (d - 2) * ctx.gamma(dh))
 
 
 P.claim(
@@ -1673,11 +1692,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "eq10-quadrature",
-                printed_eq62,
+                lambda p: printed_eq62(MP, p),
                 lambda p, dps: tuple(MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
                 max_points=12,
                 description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-                printed_ball=_ball(_eq62_printed_ball),
+                printed_ball=_on_balls(printed_eq62),
                 reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
             ),
             4,
@@ -1737,43 +1756,30 @@ P.claim(
 # --------------------------------------------------------------- A.5: eq (55)
 
 
-def printed_eq55(p: dict[str, Any]) -> Any:
-    """Eq (55): int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin 2phi cos theta)} dr r p_chi(r cos phi) p_chi(r sin phi).
+def printed_eq55(ctx: Any, p: dict[str, Any]) -> Any:
+    """Eq (55) on a context (mpmath or Arb; ``d`` a Python int): ``int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin 2phi
+    cos theta)} dr r p_chi(r cos phi) p_chi(r sin phi)``.
 
-    The r-integral of the printed integrand is done exactly: r p_chi(r cos phi) p_chi(r sin phi) =
-    (cos phi sin phi)^{d-1} r^{2d-1} e^{-r^2/2} / (2^{d-2} Gamma(d/2)^2) and int_0^R r^{2d-1} e^{-r^2/2} dr
-    = 2^{d-1} gamma(d, R^2/2); the phi-integral by (guarded) tanh-sinh."""
-    w, d, c = MF(p["w"]), int(p["d"]), MF(p["cos"])
+    The r-integral of the printed integrand is done exactly: ``r p_chi(r cos phi) p_chi(r sin phi) =
+    (cos phi sin phi)^{d-1} r^{2d-1} e^{-r^2/2} / (2^{d-2} Gamma(d/2)^2)`` and ``int_0^R r^{2d-1} e^{-r^2/2} dr
+    = 2^{d-1} gamma(d, R^2/2)`` (``ctx.gammainc_lower``; on balls the finite sum of DLMF 8.4.7, entire and tight
+    on the integrator's wide balls).  The phi-integral: in mpmath by guarded tanh-sinh on 16 panels; on balls
+    (``d`` more bits: the cancellation of ``gamma(d, z)`` at small ``z``, the check's tolerance being absolute)
+    by ``acb.integral`` over ``[0, pi/2]``, the poles of ``R^2`` off the real segment for ``|cos theta| < 1``.
+    SimRF appendix A.5, eq (55).
+    """
+    w, d, c = ctx.num(p["w"]), int(p["d"]), ctx.num(p["cos"])
 
     def inner(ph: Any) -> Any:
-        big_r2 = w * w / (1 + mpmath.sin(2 * ph) * c)
-        return (
-            (mpmath.cos(ph) * mpmath.sin(ph)) ** (d - 1)
-            * 2
-            * mpmath.gammainc(d, 0, big_r2 / 2)
-            / mpmath.gamma(MF(d) / 2) ** 2
-        )
+        big_r2 = w * w / (1 + ctx.sin(2 * ph) * c)
+        lower = ctx.gammainc_lower(d, big_r2 / 2)
+        return (ctx.cos(ph) * ctx.sin(ph)) ** (d - 1) * 2 * lower / ctx.gamma(ctx.num(d) / 2) ** 2
 
-    return _guarded_quad(inner, lambda: mpmath.linspace(0, mpmath.pi / 2, 17))
-
-
-def _eq55_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """:func:`printed_eq55` on balls: the same exact r-integral, ``2 gamma(d, R^2/2)/Gamma(d/2)^2``,
-    ``R^2 = w'^2/(1 + sin 2phi cos theta)`` (poles off the real segment for ``|cos theta| < 1``), integrated over
-    ``[0, pi/2]`` by ``acb.integral``.  For integer ``d``, ``gamma(d, z) = (d-1)! (1 - e^{-z} sum_{j<d} z^j/j!)``
-    (DLMF 8.4.7), entire and tight on the wide balls of the integrator's error bounds (Arb's ``gamma_lower``
-    overestimates there and the integration does not converge); the check's tolerance is absolute, and the
-    cancellation at small ``z`` is paid for by ``d`` more bits."""
-    d, wb, cb = int(p["d"]), arb(p["w"]), arb(p["cos"])
-    g2 = (arb(d) / 2).gamma() ** 2
-    lower_gamma = lower_gamma_int_ball(d)
-
-    def inner(ph: Any, _analytic: bool) -> Any:
-        big_r2 = wb * wb / (1 + (2 * ph).sin() * cb)
-        return (ph.cos() * ph.sin()) ** (d - 1) * 2 * lower_gamma(big_r2 / 2) / g2
-
+    if ctx is MP:
+        return _guarded_quad(inner, lambda: mpmath.linspace(0, mpmath.pi / 2, 17))
+    bits = flint_ctx.prec
     with workprec(bits + d):
-        return quarter_period_integral_ball(inner, bits + d)
+        return Ball(quarter_period_integral_ball(lambda ph, _analytic: inner(Ball(ph)).v, bits + d))
 
 
 def _cdf_angle_at(p: dict[str, Any]) -> Any:
@@ -1793,11 +1799,11 @@ P.claim(
         _no_search(
             deterministic_check(
                 "root-quadrature",
-                printed_eq55,
+                lambda p: printed_eq55(MP, p),
                 lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
                 atol_scale=lambda p, dps: 1,
                 description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
-                printed_ball=_ball(_eq55_printed_ball),
+                printed_ball=_on_balls(printed_eq55),
                 reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
             ),
             5,
@@ -1884,7 +1890,12 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
     """Eq (61) on an n x n Gauss-Legendre grid in (w, phi) (float64): sum_k v^{2k}/(2^{2k} k! 2^{d-2}
     Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} dphi w^{2k+2d-1} (sin phi cos phi)^{d-1}
     e^{-w^2/(2(1+sin 2phi cos theta))} / (1+sin 2phi cos theta)^d, the k-sum taken inside the integral
-    (positive terms): sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)) = 0F1(; d/2; v^2 w^2/4)/Gamma(d/2)."""
+    (positive terms): sum_k v^{2k} w^{2k}/(2^{2k} k! Gamma(k+d/2)) = 0F1(; d/2; v^2 w^2/4)/Gamma(d/2).
+
+    Not written against the number-system context: this is a float64 quadrature of the printed integrand, its
+    error bar the difference of two grid sizes; the printed side is enclosed instead by
+    :func:`_eq61_printed_ball`, the same double integral with its w-integral done exactly (Gaussian moments) and
+    the phi-integral by Arb's rigorous integration."""
     x, wq = np.polynomial.legendre.leggauss(n)
     wmax = math.sqrt(4.0 * d) + 4.0 * v + 25.0
     w = wmax * (x + 1) / 2

@@ -128,17 +128,10 @@ def ratio_series(t0: Any, ratio: Callable[[int], Any]) -> Any:
     Returns
     -------
     mpmath.mpf
-        The sum, stopped once the ratio is below 1 and the term below ``10^-(dps+8)`` of the sum.
+        The sum, stopped once the ratio is below 1 and the term below ``10^-(dps+8)`` of the sum
+        (the mpmath context's ``ratio_series``, :data:`rfcheck.backends.MP`).
     """
-    t, tot, k = t0, t0, 0
-    tol = _MF(10) ** (-mpmath.mp.dps - 8)
-    while True:
-        r = ratio(k)
-        t *= r
-        tot += t
-        k += 1
-        if (r < 1 and t <= tol * tot) or t == 0:
-            return tot
+    return MP.ratio_series(t0, ratio)
 
 
 def ratio_series_ball(t0: Any, ratio: Callable[[int], Any], *, max_terms: int = 1_000_000) -> Any:
