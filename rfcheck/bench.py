@@ -690,25 +690,34 @@ RNG_WORKLOAD = "bulk ziggurat normals, one thread"
 DEFAULT_GENERATOR = "splitmix64"
 
 
-def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) -> list[dict]:
+def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, block: int = 4096) -> list[dict]:
     """Normals per ns per core of the bulk normal draw on one thread, for the engine's generator
-    (SplitMix64, :func:`rfcheck.engine.rng.draw_normals`, what every ensemble uses) and for
-    Philox4x32-10 (:func:`rfcheck.engine.philox.draw_normals`, same ziggurat), timed interleaved
-    (``repeats`` rounds, each one call of ``n`` normals per generator after a :data:`PAUSE`, after
-    a warm-up: run straight after the parallel engine bench, the first rounds ran at a fifth of the
-    speed while its idle worker threads still spun).  One entry
+    (SplitMix64, :func:`rfcheck.engine.rng.fill_normals`, what every ensemble uses) and for
+    Philox4x32-10 (:func:`rfcheck.engine.philox.fill_normals`, same ziggurat), timed interleaved
+    (``repeats`` rounds, each one timing per generator after a :data:`PAUSE`, after a warm-up:
+    run straight after the parallel engine bench, the first rounds ran at a fifth of the speed
+    while its idle worker threads still spun).
+
+    Since 2026-11-27 the timed work is ``n // block`` consecutive fills of one ``block``-long
+    array (:func:`rfcheck.engine.rng.fill_normals_repeat`: the engines draw a few thousand
+    normals at a time into scratch that stays in cache; ``block`` = 4096 is an iid ensemble
+    of d = M = 64).  Until then it was one ``draw_normals(n)`` call, which also allocates
+    and first touches an ``n``-long array (8 MiB: its page faults cost ~0.5 ns per normal on
+    the development machine); that figure is kept as ``normals_per_ns_array``.  One entry
     per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
-    round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``, ``n``,
-    ``repeats``, ``machine``, ``target``.
+    round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``,
+    ``normals_per_ns_array`` (median), ``n``, ``block``, ``repeats``, ``machine``, ``target``.
 
     Parameters
     ----------
     quick : bool, optional
         At most ``2^16`` normals and 3 rounds, no pauses (tests).
     n : int, optional
-        Normals per call (default ``2^20``).
+        Normals per timing (default ``2^20``).
     repeats : int, optional
         Rounds (default 9).
+    block : int, optional
+        Length of the array filled again and again (default 4096).
 
     Returns
     -------
@@ -719,16 +728,25 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
 
     if quick:
         n, repeats = min(n, 1 << 16), min(repeats, 3)
-    gens = {DEFAULT_GENERATOR: rng.draw_normals, "philox4x32-10": philox.draw_normals}
+    block = min(block, n)
+    reps = n // block
+    n = reps * block
+    buf = np.empty(block)
+    gens = {DEFAULT_GENERATOR: rng, "philox4x32-10": philox}
     times: dict[str, list[float]] = {g: [] for g in gens}
-    for f in gens.values():
-        f(64)
+    array_times: dict[str, list[float]] = {g: [] for g in gens}
+    for m in gens.values():
+        m.draw_normals(64)
+        m.fill_normals_repeat(np.uint64(0), np.uint64(0), buf, 1)
     for r in range(repeats):
-        for g, f in gens.items():
+        for g, m in gens.items():
             time.sleep(0 if quick else PAUSE)  # the engine bench's idle OpenMP threads may still spin
             t0 = time.perf_counter()
-            f(n, seed=r)
+            m.fill_normals_repeat(np.uint64(r), np.uint64(0), buf, reps)
             times[g].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            m.draw_normals(n, seed=r)
+            array_times[g].append(time.perf_counter() - t0)
     target = compiled_target(check_asm=False)
     machine = machine_description()
     out = []
@@ -736,8 +754,9 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9) ->
         med, best = float(np.median(ts)), min(ts)
         out.append({"workload": RNG_WORKLOAD, "generator": g, "normals_per_ns": n / med / 1e9,
                     "normals_per_ns_best": n / best / 1e9, "ns_per_normal": med / n * 1e9,
-                    "rounds_ns_per_normal": [t / n * 1e9 for t in ts], "n": n, "repeats": repeats,
-                    "machine": machine, "target": target})
+                    "rounds_ns_per_normal": [t / n * 1e9 for t in ts],
+                    "normals_per_ns_array": n / float(np.median(array_times[g])) / 1e9, "n": n,
+                    "block": block, "repeats": repeats, "machine": machine, "target": target})
     return out
 
 
@@ -754,10 +773,13 @@ def format_rng_table(entries: list[dict]) -> str:
     str
         Generator, normals per ns per core (median and best), ns per normal and the build.
     """
-    return "\n".join(f"{e['workload']}, {e.get('generator', DEFAULT_GENERATOR)}: "
+    return "\n".join(f"{e['workload']}, {e.get('generator', DEFAULT_GENERATOR)}"
+                     + (f", refilling a {e['block']}-normal array" if "block" in e else "") + ": "
                      f"{e['normals_per_ns']:.3f} normals/ns per core (median of {e['repeats']}; "
-                     f"best {e['normals_per_ns_best']:.3f}), {e['ns_per_normal']:.2f} ns per normal; "
-                     f"{e['target']['isa']} build" for e in entries)
+                     f"best {e['normals_per_ns_best']:.3f}), {e['ns_per_normal']:.2f} ns per normal"
+                     + (f" ({e['normals_per_ns_array']:.3f} per ns into a new {e['n']}-normal array)"
+                        if "normals_per_ns_array" in e else "")
+                     + f"; {e['target']['isa']} build" for e in entries)
 
 
 def relative_rates(entries: list[dict], reference: str = "orf") -> dict[tuple[str, str], float]:

@@ -54,8 +54,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rfcheck.engine import rng as _rng
 from rfcheck.engine.bits import u52_to_f64
 
-__all__ = ["PyPhilox", "block_key", "draw_normals", "fill_normals", "init_block", "philox4x32_10",
-           "py_philox4x32_10"]
+__all__ = ["PyPhilox", "block_key", "draw_normals", "fill_normals", "fill_normals_repeat", "init_block",
+           "philox4x32_10", "py_philox4x32_10"]
 
 _U = np.uint64
 _M32 = _U(0xFFFFFFFF)
@@ -180,6 +180,17 @@ def _draw_normals(seed, stream, out):
     raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
     st = init_block(seed, stream, _U(0), raw)
     fill_normals(st, out, raw)
+
+
+@njit(cache=True, error_model="numpy")
+def fill_normals_repeat(seed, stream, buf, reps):
+    """``reps`` consecutive bulk fills of ``buf`` from block 0 of ``(seed, stream)``
+    (as :func:`rfcheck.engine.rng.fill_normals_repeat`); returns ``buf[0]``."""
+    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    st = init_block(seed, stream, _U(0), raw)
+    for _ in range(reps):
+        st = fill_normals(st, buf, raw)
+    return buf[0]
 
 
 def draw_normals(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:

@@ -81,6 +81,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rfcheck import validate
 from rfcheck.engine.bits import u52_to_f64, u53_to_f64
+from rfcheck.engine.simd_ziggurat import WIDE as _WIDE
 from rfcheck.engine.simd_ziggurat import fast_pass
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "draw_uniforms",
     "fill_gammas",
     "fill_normals",
+    "fill_normals_repeat",
     "fill_uniforms_open",
     "gamma",
     "gamma_consts",
@@ -506,14 +508,14 @@ def _normal_fix(raw, r):
 def fill_normals(st, out, raw):
     """Fill ``out`` with standard normals; ``raw`` from :func:`init_block`.
 
-    Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is
-    ``mix64(s + k g)``, computed from its index, and the ziggurat fast test (~99% accept)
-    runs in the same loop without branches or calls, 8 candidates at a time
-    (:func:`rfcheck.engine.simd_ziggurat.fast_pass`; the chunk's last ``m mod 8`` one at a
-    time), the failures recorded as bits of a 64-bit mask; then, in order of position, the
-    failed candidates (their words recomputed) are finished on the fallback generator
-    (:func:`_normal_fix`).  Equal in law to repeated :func:`normal`.  Returns the new
-    main state.
+    Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is ``mix64(s + k
+    g)``, computed from its index, and the ziggurat fast test (~99% accept) runs in the same
+    loop without branches or calls, 8 candidates at a time
+    (:func:`rfcheck.engine.simd_ziggurat.fast_pass`, on AVX-512 targets; the chunk's last
+    ``m mod 8``, and on other targets all, in a loop that LLVM vectorises), the failures
+    recorded as bits of a 64-bit mask; then, in order of position, the failed candidates
+    (their words recomputed) are finished on the fallback generator (:func:`_normal_fix`).
+    Equal in law to repeated :func:`normal`.  Returns the new main state.
     """
     n = out.shape[0]
     s, g = _U(st[0]), _U(st[1])  # uint64 even when called from Python with plain ints
@@ -521,7 +523,7 @@ def fill_normals(st, out, raw):
     while i0 < n:
         m = min(CHUNK, n - i0)
         o = out[i0:i0 + m]
-        nv = m // 8
+        nv = m // 8 if _WIDE else 0
         mask = fast_pass(s, g, o, nv, _ZW, _ZKF)  # candidates 1 .. 8 nv, 8 at a time
         for i in range(8 * nv, m):  # the rest, the same operations one at a time
             r = _out64(s + _U(i + 1) * g)
@@ -596,6 +598,18 @@ def _draw_normals(seed, stream, out):
     raw = np.empty(RAW_SIZE, dtype=np.uint64)
     st = init_block(seed, stream, _U(0), raw)
     fill_normals(st, out, raw)
+
+
+@njit(cache=True, error_model="numpy")
+def fill_normals_repeat(seed, stream, buf, reps):
+    """``reps`` consecutive bulk fills of ``buf`` from block 0 of ``(seed, stream)`` (the
+    engines' way of drawing: a few thousand normals at a time into a scratch array that stays
+    in cache); returns ``buf[0]``.  For the generator benchmark (``rfcheck bench``)."""
+    raw = np.empty(RAW_SIZE, dtype=np.uint64)
+    st = init_block(seed, stream, _U(0), raw)
+    for _ in range(reps):
+        st = fill_normals(st, buf, raw)
+    return buf[0]
 
 
 @njit(cache=True, error_model="numpy")

@@ -14,9 +14,11 @@ same two floating-point operations per candidate (``(2^52 + a) - 2^52``, then ``
 the numbers are those of the Numba loop and of the plain-Python twin bit for bit; on CPUs
 without 8-wide vectors LLVM splits each operation in two (AVX2: two 4-wide halves).
 
-Measured (2026-11-27, one thread, 2,080 normals per call, alternating with the Numba loop, a
-second job on the other core): 1.45 -> 1.00 ns per normal on the AVX-512 build, 1.17 -> 1.00
-on the AVX2 build (``NUMBA_CPU_NAME=haswell``) of the same machine.
+Measured (2026-11-27, one thread, 2,080 normals per call, alternating with the Numba loop):
+1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512 build; on the AVX2 build of the same machine
+(``rfcheck.bench.target_env("avx2")``) it was *slower*, 1.55 -> 1.83-1.87 ns (no 64-bit vector
+multiply, no 8-wide registers), so it is used only where the compile target has AVX-512F and
+AVX-512DQ (:data:`WIDE`); elsewhere :func:`rfcheck.engine.rng.fill_normals` keeps its Numba loop.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["fast_pass"]
+__all__ = ["WIDE", "fast_pass", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -41,6 +43,38 @@ _MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 _LAYER_BITS = 10
 _MANT = (1 << 52) - 1
 _EXP52 = 0x4330000000000000  # the bits of 2.0**52
+
+
+def wide_int_vectors(features: str) -> bool:
+    """Whether LLVM CPU ``features`` have 8-wide 64-bit integer vectors with a multiply
+    (AVX-512F and AVX-512DQ), where :func:`fast_pass` is faster than the Numba loop.
+
+    Parameters
+    ----------
+    features : str
+        LLVM's comma-separated feature list.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> wide_int_vectors("+avx2,+avx512f,+avx512dq"), wide_int_vectors("+avx2,-avx512f")
+    (True, False)
+    """
+    f = set(features.split(","))
+    return "+avx512f" in f and "+avx512dq" in f
+
+
+def _target_features() -> str:
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context.codegen().magic_tuple()[2]
+
+
+WIDE = wide_int_vectors(_target_features())
+"""Whether this process compiles for a target where :func:`fast_pass` is used."""
 
 
 def _vec(value: int) -> ir.Constant:

@@ -15,12 +15,15 @@ matrix-matrix products per column chunk of 8:
     X[rows, chunk] -= V W'             (each row loaded and stored once per panel)
 
 so each entry of ``X`` is read and written once per ``NB = 8`` reflectors instead of once per
-two, and the inner loops are register-tiled vector FMAs (8 accumulators of 8 doubles).  This is
+two, and the inner loops are register-tiled vector FMAs (8 accumulators of 8 doubles on
+AVX-512 targets, of 4 on others: :func:`vector_width`).  This is
 the compact-WY form that LAPACK's blocked QR and Intel MKL's small-matrix routines use.
 Measured (2026-11-27, one thread of the 2-core AVX-512 machine, d = b = 64, each part timed by
 removing it): the panels of one Haar factor take ~4.2 us for their ~381k FLOPs, about one core's
 share of that machine's dgemm rate; the row-pair sweep they replace (one or two reflectors per
-pass over ``X``) ran the whole factor in ~14 us.
+pass over ``X``) ran the whole factor in ~14 us.  End to end an ORF ensemble trial (d = M = 64)
+went from ~20.7 to ~12.5 us on that machine's AVX-512 build and from ~21 to ~16.7 us on its AVX2
+build (``rfcheck.bench.target_env("avx2")``).
 
 Arithmetic (fixed, so that the numbers are the same on every machine and equal the
 plain-Python twin :func:`py_panel_apply` to the last bit): every operation is an IEEE
@@ -46,36 +49,63 @@ from numba.extending import intrinsic
 
 from rfcheck.engine.bits import fma, py_fma
 
-__all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t"]
+__all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t", "vector_width"]
 
 NB = 8
 """Reflectors per panel (fixed: it decides the order of the sums, so the numbers)."""
 
-_VW = 8  # doubles per chunk (the vector type <8 x double>)
 _F64 = ir.DoubleType()
 _I64 = ir.IntType(64)
-_VEC = ir.VectorType(_F64, _VW)
 
 
-def _splat(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    v = b.insert_element(ir.Constant(_VEC, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-    mask = ir.Constant(ir.VectorType(ir.IntType(32), _VW), [0] * _VW)
-    return b.shuffle_vector(v, ir.Constant(_VEC, ir.Undefined), mask)
+def vector_width(features: str) -> int:
+    """Doubles per chunk for LLVM CPU ``features``: 8 where the target has AVX-512 (its 32
+    vector registers hold the 8 accumulators and the operands), else 4 (AVX2's 16 registers
+    hold 8 four-wide accumulators; 8-wide ones would spill).  The width decides only how many
+    columns share an instruction, never the numbers.
+
+    Parameters
+    ----------
+    features : str
+        LLVM's comma-separated feature list (``+avx512f,...``).
+
+    Returns
+    -------
+    int
+        8 or 4.
+
+    Examples
+    --------
+    >>> vector_width("+avx2,+avx512f"), vector_width("+avx2,-avx512f")
+    (8, 4)
+    """
+    return 8 if "+avx512f" in features.split(",") else 4
 
 
-def _vload(b: ir.IRBuilder, base: ir.Value, off: ir.Value) -> ir.Value:
-    p = b.bitcast(b.gep(base, [off], inbounds=True), _VEC.as_pointer())
+def _vt(vw: int) -> ir.VectorType:
+    return ir.VectorType(_F64, vw)
+
+
+def _splat(b: ir.IRBuilder, x: ir.Value, vw: int) -> ir.Value:
+    v = b.insert_element(ir.Constant(_vt(vw), ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+    mask = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
+    return b.shuffle_vector(v, ir.Constant(_vt(vw), ir.Undefined), mask)
+
+
+def _vload(b: ir.IRBuilder, base: ir.Value, off: ir.Value, vw: int) -> ir.Value:
+    p = b.bitcast(b.gep(base, [off], inbounds=True), _vt(vw).as_pointer())
     return b.load(p, align=8)
 
 
 def _vstore(b: ir.IRBuilder, v: ir.Value, base: ir.Value, off: ir.Value) -> None:
-    p = b.bitcast(b.gep(base, [off], inbounds=True), _VEC.as_pointer())
+    p = b.bitcast(b.gep(base, [off], inbounds=True), v.type.as_pointer())
     b.store(v, p, align=8)
 
 
 def _vfma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
-    """``llvm.fma`` on ``<8 x double>`` (each lane rounded once)."""
-    f = cgutils.get_or_insert_function(b.module, ir.FunctionType(_VEC, [_VEC] * 3), f"llvm.fma.v{_VW}f64")
+    """``llvm.fma`` on vectors of doubles (each lane rounded once)."""
+    vt = x.type
+    f = cgutils.get_or_insert_function(b.module, ir.FunctionType(vt, [vt] * 3), f"llvm.fma.v{vt.count}f64")
     return b.call(f, [x, y, z])
 
 
@@ -84,10 +114,10 @@ def _const(v: int) -> ir.Constant:
 
 
 def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: ir.Value,
-              lo: ir.Value, hi: ir.Value, c: ir.Value, tag: str) -> tuple[ir.IRBuilder, list]:
-    """Emit ``W = V[lo:hi]^T X[lo:hi, c:c+8]`` (8 vectors, ``+0`` if ``lo >= hi``); returns
+              lo: ir.Value, hi: ir.Value, c: ir.Value, tag: str, vw: int) -> tuple[ir.IRBuilder, list]:
+    """Emit ``W = V[lo:hi]^T X[lo:hi, c:c+vw]`` (8 vectors, ``+0`` if ``lo >= hi``); returns
     the builder (at the loop's exit block) and the accumulators."""
-    zero = ir.Constant(_VEC, [0.0] * _VW)
+    zero = ir.Constant(_vt(vw), [0.0] * vw)
     head = b.block
     loop = fn.append_basic_block(f"{tag}.vtx")
     done = fn.append_basic_block(f"{tag}.vtx.done")
@@ -97,15 +127,15 @@ def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: i
     i.add_incoming(lo, head)
     accs = []
     for _ in range(NB):
-        a = b.phi(_VEC)
+        a = b.phi(_vt(vw))
         a.add_incoming(zero, head)
         accs.append(a)
-    xr = _vload(b, x, b.add(b.mul(i, ldx), c))
+    xr = _vload(b, x, b.add(b.mul(i, ldx), c), vw)
     vrow = b.mul(i, _const(NB))
     new = []
     for j in range(NB):
         vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
-        new.append(_vfma(b, _splat(b, vij), xr, accs[j]))
+        new.append(_vfma(b, _splat(b, vij, vw), xr, accs[j]))
     for a, n in zip(accs, new, strict=True):
         a.add_incoming(n, loop)
     nxt = b.add(i, _const(1), flags=["nuw", "nsw"])
@@ -114,19 +144,19 @@ def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: i
     b.position_at_end(done)
     out = []
     for n in new:
-        ph = b.phi(_VEC)
+        ph = b.phi(_vt(vw))
         ph.add_incoming(zero, head)
         ph.add_incoming(n, loop)
         out.append(ph)
     return b, out
 
 
-def _panel_function(module: ir.Module) -> ir.Function:
-    """``rfcheck.wy_panel(X, ldx, V, T, r0, d, c0, c1, structured)``: ``X[r0:d, c0:c1] <-
-    (I - V T V^T) X`` chunk by chunk (``c1 - c0`` a multiple of 8, ``r0 < d``).  With
+def _panel_function(module: ir.Module, vw: int) -> ir.Function:
+    """``rfcheck.wy_panel.<vw>(X, ldx, V, T, r0, d, c0, c1, structured)``: ``X[r0:d, c0:c1] <-
+    (I - V T V^T) X`` chunk by chunk of ``vw`` columns (``c1 - c0`` a multiple of 8, ``r0 < d``).  With
     ``structured != 0`` the caller guarantees the zeros of a backward accumulation
     (:func:`panel_apply`) and ``W = V^T X`` skips the rows where ``X`` is zero."""
-    name = "rfcheck.wy_panel"
+    name = f"rfcheck.wy_panel.{vw}"
     ptr = _F64.as_pointer()
     fnty = ir.FunctionType(ir.VoidType(), [ptr, _I64, ptr, ptr, _I64, _I64, _I64, _I64, _I64])
     fn = cgutils.get_or_insert_function(module, fnty, name)
@@ -153,15 +183,15 @@ def _panel_function(module: ir.Module) -> ir.Function:
     own = b.icmp_signed("<", c, r8)
     lo = b.select(b.and_(st_on, b.not_(own)), r8d, r0)
     hi = b.select(b.and_(st_on, own), r8d, d)
-    b, w = _emit_vtx(fn, b, x, ldx, v, lo, hi, c, "p")
+    b, w = _emit_vtx(fn, b, x, ldx, v, lo, hi, c, "p", vw)
     # W' = T W, row j from its diagonal term up
     tv = [[b.load(b.gep(t, [_const(NB * j + k)], inbounds=True), align=8) for k in range(NB)]
           for j in range(NB)]
     wp = []
     for j in range(NB):
-        acc = b.fmul(_splat(b, tv[j][j]), w[j])
+        acc = b.fmul(_splat(b, tv[j][j], vw), w[j])
         for k in range(j + 1, NB):
-            acc = _vfma(b, _splat(b, tv[j][k]), w[k], acc)
+            acc = _vfma(b, _splat(b, tv[j][k], vw), w[k], acc)
         wp.append(acc)
     # X -= V W'
     head = b.block
@@ -172,17 +202,17 @@ def _panel_function(module: ir.Module) -> ir.Function:
     i = b.phi(_I64)
     i.add_incoming(r0, head)
     off = b.add(b.mul(i, ldx), c)
-    xr = _vload(b, x, off)
+    xr = _vload(b, x, off, vw)
     vrow = b.mul(i, _const(NB))
     for j in range(NB):
         vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
-        xr = _vfma(b, _splat(b, b.fneg(vij)), wp[j], xr)
+        xr = _vfma(b, _splat(b, b.fneg(vij), vw), wp[j], xr)
     _vstore(b, xr, x, off)
     nxt = b.add(i, _const(1), flags=["nuw", "nsw"])
     i.add_incoming(nxt, upd)
     b.cbranch(b.icmp_signed("<", nxt, d), upd, nextc)
     b.position_at_end(nextc)
-    cn = b.add(c, _const(_VW), flags=["nuw", "nsw"])
+    cn = b.add(c, _const(vw), flags=["nuw", "nsw"])
     c.add_incoming(cn, nextc)
     b.cbranch(b.icmp_signed("<", cn, c1), chunk, exit_)
     b.position_at_end(exit_)
@@ -190,9 +220,10 @@ def _panel_function(module: ir.Module) -> ir.Function:
     return fn
 
 
-def _gram_function(module: ir.Module) -> ir.Function:
-    """``rfcheck.wy_gram(V, r0, d, G)``: ``G = V[r0:d]^T V[r0:d]`` (8 x 8; ``r0 < d``)."""
-    name = "rfcheck.wy_gram"
+def _gram_function(module: ir.Module, vw: int) -> ir.Function:
+    """``rfcheck.wy_gram.<vw>(V, r0, d, G)``: ``G = V[r0:d]^T V[r0:d]`` (8 x 8; ``r0 < d``), in
+    column chunks of ``vw``."""
+    name = f"rfcheck.wy_gram.{vw}"
     ptr = _F64.as_pointer()
     fnty = ir.FunctionType(ir.VoidType(), [ptr, _I64, _I64, ptr])
     fn = cgutils.get_or_insert_function(module, fnty, name)
@@ -204,9 +235,10 @@ def _gram_function(module: ir.Module) -> ir.Function:
         a.add_attribute("noalias")
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(entry)
-    b, w = _emit_vtx(fn, b, v, _const(NB), v, r0, d, _const(0), "g")
-    for j in range(NB):
-        _vstore(b, w[j], g, _const(NB * j))
+    for c in range(0, NB, vw):
+        b, w = _emit_vtx(fn, b, v, _const(NB), v, r0, d, _const(c), f"g{c}", vw)
+        for j in range(NB):
+            _vstore(b, w[j], g, _const(NB * j + c))
     b.ret_void()
     return fn
 
@@ -228,7 +260,8 @@ def _wy_panel(typingctx, X, V, T, r0, d, c0, c1, structured):
         xa, va, ta = (_data(context, builder, a) for a in args[:3])
         ldx = builder.extract_value(xa.shape, 1)
         ints = [context.cast(builder, a, ty, types.int64) for a, ty in zip(args[3:], signature.args[3:], strict=True)]
-        builder.call(_panel_function(builder.module), [xa.data, ldx, va.data, ta.data, *ints])
+        vw = vector_width(context.codegen().magic_tuple()[2])
+        builder.call(_panel_function(builder.module, vw), [xa.data, ldx, va.data, ta.data, *ints])
         return context.get_dummy_value()
 
     return sig, codegen
@@ -243,7 +276,8 @@ def _wy_gram(typingctx, V, r0, d, G):
     def codegen(context, builder, signature, args):
         va, ga = _data(context, builder, args[0]), _data(context, builder, args[3])
         ints = [context.cast(builder, a, ty, types.int64) for a, ty in zip(args[1:3], signature.args[1:3], strict=True)]
-        builder.call(_gram_function(builder.module), [va.data, *ints, ga.data])
+        vw = vector_width(context.codegen().magic_tuple()[2])
+        builder.call(_gram_function(builder.module, vw), [va.data, *ints, ga.data])
         return context.get_dummy_value()
 
     return sig, codegen
