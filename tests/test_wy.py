@@ -13,6 +13,11 @@ from rfcheck.engine import couplings as cp
 from rfcheck.engine import rng, wy
 
 
+def _bits(a):
+    """The exact bits (signed zeros and NaN payloads included) of an array or nested list."""
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float64)).view(np.uint64).tolist()
+
+
 def _panel(d, j0, nbp, seed):
     """A random panel: reflectors ``j < nbp`` at rows ``j0 + j ..`` (zero above), their taus."""
     g = np.random.default_rng(seed)
@@ -41,12 +46,12 @@ def test_panel_kernels_equal_python_twins_bit_for_bit(d, data):
     wy.panel_t(G, taus, T)
     Gp = wy.py_gram(V.tolist(), j0, d)
     Tp = wy.py_panel_t(Gp, taus.tolist())
-    assert G.tolist() == Gp and T.tolist() == Tp
+    assert _bits(G) == _bits(Gp) and _bits(T) == _bits(Tp)
     Xp = X.tolist()
     c0 = j0 - j0 % 8
     wy.panel_apply(X, V, T, j0, d, c0, cp.pad8(b))
     wy.py_panel_apply(Xp, V.tolist(), Tp, j0, d, range(c0, cp.pad8(b)))
-    assert X.tolist() == Xp
+    assert _bits(X) == _bits(Xp)
 
 
 @pytest.mark.parametrize("d,nbp", [(8, 8), (20, 8), (13, 5), (3, 1), (64, 8)])
@@ -87,8 +92,8 @@ def test_haar_columns_orthonormal_and_twin_bit_for_bit(d, b):
     assert np.abs(Q.T @ Q - np.eye(b)).max() < 1e-14 * max(d, 8)
     r = rng.PyRNG(5, 1, 2)
     Xp, signs = cp._py_haar_columns(r, d, b)
-    assert Q.tolist() == Xp
-    assert vec[8, :b].tolist() == signs
+    assert _bits(Q) == _bits(Xp)
+    assert _bits(vec[8, :b]) == _bits(signs)
 
 
 def test_engine_cache_stamps_cover_compiled_imports():
@@ -133,3 +138,21 @@ def test_engine_cache_stamps_cover_compiled_imports():
                 seen.add(m)
                 todo.extend(n for n in imports(m) if compiled(n))
         assert {m for m in seen if compiled(m)} <= set(files), (name, sorted(seen - set(files)))
+
+
+def test_kernels_refuse_shapes_they_would_overrun():
+    """The LLVM kernels do not check bounds; their wrappers refuse shapes that would make them
+    read or write outside the arrays (a wrong panel width, a too narrow X, an odd column range)."""
+    X = np.zeros((16, 16))
+    V = np.zeros((16, 8))
+    T = np.zeros((8, 8))
+    with pytest.raises(ValueError, match="V needs shape"):
+        wy.panel_apply(X, np.zeros((16, 4)), T, 0, 16, 0, 16)
+    with pytest.raises(ValueError, match="columns c0 .. c1"):
+        wy.panel_apply(X, V, T, 0, 16, 0, 24)
+    with pytest.raises(ValueError, match="columns c0 .. c1"):
+        wy.panel_apply(X, V, T, 0, 16, 0, 12)
+    with pytest.raises(ValueError, match="G \\(8, 8\\)"):
+        wy.gram(V, 0, 16, np.zeros((8, 4)))
+    with pytest.raises(ValueError, match="pad8"):
+        cp._plus_update(np.zeros((5, 5)), 5, 5, np.ones(5), np.zeros(8), np.zeros(8), np.zeros(8), 1e-10, 3)

@@ -20,6 +20,10 @@ Modules
     and their twins.
 :mod:`rfcheck.engine.wy`
     The compact-WY Householder panel kernels (LLVM, ``noalias``) of the orthogonal samplers.
+:mod:`rfcheck.engine.simd_ziggurat`
+    The bulk ziggurat's fast pass as an LLVM kernel on 8-wide vectors (AVX-512 targets).
+:mod:`rfcheck.engine.gauss_seidel`
+    The SimRF+ Gauss-Seidel step as an LLVM kernel on 8-wide vectors.
 :mod:`rfcheck.engine.couplings`
     The couplings of the ``M`` projections of one ensemble (``iid``, ``orf``, ``simrf``,
     ``simrf+``, the antithetic ``<base>-anti`` and the HD-product ``orf-hd`` /

@@ -598,6 +598,8 @@ def _plus_update(X, b, d, nrm, tot, rest, dv, tol, max_passes):
     """
     nv = (d + 7) // 8
     d8 = 8 * nv
+    if X.shape[1] < d8 or X.shape[0] < b or tot.shape[0] < d8 or rest.shape[0] < d8 or dv.shape[0] < d8:
+        raise ValueError("_plus_update: X needs >= b rows of pad8(d) columns, tot, rest, dv pad8(d) entries")
     for k in range(d8):
         tot[k] = 0.0
     for j in range(b):

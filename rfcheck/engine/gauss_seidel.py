@@ -13,7 +13,9 @@ sums combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``), so the 
 those of the Numba loops and the plain-Python twin bit for bit.
 
 Rows are padded with zeros to a multiple of 8 (the caller keeps the pad lanes zero): a pad
-lane adds ``+0`` to a partial sum of squares (never ``-0``), which leaves it unchanged.
+lane adds ``+0`` to a partial sum of squares (never ``-0``), which leaves it unchanged.  This
+needs the scale ``nj / |T - x_j|`` finite (true for SimRF+'s callers, whose ``nj = |x_j|``): an
+infinite one would turn the pad lanes into NaN where the twin has none.
 """
 
 from __future__ import annotations

@@ -286,7 +286,10 @@ def _wy_gram(typingctx, V, r0, d, G):
 @njit(cache=True, error_model="numpy")
 def gram(V, r0, d, G):
     """``G = V[r0:d]^T V[r0:d]`` for ``V`` of shape ``(>= d, 8)`` into ``G`` (8, 8), each entry
-    ``fma``-accumulated over rows ``r0 .. d-1`` in increasing order (:func:`py_gram`)."""
+    ``fma``-accumulated over rows ``r0 .. d-1`` in increasing order (:func:`py_gram`).
+    ``ValueError`` for other shapes."""
+    if V.shape[1] != NB or V.shape[0] < d or G.shape[0] != NB or G.shape[1] != NB:
+        raise ValueError("gram: V needs shape (>= d, 8) and G (8, 8)")
     if r0 < d:
         _wy_gram(V, r0, d, G)
     else:
@@ -299,6 +302,8 @@ def panel_t(G, taus, T):
     columnwise) into ``T`` (8, 8) from the Gram matrix ``G = V^T V`` and the reflectors' ``tau``:
     ``T[i, i] = tau_i``, ``T[l, i] = -(tau_i s)`` with ``s = T[l, l] G[l, i]`` then
     ``s = fma(T[l, m], G[m, i], s)`` for ``m = l+1 .. i-1``; zero below the diagonal."""
+    if G.shape[0] != NB or G.shape[1] != NB or T.shape[0] != NB or T.shape[1] != NB or taus.shape[0] < NB:
+        raise ValueError("panel_t: G and T need shape (8, 8), taus 8 entries")
     for i in range(NB):
         for k in range(NB):
             T[i, k] = 0.0
@@ -318,11 +323,18 @@ def panel_apply(X, V, T, r0, d, c0, c1, structured=False):
     ``i``, ``T`` (8, 8)).
 
     ``structured``: the caller guarantees what a backward accumulation from ``I`` leaves at
-    panel ``r0`` (a multiple of 8, ``c0 = r0``): ``X[r0:r0+8, c] = 0`` for ``c >= r0 + 8`` and
-    ``X[r0+8:, r0:r0+8] = 0``; ``W = V^T X`` then skips those rows.  The terms skipped are
-    ``fma(v, +0, acc)`` with ``acc`` never ``-0`` (it starts at ``+0``), which leave ``acc``
-    unchanged, so the numbers are those of the full sums (:func:`py_panel_apply`) bit for bit.
+    panel ``r0`` (a multiple of 8, ``c0 = r0``): ``X[r0:r0+8, c] = +0`` for ``c >= r0 + 8`` and
+    ``X[r0+8:, r0:r0+8] = +0``, ``V`` finite; ``W = V^T X`` then skips those rows.  The numbers
+    are those of the full sums (:func:`py_panel_apply`) bit for bit: in a chunk of later
+    columns the skipped rows come first, so the full sum runs ``fma(v, +0, +0) = +0`` (``v``
+    finite) until the first kept row; in the panel's own columns the kept rows hold exactly the
+    identity's 0 and 1, so each accumulator there is one finite ``V`` entry or ``+0``, and adding
+    the skipped ``v * (+0)`` leaves it unchanged.  ``ValueError`` for shapes that do not fit.
     """
+    if V.shape[1] != NB or T.shape[0] != NB or T.shape[1] != NB or V.shape[0] < d or X.shape[0] < d:
+        raise ValueError("panel_apply: V needs shape (>= d, 8), T (8, 8), X >= d rows")
+    if c1 > X.shape[1] or (c1 - c0) % 8 != 0 or c0 < 0:
+        raise ValueError("panel_apply: columns c0 .. c1 must lie in X, c1 - c0 a multiple of 8")
     if r0 < d and c0 < c1:
         _wy_panel(X, V, T, r0, d, c0, c1, 1 if structured else 0)
 
