@@ -1179,8 +1179,7 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     Parameters
     ----------
     code : int
-        The coupling's ``Coupling.code`` (:data:`COUPLINGS`).  An unknown code leaves ``Wt``
-        untouched.
+        The coupling's ``Coupling.code`` (:data:`COUPLINGS`; not checked).
     st : tuple of 2 numpy.uint64
         The block's generator state (:func:`rfcheck.engine.rng.init_block`, with ``raw``).  From
         Python, wrap the ints a compiled call returns: ``tuple(np.uint64(v) for v in st)``.
@@ -1200,10 +1199,10 @@ def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
 
     Notes
     -----
-    Nothing here checks the arrays' sizes: pass those of :func:`scratch`.  Some undersized
-    arrays reach a shape check of a kernel it calls (:func:`rfcheck.engine.wy.panel_apply`, the
-    SimRF+ update) and raise ``ValueError``; others are written past their end, since Numba does
-    not check bounds.
+    Nothing here checks the arrays' sizes: pass those of :func:`scratch`.  Numba does not check
+    bounds, so an undersized array is written past its end; the shape checks of some kernels it
+    calls (:func:`rfcheck.engine.wy.panel_apply`, the SimRF+ update: ``ValueError``) do not
+    guard against that.
 
     Examples
     --------
@@ -1276,8 +1275,8 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
     Parameters
     ----------
     code : int
-        The coupling's ``Coupling.code``, one with ``has_projection`` (:data:`COUPLINGS`; any
-        other code leaves ``t`` and ``sq`` untouched).
+        The coupling's ``Coupling.code``, one with ``has_projection`` (:data:`COUPLINGS`; not
+        checked).
     st : tuple of 2 numpy.uint64
         The block's generator state (:func:`rfcheck.engine.rng.init_block`, with ``raw``).
     M, d : int
