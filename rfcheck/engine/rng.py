@@ -299,8 +299,8 @@ def block_state(seed, stream, block, lane=0):
         The block's coordinates, each converted to ``uint64`` here (from Python: ints below
         ``2**63``, or ``np.uint64`` values for the whole range ``[0, 2**64)``).
     lane : numpy.uint64 or int, default 0
-        0 for the block's main generator, 1 for its fallback (2 is the Philox key of
-        :func:`rfcheck.engine.philox.block_key`).
+        0 for the block's main generator, 1 for its fallback (the hash ``key`` of lane 2 is the
+        Philox key, :func:`rfcheck.engine.philox.block_key`).
 
     Returns
     -------
@@ -448,9 +448,13 @@ def uniform(st):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def uniform_open(st):
-    """Uniform on the open interval ``(0, 1)`` (safe for ``log``); returns ``(u, new_state)``.
+    """Uniform on the open interval ``(0, 1)`` up to one rounding (safe for ``log``: never 0);
+    returns ``(u, new_state)``.
 
-    ``u = ((r >> 11) + 1/2) 2^-53`` for the next word ``r`` (:func:`next_u64`): never 0 or 1.
+    ``u = fl(k + 1/2) 2^-53`` with ``k = r >> 11`` for the next word ``r`` (:func:`next_u64`).
+    For ``k < 2^52`` the sum is exact (``u`` an odd multiple of ``2^-54``); for ``k >= 2^52`` the
+    ``+ 1/2`` is rounded (ties to even), so ``u`` is a multiple of ``2^-52`` in ``[1/2, 1]``, and
+    ``k = 2^53 - 1`` gives exactly ``u = 1.0`` (probability ``2^-53`` per draw).
 
     Parameters
     ----------
@@ -462,7 +466,7 @@ def uniform_open(st):
     Returns
     -------
     u : float
-        An odd multiple of ``2^-54`` in ``(0, 1)``.
+        In ``(0, 1]``: ``1.0`` only for ``k = 2^53 - 1`` (see above).
     st : tuple of 2 numpy.uint64
         The new state (one word consumed).
 
@@ -473,6 +477,11 @@ def uniform_open(st):
     >>> u, _ = uniform_open(tuple(np.uint64(v) for v in block_state(1, 2, 0)))
     >>> u == PySplitMix(1, 2, 0).uniform_open(), 0.0 < u < 1.0
     (True, True)
+
+    The rounding at the top (the same arithmetic in double precision):
+
+    >>> (float(2**53 - 1) + 0.5) * 2.0**-53, (float(2**52 + 1) + 0.5) * 2.0**-53 == (2**52 + 2) * 2.0**-53
+    (1.0, True)
     """
     r, st = next_u64(st)
     return (float(r >> _S11) + 0.5) * _TWO_M53, st
@@ -642,7 +651,7 @@ def gamma(st, a, dd, c):
     Returns
     -------
     g : float
-        The ``Gamma(a, 1)`` draw (> 0).
+        The ``Gamma(a, 1)`` draw.
     st : tuple of 2 numpy.uint64
         The new state.
 
@@ -686,7 +695,7 @@ def chi(st, a, dd, c):
     Returns
     -------
     x : float
-        The ``chi_k`` draw (> 0).
+        The ``chi_k`` draw.
     st : tuple of 2 numpy.uint64
         The new state.
 
@@ -800,6 +809,9 @@ def fill_normals(st, out, raw):
 def fill_uniforms_open(st, out):
     """Fill ``out`` with uniforms on ``(0, 1)`` (word ``k`` is ``mix64(s + k g)``, as
     repeated :func:`uniform_open`, in a SIMD loop); returns the new state.
+
+    The values are :func:`uniform_open`'s, rounding included (``1.0`` with probability
+    ``2^-53`` per draw).
 
     Parameters
     ----------
