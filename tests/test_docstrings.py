@@ -9,8 +9,9 @@ module declares ``__all__`` (its public names; an empty list says it exports non
 exemption is an entry of :data:`EXEMPT` with its reason.
 
 For every public name (a function or class of rfcheck in the ``__all__`` of a checked module,
-wherever it is defined: a private module's name re-exported publicly counts), the docstring
-must carry the numpydoc sections its signature calls for:
+wherever it is defined: a private module's name re-exported publicly counts; a Numba-compiled
+function, a ``numba.core.dispatcher.Dispatcher``, is checked through the Python function it
+compiles, its ``py_func``), the docstring must carry the numpydoc sections its signature calls for:
 
 * ``Parameters`` naming each parameter when it takes any (``self``/``cls`` excepted, and the
   ``ctx`` of a :func:`rfcheck.backends.formula`, whose callers pass ``backend=``/``dps=``
@@ -40,6 +41,11 @@ import pytest
 
 import rfcheck
 from rfcheck import docsgen
+
+try:  # numba is a dependency of rfcheck; without it no public name is a Numba function
+    from numba.core.dispatcher import Dispatcher
+except ImportError:  # pragma: no cover - depends on the environment
+    Dispatcher = None
 
 try:  # numpydoc is in the test extra (through docs); a minimal section parser where it is missing
     from numpydoc.docscrape import ClassDoc, FunctionDoc
@@ -75,17 +81,32 @@ def _import(module: str):
         return importlib.import_module(module)
 
 
+def _checked_object(obj):
+    """What the checks read for ``obj``: the Python function a Numba ``Dispatcher`` compiles (its
+    docstring, signature and source: ``inspect.isfunction`` is false for the dispatcher itself),
+    otherwise ``obj``."""
+    if Dispatcher is not None and isinstance(obj, Dispatcher) and inspect.isfunction(getattr(obj, "py_func", None)):
+        return obj.py_func
+    return obj
+
+
+def _exported(mod):
+    """``(name, object)`` for the functions and classes of rfcheck in ``mod.__all__`` (a Numba
+    function as :func:`_checked_object` gives it)."""
+    for name in getattr(mod, "__all__", ()):
+        obj = _checked_object(getattr(mod, name))
+        home = getattr(obj, "__module__", None) or ""
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and home.split(".")[0] == "rfcheck":
+            yield name, obj
+
+
 def _public_objects() -> dict[str, object]:
     """``{qualified name at home: object}`` for every function and class of rfcheck exported by a
     checked module (each object once, named where it is defined)."""
     out: dict[str, object] = {}
     for module in CHECKED:
-        mod = _import(module)
-        for name in getattr(mod, "__all__", ()):
-            obj = getattr(mod, name)
-            home = getattr(obj, "__module__", None) or ""
-            if (inspect.isfunction(obj) or inspect.isclass(obj)) and home.split(".")[0] == "rfcheck":
-                out.setdefault(f"{home}.{obj.__qualname__}", obj)
+        for _, obj in _exported(_import(module)):
+            out.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
     return out
 
 
@@ -238,11 +259,8 @@ def problems(obj) -> list[str]:
 
 def _public(module: str):
     """``(qualified name, object)`` for the functions and classes of rfcheck in ``module.__all__``."""
-    mod = _import(module)
-    for name in getattr(mod, "__all__", ()):
-        obj = getattr(mod, name)
-        if (inspect.isfunction(obj) or inspect.isclass(obj)) and (obj.__module__ or "").split(".")[0] == "rfcheck":
-            yield f"{module}.{name}", obj
+    for name, obj in _exported(_import(module)):
+        yield f"{module}.{name}", obj
 
 
 def incomplete(modules=None) -> dict[str, list[str]]:
@@ -283,6 +301,60 @@ def test_checker_sees_missing_sections():
 
     assert problems(bare) == ["Parameters", "Returns", "Raises ['ValueError']"]
     assert problems(full) == []
+
+
+def test_checker_sees_numba_functions(monkeypatch):
+    """A Numba-compiled public function is checked through its ``py_func``: a bare docstring is
+    reported, by :func:`problems` and through the collectors (a module stub in ``sys.modules``)."""
+    import types
+
+    from numba import njit
+
+    @njit(cache=False)
+    def bare(x, y):
+        """Sum."""
+        if x < 0:
+            raise ValueError("x < 0")
+        return x + y
+
+    @njit(cache=False)
+    def full(x, y):
+        """Sum.
+
+        Parameters
+        ----------
+        x, y : int
+            The terms.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ValueError
+            If ``x < 0``.
+        """
+        if x < 0:
+            raise ValueError("x < 0")
+        return x + y
+
+    assert not inspect.isfunction(bare) and isinstance(bare, Dispatcher)
+    assert problems(_checked_object(bare)) == ["Parameters", "Returns", "Raises ['ValueError']"]
+    assert problems(_checked_object(full)) == []
+    name = "rfcheck._numba_docstring_probe"
+    stub = types.ModuleType(name)
+    stub.__all__ = ["bare", "full"]
+    for f in (bare, full):
+        f.py_func.__module__ = name
+        setattr(stub, f.py_func.__name__, f)
+    monkeypatch.setitem(sys.modules, name, stub)
+    assert incomplete([name]) == {f"{name}.bare": ["Parameters", "Returns", "Raises ['ValueError']"]}
+    # and the real ones are collected (by both collectors)
+    from rfcheck.engine import rng
+
+    assert _public_objects()["rfcheck.engine.rng.fill_normals"] is rng.fill_normals.py_func
+    assert ("rfcheck.engine.rng.fill_normals", rng.fill_normals.py_func) in list(_public("rfcheck.engine.rng"))
 
 
 def test_fallback_parser_agrees_with_numpydoc():

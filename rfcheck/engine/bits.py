@@ -132,6 +132,24 @@ def u52_to_f64(j):
 
     ``j | bits(2**52)`` is the double ``2**52 + j`` (``j`` fills the mantissa); subtracting
     ``2**52`` is exact.
+
+    Parameters
+    ----------
+    j : numpy.uint64
+        The integer, ``0 <= j < 2**52`` (not checked: outside that range the result is
+        unspecified).  It must be typed ``uint64``: from Python pass ``np.uint64(j)``.
+
+    Returns
+    -------
+    float
+        ``float(j)``, exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.bits import u52_to_f64
+    >>> [u52_to_f64(np.uint64(j)) == float(j) for j in (0, 1, 12345, 2**51 + 3, 2**52 - 1)]
+    [True, True, True, True, True]
     """
     return as_f64(j | _EXP52) - _TWO52
 
@@ -139,7 +157,26 @@ def u52_to_f64(j):
 @njit(cache=True, error_model="numpy", inline="always")
 def u53_to_f64(j):
     """``float(j)`` for ``0 <= j < 2**53`` (``uint64``), exactly: ``2 float(j >> 1) + (j & 1)``
-    (both terms and the sum are exact below ``2**53``)."""
+    (both terms and the sum are exact below ``2**53``).
+
+    Parameters
+    ----------
+    j : numpy.uint64
+        The integer, ``0 <= j < 2**53`` (not checked: outside that range the result is
+        unspecified).  It must be typed ``uint64``: from Python pass ``np.uint64(j)``.
+
+    Returns
+    -------
+    float
+        ``float(j)``, exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.bits import u53_to_f64
+    >>> [u53_to_f64(np.uint64(j)) == float(j) for j in (0, 1, 2**52 + 1, 2**53 - 1)]
+    [True, True, True, True]
+    """
     return 2.0 * u52_to_f64(j >> _ONE) + u52_to_f64(j & _ONE)
 
 
@@ -150,5 +187,22 @@ def pow2(kf):
     ``kf + (2**52 + 2**51)`` is exact and its bits are ``bits(2**52 + 2**51) + k``; adding
     ``1023 - bits(2**52 + 2**51)`` leaves the biased exponent ``k + 1023`` (in ``[1, 2046]``:
     a normal number), which ``<< 52`` moves into place.
+
+    Parameters
+    ----------
+    kf : float
+        The exponent ``k`` as a ``float64`` holding an integer, ``-1022 <= k <= 1023`` (not
+        checked: outside that range, or for a non-integer ``kf``, the result is unspecified).
+
+    Returns
+    -------
+    float
+        ``2.0**k``, exactly (a normal double).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.bits import pow2
+    >>> all(pow2(float(k)) == 2.0**k for k in range(-1022, 1024))
+    True
     """
     return as_f64((f64_bits(kf + _ROUND) + _POW2_BIAS) << _S52)

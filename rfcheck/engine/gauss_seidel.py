@@ -157,5 +157,49 @@ def plus_step(x, tot, rest, dv, nv, nj, want_move):
     """One SimRF+ step on row ``x`` (module docstring): ``x`` and the running sum ``tot`` updated in
     place, ``rest`` and ``dv`` scratch; all four contiguous, distinct, ``>= 8 nv`` long, their
     entries past the row's length zero.  Returns ``-1`` if the row was left alone, else (with
-    ``want_move``) the move ``|x_new - x_old| / nj``, or 0."""
+    ``want_move``) the move ``|x_new - x_old| / nj``, or 0.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of float64, shape (>= 8 nv,)
+        The row ``x_j``, zero-padded; replaced by ``-nj (T - x_j) / |T - x_j|``.
+    tot : numpy.ndarray of float64, shape (>= 8 nv,)
+        The running sum ``T`` of the block's rows, zero-padded; updated to ``T - x_old + x_new``.
+    rest, dv : numpy.ndarray of float64, shape (>= 8 nv,)
+        Scratch, overwritten (``T - x_old`` and ``x_new - x_old``).
+    nv : int
+        The number of 8-wide vectors in a row (``pad8(d) / 8``).
+    nj : float
+        The row's norm ``|x_j|``, kept by the update (finite: see the module docstring).
+    want_move : bool
+        Whether to compute the move's norm.
+
+    Returns
+    -------
+    float
+        ``-1.0`` if the row was left alone (``|T - x_j| = 0`` or ``nj = 0``); otherwise
+        ``|x_new - x_old| / nj`` if ``want_move``, else ``0.0``.
+
+    Notes
+    -----
+    None of the preconditions (lengths, contiguity, distinct arrays, zero pad lanes) is checked:
+    the kernel reads and writes ``8 nv`` entries of each array.
+
+    Examples
+    --------
+    A row of norm ``sqrt(5)`` with the other rows summing to ``y`` moves to ``-sqrt(5) y / |y|``:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.gauss_seidel import plus_step
+    >>> x0 = np.array([1.0, 2.0, 0, 0, 0, 0, 0, 0])
+    >>> y = np.array([0.5, -1.0, 3.0, 0, 0, 0, 0, 0])
+    >>> x, tot, rest, dv = x0.copy(), x0 + y, np.zeros(8), np.zeros(8)
+    >>> nj = float(np.sqrt(5.0))
+    >>> move = plus_step(x, tot, rest, dv, 1, nj, True)
+    >>> new = -nj * y / np.linalg.norm(y)
+    >>> bool(np.allclose(x, new)), bool(np.allclose(tot, y + new))
+    (True, True)
+    >>> bool(np.isclose(move, np.linalg.norm(new - x0) / nj)), plus_step(x, tot, rest, dv, 1, 0.0, True)
+    (True, -1.0)
+    """
     return _plus_step(x, tot, rest, dv, nv, nj, 1 if want_move else 0)

@@ -102,6 +102,39 @@ def exp_work(x, out, r, kf):
     from two tables indexed by ``int(k)``: the same numbers, but on AVX2 (no SIMD
     double -> int64 conversion, no cheap gathers) LLVM did the conversion and both lookups one
     lane at a time.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of float64, shape (n,)
+        The arguments (any doubles: inf and NaN included).
+    out : numpy.ndarray of float64, shape (>= n,)
+        ``out[:n]`` receives ``exp(x)``; must not overlap ``x``.
+    r, kf : numpy.ndarray of float64, shape (>= n,)
+        Scratch, overwritten (the reduced arguments and the exponents ``k``).
+
+    Raises
+    ------
+    ValueError
+        If ``out``, ``r`` or ``kf`` has fewer than ``len(x)`` elements.
+
+    Examples
+    --------
+    Within one ulp of ``math.exp`` over the whole range, and ``math.exp``'s own values (inf,
+    0, NaN) outside the fast path:
+
+    >>> import math
+    >>> import numpy as np
+    >>> from rfcheck.engine.montecarlo import exp_work
+    >>> x = np.concatenate([np.linspace(-745.0, 709.7, 20001), [-np.inf, np.inf, np.nan, 710.0]])
+    >>> out, r, kf = np.empty(x.size), np.empty(x.size), np.empty(x.size)
+    >>> exp_work(x, out, r, kf)
+    >>> ref = [math.exp(v) for v in x[:-4]]
+    >>> all(abs(o - e) <= math.ulp(e) for o, e in zip(out[:-4], ref)), out[-4:].tolist()
+    (True, [0.0, inf, nan, inf])
+    >>> exp_work(x, out, r, kf[:10])
+    Traceback (most recent call last):
+    ...
+    ValueError: exp_work: out, r and kf need at least len(x) elements
     """
     n = x.shape[0]
     if out.shape[0] < n or r.shape[0] < n or kf.shape[0] < n:
@@ -140,7 +173,31 @@ def exp_work(x, out, r, kf):
 
 @njit(cache=True, error_model="numpy")
 def exp_into(x, out):
-    """``out[i] = exp(x[i])``: :func:`exp_work` with its scratch allocated here."""
+    """``out[i] = exp(x[i])``: :func:`exp_work` with its scratch allocated here.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of float64, shape (n,)
+        The arguments (any doubles).
+    out : numpy.ndarray of float64, shape (>= n,)
+        ``out[:n]`` receives ``exp(x)`` (within 1 ulp, :func:`exp_work`); must not overlap ``x``.
+
+    Raises
+    ------
+    ValueError
+        From :func:`exp_work`, if ``out`` has fewer than ``len(x)`` elements.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> from rfcheck.engine.montecarlo import exp_into
+    >>> x = np.random.default_rng(0).uniform(-700.0, 700.0, 1000)
+    >>> out = np.empty(1000)
+    >>> exp_into(x, out)
+    >>> all(abs(o - math.exp(v)) <= math.ulp(math.exp(v)) for o, v in zip(out, x))
+    True
+    """
     n = x.shape[0]
     exp_work(x, out, np.empty(n), np.empty(n))
 

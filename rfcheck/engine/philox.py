@@ -70,7 +70,34 @@ _ONE = _U(1)
 @njit(cache=True, error_model="numpy", inline="always")
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Philox4x32 with 10 rounds: counter ``c0..c3`` and key ``k0, k1`` (uint64 holding 32-bit
-    values) to four 32-bit outputs (as uint64).  Random123's ``philox4x32_R(10, ...)``."""
+    values) to four 32-bit outputs (as uint64).  Random123's ``philox4x32_R(10, ...)``.
+
+    Parameters
+    ----------
+    c0, c1, c2, c3 : numpy.uint64
+        The 128-bit counter as four 32-bit words (each ``< 2**32``; typed ``uint64``: from
+        Python pass ``np.uint64`` values).
+    k0, k1 : numpy.uint64
+        The 64-bit key as two 32-bit words (each ``< 2**32``).
+
+    Returns
+    -------
+    tuple of 4 numpy.uint64
+        The four 32-bit output words (Python ints when called from Python).
+
+    Examples
+    --------
+    Random123's known-answer vector for a zero counter and key, and the plain-Python twin
+    :func:`py_philox4x32_10` on another input:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.philox import philox4x32_10, py_philox4x32_10
+    >>> [f"{w:08x}" for w in philox4x32_10(*[np.uint64(0)] * 6)]
+    ['6627e8d5', 'e169c58d', 'bc57ac4c', '9b00dbd8']
+    >>> c, k = (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0)
+    >>> philox4x32_10(*(np.uint64(v) for v in c + k)) == py_philox4x32_10(c, k)
+    True
+    """
     for _ in range(10):
         p0 = _PM0 * (c0 & _M32)
         p1 = _PM1 * (c2 & _M32)
@@ -122,14 +149,58 @@ def py_philox4x32_10(c: tuple[int, int, int, int], k: tuple[int, int]) -> tuple[
 @njit(cache=True, error_model="numpy")
 def block_key(seed, stream, block):
     """The 64-bit Philox key of engine block ``(seed, stream, block)`` (lane 2 of the hash of
-    :func:`rfcheck.engine.rng.block_state`)."""
+    :func:`rfcheck.engine.rng.block_state`).
+
+    Parameters
+    ----------
+    seed, stream, block : numpy.uint64 or int
+        The block's coordinates, converted to ``uint64`` here (from Python: ints below ``2**63``
+        or ``np.uint64`` values).
+
+    Returns
+    -------
+    numpy.uint64
+        ``mix(mix(mix(mix(seed) ^ stream) ^ block) ^ 2)``: ``k0`` its low, ``k1`` its high 32
+        bits (a Python int when called from Python).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.philox import PyPhilox, block_key
+    >>> block_key(3, 0, 0) == PyPhilox(3, 0, 0).key, block_key(3, 0, 1) != block_key(3, 0, 0)
+    (True, True)
+    """
     return _rng._mix64(_rng._mix64(_rng._mix64(_rng._mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(2))
 
 
 @njit(cache=True, error_model="numpy")
 def init_block(seed, stream, block, raw):
     """Start a block: the Philox state ``(key, 0)``; the SplitMix64 fallback generator (lane 1,
-    as :func:`rfcheck.engine.rng.init_block`) goes to ``raw``."""
+    as :func:`rfcheck.engine.rng.init_block`) goes to ``raw``.
+
+    Parameters
+    ----------
+    seed, stream, block : numpy.uint64 or int
+        The block's coordinates, as for :func:`block_key`.
+    raw : numpy.ndarray of uint64, shape (rfcheck.engine.rng.RAW_SIZE,)
+        The block's scratch: entries ``CHUNK``, ``CHUNK + 1`` (:data:`rfcheck.engine.rng.CHUNK`)
+        get the fallback state.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The Philox state ``(block_key(seed, stream, block), 0)``: key and call counter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine import rng
+    >>> from rfcheck.engine.philox import PyPhilox, init_block
+    >>> raw = np.zeros(rng.RAW_SIZE, dtype=np.uint64)
+    >>> init_block(3, 0, 0, raw) == (PyPhilox(3, 0, 0).key, 0)
+    True
+    >>> tuple(int(v) for v in raw[rng.CHUNK:rng.CHUNK + 2]) == rng.block_state(3, 0, 0, 1)
+    True
+    """
     _rng.init_block(seed, stream, block, raw)
     return (block_key(seed, stream, block), _U(0))
 
@@ -143,6 +214,36 @@ def fill_normals(st, out, raw):
     dependence between calls, SIMD), then the ziggurat fast test of
     :func:`rfcheck.engine.rng.fill_normals` on each word, failures recorded in a mask and
     finished in order on the SplitMix64 fallback generator.  Returns the new state.
+
+    Parameters
+    ----------
+    st : tuple of 2 uint64
+        The Philox state ``(key, j)``: key and index of the next call (:func:`init_block`);
+        converted to ``uint64`` here, so plain ints work too.
+    out : numpy.ndarray of float64, shape (n,)
+        Filled in place (any ``n >= 0``).
+    raw : numpy.ndarray of uint64, shape (rfcheck.engine.rng.RAW_SIZE,)
+        From :func:`init_block`: entries ``0 .. CHUNK - 1`` are overwritten (the chunk's words),
+        entries ``CHUNK``, ``CHUNK + 1`` hold the fallback generator, which the fix-ups advance.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        ``(key, j + calls)``, ``calls`` the Philox calls made: ``ceil(m / 2)`` per chunk of
+        ``m`` outputs.
+
+    Examples
+    --------
+    Bit for bit the plain-Python twin :class:`PyPhilox`, the counter included:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine import rng
+    >>> from rfcheck.engine.philox import PyPhilox, fill_normals, init_block
+    >>> raw, out = np.empty(rng.RAW_SIZE, dtype=np.uint64), np.empty(101)
+    >>> key, j = fill_normals(init_block(3, 0, 0, raw), out, raw)
+    >>> g = PyPhilox(3, 0, 0)
+    >>> bool(np.array_equal(out, g.fill_normals(101))), (key, j) == (g.key, g.j), j
+    (True, True, 51)
     """
     key, j = _U(st[0]), _U(st[1])
     k0, k1 = key & _M32, key >> _S32
@@ -185,7 +286,33 @@ def _draw_normals(seed, stream, out):
 @njit(cache=True, error_model="numpy")
 def fill_normals_repeat(seed, stream, buf, reps):
     """``reps`` consecutive bulk fills of ``buf`` from block 0 of ``(seed, stream)``
-    (as :func:`rfcheck.engine.rng.fill_normals_repeat`); returns ``buf[0]``."""
+    (as :func:`rfcheck.engine.rng.fill_normals_repeat`); returns ``buf[0]``.
+
+    Parameters
+    ----------
+    seed, stream : numpy.uint64 or int
+        Select block 0's key and fallback generator (:func:`init_block`).
+    buf : numpy.ndarray of float64, shape (n,)
+        Refilled ``reps`` times (:func:`fill_normals`, each fill starting at a fresh call);
+        holds the last fill on return.
+    reps : int
+        Number of fills (``>= 0``).
+
+    Returns
+    -------
+    float
+        ``buf[0]`` after the last fill.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.philox import PyPhilox, fill_normals_repeat
+    >>> buf, g = np.empty(11), PyPhilox(1, 2, 0)
+    >>> last = [g.fill_normals(11) for _ in range(3)][-1]
+    >>> x0 = fill_normals_repeat(1, 2, buf, 3)
+    >>> bool(np.array_equal(buf, last)), x0 == last[0]
+    (True, True)
+    """
     raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
     st = init_block(seed, stream, _U(0), raw)
     for _ in range(reps):

@@ -292,6 +292,34 @@ def block_state(seed, stream, block, lane=0):
     bijection, so for fixed ``seed`` and ``stream`` distinct ``(block, lane)`` get distinct
     keys.  Lane 0 is a block's main generator, lane 1 its fallback generator (see
     :func:`init_block`).
+
+    Parameters
+    ----------
+    seed, stream, block : numpy.uint64 or int
+        The block's coordinates, each converted to ``uint64`` here (from Python: ints below
+        ``2**63``, or ``np.uint64`` values for the whole range ``[0, 2**64)``).
+    lane : numpy.uint64 or int, default 0
+        0 for the block's main generator, 1 for its fallback (the hash ``key`` of lane 2 is the
+        Philox key, :func:`rfcheck.engine.philox.block_key`).
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The state ``(s, g)``, ``g`` odd (Python ints when called from Python).
+
+    Examples
+    --------
+    The plain-Python twin :class:`PySplitMix` starts from the same state:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PySplitMix, block_state
+    >>> s, g = block_state(1, 2, 0)
+    >>> (s, g) == (PySplitMix(1, 2, 0).s, PySplitMix(1, 2, 0).g), g % 2
+    (True, 1)
+    >>> big = block_state(np.uint64(2**64 - 1), np.uint64(5), np.uint64(0), np.uint64(1))
+    >>> r = PySplitMix(2**64 - 1, 5, 0, lane=1)
+    >>> big == (r.s, r.g)
+    True
     """
     key = _mix64(_mix64(_mix64(_mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(lane))
     return (_mix64(key), _mix_gamma(_mix64(key + _GOLDEN)))
@@ -309,11 +337,33 @@ engines' scratch layout does not depend on the generator)."""
 @njit(cache=True, error_model="numpy")
 def init_block(seed, stream, block, raw):
     """Start block ``block`` of ``(seed, stream)``: returns the main state (lane 0) and
-    stores the fallback state (lane 1) in ``raw[CHUNK:CHUNK + 4]``.
+    stores the fallback state (lane 1) in ``raw[CHUNK:CHUNK + 2]``.
 
     The bulk draws take their first candidates from the main state in branch-free loops
     and the rare rejection fix-ups from the fallback, so that the main state never leaves
     registers.
+
+    Parameters
+    ----------
+    seed, stream, block : numpy.uint64 or int
+        The block's coordinates, as for :func:`block_state`.
+    raw : numpy.ndarray of uint64, shape (RAW_SIZE,)
+        The bulk draws' scratch (:data:`RAW_SIZE`; at least ``CHUNK + 2`` entries); entries
+        ``CHUNK`` and ``CHUNK + 1`` are overwritten with the fallback state ``(s, g)``.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The main state ``block_state(seed, stream, block, 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import CHUNK, RAW_SIZE, block_state, init_block
+    >>> raw = np.zeros(RAW_SIZE, dtype=np.uint64)
+    >>> st = init_block(1, 2, 0, raw)
+    >>> st == block_state(1, 2, 0), tuple(int(v) for v in raw[CHUNK:CHUNK + 2]) == block_state(1, 2, 0, 1)
+    (True, True)
     """
     _store_fb(raw, block_state(seed, stream, block, 1))
     return block_state(seed, stream, block, 0)
@@ -333,21 +383,106 @@ def _store_fb(raw, st):
 # --------------------------------------------------------------------------- scalar draws
 @njit(cache=True, error_model="numpy", inline="always")
 def next_u64(st):
-    """One SplitMix64 output ``mix64(s + g)``; returns ``(r, (s + g, g))``."""
+    """One SplitMix64 output ``mix64(s + g)``; returns ``(r, (s + g, g))``.
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+
+    Returns
+    -------
+    r : numpy.uint64
+        The output word.
+    st : tuple of 2 numpy.uint64
+        The new state ``(s + g mod 2**64, g)``.
+
+    Examples
+    --------
+    The same word as the plain-Python twin :class:`PySplitMix`:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, next_u64
+    >>> st = tuple(np.uint64(v) for v in block_state(1, 2, 0))
+    >>> r, (s, g) = next_u64(st)
+    >>> r == PySplitMix(1, 2, 0).next_u64(), s == (int(st[0]) + int(st[1])) % 2**64, g == int(st[1])
+    (True, True, True)
+    """
     s = st[0] + st[1]
     return _out64(s), (s, st[1])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def uniform(st):
-    """Uniform on ``[0, 1)`` (53 bits); returns ``(u, new_state)``."""
+    """Uniform on ``[0, 1)`` (53 bits); returns ``(u, new_state)``.
+
+    ``u = (r >> 11) 2^-53`` for the next word ``r`` (:func:`next_u64`).
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+
+    Returns
+    -------
+    u : float
+        A multiple of ``2^-53`` in ``[0, 1)``.
+    st : tuple of 2 numpy.uint64
+        The new state (one word consumed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, uniform
+    >>> u, _ = uniform(tuple(np.uint64(v) for v in block_state(1, 2, 0)))
+    >>> u == PySplitMix(1, 2, 0).uniform(), 0.0 <= u < 1.0, (u * 2.0**53).is_integer()
+    (True, True, True)
+    """
     r, st = next_u64(st)
     return float(r >> _S11) * _TWO_M53, st
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def uniform_open(st):
-    """Uniform on the open interval ``(0, 1)`` (safe for ``log``); returns ``(u, new_state)``."""
+    """Uniform on the open interval ``(0, 1)`` up to one rounding (safe for ``log``: never 0);
+    returns ``(u, new_state)``.
+
+    ``u = fl(k + 1/2) 2^-53`` with ``k = r >> 11`` for the next word ``r`` (:func:`next_u64`).
+    For ``k < 2^52`` the sum is exact (``u`` an odd multiple of ``2^-54``); for ``k >= 2^52`` the
+    ``+ 1/2`` is rounded (ties to even), so ``u`` is a multiple of ``2^-52`` in ``[1/2, 1]``, and
+    ``k = 2^53 - 1`` gives exactly ``u = 1.0`` (probability ``2^-53`` per draw).
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+
+    Returns
+    -------
+    u : float
+        In ``(0, 1]``: ``1.0`` only for ``k = 2^53 - 1`` (see above).
+    st : tuple of 2 numpy.uint64
+        The new state (one word consumed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, uniform_open
+    >>> u, _ = uniform_open(tuple(np.uint64(v) for v in block_state(1, 2, 0)))
+    >>> u == PySplitMix(1, 2, 0).uniform_open(), 0.0 < u < 1.0
+    (True, True)
+
+    The rounding at the top (the same arithmetic in double precision):
+
+    >>> (float(2**53 - 1) + 0.5) * 2.0**-53, (float(2**52 + 1) + 0.5) * 2.0**-53 == (2**52 + 2) * 2.0**-53
+    (1.0, True)
+    """
     r, st = next_u64(st)
     return (float(r >> _S11) + 0.5) * _TWO_M53, st
 
@@ -371,7 +506,39 @@ def _normal_slow(st, idx, x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def normal(st):
-    """Standard normal by the 1024-layer ziggurat; returns ``(z, new_state)``."""
+    """Standard normal by the 1024-layer ziggurat; returns ``(z, new_state)``.
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+
+    Returns
+    -------
+    z : float
+        The standard normal draw.
+    st : tuple of 2 numpy.uint64
+        The new state (one word per candidate, more for a rejected one).
+
+    Examples
+    --------
+    A thousand draws (a few take the slow branch) equal the plain-Python twin's, bit for bit:
+
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, normal
+    >>> @njit
+    ... def normals(n):
+    ...     st, out = block_state(1, 2, 0), np.empty(n)
+    ...     for i in range(n):
+    ...         out[i], st = normal(st)
+    ...     return out
+    >>> r = PySplitMix(1, 2, 0)
+    >>> bool(np.array_equal(normals(1000), [r.normal() for _ in range(1000)]))
+    True
+    """
     while True:
         r, st = next_u64(st)
         idx = np.int64(r & _ZIDX)
@@ -470,6 +637,40 @@ def gamma(st, a, dd, c):
     """``Gamma(a, 1)`` by Marsaglia-Tsang; ``a, dd, c`` from :func:`gamma_consts`.
 
     Returns ``(g, new_state)``.  For ``a < 1`` it draws ``Gamma(a + 1) * U**(1/a)``.
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+    a, dd, c : float
+        The shape ``a > 0`` and Marsaglia-Tsang's constants, as :func:`gamma_consts` returns
+        them (not checked here).
+
+    Returns
+    -------
+    g : float
+        The ``Gamma(a, 1)`` draw.
+    st : tuple of 2 numpy.uint64
+        The new state.
+
+    Examples
+    --------
+    Draws with ``a < 1`` (the boosted branch) equal the plain-Python twin's, bit for bit:
+
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, gamma, gamma_consts
+    >>> @njit
+    ... def gammas(n, a, dd, c):
+    ...     st, out = block_state(1, 2, 0), np.empty(n)
+    ...     for i in range(n):
+    ...         out[i], st = gamma(st, a, dd, c)
+    ...     return out
+    >>> k, r = gamma_consts(0.5), PySplitMix(1, 2, 0)
+    >>> bool(np.array_equal(gammas(500, *k), [r.gamma(*k) for _ in range(500)]))
+    True
     """
     g, st = _gamma_core(st, dd, c)
     if a < 1.0:
@@ -480,7 +681,41 @@ def gamma(st, a, dd, c):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def chi(st, a, dd, c):
-    """``chi_k`` draw, ``sqrt(2 Gamma(k/2))``; pass ``gamma_consts(k / 2)``."""
+    """``chi_k`` draw, ``sqrt(2 Gamma(k/2))``; pass ``gamma_consts(k / 2)``.
+
+    Parameters
+    ----------
+    st : tuple of 2 numpy.uint64
+        The generator state ``(s, g)`` (:func:`block_state`, :func:`init_block`), passed by
+        value.  From Python, wrap the ints that a compiled call returns:
+        ``tuple(np.uint64(v) for v in st)`` (plain ints would be typed ``int64``).
+    a, dd, c : float
+        ``gamma_consts(k / 2)`` for ``k`` degrees of freedom (not checked here).
+
+    Returns
+    -------
+    x : float
+        The ``chi_k`` draw.
+    st : tuple of 2 numpy.uint64
+        The new state.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, chi, gamma_consts
+    >>> @njit
+    ... def chis(n, a, dd, c):
+    ...     st, out = block_state(1, 2, 0), np.empty(n)
+    ...     for i in range(n):
+    ...         out[i], st = chi(st, a, dd, c)
+    ...     return out
+    >>> k, r = gamma_consts(3 / 2), PySplitMix(1, 2, 0)
+    >>> x = chis(200, *k)
+    >>> bool(np.array_equal(x, [math.sqrt(2.0 * r.gamma(*k)) for _ in range(200)]))
+    True
+    """
     g, st = gamma(st, a, dd, c)
     return math.sqrt(2.0 * g), st
 
@@ -516,6 +751,34 @@ def fill_normals(st, out, raw):
     recorded as bits of a 64-bit mask; then, in order of position, the failed candidates
     (their words recomputed) are finished on the fallback generator (:func:`_normal_fix`).
     Equal in law to repeated :func:`normal`.  Returns the new main state.
+
+    Parameters
+    ----------
+    st : tuple of 2 uint64
+        The block's main state ``(s, g)`` (:func:`init_block`); converted to ``uint64`` here,
+        so plain ints work too.
+    out : numpy.ndarray of float64, shape (n,)
+        Filled in place (C-contiguous; any ``n >= 0``).
+    raw : numpy.ndarray of uint64, shape (RAW_SIZE,)
+        The block's scratch from :func:`init_block`: entries ``CHUNK``, ``CHUNK + 1`` hold the
+        fallback generator, which the fix-ups advance.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The new main state ``(s + n g mod 2**64, g)``: one word per output.
+
+    Examples
+    --------
+    Bit for bit the plain-Python twin's ``PyRNG.fill_normals``:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import RAW_SIZE, PyRNG, fill_normals, init_block
+    >>> raw, out = np.empty(RAW_SIZE, dtype=np.uint64), np.empty(200)
+    >>> s, g = init_block(1, 2, 0, raw)
+    >>> st = fill_normals((np.uint64(s), np.uint64(g)), out, raw)
+    >>> bool(np.array_equal(out, PyRNG(1, 2, 0).fill_normals(200))), st == ((s + 200 * g) % 2**64, g)
+    (True, True)
     """
     n = out.shape[0]
     s, g = _U(st[0]), _U(st[1])  # uint64 even when called from Python with plain ints
@@ -545,7 +808,33 @@ def fill_normals(st, out, raw):
 @njit(cache=True, error_model="numpy")
 def fill_uniforms_open(st, out):
     """Fill ``out`` with uniforms on ``(0, 1)`` (word ``k`` is ``mix64(s + k g)``, as
-    repeated :func:`uniform_open`, in a SIMD loop); returns the new state."""
+    repeated :func:`uniform_open`, in a SIMD loop); returns the new state.
+
+    The values are :func:`uniform_open`'s, rounding included (``1.0`` with probability
+    ``2^-53`` per draw).
+
+    Parameters
+    ----------
+    st : tuple of 2 uint64
+        The generator state ``(s, g)``; converted to ``uint64`` here.
+    out : numpy.ndarray of float64, shape (n,)
+        Filled in place.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The new state ``(s + n g mod 2**64, g)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PySplitMix, block_state, fill_uniforms_open
+    >>> s, g = block_state(1, 2, 0)
+    >>> out, r = np.empty(100), PySplitMix(1, 2, 0)
+    >>> st = fill_uniforms_open((np.uint64(s), np.uint64(g)), out)
+    >>> bool(np.array_equal(out, [r.uniform_open() for _ in range(100)])), st == (r.s, r.g)
+    (True, True)
+    """
     s, g = _U(st[0]), _U(st[1])
     n = out.shape[0]
     for i in range(n):
@@ -573,6 +862,41 @@ def fill_gammas(st, a, dd, c, out, xbuf, ubuf, raw):
     (branch-free squeeze, :func:`_mt_squeeze`); failed ones, in order, take the exact test
     and, if rejected, a fresh :func:`_gamma_core` draw from the fallback generator.  For
     ``a < 1``, n more uniforms boost all outputs by ``U**(1/a)``.  Returns the new state.
+
+    Parameters
+    ----------
+    st : tuple of 2 uint64
+        The block's main state (:func:`init_block`); converted to ``uint64`` by the bulk draws.
+    a, dd, c : float
+        The shape ``a > 0`` and Marsaglia-Tsang's constants, as :func:`gamma_consts` returns
+        them (not checked here).
+    out : numpy.ndarray of float64, shape (n,)
+        Filled in place.
+    xbuf, ubuf : numpy.ndarray of float64, shape (>= n,)
+        Scratch, overwritten (distinct from ``out`` and from each other; sizes not checked:
+        Numba does not check bounds).
+    raw : numpy.ndarray of uint64, shape (RAW_SIZE,)
+        The block's scratch from :func:`init_block`: entries ``CHUNK``, ``CHUNK + 1`` hold the
+        fallback generator, which the fix-ups advance.
+
+    Returns
+    -------
+    tuple of 2 numpy.uint64
+        The new main state: ``n`` words for the normals, ``n`` for the uniforms, ``n`` more
+        if ``a < 1``.
+
+    Examples
+    --------
+    Bit for bit the plain-Python twin's ``PyRNG.fill_gammas`` (``a < 1``: boosted):
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import RAW_SIZE, PyRNG, fill_gammas, gamma_consts, init_block
+    >>> raw, out, xb, ub = np.empty(RAW_SIZE, dtype=np.uint64), np.empty(300), np.empty(300), np.empty(300)
+    >>> st = tuple(np.uint64(v) for v in init_block(1, 2, 0, raw))
+    >>> k = gamma_consts(0.5)
+    >>> _ = fill_gammas(st, *k, out, xb, ub, raw)
+    >>> bool(np.array_equal(out, PyRNG(1, 2, 0).fill_gammas(300, *k)))
+    True
     """
     n = out.shape[0]
     xs = xbuf[:n]
@@ -604,7 +928,35 @@ def _draw_normals(seed, stream, out):
 def fill_normals_repeat(seed, stream, buf, reps):
     """``reps`` consecutive bulk fills of ``buf`` from block 0 of ``(seed, stream)`` (the
     engines' way of drawing: a few thousand normals at a time into a scratch array that stays
-    in cache); returns ``buf[0]``.  For the generator benchmark (``rfcheck bench``)."""
+    in cache); returns ``buf[0]``.  For the generator benchmark (``rfcheck bench``).
+
+    Parameters
+    ----------
+    seed, stream : numpy.uint64 or int
+        Select block 0's generators (:func:`init_block`).
+    buf : numpy.ndarray of float64, shape (n,)
+        Refilled ``reps`` times (:func:`fill_normals`); holds the last fill on return.
+    reps : int
+        Number of fills (``>= 0``).
+
+    Returns
+    -------
+    float
+        ``buf[0]`` after the last fill (a value the caller can use, so that the work is not
+        optimised away).
+
+    Examples
+    --------
+    The last of three fills of 10 equals the twin's third request of 10:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.rng import PyRNG, fill_normals_repeat
+    >>> buf, r = np.empty(10), PyRNG(1, 2, 0)
+    >>> last = [r.fill_normals(10) for _ in range(3)][-1]
+    >>> x0 = fill_normals_repeat(1, 2, buf, 3)
+    >>> bool(np.array_equal(buf, last)), x0 == last[0]
+    (True, True)
+    """
     raw = np.empty(RAW_SIZE, dtype=np.uint64)
     st = init_block(seed, stream, _U(0), raw)
     for _ in range(reps):

@@ -287,7 +287,37 @@ def _wy_gram(typingctx, V, r0, d, G):
 def gram(V, r0, d, G):
     """``G = V[r0:d]^T V[r0:d]`` for ``V`` of shape ``(>= d, 8)`` into ``G`` (8, 8), each entry
     ``fma``-accumulated over rows ``r0 .. d-1`` in increasing order (:func:`py_gram`).
-    ``ValueError`` for other shapes."""
+    ``ValueError`` for other shapes.
+
+    Parameters
+    ----------
+    V : numpy.ndarray of float64, shape (>= d, 8)
+        The panel (C-contiguous; row ``i`` holds the 8 reflectors' entries at row ``i``).
+    r0, d : int
+        The rows summed, ``r0 .. d-1`` (``G = 0`` if ``r0 >= d``).
+    G : numpy.ndarray of float64, shape (8, 8)
+        Output (C-contiguous, not overlapping ``V``), overwritten.
+
+    Raises
+    ------
+    ValueError
+        If ``V`` does not have 8 columns and at least ``d`` rows, or ``G`` is not (8, 8).
+
+    Examples
+    --------
+    Bit for bit the plain-Python twin, and ``V^T V`` to rounding:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.wy import gram, py_gram
+    >>> V, G = np.random.default_rng(0).standard_normal((13, 8)), np.empty((8, 8))
+    >>> gram(V, 2, 13, G)
+    >>> bool(np.array_equal(G, py_gram(V.tolist(), 2, 13))), bool(np.allclose(G, V[2:].T @ V[2:]))
+    (True, True)
+    >>> gram(V, 0, 13, np.empty((8, 7)))
+    Traceback (most recent call last):
+    ...
+    ValueError: gram: V needs shape (>= d, 8) and G (8, 8)
+    """
     if V.shape[1] != NB or V.shape[0] < d or G.shape[0] != NB or G.shape[1] != NB:
         raise ValueError("gram: V needs shape (>= d, 8) and G (8, 8)")
     if r0 < d:
@@ -301,7 +331,40 @@ def panel_t(G, taus, T):
     """The ``T`` of the panel ``H_0 ... H_7 = I - V T V^T`` (LAPACK ``dlarft``, forward,
     columnwise) into ``T`` (8, 8) from the Gram matrix ``G = V^T V`` and the reflectors' ``tau``:
     ``T[i, i] = tau_i``, ``T[l, i] = -(tau_i s)`` with ``s = T[l, l] G[l, i]`` then
-    ``s = fma(T[l, m], G[m, i], s)`` for ``m = l+1 .. i-1``; zero below the diagonal."""
+    ``s = fma(T[l, m], G[m, i], s)`` for ``m = l+1 .. i-1``; zero below the diagonal.
+
+    Parameters
+    ----------
+    G : numpy.ndarray of float64, shape (8, 8)
+        The panel's Gram matrix ``V^T V`` (:func:`gram`; entries ``G[m, i]``, ``m < i``, are
+        read).
+    taus : numpy.ndarray of float64, shape (>= 8,)
+        The reflectors' ``tau_i`` (``H_i = I - tau_i v_i v_i^T``; 0 for an absent reflector).
+    T : numpy.ndarray of float64, shape (8, 8)
+        Output, overwritten (upper triangular).
+
+    Raises
+    ------
+    ValueError
+        If ``G`` or ``T`` is not (8, 8), or ``taus`` has fewer than 8 entries.
+
+    Examples
+    --------
+    With ``tau_i = 2 / |v_i|^2`` (reflections), ``I - V T V^T`` is the product of the eight
+    reflections, and ``T`` is the plain-Python twin's bit for bit:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.wy import gram, panel_t, py_panel_t
+    >>> V = np.random.default_rng(1).standard_normal((10, 8))
+    >>> G, T, taus = np.empty((8, 8)), np.empty((8, 8)), 2.0 / (V * V).sum(axis=0)
+    >>> gram(V, 0, 10, G)
+    >>> panel_t(G, taus, T)
+    >>> H = np.eye(10)
+    >>> for i in range(8):
+    ...     H = H @ (np.eye(10) - taus[i] * np.outer(V[:, i], V[:, i]))
+    >>> bool(np.allclose(np.eye(10) - V @ T @ V.T, H)), bool(np.array_equal(T, py_panel_t(G.tolist(), taus.tolist())))
+    (True, True)
+    """
     if G.shape[0] != NB or G.shape[1] != NB or T.shape[0] != NB or T.shape[1] != NB or taus.shape[0] < NB:
         raise ValueError("panel_t: G and T need shape (8, 8), taus 8 entries")
     for i in range(NB):
@@ -330,6 +393,50 @@ def panel_apply(X, V, T, r0, d, c0, c1, structured=False):
     finite) until the first kept row; in the panel's own columns the kept rows hold exactly the
     identity's 0 and 1, so each accumulator there is one finite ``V`` entry or ``+0``, and adding
     the skipped ``v * (+0)`` leaves it unchanged.  ``ValueError`` for shapes that do not fit.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of float64, shape (>= d, >= c1)
+        Updated in place (C-contiguous; rows ``r0 .. d-1`` of columns ``c0 .. c1-1`` change).
+    V : numpy.ndarray of float64, shape (>= d, 8)
+        The panel's reflector vectors (C-contiguous, not overlapping ``X`` or ``T``).
+    T : numpy.ndarray of float64, shape (8, 8)
+        The panel's ``T`` (:func:`panel_t`).
+    r0, d : int
+        The rows, ``r0 .. d-1`` (nothing is done if ``r0 >= d``).
+    c0, c1 : int
+        The columns, ``c0 .. c1-1``: ``0 <= c0``, ``c1 <= X.shape[1]``, ``c1 - c0`` a multiple
+        of 8.
+    structured : bool, default False
+        Whether the caller guarantees the zeros of a backward accumulation described above
+        (not checked: where they do not hold, the result is wrong).
+
+    Raises
+    ------
+    ValueError
+        If ``V`` is not ``(>= d, 8)``, ``T`` not (8, 8), ``X`` has fewer than ``d`` rows, or the
+        columns ``c0 .. c1`` do not lie in ``X`` with ``c1 - c0`` a multiple of 8.
+
+    Examples
+    --------
+    Bit for bit the plain-Python twin, and ``(I - V T V^T) X`` to rounding:
+
+    >>> import numpy as np
+    >>> from rfcheck.engine.wy import gram, panel_apply, panel_t, py_panel_apply
+    >>> rg = np.random.default_rng(2)
+    >>> V, X = rg.standard_normal((12, 8)), rg.standard_normal((12, 16))
+    >>> G, T = np.empty((8, 8)), np.empty((8, 8))
+    >>> gram(V, 0, 12, G)
+    >>> panel_t(G, 2.0 / (V * V).sum(axis=0), T)
+    >>> Y, Z = X.copy(), X.tolist()
+    >>> panel_apply(Y, V, T, 0, 12, 0, 16)
+    >>> py_panel_apply(Z, V.tolist(), T.tolist(), 0, 12, range(16))
+    >>> bool(np.array_equal(Y, Z)), bool(np.allclose(Y, (np.eye(12) - V @ T @ V.T) @ X))
+    (True, True)
+    >>> panel_apply(Y, V, T, 0, 12, 0, 12)
+    Traceback (most recent call last):
+    ...
+    ValueError: panel_apply: columns c0 .. c1 must lie in X, c1 - c0 a multiple of 8
     """
     if V.shape[1] != NB or T.shape[0] != NB or T.shape[1] != NB or V.shape[0] < d or X.shape[0] < d:
         raise ValueError("panel_apply: V needs shape (>= d, 8), T (8, 8), X >= d rows")
