@@ -895,7 +895,7 @@ def simulate_numpy(x: Any, y: Any, dist: str, param: float, M: int, n_trials: in
     return out
 
 
-CACHE_FILES = ("bits.py", "simd_ziggurat.py", "rng.py", "discrete_engine.py")
+CACHE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "rng.py", "discrete_engine.py")
 """The modules whose compiled code this module's kernels inline: their on-disk Numba cache is
 keyed to these files' contents (:func:`rfcheck.engine.rng.tie_cache_to_engine`)."""
 

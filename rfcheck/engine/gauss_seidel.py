@@ -25,6 +25,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from rfcheck.engine.llvm_vectors import splat, vector_ptr
+
 __all__ = ["plus_step"]
 
 _F64 = ir.DoubleType()
@@ -35,7 +37,7 @@ _VEC = ir.VectorType(_F64, _VW)
 
 
 def _vptr(b: ir.IRBuilder, base: ir.Value, k: ir.Value) -> ir.Value:
-    return b.bitcast(b.gep(base, [b.mul(k, ir.Constant(_I64, _VW))], inbounds=True), _VEC.as_pointer())
+    return vector_ptr(b, base, b.mul(k, ir.Constant(_I64, _VW)), _VEC)
 
 
 def _hsum(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
@@ -105,8 +107,7 @@ def _step_function(module: ir.Module) -> ir.Function:
     b.ret(ir.Constant(_F64, -1.0))
     b.position_at_end(upd)
     f = b.fdiv(nj, rn)
-    fv = b.shuffle_vector(b.insert_element(ir.Constant(_VEC, ir.Undefined), f, ir.Constant(_I32, 0)),
-                          ir.Constant(_VEC, ir.Undefined), ir.Constant(ir.VectorType(_I32, _VW), [0] * _VW))
+    fv = splat(b, f, _VEC)
     head = b.block
     l2 = fn.append_basic_block("upd.loop")
     b.branch(l2)

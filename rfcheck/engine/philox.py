@@ -407,7 +407,7 @@ class PyPhilox:
         return out
 
 
-CACHE_FILES = ("bits.py", "simd_ziggurat.py", "rng.py", "philox.py")
+CACHE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "rng.py", "philox.py")
 """The engine files whose compiled code this module's kernels inline: its Numba on-disk cache is
 keyed to their contents (:func:`rfcheck.engine.rng.tie_cache_to_engine`)."""
 

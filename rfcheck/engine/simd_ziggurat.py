@@ -28,6 +28,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from rfcheck.engine.llvm_vectors import splat, target_features, vector_ptr
+
 __all__ = ["WIDE", "fast_pass", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
@@ -67,23 +69,12 @@ def wide_int_vectors(features: str) -> bool:
     return "+avx512f" in f and "+avx512dq" in f
 
 
-def _target_features() -> str:
-    from numba.core.registry import cpu_target
-
-    return cpu_target.target_context.codegen().magic_tuple()[2]
-
-
-WIDE = wide_int_vectors(_target_features())
+WIDE = wide_int_vectors(target_features())
 """Whether this process compiles for a target where :func:`fast_pass` is used."""
 
 
 def _vec(value: int) -> ir.Constant:
     return ir.Constant(_VI, [value] * _W)
-
-
-def _splat(b: ir.IRBuilder, x: ir.Value, vt: ir.VectorType) -> ir.Value:
-    v = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(_I32, 0))
-    return b.shuffle_vector(v, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(_I32, _W), [0] * _W))
 
 
 def _function(module: ir.Module) -> ir.Function:
@@ -104,11 +95,11 @@ def _function(module: ir.Module) -> ir.Function:
     loop = fn.append_basic_block("loop")
     done = fn.append_basic_block("done")
     b = ir.IRBuilder(entry)
-    gv = _splat(b, g, _VI)
-    z0 = b.add(_splat(b, s, _VI), b.mul(ir.Constant(_VI, list(range(1, _W + 1))), gv))
+    gv = splat(b, g, _VI)
+    z0 = b.add(splat(b, s, _VI), b.mul(ir.Constant(_VI, list(range(1, _W + 1))), gv))
     step = b.mul(gv, _vec(_W))
-    wbase = _splat(b, b.ptrtoint(wtab, _I64), _VI)
-    kbase = _splat(b, b.ptrtoint(ktab, _I64), _VI)
+    wbase = splat(b, b.ptrtoint(wtab, _I64), _VI)
+    kbase = splat(b, b.ptrtoint(ktab, _I64), _VI)
     b.cbranch(b.icmp_signed(">", nvec, ir.Constant(_I64, 0)), loop, done)
 
     b.position_at_end(loop)
@@ -131,7 +122,7 @@ def _function(module: ir.Module) -> ir.Function:
     w = b.call(gather, [b.inttoptr(b.add(wbase, off), _VP), align, every, ir.Constant(_VF, ir.Undefined)])
     k = b.call(gather, [b.inttoptr(b.add(kbase, off), _VP), align, every, ir.Constant(_VF, ir.Undefined)])
     cand = b.fmul(fa, w)
-    dst = b.bitcast(b.gep(out, [b.mul(v, ir.Constant(_I64, _W))], inbounds=True), _VF.as_pointer())
+    dst = vector_ptr(b, out, b.mul(v, ir.Constant(_I64, _W)), _VF)
     b.store(b.select(neg, b.fneg(cand), cand), dst, align=8)
     fails = b.zext(b.bitcast(b.fcmp_ordered(">=", fa, k), ir.IntType(_W)), _I64)
     nmask = b.or_(mask, b.shl(fails, b.mul(v, ir.Constant(_I64, _W))))

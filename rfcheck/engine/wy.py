@@ -48,6 +48,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from rfcheck.engine.bits import fma, py_fma
+from rfcheck.engine.llvm_vectors import splat, target_features, vector_ptr
 
 __all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t", "vector_width"]
 
@@ -87,19 +88,15 @@ def _vt(vw: int) -> ir.VectorType:
 
 
 def _splat(b: ir.IRBuilder, x: ir.Value, vw: int) -> ir.Value:
-    v = b.insert_element(ir.Constant(_vt(vw), ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-    mask = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
-    return b.shuffle_vector(v, ir.Constant(_vt(vw), ir.Undefined), mask)
+    return splat(b, x, _vt(vw))
 
 
 def _vload(b: ir.IRBuilder, base: ir.Value, off: ir.Value, vw: int) -> ir.Value:
-    p = b.bitcast(b.gep(base, [off], inbounds=True), _vt(vw).as_pointer())
-    return b.load(p, align=8)
+    return b.load(vector_ptr(b, base, off, _vt(vw)), align=8)
 
 
 def _vstore(b: ir.IRBuilder, v: ir.Value, base: ir.Value, off: ir.Value) -> None:
-    p = b.bitcast(b.gep(base, [off], inbounds=True), v.type.as_pointer())
-    b.store(v, p, align=8)
+    b.store(v, vector_ptr(b, base, off, v.type), align=8)
 
 
 def _vfma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
@@ -260,7 +257,7 @@ def _wy_panel(typingctx, X, V, T, r0, d, c0, c1, structured):
         xa, va, ta = (_data(context, builder, a) for a in args[:3])
         ldx = builder.extract_value(xa.shape, 1)
         ints = [context.cast(builder, a, ty, types.int64) for a, ty in zip(args[3:], signature.args[3:], strict=True)]
-        vw = vector_width(context.codegen().magic_tuple()[2])
+        vw = vector_width(target_features())
         builder.call(_panel_function(builder.module, vw), [xa.data, ldx, va.data, ta.data, *ints])
         return context.get_dummy_value()
 
@@ -276,7 +273,7 @@ def _wy_gram(typingctx, V, r0, d, G):
     def codegen(context, builder, signature, args):
         va, ga = _data(context, builder, args[0]), _data(context, builder, args[3])
         ints = [context.cast(builder, a, ty, types.int64) for a, ty in zip(args[1:3], signature.args[1:3], strict=True)]
-        vw = vector_width(context.codegen().magic_tuple()[2])
+        vw = vector_width(target_features())
         builder.call(_gram_function(builder.module, vw), [va.data, *ints, ga.data])
         return context.get_dummy_value()
 

@@ -1,0 +1,92 @@
+"""Small LLVM IR helpers shared by the engine's vector kernels (:mod:`rfcheck.engine.wy`,
+:mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simd_ziggurat`): a broadcast, a vector
+pointer into a ``double`` array, and the CPU features Numba compiles for in this process."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+__all__ = ["splat", "target_features", "vector_ptr"]
+
+_I32 = ir.IntType(32)
+
+
+def splat(b: ir.IRBuilder, x: ir.Value, vt: ir.VectorType) -> ir.Value:
+    """The vector of type ``vt`` with every lane ``x`` (``insertelement`` + ``shufflevector``).
+
+    Parameters
+    ----------
+    b : llvmlite.ir.IRBuilder
+        The builder, positioned where the broadcast goes.
+    x : llvmlite.ir.Value
+        A scalar of ``vt``'s element type.
+    vt : llvmlite.ir.VectorType
+        The vector type.
+
+    Returns
+    -------
+    llvmlite.ir.Value
+        The broadcast.
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [ir.DoubleType()]), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> str(splat(b, fn.args[0], ir.VectorType(ir.DoubleType(), 4)).type)
+    '<4 x double>'
+    """
+    v = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(_I32, 0))
+    mask = ir.Constant(ir.VectorType(_I32, vt.count), [0] * vt.count)
+    return b.shuffle_vector(v, ir.Constant(vt, ir.Undefined), mask)
+
+
+def vector_ptr(b: ir.IRBuilder, base: ir.Value, off: ir.Value, vt: ir.VectorType) -> ir.Value:
+    """A ``vt*`` pointer to ``base[off]`` (``base`` a pointer to ``vt``'s elements; ``off`` in
+    elements).
+
+    Parameters
+    ----------
+    b : llvmlite.ir.IRBuilder
+        The builder.
+    base : llvmlite.ir.Value
+        The array's pointer.
+    off : llvmlite.ir.Value
+        The offset, an ``i64`` count of elements.
+    vt : llvmlite.ir.VectorType
+        The vector type loaded or stored there.
+
+    Returns
+    -------
+    llvmlite.ir.Value
+        The pointer (loads and stores through it need only element alignment).
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> f64 = ir.DoubleType()
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [f64.as_pointer(), ir.IntType(64)]), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> str(vector_ptr(b, fn.args[0], fn.args[1], ir.VectorType(f64, 8)).type)
+    '<8 x double>*'
+    """
+    return b.bitcast(b.gep(base, [off], inbounds=True), vt.as_pointer())
+
+
+def target_features() -> str:
+    """LLVM's feature list of the CPU target Numba compiles for in this process (the host's, or
+    ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``).
+
+    Returns
+    -------
+    str
+        Comma-separated features (``+avx2,+avx512f,...``).
+
+    Examples
+    --------
+    >>> all(f[:1] in "+-" for f in target_features().split(",") if f)
+    True
+    """
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context.codegen().magic_tuple()[2]
