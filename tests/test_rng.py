@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from rfcheck.engine import montecarlo, rng
@@ -280,3 +282,19 @@ def test_exp_work_passes_equal_the_one_pass_twin_with_specials_mixed_in():
             montecarlo.exp_work(np.zeros(4), *short)
     with pytest.raises(ValueError, match="at least len"):
         montecarlo.exp_into(np.zeros(4), np.empty(3))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 9000), min_size=1, max_size=4), st.integers(0, 2**63 - 1))
+def test_consecutive_bulk_fills_match_the_twin(sizes, seed):
+    """Fills of any lengths (within a chunk, across chunks and across groups of ``GROUP``
+    chunks, whose fix-ups wait until the group's fast pass is done) continue one stream: each
+    equals the twin's next request of that length, and the fallback generator in ``raw`` too."""
+    raw = np.empty(rng.RAW_SIZE, dtype=np.uint64)
+    state = rng.init_block(np.uint64(seed), np.uint64(3), np.uint64(0), raw)
+    twin = rng.PyRNG(seed, 3, 0)
+    for n in sizes:
+        out = np.empty(n)
+        state = rng.fill_normals(tuple(np.uint64(v) for v in state), out, raw)
+        assert np.array_equal(out, twin.fill_normals(n))
+    assert tuple(int(v) for v in raw[rng.CHUNK:rng.CHUNK + 2]) == (twin.fb.s, twin.fb.g)

@@ -723,21 +723,32 @@ def chi(st, a, dd, c):
 
 # --------------------------------------------------------------------------- bulk draws
 @njit(cache=True, error_model="numpy")
-def _normal_fix(raw, r):
+def _normal_fix_st(st, r):
     """Slow branch for a raw word ``r`` whose ziggurat fast test failed, on the fallback
-    generator in ``raw``: the tail or wedge test on the same candidate, then, if that
-    rejects too, a fresh :func:`normal` (a rejected candidate restarts the ziggurat)."""
-    st = _load_fb(raw)
+    generator state ``st``: the tail or wedge test on the same candidate, then, if that
+    rejects too, a fresh :func:`normal` (a rejected candidate restarts the ziggurat).
+    Returns ``(z, new_state)``."""
     idx = np.int64(r & _ZIDX)
     rr = r >> _ZSH
     x = float((rr >> _S1) & _MANT) * _ZW[idx]
     x, ok, st = _normal_slow(st, idx, x)
     if ok:
-        z = -x if (rr & _ONE) != _U(0) else x
-    else:
-        z, st = normal(st)
+        return (-x if (rr & _ONE) != _U(0) else x), st
+    return normal(st)
+
+
+@njit(cache=True, error_model="numpy")
+def _normal_fix(raw, r):
+    """:func:`_normal_fix_st` on the fallback generator kept in ``raw``."""
+    z, st = _normal_fix_st(_load_fb(raw), r)
     _store_fb(raw, st)
     return z
+
+
+GROUP = CHUNK
+""":func:`fill_normals` runs the fast pass over up to this many chunks (their failure masks
+wait in ``raw[:GROUP]``) before it finishes their failed candidates: the slow branch's
+mispredicted branches and calls leave the vector loop."""
 
 
 @njit(cache=True, error_model="numpy")
@@ -745,12 +756,13 @@ def fill_normals(st, out, raw):
     """Fill ``out`` with standard normals; ``raw`` from :func:`init_block`.
 
     Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is ``mix64(s + k
-    g)``, computed from its index, and the ziggurat fast test (~99% accept) runs in the same
+    g)``, computed from its index, and the ziggurat fast test (~99.6% accept) runs in the same
     loop without branches or calls, 8 candidates at a time
     (:func:`rfcheck.engine.simd_ziggurat.fast_pass`, on AVX-512 targets; the chunk's last
     ``m mod 8``, and on other targets all, in a loop that LLVM vectorises), the failures
-    recorded as bits of a 64-bit mask; then, in order of position, the failed candidates
-    (their words recomputed) are finished on the fallback generator (:func:`_normal_fix`).
+    recorded as bits of a 64-bit mask (kept in ``raw[c]`` for chunk ``c`` of a group of up to
+    :data:`GROUP` chunks); then, in order of position, the group's failed candidates (their
+    words recomputed) are finished on the fallback generator (:func:`_normal_fix_st`).
     Equal in law to repeated :func:`normal`.  Returns the new main state.
 
     Parameters
@@ -762,7 +774,8 @@ def fill_normals(st, out, raw):
         Filled in place (C-contiguous; any ``n >= 0``).
     raw : numpy.ndarray of uint64, shape (RAW_SIZE,)
         The block's scratch from :func:`init_block`: entries ``CHUNK``, ``CHUNK + 1`` hold the
-        fallback generator, which the fix-ups advance.
+        fallback generator, which the fix-ups advance; entries ``0 .. GROUP - 1`` are
+        overwritten (the failure masks).
 
     Returns
     -------
@@ -785,24 +798,37 @@ def fill_normals(st, out, raw):
     s, g = _U(st[0]), _U(st[1])  # uint64 even when called from Python with plain ints
     i0 = 0
     while i0 < n:
-        m = min(CHUNK, n - i0)
-        o = out[i0:i0 + m]
-        nv = m // 8 if _WIDE else 0
-        mask = fast_pass(s, g, o, nv, _ZW, _ZKF)  # candidates 1 .. 8 nv, 8 at a time
-        for i in range(8 * nv, m):  # the rest, the same operations one at a time
-            r = _out64(s + _U(i + 1) * g)
-            idx = np.int64(r & _ZIDX)
-            rr = r >> _ZSH
-            fa = u52_to_f64((rr >> _S1) & _MANT)  # the 52-bit abscissa, exactly
-            x = fa * _ZW[idx]
-            o[i] = -x if (rr & _ONE) != _U(0) else x
-            mask |= _U(fa >= _ZKF[idx]) << _U(i)  # as rabs >= k[idx]: both exact
-        while mask != _U(0):
-            i = trailing_zeros(mask)
-            mask &= mask - _ONE
-            o[i] = _normal_fix(raw, _out64(s + _U(i + 1) * g))
-        s = s + _U(m) * g
-        i0 += m
+        span = min(CHUNK * GROUP, n - i0)
+        nchunks = (span + CHUNK - 1) // CHUNK
+        fails = _U(0)
+        for c in range(nchunks):  # the fast pass, chunk by chunk; masks into raw[c]
+            j = i0 + c * CHUNK
+            m = min(CHUNK, n - j)
+            sc = s + _U(c * CHUNK) * g
+            nv = m // 8 if _WIDE else 0
+            mask = fast_pass(sc, g, out, j, nv, _ZW, _ZKF)  # candidates 1 .. 8 nv, 8 at a time
+            o = out[j:j + m]
+            for i in range(8 * nv, m):  # the rest, the same operations one at a time
+                r = _out64(sc + _U(i + 1) * g)
+                idx = np.int64(r & _ZIDX)
+                rr = r >> _ZSH
+                fa = u52_to_f64((rr >> _S1) & _MANT)  # the 52-bit abscissa, exactly
+                x = fa * _ZW[idx]
+                o[i] = -x if (rr & _ONE) != _U(0) else x
+                mask |= _U(fa >= _ZKF[idx]) << _U(i)  # as rabs >= k[idx]: both exact
+            raw[c] = mask
+            fails |= mask
+        if fails != _U(0):  # the failed candidates, in order of position, on the fallback
+            fb = _load_fb(raw)
+            for c in range(nchunks):
+                mask = raw[c]
+                while mask != _U(0):
+                    i = trailing_zeros(mask) + c * CHUNK
+                    mask &= mask - _ONE
+                    out[i0 + i], fb = _normal_fix_st(fb, _out64(s + _U(i + 1) * g))
+            _store_fb(raw, fb)
+        s = s + _U(span) * g
+        i0 += span
     return (s, g)
 
 

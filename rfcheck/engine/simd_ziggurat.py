@@ -145,20 +145,22 @@ def _is_f64_vector(t: types.Type) -> bool:
 
 
 @intrinsic
-def fast_pass(typingctx, s, g, out, nvec, wtab, ktab):
-    """``mask = fast_pass(s, g, out, nvec, wtab, ktab)``: the fast pass over candidates
+def fast_pass(typingctx, s, g, out, start, nvec, wtab, ktab):
+    """``mask = fast_pass(s, g, out, start, nvec, wtab, ktab)``: the fast pass over candidates
     ``1 .. 8 nvec`` (``nvec <= 8``) of a chunk of :func:`rfcheck.engine.rng.fill_normals` whose
-    state is ``s`` and increment ``g`` (``uint64``): their candidates into ``out[:8 nvec]``
-    (contiguous, not overlapping the tables), and bit ``i`` of the returned ``uint64`` set where
+    state is ``s`` and increment ``g`` (``uint64``): their candidates into
+    ``out[start:start + 8 nvec]`` (contiguous, not overlapping the tables; not bounds-checked),
+    and bit ``i`` of the returned ``uint64`` set where
     candidate ``i + 1`` fails the fast test ``a < k[layer]``.  ``wtab``, ``ktab``: the
     ziggurat's widths and fast-test bounds (``float64``, 1024 entries)."""
-    if not (all(_is_f64_vector(t) for t in (out, wtab, ktab)) and isinstance(nvec, types.Integer)):
+    if not (all(_is_f64_vector(t) for t in (out, wtab, ktab))
+            and all(isinstance(t, types.Integer) for t in (start, nvec))):
         return None
-    sig = types.uint64(types.uint64, types.uint64, out, types.int64, wtab, ktab)
+    sig = types.uint64(types.uint64, types.uint64, out, types.int64, types.int64, wtab, ktab)
 
     def codegen(context, builder, signature, args):
         o, w, k = (context.make_array(t)(context, builder, a).data
-                   for t, a in ((out, args[2]), (wtab, args[4]), (ktab, args[5])))
-        return builder.call(_function(builder.module), [args[0], args[1], o, args[3], w, k])
+                   for t, a in ((out, args[2]), (wtab, args[5]), (ktab, args[6])))
+        return builder.call(_function(builder.module), [args[0], args[1], builder.gep(o, [args[3]]), args[4], w, k])
 
     return sig, codegen
