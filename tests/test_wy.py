@@ -156,3 +156,16 @@ def test_kernels_refuse_shapes_they_would_overrun():
         wy.gram(V, 0, 16, np.zeros((8, 4)))
     with pytest.raises(ValueError, match="pad8"):
         cp._plus_update(np.zeros((5, 5)), 5, 5, np.ones(5), np.zeros(8), np.zeros(8), np.zeros(8), 1e-10, 3)
+
+
+def test_scratch_rows_start_cache_lines():
+    """The ensembles' scratch (``couplings.scratch``, ``empty_lines``) starts on 64-byte lines, so
+    that each 8-wide row vector of the panel and Gauss-Seidel kernels is one cache line."""
+    for M, d in ((64, 64), (5, 12), (130, 33)):
+        X, vec, _, nbuf = cp.scratch(M, d)
+        for a in (X, vec, nbuf):
+            assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous
+        assert X.strides[0] % 64 == 0 and vec.strides[0] % 64 == 0
+    for n in range(20):
+        a = cp.empty_lines(n)
+        assert a.shape == (n,) and a.ctypes.data % 64 == 0

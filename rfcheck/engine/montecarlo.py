@@ -281,7 +281,7 @@ def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx
     n_pairs, n_trials = out.shape
     n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
     for blk in prange(n_blocks):
-        Wt = np.empty((d, M))
+        Wt = _cp.empty_lines(d * M).reshape((d, M))
         X, vec, raw, nbuf = _cp.scratch(M, d)
         st = _rng.init_block(seed, stream, np.uint64(blk), raw)
         proj = np.empty(M)
