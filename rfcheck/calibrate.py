@@ -202,11 +202,11 @@ def _mutant_claim(m: Mutant) -> Claim:
     else:
         det = base.checks[0]
         ref = {
-            "crt.text-trig-variance": lambda p, dps: (lambda r: (r.value, r.err))(C._gerf_ref(p, dps, 0, -1)["var"]),
-            "crt.text-pos-variance": lambda p, dps: (lambda r: (r.value, r.err))(C._gerf_ref(p, dps, 0, 1)["var"]),
-            "crt.thm3.2": C._quad_var,
+            "crt.text-trig-variance": C._gerf_moment("var", 0, -1),
+            "crt.text-pos-variance": C._gerf_moment("var", 0, 1),
+            "crt.thm3.2": C._gerf_moment("var"),
             "crt.eq22": C.reference_a_star,
-            "crt.eq16": C._quad_mean,
+            "crt.eq16": C._gerf_moment("mean"),
             "crt.eq8": C._eq8,
         }[m.base]
         checks = [deterministic_check(det.name, m.printed, ref, atol_scale=lambda p, dps: 1, max_points=det.max_points)]

@@ -213,11 +213,29 @@ def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = Tr
     return ball
 
 
-def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) -> Any:
-    return _gerf_ref(p, dps, a, s)["second"].value
+def _gerf_moment(key: str, *a_s: Any) -> Any:
+    """``(point, dps) -> (value, err)``: moment ``key`` (``"mean"``, ``"second"``, ``"var"``) of ``Re f1 f2`` by
+    quadrature (:func:`rfcheck.references.crt.gerf_reference_at`), ``A, s = a_s`` where given, else the point's."""
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        r = _gerf_ref(p, dps, *a_s)[key]
+        return r.value, r.err
+
+    return reference
 
 
-_sim_gerf = gerf_mc_products
+def _unit_scale(p: dict[str, Any], dps: int) -> int:
+    return 1
+
+
+def _gerf_quadrature(printed_ctx: Any, key: str = "mean", *a_s: Any, name: str = "quadrature",
+                     second_scale: bool = False, **kw: Any) -> Check:
+    """``printed_ctx`` against moment ``key`` of GERF by quadrature (:func:`_gerf_moment`), certified on the
+    balls of the same moment (:func:`_moments_ball`); absolute tolerance on the scale of the second moment
+    where ``second_scale``, else 1."""
+    scale = (lambda p, dps: _gerf_ref(p, dps, *a_s)["second"].value) if second_scale else _unit_scale
+    ball = _moments_ball(key, float(a_s[0]), a_s[1]) if a_s else _moments_ball(key)
+    return deterministic_check(name, None, _gerf_moment(key, *a_s), atol_scale=scale, printed_ctx=printed_ctx,
+                               reference_ball=ball, **kw)
 
 
 P.claim(
@@ -226,12 +244,9 @@ P.claim(
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
     checks=[
-        deterministic_check("quadrature", None,
-                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, -1)["var"]),
-                            atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
-                            reference_ball=_moments_ball("var", 0.0, -1),
-                            description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1))),
+        _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
+                         description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
+        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: gerf_mc_products(p, n, seed, 0, -1))),
     ],
 )
 
@@ -241,11 +256,8 @@ P.claim(
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
     checks=[
-        deterministic_check("quadrature", None,
-                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
-                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
-                            printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
-        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
+        _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
+        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: gerf_mc_products(p, n, seed, 0.0, 1),
                      domain=_MC_PAIRS)),
     ],
 )
@@ -266,11 +278,6 @@ _READ_CONJUGATE = "eq (1) as transcribed: K(x,y) = E Re(f^(1)(w,x) conj(f^(2)(w,
 _READ_NO_CONJUGATE = "eq (1) without the conjugate: K(x,y) = E Re(f^(1)(w,x) f^(2)(w,y)), as eq (2) and the proofs"
 
 
-def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["mean"]
-    return r.value, r.err
-
-
 def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, str] = ("", ""),
                         suffix: str = "") -> list[Reading]:
     """The two readings of eq (1) (with and without the conjugate): K against E Re(f1 conj(f2)) and E Re(f1 f2)
@@ -279,9 +286,8 @@ def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, 
                 "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), gerf_conjugate_mean,
                 atol_scale=lambda p, dps: 1, max_points=max_points, printed_ball=_k_ball,
                 reference_ball=gerf_conjugate_mean_ball, description=descriptions[0])], description=_READ_CONJUGATE),
-            Reading("no conjugate", [deterministic_check(
-                "quadrature-unconjugated", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=max_points,
-                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"), description=descriptions[1])],
+            Reading("no conjugate", [_gerf_quadrature(printed_k_ctx, name="quadrature-unconjugated",
+                                                      max_points=max_points, description=descriptions[1])],
                 description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
 
 
@@ -352,8 +358,7 @@ P.claim(
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                printed_ctx=printed_eq16_ctx, reference_ball=_moments_ball("mean"))],
+    checks=[_gerf_quadrature(printed_eq16_ctx, max_points=40)],
 )
 
 P.claim(
@@ -361,8 +366,7 @@ P.claim(
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"))],
+    checks=[_gerf_quadrature(printed_k_ctx, max_points=40)],
 )
 
 
@@ -386,11 +390,6 @@ def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq6 = on_mp(printed_eq6_ctx)
 
 
-def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["var"]
-    return r.value, r.err
-
-
 P.claim(
     "thm3.2", source=P.at("Theorem 3.2, eq (6)"),
     statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
@@ -398,11 +397,9 @@ P.claim(
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[
-        deterministic_check("quadrature", None, _quad_var,
-                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
-                            printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
+        _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
         _mc(mc_check("monte-carlo", printed_eq6,
-                 lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                 lambda p, n, seed: gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
                      "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
                      "s": Choice((-1, 1))},
@@ -898,34 +895,23 @@ def _exact_k(p: dict[str, Any]) -> Any:
     return _k_ctx(MP, p)
 
 
-def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Var(f f) at the point's seeded DIRF pair (:func:`rfcheck.references.crt.dirf_product_variance`)."""
-    return dirf_product_variance(*_dirf_vectors(p), _log_pk(p), dps)
-
-
 def _dirf_par(p: dict[str, Any]) -> float:
     """The parameter of the point's law of ``w_l``: ``lambda`` (Poisson) or ``p`` (geometric)."""
     return float(_raw(p["lam"] if p["dist"] == "poisson" else p["p"]))
 
 
-def _dirf_moment_ball(power: int) -> Any:
-    """``(point, bits) ->`` Arb ball of ``E[(f f)^power]`` (:func:`rfcheck.references.crt.dirf_product_moment_ball`)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        x, y = _dirf_vectors(p)
-        return dirf_product_moment_ball(x, y, p["dist"], _dirf_par(p), power, bits)
-
-    return ball
-
-
-def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_dirf_var_ref` (:func:`rfcheck.references.crt.dirf_product_variance_ball`)."""
-    return dirf_product_variance_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
+def _on_dirf_pair(fn: Any, fn_ball: Any, *args: Any) -> tuple[Any, Any]:
+    """``(reference(point, dps), reference_ball(point, bits))`` of a DIRF quantity of :mod:`rfcheck.references.crt`,
+    ``fn(x, y, log_pk, *args, dps)`` and its ball ``fn_ball(x, y, dist, par, *args, bits)``, at the point's seeded
+    pair (:func:`_dirf_vectors`)."""
+    return (lambda p, dps: fn(*_dirf_vectors(p), _log_pk(p), *args, dps),
+            lambda p, bits: fn_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), *args, bits))
 
 
-def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq9_ref` at the point's seeded pair
-    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean_ball`)."""
-    return dirf_unnormalised_product_mean_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
+# E[f f] (eq 10), Var(f f) (Thm 3.4, 3.5) and E[prod X_l prod Y_l] (eq 9) at the point's seeded pair, with balls
+_dirf_mean_ref, _dirf_mean_ball = _on_dirf_pair(dirf_product_moment, dirf_product_moment_ball, 1)
+_dirf_var_ref, _dirf_var_ball = _on_dirf_pair(dirf_product_variance, dirf_product_variance_ball)
+_eq9_ref, _eq9_ref_ball = _on_dirf_pair(dirf_unnormalised_product_mean, dirf_unnormalised_product_mean_ball)
 
 
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
@@ -958,12 +944,6 @@ def printed_eq9_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 printed_eq9 = on_mp(printed_eq9_ctx)
-
-
-def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[prod X_l prod Y_l] at the point's seeded pair by one series per coordinate
-    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean`)."""
-    return dirf_unnormalised_product_mean(*_dirf_vectors(p), _log_pk(p), dps)
 
 
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
@@ -1005,10 +985,8 @@ P.claim(
               "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
     domain=_dirf_domain("poisson", extra=_EITHER),
     checks=[
-        _no_search(deterministic_check("exact-series", lambda p: _exact_k(p),
-                                       lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
-                                       max_points=12, printed_ball=_ball_of(_k_ctx),
-                                       reference_ball=_dirf_moment_ball(1))),
+        _no_search(deterministic_check("exact-series", _exact_k, _dirf_mean_ref, max_points=12,
+                                       printed_ball=_ball_of(_k_ctx), reference_ball=_dirf_mean_ball)),
         _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
                   description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
     ],
@@ -1046,19 +1024,23 @@ def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, 
             _dirf_error_moments(p))
 
 
+def _dirf_variance_checks(printed_ctx: Any, printed: Any, dist: str) -> list[Check]:
+    """A printed DIRF variance (Thm 3.4, 3.5) against the exact series (:func:`_dirf_var_ref`, on balls) and
+    Monte Carlo (:func:`_sim_dirf`, where the estimates have estimable higher moments)."""
+    return [_no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
+                                           max_points=14, printed_ctx=printed_ctx, reference_ball=_dirf_var_ball,
+                                           description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, "
+                                                       "mpmath")),
+            _mc(mc_check("monte-carlo", printed, _sim_dirf, domain=_dirf_domain(
+                dist, scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")))]
+
+
 P.claim(
     "thm3.4", source=P.at("Theorem 3.4, eq (11)"),
     statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
               "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
     domain=_dirf_domain("poisson"),
-    checks=[
-        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq11_ctx, reference_ball=_dirf_var_ball,
-                                       description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        _mc(mc_check("monte-carlo", printed_eq11, _sim_dirf,
-                     domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16),
-                                         description="scale <= 0.5, d <= 16"))),
-    ],
+    checks=_dirf_variance_checks(printed_eq11_ctx, printed_eq11, "poisson"),
 )
 
 
@@ -1159,14 +1141,7 @@ P.claim(
               "prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=[
-        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq13_ctx, reference_ball=_dirf_var_ball,
-                                       description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
-                     domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),
-                                         description="scale <= 0.5, d <= 16"))),
-    ],
+    checks=_dirf_variance_checks(printed_eq13_ctx, printed_eq13, "geometric"),
 )
 
 
