@@ -436,21 +436,20 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     return printed
 
 
+def _eq21_check(line: int, bar: bool = False, name: str = "quadrature") -> Check:
+    """Eq (21), ``line`` (:func:`_printed_eq21_ctx`), against ``E|f1 f2|^2`` by quadrature, certified on its ball."""
+    return deterministic_check(name, None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0, max_points=40,
+                               printed_ctx=_printed_eq21_ctx(line, bar), reference_ball=gerf_abs_second_moment_ball)
+
+
 P.claim(
     "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     readings=[
-        Reading("literal", [deterministic_check("quadrature", None, gerf_abs_second_moment,
-                                                atol_scale=lambda p, dps: 0, max_points=40,
-                                                printed_ctx=_printed_eq21_ctx(2),
-                                                reference_ball=gerf_abs_second_moment_ball)],
-                description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [deterministic_check("quadrature-bar", None, gerf_abs_second_moment,
-                                                     atol_scale=lambda p, dps: 0, max_points=40,
-                                                     printed_ctx=_printed_eq21_ctx(2, bar=True),
-                                                     reference_ball=gerf_abs_second_moment_ball)],
+        Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
+        Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
                 description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
                 natural=True,
                 reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
@@ -466,9 +465,7 @@ P.claim(
     "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
-    checks=[deterministic_check("quadrature", None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0,
-                                max_points=40, printed_ctx=_printed_eq21_ctx(3),
-                                reference_ball=gerf_abs_second_moment_ball)],
+    checks=[_eq21_check(3)],
 )
 
 
@@ -730,15 +727,19 @@ def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
+    """``2 <= M <= d`` (orthogonal ensembles: at most ``d`` features, a pair at least)."""
     p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
     return p
+
+
+_THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 
 P.claim(
     "thm4.1", source=P.at("Theorem 4.1, eq (15)"),
     statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
-    domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
+    domain=_THM91_DOMAIN,
     checks=[
         inequality_check("quadrature", _orf_gap, max_points=24, sides_ball=_safe(_orf_gap_ball),
                          description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 "
@@ -1462,9 +1463,6 @@ def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
     return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
 
 
-_THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
-
-
 def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of eq (24)'s two sides: the printed ``(1 - 1/M)(2/(d+2)) F^2`` (:func:`_eq33_printed_ball`)
     and ``Var_iid - Var_ort`` by the exact covariance identity
@@ -1666,6 +1664,14 @@ def _thm42_certify(check: Check) -> Check:
     return check
 
 
+def _thm42_domain(m: Int, description: str, fixed_m: int | None = None) -> Domain:
+    """Thm 4.2's pairs (``|x+y| > 0``, ``|x|, |y| <= 3``, ``eps`` in ``[1e-3, 1e16]``) with ``M`` in ``m``; with
+    ``fixed_m``, also the counterexample ``d = 64``, ``x = y = e1``, ``eps = 1e9`` at ``M = fixed_m``."""
+    fixed = [{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": fixed_m}] if fixed_m else None
+    return pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
+                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": m}, fixed_points=fixed, description=description)
+
+
 def _thm42_lower_bound_check() -> Check:
     """Theorem 4.2 at M > 1: P[|K_M - K| >= eps] >= max(P[Z >= K + eps], P[Z <= K - eps])^M (all M
     samples on one side), certified; a point where this lower bound exceeds the printed bound is a
@@ -1690,27 +1696,19 @@ def _thm42_lower_bound_check() -> Check:
     return Check("exact-tail-lower-bound", 1, evaluate, max_points=16,
                  description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
                              "log of the printed bound; decides only violations",
-                 domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                                    extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(2, 64, extra=(8,))},
-                                    fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 8}],
-                                    description="pairs with |x+y| > 0, 2 <= M <= 64"))
+                 domain=_thm42_domain(Int(2, 64, extra=(8,)), "pairs with |x+y| > 0, 2 <= M <= 64", 8))
 
 
 P.claim(
     "thm4.2", source=P.at("Theorem 4.2 (first part)"),
     statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
               "(OPRF, A = A* of Thm 3.3)",
-    domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 64)},
-                       description="pairs with |x+y| > 0, 1 <= M <= 64"),
+    domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
     checks=[_with_domain(_thm42_certify(inequality_check("exact-tail", _thm42_sides, max_points=24,
                                           description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
                                                       "mpmath) <= log of the printed bound")),
-                         pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                                     extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
-                                     fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 1}],
-                                     description="pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
-                                                 "chi-square law)")),
+                         _thm42_domain(Int(1, 1), "pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
+                                                  "chi-square law)", 1)),
             _thm42_lower_bound_check()],
     correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
                "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) "
@@ -2002,16 +2000,11 @@ P.claim(
 #           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
 
 
-def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
-    p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
-    return p
-
-
 _ORT_DOMAIN = pair_domain(
     d=(2, 32), norm=(0.0, 1.5),
     extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
            **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-    derive=_ort_derive,
+    derive=_orf_domain_derive,
     description="GERF (real A < 1/4, s = +1), z = x + y, 2 <= M <= min(d, 4), conditional norms "
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
@@ -2037,6 +2030,10 @@ _X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the nor
                    "the identity holds (tests/test_crt_appendix97.py checks it to 1e-15 at every point); as printed, "
                    "X_m = g_{x_m}(u_m^T z) drops the factor x_m and the two sides differ unless every x_m = 1 "
                    "or z = 0.")
+
+
+_EQ26_DOMAIN = pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)),
+                                                              "M": Int(2, 32)}, derive=_orf_domain_derive)
 
 
 def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
@@ -2077,8 +2074,7 @@ P.claim(
     "eq26", source=P.at("appendix 9.7, eq (26)"),
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
-    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
-                       derive=_orf_domain_derive),
+    domain=_EQ26_DOMAIN,
     checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
                          "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
                          "(quadrature moments and the orthogonal-pair factor)")],
@@ -2120,8 +2116,7 @@ P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
               "(GERF, real A, s = +1, 2 <= M <= d)",
-    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
-                       derive=_orf_domain_derive),
+    domain=_EQ26_DOMAIN,
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
@@ -2297,7 +2292,7 @@ P.claim(
     domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
                        extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
                               **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-                       derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
+                       derive=_orf_domain_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
     checks=[_no_search(deterministic_check("spherical-quadrature", None, _eq32_last, max_points=8,
                                            atol_scale=_p0_sq, printed_ctx=printed_eq32_middle_ctx,
                                            reference_ball=_eq32_last_ball,
