@@ -25,6 +25,7 @@ from scipy import stats as sps
 from rfcheck.claims import BUDGETS, Budget, Claim, get
 from rfcheck.claims import crt as C
 from rfcheck.claims._common import deterministic_check, pair_domain, stats_mp
+from rfcheck.references.crt import reference_a_star
 from rfcheck.verify import run_check, run_claim
 
 __all__ = ["MUTANTS", "Mutant", "false_alarms", "mutation_power"]
@@ -205,7 +206,7 @@ def _mutant_claim(m: Mutant) -> Claim:
             "crt.text-trig-variance": C._gerf_moment("var", 0, -1),
             "crt.text-pos-variance": C._gerf_moment("var", 0, 1),
             "crt.thm3.2": C._gerf_moment("var"),
-            "crt.eq22": C.reference_a_star,
+            "crt.eq22": reference_a_star,
             "crt.eq16": C._gerf_moment("mean"),
             "crt.eq8": C._eq8,
         }[m.base]

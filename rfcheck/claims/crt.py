@@ -46,58 +46,7 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.ledger import pair_stats as stats_mp
-from rfcheck.references.crt import (
-    conditional_moments,
-    conditional_moments_ball,
-    dirf_feature,
-    dirf_feature_ball,
-    dirf_product_moment,
-    dirf_product_moment_ball,
-    dirf_product_variance,
-    dirf_product_variance_ball,
-    dirf_unnormalised_product_mean,
-    dirf_unnormalised_product_mean_ball,
-    gaussian_shifted_integral,
-    gaussian_shifted_integral_ball,
-    gerf_a_star_ball,
-    gerf_abs_second_moment,
-    gerf_abs_second_moment_ball,
-    gerf_conditional_mean_square,
-    gerf_conditional_mean_square_ball,
-    gerf_conjugate_mean,
-    gerf_conjugate_mean_ball,
-    gerf_log_variance_ratio,
-    gerf_log_variance_ratio_ball,
-    gerf_mc_products,
-    gerf_moments_ball,
-    gerf_ort_conditional_t_ball,
-    gerf_ort_pair_conditional_mean,
-    gerf_ort_pair_conditional_mean_ball,
-    gerf_ort_point,
-    gerf_reference_at,
-    gerf_second_moment,
-    oprf_legendre_transform,
-    oprf_log_z_balls,
-    oprf_log_z_maximiser,
-    oprf_point,
-    oprf_tail_log_probability,
-    oprf_tail_lower_ball,
-    oprf_tail_upper_ball,
-    orf_pair_covariance_gap,
-    orf_pair_covariance_gap_ball,
-    orf_variance_reduction,
-    orf_variance_reduction_ball,
-    pair_stats_ball,
-    poisrf_lambda_star,
-    poisrf_lambda_star_ball,
-    reference_a_star,
-    sec51_set_statistics,
-    set_pair_mean_abs_product,
-    set_pair_mean_sq_norm,
-    set_pair_mean_sq_product,
-    two_point_sum_tail,
-    two_point_sum_tail_ball,
-)
+from rfcheck.references import crt as refs
 from rfcheck.stats import (
     compare_deterministic,
     compare_inequality,
@@ -126,7 +75,7 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
 
-_gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
+_gerf_ref = refs.gerf_reference_at  # (the name calibrate and the tests use)
 
 _WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
            "(a random statistic, not an enclosure of the expectation), so no ball can decide it")
@@ -207,7 +156,7 @@ def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = Tr
     ``A`` and ``s`` fixed where given (the sec 2.2 mechanisms), the real part where ``real``."""
     def ball(p: dict[str, Any], bits: int) -> Any:
         q = dict(p, **({"a_re": a, "a_im": 0.0} if a is not None else {}), **({"s": s} if s is not None else {}))
-        out = gerf_moments_ball(q, bits, second=key != "mean")[key]
+        out = refs.gerf_moments_ball(q, bits, second=key != "mean")[key]
         return out.real if real else out
 
     return ball
@@ -246,7 +195,8 @@ P.claim(
     checks=[
         _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
                          description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: gerf_mc_products(p, n, seed, 0, -1))),
+        _mc(mc_check("monte-carlo", printed_trig_variance,
+                     lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1))),
     ],
 )
 
@@ -257,7 +207,7 @@ P.claim(
     domain=pair_domain(norm=(0.0, 5.0)),
     checks=[
         _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
-        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: gerf_mc_products(p, n, seed, 0.0, 1),
+        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1),
                      domain=_MC_PAIRS)),
     ],
 )
@@ -268,7 +218,7 @@ P.claim(
 
 def _k_ball(p: dict[str, Any], bits: int) -> Any:
     """``K(x, y) = exp(-|x - y|^2 / 2)`` as an Arb ball."""
-    return (-pair_stats_ball(p)["sq_diff"] / 2).exp()
+    return (-refs.pair_stats_ball(p)["sq_diff"] / 2).exp()
 
 
 _WHY_NO_CONJUGATE = ("eq (2), sec 2.2's TrigRF (f^(2) = exp(-i w^T y) already carries the sign), Thm 3.1's proof "
@@ -283,9 +233,10 @@ def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, 
     """The two readings of eq (1) (with and without the conjugate): K against E Re(f1 conj(f2)) and E Re(f1 f2)
     by quadrature, each certified on balls."""
     return [Reading("conjugate", [deterministic_check(
-                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), gerf_conjugate_mean,
-                atol_scale=lambda p, dps: 1, max_points=max_points, printed_ball=_k_ball,
-                reference_ball=gerf_conjugate_mean_ball, description=descriptions[0])], description=_READ_CONJUGATE),
+                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), refs.gerf_conjugate_mean,
+                atol_scale=_unit_scale, max_points=max_points, printed_ball=_k_ball,
+                reference_ball=refs.gerf_conjugate_mean_ball, description=descriptions[0])],
+                    description=_READ_CONJUGATE),
             Reading("no conjugate", [_gerf_quadrature(printed_k_ctx, name="quadrature-unconjugated",
                                                       max_points=max_points, description=descriptions[1])],
                 description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
@@ -399,7 +350,7 @@ P.claim(
     checks=[
         _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
         _mc(mc_check("monte-carlo", printed_eq6,
-                 lambda p, n, seed: gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                 lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
                      "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
                      "s": Choice((-1, 1))},
@@ -438,8 +389,9 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
 
 def _eq21_check(line: int, bar: bool = False, name: str = "quadrature") -> Check:
     """Eq (21), ``line`` (:func:`_printed_eq21_ctx`), against ``E|f1 f2|^2`` by quadrature, certified on its ball."""
-    return deterministic_check(name, None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0, max_points=40,
-                               printed_ctx=_printed_eq21_ctx(line, bar), reference_ball=gerf_abs_second_moment_ball)
+    return deterministic_check(name, None, refs.gerf_abs_second_moment, atol_scale=lambda p, dps: 0, max_points=40,
+                               printed_ctx=_printed_eq21_ctx(line, bar),
+                               reference_ball=refs.gerf_abs_second_moment_ball)
 
 
 P.claim(
@@ -505,11 +457,11 @@ def _certify_not_argmin(check: Check) -> Check:
             return certify_eval(ev, None, why)
         bits = bits_for_dps(budget.dps)
         a_p = eval_on_balls(lambda ctx, q: (1 - 1 / printed_eq7_rho_ctx(ctx, q)) / 8, dict(p), bits)
-        a_ref = reference_a_star(p, budget.dps)[0]
+        a_ref = refs.reference_a_star(p, budget.dps)[0]
         if a_p is None or not a_p < 0.125:
             return certify_eval(ev, None, "the printed A is not below 1/8 on balls (the variance is infinite there)")
         with workprec(bits):
-            st = pair_stats_ball(p)
+            st = refs.pair_stats_ball(p)
             args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
             dps = max(15, int(bits / 3.33))
             v_p = cf.gerf_log_variance(**args, a=a_p, s=1, backend="arb", dps=dps)
@@ -550,9 +502,9 @@ P.claim(
     domain=_oprf_domain,
     readings=[
         Reading("long root", [_certify_not_argmin(deterministic_check(
-            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, reference_a_star))],
+            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star))],
                 description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, reference_a_star,
+        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, refs.reference_a_star,
                                                     printed_ctx=printed_eq22_a_ctx)],
                 description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)"
                             "/(4u), u = |x+y|^2, the root of eq (22)",
@@ -577,8 +529,8 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
-                                reference_ball=gerf_a_star_ball)],
+    checks=[deterministic_check("numerical-minimisation", None, refs.reference_a_star, printed_ctx=printed_eq22_a_ctx,
+                                reference_ball=refs.gerf_a_star_ball)],
 )
 
 P.claim(
@@ -596,7 +548,7 @@ def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] |
     :func:`rfcheck.references.crt.gerf_a_star_ball`, or why not where the
     sign of its derivative is not decided on balls (``u`` near the balls' resolution)."""
     try:
-        a = gerf_a_star_ball(p, bits)
+        a = refs.gerf_a_star_ball(p, bits)
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
@@ -620,7 +572,7 @@ P.claim(
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
-                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)),
+                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(refs.reference_a_star(p, dps)),
                              sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))],
 )
 
@@ -634,7 +586,7 @@ P.claim(
     checks=[inequality_check(
         "numerical-minimisation",
         lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
-            reference_a_star(p, dps)),
+            refs.reference_a_star(p, dps)),
         description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))",
         sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
     notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
@@ -652,10 +604,10 @@ P.claim(
     checks=[inequality_check(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
-            gerf_log_variance_ratio(p, dps), gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
+            refs.gerf_log_variance_ratio(p, dps), refs.gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        sides_ball=_safe(lambda p, bits: (gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
-                                          gerf_log_variance_ratio_ball(p, bits))))],
+        sides_ball=_safe(lambda p, bits: (refs.gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          refs.gerf_log_variance_ratio_ball(p, bits))))],
 )
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -665,9 +617,9 @@ def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
 
     dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
-    a_ref = float(reference_a_star(p, dps)[0])
-    v_opt = gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
-    v_pos = gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
+    a_ref = float(refs.reference_a_star(p, dps)[0])
+    v_opt = refs.gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
+    v_pos = refs.gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
     with workprec(bits):
         mu = (v_opt / v_pos).log()
         if not mu < -60:
@@ -683,7 +635,7 @@ P.claim(
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
     checks=[inequality_check("quadrature",
-                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(gerf_log_variance_ratio(p, dps)),
+                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(refs.gerf_log_variance_ratio(p, dps)),
                              search=False, sides_ball=_safe(_mu_upper_ball),
                              description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
@@ -696,14 +648,14 @@ P.claim(
 def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Sides ``(G, 0, err)``, G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair by 1-D quadrature
     (:func:`rfcheck.references.crt.orf_pair_covariance_gap`; must be <= 0)."""
-    g, err = orf_pair_covariance_gap(p, dps)
+    g, err = refs.orf_pair_covariance_gap(p, dps)
     return g, 0, err
 
 
 def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``, ``G`` by the exact covariance identity
     (:func:`rfcheck.references.crt.orf_pair_covariance_gap_ball`), not the quadrature."""
-    return orf_pair_covariance_gap_ball(p, bits), arb(0)
+    return refs.orf_pair_covariance_gap_ball(p, bits), arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -799,7 +751,7 @@ def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
     seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
     _, _, s, xs, ys = _eq8_sets(p)
-    return set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
+    return refs.set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -883,7 +835,7 @@ def _log_pk(p: dict[str, Any]) -> Any:
 def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, Any]:
     """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution (series per coordinate)."""
     x, y = _dirf_vectors(p)
-    return dirf_product_moment(x, y, _log_pk(p), power, dps)
+    return refs.dirf_product_moment(x, y, _log_pk(p), power, dps)
 
 
 def _k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -910,9 +862,9 @@ def _on_dirf_pair(fn: Any, fn_ball: Any, *args: Any) -> tuple[Any, Any]:
 
 
 # E[f f] (eq 10), Var(f f) (Thm 3.4, 3.5) and E[prod X_l prod Y_l] (eq 9) at the point's seeded pair, with balls
-_dirf_mean_ref, _dirf_mean_ball = _on_dirf_pair(dirf_product_moment, dirf_product_moment_ball, 1)
-_dirf_var_ref, _dirf_var_ball = _on_dirf_pair(dirf_product_variance, dirf_product_variance_ball)
-_eq9_ref, _eq9_ref_ball = _on_dirf_pair(dirf_unnormalised_product_mean, dirf_unnormalised_product_mean_ball)
+_dirf_mean_ref, _dirf_mean_ball = _on_dirf_pair(refs.dirf_product_moment, refs.dirf_product_moment_ball, 1)
+_dirf_var_ref, _dirf_var_ball = _on_dirf_pair(refs.dirf_product_variance, refs.dirf_product_variance_ball)
+_eq9_ref, _eq9_ref_ball = _on_dirf_pair(refs.dirf_unnormalised_product_mean, refs.dirf_unnormalised_product_mean_ball)
 
 
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
@@ -1107,9 +1059,9 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", None,
-                                lambda p, dps: poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
+                                lambda p, dps: refs.poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
                                 printed_ctx=_lambda_star_ctx,
-                                reference_ball=lambda p, bits: poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
+                                reference_ball=lambda p, bits: refs.poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1178,7 +1130,7 @@ def _feature_check(printed_ctx: Any) -> Check:
 
     def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
-            v = dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
+            v = refs.dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
         return v, abs(v) * mpmath.mpf(10) ** (-dps)
 
     def printed_ball(p: dict[str, Any], bits: int) -> Any:
@@ -1187,7 +1139,7 @@ def _feature_check(printed_ctx: Any) -> Check:
 
     def reference_ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
-            return dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
+            return refs.dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
 
     return deterministic_check("eq10-literal", lambda p: printed_ctx(MP, p, *args(p)), reference, max_points=24,
                                printed_ball=printed_ball, reference_ball=reference_ball,
@@ -1231,7 +1183,7 @@ def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (12), left side, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_sq_product`)."""
     xs, ys = _set_pair(p)
-    return set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
+    return refs.set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
 
 
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1246,7 +1198,7 @@ def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (14), left side, for coordinate l = d - 1, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_abs_product`)."""
     xs, ys = _set_pair(p)
-    return set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
+    return refs.set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
 
 
 printed_eq12 = on_mp(printed_eq12_ctx)
@@ -1340,9 +1292,9 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", None, gaussian_shifted_integral, max_points=10,
+    checks=[_no_search(deterministic_check("quadrature", None, refs.gaussian_shifted_integral, max_points=10,
                                            printed_ctx=printed_eq17_ctx,
-                                           reference_ball=gaussian_shifted_integral_ball,
+                                           reference_ball=refs.gaussian_shifted_integral_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
@@ -1375,7 +1327,7 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                    "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
                    "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[_no_search(deterministic_check("quadrature", None, gerf_second_moment,
+        checks=[_no_search(deterministic_check("quadrature", None, refs.gerf_second_moment,
                                                atol_scale=lambda p, dps: 0, max_points=12,
                                                printed_ctx=_printed_eq20_ctx(_line),
                                                reference_ball=_moments_ball("second", real=False),
@@ -1389,8 +1341,8 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     Not written against a context: its ingredients ``E[X^2]``, ``E|X|^2`` are quadratures of the printed
     integrands (with error bars), not formulas; its printed side is enclosed by :func:`_eq19_printed_ball`
     (the balls of the same integrals, ``K^2`` by the context formula on balls)."""
-    e2, err2 = gerf_second_moment(p, dps)
-    ea, erra = gerf_abs_second_moment(p, dps)
+    e2, err2 = refs.gerf_second_moment(p, dps)
+    ea, erra = refs.gerf_abs_second_moment(p, dps)
     with mpmath.workdps(dps):
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
@@ -1398,7 +1350,7 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq19`: its two expectations as the balls of the same integrals
     (:func:`rfcheck.references.crt.gerf_moments_ball`), K^2 on balls."""
-    m = gerf_moments_ball(p, bits)
+    m = refs.gerf_moments_ball(p, bits)
     if "second" not in m:
         return "E[X^2] diverges at this point (Re(1 - 8A) <= 0)"
     k2 = eval_on_balls(lambda ctx, q: ctx.exp(-_stats_ctx(ctx, q)["sq_diff"]), p, bits + 20)
@@ -1448,7 +1400,7 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     (g(0, b) = D^2 exp(2A b^2 + C(|x|^2+|y|^2)) averaged over chi_d, C = -1: D^2 (1-4A)^{-d/2} = 1).
     """
     m, d = int(p["M"]), int(p["d"])
-    lhs, err = orf_variance_reduction(p, dps)
+    lhs, err = refs.orf_variance_reduction(p, dps)
     with mpmath.workdps(dps):
         s = stats_mp(p)
         f = mpmath.sqrt(mpmath.exp(-s["sq_diff"])) - mpmath.exp(-(s["sq_x"] + s["sq_y"]))
@@ -1458,7 +1410,7 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """The printed side of eq (33), ``(1 - 1/M)(2/(d+2)) (K - e^{-|x|^2-|y|^2})^2``, as an Arb ball."""
-    s, m = pair_stats_ball(p), int(p["M"])
+    s, m = refs.pair_stats_ball(p), int(p["M"])
     f = (-s["sq_diff"] / 2).exp() - (-(s["sq_x"] + s["sq_y"])).exp()
     return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
 
@@ -1472,7 +1424,7 @@ def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     for b in (bits, 4 * bits, 8 * bits):
         with workprec(b):
-            sides = _eq33_printed_ball(p, b), orf_variance_reduction_ball(p, b)
+            sides = _eq33_printed_ball(p, b), refs.orf_variance_reduction_ball(p, b)
         if certified_inequality(*sides) is not None:
             break
     return sides
@@ -1496,7 +1448,7 @@ P.claim(
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq33_printed_ball, reference_ball=orf_variance_reduction_ball))],
+        printed_ball=_eq33_printed_ball, reference_ball=refs.orf_variance_reduction_ball))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
                "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
@@ -1512,7 +1464,7 @@ def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     (the extreme case of Hoeffding's inequality; :func:`rfcheck.references.crt.two_point_sum_tail`),
     vs the printed bound (34)."""
     m = int(p["M"])
-    prob = two_point_sum_tail(m, p["a_i"], p["b_i"], p["t"], dps)
+    prob = refs.two_point_sum_tail(m, p["a_i"], p["b_i"], p["t"], dps)
     with mpmath.workdps(dps):
         lo, hi = mpmath.mpf(p["a_i"]), mpmath.mpf(p["b_i"])
         thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0
@@ -1527,7 +1479,7 @@ def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     with workprec(bits):
         lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
         thr = arb(float(p["t"])) * m * (lo + hi) / 4
-        return (two_point_sum_tail_ball(m, float(p["a_i"]), float(p["b_i"]), float(p["t"])),
+        return (refs.two_point_sum_tail_ball(m, float(p["a_i"]), float(p["b_i"]), float(p["t"])),
                 2 * (-thr**2 / (m * (lo + hi) ** 2)).exp())
 
 
@@ -1549,7 +1501,7 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     sup over w by maximising along the direction of x + y (the orthogonal part only lowers
     Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
     """
-    o, logz, t = oprf_log_z_maximiser(p, dps)
+    o, logz, t = refs.oprf_log_z_maximiser(p, dps)
     with mpmath.workdps(dps + 10):
         sup = logz(t)
         bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
@@ -1562,9 +1514,9 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     (:func:`rfcheck.references.crt.oprf_log_z_balls`); both enclose a value ``>=`` the golden-section ``log Z``
     the check compares, so either certifies."""
 
-    lower, sup = oprf_log_z_balls(p, bits)
+    lower, sup = refs.oprf_log_z_balls(p, bits)
     with workprec(bits):
-        s = pair_stats_ball(p)
+        s = refs.pair_stats_ball(p)
         bound = -(s["sq_x"] + s["sq_y"]) / (4 * cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits))
     return (lower, bound) if certified_inequality(lower, bound) == "REFUTED" else (sup, bound)
 
@@ -1587,8 +1539,8 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly (at M > 1 the
     log of the certified lower bound): :func:`rfcheck.references.crt.oprf_tail_log_probability`; where eps lies
     beyond the range of Z - K the probability is exactly 0 and is compared as such with the bound."""
-    logp, err = oprf_tail_log_probability(p, dps)
-    o = oprf_point(p, dps)
+    logp, err = refs.oprf_tail_log_probability(p, dps)
+    o = refs.oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         eps, n = mpmath.mpf(p["eps"]), int(p.get("M", 1))
         log_m = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
@@ -1600,7 +1552,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _thm42_bound_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(sq_x + sq_y, A*)`` on balls at the working precision (the printed bound's ingredients)."""
-    s = pair_stats_ball(p)
+    s = refs.pair_stats_ball(p)
     return s["sq_x"] + s["sq_y"], cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
 
 
@@ -1608,7 +1560,7 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` the certified lower bound
     of :func:`rfcheck.references.crt.oprf_tail_lower_ball` (or why there is none)."""
 
-    log_low = oprf_tail_lower_ball(p, bits)
+    log_low = refs.oprf_tail_lower_ball(p, bits)
     if isinstance(log_low, str):
         return log_low
     with workprec(bits):
@@ -1630,7 +1582,7 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
         log_bound = arb(2).log() - eps * eps / 2 * (2 * sq / (4 * a)).exp()
     if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
         return arb(0), log_bound
-    u = oprf_tail_upper_ball(p, bits)
+    u = refs.oprf_tail_upper_ball(p, bits)
     if isinstance(u, str):
         return u
     with workprec(bits):
@@ -1669,7 +1621,8 @@ def _thm42_domain(m: Int, description: str, fixed_m: int | None = None) -> Domai
     ``fixed_m``, also the counterexample ``d = 64``, ``x = y = e1``, ``eps = 1e9`` at ``M = fixed_m``."""
     fixed = [{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": fixed_m}] if fixed_m else None
     return pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": m}, fixed_points=fixed, description=description)
+                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": m}, fixed_points=fixed,
+                       description=description)
 
 
 def _thm42_lower_bound_check() -> Check:
@@ -1733,7 +1686,7 @@ def _thm42_ort_positive_check() -> Check:
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         _, level = _thm42_ort_level(p)
-        lv, err = oprf_legendre_transform(p, level)
+        lv, err = refs.oprf_legendre_transform(p, level)
         if math.isinf(lv):
             return PointEval(p, 0.0, lv, 0.0, -1.0, True, "K + eps beyond sup Z: L = +inf")
         tol = 10 * err
@@ -1762,7 +1715,7 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     x, y = pair_vectors(p)
     m = int(p["M"])
     k, level = _thm42_ort_level(p)
-    lv, lerr = oprf_legendre_transform(p, level)
+    lv, lerr = refs.oprf_legendre_transform(p, level)
     bound = math.exp(-m * lv)
     n = budget.mc_trials
     est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
@@ -1880,7 +1833,7 @@ def _sec51(regime: str, base: str, method: str, claimed: float, stat: str = "mea
     the gap of ``stat`` (``"mean_log"``: mean log-variances; ``"log_mean"``: log of mean variances) per sample."""
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
+        r = refs.sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
         diffs = np.array(r[base][stat]) - np.array(r[method][stat])
         se = float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
         # claimed <= achieved; err: compare_inequality's tolerance is 10 * err = 3 standard errors
@@ -1935,7 +1888,7 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
     """
     ref = _gerf_ref(p, dps, mpmath.mpf(p["a_re"]), 1)
-    em2, em2_err = gerf_conditional_mean_square(p, dps)
+    em2, em2_err = refs.gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
         printed = ref["second"].value - em2
         return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2_err, ref["second"].value
@@ -1946,8 +1899,8 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
     :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
 
-    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
-    em2 = gerf_conditional_mean_square_ball(p, bits)
+    mom = refs.gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
+    em2 = refs.gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
         mean, second = mom["mean"].real, mom["second"].real
         return second - em2, second - mean * mean, second
@@ -2015,12 +1968,12 @@ def _cond_cmp(key: str) -> Check:
     tolerance both error bars plus ``10^(5-dps)`` of the scale; certified on the balls of
     :func:`rfcheck.references.crt.conditional_moments_ball` (literal vs scaled)."""
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
-        lit, ref = conditional_moments(p, dps, False, "quad"), conditional_moments(p, dps, True, "hyp")
+        lit, ref = refs.conditional_moments(p, dps, False, "quad"), refs.conditional_moments(p, dps, True, "hyp")
         with mpmath.workdps(dps):
             return lit[key], ref[key], lit["err"] + ref["err"], lit["scale"]
 
-    return _sides_check(sides, lambda p, bits: (conditional_moments_ball(dict(p), bits, False)[key],
-                                                conditional_moments_ball(dict(p), bits, True)[key]), 10,
+    return _sides_check(sides, lambda p, bits: (refs.conditional_moments_ball(dict(p), bits, False)[key],
+                                                refs.conditional_moments_ball(dict(p), bits, True)[key]), 10,
                         "printed side by 1-D quadrature over the law of u^T z/|z| (literal X_m = g_{x_m}(u_m^T z)); "
                         "reference: the estimator's conditional moments by the spherical-mean 0F1 identity",
                         name="spherical-quadrature", max_dps=25)
@@ -2062,7 +2015,7 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
+        st = refs.pair_stats_ball(p)
         m = int(p["M"])
         k2 = (-st["sq_diff"]).exp()
         g = cf.orf_log_covariance_factor(st["sq_sum"], st["d"], backend="arb", prec=bits + 20).expm1()
@@ -2096,7 +2049,7 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     st = stats_fp(p)
     d, m = st["d"], int(p["M"])
     r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
-    pair, pair_err = gerf_ort_pair_conditional_mean(p, min(dps, 25))
+    pair, pair_err = refs.gerf_ort_pair_conditional_mean(p, min(dps, 25))
     with mpmath.workdps(dps):
         k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
         w = 1 - mpmath.mpf(1) / m
@@ -2106,9 +2059,9 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
 def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry), the ``chi_{2d}``
     average by :func:`rfcheck.references.crt.gerf_ort_pair_conditional_mean_ball`."""
-    pair = gerf_ort_pair_conditional_mean_ball(p, bits)
+    pair = refs.gerf_ort_pair_conditional_mean_ball(p, bits)
     with workprec(bits):
-        k2 = (-pair_stats_ball(p)["sq_diff"]).exp()
+        k2 = (-refs.pair_stats_ball(p)["sq_diff"]).exp()
         return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
 
 
@@ -2121,7 +2074,7 @@ P.claim(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
         atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq27_printed_ball, reference_ball=orf_variance_reduction_ball,
+        printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
@@ -2183,8 +2136,8 @@ def _eq32_sides(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         dps = min(dps, 25)
-        t = conditional_moments(p, dps, scaled, "quad")
-        f = conditional_moments(p, dps, scaled, "hyp")
+        t = refs.conditional_moments(p, dps, scaled, "quad")
+        f = refs.conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
             return _f_pairs(f, mpmath.mpf, mpmath.fsum), t["T"], t["err"] + f["err"]
 
@@ -2199,10 +2152,10 @@ def _eq32_sides_ball(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         for b in (bits, 4 * bits):
-            f = conditional_moments_ball(dict(p), b, scaled)
+            f = refs.conditional_moments_ball(dict(p), b, scaled)
             with workprec(b):
                 bound = _f_pairs(f, arb, _arb_sum)
-            out = bound, gerf_ort_conditional_t_ball(p, b, scaled)
+            out = bound, refs.gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
         return out
@@ -2268,18 +2221,18 @@ printed_eq32_middle = on_mp(printed_eq32_middle_ctx)
 def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
 
-    f = conditional_moments_ball(dict(p), bits, False)
+    f = refs.conditional_moments_ball(dict(p), bits, False)
     with workprec(bits):
         return _f_pairs(f, arb, _arb_sum)
 
 
 def _p0_sq(p: dict[str, Any], dps: int) -> Any:
-    return _with_dps(dps, lambda: gerf_ort_point(p)["P0"] ** 2)
+    return _with_dps(dps, lambda: refs.gerf_ort_point(p)["P0"] ** 2)
 
 
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
-    f = conditional_moments(p, min(dps, 25), False, "quad")
+    f = refs.conditional_moments(p, min(dps, 25), False, "quad")
     with mpmath.workdps(dps + 10):
         return _f_pairs(f, mpmath.mpf, mpmath.fsum), f["err"] * (1 + mpmath.fsum(abs(x) for x in f["F"]))
 
