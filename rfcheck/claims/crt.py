@@ -67,10 +67,6 @@ _MC_PAIRS = pair_domain(norm=(0.0, 0.7), description="|x|, |y| <= 0.7: where the
                         "estimator has a finite, estimable fourth moment at the Monte Carlo budget")
 
 
-def _a(p: dict[str, Any]) -> Any:
-    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
-
-
 def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
@@ -424,10 +420,6 @@ P.claim(
 # ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
 
 
-def _u_mp(p: dict[str, Any]) -> Any:
-    return stats_mp(p)["sq_sum"]
-
-
 def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (7) exactly as printed, against a number-system context (mpmath or Arb balls):
     the square root extends over ``- 2|x+y|^2 - d``."""
@@ -762,8 +754,6 @@ def _brute(ctx_fn: Any) -> Any:
 
     return reference
 
-
-_eq8 = _brute(_eq8_brute_ctx)  # brute-force O(L^2 d) average of |x_i + s y_j|^2 on seeded random sets
 
 
 def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
@@ -1589,6 +1579,17 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
         return (arb(0), log_bound.exp()) if u.is_zero() else (u.log(), log_bound)
 
 
+_WHY_LOWER = "the lower bound's ball does not lie above the printed bound's ball"
+
+
+def _certify_one_way(ev: PointEval, sides: Any, verdict: str, why: str) -> PointEval:
+    """``ev`` certified ``verdict`` where the balls ``sides = (lhs, rhs)`` of ``lhs <= rhs`` decide it so (a bound
+    certifies its own direction only), else not (``why``; or the string ``sides``, why there are no balls)."""
+    if isinstance(sides, str):
+        return certify_eval(ev, None, sides)
+    return certify_eval(ev, verdict if certified_inequality(*sides) == verdict else None, why)
+
+
 def _thm42_certify(check: Check) -> Check:
     """``check`` (Thm 4.2 at ``M = 1``, no balls of its own) certified both ways: a violation by the tail's
     lower-bound balls (:func:`_thm42_sides_ball`), agreement by its upper-bound balls
@@ -1601,16 +1602,9 @@ def _thm42_certify(check: Check) -> Check:
             return ev
         bits = bits_for_dps(budget.dps)
         if ev.disc > 1:
-            sides = _safe(_thm42_sides_ball)(dict(p), bits)
-            if isinstance(sides, str):
-                return certify_eval(ev, None, sides)
-            return certify_eval(ev, "REFUTED" if certified_inequality(*sides) == "REFUTED" else None,
-                                "the lower bound's ball does not lie above the printed bound's ball")
-        sides = _safe(_thm42_upper_sides_ball)(dict(p), bits)
-        if isinstance(sides, str):
-            return certify_eval(ev, None, sides)
-        return certify_eval(ev, "HOLDS" if certified_inequality(*sides) == "HOLDS" else None,
-                            "the upper bound's ball does not lie below the printed bound's ball")
+            return _certify_one_way(ev, _safe(_thm42_sides_ball)(dict(p), bits), "REFUTED", _WHY_LOWER)
+        return _certify_one_way(ev, _safe(_thm42_upper_sides_ball)(dict(p), bits), "HOLDS",
+                                "the upper bound's ball does not lie below the printed bound's ball")
 
     check.evaluate = evaluate
     return check
@@ -1639,12 +1633,7 @@ def _thm42_lower_bound_check() -> Check:
                        "computed; it does not exceed the bound here, which excludes nothing")
             return ev
 
-        sides = _thm42_sides_ball(dict(p), bits_for_dps(budget.dps))
-        if isinstance(sides, str):
-            return certify_eval(ev, None, sides)
-        verdict = certified_inequality(*sides)
-        return certify_eval(ev, verdict if verdict == "REFUTED" else None,
-                            "the lower bound's ball does not lie above the printed bound's ball")
+        return _certify_one_way(ev, _thm42_sides_ball(dict(p), bits_for_dps(budget.dps)), "REFUTED", _WHY_LOWER)
 
     return Check("exact-tail-lower-bound", 1, evaluate, max_points=16,
                  description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
@@ -1768,32 +1757,24 @@ P.claim(
 )
 
 
-P.claim(
-    "thm4.3", source=P.at("Theorem 4.3"),
-    statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability "
-              "when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
-              "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
-    domain=_oprf_domain,
-    unverifiable="an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
-                 "no finite computation can refute or confirm it",
-)
-
-P.claim(
-    "eq36", source=P.at("appendix 9.8, eq (36)"),
-    statement="P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
-    domain=_oprf_domain,
-    unverifiable="a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
-                 "so no computation can separate them",
-)
-
-P.claim(
-    "eq37", source=P.at("appendix 9.9, eq (37)"),
-    statement="E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
-              "of f = K_sfm - K_hat_sfm over the ball",
-    domain=_oprf_domain,
-    unverifiable="L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
-                 "defined precisely enough (A depends on x, y through A*) to compute or bound independently",
-)
+# statements about OPRF that no finite computation decides (id, where, statement, why)
+for _cid, _where, _statement, _why in (
+    ("thm4.3", "Theorem 4.3",
+     "||K_sfm - K_hat_sfm||_inf <= eps with any constant probability when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
+     "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
+     "an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
+     "no finite computation can refute or confirm it"),
+    ("eq36", "appendix 9.8, eq (36)",
+     "P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
+     "a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
+     "so no computation can separate them"),
+    ("eq37", "appendix 9.9, eq (37)",
+     "E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
+     "of f = K_sfm - K_hat_sfm over the ball",
+     "L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
+     "defined precisely enough (A depends on x, y through A*) to compute or bound independently"),
+):
+    P.claim(_cid, source=P.at(_where), statement=_statement, domain=_oprf_domain, unverifiable=_why)
 
 
 # ------------------------------------------------------------------------ sec 5.1 prose claims
@@ -2089,33 +2070,19 @@ P.claim(
                  "and crt.eq32",
 )
 
-P.claim(
-    "eq29", source=P.at("appendix 9.7, eq (29)"),
-    statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
-              "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("var_iid")],
-    correction=_X_M_CORRECTION,
-    notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
-)
-
-P.claim(
-    "eq30", source=P.at("appendix 9.7, eq (30)"),
-    statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
-              "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("var_ort")],
-    correction=_X_M_CORRECTION,
-)
-
-P.claim(
-    "eq31", source=P.at("appendix 9.7, eq (31)"),
-    statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
-              "(GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("T")],
-    correction=_X_M_CORRECTION,
-)
+# eq (29)-(31): one entry of the conditional moments each (literal X_m vs the scaled reading, _cond_cmp)
+for _eq, _key, _statement, _notes in (
+    (29, "var_iid", "Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
+                    "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, "
+                    "s = +1)", "The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M."),
+    (30, "var_ort", "Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
+                    "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, "
+                    "s = +1)", ""),
+    (31, "T", "T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
+              "(GERF, real A, s = +1)", ""),
+):
+    P.claim(f"eq{_eq}", source=P.at(f"appendix 9.7, eq ({_eq})"), statement=_statement, domain=_ORT_DOMAIN,
+            checks=[_cond_cmp(_key)], correction=_X_M_CORRECTION, notes=_notes)
 
 
 def _arb_sum(terms: Any) -> Any:
