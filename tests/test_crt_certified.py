@@ -195,7 +195,7 @@ def test_appendix97_counterexample_is_certified(cid: str) -> None:
 def test_cond_moments_ball_contains_the_quadrature(key: str, scaled: bool) -> None:
     """The 0F1 balls against the independent route (tanh-sinh quadrature over the law of u_1)."""
     p = C._orf_domain_derive({"d": 5, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3,
-                       "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
+                              "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
     ball = R.conditional_moments_ball(p, BITS, scaled)[key]
     q = R.conditional_moments(p, 25, scaled, "quad")
     assert ball.overlaps(arb(mpmath.nstr(q[key], 30)) + arb(0, float(q["err"]) + 1e-20 * float(q["scale"])))

@@ -1228,26 +1228,15 @@ def _positivity_draws(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
     return w, x, par
 
 
-def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
-    factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
-    ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
-
-    w, x, _ = _positivity_draws(p)
-    zero = np.any((x == 0) & (w > 0), axis=1)
-    odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
-    return arb(int(np.sum(zero | odd))), arb(0)
-
-
 def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
-    from rfcheck.estimators import crt as discrete
-
     w, x, par = _positivity_draws(p)
-    # f(w, x) alone: the product with y = 1 has the sign and magnitude class of f(w, x)
-    la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), p["dist"], par)
-    bad = int(np.sum((sx <= 0) | ~np.isfinite(la)))
-    return bad, 0, 0
+    return refs.dirf_nonpositive_count(w, x, p["dist"], par), 0, 0
+
+
+def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(count, 0)``: the count of :func:`_positivity` in exact arithmetic, as balls."""
+    return arb(refs.dirf_nonpositive_count_exact(*_positivity_draws(p)[:2])), arb(0)
 
 
 P.claim(
