@@ -71,6 +71,12 @@ def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
 
+def _k2_scale(p: dict[str, Any], dps: int) -> Any:
+    """``K(x, y)^2`` at ``dps`` digits: the absolute scale of a variance difference (crt.eq27, crt.eq33)."""
+    with mpmath.workdps(dps):
+        return _kernel_sq(stats_mp(p))
+
+
 _gerf_ref = refs.gerf_reference_at  # (the name calibrate and the tests use)
 
 _WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
@@ -904,17 +910,20 @@ P.claim(
 )
 
 
-def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
+def _dirf_samples(p: dict[str, Any], n: int, seed: int) -> np.ndarray:
+    """``n`` Monte Carlo values of ``f(w, x) f(w, y)`` at the point's seeded pair (Numba engine, one feature)."""
     from rfcheck.engine import discrete_engine
 
-    x, y = _dirf_vectors(p)
-    par = p["lam"] if p["dist"] == "poisson" else p["p"]
+    return discrete_engine.simulate(*_dirf_vectors(p), p["dist"], _dirf_par(p), 1, n, seed=seed)[0]
+
+
+def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
     with mpmath.workdps(40):  # exact SE (the tail diagnostic still decides whether it is trusted)
         kk = _exact_k(p)
         exact_var = float(_dirf_product_moment(p, 30, 2)[0] - mpmath.mpmathify(kk) ** 2)
     k = float(kk)
-    est = estimate_mean(discrete_engine.simulate(x, y, p["dist"], par, 1, budget.mc_trials, seed=seed)[0],
+    est = estimate_mean(_dirf_samples(p, budget.mc_trials, seed),
                         exact_var=exact_var if math.isfinite(exact_var) and exact_var >= 0 else None)
     return compare_mc(p, k, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
@@ -959,12 +968,7 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck.engine import discrete_engine
-
-    x, y = _dirf_vectors(p)
-    par = p["lam"] if p["dist"] == "poisson" else p["p"]
-    return (discrete_engine.simulate(x, y, p["dist"], par, 1, n, seed=seed)[0], float(_exact_k(p)),
-            _dirf_error_moments(p))
+    return _dirf_samples(p, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
 
 
 def _dirf_variance_checks(printed_ctx: Any, printed: Any, dist: str) -> list[Check]:
@@ -1426,7 +1430,7 @@ P.claim(
     domain=_THM91_DOMAIN,
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        atol_scale=_k2_scale, max_points=8,
         printed_ball=_eq33_printed_ball, reference_ball=refs.orf_variance_reduction_ball))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
@@ -2041,7 +2045,7 @@ P.claim(
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
+        atol_scale=_k2_scale, max_points=8,
         printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
@@ -2098,6 +2102,14 @@ def _eq32_sides(scaled: bool) -> Any:
     return sides
 
 
+def _eq32_last_ball(p: dict[str, Any], bits: int, scaled: bool = False) -> Any:
+    """Arb ball of :func:`_eq32_last` (the printed bound of eq (32)): ``F`` by the spherical-mean 0F1 identity
+    (:func:`rfcheck.references.crt.conditional_moments_ball`; ``scaled``: the norms inside ``g``)."""
+    f = refs.conditional_moments_ball(dict(p), bits, scaled)
+    with workprec(bits):
+        return _f_pairs(f, arb, _arb_sum)
+
+
 def _eq32_sides_ball(scaled: bool) -> Any:
     """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
     spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
@@ -2106,10 +2118,7 @@ def _eq32_sides_ball(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         for b in (bits, 4 * bits):
-            f = refs.conditional_moments_ball(dict(p), b, scaled)
-            with workprec(b):
-                bound = _f_pairs(f, arb, _arb_sum)
-            out = bound, refs.gerf_ort_conditional_t_ball(p, b, scaled)
+            out = _eq32_last_ball(p, b, scaled), refs.gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
         return out
@@ -2170,14 +2179,6 @@ def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 printed_eq32_middle = on_mp(printed_eq32_middle_ctx)
-
-
-def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
-
-    f = refs.conditional_moments_ball(dict(p), bits, False)
-    with workprec(bits):
-        return _f_pairs(f, arb, _arb_sum)
 
 
 def _p0_sq(p: dict[str, Any], dps: int) -> Any:
