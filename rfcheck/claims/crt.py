@@ -730,26 +730,21 @@ def _raw_point(p: dict[str, Any]) -> dict[str, Any]:
     return {k: _raw(v) for k, v in p.items()}
 
 
-def _ctx_rows(ctx: Any, a: np.ndarray) -> list[list[Any]]:
-    """A float64 matrix as rows of context numbers (each float exact)."""
-    return [[ctx.num(float(v)) for v in row] for row in a]
-
-
-def _eq8_sets(p: dict[str, Any]) -> tuple[int, int, int, np.ndarray, np.ndarray]:
-    """``L, d, s`` and the seeded sets ``x_i, y_j`` of an eq (8) point (float64, from the raw point)."""
+def _set_rows(ctx: Any, p: dict[str, Any]) -> tuple[list[list[Any]], list[list[Any]]]:
+    """The point's seeded sets ``x_i``, ``y_j`` (eq (8), (12), (14)): ``L x d`` float64 draws ``N(0, scale^2)``,
+    ``y`` shifted by ``shift``, from the raw point, as rows of context numbers (each float exact)."""
     q = _raw_point(p)
     rng = np.random.default_rng(int(q["seed"]))
-    L, d, s = int(q["L"]), int(q["d"]), int(q["s"])
+    L, d = int(q["L"]), int(q["d"])
     xs = rng.normal(size=(L, d)) * q["scale"]
     ys = rng.normal(size=(L, d)) * q["scale"] + q["shift"]
-    return L, d, s, xs, ys
+    return [[ctx.num(float(v)) for v in row] for row in xs], [[ctx.num(float(v)) for v in row] for row in ys]
 
 
 def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
     seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
-    _, _, s, xs, ys = _eq8_sets(p)
-    return refs.set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
+    return refs.set_pair_mean_sq_norm(ctx, *_set_rows(ctx, p), int(_raw(p["s"])))
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -761,7 +756,6 @@ def _brute(ctx_fn: Any) -> Any:
     return reference
 
 
-
 def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
     """A printed sum identity against its term-by-term sum (:func:`_brute`), exact up to rounding, and on balls."""
     return deterministic_check("brute-force", None, _brute(brute_ctx), atol_scale=lambda p, dps: 0, max_points=20,
@@ -770,8 +764,8 @@ def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
 
 def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (8): (1/L) sum|x_i|^2 + (2s/L^2)(sum x_i)^T(sum y_i) + (1/L) sum|y_i|^2."""
-    L, d, s, xs, ys = _eq8_sets(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
+    L, d, s = len(X), len(X[0]), int(_raw(p["s"]))
     sx = [ctx.fsum(*(X[i][k] for i in range(L))) for k in range(d)]
     sy = [ctx.fsum(*(Y[i][k] for i in range(L))) for k in range(d)]
     return (ctx.fsum(*(v**2 for row in X for v in row)) / L
@@ -1157,17 +1151,9 @@ P.claim(
 )
 
 
-def _set_pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    q = _raw_point(p)
-    rng = np.random.default_rng(int(q["seed"]))
-    L, d = int(q["L"]), int(q["d"])
-    return rng.normal(size=(L, d)) * q["scale"], rng.normal(size=(L, d)) * q["scale"] + q["shift"]
-
-
 def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (12), right side: L^-2 sum_l (sum_i x_il^2)(sum_i y_il^2)."""
-    xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
     L, d = len(X), len(X[0])
     return ctx.fsum(*(ctx.fsum(*(X[i][k] ** 2 for i in range(L))) * ctx.fsum(*(Y[i][k] ** 2 for i in range(L)))
                       for k in range(d))) / L**2
@@ -1176,14 +1162,12 @@ def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (12), left side, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_sq_product`)."""
-    xs, ys = _set_pair(p)
-    return refs.set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
+    return refs.set_pair_mean_sq_product(ctx, *_set_rows(ctx, p))
 
 
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
-    xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
     L, k = len(X), len(X[0]) - 1
     return ctx.fsum(*(ctx.abs(X[i][k]) for i in range(L))) * ctx.fsum(*(ctx.abs(Y[i][k]) for i in range(L))) / L**2
 
@@ -1191,8 +1175,8 @@ def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (14), left side, for coordinate l = d - 1, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_abs_product`)."""
-    xs, ys = _set_pair(p)
-    return refs.set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
+    X, Y = _set_rows(ctx, p)
+    return refs.set_pair_mean_abs_product(ctx, X, Y, len(X[0]) - 1)
 
 
 printed_eq12 = on_mp(printed_eq12_ctx)
