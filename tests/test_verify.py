@@ -23,9 +23,7 @@ def _claim(cid: str, checks: list[Check], domain=None) -> Claim:
                  checks=checks)
 
 
-def _quad_var_pos(p, dps):
-    r = crt_claims._gerf_ref(p, dps, 0, 1)["var"]
-    return r.value, r.err
+_quad_var_pos = crt_claims._gerf_moment("var", 0, 1)
 
 
 def test_registry_loads_with_valid_ids():

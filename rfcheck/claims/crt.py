@@ -77,8 +77,6 @@ def _k2_scale(p: dict[str, Any], dps: int) -> Any:
         return _kernel_sq(stats_mp(p))
 
 
-_gerf_ref = refs.gerf_reference_at  # (the name calibrate and the tests use)
-
 _WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
            "(a random statistic, not an enclosure of the expectation), so no ball can decide it")
 
@@ -168,7 +166,7 @@ def _gerf_moment(key: str, *a_s: Any) -> Any:
     """``(point, dps) -> (value, err)``: moment ``key`` (``"mean"``, ``"second"``, ``"var"``) of ``Re f1 f2`` by
     quadrature (:func:`rfcheck.references.crt.gerf_reference_at`), ``A, s = a_s`` where given, else the point's."""
     def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        r = _gerf_ref(p, dps, *a_s)[key]
+        r = refs.gerf_reference_at(p, dps, *a_s)[key]
         return r.value, r.err
 
     return reference
@@ -183,7 +181,7 @@ def _gerf_quadrature(printed_ctx: Any, key: str = "mean", *a_s: Any, name: str =
     """``printed_ctx`` against moment ``key`` of GERF by quadrature (:func:`_gerf_moment`), certified on the
     balls of the same moment (:func:`_moments_ball`); absolute tolerance on the scale of the second moment
     where ``second_scale``, else 1."""
-    scale = (lambda p, dps: _gerf_ref(p, dps, *a_s)["second"].value) if second_scale else _unit_scale
+    scale = (lambda p, dps: refs.gerf_reference_at(p, dps, *a_s)["second"].value) if second_scale else _unit_scale
     ball = _moments_ball(key, float(a_s[0]), a_s[1]) if a_s else _moments_ball(key)
     return deterministic_check(name, None, _gerf_moment(key, *a_s), atol_scale=scale, printed_ctx=printed_ctx,
                                reference_ball=ball, **kw)
@@ -1329,7 +1327,7 @@ def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps
         pv, perr = printed_eq19(p, dps)
-        ref = _gerf_ref(p, dps)
+        ref = refs.gerf_reference_at(p, dps)
         with mpmath.workdps(dps):
             ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
                                        atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
@@ -1843,7 +1841,7 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
     E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
     """
-    ref = _gerf_ref(p, dps, mpmath.mpf(p["a_re"]), 1)
+    ref = refs.gerf_reference_at(p, dps, mpmath.mpf(p["a_re"]), 1)
     em2, em2_err = refs.gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
         printed = ref["second"].value - em2
