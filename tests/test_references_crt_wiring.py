@@ -1,5 +1,5 @@
 """The shared wiring of the CRT claims (``rfcheck.claims.crt``) and the library functions it calls:
-the DIRF positivity counts (``rfcheck.references.crt.dirf_nonpositive_count`` and its exact twin) against
+the DIRF positivity counts (``rfcheck.references.crt.dirf_nonpositive_count``, float and exact) against
 the sign of the feature by its definition in mpmath, the GERF quadrature factory and the DIRF pair adapter
 against the references they wrap, and eq (34)'s bound written once on a context."""
 
@@ -43,11 +43,12 @@ def test_dirf_nonpositive_counts_match_the_sign_of_the_feature(dist: str, par: f
     for x in (np.array([0.7, -1.2, 0.5, 0.4]), np.array([-0.3, -0.9, 1.1, -2.0]), np.array([0.2, 1.5, 0.8, 3.0])):
         want = sum(_feature_sign_mp(row, x, log_pk) <= 0 for row in w)
         assert R.dirf_nonpositive_count(w, x, dist, par) == want
-        assert R.dirf_nonpositive_count_exact(w, x) == want
+        assert R.dirf_nonpositive_count(w, x, dist, par, exact=True) == want
         counts.append(want)
     assert 0 < counts[0] < len(w) and 0 < counts[1] < len(w) and counts[2] == 0
     x0 = np.array([0.7, 0.0, 0.5, -0.4])
-    assert R.dirf_nonpositive_count_exact(w, x0) == sum(_feature_sign_mp(row, x0, log_pk) <= 0 for row in w)
+    want = sum(_feature_sign_mp(row, x0, log_pk) <= 0 for row in w)
+    assert R.dirf_nonpositive_count(w, x0, dist, par, exact=True) == want
 
 
 PAIR = {"d": 3, "nx": 0.8, "ny": 1.1, "theta": 1.2, "a_re": -0.3, "a_im": 0.2, "s": 1}

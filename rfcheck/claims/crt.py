@@ -1222,7 +1222,8 @@ def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(count, 0)``: the count of :func:`_positivity` in exact arithmetic, as balls."""
-    return arb(refs.dirf_nonpositive_count_exact(*_positivity_draws(p)[:2])), arb(0)
+    w, x, par = _positivity_draws(p)
+    return arb(refs.dirf_nonpositive_count(w, x, p["dist"], par, exact=True)), arb(0)
 
 
 P.claim(

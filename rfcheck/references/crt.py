@@ -3082,9 +3082,10 @@ def set_pair_mean_abs_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]]
     return ctx.fsum(*(ctx.abs(xs[i][k] * ys[j][k]) for i in range(L) for j in range(L))) / L**2
 
 
-def dirf_nonpositive_count(w: Any, x: Any, dist: str, par: float) -> int:
-    """How many of the draws ``w`` (rows) give a DIRF feature ``f_DI(w, x) <= 0`` (or not finite), from the
-    feature's float64 log-magnitude and sign (:func:`rfcheck.estimators.crt.product_log_abs_sign`).
+def dirf_nonpositive_count(w: Any, x: Any, dist: str, par: float, exact: bool = False) -> int:
+    """How many of the draws ``w`` (rows) give a DIRF feature ``f_DI(w, x) <= 0``: from the feature's float64
+    log-magnitude and sign (:func:`rfcheck.estimators.crt.product_log_abs_sign`; a log-magnitude that is not
+    finite counts), or with ``exact`` by the sign rule on the exact floats.
 
     Parameters
     ----------
@@ -3096,16 +3097,20 @@ def dirf_nonpositive_count(w: Any, x: Any, dist: str, par: float) -> int:
         The law of the entries of ``w``.
     par : float
         ``lambda`` (Poisson) or ``p`` (geometric).
+    exact : bool, default False
+        Count in exact arithmetic: ``f_DI(w, x)`` is a positive factor times ``prod_l x_l^{w_l}``
+        (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has ``w_l > 0`` or an odd number of
+        negative ``x_l`` carry an odd ``w_l`` (``dist`` and ``par`` do not enter).
 
     Returns
     -------
     int
-        The number of rows with ``f_DI(w, x)`` not positive (``log|f|`` not finite counts as such).
+        The number of rows with ``f_DI(w, x)`` not positive.
 
     Notes
     -----
-    ``f_DI(w, x)`` alone is the product with ``y = 1``, which has the sign and magnitude class of
-    ``f_DI(w, x)``.  The exact count is :func:`dirf_nonpositive_count_exact`.
+    The float route evaluates ``f_DI(w, x)`` as the product with ``y = 1``, which has the sign and magnitude
+    class of ``f_DI(w, x)``.
 
     References
     ----------
@@ -3119,45 +3124,16 @@ def dirf_nonpositive_count(w: Any, x: Any, dist: str, par: float) -> int:
     2
     >>> dirf_nonpositive_count(w, np.array([0.5, 1.0]), "geometric", 0.5)
     0
+    >>> dirf_nonpositive_count(w, np.array([0.0, 1.0]), "poisson", 1.0, exact=True)  # 0^1 = 0 at w_1 > 0
+    2
     """
     import numpy as np
 
+    if exact:
+        zero = np.any((x == 0) & (w > 0), axis=1)
+        odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
+        return int(np.sum(zero | odd))
     from rfcheck.estimators import crt as discrete
 
     la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), dist, par)
     return int(np.sum((sx <= 0) | ~np.isfinite(la)))
-
-
-def dirf_nonpositive_count_exact(w: Any, x: Any) -> int:
-    """The count of :func:`dirf_nonpositive_count` in exact arithmetic, from the signs of the exact floats:
-    ``f_DI(w, x)`` is a positive factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when
-    some ``x_l = 0`` has ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l``.
-
-    Parameters
-    ----------
-    w : numpy.ndarray
-        Integer draws, shape ``(n, d)``: one projection per row.
-    x : numpy.ndarray
-        The input, shape ``(d,)``.
-
-    Returns
-    -------
-    int
-        The number of rows with ``f_DI(w, x) <= 0``.
-
-    References
-    ----------
-    CRT sec 3.2.3 and eq (10).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = np.array([[0, 1], [1, 1], [2, 0], [0, 0]])
-    >>> dirf_nonpositive_count_exact(w, np.array([0.5, -1.0])), dirf_nonpositive_count_exact(w, np.array([0.0, 1.0]))
-    (2, 2)
-    """
-    import numpy as np
-
-    zero = np.any((x == 0) & (w > 0), axis=1)
-    odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
-    return int(np.sum(zero | odd))
