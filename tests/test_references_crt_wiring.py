@@ -111,3 +111,24 @@ def test_printed_eq34_is_one_formula_on_both_faces() -> None:
     lhs, rhs = C._hoeffding_ball(p, BITS)
     assert lhs < rhs
     assert math.isclose(float(rhs.mid()), float(want), rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("p", [{"d": 1, "nx": 0.7, "ny": 1.9, "theta": math.pi},
+                               {"d": 1, "nx": 2.0, "ny": 0.5, "theta": 0.0},
+                               {"d": 5, "nx": 0.3, "ny": 4.0, "theta": 2.2}])
+def test_pair_stats_ball_general_is_the_context_formula_on_balls(p: dict) -> None:
+    """``pair_stats_ball(p, general=True)`` is the claim module's pair statistics on a context (``_stats_ctx``,
+    the operations of ``rfcheck.ledger.pair_stats``) evaluated on exact balls, ball for ball, in every ``d``;
+    it encloses the 50-digit mpmath statistics."""
+    from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
+
+    with workprec(BITS):
+        got = R.pair_stats_ball(p, general=True)
+        want = C._stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
+                                  "theta": Ball(to_ball(p["theta"])), "d": p["d"]})
+    with mpmath.workdps(DPS):
+        mp = C.stats_mp(p)
+    for k in ("sq_x", "sq_y", "sq_sum", "sq_diff"):
+        assert got[k].mid() == want[k].v.mid() and got[k].rad() == want[k].v.rad()
+        assert got[k].overlaps(arb(mpmath.nstr(mp[k], DPS)))
+    assert got["d"] == p["d"]

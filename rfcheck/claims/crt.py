@@ -120,15 +120,6 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
 
 
-def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
-    formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
-
-    st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
-                          "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
-    return {k: v.v if isinstance(v, Ball) else v for k, v in st.items()}
-
-
 def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """K(x, y) = sqrt(exp(-|x - y|^2)), as the variance formulas of CRT sec 2.2 write K^2."""
     return ctx.sqrt(ctx.exp(-_stats_ctx(ctx, p)["sq_diff"]))
@@ -548,7 +539,7 @@ def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] |
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
-        return sides(a, _stats_ball(p))
+        return sides(a, refs.pair_stats_ball(p, general=True))
 
 
 def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:

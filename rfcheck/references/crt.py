@@ -255,13 +255,16 @@ def _at_prec(fn: Callable[[], Any]) -> Callable[[int], Any]:
     return arg
 
 
-def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+def pair_stats_ball(p: dict[str, Any], general: bool = False) -> dict[str, Any]:
     """Squared norms of a pair point as Arb balls: the ball twin of ``rfcheck.ledger.pair_stats``.
 
     Parameters
     ----------
     p : dict
         A pair point (``nx``, ``ny``, ``theta``, ``d``); its floats are taken as exact.
+    general : bool, default False
+        The general formulas in every ``d``, also ``d = 1`` (``|x -+ y|^2 = (nx - ny)^2 + 4 nx ny
+        sin^2, cos^2(theta/2)``), the operations of ``rfcheck.ledger.pair_stats`` on balls.
 
     Returns
     -------
@@ -274,8 +277,17 @@ def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     In ``d = 1`` the vectors are those of ``rfcheck.ledger.pair_vectors``, ``x = nx``,
     ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the
     ``ny sin(theta)`` that no axis carries).  Used by CRT eq (1)-(2), (21), (25), (32)-(35), Thm 4.2.
-    """
 
+    Examples
+    --------
+    >>> st = pair_stats_ball({"nx": 1.0, "ny": 2.0, "theta": 0.0, "d": 3})
+    >>> [st[k].mid() for k in ("sq_x", "sq_y", "sq_sum", "sq_diff")], st["d"]
+    ([1.00000000000000, 4.00000000000000, 9.00000000000000, 1.00000000000000], 3)
+    >>> bool(pair_stats_ball({"nx": 1.0, "ny": 2.0, "theta": 1.0, "d": 1}, general=True)["sq_y"] == 4)
+    True
+    """
+    if general:
+        return _pair_stats_ball_general(p)
     nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
     if int(p["d"]) == 1:
         y = ny * th.cos()
