@@ -132,3 +132,19 @@ def test_pair_stats_ball_general_is_the_context_formula_on_balls(p: dict) -> Non
         assert got[k].mid() == want[k].v.mid() and got[k].rad() == want[k].v.rad()
         assert got[k].overlaps(arb(mpmath.nstr(mp[k], DPS)))
     assert got["d"] == p["d"]
+
+
+def test_raw_point_recovers_the_float_point_from_every_context() -> None:
+    """``raw_point`` inverts the lifting of a point into mpmath (``mp_point``) and into exact balls (as
+    ``eval_on_balls`` lifts it), bit for bit, complex coordinates included; an inexact ball is refused."""
+    from rfcheck.arb_backend import Ball, to_ball
+    from rfcheck.claims._common import mp_point, raw_number, raw_point
+
+    p = {"d": 3, "t": 0.1, "a": -2.5e-300, "z": complex(0.3, -1.7), "mech": "trig", "plus": True}
+    assert raw_point(mp_point(p)) == p
+    balls = {k: Ball(to_ball(v)) if isinstance(v, int | float | complex) and not isinstance(v, bool) else v
+             for k, v in p.items()}
+    back = raw_point(balls)
+    assert back == {**p, "d": 3.0} and type(back["t"]) is float and type(back["z"]) is complex
+    with pytest.raises(ValueError):
+        raw_number(Ball(arb(1) / 3))

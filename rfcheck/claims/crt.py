@@ -17,13 +17,13 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import acb, arb
+from flint import arb
 
 from rfcheck import features, quadrature
-from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
+from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
-from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
+from rfcheck.claims._common import certify_eval, eval_on_balls, raw_number, raw_point, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -697,32 +697,10 @@ P.claim(
 # ------------------------------------------------------------------------- eq (8)
 
 
-def _raw(v: Any) -> Any:
-    """The Python number a point coordinate was lifted from (an exact mpmath number or an exact
-    ball, as the contexts receive the point), so that data generated from the point (seeded float64
-    sets) are the very floats of the float point."""
-
-    if isinstance(v, Ball):
-        if not v.v.is_exact():
-            raise ValueError("a point coordinate is not an exact ball")
-        v = v.v
-        return complex(float(v.real.mid()), float(v.imag.mid())) if isinstance(v, acb) else float(v.mid())
-    if isinstance(v, mpmath.mpf):
-        return float(v)
-    if isinstance(v, mpmath.mpc):
-        return complex(v)
-    return v
-
-
-def _raw_point(p: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_raw` of every coordinate of a point (strings unchanged)."""
-    return {k: _raw(v) for k, v in p.items()}
-
-
 def _set_rows(ctx: Any, p: dict[str, Any]) -> tuple[list[list[Any]], list[list[Any]]]:
     """The point's seeded sets ``x_i``, ``y_j`` (eq (8), (12), (14)): ``L x d`` float64 draws ``N(0, scale^2)``,
     ``y`` shifted by ``shift``, from the raw point, as rows of context numbers (each float exact)."""
-    q = _raw_point(p)
+    q = raw_point(p)
     rng = np.random.default_rng(int(q["seed"]))
     L, d = int(q["L"]), int(q["d"])
     xs = rng.normal(size=(L, d)) * q["scale"]
@@ -733,7 +711,7 @@ def _set_rows(ctx: Any, p: dict[str, Any]) -> tuple[list[list[Any]], list[list[A
 def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
     seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
-    return refs.set_pair_mean_sq_norm(ctx, *_set_rows(ctx, p), int(_raw(p["s"])))
+    return refs.set_pair_mean_sq_norm(ctx, *_set_rows(ctx, p), int(raw_number(p["s"])))
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -754,7 +732,7 @@ def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
 def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (8): (1/L) sum|x_i|^2 + (2s/L^2)(sum x_i)^T(sum y_i) + (1/L) sum|y_i|^2."""
     X, Y = _set_rows(ctx, p)
-    L, d, s = len(X), len(X[0]), int(_raw(p["s"]))
+    L, d, s = len(X), len(X[0]), int(raw_number(p["s"]))
     sx = [ctx.fsum(*(X[i][k] for i in range(L))) for k in range(d)]
     sy = [ctx.fsum(*(Y[i][k] for i in range(L))) for k in range(d)]
     return (ctx.fsum(*(v**2 for row in X for v in row)) / L
@@ -794,7 +772,7 @@ def _no_search(check: Check) -> Check:
 
 def _dirf_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Seeded pair ``x, y ~ N(shift, scale^2 I_d)`` (coordinates matter for DIRFs: no rotation)."""
-    p = _raw_point(p)
+    p = raw_point(p)
     rng = np.random.default_rng(int(p["seed"]))
     d = int(p["d"])
     if p.get("pattern") == "equal":  # x = y with equal entries: PoisRF's zero-variance point
@@ -829,7 +807,7 @@ def _exact_k(p: dict[str, Any]) -> Any:
 
 def _dirf_par(p: dict[str, Any]) -> float:
     """The parameter of the point's law of ``w_l``: ``lambda`` (Poisson) or ``p`` (geometric)."""
-    return float(_raw(p["lam"] if p["dist"] == "poisson" else p["p"]))
+    return float(raw_number(p["lam"] if p["dist"] == "poisson" else p["p"]))
 
 
 def _on_dirf_pair(fn: Any, fn_ball: Any, *args: Any) -> tuple[Any, Any]:
@@ -2130,7 +2108,7 @@ def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     :func:`rfcheck.references.crt.gerf_ort_point`).  The term of ``S_i`` is ``c_i X^t / t!``,
     ``X = B^2 |z|^2 / 2``: its ratio ``X/(t+1)`` bounds the tail on balls."""
     st = _stats_ctx(ctx, p)
-    d, m = int(_raw(p["d"])), int(_raw(p["M"]))
+    d, m = int(raw_number(p["d"])), int(raw_number(p["M"]))
     a = ctx.num(p["a_re"])
     b, nz = ctx.sqrt(1 - 4 * a), ctx.sqrt(st["sq_sum"])
     p0 = ctx.power(1 - 4 * a, ctx.num(d) / 2) * ctx.exp(-st["sq_x"] - st["sq_y"])

@@ -20,7 +20,7 @@ from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.certify import certified_inequality
-from rfcheck.claims._common import certify_eval
+from rfcheck.claims._common import certify_eval, raw_point
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.estimators import darkformer as dfe
 from rfcheck.ledger import (
@@ -94,24 +94,11 @@ def _eq3_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return m_mat, float(p["nq"]) * uq / np.linalg.norm(uq), float(p["nk"]) * uk / np.linalg.norm(uk)
 
 
-def _plain(p: dict[str, Any]) -> dict[str, Any]:
-    """The point's coordinates as Python floats where a context lifted them (an mpmath number or an exact
-    ball: their binary value), so that data seeded from the point are those of the float point."""
-    from rfcheck.arb_backend import Ball
-
-    def plain(v: Any) -> Any:
-        if isinstance(v, Ball):
-            return float(v.v.mid())  # (exact balls: eval_on_balls lifts the point exactly)
-        return float(v) if isinstance(v, mpmath.mpf) else v
-
-    return {k: plain(v) for k, v in p.items()}
-
-
 def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M, multiplied as written, ``(q^T (M^T M)) k``, every
     entry a dot product ``ctx.fdot`` (in mpmath exact products rounded once: the entries of mpmath's matrix
     product) of the float64 parts taken exactly."""
-    mm, q, k = _eq3_parts(_plain(p))
+    mm, q, k = _eq3_parts(raw_point(p))  # the float point's data in every context
     rows, d = mm.shape
     m = [[ctx.num(float(v)) for v in row] for row in mm]
     qs, ks = [ctx.num(float(v)) for v in q], [ctx.num(float(v)) for v in k]
