@@ -23,7 +23,7 @@ from rfcheck import features, quadrature
 from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
-from rfcheck.claims._common import certify_eval, eval_on_balls, raw_number, raw_point, stats_fp
+from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import (
     Budget,
@@ -44,6 +44,8 @@ from rfcheck.ledger import (
     pair_domain,
     pair_vectors,
     paper,
+    raw_number,
+    raw_point,
 )
 from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references import crt as refs

@@ -20,7 +20,7 @@ from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.certify import certified_inequality
-from rfcheck.claims._common import certify_eval, raw_point
+from rfcheck.claims._common import certify_eval
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.estimators import darkformer as dfe
 from rfcheck.ledger import (
@@ -36,6 +36,7 @@ from rfcheck.ledger import (
     not_certifiable,
     pair_domain,
     paper,
+    raw_point,
 )
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
