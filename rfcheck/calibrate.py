@@ -25,6 +25,7 @@ from scipy import stats as sps
 from rfcheck.claims import BUDGETS, Budget, Claim, get
 from rfcheck.claims import crt as C
 from rfcheck.claims._common import deterministic_check, pair_domain, stats_mp
+from rfcheck.references.crt import reference_a_star
 from rfcheck.verify import run_check, run_claim
 
 __all__ = ["MUTANTS", "Mutant", "false_alarms", "mutation_power"]
@@ -62,6 +63,11 @@ def _k2(p: dict[str, Any]) -> Any:
     return mpmath.exp(-stats_mp(p)["sq_diff"])
 
 
+def _a(p: dict[str, Any]) -> Any:
+    """GERF's ``A = a_re + i a_im`` of a point (mpmath)."""
+    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
+
+
 def _xy(p: dict[str, Any]) -> Any:
     st = stats_mp(p)
     return (st["sq_sum"] - st["sq_diff"]) / 4
@@ -71,7 +77,7 @@ def _eq6(p: dict[str, Any], *, pw1: Any = None, pw3: Any = None, den2: Any = 8, 
          half: bool = True, swap: bool = False) -> Any:
     """CRT eq (6) with optional planted errors (defaults: as printed)."""
     st = stats_mp(p)
-    a, s, d = C._a(p), p["s"], st["d"]
+    a, s, d = _a(p), p["s"], st["d"]
     v = st["sq_sum"] if (s == 1) != swap else st["sq_diff"]
     re_a = mpmath.re(a)
     al1 = mpmath.power(mpmath.sqrt(1 + 16 * a**2 / (1 - 8 * a)), d if pw1 is None else pw1(d))
@@ -84,7 +90,7 @@ def _eq6(p: dict[str, Any], *, pw1: Any = None, pw3: Any = None, den2: Any = 8, 
 
 
 def _rho22(p: dict[str, Any], *, c8: Any = None, den: int = 4, square: bool = False) -> Any:
-    u, d = C._u_mp(p), int(p["d"])
+    u, d = stats_mp(p)["sq_sum"], int(p["d"])
     inner = (2 * u + d) ** 2 + (8 * d if c8 is None else c8(d)) * u
     root = inner if square else mpmath.sqrt(inner)
     return (1 - 1 / ((root - 2 * u - d) / (den * u))) / 8
@@ -147,7 +153,7 @@ MUTANTS: list[Mutant] = [
     Mutant("eq22: 4u -> 2u", "dropped constant", "crt.eq22", lambda p: _rho22(p, den=2)),
     Mutant("eq22: sqrt -> square", "square root for a square", "crt.eq22", lambda p: _rho22(p, square=True)),
     Mutant("eq16: (sqrt(1-4A))^-d -> ^-(d-1)", "d -> d-1", "crt.eq16",
-           lambda p: C.printed_eq16(p) * mpmath.re(mpmath.sqrt(1 - 4 * C._a(p)))),
+           lambda p: C.printed_eq16(p) * mpmath.re(mpmath.sqrt(1 - 4 * _a(p)))),
     Mutant("eq8: sum to L-1", "wrong limit of summation", "crt.eq8", lambda p: _eq8(p, drop_last=True)),
     Mutant("eq8: 2s/L^2 -> s/L^2", "dropped constant", "crt.eq8", lambda p: _eq8(p, two=1)),
     Mutant("e60 caption: > e^60 -> > e^70", "wrong constant", "crt.text-e60", lambda p: None),
@@ -202,12 +208,12 @@ def _mutant_claim(m: Mutant) -> Claim:
     else:
         det = base.checks[0]
         ref = {
-            "crt.text-trig-variance": lambda p, dps: (lambda r: (r.value, r.err))(C._gerf_ref(p, dps, 0, -1)["var"]),
-            "crt.text-pos-variance": lambda p, dps: (lambda r: (r.value, r.err))(C._gerf_ref(p, dps, 0, 1)["var"]),
-            "crt.thm3.2": C._quad_var,
-            "crt.eq22": C.reference_a_star,
-            "crt.eq16": C._quad_mean,
-            "crt.eq8": C._eq8,
+            "crt.text-trig-variance": C._gerf_moment("var", 0, -1),
+            "crt.text-pos-variance": C._gerf_moment("var", 0, 1),
+            "crt.thm3.2": C._gerf_moment("var"),
+            "crt.eq22": reference_a_star,
+            "crt.eq16": C._gerf_moment("mean"),
+            "crt.eq8": C._brute(C._eq8_brute_ctx),
         }[m.base]
         checks = [deterministic_check(det.name, m.printed, ref, atol_scale=lambda p, dps: 1, max_points=det.max_points)]
     return Claim(id=base.id + ".mutant", paper="crt", source=f"planted: {m.name}", statement=m.name,

@@ -72,6 +72,8 @@ from rfcheck.claims._common import (
     on_mp,
     pair_domain,
     pair_vectors,
+    raw_number,
+    raw_point,
     stats_mp,
 )
 from rfcheck.claims._common import certify_eval as _certify
@@ -108,6 +110,8 @@ __all__ = [
     "pair_stats",
     "pair_vectors",
     "paper",
+    "raw_number",
+    "raw_point",
 ]
 
 #: relative rounding tolerance of a printed formula evaluated in float64 (64 ulps: a formula of

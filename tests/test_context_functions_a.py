@@ -141,8 +141,8 @@ def test_printed_eq13_ball_contains_its_mpmath_face_and_matches_the_reference() 
 def test_printed_eq32_middle_ball_contains_its_mpmath_face() -> None:
     """CRT eq (32), middle member, written once: the ball (series tail enclosed by the ratio bound)
     overlaps the 50-digit mpmath face and is narrow."""
-    p = C._ort_derive({"d": 6, "nx": 0.9, "ny": 1.2, "theta": 1.1, "a_re": -0.4, "M": 3,
-                       "rho1": 0.8, "rho2": 1.3, "rho3": 1.0, "rho4": 1.0})
+    p = C._orf_domain_derive({"d": 6, "nx": 0.9, "ny": 1.2, "theta": 1.1, "a_re": -0.4, "M": 3,
+                              "rho1": 0.8, "rho2": 1.3, "rho3": 1.0, "rho4": 1.0})
     with mpmath.workdps(DPS):
         mp_val = C.printed_eq32_middle(p)
     ball = eval_on_balls(C.printed_eq32_middle_ctx, p, BITS)

@@ -185,7 +185,7 @@ ORT_POINTS = {
 
 @pytest.mark.parametrize("cid", sorted(ORT_POINTS))
 def test_appendix97_counterexample_is_certified(cid: str) -> None:
-    ev = REGISTRY[cid].checks[0].evaluate(C._ort_derive(dict(ORT_POINTS[cid])), BUDGET, 0)
+    ev = REGISTRY[cid].checks[0].evaluate(C._orf_domain_derive(dict(ORT_POINTS[cid])), BUDGET, 0)
     assert ev.decided and ev.disc > 1
     assert ev.extra["certified"] is True, ev.extra
 
@@ -194,8 +194,8 @@ def test_appendix97_counterexample_is_certified(cid: str) -> None:
 @pytest.mark.parametrize("scaled", [False, True])
 def test_cond_moments_ball_contains_the_quadrature(key: str, scaled: bool) -> None:
     """The 0F1 balls against the independent route (tanh-sinh quadrature over the law of u_1)."""
-    p = C._ort_derive({"d": 5, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3,
-                       "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
+    p = C._orf_domain_derive({"d": 5, "nx": 0.7, "ny": 1.1, "theta": 1.0, "a_re": -0.3, "M": 3,
+                              "rho1": 0.5, "rho2": 1.2, "rho3": 1.6, "rho4": 1.0})
     ball = R.conditional_moments_ball(p, BITS, scaled)[key]
     q = R.conditional_moments(p, 25, scaled, "quad")
     assert ball.overlaps(arb(mpmath.nstr(q[key], 30)) + arb(0, float(q["err"]) + 1e-20 * float(q["scale"])))
@@ -205,7 +205,7 @@ def test_cond_moments_ball_contains_the_quadrature(key: str, scaled: bool) -> No
 def test_appendix97_planted_correct_formula_and_widened_ball() -> None:
     """With the norms inside g (the correction) the literal side equals the reference on balls;
     the literal side is refuted; widened, it decides nothing."""
-    p = C._ort_derive(dict(ORT_POINTS["crt.eq31"]))
+    p = C._orf_domain_derive(dict(ORT_POINTS["crt.eq31"]))
     lit, ref = R.conditional_moments_ball(p, BITS, False)["T"], R.conditional_moments_ball(p, BITS, True)["T"]
     assert certified_equal(lit, ref, 1e-20) == "REFUTED"
     assert certified_equal(R.conditional_moments_ball(p, BITS, True)["T"], ref, 1e-20) == "HOLDS"
@@ -215,7 +215,7 @@ def test_appendix97_planted_correct_formula_and_widened_ball() -> None:
 def test_eq32_middle_series_ball() -> None:
     """The series ball contains its closed sum P0 e^{2A r^2} expm1(B^2 |z|^2 / 2) per factor (mpmath, 40
     digits), and is refuted against F; the corrected member (F itself) is not."""
-    p = C._ort_derive(dict(ORT_POINTS["crt.eq32.middle"]))
+    p = C._orf_domain_derive(dict(ORT_POINTS["crt.eq32.middle"]))
     mid = eval_on_balls(C.printed_eq32_middle_ctx, p, BITS)  # the printed transcription on balls
     last = C._eq32_last_ball(p, BITS)
     with mpmath.workdps(40):

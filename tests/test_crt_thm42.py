@@ -54,7 +54,7 @@ def test_tail_check_holds_and_has_power(monkeypatch):
     ev = cc._thm42_ort_mc(dict(P), budget, 0)
     assert ev.decided and ev.disc <= 1 and 0 < ev.printed < 1
     real = R.oprf_legendre_transform
-    monkeypatch.setattr(cc, "oprf_legendre_transform", lambda p, level: (4 * real(p, level)[0] + 0.5, 0.0))
+    monkeypatch.setattr(cc.refs, "oprf_legendre_transform", lambda p, level: (4 * real(p, level)[0] + 0.5, 0.0))
     ev = cc._thm42_ort_mc(dict(P), budget, 0)
     assert ev.decided and ev.disc > 1
 

@@ -12,6 +12,7 @@ from rfcheck import verify
 from rfcheck.claims import BUDGETS, REGISTRY, Check, Claim, load_all
 from rfcheck.claims import crt as crt_claims
 from rfcheck.claims._common import deterministic_check, mc_check, pair_domain
+from rfcheck.references.crt import gerf_mc_products
 from rfcheck.stats import PointEval
 
 SMOKE = BUDGETS["smoke"]
@@ -22,9 +23,7 @@ def _claim(cid: str, checks: list[Check], domain=None) -> Claim:
                  checks=checks)
 
 
-def _quad_var_pos(p, dps):
-    r = crt_claims._gerf_ref(p, dps, 0, 1)["var"]
-    return r.value, r.err
+_quad_var_pos = crt_claims._gerf_moment("var", 0, 1)
 
 
 def test_registry_loads_with_valid_ids():
@@ -64,7 +63,7 @@ def test_deterministic_check_holds_for_true_formula():
 @pytest.mark.mc
 def test_monte_carlo_check_power_and_no_false_alarm():
     """Power: a 30% too large PosRF variance is refuted by Monte Carlo alone; the true one is not."""
-    sim = lambda p, n, seed: crt_claims._sim_gerf(p, n, seed, 0.0, 1)  # noqa: E731
+    sim = lambda p, n, seed: gerf_mc_products(p, n, seed, 0.0, 1)  # noqa: E731
     budget = BUDGETS["default"]
     wrong = _claim("crt.text-planted-mc",
                    [mc_check("monte-carlo", lambda p: 1.3 * crt_claims.printed_pos_variance(p), sim)],

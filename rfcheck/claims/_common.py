@@ -27,6 +27,8 @@ __all__ = [
     "on_mp",
     "pair_domain",
     "pair_vectors",
+    "raw_number",
+    "raw_point",
     "stats_fp",
     "stats_mp",
 ]
@@ -675,3 +677,66 @@ def mc_check(
         return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=atol)
 
     return Check(name, 3, evaluate, search=False, description=description, domain=domain)
+
+
+def raw_number(v: Any) -> Any:
+    """The Python number a point coordinate was lifted from: the inverse of :func:`mp_point` and of the exact
+    balls of :func:`eval_on_balls`, so that data a printed formula generates from the point (seeded float64
+    sets, random matrices) are the very floats of the float point, whatever the context.
+
+    Parameters
+    ----------
+    v : object
+        A coordinate: an exact ball (``rfcheck.arb_backend.Ball``), an mpmath number, or anything else.
+
+    Returns
+    -------
+    object
+        ``float`` (a real ball or ``mpf``), ``complex`` (a complex ball or ``mpc``), else ``v`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        If a ball is not exact (it was not lifted from a float).
+
+    Examples
+    --------
+    >>> from rfcheck.arb_backend import Ball, to_ball
+    >>> raw_number(Ball(to_ball(0.1))), raw_number(mpmath.mpc(1, 2)), raw_number(mpmath.mpf(0.1)), raw_number("x")
+    (0.1, (1+2j), 0.1, 'x')
+    """
+    from flint import acb
+
+    from rfcheck.arb_backend import Ball
+
+    if isinstance(v, Ball):
+        if not v.v.is_exact():
+            raise ValueError("a point coordinate is not an exact ball")
+        v = v.v
+        return complex(float(v.real.mid()), float(v.imag.mid())) if isinstance(v, acb) else float(v.mid())
+    if isinstance(v, mpmath.mpf):
+        return float(v)
+    if isinstance(v, mpmath.mpc):
+        return complex(v)
+    return v
+
+
+def raw_point(p: dict[str, Any]) -> dict[str, Any]:
+    """:func:`raw_number` of every coordinate of a point.
+
+    Parameters
+    ----------
+    p : dict
+        A point as a number-system context receives it (:func:`mp_point`, :func:`eval_on_balls`).
+
+    Returns
+    -------
+    dict
+        The same keys, each number the Python number it was lifted from.
+
+    Examples
+    --------
+    >>> raw_point(mp_point({"d": 2, "t": 0.25, "mech": "trig"}))
+    {'d': 2, 't': 0.25, 'mech': 'trig'}
+    """
+    return {k: raw_number(v) for k, v in p.items()}

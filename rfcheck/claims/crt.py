@@ -17,10 +17,10 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import acb, arb
+from flint import arb
 
 from rfcheck import features, quadrature
-from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
+from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
 from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
@@ -44,60 +44,11 @@ from rfcheck.ledger import (
     pair_domain,
     pair_vectors,
     paper,
+    raw_number,
+    raw_point,
 )
 from rfcheck.ledger import pair_stats as stats_mp
-from rfcheck.references.crt import (
-    conditional_moments,
-    conditional_moments_ball,
-    dirf_feature,
-    dirf_feature_ball,
-    dirf_product_moment,
-    dirf_product_moment_ball,
-    dirf_product_variance,
-    dirf_product_variance_ball,
-    dirf_unnormalised_product_mean,
-    dirf_unnormalised_product_mean_ball,
-    gaussian_shifted_integral,
-    gaussian_shifted_integral_ball,
-    gerf_a_star_ball,
-    gerf_abs_second_moment,
-    gerf_abs_second_moment_ball,
-    gerf_conditional_mean_square,
-    gerf_conditional_mean_square_ball,
-    gerf_conjugate_mean,
-    gerf_conjugate_mean_ball,
-    gerf_log_variance_ratio,
-    gerf_log_variance_ratio_ball,
-    gerf_mc_products,
-    gerf_moments_ball,
-    gerf_ort_conditional_t_ball,
-    gerf_ort_pair_conditional_mean,
-    gerf_ort_pair_conditional_mean_ball,
-    gerf_ort_point,
-    gerf_reference_at,
-    gerf_second_moment,
-    oprf_legendre_transform,
-    oprf_log_z_balls,
-    oprf_log_z_maximiser,
-    oprf_point,
-    oprf_tail_log_probability,
-    oprf_tail_lower_ball,
-    oprf_tail_upper_ball,
-    orf_pair_covariance_gap,
-    orf_pair_covariance_gap_ball,
-    orf_variance_reduction,
-    orf_variance_reduction_ball,
-    pair_stats_ball,
-    poisrf_lambda_star,
-    poisrf_lambda_star_ball,
-    reference_a_star,
-    sec51_set_statistics,
-    set_pair_mean_abs_product,
-    set_pair_mean_sq_norm,
-    set_pair_mean_sq_product,
-    two_point_sum_tail,
-    two_point_sum_tail_ball,
-)
+from rfcheck.references import crt as refs
 from rfcheck.stats import (
     compare_deterministic,
     compare_inequality,
@@ -118,15 +69,15 @@ _MC_PAIRS = pair_domain(norm=(0.0, 0.7), description="|x|, |y| <= 0.7: where the
                         "estimator has a finite, estimable fourth moment at the Monte Carlo budget")
 
 
-def _a(p: dict[str, Any]) -> Any:
-    return mpmath.mpc(p.get("a_re", 0.0), p.get("a_im", 0.0))
-
-
 def _kernel_sq(st: dict[str, Any]) -> Any:
     return mpmath.exp(-st["sq_diff"])
 
 
-_gerf_ref = gerf_reference_at  # (the name calibrate and the tests use)
+def _k2_scale(p: dict[str, Any], dps: int) -> Any:
+    """``K(x, y)^2`` at ``dps`` digits: the absolute scale of a variance difference (crt.eq27, crt.eq33)."""
+    with mpmath.workdps(dps):
+        return _kernel_sq(stats_mp(p))
+
 
 _WHY_MC = ("Monte Carlo reference: a sampled estimate decided by a z-test or a binomial test at level alpha "
            "(a random statistic, not an enclosure of the expectation), so no ball can decide it")
@@ -171,15 +122,6 @@ def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
             "sq_diff": (nx - ny) ** 2 + 4 * nx * ny * ctx.sin(th / 2) ** 2, "d": p["d"]}
 
 
-def _stats_ball(p: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_stats_ctx` on Arb balls (the point's floats exact, the current Arb precision): the general
-    formulas in every ``d``, as the mpmath references (``rfcheck.ledger.pair_stats``) compute them."""
-
-    st = _stats_ctx(ARB, {"nx": Ball(to_ball(p["nx"])), "ny": Ball(to_ball(p["ny"])),
-                          "theta": Ball(to_ball(p["theta"])), "d": int(p["d"])})
-    return {k: v.v if isinstance(v, Ball) else v for k, v in st.items()}
-
-
 def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """K(x, y) = sqrt(exp(-|x - y|^2)), as the variance formulas of CRT sec 2.2 write K^2."""
     return ctx.sqrt(ctx.exp(-_stats_ctx(ctx, p)["sq_diff"]))
@@ -207,17 +149,35 @@ def _moments_ball(key: str, a: Any = None, s: int | None = None, real: bool = Tr
     ``A`` and ``s`` fixed where given (the sec 2.2 mechanisms), the real part where ``real``."""
     def ball(p: dict[str, Any], bits: int) -> Any:
         q = dict(p, **({"a_re": a, "a_im": 0.0} if a is not None else {}), **({"s": s} if s is not None else {}))
-        out = gerf_moments_ball(q, bits, second=key != "mean")[key]
+        out = refs.gerf_moments_ball(q, bits, second=key != "mean")[key]
         return out.real if real else out
 
     return ball
 
 
-def _second_moment_scale(p: dict[str, Any], dps: int, a: Any = 0, s: int = 1) -> Any:
-    return _gerf_ref(p, dps, a, s)["second"].value
+def _gerf_moment(key: str, *a_s: Any) -> Any:
+    """``(point, dps) -> (value, err)``: moment ``key`` (``"mean"``, ``"second"``, ``"var"``) of ``Re f1 f2`` by
+    quadrature (:func:`rfcheck.references.crt.gerf_reference_at`), ``A, s = a_s`` where given, else the point's."""
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        r = refs.gerf_reference_at(p, dps, *a_s)[key]
+        return r.value, r.err
+
+    return reference
 
 
-_sim_gerf = gerf_mc_products
+def _unit_scale(p: dict[str, Any], dps: int) -> int:
+    return 1
+
+
+def _gerf_quadrature(printed_ctx: Any, key: str = "mean", *a_s: Any, name: str = "quadrature",
+                     second_scale: bool = False, **kw: Any) -> Check:
+    """``printed_ctx`` against moment ``key`` of GERF by quadrature (:func:`_gerf_moment`), certified on the
+    balls of the same moment (:func:`_moments_ball`); absolute tolerance on the scale of the second moment
+    where ``second_scale``, else 1."""
+    scale = (lambda p, dps: refs.gerf_reference_at(p, dps, *a_s)["second"].value) if second_scale else _unit_scale
+    ball = _moments_ball(key, float(a_s[0]), a_s[1]) if a_s else _moments_ball(key)
+    return deterministic_check(name, None, _gerf_moment(key, *a_s), atol_scale=scale, printed_ctx=printed_ctx,
+                               reference_ball=ball, **kw)
 
 
 P.claim(
@@ -226,12 +186,10 @@ P.claim(
               "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 6.0)),
     checks=[
-        deterministic_check("quadrature", None,
-                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, -1)["var"]),
-                            atol_scale=lambda p, dps: 1, printed_ctx=printed_trig_variance_ctx,
-                            reference_ball=_moments_ball("var", 0.0, -1),
-                            description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        _mc(mc_check("monte-carlo", printed_trig_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0, -1))),
+        _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
+                         description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
+        _mc(mc_check("monte-carlo", printed_trig_variance,
+                     lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1))),
     ],
 )
 
@@ -241,11 +199,8 @@ P.claim(
               "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
     domain=pair_domain(norm=(0.0, 5.0)),
     checks=[
-        deterministic_check("quadrature", None,
-                            lambda p, dps: (lambda r: (r.value, r.err))(_gerf_ref(p, dps, 0, 1)["var"]),
-                            atol_scale=lambda p, dps: _second_moment_scale(p, dps, 0, 1),
-                            printed_ctx=printed_pos_variance_ctx, reference_ball=_moments_ball("var", 0.0, 1)),
-        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: _sim_gerf(p, n, seed, 0.0, 1),
+        _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
+        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1),
                      domain=_MC_PAIRS)),
     ],
 )
@@ -256,7 +211,7 @@ P.claim(
 
 def _k_ball(p: dict[str, Any], bits: int) -> Any:
     """``K(x, y) = exp(-|x - y|^2 / 2)`` as an Arb ball."""
-    return (-pair_stats_ball(p)["sq_diff"] / 2).exp()
+    return (-refs.pair_stats_ball(p)["sq_diff"] / 2).exp()
 
 
 _WHY_NO_CONJUGATE = ("eq (2), sec 2.2's TrigRF (f^(2) = exp(-i w^T y) already carries the sign), Thm 3.1's proof "
@@ -266,22 +221,17 @@ _READ_CONJUGATE = "eq (1) as transcribed: K(x,y) = E Re(f^(1)(w,x) conj(f^(2)(w,
 _READ_NO_CONJUGATE = "eq (1) without the conjugate: K(x,y) = E Re(f^(1)(w,x) f^(2)(w,y)), as eq (2) and the proofs"
 
 
-def _quad_mean(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["mean"]
-    return r.value, r.err
-
-
 def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, str] = ("", ""),
                         suffix: str = "") -> list[Reading]:
     """The two readings of eq (1) (with and without the conjugate): K against E Re(f1 conj(f2)) and E Re(f1 f2)
     by quadrature, each certified on balls."""
     return [Reading("conjugate", [deterministic_check(
-                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), gerf_conjugate_mean,
-                atol_scale=lambda p, dps: 1, max_points=max_points, printed_ball=_k_ball,
-                reference_ball=gerf_conjugate_mean_ball, description=descriptions[0])], description=_READ_CONJUGATE),
-            Reading("no conjugate", [deterministic_check(
-                "quadrature-unconjugated", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=max_points,
-                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"), description=descriptions[1])],
+                "quadrature", lambda p: mpmath.sqrt(_kernel_sq(stats_mp(p))), refs.gerf_conjugate_mean,
+                atol_scale=_unit_scale, max_points=max_points, printed_ball=_k_ball,
+                reference_ball=refs.gerf_conjugate_mean_ball, description=descriptions[0])],
+                    description=_READ_CONJUGATE),
+            Reading("no conjugate", [_gerf_quadrature(printed_k_ctx, name="quadrature-unconjugated",
+                                                      max_points=max_points, description=descriptions[1])],
                 description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
 
 
@@ -352,8 +302,7 @@ P.claim(
     statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
               "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                printed_ctx=printed_eq16_ctx, reference_ball=_moments_ball("mean"))],
+    checks=[_gerf_quadrature(printed_eq16_ctx, max_points=40)],
 )
 
 P.claim(
@@ -361,8 +310,7 @@ P.claim(
     statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
               "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
     domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[deterministic_check("quadrature", None, _quad_mean, atol_scale=lambda p, dps: 1, max_points=40,
-                                printed_ctx=printed_k_ctx, reference_ball=_moments_ball("mean"))],
+    checks=[_gerf_quadrature(printed_k_ctx, max_points=40)],
 )
 
 
@@ -386,11 +334,6 @@ def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq6 = on_mp(printed_eq6_ctx)
 
 
-def _quad_var(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    r = _gerf_ref(p, dps)["var"]
-    return r.value, r.err
-
-
 P.claim(
     "thm3.2", source=P.at("Theorem 3.2, eq (6)"),
     statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
@@ -398,11 +341,9 @@ P.claim(
               "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
     domain=_gerf_domain((-1.5, 0.118)),
     checks=[
-        deterministic_check("quadrature", None, _quad_var,
-                            atol_scale=lambda p, dps: _gerf_ref(p, dps)["second"].value, max_points=40,
-                            printed_ctx=printed_eq6_ctx, reference_ball=_moments_ball("var")),
+        _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
         _mc(mc_check("monte-carlo", printed_eq6,
-                 lambda p, n, seed: _sim_gerf(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                 lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                  domain=pair_domain(norm=(0.0, 0.7), extra={
                      "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
                      "s": Choice((-1, 1))},
@@ -439,21 +380,21 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
     return printed
 
 
+def _eq21_check(line: int, bar: bool = False, name: str = "quadrature") -> Check:
+    """Eq (21), ``line`` (:func:`_printed_eq21_ctx`), against ``E|f1 f2|^2`` by quadrature, certified on its ball."""
+    return deterministic_check(name, None, refs.gerf_abs_second_moment, atol_scale=lambda p, dps: 0, max_points=40,
+                               printed_ctx=_printed_eq21_ctx(line, bar),
+                               reference_ball=refs.gerf_abs_second_moment_ball)
+
+
 P.claim(
     "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
               "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
     readings=[
-        Reading("literal", [deterministic_check("quadrature", None, gerf_abs_second_moment,
-                                                atol_scale=lambda p, dps: 0, max_points=40,
-                                                printed_ctx=_printed_eq21_ctx(2),
-                                                reference_ball=gerf_abs_second_moment_ball)],
-                description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [deterministic_check("quadrature-bar", None, gerf_abs_second_moment,
-                                                     atol_scale=lambda p, dps: 0, max_points=40,
-                                                     printed_ctx=_printed_eq21_ctx(2, bar=True),
-                                                     reference_ball=gerf_abs_second_moment_ball)],
+        Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
+        Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
                 description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
                 natural=True,
                 reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
@@ -469,17 +410,11 @@ P.claim(
     "eq21", source=P.at("appendix 9.3, eq (21), last line"),
     statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
     domain=_gerf_domain((-1.5, 0.118)),
-    checks=[deterministic_check("quadrature", None, gerf_abs_second_moment, atol_scale=lambda p, dps: 0,
-                                max_points=40, printed_ctx=_printed_eq21_ctx(3),
-                                reference_ball=gerf_abs_second_moment_ball)],
+    checks=[_eq21_check(3)],
 )
 
 
 # ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
-
-
-def _u_mp(p: dict[str, Any]) -> Any:
-    return stats_mp(p)["sq_sum"]
 
 
 def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -511,11 +446,11 @@ def _certify_not_argmin(check: Check) -> Check:
             return certify_eval(ev, None, why)
         bits = bits_for_dps(budget.dps)
         a_p = eval_on_balls(lambda ctx, q: (1 - 1 / printed_eq7_rho_ctx(ctx, q)) / 8, dict(p), bits)
-        a_ref = reference_a_star(p, budget.dps)[0]
+        a_ref = refs.reference_a_star(p, budget.dps)[0]
         if a_p is None or not a_p < 0.125:
             return certify_eval(ev, None, "the printed A is not below 1/8 on balls (the variance is infinite there)")
         with workprec(bits):
-            st = pair_stats_ball(p)
+            st = refs.pair_stats_ball(p)
             args = {k: st[k] for k in ("sq_x", "sq_y", "sq_sum", "sq_diff", "d")}
             dps = max(15, int(bits / 3.33))
             v_p = cf.gerf_log_variance(**args, a=a_p, s=1, backend="arb", dps=dps)
@@ -556,9 +491,9 @@ P.claim(
     domain=_oprf_domain,
     readings=[
         Reading("long root", [_certify_not_argmin(deterministic_check(
-            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, reference_a_star))],
+            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star))],
                 description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, reference_a_star,
+        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, refs.reference_a_star,
                                                     printed_ctx=printed_eq22_a_ctx)],
                 description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)"
                             "/(4u), u = |x+y|^2, the root of eq (22)",
@@ -583,8 +518,8 @@ P.claim(
     statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
               "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
     domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", None, reference_a_star, printed_ctx=printed_eq22_a_ctx,
-                                reference_ball=gerf_a_star_ball)],
+    checks=[deterministic_check("numerical-minimisation", None, refs.reference_a_star, printed_ctx=printed_eq22_a_ctx,
+                                reference_ball=refs.gerf_a_star_ball)],
 )
 
 P.claim(
@@ -602,11 +537,11 @@ def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] |
     :func:`rfcheck.references.crt.gerf_a_star_ball`, or why not where the
     sign of its derivative is not decided on balls (``u`` near the balls' resolution)."""
     try:
-        a = gerf_a_star_ball(p, bits)
+        a = refs.gerf_a_star_ball(p, bits)
     except ValueError as exc:
         return f"no ball of the minimiser at this point ({exc})"
     with workprec(bits):
-        return sides(a, _stats_ball(p))
+        return sides(a, refs.pair_stats_ball(p, general=True))
 
 
 def _sides_or_why(lhs: Any, rhs: Any) -> tuple[Any, Any] | str:
@@ -626,7 +561,7 @@ P.claim(
     statement="A < 0 for x != -y (A the variance-minimising real parameter)",
     domain=_oprf_domain,
     checks=[inequality_check("numerical-minimisation",
-                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(reference_a_star(p, dps)),
+                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(refs.reference_a_star(p, dps)),
                              sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))],
 )
 
@@ -640,7 +575,7 @@ P.claim(
     checks=[inequality_check(
         "numerical-minimisation",
         lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
-            reference_a_star(p, dps)),
+            refs.reference_a_star(p, dps)),
         description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))",
         sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
     notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
@@ -658,10 +593,10 @@ P.claim(
     checks=[inequality_check(
         "quadrature",
         lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
-            gerf_log_variance_ratio(p, dps), gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
+            refs.gerf_log_variance_ratio(p, dps), refs.gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
         max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        sides_ball=_safe(lambda p, bits: (gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
-                                          gerf_log_variance_ratio_ball(p, bits))))],
+        sides_ball=_safe(lambda p, bits: (refs.gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                          refs.gerf_log_variance_ratio_ball(p, bits))))],
 )
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -671,9 +606,9 @@ def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     encloses an upper bound of the claim's ``mu``: it certifies ``mu < -60`` only (a string otherwise)."""
 
     dps = max(d for d in range(1, bits) if bits_for_dps(d) <= bits)  # the check's dps: the solve is memoised
-    a_ref = float(reference_a_star(p, dps)[0])
-    v_opt = gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
-    v_pos = gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
+    a_ref = float(refs.reference_a_star(p, dps)[0])
+    v_opt = refs.gerf_moments_ball(dict(p, a_re=a_ref, a_im=0.0, s=1), bits)["var"]
+    v_pos = refs.gerf_moments_ball(dict(p, a_re=0.0, a_im=0.0, s=1), bits)["var"]
     with workprec(bits):
         mu = (v_opt / v_pos).log()
         if not mu < -60:
@@ -689,7 +624,7 @@ P.claim(
                                           "theta": Real(0.0, 0.0)},
                        constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
     checks=[inequality_check("quadrature",
-                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(gerf_log_variance_ratio(p, dps)),
+                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(refs.gerf_log_variance_ratio(p, dps)),
                              search=False, sides_ball=_safe(_mu_upper_ball),
                              description="mu from quadrature at the numerically minimised A")],
     notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
@@ -702,14 +637,14 @@ P.claim(
 def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Sides ``(G, 0, err)``, G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair by 1-D quadrature
     (:func:`rfcheck.references.crt.orf_pair_covariance_gap`; must be <= 0)."""
-    g, err = orf_pair_covariance_gap(p, dps)
+    g, err = refs.orf_pair_covariance_gap(p, dps)
     return g, 0, err
 
 
 def _orf_gap_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Arb balls of :func:`_orf_gap`'s sides ``(G, 0)``, ``G`` by the exact covariance identity
     (:func:`rfcheck.references.crt.orf_pair_covariance_gap_ball`), not the quadrature."""
-    return orf_pair_covariance_gap_ball(p, bits), arb(0)
+    return refs.orf_pair_covariance_gap_ball(p, bits), arb(0)
 
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -733,15 +668,19 @@ def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
+    """``2 <= M <= d`` (orthogonal ensembles: at most ``d`` features, a pair at least)."""
     p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
     return p
+
+
+_THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 
 P.claim(
     "thm4.1", source=P.at("Theorem 4.1, eq (15)"),
     statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
               "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
-    domain=pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive),
+    domain=_THM91_DOMAIN,
     checks=[
         inequality_check("quadrature", _orf_gap, max_points=24, sides_ball=_safe(_orf_gap_ball),
                          description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 "
@@ -760,48 +699,21 @@ P.claim(
 # ------------------------------------------------------------------------- eq (8)
 
 
-def _raw(v: Any) -> Any:
-    """The Python number a point coordinate was lifted from (an exact mpmath number or an exact
-    ball, as the contexts receive the point), so that data generated from the point (seeded float64
-    sets) are the very floats of the float point."""
-
-    if isinstance(v, Ball):
-        if not v.v.is_exact():
-            raise ValueError("a point coordinate is not an exact ball")
-        v = v.v
-        return complex(float(v.real.mid()), float(v.imag.mid())) if isinstance(v, acb) else float(v.mid())
-    if isinstance(v, mpmath.mpf):
-        return float(v)
-    if isinstance(v, mpmath.mpc):
-        return complex(v)
-    return v
-
-
-def _raw_point(p: dict[str, Any]) -> dict[str, Any]:
-    """:func:`_raw` of every coordinate of a point (strings unchanged)."""
-    return {k: _raw(v) for k, v in p.items()}
-
-
-def _ctx_rows(ctx: Any, a: np.ndarray) -> list[list[Any]]:
-    """A float64 matrix as rows of context numbers (each float exact)."""
-    return [[ctx.num(float(v)) for v in row] for row in a]
-
-
-def _eq8_sets(p: dict[str, Any]) -> tuple[int, int, int, np.ndarray, np.ndarray]:
-    """``L, d, s`` and the seeded sets ``x_i, y_j`` of an eq (8) point (float64, from the raw point)."""
-    q = _raw_point(p)
+def _set_rows(ctx: Any, p: dict[str, Any]) -> tuple[list[list[Any]], list[list[Any]]]:
+    """The point's seeded sets ``x_i``, ``y_j`` (eq (8), (12), (14)): ``L x d`` float64 draws ``N(0, scale^2)``,
+    ``y`` shifted by ``shift``, from the raw point, as rows of context numbers (each float exact)."""
+    q = raw_point(p)
     rng = np.random.default_rng(int(q["seed"]))
-    L, d, s = int(q["L"]), int(q["d"]), int(q["s"])
+    L, d = int(q["L"]), int(q["d"])
     xs = rng.normal(size=(L, d)) * q["scale"]
     ys = rng.normal(size=(L, d)) * q["scale"] + q["shift"]
-    return L, d, s, xs, ys
+    return [[ctx.num(float(v)) for v in row] for row in xs], [[ctx.num(float(v)) for v in row] for row in ys]
 
 
 def _eq8_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Brute-force O(L^2 d) average of |x_i + s y_j|^2 on a context (the reference of eq (8)) at the point's
     seeded sets (:func:`rfcheck.references.crt.set_pair_mean_sq_norm`)."""
-    _, _, s, xs, ys = _eq8_sets(p)
-    return set_pair_mean_sq_norm(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), s)
+    return refs.set_pair_mean_sq_norm(ctx, *_set_rows(ctx, p), int(raw_number(p["s"])))
 
 
 def _brute(ctx_fn: Any) -> Any:
@@ -813,9 +725,6 @@ def _brute(ctx_fn: Any) -> Any:
     return reference
 
 
-_eq8 = _brute(_eq8_brute_ctx)  # brute-force O(L^2 d) average of |x_i + s y_j|^2 on seeded random sets
-
-
 def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
     """A printed sum identity against its term-by-term sum (:func:`_brute`), exact up to rounding, and on balls."""
     return deterministic_check("brute-force", None, _brute(brute_ctx), atol_scale=lambda p, dps: 0, max_points=20,
@@ -824,8 +733,8 @@ def _brute_check(printed_ctx: Any, brute_ctx: Any) -> Check:
 
 def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (8): (1/L) sum|x_i|^2 + (2s/L^2)(sum x_i)^T(sum y_i) + (1/L) sum|y_i|^2."""
-    L, d, s, xs, ys = _eq8_sets(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
+    L, d, s = len(X), len(X[0]), int(raw_number(p["s"]))
     sx = [ctx.fsum(*(X[i][k] for i in range(L))) for k in range(d)]
     sy = [ctx.fsum(*(Y[i][k] for i in range(L))) for k in range(d)]
     return (ctx.fsum(*(v**2 for row in X for v in row)) / L
@@ -865,7 +774,7 @@ def _no_search(check: Check) -> Check:
 
 def _dirf_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Seeded pair ``x, y ~ N(shift, scale^2 I_d)`` (coordinates matter for DIRFs: no rotation)."""
-    p = _raw_point(p)
+    p = raw_point(p)
     rng = np.random.default_rng(int(p["seed"]))
     d = int(p["d"])
     if p.get("pattern") == "equal":  # x = y with equal entries: PoisRF's zero-variance point
@@ -885,7 +794,7 @@ def _log_pk(p: dict[str, Any]) -> Any:
 def _dirf_product_moment(p: dict[str, Any], dps: int, power: int) -> tuple[Any, Any]:
     """``E[(f(w,x) f(w,y))^power]`` for the DIRF of the point's distribution (series per coordinate)."""
     x, y = _dirf_vectors(p)
-    return dirf_product_moment(x, y, _log_pk(p), power, dps)
+    return refs.dirf_product_moment(x, y, _log_pk(p), power, dps)
 
 
 def _k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -898,34 +807,23 @@ def _exact_k(p: dict[str, Any]) -> Any:
     return _k_ctx(MP, p)
 
 
-def _dirf_var_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """Var(f f) at the point's seeded DIRF pair (:func:`rfcheck.references.crt.dirf_product_variance`)."""
-    return dirf_product_variance(*_dirf_vectors(p), _log_pk(p), dps)
-
-
 def _dirf_par(p: dict[str, Any]) -> float:
     """The parameter of the point's law of ``w_l``: ``lambda`` (Poisson) or ``p`` (geometric)."""
-    return float(_raw(p["lam"] if p["dist"] == "poisson" else p["p"]))
+    return float(raw_number(p["lam"] if p["dist"] == "poisson" else p["p"]))
 
 
-def _dirf_moment_ball(power: int) -> Any:
-    """``(point, bits) ->`` Arb ball of ``E[(f f)^power]`` (:func:`rfcheck.references.crt.dirf_product_moment_ball`)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        x, y = _dirf_vectors(p)
-        return dirf_product_moment_ball(x, y, p["dist"], _dirf_par(p), power, bits)
-
-    return ball
-
-
-def _dirf_var_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_dirf_var_ref` (:func:`rfcheck.references.crt.dirf_product_variance_ball`)."""
-    return dirf_product_variance_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
+def _on_dirf_pair(fn: Any, fn_ball: Any, *args: Any) -> tuple[Any, Any]:
+    """``(reference(point, dps), reference_ball(point, bits))`` of a DIRF quantity of :mod:`rfcheck.references.crt`,
+    ``fn(x, y, log_pk, *args, dps)`` and its ball ``fn_ball(x, y, dist, par, *args, bits)``, at the point's seeded
+    pair (:func:`_dirf_vectors`)."""
+    return (lambda p, dps: fn(*_dirf_vectors(p), _log_pk(p), *args, dps),
+            lambda p, bits: fn_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), *args, bits))
 
 
-def _eq9_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq9_ref` at the point's seeded pair
-    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean_ball`)."""
-    return dirf_unnormalised_product_mean_ball(*_dirf_vectors(p), p["dist"], _dirf_par(p), bits)
+# E[f f] (eq 10), Var(f f) (Thm 3.4, 3.5) and E[prod X_l prod Y_l] (eq 9) at the point's seeded pair, with balls
+_dirf_mean_ref, _dirf_mean_ball = _on_dirf_pair(refs.dirf_product_moment, refs.dirf_product_moment_ball, 1)
+_dirf_var_ref, _dirf_var_ball = _on_dirf_pair(refs.dirf_product_variance, refs.dirf_product_variance_ball)
+_eq9_ref, _eq9_ref_ball = _on_dirf_pair(refs.dirf_unnormalised_product_mean, refs.dirf_unnormalised_product_mean_ball)
 
 
 def _dirf_m2_scale(p: dict[str, Any], dps: int) -> Any:
@@ -960,12 +858,6 @@ def printed_eq9_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq9 = on_mp(printed_eq9_ctx)
 
 
-def _eq9_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E[prod X_l prod Y_l] at the point's seeded pair by one series per coordinate
-    (:func:`rfcheck.references.crt.dirf_unnormalised_product_mean`)."""
-    return dirf_unnormalised_product_mean(*_dirf_vectors(p), _log_pk(p), dps)
-
-
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
            "p": Real(0.01, 0.99, extra=(0.5,))}
 
@@ -981,17 +873,20 @@ P.claim(
 )
 
 
-def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
-    """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
+def _dirf_samples(p: dict[str, Any], n: int, seed: int) -> np.ndarray:
+    """``n`` Monte Carlo values of ``f(w, x) f(w, y)`` at the point's seeded pair (Numba engine, one feature)."""
     from rfcheck.engine import discrete_engine
 
-    x, y = _dirf_vectors(p)
-    par = p["lam"] if p["dist"] == "poisson" else p["p"]
+    return discrete_engine.simulate(*_dirf_vectors(p), p["dist"], _dirf_par(p), 1, n, seed=seed)[0]
+
+
+def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    """Unbiasedness of f_DI by Monte Carlo: mean of f(w,x) f(w,y) vs K (z-test)."""
     with mpmath.workdps(40):  # exact SE (the tail diagnostic still decides whether it is trusted)
         kk = _exact_k(p)
         exact_var = float(_dirf_product_moment(p, 30, 2)[0] - mpmath.mpmathify(kk) ** 2)
     k = float(kk)
-    est = estimate_mean(discrete_engine.simulate(x, y, p["dist"], par, 1, budget.mc_trials, seed=seed)[0],
+    est = estimate_mean(_dirf_samples(p, budget.mc_trials, seed),
                         exact_var=exact_var if math.isfinite(exact_var) and exact_var >= 0 else None)
     return compare_mc(p, k, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
@@ -1005,10 +900,8 @@ P.claim(
               "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
     domain=_dirf_domain("poisson", extra=_EITHER),
     checks=[
-        _no_search(deterministic_check("exact-series", lambda p: _exact_k(p),
-                                       lambda p, dps: (lambda r: (r[0], r[1]))(_dirf_product_moment(p, dps, 1)),
-                                       max_points=12, printed_ball=_ball_of(_k_ctx),
-                                       reference_ball=_dirf_moment_ball(1))),
+        _no_search(deterministic_check("exact-series", _exact_k, _dirf_mean_ref, max_points=12,
+                                       printed_ball=_ball_of(_k_ctx), reference_ball=_dirf_mean_ball)),
         _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
                   description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
     ],
@@ -1038,12 +931,18 @@ def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    from rfcheck.engine import discrete_engine
+    return _dirf_samples(p, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
 
-    x, y = _dirf_vectors(p)
-    par = p["lam"] if p["dist"] == "poisson" else p["p"]
-    return (discrete_engine.simulate(x, y, p["dist"], par, 1, n, seed=seed)[0], float(_exact_k(p)),
-            _dirf_error_moments(p))
+
+def _dirf_variance_checks(printed_ctx: Any, printed: Any, dist: str) -> list[Check]:
+    """A printed DIRF variance (Thm 3.4, 3.5) against the exact series (:func:`_dirf_var_ref`, on balls) and
+    Monte Carlo (:func:`_sim_dirf`, where the estimates have estimable higher moments)."""
+    return [_no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
+                                           max_points=14, printed_ctx=printed_ctx, reference_ball=_dirf_var_ball,
+                                           description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, "
+                                                       "mpmath")),
+            _mc(mc_check("monte-carlo", printed, _sim_dirf, domain=_dirf_domain(
+                dist, scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")))]
 
 
 P.claim(
@@ -1051,14 +950,7 @@ P.claim(
     statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
               "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
     domain=_dirf_domain("poisson"),
-    checks=[
-        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq11_ctx, reference_ball=_dirf_var_ball,
-                                       description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        _mc(mc_check("monte-carlo", printed_eq11, _sim_dirf,
-                     domain=_dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16),
-                                         description="scale <= 0.5, d <= 16"))),
-    ],
+    checks=_dirf_variance_checks(printed_eq11_ctx, printed_eq11, "poisson"),
 )
 
 
@@ -1124,9 +1016,9 @@ P.claim(
                   constraint=_pois_point_ok,
                   description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
     checks=[deterministic_check("numerical-minimisation", None,
-                                lambda p, dps: poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
+                                lambda p, dps: refs.poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
                                 printed_ctx=_lambda_star_ctx,
-                                reference_ball=lambda p, bits: poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
+                                reference_ball=lambda p, bits: refs.poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
     notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
           "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
 )
@@ -1159,14 +1051,7 @@ P.claim(
               "prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - K(x,y)^2, "
               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
     domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=[
-        _no_search(deterministic_check("exact-series", None, _dirf_var_ref, atol_scale=_dirf_m2_scale,
-                                       max_points=14, printed_ctx=printed_eq13_ctx, reference_ball=_dirf_var_ball,
-                                       description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath")),
-        _mc(mc_check("monte-carlo", printed_eq13, _sim_dirf,
-                     domain=_dirf_domain("geometric", scale=(0.05, 0.5), d=(1, 16),
-                                         description="scale <= 0.5, d <= 16"))),
-    ],
+    checks=_dirf_variance_checks(printed_eq13_ctx, printed_eq13, "geometric"),
 )
 
 
@@ -1202,7 +1087,7 @@ def _feature_check(printed_ctx: Any) -> Check:
 
     def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
-            v = dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
+            v = refs.dirf_feature(args(p)[1], args(p)[0], _log_pk(p))
         return v, abs(v) * mpmath.mpf(10) ** (-dps)
 
     def printed_ball(p: dict[str, Any], bits: int) -> Any:
@@ -1211,7 +1096,7 @@ def _feature_check(printed_ctx: Any) -> Check:
 
     def reference_ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
-            return dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
+            return refs.dirf_feature_ball(args(p)[1], args(p)[0], p["dist"], _dirf_par(p))
 
     return deterministic_check("eq10-literal", lambda p: printed_ctx(MP, p, *args(p)), reference, max_points=24,
                                printed_ball=printed_ball, reference_ball=reference_ball,
@@ -1235,17 +1120,9 @@ P.claim(
 )
 
 
-def _set_pair(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    q = _raw_point(p)
-    rng = np.random.default_rng(int(q["seed"]))
-    L, d = int(q["L"]), int(q["d"])
-    return rng.normal(size=(L, d)) * q["scale"], rng.normal(size=(L, d)) * q["scale"] + q["shift"]
-
-
 def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (12), right side: L^-2 sum_l (sum_i x_il^2)(sum_i y_il^2)."""
-    xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
     L, d = len(X), len(X[0])
     return ctx.fsum(*(ctx.fsum(*(X[i][k] ** 2 for i in range(L))) * ctx.fsum(*(Y[i][k] ** 2 for i in range(L)))
                       for k in range(d))) / L**2
@@ -1254,14 +1131,12 @@ def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _eq12_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (12), left side, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_sq_product`)."""
-    xs, ys = _set_pair(p)
-    return set_pair_mean_sq_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys))
+    return refs.set_pair_mean_sq_product(ctx, *_set_rows(ctx, p))
 
 
 def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (14), right side, for coordinate l = d - 1: L^-2 (sum_i |x_il|)(sum_i |y_il|)."""
-    xs, ys = _set_pair(p)
-    X, Y = _ctx_rows(ctx, xs), _ctx_rows(ctx, ys)
+    X, Y = _set_rows(ctx, p)
     L, k = len(X), len(X[0]) - 1
     return ctx.fsum(*(ctx.abs(X[i][k]) for i in range(L))) * ctx.fsum(*(ctx.abs(Y[i][k]) for i in range(L))) / L**2
 
@@ -1269,8 +1144,8 @@ def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (14), left side, for coordinate l = d - 1, term by term on a context (its reference;
     :func:`rfcheck.references.crt.set_pair_mean_abs_product`)."""
-    xs, ys = _set_pair(p)
-    return set_pair_mean_abs_product(ctx, _ctx_rows(ctx, xs), _ctx_rows(ctx, ys), xs.shape[1] - 1)
+    X, Y = _set_rows(ctx, p)
+    return refs.set_pair_mean_abs_product(ctx, X, Y, len(X[0]) - 1)
 
 
 printed_eq12 = on_mp(printed_eq12_ctx)
@@ -1310,26 +1185,16 @@ def _positivity_draws(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
     return w, x, par
 
 
-def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """``(count, 0)`` with the count of :func:`_positivity` in exact arithmetic: ``f(w, x)`` is a positive
-    factor times ``prod_l x_l^{w_l}`` (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has
-    ``w_l > 0`` or an odd number of negative ``x_l`` carry an odd ``w_l`` (signs of exact floats)."""
-
-    w, x, _ = _positivity_draws(p)
-    zero = np.any((x == 0) & (w > 0), axis=1)
-    odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
-    return arb(int(np.sum(zero | odd))), arb(0)
-
-
 def _positivity(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Number of non-positive DIRF feature values among 4096 seeded draws (claimed: none)."""
-    from rfcheck.estimators import crt as discrete
-
     w, x, par = _positivity_draws(p)
-    # f(w, x) alone: the product with y = 1 has the sign and magnitude class of f(w, x)
-    la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), p["dist"], par)
-    bad = int(np.sum((sx <= 0) | ~np.isfinite(la)))
-    return bad, 0, 0
+    return refs.dirf_nonpositive_count(w, x, p["dist"], par), 0, 0
+
+
+def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    """``(count, 0)``: the count of :func:`_positivity` in exact arithmetic, as balls."""
+    w, x, par = _positivity_draws(p)
+    return arb(refs.dirf_nonpositive_count(w, x, p["dist"], par, exact=True)), arb(0)
 
 
 P.claim(
@@ -1364,9 +1229,9 @@ P.claim(
               "beta in C^d ([.]^2 the elementwise square, summed)",
     domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
                    "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[_no_search(deterministic_check("quadrature", None, gaussian_shifted_integral, max_points=10,
+    checks=[_no_search(deterministic_check("quadrature", None, refs.gaussian_shifted_integral, max_points=10,
                                            printed_ctx=printed_eq17_ctx,
-                                           reference_ball=gaussian_shifted_integral_ball,
+                                           reference_ball=refs.gaussian_shifted_integral_ball,
                                            description="1-D contour quadratures per coordinate, "
                                                        "beta_l = beta (l+1)/d"))],
 )
@@ -1399,7 +1264,7 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                    "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
                    "alpha_1, alpha_2 of Thm 3.2"),
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[_no_search(deterministic_check("quadrature", None, gerf_second_moment,
+        checks=[_no_search(deterministic_check("quadrature", None, refs.gerf_second_moment,
                                                atol_scale=lambda p, dps: 0, max_points=12,
                                                printed_ctx=_printed_eq20_ctx(_line),
                                                reference_ball=_moments_ball("second", real=False),
@@ -1413,8 +1278,8 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     Not written against a context: its ingredients ``E[X^2]``, ``E|X|^2`` are quadratures of the printed
     integrands (with error bars), not formulas; its printed side is enclosed by :func:`_eq19_printed_ball`
     (the balls of the same integrals, ``K^2`` by the context formula on balls)."""
-    e2, err2 = gerf_second_moment(p, dps)
-    ea, erra = gerf_abs_second_moment(p, dps)
+    e2, err2 = refs.gerf_second_moment(p, dps)
+    ea, erra = refs.gerf_abs_second_moment(p, dps)
     with mpmath.workdps(dps):
         return mpmath.re(e2) / 2 + ea / 2 - _kernel_sq(stats_mp(p)), (err2 + erra) / 2
 
@@ -1422,7 +1287,7 @@ def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 def _eq19_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of :func:`printed_eq19`: its two expectations as the balls of the same integrals
     (:func:`rfcheck.references.crt.gerf_moments_ball`), K^2 on balls."""
-    m = gerf_moments_ball(p, bits)
+    m = refs.gerf_moments_ball(p, bits)
     if "second" not in m:
         return "E[X^2] diverges at this point (Re(1 - 8A) <= 0)"
     k2 = eval_on_balls(lambda ctx, q: ctx.exp(-_stats_ctx(ctx, q)["sq_diff"]), p, bits + 20)
@@ -1434,7 +1299,7 @@ def _eq19_check() -> Check:
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps
         pv, perr = printed_eq19(p, dps)
-        ref = _gerf_ref(p, dps)
+        ref = refs.gerf_reference_at(p, dps)
         with mpmath.workdps(dps):
             ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps),
                                        atol=abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps),
@@ -1472,7 +1337,7 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     (g(0, b) = D^2 exp(2A b^2 + C(|x|^2+|y|^2)) averaged over chi_d, C = -1: D^2 (1-4A)^{-d/2} = 1).
     """
     m, d = int(p["M"]), int(p["d"])
-    lhs, err = orf_variance_reduction(p, dps)
+    lhs, err = refs.orf_variance_reduction(p, dps)
     with mpmath.workdps(dps):
         s = stats_mp(p)
         f = mpmath.sqrt(mpmath.exp(-s["sq_diff"])) - mpmath.exp(-(s["sq_x"] + s["sq_y"]))
@@ -1482,12 +1347,9 @@ def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _eq33_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """The printed side of eq (33), ``(1 - 1/M)(2/(d+2)) (K - e^{-|x|^2-|y|^2})^2``, as an Arb ball."""
-    s, m = pair_stats_ball(p), int(p["M"])
+    s, m = refs.pair_stats_ball(p), int(p["M"])
     f = (-s["sq_diff"] / 2).exp() - (-(s["sq_x"] + s["sq_y"])).exp()
     return (1 - 1 / (m + 0 * f)) * 2 / (s["d"] + 2 + 0 * f) * f * f
-
-
-_THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 
 def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
@@ -1499,7 +1361,7 @@ def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     for b in (bits, 4 * bits, 8 * bits):
         with workprec(b):
-            sides = _eq33_printed_ball(p, b), orf_variance_reduction_ball(p, b)
+            sides = _eq33_printed_ball(p, b), refs.orf_variance_reduction_ball(p, b)
         if certified_inequality(*sides) is not None:
             break
     return sides
@@ -1522,8 +1384,8 @@ P.claim(
     domain=_THM91_DOMAIN,
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq33_printed_ball, reference_ball=orf_variance_reduction_ball))],
+        atol_scale=_k2_scale, max_points=8,
+        printed_ball=_eq33_printed_ball, reference_ball=refs.orf_variance_reduction_ball))],
     correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
                "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
                "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
@@ -1534,28 +1396,31 @@ P.claim(
 # ------------------------------------------------------------ appendix 9.8: eq (34), (35), Theorem 4.2
 
 
+def printed_eq34_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """CRT eq (34)'s bound 2 exp(-a^2 / sum (a_i + b_i)^2) for M iid X_i in [-a_i, b_i], a = t M (a_i + b_i)/4."""
+    m, lo, hi = p["M"], p["a_i"], p["b_i"]
+    thr = p["t"] * m * (lo + hi) / 4
+    return 2 * ctx.exp(-thr**2 / (m * (lo + hi) ** 2))
+
+
+printed_eq34 = on_mp(printed_eq34_ctx)
+
+
 def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Exact P[|sum X_i| > a] for M iid two-point variables X in {-a_i, b_i} with zero mean
     (the extreme case of Hoeffding's inequality; :func:`rfcheck.references.crt.two_point_sum_tail`),
     vs the printed bound (34)."""
-    m = int(p["M"])
-    prob = two_point_sum_tail(m, p["a_i"], p["b_i"], p["t"], dps)
+    prob = refs.two_point_sum_tail(int(p["M"]), p["a_i"], p["b_i"], p["t"], dps)
     with mpmath.workdps(dps):
-        lo, hi = mpmath.mpf(p["a_i"]), mpmath.mpf(p["b_i"])
-        thr = mpmath.mpf(p["t"]) * m * (lo + hi) / 4 + 0
-        return prob, 2 * mpmath.exp(-thr**2 / (m * (lo + hi) ** 2)), mpmath.mpf(10) ** (-dps + 5)
+        return prob, printed_eq34(p), mpmath.mpf(10) ** (-dps + 5)
 
 
-def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Arb balls of :func:`_hoeffding`'s sides: the exact binomial tail
-    (:func:`rfcheck.references.crt.two_point_sum_tail_ball`) and the printed bound."""
-
-    m = int(p["M"])
+    (:func:`rfcheck.references.crt.two_point_sum_tail_ball`) and the printed bound on balls."""
     with workprec(bits):
-        lo, hi = arb(float(p["a_i"])), arb(float(p["b_i"]))
-        thr = arb(float(p["t"])) * m * (lo + hi) / 4
-        return (two_point_sum_tail_ball(m, float(p["a_i"]), float(p["b_i"]), float(p["t"])),
-                2 * (-thr**2 / (m * (lo + hi) ** 2)).exp())
+        tail = refs.two_point_sum_tail_ball(int(p["M"]), float(p["a_i"]), float(p["b_i"]), float(p["t"]))
+    return _sides_or_why(tail, eval_on_balls(printed_eq34_ctx, p, bits))
 
 
 P.claim(
@@ -1576,7 +1441,7 @@ def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     sup over w by maximising along the direction of x + y (the orthogonal part only lowers
     Z, A < 0): golden-section search in mpmath on t = w . (x+y)/|x+y|, never the closed form.
     """
-    o, logz, t = oprf_log_z_maximiser(p, dps)
+    o, logz, t = refs.oprf_log_z_maximiser(p, dps)
     with mpmath.workdps(dps + 10):
         sup = logz(t)
         bound = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
@@ -1589,9 +1454,9 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     (:func:`rfcheck.references.crt.oprf_log_z_balls`); both enclose a value ``>=`` the golden-section ``log Z``
     the check compares, so either certifies."""
 
-    lower, sup = oprf_log_z_balls(p, bits)
+    lower, sup = refs.oprf_log_z_balls(p, bits)
     with workprec(bits):
-        s = pair_stats_ball(p)
+        s = refs.pair_stats_ball(p)
         bound = -(s["sq_x"] + s["sq_y"]) / (4 * cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits))
     return (lower, bound) if certified_inequality(lower, bound) == "REFUTED" else (sup, bound)
 
@@ -1614,8 +1479,8 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1), exactly (at M > 1 the
     log of the certified lower bound): :func:`rfcheck.references.crt.oprf_tail_log_probability`; where eps lies
     beyond the range of Z - K the probability is exactly 0 and is compared as such with the bound."""
-    logp, err = oprf_tail_log_probability(p, dps)
-    o = oprf_point(p, dps)
+    logp, err = refs.oprf_tail_log_probability(p, dps)
+    o = refs.oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         eps, n = mpmath.mpf(p["eps"]), int(p.get("M", 1))
         log_m = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
@@ -1627,7 +1492,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _thm42_bound_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(sq_x + sq_y, A*)`` on balls at the working precision (the printed bound's ingredients)."""
-    s = pair_stats_ball(p)
+    s = refs.pair_stats_ball(p)
     return s["sq_x"] + s["sq_y"], cf.oprf_a_star(s["sq_sum"], s["d"], backend="arb", prec=bits)
 
 
@@ -1635,7 +1500,7 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Arb balls of ``(log L, log(printed bound))`` with ``L <= P[|K_M - K| >= eps]`` the certified lower bound
     of :func:`rfcheck.references.crt.oprf_tail_lower_ball` (or why there is none)."""
 
-    log_low = oprf_tail_lower_ball(p, bits)
+    log_low = refs.oprf_tail_lower_ball(p, bits)
     if isinstance(log_low, str):
         return log_low
     with workprec(bits):
@@ -1657,11 +1522,22 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
         log_bound = arb(2).log() - eps * eps / 2 * (2 * sq / (4 * a)).exp()
     if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
         return arb(0), log_bound
-    u = oprf_tail_upper_ball(p, bits)
+    u = refs.oprf_tail_upper_ball(p, bits)
     if isinstance(u, str):
         return u
     with workprec(bits):
         return (arb(0), log_bound.exp()) if u.is_zero() else (u.log(), log_bound)
+
+
+_WHY_LOWER = "the lower bound's ball does not lie above the printed bound's ball"
+
+
+def _certify_one_way(ev: PointEval, sides: Any, verdict: str, why: str) -> PointEval:
+    """``ev`` certified ``verdict`` where the balls ``sides = (lhs, rhs)`` of ``lhs <= rhs`` decide it so (a bound
+    certifies its own direction only), else not (``why``; or the string ``sides``, why there are no balls)."""
+    if isinstance(sides, str):
+        return certify_eval(ev, None, sides)
+    return certify_eval(ev, verdict if certified_inequality(*sides) == verdict else None, why)
 
 
 def _thm42_certify(check: Check) -> Check:
@@ -1676,19 +1552,21 @@ def _thm42_certify(check: Check) -> Check:
             return ev
         bits = bits_for_dps(budget.dps)
         if ev.disc > 1:
-            sides = _safe(_thm42_sides_ball)(dict(p), bits)
-            if isinstance(sides, str):
-                return certify_eval(ev, None, sides)
-            return certify_eval(ev, "REFUTED" if certified_inequality(*sides) == "REFUTED" else None,
-                                "the lower bound's ball does not lie above the printed bound's ball")
-        sides = _safe(_thm42_upper_sides_ball)(dict(p), bits)
-        if isinstance(sides, str):
-            return certify_eval(ev, None, sides)
-        return certify_eval(ev, "HOLDS" if certified_inequality(*sides) == "HOLDS" else None,
-                            "the upper bound's ball does not lie below the printed bound's ball")
+            return _certify_one_way(ev, _safe(_thm42_sides_ball)(dict(p), bits), "REFUTED", _WHY_LOWER)
+        return _certify_one_way(ev, _safe(_thm42_upper_sides_ball)(dict(p), bits), "HOLDS",
+                                "the upper bound's ball does not lie below the printed bound's ball")
 
     check.evaluate = evaluate
     return check
+
+
+def _thm42_domain(m: Int, description: str, fixed_m: int | None = None) -> Domain:
+    """Thm 4.2's pairs (``|x+y| > 0``, ``|x|, |y| <= 3``, ``eps`` in ``[1e-3, 1e16]``) with ``M`` in ``m``; with
+    ``fixed_m``, also the counterexample ``d = 64``, ``x = y = e1``, ``eps = 1e9`` at ``M = fixed_m``."""
+    fixed = [{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": fixed_m}] if fixed_m else None
+    return pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
+                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": m}, fixed_points=fixed,
+                       description=description)
 
 
 def _thm42_lower_bound_check() -> Check:
@@ -1705,37 +1583,24 @@ def _thm42_lower_bound_check() -> Check:
                        "computed; it does not exceed the bound here, which excludes nothing")
             return ev
 
-        sides = _thm42_sides_ball(dict(p), bits_for_dps(budget.dps))
-        if isinstance(sides, str):
-            return certify_eval(ev, None, sides)
-        verdict = certified_inequality(*sides)
-        return certify_eval(ev, verdict if verdict == "REFUTED" else None,
-                            "the lower bound's ball does not lie above the printed bound's ball")
+        return _certify_one_way(ev, _thm42_sides_ball(dict(p), bits_for_dps(budget.dps)), "REFUTED", _WHY_LOWER)
 
     return Check("exact-tail-lower-bound", 1, evaluate, max_points=16,
                  description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
                              "log of the printed bound; decides only violations",
-                 domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                                    extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(2, 64, extra=(8,))},
-                                    fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 8}],
-                                    description="pairs with |x+y| > 0, 2 <= M <= 64"))
+                 domain=_thm42_domain(Int(2, 64, extra=(8,)), "pairs with |x+y| > 0, 2 <= M <= 64", 8))
 
 
 P.claim(
     "thm4.2", source=P.at("Theorem 4.2 (first part)"),
     statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
               "(OPRF, A = A* of Thm 3.3)",
-    domain=pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                       extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 64)},
-                       description="pairs with |x+y| > 0, 1 <= M <= 64"),
+    domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
     checks=[_with_domain(_thm42_certify(inequality_check("exact-tail", _thm42_sides, max_points=24,
                                           description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
                                                       "mpmath) <= log of the printed bound")),
-                         pair_domain(d=(1, 128), norm=(0.0, 3.0), constraint=_u_positive,
-                                     extra={"eps": Real(1e-3, 1e16, scale="log"), "M": Int(1, 1)},
-                                     fixed_points=[{"d": 64, "nx": 1.0, "ny": 1.0, "theta": 0.0, "eps": 1e9, "M": 1}],
-                                     description="pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
-                                                 "chi-square law)")),
+                         _thm42_domain(Int(1, 1), "pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
+                                                  "chi-square law)", 1)),
             _thm42_lower_bound_check()],
     correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
                "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) "
@@ -1760,7 +1625,7 @@ def _thm42_ort_positive_check() -> Check:
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         _, level = _thm42_ort_level(p)
-        lv, err = oprf_legendre_transform(p, level)
+        lv, err = refs.oprf_legendre_transform(p, level)
         if math.isinf(lv):
             return PointEval(p, 0.0, lv, 0.0, -1.0, True, "K + eps beyond sup Z: L = +inf")
         tol = 10 * err
@@ -1789,7 +1654,7 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     x, y = pair_vectors(p)
     m = int(p["M"])
     k, level = _thm42_ort_level(p)
-    lv, lerr = oprf_legendre_transform(p, level)
+    lv, lerr = refs.oprf_legendre_transform(p, level)
     bound = math.exp(-m * lv)
     n = budget.mc_trials
     est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
@@ -1842,32 +1707,24 @@ P.claim(
 )
 
 
-P.claim(
-    "thm4.3", source=P.at("Theorem 4.3"),
-    statement="||K_sfm - K_hat_sfm||_inf <= eps with any constant probability "
-              "when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
-              "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
-    domain=_oprf_domain,
-    unverifiable="an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
-                 "no finite computation can refute or confirm it",
-)
-
-P.claim(
-    "eq36", source=P.at("appendix 9.8, eq (36)"),
-    statement="P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
-    domain=_oprf_domain,
-    unverifiable="a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
-                 "so no computation can separate them",
-)
-
-P.claim(
-    "eq37", source=P.at("appendix 9.9, eq (37)"),
-    statement="E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
-              "of f = K_sfm - K_hat_sfm over the ball",
-    domain=_oprf_domain,
-    unverifiable="L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
-                 "defined precisely enough (A depends on x, y through A*) to compute or bound independently",
-)
+# statements about OPRF that no finite computation decides (id, where, statement, why)
+for _cid, _where, _statement, _why in (
+    ("thm4.3", "Theorem 4.3",
+     "||K_sfm - K_hat_sfm||_inf <= eps with any constant probability when M = Omega(Gamma d/eps^2 log(gamma rho/eps)), "
+     "Gamma = exp(-3R^2/(sqrt(d) A)), rho = sqrt(2) R d^{-1/4}, gamma = sqrt(4 Gamma (R^2/sqrt(d) + d^2))",
+     "an asymptotic (big-Omega) sample-size statement with unspecified constants and probability: "
+     "no finite computation can refute or confirm it"),
+    ("eq36", "appendix 9.8, eq (36)",
+     "P[K_M^iid - K >= eps] = P[(Y_1 + ... + Y_M)/M >= eps] = P[Y_1 + ... + Y_M >= M eps]",
+     "a restatement of definitions (Y_i = Z_i - E Z, K_M = mean of Z_i): both sides are the same event, "
+     "so no computation can separate them"),
+    ("eq37", "appendix 9.9, eq (37)",
+     "E[L_f^2] <= max_{x,y} M_hat^2(x,y) max_{x,y}(2|x|^2 + 2|y|^2 + 4 E|w|^2), L_f the Lipschitz constant "
+     "of f = K_sfm - K_hat_sfm over the ball",
+     "L_f (a supremum over the 2d-dimensional ball of the gradient norm of a random function) is not "
+     "defined precisely enough (A depends on x, y through A*) to compute or bound independently"),
+):
+    P.claim(_cid, source=P.at(_where), statement=_statement, domain=_oprf_domain, unverifiable=_why)
 
 
 # ------------------------------------------------------------------------ sec 5.1 prose claims
@@ -1883,12 +1740,16 @@ _SEC51_NOTE = ("Reproduced setting (appendix 9.10.1): d = 64, sigma = 1, 5 sampl
                "(as Fig. 2 plots mean log-variances), or a log-ratio > k of the mean variances. Error bar: the "
                "standard error of the difference over the 5 independent samples. Not reproduced exactly: the "
                "paper's random draws, its L-BFGS-B start and the exact definition of its mean.")
-_SEC51_READ = {
-    "mean log-variance": "'e^k times reduction' as a gap > k between the mean log-variances over all pairs and "
-                         "samples: mean log Var(base) - mean log Var(method) > k",
-    "log of mean variances": "'e^k times reduction' as a ratio > e^k of the mean variances over all pairs and "
-                             "samples: log mean Var(base) - log mean Var(method) > k",
-}
+_SEC51_READINGS = (  # (reading, statistic of _sec51, check, how it computes it, what the reading means, natural)
+    ("mean log-variance", "mean_log", "closed-forms-over-pairs",
+     "mean log-variance difference over 5 x 1024^2 pairs (rfcheck.estimators.crt)",
+     "'e^k times reduction' as a gap > k between the mean log-variances over all pairs and "
+     "samples: mean log Var(base) - mean log Var(method) > k", True),
+    ("log of mean variances", "log_mean", "closed-forms-over-pairs-mean-variance",
+     "log-ratio of the mean variances over 5 x 1024^2 pairs, per sample (rfcheck.estimators.crt)",
+     "'e^k times reduction' as a ratio > e^k of the mean variances over all pairs and "
+     "samples: log mean Var(base) - log mean Var(method) > k", False),
+)
 _SEC51_WHY = ("Fig. 2, which the sentence summarises, plots mean log-variances over all pairs and samples (appendix "
               "9.10.1); read so, the GERF and OPRF thresholds sit just below the measured gaps (e^80, e^75 vs 83.3, "
               "84.0; e^125 vs 136.7, 137.6), while as a ratio of mean variances GERF's gap over TrigRF is only ~10 "
@@ -1907,7 +1768,7 @@ def _sec51(regime: str, base: str, method: str, claimed: float, stat: str = "mea
     the gap of ``stat`` (``"mean_log"``: mean log-variances; ``"log_mean"``: log of mean variances) per sample."""
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-        r = sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
+        r = refs.sec51_set_statistics(regime, _SEC51_L, _SEC51_METHODS)
         diffs = np.array(r[base][stat]) - np.array(r[method][stat])
         se = float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
         # claimed <= achieved; err: compare_inequality's tolerance is 10 * err = 3 standard errors
@@ -1934,19 +1795,10 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
         P.claim(
             f"text-{_slug}", source=P.at("sec 5.1 (Figure 2)"), statement=_stmt,
             domain=Domain({"sigma": Choice((1.0,))}, description="the paper's setting at sigma = 1"),
-            readings=[
-                Reading("mean log-variance", [inequality_check(
-                    "closed-forms-over-pairs", _sec51(_regime, _base, _method, _k), search=False,
-                    not_certified=_SEC51_NOT_CERTIFIED,
-                    description="mean log-variance difference over 5 x 1024^2 pairs (rfcheck.estimators.crt)")],
-                    description=_SEC51_READ["mean log-variance"], natural=True, reason=_SEC51_WHY),
-                Reading("log of mean variances", [inequality_check(
-                    "closed-forms-over-pairs-mean-variance", _sec51(_regime, _base, _method, _k, "log_mean"),
-                    search=False, not_certified=_SEC51_NOT_CERTIFIED,
-                    description="log-ratio of the mean variances over 5 x 1024^2 pairs, per sample "
-                                "(rfcheck.estimators.crt)")],
-                    description=_SEC51_READ["log of mean variances"]),
-            ],
+            readings=[Reading(name, [inequality_check(check, _sec51(_regime, _base, _method, _k, stat), search=False,
+                                                      not_certified=_SEC51_NOT_CERTIFIED, description=how)],
+                              description=what, natural=natural, reason=_SEC51_WHY if natural else "")
+                      for name, stat, check, how, what, natural in _SEC51_READINGS],
             notes=_SEC51_NOTE,
         )
 
@@ -1961,8 +1813,8 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
     E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
     """
-    ref = _gerf_ref(p, dps, mpmath.mpf(p["a_re"]), 1)
-    em2, em2_err = gerf_conditional_mean_square(p, dps)
+    ref = refs.gerf_reference_at(p, dps, mpmath.mpf(p["a_re"]), 1)
+    em2, em2_err = refs.gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
         printed = ref["second"].value - em2
         return printed, ref["var"].value, ref["var"].err + ref["second"].err + em2_err, ref["second"].value
@@ -1973,8 +1825,8 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
     ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
     :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
 
-    mom = gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
-    em2 = gerf_conditional_mean_square_ball(p, bits)
+    mom = refs.gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
+    em2 = refs.gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
         mean, second = mom["mean"].real, mom["second"].real
         return second - em2, second - mean * mean, second
@@ -2027,16 +1879,11 @@ P.claim(
 #           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
 
 
-def _ort_derive(p: dict[str, Any]) -> dict[str, Any]:
-    p["M"] = max(2, min(int(p.get("M", 2)), int(p["d"])))
-    return p
-
-
 _ORT_DOMAIN = pair_domain(
     d=(2, 32), norm=(0.0, 1.5),
     extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
            **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-    derive=_ort_derive,
+    derive=_orf_domain_derive,
     description="GERF (real A < 1/4, s = +1), z = x + y, 2 <= M <= min(d, 4), conditional norms "
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
@@ -2047,12 +1894,12 @@ def _cond_cmp(key: str) -> Check:
     tolerance both error bars plus ``10^(5-dps)`` of the scale; certified on the balls of
     :func:`rfcheck.references.crt.conditional_moments_ball` (literal vs scaled)."""
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
-        lit, ref = conditional_moments(p, dps, False, "quad"), conditional_moments(p, dps, True, "hyp")
+        lit, ref = refs.conditional_moments(p, dps, False, "quad"), refs.conditional_moments(p, dps, True, "hyp")
         with mpmath.workdps(dps):
             return lit[key], ref[key], lit["err"] + ref["err"], lit["scale"]
 
-    return _sides_check(sides, lambda p, bits: (conditional_moments_ball(dict(p), bits, False)[key],
-                                                conditional_moments_ball(dict(p), bits, True)[key]), 10,
+    return _sides_check(sides, lambda p, bits: (refs.conditional_moments_ball(dict(p), bits, False)[key],
+                                                refs.conditional_moments_ball(dict(p), bits, True)[key]), 10,
                         "printed side by 1-D quadrature over the law of u^T z/|z| (literal X_m = g_{x_m}(u_m^T z)); "
                         "reference: the estimator's conditional moments by the spherical-mean 0F1 identity",
                         name="spherical-quadrature", max_dps=25)
@@ -2062,6 +1909,10 @@ _X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the nor
                    "the identity holds (tests/test_crt_appendix97.py checks it to 1e-15 at every point); as printed, "
                    "X_m = g_{x_m}(u_m^T z) drops the factor x_m and the two sides differ unless every x_m = 1 "
                    "or z = 0.")
+
+
+_EQ26_DOMAIN = pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)),
+                                                              "M": Int(2, 32)}, derive=_orf_domain_derive)
 
 
 def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
@@ -2090,7 +1941,7 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
-        st = pair_stats_ball(p)
+        st = refs.pair_stats_ball(p)
         m = int(p["M"])
         k2 = (-st["sq_diff"]).exp()
         g = cf.orf_log_covariance_factor(st["sq_sum"], st["d"], backend="arb", prec=bits + 20).expm1()
@@ -2102,8 +1953,7 @@ P.claim(
     "eq26", source=P.at("appendix 9.7, eq (26)"),
     statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
               "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
-    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
-                       derive=_orf_domain_derive),
+    domain=_EQ26_DOMAIN,
     checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
                          "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
                          "(quadrature moments and the orthogonal-pair factor)")],
@@ -2125,7 +1975,7 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     st = stats_fp(p)
     d, m = st["d"], int(p["M"])
     r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
-    pair, pair_err = gerf_ort_pair_conditional_mean(p, min(dps, 25))
+    pair, pair_err = refs.gerf_ort_pair_conditional_mean(p, min(dps, 25))
     with mpmath.workdps(dps):
         k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
         w = 1 - mpmath.mpf(1) / m
@@ -2135,9 +1985,9 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
 def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry), the ``chi_{2d}``
     average by :func:`rfcheck.references.crt.gerf_ort_pair_conditional_mean_ball`."""
-    pair = gerf_ort_pair_conditional_mean_ball(p, bits)
+    pair = refs.gerf_ort_pair_conditional_mean_ball(p, bits)
     with workprec(bits):
-        k2 = (-pair_stats_ball(p)["sq_diff"]).exp()
+        k2 = (-refs.pair_stats_ball(p)["sq_diff"]).exp()
         return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
 
 
@@ -2145,13 +1995,12 @@ P.claim(
     "eq27", source=P.at("appendix 9.7, eq (27)"),
     statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
               "(GERF, real A, s = +1, 2 <= M <= d)",
-    domain=pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)), "M": Int(2, 32)},
-                       derive=_orf_domain_derive),
+    domain=_EQ26_DOMAIN,
     checks=[_no_search(deterministic_check(
         "quadrature", lambda p: _eq27_sides(p, 30)[0],
         lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: mpmath.exp(-stats_mp(p)["sq_diff"])), max_points=8,
-        printed_ball=_eq27_printed_ball, reference_ball=orf_variance_reduction_ball,
+        atol_scale=_k2_scale, max_points=8,
+        printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,
         description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
                     "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"))],
     notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
@@ -2166,33 +2015,19 @@ P.claim(
                  "and crt.eq32",
 )
 
-P.claim(
-    "eq29", source=P.at("appendix 9.7, eq (29)"),
-    statement="Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
-              "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("var_iid")],
-    correction=_X_M_CORRECTION,
-    notes="The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M.",
-)
-
-P.claim(
-    "eq30", source=P.at("appendix 9.7, eq (30)"),
-    statement="Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
-              "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("var_ort")],
-    correction=_X_M_CORRECTION,
-)
-
-P.claim(
-    "eq31", source=P.at("appendix 9.7, eq (31)"),
-    statement="T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
-              "(GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[_cond_cmp("T")],
-    correction=_X_M_CORRECTION,
-)
+# eq (29)-(31): one entry of the conditional moments each (literal X_m vs the scaled reading, _cond_cmp)
+for _eq, _key, _statement, _notes in (
+    (29, "var_iid", "Var(K_M^iid | |w_1^iid| = x_1, ..., |w_M^iid| = x_M) = Var((1/M) sum_m X_m^iid), X_m^iid = "
+                    "g_{x_m}((u_m^iid)^T z), u_m^iid iid uniform on the unit sphere (g_y(x) = g(x, y); GERF, real A, "
+                    "s = +1)", "The left side is printed as Var(K_m^iid | ...) with a lower-case m; read as K_M."),
+    (30, "var_ort", "Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) = Var((1/M) sum_m X_m^ort), X_m^ort = "
+                    "g_{x_m}((u_m^ort)^T z), (u_m^ort) an orthogonal ensemble on the unit sphere (GERF, real A, "
+                    "s = +1)", ""),
+    (31, "T", "T(x_1, ..., x_M) = Var((1/M) sum_m X_m^iid) - Var((1/M) sum_m X_m^ort), X_m = g_{x_m}(u_m^T z) "
+              "(GERF, real A, s = +1)", ""),
+):
+    P.claim(f"eq{_eq}", source=P.at(f"appendix 9.7, eq ({_eq})"), statement=_statement, domain=_ORT_DOMAIN,
+            checks=[_cond_cmp(_key)], correction=_X_M_CORRECTION, notes=_notes)
 
 
 def _arb_sum(terms: Any) -> Any:
@@ -2213,12 +2048,20 @@ def _eq32_sides(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         dps = min(dps, 25)
-        t = conditional_moments(p, dps, scaled, "quad")
-        f = conditional_moments(p, dps, scaled, "hyp")
+        t = refs.conditional_moments(p, dps, scaled, "quad")
+        f = refs.conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
             return _f_pairs(f, mpmath.mpf, mpmath.fsum), t["T"], t["err"] + f["err"]
 
     return sides
+
+
+def _eq32_last_ball(p: dict[str, Any], bits: int, scaled: bool = False) -> Any:
+    """Arb ball of :func:`_eq32_last` (the printed bound of eq (32)): ``F`` by the spherical-mean 0F1 identity
+    (:func:`rfcheck.references.crt.conditional_moments_ball`; ``scaled``: the norms inside ``g``)."""
+    f = refs.conditional_moments_ball(dict(p), bits, scaled)
+    with workprec(bits):
+        return _f_pairs(f, arb, _arb_sum)
 
 
 def _eq32_sides_ball(scaled: bool) -> Any:
@@ -2229,10 +2072,7 @@ def _eq32_sides_ball(scaled: bool) -> Any:
 
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         for b in (bits, 4 * bits):
-            f = conditional_moments_ball(dict(p), b, scaled)
-            with workprec(b):
-                bound = _f_pairs(f, arb, _arb_sum)
-            out = bound, gerf_ort_conditional_t_ball(p, b, scaled)
+            out = _eq32_last_ball(p, b, scaled), refs.gerf_ort_conditional_t_ball(p, b, scaled)
             if certified_inequality(*out) is not None:
                 break
         return out
@@ -2270,7 +2110,7 @@ def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     :func:`rfcheck.references.crt.gerf_ort_point`).  The term of ``S_i`` is ``c_i X^t / t!``,
     ``X = B^2 |z|^2 / 2``: its ratio ``X/(t+1)`` bounds the tail on balls."""
     st = _stats_ctx(ctx, p)
-    d, m = int(_raw(p["d"])), int(_raw(p["M"]))
+    d, m = int(raw_number(p["d"])), int(raw_number(p["M"]))
     a = ctx.num(p["a_re"])
     b, nz = ctx.sqrt(1 - 4 * a), ctx.sqrt(st["sq_sum"])
     p0 = ctx.power(1 - 4 * a, ctx.num(d) / 2) * ctx.exp(-st["sq_x"] - st["sq_y"])
@@ -2295,21 +2135,13 @@ def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq32_middle = on_mp(printed_eq32_middle_ctx)
 
 
-def _eq32_last_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of :func:`_eq32_last`: ``F`` by the spherical-mean 0F1 identity (:func:`conditional_moments_ball`)."""
-
-    f = conditional_moments_ball(dict(p), bits, False)
-    with workprec(bits):
-        return _f_pairs(f, arb, _arb_sum)
-
-
 def _p0_sq(p: dict[str, Any], dps: int) -> Any:
-    return _with_dps(dps, lambda: gerf_ort_point(p)["P0"] ** 2)
+    return _with_dps(dps, lambda: refs.gerf_ort_point(p)["P0"] ** 2)
 
 
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j} with F_x(z) = E[g~(u^T z, x)] by quadrature."""
-    f = conditional_moments(p, min(dps, 25), False, "quad")
+    f = refs.conditional_moments(p, min(dps, 25), False, "quad")
     with mpmath.workdps(dps + 10):
         return _f_pairs(f, mpmath.mpf, mpmath.fsum), f["err"] * (1 + mpmath.fsum(abs(x) for x in f["F"]))
 
@@ -2322,7 +2154,7 @@ P.claim(
     domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
                        extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
                               **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-                       derive=_ort_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
+                       derive=_orf_domain_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
     checks=[_no_search(deterministic_check("spherical-quadrature", None, _eq32_last, max_points=8,
                                            atol_scale=_p0_sq, printed_ctx=printed_eq32_middle_ctx,
                                            reference_ball=_eq32_last_ball,

@@ -36,6 +36,7 @@ from rfcheck.ledger import (
     not_certifiable,
     pair_domain,
     paper,
+    raw_point,
 )
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
@@ -94,24 +95,11 @@ def _eq3_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return m_mat, float(p["nq"]) * uq / np.linalg.norm(uq), float(p["nk"]) * uk / np.linalg.norm(uk)
 
 
-def _plain(p: dict[str, Any]) -> dict[str, Any]:
-    """The point's coordinates as Python floats where a context lifted them (an mpmath number or an exact
-    ball: their binary value), so that data seeded from the point are those of the float point."""
-    from rfcheck.arb_backend import Ball
-
-    def plain(v: Any) -> Any:
-        if isinstance(v, Ball):
-            return float(v.v.mid())  # (exact balls: eval_on_balls lifts the point exactly)
-        return float(v) if isinstance(v, mpmath.mpf) else v
-
-    return {k: plain(v) for k, v in p.items()}
-
-
 def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (3) left side: exp(q^T Sigma k), Sigma = M^T M, multiplied as written, ``(q^T (M^T M)) k``, every
     entry a dot product ``ctx.fdot`` (in mpmath exact products rounded once: the entries of mpmath's matrix
     product) of the float64 parts taken exactly."""
-    mm, q, k = _eq3_parts(_plain(p))
+    mm, q, k = _eq3_parts(raw_point(p))  # the float point's data in every context
     rows, d = mm.shape
     m = [[ctx.num(float(v)) for v in row] for row in mm]
     qs, ks = [ctx.num(float(v)) for v in q], [ctx.num(float(v)) for v in k]

@@ -255,13 +255,16 @@ def _at_prec(fn: Callable[[], Any]) -> Callable[[int], Any]:
     return arg
 
 
-def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
+def pair_stats_ball(p: dict[str, Any], general: bool = False) -> dict[str, Any]:
     """Squared norms of a pair point as Arb balls: the ball twin of ``rfcheck.ledger.pair_stats``.
 
     Parameters
     ----------
     p : dict
         A pair point (``nx``, ``ny``, ``theta``, ``d``); its floats are taken as exact.
+    general : bool, default False
+        The general formulas in every ``d``, also ``d = 1`` (``|x -+ y|^2 = (nx - ny)^2 + 4 nx ny
+        sin^2, cos^2(theta/2)``), the operations of ``rfcheck.ledger.pair_stats`` on balls.
 
     Returns
     -------
@@ -274,8 +277,17 @@ def pair_stats_ball(p: dict[str, Any]) -> dict[str, Any]:
     In ``d = 1`` the vectors are those of ``rfcheck.ledger.pair_vectors``, ``x = nx``,
     ``y = ny cos(theta)`` (theta is a float near 0 or pi there, and the balls resolve the
     ``ny sin(theta)`` that no axis carries).  Used by CRT eq (1)-(2), (21), (25), (32)-(35), Thm 4.2.
-    """
 
+    Examples
+    --------
+    >>> st = pair_stats_ball({"nx": 1.0, "ny": 2.0, "theta": 0.0, "d": 3})
+    >>> [st[k].mid() for k in ("sq_x", "sq_y", "sq_sum", "sq_diff")], st["d"]
+    ([1.00000000000000, 4.00000000000000, 9.00000000000000, 1.00000000000000], 3)
+    >>> bool(pair_stats_ball({"nx": 1.0, "ny": 2.0, "theta": 1.0, "d": 1}, general=True)["sq_y"] == 4)
+    True
+    """
+    if general:
+        return _pair_stats_ball_general(p)
     nx, ny, th = arb(p["nx"]), arb(p["ny"]), arb(p["theta"])
     if int(p["d"]) == 1:
         y = ny * th.cos()
@@ -3080,3 +3092,60 @@ def set_pair_mean_abs_product(ctx: Any, xs: list[list[Any]], ys: list[list[Any]]
     """
     L = len(xs)
     return ctx.fsum(*(ctx.abs(xs[i][k] * ys[j][k]) for i in range(L) for j in range(L))) / L**2
+
+
+def dirf_nonpositive_count(w: Any, x: Any, dist: str, par: float, exact: bool = False) -> int:
+    """How many of the draws ``w`` (rows) give a DIRF feature ``f_DI(w, x) <= 0``: from the feature's float64
+    log-magnitude and sign (:func:`rfcheck.estimators.crt.product_log_abs_sign`; a log-magnitude that is not
+    finite counts), or with ``exact`` by the sign rule on the exact floats.
+
+    Parameters
+    ----------
+    w : numpy.ndarray
+        Integer draws, shape ``(n, d)``: one projection per row.
+    x : numpy.ndarray
+        The input, shape ``(d,)``.
+    dist : {"poisson", "geometric"}
+        The law of the entries of ``w``.
+    par : float
+        ``lambda`` (Poisson) or ``p`` (geometric).
+    exact : bool, default False
+        Count in exact arithmetic: ``f_DI(w, x)`` is a positive factor times ``prod_l x_l^{w_l}``
+        (``0^0 = 1``), which is ``<= 0`` exactly when some ``x_l = 0`` has ``w_l > 0`` or an odd number of
+        negative ``x_l`` carry an odd ``w_l`` (``dist`` and ``par`` do not enter).
+
+    Returns
+    -------
+    int
+        The number of rows with ``f_DI(w, x)`` not positive.
+
+    Notes
+    -----
+    The float route evaluates ``f_DI(w, x)`` as the product with ``y = 1``, which has the sign and magnitude
+    class of ``f_DI(w, x)``.
+
+    References
+    ----------
+    CRT sec 3.2.3 (DIRFs are positive for positive inputs) and eq (10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[0, 1], [1, 1], [2, 0], [0, 0]])
+    >>> dirf_nonpositive_count(w, np.array([0.5, -1.0]), "poisson", 1.0)  # odd w_2 with x_2 < 0: rows 0 and 1
+    2
+    >>> dirf_nonpositive_count(w, np.array([0.5, 1.0]), "geometric", 0.5)
+    0
+    >>> dirf_nonpositive_count(w, np.array([0.0, 1.0]), "poisson", 1.0, exact=True)  # 0^1 = 0 at w_1 > 0
+    2
+    """
+    import numpy as np
+
+    if exact:
+        zero = np.any((x == 0) & (w > 0), axis=1)
+        odd = np.sum((x < 0) & (w % 2 == 1), axis=1) % 2 == 1
+        return int(np.sum(zero | odd))
+    from rfcheck.estimators import crt as discrete
+
+    la, sx = discrete.product_log_abs_sign(w, x, np.ones_like(x), dist, par)
+    return int(np.sum((sx <= 0) | ~np.isfinite(la)))
