@@ -11,9 +11,9 @@ from typing import Any
 
 import mpmath
 
-from rfcheck.ledger import Check, Domain, Int, Real
+from rfcheck.ledger import Check, Domain, Int, Real, deterministic_check, inequality_check
 
-__all__ = ["MF", "no_search", "vd_domain"]
+__all__ = ["MF", "det", "ineq", "no_search", "vd_domain"]
 
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
@@ -36,3 +36,13 @@ def no_search(check: Check, n: int) -> Check:
     check.max_points = n
     check.search = False
     return check
+
+
+def det(*args: Any, n: int, **kw: Any) -> Check:
+    """An expensive :func:`~rfcheck.ledger.deterministic_check`: at most ``n`` points, no optimiser climb."""
+    return no_search(deterministic_check(*args, **kw), n)
+
+
+def ineq(*args: Any, n: int, **kw: Any) -> Check:
+    """An expensive :func:`~rfcheck.ledger.inequality_check`: at most ``n`` points, no optimiser climb."""
+    return no_search(inequality_check(*args, **kw), n)

@@ -42,7 +42,8 @@ from rfcheck import features
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
-from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import det as _det
+from rfcheck.claims._simrf_shared import ineq as _ineq
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.ledger import (
@@ -83,16 +84,6 @@ def _on_balls(printed: Any, p: dict[str, Any], bits: int) -> Any:
     """``printed(ARB, p)`` at ``bits`` as a flint ball, the point's numbers as they are (ints stay ints)."""
     with workprec(bits):
         return printed(ARB, p).v
-
-
-def _det(*args: Any, n: int, **kw: Any) -> Check:
-    """An expensive :func:`deterministic_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
-    return _no_search(deterministic_check(*args, **kw), n)
-
-
-def _ineq(*args: Any, n: int, **kw: Any) -> Check:
-    """An expensive :func:`inequality_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
-    return _no_search(inequality_check(*args, **kw), n)
 
 
 # ------------------------------------------------------------------ printed formulas
