@@ -1,38 +1,18 @@
-"""SimRF claims from the main-text displays and the appendix proofs not covered by a theorem
-claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
-(57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
+"""SimRF claims from the main-text displays and the appendix proofs not covered by a theorem claim.
 
-Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
-only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
-numerical references: :mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`,
-:mod:`rfcheck.references.gaussian`).  Every ``printed_*`` function transcribes
-the paper; references never reuse it:
+Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations only; neither
+module imports the other's helpers (shared declarations: ``_simrf_shared``; the numerical references:
+:mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`, :mod:`rfcheck.references.gaussian`).
+Every ``printed_*`` function transcribes the paper; references never reuse it: direction averages by 1-D
+quadrature over the polar angle, mpmath Bessel functions, chi-law CDF derivatives and moments, Monte Carlo of the
+estimand (eq 41), hand-derived gradients tied to finite differences in ``tests/test_simrf_proofs.py`` (eq 45,
+49), the analytic minimum of the truncated objective eq (15) (eq 16 / 51) and L-BFGS with an exact gradient
+(eq 48).
 
-* direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
-  functions (eq 32), chi-law CDF derivatives and moments (eq 57, footnote 4);
-* Monte Carlo of the estimand ``mean_{i != j} E b_i b_j`` with a uniformly rotated direction
-  configuration and i.i.d. chi_d norms (eq 41);
-* hand-derived gradients (eq 45, 49) -- tied to finite differences in
-  ``tests/test_simrf_proofs.py``;
-* the analytic minimum of the truncated objective eq (15),
-  ``sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum_i w_i^2 + 2 |sum_i w_i|^2`` with
-  ``min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i)`` (eq 16 / 51);
-* L-BFGS on the permutation-symmetrised objective with an exact gradient (eq 48).
-
-Certified points: where both sides have a rigorous enclosure the decided points are re-decided on
-Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
-evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
-rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
-eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36)-(38), (42), (43), (46), (47), (49), (53), (55),
-(57), (61), (62), (72), (75), (78), footnote 4 and the A.4 integral.  The numerical derivatives of eq (37)
-and (42) are certified by the analytic (termwise) derivative of the series on balls; the float64 2-D
-quadratures of eq (61), (62) and the root quadrature of eq (55) by exact inner integrals and
-``acb.integral`` of the printed sides against rigorous references
-(:func:`~rfcheck.references.simrf_proofs.pair_conformity_moment_ball`,
-:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`; eq (61)'s reference ball is the definition eq (10)
-by exact moments, not the eq (21) closed form, itself a printed claim).  Not certified, each with its
-reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17)
-(eq 16, 17, 50).
+Where both sides have a rigorous enclosure the decided points are re-decided on Arb balls (printed formulas
+written against a number-system context or evaluated on balls; references as rigorous integrals with proven
+Gaussian tail bounds, :mod:`rfcheck.references.gaussian`).  Not certified, each with its reason in the ledger:
+Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17) (eq 16, 17, 50).
 """
 
 from __future__ import annotations

@@ -1,30 +1,18 @@
 """Claims of Simplex Random Features (``simrf``, seed 003), transcribed exactly as printed.
 
-Each ``printed_*`` function is a literal transcription of the paper's formula, written once against the
-number-system context (series summed term by term, with guard digits where the printed series alternates).
-References never use the printed formula:
+Each ``printed_*`` function transcribes the paper's formula once, against the number-system context (series
+summed term by term, with guard digits where the printed series alternates).  References never use the printed
+formula: the definition eq (10) by quadrature (2-D Gauss-Legendre over the ``chi_d`` norms of a pair, or 1-D in
+mpmath), the hypergeometric closed forms of :mod:`rfcheck.closed_forms.simrf`, Monte Carlo with the actual
+couplings (Thm 3.2, eq (74)) and numerical optimisation over direction configurations (Thm 3.4, Lemma A.1); they
+and the Arb enclosures are public, unit-tested functions of :mod:`rfcheck.references.simrf`.
 
-* the definition eq (10) by quadrature: ``E 0F1(; d/2; v^2 w_ij^2 / 4)`` over the two
-  ``chi_d`` norms of a pair at a fixed angle (2-D Gauss-Legendre, error bar from two rule
-  sizes), and 1-D quadratures of defining integrals in mpmath;
-* the hypergeometric closed forms of :mod:`rfcheck.closed_forms.simrf` (mpmath faces;
-  tested against the definition quadrature and Monte Carlo in the test suite);
-* Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
-* numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
-
-The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) and the
-Arb enclosures of printed series and integrals that mpmath evaluates otherwise are public, unit-tested
-functions of :mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim
-declarations.  Where both sides have an Arb enclosure, a decided point is certified with balls: printed
-sides written once against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33),
-(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series``,
-``ctx.ratio_series`` or ``ctx.dominated_series`` with its tail bound; evaluated on mpmath and on balls with
-Python-int parameters and guard precision: eq (20), (21), (24), (26), (39), (56), (66), (69) line 2, (77)),
-each with a ``reference_ball`` of ``deterministic_check``; inequality checks give ``sides_ball``.  A
-reference ball is independent of the printed side: the orthogonality gaps of eq (25), (26), (69) take theirs
-from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the ``1F1`` closed forms whose
-Taylor series the printed series are; the check of eq (23) against that ``1F1`` is decided but not certified.
-Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
+Where both sides have an Arb enclosure (``printed_ctx`` or ``printed_ball``; ``reference_ball`` or
+``sides_ball``) a decided point is certified with balls.  A reference ball is independent of the printed side:
+the orthogonality gaps of eq (25), (26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}``
+expectations, never from the ``1F1`` closed forms whose Taylor series the printed series are; the check of eq
+(23) against that ``1F1`` is decided but not certified.  Checks that cannot be certified (Monte Carlo, an
+optimiser's output) say why.
 """
 
 from __future__ import annotations
