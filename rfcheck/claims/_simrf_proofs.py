@@ -30,9 +30,13 @@ from scipy import special
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import FP, MP
 from rfcheck.claims._simrf_shared import MF
+from rfcheck.claims._simrf_shared import at_bits as _ball
 from rfcheck.claims._simrf_shared import det as _det
+from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
+from rfcheck.claims._simrf_shared import faces as _faces
 from rfcheck.claims._simrf_shared import ineq as _ineq
 from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.ledger import (
     Budget,
@@ -92,30 +96,6 @@ P = paper("simrf")
 __all__: list[str] = []
 
 SEED = Int(0, 10**6, scale="linear")
-
-
-def _on_balls(fn: Any) -> Any:
-    """``(p, bits) -> fn(ARB, p)`` as a flint ball: a printed formula written against a context, the
-    point's ints kept as ints (they index vectors)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        with workprec(bits):
-            out = fn(ARB, p)
-        if isinstance(out, tuple):
-            return tuple(o.v if isinstance(o, Ball) else to_ball(o) for o in out)
-        return out.v if isinstance(out, Ball) else to_ball(out)
-
-    return ball
-
-
-def _ball(fn: Any) -> Any:
-    """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        with workprec(bits):
-            return fn(p, bits)
-
-    return ball
 
 
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
@@ -1494,10 +1474,9 @@ P.claim(
     checks=[
         _det(
             "quadrature-middle",
-            lambda p: printed_eq53_middle(MP, p),
-            lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
+            reference=lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
             description="E exp(t v), t ~ N(0, 2), by quadrature",
-            printed_ball=_on_balls(printed_eq53_middle),
+            **_faces(printed_eq53_middle),
             reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
             n=6,
         ),
@@ -1653,11 +1632,10 @@ P.claim(
     checks=[
         _det(
             "eq10-quadrature",
-            lambda p: printed_eq62(MP, p),
-            lambda p, dps: tuple(MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
+            reference=_eq10_angle,
             max_points=12,
             description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-            printed_ball=_on_balls(printed_eq62),
+            **_faces(printed_eq62),
             reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
             n=4,
         )
@@ -1756,11 +1734,10 @@ P.claim(
     checks=[
         _det(
             "root-quadrature",
-            lambda p: printed_eq55(MP, p),
-            lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
+            reference=lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
             atol_scale=lambda p, dps: 1,
             description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
-            printed_ball=_on_balls(printed_eq55),
+            **_faces(printed_eq55),
             reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
             n=5,
         )

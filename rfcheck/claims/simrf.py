@@ -31,7 +31,10 @@ from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import det as _det
+from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
+from rfcheck.claims._simrf_shared import faces as _faces
 from rfcheck.claims._simrf_shared import ineq as _ineq
+from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.ledger import (
@@ -54,7 +57,6 @@ from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import integral_ball
 from rfcheck.references.hrf import num
 from rfcheck.references.simrf import direction_average as _direction_average
-from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import remainder_growth_sides_ball as _growth_sides_ball
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import two_precision_value as _quad_err
@@ -66,12 +68,6 @@ from rfcheck.stats import compare_inequality, compare_mc, z_critical
 __all__: list[str] = []
 
 P = paper("simrf")
-
-
-def _on_balls(printed: Any, p: dict[str, Any], bits: int) -> Any:
-    """``printed(ARB, p)`` at ``bits`` as a flint ball, the point's numbers as they are (ints stay ints)."""
-    with workprec(bits):
-        return printed(ARB, p).v
 
 
 # ------------------------------------------------------------------ printed formulas
@@ -292,11 +288,10 @@ P.claim(
     checks=[
         _det(
             "change-of-variables",
-            lambda p: printed_eq20(MP, p),
-            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            reference=lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
             description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
-            printed_ball=lambda p, bits: _on_balls(printed_eq20, p, bits),
+            **_faces(printed_eq20),
             reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
                 p["w"], int(p["d"]), p["cos"], bits
             ),
@@ -320,7 +315,7 @@ def printed_eq21(ctx: Any, p: dict[str, Any]) -> Any:
     At ``cos theta = 0`` (orthogonal directions) it is ``rho_ORF = 1F1(d; d/2; v^2/2)``, eq (23):
 
     >>> import mpmath
-    >>> b = _on_balls(printed_eq21, {"v": 1.0, "d": 4, "cos": 0.0}, 64)
+    >>> b = _on_balls(printed_eq21)({"v": 1.0, "d": 4, "cos": 0.0}, 64)
     >>> abs(float(b.mid()) - float(mpmath.hyp1f1(4, 2, 0.5))) < 1e-14, float(b.rad()) < 1e-14
     (True, True)
 
@@ -354,10 +349,9 @@ P.claim(
     checks=[
         _det(
             "eq10-quadrature",
-            lambda p: printed_eq21(MP, p),
-            lambda p, dps: tuple(MF(x) for x in eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
+            reference=_eq10_angle,
             description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-            printed_ball=lambda p, bits: _on_balls(printed_eq21, p, bits),
+            **_faces(printed_eq21),
             reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
                 p["v"], int(p["d"]), p["cos"], bits
             ),
@@ -387,7 +381,7 @@ _THM43_PRINTED: dict[str, dict[str, Any]] = {
     "orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
     "simrf": {
         "printed": on_mp(printed_eq24),
-        "printed_ball": lambda p, bits: _on_balls(printed_eq24, p, bits),
+        "printed_ball": _on_balls(printed_eq24),
     },
 }
 
@@ -719,10 +713,7 @@ for _line, _stmt, _printed in (
     (
         2,
         "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
-        {
-            "printed": lambda p: printed_eq69_line2(MP, p),
-            "printed_ball": lambda p, bits: _on_balls(printed_eq69_line2, p, bits),
-        },
+        _faces(printed_eq69_line2),
     ),
 ):
     P.claim(
@@ -794,11 +785,10 @@ P.claim(
     checks=[
         _det(
             "bessel-quadrature",
-            lambda p: printed_eq26(MP, p),
-            lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
+            reference=lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
             atol_scale=lambda p, dps: 1,
             description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
-            printed_ball=lambda p, bits: _on_balls(printed_eq26, p, bits),
+            **_faces(printed_eq26),
             reference_ball=lambda p, bits: ref.rff_orthogonality_gap_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -867,7 +857,7 @@ def printed_eq77(ctx: Any, p: dict[str, Any]) -> Any:
     --------
     The mpmath face (``E_ort`` by a Bessel quadrature) inside the ball face (``E_ort = 1F1``):
 
-    >>> b, v = _on_balls(printed_eq77, {"z": 1.0, "d": 3, "m": 4}, 64), printed_eq77(MP, {"z": 1.0, "d": 3, "m": 4})
+    >>> b, v = _on_balls(printed_eq77)({"z": 1.0, "d": 3, "m": 4}, 64), printed_eq77(MP, {"z": 1.0, "d": 3, "m": 4})
     >>> round(float(v), 6), abs(float(b.mid()) - float(v)) < 1e-13, float(b.rad()) < 1e-13
     (0.842635, True, True)
 
@@ -893,10 +883,9 @@ P.claim(
     checks=[
         _det(
             "bessel-quadrature",
-            lambda p: printed_eq77(MP, p),
-            lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
+            reference=lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
             description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
-            printed_ball=lambda p, bits: _on_balls(printed_eq77, p, bits),
+            **_faces(printed_eq77),
             reference_ball=lambda p, bits: ref.rff_mse_ratio_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -1211,7 +1200,7 @@ P.claim(
             lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1,
             description="eq (20) evaluated at cos theta = 0",
-            printed_ball=lambda p, bits: _on_balls(printed_eq20, {**p, "cos": 0}, bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq20)({**p, "cos": 0}, bits),
             reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
             n=6,
         ),
@@ -1238,8 +1227,8 @@ def printed_eq56(ctx: Any, p: dict[str, Any], corrected: bool = False) -> Any:
     --------
     Corrected, it is the density of eq (20):
 
-    >>> a = _on_balls(lambda ctx, p: printed_eq56(ctx, p, corrected=True), {"w": 3.0, "d": 3, "cos": 0.5}, 64)
-    >>> b = _on_balls(printed_eq56, {"w": 3.0, "d": 3, "cos": 0.5}, 64)
+    >>> a = _on_balls(lambda ctx, p: printed_eq56(ctx, p, corrected=True))({"w": 3.0, "d": 3, "cos": 0.5}, 64)
+    >>> b = _on_balls(printed_eq56)({"w": 3.0, "d": 3, "cos": 0.5}, 64)
     >>> round(float(a.mid()), 4), round(float(b.mid()), 4)
     (0.4433, 0.6041)
 
@@ -1283,10 +1272,9 @@ P.claim(
     checks=[
         _det(
             "change-of-variables",
-            lambda p: printed_eq56(MP, p),
-            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            reference=lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
-            printed_ball=lambda p, bits: _on_balls(printed_eq56, p, bits),
+            **_faces(printed_eq56),
             reference_ball=lambda p, bits: cf.pdf_wij_angle(
                 p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits
             ),
@@ -1411,9 +1399,8 @@ P.claim(
     checks=[
         _det(
             "quadrature",
-            lambda p: printed_eq66(MP, p),
-            _eq66_ref,
-            printed_ball=lambda p, bits: _on_balls(printed_eq66, p, bits),
+            reference=_eq66_ref,
+            **_faces(printed_eq66),
             reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
             n=20,
         )
