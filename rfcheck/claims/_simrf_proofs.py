@@ -34,6 +34,7 @@ from rfcheck.claims._simrf_shared import at_bits as _ball
 from rfcheck.claims._simrf_shared import det as _det
 from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
 from rfcheck.claims._simrf_shared import faces as _faces
+from rfcheck.claims._simrf_shared import iid_mgf_check as _iid_mgf_check
 from rfcheck.claims._simrf_shared import ineq as _ineq
 from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import on_balls as _on_balls
@@ -919,15 +920,10 @@ P.claim(
 
 def _lagrangian_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, Any, list[Any], list[list[Any]]]:
     """``(d, v, r, U)`` of a point, numbers of the context: norms ``r`` (the float64 draw, exact), unit rows ``U``
-    (the float64 configuration normalised on the context, as :func:`rfcheck.references.simrf_proofs.mp_rows`)."""
+    (the float64 configuration normalised on the context, :func:`rfcheck.references.simrf_proofs.ctx_rows`)."""
     d = int(p["d"])
-    U = []
-    for row in _unit_config(d, d, int(p["seed"])):
-        x = [ctx.num(float(t)) for t in row]
-        n = ctx.sqrt(ctx.fsum(*(t * t for t in x)))
-        U.append([t / n for t in x])
     r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    return d, ctx.num(p["v"]), r, U
+    return d, ctx.num(p["v"]), r, ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
 
 
 def printed_eq45_vector(ctx: Any, p: dict[str, Any], i: int, literal46: bool = False) -> list[Any]:
@@ -1472,24 +1468,13 @@ P.claim(
     "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
     domain=_vd_domain(d=(1, 256), fixed_points=[{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}]),
     checks=[
-        _det(
-            "quadrature-middle",
-            reference=lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-            description="E exp(t v), t ~ N(0, 2), by quadrature",
-            **_faces(printed_eq53_middle),
-            reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            n=6,
-        ),
-        _det(
+        _iid_mgf_check("quadrature-middle", 6, **_faces(printed_eq53_middle)),
+        _iid_mgf_check(
             "quadrature-series",
-            None,
-            lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-            description="E exp(t v), t ~ N(0, 2), by quadrature",
+            6,
             printed_ctx=lambda ctx, p: ctx.series(
                 lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1), lambda k: p["v"] ** 2 / (k + 1)
             ),
-            reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            n=6,
         ),
     ],
     notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",

@@ -14,9 +14,9 @@ import mpmath
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.ledger import Check, Domain, Int, Real, deterministic_check, inequality_check
-from rfcheck.references.simrf import eq10_quadrature
+from rfcheck.references.simrf import eq10_quadrature, iid_mgf_ball, iid_mgf_quadrature
 
-__all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "ineq", "no_search", "on_balls", "vd_domain"]
+__all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq", "no_search", "on_balls", "vd_domain"]
 
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
@@ -85,3 +85,18 @@ def eq10_angle(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``rho_theta`` at the point's ``(v, d, cos)`` from the definition eq (10) as mpmath numbers (value, error):
     :func:`rfcheck.references.simrf.eq10_quadrature`, float64 2-D Gauss-Legendre over the ``chi_d`` norms."""
     return tuple(MF(x) for x in eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"])))
+
+
+def iid_mgf_check(name: str, n: int, printed: Any = None, **faces: Any) -> Check:
+    """A printed ``rho_IIDRF(v)`` (``faces``: :func:`faces` or ``printed_ctx``) against ``E exp(t v)``,
+    ``t ~ N(0, 2)``: :func:`rfcheck.references.simrf.iid_mgf_quadrature`, on balls
+    :func:`~rfcheck.references.simrf.iid_mgf_ball`; an expensive check (:func:`det`, at most ``n`` points)."""
+    return det(
+        name,
+        printed,
+        lambda p, dps: iid_mgf_quadrature(p["v"], dps),
+        description="E exp(t v), t ~ N(0, 2), by quadrature",
+        reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits),
+        n=n,
+        **faces,
+    )

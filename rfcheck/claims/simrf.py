@@ -33,6 +33,7 @@ from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import det as _det
 from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
 from rfcheck.claims._simrf_shared import faces as _faces
+from rfcheck.claims._simrf_shared import iid_mgf_check as _iid_mgf_check
 from rfcheck.claims._simrf_shared import ineq as _ineq
 from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
@@ -219,27 +220,12 @@ P.claim(
 )
 
 
-def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
-    return ref.iid_mgf_quadrature(p["v"], dps)
-
-
 P.claim(
     "lem4.1",
     source=P.at("Lemma 4.1, eq (19) (= eq (53))"),
     statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
     domain=_vd_domain(d=(1, 1024)),
-    checks=[
-        _det(
-            "quadrature",
-            None,
-            _ref_iid_mgf,
-            description="E exp(t v), t ~ N(0, 2), by quadrature",
-            printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
-            reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            n=12,
-        )
-    ],
+    checks=[_iid_mgf_check("quadrature", 12, printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2))],
 )
 
 
@@ -1159,20 +1145,11 @@ P.claim(
     "= 2^{d-1} Gamma(d/2)/Gamma(d)",
     domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
     checks=[
-        deterministic_check(
-            "quadrature-middle",
-            None,
-            _eq64,
-            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / ctx.gamma(num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
-            reference_ball=_eq64_ball,
-        ),
-        deterministic_check(
-            "quadrature-right",
-            None,
-            _eq64,
-            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * ctx.gamma(num(ctx, p["d"]) / 2) / ctx.gamma(p["d"]),
-            reference_ball=_eq64_ball,
-        ),
+        deterministic_check(f"quadrature-{part}", None, _eq64, printed_ctx=printed, reference_ball=_eq64_ball)
+        for part, printed in (
+            ("middle", lambda ctx, p: ctx.sqrt(ctx.pi) / ctx.gamma(num(ctx, p["d"]) / 2 + num(ctx, 1) / 2)),
+            ("right", lambda ctx, p: 2 ** (p["d"] - 1) * ctx.gamma(num(ctx, p["d"]) / 2) / ctx.gamma(p["d"])),
+        )
     ],
 )
 
