@@ -196,8 +196,8 @@ def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
     p = {"m": 3, "d": 4, "scale": 0.7, "seed": 2}
     assert REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
 
-    def wrong(p: dict) -> mpmath.mpf:
-        _, x, y = P._rff_vectors(p)
-        return P.printed_eq28(MP, p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
+    def wrong(ctx, p: dict):
+        _, x, y = P._rff_vectors(p, ctx)
+        return P.printed_eq28(ctx, p) * ctx.exp((P.ctx_dot(ctx, x, x) + P.ctx_dot(ctx, y, y)) / 2)
 
-    assert _power(wrong, P._eq28_ref, p) > 1
+    assert P._gram_check(wrong, P._prf_gram_ctx, True).evaluate(p, DEFAULT, 0).disc > 1

@@ -545,18 +545,9 @@ def printed_eq36(ctx: Any, p: dict[str, Any]) -> Any:
 
 def _eq36_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R, per pair the direction average in the
-    polar angle: :func:`rfcheck.references.simrf.direction_average` (mpmath quadrature) or on balls
-    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral``)."""
-    d, m, v, w, U = _equal_norm_point(p, ctx)
-    tot = ctx.num(0)
-    for i, j in itertools.combinations(range(m), 2):
-        s = ctx.sqrt(ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))))
-        if ctx.name == "arb":
-            x = (w * s * v).v
-            tot += 2 * Ball(gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, flint_ctx.prec))
-        else:
-            tot += 2 * _direction_average(w * s, v, d)[0]
-    return tot / (m * (m - 1))
+    polar angle (:func:`rfcheck.references.simrf.rotated_ensemble_conformity`)."""
+    d, _, v, w, U = _equal_norm_point(p, ctx)
+    return ref.rotated_ensemble_conformity(ctx, U, v, w, d)
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -758,14 +749,7 @@ def _eq41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     d, v = int(p["d"]), float(p["v"])
     pv, perr = printed_eq41(p)
     U = _unit_config(d, d, int(p["seed"]), p["config"])
-    rng = np.random.default_rng(seed)
-    n = budget.mc_trials
-    r = np.sqrt(rng.chisquare(d, size=(n, d)))
-    q = rng.standard_normal((n, d))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)  # R^T v_hat is uniform on the sphere
-    b = np.exp(v * r * (q @ U.T))
-    samples = (b.sum(axis=1) ** 2 - (b * b).sum(axis=1)) / (d * (d - 1))
-    est = estimate_mean(samples)
+    est = estimate_mean(ref.rotated_configuration_pair_products(U, v, budget.mc_trials, seed))
     return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=10 * perr)
 
 
@@ -1810,8 +1794,8 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
 
     Not written against the number-system context: this is a float64 quadrature of the printed integrand, its
     error bar the difference of two grid sizes; the printed side is enclosed instead by
-    :func:`_eq61_printed_ball`, the same double integral with its w-integral done exactly (Gaussian moments) and
-    the phi-integral by Arb's rigorous integration."""
+    :func:`rfcheck.references.simrf.angle_conformity_hyp1f1_integral_ball`, the same double integral with its
+    w-integral done exactly (Gaussian moments) and the phi-integral by Arb's rigorous integration."""
     x, wq = np.polynomial.legendre.leggauss(n)
     wmax = math.sqrt(4.0 * d) + 4.0 * v + 25.0
     w = wmax * (x + 1) / 2
@@ -1824,27 +1808,6 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
     lw = lw - (d - 2) * math.log(2) - 2 * special.gammaln(d / 2)
     series = special.hyp0f1(d / 2, v * v * w * w / 4)
     return float(ww @ (np.exp(lw) * series[:, None]) @ wph)
-
-
-def _eq61_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """The printed double integral of eq (61) on balls, its w-integral done exactly.
-
-    For ``s = 1 + sin 2phi cos theta > 0`` (``|cos theta| <= 0.95``),
-    ``int_0^inf w^{2k+2d-1} e^{-w^2/(2s)} dw = (2s)^{k+d} Gamma(k+d)/2`` (a Gaussian moment); the terms
-    being positive the k-sum and the integrals exchange (Tonelli), and the phi-integrand is
-    ``(sin phi cos phi)^{d-1} s^{-d} sum_k v^{2k} (2s)^{k+d} Gamma(k+d)/(2^{2k} k! 2^{d-1} Gamma(d/2) Gamma(k+d/2))``
-    ``= (sin phi cos phi)^{d-1} 2^d Gamma(d)/(2^{d-1} Gamma(d/2)^2) 1F1(d; d/2; v^2 s/2)`` (``s^{-d} (2s)^d = 2^d``;
-    the series summed by Arb's rigorous ``1F1``: ``Gamma(k+d)/Gamma(k+d/2) = Gamma(d)/Gamma(d/2) (d)_k/(d/2)_k``),
-    entire in phi, integrated over ``[0, pi/2]`` by ``acb.integral`` (finite interval: no tail)."""
-    d, vb, cb = int(p["d"]), arb(p["v"]), arb(p["cos"])
-    half = arb(d) / 2
-    coef = arb(2) ** d * arb(d).gamma() / (arb(2) ** (d - 1) * half.gamma() ** 2)
-
-    def inner(ph: Any, _analytic: bool) -> Any:
-        s = 1 + (2 * ph).sin() * cb
-        return (ph.sin() * ph.cos()) ** (d - 1) * coef * (vb * vb * s / 2).hypgeom_1f1(d, half)
-
-    return quarter_period_integral_ball(inner, bits)
 
 
 def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1897,7 +1860,8 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     # (the reference ball: rho_theta from its definition eq (10) by exact chi_d moments, as eq (62), not the eq (21)
     # closed form, itself a printed claim)
     ref_ball = _ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits))
-    return certify_with_balls(ev, p, budget.dps, _ball(_eq61_printed_ball), ref_ball, rtol=10.0 ** (5 - budget.dps))
+    printed_ball = _ball(lambda p, bits: ref.angle_conformity_hyp1f1_integral_ball(p["v"], int(p["d"]), p["cos"], bits))
+    return certify_with_balls(ev, p, budget.dps, printed_ball, ref_ball, rtol=10.0 ** (5 - budget.dps))
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
