@@ -811,13 +811,10 @@ P.claim(
 )
 
 
-def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
-    return int(p["d"]), *perm_config(int(p["d"]), int(p["seed"]), ctx)
-
-
 def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
     """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision (context: mpmath)."""
-    d, r, C = _perm_point(p, ctx)
+    d = int(p["d"])
+    r, C = perm_config(d, int(p["seed"]), ctx)
     perms = list(itertools.permutations(range(d)))
     pairs = list(itertools.permutations(range(d), 2))
     s42 = ctx.fsum(
@@ -955,18 +952,10 @@ def _parallel_distance(p: dict[str, Any], literal46: bool) -> Any:
 
 
 def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> Any:
-    """:func:`_parallel_distance` on Arb balls (the same configuration: the float rows of
-    :func:`_unit_config` normalised exactly, the float norms of :func:`_chi_norms`): the printed sum
-    by :func:`rfcheck.references.simrf.ratio_series_ball`, the gradient with Arb's ``0F1``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    d, v = int(p["d"]), to_ball(p["v"])
-    rows = [[arb(float(x)) for x in row] for row in _unit_config(d, d, int(p["seed"]))]
-    U = [[x / sum((y * y for y in row), arb(0)).sqrt() for x in row] for row in rows]
-    r = [arb(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    half_d = arb(d) / 2
+    """:func:`_parallel_distance` on Arb balls (the configuration of :func:`_lagrangian_point`, exact on balls): the
+    printed sum by :func:`printed_eq45_vector` on balls, the gradient with Arb's ``0F1``."""
+    d, v, r, U = _lagrangian_point(p, ARB)
+    v, half_d = v.v, arb(d) / 2
     g1 = (half_d + 1).gamma()
 
     def unit(x: list[Any]) -> list[Any]:
@@ -981,21 +970,16 @@ def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> An
 
     worst = arb(0)
     for i in range(d):
-        G, H = [arb(0)] * d, [arb(0)] * d
+        H = [arb(0)] * d
         for P in itertools.permutations(range(d)):
             for j in range(d):
                 if j == i:
                     continue
-                a, b = r[P[i]], r[P[j]]
-                q = a * a + b * b + 2 * a * b * sum((x * y for x, y in zip(U[i], U[j], strict=True)), arb(0))
-                base2 = q * q if literal46 else q
-                coef = ref.ratio_series_ball(
-                    v * v / (4 * g1), lambda k, base2=base2: v * v * base2 / (4 * (k + 1) * (k + 1 + half_d))
-                )
+                a, b = r[P[i]].v, r[P[j]].v
+                q = a * a + b * b + 2 * a * b * ctx_dot(ARB, U[i], U[j]).v
                 fp = v * v * (v * v * q / 4).hypgeom_0f1(half_d + 1) / (4 * g1)
-                G = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(G)]
-                H = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(H)]
-        ga, ha = unit(G), unit(H)
+                H = [o + 4 * fp * (a * a * U[i][c].v + a * b * U[j][c].v) for c, o in enumerate(H)]
+        ga, ha = unit([g.v for g in printed_eq45_vector(ARB, p, i, literal46)]), unit(H)
         dist = nonneg_sqrt(sum(((x - y) * (x - y) for x, y in zip(ga, ha, strict=True)), arb(0)))
         worst = worst.max(dist)
     return worst
@@ -1616,13 +1600,6 @@ P.claim(
 # --------------------------------------------------------------- footnote 4
 
 
-def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature."""
-    d = int(p["d"])
-
-    return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
-
-
 P.claim(
     "text-footnote4",
     source=P.at("sec 3.2, footnote 4"),
@@ -1633,7 +1610,8 @@ P.claim(
         _det(
             name,
             None,
-            _fn4_ref,
+            # E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature
+            lambda p, dps: _quad_err(lambda: chi_moment(4, 2 * int(p["d"])) / chi_moment(2, 2 * int(p["d"])), dps),
             description=description,
             printed_ctx=printed,
             reference_ball=lambda p, bits: chi2d_moment_ratio_ball(int(p["d"]), bits),
@@ -1687,10 +1665,6 @@ def printed_eq55(ctx: Any, p: dict[str, Any]) -> Any:
         return Ball(quarter_period_integral_ball(lambda ph, _analytic: inner(Ball(ph)).v, bits + d))
 
 
-def _cdf_angle_at(p: dict[str, Any]) -> Any:
-    return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
-
-
 P.claim(
     "eq55",
     source=P.at("appendix A.5, eq (54)-(55)"),
@@ -1703,7 +1677,9 @@ P.claim(
     checks=[
         _det(
             "root-quadrature",
-            reference=lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
+            reference=lambda p, dps: _quad_err(
+                lambda: ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps
+            ),
             atol_scale=lambda p, dps: 1,
             description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
             **_faces(printed_eq55),
