@@ -142,3 +142,22 @@ def test_the_claims_use_the_shared_mechanisms() -> None:
     for cid in ("simrf.lem4.1", "simrf.eq53"):
         for c in REGISTRY[cid].checks:
             assert c.description == "E exp(t v), t ~ N(0, 2), by quadrature" and c.search is False
+
+
+@pytest.mark.parametrize("cid, point", [
+    ("simrf.eq61", {"v": 1.5, "d": 8, "cos": -1.0 / 7}),
+    ("simrf.eq36", {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}),
+    ("simrf.eq31", {"w": 2.0, "v": 1.0, "d": 6}),
+    ("simrf.eq75", {"w": 2.0, "z": 1.0, "d": 6}),
+    ("simrf.eq72", {"m": 3, "d": 4, "scale": 0.7, "seed": 2}),
+    ("simrf.eq28", {"m": 3, "d": 4, "scale": 0.7, "seed": 2}),
+])
+def test_checks_built_by_the_moved_references_and_factories_hold_and_certify(cid: str, point: dict) -> None:
+    for chk in REGISTRY[cid].checks:
+        ev = chk.evaluate(point, DEFAULT, 0)
+        assert ev.decided and ev.disc <= 1 and ev.extra == {"certified": True}, (cid, chk.name, ev.disc, ev.extra)
+
+
+def test_eq41_monte_carlo_holds_and_says_why_it_is_not_certified() -> None:
+    ev = REGISTRY["simrf.eq41"].checks[0].evaluate({"d": 3, "v": 0.8, "seed": 5, "config": "simplex"}, DEFAULT, 3)
+    assert ev.decided and ev.disc < 1 and ev.extra["certified"] is False and "Monte Carlo" in ev.extra["not_certified"]

@@ -59,6 +59,7 @@ from rfcheck.references import gaussian as gauss
 from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
 from rfcheck.references.gaussian import guarded_quad as _guarded_quad
+from rfcheck.references.simrf import angle_conformity_hyp1f1_integral_ball
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import two_precision_value as _quad_err
@@ -255,18 +256,39 @@ def _besselj(ctx: Any, a: Any, z: Any) -> Any:
     return Ball(out.real if isinstance(z.v, arb) else out)
 
 
-def _bessel_ball(printed: Any, arg: str) -> Any:
-    """``(p, bits) -> printed(ARB, p)``, 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel
-    function each carry ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up
-    to 1024) where Arb's Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
+def _hankel_check(printed: Any, arg: str, kernel: str, n: int, **kw: Any) -> Check:
+    """A Hankel-transform line at ``|w_ij| = w`` (eq (31): ``kernel`` "exp", eq (75): "cos") against the direction
+    average ``E kernel(w q . x)``, ``x = p[arg]``, ``q`` uniform on ``S^{d-1}``: 1-D quadrature in the polar angle,
+    on balls :func:`rfcheck.references.gaussian.sphere_average_ball`.
 
-    def ball(p: dict[str, Any], bits: int) -> Any:
+    The printed ball is 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel function each carry
+    ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up to 1024) where Arb's
+    Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
+    mean = (lambda w, x, d: _direction_average(w, x, d)[0]) if kernel == "exp" else ref.direction_average_cos
+
+    def printed_ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
             x = float((to_ball(p["w"]) * to_ball(p[arg])).mid())
         extra = 30 + int(int(p["d"]) / 2 * max(0.0, -math.log2(x + 1e-300)))
         return tight_ball(lambda: printed(ARB, p).v, bits, extra, 1024)
 
-    return ball
+    def reference_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return gauss.sphere_average_ball(
+                lambda t, _a: getattr(to_ball(p["w"]) * to_ball(p[arg]) * t, kernel)(), int(p["d"]), bits
+            )
+
+    return _det(
+        "direction-quadrature",
+        None,
+        lambda p, dps: _quad_err(lambda: mean(MF(p["w"]), MF(p[arg]), int(p["d"])), dps),
+        description=f"E {kernel}(w q.{arg}), q uniform on S^{{d-1}}, by 1-D quadrature in the polar angle",
+        printed_ctx=printed,
+        printed_ball=printed_ball,
+        reference_ball=reference_ball,
+        n=n,
+        **kw,
+    )
 
 
 def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
@@ -274,7 +296,7 @@ def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
     context.
 
     In mpmath with 30 guard digits: at small w v the complex power and the Bessel function each lose
-    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_bessel_ball`)."""
+    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_hankel_check`)."""
     w, v, d = ctx.num(p["w"]), ctx.num(p["v"]), int(p["d"])
     wv = float(MF(p["w"]) * MF(p["v"]))
     with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(wv + 1e-300)))):
@@ -294,22 +316,7 @@ P.claim(
     statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
     "(checked conditionally on |w_ij| = w, w_ij isotropic)",
     domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
-    checks=[
-        _det(
-            "direction-quadrature",
-            None,
-            lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
-            description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            printed_ctx=printed_eq31,
-            printed_ball=_bessel_ball(printed_eq31, "v"),
-            reference_ball=_ball(
-                lambda p, bits: gauss.sphere_average_ball(
-                    lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
-                )
-            ),
-            n=24,
-        )
-    ],
+    checks=[_hankel_check(printed_eq31, "v", "exp", 24)],
 )
 
 
@@ -381,23 +388,7 @@ P.claim(
     statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
     "(checked conditionally on |w_ij| = w, w_ij isotropic)",
     domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
-    checks=[
-        _det(
-            "direction-quadrature",
-            None,
-            lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
-            atol_scale=lambda p, dps: 1,
-            description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-            printed_ctx=printed_eq75,
-            printed_ball=_bessel_ball(printed_eq75, "z"),
-            reference_ball=_ball(
-                lambda p, bits: gauss.sphere_average_ball(
-                    lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
-                )
-            ),
-            n=16,
-        )
-    ],
+    checks=[_hankel_check(printed_eq75, "z", "cos", 16, atol_scale=lambda p, dps: 1)],
 )
 
 
@@ -1836,7 +1827,7 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     # (the reference ball: rho_theta from its definition eq (10) by exact chi_d moments, as eq (62), not the eq (21)
     # closed form, itself a printed claim)
     ref_ball = _ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits))
-    printed_ball = _ball(lambda p, bits: ref.angle_conformity_hyp1f1_integral_ball(p["v"], int(p["d"]), p["cos"], bits))
+    printed_ball = _ball(lambda p, bits: angle_conformity_hyp1f1_integral_ball(p["v"], int(p["d"]), p["cos"], bits))
     return certify_with_balls(ev, p, budget.dps, printed_ball, ref_ball, rtol=10.0 ** (5 - budget.dps))
 
 
