@@ -2309,17 +2309,19 @@ def angle_conformity_hyp1f1_integral_ball(v: Any, d: int, c: Any, bits: int) -> 
 
     Parameters
     ----------
-    v, c : float or flint.arb
-        ``|x + y|`` and ``cos theta`` (``|c| < 1``), taken exactly.
+    v : float or flint.arb
+        ``|x + y|``, taken exactly.
     d : int
         Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta``, ``|c| < 1`` (``s > 0`` on the whole interval), taken exactly.
     bits : int
-        Working precision in bits.
+        The working precision (the integral runs with 20 guard bits).
 
     Returns
     -------
     flint.arb
-        A ball containing ``rho_theta(v)``.
+        An enclosure of ``rho_theta(v)``.
 
     Examples
     --------
