@@ -442,8 +442,9 @@ P.claim(
             description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
             printed_ball=_on_balls(printed_eq78),
             reference_ball=_ball(
-                lambda p, bits: gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits)
-                - (-to_ball(p["z"]) ** 2).exp()
+                lambda p, bits: (
+                    gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits) - (-(to_ball(p["z"]) ** 2)).exp()
+                )
             ),
             n=16,
         )
@@ -1403,8 +1404,12 @@ def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
     vf = float(p["v"])
     if ctx is not MP:
         val = gauss.half_line_gaussian_integral_ball(
-            lambda w, _a: series(Ball(w)).v, power=d - 1, s2=2, growth=(1, v.v),
-            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=flint_ctx.prec,
+            lambda w, _a: series(Ball(w)).v,
+            power=d - 1,
+            s2=2,
+            growth=(1, v.v),
+            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2),
+            prec=flint_ctx.prec,
             peak=math.sqrt(2 * (d - 1)) + 2 * vf,
         )
         return Ball(val) / (ctx.num(2) ** (d - 1) * ctx.gamma(dh))
@@ -1698,8 +1703,7 @@ def _eq14_sides(ctx: Any, p: dict[str, Any], digits: int) -> tuple[Any, Any]:
         exact = (Ball(exact) if ctx.name == "arb" else exact) / ctx.gamma(ctx.num(d) / 2)
         # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
         printed = (
-            1
-            + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
+            1 + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
         ) / ctx.gamma(ctx.num(d) / 2)
         return abs(exact - printed)
 

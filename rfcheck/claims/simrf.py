@@ -278,9 +278,7 @@ P.claim(
             atol_scale=lambda p, dps: 1,
             description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
             **_faces(printed_eq20),
-            reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
-                p["w"], int(p["d"]), p["cos"], bits
-            ),
+            reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(p["w"], int(p["d"]), p["cos"], bits),
             n=6,
         )
     ],
@@ -338,9 +336,7 @@ P.claim(
             reference=_eq10_angle,
             description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
             **_faces(printed_eq21),
-            reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
-                p["v"], int(p["d"]), p["cos"], bits
-            ),
+            reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(p["v"], int(p["d"]), p["cos"], bits),
             n=6,
         )
     ],
@@ -967,6 +963,7 @@ def _growth_claim(
     description: str = "d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
 ) -> None:
     """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
+
     def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps):
             r1, r2 = _growth_ratio(MP, int(p["k"]), int(p["d"]), exact, approx)
@@ -1114,9 +1111,11 @@ P.claim(
             lambda p, dps: ref.unit_pair_sum(int(p["m"]), int(p["dim"]), int(p["seed"]), dps),
             atol_scale=lambda p, dps: int(p["m"]) ** 2,
             description="both sides for random unit vectors, mpmath",
-            printed_ball=lambda p, bits: printed_eq39(
-                ARB, int(p["m"]), ref.random_unit_rows_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits)
-            ).v,
+            printed_ball=lambda p, bits: (
+                printed_eq39(
+                    ARB, int(p["m"]), ref.random_unit_rows_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits)
+                ).v
+            ),
             reference_ball=lambda p, bits: ref.unit_pair_sum_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits),
         )
     ],
@@ -1252,9 +1251,7 @@ P.claim(
             reference=lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
             **_faces(printed_eq56),
-            reference_ball=lambda p, bits: cf.pdf_wij_angle(
-                p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits
-            ),
+            reference_ball=lambda p, bits: cf.pdf_wij_angle(p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits),
             n=8,
         )
     ],
