@@ -592,6 +592,10 @@ def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * f_series_ctx(ctx, c * s, d)
 
 
+#: how the derivative checks of eq (37), (42) compute the printed side's derivative
+_NUM_DIFF = "mpmath numerical derivative of the series"
+
+
 def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_ball: Any) -> Check:
     """``-fun^{(order)}(s) <= 0`` by mpmath numerical differentiation (error bar: two step sizes).
 
@@ -640,12 +644,8 @@ P.claim(
         }
     ),
     checks=[
-        _derivative_check(
-            "increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
-        ),
-        _derivative_check(
-            "convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
-        ),
+        _derivative_check(name, printed_f37, order, f"{f_n}(s) >= 0, {_NUM_DIFF}", _f37_derivative_ball)
+        for name, order, f_n in (("increasing", 1, "f'"), ("convex", 2, "f''"))
     ],
 )
 
@@ -789,9 +789,7 @@ P.claim(
     "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
     domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
     checks=[
-        _derivative_check(
-            "convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f42_derivative_ball
-        ),
+        _derivative_check("convex", printed_f42, 2, f"f''(s) >= 0, {_NUM_DIFF}", _f42_derivative_ball),
         inequality_check(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),

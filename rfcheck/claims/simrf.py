@@ -455,12 +455,19 @@ def printed_thm32(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_eq11(ctx, rho, v, m, sq)
 
 
-def _simulated(prod: Any, p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
-    """``n`` estimates of ``prod`` with the point's ``m`` features and coupling (projection engine), and the target."""
-    from rfcheck.engine.montecarlo import simulate
+def _mc_mse(printed: Any, product: Any, kind: str) -> Check:
+    """The MSE of the kernel estimator: the printed ``printed(ctx, p)`` against ``n`` simulated estimates of
+    ``product(p)`` with the point's ``m`` features and coupling (projection engine) and their target."""
 
-    est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
-    return est, float(prod.target[0]), None
+    def simulated(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+        from rfcheck.engine.montecarlo import simulate
+
+        prod = product(p)
+        est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
+        return est, float(prod.target[0]), None
+
+    description = f"MSE of the {kind} estimator simulated with the coupling (projection engine)"
+    return not_certifiable(mc_check("monte-carlo", on_mp(printed), simulated, description=description), _MC_WHY)
 
 
 P.claim(
@@ -480,17 +487,7 @@ P.claim(
         },
         description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
     ),
-    checks=[
-        not_certifiable(
-            mc_check(
-                "monte-carlo",
-                on_mp(printed_thm32),
-                lambda p, n, seed: _simulated(features.positive_product(*pair_vectors(p)), p, n, seed),
-                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
-            ),
-            _MC_WHY,
-        )
-    ],
+    checks=[_mc_mse(printed_thm32, lambda p: features.positive_product(*pair_vectors(p)), "PRF")],
 )
 
 
@@ -623,11 +620,6 @@ P.claim(
 )
 
 
-def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    val, err = _gap_ref(p, dps)
-    return MF(0), val, err
-
-
 def _gap_positive_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(0, gap)`` on balls, the gap by :func:`_gap_ball` (exactly 0 at ``v = 0``: ``e^0 - 1F1(d; d/2; 0)``)."""
     if float(p["v"]) == 0:
@@ -644,7 +636,7 @@ P.claim(
     checks=[
         _ineq(
             "eq10-quadrature",
-            _gap_positive,
+            lambda p, dps: (MF(0), *_gap_ref(p, dps)),
             description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
             sides_ball=_gap_positive_ball,
             n=10,
@@ -794,11 +786,12 @@ def printed_eq74(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.num(m) * ((1 - ctx.exp(-z * z)) ** 2 / 2 + (m - 1) * (mean_eaa - ctx.exp(-z * z)))
 
 
-def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+def _rff_product(p: dict[str, Any]) -> Any:
+    """The RFF kernel estimate at ``x = z e_1``, ``y = 0`` (``|x - y| = z``)."""
     d = int(p["d"])
     x, y = np.zeros((1, d)), np.zeros((1, d))
     x[0, 0] = float(p["z"])
-    return _simulated(features.trig_product(x, y), p, n, seed)
+    return features.trig_product(x, y)
 
 
 P.claim(
@@ -814,17 +807,7 @@ P.claim(
             "coupling": Choice(("iid", "orf")),
         }
     ),
-    checks=[
-        not_certifiable(
-            mc_check(
-                "monte-carlo",
-                on_mp(printed_eq74),
-                _sim_rff,
-                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
-            ),
-            _MC_WHY,
-        )
-    ],
+    checks=[_mc_mse(printed_eq74, _rff_product, "RFF")],
 )
 
 
