@@ -1,8 +1,11 @@
-"""Declarations shared by the two SimRF claim modules (no claims, no numerical references).
+"""Declarations and check-building mechanisms shared by the two SimRF claim modules (no claims).
 
 :mod:`rfcheck.claims.simrf` (the paper's results) and :mod:`rfcheck.claims._simrf_proofs`
-(its proof steps) both import from here, so that neither imports the other's helpers; the
-numerical references of both live in :mod:`rfcheck.references.simrf`.
+(its proof steps) both import from here, so that neither imports the other's helpers: the
+domain builder, expensive checks (:func:`det`, :func:`ineq`), the mpmath and ball faces of a
+transcription (:func:`faces`, :func:`on_balls`, :func:`at_bits`) and the checks against a
+reference used by both modules (:func:`eq10_angle`, :func:`iid_mgf_check`); the numerical
+references themselves live in :mod:`rfcheck.references.simrf`.
 """
 
 from __future__ import annotations
