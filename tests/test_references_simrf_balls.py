@@ -67,7 +67,7 @@ def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: fl
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
     from rfcheck.claims.simrf import _on_balls, printed_eq20
 
-    ball = _on_balls(printed_eq20, {"w": w, "d": d, "cos": c}, BITS)
+    ball = _on_balls(printed_eq20)({"w": w, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-25"))
     # eq (20) is correct: the printed integral equals the independent change-of-variables density
@@ -192,7 +192,7 @@ def test_printed_eq24_on_balls_contains_the_mpmath_transcription(v: float, d: in
     from rfcheck.claims.simrf import _on_balls, _simrf_conformity_ball, printed_eq24
 
     with workprec(BITS):
-        ball = _on_balls(printed_eq24, {"v": v, "d": d}, BITS)
+        ball = _on_balls(printed_eq24)({"v": v, "d": d}, BITS)
         closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
     with mpmath.workdps(50):
         exact = printed_eq24(MP, {"v": v, "d": d})
@@ -216,7 +216,7 @@ def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: 
 
     p = {"v": v, "d": d, "m": m, "sq": sq}
     with workprec(BITS):
-        ball = _on_balls(printed_eq69_line2, p, BITS)
+        ball = _on_balls(printed_eq69_line2)(p, BITS)
         gap = _gap_ball(p, BITS)
     with mpmath.workdps(50):
         exact = printed_eq69_line2(MP, p)
@@ -257,7 +257,7 @@ def test_angle_conformity_moment_series_ball_and_printed_eq21_on_balls(v: float,
         printed = printed_eq21(MP, {"v": v, "d": d, "cos": c})
     with workprec(BITS):
         ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
-        pb = _on_balls(printed_eq21, {"v": v, "d": d, "cos": c}, BITS)
+        pb = _on_balls(printed_eq21)({"v": v, "d": d, "cos": c}, BITS)
         assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
     assert _contains(ball, exact) and _contains(pb, printed)
     assert ball.rad() < 1e-28 * abs(ball.mid())

@@ -18,8 +18,19 @@ from rfcheck.claims import _simrf_proofs as P
 from rfcheck.claims import simrf as C
 from rfcheck.claims._common import deterministic_check
 from rfcheck.engine.montecarlo import simplex_matrix
+from rfcheck.references.simrf import iid_mgf_quadrature
 
 DEFAULT = BUDGETS["default"]
+
+
+def _eq55_reference(p: dict, dps: int) -> tuple:
+    """The reference of simrf.eq55: P(|w_i + w_j| <= w') by the root quadrature, at two precisions."""
+    return C._quad_err(lambda: C.ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps)
+
+
+def _iid_mgf(p: dict, dps: int) -> tuple:
+    """The reference of simrf.lem4.1 and eq (53): E exp(t v), t ~ N(0, 2), by quadrature."""
+    return iid_mgf_quadrature(p["v"], dps)
 
 
 def _L1(p: dict, U: list[list]) -> mpmath.mpf:
@@ -113,7 +124,7 @@ def test_references_reject_wrong_formulas() -> None:
     assert _power(wrong31, lambda p, dps: C._quad_err(lambda: C._direction_average(2, 1, 6)[0], dps), p31) > 1
     # eq (53) with e^{-w^2/2} in place of e^{-w^2/4} (the integral identity of the next sentence)
     p53 = {"v": 1.0, "d": 4}
-    assert _power(lambda p: P.printed_eq53_middle(P.MP, p) * mpmath.mpf("1.000001"), C._ref_iid_mgf, p53) > 1
+    assert _power(lambda p: P.printed_eq53_middle(P.MP, p) * mpmath.mpf("1.000001"), _iid_mgf, p53) > 1
     # eq (36) with |w_i + w_j|^{2k} replaced by |w_i + w_j|^{k}
     p36 = {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}
     assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
@@ -162,7 +173,7 @@ def test_eq55_reference_has_power() -> None:
         w, c = mpmath.mpf(p["w"]), mpmath.mpf(p["cos"])
         return P.printed_eq55(P.MP, {**p, "w": float(w * mpmath.sqrt(1 + c))})
 
-    assert _power(wrong, lambda p, dps: C._quad_err(lambda: P._cdf_angle_at(p), dps), p) > 1
+    assert _power(wrong, _eq55_reference, p) > 1
 
 
 def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,8 +201,8 @@ def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
     p = {"m": 3, "d": 4, "scale": 0.7, "seed": 2}
     assert REGISTRY["simrf.eq28"].checks[0].evaluate(p, DEFAULT, 0).disc < 1
 
-    def wrong(p: dict) -> mpmath.mpf:
-        _, x, y = P._rff_vectors(p)
-        return P.printed_eq28(MP, p) * mpmath.exp((P._dot(x, x) + P._dot(y, y)) / 2)
+    def wrong(ctx, p: dict):
+        _, x, y = P._rff_vectors(p, ctx)
+        return P.printed_eq28(ctx, p) * ctx.exp((P.ctx_dot(ctx, x, x) + P.ctx_dot(ctx, y, y)) / 2)
 
-    assert _power(wrong, P._eq28_ref, p) > 1
+    assert P._gram_check(wrong, P._prf_gram_ctx, True).evaluate(p, DEFAULT, 0).disc > 1

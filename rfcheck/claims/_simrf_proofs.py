@@ -1,38 +1,18 @@
-"""SimRF claims from the main-text displays and the appendix proofs not covered by a theorem
-claim (eq (9)/(88), (14), (16)/(51), (28), (17), (22), (31), (32), (36)-(38), (41)-(43), (45)-(50), (53), (55),
-(57), (61), (62), (72), (75), (78), Algorithm 1, footnote 4 and the Gaussian integral of A.4).
+"""SimRF claims from the main-text displays and the appendix proofs not covered by a theorem claim.
 
-Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations
-only: neither module imports the other's helpers (shared declarations: ``_simrf_shared``; the
-numerical references: :mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`,
-:mod:`rfcheck.references.gaussian`).  Every ``printed_*`` function transcribes
-the paper; references never reuse it:
+Imported at the end of :mod:`rfcheck.claims.simrf` (one ledger per paper), for its registrations only; neither
+module imports the other's helpers (shared declarations: ``_simrf_shared``; the numerical references:
+:mod:`rfcheck.references.simrf`, :mod:`rfcheck.references.simrf_proofs`, :mod:`rfcheck.references.gaussian`).
+Every ``printed_*`` function transcribes the paper; references never reuse it: direction averages by 1-D
+quadrature over the polar angle, mpmath Bessel functions, chi-law CDF derivatives and moments, Monte Carlo of the
+estimand (eq 41), hand-derived gradients tied to finite differences in ``tests/test_simrf_proofs.py`` (eq 45,
+49), the analytic minimum of the truncated objective eq (15) (eq 16 / 51) and L-BFGS with an exact gradient
+(eq 48).
 
-* direction averages by 1-D quadrature over the polar angle (eq 31-33, 36, 75), mpmath Bessel
-  functions (eq 32), chi-law CDF derivatives and moments (eq 57, footnote 4);
-* Monte Carlo of the estimand ``mean_{i != j} E b_i b_j`` with a uniformly rotated direction
-  configuration and i.i.d. chi_d norms (eq 41);
-* hand-derived gradients (eq 45, 49) -- tied to finite differences in
-  ``tests/test_simrf_proofs.py``;
-* the analytic minimum of the truncated objective eq (15),
-  ``sum_{i != j} |w_i + w_j|^2 = 2(m-2) sum_i w_i^2 + 2 |sum_i w_i|^2`` with
-  ``min |sum_i w_i| = max(0, 2 max_i w_i - sum_i w_i)`` (eq 16 / 51);
-* L-BFGS on the permutation-symmetrised objective with an exact gradient (eq 48).
-
-Certified points: where both sides have a rigorous enclosure the decided points are re-decided on
-Arb balls -- printed formulas written against a number-system context (mpmath numbers unchanged) or
-evaluated on balls (series with proven remainders, phi-integrals by ``acb.integral``), references as
-rigorous integrals with proven Gaussian tail bounds (:mod:`rfcheck.references.gaussian`) -- for
-eq (9)/(88), Algorithm 1, (14), (22), (28), (31), (32), (36)-(38), (42), (43), (46), (47), (49), (53), (55),
-(57), (61), (62), (72), (75), (78), footnote 4 and the A.4 integral.  The numerical derivatives of eq (37)
-and (42) are certified by the analytic (termwise) derivative of the series on balls; the float64 2-D
-quadratures of eq (61), (62) and the root quadrature of eq (55) by exact inner integrals and
-``acb.integral`` of the printed sides against rigorous references
-(:func:`~rfcheck.references.simrf_proofs.pair_conformity_moment_ball`,
-:func:`~rfcheck.references.simrf_proofs.cdf_angle_ball`; eq (61)'s reference ball is the definition eq (10)
-by exact moments, not the eq (21) closed form, itself a printed claim).  Not certified, each with its
-reason in the ledger: Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17)
-(eq 16, 17, 50).
+Where both sides have a rigorous enclosure the decided points are re-decided on Arb balls (printed formulas
+written against a number-system context or evaluated on balls; references as rigorous integrals with proven
+Gaussian tail bounds, :mod:`rfcheck.references.gaussian`).  Not certified, each with its reason in the ledger:
+Monte Carlo (eq 41), a float64 optimiser (eq 48) and float64 iterates of eq (17) (eq 16, 17, 50).
 """
 
 from __future__ import annotations
@@ -50,7 +30,14 @@ from scipy import special
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import FP, MP
 from rfcheck.claims._simrf_shared import MF
+from rfcheck.claims._simrf_shared import at_bits as _ball
+from rfcheck.claims._simrf_shared import det as _det
+from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
+from rfcheck.claims._simrf_shared import faces as _faces
+from rfcheck.claims._simrf_shared import iid_mgf_check as _iid_mgf_check
+from rfcheck.claims._simrf_shared import ineq as _ineq
 from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.ledger import (
     Budget,
@@ -72,6 +59,7 @@ from rfcheck.references import gaussian as gauss
 from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import chi_moment, gaussian_power_integral
 from rfcheck.references.gaussian import guarded_quad as _guarded_quad
+from rfcheck.references.simrf import angle_conformity_hyp1f1_integral_ball
 from rfcheck.references.simrf import direction_average as _direction_average
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import two_precision_value as _quad_err
@@ -110,30 +98,6 @@ P = paper("simrf")
 __all__: list[str] = []
 
 SEED = Int(0, 10**6, scale="linear")
-
-
-def _on_balls(fn: Any) -> Any:
-    """``(p, bits) -> fn(ARB, p)`` as a flint ball: a printed formula written against a context, the
-    point's ints kept as ints (they index vectors)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        with workprec(bits):
-            out = fn(ARB, p)
-        if isinstance(out, tuple):
-            return tuple(o.v if isinstance(o, Ball) else to_ball(o) for o in out)
-        return out.v if isinstance(out, Ball) else to_ball(out)
-
-    return ball
-
-
-def _ball(fn: Any) -> Any:
-    """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        with workprec(bits):
-            return fn(p, bits)
-
-    return ball
 
 
 # -------------------------------------------------------------- eq (9) / (88), Algorithm 1
@@ -263,19 +227,17 @@ P.claim(
         {"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)), "cos": Real(-1.0, -1e-6, extra=(-0.5,))}
     ),
     checks=[
-        _no_search(
-            inequality_check(
-                "quadrature",
-                _eq22,
-                max_points=40,
-                description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
-                sides_ball=_ball(
-                    lambda p, bits: tuple(
-                        sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0)
-                    )
-                ),
+        _ineq(
+            "quadrature",
+            _eq22,
+            max_points=40,
+            description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
+            sides_ball=_ball(
+                lambda p, bits: tuple(
+                    sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0)
+                )
             ),
-            20,
+            n=20,
         )
     ],
     notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
@@ -294,18 +256,39 @@ def _besselj(ctx: Any, a: Any, z: Any) -> Any:
     return Ball(out.real if isinstance(z.v, arb) else out)
 
 
-def _bessel_ball(printed: Any, arg: str) -> Any:
-    """``(p, bits) -> printed(ARB, p)``, 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel
-    function each carry ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up
-    to 1024) where Arb's Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
+def _hankel_check(printed: Any, arg: str, kernel: str, n: int, **kw: Any) -> Check:
+    """A Hankel-transform line at ``|w_ij| = w`` (eq (31): ``kernel`` "exp", eq (75): "cos") against the direction
+    average ``E kernel(w q . x)``, ``x = p[arg]``, ``q`` uniform on ``S^{d-1}``: 1-D quadrature in the polar angle,
+    on balls :func:`rfcheck.references.gaussian.sphere_average_ball`.
 
-    def ball(p: dict[str, Any], bits: int) -> Any:
+    The printed ball is 2^-bits tight: at small ``x = w * p[arg]`` the power and the Bessel function each carry
+    ``~ (d/2) log2(1/x)`` bits that cancel in the product: that many extra bits, more (up to 1024) where Arb's
+    Bessel evaluation needs them (:func:`rfcheck.references.simrf_proofs.tight_ball`)."""
+    mean = (lambda w, x, d: _direction_average(w, x, d)[0]) if kernel == "exp" else ref.direction_average_cos
+
+    def printed_ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
             x = float((to_ball(p["w"]) * to_ball(p[arg])).mid())
         extra = 30 + int(int(p["d"]) / 2 * max(0.0, -math.log2(x + 1e-300)))
         return tight_ball(lambda: printed(ARB, p).v, bits, extra, 1024)
 
-    return ball
+    def reference_ball(p: dict[str, Any], bits: int) -> Any:
+        with workprec(bits):
+            return gauss.sphere_average_ball(
+                lambda t, _a: getattr(to_ball(p["w"]) * to_ball(p[arg]) * t, kernel)(), int(p["d"]), bits
+            )
+
+    return _det(
+        "direction-quadrature",
+        None,
+        lambda p, dps: _quad_err(lambda: mean(MF(p["w"]), MF(p[arg]), int(p["d"])), dps),
+        description=f"E {kernel}(w q.{arg}), q uniform on S^{{d-1}}, by 1-D quadrature in the polar angle",
+        printed_ctx=printed,
+        printed_ball=printed_ball,
+        reference_ball=reference_ball,
+        n=n,
+        **kw,
+    )
 
 
 def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
@@ -313,7 +296,7 @@ def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
     context.
 
     In mpmath with 30 guard digits: at small w v the complex power and the Bessel function each lose
-    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_bessel_ball`)."""
+    ~ (d/2) log10(1/(w v)) digits that cancel in the (real) product (on balls: :func:`_hankel_check`)."""
     w, v, d = ctx.num(p["w"]), ctx.num(p["v"]), int(p["d"])
     wv = float(MF(p["w"]) * MF(p["v"]))
     with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(wv + 1e-300)))):
@@ -333,24 +316,7 @@ P.claim(
     statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
     "(checked conditionally on |w_ij| = w, w_ij isotropic)",
     domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
-    checks=[
-        _no_search(
-            deterministic_check(
-                "direction-quadrature",
-                None,
-                lambda p, dps: _quad_err(lambda: _direction_average(MF(p["w"]), MF(p["v"]), int(p["d"]))[0], dps),
-                description="E exp(w q.v), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ctx=printed_eq31,
-                printed_ball=_bessel_ball(printed_eq31, "v"),
-                reference_ball=_ball(
-                    lambda p, bits: gauss.sphere_average_ball(
-                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["v"]) * t).exp(), int(p["d"]), bits
-                    )
-                ),
-            ),
-            24,
-        )
-    ],
+    checks=[_hankel_check(printed_eq31, "v", "exp", 24)],
 )
 
 
@@ -422,25 +388,7 @@ P.claim(
     statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
     "(checked conditionally on |w_ij| = w, w_ij isotropic)",
     domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
-    checks=[
-        _no_search(
-            deterministic_check(
-                "direction-quadrature",
-                None,
-                lambda p, dps: _quad_err(lambda: ref.direction_average_cos(MF(p["w"]), MF(p["z"]), int(p["d"])), dps),
-                atol_scale=lambda p, dps: 1,
-                description="E cos(w q.z), q uniform on S^{d-1}, by 1-D quadrature in the polar angle",
-                printed_ctx=printed_eq75,
-                printed_ball=_bessel_ball(printed_eq75, "z"),
-                reference_ball=_ball(
-                    lambda p, bits: gauss.sphere_average_ball(
-                        lambda t, _a: (to_ball(p["w"]) * to_ball(p["z"]) * t).cos(), int(p["d"]), bits
-                    )
-                ),
-            ),
-            16,
-        )
-    ],
+    checks=[_hankel_check(printed_eq75, "z", "cos", 16, atol_scale=lambda p, dps: 1)],
 )
 
 
@@ -486,20 +434,19 @@ P.claim(
     statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! (Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
     domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 3, 64))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "bessel-quadrature",
-                on_mp(printed_eq78),
-                _eq78_ref,
-                atol_scale=lambda p, dps: 1,
-                description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
-                printed_ball=_on_balls(printed_eq78),
-                reference_ball=_ball(
-                    lambda p, bits: gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits)
-                    - (-to_ball(p["z"]) ** 2).exp()
-                ),
+        _det(
+            "bessel-quadrature",
+            on_mp(printed_eq78),
+            _eq78_ref,
+            atol_scale=lambda p, dps: 1,
+            description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
+            printed_ball=_on_balls(printed_eq78),
+            reference_ball=_ball(
+                lambda p, bits: (
+                    gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits) - (-(to_ball(p["z"]) ** 2)).exp()
+                )
             ),
-            16,
+            n=16,
         )
     ],
 )
@@ -520,7 +467,7 @@ def printed_eq72(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """phi(x)^T phi(y) with phi of eq (3)/(71), on a context (the reference's ball)."""
+    """phi(x)^T phi(y) with phi of eq (3)/(71), ``sqrt(1/m) (sin(w_i.z), cos(w_i.z))`` concatenated, on a context."""
     W, x, y = _rff_vectors(p, ctx)
 
     def phi(z: list[Any]) -> list[Any]:
@@ -533,29 +480,39 @@ def _rff_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx_dot(ctx, phi(x), phi(y))
 
 
-def _eq72_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """phi(x)^T phi(y) with phi of eq (3)/(71): sqrt(1/m) (sin(w_i.z), cos(w_i.z)) concatenated."""
-    with mpmath.workdps(dps + 10):
-        return _rff_gram_ctx(MP, p), MF(10) ** (-dps - 5)
+def _gram_check(printed: Any, gram: Any, relative: bool, how: str = "") -> Check:
+    """The printed kernel estimate ``printed(ctx, p)`` against ``gram(ctx, p)``, the inner product of the feature
+    vectors for random w, x, y, in mpmath at 10 guard digits (error ``10^(-dps-5)``, relative to the value if
+    ``relative``, else absolute on the scale 1) and on balls (the point's ints kept as ints)."""
 
+    def reference(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        with mpmath.workdps(dps + 10):
+            val = gram(MP, p)
+            return val, (abs(val) if relative else 1) * MF(10) ** (-dps - 5)
+
+    return deterministic_check(
+        "feature-inner-product",
+        None,
+        reference,
+        atol_scale=None if relative else lambda p, dps: 1,
+        printed_ctx=printed,
+        printed_ball=_on_balls(printed),
+        reference_ball=_on_balls(gram),
+        description="the inner product of the printed feature vectors, random w, x, y" + how,
+    )
+
+
+#: the points of the feature inner-product claims, eq (72) (RFF) and eq (28) (PRF)
+_GRAM_DOMAIN = Domain(
+    {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}
+)
 
 P.claim(
     "eq72",
     source=P.at("appendix A.8, eq (72)"),
     statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
-    domain=Domain({"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}),
-    checks=[
-        deterministic_check(
-            "feature-inner-product",
-            None,
-            _eq72_ref,
-            atol_scale=lambda p, dps: 1,
-            printed_ctx=printed_eq72,
-            printed_ball=_on_balls(printed_eq72),
-            reference_ball=_on_balls(_rff_gram_ctx),
-            description="the inner product of the printed feature vectors, random w, x, y",
-        )
-    ],
+    domain=_GRAM_DOMAIN,
+    checks=[_gram_check(printed_eq72, _rff_gram_ctx, False)],
 )
 
 
@@ -580,18 +537,9 @@ def printed_eq36(ctx: Any, p: dict[str, Any]) -> Any:
 
 def _eq36_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """mean_{i != j} E exp(w (u_i + u_j) . R v) over a uniform rotation R, per pair the direction average in the
-    polar angle: :func:`rfcheck.references.simrf.direction_average` (mpmath quadrature) or on balls
-    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral``)."""
-    d, m, v, w, U = _equal_norm_point(p, ctx)
-    tot = ctx.num(0)
-    for i, j in itertools.combinations(range(m), 2):
-        s = ctx.sqrt(ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))))
-        if ctx.name == "arb":
-            x = (w * s * v).v
-            tot += 2 * Ball(gauss.sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, flint_ctx.prec))
-        else:
-            tot += 2 * _direction_average(w * s, v, d)[0]
-    return tot / (m * (m - 1))
+    polar angle (:func:`rfcheck.references.simrf.rotated_ensemble_conformity`)."""
+    d, _, v, w, U = _equal_norm_point(p, ctx)
+    return ref.rotated_ensemble_conformity(ctx, U, v, w, d)
 
 
 def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -620,18 +568,16 @@ P.claim(
         ],
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "direction-quadrature",
-                None,
-                _eq36_ref,
-                printed_ctx=printed_eq36,
-                printed_ball=_on_balls(printed_eq36),
-                reference_ball=_on_balls(_eq36_ref_ctx),
-                description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
-                "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
-            ),
-            7,
+        _det(
+            "direction-quadrature",
+            None,
+            _eq36_ref,
+            printed_ctx=printed_eq36,
+            printed_ball=_on_balls(printed_eq36),
+            reference_ball=_on_balls(_eq36_ref_ctx),
+            description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
+            "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
+            n=7,
         )
     ],
     notes="Directions: m random unit vectors in R^d (seeded). The second equality of eq (36) defines f "
@@ -644,6 +590,10 @@ def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     d, m = int(p["d"]), int(p["m"])
     c = ctx.num(p["v"]) ** 2 * ctx.num(p["w"]) ** 2
     return ctx.gamma(ctx.num(d) / 2) / (m * (m - 1)) * f_series_ctx(ctx, c * s, d)
+
+
+#: how the derivative checks of eq (37), (42) compute the printed side's derivative
+_NUM_DIFF = "mpmath numerical derivative of the series"
 
 
 def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_ball: Any) -> Check:
@@ -694,12 +644,8 @@ P.claim(
         }
     ),
     checks=[
-        _derivative_check(
-            "increasing", printed_f37, 1, "f'(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
-        ),
-        _derivative_check(
-            "convex", printed_f37, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f37_derivative_ball
-        ),
+        _derivative_check(name, printed_f37, order, f"{f_n}(s) >= 0, {_NUM_DIFF}", _f37_derivative_ball)
+        for name, order, f_n in (("increasing", 1, "f'"), ("convex", 2, "f''"))
     ],
 )
 
@@ -795,14 +741,7 @@ def _eq41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     d, v = int(p["d"]), float(p["v"])
     pv, perr = printed_eq41(p)
     U = _unit_config(d, d, int(p["seed"]), p["config"])
-    rng = np.random.default_rng(seed)
-    n = budget.mc_trials
-    r = np.sqrt(rng.chisquare(d, size=(n, d)))
-    q = rng.standard_normal((n, d))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)  # R^T v_hat is uniform on the sphere
-    b = np.exp(v * r * (q @ U.T))
-    samples = (b.sum(axis=1) ** 2 - (b * b).sum(axis=1)) / (d * (d - 1))
-    est = estimate_mean(samples)
+    est = estimate_mean(ref.rotated_configuration_pair_products(U, v, budget.mc_trials, seed))
     return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=10 * perr)
 
 
@@ -850,9 +789,7 @@ P.claim(
     "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
     domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
     checks=[
-        _derivative_check(
-            "convex", printed_f42, 2, "f''(s) >= 0, mpmath numerical derivative of the series", _f42_derivative_ball
-        ),
+        _derivative_check("convex", printed_f42, 2, f"f''(s) >= 0, {_NUM_DIFF}", _f42_derivative_ball),
         inequality_check(
             "positive",
             lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
@@ -864,13 +801,10 @@ P.claim(
 )
 
 
-def _perm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, list[Any], list[list[Any]]]:
-    return int(p["d"]), *perm_config(int(p["d"]), int(p["seed"]), ctx)
-
-
 def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
     """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision (context: mpmath)."""
-    d, r, C = _perm_point(p, ctx)
+    d = int(p["d"])
+    r, C = perm_config(d, int(p["seed"]), ctx)
     perms = list(itertools.permutations(range(d)))
     pairs = list(itertools.permutations(range(d), 2))
     s42 = ctx.fsum(
@@ -917,16 +851,14 @@ P.claim(
     "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})",
     domain=_PERM_DOMAIN,
     checks=[
-        _no_search(
-            deterministic_check(
-                "direct-sum",
-                lambda p: _eq43_sides(p)[1],
-                _eq43_relabel,
-                printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
-                reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
-                description="both sums over all d! permutations, random norms and directions",
-            ),
-            16,
+        _det(
+            "direct-sum",
+            lambda p: _eq43_sides(p)[1],
+            _eq43_relabel,
+            printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
+            reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
+            description="both sums over all d! permutations, random norms and directions",
+            n=16,
         )
     ],
 )
@@ -946,14 +878,12 @@ P.claim(
     "f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
     domain=_PERM_DOMAIN,
     checks=[
-        _no_search(
-            inequality_check(
-                "direct-sum",
-                _eq43,
-                description="both sides over all d! permutations (mpmath)",
-                sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))),
-            ),
-            16,
+        _ineq(
+            "direct-sum",
+            _eq43,
+            description="both sides over all d! permutations (mpmath)",
+            sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))),
+            n=16,
         )
     ],
 )
@@ -961,15 +891,10 @@ P.claim(
 
 def _lagrangian_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, Any, list[Any], list[list[Any]]]:
     """``(d, v, r, U)`` of a point, numbers of the context: norms ``r`` (the float64 draw, exact), unit rows ``U``
-    (the float64 configuration normalised on the context, as :func:`rfcheck.references.simrf_proofs.mp_rows`)."""
+    (the float64 configuration normalised on the context, :func:`rfcheck.references.simrf_proofs.ctx_rows`)."""
     d = int(p["d"])
-    U = []
-    for row in _unit_config(d, d, int(p["seed"])):
-        x = [ctx.num(float(t)) for t in row]
-        n = ctx.sqrt(ctx.fsum(*(t * t for t in x)))
-        U.append([t / n for t in x])
     r = [ctx.num(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    return d, ctx.num(p["v"]), r, U
+    return d, ctx.num(p["v"]), r, ctx_rows(ctx, _unit_config(d, d, int(p["seed"])))
 
 
 def printed_eq45_vector(ctx: Any, p: dict[str, Any], i: int, literal46: bool = False) -> list[Any]:
@@ -1017,18 +942,10 @@ def _parallel_distance(p: dict[str, Any], literal46: bool) -> Any:
 
 
 def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> Any:
-    """:func:`_parallel_distance` on Arb balls (the same configuration: the float rows of
-    :func:`_unit_config` normalised exactly, the float norms of :func:`_chi_norms`): the printed sum
-    by :func:`rfcheck.references.simrf.ratio_series_ball`, the gradient with Arb's ``0F1``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import to_ball
-
-    d, v = int(p["d"]), to_ball(p["v"])
-    rows = [[arb(float(x)) for x in row] for row in _unit_config(d, d, int(p["seed"]))]
-    U = [[x / sum((y * y for y in row), arb(0)).sqrt() for x in row] for row in rows]
-    r = [arb(float(x)) for x in _chi_norms(d, d, int(p["seed"]) + 1)]
-    half_d = arb(d) / 2
+    """:func:`_parallel_distance` on Arb balls (the configuration of :func:`_lagrangian_point`, exact on balls): the
+    printed sum by :func:`printed_eq45_vector` on balls, the gradient with Arb's ``0F1``."""
+    d, v, r, U = _lagrangian_point(p, ARB)
+    v, half_d = v.v, arb(d) / 2
     g1 = (half_d + 1).gamma()
 
     def unit(x: list[Any]) -> list[Any]:
@@ -1043,21 +960,16 @@ def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> An
 
     worst = arb(0)
     for i in range(d):
-        G, H = [arb(0)] * d, [arb(0)] * d
+        H = [arb(0)] * d
         for P in itertools.permutations(range(d)):
             for j in range(d):
                 if j == i:
                     continue
-                a, b = r[P[i]], r[P[j]]
-                q = a * a + b * b + 2 * a * b * sum((x * y for x, y in zip(U[i], U[j], strict=True)), arb(0))
-                base2 = q * q if literal46 else q
-                coef = ref.ratio_series_ball(
-                    v * v / (4 * g1), lambda k, base2=base2: v * v * base2 / (4 * (k + 1) * (k + 1 + half_d))
-                )
+                a, b = r[P[i]].v, r[P[j]].v
+                q = a * a + b * b + 2 * a * b * ctx_dot(ARB, U[i], U[j]).v
                 fp = v * v * (v * v * q / 4).hypgeom_0f1(half_d + 1) / (4 * g1)
-                G = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(G)]
-                H = [o + 4 * fp * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(H)]
-        ga, ha = unit(G), unit(H)
+                H = [o + 4 * fp * (a * a * U[i][c].v + a * b * U[j][c].v) for c, o in enumerate(H)]
+        ga, ha = unit([g.v for g in printed_eq45_vector(ARB, p, i, literal46)]), unit(H)
         dist = nonneg_sqrt(sum(((x - y) * (x - y) for x, y in zip(ga, ha, strict=True)), arb(0)))
         worst = worst.max(dist)
     return worst
@@ -1233,17 +1145,15 @@ P.claim(
         fixed_points=[{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}],
     ),
     checks=[
-        _no_search(
-            inequality_check(
-                "optimiser",
-                _eq48,
-                description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
-                "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
-                "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
-                not_certified="the checked configuration is a float64 L-BFGS-B minimiser (a numerical optimiser's "
-                "output, its resolution 1e-6 the bound): no enclosure of the exact minimiser",
-            ),
-            5,
+        _ineq(
+            "optimiser",
+            _eq48,
+            description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
+            "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
+            "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
+            not_certified="the checked configuration is a float64 L-BFGS-B minimiser (a numerical optimiser's "
+            "output, its resolution 1e-6 the bound): no enclosure of the exact minimiser",
+            n=5,
         )
     ],
 )
@@ -1312,18 +1222,16 @@ P.claim(
         }
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "analytic-minimum",
-                lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))),
-                _eq16,
-                description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
-                "the simplex or a random start; residual in the error bar) vs the exact minimum "
-                "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
-                not_certified="the eq (16) configuration is a float64 iterate of the eq (17) update, exact only up "
-                "to its residual (carried in the error bar): no enclosure of an exact eq (16) configuration",
-            ),
-            24,
+        _det(
+            "analytic-minimum",
+            lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))),
+            _eq16,
+            description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
+            "the simplex or a random start; residual in the error bar) vs the exact minimum "
+            "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
+            not_certified="the eq (16) configuration is a float64 iterate of the eq (17) update, exact only up "
+            "to its residual (carried in the error bar): no enclosure of an exact eq (16) configuration",
+            n=24,
         )
     ],
     notes="big = 40 scales the first chi_d norm so that it exceeds the sum of the others (the antialigned case "
@@ -1346,16 +1254,14 @@ P.claim(
     "read as: eq (16) residual <= 1e-9 after at most 100 passes",
     domain=Domain({"d": Int(2, 256, extra=(2, 3, 6, 64)), "seed": SEED, "big": Choice((1.0,))}),
     checks=[
-        _no_search(
-            inequality_check(
-                "iteration",
-                _eq17,
-                description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
-                "after at most 100 passes (numpy)",
-                not_certified="the claim is a float64 iteration's convergence (its eq (16) residual after a pass "
-                "budget): an algorithm's behaviour, not a value with an enclosure",
-            ),
-            16,
+        _ineq(
+            "iteration",
+            _eq17,
+            description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
+            "after at most 100 passes (numpy)",
+            not_certified="the claim is a float64 iteration's convergence (its eq (16) residual after a pass "
+            "budget): an algorithm's behaviour, not a value with an enclosure",
+            n=16,
         )
     ],
     notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
@@ -1455,19 +1361,17 @@ P.claim(
         }
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "direct",
-                lambda p: MF(0),
-                _eq50,
-                atol_scale=lambda p, dps: 1,
-                description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
-                "configurations "
-                "(eq (17) fixed points; their residual enters the error bar)",
-                not_certified="the eq (50) configurations are float64 iterates of the eq (17) update, exact only up "
-                "to their residual (carried in the error bar): no enclosure of an exact eq (50) configuration",
-            ),
-            24,
+        _det(
+            "direct",
+            lambda p: MF(0),
+            _eq50,
+            atol_scale=lambda p, dps: 1,
+            description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
+            "configurations "
+            "(eq (17) fixed points; their residual enters the error bar)",
+            not_certified="the eq (50) configurations are float64 iterates of the eq (17) update, exact only up "
+            "to their residual (carried in the error bar): no enclosure of an exact eq (50) configuration",
+            n=24,
         )
     ],
 )
@@ -1498,8 +1402,12 @@ def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
     vf = float(p["v"])
     if ctx is not MP:
         val = gauss.half_line_gaussian_integral_ball(
-            lambda w, _a: series(Ball(w)).v, power=d - 1, s2=2, growth=(1, v.v),
-            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2), prec=flint_ctx.prec,
+            lambda w, _a: series(Ball(w)).v,
+            power=d - 1,
+            s2=2,
+            growth=(1, v.v),
+            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2),
+            prec=flint_ctx.prec,
             peak=math.sqrt(2 * (d - 1)) + 2 * vf,
         )
         return Ball(val) / (ctx.num(2) ** (d - 1) * ctx.gamma(dh))
@@ -1522,29 +1430,13 @@ P.claim(
     "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
     domain=_vd_domain(d=(1, 256), fixed_points=[{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}]),
     checks=[
-        _no_search(
-            deterministic_check(
-                "quadrature-middle",
-                lambda p: printed_eq53_middle(MP, p),
-                lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-                description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ball=_on_balls(printed_eq53_middle),
-                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            ),
+        _iid_mgf_check("quadrature-middle", 6, **_faces(printed_eq53_middle)),
+        _iid_mgf_check(
+            "quadrature-series",
             6,
-        ),
-        _no_search(
-            deterministic_check(
-                "quadrature-series",
-                None,
-                lambda p, dps: ref.iid_mgf_quadrature(p["v"], dps),
-                description="E exp(t v), t ~ N(0, 2), by quadrature",
-                printed_ctx=lambda ctx, p: ctx.series(
-                    lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1), lambda k: p["v"] ** 2 / (k + 1)
-                ),
-                reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
+            printed_ctx=lambda ctx, p: ctx.series(
+                lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1), lambda k: p["v"] ** 2 / (k + 1)
             ),
-            6,
         ),
     ],
     notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",
@@ -1557,15 +1449,13 @@ P.claim(
     statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
     domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                "quadrature",
-                None,
-                lambda p, dps: _quad_err(lambda: gaussian_power_integral(p["z"]), dps),
-                printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
-                reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
-            ),
-            12,
+        _det(
+            "quadrature",
+            None,
+            lambda p, dps: _quad_err(lambda: gaussian_power_integral(p["z"]), dps),
+            printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
+            reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
+            n=12,
         )
     ],
     notes="Eq (53) itself integrates against e^{-w^2/4}, for which the identity reads 2^{2z-1} Gamma(z); "
@@ -1624,18 +1514,16 @@ P.claim(
     "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
     domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                f"cdf-derivative-{name}",
-                None,
-                lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
-                atol_scale=lambda p, dps: 1,
-                description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
-                printed_ctx=printed_eq57(k),
-                printed_ball=_on_balls(printed_eq57(k)),
-                reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
-            ),
-            8,
+        _det(
+            f"cdf-derivative-{name}",
+            None,
+            lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
+            atol_scale=lambda p, dps: 1,
+            description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
+            printed_ctx=printed_eq57(k),
+            printed_ball=_on_balls(printed_eq57(k)),
+            reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
+            n=8,
         )
         for k, name in ((1, "first"), (2, "middle"), (3, "right"))
     ],
@@ -1689,17 +1577,14 @@ P.claim(
         ],
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "eq10-quadrature",
-                lambda p: printed_eq62(MP, p),
-                lambda p, dps: tuple(MF(x) for x in ref.eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
-                max_points=12,
-                description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-                printed_ball=_on_balls(printed_eq62),
-                reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
-            ),
-            4,
+        _det(
+            "eq10-quadrature",
+            reference=_eq10_angle,
+            max_points=12,
+            description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
+            **_faces(printed_eq62),
+            reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
+            n=4,
         )
     ],
     notes="The k-sum is taken inside the phi integral (positive terms).",
@@ -1709,13 +1594,6 @@ P.claim(
 # --------------------------------------------------------------- footnote 4
 
 
-def _fn4_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature."""
-    d = int(p["d"])
-
-    return _quad_err(lambda: chi_moment(4, 2 * d) / chi_moment(2, 2 * d), dps)
-
-
 P.claim(
     "text-footnote4",
     source=P.at("sec 3.2, footnote 4"),
@@ -1723,16 +1601,15 @@ P.claim(
     "2 Gamma(d/2+2)/Gamma(d/2+1) + 2 Gamma(d/2+1)/Gamma(d/2) ~ d",
     domain=Domain({"d": Int(1, 1024, extra=(2, 3, 64))}),
     checks=[
-        _no_search(
-            deterministic_check(
-                name,
-                None,
-                _fn4_ref,
-                description=description,
-                printed_ctx=printed,
-                reference_ball=lambda p, bits: chi2d_moment_ratio_ball(int(p["d"]), bits),
-            ),
-            5,
+        _det(
+            name,
+            None,
+            # E w^4 / E w^2 for w ~ chi_2d (the orthogonal pair, eq 58), moments by quadrature
+            lambda p, dps: _quad_err(lambda: chi_moment(4, 2 * int(p["d"])) / chi_moment(2, 2 * int(p["d"])), dps),
+            description=description,
+            printed_ctx=printed,
+            reference_ball=lambda p, bits: chi2d_moment_ratio_ball(int(p["d"]), bits),
+            n=5,
         )
         for name, description, printed in (
             (
@@ -1782,10 +1659,6 @@ def printed_eq55(ctx: Any, p: dict[str, Any]) -> Any:
         return Ball(quarter_period_integral_ball(lambda ph, _analytic: inner(Ball(ph)).v, bits + d))
 
 
-def _cdf_angle_at(p: dict[str, Any]) -> Any:
-    return ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"])
-
-
 P.claim(
     "eq55",
     source=P.at("appendix A.5, eq (54)-(55)"),
@@ -1796,17 +1669,16 @@ P.claim(
         fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}],
     ),
     checks=[
-        _no_search(
-            deterministic_check(
-                "root-quadrature",
-                lambda p: printed_eq55(MP, p),
-                lambda p, dps: _quad_err(lambda: _cdf_angle_at(p), dps),
-                atol_scale=lambda p, dps: 1,
-                description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
-                printed_ball=_on_balls(printed_eq55),
-                reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
+        _det(
+            "root-quadrature",
+            reference=lambda p, dps: _quad_err(
+                lambda: ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps
             ),
-            5,
+            atol_scale=lambda p, dps: 1,
+            description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
+            **_faces(printed_eq55),
+            reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
+            n=5,
         )
     ],
     notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
@@ -1829,8 +1701,7 @@ def _eq14_sides(ctx: Any, p: dict[str, Any], digits: int) -> tuple[Any, Any]:
         exact = (Ball(exact) if ctx.name == "arb" else exact) / ctx.gamma(ctx.num(d) / 2)
         # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
         printed = (
-            1
-            + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
+            1 + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
         ) / ctx.gamma(ctx.num(d) / 2)
         return abs(exact - printed)
 
@@ -1866,15 +1737,13 @@ P.claim(
         }
     ),
     checks=[
-        _no_search(
-            inequality_check(
-                "remainder-growth",
-                _eq14_growth,
-                sides_ball=_ball(_eq14_growth_ball),
-                description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
-                "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
-            ),
-            20,
+        _ineq(
+            "remainder-growth",
+            _eq14_growth,
+            sides_ball=_ball(_eq14_growth_ball),
+            description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
+            "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
+            n=20,
         )
     ],
     notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
@@ -1894,8 +1763,8 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
 
     Not written against the number-system context: this is a float64 quadrature of the printed integrand, its
     error bar the difference of two grid sizes; the printed side is enclosed instead by
-    :func:`_eq61_printed_ball`, the same double integral with its w-integral done exactly (Gaussian moments) and
-    the phi-integral by Arb's rigorous integration."""
+    :func:`rfcheck.references.simrf.angle_conformity_hyp1f1_integral_ball`, the same double integral with its
+    w-integral done exactly (Gaussian moments) and the phi-integral by Arb's rigorous integration."""
     x, wq = np.polynomial.legendre.leggauss(n)
     wmax = math.sqrt(4.0 * d) + 4.0 * v + 25.0
     w = wmax * (x + 1) / 2
@@ -1908,27 +1777,6 @@ def printed_eq61(v: float, d: int, c: float, n: int) -> float:
     lw = lw - (d - 2) * math.log(2) - 2 * special.gammaln(d / 2)
     series = special.hyp0f1(d / 2, v * v * w * w / 4)
     return float(ww @ (np.exp(lw) * series[:, None]) @ wph)
-
-
-def _eq61_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """The printed double integral of eq (61) on balls, its w-integral done exactly.
-
-    For ``s = 1 + sin 2phi cos theta > 0`` (``|cos theta| <= 0.95``),
-    ``int_0^inf w^{2k+2d-1} e^{-w^2/(2s)} dw = (2s)^{k+d} Gamma(k+d)/2`` (a Gaussian moment); the terms
-    being positive the k-sum and the integrals exchange (Tonelli), and the phi-integrand is
-    ``(sin phi cos phi)^{d-1} s^{-d} sum_k v^{2k} (2s)^{k+d} Gamma(k+d)/(2^{2k} k! 2^{d-1} Gamma(d/2) Gamma(k+d/2))``
-    ``= (sin phi cos phi)^{d-1} 2^d Gamma(d)/(2^{d-1} Gamma(d/2)^2) 1F1(d; d/2; v^2 s/2)`` (``s^{-d} (2s)^d = 2^d``;
-    the series summed by Arb's rigorous ``1F1``: ``Gamma(k+d)/Gamma(k+d/2) = Gamma(d)/Gamma(d/2) (d)_k/(d/2)_k``),
-    entire in phi, integrated over ``[0, pi/2]`` by ``acb.integral`` (finite interval: no tail)."""
-    d, vb, cb = int(p["d"]), arb(p["v"]), arb(p["cos"])
-    half = arb(d) / 2
-    coef = arb(2) ** d * arb(d).gamma() / (arb(2) ** (d - 1) * half.gamma() ** 2)
-
-    def inner(ph: Any, _analytic: bool) -> Any:
-        s = 1 + (2 * ph).sin() * cb
-        return (ph.sin() * ph.cos()) ** (d - 1) * coef * (vb * vb * s / 2).hypgeom_1f1(d, half)
-
-    return quarter_period_integral_ball(inner, bits)
 
 
 def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1981,7 +1829,8 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     # (the reference ball: rho_theta from its definition eq (10) by exact chi_d moments, as eq (62), not the eq (21)
     # closed form, itself a printed claim)
     ref_ball = _ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits))
-    return certify_with_balls(ev, p, budget.dps, _ball(_eq61_printed_ball), ref_ball, rtol=10.0 ** (5 - budget.dps))
+    printed_ball = _ball(lambda p, bits: angle_conformity_hyp1f1_integral_ball(p["v"], int(p["d"]), p["cos"], bits))
+    return certify_with_balls(ev, p, budget.dps, printed_ball, ref_ball, rtol=10.0 ** (5 - budget.dps))
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)
@@ -1996,7 +1845,7 @@ def printed_eq28(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """phi(x)^T phi(y) with phi of eq (7), on a context (the reference's ball)."""
+    """phi(x)^T phi(y) with phi of eq (7), ``sqrt(1/m) exp(-|z|^2) (exp(w_i^T z))_i``, on a context."""
     W, x, y = _rff_vectors(p, ctx)
     dot = lambda a, b: ctx_dot(ctx, a, b)  # noqa: E731
 
@@ -2006,27 +1855,10 @@ def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return dot(phi(x), phi(y))
 
 
-def _eq28_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """phi(x)^T phi(y) with phi of eq (7): sqrt(1/m) exp(-|z|^2) (exp(w_i^T z))_i."""
-    with mpmath.workdps(dps + 10):
-        val = _prf_gram_ctx(MP, p)
-        return val, abs(val) * MF(10) ** (-dps - 5)
-
-
 P.claim(
     "eq28",
     source=P.at("appendix A.1, eq (28)"),
     statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
-    domain=Domain({"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}),
-    checks=[
-        deterministic_check(
-            "feature-inner-product",
-            None,
-            _eq28_ref,
-            printed_ctx=printed_eq28,
-            printed_ball=_on_balls(printed_eq28),
-            reference_ball=_on_balls(_prf_gram_ctx),
-            description="the inner product of the printed feature vectors, random w, x, y (mpmath)",
-        )
-    ],
+    domain=_GRAM_DOMAIN,
+    checks=[_gram_check(printed_eq28, _prf_gram_ctx, True, " (mpmath)")],
 )

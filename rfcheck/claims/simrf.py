@@ -1,30 +1,18 @@
 """Claims of Simplex Random Features (``simrf``, seed 003), transcribed exactly as printed.
 
-Each ``printed_*`` function is a literal transcription of the paper's formula, written once against the
-number-system context (series summed term by term, with guard digits where the printed series alternates).
-References never use the printed formula:
+Each ``printed_*`` function transcribes the paper's formula once, against the number-system context (series
+summed term by term, with guard digits where the printed series alternates).  References never use the printed
+formula: the definition eq (10) by quadrature (2-D Gauss-Legendre over the ``chi_d`` norms of a pair, or 1-D in
+mpmath), the hypergeometric closed forms of :mod:`rfcheck.closed_forms.simrf`, Monte Carlo with the actual
+couplings (Thm 3.2, eq (74)) and numerical optimisation over direction configurations (Thm 3.4, Lemma A.1); they
+and the Arb enclosures are public, unit-tested functions of :mod:`rfcheck.references.simrf`.
 
-* the definition eq (10) by quadrature: ``E 0F1(; d/2; v^2 w_ij^2 / 4)`` over the two
-  ``chi_d`` norms of a pair at a fixed angle (2-D Gauss-Legendre, error bar from two rule
-  sizes), and 1-D quadratures of defining integrals in mpmath;
-* the hypergeometric closed forms of :mod:`rfcheck.closed_forms.simrf` (mpmath faces;
-  tested against the definition quadrature and Monte Carlo in the test suite);
-* Monte Carlo with the actual couplings (Numba engine) for the MSE of Thm 3.2 / eq (74);
-* numerical optimisation over direction configurations (Thm 3.4, Lemma A.1).
-
-The numerical references (quadratures, series, CDF derivatives, the optimised ensemble) and the
-Arb enclosures of printed series and integrals that mpmath evaluates otherwise are public, unit-tested
-functions of :mod:`rfcheck.references.simrf`; this module keeps the transcriptions and the claim
-declarations.  Where both sides have an Arb enclosure, a decided point is certified with balls: printed
-sides written once against the number-system context (``printed_ctx``: eq (18), (19), (23), (25), (33),
-(58), (64), (69) line 1, (85), the sec 5.1 prefactor; a printed series through ``ctx.series``,
-``ctx.ratio_series`` or ``ctx.dominated_series`` with its tail bound; evaluated on mpmath and on balls with
-Python-int parameters and guard precision: eq (20), (21), (24), (26), (39), (56), (66), (69) line 2, (77)),
-each with a ``reference_ball`` of ``deterministic_check``; inequality checks give ``sides_ball``.  A
-reference ball is independent of the printed side: the orthogonality gaps of eq (25), (26), (69) take theirs
-from eq (10) / the Bessel expectation as ``chi_{2d}`` expectations, never from the ``1F1`` closed forms whose
-Taylor series the printed series are; the check of eq (23) against that ``1F1`` is decided but not certified.
-Checks that cannot be certified (Monte Carlo, an optimiser's output) say why.
+Where both sides have an Arb enclosure (``printed_ctx`` or ``printed_ball``; ``reference_ball`` or
+``sides_ball``) a decided point is certified with balls.  A reference ball is independent of the printed side:
+the orthogonality gaps of eq (25), (26), (69) take theirs from eq (10) / the Bessel expectation as ``chi_{2d}``
+expectations, never from the ``1F1`` closed forms whose Taylor series the printed series are; the check of eq
+(23) against that ``1F1`` is decided but not certified.  Checks that cannot be certified (Monte Carlo, an
+optimiser's output) say why.
 """
 
 from __future__ import annotations
@@ -42,7 +30,12 @@ from rfcheck import features
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.claims._simrf_shared import MF
-from rfcheck.claims._simrf_shared import no_search as _no_search
+from rfcheck.claims._simrf_shared import det as _det
+from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
+from rfcheck.claims._simrf_shared import faces as _faces
+from rfcheck.claims._simrf_shared import iid_mgf_check as _iid_mgf_check
+from rfcheck.claims._simrf_shared import ineq as _ineq
+from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.ledger import (
@@ -65,7 +58,6 @@ from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import integral_ball
 from rfcheck.references.hrf import num
 from rfcheck.references.simrf import direction_average as _direction_average
-from rfcheck.references.simrf import eq10_quadrature
 from rfcheck.references.simrf import remainder_growth_sides_ball as _growth_sides_ball
 from rfcheck.references.simrf import rff_orf_covariance as _rff_orf_cov_ref
 from rfcheck.references.simrf import two_precision_value as _quad_err
@@ -77,22 +69,6 @@ from rfcheck.stats import compare_inequality, compare_mc, z_critical
 __all__: list[str] = []
 
 P = paper("simrf")
-
-
-def _on_balls(printed: Any, p: dict[str, Any], bits: int) -> Any:
-    """``printed(ARB, p)`` at ``bits`` as a flint ball, the point's numbers as they are (ints stay ints)."""
-    with workprec(bits):
-        return printed(ARB, p).v
-
-
-def _det(*args: Any, n: int, **kw: Any) -> Check:
-    """An expensive :func:`deterministic_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
-    return _no_search(deterministic_check(*args, **kw), n)
-
-
-def _ineq(*args: Any, n: int, **kw: Any) -> Check:
-    """An expensive :func:`inequality_check`: at most ``n`` points, no optimiser climb (``no_search``)."""
-    return _no_search(inequality_check(*args, **kw), n)
 
 
 # ------------------------------------------------------------------ printed formulas
@@ -244,27 +220,12 @@ P.claim(
 )
 
 
-def _ref_iid_mgf(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    """E exp((w_i + w_j) . v) for independent N(0, I): 1-D quadrature along v (the rest integrates to 1)."""
-    return ref.iid_mgf_quadrature(p["v"], dps)
-
-
 P.claim(
     "lem4.1",
     source=P.at("Lemma 4.1, eq (19) (= eq (53))"),
     statement="IIDRFs: rho_IIDRF(x, y) = e^{v^2}, v = |x + y|",
     domain=_vd_domain(d=(1, 1024)),
-    checks=[
-        _det(
-            "quadrature",
-            None,
-            _ref_iid_mgf,
-            description="E exp(t v), t ~ N(0, 2), by quadrature",
-            printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2),
-            reference_ball=lambda p, bits: ref.iid_mgf_ball(p["v"], bits),
-            n=12,
-        )
-    ],
+    checks=[_iid_mgf_check("quadrature", 12, printed_ctx=lambda ctx, p: ctx.exp(p["v"] ** 2))],
 )
 
 
@@ -313,14 +274,11 @@ P.claim(
     checks=[
         _det(
             "change-of-variables",
-            lambda p: printed_eq20(MP, p),
-            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            reference=lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
             description="density of |w_i + w_j| from the chi_d x chi_d law by the root r2(r1, w)",
-            printed_ball=lambda p, bits: _on_balls(printed_eq20, p, bits),
-            reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(
-                p["w"], int(p["d"]), p["cos"], bits
-            ),
+            **_faces(printed_eq20),
+            reference_ball=lambda p, bits: ref.pdf_angle_change_of_variables_ball(p["w"], int(p["d"]), p["cos"], bits),
             n=6,
         )
     ],
@@ -341,7 +299,7 @@ def printed_eq21(ctx: Any, p: dict[str, Any]) -> Any:
     At ``cos theta = 0`` (orthogonal directions) it is ``rho_ORF = 1F1(d; d/2; v^2/2)``, eq (23):
 
     >>> import mpmath
-    >>> b = _on_balls(printed_eq21, {"v": 1.0, "d": 4, "cos": 0.0}, 64)
+    >>> b = _on_balls(printed_eq21)({"v": 1.0, "d": 4, "cos": 0.0}, 64)
     >>> abs(float(b.mid()) - float(mpmath.hyp1f1(4, 2, 0.5))) < 1e-14, float(b.rad()) < 1e-14
     (True, True)
 
@@ -375,13 +333,10 @@ P.claim(
     checks=[
         _det(
             "eq10-quadrature",
-            lambda p: printed_eq21(MP, p),
-            lambda p, dps: tuple(MF(x) for x in eq10_quadrature(float(p["v"]), int(p["d"]), float(p["cos"]))),
+            reference=_eq10_angle,
             description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-            printed_ball=lambda p, bits: _on_balls(printed_eq21, p, bits),
-            reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(
-                p["v"], int(p["d"]), p["cos"], bits
-            ),
+            **_faces(printed_eq21),
+            reference_ball=lambda p, bits: ref.angle_conformity_moment_series_ball(p["v"], int(p["d"]), p["cos"], bits),
             n=6,
         )
     ],
@@ -408,7 +363,7 @@ _THM43_PRINTED: dict[str, dict[str, Any]] = {
     "orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
     "simrf": {
         "printed": on_mp(printed_eq24),
-        "printed_ball": lambda p, bits: _on_balls(printed_eq24, p, bits),
+        "printed_ball": _on_balls(printed_eq24),
     },
 }
 
@@ -500,12 +455,19 @@ def printed_thm32(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_eq11(ctx, rho, v, m, sq)
 
 
-def _simulated(prod: Any, p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
-    """``n`` estimates of ``prod`` with the point's ``m`` features and coupling (projection engine), and the target."""
-    from rfcheck.engine.montecarlo import simulate
+def _mc_mse(printed: Any, product: Any, kind: str) -> Check:
+    """The MSE of the kernel estimator: the printed ``printed(ctx, p)`` against ``n`` simulated estimates of
+    ``product(p)`` with the point's ``m`` features and coupling (projection engine) and their target."""
 
-    est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
-    return est, float(prod.target[0]), None
+    def simulated(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+        from rfcheck.engine.montecarlo import simulate
+
+        prod = product(p)
+        est = simulate(prod, int(p["m"]), n, coupling=p["coupling"], path="projection", seed=seed)[0]
+        return est, float(prod.target[0]), None
+
+    description = f"MSE of the {kind} estimator simulated with the coupling (projection engine)"
+    return not_certifiable(mc_check("monte-carlo", on_mp(printed), simulated, description=description), _MC_WHY)
 
 
 P.claim(
@@ -525,17 +487,7 @@ P.claim(
         },
         description="|x|, |y| <= 0.45 (finite, estimable fourth moment of the squared error at the budget)",
     ),
-    checks=[
-        not_certifiable(
-            mc_check(
-                "monte-carlo",
-                on_mp(printed_thm32),
-                lambda p, n, seed: _simulated(features.positive_product(*pair_vectors(p)), p, n, seed),
-                description="MSE of the PRF estimator simulated with the coupling (projection engine)",
-            ),
-            _MC_WHY,
-        )
-    ],
+    checks=[_mc_mse(printed_thm32, lambda p: features.positive_product(*pair_vectors(p)), "PRF")],
 )
 
 
@@ -668,11 +620,6 @@ P.claim(
 )
 
 
-def _gap_positive(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    val, err = _gap_ref(p, dps)
-    return MF(0), val, err
-
-
 def _gap_positive_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """``(0, gap)`` on balls, the gap by :func:`_gap_ball` (exactly 0 at ``v = 0``: ``e^0 - 1F1(d; d/2; 0)``)."""
     if float(p["v"]) == 0:
@@ -689,7 +636,7 @@ P.claim(
     checks=[
         _ineq(
             "eq10-quadrature",
-            _gap_positive,
+            lambda p, dps: (MF(0), *_gap_ref(p, dps)),
             description="0 <= MSE_IID - MSE_ORF, rho_ORF by quadrature of eq (10)",
             sides_ball=_gap_positive_ball,
             n=10,
@@ -740,10 +687,7 @@ for _line, _stmt, _printed in (
     (
         2,
         "Delta MSE = e^{-2x^2-2y^2} (m-1)/m sum_k v^{2k}/k! (1 - (k+d-1)!/(d-1)! (d-2)!!/(2k+d-2)!!)",
-        {
-            "printed": lambda p: printed_eq69_line2(MP, p),
-            "printed_ball": lambda p, bits: _on_balls(printed_eq69_line2, p, bits),
-        },
+        _faces(printed_eq69_line2),
     ),
 ):
     P.claim(
@@ -815,11 +759,10 @@ P.claim(
     checks=[
         _det(
             "bessel-quadrature",
-            lambda p: printed_eq26(MP, p),
-            lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
+            reference=lambda p, dps: ref.rff_orthogonality_gap(p["z"], int(p["d"]), int(p["m"]), dps),
             atol_scale=lambda p, dps: 1,
             description="E cos(w_ij.z) over |w_ij| ~ chi_2d and a uniform direction (Bessel J)",
-            printed_ball=lambda p, bits: _on_balls(printed_eq26, p, bits),
+            **_faces(printed_eq26),
             reference_ball=lambda p, bits: ref.rff_orthogonality_gap_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -843,11 +786,12 @@ def printed_eq74(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.num(m) * ((1 - ctx.exp(-z * z)) ** 2 / 2 + (m - 1) * (mean_eaa - ctx.exp(-z * z)))
 
 
-def _sim_rff(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, None]:
+def _rff_product(p: dict[str, Any]) -> Any:
+    """The RFF kernel estimate at ``x = z e_1``, ``y = 0`` (``|x - y| = z``)."""
     d = int(p["d"])
     x, y = np.zeros((1, d)), np.zeros((1, d))
     x[0, 0] = float(p["z"])
-    return _simulated(features.trig_product(x, y), p, n, seed)
+    return features.trig_product(x, y)
 
 
 P.claim(
@@ -863,17 +807,7 @@ P.claim(
             "coupling": Choice(("iid", "orf")),
         }
     ),
-    checks=[
-        not_certifiable(
-            mc_check(
-                "monte-carlo",
-                on_mp(printed_eq74),
-                _sim_rff,
-                description="MSE of the RFF estimator simulated with the coupling (projection engine)",
-            ),
-            _MC_WHY,
-        )
-    ],
+    checks=[_mc_mse(printed_eq74, _rff_product, "RFF")],
 )
 
 
@@ -888,7 +822,7 @@ def printed_eq77(ctx: Any, p: dict[str, Any]) -> Any:
     --------
     The mpmath face (``E_ort`` by a Bessel quadrature) inside the ball face (``E_ort = 1F1``):
 
-    >>> b, v = _on_balls(printed_eq77, {"z": 1.0, "d": 3, "m": 4}, 64), printed_eq77(MP, {"z": 1.0, "d": 3, "m": 4})
+    >>> b, v = _on_balls(printed_eq77)({"z": 1.0, "d": 3, "m": 4}, 64), printed_eq77(MP, {"z": 1.0, "d": 3, "m": 4})
     >>> round(float(v), 6), abs(float(b.mid()) - float(v)) < 1e-13, float(b.rad()) < 1e-13
     (0.842635, True, True)
 
@@ -914,10 +848,9 @@ P.claim(
     checks=[
         _det(
             "bessel-quadrature",
-            lambda p: printed_eq77(MP, p),
-            lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
+            reference=lambda p, dps: ref.rff_mse_ratio_quadrature(p["z"], int(p["d"]), int(p["m"]), dps),
             description="ratio of eq (74) MSEs with E_ort by Bessel quadrature",
-            printed_ball=lambda p, bits: _on_balls(printed_eq77, p, bits),
+            **_faces(printed_eq77),
             reference_ball=lambda p, bits: ref.rff_mse_ratio_ball(p["z"], int(p["d"]), int(p["m"]), bits),
             n=8,
         )
@@ -1013,6 +946,7 @@ def _growth_claim(
     description: str = "d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
 ) -> None:
     """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
+
     def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps):
             r1, r2 = _growth_ratio(MP, int(p["k"]), int(p["d"]), exact, approx)
@@ -1160,9 +1094,11 @@ P.claim(
             lambda p, dps: ref.unit_pair_sum(int(p["m"]), int(p["dim"]), int(p["seed"]), dps),
             atol_scale=lambda p, dps: int(p["m"]) ** 2,
             description="both sides for random unit vectors, mpmath",
-            printed_ball=lambda p, bits: printed_eq39(
-                ARB, int(p["m"]), ref.random_unit_rows_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits)
-            ).v,
+            printed_ball=lambda p, bits: (
+                printed_eq39(
+                    ARB, int(p["m"]), ref.random_unit_rows_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits)
+                ).v
+            ),
             reference_ball=lambda p, bits: ref.unit_pair_sum_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits),
         )
     ],
@@ -1191,20 +1127,11 @@ P.claim(
     "= 2^{d-1} Gamma(d/2)/Gamma(d)",
     domain=Domain({"d": Int(1, 512, extra=(2, 3))}),
     checks=[
-        deterministic_check(
-            "quadrature-middle",
-            None,
-            _eq64,
-            printed_ctx=lambda ctx, p: ctx.sqrt(ctx.pi) / ctx.gamma(num(ctx, p["d"]) / 2 + num(ctx, 1) / 2),
-            reference_ball=_eq64_ball,
-        ),
-        deterministic_check(
-            "quadrature-right",
-            None,
-            _eq64,
-            printed_ctx=lambda ctx, p: 2 ** (p["d"] - 1) * ctx.gamma(num(ctx, p["d"]) / 2) / ctx.gamma(p["d"]),
-            reference_ball=_eq64_ball,
-        ),
+        deterministic_check(f"quadrature-{part}", None, _eq64, printed_ctx=printed, reference_ball=_eq64_ball)
+        for part, printed in (
+            ("middle", lambda ctx, p: ctx.sqrt(ctx.pi) / ctx.gamma(num(ctx, p["d"]) / 2 + num(ctx, 1) / 2)),
+            ("right", lambda ctx, p: 2 ** (p["d"] - 1) * ctx.gamma(num(ctx, p["d"]) / 2) / ctx.gamma(p["d"])),
+        )
     ],
 )
 
@@ -1232,7 +1159,7 @@ P.claim(
             lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
             atol_scale=lambda p, dps: 1,
             description="eq (20) evaluated at cos theta = 0",
-            printed_ball=lambda p, bits: _on_balls(printed_eq20, {**p, "cos": 0}, bits),
+            printed_ball=lambda p, bits: _on_balls(printed_eq20)({**p, "cos": 0}, bits),
             reference_ball=lambda p, bits: cf.pdf_wij_orf(p["w"], int(p["d"]), backend="arb", prec=bits),
             n=6,
         ),
@@ -1259,8 +1186,8 @@ def printed_eq56(ctx: Any, p: dict[str, Any], corrected: bool = False) -> Any:
     --------
     Corrected, it is the density of eq (20):
 
-    >>> a = _on_balls(lambda ctx, p: printed_eq56(ctx, p, corrected=True), {"w": 3.0, "d": 3, "cos": 0.5}, 64)
-    >>> b = _on_balls(printed_eq56, {"w": 3.0, "d": 3, "cos": 0.5}, 64)
+    >>> a = _on_balls(lambda ctx, p: printed_eq56(ctx, p, corrected=True))({"w": 3.0, "d": 3, "cos": 0.5}, 64)
+    >>> b = _on_balls(printed_eq56)({"w": 3.0, "d": 3, "cos": 0.5}, 64)
     >>> round(float(a.mid()), 4), round(float(b.mid()), 4)
     (0.4433, 0.6041)
 
@@ -1304,13 +1231,10 @@ P.claim(
     checks=[
         _det(
             "change-of-variables",
-            lambda p: printed_eq56(MP, p),
-            lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
+            reference=lambda p, dps: ref.pdf_angle_change_of_variables_with_error(p["w"], int(p["d"]), p["cos"], dps),
             atol_scale=lambda p, dps: 1,
-            printed_ball=lambda p, bits: _on_balls(printed_eq56, p, bits),
-            reference_ball=lambda p, bits: cf.pdf_wij_angle(
-                p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits
-            ),
+            **_faces(printed_eq56),
+            reference_ball=lambda p, bits: cf.pdf_wij_angle(p["w"], int(p["d"]), p["cos"], backend="arb", prec=bits),
             n=8,
         )
     ],
@@ -1432,9 +1356,8 @@ P.claim(
     checks=[
         _det(
             "quadrature",
-            lambda p: printed_eq66(MP, p),
-            _eq66_ref,
-            printed_ball=lambda p, bits: _on_balls(printed_eq66, p, bits),
+            reference=_eq66_ref,
+            **_faces(printed_eq66),
             reference_ball=lambda p, bits: ref.sine_power_integral_ball(int(p["d"]), bits, int(p["k"])),
             n=20,
         )

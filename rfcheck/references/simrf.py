@@ -31,6 +31,7 @@ from rfcheck.backends import MP
 __all__ = [
     "alternating_k2_series",
     "alternating_k2_series_ball",
+    "angle_conformity_hyp1f1_integral_ball",
     "angle_conformity_moment_series_ball",
     "cdf_angle_root_quadrature",
     "cdf_derivative_chi2d",
@@ -75,6 +76,8 @@ __all__ = [
     "rff_orf_covariance_ball",
     "rff_orthogonality_gap",
     "rff_orthogonality_gap_ball",
+    "rotated_configuration_pair_products",
+    "rotated_ensemble_conformity",
     "series",
     "simrf_mse_small_v_coefficient",
     "simrf_mse_small_v_coefficient_ball",
@@ -2291,3 +2294,156 @@ def eq10_pair_quadrature(v: Any, d: int, coupling: str) -> tuple[Any, Any]:
     if not math.isfinite(val):
         return mpmath.nan, mpmath.inf
     return _MF(val), _MF(err)
+
+
+def angle_conformity_hyp1f1_integral_ball(v: Any, d: int, c: Any, bits: int) -> Any:
+    """``rho_theta(v)`` on balls as a ``phi``-integral of ``1F1``: ``2^d Gamma(d)/(2^{d-1} Gamma(d/2)^2)
+    int_0^{pi/2} (sin phi cos phi)^{d-1} 1F1(d; d/2; v^2 s/2) dphi``, ``s = 1 + sin 2phi cos theta``.
+
+    This is eq (10) at a fixed angle with the norms integrated in polar coordinates (``w``, ``phi``): for
+    ``s > 0`` (``|cos theta| < 1``) the ``w``-integral of each term is a Gaussian moment, ``int_0^inf
+    w^{2k+2d-1} e^{-w^2/(2s)} dw = (2s)^{k+d} Gamma(k+d)/2``; the terms being positive the ``k``-sum and the
+    integrals exchange (Tonelli), ``s^{-d} (2s)^d = 2^d``, and ``Gamma(k+d)/Gamma(k+d/2) = Gamma(d)/Gamma(d/2)
+    (d)_k/(d/2)_k`` sums to Arb's rigorous ``1F1``.  The integrand is entire in ``phi``; the integral over
+    ``[0, pi/2]`` is :func:`rfcheck.references.simrf_proofs.quarter_period_integral_ball` (no tail).
+
+    Parameters
+    ----------
+    v : float or flint.arb
+        ``|x + y|``, taken exactly.
+    d : int
+        Dimension (>= 1).
+    c : float or flint.arb
+        ``cos theta``, ``|c| < 1`` (``s > 0`` on the whole interval), taken exactly.
+    bits : int
+        The working precision (the integral runs with 20 guard bits).
+
+    Returns
+    -------
+    flint.arb
+        An enclosure of ``rho_theta(v)``.
+
+    Examples
+    --------
+    At ``cos theta = 0`` (an orthogonal pair) it is ``rho_ORF = 1F1(d; d/2; v^2/2)``, eq (23):
+
+    >>> b = angle_conformity_hyp1f1_integral_ball(1.0, 4, 0.0, 64)
+    >>> bool(abs(b.mid() - float(mpmath.hyp1f1(4, 2, 0.5))) < 1e-14), bool(b.rad() < 1e-14)
+    (True, True)
+
+    References
+    ----------
+    SimRF eq (10), appendix A.6 eq (61) (the double integral this evaluates, its ``w``-integral done exactly).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import workprec
+    from rfcheck.references.simrf_proofs import quarter_period_integral_ball
+
+    with workprec(bits):
+        vb, cb = arb(v), arb(c)
+        half = arb(d) / 2
+        coef = arb(2) ** d * arb(d).gamma() / (arb(2) ** (d - 1) * half.gamma() ** 2)
+
+        def inner(ph: Any, _analytic: bool) -> Any:
+            s = 1 + (2 * ph).sin() * cb
+            return (ph.sin() * ph.cos()) ** (d - 1) * coef * (vb * vb * s / 2).hypgeom_1f1(d, half)
+
+        return quarter_period_integral_ball(inner, bits)
+
+
+def rotated_ensemble_conformity(ctx: Any, U: list[list[Any]], v: Any, w: Any, d: int) -> Any:
+    """``mean_{i != j} E exp(w (u_i + u_j) . R v)`` over a uniform rotation ``R`` for unit rows ``u_i`` of equal
+    norm ``w``, on a context: per pair the direction average ``E exp(w |u_i + u_j| v q_1)``, ``q`` uniform on
+    ``S^{d-1}``, by :func:`direction_average` (mpmath) or on balls by
+    :func:`rfcheck.references.gaussian.sphere_average_ball` (``acb.integral``).
+
+    Parameters
+    ----------
+    ctx : Backend
+        :data:`rfcheck.backends.MP` or :data:`rfcheck.arb_backend.ARB`.
+    U : list of list
+        ``m >= 2`` unit rows of length ``d``, numbers of the context.
+    v, w : number of the context
+        ``|v|`` and the common norm.
+    d : int
+        Dimension (>= 1).
+
+    Returns
+    -------
+    number of the context
+        The RF-conformity ``rho`` of the equal-norm ensemble (the estimand ``mean_{i != j} E b_i b_j``).
+
+    Examples
+    --------
+    Two antipodal rows (``u_1 + u_2 = 0``) give 1; an orthogonal pair gives ``E exp(sqrt(2) w v q_1)``:
+
+    >>> from rfcheck.backends import MP
+    >>> one = [[MP.num(1), MP.num(0)], [MP.num(-1), MP.num(0)]]
+    >>> float(rotated_ensemble_conformity(MP, one, MP.num(1), MP.num(2), 2))
+    1.0
+    >>> orth = [[MP.num(1), MP.num(0)], [MP.num(0), MP.num(1)]]
+    >>> val = rotated_ensemble_conformity(MP, orth, MP.num(1), MP.num(1), 2)  # d = 2: I_0(sqrt 2)
+    >>> bool(abs(val - mpmath.besseli(0, mpmath.sqrt(2))) < 1e-12)
+    True
+
+    References
+    ----------
+    SimRF eq (10), appendix A.2 eq (36) (the estimand of a rotated equal-norm ensemble).
+    """
+    m = len(U)
+    tot = ctx.num(0)
+    for i, j in itertools.combinations(range(m), 2):
+        s = ctx.sqrt(ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True))))
+        if ctx.name == "arb":
+            from flint import ctx as flint_ctx
+
+            from rfcheck.arb_backend import Ball
+            from rfcheck.references.gaussian import sphere_average_ball
+
+            x = (w * s * v).v
+            tot += 2 * Ball(sphere_average_ball(lambda t, _a, x=x: (x * t).exp(), d, flint_ctx.prec))
+        else:
+            tot += 2 * direction_average(w * s, v, d)[0]
+    return tot / (m * (m - 1))
+
+
+def rotated_configuration_pair_products(U: np.ndarray, v: float, n: int, seed: int) -> np.ndarray:
+    """``n`` samples of ``mean_{i != j} b_i b_j``, ``b_i = exp(w_i . v)``, ``w_i = r_i R u_i`` with i.i.d. ``chi_d``
+    norms ``r_i`` and a uniform rotation ``R`` of the fixed unit rows ``u_i`` (``R^T v_hat`` uniform on the sphere).
+
+    Parameters
+    ----------
+    U : numpy.ndarray
+        ``(m, d)`` unit rows, ``m >= 2``.
+    v : float
+        ``|v|``.
+    n : int
+        Number of samples.
+    seed : int
+        Seed of ``numpy.random.default_rng`` (norms drawn first, then the directions).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` samples; their mean estimates the RF-conformity of the configuration.
+
+    Examples
+    --------
+    An orthogonal block: each pair is an ORF pair, ``rho_ORF = 1F1(d; d/2; v^2/2)`` (eq (23)):
+
+    >>> s = rotated_configuration_pair_products(np.eye(3), 0.5, 200_000, 1)
+    >>> bool(abs(s.mean() - float(mpmath.hyp1f1(3, 1.5, 0.125))) < 5 * s.std() / np.sqrt(s.size))
+    True
+
+    References
+    ----------
+    SimRF eq (10), appendix A.2 eq (41) (the estimand for i.i.d. norms and a fixed configuration).
+    """
+    m, d = U.shape
+    rng = np.random.default_rng(seed)
+    r = np.sqrt(rng.chisquare(d, size=(n, m)))
+    q = rng.standard_normal((n, d))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    b = np.exp(v * r * (q @ U.T))
+    return (b.sum(axis=1) ** 2 - (b * b).sum(axis=1)) / (m * (m - 1))
