@@ -192,12 +192,12 @@ def _py_gconsts(a: float) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- iid
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _iid_ensemble(st, M, d, Wt, raw):
     return _rng.fill_normals(st, Wt.reshape(d * M), raw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _iid_projection(st, M, d, need_sq, t, sq, vec, raw):
     st = _rng.fill_normals(st, t[:M], raw)
     if need_sq and d > 1:
@@ -383,7 +383,7 @@ def _orf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     return st
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _orf_projection(st, M, d, need_sq, t, sq, vec, raw):
     a = 0.5 * d
     dd, c = _gconsts(a)
@@ -1198,7 +1198,7 @@ def projection_scratch(M, d):
     return vec, raw
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf):
     """Draw one ensemble of coupling ``code`` into ``Wt`` (d, M); returns the new state.
 
@@ -1278,7 +1278,7 @@ def _anti_ensemble(base, st, M, d, Wt, X, vec, raw, nbuf):
     return st
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
     if code == IID:
         st = _iid_ensemble(st, M, d, Wt, raw)
@@ -1295,7 +1295,7 @@ def _base_ensemble(code, st, M, d, Wt, X, vec, raw, nbuf):
     return st
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
     """Draw ``t[m] = w_m . u_hat`` and ``sq[m] = |w_m|^2`` for one ensemble of coupling ``code``.
 
@@ -1370,7 +1370,7 @@ def projection_into(code, st, M, d, need_sq, t, sq, vec, raw):
     return _base_projection(code, st, M, d, need_sq, t, sq, vec, raw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _base_projection(code, st, M, d, need_sq, t, sq, vec, raw):
     if code == IID:
         st = _iid_projection(st, M, d, need_sq, t, sq, vec, raw)
