@@ -87,6 +87,7 @@ __all__ = [
     "COUPLINGS",
     "CPU_TARGETS",
     "DEFAULT_GENERATOR",
+    "RNG_WARMUP",
     "RNG_WORKLOAD",
     "TARGETS",
     "TARGETS_BY_ISA",
@@ -689,6 +690,13 @@ RNG_WORKLOAD = "bulk ziggurat normals, one thread"
 #: the generator the engine uses (the others are measured beside it)
 DEFAULT_GENERATOR = "splitmix64"
 
+RNG_WARMUP = 0.005
+"""Seconds of untimed fills between :data:`PAUSE` and each timed generator call of
+:func:`run_rng_bench` (since 2026-11-27): after the pause the first milliseconds ran slower on
+the development machine (a virtual machine whose idle vCPU is descheduled), and a timed call
+lasts only ~1 ms. Measured there, idle, 15 rounds each: pause then timing 0.95 ns per normal
+(median), pause, 5 ms of fills, timing 0.85, no pause 0.84."""
+
 
 def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, block: int = 4096) -> list[dict]:
     """Normals per ns per core of the bulk normal draw on one thread, for the engine's generator
@@ -698,6 +706,7 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     run straight after the parallel engine bench, the first rounds ran at a fifth of the speed
     while its idle worker threads still spun).
 
+    Each timed call follows the pause and :data:`RNG_WARMUP` seconds of untimed fills.
     Since 2026-11-27 the timed work is ``n // block`` consecutive fills of one ``block``-long
     array (:func:`rfcheck.engine.rng.fill_normals_repeat`: the engines draw a few thousand
     normals at a time into scratch that stays in cache; ``block`` = 4096 is an iid ensemble
@@ -706,7 +715,8 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     the development machine); that figure is kept as ``normals_per_ns_array``.  One entry
     per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
     round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``,
-    ``normals_per_ns_array`` (median), ``n``, ``block``, ``repeats``, ``machine``, ``target``.
+    ``normals_per_ns_array`` (median), ``n``, ``block``, ``repeats``, ``warmup_s``, ``machine``,
+    ``target``.
 
     Parameters
     ----------
@@ -742,6 +752,9 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
         for g, m in gens.items():
             time.sleep(0 if quick else PAUSE)  # the engine bench's idle OpenMP threads may still spin
             t0 = time.perf_counter()
+            while time.perf_counter() - t0 < (0 if quick else RNG_WARMUP):  # wake the core first
+                m.fill_normals_repeat(np.uint64(r + 1000), np.uint64(0), buf, 16)
+            t0 = time.perf_counter()
             m.fill_normals_repeat(np.uint64(r), np.uint64(0), buf, reps)
             times[g].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
@@ -756,7 +769,8 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
                     "normals_per_ns_best": n / best / 1e9, "ns_per_normal": med / n * 1e9,
                     "rounds_ns_per_normal": [t / n * 1e9 for t in ts],
                     "normals_per_ns_array": n / float(np.median(array_times[g])) / 1e9, "n": n,
-                    "block": block, "repeats": repeats, "machine": machine, "target": target})
+                    "block": block, "repeats": repeats, "warmup_s": 0 if quick else RNG_WARMUP,
+                    "machine": machine, "target": target})
     return out
 
 
