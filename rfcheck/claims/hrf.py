@@ -195,14 +195,6 @@ def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any],
                                          p["theta"], int(p["m"]), bits=bits)
 
 
-def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps, quad)
-        return (h["mse2"], h["err2"]) if which == "trig" else (h["mse1"], h["err1"])
-
-    return ref
-
-
 def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, None]]:
     if kind.startswith("gauss"):
         # Thm F.1 is printed for general x, y (r only enters rho, eq 68): where |x - y| > 2r the weight
@@ -248,6 +240,28 @@ def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
     return c
 
 
+def _moment_checks(printed_ctx: Callable[[Any, dict[str, Any]], Any], ref: Callable[[dict[str, Any], int, bool], Any],
+                   reference_ball: Callable[[dict[str, Any], int], Any], quad_key: str, **kw: Any) -> list[Check]:
+    """The check ``moment-expansion`` (``ref(p, dps, False)``: from the memoised exact moments, certified against
+    ``reference_ball``; ``kw``: its ``max_points``, ``description``, ``atol_scale`` (default :func:`_scale`)) and
+    its :func:`_quad_check` twin (``ref(p, dps, True)``: the moments by quadrature, certified against the rigorous
+    quadrature's ``quad_key``, :func:`_quad_moments_ball`)."""
+    kw.setdefault("atol_scale", _scale)
+    return [deterministic_check("moment-expansion", None, lambda p, dps: ref(p, dps, False), printed_ctx=printed_ctx,
+                                reference_ball=reference_ball, **kw),
+            _quad_check(printed_ctx, lambda p, dps: ref(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)[quad_key])]
+
+
+def _moment_ref(value: str, err: str) -> Callable[[dict[str, Any], int, bool], tuple[Any, Any]]:
+    """``(h[value], h[err])`` of the memoised moments ``h`` (:func:`_hyb_moments`; by quadrature where ``quad``)."""
+    def ref(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
+        h = _hyb_moments(p, dps, quad)
+        return h[value], h[err]
+
+    return ref
+
+
 _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 16)},
                          description="|x|, |y| <= 0.5: where the squared error of SM^++ has an estimable "
                                      "fourth moment at the Monte Carlo budget")
@@ -260,13 +274,12 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
         domain=_pair_domain(extra=_M),
         checks=[
-            deterministic_check("moment-expansion", None, _ref_base_mse(_which),
-                                printed_ctx=printed_lem22_ctx(_which),
-                                reference_ball=_exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
-                                atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
-                                                               "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
-                        lambda p, bits, w=_which: _quad_moments_ball(p, bits)["mse2" if w == "trig" else "mse1"]),
+            *_moment_checks(printed_lem22_ctx(_which), _moment_ref(*(("mse2", "err2") if _which == "trig" else
+                                                                     ("mse1", "err1"))),
+                            _exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
+                            "mse2" if _which == "trig" else "mse1",
+                            description="E(S - SM)^2 expanded over the m features; Gaussian moments from the MGF "
+                                        "(Lemma 2.4)"),
             mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
         ],
     )
@@ -280,25 +293,17 @@ def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return _pair_ctx(ctx, p)["sm"]
 
 
-def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_estimator_mean_with_error`` from the memoised moments (MGF or, ``quad``, quadrature)."""
-    return lambda p, dps: refs.base_estimator_mean_with_error(_hyb_moments(p, dps, quad), which)
-
-
-for _which, _eq, _stmt in (
-    ("trig", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
+for _mk, _eq, _stmt in (
+    ("ES2", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
                 "E[phi^trig_m(x)^T phi^trig_m(y)] = SM(x,y) (eq 6 with eq 2)"),
-    ("pos", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
+    ("ES1", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
     P.claim(
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
-        checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
-                                    reference_ball=_exact_ball(lambda h, w=_which: h["ES2" if w == "trig" else "ES1"]),
-                                    atol_scale=_scale, max_points=30),
-                _quad_check(_sm_ctx, _ref_mean(_which, quad=True), lambda p, bits, w=_which: _quad_moments_ball(
-                    p, bits)["ES2" if w == "trig" else "ES1"])],
+        checks=_moment_checks(_sm_ctx, lambda p, dps, quad, w=_which: refs.base_estimator_mean_with_error(
+            _hyb_moments(p, dps, quad), w), _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30),
     )
 
 
@@ -778,23 +783,15 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
 
 
-_es12_ball = _exact_ball(lambda h: h["ES12"])
-
-
-def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
-    h = _hyb_moments(p, dps, quad)
-    return h["ES12"], h["err12"]
-
+#: E[SM^++_m SM^trig_m] (same projections) from the moments, and its ball
+_ES12 = (_moment_ref("ES12", "err12"), _exact_ball(lambda h: h["ES12"]), "ES12")
 
 P.claim(
     "eq36", source=P.at("appendix C, eq (36)"),
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
               "(same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
-                                printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36_ctx, lambda p, dps: _ref_es12(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+    checks=_moment_checks(printed_eq36_ctx, *_ES12, max_points=24),
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -811,7 +808,7 @@ def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
     return refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"], p["ny"], p["theta"], bits=bits)
 
 
-def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
+def _ref_eyz(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
     (_, _, _, _, eyz), errs = _base_moments(p, dps, quad)
     return eyz, errs[4]
 
@@ -820,12 +817,9 @@ P.claim(
     "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
-    checks=[deterministic_check("moment-expansion", None, _ref_eyz, printed_ctx=printed_eq37_ctx,
-                                reference_ball=_eyz_ball,
-                                atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
-                                description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37_ctx, lambda p, dps: _ref_eyz(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
+    checks=_moment_checks(printed_eq37_ctx, _ref_eyz, _eyz_ball, "EYZ", max_points=30,
+                          atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1,
+                          description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
 )
 
 
@@ -841,10 +835,7 @@ P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
-                                reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38_ctx, lambda p, dps: _ref_es12(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+    checks=_moment_checks(printed_eq38_ctx, *_ES12, max_points=24),
 )
 
 
