@@ -229,12 +229,13 @@ _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 
 
 def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
                 ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None) -> Check:
+                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None, **kw: Any) -> Check:
     """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
-    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones)."""
-    c = deterministic_check("quadrature", None, ref, atol_scale=_scale, max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ctx=printed_ctx, reference_ball=reference_ball)
+    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones);
+    ``kw`` replaces the ``atol_scale``, ``max_points`` or ``description`` given to ``deterministic_check``."""
+    kw = {"atol_scale": _scale, "max_points": 2,
+          "description": "Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF", **kw}
+    c = deterministic_check("quadrature", None, ref, printed_ctx=printed_ctx, reference_ball=reference_ball, **kw)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
@@ -485,15 +486,11 @@ P.claim(
 )
 
 
-def _eq18_null(a: Any, dps: int) -> list[Any]:
-    """Basis of the real solutions (x, y) of (18) (``refs.real_null_space`` of ``refs.ce_real_system``)."""
-    return refs.real_null_space(refs.ce_real_system(a), dps)
-
-
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the null-space basis of (18)."""
+    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the basis of the real solutions of (18)
+    (``refs.real_null_space`` of ``refs.ce_real_system``)."""
     a = _real_a(p)
-    null = _eq18_null(a, dps)
+    null = refs.real_null_space(refs.ce_real_system(a), dps)
     v = null[0] * p["y0"] + null[1] * p["y1"]
     return a, mpmath.matrix([v[0], v[1]]), mpmath.matrix([v[2], v[3]])
 
@@ -1125,11 +1122,6 @@ for _which in ("trig", "pos"):
     )
 
 
-def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_max_rel_error`` at the point's ``r, m``."""
-    return lambda p, dps: refs.base_max_rel_error(which, p["r"], int(p["m"]), dps)
-
-
 def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Lemma 3.4, eq (26) as printed: ``sqrt(1/(2m)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
     r, m = refs.num(ctx, p["r"]), p["m"]
@@ -1143,7 +1135,8 @@ for _which in ("trig", "pos"):
         f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
-        checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
+        checks=[deterministic_check("numerical-maximisation", None, lambda p, dps, w=_which: refs.base_max_rel_error(
+                                        w, p["r"], int(p["m"]), dps), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section",
@@ -1152,25 +1145,16 @@ for _which in ("trig", "pos"):
     )
 
 
-def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_rel_error_limit`` at the point's ``r, m`` (pi for trig, 0 for ++)."""
-    return lambda p, dps: refs.base_rel_error_limit(which, p["r"], int(p["m"]), dps)
-
-
-def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """``refs.base_rel_error_end_ball`` at the point's ``r, m`` (the limit is the value at the end point)."""
-    return lambda p, bits: refs.base_rel_error_end_ball(which, p["r"], int(p["m"]), bits)
-
-
 P.claim(
     "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
-    checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
-                                reference_ball=_lim34_ball("trig"), atol_scale=lambda p, dps: 0, max_points=20),
-            deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
-                                reference_ball=_lim34_ball("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
+    # refs.base_rel_error_limit at pi (trig) or 0 (++); its ball is the value at that end point
+    checks=[deterministic_check(f"limit-{w}", None, lambda p, dps, w=w: refs.base_rel_error_limit(
+        w, p["r"], int(p["m"]), dps), printed_ctx=printed_w_ctx, reference_ball=lambda p, bits, w=w:
+        refs.base_rel_error_end_ball(w, p["r"], int(p["m"]), bits), atol_scale=lambda p, dps: 0, max_points=20)
+            for w in ("trig", "pos")],
 )
 
 
@@ -1683,15 +1667,11 @@ def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
     return _eps_max_ball(p, bits, eval_on_balls(_eq66_printed_ctx, p, bits))
 
 
-def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    return _log_eps_max(p, dps)
-
-
 P.claim(
     "eq66", source=P.at("appendix D.3, eq (66)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
-    checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("numerical-maximisation", None, _log_eps_max, atol_scale=lambda p, dps: 1,
                                 max_points=12, printed_ctx=_eq66_printed_ctx,
                                 reference_ball=_eq66_ref_ball)],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
@@ -1734,8 +1714,11 @@ def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+    """``E lam`` (``which=1``), ``E lam^2`` (72) or ``E (1 - lam)^2`` (73) of eq (69) from the memoised moments."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         (m1, m2), (e1, e2) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
+        if which == 1:
+            return m1, e1
         with mpmath.workdps(dps + 10):
             return (m2 if which == 72 else 1 - 2 * m1 + m2), abs(e1) * 2 + abs(e2)
 
@@ -2997,24 +2980,6 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        (m1, _), (e1, _) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
-        return m1, e1
-
-    return ref
-
-
-def _quad_lam_mean_check() -> Check:
-    c = deterministic_check("quadrature", None, _ref_gl_mean(True), atol_scale=lambda p, dps: 1,
-                            max_points=3, description="E cos(sigma g |Delta|) by 1-D quadrature",
-                            printed_ctx=printed_eq67_ctx, reference_ball=_gl_ball(1))
-    c.search = False
-    c.domain = _pair_domain(norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
-                            description="|x|, |y| <= 1, sigma <= 1.5")
-    return c
-
-
 _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
@@ -3023,10 +2988,13 @@ P.claim(
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", None, _ref_gl_mean(False), printed_ctx=printed_eq67_ctx,
+    checks=[deterministic_check("characteristic-function", None, _ref_gl(1), printed_ctx=printed_eq67_ctx,
                                 reference_ball=_gl_ball(1), atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
-            _quad_lam_mean_check()],
+            _quad_check(printed_eq67_ctx, _ref_gl(1, quad=True), _gl_ball(1), _pair_domain(
+                norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
+                description="|x|, |y| <= 1, sigma <= 1.5"), atol_scale=lambda p, dps: 1, max_points=3,
+                        description="E cos(sigma g |Delta|) by 1-D quadrature")],
 )
 
 
