@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import MP
+from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
 from rfcheck.claims._common import eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
@@ -105,12 +106,6 @@ def _pair_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
 def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """The printed value 0."""
     return refs.num(ctx, 0.0)
-
-
-def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """A ball function ``(point, bits)`` from a formula written against ctx, ``f(ctx, point)`` (the point's
-    ints stay ints; its floats become exact balls where ``f`` converts them with ``refs.num``)."""
-    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
 
 
 def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
@@ -209,13 +204,6 @@ def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.
         return est, float(np.exp(x @ y)), None
 
     return simulate
-
-
-def _cheap(check: Check, n: int) -> Check:
-    """Cap an expensive (quadrature) check at ``n`` grid/corner points, no optimiser climb."""
-    check.max_points = n
-    check.search = False
-    return check
 
 
 def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
@@ -334,9 +322,9 @@ P.claim(
     "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
+    checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
-                                printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
+                                printed_ball=ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
                                 max_points=30), 4)],
@@ -403,7 +391,7 @@ P.claim(
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
+    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
                                        reference_ball=_eq14_ref_ball, max_points=30,
                                        atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
 )
@@ -426,7 +414,7 @@ P.claim(
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
+    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
                                        reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
@@ -480,7 +468,7 @@ P.claim(
               "x = -(A^-1)(A^T)^-1 y",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
                                          "y in [-1.5, 1.5]^2"),
-    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
+    checks=[capped(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
                              description="variance of one CE sample by quadrature <= 0",
                              not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
@@ -511,7 +499,7 @@ P.claim(
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
     domain=Domain(_R_PARAMS, description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
-    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
+    checks=[capped(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0",
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
@@ -535,32 +523,6 @@ P.claim(
                "A x + (A^T)^-1 y = 0); the variance of one CE sample is |c|^2 (e^{2|Re z|^2} - "
                "e^{|Re z|^2 - |Im z|^2}), zero iff z = 0 (rfcheck.closed_forms.hrf.cexp_log_mse).",
 )
-
-
-def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], Any],
-                   tol: float | None = None) -> PointEval:
-    """Certify a same-draws point: ``sides(ctx) -> (printed, reference)`` on the float64 draws (exact on balls)
-    as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint.
-
-    ``sides`` may return a list of such pairs, one per replicate the point's verdict covers: a HOLDS is
-    certified when every pair is equal within ``tol``, a REFUTED when some pair is disjoint.  A sign on the
-    draws that the balls leave undecided (``UndecidableError``) leaves the point uncertified, saying so."""
-    from rfcheck.arb_backend import UndecidableError, bits_for_dps
-    from rfcheck.certify import certified_all, certified_equal
-    from rfcheck.claims._common import certify_eval
-
-    if not ev.decided:
-        return ev
-    atol = float(ev.err if tol is None else tol)
-    try:
-        got = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
-    except UndecidableError as exc:
-        return certify_eval(ev, None, f"a sign on the draws is not decided by the balls ({exc})")
-    if not isinstance(got, list):
-        pb, rb = got
-        return certify_equal(ev, pb, rb, 0.0, atol)
-    verdict = certified_all([certified_equal(pb, rb, 0.0, atol=atol) for pb, rb in got])
-    return certify_eval(ev, verdict, "the balls of a replicate overlap but are wider than the tolerance")
 
 
 def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
@@ -588,8 +550,8 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
         ev = PointEval(p, complex(ce[k]) if part == "complex" else float(ce[k]), float(ref[k]), tol,
                        float(diff[k] / tol),
                        extra={"draws": "4 ensembles of m projections, same for both estimators"})
-        return _certify_draws(ev, budget, lambda ctx: [_ce_on_draws(ctx, which, part, x, y, w[j])
-                                                       for j in range(len(w))])
+        return certify_on_draws(ev, budget, lambda ctx: [_ce_on_draws(ctx, which, part, x, y, w[j])
+                                                         for j in range(len(w))])
 
     what = "the CE estimator" if part == "complex" else "Re of the CE estimator"
     return Check("same-draws" if part == "complex" else "same-draws-real-part", 1, evaluate, search=False,
@@ -878,7 +840,7 @@ for _v in (1, 2):
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
         domain=_THM31,
         checks=[deterministic_check("moment-expansion", None, _ref_cov(_v), atol_scale=_scale,
-                                    printed_ctx=_printed_eq39_ctx(_v), reference_ball=_ball_of(_cov_ctx(_v)),
+                                    printed_ctx=_printed_eq39_ctx(_v), reference_ball=ball_of(_cov_ctx(_v)),
                                     max_points=24)],
     )
 
@@ -981,9 +943,9 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.angular_lambda(x, y, tau)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
-    return _certify_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
-                                                    refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
-                                                   for t in tau], tol=1e-15)
+    return certify_on_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
+                                                      refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
+                                                     for t in tau], tol=1e-15)
 
 
 def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
@@ -1233,19 +1195,6 @@ def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
     return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
-def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
-               rhs_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Callable[[dict[str, Any], int], Any]:
-    """``sides_ball`` of ``max <= rhs``: the rhs ball (``rhs(ctx, p)`` on balls, or ``rhs_ball(p, bits)``), then
-    ``lhs_ball(p, bits, rhs)`` (an enclosure of the maximum that tries to prove it below the rhs)."""
-    def balls(p: dict[str, Any], bits: int) -> Any:
-        rhs_b = eval_on_balls(rhs, p, bits) if rhs is not None else rhs_ball(p, bits)  # type: ignore[misc]
-        if rhs_b is None:
-            return "the right side leaves ball arithmetic"
-        return lhs_ball(p, bits, rhs_b), rhs_b
-
-    return balls
-
-
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps):
@@ -1265,7 +1214,7 @@ P.claim(
                                          "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
                                          "from exact moments (lower end: eps at the float maximiser; upper end: "
                                          "branch-and-bound on balls)",
-                             sides_ball=_max_below(_eps_max_ball, printed_eq27_log_ctx))],
+                             sides_ball=max_below(_eps_max_ball, printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1309,7 +1258,7 @@ P.claim(
                                          "W(r)/sqrt(2 * 128) is the base's eps at its end point theta = pi "
                                          "(resp. 0), a lower bound of the base maximum unless eq (26) is taken "
                                          "as proven, so only 'smaller' is certified",
-                             sides_ball=_max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
+                             sides_ball=max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
                                  p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), _fig2_base_ctx),
                              rhs_ball_is_lower_bound=True)],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
@@ -1455,7 +1404,7 @@ P.claim(
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
     checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
-                             sides_ball=_max_below(_eps_max_ball, None, _eq51_rhs_ball))],
+                             sides_ball=max_below(_eps_max_ball, None, _eq51_rhs_ball))],
 )
 
 
@@ -1603,7 +1552,7 @@ P.claim(
     statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(1, _eq63_rhs_ctx), max_points=16,
-                             sides_ball=_max_below(_max_b_ball(1), _eq63_rhs_ctx))],
+                             sides_ball=max_below(_max_b_ball(1), _eq63_rhs_ctx))],
 )
 
 def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1617,7 +1566,7 @@ P.claim(
     statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
     domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
     checks=[inequality_check("numerical-maximisation", _eq_max_b(2, _eq64_rhs_ctx), max_points=16,
-                             sides_ball=_max_below(_max_b_ball(2), _eq64_rhs_ctx))],
+                             sides_ball=max_below(_max_b_ball(2), _eq64_rhs_ctx))],
     correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
                "(r, not r^2); the printed bound fails for r > ~2.1.",
 )
@@ -1643,7 +1592,7 @@ P.claim(
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
-                             sides_ball=_max_below(_eps_max_ball, _eq65_rhs_ctx))],
+                             sides_ball=max_below(_eps_max_ball, _eq65_rhs_ctx))],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
@@ -1684,19 +1633,6 @@ P.claim(
 #: why a Monte Carlo check's decided points are not certified
 _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estimators), a random quantity with no "
            "enclosure; the deterministic checks of the claim carry the certification")
-
-
-def _dps_of_bits(bits: int) -> int:
-    """The digits ``dps`` whose working precision is ``bits`` (``rfcheck.arb_backend.bits_for_dps`` is one-to-one):
-    a ball function receives the bits, a check's floor ``10^(5 - dps)`` needs the digits."""
-    from rfcheck.arb_backend import bits_for_dps
-
-    dps = max(1, math.floor((bits - 64) / math.log2(10)))
-    while bits_for_dps(dps) < bits:
-        dps += 1
-    if bits_for_dps(dps) != bits:
-        raise ValueError(f"{bits} bits is not the working precision of any dps")
-    return dps
 
 
 def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -1901,10 +1837,10 @@ def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)  # eq (69) for any r (eq 70's domain)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
-    return _certify_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
-                                                    refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
-                                                   for t in tau],
-                          tol=1e-12 * (1 / rho + 1))
+    return certify_on_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
+                                                      refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
+                                                     for t in tau],
+                            tol=1e-12 * (1 / rho + 1))
 
 
 def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: float) -> Any:
@@ -1952,7 +1888,7 @@ P.claim(
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
     checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx,
-                                reference_ball=_ball_of(_f_endpoints_ctx),
+                                reference_ball=ball_of(_f_endpoints_ctx),
                                 atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
@@ -2118,7 +2054,7 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, An
 
 def _h2_quad(name: str, ref: Callable[[dict[str, Any], int], Any], **kw: Any) -> Check:
     """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
-    return _cheap(deterministic_check(name, None, ref, **kw), 6)
+    return capped(deterministic_check(name, None, ref, **kw), 6)
 
 
 def _h2_readings(make: Callable[[str, str], Check], her: str, bil: str, reason: str = "") -> list[Reading]:
@@ -2295,7 +2231,7 @@ P.claim(
     statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
-    checks=[_cheap(inequality_check(
+    checks=[capped(inequality_check(
         "quadrature", _h2_zero_var, max_points=16,
         not_certified="the variance is exactly 0 (the estimator is constant: z = A r_i + A^-1 r_j = 0 by eq (83)) and "
                       "the check is Var <= 0 with no slack on balls; z is formed from the irrational entries "
@@ -2325,18 +2261,6 @@ P.claim(
 # Remaining numbered equations (eq 19, 31, 33-35, 40-41, 56, 59-60, 62, 69, 74-76, 80, 84-85,
 # 102) and the derivative remark of appendix D.3.
 # ============================================================================================
-
-
-def _mp_ref(f: Callable[[Any, dict[str, Any]], Any],
-            scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v)) -> Callable[..., tuple[Any, Any]]:
-    """``reference(point, dps)`` of a formula written against ctx, ``f(ctx, point)``, in mpmath at ``dps + 10``
-    digits, with the error bar ``10^(-dps-5) scale(point, value)``."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        with mpmath.workdps(dps + 10):
-            v = f(MP, p)
-            return v, mpmath.mpf(10) ** (-dps - 5) * scale(p, v)
-
-    return ref
 
 
 # ------------------------------------------------------------------ eq (19): angular lambda
@@ -2426,7 +2350,7 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
         domain=_THM31,
         checks=[deterministic_check("moment-expansion", None, _ref_var_hyb(_sh), atol_scale=_scale,
                                     max_points=16, printed_ctx=_printed_eq31_ctx(_sh),
-                                    reference_ball=_ball_of(_var_hyb_ctx(_sh)),
+                                    reference_ball=ball_of(_var_hyb_ctx(_sh)),
                                     description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
     )
@@ -2444,7 +2368,7 @@ P.claim(
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
     checks=[deterministic_check("moment-expansion", None, _ref_cov(2), atol_scale=_scale, max_points=16,
-                                printed_ctx=printed_eq33_ctx, reference_ball=_ball_of(_cov_ctx(2)),
+                                printed_ctx=printed_eq33_ctx, reference_ball=ball_of(_cov_ctx(2)),
                                 description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
 )
 
@@ -2487,8 +2411,8 @@ def _eq34_35(which: str) -> Check:
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
         ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
                                    scale=scale)
-        return _certify_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
-                              tol=1e-13 * scale)  # all 8 replicates
+        return certify_on_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
+                                tol=1e-13 * scale)  # all 8 replicates
 
     return Check("same-draws", 1, evaluate, search=False,
                  description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
@@ -2535,7 +2459,7 @@ def _var_part_check(name: str, which: str, line: str, max_points: int, descripti
 
     return deterministic_check(name, None, ref, atol_scale=_scale, max_points=max_points,
                                printed_ctx=_printed_eq40_ctx(which, line),
-                               reference_ball=_ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
+                               reference_ball=ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
                                description=description)
 
 
@@ -2639,7 +2563,7 @@ def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     second derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``)."""
     from flint import arb
 
-    dps = _dps_of_bits(bits)
+    dps = dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     ts = _local_maxima(i, p["r"], int(p["n"]), dps)
     return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps)
@@ -2875,8 +2799,8 @@ def _b_at_ctx(i: int, where: str) -> Callable[[Any, dict[str, Any]], Any]:
 def _b_at_check(i: int, where: str, printed_ctx: Callable[[Any, dict[str, Any]], Any], **kw: Any) -> Check:
     """The check ``b{i}-at-{where}``: ``printed_ctx`` vs :func:`_b_at_ctx` (in mpmath and on balls)."""
     f = _b_at_ctx(i, where)
-    return deterministic_check(f"b{i}-at-{where}", None, _mp_ref(f, scale=lambda p, v: abs(v)),
-                               printed_ctx=printed_ctx, reference_ball=_ball_of(f), **kw)
+    return deterministic_check(f"b{i}-at-{where}", None, mp_reference(f, scale=lambda p, v: abs(v)),
+                               printed_ctx=printed_ctx, reference_ball=ball_of(f), **kw)
 
 
 def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
@@ -2953,7 +2877,7 @@ def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return balls
     f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
     vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
-    return refs.max_of_balls([*vals, _ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
+    return refs.max_of_balls([*vals, ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
 
 
 P.claim(
@@ -3045,7 +2969,7 @@ def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
     from the exact moments."""
     from rfcheck.arb_backend import workprec
 
-    head, eo2 = _ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
+    head, eo2 = ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
         return head + eo2
 
@@ -3079,7 +3003,7 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-_ref_eq76 = _mp_ref(_lam_coords_ctx)
+_ref_eq76 = mp_reference(_lam_coords_ctx)
 
 
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
@@ -3101,7 +3025,7 @@ def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
 
-_ref_eq80 = _mp_ref(_xy_coords_ctx, scale=lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1)
+_ref_eq80 = mp_reference(_xy_coords_ctx, scale=lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1)
 
 
 P.claim(
@@ -3129,7 +3053,7 @@ def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
     from rfcheck.arb_backend import Ball, to_ball, workprec
 
-    dps = _dps_of_bits(bits)
+    dps = dps_of_bits(bits)
     with mpmath.workdps(dps + 10):
         q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
         floor = to_ball(mpmath.mpf(10) ** (5 - dps) * _scale(q, dps))
@@ -3217,7 +3141,7 @@ def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (a**2 + b**2) * (z * ri + rj / z)
 
 
-_ref_eq83 = _mp_ref(_eq83_ctx)
+_ref_eq83 = mp_reference(_eq83_ctx)
 
 
 _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, extra=(0.0,)),
@@ -3331,7 +3255,7 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
         if zero:
             return var, 0
         with workprec(bits):
-            return arb(10) ** (5 - _dps_of_bits(bits)) * scale, var
+            return arb(10) ** (5 - dps_of_bits(bits)) * scale, var
 
     return inequality_check(name, lhs_rhs, max_points=max_points, search=False, sides_ball=balls,
                             description=description)
