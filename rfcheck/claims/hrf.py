@@ -62,6 +62,11 @@ __all__: list[str] = []
 
 P = paper("hrf")
 PI = math.pi
+#: a formula written against a number-system context, ``f(ctx, point)``; a check's reference
+#: ``(point, dps) -> (value, error bar)``; a ball function ``(point, bits) -> ball``
+CtxFormula = Callable[[Any, dict[str, Any]], Any]
+Reference = Callable[[dict[str, Any], int], tuple[Any, Any]]
+BallFn = Callable[[dict[str, Any], int], Any]
 
 
 # ------------------------------------------------------------------------------ geometry
@@ -108,7 +113,18 @@ def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return refs.num(ctx, 0.0)
 
 
-def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
+def _ctx_check(name: str, printed_ctx: CtxFormula, ref_ctx: CtxFormula,
+               scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v), digits: int = 5,
+               keep_ints: bool = False, **kw: Any) -> Check:
+    """``printed_ctx`` against ``ref_ctx``, a reference written against a context: in mpmath (``mp_reference``, error
+    bar ``10^(-dps - digits) scale(p, value)``) and on balls, the point's numbers exact (``eval_on_balls``; with
+    ``keep_ints``, ``ball_of``: its ints stay ints); ``kw`` goes to ``deterministic_check``."""
+    ball = ball_of(ref_ctx) if keep_ints else lambda p, bits: eval_on_balls(ref_ctx, p, bits)
+    return deterministic_check(name, None, mp_reference(ref_ctx, scale, digits), printed_ctx=printed_ctx,
+                               reference_ball=ball, **kw)
+
+
+def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
     """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
     gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -171,7 +187,7 @@ def _scale(p: dict[str, Any], dps: int) -> Any:
 # ====================================================================== Lemma 2.2, eq (7)
 
 
-def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_lem22_ctx(which: str) -> CtxFormula:
     """Lemma 2.2, eq (7) as printed: ``MSE = f1(|z|) f3(|Delta|)`` (trig) or ``f2(|z|) f3(|z|)`` (++)."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
@@ -184,7 +200,7 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> BallFn:
     """Ball of ``f(h)``, ``h`` the exact moments at the point (``rfcheck.references.hrf.hybrid_moments``)."""
     return lambda p, bits: refs.on_balls(lambda ctx, *a: f(refs.hybrid_moments(ctx, *a)), p["nx"], p["ny"],
                                          p["theta"], int(p["m"]), bits=bits)
@@ -215,9 +231,9 @@ _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
-def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
-                ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None, **kw: Any) -> Check:
+def _quad_check(printed_ctx: CtxFormula,
+                ref: Reference,
+                reference_ball: BallFn, domain: Domain | None = None, **kw: Any) -> Check:
     """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
     against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones);
     ``kw`` replaces the ``atol_scale``, ``max_points`` or ``description`` given to ``deterministic_check``."""
@@ -229,8 +245,8 @@ def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
     return c
 
 
-def _moment_checks(printed_ctx: Callable[[Any, dict[str, Any]], Any], ref: Callable[[dict[str, Any], int, bool], Any],
-                   reference_ball: Callable[[dict[str, Any], int], Any], quad_key: str, **kw: Any) -> list[Check]:
+def _moment_checks(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int, bool], Any],
+                   reference_ball: BallFn, quad_key: str, **kw: Any) -> list[Check]:
     """The check ``moment-expansion`` (``ref(p, dps, False)``: from the memoised exact moments, certified against
     ``reference_ball``; ``kw``: its ``max_points``, ``description``, ``atol_scale`` (default :func:`_scale`)) and
     its :func:`_quad_check` twin (``ref(p, dps, True)``: the moments by quadrature, certified against the rigorous
@@ -370,7 +386,7 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
     return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
 
 
-def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Reference:
     """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``refs.cexp_mean_quad``) at the point, ``A`` as
     :func:`_amat` built at ``dps + 10`` digits."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -657,20 +673,14 @@ def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return refs.positive_rho_features_mean(ctx, *_eq20_xy_ctx(ctx, p))
 
 
-def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return _eq20_ref_ctx(MP, p), mpmath.mpf(10) ** (-dps - 5)
-
-
 P.claim(
     "eq20", source=P.at("sec 2.4, eq (20)"),
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
-    checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq20_ref_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1, max_points=30)],
+    checks=[_ctx_check("moment-expansion", printed_eq20_ctx, _eq20_ref_ctx, scale=lambda p, v: 1,
+                       atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -684,7 +694,7 @@ def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     return refs.gauss_lambda_moments(ctx, p["nx"], p["ny"], p["theta"], p["n"], p["sigma"], p["r"])
 
 
-def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_thm31_ctx(variant: int) -> CtxFormula:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
@@ -798,7 +808,7 @@ P.claim(
 )
 
 
-def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq39_ctx(variant: int) -> CtxFormula:
     """Eq (39) as printed: ``Cov = -SM^2 (Var(lam) [+ (1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)]/m])``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         h = _moments_ctx(ctx, p)
@@ -810,7 +820,7 @@ def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _cov_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _cov_ctx(variant: int) -> CtxFormula:
     """``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2`` (variant 2: shared)."""
     def f(ctx: Any, p: dict[str, Any]) -> Any:
         h = _moments_ctx(ctx, p)
@@ -820,7 +830,7 @@ def _cov_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     return f
 
 
-def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_cov(variant: int) -> Reference:
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps)
         with mpmath.workdps(dps + 10):
@@ -848,7 +858,7 @@ for _v in (1, 2):
 # ====================================================================== Lemma 3.2, eq (24)
 
 
-def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_lam(which: int) -> Reference:
     """``E lam`` (``which=1``) or ``E lam^2`` from the binomial law summed over k (not the identity that
     eq (24) prints): ``refs.angular_lambda_moments_binomial``."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -859,7 +869,7 @@ def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
     return ref
 
 
-def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_lem32_ctx(which: int) -> CtxFormula:
     """Lemma 3.2, eq (24) as printed: ``E lam = theta/pi``, ``E lam^2 = (theta/pi)(theta/pi - theta/(n pi) + 1/n)``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         t, n = refs.num(ctx, p["theta"]), refs.num(ctx, p["n"])
@@ -869,7 +879,7 @@ def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _lam_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
+def _lam_ball(which: int) -> BallFn:
     return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
                                          p["theta"], int(p["n"]), bits=bits)
 
@@ -970,7 +980,7 @@ P.claim(
 # ===================================================================== Thm D.1, eq (45)-(47)
 
 
-def printed_eq45_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_eq45_ctx(shared: int) -> CtxFormula:
     """Thm D.1, eq (45) (independent projections) / (46) (``shared``) as printed."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
@@ -1049,12 +1059,12 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
-def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], Any]:
+def _rel_err_ball(which: str, quad: bool = False) -> BallFn:
     """``refs.base_rel_error_ball`` at the point's ``r, theta, m``."""
     return lambda p, bits: refs.base_rel_error_ball(which, p["r"], p["theta"], int(p["m"]), bits, quad=quad)
 
 
-def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_rel_err(which: str, quad: bool = False) -> Reference:
     """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
     ``pi - theta``."""
 
@@ -1269,7 +1279,7 @@ P.claim(
 )
 
 
-def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _limit_ratio(end: str) -> Reference:
     """``refs.angular_rel_error_sqrt_limit`` at the point's ``r, m, n`` (``end``: "0" or "pi")."""
     return lambda p, dps: refs.angular_rel_error_sqrt_limit(end, p["r"], int(p["m"]), int(p["n"]), dps)
 
@@ -1505,8 +1515,7 @@ P.claim(
 )
 
 
-def _eq_max_b(i: int, log_bound: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int],
-                                                                                     tuple[Any, Any, Any]]:
+def _eq_max_b(i: int, log_bound: CtxFormula) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     """``(log max_theta b_r^i, log_bound(MP, point), err)``, the maximum by ``refs.mp_max_on_interval``."""
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
@@ -1635,7 +1644,7 @@ _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estim
            "enclosure; the deterministic checks of the claim carry the certification")
 
 
-def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_eq72_ctx(eq: int) -> CtxFormula:
     """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1
     (1 - exp(-sigma^2|Delta|^2))^2``; ``eq=73``: eq (73), ``E[(1 - lam)^2]``, the same with ``(1 - rho)`` in
     place of the first ``1``."""
@@ -1649,7 +1658,7 @@ def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_gl(which: int, quad: bool = False) -> Reference:
     """``E lam`` (``which=1``), ``E lam^2`` (72) or ``E (1 - lam)^2`` (73) of eq (69) from the memoised moments."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         (m1, m2), (e1, e2) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
@@ -1661,7 +1670,7 @@ def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], t
     return ref
 
 
-def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
+def _gl_ball(which: int) -> BallFn:
     """Ball of ``E lam`` (``which=1``), ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the
     exact moments."""
     def f(ctx: Any, *a: Any) -> Any:
@@ -1877,19 +1886,13 @@ def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
 
 
-def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return _f_endpoints_ctx(MP, p), mpmath.mpf(10) ** (-dps)
-
-
 P.claim(
     "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx,
-                                reference_ball=ball_of(_f_endpoints_ctx),
-                                atol_scale=lambda p, dps: 1)],
+    checks=[_ctx_check("mpmath", _zero_ctx, _f_endpoints_ctx, scale=lambda p, v: 1, digits=0, keep_ints=True,
+                       atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
 
@@ -2028,7 +2031,7 @@ def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[
     return z, ctx.exp(-_SQ_CTX[sq](ctx, ax) / d - _SQ_CTX[sq](ctx, ay) / d)
 
 
-def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_h2(sq: str | None = None, tau: bool = False) -> Reference:
     """``E exp(w.z)`` (:func:`_h2_z_norm`) by per-coordinate quadrature; with ``sq``, times the normaliser, real part:
     ``E[Psi_A(x)^T Psi_A^-1(y)]`` of eq (91)-(92) (``tau``: ``E[Psi^tau(x)^T Psi^tau(-y)]`` of eq (95)-(96))."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2042,7 +2045,7 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any
     return ref
 
 
-def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], Any]:
+def _h2_ball(sq: str | None = None, tau: bool = False) -> BallFn:
     """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
     (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -2052,7 +2055,7 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, An
     return ball
 
 
-def _h2_quad(name: str, ref: Callable[[dict[str, Any], int], Any], **kw: Any) -> Check:
+def _h2_quad(name: str, ref: BallFn, **kw: Any) -> Check:
     """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
     return capped(deterministic_check(name, None, ref, **kw), 6)
 
@@ -2122,7 +2125,7 @@ def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
 _AT_CENTERS = {f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}
 
 
-def _lambda_h2_ball(sq: str, centers: bool = False) -> Callable[[dict[str, Any], int], Any]:
+def _lambda_h2_ball(sq: str, centers: bool = False) -> BallFn:
     """Ball of ``lambda^{i,j}`` at the point (``centers``: at ``x = r_i, y = r_j``)."""
     return lambda p, bits: refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, {**p, **_AT_CENTERS} if centers else p, sq),
                                          bits=bits)
@@ -2178,7 +2181,7 @@ def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, A
         return lam, center, mpmath.mpf(10) ** (-dps - 5)
 
 
-def _lambda_max_balls(sq: str) -> Callable[[dict[str, Any], int], Any]:
+def _lambda_max_balls(sq: str) -> BallFn:
     """Balls of ``lambda^{i,j}(x, y)`` and ``lambda^{i,j}(r_i, r_j)`` (both exact closed forms).
 
     ``lambda`` is real under either reading (each ``(A u)_k`` is real or purely imaginary, so its bilinear square is
@@ -2317,7 +2320,7 @@ P.claim(
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 
 
-def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_var_hyb(shared: int) -> Reference:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
     return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
 
@@ -2327,7 +2330,7 @@ def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
     return refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
 
 
-def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq31_ctx(shared: int) -> CtxFormula:
     """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         t = _var_terms_ctx(ctx, p, shared)
@@ -2336,7 +2339,7 @@ def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _var_hyb_ctx(shared: int) -> CtxFormula:
     """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
     return lambda ctx, p: refs.hybrid_variance(_moments_ctx(ctx, p), shared)
 
@@ -2432,7 +2435,7 @@ for _which, _eq, _stmt in (
 # ---------------------------------------------------------------------- eq (40)-(41)
 
 
-def _printed_eq40_ctx(which: str, line: str) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
 
@@ -2791,19 +2794,17 @@ P.claim(
 )
 
 
-def _b_at_ctx(i: int, where: str) -> Callable[[Any, dict[str, Any]], Any]:
+def _b_at_ctx(i: int, where: str) -> CtxFormula:
     """``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
     return lambda ctx, p: _b_ctx(ctx, i, p["r"], ctx.pi if where == "pi" else refs.num(ctx, 0), p["n"])
 
 
-def _b_at_check(i: int, where: str, printed_ctx: Callable[[Any, dict[str, Any]], Any], **kw: Any) -> Check:
+def _b_at_check(i: int, where: str, printed_ctx: CtxFormula, **kw: Any) -> Check:
     """The check ``b{i}-at-{where}``: ``printed_ctx`` vs :func:`_b_at_ctx` (in mpmath and on balls)."""
-    f = _b_at_ctx(i, where)
-    return deterministic_check(f"b{i}-at-{where}", None, mp_reference(f, scale=lambda p, v: abs(v)),
-                               printed_ctx=printed_ctx, reference_ball=ball_of(f), **kw)
+    return _ctx_check(f"b{i}-at-{where}", printed_ctx, _b_at_ctx(i, where), lambda p, v: abs(v), keep_ints=True, **kw)
 
 
-def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_b_pi_ctx(i: int) -> CtxFormula:
     """The printed values ``b_r^1(pi) = (1 - 1/n) exp(-2r^2)``, ``b_r^2(pi) = (1/n) exp(-2r^2)``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         r, n = refs.num(ctx, p["r"]), p["n"]
@@ -3003,9 +3004,6 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-_ref_eq76 = mp_reference(_lam_coords_ctx)
-
-
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
@@ -3014,10 +3012,8 @@ P.claim(
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
-    checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_lam_coords_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1,
-                                description="eq (67) with |x - y|^2 from the coordinates of x, y")],
+    checks=[_ctx_check("coordinates", printed_eq76_ctx, _lam_coords_ctx, atol_scale=lambda p, dps: 1,
+                       description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
 
 def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -3025,16 +3021,12 @@ def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
 
-_ref_eq80 = mp_reference(_xy_coords_ctx, scale=lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1)
-
-
 P.claim(
     "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
-    checks=[deterministic_check("coordinates", None, _ref_eq80, printed_ctx=printed_eq80_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_xy_coords_ctx, p, bits),
-                                atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
+    checks=[_ctx_check("coordinates", printed_eq80_ctx, _xy_coords_ctx, lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1,
+                       atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
 )
 
 
@@ -3076,7 +3068,7 @@ P.claim(
 
 def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """max(-lambda, lambda - 1) <= 0, lambda of eq (67) from coordinates (|x| = |y| = r)."""
-    v, e = _ref_eq76(p, dps)
+    v, e = mp_reference(_lam_coords_ctx)(p, dps)
     return max(-v, v - 1), mpmath.mpf(0), e
 
 
@@ -3141,9 +3133,6 @@ def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (a**2 + b**2) * (z * ri + rj / z)
 
 
-_ref_eq83 = mp_reference(_eq83_ctx)
-
-
 _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, extra=(0.0,)),
               "ri": Real(-2.0, 2.0, extra=(0.0,)), "rj": Real(-2.0, 2.0, extra=(0.0,))},
              constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
@@ -3155,13 +3144,9 @@ P.claim(
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
-    checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1,
-                                description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1, max_points=12)],
+    checks=[_ctx_check("complex-arithmetic", printed_eq85_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1,
+                       description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
+            _ctx_check("eq84", printed_eq84_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )
 
