@@ -325,11 +325,6 @@ def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(ctx.fsum(*(zi**2 for zi in _zvec_ctx(ctx, p))) / 2)
 
 
-def _lem24_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E exp(w^T z)`` by rigorous quadrature of the defining expectation (``refs.gaussian_exp_dot_ball``)."""
-    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits), bits)
-
-
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
@@ -340,7 +335,9 @@ P.claim(
     domain=_Z_DOMAIN,
     checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
-                                printed_ball=ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
+                                printed_ball=ball_of(printed_lem24_ctx), reference_ball=lambda p, bits: (
+                                    refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits),
+                                                               bits)),
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
                                 max_points=30), 4)],
@@ -419,19 +416,15 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(x0 * y0 + x1 * y1)
 
 
-def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of the CE sample's mean (``refs.cexp_mean_quad``), the expectation by rigorous quadrature
-    (``refs.gaussian_exp_dot_ball``)."""
-    return refs.exp_dot_mean_ball(*refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits)
-
-
 P.claim(
     "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
     checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
-                                       reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
+                                       reference_ball=lambda p, bits: refs.exp_dot_mean_ball(*refs.on_balls(
+                                           lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits),
+                                       atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
 
@@ -772,21 +765,14 @@ def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
 
 
-def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E[cosh(w.z) cos(w.Delta)]`` from the Gaussian MGF (``refs.base_moments``)."""
-    return refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"], p["ny"], p["theta"], bits=bits)
-
-
-def _ref_eyz(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
-    (_, _, _, _, eyz), errs = _base_moments(p, dps, quad)
-    return eyz, errs[4]
-
-
 P.claim(
     "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
-    checks=_moment_checks(printed_eq37_ctx, _ref_eyz, _eyz_ball, "EYZ", max_points=30,
+    # E[cosh(w.z) cos(w.Delta)] from the memoised base moments; its ball from the Gaussian MGF
+    checks=_moment_checks(printed_eq37_ctx, lambda p, dps, quad: tuple(v[4] for v in _base_moments(p, dps, quad)),
+                          lambda p, bits: refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"],
+                                                        p["ny"], p["theta"], bits=bits), "EYZ", max_points=30,
                           atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1,
                           description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
 )
@@ -1059,11 +1045,6 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
-def _rel_err_ball(which: str, quad: bool = False) -> BallFn:
-    """``refs.base_rel_error_ball`` at the point's ``r, theta, m``."""
-    return lambda p, bits: refs.base_rel_error_ball(which, p["r"], p["theta"], int(p["m"]), bits, quad=quad)
-
-
 def _ref_rel_err(which: str, quad: bool = False) -> Reference:
     """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
     ``pi - theta``."""
@@ -1088,8 +1069,10 @@ for _which in ("trig", "pos"):
         domain=_SPHERE,
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
-                                    printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
-                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _rel_err_ball(_which, quad=True),
+                                    printed_ctx=printed_eq25_ctx, reference_ball=lambda p, bits, w=_which:
+                                    refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits)),
+                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), lambda p, bits, w=_which:
+                            refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits, quad=True),
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     )
 
@@ -1249,11 +1232,6 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return +hyb, +base, e
 
 
-def _fig2_base_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """:func:`_fig2_max_rel`'s right side on ``ctx``: ``log W(r)/sqrt(2 * 128)`` (eq (26), the closed form)."""
-    return cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)
-
-
 P.claim(
     "text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
     statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
@@ -1269,7 +1247,8 @@ P.claim(
                                          "(resp. 0), a lower bound of the base maximum unless eq (26) is taken "
                                          "as proven, so only 'smaller' is certified",
                              sides_ball=max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
-                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), _fig2_base_ctx),
+                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), lambda ctx, p:
+                                 cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)),
                              rhs_ball_is_lower_bound=True)],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
@@ -1619,19 +1598,15 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 
-def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``log eps_{S(r)}`` (:func:`_eps_max_ball`), its branch-and-bound aimed at the printed value: a
-    printed value above the maximum's upper bound or below its lower end is then disjoint."""
-    return _eps_max_ball(p, bits, eval_on_balls(_eq66_printed_ctx, p, bits))
-
-
 P.claim(
     "eq66", source=P.at("appendix D.3, eq (66)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", None, _log_eps_max, atol_scale=lambda p, dps: 1,
                                 max_points=12, printed_ctx=_eq66_printed_ctx,
-                                reference_ball=_eq66_ref_ball)],
+                                # aimed at the printed value: one above the maximum or below it is disjoint
+                                reference_ball=lambda p, bits: _eps_max_ball(p, bits, eval_on_balls(
+                                    _eq66_printed_ctx, p, bits)))],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
 )
@@ -2274,11 +2249,6 @@ def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return refs.sign_feature_lambda_mean(p["theta"], int(p["n"]), dps)
 
 
-def _eq19_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E[1/2 + rho_n(x)^T rho_n(y)]`` (``refs.sign_feature_lambda_mean_ball``)."""
-    return refs.sign_feature_lambda_mean_ball(float(p["theta"]), int(p["n"]), bits)
-
-
 def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
     from rfcheck.stats import compare_mc, estimate_mean, z_critical
@@ -2304,7 +2274,9 @@ P.claim(
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
     checks=[
         deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
-                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi, reference_ball=_eq19_ball,
+                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
+                            reference_ball=lambda p, bits: refs.sign_feature_lambda_mean_ball(float(p["theta"]),
+                                                                                              int(p["n"]), bits),
                             description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
                                         "over tau's direction"),
         not_certifiable(Check("monte-carlo", 3, _eq19_mc, search=False,
@@ -2318,11 +2290,6 @@ P.claim(
 
 
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
-
-
-def _ref_var_hyb(shared: int) -> Reference:
-    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
-    return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
 
 
 def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
@@ -2339,11 +2306,6 @@ def _printed_eq31_ctx(shared: int) -> CtxFormula:
     return printed
 
 
-def _var_hyb_ctx(shared: int) -> CtxFormula:
-    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
-    return lambda ctx, p: refs.hybrid_variance(_moments_ctx(ctx, p), shared)
-
-
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
     P.claim(
         f"eq31.{_sfx}", source=P.at("appendix C, eq (31)"),
@@ -2351,9 +2313,11 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", None, _ref_var_hyb(_sh), atol_scale=_scale,
+        checks=[deterministic_check("moment-expansion", None, lambda p, dps, sh=_sh: refs.hybrid_variance_with_error(
+                                        _hyb_moments(p, dps), sh, dps), atol_scale=_scale,
                                     max_points=16, printed_ctx=_printed_eq31_ctx(_sh),
-                                    reference_ball=ball_of(_var_hyb_ctx(_sh)),
+                                    reference_ball=ball_of(lambda ctx, p, sh=_sh: refs.hybrid_variance(
+                                        _moments_ctx(ctx, p), sh)),
                                     description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
     )
@@ -2988,11 +2952,6 @@ P.claim(
 )
 
 
-def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``|x - y|^2`` from the coordinates ``x = r e1``, ``y = r (cos theta, sin theta)``."""
-    return refs.same_length_distance_sq(ctx, p["r"], p["theta"])
-
-
 def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
     return refs.gauss_lambda_same_length(ctx, p["r"], p["theta"], p["sigma"])
@@ -3025,7 +2984,8 @@ P.claim(
     "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
-    checks=[_ctx_check("coordinates", printed_eq80_ctx, _xy_coords_ctx, lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1,
+    checks=[_ctx_check("coordinates", printed_eq80_ctx, lambda ctx, p: refs.same_length_distance_sq(
+        ctx, p["r"], p["theta"]), lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1,
                        atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
 )
 
