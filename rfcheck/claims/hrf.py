@@ -844,15 +844,19 @@ for _v in (1, 2):
 # ====================================================================== Lemma 3.2, eq (24)
 
 
-def _ref_lam(which: int) -> Reference:
-    """``E lam`` (``which=1``) or ``E lam^2`` from the binomial law summed over k (not the identity that
-    eq (24) prints): ``refs.angular_lambda_moments_binomial``."""
+def _binomial_check(which: int, printed_ctx: CtxFormula) -> Check:
+    """``printed_ctx`` vs ``E lam`` (``which=1``) or ``E lam^2`` of the angular lambda from the binomial law summed
+    over k (not the identity that eq (24) prints): ``refs.angular_lambda_moments_binomial``; on balls the exact
+    moments (``refs.angular_lambda_moments``)."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         m1, m2 = refs.angular_lambda_moments_binomial(p["theta"], int(p["n"]), dps)
         with mpmath.workdps(dps + 10):
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
 
-    return ref
+    return deterministic_check("binomial-sum", None, ref, atol_scale=lambda p, dps: 1, printed_ctx=printed_ctx,
+                               reference_ball=lambda p, bits: refs.on_balls(
+                                   lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1], p["theta"],
+                                   int(p["n"]), bits=bits))
 
 
 def printed_lem32_ctx(which: int) -> CtxFormula:
@@ -863,11 +867,6 @@ def printed_lem32_ctx(which: int) -> CtxFormula:
         return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + 1 / n)
 
     return printed
-
-
-def _lam_ball(which: int) -> BallFn:
-    return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
-                                         p["theta"], int(p["n"]), bits=bits)
 
 
 _LAM_DOMAIN = Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -885,48 +884,33 @@ def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_lem32_ctx(2)(ctx, p) - printed_lem32_ctx(1)(ctx, p) ** 2
 
 
-P.claim(
-    "lem3.2.mean", source=P.at("Lemma 3.2, eq (24); appendix D.1"),
-    statement="For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi",
-    domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(1), atol_scale=lambda p, dps: 1,
-                                printed_ctx=printed_lem32_ctx(1), reference_ball=_lam_ball(1))],
-)
-
-P.claim(
-    "lem3.2.second", source=P.at("Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)"),
-    statement="For the angular hybrid estimator (eq 19): "
-              "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
-    domain=_LAM_DOMAIN,
-    checks=[
-        deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
-                            printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
-        mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
-                 domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
-                                "ny": Real(0.5, 2.0), "m": Int(1, 1)},
-                               description="theta away from 0 and pi (nonzero variance)")),
-    ],
-    notes="The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
-          "sgn-feature estimator of eq (19) simulated by rfcheck.estimators.hrf.",
-)
-
-
 def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
     q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
     return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
 
 
-P.claim(
-    "eq44.line2", source=P.at("appendix D.1, eq (44), last expression of the second line"),
-    statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
-    domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
-                                printed_ctx=printed_eq44_middle_ctx, reference_ball=_lam_ball(2))],
-    correction="The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
-               "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
-               "eq (44) (Lemma 3.2) holds.",
-)
+#: id, source, statement, (which moment, printed side) of the binomial-sum check, further checks, other fields
+for _id, _src, _stmt, _bin, _more, _kw in (
+    ("lem3.2.mean", "Lemma 3.2, eq (24); appendix D.1",
+     "For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi", (1, printed_lem32_ctx(1)), [], {}),
+    ("lem3.2.second", "Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
+     "For the angular hybrid estimator (eq 19): E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
+     (2, printed_lem32_ctx(2)),
+     [mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
+               domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
+                              "ny": Real(0.5, 2.0), "m": Int(1, 1)},
+                             description="theta away from 0 and pi (nonzero variance)"))],
+     {"notes": "The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
+               "sgn-feature estimator of eq (19) simulated by rfcheck.estimators.hrf."}),
+    ("eq44.line2", "appendix D.1, eq (44), last expression of the second line",
+     "c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)", (2, printed_eq44_middle_ctx), [],
+     {"correction": "The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
+                    "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
+                    "eq (44) (Lemma 3.2) holds."}),
+):
+    P.claim(_id, source=P.at(_src), statement=_stmt, domain=_LAM_DOMAIN, checks=[_binomial_check(*_bin), *_more],
+            **_kw)
 
 
 def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -3161,8 +3145,7 @@ P.claim(
     "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), printed_ctx=printed_eq44_line2a_ctx,
-                                reference_ball=_lam_ball(2), atol_scale=lambda p, dps: 1)],
+    checks=[_binomial_check(2, printed_eq44_line2a_ctx)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 )
