@@ -184,6 +184,15 @@ def _scale(p: dict[str, Any], dps: int) -> Any:
     return _hyb_moments(p, dps)["scale"]
 
 
+def _mse_check(printed_ctx: CtxFormula, lam: str | None, shared: int | None = None, name: str = "moment-expansion",
+               **kw: Any) -> Check:
+    """``printed_ctx`` vs the hybrid's MSE expanded from moments (:func:`_ref_hyb_mse`; on balls :func:`_hyb_mse_ball`),
+    ``lam`` angular or gauss (None: the point's), projections shared as the point says (or as ``shared``)."""
+    return deterministic_check(name, None, lambda p, dps: _ref_hyb_mse(p if lam is None else dict(p, lam=lam), dps,
+                                                                       shared), atol_scale=_scale,
+                               printed_ctx=printed_ctx, reference_ball=_hyb_mse_ball(lam, shared), **kw)
+
+
 # ====================================================================== Lemma 2.2, eq (7)
 
 
@@ -713,11 +722,9 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
         domain=_THM31,
         checks=[
-            deterministic_check("moment-expansion", None,
-                                lambda p, dps, sh=_sh: _ref_hyb_mse(p, dps, sh), atol_scale=_scale, max_points=40,
-                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_ball(None, _sh),
-                                description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
-                                            "lambda moments exact (binomial) or by quadrature"),
+            _mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
+                       description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
+                                   "lambda moments exact (binomial) or by quadrature"),
             mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)),
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
@@ -979,10 +986,7 @@ for _sh, _eq in ((0, 45), (1, 46)):
                                                  "theta/pi + theta/(n pi))   [same projections]" if _sh else
                                                  "   [independent projections]")),
         domain=_ANG,
-        checks=[deterministic_check("moment-expansion", None,
-                                    lambda p, dps, sh=_sh: _ref_hyb_mse(dict(p, lam="angular"), dps, sh),
-                                    atol_scale=_scale, max_points=40, printed_ctx=printed_eq45_ctx(_sh),
-                                    reference_ball=_hyb_mse_ball("angular", _sh))],
+        checks=[_mse_check(printed_eq45_ctx(_sh), "angular", _sh, max_points=40)],
     )
 
 
@@ -1005,9 +1009,7 @@ P.claim(
               "exp(2r^2)(1 - exp(-4r^2 sin^2(theta/2)))^2",
     domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[
-        deterministic_check("moment-expansion", None,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
-                            printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
+        _mse_check(printed_eq47_ctx, "angular", max_points=40),
         mc_check("monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
@@ -1676,9 +1678,7 @@ P.claim(
               "and Lemma 2.2 (independent projections)",
     domain=_GAUSS,
     checks=[
-        deterministic_check("moment-expansion", None,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
-                            max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
+        _mse_check(printed_thmf1_ctx, "gauss", 0, max_points=30),
         not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"),
                                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                               "sigma": Real(0.3, 1.5),
@@ -1687,9 +1687,7 @@ P.claim(
     ],
 )
 
-_THMF1_SAME = deterministic_check("moment-expansion-same-length", None,
-                                  lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                                  printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1))
+_THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
 
 def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1712,9 +1710,7 @@ P.claim(
     domain=_GAUSS,
     readings=[
         Reading("general x, y", [
-            deterministic_check("moment-expansion", None,
-                                lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                                max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
+            _mse_check(printed_thmf1_ctx, "gauss", 1, max_points=30),
             not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
                                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                                   "sigma": Real(0.3, 1.5),
