@@ -1480,8 +1480,9 @@ P.claim(
 )
 
 
-def _eq_max_b(i: int, log_bound: CtxFormula) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
-    """``(log max_theta b_r^i, log_bound(MP, point), err)``, the maximum by ``refs.mp_max_on_interval``."""
+def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
+    """``log max_theta b_r^i <= log_bound``: the maximum by ``refs.mp_max_on_interval`` in mpmath, certified by
+    :func:`_max_b_ball` aimed at the bound's ball."""
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
@@ -1491,13 +1492,20 @@ def _eq_max_b(i: int, log_bound: CtxFormula) -> Callable[[dict[str, Any], int], 
             mx, e = refs.mp_max_on_interval(f, dps, 0.0)
             return mx, log_bound(MP, mp_point(p)), e
 
-    return lhs_rhs
+    return inequality_check("numerical-maximisation", lhs_rhs, max_points=16,
+                            sides_ball=max_below(_max_b_ball(i), log_bound))
 
 
 def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """log of eq (63)'s bound as printed: ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)``."""
     r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
     return ctx.log((1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2))
+
+
+def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
+    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
 
 
 def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
@@ -1521,29 +1529,18 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
     return ball
 
 
-P.claim(
-    "eq63", source=P.at("appendix D.3, eq (62)-(63)"),
-    statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
-    domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, _eq63_rhs_ctx), max_points=16,
-                             sides_ball=max_below(_max_b_ball(1), _eq63_rhs_ctx))],
-)
-
-def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
-    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
-
-
-P.claim(
-    "eq64", source=P.at("appendix D.3, eq (64)"),
-    statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
-    domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, _eq64_rhs_ctx), max_points=16,
-                             sides_ball=max_below(_max_b_ball(2), _eq64_rhs_ctx))],
-    correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
-               "(r, not r^2); the printed bound fails for r > ~2.1.",
-)
+#: eq, source, i of b_r^i, the printed bound, statement, domain, other fields
+for _eq, _src, _i, _bound, _stmt, _dom, _kw in (
+    (63, "appendix D.3, eq (62)-(63)", 1, _eq63_rhs_ctx,
+     "max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
+     Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"), {}),
+    (64, "appendix D.3, eq (64)", 2, _eq64_rhs_ctx,
+     "max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
+     Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
+     {"correction": "theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n "
+                    "sqrt(pi) r) (r, not r^2); the printed bound fails for r > ~2.1."}),
+):
+    P.claim(f"eq{_eq}", source=P.at(_src), statement=_stmt, domain=_dom, checks=[_max_b_check(_i, _bound)], **_kw)
 
 
 def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
