@@ -3185,43 +3185,32 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
 _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
                 description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
 
-P.claim(
-    "text-f-lambda-estimator.trig-zero-at-0", source=P.at("appendix F, after eq (68)"),
-    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
-              "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
-              "theta_{x,y} = 0",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature", "trig", 0, True,
-                           "Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D Gaussian "
-                           "quadrature) <= 0")],
-    notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
-          "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2.",
-)
+_F_EST_STMT = "The exponential in lambda can be estimated either by trigonometric or positive random features. [...] "
 
-P.claim(
-    "text-f-lambda-estimator.pos-zero-at-pi", source=P.at("appendix F, after eq (68)"),
-    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
-              "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature", "pos", mpmath.pi, True,
-                           "Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - sigma^2 |y|^2) "
-                           "features at theta = pi (quadrature) <= 0")],
-    notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
-          "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
-          "exp(-sigma^2 |x - y|^2), zero iff x + y = 0.",
-)
-
-P.claim(
-    "text-f-lambda-estimator.not-both", source=P.at("appendix F, after eq (68)"),
-    statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
-              "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
-                           "trigonometric features: Var lam_hat at theta = pi > floor"),
-            _lam_var_check("quadrature-pos-at-0", "pos", 0, False,
-                           "positive features: Var lam_hat at theta = 0 > floor")],
-    notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
-)
+#: id suffix, statement, checks, notes
+for _sfx, _stmt, _checks, _notes in (
+    ("trig-zero-at-0", _F_EST_STMT + "for the fixed input lengths, in the former case the variance of the estimator is "
+                                     "zero for theta_{x,y} = 0",
+     [_lam_var_check("quadrature", "trig", 0, True, "Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 "
+                                                    "(1-D Gaussian quadrature) <= 0")],
+     "'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
+     "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2."),
+    ("pos-zero-at-pi", _F_EST_STMT + "for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
+     [_lam_var_check("quadrature", "pos", mpmath.pi, True,
+                     "Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - sigma^2 |y|^2) "
+                     "features at theta = pi (quadrature) <= 0")],
+     "Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
+     "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
+     "exp(-sigma^2 |x - y|^2), zero iff x + y = 0."),
+    ("not-both", "[estimating the exponential in lambda by trigonometric or positive random features] the variance "
+                 "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
+     [_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
+                     "trigonometric features: Var lam_hat at theta = pi > floor"),
+      _lam_var_check("quadrature-pos-at-0", "pos", 0, False, "positive features: Var lam_hat at theta = 0 > floor")],
+     "With the two claims above: each estimator zeroes at exactly one end. Both checks must hold."),
+):
+    P.claim(f"text-f-lambda-estimator.{_sfx}", source=P.at("appendix F, after eq (68)"), statement=_stmt,
+            domain=_F_EST, checks=_checks, notes=_notes)
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
