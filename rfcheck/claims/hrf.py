@@ -813,26 +813,31 @@ def _printed_eq39_ctx(variant: int) -> CtxFormula:
     return printed
 
 
-def _cov_ctx(variant: int) -> CtxFormula:
-    """``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2`` (variant 2: shared)."""
-    def f(ctx: Any, p: dict[str, Any]) -> Any:
-        h = _moments_ctx(ctx, p)
+def _hyb_check(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
+               exact: Callable[[dict[str, Any]], Any], name: str = "moment-expansion", **kw: Any) -> Check:
+    """The check ``name``: ``printed_ctx`` vs ``ref(h, dps)`` (value, error bar) of the memoised moments
+    ``h`` (:func:`_hyb_moments`), certified against ``exact(h)`` of the exact moments on balls (:func:`_moments_ctx`);
+    ``kw`` goes to ``deterministic_check``."""
+    return deterministic_check(name, None, lambda p, dps: ref(_hyb_moments(p, dps), dps),
+                               atol_scale=_scale, printed_ctx=printed_ctx,
+                               reference_ball=ball_of(lambda ctx, p: exact(_moments_ctx(ctx, p))), **kw)
+
+
+def _cov_check(variant: int, printed_ctx: CtxFormula, **kw: Any) -> Check:
+    """:func:`_hyb_check` of ``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2``
+    (variant 2: shared projections)."""
+    def exact(h: dict[str, Any]) -> Any:
         e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
         return (h["l1"] - h["l2"]) * e12 - h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
 
-    return f
-
-
-def _ref_cov(variant: int) -> Reference:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps)
+    def ref(h: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
             t1 = (h["l1"] - h["l2"]) * e12
             t2 = h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
             return t1 - t2, h["rel"] * 5 * (abs(t1) + abs(t2))
 
-    return ref
+    return _hyb_check(printed_ctx, ref, exact, **kw)
 
 
 for _v in (1, 2):
@@ -842,9 +847,7 @@ for _v in (1, 2):
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", None, _ref_cov(_v), atol_scale=_scale,
-                                    printed_ctx=_printed_eq39_ctx(_v), reference_ball=ball_of(_cov_ctx(_v)),
-                                    max_points=24)],
+        checks=[_cov_check(_v, _printed_eq39_ctx(_v), max_points=24)],
     )
 
 
@@ -2269,15 +2272,10 @@ P.claim(
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 
 
-def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` on ctx (exact moments)."""
-    return refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
-
-
 def _printed_eq31_ctx(shared: int) -> CtxFormula:
     """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        t = _var_terms_ctx(ctx, p, shared)
+        t = refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
         return t["v1"] + t["v2"] + 2 * t["cov"]
 
     return printed
@@ -2290,12 +2288,9 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", None, lambda p, dps, sh=_sh: refs.hybrid_variance_with_error(
-                                        _hyb_moments(p, dps), sh, dps), atol_scale=_scale,
-                                    max_points=16, printed_ctx=_printed_eq31_ctx(_sh),
-                                    reference_ball=ball_of(lambda ctx, p, sh=_sh: refs.hybrid_variance(
-                                        _moments_ctx(ctx, p), sh)),
-                                    description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
+        checks=[_hyb_check(_printed_eq31_ctx(_sh), lambda h, dps, sh=_sh: refs.hybrid_variance_with_error(h, sh, dps),
+                           lambda h, sh=_sh: refs.hybrid_variance(h, sh), max_points=16,
+                           description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
     )
 
@@ -2311,9 +2306,8 @@ P.claim(
     statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_cov(2), atol_scale=_scale, max_points=16,
-                                printed_ctx=printed_eq33_ctx, reference_ball=ball_of(_cov_ctx(2)),
-                                description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
+    checks=[_cov_check(2, printed_eq33_ctx, max_points=16,
+                       description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
 )
 
 
@@ -2397,14 +2391,12 @@ def _var_part_check(name: str, which: str, line: str, max_points: int, descripti
     equal SM) and on balls."""
     key = "v1" if which == "pos" else "v2"
 
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        t = refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), 0, dps)
+    def ref(h: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        t = refs.hybrid_variance_terms_with_error(h, 0, dps)
         return t[key], t["err"]
 
-    return deterministic_check(name, None, ref, atol_scale=_scale, max_points=max_points,
-                               printed_ctx=_printed_eq40_ctx(which, line),
-                               reference_ball=ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
-                               description=description)
+    return _hyb_check(_printed_eq40_ctx(which, line), ref, lambda h: refs.hybrid_variance_terms(h, 0)[key], name,
+                      max_points=max_points, description=description)
 
 
 P.claim(
