@@ -2010,7 +2010,7 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> BallFn:
     return ball
 
 
-def _h2_quad(name: str, ref: BallFn, **kw: Any) -> Check:
+def _h2_quad(name: str, ref: Reference, **kw: Any) -> Check:
     """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
     return capped(deterministic_check(name, None, ref, **kw), 6)
 
