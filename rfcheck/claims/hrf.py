@@ -28,10 +28,12 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import acb, arb
 
+from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
-from rfcheck.claims._common import eval_on_balls
+from rfcheck.claims._common import certify_eval, eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
 from rfcheck.ledger import (
@@ -53,7 +55,7 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import hrf as refs
-from rfcheck.stats import compare_deterministic, compare_inequality
+from rfcheck.stats import compare_deterministic, compare_inequality, compare_mc, estimate_mean, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -1262,8 +1264,6 @@ def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
     """An enclosure of ``lim eps/sqrt(theta - pi)`` read literally: ``eps/sqrt(theta - pi) = -i eps/sqrt(pi - theta)``
     with ``eps/sqrt(pi - theta)`` real for theta < pi, so the limit (where it exists) is purely imaginary: real part
     exactly 0, imaginary part any real number (no bound on it is needed to separate it from a real printed value)."""
-    from flint import acb, arb
-
     return acb(arb(0), arb(0, math.inf))
 
 
@@ -1366,8 +1366,6 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of eq (51)'s right side ``log(exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta)))``: the maximum of the
     printed ``a_r`` enclosed by branch-and-bound (``refs.interval_max_ball``), the lower end at its float maximiser."""
-    from rfcheck.arb_backend import ARB, Ball, workprec
-
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
@@ -1417,8 +1415,6 @@ def _deriv_check(i: int) -> Check:
 
     def ref_ball(p: dict[str, Any], bits: int) -> Any:
         """The derivative of eq (54)/(55) on Arb power series (no finite differences)."""
-        from flint import arb
-
         r, n = arb(float(p["r"])), arb(int(p["n"]))
         return refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), float(p["theta"]), bits)
 
@@ -1515,8 +1511,6 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
     """Ball of ``log max_theta b_r^i(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``), trying to
     prove it below ``rhs``; the lower end at the float maximiser."""
     def ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
-        from rfcheck.arb_backend import ARB, workprec
-
         r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
         rf, nf = float(p["r"]), int(p["n"])
         guess = refs.grid_argmax(lambda u: ((math.log(1 - 1 / nf) + 2 * math.log(u / math.pi) if i == 1 else
@@ -2141,8 +2135,6 @@ def _lambda_max_balls(sq: str) -> BallFn:
 
     ``lambda`` is real under either reading (each ``(A u)_k`` is real or purely imaginary, so its bilinear square is
     real); a complex ball's real part is taken where its imaginary part contains 0."""
-    from flint import acb
-
     def real(b: Any) -> Any:
         return (b.real if b.imag.contains(0) else None) if isinstance(b, acb) else b
 
@@ -2231,8 +2223,6 @@ def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
-    from rfcheck.stats import compare_mc, estimate_mean, z_critical
-
     rng = np.random.default_rng(seed)
     x, y = _vecs(p)
     n, trials = int(p["n"]), budget.mc_trials
@@ -2314,10 +2304,6 @@ P.claim(
 def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
     """(eq (34) or (35) as printed, the feature-map estimator of eq (3) or (2)) on the draws ``w`` (m, d), the
     float64 inputs exact: the ball twin of the worst draw's comparison in :func:`_eq34_35`."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball
-
     xs, ys = [float(v) for v in x], [float(v) for v in y]
     xb, yb = [arb(v) for v in xs], [arb(v) for v in ys]
     a = (sum(v * v for v in xb) + sum(v * v for v in yb)) / 2
@@ -2434,8 +2420,6 @@ _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, d
 def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
     """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
     (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
-    from flint import arb
-
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     return refs.max_on_interval_ball(lambda ctx, u: fn(ctx, r, u, n), 0.0, "pi", bits, rtol=2.0 ** (30 - bits))
 
@@ -2443,8 +2427,6 @@ def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], b
 def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` over ``[0, pi]`` (eq 53-55 as printed), each maximum
     enclosed by branch and bound (:func:`_max_b_ball`)."""
-    from rfcheck.arb_backend import workprec
-
     if int(p["n"]) == 1:
         return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
                 "(with no slack) never decide as '<='")
@@ -2497,8 +2479,6 @@ def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     string saying why there are none: ``rfcheck.references.hrf.local_maximiser_balls`` around the numerical
     maximisers of :func:`_local_maxima` (same digits), their number proven from the signs of the exact first and
     second derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``)."""
-    from flint import arb
-
     dps = dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     ts = _local_maxima(i, p["r"], int(p["n"]), dps)
@@ -2509,8 +2489,6 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of ``theta* sin theta*`` over every interior local maximiser ``theta*`` of ``b_r^1``: the hull of
     ``theta sin theta`` on the balls of :func:`_b1_locmax_balls` (which enclose all of them), so agreement with
     the printed ``1/r^2`` is certified for every maximiser at once, and a refutation where every one differs."""
-    from rfcheck.arb_backend import workprec
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2520,10 +2498,6 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``max theta*^2`` over every interior local maximiser (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2534,8 +2508,6 @@ def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
 def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``max b_r^1(theta*)`` over every interior local maximiser (:func:`_b1_locmax_balls`; eq 54 as
     printed on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
-    from rfcheck.arb_backend import Ball
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2648,8 +2620,6 @@ def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
     as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
     (``rfcheck.references.hrf.sign_pattern_margin_ball``), not by finite differences."""
-    from flint import arb
-
     i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
     return refs.sign_pattern_margin_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), [p[k] for k in ("t1", "t2", "t3")],
                                          bits, weight=lambda t: (-2 * r**2 * t.cos()).exp()), arb(0)
@@ -2691,11 +2661,6 @@ def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointE
     as printed) enclosed, with a proof that there are no others, from the signs of its exact first and second
     derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``); the claim holds on
     balls when there is one and its ball lies at or below pi/2."""
-    from flint import arb
-
-    from rfcheck.arb_backend import bits_for_dps, workprec
-    from rfcheck.claims._common import certify_eval
-
     ev = _d3_locmax(p, budget, seed)
     if not ev.decided:
         return ev
@@ -2759,8 +2724,6 @@ def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
         return _b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)
 
     b1, b2 = refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits)
-    from rfcheck.arb_backend import workprec
-
     with workprec(bits):
         return -(b1.min(b2)), 0
 
@@ -2803,8 +2766,6 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
 def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
     local maximiser enclosed by :func:`_locmax_balls`."""
-    from rfcheck.arb_backend import Ball
-
     i = int(p["i"])
     balls = _locmax_balls(i, p, bits)
     if isinstance(balls, str):
@@ -2901,8 +2862,6 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
 def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of eq (75)'s second line (as :func:`printed_eq75_line2`), ``E[(1 - lam_hat)^2]`` the ball of its value
     from the exact moments."""
-    from rfcheck.arb_backend import workprec
-
     head, eo2 = ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
         return head + eo2
@@ -2970,10 +2929,6 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of the floor ``10^(5-dps) scale`` (the check's number, exact) and of the hybrid's MSE at
     ``theta = pi`` (exactly: a ball of pi) from the exact moments (as :func:`_f_not_both`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
     dps = dps_of_bits(bits)
     with mpmath.workdps(dps + 10):
         q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
@@ -3007,8 +2962,6 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
     (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
     sign is decided (closed forms: milliseconds)."""
-    from rfcheck.arb_backend import workprec
-
     for b in (bits, 4 * bits, 16 * bits):
         v = eval_on_balls(_lam_coords_ctx, p, b)
         with workprec(b):
@@ -3095,8 +3048,6 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ev = compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
     if not ev.decided:
         return ev
-    from flint import arb
-
     # the worst pair's sum in exact integer arithmetic over the 0/1 indicators (no float64 rounding)
     exact = sum(int(psi_x[k, i]) * int(psi_y[k, j]) for i in range(nq) for j in range(nk))
     return certify_equal(ev, arb(1), arb(exact), 0.0, 1e-15)
@@ -3159,10 +3110,6 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
         return (v, mpmath.mpf(0), e) if zero else (mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e)
 
     def balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-        from flint import arb
-
-        from rfcheck.arb_backend import workprec
-
         th = "pi" if theta is mpmath.pi else float(theta)
         var, scale = refs.lambda_estimator_variance_ball(kind, p["r"], th, p["sigma"], int(p["n"]), bits)
         if zero:
