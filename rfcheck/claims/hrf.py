@@ -672,18 +672,15 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
 
 
-def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``E[rho_1(x)^T rho_2(y)]`` with positive features (``refs.positive_rho_features_mean``)."""
-    return refs.positive_rho_features_mean(ctx, *_eq20_xy_ctx(ctx, p))
-
-
 P.claim(
     "eq20", source=P.at("sec 2.4, eq (20)"),
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
-    checks=[_ctx_check("moment-expansion", printed_eq20_ctx, _eq20_ref_ctx, scale=lambda p, v: 1,
+    # E[rho_1(x)^T rho_2(y)] with positive features
+    checks=[_ctx_check("moment-expansion", printed_eq20_ctx, lambda ctx, p: refs.positive_rho_features_mean(
+        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1,
                        atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
@@ -1116,10 +1113,15 @@ def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[li
     return vals, err
 
 
-def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
-    vals, err = _mse_at_ends(p, dps, "angular", int(p["shared"]))
-    return max(mpmath.mpf(0), *vals), mpmath.mpf(0), err
+def _zero_mse_check(lam: str, both: bool, description: str) -> Check:
+    """``MSE <= 0`` (:func:`_mse_at_ends`) at theta = 0, and (``both``) the largest of it at theta = 0 and pi, of the
+    hybrid with the angular lambda (projections shared as the point says) or the trig-estimated Gaussian one."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        vals, err = _mse_at_ends(p, dps, lam, int(p["shared"]) if lam == "angular" else 0)
+        return (max(mpmath.mpf(0), *vals) if both else vals[0]), mpmath.mpf(0), err
+
+    return inequality_check("moment-expansion", lhs_rhs, max_points=24, search=False, description=description,
+                            not_certified=_EXACT_ZERO_MSE)
 
 
 P.claim(
@@ -1127,16 +1129,8 @@ P.claim(
     statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
-    checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
-                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0",
-                             not_certified=_EXACT_ZERO_MSE)],
+    checks=[_zero_mse_check("angular", True, "MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
 )
-
-
-def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """MSE at theta = 0 (0; at theta = pi it is > 0) of the trig-estimated Gaussian lambda, |x| = |y| = r."""
-    vals, err = _mse_at_ends(p, dps, "gauss", 0)
-    return vals[0], mpmath.mpf(0), err
 
 
 P.claim(
@@ -1144,8 +1138,7 @@ P.claim(
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
-    checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
-                             description="MSE at theta = 0 (exactly) <= 0", not_certified=_EXACT_ZERO_MSE)],
+    checks=[_zero_mse_check("gauss", False, "MSE at theta = 0 (exactly) <= 0")],
 )
 
 
@@ -1170,9 +1163,6 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
                    * ctx.sqrt(1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
 
 
-printed_eq27_log = on_mp(printed_eq27_log_ctx)
-
-
 def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
     """Ball of ``log eps_{S(r)}`` of the angular hybrid at the point's ``r, m, n``
     (``refs.angular_log_max_rel_error_ball``), its branch-and-bound aimed at ``below``."""
@@ -1182,7 +1172,7 @@ def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps):
-        return v, printed_eq27_log(p), e
+        return v, on_mp(printed_eq27_log_ctx)(p), e
 
 
 _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
