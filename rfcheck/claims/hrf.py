@@ -680,8 +680,7 @@ P.claim(
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
     # E[rho_1(x)^T rho_2(y)] with positive features
     checks=[_ctx_check("moment-expansion", printed_eq20_ctx, lambda ctx, p: refs.positive_rho_features_mean(
-        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1,
-                       atol_scale=lambda p, dps: 1, max_points=30)],
+        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1, atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
