@@ -309,12 +309,13 @@ def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return _pair_ctx(ctx, p)["sm"]
 
 
-for _mk, _eq, _stmt in (
-    ("ES2", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
+for _which, _eq, _stmt in (
+    ("trig", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
                 "E[phi^trig_m(x)^T phi^trig_m(y)] = SM(x,y) (eq 6 with eq 2)"),
-    ("ES1", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
+    ("pos", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
+    _mk = "ES2" if _which == "trig" else "ES1"  # the base estimator's mean among the moments
     P.claim(
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
