@@ -19,6 +19,7 @@ from flint import acb, arb
 from rfcheck.arb_backend import ARB, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_equal, certified_inequality
+from rfcheck.checkkit import certify_on_draws
 from rfcheck.claims._common import eval_on_balls, mp_point
 from rfcheck.estimators import hrf as hy
 from rfcheck.references import hrf as R
@@ -184,16 +185,16 @@ def test_eq43_certifies_all_replicates_and_an_undecided_sign_is_not_a_crash() ->
     with workprec(BITS):
         good = [(arb(1) / 2, arb(1) / 2)] * 16
         bad = [*good[:7], (arb(1) / 2, arb(1) / 2 + arb(2) ** -40), *good[8:]]
-    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: good, tol=1e-15)
+    ev = certify_on_draws(holds(), BUDGETS["default"], lambda ctx: good, tol=1e-15)
     assert ev.extra["certified"] is True
-    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: bad, tol=1e-15)
+    ev = certify_on_draws(holds(), BUDGETS["default"], lambda ctx: bad, tol=1e-15)
     assert ev.extra["certified"] is False and "REFUTED" in ev.extra["not_certified"]
     tau = [[1.0, 2.0**-200, -1.0]]
     x, y = [1.0, 1.0, 1.0], [1.0, 0.0, 0.0]
-    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: [(
+    ev = certify_on_draws(holds(), BUDGETS["default"], lambda ctx: [(
         R.angular_lambda_on_draws(ctx, x, y, tau), R.angular_lambda_on_draws(ctx, x, y, tau))], tol=1e-15)
     assert ev.extra["certified"] is False and "not decided" in ev.extra["not_certified"]
-    ev = H._certify_draws(holds(), BUDGETS["default"], lambda ctx: [(
+    ev = certify_on_draws(holds(), BUDGETS["default"], lambda ctx: [(
         H._eq43_printed_on_draws(ctx, [1.0, 1.0], [1.0, 0.0], t), R.angular_lambda_on_draws(ctx, [1.0, 1.0],
                                                                                             [1.0, 0.0], t))
         for t in RNG.standard_normal((16, 9, 2))], tol=1e-15)

@@ -28,9 +28,12 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import acb, arb
 
+from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import eval_on_balls
+from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
+from rfcheck.claims._common import certify_eval, eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
 from rfcheck.ledger import (
@@ -52,7 +55,7 @@ from rfcheck.ledger import (
     paper,
 )
 from rfcheck.references import hrf as refs
-from rfcheck.stats import compare_deterministic, compare_inequality
+from rfcheck.stats import compare_deterministic, compare_inequality, compare_mc, estimate_mean, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -61,6 +64,11 @@ __all__: list[str] = []
 
 P = paper("hrf")
 PI = math.pi
+#: a formula written against a number-system context, ``f(ctx, point)``; a check's reference
+#: ``(point, dps) -> (value, error bar)``; a ball function ``(point, bits) -> ball``
+CtxFormula = Callable[[Any, dict[str, Any]], Any]
+Reference = Callable[[dict[str, Any], int], tuple[Any, Any]]
+BallFn = Callable[[dict[str, Any], int], Any]
 
 
 # ------------------------------------------------------------------------------ geometry
@@ -107,13 +115,18 @@ def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return refs.num(ctx, 0.0)
 
 
-def _ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
-    """A ball function ``(point, bits)`` from a formula written against ctx, ``f(ctx, point)`` (the point's
-    ints stay ints; its floats become exact balls where ``f`` converts them with ``refs.num``)."""
-    return lambda p, bits: refs.on_balls(lambda ctx: f(ctx, p), bits=bits)
+def _ctx_check(name: str, printed_ctx: CtxFormula, ref_ctx: CtxFormula,
+               scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v), digits: int = 5,
+               keep_ints: bool = False, **kw: Any) -> Check:
+    """``printed_ctx`` against ``ref_ctx``, a reference written against a context: in mpmath (``mp_reference``, error
+    bar ``10^(-dps - digits) scale(p, value)``) and on balls, the point's numbers exact (``eval_on_balls``; with
+    ``keep_ints``, ``ball_of``: its ints stay ints); ``kw`` goes to ``deterministic_check``."""
+    ball = ball_of(ref_ctx) if keep_ints else lambda p, bits: eval_on_balls(ref_ctx, p, bits)
+    return deterministic_check(name, None, mp_reference(ref_ctx, scale, digits), printed_ctx=printed_ctx,
+                               reference_ball=ball, **kw)
 
 
-def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> Callable[[dict[str, Any], int], Any]:
+def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
     """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
     gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -173,10 +186,19 @@ def _scale(p: dict[str, Any], dps: int) -> Any:
     return _hyb_moments(p, dps)["scale"]
 
 
+def _mse_check(printed_ctx: CtxFormula, lam: str | None, shared: int | None = None, name: str = "moment-expansion",
+               **kw: Any) -> Check:
+    """``printed_ctx`` vs the hybrid's MSE expanded from moments (:func:`_ref_hyb_mse`; on balls :func:`_hyb_mse_ball`),
+    ``lam`` angular or gauss (None: the point's), projections shared as the point says (or as ``shared``)."""
+    return deterministic_check(name, None, lambda p, dps: _ref_hyb_mse(p if lam is None else dict(p, lam=lam), dps,
+                                                                       shared), atol_scale=_scale,
+                               printed_ctx=printed_ctx, reference_ball=_hyb_mse_ball(lam, shared), **kw)
+
+
 # ====================================================================== Lemma 2.2, eq (7)
 
 
-def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_lem22_ctx(which: str) -> CtxFormula:
     """Lemma 2.2, eq (7) as printed: ``MSE = f1(|z|) f3(|Delta|)`` (trig) or ``f2(|z|) f3(|z|)`` (++)."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
@@ -189,18 +211,10 @@ def printed_lem22_ctx(which: str) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], int], Any]:
+def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> BallFn:
     """Ball of ``f(h)``, ``h`` the exact moments at the point (``rfcheck.references.hrf.hybrid_moments``)."""
     return lambda p, bits: refs.on_balls(lambda ctx, *a: f(refs.hybrid_moments(ctx, *a)), p["nx"], p["ny"],
                                          p["theta"], int(p["m"]), bits=bits)
-
-
-def _ref_base_mse(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps, quad)
-        return (h["mse2"], h["err2"]) if which == "trig" else (h["mse1"], h["err1"])
-
-    return ref
 
 
 def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, None]]:
@@ -219,13 +233,6 @@ def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.
     return simulate
 
 
-def _cheap(check: Check, n: int) -> Check:
-    """Cap an expensive (quadrature) check at ``n`` grid/corner points, no optimiser climb."""
-    check.max_points = n
-    check.search = False
-    return check
-
-
 def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
     """``refs.hybrid_moments_quad_ball`` at the point (``flip``: at ``pi - theta``)."""
     return refs.hybrid_moments_quad_ball(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), bits, flip=flip)
@@ -235,17 +242,40 @@ _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
-def _quad_check(printed_ctx: Callable[[Any, dict[str, Any]], Any],
-                ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
-                reference_ball: Callable[[dict[str, Any], int], Any], domain: Domain | None = None) -> Check:
+def _quad_check(printed_ctx: CtxFormula,
+                ref: Reference,
+                reference_ball: BallFn, domain: Domain | None = None, **kw: Any) -> Check:
     """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
-    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones)."""
-    c = deterministic_check("quadrature", None, ref, atol_scale=_scale, max_points=2,
-                            description="Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF",
-                            printed_ctx=printed_ctx, reference_ball=reference_ball)
+    against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones);
+    ``kw`` replaces the ``atol_scale``, ``max_points`` or ``description`` given to ``deterministic_check``."""
+    kw = {"atol_scale": _scale, "max_points": 2,
+          "description": "Gaussian moments by 1-D quadrature (rfcheck.quadrature), not the MGF", **kw}
+    c = deterministic_check("quadrature", None, ref, printed_ctx=printed_ctx, reference_ball=reference_ball, **kw)
     c.search = False
     c.domain = domain or _QUAD_PAIRS
     return c
+
+
+def _moment_checks(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int, bool], Any],
+                   reference_ball: BallFn, quad_key: str, **kw: Any) -> list[Check]:
+    """The check ``moment-expansion`` (``ref(p, dps, False)``: from the memoised exact moments, certified against
+    ``reference_ball``; ``kw``: its ``max_points``, ``description``, ``atol_scale`` (default :func:`_scale`)) and
+    its :func:`_quad_check` twin (``ref(p, dps, True)``: the moments by quadrature, certified against the rigorous
+    quadrature's ``quad_key``, :func:`_quad_moments_ball`)."""
+    kw.setdefault("atol_scale", _scale)
+    return [deterministic_check("moment-expansion", None, lambda p, dps: ref(p, dps, False), printed_ctx=printed_ctx,
+                                reference_ball=reference_ball, **kw),
+            _quad_check(printed_ctx, lambda p, dps: ref(p, dps, True),
+                        lambda p, bits: _quad_moments_ball(p, bits)[quad_key])]
+
+
+def _moment_ref(value: str, err: str) -> Callable[[dict[str, Any], int, bool], tuple[Any, Any]]:
+    """``(h[value], h[err])`` of the memoised moments ``h`` (:func:`_hyb_moments`; by quadrature where ``quad``)."""
+    def ref(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
+        h = _hyb_moments(p, dps, quad)
+        return h[value], h[err]
+
+    return ref
 
 
 _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 16)},
@@ -260,13 +290,12 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
         domain=_pair_domain(extra=_M),
         checks=[
-            deterministic_check("moment-expansion", None, _ref_base_mse(_which),
-                                printed_ctx=printed_lem22_ctx(_which),
-                                reference_ball=_exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
-                                atol_scale=_scale, description="E(S - SM)^2 expanded over the m features; "
-                                                               "Gaussian moments from the MGF (Lemma 2.4)"),
-            _quad_check(printed_lem22_ctx(_which), _ref_base_mse(_which, quad=True),
-                        lambda p, bits, w=_which: _quad_moments_ball(p, bits)["mse2" if w == "trig" else "mse1"]),
+            *_moment_checks(printed_lem22_ctx(_which), _moment_ref(*(("mse2", "err2") if _which == "trig" else
+                                                                     ("mse1", "err1"))),
+                            _exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
+                            "mse2" if _which == "trig" else "mse1",
+                            description="E(S - SM)^2 expanded over the m features; Gaussian moments from the MGF "
+                                        "(Lemma 2.4)"),
             mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
         ],
     )
@@ -280,25 +309,18 @@ def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return _pair_ctx(ctx, p)["sm"]
 
 
-def _ref_mean(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_estimator_mean_with_error`` from the memoised moments (MGF or, ``quad``, quadrature)."""
-    return lambda p, dps: refs.base_estimator_mean_with_error(_hyb_moments(p, dps, quad), which)
-
-
 for _which, _eq, _stmt in (
     ("trig", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
                 "E[phi^trig_m(x)^T phi^trig_m(y)] = SM(x,y) (eq 6 with eq 2)"),
     ("pos", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
+    _mk = "ES2" if _which == "trig" else "ES1"  # the base estimator's mean among the moments
     P.claim(
         f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
         statement=_stmt, domain=_pair_domain(extra=_M),
-        checks=[deterministic_check("moment-expansion", None, _ref_mean(_which), printed_ctx=_sm_ctx,
-                                    reference_ball=_exact_ball(lambda h, w=_which: h["ES2" if w == "trig" else "ES1"]),
-                                    atol_scale=_scale, max_points=30),
-                _quad_check(_sm_ctx, _ref_mean(_which, quad=True), lambda p, bits, w=_which: _quad_moments_ball(
-                    p, bits)["ES2" if w == "trig" else "ES1"])],
+        checks=_moment_checks(_sm_ctx, lambda p, dps, quad, w=_which: refs.base_estimator_mean_with_error(
+            _hyb_moments(p, dps, quad), w), _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30),
     )
 
 
@@ -315,11 +337,6 @@ def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(ctx.fsum(*(zi**2 for zi in _zvec_ctx(ctx, p))) / 2)
 
 
-def _lem24_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E exp(w^T z)`` by rigorous quadrature of the defining expectation (``refs.gaussian_exp_dot_ball``)."""
-    return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits), bits)
-
-
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
@@ -328,9 +345,11 @@ P.claim(
     "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
     domain=_Z_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
+    checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
-                                printed_ball=_ball_of(printed_lem24_ctx), reference_ball=_lem24_ref_ball,
+                                printed_ball=ball_of(printed_lem24_ctx), reference_ball=lambda p, bits: (
+                                    refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits),
+                                                               bits)),
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
                                 max_points=30), 4)],
@@ -376,7 +395,7 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
     return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
 
 
-def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Reference:
     """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``refs.cexp_mean_quad``) at the point, ``A`` as
     :func:`_amat` built at ``dps + 10`` digits."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -397,7 +416,7 @@ P.claim(
     statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
               "A in C^{dxd}, with z^2 = sum_i z_i^2",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
+    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
                                        reference_ball=_eq14_ref_ball, max_points=30,
                                        atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
 )
@@ -409,19 +428,15 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(x0 * y0 + x1 * y1)
 
 
-def _eq15_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of the CE sample's mean (``refs.cexp_mean_quad``), the expectation by rigorous quadrature
-    (``refs.gaussian_exp_dot_ball``)."""
-    return refs.exp_dot_mean_ball(*refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits)
-
-
 P.claim(
     "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
               "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
     domain=_A_DOMAIN,
-    checks=[_cheap(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
-                                       reference_ball=_eq15_ref_ball, atol_scale=lambda p, dps: 1, max_points=30), 5)],
+    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
+                                       reference_ball=lambda p, bits: refs.exp_dot_mean_ball(*refs.on_balls(
+                                           lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits),
+                                       atol_scale=lambda p, dps: 1, max_points=30), 5)],
 )
 
 
@@ -474,21 +489,17 @@ P.claim(
               "x = -(A^-1)(A^T)^-1 y",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
                                          "y in [-1.5, 1.5]^2"),
-    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
+    checks=[capped(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
                              description="variance of one CE sample by quadrature <= 0",
                              not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
 )
 
 
-def _eq18_null(a: Any, dps: int) -> list[Any]:
-    """Basis of the real solutions (x, y) of (18) (``refs.real_null_space`` of ``refs.ce_real_system``)."""
-    return refs.real_null_space(refs.ce_real_system(a), dps)
-
-
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the null-space basis of (18)."""
+    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the basis of the real solutions of (18)
+    (``refs.real_null_space`` of ``refs.ce_real_system``)."""
     a = _real_a(p)
-    null = _eq18_null(a, dps)
+    null = refs.real_null_space(refs.ce_real_system(a), dps)
     v = null[0] * p["y0"] + null[1] * p["y1"]
     return a, mpmath.matrix([v[0], v[1]]), mpmath.matrix([v[2], v[3]])
 
@@ -509,7 +520,7 @@ P.claim(
     statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
               "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
     domain=Domain(_R_PARAMS, description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
-    checks=[_cheap(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
+    checks=[capped(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0",
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
@@ -533,32 +544,6 @@ P.claim(
                "A x + (A^T)^-1 y = 0); the variance of one CE sample is |c|^2 (e^{2|Re z|^2} - "
                "e^{|Re z|^2 - |Im z|^2}), zero iff z = 0 (rfcheck.closed_forms.hrf.cexp_log_mse).",
 )
-
-
-def _certify_draws(ev: PointEval, budget: Budget, sides: Callable[[Any], Any],
-                   tol: float | None = None) -> PointEval:
-    """Certify a same-draws point: ``sides(ctx) -> (printed, reference)`` on the float64 draws (exact on balls)
-    as balls, equal within the check's absolute tolerance ``tol`` (default ``ev.err``) or disjoint.
-
-    ``sides`` may return a list of such pairs, one per replicate the point's verdict covers: a HOLDS is
-    certified when every pair is equal within ``tol``, a REFUTED when some pair is disjoint.  A sign on the
-    draws that the balls leave undecided (``UndecidableError``) leaves the point uncertified, saying so."""
-    from rfcheck.arb_backend import UndecidableError, bits_for_dps
-    from rfcheck.certify import certified_all, certified_equal
-    from rfcheck.claims._common import certify_eval
-
-    if not ev.decided:
-        return ev
-    atol = float(ev.err if tol is None else tol)
-    try:
-        got = refs.on_balls(sides, bits=bits_for_dps(budget.dps))
-    except UndecidableError as exc:
-        return certify_eval(ev, None, f"a sign on the draws is not decided by the balls ({exc})")
-    if not isinstance(got, list):
-        pb, rb = got
-        return certify_equal(ev, pb, rb, 0.0, atol)
-    verdict = certified_all([certified_equal(pb, rb, 0.0, atol=atol) for pb, rb in got])
-    return certify_eval(ev, verdict, "the balls of a replicate overlap but are wider than the tolerance")
 
 
 def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
@@ -586,8 +571,8 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
         ev = PointEval(p, complex(ce[k]) if part == "complex" else float(ce[k]), float(ref[k]), tol,
                        float(diff[k] / tol),
                        extra={"draws": "4 ensembles of m projections, same for both estimators"})
-        return _certify_draws(ev, budget, lambda ctx: [_ce_on_draws(ctx, which, part, x, y, w[j])
-                                                       for j in range(len(w))])
+        return certify_on_draws(ev, budget, lambda ctx: [_ce_on_draws(ctx, which, part, x, y, w[j])
+                                                         for j in range(len(w))])
 
     what = "the CE estimator" if part == "complex" else "Re of the CE estimator"
     return Check("same-draws" if part == "complex" else "same-draws-real-part", 1, evaluate, search=False,
@@ -688,25 +673,15 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
 
 
-def _eq20_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``E[rho_1(x)^T rho_2(y)]`` with positive features (``refs.positive_rho_features_mean``)."""
-    return refs.positive_rho_features_mean(ctx, *_eq20_xy_ctx(ctx, p))
-
-
-def _ref_eq20(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return _eq20_ref_ctx(MP, p), mpmath.mpf(10) ** (-dps - 5)
-
-
 P.claim(
     "eq20", source=P.at("sec 2.4, eq (20)"),
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
-    checks=[deterministic_check("moment-expansion", None, _ref_eq20, printed_ctx=printed_eq20_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq20_ref_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1, max_points=30)],
+    # E[rho_1(x)^T rho_2(y)] with positive features
+    checks=[_ctx_check("moment-expansion", printed_eq20_ctx, lambda ctx, p: refs.positive_rho_features_mean(
+        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1, atol_scale=lambda p, dps: 1, max_points=30)],
 )
 
 
@@ -720,7 +695,7 @@ def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     return refs.gauss_lambda_moments(ctx, p["nx"], p["ny"], p["theta"], p["n"], p["sigma"], p["r"])
 
 
-def printed_thm31_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_thm31_ctx(variant: int) -> CtxFormula:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
 
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
@@ -746,11 +721,9 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
         domain=_THM31,
         checks=[
-            deterministic_check("moment-expansion", None,
-                                lambda p, dps, sh=_sh: _ref_hyb_mse(p, dps, sh), atol_scale=_scale, max_points=40,
-                                printed_ctx=printed_thm31_ctx(_v), reference_ball=_hyb_mse_ball(None, _sh),
-                                description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
-                                            "lambda moments exact (binomial) or by quadrature"),
+            _mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
+                       description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
+                                   "lambda moments exact (binomial) or by quadrature"),
             mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)),
                      _sim("angular-shared" if _sh else "angular"),
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
@@ -778,23 +751,15 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (m * (m - 1) / 2 * sm**2 + m * eyz) / m**2
 
 
-_es12_ball = _exact_ball(lambda h: h["ES12"])
-
-
-def _ref_es12(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
-    h = _hyb_moments(p, dps, quad)
-    return h["ES12"], h["err12"]
-
+#: E[SM^++_m SM^trig_m] (same projections) from the moments, and its ball
+_ES12 = (_moment_ref("ES12", "err12"), _exact_ball(lambda h: h["ES12"]), "ES12")
 
 P.claim(
     "eq36", source=P.at("appendix C, eq (36)"),
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
               "(same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", None, _ref_es12, atol_scale=_scale, max_points=24,
-                                printed_ctx=printed_eq36_ctx, reference_ball=_es12_ball),
-            _quad_check(printed_eq36_ctx, lambda p, dps: _ref_es12(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+    checks=_moment_checks(printed_eq36_ctx, *_ES12, max_points=24),
     correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
                "which is eq (38) (claim hrf.eq38 holds).",
 )
@@ -806,26 +771,16 @@ def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
 
 
-def _eyz_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E[cosh(w.z) cos(w.Delta)]`` from the Gaussian MGF (``refs.base_moments``)."""
-    return refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"], p["ny"], p["theta"], bits=bits)
-
-
-def _ref_eyz(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[Any, Any]:
-    (_, _, _, _, eyz), errs = _base_moments(p, dps, quad)
-    return eyz, errs[4]
-
-
 P.claim(
     "eq37", source=P.at("appendix C, eq (37)"),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
     domain=_pair_domain(),
-    checks=[deterministic_check("moment-expansion", None, _ref_eyz, printed_ctx=printed_eq37_ctx,
-                                reference_ball=_eyz_ball,
-                                atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1, max_points=30,
-                                description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-            _quad_check(printed_eq37_ctx, lambda p, dps: _ref_eyz(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["EYZ"])],
+    # E[cosh(w.z) cos(w.Delta)] from the memoised base moments; its ball from the Gaussian MGF
+    checks=_moment_checks(printed_eq37_ctx, lambda p, dps, quad: tuple(v[4] for v in _base_moments(p, dps, quad)),
+                          lambda p, bits: refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"],
+                                                        p["ny"], p["theta"], bits=bits), "EYZ", max_points=30,
+                          atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1,
+                          description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
 )
 
 
@@ -841,14 +796,11 @@ P.claim(
     "eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
     domain=_pair_domain(extra=_M),
-    checks=[deterministic_check("moment-expansion", None, _ref_es12, printed_ctx=printed_eq38_ctx,
-                                reference_ball=_es12_ball, atol_scale=_scale, max_points=24),
-            _quad_check(printed_eq38_ctx, lambda p, dps: _ref_es12(p, dps, True),
-                        lambda p, bits: _quad_moments_ball(p, bits)["ES12"])],
+    checks=_moment_checks(printed_eq38_ctx, *_ES12, max_points=24),
 )
 
 
-def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq39_ctx(variant: int) -> CtxFormula:
     """Eq (39) as printed: ``Cov = -SM^2 (Var(lam) [+ (1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)]/m])``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         h = _moments_ctx(ctx, p)
@@ -860,26 +812,31 @@ def _printed_eq39_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _cov_ctx(variant: int) -> Callable[[Any, dict[str, Any]], Any]:
-    """``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2`` (variant 2: shared)."""
-    def f(ctx: Any, p: dict[str, Any]) -> Any:
-        h = _moments_ctx(ctx, p)
+def _hyb_check(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int], tuple[Any, Any]],
+               exact: Callable[[dict[str, Any]], Any], name: str = "moment-expansion", **kw: Any) -> Check:
+    """The check ``name``: ``printed_ctx`` vs ``ref(h, dps)`` (value, error bar) of the memoised moments
+    ``h`` (:func:`_hyb_moments`), certified against ``exact(h)`` of the exact moments on balls (:func:`_moments_ctx`);
+    ``kw`` goes to ``deterministic_check``."""
+    return deterministic_check(name, None, lambda p, dps: ref(_hyb_moments(p, dps), dps),
+                               atol_scale=_scale, printed_ctx=printed_ctx,
+                               reference_ball=ball_of(lambda ctx, p: exact(_moments_ctx(ctx, p))), **kw)
+
+
+def _cov_check(variant: int, printed_ctx: CtxFormula, **kw: Any) -> Check:
+    """:func:`_hyb_check` of ``Cov(lam S1, (1 - lam) S2) = E[lam(1 - lam)] E[S1 S2] - E lam E(1 - lam) E S1 E S2``
+    (variant 2: shared projections)."""
+    def exact(h: dict[str, Any]) -> Any:
         e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
         return (h["l1"] - h["l2"]) * e12 - h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
 
-    return f
-
-
-def _ref_cov(variant: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        h = _hyb_moments(p, dps)
+    def ref(h: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             e12 = h["ES12"] if variant == 2 else h["ES1"] * h["ES2"]
             t1 = (h["l1"] - h["l2"]) * e12
             t2 = h["l1"] * (1 - h["l1"]) * h["ES1"] * h["ES2"]
             return t1 - t2, h["rel"] * 5 * (abs(t1) + abs(t2))
 
-    return ref
+    return _hyb_check(printed_ctx, ref, exact, **kw)
 
 
 for _v in (1, 2):
@@ -889,27 +846,29 @@ for _v in (1, 2):
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
                   + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", None, _ref_cov(_v), atol_scale=_scale,
-                                    printed_ctx=_printed_eq39_ctx(_v), reference_ball=_ball_of(_cov_ctx(_v)),
-                                    max_points=24)],
+        checks=[_cov_check(_v, _printed_eq39_ctx(_v), max_points=24)],
     )
 
 
 # ====================================================================== Lemma 3.2, eq (24)
 
 
-def _ref_lam(which: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``E lam`` (``which=1``) or ``E lam^2`` from the binomial law summed over k (not the identity that
-    eq (24) prints): ``refs.angular_lambda_moments_binomial``."""
+def _binomial_check(which: int, printed_ctx: CtxFormula) -> Check:
+    """``printed_ctx`` vs ``E lam`` (``which=1``) or ``E lam^2`` of the angular lambda from the binomial law summed
+    over k (not the identity that eq (24) prints): ``refs.angular_lambda_moments_binomial``; on balls the exact
+    moments (``refs.angular_lambda_moments``)."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         m1, m2 = refs.angular_lambda_moments_binomial(p["theta"], int(p["n"]), dps)
         with mpmath.workdps(dps + 10):
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
 
-    return ref
+    return deterministic_check("binomial-sum", None, ref, atol_scale=lambda p, dps: 1, printed_ctx=printed_ctx,
+                               reference_ball=lambda p, bits: refs.on_balls(
+                                   lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1], p["theta"],
+                                   int(p["n"]), bits=bits))
 
 
-def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_lem32_ctx(which: int) -> CtxFormula:
     """Lemma 3.2, eq (24) as printed: ``E lam = theta/pi``, ``E lam^2 = (theta/pi)(theta/pi - theta/(n pi) + 1/n)``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         t, n = refs.num(ctx, p["theta"]), refs.num(ctx, p["n"])
@@ -917,11 +876,6 @@ def printed_lem32_ctx(which: int) -> Callable[[Any, dict[str, Any]], Any]:
         return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + 1 / n)
 
     return printed
-
-
-def _lam_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
-    return lambda p, bits: refs.on_balls(lambda ctx, t, n: refs.angular_lambda_moments(ctx, t, n)[which - 1],
-                                         p["theta"], int(p["n"]), bits=bits)
 
 
 _LAM_DOMAIN = Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -939,48 +893,33 @@ def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_lem32_ctx(2)(ctx, p) - printed_lem32_ctx(1)(ctx, p) ** 2
 
 
-P.claim(
-    "lem3.2.mean", source=P.at("Lemma 3.2, eq (24); appendix D.1"),
-    statement="For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi",
-    domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(1), atol_scale=lambda p, dps: 1,
-                                printed_ctx=printed_lem32_ctx(1), reference_ball=_lam_ball(1))],
-)
-
-P.claim(
-    "lem3.2.second", source=P.at("Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)"),
-    statement="For the angular hybrid estimator (eq 19): "
-              "E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
-    domain=_LAM_DOMAIN,
-    checks=[
-        deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
-                            printed_ctx=printed_lem32_ctx(2), reference_ball=_lam_ball(2)),
-        mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
-                 domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
-                                "ny": Real(0.5, 2.0), "m": Int(1, 1)},
-                               description="theta away from 0 and pi (nonzero variance)")),
-    ],
-    notes="The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
-          "sgn-feature estimator of eq (19) simulated by rfcheck.estimators.hrf.",
-)
-
-
 def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
     q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
     return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
 
 
-P.claim(
-    "eq44.line2", source=P.at("appendix D.1, eq (44), last expression of the second line"),
-    statement="c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)",
-    domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), atol_scale=lambda p, dps: 1,
-                                printed_ctx=printed_eq44_middle_ctx, reference_ball=_lam_ball(2))],
-    correction="The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
-               "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
-               "eq (44) (Lemma 3.2) holds.",
-)
+#: id, source, statement, (which moment, printed side) of the binomial-sum check, further checks, other fields
+for _id, _src, _stmt, _bin, _more, _kw in (
+    ("lem3.2.mean", "Lemma 3.2, eq (24); appendix D.1",
+     "For the angular hybrid estimator (eq 19): E[lam_hat_n(x,y)] = theta_{x,y}/pi", (1, printed_lem32_ctx(1)), [], {}),
+    ("lem3.2.second", "Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
+     "For the angular hybrid estimator (eq 19): E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
+     (2, printed_lem32_ctx(2)),
+     [mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
+               domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
+                              "ny": Real(0.5, 2.0), "m": Int(1, 1)},
+                             description="theta away from 0 and pi (nonzero variance)"))],
+     {"notes": "The Monte Carlo check compares Var(lam_hat) = E lam^2 - (E lam)^2 (both printed) with the "
+               "sgn-feature estimator of eq (19) simulated by rfcheck.estimators.hrf."}),
+    ("eq44.line2", "appendix D.1, eq (44), last expression of the second line",
+     "c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)", (2, printed_eq44_middle_ctx), [],
+     {"correction": "The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
+                    "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
+                    "eq (44) (Lemma 3.2) holds."}),
+):
+    P.claim(_id, source=P.at(_src), statement=_stmt, domain=_LAM_DOMAIN, checks=[_binomial_check(*_bin), *_more],
+            **_kw)
 
 
 def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -993,9 +932,9 @@ def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.angular_lambda(x, y, tau)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
-    return _certify_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
-                                                    refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
-                                                   for t in tau], tol=1e-15)
+    return certify_on_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
+                                                      refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
+                                                     for t in tau], tol=1e-15)
 
 
 def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
@@ -1020,7 +959,7 @@ P.claim(
 # ===================================================================== Thm D.1, eq (45)-(47)
 
 
-def printed_eq45_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_eq45_ctx(shared: int) -> CtxFormula:
     """Thm D.1, eq (45) (independent projections) / (46) (``shared``) as printed."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
@@ -1049,10 +988,7 @@ for _sh, _eq in ((0, 45), (1, 46)):
                                                  "theta/pi + theta/(n pi))   [same projections]" if _sh else
                                                  "   [independent projections]")),
         domain=_ANG,
-        checks=[deterministic_check("moment-expansion", None,
-                                    lambda p, dps, sh=_sh: _ref_hyb_mse(dict(p, lam="angular"), dps, sh),
-                                    atol_scale=_scale, max_points=40, printed_ctx=printed_eq45_ctx(_sh),
-                                    reference_ball=_hyb_mse_ball("angular", _sh))],
+        checks=[_mse_check(printed_eq45_ctx(_sh), "angular", _sh, max_points=40)],
     )
 
 
@@ -1075,9 +1011,7 @@ P.claim(
               "exp(2r^2)(1 - exp(-4r^2 sin^2(theta/2)))^2",
     domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[
-        deterministic_check("moment-expansion", None,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="angular"), dps), atol_scale=_scale, max_points=40,
-                            printed_ctx=printed_eq47_ctx, reference_ball=_hyb_mse_ball("angular")),
+        _mse_check(printed_eq47_ctx, "angular", max_points=40),
         mc_check("monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
                  domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
                                      same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
@@ -1099,12 +1033,7 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
-def _rel_err_ball(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], Any]:
-    """``refs.base_rel_error_ball`` at the point's ``r, theta, m``."""
-    return lambda p, bits: refs.base_rel_error_ball(which, p["r"], p["theta"], int(p["m"]), bits, quad=quad)
-
-
-def _ref_rel_err(which: str, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_rel_err(which: str, quad: bool = False) -> Reference:
     """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
     ``pi - theta``."""
 
@@ -1128,15 +1057,12 @@ for _which in ("trig", "pos"):
         domain=_SPHERE,
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
-                                    printed_ctx=printed_eq25_ctx, reference_ball=_rel_err_ball(_which)),
-                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), _rel_err_ball(_which, quad=True),
+                                    printed_ctx=printed_eq25_ctx, reference_ball=lambda p, bits, w=_which:
+                                    refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits)),
+                _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), lambda p, bits, w=_which:
+                            refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits, quad=True),
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
     )
-
-
-def _ref_max_base(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_max_rel_error`` at the point's ``r, m``."""
-    return lambda p, dps: refs.base_max_rel_error(which, p["r"], int(p["m"]), dps)
 
 
 def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1152,7 +1078,8 @@ for _which in ("trig", "pos"):
         f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
-        checks=[deterministic_check("numerical-maximisation", None, _ref_max_base(_which), printed_ctx=printed_w_ctx,
+        checks=[deterministic_check("numerical-maximisation", None, lambda p, dps, w=_which: refs.base_max_rel_error(
+                                        w, p["r"], int(p["m"]), dps), printed_ctx=printed_w_ctx,
                                     atol_scale=lambda p, dps: 0, max_points=20,
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section",
@@ -1161,25 +1088,16 @@ for _which in ("trig", "pos"):
     )
 
 
-def _lim34(which: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``refs.base_rel_error_limit`` at the point's ``r, m`` (pi for trig, 0 for ++)."""
-    return lambda p, dps: refs.base_rel_error_limit(which, p["r"], int(p["m"]), dps)
-
-
-def _lim34_ball(which: str) -> Callable[[dict[str, Any], int], Any]:
-    """``refs.base_rel_error_end_ball`` at the point's ``r, m`` (the limit is the value at the end point)."""
-    return lambda p, bits: refs.base_rel_error_end_ball(which, p["r"], int(p["m"]), bits)
-
-
 P.claim(
     "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
     domain=_SPHERE_R,
-    checks=[deterministic_check("limit-trig", None, _lim34("trig"), printed_ctx=printed_w_ctx,
-                                reference_ball=_lim34_ball("trig"), atol_scale=lambda p, dps: 0, max_points=20),
-            deterministic_check("limit-pos", None, _lim34("pos"), printed_ctx=printed_w_ctx,
-                                reference_ball=_lim34_ball("pos"), atol_scale=lambda p, dps: 0, max_points=20)],
+    # refs.base_rel_error_limit at pi (trig) or 0 (++); its ball is the value at that end point
+    checks=[deterministic_check(f"limit-{w}", None, lambda p, dps, w=w: refs.base_rel_error_limit(
+        w, p["r"], int(p["m"]), dps), printed_ctx=printed_w_ctx, reference_ball=lambda p, bits, w=w:
+        refs.base_rel_error_end_ball(w, p["r"], int(p["m"]), bits), atol_scale=lambda p, dps: 0, max_points=20)
+            for w in ("trig", "pos")],
 )
 
 
@@ -1195,10 +1113,15 @@ def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[li
     return vals, err
 
 
-def _zero_var_ends(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """Largest MSE (moment expansion) of the angular hybrid at theta = 0 and theta = pi, |x| = |y| = r."""
-    vals, err = _mse_at_ends(p, dps, "angular", int(p["shared"]))
-    return max(mpmath.mpf(0), *vals), mpmath.mpf(0), err
+def _zero_mse_check(lam: str, both: bool, description: str) -> Check:
+    """``MSE <= 0`` (:func:`_mse_at_ends`) at theta = 0, and (``both``) the largest of it at theta = 0 and pi, of the
+    hybrid with the angular lambda (projections shared as the point says) or the trig-estimated Gaussian one."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        vals, err = _mse_at_ends(p, dps, lam, int(p["shared"]) if lam == "angular" else 0)
+        return (max(mpmath.mpf(0), *vals) if both else vals[0]), mpmath.mpf(0), err
+
+    return inequality_check("moment-expansion", lhs_rhs, max_points=24, search=False, description=description,
+                            not_certified=_EXACT_ZERO_MSE)
 
 
 P.claim(
@@ -1206,16 +1129,8 @@ P.claim(
     statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
               "if inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
-    checks=[inequality_check("moment-expansion", _zero_var_ends, max_points=24, search=False,
-                             description="MSE at theta = 0 and pi (exactly, in mpmath) <= 0",
-                             not_certified=_EXACT_ZERO_MSE)],
+    checks=[_zero_mse_check("angular", True, "MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
 )
-
-
-def _f_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """MSE at theta = 0 (0; at theta = pi it is > 0) of the trig-estimated Gaussian lambda, |x| = |y| = r."""
-    vals, err = _mse_at_ends(p, dps, "gauss", 0)
-    return vals[0], mpmath.mpf(0), err
 
 
 P.claim(
@@ -1223,8 +1138,7 @@ P.claim(
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
-    checks=[inequality_check("moment-expansion", _f_zero_var, max_points=24, search=False,
-                             description="MSE at theta = 0 (exactly) <= 0", not_certified=_EXACT_ZERO_MSE)],
+    checks=[_zero_mse_check("gauss", False, "MSE at theta = 0 (exactly) <= 0")],
 )
 
 
@@ -1249,32 +1163,16 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
                    * ctx.sqrt(1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
 
 
-printed_eq27_log = on_mp(printed_eq27_log_ctx)
-
-
 def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
     """Ball of ``log eps_{S(r)}`` of the angular hybrid at the point's ``r, m, n``
     (``refs.angular_log_max_rel_error_ball``), its branch-and-bound aimed at ``below``."""
     return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
-def _max_below(lhs_ball: Callable[[dict[str, Any], int, Any], Any], rhs: Callable[[Any, dict[str, Any]], Any] | None,
-               rhs_ball: Callable[[dict[str, Any], int], Any] | None = None) -> Callable[[dict[str, Any], int], Any]:
-    """``sides_ball`` of ``max <= rhs``: the rhs ball (``rhs(ctx, p)`` on balls, or ``rhs_ball(p, bits)``), then
-    ``lhs_ball(p, bits, rhs)`` (an enclosure of the maximum that tries to prove it below the rhs)."""
-    def balls(p: dict[str, Any], bits: int) -> Any:
-        rhs_b = eval_on_balls(rhs, p, bits) if rhs is not None else rhs_ball(p, bits)  # type: ignore[misc]
-        if rhs_b is None:
-            return "the right side leaves ball arithmetic"
-        return lhs_ball(p, bits, rhs_b), rhs_b
-
-    return balls
-
-
 def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps):
-        return v, printed_eq27_log(p), e
+        return v, on_mp(printed_eq27_log_ctx)(p), e
 
 
 _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
@@ -1290,7 +1188,7 @@ P.claim(
                                          "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
                                          "from exact moments (lower end: eps at the float maximiser; upper end: "
                                          "branch-and-bound on balls)",
-                             sides_ball=_max_below(_eps_max_ball, printed_eq27_log_ctx))],
+                             sides_ball=max_below(_eps_max_ball, printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
                "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
@@ -1315,11 +1213,6 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return +hyb, +base, e
 
 
-def _fig2_base_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """:func:`_fig2_max_rel`'s right side on ``ctx``: ``log W(r)/sqrt(2 * 128)`` (eq (26), the closed form)."""
-    return cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)
-
-
 P.claim(
     "text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
     statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
@@ -1334,8 +1227,9 @@ P.claim(
                                          "W(r)/sqrt(2 * 128) is the base's eps at its end point theta = pi "
                                          "(resp. 0), a lower bound of the base maximum unless eq (26) is taken "
                                          "as proven, so only 'smaller' is certified",
-                             sides_ball=_max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
-                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), _fig2_base_ctx),
+                             sides_ball=max_below(lambda p, bits, rhs: refs.angular_log_max_rel_error_ball(
+                                 p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), lambda ctx, p:
+                                 cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)),
                              rhs_ball_is_lower_bound=True)],
     notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
           "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
@@ -1345,7 +1239,7 @@ P.claim(
 )
 
 
-def _limit_ratio(end: str) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _limit_ratio(end: str) -> Reference:
     """``refs.angular_rel_error_sqrt_limit`` at the point's ``r, m, n`` (``end``: "0" or "pi")."""
     return lambda p, dps: refs.angular_rel_error_sqrt_limit(end, p["r"], int(p["m"]), int(p["n"]), dps)
 
@@ -1360,8 +1254,6 @@ def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
     """An enclosure of ``lim eps/sqrt(theta - pi)`` read literally: ``eps/sqrt(theta - pi) = -i eps/sqrt(pi - theta)``
     with ``eps/sqrt(pi - theta)`` real for theta < pi, so the limit (where it exists) is purely imaginary: real part
     exactly 0, imaginary part any real number (no bound on it is needed to separate it from a real printed value)."""
-    from flint import acb, arb
-
     return acb(arb(0), arb(0, math.inf))
 
 
@@ -1464,8 +1356,6 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of eq (51)'s right side ``log(exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta)))``: the maximum of the
     printed ``a_r`` enclosed by branch-and-bound (``refs.interval_max_ball``), the lower end at its float maximiser."""
-    from rfcheck.arb_backend import ARB, Ball, workprec
-
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
     rf, nf = float(p["r"]), int(p["n"])
     guess = refs.grid_argmax(lambda t: float(_a_r_ctx(MP, rf, t, nf)), 0.0, math.pi, npts=401)
@@ -1480,7 +1370,7 @@ P.claim(
     statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
     domain=_D3,
     checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
-                             sides_ball=_max_below(_eps_max_ball, None, _eq51_rhs_ball))],
+                             sides_ball=max_below(_eps_max_ball, None, _eq51_rhs_ball))],
 )
 
 
@@ -1515,8 +1405,6 @@ def _deriv_check(i: int) -> Check:
 
     def ref_ball(p: dict[str, Any], bits: int) -> Any:
         """The derivative of eq (54)/(55) on Arb power series (no finite differences)."""
-        from flint import arb
-
         r, n = arb(float(p["r"])), arb(int(p["n"]))
         return refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), float(p["theta"]), bits)
 
@@ -1581,9 +1469,9 @@ P.claim(
 )
 
 
-def _eq_max_b(i: int, log_bound: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any], int],
-                                                                                     tuple[Any, Any, Any]]:
-    """``(log max_theta b_r^i, log_bound(MP, point), err)``, the maximum by ``refs.mp_max_on_interval``."""
+def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
+    """``log max_theta b_r^i <= log_bound``: the maximum by ``refs.mp_max_on_interval`` in mpmath, certified by
+    :func:`_max_b_ball` aimed at the bound's ball."""
     def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
@@ -1593,7 +1481,8 @@ def _eq_max_b(i: int, log_bound: Callable[[Any, dict[str, Any]], Any]) -> Callab
             mx, e = refs.mp_max_on_interval(f, dps, 0.0)
             return mx, log_bound(MP, mp_point(p)), e
 
-    return lhs_rhs
+    return inequality_check("numerical-maximisation", lhs_rhs, max_points=16,
+                            sides_ball=max_below(_max_b_ball(i), log_bound))
 
 
 def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1602,12 +1491,16 @@ def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.log((1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2))
 
 
+def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
+    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
+
+
 def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
     """Ball of ``log max_theta b_r^i(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``), trying to
     prove it below ``rhs``; the lower end at the float maximiser."""
     def ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
-        from rfcheck.arb_backend import ARB, workprec
-
         r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
         rf, nf = float(p["r"]), int(p["n"])
         guess = refs.grid_argmax(lambda u: ((math.log(1 - 1 / nf) + 2 * math.log(u / math.pi) if i == 1 else
@@ -1623,29 +1516,18 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
     return ball
 
 
-P.claim(
-    "eq63", source=P.at("appendix D.3, eq (62)-(63)"),
-    statement="max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
-    domain=Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(1, _eq63_rhs_ctx), max_points=16,
-                             sides_ball=_max_below(_max_b_ball(1), _eq63_rhs_ctx))],
-)
-
-def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
-    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
-    return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
-
-
-P.claim(
-    "eq64", source=P.at("appendix D.3, eq (64)"),
-    statement="max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
-    domain=Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
-    checks=[inequality_check("numerical-maximisation", _eq_max_b(2, _eq64_rhs_ctx), max_points=16,
-                             sides_ball=_max_below(_max_b_ball(2), _eq64_rhs_ctx))],
-    correction="theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) "
-               "(r, not r^2); the printed bound fails for r > ~2.1.",
-)
+#: eq, source, i of b_r^i, the printed bound, statement, domain, other fields
+for _eq, _src, _i, _bound, _stmt, _dom, _kw in (
+    (63, "appendix D.3, eq (62)-(63)", 1, _eq63_rhs_ctx,
+     "max_{theta in [0, pi]} b_r^1(theta) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2), r >= 1 (logs compared)",
+     Domain({"r": Real(1.0, 10.0), "n": Int(2, 10_000)}, description="r in [1, 10], n >= 2 (b^1 = 0 for n = 1)"), {}),
+    (64, "appendix D.3, eq (64)", 2, _eq64_rhs_ctx,
+     "max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
+     Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
+     {"correction": "theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n "
+                    "sqrt(pi) r) (r, not r^2); the printed bound fails for r > ~2.1."}),
+):
+    P.claim(f"eq{_eq}", source=P.at(_src), statement=_stmt, domain=_dom, checks=[_max_b_check(_i, _bound)], **_kw)
 
 
 def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1668,7 +1550,7 @@ P.claim(
               "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
     domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
-                             sides_ball=_max_below(_eps_max_ball, _eq65_rhs_ctx))],
+                             sides_ball=max_below(_eps_max_ball, _eq65_rhs_ctx))],
     notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
           "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
           "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
@@ -1686,23 +1568,15 @@ def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 
-def _eq66_ref_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``log eps_{S(r)}`` (:func:`_eps_max_ball`), its branch-and-bound aimed at the printed value: a
-    printed value above the maximum's upper bound or below its lower end is then disjoint."""
-    return _eps_max_ball(p, bits, eval_on_balls(_eq66_printed_ctx, p, bits))
-
-
-def _eq66_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    return _log_eps_max(p, dps)
-
-
 P.claim(
     "eq66", source=P.at("appendix D.3, eq (66)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
-    checks=[deterministic_check("numerical-maximisation", None, _eq66_ref, atol_scale=lambda p, dps: 1,
+    checks=[deterministic_check("numerical-maximisation", None, _log_eps_max, atol_scale=lambda p, dps: 1,
                                 max_points=12, printed_ctx=_eq66_printed_ctx,
-                                reference_ball=_eq66_ref_ball)],
+                                # aimed at the printed value: one above the maximum or below it is disjoint
+                                reference_ball=lambda p, bits: _eps_max_ball(p, bits, eval_on_balls(
+                                    _eq66_printed_ctx, p, bits)))],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
                "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
 )
@@ -1715,20 +1589,7 @@ _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estim
            "enclosure; the deterministic checks of the claim carry the certification")
 
 
-def _dps_of_bits(bits: int) -> int:
-    """The digits ``dps`` whose working precision is ``bits`` (``rfcheck.arb_backend.bits_for_dps`` is one-to-one):
-    a ball function receives the bits, a check's floor ``10^(5 - dps)`` needs the digits."""
-    from rfcheck.arb_backend import bits_for_dps
-
-    dps = max(1, math.floor((bits - 64) / math.log2(10)))
-    while bits_for_dps(dps) < bits:
-        dps += 1
-    if bits_for_dps(dps) != bits:
-        raise ValueError(f"{bits} bits is not the working precision of any dps")
-    return dps
-
-
-def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
+def printed_eq72_ctx(eq: int) -> CtxFormula:
     """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1
     (1 - exp(-sigma^2|Delta|^2))^2``; ``eq=73``: eq (73), ``E[(1 - lam)^2]``, the same with ``(1 - rho)`` in
     place of the first ``1``."""
@@ -1742,16 +1603,19 @@ def printed_eq72_ctx(eq: int) -> Callable[[Any, dict[str, Any]], Any]:
     return printed
 
 
-def _ref_gl(which: int, quad: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_gl(which: int, quad: bool = False) -> Reference:
+    """``E lam`` (``which=1``), ``E lam^2`` (72) or ``E (1 - lam)^2`` (73) of eq (69) from the memoised moments."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         (m1, m2), (e1, e2) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
+        if which == 1:
+            return m1, e1
         with mpmath.workdps(dps + 10):
             return (m2 if which == 72 else 1 - 2 * m1 + m2), abs(e1) * 2 + abs(e2)
 
     return ref
 
 
-def _gl_ball(which: int) -> Callable[[dict[str, Any], int], Any]:
+def _gl_ball(which: int) -> BallFn:
     """Ball of ``E lam`` (``which=1``), ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the
     exact moments."""
     def f(ctx: Any, *a: Any) -> Any:
@@ -1798,9 +1662,7 @@ P.claim(
               "and Lemma 2.2 (independent projections)",
     domain=_GAUSS,
     checks=[
-        deterministic_check("moment-expansion", None,
-                            lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 0), atol_scale=_scale,
-                            max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 0)),
+        _mse_check(printed_thmf1_ctx, "gauss", 0, max_points=30),
         not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"),
                                  domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                               "sigma": Real(0.3, 1.5),
@@ -1809,9 +1671,7 @@ P.claim(
     ],
 )
 
-_THMF1_SAME = deterministic_check("moment-expansion-same-length", None,
-                                  lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                                  printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1))
+_THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
 
 def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1834,9 +1694,7 @@ P.claim(
     domain=_GAUSS,
     readings=[
         Reading("general x, y", [
-            deterministic_check("moment-expansion", None,
-                                lambda p, dps: _ref_hyb_mse(dict(p, lam="gauss"), dps, 1), atol_scale=_scale,
-                                max_points=30, printed_ctx=printed_thmf1_ctx, reference_ball=_hyb_mse_ball("gauss", 1)),
+            _mse_check(printed_thmf1_ctx, "gauss", 1, max_points=30),
             not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
                                      domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
                                                                                   "sigma": Real(0.3, 1.5),
@@ -1927,10 +1785,10 @@ def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)  # eq (69) for any r (eq 70's domain)
     k = int(np.argmax(np.abs(printed - ref)))
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
-    return _certify_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
-                                                    refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
-                                                   for t in tau],
-                          tol=1e-12 * (1 / rho + 1))
+    return certify_on_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
+                                                      refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
+                                                     for t in tau],
+                            tol=1e-12 * (1 / rho + 1))
 
 
 def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: float) -> Any:
@@ -1967,19 +1825,13 @@ def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
 
 
-def _f_endpoints(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return _f_endpoints_ctx(MP, p), mpmath.mpf(10) ** (-dps)
-
-
 P.claim(
     "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
-    checks=[deterministic_check("mpmath", None, _f_endpoints, printed_ctx=_zero_ctx,
-                                reference_ball=_ball_of(_f_endpoints_ctx),
-                                atol_scale=lambda p, dps: 1)],
+    checks=[_ctx_check("mpmath", _zero_ctx, _f_endpoints_ctx, scale=lambda p, v: 1, digits=0, keep_ints=True,
+                       atol_scale=lambda p, dps: 1)],
     notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
 )
 
@@ -2118,7 +1970,7 @@ def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[
     return z, ctx.exp(-_SQ_CTX[sq](ctx, ax) / d - _SQ_CTX[sq](ctx, ay) / d)
 
 
-def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
+def _ref_h2(sq: str | None = None, tau: bool = False) -> Reference:
     """``E exp(w.z)`` (:func:`_h2_z_norm`) by per-coordinate quadrature; with ``sq``, times the normaliser, real part:
     ``E[Psi_A(x)^T Psi_A^-1(y)]`` of eq (91)-(92) (``tau``: ``E[Psi^tau(x)^T Psi^tau(-y)]`` of eq (95)-(96))."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2132,7 +1984,7 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any
     return ref
 
 
-def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, Any], int], Any]:
+def _h2_ball(sq: str | None = None, tau: bool = False) -> BallFn:
     """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
     (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
     def ball(p: dict[str, Any], bits: int) -> Any:
@@ -2142,9 +1994,9 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> Callable[[dict[str, An
     return ball
 
 
-def _h2_quad(name: str, ref: Callable[[dict[str, Any], int], Any], **kw: Any) -> Check:
+def _h2_quad(name: str, ref: Reference, **kw: Any) -> Check:
     """A quadrature check of appendix H.2 (the printed side on ``printed_ctx``), capped at 6 points."""
-    return _cheap(deterministic_check(name, None, ref, **kw), 6)
+    return capped(deterministic_check(name, None, ref, **kw), 6)
 
 
 def _h2_readings(make: Callable[[str, str], Check], her: str, bil: str, reason: str = "") -> list[Reading]:
@@ -2212,7 +2064,7 @@ def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
 _AT_CENTERS = {f"d{c}{k}": 0.0 for c in "xy" for k in range(2)}
 
 
-def _lambda_h2_ball(sq: str, centers: bool = False) -> Callable[[dict[str, Any], int], Any]:
+def _lambda_h2_ball(sq: str, centers: bool = False) -> BallFn:
     """Ball of ``lambda^{i,j}`` at the point (``centers``: at ``x = r_i, y = r_j``)."""
     return lambda p, bits: refs.on_balls(lambda ctx: _lambda_h2_ctx(ctx, {**p, **_AT_CENTERS} if centers else p, sq),
                                          bits=bits)
@@ -2268,13 +2120,11 @@ def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, A
         return lam, center, mpmath.mpf(10) ** (-dps - 5)
 
 
-def _lambda_max_balls(sq: str) -> Callable[[dict[str, Any], int], Any]:
+def _lambda_max_balls(sq: str) -> BallFn:
     """Balls of ``lambda^{i,j}(x, y)`` and ``lambda^{i,j}(r_i, r_j)`` (both exact closed forms).
 
     ``lambda`` is real under either reading (each ``(A u)_k`` is real or purely imaginary, so its bilinear square is
     real); a complex ball's real part is taken where its imaginary part contains 0."""
-    from flint import acb
-
     def real(b: Any) -> Any:
         return (b.real if b.imag.contains(0) else None) if isinstance(b, acb) else b
 
@@ -2321,7 +2171,7 @@ P.claim(
     statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
               "if we are using the complex matrix [eq (85)-(87)]",
     domain=_H2,
-    checks=[_cheap(inequality_check(
+    checks=[capped(inequality_check(
         "quadrature", _h2_zero_var, max_points=16,
         not_certified="the variance is exactly 0 (the estimator is constant: z = A r_i + A^-1 r_j = 0 by eq (83)) and "
                       "the check is Var <= 0 with no slack on balls; z is formed from the irrational entries "
@@ -2353,18 +2203,6 @@ P.claim(
 # ============================================================================================
 
 
-def _mp_ref(f: Callable[[Any, dict[str, Any]], Any],
-            scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v)) -> Callable[..., tuple[Any, Any]]:
-    """``reference(point, dps)`` of a formula written against ctx, ``f(ctx, point)``, in mpmath at ``dps + 10``
-    digits, with the error bar ``10^(-dps-5) scale(point, value)``."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        with mpmath.workdps(dps + 10):
-            v = f(MP, p)
-            return v, mpmath.mpf(10) ** (-dps - 5) * scale(p, v)
-
-    return ref
-
-
 # ------------------------------------------------------------------ eq (19): angular lambda
 
 
@@ -2373,15 +2211,8 @@ def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return refs.sign_feature_lambda_mean(p["theta"], int(p["n"]), dps)
 
 
-def _eq19_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of ``E[1/2 + rho_n(x)^T rho_n(y)]`` (``refs.sign_feature_lambda_mean_ball``)."""
-    return refs.sign_feature_lambda_mean_ball(float(p["theta"]), int(p["n"]), bits)
-
-
 def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
-    from rfcheck.stats import compare_mc, estimate_mean, z_critical
-
     rng = np.random.default_rng(seed)
     x, y = _vecs(p)
     n, trials = int(p["n"]), budget.mc_trials
@@ -2403,7 +2234,9 @@ P.claim(
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
     checks=[
         deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
-                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi, reference_ball=_eq19_ball,
+                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
+                            reference_ball=lambda p, bits: refs.sign_feature_lambda_mean_ball(float(p["theta"]),
+                                                                                              int(p["n"]), bits),
                             description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
                                         "over tau's direction"),
         not_certifiable(Check("monte-carlo", 3, _eq19_mc, search=False,
@@ -2419,28 +2252,13 @@ P.claim(
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 
 
-def _ref_var_hyb(shared: int) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators."""
-    return lambda p, dps: refs.hybrid_variance_with_error(_hyb_moments(p, dps), shared, dps)
-
-
-def _var_terms_ctx(ctx: Any, p: dict[str, Any], shared: int) -> dict[str, Any]:
-    """``Var(lam S1)``, ``Var((1-lam) S2)``, ``Cov(lam S1, (1-lam) S2)`` on ctx (exact moments)."""
-    return refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
-
-
-def _printed_eq31_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq31_ctx(shared: int) -> CtxFormula:
     """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        t = _var_terms_ctx(ctx, p, shared)
+        t = refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
         return t["v1"] + t["v2"] + 2 * t["cov"]
 
     return printed
-
-
-def _var_hyb_ctx(shared: int) -> Callable[[Any, dict[str, Any]], Any]:
-    """``Var(SM^hyb) = E[SM^hyb^2] - (E SM^hyb)^2`` expanded over lam and the base estimators, on ctx."""
-    return lambda ctx, p: refs.hybrid_variance(_moments_ctx(ctx, p), shared)
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
@@ -2450,10 +2268,9 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
                   + (" (independent projections)" if not _sh else " (shared projections)"),
         domain=_THM31,
-        checks=[deterministic_check("moment-expansion", None, _ref_var_hyb(_sh), atol_scale=_scale,
-                                    max_points=16, printed_ctx=_printed_eq31_ctx(_sh),
-                                    reference_ball=_ball_of(_var_hyb_ctx(_sh)),
-                                    description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
+        checks=[_hyb_check(_printed_eq31_ctx(_sh), lambda h, dps, sh=_sh: refs.hybrid_variance_with_error(h, sh, dps),
+                           lambda h, sh=_sh: refs.hybrid_variance(h, sh), max_points=16,
+                           description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
     )
 
@@ -2469,19 +2286,14 @@ P.claim(
     statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
               "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
     domain=_THM31,
-    checks=[deterministic_check("moment-expansion", None, _ref_cov(2), atol_scale=_scale, max_points=16,
-                                printed_ctx=printed_eq33_ctx, reference_ball=_ball_of(_cov_ctx(2)),
-                                description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
+    checks=[_cov_check(2, printed_eq33_ctx, max_points=16,
+                       description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
 )
 
 
 def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
     """(eq (34) or (35) as printed, the feature-map estimator of eq (3) or (2)) on the draws ``w`` (m, d), the
     float64 inputs exact: the ball twin of the worst draw's comparison in :func:`_eq34_35`."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball
-
     xs, ys = [float(v) for v in x], [float(v) for v in y]
     xb, yb = [arb(v) for v in xs], [arb(v) for v in ys]
     a = (sum(v * v for v in xb) + sum(v * v for v in yb)) / 2
@@ -2513,8 +2325,8 @@ def _eq34_35(which: str) -> Check:
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
         ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
                                    scale=scale)
-        return _certify_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
-                              tol=1e-13 * scale)  # all 8 replicates
+        return certify_on_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
+                                tol=1e-13 * scale)  # all 8 replicates
 
     return Check("same-draws", 1, evaluate, search=False,
                  description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
@@ -2534,7 +2346,7 @@ for _which, _eq, _stmt in (
 # ---------------------------------------------------------------------- eq (40)-(41)
 
 
-def _printed_eq40_ctx(which: str, line: str) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
 
@@ -2555,14 +2367,12 @@ def _var_part_check(name: str, which: str, line: str, max_points: int, descripti
     equal SM) and on balls."""
     key = "v1" if which == "pos" else "v2"
 
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        t = refs.hybrid_variance_terms_with_error(_hyb_moments(p, dps), 0, dps)
+    def ref(h: dict[str, Any], dps: int) -> tuple[Any, Any]:
+        t = refs.hybrid_variance_terms_with_error(h, 0, dps)
         return t[key], t["err"]
 
-    return deterministic_check(name, None, ref, atol_scale=_scale, max_points=max_points,
-                               printed_ctx=_printed_eq40_ctx(which, line),
-                               reference_ball=_ball_of(lambda ctx, p: _var_terms_ctx(ctx, p, 0)[key]),
-                               description=description)
+    return _hyb_check(_printed_eq40_ctx(which, line), ref, lambda h: refs.hybrid_variance_terms(h, 0)[key], name,
+                      max_points=max_points, description=description)
 
 
 P.claim(
@@ -2600,8 +2410,6 @@ _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, d
 def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
     """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
     (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
-    from flint import arb
-
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     return refs.max_on_interval_ball(lambda ctx, u: fn(ctx, r, u, n), 0.0, "pi", bits, rtol=2.0 ** (30 - bits))
 
@@ -2609,8 +2417,6 @@ def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], b
 def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` over ``[0, pi]`` (eq 53-55 as printed), each maximum
     enclosed by branch and bound (:func:`_max_b_ball`)."""
-    from rfcheck.arb_backend import workprec
-
     if int(p["n"]) == 1:
         return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
                 "(with no slack) never decide as '<='")
@@ -2663,9 +2469,7 @@ def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     string saying why there are none: ``rfcheck.references.hrf.local_maximiser_balls`` around the numerical
     maximisers of :func:`_local_maxima` (same digits), their number proven from the signs of the exact first and
     second derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``)."""
-    from flint import arb
-
-    dps = _dps_of_bits(bits)
+    dps = dps_of_bits(bits)
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     ts = _local_maxima(i, p["r"], int(p["n"]), dps)
     return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps)
@@ -2675,8 +2479,6 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of ``theta* sin theta*`` over every interior local maximiser ``theta*`` of ``b_r^1``: the hull of
     ``theta sin theta`` on the balls of :func:`_b1_locmax_balls` (which enclose all of them), so agreement with
     the printed ``1/r^2`` is certified for every maximiser at once, and a refutation where every one differs."""
-    from rfcheck.arb_backend import workprec
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2686,10 +2488,6 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
 
 def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``max theta*^2`` over every interior local maximiser (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
-    from flint import arb
-
-    from rfcheck.arb_backend import workprec
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2700,8 +2498,6 @@ def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
 def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``max b_r^1(theta*)`` over every interior local maximiser (:func:`_b1_locmax_balls`; eq 54 as
     printed on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
-    from rfcheck.arb_backend import Ball
-
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
         return balls
@@ -2814,8 +2610,6 @@ def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
     as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
     (``rfcheck.references.hrf.sign_pattern_margin_ball``), not by finite differences."""
-    from flint import arb
-
     i, r, n = int(p["i"]), arb(float(p["r"])), arb(int(p["n"]))
     return refs.sign_pattern_margin_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), [p[k] for k in ("t1", "t2", "t3")],
                                          bits, weight=lambda t: (-2 * r**2 * t.cos()).exp()), arb(0)
@@ -2857,11 +2651,6 @@ def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointE
     as printed) enclosed, with a proof that there are no others, from the signs of its exact first and second
     derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``); the claim holds on
     balls when there is one and its ball lies at or below pi/2."""
-    from flint import arb
-
-    from rfcheck.arb_backend import bits_for_dps, workprec
-    from rfcheck.claims._common import certify_eval
-
     ev = _d3_locmax(p, budget, seed)
     if not ev.decided:
         return ev
@@ -2893,19 +2682,17 @@ P.claim(
 )
 
 
-def _b_at_ctx(i: int, where: str) -> Callable[[Any, dict[str, Any]], Any]:
+def _b_at_ctx(i: int, where: str) -> CtxFormula:
     """``b_r^i`` (eq 54-55 as printed) at ``theta = pi`` or ``0``."""
     return lambda ctx, p: _b_ctx(ctx, i, p["r"], ctx.pi if where == "pi" else refs.num(ctx, 0), p["n"])
 
 
-def _b_at_check(i: int, where: str, printed_ctx: Callable[[Any, dict[str, Any]], Any], **kw: Any) -> Check:
+def _b_at_check(i: int, where: str, printed_ctx: CtxFormula, **kw: Any) -> Check:
     """The check ``b{i}-at-{where}``: ``printed_ctx`` vs :func:`_b_at_ctx` (in mpmath and on balls)."""
-    f = _b_at_ctx(i, where)
-    return deterministic_check(f"b{i}-at-{where}", None, _mp_ref(f, scale=lambda p, v: abs(v)),
-                               printed_ctx=printed_ctx, reference_ball=_ball_of(f), **kw)
+    return _ctx_check(f"b{i}-at-{where}", printed_ctx, _b_at_ctx(i, where), lambda p, v: abs(v), keep_ints=True, **kw)
 
 
-def _printed_b_pi_ctx(i: int) -> Callable[[Any, dict[str, Any]], Any]:
+def _printed_b_pi_ctx(i: int) -> CtxFormula:
     """The printed values ``b_r^1(pi) = (1 - 1/n) exp(-2r^2)``, ``b_r^2(pi) = (1/n) exp(-2r^2)``."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         r, n = refs.num(ctx, p["r"]), p["n"]
@@ -2927,8 +2714,6 @@ def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
         return _b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)
 
     b1, b2 = refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits)
-    from rfcheck.arb_backend import workprec
-
     with workprec(bits):
         return -(b1.min(b2)), 0
 
@@ -2971,15 +2756,13 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
 def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
     local maximiser enclosed by :func:`_locmax_balls`."""
-    from rfcheck.arb_backend import Ball
-
     i = int(p["i"])
     balls = _locmax_balls(i, p, bits)
     if isinstance(balls, str):
         return balls
     f = lambda ctx, r, t, n: _b_ctx(ctx, i, r, t, n)  # noqa: E731
     vals = [refs.on_balls(f, p["r"], Ball(b), int(p["n"]), bits=bits) for b in balls]
-    return refs.max_of_balls([*vals, _ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
+    return refs.max_of_balls([*vals, ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
 
 
 P.claim(
@@ -3006,24 +2789,6 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-def _ref_gl_mean(quad: bool) -> Callable[[dict[str, Any], int], tuple[Any, Any]]:
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        (m1, _), (e1, _) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
-        return m1, e1
-
-    return ref
-
-
-def _quad_lam_mean_check() -> Check:
-    c = deterministic_check("quadrature", None, _ref_gl_mean(True), atol_scale=lambda p, dps: 1,
-                            max_points=3, description="E cos(sigma g |Delta|) by 1-D quadrature",
-                            printed_ctx=printed_eq67_ctx, reference_ball=_gl_ball(1))
-    c.search = False
-    c.domain = _pair_domain(norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
-                            description="|x|, |y| <= 1, sigma <= 1.5")
-    return c
-
-
 _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
@@ -3032,10 +2797,13 @@ P.claim(
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
               "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
     domain=_GAUSS_N,
-    checks=[deterministic_check("characteristic-function", None, _ref_gl_mean(False), printed_ctx=printed_eq67_ctx,
+    checks=[deterministic_check("characteristic-function", None, _ref_gl(1), printed_ctx=printed_eq67_ctx,
                                 reference_ball=_gl_ball(1), atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
-            _quad_lam_mean_check()],
+            _quad_check(printed_eq67_ctx, _ref_gl(1, quad=True), _gl_ball(1), _pair_domain(
+                norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
+                description="|x|, |y| <= 1, sigma <= 1.5"), atol_scale=lambda p, dps: 1, max_points=3,
+                        description="E cos(sigma g |Delta|) by 1-D quadrature")],
 )
 
 
@@ -3084,9 +2852,7 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
 def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
     """Ball of eq (75)'s second line (as :func:`printed_eq75_line2`), ``E[(1 - lam_hat)^2]`` the ball of its value
     from the exact moments."""
-    from rfcheck.arb_backend import workprec
-
-    head, eo2 = _ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
+    head, eo2 = ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
         return head + eo2
 
@@ -3104,11 +2870,6 @@ P.claim(
 )
 
 
-def _xy_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``|x - y|^2`` from the coordinates ``x = r e1``, ``y = r (cos theta, sin theta)``."""
-    return refs.same_length_distance_sq(ctx, p["r"], p["theta"])
-
-
 def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
     return refs.gauss_lambda_same_length(ctx, p["r"], p["theta"], p["sigma"])
@@ -3120,9 +2881,6 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
-_ref_eq76 = _mp_ref(_lam_coords_ctx)
-
-
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
@@ -3131,10 +2889,8 @@ P.claim(
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
               "eq (67)",
     domain=_SAME_F,
-    checks=[deterministic_check("coordinates", None, _ref_eq76, printed_ctx=printed_eq76_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_lam_coords_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1,
-                                description="eq (67) with |x - y|^2 from the coordinates of x, y")],
+    checks=[_ctx_check("coordinates", printed_eq76_ctx, _lam_coords_ctx, atol_scale=lambda p, dps: 1,
+                       description="eq (67) with |x - y|^2 from the coordinates of x, y")],
 )
 
 def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -3142,16 +2898,13 @@ def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
 
-_ref_eq80 = _mp_ref(_xy_coords_ctx, scale=lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1)
-
-
 P.claim(
     "eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
-    checks=[deterministic_check("coordinates", None, _ref_eq80, printed_ctx=printed_eq80_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_xy_coords_ctx, p, bits),
-                                atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
+    checks=[_ctx_check("coordinates", printed_eq80_ctx, lambda ctx, p: refs.same_length_distance_sq(
+        ctx, p["r"], p["theta"]), lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1,
+                       atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
 )
 
 
@@ -3166,11 +2919,7 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     """Balls of the floor ``10^(5-dps) scale`` (the check's number, exact) and of the hybrid's MSE at
     ``theta = pi`` (exactly: a ball of pi) from the exact moments (as :func:`_f_not_both`)."""
-    from flint import arb
-
-    from rfcheck.arb_backend import Ball, to_ball, workprec
-
-    dps = _dps_of_bits(bits)
+    dps = dps_of_bits(bits)
     with mpmath.workdps(dps + 10):
         q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
         floor = to_ball(mpmath.mpf(10) ** (5 - dps) * _scale(q, dps))
@@ -3193,7 +2942,7 @@ P.claim(
 
 def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """max(-lambda, lambda - 1) <= 0, lambda of eq (67) from coordinates (|x| = |y| = r)."""
-    v, e = _ref_eq76(p, dps)
+    v, e = mp_reference(_lam_coords_ctx)(p, dps)
     return max(-v, v - 1), mpmath.mpf(0), e
 
 
@@ -3203,8 +2952,6 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
     (about 1e-226 at ``r = 5, sigma = 3``): the ball is recomputed at 4 and 16 times the precision until its
     sign is decided (closed forms: milliseconds)."""
-    from rfcheck.arb_backend import workprec
-
     for b in (bits, 4 * bits, 16 * bits):
         v = eval_on_balls(_lam_coords_ctx, p, b)
         with workprec(b):
@@ -3258,9 +3005,6 @@ def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (a**2 + b**2) * (z * ri + rj / z)
 
 
-_ref_eq83 = _mp_ref(_eq83_ctx)
-
-
 _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, extra=(0.0,)),
               "ri": Real(-2.0, 2.0, extra=(0.0,)), "rj": Real(-2.0, 2.0, extra=(0.0,))},
              constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
@@ -3272,13 +3016,9 @@ P.claim(
               "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
               "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
     domain=_AB,
-    checks=[deterministic_check("complex-arithmetic", None, _ref_eq83, printed_ctx=printed_eq85_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1,
-                                description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
-            deterministic_check("eq84", None, _ref_eq83, printed_ctx=printed_eq84_ctx,
-                                reference_ball=lambda p, bits: eval_on_balls(_eq83_ctx, p, bits),
-                                atol_scale=lambda p, dps: 1, max_points=12)],
+    checks=[_ctx_check("complex-arithmetic", printed_eq85_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1,
+                       description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
+            _ctx_check("eq84", printed_eq84_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1, max_points=12)],
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
 )
 
@@ -3298,8 +3038,6 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ev = compare_deterministic(p, 1.0, float(sums[k]), 0, rtol=0, atol=1e-15)
     if not ev.decided:
         return ev
-    from flint import arb
-
     # the worst pair's sum in exact integer arithmetic over the 0/1 indicators (no float64 rounding)
     exact = sum(int(psi_x[k, i]) * int(psi_y[k, j]) for i in range(nq) for j in range(nk))
     return certify_equal(ev, arb(1), arb(exact), 0.0, 1e-15)
@@ -3333,8 +3071,7 @@ P.claim(
     "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
     domain=_LAM_DOMAIN,
-    checks=[deterministic_check("binomial-sum", None, _ref_lam(2), printed_ctx=printed_eq44_line2a_ctx,
-                                reference_ball=_lam_ball(2), atol_scale=lambda p, dps: 1)],
+    checks=[_binomial_check(2, printed_eq44_line2a_ctx)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
           "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
 )
@@ -3363,16 +3100,12 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
         return (v, mpmath.mpf(0), e) if zero else (mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e)
 
     def balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-        from flint import arb
-
-        from rfcheck.arb_backend import workprec
-
         th = "pi" if theta is mpmath.pi else float(theta)
         var, scale = refs.lambda_estimator_variance_ball(kind, p["r"], th, p["sigma"], int(p["n"]), bits)
         if zero:
             return var, 0
         with workprec(bits):
-            return arb(10) ** (5 - _dps_of_bits(bits)) * scale, var
+            return arb(10) ** (5 - dps_of_bits(bits)) * scale, var
 
     return inequality_check(name, lhs_rhs, max_points=max_points, search=False, sides_ball=balls,
                             description=description)
@@ -3381,43 +3114,32 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
 _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
                 description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
 
-P.claim(
-    "text-f-lambda-estimator.trig-zero-at-0", source=P.at("appendix F, after eq (68)"),
-    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
-              "[...] for the fixed input lengths, in the former case the variance of the estimator is zero for "
-              "theta_{x,y} = 0",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature", "trig", 0, True,
-                           "Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 (1-D Gaussian "
-                           "quadrature) <= 0")],
-    notes="'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
-          "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2.",
-)
+_F_EST_STMT = "The exponential in lambda can be estimated either by trigonometric or positive random features. [...] "
 
-P.claim(
-    "text-f-lambda-estimator.pos-zero-at-pi", source=P.at("appendix F, after eq (68)"),
-    statement="The exponential in lambda can be estimated either by trigonometric or positive random features. "
-              "[...] for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature", "pos", mpmath.pi, True,
-                           "Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - sigma^2 |y|^2) "
-                           "features at theta = pi (quadrature) <= 0")],
-    notes="Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
-          "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
-          "exp(-sigma^2 |x - y|^2), zero iff x + y = 0.",
-)
-
-P.claim(
-    "text-f-lambda-estimator.not-both", source=P.at("appendix F, after eq (68)"),
-    statement="[estimating the exponential in lambda by trigonometric or positive random features] the variance "
-              "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
-    domain=_F_EST,
-    checks=[_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
-                           "trigonometric features: Var lam_hat at theta = pi > floor"),
-            _lam_var_check("quadrature-pos-at-0", "pos", 0, False,
-                           "positive features: Var lam_hat at theta = 0 > floor")],
-    notes="With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.",
-)
+#: id suffix, statement, checks, notes
+for _sfx, _stmt, _checks, _notes in (
+    ("trig-zero-at-0", _F_EST_STMT + "for the fixed input lengths, in the former case the variance of the estimator is "
+                                     "zero for theta_{x,y} = 0",
+     [_lam_var_check("quadrature", "trig", 0, True, "Var of lam_hat with cos(sigma w^T (x - y)) features at theta = 0 "
+                                                    "(1-D Gaussian quadrature) <= 0")],
+     "'The estimator' is read as the estimator lam_hat of lambda (eq 69 form); its variance is "
+     "Var(f)/(n rho^2). Closed form (tested): Var(cos) = (1 - exp(-sigma^2 |Delta|^2))^2 / 2."),
+    ("pos-zero-at-pi", _F_EST_STMT + "for the fixed input lengths, [...] in the latter it is zero for theta_{x,y} = pi",
+     [_lam_var_check("quadrature", "pos", mpmath.pi, True,
+                     "Var of lam_hat with exp(sigma w^T x - sigma^2 |x|^2) exp(sigma w^T y - sigma^2 |y|^2) "
+                     "features at theta = pi (quadrature) <= 0")],
+     "Positive features of exp(-sigma^2/2 |x - y|^2) = exp(-sigma^2|x|^2/2) exp(-sigma^2|y|^2/2) "
+     "exp(sigma^2 x^T y). Closed form (tested): Var(f) = exp(2 sigma^2 |x + y|^2 - 2 sigma^2 (|x|^2 + |y|^2)) - "
+     "exp(-sigma^2 |x - y|^2), zero iff x + y = 0."),
+    ("not-both", "[estimating the exponential in lambda by trigonometric or positive random features] the variance "
+                 "never zeroes out for both theta_{x,y} = 0 and theta_{x,y} = pi",
+     [_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
+                     "trigonometric features: Var lam_hat at theta = pi > floor"),
+      _lam_var_check("quadrature-pos-at-0", "pos", 0, False, "positive features: Var lam_hat at theta = 0 > floor")],
+     "With the two claims above: each estimator zeroes at exactly one end. Both checks must hold."),
+):
+    P.claim(f"text-f-lambda-estimator.{_sfx}", source=P.at("appendix F, after eq (68)"), statement=_stmt,
+            domain=_F_EST, checks=_checks, notes=_notes)
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
