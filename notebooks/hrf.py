@@ -115,7 +115,10 @@ print("(1-p)(1-p+p/n) =", (1 - p) * (1 - p + p / n4), "  printed p(1-1/n-p+p/n) 
 # `r <= 10`, where `W(r) ~ e^200`).
 
 # %%
-from rfcheck.claims.hrf import printed_eq27_log  # noqa: E402  (the bound (27) as registered, mpmath)
+from rfcheck.claims.hrf import printed_eq27_log_ctx  # noqa: E402  (the bound (27) as registered)
+from rfcheck.ledger import on_mp  # noqa: E402
+
+printed_eq27_log = on_mp(printed_eq27_log_ctx)  # its mpmath face
 
 print(" r   log eps base   log eps hybrid   printed (27)   corrected bound   (m = 16, n = 1)")
 for rr in (1.0, 2.0, 4.0, 5.0, 10.0):
