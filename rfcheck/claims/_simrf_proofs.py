@@ -29,6 +29,7 @@ from scipy import special
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import FP, MP
+from rfcheck.checkkit import capped
 from rfcheck.claims._simrf_shared import MF
 from rfcheck.claims._simrf_shared import at_bits as _ball
 from rfcheck.claims._simrf_shared import det as _det
@@ -36,7 +37,6 @@ from rfcheck.claims._simrf_shared import eq10_angle as _eq10_angle
 from rfcheck.claims._simrf_shared import faces as _faces
 from rfcheck.claims._simrf_shared import iid_mgf_check as _iid_mgf_check
 from rfcheck.claims._simrf_shared import ineq as _ineq
-from rfcheck.claims._simrf_shared import no_search as _no_search
 from rfcheck.claims._simrf_shared import on_balls as _on_balls
 from rfcheck.claims._simrf_shared import vd_domain as _vd_domain
 from rfcheck.ledger import (
@@ -1004,13 +1004,13 @@ P.claim(
     readings=[
         Reading(
             "literal (46)",
-            [_no_search(_eq45_check(True), 12)],
+            [capped(_eq45_check(True), 12)],
             description="w_{P_iP_j} = the quadratic form itself, as eq (46) writes it: the weights are "
             "q^{2k-2} instead of q^{k-1}",
         ),
         Reading(
             "norm",
-            [_no_search(_eq45_check(False), 16)],
+            [capped(_eq45_check(False), 16)],
             description="w_{P_iP_j} = |w_{P_i} w_hat_i + w_{P_j} w_hat_j|, the norm whose square is eq (46)'s "
             "quadratic form; the printed sum is then exactly 1/4 of the gradient (the factor and lambda_i w_i in "
             "place of lambda_i w_hat_i are absorbed by the multiplier)",

@@ -2,10 +2,11 @@
 
 :mod:`rfcheck.claims.simrf` (the paper's results) and :mod:`rfcheck.claims._simrf_proofs`
 (its proof steps) both import from here, so that neither imports the other's helpers: the
-domain builder, expensive checks (:func:`det`, :func:`ineq`), the mpmath and ball faces of a
-transcription (:func:`faces`, :func:`on_balls`, :func:`at_bits`) and the checks against a
-reference used by both modules (:func:`eq10_angle`, :func:`iid_mgf_check`); the numerical
-references themselves live in :mod:`rfcheck.references.simrf`.
+domain builder, expensive checks (:func:`det`, :func:`ineq`, capped by
+:func:`rfcheck.checkkit.capped`), the mpmath and ball faces of a transcription (:func:`faces`,
+:func:`on_balls`, :func:`at_bits`) and the checks against a reference used by both modules
+(:func:`eq10_angle`, :func:`iid_mgf_check`); the numerical references themselves live in
+:mod:`rfcheck.references.simrf`.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import mpmath
 
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
+from rfcheck.checkkit import capped
 from rfcheck.ledger import Check, Domain, Int, Real, deterministic_check, inequality_check
 from rfcheck.references.simrf import eq10_quadrature, iid_mgf_ball, iid_mgf_quadrature
 
-__all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq", "no_search", "on_balls", "vd_domain"]
+__all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq", "on_balls", "vd_domain"]
 
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
@@ -37,21 +39,14 @@ def vd_domain(
     return Domain(params, **kw)
 
 
-def no_search(check: Check, n: int) -> Check:
-    """An expensive check: at most ``n`` grid/random points, no optimiser climb (verify time budget)."""
-    check.max_points = n
-    check.search = False
-    return check
-
-
 def det(*args: Any, n: int, **kw: Any) -> Check:
     """An expensive :func:`~rfcheck.ledger.deterministic_check`: at most ``n`` points, no optimiser climb."""
-    return no_search(deterministic_check(*args, **kw), n)
+    return capped(deterministic_check(*args, **kw), n)
 
 
 def ineq(*args: Any, n: int, **kw: Any) -> Check:
     """An expensive :func:`~rfcheck.ledger.inequality_check`: at most ``n`` points, no optimiser climb."""
-    return no_search(inequality_check(*args, **kw), n)
+    return capped(inequality_check(*args, **kw), n)
 
 
 def on_balls(fn: Any) -> Any:

@@ -1193,7 +1193,7 @@ def projection_scratch(M, d):
     >>> vec.shape, raw.shape, raw.dtype.name
     ((10, 24), (132,), 'uint64')
     """
-    vec = np.empty((10, pad8(max(M, d))))
+    vec = empty_lines(10 * pad8(max(M, d))).reshape((10, pad8(max(M, d))))
     raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
     return vec, raw
 
