@@ -1371,9 +1371,11 @@ def claim_code_stats(root: str | Path = ROOT) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``modules``: ``{file name: {"lines": n, kind: n, ...}}``; ``lines``, ``claims`` (registered
-        built-in claims), ``lines_per_claim``; ``transcriptions`` and ``transcriptions_on_ctx``
-        (``printed_*`` functions, and those written against a context).
+        ``modules``: ``{file name: {"lines": n, kind: n, ..., "tokens": n}}``; ``lines``, ``claims``
+        (registered built-in claims), ``lines_per_claim``; ``tokens`` and ``tokens_per_claim`` (Python
+        tokens other than comments, newlines and indentation: a size the layout does not change);
+        ``transcriptions`` and ``transcriptions_on_ctx`` (``printed_*`` functions, and those written
+        against a context).
 
     Examples
     --------
@@ -1404,11 +1406,24 @@ def claim_code_stats(root: str | Path = ROOT) -> dict[str, Any]:
                 n_printed += 1
                 n_ctx += _takes_ctx(node)
         row["blank lines and comments"] = len(lines) - len(seen)
-        modules[f.name] = {"lines": len(lines), **row}
+        modules[f.name] = {"lines": len(lines), **row, "tokens": _code_tokens(src)}
     total = sum(m["lines"] for m in modules.values())
+    tokens = sum(m["tokens"] for m in modules.values())
     n_claims = sum(1 for c in claims.load_all() if c.split(".")[0] in claims.PAPER_SOURCES)
     return {"modules": modules, "lines": total, "claims": n_claims, "lines_per_claim": total / n_claims,
+            "tokens": tokens, "tokens_per_claim": tokens / n_claims,
             "transcriptions": n_printed, "transcriptions_on_ctx": n_ctx}
+
+
+def _code_tokens(src: str) -> int:
+    """Python tokens of ``src`` other than comments, line breaks, indentation and the end marker: a size
+    of the code that its layout (how arguments are spread over lines) does not change."""
+    import io
+    import tokenize
+
+    layout = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+              tokenize.ENDMARKER}
+    return sum(1 for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type not in layout)
 
 
 def claim_code_page(root: str | Path = ROOT) -> str:
@@ -1432,11 +1447,12 @@ def claim_code_page(root: str | Path = ROOT) -> str:
     """
     st = claim_code_stats(root)
     mods = st["modules"]
-    head = ["module", "lines", *CLAIM_CODE_KINDS]
-    rows = [[f"`{name}`", str(m["lines"]), *(str(m[k]) for k in CLAIM_CODE_KINDS)] for name, m in mods.items()]
+    head = ["module", "lines", *CLAIM_CODE_KINDS, "tokens"]
+    kinds = (*CLAIM_CODE_KINDS, "tokens")
+    rows = [[f"`{name}`", str(m["lines"]), *(str(m[k]) for k in kinds)] for name, m in mods.items()]
     rows.append(["**all**", str(st["lines"]),
                  *(f"{sum(m[k] for m in mods.values())} ({sum(m[k] for m in mods.values()) / st['claims']:.1f}"
-                   " per claim)" for k in CLAIM_CODE_KINDS)])
+                   " per claim)" for k in kinds)])
     return "\n".join([
         "# How the built-in claims are written", "",
         "The five papers' claims are declared with the same public API as a user's own claims "
@@ -1447,6 +1463,8 @@ def claim_code_page(root: str | Path = ROOT) -> str:
         "{mod}`rfcheck.references`. Computed from the source by `rfcheck.docsgen.claim_code_stats` when the "
         "site is built.", "",
         f"**{st['lines']:,} lines for {st['claims']} claims: {st['lines_per_claim']:.1f} lines per claim.** "
+        f"In tokens, a size the layout does not change (Python tokens other than comments, line breaks and "
+        f"indentation): {st['tokens']:,}, {st['tokens_per_claim']:.0f} per claim. "
         f"{st['transcriptions_on_ctx']} of the {st['transcriptions']} `printed_*` transcriptions are written "
         "against a context (the others act on vectors, matrices or float64 iterates, or keep an mpmath operation "
         "whose digits a context would change, with a separate ball face).", "",

@@ -60,10 +60,20 @@ def test_claim_module_lines_are_classified(tmp_path):
     assert row["claim declarations"] == 4
     assert row["blank lines and comments"] == 10
     assert st["transcriptions"] == 2 and st["transcriptions_on_ctx"] == 1
+    assert row["tokens"] == st["tokens"] > 0 and st["tokens_per_claim"] == st["tokens"] / st["claims"]
+
+
+def test_tokens_do_not_depend_on_the_layout():
+    compact = 'P.claim("eq1", source=P.at("eq (1)"), statement="a" "b",  # why\n        checks=[c(1, 2)])\n'
+    spread = ('P.claim(\n    "eq1",\n    source=P.at("eq (1)"),\n\n    # why\n    statement="a"\n    "b",\n'
+              '    checks=[\n        c(\n            1,\n            2,\n        )\n    ],\n)\n')
+    assert docsgen._code_tokens(compact) + 2 == docsgen._code_tokens(spread)  # the two trailing commas
+    assert docsgen._code_tokens("x = 1\n") == 3
 
 
 def test_page_states_the_totals():
     st = docsgen.claim_code_stats()
     page = docsgen.claim_code_page()
     assert f"**{st['lines']:,} lines for {st['claims']} claims: {st['lines_per_claim']:.1f} lines per claim.**" in page
+    assert f"{st['tokens']:,}, {st['tokens_per_claim']:.0f} per claim" in page
     assert page.count("\n| `") == len(st["modules"])
