@@ -132,40 +132,26 @@ def _eq88_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return (MF(1) if i == j else -MF(1) / (d - 1)), MF(10) ** (-dps - 5)
 
 
-P.claim(
-    "eq88",
-    source=P.at("sec 3 eq (9) (= appendix B.2 eq (88)) and the sentence after eq (9)"),
-    statement="s_i = sqrt(d/(d-1)) e_i - (sqrt(d)+1)/(d-1)^{3/2} (1,...,1,0) (i < d), s_d = (1,...,1,0)/sqrt(d-1) "
-    "'are manifestly normalised and subtend obtuse angles' theta = arccos(-1/(d-1))",
-    domain=Domain(
-        {
-            "d": Int(2, 1024, extra=(2, 3, 64)),
-            "i": Int(0, 1023, scale="linear"),
-            "j": Int(0, 1023, scale="linear", extra=(0, 1023)),
-        }
-    ),
-    checks=[
-        deterministic_check(
-            "gram-entry",
-            lambda p: _gram_entry(MP, p),
-            _eq88_ref,
-            atol_scale=lambda p, dps: 1,
-            printed_ball=_on_balls(_gram_entry),
-            reference_ball=lambda p, bits: (lambda d, i, j: arb(1) if i == j else arb(-1) / (d - 1))(*_s_pair(p)),
-            description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)",
-        )
-    ],
-    notes="Rows i, j are taken modulo d (1-based); the grid visits i = j, i = d and j = d.",
-)
+P.claim("eq88", source=P.at("sec 3 eq (9) (= appendix B.2 eq (88)) and the sentence after eq (9)"),
+        statement="s_i = sqrt(d/(d-1)) e_i - (sqrt(d)+1)/(d-1)^{3/2} (1,...,1,0) (i < d), s_d = (1,...,1,0)/sqrt(d-1) "
+        "'are manifestly normalised and subtend obtuse angles' theta = arccos(-1/(d-1))",
+        domain=Domain({"d": Int(2, 1024, extra=(2, 3, 64)), "i": Int(0, 1023, scale="linear"),
+                       "j": Int(0, 1023, scale="linear", extra=(0, 1023))}),
+        checks=[deterministic_check(
+                    "gram-entry", lambda p: _gram_entry(MP, p), _eq88_ref, atol_scale=lambda p, dps: 1,
+                    printed_ball=_on_balls(_gram_entry),
+                    reference_ball=lambda p, bits: (lambda d, i, j: arb(1) if i == j else arb(
+                                                        -1) / (d - 1))(*_s_pair(p)),
+                    description="s_i . s_j from the printed rows (mpmath) vs 1 (i = j) and -1/(d-1) (i != j)")],
+        notes="Rows i, j are taken modulo d (1-based); the grid visits i = j, i = d and j = d.")
 
 
 def printed_alg1(x: list[Any], d: int, ctx: Any = MP) -> list[Any]:
     """Algorithm 1 (appendix B.2.1): y_d = sum_{i<d} x_i / sqrt(d-1);
     y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (on a context, default mpmath)."""
     yd = ctx.fsum(*x[: d - 1]) / ctx.sqrt(ctx.num(d - 1))
-    return [ctx.sqrt(ctx.num(d) / (d - 1)) * x[i] - (ctx.sqrt(ctx.num(d)) + 1) / (d - 1) * yd for i in range(d - 1)] + [
-        yd
-    ]
+    return [ctx.sqrt(ctx.num(d) / (d - 1)) * x[i] - (ctx.sqrt(ctx.num(d)) + 1) / (
+                d - 1) * yd for i in range(d - 1)] + [yd]
 
 
 def _alg1_vec(p: dict[str, Any], ctx: Any = MP) -> list[Any]:
@@ -183,28 +169,18 @@ def _alg1_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return _dot(printed_s_row(k + 1, d), x), MF(10) ** (-dps - 5) * d
 
 
-P.claim(
-    "alg1",
-    source=P.at("appendix B.2.1, Algorithm 1"),
-    statement="Algorithm 1 computes y = S x in O(d): y_d = sum_{i<d} x_i/sqrt(d-1), "
-    "y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (i < d), S of eq (9)",
-    domain=Domain({"d": Int(2, 1024, extra=(2, 3)), "k": Int(0, 1023, scale="linear", extra=(0, 1023)), "seed": SEED}),
-    checks=[
-        deterministic_check(
-            "matrix-vector",
-            lambda p: _alg1_component(MP, p),
-            _alg1_ref,
-            atol_scale=lambda p, dps: math.sqrt(int(p["d"])),
-            printed_ball=_on_balls(_alg1_component),
-            reference_ball=_on_balls(
-                lambda ctx, p: ctx_dot(
-                    ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx)
-                )
-            ),
-            description="component k of S x with S built from the rows of eq (9), mpmath, random x",
-        )
-    ],
-)
+P.claim("alg1", source=P.at("appendix B.2.1, Algorithm 1"),
+        statement="Algorithm 1 computes y = S x in O(d): y_d = sum_{i<d} x_i/sqrt(d-1), "
+        "y_i = sqrt(d/(d-1)) x_i - (sqrt(d)+1)/(d-1) y_d (i < d), S of eq (9)",
+        domain=Domain(
+            {"d": Int(2, 1024, extra=(2, 3)), "k": Int(0, 1023, scale="linear", extra=(0, 1023)), "seed": SEED}),
+        checks=[deterministic_check(
+                    "matrix-vector", lambda p: _alg1_component(MP, p), _alg1_ref,
+                    atol_scale=lambda p, dps: math.sqrt(int(p["d"])), printed_ball=_on_balls(_alg1_component),
+                    reference_ball=_on_balls(lambda ctx, p: ctx_dot(
+                                                 ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx),
+                                                 _alg1_vec(p, ctx))),
+                    description="component k of S x with S built from the rows of eq (9), mpmath, random x")])
 
 
 # ----------------------------------------------------------------------- eq (22)
@@ -218,31 +194,17 @@ def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, b, (abs(a) + abs(b)) * MF(10) ** (3 - dps)
 
 
-P.claim(
-    "eq22",
-    source=P.at("sec 4, eq (22) and the sentence after it"),
-    statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
-    "than for cos theta = 0",
-    domain=Domain(
-        {"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)), "cos": Real(-1.0, -1e-6, extra=(-0.5,))}
-    ),
-    checks=[
-        _ineq(
-            "quadrature",
-            _eq22,
-            max_points=40,
-            description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
-            sides_ball=_ball(
-                lambda p, bits: tuple(
-                    sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0)
-                )
-            ),
-            n=20,
-        )
-    ],
-    notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
-    "equality by a tolerance test; the evidence lists the margins.",
-)
+P.claim("eq22", source=P.at("sec 4, eq (22) and the sentence after it"),
+        statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
+        "than for cos theta = 0", domain=Domain({"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)),
+                                                 "cos": Real(-1.0, -1e-6, extra=(-0.5,))}),
+        checks=[_ineq("quadrature", _eq22, max_points=40,
+                      description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
+                      sides_ball=_ball(lambda p, bits: tuple(sine_power_integral_ball(
+                                                                 int(p["d"]), int(p["k"]), c, bits) for c in (
+                                                                     p["cos"], 0))), n=20)],
+        notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
+        "equality by a tolerance test; the evidence lists the margins.")
 
 
 # ----------------------------------------------------------------------- eq (31), (32), (75)
@@ -274,21 +236,13 @@ def _hankel_check(printed: Any, arg: str, kernel: str, n: int, **kw: Any) -> Che
 
     def reference_ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
-            return gauss.sphere_average_ball(
-                lambda t, _a: getattr(to_ball(p["w"]) * to_ball(p[arg]) * t, kernel)(), int(p["d"]), bits
-            )
+            return gauss.sphere_average_ball(lambda t, _a: getattr(to_ball(p["w"]) * to_ball(p[arg]) * t, kernel)(),
+                                             int(p["d"]), bits)
 
-    return _det(
-        "direction-quadrature",
-        None,
-        lambda p, dps: _quad_err(lambda: mean(MF(p["w"]), MF(p[arg]), int(p["d"])), dps),
-        description=f"E {kernel}(w q.{arg}), q uniform on S^{{d-1}}, by 1-D quadrature in the polar angle",
-        printed_ctx=printed,
-        printed_ball=printed_ball,
-        reference_ball=reference_ball,
-        n=n,
-        **kw,
-    )
+    return _det("direction-quadrature", None,
+                lambda p, dps: _quad_err(lambda: mean(MF(p["w"]), MF(p[arg]), int(p["d"])), dps),
+                description=f"E {kernel}(w q.{arg}), q uniform on S^{{d-1}}, by 1-D quadrature in the polar angle",
+                printed_ctx=printed, printed_ball=printed_ball, reference_ball=reference_ball, n=n, **kw)
 
 
 def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
@@ -301,23 +255,16 @@ def printed_eq31(ctx: Any, p: dict[str, Any]) -> Any:
     wv = float(MF(p["w"]) * MF(p["v"]))
     with mpmath.workdps(mpmath.mp.dps + 30 + int(d / 2 * max(0.0, -math.log10(wv + 1e-300)))):
         z = ctx.num(1j) * w * v
-        out = ctx.re(
-            ctx.gamma(ctx.num(d) / 2)
-            * 2 ** (ctx.num(d) / 2 - 1)
-            * z ** (1 - ctx.num(d) / 2)
-            * _besselj(ctx, ctx.num(d) / 2 - 1, z)
-        )
+        out = ctx.re(ctx.gamma(ctx.num(d) / 2) * 2 ** (ctx.num(d) / 2 - 1) * z ** (1 - ctx.num(d) / 2)
+                     * _besselj(ctx, ctx.num(d) / 2 - 1, z))
     return +out
 
 
-P.claim(
-    "eq31",
-    source=P.at("appendix A.1, eq (31) (Hankel-transform line)"),
-    statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
-    "(checked conditionally on |w_ij| = w, w_ij isotropic)",
-    domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
-    checks=[_hankel_check(printed_eq31, "v", "exp", 24)],
-)
+P.claim("eq31", source=P.at("appendix A.1, eq (31) (Hankel-transform line)"),
+        statement="E[e^{w_ij^T v}] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (i w v)^{1-d/2} J_{d/2-1}(i w v) "
+        "(checked conditionally on |w_ij| = w, w_ij isotropic)",
+        domain=Domain({"w": Real(0.05, 30.0), "v": Real(0.05, 5.0, extra=(1.0,)), "d": Int(1, 256, extra=(2, 3))}),
+        checks=[_hankel_check(printed_eq31, "v", "exp", 24)])
 
 
 def printed_eq32(ctx: Any, p: dict[str, Any]) -> Any:
@@ -325,10 +272,8 @@ def printed_eq32(ctx: Any, p: dict[str, Any]) -> Any:
     ``|z/2|^2/((k+1)(k+alpha+1))``, non-increasing in k as alpha >= -1/2)."""
     a, z = ctx.num(int(p["d"])) / 2 - 1, ctx.num(p["z"]) * (ctx.num(1j) if p["imag"] else 1)
     with mpmath.workdps(mpmath.mp.dps + int(float(p["z"]))):  # alternating for real z: guard digits
-        out = ctx.series(
-            lambda k: (-1) ** k / (ctx.gamma(k + 1) * ctx.gamma(k + a + 1)) * (z / 2) ** (2 * k + a),
-            lambda k: ctx.abs(z / 2) ** 2 / ((k + 1) * (k + a + 1)),
-        )
+        out = ctx.series(lambda k: (-1) ** k / (ctx.gamma(k + 1) * ctx.gamma(k + a + 1)) * (z / 2) ** (2 * k + a),
+                         lambda k: ctx.abs(z / 2) ** 2 / ((k + 1) * (k + a + 1)))
     return +out
 
 
@@ -344,52 +289,33 @@ def _besselj_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 P.claim(
-    "eq32",
-    source=P.at("appendix A.1, eq (32)"),
+    "eq32", source=P.at("appendix A.1, eq (32)"),
     statement="J_alpha(z) = sum_k (-1)^k / (k! Gamma(k + alpha + 1)) (z/2)^{2k+alpha}",
-    domain=Domain(
-        {"d": Int(1, 256, extra=(1, 2, 3)), "z": Real(0.01, 40.0, extra=(1.0,)), "imag": Choice((False, True))}
-    ),
+    domain=Domain({"d": Int(1, 256, extra=(1, 2, 3)), "z": Real(0.01, 40.0, extra=(1.0,)),
+                   "imag": Choice((False, True))}),
     checks=[
         deterministic_check(
-            "mpmath-besselj",
-            None,
-            lambda p, dps: _quad_err(
-                lambda: mpmath.besselj(MF(int(p["d"])) / 2 - 1, MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)),
-                dps,
-            ),
-            atol_scale=lambda p, dps: 1,
-            description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
-            printed_ctx=printed_eq32,
-            printed_ball=lambda p, bits: tight_ball(
-                lambda: printed_eq32(ARB, p).v, bits, 30 + 2 * int(float(p["z"])), 2048
-            ),
-            reference_ball=_besselj_ball,
-        )
-    ],
-    notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).",
-)
+            "mpmath-besselj", None,
+            lambda p, dps: _quad_err(lambda: mpmath.besselj(MF(int(p["d"])) / 2 - 1,
+                                                            MF(p["z"]) * (mpmath.mpc(0, 1) if p["imag"] else 1)), dps),
+            atol_scale=lambda p, dps: 1, description="mpmath.besselj (alpha = d/2 - 1, real and imaginary z)",
+            printed_ctx=printed_eq32, printed_ball=lambda p, bits: tight_ball(
+                                          lambda: printed_eq32(ARB, p).v, bits, 30 + 2 * int(float(p["z"])), 2048),
+            reference_ball=_besselj_ball)], notes="alpha = d/2 - 1 as used in eq (31) (alpha = -1/2 at d = 1).")
 
 
 def printed_eq75(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (75) at |w_ij| = w: Gamma(d/2) 2^{d/2-1} (w z)^{1-d/2} J_{d/2-1}(w z), on a context."""
     w, z, d = ctx.num(p["w"]), ctx.num(p["z"]), int(p["d"])
-    return (
-        ctx.gamma(ctx.num(d) / 2)
-        * 2 ** (ctx.num(d) / 2 - 1)
-        * (w * z) ** (1 - ctx.num(d) / 2)
-        * _besselj(ctx, ctx.num(d) / 2 - 1, w * z)
-    )
+    return (ctx.gamma(ctx.num(d) / 2) * 2 ** (ctx.num(d) / 2 - 1) * (w * z) ** (1 - ctx.num(d) / 2)
+            * _besselj(ctx, ctx.num(d) / 2 - 1, w * z))
 
 
-P.claim(
-    "eq75",
-    source=P.at("appendix A.8, eq (75)"),
-    statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
-    "(checked conditionally on |w_ij| = w, w_ij isotropic)",
-    domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
-    checks=[_hankel_check(printed_eq75, "z", "cos", 16, atol_scale=lambda p, dps: 1)],
-)
+P.claim("eq75", source=P.at("appendix A.8, eq (75)"),
+        statement="E[cos w_ij^T z] = Gamma(d/2) 2^{d/2-1} int_0^inf dw p(w) (w z)^{1-d/2} J_{d/2-1}(w z) "
+        "(checked conditionally on |w_ij| = w, w_ij isotropic)",
+        domain=Domain({"w": Real(0.05, 20.0), "z": Real(0.05, 4.0, extra=(1.0,)), "d": Int(1, 128, extra=(2, 3))}),
+        checks=[_hankel_check(printed_eq75, "z", "cos", 16, atol_scale=lambda p, dps: 1)])
 
 
 # ----------------------------------------------------------------------- eq (78)
@@ -414,11 +340,9 @@ def printed_eq78(ctx: Any, p: dict[str, Any]) -> Any:
         def bracket_first(k: int) -> Any:
             return g * ctx.gamma(k + d) / (2**k * ctx.gamma(k + dh))
 
-        out = ctx.dominated_series(
-            lambda k: (-z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) - 1),
-            lambda k: (z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) + 1),
-            lambda k: z * z * (k + d) / (2 * (k + 1) * (k + dh)) + z * z / (k + 1),
-        )
+        out = ctx.dominated_series(lambda k: (-z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) - 1),
+                                   lambda k: (z * z) ** k / ctx.gamma(k + 1) * (bracket_first(k) + 1),
+                                   lambda k: z * z * (k + d) / (2 * (k + 1) * (k + dh)) + z * z / (k + 1))
     return +out
 
 
@@ -429,27 +353,15 @@ def _eq78_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 P.claim(
-    "eq78",
-    source=P.at("appendix A.9, eq (78)"),
+    "eq78", source=P.at("appendix A.9, eq (78)"),
     statement="E_ort(a_1 a_2) - e^{-z^2} = sum_k (-z^2)^k/k! (Gamma(k+d) Gamma(d/2) / (2^k Gamma(k+d/2) Gamma(d)) - 1)",
     domain=Domain({"z": Real(0.0, 4.0, extra=(1.0,)), "d": Int(2, 128, extra=(2, 3, 64))}),
-    checks=[
-        _det(
-            "bessel-quadrature",
-            on_mp(printed_eq78),
-            _eq78_ref,
-            atol_scale=lambda p, dps: 1,
-            description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
-            printed_ball=_on_balls(printed_eq78),
-            reference_ball=_ball(
-                lambda p, bits: (
-                    gauss.orthogonal_pair_cos_ball(p["z"], int(p["d"]), bits) - (-(to_ball(p["z"]) ** 2)).exp()
-                )
-            ),
-            n=16,
-        )
-    ],
-)
+    checks=[_det("bessel-quadrature", on_mp(printed_eq78), _eq78_ref, atol_scale=lambda p, dps: 1,
+                 description="E cos(w_12.z) over |w_12| ~ chi_2d (orthogonal pair) and a uniform direction",
+                 printed_ball=_on_balls(printed_eq78),
+                 reference_ball=_ball(lambda p, bits: (gauss.orthogonal_pair_cos_ball(
+                                                           p["z"], int(p["d"]), bits) - (
+                                                               -(to_ball(p["z"]) ** 2)).exp())), n=16)])
 
 
 # --------------------------------------------------------------- eq (72) (RFF inner product)
@@ -490,30 +402,19 @@ def _gram_check(printed: Any, gram: Any, relative: bool, how: str = "") -> Check
             val = gram(MP, p)
             return val, (abs(val) if relative else 1) * MF(10) ** (-dps - 5)
 
-    return deterministic_check(
-        "feature-inner-product",
-        None,
-        reference,
-        atol_scale=None if relative else lambda p, dps: 1,
-        printed_ctx=printed,
-        printed_ball=_on_balls(printed),
-        reference_ball=_on_balls(gram),
-        description="the inner product of the printed feature vectors, random w, x, y" + how,
-    )
+    return deterministic_check("feature-inner-product", None, reference,
+                               atol_scale=None if relative else lambda p, dps: 1, printed_ctx=printed,
+                               printed_ball=_on_balls(printed), reference_ball=_on_balls(gram),
+                               description="the inner product of the printed feature vectors, random w, x, y" + how)
 
 
 #: the points of the feature inner-product claims, eq (72) (RFF) and eq (28) (PRF)
 _GRAM_DOMAIN = Domain(
-    {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED}
-)
+    {"m": Int(1, 64, extra=(1, 2)), "d": Int(1, 64, extra=(2,)), "scale": Real(0.0, 3.0), "seed": SEED})
 
-P.claim(
-    "eq72",
-    source=P.at("appendix A.8, eq (72)"),
-    statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
-    domain=_GRAM_DOMAIN,
-    checks=[_gram_check(printed_eq72, _rff_gram_ctx, False)],
-)
+P.claim("eq72", source=P.at("appendix A.8, eq (72)"),
+        statement="K_hat = phi_RFF(x)^T phi_RFF(y) = (1/m) sum_i cos w_i^T (x - y), phi_RFF of eq (3) / (71)",
+        domain=_GRAM_DOMAIN, checks=[_gram_check(printed_eq72, _rff_gram_ctx, False)])
 
 
 # --------------------------------------------------------------- Lemma A.1: eq (36)-(38)
@@ -546,43 +447,22 @@ def _eq36_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _quad_err(lambda: _eq36_ref_ctx(MP, p), dps)
 
 
-P.claim(
-    "eq36",
-    source=P.at("appendix A.2 (Lemma A.1 proof), eq (36)"),
-    statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
-    "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
-    domain=Domain(
-        {
-            "d": Int(1, 64, extra=(2, 3)),
-            "m": Int(2, 6, extra=(2,)),
-            "v": Real(0.0, 3.0),
-            "w": Real(0.0, 8.0),
-            "seed": SEED,
-        },
-        fixed_points=[
-            {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1},
-            {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
-            {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3},
-            {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
-            {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5},
-        ],
-    ),
-    checks=[
-        _det(
-            "direction-quadrature",
-            None,
-            _eq36_ref,
-            printed_ctx=printed_eq36,
-            printed_ball=_on_balls(printed_eq36),
-            reference_ball=_on_balls(_eq36_ref_ctx),
-            description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
-            "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair",
-            n=7,
-        )
-    ],
-    notes="Directions: m random unit vectors in R^d (seeded). The second equality of eq (36) defines f "
-    "(eq 37) and is a tautology.",
-)
+P.claim("eq36", source=P.at("appendix A.2 (Lemma A.1 proof), eq (36)"),
+        statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
+        "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
+        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 6, extra=(2,)), "v": Real(0.0, 3.0),
+                       "w": Real(0.0, 8.0), "seed": SEED},
+                      fixed_points=[{"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1},
+                                    {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
+                                    {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3},
+                                    {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
+                                    {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5}]),
+        checks=[_det("direction-quadrature", None, _eq36_ref, printed_ctx=printed_eq36,
+                     printed_ball=_on_balls(printed_eq36), reference_ball=_on_balls(_eq36_ref_ctx),
+                     description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
+                     "(the estimand E b_i b_j of a rotated equal-norm ensemble), 1-D quadrature per pair", n=7)],
+        notes="Directions: m random unit vectors in R^d (seeded). The second equality of eq (36) defines f "
+        "(eq 37) and is a tautology.")
 
 
 def printed_f37(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
@@ -609,9 +489,8 @@ def _derivative_check(name: str, fun: Any, order: int, desc: str, derivative_bal
             b = mpmath.diff(lambda t: fun(t, p), s, order, h=MF(10) ** (-(dps + 20) // 3))
         return -a, MF(0), abs(a - b) + abs(a) * MF(10) ** (-dps)
 
-    return inequality_check(
-        name, lhs_rhs, description=desc, sides_ball=_ball(lambda p, bits: (-derivative_ball(p, order), arb(0)))
-    )
+    return inequality_check(name, lhs_rhs, description=desc,
+                            sides_ball=_ball(lambda p, bits: (-derivative_ball(p, order), arb(0))))
 
 
 def _f37_derivative_ball(p: dict[str, Any], order: int) -> Any:
@@ -629,25 +508,13 @@ def _f42_derivative_ball(p: dict[str, Any], order: int) -> Any:
     return c**order * f_series_derivative_ball(c * arb(p["s"]), int(p["d"]), order)
 
 
-P.claim(
-    "eq37",
-    source=P.at("appendix A.2 (Lemma A.1 proof), eq (37)"),
-    statement="f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) "
-    "(s = |w_hat_i + w_hat_j|^2 in [0, 4]) is an increasing convex function",
-    domain=Domain(
-        {
-            "d": Int(1, 256, extra=(2, 3)),
-            "m": Int(2, 64, extra=(2,)),
-            "v": Real(0.0, 5.0),
-            "w": Real(0.0, 10.0),
-            "s": Real(0.0, 4.0),
-        }
-    ),
-    checks=[
-        _derivative_check(name, printed_f37, order, f"{f_n}(s) >= 0, {_NUM_DIFF}", _f37_derivative_ball)
-        for name, order, f_n in (("increasing", 1, "f'"), ("convex", 2, "f''"))
-    ],
-)
+P.claim("eq37", source=P.at("appendix A.2 (Lemma A.1 proof), eq (37)"),
+        statement="f(s) = Gamma(d/2)/(m(m-1)) sum_k v^{2k} w^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) "
+        "(s = |w_hat_i + w_hat_j|^2 in [0, 4]) is an increasing convex function",
+        domain=Domain({"d": Int(1, 256, extra=(2, 3)), "m": Int(2, 64, extra=(2,)), "v": Real(0.0, 5.0),
+                       "w": Real(0.0, 10.0), "s": Real(0.0, 4.0)}),
+        checks=[_derivative_check(name, printed_f37, order, f"{f_n}(s) >= 0, {_NUM_DIFF}", _f37_derivative_ball)
+                for name, order, f_n in (("increasing", 1, "f'"), ("convex", 2, "f''"))])
 
 
 def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -659,10 +526,8 @@ def _eq38(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _eq38_sides(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     _, m, _, _, U = _equal_norm_point(p, ctx)
-    s = [
-        ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
-        for i, j in itertools.permutations(range(m), 2)
-    ]
+    s = [ctx.fsum(*((a + b) ** 2 for a, b in zip(U[i], U[j], strict=True)))
+         for i, j in itertools.permutations(range(m), 2)]
     lhs = m * (m - 1) * printed_f37(ctx.fsum(*s) / len(s), p, ctx)
     rhs = ctx.fsum(*(printed_f37(x, p, ctx) for x in s))
     return lhs, rhs
@@ -672,41 +537,20 @@ def _eq38_sides_ball(p: dict[str, Any], bits: int) -> Any:
     """Both sides of eq (38) on balls, or why they cannot decide: in Jensen's equality cases (``f`` constant,
     ``v w = 0``; a single pair's ``s_ij``, ``m = 2``) the two sides are equal and their balls always overlap."""
     if float(p["v"]) * float(p["w"]) == 0 or int(p["m"]) == 2:
-        return (
-            "Jensen's equality case (f constant as v w = 0, or one pair's s_ij as m = 2): the two sides are "
-            "equal, and balls of equal values overlap"
-        )
+        return ("Jensen's equality case (f constant as v w = 0, or one pair's s_ij as m = 2): the two sides are "
+                "equal, and balls of equal values overlap")
     return _on_balls(_eq38_sides)(p, bits)
 
 
-P.claim(
-    "eq38",
-    source=P.at("appendix A.2 (Lemma A.1 proof), eq (38)"),
-    statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
-    "/ (m(m-1))) (Jensen), f of eq (37)",
-    domain=Domain(
-        {
-            "d": Int(1, 64, extra=(2, 3)),
-            "m": Int(2, 24, extra=(2,)),
-            "v": Real(0.0, 3.0),
-            "w": Real(0.0, 8.0),
-            "seed": SEED,
-        },
-        fixed_points=[
-            {"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6},
-            {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7},
-        ],
-    ),
-    checks=[
-        inequality_check(
-            "direct-sum",
-            _eq38,
-            max_points=30,
-            sides_ball=_eq38_sides_ball,
-            description="both sides for random unit directions, f by its series (mpmath)",
-        )
-    ],
-)
+P.claim("eq38", source=P.at("appendix A.2 (Lemma A.1 proof), eq (38)"),
+        statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
+        "/ (m(m-1))) (Jensen), f of eq (37)",
+        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 24, extra=(2,)), "v": Real(0.0, 3.0),
+                       "w": Real(0.0, 8.0), "seed": SEED},
+                      fixed_points=[{"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6},
+                                    {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7}]),
+        checks=[inequality_check("direct-sum", _eq38, max_points=30, sides_ball=_eq38_sides_ball,
+                                 description="both sides for random unit directions, f by its series (mpmath)")])
 
 
 # --------------------------------------------------------------- Thm 3.4 proof: eq (41)-(48)
@@ -745,36 +589,20 @@ def _eq41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_mc(p, pv, est, z_crit=z_critical(budget.alpha, budget.mc_points), atol=10 * perr)
 
 
-P.claim(
-    "eq41",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (41)"),
-    statement="rho(x,y) = Gamma(d/2)/(m(m-1)) int dw_1..dw_d p(w_1..w_d)/d! sum_{P in S_d} sum_i sum_{j != i} "
-    "sum_k v^{2k}/(2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + "
-    "2 w_{P_i} w_{P_j} w_hat_i.w_hat_j)^k for i.i.d. chi_d norms and a fixed direction configuration",
-    domain=Domain(
-        {
-            "d": Int(2, 5, scale="linear"),
-            "v": Real(0.1, 1.0, extra=(1.0,)),
-            "seed": SEED,
-            "config": Choice(("random", "simplex", "orthogonal")),
-        }
-    ),
-    checks=[
-        not_certifiable(
-            Check(
-                "monte-carlo",
-                3,
-                _eq41_mc,
-                search=False,
-                description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
-                "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair",
-            ),
-            "the reference is a Monte Carlo estimate (a z-test against sampled b_i b_j): no enclosure",
-        )
-    ],
-    notes="m = d (one block). The printed side's d! permutation terms are equal integrals; they are evaluated "
-    "once per ordered pair (i, j).",
-)
+P.claim("eq41", source=P.at("appendix A.2 (Thm 3.4 proof), eq (41)"),
+        statement="rho(x,y) = Gamma(d/2)/(m(m-1)) int dw_1..dw_d p(w_1..w_d)/d! sum_{P in S_d} sum_i sum_{j != i} "
+        "sum_k v^{2k}/(2^{2k} k! Gamma(k+d/2)) (w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + "
+        "2 w_{P_i} w_{P_j} w_hat_i.w_hat_j)^k for i.i.d. chi_d norms and a fixed direction configuration",
+        domain=Domain({"d": Int(2, 5, scale="linear"), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": SEED,
+                       "config": Choice(("random", "simplex", "orthogonal"))}),
+        checks=[
+            not_certifiable(
+                Check("monte-carlo", 3, _eq41_mc, search=False,
+                      description="mean_{i != j} b_i b_j with norms iid chi_d and the configuration uniformly rotated "
+                      "(the estimand of eq (30)); the printed side by 2-D Gauss-Legendre per pair"),
+                "the reference is a Monte Carlo estimate (a z-test against sampled b_i b_j): no enclosure")],
+        notes="m = d (one block). The printed side's d! permutation terms are equal integrals; they are evaluated "
+        "once per ordered pair (i, j).")
 
 
 def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
@@ -782,23 +610,16 @@ def printed_f42(s: Any, p: dict[str, Any], ctx: Any = MP) -> Any:
     return f_series_ctx(ctx, ctx.num(p["v"]) ** 2 * s, int(p["d"]))
 
 
-P.claim(
-    "eq42",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) and 'f is once again convex and positive definite'"),
-    statement="f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) is convex and positive for "
-    "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
-    domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
-    checks=[
-        _derivative_check("convex", printed_f42, 2, f"f''(s) >= 0, {_NUM_DIFF}", _f42_derivative_ball),
-        inequality_check(
-            "positive",
-            lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
-            description="f(s) > 0 (checked as -f <= 0 at the working precision)",
-            sides_ball=_on_balls(lambda ctx, p: (-printed_f42(ctx.num(p["s"]), p, ctx), ctx.num(0))),
-        ),
-    ],
-    notes="'Positive definite' is read as 'positive'.",
-)
+P.claim("eq42", source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) and 'f is once again convex and positive definite'"),
+        statement="f(s) = sum_k v^{2k} s^k / (2^{2k} k! Gamma(k + d/2)) is convex and positive for "
+        "s = w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j >= 0",
+        domain=Domain({"d": Int(1, 256, extra=(2, 3)), "v": Real(0.0, 5.0), "s": Real(0.0, 200.0)}),
+        checks=[_derivative_check("convex", printed_f42, 2, f"f''(s) >= 0, {_NUM_DIFF}", _f42_derivative_ball),
+                inequality_check("positive", lambda p, dps: (-printed_f42(MF(p["s"]), p), MF(0), MF(0)),
+                                 description="f(s) > 0 (checked as -f <= 0 at the working precision)",
+                                 sides_ball=_on_balls(lambda ctx, p: (-printed_f42(ctx.num(p["s"]), p, ctx),
+                                                                      ctx.num(0))))],
+        notes="'Positive definite' is read as 'positive'.")
 
 
 def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
@@ -807,13 +628,8 @@ def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
     r, C = perm_config(d, int(p["seed"]), ctx)
     perms = list(itertools.permutations(range(d)))
     pairs = list(itertools.permutations(range(d), 2))
-    s42 = ctx.fsum(
-        *(
-            printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx)
-            for P in perms
-            for i, j in pairs
-        )
-    )
+    s42 = ctx.fsum(*(printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx) for P in perms
+                     for i, j in pairs))
     lhs = ctx.fsum(
         *(printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p, ctx) for P in perms for i, j in pairs)
     )
@@ -821,21 +637,15 @@ def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
         *(
             printed_f42(
                 ctx.fsum(*(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms)) / math.factorial(d),
-                p,
-                ctx,
-            )
-            for i, j in pairs
-        )
-    )
+                p, ctx) for i, j in pairs))
     return s42, lhs, rhs
 
 
 # eq (43) and its relabelling share this domain: interior points tried first (the grid's corners include
 # degenerate v = 0 points that cannot fail)
-_PERM_DOMAIN = Domain(
-    {"d": Int(2, 4, scale="linear"), "v": Real(0.0, 3.0), "seed": SEED},
-    fixed_points=[{"d": 4, "v": 1.5, "seed": 8}, {"d": 4, "v": 3.0, "seed": 9}, {"d": 3, "v": 2.0, "seed": 10}],
-)
+_PERM_DOMAIN = Domain({"d": Int(2, 4, scale="linear"), "v": Real(0.0, 3.0), "seed": SEED},
+                      fixed_points=[{"d": 4, "v": 1.5, "seed": 8}, {"d": 4, "v": 3.0, "seed": 9},
+                                    {"d": 3, "v": 2.0, "seed": 10}])
 
 
 def _eq43_relabel(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -844,24 +654,14 @@ def _eq43_relabel(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return s42, abs(s42) * MF(10) ** (-dps - 3)
 
 
-P.claim(
-    "eq43.relabel",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) = eq (43) left side ('relabelling summation variables')"),
-    statement="sum_P sum_i sum_{j != i} f(w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j) = "
-    "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})",
-    domain=_PERM_DOMAIN,
-    checks=[
-        _det(
-            "direct-sum",
-            lambda p: _eq43_sides(p)[1],
-            _eq43_relabel,
-            printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
-            reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
-            description="both sums over all d! permutations, random norms and directions",
-            n=16,
-        )
-    ],
-)
+P.claim("eq43.relabel",
+        source=P.at("appendix A.2 (Thm 3.4 proof), eq (42) = eq (43) left side ('relabelling summation variables')"),
+        statement="sum_P sum_i sum_{j != i} f(w_{P_i}^2 + w_{P_j}^2 + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j) = "
+        "sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j})", domain=_PERM_DOMAIN,
+        checks=[_det("direct-sum", lambda p: _eq43_sides(p)[1], _eq43_relabel,
+                     printed_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[1]),
+                     reference_ball=_on_balls(lambda ctx, p: _eq43_sides(p, ctx)[0]),
+                     description="both sums over all d! permutations, random norms and directions", n=16)])
 
 
 def _eq43(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -870,23 +670,12 @@ def _eq43(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return rhs, lhs, abs(lhs) * MF(10) ** (3 - dps)
 
 
-P.claim(
-    "eq43",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (43)"),
-    statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
-    ">= d! sum_i sum_{j != i} "
-    "f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
-    domain=_PERM_DOMAIN,
-    checks=[
-        _ineq(
-            "direct-sum",
-            _eq43,
-            description="both sides over all d! permutations (mpmath)",
-            sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))),
-            n=16,
-        )
-    ],
-)
+P.claim("eq43", source=P.at("appendix A.2 (Thm 3.4 proof), eq (43)"),
+        statement="sum_P sum_i sum_{j != i} f(w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) "
+        ">= d! sum_i sum_{j != i} f(sum_P (w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}) / d!) (Jensen)",
+        domain=_PERM_DOMAIN,
+        checks=[_ineq("direct-sum", _eq43, description="both sides over all d! permutations (mpmath)",
+                      sides_ball=_on_balls(lambda ctx, p: (lambda t: (t[2], t[1]))(_eq43_sides(p, ctx))), n=16)])
 
 
 def _lagrangian_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, Any, list[Any], list[list[Any]]]:
@@ -912,10 +701,8 @@ def printed_eq45_vector(ctx: Any, p: dict[str, Any], i: int, literal46: bool = F
             a, b = r[P[i]], r[P[j]]
             q = a * a + b * b + 2 * a * b * ctx_dot(ctx, U[i], U[j])
             base = q if literal46 else ctx.sqrt(q)
-            coef = ctx.ratio_series(
-                v**2 / (4 * ctx.gamma(ctx.num(d) / 2 + 1)),
-                lambda k, base=base: v * v * base**2 / (4 * (k + 1) * (k + 1 + ctx.num(d) / 2)),
-            )
+            coef = ctx.ratio_series(v**2 / (4 * ctx.gamma(ctx.num(d) / 2 + 1)),
+                                    lambda k, base=base: v * v * base**2 / (4 * (k + 1) * (k + 1 + ctx.num(d) / 2)))
             out = [o + coef * (a * a * U[i][c] + a * b * U[j][c]) for c, o in enumerate(out)]
     return out
 
@@ -976,56 +763,41 @@ def _parallel_distance_ball(p: dict[str, Any], bits: int, literal46: bool) -> An
 
 
 def _eq45_check(literal46: bool) -> Check:
-    return deterministic_check(
-        "gradient-literal46" if literal46 else "gradient",
-        lambda p: MF(0),
-        lambda p, dps: (_with_dps(dps + 10, lambda: _parallel_distance(p, literal46)), MF(10) ** (-dps - 3)),
-        atol_scale=lambda p, dps: 1,
-        description="max_i distance between the unit vectors of the printed sum and of the "
-        "hand-derived gradient 4 sum_P sum_{j != i} F'(q)(w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j) "
-        "(tied to finite differences in the tests)",
-        printed_ball=lambda p, bits: 0,
-        reference_ball=lambda p, bits: _parallel_distance_ball(p, bits, literal46),
-    )
+    return deterministic_check("gradient-literal46" if literal46 else "gradient", lambda p: MF(0),
+                               lambda p, dps: (_with_dps(dps + 10, lambda: _parallel_distance(p, literal46)),
+                                               MF(10) ** (-dps - 3)), atol_scale=lambda p, dps: 1,
+                               description="max_i distance between the unit vectors of the printed sum and of the "
+                               "hand-derived gradient 4 sum_P sum_{j != i} F'(q)(w_{P_i}^2 u_i + w_{P_i} w_{P_j} u_j) "
+                               "(tied to finite differences in the tests)", printed_ball=lambda p, bits: 0,
+                               reference_ball=lambda p, bits: _parallel_distance_ball(p, bits, literal46))
 
 
-P.claim(
-    "eq45",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (44)-(46)"),
-    statement="d L / d w_hat_i = 0 reads sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2}/(2^{2k} k! "
-    "Gamma(k+d/2)) (w_{P_i}^2 w_hat_i + w_{P_i} w_{P_j} w_hat_j) - lambda_i w_i = 0, where eq (46) writes "
-    "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = w_{P_iP_j}; "
-    "checked as: the printed sum is a positive multiple of the gradient of the first term of L "
-    "(eq 44), the multiple absorbed by lambda_i",
-    domain=Domain(
-        {"d": Int(2, 4, scale="linear"), "v": Real(0.0, 2.0), "seed": SEED},
-        fixed_points=[{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12}, {"d": 4, "v": 0.3, "seed": 13}],
-    ),
-    readings=[
-        Reading(
-            "literal (46)",
-            [capped(_eq45_check(True), 12)],
-            description="w_{P_iP_j} = the quadratic form itself, as eq (46) writes it: the weights are "
-            "q^{2k-2} instead of q^{k-1}",
-        ),
-        Reading(
-            "norm",
-            [capped(_eq45_check(False), 16)],
-            description="w_{P_iP_j} = |w_{P_i} w_hat_i + w_{P_j} w_hat_j|, the norm whose square is eq (46)'s "
-            "quadratic form; the printed sum is then exactly 1/4 of the gradient (the factor and lambda_i w_i in "
-            "place of lambda_i w_hat_i are absorbed by the multiplier)",
-            natural=True,
-            reason="w_ij is the norm |w_i + w_j| throughout the paper (Def 3.1, eq 10; sec 3.1), and only its "
-            "(2k-2)-th power is what differentiating (eq 44)'s k-th power of the quadratic form gives",
-        ),
-    ],
-    correction="Eq (46) should read '= w_{P_iP_j}^2': with w_{P_iP_j} the norm, as w_ij throughout, eq (45) "
-    "holds; read literally (w_{P_iP_j} the quadratic form) the weights are q^{2k-2} instead of q^{k-1} "
-    "(d = 4, v = 1, seed 11: the printed and true gradient directions differ by 0.3366). Eq (47) and Thm 3.4 do "
-    "not depend on it.",
-    notes="Until 2026-11-26 the literal reading was registered as its own claim, simrf.eq45.literal46; it is now "
-    "the reading 'literal (46)' of this claim.",
-)
+P.claim("eq45", source=P.at("appendix A.2 (Thm 3.4 proof), eq (44)-(46)"),
+        statement="d L / d w_hat_i = 0 reads sum_P sum_{j != i} sum_k v^{2k} k w_{P_iP_j}^{2k-2}/(2^{2k} k! "
+        "Gamma(k+d/2)) (w_{P_i}^2 w_hat_i + w_{P_i} w_{P_j} w_hat_j) - lambda_i w_i = 0, where eq (46) writes "
+        "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = w_{P_iP_j}; "
+        "checked as: the printed sum is a positive multiple of the gradient of the first term of L "
+        "(eq 44), the multiple absorbed by lambda_i",
+        domain=Domain({"d": Int(2, 4, scale="linear"), "v": Real(0.0, 2.0), "seed": SEED},
+                      fixed_points=[{"d": 4, "v": 1.0, "seed": 11}, {"d": 3, "v": 2.0, "seed": 12},
+                                    {"d": 4, "v": 0.3, "seed": 13}]),
+        readings=[
+            Reading("literal (46)", [capped(_eq45_check(True), 12)],
+                    description="w_{P_iP_j} = the quadratic form itself, as eq (46) writes it: the weights are "
+                    "q^{2k-2} instead of q^{k-1}"),
+            Reading(
+                "norm", [capped(_eq45_check(False), 16)],
+                description="w_{P_iP_j} = |w_{P_i} w_hat_i + w_{P_j} w_hat_j|, the norm whose square is eq (46)'s "
+                "quadratic form; the printed sum is then exactly 1/4 of the gradient (the factor and lambda_i w_i in "
+                "place of lambda_i w_hat_i are absorbed by the multiplier)", natural=True,
+                reason="w_ij is the norm |w_i + w_j| throughout the paper (Def 3.1, eq 10; sec 3.1), and only its "
+                "(2k-2)-th power is what differentiating (eq 44)'s k-th power of the quadratic form gives")],
+        correction="Eq (46) should read '= w_{P_iP_j}^2': with w_{P_iP_j} the norm, as w_ij throughout, eq (45) "
+        "holds; read literally (w_{P_iP_j} the quadratic form) the weights are q^{2k-2} instead of q^{k-1} "
+        "(d = 4, v = 1, seed 11: the printed and true gradient directions differ by 0.3366). Eq (47) and Thm 3.4 do "
+        "not depend on it.",
+        notes="Until 2026-11-26 the literal reading was registered as its own claim, simrf.eq45.literal46; it is now "
+        "the reading 'literal (46)' of this claim.")
 
 
 def _with_dps(dps: int, fn: Any) -> Any:
@@ -1048,37 +820,22 @@ def _eq46_pair(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
     return left, right
 
 
-_EQUAL_ANGLE_DOMAIN = Domain(
-    {
-        "d": Int(2, 5, scale="linear"),
-        "t": Real(0.0, 0.99),
-        "seed": SEED,
-        "v": Real(0.0, 2.0),
-        "k": Int(1, 12, scale="linear"),
-    }
-)
+_EQUAL_ANGLE_DOMAIN = Domain({"d": Int(2, 5, scale="linear"), "t": Real(0.0, 0.99), "seed": SEED, "v": Real(0.0, 2.0),
+                              "k": Int(1, 12, scale="linear")})
 
-P.claim(
-    "eq46",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (46)"),
-    statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
-    "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
-    "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} "
-    "+ 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}",
-    domain=_EQUAL_ANGLE_DOMAIN,
-    checks=[
-        deterministic_check(
-            "direct",
-            lambda p: _eq46_pair(p)[0],
-            lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]), MF(10) ** (-dps - 3)),
-            printed_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[0]),
-            reference_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[1]),
-            description="both quadratic forms for an equal-angle configuration "
-            "(common cosine from -1/(d-1) up), random norms and permutation",
-        )
-    ],
-    notes="The middle '= w_{P_iP_j}' names the form (see the readings of simrf.eq45).",
-)
+P.claim("eq46", source=P.at("appendix A.2 (Thm 3.4 proof), eq (46)"),
+        statement="with w_hat_{P_i}.w_hat_{P_j} = w_hat_i.w_hat_j (all directions at equal angles): "
+        "w_{P_i}^2 w_hat_i.w_hat_i + w_{P_j}^2 w_hat_j.w_hat_j + 2 w_{P_i} w_{P_j} w_hat_i.w_hat_j = "
+        "w_{P_i}^2 w_hat_{P_i}.w_hat_{P_i} + w_{P_j}^2 w_hat_{P_j}.w_hat_{P_j} "
+        "+ 2 w_{P_i} w_{P_j} w_hat_{P_i}.w_hat_{P_j}", domain=_EQUAL_ANGLE_DOMAIN,
+        checks=[deterministic_check("direct", lambda p: _eq46_pair(p)[0],
+                                    lambda p, dps: (_with_dps(dps + 10, lambda: _eq46_pair(p)[1]),
+                                                    MF(10) ** (-dps - 3)),
+                                    printed_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[0]),
+                                    reference_ball=_on_balls(lambda ctx, p: _eq46_pair(p, ctx)[1]),
+                                    description="both quadratic forms for an equal-angle configuration "
+                                    "(common cosine from -1/(d-1) up), random norms and permutation")],
+        notes="The middle '= w_{P_iP_j}' names the form (see the readings of simrf.eq45).")
 
 
 def _eq47_terms(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
@@ -1098,26 +855,18 @@ def _eq47_terms(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any]:
     return term(0, 1), term(i2, j2)
 
 
-P.claim(
-    "eq47",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (47) and the sentence after it"),
-    statement="the term in parentheses (sum_{P in S_d} w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}) is identical for every "
-    "i, j (directions at equal angles, eq 46)",
-    domain=_EQUAL_ANGLE_DOMAIN,
-    checks=[
-        deterministic_check(
-            "direct",
-            lambda p: _eq47_terms(p)[0],
-            lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]), MF(10) ** (-dps - 3)),
-            printed_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[0]),
-            reference_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[1]),
-            description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
-            "permutations, equal-angle configuration, random chi_d norms",
-        )
-    ],
-    notes="Without equal angles the parenthesis depends on w_hat_i.w_hat_j and differs between pairs; the "
-    "proof gets equal angles from Jensen (eq 43) and eq (46).",
-)
+P.claim("eq47", source=P.at("appendix A.2 (Thm 3.4 proof), eq (47) and the sentence after it"),
+        statement="the term in parentheses (sum_{P in S_d} w_{P_iP_j}^{2k-2} w_{P_i} w_{P_j}) is identical for every "
+        "i, j (directions at equal angles, eq 46)", domain=_EQUAL_ANGLE_DOMAIN,
+        checks=[deterministic_check("direct", lambda p: _eq47_terms(p)[0],
+                                    lambda p, dps: (_with_dps(dps + 10, lambda: _eq47_terms(p)[1]),
+                                                    MF(10) ** (-dps - 3)),
+                                    printed_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[0]),
+                                    reference_ball=_on_balls(lambda ctx, p: _eq47_terms(p, ctx)[1]),
+                                    description="the parenthesis for (i, j) = (1, 2) vs a random pair, all d! "
+                                    "permutations, equal-angle configuration, random chi_d norms")],
+        notes="Without equal angles the parenthesis depends on w_hat_i.w_hat_j and differs between pairs; the "
+        "proof gets equal angles from Jensen (eq 43) and eq (46).")
 
 
 #: direction resolution of the L-BFGS minimiser in the eq (48) check (measured 1e-16 .. 8e-8 for d <= 5)
@@ -1135,28 +884,18 @@ def _eq48(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(float(dist)), MF(EQ48_RESOLUTION), MF(0)
 
 
-P.claim(
-    "eq48",
-    source=P.at("appendix A.2 (Thm 3.4 proof), eq (48)"),
-    statement="at the minimiser of eq (42): w_hat_i proportional to -sum_{j != i} w_hat_j (i = 1..d), "
-    "uniquely the simplex geometry",
-    domain=Domain(
-        {"d": Int(2, 5, scale="linear"), "v": Real(0.1, 2.0, extra=(1.0,)), "seed": SEED},
-        fixed_points=[{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}],
-    ),
-    checks=[
-        _ineq(
-            "optimiser",
-            _eq48,
-            description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
-            "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
-            "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
-            not_certified="the checked configuration is a float64 L-BFGS-B minimiser (a numerical optimiser's "
-            "output, its resolution 1e-6 the bound): no enclosure of the exact minimiser",
-            n=5,
-        )
-    ],
-)
+P.claim("eq48", source=P.at("appendix A.2 (Thm 3.4 proof), eq (48)"),
+        statement="at the minimiser of eq (42): w_hat_i proportional to -sum_{j != i} w_hat_j (i = 1..d), "
+        "uniquely the simplex geometry",
+        domain=Domain({"d": Int(2, 5, scale="linear"), "v": Real(0.1, 2.0, extra=(1.0,)), "seed": SEED},
+                      fixed_points=[{"d": 4, "v": 1.0, "seed": 14}, {"d": 5, "v": 1.0, "seed": 15}]),
+        checks=[_ineq(
+                    "optimiser", _eq48,
+                    description="max_i |w_hat_i + S_i/|S_i|| (S_i = sum_{j != i} w_hat_j) at the best of 4 L-BFGS "
+                    "minima (exact gradient) of the permutation-symmetrised eq (42) sum, random chi_d norms, "
+                    "<= 1e-6 (the optimiser's direction resolution; a non-simplex minimiser gives O(1))",
+                    not_certified="the checked configuration is a float64 L-BFGS-B minimiser (a numerical optimiser's "
+                    "output, its resolution 1e-6 the bound): no enclosure of the exact minimiser", n=5)])
 
 
 # --------------------------------------------------------------- A.3: eq (16)/(51), (17), (49), (50)
@@ -1206,37 +945,21 @@ def _eq16(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(ref), MF(1e-12 * ref + 10 * res * ref)
 
 
-P.claim(
-    "eq16",
-    source=P.at("sec 3.2 eq (16) (= appendix A.3 eq (51))"),
-    statement="the truncated objective eq (15) is exactly minimised by "
-    "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| "
-    "w_i, i = 1..d (any configuration satisfying it)",
-    domain=Domain(
-        {
-            "d": Int(2, 64, extra=(2, 3, 6)),
-            "v": Real(0.1, 2.0),
-            "seed": SEED,
-            "start": Choice(("simplex", "random")),
-            "big": Choice((1.0, 40.0)),
-        }
-    ),
-    checks=[
-        _det(
-            "analytic-minimum",
-            lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))),
-            _eq16,
-            description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
-            "the simplex or a random start; residual in the error bar) vs the exact minimum "
-            "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
-            not_certified="the eq (16) configuration is a float64 iterate of the eq (17) update, exact only up "
-            "to its residual (carried in the error bar): no enclosure of an exact eq (16) configuration",
-            n=24,
-        )
-    ],
-    notes="big = 40 scales the first chi_d norm so that it exceeds the sum of the others (the antialigned case "
-    "of appendix A.3).",
-)
+P.claim("eq16", source=P.at("sec 3.2 eq (16) (= appendix A.3 eq (51))"),
+        statement="the truncated objective eq (15) is exactly minimised by "
+        "w_i = -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i, i = 1..d (any configuration satisfying it)",
+        domain=Domain({"d": Int(2, 64, extra=(2, 3, 6)), "v": Real(0.1, 2.0), "seed": SEED,
+                       "start": Choice(("simplex", "random")), "big": Choice((1.0, 40.0))}),
+        checks=[
+            _det("analytic-minimum",
+                 lambda p: MF(float(printed_rho_tilde(FP, eq17_iterate(_plus_config(p)[0])[0], float(p["v"])))), _eq16,
+                 description="eq (15) at a configuration satisfying eq (16) (reached by the eq (17) update from "
+                 "the simplex or a random start; residual in the error bar) vs the exact minimum "
+                 "Gamma(d/2) v^2/(4m(m-1)Gamma(1+d/2)) (2(m-2) sum w_i^2 + 2 max(0, 2 max w_i - sum w_i)^2)",
+                 not_certified="the eq (16) configuration is a float64 iterate of the eq (17) update, exact only up "
+                 "to its residual (carried in the error bar): no enclosure of an exact eq (16) configuration", n=24)],
+        notes="big = 40 scales the first chi_d norm so that it exceeds the sum of the others (the antialigned case "
+        "of appendix A.3).")
 
 
 def _eq17(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1246,26 +969,17 @@ def _eq17(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return MF(res), MF(1e-9), MF(0)
 
 
-P.claim(
-    "eq17",
-    source=P.at("sec 3.2, eq (17) and the sentence around it"),
-    statement="the iterative update w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i converges to eq (16) "
-    "quickly (after a small number of passes through the d vectors) when initialised in the simplex geometry; "
-    "read as: eq (16) residual <= 1e-9 after at most 100 passes",
-    domain=Domain({"d": Int(2, 256, extra=(2, 3, 6, 64)), "seed": SEED, "big": Choice((1.0,))}),
-    checks=[
-        _ineq(
-            "iteration",
-            _eq17,
-            description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
-            "after at most 100 passes (numpy)",
-            not_certified="the claim is a float64 iteration's convergence (its eq (16) residual after a pass "
-            "budget): an algorithm's behaviour, not a value with an enclosure",
-            n=16,
-        )
-    ],
-    notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.",
-)
+P.claim("eq17", source=P.at("sec 3.2, eq (17) and the sentence around it"),
+        statement="the iterative update w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| w_i converges to eq (16) "
+        "quickly (after a small number of passes through the d vectors) when initialised in the simplex geometry; "
+        "read as: eq (16) residual <= 1e-9 after at most 100 passes",
+        domain=Domain({"d": Int(2, 256, extra=(2, 3, 6, 64)), "seed": SEED, "big": Choice((1.0,))}),
+        checks=[_ineq("iteration", _eq17,
+                      description="eq (16) residual of the eq (17) update from the simplex with chi_d norms "
+                      "after at most 100 passes (numpy)",
+                      not_certified="the claim is a float64 iteration's convergence (its eq (16) residual after a pass "
+                      "budget): an algorithm's behaviour, not a value with an enclosure", n=16)],
+        notes="'A small number of passes' is read as <= 100; the pass counts are in tests/test_simrf_proofs.py.")
 
 
 def printed_eq49_vector(ctx: Any, W: np.ndarray, v: Any, i: int) -> np.ndarray:
@@ -1310,27 +1024,16 @@ def _eq49_ball(p: dict[str, Any], bits: int) -> Any:
     return arb(0, worst.sqrt().upper())
 
 
-P.claim(
-    "eq49",
-    source=P.at("appendix A.3, eq (49)"),
-    statement="stationarity of the Lagrangian of eq (15): sum_{j != i} (v^2/(4 Gamma(1 + d/2)) (w_i + w_j)) - "
-    "lambda_i w_i = 0; checked as: the printed sum is a positive multiple of the gradient of eq (15) in w_i",
-    domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 64, extra=(2,)), "v": Real(0.1, 3.0), "seed": SEED}),
-    checks=[
-        deterministic_check(
-            "gradient",
-            lambda p: MF(0),
-            _eq49,
-            atol_scale=lambda p, dps: 1,
-            printed_ball=lambda p, bits: arb(0),
-            reference_ball=_ball(_eq49_ball),
-            description="max_i distance between the unit vectors of the printed sum and "
-            "of the hand-derived gradient (tied to finite differences in the tests); "
-            "random vectors",
-        )
-    ],
-    notes="The factor 4 m(m-1)/Gamma(d/2) between the two is absorbed by lambda_i.",
-)
+P.claim("eq49", source=P.at("appendix A.3, eq (49)"),
+        statement="stationarity of the Lagrangian of eq (15): sum_{j != i} (v^2/(4 Gamma(1 + d/2)) (w_i + w_j)) - "
+        "lambda_i w_i = 0; checked as: the printed sum is a positive multiple of the gradient of eq (15) in w_i",
+        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 64, extra=(2,)), "v": Real(0.1, 3.0), "seed": SEED}),
+        checks=[deterministic_check("gradient", lambda p: MF(0), _eq49, atol_scale=lambda p, dps: 1,
+                                    printed_ball=lambda p, bits: arb(0), reference_ball=_ball(_eq49_ball),
+                                    description="max_i distance between the unit vectors of the printed sum and "
+                                    "of the hand-derived gradient (tied to finite differences in the tests); "
+                                    "random vectors")],
+        notes="The factor 4 m(m-1)/Gamma(d/2) between the two is absorbed by lambda_i.")
 
 
 def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1346,35 +1049,17 @@ def _eq50(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return MF(worst), MF(1e-13 + 10 * res)
 
 
-P.claim(
-    "eq50",
-    source=P.at("appendix A.3, eq (50)"),
-    statement="eq (49) is solved by w_i proportional to -sum_{j != i} w_j (i = 1..d): at such a configuration "
-    "sum_{j != i} (w_i + w_j) is parallel to w_i",
-    domain=Domain(
-        {
-            "d": Int(2, 64, extra=(2, 3)),
-            "v": Real(0.1, 3.0),
-            "seed": SEED,
-            "start": Choice(("simplex", "random")),
-            "big": Choice((1.0, 40.0)),
-        }
-    ),
-    checks=[
-        _det(
-            "direct",
-            lambda p: MF(0),
-            _eq50,
-            atol_scale=lambda p, dps: 1,
-            description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) "
-            "configurations "
-            "(eq (17) fixed points; their residual enters the error bar)",
-            not_certified="the eq (50) configurations are float64 iterates of the eq (17) update, exact only up "
-            "to their residual (carried in the error bar): no enclosure of an exact eq (50) configuration",
-            n=24,
-        )
-    ],
-)
+P.claim("eq50", source=P.at("appendix A.3, eq (50)"),
+        statement="eq (49) is solved by w_i proportional to -sum_{j != i} w_j (i = 1..d): at such a configuration "
+        "sum_{j != i} (w_i + w_j) is parallel to w_i",
+        domain=Domain({"d": Int(2, 64, extra=(2, 3)), "v": Real(0.1, 3.0), "seed": SEED,
+                       "start": Choice(("simplex", "random")), "big": Choice((1.0, 40.0))}),
+        checks=[
+            _det("direct", lambda p: MF(0), _eq50, atol_scale=lambda p, dps: 1,
+                 description="max_i |component of the eq (49) sum orthogonal to w_i| / |sum| at eq (50) configurations "
+                 "(eq (17) fixed points; their residual enters the error bar)",
+                 not_certified="the eq (50) configurations are float64 iterates of the eq (17) update, exact only up "
+                 "to their residual (carried in the error bar): no enclosure of an exact eq (50) configuration", n=24)])
 
 
 # --------------------------------------------------------------- A.4: eq (53), the Gaussian integral
@@ -1401,15 +1086,10 @@ def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
 
     vf = float(p["v"])
     if ctx is not MP:
-        val = gauss.half_line_gaussian_integral_ball(
-            lambda w, _a: series(Ball(w)).v,
-            power=d - 1,
-            s2=2,
-            growth=(1, v.v),
-            log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2),
-            prec=flint_ctx.prec,
-            peak=math.sqrt(2 * (d - 1)) + 2 * vf,
-        )
+        val = gauss.half_line_gaussian_integral_ball(lambda w, _a: series(Ball(w)).v, power=d - 1, s2=2,
+                                                     growth=(1, v.v),
+                                                     log_scale=vf**2 + (d - 1) * math.log(2) + math.lgamma(d / 2),
+                                                     prec=flint_ctx.prec, peak=math.sqrt(2 * (d - 1)) + 2 * vf)
         return Ball(val) / (ctx.num(2) ** (d - 1) * ctx.gamma(dh))
 
     def f(w: Any) -> Any:
@@ -1423,44 +1103,25 @@ def printed_eq53_middle(ctx: Any, p: dict[str, Any]) -> Any:
     return _guarded_quad(f, lambda: [0, peak / 2, peak, peak + 10, peak + 40, mpmath.inf])
 
 
-P.claim(
-    "eq53",
-    source=P.at("appendix A.4, eq (53)"),
-    statement="rho(x,y) = Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/"
-    "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
-    domain=_vd_domain(d=(1, 256), fixed_points=[{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}]),
-    checks=[
-        _iid_mgf_check("quadrature-middle", 6, **_faces(printed_eq53_middle)),
-        _iid_mgf_check(
-            "quadrature-series",
-            6,
-            printed_ctx=lambda ctx, p: ctx.series(
-                lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1), lambda k: p["v"] ** 2 / (k + 1)
-            ),
-        ),
-    ],
-    notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).",
-)
+P.claim("eq53", source=P.at("appendix A.4, eq (53)"),
+        statement="rho(x,y) = Gamma(d/2) int_0^inf dw w^{d-1} e^{-w^2/4}/(2^{d-1} Gamma(d/2)) sum_k v^{2k} w^{2k}/"
+        "(2^{2k} k! Gamma(k+d/2)) = sum_k v^{2k}/k! = e^{v^2}",
+        domain=_vd_domain(d=(1, 256), fixed_points=[{"v": 2.0, "d": 16}, {"v": 4.0, "d": 128}]),
+        checks=[_iid_mgf_check("quadrature-middle", 6, **_faces(printed_eq53_middle)),
+                _iid_mgf_check("quadrature-series", 6,
+                               printed_ctx=lambda ctx, p: ctx.series(lambda k: p["v"] ** (2 * k) / ctx.gamma(k + 1),
+                                                                     lambda k: p["v"] ** 2 / (k + 1)))],
+        notes="The final equality e^{v^2} is claim simrf.lem4.1 (eq 19).")
 
 
-P.claim(
-    "text-a4-integral",
-    source=P.at("appendix A.4, sentence after eq (53)"),
-    statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
-    domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
-    checks=[
-        _det(
-            "quadrature",
-            None,
-            lambda p, dps: _quad_err(lambda: gaussian_power_integral(p["z"]), dps),
-            printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
-            reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)),
-            n=12,
-        )
-    ],
-    notes="Eq (53) itself integrates against e^{-w^2/4}, for which the identity reads 2^{2z-1} Gamma(z); "
-    "eq (53) is checked on its own (simrf.eq53).",
-)
+P.claim("text-a4-integral", source=P.at("appendix A.4, sentence after eq (53)"),
+        statement="int_0^inf dw w^{2z-1} e^{-w^2/2} = 2^{z-1} Gamma(z)",
+        domain=Domain({"z": Real(0.5, 200.0, scale="log", extra=(1.0,))}),
+        checks=[_det("quadrature", None, lambda p, dps: _quad_err(lambda: gaussian_power_integral(p["z"]), dps),
+                     printed_ctx=lambda ctx, p: 2 ** (p["z"] - 1) * ctx.gamma(p["z"]),
+                     reference_ball=_ball(lambda p, bits: gauss.gaussian_power_integral_ball(p["z"], bits)), n=12)],
+        notes="Eq (53) itself integrates against e^{-w^2/4}, for which the identity reads 2^{2z-1} Gamma(z); "
+        "eq (53) is checked on its own (simrf.eq53).")
 
 
 # --------------------------------------------------------------- A.5: eq (57)
@@ -1482,52 +1143,28 @@ def printed_eq57(part: int) -> Any:
         w, d = ctx.num(p["w"]), int(p["d"])
         e = ctx.exp(-w * w / 2)
         if part == 1:
-            return (
-                w ** (2 * d - 1)
-                / (2 ** (d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
-                * _phi_integral(ctx, ctx.pi / 2, lambda ph: (ctx.sin(ph) * ctx.cos(ph)) ** (d - 1))
-                * e
-            )
+            return (w ** (2 * d - 1) / (2 ** (d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
+                    * _phi_integral(ctx, ctx.pi / 2, lambda ph: (ctx.sin(ph) * ctx.cos(ph)) ** (d - 1)) * e)
         if part == 2:
-            return (
-                w ** (2 * d - 1)
-                / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
-                * _phi_integral(ctx, ctx.pi, lambda ph: ctx.sin(ph) ** (d - 1))
-                * e
-            )
-        return (
-            ctx.sqrt(ctx.pi)
-            * w ** (2 * d - 1)
-            / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) * ctx.gamma(ctx.num(d) / 2 + ctx.num(1) / 2))
-            * e
-        )
+            return (w ** (2 * d - 1) / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) ** 2)
+                    * _phi_integral(ctx, ctx.pi, lambda ph: ctx.sin(ph) ** (d - 1)) * e)
+        return (ctx.sqrt(ctx.pi) * w ** (2 * d - 1)
+                / (2 ** (2 * d - 2) * ctx.gamma(ctx.num(d) / 2) * ctx.gamma(ctx.num(d) / 2 + ctx.num(1) / 2)) * e)
 
     return pr
 
 
-P.claim(
-    "eq57",
-    source=P.at("appendix A.5, eq (57)"),
-    statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
-    "e^{-w^2/2} "
-    "= w^{2d-1}/(2^{2d-2} Gamma(d/2)^2) int_0^pi (sin phi)^{d-1} e^{-w^2/2} "
-    "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
-    domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
-    checks=[
-        _det(
-            f"cdf-derivative-{name}",
-            None,
-            lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
-            atol_scale=lambda p, dps: 1,
-            description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
-            printed_ctx=printed_eq57(k),
-            printed_ball=_on_balls(printed_eq57(k)),
-            reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits),
-            n=8,
-        )
-        for k, name in ((1, "first"), (2, "middle"), (3, "right"))
-    ],
-)
+P.claim("eq57", source=P.at("appendix A.5, eq (57)"),
+        statement="at theta = pi/2: p(w) = w^{2d-1}/(2^{d-2} Gamma(d/2)^2) int_0^{pi/2} (sin phi cos phi)^{d-1} "
+        "e^{-w^2/2} = w^{2d-1}/(2^{2d-2} Gamma(d/2)^2) int_0^pi (sin phi)^{d-1} e^{-w^2/2} "
+        "= sqrt(pi) w^{2d-1} e^{-w^2/2} / (2^{2d-2} Gamma(d/2) Gamma(d/2 + 1/2))",
+        domain=Domain({"w": Real(0.05, 40.0), "d": Int(1, 128, extra=(2, 3))}),
+        checks=[_det(f"cdf-derivative-{name}", None, lambda p, dps: ref.cdf_derivative_chi2d(p["w"], int(p["d"]), dps),
+                     atol_scale=lambda p, dps: 1,
+                     description=f"{name} expression vs the derivative of the chi^2_2d CDF P(d, w^2/2)",
+                     printed_ctx=printed_eq57(k), printed_ball=_on_balls(printed_eq57(k)),
+                     reference_ball=lambda p, bits: gauss.chi_pdf_ball(p["w"], 2 * int(p["d"]), bits), n=8)
+                for k, name in ((1, "first"), (2, "middle"), (3, "right"))])
 
 
 # --------------------------------------------------------------- A.6: eq (62)
@@ -1561,34 +1198,17 @@ def printed_eq62(ctx: Any, p: dict[str, Any]) -> Any:
     return val / (2 ** (d - 2) * ctx.gamma(dh))
 
 
-P.claim(
-    "eq62",
-    source=P.at("appendix A.6, eq (62)"),
-    statement="rho_theta(x,y) = sum_k v^{2k} Gamma(k+d)/(2^k k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) "
-    "int_0^{pi/2} dphi (sin 2phi)^{d-1} (1 + sin 2phi cos theta)^k",
-    domain=_vd_domain(
-        v=(0.0, 3.0),
-        d=(2, 32),
-        extra={"cos": Real(-1.0, 1.0, extra=(0.0,))},
-        fixed_points=[
-            {"v": 1.5, "d": 8, "cos": -1.0 / 7},
-            {"v": 2.5, "d": 32, "cos": 0.5},
-            {"v": 1.0, "d": 3, "cos": -0.5},
-        ],
-    ),
-    checks=[
-        _det(
-            "eq10-quadrature",
-            reference=_eq10_angle,
-            max_points=12,
-            description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms",
-            **_faces(printed_eq62),
-            reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits)),
-            n=4,
-        )
-    ],
-    notes="The k-sum is taken inside the phi integral (positive terms).",
-)
+P.claim("eq62", source=P.at("appendix A.6, eq (62)"),
+        statement="rho_theta(x,y) = sum_k v^{2k} Gamma(k+d)/(2^k k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) "
+        "int_0^{pi/2} dphi (sin 2phi)^{d-1} (1 + sin 2phi cos theta)^k",
+        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-1.0, 1.0, extra=(0.0,))},
+                          fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5},
+                                        {"v": 1.0, "d": 3, "cos": -0.5}]),
+        checks=[_det("eq10-quadrature", reference=_eq10_angle, max_points=12,
+                     description="definition eq (10): 2-D Gauss-Legendre over the chi_d norms", **_faces(printed_eq62),
+                     reference_ball=_ball(lambda p, bits: pair_conformity_moment_ball(
+                                              p["v"], int(p["d"]), p["cos"], bits)), n=4)],
+        notes="The k-sum is taken inside the phi integral (positive terms).")
 
 
 # --------------------------------------------------------------- footnote 4
@@ -1659,30 +1279,19 @@ def printed_eq55(ctx: Any, p: dict[str, Any]) -> Any:
         return Ball(quarter_period_integral_ball(lambda ph, _analytic: inner(Ball(ph)).v, bits + d))
 
 
-P.claim(
-    "eq55",
-    source=P.at("appendix A.5, eq (54)-(55)"),
-    statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
-    "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
-    domain=Domain(
-        {"w": Real(0.1, 20.0, extra=(1.0,)), "d": Int(1, 64, extra=(2, 3)), "cos": Real(-0.95, 0.95)},
-        fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}],
-    ),
-    checks=[
-        _det(
-            "root-quadrature",
-            reference=lambda p, dps: _quad_err(
-                lambda: ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps
-            ),
-            atol_scale=lambda p, dps: 1,
-            description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
-            **_faces(printed_eq55),
-            reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)),
-            n=5,
-        )
-    ],
-    notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.",
-)
+P.claim("eq55", source=P.at("appendix A.5, eq (54)-(55)"),
+        statement="p(w < w') = int_0^{pi/2} dphi int_0^{w'/sqrt(1+sin(2phi) cos theta)} dr r p_chi(r cos phi) "
+        "p_chi(r sin phi) (polar form of the chi_d x chi_d mass inside the ellipse w = w')",
+        domain=Domain({"w": Real(0.1, 20.0, extra=(1.0,)), "d": Int(1, 64, extra=(2, 3)), "cos": Real(-0.95, 0.95)},
+                      fixed_points=[{"w": 3.0, "d": 6, "cos": -0.2}, {"w": 9.0, "d": 32, "cos": 0.5}]),
+        checks=[_det(
+                    "root-quadrature", reference=lambda p, dps: _quad_err(
+                                           lambda: ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps),
+                    atol_scale=lambda p, dps: 1,
+                    description="P(|w_i + w_j| <= w') from the chi_d CDF between the roots in r2, 1-D quadrature in r1",
+                    **_faces(printed_eq55),
+                    reference_ball=_ball(lambda p, bits: cdf_angle_ball(p["w"], int(p["d"]), p["cos"], bits)), n=5)],
+        notes="Eq (54) (the same probability as an area integral) is the definition this reference evaluates.")
 
 
 # --------------------------------------------------------------- sec 3.2: eq (14)
@@ -1700,9 +1309,8 @@ def _eq14_sides(ctx: Any, p: dict[str, Any], digits: int) -> tuple[Any, Any]:
         exact = cf.pair_conformity(x.v if ctx.name == "arb" else x, d, coupling, backend=ctx.name, dps=digits)
         exact = (Ball(exact) if ctx.name == "arb" else exact) / ctx.gamma(ctx.num(d) / 2)
         # printed eq (14) per pair, the 1/Gamma(d/2) multiplying the whole sum over pairs
-        printed = (
-            1 + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (4 * ctx.gamma(ctx.num(d) / 2 + 1))
-        ) / ctx.gamma(ctx.num(d) / 2)
+        printed = (1 + ctx.gamma(ctx.num(d) / 2) * x * x * _mean_wij_sq(d, coupling, ctx) / (
+                       4 * ctx.gamma(ctx.num(d) / 2 + 1))) / ctx.gamma(ctx.num(d) / 2)
         return abs(exact - printed)
 
     v = ctx.num(p["v"])
@@ -1722,34 +1330,18 @@ def _eq14_growth_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return tuple(x.v for x in _eq14_sides(ARB, p, (bits + 200) * 3 // 10))
 
 
-P.claim(
-    "eq14",
-    source=P.at("sec 3.2, eq (14) (with eq (13))"),
-    statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
-    "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
-    "(as eq (13) factors it), i.e. per pair E sum_k (...) = (1 + Gamma(d/2) v^2 E w_ij^2/(4 Gamma(d/2+1)))"
-    "/Gamma(d/2) + O(v^4)",
-    domain=Domain(
-        {
-            "d": Int(2, 256, extra=(2, 3, 64)),
-            "v": Real(1e-3, 0.1, scale="log"),
-            "coupling": Choice(("iid", "orf", "simrf")),
-        }
-    ),
-    checks=[
-        _ineq(
-            "remainder-growth",
-            _eq14_growth,
-            sides_ball=_ball(_eq14_growth_ball),
-            description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
-            "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity",
-            n=20,
-        )
-    ],
-    notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
-    "Gamma(d/2)/(m(m-1)); the layout of eq (13) (tau = Gamma(d/2) v^2 E(w_ij^2)/(4 Gamma(d/2+1)) inside "
-    "the bracket after 1/Gamma(d/2)) fixes the reading used here.",
-)
+P.claim("eq14", source=P.at("sec 3.2, eq (14) (with eq (13))"),
+        statement="the sum in eq (10) is approximated by 1/Gamma(d/2) sum_{i,j != i} 1 + Gamma(d/2) v^2 E(w_ij^2)/"
+        "(4 Gamma(d/2+1)) (1 + O(v^2) + ...); read with 1/Gamma(d/2) multiplying the whole sum over pairs "
+        "(as eq (13) factors it), i.e. per pair E sum_k (...) = (1 + Gamma(d/2) v^2 E w_ij^2/(4 Gamma(d/2+1)))"
+        "/Gamma(d/2) + O(v^4)", domain=Domain({"d": Int(2, 256, extra=(2, 3, 64)), "v": Real(1e-3, 0.1, scale="log"),
+                                               "coupling": Choice(("iid", "orf", "simrf"))}),
+        checks=[_ineq("remainder-growth", _eq14_growth, sides_ball=_ball(_eq14_growth_ball),
+                      description="remainder after the printed two terms shrinks by <= 1/8 when v halves (O(v^4): "
+                      "1/16; a wrong v^2 coefficient: 1/4); exact value from the closed-form pair conformity", n=20)],
+        notes="Read literally with 1/Gamma(d/2) on the first term only, the v^2 coefficient would carry an extra "
+        "Gamma(d/2)/(m(m-1)); the layout of eq (13) (tau = Gamma(d/2) v^2 E(w_ij^2)/(4 Gamma(d/2+1)) inside "
+        "the bracket after 1/Gamma(d/2)) fixes the reading used here.")
 
 
 # --------------------------------------------------------------- A.6: eq (61)
@@ -1787,31 +1379,17 @@ def _eq61_ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return val, abs(val) * MF(10) ** (-dps - 3)
 
 
-P.claim(
-    "eq61",
-    source=P.at("appendix A.6, eq (61)"),
-    statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
-    "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
-    domain=_vd_domain(
-        v=(0.0, 3.0),
-        d=(2, 32),
-        extra={"cos": Real(-0.95, 0.95, extra=(0.0,))},
-        fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}],
-    ),
-    checks=[
-        Check(
-            "hypergeometric",
-            1,
-            lambda p, budget, seed: _eq61_eval(p, budget),
-            search=False,
-            max_points=12,
-            description="the eq (21) closed form (Beta average of 1F1, mpmath) vs the printed double integral "
-            "on 300^2 Gauss-Legendre nodes (float64; error bar: change from 200^2 nodes)",
-        )
-    ],
-    notes="Printed side in float64 with its own error bar: the check is decided at ~1e-12 relative, not at "
-    "the budget's digits.",
-)
+P.claim("eq61", source=P.at("appendix A.6, eq (61)"),
+        statement="rho_theta(x,y) = sum_k v^{2k}/(2^{2k} k! 2^{d-2} Gamma(d/2) Gamma(k+d/2)) int_0^inf dw int_0^{pi/2} "
+        "dphi w^{2k+2d-1} (sin phi cos phi)^{d-1} e^{-w^2/(2(1+sin 2phi cos theta))}/(1+sin 2phi cos theta)^d",
+        domain=_vd_domain(v=(0.0, 3.0), d=(2, 32), extra={"cos": Real(-0.95, 0.95, extra=(0.0,))},
+                          fixed_points=[{"v": 1.5, "d": 8, "cos": -1.0 / 7}, {"v": 2.5, "d": 32, "cos": 0.5}]),
+        checks=[Check(
+                    "hypergeometric", 1, lambda p, budget, seed: _eq61_eval(p, budget), search=False, max_points=12,
+                    description="the eq (21) closed form (Beta average of 1F1, mpmath) vs the printed double integral "
+                    "on 300^2 Gauss-Legendre nodes (float64; error bar: change from 200^2 nodes)")],
+        notes="Printed side in float64 with its own error bar: the check is decided at ~1e-12 relative, not at "
+        "the budget's digits.")
 
 
 def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
@@ -1855,10 +1433,6 @@ def _prf_gram_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return dot(phi(x), phi(y))
 
 
-P.claim(
-    "eq28",
-    source=P.at("appendix A.1, eq (28)"),
-    statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
-    domain=_GRAM_DOMAIN,
-    checks=[_gram_check(printed_eq28, _prf_gram_ctx, True, " (mpmath)")],
-)
+P.claim("eq28", source=P.at("appendix A.1, eq (28)"),
+        statement="K_hat = phi_PRF(x)^T phi_PRF(y) = e^{-x^2-y^2}/m sum_i e^{w_i^T (x+y)}, phi_PRF of eq (7)",
+        domain=_GRAM_DOMAIN, checks=[_gram_check(printed_eq28, _prf_gram_ctx, True, " (mpmath)")])

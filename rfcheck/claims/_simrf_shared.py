@@ -27,14 +27,11 @@ __all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq
 MF = mpmath.mpf
 
 
-def vd_domain(
-    v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256), extra: dict[str, Any] | None = None, **kw: Any
-) -> Domain:
+def vd_domain(v: tuple[float, float] = (0.0, 5.0), d: tuple[int, int] = (2, 256), extra: dict[str, Any] | None = None,
+              **kw: Any) -> Domain:
     """The ``(v, d)`` domain of a SimRF conformity claim, with ``extra`` parameters added."""
-    params: dict[str, Any] = {
-        "v": Real(v[0], v[1], extra=(1.0,)),
-        "d": Int(d[0], d[1], extra=tuple(x for x in (2, 3, 6, 64) if d[0] <= x <= d[1])),
-    }
+    params: dict[str, Any] = {"v": Real(v[0], v[1], extra=(1.0,)),
+                              "d": Int(d[0], d[1], extra=tuple(x for x in (2, 3, 6, 64) if d[0] <= x <= d[1]))}
     params.update(extra or {})
     return Domain(params, **kw)
 
@@ -89,12 +86,6 @@ def iid_mgf_check(name: str, n: int, printed: Any = None, **faces: Any) -> Check
     """A printed ``rho_IIDRF(v)`` (``faces``: :func:`faces` or ``printed_ctx``) against ``E exp(t v)``,
     ``t ~ N(0, 2)``: :func:`rfcheck.references.simrf.iid_mgf_quadrature`, on balls
     :func:`~rfcheck.references.simrf.iid_mgf_ball`; an expensive check (:func:`det`, at most ``n`` points)."""
-    return det(
-        name,
-        printed,
-        lambda p, dps: iid_mgf_quadrature(p["v"], dps),
-        description="E exp(t v), t ~ N(0, 2), by quadrature",
-        reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits),
-        n=n,
-        **faces,
-    )
+    return det(name, printed, lambda p, dps: iid_mgf_quadrature(p["v"], dps),
+               description="E exp(t v), t ~ N(0, 2), by quadrature",
+               reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits), n=n, **faces)
