@@ -16,6 +16,7 @@ from rfcheck.arb_backend import ARB
 from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_shared as S
+from rfcheck.claims._simrf_proofs import at_bits
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf_proofs import ctx_rows, unit_config
@@ -101,7 +102,7 @@ def test_on_balls_keeps_ints_and_returns_flint_balls() -> None:
     out = S.on_balls(printed)({"t": 0.5, "d": 3}, 80)
     assert isinstance(seen["d"], int)
     assert out[0].overlaps(3 * arb(0.5).exp()) and float(out[0].rad()) < 1e-20 and out[1] == arb(3)
-    assert S.at_bits(lambda p, bits: arb(1) / 3)({}, 20).rad() > S.at_bits(lambda p, bits: arb(1) / 3)({}, 200).rad()
+    assert at_bits(lambda p, bits: arb(1) / 3)({}, 20).rad() > at_bits(lambda p, bits: arb(1) / 3)({}, 200).rad()
 
 
 def test_faces_are_the_mpmath_and_ball_faces_of_one_transcription() -> None:

@@ -4,8 +4,8 @@
 (its proof steps) both import from here, so that neither imports the other's helpers: the
 domain builder, expensive checks (:func:`det`, :func:`ineq`, capped by
 :func:`rfcheck.checkkit.capped`), the mpmath and ball faces of a transcription (:func:`faces`,
-:func:`on_balls`, :func:`at_bits`) and the checks against a reference used by both modules
-(:func:`eq10_angle`, :func:`iid_mgf_check`); the numerical references themselves live in
+:func:`on_balls`), a reference at two precisions (:func:`two_prec`) and the checks against a reference used by
+both modules (:func:`eq10_angle`, :func:`iid_mgf_check`); the numerical references themselves live in
 :mod:`rfcheck.references.simrf`.
 """
 
@@ -19,9 +19,9 @@ from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.checkkit import capped
 from rfcheck.ledger import Check, Domain, Int, Real, deterministic_check, inequality_check
-from rfcheck.references.simrf import eq10_quadrature, iid_mgf_ball, iid_mgf_quadrature
+from rfcheck.references.simrf import eq10_quadrature, iid_mgf_ball, iid_mgf_quadrature, two_precision_value
 
-__all__ = ["MF", "at_bits", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq", "on_balls", "vd_domain"]
+__all__ = ["MF", "det", "eq10_angle", "faces", "iid_mgf_check", "ineq", "on_balls", "two_prec", "vd_domain"]
 
 #: mpmath's real type (the transcriptions are written with it)
 MF = mpmath.mpf
@@ -49,7 +49,6 @@ def ineq(*args: Any, n: int, **kw: Any) -> Check:
 def on_balls(fn: Any) -> Any:
     """``(p, bits) -> fn(ARB, p)`` as a flint ball (or a tuple of them): a printed formula written against a
     context, the point's ints kept as ints (they index vectors, count terms, set guard precisions)."""
-
     def ball(p: dict[str, Any], bits: int) -> Any:
         with workprec(bits):
             out = fn(ARB, p)
@@ -60,14 +59,10 @@ def on_balls(fn: Any) -> Any:
     return ball
 
 
-def at_bits(fn: Any) -> Any:
-    """``(p, bits) -> ball``: ``fn(p, bits)`` at ``bits`` bits of working precision (a ball function)."""
-
-    def ball(p: dict[str, Any], bits: int) -> Any:
-        with workprec(bits):
-            return fn(p, bits)
-
-    return ball
+def two_prec(fn: Any) -> Any:
+    """A check's reference ``(p, dps) -> (value, error)``: the mpmath computation ``fn(p)`` repeated at two
+    precisions (:func:`rfcheck.references.simrf.two_precision_value`)."""
+    return lambda p, dps: two_precision_value(lambda: fn(p), dps)
 
 
 def faces(printed: Any) -> dict[str, Any]:
