@@ -129,7 +129,8 @@ def test_references_reject_wrong_formulas() -> None:
     assert _power(lambda p: P.printed_eq53_middle(P.MP, p) * mpmath.mpf("1.000001"), _iid_mgf, p53) > 1
     # eq (36) with |w_i + w_j|^{2k} replaced by |w_i + w_j|^{k}
     p36 = {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}
-    assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
+    ref36 = P.two_prec(lambda p: P._eq36_ref_ctx(MP, p))
+    assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), ref36, p36) > 1
     # eq (22) reversed: for cos theta > 0 the integral is larger
     a, b, _ = P._eq22({"d": 5, "k": 3, "cos": 0.5}, 30)
     assert a > b
@@ -184,7 +185,7 @@ def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert ratio < bound
     assert float(ratio) == pytest.approx(1 / 16, rel=0.05)
-    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
+    monkeypatch.setattr(rp, "mean_pair_norm_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert float(ratio) == pytest.approx(1 / 4, rel=0.05)
 

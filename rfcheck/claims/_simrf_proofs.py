@@ -146,9 +146,8 @@ P.claim("alg1", source=P.at("appendix B.2.1, Algorithm 1"),
         checks=[deterministic_check(
                     "matrix-vector", lambda p: _alg1_component(MP, p), _alg1_ref,
                     atol_scale=lambda p, dps: math.sqrt(int(p["d"])), printed_ball=on_balls(_alg1_component),
-                    reference_ball=on_balls(lambda ctx, p: rp.ctx_dot(ctx, printed_s_row(
-                                                                               int(p["k"]) % int(p["d"]) + 1,
-                                                                               int(p["d"]), ctx), _alg1_vec(p, ctx))),
+                    reference_ball=on_balls(lambda ctx, p: rp.ctx_dot(
+                        ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx))),
                     description="component k of S x with S built from the rows of eq (9), mpmath, random x")])
 
 

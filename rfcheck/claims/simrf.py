@@ -799,20 +799,21 @@ def printed_eq39(ctx: Any, m: int, rows: list[list[Any]]) -> Any:
     return 2 * m * (m - 2) + 2 * ctx.fsum(*(x * x for x in s))
 
 
-P.claim(
-    "eq39", source=P.at("appendix A.2, eq (39)"),
-    statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
-    domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
-    checks=[
-        deterministic_check(
-            "direct-sum",
-            lambda p: printed_eq39(MP, int(p["m"]), ref.random_unit_rows(int(p["m"]), int(p["dim"]), int(p["seed"]))),
-            lambda p, dps: ref.unit_pair_sum(int(p["m"]), int(p["dim"]), int(p["seed"]), dps),
-            atol_scale=lambda p, dps: int(p["m"]) ** 2, description="both sides for random unit vectors, mpmath",
-            printed_ball=lambda p, bits: (printed_eq39(ARB, int(p["m"]),
-                                                       ref.random_unit_rows_ball(
-                                                           int(p["m"]), int(p["dim"]), int(p["seed"]), bits)).v),
-            reference_ball=lambda p, bits: ref.unit_pair_sum_ball(int(p["m"]), int(p["dim"]), int(p["seed"]), bits))])
+def _eq39_draw(p: dict[str, Any]) -> tuple[int, int, int]:
+    """``(m, dim, seed)`` of the point: ``m`` random unit vectors in ``R^dim``."""
+    return int(p["m"]), int(p["dim"]), int(p["seed"])
+
+
+P.claim("eq39", source=P.at("appendix A.2, eq (39)"),
+        statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
+        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
+        checks=[deterministic_check(
+                    "direct-sum", lambda p: printed_eq39(MP, int(p["m"]), ref.random_unit_rows(*_eq39_draw(p))),
+                    lambda p, dps: ref.unit_pair_sum(*_eq39_draw(p), dps), atol_scale=lambda p, dps: int(p["m"]) ** 2,
+                    description="both sides for random unit vectors, mpmath",
+                    printed_ball=lambda p, bits: printed_eq39(ARB, int(p["m"]),
+                                                              ref.random_unit_rows_ball(*_eq39_draw(p), bits)).v,
+                    reference_ball=lambda p, bits: ref.unit_pair_sum_ball(*_eq39_draw(p), bits))])
 
 
 # --------------------------------------------------------------- identities of A.5-A.6
