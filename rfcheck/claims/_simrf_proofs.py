@@ -146,8 +146,9 @@ P.claim("alg1", source=P.at("appendix B.2.1, Algorithm 1"),
         checks=[deterministic_check(
                     "matrix-vector", lambda p: _alg1_component(MP, p), _alg1_ref,
                     atol_scale=lambda p, dps: math.sqrt(int(p["d"])), printed_ball=on_balls(_alg1_component),
-                    reference_ball=on_balls(lambda ctx, p: rp.ctx_dot(
-                        ctx, printed_s_row(int(p["k"]) % int(p["d"]) + 1, int(p["d"]), ctx), _alg1_vec(p, ctx))),
+                    reference_ball=on_balls(lambda ctx, p: rp.ctx_dot(ctx, printed_s_row(
+                                                                               int(p["k"]) % int(p["d"]) + 1,
+                                                                               int(p["d"]), ctx), _alg1_vec(p, ctx))),
                     description="component k of S x with S built from the rows of eq (9), mpmath, random x")])
 
 
@@ -376,6 +377,13 @@ P.claim("eq72", source=P.at("appendix A.8, eq (72)"),
 # --------------------------------------------------------------- Lemma A.1: eq (36)-(38)
 
 
+def _equal_norm_domain(m_max: int, fixed_points: list[dict[str, Any]]) -> Domain:
+    """The points ``(d, m, v, w, seed)`` of the equal-norm claims, eq (36) and (38): ``m <= m_max`` random unit
+    directions in ``R^d`` (seeded), norms ``w``."""
+    return Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, m_max, extra=(2,)), "v": Real(0.0, 3.0),
+                   "w": Real(0.0, 8.0), "seed": SEED}, fixed_points=fixed_points)
+
+
 def _equal_norm_point(p: dict[str, Any], ctx: Any = MP) -> tuple[int, int, Any, Any, list[list[Any]]]:
     d, m = int(p["d"]), int(p["m"])
     return d, m, ctx.num(p["v"]), ctx.num(p["w"]), rp.ctx_rows(ctx, rp.unit_config(m, d, int(p["seed"])))
@@ -402,13 +410,10 @@ def _eq36_ref_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 P.claim("eq36", source=P.at("appendix A.2 (Lemma A.1 proof), eq (36)"),
         statement="equal norms w: rho(x,y) = Gamma(d/2)/(m(m-1)) sum_i sum_{j != i} sum_k v^{2k} w^{2k} "
         "|w_hat_i + w_hat_j|^{2k} / (2^{2k} k! Gamma(k + d/2))",
-        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 6, extra=(2,)), "v": Real(0.0, 3.0),
-                       "w": Real(0.0, 8.0), "seed": SEED},
-                      fixed_points=[{"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1},
-                                    {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
-                                    {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3},
-                                    {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
-                                    {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5}]),
+        domain=_equal_norm_domain(
+            6, [{"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}, {"d": 8, "m": 5, "v": 0.7, "w": 3.0, "seed": 2},
+                {"d": 64, "m": 6, "v": 1.5, "w": 4.0, "seed": 3}, {"d": 2, "m": 4, "v": 2.0, "w": 5.0, "seed": 4},
+                {"d": 16, "m": 6, "v": 3.0, "w": 8.0, "seed": 5}]),
         checks=[det("direction-quadrature", None, two_prec(lambda p: _eq36_ref_ctx(MP, p)), printed_ctx=printed_eq36,
                     printed_ball=on_balls(printed_eq36), reference_ball=on_balls(_eq36_ref_ctx),
                     description="mean over ordered pairs of E exp(w (u_i + u_j).q |v|), q uniform on S^{d-1} "
@@ -496,10 +501,8 @@ def _eq38_sides_ball(p: dict[str, Any], bits: int) -> Any:
 P.claim("eq38", source=P.at("appendix A.2 (Lemma A.1 proof), eq (38)"),
         statement="sum_i sum_{j != i} f(|w_hat_i + w_hat_j|^2) >= m(m-1) f(sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 "
         "/ (m(m-1))) (Jensen), f of eq (37)",
-        domain=Domain({"d": Int(1, 64, extra=(2, 3)), "m": Int(2, 24, extra=(2,)), "v": Real(0.0, 3.0),
-                       "w": Real(0.0, 8.0), "seed": SEED},
-                      fixed_points=[{"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6},
-                                    {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7}]),
+        domain=_equal_norm_domain(24, [{"d": 8, "m": 12, "v": 1.5, "w": 3.0, "seed": 6},
+                                       {"d": 3, "m": 24, "v": 3.0, "w": 8.0, "seed": 7}]),
         checks=[inequality_check("direct-sum", _eq38, max_points=30, sides_ball=_eq38_sides_ball,
                                  description="both sides for random unit directions, f by its series (mpmath)")])
 

@@ -58,6 +58,8 @@ from rfcheck.stats import compare_inequality, compare_mc, z_critical
 __all__: list[str] = []
 
 P = paper("simrf")
+#: the seed of a point's random draw (directions, norms)
+SEED = Int(0, 10**6, scale="linear")
 
 
 # ------------------------------------------------------------------ printed formulas
@@ -806,7 +808,7 @@ def _eq39_draw(p: dict[str, Any]) -> tuple[int, int, int]:
 
 P.claim("eq39", source=P.at("appendix A.2, eq (39)"),
         statement="sum_i sum_{j != i} |w_hat_i + w_hat_j|^2 = 2m(m-2) + 2 |sum_i w_hat_i|^2 (>= 2m(m-2))",
-        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": Int(0, 10**6, scale="linear")}),
+        domain=Domain({"m": Int(2, 40), "dim": Int(1, 40), "seed": SEED}),
         checks=[deterministic_check(
                     "direct-sum", lambda p: printed_eq39(MP, int(p["m"]), ref.random_unit_rows(*_eq39_draw(p))),
                     lambda p, dps: ref.unit_pair_sum(*_eq39_draw(p), dps), atol_scale=lambda p, dps: int(p["m"]) ** 2,
@@ -947,8 +949,7 @@ P.claim("text-simrfplus", source=P.at("sec 3.2 and Fig. 4"),
         statement="SimRFs+ access (slightly) lower RF-conformity than SimRFs for a draw of norms "
         "(rho_SimRF+ <= rho_SimRF, eq 12 with the vectors fixed), for v up to the v = 1 of Fig. 4 "
         "('smaller kernel estimator MSE when v is sufficiently small', Fig. 3 caption)",
-        domain=Domain({"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)),
-                       "seed": Int(0, 10**6, scale="linear")}),
+        domain=Domain({"d": Int(3, 16, extra=(6,)), "v": Real(0.1, 1.0, extra=(1.0,)), "seed": SEED}),
         checks=[ineq("fixed-draw", _simrf_plus_vs,
                      description="eq (12) for the SimRF and SimRF+ arrangements of the same norms",
                      sides_ball=_plus_draw_ball, n=20)],
@@ -971,8 +972,7 @@ P.claim("fig4", source=P.at("Fig. 4 and sec 3.2"),
         statement="The minimisation of the truncated objective (SimRFs+) is a good approximation to the minimisation "
         "of the true objective ('numerically optimised'): read as rho_SimRF+ - rho_opt <= rho_SimRF - rho_opt "
         "for a draw of norms, d = 6, v = 1 and around",
-        domain=Domain({"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)),
-                       "seed": Int(0, 10**6, scale="linear")}),
+        domain=Domain({"d": Int(4, 8, extra=(6,)), "v": Real(0.3, 1.5, extra=(1.0,)), "seed": SEED}),
         checks=[ineq("optimiser", _opt_close, sides_ball=_plus_draw_ball, n=4,
                      description="numerical minimum of eq (12) over directions (L-BFGS from the simplex and a random "
                      "start)")],
