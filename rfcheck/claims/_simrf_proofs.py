@@ -580,18 +580,16 @@ def _eq43_sides(p: dict[str, Any], ctx: Any = MP) -> tuple[Any, Any, Any]:
     """(eq 42 sum, eq 43 LHS, eq 43 RHS) at the current precision (context: mpmath)."""
     d = int(p["d"])
     r, C = rp.perm_config(d, int(p["seed"]), ctx)
-    perms = list(itertools.permutations(range(d)))
-    pairs = list(itertools.permutations(range(d), 2))
-    s42 = ctx.fsum(*(printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx) for P in perms
-                     for i, j in pairs))
-    lhs = ctx.fsum(
-        *(printed_f42(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]], p, ctx) for P in perms for i, j in pairs)
-    )
+    perms, pairs = list(itertools.permutations(range(d))), list(itertools.permutations(range(d), 2))
+
+    def q(i: int, j: int, P: tuple[int, ...]) -> Any:  # w_i^2 + w_j^2 + 2 w_i w_j w_hat_{P_i}.w_hat_{P_j}
+        return r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]]
+
+    s42 = ctx.fsum(*(printed_f42(r[P[i]] ** 2 + r[P[j]] ** 2 + 2 * r[P[i]] * r[P[j]] * C[i][j], p, ctx)
+                     for P in perms for i, j in pairs))
+    lhs = ctx.fsum(*(printed_f42(q(i, j, P), p, ctx) for P in perms for i, j in pairs))
     rhs = math.factorial(d) * ctx.fsum(
-        *(
-            printed_f42(
-                ctx.fsum(*(r[i] ** 2 + r[j] ** 2 + 2 * r[i] * r[j] * C[P[i]][P[j]] for P in perms)) / math.factorial(d),
-                p, ctx) for i, j in pairs))
+        *(printed_f42(ctx.fsum(*(q(i, j, P) for P in perms)) / math.factorial(d), p, ctx) for i, j in pairs))
     return s42, lhs, rhs
 
 

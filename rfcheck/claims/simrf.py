@@ -699,14 +699,9 @@ def _growth_ratio(ctx: Any, k: int, d0: int, exact: Any, approx: Any) -> tuple[A
 _FIXED_K = " (to O(1/d^2) at fixed k)"
 
 
-def _growth_claim(
-    eq: str,
-    statement: str,
-    exact: Any,
-    approx: Any,
-    k: Int | None = None,
-    description: str = "d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)",
-) -> None:
+def _growth_claim(eq: str, statement: str, exact: Any, approx: Any, k: Int | None = None,
+                  description: str = "d^2 |exact - expansion| grows by <= 2 from d to 4d (O(1/d) would give ~4)"
+                  ) -> None:
     """A remainder-growth claim; ``exact(ctx, k, d)``, ``approx(ctx, k, d)`` the printed sides on a context."""
     def check(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps):
@@ -723,14 +718,11 @@ def _growth_claim(
                         "remainder-growth", check, max_points=16, description=description, sides_ball=sides)])
 
 
-_growth_claim(
-    "84",
-    "(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), fixed k)",
-    lambda ctx, k, d: math.prod(ctx.num(d + j) / (d + 2 * j) for j in range(k)),  # gamma_ratio_product
-    lambda ctx, k, d: 1 - ctx.num(k * (k - 1)) / (2 * d),
-    k=Int(0, 12),
-    description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d",
-)
+# the exact side is the product of eq (70) (rfcheck.references.simrf.gamma_ratio_product)
+_growth_claim("84", "(1/2^k) Gamma(k+d) Gamma(d/2) / (Gamma(k+d/2) Gamma(d)) ~ 1 - k(k-1)/(2d) (to O(1/d^2), "
+              "fixed k)", lambda ctx, k, d: math.prod(ctx.num(d + j) / (d + 2 * j) for j in range(k)),
+              lambda ctx, k, d: 1 - ctx.num(k * (k - 1)) / (2 * d), k=Int(0, 12),
+              description="d^2 |exact - (1 - k(k-1)/(2d))| grows by <= 2 from d to 4d")
 
 
 # --------------------------------------------------------------- sec 5.1 prefactor
