@@ -165,13 +165,13 @@ def _eq22(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 P.claim("eq22", source=P.at("sec 4, eq (22) and the sentence after it"),
         statement="int_0^pi (sin phi)^{d-1} (1 + sin phi cos theta)^k dphi is strictly smaller for cos theta < 0 "
-        "than for cos theta = 0", domain=Domain({"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)),
-                                                 "cos": Real(-1.0, -1e-6, extra=(-0.5,))}),
+        "than for cos theta = 0",
+        domain=Domain({"d": Int(1, 512, extra=(2, 3)), "k": Int(1, 200, extra=(1, 2)),
+                       "cos": Real(-1.0, -1e-6, extra=(-0.5,))}),
         checks=[ineq("quadrature", _eq22, max_points=40,
                      description="both integrals by tanh-sinh quadrature (mpmath); checked as <=",
-                     sides_ball=at_bits(
-                         lambda p, bits: tuple(
-                             rp.sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0))),
+                     sides_ball=at_bits(lambda p, bits: tuple(
+                         rp.sine_power_integral_ball(int(p["d"]), int(p["k"]), c, bits) for c in (p["cos"], 0))),
                      n=20)],
         notes="Checked for k >= 1 (at k = 0 the two integrals are equal). 'Strictly' is not separable from "
         "equality by a tolerance test; the evidence lists the margins.")

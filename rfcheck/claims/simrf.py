@@ -298,9 +298,9 @@ def _simrf_conformity_ball(p: dict[str, Any], bits: int) -> Any:
 
 
 #: the printed side of Thm 4.3 per coupling, each written once on a context (eq (24) takes Python-int ``d``)
-_THM43_PRINTED: dict[str, dict[str, Any]] = {"orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
-                                             "simrf": {"printed": on_mp(printed_eq24),
-                                                       "printed_ball": on_balls(printed_eq24)}}
+_THM43_PRINTED: dict[str, dict[str, Any]] = {
+    "orf": {"printed": None, "printed_ctx": printed_eq23_ctx},
+    "simrf": {"printed": on_mp(printed_eq24), "printed_ball": on_balls(printed_eq24)}}
 
 #: why a Monte Carlo check has no certified points
 _MC_WHY = ("Monte Carlo reference: a sample mean with a z-test at the budget's family-wise level has no rigorous "
