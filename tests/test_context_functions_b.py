@@ -188,7 +188,7 @@ def test_printed_eq78_on_both_faces(z: float, d: int) -> None:
         exact = mpmath.hyp1f1(d, MF(d) / 2, -MF(z) ** 2 / 2) - mpmath.exp(-MF(z) ** 2)
         got = P.printed_eq78(MP, {"z": z, "d": d})
         assert abs(got - exact) <= MF(10) ** -45
-    ball = P._on_balls(P.printed_eq78)({"z": z, "d": d}, BITS)
+    ball = P.on_balls(P.printed_eq78)({"z": z, "d": d}, BITS)
     assert _contains(ball, exact) and ball.rad() < 1e-30
     if z:
         assert not _contains(ball, _off(exact, "1e-25"))

@@ -65,9 +65,9 @@ def test_printed_eq20_ball_contains_the_printed_integral(w: float, d: int, c: fl
     # is correct, so the printed integral must equal it (adaptive mpmath quadrature of the printed integrand
     # itself misses digits where it peaks sharply: d = 64, cos theta = -0.95)
     exact = cf.pdf_wij_angle(w, d, c, backend="mpmath", dps=50)
-    from rfcheck.claims.simrf import _on_balls, printed_eq20
+    from rfcheck.claims.simrf import on_balls, printed_eq20
 
-    ball = _on_balls(printed_eq20)({"w": w, "d": d, "cos": c}, BITS)
+    ball = on_balls(printed_eq20)({"w": w, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact)
     assert not _contains(ball, _off(exact, "1e-25"))
     # eq (20) is correct: the printed integral equals the independent change-of-variables density
@@ -189,10 +189,10 @@ def test_rff_orf_covariance_ball_contains_the_closed_form(z: float, d: int) -> N
 @pytest.mark.parametrize("v,d", [(0.05, 2), (1.0, 3), (5.0, 2), (2.5, 64), (5.0, 256)])
 def test_printed_eq24_on_balls_contains_the_mpmath_transcription(v: float, d: int) -> None:
     from rfcheck.backends import MP
-    from rfcheck.claims.simrf import _on_balls, _simrf_conformity_ball, printed_eq24
+    from rfcheck.claims.simrf import _simrf_conformity_ball, on_balls, printed_eq24
 
     with workprec(BITS):
-        ball = _on_balls(printed_eq24)({"v": v, "d": d}, BITS)
+        ball = on_balls(printed_eq24)({"v": v, "d": d}, BITS)
         closed = _simrf_conformity_ball({"v": v, "d": d}, BITS)
     with mpmath.workdps(50):
         exact = printed_eq24(MP, {"v": v, "d": d})
@@ -212,11 +212,11 @@ def test_printed_eq24_on_balls_contains_the_mpmath_transcription(v: float, d: in
 @pytest.mark.parametrize("v,d,m,sq", [(0.3, 2, 2, 0.0), (1.3, 5, 3, 0.7), (3.0, 64, 64, 2.0), (0.01, 64, 2, 0.0)])
 def test_printed_eq69_line2_ball_contains_the_mpmath_transcription(v: float, d: int, m: int, sq: float) -> None:
     from rfcheck.backends import MP
-    from rfcheck.claims.simrf import _gap_ball, _on_balls, printed_eq69_line2
+    from rfcheck.claims.simrf import _gap_ball, on_balls, printed_eq69_line2
 
     p = {"v": v, "d": d, "m": m, "sq": sq}
     with workprec(BITS):
-        ball = _on_balls(printed_eq69_line2)(p, BITS)
+        ball = on_balls(printed_eq69_line2)(p, BITS)
         gap = _gap_ball(p, BITS)
     with mpmath.workdps(50):
         exact = printed_eq69_line2(MP, p)
@@ -250,14 +250,14 @@ def test_simrf_plus_draw_ball_is_the_draw() -> None:
 @pytest.mark.parametrize("v,d,c", [(1.0, 2, -1.0), (3.0, 32, -1.0), (3.0, 32, 1.0), (3.0, 2, 0.3), (1.5, 17, -0.6)])
 def test_angle_conformity_moment_series_ball_and_printed_eq21_on_balls(v: float, d: int, c: float) -> None:
     from rfcheck.backends import MP
-    from rfcheck.claims.simrf import _on_balls, printed_eq21
+    from rfcheck.claims.simrf import on_balls, printed_eq21
 
     with mpmath.workdps(50):
         exact = cf.conformity_angle(v, d, c, backend="mpmath", dps=50)  # the closed form (eq (21) summed)
         printed = printed_eq21(MP, {"v": v, "d": d, "cos": c})
     with workprec(BITS):
         ball = ref.angle_conformity_moment_series_ball(v, d, c, BITS)
-        pb = _on_balls(printed_eq21)({"v": v, "d": d, "cos": c}, BITS)
+        pb = on_balls(printed_eq21)({"v": v, "d": d, "cos": c}, BITS)
         assert certified_equal(pb, ball, 1e-25) == "HOLDS"  # Lemma 4.2 holds
     assert _contains(ball, exact) and _contains(pb, printed)
     assert ball.rad() < 1e-28 * abs(ball.mid())

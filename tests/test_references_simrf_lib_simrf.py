@@ -48,7 +48,7 @@ def _e_ort(z: float, d: int) -> mpmath.mpf:
 @pytest.mark.parametrize("w,d,c", [(1.5, 3, 0.0), (3.0, 3, 0.5), (0.7, 8, -0.6), (6.0, 16, 0.9)])
 def test_printed_eq20_on_mpmath_and_balls(w: float, d: int, c: float) -> None:
     """Eq (20) written once (claims.simrf.printed_eq20): mpmath and ball values of the printed integral."""
-    from rfcheck.claims.simrf import _on_balls, printed_eq20
+    from rfcheck.claims.simrf import on_balls, printed_eq20
 
     p = {"w": w, "d": d, "cos": c}
     with mpmath.workdps(50):
@@ -57,7 +57,7 @@ def test_printed_eq20_on_mpmath_and_balls(w: float, d: int, c: float) -> None:
             direct = MF(w) ** (2 * d - 1) * mpmath.exp(-MF(w) ** 2 / 2) / (2 ** (d - 1) * mpmath.gamma(d))
             assert abs(exact - direct) < MF(10) ** -45 * direct
         assert abs(printed_eq20(MP, p) - exact) < MF(10) ** -45 * exact
-    ball = _on_balls(printed_eq20)(p, BITS)
+    ball = on_balls(printed_eq20)(p, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
 
 
@@ -68,7 +68,7 @@ def test_eq21_conformity_integral_ball(v: float, d: int, c: float) -> None:
         if c == 0:
             assert abs(exact - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)) < MF(10) ** -45 * exact
     with workprec(BITS):
-        ball = CS._on_balls(CS.printed_eq21)({"v": v, "d": d, "cos": c}, BITS)
+        ball = CS.on_balls(CS.printed_eq21)({"v": v, "d": d, "cos": c}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
 
 
@@ -77,7 +77,7 @@ def test_simrf_double_series_ball(v: float, d: int) -> None:
     with mpmath.workdps(50):
         exact = _rho_simrf(v, d)
     with workprec(BITS):
-        ball = CS._on_balls(CS.printed_eq24)({"v": v, "d": d}, BITS)
+        ball = CS.on_balls(CS.printed_eq24)({"v": v, "d": d}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
     assert ball.rad() < 1e-30 * abs(ball.mid())
 
@@ -105,12 +105,12 @@ def test_prf_mse_simrf_orf_ball_is_exactly_zero_at_v_0() -> None:
 
 @pytest.mark.parametrize("z,d,m", [(0.5, 2, 2), (1.0, 3, 2), (2.5, 16, 8), (4.0, 64, 64)])
 def test_printed_eq26_and_rff_orthogonality_gap(z: float, d: int, m: int) -> None:
-    from rfcheck.claims.simrf import _on_balls, printed_eq26
+    from rfcheck.claims.simrf import on_balls, printed_eq26
 
     with mpmath.workdps(50):
         exact = MF(m - 1) / m * (mpmath.exp(-MF(z) ** 2) - _e_ort(z, d))
     with workprec(BITS):
-        series = _on_balls(printed_eq26)({"z": z, "d": d, "m": m}, BITS)  # eq (26) as printed, one transcription
+        series = on_balls(printed_eq26)({"z": z, "d": d, "m": m}, BITS)  # eq (26) as printed, one transcription
         gap = ref.rff_orthogonality_gap_ball(z, d, m, BITS)
     for ball in (series, gap):
         assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
@@ -131,7 +131,7 @@ def test_rff_mse_ratios(z: float, d: int, m: int) -> None:
     assert abs(val - exact) <= err
     with workprec(BITS):
         ball = ref.rff_mse_ratio_ball(z, d, m, BITS)
-        pball = CS._on_balls(CS.printed_eq77)({"z": z, "d": d, "m": m}, BITS)
+        pball = CS.on_balls(CS.printed_eq77)({"z": z, "d": d, "m": m}, BITS)
     assert _contains(ball, exact) and not _contains(ball, _off(exact, "1e-25"))
     assert _contains(pball, printed) and not _contains(pball, _off(printed, "1e-25"))
     assert not pball.overlaps(ball)  # eq (77) as printed is not the ratio (its correction)
@@ -141,7 +141,7 @@ def test_rff_mse_ratios(z: float, d: int, m: int) -> None:
 def test_printed_eq66_on_mpmath_and_balls(d: int, k: int) -> None:
     """Eq (66) is written once (claims.simrf.printed_eq66 on a context): its mpmath value and its ball
     both agree with an independent quadrature of the left side (eq (66) holds)."""
-    from rfcheck.claims.simrf import _on_balls, printed_eq66
+    from rfcheck.claims.simrf import on_balls, printed_eq66
 
     with mpmath.workdps(100):  # the ball carries 4k guard bits: tighter than 50 digits
         exact = mpmath.quad(lambda ph: mpmath.sin(ph) ** (d - 1) * (1 - mpmath.sin(ph) / (d - 1)) ** k,
@@ -149,7 +149,7 @@ def test_printed_eq66_on_mpmath_and_balls(d: int, k: int) -> None:
     with mpmath.workdps(50):
         value = printed_eq66(MP, {"d": d, "k": k})
         assert abs(value - exact) < MF(10) ** -48 * exact
-    ball = _on_balls(printed_eq66)({"d": d, "k": k}, BITS)
+    ball = on_balls(printed_eq66)({"d": d, "k": k}, BITS)
     assert _contains(ball, exact) and abs(float(ball.mid()) - float(value)) <= 1e-15 * float(value)
     assert not _contains(ball, _off(exact, "1e-25"))
 
@@ -158,14 +158,14 @@ def test_printed_eq66_on_mpmath_and_balls(d: int, k: int) -> None:
 def test_printed_eq69_line2_on_mpmath_and_balls(v: float, d: int, m: int, sq: float) -> None:
     """Eq (69), line 2, written once (claims.simrf.printed_eq69_line2): e^{-2 sq} (m-1)/m (e^{v^2} - 1F1(d; d/2; v^2/2))
     in mpmath and on balls."""
-    from rfcheck.claims.simrf import _on_balls, printed_eq69_line2
+    from rfcheck.claims.simrf import on_balls, printed_eq69_line2
 
     p = {"v": v, "d": d, "m": m, "sq": sq}
     with mpmath.workdps(50):
         series = mpmath.exp(MF(v) ** 2) - mpmath.hyp1f1(d, MF(d) / 2, MF(v) ** 2 / 2)
         exact = mpmath.exp(-2 * MF(sq)) * MF(m - 1) / m * series
         assert abs(printed_eq69_line2(MP, p) - exact) <= MF(10) ** -45 * (1 + abs(exact))
-    ball = _on_balls(printed_eq69_line2)(p, BITS)
+    ball = on_balls(printed_eq69_line2)(p, BITS)
     assert _contains(ball, exact)
     if v:
         assert not _contains(ball, _off(exact, "1e-25"))
@@ -207,8 +207,8 @@ def test_eq56_first_expression_ball(w: float, d: int, c: float) -> None:
 
         as_printed = mpmath.quad(printed, mpmath.linspace(0, mpmath.pi / 2, 9))
     with workprec(BITS):
-        fixed = CS._on_balls(lambda ctx, p: CS.printed_eq56(ctx, p, corrected=True))({"w": w, "d": d, "cos": c}, BITS)
-        ball = CS._on_balls(CS.printed_eq56)({"w": w, "d": d, "cos": c}, BITS)
+        fixed = CS.on_balls(lambda ctx, p: CS.printed_eq56(ctx, p, corrected=True))({"w": w, "d": d, "cos": c}, BITS)
+        ball = CS.on_balls(CS.printed_eq56)({"w": w, "d": d, "cos": c}, BITS)
     assert _contains(fixed, exact) and not _contains(fixed, _off(exact, "1e-25"))
     assert _contains(ball, as_printed) and not _contains(ball, _off(as_printed, "1e-25"))
     if c != 0:

@@ -221,3 +221,81 @@ def test_mean_pair_norm_sq_faces(d: int, coupling: str) -> None:
         b = mean_pair_norm_sq(d, coupling, ARB).v
     assert _contains(b, want)
     assert _planted_outside(b, want, 1e-20)
+
+
+# ------------------------------------------------ moved out of rfcheck.claims._simrf_proofs (eq (17), (31), (45), (57))
+
+
+@pytest.mark.parametrize("m, dim, big", [(3, 3, 1.0), (6, 6, 1.0), (5, 4, 40.0), (64, 64, 1.0)])
+def test_eq17_iterate_reaches_an_eq16_configuration_keeping_the_norms(m: int, dim: int, big: float) -> None:
+    import numpy as np
+
+    from rfcheck.references.simrf_proofs import eq16_residual, eq17_iterate
+
+    W0 = np.random.default_rng(m + dim).standard_normal((m, dim))
+    W0[0] *= big
+    W, passes, res = eq17_iterate(W0)
+    assert res == eq16_residual(W) and res < 1e-10 and passes < 10_000
+    assert np.allclose(np.linalg.norm(W, axis=1), np.linalg.norm(W0, axis=1), rtol=1e-14)
+    # a fixed point: one more pass moves no row
+    W2, passes2, _ = eq17_iterate(W, tol=1e-9)
+    assert passes2 == 1 and np.allclose(W2, W, atol=1e-9)
+    # with a pass budget of 1 the residual of a random start is not yet small
+    assert eq17_iterate(W0, max_passes=1)[1] == 1
+
+
+@pytest.mark.parametrize("a, z", [(0.5, 3.0), (-0.5, 0.7), (1.0, 12.5), (7.0, 2.0), (0.0, 1j * 2.0), (3.5, 1j * 0.3)])
+def test_besselj_ctx_faces_against_mpmath_50_digits(a: float, z: complex) -> None:
+    from rfcheck.arb_backend import ARB
+    from rfcheck.backends import MP
+    from rfcheck.references.simrf_proofs import besselj_ctx
+
+    with mpmath.workdps(50):
+        exact = mpmath.besselj(mpmath.mpf(a), mpmath.mpmathify(z))
+        assert abs(besselj_ctx(MP, mpmath.mpf(a), mpmath.mpmathify(z)) - exact) <= abs(exact) * mpmath.mpf(10) ** -45
+    with workprec(BITS):
+        b = besselj_ctx(ARB, ARB.num(a), ARB.num(z)).v
+    if isinstance(z, complex):
+        assert isinstance(b, acb)
+        assert _contains(b.real, exact.real) and _contains(b.imag, exact.imag)
+    else:
+        assert isinstance(b, arb) and _contains(b, exact) and _planted_outside(b, exact)
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 33])
+def test_integral_from_zero_ctx_sine_powers(d: int) -> None:
+    """``int_0^pi sin^{d-1} = sqrt(pi) Gamma(d/2)/Gamma(d/2 + 1/2)`` (eq (64)) on both faces."""
+    from rfcheck.arb_backend import ARB
+    from rfcheck.backends import MP
+    from rfcheck.references.simrf_proofs import integral_from_zero_ctx
+
+    with mpmath.workdps(50):
+        exact = mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(d) / 2) / mpmath.gamma(mpmath.mpf(d) / 2 + 0.5)
+    with mpmath.workdps(30):
+        got = integral_from_zero_ctx(MP, mpmath.pi, lambda t: mpmath.sin(t) ** (d - 1))
+        assert abs(got - exact) <= abs(exact) * mpmath.mpf(10) ** -25
+    with workprec(BITS):
+        b = integral_from_zero_ctx(ARB, ARB.pi, lambda t: ARB.sin(t) ** (d - 1)).v
+    assert _contains(b, exact) and _planted_outside(b, exact)
+
+
+@pytest.mark.parametrize("d, seed, v", [(2, 1, 1.0), (3, 2, 0.7), (4, 11, 2.0)])
+def test_lagrangian_gradient_ball_encloses_the_50_digit_gradient(d: int, seed: int, v: float) -> None:
+    from rfcheck.arb_backend import ARB
+    from rfcheck.references.simrf_proofs import (
+        chi_norms,
+        ctx_rows,
+        lagrangian_gradient,
+        lagrangian_gradient_ball,
+        mp_rows,
+        unit_config,
+    )
+
+    U0, r0 = unit_config(d, d, seed), [float(x) for x in chi_norms(d, d, seed + 1)]
+    for i in range(d):
+        with mpmath.workdps(50):
+            g = lagrangian_gradient(mpmath.mpf(v), [mpmath.mpf(x) for x in r0], mp_rows(U0), i)
+        with workprec(BITS):
+            h = lagrangian_gradient_ball(arb(v), [ARB.num(x) for x in r0], ctx_rows(ARB, U0), i)
+        assert len(h) == d and all(_contains(a, b) for a, b in zip(h, g, strict=True))
+        assert any(_planted_outside(a, b) for a, b in zip(h, g, strict=True) if b != 0)

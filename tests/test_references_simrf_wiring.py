@@ -16,6 +16,7 @@ from rfcheck.arb_backend import ARB
 from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_shared as S
+from rfcheck.claims._simrf_proofs import at_bits
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 from rfcheck.references.simrf_proofs import ctx_rows, unit_config
@@ -101,7 +102,19 @@ def test_on_balls_keeps_ints_and_returns_flint_balls() -> None:
     out = S.on_balls(printed)({"t": 0.5, "d": 3}, 80)
     assert isinstance(seen["d"], int)
     assert out[0].overlaps(3 * arb(0.5).exp()) and float(out[0].rad()) < 1e-20 and out[1] == arb(3)
-    assert S.at_bits(lambda p, bits: arb(1) / 3)({}, 20).rad() > S.at_bits(lambda p, bits: arb(1) / 3)({}, 200).rad()
+    assert at_bits(lambda p, bits: arb(1) / 3)({}, 20).rad() > at_bits(lambda p, bits: arb(1) / 3)({}, 200).rad()
+
+
+def test_two_prec_is_the_two_precision_reference_of_a_computation() -> None:
+    """``two_prec(fn)(p, dps)``: ``fn(p)`` at ``dps + 25`` digits, its change from ``dps + 10`` plus ``10^(3-dps)``
+    relative as the error (a computation exact at any precision has only the relative term)."""
+    value, err = S.two_prec(lambda p: mpmath.pi * p["x"])({"x": 2}, 30)
+    with mpmath.workdps(60):
+        assert abs(value - 2 * mpmath.pi) < mpmath.mpf(10) ** -53
+        assert mpmath.mpf(10) ** -28 < err < mpmath.mpf(10) ** -26
+    # a computation that moves with the precision: its change between the two precisions is the error
+    moving, err2 = S.two_prec(lambda p: mpmath.mpf(10) ** -mpmath.mp.dps)({}, 30)
+    assert abs(moving * mpmath.mpf(10) ** 55 - 1) < 1e-14 and mpmath.mpf(10) ** -41 < err2 < mpmath.mpf(10) ** -39
 
 
 def test_faces_are_the_mpmath_and_ball_faces_of_one_transcription() -> None:

@@ -57,7 +57,7 @@ def test_corrected_eq56_agrees_with_eq20_on_balls() -> None:
 
     p = {"w": 10.0, "d": 32, "cos": -0.9}
     with workprec(200):
-        fixed = C._on_balls(lambda ctx, q: C.printed_eq56(ctx, q, corrected=True))(p, 200)
+        fixed = C.on_balls(lambda ctx, q: C.printed_eq56(ctx, q, corrected=True))(p, 200)
         ref = C.cf.pdf_wij_angle(p["w"], p["d"], p["cos"], backend="arb", prec=200)
     assert certified_equal(fixed, ref, 1e-40) == "HOLDS"
 

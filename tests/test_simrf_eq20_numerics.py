@@ -18,7 +18,7 @@ from flint import arb
 
 from rfcheck.arb_backend import workprec
 from rfcheck.backends import MP
-from rfcheck.claims.simrf import _on_balls, printed_eq20
+from rfcheck.claims.simrf import on_balls, printed_eq20
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.references import simrf as ref
 
@@ -60,7 +60,7 @@ def test_printed_eq20_is_accurate_to_the_working_precision(w: float, d: int, c: 
     with workprec(bits), mpmath.workdps(80):
         assert abs(v - exact) <= MF(10) ** (-dps) * abs(exact)
         # and inside Arb's rigorous integral of the printed integrand (tight where Arb resolves it)
-        ball = _on_balls(printed_eq20)(p, bits)
+        ball = on_balls(printed_eq20)(p, bits)
         assert abs(v - _mid(ball)) <= MF(10) ** (-dps) * abs(v) + _rad(ball)
         if (w, d, c) == (9.0, 64, -0.95):
             assert _rad(ball) < MF(10) ** -(dps + 3) * abs(v)

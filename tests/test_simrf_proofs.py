@@ -15,9 +15,10 @@ from rfcheck import verify
 from rfcheck.backends import MP
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import _simrf_proofs as P
-from rfcheck.claims import simrf as C
 from rfcheck.claims._common import deterministic_check
 from rfcheck.engine.montecarlo import simplex_matrix
+from rfcheck.references import simrf as ref
+from rfcheck.references import simrf_proofs as rp
 from rfcheck.references.simrf import iid_mgf_quadrature
 
 DEFAULT = BUDGETS["default"]
@@ -25,7 +26,7 @@ DEFAULT = BUDGETS["default"]
 
 def _eq55_reference(p: dict, dps: int) -> tuple:
     """The reference of simrf.eq55: P(|w_i + w_j| <= w') by the root quadrature, at two precisions."""
-    return C._quad_err(lambda: C.ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps)
+    return ref.two_precision_value(lambda: ref.cdf_angle_root_quadrature(p["w"], int(p["d"]), p["cos"]), dps)
 
 
 def _iid_mgf(p: dict, dps: int) -> tuple:
@@ -36,12 +37,12 @@ def _iid_mgf(p: dict, dps: int) -> tuple:
 def _L1(p: dict, U: list[list]) -> mpmath.mpf:
     """First term of the Lagrangian eq (44) for free (not normalised) vectors U."""
     d, v = int(p["d"]), mpmath.mpf(p["v"])
-    r = [mpmath.mpf(float(x)) for x in P._chi_norms(d, d, int(p["seed"]) + 1)]
+    r = [mpmath.mpf(float(x)) for x in rp.chi_norms(d, d, int(p["seed"]) + 1)]
     tot = mpmath.mpf(0)
     for perm in itertools.permutations(range(d)):
         for i, j in itertools.permutations(range(d), 2):
             a, b = r[perm[i]], r[perm[j]]
-            q = a * a * P._dot(U[i], U[i]) + b * b * P._dot(U[j], U[j]) + 2 * a * b * P._dot(U[i], U[j])
+            q = a * a * rp.dot(U[i], U[i]) + b * b * rp.dot(U[j], U[j]) + 2 * a * b * rp.dot(U[i], U[j])
             tot += mpmath.hyp0f1(mpmath.mpf(d) / 2, v * v * q / 4) / mpmath.gamma(mpmath.mpf(d) / 2)
     return tot
 
@@ -72,7 +73,7 @@ def test_eq49_reference_gradient_and_symmetrised_objective_gradient() -> None:
     W = rng.standard_normal((5, 4))
     h = 1e-6
     for i in range(5):
-        ref = P._grad_rho_tilde_ref(W, 0.9, i)
+        ref = rp.rho_tilde_gradient(W, 0.9, i)
         fd = np.zeros(4)
         for c in range(4):
             Wp, Wm = W.copy(), W.copy()
@@ -80,7 +81,7 @@ def test_eq49_reference_gradient_and_symmetrised_objective_gradient() -> None:
             Wm[i, c] -= h
             fd[c] = (P.printed_rho_tilde(P.FP, Wp, 0.9) - P.printed_rho_tilde(P.FP, Wm, 0.9)) / (2 * h)
         np.testing.assert_allclose(fd, ref, rtol=1e-7, atol=1e-9)  # central differences, h = 1e-6
-    obj = P._symmetrised_objective(P._chi_norms(4, 4, 1), 1.1)
+    obj = rp.symmetrised_pair_objective(rp.chi_norms(4, 4, 1), 1.1)
     x = rng.standard_normal(16)
     _, g = obj(x)
     fd = np.array([(obj(x + h * e)[0] - obj(x - h * e)[0]) / (2 * h) for e in np.eye(16)])
@@ -121,13 +122,15 @@ def test_references_reject_wrong_formulas() -> None:
 
     ref31 = REGISTRY["simrf.eq31"].checks[0]
     assert ref31.evaluate(p31, DEFAULT, 0).disc < 1
-    assert _power(wrong31, lambda p, dps: C._quad_err(lambda: C._direction_average(2, 1, 6)[0], dps), p31) > 1
+    reference = lambda p, dps: ref.two_precision_value(lambda: ref.direction_average(2, 1, 6)[0], dps)  # noqa: E731
+    assert _power(wrong31, reference, p31) > 1
     # eq (53) with e^{-w^2/2} in place of e^{-w^2/4} (the integral identity of the next sentence)
     p53 = {"v": 1.0, "d": 4}
     assert _power(lambda p: P.printed_eq53_middle(P.MP, p) * mpmath.mpf("1.000001"), _iid_mgf, p53) > 1
     # eq (36) with |w_i + w_j|^{2k} replaced by |w_i + w_j|^{k}
     p36 = {"d": 3, "m": 3, "v": 1.0, "w": 2.0, "seed": 1}
-    assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), P._eq36_ref, p36) > 1
+    ref36 = P.two_prec(lambda p: P._eq36_ref_ctx(MP, p))
+    assert _power(lambda p: P.printed_eq36(MP, {**p, "w": math.sqrt(p["w"])}), ref36, p36) > 1
     # eq (22) reversed: for cos theta > 0 the integral is larger
     a, b, _ = P._eq22({"d": 5, "k": 3, "cos": 0.5}, 30)
     assert a > b
@@ -155,13 +158,13 @@ def test_eq41_monte_carlo_has_power() -> None:
 
 def test_eq17_converges_in_few_passes_and_minimises() -> None:
     for d in (3, 6, 64, 256):
-        r = P._chi_norms(d, d, 0)
-        W, n, res = P.eq17_iterate(r[:, None] * simplex_matrix(d), tol=1e-12, max_passes=100)
+        r = rp.chi_norms(d, d, 0)
+        W, n, res = rp.eq17_iterate(r[:, None] * simplex_matrix(d), tol=1e-12, max_passes=100)
         assert res < 1e-9 and n <= 100
-        assert P.printed_rho_tilde(P.FP, W, 1.0) == pytest.approx(P.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
+        assert P.printed_rho_tilde(P.FP, W, 1.0) == pytest.approx(rp.rho_tilde_minimum(r, 1.0, d), rel=1e-9)
     # a non-minimising configuration (the simplex itself, unequal norms) is strictly above the minimum
-    r = P._chi_norms(6, 6, 0)
-    assert P.printed_rho_tilde(P.FP, r[:, None] * simplex_matrix(6), 1.0) > P.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
+    r = rp.chi_norms(6, 6, 0)
+    assert P.printed_rho_tilde(P.FP, r[:, None] * simplex_matrix(6), 1.0) > rp.rho_tilde_minimum(r, 1.0, 6) * (1 + 1e-6)
 
 
 def test_eq55_reference_has_power() -> None:
@@ -182,7 +185,7 @@ def test_eq14_growth_check_has_power(monkeypatch: pytest.MonkeyPatch) -> None:
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert ratio < bound
     assert float(ratio) == pytest.approx(1 / 16, rel=0.05)
-    monkeypatch.setattr(P, "_mean_wij_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
+    monkeypatch.setattr(rp, "mean_pair_norm_sq", lambda d, coupling, ctx=None: mpmath.mpf(2 * d))
     ratio, bound, _ = P._eq14_growth(p, 30)
     assert float(ratio) == pytest.approx(1 / 4, rel=0.05)
 
@@ -203,6 +206,6 @@ def test_eq28_reference_rejects_the_softmax_normalisation() -> None:
 
     def wrong(ctx, p: dict):
         _, x, y = P._rff_vectors(p, ctx)
-        return P.printed_eq28(ctx, p) * ctx.exp((P.ctx_dot(ctx, x, x) + P.ctx_dot(ctx, y, y)) / 2)
+        return P.printed_eq28(ctx, p) * ctx.exp((rp.ctx_dot(ctx, x, x) + rp.ctx_dot(ctx, y, y)) / 2)
 
     assert P._gram_check(wrong, P._prf_gram_ctx, True).evaluate(p, DEFAULT, 0).disc > 1

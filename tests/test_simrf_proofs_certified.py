@@ -65,7 +65,7 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
         "planted",
         lambda p: P.printed_eq53_middle(P.MP, p) * (1 + eps),
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
-        printed_ball=lambda p, bits: P._on_balls(P.printed_eq53_middle)(p, bits) * (1 + arb("1e-20")),
+        printed_ball=lambda p, bits: P.on_balls(P.printed_eq53_middle)(p, bits) * (1 + arb("1e-20")),
         reference_ball=lambda p, bits: iid_mgf_ball(p["v"], bits),
     )
     ev = wrong.evaluate(p, DEFAULT, 0)
@@ -75,8 +75,8 @@ def test_a_planted_error_is_certified_refuted_and_a_widened_ball_certifies_nothi
         "widened",
         lambda p: P.printed_eq53_middle(P.MP, p),
         lambda p, dps: iid_mgf_quadrature(p["v"], dps),
-        printed_ball=P._on_balls(P.printed_eq53_middle),
-        reference_ball=P._ball(lambda p, bits: (lambda b: arb(b.mid(), abs(b.mid()) * 1e-20))(
+        printed_ball=P.on_balls(P.printed_eq53_middle),
+        reference_ball=P.at_bits(lambda p, bits: (lambda b: arb(b.mid(), abs(b.mid()) * 1e-20))(
             iid_mgf_ball(p["v"], bits))),
     )
     ev = wide.evaluate(p, DEFAULT, 0)

@@ -15,10 +15,11 @@ computation a user could call, not the wording of one printed result:
 * ``P(r_1^2 + r_2^2 + 2 c r_1 r_2 <= w^2)`` on balls, a 1-D integral of the ``chi_d`` CDF between
   the roots, free of square roots by ``r_1 = w sin t / sqrt(1 - c^2)`` (:func:`cdf_angle_ball`, eq (54)-(55));
 * the hand-derived gradients of the Lagrangians of eq (44) and eq (15)
-  (:func:`lagrangian_gradient`, :func:`rho_tilde_gradient`) and the permutation-symmetrised
-  objective of eq (42) with its exact gradient (:func:`symmetrised_pair_objective`);
-* the analytic minimum of the truncated objective eq (15) (:func:`rho_tilde_minimum`) and the
-  eq (16) residual of a configuration (:func:`eq16_residual`);
+  (:func:`lagrangian_gradient`, on balls :func:`lagrangian_gradient_ball`, :func:`rho_tilde_gradient`) and the
+  permutation-symmetrised objective of eq (42) with its exact gradient (:func:`symmetrised_pair_objective`);
+* the analytic minimum of the truncated objective eq (15) (:func:`rho_tilde_minimum`), the
+  eq (16) residual of a configuration (:func:`eq16_residual`) and the eq (17) update iterated to it
+  (:func:`eq17_iterate`);
 * ``E |w_i + w_j|^2`` per coupling (:func:`mean_pair_norm_sq`, eq (14));
 * the polar-angle integral of eq (22) in mpmath and as a rigorous ball
   (:func:`sine_power_integral`, :func:`sine_power_integral_ball`);
@@ -28,7 +29,8 @@ computation a user could call, not the wording of one printed result:
   (:func:`lower_gamma_int_ball`, eq (55)) and ``E w^4/E w^2`` for ``chi_2d`` (:func:`chi2d_moment_ratio_ball`,
   footnote 4);
 * functions on a number-system context (mpmath or Arb balls) used by the printed sides: :func:`f_series_ctx`,
-  :func:`ctx_rows`, :func:`ctx_dot`, and the checks' configurations (:func:`gaussian_vectors`,
+  :func:`ctx_rows`, :func:`ctx_dot`, the Bessel function :func:`besselj_ctx` (eq (31), (75)), the integral
+  :func:`integral_from_zero_ctx` (eq (57)), and the checks' configurations (:func:`gaussian_vectors`,
   :func:`equal_angle_config`, :func:`plus_config`, :func:`perm_config`) and the multi-start L-BFGS minimiser of
   eq (48) (:func:`multistart_minimiser`).
 
@@ -50,6 +52,7 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
+    "besselj_ctx",
     "cdf_angle_ball",
     "chi2d_moment_ratio_ball",
     "chi_norms",
@@ -57,6 +60,7 @@ __all__ = [
     "ctx_rows",
     "dot",
     "eq16_residual",
+    "eq17_iterate",
     "equal_angle_config",
     "f_series",
     "f_series_ball",
@@ -64,7 +68,9 @@ __all__ = [
     "f_series_deriv",
     "f_series_derivative_ball",
     "gaussian_vectors",
+    "integral_from_zero_ctx",
     "lagrangian_gradient",
+    "lagrangian_gradient_ball",
     "lower_gamma_int_ball",
     "mean_pair_norm_sq",
     "mp_rows",
@@ -1394,3 +1400,213 @@ def perm_config(d: int, seed: int, ctx: Any = None) -> tuple[list[Any], list[lis
     C = [[ctx_dot(ctx, U[i], U[j]) for j in range(d)] for i in range(d)]
     r = [ctx.num(float(x)) for x in chi_norms(d, d, seed + 1)]
     return r, C
+
+
+def eq17_iterate(W: np.ndarray, tol: float = 1e-13, max_passes: int = 10_000) -> tuple[np.ndarray, int, float]:
+    """The update of eq (17), ``w_i <- -(sum_{j != i} w_j)/|sum_{j != i} w_j| |w_i|``, in passes over ``i = 1..m``.
+
+    Each pass updates the rows in turn (the running sum kept current); the passes stop when no row moved by more
+    than ``tol`` relative to its norm, or after ``max_passes``.  The norms are kept.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``(m, d)`` starting rows (not modified).
+    tol : float
+        Largest relative move of a row in the last pass.
+    max_passes : int
+        Pass budget.
+
+    Returns
+    -------
+    W : numpy.ndarray
+        The rows after the last pass.
+    passes : int
+        Passes made.
+    residual : float
+        The eq (16) residual of the result (:func:`eq16_residual`).
+
+    Examples
+    --------
+    Three rows of different norms in the plane reach an eq (16) configuration, norms unchanged:
+
+    >>> import numpy as np
+    >>> W0 = np.array([[1.0, 0.0], [-0.4, 0.9], [-0.6, -0.8]]) * np.array([[1.0], [2.0], [1.5]])
+    >>> W, passes, res = eq17_iterate(W0)
+    >>> bool(res < 1e-12), bool(np.allclose(np.linalg.norm(W, axis=1), np.linalg.norm(W0, axis=1))), passes < 100
+    (True, True, True)
+
+    References
+    ----------
+    SimRF sec 3.2, eq (16)-(17) (= appendix A.3 eq (50)-(51)).
+    """
+    W = np.array(W, dtype=float, copy=True)
+    r = np.linalg.norm(W, axis=1)
+    tot = W.sum(axis=0)
+    for n in range(1, max_passes + 1):  # noqa: B007 (n is returned)
+        moved = 0.0
+        for i in range(W.shape[0]):
+            s = tot - W[i]
+            ns = np.linalg.norm(s)
+            if ns == 0:
+                continue
+            new = -s / ns * r[i]
+            moved = max(moved, float(np.linalg.norm(new - W[i])) / r[i])
+            tot = s + new
+            W[i] = new
+        if moved <= tol:
+            break
+    return W, n, eq16_residual(W)
+
+
+def besselj_ctx(ctx: Any, a: Any, z: Any) -> Any:
+    """``J_a(z)`` on a number-system context.
+
+    Parameters
+    ----------
+    ctx : backend context
+        :data:`rfcheck.backends.MP` (``mpmath.besselj``) or :data:`rfcheck.arb_backend.ARB` (Arb's Bessel
+        function; real for a real ``z``).
+    a, z : number of the context
+        Order and argument (``z`` may be complex).
+
+    Returns
+    -------
+    number of the context
+        ``J_a(z)``.
+
+    Examples
+    --------
+    ``J_{1/2}(x) = sqrt(2/(pi x)) sin x`` on both faces:
+
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> from rfcheck.backends import MP
+    >>> exact = mpmath.sqrt(2 / (mpmath.pi * 3)) * mpmath.sin(3)
+    >>> bool(abs(besselj_ctx(MP, mpmath.mpf(0.5), mpmath.mpf(3)) - exact) < 1e-14)
+    True
+    >>> with workprec(80):
+    ...     b = besselj_ctx(ARB, ARB.num(0.5), ARB.num(3)).v
+    >>> bool(abs(float(b.mid()) - float(exact)) < 1e-15), bool(b.rad() < 1e-20)
+    (True, True)
+
+    References
+    ----------
+    SimRF appendix A.1, eq (31)-(32); appendix A.8, eq (75).
+    """
+    if ctx.name != "arb":
+        return mpmath.besselj(a, z)
+    from flint import acb, arb
+
+    from rfcheck.arb_backend import Ball
+
+    out = acb(z.v).bessel_j(a.v)
+    return Ball(out.real if isinstance(z.v, arb) else out)
+
+
+def integral_from_zero_ctx(ctx: Any, upper: Any, fn: Callable[[Any], Any]) -> Any:
+    """``int_0^upper fn(phi) dphi`` on a number-system context, for an integrand entire near ``[0, upper]``.
+
+    In mpmath a guarded tanh-sinh on 32 equal panels (:func:`rfcheck.references.gaussian.guarded_quad`; the peak of
+    ``(sin phi)^{d-1}`` is ~ ``1/sqrt(d)`` wide); on balls Arb's rigorous integration
+    (:func:`rfcheck.references.gaussian.integral_ball`, a finite interval: no tail) at flint's working precision.
+
+    Parameters
+    ----------
+    ctx : backend context
+        :data:`rfcheck.backends.MP` or :data:`rfcheck.arb_backend.ARB`.
+    upper : number of the context
+        Upper limit.
+    fn : callable
+        ``fn(phi)`` on the context's numbers.
+
+    Returns
+    -------
+    number of the context
+        The integral.
+
+    Examples
+    --------
+    ``int_0^pi sin^2 = pi/2`` on both faces:
+
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> from rfcheck.backends import MP
+    >>> v = integral_from_zero_ctx(MP, mpmath.pi, lambda t: mpmath.sin(t) ** 2)
+    >>> bool(abs(v - mpmath.pi / 2) < 1e-14)
+    True
+    >>> with workprec(80):
+    ...     b = integral_from_zero_ctx(ARB, ARB.pi, lambda t: ARB.sin(t) ** 2).v
+    >>> bool(abs(float(b.mid()) - float(mpmath.pi / 2)) < 1e-15), bool(b.rad() < 1e-20)
+    (True, True)
+
+    References
+    ----------
+    SimRF appendix A.5, eq (57).
+    """
+    from rfcheck.references import gaussian as gauss
+
+    if ctx.name == "arb":
+        from flint import ctx as flint_ctx
+
+        from rfcheck.arb_backend import Ball
+
+        return Ball(gauss.integral_ball(lambda ph, _a: fn(ph).v, 0, upper.v, flint_ctx.prec).real)
+    return gauss.guarded_quad(fn, lambda: mpmath.linspace(0, upper, 33))
+
+
+def lagrangian_gradient_ball(v: Any, r: list[Any], U: list[list[Any]], i: int) -> list[Any]:
+    """:func:`lagrangian_gradient` on balls: ``F'(q) = v^2 0F1(; d/2 + 1; v^2 q/4) / (4 Gamma(d/2 + 1))`` by Arb's
+    ``0F1``, at flint's working precision.
+
+    Parameters
+    ----------
+    v : flint.arb
+        ``|v|``.
+    r : list of rfcheck.arb_backend.Ball
+        The ``d`` norms (numbers of the Arb context).
+    U : list of list of rfcheck.arb_backend.Ball
+        The ``d`` unit directions (:func:`ctx_rows` on the Arb context).
+    i : int
+        Which direction (0-based).
+
+    Returns
+    -------
+    list of flint.arb
+        The gradient.
+
+    Examples
+    --------
+    It encloses the mpmath gradient:
+
+    >>> import mpmath
+    >>> from rfcheck.arb_backend import ARB, workprec
+    >>> U0 = unit_config(3, 3, 1)
+    >>> with mpmath.workdps(40):
+    ...     g = lagrangian_gradient(mpmath.mpf(1), [mpmath.mpf(x) for x in (1.0, 1.5, 0.5)], mp_rows(U0), 0)
+    >>> with workprec(120):
+    ...     h = lagrangian_gradient_ball(ARB.num(1).v, [ARB.num(x) for x in (1.0, 1.5, 0.5)], ctx_rows(ARB, U0), 0)
+    >>> all(abs(float(a.mid()) - float(b)) < 1e-25 for a, b in zip(h, g)), all(a.rad() < 1e-25 for a in h)
+    (True, True)
+
+    References
+    ----------
+    SimRF appendix A.2, eq (44)-(45).
+    """
+    from flint import arb
+
+    from rfcheck.arb_backend import ARB
+
+    d = len(U)
+    half_d = arb(d) / 2
+    g1 = (half_d + 1).gamma()
+    H = [arb(0)] * d
+    for P in itertools.permutations(range(d)):
+        for j in range(d):
+            if j == i:
+                continue
+            a, b = r[P[i]].v, r[P[j]].v
+            q = a * a + b * b + 2 * a * b * ctx_dot(ARB, U[i], U[j]).v
+            fp = v * v * (v * v * q / 4).hypgeom_0f1(half_d + 1) / (4 * g1)
+            H = [o + 4 * fp * (a * a * U[i][c].v + a * b * U[j][c].v) for c, o in enumerate(H)]
+    return H
