@@ -284,11 +284,9 @@ _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 1
 
 for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                       ("pos", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
-    P.claim(
-        f"lem2.2.{_which}", source=P.at("Lemma 2.2, eq (7)"),
+    P.claim(f"lem2.2.{_which}", source=P.at("Lemma 2.2, eq (7)"),
         statement=f"{_stmt}; Delta = x - y, z = x + y, f1(u) = (2m)^-1 exp(u^2) SM^-2(x,y), "
-                  "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2",
-        domain=_pair_domain(extra=_M),
+                  "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2", domain=_pair_domain(extra=_M),
         checks=[
             *_moment_checks(printed_lem22_ctx(_which), _moment_ref(*(("mse2", "err2") if _which == "trig" else
                                                                      ("mse1", "err1"))),
@@ -297,8 +295,7 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                             description="E(S - SM)^2 expanded over the m features; Gaussian moments from the MGF "
                                         "(Lemma 2.4)"),
             mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
-        ],
-    )
+        ])
 
 
 # ==================================================================== eq (2), (3): unbiased
@@ -316,12 +313,9 @@ for _which, _eq, _stmt in (
                "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
 ):
     _mk = "ES2" if _which == "trig" else "ES1"  # the base estimator's mean among the moments
-    P.claim(
-        f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"),
-        statement=_stmt, domain=_pair_domain(extra=_M),
+    P.claim(f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"), statement=_stmt, domain=_pair_domain(extra=_M),
         checks=_moment_checks(_sm_ctx, lambda p, dps, quad, w=_which: refs.base_estimator_mean_with_error(
-            _hyb_moments(p, dps, quad), w), _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30),
-    )
+            _hyb_moments(p, dps, quad), w), _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30))
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
@@ -341,10 +335,8 @@ _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
 
-P.claim(
-    "lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
-    statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)",
-    domain=_Z_DOMAIN,
+P.claim("lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
+    statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)", domain=_Z_DOMAIN,
     checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
                                 lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
                                 printed_ball=ball_of(printed_lem24_ctx), reference_ball=lambda p, bits: (
@@ -352,8 +344,7 @@ P.claim(
                                                                bits)),
                                 atol_scale=lambda p, dps: mpmath.exp(
                                     mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
-                                max_points=30), 4)],
-)
+                                max_points=30), 4)])
 
 
 def _amat(p: dict[str, Any]) -> Any:
@@ -411,15 +402,12 @@ def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
     return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)[0], bits)
 
 
-P.claim(
-    "eq14", source=P.at("sec 2.3, eq (14)"),
-    statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible "
-              "A in C^{dxd}, with z^2 = sum_i z_i^2",
-    domain=_A_DOMAIN,
+P.claim("eq14", source=P.at("sec 2.3, eq (14)"),
+    statement="exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x,y) = E[exp(w^T(Ax + (A^T)^-1 y))] for invertible A in "
+              "C^{dxd}, with z^2 = sum_i z_i^2", domain=_A_DOMAIN,
     checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mgf_quad), printed_ctx=printed_eq14_ctx,
                                        reference_ball=_eq14_ref_ball, max_points=30,
-                                       atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)],
-)
+                                       atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)])
 
 
 def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -428,16 +416,13 @@ def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(x0 * y0 + x1 * y1)
 
 
-P.claim(
-    "eq15", source=P.at("sec 2.3, eq (15)-(16)"),
-    statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)"
-              "(exp(w_1^T M u), ..., exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)",
-    domain=_A_DOMAIN,
+P.claim("eq15", source=P.at("sec 2.3, eq (15)-(16)"),
+    statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)(exp(w_1^T M u), ..., "
+              "exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)", domain=_A_DOMAIN,
     checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
                                        reference_ball=lambda p, bits: refs.exp_dot_mean_ball(*refs.on_balls(
                                            lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits),
-                                       atol_scale=lambda p, dps: 1, max_points=30), 5)],
-)
+                                       atol_scale=lambda p, dps: 1, max_points=30), 5)])
 
 
 _EXACT_ZERO_MSE = ("the claim is an exact identity (MSE = 0 at the end points): 'MSE <= 0' holds with equality, and "
@@ -483,16 +468,13 @@ def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]])
 _R_PARAMS = {**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}, "imag": Choice((False, True)),
              "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)}
 
-P.claim(
-    "eq17", source=P.at("sec 2.3, eq (17)"),
-    statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if "
-              "x = -(A^-1)(A^T)^-1 y",
+P.claim("eq17", source=P.at("sec 2.3, eq (17)"),
+    statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if x = -(A^-1)(A^T)^-1 y",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
                                          "y in [-1.5, 1.5]^2"),
     checks=[capped(inequality_check("quadrature", _zero_variance(_eq17_point), max_points=20,
                              description="variance of one CE sample by quadrature <= 0",
-                             not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)],
-)
+                             not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)])
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -515,21 +497,18 @@ def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return mpmath.mpf(10) ** (5 - dps), refs.ce_real_solutions_max_residual(a, dps), mpmath.mpf(0)
 
 
-P.claim(
-    "eq18", source=P.at("sec 2.3, eq (18)"),
-    statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and "
-              "Im(A)x + Im((A^T)^-1)y = 0 (sufficiency)",
+P.claim("eq18", source=P.at("sec 2.3, eq (18)"),
+    statement="for the variance to be zero, we only need: Re(A)x + Re((A^T)^-1)y = 0 and Im(A)x + Im((A^T)^-1)y = 0 "
+              "(sufficiency)",
     domain=Domain(_R_PARAMS, description="(x, y) solving (18) for A = R + 1.2 I or i(R + 1.2 I): the real solutions"),
     checks=[capped(inequality_check("quadrature", _zero_variance(_eq18_point), max_points=20,
                              description="(x, y) from the null space of the real system (18); variance of one CE "
                                          "sample by quadrature <= 0",
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
                                            "has no enclosure of it); and " + _ZERO_VARIANCE_AT_ROUNDED_X), 5)],
-    notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.",
-)
+    notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.")
 
-P.claim(
-    "text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
+P.claim("text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real "
                                          "solution space"),
@@ -540,10 +519,9 @@ P.claim(
                                            "no enclosure of it), and the refutation is an exact identity (max |A x + "
                                            "(A^T)^-1 y| = 0 on that null space), which balls can bound near 0 but "
                                            "never decide")],
-    correction="(18) is equivalent to (17) for real x, y (real and imaginary parts of "
-               "A x + (A^T)^-1 y = 0); the variance of one CE sample is |c|^2 (e^{2|Re z|^2} - "
-               "e^{|Re z|^2 - |Im z|^2}), zero iff z = 0 (rfcheck.closed_forms.hrf.cexp_log_mse).",
-)
+    correction="(18) is equivalent to (17) for real x, y (real and imaginary parts of A x + (A^T)^-1 y = 0); the "
+               "variance of one CE sample is |c|^2 (e^{2|Re z|^2} - e^{|Re z|^2 - |Im z|^2}), zero iff z = 0 "
+               "(rfcheck.closed_forms.hrf.cexp_log_mse).")
 
 
 def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
@@ -579,8 +557,7 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
                  description=f"{what} and SM^{which} on the same projections")
 
 
-P.claim(
-    "text-cexp-special-cases.trig", source=P.at("sec 2.3, after eq (16)"),
+P.claim("text-cexp-special-cases.trig", source=P.at("sec 2.3, after eq (16)"),
     statement="For A = i I_d, CE-estimator becomes trigonometric",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
     readings=[
@@ -593,20 +570,16 @@ P.claim(
                        "is compared by its real part (hrf.eq90, hrf.eq94, hybrid.simulate; CRT eq 1-2 write TrigRF "
                        "as Re exp(i w^T x) exp(-i w^T y))"),
     ],
-    correction="Read as the complex estimator it is not SM^trig: with A = i I it is (1/m) e^{(|x|^2+|y|^2)/2} "
-               "sum_i exp(i w_i^T (x - y)), whose imaginary part has mean 0 but is not 0; its real part equals "
-               "SM^trig (eq 2) on the same projections.",
+    correction="Read as the complex estimator it is not SM^trig: with A = i I it is (1/m) e^{(|x|^2+|y|^2)/2} sum_i "
+               "exp(i w_i^T (x - y)), whose imaginary part has mean 0 but is not 0; its real part equals SM^trig (eq "
+               "2) on the same projections.",
     notes="The sentence does not say whether the complex estimator or its real part is meant; both readings are "
-          "checked on the same draws (difference of the real part: ~1e-15).",
-)
-P.claim(
-    "text-cexp-special-cases.pos", source=P.at("sec 2.3, after eq (16)"),
+          "checked on the same draws (difference of the real part: ~1e-15).")
+P.claim("text-cexp-special-cases.pos", source=P.at("sec 2.3, after eq (16)"),
     statement="for A = I_d, it [the CE estimator] becomes SM^++_m(x,y)",
-    domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
-    checks=[_ce_same_draws("pos")],
+    domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}), checks=[_ce_same_draws("pos")],
     correction="A = I gives the non-antithetic positive estimator (1/m) sum exp(w_i^T(x+y) - |x|^2/2 - |y|^2/2); "
-               "SM^++ of eq (3) is its antithetic symmetrisation (average over w and -w).",
-)
+               "SM^++ of eq (3) is its antithetic symmetrisation (average over w and -w).")
 
 
 # ============================================================= Lemma 2.3, eq (8)-(11), (30)
@@ -714,12 +687,10 @@ _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma"
                       description="|x|, |y| <= 3; lambda: angular (eq 19) or cosine-estimated Gaussian (eq 69)")
 
 for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
-    P.claim(
-        f"thm3.1.variant{_v}", source=P.at(f"Theorem 3.1, eq ({_eq}); appendix C"),
+    P.claim(f"thm3.1.variant{_v}", source=P.at(f"Theorem 3.1, eq ({_eq}); appendix C"),
         statement=("independent projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig)" if _v == 1
                    else "same projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig) - "
-                        "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"),
-        domain=_THM31,
+                        "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"), domain=_THM31,
         checks=[
             _mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
                        description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
@@ -729,8 +700,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                      domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
                                                                    "lam": Choice(("angular",))},
                                          description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)")),
-        ],
-    )
+        ])
 
 
 def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
@@ -754,15 +724,12 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 #: E[SM^++_m SM^trig_m] (same projections) from the moments, and its ball
 _ES12 = (_moment_ref("ES12", "err12"), _exact_ball(lambda h: h["ES12"]), "ES12")
 
-P.claim(
-    "eq36", source=P.at("appendix C, eq (36)"),
-    statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] "
-              "(same projections)",
-    domain=_pair_domain(extra=_M),
+P.claim("eq36", source=P.at("appendix C, eq (36)"),
+    statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] (same "
+              "projections)", domain=_pair_domain(extra=_M),
     checks=_moment_checks(printed_eq36_ctx, *_ES12, max_points=24),
-    correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], "
-               "which is eq (38) (claim hrf.eq38 holds).",
-)
+    correction="The sum over i != j has m(m-1) terms, not binom(m,2): E = (1 - 1/m) SM^2 + (1/m) E[YZ], which is eq "
+               "(38) (claim hrf.eq38 holds).")
 
 
 def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -792,12 +759,9 @@ def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 
-P.claim(
-    "eq38", source=P.at("appendix C, eq (38)"),
+P.claim("eq38", source=P.at("appendix C, eq (38)"),
     statement="E[SM^++_m SM^trig_m] = (1 - 1/m) SM(x,y)^2 + (1/m) SM(x,y)^2 cos(|x|^2 - |y|^2) (same projections)",
-    domain=_pair_domain(extra=_M),
-    checks=_moment_checks(printed_eq38_ctx, *_ES12, max_points=24),
-)
+    domain=_pair_domain(extra=_M), checks=_moment_checks(printed_eq38_ctx, *_ES12, max_points=24))
 
 
 def _printed_eq39_ctx(variant: int) -> CtxFormula:
@@ -840,14 +804,11 @@ def _cov_check(variant: int, printed_ctx: CtxFormula, **kw: Any) -> Check:
 
 
 for _v in (1, 2):
-    P.claim(
-        f"eq39.variant{_v}", source=P.at("appendix C, eq (39) (and eq (32))"),
+    P.claim(f"eq39.variant{_v}", source=P.at("appendix C, eq (39) (and eq (32))"),
         statement=f"Cov(lam SM^++_m, (1-lam) SM^trig_m) = -SM^2 (Var(lam) {'+ Z' if _v == 2 else ''}), "
                   "Z = (1/m)(1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"
-                  + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"),
-        domain=_THM31,
-        checks=[_cov_check(_v, _printed_eq39_ctx(_v), max_points=24)],
-    )
+                  + (" (variant II: same projections)" if _v == 2 else " (variant I: independent)"), domain=_THM31,
+        checks=[_cov_check(_v, _printed_eq39_ctx(_v), max_points=24)])
 
 
 # ====================================================================== Lemma 3.2, eq (24)
@@ -947,13 +908,11 @@ def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
     return (1 - sum(sgn(dot(t, x)) * sgn(dot(t, y)) for t in tau) / n) / 2
 
 
-P.claim(
-    "eq43", source=P.at("appendix D.1, eq (42)-(43)"),
-    statement="lam_hat(theta) = (1/2)(1 - sum_i X_i), X_i = phi^ang_n(x)[i] phi^ang_n(y)[i], "
-              "phi^ang_n(z) = n^-1/2 (sgn(tau_1^T z), ..., sgn(tau_n^T z)) [equals eq (19) for the same tau]",
+P.claim("eq43", source=P.at("appendix D.1, eq (42)-(43)"),
+    statement="lam_hat(theta) = (1/2)(1 - sum_i X_i), X_i = phi^ang_n(x)[i] phi^ang_n(y)[i], phi^ang_n(z) = n^-1/2 "
+              "(sgn(tau_1^T z), ..., sgn(tau_n^T z)) [equals eq (19) for the same tau]",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 64)}),
-    checks=[Check("same-draws", 1, _eq43, search=False, description="eq (43) vs eq (19) on the same tau")],
-)
+    checks=[Check("same-draws", 1, _eq43, search=False, description="eq (43) vs eq (19) on the same tau")])
 
 
 # ===================================================================== Thm D.1, eq (45)-(47)
@@ -980,16 +939,13 @@ def printed_eq45_ctx(shared: int) -> CtxFormula:
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
 
 for _sh, _eq in ((0, 45), (1, 46)):
-    P.claim(
-        f"eq{_eq}", source=P.at(f"Theorem D.1, eq ({_eq})"),
+    P.claim(f"eq{_eq}", source=P.at(f"Theorem D.1, eq ({_eq})"),
         statement=("MSE(SM^anghyb_{m,n}) = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(|z|^2) SM^2 "
                    "(1 - exp(-|z|^2))^2 + (1 - theta/pi)(1 - theta/pi + theta/(n pi))(2m)^-1 exp(|z|^2) SM^-2 "
                    "(1 - exp(-|Delta|^2))^2" + (" - (2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) (theta/pi)(1 - 1/n - "
                                                  "theta/pi + theta/(n pi))   [same projections]" if _sh else
-                                                 "   [independent projections]")),
-        domain=_ANG,
-        checks=[_mse_check(printed_eq45_ctx(_sh), "angular", _sh, max_points=40)],
-    )
+                                                 "   [independent projections]")), domain=_ANG,
+        checks=[_mse_check(printed_eq45_ctx(_sh), "angular", _sh, max_points=40)])
 
 
 def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1003,13 +959,11 @@ def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             * (1 - ctx.exp(-4 * r**2 * ctx.sin(th / 2) ** 2)) ** 2)
 
 
-P.claim(
-    "eq47", source=P.at("Theorem D.1, eq (47)"),
-    statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: "
-              "MSE = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(8r^2 cos^2(theta/2) - 2r^2)"
-              "(1 - exp(-4r^2 cos^2(theta/2)))^2 + (theta/pi)(1 - 1/n - theta/pi + theta/(n pi))(2m)^-1 "
-              "exp(2r^2)(1 - exp(-4r^2 sin^2(theta/2)))^2",
-    domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
+P.claim("eq47", source=P.at("Theorem D.1, eq (47)"),
+    statement="if |x| = |y| = r then regardless of whether the same sets of random projections are applied: MSE = "
+              "(theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(8r^2 cos^2(theta/2) - 2r^2)(1 - exp(-4r^2 "
+              "cos^2(theta/2)))^2 + (theta/pi)(1 - 1/n - theta/pi + theta/(n pi))(2m)^-1 exp(2r^2)(1 - exp(-4r^2 "
+              "sin^2(theta/2)))^2", domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[
         _mse_check(printed_eq47_ctx, "angular", max_points=40),
         mc_check("monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
@@ -1018,9 +972,8 @@ P.claim(
                                                                    "m = n = 2 where the coefficients differ most",
                                      fixed_points=[{"r": 0.5, "theta": 2.4, "m": 2, "n": 2, "shared": 0}])),
     ],
-    correction="The second coefficient is E[(1 - lam)^2] = (1 - theta/pi)(1 - theta/pi + theta/(n pi)) (as in "
-               "eq (45)), not E[lam(1 - lam)]; rfcheck.closed_forms.hrf.log_mse_angular_hybrid_same_length.",
-)
+    correction="The second coefficient is E[(1 - lam)^2] = (1 - theta/pi)(1 - theta/pi + theta/(n pi)) (as in eq "
+               "(45)), not E[lam(1 - lam)]; rfcheck.closed_forms.hrf.log_mse_angular_hybrid_same_length.")
 
 
 # ================================================================ Lemma 3.4, eq (25)-(26)
@@ -1050,19 +1003,16 @@ def _ref_rel_err(which: str, quad: bool = False) -> Reference:
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
 
 for _which in ("trig", "pos"):
-    P.claim(
-        f"lem3.4.{_which}", source=P.at("Lemma 3.4, eq (25)"),
+    P.claim(f"lem3.4.{_which}", source=P.at("Lemma 3.4, eq (25)"),
         statement=("eps_{theta,r}(SM^trig_m)" if _which == "trig" else "eps_{pi-theta,r}(SM^++_m)")
-        + " = (2m)^-1/2 exp(2r^2 sin^2(theta/2))(1 - exp(-4r^2 sin^2(theta/2)))",
-        domain=_SPHERE,
+        + " = (2m)^-1/2 exp(2r^2 sin^2(theta/2))(1 - exp(-4r^2 sin^2(theta/2)))", domain=_SPHERE,
         checks=[deterministic_check("moment-expansion", None, _ref_rel_err(_which),
                                     atol_scale=lambda p, dps: mpmath.exp(2 * mpmath.mpf(p["r"]) ** 2), max_points=30,
                                     printed_ctx=printed_eq25_ctx, reference_ball=lambda p, bits, w=_which:
                                     refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits)),
                 _quad_check(printed_eq25_ctx, _ref_rel_err(_which, quad=True), lambda p, bits, w=_which:
                             refs.base_rel_error_ball(w, p["r"], p["theta"], int(p["m"]), bits, quad=True),
-                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))],
-    )
+                            _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))])
 
 
 def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1074,8 +1024,7 @@ def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, description="r in (0, 10]")
 
 for _which in ("trig", "pos"):
-    P.claim(
-        f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
+    P.claim(f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
         domain=_SPHERE_R,
         checks=[deterministic_check("numerical-maximisation", None, lambda p, dps, w=_which: refs.base_max_rel_error(
@@ -1084,8 +1033,7 @@ for _which in ("trig", "pos"):
                                     description="max over theta of eps_{theta,r} (Lemma 3.4's eq (25), tied to "
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section",
                                     not_certified="the reference is " + _MAX_LOWER_ONLY + ", and an equality needs "
-                                                  "both bounds")],
-    )
+                                                  "both bounds")])
 
 
 P.claim(
@@ -1124,22 +1072,18 @@ def _zero_mse_check(lam: str, both: bool, description: str) -> Check:
                             not_certified=_EXACT_ZERO_MSE)
 
 
-P.claim(
-    "text-angular-zero-variance", source=P.at("sec 2.4 and after Lemma 3.2"),
-    statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi "
-              "if inputs x, y have the same length",
+P.claim("text-angular-zero-variance", source=P.at("sec 2.4 and after Lemma 3.2"),
+    statement="the variance of the angular hybrid estimator is zero for both theta_{x,y} = 0 and theta_{x,y} = pi if "
+              "inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
-    checks=[_zero_mse_check("angular", True, "MSE at theta = 0 and pi (exactly, in mpmath) <= 0")],
-)
+    checks=[_zero_mse_check("angular", True, "MSE at theta = 0 and pi (exactly, in mpmath) <= 0")])
 
 
-P.claim(
-    "text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
+P.claim("text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
-    checks=[_zero_mse_check("gauss", False, "MSE at theta = 0 (exactly) <= 0")],
-)
+    checks=[_zero_mse_check("gauss", False, "MSE at theta = 0 (exactly) <= 0")])
 
 
 # ======================================================================= Thm 3.5, eq (27)
@@ -1178,11 +1122,9 @@ def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
                 description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
 
-P.claim(
-    "thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
-    statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) "
-              "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))",
-    domain=_THM35,
+P.claim("thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
+    statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) sqrt(1/pi - 1/(n pi) "
+              "+ 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))", domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _thm35_bound, max_points=40,
                              description="log max_theta eps_{theta,r} (from eq (45), tied to quadrature by "
                                          "hrf.eq45) vs log of the bound; certified by an enclosure of the maximum "
@@ -1191,9 +1133,8 @@ P.claim(
                              sides_ball=max_below(_eps_max_ball, printed_eq27_log_ctx))],
     correction="Eq (64) should read max b_r^2 <= exp(2r^2)/(2 n sqrt(pi) r) (theta* <= sqrt(pi)/(2r)), giving "
                "eps_{S(r)} <= W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)) "
-               "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). "
-               "For fixed n the max-relative-error grows like exp(2r^2)/sqrt(r), not exp(2r^2)/r.",
-)
+               "(rfcheck.closed_forms.hrf.log_angular_hybrid_max_rel_error_bound; verified for r in [1, 10]). For "
+               "fixed n the max-relative-error grows like exp(2r^2)/sqrt(r), not exp(2r^2)/r.")
 
 
 # HRF sec 4, Figure 2 (and Figure 5): "The angular hybrid estimator most accurately approximates
@@ -1213,11 +1154,10 @@ def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return +hyb, +base, e
 
 
-P.claim(
-    "text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
-    statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error "
-              "eps_{S(r)} than SM^trig and SM^++ (FAVOR+) with 128 random features, for same-length inputs "
-              "of Figures 2 and 5 (r = 1.0, 1.25, 1.5)",
+P.claim("text-sec4-max-rel-error", source=P.at("sec 4 (Figure 2; Figure 5 in appendix G)"),
+    statement="The angular hybrid estimator (matched cost: m = 16, n = 8) has smaller max-relative-error eps_{S(r)} "
+              "than SM^trig and SM^++ (FAVOR+) with 128 random features, for same-length inputs of Figures 2 and 5 (r "
+              "= 1.0, 1.25, 1.5)",
     domain=Domain({"r": Real(1.0, 1.5, extra=(1.25,)), "base": Choice(("trig", "pos"))},
                   description="r in [1, 1.5] (Figures 2 and 5); eps_{S(r)} of SM^trig and SM^++ are equal "
                               "(Lemma 3.4 eq (26)), 'base' names the comparison"),
@@ -1231,12 +1171,11 @@ P.claim(
                                  p["r"], FIG2_HYBRID[0], FIG2_HYBRID[1], bits, below=rhs), lambda ctx, p:
                                  cf.log_max_rel_error_base.impl(ctx, refs.num(ctx, p["r"]), FIG2_BASE_M)),
                              rhs_ball_is_lower_bound=True)],
-    notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched "
-          "experiments (rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering "
-          "reverses for small r: below r = 0.5887 the hybrid's max-relative-error is the larger one (by up to "
-          "6.07%, the r -> 0 limit 3/(2 sqrt 2)); reproduce with `python -m rfcheck.attention.maxrel "
-          "--radii 0.5`.  Restated at attention scale: hrf.text-sec4-max-rel-error.attention.",
-)
+    notes="Figure 2's hybrid configuration is not printed; (16, 8) is the rule of the paper's matched experiments "
+          "(rfcheck.plots.hrf.matched_hybrid_config).  Outside the figures' radii the ordering reverses for small r: "
+          "below r = 0.5887 the hybrid's max-relative-error is the larger one (by up to 6.07%, the r -> 0 limit 3/(2 "
+          "sqrt 2)); reproduce with `python -m rfcheck.attention.maxrel --radii 0.5`.  Restated at attention scale: "
+          "hrf.text-sec4-max-rel-error.attention.")
 
 
 def _limit_ratio(end: str) -> Reference:
@@ -1270,10 +1209,8 @@ def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 _LIM = Domain({"r": Real(1.0, 10.0), "m": Int(1, 1000), "n": Int(1, 10_000)}, description="r in [1, 10]")
 
-P.claim(
-    "thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
-    statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)",
-    domain=_LIM,
+P.claim("thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
+    statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)", domain=_LIM,
     checks=[deterministic_check("limit", None, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
                                 printed_ctx=printed_limit_ctx, max_points=20,
                                 description="ratio at theta = 10^-(dps+5) and 10^-(dps+6)",
@@ -1281,11 +1218,9 @@ P.claim(
                                               "sqrt(theta) at theta = 10^-(dps+5) and 10^-(dps+6), its truncation "
                                               "error estimated from their difference, not proven; a ball of the limit "
                                               "would need eps_{0,r} = 0 exactly (an identity, which balls only bound "
-                                              "near 0) and d(eps^2)/dtheta at 0")],
-)
+                                              "near 0) and d(eps^2)/dtheta at 0")])
 
-P.claim(
-    "thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
+P.claim("thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta - pi) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
     readings=[
@@ -1309,8 +1244,7 @@ P.claim(
     correction="With sqrt(pi - theta) in place of sqrt(theta - pi) (theta <= pi) the limit holds; as printed the "
                "denominator is imaginary for theta < pi.",
     notes="Until 2026-11-26 the reading sqrt(pi - theta) was registered as its own claim, "
-          "hrf.thm3.5.limit-pi-corrected; it is now a reading of this claim.",
-)
+          "hrf.thm3.5.limit-pi-corrected; it is now a reading of this claim.")
 
 
 # ------------------------------------------------------------ appendix D.3, eq (48)-(66)
@@ -1333,16 +1267,13 @@ def _eq48_printed(p: dict[str, Any]) -> Any:
 _D3 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
              description="r in [1, 10]")
 
-P.claim(
-    "eq48", source=P.at("appendix D.3, eq (48)-(50)"),
-    statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(r^2)/sqrt(2m) sqrt(max_theta h_r(theta)), h_r(theta) = "
-              "a_r(theta) + a_r(pi - theta), a_r = (theta/pi)(theta/pi - theta/(n pi) + 1/n) exp(2r^2 cos theta)"
-              "(1 - exp(-4r^2 cos^2(theta/2)))^2 (logs compared)",
-    domain=_D3,
+P.claim("eq48", source=P.at("appendix D.3, eq (48)-(50)"),
+    statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(r^2)/sqrt(2m) sqrt(max_theta h_r(theta)), h_r(theta) = a_r(theta) + "
+              "a_r(pi - theta), a_r = (theta/pi)(theta/pi - theta/(n pi) + 1/n) exp(2r^2 cos theta)(1 - exp(-4r^2 "
+              "cos^2(theta/2)))^2 (logs compared)", domain=_D3,
     checks=[deterministic_check("numerical-maximisation", _eq48_printed, _log_eps_max,
                                 atol_scale=lambda p, dps: 1, max_points=12,
-                                not_certified="both sides are maxima over theta: each is " + _MAX_LOWER_ONLY)],
-)
+                                not_certified="both sides are maxima over theta: each is " + _MAX_LOWER_ONLY)])
 
 
 def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1365,13 +1296,10 @@ def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
         return side[0].union(side[1])  # the hull after the log
 
 
-P.claim(
-    "eq51", source=P.at("appendix D.3, eq (51)"),
-    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))",
-    domain=_D3,
+P.claim("eq51", source=P.at("appendix D.3, eq (51)"),
+    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta))", domain=_D3,
     checks=[inequality_check("numerical-maximisation", _eq51, max_points=12,
-                             sides_ball=max_below(_eps_max_ball, None, _eq51_rhs_ball))],
-)
+                             sides_ball=max_below(_eps_max_ball, None, _eq51_rhs_ball))])
 
 
 def _b_ctx(ctx: Any, i: int, r: Any, t: Any, n: Any) -> Any:
@@ -1413,13 +1341,10 @@ def _deriv_check(i: int) -> Check:
 
 
 for _i, _eq in ((1, 57), (2, 58)):
-    P.claim(
-        f"eq{_eq}", source=P.at(f"appendix D.3, eq ({_eq})"),
+    P.claim(f"eq{_eq}", source=P.at(f"appendix D.3, eq ({_eq})"),
         statement=("d b_r^1/d theta = exp(2r^2 cos theta)(1 - 1/n)(2 theta/pi^2)(1 - r^2 theta sin theta)" if _i == 1
                    else "d b_r^2/d theta = exp(2r^2 cos theta)(1/(n pi))(1 - 2r^2 theta sin theta)"),
-        domain=Domain({"r": Real(0.1, 5.0), "theta": Real(0.0, PI), "n": Int(1, 1000)}),
-        checks=[_deriv_check(_i)],
-    )
+        domain=Domain({"r": Real(0.1, 5.0), "theta": Real(0.0, PI), "n": Int(1, 1000)}), checks=[_deriv_check(_i)])
 
 
 def _eq52_ctx(ctx: Any, r: Any, t: Any, n: Any) -> tuple[Any, Any]:
@@ -1438,12 +1363,10 @@ def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
     return refs.on_balls(_eq52_ctx, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
 
 
-P.claim(
-    "eq52", source=P.at("appendix D.3, eq (52)-(55)"),
+P.claim("eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
-    checks=[inequality_check("mpmath", _eq52, sides_ball=_eq52_balls)],
-)
+    checks=[inequality_check("mpmath", _eq52, sides_ball=_eq52_balls)])
 
 
 def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1461,12 +1384,9 @@ def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return t, refs.on_balls(lambda ctx, r: ctx.sqrt(ctx.pi / 2) / r, p["r"], bits=bits)
 
 
-P.claim(
-    "eq61", source=P.at("appendix D.3, eq (59)-(61)"),
+P.claim("eq61", source=P.at("appendix D.3, eq (59)-(61)"),
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
-    domain=Domain({"r": Real(1.0, 10.0)}),
-    checks=[inequality_check("root-finding", _eq61, sides_ball=_eq61_balls)],
-)
+    domain=Domain({"r": Real(1.0, 10.0)}), checks=[inequality_check("root-finding", _eq61, sides_ball=_eq61_balls)])
 
 
 def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
@@ -1544,19 +1464,16 @@ def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, _eq65_rhs_ctx(MP, mp_point(p)), e
 
 
-P.claim(
-    "eq65", source=P.at("appendix D.3, eq (65)"),
-    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) "
-              "sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))",
-    domain=_THM35,
+P.claim("eq65", source=P.at("appendix D.3, eq (65)"),
+    statement="eps_{S(r)}(SM^anghyb_{m,n}) <= exp(2r^2)/sqrt(2mr) (1 - exp(-4r^2)) sqrt(1/pi - 1/(n pi) + 1/(n "
+              "sqrt(pi)))", domain=_THM35,
     checks=[inequality_check("numerical-maximisation", _eq65, max_points=24,
                              sides_ball=max_below(_eps_max_ball, _eq65_rhs_ctx))],
-    notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which "
-          "eq (65) is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s "
-          "1/(sqrt(2m) r) here (a misreading found by an independent audit), and that form fails for r > ~4 "
-          "(claim hrf.thm3.5.bound). The printed eq (65) is weaker by sqrt(r): the corrected bound of "
-          "hrf.thm3.5.bound, W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)), is at most it for r >= 1.",
-)
+    notes="As printed, r stands under the square root, sqrt(2mr), unlike eq (27) ((1/r) sqrt(1/(2m))), which eq (65) "
+          "is said to complete. Registered as printed; before 2026-11-26 rfcheck registered eq (27)'s 1/(sqrt(2m) r) "
+          "here (a misreading found by an independent audit), and that form fails for r > ~4 (claim "
+          "hrf.thm3.5.bound). The printed eq (65) is weaker by sqrt(r): the corrected bound of hrf.thm3.5.bound, "
+          "W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)), is at most it for r >= 1.")
 
 
 def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1633,17 +1550,14 @@ for _eq, _prc, _stmt in (
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
         (73, printed_eq72_ctx(73), "E[(1 - lam_hat)^2] = rho^-2 ((1 - rho) - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2")):
-    P.claim(
-        f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
-        statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)",
-        domain=_GAUSS,
+    P.claim(f"eq{_eq}", source=P.at(f"Theorem F.1, eq ({_eq}); proof eq (74)-(75)"),
+        statement=f"{_stmt} for lam_hat of eq (69), rho = 1 - exp(-2 sigma^2 r^2) (eq 68)", domain=_GAUSS,
         checks=[deterministic_check("moment-expansion", None, _ref_gl(_eq),
                                     atol_scale=lambda p, dps, pr=_prc: on_mp(pr)(p) + 1, max_points=24,
                                     printed_ctx=_prc, reference_ball=_gl_ball(_eq)),
                 _quad_check(_prc, _ref_gl(_eq, quad=True), _gl_ball(_eq), _pair_domain(
                     norm=(0.0, 1.0), extra={**_MN, "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
-                    description="|x|, |y| <= 1, sigma <= 1.5"))],
-    )
+                    description="|x|, |y| <= 1, sigma <= 1.5"))])
 
 
 def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1656,11 +1570,9 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return printed_eq72_ctx(72)(ctx, p) * mse_pos + printed_eq72_ctx(73)(ctx, p) * mse_trig
 
 
-P.claim(
-    "thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
-    statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) "
-              "and Lemma 2.2 (independent projections)",
-    domain=_GAUSS,
+P.claim("thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
+    statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) and "
+              "Lemma 2.2 (independent projections)", domain=_GAUSS,
     checks=[
         _mse_check(printed_thmf1_ctx, "gauss", 0, max_points=30),
         not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"),
@@ -1668,8 +1580,7 @@ P.claim(
                                                                               "sigma": Real(0.3, 1.5),
                                                                               "r": Real(0.3, 1.0)},
                                                      description="|x|, |y| <= 0.5")), _MC_WHY),
-    ],
-)
+    ])
 
 _THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
@@ -1687,11 +1598,9 @@ _GAUSS_SAME_F1 = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2,
                               description="|x| = |y| = r <= 3, rho from the same r (appendix F's premise)")
 
 
-P.claim(
-    "thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its proof"),
-    statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error "
-              "of the hybrid estimator remains the same [as eq (71)]",
-    domain=_GAUSS,
+P.claim("thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its proof"),
+    statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error of "
+              "the hybrid estimator remains the same [as eq (71)]", domain=_GAUSS,
     readings=[
         Reading("general x, y", [
             _mse_check(printed_thmf1_ctx, "gauss", 1, max_points=30),
@@ -1713,14 +1622,13 @@ P.claim(
                   "|x| = |y| = r (its rho, eq 68, is built from r), and the proof of the 'furthermore' argues "
                   "with SM(theta, r) and 1 - cos(|x|^2 - |y|^2) = 0"),
     ],
-    correction="For general x, y, with shared projections Thm 3.1 (variant II) subtracts (2/m) SM^2 "
-               "(1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)], which vanishes only when |x|^2 - |y|^2 is a multiple of "
-               "2 pi (e.g. |x| = |y|, Thm F.2, claim hrf.thmf.2.furthermore holds); "
+    correction="For general x, y, with shared projections Thm 3.1 (variant II) subtracts (2/m) SM^2 (1 - cos(|x|^2 - "
+               "|y|^2)) E[lam(1 - lam)], which vanishes only when |x|^2 - |y|^2 is a multiple of 2 pi (e.g. |x| = "
+               "|y|, Thm F.2, claim hrf.thmf.2.furthermore holds); "
                "rfcheck.closed_forms.hrf.log_mse_gauss_hybrid(shared=1).",
     notes="Theorem F.1 writes Delta = x - y (Thm F.2 is its same-length version, where the first part of F.1, claim "
-          "hrf.thmf.1, is registered for general x, y and holds); the proof's argument "
-          "(1 - cos(|x|^2 - |y|^2) = 0) assumes |x| = |y|. Both domains are checked as readings.",
-)
+          "hrf.thmf.1, is registered for general x, y and holds); the proof's argument (1 - cos(|x|^2 - |y|^2) = 0) "
+          "assumes |x| = |y|. Both domains are checked as readings.")
 
 _GAUSS_SAME = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
                            description="|x| = |y| = r <= 3; rho from the same r (normalised estimator)")
@@ -1805,16 +1713,14 @@ def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: floa
     return ctx.re(1 / rho + dot)
 
 
-P.claim(
-    "eq70", source=P.at("appendix F, eq (69)-(70)"),
+P.claim("eq70", source=P.at("appendix F, eq (69)-(70)"),
     statement="lam_hat of eq (69) = a + rho_{1,n}(x)^T rho_{2,n}(y) with a = 1/rho, rho_{1,n}(z) = rho_{2,n}(z) = "
               "i/sqrt(n rho) (sin(tau_1^T z), cos(tau_1^T z), ..., sin(tau_n^T z), cos(tau_n^T z))",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 32), "sigma": Real(0.2, 2.0, extra=(1.0,)),
                                                 "r": Real(0.3, 3.0)}),
     checks=[Check("same-draws", 1, _eq70, search=False, description="eq (70) vs eq (69) for the same tau")],
     correction="The features need sigma: sin(sigma tau_i^T z), cos(sigma tau_i^T z) "
-               "(rfcheck.estimators.hrf.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.",
-)
+               "(rfcheck.estimators.hrf.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.")
 
 
 def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1825,15 +1731,12 @@ def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
 
 
-P.claim(
-    "text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
+P.claim("text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)"),
     statement="for |x| = |y| = r the normalised bipolar Gaussian hybrid has lambda(x,y) = 0 if theta = 0 and "
               "lambda(x,y) = 1 if theta = pi (eq 67-68)",
     domain=Domain({"r": Real(0.05, 5.0), "sigma": Real(0.1, 3.0)}),
     checks=[_ctx_check("mpmath", _zero_ctx, _f_endpoints_ctx, scale=lambda p, v: 1, digits=0, keep_ints=True,
-                       atol_scale=lambda p, dps: 1)],
-    notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.",
-)
+                       atol_scale=lambda p, dps: 1)], notes="Checked as lambda(theta=0) + (1 - lambda(theta=pi)) = 0.")
 
 
 # ===================================================================== appendix H.2
@@ -1868,17 +1771,15 @@ _H2 = Domain({**{f"r{c}{k}": Real(-2.0, 2.0) for c in "ij" for k in range(2)}, "
              constraint=lambda p: all(abs(p[f"r{c}{k}"]) > 1e-3 for c in "ij" for k in range(2)),
              description="centers r_i, r_j in [-2, 2]^2 with nonzero entries (d = 2)")
 
-P.claim(
-    "eq86", source=P.at("appendix H.2, eq (83)-(87)"),
-    statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = 0 "
-              "if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
+P.claim("eq86", source=P.at("appendix H.2, eq (83)-(87)"),
+    statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = "
+              "0 if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
     domain=_H2,
     checks=[inequality_check("mpmath", _eq83_residual, description="max_k |A_kk r_i,k + r_j,k/A_kk| <= 0",
                              not_certified="the residual is exactly 0 (an identity: A_kk^2 = -r_j,k/r_i,k) and the "
                              "check is residual <= 0 with no slack on balls; A_kk = i sqrt(r_j,k/r_i,k) or "
                              "sqrt(-r_j,k/r_i,k) is irrational, so its ball, and the residual's, has a positive "
-                             "radius around 0 and never decides '<= 0' (balls could only certify a violation)")],
-)
+                             "radius around 0 and never decides '<= 0' (balls could only certify a violation)")])
 
 
 def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -1902,10 +1803,9 @@ def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         return PointEval(p, worst[1], worst[2], 0, float(worst[0]))
 
 
-P.claim(
-    "eq88", source=P.at("appendix H.2, eq (88)"),
-    statement="restricting A = diag(a_1..a_d) to R^{dxd}, to minimize |A r_i + (A^T)^-1 r_j|^2 we can take "
-              "a_k = sqrt(|r_j,k/r_i,k|) if r_i,k != 0",
+P.claim("eq88", source=P.at("appendix H.2, eq (88)"),
+    statement="restricting A = diag(a_1..a_d) to R^{dxd}, to minimize |A r_i + (A^T)^-1 r_j|^2 we can take a_k = "
+              "sqrt(|r_j,k/r_i,k|) if r_i,k != 0",
     domain=Domain({**{f"r{c}{k}": Real(-2.0, 2.0, extra=(0.0,)) for c in "ij" for k in range(2)}},
                   constraint=lambda p: all(abs(p[f"ri{k}"]) > 1e-3 for k in range(2)),
                   description="r_i,k != 0 (the stated condition); r_j,k may be 0"),
@@ -1914,9 +1814,8 @@ P.claim(
               description="per-coordinate minimisation of (a r_i,k + r_j,k/a)^2 over a > 0"),
         "the reference is a golden-section minimum in mpmath (no enclosure); the deciding counterexample is "
         "structural (printed a_k = 0 where r_j,k = 0: A singular, (A^T)^-1 undefined), with no value to enclose")],
-    correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 "
-               "but not attained (rfcheck.estimators.hrf.cluster_a_real raises there).",
-)
+    correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 but "
+               "not attained (rfcheck.estimators.hrf.cluster_a_real raises there).")
 
 
 _H2_XY = Domain({**{f"r{c}{k}": Real(-1.5, 1.5) for c in "ij" for k in range(2)},
@@ -2008,19 +1907,16 @@ def _h2_readings(make: Callable[[str, str], Check], her: str, bil: str, reason: 
                     natural=True, reason=_H2_WHY_BILINEAR + reason)]
 
 
-P.claim(
-    "eq89", source=P.at("appendix H.2, eq (89)"),
+P.claim("eq89", source=P.at("appendix H.2, eq (89)"),
     statement="exp(||A^{i,j} x||^2/2) exp(||(A^{i,j})^-1 y||^2/2) SM(x,y) = E[exp(w^T(A^{i,j} x + (A^{i,j})^-1 y))] "
-              "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))",
-    domain=_H2_XY,
+              "for arbitrary x, y in R^d (A^{i,j} from eq (85) or (88))", domain=_H2_XY,
     readings=_h2_readings(lambda sq, sfx: _h2_quad(
         "quadrature" + sfx, _ref_h2(), atol_scale=lambda p, dps: abs(printed_eq89_ctx(MP, mp_point(p), sq)) + 1,
         max_points=24, printed_ctx=lambda ctx, p: printed_eq89_ctx(ctx, p, sq), reference_ball=_h2_ball()),
         "", ": eq (14) of sec 2.3"),
     correction="Read with the Hermitian norm the identity fails for the complex A of eq (85)-(87); with the bilinear "
                "squares of sec 2.3, (A x)^2 = sum (A x)_k^2, it is eq (14) (claim hrf.eq14 holds). The two readings "
-               "agree for the real A of eq (88).",
-)
+               "agree for the real A of eq (88).")
 
 
 def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2029,18 +1925,15 @@ def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
 
 
-P.claim(
-    "eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
-    statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) "
-              "(Psi = m^-1/2 exp(-||A u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)",
-    domain=_H2_XY,
+P.claim("eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
+    statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) (Psi = m^-1/2 exp(-||A "
+              "u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)", domain=_H2_XY,
     readings=_h2_readings(lambda sq, sfx: _h2_quad("quadrature" + sfx, _ref_h2(sq), atol_scale=lambda p, dps: 1,
                                                    printed_ctx=_sm_h2_ctx, reference_ball=_h2_ball(sq)),
                           " in the normalisers of eq (91)-(92)",
                           " in the normalisers of eq (91)-(92): the Psi of eq (15)"),
     correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
-               "(bilinear square, eq 15) they are unbiased.",
-)
+               "(bilinear square, eq 15) they are unbiased.")
 
 
 def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
@@ -2080,11 +1973,9 @@ _H2_LAMBDA_ABOVE_ONE = ("under the bilinear square lambda^{i,j} exceeds 1 off th
                         "the complex A is imaginary (r_i,k r_j,k > 0), e.g. 1.046 at r_i = (1, 1), r_j = (1, -1), "
                         "x = r_i + (0.3, 0), y = r_j, tau = 1 (claim hrf.text-h2-lambda-max)")
 
-P.claim(
-    "eq93", source=P.at("appendix H.2, eq (93)"),
+P.claim("eq93", source=P.at("appendix H.2, eq (93)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
-              "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)",
-    domain=_H2_XY,
+              "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)", domain=_H2_XY,
     readings=_h2_readings(lambda sq, sfx: deterministic_check(
         "mpmath" + sfx, None, lambda p, dps: _ref_eq93(p, dps, sq), atol_scale=lambda p, dps: 1,
         printed_ctx=lambda ctx, p: printed_eq93_ctx(ctx, p, sq), reference_ball=_lambda_h2_ball(sq)),
@@ -2092,14 +1983,11 @@ P.claim(
     correction="Read with the Hermitian norm, the cross term for complex A is 2 x^T Re(A^H A^-1) y, not 2 x^T y: "
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
                "(rfcheck.estimators.hrf.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but "
-               "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".",
-)
+               "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".")
 
-P.claim(
-    "eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
+P.claim("eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
-              "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)",
-    domain=_H2_XY,
+              "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)", domain=_H2_XY,
     readings=_h2_readings(lambda sq, sfx: _h2_quad(
         "quadrature" + sfx, _ref_h2(sq, tau=True), atol_scale=lambda p, dps: 1, max_points=24,
         printed_ctx=lambda ctx, p: _lambda_h2_ctx(ctx, p, sq), reference_ball=_h2_ball(sq, tau=True)),
@@ -2108,8 +1996,7 @@ P.claim(
     correction="Read with the Hermitian norm, unbiased only for the real A of eq (88); for complex A^{i,j} (Def H.1) "
                "use the bilinear squares (then lambda is not a Gaussian kernel and can exceed 1) or keep the "
                "Hermitian lambda and estimate it with D = Re(A^H (A^T)^-1) "
-               "(rfcheck.estimators.hrf.gaussian_mixture_hybrid).",
-)
+               "(rfcheck.estimators.hrf.gaussian_mixture_hybrid).")
 
 
 def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, Any]:
@@ -2141,20 +2028,17 @@ _H2_XY_COMPLEX = Domain(dict(_H2_XY.params, kind=Choice(("complex",))), constrai
                         description="A^{i,j} from eq (86)-(87) (the complex matrix of Def H.1) for centers r_i, r_j; "
                                     "x = r_i + dx, y = r_j + dy")
 
-P.claim(
-    "text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
-    statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when "
-              "x = r_i, y = r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); "
-              "A^{i,j} the complex matrix of eq (85)]",
-    domain=_H2_XY_COMPLEX,
+P.claim("text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
+    statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when x = r_i, y "
+              "= r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); A^{i,j} the "
+              "complex matrix of eq (85)]", domain=_H2_XY_COMPLEX,
     readings=_h2_readings(lambda sq, sfx: inequality_check(
         "mpmath" + sfx, lambda p, dps: _lambda_max_sides(p, dps, sq), sides_ball=_lambda_max_balls(sq)),
         " in eq (93)'s lambda", " in eq (93)'s lambda", " (the reading under which eq (93)-(94) hold)"),
     correction="With the bilinear squares under which eq (89)-(94) hold, lambda^{i,j} is not maximal at the centers "
                "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
                "at the centers), but then eq (93)-(94) fail for complex A (claims hrf.eq93, hrf.eq94).",
-    notes="Checked as lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j) near the centers (x = r_i + dx, y = r_j + dy).",
-)
+    notes="Checked as lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j) near the centers (x = r_i + dx, y = r_j + dy).")
 
 
 def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2166,11 +2050,9 @@ def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps) * abs(c) ** 2
 
 
-P.claim(
-    "text-h2-zero-variance", source=P.at("appendix H.2, after eq (92)"),
-    statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j "
-              "if we are using the complex matrix [eq (85)-(87)]",
-    domain=_H2,
+P.claim("text-h2-zero-variance", source=P.at("appendix H.2, after eq (92)"),
+    statement="Such a softmax kernel estimator [eq (90)-(92)] has variance equal to zero if x = r_i and y = r_j if we "
+              "are using the complex matrix [eq (85)-(87)]", domain=_H2,
     checks=[capped(inequality_check(
         "quadrature", _h2_zero_var, max_points=16,
         not_certified="the variance is exactly 0 (the estimator is constant: z = A r_i + A^-1 r_j = 0 by eq (83)) and "
@@ -2179,22 +2061,18 @@ P.claim(
                       "never decides '<= 0'"), 5)],
     notes="Holds under either reading of ||.||^2 in eq (91)-(92) (the estimator is constant there; the normaliser "
           "only scales it). That constant is SM(r_i, r_j) with the bilinear squares (the natural reading of claim "
-          "hrf.eq90), so the MSE is zero too; with the Hermitian norm it is not, and the MSE is not zero.",
-)
+          "hrf.eq90), so the MSE is zero too; with the Hermitian norm it is not, and the MSE is not zero.")
 
 
 # ======================================================================= experiments
 
 
-P.claim(
-    "tab1", source=P.at("sec 4.1, Table 1"),
+P.claim("tab1", source=P.at("sec 4.1, Table 1"),
     statement="MSE (1e-3 units) on wine / Boston: HRF-ort 0.70 / 0.72, HRF-iid 0.85 / 0.79, ORF-reg 1.00 / 1.05, "
-              "ORF-Had 1.10 / 1.14, Halton-R 4.02 / 2.53 (512 features, FLOP-matched HRFs)",
-    domain=Domain({}),
+              "ORF-Had 1.10 / 1.14, Halton-R 4.02 / 2.53 (512 features, FLOP-matched HRFs)", domain=Domain({}),
     unverifiable="Not reproducible from the paper: the 100 sampled pairs, their normalisation, the HRF (m, n) "
                  "configuration 'matched in FLOPS' and the HRF variant's lambda are not specified, and the UCI data "
-                 "are not part of the package.",
-)
+                 "are not part of the package.")
 
 
 # ============================================================================================
@@ -2226,8 +2104,7 @@ def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return compare_mc(p, float(p["theta"]) / PI, est, z_crit=z_critical(budget.alpha, budget.mc_points))
 
 
-P.claim(
-    "eq19", source=P.at("sec 2.4, eq (19)"),
+P.claim("eq19", source=P.at("sec 2.4, eq (19)"),
     statement="lambda(x,y) = theta_{x,y}/pi is unbiasedly approximated by lam_hat(x,y) = 1/2 + rho_n(x)^T rho_n(y), "
               "rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z)), tau_i ~ N(0, I_d)",
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
@@ -2245,8 +2122,7 @@ P.claim(
                                              "ny": Real(0.5, 2.0)},
                                             description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
                         _MC_WHY),
-    ],
-)
+    ])
 
 
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
@@ -2262,17 +2138,14 @@ def _printed_eq31_ctx(shared: int) -> CtxFormula:
 
 
 for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
-    P.claim(
-        f"eq31.{_sfx}", source=P.at("appendix C, eq (31)"),
+    P.claim(f"eq31.{_sfx}", source=P.at("appendix C, eq (31)"),
         statement="Var(SM^hyb_{m,n}) = Var(lam_hat SM^++_m) + Var((1 - lam_hat) SM^trig_m) + "
                   "2 Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m)"
-                  + (" (independent projections)" if not _sh else " (shared projections)"),
-        domain=_THM31,
+                  + (" (independent projections)" if not _sh else " (shared projections)"), domain=_THM31,
         checks=[_hyb_check(_printed_eq31_ctx(_sh), lambda h, dps, sh=_sh: refs.hybrid_variance_with_error(h, sh, dps),
                            lambda h, sh=_sh: refs.hybrid_variance(h, sh), max_points=16,
                            description="each term from its definition vs E[S^2] - (E S)^2 of the hybrid")],
-        notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.",
-    )
+        notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.")
 
 
 def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2281,14 +2154,11 @@ def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
 
 
-P.claim(
-    "eq33", source=P.at("appendix C, eq (33)"),
-    statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = "
-              "E[SM^++_m SM^trig_m] E[lam_hat(1 - lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]",
-    domain=_THM31,
+P.claim("eq33", source=P.at("appendix C, eq (33)"),
+    statement="same projections: Cov(lam_hat SM^++_m, (1 - lam_hat) SM^trig_m) = E[SM^++_m SM^trig_m] E[lam_hat(1 - "
+              "lam_hat)] - SM(x,y)^2 E[lam_hat] E[1 - lam_hat]", domain=_THM31,
     checks=[_cov_check(2, printed_eq33_ctx, max_points=16,
-                       description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")],
-)
+                       description="E[UV] - E[U] E[V] with E S1, E S2 from the Gaussian moments")])
 
 
 def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any, Any]:
@@ -2337,10 +2207,8 @@ for _which, _eq, _stmt in (
     ("pos", 34, "SM^++_m(x,y) = exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))"),
     ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))"),
 ):
-    P.claim(
-        f"eq{_eq}", source=P.at(f"appendix C, eq ({_eq})"), statement=_stmt,
-        domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)],
-    )
+    P.claim(f"eq{_eq}", source=P.at(f"appendix C, eq ({_eq})"), statement=_stmt,
+        domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)])
 
 
 # ---------------------------------------------------------------------- eq (40)-(41)
@@ -2375,22 +2243,16 @@ def _var_part_check(name: str, which: str, line: str, max_points: int, descripti
                       max_points=max_points, description=description)
 
 
-P.claim(
-    "eq40", source=P.at("appendix C, eq (40)"),
-    statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = "
-              "E[lam_hat^2](MSE(SM^++_m) + SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)",
-    domain=_THM31,
+P.claim("eq40", source=P.at("appendix C, eq (40)"),
+    statement="Var(lam_hat SM^++_m) = E[lam_hat^2 (SM^++_m)^2] - (E[lam_hat SM^++_m])^2 = E[lam_hat^2](MSE(SM^++_m) + "
+              "SM^2) - (E lam_hat)^2 SM^2 = SM^2 Var(lam_hat) + E[lam_hat^2] MSE(SM^++_m)", domain=_THM31,
     checks=[_var_part_check("moment-expansion", "pos", "last", 16,
                             "E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
-            _var_part_check("moment-expansion-middle", "pos", "middle", 8)],
-)
+            _var_part_check("moment-expansion-middle", "pos", "middle", 8)])
 
-P.claim(
-    "eq41", source=P.at("appendix C, eq (41)"),
-    statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)",
-    domain=_THM31,
-    checks=[_var_part_check("moment-expansion", "trig", "last", 16)],
-)
+P.claim("eq41", source=P.at("appendix C, eq (41)"),
+    statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)", domain=_THM31,
+    checks=[_var_part_check("moment-expansion", "trig", "last", 16)])
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
@@ -2426,15 +2288,12 @@ def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         return lhs, m1 + m2
 
 
-P.claim(
-    "eq56", source=P.at("appendix D.3, eq (56)"),
-    statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + "
-              "max_{theta in [0, pi]} b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)",
-    domain=_D3_RN,
+P.claim("eq56", source=P.at("appendix D.3, eq (56)"),
+    statement="max_{theta in [0, pi]} b_r(theta) <= max_{theta in [0, pi]} b_r^1(theta) + max_{theta in [0, pi]} "
+              "b_r^2(theta) (b_r, b_r^1, b_r^2 of eq 53-55)", domain=_D3_RN,
     checks=[inequality_check("numerical-maximisation", _eq56, max_points=12,
                              description="each maximum by a 401-point grid and golden section in mpmath",
-                             sides_ball=_eq56_balls)],
-)
+                             sides_ball=_eq56_balls)])
 
 
 def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
@@ -2517,16 +2376,13 @@ def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return worst, mpmath.mpf(10) ** (-dps - 5)
 
 
-P.claim(
-    "eq59", source=P.at("appendix D.3, eq (59)"),
-    statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)",
-    domain=_D3_B1,
+P.claim("eq59", source=P.at("appendix D.3, eq (59)"),
+    statement="in its local maximum on [0, pi] b_r^1 (eq 54) has theta* sin(theta*) = 1/r^2 (r >= 1)", domain=_D3_B1,
     checks=[deterministic_check("numerical-maximisation", None, _eq59,
                                 printed_ctx=lambda ctx, p: 1 / refs.num(ctx, p["r"]) ** 2,
                                 atol_scale=lambda p, dps: 0, max_points=12, reference_ball=_eq59_ball,
                                 description="interior local maxima of log b_r^1 on a 1200-point grid, refined to the "
-                                            "root of its numerical derivative; theta* sin theta* compared")],
-)
+                                            "root of its numerical derivative; theta* sin theta* compared")])
 
 
 def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2534,12 +2390,9 @@ def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return max(_b1_locmax(p, dps)) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
 
 
-P.claim(
-    "eq60", source=P.at("appendix D.3, eq (60)"),
-    statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)",
-    domain=_D3_B1,
-    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, sides_ball=_eq60_balls)],
-)
+P.claim("eq60", source=P.at("appendix D.3, eq (60)"),
+    statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)", domain=_D3_B1,
+    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, sides_ball=_eq60_balls)])
 
 
 def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2548,13 +2401,10 @@ def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return t, mpmath.sin(t) * mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5)
 
 
-P.claim(
-    "text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
-    statement="theta <= sin(theta) pi/2 on [0, pi/2]",
-    domain=Domain({"theta": Real(0.0, PI / 2)}),
+P.claim("text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
+    statement="theta <= sin(theta) pi/2 on [0, pi/2]", domain=Domain({"theta": Real(0.0, PI / 2)}),
     checks=[inequality_check("mpmath", _jordan, sides_ball=lambda p, bits: refs.on_balls(
-        lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))],
-)
+        lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))])
 
 
 def _eq62_bound_ctx(ctx: Any, r: Any, n: Any) -> Any:
@@ -2619,8 +2469,7 @@ _REMARK = ("from the properties of function theta -> theta sin(theta) and the fa
            "derivatives [eq (57), (58)] are first non-negative, then non-positive and then non-negative and that the "
            "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
 
-P.claim(
-    "text-d3-derivatives.signs", source=P.at("appendix D.3, after eq (58)"),
+P.claim("text-d3-derivatives.signs", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: sign pattern of d b_r^i/d theta, i = 1, 2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
                    **{f"t{k}": Real(0.0, PI, extra=(PI / 2,)) for k in (1, 2, 3)}},
@@ -2629,9 +2478,8 @@ P.claim(
                              description="min(-D(t1), D(t2), -D(t3)) <= 0, D the numerical derivative of eq (54)-(55) "
                                          "(a '-, +, -' triple is exactly a violation of '+, -, +'); the optimiser "
                                          "moves r, t1, t2, t3")],
-    notes="The derivative is taken numerically from eq (54)-(55), not from the printed eq (57)-(58) "
-          "(claims hrf.eq57, hrf.eq58); for n = 1, d b_r^1/d theta = 0 identically, which satisfies the pattern.",
-)
+    notes="The derivative is taken numerically from eq (54)-(55), not from the printed eq (57)-(58) (claims "
+          "hrf.eq57, hrf.eq58); for n = 1, d b_r^1/d theta = 0 identically, which satisfies the pattern.")
 
 
 def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -2721,18 +2569,15 @@ def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
 _D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0, PI)},
                   description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
 
-P.claim(
-    "text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
+P.claim("text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
-              "b_r^2(pi) = (1/n) exp(-2r^2)",
-    domain=_D3_ENDS,
+              "b_r^2(pi) = (1/n) exp(-2r^2)", domain=_D3_ENDS,
     checks=[_b_at_check(1, "pi", _printed_b_pi_ctx(1), max_points=12,
                         atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2)),
             _b_at_check(2, "pi", _printed_b_pi_ctx(2), max_points=12),
             *(_b_at_check(i, "0", _zero_ctx, atol_scale=lambda p, dps: 1, max_points=6) for i in (1, 2)),
             inequality_check("non-negative", _b_nonneg, max_points=16, sides_ball=_b_nonneg_balls,
-                             description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")],
-)
+                             description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")])
 
 
 def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -2765,8 +2610,7 @@ def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
     return refs.max_of_balls([*vals, ball_of(_b_at_ctx(i, "pi"))(p, bits)], bits)
 
 
-P.claim(
-    "text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
+P.claim("text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
               "maximum on that interval or for theta = pi",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2))},
@@ -2775,8 +2619,7 @@ P.claim(
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
                                 max_points=10, printed_ball=_d3_global_printed_ball,
                                 reference_ball=lambda p, bits: _max_of_b_ball(
-                                    lambda ctx, r, t, n, i=int(p["i"]): _b_ctx(ctx, i, r, t, n), p, bits))],
-)
+                                    lambda ctx, r, t, n, i=int(p["i"]): _b_ctx(ctx, i, r, t, n), p, bits))])
 
 
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
@@ -2792,19 +2635,16 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
 
-P.claim(
-    "eq69", source=P.at("appendix F, eq (69) with eq (67)-(68)"),
-    statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = "
-              "(1 - exp(-sigma^2/2 |x - y|^2))/rho unbiasedly",
-    domain=_GAUSS_N,
+P.claim("eq69", source=P.at("appendix F, eq (69) with eq (67)-(68)"),
+    statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = (1 - "
+              "exp(-sigma^2/2 |x - y|^2))/rho unbiasedly", domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", None, _ref_gl(1), printed_ctx=printed_eq67_ctx,
                                 reference_ball=_gl_ball(1), atol_scale=lambda p, dps: 1, max_points=24,
                                 description="E cos(sigma g |Delta|) = Re E exp(i sigma g |Delta|) (Lemma 2.4)"),
             _quad_check(printed_eq67_ctx, _ref_gl(1, quad=True), _gl_ball(1), _pair_domain(
                 norm=(0.0, 1.0), extra={"n": Int(1, 64), "sigma": Real(0.2, 1.5), "r": Real(0.3, 3.0)},
                 description="|x|, |y| <= 1, sigma <= 1.5"), atol_scale=lambda p, dps: 1, max_points=3,
-                        description="E cos(sigma g |Delta|) by 1-D quadrature")],
-)
+                        description="E cos(sigma g |Delta|) by 1-D quadrature")])
 
 
 def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2818,17 +2658,14 @@ def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
 
 
-P.claim(
-    "eq74", source=P.at("appendix F, eq (74), third line"),
-    statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + "
-              "(1/rho^2) exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2",
-    domain=_GAUSS_N,
+P.claim("eq74", source=P.at("appendix F, eq (74), third line"),
+    statement="E[(1 - lam_hat)^2] = (1 - rho)^2/rho^2 + (2(rho - 1)/rho^2) exp(-sigma^2/2 |Delta|^2) + (1/rho^2) "
+              "exp(-sigma^2 |Delta|^2) + (1/(2 rho^2 n)) (1 - exp(-sigma^2 |Delta|^2))^2", domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", None, _ref_gl(73), printed_ctx=printed_eq74_line3_ctx,
                                 reference_ball=_gl_ball(73), max_points=24,
                                 atol_scale=lambda p, dps: on_mp(printed_eq74_line3_ctx)(p) + 1)],
     notes="Lines 1-2 of eq (74) restate E[(1 - lam_hat)^2] with unevaluated expectations; its last line is eq (73) "
-          "(claim hrf.eq73).",
-)
+          "(claim hrf.eq73).")
 
 
 def _eq75_head_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2857,17 +2694,14 @@ def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
         return head + eo2
 
 
-P.claim(
-    "eq75", source=P.at("appendix F, eq (75), first two lines"),
+P.claim("eq75", source=P.at("appendix F, eq (75), first two lines"),
     statement="E[lam_hat^2] = 1 - 2 E[1 - lam_hat] + E[(1 - lam_hat)^2] = -1 + 2/rho - (2/rho) exp(-sigma^2/2 "
-              "|Delta|^2) + E[(1 - lam_hat)^2]",
-    domain=_GAUSS_N,
+              "|Delta|^2) + E[(1 - lam_hat)^2]", domain=_GAUSS_N,
     checks=[deterministic_check("characteristic-function", printed_eq75_line2, _ref_gl(72),
                                 atol_scale=lambda p, dps: abs(printed_eq75_line2(p)) + 1, max_points=24,
                                 printed_ball=_eq75_line2_ball, reference_ball=_gl_ball(72),
                                 description="E[(1 - lam)^2], E[lam^2] from the moments of cos(sigma g |Delta|)")],
-    notes="Its last line is eq (72) (claim hrf.eq72).",
-)
+    notes="Its last line is eq (72) (claim hrf.eq72).")
 
 
 def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2884,28 +2718,23 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
 
-P.claim(
-    "eq76", source=P.at("appendix F, eq (76)"),
-    statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to "
-              "eq (67)",
-    domain=_SAME_F,
+P.claim("eq76", source=P.at("appendix F, eq (76)"),
+    statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to eq "
+              "(67)", domain=_SAME_F,
     checks=[_ctx_check("coordinates", printed_eq76_ctx, _lam_coords_ctx, atol_scale=lambda p, dps: 1,
-                       description="eq (67) with |x - y|^2 from the coordinates of x, y")],
-)
+                       description="eq (67) with |x - y|^2 from the coordinates of x, y")])
 
 def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Eq (80) as printed: ``|Delta|^2 = 4 r^2 sin(theta/2)^2``."""
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
 
-P.claim(
-    "eq80", source=P.at("appendix F, eq (80)"),
+P.claim("eq80", source=P.at("appendix F, eq (80)"),
     statement="for |x|^2 = |y|^2 = r^2: |Delta|^2 = 4 r^2 sin(theta/2)^2",
     domain=Domain({"r": Real(0.0, 10.0), "theta": Real(0.0, PI, extra=(PI / 2,))}),
     checks=[_ctx_check("coordinates", printed_eq80_ctx, lambda ctx, p: refs.same_length_distance_sq(
         ctx, p["r"], p["theta"]), lambda p, v: mpmath.mpf(p["r"]) ** 2 + 1,
-                       atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)],
-)
+                       atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)])
 
 
 def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2928,16 +2757,14 @@ def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return floor, mse
 
 
-P.claim(
-    "text-f-not-both", source=P.at("appendix F, after eq (68)"),
+P.claim("text-f-not-both", source=P.at("appendix F, after eq (68)"),
     statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
               "and theta_{x,y} = pi",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
     checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False,
                              sides_ball=_f_not_both_balls,
                              description="MSE at theta = pi (Thm 3.1 expansion) > a floor of 10^(5-dps) x scale")],
-    notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.",
-)
+    notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.")
 
 
 def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -2961,20 +2788,18 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return lhs, 0
 
 
-P.claim(
-    "text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
-                                                    "appendix F, eq (67)-(68)"),
+P.claim("text-f-lambda-range",
+    source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
+                             "appendix F, eq (67)-(68)"),
     statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
-              "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]",
-    domain=_SAME_F,
+              "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]", domain=_SAME_F,
     checks=[inequality_check("coordinates", _lam_range, sides_ball=_lam_range_balls,
                              description="max(-lambda, lambda - 1) <= 0, with the optimiser")],
     notes="Appendix F states eq (67) as lambda: R^d x R^d -> R under the premise |x| = |y| = r; the paper never "
-          "asserts lambda in [0, 1] for unequal norms. There lambda(x, y) <= 1 iff |x - y| <= 2r, e.g. r = 1, "
-          "x = 1.5 e1, y = -1.5 e1, sigma = 1: lambda = (1 - e^-4.5)/(1 - e^-2) = 1.1437. The estimator stays "
-          "unbiased (lam_hat is independent of the base estimators) and Thm F.1 holds, but it is no longer a convex "
-          "combination; rfcheck.estimators.hrf raises ValueError there unless allow_lambda_above_one=True.",
-)
+          "asserts lambda in [0, 1] for unequal norms. There lambda(x, y) <= 1 iff |x - y| <= 2r, e.g. r = 1, x = "
+          "1.5 e1, y = -1.5 e1, sigma = 1: lambda = (1 - e^-4.5)/(1 - e^-2) = 1.1437. The estimator stays unbiased "
+          "(lam_hat is independent of the base estimators) and Thm F.1 holds, but it is no longer a convex "
+          "combination; rfcheck.estimators.hrf raises ValueError there unless allow_lambda_above_one=True.")
 
 
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
@@ -3010,17 +2835,14 @@ _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, ex
              constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
              description="alpha + beta i != 0, real r_i,k, r_j,k")
 
-P.claim(
-    "eq85", source=P.at("appendix H.2, eq (83)-(85)"),
-    statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta i)/"
-              "(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and "
-              "Im: (alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)",
-    domain=_AB,
+P.claim("eq85", source=P.at("appendix H.2, eq (83)-(85)"),
+    statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta "
+              "i)/(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and Im: "
+              "(alpha^2 + beta^2) beta r_i - beta r_j = 0 (eq 85)", domain=_AB,
     checks=[_ctx_check("complex-arithmetic", printed_eq85_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1,
                        description="(alpha^2 + beta^2) x (left side of eq 83) vs Re + i Im of eq (85)"),
             _ctx_check("eq84", printed_eq84_ctx, _eq83_ctx, atol_scale=lambda p, dps: 1, max_points=12)],
-    notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.",
-)
+    notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.")
 
 
 def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -3043,17 +2865,15 @@ def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return certify_equal(ev, arb(1), arb(exact), 0.0, 1e-15)
 
 
-P.claim(
-    "eq102", source=P.at("appendix H.2, Def H.2, eq (102)-(103)"),
-    statement="with lam_hat^{i,j}(x,y) = Psi_i(x) Psi_j(y) (cluster indicators, eq 103) the constraint "
-              "sum_{i,j} lam_hat^{i,j}(x,y) = 1 (eq 102) holds",
+P.claim("eq102", source=P.at("appendix H.2, Def H.2, eq (102)-(103)"),
+    statement="with lam_hat^{i,j}(x,y) = Psi_i(x) Psi_j(y) (cluster indicators, eq 103) the constraint sum_{i,j} "
+              "lam_hat^{i,j}(x,y) = 1 (eq 102) holds",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 8), "nq": Int(1, 6, scale="linear"),
                    "nk": Int(1, 6, scale="linear")},
                   description="random centers and points, hard nearest-center assignment (each point in one cluster)"),
     checks=[Check("indicators", 1, _eq102, search=False, max_points=12,
                   description="64 random pairs per point: sum of the indicator products")],
-    notes="Holds whenever every input lies in exactly one cluster (a partition, as k-means gives).",
-)
+    notes="Holds whenever every input lies in exactly one cluster (a partition, as k-means gives).")
 
 
 # ------------------------------------------------------------------- appendix D.1, eq (44)
@@ -3067,14 +2887,11 @@ def printed_eq44_line2a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + refs.num(ctx, n * (n - 1)) / refs.num(ctx, n**2) * u**2) / 4
 
 
-P.claim(
-    "eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
+P.claim("eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of the second line"),
     statement="c = E[lam_hat^2] = (1/4)(1 - 2(1 - 2theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2theta/pi)^2)",
-    domain=_LAM_DOMAIN,
-    checks=[_binomial_check(2, printed_eq44_line2a_ctx)],
+    domain=_LAM_DOMAIN, checks=[_binomial_check(2, printed_eq44_line2a_ctx)],
     notes="The step before the faulty simplification of hrf.eq44.line2: it holds, so the error is in the "
-          "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).",
-)
+          "simplification (the '1 - 2(1 - 2theta/pi) + 1/n' = '4theta/pi - (1 - 1/n)' terms).")
 
 
 # ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
@@ -3164,8 +2981,7 @@ def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return ev
 
 
-P.claim(
-    "text-d4-rate", source=P.at("appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)"),
+P.claim("text-d4-rate", source=P.at("appendix D.4 (with appendix L: Theta(mn)-dimensional HRFs)"),
     statement="the relative error decreases (as a function of m and n) as 1/sqrt(mn) = Theta(1/d_est), where d_est "
               "stands for the number of random features of the resulting estimator",
     domain=Domain({"m": Int(1, 64), "n": Int(1, 64)}, description="base and lambda feature counts; the check scales "
@@ -3176,6 +2992,5 @@ P.claim(
         "the reference is an asymptotic exponent (a limit s -> inf along (s m, s n)), estimated by the log-log slope "
         "of d_est at mn ~ 1e24 with a convergence error bar, not an enclosure of the limit; no ball is evaluated")],
     notes="Checks the asserted identity 1/sqrt(mn) = Theta(1/d_est) only, with d_est the dimension of the Lemma 2.3 "
-          "feature map Psi(z) of the angular hybrid (4m + 4mn, Theta(mn) as appendix L states). The 1/sqrt(mn) "
-          "rate of the relative error itself is not checked here. 1/sqrt(mn) = Theta(1/sqrt(d_est)) would hold.",
-)
+          "feature map Psi(z) of the angular hybrid (4m + 4mn, Theta(mn) as appendix L states). The 1/sqrt(mn) rate "
+          "of the relative error itself is not checked here. 1/sqrt(mn) = Theta(1/sqrt(d_est)) would hold.")
