@@ -19,7 +19,6 @@ library code (moments with error bars, quadratures, maxima, null spaces) lives i
 Pairs are ``x = nx e1``, ``y = ny (cos theta e1 + sin theta e2)``: every result depends
 on ``(|x|, |y|, theta)`` only, and for iid Gaussian projections ``d = 2`` is exact in law.
 """
-
 from __future__ import annotations
 
 import math
@@ -61,7 +60,6 @@ from rfcheck.stats import compare_deterministic, compare_inequality, compare_mc,
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
 #: and documented by the ledger pages, one entry per claim
 __all__: list[str] = []
-
 P = paper("hrf")
 PI = math.pi
 #: a formula written against a number-system context, ``f(ctx, point)``; a check's reference
@@ -72,8 +70,6 @@ BallFn = Callable[[dict[str, Any], int], Any]
 
 
 # ------------------------------------------------------------------------------ geometry
-
-
 def _geo(p: dict[str, Any]) -> dict[str, Any]:
     """``|x|^2, |y|^2, |x+y|^2, |x-y|^2, x.y, SM`` at the current mpmath precision."""
     nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
@@ -138,8 +134,6 @@ def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
 
 
 # ---------------------------------------------------------------- quadrature references
-
-
 _CACHE: dict[Any, Any] = {}
 
 
@@ -196,8 +190,6 @@ def _mse_check(printed_ctx: CtxFormula, lam: str | None, shared: int | None = No
 
 
 # ====================================================================== Lemma 2.2, eq (7)
-
-
 def printed_lem22_ctx(which: str) -> CtxFormula:
     """Lemma 2.2, eq (7) as printed: ``MSE = f1(|z|) f3(|Delta|)`` (trig) or ``f2(|z|) f3(|z|)`` (++)."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
@@ -281,7 +273,6 @@ def _moment_ref(value: str, err: str) -> Callable[[dict[str, Any], int, bool], t
 _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 16)},
                          description="|x|, |y| <= 0.5: where the squared error of SM^++ has an estimable "
                                      "fourth moment at the Monte Carlo budget")
-
 for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
                       ("pos", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
     P.claim(f"lem2.2.{_which}", source=P.at("Lemma 2.2, eq (7)"),
@@ -299,8 +290,6 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
 
 
 # ==================================================================== eq (2), (3): unbiased
-
-
 def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
     return _pair_ctx(ctx, p)["sm"]
@@ -319,8 +308,6 @@ for _which, _eq, _stmt in (
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
-
-
 def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     """``z`` in ``C^d`` from the point, as numbers of ``ctx`` (``d`` an int)."""
     return [refs.num(ctx, p[f"zr{i}"]) + refs.num(ctx, p[f"zi{i}"]) * 1j for i in range(int(p["d"]))]
@@ -334,7 +321,6 @@ def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                     **{f"z{c}{i}": Real(-2.5, 2.5, extra=(0.0,)) for i in range(3) for c in "ri"}},
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
-
 P.claim("lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)", domain=_Z_DOMAIN,
     checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
@@ -423,15 +409,11 @@ P.claim("eq15", source=P.at("sec 2.3, eq (15)-(16)"),
                                        reference_ball=lambda p, bits: refs.exp_dot_mean_ball(*refs.on_balls(
                                            lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits),
                                        atol_scale=lambda p, dps: 1, max_points=30), 5)])
-
-
 _EXACT_ZERO_MSE = ("the claim is an exact identity (MSE = 0 at the end points): 'MSE <= 0' holds with equality, and "
                    "the moment expansion on balls cancels to a ball around 0, which can never decide it")
 _MAX_LOWER_ONLY = ("a maximum over theta found numerically (grid + golden section, mpmath): a ball at one angle "
                    "encloses only a lower bound of it; an upper enclosure would need a branch-and-bound over theta "
                    "(not implemented)")
-
-
 _ZERO_VARIANCE_AT_ROUNDED_X = (
     "the variance is 0 exactly only at the exact x = -A^-1 (A^T)^-1 y; the point evaluated is that x rounded to the "
     "working precision, where 'variance <= 0' holds within the tolerance only: balls enclose the variance near 0 but "
@@ -467,7 +449,6 @@ def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]])
 #: real A (or i times a real A) from a perturbation R of 1.2 I, and y
 _R_PARAMS = {**{f"r{i}{j}": Real(-1.0, 1.0) for i in range(2) for j in range(2)}, "imag": Choice((False, True)),
              "y0": Real(-1.5, 1.5), "y1": Real(-1.5, 1.5)}
-
 P.claim("eq17", source=P.at("sec 2.3, eq (17)"),
     statement="An estimator based on this mechanism [CE, eq 16] has variance equal to zero if x = -(A^-1)(A^T)^-1 y",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I) with R real (so that x is real), "
@@ -507,7 +488,6 @@ P.claim("eq18", source=P.at("sec 2.3, eq (18)"),
                              not_certified="(x, y) comes from an mpmath SVD null space of the real system (18) (Arb "
                                            "has no enclosure of it); and " + _ZERO_VARIANCE_AT_ROUNDED_X), 5)],
     notes="For real x, y, (18) is the real and imaginary part of A x + (A^T)^-1 y = 0, i.e. (17) itself.")
-
 P.claim("text-eq18-relaxes-eq17", source=P.at("sec 2.3, sentence before eq (18)"),
     statement="In fact we can relax that condition [(17)]: (18) is a weaker condition than (17)",
     domain=Domain(_R_PARAMS, description="A = R + 1.2 I or i(R + 1.2 I), where (18) has a 2-dimensional real "
@@ -583,8 +563,6 @@ P.claim("text-cexp-special-cases.pos", source=P.at("sec 2.3, after eq (16)"),
 
 
 # ============================================================= Lemma 2.3, eq (8)-(11), (30)
-
-
 def _lemma23(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     rng = np.random.default_rng(int(p["seed"]))
     d, m, n, pk = int(p["d"]), int(p["m"]), int(p["n"]), int(p["p"])
@@ -659,8 +637,6 @@ P.claim(
 
 
 # ====================================================================== Thm 3.1, eq (22)-(23)
-
-
 def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     """``E lam, E lam^2`` of the point's lambda (``p["lam"]``: angular, eq (19), or Gaussian, eq (69))."""
     if p.get("lam", "angular") == "angular":
@@ -685,7 +661,6 @@ def printed_thm31_ctx(variant: int) -> CtxFormula:
 _THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0),
                              "r": Real(0.5, 3.0)},
                       description="|x|, |y| <= 3; lambda: angular (eq 19) or cosine-estimated Gaussian (eq 69)")
-
 for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
     P.claim(f"thm3.1.variant{_v}", source=P.at(f"Theorem 3.1, eq ({_eq}); appendix C"),
         statement=("independent projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig)" if _v == 1
@@ -723,7 +698,6 @@ def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 #: E[SM^++_m SM^trig_m] (same projections) from the moments, and its ball
 _ES12 = (_moment_ref("ES12", "err12"), _exact_ball(lambda h: h["ES12"]), "ES12")
-
 P.claim("eq36", source=P.at("appendix C, eq (36)"),
     statement="E[SM^++_m SM^trig_m] = (1/m^2)[binom(m,2) SM(x,y)^2 + m E[cosh(w^T(x+y)) cos(w^T(x-y))]] (same "
               "projections)", domain=_pair_domain(extra=_M),
@@ -812,8 +786,6 @@ for _v in (1, 2):
 
 
 # ====================================================================== Lemma 3.2, eq (24)
-
-
 def _binomial_check(which: int, printed_ctx: CtxFormula) -> Check:
     """``printed_ctx`` vs ``E lam`` (``which=1``) or ``E lam^2`` of the angular lambda from the binomial law summed
     over k (not the identity that eq (24) prints): ``refs.angular_lambda_moments_binomial``; on balls the exact
@@ -916,8 +888,6 @@ P.claim("eq43", source=P.at("appendix D.1, eq (42)-(43)"),
 
 
 # ===================================================================== Thm D.1, eq (45)-(47)
-
-
 def printed_eq45_ctx(shared: int) -> CtxFormula:
     """Thm D.1, eq (45) (independent projections) / (46) (``shared``) as printed."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
@@ -937,7 +907,6 @@ def printed_eq45_ctx(shared: int) -> CtxFormula:
 
 
 _ANG = _pair_domain(extra=_MN, description="|x|, |y| <= 3, angular lambda (eq 19)")
-
 for _sh, _eq in ((0, 45), (1, 46)):
     P.claim(f"eq{_eq}", source=P.at(f"Theorem D.1, eq ({_eq})"),
         statement=("MSE(SM^anghyb_{m,n}) = (theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(|z|^2) SM^2 "
@@ -977,8 +946,6 @@ P.claim("eq47", source=P.at("Theorem D.1, eq (47)"),
 
 
 # ================================================================ Lemma 3.4, eq (25)-(26)
-
-
 def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Lemma 3.4, eq (25) as printed: ``(2m)^-1/2 exp(2r^2 s)(1 - exp(-4r^2 s))``, ``s = sin^2(theta/2)``."""
     r, th, m = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"]), refs.num(ctx, p["m"])
@@ -1001,7 +968,6 @@ def _ref_rel_err(which: str, quad: bool = False) -> Reference:
 
 
 _SPHERE = _pair_domain(norm=(0.05, 3.0), extra=_M, same_length=True, description="x, y on S(r), r <= 3")
-
 for _which in ("trig", "pos"):
     P.claim(f"lem3.4.{_which}", source=P.at("Lemma 3.4, eq (25)"),
         statement=("eps_{theta,r}(SM^trig_m)" if _which == "trig" else "eps_{pi-theta,r}(SM^++_m)")
@@ -1022,7 +988,6 @@ def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 _SPHERE_R = Domain({"r": Real(0.05, 10.0, extra=(1.0,)), "m": Int(1, 1000)}, description="r in (0, 10]")
-
 for _which in ("trig", "pos"):
     P.claim(f"lem3.4.max-{_which}", source=P.at("Lemma 3.4, eq (26)"),
         statement=f"eps_{{S(r)}}(SM^{_which}_m) = sqrt(1/(2m)) W(r), W(r) = exp(2r^2)(1 - exp(-4r^2))",
@@ -1034,8 +999,6 @@ for _which in ("trig", "pos"):
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section",
                                     not_certified="the reference is " + _MAX_LOWER_ONLY + ", and an equality needs "
                                                   "both bounds")])
-
-
 P.claim(
     "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
@@ -1077,8 +1040,6 @@ P.claim("text-angular-zero-variance", source=P.at("sec 2.4 and after Lemma 3.2")
               "inputs x, y have the same length",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
     checks=[_zero_mse_check("angular", True, "MSE at theta = 0 and pi (exactly, in mpmath) <= 0")])
-
-
 P.claim("text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
     statement="for fixed input lengths, with trigonometric random features estimating lambda the variance of the "
               "normalised bipolar Gaussian hybrid is zero for theta_{x,y} = 0",
@@ -1087,8 +1048,6 @@ P.claim("text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
 
 
 # ======================================================================= Thm 3.5, eq (27)
-
-
 def _log_eps_max(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """log eps_{S(r)} of the angular hybrid by numerical maximisation over theta (mpmath)."""
     key = ("epsmax", _key(p, "r", "m", "n"), dps)
@@ -1121,7 +1080,6 @@ def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 _THM35 = Domain({"r": Real(1.0, 10.0, extra=(4.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
                 description="r in [1, 10], m <= 1000, n <= 10000 (logs compared: eps up to e^200)")
-
 P.claim("thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
     statement="for x, y on S(r), r >= 1: eps_{S(r)}(SM^anghyb_{m,n}) <= (1/r) sqrt(1/(2m)) W(r) sqrt(1/pi - 1/(n pi) "
               "+ 1/(n sqrt(pi))), W(r) = exp(2r^2)(1 - exp(-4r^2))", domain=_THM35,
@@ -1208,7 +1166,6 @@ def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
 
 
 _LIM = Domain({"r": Real(1.0, 10.0), "m": Int(1, 1000), "n": Int(1, 10_000)}, description="r in [1, 10]")
-
 P.claim("thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> 0} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta) = sqrt(1/(2 pi m n)) W(r)", domain=_LIM,
     checks=[deterministic_check("limit", None, _limit_ratio("0"), atol_scale=lambda p, dps: 0,
@@ -1219,7 +1176,6 @@ P.claim("thm3.5.limit0", source=P.at("Theorem 3.5 ('Furthermore')"),
                                               "error estimated from their difference, not proven; a ball of the limit "
                                               "would need eps_{0,r} = 0 exactly (an identity, which balls only bound "
                                               "near 0) and d(eps^2)/dtheta at 0")])
-
 P.claim("thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
     statement="lim_{theta -> pi} eps_{theta,r}(SM^anghyb_{m,n}) / sqrt(theta - pi) = sqrt(1/(2 pi m n)) W(r)",
     domain=_LIM,
@@ -1248,8 +1204,6 @@ P.claim("thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
 
 
 # ------------------------------------------------------------ appendix D.3, eq (48)-(66)
-
-
 def _a_r_ctx(ctx: Any, r: Any, t: Any, n: Any) -> Any:
     """Eq (50) as printed."""
     r, t, n = refs.num(ctx, r), refs.num(ctx, t), refs.num(ctx, n)
@@ -1266,7 +1220,6 @@ def _eq48_printed(p: dict[str, Any]) -> Any:
 
 _D3 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "m": Int(1, 1000), "n": Int(1, 10_000)},
              description="r in [1, 10]")
-
 P.claim("eq48", source=P.at("appendix D.3, eq (48)-(50)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(r^2)/sqrt(2m) sqrt(max_theta h_r(theta)), h_r(theta) = a_r(theta) + "
               "a_r(pi - theta), a_r = (theta/pi)(theta/pi - theta/(n pi) + 1/n) exp(2r^2 cos theta)(1 - exp(-4r^2 "
@@ -1500,7 +1453,6 @@ P.claim(
 
 
 # ======================================================================== appendix F
-
 #: why a Monte Carlo check's decided points are not certified
 _MC_WHY = ("the reference is a Monte Carlo estimate (a z-test on simulated estimators), a random quantity with no "
            "enclosure; the deterministic checks of the claim carry the certification")
@@ -1544,7 +1496,6 @@ def _gl_ball(which: int) -> BallFn:
 
 _GAUSS = _pair_domain(extra={**_MN, "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                       description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
-
 for _eq, _prc, _stmt in (
         (72, printed_eq72_ctx(72), "E[lam_hat^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + "
                                              "(2 rho^2 n)^-1 (1 - exp(-sigma^2 |Delta|^2))^2"),
@@ -1581,7 +1532,6 @@ P.claim("thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
                                                                               "r": Real(0.3, 1.0)},
                                                      description="|x|, |y| <= 0.5")), _MC_WHY),
     ])
-
 _THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
 
@@ -1596,8 +1546,6 @@ def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEva
 
 _GAUSS_SAME_F1 = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
                               description="|x| = |y| = r <= 3, rho from the same r (appendix F's premise)")
-
-
 P.claim("thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its proof"),
     statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error of "
               "the hybrid estimator remains the same [as eq (71)]", domain=_GAUSS,
@@ -1629,7 +1577,6 @@ P.claim("thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its p
     notes="Theorem F.1 writes Delta = x - y (Thm F.2 is its same-length version, where the first part of F.1, claim "
           "hrf.thmf.1, is registered for general x, y and holds); the proof's argument (1 - cos(|x|^2 - |y|^2) = 0) "
           "assumes |x| = |y|. Both domains are checked as readings.")
-
 _GAUSS_SAME = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True,
                            description="|x| = |y| = r <= 3; rho from the same r (normalised estimator)")
 
@@ -1656,8 +1603,6 @@ def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 #: extra bits for the balls of Thm F.2: near theta = pi with small r both sides form 1 - exp(-|z|^2) with
 #: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
 _THMF2_GUARD = 128
-
-
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
     P.claim(
         f"thmf.2{_sfx}", source=P.at("Theorem F.2, eq (77)-(79)"),
@@ -1740,8 +1685,6 @@ P.claim("text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)")
 
 
 # ===================================================================== appendix H.2
-
-
 def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     ri = [refs.num(ctx, p[f"ri{k}"]) for k in range(2)]
     rj = [refs.num(ctx, p[f"rj{k}"]) for k in range(2)]
@@ -1770,7 +1713,6 @@ def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 _H2 = Domain({**{f"r{c}{k}": Real(-2.0, 2.0) for c in "ij" for k in range(2)}, "kind": Choice(("complex",))},
              constraint=lambda p: all(abs(p[f"r{c}{k}"]) > 1e-3 for c in "ij" for k in range(2)),
              description="centers r_i, r_j in [-2, 2]^2 with nonzero entries (d = 2)")
-
 P.claim("eq86", source=P.at("appendix H.2, eq (83)-(87)"),
     statement="alpha_k = 0, beta_k = sqrt(r_j,k/r_i,k) if r_i,k r_j,k > 0 and alpha_k = sqrt(-r_j,k/r_i,k), beta_k = "
               "0 if r_i,k r_j,k < 0 solve (alpha_k + beta_k i) r_i,k + r_j,k/(alpha_k + beta_k i) = 0 (eq 83)",
@@ -1816,8 +1758,6 @@ P.claim("eq88", source=P.at("appendix H.2, eq (88)"),
         "structural (printed a_k = 0 where r_j,k = 0: A singular, (A^T)^-1 undefined), with no value to enclose")],
     correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 but "
                "not attained (rfcheck.estimators.hrf.cluster_a_real raises there).")
-
-
 _H2_XY = Domain({**{f"r{c}{k}": Real(-1.5, 1.5) for c in "ij" for k in range(2)},
                  **{f"d{c}{k}": Real(-0.3, 0.3, extra=(0.0,)) for c in "xy" for k in range(2)},
                  "kind": Choice(("complex", "real")), "tau": Real(0.5, 3.0)},
@@ -1972,7 +1912,6 @@ def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, 
 _H2_LAMBDA_ABOVE_ONE = ("under the bilinear square lambda^{i,j} exceeds 1 off the centers wherever a diagonal entry of "
                         "the complex A is imaginary (r_i,k r_j,k > 0), e.g. 1.046 at r_i = (1, 1), r_j = (1, -1), "
                         "x = r_i + (0.3, 0), y = r_j, tau = 1 (claim hrf.text-h2-lambda-max)")
-
 P.claim("eq93", source=P.at("appendix H.2, eq (93)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)) = exp(-||A^{i,j} x||^2/(2 tau^2)) "
               "exp(-||(A^{i,j})^-1 y||^2/(2 tau^2)) SM(x/tau, -y/tau)", domain=_H2_XY,
@@ -1984,7 +1923,6 @@ P.claim("eq93", source=P.at("appendix H.2, eq (93)"),
                "lam = exp(-||Ax||^2/(2tau^2)) exp(-||A^-1 y||^2/(2tau^2)) SM(x/tau, -D y/tau), D = Re(A^H (A^T)^-1) "
                "(rfcheck.estimators.hrf.gaussian_mixture_hybrid); with bilinear squares the identity is exact, but "
                "lambda is then no longer a Gaussian kernel: " + _H2_LAMBDA_ABOVE_ONE + ".")
-
 P.claim("eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
     statement="lam^{i,j}(x,y) = exp(-||A^{i,j}x + (A^{i,j})^-1 y||^2/(2tau^2)) ~ Psi^{tau,m}_{A^{i,j}}(x)^T "
               "Psi^{tau,m}_{(A^{i,j})^-1}(-y) (eq 95-96) unbiasedly (real part compared)", domain=_H2_XY,
@@ -2027,7 +1965,6 @@ def _lambda_max_balls(sq: str) -> BallFn:
 _H2_XY_COMPLEX = Domain(dict(_H2_XY.params, kind=Choice(("complex",))), constraint=_H2_XY.constraint,
                         description="A^{i,j} from eq (86)-(87) (the complex matrix of Def H.1) for centers r_i, r_j; "
                                     "x = r_i + dx, y = r_j + dy")
-
 P.claim("text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
     statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when x = r_i, y "
               "= r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); A^{i,j} the "
@@ -2065,8 +2002,6 @@ P.claim("text-h2-zero-variance", source=P.at("appendix H.2, after eq (92)"),
 
 
 # ======================================================================= experiments
-
-
 P.claim("tab1", source=P.at("sec 4.1, Table 1"),
     statement="MSE (1e-3 units) on wine / Boston: HRF-ort 0.70 / 0.72, HRF-iid 0.85 / 0.79, ORF-reg 1.00 / 1.05, "
               "ORF-Had 1.10 / 1.14, Halton-R 4.02 / 2.53 (512 features, FLOP-matched HRFs)", domain=Domain({}),
@@ -2079,11 +2014,7 @@ P.claim("tab1", source=P.at("sec 4.1, Table 1"),
 # Remaining numbered equations (eq 19, 31, 33-35, 40-41, 56, 59-60, 62, 69, 74-76, 80, 84-85,
 # 102) and the derivative remark of appendix D.3.
 # ============================================================================================
-
-
 # ------------------------------------------------------------------ eq (19): angular lambda
-
-
 def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features (``refs.sign_feature_lambda_mean``)."""
     return refs.sign_feature_lambda_mean(p["theta"], int(p["n"]), dps)
@@ -2126,8 +2057,6 @@ P.claim("eq19", source=P.at("sec 2.4, eq (19)"),
 
 
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
-
-
 def _printed_eq31_ctx(shared: int) -> CtxFormula:
     """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
@@ -2212,8 +2141,6 @@ for _which, _eq, _stmt in (
 
 
 # ---------------------------------------------------------------------- eq (40)-(41)
-
-
 def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
@@ -2249,15 +2176,12 @@ P.claim("eq40", source=P.at("appendix C, eq (40)"),
     checks=[_var_part_check("moment-expansion", "pos", "last", 16,
                             "E[lam^2] E[S^2] - (E lam E S)^2 with E S, E S^2 from Gaussian moments"),
             _var_part_check("moment-expansion-middle", "pos", "middle", 8)])
-
 P.claim("eq41", source=P.at("appendix C, eq (41)"),
     statement="Var((1 - lam_hat) SM^trig_m) = SM^2 Var(lam_hat) + E[(1 - lam_hat)^2] MSE(SM^trig_m)", domain=_THM31,
     checks=[_var_part_check("moment-expansion", "trig", "last", 16)])
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
-
-
 def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
@@ -2468,7 +2392,6 @@ def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 _REMARK = ("from the properties of function theta -> theta sin(theta) and the fact that r >= 1, we conclude that both "
            "derivatives [eq (57), (58)] are first non-negative, then non-positive and then non-negative and that the "
            "unique local maximum on the interval [0, pi] is achieved for theta <= pi/2")
-
 P.claim("text-d3-derivatives.signs", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: sign pattern of d b_r^i/d theta, i = 1, 2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2)),
@@ -2568,7 +2491,6 @@ def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
 
 _D3_ENDS = Domain({"r": Real(1.0, 10.0), "n": Int(1, 10_000), "theta": Real(0.0, PI)},
                   description="r in [1, 10], n <= 10000 (theta only for non-negativity)")
-
 P.claim("text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
     statement="b_r^1(theta), b_r^2(theta) >= 0 and b_r^1(0) = b_r^2(0) = 0, b_r^1(pi) = (1 - 1/n) exp(-2r^2), "
               "b_r^2(pi) = (1/n) exp(-2r^2)", domain=_D3_ENDS,
@@ -2623,8 +2545,6 @@ P.claim("text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
 
 
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
-
-
 def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """lambda(x, y) = (1 - exp(-sigma^2/2 |x - y|^2))/rho, rho = 1 - exp(-2 sigma^2 r^2) (eq 67-68)."""
     g = _pair_ctx(ctx, p)
@@ -2634,7 +2554,6 @@ def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 _GAUSS_N = _pair_domain(extra={"n": Int(1, 64), "sigma": Real(0.2, 2.0), "r": Real(0.3, 3.0)},
                         description="|x|, |y| <= 3, sigma in [0.2, 2], rho from r in [0.3, 3]")
-
 P.claim("eq69", source=P.at("appendix F, eq (69) with eq (67)-(68)"),
     statement="lam_hat(x,y) = 1/rho - (1/(n rho)) sum_i cos(sigma w_i^T(x - y)) estimates lambda(x,y) = (1 - "
               "exp(-sigma^2/2 |x - y|^2))/rho unbiasedly", domain=_GAUSS_N,
@@ -2717,7 +2636,6 @@ def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 _SAME_F = Domain({"r": Real(0.05, 5.0), "theta": Real(0.0, PI, extra=(PI / 2,)), "sigma": Real(0.1, 3.0)},
                  description="|x| = |y| = r in (0, 5], sigma in [0.1, 3]")
-
 P.claim("eq76", source=P.at("appendix F, eq (76)"),
     statement="for |x| = |y| = r: lambda(theta, r) = (1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho is equivalent to eq "
               "(67)", domain=_SAME_F,
@@ -2803,8 +2721,6 @@ P.claim("text-f-lambda-range",
 
 
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
-
-
 def _ab_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
     return tuple(refs.num(ctx, p[k]) for k in ("alpha", "beta", "ri", "rj"))  # type: ignore[return-value]
 
@@ -2834,7 +2750,6 @@ _AB = Domain({"alpha": Real(-3.0, 3.0, extra=(0.0,)), "beta": Real(-3.0, 3.0, ex
               "ri": Real(-2.0, 2.0, extra=(0.0,)), "rj": Real(-2.0, 2.0, extra=(0.0,))},
              constraint=lambda p: p["alpha"] ** 2 + p["beta"] ** 2 > 1e-6,
              description="alpha + beta i != 0, real r_i,k, r_j,k")
-
 P.claim("eq85", source=P.at("appendix H.2, eq (83)-(85)"),
     statement="(alpha + beta i) r_i + r_j/(alpha + beta i) = 0 (eq 83) is (alpha + beta i) r_i + (alpha - beta "
               "i)/(alpha^2 + beta^2) r_j = 0 (eq 84), i.e. Re: (alpha^2 + beta^2) alpha r_i + alpha r_j = 0 and Im: "
@@ -2877,8 +2792,6 @@ P.claim("eq102", source=P.at("appendix H.2, Def H.2, eq (102)-(103)"),
 
 
 # ------------------------------------------------------------------- appendix D.1, eq (44)
-
-
 def printed_eq44_line2a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
     t, n = refs.num(ctx, p["theta"]), p["n"]
@@ -2895,8 +2808,6 @@ P.claim("eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of t
 
 
 # ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
-
-
 def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """``(E f, E f^2, err)`` of one feature estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67), memoised
     (``refs.feature_exp_moments_quad``)."""
@@ -2930,7 +2841,6 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
 
 _F_EST = Domain({"r": Real(1e-3, 3.0), "sigma": Real(0.2, 2.0), "n": Int(1, 64)},
                 description="|x| = |y| = r in (0, 3], sigma in [0.2, 2], n lambda-features; theta fixed by the claim")
-
 _F_EST_STMT = "The exponential in lambda can be estimated either by trigonometric or positive random features. [...] "
 
 #: id suffix, statement, checks, notes
@@ -2960,8 +2870,6 @@ for _sfx, _stmt, _checks, _notes in (
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
-
-
 def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Exponent of ``1/sqrt(mn)`` (printed: 1/2) vs that of ``1/d_est`` in ``mn`` along ``(s m, s n)``.
 
