@@ -70,12 +70,6 @@ BallFn = Callable[[dict[str, Any], int], Any]
 
 
 # ------------------------------------------------------------------------------ geometry
-def _geo(p: dict[str, Any]) -> dict[str, Any]:
-    """``|x|^2, |y|^2, |x+y|^2, |x-y|^2, x.y, SM`` at the current mpmath precision."""
-    nx, ny, th = mpmath.mpf(p["nx"]), mpmath.mpf(p["ny"]), mpmath.mpf(p["theta"])
-    return {"nx": nx, "ny": ny, "th": th, **refs.pair_geometry(MP, nx, ny, th)}
-
-
 def _vecs(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     th = float(p["theta"])
     return np.array([float(p["nx"]), 0.0]), float(p["ny"]) * np.array([math.cos(th), math.sin(th)])
@@ -234,9 +228,8 @@ _QUAD_PAIRS = _pair_domain(norm=(0.0, 1.0), extra={"m": Int(1, 64), "n": Int(1, 
                            description="|x|, |y| <= 1: where 1-D quadrature of the oscillating moments is cheap")
 
 
-def _quad_check(printed_ctx: CtxFormula,
-                ref: Reference,
-                reference_ball: BallFn, domain: Domain | None = None, **kw: Any) -> Check:
+def _quad_check(printed_ctx: CtxFormula, ref: Reference, reference_ball: BallFn, domain: Domain | None = None,
+                **kw: Any) -> Check:
     """The same comparison with every Gaussian moment by 1-D quadrature (two points, no climb); its points certify
     against ``reference_ball`` (the moments by rigorous quadrature, :func:`_quad_moments_ball`, or exact ones);
     ``kw`` replaces the ``atol_scale``, ``max_points`` or ``description`` given to ``deterministic_check``."""
@@ -289,12 +282,7 @@ for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
         ])
 
 
-# ==================================================================== eq (2), (3): unbiased
-def _sm_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``SM(x, y) = exp(x.y)`` at the pair (the printed side of eq (2), (3), (6))."""
-    return _pair_ctx(ctx, p)["sm"]
-
-
+# ==================================================================== eq (2), (3): unbiased; the printed side SM(x, y)
 for _which, _eq, _stmt in (
     ("trig", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
                 "E[phi^trig_m(x)^T phi^trig_m(y)] = SM(x,y) (eq 6 with eq 2)"),
@@ -303,8 +291,9 @@ for _which, _eq, _stmt in (
 ):
     _mk = "ES2" if _which == "trig" else "ES1"  # the base estimator's mean among the moments
     P.claim(f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"), statement=_stmt, domain=_pair_domain(extra=_M),
-        checks=_moment_checks(_sm_ctx, lambda p, dps, quad, w=_which: refs.base_estimator_mean_with_error(
-            _hyb_moments(p, dps, quad), w), _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30))
+        checks=_moment_checks(lambda ctx, p: _pair_ctx(ctx, p)["sm"], lambda p, dps, quad, w=_which:
+                              refs.base_estimator_mean_with_error(_hyb_moments(p, dps, quad), w),
+                              _exact_ball(lambda h, k=_mk: h[k]), _mk, max_points=30))
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
@@ -323,14 +312,11 @@ _Z_DOMAIN = Domain({"d": Int(1, 3, scale="linear"),
                    description="z in C^d, d <= 3, |Re z_i|, |Im z_i| <= 2.5")
 P.claim("lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29)"),
     statement="Let w ~ N(0, I_d). Then for every z in C^d: E[exp(w^T z)] = exp(sum_i z_i^2 / 2)", domain=_Z_DOMAIN,
-    checks=[capped(deterministic_check("quadrature", on_mp(printed_lem24_ctx),
-                                lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
-                                printed_ball=ball_of(printed_lem24_ctx), reference_ball=lambda p, bits: (
-                                    refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits),
-                                                               bits)),
-                                atol_scale=lambda p, dps: mpmath.exp(
-                                    mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2),
-                                max_points=30), 4)])
+    checks=[capped(deterministic_check(
+        "quadrature", on_mp(printed_lem24_ctx), lambda p, dps: refs.quad_gaussian_exp_dot(_zvec_ctx(MP, p), dps),
+        printed_ball=ball_of(printed_lem24_ctx), max_points=30, reference_ball=lambda p, bits: (
+            refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _zvec_ctx(ctx, p), bits=bits), bits)),
+        atol_scale=lambda p, dps: mpmath.exp(mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2)), 4)])
 
 
 def _amat(p: dict[str, Any]) -> Any:
@@ -396,19 +382,14 @@ P.claim("eq14", source=P.at("sec 2.3, eq (14)"),
                                        atol_scale=lambda p, dps: abs(printed_eq14_ctx(MP, mp_point(p))) + 1), 5)])
 
 
-def _sm_xy_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``SM(x, y) = exp(x0 y0 + x1 y1)``."""
-    x0, x1, y0, y1 = (refs.num(ctx, p[k]) for k in ("x0", "x1", "y0", "y1"))
-    return ctx.exp(x0 * y0 + x1 * y1)
-
-
 P.claim("eq15", source=P.at("sec 2.3, eq (15)-(16)"),
     statement="SM(x,y) = E[Psi_A^m(x)^T Psi_{(A^T)^-1}^m(y)], Psi_M^m(u) = m^-1/2 exp(-(Mu)^2/2)(exp(w_1^T M u), ..., "
               "exp(w_m^T M u)), w_i ~ N(0, I_d) (the CE estimator is unbiased)", domain=_A_DOMAIN,
-    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), printed_ctx=_sm_xy_ctx,
+    # the printed side SM(x, y) = exp(x.y), x.y from _ce_ctx
+    checks=[capped(deterministic_check("quadrature", None, _ce_quad(refs.cexp_mean_quad), atol_scale=lambda p, dps: 1,
+                                       printed_ctx=lambda ctx, p: ctx.exp(_ce_ctx(ctx, p)[2]), max_points=30,
                                        reference_ball=lambda p, bits: refs.exp_dot_mean_ball(*refs.on_balls(
-                                           lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits),
-                                       atol_scale=lambda p, dps: 1, max_points=30), 5)])
+                                           lambda ctx: _ce_z_norm(ctx, p), bits=bits), bits)), 5)])
 _EXACT_ZERO_MSE = ("the claim is an exact identity (MSE = 0 at the end points): 'MSE <= 0' holds with equality, and "
                    "the moment expansion on balls cancels to a ball around 0, which can never decide it")
 _MAX_LOWER_ONLY = ("a maximum over theta found numerically (grid + golden section, mpmath): a ball at one angle "
@@ -720,7 +701,7 @@ P.claim(
     checks=_moment_checks(printed_eq37_ctx, lambda p, dps, quad: tuple(v[4] for v in _base_moments(p, dps, quad)),
                           lambda p, bits: refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"],
                                                         p["ny"], p["theta"], bits=bits), "EYZ", max_points=30,
-                          atol_scale=lambda p, dps: _geo(p)["sm"] ** 2 + 1,
+                          atol_scale=lambda p, dps: _pair_ctx(MP, p)["sm"] ** 2 + 1,
                           description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
 )
 
