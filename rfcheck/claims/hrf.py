@@ -123,7 +123,6 @@ def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
         q, sh = p if lam is None else dict(p, lam=lam), int(p.get("shared", 0)) if shared is None else shared
         return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, q["nx"], q["ny"], q["theta"], q["m"],
                                                          *_lam_moments_ctx(ctx, q), sh), bits=bits)
-
     return ball
 
 
@@ -193,7 +192,6 @@ def printed_lem22_ctx(which: str) -> CtxFormula:
         if which == "trig":  # f1(|z|) f3(|Delta|), f1(u) = (2m)^-1 exp(u^2) SM^-2
             return ctx.exp(g["z2"]) * g["sm"] ** -2 / (2 * m) * f3(ctx.sqrt(g["d2"]))
         return ctx.exp(g["z2"]) * g["sm"] ** 2 / (2 * m) * f3(ctx.sqrt(g["z2"]))
-
     return printed
 
 
@@ -215,7 +213,6 @@ def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.
         extra = {k: p[k] for k in ("sigma", "r") if k in p}
         est = hy.simulate(kind, x, y, int(p.get("m", 1)), int(p.get("n", 1)), n_trials, seed=seed, **extra, **kw)
         return est, float(np.exp(x @ y)), None
-
     return simulate
 
 
@@ -259,7 +256,6 @@ def _moment_ref(value: str, err: str) -> Callable[[dict[str, Any], int, bool], t
     def ref(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
         return h[value], h[err]
-
     return ref
 
 
@@ -365,7 +361,6 @@ def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Reference:
         with mpmath.workdps(dps + 10):
             a = _amat(p)
         return quantity(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], dps)
-
     return ref
 
 
@@ -423,7 +418,6 @@ def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]])
             a, x, y = point(p, dps)
         v, e = refs.cexp_variance_quad(a, x, y, dps)
         return v, mpmath.mpf(0), e + mpmath.mpf(10) ** (5 - dps)
-
     return lhs_rhs
 
 
@@ -635,7 +629,6 @@ def printed_thm31_ctx(variant: int) -> CtxFormula:
         if variant == 2:
             v -= 2 / refs.num(ctx, p["m"]) * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * (l1 - l2)
         return v
-
     return printed
 
 
@@ -727,7 +720,6 @@ def _printed_eq39_ctx(variant: int) -> CtxFormula:
         var_l = h["l2"] - h["l1"] ** 2
         zz = (1 - ctx.cos(g["x2"] - g["y2"])) * (h["l1"] - h["l2"]) / refs.num(ctx, p["m"])
         return -g["sm"] ** 2 * (var_l + (zz if variant == 2 else 0))
-
     return printed
 
 
@@ -788,7 +780,6 @@ def printed_lem32_ctx(which: int) -> CtxFormula:
         t, n = refs.num(ctx, p["theta"]), refs.num(ctx, p["n"])
         pi = ctx.pi
         return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + 1 / n)
-
     return printed
 
 
@@ -883,7 +874,6 @@ def printed_eq45_ctx(shared: int) -> CtxFormula:
             v -= (2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"]))
                   * q * (1 - 1 / n - q + q / n))
         return v
-
     return printed
 
 
@@ -944,7 +934,6 @@ def _ref_rel_err(which: str, quad: bool = False) -> Reference:
             with mpmath.workdps(dps + 10):
                 q["theta"] = mpmath.pi - mpmath.mpf(p["theta"])
         return refs.base_rel_error_with_error(_hyb_moments(q, dps, quad), which, dps)
-
     return ref
 
 
@@ -1366,7 +1355,6 @@ def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
                                   max_evals=1500)
         with workprec(bits):
             return lo.log().union(hi.log())  # the hull after the log
-
     return ball
 
 
@@ -1449,7 +1437,6 @@ def printed_eq72_ctx(eq: int) -> CtxFormula:
         rho = 1 - ctx.exp(-2 * s**2 * r**2)
         return (1 / rho**2 * ((1 if eq == 72 else (1 - rho)) - ctx.exp(-s**2 / 2 * d2)) ** 2
                 + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
-
     return printed
 
 
@@ -1461,7 +1448,6 @@ def _ref_gl(which: int, quad: bool = False) -> Reference:
             return m1, e1
         with mpmath.workdps(dps + 10):
             return (m2 if which == 72 else 1 - 2 * m1 + m2), abs(e1) * 2 + abs(e2)
-
     return ref
 
 
@@ -1800,7 +1786,6 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Reference:
             return refs.quad_gaussian_exp_dot(z, dps)
         v, e = refs.exp_dot_mean_quad(z, c, dps)
         return mpmath.re(v), e
-
     return ref
 
 
@@ -1810,7 +1795,6 @@ def _h2_ball(sq: str | None = None, tau: bool = False) -> BallFn:
     def ball(p: dict[str, Any], bits: int) -> Any:
         z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
         return refs.gaussian_exp_dot_ball(z, bits) if c is None else refs.exp_dot_mean_ball(z, c, bits).real
-
     return ball
 
 
@@ -1939,7 +1923,6 @@ def _lambda_max_balls(sq: str) -> BallFn:
         if lam is None or center is None:
             return "a ball of lambda has an imaginary part that excludes 0"
         return lam, center
-
     return balls
 
 
@@ -2043,7 +2026,6 @@ def _printed_eq31_ctx(shared: int) -> CtxFormula:
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         t = refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
         return t["v1"] + t["v2"] + 2 * t["cov"]
-
     return printed
 
 
@@ -2133,7 +2115,6 @@ def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
             return l2 * (h["mse1"] + k**2) - l1**2 * k**2
         c2, mse = (l2, h["mse1"]) if which == "pos" else (1 - 2 * l1 + l2, h["mse2"])
         return k**2 * (l2 - l1**2) + c2 * mse
-
     return printed
 
 
@@ -2324,7 +2305,6 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
             bound = _eq62_bound_ctx(MP, r, mpmath.mpf(n))
             lhs = max(_b(1, r, t, n) for t in _b1_locmax(p, dps)) if part == "left" else _b(1, r, mpmath.pi, n)
             return lhs, bound, mpmath.mpf(10) ** (-dps) * bound
-
     return lhs_rhs
 
 
@@ -2450,7 +2430,6 @@ def _printed_b_pi_ctx(i: int) -> CtxFormula:
         r, n = refs.num(ctx, p["r"]), p["n"]
         one = refs.num(ctx, 1)
         return (1 - one / n if i == 1 else one / n) * ctx.exp(-2 * r**2)
-
     return printed
 
 
