@@ -490,7 +490,6 @@ def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tup
 def _ce_same_draws(which: str, part: str = "complex") -> Check:
     """The CE estimator with A = i I (``which="trig"``) or A = I (``"pos"``) against SM^trig / SM^++ on
     the same projections; ``part="real"`` compares the CE estimator's real part."""
-
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
@@ -621,7 +620,6 @@ def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
 
 def printed_thm31_ctx(variant: int) -> CtxFormula:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
-
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         h = _moments_ctx(ctx, p)
         g, l1, l2 = h["g"], h["l1"], h["l2"]
@@ -927,7 +925,6 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 def _ref_rel_err(which: str, quad: bool = False) -> Reference:
     """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
     ``pi - theta``."""
-
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         q = dict(p, nx=p["r"], ny=p["r"])
         if which == "pos":
@@ -2107,7 +2104,6 @@ for _which, _eq, _stmt in (
 def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
-
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         h = _moments_ctx(ctx, p)
         l1, l2, k = h["l1"], h["l2"], h["K"]
