@@ -562,12 +562,10 @@ def _lemma23(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     dot = np.sum(p1 * p2, axis=-1)
     scale = float(np.max(sum(np.abs(b.value()) for b in bases)) * (1 + sum(abs(a) + 1 for a, _ in lambdas)))
     k = int(np.argmax(np.abs(dot - direct)))
-    return compare_deterministic(p, complex(dot[k]), complex(direct[k]), 0, rtol=0,
-                                 atol=1e-13 * scale, scale=scale)
+    return compare_deterministic(p, complex(dot[k]), complex(direct[k]), 0, rtol=0, atol=1e-13 * scale, scale=scale)
 
 
-P.claim(
-    "lem2.3", source=P.at("Lemma 2.3, eq (11); proof appendix B, eq (30)"),
+P.claim("lem2.3", source=P.at("Lemma 2.3, eq (11); proof appendix B, eq (30)"),
     statement="The HRF estimator SM^hyb_{m,n}(x,y) satisfies SM^hyb_{m,n}(x,y) = Psi_1(x)^T Psi_2(y), "
               "Psi_j = Psi_j^1 * Psi_j^2 * Psi_j^3 * Psi_j^4 as in eq (11)",
     domain=Domain({"seed": Int(0, 10_000, scale="linear"), "d": Int(1, 6), "m": Int(1, 12), "n": Int(1, 12),
@@ -579,17 +577,14 @@ P.claim(
                             "a float64 identity between two NumPy implementations of rfcheck.estimators.hrf (the "
                             "feature vectors of eq (11) and the direct sum of eq (8), p + 1 base estimators with a "
                             "random complex A) on random draws, within a float64 rounding tolerance: those estimator "
-                            "functions have no ball face")],
-)
+                            "functions have no ball face")])
 
 
 def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
     """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx``."""
     nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
-    x = [nx, refs.num(ctx, 0.0)]
-    y = [ny * ctx.cos(th), ny * ctx.sin(th)]
-    my = [refs.num(ctx, p["m1"]) * y[0], refs.num(ctx, p["m2"]) * y[1]]
-    return x, my, refs.num(ctx, p["c"])
+    return [nx, refs.num(ctx, 0.0)], [refs.num(ctx, p["m1"]) * (ny * ctx.cos(th)),
+                                      refs.num(ctx, p["m2"]) * (ny * ctx.sin(th))], refs.num(ctx, p["c"])
 
 
 def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -598,16 +593,14 @@ def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
 
 
-P.claim(
-    "eq20", source=P.at("sec 2.4, eq (20)"),
+P.claim("eq20", source=P.at("sec 2.4, eq (20)"),
     statement="with a_k = 0, rho_1(x) = exp(-|x|^2/(2c_k^2)) phi^SM(x/c_k), rho_2(y) = exp(-|M_k y|^2/(2c_k^2)) "
               "phi^SM(-M_k y/c_k) estimate lambda^k(x,y) = exp(-|x + M_k y|^2/(2c_k^2)) unbiasedly (phi^SM = phi^++)",
     domain=_pair_domain(extra={"m1": Real(-2.0, 2.0), "m2": Real(-2.0, 2.0), "c": Real(0.3, 3.0)},
                         description="d = 2, M_k = diag(m1, m2), c_k in [0.3, 3]"),
     # E[rho_1(x)^T rho_2(y)] with positive features
     checks=[_ctx_check("moment-expansion", printed_eq20_ctx, lambda ctx, p: refs.positive_rho_features_mean(
-        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1, atol_scale=lambda p, dps: 1, max_points=30)],
-)
+        ctx, *_eq20_xy_ctx(ctx, p)), scale=lambda p, v: 1, atol_scale=lambda p, dps: 1, max_points=30)])
 
 
 # ====================================================================== Thm 3.1, eq (22)-(23)
@@ -642,12 +635,10 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
             _mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
                        description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
                                    "lambda moments exact (binomial) or by quadrature"),
-            mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)),
-                     _sim("angular-shared" if _sh else "angular"),
-                     domain=_pair_domain(norm=(0.05, 0.5), extra={**{"m": Int(1, 8), "n": Int(1, 8)},
+            mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)), _sim("angular-shared" if _sh else "angular"),
+                     domain=_pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
                                                                    "lam": Choice(("angular",))},
-                                         description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)")),
-        ])
+                                         description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)"))])
 
 
 def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
@@ -684,17 +675,14 @@ def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
 
 
-P.claim(
-    "eq37", source=P.at("appendix C, eq (37)"),
+P.claim("eq37", source=P.at("appendix C, eq (37)"), domain=_pair_domain(),
     statement="rho = E[cosh(w^T(x+y)) cos(w^T(x-y))] = E[exp(w^T(x+y)) cos(w^T(x-y))] = SM(x,y)^2 cos(|x|^2 - |y|^2)",
-    domain=_pair_domain(),
     # E[cosh(w.z) cos(w.Delta)] from the memoised base moments; its ball from the Gaussian MGF
     checks=_moment_checks(printed_eq37_ctx, lambda p, dps, quad: tuple(v[4] for v in _base_moments(p, dps, quad)),
                           lambda p, bits: refs.on_balls(lambda ctx, *a: refs.base_moments(ctx, *a)[4], p["nx"],
                                                         p["ny"], p["theta"], bits=bits), "EYZ", max_points=30,
                           atol_scale=lambda p, dps: _pair_ctx(MP, p)["sm"] ** 2 + 1,
-                          description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"),
-)
+                          description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"))
 
 
 def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -702,7 +690,6 @@ def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = _pair_ctx(ctx, p)
     m = refs.num(ctx, p["m"])
     return (1 - 1 / m) * g["sm"] ** 2 + g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"]) / m
-
 
 
 P.claim("eq38", source=P.at("appendix C, eq (38)"),
@@ -726,8 +713,8 @@ def _hyb_check(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int], tup
     """The check ``name``: ``printed_ctx`` vs ``ref(h, dps)`` (value, error bar) of the memoised moments
     ``h`` (:func:`_hyb_moments`), certified against ``exact(h)`` of the exact moments on balls (:func:`_moments_ctx`);
     ``kw`` goes to ``deterministic_check``."""
-    return deterministic_check(name, None, lambda p, dps: ref(_hyb_moments(p, dps), dps),
-                               atol_scale=_scale, printed_ctx=printed_ctx,
+    return deterministic_check(name, None, lambda p, dps: ref(_hyb_moments(p, dps), dps), atol_scale=_scale,
+                               printed_ctx=printed_ctx,
                                reference_ball=ball_of(lambda ctx, p: exact(_moments_ctx(ctx, p))), **kw)
 
 
@@ -785,11 +772,6 @@ _LAM_DOMAIN = Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_00
                       "ny": Real(0.1, 3.0), "m": Int(1, 1)},
                      description="theta in [0, pi], n <= 10000 (exact binomial sums up to n = 400)")
 
-def _sim_lambda(p: dict[str, Any], n_trials: int, seed: int) -> tuple[np.ndarray, float, None]:
-    x, y = _vecs(p)
-    lam = hy.simulate("angular-lambda", x, y, 1, int(p["n"]), n_trials, seed=seed)
-    return lam, float(p["theta"]) / PI, None
-
 
 def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """Var(lam_hat) = E lam^2 - (E lam)^2 from eq (24) as printed (both parts)."""
@@ -809,7 +791,8 @@ for _id, _src, _stmt, _bin, _more, _kw in (
     ("lem3.2.second", "Lemma 3.2, eq (24); appendix D.1 eq (42)-(44)",
      "For the angular hybrid estimator (eq 19): E[lam_hat_n^2(x,y)] = (theta/pi)(theta/pi - theta/(n pi) + 1/n)",
      (2, printed_lem32_ctx(2)),
-     [mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), _sim_lambda,
+     [mc_check("monte-carlo", on_mp(printed_lem32_var_ctx), lambda p, n_trials, seed: (hy.simulate(
+         "angular-lambda", *_vecs(p), 1, int(p["n"]), n_trials, seed=seed), float(p["theta"]) / PI, None),
                domain=Domain({"theta": Real(0.05, PI - 0.05), "n": Int(1, 64), "nx": Real(0.5, 2.0),
                               "ny": Real(0.5, 2.0), "m": Int(1, 1)},
                              description="theta away from 0 and pi (nonzero variance)"))],
