@@ -847,13 +847,10 @@ def printed_eq45_ctx(shared: int) -> CtxFormula:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
         m, n = refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
         q = refs.num(ctx, p["theta"]) / ctx.pi
-        v = (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** 2
-             * (1 - ctx.exp(-g["z2"])) ** 2
-             + (1 - q) * (1 - q + q / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** -2
-             * (1 - ctx.exp(-g["d2"])) ** 2)
+        v = (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** 2 * (1 - ctx.exp(-g["z2"])) ** 2
+             + (1 - q) * (1 - q + q / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** -2 * (1 - ctx.exp(-g["d2"])) ** 2)
         if shared:
-            v -= (2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"]))
-                  * q * (1 - 1 / n - q + q / n))
+            v -= 2 / m * g["sm"] ** 2 * (1 - ctx.cos(g["x2"] - g["y2"])) * q * (1 - 1 / n - q + q / n)
         return v
     return printed
 
@@ -885,14 +882,12 @@ P.claim("eq47", source=P.at("Theorem D.1, eq (47)"),
               "(theta/pi)(theta/pi - theta/(n pi) + 1/n)(2m)^-1 exp(8r^2 cos^2(theta/2) - 2r^2)(1 - exp(-4r^2 "
               "cos^2(theta/2)))^2 + (theta/pi)(1 - 1/n - theta/pi + theta/(n pi))(2m)^-1 exp(2r^2)(1 - exp(-4r^2 "
               "sin^2(theta/2)))^2", domain=_pair_domain(extra={**_MN, "shared": Choice((0, 1))}, same_length=True),
-    checks=[
-        _mse_check(printed_eq47_ctx, "angular", max_points=40),
-        mc_check("monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
-                 domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
-                                     same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
-                                                                   "m = n = 2 where the coefficients differ most",
-                                     fixed_points=[{"r": 0.5, "theta": 2.4, "m": 2, "n": 2, "shared": 0}])),
-    ],
+    checks=[_mse_check(printed_eq47_ctx, "angular", max_points=40), mc_check(
+        "monte-carlo", on_mp(printed_eq47_ctx), _sim("angular"),
+        domain=_pair_domain(norm=(0.1, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "shared": Choice((0,))},
+                            same_length=True, description="r <= 0.5, starting at r = 0.5, theta = 2.4, "
+                                                          "m = n = 2 where the coefficients differ most",
+                            fixed_points=[{"r": 0.5, "theta": 2.4, "m": 2, "n": 2, "shared": 0}]))],
     correction="The second coefficient is E[(1 - lam)^2] = (1 - theta/pi)(1 - theta/pi + theta/(n pi)) (as in eq "
                "(45)), not E[lam(1 - lam)]; rfcheck.closed_forms.hrf.log_mse_angular_hybrid_same_length.")
 
@@ -949,17 +944,14 @@ for _which in ("trig", "pos"):
                                                 "quadrature by hrf.lem3.4.*) by grid + golden section",
                                     not_certified="the reference is " + _MAX_LOWER_ONLY + ", and an equality needs "
                                                   "both bounds")])
-P.claim(
-    "lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"),
+P.claim("lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"), domain=_SPHERE_R,
     statement="lim_{theta -> pi} eps_{theta,r}(SM^trig_m) = lim_{theta -> 0} eps_{theta,r}(SM^++_m) "
               "= sqrt(1/(2m)) W(r)",
-    domain=_SPHERE_R,
     # refs.base_rel_error_limit at pi (trig) or 0 (++); its ball is the value at that end point
     checks=[deterministic_check(f"limit-{w}", None, lambda p, dps, w=w: refs.base_rel_error_limit(
         w, p["r"], int(p["m"]), dps), printed_ctx=printed_w_ctx, reference_ball=lambda p, bits, w=w:
         refs.base_rel_error_end_ball(w, p["r"], int(p["m"]), bits), atol_scale=lambda p, dps: 0, max_points=20)
-            for w in ("trig", "pos")],
-)
+            for w in ("trig", "pos")])
 
 
 def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[list[Any], Any]:
