@@ -116,6 +116,21 @@ def _ctx_check(name: str, printed_ctx: CtxFormula, ref_ctx: CtxFormula,
                                reference_ball=ball, **kw)
 
 
+def _sides(f: Callable[[dict[str, Any], int], tuple[Any, Any]], digits: int | None = 5) -> Callable[
+        [dict[str, Any], int], tuple[Any, Any, Any]]:
+    """An inequality's ``lhs_rhs(p, dps)``: ``(*f(p, dps), 10^(-dps - digits))`` at ``dps + 10`` digits (``digits``
+    None: error bar 0)."""
+    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+        with mpmath.workdps(dps + 10):
+            return (*f(p, dps), 0 if digits is None else mpmath.mpf(10) ** (-dps - digits))
+    return lhs_rhs
+
+
+def _rtn(p: dict[str, Any]) -> tuple[Any, Any, int]:
+    """The point's ``r``, ``theta`` (mpmath, exact) and ``n`` (an int)."""
+    return mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
+
+
 def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
     """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
     gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
@@ -1221,7 +1236,7 @@ def _deriv_check(i: int) -> Check:
         return e / (n * ctx.pi) * (1 - 2 * r**2 * t * ctx.sin(t))
 
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
-        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
+        r, t, n = _rtn(p)
         with mpmath.workdps(dps + 20):
             v = mpmath.diff(lambda s: _b(i, r, s, n), t)
         return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
@@ -1247,11 +1262,6 @@ def _eq52_ctx(ctx: Any, r: Any, t: Any, n: Any) -> tuple[Any, Any]:
     return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
 
 
-def _eq52(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return (*_eq52_ctx(MP, mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])), 0)
-
-
 def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of :func:`_eq52_ctx`, at ``6 r^2`` extra bits: the sides differ by a relative
     ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
@@ -1261,13 +1271,7 @@ def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
 P.claim("eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     statement="a_r(theta) <= b_r(theta)(1 - exp(-4r^2))^2, b_r = b_r^1 + b_r^2 (eq 54-55)",
     domain=Domain({"r": Real(0.1, 10.0), "theta": Real(0.0, PI), "n": Int(1, 10_000)}),
-    checks=[inequality_check("mpmath", _eq52, sides_ball=_eq52_balls)])
-
-
-def _eq61(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        r = mpmath.mpf(p["r"])
-        return refs.theta_sin_theta_root(r), mpmath.sqrt(mpmath.pi / 2) / r, mpmath.mpf(10) ** (-dps)
+    checks=[inequality_check("mpmath", _sides(lambda p, dps: _eq52_ctx(MP, *_rtn(p)), None), sides_ball=_eq52_balls)])
 
 
 def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
@@ -1281,7 +1285,10 @@ def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
 P.claim("eq61", source=P.at("appendix D.3, eq (59)-(61)"),
     statement="theta* (theta* sin theta* = 1/r^2, the local maximiser of b_r^1) <= sqrt(pi/2)/r, r >= 1",
-    domain=Domain({"r": Real(1.0, 10.0)}), checks=[inequality_check("root-finding", _eq61, sides_ball=_eq61_balls)])
+    domain=Domain({"r": Real(1.0, 10.0)}),
+    checks=[inequality_check("root-finding", _sides(lambda p, dps: (
+        refs.theta_sin_theta_root(mpmath.mpf(p["r"])), mpmath.sqrt(mpmath.pi / 2) / mpmath.mpf(p["r"])), 0),
+        sides_ball=_eq61_balls)])
 
 
 def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
@@ -2242,26 +2249,16 @@ P.claim("eq59", source=P.at("appendix D.3, eq (59)"),
                                             "root of its numerical derivative; theta* sin theta* compared")])
 
 
-def _eq60(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        return max(_b1_locmax(p, dps)) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2, mpmath.mpf(10) ** (-dps - 5)
-
-
 P.claim("eq60", source=P.at("appendix D.3, eq (60)"),
     statement="(theta*)^2 <= (pi/2) (1/r^2) for the local maximiser theta* of b_r^1 (r >= 1)", domain=_D3_B1,
-    checks=[inequality_check("numerical-maximisation", _eq60, max_points=12, sides_ball=_eq60_balls)])
-
-
-def _jordan(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        t = mpmath.mpf(p["theta"])
-        return t, mpmath.sin(t) * mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5)
-
-
+    checks=[inequality_check("numerical-maximisation", _sides(lambda p, dps: (
+        max(_b1_locmax(p, dps)) ** 2, mpmath.pi / 2 / mpmath.mpf(p["r"]) ** 2)), max_points=12,
+        sides_ball=_eq60_balls)])
 P.claim("text-d3-theta-le-sin", source=P.at("appendix D.3, sentence before eq (60)"),
     statement="theta <= sin(theta) pi/2 on [0, pi/2]", domain=Domain({"theta": Real(0.0, PI / 2)}),
-    checks=[inequality_check("mpmath", _jordan, sides_ball=lambda p, bits: refs.on_balls(
-        lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))])
+    checks=[inequality_check("mpmath", _sides(lambda p, dps: (
+        mpmath.mpf(p["theta"]), mpmath.sin(mpmath.mpf(p["theta"])) * mpmath.pi / 2)), sides_ball=lambda p, bits:
+        refs.on_balls(lambda ctx, t: (t, ctx.sin(t) * ctx.pi / 2), p["theta"], bits=bits))])
 
 
 def _eq62_bound_ctx(ctx: Any, r: Any, n: Any) -> Any:
@@ -2404,12 +2401,6 @@ def _printed_b_pi_ctx(i: int) -> CtxFormula:
     return printed
 
 
-def _b_nonneg(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    with mpmath.workdps(dps + 10):
-        r, t, n = mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
-        return -min(_b(1, r, t, n), _b(2, r, t, n)), mpmath.mpf(0), mpmath.mpf(10) ** (-dps - 5)
-
-
 def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``-min(b_r^1(theta), b_r^2(theta))`` (eq 54-55 as printed) and 0."""
     def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
@@ -2429,15 +2420,16 @@ P.claim("text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
                         atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2)),
             _b_at_check(2, "pi", _printed_b_pi_ctx(2), max_points=12),
             *(_b_at_check(i, "0", _zero_ctx, atol_scale=lambda p, dps: 1, max_points=6) for i in (1, 2)),
-            inequality_check("non-negative", _b_nonneg, max_points=16, sides_ball=_b_nonneg_balls,
+            inequality_check("non-negative", _sides(lambda p, dps: (-min(_b(1, *_rtn(p)), _b(2, *_rtn(p))),
+                                                                   mpmath.mpf(0))), max_points=16,
+                             sides_ball=_b_nonneg_balls,
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")])
 
 
 def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """The global maximum of b_r^i on [0, pi] by grid + golden section (no use of the local maxima)."""
     with mpmath.workdps(dps + 10):
-        r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
-        return refs.mp_max_on_interval(lambda t: _b(i, r, t, n), dps)
+        return refs.mp_max_on_interval(lambda t: _b(int(p["i"]), mpmath.mpf(p["r"]), t, int(p["n"])), dps)
 
 
 def printed_d3_global(p: dict[str, Any]) -> Any:
