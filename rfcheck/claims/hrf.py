@@ -1470,14 +1470,10 @@ def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 P.claim("thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
     statement="MSE(SM^gausshyb_{m,n}(x,y)) = E[lam^2] MSE(SM^++_m) + E[(1-lam)^2] MSE(SM^trig_m) with (72)-(73) and "
               "Lemma 2.2 (independent projections)", domain=_GAUSS,
-    checks=[
-        _mse_check(printed_thmf1_ctx, "gauss", 0, max_points=30),
-        not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"),
-                                 domain=_pair_domain(norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
-                                                                              "sigma": Real(0.3, 1.5),
-                                                                              "r": Real(0.3, 1.0)},
-                                                     description="|x|, |y| <= 0.5")), _MC_WHY),
-    ])
+    checks=[_mse_check(printed_thmf1_ctx, "gauss", 0, max_points=30), not_certifiable(mc_check(
+        "monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss"), domain=_pair_domain(
+            norm=(0.0, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8), "sigma": Real(0.3, 1.5), "r": Real(0.3, 1.0)},
+            description="|x|, |y| <= 0.5")), _MC_WHY)])
 _THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
 
@@ -1485,8 +1481,7 @@ def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEva
     """The 'furthermore' at |x| = |y| = r; a point with |x| != |y| or |x| != r (e.g. a counterexample of the
     general reading given with --at) is not a point of this reading: undecided."""
     if not (p["nx"] == p["ny"] == p["r"]):
-        return PointEval(p, None, None, math.inf, math.nan, False,
-                         "not a point of this reading (needs |x| = |y| = r)")
+        return PointEval(p, None, None, math.inf, math.nan, False, "not a point of this reading (needs |x| = |y| = r)")
     return _THMF1_SAME.evaluate(p, budget, seed)
 
 
@@ -1496,26 +1491,20 @@ P.claim("thmf.1.furthermore", source=P.at("Theorem F.1 ('Furthermore') and its p
     statement="if SM^trig_m and SM^++_m apply the exact same sets of random projections, the mean squared error of "
               "the hybrid estimator remains the same [as eq (71)]", domain=_GAUSS,
     readings=[
-        Reading("general x, y", [
-            _mse_check(printed_thmf1_ctx, "gauss", 1, max_points=30),
-            not_certifiable(mc_check("monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss-shared"),
-                                     domain=_pair_domain(norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4),
-                                                                                  "sigma": Real(0.3, 1.5),
-                                                                                  "r": Real(0.3, 1.0)},
-                                                         description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, "
-                                                                     "|y| = 1.1, theta = 2.7",
-                                                         fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1,
-                                                                        "n": 1, "sigma": 1.2, "r": 0.5}])), _MC_WHY),
-        ], description="for every x, y as Thm F.1 writes them (Delta = x - y), r entering only rho (eq 68)"),
-        Reading("same length", [
-            Check("moment-expansion-same-length", 1, _thmf1_same_length, max_points=30, domain=_GAUSS_SAME_F1,
-                  description="eq (71)-(73) at |x| = |y| = r against the moment expansion with shared projections"),
-        ], description="under appendix F's premise |x| = |y| = r, for which the normalized estimator is defined",
-           natural=True,
-           reason="F.1 is about 'the normalized bipolar Gaussian estimator', which appendix F defines for "
-                  "|x| = |y| = r (its rho, eq 68, is built from r), and the proof of the 'furthermore' argues "
-                  "with SM(theta, r) and 1 - cos(|x|^2 - |y|^2) = 0"),
-    ],
+        Reading("general x, y", [_mse_check(printed_thmf1_ctx, "gauss", 1, max_points=30), not_certifiable(mc_check(
+            "monte-carlo", on_mp(printed_thmf1_ctx), _sim("gauss-shared"), domain=_pair_domain(
+                norm=(0.3, 1.1), extra={"m": Int(1, 4), "n": Int(1, 4), "sigma": Real(0.3, 1.5), "r": Real(0.3, 1.0)},
+                description="|x|, |y| in [0.3, 1.1], starting at |x| = 0.5, |y| = 1.1, theta = 2.7",
+                fixed_points=[{"nx": 0.5, "ny": 1.1, "theta": 2.7, "m": 1, "n": 1, "sigma": 1.2, "r": 0.5}])),
+            _MC_WHY)], description="for every x, y as Thm F.1 writes them (Delta = x - y), r entering only rho "
+                                   "(eq 68)"),
+        Reading("same length", [Check(
+            "moment-expansion-same-length", 1, _thmf1_same_length, max_points=30, domain=_GAUSS_SAME_F1,
+            description="eq (71)-(73) at |x| = |y| = r against the moment expansion with shared projections")],
+            description="under appendix F's premise |x| = |y| = r, for which the normalized estimator is defined",
+            natural=True, reason="F.1 is about 'the normalized bipolar Gaussian estimator', which appendix F defines "
+                                 "for |x| = |y| = r (its rho, eq 68, is built from r), and the proof of the "
+                                 "'furthermore' argues with SM(theta, r) and 1 - cos(|x|^2 - |y|^2) = 0")],
     correction="For general x, y, with shared projections Thm 3.1 (variant II) subtracts (2/m) SM^2 (1 - cos(|x|^2 - "
                "|y|^2)) E[lam(1 - lam)], which vanishes only when |x|^2 - |y|^2 is a multiple of 2 pi (e.g. |x| = "
                "|y|, Thm F.2, claim hrf.thmf.2.furthermore holds); "
