@@ -1009,8 +1009,7 @@ def _log_eps_max(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     """log eps_{S(r)} of the angular hybrid by numerical maximisation over theta (mpmath)."""
     key = ("epsmax", _key(p, "r", "m", "n"), dps)
     if key not in _CACHE:
-        v = cf.log_max_rel_error_angular_hybrid(float(p["r"]), int(p["m"]), int(p["n"]), backend="mpmath",
-                                                dps=dps)
+        v = cf.log_max_rel_error_angular_hybrid(float(p["r"]), int(p["m"]), int(p["n"]), backend="mpmath", dps=dps)
         _CACHE[key] = (v, abs(v) * mpmath.mpf(10) ** (8 - dps) + mpmath.mpf(10) ** (8 - dps))
     return _CACHE[key]
 
@@ -1024,8 +1023,7 @@ def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
-    """Ball of ``log eps_{S(r)}`` of the angular hybrid at the point's ``r, m, n``
-    (``refs.angular_log_max_rel_error_ball``), its branch-and-bound aimed at ``below``."""
+    """``refs.angular_log_max_rel_error_ball`` at the point's ``r, m, n``, its branch-and-bound aimed at ``below``."""
     return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
@@ -1621,21 +1619,15 @@ P.claim("text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)")
 
 # ===================================================================== appendix H.2
 def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    ri = [refs.num(ctx, p[f"ri{k}"]) for k in range(2)]
-    rj = [refs.num(ctx, p[f"rj{k}"]) for k in range(2)]
-    return ri, rj
+    return [refs.num(ctx, p[f"ri{k}"]) for k in range(2)], [refs.num(ctx, p[f"rj{k}"]) for k in range(2)]
 
 
 def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     """Diagonal of A^{i,j}: eq (86)-(87) (complex) or eq (88) (real), as printed."""
     ri, rj = _centers_ctx(ctx, p)
-    out = []
-    for a, b in zip(ri, rj, strict=True):
-        if p["kind"] == "complex":
-            out.append(1j * ctx.sqrt(b / a) if a * b > 0 else ctx.sqrt(-b / a))
-        else:
-            out.append(ctx.sqrt(ctx.abs(b / a)))
-    return out
+    if p["kind"] == "complex":
+        return [1j * ctx.sqrt(b / a) if a * b > 0 else ctx.sqrt(-b / a) for a, b in zip(ri, rj, strict=True)]
+    return [ctx.sqrt(ctx.abs(b / a)) for a, b in zip(ri, rj, strict=True)]
 
 
 def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1686,9 +1678,8 @@ P.claim("eq88", source=P.at("appendix H.2, eq (88)"),
     domain=Domain({**{f"r{c}{k}": Real(-2.0, 2.0, extra=(0.0,)) for c in "ij" for k in range(2)}},
                   constraint=lambda p: all(abs(p[f"ri{k}"]) > 1e-3 for k in range(2)),
                   description="r_i,k != 0 (the stated condition); r_j,k may be 0"),
-    checks=[not_certifiable(
-        Check("numerical-minimisation", 1, _eq88, search=False,
-              description="per-coordinate minimisation of (a r_i,k + r_j,k/a)^2 over a > 0"),
+    checks=[not_certifiable(Check("numerical-minimisation", 1, _eq88, search=False,
+                                  description="per-coordinate minimisation of (a r_i,k + r_j,k/a)^2 over a > 0"),
         "the reference is a golden-section minimum in mpmath (no enclosure); the deciding counterexample is "
         "structural (printed a_k = 0 where r_j,k = 0: A singular, (A^T)^-1 undefined), with no value to enclose")],
     correction="Where r_j,k = 0 the printed a_k = 0 makes A singular; the infimum (0) is approached as a_k -> 0 but "
@@ -1792,17 +1783,12 @@ P.claim("eq89", source=P.at("appendix H.2, eq (89)"),
                "agree for the real A of eq (88).")
 
 
-def _sm_h2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
-    """``SM(x, y) = exp(x.y)`` at the H.2 point."""
-    x, y = _xy_h2_ctx(ctx, p)
-    return ctx.exp(sum(a * b for a, b in zip(x, y, strict=True)))
-
-
 P.claim("eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
     statement="SM(x,y) ~ Psi_{A^{i,j}}^m(x)^T Psi_{(A^{i,j})^-1}^m(y) with eq (91)-(92) (Psi = m^-1/2 exp(-||A "
               "u||^2/2)(exp(w_i^T A u))_i) is an unbiased estimate (real part compared)", domain=_H2_XY,
     readings=_h2_readings(lambda sq, sfx: _h2_quad("quadrature" + sfx, _ref_h2(sq), atol_scale=lambda p, dps: 1,
-                                                   printed_ctx=_sm_h2_ctx, reference_ball=_h2_ball(sq)),
+                                                   reference_ball=_h2_ball(sq), printed_ctx=lambda ctx, p: ctx.exp(
+                                                       sum(a * b for a, b in zip(*_xy_h2_ctx(ctx, p), strict=True)))),
                           " in the normalisers of eq (91)-(92)",
                           " in the normalisers of eq (91)-(92): the Psi of eq (15)"),
     correction="Read with the Hermitian norm, eq (91)-(92) are biased for complex A^{i,j}; with exp(-(A u)^2/2) "
@@ -1870,14 +1856,6 @@ P.claim("eq94", source=P.at("appendix H.2, eq (94)-(96), (99)"),
                "(rfcheck.estimators.hrf.gaussian_mixture_hybrid).")
 
 
-def _lambda_max_sides(p: dict[str, Any], dps: int, sq: str) -> tuple[Any, Any, Any]:
-    """(lambda^{i,j}(x, y), lambda^{i,j}(r_i, r_j), err): the printed maximiser's value must be >= lambda at (x, y)."""
-    with mpmath.workdps(dps + 10):
-        lam = _ref_eq93(p, dps, sq)[0]
-        center = _ref_eq93({**p, **_AT_CENTERS}, dps, sq)[0]
-        return lam, center, mpmath.mpf(10) ** (-dps - 5)
-
-
 def _lambda_max_balls(sq: str) -> BallFn:
     """Balls of ``lambda^{i,j}(x, y)`` and ``lambda^{i,j}(r_i, r_j)`` (both exact closed forms).
 
@@ -1901,8 +1879,9 @@ P.claim("text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
     statement="We can also take the Gaussian lambda-coefficient estimator that gets its maximum value when x = r_i, y "
               "= r_j as lambda^{i,j}(x, y) [= exp(-||A^{i,j} x + (A^{i,j})^-1 y||^2/(2 tau^2)), eq (93); A^{i,j} the "
               "complex matrix of eq (85)]", domain=_H2_XY_COMPLEX,
-    readings=_h2_readings(lambda sq, sfx: inequality_check(
-        "mpmath" + sfx, lambda p, dps: _lambda_max_sides(p, dps, sq), sides_ball=_lambda_max_balls(sq)),
+    # lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j), the printed maximiser's value
+    readings=_h2_readings(lambda sq, sfx: inequality_check("mpmath" + sfx, _sides(lambda p, dps: (
+        _ref_eq93(p, dps, sq)[0], _ref_eq93({**p, **_AT_CENTERS}, dps, sq)[0])), sides_ball=_lambda_max_balls(sq)),
         " in eq (93)'s lambda", " in eq (93)'s lambda", " (the reading under which eq (93)-(94) hold)"),
     correction="With the bilinear squares under which eq (89)-(94) hold, lambda^{i,j} is not maximal at the centers "
                "for a complex A^{i,j}: " + _H2_LAMBDA_ABOVE_ONE + ". With the Hermitian norm it is (lambda <= 1, = 1 "
@@ -1958,8 +1937,7 @@ def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     x, y = _vecs(p)
     n, trials = int(p["n"]), budget.mc_trials
     tau = rng.standard_normal((trials, n, 2))
-    rx = 1j / math.sqrt(2 * n) * np.sign(tau @ x)
-    ry = 1j / math.sqrt(2 * n) * np.sign(tau @ y)
+    rx, ry = (1j / math.sqrt(2 * n) * np.sign(tau @ v) for v in (x, y))
     lam = 0.5 + np.sum(rx * ry, axis=-1)
     if np.max(np.abs(lam.imag)) > 0:
         return PointEval(p, float(p["theta"]) / PI, None, math.inf, math.inf, True, "eq (19) is not real")
@@ -1972,20 +1950,18 @@ P.claim("eq19", source=P.at("sec 2.4, eq (19)"),
               "rho_n(z) = i/sqrt(2n) (sgn(tau_1^T z), ..., sgn(tau_n^T z)), tau_i ~ N(0, I_d)",
     domain=Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_000), "nx": Real(0.1, 3.0),
                    "ny": Real(0.1, 3.0)}, description="theta in [0, pi], n <= 10000"),
-    checks=[
-        deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
-                            printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
-                            reference_ball=lambda p, bits: refs.sign_feature_lambda_mean_ball(float(p["theta"]),
-                                                                                              int(p["n"]), bits),
-                            description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - theta)) "
-                                        "over tau's direction"),
-        not_certifiable(Check("monte-carlo", 3, _eq19_mc, search=False,
-                              description="sample mean of eq (19) built literally with complex features",
-                              domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0),
-                                             "ny": Real(0.5, 2.0)},
-                                            description="theta >= 0.3 (power: the mean must be resolvable to 10%)")),
-                        _MC_WHY),
-    ])
+    checks=[deterministic_check("quadrature", None, _ref_eq19, atol_scale=lambda p, dps: 1,
+                                printed_ctx=lambda ctx, p: refs.num(ctx, p["theta"]) / ctx.pi,
+                                reference_ball=lambda p, bits: refs.sign_feature_lambda_mean_ball(
+                                    float(p["theta"]), int(p["n"]), bits),
+                                description="E of the printed features: quadrature of sgn(cos phi) sgn(cos(phi - "
+                                            "theta)) over tau's direction"),
+            not_certifiable(Check("monte-carlo", 3, _eq19_mc, search=False,
+                                  description="sample mean of eq (19) built literally with complex features",
+                                  domain=Domain({"theta": Real(0.3, PI), "n": Int(1, 16), "nx": Real(0.5, 2.0),
+                                                 "ny": Real(0.5, 2.0)}, description="theta >= 0.3 (power: the mean "
+                                                                                    "must be resolvable to 10%)")),
+                            _MC_WHY)])
 
 
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
