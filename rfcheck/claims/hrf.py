@@ -132,8 +132,7 @@ def _rtn(p: dict[str, Any]) -> tuple[Any, Any, int]:
 
 
 def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
-    """Ball of the hybrid's MSE from exact moments (``rfcheck.references.hrf.hybrid_mse``), ``lam`` angular or
-    gauss (None: the point's ``lam``), projections shared as the point says (or as ``shared``)."""
+    """Ball of the hybrid's MSE from exact moments (``refs.hybrid_mse``), ``lam``, ``shared`` as :func:`_mse_check`."""
     def ball(p: dict[str, Any], bits: int) -> Any:
         q, sh = p if lam is None else dict(p, lam=lam), int(p.get("shared", 0)) if shared is None else shared
         return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, q["nx"], q["ny"], q["theta"], q["m"],
@@ -370,8 +369,7 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
 
 
 def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Reference:
-    """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``refs.cexp_mean_quad``) at the point, ``A`` as
-    :func:`_amat` built at ``dps + 10`` digits."""
+    """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``cexp_mean_quad``), ``A`` built at ``dps + 10`` digits."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             a = _amat(p)
@@ -449,8 +447,7 @@ P.claim("eq17", source=P.at("sec 2.3, eq (17)"),
 
 
 def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """A as :func:`_real_a`, ``(x, y)`` the combination ``y0, y1`` of the basis of the real solutions of (18)
-    (``refs.real_null_space`` of ``refs.ce_real_system``)."""
+    """A as :func:`_real_a`; ``(x, y)`` the combination ``y0, y1`` of a basis of the real solutions of (18)."""
     a = _real_a(p)
     null = refs.real_null_space(refs.ce_real_system(a), dps)
     v = null[0] * p["y0"] + null[1] * p["y1"]
@@ -503,8 +500,7 @@ def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tup
 
 
 def _ce_same_draws(which: str, part: str = "complex") -> Check:
-    """The CE estimator with A = i I (``which="trig"``) or A = I (``"pos"``) against SM^trig / SM^++ on
-    the same projections; ``part="real"`` compares the CE estimator's real part."""
+    """CE with A = i I (``trig``) or I (``pos``) vs SM^trig / SM^++ on the same projections (``part="real"``: Re)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
@@ -657,8 +653,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
 
 
 def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
-    """Exact base moments (``rfcheck.references.hrf.hybrid_moments``), ``l1, l2`` of the point's lambda, the base
-    MSEs ``mse1, mse2`` and the geometry ``g``, on ``ctx``."""
+    """Exact moments (``refs.hybrid_moments``), the lambda's ``l1, l2``, the MSEs ``mse1, mse2``, the geometry ``g``."""
     h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
     h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
     h["mse1"], h["mse2"] = refs.base_estimator_mse(h, "pos"), refs.base_estimator_mse(h, "trig")
@@ -916,8 +911,7 @@ def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Reference:
-    """``refs.base_rel_error_with_error`` from the memoised moments (MGF or, ``quad``, quadrature); ``pos`` at
-    ``pi - theta``."""
+    """``refs.base_rel_error_with_error`` of the memoised moments (quadrature where ``quad``); ``pos`` at pi - theta."""
     def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         q = dict(p, nx=p["r"], ny=p["r"])
         if which == "pos":
@@ -1429,8 +1423,7 @@ def _ref_gl(which: int, quad: bool = False) -> Reference:
 
 
 def _gl_ball(which: int) -> BallFn:
-    """Ball of ``E lam`` (``which=1``), ``E lam^2`` (``which=72``) or ``E (1 - lam)^2`` (73) of eq (69), from the
-    exact moments."""
+    """Ball of ``E lam`` (``which=1``), ``E lam^2`` (72) or ``E (1 - lam)^2`` (73) of eq (69) from the exact moments."""
     def f(ctx: Any, *a: Any) -> Any:
         m1, m2 = refs.gauss_lambda_moments(ctx, *a)
         return m1 if which == 1 else m2 if which == 72 else 1 - 2 * m1 + m2
@@ -2106,8 +2099,7 @@ def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], b
 
 
 def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
-    """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` over ``[0, pi]`` (eq 53-55 as printed), each maximum
-    enclosed by branch and bound (:func:`_max_b_ball`)."""
+    """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` on ``[0, pi]`` (eq 53-55 as printed), by branch and bound."""
     if int(p["n"]) == 1:
         return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
                 "(with no slack) never decide as '<='")
@@ -2126,8 +2118,7 @@ P.claim("eq56", source=P.at("appendix D.3, eq (56)"),
 
 
 def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[Any]:
-    """Interior local maxima of ``b_r^i`` on ``(0, pi)`` from ``log b`` (eq 54/55 as printed), memoised
-    (``refs.mp_interior_local_maxima``: grid, refined to the root of the numerical derivative)."""
+    """Memoised ``refs.mp_interior_local_maxima`` of ``log b_r^i`` (eq 54/55 as printed) on ``(0, pi)``."""
     key = ("locmax", i, repr(r), n, dps, npts)
     if key in _CACHE:
         return _CACHE[key]
@@ -2494,8 +2485,7 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
 
 
 def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
-    """Ball of eq (75)'s second line (as :func:`printed_eq75_line2`), ``E[(1 - lam_hat)^2]`` the ball of its value
-    from the exact moments."""
+    """Ball of :func:`printed_eq75_line2`: its head on balls plus the ball of ``E[(1 - lam_hat)^2]`` (exact moments)."""
     head, eo2 = ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
         return head + eo2
@@ -2697,8 +2687,7 @@ P.claim("eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of t
 
 # ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
 def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
-    """``(E f, E f^2, err)`` of one feature estimating ``exp(-sigma^2/2 |x - y|^2)`` of eq (67), memoised
-    (``refs.feature_exp_moments_quad``)."""
+    """Memoised ``refs.feature_exp_moments_quad``: ``(E f, E f^2, err)`` of a feature of eq (67)'s exponential."""
     key = ("fexp", kind, _key(p, "r", "theta", "sigma"), dps)
     if key not in _CACHE:
         _CACHE[key] = refs.feature_exp_moments_quad(kind, p["r"], p["theta"], p["sigma"], dps)
