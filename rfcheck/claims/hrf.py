@@ -2240,17 +2240,13 @@ def _eq62_right_balls(p: dict[str, Any], bits: int) -> Any:
 
 for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^2)"),
                      ("right", "(1 - 1/n) (1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)")):
-    P.claim(
-        f"eq62.{_part}", source=P.at("appendix D.3, eq (62)"),
+    P.claim(f"eq62.{_part}", source=P.at("appendix D.3, eq (62)"), domain=_D3_B1,
         statement=f"{_stmt} (eq 62: b_r^1(theta*) <= (1 - 1/n)(1/(2 pi r^2)) exp(2r^2) >= b_r^1(pi)), r >= 1",
-        domain=_D3_B1,
         checks=[inequality_check("numerical-maximisation" if _part == "left" else "mpmath", _eq62(_part),
-                                 max_points=12, sides_ball=_eq62_left_balls if _part == "left" else _eq62_right_balls)],
-    )
+                                 max_points=12, sides_ball=_eq62_left_balls if _part == "left" else _eq62_right_balls)])
 
 
 # The remark of appendix D.3 between eq (58) and eq (59), split into its parts.
-
 def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     """``d b_r^i/d theta`` (numerical differentiation of eq 54/55 as printed) times the positive
     ``exp(-2 r^2 cos theta)``: same sign, O(r^2) magnitude for every r."""
@@ -2323,8 +2319,7 @@ def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointE
     return certify_eval(ev, verdict, "the local maximiser's ball straddles pi/2")
 
 
-P.claim(
-    "text-d3-derivatives.local-max", source=P.at("appendix D.3, after eq (58)"),
+P.claim("text-d3-derivatives.local-max", source=P.at("appendix D.3, after eq (58)"),
     statement=_REMARK + " [part: b_r^i has exactly one interior local maximum on (0, pi), at theta <= pi/2]",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000), "i": Choice((1, 2))},
                   constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
@@ -2334,8 +2329,7 @@ P.claim(
                               "root of the numerical derivative; count must be 1 and location <= pi/2")],
     notes="'Local maximum' is read as an interior critical point: the next sentence treats theta = pi separately "
           "('either in its unique local maximum ... or for theta = pi'); on the closed interval theta = pi is "
-          "also a one-sided local maximum (the derivative is positive just below pi).",
-)
+          "also a one-sided local maximum (the derivative is positive just below pi).")
 
 
 def _b_at_ctx(i: int, where: str) -> CtxFormula:
@@ -2359,10 +2353,8 @@ def _printed_b_pi_ctx(i: int) -> CtxFormula:
 
 def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
     """Balls of ``-min(b_r^1(theta), b_r^2(theta))`` (eq 54-55 as printed) and 0."""
-    def f(ctx: Any, r: Any, t: Any, n: Any) -> Any:
-        return _b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)
-
-    b1, b2 = refs.on_balls(f, p["r"], p["theta"], int(p["n"]), bits=bits)
+    b1, b2 = refs.on_balls(lambda ctx, r, t, n: (_b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)), p["r"],
+                           p["theta"], int(p["n"]), bits=bits)
     with workprec(bits):
         return -(b1.min(b2)), 0
 
@@ -2395,8 +2387,7 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
     formula (``b_r^i`` itself is the context formula ``_b_ctx``); it is enclosed by
     :func:`_d3_global_printed_ball`, ``_b_ctx`` on balls at balls proven to hold each local maximiser."""
     r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
-    cands = [_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)]
-    return max(cands)
+    return max([_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)])
 
 
 def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
@@ -2450,10 +2441,8 @@ def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     g = _pair_ctx(ctx, p)
     s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
-    e1 = ctx.exp(-s**2 / 2 * g["d2"])
-    e2 = ctx.exp(-s**2 * g["d2"])
-    return ((1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2
-            + 1 / (2 * rho**2 * n) * (1 - e2) ** 2)
+    e1, e2 = ctx.exp(-s**2 / 2 * g["d2"]), ctx.exp(-s**2 * g["d2"])
+    return (1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2 + 1 / (2 * rho**2 * n) * (1 - e2) ** 2
 
 
 P.claim("eq74", source=P.at("appendix F, eq (74), third line"),
@@ -2557,8 +2546,7 @@ P.claim("text-f-not-both", source=P.at("appendix F, after eq (68)"),
     statement="[with trigonometric features estimating lambda] the variance never zeroes out for both theta_{x,y} = 0 "
               "and theta_{x,y} = pi",
     domain=_pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.0)}, same_length=True),
-    checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False,
-                             sides_ball=_f_not_both_balls,
+    checks=[inequality_check("moment-expansion", _f_not_both, max_points=16, search=False, sides_ball=_f_not_both_balls,
                              description="MSE at theta = pi (Thm 3.1 expansion) > a floor of 10^(5-dps) x scale")],
     notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.")
 
@@ -2584,9 +2572,7 @@ def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return lhs, 0
 
 
-P.claim("text-f-lambda-range",
-    source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with "
-                             "appendix F, eq (67)-(68)"),
+P.claim("text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 1]) with appendix F, eq (67)-(68)"),
     statement="for fixed L2-norm |x| = |y| = r the normalised bipolar Gaussian lambda of eq (67)-(68) is a "
               "lambda-coefficient of the HRF framework: lambda(x, y) in [0, 1]", domain=_SAME_F,
     checks=[inequality_check("coordinates", _lam_range, sides_ball=_lam_range_balls,
