@@ -62,15 +62,23 @@ from rfcheck.stats import compare_deterministic, compare_inequality, compare_mc,
 __all__: list[str] = []
 P = paper("hrf")
 PI = math.pi
-#: a formula written against a number-system context, ``f(ctx, point)``; a check's reference
-#: ``(point, dps) -> (value, error bar)``; a ball function ``(point, bits) -> ball``
-CtxFormula = Callable[[Any, dict[str, Any]], Any]
-Reference = Callable[[dict[str, Any], int], tuple[Any, Any]]
-BallFn = Callable[[dict[str, Any], int], Any]
+#: a point; a formula written against a number-system context, ``f(ctx, point)``; a check's reference
+#: ``(point, dps) -> (value, error bar)``; a ball function ``(point, bits) -> ball``; an inequality's sides
+#: ``(point, dps) -> (lhs, rhs, error bar)``
+Point = dict[str, Any]
+CtxFormula = Callable[[Any, Point], Any]
+Reference = Callable[[Point, int], tuple[Any, Any]]
+BallFn = Callable[[Point, int], Any]
+Sides = Callable[[Point, int], tuple[Any, Any, Any]]
 
 
 # ------------------------------------------------------------------------------ geometry
-def _vecs(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+def _nums(ctx: Any, p: Point, *keys: str) -> list[Any]:
+    """The point's ``keys`` as numbers of ``ctx`` (``refs.num``)."""
+    return [refs.num(ctx, p[k]) for k in keys]
+
+
+def _vecs(p: Point) -> tuple[np.ndarray, np.ndarray]:
     th = float(p["theta"])
     return np.array([float(p["nx"]), 0.0]), float(p["ny"]) * np.array([math.cos(th), math.sin(th)])
 
@@ -82,7 +90,7 @@ def _pair_domain(norm: tuple[float, float] = (0.0, 3.0), extra: dict[str, Any] |
     if same_length:
         params = {"r": Real(max(norm[0], 1e-3), norm[1]), "theta": Real(0.0, PI, extra=(PI / 2,))}
 
-        def derive(p: dict[str, Any]) -> dict[str, Any]:
+        def derive(p: Point) -> Point:
             p["nx"] = p["ny"] = p["r"]
             return p
 
@@ -95,18 +103,18 @@ _M = {"m": Int(1, 64)}
 _MN = {"m": Int(1, 64), "n": Int(1, 64)}
 
 
-def _pair_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+def _pair_ctx(ctx: Any, p: Point) -> dict[str, Any]:
     """``refs.pair_geometry`` of the point's ``nx, ny, theta`` as numbers of ``ctx``."""
-    return refs.pair_geometry(ctx, *(refs.num(ctx, p[k]) for k in ("nx", "ny", "theta")))
+    return refs.pair_geometry(ctx, *_nums(ctx, p, "nx", "ny", "theta"))
 
 
-def _zero_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _zero_ctx(ctx: Any, p: Point) -> Any:
     """The printed value 0."""
     return refs.num(ctx, 0.0)
 
 
 def _ctx_check(name: str, printed_ctx: CtxFormula, ref_ctx: CtxFormula,
-               scale: Callable[[dict[str, Any], Any], Any] = lambda p, v: 1 + abs(v), digits: int = 5,
+               scale: Callable[[Point, Any], Any] = lambda p, v: 1 + abs(v), digits: int = 5,
                keep_ints: bool = False, **kw: Any) -> Check:
     """``printed_ctx`` against ``ref_ctx``, a reference written against a context: in mpmath (``mp_reference``, error
     bar ``10^(-dps - digits) scale(p, value)``) and on balls, the point's numbers exact (``eval_on_balls``; with
@@ -116,24 +124,23 @@ def _ctx_check(name: str, printed_ctx: CtxFormula, ref_ctx: CtxFormula,
                                reference_ball=ball, **kw)
 
 
-def _sides(f: Callable[[dict[str, Any], int], tuple[Any, Any]], digits: int | None = 5) -> Callable[
-        [dict[str, Any], int], tuple[Any, Any, Any]]:
+def _sides(f: Callable[[Point, int], tuple[Any, Any]], digits: int | None = 5) -> Sides:
     """An inequality's ``lhs_rhs(p, dps)``: ``(*f(p, dps), 10^(-dps - digits))`` at ``dps + 10`` digits (``digits``
     None: error bar 0)."""
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             return (*f(p, dps), 0 if digits is None else mpmath.mpf(10) ** (-dps - digits))
     return lhs_rhs
 
 
-def _rtn(p: dict[str, Any]) -> tuple[Any, Any, int]:
+def _rtn(p: Point) -> tuple[Any, Any, int]:
     """The point's ``r``, ``theta`` (mpmath, exact) and ``n`` (an int)."""
     return mpmath.mpf(p["r"]), mpmath.mpf(p["theta"]), int(p["n"])
 
 
 def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
     """Ball of the hybrid's MSE from exact moments (``refs.hybrid_mse``), ``lam``, ``shared`` as :func:`_mse_check`."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
+    def ball(p: Point, bits: int) -> Any:
         q, sh = p if lam is None else dict(p, lam=lam), int(p.get("shared", 0)) if shared is None else shared
         return refs.on_balls(lambda ctx: refs.hybrid_mse(ctx, q["nx"], q["ny"], q["theta"], q["m"],
                                                          *_lam_moments_ctx(ctx, q), sh), bits=bits)
@@ -144,11 +151,11 @@ def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
 _CACHE: dict[Any, Any] = {}
 
 
-def _key(p: dict[str, Any], *names: str) -> tuple[Any, ...]:
+def _key(p: Point, *names: str) -> tuple[Any, ...]:
     return tuple(repr(p.get(k)) for k in names)
 
 
-def _base_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
+def _base_moments(p: Point, dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
     """Base-estimator moments at ``dps`` digits: exact MGFs (default) or quadrature (``quad``), memoised."""
     key = ("base", _key(p, "nx", "ny", "theta"), dps, quad)
     if key not in _CACHE:
@@ -158,7 +165,7 @@ def _base_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list
     return _CACHE[key]
 
 
-def _lambda_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
+def _lambda_moments(p: Point, dps: int, quad: bool = False) -> tuple[list[Any], list[Any]]:
     """``[E lam, E lam^2]`` and error bars for ``p["lam"]`` (``angular`` or ``gauss``)."""
     if p.get("lam", "angular") == "angular":
         return refs.angular_lambda_moments_with_error(p["theta"], int(p["n"]), dps)
@@ -169,7 +176,7 @@ def _lambda_moments(p: dict[str, Any], dps: int, quad: bool = False) -> tuple[li
     return _CACHE[key]
 
 
-def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, Any]:
+def _hyb_moments(p: Point, dps: int, quad: bool = False) -> dict[str, Any]:
     """Everything the bipolar references need at ``dps`` digits (``refs.hybrid_moments_with_error``)."""
     base, berr = _base_moments(p, dps, quad)
     lam, lerr = _lambda_moments(p, dps, quad) if "n" in p else ([0, 0], [0, 0])
@@ -177,13 +184,13 @@ def _hyb_moments(p: dict[str, Any], dps: int, quad: bool = False) -> dict[str, A
                                           dps)
 
 
-def _ref_hyb_mse(p: dict[str, Any], dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
+def _ref_hyb_mse(p: Point, dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
     """``E[(lam S1 + (1 - lam) S2 - SM)^2]`` expanded from moments (lam independent of S1, S2)."""
     sh = int(p.get("shared", 0)) if shared is None else shared
     return refs.hybrid_mse_with_error(_hyb_moments(p, dps, quad), sh, dps)
 
 
-def _scale(p: dict[str, Any], dps: int) -> Any:
+def _scale(p: Point, dps: int) -> Any:
     return _hyb_moments(p, dps)["scale"]
 
 
@@ -199,7 +206,7 @@ def _mse_check(printed_ctx: CtxFormula, lam: str | None, shared: int | None = No
 # ====================================================================== Lemma 2.2, eq (7)
 def printed_lem22_ctx(which: str) -> CtxFormula:
     """Lemma 2.2, eq (7) as printed: ``MSE = f1(|z|) f3(|Delta|)`` (trig) or ``f2(|z|) f3(|z|)`` (++)."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
         m = refs.num(ctx, p["m"])
         f3 = lambda u: (1 - ctx.exp(-(u**2))) ** 2  # noqa: E731
@@ -215,14 +222,14 @@ def _exact_ball(f: Callable[[dict[str, Any]], Any]) -> BallFn:
                                          p["theta"], int(p["m"]), bits=bits)
 
 
-def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.ndarray, float, None]]:
+def _sim(kind: str, **kw: Any) -> Callable[[Point, int, int], tuple[np.ndarray, float, None]]:
     if kind.startswith("gauss"):
         # Thm F.1 is printed for general x, y (r only enters rho, eq 68): where |x - y| > 2r the weight
         # lambda exceeds 1 (no longer convex, rfcheck.estimators.hrf raises by default) but the hybrid is still
         # the unbiased estimator whose MSE eq (71) states, so the check simulates it there too.
         kw.setdefault("allow_lambda_above_one", True)
 
-    def simulate(p: dict[str, Any], n_trials: int, seed: int) -> tuple[np.ndarray, float, None]:
+    def simulate(p: Point, n_trials: int, seed: int) -> tuple[np.ndarray, float, None]:
         x, y = _vecs(p)
         extra = {k: p[k] for k in ("sigma", "r") if k in p}
         est = hy.simulate(kind, x, y, int(p.get("m", 1)), int(p.get("n", 1)), n_trials, seed=seed, **extra, **kw)
@@ -230,7 +237,7 @@ def _sim(kind: str, **kw: Any) -> Callable[[dict[str, Any], int, int], tuple[np.
     return simulate
 
 
-def _quad_moments_ball(p: dict[str, Any], bits: int, flip: bool = False) -> dict[str, Any]:
+def _quad_moments_ball(p: Point, bits: int, flip: bool = False) -> dict[str, Any]:
     """``refs.hybrid_moments_quad_ball`` at the point (``flip``: at ``pi - theta``)."""
     return refs.hybrid_moments_quad_ball(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), bits, flip=flip)
 
@@ -252,7 +259,7 @@ def _quad_check(printed_ctx: CtxFormula, ref: Reference, reference_ball: BallFn,
     return c
 
 
-def _moment_checks(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int, bool], Any],
+def _moment_checks(printed_ctx: CtxFormula, ref: Callable[[Point, int, bool], Any],
                    reference_ball: BallFn, quad_key: str, **kw: Any) -> list[Check]:
     """The check ``moment-expansion`` (``ref(p, dps, False)``: from the memoised exact moments, certified against
     ``reference_ball``; ``kw``: its ``max_points``, ``description``, ``atol_scale`` (default :func:`_scale`)) and
@@ -265,9 +272,9 @@ def _moment_checks(printed_ctx: CtxFormula, ref: Callable[[dict[str, Any], int, 
                         lambda p, bits: _quad_moments_ball(p, bits)[quad_key])]
 
 
-def _moment_ref(value: str, err: str) -> Callable[[dict[str, Any], int, bool], tuple[Any, Any]]:
+def _moment_ref(value: str, err: str) -> Callable[[Point, int, bool], tuple[Any, Any]]:
     """``(h[value], h[err])`` of the memoised moments ``h`` (:func:`_hyb_moments`; by quadrature where ``quad``)."""
-    def ref(p: dict[str, Any], dps: int, quad: bool) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int, quad: bool) -> tuple[Any, Any]:
         h = _hyb_moments(p, dps, quad)
         return h[value], h[err]
     return ref
@@ -307,12 +314,12 @@ for _which, _eq, _stmt in (
 
 
 # ============================================================== Lemma 2.4, eq (13)-(18)
-def _zvec_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
+def _zvec_ctx(ctx: Any, p: Point) -> list[Any]:
     """``z`` in ``C^d`` from the point, as numbers of ``ctx`` (``d`` an int)."""
     return [refs.num(ctx, p[f"zr{i}"]) + refs.num(ctx, p[f"zi{i}"]) * 1j for i in range(int(p["d"]))]
 
 
-def printed_lem24_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_lem24_ctx(ctx: Any, p: Point) -> Any:
     """Lemma 2.4, eq (13) as printed: ``E exp(w^T z) = exp(sum_i z_i^2 / 2)``."""
     return ctx.exp(ctx.fsum(*(zi**2 for zi in _zvec_ctx(ctx, p))) / 2)
 
@@ -329,7 +336,7 @@ P.claim("lem2.4", source=P.at("Lemma 2.4, eq (13); proof appendix A, eq (28)-(29
         atol_scale=lambda p, dps: mpmath.exp(mpmath.fsum(mpmath.re(zi) ** 2 for zi in _zvec_ctx(MP, p)) / 2)), 4)])
 
 
-def _amat(p: dict[str, Any]) -> Any:
+def _amat(p: Point) -> Any:
     """A 2x2 complex matrix from ``a{ij}r, a{ij}i`` plus ``shift`` I (keeps it invertible)."""
     a = mpmath.matrix(2, 2)
     for i in range(2):
@@ -346,7 +353,7 @@ _A_DOMAIN = Domain({**_A_PARAMS, "shift": Choice((0.0, 1.5, 1.5j)),
                                "|det A| > 0.05; x, y in [-1, 1]^2")
 
 
-def _ce_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], Any]:
+def _ce_ctx(ctx: Any, p: Point) -> tuple[list[Any], list[Any], Any]:
     """``A x``, ``(A^T)^-1 y`` (the inverse by the adjugate) and ``x.y`` on ``ctx``, ``A`` as :func:`_amat`."""
     a = [[ctx.num(p[f"a{i}{j}r"]) + ctx.num(p[f"a{i}{j}i"]) * 1j + (ctx.num(p["shift"]) if i == j else 0)
           for j in range(2)] for i in range(2)]
@@ -356,13 +363,13 @@ def _ce_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], Any]:
     return ax, [(a[1][1] * y0 - a[1][0] * y1) / det, (a[0][0] * y1 - a[0][1] * y0) / det], x0 * y0 + x1 * y1
 
 
-def printed_eq14_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq14_ctx(ctx: Any, p: Point) -> Any:
     """Eq (14)'s left side as printed: ``exp((Ax)^2/2) exp(((A^T)^-1 y)^2/2) SM(x, y)``, ``z^2 = sum z_i^2``."""
     ax, by, xy = _ce_ctx(ctx, p)
     return ctx.exp(sum(v**2 for v in ax) / 2) * ctx.exp(sum(v**2 for v in by) / 2) * ctx.exp(xy)
 
 
-def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
+def _ce_z_norm(ctx: Any, p: Point) -> tuple[list[Any], Any]:
     """``z = A x + (A^T)^-1 y`` and ``c = exp(-(Ax)^2/2 - ((A^T)^-1 y)^2/2)`` on ``ctx`` (:func:`_ce_ctx`)."""
     ax, by, _ = _ce_ctx(ctx, p)
     return [u + v for u, v in zip(ax, by, strict=True)], ctx.exp(-sum(u**2 for u in ax) / 2 - sum(u**2 for u in by) / 2)
@@ -370,14 +377,14 @@ def _ce_z_norm(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], Any]:
 
 def _ce_quad(quantity: Callable[..., tuple[Any, Any]]) -> Reference:
     """``quantity(A, x, y, dps)`` (``refs.cexp_mgf_quad`` or ``cexp_mean_quad``), ``A`` built at ``dps + 10`` digits."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             a = _amat(p)
         return quantity(a, [p["x0"], p["x1"]], [p["y0"], p["y1"]], dps)
     return ref
 
 
-def _eq14_ref_ball(p: dict[str, Any], bits: int) -> Any:
+def _eq14_ref_ball(p: Point, bits: int) -> Any:
     """Ball of ``E exp(w^T z)``, ``z = A x + (A^T)^-1 y``, by rigorous quadrature (``refs.gaussian_exp_dot_ball``)."""
     return refs.gaussian_exp_dot_ball(refs.on_balls(lambda ctx: _ce_z_norm(ctx, p), bits=bits)[0], bits)
 
@@ -409,13 +416,13 @@ _ZERO_VARIANCE_AT_ROUNDED_X = (
     "can never decide it <= 0")
 
 
-def _real_a(p: dict[str, Any]) -> Any:
+def _real_a(p: Point) -> Any:
     """``A = R + 1.2 I`` or ``i (R + 1.2 I)`` (``p["imag"]``), ``R`` real from ``r00 .. r11``."""
     r = mpmath.matrix([[p["r00"], p["r01"]], [p["r10"], p["r11"]]]) + mpmath.eye(2) * 1.2
     return r * (1j if p["imag"] else 1)
 
 
-def _eq17_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq17_point(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """A with ``A^-1 (A^T)^-1`` real (A = R or i R), y given, x = -A^-1 (A^T)^-1 y (eq 17)."""
     a = _real_a(p)
     y = mpmath.matrix([p["y0"], p["y1"]])
@@ -423,10 +430,9 @@ def _eq17_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, mpmath.matrix([mpmath.re(x[0]), mpmath.re(x[1])]), y
 
 
-def _zero_variance(point: Callable[[dict[str, Any], int], tuple[Any, Any, Any]]) -> Callable[
-        [dict[str, Any], int], tuple[Any, Any, Any]]:
+def _zero_variance(point: Callable[[Point, int], tuple[Any, Any, Any]]) -> Sides:
     """``(Var, 0, err)``: the variance of one CE sample at ``(A, x, y) = point(p, dps)`` by quadrature."""
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             a, x, y = point(p, dps)
         v, e = refs.cexp_variance_quad(a, x, y, dps)
@@ -446,7 +452,7 @@ P.claim("eq17", source=P.at("sec 2.3, eq (17)"),
                              not_certified=_ZERO_VARIANCE_AT_ROUNDED_X), 5)])
 
 
-def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq18_point(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """A as :func:`_real_a`; ``(x, y)`` the combination ``y0, y1`` of a basis of the real solutions of (18)."""
     a = _real_a(p)
     null = refs.real_null_space(refs.ce_real_system(a), dps)
@@ -454,7 +460,7 @@ def _eq18_point(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return a, mpmath.matrix([v[0], v[1]]), mpmath.matrix([v[2], v[3]])
 
 
-def _eq18_relax(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq18_relax(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """Largest |A x + (A^T)^-1 y| over unit solutions (x, y) of (18): (18) relaxes (17) only if > 0.
 
     ``lhs = 10^(5 - dps)`` (strictly positive at the working precision), ``rhs`` = that maximum
@@ -501,7 +507,7 @@ def _ce_on_draws(ctx: Any, which: str, part: str, x: Any, y: Any, w: Any) -> tup
 
 def _ce_same_draws(which: str, part: str = "complex") -> Check:
     """CE with A = i I (``trig``) or I (``pos``) vs SM^trig / SM^++ on the same projections (``part="real"``: Re)."""
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
         w = rng.standard_normal((4, int(p["m"]), 2))
@@ -548,7 +554,7 @@ P.claim("text-cexp-special-cases.pos", source=P.at("sec 2.3, after eq (16)"),
 
 
 # ============================================================= Lemma 2.3, eq (8)-(11), (30)
-def _lemma23(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _lemma23(p: Point, budget: Budget, seed: int) -> PointEval:
     rng = np.random.default_rng(int(p["seed"]))
     d, m, n, pk = int(p["d"]), int(p["m"]), int(p["n"]), int(p["p"])
     x, y = rng.normal(size=d) * p["scale"], rng.normal(size=d) * p["scale"]
@@ -591,14 +597,14 @@ P.claim("lem2.3", source=P.at("Lemma 2.3, eq (11); proof appendix B, eq (30)"),
                             "functions have no ball face")])
 
 
-def _eq20_xy_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _eq20_xy_ctx(ctx: Any, p: Point) -> tuple[Any, Any, Any]:
     """``x = nx e1``, ``M_k y`` and ``c_k`` of eq (20) on ``ctx``."""
-    nx, ny, th = (refs.num(ctx, p[k]) for k in ("nx", "ny", "theta"))
+    nx, ny, th = _nums(ctx, p, "nx", "ny", "theta")
     return [nx, refs.num(ctx, 0.0)], [refs.num(ctx, p["m1"]) * (ny * ctx.cos(th)),
                                       refs.num(ctx, p["m2"]) * (ny * ctx.sin(th))], refs.num(ctx, p["c"])
 
 
-def printed_eq20_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq20_ctx(ctx: Any, p: Point) -> Any:
     """lambda^k(x, y) = exp(-|x + M_k y|^2/(2 c_k^2)), the target of eq (20)'s features."""
     x, my, c = _eq20_xy_ctx(ctx, p)
     return ctx.exp(-ctx.fsum(*((a + b) ** 2 for a, b in zip(x, my, strict=True))) / (2 * c**2))
@@ -615,7 +621,7 @@ P.claim("eq20", source=P.at("sec 2.4, eq (20)"),
 
 
 # ====================================================================== Thm 3.1, eq (22)-(23)
-def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
+def _lam_moments_ctx(ctx: Any, p: Point) -> tuple[Any, Any]:
     """``E lam, E lam^2`` of the point's lambda (``p["lam"]``: angular, eq (19), or Gaussian, eq (69))."""
     if p.get("lam", "angular") == "angular":
         return refs.angular_lambda_moments(ctx, p["theta"], p["n"])
@@ -624,7 +630,7 @@ def _lam_moments_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
 
 def printed_thm31_ctx(variant: int) -> CtxFormula:
     """Eq (22) / (23) with the exact lambda-moments and base MSEs (the theorem's ingredients)."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         h = _moments_ctx(ctx, p)
         g, l1, l2 = h["g"], h["l1"], h["l2"]
         v = l2 * h["mse1"] + (1 - 2 * l1 + l2) * h["mse2"]
@@ -652,7 +658,7 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
                                          description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)"))])
 
 
-def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
+def _moments_ctx(ctx: Any, p: Point) -> dict[str, Any]:
     """Exact moments (``refs.hybrid_moments``), the lambda's ``l1, l2``, the MSEs ``mse1, mse2``, the geometry ``g``."""
     h = dict(refs.hybrid_moments(ctx, p["nx"], p["ny"], p["theta"], p["m"]))
     h["l1"], h["l2"] = _lam_moments_ctx(ctx, p)
@@ -661,7 +667,7 @@ def _moments_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     return h
 
 
-def printed_eq36_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq36_ctx(ctx: Any, p: Point) -> Any:
     """Eq (36) as printed: ``(1/m^2)[binom(m, 2) SM^2 + m E[YZ]]`` (``E[YZ]`` from the Gaussian MGF)."""
     m = refs.num(ctx, p["m"])
     sm = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["sm"]
@@ -679,7 +685,7 @@ P.claim("eq36", source=P.at("appendix C, eq (36)"),
                "(38) (claim hrf.eq38 holds).")
 
 
-def printed_eq37_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq37_ctx(ctx: Any, p: Point) -> Any:
     """Eq (37) as printed: ``rho = SM(x,y)^2 cos(|x|^2 - |y|^2)``."""
     g = _pair_ctx(ctx, p)
     return g["sm"] ** 2 * ctx.cos(g["x2"] - g["y2"])
@@ -695,7 +701,7 @@ P.claim("eq37", source=P.at("appendix C, eq (37)"), domain=_pair_domain(),
                           description="E[cosh(g1 |z|) cos(alpha g1)] E[cos(beta g2)] from the Gaussian MGF"))
 
 
-def printed_eq38_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq38_ctx(ctx: Any, p: Point) -> Any:
     """Eq (38) as printed: ``(1 - 1/m) SM^2 + (1/m) SM^2 cos(|x|^2 - |y|^2)``."""
     g = _pair_ctx(ctx, p)
     m = refs.num(ctx, p["m"])
@@ -709,7 +715,7 @@ P.claim("eq38", source=P.at("appendix C, eq (38)"),
 
 def _printed_eq39_ctx(variant: int) -> CtxFormula:
     """Eq (39) as printed: ``Cov = -SM^2 (Var(lam) [+ (1 - cos(|x|^2 - |y|^2)) E[lam(1 - lam)]/m])``."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         h = _moments_ctx(ctx, p)
         g = h["g"]
         var_l = h["l2"] - h["l1"] ** 2
@@ -758,7 +764,7 @@ def _binomial_check(which: int, printed_ctx: CtxFormula) -> Check:
     """``printed_ctx`` vs ``E lam`` (``which=1``) or ``E lam^2`` of the angular lambda from the binomial law summed
     over k (not the identity that eq (24) prints): ``refs.angular_lambda_moments_binomial``; on balls the exact
     moments (``refs.angular_lambda_moments``)."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         m1, m2 = refs.angular_lambda_moments_binomial(p["theta"], int(p["n"]), dps)
         with mpmath.workdps(dps + 10):
             return (m1 if which == 1 else m2), mpmath.mpf(10) ** (-dps - 5)
@@ -771,8 +777,8 @@ def _binomial_check(which: int, printed_ctx: CtxFormula) -> Check:
 
 def printed_lem32_ctx(which: int) -> CtxFormula:
     """Lemma 3.2, eq (24) as printed: ``E lam = theta/pi``, ``E lam^2 = (theta/pi)(theta/pi - theta/(n pi) + 1/n)``."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
-        t, n = refs.num(ctx, p["theta"]), refs.num(ctx, p["n"])
+    def printed(ctx: Any, p: Point) -> Any:
+        t, n = _nums(ctx, p, "theta", "n")
         pi = ctx.pi
         return t / pi if which == 1 else t / pi * (t / pi - t / (n * pi) + 1 / n)
     return printed
@@ -783,12 +789,12 @@ _LAM_DOMAIN = Domain({"theta": Real(0.0, PI, extra=(PI / 2,)), "n": Int(1, 10_00
                      description="theta in [0, pi], n <= 10000 (exact binomial sums up to n = 400)")
 
 
-def printed_lem32_var_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_lem32_var_ctx(ctx: Any, p: Point) -> Any:
     """Var(lam_hat) = E lam^2 - (E lam)^2 from eq (24) as printed (both parts)."""
     return printed_lem32_ctx(2)(ctx, p) - printed_lem32_ctx(1)(ctx, p) ** 2
 
 
-def printed_eq44_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq44_middle_ctx(ctx: Any, p: Point) -> Any:
     """Eq (44), second line, last expression as printed: ``(1/4)(4 q + (1 - 1/n)(1 - 2q)^2)``, ``q = theta/pi``."""
     q, n = refs.num(ctx, p["theta"]) / ctx.pi, refs.num(ctx, p["n"])
     return (4 * q + (1 - 1 / n) * (1 - 2 * q) ** 2) / 4
@@ -818,7 +824,7 @@ for _id, _src, _stmt, _bin, _more, _kw in (
             **_kw)
 
 
-def _eq43(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _eq43(p: Point, budget: Budget, seed: int) -> PointEval:
     rng = np.random.default_rng(seed)
     x, y = _vecs(p)
     n = int(p["n"])
@@ -853,9 +859,9 @@ P.claim("eq43", source=P.at("appendix D.1, eq (42)-(43)"),
 # ===================================================================== Thm D.1, eq (45)-(47)
 def printed_eq45_ctx(shared: int) -> CtxFormula:
     """Thm D.1, eq (45) (independent projections) / (46) (``shared``) as printed."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         g = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])
-        m, n = refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+        m, n = _nums(ctx, p, "m", "n")
         q = refs.num(ctx, p["theta"]) / ctx.pi
         v = (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** 2 * (1 - ctx.exp(-g["z2"])) ** 2
              + (1 - q) * (1 - q + q / n) / (2 * m) * ctx.exp(g["z2"]) * g["sm"] ** -2 * (1 - ctx.exp(-g["d2"])) ** 2)
@@ -876,10 +882,9 @@ for _sh, _eq in ((0, 45), (1, 46)):
         checks=[_mse_check(printed_eq45_ctx(_sh), "angular", _sh, max_points=40)])
 
 
-def printed_eq47_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq47_ctx(ctx: Any, p: Point) -> Any:
     """Eq (47) as printed (Thm D.1, ``|x| = |y| = r``)."""
-    r, th = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"])
-    m, n = refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    r, th, m, n = _nums(ctx, p, "r", "theta", "m", "n")
     q = th / ctx.pi
     return (q * (q - q / n + 1 / n) / (2 * m) * ctx.exp(8 * r**2 * ctx.cos(th / 2) ** 2 - 2 * r**2)
             * (1 - ctx.exp(-4 * r**2 * ctx.cos(th / 2) ** 2)) ** 2
@@ -903,16 +908,16 @@ P.claim("eq47", source=P.at("Theorem D.1, eq (47)"),
 
 
 # ================================================================ Lemma 3.4, eq (25)-(26)
-def printed_eq25_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq25_ctx(ctx: Any, p: Point) -> Any:
     """Lemma 3.4, eq (25) as printed: ``(2m)^-1/2 exp(2r^2 s)(1 - exp(-4r^2 s))``, ``s = sin^2(theta/2)``."""
-    r, th, m = refs.num(ctx, p["r"]), refs.num(ctx, p["theta"]), refs.num(ctx, p["m"])
+    r, th, m = _nums(ctx, p, "r", "theta", "m")
     s = ctx.sin(th / 2) ** 2
     return 1 / ctx.sqrt(2 * m) * ctx.exp(2 * r**2 * s) * (1 - ctx.exp(-4 * r**2 * s))
 
 
 def _ref_rel_err(which: str, quad: bool = False) -> Reference:
     """``refs.base_rel_error_with_error`` of the memoised moments (quadrature where ``quad``); ``pos`` at pi - theta."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         q = dict(p, nx=p["r"], ny=p["r"])
         if which == "pos":
             with mpmath.workdps(dps + 10):
@@ -935,7 +940,7 @@ for _which in ("trig", "pos"):
                             _pair_domain(norm=(0.05, 1.0), extra=_M, same_length=True, description="r <= 1"))])
 
 
-def printed_w_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_w_ctx(ctx: Any, p: Point) -> Any:
     """Lemma 3.4, eq (26) as printed: ``sqrt(1/(2m)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
     r, m = refs.num(ctx, p["r"]), p["m"]
     return ctx.sqrt(refs.num(ctx, 1) / (2 * m)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
@@ -963,7 +968,7 @@ P.claim("lem3.4.limits", source=P.at("Lemma 3.4, eq (26)"), domain=_SPHERE_R,
             for w in ("trig", "pos")])
 
 
-def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[list[Any], Any]:
+def _mse_at_ends(p: Point, dps: int, lam: str, shared: int) -> tuple[list[Any], Any]:
     """MSEs (moment expansion) of the hybrid with ``lam`` at theta = 0 and theta = pi, |x| = |y| = r; summed error."""
     vals, err = [], mpmath.mpf(0)
     for t in (mpmath.mpf(0), mpmath.pi):
@@ -978,7 +983,7 @@ def _mse_at_ends(p: dict[str, Any], dps: int, lam: str, shared: int) -> tuple[li
 def _zero_mse_check(lam: str, both: bool, description: str) -> Check:
     """``MSE <= 0`` (:func:`_mse_at_ends`) at theta = 0, and (``both``) the largest of it at theta = 0 and pi, of the
     hybrid with the angular lambda (projections shared as the point says) or the trig-estimated Gaussian one."""
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         vals, err = _mse_at_ends(p, dps, lam, int(p["shared"]) if lam == "angular" else 0)
         return (max(mpmath.mpf(0), *vals) if both else vals[0]), mpmath.mpf(0), err
 
@@ -999,7 +1004,7 @@ P.claim("text-f-zero-variance", source=P.at("appendix F, after eq (68)"),
 
 
 # ======================================================================= Thm 3.5, eq (27)
-def _log_eps_max(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _log_eps_max(p: Point, dps: int) -> tuple[Any, Any]:
     """log eps_{S(r)} of the angular hybrid by numerical maximisation over theta (mpmath)."""
     key = ("epsmax", _key(p, "r", "m", "n"), dps)
     if key not in _CACHE:
@@ -1008,20 +1013,20 @@ def _log_eps_max(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     return _CACHE[key]
 
 
-def printed_eq27_log_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq27_log_ctx(ctx: Any, p: Point) -> Any:
     """log of eq (27)'s bound as printed: ``(1/r) sqrt(1/(2m)) W(r) sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))``."""
-    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    r, m, n = _nums(ctx, p, "r", "m", "n")
     w = ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
     return ctx.log(1 / r * ctx.sqrt(1 / (2 * m)) * w
                    * ctx.sqrt(1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
 
 
-def _eps_max_ball(p: dict[str, Any], bits: int, below: Any) -> Any:
+def _eps_max_ball(p: Point, bits: int, below: Any) -> Any:
     """``refs.angular_log_max_rel_error_ball`` at the point's ``r, m, n``, its branch-and-bound aimed at ``below``."""
     return refs.angular_log_max_rel_error_ball(p["r"], int(p["m"]), int(p["n"]), bits, below=below)
 
 
-def _thm35_bound(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _thm35_bound(p: Point, dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps):
         return v, on_mp(printed_eq27_log_ctx)(p), e
@@ -1051,7 +1056,7 @@ P.claim("thm3.5.bound", source=P.at("Theorem 3.5, eq (27); proof appendix D.3"),
 FIG2_BASE_M, FIG2_HYBRID = hy.FIG2_M, hy.FIG2_HYBRID
 
 
-def _fig2_max_rel(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _fig2_max_rel(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """(log eps_{S(r)} of the hybrid (16, 8), log eps_{S(r)} of the base estimator with 128 features, err)."""
     q = {"r": p["r"], "m": FIG2_HYBRID[0], "n": FIG2_HYBRID[1]}
     hyb, e = _log_eps_max(q, dps)
@@ -1090,20 +1095,20 @@ def _limit_ratio(end: str) -> Reference:
     return lambda p, dps: refs.angular_rel_error_sqrt_limit(end, p["r"], int(p["m"]), int(p["n"]), dps)
 
 
-def printed_limit_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_limit_ctx(ctx: Any, p: Point) -> Any:
     """Thm 3.5's limits as printed: ``sqrt(1/(2 pi m n)) W(r)``, ``W(r) = exp(2r^2)(1 - exp(-4r^2))``."""
-    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    r, m, n = _nums(ctx, p, "r", "m", "n")
     return ctx.sqrt(1 / (2 * ctx.pi * m * n)) * ctx.exp(2 * r**2) * (1 - ctx.exp(-4 * r**2))
 
 
-def _imaginary_ball(p: dict[str, Any], bits: int) -> Any:
+def _imaginary_ball(p: Point, bits: int) -> Any:
     """An enclosure of ``lim eps/sqrt(theta - pi)`` read literally: ``eps/sqrt(theta - pi) = -i eps/sqrt(pi - theta)``
     with ``eps/sqrt(pi - theta)`` real for theta < pi, so the limit (where it exists) is purely imaginary: real part
     exactly 0, imaginary part any real number (no bound on it is needed to separate it from a real printed value)."""
     return acb(arb(0), arb(0, math.inf))
 
 
-def _printed_limit_pi_ratio(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _printed_limit_pi_ratio(p: Point, dps: int) -> tuple[Any, Any]:
     """The printed ratio eps/sqrt(theta - pi) near theta = pi: sqrt of a negative number.
 
     Not written against a context: its ingredient is a numerical limit (the ratio at two angles near pi,
@@ -1161,7 +1166,7 @@ def _a_r_ctx(ctx: Any, r: Any, t: Any, n: Any) -> Any:
         1 - ctx.exp(-4 * r**2 * ctx.cos(t / 2) ** 2)) ** 2
 
 
-def _eq48_printed(p: dict[str, Any]) -> Any:
+def _eq48_printed(p: Point) -> Any:
     r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
     mx, _ = refs.mp_max_on_interval(lambda t: _a_r_ctx(MP, r, t, n) + _a_r_ctx(MP, r, mpmath.pi - t, n), mpmath.mp.dps)
     return mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(2 * m) * mpmath.sqrt(mx))
@@ -1178,7 +1183,7 @@ P.claim("eq48", source=P.at("appendix D.3, eq (48)-(50)"),
                                 not_certified="both sides are maxima over theta: each is " + _MAX_LOWER_ONLY)])
 
 
-def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq51(p: Point, dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         r, m, n = mpmath.mpf(p["r"]), int(p["m"]), int(p["n"])
@@ -1186,7 +1191,7 @@ def _eq51(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return v, mpmath.log(mpmath.exp(r**2) / mpmath.sqrt(m) * mpmath.sqrt(mx)), e + e2 / mx
 
 
-def _eq51_rhs_ball(p: dict[str, Any], bits: int) -> Any:
+def _eq51_rhs_ball(p: Point, bits: int) -> Any:
     """Ball of eq (51)'s right side ``log(exp(r^2)/sqrt(m) sqrt(max_theta a_r(theta)))``: the maximum of the
     printed ``a_r`` enclosed by branch-and-bound (``refs.interval_max_ball``), the lower end at its float maximiser."""
     r, m, n = (refs.num(ARB, p[k]) for k in ("r", "m", "n"))
@@ -1219,7 +1224,7 @@ def _b(i: int, r: Any, t: Any, n: int) -> Any:
 
 
 def _deriv_check(i: int) -> Check:
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         """Eq (57) (``i = 1``) / eq (58) (``i = 2``) as printed."""
         r, t, n = p["r"], p["theta"], p["n"]
         e = ctx.exp(2 * r**2 * ctx.cos(t))
@@ -1227,13 +1232,13 @@ def _deriv_check(i: int) -> Check:
             return e * (1 - ctx.num(1) / n) * 2 * t / ctx.pi**2 * (1 - r**2 * t * ctx.sin(t))
         return e / (n * ctx.pi) * (1 - 2 * r**2 * t * ctx.sin(t))
 
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         r, t, n = _rtn(p)
         with mpmath.workdps(dps + 20):
             v = mpmath.diff(lambda s: _b(i, r, s, n), t)
         return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
 
-    def ref_ball(p: dict[str, Any], bits: int) -> Any:
+    def ref_ball(p: Point, bits: int) -> Any:
         """The derivative of eq (54)/(55) on Arb power series (no finite differences)."""
         r, n = arb(float(p["r"])), arb(int(p["n"]))
         return refs.derivative_ball(lambda ctx, u: _b_ctx(ctx, i, r, u, n), float(p["theta"]), bits)
@@ -1254,7 +1259,7 @@ def _eq52_ctx(ctx: Any, r: Any, t: Any, n: Any) -> tuple[Any, Any]:
     return _a_r_ctx(ctx, r, t, n), (_b_ctx(ctx, 1, r, t, n) + _b_ctx(ctx, 2, r, t, n)) * (1 - ctx.exp(-4 * r**2)) ** 2
 
 
-def _eq52_balls(p: dict[str, Any], bits: int) -> Any:
+def _eq52_balls(p: Point, bits: int) -> Any:
     """Balls of :func:`_eq52_ctx`, at ``6 r^2`` extra bits: the sides differ by a relative
     ``~exp(-4r^2 cos^2(theta/2))``, which must stay resolved."""
     return refs.on_balls(_eq52_ctx, p["r"], p["theta"], int(p["n"]), bits=bits + int(6 * float(p["r"]) ** 2))
@@ -1266,7 +1271,7 @@ P.claim("eq52", source=P.at("appendix D.3, eq (52)-(55)"),
     checks=[inequality_check("mpmath", _sides(lambda p, dps: _eq52_ctx(MP, *_rtn(p)), None), sides_ball=_eq52_balls)])
 
 
-def _eq61_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+def _eq61_balls(p: Point, bits: int) -> tuple[Any, Any]:
     """Balls of ``theta*`` (``refs.theta_sin_theta_root_ball``) and of the printed ``sqrt(pi/2)/r``."""
     try:
         t = refs.theta_sin_theta_root_ball(p["r"], bits)
@@ -1286,7 +1291,7 @@ P.claim("eq61", source=P.at("appendix D.3, eq (59)-(61)"),
 def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
     """``log max_theta b_r^i <= log_bound``: the maximum by ``refs.mp_max_on_interval`` in mpmath, certified by
     :func:`_max_b_ball` aimed at the bound's ball."""
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
             def f(t: Any, r: Any = r, n: int = n) -> Any:
@@ -1299,22 +1304,22 @@ def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
                             sides_ball=max_below(_max_b_ball(i), log_bound))
 
 
-def _eq63_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq63_rhs_ctx(ctx: Any, p: Point) -> Any:
     """log of eq (63)'s bound as printed: ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)``."""
-    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    r, n = _nums(ctx, p, "r", "n")
     return ctx.log((1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2))
 
 
-def _eq64_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq64_rhs_ctx(ctx: Any, p: Point) -> Any:
     """log of eq (64)'s bound as printed: ``exp(2r^2)/(2 n sqrt(pi) r^2)``."""
-    r, n = refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    r, n = _nums(ctx, p, "r", "n")
     return ctx.log(ctx.exp(2 * r**2) / (2 * n * ctx.sqrt(ctx.pi) * r**2))
 
 
-def _max_b_ball(i: int) -> Callable[[dict[str, Any], int, Any], Any]:
+def _max_b_ball(i: int) -> Callable[[Point, int, Any], Any]:
     """Ball of ``log max_theta b_r^i(theta)`` by branch-and-bound on balls (``refs.interval_max_ball``), trying to
     prove it below ``rhs``; the lower end at the float maximiser."""
-    def ball(p: dict[str, Any], bits: int, rhs: Any) -> Any:
+    def ball(p: Point, bits: int, rhs: Any) -> Any:
         r, n = refs.num(ARB, p["r"]), refs.num(ARB, p["n"])
         rf, nf = float(p["r"]), int(p["n"])
         guess = refs.grid_argmax(lambda u: ((math.log(1 - 1 / nf) + 2 * math.log(u / math.pi) if i == 1 else
@@ -1343,15 +1348,15 @@ for _eq, _src, _i, _bound, _stmt, _dom, _kw in (
     P.claim(f"eq{_eq}", source=P.at(_src), statement=_stmt, domain=_dom, checks=[_max_b_check(_i, _bound)], **_kw)
 
 
-def _eq65_rhs_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq65_rhs_ctx(ctx: Any, p: Point) -> Any:
     """log of eq (65)'s bound as printed: ``exp(2r^2)/sqrt(2mr)(1 - exp(-4r^2)) sqrt(1/pi - 1/(n pi) +
     1/(n sqrt(pi)))``."""
-    r, m, n = refs.num(ctx, p["r"]), refs.num(ctx, p["m"]), refs.num(ctx, p["n"])
+    r, m, n = _nums(ctx, p, "r", "m", "n")
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m * r) * (1 - ctx.exp(-4 * r**2)) * ctx.sqrt(
         1 / ctx.pi - 1 / (n * ctx.pi) + 1 / (n * ctx.sqrt(ctx.pi))))
 
 
-def _eq65(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq65(p: Point, dps: int) -> tuple[Any, Any, Any]:
     v, e = _log_eps_max(p, dps)
     with mpmath.workdps(dps + 10):
         return v, _eq65_rhs_ctx(MP, mp_point(p)), e
@@ -1369,9 +1374,9 @@ P.claim("eq65", source=P.at("appendix D.3, eq (65)"),
           "W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)), is at most it for r >= 1.")
 
 
-def _eq66_printed_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq66_printed_ctx(ctx: Any, p: Point) -> Any:
     """log of eq (66) as printed: ``exp(2r^2)/sqrt(2m) sqrt(h_r(theta))``, ``h_r`` of eq (49)-(50)."""
-    r, m, n, t = (refs.num(ctx, p[k]) for k in ("r", "m", "n", "theta"))
+    r, m, n, t = _nums(ctx, p, "r", "m", "n", "theta")
     h = _a_r_ctx(ctx, r, t, n) + _a_r_ctx(ctx, r, ctx.pi - t, n)
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m) * ctx.sqrt(h))
 
@@ -1402,9 +1407,9 @@ def printed_eq72_ctx(eq: int) -> CtxFormula:
     """Eq (72) as printed: ``E[lam^2] = rho^-2 (1 - exp(-sigma^2|Delta|^2/2))^2 + (2 rho^2 n)^-1
     (1 - exp(-sigma^2|Delta|^2))^2``; ``eq=73``: eq (73), ``E[(1 - lam)^2]``, the same with ``(1 - rho)`` in
     place of the first ``1``."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         d2 = refs.pair_geometry(ctx, p["nx"], p["ny"], p["theta"])["d2"]
-        s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+        s, r, n = _nums(ctx, p, "sigma", "r", "n")
         rho = 1 - ctx.exp(-2 * s**2 * r**2)
         return (1 / rho**2 * ((1 if eq == 72 else (1 - rho)) - ctx.exp(-s**2 / 2 * d2)) ** 2
                 + 1 / (2 * rho**2 * n) * (1 - ctx.exp(-s**2 * d2)) ** 2)
@@ -1413,7 +1418,7 @@ def printed_eq72_ctx(eq: int) -> CtxFormula:
 
 def _ref_gl(which: int, quad: bool = False) -> Reference:
     """``E lam`` (``which=1``), ``E lam^2`` (72) or ``E (1 - lam)^2`` (73) of eq (69) from the memoised moments."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         (m1, m2), (e1, e2) = _lambda_moments(dict(p, lam="gauss"), dps, quad)
         if which == 1:
             return m1, e1
@@ -1448,7 +1453,7 @@ for _eq, _prc, _stmt in (
                     description="|x|, |y| <= 1, sigma <= 1.5"))])
 
 
-def printed_thmf1_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_thmf1_ctx(ctx: Any, p: Point) -> Any:
     """Thm F.1, eq (71) as printed: ``E[lam^2] MSE(SM^++_m) + E[(1 - lam)^2] MSE(SM^trig_m)`` with (72)-(73)
     and Lemma 2.2's MSEs."""
     m = refs.num(ctx, p["m"])
@@ -1468,7 +1473,7 @@ P.claim("thmf.1", source=P.at("Theorem F.1, eq (71)-(73)"),
 _THMF1_SAME = _mse_check(printed_thmf1_ctx, "gauss", 1, "moment-expansion-same-length")
 
 
-def _thmf1_same_length(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _thmf1_same_length(p: Point, budget: Budget, seed: int) -> PointEval:
     """The 'furthermore' at |x| = |y| = r; a point with |x| != |y| or |x| != r (e.g. a counterexample of the
     general reading given with --at) is not a point of this reading: undecided."""
     if not (p["nx"] == p["ny"] == p["r"]):
@@ -1507,13 +1512,13 @@ _GAUSS_SAME = _pair_domain(norm=(0.05, 3.0), extra={**_MN, "sigma": Real(0.2, 2.
                            description="|x| = |y| = r <= 3; rho from the same r (normalised estimator)")
 
 
-def _same_r(p: dict[str, Any]) -> dict[str, Any]:
+def _same_r(p: Point) -> Point:
     return dict(p, nx=p["r"], ny=p["r"])
 
 
-def printed_thmf2_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_thmf2_ctx(ctx: Any, p: Point) -> Any:
     """Thm F.2, eq (77)-(79) as printed (``|x| = |y| = r``, ``sin^2(theta/2)``)."""
-    r, th, m, n, s = (refs.num(ctx, p[k]) for k in ("r", "theta", "m", "n", "sigma"))
+    r, th, m, n, s = _nums(ctx, p, "r", "theta", "m", "n", "sigma")
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
     sn = ctx.sin(th / 2) ** 2
     el2 = 1 / rho**2 * (1 - ctx.exp(-2 * s**2 * r**2 * sn)) ** 2 + 1 / (2 * rho**2 * n) * (
@@ -1548,7 +1553,7 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
     )
 
 
-def _eq70(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _eq70(p: Point, budget: Budget, seed: int) -> PointEval:
     """Eq (70) as printed (no sigma in the features) vs eq (69) on the same tau."""
     rng = np.random.default_rng(seed)
     x, y = _vecs(p)
@@ -1594,9 +1599,9 @@ P.claim("eq70", source=P.at("appendix F, eq (69)-(70)"),
                "(rfcheck.estimators.hrf.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.")
 
 
-def _f_endpoints_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _f_endpoints_ctx(ctx: Any, p: Point) -> Any:
     """``lambda(theta=0) + (1 - lambda(theta=pi))`` of eq (76) at |x| = |y| = r (rho of eq 68)."""
-    r, s = refs.num(ctx, p["r"]), refs.num(ctx, p["sigma"])
+    r, s = _nums(ctx, p, "r", "sigma")
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
     lam = lambda t: (1 - ctx.exp(-s**2 / 2 * 4 * r**2 * ctx.sin(t / 2) ** 2)) / rho  # noqa: E731
     return lam(refs.num(ctx, 0)) + (1 - lam(ctx.pi))
@@ -1611,11 +1616,11 @@ P.claim("text-f-normalized-endpoints", source=P.at("appendix F, before eq (67)")
 
 
 # ===================================================================== appendix H.2
-def _centers_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    return [refs.num(ctx, p[f"ri{k}"]) for k in range(2)], [refs.num(ctx, p[f"rj{k}"]) for k in range(2)]
+def _centers_ctx(ctx: Any, p: Point) -> tuple[list[Any], list[Any]]:
+    return _nums(ctx, p, "ri0", "ri1"), _nums(ctx, p, "rj0", "rj1")
 
 
-def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
+def _a_diag_ctx(ctx: Any, p: Point) -> list[Any]:
     """Diagonal of A^{i,j}: eq (86)-(87) (complex) or eq (88) (real), as printed."""
     ri, rj = _centers_ctx(ctx, p)
     if p["kind"] == "complex":
@@ -1623,7 +1628,7 @@ def _a_diag_ctx(ctx: Any, p: dict[str, Any]) -> list[Any]:
     return [ctx.sqrt(ctx.abs(b / a)) for a, b in zip(ri, rj, strict=True)]
 
 
-def _eq83_residual(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq83_residual(p: Point, dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         ri, rj = _centers_ctx(MP, p)
         res = max(abs(a * x + y / a) for a, x, y in zip(_a_diag_ctx(MP, p), ri, rj, strict=True))
@@ -1644,7 +1649,7 @@ P.claim("eq86", source=P.at("appendix H.2, eq (83)-(87)"),
                              "radius around 0 and never decides '<= 0' (balls could only certify a violation)")])
 
 
-def _eq88(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _eq88(p: Point, budget: Budget, seed: int) -> PointEval:
     """Printed a_k vs the numerical minimiser of (a r_i + r_j/a)^2 over a > 0 (per coordinate)."""
     dps = budget.dps
     with mpmath.workdps(dps + 10):
@@ -1685,7 +1690,7 @@ _H2_XY = Domain({**{f"r{c}{k}": Real(-1.5, 1.5) for c in "ij" for k in range(2)}
                             "x = r_i + dx, y = r_j + dy")
 
 
-def _xy_h2_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def _xy_h2_ctx(ctx: Any, p: Point) -> tuple[list[Any], list[Any]]:
     ri, rj = _centers_ctx(ctx, p)
     return ([ri[k] + refs.num(ctx, p[f"dx{k}"]) for k in range(2)],
             [rj[k] + refs.num(ctx, p[f"dy{k}"]) for k in range(2)])
@@ -1702,20 +1707,20 @@ _H2_WHY_BILINEAR = ("appendix H.2 derives (89) 'from the analysis in the main bo
                     "bilinear square (M u)^2 = sum (M u)_k^2 of sec 2.3; (89)-(96) use the one symbol throughout")
 
 
-def _h2_ax_ay_ctx(ctx: Any, p: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def _h2_ax_ay_ctx(ctx: Any, p: Point) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     a = _a_diag_ctx(ctx, p)
     x, y = _xy_h2_ctx(ctx, p)
     return x, y, [a[k] * x[k] for k in range(2)], [y[k] / a[k] for k in range(2)]
 
 
-def printed_eq89_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
+def printed_eq89_ctx(ctx: Any, p: Point, sq: str = "hermitian") -> Any:
     """Left side of eq (89), ``||.||^2`` read as ``sq`` (Hermitian norm or bilinear square)."""
     x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
     nrm = _SQ_CTX[sq]
     return ctx.exp(nrm(ctx, ax) / 2) * ctx.exp(nrm(ctx, ay) / 2) * ctx.exp(sum(x[k] * y[k] for k in range(2)))
 
 
-def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[list[Any], Any]:
+def _h2_z_norm(ctx: Any, p: Point, sq: str | None, tau: bool) -> tuple[list[Any], Any]:
     """Eq (89)'s ``z = A x + A^-1 y`` and the normaliser ``exp(-||Ax||^2/2 - ||A^-1 y||^2/2)`` of eq (91)-(92)
     (``tau``: eq (95)-(96)'s ``(A x - A^-1 y)/tau`` and ``exp(-||Ax||^2/tau^2 - ||A^-1 y||^2/tau^2)``), ``||.||^2``
     read as ``sq`` (None: no normaliser)."""
@@ -1731,7 +1736,7 @@ def _h2_z_norm(ctx: Any, p: dict[str, Any], sq: str | None, tau: bool) -> tuple[
 def _ref_h2(sq: str | None = None, tau: bool = False) -> Reference:
     """``E exp(w.z)`` (:func:`_h2_z_norm`) by per-coordinate quadrature; with ``sq``, times the normaliser, real part:
     ``E[Psi_A(x)^T Psi_A^-1(y)]`` of eq (91)-(92) (``tau``: ``E[Psi^tau(x)^T Psi^tau(-y)]`` of eq (95)-(96))."""
-    def ref(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+    def ref(p: Point, dps: int) -> tuple[Any, Any]:
         with mpmath.workdps(dps + 10):
             z, c = _h2_z_norm(MP, p, sq, tau)
         if c is None:
@@ -1744,7 +1749,7 @@ def _ref_h2(sq: str | None = None, tau: bool = False) -> Reference:
 def _h2_ball(sq: str | None = None, tau: bool = False) -> BallFn:
     """Ball of :func:`_ref_h2`'s quantity, ``E exp(w.z)`` by rigorous quadrature of the defining expectation
     (``rfcheck.references.hrf.gaussian_exp_dot_ball``)."""
-    def ball(p: dict[str, Any], bits: int) -> Any:
+    def ball(p: Point, bits: int) -> Any:
         z, c = refs.on_balls(lambda ctx: _h2_z_norm(ctx, p, sq, tau), bits=bits)
         return refs.gaussian_exp_dot_ball(z, bits) if c is None else refs.exp_dot_mean_ball(z, c, bits).real
     return ball
@@ -1788,7 +1793,7 @@ P.claim("eq90", source=P.at("appendix H.2, eq (90)-(92), (100)"),
                "(bilinear square, eq 15) they are unbiased.")
 
 
-def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
+def printed_eq93_ctx(ctx: Any, p: Point, sq: str = "hermitian") -> Any:
     """Right side of eq (93), ``||.||^2`` read as ``sq``."""
     x, y, ax, ay = _h2_ax_ay_ctx(ctx, p)
     t = refs.num(ctx, p["tau"])
@@ -1797,7 +1802,7 @@ def printed_eq93_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
             * ctx.exp(sum(x[k] * -y[k] for k in range(2)) / t**2))
 
 
-def _lambda_h2_ctx(ctx: Any, p: dict[str, Any], sq: str = "hermitian") -> Any:
+def _lambda_h2_ctx(ctx: Any, p: Point, sq: str = "hermitian") -> Any:
     """``lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2))``, the definition in eq (93), ``||.||^2`` as ``sq``."""
     a = _a_diag_ctx(ctx, p)
     x, y = _xy_h2_ctx(ctx, p)
@@ -1815,7 +1820,7 @@ def _lambda_h2_ball(sq: str, centers: bool = False) -> BallFn:
                                          bits=bits)
 
 
-def _ref_eq93(p: dict[str, Any], dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
+def _ref_eq93(p: Point, dps: int, sq: str = "hermitian") -> tuple[Any, Any]:
     """lambda^{i,j}(x, y) = exp(-||A x + A^-1 y||^2/(2 tau^2)), the definition in (93), ``||.||^2`` read as ``sq``."""
     with mpmath.workdps(dps + 10):
         return _lambda_h2_ctx(MP, mp_point(p), sq), mpmath.mpf(10) ** (-dps - 5)
@@ -1857,7 +1862,7 @@ def _lambda_max_balls(sq: str) -> BallFn:
     def real(b: Any) -> Any:
         return (b.real if b.imag.contains(0) else None) if isinstance(b, acb) else b
 
-    def balls(p: dict[str, Any], bits: int) -> Any:
+    def balls(p: Point, bits: int) -> Any:
         lam, center = (real(_lambda_h2_ball(sq, centers=c)(p, bits)) for c in (False, True))
         if lam is None or center is None:
             return "a ball of lambda has an imaginary part that excludes 0"
@@ -1882,7 +1887,7 @@ P.claim("text-h2-lambda-max", source=P.at("appendix H.2, before eq (93)"),
     notes="Checked as lambda^{i,j}(x, y) <= lambda^{i,j}(r_i, r_j) near the centers (x = r_i + dx, y = r_j + dy).")
 
 
-def _h2_zero_var(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _h2_zero_var(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """Variance of one feature product of eq (91)-(92) at x = r_i, y = r_j (complex A of eq 86-87)."""
     with mpmath.workdps(dps + 10):
         z, c = _h2_z_norm(MP, {**p, **_AT_CENTERS}, "hermitian", False)
@@ -1919,12 +1924,12 @@ P.claim("tab1", source=P.at("sec 4.1, Table 1"),
 # 102) and the derivative remark of appendix D.3.
 # ============================================================================================
 # ------------------------------------------------------------------ eq (19): angular lambda
-def _ref_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _ref_eq19(p: Point, dps: int) -> tuple[Any, Any]:
     """``E[1/2 + rho_n(x)^T rho_n(y)]`` with eq (19)'s complex features (``refs.sign_feature_lambda_mean``)."""
     return refs.sign_feature_lambda_mean(p["theta"], int(p["n"]), dps)
 
 
-def _eq19_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _eq19_mc(p: Point, budget: Budget, seed: int) -> PointEval:
     """Mean of eq (19) built literally (complex features, plain dot product) vs theta/pi."""
     rng = np.random.default_rng(seed)
     x, y = _vecs(p)
@@ -1960,7 +1965,7 @@ P.claim("eq19", source=P.at("sec 2.4, eq (19)"),
 # ------------------------------------------------------------- appendix C, eq (31)-(35)
 def _printed_eq31_ctx(shared: int) -> CtxFormula:
     """Eq (31): ``Var(lam S1) + Var((1 - lam) S2) + 2 Cov(lam S1, (1 - lam) S2)``, each term from its definition."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         t = refs.hybrid_variance_terms(_moments_ctx(ctx, p), shared)
         return t["v1"] + t["v2"] + 2 * t["cov"]
     return printed
@@ -1977,7 +1982,7 @@ for _sh, _sfx in ((0, "variant1"), (1, "variant2")):
         notes="An algebraic identity (variance of a sum); the check guards the transcription and the moments.")
 
 
-def printed_eq33_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq33_ctx(ctx: Any, p: Point) -> Any:
     """``E[S1 S2] E[lam(1 - lam)] - SM^2 E[lam] E[1 - lam]`` with E[S1 S2] (same projections) its value."""
     h = _moments_ctx(ctx, p)
     return h["ES12"] * (h["l1"] - h["l2"]) - h["K"] ** 2 * h["l1"] * (1 - h["l1"])
@@ -2009,7 +2014,7 @@ def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any
 
 
 def _eq34_35(which: str) -> Check:
-    def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+    def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
         w = rng.standard_normal((8, int(p["m"]), 2))
@@ -2044,7 +2049,7 @@ for _which, _eq, _stmt in (
 def _printed_eq40_ctx(which: str, line: str) -> CtxFormula:
     """Eq (40) (``pos``) / (41) (``trig``): ``SM^2 Var(lam) + E[c^2] MSE``; ``line="middle"``: eq (40)'s
     second expression ``E[lam^2](MSE + SM^2) - (E lam)^2 SM^2``.  MSE and SM are the symbols' values."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         h = _moments_ctx(ctx, p)
         l1, l2, k = h["l1"], h["l2"], h["K"]
         if line == "middle":
@@ -2080,7 +2085,7 @@ P.claim("eq41", source=P.at("appendix C, eq (41)"),
 
 
 # ------------------------------------------------- appendix D.3, eq (56)-(62) and the remark
-def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq56(p: Point, dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
         lhs, e0 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n) + _b(2, r, t, n), dps)
@@ -2091,14 +2096,14 @@ def _eq56(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 _D3_RN = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(1, 10_000)}, description="r in [1, 10], n <= 10000")
 
-def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: dict[str, Any], bits: int) -> Any:
+def _max_of_b_ball(fn: Callable[[Any, Any, Any, Any], Any], p: Point, bits: int) -> Any:
     """Ball of ``max_{theta in [0, pi]} fn(ctx, r, theta, n)`` by rigorous branch and bound
     (``rfcheck.references.hrf.max_on_interval_ball``, relative width about ``2^-(bits - 30)``)."""
     r, n = arb(float(p["r"])), arb(int(p["n"]))
     return refs.max_on_interval_ball(lambda ctx, u: fn(ctx, r, u, n), 0.0, "pi", bits, rtol=2.0 ** (30 - bits))
 
 
-def _eq56_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
+def _eq56_balls(p: Point, bits: int) -> tuple[Any, Any] | str:
     """Balls of ``max b_r`` and ``max b_r^1 + max b_r^2`` on ``[0, pi]`` (eq 53-55 as printed), by branch and bound."""
     if int(p["n"]) == 1:
         return ("for n = 1, b_r^1 = 0 (eq 54) and both sides are the one maximum of b_r^2: an equality, which balls "
@@ -2129,7 +2134,7 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
     return out
 
 
-def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
+def _b1_locmax(p: Point, dps: int) -> list[Any]:
     """:func:`_local_maxima` of ``b_r^1``; ``ArithmeticError`` where there is none."""
     ts = _local_maxima(1, p["r"], int(p["n"]), dps)
     if not ts:
@@ -2137,13 +2142,13 @@ def _b1_locmax(p: dict[str, Any], dps: int) -> list[Any]:
     return ts
 
 
-def _b1_locmax_balls(p: dict[str, Any], bits: int) -> list[Any] | str:
+def _b1_locmax_balls(p: Point, bits: int) -> list[Any] | str:
     """:func:`_locmax_balls` of ``b_r^1``; a string where there is no interior local maximum."""
     balls = _locmax_balls(1, p, bits)
     return balls or "b_r^1 has no interior local maximum"
 
 
-def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
+def _locmax_balls(i: int, p: Point, bits: int) -> list[Any] | str:
     """Balls enclosing every interior local maximiser of ``b_r^i`` on ``(0, pi)`` (eq 54/55 as printed), or a
     string saying why there are none: ``rfcheck.references.hrf.local_maximiser_balls`` around the numerical
     maximisers of :func:`_local_maxima` (same digits), their number proven from the signs of the exact first and
@@ -2154,7 +2159,7 @@ def _locmax_balls(i: int, p: dict[str, Any], bits: int) -> list[Any] | str:
     return refs.local_maximiser_balls(lambda ctx, u: _b_ctx(ctx, i, r, u, n), ts, bits, dps)
 
 
-def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
+def _eq59_ball(p: Point, bits: int) -> Any:
     """Ball of ``theta* sin theta*`` over every interior local maximiser ``theta*`` of ``b_r^1``: the hull of
     ``theta sin theta`` on the balls of :func:`_b1_locmax_balls` (which enclose all of them), so agreement with
     the printed ``1/r^2`` is certified for every maximiser at once, and a refutation where every one differs."""
@@ -2165,7 +2170,7 @@ def _eq59_ball(p: dict[str, Any], bits: int) -> Any:
         return refs.hull_of_balls([b * b.sin() for b in balls], bits)
 
 
-def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
+def _eq60_balls(p: Point, bits: int) -> Any:
     """Balls of ``max theta*^2`` over every interior local maximiser (:func:`_b1_locmax_balls`) and ``pi/(2 r^2)``."""
     balls = _b1_locmax_balls(p, bits)
     if isinstance(balls, str):
@@ -2174,7 +2179,7 @@ def _eq60_balls(p: dict[str, Any], bits: int) -> Any:
         return refs.max_of_balls([b**2 for b in balls], bits), arb.pi() / 2 / arb(float(p["r"])) ** 2
 
 
-def _eq62_left_balls(p: dict[str, Any], bits: int) -> Any:
+def _eq62_left_balls(p: Point, bits: int) -> Any:
     """Balls of ``max b_r^1(theta*)`` over every interior local maximiser (:func:`_b1_locmax_balls`; eq 54 as
     printed on each ball) and of the bound ``(1 - 1/n)(1/(2 pi r^2)) exp(2r^2)`` of eq (62)."""
     balls = _b1_locmax_balls(p, bits)
@@ -2189,7 +2194,7 @@ _D3_B1 = Domain({"r": Real(1.0, 10.0, extra=(2.0, 5.0)), "n": Int(2, 10_000)},
                 description="r in [1, 10], n >= 2 (b_r^1 = 0 identically for n = 1, eq 54)")
 
 
-def _eq59(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _eq59(p: Point, dps: int) -> tuple[Any, Any]:
     """``theta* sin theta*`` at the interior local maximiser of ``b_r^1`` farthest from ``1/r^2``."""
     with mpmath.workdps(dps + 10):
         worst = max((t * mpmath.sin(t) for t in _b1_locmax(p, dps)), key=lambda v: abs(v - 1 / mpmath.mpf(p["r"]) ** 2))
@@ -2222,8 +2227,8 @@ def _eq62_bound_ctx(ctx: Any, r: Any, n: Any) -> Any:
     return (1 - 1 / n) / (2 * ctx.pi * r**2) * ctx.exp(2 * r**2)
 
 
-def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _eq62(part: str) -> Sides:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
             bound = _eq62_bound_ctx(MP, r, mpmath.mpf(n))
@@ -2232,7 +2237,7 @@ def _eq62(part: str) -> Callable[[dict[str, Any], int], tuple[Any, Any, Any]]:
     return lhs_rhs
 
 
-def _eq62_right_balls(p: dict[str, Any], bits: int) -> Any:
+def _eq62_right_balls(p: Point, bits: int) -> Any:
     """Balls of ``b_r^1(pi)`` (eq 54 as printed) and the bound of eq (62)."""
     return refs.on_balls(lambda ctx, r, n: (_b_ctx(ctx, 1, r, ctx.pi, n), _eq62_bound_ctx(ctx, r, n)), p["r"],
                          int(p["n"]), bits=bits)
@@ -2253,7 +2258,7 @@ def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     return lambda t: mpmath.diff(lambda s: _b(i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
 
 
-def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _d3_signs(p: Point, dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(p["r"])
         margin, err = refs.sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
@@ -2261,7 +2266,7 @@ def _d3_signs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         return margin, mpmath.mpf(0), err
 
 
-def _d3_signs_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+def _d3_signs_balls(p: Point, bits: int) -> tuple[Any, Any]:
     """Balls of ``min(-D(t1), D(t2), -D(t3))`` and 0 (as :func:`_d3_signs`), ``D`` the derivative of eq (54)/(55)
     as printed times ``exp(-2 r^2 cos theta)``, differentiated exactly on Arb power series
     (``rfcheck.references.hrf.sign_pattern_margin_ball``), not by finite differences."""
@@ -2286,7 +2291,7 @@ P.claim("text-d3-derivatives.signs", source=P.at("appendix D.3, after eq (58)"),
           "hrf.eq57, hrf.eq58); for n = 1, d b_r^1/d theta = 0 identically, which satisfies the pattern.")
 
 
-def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _d3_locmax(p: Point, budget: Budget, seed: int) -> PointEval:
     dps = budget.dps
     ts = _local_maxima(int(p["i"]), p["r"], int(p["n"]), dps)
     if len(ts) != 1:
@@ -2298,7 +2303,7 @@ def _d3_locmax(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return pe
 
 
-def _d3_locmax_certified(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _d3_locmax_certified(p: Point, budget: Budget, seed: int) -> PointEval:
     """:func:`_d3_locmax`, its decided points certified by balls: every interior local maximum of b_r^i (eq 54/55
     as printed) enclosed, with a proof that there are no others, from the signs of its exact first and second
     derivatives on Arb power series (``rfcheck.references.hrf.interior_local_maxima_balls``); the claim holds on
@@ -2344,14 +2349,14 @@ def _b_at_check(i: int, where: str, printed_ctx: CtxFormula, **kw: Any) -> Check
 
 def _printed_b_pi_ctx(i: int) -> CtxFormula:
     """The printed values ``b_r^1(pi) = (1 - 1/n) exp(-2r^2)``, ``b_r^2(pi) = (1/n) exp(-2r^2)``."""
-    def printed(ctx: Any, p: dict[str, Any]) -> Any:
+    def printed(ctx: Any, p: Point) -> Any:
         r, n = refs.num(ctx, p["r"]), p["n"]
         one = refs.num(ctx, 1)
         return (1 - one / n if i == 1 else one / n) * ctx.exp(-2 * r**2)
     return printed
 
 
-def _b_nonneg_balls(p: dict[str, Any], bits: int) -> Any:
+def _b_nonneg_balls(p: Point, bits: int) -> Any:
     """Balls of ``-min(b_r^1(theta), b_r^2(theta))`` (eq 54-55 as printed) and 0."""
     b1, b2 = refs.on_balls(lambda ctx, r, t, n: (_b_ctx(ctx, 1, r, t, n), _b_ctx(ctx, 2, r, t, n)), p["r"],
                            p["theta"], int(p["n"]), bits=bits)
@@ -2374,13 +2379,13 @@ P.claim("text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
                              description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")])
 
 
-def _d3_global(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
+def _d3_global(p: Point, dps: int) -> tuple[Any, Any]:
     """The global maximum of b_r^i on [0, pi] by grid + golden section (no use of the local maxima)."""
     with mpmath.workdps(dps + 10):
         return refs.mp_max_on_interval(lambda t: _b(int(p["i"]), mpmath.mpf(p["r"]), t, int(p["n"])), dps)
 
 
-def printed_d3_global(p: dict[str, Any]) -> Any:
+def printed_d3_global(p: Point) -> Any:
     """max(b_r^i(theta_loc), b_r^i(pi)): the printed alternative, theta_loc from the local-maximum search.
 
     Not written against a context: its ingredient ``theta_loc`` is the output of a numerical search, not a
@@ -2390,7 +2395,7 @@ def printed_d3_global(p: dict[str, Any]) -> Any:
     return max([_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)])
 
 
-def _d3_global_printed_ball(p: dict[str, Any], bits: int) -> Any:
+def _d3_global_printed_ball(p: Point, bits: int) -> Any:
     """Ball of the printed alternative ``max(b_r^i(theta_loc), b_r^i(pi))`` (as :func:`printed_d3_global`), each
     local maximiser enclosed by :func:`_locmax_balls`."""
     i = int(p["i"])
@@ -2415,10 +2420,10 @@ P.claim("text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
 
 
 # ------------------------------------------------------------------ appendix F, eq (67)-(80)
-def printed_eq67_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq67_ctx(ctx: Any, p: Point) -> Any:
     """lambda(x, y) = (1 - exp(-sigma^2/2 |x - y|^2))/rho, rho = 1 - exp(-2 sigma^2 r^2) (eq 67-68)."""
     g = _pair_ctx(ctx, p)
-    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    s, r = _nums(ctx, p, "sigma", "r")
     return (1 - ctx.exp(-s**2 / 2 * g["d2"])) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
@@ -2436,10 +2441,10 @@ P.claim("eq69", source=P.at("appendix F, eq (69) with eq (67)-(68)"),
                         description="E cos(sigma g |Delta|) by 1-D quadrature")])
 
 
-def printed_eq74_line3_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq74_line3_ctx(ctx: Any, p: Point) -> Any:
     """Eq (74), third line, as printed."""
     g = _pair_ctx(ctx, p)
-    s, r, n = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"]), refs.num(ctx, p["n"])
+    s, r, n = _nums(ctx, p, "sigma", "r", "n")
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
     e1, e2 = ctx.exp(-s**2 / 2 * g["d2"]), ctx.exp(-s**2 * g["d2"])
     return (1 - rho) ** 2 / rho**2 + 2 * (rho - 1) / rho**2 * e1 + e2 / rho**2 + 1 / (2 * rho**2 * n) * (1 - e2) ** 2
@@ -2455,15 +2460,15 @@ P.claim("eq74", source=P.at("appendix F, eq (74), third line"),
           "(claim hrf.eq73).")
 
 
-def _eq75_head_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq75_head_ctx(ctx: Any, p: Point) -> Any:
     """``-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2)``: eq (75)'s second line without ``E[(1 - lam_hat)^2]``."""
     d2 = _pair_ctx(ctx, p)["d2"]
-    s, r = refs.num(ctx, p["sigma"]), refs.num(ctx, p["r"])
+    s, r = _nums(ctx, p, "sigma", "r")
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
     return -1 + 2 / rho - 2 / rho * ctx.exp(-s**2 / 2 * d2)
 
 
-def printed_eq75_line2(p: dict[str, Any]) -> Any:
+def printed_eq75_line2(p: Point) -> Any:
     """-1 + 2/rho - (2/rho) exp(-sigma^2/2 |Delta|^2) + E[(1 - lam_hat)^2] (the symbol's value).
 
     Not one context function: its printed part is the context formula :func:`_eq75_head_ctx`; the symbol
@@ -2473,7 +2478,7 @@ def printed_eq75_line2(p: dict[str, Any]) -> Any:
     return _eq75_head_ctx(MP, p) + _ref_gl(73)(p, mpmath.mp.dps)[0]
 
 
-def _eq75_line2_ball(p: dict[str, Any], bits: int) -> Any:
+def _eq75_line2_ball(p: Point, bits: int) -> Any:
     """Ball of :func:`printed_eq75_line2`: its head on balls plus the ball of ``E[(1 - lam_hat)^2]`` (exact moments)."""
     head, eo2 = ball_of(_eq75_head_ctx)(p, bits), _gl_ball(73)(p, bits)
     with workprec(bits):
@@ -2490,14 +2495,14 @@ P.claim("eq75", source=P.at("appendix F, eq (75), first two lines"),
     notes="Its last line is eq (72) (claim hrf.eq72).")
 
 
-def _lam_coords_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _lam_coords_ctx(ctx: Any, p: Point) -> Any:
     """Eq (67) with ``|x - y|^2`` from the coordinates (the reference of hrf.eq76)."""
     return refs.gauss_lambda_same_length(ctx, p["r"], p["theta"], p["sigma"])
 
 
-def printed_eq76_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq76_ctx(ctx: Any, p: Point) -> Any:
     """Eq (76) as printed: ``(1 - exp(-2 sigma^2 r^2 sin(theta/2)^2))/rho``."""
-    s, r, t = (refs.num(ctx, p[k]) for k in ("sigma", "r", "theta"))
+    s, r, t = _nums(ctx, p, "sigma", "r", "theta")
     return (1 - ctx.exp(-2 * s**2 * r**2 * ctx.sin(t / 2) ** 2)) / (1 - ctx.exp(-2 * s**2 * r**2))
 
 
@@ -2509,7 +2514,7 @@ P.claim("eq76", source=P.at("appendix F, eq (76)"),
     checks=[_ctx_check("coordinates", printed_eq76_ctx, _lam_coords_ctx, atol_scale=lambda p, dps: 1,
                        description="eq (67) with |x - y|^2 from the coordinates of x, y")])
 
-def printed_eq80_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq80_ctx(ctx: Any, p: Point) -> Any:
     """Eq (80) as printed: ``|Delta|^2 = 4 r^2 sin(theta/2)^2``."""
     return 4 * refs.num(ctx, p["r"]) ** 2 * ctx.sin(refs.num(ctx, p["theta"]) / 2) ** 2
 
@@ -2522,7 +2527,7 @@ P.claim("eq80", source=P.at("appendix F, eq (80)"),
                        atol_scale=lambda p, dps: mpmath.mpf(p["r"]) ** 2 + 1)])
 
 
-def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _f_not_both(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """``lhs`` = a positive floor (10^(5-dps) of the scale), ``rhs`` = MSE at theta = pi: holds iff MSE(pi) > 0."""
     with mpmath.workdps(dps + 10):
         q = dict(p, nx=p["r"], ny=p["r"], theta=+mpmath.pi, lam="gauss")
@@ -2530,7 +2535,7 @@ def _f_not_both(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     return mpmath.mpf(10) ** (5 - dps) * _scale(q, dps) + 10 * e, v, e
 
 
-def _f_not_both_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+def _f_not_both_balls(p: Point, bits: int) -> tuple[Any, Any]:
     """Balls of the floor ``10^(5-dps) scale`` (the check's number, exact) and of the hybrid's MSE at
     ``theta = pi`` (exactly: a ball of pi) from the exact moments (as :func:`_f_not_both`)."""
     dps = dps_of_bits(bits)
@@ -2551,13 +2556,13 @@ P.claim("text-f-not-both", source=P.at("appendix F, after eq (68)"),
     notes="With hrf.text-f-zero-variance (zero at theta = 0) this is the 'but not for both' part.")
 
 
-def _lam_range(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _lam_range(p: Point, dps: int) -> tuple[Any, Any, Any]:
     """max(-lambda, lambda - 1) <= 0, lambda of eq (67) from coordinates (|x| = |y| = r)."""
     v, e = mp_reference(_lam_coords_ctx)(p, dps)
     return max(-v, v - 1), mpmath.mpf(0), e
 
 
-def _lam_range_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+def _lam_range_balls(p: Point, bits: int) -> tuple[Any, Any]:
     """Balls of ``max(-lambda, lambda - 1)`` (lambda of eq (67) from coordinates, :func:`_lam_coords_ctx`) and 0.
 
     Near ``theta = pi`` with large ``sigma r``, ``1 - lambda`` is ``exp(-2 sigma^2 r^2)`` times a tiny factor
@@ -2585,27 +2590,23 @@ P.claim("text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 
 
 
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
-def _ab_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
-    return tuple(refs.num(ctx, p[k]) for k in ("alpha", "beta", "ri", "rj"))  # type: ignore[return-value]
-
-
-def printed_eq85_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq85_ctx(ctx: Any, p: Point) -> Any:
     """(Re row of eq 85) + i (Im row of eq 85)."""
-    a, b, ri, rj = _ab_ctx(ctx, p)
+    a, b, ri, rj = _nums(ctx, p, "alpha", "beta", "ri", "rj")
     s = a**2 + b**2
     return (s * a * ri + a * rj) + (s * b * ri - b * rj) * 1j
 
 
-def printed_eq84_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq84_ctx(ctx: Any, p: Point) -> Any:
     """Left side of eq (84) times (alpha^2 + beta^2)."""
-    a, b, ri, rj = _ab_ctx(ctx, p)
+    a, b, ri, rj = _nums(ctx, p, "alpha", "beta", "ri", "rj")
     s = a**2 + b**2
     return s * ((a + b * 1j) * ri + (a - b * 1j) / s * rj)
 
 
-def _eq83_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def _eq83_ctx(ctx: Any, p: Point) -> Any:
     """``(alpha^2 + beta^2)`` times the left side of eq (83), with the complex division."""
-    a, b, ri, rj = _ab_ctx(ctx, p)
+    a, b, ri, rj = _nums(ctx, p, "alpha", "beta", "ri", "rj")
     z = a + b * 1j
     return (a**2 + b**2) * (z * ri + rj / z)
 
@@ -2624,7 +2625,7 @@ P.claim("eq85", source=P.at("appendix H.2, eq (83)-(85)"),
     notes="Compared after multiplying by alpha^2 + beta^2 > 0, which does not change the solution set.")
 
 
-def _eq102(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _eq102(p: Point, budget: Budget, seed: int) -> PointEval:
     """Sum over (i, j) of the indicators of eq (103) for hard (nearest-center) cluster assignments."""
     rng = np.random.default_rng(int(p["seed"]))
     d, nq, nk = int(p["d"]), int(p["nq"]), int(p["nk"])
@@ -2656,7 +2657,7 @@ P.claim("eq102", source=P.at("appendix H.2, Def H.2, eq (102)-(103)"),
 
 
 # ------------------------------------------------------------------- appendix D.1, eq (44)
-def printed_eq44_line2a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
+def printed_eq44_line2a_ctx(ctx: Any, p: Point) -> Any:
     """(1/4)(1 - 2(1 - 2 theta/pi) + n (1/n^2) + n(n - 1)(1/n^2)(1 - 2 theta/pi)^2)."""
     t, n = refs.num(ctx, p["theta"]), p["n"]
     u = 1 - 2 * t / ctx.pi
@@ -2672,7 +2673,7 @@ P.claim("eq44.line2a", source=P.at("appendix D.1, eq (44), first expression of t
 
 
 # ------------------------------------------- appendix F, after eq (68): estimating the exponential in lambda
-def _f_exp_moments(kind: str, p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+def _f_exp_moments(kind: str, p: Point, dps: int) -> tuple[Any, Any, Any]:
     """Memoised ``refs.feature_exp_moments_quad``: ``(E f, E f^2, err)`` of a feature of eq (67)'s exponential."""
     key = ("fexp", kind, _key(p, "r", "theta", "sigma"), dps)
     if key not in _CACHE:
@@ -2685,12 +2686,12 @@ def _lam_var_check(name: str, kind: str, theta: Any, zero: bool, description: st
     ``theta`` (0 or ``mpmath.pi``, taken exactly on balls).  ``zero``: ``lhs = Var lam_hat``, ``rhs = 0`` (holds
     iff the variance vanishes); otherwise ``lhs`` = a floor ``10^(5-dps) E[f^2]/(n rho^2) + 10 err``,
     ``rhs = Var lam_hat`` (holds iff it exceeds the floor)."""
-    def lhs_rhs(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
+    def lhs_rhs(p: Point, dps: int) -> tuple[Any, Any, Any]:
         m = _f_exp_moments(kind, dict(p, theta=theta), dps)
         v, scale, e = refs.lambda_estimator_variance(kind, p["r"], theta, p["sigma"], int(p["n"]), dps, moments=m)
         return (v, mpmath.mpf(0), e) if zero else (mpmath.mpf(10) ** (5 - dps) * scale + 10 * e, v, e)
 
-    def balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
+    def balls(p: Point, bits: int) -> tuple[Any, Any]:
         th = "pi" if theta is mpmath.pi else float(theta)
         var, scale = refs.lambda_estimator_variance_ball(kind, p["r"], th, p["sigma"], int(p["n"]), bits)
         if zero:
@@ -2733,7 +2734,7 @@ for _sfx, _stmt, _checks, _notes in (
 
 
 # ------------------------------------------------------------------- appendix D.4: the rate 1/sqrt(mn)
-def _d4_rate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
+def _d4_rate(p: Point, budget: Budget, seed: int) -> PointEval:
     """Exponent of ``1/sqrt(mn)`` (printed: 1/2) vs that of ``1/d_est`` in ``mn`` along ``(s m, s n)``.
 
     ``Theta`` between powers of ``mn`` means equal exponents.  The exponent of ``d_est`` is the local log-log
