@@ -283,20 +283,17 @@ def _moment_ref(value: str, err: str) -> Callable[[Point, int, bool], tuple[Any,
 _MC_PAIRS = _pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 16), "n": Int(1, 16)},
                          description="|x|, |y| <= 0.5: where the squared error of SM^++ has an estimable "
                                      "fourth moment at the Monte Carlo budget")
-for _which, _stmt in (("trig", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
-                      ("pos", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
+#: which, the index of its MSE among the moments (``mse2``: SM^trig), statement
+for _which, _k, _stmt in (("trig", "2", "MSE(SM^trig_m(x,y)) = f1(|z|) f3(|Delta|)"),
+                          ("pos", "1", "MSE(SM^++_m(x,y)) = f2(|z|) f3(|z|)")):
     P.claim(f"lem2.2.{_which}", source=P.at("Lemma 2.2, eq (7)"),
         statement=f"{_stmt}; Delta = x - y, z = x + y, f1(u) = (2m)^-1 exp(u^2) SM^-2(x,y), "
                   "f2(u) = (2m)^-1 exp(u^2) SM^2(x,y), f3(u) = (1 - exp(-u^2))^2", domain=_pair_domain(extra=_M),
-        checks=[
-            *_moment_checks(printed_lem22_ctx(_which), _moment_ref(*(("mse2", "err2") if _which == "trig" else
-                                                                     ("mse1", "err1"))),
-                            _exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)),
-                            "mse2" if _which == "trig" else "mse1",
-                            description="E(S - SM)^2 expanded over the m features; Gaussian moments from the MGF "
-                                        "(Lemma 2.4)"),
-            mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS),
-        ])
+        checks=[*_moment_checks(printed_lem22_ctx(_which), _moment_ref(f"mse{_k}", f"err{_k}"),
+                                _exact_ball(lambda h, w=_which: refs.base_estimator_mse(h, w)), f"mse{_k}",
+                                description="E(S - SM)^2 expanded over the m features; Gaussian moments from the MGF "
+                                            "(Lemma 2.4)"),
+                mc_check("monte-carlo", on_mp(printed_lem22_ctx(_which)), _sim(_which), domain=_MC_PAIRS)])
 
 
 # ==================================================================== eq (2), (3): unbiased; the printed side SM(x, y)
@@ -531,16 +528,14 @@ def _ce_same_draws(which: str, part: str = "complex") -> Check:
 P.claim("text-cexp-special-cases.trig", source=P.at("sec 2.3, after eq (16)"),
     statement="For A = i I_d, CE-estimator becomes trigonometric",
     domain=_pair_domain(norm=(0.1, 2.0), extra={"m": Int(1, 16)}),
-    readings=[
-        Reading("complex", [_ce_same_draws("trig")],
-                description="the CE estimator of eq (16) itself, complex-valued, equals SM^trig_m (eq 2) on the same "
-                            "projections"),
-        Reading("real part", [_ce_same_draws("trig", "real")], natural=True,
-                description="the real part of the CE estimator equals SM^trig_m (eq 2) on the same projections",
-                reason="the convention of the package and of the trigonometric RFs it names: a complex estimator "
-                       "is compared by its real part (hrf.eq90, hrf.eq94, hybrid.simulate; CRT eq 1-2 write TrigRF "
-                       "as Re exp(i w^T x) exp(-i w^T y))"),
-    ],
+    readings=[Reading("complex", [_ce_same_draws("trig")],
+                      description="the CE estimator of eq (16) itself, complex-valued, equals SM^trig_m (eq 2) on the "
+                                  "same projections"),
+              Reading("real part", [_ce_same_draws("trig", "real")], natural=True,
+                      description="the real part of the CE estimator equals SM^trig_m (eq 2) on the same projections",
+                      reason="the convention of the package and of the trigonometric RFs it names: a complex "
+                             "estimator is compared by its real part (hrf.eq90, hrf.eq94, hybrid.simulate; CRT eq 1-2 "
+                             "write TrigRF as Re exp(i w^T x) exp(-i w^T y))")],
     correction="Read as the complex estimator it is not SM^trig: with A = i I it is (1/m) e^{(|x|^2+|y|^2)/2} sum_i "
                "exp(i w_i^T (x - y)), whose imaginary part has mean 0 but is not 0; its real part equals SM^trig (eq "
                "2) on the same projections.",
@@ -648,14 +643,13 @@ for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
         statement=("independent projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig)" if _v == 1
                    else "same projections: MSE(SM^hyb) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig) - "
                         "(2/m) SM^2 (1 - cos(|x|^2 - |y|^2)) E[lam(1-lam)]"), domain=_THM31,
-        checks=[
-            _mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
-                       description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
-                                   "lambda moments exact (binomial) or by quadrature"),
-            mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)), _sim("angular-shared" if _sh else "angular"),
-                     domain=_pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
-                                                                   "lam": Choice(("angular",))},
-                                         description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)"))])
+        checks=[_mse_check(printed_thm31_ctx(_v), None, _sh, max_points=40,
+                           description="E[(lam S1 + (1-lam) S2 - SM)^2] expanded; base moments by quadrature, "
+                                       "lambda moments exact (binomial) or by quadrature"),
+                mc_check("monte-carlo", on_mp(printed_thm31_ctx(_v)), _sim("angular-shared" if _sh else "angular"),
+                         domain=_pair_domain(norm=(0.05, 0.5), extra={"m": Int(1, 8), "n": Int(1, 8),
+                                                                       "lam": Choice(("angular",))},
+                                             description="0.05 <= |x|, |y| <= 0.5, angular lambda (x, y != 0)"))])
 
 
 def _moments_ctx(ctx: Any, p: Point) -> dict[str, Any]:
@@ -1146,11 +1140,9 @@ P.claim("thm3.5.limit-pi", source=P.at("Theorem 3.5 ('Furthermore')"),
                                      description="ratio eps/sqrt(pi - theta) at pi - theta = 10^-(dps+5), "
                                                  "10^-(dps+6)")],
                 description="sqrt(|theta - pi|) = sqrt(pi - theta): the distance to pi, as sqrt(theta) is the "
-                            "distance to 0 in the limit at 0",
-                natural=True,
+                            "distance to 0 in the limit at 0", natural=True,
                 reason="theta is an angle in [0, pi], so theta -> pi from below, where theta - pi < 0; the limit at 0 "
-                       "beside it divides by sqrt(theta), the square root of the distance"),
-    ],
+                       "beside it divides by sqrt(theta), the square root of the distance")],
     correction="With sqrt(pi - theta) in place of sqrt(theta - pi) (theta <= pi) the limit holds; as printed the "
                "denominator is imaginary for theta < pi.",
     notes="Until 2026-11-26 the reading sqrt(pi - theta) was registered as its own claim, "
@@ -2001,16 +1993,11 @@ def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any
     xs, ys = [float(v) for v in x], [float(v) for v in y]
     xb, yb = [arb(v) for v in xs], [arb(v) for v in ys]
     a = (sum(v * v for v in xb) + sum(v * v for v in yb)) / 2
-    m = len(w)
-    if which == "pos":  # exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))
-        u = [xb[c] + yb[c] for c in range(len(xb))]
-        printed = (-a).exp() * sum(sum(arb(float(wi[c])) * u[c] for c in range(len(u))).cosh() for wi in w) / m
-        ref = refs.sm_pos_on_draws(ctx, xs, ys, w)
-    else:  # exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
-        u = [xb[c] - yb[c] for c in range(len(xb))]
-        printed = a.exp() * sum(sum(arb(float(wi[c])) * u[c] for c in range(len(u))).cos() for wi in w) / m
-        ref = refs.sm_trig_on_draws(ctx, xs, ys, w)
-    return Ball(printed), ref
+    pos = which == "pos"  # eq (34): Y_i = cosh(w_i^T(x + y)), times exp(-a); eq (35): Z_i = cos(w_i^T(x - y)), exp(a)
+    u = [xb[c] + yb[c] if pos else xb[c] - yb[c] for c in range(len(xb))]
+    wu = [sum(arb(float(wi[c])) * u[c] for c in range(len(u))) for wi in w]
+    printed = ((-a).exp() * sum(v.cosh() for v in wu) if pos else a.exp() * sum(v.cos() for v in wu)) / len(w)
+    return Ball(printed), (refs.sm_pos_on_draws if pos else refs.sm_trig_on_draws)(ctx, xs, ys, w)
 
 
 def _eq34_35(which: str) -> Check:
@@ -2018,13 +2005,12 @@ def _eq34_35(which: str) -> Check:
         rng = np.random.default_rng(seed)
         x, y = _vecs(p)
         w = rng.standard_normal((8, int(p["m"]), 2))
-        a = (x @ x + y @ y) / 2
-        if which == "pos":  # eq (34): exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))
-            printed = np.exp(-a) * np.mean(np.cosh(w @ (x + y)), axis=-1)
-            ref = hy.sm_pos(x, y, w)
-        else:  # eq (35): exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
-            printed = np.exp(a) * np.mean(np.cos(w @ (x - y)), axis=-1)
-            ref = hy.sm_trig(x, y, w)
+        a, pos = (x @ x + y @ y) / 2, which == "pos"
+        # eq (34): exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y)); eq (35): exp((|x|^2 +
+        # |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
+        printed = (np.exp(-a) * np.mean(np.cosh(w @ (x + y)), axis=-1) if pos else
+                   np.exp(a) * np.mean(np.cos(w @ (x - y)), axis=-1))
+        ref = (hy.sm_pos if pos else hy.sm_trig)(x, y, w)
         k = int(np.argmax(np.abs(printed - ref)))
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
         ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
