@@ -554,13 +554,10 @@ def _lemma23(p: Point, budget: Budget, seed: int) -> PointEval:
     d, m, n, pk = int(p["d"]), int(p["m"]), int(p["n"]), int(p["p"])
     x, y = rng.normal(size=d) * p["scale"], rng.normal(size=d) * p["scale"]
     bases = []
-    for k in range(pk + 1):
+    for k in range(pk + 1):  # SM^++, SM^trig, CE with a random complex A, SM^++, ...
         w = rng.normal(size=(8, m, d))
-        kind = k % 3
-        if kind == 0:
-            bases.append(hy.pos_blocks(x, y, w))
-        elif kind == 1:
-            bases.append(hy.trig_blocks(x, y, w))
+        if k % 3 < 2:
+            bases.append((hy.pos_blocks, hy.trig_blocks)[k % 3](x, y, w))
         else:
             a = rng.normal(size=(d, d)) + 1j * rng.normal(size=(d, d)) + 2 * np.eye(d)
             bases.append(hy.cexp_blocks(a, x, y, w))
