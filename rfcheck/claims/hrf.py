@@ -1650,9 +1650,7 @@ def _eq88(p: Point, budget: Budget, seed: int) -> PointEval:
                 return PointEval(p, a_k, None, 0, 1e9, True,
                                  "printed a_k = 0: A singular, (A^T)^-1 undefined (r_j,k = 0)")
             loss = (a_k * a_i + b_j / a_k) ** 2
-            # the infimum over a > 0 of f(a) = a^2 r_i^2 + 2 r_i r_j + r_j^2/a^2, by minimising over log a
-            f = lambda t, a_i=a_i, b_j=b_j: -((mpmath.exp(t) * a_i + b_j / mpmath.exp(t)) ** 2)  # noqa: E731
-            best = -refs.mp_max_on_interval(f, dps, -30.0, 30.0)[0]  # convex in t = log a: golden section
+            best = refs.inf_diagonal_residual_sq(a_i, b_j, dps)  # inf over a > 0 of (a r_i + r_j/a)^2
             disc = (loss - best) / (mpmath.mpf(10) ** (5 - dps) * (abs(best) + abs(a_i * b_j) + 1))
             if worst is None or disc > worst[0]:
                 worst = (disc, loss, best)
