@@ -1207,11 +1207,6 @@ def _b_ctx(ctx: Any, i: int, r: Any, t: Any, n: Any) -> Any:
     return q / n * ctx.exp(2 * r**2 * ctx.cos(t))
 
 
-def _b(i: int, r: Any, t: Any, n: int) -> Any:
-    """Eq (54)-(55) as printed, in mpmath."""
-    return _b_ctx(MP, i, r, t, n)
-
-
 def _deriv_check(i: int) -> Check:
     def printed(ctx: Any, p: Point) -> Any:
         """Eq (57) (``i = 1``) / eq (58) (``i = 2``) as printed."""
@@ -1224,7 +1219,7 @@ def _deriv_check(i: int) -> Check:
     def ref(p: Point, dps: int) -> tuple[Any, Any]:
         r, t, n = _rtn(p)
         with mpmath.workdps(dps + 20):
-            v = mpmath.diff(lambda s: _b(i, r, s, n), t)
+            v = mpmath.diff(lambda s: _b_ctx(MP, i, r, s, n), t)
         return v, abs(v) * mpmath.mpf(10) ** (-dps - 5)
 
     def ref_ball(p: Point, bits: int) -> Any:
@@ -1284,7 +1279,7 @@ def _max_b_check(i: int, log_bound: CtxFormula) -> Check:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
             def f(t: Any, r: Any = r, n: int = n) -> Any:
-                return mpmath.log(_b(i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
+                return mpmath.log(_b_ctx(MP, i, r, t, n)) if t > 0 else mpmath.mpf("-inf")
 
             mx, e = refs.mp_max_on_interval(f, dps, 0.0)
             return mx, log_bound(MP, mp_point(p)), e
@@ -2069,9 +2064,9 @@ P.claim("eq41", source=P.at("appendix C, eq (41)"),
 def _eq56(p: Point, dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 10):
         r, n = mpmath.mpf(p["r"]), int(p["n"])
-        lhs, e0 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n) + _b(2, r, t, n), dps)
-        m1, e1 = refs.mp_max_on_interval(lambda t: _b(1, r, t, n), dps)
-        m2, e2 = refs.mp_max_on_interval(lambda t: _b(2, r, t, n), dps)
+        lhs, e0 = refs.mp_max_on_interval(lambda t: _b_ctx(MP, 1, r, t, n) + _b_ctx(MP, 2, r, t, n), dps)
+        m1, e1 = refs.mp_max_on_interval(lambda t: _b_ctx(MP, 1, r, t, n), dps)
+        m2, e2 = refs.mp_max_on_interval(lambda t: _b_ctx(MP, 2, r, t, n), dps)
         return lhs, m1 + m2, e0 + e1 + e2
 
 
@@ -2110,7 +2105,7 @@ def _local_maxima(i: int, r: Any, n: int, dps: int, npts: int = 1200) -> list[An
         return _CACHE[key]
     with mpmath.workdps(dps + 20):
         r = mpmath.mpf(r)
-    out = refs.mp_interior_local_maxima(lambda t: mpmath.log(_b(i, r, t, n)), dps, npts)
+    out = refs.mp_interior_local_maxima(lambda t: mpmath.log(_b_ctx(MP, i, r, t, n)), dps, npts)
     _CACHE[key] = out
     return out
 
@@ -2213,7 +2208,8 @@ def _eq62(part: str) -> Sides:
         with mpmath.workdps(dps + 10):
             r, n = mpmath.mpf(p["r"]), int(p["n"])
             bound = _eq62_bound_ctx(MP, r, mpmath.mpf(n))
-            lhs = max(_b(1, r, t, n) for t in _b1_locmax(p, dps)) if part == "left" else _b(1, r, mpmath.pi, n)
+            lhs = (max(_b_ctx(MP, 1, r, t, n) for t in _b1_locmax(p, dps)) if part == "left" else
+                   _b_ctx(MP, 1, r, mpmath.pi, n))
             return lhs, bound, mpmath.mpf(10) ** (-dps) * bound
     return lhs_rhs
 
@@ -2236,7 +2232,7 @@ for _part, _stmt in (("left", "b_r^1(theta*) <= (1 - 1/n) (1/(2 pi r^2)) exp(2r^
 def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
     """``d b_r^i/d theta`` (numerical differentiation of eq 54/55 as printed) times the positive
     ``exp(-2 r^2 cos theta)``: same sign, O(r^2) magnitude for every r."""
-    return lambda t: mpmath.diff(lambda s: _b(i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
+    return lambda t: mpmath.diff(lambda s: _b_ctx(MP, i, r, s, n), t) * mpmath.exp(-2 * r**2 * mpmath.cos(t))
 
 
 def _d3_signs(p: Point, dps: int) -> tuple[Any, Any, Any]:
@@ -2354,16 +2350,15 @@ P.claim("text-d3-endpoints", source=P.at("appendix D.3, after eq (58)"),
                         atol_scale=lambda p, dps: mpmath.exp(-2 * mpmath.mpf(p["r"]) ** 2)),
             _b_at_check(2, "pi", _printed_b_pi_ctx(2), max_points=12),
             *(_b_at_check(i, "0", _zero_ctx, atol_scale=lambda p, dps: 1, max_points=6) for i in (1, 2)),
-            inequality_check("non-negative", _sides(lambda p, dps: (-min(_b(1, *_rtn(p)), _b(2, *_rtn(p))),
-                                                                   mpmath.mpf(0))), max_points=16,
-                             sides_ball=_b_nonneg_balls,
-                             description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")])
+            inequality_check("non-negative", _sides(lambda p, dps: (
+                -min(_b_ctx(MP, 1, *_rtn(p)), _b_ctx(MP, 2, *_rtn(p))), mpmath.mpf(0))), max_points=16,
+                sides_ball=_b_nonneg_balls, description="-min(b_r^1, b_r^2) <= 0 over theta, with the optimiser")])
 
 
 def _d3_global(p: Point, dps: int) -> tuple[Any, Any]:
     """The global maximum of b_r^i on [0, pi] by grid + golden section (no use of the local maxima)."""
     with mpmath.workdps(dps + 10):
-        return refs.mp_max_on_interval(lambda t: _b(int(p["i"]), mpmath.mpf(p["r"]), t, int(p["n"])), dps)
+        return refs.mp_max_on_interval(lambda t: _b_ctx(MP, int(p["i"]), mpmath.mpf(p["r"]), t, int(p["n"])), dps)
 
 
 def printed_d3_global(p: Point) -> Any:
@@ -2373,7 +2368,8 @@ def printed_d3_global(p: Point) -> Any:
     formula (``b_r^i`` itself is the context formula ``_b_ctx``); it is enclosed by
     :func:`_d3_global_printed_ball`, ``_b_ctx`` on balls at balls proven to hold each local maximiser."""
     r, i, n = mpmath.mpf(p["r"]), int(p["i"]), int(p["n"])
-    return max([_b(i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)] + [_b(i, r, mpmath.pi, n)])
+    return max([_b_ctx(MP, i, r, t, n) for t in _local_maxima(i, p["r"], n, mpmath.mp.dps)]
+               + [_b_ctx(MP, i, r, mpmath.pi, n)])
 
 
 def _d3_global_printed_ball(p: Point, bits: int) -> Any:
