@@ -1365,10 +1365,7 @@ def _eq66_printed_ctx(ctx: Any, p: Point) -> Any:
     return ctx.log(ctx.exp(2 * r**2) / ctx.sqrt(2 * m) * ctx.sqrt(h))
 
 
-
-
-P.claim(
-    "eq66", source=P.at("appendix D.3, eq (66)"),
+P.claim("eq66", source=P.at("appendix D.3, eq (66)"),
     statement="eps_{S(r)}(SM^anghyb_{m,n}) = exp(2r^2)/sqrt(2m) sqrt(h_r(theta)) (logs compared)",
     domain=Domain({"r": Real(1.0, 5.0), "m": Int(1, 100), "n": Int(1, 100), "theta": Real(0.01, PI - 0.01)}),
     checks=[deterministic_check("numerical-maximisation", None, _log_eps_max, atol_scale=lambda p, dps: 1,
@@ -1377,8 +1374,7 @@ P.claim(
                                 reference_ball=lambda p, bits: _eps_max_ball(p, bits, eval_on_balls(
                                     _eq66_printed_ctx, p, bits)))],
     correction="eps_{theta,r} = exp(r^2)/sqrt(2m) sqrt(h_r(theta)) (eq 48 without the max); "
-               "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.",
-)
+               "rfcheck.closed_forms.hrf.log_rel_error_angular_hybrid.")
 
 
 # ======================================================================== appendix F
@@ -1519,22 +1515,16 @@ def printed_thmf2_ctx(ctx: Any, p: Point) -> Any:
 #: |z|^2 ~ 1e-35 (cos(theta/2) of the float pi), which needs about 120 bits beyond the working precision
 _THMF2_GUARD = 128
 for _sh, _sfx in ((0, ""), (1, ".furthermore")):
-    P.claim(
-        f"thmf.2{_sfx}", source=P.at("Theorem F.2, eq (77)-(79)"),
+    P.claim(f"thmf.2{_sfx}", source=P.at("Theorem F.2, eq (77)-(79)"), domain=_GAUSS_SAME,
         statement=("|x| = |y| = r: MSE(SM^gausshyb_{m,n}(theta, r)) = E[lam^2] MSE(SM^++) + E[(1-lam)^2] MSE(SM^trig), "
                    "(78)-(79) with sin(theta/2)^2" if not _sh else
                    "|x| = |y| = r: with the exact same sets of random projections the MSE will remain the "
                    "same [eq 77]"),
-        domain=_GAUSS_SAME,
-        checks=[deterministic_check("moment-expansion", None,
-                                    lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
-                                    atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24,
-                                    printed_ctx=printed_thmf2_ctx,
-                                    printed_ball=lambda p, bits: eval_on_balls(printed_thmf2_ctx, p,
-                                                                               bits + _THMF2_GUARD),
-                                    reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(
-                                        _same_r(p), bits + _THMF2_GUARD))],
-    )
+        checks=[deterministic_check(
+            "moment-expansion", None, lambda p, dps, sh=_sh: _ref_hyb_mse(dict(_same_r(p), lam="gauss"), dps, sh),
+            atol_scale=lambda p, dps: _scale(_same_r(p), dps), max_points=24, printed_ctx=printed_thmf2_ctx,
+            printed_ball=lambda p, bits: eval_on_balls(printed_thmf2_ctx, p, bits + _THMF2_GUARD),
+            reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p), bits + _THMF2_GUARD))])
 
 
 def _eq70(p: Point, budget: Budget, seed: int) -> PointEval:
@@ -2237,9 +2227,8 @@ def _scaled_deriv(i: int, r: Any, n: int) -> Callable[[Any], Any]:
 
 def _d3_signs(p: Point, dps: int) -> tuple[Any, Any, Any]:
     with mpmath.workdps(dps + 20):
-        r = mpmath.mpf(p["r"])
-        margin, err = refs.sign_pattern_margin(_scaled_deriv(int(p["i"]), r, int(p["n"])),
-                                          [p["t1"], p["t2"], p["t3"]], dps)
+        margin, err = refs.sign_pattern_margin(_scaled_deriv(int(p["i"]), mpmath.mpf(p["r"]), int(p["n"])),
+                                               [p["t1"], p["t2"], p["t3"]], dps)
         return margin, mpmath.mpf(0), err
 
 
