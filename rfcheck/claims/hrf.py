@@ -180,8 +180,7 @@ def _hyb_moments(p: Point, dps: int, quad: bool = False) -> dict[str, Any]:
     """Everything the bipolar references need at ``dps`` digits (``refs.hybrid_moments_with_error``)."""
     base, berr = _base_moments(p, dps, quad)
     lam, lerr = _lambda_moments(p, dps, quad) if "n" in p else ([0, 0], [0, 0])
-    return refs.hybrid_moments_with_error(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), base, berr, lam, lerr,
-                                          dps)
+    return refs.hybrid_moments_with_error(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), base, berr, lam, lerr, dps)
 
 
 def _ref_hyb_mse(p: Point, dps: int, shared: int | None = None, quad: bool = False) -> tuple[Any, Any]:
@@ -301,8 +300,7 @@ for _which, _eq, _stmt in (
     ("trig", 2, "phi^trig_m(u) = m^-1/2 exp(|u|^2/2)(sin(w_i^T u)..., cos(w_i^T u)...) gives "
                 "E[phi^trig_m(x)^T phi^trig_m(y)] = SM(x,y) (eq 6 with eq 2)"),
     ("pos", 3, "phi^++_m(u) = (2m)^-1/2 exp(-|u|^2/2)(exp(w_i^T u)..., exp(-w_i^T u)...) gives "
-               "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)"),
-):
+               "E[phi^++_m(x)^T phi^++_m(y)] = SM(x,y) (eq 6 with eq 3)")):
     _mk = "ES2" if _which == "trig" else "ES1"  # the base estimator's mean among the moments
     P.claim(f"eq{_eq}", source=P.at(f"sec 1, eq ({_eq}) and eq (6)"), statement=_stmt, domain=_pair_domain(extra=_M),
         checks=_moment_checks(lambda ctx, p: _pair_ctx(ctx, p)["sm"], lambda p, dps, quad, w=_which:
@@ -632,8 +630,7 @@ def printed_thm31_ctx(variant: int) -> CtxFormula:
     return printed
 
 
-_THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0),
-                             "r": Real(0.5, 3.0)},
+_THM31 = _pair_domain(extra={**_MN, "lam": Choice(("angular", "gauss")), "sigma": Real(0.2, 2.0), "r": Real(0.5, 3.0)},
                       description="|x|, |y| <= 3; lambda: angular (eq 19) or cosine-estimated Gaussian (eq 69)")
 for _v, _sh, _eq in ((1, 0, 22), (2, 1, 23)):
     P.claim(f"thm3.1.variant{_v}", source=P.at(f"Theorem 3.1, eq ({_eq}); appendix C"),
@@ -809,10 +806,8 @@ for _id, _src, _stmt, _bin, _more, _kw in (
      "c = E[lam^2] = (1/4)(4 theta/pi + (1 - 1/n)(1 - 2 theta/pi)^2)", (2, printed_eq44_middle_ctx), [],
      {"correction": "The '1 - 2(1 - 2theta/pi) + 1/n' terms were dropped: c = (1/4)(4 theta/pi - (1 - 1/n) + "
                     "(1 - 1/n)(1 - 2 theta/pi)^2) = (theta/pi)(theta/pi - theta/(n pi) + 1/n); the final line of "
-                    "eq (44) (Lemma 3.2) holds."}),
-):
-    P.claim(_id, source=P.at(_src), statement=_stmt, domain=_LAM_DOMAIN, checks=[_binomial_check(*_bin), *_more],
-            **_kw)
+                    "eq (44) (Lemma 3.2) holds."})):
+    P.claim(_id, source=P.at(_src), statement=_stmt, domain=_LAM_DOMAIN, checks=[_binomial_check(*_bin), *_more], **_kw)
 
 
 def _eq43(p: Point, budget: Budget, seed: int) -> PointEval:
@@ -1327,8 +1322,7 @@ for _eq, _src, _i, _bound, _stmt, _dom, _kw in (
      "max_{theta in [0, pi]} b_r^2(theta) <= (1/(2 n sqrt(pi) r^2)) exp(2r^2), r >= 1 (logs compared)",
      Domain({"r": Real(1.0, 10.0, extra=(3.0,)), "n": Int(1, 10_000)}),
      {"correction": "theta* sin theta* = 1/(2r^2) gives theta* <= sqrt(pi)/(2r) and max b_r^2 <= exp(2r^2)/(2 n "
-                    "sqrt(pi) r) (r, not r^2); the printed bound fails for r > ~2.1."}),
-):
+                    "sqrt(pi) r) (r, not r^2); the printed bound fails for r > ~2.1."})):
     P.claim(f"eq{_eq}", source=P.at(_src), statement=_stmt, domain=_dom, checks=[_max_b_check(_i, _bound)], **_kw)
 
 
@@ -1545,8 +1539,7 @@ def _eq70(p: Point, budget: Budget, seed: int) -> PointEval:
     ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
     return certify_on_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
                                                       refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
-                                                     for t in tau],
-                            tol=1e-12 * (1 / rho + 1))
+                                                     for t in tau], tol=1e-12 * (1 / rho + 1))
 
 
 def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: float) -> Any:
@@ -1671,10 +1664,9 @@ def _xy_h2_ctx(ctx: Any, p: Point) -> tuple[list[Any], list[Any]]:
 #: the two readings of ``||v||^2`` on any context: the Hermitian squared norm ``sum |v_k|^2`` and the bilinear
 #: square of sec 2.3 ("for a complex vector z, z^2 = sum z_i^2")
 _SQ_CTX = {"hermitian": lambda ctx, v: sum(ctx.abs(c) ** 2 for c in v), "bilinear": lambda ctx, v: sum(c**2 for c in v)}
-_H2_READ = {
-    "hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
-    "bilinear": "||v||^2 of the complex vectors A x, A^-1 y read as sec 2.3's bilinear square (v)^2 = sum v_k^2",
-}
+_H2_READ = {"hermitian": "||v||^2 of the complex vectors A x, A^-1 y read as the Hermitian norm sum |v_k|^2",
+            "bilinear": "||v||^2 of the complex vectors A x, A^-1 y read as sec 2.3's bilinear square (v)^2 = "
+                        "sum v_k^2"}
 _H2_WHY_BILINEAR = ("appendix H.2 derives (89) 'from the analysis in the main body', whose eq (14)-(15) write the "
                     "bilinear square (M u)^2 = sum (M u)_k^2 of sec 2.3; (89)-(96) use the one symbol throughout")
 
@@ -2005,8 +1997,7 @@ def _eq34_35(which: str) -> Check:
 
 for _which, _eq, _stmt in (
     ("pos", 34, "SM^++_m(x,y) = exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y))"),
-    ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))"),
-):
+    ("trig", 35, "SM^trig_m(x,y) = exp((|x|^2 + |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))")):
     P.claim(f"eq{_eq}", source=P.at(f"appendix C, eq ({_eq})"), statement=_stmt,
         domain=_pair_domain(norm=(0.0, 3.0), extra=_M), checks=[_eq34_35(_which)])
 
@@ -2285,8 +2276,7 @@ def _d3_locmax_certified(p: Point, budget: Budget, seed: int) -> PointEval:
         return certify_eval(ev, None, f"no ball at this point ({exc})")
     with workprec(bits):
         half_pi = arb.pi() / 2
-        verdict = ("REFUTED" if len(balls) != 1 or balls[0] > half_pi else
-                   "HOLDS" if balls[0] <= half_pi else None)
+        verdict = ("REFUTED" if len(balls) != 1 or balls[0] > half_pi else "HOLDS" if balls[0] <= half_pi else None)
     return certify_eval(ev, verdict, "the local maximiser's ball straddles pi/2")
 
 
@@ -2377,8 +2367,7 @@ P.claim("text-d3-global-max", source=P.at("appendix D.3, after eq (58)"),
     statement="global maximum for b_r^i on the interval [0, pi] for i = 1, 2 is achieved either in its unique local "
               "maximum on that interval or for theta = pi",
     domain=Domain({"r": Real(1.0, 10.0, extra=(2.0,)), "n": Int(1, 10_000), "i": Choice((1, 2))},
-                  constraint=lambda p: p["i"] == 2 or p["n"] >= 2,
-                  description="r in [1, 10]; b_r^1 needs n >= 2"),
+                  constraint=lambda p: p["i"] == 2 or p["n"] >= 2, description="r in [1, 10]; b_r^1 needs n >= 2"),
     checks=[deterministic_check("numerical-maximisation", printed_d3_global, _d3_global, atol_scale=lambda p, dps: 0,
                                 max_points=10, printed_ball=_d3_global_printed_ball,
                                 reference_ball=lambda p, bits: _max_of_b_ball(
@@ -2693,8 +2682,7 @@ for _sfx, _stmt, _checks, _notes in (
      [_lam_var_check("quadrature-trig-at-pi", "trig", mpmath.pi, False,
                      "trigonometric features: Var lam_hat at theta = pi > floor"),
       _lam_var_check("quadrature-pos-at-0", "pos", 0, False, "positive features: Var lam_hat at theta = 0 > floor")],
-     "With the two claims above: each estimator zeroes at exactly one end. Both checks must hold."),
-):
+     "With the two claims above: each estimator zeroes at exactly one end. Both checks must hold.")):
     P.claim(f"text-f-lambda-estimator.{_sfx}", source=P.at("appendix F, after eq (68)"), statement=_stmt,
             domain=_F_EST, checks=_checks, notes=_notes)
 
