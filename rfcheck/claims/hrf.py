@@ -236,6 +236,22 @@ def _sim(kind: str, **kw: Any) -> Callable[[Point, int, int], tuple[np.ndarray, 
     return simulate
 
 
+def _same_draws(reps: int, count: str, sides: Callable[[Point, Any, Any, Any], tuple[Any, Any, float, float]],
+                on_draws: Callable[[Any, Point, Any, Any, Any], tuple[Any, Any]], description: str) -> Check:
+    """The check ``same-draws``: ``(printed, reference, tol, scale) = sides(p, x, y, w)``, NumPy arrays over ``reps``
+    seeded ensembles ``w`` of ``p[count]`` projections, compared at the worst ensemble and certified on all of them
+    by ``on_draws(ctx, p, x, y, w_j) -> (printed, reference)`` on balls (the float64 draws exact)."""
+    def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
+        rng = np.random.default_rng(seed)
+        x, y = _vecs(p)
+        w = rng.standard_normal((reps, int(p[count]), 2))
+        printed, ref, tol, scale = sides(p, x, y, w)
+        k = int(np.argmax(np.abs(printed - ref)))
+        ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=tol, scale=scale)
+        return certify_on_draws(ev, budget, lambda ctx: [on_draws(ctx, p, x, y, wj) for wj in w], tol=tol)
+    return Check("same-draws", 1, evaluate, search=False, description=description)
+
+
 def _quad_moments_ball(p: Point, bits: int, flip: bool = False) -> dict[str, Any]:
     """``refs.hybrid_moments_quad_ball`` at the point (``flip``: at ``pi - theta``)."""
     return refs.hybrid_moments_quad_ball(p["nx"], p["ny"], p["theta"], int(p.get("m", 1)), bits, flip=flip)
@@ -810,19 +826,10 @@ for _id, _src, _stmt, _bin, _more, _kw in (
     P.claim(_id, source=P.at(_src), statement=_stmt, domain=_LAM_DOMAIN, checks=[_binomial_check(*_bin), *_more], **_kw)
 
 
-def _eq43(p: Point, budget: Budget, seed: int) -> PointEval:
-    rng = np.random.default_rng(seed)
-    x, y = _vecs(p)
-    n = int(p["n"])
-    tau = rng.standard_normal((16, n, 2))
-    phx, phy = np.sign(tau @ x) / math.sqrt(n), np.sign(tau @ y) / math.sqrt(n)
-    printed = 0.5 * (1 - np.sum(phx * phy, axis=-1))
-    ref = hy.angular_lambda(x, y, tau)
-    k = int(np.argmax(np.abs(printed - ref)))
-    ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-15)
-    return certify_on_draws(ev, budget, lambda ctx: [(_eq43_printed_on_draws(ctx, x, y, t),  # all 16 replicates
-                                                      refs.angular_lambda_on_draws(ctx, list(x), list(y), t))
-                                                     for t in tau], tol=1e-15)
+def _eq43_sides(p: Point, x: Any, y: Any, tau: Any) -> tuple[Any, Any, float, float]:
+    """Eq (43) as printed and eq (19) (``hy.angular_lambda``) on the projections ``tau``, within 1e-15."""
+    phx, phy = np.sign(tau @ x) / math.sqrt(int(p["n"])), np.sign(tau @ y) / math.sqrt(int(p["n"]))
+    return 0.5 * (1 - np.sum(phx * phy, axis=-1)), hy.angular_lambda(x, y, tau), 1e-15, 0.0
 
 
 def _eq43_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any) -> Any:
@@ -839,7 +846,9 @@ P.claim("eq43", source=P.at("appendix D.1, eq (42)-(43)"),
     statement="lam_hat(theta) = (1/2)(1 - sum_i X_i), X_i = phi^ang_n(x)[i] phi^ang_n(y)[i], phi^ang_n(z) = n^-1/2 "
               "(sgn(tau_1^T z), ..., sgn(tau_n^T z)) [equals eq (19) for the same tau]",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 64)}),
-    checks=[Check("same-draws", 1, _eq43, search=False, description="eq (43) vs eq (19) on the same tau")])
+    checks=[_same_draws(16, "n", _eq43_sides, lambda ctx, p, x, y, t: (
+        _eq43_printed_on_draws(ctx, x, y, t), refs.angular_lambda_on_draws(ctx, list(x), list(y), t)),
+        "eq (43) vs eq (19) on the same tau")])
 
 
 # ===================================================================== Thm D.1, eq (45)-(47)
@@ -1521,12 +1530,9 @@ for _sh, _sfx in ((0, ""), (1, ".furthermore")):
             reference_ball=lambda p, bits, sh=_sh: _hyb_mse_ball("gauss", sh)(_same_r(p), bits + _THMF2_GUARD))])
 
 
-def _eq70(p: Point, budget: Budget, seed: int) -> PointEval:
-    """Eq (70) as printed (no sigma in the features) vs eq (69) on the same tau."""
-    rng = np.random.default_rng(seed)
-    x, y = _vecs(p)
+def _eq70_sides(p: Point, x: Any, y: Any, tau: Any) -> tuple[Any, Any, float, float]:
+    """Eq (70) as printed (no sigma in the features) and eq (69) for any r (eq 70's domain) on ``tau``."""
     n, s, r = int(p["n"]), float(p["sigma"]), float(p["r"])
-    tau = rng.standard_normal((16, n, 2))
     rho = float(-np.expm1(-2 * s * s * r * r))
 
     def feat(z: np.ndarray) -> np.ndarray:
@@ -1534,26 +1540,23 @@ def _eq70(p: Point, budget: Budget, seed: int) -> PointEval:
         return 1j / math.sqrt(n * rho) * np.stack([np.sin(pz), np.cos(pz)], -1).reshape(16, 2 * n)
 
     printed = np.real(1 / rho + np.sum(feat(x) * feat(y), -1))
-    ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)  # eq (69) for any r (eq 70's domain)
-    k = int(np.argmax(np.abs(printed - ref)))
-    ev = compare_deterministic(p, float(printed[k]), float(ref[k]), 0, rtol=0, atol=1e-12 * (1 / rho + 1))
-    return certify_on_draws(ev, budget, lambda ctx: [(_eq70_printed_on_draws(ctx, x, y, t, s, r),  # all 16 replicates
-                                                      refs.gauss_lambda_on_draws(ctx, list(x), list(y), t, s, r))
-                                                     for t in tau], tol=1e-12 * (1 / rho + 1))
+    ref = hy.normalized_gauss_lambda(x, y, tau, s, r, allow_lambda_above_one=True)
+    return printed, ref, 1e-12 * (1 / rho + 1), 0.0
 
 
-def _eq70_printed_on_draws(ctx: Any, x: Any, y: Any, tau: Any, s: float, r: float) -> Any:
+def _eq70_on_draws(ctx: Any, p: Point, x: Any, y: Any, tau: Any) -> tuple[Any, Any]:
     """Eq (70) as printed on the draws ``tau`` (n, d): ``Re(1/rho + rho_1(x)^T rho_2(y))`` with
-    ``rho_{1,n}(z) = rho_{2,n}(z) = i/sqrt(n rho) (sin(tau_1 z), cos(tau_1 z), ...)`` (no sigma)."""
+    ``rho_{1,n}(z) = rho_{2,n}(z) = i/sqrt(n rho) (sin(tau_1 z), cos(tau_1 z), ...)`` (no sigma); and eq (69)."""
     n = refs.num(ctx, len(tau))
-    s, r = refs.num(ctx, s), refs.num(ctx, r)
+    s, r = refs.num(ctx, float(p["sigma"])), refs.num(ctx, float(p["r"]))
     rho = 1 - ctx.exp(-2 * s**2 * r**2)
     unit = 1j / ctx.sqrt(n * rho)
     px = [sum(refs.num(ctx, float(t[c])) * refs.num(ctx, float(x[c])) for c in range(len(x))) for t in tau]
     py = [sum(refs.num(ctx, float(t[c])) * refs.num(ctx, float(y[c])) for c in range(len(y))) for t in tau]
     dot = sum(unit * ctx.sin(a) * unit * ctx.sin(b) + unit * ctx.cos(a) * unit * ctx.cos(b)
               for a, b in zip(px, py, strict=True))
-    return ctx.re(1 / rho + dot)
+    return ctx.re(1 / rho + dot), refs.gauss_lambda_on_draws(ctx, list(x), list(y), tau, float(p["sigma"]),
+                                                             float(p["r"]))
 
 
 P.claim("eq70", source=P.at("appendix F, eq (69)-(70)"),
@@ -1561,7 +1564,7 @@ P.claim("eq70", source=P.at("appendix F, eq (69)-(70)"),
               "i/sqrt(n rho) (sin(tau_1^T z), cos(tau_1^T z), ..., sin(tau_n^T z), cos(tau_n^T z))",
     domain=_pair_domain(norm=(0.1, 3.0), extra={"n": Int(1, 32), "sigma": Real(0.2, 2.0, extra=(1.0,)),
                                                 "r": Real(0.3, 3.0)}),
-    checks=[Check("same-draws", 1, _eq70, search=False, description="eq (70) vs eq (69) for the same tau")],
+    checks=[_same_draws(16, "n", _eq70_sides, _eq70_on_draws, "eq (70) vs eq (69) for the same tau")],
     correction="The features need sigma: sin(sigma tau_i^T z), cos(sigma tau_i^T z) "
                "(rfcheck.estimators.hrf.normalized_gauss_lambda_features); as printed they hold only for sigma = 1.")
 
@@ -1973,26 +1976,18 @@ def _eq34_35_on_draws(ctx: Any, which: str, x: Any, y: Any, w: Any) -> tuple[Any
 
 
 def _eq34_35(which: str) -> Check:
-    def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
-        rng = np.random.default_rng(seed)
-        x, y = _vecs(p)
-        w = rng.standard_normal((8, int(p["m"]), 2))
+    def sides(p: Point, x: Any, y: Any, w: Any) -> tuple[Any, Any, float, float]:
         a, pos = (x @ x + y @ y) / 2, which == "pos"
         # eq (34): exp(-(|x|^2 + |y|^2)/2) (Y_1 + ... + Y_m)/m, Y_i = cosh(w_i^T(x + y)); eq (35): exp((|x|^2 +
         # |y|^2)/2) (Z_1 + ... + Z_m)/m, Z_i = cos(w_i^T(x - y))
         printed = (np.exp(-a) * np.mean(np.cosh(w @ (x + y)), axis=-1) if pos else
                    np.exp(a) * np.mean(np.cos(w @ (x - y)), axis=-1))
         ref = (hy.sm_pos if pos else hy.sm_trig)(x, y, w)
-        k = int(np.argmax(np.abs(printed - ref)))
         scale = float(np.max(np.abs(ref)) + np.exp(a) + np.exp(-a) * np.max(np.cosh(w @ (x + y))))
-        ev = compare_deterministic(p, float(printed[k]), float(np.real(ref[k])), 0, rtol=0, atol=1e-13 * scale,
-                                   scale=scale)
-        return certify_on_draws(ev, budget, lambda ctx: [_eq34_35_on_draws(ctx, which, x, y, wj) for wj in w],
-                                tol=1e-13 * scale)  # all 8 replicates
-
-    return Check("same-draws", 1, evaluate, search=False,
-                 description="eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
-                             % (("34", "3") if which == "pos" else ("35", "2")))
+        return printed, ref, 1e-13 * scale, scale
+    return _same_draws(8, "m", sides, lambda ctx, p, x, y, wj: _eq34_35_on_draws(ctx, which, x, y, wj),
+                       "eq (%s) vs the feature-map estimator of eq (%s) on the same projections"
+                       % (("34", "3") if which == "pos" else ("35", "2")))
 
 
 for _which, _eq, _stmt in (
