@@ -2541,7 +2541,8 @@ P.claim("text-f-lambda-range", source=P.at("sec 2.2 (lambda^k: R^d x R^d -> [0, 
 
 # ------------------------------------------------------------------- appendix H.2, (83)-(85)
 def printed_eq85_ctx(ctx: Any, p: Point) -> Any:
-    """(Re row of eq 85) + i (Im row of eq 85)."""
+    """Eq (85) as printed, its Re row plus i times its Im row: ``(alpha^2 + beta^2) alpha r_i + alpha r_j`` and
+    ``(alpha^2 + beta^2) beta r_i - beta r_j``."""
     a, b, ri, rj = _nums(ctx, p, "alpha", "beta", "ri", "rj")
     s = a**2 + b**2
     return (s * a * ri + a * rj) + (s * b * ri - b * rj) * 1j
