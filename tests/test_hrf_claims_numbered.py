@@ -94,8 +94,8 @@ def test_eq62_check_rejects_smaller_bound():
 def test_signs_claim_finds_violation_of_a_wrong_function(monkeypatch):
     """With b_r^1 replaced by -sin(3 theta) (derivative -3 cos(3 theta): -, +, - at 0.3, 1.5, 2.6) the claim's
     own check refutes it."""
-    orig = ch._b
-    monkeypatch.setattr(ch, "_b", lambda i, r, t, n: -mpmath.sin(3 * t) if i == 1 else orig(i, r, t, n))
+    orig = ch._b_ctx
+    monkeypatch.setattr(ch, "_b_ctx", lambda ctx, i, r, t, n: -ctx.sin(3 * t) if i == 1 else orig(ctx, i, r, t, n))
     claim = load_all()["hrf.text-d3-derivatives.signs"]
     res = run_check(claim, claim.checks[0], BUDGETS["smoke"], 0,
                     points=[{"r": 1.0, "n": 2, "i": 1, "t1": 0.3, "t2": 1.5, "t3": 2.6}])
@@ -104,9 +104,9 @@ def test_signs_claim_finds_violation_of_a_wrong_function(monkeypatch):
 
 def test_local_max_check_rejects_two_maxima(monkeypatch):
     """A b_r^1 with two interior local maxima (2 + cos(6 theta): pi/3, 2 pi/3) is caught (count != 1)."""
-    orig = ch._b
+    orig = ch._b_ctx
     ch._CACHE.clear()
-    monkeypatch.setattr(ch, "_b", lambda i, r, t, n: 2 + mpmath.cos(6 * t) if i == 1 else orig(i, r, t, n))
+    monkeypatch.setattr(ch, "_b_ctx", lambda ctx, i, r, t, n: 2 + ctx.cos(6 * t) if i == 1 else orig(ctx, i, r, t, n))
     pe = ch._d3_locmax({"r": 1.0, "n": 2, "i": 1}, DEFAULT, 0)
     ch._CACHE.clear()
     assert pe.disc > 1 and "interior local maxima" in pe.note

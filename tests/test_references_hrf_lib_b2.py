@@ -147,3 +147,33 @@ def test_hrf_feature_dim_exponent_increases_to_one_not_one_half() -> None:
 def test_hrf_feature_dim_exponent_rejects_scale_zero() -> None:
     with pytest.raises(ValueError, match="m >= 1"):
         refs.hrf_feature_dim_exponent(3, 4, 0, DPS)
+
+
+# ------------------------------------------------------------------ inf_diagonal_residual_sq (eq 88)
+
+
+@pytest.mark.parametrize(("ri", "rj"), [(1.0, 4.0), (-0.3, -1.7), (2.0, 0.001), (1.5, -2.0), (-0.2, 1.9)])
+def test_inf_diagonal_residual_sq_is_the_closed_form(ri: float, rj: float) -> None:
+    """``inf_{a > 0} (a r_i + r_j/a)^2`` is ``4 r_i r_j`` for ``r_i r_j > 0`` (AM-GM) and 0 otherwise."""
+    with mpmath.workdps(DPS + 10):
+        v = refs.inf_diagonal_residual_sq(mpmath.mpf(ri), mpmath.mpf(rj), DPS)
+        exact = 4 * mpmath.mpf(ri) * mpmath.mpf(rj) if ri * rj > 0 else mpmath.mpf(0)
+        assert abs(v - exact) <= mpmath.mpf(10) ** (5 - DPS) * (abs(exact) + 1)
+        # a planted wrong value (the square of the sum at a = 1) is far from it
+        assert abs((mpmath.mpf(ri) + mpmath.mpf(rj)) ** 2 - v) > mpmath.mpf(10) ** -3
+
+
+def test_inf_diagonal_residual_sq_is_below_every_sampled_a() -> None:
+    """The minimum is at most the objective at any ``a > 0`` (a property, no closed form used)."""
+    with mpmath.workdps(DPS + 10):
+        ri, rj = mpmath.mpf("0.83"), mpmath.mpf("-1.21")
+        v = refs.inf_diagonal_residual_sq(ri, rj, DPS)
+        assert all(v <= (a * ri + rj / a) ** 2 + mpmath.mpf(10) ** (-DPS) for a in mpmath.linspace(0.01, 10, 97))
+
+
+def test_inf_diagonal_residual_sq_stops_at_the_end_of_its_interval_when_not_attained() -> None:
+    """With ``r_j = 0`` the infimum 0 is only approached (a -> 0): the value found is the objective at ``a = e^-30``."""
+    with mpmath.workdps(DPS + 10):
+        v = refs.inf_diagonal_residual_sq(mpmath.mpf("0.7"), mpmath.mpf(0), DPS)
+        edge = (mpmath.exp(-30) * mpmath.mpf("0.7")) ** 2
+        assert 0 < v and abs(v - edge) <= mpmath.mpf(10) ** (5 - DPS) * edge

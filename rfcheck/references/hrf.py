@@ -97,6 +97,7 @@ __all__ = [
     "hybrid_variance_terms_with_error",
     "hybrid_variance_with_error",
     "increasing_root_ball",
+    "inf_diagonal_residual_sq",
     "interior_local_maxima_balls",
     "interval_max_ball",
     "interval_max_bounds",
@@ -552,6 +553,41 @@ def mp_max_on_interval(f: Callable[[Any], Any], dps: int, lo: float = 0.0,
                 fd = f(d)
         best = max(fc, fd, vals[k])
         return best, abs(best) * mpmath.mpf(10) ** (5 - dps)
+
+
+def inf_diagonal_residual_sq(ri: Any, rj: Any, dps: int) -> Any:
+    """``inf_{a > 0} (a r_i + r_j / a)^2``, one coordinate of ``|A r_i + (A^T)^-1 r_j|^2`` for a positive diagonal
+    ``A`` (HRF appendix H.2, eq (88)), found numerically: :func:`mp_max_on_interval` of its negative over
+    ``t = log a`` in ``[-30, 30]``, where it is convex (grid + golden section).
+
+    The closed form is ``4 r_i r_j`` when ``r_i r_j > 0`` (attained at ``a^2 = r_j / r_i``) and ``0`` otherwise
+    (attained at ``a^2 = -r_j / r_i``, approached as ``a -> 0`` or ``a -> inf`` when ``r_j = 0`` or ``r_i = 0``);
+    a minimiser outside ``[e^-30, e^30]`` is not found.  No enclosure.
+
+    Parameters
+    ----------
+    ri, rj : mpmath.mpf or float
+        The two coefficients, evaluated at the caller's working precision.
+    dps : int
+        Target decimal digits (:func:`mp_max_on_interval`).
+
+    Returns
+    -------
+    mpmath.mpf
+        The minimum found.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> with mpmath.workdps(40):
+    ...     v, w = inf_diagonal_residual_sq(mpmath.mpf(1), mpmath.mpf(4), 30), inf_diagonal_residual_sq(1.5, -2.0, 30)
+    >>> bool(abs(v - 16) < 1e-25), bool(abs(w) < 1e-25)
+    (True, True)
+    """
+    def f(t: Any) -> Any:
+        return -((mpmath.exp(t) * ri + rj / mpmath.exp(t)) ** 2)
+
+    return -mp_max_on_interval(f, dps, -30.0, 30.0)[0]
 
 
 def quad_gaussian_exp_dot(z: list[Any], dps: int) -> tuple[Any, Any]:
