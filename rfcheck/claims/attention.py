@@ -154,9 +154,8 @@ DARK.claim(
 
 HRF.claim(
     "eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
-    statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, "
-              "eq (19); independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over "
-              "pairs of eq (45)",
+    statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, eq (19); "
+              "independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over pairs of eq (45)",
     domain=_domain("variant", ("hybrid-iid",), f", |q|, |k| ~ {SCALE}"),
     checks=[not_certifiable(
         Check("attention-mc", 3, _equality, search=False, requires=("jax",),
@@ -197,8 +196,7 @@ HRF.claim(
               "SM^++ (FAVOR+) with 128 random features",
     domain=Domain({"r": Choice(_MAXREL_R), "base": Choice(("trig", "pos")), "L": Choice((64,))},
                   fixed_points=[{"r": r, "base": b, "L": 64} for r in _MAXREL_R for b in ("trig", "pos")],
-                  description="r in {1.0, 1.25, 1.5} (Figures 2 and 5), L = 64 grid angles (thorough: MC at "
-                              "L = 256)"),
+                  description="r in {1.0, 1.25, 1.5} (Figures 2 and 5), L = 64 grid angles (thorough: MC at L = 256)"),
     checks=[not_certifiable(
                 Check("exact-grid", 1, _maxrel_ineq, search=False,
                       description="max over the matrix of the closed-form per-entry relative RMSE (mpmath)"),

@@ -102,8 +102,7 @@ def printed_k_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 def printed_trig_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT sec 2.2: Var Re(f_trig^(1) f_trig^(2)) = (1/2)(1 - K(x, y)^2)^2."""
-    k = printed_k_ctx(ctx, p)
-    return 0.5 * (1 - k**2) ** 2
+    return 0.5 * (1 - printed_k_ctx(ctx, p) ** 2) ** 2
 
 
 def printed_pos_variance_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -302,21 +301,19 @@ P.claim(
     checks=[
         _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
         _mc(mc_check("monte-carlo", printed_eq6,
-                 lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
-                 domain=pair_domain(norm=(0.0, 0.7), extra={
-                     "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
-                     "s": Choice((-1, 1))},
-                     description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: where the "
-                                 "squared error has a finite, estimable fourth moment"))),
+                     lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                     domain=pair_domain(norm=(0.0, 0.7), extra={
+                         "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
+                         "s": Choice((-1, 1))}, description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: "
+                                                            "where the squared error has a finite, estimable fourth "
+                                                            "moment"))),
     ],
 )
 
 
 def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
-    """Eq (21), second (``line=2``) or last line, written against a number-system context
-    (``printed(ctx, point)``: mpmath, or Arb balls); ``bar``: the second line with its second
-    factor (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
-
+    """Eq (21), second (``line=2``) or last line, on a context; ``bar``: the second line with its second factor
+    (1-4A) read as (1-4 conj(A)), the overline the transcription may have lost."""
     def printed(ctx: Any, p: dict[str, Any]) -> Any:
         _, a, s, d, v, tail = _gerf_args(ctx, p)  # v = |x + s y|^2 without cancellation (as stats_mp)
         re_a = ctx.re(a)
@@ -338,7 +335,7 @@ def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
 
 def _eq21_check(line: int, bar: bool = False, name: str = "quadrature") -> Check:
     """Eq (21), ``line`` (:func:`_printed_eq21_ctx`), against ``E|f1 f2|^2`` by quadrature, certified on its ball."""
-    return deterministic_check(name, None, refs.gerf_abs_second_moment, atol_scale=lambda p, dps: 0, max_points=40,
+    return deterministic_check(name, None, refs.gerf_abs_second_moment, max_points=40,
                                printed_ctx=_printed_eq21_ctx(line, bar),
                                reference_ball=refs.gerf_abs_second_moment_ball)
 
@@ -1644,12 +1641,8 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
 
 
 def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
-    """(E_r[Var(X | |w| = r)], Var(X), err, scale) for one GERF sample (real A, s = +1, M = 1).
-
-    E[X | |w| = r] = D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x+y|^2 / 4) (the average of
-    e^{c u.e} over the uniform sphere); E_r[E[X|r]^2] by 1-D quadrature over the chi_d law;
-    E[X^2] and Var(X) by the quadratures of rfcheck.quadrature.gerf_reference.
-    """
+    """(E_r[Var(X | |w| = r)], Var(X), err, scale) for one GERF sample (real A, s = +1, M = 1): E[X | |w| = r] =
+    D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x+y|^2 / 4), E_r[E[X|r]^2] by quadrature over chi_d."""
     ref = refs.gerf_reference_at(p, dps, mpmath.mpf(p["a_re"]), 1)
     em2, em2_err = refs.gerf_conditional_mean_square(p, dps)
     with mpmath.workdps(dps):
@@ -1658,10 +1651,7 @@ def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
 
 
 def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
-    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``, with ``E X``,
-    ``E X^2`` from :func:`rfcheck.references.crt.gerf_moments_ball` and ``E_r[m(r)^2]`` from
-    :func:`rfcheck.references.crt.gerf_conditional_mean_square_ball`."""
-
+    """Arb balls of :func:`_eq25_sides`: ``(E[X^2] - E_r[m(r)^2], Var(X), E[X^2])``."""
     mom = refs.gerf_moments_ball(dict(p, s=1, a_im=0.0), bits, d1_pair_vectors=True)  # (as the E_r[m(r)^2] ball)
     em2 = refs.gerf_conditional_mean_square_ball(p, bits)
     with workprec(bits + 20):
@@ -1671,21 +1661,19 @@ def _eq25_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any, Any]:
 
 def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name: str = "quadrature",
                  max_dps: int | None = None) -> Check:
-    """A quadrature equality of ``sides(point, dps) -> (printed, reference, err, scale)`` with tolerance
-    ``10^(5 - dps)`` (relative, and times ``scale`` absolute), each decided point certified by the Arb balls
-    ``balls(point, bits) -> (printed, reference)`` (:func:`rfcheck.certify.certified_equal`, the same
-    tolerance); ``dps`` at most ``max_dps`` where given (the absolute tolerance then ``10^(5 - dps)`` exactly)."""
+    """A quadrature equality of ``sides(point, dps) -> (printed, reference, err, scale)``, tolerance ``10^(5 - dps)``
+    (relative, and times ``scale`` absolute), each decided point certified on ``balls(point, bits) -> (printed,
+    reference)``; ``dps`` at most ``max_dps`` where given (the absolute tolerance then ``10^(5 - dps)`` exactly)."""
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps if max_dps is None else min(budget.dps, max_dps)
         printed, ref, err, scale = sides(p, dps)
-        with mpmath.workdps(dps):
-            ev = compare_deterministic(p, printed, ref, err, rtol=10.0 ** (5 - dps),
-                                       atol=abs(scale) * mpmath.mpf(10) ** (5 - dps), scale=scale)
-        if not ev.decided:
-            return ev
         rtol = 10.0 ** (5 - dps)
         with mpmath.workdps(dps):
+            ev = compare_deterministic(p, printed, ref, err, rtol=rtol, atol=abs(scale) * mpmath.mpf(10) ** (5 - dps),
+                                       scale=scale)
             atol = float(abs(scale) * (mpmath.mpf(rtol) if max_dps is None else mpmath.mpf(10) ** (5 - dps)))
+        if not ev.decided:
+            return ev
         return certify_equal(ev, *balls(dict(p), bits_for_dps(dps)), rtol, atol)
 
     return Check(name, 1, evaluate, max_points=max_points, search=False, description=description)
@@ -1726,10 +1714,8 @@ _ORT_DOMAIN = pair_domain(
 
 
 def _cond_cmp(key: str) -> Check:
-    """Entry ``key`` of the conditional moments (:func:`rfcheck.references.crt.conditional_moments`): literal
-    ``X_m = g_{x_m}(u_m^T z)`` by quadrature (printed) vs the scaled reading by the 0F1 identity (reference),
-    tolerance both error bars plus ``10^(5-dps)`` of the scale; certified on the balls of
-    :func:`rfcheck.references.crt.conditional_moments_ball` (literal vs scaled)."""
+    """Entry ``key`` of the conditional moments: literal ``X_m = g_{x_m}(u_m^T z)`` by quadrature (printed) vs the
+    scaled reading by the 0F1 identity (reference), certified on the balls of the same moments."""
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
         lit, ref = refs.conditional_moments(p, dps, False, "quad"), refs.conditional_moments(p, dps, True, "hyp")
         with mpmath.workdps(dps):
@@ -1755,16 +1741,13 @@ _EQ26_DOMAIN = pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0,
 def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     """(E_norms[Var(K_M^ort | norms)], Var(K_M^ort), err, scale), GERF real A, s = +1, 2 <= M <= d.
 
-    Var(K_M^ort) = Var(X)/M + (1 - 1/M) K^2 G (G = E[X1 X2]/K^2 - 1 for an orthogonal pair,
-    1-D quadrature); the conditional form averages to Var(X)/M + (1 - 1/M) K^2 G - (E_r[m(r)^2]
-    - K^2)/M with m(r) = E[X | |w| = r] (the E_r[m^2] quadrature of eq 25).
-    """
+    Var(K_M^ort) = Var(X)/M + (1 - 1/M) K^2 G (G = E[X1 X2]/K^2 - 1 for an orthogonal pair); the conditional form
+    averages to that minus (E_r[m(r)^2] - K^2)/M, m(r) = E[X | |w| = r] (the quadrature of eq 25)."""
     printed25, var1, err, second = _eq25_sides(p, dps)
     st = stats_fp(p)
     r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
     with mpmath.workdps(dps):
-        m = int(p["M"])
-        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
+        m, k2 = int(p["M"]), mpmath.exp(-stats_mp(p)["sq_diff"])
         em2 = second - printed25
         ref = var1 / m + (1 - mpmath.mpf(1) / m) * k2 * (r.value - 1)
         printed = ref - (em2 - k2) / m
@@ -1772,14 +1755,10 @@ def _eq26_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
 
 
 def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
-    """Arb balls of the two sides of :func:`_eq26_sides`: those of eq (25) (:func:`_eq25_balls`) and
-    ``1 + G`` from the exact covariance identity on balls
-    (:func:`rfcheck.closed_forms.crt.orf_log_covariance_factor`, as for crt.eq33)."""
-
+    """Arb balls of :func:`_eq26_sides`: those of eq (25) and ``1 + G`` by the exact covariance identity."""
     printed25, var1, second = _eq25_balls(dict(p), bits)
     with workprec(bits + 20):
-        st = refs.pair_stats_ball(p)
-        m = int(p["M"])
+        st, m = refs.pair_stats_ball(p), int(p["M"])
         k2 = (-st["sq_diff"]).exp()
         g = cf.orf_log_covariance_factor(st["sq_sum"], st["d"], backend="arb", prec=bits + 20).expm1()
         ref = var1 / m + (1 - 1 / (m + 0 * k2)) * k2 * g
@@ -1804,23 +1783,19 @@ def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     """(E_norms[T], Var_iid - Var_ort, err, scale).
 
     E_norms[T] = (1 - 1/M)(K^2 - E_R[P0^2 e^{2A R^2} 0F1(; d/2; B^2 |z|^2 R^2/4)]), R^2 = r_1^2 + r_2^2 ~
-    chi^2_{2d} (the conditional orthogonal-pair moment depends on r_1^2 + r_2^2 only), a 1-D quadrature over
-    chi_{2d}; Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X1 X2]/K^2) by the 1-D quadrature of
-    rfcheck.quadrature.orf_pair_factor (a different reduction).
-    """
+    chi^2_{2d}, a 1-D quadrature; Var_iid - Var_ort = (1 - 1/M) K^2 (1 - E[X1 X2]/K^2) by the orthogonal-pair
+    quadrature (a different reduction)."""
     st = stats_fp(p)
-    d, m = st["d"], int(p["M"])
-    r = quadrature.orf_pair_factor(st["sq_sum"], d, dps=min(dps, 25))
+    m = int(p["M"])
+    r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
     pair, pair_err = refs.gerf_ort_pair_conditional_mean(p, min(dps, 25))
     with mpmath.workdps(dps):
-        k2 = mpmath.exp(-stats_mp(p)["sq_diff"])
-        w = 1 - mpmath.mpf(1) / m
+        k2, w = mpmath.exp(-stats_mp(p)["sq_diff"]), 1 - mpmath.mpf(1) / m
         return w * (k2 - pair), w * k2 * (1 - r.value), w * (pair_err + k2 * r.err), k2
 
 
 def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
-    """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry), the ``chi_{2d}``
-    average by :func:`rfcheck.references.crt.gerf_ort_pair_conditional_mean_ball`."""
+    """Arb ball of ``E_norms[T] = (1 - 1/M)(K^2 - E_R[...])`` (:func:`_eq27_sides`' first entry)."""
     pair = refs.gerf_ort_pair_conditional_mean_ball(p, bits)
     with workprec(bits):
         k2 = (-refs.pair_stats_ball(p)["sq_diff"]).exp()
@@ -1864,26 +1839,18 @@ for _eq, _key, _statement, _notes in (
             checks=[_cond_cmp(_key)], correction=_X_M_CORRECTION, notes=_notes)
 
 
-def _arb_sum(terms: Any) -> Any:
-    """The sum of Arb balls, from 0."""
-
-    return sum(terms, arb(0))
-
-
 def _f_pairs(f: dict[str, Any], num: Any, total: Any) -> Any:
     """The printed ``(2/(d+2))(2/M^2) sum_{i<j} F_{x_i} F_{x_j}`` of eq (32) from ``f["F"]``, ``f["M"]``, ``f["d"]``
-    (mpmath: ``num = mpmath.mpf``, ``total = mpmath.fsum``; balls: ``arb``, :func:`_arb_sum`)."""
+    (numbers ``num``, sums ``total``: mpmath or Arb)."""
     m, d, ff = f["M"], f["d"], f["F"]
     return 2 / num(d + 2) * 2 / num(m) ** 2 * total(ff[i] * ff[j] for i in range(m) for j in range(i + 1, m))
 
 
 def _eq32_sides(scaled: bool) -> Any:
     """(printed lower bound (2/(d+2))(2/M^2) sum_{i<j} F_i F_j (0F1), T (quadrature), err)."""
-
     def sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
         dps = min(dps, 25)
-        t = refs.conditional_moments(p, dps, scaled, "quad")
-        f = refs.conditional_moments(p, dps, scaled, "hyp")
+        t, f = refs.conditional_moments(p, dps, scaled, "quad"), refs.conditional_moments(p, dps, scaled, "hyp")
         with mpmath.workdps(dps + 10):
             return _f_pairs(f, mpmath.mpf, mpmath.fsum), t["T"], t["err"] + f["err"]
 
@@ -1891,19 +1858,16 @@ def _eq32_sides(scaled: bool) -> Any:
 
 
 def _eq32_last_ball(p: dict[str, Any], bits: int, scaled: bool = False) -> Any:
-    """Arb ball of :func:`_eq32_last` (the printed bound of eq (32)): ``F`` by the spherical-mean 0F1 identity
-    (:func:`rfcheck.references.crt.conditional_moments_ball`; ``scaled``: the norms inside ``g``)."""
+    """Arb ball of :func:`_eq32_last` (the printed bound of eq (32)), ``F`` by the 0F1 identity (``scaled``: the
+    norms inside ``g``)."""
     f = refs.conditional_moments_ball(dict(p), bits, scaled)
     with workprec(bits):
-        return _f_pairs(f, arb, _arb_sum)
+        return _f_pairs(f, arb, lambda terms: sum(terms, arb(0)))
 
 
 def _eq32_sides_ball(scaled: bool) -> Any:
-    """Arb balls of :func:`_eq32_sides`: the printed bound from the ``F`` balls and ``T``, both by the
-    spherical-mean 0F1 identity (:func:`rfcheck.references.crt.conditional_moments_ball`, ``T`` factored:
-    :func:`rfcheck.references.crt.gerf_ort_conditional_t_ball`); where the balls overlap the precision is
+    """Arb balls of :func:`_eq32_sides` (``F`` and ``T`` by the 0F1 identity); where they overlap the precision is
     raised to ``4 bits`` (near ``z = 0`` both sides are ``O(|z|^4)``)."""
-
     def sides(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         for b in (bits, 4 * bits):
             out = _eq32_last_ball(p, b, scaled), refs.gerf_ort_conditional_t_ball(p, b, scaled)

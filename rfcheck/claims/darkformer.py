@@ -20,24 +20,12 @@ from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.certify import certified_inequality
-from rfcheck.claims._common import certify_eval
+from rfcheck.claims import Budget, Check, PointEval
+from rfcheck.claims._common import certify_equal, certify_eval, not_certifiable, pair_domain, raw_point
 from rfcheck.closed_forms import darkformer as cf
+from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.estimators import darkformer as dfe
-from rfcheck.ledger import (
-    Budget,
-    Check,
-    Choice,
-    Domain,
-    Int,
-    PointEval,
-    Real,
-    certify_equal,
-    check_equal,
-    not_certifiable,
-    pair_domain,
-    paper,
-    raw_point,
-)
+from rfcheck.ledger import check_equal, paper
 from rfcheck.references import darkformer as ref
 from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
 
@@ -55,13 +43,12 @@ def _lam(p: dict[str, Any]) -> np.ndarray:
 
 
 def _lambda_domain() -> Domain:
-    return Domain(
-        {"d": Int(1, 4, scale="linear", extra=(2, 3)),
-         "l1": Real(0.0, _LMAX, extra=(1 / 6,)), "l2": Real(0.0, _LMAX), "l3": Real(0.0, _LMAX),
-         "l4": Real(0.0, _LMAX), "rot": Int(0, 1000, scale="linear")},
-        description=f"Lambda = U diag(l1..ld) U^T, 0 <= l_i <= {_LMAX}, U Haar (seed rot), d <= 4",
-        fixed_points=[{"d": d, "l1": v, "l2": v, "l3": v, "l4": v, "rot": 7} for d in (2, 4) for v in (0.0, 0.1, 0.45)],
-    )
+    return Domain({"d": Int(1, 4, scale="linear", extra=(2, 3)), "l1": Real(0.0, _LMAX, extra=(1 / 6,)),
+                   "l2": Real(0.0, _LMAX), "l3": Real(0.0, _LMAX), "l4": Real(0.0, _LMAX),
+                   "rot": Int(0, 1000, scale="linear")},
+                  description=f"Lambda = U diag(l1..ld) U^T, 0 <= l_i <= {_LMAX}, U Haar (seed rot), d <= 4",
+                  fixed_points=[{"d": d, "l1": v, "l2": v, "l3": v, "l4": v, "rot": 7} for d in (2, 4)
+                                for v in (0.0, 0.1, 0.45)])
 
 
 def printed_sigma_star(p: dict[str, Any], exact: bool = False) -> Any:
@@ -135,10 +122,8 @@ def _lem31(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 
 def _lem31_certified(ev: PointEval, p: dict[str, Any]) -> PointEval:
-    """Decide ``V(psi*) <= V(psi)`` on balls (:func:`rfcheck.references.darkformer.lemma31_variances_ball`):
-    at 32 bits (the margin is rarely small; each point stays well under a second), 64 where that
-    leaves it open.  ``V(psi) = +inf`` is decided exactly, and so is the mixture with ``eps = 0``
-    (``psi = psi*``: equal variances, which the claimed ``<=`` allows)."""
+    """Decide ``V(psi*) <= V(psi)`` on balls at 32 bits (the margin is rarely small), 64 where that leaves it open;
+    ``V(psi) = +inf`` is decided exactly, and so is the mixture with ``eps = 0`` (``psi = psi*``)."""
     why = "the balls of V(psi*) and V(psi) overlap (psi close to psi*)"
     if p["alt"] == "mix" and float(p["eps"]) == 0:  # psi = psi* itself: V(psi) = V(psi*) exactly
         return certify_eval(ev, "HOLDS", why)
@@ -251,26 +236,22 @@ def _item2(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         v_star = cf.log_expected_variance(lam, printed_sigma_star(p), backend="mpmath", dps=budget.dps)
         v_iso = cf.log_expected_variance(lam, np.eye(lam.shape[0]), backend="mpmath", dps=budget.dps)
         nondegenerate = max(float(p[f"l{i + 1}"]) for i in range(int(p["d"]))) > 0
-        note = "V(p_I) = +inf (lambda_max >= 1/6)" if v_iso == mpmath.inf else ""
-        bits = bits_for_dps(budget.dps)
+        note, tol = "V(p_I) = +inf (lambda_max >= 1/6)" if v_iso == mpmath.inf else "", None
         if v_iso == mpmath.inf:  # finite < +inf holds (disc 0); +inf < +inf is a violation
-            return _item2_certified(PointEval(p, v_iso, v_star, 0.0, 0.0 if mpmath.isfinite(v_star) else 2.0, True,
-                                              note), p, None, nondegenerate, bits)
-        if v_star == -mpmath.inf and v_iso == -mpmath.inf:  # Lambda = 0: both zero, equality allowed
-            return _item2_certified(PointEval(p, v_iso, v_star, 0.0, 0.0 if not nondegenerate else 2.0, True,
-                                              "Lambda = 0: V = 0 for both"), p, None, nondegenerate, bits)
-        tol = mpmath.mpf(10) ** (5 - budget.dps) * max(abs(v_star), abs(v_iso), 1)
-        # strict inequality for Lambda != 0: equality (margin 0 on log V) must count as a violation
-        disc = float((v_star - v_iso) / tol) + (1.5 if nondegenerate else 0.0)
-        return _item2_certified(PointEval(p, v_iso, v_star, float(tol), disc, True, note), p, tol, nondegenerate,
-                                bits)
+            ev = PointEval(p, v_iso, v_star, 0.0, 0.0 if mpmath.isfinite(v_star) else 2.0, True, note)
+        elif v_star == -mpmath.inf and v_iso == -mpmath.inf:  # Lambda = 0: both zero, equality allowed
+            ev = PointEval(p, v_iso, v_star, 0.0, 0.0 if not nondegenerate else 2.0, True, "Lambda = 0: V = 0 for both")
+        else:
+            tol = mpmath.mpf(10) ** (5 - budget.dps) * max(abs(v_star), abs(v_iso), 1)
+            # strict inequality for Lambda != 0: equality (margin 0 on log V) must count as a violation
+            disc = float((v_star - v_iso) / tol) + (1.5 if nondegenerate else 0.0)
+            ev = PointEval(p, v_iso, v_star, float(tol), disc, True, note)
+        return _item2_certified(ev, p, tol, nondegenerate, bits_for_dps(budget.dps))
 
 
 def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: bool, bits: int) -> PointEval:
-    """:func:`_item2`'s decision on balls: both log V from exact rational determinants
-    (:func:`rfcheck.references.darkformer.log_expected_variance_ball`; ``+inf``, ``-inf`` decided exactly), the
-    same branches and, where both are finite, the same discrepancy ``(log V* - log V_I)/tol + 1.5`` (``tol``
-    taken exactly)."""
+    """:func:`_item2`'s decision on balls: both log V from exact rational determinants (``+inf``, ``-inf`` exactly),
+    the same branches and, where both are finite, the same discrepancy (``tol`` taken exactly)."""
     lam = ref.exact_matrix(_lam(p))
     v_star = ref.log_expected_variance_ball(lam, printed_sigma_star(p, exact=True), bits)
     v_iso = ref.log_expected_variance_ball(lam, ref.exact_identity(lam.nrows()), bits)
@@ -401,14 +382,9 @@ def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.ndarray, lam_eigs: np.ndarray,
                  tol: Any, bits: int) -> tuple[str | None, str]:
-    """:func:`_propc1`'s residuals without rounding, each for the exact objects of the identity: the first two
-    identities in exact rational arithmetic on the float64 ``M, q, k`` (residual exactly 0 or not); the last two
-    enclosed on a rigorous eigendecomposition of the exact ``Lambda``
-    (:func:`rfcheck.references.darkformer.whitening_residual_ball`), not mpmath's eigensolver.  Near-multiple
-    eigenvalues (``lmin = 1``: ``Lambda = U U^T``, its eigenvalues ``1 + O(1e-16)``) need more precision to be
-    isolated: ``bits``, then ``2 bits`` and ``4 bits`` (each a rigorous enclosure; the tolerance is the check's).
-    Returns the verdict of ``max relative residual <= tol`` (``tol`` exact), None where a ball straddles it or
-    the eigenvalues are not isolated, and the reason."""
+    """:func:`_propc1`'s verdict without rounding, and the reason: the first two identities in exact rationals on the
+    float64 ``M, q, k``; the last two enclosed on a rigorous eigendecomposition of the exact ``Lambda``, at ``bits``,
+    ``2 bits``, ``4 bits`` (near-multiple eigenvalues, ``lmin = 1``, need more precision to be isolated)."""
     d = len(q_np)
     mm, q, k = ref.exact_matrix(m_np), ref.exact_matrix(q_np), ref.exact_matrix(k_np)
     sig, dqk = mm.transpose() * mm, q - k

@@ -19,23 +19,10 @@ from flint import arb, fmpq
 
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.claims._common import certify_eval
-from rfcheck.ledger import (
-    Budget,
-    Check,
-    Choice,
-    Domain,
-    Int,
-    PointEval,
-    Reading,
-    Real,
-    certify_equal,
-    check_equal,
-    not_certifiable,
-    pair_domain,
-    pair_vectors,
-    paper,
-)
+from rfcheck.claims import Budget, Check, PointEval, Reading
+from rfcheck.claims._common import certify_equal, certify_eval, not_certifiable, pair_domain, pair_vectors
+from rfcheck.domains import Choice, Domain, Int, Real
+from rfcheck.ledger import check_equal, paper
 from rfcheck.references import rfa as ref
 from rfcheck.stats import estimate_mean, z_critical
 
@@ -55,8 +42,8 @@ def printed_kernel(ctx: Any, p: dict[str, Any]) -> Any:
 def _kernel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Monte Carlo of exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) with D = 64, w ~ N(0, sigma^2 I)."""
     x, y = pair_vectors(p)
-    vals = ref.trig_kernel_samples(x[0], y[0], float(p["sigma"]), 64, max(budget.mc_trials // 64, 500), seed)
-    est = estimate_mean(vals)
+    est = estimate_mean(ref.trig_kernel_samples(x[0], y[0], float(p["sigma"]), 64, max(budget.mc_trials // 64, 500),
+                                                seed))
     printed = float(printed_kernel(MP, {k: mpmath.mpf(v) for k, v in p.items()}))
     zc = z_critical(budget.alpha, budget.mc_points)
     # float64 rounding of the simulated values (at x = y every trial equals the target: SE 0)
@@ -97,15 +84,12 @@ P.claim(
 def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool,
                        new: Any = mpmath.matrix) -> Any:
     """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused);
-    ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; :class:`rfcheck.references.rfa.ExactGrid` for
-    exact rationals).
+    ``new(rows, cols)`` makes the zero state (``mpmath.matrix``; ``rfcheck.references.rfa.ExactGrid``: exact).
 
-    Not written against a context: the printed algorithm is a matrix recurrence, evaluated on mpmath
-    matrices and, for the certified verdict, in exact rational arithmetic on the float64 instance
-    (``_exact_verdict``), which decides the residual without any rounding, so no ball is needed."""
+    Not written against a context: a matrix recurrence, evaluated on mpmath matrices and, for the certified
+    verdict, in exact rationals on the float64 instance (``_exact_verdict``), so no ball is needed."""
     n, f, d = phi_k.rows, phi_k.cols, v.cols
-    s, z = new(f, d), new(f, 1)
-    h = new(phi_q.rows, d)
+    s, z, h = new(f, d), new(f, 1), new(phi_q.rows, d)
     if not causal:
         for i in range(n):
             for a in range(f):
@@ -114,8 +98,7 @@ def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, 
                     s[a, j] += phi_k[i, a] * v[i, j]
     for t in range(phi_q.rows):
         if causal:
-            g = gates[t] if gates is not None else 1
-            c = (1 - gates[t]) if gates is not None else 1
+            g, c = (gates[t], 1 - gates[t]) if gates is not None else (1, 1)
             for a in range(f):
                 z[a] = g * z[a] + c * phi_k[t, a]
                 for j in range(d):
@@ -159,9 +142,8 @@ def _attention_check(kind: str, name: str, description: str) -> Check:
 
 
 def _exact_verdict(inst: dict[str, np.ndarray], kind: str, tol: Any) -> str | None:
-    """The check's residual ``max |printed - h| / max |v| <= tol`` without rounding: the printed
-    recurrence and the quadratic form (:func:`rfcheck.references.rfa.attention_quadratic_exact`) in exact
-    rational arithmetic on the float64 instance (``tol`` exact); None where a normaliser is exactly 0."""
+    """The check's residual ``max |printed - h| / max |v| <= tol`` in exact rationals on the float64 instance (``tol``
+    exact); None where a normaliser is exactly 0."""
     pq, pk, v = (ref.ExactGrid.of(inst[x]) for x in ("phi_q", "phi_k", "v"))
     g = [fmpq(*float(x).as_integer_ratio()) for x in inst["g"]]
     weights = _weights(kind, g, lambda xs: math.prod(xs, start=fmpq(1)))
@@ -279,13 +261,10 @@ P.claim(
 #: printed exponents (table 'Complexity Analysis') in the variables each bound names
 #: (exponent 0 in a variable a bound omits)
 _PRINTED = {
-    ("softmax", "train-time"): {"N": 2, "M": 0, "d": 1},
-    ("softmax", "decode-time"): {"M": 1, "N": 1},
-    ("softmax", "space"): {"M": 1, "N": 1},
-    ("rfa", "train-time"): {"N": 1, "M": 0, "D": 1, "d": 1},
+    ("softmax", "train-time"): {"N": 2, "M": 0, "d": 1}, ("softmax", "decode-time"): {"M": 1, "N": 1},
+    ("softmax", "space"): {"M": 1, "N": 1}, ("rfa", "train-time"): {"N": 1, "M": 0, "D": 1, "d": 1},
     ("rfa", "decode-time"): {"M": 1, "N": 1},  # O(M + N): exponent <= 1 in each
-    ("rfa", "space"): {"M": 1, "N": 1, "D": 1, "d": 1},
-}
+    ("rfa", "space"): {"M": 1, "N": 1, "D": 1, "d": 1}}
 
 
 def _complexity(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
