@@ -149,30 +149,26 @@ def _gerf_quadrature(printed_ctx: Any, key: str = "mean", *a_s: Any, name: str =
                                reference_ball=ball, **kw)
 
 
-P.claim(
-    "text-trig-variance", source=P.at("sec 2.2"),
-    statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
-              "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
-    domain=pair_domain(norm=(0.0, 6.0)),
-    checks=[
-        _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
-                         description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-        _mc(mc_check("monte-carlo", printed_trig_variance,
-                     lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1))),
-    ],
-)
+P.claim("text-trig-variance", source=P.at("sec 2.2"),
+        statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
+                  "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
+        domain=pair_domain(norm=(0.0, 6.0)),
+        checks=[
+            _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
+                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
+            _mc(mc_check("monte-carlo", printed_trig_variance,
+                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1))),
+        ])
 
-P.claim(
-    "text-pos-variance", source=P.at("sec 2.2"),
-    statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
-              "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
-    domain=pair_domain(norm=(0.0, 5.0)),
-    checks=[
-        _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
-        _mc(mc_check("monte-carlo", printed_pos_variance, lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1),
-                     domain=_MC_PAIRS)),
-    ],
-)
+P.claim("text-pos-variance", source=P.at("sec 2.2"),
+        statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
+                  "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
+        domain=pair_domain(norm=(0.0, 5.0)),
+        checks=[
+            _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
+            _mc(mc_check("monte-carlo", printed_pos_variance,
+                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1), domain=_MC_PAIRS)),
+        ])
 
 
 # ------------------------------------------------------------------------- eq (1)
@@ -199,20 +195,18 @@ def _conjugate_readings(max_points: int | None = None, descriptions: tuple[str, 
                 description=_READ_NO_CONJUGATE + suffix, natural=True, reason=_WHY_NO_CONJUGATE)]
 
 
-P.claim(
-    "eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
-    statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
-              "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
-    domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
-                       derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
-    readings=_conjugate_readings(descriptions=("E Re(f1 conj(f2)) by 1-D quadratures along e1, e2",
-                                               "E Re(f1 f2) by quadrature (rfcheck.quadrature.gerf_reference)")),
-    correction="Drop the conjugate: K(x,y) = E Re(f1(w,x) f2(w,y)), as eq (2), Thm 3.1's proof "
-               "(eq 16) and every variance formula use it (claim crt.eq18 holds). With the "
-               "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
-    notes="Eq (1) conjugates f^(2) while eq (2) and the proofs do not; TrigRF as defined in sec 2.2 "
-          "(f^(2) = exp(-i w^T y)) satisfies the unconjugated form only.",
-)
+P.claim("eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
+        statement="K(x,y) = E_{p(w)} Re(f^(1)(w,x) f^(2)*(w,y)) for all x, y (with * the complex "
+                  "conjugate), instantiated with TrigRF and PosRF of sec 2.2",
+        domain=pair_domain(norm=(0.0, 4.0), extra={"mech": Choice(("trig", "pos"))},
+                           derive=lambda p: dict(p, s=-1 if p["mech"] == "trig" else 1)),
+        readings=_conjugate_readings(descriptions=("E Re(f1 conj(f2)) by 1-D quadratures along e1, e2",
+                                                   "E Re(f1 f2) by quadrature (rfcheck.quadrature.gerf_reference)")),
+        correction="Drop the conjugate: K(x,y) = E Re(f1(w,x) f2(w,y)), as eq (2), Thm 3.1's proof "
+                   "(eq 16) and every variance formula use it (claim crt.eq18 holds). With the "
+                   "conjugate TrigRF estimates exp(-|x+y|^2/2) instead of K(x,y).",
+        notes="Eq (1) conjugates f^(2) while eq (2) and the proofs do not; TrigRF as defined in sec 2.2 "
+              "(f^(2) = exp(-i w^T y)) satisfies the unconjugated form only.")
 
 
 # ---------------------------------------------------------------- Thm 3.1, eq (16)-(18)
@@ -223,16 +217,14 @@ def _gerf_domain(a_re: tuple[float, float], **kw: Any) -> Any:
                               "s": Choice((-1, 1))}, **kw)
 
 
-P.claim(
-    "thm3.1", source=P.at("Theorem 3.1, eq (5)"),
-    statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), C = -(s+1)/2, D = "
-              "(fourth_root(1-4A))^d (principal roots); (1) is K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
-    domain=_gerf_domain((-1.5, 0.2375)),
-    readings=_conjugate_readings(40, suffix=" (the identity the proof, eq 16-18, establishes; crt.eq18)"),
-    correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
-               "statement holds: claim crt.eq18.",
-    notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.",
-)
+P.claim("thm3.1", source=P.at("Theorem 3.1, eq (5)"),
+        statement="p_GE(w) and f_GE^(.) defined in (4) satisfy (1) if Re(1-4A) > 0, B = sqrt(s(1-4A)), C = -(s+1)/2, D "
+                  "= (fourth_root(1-4A))^d (principal roots); (1) is K(x,y) = E Re(f^(1)(w,x) f^(2)*(w,y))",
+        domain=_gerf_domain((-1.5, 0.2375)),
+        readings=_conjugate_readings(40, suffix=" (the identity the proof, eq 16-18, establishes; crt.eq18)"),
+        correction="With eq (1) read without the conjugate (as the proof, eq (16)-(18), computes it) the "
+                   "statement holds: claim crt.eq18.",
+        notes="Fails exactly where f^(2) is complex (s = -1 or complex A): the same erratum as crt.eq1.")
 
 
 def _gerf_args(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any, Any]:
@@ -258,21 +250,15 @@ def printed_eq16_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq16 = on_mp(printed_eq16_ctx)
 
 
-P.claim(
-    "eq16", source=P.at("appendix 9.2, eq (16)"),
-    statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
-              "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
-    domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[_gerf_quadrature(printed_eq16_ctx, max_points=40)],
-)
+P.claim("eq16", source=P.at("appendix 9.2, eq (16)"),
+        statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
+                  "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
+        domain=_gerf_domain((-1.5, 0.2375)), checks=[_gerf_quadrature(printed_eq16_ctx, max_points=40)])
 
-P.claim(
-    "eq18", source=P.at("appendix 9.2, eq (18) and the display after it"),
-    statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
-              "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
-    domain=_gerf_domain((-1.5, 0.2375)),
-    checks=[_gerf_quadrature(printed_k_ctx, max_points=40)],
-)
+P.claim("eq18", source=P.at("appendix 9.2, eq (18) and the display after it"),
+        statement="If (18) holds [D^2 = (sqrt(1-4A))^d, s B^2 = 1-4A, B^2/(2(1-4A)) + C = -1/2] then "
+                  "E Re(f_GE^(1)(w,x) f_GE^(2)(w,y)) = K(x,y)",
+        domain=_gerf_domain((-1.5, 0.2375)), checks=[_gerf_quadrature(printed_k_ctx, max_points=40)])
 
 
 # ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
@@ -292,23 +278,21 @@ def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq6 = on_mp(printed_eq6_ctx)
 
 
-P.claim(
-    "thm3.2", source=P.at("Theorem 3.2, eq (6)"),
-    statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
-              "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
-              "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
-    domain=_gerf_domain((-1.5, 0.118)),
-    checks=[
-        _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
-        _mc(mc_check("monte-carlo", printed_eq6,
-                     lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
-                     domain=pair_domain(norm=(0.0, 0.7), extra={
-                         "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
-                         "s": Choice((-1, 1))}, description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: "
-                                                            "where the squared error has a finite, estimable fourth "
-                                                            "moment"))),
-    ],
-)
+P.claim("thm3.2", source=P.at("Theorem 3.2, eq (6)"),
+        statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
+                  "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
+                  "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
+        domain=_gerf_domain((-1.5, 0.118)),
+        checks=[
+            _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
+            _mc(mc_check("monte-carlo", printed_eq6,
+                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
+                         domain=pair_domain(norm=(0.0, 0.7), extra={
+                             "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
+                             "s": Choice((-1, 1))}, description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: "
+                                                                "where the squared error has a finite, estimable "
+                                                                "fourth moment"))),
+        ])
 
 
 def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
@@ -340,31 +324,26 @@ def _eq21_check(line: int, bar: bool = False, name: str = "quadrature") -> Check
                                reference_ball=refs.gerf_abs_second_moment_ball)
 
 
-P.claim(
-    "eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
-    statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
-              "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
-    domain=_gerf_domain((-1.5, 0.118)),
-    readings=[
-        Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-        Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
-                description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
-                natural=True,
-                reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
-                       "prefactor |D|^4 = |1-4A|^d, and the next line and alpha_3 of eq (6) carry |1-4A|^2"),
-    ],
-    correction="(1-4A)(1-4A) should read (1-4A)(1-4conj(A)) = |1-4A|^2; the next line of (21) and "
-               "alpha_3 in eq (6) already use |1-4A|^2 (claim crt.eq21 holds).",
-    notes="Harmless for real A; the overline may have been lost by the transcription rather than the paper "
-          "(results/ledger/errata-notes.md), hence the two readings.",
-)
+P.claim("eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
+        statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
+                  "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
+        domain=_gerf_domain((-1.5, 0.118)),
+        readings=[
+            Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
+            Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
+                    description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
+                    natural=True,
+                    reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
+                           "prefactor |D|^4 = |1-4A|^d, and the next line and alpha_3 of eq (6) carry |1-4A|^2"),
+        ],
+        correction="(1-4A)(1-4A) should read (1-4A)(1-4conj(A)) = |1-4A|^2; the next line of (21) and "
+                   "alpha_3 in eq (6) already use |1-4A|^2 (claim crt.eq21 holds).",
+        notes="Harmless for real A; the overline may have been lost by the transcription rather than the paper "
+              "(results/ledger/errata-notes.md), hence the two readings.")
 
-P.claim(
-    "eq21", source=P.at("appendix 9.3, eq (21), last line"),
-    statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
-    domain=_gerf_domain((-1.5, 0.118)),
-    checks=[_eq21_check(3)],
-)
+P.claim("eq21", source=P.at("appendix 9.3, eq (21), last line"),
+        statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = alpha_3 exp(alpha_4 |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
+        domain=_gerf_domain((-1.5, 0.118)), checks=[_eq21_check(3)])
 
 
 # ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
@@ -438,52 +417,46 @@ def _u_positive(p: dict[str, Any]) -> bool:
 _oprf_domain = pair_domain(norm=(0.0, 10.0), constraint=_u_positive,
                            description="pairs with |x + y|^2 > 0 (the theorem's condition)")
 
-P.claim(
-    "thm3.3", source=P.at("Theorem 3.3, eq (7)"),
-    statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
-              "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
-    domain=_oprf_domain,
-    readings=[
-        Reading("long root", [_recertify(deterministic_check(
-            "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star), _not_argmin)],
-                description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-        Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None, refs.reference_a_star,
-                                                    printed_ctx=printed_eq22_a_ctx)],
-                description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)"
-                            "/(4u), u = |x+y|^2, the root of eq (22)",
-                natural=True,
-                reason="the proof's eq (22) closes the root there, and only then does the theorem's own Note hold "
-                       "(rho* -> 1 as |x+y| -> 0, A < 0); the transcription wraps the root in a redundant "
-                       "\\left( ... \\right)"),
-    ],
-    correction="rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)/(4u), u = |x+y|^2, the root of eq (22) "
-               "(claim crt.eq22 holds); rfcheck.closed_forms.crt.oprf_rho_star evaluates it as "
-               "2d/((2u + d) + sqrt((2u + d)^2 + 8du)), which does not cancel for small u.",
-    notes="As printed (in the seed transcription) the square root in (7) covers '- 2|x+y|^2 - d'; "
-          "eq (22) in the proof closes it before. Likely a transcription artefact rather than the paper's error "
-          "(an independent audit, 2026-11-26): the transcription wraps the root in a redundant "
-          "\\left( ... \\right), and under the long root the theorem's own Note fails (rho* -> infinity, not 1, "
-          "as |x+y| -> 0; A = +0.019 > 0 at d = 3, u = 2.01, where the Note says A < 0). Both placements of the "
-          "closing bracket are checked as readings; the PDF would settle which one is printed.",
-)
+P.claim("thm3.3", source=P.at("Theorem 3.3, eq (7)"),
+        statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
+                  "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
+        domain=_oprf_domain,
+        readings=[
+            Reading("long root", [_recertify(deterministic_check(
+                "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star),
+                _not_argmin)],
+                    description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
+            Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None,
+                                                        refs.reference_a_star, printed_ctx=printed_eq22_a_ctx)],
+                    description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - "
+                                "d)/(4u), u = |x+y|^2, the root of eq (22)",
+                    natural=True,
+                    reason="the proof's eq (22) closes the root there, and only then does the theorem's own Note hold "
+                           "(rho* -> 1 as |x+y| -> 0, A < 0); the transcription wraps the root in a redundant "
+                           "\\left( ... \\right)"),
+        ],
+        correction="rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)/(4u), u = |x+y|^2, the root of eq (22) "
+                   "(claim crt.eq22 holds); rfcheck.closed_forms.crt.oprf_rho_star evaluates it as "
+                   "2d/((2u + d) + sqrt((2u + d)^2 + 8du)), which does not cancel for small u.",
+        notes="As printed (in the seed transcription) the square root in (7) covers '- 2|x+y|^2 - d'; "
+              "eq (22) in the proof closes it before. Likely a transcription artefact rather than the paper's error "
+              "(an independent audit, 2026-11-26): the transcription wraps the root in a redundant "
+              "\\left( ... \\right), and under the long root the theorem's own Note fails (rho* -> infinity, not 1, "
+              "as |x+y| -> 0; A = +0.019 > 0 at d = 3, u = 2.01, where the Note says A < 0). Both placements of the "
+              "closing bracket are checked as readings; the PDF would settle which one is printed.")
 
-P.claim(
-    "eq22", source=P.at("appendix 9.4, eq (22) (root with '+')"),
-    statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
-              "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
-    domain=_oprf_domain,
-    checks=[deterministic_check("numerical-minimisation", None, refs.reference_a_star, printed_ctx=printed_eq22_a_ctx,
-                                reference_ball=refs.gerf_a_star_ball)],
-)
+P.claim("eq22", source=P.at("appendix 9.4, eq (22) (root with '+')"),
+        statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
+                  "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
+        domain=_oprf_domain,
+        checks=[deterministic_check("numerical-minimisation", None, refs.reference_a_star,
+                                    printed_ctx=printed_eq22_a_ctx, reference_ball=refs.gerf_a_star_ball)])
 
-P.claim(
-    "eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
-    statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number",
-    domain=_oprf_domain,
-    checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)),
-                             sides_ball=lambda p, bits: _sides_or_why(
-                                 eval_on_balls(lambda ctx, q: printed_eq22_roots_ctx(ctx, q)[1], p, bits), 0))],
-)
+P.claim("eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
+        statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number", domain=_oprf_domain,
+        checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)),
+                                 sides_ball=lambda p, bits: _sides_or_why(
+                                     eval_on_balls(lambda ctx, q: printed_eq22_roots_ctx(ctx, q)[1], p, bits), 0))])
 
 
 def _a_star_sides(p: dict[str, Any], bits: int, sides: Any) -> tuple[Any, Any] | str:
@@ -510,48 +483,42 @@ def _with_dps(dps: int, fn: Any) -> Any:
         return fn()
 
 
-P.claim(
-    "thm3.3.note-negative", source=P.at("Note after Theorem 3.3"),
-    statement="A < 0 for x != -y (A the variance-minimising real parameter)",
-    domain=_oprf_domain,
-    checks=[inequality_check("numerical-minimisation",
-                             lambda p, dps: (lambda r: (r[0], 0, r[1]))(refs.reference_a_star(p, dps)),
-                             sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))],
-)
+P.claim("thm3.3.note-negative", source=P.at("Note after Theorem 3.3"),
+        statement="A < 0 for x != -y (A the variance-minimising real parameter)", domain=_oprf_domain,
+        checks=[inequality_check("numerical-minimisation",
+                                 lambda p, dps: (lambda r: (r[0], 0, r[1]))(refs.reference_a_star(p, dps)),
+                                 sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))])
 
 
-P.claim(
-    "thm3.3.note-limit", source=P.at("Note after Theorem 3.3"),
-    statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
-    domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
-                                          "theta": Real(math.pi - 1e-2, math.pi - 1e-7, scale="log")},
-                       description="y rotated towards -x: |x+y| = 2 cos(theta/2) from 1e-2 to 5e-8"),
-    checks=[inequality_check(
-        "numerical-minimisation",
-        lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
-            refs.reference_a_star(p, dps)),
-        description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))",
-        sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
-    notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
-          "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).",
-)
+P.claim("thm3.3.note-limit", source=P.at("Note after Theorem 3.3"),
+        statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
+        domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
+                                              "theta": Real(math.pi - 1e-2, math.pi - 1e-7, scale="log")},
+                           description="y rotated towards -x: |x+y| = 2 cos(theta/2) from 1e-2 to 5e-8"),
+        checks=[inequality_check(
+            "numerical-minimisation",
+            lambda p, dps: (lambda r: (abs(r[0]), _with_dps(dps, lambda: mpmath.sqrt(stats_mp(p)["sq_sum"])), r[1]))(
+                refs.reference_a_star(p, dps)),
+            description="|A(u)| <= sqrt(u) along u -> 0 (a vanishing envelope: A is O(u))",
+            sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
+        notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
+              "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).")
 
 
-P.claim(
-    "thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
-    statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
-              "(mu = log(Var_OPRF/Var_PosRF) decreases as |x+y|^2 grows)",
-    domain=pair_domain(d=(1, 128), extra={"nx": Real(0.05, 10.0, scale="log"), "ny": Real(0.0, 0.0),
-                                          "theta": Real(0.0, 0.0), "step": Real(1.01, 1.5)},
-                       description="mu(u) vs mu(step^2 u) along |x+y| = nx"),
-    checks=[inequality_check(
-        "quadrature",
-        lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
-            refs.gerf_log_variance_ratio(p, dps), refs.gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
-        max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
-        sides_ball=_safe(lambda p, bits: (refs.gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
-                                          refs.gerf_log_variance_ratio_ball(p, bits))))],
-)
+P.claim("thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
+        statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
+                  "(mu = log(Var_OPRF/Var_PosRF) decreases as |x+y|^2 grows)",
+        domain=pair_domain(d=(1, 128), extra={"nx": Real(0.05, 10.0, scale="log"), "ny": Real(0.0, 0.0),
+                                              "theta": Real(0.0, 0.0), "step": Real(1.01, 1.5)},
+                           description="mu(u) vs mu(step^2 u) along |x+y| = nx"),
+        checks=[inequality_check(
+            "quadrature",
+            lambda p, dps: (lambda m1, m2: (m2[0], m1[0], m1[1] + m2[1]))(
+                refs.gerf_log_variance_ratio(p, dps),
+                refs.gerf_log_variance_ratio(dict(p, nx=p["nx"] * p["step"]), dps)),
+            max_points=16, description="mu at u and at step^2 u, both from quadrature at the minimiser",
+            sides_ball=_safe(lambda p, bits: (refs.gerf_log_variance_ratio_ball(dict(p, nx=p["nx"] * p["step"]), bits),
+                                              refs.gerf_log_variance_ratio_ball(p, bits))))])
 
 def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     """Arb balls of ``(mu(A), -60)``, ``mu(A) = log(Var(A) / Var(0))`` (``refs.gerf_moments_ball``) at ``A`` the
@@ -568,18 +535,17 @@ def _mu_upper_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         return mu, -60
 
 
-P.claim(
-    "text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance reduction')"),
-    statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
-    domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
-                                          "theta": Real(0.0, 0.0)},
-                       constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
-    checks=[inequality_check("quadrature",
-                             lambda p, dps: (lambda m: (m[0], -60, m[1]))(refs.gerf_log_variance_ratio(p, dps)),
-                             search=False, sides_ball=_safe(_mu_upper_ball),
-                             description="mu from quadrature at the numerically minimised A")],
-    notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d only.",
-)
+P.claim("text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance reduction')"),
+        statement="OPRFs have > e^60 times smaller variance [than PosRF] when d = 64, |x+y|^2 = 100",
+        domain=pair_domain(d=(64, 64), extra={"nx": Choice((5.0, 7.0, 10.0)), "ny": Choice((5.0, 3.0, 0.0)),
+                                              "theta": Real(0.0, 0.0)},
+                           constraint=lambda p: abs(stats_fp(p)["sq_sum"] - 100.0) < 1e-9),
+        checks=[inequality_check("quadrature",
+                                 lambda p, dps: (lambda m: (m[0], -60, m[1]))(refs.gerf_log_variance_ratio(p, dps)),
+                                 search=False, sides_ball=_safe(_mu_upper_ball),
+                                 description="mu from quadrature at the numerically minimised A")],
+        notes="The three points (|x|, |y|) = (5, 5), (7, 3), (10, 0) all have |x+y|^2 = 100; mu depends on u and d "
+              "only.")
 
 
 # ------------------------------------------------------------------------- Thm 4.1
@@ -614,24 +580,23 @@ def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
 
 
-P.claim(
-    "thm4.1", source=P.at("Theorem 4.1, eq (15)"),
-    statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
-              "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
-    domain=_THM91_DOMAIN,
-    checks=[
-        inequality_check("quadrature", _orf_gap, max_points=24,
-                         sides_ball=_safe(lambda p, bits: (refs.orf_pair_covariance_gap_ball(p, bits), arb(0))),
-                         description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 for an orthogonal "
-                                     "pair (independent of M and of real A); checks G <= 0 by 1-D quadrature"),
-        _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
-                  description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
-                  domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
-                                     derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
-    ],
-    notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
-          "C = F^2(z) of eq (24) is a separate claim (crt.eq24).",
-)
+P.claim("thm4.1", source=P.at("Theorem 4.1, eq (15)"),
+        statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
+                  "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
+        domain=_THM91_DOMAIN,
+        checks=[
+            inequality_check("quadrature", _orf_gap, max_points=24,
+                             sides_ball=_safe(lambda p, bits: (refs.orf_pair_covariance_gap_ball(p, bits), arb(0))),
+                             description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 for an "
+                                         "orthogonal pair (independent of M and of real A); checks G <= 0 by 1-D "
+                                         "quadrature"),
+            _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
+                      description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
+                      domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
+                                         derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
+        ],
+        notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
+              "C = F^2(z) of eq (24) is a separate claim (crt.eq24).")
 
 
 # ------------------------------------------------------------------------- eq (8)
@@ -681,15 +646,13 @@ def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq8 = on_mp(printed_eq8_ctx)
 
 
-P.claim(
-    "eq8", source=P.at("sec 3.1, eq (8)"),
-    statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
-              "+ (1/L) sum_i |y_i|^2",
-    domain=Domain({
-        "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
-        "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
-    checks=[_brute_check(printed_eq8_ctx, _eq8_brute_ctx)],
-)
+P.claim("eq8", source=P.at("sec 3.1, eq (8)"),
+        statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
+                  "+ (1/L) sum_i |y_i|^2",
+        domain=Domain({
+            "L": Int(1, 24), "d": Int(1, 16), "s": Choice((-1, 1)), "scale": Real(0.01, 10.0, scale="log"),
+            "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")}),
+        checks=[_brute_check(printed_eq8_ctx, _eq8_brute_ctx)])
 
 
 # ======================================================================= DIRFs & more
@@ -773,16 +736,14 @@ printed_eq9 = on_mp(printed_eq9_ctx)
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
            "p": Real(0.01, 0.99, extra=(0.5,))}
 
-P.claim(
-    "eq9", source=P.at("sec 3.2, eq (9)"),
-    statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
-              "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
-              "instantiated with Poisson and geometric p_k",
-    domain=_dirf_domain("poisson", extra=_EITHER),
-    checks=[capped(deterministic_check("exact-series", None, _eq9_ref, printed_ctx=printed_eq9_ctx,
-                                       reference_ball=_eq9_ref_ball,
-                                       description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"), 12)],
-)
+P.claim("eq9", source=P.at("sec 3.2, eq (9)"),
+        statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
+                  "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
+                  "instantiated with Poisson and geometric p_k",
+        domain=_dirf_domain("poisson", extra=_EITHER),
+        checks=[capped(deterministic_check("exact-series", None, _eq9_ref, printed_ctx=printed_eq9_ctx,
+                                           reference_ball=_eq9_ref_ball,
+                                           description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"), 12)])
 
 
 def _dirf_samples(p: dict[str, Any], n: int, seed: int) -> np.ndarray:
@@ -805,18 +766,17 @@ def _mc_dirf_mean(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 _MC_DIRF = _dirf_domain("poisson", scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16: "
                         "where the Monte Carlo estimates have finite, estimable higher moments", extra=_EITHER)
 
-P.claim(
-    "eq10", source=P.at("sec 3.2, eq (10)"),
-    statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
-              "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
-    domain=_dirf_domain("poisson", extra=_EITHER),
-    checks=[
-        capped(deterministic_check("exact-series", _exact_k, _dirf_mean_ref,
-                                   printed_ball=partial(eval_on_balls, _k_ctx), reference_ball=_dirf_mean_ball), 12),
-        _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-                  description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
-    ],
-)
+P.claim("eq10", source=P.at("sec 3.2, eq (10)"),
+        statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
+                  "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
+        domain=_dirf_domain("poisson", extra=_EITHER),
+        checks=[
+            capped(deterministic_check("exact-series", _exact_k, _dirf_mean_ref,
+                                       printed_ball=partial(eval_on_balls, _k_ctx), reference_ball=_dirf_mean_ball),
+                   12),
+            _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
+                      description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
+        ])
 
 
 def printed_eq11_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -854,13 +814,10 @@ def _dirf_variance_checks(printed_ctx: Any, printed: Any, dist: str) -> list[Che
                 dist, scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")))]
 
 
-P.claim(
-    "thm3.4", source=P.at("Theorem 3.4, eq (11)"),
-    statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2) "
-              "- K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
-    domain=_dirf_domain("poisson"),
-    checks=_dirf_variance_checks(printed_eq11_ctx, printed_eq11, "poisson"),
-)
+P.claim("thm3.4", source=P.at("Theorem 3.4, eq (11)"),
+        statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - "
+                  "|y|^2) - K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
+        domain=_dirf_domain("poisson"), checks=_dirf_variance_checks(printed_eq11_ctx, printed_eq11, "poisson"))
 
 
 def _pois_sums_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, int]:
@@ -894,15 +851,13 @@ def _convexity_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return tuple(v.v for v in _convexity_ctx(ARB, p))
 
 
-P.claim(
-    "thm3.4.convex", source=P.at("sec 3.2.1 after Theorem 3.4"),
-    statement="The exp argument in (11) is convex as a function of lambda > 0",
-    domain=Domain(
-        {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
-        description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
-    checks=[inequality_check("mpmath", _convexity, sides_ball=_safe(_convexity_ball),
-                             description="the printed exp argument at three points")],
-)
+P.claim("thm3.4.convex", source=P.at("sec 3.2.1 after Theorem 3.4"),
+        statement="The exp argument in (11) is convex as a function of lambda > 0",
+        domain=Domain(
+            {**_dirf_domain("poisson", scale=(0.001, 3.0)).params, "step": Real(1.001, 100.0, scale="log")},
+            description="midpoint convexity h((l1 + l2)/2) <= (h(l1) + h(l2))/2 with l2 = step * l1"),
+        checks=[inequality_check("mpmath", _convexity, sides_ball=_safe(_convexity_ball),
+                                 description="the printed exp argument at three points")])
 
 
 def _lambda_star_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -916,19 +871,18 @@ def _pois_point_ok(p: dict[str, Any]) -> bool:
     return float(np.sum((x * y) ** 2)) > 1e-12
 
 
-P.claim(
-    "thm3.4.lambda-star", source=P.at("sec 3.2.1 after Theorem 3.4"),
-    statement="lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2} gives the minimum of (11)",
-    domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
-                  constraint=_pois_point_ok,
-                  description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
-    checks=[deterministic_check("numerical-minimisation", None,
-                                lambda p, dps: refs.poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
-                                printed_ctx=_lambda_star_ctx,
-                                reference_ball=lambda p, bits: refs.poisrf_lambda_star_ball(*_dirf_vectors(p), bits))],
-    notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
-          "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).",
-)
+P.claim("thm3.4.lambda-star", source=P.at("sec 3.2.1 after Theorem 3.4"),
+        statement="lambda* = d^{-1/2} (sum_l x_l^2 y_l^2)^{1/2} gives the minimum of (11)",
+        domain=Domain({k: v for k, v in _dirf_domain("poisson", scale=(0.01, 3.0)).params.items() if k != "lam"},
+                      constraint=_pois_point_ok,
+                      description="pairs with sum_l x_l^2 y_l^2 > 0 (for = 0 no lambda > 0 attains the infimum)"),
+        checks=[deterministic_check("numerical-minimisation", None,
+                                    lambda p, dps: refs.poisrf_lambda_star(*_dirf_vectors(p), dps), max_points=24,
+                                    printed_ctx=_lambda_star_ctx,
+                                    reference_ball=lambda p, bits: refs.poisrf_lambda_star_ball(*_dirf_vectors(p),
+                                                                                                bits))],
+        notes="For sum_l x_l^2 y_l^2 = 0 (e.g. disjoint supports) the formula gives lambda* = 0, outside lambda > 0; "
+              "the infimum is then not attained. Such points are excluded (the paper leaves the case implicit).")
 
 
 def _prod(ctx: Any, factors: Any) -> Any:
@@ -952,13 +906,11 @@ def printed_eq13_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq13 = on_mp(printed_eq13_ctx)
 
 
-P.claim(
-    "thm3.5", source=P.at("Theorem 3.5, eq (13)"),
-    statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) - "
-              "K(x,y)^2, f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
-    domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=_dirf_variance_checks(printed_eq13_ctx, printed_eq13, "geometric"),
-)
+P.claim("thm3.5", source=P.at("Theorem 3.5, eq (13)"),
+        statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) "
+                  "- K(x,y)^2, f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
+        domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
+        checks=_dirf_variance_checks(printed_eq13_ctx, printed_eq13, "geometric"))
 
 
 def _geom_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
@@ -1001,21 +953,15 @@ def _feature_check(printed_ctx: Any) -> Check:
                                description="both sides at seeded integer w in {0..7}^d")
 
 
-P.claim(
-    "text-poisrf-features", source=P.at("sec 3.2.1"),
-    statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
-               "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
-    domain=_dirf_domain("poisson", scale=(0.01, 3.0)),
-    checks=[_feature_check(_pois_features_ctx)],
-)
+P.claim("text-poisrf-features", source=P.at("sec 3.2.1"),
+        statement=("With p_k = e^{-lambda} lambda^k/k!, (10) becomes "
+                   "f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}"),
+        domain=_dirf_domain("poisson", scale=(0.01, 3.0)), checks=[_feature_check(_pois_features_ctx)])
 
-P.claim(
-    "text-geomrf-features", source=P.at("sec 3.2.2"),
-    statement=("With p_k = p(1-p)^k, (10) becomes "
-               "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
-    domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-    checks=[_feature_check(_geom_features_ctx)],
-)
+P.claim("text-geomrf-features", source=P.at("sec 3.2.2"),
+        statement=("With p_k = p(1-p)^k, (10) becomes "
+                   "f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}"),
+        domain=_dirf_domain("geometric", scale=(0.01, 3.0)), checks=[_feature_check(_geom_features_ctx)])
 
 
 def printed_eq12_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1051,19 +997,13 @@ printed_eq14 = on_mp(printed_eq14_ctx)
 _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
                       "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")})
 
-P.claim(
-    "eq12", source=P.at("sec 3.2.1, eq (12)"),
-    statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
-    domain=_SET_DOMAIN,
-    checks=[_brute_check(printed_eq12_ctx, _eq12_brute_ctx)],
-)
+P.claim("eq12", source=P.at("sec 3.2.1, eq (12)"),
+        statement="L^-2 sum_i sum_j sum_l (x_l^(i))^2 (y_l^(j))^2 = L^-2 sum_l (sum_i (x_l^(i))^2)(sum_i (y_l^(i))^2)",
+        domain=_SET_DOMAIN, checks=[_brute_check(printed_eq12_ctx, _eq12_brute_ctx)])
 
-P.claim(
-    "eq14", source=P.at("sec 3.2.2, eq (14)"),
-    statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)",
-    domain=_SET_DOMAIN,
-    checks=[_brute_check(printed_eq14_ctx, _eq14_brute_ctx)],
-)
+P.claim("eq14", source=P.at("sec 3.2.2, eq (14)"),
+        statement="L^-2 sum_i sum_j |x_l^(i) y_l^(j)| = L^-2 (sum_i |x_l^(i)|)(sum_i |y_l^(i)|)", domain=_SET_DOMAIN,
+        checks=[_brute_check(printed_eq14_ctx, _eq14_brute_ctx)])
 
 
 def _positivity_draws(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
@@ -1092,15 +1032,13 @@ def _positivity_exact(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return arb(refs.dirf_nonpositive_count(w, x, p["dist"], par, exact=True)), arb(0)
 
 
-P.claim(
-    "text-dirf-positive", source=P.at("sec 3.2.3"),
-    statement="DIRFs are positive when all elements of x and y are positive; with c_l = min_i min(x_l^(i), y_l^(i)) - "
-              "eps, x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
-    domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
-    checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
-                             sides_ball=_safe(_positivity_exact),
-                             description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")],
-)
+P.claim("text-dirf-positive", source=P.at("sec 3.2.3"),
+        statement="DIRFs are positive when all elements of x and y are positive; with c_l = min_i min(x_l^(i), "
+                  "y_l^(i)) - eps, x - c and y - c have positive entries, so PoisRF+ and GeomRF+ are positive",
+        domain=_dirf_domain("poisson", scale=(0.01, 3.0), extra={**_EITHER, "plus": Choice((False, True))}),
+        checks=[inequality_check("sampled-features", _positivity, max_points=24, search=False,
+                                 sides_ball=_safe(_positivity_exact),
+                                 description="count of f_DI(w, .) <= 0 over 4096 seeded draws of w")])
 
 
 # ------------------------------------------------------------------ appendix 9.2-9.3: eq (17), (19), (20)
@@ -1116,17 +1054,16 @@ def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 printed_eq17 = on_mp(printed_eq17_ctx)
 
 
-P.claim(
-    "eq17", source=P.at("appendix 9.2, eq (17)"),
-    statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} for alpha in C, Re(alpha) > "
-              "0, beta in C^d ([.]^2 the elementwise square, summed)",
-    domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
-                   "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
-    checks=[capped(deterministic_check("quadrature", None, refs.gaussian_shifted_integral, printed_ctx=printed_eq17_ctx,
-                                       reference_ball=refs.gaussian_shifted_integral_ball,
-                                       description="1-D contour quadratures per coordinate, beta_l = beta (l+1)/d"),
-                   10)],
-)
+P.claim("eq17", source=P.at("appendix 9.2, eq (17)"),
+        statement="int_{R^d} exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d} for alpha in C, "
+                  "Re(alpha) > 0, beta in C^d ([.]^2 the elementwise square, summed)",
+        domain=Domain({"d": Int(1, 8), "al_re": Real(0.1, 5.0, scale="log"), "al_im": Real(-3.0, 3.0, extra=(0.0,)),
+                       "be_re": Real(-2.0, 2.0, extra=(0.0,)), "be_im": Real(-2.0, 2.0, extra=(0.0,))}),
+        checks=[capped(deterministic_check("quadrature", None, refs.gaussian_shifted_integral,
+                                           printed_ctx=printed_eq17_ctx,
+                                           reference_ball=refs.gaussian_shifted_integral_ball,
+                                           description="1-D contour quadratures per coordinate, beta_l = beta (l+1)/d"),
+                       10)])
 
 
 def _printed_eq20_ctx(line: int) -> Any:
@@ -1144,20 +1081,17 @@ def _printed_eq20_ctx(line: int) -> Any:
 
 
 for _line, _suffix in ((2, ".line2"), (3, "")):
-    P.claim(
-        f"eq20{_suffix}",
-        source=P.at(f"appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line"),
-        statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
-                   "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
-                   if _line == 2 else
-                   "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
-                   "alpha_1, alpha_2 of Thm 3.2"),
-        domain=_gerf_domain((-1.5, 0.118)),
-        checks=[capped(deterministic_check("quadrature", None, refs.gerf_second_moment,
-                                           printed_ctx=_printed_eq20_ctx(_line),
-                                           reference_ball=_moments_ball("second", real=False),
-                                           description="complex E[(f1 f2)^2] by 1-D contour quadratures"), 12)],
-    )
+    P.claim(f"eq20{_suffix}", source=P.at(f"appendix 9.3, eq (20), {'second' if _line == 2 else 'last'} line"),
+            statement=("E(f_{2A,2B,2C,D^2}^(1) f^(2)) = (sqrt((1-4A)^2/(1-8A)))^d "
+                       "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
+                       if _line == 2 else
+                       "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
+                       "alpha_1, alpha_2 of Thm 3.2"),
+            domain=_gerf_domain((-1.5, 0.118)),
+            checks=[capped(deterministic_check("quadrature", None, refs.gerf_second_moment,
+                                               printed_ctx=_printed_eq20_ctx(_line),
+                                               reference_ball=_moments_ball("second", real=False),
+                                               description="complex E[(f1 f2)^2] by 1-D contour quadratures"), 12)])
 
 
 def printed_eq19(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -1195,15 +1129,13 @@ def _eq19(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                               atol=float(atol))
 
 
-P.claim(
-    "eq19", source=P.at("appendix 9.3, eq (19)"),
-    statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) + (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) - "
-              "K(x,y)^2 = (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
-    domain=_gerf_domain((-1.5, 0.118)),
-    checks=[Check("quadrature", 1, _eq19, max_points=8, search=False,
-                  description="left: E(Re X)^2 - (E Re X)^2 by quadrature (rfcheck.quadrature.gerf_reference); "
-                              "right: the last line of (19) with E[X^2], E|X|^2 by separate quadratures")],
-)
+P.claim("eq19", source=P.at("appendix 9.3, eq (19)"),
+        statement="Var Re(f1 f2) = (1/2) Re E(f_{2A,2B,2C,D^2}^(1) f^(2)) + (1/2) E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) "
+                  "f^(2)) - K(x,y)^2 = (1/2) Re E[(f1 f2)^2] + (1/2) E|f1 f2|^2 - K^2",
+        domain=_gerf_domain((-1.5, 0.118)),
+        checks=[Check("quadrature", 1, _eq19, max_points=8, search=False,
+                      description="left: E(Re X)^2 - (E Re X)^2 by quadrature (rfcheck.quadrature.gerf_reference); "
+                                  "right: the last line of (19) with E[X^2], E|X|^2 by separate quadratures")])
 
 
 # ------------------------------------------------------------ appendix 9.7: Theorem 9.1 (eq 24) and eq (33)
@@ -1241,30 +1173,28 @@ def _eq24_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return sides
 
 
-P.claim(
-    "eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
-    statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], "
-              "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
-    domain=_THM91_DOMAIN,
-    checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
-                             max_points=12, search=False, sides_ball=_safe(_eq24_sides_ball),
-                             description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
-    notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes 2C, "
-          "which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.",
-)
+P.claim("eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated for GERF (Thm 4.1)"),
+        statement="Var(K_M^ort) <= Var(K_M^iid) - (1 - 1/M)(2/(d+2)) F^2(z), F(z) = E_u E_x[g~(u^T z, x)], g~(a,b) = "
+                  "(g(a,b) + g(-a,b))/2 - g(0,b), with g the GERF product (real A, s = +1), z = x + y, M <= d",
+        domain=_THM91_DOMAIN,
+        checks=[inequality_check("quadrature", lambda p, dps: (lambda r: (r[1], r[0], r[2]))(_thm91_sides(p, dps)),
+                                 max_points=12, search=False, sides_ball=_safe(_eq24_sides_ball),
+                                 description="(1-1/M)(2/(d+2)) F^2 <= (1-1/M) K^2 |G|, G by 1-D quadrature")],
+        notes="g is read as the feature product X = D^2 exp(2A|w|^2 + B w^T z + C(|x|^2+|y|^2)) (the printed g writes "
+              "2C, which would not be the estimator of K); F is then K - exp(-(|x|^2+|y|^2)), independent of A.")
 
-P.claim(
-    "eq33", source=P.at("appendix 9.7, eq (33)"),
-    statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an equality)",
-    domain=_THM91_DOMAIN,
-    checks=[capped(deterministic_check(
-        "quadrature", lambda p: _thm91_sides(p, 30)[1], lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)),
-        atol_scale=_k2_scale, printed_ball=_eq33_printed_ball, reference_ball=refs.orf_variance_reduction_ball), 8)],
-    correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
-               "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 |G| "
-               "with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
-               "(rfcheck.closed_forms.crt.orf_log_covariance_factor).",
-)
+P.claim("eq33", source=P.at("appendix 9.7, eq (33)"),
+        statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an "
+                  "equality)",
+        domain=_THM91_DOMAIN,
+        checks=[capped(deterministic_check(
+            "quadrature", lambda p: _thm91_sides(p, 30)[1],
+            lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)), atol_scale=_k2_scale,
+            printed_ball=_eq33_printed_ball, reference_ball=refs.orf_variance_reduction_ball), 8)],
+        correction="Only the inequality Var_iid - Var_ort >= (1 - 1/M)(2/(d+2)) F^2 follows (eq 32 is an inequality; "
+                   "claim crt.eq24 holds). Exactly, for GERF with real A and s = +1, Var_iid - Var_ort = (1 - 1/M) K^2 "
+                   "|G| with 1 + G = e^{-u/2} 1F1(-d/2; d/2; -u/2), u = |x+y|^2 "
+                   "(rfcheck.closed_forms.crt.orf_log_covariance_factor).")
 
 
 # ------------------------------------------------------------ appendix 9.8: eq (34), (35), Theorem 4.2
@@ -1294,16 +1224,15 @@ def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
     return _sides_or_why(tail, eval_on_balls(printed_eq34_ctx, p, bits))
 
 
-P.claim(
-    "eq34", source=P.at("appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)"),
-    statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
-               "P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)"),
-    domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
-                   "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
-                                                     "a = t M (a_i + b_i)/4"),
-    checks=[inequality_check("exact-binomial", _hoeffding, max_points=40, sides_ball=_safe(_hoeffding_ball))],
-    notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still true).",
-)
+P.claim("eq34", source=P.at("appendix 9.8, Lemma 9.1 (Hoeffding), eq (34)"),
+        statement=("X_1..X_M independent, zero mean, -a_i <= X_i <= b_i: "
+                   "P[|sum X_i| > a] <= 2 exp(-a^2 / sum (a_i + b_i)^2)"),
+        domain=Domain({"M": Int(1, 200), "a_i": Real(0.01, 1.0, scale="log"), "b_i": Real(0.01, 1.0, scale="log"),
+                       "t": Real(0.0, 2.0)}, description="iid two-point X in {-a_i, b_i} (the extremal law), "
+                                                         "a = t M (a_i + b_i)/4"),
+        checks=[inequality_check("exact-binomial", _hoeffding, max_points=40, sides_ball=_safe(_hoeffding_ball))],
+        notes="The printed bound is the standard one with the factor 2 in the exponent dropped (weaker, hence still "
+              "true).")
 
 
 def _eq35_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1326,18 +1255,16 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
     return (lower, bound) if certified_inequality(lower, bound) == "REFUTED" else (sup, bound)
 
 
-P.claim(
-    "eq35", source=P.at("appendix 9.8, eq (35)"),
-    statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
-               "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
-    domain=_oprf_domain,
-    checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
-                             sides_ball=_safe(_eq35_sides_ball),
-                             description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
-    correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
-               "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
-               "The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).",
-)
+P.claim("eq35", source=P.at("appendix 9.8, eq (35)"),
+        statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
+                   "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
+        domain=_oprf_domain,
+        checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
+                                 sides_ball=_safe(_eq35_sides_ball),
+                                 description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
+        correction="The factor D^2 = (1-4A)^{d/2} > 1 is dropped: Z <= (1-4A)^{d/2} exp(-(|x|^2+|y|^2)/(4A)), "
+                   "with equality (attained at w = B(x+y)/(-4A)) when x = y. "
+                   "The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).")
 
 
 def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
@@ -1430,29 +1357,27 @@ def _thm42_lower_bound(p: dict[str, Any], budget: Budget, seed: int) -> PointEva
     return _certify_one_way(ev, _thm42_sides_ball(dict(p), bits_for_dps(budget.dps)), "REFUTED", _WHY_LOWER)
 
 
-P.claim(
-    "thm4.2", source=P.at("Theorem 4.2 (first part)"),
-    statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
-              "(OPRF, A = A* of Thm 3.3)",
-    domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
-    checks=[replace(_recertify(inequality_check("exact-tail", _thm42_sides, max_points=24,
-                                                description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
-                                                            "mpmath) <= log of the printed bound"), _thm42_certify),
-                    domain=_thm42_domain(Int(1, 1), "pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
-                                                  "chi-square law)", 1)),
-            Check("exact-tail-lower-bound", 1, _thm42_lower_bound, max_points=16,
-                  description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
-                              "log of the printed bound; decides only violations",
-                  domain=_thm42_domain(Int(2, 64, extra=(8,)), "pairs with |x+y| > 0, 2 <= M <= 64", 8))],
-    correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
-               "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) "
-               "= 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
-    notes="Stated for every M. At M = 1 the tail is exact; at M > 1 a certified lower bound (all samples on one side) "
-          "can only decide violations, and does so at the same points for every M (the exponents scale with M). "
-          "The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, "
-          "eps = 1e9: P = e^-208.4 > bound = e^-242.3) have eps between M(x,y) and the true sup of Z = D^2 M(x,y): "
-          "deep in the tail, so of no practical weight, but the printed inequality is false there.",
-)
+P.claim("thm4.2", source=P.at("Theorem 4.2 (first part)"),
+        statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
+                  "(OPRF, A = A* of Thm 3.3)",
+        domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
+        checks=[replace(_recertify(inequality_check("exact-tail", _thm42_sides, max_points=24,
+                                                    description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
+                                                                "mpmath) <= log of the printed bound"), _thm42_certify),
+                        domain=_thm42_domain(Int(1, 1), "pairs with |x+y| > 0, M = 1 (exact tail by the noncentral "
+                                                      "chi-square law)", 1)),
+                Check("exact-tail-lower-bound", 1, _thm42_lower_bound, max_points=16,
+                      description="log max(P[Z >= K+eps], P[Z <= K-eps])^M (noncentral chi-square law, mpmath) vs the "
+                                  "log of the printed bound; decides only violations",
+                      domain=_thm42_domain(Int(2, 64, extra=(8,)), "pairs with |x+y| > 0, 2 <= M <= 64", 8))],
+        correction="Hoeffding needs the true range of Z, up to D^2 M(x,y) with D^2 = (1-4A)^{d/2} (claim crt.eq35): "
+                   "P[|K_M - K| >= eps] <= 2 exp(-2 M eps^2 / (D^2 M(x,y))^2) "
+                   "= 2 exp(-2 M eps^2 (1-4A)^{-d} exp((|x|^2+|y|^2)/(2A))).",
+        notes="Stated for every M. At M = 1 the tail is exact; at M > 1 a certified lower bound (all samples on one "
+              "side) can only decide violations, and does so at the same points for every M (the exponents scale with "
+              "M). The counterexamples (x = y, large d; e.g. d = 64, x = y = e1, eps = 1e9: P = e^-208.4 > bound = "
+              "e^-242.3) have eps between M(x,y) and the true sup of Z = D^2 M(x,y): deep in the tail, so of no "
+              "practical weight, but the printed inequality is false there.")
 
 
 def _thm42_ort_level(p: dict[str, Any]) -> tuple[float, float]:
@@ -1511,34 +1436,31 @@ _THM42_ORT_DOMAIN = pair_domain(
     description="OPRF pairs with |x|, |y| in [0.05, 1], 2 <= M <= min(d, 16) orthogonal features, "
                 "eps = eps_rel K(x, y), eps_rel in [0.1, 3]; four fixed points where the bound is informative")
 
-P.claim(
-    "thm4.2.ort", source=P.at("Theorem 4.2 (second part)"),
-    statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
-              "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
-    domain=_THM42_ORT_DOMAIN,
-    checks=[_mc(Check("monte-carlo", 3, _thm42_ort_mc, search=False,
-                      description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
-                                  "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent"))],
-    notes="The bound is the Chernoff bound of M independent samples; for orthogonal ensembles it needs "
-          "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
-          "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
-          "(n * bound >= 50); deeper tails are undecided, never HOLDS.",
-)
+P.claim("thm4.2.ort", source=P.at("Theorem 4.2 (second part)"),
+        statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
+                  "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
+        domain=_THM42_ORT_DOMAIN,
+        checks=[_mc(Check("monte-carlo", 3, _thm42_ort_mc, search=False,
+                          description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
+                                      "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent"))],
+        notes="The bound is the Chernoff bound of M independent samples; for orthogonal ensembles it needs "
+              "E[exp(theta sum Z_i)] <= (E exp(theta Z))^M, which the proof does not show ('the exact same method "
+              "... for higher moments'). Checkable only where the bound is above Monte Carlo resolution "
+              "(n * bound >= 50); deeper tails are undecided, never HOLDS.")
 
-P.claim(
-    "thm4.2.ort.positive", source=P.at("Theorem 4.2 (second part, last clause)"),
-    statement="L(K(x,y) + eps) > 0 for eps > 0, L the Legendre transform of Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF)",
-    domain=pair_domain(d=(1, 64), norm=(0.0, 2.0), constraint=_u_positive,
-                       extra={"eps_rel": Real(1e-3, 10.0, scale="log")},
-                       description="OPRF pairs, |x|, |y| <= 2, eps = eps_rel K(x, y)"),
-    checks=[not_certifiable(
-        Check("mgf-quadrature", 1, _thm42_ort_positive, max_points=24,
-              description="L(K + eps) = sup_theta (theta (K+eps) - log E e^{theta Z}) by Gauss quadrature of the "
-                          "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error bars"),
-        "L is a supremum over theta found by Brent's method in float64 on a Gauss-quadrature log-MGF whose error bar "
-        "is the change between 96 and 160 nodes (an estimate, not a bound): neither the MGF nor the supremum has an "
-        "enclosure")],
-)
+P.claim("thm4.2.ort.positive", source=P.at("Theorem 4.2 (second part, last clause)"),
+        statement="L(K(x,y) + eps) > 0 for eps > 0, L the Legendre transform of Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF)",
+        domain=pair_domain(d=(1, 64), norm=(0.0, 2.0), constraint=_u_positive,
+                           extra={"eps_rel": Real(1e-3, 10.0, scale="log")},
+                           description="OPRF pairs, |x|, |y| <= 2, eps = eps_rel K(x, y)"),
+        checks=[not_certifiable(
+            Check("mgf-quadrature", 1, _thm42_ort_positive, max_points=24,
+                  description="L(K + eps) = sup_theta (theta (K+eps) - log E e^{theta Z}) by Gauss quadrature of the "
+                              "MGF (96 and 160 nodes: error bar) and Brent's method; decided where |L| > 10 error "
+                              "bars"),
+            "L is a supremum over theta found by Brent's method in float64 on a Gauss-quadrature log-MGF whose error "
+            "bar is the change between 96 and 160 nodes (an estimate, not a bound): neither the MGF nor the supremum "
+            "has an enclosure")])
 
 
 # statements about OPRF that no finite computation decides (id, where, statement, why)
@@ -1619,22 +1541,18 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
         _stmt = (f"{_method} gives more than e^{_k} times variance reduction compared to {_base} in {_regime} "
                  f"when sigma = 1 (d = 64)")
         if _regime == "mnist":
-            P.claim(
-                f"text-{_slug}", source=P.at("sec 5.1"), statement=_stmt,
-                domain=Domain({"sigma": Choice((1.0,))}),
-                unverifiable="needs MNIST (not available offline); the 8x8 scikit-learn digits of crt-fig2 are a "
-                             "different data set, shown there for comparison only",
-            )
+            P.claim(f"text-{_slug}", source=P.at("sec 5.1"), statement=_stmt, domain=Domain({"sigma": Choice((1.0,))}),
+                    unverifiable="needs MNIST (not available offline); the 8x8 scikit-learn digits of crt-fig2 are a "
+                                 "different data set, shown there for comparison only")
             continue
-        P.claim(
-            f"text-{_slug}", source=P.at("sec 5.1 (Figure 2)"), statement=_stmt,
-            domain=Domain({"sigma": Choice((1.0,))}, description="the paper's setting at sigma = 1"),
-            readings=[Reading(name, [inequality_check(check, _sec51(_regime, _base, _method, _k, stat), search=False,
-                                                      not_certified=_SEC51_NOT_CERTIFIED, description=how)],
-                              description=what, natural=natural, reason=_SEC51_WHY if natural else "")
-                      for name, stat, check, how, what, natural in _SEC51_READINGS],
-            notes=_SEC51_NOTE,
-        )
+        P.claim(f"text-{_slug}", source=P.at("sec 5.1 (Figure 2)"), statement=_stmt,
+                domain=Domain({"sigma": Choice((1.0,))}, description="the paper's setting at sigma = 1"),
+                readings=[Reading(name, [inequality_check(check, _sec51(_regime, _base, _method, _k, stat),
+                                                          search=False, not_certified=_SEC51_NOT_CERTIFIED,
+                                                          description=how)],
+                                  description=what, natural=natural, reason=_SEC51_WHY if natural else "")
+                          for name, stat, check, how, what, natural in _SEC51_READINGS],
+                notes=_SEC51_NOTE)
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (25) (law of total variance)
@@ -1679,17 +1597,15 @@ def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name
     return Check(name, 1, evaluate, max_points=max_points, search=False, description=description)
 
 
-P.claim(
-    "eq25", source=P.at("appendix 9.7, eq (25) (and (26) alike)"),
-    statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
-              "(instantiated for one GERF sample, real A, s = +1)",
-    domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
-    checks=[_sides_check(_eq25_sides, lambda p, bits: _eq25_balls(p, bits)[:2], 10,
-                         "E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")],
-    correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + "
-               "Var(E[K_M | norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the "
-               "same law and the conditional means coincide), so eq (27) -- the difference -- still holds.",
-)
+P.claim("eq25", source=P.at("appendix 9.7, eq (25) (and (26) alike)"),
+        statement="Var(K_M^iid) = int Var(K_M^iid | |w_1| = x_1, ..., |w_M| = x_M) prod_m P(x_m) dx_1 ... dx_M "
+                  "(instantiated for one GERF sample, real A, s = +1)",
+        domain=pair_domain(d=(1, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,))}),
+        checks=[_sides_check(_eq25_sides, lambda p, bits: _eq25_balls(p, bits)[:2], 10,
+                             "E_r[Var(X | |w| = r)] (quadrature over chi_d) vs Var(X) (quadrature), M = 1")],
+        correction="The law of total variance adds Var(E[K_M | norms]): Var(K_M) = E[Var(K_M | norms)] + Var(E[K_M | "
+                   "norms]). The missing term is the same for iid and orthogonal ensembles (the norms have the same "
+                   "law and the conditional means coincide), so eq (27) -- the difference -- still holds.")
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (26)-(32) (proof of Theorem 9.1)
@@ -1765,18 +1681,16 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
         return ref - (second - printed25 - k2) / m, ref
 
 
-P.claim(
-    "eq26", source=P.at("appendix 9.7, eq (26)"),
-    statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
-              "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
-    domain=_EQ26_DOMAIN,
-    checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
-                         "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
-                         "(quadrature moments and the orthogonal-pair factor)")],
-    correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, m(r) = E[X | "
-               "|w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). The added term is the same "
-               "for iid and orthogonal ensembles, so eq (27) still holds (claim crt.eq27).",
-)
+P.claim("eq26", source=P.at("appendix 9.7, eq (26)"),
+        statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
+                  "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
+        domain=_EQ26_DOMAIN,
+        checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
+                             "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
+                             "(quadrature moments and the orthogonal-pair factor)")],
+        correction="As for eq (25), the law of total variance adds Var(E[K_M^ort | norms]) = Var_r(m(r))/M, m(r) = E[X "
+                   "| |w| = r]: Var(K_M^ort) = E[Var(K_M^ort | norms)] + Var(E[K_M^ort | norms]). The added term is "
+                   "the same for iid and orthogonal ensembles, so eq (27) still holds (claim crt.eq27).")
 
 
 def _eq27_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
@@ -1802,27 +1716,23 @@ def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
         return (1 - 1 / (int(p["M"]) + 0 * k2)) * (k2 - pair)
 
 
-P.claim(
-    "eq27", source=P.at("appendix 9.7, eq (27)"),
-    statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
-              "(GERF, real A, s = +1, 2 <= M <= d)",
-    domain=_EQ26_DOMAIN,
-    checks=[capped(deterministic_check(
-        "quadrature", lambda p: _eq27_sides(p, 30)[0], lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
-        atol_scale=_k2_scale, printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,
-        description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
-                    "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"), 8)],
-    notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
-          "cancels in the difference.",
-)
+P.claim("eq27", source=P.at("appendix 9.7, eq (27)"),
+        statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
+                  "(GERF, real A, s = +1, 2 <= M <= d)",
+        domain=_EQ26_DOMAIN,
+        checks=[capped(deterministic_check(
+            "quadrature", lambda p: _eq27_sides(p, 30)[0], lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
+            atol_scale=_k2_scale, printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,
+            description="E over norms of T (chi_{2d} quadrature of the conditional pair moment, 0F1) vs "
+                        "Var_iid - Var_ort (orthogonal-pair factor, 1F1 quadrature)"), 8)],
+        notes="Holds although eq (25) and (26) miss Var(E[K_M | norms]): that term is the same for both ensembles and "
+              "cancels in the difference.")
 
-P.claim(
-    "eq28", source=P.at("appendix 9.7, eq (28)"),
-    statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
-    domain=_ORT_DOMAIN,
-    unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
-                 "and crt.eq32",
-)
+P.claim("eq28", source=P.at("appendix 9.7, eq (28)"),
+        statement="T(x_1, ..., x_M) = Var(K_M^iid | |w_m^iid| = x_m) - Var(K_M^ort | |w_m^ort| = x_m)",
+        domain=_ORT_DOMAIN,
+        unverifiable="a definition of T (nothing is asserted); T is evaluated in the checks of crt.eq27, crt.eq31 "
+                     "and crt.eq32")
 
 # eq (29)-(31): one entry of the conditional moments each (literal X_m vs the scaled reading, _cond_cmp)
 for _eq, _key, _statement, _notes in (
@@ -1878,25 +1788,23 @@ def _eq32_sides_ball(scaled: bool) -> Any:
     return sides
 
 
-P.claim(
-    "eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
-    statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, x)], "
-              "g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
-    domain=_ORT_DOMAIN,
-    checks=[
-        inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
-                         sides_ball=_safe(_eq32_sides_ball(False)),
-                         description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
-                                     "F by 0F1"),
-        inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
-                         sides_ball=_safe(_eq32_sides_ball(True)),
-                         description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
-                                     "the reading under which eq (27)-(31) hold"),
-    ],
-    notes="Both readings reduce to 0F1(s_i) 0F1(s_j) - 0F1(s_i + s_j) >= (2/(d+2)) (0F1(s_i) - 1)(0F1(s_j) - 1), 0F1 = "
-          "0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) for k, l >= 1. The "
-          "middle member of the printed chain is claim crt.eq32.middle.",
-)
+P.claim("eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
+        statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, "
+                  "x)], g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
+        domain=_ORT_DOMAIN,
+        checks=[
+            inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+                             sides_ball=_safe(_eq32_sides_ball(False)),
+                             description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
+                                         "F by 0F1"),
+            inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                             sides_ball=_safe(_eq32_sides_ball(True)),
+                             description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
+                                         "the reading under which eq (27)-(31) hold"),
+        ],
+        notes="Both readings reduce to 0F1(s_i) 0F1(s_j) - 0F1(s_i + s_j) >= (2/(d+2)) (0F1(s_i) - 1)(0F1(s_j) - 1), "
+              "0F1 = 0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) for k, l "
+              ">= 1. The middle member of the printed chain is claim crt.eq32.middle.")
 
 
 def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1939,21 +1847,21 @@ def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
         return _f_pairs(f, mpmath.mpf, mpmath.fsum), f["err"] * (1 + mpmath.fsum(abs(x) for x in f["F"]))
 
 
-P.claim(
-    "eq32.middle", source=P.at("appendix 9.7, eq (32) (the last equality)"),
-    statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
-              "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
-              "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",
-    domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
-                       extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
-                              **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-                       derive=_orf_domain_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
-    checks=[capped(deterministic_check(
-        "spherical-quadrature", None, _eq32_last, printed_ctx=printed_eq32_middle_ctx, reference_ball=_eq32_last_ball,
-        atol_scale=lambda p, dps: _with_dps(dps, lambda: refs.gerf_ort_point(p)["P0"] ** 2),
-        description="series of the middle member (mpmath) vs F by quadrature"), 8)],
-    correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = E_r[g~(r|z|, "
-               "x)], the average over a Gaussian projection, not over the sphere at norm x. Conditioning on the norms "
-               "gives E[(u^T z)^{2t}] = |z|^{2t} E[r^{2t}] / E|g|^{2t} times x^{2t} (not E|w|^{2t}): with x_i^{2t} in "
-               "place of E|w|^{2t} the chain closes on F_x(z) = E[g~(x u^T z, x)] (the scaled reading of crt.eq32).",
-)
+P.claim("eq32.middle", source=P.at("appendix 9.7, eq (32) (the last equality)"),
+        statement="(2/(d+2)) (2/M^2) sum_{i<j} (sum_{t>=1} a_{2t}(x_i) |z|^{2t} E|w|^{2t} E[r^{2t}] / E[|g|^{2t}]) "
+                  "(same for x_j) = (2/(d+2)) (2/M^2) sum_{i<j} F_{x_i}(z) F_{x_j}(z), r ~ N(0, 1), g ~ N(0, I_d) "
+                  "(GERF, real A, s = +1: a_k(b) = D^2 e^{2A b^2 - |x|^2 - |y|^2} B^k / k!)",
+        domain=pair_domain(d=(2, 32), norm=(0.05, 1.5),
+                           extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
+                                  **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
+                           derive=_orf_domain_derive, description="as crt.eq32, |x|, |y| >= 0.05"),
+        checks=[capped(deterministic_check(
+            "spherical-quadrature", None, _eq32_last, printed_ctx=printed_eq32_middle_ctx,
+            reference_ball=_eq32_last_ball,
+            atol_scale=lambda p, dps: _with_dps(dps, lambda: refs.gerf_ort_point(p)["P0"] ** 2),
+            description="series of the middle member (mpmath) vs F by quadrature"), 8)],
+        correction="E|w|^{2t} / E|g|^{2t} = 1, so the middle member is sum_t a_{2t}(x)|z|^{2t} E[r^{2t}] = "
+                   "E_r[g~(r|z|, x)], the average over a Gaussian projection, not over the sphere at norm x. "
+                   "Conditioning on the norms gives E[(u^T z)^{2t}] = |z|^{2t} E[r^{2t}] / E|g|^{2t} times x^{2t} (not "
+                   "E|w|^{2t}): with x_i^{2t} in place of E|w|^{2t} the chain closes on F_x(z) = E[g~(x u^T z, x)] "
+                   "(the scaled reading of crt.eq32).")

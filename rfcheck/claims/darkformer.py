@@ -63,15 +63,12 @@ def printed_sigma_star(p: dict[str, Any], exact: bool = False) -> Any:
     return (eye + 2 * lam) * (eye - 2 * lam) ** -1
 
 
-P.equality(
-    "lem2.1", source=P.at("Lemma 2.1 (Choromanski et al. 2021)"),
-    statement="exp(x^T y) = E_{w ~ N(0, I_d)}[exp(w^T x - |x|^2/2) exp(w^T y - |y|^2/2)] for x, y in R^d",
-    domain=pair_domain(norm=(0.0, 6.0)),
-    printed=lambda ctx, p: ctx.exp(p["nx"] * p["ny"] * ctx.cos(p["theta"])),
-    reference=lambda p, dps: ref.prf_kernel(p["nx"], p["ny"], p["theta"], dps), name="quadrature",
-    reference_ball=lambda p, bits: ref.prf_kernel_ball(p["nx"], p["ny"], p["theta"], bits),
-    description="1-D quadrature of E exp(|x + y| w), w ~ N(0, 1), times exp(-(|x|^2+|y|^2)/2)",
-)
+P.equality("lem2.1", source=P.at("Lemma 2.1 (Choromanski et al. 2021)"),
+           statement="exp(x^T y) = E_{w ~ N(0, I_d)}[exp(w^T x - |x|^2/2) exp(w^T y - |y|^2/2)] for x, y in R^d",
+           domain=pair_domain(norm=(0.0, 6.0)), printed=lambda ctx, p: ctx.exp(p["nx"] * p["ny"] * ctx.cos(p["theta"])),
+           reference=lambda p, dps: ref.prf_kernel(p["nx"], p["ny"], p["theta"], dps), name="quadrature",
+           reference_ball=lambda p, bits: ref.prf_kernel_ball(p["nx"], p["ny"], p["theta"], bits),
+           description="1-D quadrature of E exp(|x + y| w), w ~ N(0, 1), times exp(-(|x|^2+|y|^2)/2)")
 
 
 def _eq3_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,19 +93,17 @@ def printed_eq3(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(ctx.fdot(q_sigma, ks))
 
 
-P.equality(
-    "eq3", source=P.at("sec 4.1, eq (3) (derived as eq (8), App. B)"),
-    statement="exp(q^T Sigma k) = E_{w~N(0,Sigma)}[exp(w^T q - q^T Sigma q/2) exp(w^T k - k^T Sigma k/2)], "
-              "Sigma = M^T M, M in R^{r x d}, r <= d",
-    domain=Domain({"d": Int(1, 3, scale="linear"), "r": Int(1, 3, scale="linear"),
-                   "mscale": Real(0.1, 2.0), "nq": Real(0.0, 2.5), "nk": Real(0.0, 2.5),
-                   "draw": Int(0, 1000, scale="linear")},
-                  constraint=lambda p: p["r"] <= p["d"],
-                  description="random M (r x d, r <= d, entries N(0, mscale^2/d)), |q|, |k| <= 2.5"),
-    printed=printed_eq3, reference=lambda p, dps: ref.sigma_prf_kernel(*_eq3_parts(p), dps),
-    reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
-    name="quadrature", max_points=24, description="1-D quadratures along the eigenvectors of Sigma (rank r)",
-)
+P.equality("eq3", source=P.at("sec 4.1, eq (3) (derived as eq (8), App. B)"),
+           statement="exp(q^T Sigma k) = E_{w~N(0,Sigma)}[exp(w^T q - q^T Sigma q/2) exp(w^T k - k^T Sigma k/2)], "
+                     "Sigma = M^T M, M in R^{r x d}, r <= d",
+           domain=Domain({"d": Int(1, 3, scale="linear"), "r": Int(1, 3, scale="linear"),
+                          "mscale": Real(0.1, 2.0), "nq": Real(0.0, 2.5), "nk": Real(0.0, 2.5),
+                          "draw": Int(0, 1000, scale="linear")},
+                         constraint=lambda p: p["r"] <= p["d"],
+                         description="random M (r x d, r <= d, entries N(0, mscale^2/d)), |q|, |k| <= 2.5"),
+           printed=printed_eq3, reference=lambda p, dps: ref.sigma_prf_kernel(*_eq3_parts(p), dps),
+           reference_ball=lambda p, bits: ref.sigma_prf_kernel_ball(*_eq3_parts(p), bits),
+           name="quadrature", max_points=24, description="1-D quadratures along the eigenvectors of Sigma (rank r)")
 
 
 def _lem31(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -138,22 +133,20 @@ def _lem31_certified(ev: PointEval, p: dict[str, Any]) -> PointEval:
     return certify_eval(ev, verdict, why)
 
 
-P.claim(
-    "lem3.1", source=P.at("Lemma 3.1, eq (2), proof in App. A (eq 5-7)"),
-    statement="Among all finite-variance psi, E_{q,k~D}[Var_w kappa_hat_psi(q,k)] is minimized by "
-              "psi*(w) propto p_I(w) sqrt(B_q(w) B_k(w)), B_x(w) = E_x[exp(2 w^T x - |x|^2)]",
-    domain=Domain({"dist": Choice(("gauss", "discrete")), "a": Real(0.0, 0.45, extra=(0.2,)),
-                   "alt": Choice(("normal", "student", "mix")), "mu": Real(-1.0, 1.0, extra=(0.0,)),
-                   "s": Real(0.3, 3.0, scale="log", extra=(1.0,)), "eps": Real(0.0, 1.0)},
-                  description="d = 1; D = N(0, a) or uniform on {-a, a/3, 2a}; competitors psi: N(mu, s^2), "
-                              "Student-t_3(mu, s), (1-eps) psi* + eps N(mu, s^2); m = 1"),
-    checks=[Check("quadrature", 1, _lem31, search=True, max_points=20,
-                  description="V(psi*) and V(psi) by 1-D quadrature of int p_I^2 B^2/psi - E kappa^2, psi* "
-                              "normalised by quadrature; claim: V(psi*) <= V(psi)")],
-    notes="Checked in d = 1 (the lemma is dimension-free) for Gaussian and non-Gaussian (discrete) D. "
-          "Implicit assumption: psi* must be normalisable (int p_I B < inf); for D = N(0, Lambda) this needs "
-          "every eigenvalue of Lambda < 1/2, and then also E kappa^2 < inf.",
-)
+P.claim("lem3.1", source=P.at("Lemma 3.1, eq (2), proof in App. A (eq 5-7)"),
+        statement="Among all finite-variance psi, E_{q,k~D}[Var_w kappa_hat_psi(q,k)] is minimized by "
+                  "psi*(w) propto p_I(w) sqrt(B_q(w) B_k(w)), B_x(w) = E_x[exp(2 w^T x - |x|^2)]",
+        domain=Domain({"dist": Choice(("gauss", "discrete")), "a": Real(0.0, 0.45, extra=(0.2,)),
+                       "alt": Choice(("normal", "student", "mix")), "mu": Real(-1.0, 1.0, extra=(0.0,)),
+                       "s": Real(0.3, 3.0, scale="log", extra=(1.0,)), "eps": Real(0.0, 1.0)},
+                      description="d = 1; D = N(0, a) or uniform on {-a, a/3, 2a}; competitors psi: N(mu, s^2), "
+                                  "Student-t_3(mu, s), (1-eps) psi* + eps N(mu, s^2); m = 1"),
+        checks=[Check("quadrature", 1, _lem31, search=True, max_points=20,
+                      description="V(psi*) and V(psi) by 1-D quadrature of int p_I^2 B^2/psi - E kappa^2, psi* "
+                                  "normalised by quadrature; claim: V(psi*) <= V(psi)")],
+        notes="Checked in d = 1 (the lemma is dimension-free) for Gaussian and non-Gaussian (discrete) D. "
+              "Implicit assumption: psi* must be normalisable (int p_I B < inf); for D = N(0, Lambda) this needs "
+              "every eigenvalue of Lambda < 1/2, and then also E kappa^2 < inf.")
 
 
 def _thm32_opt(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -171,33 +164,31 @@ def _thm32_opt(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return ev
 
 
-P.claim(
-    "thm3.2", source=P.at("Theorem 3.2 (first statement), proof in App. A"),
-    statement="q, k ~ N(0, Lambda): the optimal sampling density is psi* = N(0, Sigma*) with "
-              "Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1} whenever this expression defines a valid covariance",
-    domain=_lambda_domain(),
-    checks=[
-        check_equal(
-            lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
-                                                                 dps=mpmath.mp.dps)),
-            lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
-            printed_ball=lambda p, bits: ref.expected_second_moment_ball(ref.exact_matrix(_lam(p)),
-                                                                         printed_sigma_star(p, exact=True), bits),
-            reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
-            description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
-                        "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
-                        "psi propto f, i.e. iff Sigma* is the optimum"),
-        not_certifiable(
-            Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
-                  description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + Nelder-Mead, "
-                              "float64)"),
-            "the reference is a numerical optimiser's output (BFGS + Nelder-Mead in float64): a minimum found, "
-            "not an enclosure of the minimum over SPD Sigma"),
-    ],
-    notes="'Valid covariance' is exactly 0 <= lambda_i < 1/2 for every eigenvalue of Lambda (the expression's "
-          "eigenvalues are (1+2l)/(1-2l)); the domain is l_i <= 0.499. For lambda_max >= 1/2 every proposal has "
-          "infinite expected variance (E exp(2 q^T k) diverges), so no optimum exists there.",
-)
+P.claim("thm3.2", source=P.at("Theorem 3.2 (first statement), proof in App. A"),
+        statement="q, k ~ N(0, Lambda): the optimal sampling density is psi* = N(0, Sigma*) with "
+                  "Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1} whenever this expression defines a valid covariance",
+        domain=_lambda_domain(),
+        checks=[
+            check_equal(
+                lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
+                                                                     dps=mpmath.mp.dps)),
+                lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
+                printed_ball=lambda p, bits: ref.expected_second_moment_ball(ref.exact_matrix(_lam(p)),
+                                                                             printed_sigma_star(p, exact=True), bits),
+                reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
+                description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
+                            "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
+                            "psi propto f, i.e. iff Sigma* is the optimum"),
+            not_certifiable(
+                Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
+                      description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + Nelder-Mead, "
+                                  "float64)"),
+                "the reference is a numerical optimiser's output (BFGS + Nelder-Mead in float64): a minimum found, "
+                "not an enclosure of the minimum over SPD Sigma"),
+        ],
+        notes="'Valid covariance' is exactly 0 <= lambda_i < 1/2 for every eigenvalue of Lambda (the expression's "
+              "eigenvalues are (1+2l)/(1-2l)); the domain is l_i <= 0.499. For lambda_max >= 1/2 every proposal has "
+              "infinite expected variance (E exp(2 q^T k) diverges), so no optimum exists there.")
 
 
 def _item1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -219,15 +210,13 @@ def _item1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     return certify_eval(out, "HOLDS" if iso_exact == iso_l else "REFUTED", "")
 
 
-P.claim(
-    "thm3.2.item1", source=P.at("Theorem 3.2 item 1"), statement="Sigma* propto I_d if and only if Lambda propto I_d",
-    domain=_lambda_domain(),
-    checks=[Check("mpmath-eigenvalues", 1, _item1, search=False,
-                  description="eigenvalue spread of the printed Sigma* (mpmath) vs isotropy of Lambda; "
-                              "value 1 when the equivalence holds at the point")],
-    notes="Holds on the domain where Sigma* is defined (eigenvalues of Lambda < 1/2): (1+2l)/(1-2l) is "
-          "strictly increasing in l. Isotropic Lambda (including Lambda = 0) are fixed points of the search.",
-)
+P.claim("thm3.2.item1", source=P.at("Theorem 3.2 item 1"),
+        statement="Sigma* propto I_d if and only if Lambda propto I_d", domain=_lambda_domain(),
+        checks=[Check("mpmath-eigenvalues", 1, _item1, search=False,
+                      description="eigenvalue spread of the printed Sigma* (mpmath) vs isotropy of Lambda; "
+                                  "value 1 when the equivalence holds at the point")],
+        notes="Holds on the domain where Sigma* is defined (eigenvalues of Lambda < 1/2): (1+2l)/(1-2l) is "
+              "strictly increasing in l. Isotropic Lambda (including Lambda = 0) are fixed points of the search.")
 
 
 def _item2(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -269,20 +258,18 @@ def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: 
     return certify_eval(ev, verdict, "the balls of log V* and log V_I overlap the tolerance's edge")
 
 
-P.claim(
-    "thm3.2.item2", source=P.at("Theorem 3.2 item 2"),
-    statement="E_{q,k~D}[Var_w kappa_hat_{psi*}(q,k)] <= E_{q,k~D}[Var_w kappa_hat_{p_I}(q,k)], with strict "
-              "inequality for any non-degenerate covariance Lambda != 0",
-    domain=_lambda_domain(),
-    checks=[Check("expected-variance", 1, _item2, search=True,
-                  description="log V for N(0, printed Sigma*) and N(0, I) from the Gaussian-integral closed form "
-                              "(mpmath; tied to quadrature and nested Monte Carlo in tests/test_darkformer.py); "
-                              "strictness: log V(psi*) must be below log V(p_I) by more than the rounding")],
-    notes="Holds in the extended reals on 0 <= lambda_i < 1/2: V(p_I) = +inf exactly when lambda_max >= 1/6 "
-          "(then V(psi*) is finite, so the strict inequality is infinite-vs-finite); for 1/6 > lambda_max > 0 "
-          "both are finite and V(psi*) < V(p_I). For lambda_max >= 1/2 both sides are +inf and the strict "
-          "inequality fails (psi* does not exist there).",
-)
+P.claim("thm3.2.item2", source=P.at("Theorem 3.2 item 2"),
+        statement="E_{q,k~D}[Var_w kappa_hat_{psi*}(q,k)] <= E_{q,k~D}[Var_w kappa_hat_{p_I}(q,k)], with strict "
+                  "inequality for any non-degenerate covariance Lambda != 0",
+        domain=_lambda_domain(),
+        checks=[Check("expected-variance", 1, _item2, search=True,
+                      description="log V for N(0, printed Sigma*) and N(0, I) from the Gaussian-integral closed form "
+                                  "(mpmath; tied to quadrature and nested Monte Carlo in tests/test_darkformer.py); "
+                                  "strictness: log V(psi*) must be below log V(p_I) by more than the rounding")],
+        notes="Holds in the extended reals on 0 <= lambda_i < 1/2: V(p_I) = +inf exactly when lambda_max >= 1/6 "
+              "(then V(psi*) is finite, so the strict inequality is infinite-vs-finite); for 1/6 > lambda_max > 0 "
+              "both are finite and V(psi*) < V(p_I). For lambda_max >= 1/2 both sides are +inf and the strict "
+              "inequality fails (psi* does not exist there).")
 
 
 def _prop41_parts(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -320,30 +307,28 @@ def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
                      {"z": z, "z_crit": zc, "unweighted": ea.as_dict(), "weighted": eb.as_dict()})
 
 
-P.claim(
-    "prop4.1", source=P.at("Proposition 4.1, proof in App. B"),
-    statement="Sigma > 0, w_Sigma = p_Sigma/p_I: E_{p_Sigma}[f] = E_{p_I}[w_Sigma f] for f with a finite mean; "
-              "hence E_{w_1:m ~ p_Sigma}[kappa_hat^1_Sigma(q,k)] = E_{w_1:m ~ p_I}[kappa_hat^{w_Sigma}_Sigma(q,k)]",
-    domain=Domain({"d": Int(1, 3, scale="linear"), "s1": Real(0.2, 3.0, scale="log"),
-                   "s2": Real(0.2, 3.0, scale="log"), "s3": Real(0.2, 3.0, scale="log"),
-                   "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5), "rot": Int(0, 1000, scale="linear")},
-                  description="Sigma = U diag(s1..sd) U^T, 0.2 <= s_i <= 3, |q|, |k| <= 1.5, d <= 3"),
-    checks=[
-        Check("quadrature", 1, _prop41_det, search=True, max_points=16,
-              domain=Domain({"d": Int(1, 1), "s1": Real(0.2, 3.0, scale="log"), "s2": Real(1.0, 1.0),
-                             "s3": Real(1.0, 1.0), "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5),
-                             "rot": Int(0, 0)}, description="d = 1"),
-              description="E_{p_Sigma}[phi phi] (quadrature in z = w/sqrt(Sigma)) vs E_{p_I}[w_Sigma phi phi] "
-                          "(quadrature in w with the weight evaluated literally)"),
-        not_certifiable(
-            Check("monte-carlo", 3, _prop41_mc, search=False,
-                  description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
-                              "(w ~ p_I), m = 8, two-sample z-test"),
-            "Monte Carlo: sample means of the two estimators (two-sample z-test) have no enclosure"),
-    ],
-    notes="The weighted estimator under p_I has infinite variance when Sigma has an eigenvalue >= 2 "
-          "(w_Sigma^2 p_I not integrable); its Monte Carlo points are then undecided (heavy tails).",
-)
+P.claim("prop4.1", source=P.at("Proposition 4.1, proof in App. B"),
+        statement="Sigma > 0, w_Sigma = p_Sigma/p_I: E_{p_Sigma}[f] = E_{p_I}[w_Sigma f] for f with a finite mean; "
+                  "hence E_{w_1:m ~ p_Sigma}[kappa_hat^1_Sigma(q,k)] = E_{w_1:m ~ p_I}[kappa_hat^{w_Sigma}_Sigma(q,k)]",
+        domain=Domain({"d": Int(1, 3, scale="linear"), "s1": Real(0.2, 3.0, scale="log"),
+                       "s2": Real(0.2, 3.0, scale="log"), "s3": Real(0.2, 3.0, scale="log"),
+                       "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5), "rot": Int(0, 1000, scale="linear")},
+                      description="Sigma = U diag(s1..sd) U^T, 0.2 <= s_i <= 3, |q|, |k| <= 1.5, d <= 3"),
+        checks=[
+            Check("quadrature", 1, _prop41_det, search=True, max_points=16,
+                  domain=Domain({"d": Int(1, 1), "s1": Real(0.2, 3.0, scale="log"), "s2": Real(1.0, 1.0),
+                                 "s3": Real(1.0, 1.0), "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5),
+                                 "rot": Int(0, 0)}, description="d = 1"),
+                  description="E_{p_Sigma}[phi phi] (quadrature in z = w/sqrt(Sigma)) vs E_{p_I}[w_Sigma phi phi] "
+                              "(quadrature in w with the weight evaluated literally)"),
+            not_certifiable(
+                Check("monte-carlo", 3, _prop41_mc, search=False,
+                      description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
+                                  "(w ~ p_I), m = 8, two-sample z-test"),
+                "Monte Carlo: sample means of the two estimators (two-sample z-test) have no enclosure"),
+        ],
+        notes="The weighted estimator under p_I has infinite variance when Sigma has an eigenvalue >= 2 "
+              "(w_Sigma^2 p_I not integrable); its Monte Carlo points are then undecided (heavy tails).")
 
 
 def _propc1(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
@@ -403,15 +388,13 @@ def _propc1_ball(m_np: np.ndarray, q_np: np.ndarray, k_np: np.ndarray, u: np.nda
     return found
 
 
-P.claim(
-    "propc.1", source=P.at("Proposition C.1 (App. C)"),
-    statement="Sigma > 0, Sigma = M^T M, r = d: q^T Sigma k = (Mq)^T (Mk) and |q-k|_Sigma^2 = |Mq - Mk|^2; "
-              "if Cov(q) = Cov(k) = Lambda > 0, Sigma = Lambda^{-1}, M = Lambda^{-1/2}: Cov(Mq) = I_d and "
-              "|q-k|^2_{Lambda^{-1}} = sum_i delta_i^2/lambda_i, delta = U^T (q - k)",
-    domain=Domain({"d": Int(1, 6, scale="linear"), "lmin": Real(1e-6, 1.0, scale="log"),
-                   "scale": Real(0.01, 100.0, scale="log"), "draw": Int(0, 1000, scale="linear")},
-                  description="random M (d x d), q, k; Lambda with eigenvalues in [lmin, 1], random U; d <= 6"),
-    checks=[Check("mpmath-algebra", 1, _propc1, search=True,
-                  description="each identity's two sides in mpmath at the budget's digits; residual relative to "
-                              "the terms' size, tolerance 10^(5-dps) times cond(Lambda)")],
-)
+P.claim("propc.1", source=P.at("Proposition C.1 (App. C)"),
+        statement="Sigma > 0, Sigma = M^T M, r = d: q^T Sigma k = (Mq)^T (Mk) and |q-k|_Sigma^2 = |Mq - Mk|^2; "
+                  "if Cov(q) = Cov(k) = Lambda > 0, Sigma = Lambda^{-1}, M = Lambda^{-1/2}: Cov(Mq) = I_d and "
+                  "|q-k|^2_{Lambda^{-1}} = sum_i delta_i^2/lambda_i, delta = U^T (q - k)",
+        domain=Domain({"d": Int(1, 6, scale="linear"), "lmin": Real(1e-6, 1.0, scale="log"),
+                       "scale": Real(0.01, 100.0, scale="log"), "draw": Int(0, 1000, scale="linear")},
+                      description="random M (d x d), q, k; Lambda with eigenvalues in [lmin, 1], random U; d <= 6"),
+        checks=[Check("mpmath-algebra", 1, _propc1, search=True,
+                      description="each identity's two sides in mpmath at the budget's digits; residual relative to "
+                                  "the terms' size, tolerance 10^(5-dps) times cond(Lambda)")])
