@@ -3,8 +3,8 @@
 Each ``printed_*`` function is a literal transcription of the paper's formula.  Where the
 formula is a function of the point's numbers it is written against a number-system context
 (``printed_*_ctx(ctx, point)``, passed as ``printed_ctx=``): evaluated in mpmath for the verdict
-and on Arb balls, so that a decided point is certified where the reference has a ball
-(``rfcheck.references.crt``); ``printed_*`` is then its mpmath face.  Formulas of seeded float64
+(its mpmath face ``on_mp(printed_*_ctx)``) and on Arb balls, so that a decided point is certified
+where the reference has a ball (``rfcheck.references.crt``).  Formulas of seeded float64
 data (eq (8)-(14)) generate the data from the point's raw numbers and lift each float with
 ``ctx.num``.  References never use the printed formula: quadrature of the defining expectation (``rfcheck.quadrature``,
 ``rfcheck.references.crt``), numerical minimisation, and Monte Carlo with the Numba engines.
@@ -275,9 +275,6 @@ def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return (0.5 * ctx.exp(tail) * (ctx.re(al1 * ctx.exp(al2 * v)) + al3 * ctx.exp(al4 * v)) - ctx.exp(-st["sq_diff"]))
 
 
-printed_eq6 = on_mp(printed_eq6_ctx)
-
-
 P.claim("thm3.2", source=P.at("Theorem 3.2, eq (6)"),
         statement="Let Re(1-8A) > 0. Var Re(f_GE^(1) f_GE^(2)) = (1/2) exp(-(s+1)(|x|^2+|y|^2)) "
                   "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
@@ -285,7 +282,7 @@ P.claim("thm3.2", source=P.at("Theorem 3.2, eq (6)"),
         domain=_gerf_domain((-1.5, 0.118)),
         checks=[
             _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
-            _mc(mc_check("monte-carlo", printed_eq6,
+            _mc(mc_check("monte-carlo", on_mp(printed_eq6_ctx),
                          lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
                          domain=pair_domain(norm=(0.0, 0.7), extra={
                              "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
@@ -402,9 +399,6 @@ def printed_eq22_roots_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any]:
     return (r - 2 * u - d) / (4 * u), (-r - 2 * u - d) / (4 * u)
 
 
-printed_eq22_roots = on_mp(printed_eq22_roots_ctx)
-
-
 def printed_eq22_a_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """A = (1 - 1/rho_1*)/8 with rho_1* the '+' root of CRT eq (22)."""
     return (1 - 1 / printed_eq22_roots_ctx(ctx, p)[0]) / 8
@@ -454,7 +448,8 @@ P.claim("eq22", source=P.at("appendix 9.4, eq (22) (root with '+')"),
 
 P.claim("eq22.negative-root", source=P.at("appendix 9.4, after eq (22)"),
         statement="The root rho_2* of (22) with '-' in place of '+-' is a negative number", domain=_oprf_domain,
-        checks=[inequality_check("mpmath", lambda p, dps: _with_dps(dps, lambda: (printed_eq22_roots(p)[1], 0, 0)),
+        checks=[inequality_check("mpmath",
+                                 lambda p, dps: _with_dps(dps, lambda: (on_mp(printed_eq22_roots_ctx)(p)[1], 0, 0)),
                                  sides_ball=lambda p, bits: _sides_or_why(
                                      eval_on_balls(lambda ctx, q: printed_eq22_roots_ctx(ctx, q)[1], p, bits), 0))])
 
@@ -643,9 +638,6 @@ def printed_eq8_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             + ctx.fsum(*(v**2 for row in Y for v in row)) / L)
 
 
-printed_eq8 = on_mp(printed_eq8_ctx)
-
-
 P.claim("eq8", source=P.at("sec 3.1, eq (8)"),
         statement="(1/L^2) sum_i sum_j |x_i + s y_j|^2 = (1/L) sum_i |x_i|^2 + (2s/L^2)(sum_i x_i)^T(sum_i y_i) "
                   "+ (1/L) sum_i |y_i|^2",
@@ -730,9 +722,6 @@ def printed_eq9_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return ctx.exp(ctx.fsum(*(ctx.num(float(a)) * ctx.num(float(b)) for a, b in zip(x, y, strict=True))))
 
 
-printed_eq9 = on_mp(printed_eq9_ctx)
-
-
 _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scale="log", extra=(1.0,)),
            "p": Real(0.01, 0.99, extra=(0.5,))}
 
@@ -789,35 +778,30 @@ def printed_eq11_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             - _k_ctx(ctx, p) ** 2)
 
 
-printed_eq11 = on_mp(printed_eq11_ctx)
-
-
-def _dirf_error_moments(p: dict[str, Any]) -> tuple[float, float] | None:
-    """Exact ``(E e, E e^2)``, ``e = (K_hat - K)^2``, from the series moments E[(f f)^k], k <= 4: with an exact
-    standard error heavy tails show up as lack of power (undecided), never as a confident wrong answer."""
-    out = exact_moments_of_mean(lambda dps: tuple(_dirf_product_moment(p, dps - 10, k)[0] for k in (1, 2, 3, 4)), 1)
-    return out if all(math.isfinite(v) for v in out) else None
-
-
 def _sim_dirf(p: dict[str, Any], n: int, seed: int) -> tuple[np.ndarray, float, tuple[float, float] | None]:
-    return _dirf_samples(p, n, seed), float(_exact_k(p)), _dirf_error_moments(p)
+    """Monte Carlo values of ``f f``, ``K``, and the exact ``(E e, E e^2)``, ``e = (K_hat - K)^2``, from the series
+    moments E[(f f)^k], k <= 4: with an exact standard error heavy tails show up as lack of power (undecided), never
+    as a confident wrong answer."""
+    samples, target = _dirf_samples(p, n, seed), float(_exact_k(p))
+    out = exact_moments_of_mean(lambda dps: tuple(_dirf_product_moment(p, dps - 10, k)[0] for k in (1, 2, 3, 4)), 1)
+    return samples, target, out if all(math.isfinite(v) for v in out) else None
 
 
-def _dirf_variance_checks(printed_ctx: Any, printed: Any, dist: str) -> list[Check]:
+def _dirf_variance_checks(printed_ctx: Any, dist: str) -> list[Check]:
     """A printed DIRF variance (Thm 3.4, 3.5) against the exact series (on balls) and Monte Carlo."""
     return [capped(deterministic_check("exact-series", None, _dirf_var_ref,
                                        atol_scale=lambda p, dps: _dirf_product_moment(p, dps, 2)[0],
                                        printed_ctx=printed_ctx, reference_ball=_dirf_var_ball,
                                        description="E[(f f)^2] as sum over k of p_k (X Y)^2 per coordinate, mpmath"),
                    14),
-            _mc(mc_check("monte-carlo", printed, _sim_dirf, domain=_dirf_domain(
+            _mc(mc_check("monte-carlo", on_mp(printed_ctx), _sim_dirf, domain=_dirf_domain(
                 dist, scale=(0.05, 0.5), d=(1, 16), description="scale <= 0.5, d <= 16")))]
 
 
 P.claim("thm3.4", source=P.at("Theorem 3.4, eq (11)"),
         statement="Var_{p_pois}(f_pois(w,x) f_pois(w,y)) = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - "
                   "|y|^2) - K(x,y)^2, f_pois(w,x) = e^{lambda d/2 - |x|^2/2} prod_l x_l^{w_l} lambda^{-w_l/2}",
-        domain=_dirf_domain("poisson"), checks=_dirf_variance_checks(printed_eq11_ctx, printed_eq11, "poisson"))
+        domain=_dirf_domain("poisson"), checks=_dirf_variance_checks(printed_eq11_ctx, "poisson"))
 
 
 def _pois_sums_ctx(ctx: Any, p: dict[str, Any]) -> tuple[Any, Any, Any, int]:
@@ -903,14 +887,11 @@ def printed_eq13_ctx(ctx: Any, p: dict[str, Any]) -> Any:
             - _k_ctx(ctx, p) ** 2)
 
 
-printed_eq13 = on_mp(printed_eq13_ctx)
-
-
 P.claim("thm3.5", source=P.at("Theorem 3.5, eq (13)"),
         statement="Var_{p_geom}(f_geom(w,x) f_geom(w,y)) = p^{-d} e^{-|x|^2-|y|^2} prod_l I_0(2(1-p)^{-1/2}|x_l y_l|) "
                   "- K(x,y)^2, f_geom(w,x) = p^{-d/2} e^{-|x|^2/2} prod_l x_l^{w_l} (1-p)^{-w_l/2} (w_l!)^{-1/2}",
         domain=_dirf_domain("geometric", scale=(0.01, 3.0)),
-        checks=_dirf_variance_checks(printed_eq13_ctx, printed_eq13, "geometric"))
+        checks=_dirf_variance_checks(printed_eq13_ctx, "geometric"))
 
 
 def _geom_features_ctx(ctx: Any, p: dict[str, Any], omega: list[int], v: np.ndarray) -> Any:
@@ -990,10 +971,6 @@ def _eq14_brute_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return refs.set_pair_mean_abs_product(ctx, X, Y, len(X[0]) - 1)
 
 
-printed_eq12 = on_mp(printed_eq12_ctx)
-printed_eq14 = on_mp(printed_eq14_ctx)
-
-
 _SET_DOMAIN = Domain({"L": Int(1, 24), "d": Int(1, 16), "scale": Real(0.01, 10.0, scale="log"),
                       "shift": Real(-3.0, 3.0), "seed": Int(0, 1000, scale="linear")})
 
@@ -1049,9 +1026,6 @@ def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (17): int exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d}."""
     alpha = p["al_re"] + p["al_im"] * 1j
     return ctx.power(2 * ctx.pi, p["d"] / 2) * ctx.power(ctx.sqrt(alpha), -p["d"])
-
-
-printed_eq17 = on_mp(printed_eq17_ctx)
 
 
 P.claim("eq17", source=P.at("appendix 9.2, eq (17)"),
@@ -1207,14 +1181,11 @@ def printed_eq34_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     return 2 * ctx.exp(-thr**2 / (m * (lo + hi) ** 2))
 
 
-printed_eq34 = on_mp(printed_eq34_ctx)
-
-
 def _hoeffding(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Exact P[|sum X_i| > a] for M iid zero-mean X in {-a_i, b_i} (Hoeffding's extreme case) vs the bound (34)."""
     prob = refs.two_point_sum_tail(int(p["M"]), p["a_i"], p["b_i"], p["t"], dps)
     with mpmath.workdps(dps):
-        return prob, printed_eq34(p), mpmath.mpf(10) ** (-dps + 5)
+        return prob, on_mp(printed_eq34_ctx)(p), mpmath.mpf(10) ** (-dps + 5)
 
 
 def _hoeffding_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -1835,9 +1806,6 @@ def printed_eq32_middle_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     s = [series(ctx.num(p[f"rho{i + 1}"]) * ctx.sqrt(ctx.num(d))) for i in range(m)]
     pairs = ctx.fsum(*(s[i] * s[j] for i in range(m) for j in range(i + 1, m)))
     return 2 / ctx.num(d + 2) * 2 / ctx.num(m) ** 2 * pairs
-
-
-printed_eq32_middle = on_mp(printed_eq32_middle_ctx)
 
 
 def _eq32_last(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
