@@ -153,22 +153,18 @@ P.claim("text-trig-variance", source=P.at("sec 2.2"),
         statement="Var_{p_trig} Re(f_trig^(1)(w,x) f_trig^(2)(w,y)) = (1/2)(1 - K(x,y)^2)^2, "
                   "f_trig^(1) = exp(i w^T x), f_trig^(2) = exp(-i w^T y), w ~ N(0, I_d)",
         domain=pair_domain(norm=(0.0, 6.0)),
-        checks=[
-            _gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
-                             description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
-            _mc(mc_check("monte-carlo", printed_trig_variance,
-                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1))),
-        ])
+        checks=[_gerf_quadrature(printed_trig_variance_ctx, "var", 0, -1,
+                                 description="1-D quadratures of E Re(X), E Re(X)^2 along x - y"),
+                _mc(mc_check("monte-carlo", printed_trig_variance,
+                             lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0, -1)))])
 
 P.claim("text-pos-variance", source=P.at("sec 2.2"),
         statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
                   "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
         domain=pair_domain(norm=(0.0, 5.0)),
-        checks=[
-            _gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
-            _mc(mc_check("monte-carlo", printed_pos_variance,
-                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1), domain=_MC_PAIRS)),
-        ])
+        checks=[_gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
+                _mc(mc_check("monte-carlo", printed_pos_variance,
+                             lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1), domain=_MC_PAIRS))])
 
 
 # ------------------------------------------------------------------------- eq (1)
@@ -280,16 +276,15 @@ P.claim("thm3.2", source=P.at("Theorem 3.2, eq (6)"),
                   "(Re(a1 exp(a2 |x+sy|^2)) + a3 exp(a4 |x+sy|^2)) - K(x,y)^2, a1 = (sqrt(1 + 16A^2/(1-8A)))^d, "
                   "a2 = s + s/(1-8A), a3 = (1 + 16|A|^2/(1-8Re A))^{d/2}, a4 = s/2 + (s + 2|1-4A|)/(2(1-8 Re A))",
         domain=_gerf_domain((-1.5, 0.118)),
-        checks=[
-            _gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
-            _mc(mc_check("monte-carlo", on_mp(printed_eq6_ctx),
-                         lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]), p["s"]),
-                         domain=pair_domain(norm=(0.0, 0.7), extra={
-                             "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
-                             "s": Choice((-1, 1))}, description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| <= 0.5: "
-                                                                "where the squared error has a finite, estimable "
-                                                                "fourth moment"))),
-        ])
+        checks=[_gerf_quadrature(printed_eq6_ctx, "var", second_scale=True, max_points=40),
+                _mc(mc_check("monte-carlo", on_mp(printed_eq6_ctx),
+                             lambda p, n, seed: refs.gerf_mc_products(p, n, seed, complex(p["a_re"], p["a_im"]),
+                                                                      p["s"]),
+                             domain=pair_domain(norm=(0.0, 0.7), extra={
+                                 "a_re": Real(-0.5, 0.05, extra=(0.0,)), "a_im": Real(-0.5, 0.5, extra=(0.0,)),
+                                 "s": Choice((-1, 1))}, description="|x|, |y| <= 0.7, Re A in [-0.5, 0.05], |Im A| "
+                                                                    "<= 0.5: where the squared error has a finite, "
+                                                                    "estimable fourth moment")))])
 
 
 def _printed_eq21_ctx(line: int, bar: bool = False) -> Any:
@@ -325,14 +320,14 @@ P.claim("eq21.line2", source=P.at("appendix 9.3, eq (21), second line"),
         statement="E(f_{2ReA,2ReB,2ReC,|D|^2}^(1) f^(2)) = ((1-4A)(1-4A)/(1-8Re(A)))^{d/2} "
                   "exp((B^2 + conj(B)^2 + 2|B|^2)/(2(1-8Re(A))) |x+sy|^2 - (s+1)(|x|^2+|y|^2))",
         domain=_gerf_domain((-1.5, 0.118)),
-        readings=[
-            Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
-            Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
-                    description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in transcription",
-                    natural=True,
-                    reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, whose "
-                           "prefactor |D|^4 = |1-4A|^d, and the next line and alpha_3 of eq (6) carry |1-4A|^2"),
-        ],
+        readings=[Reading("literal", [_eq21_check(2)], description="(1-4A)(1-4A) as transcribed: (1-4A)^2"),
+                  Reading("bar restored", [_eq21_check(2, bar=True, name="quadrature-bar")],
+                          description="(1-4A)(1-4 conj(A)) = |1-4A|^2: the overline on the second A, lost in "
+                                      "transcription",
+                          natural=True,
+                          reason="a product of two equal factors would be written (1-4A)^2; the line is E|f1 f2|^2, "
+                                 "whose prefactor |D|^4 = |1-4A|^d, and the next line and alpha_3 of eq (6) carry "
+                                 "|1-4A|^2")],
         correction="(1-4A)(1-4A) should read (1-4A)(1-4conj(A)) = |1-4A|^2; the next line of (21) and "
                    "alpha_3 in eq (6) already use |1-4A|^2 (claim crt.eq21 holds).",
         notes="Harmless for real A; the overline may have been lost by the transcription rather than the paper "
@@ -415,20 +410,18 @@ P.claim("thm3.3", source=P.at("Theorem 3.3, eq (7)"),
         statement="When s = +1, A is real and |x+y|^2 > 0, the variance (6) is minimized when "
                   "A = (1 - 1/rho*)/8 where rho* = (sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2 - 2|x+y|^2 - d)) / (4|x+y|^2)",
         domain=_oprf_domain,
-        readings=[
-            Reading("long root", [_recertify(deterministic_check(
-                "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star),
-                _not_argmin)],
-                    description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
-            Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None,
-                                                        refs.reference_a_star, printed_ctx=printed_eq22_a_ctx)],
-                    description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) - 2u - "
-                                "d)/(4u), u = |x+y|^2, the root of eq (22)",
-                    natural=True,
-                    reason="the proof's eq (22) closes the root there, and only then does the theorem's own Note hold "
-                           "(rho* -> 1 as |x+y| -> 0, A < 0); the transcription wraps the root in a redundant "
-                           "\\left( ... \\right)"),
-        ],
+        readings=[Reading("long root", [_recertify(deterministic_check(
+                      "numerical-minimisation", lambda p: (1 - 1 / printed_eq7_rho(p)) / 8, refs.reference_a_star),
+                      _not_argmin)],
+                          description="as transcribed: the square root extends over '- 2|x+y|^2 - d'"),
+                  Reading("root closed", [deterministic_check("numerical-minimisation-root-closed", None,
+                                                              refs.reference_a_star, printed_ctx=printed_eq22_a_ctx)],
+                          description="the square root closed before '- 2|x+y|^2 - d': rho* = (sqrt((2u + d)^2 + 8du) "
+                                      "- 2u - d)/(4u), u = |x+y|^2, the root of eq (22)",
+                          natural=True,
+                          reason="the proof's eq (22) closes the root there, and only then does the theorem's own "
+                                 "Note hold (rho* -> 1 as |x+y| -> 0, A < 0); the transcription wraps the root in a "
+                                 "redundant \\left( ... \\right)")],
         correction="rho* = (sqrt((2u + d)^2 + 8du) - 2u - d)/(4u), u = |x+y|^2, the root of eq (22) "
                    "(claim crt.eq22 holds); rfcheck.closed_forms.crt.oprf_rho_star evaluates it as "
                    "2d/((2u + d) + sqrt((2u + d)^2 + 8du)), which does not cancel for small u.",
@@ -579,17 +572,16 @@ P.claim("thm4.1", source=P.at("Theorem 4.1, eq (15)"),
         statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
                   "C(|x+y|) >= 0 (orthogonal vs iid OPRF estimators of the Gaussian kernel, M <= d)",
         domain=_THM91_DOMAIN,
-        checks=[
-            inequality_check("quadrature", _orf_gap, max_points=24,
-                             sides_ball=_safe(lambda p, bits: (refs.orf_pair_covariance_gap_ball(p, bits), arb(0))),
-                             description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 for an "
-                                         "orthogonal pair (independent of M and of real A); checks G <= 0 by 1-D "
-                                         "quadrature"),
-            _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
-                      description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
-                      domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
-                                         derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable tails)"))),
-        ],
+        checks=[inequality_check("quadrature", _orf_gap, max_points=24,
+                                 sides_ball=_safe(lambda p, bits: (refs.orf_pair_covariance_gap_ball(p, bits), arb(0))),
+                                 description="Var_ort - Var_iid = (1 - 1/M) K^2 G with G = E[X1 X2]/K^2 - 1 for an "
+                                             "orthogonal pair (independent of M and of real A); checks G <= 0 by 1-D "
+                                             "quadrature"),
+                _mc(Check("monte-carlo", 3, _mc_orf_vs_iid, search=False,
+                          description="Var_ort - Var_iid <= 0 by Monte Carlo with the Numba engine",
+                          domain=pair_domain(d=(2, 128), norm=(0.0, 0.7), extra={"M": Int(2, 128)},
+                                             derive=_orf_domain_derive, description="|x|, |y| <= 0.7 (estimable "
+                                                                                    "tails)")))],
         notes="The existence of some C >= 0 is equivalent to Var_ort <= Var_iid; the explicit "
               "C = F^2(z) of eq (24) is a separate claim (crt.eq24).")
 
@@ -759,13 +751,11 @@ P.claim("eq10", source=P.at("sec 3.2, eq (10)"),
         statement="f_DI(w, x) = exp(-|x|^2/2) prod_l x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} gives Gaussian "
                   "kernel estimation: E[f_DI(w, x) f_DI(w, y)] = K(x, y) (Poisson and geometric p_k)",
         domain=_dirf_domain("poisson", extra=_EITHER),
-        checks=[
-            capped(deterministic_check("exact-series", _exact_k, _dirf_mean_ref,
-                                       printed_ball=partial(eval_on_balls, _k_ctx), reference_ball=_dirf_mean_ball),
-                   12),
-            _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
-                      description="Numba engine rfcheck.engine.discrete_engine, mean vs K")),
-        ])
+        checks=[capped(deterministic_check("exact-series", _exact_k, _dirf_mean_ref,
+                                           printed_ball=partial(eval_on_balls, _k_ctx), reference_ball=_dirf_mean_ball),
+                       12),
+                _mc(Check("monte-carlo", 3, _mc_dirf_mean, search=False, domain=_MC_DIRF,
+                          description="Numba engine rfcheck.engine.discrete_engine, mean vs K"))])
 
 
 def printed_eq11_ctx(ctx: Any, p: dict[str, Any]) -> Any:
@@ -1763,16 +1753,14 @@ P.claim("eq32", source=P.at("appendix 9.7, eq (32) (first and last members)"),
         statement="T(x_1, ..., x_M) >= (2/(d+2)) (2/M^2) sum_{1<=i<j<=M} F_{x_i}(z) F_{x_j}(z), F_x(z) = E[g~(u^T z, "
                   "x)], g~(a,b) = (g(a,b) + g(-a,b))/2 - g(0,b), u uniform on the unit sphere (GERF, real A, s = +1)",
         domain=_ORT_DOMAIN,
-        checks=[
-            inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
-                             sides_ball=_safe(_eq32_sides_ball(False)),
-                             description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by quadrature, "
-                                         "F by 0F1"),
-            inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
-                             sides_ball=_safe(_eq32_sides_ball(True)),
-                             description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, x)): "
-                                         "the reading under which eq (27)-(31) hold"),
-        ],
+        checks=[inequality_check("spherical-quadrature", _eq32_sides(False), max_points=10,
+                                 sides_ball=_safe(_eq32_sides_ball(False)),
+                                 description="as printed (X_m = g_{x_m}(u_m^T z), F_x = E g~(u^T z, x)): T by "
+                                             "quadrature, F by 0F1"),
+                inequality_check("spherical-quadrature-scaled", _eq32_sides(True), max_points=10,
+                                 sides_ball=_safe(_eq32_sides_ball(True)),
+                                 description="with the norms inside g (X_m = g(x_m u_m^T z, x_m), F_x = E g~(x u^T z, "
+                                             "x)): the reading under which eq (27)-(31) hold")],
         notes="Both readings reduce to 0F1(s_i) 0F1(s_j) - 0F1(s_i + s_j) >= (2/(d+2)) (0F1(s_i) - 1)(0F1(s_j) - 1), "
               "0F1 = 0F1(; d/2; .), s >= 0, true term by term since (d/2)_k (d/2)_l / (d/2)_{k+l} <= d/(d+2) for k, l "
               ">= 1. The middle member of the printed chain is claim crt.eq32.middle.")

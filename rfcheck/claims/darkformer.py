@@ -168,24 +168,22 @@ P.claim("thm3.2", source=P.at("Theorem 3.2 (first statement), proof in App. A"),
         statement="q, k ~ N(0, Lambda): the optimal sampling density is psi* = N(0, Sigma*) with "
                   "Sigma* = (I_d + 2 Lambda)(I_d - 2 Lambda)^{-1} whenever this expression defines a valid covariance",
         domain=_lambda_domain(),
-        checks=[
-            check_equal(
-                lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p), backend="mpmath",
-                                                                     dps=mpmath.mp.dps)),
-                lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality", max_points=40,
-                printed_ball=lambda p, bits: ref.expected_second_moment_ball(ref.exact_matrix(_lam(p)),
-                                                                             printed_sigma_star(p, exact=True), bits),
-                reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
-                description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
-                            "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
-                            "psi propto f, i.e. iff Sigma* is the optimum"),
-            not_certifiable(
-                Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
-                      description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + Nelder-Mead, "
-                                  "float64)"),
-                "the reference is a numerical optimiser's output (BFGS + Nelder-Mead in float64): a minimum found, "
-                "not an enclosure of the minimum over SPD Sigma"),
-        ],
+        checks=[check_equal(
+                    lambda ctx, p: ctx.exp(cf.log_expected_second_moment(_lam(p), printed_sigma_star(p),
+                                                                         backend="mpmath", dps=mpmath.mp.dps)),
+                    lambda p, dps: ref.optimal_second_moment(_lam(p), dps), name="cauchy-schwarz-equality",
+                    max_points=40, printed_ball=lambda p, bits: ref.expected_second_moment_ball(
+                        ref.exact_matrix(_lam(p)), printed_sigma_star(p, exact=True), bits),
+                    reference_ball=lambda p, bits: ref.optimal_second_moment_ball(_lam(p), bits),
+                    description="int p_I^2 B^2/psi at psi = N(0, printed Sigma*) (Gaussian integral, mpmath) equals "
+                                "(int f)^2 (1-D quadratures) -- equality in Lemma 3.1's Cauchy-Schwarz step holds iff "
+                                "psi propto f, i.e. iff Sigma* is the optimum"),
+                not_certifiable(
+                    Check("numerical-minimisation", 1, _thm32_opt, search=False, max_points=6,
+                          description="log V(printed Sigma*) <= min over SPD Sigma = L L^T of log V (BFGS + "
+                                      "Nelder-Mead, float64)"),
+                    "the reference is a numerical optimiser's output (BFGS + Nelder-Mead in float64): a minimum found, "
+                    "not an enclosure of the minimum over SPD Sigma")],
         notes="'Valid covariance' is exactly 0 <= lambda_i < 1/2 for every eigenvalue of Lambda (the expression's "
               "eigenvalues are (1+2l)/(1-2l)); the domain is l_i <= 0.499. For lambda_max >= 1/2 every proposal has "
               "infinite expected variance (E exp(2 q^T k) diverges), so no optimum exists there.")
@@ -314,19 +312,17 @@ P.claim("prop4.1", source=P.at("Proposition 4.1, proof in App. B"),
                        "s2": Real(0.2, 3.0, scale="log"), "s3": Real(0.2, 3.0, scale="log"),
                        "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5), "rot": Int(0, 1000, scale="linear")},
                       description="Sigma = U diag(s1..sd) U^T, 0.2 <= s_i <= 3, |q|, |k| <= 1.5, d <= 3"),
-        checks=[
-            Check("quadrature", 1, _prop41_det, search=True, max_points=16,
-                  domain=Domain({"d": Int(1, 1), "s1": Real(0.2, 3.0, scale="log"), "s2": Real(1.0, 1.0),
-                                 "s3": Real(1.0, 1.0), "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5),
-                                 "rot": Int(0, 0)}, description="d = 1"),
-                  description="E_{p_Sigma}[phi phi] (quadrature in z = w/sqrt(Sigma)) vs E_{p_I}[w_Sigma phi phi] "
-                              "(quadrature in w with the weight evaluated literally)"),
-            not_certifiable(
-                Check("monte-carlo", 3, _prop41_mc, search=False,
-                      description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
-                                  "(w ~ p_I), m = 8, two-sample z-test"),
-                "Monte Carlo: sample means of the two estimators (two-sample z-test) have no enclosure"),
-        ],
+        checks=[Check("quadrature", 1, _prop41_det, search=True, max_points=16,
+                      domain=Domain({"d": Int(1, 1), "s1": Real(0.2, 3.0, scale="log"), "s2": Real(1.0, 1.0),
+                                     "s3": Real(1.0, 1.0), "nq": Real(0.0, 1.5), "nk": Real(0.0, 1.5),
+                                     "rot": Int(0, 0)}, description="d = 1"),
+                      description="E_{p_Sigma}[phi phi] (quadrature in z = w/sqrt(Sigma)) vs E_{p_I}[w_Sigma phi phi] "
+                                  "(quadrature in w with the weight evaluated literally)"),
+                not_certifiable(
+                    Check("monte-carlo", 3, _prop41_mc, search=False,
+                          description="means of the unweighted estimator (w ~ p_Sigma) and the w_Sigma-weighted one "
+                                      "(w ~ p_I), m = 8, two-sample z-test"),
+                    "Monte Carlo: sample means of the two estimators (two-sample z-test) have no enclosure")],
         notes="The weighted estimator under p_I has infinite variance when Sigma has an eigenvalue >= 2 "
               "(w_Sigma^2 p_I not integrable); its Monte Carlo points are then undecided (heavy tails).")
 

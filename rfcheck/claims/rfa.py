@@ -56,18 +56,16 @@ P.claim("eq-kernel", source=P.at("'Background: Random Feature Methods'"),
         statement="exp(x.y/sigma^2) ~= exp((|x|^2+|y|^2)/(2 sigma^2)) phi(x).phi(y) as D -> inf, "
                   "phi(x) = D^{-1/2}[sin(w_i.x), cos(w_i.x)]_{i<=D}, w_i ~ N(0, sigma^2 I_d) iid",
         domain=pair_domain(norm=(0.0, 2.5), extra={"sigma": Real(0.25, 4.0, scale="log", extra=(1.0,))}),
-        checks=[
-            check_equal(printed_kernel,
-                        lambda p, dps: ref.trig_kernel_limit(p["nx"], p["ny"], p["theta"], p["sigma"], dps),
-                        reference_ball=lambda p, bits: ref.trig_kernel_limit_ball(p["nx"], p["ny"], p["theta"],
-                                                                                  p["sigma"], bits),
-                        name="quadrature", max_points=20,
-                        description="D -> inf limit: E cos(w.(x-y)) for the printed w ~ N(0, sigma^2 I) by 1-D "
-                                    "quadrature along x - y"),
-            not_certifiable(Check("monte-carlo", 3, _kernel_mc, search=False,
-                                  description="finite D = 64 (unbiased for the same limit), w ~ N(0, sigma^2 I)"),
-                            "Monte Carlo: a sample mean of phi(x).phi(y) over random features has no enclosure"),
-        ],
+        checks=[check_equal(printed_kernel,
+                            lambda p, dps: ref.trig_kernel_limit(p["nx"], p["ny"], p["theta"], p["sigma"], dps),
+                            reference_ball=lambda p, bits: ref.trig_kernel_limit_ball(p["nx"], p["ny"], p["theta"],
+                                                                                      p["sigma"], bits),
+                            name="quadrature", max_points=20,
+                            description="D -> inf limit: E cos(w.(x-y)) for the printed w ~ N(0, sigma^2 I) by 1-D "
+                                        "quadrature along x - y"),
+                not_certifiable(Check("monte-carlo", 3, _kernel_mc, search=False,
+                                      description="finite D = 64 (unbiased for the same limit), w ~ N(0, sigma^2 I)"),
+                                "Monte Carlo: a sample mean of phi(x).phi(y) over random features has no enclosure")],
         correction="Draw w_i ~ N(0, sigma^{-2} I_d) (the spectral density of exp(-|x-y|^2/(2 sigma^2))): then "
                    "E[phi(x).phi(y)] = exp(-|x-y|^2/(2 sigma^2)) and the identity holds for all sigma > 0 "
                    "(rfcheck.closed_forms.rfa.log_rff_limit with w_var = 1/sigma^2). With the printed "
@@ -286,16 +284,15 @@ P.claim("tab-complexity", source=P.at("table 'Complexity Analysis'"),
                   "RFA O(M + N); space: softmax O(MN), RFA O((M + N) D d)",
         domain=Domain(_TAB_PARAMS, description="growth exponent of counted operations (or words held) in each of N, M, "
                                                "D, d (exponent 0 where a bound omits the variable); sizes x4"),
-        readings=[
-            Reading("literal", [_TAB_CHECK],
-                    description="bounds in all four sizes: a bound that omits D or d claims no growth in it"),
-            Reading("named-vars", [replace(_TAB_CHECK, domain=Domain(
-                _TAB_PARAMS, constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
-                description="growth exponent in N and M always, in D and d only where the bound names them; sizes "
-                            "x4"))],
-                    description="D and d constant wherever a bound does not name them", natural=True,
-                    reason="the conventional reading of a complexity table: sizes it does not name are constants"),
-        ],
+        readings=[Reading("literal", [_TAB_CHECK],
+                          description="bounds in all four sizes: a bound that omits D or d claims no growth in it"),
+                  Reading("named-vars", [replace(_TAB_CHECK, domain=Domain(
+                      _TAB_PARAMS, constraint=lambda p: p["var"] in _PRINTED[(p["method"], p["column"])],
+                      description="growth exponent in N and M always, in D and d only where the bound names them; "
+                                  "sizes x4"))],
+                          description="D and d constant wherever a bound does not name them", natural=True,
+                          reason="the conventional reading of a complexity table: sizes it does not name are "
+                                 "constants")],
         notes="Counted, RFA decoding per step grows like D d and softmax decoding like d, which the literal reading "
               "of bounds that omit D or d denies; the conventional reading suppresses unnamed sizes. (Until "
               "2026-11-26 the second reading was the separate claim rfa.tab-complexity.named-vars.) The bounds in N "
