@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 from flint import arb
 
-from rfcheck import features, quadrature
+from rfcheck import quadrature
 from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
@@ -38,7 +38,6 @@ from rfcheck.ledger import (
     inequality_check,
     not_certifiable,
     pair_domain,
-    pair_vectors,
     paper,
     raw_number,
     raw_point,
@@ -547,12 +546,9 @@ def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
 
 def _mc_orf_vs_iid(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """Var_ort - Var_iid of the OPRF estimator (M <= d) by Monte Carlo, z-test of the sign."""
-    from rfcheck.engine.montecarlo import simulate
-
-    prod, m, n = features.oprf_product(*pair_vectors(p)), int(p["M"]), budget.mc_trials
-    k = float(prod.target[0])
-    e_ort = estimate_mse(simulate(prod, m, n, coupling="orf", seed=seed)[0], k)
-    e_iid = estimate_mse(simulate(prod, m, n, coupling="iid", seed=seed + 1)[0], k)
+    m, n = int(p["M"]), budget.mc_trials
+    est_ort, k = refs.oprf_mc_estimates(p, m, n, seed, "orf")
+    e_ort, e_iid = estimate_mse(est_ort, k), estimate_mse(refs.oprf_mc_estimates(p, m, n, seed + 1)[0], k)
     diff, se, zc = e_ort.value - e_iid.value, math.hypot(e_ort.se, e_iid.se), z_critical(budget.alpha, budget.mc_points)
     z = diff / se if se > 0 else 0.0
     return PointEval(p, 0.0, diff, se, z / zc, e_ort.trustworthy and e_iid.trustworthy, e_ort.reason or e_iid.reason,
@@ -1365,13 +1361,10 @@ def _thm42_ort_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     is decided only where the test has power, n * bound >= 50 (a bound off by 1.5 then fails with p > 0.9)."""
     import scipy.stats as sps
 
-    from rfcheck.engine.montecarlo import simulate
-
-    x, y = pair_vectors(p)
     m, (k, level) = int(p["M"]), _thm42_ort_level(p)
     lv, lerr = refs.oprf_legendre_transform(p, level)
     bound, n = math.exp(-m * lv), budget.mc_trials
-    est = simulate(features.oprf_product(x, y), m, n, coupling="orf", path="projection", seed=seed)[0]
+    est = refs.oprf_mc_estimates(p, m, n, seed, "orf")[0]
     count = int(np.sum(est - k >= level - k))
     alpha = budget.alpha / max(budget.mc_points, 1)
     pval = float(sps.binom.sf(count - 1, n, bound)) if count > 0 else 1.0
