@@ -182,18 +182,7 @@ def printed_softmax(ctx: Any, q: list[Any], keys: list[list[Any]], values: list[
 
 def _cancel_check(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """lim_{D->inf} RFA (sigma = 1, w ~ N(0, I)) vs softmax attention with the same q, K, V."""
-    n, d = int(p["n"]), int(p["d"])
-    rng = np.random.default_rng([int(p["draw"]), n, d])
-    q = rng.standard_normal(d)
-    q *= p["qnorm"] / np.linalg.norm(q)
-    dirs = rng.standard_normal((n, d))
-    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
-    norms = p["knorm"] * (1 + p["spread"] * rng.uniform(-1, 1, n))
-    k = dirs * norms[:, None]
-    v = rng.standard_normal(n)
-    if p["spread"] == 0:  # equal norms exactly, not to float64 rounding: signed permutations of one key
-        k0 = k[0].copy()
-        k = np.array([k0[rng.permutation(d)] * rng.choice([-1.0, 1.0], d) for _ in range(n)])
+    q, k, v, norms = ref.softmax_instance(int(p["n"]), int(p["d"]), p["qnorm"], p["knorm"], p["spread"], p["draw"])
     with mpmath.workdps(budget.dps):
         printed = printed_softmax(MP, [mpmath.mpf(x) for x in q], [[mpmath.mpf(x) for x in row] for row in k], v)
         lim, tol_err = ref.rfa_limit_attention(q, k, v, budget.dps)
