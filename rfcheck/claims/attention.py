@@ -121,8 +121,7 @@ CRT.claim("thm4.1.attention", source=f"CRT Thm 4.1, {_SRC_ATT}",
 
 CRT.claim("thm3.3.attention", source=f"CRT Thm 3.3 and sec 4 (FAVOR++ vs FAVOR+), {_SRC_ATT}",
           statement="OPRF (FAVOR++, A from the eq 8 statistics) has lower variance than PosRF (FAVOR+), iid and "
-                    "orthogonal features",
-          domain=_domain("which", ("iid", "orf")),
+                    "orthogonal features", domain=_domain("which", ("iid", "orf")),
           checks=[_paired({"iid": ("oprf-iid", "prf-iid"), "orf": ("oprf-orf", "prf-orf")})])
 
 SIMRF.claim("cor3.3.attention", source=f"SimRF Cor 3.3 and sec 5.4, {_SRC_ATT}",
@@ -149,8 +148,7 @@ DARK.claim("thm3.2.item2.attention", source=f"DARKFormer Thm 3.2 item 2, {_SRC_A
 HRF.claim("eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
           statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, eq "
                     "(19); independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over pairs "
-                    "of eq (45)",
-          domain=_domain("variant", ("hybrid-iid",), f", |q|, |k| ~ {SCALE}"),
+                    "of eq (45)", domain=_domain("variant", ("hybrid-iid",), f", |q|, |k| ~ {SCALE}"),
           checks=[not_certifiable(
               Check("attention-mc", 3, _equality, search=False, requires=("jax",),
                     description="JAX linear attention (method 'hybrid'), R independent draws, z-test vs the mean of "

@@ -159,8 +159,7 @@ P.claim("text-trig-variance", source=P.at("sec 2.2"),
 
 P.claim("text-pos-variance", source=P.at("sec 2.2"),
         statement="Var_{p_pos}(f_pos^(1)(w,x) f_pos^(2)(w,y)) = exp(4 x^T y) - K(x,y)^2, "
-                  "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)",
-        domain=pair_domain(norm=(0.0, 5.0)),
+                  "f_pos(w,x) = exp(w^T x - |x|^2), w ~ N(0, I_d)", domain=pair_domain(norm=(0.0, 5.0)),
         checks=[_gerf_quadrature(printed_pos_variance_ctx, "var", 0, 1, second_scale=True),
                 _mc(mc_check("monte-carlo", printed_pos_variance,
                              lambda p, n, seed: refs.gerf_mc_products(p, n, seed, 0.0, 1), domain=_MC_PAIRS))])
@@ -433,8 +432,7 @@ P.claim("thm3.3", source=P.at("Theorem 3.3, eq (7)"),
 
 P.claim("eq22", source=P.at("appendix 9.4, eq (22) (root with '+')"),
         statement="The variance is minimised at A = (1 - 1/rho_1*)/8 with rho_1* = "
-                  "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)",
-        domain=_oprf_domain,
+                  "(sqrt((2|x+y|^2 + d)^2 + 8d|x+y|^2) - 2|x+y|^2 - d)/(4|x+y|^2)", domain=_oprf_domain,
         checks=[deterministic_check("numerical-minimisation", None, refs.reference_a_star,
                                     printed_ctx=printed_eq22_a_ctx, reference_ball=refs.gerf_a_star_ball)])
 
@@ -716,8 +714,7 @@ _EITHER = {"dist": Choice(("poisson", "geometric")), "lam": Real(0.1, 10.0, scal
 P.claim("eq9", source=P.at("sec 3.2, eq (9)"),
         statement="exp(x^T y) = prod_l sum_k p_k x_l^k y_l^k/(p_k k!) = E[prod_l X_l prod_l Y_l], "
                   "X_l = x_l^{w_l} (w_l!)^{-1/2} p_{w_l}^{-1/2} (w_l iid, P(w_l = k) = p_k > 0), "
-                  "instantiated with Poisson and geometric p_k",
-        domain=_dirf_domain("poisson", extra=_EITHER),
+                  "instantiated with Poisson and geometric p_k", domain=_dirf_domain("poisson", extra=_EITHER),
         checks=[capped(deterministic_check("exact-series", None, _eq9_ref, printed_ctx=printed_eq9_ctx,
                                            reference_ball=_eq9_ref_ball,
                                            description="sum over k of p_k X_l(k) Y_l(k), term by term in mpmath"), 12)])
@@ -1046,8 +1043,7 @@ for _line, _suffix in ((2, ".line2"), (3, "")):
                        "exp(4s(1-4A)/(2(1-8A)) |x+sy|^2 - (s+1)(|x|^2+|y|^2))"
                        if _line == 2 else
                        "E(f_{2A,2B,2C,D^2}^(1) f^(2)) = alpha_1 exp(alpha_2 |x+sy|^2 - (s+1)(|x|^2+|y|^2)), "
-                       "alpha_1, alpha_2 of Thm 3.2"),
-            domain=_gerf_domain((-1.5, 0.118)),
+                       "alpha_1, alpha_2 of Thm 3.2"), domain=_gerf_domain((-1.5, 0.118)),
             checks=[capped(deterministic_check("quadrature", None, refs.gerf_second_moment,
                                                printed_ctx=_printed_eq20_ctx(_line),
                                                reference_ball=_moments_ball("second", real=False),
@@ -1145,8 +1141,7 @@ P.claim("eq24", source=P.at("appendix 9.7, Theorem 9.1, eq (24), instantiated fo
 
 P.claim("eq33", source=P.at("appendix 9.7, eq (33)"),
         statement="Var(K_M^iid) - Var(K_M^ort) = (1 - 1/M)(2/(d+2)) F^2(z) (the conclusion of the proof, as an "
-                  "equality)",
-        domain=_THM91_DOMAIN,
+                  "equality)", domain=_THM91_DOMAIN,
         checks=[capped(deterministic_check(
             "quadrature", lambda p: _thm91_sides(p, 30)[1],
             lambda p, dps: (lambda r: (r[0], r[2]))(_thm91_sides(p, dps)), atol_scale=_k2_scale,
@@ -1214,8 +1209,7 @@ def _eq35_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
 P.claim("eq35", source=P.at("appendix 9.8, eq (35)"),
         statement=("0 <= Z = f_GE^(1)(w,x) f_GE^(2)(w,y) <= exp(-(|x|^2 + |y|^2)/(4A)) "
-                   "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"),
-        domain=_oprf_domain,
+                   "for OPRF (B = sqrt(1-4A), C = -1, A = A* < 0)"), domain=_oprf_domain,
         checks=[inequality_check("numerical-maximisation", _eq35_sides, max_points=24,
                                  sides_ball=_safe(_eq35_sides_ball),
                                  description="log sup_w Z (golden section along x+y, mpmath) <= -(|x|^2+|y|^2)/(4A)")],
@@ -1316,8 +1310,7 @@ def _thm42_lower_bound(p: dict[str, Any], budget: Budget, seed: int) -> PointEva
 
 P.claim("thm4.2", source=P.at("Theorem 4.2 (first part)"),
         statement="For any eps > 0: P[|K_M^iid(x,y) - K(x,y)| >= eps] <= 2 exp(-(M eps^2/2) exp((|x|^2 + |y|^2)/(2A))) "
-                  "(OPRF, A = A* of Thm 3.3)",
-        domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
+                  "(OPRF, A = A* of Thm 3.3)", domain=_thm42_domain(Int(1, 64), "pairs with |x+y| > 0, 1 <= M <= 64"),
         checks=[replace(_recertify(inequality_check("exact-tail", _thm42_sides, max_points=24,
                                                     description="M = 1: log P[|Z - K| >= eps] (certified lower bound, "
                                                                 "mpmath) <= log of the printed bound"), _thm42_certify),
@@ -1392,8 +1385,7 @@ _THM42_ORT_DOMAIN = pair_domain(
 
 P.claim("thm4.2.ort", source=P.at("Theorem 4.2 (second part)"),
         statement="P[K_M^ort(x,y) - K(x,y) >= eps] <= exp(-M L(K(x,y) + eps)), L the Legendre transform of "
-                  "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)",
-        domain=_THM42_ORT_DOMAIN,
+                  "Z = f_GE^(1)(w,x) f_GE^(2)(w,y) (OPRF, orthogonal ensembles, M <= d)", domain=_THM42_ORT_DOMAIN,
         checks=[_mc(Check("monte-carlo", 3, _thm42_ort_mc, search=False,
                           description="exact binomial test of the empirical tail of the orthogonal OPRF estimator "
                                       "(Numba engine) at the printed bound, L by quadrature of the MGF and Brent"))],
@@ -1505,8 +1497,7 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
                                                           search=False, not_certified=_SEC51_NOT_CERTIFIED,
                                                           description=how)],
                                   description=what, natural=natural, reason=_SEC51_WHY if natural else "")
-                          for name, stat, check, how, what, natural in _SEC51_READINGS],
-                notes=_SEC51_NOTE)
+                          for name, stat, check, how, what, natural in _SEC51_READINGS], notes=_SEC51_NOTE)
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (25) (law of total variance)
@@ -1577,8 +1568,7 @@ P.claim("eq25", source=P.at("appendix 9.7, eq (25) (and (26) alike)"),
 _ORT_DOMAIN = pair_domain(
     d=(2, 32), norm=(0.0, 1.5),
     extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
-           **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}},
-    derive=_orf_domain_derive,
+           **{f"rho{i}": Real(0.3, 1.7, extra=(1.0,)) for i in range(1, 5)}}, derive=_orf_domain_derive,
     description="GERF (real A < 1/4, s = +1), z = x + y, 2 <= M <= min(d, 4), conditional norms "
                 "x_m = rho_m sqrt(d), rho_m in [0.3, 1.7] (the bulk of the chi_d law)")
 
@@ -1637,8 +1627,7 @@ def _eq26_balls(p: dict[str, Any], bits: int) -> tuple[Any, Any]:
 
 P.claim("eq26", source=P.at("appendix 9.7, eq (26)"),
         statement="Var(K_M^ort) = int Var(K_M^ort | |w_1^ort| = x_1, ..., |w_M^ort| = x_M) prod_m P(x_m) dx_1 ... dx_M "
-                  "(instantiated for GERF, real A, s = +1, 2 <= M <= d)",
-        domain=_EQ26_DOMAIN,
+                  "(instantiated for GERF, real A, s = +1, 2 <= M <= d)", domain=_EQ26_DOMAIN,
         checks=[_sides_check(_eq26_sides, _eq26_balls, 8,
                              "E_norms[Var(K^ort | norms)] (chi_d quadrature of the conditional moments) vs Var(K^ort) "
                              "(quadrature moments and the orthogonal-pair factor)")],
@@ -1672,8 +1661,7 @@ def _eq27_printed_ball(p: dict[str, Any], bits: int) -> Any:
 
 P.claim("eq27", source=P.at("appendix 9.7, eq (27)"),
         statement="Var(K_M^iid) - Var(K_M^ort) = int T(x_1, ..., x_M) prod_m P(x_m) dx_1 ... dx_M, T as in eq (28) "
-                  "(GERF, real A, s = +1, 2 <= M <= d)",
-        domain=_EQ26_DOMAIN,
+                  "(GERF, real A, s = +1, 2 <= M <= d)", domain=_EQ26_DOMAIN,
         checks=[capped(deterministic_check(
             "quadrature", lambda p: _eq27_sides(p, 30)[0], lambda p, dps: (lambda r: (r[1], r[2]))(_eq27_sides(p, dps)),
             atol_scale=_k2_scale, printed_ball=_eq27_printed_ball, reference_ball=refs.orf_variance_reduction_ball,

@@ -258,8 +258,7 @@ def _item2_certified(ev: PointEval, p: dict[str, Any], tol: Any, nondegenerate: 
 
 P.claim("thm3.2.item2", source=P.at("Theorem 3.2 item 2"),
         statement="E_{q,k~D}[Var_w kappa_hat_{psi*}(q,k)] <= E_{q,k~D}[Var_w kappa_hat_{p_I}(q,k)], with strict "
-                  "inequality for any non-degenerate covariance Lambda != 0",
-        domain=_lambda_domain(),
+                  "inequality for any non-degenerate covariance Lambda != 0", domain=_lambda_domain(),
         checks=[Check("expected-variance", 1, _item2, search=True,
                       description="log V for N(0, printed Sigma*) and N(0, I) from the Gaussian-integral closed form "
                                   "(mpmath; tied to quadrature and nested Monte Carlo in tests/test_darkformer.py); "

@@ -167,8 +167,7 @@ _ATT_DOMAIN = Domain({"n": Int(1, 12, extra=(2,)), "d": Int(1, 4, scale="linear"
 P.claim("eq-noncausal", source=P.at("'Non-Causal (Cross) Attention'"),
         statement="RFA(q_t, K, V) = phi(q_t)^T (sum_i phi(k_i) (x) v_i) / (phi(q_t) . sum_j phi(k_j)), with "
                   "S = sum_i phi(k_i) (x) v_i and z = sum_j phi(k_j) computed once and reused for all queries, equals "
-                  "sum_i (phi(q_t).phi(k_i)) v_i / sum_j phi(q_t).phi(k_j)",
-        domain=_ATT_DOMAIN,
+                  "sum_i (phi(q_t).phi(k_i)) v_i / sum_j phi(q_t).phi(k_j)", domain=_ATT_DOMAIN,
         checks=[_attention_check("noncausal", "mpmath-quadratic-form",
                                  "printed S, z form vs the explicit quadratic form with the same features, both in "
                                  "mpmath; tolerance 10^(5-dps) times the normaliser's conditioning")])
@@ -226,8 +225,7 @@ P.claim("alg-causal", source=P.at("Algorithm 'Causal RFA'"),
 P.claim("eq-gate", source=P.at("'Gated Variant (RFA-Gate)'"),
         statement="S_t = g_t S_{t-1} + (1-g_t) phi(k_t) (x) v_t, z_t = g_t z_{t-1} + (1-g_t) phi(k_t), "
                   "h_t = phi(q_t)^T S_t / (phi(q_t) . z_t): an exponential moving average over the key-value context, "
-                  "i.e. attention with weights (1-g_i) prod_{j=i+1}^t g_j on phi(q_t).phi(k_i)",
-        domain=_ATT_DOMAIN,
+                  "i.e. attention with weights (1-g_i) prod_{j=i+1}^t g_j on phi(q_t).phi(k_i)", domain=_ATT_DOMAIN,
         checks=[_attention_check("gate", "mpmath-explicit-weights",
                                  "printed gated recurrence vs attention with explicit weights "
                                  "(1-g_i) prod_{j=i+1}^t g_j, both mpmath")],
