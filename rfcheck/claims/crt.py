@@ -26,17 +26,23 @@ from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
 from rfcheck.checkkit import capped
-from rfcheck.claims import Budget, Check, PointEval, Reading
-from rfcheck.claims._common import certify_eval, compare_deterministic, compare_inequality, mc_check, on_mp, stats_fp
+from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.ledger import (
+    Budget,
+    Check,
+    PointEval,
+    Reading,
     certify_equal,
     certify_with_balls,
+    compare_deterministic,
+    compare_inequality,
     deterministic_check,
-    eval_on_balls,
     inequality_check,
+    mc_check,
     not_certifiable,
+    on_mp,
     pair_domain,
     paper,
     raw_number,

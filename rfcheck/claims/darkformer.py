@@ -20,14 +20,13 @@ from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, to_ball, workprec
 from rfcheck.certify import certified_inequality
-from rfcheck.claims import Budget, Check, PointEval
-from rfcheck.claims._common import certify_equal, certify_eval, not_certifiable, pair_domain, raw_point
+from rfcheck.claims._common import certify_eval
 from rfcheck.closed_forms import darkformer as cf
 from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.estimators import darkformer as dfe
-from rfcheck.ledger import check_equal, paper
+from rfcheck.ledger import Budget, Check, certify_equal, check_equal, not_certifiable, pair_domain, paper, raw_point
 from rfcheck.references import darkformer as ref
-from rfcheck.stats import compare_deterministic, compare_inequality, estimate_mean, z_critical
+from rfcheck.stats import PointEval, compare_deterministic, compare_inequality, estimate_mean, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)

@@ -19,12 +19,21 @@ from flint import arb, fmpq
 
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
-from rfcheck.claims import Budget, Check, PointEval, Reading
-from rfcheck.claims._common import certify_equal, certify_eval, not_certifiable, pair_domain, pair_vectors
+from rfcheck.claims._common import certify_eval
 from rfcheck.domains import Choice, Domain, Int, Real
-from rfcheck.ledger import check_equal, paper
+from rfcheck.ledger import (
+    Budget,
+    Check,
+    Reading,
+    certify_equal,
+    check_equal,
+    not_certifiable,
+    pair_domain,
+    pair_vectors,
+    paper,
+)
 from rfcheck.references import rfa as ref
-from rfcheck.stats import estimate_mean, z_critical
+from rfcheck.stats import PointEval, estimate_mean, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
