@@ -49,11 +49,9 @@ def _equality(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
 
 def _ordering_point(p: dict[str, Any], printed: str, diff: float, se: float, z: float, trusted: bool,
                     note: str, budget: Budget, extra: dict[str, Any]) -> PointEval:
-    """PointEval of an ordering ``a <= b`` tested by ``z`` (of ``mean(a - b)``) at the claim's level.
-
-    Violated when the difference is significantly positive, shown when it is significantly
-    negative; in between the test has no power, and untrusted tails leave it undecided.
-    """
+    """PointEval of an ordering ``a <= b`` tested by ``z`` (of ``mean(a - b)``) at the claim's level: violated when
+    the difference is significantly positive, shown when significantly negative, undecided in between or on
+    untrusted tails."""
     zc = z_critical(budget.alpha, 10)
     decided = trusted and abs(z) > zc
     note = note if not trusted else ("" if decided else f"difference not resolved (z = {z:.2f})")

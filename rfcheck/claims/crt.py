@@ -32,7 +32,6 @@ from rfcheck.domains import Choice, Domain, Int, Real
 from rfcheck.ledger import (
     Budget,
     Check,
-    PointEval,
     Reading,
     certify_equal,
     certify_with_balls,
@@ -50,7 +49,7 @@ from rfcheck.ledger import (
 )
 from rfcheck.ledger import pair_stats as stats_mp
 from rfcheck.references import crt as refs
-from rfcheck.stats import compare_mc, estimate_mean, estimate_mse, exact_moments_of_mean, z_critical
+from rfcheck.stats import PointEval, compare_mc, estimate_mean, estimate_mse, exact_moments_of_mean, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``
 #: transcriptions and checks are reached through the registry (``rfcheck list``, ``rfcheck verify``)
@@ -89,8 +88,6 @@ def _safe(sides_ball: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- sec 2.2
-
-
 def _stats_ctx(ctx: Any, p: dict[str, Any]) -> dict[str, Any]:
     """``sq_x, sq_y, sq_sum, sq_diff`` of a pair point on a context, the same operations as
     :func:`rfcheck.ledger.pair_stats` (no cancellation), and ``d``."""
@@ -172,8 +169,6 @@ P.claim("text-pos-variance", source=P.at("sec 2.2"),
 
 
 # ------------------------------------------------------------------------- eq (1)
-
-
 _WHY_NO_CONJUGATE = ("eq (2), sec 2.2's TrigRF (f^(2) = exp(-i w^T y) already carries the sign), Thm 3.1's proof "
                      "(eq 16-18) and every variance formula use Re(f1 f2) unconjugated; the '*' is probably a "
                      "transcription artefact (results/ledger/errata-notes.md)")
@@ -210,8 +205,6 @@ P.claim("eq1", source=P.at("sec 2.1, eq (1) with the RFs of sec 2.2"),
 
 
 # ---------------------------------------------------------------- Thm 3.1, eq (16)-(18)
-
-
 def _gerf_domain(a_re: tuple[float, float], **kw: Any) -> Any:
     return pair_domain(extra={"a_re": Real(a_re[0], a_re[1], extra=(0.0,)), "a_im": Real(-1.5, 1.5, extra=(0.0,)),
                               "s": Choice((-1, 1))}, **kw)
@@ -262,8 +255,6 @@ P.claim("eq18", source=P.at("appendix 9.2, eq (18) and the display after it"),
 
 
 # ----------------------------------------------------------------- Thm 3.2, eq (6), (20)-(21)
-
-
 def printed_eq6_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT Thm 3.2, eq (6), with alpha_1..alpha_4 exactly as printed."""
     st, a, s, d, v, tail = _gerf_args(ctx, p)
@@ -343,8 +334,6 @@ P.claim("eq21", source=P.at("appendix 9.3, eq (21), last line"),
 
 
 # ---------------------------------------------------------------------- Thm 3.3, eq (7), (22)
-
-
 def printed_eq7_rho_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (7) exactly as printed, against a number-system context (mpmath or Arb balls):
     the square root extends over ``- 2|x+y|^2 - d``."""
@@ -540,8 +529,6 @@ P.claim("text-e60", source=P.at("Figure 1 caption (and sec 1: 'e^60 x variance r
 
 
 # ------------------------------------------------------------------------- Thm 4.1
-
-
 def _orf_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """Sides ``(G, 0, err)``, G = E[X_1 X_2]/K^2 - 1 for an orthogonal pair by 1-D quadrature (must be <= 0)."""
     g, err = refs.orf_pair_covariance_gap(p, dps)
@@ -587,8 +574,6 @@ P.claim("thm4.1", source=P.at("Theorem 4.1, eq (15)"),
 
 
 # ------------------------------------------------------------------------- eq (8)
-
-
 def _set_rows(ctx: Any, p: dict[str, Any]) -> tuple[list[list[Any]], list[list[Any]]]:
     """The point's seeded sets ``x_i``, ``y_j`` (eq (8), (12), (14)): ``L x d`` float64 draws ``N(0, scale^2)``,
     ``y`` shifted by ``shift``, as rows of context numbers (each float exact)."""
@@ -641,8 +626,6 @@ P.claim("eq8", source=P.at("sec 3.1, eq (8)"),
 
 # ======================================================================= DIRFs & more
 # ----------------------------------------------------------- sec 3.2, eq (9)-(14), Thm 3.4-3.5
-
-
 def _dirf_vectors(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Seeded pair ``x, y ~ N(shift, scale^2 I_d)`` (coordinates matter for DIRFs: no rotation)."""
     p = raw_point(p)
@@ -1008,9 +991,6 @@ P.claim("text-dirf-positive", source=P.at("sec 3.2.3"),
 
 
 # ------------------------------------------------------------------ appendix 9.2-9.3: eq (17), (19), (20)
-
-
-
 def printed_eq17_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (17): int exp(-(alpha/2)[w - beta]^2) dw = (2 pi)^{d/2} (sqrt(alpha))^{-d}."""
     alpha = p["al_re"] + p["al_im"] * 1j
@@ -1101,8 +1081,6 @@ P.claim("eq19", source=P.at("appendix 9.3, eq (19)"),
 
 
 # ------------------------------------------------------------ appendix 9.7: Theorem 9.1 (eq 24) and eq (33)
-
-
 def _thm91_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(Var_iid - Var_ort, (1 - 1/M) 2/(d+2) F^2, err) for GERF with real A, s = +1, M <= d.
 
@@ -1159,8 +1137,6 @@ P.claim("eq33", source=P.at("appendix 9.7, eq (33)"),
 
 
 # ------------------------------------------------------------ appendix 9.8: eq (34), (35), Theorem 4.2
-
-
 def printed_eq34_ctx(ctx: Any, p: dict[str, Any]) -> Any:
     """CRT eq (34)'s bound 2 exp(-a^2 / sum (a_i + b_i)^2) for M iid X_i in [-a_i, b_i], a = t M (a_i + b_i)/4."""
     m, lo, hi = p["M"], p["a_i"], p["b_i"]
@@ -1436,7 +1412,6 @@ for _cid, _where, _statement, _why in (
 
 
 # ------------------------------------------------------------------------ sec 5.1 prose claims
-
 _SEC51_METHODS = ("TrigRF", "PosRF", "GERF", "OPRF", "GeomRF+")
 _SEC51_L = 1024  # points per set (appendix 9.10.1); tests may lower it
 _SEC51_NOTE = ("Reproduced setting (appendix 9.10.1): d = 64, sigma = 1, 5 samples of two sets of L = 1024 points, "
@@ -1507,8 +1482,6 @@ for _method, _base, _vals in (("GERF", "TrigRF", {"normal": 80, "heterogen": 125
 
 
 # ------------------------------------------------------------ appendix 9.7: eq (25) (law of total variance)
-
-
 def _eq25_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any, Any]:
     """(E_r[Var(X | |w| = r)], Var(X), err, scale) for one GERF sample (real A, s = +1, M = 1): E[X | |w| = r] =
     D^2 e^{2A r^2 - |x|^2 - |y|^2} 0F1(; d/2; B^2 r^2 |x+y|^2 / 4), E_r[E[X|r]^2] by quadrature over chi_d."""

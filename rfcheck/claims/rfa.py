@@ -85,8 +85,6 @@ P.claim("eq-kernel", source=P.at("'Background: Random Feature Methods'"),
 
 
 # ---------------------------------------------------------------- attention instances
-
-
 def printed_recurrence(phi_q: Any, phi_k: Any, v: Any, gates: list[Any] | None, causal: bool,
                        new: Any = mpmath.matrix) -> Any:
     """The printed S, z computations (gated when ``gates``; non-causal: S, z over all keys, reused);
@@ -242,7 +240,6 @@ P.claim("eq-gate", source=P.at("'Gated Variant (RFA-Gate)'"),
 
 
 # ----------------------------------------------------------------- complexity table
-
 #: printed exponents (table 'Complexity Analysis') in the variables each bound names
 #: (exponent 0 in a variable a bound omits)
 _PRINTED = {
