@@ -142,7 +142,6 @@ DARK.claim("thm3.2.item2.attention", source=f"DARKFormer Thm 3.2 item 2, {_SRC_A
                        _MC_WHY.format(what="the aligned proposal's per-draw errors (against the exact isotropic "
                                            "MSE)"))])
 
-
 HRF.claim("eq45.attention", source=f"HRF Thm D.1, eq (45), {_SRC_ATT}",
           statement="The pair-averaged MSE of the angular hybrid estimate (eq (12), lambda from n = 8 sgn features, eq "
                     "(19); independent projections for SM^++ and SM^trig) of exp(q_i . k_j) equals the mean over pairs "

@@ -242,7 +242,6 @@ def printed_eq16_ctx(ctx: Any, p: dict[str, Any]) -> Any:
 
 printed_eq16 = on_mp(printed_eq16_ctx)
 
-
 P.claim("eq16", source=P.at("appendix 9.2, eq (16)"),
         statement="E(f_GE^(1)(w,x) f_GE^(2)(w,y)) = D^2 (sqrt(1-4A))^{-d} exp(s B^2/(1-4A) x^T y + "
                   "(B^2/(2(1-4A)) + C)(|x|^2 + |y|^2)), Re(1-4A) > 0 (real part compared, B, C, D by (5))",
@@ -469,7 +468,6 @@ P.claim("thm3.3.note-negative", source=P.at("Note after Theorem 3.3"),
                                  lambda p, dps: (lambda r: (r[0], 0, r[1]))(refs.reference_a_star(p, dps)),
                                  sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (a, 0)))])
 
-
 P.claim("thm3.3.note-limit", source=P.at("Note after Theorem 3.3"),
         statement="When |x+y| -> 0 then rho* -> 1 and thus A -> 0",
         domain=pair_domain(d=(1, 128), extra={"nx": Real(1.0, 1.0), "ny": Real(1.0, 1.0),
@@ -483,7 +481,6 @@ P.claim("thm3.3.note-limit", source=P.at("Note after Theorem 3.3"),
             sides_ball=lambda p, bits: _a_star_sides(p, bits, lambda a, st: (abs(a), st["sq_sum"].sqrt())))],
         notes="A limit is checked along a sequence u = |x+y|^2 -> 0 against the vanishing envelope "
               "sqrt(u); the theorem's own rate is A = -u/(4d) + O(u^2).")
-
 
 P.claim("thm3.3.note-gains", source=P.at("Note after Theorem 3.3 and Figure 1 (right)"),
         statement="Larger values of |x+y| lead to larger gains coming from the new mechanism "
@@ -553,7 +550,6 @@ def _orf_domain_derive(p: dict[str, Any]) -> dict[str, Any]:
 
 
 _THM91_DOMAIN = pair_domain(d=(2, 128), norm=(0.0, 5.0), extra={"M": Int(2, 128)}, derive=_orf_domain_derive)
-
 
 P.claim("thm4.1", source=P.at("Theorem 4.1, eq (15)"),
         statement="Var(K_M^ort(x,y)) <= Var(K_M^iid(x,y)) - (1 - 1/M)(2/(d+2)) C(|x+y|) for some "
@@ -1438,7 +1434,6 @@ _SEC51_WHY = ("Fig. 2, which the sentence summarises, plots mean log-variances o
               "84.0; e^125 vs 136.7, 137.6), while as a ratio of mean variances GERF's gap over TrigRF is only ~10 "
               "(normal) and ~28 (heterogen)")
 
-
 _SEC51_NOT_CERTIFIED = ("statistical, not deterministic: the achieved reduction is a mean over 5 random draws of two "
                         "sets of 1024 points (the data sets are distributions), compared with the claimed e^k by a "
                         "3-standard-error test across the draws; balls on each pair's closed-form variance could "
@@ -1542,8 +1537,6 @@ P.claim("eq25", source=P.at("appendix 9.7, eq (25) (and (26) alike)"),
 #   "quad": 1-D tanh-sinh quadrature of e^{gamma t} against the density of u_1,
 #           (1 - t^2)^{(d-3)/2} / B(1/2, (d-1)/2) -- for two orthonormal u_i, u_j,
 #           E exp(a u_i^T e + b u_j^T e) = E exp(sqrt(a^2 + b^2) u_1) by rotation invariance.
-
-
 _ORT_DOMAIN = pair_domain(
     d=(2, 32), norm=(0.0, 1.5),
     extra={"a_re": Real(-1.0, 0.2, extra=(0.0,)), "M": Int(2, 4),
@@ -1571,7 +1564,6 @@ _X_M_CORRECTION = ("With X_m = g_{x_m}(x_m u_m^T z) = g(w_m^T z, |w_m|) (the nor
                    "the identity holds (tests/test_crt_appendix97.py checks it to 1e-15 at every point); as printed, "
                    "X_m = g_{x_m}(u_m^T z) drops the factor x_m and the two sides differ unless every x_m = 1 "
                    "or z = 0.")
-
 
 _EQ26_DOMAIN = pair_domain(d=(2, 32), norm=(0.0, 2.0), extra={"a_re": Real(-1.0, 0.05, extra=(0.0,)),
                                                               "M": Int(2, 32)}, derive=_orf_domain_derive)
