@@ -21,7 +21,7 @@ from rfcheck.certify import certified_equal
 from rfcheck.claims import BUDGETS, REGISTRY
 from rfcheck.claims import crt as C
 from rfcheck.claims._common import eval_on_balls
-from rfcheck.ledger import mp_point
+from rfcheck.ledger import mp_point, on_mp
 from rfcheck.references import crt as R
 
 BITS = 200
@@ -67,10 +67,10 @@ def test_ball_face_contains_the_mpmath_face(fn: Any, p: dict[str, Any]) -> None:
 def test_mpmath_wrappers_are_the_context_formulas() -> None:
     with mpmath.workdps(30):
         assert C.printed_eq16(GERF) == C.printed_eq16_ctx(MP, mp_point(GERF))
-        assert C.printed_eq6(GERF_NEG) == C.printed_eq6_ctx(MP, mp_point(GERF_NEG))
+        assert on_mp(C.printed_eq6_ctx)(GERF_NEG) == C.printed_eq6_ctx(MP, mp_point(GERF_NEG))
         assert C.printed_pos_variance(GERF) == C.printed_pos_variance_ctx(MP, mp_point(GERF))
         # the two roots of eq (22): rho_1 > 0 > rho_2, and rho_1 rho_2 = -d/(2u) (Vieta)
-        r1, r2 = C.printed_eq22_roots(GERF)
+        r1, r2 = on_mp(C.printed_eq22_roots_ctx)(GERF)
         u = mpmath.mpf(0.7) ** 2 + mpmath.mpf(1.1) ** 2 + 2 * mpmath.mpf(0.7) * mpmath.mpf(1.1) * mpmath.cos(1.0)
         assert r1 > 0 > r2 and abs(r1 * r2 + mpmath.mpf(3) / (2 * u)) < mpmath.mpf(10) ** -25
 
@@ -166,12 +166,12 @@ def test_seeded_data_formulas_keep_their_mpmath_values() -> None:
         eq8 = (mpmath.fsum(v**2 for row in X for v in row) / 7
                - 2 * mpmath.fsum(a * b for a, b in zip(sx, sy, strict=True)) / 49
                + mpmath.fsum(v**2 for row in Y for v in row) / 7)
-        assert C.printed_eq8(SETS) == eq8
-        assert C.printed_eq14(SETS) == (mpmath.fsum(abs(X[i][4]) for i in range(7))
+        assert on_mp(C.printed_eq8_ctx)(SETS) == eq8
+        assert on_mp(C.printed_eq14_ctx)(SETS) == (mpmath.fsum(abs(X[i][4]) for i in range(7))
                                         * mpmath.fsum(abs(Y[i][4]) for i in range(7)) / 49)
         x, y = C._dirf_vectors(DIRF)
         xy = mpmath.fsum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(x, y, strict=True))
-        assert C.printed_eq9(DIRF) == mpmath.exp(xy)
+        assert on_mp(C.printed_eq9_ctx)(DIRF) == mpmath.exp(xy)
 
 
 @pytest.mark.parametrize("cid,point", [("crt.eq8", SETS), ("crt.eq12", SETS), ("crt.eq14", SETS)])

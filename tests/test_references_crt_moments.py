@@ -324,3 +324,17 @@ def test_oprf_log_z_maximiser_reaches_the_closed_form_sup() -> None:
         exact = mpmath.log(o["D2"]) - (1 - 4 * o["A"]) * o["sq_sum"] / (8 * o["A"]) - o["sq_x"] - o["sq_y"]
         assert o["A"] < 0 and abs(logz(t) - exact) < MF(10) ** -35 * (1 + abs(exact))
         assert abs(t - o["B"] * mpmath.sqrt(o["sq_sum"]) / (-4 * o["A"])) < MF(10) ** -15
+
+
+def test_oprf_mc_estimates_are_unbiased_and_iid_variance_scales_as_one_over_m() -> None:
+    """The OPRF replicas (Numba engine) average to K; with iid features the variance of the mean of m is Var/m."""
+    import numpy as np
+
+    p = {"d": 6, "nx": 0.5, "ny": 0.4, "theta": 1.2}
+    one, k = ref.oprf_mc_estimates(p, 1, 40000, 3)
+    four, _ = ref.oprf_mc_estimates(p, 4, 40000, 4)
+    orf, k_orf = ref.oprf_mc_estimates(p, 4, 40000, 5, "orf")
+    assert k == k_orf and abs(k - float(mpmath.exp(-pair_stats(p)["sq_diff"] / 2))) < 1e-15
+    for est in (one, four, orf):
+        assert abs(float(np.mean(est)) - k) < 5 * float(np.std(est)) / len(est) ** 0.5
+    assert abs(4 * float(np.var(four)) / float(np.var(one)) - 1) < 0.1

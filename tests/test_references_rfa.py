@@ -144,3 +144,18 @@ def test_trig_kernel_samples_are_unbiased_for_the_limit(sigma):
     exact = float(_limit_cf(0.8, math.hypot(0.3, 0.5), math.atan2(0.5, 0.3), sigma))
     assert abs(vals.mean() - exact) < 5 * vals.std() / math.sqrt(len(vals))
     assert np.array_equal(vals, ref.trig_kernel_samples(x, y, sigma, 16, 40_000, seed=1))  # reproducible
+
+
+def test_softmax_instance_is_seeded_and_equal_norm_keys_are_exactly_equal() -> None:
+    """Same seed, same instance; the query has its norm; spread 0: every key has exactly the first key's norm."""
+    from fractions import Fraction
+
+    q, k, v, norms = ref.softmax_instance(5, 4, 1.5, 0.8, 0.6, 11)
+    again = ref.softmax_instance(5, 4, 1.5, 0.8, 0.6, 11)
+    assert all(np.array_equal(a, b) for a, b in zip((q, k, v, norms), again, strict=True))
+    assert abs(float(np.linalg.norm(q)) - 1.5) < 1e-14
+    assert np.allclose(np.linalg.norm(k, axis=1), norms, rtol=1e-14) and len(set(norms.tolist())) == 5
+    assert bool(np.all(np.abs(norms / 0.8 - 1) <= 0.6))
+    _, k0, _, _ = ref.softmax_instance(6, 3, 1.0, 0.7, 0.0, 2)
+    exact = {sum(Fraction(float(x)) ** 2 for x in row) for row in k0}
+    assert len(exact) == 1 and abs(float(next(iter(exact))) - 0.49) < 1e-14

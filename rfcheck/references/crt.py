@@ -25,7 +25,8 @@ the DIRF feature of eq (10) from its definition (:func:`dirf_feature`) and the m
 product (:func:`dirf_unnormalised_product_mean`), the DIRF estimator's variance of Thm 3.4-3.5
 (:func:`dirf_product_variance`); the orthogonal-pair covariance gap of Thm 4.1
 (:func:`orf_pair_covariance_gap`) and the variance reduction of Thm 9.1 (:func:`orf_variance_reduction`),
-each by quadrature and by the exact covariance identity on balls; the averages over all pairs of two
+each by quadrature and by the exact covariance identity on balls; the OPRF estimator's Monte Carlo replicas,
+iid or orthogonal (:func:`oprf_mc_estimates`); the averages over all pairs of two
 sets that eq (8), (12), (14) rewrite (:func:`set_pair_mean_sq_norm`, :func:`set_pair_mean_sq_product`,
 :func:`set_pair_mean_abs_product`); and the set statistics of sec 5.1 (:func:`sec51_set_statistics`).
 
@@ -90,6 +91,7 @@ __all__ = [
     "oprf_log_mgf",
     "oprf_log_z_balls",
     "oprf_log_z_maximiser",
+    "oprf_mc_estimates",
     "oprf_point",
     "oprf_tail_log_probability",
     "oprf_tail_lower_ball",
@@ -1686,6 +1688,47 @@ def gerf_mc_products(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m
     if s == 1 and complex(a).imag == 0 and 1 - 16 * complex(a).real > 0 and m == 1 and coupling == "iid":
         exact = cf.gerf_iid_error_moments(**stats_fp(p), a=float(complex(a).real))
     return est, float(prod.target[0]), exact
+
+
+def oprf_mc_estimates(p: dict[str, Any], m: int, n: int, seed: int, coupling: str = "iid") -> tuple[Any, float]:
+    """``n`` Monte Carlo estimates of ``K(x, y)`` by OPRF (GERF with ``s = +1`` and the optimal real ``A*`` of
+    Thm 3.3) with ``m`` features (Numba engine, projection path).
+
+    Parameters
+    ----------
+    p : dict
+        A pair point (``d, nx, ny, theta``).
+    m : int
+        Features per estimate (at most ``d`` for ``coupling="orf"``).
+    n : int
+        Number of estimates.
+    seed : int
+        Seed of the engine.
+    coupling : str, default "iid"
+        ``"iid"`` or ``"orf"`` (orthogonal blocks).
+
+    Returns
+    -------
+    (estimates, target) : tuple
+        The estimates (float64 array) and ``K(x, y)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> est, k = oprf_mc_estimates({"d": 4, "nx": 0.5, "ny": 0.3, "theta": 1.0}, 2, 20000, 1, "orf")
+    >>> bool(abs(np.mean(est) - k) < 5 * np.std(est) / np.sqrt(len(est)))  # unbiased
+    True
+
+    References
+    ----------
+    CRT Theorem 3.3 (OPRF) and Theorem 4.1 (orthogonal features).
+    """
+    from rfcheck import features
+    from rfcheck.claims._common import pair_vectors
+    from rfcheck.engine.montecarlo import simulate
+
+    prod = features.oprf_product(*pair_vectors(p))
+    return simulate(prod, m, n, coupling=coupling, path="projection", seed=seed)[0], float(prod.target[0])
 
 
 def oprf_point(p: dict[str, Any], dps: int) -> dict[str, Any]:

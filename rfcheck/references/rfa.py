@@ -39,6 +39,7 @@ __all__ = [
     "operation_count",
     "rfa_limit_attention",
     "rfa_limit_attention_ball",
+    "softmax_instance",
     "trig_kernel_limit",
     "trig_kernel_limit_ball",
     "trig_kernel_samples",
@@ -205,6 +206,58 @@ def trig_kernel_samples(x: np.ndarray, y: np.ndarray, sigma: float, n_features: 
 def _instance_checks(q: np.ndarray, keys: np.ndarray, values: np.ndarray) -> None:
     if keys.ndim != 2 or q.shape != (keys.shape[1],) or values.shape != (keys.shape[0],):
         raise ValueError("q: (d,), keys: (n, d), values: (n,)")
+
+
+def softmax_instance(n: int, d: int, qnorm: float, knorm: float, spread: float,
+                     draw: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A random softmax-attention instance: one query, ``n`` keys of spread norms and ``n`` scalar values.
+
+    From NumPy's generator seeded ``[draw, n, d]``: ``q`` of norm ``qnorm`` (random direction), keys of
+    random directions and norms ``knorm (1 + spread U(-1, 1))``, values standard normal.  With
+    ``spread = 0`` all keys are signed permutations of the first: their norms are equal exactly (random
+    directions of one norm would differ by float64 rounding).
+
+    Parameters
+    ----------
+    n : int
+        Number of keys.
+    d : int
+        Dimension of the query and the keys.
+    qnorm, knorm : float
+        The query's norm and the keys' typical norm.
+    spread : float
+        Relative spread of the key norms, in ``[0, 1)``.
+    draw : int
+        Seed.
+
+    Returns
+    -------
+    (q, keys, values, norms) : tuple of numpy.ndarray
+        ``q`` (``d``), ``keys`` (``n x d``), ``values`` (``n``) and the drawn key norms (``n``).
+
+    References
+    ----------
+    Peng et al., *Random Feature Attention*: 'Non-Causal (Cross) Attention' (softmax attention).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> q, k, v, norms = softmax_instance(4, 3, 1.0, 0.5, 0.0, 7)
+    >>> k.shape, v.shape, len({sum(Fraction(float(x)) ** 2 for x in row) for row in k})  # one exact norm
+    ((4, 3), (4,), 1)
+    """
+    rng = np.random.default_rng([int(draw), n, d])
+    q = rng.standard_normal(d)
+    q *= qnorm / np.linalg.norm(q)
+    dirs = rng.standard_normal((n, d))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    norms = knorm * (1 + spread * rng.uniform(-1, 1, n))
+    k = dirs * norms[:, None]
+    v = rng.standard_normal(n)
+    if spread == 0:  # equal norms exactly, not to float64 rounding: signed permutations of one key
+        k0 = k[0].copy()
+        k = np.array([k0[rng.permutation(d)] * rng.choice([-1.0, 1.0], d) for _ in range(n)])
+    return q, k, v, norms
 
 
 def rfa_limit_attention(q: np.ndarray, keys: np.ndarray, values: np.ndarray, dps: int) -> tuple[Any, Any]:
