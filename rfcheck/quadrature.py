@@ -22,6 +22,8 @@ from typing import Any
 
 import mpmath
 
+from rfcheck import memo
+
 #: half periods resolved by breakpoints before the contour is moved to the steepest-descent line
 MAX_OSCILLATIONS = 120
 #: precision doublings ``with_error`` may try when digits are lost
@@ -217,7 +219,7 @@ def gaussian_exp_moment(alpha: Any, beta: Any) -> tuple[Any, Any]:
     return hit
 
 
-_MOMENT_CACHE: dict[Any, tuple[Any, Any]] = {}
+_MOMENT_CACHE: dict[Any, tuple[Any, Any]] = memo.cache()
 
 
 def _arb_mpf(x: Any) -> Any:

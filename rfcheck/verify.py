@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from rfcheck import memo
 from rfcheck.claims import (
     BUDGETS,
     ORIGINS,
@@ -587,6 +588,7 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
     claim = get(claim) if isinstance(claim, str) else claim
     budget = BUDGETS[budget] if isinstance(budget, str) else budget
     t0 = time.perf_counter()
+    memo.forget()  # numbers independent of the claims that ran before (rfcheck.memo)
     pts = None
     if at is not None:
         _check_at(claim, at)

@@ -29,6 +29,7 @@ import mpmath
 import numpy as np
 from flint import acb, arb
 
+from rfcheck import memo
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
@@ -148,7 +149,7 @@ def _hyb_mse_ball(lam: str | None, shared: int | None = None) -> BallFn:
 
 
 # ---------------------------------------------------------------- quadrature references
-_CACHE: dict[Any, Any] = {}
+_CACHE: dict[Any, Any] = memo.cache()
 
 
 def _key(p: Point, *names: str) -> tuple[Any, ...]:

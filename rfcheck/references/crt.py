@@ -46,7 +46,7 @@ from typing import Any
 import mpmath
 from flint import acb, arb
 
-from rfcheck import quadrature
+from rfcheck import memo, quadrature
 from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
@@ -531,7 +531,7 @@ def _pair_key(p: dict[str, Any]) -> tuple[Any, ...]:
     return tuple((k, repr(p[k])) for k in ("d", "nx", "ny", "theta"))
 
 
-_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = {}
+_A_STAR_CACHE: dict[Any, tuple[Any, Any]] = memo.cache()
 
 
 def _reference_a_star(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
@@ -862,7 +862,7 @@ def _gerf_linear(p: dict[str, Any], s: int, real_part: bool, d1_pair_vectors: bo
     return 2 * b.real * nz if real_part else b * nz
 
 
-@functools.lru_cache(maxsize=64)
+@memo.lru(64)
 def _gaussian_exp_moment_at_zero(alpha: complex, bits: int) -> acb:
     """``E exp(alpha W^2)`` as :func:`gaussian_exp_moment_ball` (``beta = 0``), memoised: the factor
     of the ``d - 1`` axes orthogonal to ``x + s y``, the same for every point with the same ``A``."""
@@ -925,7 +925,7 @@ def _gerf_key(p: dict[str, Any]) -> tuple[Any, ...]:
     return _pair_key(p) + tuple((k, repr(p.get(k, dflt))) for k, dflt in (("a_re", 0.0), ("a_im", 0.0), ("s", 1)))
 
 
-_BALL_CACHE: dict[Any, Any] = {}
+_BALL_CACHE: dict[Any, Any] = memo.cache()
 
 
 def _memo(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
@@ -1597,7 +1597,7 @@ def oprf_legendre_transform(p: dict[str, Any], level: float) -> tuple[float, flo
 # ---------------------------------------------------------------- memoised moments, Monte Carlo, OPRF
 
 
-_GERF_REFERENCE_CACHE: dict[Any, dict[str, Any]] = {}
+_GERF_REFERENCE_CACHE: dict[Any, dict[str, Any]] = memo.cache()
 
 
 def gerf_reference_at(p: dict[str, Any], dps: int, a: Any = None, s: int | None = None) -> dict[str, Any]:

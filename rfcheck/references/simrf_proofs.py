@@ -41,7 +41,6 @@ Reid et al., "Simplex Random Features" (SimRF), sec 3-4 and appendix A.1-A.9.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -50,6 +49,8 @@ from typing import Any
 import mpmath
 import numpy as np
 from scipy import special, stats
+
+from rfcheck import memo
 
 __all__ = [
     "besselj_ctx",
@@ -1006,7 +1007,7 @@ def quarter_period_integral_ball(f: Callable[[Any, bool], Any], bits: int) -> An
         return acb.integral(f, 0, arb.pi() / 2).real
 
 
-@functools.lru_cache(maxsize=64)
+@memo.lru(64)
 def chi2d_moment_ratio_ball(d: int, bits: int) -> Any:
     """``E w^4 / E w^2`` for ``w ~ chi_2d`` as a ball: both moments by rigorous quadrature (memoised).
 
