@@ -71,6 +71,7 @@ __all__ = [
     "UndecidableError",
     "bits_for_dps",
     "evaluate",
+    "on_balls",
     "to_ball",
     "workprec",
 ]
@@ -940,3 +941,42 @@ def evaluate(
         for idx in np.ndindex(out.shape):
             out[idx] = _point(fn, label, [b[idx] for b in bcast])
         return out
+
+
+def on_balls(fn: Callable[..., Any], *args: Any, bits: int) -> Any:
+    """``fn(ARB, *args)`` on exact balls of ``args`` at ``bits`` bits: a ``flint.arb``/``acb``
+    (or a tuple/dict of them, as ``fn`` returns).
+
+    Parameters
+    ----------
+    fn : callable
+        A context-generic function ``fn(ctx, *args)`` (written against a number-system context).
+    *args : int, float or ball
+        Its arguments (numbers are converted exactly, :func:`rfcheck.arb_backend.to_ball`).
+    bits : int
+        Working precision in bits.
+
+    Returns
+    -------
+    flint.arb, flint.acb, tuple or dict
+        The result with every :class:`rfcheck.arb_backend.Ball` unwrapped.
+
+    Examples
+    --------
+    >>> b = on_balls(lambda ctx, m: 1 / ctx.sqrt(ctx.num(m)), 2, bits=100)
+    >>> b.rad() < 1e-29, (2 * b * b - 1).contains(0)  # a tight ball of 1/sqrt(2)
+    (True, True)
+    """
+    from rfcheck.backends import num
+
+    def unwrap(v: Any) -> Any:
+        if isinstance(v, Ball):
+            return v.v
+        if isinstance(v, tuple | list):
+            return type(v)(unwrap(u) for u in v)
+        if isinstance(v, dict):
+            return {k: unwrap(u) for k, u in v.items()}
+        return to_ball(v) if isinstance(v, int | float) else v
+
+    with workprec(bits):
+        return unwrap(fn(ARB, *(num(ARB, a) for a in args)))

@@ -31,7 +31,7 @@ import sympy
 
 from rfcheck import validate
 
-__all__ = ["FP", "MP", "SYM", "Backend", "formula", "get_backend"]
+__all__ = ["FP", "MP", "SYM", "Backend", "formula", "get_backend", "num"]
 
 
 class Backend:
@@ -727,3 +727,42 @@ def formula(
     wrapper.symbolic = lambda *args: fn(SYM, *args)  # type: ignore[attr-defined]
     wrapper.impl = fn  # type: ignore[attr-defined]
     return wrapper
+
+
+def num(ctx: Any, v: Any) -> Any:
+    """``v`` as a number of ``ctx``: an int becomes an mpmath number (MP), a float (FP) or an
+    exact ball (ARB), so that ``1 / m`` is never a float64 division; anything else is unchanged.
+
+    Parameters
+    ----------
+    ctx : backend context
+        The arithmetic context (:data:`rfcheck.backends.MP`, ``FP`` or
+        :data:`rfcheck.arb_backend.ARB`); only its ``name`` (``"mpmath"``, ``"arb"`` or other)
+        is read.
+    v : object
+        The value; a Python or NumPy integer or a float is converted (``bool`` is not), anything
+        else (an mpmath number, a ball, an array) is returned as it is.
+
+    Returns
+    -------
+    object
+        ``mpmath.mpf(v)`` under mpmath, an exact :class:`rfcheck.arb_backend.Ball` under arb,
+        ``float(v)`` otherwise; ``v`` itself when it is not an int or float.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from rfcheck.backends import MP
+    >>> from rfcheck.backends import num
+    >>> num(MP, 3) / 7 == mpmath.mpf(3) / 7, num(MP, True)
+    (True, True)
+    """
+    if isinstance(v, bool) or not isinstance(v, int | np.integer | float):
+        return v
+    if ctx.name == "mpmath":
+        return mpmath.mpf(v)
+    if ctx.name == "arb":
+        from rfcheck.arb_backend import Ball, to_ball
+
+        return Ball(to_ball(v))
+    return float(v)

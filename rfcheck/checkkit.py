@@ -22,10 +22,10 @@ from typing import Any
 
 import mpmath
 
+from rfcheck.arb_backend import on_balls
 from rfcheck.backends import MP
 from rfcheck.claims._common import certify_eval, eval_on_balls
 from rfcheck.ledger import Budget, Check, PointEval, certify_equal
-from rfcheck.references.hrf import on_balls
 
 __all__ = ["ball_of", "capped", "certify_on_draws", "dps_of_bits", "max_below", "mp_reference"]
 
@@ -39,7 +39,7 @@ def mp_reference(f: Callable[[Any, dict[str, Any]], Any],
     ----------
     f : callable
         ``f(ctx, point)``, the formula (its floats converted by the context, e.g.
-        :func:`rfcheck.references.hrf.num`).
+        :func:`rfcheck.backends.num`).
     scale : callable, optional
         ``scale(point, value)``: the magnitude of the error bar (default ``1 + |value|``).
     digits : int, default 5
@@ -71,7 +71,7 @@ def ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]
     """The ball function ``(point, bits)`` of a formula written against a context, ``f(ctx, point)``.
 
     Unlike :func:`rfcheck.claims._common.eval_on_balls` the point is passed as it is (its ints stay
-    ints): its floats become exact balls where ``f`` converts them (:func:`rfcheck.references.hrf.num`).
+    ints): its floats become exact balls where ``f`` converts them (:func:`rfcheck.backends.num`).
 
     Parameters
     ----------
@@ -87,7 +87,7 @@ def ball_of(f: Callable[[Any, dict[str, Any]], Any]) -> Callable[[dict[str, Any]
     Examples
     --------
     >>> import flint
-    >>> from rfcheck.references.hrf import num
+    >>> from rfcheck.backends import num
     >>> b = ball_of(lambda ctx, p: ctx.exp(num(ctx, p["t"])))({"t": 0.5}, 64)
     >>> bool(b.overlaps(flint.arb(0.5).exp())), bool(b.rad() < 1e-15)
     (True, True)

@@ -10,10 +10,10 @@ import pytest
 from flint import arb
 
 from rfcheck.arb_backend import bits_for_dps, workprec
+from rfcheck.backends import num
 from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
 from rfcheck.claims import BUDGETS
 from rfcheck.ledger import PointEval, deterministic_check
-from rfcheck.references.hrf import num
 from rfcheck.stats import compare_deterministic
 
 

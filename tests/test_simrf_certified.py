@@ -114,7 +114,7 @@ def test_holding_points_are_certified(cid: str, check: str, point: dict[str, Any
 def test_a_planted_slip_in_eq18_is_refuted_and_certified() -> None:
     """eq (18) with a relative slip of 1e-22 (above the tolerance 1e-25 at 30 digits): the CDF-derivative
     reference refutes it and the balls certify the refutation; the unslipped formula is certified holding."""
-    from rfcheck.references.hrf import num
+    from rfcheck.backends import num
 
     def check(f: Any) -> Any:
         return deterministic_check(

@@ -28,7 +28,7 @@ from flint import acb, arb, fmpq
 
 from rfcheck import features
 from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
-from rfcheck.backends import MP
+from rfcheck.backends import MP, num
 from rfcheck.claims._simrf_shared import MF, det, eq10_angle, faces, iid_mgf_check, ineq, on_balls, two_prec, vd_domain
 from rfcheck.closed_forms import simrf as cf
 from rfcheck.ledger import (
@@ -49,7 +49,6 @@ from rfcheck.ledger import (
 )
 from rfcheck.references import simrf as ref
 from rfcheck.references.gaussian import integral_ball
-from rfcheck.references.hrf import num
 from rfcheck.stats import compare_inequality, compare_mc, z_critical
 
 #: no public names: this module registers its paper's claims on import; the ``printed_*``

@@ -12,7 +12,7 @@ Notation (HRF sec 2): ``z = x + y``, ``Delta = x - y``, ``SM(x, y) = exp(x.y)``,
 ``Y = cosh(w.z)``, ``Z = cos(w.Delta)`` with ``w ~ N(0, I_d)``; ``SM^++_m = exp(-(|x|^2 +
 |y|^2)/2) mean(Y)``, ``SM^trig_m = exp((|x|^2 + |y|^2)/2) mean(Z)`` over ``m`` projections.
 
-:func:`on_balls` evaluates one of these on exact input balls at a given precision.
+:func:`rfcheck.arb_backend.on_balls` evaluates one of these on exact input balls at a given precision.
 
 Besides these exact references, the module holds the generic mpmath numerics the HRF claims
 share (no context argument, no enclosure): :func:`mp_max_on_interval` (grid + golden section),
@@ -44,6 +44,9 @@ from typing import Any
 
 import mpmath
 import numpy as np
+
+from rfcheck.arb_backend import on_balls
+from rfcheck.backends import num
 
 __all__ = [
     "angular_lambda_moments",
@@ -111,8 +114,6 @@ __all__ = [
     "mp_bracketed_root",
     "mp_interior_local_maxima",
     "mp_max_on_interval",
-    "num",
-    "on_balls",
     "pair_geometry",
     "positive_rho_features_mean",
     "quad_gaussian_exp_dot",
@@ -130,78 +131,6 @@ __all__ = [
     "theta_sin_theta_root_ball",
     "two_point_limit",
 ]
-
-
-def num(ctx: Any, v: Any) -> Any:
-    """``v`` as a number of ``ctx``: an int becomes an mpmath number (MP), a float (FP) or an
-    exact ball (ARB), so that ``1 / m`` is never a float64 division; anything else is unchanged.
-
-    Parameters
-    ----------
-    ctx : backend context
-        The arithmetic context (:data:`rfcheck.backends.MP`, ``FP`` or
-        :data:`rfcheck.arb_backend.ARB`); only its ``name`` (``"mpmath"``, ``"arb"`` or other)
-        is read.
-    v : object
-        The value; a Python or NumPy integer or a float is converted (``bool`` is not), anything
-        else (an mpmath number, a ball, an array) is returned as it is.
-
-    Returns
-    -------
-    object
-        ``mpmath.mpf(v)`` under mpmath, an exact :class:`rfcheck.arb_backend.Ball` under arb,
-        ``float(v)`` otherwise; ``v`` itself when it is not an int or float.
-
-    Examples
-    --------
-    >>> import mpmath
-    >>> from rfcheck.backends import MP
-    >>> from rfcheck.references.hrf import num
-    >>> num(MP, 3) / 7 == mpmath.mpf(3) / 7, num(MP, True)
-    (True, True)
-    """
-    if isinstance(v, bool) or not isinstance(v, int | np.integer | float):
-        return v
-    if ctx.name == "mpmath":
-        return mpmath.mpf(v)
-    if ctx.name == "arb":
-        from rfcheck.arb_backend import Ball, to_ball
-
-        return Ball(to_ball(v))
-    return float(v)
-
-
-def on_balls(fn: Callable[..., Any], *args: Any, bits: int) -> Any:
-    """``fn(ARB, *args)`` on exact balls of ``args`` at ``bits`` bits: a ``flint.arb``/``acb``
-    (or a tuple/dict of them, as ``fn`` returns).
-
-    Parameters
-    ----------
-    fn : callable
-        A context-generic function of this module, ``fn(ctx, *args)``.
-    *args : int, float or ball
-        Its arguments (numbers are converted exactly, :func:`rfcheck.arb_backend.to_ball`).
-    bits : int
-        Working precision in bits.
-
-    Returns
-    -------
-    flint.arb, flint.acb, tuple or dict
-        The result with every :class:`rfcheck.arb_backend.Ball` unwrapped.
-    """
-    from rfcheck.arb_backend import ARB, Ball, to_ball, workprec
-
-    def unwrap(v: Any) -> Any:
-        if isinstance(v, Ball):
-            return v.v
-        if isinstance(v, tuple | list):
-            return type(v)(unwrap(u) for u in v)
-        if isinstance(v, dict):
-            return {k: unwrap(u) for k, u in v.items()}
-        return to_ball(v) if isinstance(v, int | float) else v
-
-    with workprec(bits):
-        return unwrap(fn(ARB, *(num(ARB, a) for a in args)))
 
 
 def pair_geometry(ctx: Any, nx: Any, ny: Any, theta: Any) -> dict[str, Any]:
@@ -3751,7 +3680,7 @@ def same_length_distance_sq(ctx: Any, r: Any, theta: Any) -> Any:
     ctx : context
         ``MP``, ``FP`` or ``ARB``.
     r, theta : number
-        Common length and angle (ints and floats become numbers of ``ctx`` by :func:`num`).
+        Common length and angle (ints and floats become numbers of ``ctx`` by :func:`rfcheck.backends.num`).
 
     Returns
     -------
