@@ -60,7 +60,7 @@ from flint import acb, arb
 from flint import ctx as flint_ctx
 
 from rfcheck import validate
-from rfcheck.backends import Backend
+from rfcheck.backends import Backend, num
 
 __all__ = [
     "ARB",
@@ -967,8 +967,6 @@ def on_balls(fn: Callable[..., Any], *args: Any, bits: int) -> Any:
     >>> b.rad() < 1e-29, (2 * b * b - 1).contains(0)  # a tight ball of 1/sqrt(2)
     (True, True)
     """
-    from rfcheck.backends import num
-
     def unwrap(v: Any) -> Any:
         if isinstance(v, Ball):
             return v.v

@@ -50,6 +50,7 @@ from rfcheck import memo, quadrature
 from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
+from rfcheck.ledger import pair_vectors
 
 __all__ = [
     "conditional_moments",
@@ -1676,7 +1677,7 @@ def gerf_mc_products(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m
     CRT sec 2.2 (TrigRF, PosRF) and Theorem 3.1-3.2 (GERF).
     """
     from rfcheck import features
-    from rfcheck.claims._common import pair_vectors, stats_fp
+    from rfcheck.claims._common import stats_fp
     from rfcheck.engine.montecarlo import simulate
 
     x, y = pair_vectors(p)
@@ -1724,7 +1725,6 @@ def oprf_mc_estimates(p: dict[str, Any], m: int, n: int, seed: int, coupling: st
     CRT Theorem 3.3 (OPRF) and Theorem 4.1 (orthogonal features).
     """
     from rfcheck import features
-    from rfcheck.claims._common import pair_vectors
     from rfcheck.engine.montecarlo import simulate
 
     prod = features.oprf_product(*pair_vectors(p))
