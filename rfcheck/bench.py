@@ -56,8 +56,12 @@ level, and the AVX-512 instructions found in the assembly of the bulk normal ker
 (:func:`avx512_markers`; none is the check that an AVX2 build really is one).  ``rfcheck bench
 --cpu-target avx2`` re-runs the whole bench in a subprocess compiled for :data:`CPU_TARGETS`
 ``["avx2"]`` (Haswell: AVX2 and FMA, no AVX-512), so that an AVX-512 machine measures the AVX2
-numbers too, with its dgemm ceiling (OpenBLAS, not recompiled) measured in the same run: an AVX2
-build on an AVX-512 host, stated as such in every row, not an AVX2 machine.
+numbers too: an AVX2 build on an AVX-512 host, stated as such in every row, not an AVX2
+machine.  Since 2026-11-27 the other contenders run AVX2 code there too: the dgemm ceiling and
+the NumPy baseline's products on OpenBLAS's Haswell kernels, NumPy's own loops without their
+AVX-512 versions (:func:`target_env`; each row's ``target`` records ``blas_core`` and
+``numpy_simd``).  Before, the AVX2 engine was measured against an AVX-512 dgemm ceiling and an
+AVX-512 NumPy, which no AVX2 machine has.
 
 Generator row (:func:`run_rng_bench`): bulk ziggurat normals per ns per core (one thread,
 :func:`rfcheck.engine.rng.draw_normals`), the generator target of :data:`TARGETS_BY_ISA`.
@@ -92,6 +96,7 @@ __all__ = [
     "TARGETS",
     "TARGETS_BY_ISA",
     "avx512_markers",
+    "blas_core",
     "check_target",
     "compiled_target",
     "describe_target",
@@ -103,6 +108,7 @@ __all__ = [
     "in_target",
     "machine_description",
     "machine_gflops",
+    "numpy_simd",
     "relative_rates",
     "run_bench",
     "run_discrete_bench",
@@ -160,14 +166,87 @@ _HASWELL_FEATURES = ("+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+
 
 CPU_TARGETS: dict[str, dict[str, str]] = {
     "native": {},
-    "avx2": {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": _HASWELL_FEATURES},
+    "avx2": {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": _HASWELL_FEATURES,
+             "OPENBLAS_CORETYPE": "Haswell"},
 }
-"""Targets of ``rfcheck bench --cpu-target``: the environment the bench subprocess gets
-(Numba's ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``, read when Numba is imported).  ``native``:
-the host CPU, as every other rfcheck command compiles.  ``avx2``: LLVM's ``haswell`` with its
-own features (AVX2, FMA, BMI2; AVX-512 explicitly off), the instruction set of an AVX2-only
-machine such as the AMD EPYC of the lab notes.  Numba keys its on-disk cache to the CPU name and
-features, so the two builds do not overwrite each other."""
+"""Targets of ``rfcheck bench --cpu-target``: the environment the bench subprocess gets (read
+when Numba, NumPy and OpenBLAS load).  ``native``: the host CPU, as every other rfcheck command
+compiles.  ``avx2``: the instruction set of an AVX2-only machine such as the AMD EPYC of the lab
+notes, for every contender of the run (since 2026-11-27, :func:`target_env`): the engine compiled
+for LLVM's ``haswell`` with its own features (AVX2, FMA, BMI2; AVX-512 explicitly off), OpenBLAS's
+Haswell kernels for the dgemm ceiling and the NumPy baseline's products (``OPENBLAS_CORETYPE``),
+and NumPy's own SIMD loops without their AVX-512 versions (``NPY_DISABLE_CPU_FEATURES``, added by
+:func:`target_env` from the dispatch targets this NumPy has).  Numba keys its on-disk cache to
+the CPU name and features, so the two builds do not overwrite each other."""
+
+_AVX512_CORES = ("skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5")
+"""OpenBLAS core names whose kernels use AVX-512 (lower case)."""
+
+
+def _numpy_avx512_dispatch() -> list[str]:
+    """NumPy's dispatch targets that need AVX-512 (``X86_V4``, ``AVX512_*``, ``AVX512F``, ...),
+    the names ``NPY_DISABLE_CPU_FEATURES`` accepts for this NumPy."""
+    from numpy._core import _multiarray_umath as umath
+
+    return [f for f in umath.__cpu_dispatch__ if f.startswith("AVX512") or f == "X86_V4"]
+
+
+def blas_core() -> str | None:
+    """The OpenBLAS kernel family NumPy's BLAS runs in this process (``SkylakeX``, ``Haswell``,
+    ...: OpenBLAS's ``openblas_get_corename``, looked up in the loaded libraries), or None where
+    NumPy's BLAS is not an OpenBLAS this can identify.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> core = blas_core()
+    >>> core is None or isinstance(core, str)
+    True
+    """
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as fh:
+            libs = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
+    except OSError:
+        return None
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("openblas_get_corename", "scipy_openblas_get_corename64_", "openblas_get_corename64_",
+                     "scipy_openblas_get_corename"):
+            f = getattr(lib, name, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                core = f()
+                return core.decode() if core else None
+    return None
+
+
+def numpy_simd() -> str:
+    """The widest SIMD family NumPy's own loops dispatch to in this process: ``AVX-512``, ``AVX2``
+    or ``below AVX2`` (``NPY_DISABLE_CPU_FEATURES`` lowers it).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> numpy_simd() in ("AVX-512", "AVX2", "below AVX2")
+    True
+    """
+    from numpy._core import _multiarray_umath as umath
+
+    f = umath.__cpu_features__
+    if any(f.get(t) for t in _numpy_avx512_dispatch()):
+        return "AVX-512"
+    return "AVX2" if f.get("AVX2") else "below AVX2"
 
 _TARGET_ENV = "RFCHECK_BENCH_CPU_TARGET"
 
@@ -218,7 +297,9 @@ def compiled_target(check_asm: bool = True) -> dict:
     Returns ``isa`` (``AVX-512``, ``AVX2`` or ``below AVX2``, from the LLVM features in use),
     ``cpu_name``, ``features``, ``set_by`` (``host`` or ``NUMBA_CPU_NAME/NUMBA_CPU_FEATURES``),
     ``name`` (the :data:`CPU_TARGETS` key this bench process was started for, ``native`` if
-    none), ``host_isa`` (what the machine itself has, :func:`machine_description`) and, with
+    none), ``host_isa`` (what the machine itself has, :func:`machine_description`),
+    ``blas_core`` (:func:`blas_core`: the OpenBLAS kernels of the dgemm ceiling and of the NumPy
+    baseline's products), ``numpy_simd`` (:func:`numpy_simd`) and, with
     ``check_asm``, ``asm_avx512`` (:func:`avx512_markers` of the assembly of the compiled bulk
     normal kernel, :func:`rfcheck.engine.rng.draw_normals`) and ``asm_has_avx512``.
 
@@ -241,7 +322,8 @@ def compiled_target(check_asm: bool = True) -> dict:
            "features": features,
            "set_by": "host" if config.CPU_NAME is None and config.CPU_FEATURES is None
            else "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES",
-           "host_isa": machine_description().rsplit(", ", 1)[-1]}
+           "host_isa": machine_description().rsplit(", ", 1)[-1],
+           "blas_core": blas_core(), "numpy_simd": numpy_simd()}
     if check_asm:
         out["asm_avx512"] = avx512_markers(_normal_kernel_asm())
         out["asm_has_avx512"] = any(out["asm_avx512"].values())
@@ -286,12 +368,17 @@ def describe_target(t: dict) -> str:
     if "asm_has_avx512" in t:
         text += ("; AVX-512 instructions in the bulk normal kernel's assembly" if t["asm_has_avx512"]
                  else "; no AVX-512 instruction in the bulk normal kernel's assembly")
+    if "numpy_simd" in t:
+        text += f"; NumPy's loops {t['numpy_simd']}, its BLAS {t.get('blas_core') or 'not identified'}"
     return text
 
 
 def target_env(target: str, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a bench subprocess compiled for ``target`` (a :data:`CPU_TARGETS`
-    key): ``base`` (default ``os.environ``) without Numba's CPU variables, plus the target's.
+    key): ``base`` (default ``os.environ``) without Numba's CPU variables, ``OPENBLAS_CORETYPE``
+    and ``NPY_DISABLE_CPU_FEATURES``, plus the target's; for ``avx2`` also
+    ``NPY_DISABLE_CPU_FEATURES`` naming this NumPy's AVX-512 dispatch targets, so that the NumPy
+    baseline and the dgemm ceiling run AVX2 code like the engine.
 
     Parameters
     ----------
@@ -318,8 +405,10 @@ def target_env(target: str, base: dict[str, str] | None = None) -> dict[str, str
     if target not in CPU_TARGETS:
         raise ValueError(f"unknown cpu target {target!r}; known: {', '.join(CPU_TARGETS)}")
     env = {k: v for k, v in (os.environ if base is None else base).items()
-           if k not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+           if k not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
     env.update(CPU_TARGETS[target])
+    if target == "avx2":
+        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(_numpy_avx512_dispatch())
     env[_TARGET_ENV] = target
     return env
 
@@ -344,7 +433,8 @@ def in_target(target: str) -> bool:
 
 def check_target(target: str) -> dict:
     """:func:`compiled_target` of this process, after checking that it is ``target``'s: for
-    ``avx2`` an AVX2 build whose bulk normal kernel has no AVX-512 instruction; for ``native``
+    ``avx2`` an AVX2 build whose bulk normal kernel has no AVX-512 instruction, NumPy's loops not
+    dispatching to AVX-512 and its OpenBLAS (where identified) not on AVX-512 kernels; for ``native``
     the host's own target.
 
     Parameters
@@ -365,6 +455,9 @@ def check_target(target: str) -> dict:
     t = compiled_target()
     if target == "avx2" and (t["isa"] != "AVX2" or t["asm_has_avx512"]):
         raise RuntimeError(f"asked for an AVX2 build, got {describe_target(t)}")
+    if target == "avx2" and (t["numpy_simd"] == "AVX-512" or (t["blas_core"] or "").lower() in _AVX512_CORES):
+        raise RuntimeError(f"asked for AVX2 throughout, but NumPy's loops dispatch to {t['numpy_simd']} and "
+                           f"its BLAS runs {t['blas_core']} kernels")
     if target == "native" and t["set_by"] != "host":
         raise RuntimeError(f"asked for the host's target, got {describe_target(t)}")
     return t

@@ -23,8 +23,11 @@ def test_target_env_sets_numba_cpu_and_drops_inherited_settings():
     env = bench.target_env("avx2", {"PATH": "/bin", "NUMBA_CPU_NAME": "skylake-avx512"})
     assert env["NUMBA_CPU_NAME"] == "haswell" and "-avx512f" in env["NUMBA_CPU_FEATURES"].split(",")
     assert env["PATH"] == "/bin" and env["RFCHECK_BENCH_CPU_TARGET"] == "avx2"
-    native = bench.target_env("native", {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": "+avx2"})
-    assert "NUMBA_CPU_NAME" not in native and "NUMBA_CPU_FEATURES" not in native
+    assert env["OPENBLAS_CORETYPE"] == "Haswell"
+    assert set(env["NPY_DISABLE_CPU_FEATURES"].split()) == set(bench._numpy_avx512_dispatch())
+    native = bench.target_env("native", {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": "+avx2",
+                                         "OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": "X86_V4"})
+    assert not {"NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES"} & set(native)
     with pytest.raises(ValueError, match="unknown cpu target"):
         bench.target_env("avx9")
 
@@ -44,10 +47,13 @@ def test_avx2_subprocess_compiles_for_avx2_without_avx512_instructions():
     assert (t["name"], t["isa"], t["cpu_name"], t["set_by"]) == ("avx2", "AVX2", "haswell",
                                                                   "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES")
     assert t["asm_has_avx512"] is False and not any(t["asm_avx512"].values())
+    # the other contenders run AVX2 code too: NumPy's loops and (where identified) its OpenBLAS
+    assert t["numpy_simd"] in ("AVX2", "below AVX2")
+    assert t["blas_core"] is None or t["blas_core"].lower() not in bench._AVX512_CORES
     native = bench.check_target("native")
     assert native["set_by"] == "host" and native["isa"] == native["host_isa"]
     if native["host_isa"] == "AVX-512":
-        assert native["asm_has_avx512"] is True
+        assert native["asm_has_avx512"] is True and native["numpy_simd"] == "AVX-512"
         assert "an AVX2 build measured on an AVX-512 machine" in bench.describe_target(t)
     from rfcheck.engine import rng
 

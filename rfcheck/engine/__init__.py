@@ -24,8 +24,11 @@ Modules
     The bulk ziggurat's fast pass as an LLVM kernel on 8-wide vectors (AVX-512 targets).
 :mod:`rfcheck.engine.gauss_seidel`
     The SimRF+ Gauss-Seidel step as an LLVM kernel on 8-wide vectors.
+:mod:`rfcheck.engine.project`
+    The projections ``W^T u`` (and column norms) of every ensemble trial as an LLVM kernel,
+    bit for bit the loop it replaces.
 :mod:`rfcheck.engine.llvm_vectors`
-    The LLVM IR helpers those three kernels share (broadcast, vector pointer, target features).
+    The LLVM IR helpers those four kernels share (broadcast, vector pointer, target features).
 :mod:`rfcheck.engine.couplings`
     The couplings of the ``M`` projections of one ensemble (``iid``, ``orf``, ``simrf``,
     ``simrf+``, the antithetic ``<base>-anti`` and the HD-product ``orf-hd`` /

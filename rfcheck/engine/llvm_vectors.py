@@ -1,6 +1,7 @@
 """Small LLVM IR helpers shared by the engine's vector kernels (:mod:`rfcheck.engine.wy`,
-:mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simd_ziggurat`): a broadcast, a vector
-pointer into a ``double`` array, and the CPU features Numba compiles for in this process."""
+:mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simd_ziggurat`,
+:mod:`rfcheck.engine.project`): a broadcast, a vector pointer into a ``double`` array, and the
+CPU features Numba compiles for in this process."""
 
 from __future__ import annotations
 

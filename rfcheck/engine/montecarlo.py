@@ -38,6 +38,8 @@ from rfcheck import validate
 from rfcheck.engine import couplings as _cp
 from rfcheck.engine import rng as _rng
 from rfcheck.engine.bits import pow2
+from rfcheck.engine.project import column_sqnorms as _column_sqnorms
+from rfcheck.engine.project import project as _project
 from rfcheck.features import ExpProduct
 
 __all__ = [
@@ -306,20 +308,9 @@ def _ensemble_block(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx,
     for trial in range(blk * TRIALS_PER_BLOCK, stop):
         st = _cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
         if need_sq:
-            for m in range(M):
-                sq[m] = 0.0
-            for i in range(d):
-                wti = Wt[i]
-                for m in range(M):
-                    sq[m] += wti[m] * wti[m]
+            _column_sqnorms(sq, Wt)
         for p in range(n_pairs):
-            for m in range(M):
-                proj[m] = 0.0
-            for i in range(d):
-                upi = U[p, i]
-                wti = Wt[i]
-                for m in range(M):
-                    proj[m] += upi * wti[m]
+            _project(proj, Wt, U[p])
             out[p, trial] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
                                           proj, 1.0, M, z, e, w)
 

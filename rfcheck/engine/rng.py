@@ -181,8 +181,8 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "rng.py", "couplings.py",
-                 "montecarlo.py")
+_ENGINE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "project.py", "rng.py",
+                 "couplings.py", "montecarlo.py")
 
 
 def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:
