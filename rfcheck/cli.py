@@ -390,8 +390,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise ValueError("--cpu-target compiles and times the engine; --summarise reads stored runs")
         argv = ["-m", "rfcheck", "bench", *(["--json", args.json] if args.json else []),
                 *(["--quick"] if args.quick else []), "--cpu-target", target]
+        env = bench.target_env(target, {})
+        shown = {k: v for k, v in env.items() if k != "RFCHECK_BENCH_CPU_TARGET"}
         print(f"rfcheck bench: re-running in a subprocess compiled for {target!r} "
-              f"({' '.join(f'{k}={v}' for k, v in bench.CPU_TARGETS[target].items()) or 'the host CPU'})",
+              f"({' '.join(f'{k}={v}' for k, v in shown.items()) or 'the host CPU'})",
               file=sys.stderr, flush=True)
         return bench.run_in_target(target, argv).returncode
     if target is not None:

@@ -751,7 +751,10 @@ def benchmark_page(root: str | Path = ROOT) -> str:
            "2026-11-26 each run records the instruction set the engine was compiled for and the machine it ran on "
            "(shown in each table's first line); `rfcheck bench --cpu-target avx2` compiles the engine for an AVX2 "
            "CPU (LLVM `haswell`) in a subprocess, so that an AVX-512 machine also measures the AVX2 numbers -- an "
-           "AVX2 build on an AVX-512 machine, not an AVX2 machine.", ""]
+           "AVX2 build on an AVX-512 machine, not an AVX2 machine.  Since the evening of 2026-11-27 the other "
+           "contenders of that subprocess run AVX2 code too (OpenBLAS's Haswell kernels for the dgemm ceiling and "
+           "the NumPy baseline's products, NumPy's own loops without AVX-512), as on an AVX2 machine; the series "
+           "before pitted the AVX2 engine against an AVX-512 ceiling and baseline.", ""]
     tables: dict[str, str] = {}
     for f in folders:
         text, _ = _bench_summary(bdir / f)
