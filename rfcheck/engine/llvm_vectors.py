@@ -5,11 +5,14 @@ CPU features Numba compiles for in this process."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
-__all__ = ["splat", "target_features", "vector_ptr"]
+__all__ = ["counted_loop", "splat", "target_features", "vector_ptr"]
 
 _I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
 
 
 def splat(b: ir.IRBuilder, x: ir.Value, vt: ir.VectorType) -> ir.Value:
@@ -91,3 +94,70 @@ def target_features() -> str:
     from numba.core.registry import cpu_target
 
     return cpu_target.target_context.codegen().magic_tuple()[2]
+
+
+def counted_loop(fn: ir.Function, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, inits: list,
+                 body: Callable[[ir.IRBuilder, ir.Value, list], list], tag: str) -> tuple[ir.IRBuilder, list]:
+    """Emit ``for i in range(lo, hi): accs = body(b, i, accs)`` with the accumulators carried in
+    ``phi`` nodes (registers), the loop skipped if ``lo >= hi``.
+
+    Parameters
+    ----------
+    fn : llvmlite.ir.Function
+        The function the loop's blocks are appended to.
+    b : llvmlite.ir.IRBuilder
+        The builder, positioned where the loop goes (its block ends with the loop's entry branch).
+    lo, hi : llvmlite.ir.Value
+        The ``i64`` bounds.
+    inits : list of llvmlite.ir.Value
+        The accumulators' values before the loop.
+    body : callable
+        ``body(b, i, accs)`` emits one iteration in ``b``'s current block (without new blocks)
+        and returns the accumulators' next values.
+    tag : str
+        Prefix of the blocks' names.
+
+    Returns
+    -------
+    tuple
+        The builder, positioned after the loop, and the accumulators' final values (``inits``
+        where the loop did not run).
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> i64 = ir.IntType(64)
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(i64, [i64]), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> b, (total,) = counted_loop(fn, b, ir.Constant(i64, 0), fn.args[0], [ir.Constant(i64, 0)],
+    ...                            lambda b, i, accs: [b.add(accs[0], i)], "sum")
+    >>> _ = b.ret(total)
+    >>> [blk.name for blk in fn.blocks][1:]
+    ['sum.loop', 'sum.done']
+    """
+    head = b.block
+    loop = fn.append_basic_block(f"{tag}.loop")
+    done = fn.append_basic_block(f"{tag}.done")
+    b.cbranch(b.icmp_signed("<", lo, hi), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(_I64)
+    i.add_incoming(lo, head)
+    accs = []
+    for v in inits:
+        a = b.phi(v.type)
+        a.add_incoming(v, head)
+        accs.append(a)
+    new = body(b, i, accs)
+    for a, n in zip(accs, new, strict=True):
+        a.add_incoming(n, loop)
+    nxt = b.add(i, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
+    i.add_incoming(nxt, loop)
+    b.cbranch(b.icmp_signed("<", nxt, hi), loop, done)
+    b.position_at_end(done)
+    out = []
+    for v, n in zip(inits, new, strict=True):
+        ph = b.phi(v.type)
+        ph.add_incoming(v, head)
+        ph.add_incoming(n, loop)
+        out.append(ph)
+    return b, out

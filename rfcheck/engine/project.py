@@ -22,7 +22,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
 from rfcheck.engine.wy import vector_width
 
 __all__ = ["column_sqnorms", "project"]
@@ -48,45 +48,34 @@ def _emit_chunks(fn: ir.Function, b: ir.IRBuilder, args: tuple, c0: ir.Value, wi
     vt = ir.VectorType(_F64, vw) if vw > 1 else _F64
     head = b.block
     chunk = fn.append_basic_block(f"{tag}.chunk")
-    rows = fn.append_basic_block(f"{tag}.rows")
-    store = fn.append_basic_block(f"{tag}.store")
     done = fn.append_basic_block(f"{tag}.done")
     b.cbranch(b.icmp_signed("<=", b.add(c0, _c(width)), m), chunk, done)
     b.position_at_end(chunk)
     c = b.phi(_I64)
     c.add_incoming(c0, head)
-    b.branch(rows)
-    b.position_at_end(rows)
-    i = b.phi(_I64)
-    i.add_incoming(_c(0), chunk)
     zero = ir.Constant(vt, [0.0] * vw) if vw > 1 else ir.Constant(_F64, 0.0)
-    accs = []
-    for _ in range(k):
-        a = b.phi(vt)
-        a.add_incoming(zero, chunk)
-        accs.append(a)
-    if not square:
-        ui = b.load(b.gep(u, [i], inbounds=True), align=8)
-        us = splat(b, ui, vt) if vw > 1 else ui
-    base = b.add(b.mul(i, ldw), c)
-    new = []
-    for j, a in enumerate(accs):
-        off = b.add(base, _c(j * vw))
-        wv = (b.load(vector_ptr(b, w, off, vt), align=8) if vw > 1
-              else b.load(b.gep(w, [off], inbounds=True), align=8))
-        new.append(b.fadd(a, b.fmul(wv, wv) if square else b.fmul(us, wv)))
-    for a, n in zip(accs, new, strict=True):
-        a.add_incoming(n, rows)
-    ni = b.add(i, _c(1), flags=["nuw", "nsw"])
-    i.add_incoming(ni, rows)
-    b.cbranch(b.icmp_signed("<", ni, d), rows, store)
-    b.position_at_end(store)
-    for j, n in enumerate(new):
+
+    def row(b: ir.IRBuilder, i: ir.Value, accs: list) -> list:
+        if not square:
+            ui = b.load(b.gep(u, [i], inbounds=True), align=8)
+            us = splat(b, ui, vt) if vw > 1 else ui
+        base = b.add(b.mul(i, ldw), c)
+        new = []
+        for j, a in enumerate(accs):
+            off = b.add(base, _c(j * vw))
+            wv = (b.load(vector_ptr(b, w, off, vt), align=8) if vw > 1
+                  else b.load(b.gep(w, [off], inbounds=True), align=8))
+            new.append(b.fadd(a, b.fmul(wv, wv) if square else b.fmul(us, wv)))
+        return new
+
+    b, sums = counted_loop(fn, b, _c(0), d, [zero] * k, row, f"{tag}.rows")
+    for j, n in enumerate(sums):
         off = b.add(c, _c(j * vw))
         if vw > 1:
             b.store(n, vector_ptr(b, out, off, vt), align=8)
         else:
             b.store(n, b.gep(out, [off], inbounds=True), align=8)
+    store = b.block
     nc = b.add(c, _c(width), flags=["nuw", "nsw"])
     c.add_incoming(nc, store)
     b.cbranch(b.icmp_signed("<=", b.add(nc, _c(width)), m), chunk, done)

@@ -48,7 +48,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from rfcheck.engine.bits import fma, py_fma
-from rfcheck.engine.llvm_vectors import splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
 
 __all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t", "vector_width"]
 
@@ -115,37 +115,17 @@ def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: i
     """Emit ``W = V[lo:hi]^T X[lo:hi, c:c+vw]`` (8 vectors, ``+0`` if ``lo >= hi``); returns
     the builder (at the loop's exit block) and the accumulators."""
     zero = ir.Constant(_vt(vw), [0.0] * vw)
-    head = b.block
-    loop = fn.append_basic_block(f"{tag}.vtx")
-    done = fn.append_basic_block(f"{tag}.vtx.done")
-    b.cbranch(b.icmp_signed("<", lo, hi), loop, done)
-    b.position_at_end(loop)
-    i = b.phi(_I64)
-    i.add_incoming(lo, head)
-    accs = []
-    for _ in range(NB):
-        a = b.phi(_vt(vw))
-        a.add_incoming(zero, head)
-        accs.append(a)
-    xr = _vload(b, x, b.add(b.mul(i, ldx), c), vw)
-    vrow = b.mul(i, _const(NB))
-    new = []
-    for j in range(NB):
-        vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
-        new.append(_vfma(b, _splat(b, vij, vw), xr, accs[j]))
-    for a, n in zip(accs, new, strict=True):
-        a.add_incoming(n, loop)
-    nxt = b.add(i, _const(1), flags=["nuw", "nsw"])
-    i.add_incoming(nxt, loop)
-    b.cbranch(b.icmp_signed("<", nxt, hi), loop, done)
-    b.position_at_end(done)
-    out = []
-    for n in new:
-        ph = b.phi(_vt(vw))
-        ph.add_incoming(zero, head)
-        ph.add_incoming(n, loop)
-        out.append(ph)
-    return b, out
+
+    def row(b: ir.IRBuilder, i: ir.Value, accs: list) -> list:
+        xr = _vload(b, x, b.add(b.mul(i, ldx), c), vw)
+        vrow = b.mul(i, _const(NB))
+        new = []
+        for j in range(NB):
+            vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
+            new.append(_vfma(b, _splat(b, vij, vw), xr, accs[j]))
+        return new
+
+    return counted_loop(fn, b, lo, hi, [zero] * NB, row, f"{tag}.vtx")
 
 
 def _panel_function(module: ir.Module, vw: int) -> ir.Function:
