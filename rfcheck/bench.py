@@ -183,12 +183,19 @@ _AVX512_CORES = ("skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5")
 """OpenBLAS core names whose kernels use AVX-512 (lower case)."""
 
 
+def _umath() -> Any:
+    """NumPy's compiled core (``numpy._core`` since NumPy 2, ``numpy.core`` in 1.26)."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # pragma: no cover - NumPy 1.26
+        from numpy.core import _multiarray_umath as umath
+    return umath
+
+
 def _numpy_avx512_dispatch() -> list[str]:
     """NumPy's dispatch targets that need AVX-512 (``X86_V4``, ``AVX512_*``, ``AVX512F``, ...),
     the names ``NPY_DISABLE_CPU_FEATURES`` accepts for this NumPy."""
-    from numpy._core import _multiarray_umath as umath
-
-    return [f for f in umath.__cpu_dispatch__ if f.startswith("AVX512") or f == "X86_V4"]
+    return [f for f in _umath().__cpu_dispatch__ if f.startswith("AVX512") or f == "X86_V4"]
 
 
 def blas_core() -> str | None:
@@ -241,9 +248,7 @@ def numpy_simd() -> str:
     >>> numpy_simd() in ("AVX-512", "AVX2", "below AVX2")
     True
     """
-    from numpy._core import _multiarray_umath as umath
-
-    f = umath.__cpu_features__
+    f = _umath().__cpu_features__
     if any(f.get(t) for t in _numpy_avx512_dispatch()):
         return "AVX-512"
     return "AVX2" if f.get("AVX2") else "below AVX2"
