@@ -397,7 +397,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
         return bench.run_in_target(target, argv).returncode
     if target is not None:
-        print(f"rfcheck bench: {bench.describe_target(bench.check_target(target))}", file=sys.stderr, flush=True)
+        try:
+            checked = bench.check_target(target)
+        except RuntimeError as exc:  # the environment, not a bug: one line, exit status 2
+            raise ValueError(str(exc)) from None
+        print(f"rfcheck bench: {bench.describe_target(checked)}", file=sys.stderr, flush=True)
     if args.summarise:
         runs = []
         for path in args.summarise:

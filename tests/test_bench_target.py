@@ -76,6 +76,23 @@ def test_cli_cpu_target_reruns_the_bench_in_a_subprocess(monkeypatch, tmp_path):
     assert main(["bench", "--summarise", out, "--cpu-target", "avx2"]) == 2  # no timing to compile for
 
 
+def test_cli_refuses_an_avx2_run_that_is_not_avx2_throughout(monkeypatch, capsys):
+    """Inside the subprocess, a BLAS or NumPy still on AVX-512 (e.g. an OpenBLAS built without
+    runtime dispatch, which ignores ``OPENBLAS_CORETYPE``) stops the bench with one line."""
+    from rfcheck.cli import main
+
+    def refuse(target):
+        raise RuntimeError("asked for AVX2 throughout, but NumPy's loops dispatch to AVX2 and its BLAS runs "
+                           "SkylakeX kernels")
+
+    monkeypatch.setenv("RFCHECK_BENCH_CPU_TARGET", "avx2")
+    monkeypatch.setattr(bench, "check_target", refuse)
+    assert main(["bench", "--quick", "--cpu-target", "avx2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["rfcheck: error: asked for AVX2 throughout, but NumPy's loops dispatch to AVX2 and its BLAS "
+                   "runs SkylakeX kernels"]
+
+
 def _entry(c, p, rate, base, share, isa):
     return {"workload": bench.WORKLOAD, "coupling": c, "path": p, "trials_per_s": rate, "baseline": "b",
             "baseline_trials_per_s": base, "ratio": rate / base, "flop_ceiling_share": share,
