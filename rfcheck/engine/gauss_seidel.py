@@ -25,7 +25,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import splat, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, splat, vector_ptr
 
 __all__ = ["plus_step"]
 
@@ -48,23 +48,13 @@ def _hsum(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
 
 def _sq_loop(fn: ir.Function, b: ir.IRBuilder, ptr: ir.Value, nv: ir.Value, tag: str) -> tuple:
     """Emit ``acc = sum_k ptr[k]^2`` lane-wise over ``nv >= 1`` vectors (product, then sum)."""
-    head = b.block
-    loop = fn.append_basic_block(f"{tag}.loop")
-    done = fn.append_basic_block(f"{tag}.done")
-    b.branch(loop)
-    b.position_at_end(loop)
-    k = b.phi(_I64)
-    k.add_incoming(ir.Constant(_I64, 0), head)
-    acc = b.phi(_VEC)
-    acc.add_incoming(ir.Constant(_VEC, [0.0] * _VW), head)
-    r = b.load(_vptr(b, ptr, k), align=8)
-    nacc = b.fadd(acc, b.fmul(r, r))
-    acc.add_incoming(nacc, loop)
-    nk = b.add(k, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
-    k.add_incoming(nk, loop)
-    b.cbranch(b.icmp_signed("<", nk, nv), loop, done)
-    b.position_at_end(done)
-    return b, nacc
+
+    def step(b: ir.IRBuilder, k: ir.Value, accs: list) -> list:
+        r = b.load(_vptr(b, ptr, k), align=8)
+        return [b.fadd(accs[0], b.fmul(r, r))]
+
+    b, (acc,) = counted_loop(fn, b, ir.Constant(_I64, 0), nv, [ir.Constant(_VEC, [0.0] * _VW)], step, tag)
+    return b, acc
 
 
 def _step_function(module: ir.Module) -> ir.Function:
