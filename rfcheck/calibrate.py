@@ -339,8 +339,9 @@ def _oprf_mc_claim() -> Claim:
 
     def sim(p: dict[str, Any], n: int, seed: int) -> Any:
         from rfcheck import features
-        from rfcheck.claims._common import pair_vectors, stats_fp
         from rfcheck.engine.montecarlo import simulate
+        from rfcheck.ledger import pair_stats_fp as stats_fp
+        from rfcheck.ledger import pair_vectors
 
         x, y = pair_vectors(p)
         prod = features.oprf_product(x, y)

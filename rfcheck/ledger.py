@@ -74,6 +74,7 @@ from rfcheck.claims._common import (
     pair_vectors,
     raw_number,
     raw_point,
+    stats_fp,
     stats_mp,
 )
 from rfcheck.claims._common import certify_eval as _certify
@@ -108,6 +109,7 @@ __all__ = [
     "on_mp",
     "pair_domain",
     "pair_stats",
+    "pair_stats_fp",
     "pair_vectors",
     "paper",
     "raw_number",
@@ -121,6 +123,7 @@ FLOAT64_RTOL = 64 * float(np.finfo(np.float64).eps)
 Point = dict[str, Any]
 Printed = Callable[[Any, Point], Any]
 pair_stats = stats_mp
+pair_stats_fp = stats_fp
 
 
 def latex(text: str, symbols: dict[str, str] | None = None) -> Printed:

@@ -134,7 +134,28 @@ def stats_mp(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def stats_fp(p: dict[str, Any]) -> dict[str, Any]:
-    """Float64 twin of :func:`stats_mp`."""
+    """``sq_x, sq_y, sq_sum, sq_diff`` in float64: the twin of :func:`rfcheck.ledger.pair_stats`
+    (the same cancellation-free formulas), for float64 references and Monte Carlo set-ups.
+
+    Parameters
+    ----------
+    p : dict
+        A point of :func:`rfcheck.ledger.pair_domain` (``d``, ``nx``, ``ny``, ``theta``).
+
+    Returns
+    -------
+    dict
+        ``sq_x = |x|^2``, ``sq_y = |y|^2``, ``sq_sum = |x + y|^2``, ``sq_diff = |x - y|^2``
+        (floats) and ``d`` (int).
+
+    Examples
+    --------
+    Orthogonal vectors of norms 3 and 4: ``|x + y|^2 = |x - y|^2 = 25`` (to rounding):
+
+    >>> st = stats_fp({"d": 2, "nx": 3.0, "ny": 4.0, "theta": math.pi / 2})
+    >>> st["sq_x"], st["sq_y"], round(st["sq_sum"], 12), round(st["sq_diff"], 12), st["d"]
+    (9.0, 16.0, 25.0, 25.0, 2)
+    """
     nx, ny, th = float(p["nx"]), float(p["ny"]), float(p["theta"])
     return {
         "sq_x": nx**2,

@@ -50,6 +50,7 @@ from rfcheck import memo, quadrature
 from rfcheck.arb_backend import to_ball, workprec
 from rfcheck.closed_forms import crt as cf
 from rfcheck.ledger import pair_stats as stats_mp
+from rfcheck.ledger import pair_stats_fp as stats_fp
 from rfcheck.ledger import pair_vectors
 
 __all__ = [
@@ -1522,7 +1523,6 @@ def oprf_log_mgf(p: dict[str, Any], n: int = 96) -> tuple[Callable[[float], tupl
     import numpy as np
     import scipy.special as sc
 
-    from rfcheck.claims._common import stats_fp
 
     st = stats_fp(p)
     d = st["d"]
@@ -1575,7 +1575,6 @@ def oprf_legendre_transform(p: dict[str, Any], level: float) -> tuple[float, flo
     """
     from scipy.optimize import minimize_scalar
 
-    from rfcheck.claims._common import stats_fp
 
     out = []
     for n in (96, 160):
@@ -1677,7 +1676,6 @@ def gerf_mc_products(p: dict[str, Any], n: int, seed: int, a: complex, s: int, m
     CRT sec 2.2 (TrigRF, PosRF) and Theorem 3.1-3.2 (GERF).
     """
     from rfcheck import features
-    from rfcheck.claims._common import stats_fp
     from rfcheck.engine.montecarlo import simulate
 
     x, y = pair_vectors(p)
@@ -2784,7 +2782,6 @@ def orf_pair_covariance_gap(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     >>> bool(abs(g - exact) < 1e-15), bool(g < 0)
     (True, True)
     """
-    from rfcheck.claims._common import stats_fp
 
     st = stats_fp(p)
     r = quadrature.orf_pair_factor(st["sq_sum"], st["d"], dps=min(dps, 25))
@@ -2873,7 +2870,6 @@ def orf_variance_reduction(p: dict[str, Any], dps: int) -> tuple[Any, Any]:
     >>> bool(abs(v - exact) < 1e-15), bool(v > 0)
     (True, True)
     """
-    from rfcheck.claims._common import stats_fp
 
     st = stats_fp(p)
     m = int(p["M"])
