@@ -12,7 +12,7 @@ bit (:func:`column_sqnorms`: the same with ``Wt[i, m]^2``, the ``|w_m|^2`` of fe
 ``alpha |w|^2`` term).  Measured (2026-11-27, one thread of the 2-core AVX-512 machine, d = M =
 64, the loop's code and this one compiled into the same process and timed alternately, 30
 rounds of 10,000 trials): an iid ensemble trial 4.38 -> 4.13 us median (-5.7%); ORF and SimRF
-trials within +-1.5% (their run-to-run noise).
+trials within +-2% (one run each: +1.3%, -2.0%; their run-to-run noise).
 """
 
 from __future__ import annotations
