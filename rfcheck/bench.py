@@ -21,12 +21,15 @@ FLOP model of an ensemble trial (the work of the Numba kernel; a Gaussian draw, 
   columns of ``R^T`` that the simplex rows touch, ``b`` chi norms (``3`` each), and per
   row of ``R^T`` Algorithm 1: ``k`` sign products, a ``k``-term sum, ``1`` scaling and
   ``4`` FLOPs per simplex row (``(a q - cc y) r``); then ``W u`` and the estimator;
-- ``simrf+``: the ``simrf`` trial plus, per block of ``b >= 2`` rows, row norms and the
-  running sum (``3 d + 1`` per row) and, per pass of the eq (17) update, ``8 d + 4`` per
-  row (difference, its squared norm, square root and division, the scaled new row, the
-  squared change, the running-sum update) times the mean number of passes measured in
-  the same command (:func:`simrf_plus_mean_passes`).  Its NumPy baseline is the SimRF
-  baseline followed by the same update vectorised over the trials of a chunk.
+- ``simrf+``: the ``simrf`` trial plus, per block of ``b >= 2`` rows, the eq (17) update
+  by the route the engine took (:func:`simrf_plus_work`, measured in the same command): on
+  the scalar route (every full block at ``d >= 64``) the running sum and the one applied
+  pass, ``4 d + 12`` per row (the sum, difference, scaling and new sum; the pass's factors
+  from the norms, ``12``); on the vector iteration, row norms and the running sum (``3 d +
+  1`` per row) and, per pass, ``8 d + 4`` per row (difference, its squared norm, square
+  root and division, the scaled new row, the squared change, the running-sum update).  Its
+  NumPy baseline is the SimRF baseline followed by the vector iteration vectorised over the
+  trials of a chunk.
 
 :func:`relative_rates` gives each coupling's trials/s relative to ``orf`` on the same path
 (the SimRF paper's "at no observable extra cost"; rfcheck's target: within 1.5x).
@@ -114,7 +117,7 @@ __all__ = [
     "run_discrete_bench",
     "run_in_target",
     "run_rng_bench",
-    "simrf_plus_mean_passes",
+    "simrf_plus_work",
     "target_env",
     "targets",
 ]
@@ -520,9 +523,9 @@ def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
     return 2.0 * n**3 / best / 1e9
 
 
-def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> float:
-    """Mean number of SimRF+ update passes per block of ``min(d, M)`` rows (engine sampler,
-    :func:`rfcheck.engine.couplings.simrf_plus_passes`), for the FLOP model.
+def simrf_plus_work(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """How the engine's SimRF+ sampler updates the first block of ``min(d, M)`` rows
+    (:func:`rfcheck.engine.couplings.simrf_plus_passes`), for the FLOP model.
 
     Parameters
     ----------
@@ -537,18 +540,28 @@ def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0)
 
     Returns
     -------
-    float
-        The mean passes of the eq (17) update over the ``n`` ensembles' first block.
+    scalar_share : float
+        The share of the ``n`` first blocks finished on the scalar route (one pass applied,
+        its factors from the norms).
+    vector_passes : float
+        The mean number of vector-iteration passes per first block (0 for a block on the
+        scalar route).
+
+    Examples
+    --------
+    >>> simrf_plus_work(n=20)  # d = 64: every full block takes the scalar route
+    (1.0, 0.0)
     """
-    passes, _ = couplings.simrf_plus_passes(M, d, n, seed)
-    return float(passes[:, 0].mean())
+    passes, _, scalar = couplings.simrf_plus_passes(M, d, n, seed, scalar=True)
+    first = scalar[:, 0]
+    return float(first.mean()), float(np.where(first, 0, passes[:, 0]).mean())
 
 
 def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1,
-                    passes: float | None = None) -> float:
+                    work: tuple[float, float] | None = None) -> float:
     """FLOPs one ensemble-path trial executes (model in the module docstring); for
-    ``simrf+``, ``passes`` is the mean number of update passes per block (default: measured
-    by :func:`simrf_plus_mean_passes`).
+    ``simrf+``, ``work`` is the route of its update (default: measured by
+    :func:`simrf_plus_work`).
 
     Parameters
     ----------
@@ -560,8 +573,9 @@ def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1,
         Dimension (default 64).
     n_pairs : int, optional
         Pairs evaluated per ensemble (default 1): ``W u`` and the estimator per pair.
-    passes : float, optional
-        ``simrf+`` only: mean update passes per block (default: measured).
+    work : tuple of 2 float, optional
+        ``simrf+`` only: the share of blocks on the scalar route and the mean number of
+        vector-iteration passes per block (:func:`simrf_plus_work`; default: measured).
 
     Returns
     -------
@@ -586,12 +600,12 @@ def flops_per_trial(coupling: str, M: int = M, d: int = D, n_pairs: int = 1,
     if coupling == "iid":
         return float(M * d + common)
     if coupling == "simrf+":
-        if passes is None:
-            passes = simrf_plus_mean_passes(M, d)
+        share, passes = simrf_plus_work(M, d) if work is None else work
         extra = 0.0
         for b in couplings.block_sizes("simrf", M, d):
-            if b >= 2:  # norms 2d + 1 and the running sum d per row; per pass 8d + 4 per row
-                extra += b * (3 * d + 1) + passes * b * (8 * d + 4)
+            if b >= 2:  # scalar route: 4d + 12 per row; vector: 3d + 1, and 8d + 4 per pass
+                extra += (share * b * (4 * d + 12) + (1.0 - share) * b * (3 * d + 1)
+                          + passes * b * (8 * d + 4))
         return flops_per_trial("simrf", M, d, n_pairs) + extra
     if coupling not in ("orf", "simrf"):
         raise ValueError(f"no FLOP model for coupling {coupling!r}")
@@ -732,7 +746,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     ga, gb = rng.standard_normal((nd, nd)), rng.standard_normal((nd, nd))
     machine = machine_description()
     target = compiled_target()
-    plus_passes = simrf_plus_mean_passes(n=200 if quick else 2000)
+    plus_work = simrf_plus_work(n=200 if quick else 2000)
     entries = []
     for coupling in COUPLINGS:
         for path in ("ensemble", "projection"):  # warm up: compile before timing
@@ -754,7 +768,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
         base = rates["numpy"]
         for path in ("ensemble", "projection"):
             rate = rates[path]
-            fpt = (flops_per_trial(coupling, passes=plus_passes) if path == "ensemble"
+            fpt = (flops_per_trial(coupling, work=plus_work) if path == "ensemble"
                    else None)
             entries.append({
                 "workload": WORKLOAD,

@@ -331,11 +331,18 @@ def test_bench_flop_model_and_table():
     sim = (sum(3 * (d - i) + 4 * (d - i) * (k - i) for i in range(k)) + 3 * m
            + d * (2 * k + 1 + 4 * m))
     assert bench.flops_per_trial("simrf", m, d) == sim + 2 * m * d + 4 * m
-    # simrf+: the simrf trial, norms and running sum 3d + 1 per row, 8d + 4 per row and pass
-    assert bench.flops_per_trial("simrf+", m, d, passes=2.5) == (
+    # simrf+ on the vector iteration: the simrf trial, norms and running sum 3d + 1 per row,
+    # 8d + 4 per row and pass
+    assert bench.flops_per_trial("simrf+", m, d, work=(0.0, 2.5)) == (
         bench.flops_per_trial("simrf", m, d) + m * (3 * d + 1) + 2.5 * m * (8 * d + 4))
-    assert bench.flops_per_trial("simrf+", 9, 4, passes=1.0) == (  # blocks 4, 4, 1
+    assert bench.flops_per_trial("simrf+", 9, 4, work=(0.0, 1.0)) == (  # blocks 4, 4, 1
         bench.flops_per_trial("simrf", 9, 4) + 8 * (3 * 4 + 1) + 8 * (8 * 4 + 4))
+    # on the scalar route: the running sum and the one applied pass, 4d + 12 per row
+    assert bench.flops_per_trial("simrf+", m, d, work=(1.0, 0.0)) == (
+        bench.flops_per_trial("simrf", m, d) + m * (4 * d + 12))
+    assert bench.simrf_plus_work(64, 64, n=5) == (1.0, 0.0)
+    share, passes = bench.simrf_plus_work(5, 5, n=200)  # small blocks: the vector iteration too
+    assert 0.0 <= share < 1.0 and passes >= 2 * (1.0 - share) - 1e-12
     with pytest.raises(ValueError, match="FLOP model"):
         bench.flops_per_trial("nope")
 

@@ -32,14 +32,20 @@ pytestmark = pytest.mark.mc
 
 
 def _engine_update(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The engine's SimRF+ update (the Numba kernel the samplers call) applied to ``W``."""
+    """The engine's SimRF+ update (the Numba kernel the samplers call on each block just
+    drawn, :func:`couplings._simrf_plus_block`) applied to the SimRF ensemble ``W``, with the
+    rows' norms as the block's chi norms ``r_j`` (the sampler's own ``r_j``, to rounding)."""
     M, d = W.shape
     wt = np.ascontiguousarray(W.T)
     X, vec, _raw, _nbuf = cp.scratch(M, d)
-    nb = -(-M // d)
-    passes = np.zeros(nb, dtype=np.int64)
-    conv = np.zeros(nb, dtype=np.bool_)
-    cp._simrf_plus_blocks(M, d, wt, X, vec, passes, conv)
+    blocks = cp.block_sizes("simrf", M, d)
+    passes = np.zeros(len(blocks), dtype=np.int64)
+    conv = np.zeros(len(blocks), dtype=np.bool_)
+    m0 = 0
+    for k, b in enumerate(blocks):
+        vec[3, :b] = np.linalg.norm(W[m0:m0 + b], axis=1)
+        passes[k], conv[k], _ = cp._simrf_plus_block(d, m0, b, wt, X, vec)
+        m0 += b
     return np.ascontiguousarray(wt.T), passes, conv
 
 
@@ -206,7 +212,9 @@ def test_same_numbers_with_one_or_two_threads(path):
 
 
 def test_twin_bit_identical_and_bad_input():
-    for M, d in [(5, 5), (12, 5), (3, 4)]:
+    # (5, 5), (12, 5), (3, 4): the vector iteration; (16, 16), (64, 64): the scalar route;
+    # (66, 64): a scalar-route block and a two-row block on the vector iteration
+    for M, d in [(5, 5), (12, 5), (3, 4), (16, 16), (64, 64), (66, 64)]:
         np.testing.assert_array_equal(cp.sample_ensemble("simrf+", M, d, 2),
                                       cp.sample_ensemble_reference("simrf+", M, d, 2))
     for call in (lambda: cp.sample_ensemble("simrf+", 3, 1),
@@ -262,6 +270,41 @@ def test_scalar_pass_equals_vector_iteration(d):
             if d >= 64 and b >= d - 1:
                 assert ok and cp._plus_certified(nt, r, b, cp.SIMRF_PLUS_TOL)
     assert certified >= 40
+
+
+@pytest.mark.parametrize("d", [13, 16, 64])
+def test_ensemble_scalar_route_equals_vector_iteration(d):
+    """The ensemble's scalar route (the first pass's factors from the chi norms, the pass
+    applied to the rotated rows, the second pass certified and skipped) is the route a full
+    block takes at these d, and gives the rows of the full vector iteration on the same draw
+    to within the certificate's bound (the skipped moves are at most ``SIMRF_PLUS_TOL r_j``)
+    plus rounding."""
+    for seed in range(5):
+        W0 = cp.sample_ensemble("simrf", d, d, seed)
+        r = np.linalg.norm(W0, axis=1)
+        wt = np.ascontiguousarray(W0.T)
+        X, vec, _raw, _nbuf = cp.scratch(d, d)
+        vec[3, :d] = r
+        passes, ok, scalar = cp._simrf_plus_block(d, 0, d, wt, X, vec)
+        assert scalar and ok and passes == 2
+        V = [list(row) for row in W0]
+        cp._py_plus_update(V, d, d, list(r), cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+        err = np.abs(wt.T - np.array(V)).max()
+        assert err <= (cp.SIMRF_PLUS_TOL + 1e-13) * r.max()
+
+
+def test_ensemble_scalar_route_power():
+    """Power companion: the same route with the factors of orthogonal rows (``d`` taken as
+    infinite, forgetting the simplex's ``-1/(d-1)`` inner products) misses the vector
+    iteration by far more than the bound above."""
+    d = 64
+    W0 = cp.sample_ensemble("simrf", d, d, 0)
+    r = list(np.linalg.norm(W0, axis=1))
+    V = [list(row) for row in W0]
+    cp._py_plus_update(V, d, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+    X = [list(row) for row in W0]
+    ok, _ = cp._py_plus_pass(r, d, 10**9, [0.0] * d, X, d, [0.0] * d)
+    assert ok and np.abs(np.array(X) - np.array(V)).max() > 1e-3
 
 
 def test_scalar_pass_power():

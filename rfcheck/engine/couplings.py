@@ -47,10 +47,12 @@ Couplings here
     convergence).  Norms are kept; rows stay ``N(0, I_d)`` (the update commutes with the
     Haar rotation).  Projection law, exact by that equivariance: the update applied to the
     unrotated rows ``r_j s_j``, then ``t_j = v_j . g`` with ``g`` uniform on ``S^{d-1}``.
-    The first pass runs on scalars in ``O(b)`` (only ``|T|^2``, ``T . s_l`` and ``T . g``
-    enter it); when a bound certifies that the second pass moves no direction by more than
-    the tolerance (every full block at ``d >= 64``) the block is done, otherwise the vector
-    iteration (``O(passes d b)``) runs.
+    On both paths the first pass's factors come from scalars in ``O(b)`` (only ``|T|^2`` and
+    ``T . s_l`` enter them; on the projection path also ``T . g``), because the rows start
+    as the simplex rows; when a bound certifies that the second pass moves no direction by
+    more than the tolerance (every full block at ``d >= 13`` in practice) the block is that
+    first pass (applied to the rotated rows in ``O(d b)`` on the ensemble path, without
+    norms), otherwise the vector iteration (``O(passes d b)``) runs.
 ``"<base>-anti"`` (``iid-anti``, ``orf-anti``, ``simrf-anti``, ``simrf+-anti``)
     antithetic pairs: ``ceil(M/2)`` rows of the base coupling, row ``2j + 1 = -`` row
     ``2j``; both paths.
@@ -492,35 +494,60 @@ def _py_simplex_consts(d: int) -> tuple[float, float, float]:
 
 
 @njit(cache=True, error_model="numpy")
+def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf):
+    """One SimRF block of ``b`` rows into ``Wt[:, m0:m0 + b]`` (:func:`_simrf_ensemble`); its
+    norms ``r_j`` stay in ``vec[3, :b]``."""
+    sa, cc, kinv = _simplex_consts(d)
+    k = d - 1
+    st = _haar_block(st, d, k, b, X, vec, raw, nbuf)
+    w = vec[3]
+    sg = vec[8]
+    bs = min(b, k)
+    ys = vec[9]
+    i4 = d - d % 4
+    for i in range(0, i4, 4):  # four rows' sums side by side: four chains of additions, not one
+        x0, x1, x2, x3 = X[i, 0:k], X[i + 1, 0:k], X[i + 2, 0:k], X[i + 3, 0:k]
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(k):
+            g = sg[j]
+            v0, v1, v2, v3 = x0[j] * g, x1[j] * g, x2[j] * g, x3[j] * g
+            x0[j], x1[j], x2[j], x3[j] = v0, v1, v2, v3
+            s0 += v0
+            s1 += v1
+            s2 += v2
+            s3 += v3
+        ys[i], ys[i + 1], ys[i + 2], ys[i + 3] = kinv * s0, kinv * s1, kinv * s2, kinv * s3
+    for i in range(i4, d):
+        xi = X[i, 0:k]
+        s = 0.0
+        for j in range(k):
+            xi[j] = xi[j] * sg[j]
+            s += xi[j]
+        ys[i] = kinv * s
+    for i in range(d):
+        xi = X[i, 0:k]
+        y = ys[i]
+        wti = Wt[i, m0:m0 + b]
+        for j in range(bs):
+            wti[j] = (sa * xi[j] - cc * y) * w[j]
+        if b == d:
+            wti[k] = y * w[k]
+    return st
+
+
+@njit(cache=True, error_model="numpy")
 def _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     """Blocks ``W = D S R`` (SimRF eq (8)): row ``j`` is ``r_j Q s_j`` with ``Q = R^T`` Haar.
 
     ``s_j`` vanishes in its last coordinate, so only the first ``d - 1`` columns of ``Q``
     are drawn (:func:`_haar_columns`, signs folded in); ``Q s_j`` follows Algorithm 1 row
     by row of ``Q``: ``y = kinv sum_k Q_ik s_k``, ``Q_ij a - cc y`` (``O(d)`` per row of
-    ``Q``, ``O(d b)`` per block instead of the ``O(d^2 b)`` product).
+    ``Q``, ``O(d b)`` per block instead of the ``O(d^2 b)`` product; :func:`_simrf_block`).
     """
-    sa, cc, kinv = _simplex_consts(d)
-    k = d - 1
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        st = _haar_block(st, d, k, b, X, vec, raw, nbuf)
-        w = vec[3]
-        sg = vec[8]
-        bs = min(b, k)
-        for i in range(d):
-            xi = X[i, 0:k]
-            s = 0.0
-            for j in range(k):
-                xi[j] = xi[j] * sg[j]
-                s += xi[j]
-            y = kinv * s
-            wti = Wt[i, m0:m0 + b]
-            for j in range(bs):
-                wti[j] = (sa * xi[j] - cc * y) * w[j]
-            if b == d:
-                wti[k] = y * w[k]
+        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
         m0 += b
     return st
 
@@ -560,7 +587,8 @@ def _simrf_projection(st, M, d, need_sq, t, sq, vec, raw):
     return st
 
 
-def _py_simrf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
+def _py_simrf_ensemble(r: _rng.PyRNG, M: int, d: int, norms: list | None = None) -> np.ndarray:
+    """Twin of :func:`_simrf_ensemble`; each block's norms appended to ``norms`` if given."""
     sa, cc, kinv = _py_simplex_consts(d)
     k = d - 1
     wt = np.empty((d, M))
@@ -568,6 +596,8 @@ def _py_simrf_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
     while m0 < M:
         b = min(d, M - m0)
         X, signs, w = _py_haar_block(r, d, k, b)
+        if norms is not None:
+            norms.append(list(w[:b]))
         for i in range(d):
             xi = [X[i][j] * signs[j] for j in range(k)]
             s = 0.0
@@ -702,84 +732,139 @@ def _py_plus_update(X: list, b: int, d: int, nrm: list, tol: float,
 
 
 @njit(cache=True, error_model="numpy")
-def _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv):
-    """Apply :func:`_plus_update` to every block (>= 2 rows) of the SimRF ensemble in ``Wt``:
-    the block is copied row-wise into ``X[:b, :d]`` (contiguous rows), updated with norms
-    ``sqrt(_dot4(x_j, x_j))``, and copied back.  ``passes[k]``, ``conv[k]`` get block ``k``'s
-    pass count and convergence flag (``passes`` 0 for a one-row block)."""
+def _rows_from_columns(Wt, m0, b, d, X):
+    """``X[j, i] = Wt[i, m0 + j]`` (``j < b``, ``i < d``): the block's rows, contiguous, in
+    tiles of 8 columns of ``Wt`` (each row of ``X`` written a cache line at a time; the
+    naive loop's stride of ``pad8(d)`` doubles sends its writes to the same few cache sets)."""
+    for i0 in range(0, d, 8):
+        i1 = min(i0 + 8, d)
+        for j in range(b):
+            xj = X[j]
+            for i in range(i0, i1):
+                xj[i] = Wt[i, m0 + j]
+
+
+@njit(cache=True, error_model="numpy")
+def _columns_from_rows(X, b, d, Wt, m0):
+    """The inverse copy of :func:`_rows_from_columns`: ``Wt[i, m0 + j] = X[j, i]``."""
+    for i0 in range(0, d, 8):
+        i1 = min(i0 + 8, d)
+        for j in range(b):
+            xj = X[j]
+            for i in range(i0, i1):
+                Wt[i, m0 + j] = xj[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_block(d, m0, b, Wt, X, vec):
+    """The SimRF+ update (eq 17) of the block ``Wt[:, m0:m0 + b]`` just drawn by
+    :func:`_simrf_block` (its norms ``r_j`` in ``vec[3, :b]``); returns ``(passes, converged,
+    scalar)``.
+
+    The rows start as ``r_j Q s_j`` (the simplex rows rotated), so the first pass's factors
+    come from the scalar recursion of :func:`_plus_pass` on the norms ``r_j`` (``O(b)``,
+    rotation-invariant), which applies the pass to the rows as it goes (``O(b d)``, no
+    norms).  When :func:`_plus_certified` then shows that the second pass would move no unit
+    direction by more than :data:`SIMRF_PLUS_TOL` (the stop rule would end the iteration
+    there: 2 passes), the block is that first pass, and the second pass's moves (below the
+    bound; ~1e-16 at d = 64) are not applied -- as on the projection path; this is the
+    *scalar* route.  Otherwise the rows are copied again from ``Wt`` and
+    :func:`_plus_update` runs the vector iteration with norms ``sqrt(_dot4(x_j, x_j))``.
+    Either way the rows are worked on in ``X[:b, :d]`` (contiguous) and copied back."""
+    if b < 2:
+        return 0, True, False
+    r = vec[3, :b]
     nrm = vec[0]
     tot = vec[1]
-    rest = vec[2]
+    fs = vec[4]
+    _rows_from_columns(Wt, m0, b, d, X)
+    okf, nt = _plus_pass(r, b, d, fs, X, d, tot)
+    if okf and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL):
+        p, ok, fast = 2, True, True
+    else:
+        _rows_from_columns(Wt, m0, b, d, X)
+        for j in range(b):
+            nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
+        p, ok = _plus_update(X, b, d, nrm, tot, vec[2], vec[3], SIMRF_PLUS_TOL,
+                             SIMRF_PLUS_MAX_PASSES)
+        fast = False
+    _columns_from_rows(X, b, d, Wt, m0)
+    return p, ok, fast
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_into(st, M, d, Wt, X, vec, raw, nbuf, passes, conv, fast):
+    """SimRF+ (SimRF sec 3.2, eq 16-17): each block drawn as for ``simrf``
+    (:func:`_simrf_block`, same draws), then rearranged from its simplex start
+    (:func:`_simrf_plus_block`); block ``k``'s pass count, convergence flag and route into
+    ``passes[k]``, ``conv[k]``, ``fast[k]``."""
     m0 = 0
     kb = 0
     while m0 < M:
         b = min(d, M - m0)
-        if b >= 2:
-            for i in range(d):
-                wti = Wt[i, m0:m0 + b]
-                for j in range(b):
-                    X[j, i] = wti[j]
-            for j in range(b):
-                nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
-            p, ok = _plus_update(X, b, d, nrm, tot, rest, vec[3], SIMRF_PLUS_TOL,
-                                 SIMRF_PLUS_MAX_PASSES)
-            passes[kb] = p
-            conv[kb] = ok
-            for i in range(d):
-                wti = Wt[i, m0:m0 + b]
-                for j in range(b):
-                    wti[j] = X[j, i]
-        else:
-            passes[kb] = 0
-            conv[kb] = True
+        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
+        passes[kb], conv[kb], fast[kb] = _simrf_plus_block(d, m0, b, Wt, X, vec)
         m0 += b
         kb += 1
+    return st
 
 
 @njit(cache=True, error_model="numpy")
 def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
-    """SimRF+ (SimRF sec 3.2, eq 16-17): the SimRF ensemble (:func:`_simrf_ensemble`, same
-    draws), then each block rearranged by :func:`_plus_update` from its simplex start."""
-    st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
-    nb = (M + d - 1) // d
-    passes = np.empty(nb, dtype=np.int64)
-    conv = np.empty(nb, dtype=np.bool_)
-    _simrf_plus_blocks(M, d, Wt, X, vec, passes, conv)
+    """SimRF+ ensemble (:func:`_simrf_plus_into` without its per-block report)."""
+    m0 = 0
+    while m0 < M:
+        b = min(d, M - m0)
+        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
+        _simrf_plus_block(d, m0, b, Wt, X, vec)
+        m0 += b
     return st
 
 
-def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
-    """One SimRF+ Gauss-Seidel pass (eq 17) from the simplex start ``x_j = r_j s_j``, carried
-    out on scalars: returns ``(ok, |T|)`` and writes ``t_j = x_j(new) . g`` given
-    ``sig_j = s_j . g``.  ``O(b)`` per block instead of the ``O(d b)`` vector pass.
+def _py_plus_pass(r, b: int, d: int, f, X, n: int, tot) -> tuple[bool, float]:
+    """One SimRF+ Gauss-Seidel pass (eq 17) from the simplex start ``x_j = r_j s_j``, its
+    factors computed on scalars: writes ``f_j = r_j / |T - x_j|`` (``T`` the running sum when
+    row ``j`` is updated) and returns ``(ok, |T|)`` after the pass; with ``n > 0`` it also
+    applies the pass to the rows ``X[j][:n]`` in place (``tot`` scratch of ``n`` entries).
+    The factors cost ``O(b)`` instead of the ``O(d b)`` of the vector pass's norms, and they
+    are rotation-invariant, so they serve the rotated rows ``r_j Q s_j`` of the ensemble (``n =
+    d``) as well as the projection law's unrotated ones (``n = 0``: factors only).
 
     While row ``j`` is updated, every row ``l > j`` is still ``r_l s_l`` and the running sum
-    ``T`` enters only through ``|T|^2``, ``h_l = T . s_l`` and ``tau = T . g``.  With
+    ``T`` enters only through ``|T|^2`` and ``h_l = T . s_l``.  With
     ``s_i . s_l = -1/(d-1)`` (``i != l``), ``|s_l| = 1``, ``c_l = r_l - rbar``:
     ``|T_0|^2 = (d sum c_l^2 + b (d - b) rbar^2)/(d-1)`` and ``h_l = A + B c_l`` with
     ``A = (d-b) rbar/(d-1)``, ``B = d/(d-1)`` (centred: no cancellation of ``r_l`` against
-    ``rbar``).  The update ``x_j <- -f (T - x_j)``, ``f = r_j / rho``,
-    ``rho^2 = |T|^2 - 2 r_j h_j + r_j^2`` gives ``T <- (1 - f)(T - x_j)``, hence
-    ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f)(A + r_j/(d-1))``, ``B <- (1-f) B`` and
-    ``tau <- (tau - r_j sig_j) + t_j``.  ``ok`` is False when some ``rho`` or ``r_j`` is 0
-    (the vector update skips such a row; the caller then runs it).  Plain float arithmetic
-    on sequences: the same source runs in Python (the twin) and compiled
-    (:data:`_plus_scalar_pass`)."""
+    ``rbar``).  The update ``x_j <- -f_j (T - x_j)``, ``f_j = r_j / rho``,
+    ``rho^2 = |T|^2 - 2 r_j h_j + r_j^2`` gives ``T <- (1 - f_j)(T - x_j)``, hence
+    ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f_j)(A + r_j/(d-1))`` and ``B <- (1-f_j) B``.  On
+    the rows: ``T = sum_j x_j`` (rows in index order), then per row ``rest = T - x_j``,
+    ``x_j <- -(f_j rest)``, ``T <- rest + x_j`` (the operations of the vector step
+    :func:`rfcheck.engine.gauss_seidel.plus_step`, without its norms); row ``j``'s update and
+    the factor of row ``j + 1`` are independent, so the processor overlaps the factors' chain
+    of square roots and divisions with the rows' arithmetic.  ``ok`` is False when some
+    ``rho`` or ``r_j`` is 0 (the vector update skips such a row; the caller then runs the
+    vector iteration; the rows are then partly updated).  Plain float arithmetic on
+    sequences: the same source runs in Python (the twin) and compiled (:data:`_plus_pass`)."""
     rs = 0.0
     for j in range(b):
         rs += r[j]
     rbar = rs / b
     q = 0.0
-    tau = 0.0
     for j in range(b):
         cj = r[j] - rbar
         q += cj * cj
-        tau += r[j] * sig[j]
     dm1 = d - 1.0
     n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
     A = (d - b) * rbar / dm1
     B = d / dm1
     nt = math.sqrt(n2)
+    for k in range(n):
+        tot[k] = 0.0
+    for j in range(b if n > 0 else 0):
+        xj = X[j]
+        for k in range(n):
+            tot[k] += xj[k]
     for j in range(b):
         rj = r[j]
         hj = A + B * (rj - rbar)
@@ -787,12 +872,16 @@ def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[b
         if rho2 <= 0.0 or rj == 0.0:
             return False, nt
         rho = math.sqrt(rho2)
-        f = rj / rho
-        e = 1.0 - f
-        rest = tau - rj * sig[j]
-        tj = -(f * rest)
-        t[j] = tj
-        tau = rest + tj
+        fj = rj / rho
+        f[j] = fj
+        if n > 0:
+            xj = X[j]
+            for k in range(n):
+                rest = tot[k] - xj[k]
+                nk = -(fj * rest)
+                tot[k] = rest + nk
+                xj[k] = nk
+        e = 1.0 - fj
         nt = abs(rho - rj)
         n2 = nt * nt
         A = e * (A + rj / dm1)
@@ -800,9 +889,38 @@ def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[b
     return True, nt
 
 
-_plus_scalar_pass = njit(cache=True, error_model="numpy")(_py_plus_scalar_pass)
-"""The engine's compilation of :func:`_py_plus_scalar_pass` (one source: plain float
-arithmetic, so the compiled and the Python runs agree bit for bit)."""
+def _py_plus_tau(r: list, sig: list, f: list, b: int, t: list) -> None:
+    """The projections ``t_j = x_j(new) . g`` of the pass with factors ``f``
+    (:func:`_py_plus_pass`), given ``sig_j = s_j . g``: ``tau = T . g`` starts at
+    ``sum_j r_j sig_j``; row ``j`` gives ``t_j = -f_j (tau - r_j sig_j)`` and
+    ``tau <- (tau - r_j sig_j) + t_j``.  One source for the twin and the engine
+    (:data:`_plus_tau`)."""
+    tau = 0.0
+    for j in range(b):
+        tau += r[j] * sig[j]
+    for j in range(b):
+        rest = tau - r[j] * sig[j]
+        tj = -(f[j] * rest)
+        t[j] = tj
+        tau = rest + tj
+
+
+def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[bool, float]:
+    """One SimRF+ pass from the simplex start on scalars: the factors
+    (:func:`_py_plus_pass`), then (if ``ok``) the projections :func:`_py_plus_tau`; returns
+    ``(ok, |T|)``."""
+    f = [0.0] * b
+    ok, nt = _py_plus_pass(r, b, d, f, None, 0, None)
+    if ok:
+        _py_plus_tau(r, sig, f, b, t)
+    return ok, nt
+
+
+_plus_pass = njit(cache=True, error_model="numpy")(_py_plus_pass)
+"""The engine's compilation of :func:`_py_plus_pass` (one source: plain float arithmetic, so
+the compiled and the Python runs agree bit for bit)."""
+_plus_tau = njit(cache=True, error_model="numpy")(_py_plus_tau)
+"""The engine's compilation of :func:`_py_plus_tau`."""
 
 
 def _plus_certified(nt, r, b, tol):
@@ -830,8 +948,8 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over their norm, drawn first as for
     ``simrf``), and ``sq_j = r_j^2``.
 
-    The first pass runs on scalars (:func:`_plus_scalar_pass`, ``O(b)`` after the ``O(d)``
-    Algorithm-1 products ``s_j . g``).  When the bound of :func:`_plus_certified` shows the
+    The first pass runs on scalars (:func:`_plus_pass` and :func:`_plus_tau`, ``O(b)``
+    after the ``O(d)`` Algorithm-1 products ``s_j . g``).  When the bound of :func:`_plus_certified` shows the
     second pass moves no direction by more than :data:`SIMRF_PLUS_TOL` (the iteration's stop
     rule then ends it there: 2 passes), its moves (each below that bound, at d = 64 ~1e-16)
     are not applied; otherwise the block is redone by the vector iteration
@@ -844,6 +962,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     k = d - 1
     V = np.empty((d, pad8(d)))
     sig = np.empty(d)
+    fs = np.empty(d)
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
@@ -872,8 +991,10 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
                 sig[j] = sa * v[j] - cc * y
             if b == d:
                 sig[k] = y
-            ok, nt = _plus_scalar_pass(r, sig, b, d, tb)
+            ok, nt = _plus_pass(r, b, d, fs, V, 0, fs)
             done = ok and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL)
+            if done:
+                _plus_tau(r, sig, fs, b, tb)
         if not done:
             for j in range(b):
                 vj = V[j]
@@ -898,14 +1019,19 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
 
 
 def _py_simrf_plus_ensemble(r: _rng.PyRNG, M: int, d: int) -> np.ndarray:
-    wt = _py_simrf_ensemble(r, M, d)
+    norms: list = []
+    wt = _py_simrf_ensemble(r, M, d, norms)
     m0 = 0
-    while m0 < M:
-        b = min(d, M - m0)
+    for rb in norms:
+        b = len(rb)
         if b >= 2:
             X = [[float(wt[i, m0 + j]) for i in range(d)] for j in range(b)]
-            nrm = [math.sqrt(_py_dot4(X[j], X[j], 0, d)) for j in range(b)]
-            _py_plus_update(X, b, d, nrm, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
+            f = [0.0] * b
+            ok, nt = _py_plus_pass(rb, b, d, f, X, d, [0.0] * d)
+            if not (ok and _plus_certified(nt, rb, b, SIMRF_PLUS_TOL)):
+                X = [[float(wt[i, m0 + j]) for i in range(d)] for j in range(b)]
+                nrm = [math.sqrt(_py_dot4(X[j], X[j], 0, d)) for j in range(b)]
+                _py_plus_update(X, b, d, nrm, SIMRF_PLUS_TOL, SIMRF_PLUS_MAX_PASSES)
             for j in range(b):
                 for i in range(d):
                     wt[i, m0 + j] = X[j][i]
@@ -1771,16 +1897,16 @@ def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> n
 
 
 @njit(cache=True, error_model="numpy")
-def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv):
+def _simrf_plus_passes_kernel(seed, stream, M, d, passes, conv, fast):
     X, vec, raw, nbuf = scratch(M, d)
     Wt = np.empty((d, M))
     st = _rng.init_block(seed, stream, 0, raw)
     for i in range(passes.shape[0]):
-        st = _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf)
-        _simrf_plus_blocks(M, d, Wt, X, vec, passes[i], conv[i])
+        st = _simrf_plus_into(st, M, d, Wt, X, vec, raw, nbuf, passes[i], conv[i], fast[i])
 
 
-def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0, *,
+                      scalar: bool = False) -> tuple[np.ndarray, ...]:
     """Iteration report of the engine's SimRF+ sampler over ``n`` independent ensembles.
 
     Parameters
@@ -1792,14 +1918,30 @@ def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray
     seed : int, default 0
         Integer in ``[0, 2**64)``; the ``n`` ensembles are drawn in turn from block 0 of the
         stream :func:`sample_ensemble` uses for ``"simrf+"``.
+    scalar : bool, default False
+        Also return which blocks the scalar route finished.
 
     Returns
     -------
     passes : ndarray of int, shape (n, number of blocks)
-        Passes of the eq (17) update each block took (0 for a one-row block).
+        Passes of the eq (17) update each block took (0 for a one-row block; 2 for a block
+        finished by the scalar route: its first pass, and a second one certified to move no
+        unit direction by more than :data:`SIMRF_PLUS_TOL`).
     converged : ndarray of bool, same shape
         Whether the block met the stopping rule (a pass moving no unit direction by more
         than :data:`SIMRF_PLUS_TOL`) within :data:`SIMRF_PLUS_MAX_PASSES` passes.
+    scalar : ndarray of bool, same shape
+        Only with ``scalar=True``: whether the block took the scalar route (its first pass's
+        factors from ``O(b)`` scalar arithmetic, applied in ``O(b d)``; the second pass
+        certified and skipped) rather than the vector iteration.
+
+    Examples
+    --------
+    At ``d = 64`` a full block takes the scalar route; a two-row block does not:
+
+    >>> passes, conv, fast = simrf_plus_passes(66, 64, 3, scalar=True)
+    >>> passes[:, 0].tolist(), fast[:, 0].tolist(), bool(conv.all()), fast[:, 1].tolist()
+    ([2, 2, 2], [True, True, True], True, [False, False, False])
     """
     c = get_coupling("simrf+")
     M = validate.positive_int(M, "M")
@@ -1809,8 +1951,10 @@ def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0) -> tuple[np.ndarray
     nb = -(-M // d)
     passes = np.zeros((n, nb), dtype=np.int64)
     conv = np.zeros((n, nb), dtype=np.bool_)
-    _simrf_plus_passes_kernel(np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, passes, conv)
-    return passes, conv
+    fast = np.zeros((n, nb), dtype=np.bool_)
+    _simrf_plus_passes_kernel(np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, passes, conv,
+                              fast)
+    return (passes, conv, fast) if scalar else (passes, conv)
 
 
 
