@@ -117,6 +117,7 @@ __all__ = [
     "run_discrete_bench",
     "run_in_target",
     "run_rng_bench",
+    "simrf_plus_mean_passes",
     "simrf_plus_work",
     "target_env",
     "targets",
@@ -521,6 +522,31 @@ def machine_gflops(n: int = 4000, repeats: int = 3) -> float:
         a @ b
         best = min(best, time.perf_counter() - t0)
     return 2.0 * n**3 / best / 1e9
+
+
+def simrf_plus_mean_passes(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> float:
+    """Mean number of SimRF+ update passes per block of ``min(d, M)`` rows (engine sampler,
+    :func:`rfcheck.engine.couplings.simrf_plus_passes`; a block on the scalar route counts its
+    two passes, of which one is applied: the FLOP model takes :func:`simrf_plus_work`).
+
+    Parameters
+    ----------
+    M : int, optional
+        Features per ensemble (default 64, the workload's).
+    d : int, optional
+        Dimension (default 64).
+    n : int, optional
+        Ensembles sampled (default 2000).
+    seed : int, optional
+        Seed of the engine's stream (default 0).
+
+    Returns
+    -------
+    float
+        The mean passes of the eq (17) update over the ``n`` ensembles' first block.
+    """
+    passes, _ = couplings.simrf_plus_passes(M, d, n, seed)
+    return float(passes[:, 0].mean())
 
 
 def simrf_plus_work(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> tuple[float, float]:

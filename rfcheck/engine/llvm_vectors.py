@@ -1,7 +1,7 @@
 """Small LLVM IR helpers shared by the engine's vector kernels (:mod:`rfcheck.engine.wy`,
 :mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simd_ziggurat`,
-:mod:`rfcheck.engine.project`): a broadcast, a vector pointer into a ``double`` array, and the
-CPU features Numba compiles for in this process."""
+:mod:`rfcheck.engine.project`): an ``i64`` constant, a broadcast, a vector pointer into a ``double`` array,
+a counted loop with accumulators, and the CPU features Numba compiles for in this process."""
 
 from __future__ import annotations
 
@@ -9,10 +9,21 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-__all__ = ["counted_loop", "splat", "target_features", "vector_ptr"]
+__all__ = ["counted_loop", "i64", "splat", "target_features", "vector_ptr"]
 
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
+
+
+def i64(v: int) -> ir.Constant:
+    """The LLVM ``i64`` constant ``v`` (an index or a count in the kernels' IR).
+
+    Examples
+    --------
+    >>> str(i64(8))
+    'i64 8'
+    """
+    return ir.Constant(_I64, v)
 
 
 def splat(b: ir.IRBuilder, x: ir.Value, vt: ir.VectorType) -> ir.Value:

@@ -22,7 +22,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, i64, splat, target_features, vector_ptr
 from rfcheck.engine.wy import vector_width
 
 __all__ = ["column_sqnorms", "project"]
@@ -33,9 +33,6 @@ _K = 4
 """Vectors per column chunk held in registers (4: measured against 8 on the AVX-512 machine,
 where 8 made the SimRF and ORF trials around it slower by 1%-3%; 2026-11-27)."""
 
-
-def _c(v: int) -> ir.Constant:
-    return ir.Constant(_I64, v)
 
 
 def _emit_chunks(fn: ir.Function, b: ir.IRBuilder, args: tuple, c0: ir.Value, width: int, vw: int,
@@ -49,7 +46,7 @@ def _emit_chunks(fn: ir.Function, b: ir.IRBuilder, args: tuple, c0: ir.Value, wi
     head = b.block
     chunk = fn.append_basic_block(f"{tag}.chunk")
     done = fn.append_basic_block(f"{tag}.done")
-    b.cbranch(b.icmp_signed("<=", b.add(c0, _c(width)), m), chunk, done)
+    b.cbranch(b.icmp_signed("<=", b.add(c0, i64(width)), m), chunk, done)
     b.position_at_end(chunk)
     c = b.phi(_I64)
     c.add_incoming(c0, head)
@@ -62,23 +59,23 @@ def _emit_chunks(fn: ir.Function, b: ir.IRBuilder, args: tuple, c0: ir.Value, wi
         base = b.add(b.mul(i, ldw), c)
         new = []
         for j, a in enumerate(accs):
-            off = b.add(base, _c(j * vw))
+            off = b.add(base, i64(j * vw))
             wv = (b.load(vector_ptr(b, w, off, vt), align=8) if vw > 1
                   else b.load(b.gep(w, [off], inbounds=True), align=8))
             new.append(b.fadd(a, b.fmul(wv, wv) if square else b.fmul(us, wv)))
         return new
 
-    b, sums = counted_loop(fn, b, _c(0), d, [zero] * k, row, f"{tag}.rows")
+    b, sums = counted_loop(fn, b, i64(0), d, [zero] * k, row, f"{tag}.rows")
     for j, n in enumerate(sums):
-        off = b.add(c, _c(j * vw))
+        off = b.add(c, i64(j * vw))
         if vw > 1:
             b.store(n, vector_ptr(b, out, off, vt), align=8)
         else:
             b.store(n, b.gep(out, [off], inbounds=True), align=8)
     store = b.block
-    nc = b.add(c, _c(width), flags=["nuw", "nsw"])
+    nc = b.add(c, i64(width), flags=["nuw", "nsw"])
     c.add_incoming(nc, store)
-    b.cbranch(b.icmp_signed("<=", b.add(nc, _c(width)), m), chunk, done)
+    b.cbranch(b.icmp_signed("<=", b.add(nc, i64(width)), m), chunk, done)
     b.position_at_end(done)
     left = b.phi(_I64)
     left.add_incoming(c0, head)
@@ -100,7 +97,7 @@ def _project_function(module: ir.Module, vw: int, square: bool = False) -> ir.Fu
     for a in (fn.args[0], fn.args[1]) + (() if square else (fn.args[3],)):
         a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    c = _c(0)
+    c = i64(0)
     for width, lanes, tag in ((_K * vw, vw, "wide"), (vw, vw, "one"), (1, 1, "col")):
         b, c = _emit_chunks(fn, b, tuple(fn.args), c, width, lanes, tag, square)
     b.ret_void()

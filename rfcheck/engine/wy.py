@@ -48,7 +48,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from rfcheck.engine.bits import fma, py_fma
-from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, i64, splat, target_features, vector_ptr
 
 __all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t", "vector_width"]
 
@@ -106,9 +106,6 @@ def _vfma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
     return b.call(f, [x, y, z])
 
 
-def _const(v: int) -> ir.Constant:
-    return ir.Constant(_I64, v)
-
 
 def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: ir.Value,
               lo: ir.Value, hi: ir.Value, c: ir.Value, tag: str, vw: int) -> tuple[ir.IRBuilder, list]:
@@ -118,10 +115,10 @@ def _emit_vtx(fn: ir.Function, b: ir.IRBuilder, x: ir.Value, ldx: ir.Value, v: i
 
     def row(b: ir.IRBuilder, i: ir.Value, accs: list) -> list:
         xr = _vload(b, x, b.add(b.mul(i, ldx), c), vw)
-        vrow = b.mul(i, _const(NB))
+        vrow = b.mul(i, i64(NB))
         new = []
         for j in range(NB):
-            vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
+            vij = b.load(b.gep(v, [b.add(vrow, i64(j))], inbounds=True), align=8)
             new.append(_vfma(b, _splat(b, vij, vw), xr, accs[j]))
         return new
 
@@ -154,15 +151,15 @@ def _panel_function(module: ir.Module, vw: int) -> ir.Function:
     c.add_incoming(c0, entry)
     # rows of X that can be nonzero in this chunk: all, or (structured) the panel's own 8 rows
     # in its own columns and the rows below them elsewhere
-    r8 = b.add(r0, _const(NB))
+    r8 = b.add(r0, i64(NB))
     r8d = b.select(b.icmp_signed("<", r8, d), r8, d)
-    st_on = b.icmp_signed("!=", structured, _const(0))
+    st_on = b.icmp_signed("!=", structured, i64(0))
     own = b.icmp_signed("<", c, r8)
     lo = b.select(b.and_(st_on, b.not_(own)), r8d, r0)
     hi = b.select(b.and_(st_on, own), r8d, d)
     b, w = _emit_vtx(fn, b, x, ldx, v, lo, hi, c, "p", vw)
     # W' = T W, row j from its diagonal term up
-    tv = [[b.load(b.gep(t, [_const(NB * j + k)], inbounds=True), align=8) for k in range(NB)]
+    tv = [[b.load(b.gep(t, [i64(NB * j + k)], inbounds=True), align=8) for k in range(NB)]
           for j in range(NB)]
     wp = []
     for j in range(NB):
@@ -180,16 +177,16 @@ def _panel_function(module: ir.Module, vw: int) -> ir.Function:
     i.add_incoming(r0, head)
     off = b.add(b.mul(i, ldx), c)
     xr = _vload(b, x, off, vw)
-    vrow = b.mul(i, _const(NB))
+    vrow = b.mul(i, i64(NB))
     for j in range(NB):
-        vij = b.load(b.gep(v, [b.add(vrow, _const(j))], inbounds=True), align=8)
+        vij = b.load(b.gep(v, [b.add(vrow, i64(j))], inbounds=True), align=8)
         xr = _vfma(b, _splat(b, b.fneg(vij), vw), wp[j], xr)
     _vstore(b, xr, x, off)
-    nxt = b.add(i, _const(1), flags=["nuw", "nsw"])
+    nxt = b.add(i, i64(1), flags=["nuw", "nsw"])
     i.add_incoming(nxt, upd)
     b.cbranch(b.icmp_signed("<", nxt, d), upd, nextc)
     b.position_at_end(nextc)
-    cn = b.add(c, _const(vw), flags=["nuw", "nsw"])
+    cn = b.add(c, i64(vw), flags=["nuw", "nsw"])
     c.add_incoming(cn, nextc)
     b.cbranch(b.icmp_signed("<", cn, c1), chunk, exit_)
     b.position_at_end(exit_)
@@ -213,9 +210,9 @@ def _gram_function(module: ir.Module, vw: int) -> ir.Function:
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(entry)
     for c in range(0, NB, vw):
-        b, w = _emit_vtx(fn, b, v, _const(NB), v, r0, d, _const(c), f"g{c}", vw)
+        b, w = _emit_vtx(fn, b, v, i64(NB), v, r0, d, i64(c), f"g{c}", vw)
         for j in range(NB):
-            _vstore(b, w[j], g, _const(NB * j + c))
+            _vstore(b, w[j], g, i64(NB * j + c))
     b.ret_void()
     return fn
 
