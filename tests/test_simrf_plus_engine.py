@@ -44,7 +44,8 @@ def _engine_update(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m0 = 0
     for k, b in enumerate(blocks):
         vec[3, :b] = np.linalg.norm(W[m0:m0 + b], axis=1)
-        passes[k], conv[k], _ = cp._simrf_plus_block(d, m0, b, wt, X, vec)
+        ok, nt = cp._plus_factors(vec[3, :b], b, d, vec[4]) if b >= 2 else (False, 0.0)
+        passes[k], conv[k], _ = cp._simrf_plus_block(d, m0, b, wt, X, vec, ok, nt)
         m0 += b
     return np.ascontiguousarray(wt.T), passes, conv
 
@@ -285,7 +286,8 @@ def test_ensemble_scalar_route_equals_vector_iteration(d):
         wt = np.ascontiguousarray(W0.T)
         X, vec, _raw, _nbuf = cp.scratch(d, d)
         vec[3, :d] = r
-        passes, ok, scalar = cp._simrf_plus_block(d, 0, d, wt, X, vec)
+        okf, nt = cp._plus_factors(vec[3, :d], d, d, vec[4])
+        passes, ok, scalar = cp._simrf_plus_block(d, 0, d, wt, X, vec, okf, nt)
         assert scalar and ok and passes == 2
         V = [list(row) for row in W0]
         cp._py_plus_update(V, d, d, list(r), cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)

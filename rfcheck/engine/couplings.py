@@ -494,9 +494,13 @@ def _py_simplex_consts(d: int) -> tuple[float, float, float]:
 
 
 @njit(cache=True, error_model="numpy")
-def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf):
+def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, fs):
     """One SimRF block of ``b`` rows into ``Wt[:, m0:m0 + b]`` (:func:`_simrf_ensemble`); its
-    norms ``r_j`` stay in ``vec[3, :b]``."""
+    norms ``r_j`` stay in ``vec[3, :b]``.  With ``fs`` of length ``>= b >= 2`` (SimRF+) the
+    factors of the first update pass (:func:`_py_plus_pass`) go into ``fs[:b]``, one step
+    between the rows of ``Wt`` written, so that their chain of square roots and divisions
+    overlaps with that work; returns ``(st, ok, |T|)`` (``ok`` False when no factors were
+    asked for or a step failed)."""
     sa, cc, kinv = _simplex_consts(d)
     k = d - 1
     st = _haar_block(st, d, k, b, X, vec, raw, nbuf)
@@ -524,7 +528,14 @@ def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf):
             xi[j] = xi[j] * sg[j]
             s += xi[j]
         ys[i] = kinv * s
+    okp = b >= 2 and fs.shape[0] >= b
+    rbar = dm1 = n2 = A = B = nt = 0.0
+    if okp:
+        rbar, dm1, n2, A, B, nt = _plus_start(w, b, d)
     for i in range(d):
+        if okp and i < b:
+            okp, fj, n2, A, B, nt = _plus_step(w[i], rbar, dm1, n2, A, B, nt)
+            fs[i] = fj
         xi = X[i, 0:k]
         y = ys[i]
         wti = Wt[i, m0:m0 + b]
@@ -532,7 +543,7 @@ def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf):
             wti[j] = (sa * xi[j] - cc * y) * w[j]
         if b == d:
             wti[k] = y * w[k]
-    return st
+    return st, okp, nt
 
 
 @njit(cache=True, error_model="numpy")
@@ -547,7 +558,7 @@ def _simrf_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
+        st, _, _ = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, vec[4, :0])
         m0 += b
     return st
 
@@ -756,40 +767,75 @@ def _columns_from_rows(X, b, d, Wt, m0):
 
 
 @njit(cache=True, error_model="numpy")
-def _simrf_plus_block(d, m0, b, Wt, X, vec):
+def _plus_apply_columns(Wt, m0, b, d, f):
+    """The pass of :func:`_py_plus_pass` with factors ``f`` applied to the rows ``x_j =
+    Wt[:, m0 + j]`` (``j < b``) where they lie, the same operations on every coordinate: ``T``
+    (coordinate ``i``) is ``sum_j x_j[i]`` in index order, then per row ``rest = T - x_j[i]``,
+    ``x_j[i] <- -(f_j rest)``, ``T <- rest + x_j[i]``.  Coordinate ``i`` is row ``i`` of ``Wt``
+    (contiguous), a chain of dependent operations over ``j``; eight coordinates run side by
+    side, so that eight independent chains fill the processor and no copy of the block into
+    rows is needed.  Same numbers as :func:`_py_plus_pass` on the rows, bit for bit."""
+    i8 = d - d % 8
+    for i in range(0, i8, 8):
+        w0, w1, w2, w3 = Wt[i, m0:m0 + b], Wt[i + 1, m0:m0 + b], Wt[i + 2, m0:m0 + b], Wt[i + 3, m0:m0 + b]
+        w4, w5, w6, w7 = Wt[i + 4, m0:m0 + b], Wt[i + 5, m0:m0 + b], Wt[i + 6, m0:m0 + b], Wt[i + 7, m0:m0 + b]
+        t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = 0.0
+        for j in range(b):
+            t0, t1, t2, t3 = t0 + w0[j], t1 + w1[j], t2 + w2[j], t3 + w3[j]
+            t4, t5, t6, t7 = t4 + w4[j], t5 + w5[j], t6 + w6[j], t7 + w7[j]
+        for j in range(b):
+            fj = f[j]
+            r0, r1, r2, r3 = t0 - w0[j], t1 - w1[j], t2 - w2[j], t3 - w3[j]
+            r4, r5, r6, r7 = t4 - w4[j], t5 - w5[j], t6 - w6[j], t7 - w7[j]
+            n0, n1, n2, n3 = -(fj * r0), -(fj * r1), -(fj * r2), -(fj * r3)
+            n4, n5, n6, n7 = -(fj * r4), -(fj * r5), -(fj * r6), -(fj * r7)
+            w0[j], w1[j], w2[j], w3[j], w4[j], w5[j], w6[j], w7[j] = n0, n1, n2, n3, n4, n5, n6, n7
+            t0, t1, t2, t3 = r0 + n0, r1 + n1, r2 + n2, r3 + n3
+            t4, t5, t6, t7 = r4 + n4, r5 + n5, r6 + n6, r7 + n7
+    for i in range(i8, d):
+        w = Wt[i, m0:m0 + b]
+        t = 0.0
+        for j in range(b):
+            t += w[j]
+        for j in range(b):
+            rest = t - w[j]
+            nk = -(f[j] * rest)
+            w[j] = nk
+            t = rest + nk
+
+
+@njit(cache=True, error_model="numpy")
+def _simrf_plus_block(d, m0, b, Wt, X, vec, okf, nt):
     """The SimRF+ update (eq 17) of the block ``Wt[:, m0:m0 + b]`` just drawn by
-    :func:`_simrf_block` (its norms ``r_j`` in ``vec[3, :b]``); returns ``(passes, converged,
-    scalar)``.
+    :func:`_simrf_block` (its norms ``r_j`` in ``vec[3, :b]``, the first pass's factors in
+    ``vec[4, :b]``, with the recursion's ``ok`` and ``|T|`` in ``okf`` and ``nt``); returns
+    ``(passes, converged, scalar)``.
 
     The rows start as ``r_j Q s_j`` (the simplex rows rotated), so the first pass's factors
-    come from the scalar recursion of :func:`_plus_pass` on the norms ``r_j`` (``O(b)``,
-    rotation-invariant), which applies the pass to the rows as it goes (``O(b d)``, no
-    norms).  When :func:`_plus_certified` then shows that the second pass would move no unit
-    direction by more than :data:`SIMRF_PLUS_TOL` (the stop rule would end the iteration
-    there: 2 passes), the block is that first pass, and the second pass's moves (below the
-    bound; ~1e-16 at d = 64) are not applied -- as on the projection path; this is the
-    *scalar* route.  Otherwise the rows are copied again from ``Wt`` and
-    :func:`_plus_update` runs the vector iteration with norms ``sqrt(_dot4(x_j, x_j))``.
-    Either way the rows are worked on in ``X[:b, :d]`` (contiguous) and copied back."""
+    come from the scalar recursion of :func:`_py_plus_pass` on the norms ``r_j`` (``O(b)``,
+    rotation-invariant).  When :func:`_plus_certified` shows that the second pass would move
+    no unit direction by more than :data:`SIMRF_PLUS_TOL` (the stop rule would end the
+    iteration there: 2 passes), the block is that first pass, applied where the rows lie
+    (:func:`_plus_apply_columns`, ``O(b d)``, no norms), and the second pass's moves (below
+    the bound; ~1e-16 at d = 64) are not applied -- as on the projection path; this is the
+    *scalar* route.  Otherwise the rows are copied into ``X[:b, :d]`` (contiguous),
+    :func:`_plus_update` runs the vector iteration with norms ``sqrt(_dot4(x_j, x_j))``, and
+    the rows are copied back."""
     if b < 2:
         return 0, True, False
     r = vec[3, :b]
     nrm = vec[0]
-    tot = vec[1]
     fs = vec[4]
-    _rows_from_columns(Wt, m0, b, d, X)
-    okf, nt = _plus_pass(r, b, d, fs, X, d, tot)
     if okf and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL):
-        p, ok, fast = 2, True, True
-    else:
-        _rows_from_columns(Wt, m0, b, d, X)
-        for j in range(b):
-            nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
-        p, ok = _plus_update(X, b, d, nrm, tot, vec[2], vec[3], SIMRF_PLUS_TOL,
-                             SIMRF_PLUS_MAX_PASSES)
-        fast = False
+        _plus_apply_columns(Wt, m0, b, d, fs)
+        return 2, True, True
+    _rows_from_columns(Wt, m0, b, d, X)
+    for j in range(b):
+        nrm[j] = math.sqrt(_dot4(X[j], X[j], 0, d))
+    p, ok = _plus_update(X, b, d, nrm, vec[1], vec[2], vec[3], SIMRF_PLUS_TOL,
+                         SIMRF_PLUS_MAX_PASSES)
     _columns_from_rows(X, b, d, Wt, m0)
-    return p, ok, fast
+    return p, ok, False
 
 
 @njit(cache=True, error_model="numpy")
@@ -802,8 +848,8 @@ def _simrf_plus_into(st, M, d, Wt, X, vec, raw, nbuf, passes, conv, fast):
     kb = 0
     while m0 < M:
         b = min(d, M - m0)
-        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
-        passes[kb], conv[kb], fast[kb] = _simrf_plus_block(d, m0, b, Wt, X, vec)
+        st, okf, nt = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, vec[4])
+        passes[kb], conv[kb], fast[kb] = _simrf_plus_block(d, m0, b, Wt, X, vec, okf, nt)
         m0 += b
         kb += 1
     return st
@@ -815,10 +861,45 @@ def _simrf_plus_ensemble(st, M, d, Wt, X, vec, raw, nbuf):
     m0 = 0
     while m0 < M:
         b = min(d, M - m0)
-        st = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf)
-        _simrf_plus_block(d, m0, b, Wt, X, vec)
+        st, okf, nt = _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, vec[4])
+        _simrf_plus_block(d, m0, b, Wt, X, vec, okf, nt)
         m0 += b
     return st
+
+
+def _py_plus_start(r, b: int, d: int) -> tuple[float, float, float, float, float, float]:
+    """The start of the factor recursion of :func:`_py_plus_pass`: ``(rbar, d - 1, |T_0|^2, A,
+    B, |T_0|)`` for the simplex rows with norms ``r[:b]``.  One source for the twin and the
+    engine (:data:`_plus_start`)."""
+    rs = 0.0
+    for j in range(b):
+        rs += r[j]
+    rbar = rs / b
+    q = 0.0
+    for j in range(b):
+        cj = r[j] - rbar
+        q += cj * cj
+    dm1 = d - 1.0
+    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
+    A = (d - b) * rbar / dm1
+    B = d / dm1
+    return rbar, dm1, n2, A, B, math.sqrt(n2)
+
+
+def _py_plus_step(rj: float, rbar: float, dm1: float, n2: float, A: float, B: float,
+                  nt: float) -> tuple[bool, float, float, float, float, float]:
+    """One row's step of the factor recursion of :func:`_py_plus_pass`: ``(ok, f_j, |T|^2, A,
+    B, |T|)`` after row ``j`` (norm ``rj``) is updated; ``ok`` False (the rest unchanged) when
+    ``rho`` or ``rj`` is 0.  One source for the twin and the engine (:data:`_plus_step`)."""
+    hj = A + B * (rj - rbar)
+    rho2 = n2 - 2.0 * rj * hj + rj * rj
+    if rho2 <= 0.0 or rj == 0.0:
+        return False, 0.0, n2, A, B, nt
+    rho = math.sqrt(rho2)
+    fj = rj / rho
+    e = 1.0 - fj
+    nt = abs(rho - rj)
+    return True, fj, nt * nt, e * (A + rj / dm1), e * B, nt
 
 
 def _py_plus_pass(r, b: int, d: int, f, X, n: int, tot) -> tuple[bool, float]:
@@ -840,25 +921,14 @@ def _py_plus_pass(r, b: int, d: int, f, X, n: int, tot) -> tuple[bool, float]:
     ``|T|^2 <- (rho - r_j)^2``, ``A <- (1-f_j)(A + r_j/(d-1))`` and ``B <- (1-f_j) B``.  On
     the rows: ``T = sum_j x_j`` (rows in index order), then per row ``rest = T - x_j``,
     ``x_j <- -(f_j rest)``, ``T <- rest + x_j`` (the operations of the vector step
-    :func:`rfcheck.engine.gauss_seidel.plus_step`, without its norms); row ``j``'s update and
-    the factor of row ``j + 1`` are independent, so the processor overlaps the factors' chain
-    of square roots and divisions with the rows' arithmetic.  ``ok`` is False when some
+    :func:`rfcheck.engine.gauss_seidel.plus_step`, without its norms); the recursion is
+    :func:`_py_plus_start` and one :func:`_py_plus_step` per row (the engine runs those
+    steps between the rows of the block it is drawing, :func:`_simrf_block`, so that their
+    chain of square roots and divisions overlaps with that work).  ``ok`` is False when some
     ``rho`` or ``r_j`` is 0 (the vector update skips such a row; the caller then runs the
     vector iteration; the rows are then partly updated).  Plain float arithmetic on
-    sequences: the same source runs in Python (the twin) and compiled (:data:`_plus_pass`)."""
-    rs = 0.0
-    for j in range(b):
-        rs += r[j]
-    rbar = rs / b
-    q = 0.0
-    for j in range(b):
-        cj = r[j] - rbar
-        q += cj * cj
-    dm1 = d - 1.0
-    n2 = (d * q + b * (d - b) * (rbar * rbar)) / dm1
-    A = (d - b) * rbar / dm1
-    B = d / dm1
-    nt = math.sqrt(n2)
+    sequences; the engine's factors-only version is :func:`_plus_factors`."""
+    rbar, dm1, n2, A, B, nt = _py_plus_start(r, b, d)
     for k in range(n):
         tot[k] = 0.0
     for j in range(b if n > 0 else 0):
@@ -866,13 +936,9 @@ def _py_plus_pass(r, b: int, d: int, f, X, n: int, tot) -> tuple[bool, float]:
         for k in range(n):
             tot[k] += xj[k]
     for j in range(b):
-        rj = r[j]
-        hj = A + B * (rj - rbar)
-        rho2 = n2 - 2.0 * rj * hj + rj * rj
-        if rho2 <= 0.0 or rj == 0.0:
+        ok, fj, n2, A, B, nt = _py_plus_step(r[j], rbar, dm1, n2, A, B, nt)
+        if not ok:
             return False, nt
-        rho = math.sqrt(rho2)
-        fj = rj / rho
         f[j] = fj
         if n > 0:
             xj = X[j]
@@ -881,11 +947,6 @@ def _py_plus_pass(r, b: int, d: int, f, X, n: int, tot) -> tuple[bool, float]:
                 nk = -(fj * rest)
                 tot[k] = rest + nk
                 xj[k] = nk
-        e = 1.0 - fj
-        nt = abs(rho - rj)
-        n2 = nt * nt
-        A = e * (A + rj / dm1)
-        B = e * B
     return True, nt
 
 
@@ -916,9 +977,25 @@ def _py_plus_scalar_pass(r: list, sig: list, b: int, d: int, t: list) -> tuple[b
     return ok, nt
 
 
-_plus_pass = njit(cache=True, error_model="numpy")(_py_plus_pass)
-"""The engine's compilation of :func:`_py_plus_pass` (one source: plain float arithmetic, so
+_plus_start = njit(cache=True, error_model="numpy")(_py_plus_start)
+"""The engine's compilation of :func:`_py_plus_start` (one source: plain float arithmetic, so
 the compiled and the Python runs agree bit for bit)."""
+_plus_step = njit(cache=True, error_model="numpy", inline="always")(_py_plus_step)
+"""The engine's compilation of :func:`_py_plus_step`."""
+
+
+@njit(cache=True, error_model="numpy")
+def _plus_factors(r, b, d, f):
+    """The factors of :func:`_py_plus_pass` alone (``n = 0``), in the engine: writes ``f[:b]``,
+    returns ``(ok, |T|)``."""
+    rbar, dm1, n2, A, B, nt = _plus_start(r, b, d)
+    for j in range(b):
+        ok, fj, n2, A, B, nt = _plus_step(r[j], rbar, dm1, n2, A, B, nt)
+        if not ok:
+            return False, nt
+        f[j] = fj
+    return True, nt
+
 _plus_tau = njit(cache=True, error_model="numpy")(_py_plus_tau)
 """The engine's compilation of :func:`_py_plus_tau`."""
 
@@ -948,7 +1025,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
     ``g = R u_hat`` uniform on ``S^{d-1}`` (``d`` normals over their norm, drawn first as for
     ``simrf``), and ``sq_j = r_j^2``.
 
-    The first pass runs on scalars (:func:`_plus_pass` and :func:`_plus_tau`, ``O(b)``
+    The first pass runs on scalars (:func:`_plus_factors` and :func:`_plus_tau`, ``O(b)``
     after the ``O(d)`` Algorithm-1 products ``s_j . g``).  When the bound of :func:`_plus_certified` shows the
     second pass moves no direction by more than :data:`SIMRF_PLUS_TOL` (the iteration's stop
     rule then ends it there: 2 passes), its moves (each below that bound, at d = 64 ~1e-16)
@@ -991,7 +1068,7 @@ def _simrf_plus_projection(st, M, d, need_sq, t, sq, vec, raw):
                 sig[j] = sa * v[j] - cc * y
             if b == d:
                 sig[k] = y
-            ok, nt = _plus_pass(r, b, d, fs, V, 0, fs)
+            ok, nt = _plus_factors(r, b, d, fs)
             done = ok and _nb_plus_certified(nt, r, b, SIMRF_PLUS_TOL)
             if done:
                 _plus_tau(r, sig, fs, b, tb)
