@@ -555,14 +555,9 @@ def simrf_plus_work(M: int = M, d: int = D, n: int = 2000, seed: int = 0) -> tup
 
     Parameters
     ----------
-    M : int, optional
-        Features per ensemble (default 64, the workload's).
-    d : int, optional
-        Dimension (default 64).
-    n : int, optional
-        Ensembles sampled (default 2000).
-    seed : int, optional
-        Seed of the engine's stream (default 0).
+    M, d, n, seed : int, optional
+        Features per ensemble, dimension, ensembles sampled and seed, as for
+        :func:`simrf_plus_mean_passes` (defaults 64, 64, 2000, 0).
 
     Returns
     -------

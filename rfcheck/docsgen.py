@@ -701,6 +701,20 @@ def _bench_summary(folder: Path) -> tuple[str, dict]:
     return bench.format_summary(sm), sm
 
 
+def _latest_per_machine(bdir: Path, ordered: list[str]) -> list[str]:
+    """Of the series folders ``ordered`` (oldest first, as the lab notes list them), the latest of
+    each machine (the machines their runs record), the most recent first."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for f in reversed(ordered):
+        runs = [json.loads(p.read_text()) for p in sorted((bdir / f).glob("run*.json"))]
+        machine = tuple(sorted({str(e.get("machine", "")) for run in runs for e in run}))
+        if machine not in seen:
+            seen.add(machine)
+            out.append(f)
+    return out
+
+
 def _nowrap(table: list[str]) -> list[str]:
     """A Markdown table in a block whose cells do not wrap (the page scrolls sideways instead)."""
     return [":::{div} rf-nowrap", *table, ":::"]
@@ -754,15 +768,20 @@ def benchmark_page(root: str | Path = ROOT) -> str:
            "AVX2 build on an AVX-512 machine, not an AVX2 machine.  Since the evening of 2026-11-27 the other "
            "contenders of that subprocess run AVX2 code too (OpenBLAS's Haswell kernels for the dgemm ceiling and "
            "the NumPy baseline's products, NumPy's own loops without AVX-512), as on an AVX2 machine; the series "
-           "before pitted the AVX2 engine against an AVX-512 ceiling and baseline.", ""]
+           "before pitted the AVX2 engine against an AVX-512 ceiling and baseline.  The latest series of each "
+           "machine the runs record comes first (a native AVX2 machine, AMD EPYC Zen 3, since the night of "
+           "2026-11-27), then every stored series.", ""]
     tables: dict[str, str] = {}
     for f in folders:
         text, _ = _bench_summary(bdir / f)
         tables[f] = _summary_md(text)
     if folders:
-        latest = in_notes[-1] if in_notes else folders[-1]
-        pair = re.sub(r"-(avx2|avx512)$", lambda m: "-avx512" if m.group(1) == "avx2" else "-avx2", latest)
-        for f in ([pair] if pair != latest and pair in tables else []) + [latest]:
+        shown: list[str] = []
+        for latest in _latest_per_machine(bdir, in_notes or folders[-1:]):
+            pair = re.sub(r"-(avx2|avx512)$", lambda m: "-avx512" if m.group(1) == "avx2" else "-avx2", latest)
+            shown += [f for f in ([pair] if pair != latest and pair in tables else []) + [latest]
+                      if f not in shown]
+        for f in shown:
             out += [f"## Latest series: {f}", "", f"`rfcheck bench --summarise results/bench/{f}/run*.json`:",
                     "", tables[f], ""]
         out += ["## Every stored series", ""]
