@@ -18,6 +18,16 @@ _I64 = ir.IntType(64)
 def i64(v: int) -> ir.Constant:
     """The LLVM ``i64`` constant ``v`` (an index or a count in the kernels' IR).
 
+    Parameters
+    ----------
+    v : int
+        The value (``-2**63 <= v < 2**64``).
+
+    Returns
+    -------
+    llvmlite.ir.Constant
+        The constant, of type ``i64``.
+
     Examples
     --------
     >>> str(i64(8))
