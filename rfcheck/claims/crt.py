@@ -1186,6 +1186,13 @@ P.claim("eq35", source=P.at("appendix 9.8, eq (35)"),
                    "The exact sup is (1-4A)^{d/2} exp(-(1-4A)|x+y|^2/(8A) - |x|^2 - |y|^2).")
 
 
+def printed_thm42_log_bound_ctx(ctx: Any, sq: Any, a: Any, eps: Any, m: Any) -> Any:
+    """CRT Theorem 4.2's printed bound, ``P[|K_M - K| >= eps] <= 2 exp(-M eps^2 / (2 M(x,y)^2))`` with
+    ``M(x,y) = exp(-(|x|^2 + |y|^2)/(4A))``, as its log: ``log 2 - M eps^2/2 exp(sq/(2A))``, ``sq = |x|^2 +
+    |y|^2``.  Written once for the mpmath check (``MP``) and both Arb certificates (``ARB``)."""
+    return ctx.log(2) - m * eps * eps / 2 * ctx.exp(sq / (2 * a))
+
+
 def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     """(log P[|Z - K| >= eps], log(printed bound), err) for one OPRF sample (M = 1) exactly (M > 1: the log of the
     certified lower bound); where eps lies beyond the range of Z - K, P = 0 is compared as such with the bound."""
@@ -1193,8 +1200,7 @@ def _thm42_sides(p: dict[str, Any], dps: int) -> tuple[Any, Any, Any]:
     o = refs.oprf_point(p, dps)
     with mpmath.workdps(dps + 10):
         eps, n = mpmath.mpf(p["eps"]), int(p.get("M", 1))
-        log_m = -(o["sq_x"] + o["sq_y"]) / (4 * o["A"])
-        log_bound = mpmath.log(2) - n * eps**2 / 2 * mpmath.exp(-2 * log_m)  # exp((|x|^2+|y|^2)/(2A)) = M^-2
+        log_bound = printed_thm42_log_bound_ctx(MP, o["sq_x"] + o["sq_y"], o["A"], eps, n)
         if logp == -mpmath.inf and mpmath.exp(-o["sq_diff"] / 2) - eps <= 0:  # P = 0 exactly
             return mpmath.mpf(0), mpmath.exp(log_bound), 0
         return logp, log_bound, err
@@ -1213,8 +1219,7 @@ def _thm42_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
         return log_low
     with workprec(bits):
         sq, a = _thm42_bound_ball(p, bits)
-        log_m, eps = -sq / (4 * a), to_ball(p["eps"])
-        return log_low, arb(2).log() - int(p.get("M", 1)) * eps * eps / 2 * (-2 * log_m).exp()
+        return log_low, printed_thm42_log_bound_ctx(ARB, sq, a, to_ball(p["eps"]), int(p.get("M", 1))).v
 
 
 def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | str:
@@ -1222,8 +1227,7 @@ def _thm42_upper_sides_ball(p: dict[str, Any], bits: int) -> tuple[Any, Any] | s
     bound (``(0, bound)`` where ``P = 0`` exactly; ``U = 1`` where the bound exceeds 1): certifies the bound only."""
     with workprec(bits):
         sq, a = _thm42_bound_ball(p, bits)
-        eps = to_ball(p["eps"])
-        log_bound = arb(2).log() - eps * eps / 2 * (2 * sq / (4 * a)).exp()
+        log_bound = printed_thm42_log_bound_ctx(ARB, sq, a, to_ball(p["eps"]), 1).v
     if log_bound > 0:  # the bound exceeds 1 >= every probability: U = 1
         return arb(0), log_bound
     u = refs.oprf_tail_upper_ball(p, bits)
