@@ -108,6 +108,20 @@ def test_hybrid_mse_against_closed_form_library() -> None:
                 assert abs(mpmath.log(v) - ref) < mpmath.mpf(10) ** -30
 
 
+@pytest.mark.parametrize("dps", [15, 40, 60])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64, 1000, 6400])
+def test_binomial_coefficients_are_mpmaths_values(n: int, dps: int) -> None:
+    """The binomial sum's coefficients (exact integers rounded once) are mpmath.binomial's values, bit
+    for bit, and exact where they fit the working precision."""
+    with mpmath.workdps(dps):
+        got = R._binomials(n)
+        assert len(got) == n + 1
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n} & set(range(n + 1))):
+            assert got[k] == mpmath.binomial(n, k), (n, k)
+            if math.comb(n, k).bit_length() <= mpmath.mp.prec:
+                assert int(got[k]) == math.comb(n, k)
+
+
 @pytest.mark.parametrize("theta", [0.0, 0.3, math.pi / 2, 2.9, math.pi])
 @pytest.mark.parametrize("n", [1, 2, 7, 40])
 def test_angular_lambda_moments_binomial_sum(theta: float, n: int) -> None:

@@ -1252,6 +1252,17 @@ def feature_exp_moments_quad(kind: str, r: Any, theta: Any, sigma: Any, dps: int
         return +m1, +m2, err
 
 
+def _binomials(n: int) -> list[Any]:
+    """``binom(n, k)``, ``k = 0 .. n``, as mpmath numbers at the working precision: each the exact
+    integer (the multiplicative recurrence on Python integers) rounded once, the value
+    ``mpmath.binomial`` returns, at ~1/20 of its cost for ``n`` in the thousands (no gamma functions)."""
+    c, out = 1, []
+    for k in range(n + 1):
+        out.append(mpmath.mpf(c))
+        c = c * (n - k) // (k + 1)
+    return out
+
+
 def angular_lambda_moments_binomial(theta: Any, n: int, dps: int) -> tuple[Any, Any]:
     """``E lam, E lam^2`` of the angular ``lam = K/n`` by summing the binomial law of ``K`` term by term.
 
@@ -1288,7 +1299,7 @@ def angular_lambda_moments_binomial(theta: Any, n: int, dps: int) -> tuple[Any, 
         q = mpmath.fsum((b - a) for a, b in itertools.pairwise(pts)
                         if mpmath.cos((a + b) / 2) * mpmath.cos((a + b) / 2 - t) < 0) / (2 * mpmath.pi)
         n = int(n)
-        pk = [mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
+        pk = [c * q**k * (1 - q) ** (n - k) for k, c in enumerate(_binomials(n))]
         m1 = mpmath.fsum(pk[k] * k for k in range(n + 1)) / n
         m2 = mpmath.fsum(pk[k] * k * k for k in range(n + 1)) / n**2
         return m1, m2
