@@ -550,7 +550,8 @@ def machine() -> dict[str, Any]:
     -------
     dict
         ``cpu``, ``cores`` (:func:`os.cpu_count`), ``simd`` (``"AVX-512"``, ``"AVX2"``, ``"NEON"`` or
-        ``""``), ``platform``, ``python`` and ``versions`` (numpy, numba, mpmath, python-flint).
+        ``""``), ``platform``, ``python`` and ``versions`` (numpy, numba, mpmath, gmpy2 -- the
+        integers under mpmath -- and python-flint).
     """
     import os
     import platform
@@ -570,7 +571,7 @@ def machine() -> dict[str, Any]:
     simd = ("AVX-512" if "avx512f" in words else "AVX2" if "avx2" in words
             else "NEON" if {"asimd", "neon"} & words or platform.machine() in ("arm64", "aarch64") else "")
     versions = {}
-    for dist in ("numpy", "numba", "mpmath", "python-flint"):
+    for dist in ("numpy", "numba", "mpmath", "gmpy2", "python-flint"):
         try:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
