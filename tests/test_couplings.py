@@ -15,6 +15,8 @@ from scipy import stats
 
 from rfcheck.engine import couplings as cp
 from rfcheck.engine import rng
+from rfcheck.engine.couplings import common as cp_common
+from rfcheck.engine.couplings import orf as cp_orf
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 Z_CRIT = stats.norm.isf(ALPHA / 2)  # two-sided z threshold at ALPHA (~3.89)
@@ -73,11 +75,11 @@ def test_missing_sign_fix_is_detected():
     """Power: Householder directions without the sign fix diag(R) > 0 (the classic ORF bug)
     fail the own-axis direction check, and the generic one."""
     d = M = 5
-    a, dd, c = 0.5 * d, *cp._py_gconsts(0.5 * d)
+    a, dd, c = 0.5 * d, *cp_common._py_gconsts(0.5 * d)
     rows = []
     for i in range(3000):
         r = rng.PyRNG(i, 0, 0)
-        X, _signs = cp._py_haar_columns(r, d, M)  # signs dropped
+        X, _signs = cp_orf._py_haar_columns(r, d, M)  # signs dropped
         g = r.fill_gammas(M, a, dd, c)
         rows.append([X[k][i % M] * math.sqrt(2 * g[i % M]) for k in range(d)])
     w = np.array(rows)

@@ -6,12 +6,13 @@ from hypothesis import strategies as st
 from numba import njit
 
 from rfcheck.engine import couplings as cp
+from rfcheck.engine.couplings import simrf_plus as cp_plus
 
 
 @njit
 def _run(X, b, d, nrm, tol, max_passes):
     vec = np.full((3, cp.pad8(d)), np.nan)  # scratch starts as garbage: the kernel must not read it
-    return cp._plus_update(X, b, d, nrm, vec[0], vec[1], vec[2], tol, max_passes)
+    return cp_plus._plus_update(X, b, d, nrm, vec[0], vec[1], vec[2], tol, max_passes)
 
 
 @settings(max_examples=60, deadline=None)
@@ -31,6 +32,6 @@ def test_plus_update_equals_python_twin_bit_for_bit(d, data):
     X[:b, :d] = rows
     got = _run(X, b, d, nrm, 1e-10, max_passes)
     Xp = rows.tolist()
-    want = cp._py_plus_update(Xp, b, d, nrm.tolist(), 1e-10, max_passes)
+    want = cp_plus._py_plus_update(Xp, b, d, nrm.tolist(), 1e-10, max_passes)
     assert (int(got[0]), bool(got[1])) == want
     assert np.ascontiguousarray(X[:b, :d]).view(np.uint64).tolist() == np.array(Xp).view(np.uint64).tolist()

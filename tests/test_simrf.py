@@ -16,6 +16,7 @@ from scipy import stats
 
 from rfcheck.engine import couplings as cp
 from rfcheck.engine import montecarlo
+from rfcheck.engine.couplings import simrf as cp_simrf
 
 ALPHA = 1e-4  # per-test false-alarm level of every statistical check below
 
@@ -109,7 +110,7 @@ def test_simplex_matrix():
         np.testing.assert_allclose(g[~np.eye(d, dtype=bool)], -1 / (d - 1), rtol=0, atol=1e-14)
         np.testing.assert_allclose(s[:, -1], 0.0, rtol=0, atol=0)  # eq (9): last coordinate 0
         x = np.arange(1.0, d + 1)  # Algorithm 1 gives the same S x
-        a, cc, kinv = cp._py_simplex_consts(d)
+        a, cc, kinv = cp_simrf._py_simplex_consts(d)
         yd = kinv * x[:-1].sum()
         np.testing.assert_allclose(s @ x, np.r_[a * x[:-1] - cc * yd, yd], rtol=1e-14, atol=1e-13)
     with pytest.raises(ValueError, match="d >= 2"):

@@ -24,6 +24,8 @@ from rfcheck import features
 from rfcheck.audit import audit_sampler
 from rfcheck.engine import couplings as cp
 from rfcheck.engine import montecarlo
+from rfcheck.engine.couplings import simrf as cp_simrf
+from rfcheck.engine.couplings import simrf_plus as cp_plus
 
 ALPHA = 1e-4
 Z_CRIT = stats.norm.isf(ALPHA / 2)
@@ -33,7 +35,7 @@ pytestmark = pytest.mark.mc
 
 def _engine_update(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The engine's SimRF+ update (the Numba kernel the samplers call on each block just
-    drawn, :func:`couplings._simrf_plus_block`) applied to the SimRF ensemble ``W``, with the
+    drawn, :func:`couplings.simrf_plus._simrf_plus_block`) applied to the SimRF ensemble ``W``, with the
     rows' norms as the block's chi norms ``r_j`` (the sampler's own ``r_j``, to rounding)."""
     M, d = W.shape
     wt = np.ascontiguousarray(W.T)
@@ -44,8 +46,8 @@ def _engine_update(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m0 = 0
     for k, b in enumerate(blocks):
         vec[3, :b] = np.linalg.norm(W[m0:m0 + b], axis=1)
-        ok, nt = cp._plus_factors(vec[3, :b], b, d, vec[4]) if b >= 2 else (False, 0.0)
-        passes[k], conv[k], _ = cp._simrf_plus_block(d, m0, b, wt, X, vec, ok, nt)
+        ok, nt = cp_plus._plus_factors(vec[3, :b], b, d, vec[4]) if b >= 2 else (False, 0.0)
+        passes[k], conv[k], _ = cp_plus._simrf_plus_block(d, m0, b, wt, X, vec, ok, nt)
         m0 += b
     return np.ascontiguousarray(wt.T), passes, conv
 
@@ -229,7 +231,7 @@ def test_twin_bit_identical_and_bad_input():
 
 # ----------------------------------------------------------------------------- scalar first pass
 def _simplex_rows(r: list, d: int) -> list:
-    sa, cc, kinv = cp._py_simplex_consts(d)
+    sa, cc, kinv = cp_simrf._py_simplex_consts(d)
     off, k = cc * kinv, d - 1
     rows = []
     for j, rj in enumerate(r):
@@ -244,8 +246,8 @@ def _simplex_rows(r: list, d: int) -> list:
 
 @pytest.mark.parametrize("d", [16, 64, 128])
 def test_scalar_pass_equals_vector_iteration(d):
-    """The projection sampler's O(b) first pass (:func:`couplings._plus_scalar_pass`) gives the
-    projections of the full vector iteration (:func:`couplings._py_plus_update`, run to its
+    """The projection sampler's O(b) first pass (:func:`couplings.simrf_plus._py_plus_scalar_pass`) gives the
+    projections of the full vector iteration (:func:`couplings.simrf_plus._py_plus_update`, run to its
     stop rule) to rounding, whenever its certificate says the second pass moves nothing
     beyond the tolerance; and the certificate is not vacuous: at d >= 64 it holds for every
     full or nearly full block, so the fast path is the one the bench measures."""
@@ -257,19 +259,19 @@ def test_scalar_pass_equals_vector_iteration(d):
             u = g.standard_normal(d)
             u = list(u / np.linalg.norm(u))
             V = _simplex_rows(r, d)
-            cp._py_plus_update(V, b, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+            cp_plus._py_plus_update(V, b, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
             ref = np.array(V) @ np.array(u)
-            sa, cc, kinv = cp._py_simplex_consts(d)
+            sa, cc, kinv = cp_simrf._py_simplex_consts(d)
             y = kinv * sum(u[:d - 1])
             sig = [sa * u[j] - cc * y for j in range(min(b, d - 1))] + ([y] if b == d else [])
             t = [0.0] * b
-            ok, nt = cp._py_plus_scalar_pass(r, sig, b, d, t)
-            if ok and cp._plus_certified(nt, r, b, cp.SIMRF_PLUS_TOL):
+            ok, nt = cp_plus._py_plus_scalar_pass(r, sig, b, d, t)
+            if ok and cp_plus._plus_certified(nt, r, b, cp.SIMRF_PLUS_TOL):
                 certified += 1
                 # 2 |T| / r_j bounds the skipped moves; rounding of the two computations ~1e-14
                 assert np.max(np.abs(np.array(t) - ref)) <= 1e-13 * max(r) + 2 * nt
             if d >= 64 and b >= d - 1:
-                assert ok and cp._plus_certified(nt, r, b, cp.SIMRF_PLUS_TOL)
+                assert ok and cp_plus._plus_certified(nt, r, b, cp.SIMRF_PLUS_TOL)
     assert certified >= 40
 
 
@@ -286,11 +288,11 @@ def test_ensemble_scalar_route_equals_vector_iteration(d):
         wt = np.ascontiguousarray(W0.T)
         X, vec, _raw, _nbuf = cp.scratch(d, d)
         vec[3, :d] = r
-        okf, nt = cp._plus_factors(vec[3, :d], d, d, vec[4])
-        passes, ok, scalar = cp._simrf_plus_block(d, 0, d, wt, X, vec, okf, nt)
+        okf, nt = cp_plus._plus_factors(vec[3, :d], d, d, vec[4])
+        passes, ok, scalar = cp_plus._simrf_plus_block(d, 0, d, wt, X, vec, okf, nt)
         assert scalar and ok and passes == 2
         V = [list(row) for row in W0]
-        cp._py_plus_update(V, d, d, list(r), cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+        cp_plus._py_plus_update(V, d, d, list(r), cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
         err = np.abs(wt.T - np.array(V)).max()
         assert err <= (cp.SIMRF_PLUS_TOL + 1e-13) * r.max()
 
@@ -303,9 +305,9 @@ def test_ensemble_scalar_route_power():
     W0 = cp.sample_ensemble("simrf", d, d, 0)
     r = list(np.linalg.norm(W0, axis=1))
     V = [list(row) for row in W0]
-    cp._py_plus_update(V, d, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+    cp_plus._py_plus_update(V, d, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
     X = [list(row) for row in W0]
-    ok, _ = cp._py_plus_pass(r, d, 10**9, [0.0] * d, X, d, [0.0] * d)
+    ok, _ = cp_plus._py_plus_pass(r, d, 10**9, [0.0] * d, X, d, [0.0] * d)
     assert ok and np.abs(np.array(X) - np.array(V)).max() > 1e-3
 
 
@@ -318,13 +320,13 @@ def test_scalar_pass_power():
     u = g.standard_normal(d)
     u = list(u / np.linalg.norm(u))
     V = _simplex_rows(r, d)
-    cp._py_plus_update(V, b, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
+    cp_plus._py_plus_update(V, b, d, r, cp.SIMRF_PLUS_TOL, cp.SIMRF_PLUS_MAX_PASSES)
     ref = np.array(V) @ np.array(u)
-    sa, cc, kinv = cp._py_simplex_consts(d)
+    sa, cc, kinv = cp_simrf._py_simplex_consts(d)
     y = kinv * sum(u[:d - 1])
     sig = [sa * u[j] - cc * y for j in range(d - 1)] + [y]
     t = [0.0] * b
-    cp._py_plus_scalar_pass(r, sig, b, 10**9, t)  # d -> infinity: orthogonal rows
+    cp_plus._py_plus_scalar_pass(r, sig, b, 10**9, t)  # d -> infinity: orthogonal rows
     assert np.max(np.abs(np.array(t) - ref)) > 1e-3
 
 

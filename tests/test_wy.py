@@ -11,6 +11,8 @@ from numba import njit
 
 from rfcheck.engine import couplings as cp
 from rfcheck.engine import rng, wy
+from rfcheck.engine.couplings import orf as cp_orf
+from rfcheck.engine.couplings import simrf_plus as cp_plus
 
 
 def _bits(a):
@@ -79,19 +81,19 @@ def test_panel_is_the_product_of_its_reflectors(d, nbp):
 @njit
 def _haar(d, b, X, vec, raw, nbuf):
     st = rng.init_block(np.uint64(5), np.uint64(1), np.uint64(2), raw)
-    return cp._haar_columns(st, d, b, X, vec, raw, nbuf)
+    return cp_orf._haar_columns(st, d, b, X, vec, raw, nbuf)
 
 
 @pytest.mark.parametrize("d,b", [(1, 1), (2, 1), (3, 2), (8, 8), (9, 9), (17, 5), (33, 33), (64, 64), (70, 64)])
 def test_haar_columns_orthonormal_and_twin_bit_for_bit(d, b):
-    """The engine's Haar columns (panels of 8, :func:`cp._haar_columns`) are orthonormal to
+    """The engine's Haar columns (panels of 8, :func:`cp_orf._haar_columns`) are orthonormal to
     rounding and equal the plain-Python twin's, signs included, bit for bit."""
     X, vec, raw, nbuf = cp.scratch(b, d)
     _haar(d, b, X, vec, raw, nbuf)
     Q = X[:, :b]
     assert np.abs(Q.T @ Q - np.eye(b)).max() < 1e-14 * max(d, 8)
     r = rng.PyRNG(5, 1, 2)
-    Xp, signs = cp._py_haar_columns(r, d, b)
+    Xp, signs = cp_orf._py_haar_columns(r, d, b)
     assert _bits(Q) == _bits(Xp)
     assert _bits(vec[8, :b]) == _bits(signs)
 
@@ -106,29 +108,37 @@ def test_engine_cache_stamps_cover_compiled_imports():
     from rfcheck.engine import discrete_engine, philox, rng
 
     root = pathlib.Path(rng.__file__).parent
-    stamped = {"rng.py": rng._ENGINE_FILES, "couplings.py": rng._ENGINE_FILES,
-               "montecarlo.py": rng._ENGINE_FILES, "discrete_engine.py": discrete_engine.CACHE_FILES,
-               "philox.py": philox.CACHE_FILES}
-    tied = {p.name for p in root.glob("*.py") if "tie_cache_to_engine(" in p.read_text()}
-    assert tied == set(stamped)
 
     def compiled(name: str) -> bool:
         text = (root / name).read_text()
-        return "@njit" in text or "@intrinsic" in text
+        return "@njit" in text or "@intrinsic" in text or "njit(" in text
 
+    family = {p.relative_to(root).as_posix() for p in (root / "couplings").glob("*.py")}
+    stamped = {"rng.py": rng._ENGINE_FILES, "montecarlo.py": rng._ENGINE_FILES,
+               "discrete_engine.py": discrete_engine.CACHE_FILES, "philox.py": philox.CACHE_FILES,
+               **{f: rng._ENGINE_FILES for f in family if compiled(f)}}
+    tied = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if "tie_cache_to_engine(" in p.read_text()}
+    assert tied == set(stamped)
+    assert family <= set(rng._ENGINE_FILES)  # the package's modules, found by listing it
+
+    def path(dotted: str) -> str | None:
+        """The file of module ``rfcheck.<dotted>`` relative to ``root`` (``../x.py`` outside the
+        engine: compiled code there could not be stamped; ``x/__init__.py`` for a package)."""
+        rel = dotted.split(".")[1:]
+        rel = rel[1:] if rel[:1] == ["engine"] else ["..", *rel]
+        for cand in ("/".join(rel) + ".py", "/".join([*rel, "__init__.py"])):
+            if rel and (root / cand).exists():
+                return cand
+        return None
 
     def imports(name: str) -> set[str]:
-        """The rfcheck modules ``name`` imports, as paths relative to ``root`` (``../x.py``
-        for one outside the engine: compiled code there could not be stamped)."""
+        """The rfcheck modules ``name`` imports (a package and the submodules taken from it)."""
         out = set()
         for node in ast.walk(ast.parse((root / name).read_text())):
             mod = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
-            if mod in ("rfcheck", "rfcheck.engine"):
-                out |= {"/".join([*mod.split(".")[1:], a.name]) + ".py" for a in node.names}
-            elif mod.startswith("rfcheck."):
-                out.add("/".join(mod.split(".")[1:]) + ".py")
-        rel = {n[len("engine/"):] if n.startswith("engine/") else f"../{n}" for n in out}
-        return {n for n in rel if (root / n).exists()}
+            if mod == "rfcheck" or mod.startswith("rfcheck."):
+                out |= {path(mod), *(path(f"{mod}.{a.name}") for a in node.names)}
+        return out - {None}
 
     for name, files in stamped.items():
         seen, todo = set(), [name]
@@ -155,7 +165,7 @@ def test_kernels_refuse_shapes_they_would_overrun():
     with pytest.raises(ValueError, match="G \\(8, 8\\)"):
         wy.gram(V, 0, 16, np.zeros((8, 4)))
     with pytest.raises(ValueError, match="pad8"):
-        cp._plus_update(np.zeros((5, 5)), 5, 5, np.ones(5), np.zeros(8), np.zeros(8), np.zeros(8), 1e-10, 3)
+        cp_plus._plus_update(np.zeros((5, 5)), 5, 5, np.ones(5), np.zeros(8), np.zeros(8), np.zeros(8), 1e-10, 3)
 
 
 def test_scratch_rows_start_cache_lines():

@@ -32,9 +32,9 @@ Modules
 :mod:`rfcheck.engine.couplings`
     The couplings of the ``M`` projections of one ensemble (``iid``, ``orf``, ``simrf``,
     ``simrf+``, the antithetic ``<base>-anti`` and the HD-product ``orf-hd`` /
-    ``simrf-hd``): their ensemble and projection kernels, the dispatch on a coupling's
-    integer code inside compiled code, the registry :data:`COUPLINGS`, NumPy samplers and
-    the Python twins of every kernel.
+    ``simrf-hd``), one module per family holding its ensemble and projection kernels and
+    their Python twins; beside them the dispatch on a coupling's integer code inside
+    compiled code, the registry :data:`COUPLINGS` and NumPy samplers.
 :mod:`rfcheck.engine.montecarlo`
     Independent replicas of the estimator ``K_hat_M`` of an exponential feature product
     (:func:`simulate`), on the ensemble or the projection path, with its plain-Python twin

@@ -1,12 +1,12 @@
 """The SimRF+ Gauss-Seidel row update as an LLVM kernel on 8-wide vectors.
 
-One step of SimRF+ (SimRF sec 3.2, eq (17); :func:`rfcheck.engine.couplings._plus_update`)
+One step of SimRF+ (SimRF sec 3.2, eq (17); :func:`rfcheck.engine.couplings.simrf_plus._plus_update`)
 replaces row ``x_j`` of a block by ``-|x_j| (T - x_j) / |T - x_j|``, ``T`` the running sum
 of the rows.  The steps of a pass are sequential (each reads the ``T`` the previous one left),
 so a pass is bound by the latency of each step: a squared norm, a square root, a division.
 Written as Numba loops, each step went through memory four times and the eight partial sums
-of its norms (the order of :func:`rfcheck.engine.couplings._py_dot8`) were scalar chains; here a step is one
-LLVM function on ``<8 x double>`` vectors: ``rest = T - x``, its squared norm with the eight
+of its norms (the order of :func:`rfcheck.engine.couplings.simrf_plus._py_dot8`) were scalar
+chains; here a step is one LLVM function on ``<8 x double>`` vectors: ``rest = T - x``, its squared norm with the eight
 partial sums as the eight lanes, the update, the move's squared norm -- the same operations
 in the same order (a product rounded, then a sum rounded; lanes ``i mod 8``; the partial
 sums combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``), so the numbers are

@@ -182,7 +182,12 @@ _ZF_L = [float(v) for v in _ZF]
 
 # --------------------------------------------------------------------------- Numba cache
 _ENGINE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "project.py", "rng.py",
-                 "couplings.py", "montecarlo.py")
+                 *sorted(f"couplings/{f}" for f in os.listdir(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                           "couplings")) if f.endswith(".py")),
+                 "montecarlo.py")
+"""The engine files (relative to this package; every module of :mod:`rfcheck.engine.couplings`, found
+by listing it, so a new family module cannot be left out) whose contents key the Numba cache of the
+kernels that inline them (:func:`tie_cache_to_engine`)."""
 
 
 def engine_stamp(files: tuple[str, ...] = _ENGINE_FILES, tag: str = "rfcheck-engine") -> tuple[str, str]:

@@ -1,7 +1,7 @@
 """Blocked (compact WY) Householder accumulation: the panel kernels of the orthogonal ensembles.
 
 The Haar factor of an orthogonal ensemble is ``Q = H_0 H_1 ... H_{b-1}`` applied to
-``I[:, :b]`` (:func:`rfcheck.engine.couplings._haar_columns`).  Applied one or two reflectors
+``I[:, :b]`` (:func:`rfcheck.engine.couplings.orf._haar_columns`).  Applied one or two reflectors
 at a time, every entry of ``X`` is loaded and stored once per pair of reflectors: the sweep is
 matrix-vector shaped (BLAS-2) and runs at a fraction of the machine's FMA rate.  Here the
 reflectors are taken :data:`NB` at a time (a *panel*, LAPACK's ``dlarft``/``dlarfb``): the
