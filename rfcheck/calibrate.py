@@ -182,7 +182,7 @@ def _mutated_check(base: Claim, printed: Callable[[dict[str, Any]], Any]) -> Any
         with mpmath.workdps(budget.dps):
             # unit scale: values that vanish (e.g. at theta = 0) are compared absolutely at 10^(5-dps)
             return compare_deterministic(p, printed(p), mpmath.mpmathify(ev.reference), mpmath.mpmathify(ev.err),
-                                         rtol=10.0 ** (5 - budget.dps), atol=mpmath.mpf(10) ** (5 - budget.dps),
+                                         rtol=budget.rtol, atol=mpmath.mpf(10) ** (5 - budget.dps),
                                          scale=1)
 
     return Check(det.name, 1, evaluate, search=det.search, max_points=det.max_points)

@@ -58,7 +58,19 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import FP, MP
-from rfcheck.claims import PAPER_SOURCES, PAPERS, REGISTRY, Budget, Check, Claim, Reading, get, register, register_paper
+from rfcheck.claims import (
+    PAPER_SOURCES,
+    PAPERS,
+    REGISTRY,
+    Budget,
+    Check,
+    Claim,
+    Reading,
+    get,
+    mpmath_rtol,
+    register,
+    register_paper,
+)
 from rfcheck.claims._common import (
     _ctx_ball,
     certify_equal,
@@ -192,7 +204,7 @@ def _describe(printed: Printed) -> str:
 
 def _rtol(precision: str, dps: int) -> float:
     if precision == "mpmath":
-        return 10.0 ** (5 - dps)
+        return mpmath_rtol(dps)
     if precision == "float64":
         return FLOAT64_RTOL
     raise ValueError(f"precision must be 'mpmath' or 'float64'; got {precision!r}")

@@ -34,6 +34,7 @@ __all__ = [
     "load_all",
     "load_claims",
     "missing_extras",
+    "mpmath_rtol",
     "needs_reason",
     "register",
     "register_paper",
@@ -225,6 +226,42 @@ class Budget:
             f"{self.name}:{self.grid_levels}:{self.grid_cap}:{self.n_random}:{self.opt_evals}:"
             f"{self.mc_points}:{self.mc_trials}:{self.dps}:{self.alpha}"
         )
+
+    @property
+    def rtol(self) -> float:
+        """The relative tolerance of a deterministic comparison at this budget's precision,
+        :func:`mpmath_rtol` of :attr:`dps`.
+
+        Examples
+        --------
+        >>> BUDGETS["default"].rtol
+        1e-25
+        """
+        return mpmath_rtol(self.dps)
+
+
+def mpmath_rtol(dps: int) -> float:
+    """The relative tolerance of a deterministic comparison between values computed with mpmath at
+    ``dps`` decimal digits: ``10^(5 - dps)``, five of the working digits set aside for the rounding
+    of the computation (every mpmath check of the built-in claims and of :mod:`rfcheck.ledger`
+    uses it).
+
+    Parameters
+    ----------
+    dps : int
+        The working precision, in decimal digits.
+
+    Returns
+    -------
+    float
+        ``10.0 ** (5 - dps)``.
+
+    Examples
+    --------
+    >>> mpmath_rtol(30), mpmath_rtol(50)
+    (1e-25, 1e-45)
+    """
+    return 10.0 ** (5 - dps)
 
 
 #: the built-in budgets by name (``rfcheck verify --budget smoke|default|thorough``)

@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import MP
-from rfcheck.claims import Budget, Check
+from rfcheck.claims import Budget, Check, mpmath_rtol
 from rfcheck.domains import Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
@@ -426,7 +426,7 @@ def deterministic_check(
         with mpmath.workdps(dps):
             pv = printed_ctx(MP, mp_point(p)) if printed_ctx is not None else printed(p)  # type: ignore[misc]
             scale = abs(atol_scale(p, dps)) if atol_scale else 0
-            rtol = 10.0 ** (5 - dps)
+            rtol = mpmath_rtol(dps)
             ev = compare_deterministic(p, pv, ref, err, rtol=rtol,
                                        atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
         if not ev.decided:
@@ -608,7 +608,7 @@ def inequality_check(
 
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         lhs, rhs, err = lhs_rhs(p, budget.dps)
-        ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = compare_inequality(p, lhs, rhs, err, rtol=budget.rtol)
         if not ev.decided:
             return ev
         if sides_ball is None:

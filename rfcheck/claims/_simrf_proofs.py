@@ -1270,7 +1270,7 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     a, b = printed_eq61(v, d, c, 200), printed_eq61(v, d, c, 300)
     rv, rerr = _eq61_ref(p, budget.dps)
     # the printed side's quadrature error enters the error bar (the reference is exact to dps digits)
-    ev = compare_deterministic(p, MF(b), rv, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=10.0 ** (5 - budget.dps))
+    ev = compare_deterministic(p, MF(b), rv, rerr + MF(abs(a - b) + 1e-13 * abs(b)), rtol=budget.rtol)
     if not ev.decided:
         return ev
     # certified on balls at the working precision's tolerance (tighter than the float64 decision): the exact printed
@@ -1279,7 +1279,7 @@ def _eq61_eval(p: dict[str, Any], budget: Budget) -> PointEval:
     ref_ball = at_bits(lambda p, bits: rp.pair_conformity_moment_ball(p["v"], int(p["d"]), p["cos"], bits))
     printed_ball = at_bits(
         lambda p, bits: ref.angle_conformity_hyp1f1_integral_ball(p["v"], int(p["d"]), p["cos"], bits))
-    return certify_with_balls(ev, p, budget.dps, printed_ball, ref_ball, rtol=10.0 ** (5 - budget.dps))
+    return certify_with_balls(ev, p, budget.dps, printed_ball, ref_ball, rtol=budget.rtol)
 
 
 # --------------------------------------------------------------- A.1: eq (28) (PRF inner product)

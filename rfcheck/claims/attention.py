@@ -164,7 +164,7 @@ def _maxrel_sizes(budget: Budget) -> tuple[int, int]:
 def _maxrel_ineq(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     """log max eps of the hybrid <= that of the base over the L x L grid matrix (mpmath closed forms)."""
     lhs_rhs_err = ref.grid_max_log_rel_errors(p["r"], int(p["L"]), p["base"], budget.dps)
-    return compare_inequality(p, *lhs_rhs_err, rtol=10.0 ** (5 - budget.dps))
+    return compare_inequality(p, *lhs_rhs_err, rtol=budget.rtol)
 
 
 def _maxrel_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:

@@ -26,6 +26,7 @@ from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
 from rfcheck.checkkit import capped
+from rfcheck.claims import mpmath_rtol
 from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -1049,11 +1050,11 @@ def _eq19(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     ref = refs.gerf_reference_at(p, dps)
     with mpmath.workdps(dps):
         atol = abs(ref["second"].value) * mpmath.mpf(10) ** (5 - dps)
-        ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=10.0 ** (5 - dps), atol=atol,
+        ev = compare_deterministic(p, pv, ref["var"].value, ref["var"].err + perr, rtol=mpmath_rtol(dps), atol=atol,
                                    scale=ref["second"].value)
     if not ev.decided:
         return ev
-    return certify_with_balls(ev, p, dps, _eq19_printed_ball, _moments_ball("var"), rtol=10.0 ** (5 - dps),
+    return certify_with_balls(ev, p, dps, _eq19_printed_ball, _moments_ball("var"), rtol=mpmath_rtol(dps),
                               atol=float(atol))
 
 
@@ -1271,7 +1272,7 @@ def _thm42_lower_bound(p: dict[str, Any], budget: Budget, seed: int) -> PointEva
     """Theorem 4.2 at M > 1: P[|K_M - K| >= eps] >= max(P[Z >= K + eps], P[Z <= K - eps])^M (all M samples on one
     side), certified; a point where it exceeds the printed bound is a decided violation, any other undecided."""
     lhs, rhs, err = _thm42_sides(p, budget.dps)
-    ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+    ev = compare_inequality(p, lhs, rhs, err, rtol=budget.rtol)
     if not ev.disc > 1:
         ev.decided = False
         ev.note = ("M > 1: only the certified lower bound max(P[Z >= K+eps], P[Z <= K-eps])^M of the tail is "
@@ -1498,7 +1499,7 @@ def _sides_check(sides: Any, balls: Any, max_points: int, description: str, name
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps if max_dps is None else min(budget.dps, max_dps)
         printed, ref, err, scale = sides(p, dps)
-        rtol = 10.0 ** (5 - dps)
+        rtol = mpmath_rtol(dps)
         with mpmath.workdps(dps):
             ev = compare_deterministic(p, printed, ref, err, rtol=rtol, atol=abs(scale) * mpmath.mpf(10) ** (5 - dps),
                                        scale=scale)

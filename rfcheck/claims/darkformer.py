@@ -111,7 +111,7 @@ def _lem31(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     if rhs == mpmath.inf and mpmath.isfinite(lhs):
         ev = PointEval(p, rhs, lhs, float(err), 0.0, True, "V(psi) = +inf")
     else:
-        ev = compare_inequality(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = compare_inequality(p, lhs, rhs, err, rtol=budget.rtol)
     return _lem31_certified(ev, p) if ev.decided else ev
 
 
@@ -282,11 +282,11 @@ def _prop41_det(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     sig, q, k = _prop41_parts(p)
     with mpmath.workdps(budget.dps):
         lhs, rhs, err = ref.importance_weighting_sides(sig[0, 0], q[0], k[0], budget.dps)
-        ev = compare_deterministic(p, lhs, rhs, err, rtol=10.0 ** (5 - budget.dps))
+        ev = compare_deterministic(p, lhs, rhs, err, rtol=budget.rtol)
     if not ev.decided:
         return ev
     lhs_b, rhs_b = ref.importance_weighting_sides_ball(sig[0, 0], q[0], k[0], bits_for_dps(budget.dps))
-    return certify_equal(ev, lhs_b, rhs_b, 10.0 ** (5 - budget.dps))
+    return certify_equal(ev, lhs_b, rhs_b, budget.rtol)
 
 
 def _prop41_mc(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:

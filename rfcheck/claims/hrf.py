@@ -33,6 +33,7 @@ from rfcheck import memo
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
+from rfcheck.claims import mpmath_rtol
 from rfcheck.claims._common import certify_eval, eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
@@ -2251,7 +2252,7 @@ def _d3_locmax(p: Point, budget: Budget, seed: int) -> PointEval:
         return PointEval(p, "one interior local maximum", len(ts), 0, 1e9, True,
                          f"{len(ts)} interior local maxima: {[mpmath.nstr(t, 8) for t in ts]}")
     with mpmath.workdps(dps + 10):
-        pe = compare_inequality(p, ts[0], mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5), rtol=10.0 ** (5 - dps))
+        pe = compare_inequality(p, ts[0], mpmath.pi / 2, mpmath.mpf(10) ** (-dps - 5), rtol=mpmath_rtol(dps))
     pe.note = f"theta_max = {mpmath.nstr(ts[0], 10)}"
     return pe
 
@@ -2697,7 +2698,7 @@ def _d4_rate(p: Point, budget: Budget, seed: int) -> PointEval:
     with mpmath.workdps(budget.dps):
         ref, prev = (refs.hrf_feature_dim_exponent(m, n, k, budget.dps) for k in (s, max(1, s // 2)))
         ev = compare_deterministic(p, mpmath.mpf(1) / 2, ref, abs(ref - prev) + mpmath.mpf(10) ** (5 - budget.dps),
-                                   rtol=10.0 ** (5 - budget.dps))
+                                   rtol=budget.rtol)
     ev.note = (f"along (m, n) x s, s = {s} (mn = {s * s * m * n:.3g}): d_est = {dim(s * m, s * n)}, "
                f"(1/sqrt(mn))/(1/d_est) = {dim(s * m, s * n) / math.sqrt(s * s * m * n):.4g}; "
                f"exponent of d_est in mn = {float(ref):.7f} (printed identity needs 1/2)")

@@ -404,7 +404,7 @@ THM34_RESTARTS = {"smoke": 1, "default": 3, "thorough": 12}
 def _thm34_eval(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
     d, v = int(p["d"]), float(p["v"])
     simplex, best, err = ref.configuration_search(d, v, THM34_RESTARTS.get(budget.name, 3), seed=seed % 2**32)
-    return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=10.0 ** (5 - budget.dps))
+    return compare_inequality(p, MF(simplex), MF(best), MF(err), rtol=budget.rtol)
 
 
 P.claim("thm3.4", source=P.at("Theorem 3.4 (proof appendix A.2)"),
