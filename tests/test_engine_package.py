@@ -69,3 +69,48 @@ def test_docs_public_modules_list_no_shim():
     assert not set(_MOVED) & set(mods)
     assert set(_MOVED.values()) <= set(mods)
     assert "rfcheck.engine" in mods
+
+
+#: the names ``rfcheck.engine.couplings`` exported when it was one module (0.1.0 and until the split)
+OLD_COUPLINGS_NAMES = (
+    "COUPLINGS", "Coupling", "SimRFPlusInfo", "antithetic", "block_sizes", "check_dim", "empty_lines",
+    "ensemble_into", "fwht", "get_coupling", "hd_dim", "hd_rotation", "pad8", "projection_into",
+    "projection_scratch", "sample_ensemble", "sample_ensemble_reference", "sample_fast", "sample_projection",
+    "sample_simrf_plus", "scratch", "simrf_plus_block", "simrf_plus_passes", "stream_tag",
+    "truncated_conformity_objective", "ANTI", "IID", "ORF", "ORF_HD", "SIMRF", "SIMRF_HD", "SIMRF_PLUS",
+    "HD_FACTORS", "SIMRF_PLUS_MAX_PASSES", "SIMRF_PLUS_TOL",
+)
+FAMILIES = ("iid", "orf", "simrf", "simrf_plus", "hd", "anti")
+
+
+def test_couplings_package_keeps_every_old_name():
+    """Every name of the one-module ``couplings`` still imports from the package, and is the object
+    its defining module holds (no copies)."""
+    from rfcheck.engine import couplings
+
+    assert set(couplings.__all__) <= set(OLD_COUPLINGS_NAMES)
+    for name in OLD_COUPLINGS_NAMES:
+        obj = getattr(couplings, name)
+        home = getattr(obj, "__module__", None) or getattr(getattr(obj, "py_func", None), "__module__", None)
+        if isinstance(home, str) and home.startswith("rfcheck.engine.couplings."):
+            assert getattr(importlib.import_module(home), name) is obj, name
+
+
+def test_each_coupling_lives_in_its_family_module():
+    """The kernels and twins of each registered coupling are defined in its family's module (one
+    module per family), the twins beside the kernels they mirror."""
+    from rfcheck.engine import couplings
+
+    family_of = {"iid": "iid", "orf": "orf", "simrf": "simrf", "simrf+": "simrf_plus", "orf-hd": "hd",
+                 "simrf-hd": "hd"}
+    for name, c in couplings.COUPLINGS.items():
+        fam = "anti" if name.endswith("-anti") else family_of[name]
+        mod = importlib.import_module(f"rfcheck.engine.couplings.{fam}")
+        for twin in (c.py_ensemble, c.py_projection):
+            if twin is not None:
+                assert twin.__module__ == mod.__name__, (name, twin)
+    for fam in FAMILIES:
+        mod = importlib.import_module(f"rfcheck.engine.couplings.{fam}")
+        kernels = [v for v in vars(mod).values() if hasattr(v, "py_func") and v.py_func.__module__ == mod.__name__]
+        twins = [v for k, v in vars(mod).items() if k.startswith("_py_") and callable(v)]
+        assert kernels and twins, fam

@@ -312,3 +312,19 @@ def test_the_pool_starts_the_longest_claims_first(monkeypatch):
     out = verify.run_many(ids, budget="smoke", jobs=2, expected_s={"crt.eq1": 9.0, "crt.eq22": 30.0, "crt.eq16": 1.0})
     assert order == [["crt.eq22", "crt.eq1", "crt.eq16", "crt.eq9"]]
     assert [e["id"] for e in out] == ids
+
+
+def test_the_mpmath_rounding_tolerance_is_defined_once():
+    """``10^(5 - dps)`` is written in one place (:func:`rfcheck.claims.mpmath_rtol`); the budgets and
+    the ledger's mpmath claims read it from there."""
+    import re
+
+    from rfcheck import ledger
+    from rfcheck.claims import BUDGETS, mpmath_rtol
+
+    root = Path(ledger.__file__).parent
+    spelled = {p.relative_to(root).as_posix() for p in root.rglob("*.py")
+               if re.search(r"10\.0 \*\* \(5 - ", p.read_text())}
+    assert spelled == {"claims/__init__.py"}
+    for b in BUDGETS.values():
+        assert b.rtol == mpmath_rtol(b.dps) == ledger._rtol("mpmath", b.dps) == 10.0 ** (5 - b.dps)

@@ -230,7 +230,7 @@ class Budget:
     @property
     def rtol(self) -> float:
         """The relative tolerance of a deterministic comparison at this budget's precision,
-        :func:`mpmath_rtol` of :attr:`dps`.
+        :func:`mpmath_rtol` of ``dps``.
 
         Examples
         --------

@@ -43,8 +43,8 @@ and the mechanism they share:
 :mod:`~rfcheck.engine.couplings.dispatch`
     :func:`ensemble_into`, :func:`projection_into` and their scratch arrays.
 :mod:`~rfcheck.engine.couplings.registry`
-    :class:`Coupling`, :data:`COUPLINGS`, :func:`get_coupling`, the argument checks and the
-    streams (:func:`stream_tag`).
+    :data:`COUPLINGS` (entries :class:`Coupling`, defined in this package), :func:`get_coupling`,
+    the argument checks and the streams (:func:`stream_tag`).
 :mod:`~rfcheck.engine.couplings.sampling`
     :func:`sample_ensemble`, :func:`sample_projection`, the twin
     :func:`sample_ensemble_reference`, :func:`simrf_plus_passes`.
@@ -68,12 +68,78 @@ Examples
 >>> sample_ensemble("simrf+", 5, 4, seed=0).shape, COUPLINGS["simrf+"].min_d
 ((5, 4), 2)
 """
+# ruff: noqa: E402 (Coupling is defined before the submodules that import it)
 
 from __future__ import annotations
 
-# the integer codes, HD_FACTORS and the SimRF+ stopping rule stay importable here, as when the couplings
-# were one module; they are documented in their modules
-from rfcheck.engine.couplings.common import ANTI, IID, ORF, ORF_HD, SIMRF, SIMRF_HD, SIMRF_PLUS, empty_lines, pad8  # noqa: F401
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Coupling:
+    """A registered coupling.
+
+    Parameters
+    ----------
+    name, code, description, block, has_projection, py_ensemble, py_projection : see Attributes
+        The fields, in this order (positional or by keyword), as described under Attributes.
+    min_d : int, optional
+        Smallest dimension the coupling is defined for (default 1).
+    exact_marginals : bool, optional
+        Whether every row is exactly ``N(0, I_d)`` (default True).
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    code : int
+        Integer dispatched on by :func:`~rfcheck.engine.couplings.ensemble_into` /
+        :func:`~rfcheck.engine.couplings.projection_into`.
+    description : str
+        One line for reports.
+    block : Callable[[int], int] | None
+        Rows per independent block as a function of ``d`` (``None``: rows independent).
+    has_projection : bool
+        Whether a projection sampler exists (the law of ``(|w_m|^2, w_m . u_hat)`` is
+        known in closed form).
+    py_ensemble, py_projection : callable
+        Plain-Python twins (same random stream) for the reference engine.
+    min_d : int
+        Smallest dimension the coupling is defined for (:func:`check_dim`).
+    exact_marginals : bool
+        Whether every row is exactly ``N(0, I_d)`` (false for the HD-product couplings,
+        whose rotations are only approximately Haar: their estimators are biased).
+    """
+
+    name: str
+    code: int
+    description: str
+    block: Callable[[int], int] | None
+    has_projection: bool
+    py_ensemble: Callable[..., np.ndarray]
+    py_projection: Callable[..., tuple[list, list]] | None
+    min_d: int = 1
+    exact_marginals: bool = True
+
+
+# The modules below import Coupling from here (the registry builds its entries), so it is defined
+# before them: its public home is this package, where it is documented once although
+# rfcheck.engine re-exports it too.  The integer codes, HD_FACTORS and the SimRF+ stopping rule
+# stay importable here, as when the couplings were one module (documented in their modules).
+from rfcheck.engine.couplings.common import (  # noqa: F401
+    ANTI,
+    IID,
+    ORF,
+    ORF_HD,
+    SIMRF,
+    SIMRF_HD,
+    SIMRF_PLUS,
+    empty_lines,
+    pad8,
+)
 from rfcheck.engine.couplings.dispatch import ensemble_into, projection_into, projection_scratch, scratch
 from rfcheck.engine.couplings.hd import HD_FACTORS, hd_dim  # noqa: F401
 from rfcheck.engine.couplings.numpy_samplers import (
@@ -87,13 +153,7 @@ from rfcheck.engine.couplings.numpy_samplers import (
     truncated_conformity_objective,
 )
 from rfcheck.engine.couplings.registry import COUPLINGS as _COUPLINGS
-from rfcheck.engine.couplings.registry import (
-    Coupling,
-    block_sizes,
-    check_dim,
-    get_coupling,
-    stream_tag,
-)
+from rfcheck.engine.couplings.registry import block_sizes, check_dim, get_coupling, stream_tag
 from rfcheck.engine.couplings.sampling import (
     sample_ensemble,
     sample_ensemble_reference,

@@ -1,7 +1,7 @@
-"""The coupling registry: :class:`~rfcheck.engine.couplings.Coupling`,
-:data:`~rfcheck.engine.couplings.COUPLINGS` (name -> entry, with the Python twins of each
-coupling's kernels), the checks of a coupling's arguments and the streams each (coupling, path)
-draws from (:func:`~rfcheck.engine.couplings.stream_tag`).
+"""The coupling registry: :data:`~rfcheck.engine.couplings.COUPLINGS` (name ->
+:class:`~rfcheck.engine.couplings.Coupling`, with the Python twins of each coupling's kernels),
+the checks of a coupling's arguments and the streams each (coupling, path) draws from
+(:func:`~rfcheck.engine.couplings.stream_tag`).
 
 Examples
 --------
@@ -12,12 +12,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
-import numpy as np
-
 from rfcheck import validate
+from rfcheck.engine.couplings import Coupling
 from rfcheck.engine.couplings.anti import _py_anti_ensemble, _py_anti_projection
 from rfcheck.engine.couplings.common import ANTI, IID, ORF, ORF_HD, SIMRF, SIMRF_HD, SIMRF_PLUS
 from rfcheck.engine.couplings.hd import _py_orf_hd_ensemble, _py_simrf_hd_ensemble, hd_dim
@@ -27,59 +23,6 @@ from rfcheck.engine.couplings.simrf import _py_simrf_ensemble, _py_simrf_project
 from rfcheck.engine.couplings.simrf_plus import _py_simrf_plus_ensemble, _py_simrf_plus_projection
 
 __all__: list[str] = []
-
-
-@dataclass(frozen=True)
-class Coupling:
-    """A registered coupling.
-
-    Parameters
-    ----------
-    name, code, description, block, has_projection, py_ensemble, py_projection : see Attributes
-        The fields, in this order (positional or by keyword), as described under Attributes.
-    min_d : int, optional
-        Smallest dimension the coupling is defined for (default 1).
-    exact_marginals : bool, optional
-        Whether every row is exactly ``N(0, I_d)`` (default True).
-
-    Attributes
-    ----------
-    name : str
-        Registry key.
-    code : int
-        Integer dispatched on by :func:`~rfcheck.engine.couplings.ensemble_into` /
-        :func:`~rfcheck.engine.couplings.projection_into`.
-    description : str
-        One line for reports.
-    block : Callable[[int], int] | None
-        Rows per independent block as a function of ``d`` (``None``: rows independent).
-    has_projection : bool
-        Whether a projection sampler exists (the law of ``(|w_m|^2, w_m . u_hat)`` is
-        known in closed form).
-    py_ensemble, py_projection : callable
-        Plain-Python twins (same random stream) for the reference engine.
-    min_d : int
-        Smallest dimension the coupling is defined for (:func:`check_dim`).
-    exact_marginals : bool
-        Whether every row is exactly ``N(0, I_d)`` (false for the HD-product couplings,
-        whose rotations are only approximately Haar: their estimators are biased).
-    """
-
-    name: str
-    code: int
-    description: str
-    block: Callable[[int], int] | None
-    has_projection: bool
-    py_ensemble: Callable[..., np.ndarray]
-    py_projection: Callable[..., tuple[list, list]] | None
-    min_d: int = 1
-    exact_marginals: bool = True
-
-
-# Its public home is the package (``rfcheck.engine.couplings.Coupling``, re-exported by
-# ``rfcheck.engine``): named there, the class is documented once (two re-exports of a class
-# defined here would both claim this module's name in the API reference) and pickles there.
-Coupling.__module__ = "rfcheck.engine.couplings"
 
 
 #: every coupling by name (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their ``"-anti"``
