@@ -117,6 +117,7 @@ __all__ = [
     "latex",
     "mc_check",
     "mp_point",
+    "mpmath_rtol",
     "not_certifiable",
     "on_mp",
     "pair_domain",

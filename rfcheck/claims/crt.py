@@ -26,7 +26,6 @@ from rfcheck.arb_backend import ARB, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.certify import certified_inequality
 from rfcheck.checkkit import capped
-from rfcheck.claims import mpmath_rtol
 from rfcheck.claims._common import certify_eval, eval_on_balls, stats_fp
 from rfcheck.closed_forms import crt as cf
 from rfcheck.domains import Choice, Domain, Int, Real
@@ -41,6 +40,7 @@ from rfcheck.ledger import (
     deterministic_check,
     inequality_check,
     mc_check,
+    mpmath_rtol,
     not_certifiable,
     on_mp,
     pair_domain,

@@ -33,7 +33,6 @@ from rfcheck import memo
 from rfcheck.arb_backend import ARB, Ball, bits_for_dps, to_ball, workprec
 from rfcheck.backends import MP
 from rfcheck.checkkit import ball_of, capped, certify_on_draws, dps_of_bits, max_below, mp_reference
-from rfcheck.claims import mpmath_rtol
 from rfcheck.claims._common import certify_eval, eval_on_balls
 from rfcheck.closed_forms import hrf as cf
 from rfcheck.estimators import hrf as hy
@@ -51,6 +50,7 @@ from rfcheck.ledger import (
     inequality_check,
     mc_check,
     mp_point,
+    mpmath_rtol,
     not_certifiable,
     on_mp,
     paper,
