@@ -68,8 +68,7 @@ def scratch(M, d):
     ((12, 16), (10, 16), (132,), 'uint64', True)
     """
     X = empty_lines(d * pad8(d)).reshape((d, pad8(d)))
-    vec = empty_lines(10 * pad8(max(M, d))).reshape((10, pad8(max(M, d))))
-    raw = np.empty(_rng.RAW_SIZE, dtype=np.uint64)
+    vec, raw = projection_scratch(M, d)
     nbuf = empty_lines(8 * d + 136 + d * (d + 1) // 2)
     return X, vec, raw, nbuf
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from rfcheck import validate
 from rfcheck.engine import rng as _rng
-from rfcheck.engine.couplings.registry import block_sizes, check_dim, get_coupling
+from rfcheck.engine.couplings.registry import block_sizes, coupling_args
 from rfcheck.engine.couplings.sampling import sample_ensemble
 
 __all__: list[str] = []
@@ -191,8 +191,7 @@ def sample_simrf_plus(M: int, d: int, seed: int = 0, *, tol: float = 1e-10,
         Through its argument checks: ``M`` or ``d`` not an integer ``>= 1``, ``d < 2``, a seed
         outside ``[0, 2**64)``, or an invalid ``tol``/``max_passes``.
     """
-    M = validate.positive_int(M, "M")
-    d = check_dim(get_coupling("simrf"), validate.positive_int(d, "d"))
+    _, M, d = coupling_args("simrf", M, d)
     W = sample_ensemble("simrf", M, d, seed)
     out, passes, conv, changes = W.copy(), [], [], []
     start = 0

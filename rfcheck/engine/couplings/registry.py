@@ -22,7 +22,7 @@ from rfcheck.engine.couplings.orf import _py_orf_ensemble, _py_orf_projection
 from rfcheck.engine.couplings.simrf import _py_simrf_ensemble, _py_simrf_projection
 from rfcheck.engine.couplings.simrf_plus import _py_simrf_plus_ensemble, _py_simrf_plus_projection
 
-__all__: list[str] = []
+__all__ = ["coupling_args"]
 
 
 #: every coupling by name (``"iid"``, ``"orf"``, ``"simrf"``, ``"simrf+"``, their ``"-anti"``
@@ -151,6 +151,45 @@ def check_dim(c: Coupling, d: int) -> int:
     return d
 
 
+
+def coupling_args(coupling: str, M: int, d: int, *, projection: bool = False) -> tuple[Coupling, int, int]:
+    """The checked arguments of a draw from coupling ``coupling``: its entry, ``M`` and ``d``.
+
+    Parameters
+    ----------
+    coupling : str
+        A key of :data:`COUPLINGS`.
+    M, d : int
+        Number of rows and dimension (both >= 1; ``d >= min_d`` of the coupling).
+    projection : bool, optional
+        Also require a projection sampler (default False).
+
+    Returns
+    -------
+    tuple of (Coupling, int, int)
+        The registry entry, ``M`` and ``d`` as Python ints.
+
+    Raises
+    ------
+    ValueError
+        In this order: an unknown coupling, one without a projection sampler (with
+        ``projection``), ``M`` or ``d`` not an integer ``>= 1``, ``d`` below the coupling's
+        ``min_d``.
+
+    Examples
+    --------
+    >>> from rfcheck.engine.couplings.registry import coupling_args
+    >>> c, M, d = coupling_args("simrf", 5, 3)
+    >>> c.name, M, d
+    ('simrf', 5, 3)
+    """
+    c = get_coupling(coupling)
+    if projection and not c.has_projection:
+        raise ValueError(f"coupling {c.name!r} has no projection sampler")
+    M = validate.positive_int(M, "M")
+    return c, M, check_dim(c, validate.positive_int(d, "d"))
+
+
 def block_sizes(coupling: str, M: int, d: int) -> list[int]:
     """Sizes ``b_k`` of the independent blocks of an ensemble of ``M`` rows in dimension ``d``.
 
@@ -180,9 +219,7 @@ def block_sizes(coupling: str, M: int, d: int) -> list[int]:
     >>> block_sizes("orf", 7, 3), block_sizes("iid", 3, 5), block_sizes("orf-anti", 7, 3)
     ([3, 3, 1], [1, 1, 1], [6, 1])
     """
-    c = get_coupling(coupling)
-    M = validate.positive_int(M, "M")
-    d = check_dim(c, validate.positive_int(d, "d"))
+    c, M, d = coupling_args(coupling, M, d)
     if c.block is None:
         return [1] * M
     b = c.block(d)

@@ -19,7 +19,7 @@ from numba import njit
 from rfcheck import validate
 from rfcheck.engine import rng as _rng
 from rfcheck.engine.couplings.dispatch import ensemble_into, projection_into, projection_scratch, scratch
-from rfcheck.engine.couplings.registry import check_dim, get_coupling, stream_tag
+from rfcheck.engine.couplings.registry import coupling_args, stream_tag
 from rfcheck.engine.couplings.simrf_plus import _simrf_plus_into
 
 __all__: list[str] = []
@@ -49,9 +49,7 @@ def sample_ensemble(coupling: str, M: int, d: int, seed: int = 0) -> np.ndarray:
     ndarray, shape (M, d)
         Rows ``w_m``, each marginally ``N(0, I_d)``.
     """
-    c = get_coupling(coupling)
-    M = validate.positive_int(M, "M")
-    d = check_dim(c, validate.positive_int(d, "d"))
+    c, M, d = coupling_args(coupling, M, d)
     key = _rng.seed_key(seed)
     wt = np.empty((d, M))
     _sample_kernel(c.code, np.uint64(key), np.uint64(stream_tag(c.code, 2)), M, d, wt)
@@ -98,11 +96,7 @@ def sample_projection(
         an integer ``>= 1``, if ``d`` is below the coupling's ``min_d``, or if ``seed`` is not
         an integer in ``[0, 2**64)``.
     """
-    c = get_coupling(coupling)
-    if not c.has_projection:
-        raise ValueError(f"coupling {c.name!r} has no projection sampler")
-    M = validate.positive_int(M, "M")
-    d = check_dim(c, validate.positive_int(d, "d"))
+    c, M, d = coupling_args(coupling, M, d, projection=True)
     n = validate.positive_int(n, "n")
     key = _rng.seed_key(seed)
     t = np.empty((n, M))
@@ -142,9 +136,7 @@ def sample_ensemble_reference(coupling: str, M: int, d: int, seed: int = 0) -> n
     ...                     sample_ensemble("simrf", 5, 3, seed=4)))
     True
     """
-    c = get_coupling(coupling)
-    M = validate.positive_int(M, "M")
-    d = check_dim(c, validate.positive_int(d, "d"))
+    c, M, d = coupling_args(coupling, M, d)
     key = _rng.seed_key(seed)
     r = _rng.PyRNG(key, stream_tag(c.code, 2), 0)
     return np.ascontiguousarray(c.py_ensemble(r, M, d).T)
@@ -198,9 +190,7 @@ def simrf_plus_passes(M: int, d: int, n: int, seed: int = 0, *,
     >>> passes[:, 0].tolist(), fast[:, 0].tolist(), bool(conv.all()), fast[:, 1].tolist()
     ([2, 2, 2], [True, True, True], True, [False, False, False])
     """
-    c = get_coupling("simrf+")
-    M = validate.positive_int(M, "M")
-    d = check_dim(c, validate.positive_int(d, "d"))
+    c, M, d = coupling_args("simrf+", M, d)
     n = validate.positive_int(n, "n")
     key = _rng.seed_key(seed)
     nb = -(-M // d)
