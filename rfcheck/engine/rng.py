@@ -81,8 +81,9 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rfcheck import validate
 from rfcheck.engine.bits import u52_to_f64, u53_to_f64
+from rfcheck.engine.simd_ziggurat import PAIRS as _PAIRS
 from rfcheck.engine.simd_ziggurat import WIDE as _WIDE
-from rfcheck.engine.simd_ziggurat import fast_pass
+from rfcheck.engine.simd_ziggurat import fast_pass, fast_pass_pairs, interleave_tables
 
 __all__ = [
     "CHUNK",
@@ -174,6 +175,7 @@ def _ziggurat_tables(n: int = ZIGGURAT_LAYERS) -> tuple[np.ndarray, np.ndarray, 
 
 _ZK, _ZW, _ZF, _ZR = _ziggurat_tables()
 _ZKF = _ZK.astype(np.float64)  # exact: every k[i] < 2**52 (the bulk loop compares doubles)
+_ZWK = interleave_tables(_ZW, _ZKF)  # (w[i], k[i]) side by side, for the AVX2 fast pass
 _ZINV_R = 1.0 / _ZR
 _ZK_INT = [int(v) for v in _ZK]  # Python-int copy for the twin
 _ZW_L = [float(v) for v in _ZW]
@@ -761,10 +763,10 @@ def fill_normals(st, out, raw):
     """Fill ``out`` with standard normals; ``raw`` from :func:`init_block`.
 
     Per chunk of :data:`CHUNK` (= 64) outputs: main-generator word ``k`` is ``mix64(s + k
-    g)``, computed from its index, and the ziggurat fast test (~99.6% accept) runs in the same
-    loop without branches or calls, 8 candidates at a time
-    (:func:`rfcheck.engine.simd_ziggurat.fast_pass`, on AVX-512 targets; the chunk's last
-    ``m mod 8``, and on other targets all, in a loop that LLVM vectorises), the failures
+    g)``, computed from its index, and the ziggurat fast test (~99.6% accept) runs without
+    branches or calls, 8 candidates at a time (:func:`rfcheck.engine.simd_ziggurat.fast_pass` on
+    AVX-512 targets, :func:`~rfcheck.engine.simd_ziggurat.fast_pass_pairs` on AVX2 targets; the
+    chunk's last ``m mod 8``, and on other targets all, in a loop that LLVM vectorises), the failures
     recorded as bits of a 64-bit mask (kept in ``raw[c]`` for chunk ``c`` of a group of up to
     :data:`GROUP` chunks); then, in order of position, the group's failed candidates (their
     words recomputed) are finished on the fallback generator (:func:`_normal_fix_st`).
@@ -810,8 +812,11 @@ def fill_normals(st, out, raw):
             j = i0 + c * CHUNK
             m = min(CHUNK, n - j)
             sc = s + _U(c * CHUNK) * g
-            nv = m // 8 if _WIDE else 0
-            mask = fast_pass(sc, g, out, j, nv, _ZW, _ZKF)  # candidates 1 .. 8 nv, 8 at a time
+            nv = m // 8 if (_WIDE or _PAIRS) else 0
+            if _WIDE:  # candidates 1 .. 8 nv, 8 at a time
+                mask = fast_pass(sc, g, out, j, nv, _ZW, _ZKF)
+            else:
+                mask = fast_pass_pairs(sc, g, out, j, nv, _ZWK)
             o = out[j:j + m]
             for i in range(8 * nv, m):  # the rest, the same operations one at a time
                 r = _out64(sc + _U(i + 1) * g)

@@ -1,36 +1,47 @@
-"""The fast pass of the bulk ziggurat normals as an LLVM kernel on 8-wide vectors.
+"""The fast pass of the bulk ziggurat normals as LLVM kernels on 8-wide vectors.
 
 :func:`rfcheck.engine.rng.fill_normals` turns word ``k`` of a block's main generator,
 ``mix64(s + k g)`` (SplitMix64's output of the ``k``-th state), into a ziggurat candidate:
 the low 10 bits pick the layer, bit 10 the sign, bits 11-62 the 52-bit abscissa ``a``;
 the candidate ``a w[layer]`` is accepted by the fast test ``a < k[layer]`` (99.57%), the
-others are finished later.  Written as a Numba loop, LLVM vectorised it 4 wide (its cost
-model prefers 256-bit vectors on these CPUs) with each table lookup a gather; here the loop
-is an LLVM function on ``<8 x i64>`` / ``<8 x double>`` vectors: the two 64-bit multiplies of
-``mix64`` as vector multiplies, the abscissa converted exactly by the bit trick of
-:func:`rfcheck.engine.bits.u52_to_f64`, both tables read by ``llvm.masked.gather``, the fast
-test's failures returned as the bits of a 64-bit mask.  The same integer operations and the
-same two floating-point operations per candidate (``(2^52 + a) - 2^52``, then ``a w``), so
-the numbers are those of the Numba loop and of the plain-Python twin bit for bit; on CPUs
-without 8-wide vectors LLVM splits each operation in two (AVX2: two 4-wide halves).
+others are finished later.  Both kernels here run that pass on ``<8 x i64>`` / ``<8 x double>``
+vectors: the two 64-bit multiplies of ``mix64`` as vector multiplies, the abscissa converted
+exactly by the bit trick of :func:`rfcheck.engine.bits.u52_to_f64`, the sign put in by flipping
+the sign bit, the fast test's failures returned as the bits of a 64-bit mask.  The same integer
+operations and the same two floating-point operations per candidate (``(2^52 + a) - 2^52``, then
+``a w``), so the numbers are those of the Numba loop and of the plain-Python twin bit for bit
+(``tests/test_simd_ziggurat.py`` runs both kernels on every machine).  They differ in how they
+read the tables and in their loops:
 
-Measured (2026-11-27, one thread, 2,080 normals per call, alternating with the Numba loop):
-1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512 build; on the AVX2 build of the same machine
-(``rfcheck.bench.target_env("avx2")``) it was *slower*, 1.55 -> 1.83-1.87 ns (no 64-bit vector
-multiply, no 8-wide registers), so it is used only where the compile target has AVX-512F and
-AVX-512DQ (:data:`WIDE`); elsewhere :func:`rfcheck.engine.rng.fill_normals` keeps its Numba loop.
+- :func:`fast_pass` (AVX-512 targets, :data:`WIDE`): one loop, both tables read by
+  ``llvm.masked.gather``.  Measured (2026-11-27, one thread, 2,080 normals per call, alternating
+  with the Numba loop): 1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512 build; on the AVX2
+  build of the same machine it was *slower* (1.55 -> 1.83-1.87 ns: no 64-bit vector multiply, no
+  8-wide registers, gathers).
+- :func:`fast_pass_pairs` (AVX2 targets without AVX-512, :data:`PAIRS`): two loops, first the
+  words of the whole chunk (stored in ``out`` as integers), then the candidates; the two tables
+  interleaved (``wk[2 i] = w[i]``, ``wk[2 i + 1] = k[i]``), so one 16-byte load per candidate
+  reads its layer's width and bound.  In one loop the words' multiply chains and the table reads
+  wait on each other and fill the out-of-order window; split, each loop streams.  Measured on
+  the AVX2 machine (AMD EPYC, Zen 3; 2026-11-28, one thread, 4,096-normal refills, 15 alternating
+  rounds, :func:`rfcheck.engine.rng.fill_normals` as a whole): the Numba loop 2.04 ns per normal
+  (median), :func:`fast_pass`'s one loop with the paired table 1.75, this kernel 1.55
+  (``results/bench/NOTES.md``).
+
+Elsewhere (no AVX2: other CPUs, where LLVM would emulate the vectors) the fill keeps its Numba loop.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
 
-__all__ = ["WIDE", "fast_pass", "wide_int_vectors"]
+__all__ = ["PAIRS", "WIDE", "fast_pass", "fast_pass_pairs", "interleave_tables", "pair_loads", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -69,79 +80,202 @@ def wide_int_vectors(features: str) -> bool:
     return "+avx512f" in f and "+avx512dq" in f
 
 
+def pair_loads(features: str) -> bool:
+    """Whether LLVM CPU ``features`` are an AVX2 target without :func:`wide_int_vectors`, where
+    :func:`fast_pass_pairs` is faster than the Numba loop.
+
+    Parameters
+    ----------
+    features : str
+        LLVM's comma-separated feature list.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pair_loads("+avx2,-avx512f"), pair_loads("+avx2,+avx512f,+avx512dq"), pair_loads("+neon")
+    (True, False, False)
+    """
+    return "+avx2" in set(features.split(",")) and not wide_int_vectors(features)
+
+
 WIDE = wide_int_vectors(target_features())
 """Whether this process compiles for a target where :func:`fast_pass` is used."""
+
+PAIRS = pair_loads(target_features())
+"""Whether this process compiles for a target where :func:`fast_pass_pairs` is used."""
+
+
+def interleave_tables(w: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ziggurat's widths and fast-test bounds interleaved for :func:`fast_pass_pairs`:
+    ``wk[2 i] = w[i]``, ``wk[2 i + 1] = k[i]``.
+
+    Parameters
+    ----------
+    w, k : numpy.ndarray of float64, shape (n,)
+        The widths and the bounds (as doubles) of the ``n`` layers.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (2 n,)
+        C-contiguous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> interleave_tables(np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
+    [1.0, 3.0, 2.0, 4.0]
+    """
+    wk = np.empty(2 * w.shape[0], dtype=np.float64)
+    wk[0::2] = w
+    wk[1::2] = k
+    return wk
 
 
 def _vec(value: int) -> ir.Constant:
     return ir.Constant(_VI, [value] * _W)
 
 
+def _i64(value: int) -> ir.Constant:
+    return ir.Constant(_I64, value)
+
+
+def _first_states(b: ir.IRBuilder, s: ir.Value, g: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """The states ``s + j g`` of candidates ``j = 1 .. 8`` and the step ``8 g`` between vectors."""
+    gv = splat(b, g, _VI)
+    return b.add(splat(b, s, _VI), b.mul(ir.Constant(_VI, list(range(1, _W + 1))), gv)), b.mul(gv, _vec(_W))
+
+
+def _mix64(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
+    """SplitMix64's output function on each lane (``rng._out64``)."""
+    x = b.mul(b.xor(z, b.lshr(z, _vec(30))), _vec(_MIX1))
+    x = b.mul(b.xor(x, b.lshr(x, _vec(27))), _vec(_MIX2))
+    return b.xor(x, b.lshr(x, _vec(31)))
+
+
+def _candidates(b: ir.IRBuilder, r: ir.Value, read: object) -> tuple[ir.Value, ir.Value]:
+    """Words ``r`` -> (candidates ``+-a w[layer]``, the ``<8 x i1>`` fast-test failures
+    ``a >= k[layer]``); ``read(b, layer)`` returns the vectors ``(w[layer], k[layer])``."""
+    layer = b.and_(r, _vec((1 << _LAYER_BITS) - 1))
+    mant = b.and_(b.lshr(r, _vec(_LAYER_BITS + 1)), _vec(_MANT))
+    fa = b.fsub(b.bitcast(b.or_(mant, _vec(_EXP52)), _VF), ir.Constant(_VF, [2.0**52] * _W))
+    w, k = read(b, layer)
+    sign = b.and_(b.shl(r, _vec(63 - _LAYER_BITS)), _vec(1 << 63))  # bit 10 -> the sign bit
+    cand = b.bitcast(b.xor(b.bitcast(b.fmul(fa, w), _VI), sign), _VF)
+    return cand, b.fcmp_ordered(">=", fa, k)
+
+
+def _mask_bits(b: ir.IRBuilder, mask: ir.Value, fails: ir.Value, v: ir.Value) -> ir.Value:
+    """``mask`` with vector ``v``'s eight failure bits put in at bit ``8 v``."""
+    return b.or_(mask, b.shl(b.zext(b.bitcast(fails, ir.IntType(_W)), _I64), b.mul(v, _i64(_W))))
+
+
+def _declare(module: ir.Module, name: str, tables: int) -> ir.Function | None:
+    """``i64 name(s, g, out, nvec, table...)``, or ``None`` if the module defines it already."""
+    ptr = _F64.as_pointer()
+    fn = cgutils.get_or_insert_function(module, ir.FunctionType(_I64, [_I64, _I64, ptr, _I64] + [ptr] * tables), name)
+    if not fn.is_declaration:
+        return None
+    fn.linkage = "internal"
+    fn.args[2].add_attribute("noalias")
+    return fn
+
+
 def _function(module: ir.Module) -> ir.Function:
     """``i64 rfcheck.zig_fast(s, g, out, nvec, w, k)``: candidates ``1 .. 8 nvec`` of the chunk
     starting at state ``s`` into ``out``; bit ``i`` of the result set where candidate ``i + 1``
-    fails the fast test."""
-    name = "rfcheck.zig_fast"
-    ptr = _F64.as_pointer()
-    fn = cgutils.get_or_insert_function(module, ir.FunctionType(_I64, [_I64, _I64, ptr, _I64, ptr, ptr]), name)
-    if not fn.is_declaration:
-        return fn
-    fn.linkage = "internal"
+    fails the fast test.  One loop; the tables read by gathers."""
+    fn = _declare(module, "rfcheck.zig_fast", 2)
+    if fn is None:
+        return module.get_global("rfcheck.zig_fast")
     s, g, out, nvec, wtab, ktab = fn.args
-    out.add_attribute("noalias")
     gather = cgutils.get_or_insert_function(
         module, ir.FunctionType(_VF, [_VP, _I32, _VB, _VF]), "llvm.masked.gather.v8f64.v8p0")
-    entry = fn.append_basic_block("entry")
-    loop = fn.append_basic_block("loop")
-    done = fn.append_basic_block("done")
-    b = ir.IRBuilder(entry)
-    gv = splat(b, g, _VI)
-    z0 = b.add(splat(b, s, _VI), b.mul(ir.Constant(_VI, list(range(1, _W + 1))), gv))
-    step = b.mul(gv, _vec(_W))
-    wbase = splat(b, b.ptrtoint(wtab, _I64), _VI)
-    kbase = splat(b, b.ptrtoint(ktab, _I64), _VI)
-    b.cbranch(b.icmp_signed(">", nvec, ir.Constant(_I64, 0)), loop, done)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    z0, step = _first_states(b, s, g)
+    bases = [splat(b, b.ptrtoint(t, _I64), _VI) for t in (wtab, ktab)]
 
-    b.position_at_end(loop)
-    v = b.phi(_I64)
-    v.add_incoming(ir.Constant(_I64, 0), entry)
-    z = b.phi(_VI)
-    z.add_incoming(z0, entry)
-    mask = b.phi(_I64)
-    mask.add_incoming(ir.Constant(_I64, 0), entry)
-    x = b.mul(b.xor(z, b.lshr(z, _vec(30))), _vec(_MIX1))
-    x = b.mul(b.xor(x, b.lshr(x, _vec(27))), _vec(_MIX2))
-    r = b.xor(x, b.lshr(x, _vec(31)))
-    off = b.shl(b.and_(r, _vec((1 << _LAYER_BITS) - 1)), _vec(3))  # layer * 8 bytes
-    rr = b.lshr(r, _vec(_LAYER_BITS))
-    neg = b.icmp_unsigned("!=", b.and_(rr, _vec(1)), _vec(0))
-    mant = b.and_(b.lshr(rr, _vec(1)), _vec(_MANT))
-    fa = b.fsub(b.bitcast(b.or_(mant, _vec(_EXP52)), _VF), ir.Constant(_VF, [2.0**52] * _W))
-    every = ir.Constant(_VB, [1] * _W)
-    align = ir.Constant(_I32, 8)
-    w = b.call(gather, [b.inttoptr(b.add(wbase, off), _VP), align, every, ir.Constant(_VF, ir.Undefined)])
-    k = b.call(gather, [b.inttoptr(b.add(kbase, off), _VP), align, every, ir.Constant(_VF, ir.Undefined)])
-    cand = b.fmul(fa, w)
-    dst = vector_ptr(b, out, b.mul(v, ir.Constant(_I64, _W)), _VF)
-    b.store(b.select(neg, b.fneg(cand), cand), dst, align=8)
-    fails = b.zext(b.bitcast(b.fcmp_ordered(">=", fa, k), ir.IntType(_W)), _I64)
-    nmask = b.or_(mask, b.shl(fails, b.mul(v, ir.Constant(_I64, _W))))
-    nv = b.add(v, ir.Constant(_I64, 1), flags=["nuw", "nsw"])
-    v.add_incoming(nv, loop)
-    z.add_incoming(b.add(z, step), loop)
-    mask.add_incoming(nmask, loop)
-    b.cbranch(b.icmp_signed("<", nv, nvec), loop, done)
+    def read(b, layer):
+        off = b.shl(layer, _vec(3))  # layer * 8 bytes
+        return tuple(b.call(gather, [b.inttoptr(b.add(base, off), _VP), ir.Constant(_I32, 8),
+                                     ir.Constant(_VB, [1] * _W), ir.Constant(_VF, ir.Undefined)]) for base in bases)
 
-    b.position_at_end(done)
-    res = b.phi(_I64)
-    res.add_incoming(ir.Constant(_I64, 0), entry)
-    res.add_incoming(nmask, loop)
-    b.ret(res)
+    def body(b, v, accs):
+        z, mask = accs
+        cand, fails = _candidates(b, _mix64(b, z), read)
+        b.store(cand, vector_ptr(b, out, b.mul(v, _i64(_W)), _VF), align=8)
+        return [b.add(z, step), _mask_bits(b, mask, fails, v)]
+
+    b, (_, mask) = counted_loop(fn, b, _i64(0), nvec, [z0, _i64(0)], body, "pass")
+    b.ret(mask)
+    return fn
+
+
+_V2 = ir.VectorType(_F64, 2)
+
+
+def _function_pairs(module: ir.Module) -> ir.Function:
+    """``i64 rfcheck.zig_fast_pairs(s, g, out, nvec, wk)``: as :func:`_function`, in two loops
+    (the words into ``out`` as integers, then the candidates over them), each candidate's width
+    and bound read by one 16-byte load from the interleaved table ``wk``."""
+    fn = _declare(module, "rfcheck.zig_fast_pairs", 1)
+    if fn is None:
+        return module.get_global("rfcheck.zig_fast_pairs")
+    s, g, out, nvec, wk = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    z0, step = _first_states(b, s, g)
+
+    def words(b, v, accs):
+        (z,) = accs
+        b.store(_mix64(b, z), vector_ptr(b, out, b.mul(v, _i64(_W)), _VI), align=8)
+        return [b.add(z, step)]
+
+    def read(b, layer):
+        twice = b.shl(layer, _vec(1))
+        pairs = [b.load(b.bitcast(b.gep(wk, [b.extract_element(twice, ir.Constant(_I32, i))]), _V2.as_pointer()),
+                        align=8) for i in range(_W)]
+        while len(pairs) > 1:  # concatenate: (w0, k0, w1, k1, ...)
+            n = 2 * pairs[0].type.count
+            pairs = [b.shuffle_vector(p, q, ir.Constant(ir.VectorType(_I32, n), list(range(n))))
+                     for p, q in zip(pairs[0::2], pairs[1::2], strict=True)]
+        (both,) = pairs
+        return tuple(b.shuffle_vector(both, both, ir.Constant(ir.VectorType(_I32, _W), list(range(j, 2 * _W, 2))))
+                     for j in (0, 1))
+
+    def candidates(b, v, accs):
+        (mask,) = accs
+        at = vector_ptr(b, out, b.mul(v, _i64(_W)), _VI)
+        cand, fails = _candidates(b, b.load(at, align=8), read)
+        b.store(cand, b.bitcast(at, _VF.as_pointer()), align=8)
+        return [_mask_bits(b, mask, fails, v)]
+
+    b, _ = counted_loop(fn, b, _i64(0), nvec, [z0], words, "words")
+    b, (mask,) = counted_loop(fn, b, _i64(0), nvec, [_i64(0)], candidates, "candidates")
+    b.ret(mask)
     return fn
 
 
 def _is_f64_vector(t: types.Type) -> bool:
     return isinstance(t, types.Array) and t.ndim == 1 and t.layout == "C" and t.dtype == types.float64
+
+
+def _kernel_call(build: object, out: types.Type, tables: tuple[types.Type, ...], start: types.Type,
+                 nvec: types.Type) -> tuple | None:
+    """The signature and codegen of an intrinsic ``(s, g, out, start, nvec, *tables)`` calling
+    the LLVM function ``build(module)`` on ``out[start:]``."""
+    if not (all(_is_f64_vector(t) for t in (out, *tables))
+            and all(isinstance(t, types.Integer) for t in (start, nvec))):
+        return None
+    sig = types.uint64(types.uint64, types.uint64, out, types.int64, types.int64, *tables)
+
+    def codegen(context, builder, signature, args):
+        o = context.make_array(out)(context, builder, args[2]).data
+        ts = [context.make_array(t)(context, builder, a).data for t, a in zip(tables, args[5:], strict=True)]
+        return builder.call(build(builder.module), [args[0], args[1], builder.gep(o, [args[3]]), args[4], *ts])
+
+    return sig, codegen
 
 
 @intrinsic
@@ -152,15 +286,13 @@ def fast_pass(typingctx, s, g, out, start, nvec, wtab, ktab):
     ``out[start:start + 8 nvec]`` (contiguous, not overlapping the tables; not bounds-checked),
     and bit ``i`` of the returned ``uint64`` set where
     candidate ``i + 1`` fails the fast test ``a < k[layer]``.  ``wtab``, ``ktab``: the
-    ziggurat's widths and fast-test bounds (``float64``, 1024 entries)."""
-    if not (all(_is_f64_vector(t) for t in (out, wtab, ktab))
-            and all(isinstance(t, types.Integer) for t in (start, nvec))):
-        return None
-    sig = types.uint64(types.uint64, types.uint64, out, types.int64, types.int64, wtab, ktab)
+    ziggurat's widths and fast-test bounds (``float64``, 1024 entries).  Tables read by gathers."""
+    return _kernel_call(_function, out, (wtab, ktab), start, nvec)
 
-    def codegen(context, builder, signature, args):
-        o, w, k = (context.make_array(t)(context, builder, a).data
-                   for t, a in ((out, args[2]), (wtab, args[5]), (ktab, args[6])))
-        return builder.call(_function(builder.module), [args[0], args[1], builder.gep(o, [args[3]]), args[4], w, k])
 
-    return sig, codegen
+@intrinsic
+def fast_pass_pairs(typingctx, s, g, out, start, nvec, wk):
+    """``mask = fast_pass_pairs(s, g, out, start, nvec, wk)``: :func:`fast_pass`'s result, bit
+    for bit, computed in two loops (the words into ``out`` first) with the tables interleaved,
+    ``wk = interleave_tables(w, k)`` (``float64``, 2048 entries): one 16-byte load per candidate."""
+    return _kernel_call(_function_pairs, out, (wk,), start, nvec)
