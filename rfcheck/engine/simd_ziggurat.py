@@ -41,7 +41,7 @@ from numba.extending import intrinsic
 
 from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
 
-__all__ = ["PAIRS", "WIDE", "fast_pass", "fast_pass_pairs", "interleave_tables", "pair_loads", "wide_int_vectors"]
+__all__ = ["PAIRS", "WIDE", "fast_pass", "fast_pass_pairs", "interleave_tables", "kernel_for", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -80,31 +80,35 @@ def wide_int_vectors(features: str) -> bool:
     return "+avx512f" in f and "+avx512dq" in f
 
 
-def pair_loads(features: str) -> bool:
-    """Whether LLVM CPU ``features`` are an AVX2 target without :func:`wide_int_vectors`, where
-    :func:`fast_pass_pairs` is faster than the Numba loop.
+def kernel_for(features: str) -> str:
+    """Which fast pass :func:`rfcheck.engine.rng.fill_normals` compiles for a CPU target.
 
     Parameters
     ----------
     features : str
-        LLVM's comma-separated feature list.
+        LLVM's comma-separated feature list of the target.
 
     Returns
     -------
-    bool
+    str
+        ``"gathers"`` (:func:`fast_pass`) where :func:`wide_int_vectors`; ``"pairs"``
+        (:func:`fast_pass_pairs`) on other AVX2 targets; ``"loop"`` (the fill's Numba loop)
+        elsewhere.
 
     Examples
     --------
-    >>> pair_loads("+avx2,-avx512f"), pair_loads("+avx2,+avx512f,+avx512dq"), pair_loads("+neon")
-    (True, False, False)
+    >>> [kernel_for(f) for f in ("+avx2,+avx512f,+avx512dq", "+avx2,-avx512f", "+neon")]
+    ['gathers', 'pairs', 'loop']
     """
-    return "+avx2" in set(features.split(",")) and not wide_int_vectors(features)
+    if wide_int_vectors(features):
+        return "gathers"
+    return "pairs" if "+avx2" in set(features.split(",")) else "loop"
 
 
 WIDE = wide_int_vectors(target_features())
 """Whether this process compiles for a target where :func:`fast_pass` is used."""
 
-PAIRS = pair_loads(target_features())
+PAIRS = kernel_for(target_features()) == "pairs"
 """Whether this process compiles for a target where :func:`fast_pass_pairs` is used."""
 
 
