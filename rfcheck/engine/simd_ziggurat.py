@@ -33,6 +33,8 @@ Elsewhere (no AVX2: other CPUs, where LLVM would emulate the vectors) the fill k
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -159,7 +161,10 @@ def _mix64(b: ir.IRBuilder, z: ir.Value) -> ir.Value:
     return b.xor(x, b.lshr(x, _vec(31)))
 
 
-def _candidates(b: ir.IRBuilder, r: ir.Value, read: object) -> tuple[ir.Value, ir.Value]:
+_Reader = Callable[[ir.IRBuilder, ir.Value], tuple[ir.Value, ir.Value]]
+
+
+def _candidates(b: ir.IRBuilder, r: ir.Value, read: _Reader) -> tuple[ir.Value, ir.Value]:
     """Words ``r`` -> (candidates ``+-a w[layer]``, the ``<8 x i1>`` fast-test failures
     ``a >= k[layer]``); ``read(b, layer)`` returns the vectors ``(w[layer], k[layer])``."""
     layer = b.and_(r, _vec((1 << _LAYER_BITS) - 1))
@@ -265,8 +270,8 @@ def _is_f64_vector(t: types.Type) -> bool:
     return isinstance(t, types.Array) and t.ndim == 1 and t.layout == "C" and t.dtype == types.float64
 
 
-def _kernel_call(build: object, out: types.Type, tables: tuple[types.Type, ...], start: types.Type,
-                 nvec: types.Type) -> tuple | None:
+def _kernel_call(build: Callable[[ir.Module], ir.Function], out: types.Type, tables: tuple[types.Type, ...],
+                 start: types.Type, nvec: types.Type) -> tuple | None:
     """The signature and codegen of an intrinsic ``(s, g, out, start, nvec, *tables)`` calling
     the LLVM function ``build(module)`` on ``out[start:]``."""
     if not (all(_is_f64_vector(t) for t in (out, *tables))
