@@ -89,6 +89,7 @@ import numpy as np
 
 from rfcheck import features
 from rfcheck.engine import couplings, montecarlo
+from rfcheck.engine.simd_ziggurat import kernel_for
 
 __all__ = [
     "COUPLINGS",
@@ -308,7 +309,8 @@ def compiled_target(check_asm: bool = True) -> dict:
     ``name`` (the :data:`CPU_TARGETS` key this bench process was started for, ``native`` if
     none), ``host_isa`` (what the machine itself has, :func:`machine_description`),
     ``blas_core`` (:func:`blas_core`: the OpenBLAS kernels of the dgemm ceiling and of the NumPy
-    baseline's products), ``numpy_simd`` (:func:`numpy_simd`) and, with
+    baseline's products), ``numpy_simd`` (:func:`numpy_simd`), ``normal_kernel`` (the bulk normals'
+    fast pass this target compiles, :func:`rfcheck.engine.simd_ziggurat.kernel_for`) and, with
     ``check_asm``, ``asm_avx512`` (:func:`avx512_markers` of the assembly of the compiled bulk
     normal kernel, :func:`rfcheck.engine.rng.draw_normals`) and ``asm_has_avx512``.
 
@@ -332,7 +334,7 @@ def compiled_target(check_asm: bool = True) -> dict:
            "set_by": "host" if config.CPU_NAME is None and config.CPU_FEATURES is None
            else "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES",
            "host_isa": machine_description().rsplit(", ", 1)[-1],
-           "blas_core": blas_core(), "numpy_simd": numpy_simd()}
+           "blas_core": blas_core(), "numpy_simd": numpy_simd(), "normal_kernel": kernel_for(features)}
     if check_asm:
         out["asm_avx512"] = avx512_markers(_normal_kernel_asm())
         out["asm_has_avx512"] = any(out["asm_avx512"].values())
@@ -379,7 +381,14 @@ def describe_target(t: dict) -> str:
                  else "; no AVX-512 instruction in the bulk normal kernel's assembly")
     if "numpy_simd" in t:
         text += f"; NumPy's loops {t['numpy_simd']}, its BLAS {t.get('blas_core') or 'not identified'}"
+    if "normal_kernel" in t:  # recorded since 2026-11-28
+        text += f"; bulk normals: {_NORMAL_KERNELS[t['normal_kernel']]}"
     return text
+
+
+_NORMAL_KERNELS = {"gathers": "8-wide fast pass, gathers", "pairs": "two-loop fast pass, paired table reads",
+                   "loop": "Numba loop"}
+"""How :func:`describe_target` names each ``normal_kernel`` of :func:`compiled_target`."""
 
 
 def target_env(target: str, base: dict[str, str] | None = None) -> dict[str, str]:

@@ -47,11 +47,14 @@ def test_avx2_subprocess_compiles_for_avx2_without_avx512_instructions():
     assert (t["name"], t["isa"], t["cpu_name"], t["set_by"]) == ("avx2", "AVX2", "haswell",
                                                                   "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES")
     assert t["asm_has_avx512"] is False and not any(t["asm_avx512"].values())
+    assert t["normal_kernel"] == "pairs" and "two-loop fast pass" in bench.describe_target(t)
     # the other contenders run AVX2 code too: NumPy's loops and (where identified) its OpenBLAS
     assert t["numpy_simd"] in ("AVX2", "below AVX2")
     assert t["blas_core"] is None or t["blas_core"].lower() not in bench._AVX512_CORES
     native = bench.check_target("native")
     assert native["set_by"] == "host" and native["isa"] == native["host_isa"]
+    assert native["normal_kernel"] == (("gathers" if "+avx512dq" in native["features"] else "pairs")
+                                       if native["isa"] == "AVX-512" else {"AVX2": "pairs"}.get(native["isa"], "loop"))
     if native["host_isa"] == "AVX-512":
         assert native["asm_has_avx512"] is True and native["numpy_simd"] == "AVX-512"
         assert "an AVX2 build measured on an AVX-512 machine" in bench.describe_target(t)
