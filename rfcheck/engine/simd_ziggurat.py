@@ -24,8 +24,9 @@ read the tables and in their loops:
   reads its layer's width and bound.  In one loop the words' multiply chains and the table reads
   wait on each other and fill the out-of-order window; split, each loop streams.  Measured on
   the AVX2 machine (AMD EPYC, Zen 3; 2026-11-28, one thread, 4,096-normal refills, 15 alternating
-  rounds, :func:`rfcheck.engine.rng.fill_normals` as a whole): the Numba loop 2.04 ns per normal
-  (median), :func:`fast_pass`'s one loop with the paired table 1.75, this kernel 1.55
+  rounds, :func:`rfcheck.engine.rng.fill_normals` as a whole,
+  ``results/bench/2026-11-28-zen3/ab_fast_pass.py``): the Numba loop 1.97 ns per normal (median),
+  this kernel 1.54; a single loop with the paired table took 1.75 in a scratch measurement
   (``results/bench/NOTES.md``).
 
 Elsewhere (no AVX2: other CPUs, where LLVM would emulate the vectors) the fill keeps its Numba loop.
