@@ -815,8 +815,10 @@ def fill_normals(st, out, raw):
             nv = m // 8 if (_WIDE or _PAIRS) else 0
             if _WIDE:  # candidates 1 .. 8 nv, 8 at a time
                 mask = fast_pass(sc, g, out, j, nv, _ZW, _ZKF)
-            else:
+            elif _PAIRS:
                 mask = fast_pass_pairs(sc, g, out, j, nv, _ZWK)
+            else:  # all in the loop below
+                mask = _U(0)
             o = out[j:j + m]
             for i in range(8 * nv, m):  # the rest, the same operations one at a time
                 r = _out64(sc + _U(i + 1) * g)

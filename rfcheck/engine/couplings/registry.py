@@ -151,7 +151,6 @@ def check_dim(c: Coupling, d: int) -> int:
     return d
 
 
-
 def coupling_args(coupling: str, M: int, d: int, *, projection: bool = False) -> tuple[Coupling, int, int]:
     """The checked arguments of a draw from coupling ``coupling``: its entry, ``M`` and ``d``.
 
