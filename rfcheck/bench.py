@@ -135,11 +135,14 @@ COUPLINGS = ("iid", "orf", "simrf", "simrf+")
 def machine_description() -> str:
     """CPU model, logical cores, and the widest SIMD level Numba's LLVM targets on this machine
     (``AVX-512``, ``AVX2`` or other): the engines' timings depend on it, so reports carry it.
+    Where this process may run on fewer logical cores than the machine has (``taskset``, a
+    container's CPU set), the count it may use follows the machine's.
 
     Returns
     -------
     str
-        ``"<model>, <n> logical cores, <SIMD level>"`` (read from ``/proc/cpuinfo`` where there is one).
+        ``"<model>, <n> logical cores, <SIMD level>"``, or ``"<model>, <n> logical cores (<k>
+        allowed to this process), <SIMD level>"`` (read from ``/proc/cpuinfo`` where there is one).
 
     Examples
     --------
@@ -161,7 +164,10 @@ def machine_description() -> str:
     except OSError:
         pass
     simd = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2/AVX-512 seen")
-    return f"{model}, {os.cpu_count()} logical cores, {simd}"
+    n = os.cpu_count()
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else n
+    cores = f"{n} logical cores" + (f" ({allowed} allowed to this process)" if n and allowed < n else "")
+    return f"{model}, {cores}, {simd}"
 
 
 # --------------------------------------------------------------------------- compilation target

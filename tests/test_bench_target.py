@@ -147,3 +147,16 @@ def test_summary_states_target_machine_and_generator_rates():
 def test_old_targets_name_warns_and_aliases():
     with pytest.warns(DeprecationWarning, match="TARGETS_BY_ISA"):
         assert bench.TARGETS_ISSUE24 is bench.TARGETS_BY_ISA
+
+
+def test_machine_description_states_the_cores_a_pinned_process_may_use(monkeypatch):
+    """A run pinned to 2 of a machine's 16 logical cores (``taskset``) says so in its ``machine``
+    field; an unpinned run keeps the plain count."""
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert ", 16 logical cores (2 allowed to this process), " in bench.machine_description()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    desc = bench.machine_description()
+    assert ", 16 logical cores, " in desc and "allowed" not in desc

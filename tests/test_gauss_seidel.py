@@ -35,3 +35,57 @@ def test_plus_update_equals_python_twin_bit_for_bit(d, data):
     want = cp_plus._py_plus_update(Xp, b, d, nrm.tolist(), 1e-10, max_passes)
     assert (int(got[0]), bool(got[1])) == want
     assert np.ascontiguousarray(X[:b, :d]).view(np.uint64).tolist() == np.array(Xp).view(np.uint64).tolist()
+
+
+@njit
+def _apply(Wt, m0, b, d, f):
+    return cp_plus._plus_apply_columns(Wt, m0, b, d, f)
+
+
+def _apply_reference(Wt, m0, b, d, f):
+    """The scalar loop of the pass with known factors, coordinate by coordinate (plain Python)."""
+    W = Wt.copy()
+    for i in range(d):
+        x = W[i]
+        t = 0.0
+        for j in range(b):
+            t += x[m0 + j]
+        for j in range(b):
+            rest = t - x[m0 + j]
+            x[m0 + j] = -(f[j] * rest)
+            t = rest + x[m0 + j]
+    return W
+
+
+@settings(max_examples=80, deadline=None)
+@given(d=st.integers(1, 40), b=st.integers(0, 23), m0=st.integers(0, 5), pad=st.integers(0, 3),
+       seed=st.integers(0, 2**32 - 1), zeros=st.booleans())
+def test_plus_apply_equals_scalar_loop_bit_for_bit(d, b, m0, pad, seed, zeros):
+    """SimRF+'s scalar-route pass (the tiled kernel of gauss_seidel.plus_apply on whole groups of
+    coordinates, the loop on the last d mod 4): every entry of W^T equals the scalar loop's to the
+    last bit -- any d (groups of 16 and of 4, a tail), any b (4 x 4 tiles and single columns), a
+    block not at column 0, entries outside the block untouched, signed zeros kept."""
+    g = np.random.default_rng(seed)
+    Wt = g.standard_normal((d + 1, m0 + b + pad))
+    if zeros:
+        Wt[g.random(Wt.shape) < 0.3] = -0.0
+    f = 0.5 + g.random(max(b, 1))
+    want = _apply_reference(Wt, m0, b, d, f)
+    _apply(Wt, m0, b, d, f)
+    assert Wt.view(np.uint64).tolist() == want.view(np.uint64).tolist()
+
+
+def test_plus_apply_kernel_is_used_and_can_fail():
+    """The kernel does the work on whole groups (a block of 64 coordinates: ``plus_apply`` returns
+    64, nothing left to the loop), and the comparison can fail: the factors shifted by one column
+    give other numbers."""
+    from rfcheck.engine.gauss_seidel import plus_apply
+
+    g = np.random.default_rng(3)
+    Wt = g.standard_normal((64, 64))
+    f = 0.5 + g.random(64)
+    want = _apply_reference(Wt, 0, 64, 64, f)
+    got = Wt.copy()
+    assert njit(lambda W, f: plus_apply(W, 0, 64, 64, f))(got, f) == 64
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    assert not np.array_equal(_apply_reference(Wt, 0, 64, 64, np.roll(f, 1)), want)

@@ -23,7 +23,8 @@ Modules
 :mod:`rfcheck.engine.simd_ziggurat`
     The bulk ziggurat's fast pass as an LLVM kernel on 8-wide vectors (AVX-512 targets).
 :mod:`rfcheck.engine.gauss_seidel`
-    The SimRF+ Gauss-Seidel step as an LLVM kernel on 8-wide vectors.
+    The SimRF+ Gauss-Seidel step as an LLVM kernel on 8-wide vectors, and the pass with known
+    factors (SimRF+'s scalar route) on 4 x 4 tiles transposed in registers.
 :mod:`rfcheck.engine.project`
     The projections ``W^T u`` (and column norms) of every ensemble trial as an LLVM kernel,
     bit for bit the loop it replaces.

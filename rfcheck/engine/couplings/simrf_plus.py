@@ -12,7 +12,8 @@ pass's factors come from scalars in ``O(b)`` (only ``|T|^2`` and ``T . s_l`` ent
 projection path also ``T . g``), because the rows start as the simplex rows; when a bound
 certifies that the second pass moves no direction by more than the tolerance (every full block
 at ``d >= 13`` in practice) the block is that first pass (applied to the rotated rows in
-``O(d b)`` on the ensemble path, without norms), otherwise the vector iteration
+``O(d b)`` on the ensemble path, without norms, by :func:`rfcheck.engine.gauss_seidel.plus_apply`),
+otherwise the vector iteration
 (``O(passes d b)``, :mod:`rfcheck.engine.gauss_seidel`) runs.
 
 References
@@ -167,33 +168,18 @@ def _columns_from_rows(X, b, d, Wt, m0):
                 Wt[i, m0 + j] = xj[i]
 
 
+
 @njit(cache=True, error_model="numpy")
 def _plus_apply_columns(Wt, m0, b, d, f):
     """The pass of :func:`_py_plus_pass` with factors ``f`` applied to the rows ``x_j =
     Wt[:, m0 + j]`` (``j < b``) where they lie, the same operations on every coordinate: ``T``
     (coordinate ``i``) is ``sum_j x_j[i]`` in index order, then per row ``rest = T - x_j[i]``,
     ``x_j[i] <- -(f_j rest)``, ``T <- rest + x_j[i]``.  Coordinate ``i`` is row ``i`` of ``Wt``
-    (contiguous), a chain of dependent operations over ``j``; eight coordinates run side by
-    side, so that eight independent chains fill the processor and no copy of the block into
-    rows is needed.  Same numbers as :func:`_py_plus_pass` on the rows, bit for bit."""
-    i8 = d - d % 8
-    for i in range(0, i8, 8):
-        w0, w1, w2, w3 = Wt[i, m0:m0 + b], Wt[i + 1, m0:m0 + b], Wt[i + 2, m0:m0 + b], Wt[i + 3, m0:m0 + b]
-        w4, w5, w6, w7 = Wt[i + 4, m0:m0 + b], Wt[i + 5, m0:m0 + b], Wt[i + 6, m0:m0 + b], Wt[i + 7, m0:m0 + b]
-        t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = 0.0
-        for j in range(b):
-            t0, t1, t2, t3 = t0 + w0[j], t1 + w1[j], t2 + w2[j], t3 + w3[j]
-            t4, t5, t6, t7 = t4 + w4[j], t5 + w5[j], t6 + w6[j], t7 + w7[j]
-        for j in range(b):
-            fj = f[j]
-            r0, r1, r2, r3 = t0 - w0[j], t1 - w1[j], t2 - w2[j], t3 - w3[j]
-            r4, r5, r6, r7 = t4 - w4[j], t5 - w5[j], t6 - w6[j], t7 - w7[j]
-            n0, n1, n2, n3 = -(fj * r0), -(fj * r1), -(fj * r2), -(fj * r3)
-            n4, n5, n6, n7 = -(fj * r4), -(fj * r5), -(fj * r6), -(fj * r7)
-            w0[j], w1[j], w2[j], w3[j], w4[j], w5[j], w6[j], w7[j] = n0, n1, n2, n3, n4, n5, n6, n7
-            t0, t1, t2, t3 = r0 + n0, r1 + n1, r2 + n2, r3 + n3
-            t4, t5, t6, t7 = r4 + n4, r5 + n5, r6 + n6, r7 + n7
-    for i in range(i8, d):
+    (contiguous), a chain of dependent operations over ``j``; the coordinates run in the lanes of
+    :func:`rfcheck.engine.gauss_seidel.plus_apply` (4 x 4 tiles transposed in registers, 16
+    coordinates in flight), the last ``d mod 4`` here, so that no copy of the block into rows is
+    needed.  Same numbers as :func:`_py_plus_pass` on the rows, bit for bit."""
+    for i in range(_gs.plus_apply(Wt, m0, b, d, f), d):
         w = Wt[i, m0:m0 + b]
         t = 0.0
         for j in range(b):
