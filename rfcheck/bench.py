@@ -165,7 +165,10 @@ def machine_description() -> str:
         pass
     simd = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2/AVX-512 seen")
     n = os.cpu_count()
-    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else n
+    try:
+        allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else n
+    except OSError:  # some sandboxes refuse the call
+        allowed = n
     cores = f"{n} logical cores" + (f" ({allowed} allowed to this process)" if n and allowed < n else "")
     return f"{model}, {cores}, {simd}"
 

@@ -160,3 +160,11 @@ def test_machine_description_states_the_cores_a_pinned_process_may_use(monkeypat
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
     desc = bench.machine_description()
     assert ", 16 logical cores, " in desc and "allowed" not in desc
+
+    def refuse(pid):
+        raise OSError("not permitted")
+
+    monkeypatch.setattr(os, "sched_getaffinity", refuse, raising=False)  # a sandbox refusing the call
+    assert ", 16 logical cores, " in bench.machine_description()
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # a platform without it
+    assert ", 16 logical cores, " in bench.machine_description()

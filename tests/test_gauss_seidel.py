@@ -1,7 +1,7 @@
 """rfcheck.engine.gauss_seidel: the SimRF+ step kernel gives the plain-Python twin's numbers bit for bit."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numba import njit
 
@@ -60,6 +60,7 @@ def _apply_reference(Wt, m0, b, d, f):
 @settings(max_examples=80, deadline=None)
 @given(d=st.integers(1, 40), b=st.integers(0, 23), m0=st.integers(0, 5), pad=st.integers(0, 3),
        seed=st.integers(0, 2**32 - 1), zeros=st.booleans())
+@example(d=36, b=7, m0=3, pad=1, seed=5, zeros=True)  # groups of 16 and of 4, a tail; tiles and single columns
 def test_plus_apply_equals_scalar_loop_bit_for_bit(d, b, m0, pad, seed, zeros):
     """SimRF+'s scalar-route pass (the tiled kernel of gauss_seidel.plus_apply on whole groups of
     coordinates, the loop on the last d mod 4): every entry of W^T equals the scalar loop's to the
@@ -76,16 +77,22 @@ def test_plus_apply_equals_scalar_loop_bit_for_bit(d, b, m0, pad, seed, zeros):
 
 
 def test_plus_apply_kernel_is_used_and_can_fail():
-    """The kernel does the work on whole groups (a block of 64 coordinates: ``plus_apply`` returns
-    64, nothing left to the loop), and the comparison can fail: the factors shifted by one column
-    give other numbers."""
+    """The kernel does the work on whole groups of four coordinates (``plus_apply`` returns
+    ``d - d mod 4``: groups of 16, then of 4, the rest left to the loop), and the bit-for-bit
+    comparison can fail: the kernel run with the factors shifted by one column differs from the
+    loop's numbers."""
     from rfcheck.engine.gauss_seidel import plus_apply
 
+    run = njit(lambda W, b, d, f: plus_apply(W, 0, b, d, f))
     g = np.random.default_rng(3)
-    Wt = g.standard_normal((64, 64))
-    f = 0.5 + g.random(64)
-    want = _apply_reference(Wt, 0, 64, 64, f)
-    got = Wt.copy()
-    assert njit(lambda W, f: plus_apply(W, 0, 64, 64, f))(got, f) == 64
-    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
-    assert not np.array_equal(_apply_reference(Wt, 0, 64, 64, np.roll(f, 1)), want)
+    for d in (3, 4, 7, 16, 20, 23, 36, 64):
+        Wt = g.standard_normal((d, 9))
+        f = 0.5 + g.random(9)
+        want = _apply_reference(Wt, 0, 9, d - d % 4, f)
+        got = Wt.copy()
+        assert run(got, 9, d, f) == d - d % 4
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+        if d >= 4:
+            shifted = Wt.copy()
+            run(shifted, 9, d, np.roll(f, 1))
+            assert not np.array_equal(shifted, want)

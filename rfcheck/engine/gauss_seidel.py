@@ -28,9 +28,10 @@ such vectors (16 coordinates) are in flight at once, to cover the chain's latenc
 operations per coordinate are the scalar loop's, in its order (no ``fma``), so the numbers are
 the same bit for bit.  Measured (2026-11-28, one thread of an AMD Zen 3 core, d = b = 64, the
 former Numba loop of eight scalar chains and this kernel in one process, alternating rounds;
-``results/bench/2026-11-28-pm-zen3/ab_plus_apply.py``): the pass 4.26 -> 2.89 us median (paired
-ratio 1.51x; 1.56x-1.78x in three earlier runs).  Four coordinates a group (one vector) or eight
-(two) were slower, as was keeping the sum pass's transposed tiles in scratch for the update.
+``results/bench/2026-11-28-am-zen3/ab_plus_apply.py``): the pass 4.26 -> 2.89 us median (paired
+ratio 1.51x; 1.56x-1.78x in three earlier runs).  Groups of eight coordinates (two vectors in
+flight) were no faster (1.53x-1.56x) and groups of 32 slower (1.07x-1.29x: they spill),
+as was keeping the sum pass's transposed tiles in scratch for the update (1.09x-1.46x).
 """
 
 from __future__ import annotations
@@ -346,7 +347,7 @@ def plus_apply(Wt, m0, b, d, f):
     Returns
     -------
     int
-        ``d - d mod 4``: the coordinates ``i >= `` it are left alone.
+        ``d - d mod 4``: the coordinates from it on are left to the caller.
 
     Notes
     -----

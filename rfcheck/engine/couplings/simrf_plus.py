@@ -168,7 +168,6 @@ def _columns_from_rows(X, b, d, Wt, m0):
                 Wt[i, m0 + j] = xj[i]
 
 
-
 @njit(cache=True, error_model="numpy")
 def _plus_apply_columns(Wt, m0, b, d, f):
     """The pass of :func:`_py_plus_pass` with factors ``f`` applied to the rows ``x_j =

@@ -1,6 +1,6 @@
 """A/B, one process: SimRF+'s scalar-route pass on a 64 x 64 block, the former Numba loop (eight scalar
 chains, frozen here as it was) against the tiled kernel (`rfcheck.engine.gauss_seidel.plus_apply`).
-Run: `NUMBA_NUM_THREADS=1 python results/bench/2026-11-28-pm-zen3/ab_plus_apply.py`."""
+Run: `NUMBA_NUM_THREADS=1 python results/bench/2026-11-28-am-zen3/ab_plus_apply.py`."""
 import time, numpy as np
 from numba import njit
 from rfcheck.engine.couplings import simrf_plus as P
