@@ -226,6 +226,23 @@ def test_bulk_normals_do_take_the_fixup_path():
     assert tails >= 1
 
 
+@settings(max_examples=60, deadline=None)
+@given(s=st.integers(0, 2**64 - 1), g=st.integers(0, 2**63 - 1), n=st.integers(0, 300))
+def test_fill_uniforms_open_equals_the_twin_bit_for_bit(s, g, n):
+    """The bulk uniforms (states stepped by ``g`` in a vector loop, wrapping mod 2**64) are the
+    twin's repeated ``uniform_open`` draws to the last bit, for any state (``g`` odd, as
+    SplitMix64's increments are) and any length (whole vectors and a tail), and the returned
+    state is ``s + n g mod 2**64``."""
+    g = 2 * g + 1
+    r = rng.PySplitMix(0, 0, 0)
+    r.s, r.g = s, g
+    out = np.empty(n)
+    got = rng.fill_uniforms_open((np.uint64(s), np.uint64(g)), out)
+    want = [r.uniform_open() for _ in range(n)]
+    assert out.view(np.uint64).tolist() == np.array(want, dtype=float).view(np.uint64).tolist()
+    assert (int(got[0]), int(got[1])) == ((s + n * g) % 2**64, g) == (r.s, r.g)
+
+
 def test_bulk_fills_take_plain_int_states():
     """A state of Python ints (int64 where it fits) gives the numbers of its uint64 form."""
     raw = np.empty(rng.RAW_SIZE, dtype=np.uint64)
