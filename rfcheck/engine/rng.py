@@ -853,7 +853,7 @@ def fill_uniforms_open(st, out):
     ``2^-53`` per draw).  The states ``s + k g`` are stepped by ``g`` (the same integers mod
     ``2**64``), not multiplied out per word: on an AVX2 target, where a 64-bit vector multiply is
     three 32-bit ones, 1.83 -> 1.38 ns per uniform (one Zen 3 thread, 2026-11-28,
-``results/bench/2026-11-28-am-zen3/ab_uniforms.py``).
+    ``results/bench/2026-11-28-am-zen3/ab_uniforms.py``).
 
     Parameters
     ----------
