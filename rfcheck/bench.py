@@ -66,8 +66,10 @@ AVX-512 versions (:func:`target_env`; each row's ``target`` records ``blas_core`
 ``numpy_simd``).  Before, the AVX2 engine was measured against an AVX-512 dgemm ceiling and an
 AVX-512 NumPy, which no AVX2 machine has.
 
-Generator row (:func:`run_rng_bench`): bulk ziggurat normals per ns per core (one thread,
-:func:`rfcheck.engine.rng.draw_normals`), the generator target of :data:`TARGETS_BY_ISA`.
+Generator rows (:func:`run_rng_bench`): bulk ziggurat normals per ns per core (one thread,
+4,096-normal refills) of the engine's SplitMix64 (:func:`rfcheck.engine.rng.fill_normals`: the
+generator target of :data:`TARGETS_BY_ISA`) and, beside it, of the measured alternatives on the
+same ziggurat (Philox4x32-10; ARS-5 and ARS-7 where the target has x86 AES instructions).
 
 Run ``python -m rfcheck.bench`` or
 ``python -c "from rfcheck.bench import run_bench, format_table; print(format_table(run_bench()))"``.
@@ -174,7 +176,7 @@ def machine_description() -> str:
 
 
 # --------------------------------------------------------------------------- compilation target
-_HASWELL_FEATURES = ("+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fsgsbase,+fxsr,+lzcnt,+mmx,"
+_HASWELL_FEATURES = ("+64bit,+aes,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fsgsbase,+fxsr,+lzcnt,+mmx,"
                      "+movbe,+pclmul,+popcnt,+rdrnd,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave,"
                      "+xsaveopt,-avx512f")
 
@@ -851,8 +853,10 @@ lasts only ~1 ms. Measured there, idle, 15 rounds each: pause then timing 0.95 n
 
 def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, block: int = 4096) -> list[dict]:
     """Normals per ns per core of the bulk normal draw on one thread, for the engine's generator
-    (SplitMix64, :func:`rfcheck.engine.rng.fill_normals`, what every ensemble uses) and for
-    Philox4x32-10 (:func:`rfcheck.engine.philox.fill_normals`, same ziggurat), timed interleaved
+    (SplitMix64, :func:`rfcheck.engine.rng.fill_normals`, what every ensemble uses) and for the
+    measured alternatives with the same ziggurat: Philox4x32-10 (:func:`rfcheck.engine.philox.fill_normals`)
+    and, where the target has AES instructions (:data:`rfcheck.engine.ars.AES`; since 2026-11-28),
+    ARS-5 and ARS-7 (:func:`rfcheck.engine.ars.fill_normals`), timed interleaved
     (``repeats`` rounds, each one timing per generator after a :data:`PAUSE`, after a warm-up:
     run straight after the parallel engine bench, the first rounds ran at a fifth of the speed
     while its idle worker threads still spun).
@@ -885,7 +889,10 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     list of dict
         One entry per generator, with the keys above.
     """
-    from rfcheck.engine import philox, rng
+    from functools import partial
+    from types import SimpleNamespace
+
+    from rfcheck.engine import ars, philox, rng
 
     if quick:
         n, repeats = min(n, 1 << 16), min(repeats, 3)
@@ -894,6 +901,10 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     n = reps * block
     buf = np.empty(block)
     gens = {DEFAULT_GENERATOR: rng, "philox4x32-10": philox}
+    if ars.AES is not None:  # each generator: draw_normals(n, seed=...) and fill_normals_repeat
+        gens.update({f"ars-{r}": SimpleNamespace(draw_normals=partial(ars.draw_normals, rounds=r),
+                                                 fill_normals_repeat=partial(ars.fill_normals_repeat, rounds=r))
+                     for r in ars.ROUNDS})
     times: dict[str, list[float]] = {g: [] for g in gens}
     array_times: dict[str, list[float]] = {g: [] for g in gens}
     for m in gens.values():

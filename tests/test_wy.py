@@ -105,7 +105,7 @@ def test_engine_cache_stamps_cover_compiled_imports():
     import ast
     import pathlib
 
-    from rfcheck.engine import discrete_engine, philox, rng
+    from rfcheck.engine import ars, counter_normals, discrete_engine, philox, rng
 
     root = pathlib.Path(rng.__file__).parent
 
@@ -116,6 +116,7 @@ def test_engine_cache_stamps_cover_compiled_imports():
     family = {p.relative_to(root).as_posix() for p in (root / "couplings").glob("*.py")}
     stamped = {"rng.py": rng._ENGINE_FILES, "montecarlo.py": rng._ENGINE_FILES,
                "discrete_engine.py": discrete_engine.CACHE_FILES, "philox.py": philox.CACHE_FILES,
+               "counter_normals.py": counter_normals.CACHE_FILES, "ars.py": ars.CACHE_FILES,
                **{f: rng._ENGINE_FILES for f in family if compiled(f)}}
     tied = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if "tie_cache_to_engine(" in p.read_text()}
     assert tied == set(stamped)

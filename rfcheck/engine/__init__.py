@@ -15,6 +15,13 @@ Modules
     Philox4x32-10 (32-bit multiplies) with a bulk normal fill and its twin: measured against
     SplitMix64 by ``rfcheck bench`` and slower on AVX-512 and AVX2 builds alike, so optional
     (nothing uses it by default).
+:mod:`rfcheck.engine.ars`
+    ARS-5 and ARS-7 (AES rounds; x86 AES-NI, 256-bit with VAES) with a bulk normal fill and its
+    twin: measured against SplitMix64 by ``rfcheck bench``, the fill ~1.1x faster with VAES on
+    Zen 3 and no faster without it, so optional (nothing uses it by default).
+:mod:`rfcheck.engine.counter_normals`
+    What the two alternatives share: a chunk of 64-bit words into ziggurat normals and fix-ups,
+    and the plain-Python twin of their fill.
 :mod:`rfcheck.engine.bits`
     Exact bit-level conversions (53-bit words to doubles, ``fma``) shared by the kernels
     and their twins.

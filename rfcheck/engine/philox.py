@@ -49,10 +49,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rfcheck.engine import rng as _rng
-from rfcheck.engine.bits import u52_to_f64
+from rfcheck.engine.counter_normals import PyCounterNormals, chunk_candidates, finish_chunk
 
 __all__ = ["PyPhilox", "block_key", "draw_normals", "fill_normals", "fill_normals_repeat", "init_block",
            "philox4x32_10", "py_philox4x32_10"]
@@ -64,7 +63,6 @@ _PM0 = _U(0xD2511F53)
 _PM1 = _U(0xCD9E8D57)
 _W0 = _U(0x9E3779B9)
 _W1 = _U(0xBB67AE85)
-_ONE = _U(1)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -148,8 +146,8 @@ def py_philox4x32_10(c: tuple[int, int, int, int], k: tuple[int, int]) -> tuple[
 
 @njit(cache=True, error_model="numpy")
 def block_key(seed, stream, block):
-    """The 64-bit Philox key of engine block ``(seed, stream, block)`` (lane 2 of the hash of
-    :func:`rfcheck.engine.rng.block_state`).
+    """The 64-bit Philox key of engine block ``(seed, stream, block)``: lane 2 of
+    :func:`rfcheck.engine.rng.block_key`.
 
     Parameters
     ----------
@@ -169,7 +167,7 @@ def block_key(seed, stream, block):
     >>> block_key(3, 0, 0) == PyPhilox(3, 0, 0).key, block_key(3, 0, 1) != block_key(3, 0, 0)
     (True, True)
     """
-    return _rng._mix64(_rng._mix64(_rng._mix64(_rng._mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(2))
+    return _rng.block_key(seed, stream, block, 2)
 
 
 @njit(cache=True, error_model="numpy")
@@ -257,20 +255,7 @@ def fill_normals(st, out, raw):
             x0, x1, x2, x3 = philox4x32_10(ctr & _M32, ctr >> _S32, _U(0), _U(0), k0, k1)
             raw[2 * q] = x0 | (x1 << _S32)
             raw[2 * q + 1] = x2 | (x3 << _S32)
-        o = out[i0:i0 + m]
-        mask = _U(0)
-        for i in range(m):
-            r = raw[i]
-            idx = np.int64(r & _rng._ZIDX)
-            rr = r >> _rng._ZSH
-            fa = u52_to_f64((rr >> _rng._S1) & _rng._MANT)
-            x = fa * _rng._ZW[idx]
-            o[i] = -x if (rr & _ONE) != _U(0) else x
-            mask |= _U(fa >= _rng._ZKF[idx]) << _U(i)
-        while mask != _U(0):
-            i = trailing_zeros(mask)
-            mask &= mask - _ONE
-            o[i] = _rng._normal_fix(raw, raw[i])
+        finish_chunk(raw, out, i0, chunk_candidates(raw, out, i0, 0, m))
         j = j + _U(calls)
         i0 += m
     return (key, j)
@@ -353,7 +338,7 @@ def draw_normals(n: int, seed: int = 0, stream: int = 0) -> np.ndarray:
     return out
 
 
-class PyPhilox:
+class PyPhilox(PyCounterNormals):
     """Plain-Python twin of a block's Philox stream and of :func:`fill_normals` (fallback on
     :class:`rfcheck.engine.rng.PySplitMix`, lane 1); bit-identical, slow.
 
@@ -373,41 +358,16 @@ class PyPhilox:
     """
 
     def __init__(self, seed: int, stream: int, block: int) -> None:
-        mix = _rng._py_mix64
-        self.key = mix(mix(mix(mix(seed) ^ stream) ^ block) ^ 2)
-        self.j = 0
-        self.fb = _rng.PyRNG(seed, stream, block)  # its lane-1 fallback is the engine's
+        super().__init__(seed, stream, block)
+        self.key = _rng.py_block_key(seed, stream, block, 2)
 
-    def words(self, calls: int) -> list[int]:
-        """The 64-bit words of the next ``calls`` Philox calls (two per call)."""
-        k = (self.key & 0xFFFFFFFF, self.key >> 32)
-        out = []
-        for q in range(calls):
-            c = self.j + q
-            x0, x1, x2, x3 = py_philox4x32_10((c & 0xFFFFFFFF, c >> 32, 0, 0), k)
-            out += [x0 | x1 << 32, x2 | x3 << 32]
-        self.j += calls
-        return out
-
-    def fill_normals(self, n: int) -> list[float]:
-        out: list[float] = []
-        mant = (1 << 52) - 1
-        while len(out) < n:
-            m = min(_rng.CHUNK, n - len(out))
-            raws = self.words((m + 1) // 2)[:m]
-            chunk = []
-            for r in raws:
-                rr = r >> 10
-                x = float((rr >> 1) & mant) * _rng._ZW_L[r & 0x3FF]
-                chunk.append(-x if rr & 1 else x)
-            for i, r in enumerate(raws):
-                if ((r >> 11) & mant) >= _rng._ZK_INT[r & 0x3FF]:
-                    chunk[i] = self.fb._normal_fix(r)
-            out.extend(chunk)
-        return out
+    def call(self, c: int) -> tuple[int, int]:
+        """The two 64-bit words ``x0 | x1 << 32`` and ``x2 | x3 << 32`` of Philox call ``c``."""
+        x0, x1, x2, x3 = py_philox4x32_10((c & 0xFFFFFFFF, c >> 32, 0, 0), (self.key & 0xFFFFFFFF, self.key >> 32))
+        return x0 | x1 << 32, x2 | x3 << 32
 
 
-CACHE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "rng.py", "philox.py")
+CACHE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "rng.py", "counter_normals.py", "philox.py")
 """The engine files whose compiled code this module's kernels inline: its Numba on-disk cache is
 keyed to their contents (:func:`rfcheck.engine.rng.tie_cache_to_engine`)."""
 

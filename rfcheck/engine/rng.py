@@ -90,6 +90,7 @@ __all__ = [
     "RAW_SIZE",
     "PyRNG",
     "PySplitMix",
+    "block_key",
     "block_state",
     "chi",
     "draw_gammas",
@@ -104,6 +105,7 @@ __all__ = [
     "init_block",
     "next_u64",
     "normal",
+    "py_block_key",
     "seed_key",
     "uniform",
     "uniform_open",
@@ -291,6 +293,32 @@ def _mix_gamma(z):
     return z ^ _ALT if n < 24 else z
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def block_key(seed, stream, block, lane=0):
+    """The 64-bit hash ``mix(mix(mix(mix(seed) ^ stream) ^ block) ^ lane)`` of a block's
+    coordinates and a lane: :func:`block_state` seeds lane ``lane``'s SplitMix64 generator from
+    it; the measured alternative generators take it as their keys (lane 2 for
+    :mod:`rfcheck.engine.philox`, lanes 3 and 4 for :mod:`rfcheck.engine.ars`).
+
+    Parameters
+    ----------
+    seed, stream, block, lane : numpy.uint64 or int
+        Converted to ``uint64`` here (from Python: ints below ``2**63``, or ``np.uint64`` values).
+
+    Returns
+    -------
+    numpy.uint64
+        The hash (a Python int when called from Python).
+
+    Examples
+    --------
+    >>> from rfcheck.engine.rng import block_key, py_block_key
+    >>> block_key(3, 0, 0, 4) == py_block_key(3, 0, 0, 4), block_key(3, 0, 1) != block_key(3, 0, 0)
+    (True, True)
+    """
+    return _mix64(_mix64(_mix64(_mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(lane))
+
+
 @njit(cache=True, error_model="numpy")
 def block_state(seed, stream, block, lane=0):
     """SplitMix64 state ``(s, g)`` for ``(seed, stream, block, lane)`` (all uint64).
@@ -329,7 +357,7 @@ def block_state(seed, stream, block, lane=0):
     >>> big == (r.s, r.g)
     True
     """
-    key = _mix64(_mix64(_mix64(_mix64(_U(seed)) ^ _U(stream)) ^ _U(block)) ^ _U(lane))
+    key = block_key(seed, stream, block, lane)
     return (_mix64(key), _mix_gamma(_mix64(key + _GOLDEN)))
 
 
@@ -1192,6 +1220,22 @@ def _py_exact(x: float, u: float, v3: float, dd: float) -> bool:
     return v3 > 0.0 and math.log(u) < 0.5 * x * x + dd * (1.0 - v3 + math.log(v3))
 
 
+def py_block_key(seed: int, stream: int, block: int, lane: int = 0) -> int:
+    """Plain-Python twin of :func:`block_key`.
+
+    Parameters
+    ----------
+    seed, stream, block, lane : int
+        Integers in ``[0, 2**64)``.
+
+    Returns
+    -------
+    int
+        The hash.
+    """
+    return _py_mix64(_py_mix64(_py_mix64(_py_mix64(seed) ^ stream) ^ block) ^ lane)
+
+
 class PySplitMix:
     """Plain-Python twin of one SplitMix64 generator (:func:`block_state`) and its scalar
     draws.
@@ -1213,7 +1257,7 @@ class PySplitMix:
     """
 
     def __init__(self, seed: int, stream: int, block: int, lane: int = 0) -> None:
-        key = _py_mix64(_py_mix64(_py_mix64(_py_mix64(seed) ^ stream) ^ block) ^ lane)
+        key = py_block_key(seed, stream, block, lane)
         self.s = _py_mix64(key)
         self.g = _py_mix_gamma(_py_mix64((key + 0x9E3779B97F4A7C15) & _MASK))
 

@@ -21,9 +21,13 @@ read the tables and in their loops:
 - :func:`fast_pass_pairs` (AVX2 targets without AVX-512, :data:`PAIRS`): two loops, first the
   words of the whole chunk (stored in ``out`` as integers), then the candidates; the two tables
   interleaved (``wk[2 i] = w[i]``, ``wk[2 i + 1] = k[i]``), so one 16-byte load per candidate
-  reads its layer's width and bound.  In one loop the words' multiply chains and the table reads
-  wait on each other and fill the out-of-order window; split, each loop streams.  Measured on
-  the AVX2 machine (AMD EPYC, Zen 3; 2026-11-28, one thread, 4,096-normal refills, 15 alternating
+  reads its layer's width and bound, at an offset computed from a scalar load of the candidate's
+  word (:func:`candidates_loop`; against extracting the layers from the word vector, the whole
+  fill 1.50 -> 1.29 ns per normal on one Zen 3 thread, 2026-11-28,
+  ``results/bench/2026-11-28-layers-zen3/ab_layer_loads.py``).  In one loop the words' multiply
+  chains and the table reads wait on each other and fill the out-of-order window; split, each
+  loop streams.  Measured when the kernel was introduced (with the layers extracted) on the AVX2
+  machine (AMD EPYC, Zen 3; 2026-11-28, one thread, 4,096-normal refills, 15 alternating
   rounds, :func:`rfcheck.engine.rng.fill_normals` as a whole,
   ``results/bench/2026-11-28-zen3/ab_fast_pass.py``): the Numba loop 1.97 ns per normal (median),
   this kernel 1.54; a single loop with the paired table took 1.75 in a scratch measurement
@@ -44,7 +48,8 @@ from numba.extending import intrinsic
 
 from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
 
-__all__ = ["PAIRS", "WIDE", "fast_pass", "fast_pass_pairs", "interleave_tables", "kernel_for", "wide_int_vectors"]
+__all__ = ["PAIRS", "WIDE", "candidates_loop", "declare", "fast_pass", "fast_pass_pairs", "interleave_tables",
+           "kernel_call", "kernel_for", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -182,14 +187,35 @@ def _mask_bits(b: ir.IRBuilder, mask: ir.Value, fails: ir.Value, v: ir.Value) ->
     return b.or_(mask, b.shl(b.zext(b.bitcast(fails, ir.IntType(_W)), _I64), b.mul(v, _i64(_W))))
 
 
-def _declare(module: ir.Module, name: str, tables: int) -> ir.Function | None:
-    """``i64 name(s, g, out, nvec, table...)``, or ``None`` if the module defines it already."""
+def declare(module: ir.Module, name: str, tables: int, scalars: int = 2) -> ir.Function | None:
+    """Declare the kernel ``i64 name(scalar..., out, nvec, table...)`` (``scalars`` ``i64``
+    arguments first: ``s, g`` for SplitMix64's kernels; ``out`` and the tables ``double*``,
+    ``out`` ``noalias``), internal to ``module``, or return ``None`` if the module defines it
+    already.
+
+    Parameters
+    ----------
+    module : llvmlite.ir.Module
+        The module the kernel goes into.
+    name : str
+        Its LLVM name.
+    tables : int
+        How many table pointers follow ``nvec``.
+    scalars : int, optional
+        How many ``i64`` arguments come first (default 2).
+
+    Returns
+    -------
+    llvmlite.ir.Function or None
+        The declared function, without a body, or ``None``.
+    """
     ptr = _F64.as_pointer()
-    fn = cgutils.get_or_insert_function(module, ir.FunctionType(_I64, [_I64, _I64, ptr, _I64] + [ptr] * tables), name)
+    fn = cgutils.get_or_insert_function(
+        module, ir.FunctionType(_I64, [_I64] * scalars + [ptr, _I64] + [ptr] * tables), name)
     if not fn.is_declaration:
         return None
     fn.linkage = "internal"
-    fn.args[2].add_attribute("noalias")
+    fn.args[scalars].add_attribute("noalias")
     return fn
 
 
@@ -197,7 +223,7 @@ def _function(module: ir.Module) -> ir.Function:
     """``i64 rfcheck.zig_fast(s, g, out, nvec, w, k)``: candidates ``1 .. 8 nvec`` of the chunk
     starting at state ``s`` into ``out``; bit ``i`` of the result set where candidate ``i + 1``
     fails the fast test.  One loop; the tables read by gathers."""
-    fn = _declare(module, "rfcheck.zig_fast", 2)
+    fn = declare(module, "rfcheck.zig_fast", 2)
     if fn is None:
         return module.get_global("rfcheck.zig_fast")
     s, g, out, nvec, wtab, ktab = fn.args
@@ -226,11 +252,63 @@ def _function(module: ir.Module) -> ir.Function:
 _V2 = ir.VectorType(_F64, 2)
 
 
+def candidates_loop(fn: ir.Function, b: ir.IRBuilder, words: ir.Value, out: ir.Value, nvec: ir.Value,
+                    wk: ir.Value) -> tuple[ir.IRBuilder, ir.Value]:
+    """Emit the candidates' loop of the two-loop fast pass: for ``v < nvec``, the eight 64-bit words
+    at ``words[8 v:]`` (an ``i64*``) into candidates at ``out[8 v:]`` (a ``double*``; may be
+    ``words`` itself, bitcast), their fast-test failures into the bits ``8 v ..`` of a mask.
+
+    Each candidate's width and bound are one 16-byte load from the interleaved table ``wk``
+    (:func:`interleave_tables`), at an offset computed from a scalar load of its word (extracting
+    the eight layers from the word vector took shuffle uops on the vector ports, which this loop
+    is short of).  Shared by :func:`fast_pass_pairs` and the measured alternative generator of
+    :mod:`rfcheck.engine.ars`.
+
+    Parameters
+    ----------
+    fn : llvmlite.ir.Function
+        The kernel the loop's blocks are appended to.
+    b : llvmlite.ir.IRBuilder
+        The builder, positioned where the loop goes.
+    words, out, nvec, wk : llvmlite.ir.Value
+        The words (``i64*``), the candidates (``double*``), the number of vectors (``i64``) and
+        the interleaved table (``double*``, 2048 entries).
+
+    Returns
+    -------
+    tuple
+        The builder after the loop and the ``i64`` failure mask (bit ``i``: candidate ``i``).
+    """
+    def reader(offsets):
+        def read(b, _layer):  # the layers' pairs at the given offsets into wk
+            pairs = [b.load(b.bitcast(b.gep(wk, [o]), _V2.as_pointer()), align=8) for o in offsets]
+            while len(pairs) > 1:  # concatenate: (w0, k0, w1, k1, ...)
+                n = 2 * pairs[0].type.count
+                pairs = [b.shuffle_vector(p, q, ir.Constant(ir.VectorType(_I32, n), list(range(n))))
+                         for p, q in zip(pairs[0::2], pairs[1::2], strict=True)]
+            (both,) = pairs
+            return tuple(b.shuffle_vector(both, both, ir.Constant(ir.VectorType(_I32, _W), list(range(j, 2 * _W, 2))))
+                         for j in (0, 1))
+        return read
+
+    def candidates(b, v, accs):
+        (mask,) = accs
+        first = b.mul(v, _i64(_W))
+        offsets = [b.shl(b.and_(b.load(b.gep(words, [b.add(first, _i64(i))]), align=8),
+                                _i64((1 << _LAYER_BITS) - 1)), _i64(1)) for i in range(_W)]
+        word_vec = b.load(b.bitcast(b.gep(words, [first], inbounds=True), _VI.as_pointer()), align=8)
+        cand, fails = _candidates(b, word_vec, reader(offsets))
+        b.store(cand, vector_ptr(b, out, first, _VF), align=8)
+        return [_mask_bits(b, mask, fails, v)]
+
+    b, (mask,) = counted_loop(fn, b, _i64(0), nvec, [_i64(0)], candidates, "candidates")
+    return b, mask
+
+
 def _function_pairs(module: ir.Module) -> ir.Function:
     """``i64 rfcheck.zig_fast_pairs(s, g, out, nvec, wk)``: as :func:`_function`, in two loops
-    (the words into ``out`` as integers, then the candidates over them), each candidate's width
-    and bound read by one 16-byte load from the interleaved table ``wk``."""
-    fn = _declare(module, "rfcheck.zig_fast_pairs", 1)
+    (the words into ``out`` as integers, then :func:`candidates_loop` over them)."""
+    fn = declare(module, "rfcheck.zig_fast_pairs", 1)
     if fn is None:
         return module.get_global("rfcheck.zig_fast_pairs")
     s, g, out, nvec, wk = fn.args
@@ -242,27 +320,9 @@ def _function_pairs(module: ir.Module) -> ir.Function:
         b.store(_mix64(b, z), vector_ptr(b, out, b.mul(v, _i64(_W)), _VI), align=8)
         return [b.add(z, step)]
 
-    def read(b, layer):
-        twice = b.shl(layer, _vec(1))
-        pairs = [b.load(b.bitcast(b.gep(wk, [b.extract_element(twice, ir.Constant(_I32, i))]), _V2.as_pointer()),
-                        align=8) for i in range(_W)]
-        while len(pairs) > 1:  # concatenate: (w0, k0, w1, k1, ...)
-            n = 2 * pairs[0].type.count
-            pairs = [b.shuffle_vector(p, q, ir.Constant(ir.VectorType(_I32, n), list(range(n))))
-                     for p, q in zip(pairs[0::2], pairs[1::2], strict=True)]
-        (both,) = pairs
-        return tuple(b.shuffle_vector(both, both, ir.Constant(ir.VectorType(_I32, _W), list(range(j, 2 * _W, 2))))
-                     for j in (0, 1))
-
-    def candidates(b, v, accs):
-        (mask,) = accs
-        at = vector_ptr(b, out, b.mul(v, _i64(_W)), _VI)
-        cand, fails = _candidates(b, b.load(at, align=8), read)
-        b.store(cand, b.bitcast(at, _VF.as_pointer()), align=8)
-        return [_mask_bits(b, mask, fails, v)]
-
+    words_i64 = b.bitcast(out, _I64.as_pointer())
     b, _ = counted_loop(fn, b, _i64(0), nvec, [z0], words, "words")
-    b, (mask,) = counted_loop(fn, b, _i64(0), nvec, [_i64(0)], candidates, "candidates")
+    b, mask = candidates_loop(fn, b, words_i64, out, nvec, wk)
     b.ret(mask)
     return fn
 
@@ -271,19 +331,37 @@ def _is_f64_vector(t: types.Type) -> bool:
     return isinstance(t, types.Array) and t.ndim == 1 and t.layout == "C" and t.dtype == types.float64
 
 
-def _kernel_call(build: Callable[[ir.Module], ir.Function], out: types.Type, tables: tuple[types.Type, ...],
-                 start: types.Type, nvec: types.Type) -> tuple | None:
-    """The signature and codegen of an intrinsic ``(s, g, out, start, nvec, *tables)`` calling
-    the LLVM function ``build(module)`` on ``out[start:]``."""
+def kernel_call(build: Callable[[ir.Module], ir.Function], out: types.Type, tables: tuple[types.Type, ...],
+                start: types.Type, nvec: types.Type, scalars: int = 2) -> tuple | None:
+    """The signature and codegen of a Numba intrinsic ``(*scalars, out, start, nvec, *tables)``
+    (``scalars`` ``uint64`` arguments; ``out`` and the tables C-contiguous ``float64`` arrays)
+    calling the LLVM function ``build(module)`` (declared by :func:`declare` with ``scalars``) on
+    ``out[start:]``; ``None`` (a typing failure) for other argument types.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(module)`` returns the kernel's ``ir.Function`` in that module.
+    out, tables, start, nvec : numba.types.Type
+        The intrinsic's argument types.
+    scalars : int, optional
+        How many ``uint64`` arguments come first (default 2: ``s, g``).
+
+    Returns
+    -------
+    tuple or None
+        ``(signature, codegen)`` for :func:`numba.extending.intrinsic`.
+    """
     if not (all(_is_f64_vector(t) for t in (out, *tables))
             and all(isinstance(t, types.Integer) for t in (start, nvec))):
         return None
-    sig = types.uint64(types.uint64, types.uint64, out, types.int64, types.int64, *tables)
+    sig = types.uint64(*[types.uint64] * scalars, out, types.int64, types.int64, *tables)
 
     def codegen(context, builder, signature, args):
-        o = context.make_array(out)(context, builder, args[2]).data
-        ts = [context.make_array(t)(context, builder, a).data for t, a in zip(tables, args[5:], strict=True)]
-        return builder.call(build(builder.module), [args[0], args[1], builder.gep(o, [args[3]]), args[4], *ts])
+        k = scalars
+        o = context.make_array(out)(context, builder, args[k]).data
+        ts = [context.make_array(t)(context, builder, a).data for t, a in zip(tables, args[k + 3:], strict=True)]
+        return builder.call(build(builder.module), [*args[:k], builder.gep(o, [args[k + 1]]), args[k + 2], *ts])
 
     return sig, codegen
 
@@ -297,7 +375,7 @@ def fast_pass(typingctx, s, g, out, start, nvec, wtab, ktab):
     and bit ``i`` of the returned ``uint64`` set where
     candidate ``i + 1`` fails the fast test ``a < k[layer]``.  ``wtab``, ``ktab``: the
     ziggurat's widths and fast-test bounds (``float64``, 1024 entries).  Tables read by gathers."""
-    return _kernel_call(_function, out, (wtab, ktab), start, nvec)
+    return kernel_call(_function, out, (wtab, ktab), start, nvec)
 
 
 @intrinsic
@@ -305,4 +383,4 @@ def fast_pass_pairs(typingctx, s, g, out, start, nvec, wk):
     """``mask = fast_pass_pairs(s, g, out, start, nvec, wk)``: :func:`fast_pass`'s result, bit
     for bit, computed in two loops (the words into ``out`` first) with the tables interleaved,
     ``wk = interleave_tables(w, k)`` (``float64``, 2048 entries): one 16-byte load per candidate."""
-    return _kernel_call(_function_pairs, out, (wk,), start, nvec)
+    return kernel_call(_function_pairs, out, (wk,), start, nvec)
