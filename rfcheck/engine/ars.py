@@ -273,6 +273,11 @@ def kernel_builder(rounds: int, unit: str | None = None):
     -------
     callable
         ``build(module) -> llvmlite.ir.Function``.
+
+    Raises
+    ------
+    ValueError
+        If ``unit`` (or :data:`AES`, when ``unit`` is not given) is not ``"vaes"`` or ``"aes"``.
     """
     unit = unit or AES
     if unit not in ("vaes", "aes"):
@@ -333,12 +338,38 @@ def _fast_pass7(typingctx, klo, khi, j, ncand, out, start, nwords, wk, words):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def fast_pass(rounds, klo, khi, j, ncand, out, start, nwords, words):
-    """The words of ``4 nwords`` ARS calls from ``j`` into ``words[:8 nwords]`` (the ``uint64``
-    bits as ``float64``), then candidates ``0 .. 8 ncand - 1`` of them into
-    ``out[start:start + 8 ncand]`` (``ncand <= nwords <= 8``); returns the fast test's failures
-    as the bits of a ``uint64``.  ``rounds``: one of :data:`ROUNDS` (else ``ValueError``).  The
-    counters are ``j + q`` in the low 64 bits, without a carry into the high half (unlike the
-    twin's 128-bit integers: a difference only for ``j >= 2**64 - 32``, out of reach)."""
+    """The words of ``4 nwords`` ARS calls from ``j`` into ``words[:8 nwords]``, then candidates
+    ``0 .. 8 ncand - 1`` of them into ``out[start:start + 8 ncand]``; returns the fast test's
+    failures.  Needs :data:`AES`; not bounds-checked.
+
+    The counters are ``j + q`` in the low 64 bits, without a carry into the high half (unlike the
+    twin's 128-bit integers: a difference only for ``j >= 2**64 - 32``, out of reach).
+
+    Parameters
+    ----------
+    rounds : int
+        One of :data:`ROUNDS`.
+    klo, khi, j : numpy.uint64
+        The key's halves and the first call.
+    ncand, nwords : int
+        Vectors of eight candidates and of four calls (``ncand <= nwords <= 8``).
+    out : numpy.ndarray of float64
+        The candidates go to ``out[start:]``.
+    start : int
+        Offset into ``out``.
+    words : numpy.ndarray of float64
+        Scratch of at least ``8 nwords`` entries: the words' ``uint64`` bits.
+
+    Returns
+    -------
+    numpy.uint64
+        Bit ``i`` set where candidate ``i`` fails the fast test.
+
+    Raises
+    ------
+    ValueError
+        If ``rounds`` is not in :data:`ROUNDS`.
+    """
     if rounds == 5:
         return _fast_pass5(klo, khi, j, ncand, out, start, nwords, _rng._ZWK, words)
     if rounds == 7:
