@@ -132,19 +132,9 @@ class PyCounterNormals:
     def fill_normals(self, n: int) -> list[float]:
         """``n`` normals, as the compiled ``fill_normals`` of the subclass's module."""
         out: list[float] = []
-        mant = (1 << 52) - 1
         while len(out) < n:
             m = min(_rng.CHUNK, n - len(out))
-            raws = self.words((m + 1) // 2)[:m]
-            chunk = []
-            for r in raws:
-                rr = r >> 10
-                x = float((rr >> 1) & mant) * _rng._ZW_L[r & 0x3FF]
-                chunk.append(-x if rr & 1 else x)
-            for i, r in enumerate(raws):
-                if ((r >> 11) & mant) >= _rng._ZK_INT[r & 0x3FF]:
-                    chunk[i] = self.fb._normal_fix(r)
-            out.extend(chunk)
+            out.extend(_rng._py_chunk_normals(self.words((m + 1) // 2)[:m], self.fb._normal_fix))
         return out
 
 

@@ -1236,6 +1236,23 @@ def py_block_key(seed: int, stream: int, block: int, lane: int = 0) -> int:
     return _py_mix64(_py_mix64(_py_mix64(_py_mix64(seed) ^ stream) ^ block) ^ lane)
 
 
+def _py_chunk_normals(raws: list[int], fix) -> list[float]:
+    """The twins' chunk of bulk normals from its words ``raws``: every candidate by the fast
+    pass's operations, then the failed ones, in order of position, by ``fix(word)`` (the
+    fallback generator's slow branch).  Shared by :class:`PyRNG` and the alternative
+    generators' twin (:class:`rfcheck.engine.counter_normals.PyCounterNormals`)."""
+    mant = (1 << 52) - 1
+    chunk = []
+    for r in raws:
+        rr = r >> 10
+        x = float((rr >> 1) & mant) * _ZW_L[r & 0x3FF]
+        chunk.append(-x if rr & 1 else x)
+    for i, r in enumerate(raws):
+        if ((r >> 11) & mant) >= _ZK_INT[r & 0x3FF]:
+            chunk[i] = fix(r)
+    return chunk
+
+
 class PySplitMix:
     """Plain-Python twin of one SplitMix64 generator (:func:`block_state`) and its scalar
     draws.
@@ -1355,16 +1372,7 @@ class PyRNG(PySplitMix):
         out: list[float] = []
         while len(out) < n:
             m = min(CHUNK, n - len(out))
-            raws = [self.next_u64() for _ in range(m)]
-            chunk = []
-            for r in raws:
-                rr = r >> 10
-                x = float((rr >> 1) & ((1 << 52) - 1)) * _ZW_L[r & 0x3FF]
-                chunk.append(-x if rr & 1 else x)
-            for i, r in enumerate(raws):
-                if ((r >> 11) & ((1 << 52) - 1)) >= _ZK_INT[r & 0x3FF]:
-                    chunk[i] = self._normal_fix(r)
-            out.extend(chunk)
+            out.extend(_py_chunk_normals([self.next_u64() for _ in range(m)], self._normal_fix))
         return out
 
     def fill_uniforms_open(self, n: int) -> list[float]:
