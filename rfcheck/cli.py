@@ -221,10 +221,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _writable_file(args.update_readme, "--update-readme", must_exist=True)
     if args.at is None and not args.no_cache:
         _writable_dir(args.cache_dir, "--cache-dir")
+    if args.point_index and args.at is None:
+        raise ValueError("--point-index goes with --at (the index of that point in the run that reported it)")
     if args.at is not None:
         if len(args.claim or []) != 1:
             raise ValueError("--at needs exactly one --claim")
-        v = verify.evaluate_at(args.claim[0], _parse_at(args.at), seed=args.seed, budget=args.budget)
+        v = verify.evaluate_at(args.claim[0], _parse_at(args.at), seed=args.seed, budget=args.budget,
+                               point_index=args.point_index)
         entries = [v.as_dict()]
         for ch in v.checks:
             w = ch.worst.as_dict() if ch.worst else {}
@@ -549,6 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "MIXED (refuted as literally printed, holds under another reading). Exit 1 also, always, "
                          "if any claim is ERROR")
     vp.add_argument("--at", metavar="K=V,...", help="evaluate one claim's checks at this point only")
+    vp.add_argument("--point-index", type=_count(0), default=0, metavar="K",
+                    help="with --at: the point's index in the run that reported it (a reproduce line gives it); "
+                         "it selects the point's random draws, so the reported numbers come back")
     vp.add_argument("--jobs", type=_count(1), default=min(2, os.cpu_count() or 1), help="worker processes")
     vp.add_argument("--scheduler", metavar="ADDRESS",
                     help="run the claims on a Dask distributed scheduler (e.g. tcp://host:8786; extra rfcheck[dask])")

@@ -45,6 +45,12 @@ class Real:
     [0.0, 0.5, 1.0]
     >>> Real(1.0, 100.0, "log").levels(3)
     [1.0, 10.0, 100.0]
+
+    Draws and optimiser moves stay in the range (``exp(log 0.1 + (log 10 - log 0.1))`` rounds to
+    ``10.000000000000007``):
+
+    >>> Real(0.1, 10.0, "log").from_unit(1.0)
+    10.0
     """
 
     lo: float
@@ -64,16 +70,21 @@ class Real:
         base = np.geomspace(self.lo, self.hi, k) if self.scale == "log" else np.linspace(self.lo, self.hi, k)
         return sorted({float(v) for v in base} | set(self.extra))
 
+    def _clip(self, v: float) -> float:
+        """``v`` in ``[lo, hi]``: the logarithms and products below may round past an end by ulps,
+        and a point outside the range is not a point of the domain (``--at`` would refuse it)."""
+        return min(max(float(v), self.lo), self.hi)
+
     def sample(self, rng: np.random.Generator) -> float:
         if self.scale == "log":
-            return float(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi))))
-        return float(rng.uniform(self.lo, self.hi))
+            return self._clip(math.exp(rng.uniform(math.log(self.lo), math.log(self.hi))))
+        return self._clip(rng.uniform(self.lo, self.hi))
 
     def from_unit(self, t: float) -> float:
         t = min(max(t, 0.0), 1.0)
         if self.scale == "log":
-            return float(math.exp(math.log(self.lo) + t * (math.log(self.hi) - math.log(self.lo))))
-        return self.lo + t * (self.hi - self.lo)
+            return self._clip(math.exp(math.log(self.lo) + t * (math.log(self.hi) - math.log(self.lo))))
+        return self._clip(self.lo + t * (self.hi - self.lo))
 
     def contains(self, v: Any) -> bool:
         return isinstance(v, int | float) and not isinstance(v, bool) and (self.lo <= v <= self.hi or v in self.extra)

@@ -68,6 +68,7 @@ from rfcheck.claims import (
     Reading,
     get,
     mpmath_rtol,
+    recheck_rounding,
     register,
     register_paper,
 )
@@ -219,6 +220,13 @@ def _eval(printed: Printed, p: Point, precision: str, dps: int) -> Any:
         return +mpmath.mpmathify(printed(MP, _mp_point(p)))
 
 
+def _recheck(ev: PointEval, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval], precision: str,
+             dps: int, tol: Any) -> PointEval:
+    """:func:`rfcheck.claims.recheck_rounding` for a printed side evaluated in mpmath (float64 sides
+    keep their own tolerance)."""
+    return recheck_rounding(ev, evaluate, compare, dps, tol) if precision == "mpmath" else ev
+
+
 def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
     """A reference's ``(value, error bar)``; a bare value is taken as exact to ``10^(5 - dps)``."""
     if isinstance(ref, tuple):
@@ -293,7 +301,12 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
         rtol = _rtol(precision, dps)
         with mpmath.workdps(dps):
             sc = abs(mpmath.mpmathify(scale(dict(p), dps))) if scale else 0
-            ev = compare_deterministic(p, pv, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+
+            def compare(v: Any) -> PointEval:
+                return compare_deterministic(p, v, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
+
+            ev = _recheck(compare(pv), lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
+                          10 * abs(err) + rtol * abs(ref) + sc * rtol)
         if reference_ball is None or not ev.decided:
             return ev
         return certify_with_balls(ev, p, dps, printed_ball or _ctx_ball(printed), reference_ball, rtol=rtol,
@@ -516,10 +529,17 @@ class Paper:
         flip = relation.startswith(">")
 
         def evaluate(p: Point, budget: Budget, seed: int) -> PointEval:
-            lo, hi = (_eval(f, p, precision, budget.dps) for f in ((rhs, lhs) if flip else (lhs, rhs)))
+            sides = (rhs, lhs) if flip else (lhs, rhs)
+            lo, hi = (_eval(f, p, precision, budget.dps) for f in sides)
             with mpmath.workdps(budget.dps):
                 e = mpmath.mpmathify(err(dict(p), budget.dps)) if err else 0
-                ev = compare_inequality(p, lo, hi, e, rtol=_rtol(precision, budget.dps))
+                rtol = _rtol(precision, budget.dps)
+
+                def compare(v: Any) -> PointEval:
+                    return compare_inequality(p, v[0], v[1], e, rtol=rtol)
+
+                ev = _recheck(compare((lo, hi)), lambda prec: tuple(_eval(f, p, precision, prec) for f in sides),
+                              compare, precision, budget.dps, 10 * abs(e) + rtol * max(abs(lo), abs(hi)))
             if err is not None or precision != "mpmath" or not ev.decided:
                 return ev  # an approximate side (err) has no enclosure to certify with
             from rfcheck.arb_backend import bits_for_dps
@@ -571,7 +591,13 @@ class Paper:
                     return PointEval(p, None, None, math.inf, math.nan, False, f"refinement failed: {exc}")
                 ref = t if what.startswith("arg") else objective(MP, pm, t)
             pv = _eval(printed, p, precision, dps)
-            return compare_deterministic(p, pv, ref, abs(ref) * mpmath.mpf(10) ** (-dps), rtol=_rtol(precision, dps))
+            err, rtol = abs(ref) * mpmath.mpf(10) ** (-dps), _rtol(precision, dps)
+
+            def compare(v: Any) -> PointEval:
+                return compare_deterministic(p, v, ref, err, rtol=rtol)
+
+            return _recheck(compare(pv), lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
+                            10 * err + rtol * abs(ref))
 
         check = Check(name, 1, evaluate, search=True, max_points=max_points,
                       description=f"{what}: bounded Brent (float64) refined in mpmath{_describe(printed)}",
@@ -608,7 +634,14 @@ class Paper:
             def evaluate_cf(p: Point, budget: Budget, seed: int) -> PointEval:
                 a, b = (_eval(f, p, "mpmath", budget.dps) for f in (mse_a, mse_b))
                 with mpmath.workdps(budget.dps):
-                    return compare_inequality(p, a, b, 0, rtol=_rtol("mpmath", budget.dps))
+                    rtol = _rtol("mpmath", budget.dps)
+
+                    def compare(v: Any) -> PointEval:
+                        return compare_inequality(p, v[0], v[1], 0, rtol=rtol)
+
+                    return recheck_rounding(compare((a, b)), lambda prec: tuple(_eval(f, p, "mpmath", prec)
+                                                                                for f in (mse_a, mse_b)),
+                                            compare, budget.dps, rtol * max(abs(a), abs(b)))
 
             checks.append(Check("closed-forms", 1, evaluate_cf, description="MSE(A) <= MSE(B) from the closed forms",
                                 requires=requires, labels=("MSE(B)", "MSE(A)")))

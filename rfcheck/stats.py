@@ -493,6 +493,10 @@ class PointEval:
         Why the point is undecided, or another remark.
     extra : dict, optional
         Check-specific details (e.g. ``z``, ``z_crit`` and the estimate for Monte Carlo).
+    index : int, optional
+        The point's index in the run that evaluated it, which selects its random draws
+        (:func:`rfcheck.verify.point_seed`); ``rfcheck verify --at ... --point-index K`` evaluates
+        the point with the same draws.  Set by the verifier, not by checks.
 
     Examples
     --------
@@ -508,6 +512,7 @@ class PointEval:
     decided: bool = True
     note: str = ""
     extra: dict[str, Any] | None = None
+    index: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         def num(v: Any) -> Any:
@@ -534,6 +539,7 @@ class PointEval:
             "decided": self.decided,
             "note": self.note,
             **({"extra": self.extra} if self.extra else {}),
+            **({"index": self.index} if self.index is not None else {}),
         }
 
 

@@ -238,7 +238,9 @@ class Verdict:
             return None
         pt = deciding.worst.point
         at = ",".join(f"{k}={_fmt(v)}" for k, v in pt.items() if not k.startswith("_"))
-        return f"{claim_command(self.claim.id)} --at '{at}' --seed {self.seed}"
+        idx = deciding.worst.index  # the point's random draws (point_seed) are those of its index
+        tail = f" --point-index {idx}" if idx else ""
+        return f"{claim_command(self.claim.id)} --at '{at}' --seed {self.seed} --budget {self.budget.name}{tail}"
 
     def deciding_check(self) -> CheckResult | None:
         done = [c for c in self.checks if c.verdict != INCONCLUSIVE]
@@ -381,7 +383,7 @@ def _optimise(claim: Claim, domain: Any, check: Check, evals: list[PointEval], b
             if p is None:
                 return 1e300
             counter[0] += 1
-            ev = _safe_eval(check, p, budget, point_seed(seed, claim.id, counter[0]))
+            ev = replace(_safe_eval(check, p, budget, point_seed(seed, claim.id, counter[0])), index=counter[0])
             if ev.decided and math.isfinite(ev.disc):
                 found.append(ev)
                 return -ev.disc
@@ -412,14 +414,36 @@ def _queue_reporter(queue: Any) -> None:
     _POINT_REPORTER = lambda *a: queue.put_nowait(a)  # noqa: E731
 
 
+def _search_points(claim: Claim, check: Check, budget: Budget, seed: int) -> list[dict[str, Any]]:
+    """The points a check evaluates before the optimiser (its domain's grid and random points, for
+    Monte Carlo the fixed points first and at most ``budget.mc_points`` in all)."""
+    rng = np.random.default_rng([seed, zlib.crc32((claim.id + check.name).encode())])
+    domain = check.domain or claim.domain
+    pts = domain.grid(budget.grid_levels, budget.grid_cap, rng)
+    pts += domain.random(budget.n_random, rng)
+    if check.strength == 3:
+        order = rng.permutation(len(pts))
+        # keep the domain's fixed points and corners first, then a random spread
+        n_fix = len(domain.fixed_points)
+        head = list(range(min(n_fix, len(pts))))
+        rest = [i for i in order if i >= n_fix]
+        pts = [pts[i] for i in (head + rest)][: max(budget.mc_points, n_fix)]
+    if check.max_points is not None:
+        pts = pts[: check.max_points]
+    return pts
+
+
 def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
-              points: list[dict[str, Any]] | None = None, early_stop: bool = False) -> CheckResult:
+              points: list[dict[str, Any]] | None = None, early_stop: bool = False,
+              first_index: int = 0) -> CheckResult:
     """Run one check over the claim's domain (or over ``points``) and decide its verdict.
 
+    Point ``i`` is evaluated with the seed :func:`point_seed` ``(seed, claim.id, first_index + i)``
+    and records that index (``PointEval.index``; the optimiser's points continue the count), so
+    that ``--at`` with ``--point-index`` replays a reported point with its own draws.
     ``early_stop``: a deterministic check stops at its first decided violation (enough for
     a REFUTED verdict; used by the mutation suite, whose question is only "is it caught?").
     """
-    rng = np.random.default_rng([seed, zlib.crc32((claim.id + check.name).encode())])
     domain = check.domain or claim.domain
     desc = domain.description or ("sub-domain" if check.domain else "the claim's domain")
     missing = missing_extras(check.requires)
@@ -427,17 +451,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
         return CheckResult(check.name, check.strength, INCONCLUSIVE, 0, 0, 0, None, needs_reason(missing),
                            description=check.description, domain=desc, needs=missing, labels=check.labels)
     if points is None:
-        pts = domain.grid(budget.grid_levels, budget.grid_cap, rng)
-        pts += domain.random(budget.n_random, rng)
-        if check.strength == 3:
-            order = rng.permutation(len(pts))
-            # keep the domain's fixed points and corners first, then a random spread
-            n_fix = len(domain.fixed_points)
-            head = list(range(min(n_fix, len(pts))))
-            rest = [i for i in order if i >= n_fix]
-            pts = [pts[i] for i in (head + rest)][: max(budget.mc_points, n_fix)]
-        if check.max_points is not None:
-            pts = pts[: check.max_points]
+        pts = _search_points(claim, check, budget, seed)
     else:
         pts = points
         if check.domain is not None:  # a given point (--at) outside this check's sub-domain is not its point
@@ -446,13 +460,16 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
                 return CheckResult(check.name, check.strength, INCONCLUSIVE, 0, 0, 0, None,
                                    f"the point lies outside this check's domain ({desc})",
                                    description=check.description, domain=desc, labels=check.labels)
-    if check.strength == 3 and len(pts) > budget.mc_points:
-        # the checks share alpha over budget.mc_points tests (Bonferroni): count every point
-        budget = replace(budget, mc_points=len(pts))
+    if check.strength == 3:
+        # the checks share alpha over budget.mc_points tests (Bonferroni): count every point -- at a
+        # given point (--at), every point the search would test, so that its test is the run's
+        n_tests = len(pts) if points is None else max(len(pts), len(_search_points(claim, check, budget, seed)))
+        if n_tests > budget.mc_points:
+            budget = replace(budget, mc_points=n_tests)
     evals = []
-    for i, p in enumerate(pts):
-        evals.append(_safe_eval(check, p, budget, point_seed(seed, claim.id, i)))
-        _report_point(claim.id, check.name, i + 1, len(pts))
+    for i, p in enumerate(pts, start=first_index):
+        evals.append(replace(_safe_eval(check, p, budget, point_seed(seed, claim.id, i)), index=i))
+        _report_point(claim.id, check.name, i - first_index + 1, len(pts))
         if early_stop and check.strength < 3 and evals[-1].decided and evals[-1].disc > 1:
             break
     stopped = early_stop and any(e.decided and e.disc > 1 for e in evals) and check.strength < 3
@@ -475,7 +492,7 @@ def run_check(claim: Claim, check: Check, budget: Budget, seed: int,
                 break
             decided.remove(v)
             undecided.append(PointEval(v.point, v.printed, v.reference, v.err, v.disc, False,
-                                       "refutation not confirmed by an independent re-run"))
+                                       "refutation not confirmed by an independent re-run", v.extra, v.index))
     worst_pool = violations or decided or evals
     worst = max(worst_pool, key=lambda e: e.disc if math.isfinite(e.disc) else -math.inf) if worst_pool else None
     if violations:
@@ -544,7 +561,7 @@ def _check_at(claim: Claim, at: dict[str, Any]) -> None:
 
 
 def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int = 0,
-              at: dict[str, Any] | None = None, early_stop: bool = False) -> Verdict:
+              at: dict[str, Any] | None = None, early_stop: bool = False, point_index: int = 0) -> Verdict:
     """Verify one claim (or evaluate it only at the point ``at``).
 
     Parameters
@@ -560,6 +577,10 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         of searching the domain (default: search).
     early_stop : bool, default False
         Stop a deterministic check's search (strength < 3) at its first decided violation.
+    point_index : int, default 0
+        With ``at``: the index the point had in the run that reported it, which selects its random
+        draws (:func:`point_seed`); a reported point's ``index`` (its reproduce line's
+        ``--point-index``) replays it with the same numbers.
 
     Returns
     -------
@@ -571,8 +592,9 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
     ValueError
         If ``claim`` is an unregistered id, ``at`` is not a point of the claim's domain nor of
         any check's sub-domain (a missing or unknown parameter, a value out of range, a failed
-        constraint), or the claim's readings are ill-formed (names not distinct, not exactly one
-        natural reading, a reading without checks).
+        constraint), ``point_index`` is negative or given without ``at``, or the claim's readings
+        are ill-formed (names not distinct, not exactly one natural reading, a reading without
+        checks).
     KeyError
         If ``budget`` is a name that is not a budget.
 
@@ -590,6 +612,8 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
     t0 = time.perf_counter()
     memo.forget()  # numbers independent of the claims that ran before (rfcheck.memo)
     pts = None
+    if point_index < 0 or (point_index and at is None):
+        raise ValueError(f"point_index must be >= 0 and goes with a point (at); got {point_index}")
     if at is not None:
         _check_at(claim, at)
         full = claim.domain._finish([at])
@@ -600,17 +624,18 @@ def run_claim(claim: Claim | str, *, budget: Budget | str = "default", seed: int
         claim.check_readings()
         rr = []
         for r in claim.readings:
-            res = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in r.checks]
+            res = [run_check(claim, ch, budget, seed, pts, early_stop, point_index) for ch in r.checks]
             v, why = _combine(claim, res) if res else (INCONCLUSIVE, f"not checkable: {r.unverifiable}")
             rr.append(ReadingResult(r.name, r.natural, v, why, r.reason, r.description, res, r.correction))
         verdict, reason, shown = _combine_readings(rr)
         return Verdict(claim, verdict, shown.checks, reason, seed, budget, time.perf_counter() - t0, rr)
-    results = [run_check(claim, ch, budget, seed, pts, early_stop) for ch in claim.checks]
+    results = [run_check(claim, ch, budget, seed, pts, early_stop, point_index) for ch in claim.checks]
     verdict, reason = _combine(claim, results)
     return Verdict(claim, verdict, results, reason, seed, budget, time.perf_counter() - t0)
 
 
-def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str = "default") -> Verdict:
+def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str = "default",
+                point_index: int = 0) -> Verdict:
     """All checks of a claim at one point (the ``--at`` reproduction of a counterexample).
 
     Parameters
@@ -624,6 +649,10 @@ def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str
         The run seed.
     budget : str, default "default"
         The budget's name (``"smoke"``, ``"default"``, ``"thorough"``).
+    point_index : int, default 0
+        The point's index in the run that reported it (``PointEval.index``, the reproduce
+        line's ``--point-index``): checks that draw random numbers at a point draw those of
+        :func:`point_seed` ``(seed, claim_id, point_index)``, so the reported numbers come back.
 
     Returns
     -------
@@ -636,7 +665,7 @@ def evaluate_at(claim_id: str, at: dict[str, Any], *, seed: int = 0, budget: str
     >>> v.verdict, v.deciding_check().n_points
     ('REFUTED', 1)
     """
-    return run_claim(claim_id, budget=budget, seed=seed, at=at)
+    return run_claim(claim_id, budget=budget, seed=seed, at=at, point_index=point_index)
 
 
 def select(ids: Iterable[str] = (), papers: Iterable[str] = (), all_: bool = False) -> list[Claim]:

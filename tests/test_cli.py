@@ -49,6 +49,7 @@ _AT32 = "d=3,nx=1.0,ny=1.0,theta=0.5,a_re=0.05,a_im=0,s=1"
     (["verify", "--claim", "crt.thm3.2", "--at", _AT32.replace("a_re=0.05", "a_re=0.2")], "a_re = 0.2 lies outside"),
     (["verify", "--claim", "crt.thm3.2", "--at", _AT32 + ",bogus=7"], "unknown parameter bogus"),
     (["verify", "--claim", "crt.thm3.3", "--at", "zz=3"], "the point needs"),
+    (["verify", "--claim", "crt.eq16", "--point-index", "3"], "--point-index goes with --at"),
     (["plot", "--index", "crt-fig1"], "--index writes the index"),
     (["bench", "--quick", "--json", "/proc/rfcheck-x/out.json"], "no such directory"),
     (["bench", "--min-len", "64"], "options of 'rfcheck bench attention'"),
@@ -78,6 +79,7 @@ def test_bench_summarise_rejects_an_attention_output(tmp_path, capsys):
 @pytest.mark.parametrize("args, needle", [
     (["verify", "--claim", "crt.eq16", "--jobs", "0"], "--jobs: must be >= 1"),
     (["verify", "--claim", "crt.eq16", "--seed", "-1"], "--seed: must be >= 0"),
+    (["verify", "--claim", "crt.eq16", "--at", "d=1", "--point-index", "-2"], "--point-index: must be >= 0"),
     (["calibrate", "--seeds", "0"], "--seeds: must be >= 1"),
     (["calibrate", "--alpha", "nan"], "--alpha: must lie in (0, 1)"),
     (["bench", "attention", "--repeats", "0"], "--repeats: must be >= 1"),

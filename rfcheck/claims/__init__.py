@@ -36,6 +36,7 @@ __all__ = [
     "missing_extras",
     "mpmath_rtol",
     "needs_reason",
+    "recheck_rounding",
     "register",
     "register_paper",
     "source_digest",
@@ -262,6 +263,98 @@ def mpmath_rtol(dps: int) -> float:
     (1e-25, 1e-45)
     """
     return 10.0 ** (5 - dps)
+
+
+#: :func:`recheck_rounding` raises the printed side's precision at most this many times (doubling)
+MAX_RECHECKS = 4
+
+
+def recheck_rounding(ev: PointEval, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval],
+                     dps: int, tol: Any) -> PointEval:
+    """A decided violation of a deterministic comparison, re-decided where the printed side's own
+    evaluation at ``dps`` digits is not accurate to the comparison's tolerance.
+
+    :func:`mpmath_rtol` sets five of the working digits aside for the printed formula's rounding; a
+    formula that cancels more (``(sqrt(a^2 + e) - a) / e`` at small ``e``) can then look refuted at
+    ``dps`` digits while it is right -- and an optimiser that maximises the discrepancy climbs
+    towards exactly such points.  Every refutation is therefore checked: the printed side
+    (``evaluate(prec)``, at ``prec`` digits) is evaluated again at ``dps + 15`` digits, and the
+    difference ``delta`` of the two estimates its rounding.  The violation stands as computed,
+    number for number, when ``delta <= tol / 10`` (a tenth of the comparison's tolerance ``tol``,
+    the denominator of its ``disc``) or when ``10 delta`` cannot explain it (``disc tol - 10 delta >
+    tol``).  Otherwise the precision is doubled (at most :data:`MAX_RECHECKS` times) until two
+    evaluations 15 digits apart agree to ``tol / 10``, and the point is compared again with the
+    accurate value (``compare(value)``), its note saying so; if they never agree the point is
+    undecided.  A point that is not a violation is not re-evaluated.
+
+    Parameters
+    ----------
+    ev : PointEval
+        The point as first compared, the printed side evaluated at ``dps`` digits.
+    evaluate : callable
+        ``evaluate(prec)``: the printed side at ``prec`` decimal digits (a number, or a tuple of
+        numbers for a comparison of two printed sides); ``evaluate(dps)`` is ``ev``'s value.
+    compare : callable
+        ``compare(value)``: the point compared again with another value of the printed side.
+    dps : int
+        The comparison's working precision.
+    tol : number
+        The comparison's tolerance (the denominator of its ``disc``), > 0.
+
+    Returns
+    -------
+    PointEval
+        ``ev`` itself, or the point compared with the accurate printed value (or undecided).
+
+    Examples
+    --------
+    ``1 - cos(t)`` at ``t = 1e-14`` cancels 28 digits: at 30 digits it is refuted against
+    ``2 sin(t/2)^2``, at 60 it agrees.
+
+    >>> import mpmath
+    >>> from rfcheck.stats import compare_deterministic
+    >>> def side(prec):
+    ...     with mpmath.workdps(prec):
+    ...         return 1 - mpmath.cos(mpmath.mpf("1e-14"))
+    >>> with mpmath.workdps(40):
+    ...     ref = 2 * mpmath.sin(mpmath.mpf("1e-14") / 2) ** 2
+    >>> cmp = lambda v: compare_deterministic({}, v, ref, 0, rtol=mpmath_rtol(30))
+    >>> first = cmp(side(30))
+    >>> first.disc > 1, recheck_rounding(first, side, cmp, 30, mpmath_rtol(30) * ref).disc <= 1
+    (True, True)
+    """
+    import mpmath
+
+    if not (ev.decided and ev.disc > 1):
+        return ev
+
+    def spread(a: Any, b: Any) -> Any:
+        a, b = (v if isinstance(v, tuple) else (v,) for v in (a, b))
+        return max(abs(mpmath.mpmathify(x) - mpmath.mpmathify(y)) for x, y in zip(a, b, strict=True))
+
+    tol = mpmath.mpmathify(tol)
+    if not tol > 0:
+        return ev
+    prec = dps
+    low, high = evaluate(prec), evaluate(prec + 15)
+    with mpmath.workdps(prec + 15):
+        delta = spread(low, high)
+        if delta <= tol / 10 or ev.disc * tol - 10 * delta > tol:
+            return ev  # accurate to a tenth of the tolerance, or a violation its rounding cannot explain
+    for _ in range(MAX_RECHECKS):
+        prec *= 2
+        low, high = evaluate(prec), evaluate(prec + 15)
+        with mpmath.workdps(prec + 15):
+            accurate = spread(low, high) <= tol / 10
+        if accurate:
+            out = compare(high)
+            out.note = (out.note + "; " if out.note else "") + (
+                f"the printed side re-evaluated at {prec + 15} digits (at {dps} its rounding could explain "
+                f"the discrepancy)")
+            return out
+    return PointEval(ev.point, ev.printed, ev.reference, ev.err, float("nan"), False,
+                     f"the printed side's evaluation does not settle up to {prec} digits (cancellation)",
+                     ev.extra, ev.index)
 
 
 #: the built-in budgets by name (``rfcheck verify --budget smoke|default|thorough``)

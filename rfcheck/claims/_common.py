@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 
 from rfcheck.backends import MP
-from rfcheck.claims import Budget, Check, mpmath_rtol
+from rfcheck.claims import Budget, Check, mpmath_rtol, recheck_rounding
 from rfcheck.domains import Domain, Int, Real
 from rfcheck.stats import PointEval, compare_deterministic, compare_inequality
 
@@ -420,15 +420,24 @@ def deterministic_check(
     if printed is None and printed_ctx is None:
         raise ValueError(f"check {name!r}: give printed or printed_ctx")
 
+    def printed_at(p: dict[str, Any], prec: int) -> Any:
+        with mpmath.workdps(prec):
+            return printed_ctx(MP, mp_point(p)) if printed_ctx is not None else printed(p)  # type: ignore[misc]
+
     def evaluate(p: dict[str, Any], budget: Budget, seed: int) -> PointEval:
         dps = budget.dps
         ref, err = reference(p, dps)
         with mpmath.workdps(dps):
-            pv = printed_ctx(MP, mp_point(p)) if printed_ctx is not None else printed(p)  # type: ignore[misc]
+            pv = printed_at(p, dps)
             scale = abs(atol_scale(p, dps)) if atol_scale else 0
             rtol = mpmath_rtol(dps)
-            ev = compare_deterministic(p, pv, ref, err, rtol=rtol,
-                                       atol=scale * mpmath.mpf(10) ** (5 - dps), scale=scale)
+            atol = scale * mpmath.mpf(10) ** (5 - dps)
+
+            def compare(v: Any) -> PointEval:
+                return compare_deterministic(p, v, ref, err, rtol=rtol, atol=atol, scale=scale)
+
+            ev = recheck_rounding(compare(pv), lambda prec: printed_at(p, prec), compare, dps,
+                                  10 * abs(err) + rtol * abs(ref) + atol)
         if not ev.decided:
             return ev
         if reference_ball is None or (printed_ball is None and printed_ctx is None):
