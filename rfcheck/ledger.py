@@ -220,11 +220,11 @@ def _eval(printed: Printed, p: Point, precision: str, dps: int) -> Any:
         return +mpmath.mpmathify(printed(MP, _mp_point(p)))
 
 
-def _recheck(ev: PointEval, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval], precision: str,
-             dps: int, tol: Any) -> PointEval:
+def _recheck(ev: PointEval, value: Any, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval],
+             precision: str, dps: int, tol: Any) -> PointEval:
     """:func:`rfcheck.claims.recheck_rounding` for a printed side evaluated in mpmath (float64 sides
     keep their own tolerance)."""
-    return recheck_rounding(ev, evaluate, compare, dps, tol) if precision == "mpmath" else ev
+    return recheck_rounding(ev, value, evaluate, compare, dps, tol) if precision == "mpmath" else ev
 
 
 def _value_err(ref: Any, dps: int) -> tuple[Any, Any]:
@@ -305,7 +305,7 @@ def check_equal(printed: Printed, reference: Callable[[Point, int], Any], *, nam
             def compare(v: Any) -> PointEval:
                 return compare_deterministic(p, v, ref, err, rtol=rtol, atol=sc * rtol, scale=sc)
 
-            ev = _recheck(compare(pv), lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
+            ev = _recheck(compare(pv), pv, lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
                           10 * abs(err) + rtol * abs(ref) + sc * rtol)
         if reference_ball is None or not ev.decided:
             return ev
@@ -538,7 +538,8 @@ class Paper:
                 def compare(v: Any) -> PointEval:
                     return compare_inequality(p, v[0], v[1], e, rtol=rtol)
 
-                ev = _recheck(compare((lo, hi)), lambda prec: tuple(_eval(f, p, precision, prec) for f in sides),
+                ev = _recheck(compare((lo, hi)), (lo, hi),
+                              lambda prec: tuple(_eval(f, p, precision, prec) for f in sides),
                               compare, precision, budget.dps, 10 * abs(e) + rtol * max(abs(lo), abs(hi)))
             if err is not None or precision != "mpmath" or not ev.decided:
                 return ev  # an approximate side (err) has no enclosure to certify with
@@ -596,7 +597,7 @@ class Paper:
             def compare(v: Any) -> PointEval:
                 return compare_deterministic(p, v, ref, err, rtol=rtol)
 
-            return _recheck(compare(pv), lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
+            return _recheck(compare(pv), pv, lambda prec: _eval(printed, p, precision, prec), compare, precision, dps,
                             10 * err + rtol * abs(ref))
 
         check = Check(name, 1, evaluate, search=True, max_points=max_points,
@@ -639,8 +640,8 @@ class Paper:
                     def compare(v: Any) -> PointEval:
                         return compare_inequality(p, v[0], v[1], 0, rtol=rtol)
 
-                    return recheck_rounding(compare((a, b)), lambda prec: tuple(_eval(f, p, "mpmath", prec)
-                                                                                for f in (mse_a, mse_b)),
+                    return recheck_rounding(compare((a, b)), (a, b), lambda prec: tuple(_eval(f, p, "mpmath", prec)
+                                                                                        for f in (mse_a, mse_b)),
                                             compare, budget.dps, rtol * max(abs(a), abs(b)))
 
             checks.append(Check("closed-forms", 1, evaluate_cf, description="MSE(A) <= MSE(B) from the closed forms",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rfcheck import verify
 from rfcheck.claims import BUDGETS, recheck_rounding
-from rfcheck.cli import _parse_at, main
+from rfcheck.cli import _parse_at, build_parser, main
 from rfcheck.domains import Domain, Real
 from rfcheck.ledger import paper
 from rfcheck.stats import PointEval, compare_deterministic
@@ -24,11 +24,9 @@ SMOKE = BUDGETS["smoke"]
 
 
 def _replay(cmd: str) -> verify.Verdict:
-    """The reproduce line ``cmd`` run through the API, as the command line parses it."""
-    args = shlex.split(cmd)
-    opt = {a: args[i + 1] for i, a in enumerate(args) if a.startswith("--") and i + 1 < len(args)}
-    return verify.evaluate_at(opt["--claim"], _parse_at(opt["--at"]), seed=int(opt["--seed"]),
-                              budget=opt["--budget"], point_index=int(opt.get("--point-index", 0)))
+    """The reproduce line ``cmd`` run through the API, parsed by the command line's own parser."""
+    a = build_parser().parse_args(shlex.split(cmd)[1:])
+    return verify.evaluate_at(a.claim[0], _parse_at(a.at), seed=a.seed, budget=a.budget, point_index=a.point_index)
 
 
 # claims whose checks draw random numbers at each point: seeded ensembles (hrf.eq43, hrf.eq34) and
@@ -107,22 +105,22 @@ def _compare(v):
 def test_a_refutation_by_rounding_alone_is_re_decided_at_higher_precision():
     first = _compare(_cancelling(30))
     assert first.decided and first.disc > 1  # 30 digits minus 18 cancelled: looks refuted
-    ev = recheck_rounding(first, _cancelling, _compare, 30, 1e-25 * _exact())
+    ev = recheck_rounding(first, _cancelling(30), _cancelling, _compare, 30, 1e-25 * _exact())
     assert ev.decided and ev.disc <= 1 and "re-evaluated at" in ev.note
 
 
 def test_a_refutation_that_rounding_cannot_explain_stays_as_computed():
     wrong = lambda prec: 1.001 * _cancelling(prec)  # noqa: E731 -- a planted factor
     first = _compare(wrong(30))
-    assert recheck_rounding(first, wrong, _compare, 30, 1e-25 * _exact()) is first
+    assert recheck_rounding(first, wrong(30), wrong, _compare, 30, 1e-25 * _exact()) is first
     agree = _compare(_exact())
-    assert recheck_rounding(agree, lambda prec: 1 / 0, _compare, 30, 1e-25) is agree  # not re-evaluated
+    assert recheck_rounding(agree, _exact(), lambda prec: 1 / 0, _compare, 30, 1e-25) is agree  # not re-evaluated
 
 
 def test_a_printed_side_that_never_settles_leaves_the_point_undecided():
     noisy = iter(range(1, 100))
     first = PointEval({}, 1.0, 0.0, 0.0, 2.0)  # 2e-25 apart: noise of 1e-20 could explain it
-    ev = recheck_rounding(first, lambda prec: mpmath.mpf(next(noisy)) * 1e-20, lambda v: first, 30, 1e-25)
+    ev = recheck_rounding(first, 0.0, lambda prec: mpmath.mpf(next(noisy)) * 1e-20, lambda v: first, 30, 1e-25)
     assert not ev.decided and math.isnan(ev.disc) and "does not settle" in ev.note
 
 

@@ -19,18 +19,16 @@ import sys
 import time
 
 from rfcheck import verify
-from rfcheck.cli import _parse_at
+from rfcheck.cli import _parse_at, build_parser
 
 FIELDS = ("printed", "reference", "err", "disc", "decided")
 
 
 def replay(entry: dict) -> dict:
-    args = shlex.split(entry["reproduce_point"])
-    opt = {a: args[i + 1] for i, a in enumerate(args) if a.startswith("--") and i + 1 < len(args)}
+    a = build_parser().parse_args(shlex.split(entry["reproduce_point"])[1:])  # as the command line parses it
     t0 = time.time()
     try:
-        v = verify.evaluate_at(opt["--claim"], _parse_at(opt["--at"]), seed=int(opt.get("--seed", 0)),
-                               budget=opt.get("--budget", "default"), point_index=int(opt.get("--point-index", 0)))
+        v = verify.evaluate_at(a.claim[0], _parse_at(a.at), seed=a.seed, budget=a.budget, point_index=a.point_index)
     except ValueError as exc:
         return {"id": entry["id"], "error": str(exc), "s": round(time.time() - t0, 1)}
     new = json.loads(json.dumps(v.as_dict(), default=str))["evidence"].get("worst") or {}

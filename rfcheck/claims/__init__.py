@@ -269,7 +269,7 @@ def mpmath_rtol(dps: int) -> float:
 MAX_RECHECKS = 4
 
 
-def recheck_rounding(ev: PointEval, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval],
+def recheck_rounding(ev: PointEval, value: Any, evaluate: Callable[[int], Any], compare: Callable[[Any], PointEval],
                      dps: int, tol: Any) -> PointEval:
     """A decided violation of a deterministic comparison, re-decided where the printed side's own
     evaluation at ``dps`` digits is not accurate to the comparison's tolerance.
@@ -290,10 +290,12 @@ def recheck_rounding(ev: PointEval, evaluate: Callable[[int], Any], compare: Cal
     Parameters
     ----------
     ev : PointEval
-        The point as first compared, the printed side evaluated at ``dps`` digits.
+        The point as first compared, ``compare(value)``.
+    value : number or tuple
+        The printed side as evaluated at ``dps`` digits (a number, or a tuple of numbers for a
+        comparison of two printed sides).
     evaluate : callable
-        ``evaluate(prec)``: the printed side at ``prec`` decimal digits (a number, or a tuple of
-        numbers for a comparison of two printed sides); ``evaluate(dps)`` is ``ev``'s value.
+        ``evaluate(prec)``: the printed side at ``prec`` decimal digits (``evaluate(dps)`` is ``value``).
     compare : callable
         ``compare(value)``: the point compared again with another value of the printed side.
     dps : int
@@ -319,8 +321,9 @@ def recheck_rounding(ev: PointEval, evaluate: Callable[[int], Any], compare: Cal
     >>> with mpmath.workdps(40):
     ...     ref = 2 * mpmath.sin(mpmath.mpf("1e-14") / 2) ** 2
     >>> cmp = lambda v: compare_deterministic({}, v, ref, 0, rtol=mpmath_rtol(30))
-    >>> first = cmp(side(30))
-    >>> first.disc > 1, recheck_rounding(first, side, cmp, 30, mpmath_rtol(30) * ref).disc <= 1
+    >>> v30 = side(30)
+    >>> first = cmp(v30)
+    >>> first.disc > 1, recheck_rounding(first, v30, side, cmp, 30, mpmath_rtol(30) * ref).disc <= 1
     (True, True)
     """
     import mpmath
@@ -336,7 +339,7 @@ def recheck_rounding(ev: PointEval, evaluate: Callable[[int], Any], compare: Cal
     if not tol > 0:
         return ev
     prec = dps
-    low, high = evaluate(prec), evaluate(prec + 15)
+    low, high = value, evaluate(prec + 15)
     with mpmath.workdps(prec + 15):
         delta = spread(low, high)
         if delta <= tol / 10 or ev.disc * tol - 10 * delta > tol:

@@ -436,7 +436,7 @@ def deterministic_check(
             def compare(v: Any) -> PointEval:
                 return compare_deterministic(p, v, ref, err, rtol=rtol, atol=atol, scale=scale)
 
-            ev = recheck_rounding(compare(pv), lambda prec: printed_at(p, prec), compare, dps,
+            ev = recheck_rounding(compare(pv), pv, lambda prec: printed_at(p, prec), compare, dps,
                                   10 * abs(err) + rtol * abs(ref) + atol)
         if not ev.decided:
             return ev
