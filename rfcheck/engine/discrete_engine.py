@@ -46,13 +46,13 @@ Reproducibility
 ---------------
 Trials are split into blocks of :data:`TRIALS_PER_BLOCK`; block ``b`` uses the generator
 :func:`rfcheck.engine.rng.block_state` ``(seed, stream, b)``, so the numbers do not depend on the
-thread count (``prange`` over blocks).  Within a trial the ``M x d`` counts are drawn row
-by row and serve all pairs (one ensemble per trial, as a real feature map); sums are
-taken in a fixed order.  :func:`simulate_reference` is a plain-Python twin giving the same
-counts and, with the same ``libm``, the same estimates to the last bit (the sums over
-coordinates of the dense modes are taken in four interleaved partial sums, ``l mod 4``,
-in both);
-:func:`simulate_numpy` is the vectorised NumPy baseline (``numpy.random.Generator``).
+thread count (blocks on threads, :func:`rfcheck.engine.parallel.run_jobs`).  Within a trial
+the ``M x d`` counts are drawn row by row and serve all pairs (one ensemble per trial, as a
+real feature map); sums are taken in a fixed order.  :func:`simulate_reference` is a
+plain-Python twin giving the same counts and, with the same ``libm``, the same estimates to the
+last bit (the sums over coordinates of the dense modes are taken in four interleaved partial
+sums, ``l mod 4``, in both); :func:`simulate_numpy` is the vectorised NumPy baseline
+(``numpy.random.Generator``).
 
 References
 ----------
@@ -69,10 +69,11 @@ from typing import Any
 
 import numpy as np
 import scipy.special as sc
-from numba import njit, prange
+from numba import njit
 
 from rfcheck import validate
 from rfcheck.engine import rng as _rng
+from rfcheck.engine.parallel import n_blocks, run_jobs
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -371,12 +372,13 @@ def _pair_mean(code, mode, counts, M, d, b, neg, zero, any_zero, c0, lgtab, term
     return acc / M
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
+@njit(cache=True, error_model="numpy", nogil=True)
 def _kernel(code, mode, seed, stream, M, d, k_lo, T, guide, shift, inv_log, TG, guideG, shiftG, B, NEG, ZERO,
-            ANYZ, C0, lgtab, out):
+            ANYZ, C0, lgtab, out, lo, hi):
+    """Blocks ``lo <= b < hi`` of :func:`simulate` (a range kernel of
+    :func:`rfcheck.engine.parallel.run_jobs`)."""
     n_pairs, n_trials = out.shape
-    n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
-    for blk in prange(n_blocks):
+    for blk in range(lo, hi):
         counts = np.empty(M * d)
         idx = np.empty(M * d, dtype=np.int64)
         rowptr = np.empty(M + 1, dtype=np.int64)
@@ -396,11 +398,12 @@ def _kernel(code, mode, seed, stream, M, d, k_lo, T, guide, shift, inv_log, TG, 
                                                lgtab, terms)
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
-def _counts_kernel(mode, seed, stream, M, d, k_lo, T, guide, shift, inv_log, TG, guideG, shiftG, out):
+@njit(cache=True, error_model="numpy", nogil=True)
+def _counts_kernel(mode, seed, stream, M, d, k_lo, T, guide, shift, inv_log, TG, guideG, shiftG, out, lo, hi):
+    """Blocks ``lo <= b < hi`` of :func:`draw_counts` (a range kernel of
+    :func:`rfcheck.engine.parallel.run_jobs`)."""
     n_trials = out.shape[0]
-    n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
-    for blk in prange(n_blocks):
+    for blk in range(lo, hi):
         idx = np.empty(M * d, dtype=np.int64)
         val = np.empty(M * d)
         rowptr = np.empty(M + 1, dtype=np.int64)
@@ -539,8 +542,8 @@ def simulate(x: Any, y: Any, dist: str, param: float, M: int, n_trials: int, *, 
     pa = _pair_args(x, y, dist, param, shift)
     sa = _sampler_args(dist, param, pa["d"])
     out = np.empty((pa["b"].shape[0], n_trials))
-    _kernel(sa["code"], sa["mode"], key, np.uint64(_stream(dist)), M, pa["d"], *_engine_args(sa), pa["b"], pa["neg"],
-            pa["zero"], pa["any_zero"], pa["c0"], sa["lgtab"], out)
+    run_jobs(_kernel, n_blocks(n_trials, TRIALS_PER_BLOCK), sa["code"], sa["mode"], key, np.uint64(_stream(dist)), M,
+             pa["d"], *_engine_args(sa), pa["b"], pa["neg"], pa["zero"], pa["any_zero"], pa["c0"], sa["lgtab"], out)
     return out
 
 
@@ -591,7 +594,8 @@ def draw_counts(dist: str, param: float, n: int, M: int = 1, d: int = 1, *, seed
     d = validate.positive_int(d, "d")
     sa = _sampler_args(dist, param, d)
     out = np.empty((n, M * d))
-    _counts_kernel(sa["mode"], np.uint64(_rng.seed_key(seed)), np.uint64(_stream(dist)), M, d, *_engine_args(sa), out)
+    run_jobs(_counts_kernel, n_blocks(n, TRIALS_PER_BLOCK), sa["mode"], np.uint64(_rng.seed_key(seed)),
+             np.uint64(_stream(dist)), M, d, *_engine_args(sa), out)
     return out.reshape(n, M, d)
 
 

@@ -19,12 +19,13 @@ Two paths
     each coupling with a projection sampler draws directly (``O(M + d)`` per trial for
     ORF instead of ``O(d^3)``).  Pairs get independent random streams.
 
-Both are compiled with Numba (``parallel=True``, ``fastmath=False``): trials are split
-into fixed blocks of :data:`TRIALS_PER_BLOCK`, each with its own generator seeded from
-``(seed, stream, block)`` (:mod:`rfcheck.engine.rng`), so the numbers do not depend on the thread
-count.  :func:`simulate_reference` is a plain-Python twin that gives bit-identical numbers
-(slow; for parity tests), and :func:`simulate_numpy` a vectorised NumPy implementation
-that draws full matrices (batched QR), used as a baseline and distributional cross-check.
+Both are compiled with Numba (``fastmath=False``): trials are split into fixed blocks of
+:data:`TRIALS_PER_BLOCK`, each with its own generator seeded from ``(seed, stream, block)``
+(:mod:`rfcheck.engine.rng`), run on Numba's thread count by
+:func:`rfcheck.engine.parallel.run_jobs`, so the numbers do not depend on the thread count.
+:func:`simulate_reference` is a plain-Python twin that gives bit-identical numbers (slow; for
+parity tests), and :func:`simulate_numpy` a vectorised NumPy implementation that draws full
+matrices (batched QR), used as a baseline and distributional cross-check.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from rfcheck import validate
 from rfcheck.engine import couplings as _cp
 from rfcheck.engine import rng as _rng
 from rfcheck.engine.bits import pow2
+from rfcheck.engine.parallel import n_blocks, run_jobs
 from rfcheck.engine.project import column_sqnorms as _column_sqnorms
 from rfcheck.engine.project import project as _project
 from rfcheck.features import ExpProduct
@@ -255,73 +257,60 @@ def _mean_product(lcr, lci, ar, ai, br, bi, cplx, need_sq, sq, proj, scale, M, z
     return _sum4(ee, M) / M
 
 
-@njit(cache=True, error_model="numpy")
-def _projection_block(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unorm, cplx,
-                      need_sq, out, p, blk):
-    """The trials of block ``blk`` of pair ``p`` (one job of :func:`_projection_kernel`).
+@njit(cache=True, error_model="numpy", nogil=True)
+def _projection_jobs(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unorm, cplx, need_sq,
+                     out, lo, hi):
+    """Jobs ``lo <= job < hi`` of the projection path (a range kernel of
+    :func:`rfcheck.engine.parallel.run_jobs`); job ``p nb + b`` (``nb`` blocks per pair) is
+    the trials of block ``b`` of pair ``p``, on the stream ``stream0 + p``.
 
-    A function of its own, outside the parallel kernel, so that the coupling's sampler is
-    inlined into the trial loop (Numba cannot inline it into a ``parallel=True`` function): a
-    call per trial, its array arguments reference-counted, cost ~50 ns against ~300 ns for a
-    whole iid projection trial."""
-    t = np.empty(M)
-    sq = np.empty(M)
-    z = np.empty(M)
-    e = np.empty(M)
-    w = np.empty((2, M))
-    vec, raw = _cp.projection_scratch(M, d)
-    st = _rng.init_block(seed, stream0 + np.uint64(p), np.uint64(blk), raw)
-    stop = min(out.shape[1], (blk + 1) * TRIALS_PER_BLOCK)
-    for trial in range(blk * TRIALS_PER_BLOCK, stop):
-        st = _cp.projection_into(code, st, M, d, need_sq, t, sq, vec, raw)
-        out[p, trial] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq, t,
-                                      unorm[p], M, z, e, w)
+    The coupling's sampler is inlined into the trial loop: a call per trial, its array
+    arguments reference-counted, would cost ~50 ns against ~300 ns for a whole iid projection
+    trial."""
+    n_trials = out.shape[1]
+    nb = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
+    for job in range(lo, hi):
+        p = job // nb
+        blk = job - p * nb
+        t = np.empty(M)
+        sq = np.empty(M)
+        z = np.empty(M)
+        e = np.empty(M)
+        w = np.empty((2, M))
+        vec, raw = _cp.projection_scratch(M, d)
+        st = _rng.init_block(seed, stream0 + np.uint64(p), np.uint64(blk), raw)
+        stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
+        for trial in range(blk * TRIALS_PER_BLOCK, stop):
+            st = _cp.projection_into(code, st, M, d, need_sq, t, sq, vec, raw)
+            out[p, trial] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq, t,
+                                          unorm[p], M, z, e, w)
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
-def _projection_kernel(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unorm, cplx,
-                       need_sq, out):
+@njit(cache=True, error_model="numpy", nogil=True)
+def _ensemble_jobs(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq, out,
+                   lo, hi):
+    """Blocks ``lo <= b < hi`` of the ensemble path, every pair on each trial's ensemble (a
+    range kernel of :func:`rfcheck.engine.parallel.run_jobs`; the sampler's dispatch is inlined
+    into the trial loop, as in :func:`_projection_jobs`)."""
     n_pairs, n_trials = out.shape
-    n_blocks = (n_trials + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
-    for job in prange(n_pairs * n_blocks):
-        p = job // n_blocks
-        _projection_block(code, seed, stream0, M, d, lcr, lci, ar, ai, br, bi, unorm, cplx,
-                          need_sq, out, p, job - p * n_blocks)
-
-
-@njit(cache=True, error_model="numpy")
-def _ensemble_block(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq, out,
-                    blk):
-    """The trials of block ``blk``, every pair on each trial's ensemble (one job of
-    :func:`_ensemble_kernel`; a function of its own so that the sampler's dispatch is inlined
-    into the trial loop, as :func:`_projection_block`)."""
-    n_pairs, n_trials = out.shape
-    Wt = _cp.empty_lines(d * M).reshape((d, M))
-    X, vec, raw, nbuf = _cp.scratch(M, d)
-    st = _rng.init_block(seed, stream, np.uint64(blk), raw)
-    proj = np.empty(M)
-    sq = np.empty(M)
-    z = np.empty(M)
-    e = np.empty(M)
-    w = np.empty((2, M))
-    stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
-    for trial in range(blk * TRIALS_PER_BLOCK, stop):
-        st = _cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
-        if need_sq:
-            _column_sqnorms(sq, Wt)
-        for p in range(n_pairs):
-            _project(proj, Wt, U[p])
-            out[p, trial] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
-                                          proj, 1.0, M, z, e, w)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def _ensemble_kernel(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq,
-                     out):
-    n_blocks = (out.shape[1] + TRIALS_PER_BLOCK - 1) // TRIALS_PER_BLOCK
-    for blk in prange(n_blocks):
-        _ensemble_block(code, seed, stream, M, d, lcr, lci, ar, ai, br, bi, U, cplx, need_sq,
-                        out, blk)
+    for blk in range(lo, hi):
+        Wt = _cp.empty_lines(d * M).reshape((d, M))
+        X, vec, raw, nbuf = _cp.scratch(M, d)
+        st = _rng.init_block(seed, stream, np.uint64(blk), raw)
+        proj = np.empty(M)
+        sq = np.empty(M)
+        z = np.empty(M)
+        e = np.empty(M)
+        w = np.empty((2, M))
+        stop = min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)
+        for trial in range(blk * TRIALS_PER_BLOCK, stop):
+            st = _cp.ensemble_into(code, st, M, d, Wt, X, vec, raw, nbuf)
+            if need_sq:
+                _column_sqnorms(sq, Wt)
+            for p in range(n_pairs):
+                _project(proj, Wt, U[p])
+                out[p, trial] = _mean_product(lcr[p], lci[p], ar, ai, br, bi, cplx, need_sq, sq,
+                                              proj, 1.0, M, z, e, w)
 
 
 # --------------------------------------------------------------------------- public API
@@ -415,11 +404,11 @@ def simulate(
     stream = np.uint64(_cp.stream_tag(c.code, _PATH_CODE[path]))
     if path == "projection":
         unorm = np.sqrt(np.sum(u * u, axis=1))
-        _projection_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
-                           beta.real, beta.imag, unorm, cplx, need_sq, out)
+        run_jobs(_projection_jobs, P * n_blocks(n_trials, TRIALS_PER_BLOCK), c.code, key, stream, M, d, lcr, lci,
+                 alpha.real, alpha.imag, beta.real, beta.imag, unorm, cplx, need_sq, out)
     else:
-        _ensemble_kernel(c.code, key, stream, M, d, lcr, lci, alpha.real, alpha.imag,
-                         beta.real, beta.imag, u, cplx, need_sq, out)
+        run_jobs(_ensemble_jobs, n_blocks(n_trials, TRIALS_PER_BLOCK), c.code, key, stream, M, d, lcr, lci,
+                 alpha.real, alpha.imag, beta.real, beta.imag, u, cplx, need_sq, out)
     return out
 
 

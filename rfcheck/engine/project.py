@@ -1,7 +1,7 @@
 """``W^T u`` of an ensemble as an LLVM kernel: the projections every ensemble trial computes.
 
 An ensemble trial ends with ``proj[m] = sum_i u[i] Wt[i, m]`` over the ``d`` rows of ``Wt``
-(:func:`rfcheck.engine.montecarlo._ensemble_block`).  Written as a Numba loop over the rows,
+(:func:`rfcheck.engine.montecarlo._ensemble_jobs`).  Written as a Numba loop over the rows,
 ``proj`` went through memory once per row, behind a runtime overlap check per row (Numba has no
 ``restrict``); here the column chunks of ``proj`` stay in registers (four vectors of
 :func:`rfcheck.engine.wy.vector_width` doubles a chunk, then single vectors, then single
