@@ -231,3 +231,18 @@ def test_callers_on_several_threads_get_their_own_numbers(threads):
     for t in ts:
         t.join(120)
     assert all(np.array_equal(a, b) for a, b in zip(alone, got, strict=True))
+
+
+def test_real_and_complex_products_share_one_compiled_kernel():
+    """The arrays ``simulate`` hands its kernels are writable whatever the product (``np.imag``
+    of a real ``log_c`` is read-only, and a read-only array is another type to Numba: a real and a
+    complex product compiled the kernel twice, ~5 s each on a fresh install)."""
+    from numba import types
+
+    x, y = np.array([0.3, 0.4, 0.1]), np.array([0.2, -0.1, 0.5])
+    for prod in (features.positive_product(x, y), features.trig_product(x, y)):
+        for path in mc.PATHS:
+            mc.simulate(prod, 8, 64, coupling="iid", path=path, seed=0)
+    for kernel in (mc._projection_jobs, mc._ensemble_jobs):
+        arrays = [a for sig in kernel.signatures for a in sig if isinstance(a, types.Array)]
+        assert arrays and all(a.mutable for a in arrays), kernel.signatures

@@ -396,8 +396,10 @@ def simulate(
     c, M, n_trials, u, log_c, alpha, beta = _check(prod, M, n_trials, coupling, path)
     key = np.uint64(_rng.seed_key(seed))
     P, d = u.shape
-    lcr = np.ascontiguousarray(np.real(log_c), dtype=float)
-    lci = np.ascontiguousarray(np.imag(log_c), dtype=float)
+    # fresh writable copies: np.imag of a real array is read-only, and a read-only array is
+    # another type to Numba -- a second compilation of the kernel for real products
+    lcr = np.array(np.real(log_c), dtype=float, order="C")
+    lci = np.array(np.imag(log_c), dtype=float, order="C")
     cplx = not (alpha.imag == 0.0 and beta.imag == 0.0 and not np.any(lci != 0.0))
     need_sq = alpha != 0
     out = np.empty((P, n_trials))
