@@ -728,7 +728,7 @@ def draw_counts_reference(dist: str, param: float, n: int, M: int = 1, d: int = 
     d = validate.positive_int(d, "d")
     key = _rng.seed_key(seed)
     out = np.empty((n, M * d))
-    for blk in range(-(-n // TRIALS_PER_BLOCK)):
+    for blk in range(n_blocks(n, TRIALS_PER_BLOCK)):
         s = _PySampler(dist, param, d, key, blk)
         for t in range(blk * TRIALS_PER_BLOCK, min(n, (blk + 1) * TRIALS_PER_BLOCK)):
             out[t] = s.ensemble(M, d)
@@ -793,7 +793,7 @@ def simulate_reference(x: Any, y: Any, dist: str, param: float, M: int, n_trials
     mode = sa["mode"]
     lgtab = [float(v) for v in sa["lgtab"]]
     out = np.empty((P, n_trials))
-    for blk in range(-(-n_trials // TRIALS_PER_BLOCK)):
+    for blk in range(n_blocks(n_trials, TRIALS_PER_BLOCK)):
         s = _PySampler(dist, param, d, key, blk)
         for t in range(blk * TRIALS_PER_BLOCK, min(n_trials, (blk + 1) * TRIALS_PER_BLOCK)):
             counts = s.ensemble(M, d)

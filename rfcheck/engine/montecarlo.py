@@ -504,9 +504,8 @@ def simulate_reference(
     need_sq = alpha != 0
     out = np.empty((P, n_trials))
     tag = _cp.stream_tag(c.code, _PATH_CODE[path])
-    n_blocks = -(-n_trials // TRIALS_PER_BLOCK)
     uu = [[float(v) for v in row] for row in u]
-    for blk in range(n_blocks):
+    for blk in range(n_blocks(n_trials, TRIALS_PER_BLOCK)):
         trials = range(blk * TRIALS_PER_BLOCK, min(n_trials, (blk + 1) * TRIALS_PER_BLOCK))
         if path == "projection":
             for p in range(P):
