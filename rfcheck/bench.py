@@ -71,6 +71,13 @@ Generator rows (:func:`run_rng_bench`): bulk ziggurat normals per ns per core (o
 generator target of :data:`TARGETS_BY_ISA`) and, beside it, of the measured alternatives on the
 same ziggurat (Philox4x32-10; ARS-5 and ARS-7 where the target has x86 AES instructions).
 
+Clock (since 2026-11-28): every run measures the clock one thread runs at (:func:`core_clock`, a
+compiled chain of dependent two-cycle integer steps), as one more contender of each coupling's
+interleaved rounds (``clock_ghz``) and right before each generator round (``normals_per_cycle``):
+rates per ns and per second depend on it, and on a virtual machine it falls when the host
+deschedules the vCPU, so per cycle the rows compare across machines and across the slow and fast
+stretches of one machine.
+
 Run ``python -m rfcheck.bench`` or
 ``python -c "from rfcheck.bench import run_bench, format_table; print(format_table(run_bench()))"``.
 """
@@ -94,6 +101,7 @@ from rfcheck.engine import couplings, montecarlo
 from rfcheck.engine.simd_ziggurat import kernel_for
 
 __all__ = [
+    "CLOCK_CYCLES_PER_STEP",
     "COUPLINGS",
     "CPU_TARGETS",
     "DEFAULT_GENERATOR",
@@ -104,7 +112,9 @@ __all__ = [
     "avx512_markers",
     "blas_core",
     "check_target",
+    "clock_steps",
     "compiled_target",
+    "core_clock",
     "describe_target",
     "discrete_pair",
     "flops_per_trial",
@@ -747,6 +757,119 @@ def one_thread(run: Callable[[int], object]) -> Callable[[int], object]:
     return run1
 
 
+# --------------------------------------------------------------------------- core clock
+CLOCK_CYCLES_PER_STEP = 2
+"""Cycles per step of the chain that :func:`clock_steps` runs, ``x = x + (x >> 1)`` on a 64-bit
+integer: on x86-64 a shift and an add that waits for it, one cycle of latency each on the cores
+in use (AMD since Zen, Intel since Sandy Bridge, by the published instruction tables; checked on
+each run by :func:`core_clock`'s three-operation chain), and nothing in the loop can overlap the
+next step.  Not stated for other architectures: on Arm LLVM emits one shifted-register add, whose
+latency varies by core, so :func:`core_clock` reports no clock there."""
+
+_CHAINS: dict[int, Callable] = {}
+
+
+def clock_steps(n: int, x: int = 3, ops: int = 2) -> int:
+    """Run ``n`` steps of a dependent chain of integer operations, compiled, and return its value.
+
+    ``ops = 2``: ``x = x + (x >> 1)`` (mod ``2**64``), :data:`CLOCK_CYCLES_PER_STEP` cycles a
+    step; ``ops = 3``: ``x = (x ^ (x >> 1)) + 0x9E37``, three.  The value is returned so that the
+    compiler must compute the chain (neither recurrence has a closed form it could use instead).
+
+    Parameters
+    ----------
+    n : int
+        Steps, >= 0.
+    x : int, optional
+        The start value, in ``[0, 2**64)``.
+    ops : {2, 3}, optional
+        Which chain.
+
+    Returns
+    -------
+    int
+        ``x`` after ``n`` steps.
+
+    Raises
+    ------
+    ValueError
+        If ``ops`` is not 2 or 3, or ``n`` is negative.
+
+    Examples
+    --------
+    >>> clock_steps(3, 8), clock_steps(1, 8, ops=3)
+    (27, 40515)
+    """
+    if ops not in (2, 3):
+        raise ValueError(f"ops must be 2 or 3, got {ops!r}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if ops not in _CHAINS:
+        if ops == 2:
+            def chain(n, x):
+                for _ in range(n):
+                    x = x + (x >> np.uint64(1))
+                return x
+        else:
+            def chain(n, x):
+                for _ in range(n):
+                    x = (x ^ (x >> np.uint64(1))) + np.uint64(0x9E37)
+                return x
+        _CHAINS[ops] = numba.njit(error_model="numpy")(chain)
+    return int(_CHAINS[ops](n, np.uint64(x)))
+
+
+def core_clock(steps: int = 1 << 21, repeats: int = 5) -> dict:
+    """The clock one thread of this process runs at, from the time of a dependent chain of known
+    cycle count (:func:`clock_steps`; best of ``repeats``).
+
+    On a virtual machine it is the clock the thread *got*: a vCPU descheduled by its host for
+    part of the time reads as a slower clock, which is what a rate measured in the same stretch
+    also got.  The check times the three-operation chain as well: ``check`` is its time over the
+    two-operation chain's, 1.5 where the cycle model holds (1.499-1.501 on the development
+    machine, AMD Zen 3, 2026-11-28).
+
+    Parameters
+    ----------
+    steps : int, optional
+        Steps of each timed chain (default ``2**21``, ~0.7 ms at 3 GHz).
+    repeats : int, optional
+        Timings of each chain, alternating; the best of each is kept.
+
+    Returns
+    -------
+    dict
+        ``ghz`` (float, or None where the cycle model is not stated: not x86-64), ``check``
+        (float), ``steps``, ``repeats``.
+
+    Raises
+    ------
+    ValueError
+        If ``steps`` or ``repeats`` is below 1.
+
+    Examples
+    --------
+    >>> c = core_clock(steps=1 << 16, repeats=2)
+    >>> sorted(c)
+    ['check', 'ghz', 'repeats', 'steps']
+    """
+    import platform
+
+    if steps < 1 or repeats < 1:
+        raise ValueError(f"steps and repeats must be >= 1, got {steps}, {repeats}")
+    best = {2: np.inf, 3: np.inf}
+    for ops in best:
+        clock_steps(16, ops=ops)  # compile
+    for _ in range(repeats):
+        for ops in best:
+            t0 = time.perf_counter()
+            clock_steps(steps, ops=ops)
+            best[ops] = min(best[ops], time.perf_counter() - t0)
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    return {"ghz": CLOCK_CYCLES_PER_STEP * steps / best[2] / 1e9 if x86 else None,
+            "check": best[3] / best[2], "steps": steps, "repeats": repeats}
+
+
 def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     """Time the engine and the NumPy baseline on the PosRF workload.
 
@@ -774,7 +897,10 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
         trials_per_s_1thread)``: how far the machine's cores scale this code (1 = perfectly;
         best round over best round, which may come from different windows of a drifting
         machine) and ``efficiency_rounds``, the same quotient paired round by round;
-        ``target``: the compilation target (:func:`compiled_target`).
+        ``target``: the compilation target (:func:`compiled_target`); ``clock_ghz``, the clock
+        of one thread (:func:`clock_steps`' chain timed as one more contender of the same rounds,
+        best round; None off x86-64), ``clock_ghz_rounds`` (each round's) and ``clock_check``
+        (:func:`core_clock`'s check, 1.5 where its cycle model holds).
     """
     if quick:
         seconds = min(seconds, 0.1)
@@ -788,6 +914,7 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
     machine = machine_description()
     target = compiled_target()
     plus_work = simrf_plus_work(n=200 if quick else 2000)
+    clock = core_clock(repeats=2 if quick else 5)
     entries = []
     for coupling in COUPLINGS:
         for path in ("ensemble", "projection"):  # warm up: compile before timing
@@ -803,7 +930,9 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
             **engine,
             **{f"{p}@1": (one_thread(run), n0) for p, (run, n0) in engine.items()},
             "dgemm": (lambda n: _repeat(n, ga.__matmul__, gb), 1),
+            "clock": (clock_steps, 1 << 16),
         }, seconds, pause=0.01 if quick else PAUSE, per_round=rounds)
+        ghz = [CLOCK_CYCLES_PER_STEP * r / 1e9 for r in rounds["clock"]] if clock["ghz"] else None
         threads = numba.get_num_threads()
         gflops = max(gflops, rates["dgemm"] * 2.0 * nd**3 / 1e9)
         base = rates["numpy"]
@@ -830,6 +959,9 @@ def run_bench(*, quick: bool = False, seconds: float = 1.0) -> list[dict]:
                 "parallel_efficiency": rate / (threads * rates[f"{path}@1"]),
                 "efficiency_rounds": [r / (threads * r1) for r, r1 in
                                       zip(rounds[path], rounds[f"{path}@1"], strict=True)],
+                "clock_ghz": None if ghz is None else max(ghz),
+                "clock_ghz_rounds": ghz,
+                "clock_check": clock["check"],
             })
     for e in entries:  # the ceiling is the best dgemm rate of the whole run
         e["machine_gflops"] = gflops
@@ -871,7 +1003,11 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     per generator: ``workload`` (:data:`RNG_WORKLOAD`), ``generator``, ``normals_per_ns`` (median
     round), ``normals_per_ns_best``, ``ns_per_normal`` (median), ``rounds_ns_per_normal``,
     ``normals_per_ns_array`` (median), ``n``, ``block``, ``repeats``, ``warmup_s``, ``machine``,
-    ``target``.
+    ``target``.  Since 2026-11-28 each timed fill follows a timed run of :func:`clock_steps`'
+    chain (``2**20`` steps, ~0.7 ms at 3 GHz), the clock of that stretch: ``rounds_clock_ghz``, and
+    ``normals_per_cycle``, the median over the rounds of each round's normals per ns over its
+    clock (None off x86-64) -- a rate that compares across machines of different clocks, and
+    across the slow and fast stretches of one virtual machine.
 
     Parameters
     ----------
@@ -907,6 +1043,9 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
                      for r in ars.ROUNDS})
     times: dict[str, list[float]] = {g: [] for g in gens}
     array_times: dict[str, list[float]] = {g: [] for g in gens}
+    clocks: dict[str, list[float]] = {g: [] for g in gens}
+    clock_n = 1 << (16 if quick else 20)
+    x86 = core_clock(steps=1 << 12, repeats=1)["ghz"] is not None  # compiles the chains
     for m in gens.values():
         m.draw_normals(64)
         m.fill_normals_repeat(np.uint64(0), np.uint64(0), buf, 1)
@@ -916,6 +1055,9 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < (0 if quick else RNG_WARMUP):  # wake the core first
                 m.fill_normals_repeat(np.uint64(r + 1000), np.uint64(0), buf, 16)
+            t0 = time.perf_counter()
+            clock_steps(clock_n)  # the clock of this stretch, right before the timed fill
+            clocks[g].append(CLOCK_CYCLES_PER_STEP * clock_n / (time.perf_counter() - t0) / 1e9)
             t0 = time.perf_counter()
             m.fill_normals_repeat(np.uint64(r), np.uint64(0), buf, reps)
             times[g].append(time.perf_counter() - t0)
@@ -927,7 +1069,10 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     out = []
     for g, ts in times.items():
         med, best = float(np.median(ts)), min(ts)
+        per_cycle = [n / t / 1e9 / c for t, c in zip(ts, clocks[g], strict=True)] if x86 else None
         out.append({"workload": RNG_WORKLOAD, "generator": g, "normals_per_ns": n / med / 1e9,
+                    "normals_per_cycle": None if per_cycle is None else float(np.median(per_cycle)),
+                    "rounds_clock_ghz": clocks[g] if x86 else None,
                     "normals_per_ns_best": n / best / 1e9, "ns_per_normal": med / n * 1e9,
                     "rounds_ns_per_normal": [t / n * 1e9 for t in ts],
                     "normals_per_ns_array": n / float(np.median(array_times[g])) / 1e9, "n": n,
@@ -955,6 +1100,8 @@ def format_rng_table(entries: list[dict]) -> str:
                      f"best {e['normals_per_ns_best']:.3f}), {e['ns_per_normal']:.2f} ns per normal"
                      + (f" ({e['normals_per_ns_array']:.3f} per ns into a new {e['n']}-normal array)"
                         if "normals_per_ns_array" in e else "")
+                     + (f"; {e['normals_per_cycle']:.3f} per cycle (median round; clock "
+                        f"{np.median(e['rounds_clock_ghz']):.2f} GHz)" if e.get("normals_per_cycle") else "")
                      + f"; {e['target']['isa']} build" for e in entries)
 
 
@@ -1173,6 +1320,12 @@ def format_table(entries: list[dict]) -> str:
                      f"{numba.get_num_threads()}; {entries[0].get('machine', machine_description())}")
         if isinstance(entries[0].get("target"), dict):
             lines.append(describe_target(entries[0]["target"]))
+        clocks = [c for e in entries for c in (e.get("clock_ghz_rounds") or [])]
+        if clocks:
+            lines.append(f"core clock of one thread: {max(clocks):.2f} GHz (best round; rounds "
+                         f"{min(clocks):.2f}-{max(clocks):.2f}; a dependent chain of "
+                         f"{CLOCK_CYCLES_PER_STEP}-cycle steps, check {entries[0]['clock_check']:.2f} "
+                         "of 1.50)")
         lines.append("scaling: trials/s / (threads x 1-thread trials/s), both timed in the same rounds; "
                      "below 100% the threads slow each other (shared hardware, clocks, or contention)")
         for e in entries:
@@ -1230,13 +1383,18 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
     machine; one run's slow dgemm measurement would inflate its own shares) -- each as
     ``(median, min, max)`` or None where no run recorded it.  ``targets``: for each target of
     :data:`TARGETS`, in how many runs it holds (recomputed with :func:`targets`, the share
-    targets against the pooled ceiling).
+    targets against the pooled ceiling).  ``generators``: each generator's normals per ns,
+    ``generators_per_cycle`` the same per cycle of the clock measured beside it, and
+    ``clock_ghz`` each run's best-round clock (runs stored before 2026-11-28 have none).
     """
     gen_rates: dict[str, list[float]] = {}
+    gen_cycles: dict[str, list[float]] = {}
     for r in runs if all(isinstance(r, list) for r in runs) else []:
         for e in r:
             if isinstance(e, dict) and e.get("workload") == RNG_WORKLOAD:
                 gen_rates.setdefault(e.get("generator", DEFAULT_GENERATOR), []).append(e["normals_per_ns"])
+                if e.get("normals_per_cycle") is not None:
+                    gen_cycles.setdefault(e.get("generator", DEFAULT_GENERATOR), []).append(e["normals_per_cycle"])
     normals = gen_rates.get(DEFAULT_GENERATOR, [])
     rng_rows = [[e for e in r if isinstance(e, dict) and e.get("workload") == RNG_WORKLOAD]
                 for r in runs] if all(isinstance(r, list) for r in runs) else []
@@ -1267,6 +1425,9 @@ def summarise_runs(runs: list[list[dict]]) -> dict:
             "rows": {k: {key: _med_range(v) for key, v in row.items()} for k, row in rows.items()},
             "targets": held, "normals_per_ns": _med_range(normals),
             "generators": {g: _med_range(v) for g, v in gen_rates.items()},
+            "generators_per_cycle": {g: _med_range(v) for g, v in gen_cycles.items()},
+            "clock_ghz": _med_range([max(c) for r in runs
+                                     if (c := [e["clock_ghz"] for e in r if e.get("clock_ghz") is not None])]),
             "machines": sorted({str(e["machine"]) for r in runs for e in r if e.get("machine")}),
             "compiled_for": sorted({describe_target(e["target"]) for r in runs for e in r
                                     if isinstance(e.get("target"), dict)})}
@@ -1298,7 +1459,11 @@ def format_summary(summary: dict) -> str:
              + ("" if not summary.get("compiled_for") else
                 "".join(f"; machine: {m}" for m in summary.get("machines", [])))
              + "".join(f"; {g} bulk normals per ns per core (one thread): {cell(v, lambda x: f'{x:.3f}')}"
-                       for g, v in (summary.get("generators") or {}).items()),
+                       + (f", per cycle {cell(pc, lambda x: f'{x:.3f}')}"
+                          if (pc := (summary.get("generators_per_cycle") or {}).get(g)) else "")
+                       for g, v in (summary.get("generators") or {}).items())
+             + (f"; core clock of one thread (GHz, each run's best round): {cell(ck, lambda x: f'{x:.2f}')}"
+                if (ck := summary.get("clock_ghz")) else ""),
              "| coupling | path | " + " | ".join(c[0] for c in cols) + " |",
              "| --- | --- |" + " ---: |" * len(cols)]
     for (c, p), row in summary["rows"].items():

@@ -703,12 +703,14 @@ def _bench_summary(folder: Path) -> tuple[str, dict]:
 
 def _latest_per_machine(bdir: Path, ordered: list[str]) -> list[str]:
     """Of the series folders ``ordered`` (oldest first, as the lab notes list them), the latest of
-    each machine (the machines their runs record), the most recent first."""
+    each machine (the machines their runs record; a run pinned to some of the machine's cores,
+    ``"(k allowed to this process)"``, counts as that machine), the most recent first."""
     seen: set[tuple[str, ...]] = set()
     out = []
     for f in reversed(ordered):
         runs = [json.loads(p.read_text()) for p in sorted((bdir / f).glob("run*.json"))]
-        machine = tuple(sorted({str(e.get("machine", "")) for run in runs for e in run}))
+        machine = tuple(sorted({re.sub(r" \(\d+ allowed to this process\)", "", str(e.get("machine", "")))
+                                for run in runs for e in run}))  # a pinned run: the same machine
         if machine not in seen:
             seen.add(machine)
             out.append(f)
@@ -770,7 +772,10 @@ def benchmark_page(root: str | Path = ROOT) -> str:
            "the NumPy baseline's products, NumPy's own loops without AVX-512), as on an AVX2 machine; the series "
            "before pitted the AVX2 engine against an AVX-512 ceiling and baseline.  The latest series of each "
            "machine the runs record comes first (a native AVX2 machine, AMD EPYC Zen 3, since the night of "
-           "2026-11-27), then every stored series.", ""]
+           "2026-11-27), then every stored series.  Since the afternoon of 2026-11-28 each run also measures "
+           "the clock one thread runs at (a compiled chain of dependent two-cycle integer steps, timed beside "
+           "the engines and before each generator round), and the generator rows state normals per cycle as "
+           "well as per ns.", ""]
     tables: dict[str, str] = {}
     for f in folders:
         text, _ = _bench_summary(bdir / f)

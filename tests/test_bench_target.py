@@ -4,8 +4,11 @@ AVX2 build run in a subprocess on an AVX-512 machine, and the targets of that in
 from __future__ import annotations
 
 import json
+import platform
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rfcheck import bench
 
@@ -168,3 +171,69 @@ def test_machine_description_states_the_cores_a_pinned_process_may_use(monkeypat
     assert ", 16 logical cores, " in bench.machine_description()
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # a platform without it
     assert ", 16 logical cores, " in bench.machine_description()
+
+
+# --------------------------------------------------------------------------- core clock
+@given(n=st.integers(0, 300), x=st.integers(0, 2**64 - 1), ops=st.sampled_from([2, 3]))
+@settings(max_examples=60, deadline=None)
+def test_clock_chains_compute_their_recurrence(n, x, ops):
+    """The compiled chains return the recurrence's value (mod 2**64): the loop is executed, step
+    by step, not skipped or simplified away."""
+    want = x
+    for _ in range(n):
+        want = (want + (want >> 1) if ops == 2 else (want ^ (want >> 1)) + 0x9E37) % 2**64
+    assert bench.clock_steps(n, x, ops=ops) == want
+
+
+def test_clock_steps_rejects_other_chains_and_negative_counts():
+    with pytest.raises(ValueError, match="ops must be 2 or 3"):
+        bench.clock_steps(5, ops=4)
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        bench.clock_steps(-1)
+    with pytest.raises(ValueError, match="steps and repeats must be >= 1"):
+        bench.core_clock(steps=0)
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="cycle model stated for x86-64")
+def test_core_clock_reads_a_clock_a_processor_can_have():
+    """A chain the compiler had folded would run in no time (a clock of hundreds of GHz) and
+    make the three-operation chain as fast as the two-operation one; the reading is a plain
+    processor clock and the check near 1.5 (loose bounds: CI machines are loaded)."""
+    c = bench.core_clock(steps=1 << 20, repeats=5)
+    assert 0.2 < c["ghz"] < 10.0
+    assert 1.1 < c["check"] < 2.2
+
+
+def test_clock_and_cycles_reach_the_tables_and_the_summary():
+    """A run with clock fields: the engine table states the clock, the generator line its normals
+    per cycle, the summary both (median over runs); a run stored before them shows neither."""
+    e = _entry("orf", "ensemble", 10.0, 1.0, 0.3, "AVX2")
+    e.update(clock_ghz=3.2, clock_ghz_rounds=[3.0, 3.2], clock_check=1.5, machine_gflops=100.0,
+             trials_per_s_1thread=6.0, parallel_efficiency=0.83, efficiency_rounds=[0.8], ratio_rounds=[10.0])
+    g = {"workload": bench.RNG_WORKLOAD, "generator": bench.DEFAULT_GENERATOR, "normals_per_ns": 0.6,
+         "normals_per_ns_best": 0.7, "ns_per_normal": 1 / 0.6, "repeats": 3, "block": 4096, "n": 1 << 20,
+         "normals_per_cycle": 0.2, "rounds_clock_ghz": [3.0, 3.0, 3.1], "target": {"isa": "AVX2"}}
+    assert "core clock of one thread: 3.20 GHz (best round; rounds 3.00-3.20" in bench.format_table([e])
+    assert "0.200 per cycle (median round; clock 3.00 GHz)" in bench.format_rng_table([g])
+    runs = [[e, g], [{**e, "clock_ghz": 2.8}, {**g, "normals_per_cycle": 0.3}]]
+    head = bench.format_summary(bench.summarise_runs(runs)).splitlines()[0]
+    assert ("splitmix64 bulk normals per ns per core (one thread): 0.600 (0.600-0.600), "
+            "per cycle 0.250 (0.200-0.300)") in head
+    assert "core clock of one thread (GHz, each run's best round): 3.00 (2.80-3.20)" in head
+    old = {k: v for k, v in e.items() if not k.startswith("clock")}
+    old_g = {k: v for k, v in g.items() if k not in ("normals_per_cycle", "rounds_clock_ghz")}
+    assert "core clock" not in bench.format_table([old])
+    assert "per cycle" not in bench.format_rng_table([old_g])
+    assert "per cycle" not in bench.format_summary(bench.summarise_runs([[old, old_g]]))
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="cycle model stated for x86-64")
+def test_generator_rows_pair_each_round_with_its_clock():
+    """``run_rng_bench``: every round's fill has the clock measured just before it, and the normals
+    per cycle are the median over the rounds of the round's rate over the round's clock."""
+    import numpy as np
+
+    for e in bench.run_rng_bench(quick=True):
+        assert len(e["rounds_clock_ghz"]) == len(e["rounds_ns_per_normal"]) == e["repeats"]
+        per_round = [1 / ns / c for ns, c in zip(e["rounds_ns_per_normal"], e["rounds_clock_ghz"], strict=True)]
+        assert np.isclose(e["normals_per_cycle"], np.median(per_round), rtol=1e-12)

@@ -182,6 +182,18 @@ def test_benchmark_and_calibration_pages_come_from_the_files():
     assert "No stored calibration run yet" in docsgen.calibration_page(ROOT / "no-such.json")
 
 
+def test_a_pinned_series_is_the_latest_of_its_machine_not_another_machine(tmp_path):
+    """Runs pinned to two of a machine's cores (``"(2 allowed to this process)"`` in their machine
+    field) and runs of the whole machine are one machine: only the later series is its latest."""
+    for folder, machine in (("a", "Xeon, 16 logical cores, AVX-512"),
+                            ("b", "Xeon, 16 logical cores (2 allowed to this process), AVX-512"),
+                            ("c", "EPYC, 2 logical cores, AVX2")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run1.json").write_text(json.dumps([{"machine": machine}]))
+    assert docsgen._latest_per_machine(tmp_path, ["a", "c", "b"]) == ["b", "c"]
+    assert docsgen._latest_per_machine(tmp_path, ["b", "a"]) == ["a"]
+
+
 # ----------------------------------------------------------------------------- the built site
 
 

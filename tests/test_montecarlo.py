@@ -355,7 +355,7 @@ def test_bench_quick_smoke():
     keys = {"workload", "coupling", "path", "trials_per_s", "baseline",
             "baseline_trials_per_s", "ratio", "ratio_rounds", "flop_ceiling_share", "flops_per_trial",
             "machine_gflops", "machine", "threads", "trials_per_s_1thread", "parallel_efficiency",
-            "efficiency_rounds", "target"}
+            "efficiency_rounds", "target", "clock_ghz", "clock_ghz_rounds", "clock_check"}
     assert [(e["coupling"], e["path"]) for e in entries] == [
         (c, p) for c in ("iid", "orf", "simrf", "simrf+") for p in ("ensemble", "projection")]
     rel = bench.relative_rates(entries)

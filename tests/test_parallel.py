@@ -46,14 +46,30 @@ def threads(monkeypatch):
     numba.set_num_threads(saved)
 
 
-@given(st.integers(0, 10_000), st.integers(1, 200))
-def test_chunk_bounds_cover_in_near_equal_pieces(n_jobs, n_chunks):
-    b = parallel.chunk_bounds(n_jobs, n_chunks)
+_FINE_CALLS: list[int] = []
+
+
+def _one_job_chunks(n_jobs, threads):
+    """Chunks of one job each, in place of the guided ones (recording that it was used)."""
+    _FINE_CALLS.append(n_jobs)
+    return list(range(n_jobs + 1))
+
+
+@given(st.integers(0, 100_000), st.integers(1, 64))
+def test_chunk_bounds_are_guided(n_jobs, threads):
+    """Contiguous chunks covering the jobs, each ``ceil(left / (2 threads))`` of the jobs left:
+    never growing, single jobs at the end (when there are more jobs than twice the threads), and
+    about ``2 threads ln(n_jobs)`` of them."""
+    b = parallel.chunk_bounds(n_jobs, threads)
     assert b[0] == 0 and b[-1] == n_jobs
     sizes = np.diff(b)
-    assert len(sizes) == min(n_jobs, n_chunks)
+    left = n_jobs - np.array(b[:-1])
+    assert np.array_equal(sizes, -(-left // (2 * threads)))
     if n_jobs:
-        assert sizes.min() >= 1 and sizes.max() - sizes.min() <= 1
+        assert sizes.min() >= 1 and np.all(np.diff(sizes) <= 0)
+        assert len(sizes) <= 2 * threads * (np.log(n_jobs) + 1) + 1
+    if n_jobs > 2 * threads:
+        assert sizes[-1] == 1
 
 
 @given(st.integers(0, 10_000), st.integers(1, 100))
@@ -64,7 +80,7 @@ def test_n_blocks_is_the_ceiling(n, per):
 
 @pytest.mark.parametrize("bad", [(-1, 2), (3, 0)])
 def test_chunk_bounds_refuses_bad_counts(bad):
-    with pytest.raises(ValueError, match="n_jobs >= 0 and n_chunks >= 1"):
+    with pytest.raises(ValueError, match="n_jobs >= 0 and threads >= 1"):
         parallel.chunk_bounds(*bad)
 
 
@@ -193,8 +209,10 @@ def test_simulate_is_the_same_whatever_the_threads_and_chunks(threads, monkeypat
     one = mc.simulate(prod, 12, 700, coupling=coupling, path=path, seed=9)
     threads(2)
     two = mc.simulate(prod, 12, 700, coupling=coupling, path=path, seed=9)
-    monkeypatch.setattr(parallel, "CHUNKS_PER_THREAD", 10_000)
+    monkeypatch.setattr(parallel, "chunk_bounds", _one_job_chunks)
+    _FINE_CALLS.clear()
     fine = mc.simulate(prod, 12, 700, coupling=coupling, path=path, seed=9)
+    assert _FINE_CALLS  # the one-job chunks were used
     assert np.array_equal(one, two) and np.array_equal(one, fine)
     ref = mc.simulate_reference(prod, 12, 3, coupling=coupling, path=path, seed=9)
     assert np.array_equal(one[:, :3], ref)
@@ -206,8 +224,10 @@ def test_discrete_engine_is_the_same_whatever_the_threads_and_chunks(threads, mo
     threads(1)
     one = de.simulate(x, y, "poisson", 0.4, 8, 700, seed=2), de.draw_counts("geometric", 0.6, 700, M=3, d=4, seed=2)
     threads(2)
-    monkeypatch.setattr(parallel, "CHUNKS_PER_THREAD", 10_000)
+    monkeypatch.setattr(parallel, "chunk_bounds", _one_job_chunks)
+    _FINE_CALLS.clear()
     two = de.simulate(x, y, "poisson", 0.4, 8, 700, seed=2), de.draw_counts("geometric", 0.6, 700, M=3, d=4, seed=2)
+    assert _FINE_CALLS  # the one-job chunks were used
     assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
 
 
