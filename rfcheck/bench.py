@@ -769,6 +769,13 @@ latency varies by core, so :func:`core_clock` reports no clock there."""
 _CHAINS: dict[int, Callable] = {}
 
 
+def _cycle_model_stated() -> bool:
+    """Whether :data:`CLOCK_CYCLES_PER_STEP` is stated for this machine (x86-64)."""
+    import platform
+
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
 def clock_steps(n: int, x: int = 3, ops: int = 2) -> int:
     """Run ``n`` steps of a dependent chain of integer operations, compiled, and return its value.
 
@@ -853,8 +860,6 @@ def core_clock(steps: int = 1 << 21, repeats: int = 5) -> dict:
     >>> sorted(c)
     ['check', 'ghz', 'repeats', 'steps']
     """
-    import platform
-
     if steps < 1 or repeats < 1:
         raise ValueError(f"steps and repeats must be >= 1, got {steps}, {repeats}")
     best = {2: np.inf, 3: np.inf}
@@ -865,8 +870,7 @@ def core_clock(steps: int = 1 << 21, repeats: int = 5) -> dict:
             t0 = time.perf_counter()
             clock_steps(steps, ops=ops)
             best[ops] = min(best[ops], time.perf_counter() - t0)
-    x86 = platform.machine().lower() in ("x86_64", "amd64")
-    return {"ghz": CLOCK_CYCLES_PER_STEP * steps / best[2] / 1e9 if x86 else None,
+    return {"ghz": CLOCK_CYCLES_PER_STEP * steps / best[2] / 1e9 if _cycle_model_stated() else None,
             "check": best[3] / best[2], "steps": steps, "repeats": repeats}
 
 
@@ -1045,7 +1049,8 @@ def run_rng_bench(*, quick: bool = False, n: int = 1 << 20, repeats: int = 9, bl
     array_times: dict[str, list[float]] = {g: [] for g in gens}
     clocks: dict[str, list[float]] = {g: [] for g in gens}
     clock_n = 1 << (16 if quick else 20)
-    x86 = core_clock(steps=1 << 12, repeats=1)["ghz"] is not None  # compiles the chains
+    x86 = _cycle_model_stated()
+    clock_steps(16)  # compile the chain before the rounds
     for m in gens.values():
         m.draw_normals(64)
         m.fill_normals_repeat(np.uint64(0), np.uint64(0), buf, 1)
