@@ -355,7 +355,7 @@ def compiled_target(check_asm: bool = True) -> dict:
            "set_by": "host" if config.CPU_NAME is None and config.CPU_FEATURES is None
            else "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES",
            "host_isa": machine_description().rsplit(", ", 1)[-1],
-           "blas_core": blas_core(), "numpy_simd": numpy_simd(), "normal_kernel": kernel_for(features)}
+           "blas_core": blas_core(), "numpy_simd": numpy_simd(), "normal_kernel": kernel_for(features, cpu)}
     if check_asm:
         out["asm_avx512"] = avx512_markers(_normal_kernel_asm())
         out["asm_has_avx512"] = any(out["asm_avx512"].values())

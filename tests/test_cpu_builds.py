@@ -30,7 +30,7 @@ import numba, numpy as np
 from rfcheck import features
 from rfcheck.engine import couplings as cp, montecarlo as mc, discrete_engine as de, parallel
 from rfcheck.engine.llvm_vectors import target_features
-from rfcheck.engine.simd_ziggurat import kernel_for
+from rfcheck.engine.simd_ziggurat import KERNEL
 
 parallel.PARALLEL_MIN_S = 0.0  # every two-thread call shared between the threads
 out = {}
@@ -48,7 +48,7 @@ for name in sorted(cp.COUPLINGS):
 for dist, par in (("poisson", 0.3), ("geometric", 0.7)):
     put(f"disc/{dist}", de.simulate(X[:2], X[1:], dist, par, 32, 300, seed=5))
     put(f"counts/{dist}", de.draw_counts(dist, par, 300, M=4, d=16, seed=7))
-print(json.dumps({"features": target_features(), "normals": kernel_for(target_features()), "streams": out}))
+print(json.dumps({"features": target_features(), "normals": KERNEL, "streams": out}))
 """
 
 

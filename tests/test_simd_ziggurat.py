@@ -81,5 +81,13 @@ def test_the_kernels_meet_failures_and_both_signs():
 def test_the_interleaved_table_and_the_target_choice():
     assert np.array_equal(rng._ZWK[0::2], rng._ZW) and np.array_equal(rng._ZWK[1::2], rng._ZKF)
     assert not (simd_ziggurat.WIDE and simd_ziggurat.PAIRS)
+    assert simd_ziggurat.KERNEL == simd_ziggurat.kernel_for(simd_ziggurat.target_features(), simd_ziggurat.target_cpu())
+    assert simd_ziggurat.WIDE == (simd_ziggurat.KERNEL == "gathers")
+    assert simd_ziggurat.PAIRS == (simd_ziggurat.KERNEL == "pairs")
+    wide = "+avx2,+avx512f,+avx512dq"
+    assert [simd_ziggurat.kernel_for(wide, c) for c in ("znver4", "znver5", "sapphirerapids", "skylake-avx512", "")] \
+        == ["pairs", "pairs", "gathers", "gathers", "gathers"]
+    assert simd_ziggurat.kernel_for("+avx2,-avx512f", "znver3") == "pairs"
+    assert simd_ziggurat.kernel_for("-avx2", "znver4") == "loop"
     f = rng.__dict__
     assert f["_WIDE"] is simd_ziggurat.WIDE and f["_PAIRS"] is simd_ziggurat.PAIRS

@@ -41,7 +41,10 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import counted_loop, splat, vector_ptr
+from rfcheck.engine.llvm_vectors import F64_C1 as _A1
+from rfcheck.engine.llvm_vectors import F64_C2 as _A2
+from rfcheck.engine.llvm_vectors import V4 as _V4
+from rfcheck.engine.llvm_vectors import counted_loop, load_column, load_tiles, splat, transpose4, vector_ptr
 
 __all__ = ["plus_apply", "plus_step"]
 
@@ -143,9 +146,6 @@ def _step_function(module: ir.Module) -> ir.Function:
     return fn
 
 
-_A1 = types.Array(types.float64, 1, "C")
-
-
 @intrinsic
 def _plus_step(typingctx, x, tot, rest, dv, nv, nj, want):
     if any(a != _A1 for a in (x, tot, rest, dv)):
@@ -212,19 +212,6 @@ def plus_step(x, tot, rest, dv, nv, nj, want_move):
     return _plus_step(x, tot, rest, dv, nv, nj, 1 if want_move else 0)
 
 
-_V4 = ir.VectorType(_F64, 4)
-
-
-def _shuffle(b: ir.IRBuilder, p: ir.Value, q: ir.Value, lanes: list[int]) -> ir.Value:
-    return b.shuffle_vector(p, q, ir.Constant(ir.VectorType(_I32, 4), lanes))
-
-
-def _transpose4(b: ir.IRBuilder, rows: list) -> list:
-    """The 4 x 4 transpose of four ``<4 x double>`` (its own inverse)."""
-    t = [_shuffle(b, rows[p], rows[p + 1], lanes) for p in (0, 2) for lanes in ([0, 4, 2, 6], [1, 5, 3, 7])]
-    return [_shuffle(b, t[h], t[h + 2], lanes) for lanes in ([0, 1, 4, 5], [2, 3, 6, 7]) for h in (0, 1)]
-
-
 def _apply_function(module: ir.Module, k: int) -> ir.Function:
     """``void rfcheck.plus_apply.<k>(w, ldw, nb, f)``: the pass of :func:`plus_apply` on the ``4 k``
     coordinates whose rows start at ``w + r ldw`` (``r < 4 k``), over columns ``j < nb``, with
@@ -244,36 +231,23 @@ def _apply_function(module: ir.Module, k: int) -> ir.Function:
     first = b.shl(ntile, ir.Constant(_I64, 2))
     lanes = [ir.Constant(_I32, q) for q in range(4)]
 
-    def tiles(b, j):  # [group][q]: the group's coordinates at column j + q
-        return [_transpose4(b, [b.load(vector_ptr(b, rows[4 * g + r], j, _V4), align=8) for r in range(4)])
-                for g in range(k)]
-
-    def column(b, j):  # [group]: the group's coordinates at column j
-        out = []
-        for g in range(k):
-            v = ir.Constant(_V4, ir.Undefined)
-            for r in range(4):
-                v = b.insert_element(v, b.load(b.gep(rows[4 * g + r], [j], inbounds=True), align=8), lanes[r])
-            out.append(v)
-        return out
-
     def step(b, fj, t, x):  # the scalar loop's rest = t - x; x <- -(f_j rest); t <- rest + x
         rest = b.fsub(t, x)
         new = b.fneg(b.fmul(fj, rest))
         return b.fadd(rest, new), new
 
     def sum_tile(b, t, tot):
-        cols = tiles(b, b.shl(t, ir.Constant(_I64, 2)))
+        cols = load_tiles(b, rows, b.shl(t, ir.Constant(_I64, 2)))
         for q in range(4):
             tot = [b.fadd(tot[g], cols[g][q]) for g in range(k)]
         return tot
 
     def sum_column(b, j, tot):
-        return [b.fadd(a, x) for a, x in zip(tot, column(b, j), strict=True)]
+        return [b.fadd(a, x) for a, x in zip(tot, load_column(b, rows, j), strict=True)]
 
     def apply_tile(b, t, tot):
         j = b.shl(t, ir.Constant(_I64, 2))
-        cols = tiles(b, j)
+        cols = load_tiles(b, rows, j)
         tot = list(tot)  # counted_loop's phi nodes stay in its list
         new = [[None] * 4 for _ in range(k)]
         for q in range(4):
@@ -281,14 +255,14 @@ def _apply_function(module: ir.Module, k: int) -> ir.Function:
             for g in range(k):
                 tot[g], new[g][q] = step(b, fj, tot[g], cols[g][q])
         for g in range(k):
-            for r, v in enumerate(_transpose4(b, new[g])):
+            for r, v in enumerate(transpose4(b, new[g])):
                 b.store(v, vector_ptr(b, rows[4 * g + r], j, _V4), align=8)
         return tot
 
     def apply_column(b, j, tot):
         fj = splat(b, b.load(b.gep(f, [j], inbounds=True), align=8), _V4)
         out = []
-        for g, x in enumerate(column(b, j)):
+        for g, x in enumerate(load_column(b, rows, j)):
             t, new = step(b, fj, tot[g], x)
             for r in range(4):
                 b.store(b.extract_element(new, lanes[r]), b.gep(rows[4 * g + r], [j], inbounds=True), align=8)
@@ -302,9 +276,6 @@ def _apply_function(module: ir.Module, k: int) -> ir.Function:
     b, _ = counted_loop(fn, b, first, nb, tot, apply_column, "apply1")
     b.ret_void()
     return fn
-
-
-_A2 = types.Array(types.float64, 2, "C")
 
 
 @intrinsic

@@ -1,15 +1,26 @@
 """Small LLVM IR helpers shared by the engine's vector kernels (:mod:`rfcheck.engine.wy`,
-:mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simd_ziggurat`,
-:mod:`rfcheck.engine.project`): an ``i64`` constant, a broadcast, a vector pointer into a ``double`` array,
-a counted loop with accumulators, and the CPU features Numba compiles for in this process."""
+:mod:`rfcheck.engine.gauss_seidel`, :mod:`rfcheck.engine.simplex_sums`,
+:mod:`rfcheck.engine.simd_ziggurat`, :mod:`rfcheck.engine.project`): an ``i64`` constant, a
+broadcast, a vector pointer into a ``double`` array, a counted loop with accumulators, the CPU name
+and features Numba compiles for in this process, the 4 x 4 tiles of the kernels that run the rows
+of a matrix in the lanes of ``<4 x double>`` vectors, and the Numba array types the kernels
+accept."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from llvmlite import ir
+from numba import types
 
-__all__ = ["counted_loop", "i64", "splat", "target_features", "vector_ptr"]
+__all__ = ["F64_C1", "F64_C2", "counted_loop", "i64", "load_column", "load_tiles", "splat",
+           "target_cpu", "target_features", "transpose4", "vector_ptr"]
+
+F64_C1 = types.Array(types.float64, 1, "C")
+"""The Numba type of a C-contiguous ``float64`` vector (what the kernels' intrinsics accept)."""
+
+F64_C2 = types.Array(types.float64, 2, "C")
+"""The Numba type of a C-contiguous ``float64`` matrix."""
 
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
@@ -117,6 +128,25 @@ def target_features() -> str:
     return cpu_target.target_context.codegen().magic_tuple()[2]
 
 
+def target_cpu() -> str:
+    """LLVM's CPU name of the target Numba compiles for in this process (the host's, e.g.
+    ``znver4``, or ``NUMBA_CPU_NAME``).
+
+    Returns
+    -------
+    str
+        The name (``generic`` where LLVM does not know the CPU).
+
+    Examples
+    --------
+    >>> isinstance(target_cpu(), str) and target_cpu() != ""
+    True
+    """
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context.codegen().magic_tuple()[1]
+
+
 def counted_loop(fn: ir.Function, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, inits: list,
                  body: Callable[[ir.IRBuilder, ir.Value, list], list], tag: str) -> tuple[ir.IRBuilder, list]:
     """Emit ``for i in range(lo, hi): accs = body(b, i, accs)`` with the accumulators carried in
@@ -182,3 +212,106 @@ def counted_loop(fn: ir.Function, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, i
         ph.add_incoming(n, loop)
         out.append(ph)
     return b, out
+
+
+V4 = ir.VectorType(ir.DoubleType(), 4)
+
+
+def transpose4(b: ir.IRBuilder, rows: list) -> list:
+    """The 4 x 4 transpose of four ``<4 x double>`` (its own inverse): lane ``q`` of output ``r`` is
+    lane ``r`` of input ``q``.
+
+    Parameters
+    ----------
+    b : llvmlite.ir.IRBuilder
+        The builder.
+    rows : list of llvmlite.ir.Value
+        Four ``<4 x double>`` values.
+
+    Returns
+    -------
+    list of llvmlite.ir.Value
+        The four columns (eight ``shufflevector``).
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [V4] * 4), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> [str(c.type) for c in transpose4(b, list(fn.args))] == ["<4 x double>"] * 4
+    True
+    """
+
+    def shuffle(p: ir.Value, q: ir.Value, lanes: list[int]) -> ir.Value:
+        return b.shuffle_vector(p, q, ir.Constant(ir.VectorType(_I32, 4), lanes))
+
+    t = [shuffle(rows[p], rows[p + 1], lanes) for p in (0, 2) for lanes in ([0, 4, 2, 6], [1, 5, 3, 7])]
+    return [shuffle(t[h], t[h + 2], lanes) for lanes in ([0, 1, 4, 5], [2, 3, 6, 7]) for h in (0, 1)]
+
+
+def load_tiles(b: ir.IRBuilder, rows: list, j: ir.Value) -> list:
+    """The 4 x 4 tiles at column ``j`` of groups of four rows, transposed: lanes = rows.
+
+    Parameters
+    ----------
+    b : llvmlite.ir.IRBuilder
+        The builder.
+    rows : list of llvmlite.ir.Value
+        ``4 k`` ``double*`` pointers, the rows (group ``g`` is rows ``4 g .. 4 g + 3``).
+    j : llvmlite.ir.Value
+        The tile's first column (``i64``).
+
+    Returns
+    -------
+    list of list of llvmlite.ir.Value
+        ``[g][q]``: the ``<4 x double>`` of group ``g``'s rows at column ``j + q``.
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> p = ir.DoubleType().as_pointer()
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [p] * 8), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> t = load_tiles(b, list(fn.args), i64(4))
+    >>> len(t), len(t[0]), str(t[1][3].type)
+    (2, 4, '<4 x double>')
+    """
+    return [transpose4(b, [b.load(vector_ptr(b, rows[4 * g + r], j, V4), align=8) for r in range(4)])
+            for g in range(len(rows) // 4)]
+
+
+def load_column(b: ir.IRBuilder, rows: list, j: ir.Value) -> list:
+    """Column ``j`` of groups of four rows, one ``<4 x double>`` per group (lanes = rows): four
+    scalar loads each.
+
+    Parameters
+    ----------
+    b : llvmlite.ir.IRBuilder
+        The builder.
+    rows : list of llvmlite.ir.Value
+        ``4 k`` ``double*`` pointers, the rows.
+    j : llvmlite.ir.Value
+        The column (``i64``).
+
+    Returns
+    -------
+    list of llvmlite.ir.Value
+        ``[g]``: group ``g``'s rows at column ``j``.
+
+    Examples
+    --------
+    >>> from llvmlite import ir
+    >>> p = ir.DoubleType().as_pointer()
+    >>> fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [p] * 4), "f")
+    >>> b = ir.IRBuilder(fn.append_basic_block())
+    >>> [str(v.type) for v in load_column(b, list(fn.args), i64(2))]
+    ['<4 x double>']
+    """
+    out = []
+    for g in range(len(rows) // 4):
+        v = ir.Constant(V4, ir.Undefined)
+        for r in range(4):
+            v = b.insert_element(v, b.load(b.gep(rows[4 * g + r], [j], inbounds=True), align=8),
+                                 ir.Constant(_I32, r))
+        out.append(v)
+    return out

@@ -22,6 +22,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from rfcheck.engine.llvm_vectors import F64_C1 as _A1
+from rfcheck.engine.llvm_vectors import F64_C2 as _A2
 from rfcheck.engine.llvm_vectors import counted_loop, i64, splat, target_features, vector_ptr
 from rfcheck.engine.wy import vector_width
 
@@ -102,10 +104,6 @@ def _project_function(module: ir.Module, vw: int, square: bool = False) -> ir.Fu
         b, c = _emit_chunks(fn, b, tuple(fn.args), c, width, lanes, tag, square)
     b.ret_void()
     return fn
-
-
-_A1 = types.Array(types.float64, 1, "C")
-_A2 = types.Array(types.float64, 2, "C")
 
 
 @intrinsic

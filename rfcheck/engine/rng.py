@@ -185,7 +185,8 @@ _ZF_L = [float(v) for v in _ZF]
 
 
 # --------------------------------------------------------------------------- Numba cache
-_ENGINE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "project.py", "rng.py",
+_ENGINE_FILES = ("bits.py", "llvm_vectors.py", "simd_ziggurat.py", "wy.py", "gauss_seidel.py", "simplex_sums.py",
+                 "project.py", "rng.py",
                  *sorted(f"couplings/{f}" for f in os.listdir(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                            "couplings")) if f.endswith(".py")),
                  "montecarlo.py")

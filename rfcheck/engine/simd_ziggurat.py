@@ -13,12 +13,13 @@ operations and the same two floating-point operations per candidate (``(2^52 + a
 (``tests/test_simd_ziggurat.py`` runs both kernels on every machine).  They differ in how they
 read the tables and in their loops:
 
-- :func:`fast_pass` (AVX-512 targets, :data:`WIDE`): one loop, both tables read by
-  ``llvm.masked.gather``.  Measured (2026-11-27, one thread, 2,080 normals per call, alternating
+- :func:`fast_pass` (AVX-512 targets other than AMD's Zen cores, :data:`WIDE`): one loop, both
+  tables read by ``llvm.masked.gather``.  Measured (2026-11-27, one thread, 2,080 normals per call, alternating
   with the Numba loop): 1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512 build; on the AVX2
   build of the same machine it was *slower* (1.55 -> 1.83-1.87 ns: no 64-bit vector multiply, no
   8-wide registers, gathers).
-- :func:`fast_pass_pairs` (AVX2 targets without AVX-512, :data:`PAIRS`): two loops, first the
+- :func:`fast_pass_pairs` (AVX2 targets without AVX-512, and AMD Zen cores with it: their
+  64-bit gathers are slow, :data:`GATHERS_SLOW_PREFIXES`; :data:`PAIRS`): two loops, first the
   words of the whole chunk (stored in ``out`` as integers), then the candidates; the two tables
   interleaved (``wk[2 i] = w[i]``, ``wk[2 i + 1] = k[i]``), so one 16-byte load per candidate
   reads its layer's width and bound, at an offset computed from a scalar load of the candidate's
@@ -46,10 +47,10 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from rfcheck.engine.llvm_vectors import counted_loop, splat, target_features, vector_ptr
+from rfcheck.engine.llvm_vectors import counted_loop, splat, target_cpu, target_features, vector_ptr
 
-__all__ = ["PAIRS", "WIDE", "candidates_loop", "declare", "fast_pass", "fast_pass_pairs", "interleave_tables",
-           "kernel_call", "kernel_for", "wide_int_vectors"]
+__all__ = ["GATHERS_SLOW_PREFIXES", "KERNEL", "PAIRS", "WIDE", "candidates_loop", "declare", "fast_pass",
+           "fast_pass_pairs", "interleave_tables", "kernel_call", "kernel_for", "wide_int_vectors"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -88,35 +89,55 @@ def wide_int_vectors(features: str) -> bool:
     return "+avx512f" in f and "+avx512dq" in f
 
 
-def kernel_for(features: str) -> str:
+GATHERS_SLOW_PREFIXES = ("znver",)
+"""LLVM CPU names (prefixes) whose AVX-512 builds take :func:`fast_pass_pairs` instead of
+:func:`fast_pass`: AMD's Zen cores, whose 64-bit gathers are slow.  Measured (2026-11-28, one
+thread of an AMD EPYC Zen 4 core, ``znver4``, AVX-512 build, 4,096 candidates per call, 15
+alternating rounds, ``results/bench/2026-11-28-zen4/ab_gathers_pairs.py``): the fast pass by
+gathers 1.26 ns per normal, by paired loads 0.63.  Zen 5 (``znver5``) is taken to be alike, not
+measured; on the Intel Xeon of the AVX-512 series the gathers kernel was measured faster than the
+Numba loop, the pairs kernel's AVX-512 build there not yet."""
+
+
+def kernel_for(features: str, cpu: str = "") -> str:
     """Which fast pass :func:`rfcheck.engine.rng.fill_normals` compiles for a CPU target.
 
     Parameters
     ----------
     features : str
         LLVM's comma-separated feature list of the target.
+    cpu : str, optional
+        LLVM's CPU name of the target (``znver4``, ``sapphirerapids``, ...; Numba's own choice:
+        :func:`rfcheck.engine.llvm_vectors.target_cpu`).  Empty: decided by the features alone.
 
     Returns
     -------
     str
-        ``"gathers"`` (:func:`fast_pass`) where :func:`wide_int_vectors`; ``"pairs"``
-        (:func:`fast_pass_pairs`) on other AVX2 targets; ``"loop"`` (the fill's Numba loop)
-        elsewhere.
+        ``"gathers"`` (:func:`fast_pass`) where :func:`wide_int_vectors`, except on the CPUs of
+        :data:`GATHERS_SLOW_PREFIXES`; ``"pairs"`` (:func:`fast_pass_pairs`) there and on other
+        AVX2 targets; ``"loop"`` (the fill's Numba loop) elsewhere.  All three give the same
+        numbers bit for bit: the choice is one of speed only.
 
     Examples
     --------
     >>> [kernel_for(f) for f in ("+avx2,+avx512f,+avx512dq", "+avx2,-avx512f", "+neon")]
     ['gathers', 'pairs', 'loop']
+    >>> kernel_for("+avx2,+avx512f,+avx512dq", "znver4"), kernel_for("+avx2,+avx512f,+avx512dq", "sapphirerapids")
+    ('pairs', 'gathers')
     """
-    if wide_int_vectors(features):
+    if wide_int_vectors(features) and not cpu.startswith(GATHERS_SLOW_PREFIXES):
         return "gathers"
     return "pairs" if "+avx2" in set(features.split(",")) else "loop"
 
 
-WIDE = wide_int_vectors(target_features())
+KERNEL = kernel_for(target_features(), target_cpu())
+"""The fast pass this process compiles (:func:`kernel_for` of Numba's target; the CPU name and its
+features are both in Numba's cache key, so a cached build never answers for another choice)."""
+
+WIDE = KERNEL == "gathers"
 """Whether this process compiles for a target where :func:`fast_pass` is used."""
 
-PAIRS = kernel_for(target_features()) == "pairs"
+PAIRS = KERNEL == "pairs"
 """Whether this process compiles for a target where :func:`fast_pass_pairs` is used."""
 
 

@@ -48,6 +48,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from rfcheck.engine.bits import fma, py_fma
+from rfcheck.engine.llvm_vectors import F64_C2 as _A2
 from rfcheck.engine.llvm_vectors import counted_loop, i64, splat, target_features, vector_ptr
 
 __all__ = ["NB", "gram", "panel_apply", "panel_t", "py_gram", "py_panel_apply", "py_panel_t", "vector_width"]
@@ -215,9 +216,6 @@ def _gram_function(module: ir.Module, vw: int) -> ir.Function:
             _vstore(b, w[j], g, i64(NB * j + c))
     b.ret_void()
     return fn
-
-
-_A2 = types.Array(types.float64, 2, "C")
 
 
 def _data(context, builder, v):

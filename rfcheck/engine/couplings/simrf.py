@@ -38,6 +38,7 @@ from numba import njit
 from rfcheck.engine import rng as _rng
 from rfcheck.engine.couplings.common import _gconsts, _py_gconsts
 from rfcheck.engine.couplings.orf import _haar_block, _py_haar_block
+from rfcheck.engine.simplex_sums import signed_row_sums
 
 __all__: list[str] = []
 
@@ -70,25 +71,12 @@ def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, fs):
     sg = vec[8]
     bs = min(b, k)
     ys = vec[9]
-    i4 = d - d % 4
-    for i in range(0, i4, 4):  # four rows' sums side by side: four chains of additions, not one
-        x0, x1, x2, x3 = X[i, 0:k], X[i + 1, 0:k], X[i + 2, 0:k], X[i + 3, 0:k]
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(k):
-            g = sg[j]
-            v0, v1, v2, v3 = x0[j] * g, x1[j] * g, x2[j] * g, x3[j] * g
-            x0[j], x1[j], x2[j], x3[j] = v0, v1, v2, v3
-            s0 += v0
-            s1 += v1
-            s2 += v2
-            s3 += v3
-        ys[i], ys[i + 1], ys[i + 2], ys[i + 3] = kinv * s0, kinv * s1, kinv * s2, kinv * s3
+    i4 = signed_row_sums(X, k, sg, ys, kinv, d)  # rows in the lanes of 4 x 4 tiles, 16 at a time
     for i in range(i4, d):
         xi = X[i, 0:k]
         s = 0.0
         for j in range(k):
-            xi[j] = xi[j] * sg[j]
-            s += xi[j]
+            s += xi[j] * sg[j]
         ys[i] = kinv * s
     okp = b >= 2 and fs.shape[0] >= b
     rbar = dm1 = n2 = A = B = nt = 0.0
@@ -101,8 +89,8 @@ def _simrf_block(st, d, m0, b, Wt, X, vec, raw, nbuf, fs):
         xi = X[i, 0:k]
         y = ys[i]
         wti = Wt[i, m0:m0 + b]
-        for j in range(bs):
-            wti[j] = (sa * xi[j] - cc * y) * w[j]
+        for j in range(bs):  # the sign product again (exact: sg = +-1)
+            wti[j] = (sa * (xi[j] * sg[j]) - cc * y) * w[j]
         if b == d:
             wti[k] = y * w[k]
     return st, okp, nt
