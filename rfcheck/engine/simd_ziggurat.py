@@ -92,11 +92,12 @@ def wide_int_vectors(features: str) -> bool:
 GATHERS_SLOW_PREFIXES = ("znver",)
 """LLVM CPU names (prefixes) whose AVX-512 builds take :func:`fast_pass_pairs` instead of
 :func:`fast_pass`: AMD's Zen cores, whose 64-bit gathers are slow.  Measured (2026-11-28, one
-thread of an AMD EPYC Zen 4 core, ``znver4``, AVX-512 build, 4,096 candidates per call, 15
+thread of an AMD EPYC Zen 4 core, ``znver4``, AVX-512 build, 4,096 candidates per call, 21
 alternating rounds, ``results/bench/2026-11-28-zen4/ab_gathers_pairs.py``): the fast pass by
-gathers 1.26 ns per normal, by paired loads 0.63.  Zen 5 (``znver5``) is taken to be alike, not
-measured; on the Intel Xeon of the AVX-512 series the gathers kernel was measured faster than the
-Numba loop, the pairs kernel's AVX-512 build there not yet."""
+gathers 1.198 ns per normal, by paired loads 0.544; the whole fill 1.468 -> 0.723.  Zen 5
+(``znver5``) is taken to be alike, not measured; on the Intel Xeon of the AVX-512 series the
+gathers kernel was measured faster than the Numba loop, the pairs kernel's AVX-512 build there not
+yet."""
 
 
 def kernel_for(features: str, cpu: str = "") -> str:
