@@ -14,10 +14,10 @@ operations and the same two floating-point operations per candidate (``(2^52 + a
 read the tables and in their loops:
 
 - :func:`fast_pass` (AVX-512 targets other than AMD's Zen cores, :data:`WIDE`): one loop, both
-  tables read by ``llvm.masked.gather``.  Measured (2026-11-27, one thread, 2,080 normals per call, alternating
-  with the Numba loop): 1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512 build; on the AVX2
-  build of the same machine it was *slower* (1.55 -> 1.83-1.87 ns: no 64-bit vector multiply, no
-  8-wide registers, gathers).
+  tables read by ``llvm.masked.gather``.  Measured (2026-11-27, one thread, 2,080 normals per
+  call, alternating with the Numba loop): 1.47-1.50 -> 0.92-0.95 ns per normal on the AVX-512
+  build; on the AVX2 build of the same machine it was *slower* (1.55 -> 1.83-1.87 ns: no 64-bit
+  vector multiply, no 8-wide registers, gathers).
 - :func:`fast_pass_pairs` (AVX2 targets without AVX-512, and AMD Zen cores with it: their
   64-bit gathers are slow, :data:`GATHERS_SLOW_PREFIXES`; :data:`PAIRS`): two loops, first the
   words of the whole chunk (stored in ``out`` as integers), then the candidates; the two tables
