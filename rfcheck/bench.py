@@ -98,7 +98,7 @@ import numpy as np
 
 from rfcheck import features
 from rfcheck.engine import couplings, montecarlo
-from rfcheck.engine.simd_ziggurat import kernel_for
+from rfcheck.engine.simd_ziggurat import KERNEL
 
 __all__ = [
     "CLOCK_CYCLES_PER_STEP",
@@ -331,7 +331,7 @@ def compiled_target(check_asm: bool = True) -> dict:
     none), ``host_isa`` (what the machine itself has, :func:`machine_description`),
     ``blas_core`` (:func:`blas_core`: the OpenBLAS kernels of the dgemm ceiling and of the NumPy
     baseline's products), ``numpy_simd`` (:func:`numpy_simd`), ``normal_kernel`` (the bulk normals'
-    fast pass this target compiles, :func:`rfcheck.engine.simd_ziggurat.kernel_for`) and, with
+    fast pass this target compiles, :data:`rfcheck.engine.simd_ziggurat.KERNEL`) and, with
     ``check_asm``, ``asm_avx512`` (:func:`avx512_markers` of the assembly of the compiled bulk
     normal kernel, :func:`rfcheck.engine.rng.draw_normals`) and ``asm_has_avx512``.
 
@@ -355,7 +355,7 @@ def compiled_target(check_asm: bool = True) -> dict:
            "set_by": "host" if config.CPU_NAME is None and config.CPU_FEATURES is None
            else "NUMBA_CPU_NAME/NUMBA_CPU_FEATURES",
            "host_isa": machine_description().rsplit(", ", 1)[-1],
-           "blas_core": blas_core(), "numpy_simd": numpy_simd(), "normal_kernel": kernel_for(features, cpu)}
+           "blas_core": blas_core(), "numpy_simd": numpy_simd(), "normal_kernel": KERNEL}
     if check_asm:
         out["asm_avx512"] = avx512_markers(_normal_kernel_asm())
         out["asm_has_avx512"] = any(out["asm_avx512"].values())

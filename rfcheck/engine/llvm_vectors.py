@@ -13,7 +13,7 @@ from collections.abc import Callable
 from llvmlite import ir
 from numba import types
 
-__all__ = ["F64_C1", "F64_C2", "counted_loop", "i64", "load_column", "load_tiles", "splat",
+__all__ = ["F64_C1", "F64_C2", "V4", "counted_loop", "i64", "load_column", "load_tiles", "splat",
            "target_cpu", "target_features", "transpose4", "vector_ptr"]
 
 F64_C1 = types.Array(types.float64, 1, "C")
@@ -215,6 +215,7 @@ def counted_loop(fn: ir.Function, b: ir.IRBuilder, lo: ir.Value, hi: ir.Value, i
 
 
 V4 = ir.VectorType(ir.DoubleType(), 4)
+"""``<4 x double>``, the vector of the 4 x 4 tiles."""
 
 
 def transpose4(b: ir.IRBuilder, rows: list) -> list:
